@@ -1,0 +1,127 @@
+# cdpgate — one GNU Makefile.
+#
+#   make                 build/cdpgate and build/libcdpgate.a
+#   make CC=clang        same with clang
+#   make OPENSSL=1       adds libssl/libcrypto (wss://, second AES-GCM backend)
+#   make SAN=1           ASan + UBSan build (no recovery) into build-san/
+#   make test            unit tests, vector tests, corpus replay, Chromium integration
+#   make fuzz            clang libFuzzer targets, FUZZ_TIME seconds each (default 20)
+#   make bench           benchmarks with peers, figures printed (not asserted)
+#   make check           source style checker (line length, banned calls)
+#   make install PREFIX=/usr/local
+#   make clean
+#
+# Local overrides go in an optional config.mak.
+
+-include config.mak
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+OPENSSL ?= 0
+SAN     ?= 0
+FUZZ_TIME ?= 20
+
+ifeq ($(SAN),1)
+BUILD   ?= build-san
+SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+OPT     ?= -O1 -g
+else
+BUILD   ?= build
+SANFLAGS =
+OPT     ?= -O2 -g
+endif
+
+WARN    = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes \
+          -Wmissing-prototypes -Wno-unused-parameter
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -I.
+CFLAGS  += -std=c11 $(OPT) $(WARN) $(SANFLAGS) -MMD -MP
+LDFLAGS += $(SANFLAGS)
+LDLIBS  +=
+
+ifeq ($(OPENSSL),1)
+CPPFLAGS += -DCDPGATE_OPENSSL=1
+LDLIBS   += -lssl -lcrypto
+endif
+
+MODULES  = json ws cdp
+LIB_SRC  = $(sort $(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_SRC  = $(sort $(wildcard cli/*.c))
+CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
+HEADERS  = $(foreach m,$(MODULES),$(m)/$(m).h)
+
+# Unit and integration test programs: tests/test_*.c, each linked with
+# tests/harness.c and the library; the malloc wrapper lets tests fail the
+# Nth allocation (see tests/harness.h).
+TEST_SRC = $(sort $(wildcard tests/test_*.c))
+TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_SUPPORT = $(BUILD)/tests/harness.o $(BUILD)/tests/fixture.o
+TEST_WRAP = -Wl,--wrap=malloc -Wl,--wrap=realloc -Wl,--wrap=calloc
+
+FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_REPLAY = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/replay_%)
+FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
+
+.PHONY: all test tests-build check fuzz bench install clean demo
+all: $(BUILD)/cdpgate $(BUILD)/libcdpgate.a
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/libcdpgate.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/cdpgate: $(CLI_OBJ) $(BUILD)/libcdpgate.a
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libcdpgate.a $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(BUILD)/libcdpgate.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(TEST_WRAP) -o $@ $< \
+	    $(TEST_SUPPORT) $(BUILD)/libcdpgate.a $(LDLIBS)
+
+$(BUILD)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(BUILD)/libcdpgate.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c \
+	    $(BUILD)/libcdpgate.a $(LDLIBS)
+
+tests-build: $(TEST_BIN) $(FUZZ_REPLAY) $(BUILD)/cdpgate
+test: all tests-build
+	@sh tests/setup.sh
+	@BUILD=$(BUILD) sh tests/run.sh
+
+check:
+	@sh tests/checksrc.sh
+
+# libFuzzer needs clang; each target runs FUZZ_TIME seconds on its corpus.
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -o $@ $< $(LIB_SRC) $(LDLIBS)
+fuzz: $(FUZZ_BIN)
+	@for f in $(FUZZ_BIN); do n=$$(basename $$f); \
+	  mkdir -p build-fuzz/corpus/$$n; \
+	  echo "fuzz: $$n for $(FUZZ_TIME)s"; \
+	  ./$$f -max_total_time=$(FUZZ_TIME) -max_len=65536 -print_final_stats=0 \
+	    build-fuzz/corpus/$$n tests/fuzz/corpus/$$n 2>build-fuzz/$$n.log \
+	    || { tail -40 build-fuzz/$$n.log; exit 1; }; \
+	done; echo "fuzz: all targets ran clean"
+
+bench: all
+	@BUILD=$(BUILD) sh bench/run.sh
+
+demo: all
+	@sh cli/demo.sh $(BUILD)/cdpgate
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+	    $(DESTDIR)$(PREFIX)/include/cdpgate
+	install -m 0755 $(BUILD)/cdpgate $(DESTDIR)$(PREFIX)/bin/cdpgate
+	install -m 0644 $(BUILD)/libcdpgate.a $(DESTDIR)$(PREFIX)/lib/libcdpgate.a
+	for h in $(HEADERS); do install -m 0644 $$h $(DESTDIR)$(PREFIX)/include/cdpgate/; done
+
+clean:
+	rm -rf build build-san build-fuzz
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(BUILD)/tests/harness.d

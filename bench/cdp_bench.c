@@ -1,0 +1,241 @@
+/*
+ * cdp_bench.c — transport and driver figures (printed, never asserted):
+ *   - median and p90 round trip of Runtime.evaluate("1") on a page session,
+ *     over the pipe and over WebSocket, beside Node's `ws` client against the
+ *     same browser in the same run;
+ *   - driver start to first CDP response (attach mode, so the browser's own
+ *     launch is excluded): fork/exec of `cdpgate version --connect` to the
+ *     moment its first reply is handled;
+ *   - the driver's peak RSS with one page (cdpgate eval, VmHWM);
+ *   - captures a real Accessibility.getFullAXTree response and a full-page
+ *     Page.captureScreenshot response into OUTDIR for the JSON benchmark.
+ *
+ *   cdp_bench CDPGATE_BIN OUTDIR [N]
+ */
+#include "cdp/cdp.h"
+#include "tests/fixture.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int rtt(cdp_browser *b, int n, double *median, double *p90)
+{
+    cdp_err e;
+    cdp_page *p = cdp_page_open(b, 10000, &e);
+    if (!p) {
+        fprintf(stderr, "bench: %s\n", e.msg);
+        return -1;
+    }
+    cdp_conn *c = cdp_browser_conn(b);
+    double *t = malloc(sizeof *t * (size_t)n);
+    for (int i = -50; i < n; i++) {
+        long long t0 = now_ns();
+        if (cdp_call(c, cdp_page_session(p), "Runtime.evaluate", "{\"expression\":\"1\"}",
+                     5000, NULL, &e)) {
+            fprintf(stderr, "bench: %s\n", e.msg);
+            free(t);
+            cdp_page_free(p);
+            return -1;
+        }
+        if (i >= 0)
+            t[i] = (now_ns() - t0) / 1e3;
+    }
+    qsort(t, (size_t)n, sizeof *t, cmp_d);
+    *median = t[n / 2];
+    *p90 = t[n * 9 / 10];
+    free(t);
+    cdp_page_free(p);
+    return 0;
+}
+
+static int save(const char *path, const json_val *v)
+{
+    size_t len;
+    char *s = json_write(v, &len);
+    FILE *f = fopen(path, "wb");
+    if (!s || !f) {
+        free(s);
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    fwrite(s, 1, len, f);
+    fclose(f);
+    free(s);
+    return (int)(len / 1024);
+}
+
+/* Capture the JSON benchmark's inputs from a real page. */
+static void capture(cdp_browser *b, int port, const char *outdir)
+{
+    cdp_err e;
+    cdp_page *p = cdp_page_open(b, 10000, &e);
+    char url[128], path[1024];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/big.html", port);
+    if (!p || cdp_page_navigate(p, url, 30000, &e)) {
+        fprintf(stderr, "bench: capture: %s\n", e.msg);
+        cdp_page_free(p);
+        return;
+    }
+    cdp_conn *c = cdp_browser_conn(b);
+    cdp_reply r;
+    if (cdp_call(c, cdp_page_session(p), "Accessibility.getFullAXTree", "{}", 60000, &r, &e)
+        == 0) {
+        snprintf(path, sizeof path, "%s/axtree.json", outdir);
+        /* The whole reply message, as the driver receives it. */
+        printf("  captured %s (%d KiB, %zu AX nodes)\n", path,
+               save(path, json_doc_root(r.doc)), json_len(json_get(r.result, "nodes")));
+        cdp_reply_free(&r);
+    }
+    if (cdp_call(c, cdp_page_session(p), "Page.captureScreenshot",
+                 "{\"format\":\"png\",\"captureBeyondViewport\":true}", 60000, &r, &e) == 0) {
+        snprintf(path, sizeof path, "%s/screenshot.json", outdir);
+        printf("  captured %s (%d KiB)\n", path, save(path, json_doc_root(r.doc)));
+        cdp_reply_free(&r);
+    } else {
+        fprintf(stderr, "bench: screenshot: %s\n", e.msg);
+    }
+    cdp_page_free(p);
+}
+
+/* Run argv with CDPGATE_TIMING=1; return the value of "timing: KEY=" from
+ * its stderr, and the fork time in *t_fork. */
+static long long run_timed(char *const argv[], const char *key, long long *t_fork)
+{
+    char tmpl[] = "/tmp/cdpgate-bench-XXXXXX";
+    int fd = mkstemp(tmpl);
+    unlink(tmpl);
+    *t_fork = now_ns();
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("CDPGATE_TIMING", "1", 1);
+        dup2(fd, 2);
+        int nul = open("/dev/null", O_WRONLY);
+        dup2(nul, 1);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    waitpid(pid, NULL, 0);
+    char buf[4096];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    char pat[64];
+    snprintf(pat, sizeof pat, "timing: %s=", key);
+    char *s = strstr(buf, pat);
+    return s ? strtoll(s + strlen(pat), NULL, 10) : -1;
+}
+
+static int node_rtt(const char *ws, int n, double *med, double *p90)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "node bench/node_rtt.js '%s' %d 2>/dev/null", ws, n);
+    FILE *f = popen(cmd, "r");
+    if (!f)
+        return -1;
+    int ok = fscanf(f, "%lf %lf", med, p90) == 2;
+    pclose(f);
+    return ok ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: cdp_bench CDPGATE_BIN OUTDIR [N]\n");
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    const char *bin = argv[1], *outdir = argv[2];
+    int n = argc > 3 ? atoi(argv[3]) : 2000;
+    pid_t srv;
+    int port = fixture_server_start(&srv);
+    cdp_err e;
+    cdp_launch_opts lo = {0};
+    double pm = 0, p9 = 0, wm = 0, w9 = 0, nm = 0, n9 = 0;
+
+    printf("CDP round trip, Runtime.evaluate(\"1\") on a page session, %d calls:\n", n);
+    cdp_browser *b = cdp_browser_launch(&lo, &e);
+    if (!b) {
+        fprintf(stderr, "bench: %s\n", e.msg);
+        return 1;
+    }
+    if (rtt(b, n, &pm, &p9) == 0)
+        printf("  cdpgate pipe       median %7.1f us   p90 %7.1f us\n", pm, p9);
+    cdp_browser_free(b);
+
+    lo.use_port = true;
+    b = cdp_browser_launch(&lo, &e);
+    if (!b) {
+        fprintf(stderr, "bench: %s\n", e.msg);
+        return 1;
+    }
+    char ws[512];
+    snprintf(ws, sizeof ws, "%s", cdp_browser_ws_url(b));
+    if (rtt(b, n, &wm, &w9) == 0)
+        printf("  cdpgate websocket  median %7.1f us   p90 %7.1f us\n", wm, w9);
+    if (node_rtt(ws, n, &nm, &n9) == 0) {
+        printf("  node ws client     median %7.1f us   p90 %7.1f us\n", nm, n9);
+        printf("  ratio node/cdpgate (websocket) %.2fx, node/cdpgate (pipe) %.2fx "
+               "(>1 means cdpgate is faster)\n", nm / wm, nm / pm);
+    } else {
+        printf("  node ws client     (not measured: node or tests/peers/node_modules missing)\n");
+    }
+
+    /* Driver start to first CDP response, attached (no browser launch). */
+    long long best[21];
+    int k = 0;
+    for (int i = 0; i < 21; i++) {
+        long long t_fork;
+        char *av[] = {(char *)bin, "version", "--connect", ws, NULL};
+        long long t = run_timed(av, "first_response_ns", &t_fork);
+        if (t > 0)
+            best[k++] = t - t_fork;
+    }
+    if (k) {
+        double d[21];
+        for (int i = 0; i < k; i++)
+            d[i] = best[i] / 1e6;
+        qsort(d, (size_t)k, sizeof *d, cmp_d);
+        printf("\nDriver start to first CDP response (fork+exec of cdpgate, attach over "
+               "WebSocket,\nBrowser.getVersion answered), %d runs: median %.2f ms, min %.2f ms\n",
+               k, d[k / 2], d[0]);
+    }
+
+    /* Peak RSS of the driver with one page. */
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/index.html", port);
+    long long t_fork;
+    char *av1[] = {(char *)bin, "--connect", ws, "eval", url, "document.title", NULL};
+    long long kb_ws = run_timed(av1, "vmhwm_kb", &t_fork);
+    char *av2[] = {(char *)bin, "eval", url, "document.title", NULL};
+    long long kb_pipe = run_timed(av2, "vmhwm_kb", &t_fork);
+    printf("\nDriver peak RSS (VmHWM) with one page: %lld KiB attached over WebSocket, "
+           "%lld KiB launching over the pipe\n", kb_ws, kb_pipe);
+
+    printf("\nCapturing JSON benchmark inputs from real Chromium:\n");
+    capture(b, port, outdir);
+    cdp_browser_free(b);
+    fixture_server_stop(srv);
+    return 0;
+}

@@ -1,0 +1,203 @@
+/*
+ * cdp.h — the Chrome DevTools Protocol connection, browser discovery,
+ * launch and attach, and page targets.
+ *
+ * cdp_conn: one connection over a ws_transport (pipe or WebSocket). It owns
+ * the transport, an id counter and a table of pending calls (id -> method,
+ * session, deadline, reply). Responses are matched to ids; events are
+ * dispatched to listeners and kept in a small bounded ring so that a waiter
+ * that starts after an event arrived still sees it (cdp_event_seq +
+ * cdp_wait_event). Sessions are flattened (Target.attachToTarget/
+ * setAutoAttach with flatten:true): messages carry a sessionId, the browser
+ * is the empty session. A session is known (Target.attachedToTarget) before
+ * any message for it is dispatched; on detach or target crash every call
+ * pending on it fails with a reason naming the method; on disconnect (EOF,
+ * I/O error, malformed message from the browser) every pending call fails
+ * and the connection is dead: calls fail at once, never hang.
+ *
+ * Single-threaded: nothing happens unless the caller is inside cdp_wait,
+ * cdp_call, cdp_wait_event or cdp_pump. Event listeners run inside those
+ * calls; a listener may call cdp_send but must not wait.
+ *
+ * cdp_browser: a launched browser (pipe by default, port on request) or an
+ * attached one (--connect ws://... or http://host:port). A launched browser
+ * never outlives the driver: it runs in its own process group, gets
+ * PR_SET_PDEATHSIG on Linux, and a small watchdog process kills the group
+ * and removes the temporary profile if the driver dies (even by kill -9).
+ *
+ * cdp_page: one page target attached with a flattened session: open (a new
+ * target, or an existing page where Target.createTarget is refused, as in
+ * Electron apps), navigate and wait for load, evaluate.
+ *
+ * Errors: functions return 0 or a negative CDP_E* code and fill an optional
+ * cdp_err with a message naming what failed.
+ */
+#ifndef CDPGATE_CDP_H
+#define CDPGATE_CDP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "json/json.h"
+#include "ws/ws.h"
+
+enum {
+    CDP_OK = 0,
+    CDP_ENOMEM = -1,
+    CDP_ETIMEOUT = -2,      /* the deadline passed; the outcome is unknown */
+    CDP_EPROTOCOL = -3,     /* the browser answered with an error object */
+    CDP_EDISCONNECTED = -4, /* transport closed or failed; connection is dead */
+    CDP_EDETACHED = -5,     /* the session's target detached, crashed or closed */
+    CDP_EBADMSG = -6,       /* the browser sent something that is not CDP */
+    CDP_ELIMIT = -7,        /* too many pending calls, message too large */
+    CDP_ELAUNCH = -8,       /* the browser could not be started */
+    CDP_ENOTFOUND = -9,     /* no browser executable found */
+    CDP_ECONNECT = -10,     /* --connect endpoint wrong or unreachable */
+    CDP_EINVAL = -11,       /* bad argument */
+    CDP_EEVAL = -12,        /* the evaluated script threw */
+    CDP_ENAVIGATE = -13,    /* navigation failed (net error, aborted) */
+};
+const char *cdp_strerror(int code);
+
+typedef struct {
+    int code;
+    char msg[512];
+    int protocol_code;      /* the browser's error code for CDP_EPROTOCOL */
+} cdp_err;
+
+/* ---- connection ---- */
+
+typedef struct cdp_conn cdp_conn;
+
+typedef struct {
+    size_t max_pending;         /* outstanding calls; 0 = 4096 */
+    size_t event_ring;          /* events kept for late waiters; 0 = 256 */
+    size_t event_ring_bytes;    /* and their bytes; 0 = 4 MiB */
+    int default_timeout_ms;     /* for cdp_call with timeout 0; 0 = 30000 */
+} cdp_opts;
+
+/* Takes ownership of t (freed with the connection, also on failure). */
+cdp_conn *cdp_conn_new(ws_transport *t, const cdp_opts *opts);
+void cdp_conn_free(cdp_conn *c);
+/* True once the connection failed; cdp_conn_error says why. */
+bool cdp_conn_dead(const cdp_conn *c);
+const char *cdp_conn_error(const cdp_conn *c);
+const char *cdp_conn_transport(const cdp_conn *c);   /* "pipe" or "websocket" */
+
+/* A reply: the whole message document and its "result" member (borrowed
+ * from doc). Free with cdp_reply_free; zero-initialised replies are fine. */
+typedef struct {
+    json_doc *doc;
+    const json_val *result;
+} cdp_reply;
+void cdp_reply_free(cdp_reply *r);
+
+/* Send a command. session NULL or "" for the browser; params a serialised
+ * JSON object or NULL. *id gets the message id. Does not wait. */
+int cdp_send(cdp_conn *c, const char *session, const char *method,
+             const char *params, uint64_t *id, cdp_err *err);
+/* Wait for the reply to id. timeout_ms 0 = the default, -1 = no deadline.
+ * On CDP_EPROTOCOL err->msg is "Method: message (code)". */
+int cdp_wait(cdp_conn *c, uint64_t id, int timeout_ms, cdp_reply *out, cdp_err *err);
+/* cdp_send + cdp_wait. out may be NULL when the result is not needed. */
+int cdp_call(cdp_conn *c, const char *session, const char *method,
+             const char *params, int timeout_ms, cdp_reply *out, cdp_err *err);
+
+/* Events. Each event gets a sequence number (1, 2, ...). */
+typedef void (*cdp_event_fn)(void *ud, cdp_conn *c, const char *session,
+                             const char *method, const json_val *params);
+/* Add/remove a listener (at most 16). Returns 0 or CDP_ELIMIT. */
+int cdp_listen(cdp_conn *c, cdp_event_fn fn, void *ud);
+void cdp_unlisten(cdp_conn *c, cdp_event_fn fn, void *ud);
+/* Sequence number of the last event received. */
+uint64_t cdp_event_seq(const cdp_conn *c);
+/* Predicate for cdp_wait_event; NULL matches any params. */
+typedef bool (*cdp_match_fn)(void *ud, const json_val *params);
+/* Wait for an event with seq > since, the given method and session (NULL =
+ * any session), for which match returns true. Events already in the ring are
+ * considered first. On success *out holds the event message (params in
+ * out->result) and *seq_out (if not NULL) its sequence number. */
+int cdp_wait_event(cdp_conn *c, uint64_t since, const char *session, const char *method,
+                   cdp_match_fn match, void *ud, int timeout_ms,
+                   cdp_reply *out, uint64_t *seq_out, cdp_err *err);
+/* Read and dispatch incoming messages for up to timeout_ms (0 = only what is
+ * already readable). Returns 0, or the error that killed the connection. */
+int cdp_pump(cdp_conn *c, int timeout_ms, cdp_err *err);
+
+/* Targets known through Target.attachedToTarget (flattened sessions). */
+typedef struct {
+    const char *session_id;
+    const char *target_id;
+    const char *type;           /* "page", "iframe", "worker", ... */
+    const char *url;
+    const char *context_id;     /* browserContextId or "" */
+    const char *parent_session; /* "" for sessions of the browser */
+} cdp_target;
+size_t cdp_target_count(const cdp_conn *c);
+/* Borrowed; valid until the next pump. */
+const cdp_target *cdp_target_at(const cdp_conn *c, size_t i);
+const cdp_target *cdp_target_by_session(const cdp_conn *c, const char *session);
+
+/* ---- browsers ---- */
+
+typedef struct cdp_browser cdp_browser;
+
+typedef struct {
+    const char *browser;        /* executable; NULL = discovery */
+    bool use_port;              /* --remote-debugging-port=0 instead of pipe */
+    bool headed;                /* no --headless (needs a display) */
+    const char *user_data_dir;  /* NULL = a fresh temporary profile */
+    const char *const *args;    /* extra browser arguments, NULL-terminated */
+    int timeout_ms;             /* launch deadline; 0 = 20000 */
+    cdp_opts conn;
+} cdp_launch_opts;
+
+/* Find the browser: explicit path, else $CDPGATE_BROWSER, else the usual
+ * names on $PATH, else the usual install paths. out gets the path. */
+int cdp_browser_find(const char *explicit_path, char *out, size_t cap, cdp_err *err);
+cdp_browser *cdp_browser_launch(const cdp_launch_opts *o, cdp_err *err);
+/* Attach to ws://host:port/devtools/browser/ID or http://host:port (resolved
+ * through /json/version). */
+cdp_browser *cdp_browser_connect(const char *url, const cdp_opts *o, int timeout_ms,
+                                 cdp_err *err);
+/* Close: a launched browser is asked to quit, then killed after a grace
+ * period, reaped, and its temporary profile removed. An attached browser is
+ * only disconnected. NULL is a no-op. */
+void cdp_browser_free(cdp_browser *b);
+cdp_conn *cdp_browser_conn(cdp_browser *b);
+/* Browser.getVersion fields, filled once the connection is up. */
+const char *cdp_browser_product(const cdp_browser *b);
+const char *cdp_browser_path(const cdp_browser *b);    /* "" when attached */
+const char *cdp_browser_ws_url(const cdp_browser *b);  /* "" over the pipe */
+pid_t cdp_browser_pid(const cdp_browser *b);           /* 0 when attached */
+const char *cdp_browser_profile_dir(const cdp_browser *b); /* "" when attached */
+/* If a launched browser died: a description ("exited with status 1",
+ * "killed by signal 9") plus the tail of its stderr; else "". */
+const char *cdp_browser_death(cdp_browser *b);
+
+/* ---- pages ---- */
+
+typedef struct cdp_page cdp_page;
+
+/* Open a page: Target.createTarget (about:blank) and attach with a flattened
+ * session; where createTarget is refused (Electron) adopt the first existing
+ * page target instead. Enables Page and lifecycle events. */
+cdp_page *cdp_page_open(cdp_browser *b, int timeout_ms, cdp_err *err);
+/* Close the target if this driver created it; always detach. */
+void cdp_page_free(cdp_page *p);
+const char *cdp_page_session(const cdp_page *p);
+const char *cdp_page_target(const cdp_page *p);
+bool cdp_page_adopted(const cdp_page *p);   /* an existing target was used */
+/* Navigate and wait for the load event of the new document. A net error or
+ * an aborted navigation is CDP_ENAVIGATE with the browser's reason. */
+int cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, cdp_err *err);
+/* Evaluate an expression (promises awaited) and return its value serialised
+ * as JSON (new string, free with free()). A thrown exception is CDP_EEVAL
+ * with the exception text. undefined reads as null; values JSON cannot hold
+ * (NaN, Infinity, -0, bigint) as their text in a string. */
+int cdp_page_eval(cdp_page *p, const char *expr, int timeout_ms, char **json_out,
+                  cdp_err *err);
+
+#endif

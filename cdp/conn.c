@@ -1,0 +1,763 @@
+/*
+ * conn.c — one CDP connection: command/response matching, event dispatch,
+ * flattened sessions, deadlines, failure of pending calls on detach and
+ * disconnect.
+ *
+ * Implementation notes
+ *  - Pending calls live in a small array (linear search: a driver has a
+ *    handful outstanding; the limit is max_pending). A reply for an id no one
+ *    waits for any more (a call that timed out) is dropped.
+ *  - Every message is parsed into its own json_doc. A reply's doc is handed
+ *    to the waiter; an event's doc goes to the listeners and then into a
+ *    bounded ring (count and bytes) so a waiter that starts late still sees
+ *    it. Old events are dropped first.
+ *  - Anything from the browser that is not a JSON object with an integer id
+ *    or a string method is fatal for the connection: we cannot know which
+ *    call it answered, and guessing could attach a wrong result to a call.
+ *    Every pending call then fails with the reason; nothing hangs.
+ */
+#include "cdp/cdp_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_LISTENERS 16
+
+typedef struct {
+    uint64_t id;
+    char *method;
+    char *session;
+    int state;                  /* 0 waiting, 1 replied, 2 failed */
+    json_doc *doc;
+    int code;
+    int protocol_code;
+    char *msg;
+} pending;
+
+typedef struct {
+    uint64_t seq;
+    char *session;
+    char *method;
+    json_doc *doc;              /* NULL once taken by a waiter */
+    size_t bytes;
+} ring_event;
+
+typedef struct {
+    char *session_id, *target_id, *type, *url, *context_id, *parent_session;
+} target_rec;
+
+struct cdp_conn {
+    ws_transport *t;
+    cdp_opts o;
+    uint64_t next_id;
+    pending *pend;
+    size_t npend, cappend;
+    ring_event *ring;           /* circular, o.event_ring slots */
+    size_t ring_head, ring_count, ring_bytes;
+    uint64_t seq;
+    struct { cdp_event_fn fn; void *ud; } lis[MAX_LISTENERS];
+    size_t nlis;
+    target_rec *tg;
+    size_t ntg, captg;
+    cdp_target view;            /* returned by cdp_target_* */
+    bool dead;
+    char error[512];
+    json_w w;                   /* reused for outgoing messages */
+};
+
+/* ---- small helpers shared by cdp/ ---- */
+
+int cdp_seterr(cdp_err *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        err->code = code;
+        err->protocol_code = 0;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+int64_t cdp_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t cdp_deadline(int timeout_ms, int dflt)
+{
+    if (timeout_ms == 0)
+        timeout_ms = dflt;
+    if (timeout_ms < 0)
+        return -1;
+    return cdp_now_ms() + timeout_ms;
+}
+
+int cdp_remaining(int64_t deadline)
+{
+    if (deadline < 0)
+        return -1;
+    int64_t r = deadline - cdp_now_ms();
+    return r < 0 ? 0 : (r > 0x7fffffff ? 0x7fffffff : (int)r);
+}
+
+char *cdp_strdup(const char *s)
+{
+    if (!s)
+        s = "";
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+const char *cdp_strerror(int code)
+{
+    switch (code) {
+    case CDP_OK: return "ok";
+    case CDP_ENOMEM: return "out of memory";
+    case CDP_ETIMEOUT: return "timed out";
+    case CDP_EPROTOCOL: return "protocol error";
+    case CDP_EDISCONNECTED: return "browser disconnected";
+    case CDP_EDETACHED: return "target detached";
+    case CDP_EBADMSG: return "malformed message from the browser";
+    case CDP_ELIMIT: return "limit exceeded";
+    case CDP_ELAUNCH: return "browser launch failed";
+    case CDP_ENOTFOUND: return "browser not found";
+    case CDP_ECONNECT: return "cannot connect";
+    case CDP_EINVAL: return "invalid argument";
+    case CDP_EEVAL: return "script threw";
+    case CDP_ENAVIGATE: return "navigation failed";
+    }
+    return "unknown error";
+}
+
+/* ---- lifecycle ---- */
+
+cdp_conn *cdp_conn_new(ws_transport *t, const cdp_opts *opts)
+{
+    cdp_conn *c = calloc(1, sizeof *c);
+    if (!c) {
+        ws_transport_free(t);
+        return NULL;
+    }
+    if (opts)
+        c->o = *opts;
+    if (!c->o.max_pending)
+        c->o.max_pending = 4096;
+    if (!c->o.event_ring)
+        c->o.event_ring = 256;
+    if (!c->o.event_ring_bytes)
+        c->o.event_ring_bytes = (size_t)4 << 20;
+    if (!c->o.default_timeout_ms)
+        c->o.default_timeout_ms = 30000;
+    c->ring = calloc(c->o.event_ring, sizeof *c->ring);
+    if (!c->ring) {
+        free(c);
+        ws_transport_free(t);
+        return NULL;
+    }
+    c->t = t;
+    c->next_id = 1;
+    json_w_init(&c->w);
+    return c;
+}
+
+static void pending_clear(pending *p)
+{
+    free(p->method);
+    free(p->session);
+    free(p->msg);
+    json_doc_free(p->doc);
+    memset(p, 0, sizeof *p);
+}
+
+static void target_clear(target_rec *r)
+{
+    free(r->session_id);
+    free(r->target_id);
+    free(r->type);
+    free(r->url);
+    free(r->context_id);
+    free(r->parent_session);
+}
+
+void cdp_conn_free(cdp_conn *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->npend; i++)
+        pending_clear(&c->pend[i]);
+    free(c->pend);
+    for (size_t i = 0; i < c->ring_count; i++) {
+        ring_event *e = &c->ring[(c->ring_head + i) % c->o.event_ring];
+        free(e->session);
+        free(e->method);
+        json_doc_free(e->doc);
+    }
+    free(c->ring);
+    for (size_t i = 0; i < c->ntg; i++)
+        target_clear(&c->tg[i]);
+    free(c->tg);
+    json_w_free(&c->w);
+    ws_transport_free(c->t);
+    free(c);
+}
+
+bool cdp_conn_dead(const cdp_conn *c) { return c->dead; }
+const char *cdp_conn_error(const cdp_conn *c) { return c->error; }
+const char *cdp_conn_transport(const cdp_conn *c) { return ws_transport_kind(c->t); }
+
+void cdp_reply_free(cdp_reply *r)
+{
+    if (!r)
+        return;
+    json_doc_free(r->doc);
+    r->doc = NULL;
+    r->result = NULL;
+}
+
+/* ---- failure of pending calls ---- */
+
+static void fail_pending(pending *p, int code, const char *fmt, const char *why)
+{
+    char buf[512];
+    if (p->state != 0)
+        return;
+    snprintf(buf, sizeof buf, fmt, p->method, why);
+    p->state = 2;
+    p->code = code;
+    p->msg = cdp_strdup(buf);
+}
+
+/* The connection is finished: record why and fail every pending call. */
+static int conn_die(cdp_conn *c, const char *why)
+{
+    if (!c->dead) {
+        c->dead = true;
+        snprintf(c->error, sizeof c->error, "%s", why);
+    }
+    for (size_t i = 0; i < c->npend; i++)
+        fail_pending(&c->pend[i], CDP_EDISCONNECTED,
+                     "browser disconnected while waiting for %s: %s", c->error);
+    return CDP_EDISCONNECTED;
+}
+
+/* A session ended: fail calls pending on it. */
+static void session_gone(cdp_conn *c, const char *session, const char *why)
+{
+    for (size_t i = 0; i < c->npend; i++) {
+        pending *p = &c->pend[i];
+        if (p->session && strcmp(p->session, session) == 0)
+            fail_pending(p, CDP_EDETACHED, "%s: %s", why);
+    }
+}
+
+/* ---- targets ---- */
+
+static target_rec *target_find(cdp_conn *c, const char *session)
+{
+    for (size_t i = 0; i < c->ntg; i++)
+        if (strcmp(c->tg[i].session_id, session) == 0)
+            return &c->tg[i];
+    return NULL;
+}
+
+static void target_add(cdp_conn *c, const char *parent, const json_val *params)
+{
+    const char *sid = json_get_str(params, "sessionId");
+    const json_val *info = json_get(params, "targetInfo");
+    if (!sid || target_find(c, sid))
+        return;
+    if (c->ntg == c->captg) {
+        size_t n = c->captg ? c->captg * 2 : 8;
+        target_rec *nt = realloc(c->tg, n * sizeof *nt);
+        if (!nt)
+            return;     /* the session still works; it is just not listed */
+        c->tg = nt;
+        c->captg = n;
+    }
+    target_rec r = {
+        cdp_strdup(sid), cdp_strdup(json_get_str(info, "targetId")),
+        cdp_strdup(json_get_str(info, "type")), cdp_strdup(json_get_str(info, "url")),
+        cdp_strdup(json_get_str(info, "browserContextId")), cdp_strdup(parent),
+    };
+    if (!r.session_id || !r.target_id || !r.type || !r.url || !r.context_id ||
+        !r.parent_session) {
+        target_clear(&r);
+        return;
+    }
+    c->tg[c->ntg++] = r;
+}
+
+static void target_remove(cdp_conn *c, const char *session, const char *why)
+{
+    char sid[256];
+    snprintf(sid, sizeof sid, "%s", session);
+    session_gone(c, sid, why);
+    for (size_t i = 0; i < c->ntg; i++) {
+        if (strcmp(c->tg[i].session_id, sid) == 0) {
+            target_clear(&c->tg[i]);
+            c->tg[i] = c->tg[--c->ntg];
+            break;
+        }
+    }
+    /* Children of a detached session go with it. */
+    for (size_t i = 0; i < c->ntg;) {
+        if (strcmp(c->tg[i].parent_session, sid) == 0) {
+            char child[256];
+            snprintf(child, sizeof child, "%s", c->tg[i].session_id);
+            target_remove(c, child, why);
+            i = 0;
+            continue;
+        }
+        i++;
+    }
+}
+
+static void target_update(cdp_conn *c, const json_val *params)
+{
+    const json_val *info = json_get(params, "targetInfo");
+    const char *tid = json_get_str(info, "targetId");
+    const char *url = json_get_str(info, "url");
+    if (!tid || !url)
+        return;
+    for (size_t i = 0; i < c->ntg; i++) {
+        if (strcmp(c->tg[i].target_id, tid) == 0) {
+            char *u = cdp_strdup(url);
+            if (u) {
+                free(c->tg[i].url);
+                c->tg[i].url = u;
+            }
+        }
+    }
+}
+
+static void target_crashed(cdp_conn *c, const char *tid)
+{
+    for (size_t i = 0; i < c->ntg; i++)
+        if (strcmp(c->tg[i].target_id, tid) == 0)
+            session_gone(c, c->tg[i].session_id, "target crashed while waiting for the reply");
+}
+
+size_t cdp_target_count(const cdp_conn *c) { return c->ntg; }
+
+static const cdp_target *target_view(const cdp_conn *cc, const target_rec *r)
+{
+    cdp_conn *c = (cdp_conn *)cc;
+    c->view.session_id = r->session_id;
+    c->view.target_id = r->target_id;
+    c->view.type = r->type;
+    c->view.url = r->url;
+    c->view.context_id = r->context_id;
+    c->view.parent_session = r->parent_session;
+    return &c->view;
+}
+
+const cdp_target *cdp_target_at(const cdp_conn *c, size_t i)
+{
+    return i < c->ntg ? target_view(c, &c->tg[i]) : NULL;
+}
+
+const cdp_target *cdp_target_by_session(const cdp_conn *c, const char *session)
+{
+    for (size_t i = 0; i < c->ntg; i++)
+        if (strcmp(c->tg[i].session_id, session) == 0)
+            return target_view(c, &c->tg[i]);
+    return NULL;
+}
+
+/* ---- incoming messages ---- */
+
+static pending *pending_find(cdp_conn *c, uint64_t id)
+{
+    for (size_t i = 0; i < c->npend; i++)
+        if (c->pend[i].id == id && c->pend[i].method)
+            return &c->pend[i];
+    return NULL;
+}
+
+static void pending_remove(cdp_conn *c, pending *p)
+{
+    pending_clear(p);
+    *p = c->pend[--c->npend];
+}
+
+static void ring_push(cdp_conn *c, const char *session, const char *method,
+                      json_doc *doc)
+{
+    size_t bytes = json_doc_memsize(doc);
+    while (c->ring_count &&
+           (c->ring_count == c->o.event_ring || c->ring_bytes + bytes > c->o.event_ring_bytes)) {
+        ring_event *old = &c->ring[c->ring_head];
+        free(old->session);
+        free(old->method);
+        json_doc_free(old->doc);
+        c->ring_bytes -= old->bytes;
+        memset(old, 0, sizeof *old);
+        c->ring_head = (c->ring_head + 1) % c->o.event_ring;
+        c->ring_count--;
+    }
+    if (bytes > c->o.event_ring_bytes) {
+        json_doc_free(doc);     /* too big to keep; listeners saw it */
+        return;
+    }
+    ring_event *e = &c->ring[(c->ring_head + c->ring_count) % c->o.event_ring];
+    e->seq = c->seq;
+    e->session = cdp_strdup(session);
+    e->method = cdp_strdup(method);
+    e->doc = doc;
+    e->bytes = bytes;
+    if (!e->session || !e->method) {
+        free(e->session);
+        free(e->method);
+        json_doc_free(doc);
+        memset(e, 0, sizeof *e);
+        return;
+    }
+    c->ring_bytes += bytes;
+    c->ring_count++;
+}
+
+static void handle_event(cdp_conn *c, json_doc *doc, const char *session,
+                         const char *method, const json_val *params)
+{
+    /* Bookkeeping first, so listeners see a consistent target table. */
+    if (strcmp(method, "Target.attachedToTarget") == 0) {
+        target_add(c, session, params);
+    } else if (strcmp(method, "Target.detachedFromTarget") == 0) {
+        const char *sid = json_get_str(params, "sessionId");
+        if (sid)
+            target_remove(c, sid, "target detached while waiting for the reply");
+    } else if (strcmp(method, "Target.targetCrashed") == 0) {
+        const char *tid = json_get_str(params, "targetId");
+        if (tid)
+            target_crashed(c, tid);
+    } else if (strcmp(method, "Target.targetInfoChanged") == 0) {
+        target_update(c, params);
+    } else if (strcmp(method, "Inspector.targetCrashed") == 0 && *session) {
+        session_gone(c, session, "target crashed while waiting for the reply");
+    } else if (strcmp(method, "Inspector.detached") == 0 && *session) {
+        session_gone(c, session, "target detached while waiting for the reply");
+    }
+    c->seq++;
+    for (size_t i = 0; i < c->nlis; i++)
+        c->lis[i].fn(c->lis[i].ud, c, session, method, params);
+    ring_push(c, session, method, doc);
+}
+
+/* Parse and route one message. Returns 0 or a fatal error. */
+static int handle_message(cdp_conn *c, const char *msg, size_t len)
+{
+    json_err je;
+    json_doc *doc = json_parse(msg, len, NULL, &je);
+    char why[300];
+    if (!doc) {
+        if (je.code == JSON_ENOMEM)
+            return conn_die(c, "out of memory reading a message");
+        snprintf(why, sizeof why, "browser sent malformed JSON (%s at byte %zu)",
+                 je.msg ? je.msg : json_strerror(je.code), je.offset);
+        return conn_die(c, why);
+    }
+    const json_val *root = json_doc_root(doc);
+    const json_val *idv = json_get(root, "id");
+    int64_t id;
+    if (idv) {
+        if (!json_int(idv, &id) || id <= 0) {
+            json_doc_free(doc);
+            return conn_die(c, "browser sent a reply with an invalid id");
+        }
+        pending *p = pending_find(c, (uint64_t)id);
+        if (!p || p->state != 0) {
+            json_doc_free(doc);     /* a call that timed out; drop */
+            return 0;
+        }
+        const json_val *e = json_get(root, "error");
+        if (e) {
+            const char *m = json_get_str(e, "message");
+            char buf[512];
+            p->protocol_code = (int)json_get_int(e, "code", 0);
+            snprintf(buf, sizeof buf, "%s: %s (%d)", p->method, m ? m : "error",
+                     p->protocol_code);
+            p->state = 2;
+            p->code = CDP_EPROTOCOL;
+            p->msg = cdp_strdup(buf);
+            json_doc_free(doc);
+            return 0;
+        }
+        p->state = 1;
+        p->doc = doc;
+        return 0;
+    }
+    const char *method = json_get_str(root, "method");
+    if (!method) {
+        json_doc_free(doc);
+        return conn_die(c, "browser sent a message with neither id nor method");
+    }
+    const char *session = json_get_str(root, "sessionId");
+    handle_event(c, doc, session ? session : "", method, json_get(root, "params"));
+    return 0;
+}
+
+/* Receive and handle one message, waiting up to timeout_ms. Returns 0 (one
+ * handled), CDP_ETIMEOUT, or a fatal error. */
+static int pump_one(cdp_conn *c, int timeout_ms)
+{
+    if (c->dead)
+        return CDP_EDISCONNECTED;
+    const char *msg;
+    size_t len;
+    int r = ws_transport_recv(c->t, &msg, &len, timeout_ms);
+    if (r == WS_ETIMEOUT)
+        return CDP_ETIMEOUT;
+    if (r != WS_OK) {
+        char why[400];
+        const char *te = ws_transport_error(c->t);
+        if (r == WS_ECLOSED)
+            snprintf(why, sizeof why, "the %s closed%s%s", ws_transport_kind(c->t),
+                     te && *te ? ": " : "", te ? te : "");
+        else if (r == WS_ETOOBIG)
+            snprintf(why, sizeof why, "message from the browser too large (%s)",
+                     te && *te ? te : ws_strerror(r));
+        else
+            snprintf(why, sizeof why, "%s: %s", ws_transport_kind(c->t),
+                     te && *te ? te : ws_strerror(r));
+        return conn_die(c, why);
+    }
+    return handle_message(c, msg, len);
+}
+
+int cdp_pump(cdp_conn *c, int timeout_ms, cdp_err *err)
+{
+    int64_t dl = cdp_deadline(timeout_ms == 0 ? 1 : timeout_ms, 0);
+    for (;;) {
+        int rem = timeout_ms == 0 ? 0 : cdp_remaining(dl);
+        int r = pump_one(c, rem);
+        if (r == CDP_ETIMEOUT)
+            return 0;
+        if (r)
+            return cdp_seterr(err, r, "%s", c->error);
+        if (timeout_ms != 0 && rem == 0 && !ws_transport_ready(c->t))
+            return 0;
+    }
+}
+
+/* ---- outgoing ---- */
+
+int cdp_send(cdp_conn *c, const char *session, const char *method,
+             const char *params, uint64_t *id_out, cdp_err *err)
+{
+    if (!method || !*method)
+        return cdp_seterr(err, CDP_EINVAL, "no method");
+    if (c->dead)
+        return cdp_seterr(err, CDP_EDISCONNECTED, "%s: browser disconnected: %s",
+                          method, c->error);
+    if (session && *session && !target_find(c, session))
+        return cdp_seterr(err, CDP_EDETACHED, "%s: session %s is not attached "
+                          "(target closed or detached)", method, session);
+    if (c->npend >= c->o.max_pending)
+        return cdp_seterr(err, CDP_ELIMIT, "%s: %zu calls already pending", method,
+                          c->npend);
+    if (c->npend == c->cappend) {
+        size_t n = c->cappend ? c->cappend * 2 : 16;
+        pending *np = realloc(c->pend, n * sizeof *np);
+        if (!np)
+            return cdp_seterr(err, CDP_ENOMEM, "%s: out of memory", method);
+        c->pend = np;
+        c->cappend = n;
+    }
+    uint64_t id = c->next_id++;
+    json_w *w = &c->w;
+    json_w_reset(w);
+    json_w_obj_begin(w);
+    json_w_key(w, "id");
+    json_w_uint(w, id);
+    if (session && *session) {
+        json_w_key(w, "sessionId");
+        json_w_str(w, session);
+    }
+    json_w_key(w, "method");
+    json_w_str(w, method);
+    if (params) {
+        json_w_key(w, "params");
+        json_w_raw(w, params, strlen(params), false);
+    }
+    json_w_obj_end(w);
+    if (json_w_error(w))
+        return cdp_seterr(err, json_w_error(w) == JSON_ENOMEM ? CDP_ENOMEM : CDP_EINVAL,
+                          "%s: cannot build the message (%s)", method,
+                          json_strerror(json_w_error(w)));
+    pending *p = &c->pend[c->npend];
+    memset(p, 0, sizeof *p);
+    p->id = id;
+    p->method = cdp_strdup(method);
+    p->session = session && *session ? cdp_strdup(session) : NULL;
+    if (!p->method || (session && *session && !p->session)) {
+        pending_clear(p);
+        return cdp_seterr(err, CDP_ENOMEM, "%s: out of memory", method);
+    }
+    c->npend++;
+    int r = ws_transport_send(c->t, w->buf, w->len, c->o.default_timeout_ms);
+    if (r != WS_OK) {
+        char why[400];
+        snprintf(why, sizeof why, "sending %s: %s", method, ws_transport_error(c->t));
+        conn_die(c, why);
+        pending_remove(c, pending_find(c, id));
+        return cdp_seterr(err, CDP_EDISCONNECTED, "%s", why);
+    }
+    if (id_out)
+        *id_out = id;
+    return 0;
+}
+
+int cdp_wait(cdp_conn *c, uint64_t id, int timeout_ms, cdp_reply *out, cdp_err *err)
+{
+    if (out) {
+        out->doc = NULL;
+        out->result = NULL;
+    }
+    int64_t dl = cdp_deadline(timeout_ms, c->o.default_timeout_ms);
+    for (;;) {
+        pending *p = pending_find(c, id);
+        if (!p)
+            return cdp_seterr(err, CDP_EINVAL, "no pending call with id %llu",
+                              (unsigned long long)id);
+        if (p->state == 1) {
+            if (out) {
+                out->doc = p->doc;
+                out->result = json_get(json_doc_root(p->doc), "result");
+                p->doc = NULL;
+            }
+            pending_remove(c, p);
+            return 0;
+        }
+        if (p->state == 2) {
+            int code = p->code;
+            cdp_seterr(err, code, "%s", p->msg ? p->msg : cdp_strerror(code));
+            if (err)
+                err->protocol_code = p->protocol_code;
+            pending_remove(c, p);
+            return code;
+        }
+        int rem = cdp_remaining(dl);
+        int r = rem == 0 ? CDP_ETIMEOUT : pump_one(c, rem);
+        if (r == CDP_ETIMEOUT) {
+            p = pending_find(c, id);
+            if (p && p->state == 0) {
+                int ms = timeout_ms == 0 ? c->o.default_timeout_ms : timeout_ms;
+                cdp_seterr(err, CDP_ETIMEOUT, "%s: no reply within %d ms", p->method, ms);
+                pending_remove(c, p);
+                return CDP_ETIMEOUT;
+            }
+        }
+        /* Fatal errors were recorded in the pending entry; loop to report. */
+    }
+}
+
+int cdp_call(cdp_conn *c, const char *session, const char *method,
+             const char *params, int timeout_ms, cdp_reply *out, cdp_err *err)
+{
+    uint64_t id;
+    if (out) {
+        out->doc = NULL;
+        out->result = NULL;
+    }
+    int r = cdp_send(c, session, method, params, &id, err);
+    if (r)
+        return r;
+    cdp_reply tmp = {0};
+    r = cdp_wait(c, id, timeout_ms, out ? out : &tmp, err);
+    cdp_reply_free(&tmp);
+    return r;
+}
+
+/* ---- events ---- */
+
+int cdp_listen(cdp_conn *c, cdp_event_fn fn, void *ud)
+{
+    if (c->nlis == MAX_LISTENERS)
+        return CDP_ELIMIT;
+    c->lis[c->nlis].fn = fn;
+    c->lis[c->nlis].ud = ud;
+    c->nlis++;
+    return 0;
+}
+
+void cdp_unlisten(cdp_conn *c, cdp_event_fn fn, void *ud)
+{
+    for (size_t i = 0; i < c->nlis; i++) {
+        if (c->lis[i].fn == fn && c->lis[i].ud == ud) {
+            memmove(&c->lis[i], &c->lis[i + 1], (c->nlis - i - 1) * sizeof c->lis[0]);
+            c->nlis--;
+            return;
+        }
+    }
+}
+
+uint64_t cdp_event_seq(const cdp_conn *c) { return c->seq; }
+
+/* Look in the ring for the first event after `since` that matches; take it. */
+static bool ring_take(cdp_conn *c, uint64_t since, const char *session,
+                      const char *method, cdp_match_fn match, void *ud,
+                      cdp_reply *out, uint64_t *seq_out)
+{
+    for (size_t i = 0; i < c->ring_count; i++) {
+        ring_event *e = &c->ring[(c->ring_head + i) % c->o.event_ring];
+        if (e->seq <= since || !e->doc || strcmp(e->method, method) != 0)
+            continue;
+        if (session && strcmp(e->session, session) != 0)
+            continue;
+        const json_val *params = json_get(json_doc_root(e->doc), "params");
+        if (match && !match(ud, params))
+            continue;
+        out->doc = e->doc;
+        out->result = params;
+        e->doc = NULL;
+        c->ring_bytes -= e->bytes;
+        e->bytes = 0;
+        if (seq_out)
+            *seq_out = e->seq;
+        return true;
+    }
+    return false;
+}
+
+int cdp_wait_event(cdp_conn *c, uint64_t since, const char *session, const char *method,
+                   cdp_match_fn match, void *ud, int timeout_ms,
+                   cdp_reply *out, uint64_t *seq_out, cdp_err *err)
+{
+    cdp_reply tmp = {0};
+    if (!out)
+        out = &tmp;
+    out->doc = NULL;
+    out->result = NULL;
+    int64_t dl = cdp_deadline(timeout_ms, c->o.default_timeout_ms);
+    for (;;) {
+        if (ring_take(c, since, session, method, match, ud, out, seq_out)) {
+            cdp_reply_free(&tmp);
+            return 0;
+        }
+        if (c->dead)
+            return cdp_seterr(err, CDP_EDISCONNECTED,
+                              "browser disconnected while waiting for %s: %s", method,
+                              c->error);
+        if (session && *session && !target_find(c, session))
+            return cdp_seterr(err, CDP_EDETACHED,
+                              "target detached while waiting for %s", method);
+        int rem = cdp_remaining(dl);
+        int r = rem == 0 ? CDP_ETIMEOUT : pump_one(c, rem);
+        if (r == CDP_ETIMEOUT) {
+            if (ring_take(c, since, session, method, match, ud, out, seq_out))
+                return 0;
+            int ms = timeout_ms == 0 ? c->o.default_timeout_ms : timeout_ms;
+            return cdp_seterr(err, CDP_ETIMEOUT, "no %s event within %d ms", method, ms);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+/*
+ * cli.h — the cdpgate command line: option parsing shared by subcommands,
+ * the subcommands themselves, and the embedded demo site.
+ */
+#ifndef CDPGATE_CLI_H
+#define CDPGATE_CLI_H
+
+#include "cdp/cdp.h"
+
+#define CDPGATE_VERSION "0.1.0"
+
+/* Exit codes (documented in --help and docs/cli.md). */
+enum {
+    EXIT_OK = 0,
+    EXIT_FAIL = 1,      /* the task failed: script threw, navigation failed */
+    EXIT_USAGE = 2,     /* bad command line */
+    EXIT_BROWSER = 3,   /* no browser, launch or attach failed, browser died */
+};
+
+typedef struct {
+    const char *browser;
+    const char *connect;
+    bool use_port;
+    bool headed;
+    int timeout_ms;
+    const char *args[32];
+    int nargs;
+    bool timing;        /* CDPGATE_TIMING=1: print timestamps on stderr */
+} cli_opts;
+
+/* Launch or attach according to opts; prints the error and returns NULL. */
+cdp_browser *cli_browser(const cli_opts *o, const char *cmd);
+
+int cli_doctor(const cli_opts *o, int argc, char **argv);
+int cli_eval(const cli_opts *o, int argc, char **argv);
+int cli_version(const cli_opts *o, int argc, char **argv);
+int cli_demo(const cli_opts *o, int argc, char **argv);
+
+/* The embedded demo site: serve it on 127.0.0.1 in a child process.
+ * Returns the port (> 0) and the child's pid, or -1. */
+int cli_site_start(pid_t *pid);
+void cli_site_stop(pid_t pid);
+
+/* Monotonic nanoseconds, for CDPGATE_TIMING. */
+long long cli_now_ns(void);
+
+#endif

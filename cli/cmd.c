@@ -1,0 +1,248 @@
+/*
+ * cmd.c — the subcommands eval, version and doctor.
+ */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+cdp_browser *cli_browser(const cli_opts *o, const char *cmd)
+{
+    cdp_err e = {0};
+    cdp_browser *b;
+    if (o->connect) {
+        b = cdp_browser_connect(o->connect, NULL, o->timeout_ms, &e);
+    } else {
+        cdp_launch_opts lo = {0};
+        lo.browser = o->browser;
+        lo.use_port = o->use_port;
+        lo.headed = o->headed;
+        lo.args = o->args;
+        lo.timeout_ms = o->timeout_ms < 20000 ? 20000 : o->timeout_ms;
+        b = cdp_browser_launch(&lo, &e);
+    }
+    if (!b) {
+        fprintf(stderr, "cdpgate %s: %s\n", cmd, e.msg);
+        return NULL;
+    }
+    if (o->timing)
+        fprintf(stderr, "timing: first_response_ns=%lld\n", cli_now_ns());
+    return b;
+}
+
+/* Report an error of a step, adding the browser's death if that is why. */
+static int step_failed(cdp_browser *b, const char *cmd, const cdp_err *e)
+{
+    const char *death = cdp_browser_death(b);
+    if (*death) {
+        fprintf(stderr, "cdpgate %s: %s (%s)\n", cmd, e->msg, death);
+        return EXIT_BROWSER;
+    }
+    fprintf(stderr, "cdpgate %s: %s\n", cmd, e->msg);
+    if (e->code == CDP_EDISCONNECTED)
+        return EXIT_BROWSER;
+    return EXIT_FAIL;
+}
+
+int cli_eval(const cli_opts *o, int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: cdpgate eval URL EXPR\n");
+        return EXIT_USAGE;
+    }
+    const char *url = argv[1], *expr = argv[2];
+    cdp_browser *b = cli_browser(o, "eval");
+    if (!b)
+        return EXIT_BROWSER;
+    cdp_err e = {0};
+    int rc = EXIT_OK;
+    char *out = NULL;
+    cdp_page *p = cdp_page_open(b, o->timeout_ms, &e);
+    if (!p) {
+        rc = step_failed(b, "eval", &e);
+        goto done;
+    }
+    if (cdp_page_navigate(p, url, o->timeout_ms, &e)) {
+        rc = step_failed(b, "eval", &e);
+        goto done;
+    }
+    if (cdp_page_eval(p, expr, o->timeout_ms, &out, &e)) {
+        if (e.code == CDP_EEVAL) {
+            fprintf(stderr, "cdpgate eval: the expression threw: %s\n", e.msg);
+            rc = EXIT_FAIL;
+        } else {
+            rc = step_failed(b, "eval", &e);
+        }
+        goto done;
+    }
+    printf("%s\n", out);
+done:
+    free(out);
+    cdp_page_free(p);
+    cdp_browser_free(b);
+    return rc;
+}
+
+int cli_version(const cli_opts *o, int argc, char **argv)
+{
+    (void)argv;
+    if (argc != 1) {
+        fprintf(stderr, "usage: cdpgate version\n");
+        return EXIT_USAGE;
+    }
+    cdp_browser *b = cli_browser(o, "version");
+    if (!b)
+        return EXIT_BROWSER;
+    cdp_reply r;
+    cdp_err e;
+    int rc = EXIT_OK;
+    if (cdp_call(cdp_browser_conn(b), NULL, "Browser.getVersion", NULL, o->timeout_ms, &r,
+                 &e)) {
+        rc = step_failed(b, "version", &e);
+    } else {
+        char *s = json_write(r.result, NULL);
+        printf("%s\n", s ? s : "null");
+        free(s);
+        cdp_reply_free(&r);
+    }
+    cdp_browser_free(b);
+    return rc;
+}
+
+/* ---- doctor ---- */
+
+typedef struct {
+    int ok, failed;
+} tally;
+
+static void report(tally *t, bool ok, const char *what, const char *detail)
+{
+    printf("  [%s] %s%s%s\n", ok ? " ok " : "FAIL", what, detail && *detail ? ": " : "",
+           detail ? detail : "");
+    if (ok)
+        t->ok++;
+    else
+        t->failed++;
+}
+
+/* Open a page on b, evaluate 6*7 on a data: URL and check the answer. */
+static void check_page(tally *t, cdp_browser *b, const char *label, int timeout_ms)
+{
+    cdp_err e = {0};
+    char what[128], detail[600];
+    snprintf(what, sizeof what, "%s: open a page, navigate, evaluate", label);
+    long long t0 = cli_now_ns();
+    cdp_page *p = cdp_page_open(b, timeout_ms, &e);
+    char *out = NULL;
+    if (p && cdp_page_navigate(p, "data:text/html,<title>doctor</title><p>ok</p>", timeout_ms,
+                               &e) == 0 &&
+        cdp_page_eval(p, "document.title + ':' + 6*7", timeout_ms, &out, &e) == 0) {
+        bool good = strcmp(out, "\"doctor:42\"") == 0;
+        snprintf(detail, sizeof detail, "%s in %.1f ms%s", out,
+                 (cli_now_ns() - t0) / 1e6, cdp_page_adopted(p) ? " (adopted an existing page)" : "");
+        report(t, good, what, detail);
+    } else {
+        report(t, false, what, e.msg);
+    }
+    free(out);
+    cdp_page_free(p);
+}
+
+int cli_doctor(const cli_opts *o, int argc, char **argv)
+{
+    (void)argv;
+    if (argc != 1) {
+        fprintf(stderr, "usage: cdpgate doctor\n");
+        return EXIT_USAGE;
+    }
+    tally t = {0, 0};
+    char detail[1200];
+    cdp_err e = {0};
+    printf("cdpgate %s doctor\n", CDPGATE_VERSION);
+    if (o->connect) {
+        long long t0 = cli_now_ns();
+        cdp_browser *b = cdp_browser_connect(o->connect, NULL, o->timeout_ms, &e);
+        if (b) {
+            snprintf(detail, sizeof detail, "%s in %.1f ms", cdp_browser_product(b),
+                     (cli_now_ns() - t0) / 1e6);
+            report(&t, true, "attach", detail);
+            check_page(&t, b, "attach", o->timeout_ms);
+            cdp_browser_free(b);
+        } else {
+            report(&t, false, "attach", e.msg);
+        }
+        printf("%d ok, %d failed\n", t.ok, t.failed);
+        return t.failed ? EXIT_BROWSER : EXIT_OK;
+    }
+    char path[1024];
+    if (cdp_browser_find(o->browser, path, sizeof path, &e)) {
+        report(&t, false, "find the browser", e.msg);
+        printf("%d ok, %d failed\n", t.ok, t.failed);
+        return EXIT_BROWSER;
+    }
+    report(&t, true, "find the browser", path);
+    if (geteuid() == 0)
+        printf("  [info] running as root: the browser gets --no-sandbox\n");
+
+    cdp_launch_opts lo = {0};
+    lo.browser = path;
+    lo.headed = o->headed;
+    lo.args = o->args;
+    lo.timeout_ms = o->timeout_ms < 20000 ? 20000 : o->timeout_ms;
+
+    /* 1. pipe */
+    long long t0 = cli_now_ns();
+    cdp_browser *b = cdp_browser_launch(&lo, &e);
+    if (b) {
+        snprintf(detail, sizeof detail, "%s, ready in %.0f ms", cdp_browser_product(b),
+                 (cli_now_ns() - t0) / 1e6);
+        report(&t, true, "launch over the pipe (--remote-debugging-pipe)", detail);
+        check_page(&t, b, "pipe", o->timeout_ms);
+        cdp_browser_free(b);
+    } else {
+        report(&t, false, "launch over the pipe (--remote-debugging-pipe)", e.msg);
+    }
+
+    /* 2. port, then 3. attach to that browser through http:// and ws:// */
+    lo.use_port = true;
+    t0 = cli_now_ns();
+    b = cdp_browser_launch(&lo, &e);
+    if (b) {
+        snprintf(detail, sizeof detail, "%s at %s, ready in %.0f ms", cdp_browser_product(b),
+                 cdp_browser_ws_url(b), (cli_now_ns() - t0) / 1e6);
+        report(&t, true, "launch over a port (--remote-debugging-port=0)", detail);
+        check_page(&t, b, "port", o->timeout_ms);
+        /* The same browser, attached as a second client. */
+        char http[600];
+        const char *ws = cdp_browser_ws_url(b);
+        const char *hp = strstr(ws, "://");
+        const char *slash = hp ? strchr(hp + 3, '/') : NULL;
+        if (hp && slash) {
+            snprintf(http, sizeof http, "http://%.*s", (int)(slash - hp - 3), hp + 3);
+            cdp_browser *a = cdp_browser_connect(http, NULL, o->timeout_ms, &e);
+            if (a) {
+                snprintf(detail, sizeof detail, "%s resolved through /json/version", http);
+                report(&t, true, "attach with --connect http://", detail);
+                check_page(&t, a, "attach", o->timeout_ms);
+                cdp_browser_free(a);
+            } else {
+                report(&t, false, "attach with --connect http://", e.msg);
+            }
+            a = cdp_browser_connect(ws, NULL, o->timeout_ms, &e);
+            report(&t, a != NULL, "attach with --connect ws://", a ? ws : e.msg);
+            cdp_browser_free(a);
+        }
+        cdp_browser_free(b);
+    } else {
+        report(&t, false, "launch over a port (--remote-debugging-port=0)", e.msg);
+    }
+#if defined(CDPGATE_OPENSSL)
+    printf("  [info] built with OpenSSL: wss:// is available\n");
+#else
+    printf("  [info] built without OpenSSL: wss:// needs `make OPENSSL=1`\n");
+#endif
+    printf("%d ok, %d failed\n", t.ok, t.failed);
+    return t.failed ? EXIT_BROWSER : EXIT_OK;
+}

@@ -1,0 +1,176 @@
+/*
+ * main.c — cdpgate's entry point: global options, subcommand dispatch, help.
+ * Diagnostics go to stderr; results to stdout.
+ */
+#include "cli/cli.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char USAGE[] =
+"usage: cdpgate [options] <command> [args]\n"
+"\n"
+"Drive a real, locally installed Chromium, Chrome, Edge or Electron browser\n"
+"over the Chrome DevTools Protocol.\n"
+"\n"
+"commands:\n"
+"  doctor                find the browser, launch it over the pipe and over a\n"
+"                        port, attach, and report what works\n"
+"  eval URL EXPR         open URL, evaluate the JavaScript expression EXPR and\n"
+"                        print its value as JSON on stdout\n"
+"  version               print the browser's Browser.getVersion as JSON\n"
+"  demo                  run the demo against the embedded local site\n"
+"  help                  this text\n"
+"\n"
+"options (before or after the command):\n"
+"  --browser PATH        browser executable (default: $CDPGATE_BROWSER, then\n"
+"                        chromium, google-chrome, microsoft-edge on PATH and\n"
+"                        the usual install paths)\n"
+"  --connect URL         attach to a running browser instead of launching one:\n"
+"                        ws://HOST:PORT/devtools/browser/ID or http://HOST:PORT\n"
+"  --port                launch with --remote-debugging-port=0 instead of the\n"
+"                        pipe (the pipe opens no TCP port; it is the default)\n"
+"  --headed              show a browser window (needs a display)\n"
+"  --browser-arg ARG     pass ARG to the launched browser (repeatable), e.g.\n"
+"                        --browser-arg=--host-resolver-rules=\"MAP *.test 127.0.0.1\"\n"
+"  --timeout MS          deadline for each step (default 30000)\n"
+"  -h, --help            this text\n"
+"  --version             print cdpgate's version\n"
+"\n"
+"exit codes: 0 ok, 1 the task failed (script threw, navigation failed),\n"
+"2 bad command line, 3 browser missing, unreachable, or died.\n"
+"\n"
+"environment: CDPGATE_BROWSER (browser path), TMPDIR (temporary profiles),\n"
+"CDPGATE_TIMING=1 (timestamps on stderr, for benchmarks).\n"
+"\n"
+"A launched browser gets a fresh temporary profile that is removed on exit,\n"
+"and never outlives cdpgate, even when cdpgate is killed.\n";
+
+long long cli_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* For benchmarks: the driver's own peak resident set (not the browser's). */
+static void print_peak_rss(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmHWM:", 6) == 0)
+            fprintf(stderr, "timing: vmhwm_kb=%ld\n", strtol(line + 6, NULL, 10));
+    if (f)
+        fclose(f);
+}
+
+static int parse_int(const char *s, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < 1 || v > 3600000)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    long long t0 = cli_now_ns();
+    cli_opts o = {0};
+    o.timeout_ms = 30000;
+    const char *t = getenv("CDPGATE_TIMING");
+    o.timing = t && *t == '1';
+    if (o.timing)
+        fprintf(stderr, "timing: main_ns=%lld\n", t0);
+    signal(SIGPIPE, SIG_IGN);
+
+    /* Options may come before or after the command; positionals in order. */
+    char *pos[64];
+    int npos = 0;
+    for (int i = 1; i < argc; i++) {
+        char *a = argv[i];
+        const char *val = NULL;
+        char *eq = NULL;
+        if (a[0] == '-' && a[1] == '-' && (eq = strchr(a, '=')))
+            *eq = 0, val = eq + 1;
+#define NEEDVAL() do { \
+        if (!val) { \
+            if (i + 1 >= argc) { \
+                fprintf(stderr, "cdpgate: %s needs a value\n", a); \
+                return EXIT_USAGE; \
+            } \
+            val = argv[++i]; \
+        } } while (0)
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(USAGE, stdout);
+            return EXIT_OK;
+        } else if (strcmp(a, "--version") == 0) {
+            printf("cdpgate %s\n", CDPGATE_VERSION);
+            return EXIT_OK;
+        } else if (strcmp(a, "--browser") == 0) {
+            NEEDVAL();
+            o.browser = val;
+        } else if (strcmp(a, "--connect") == 0) {
+            NEEDVAL();
+            o.connect = val;
+        } else if (strcmp(a, "--port") == 0) {
+            o.use_port = true;
+        } else if (strcmp(a, "--headed") == 0) {
+            o.headed = true;
+        } else if (strcmp(a, "--browser-arg") == 0) {
+            NEEDVAL();
+            if (o.nargs == 31) {
+                fprintf(stderr, "cdpgate: too many --browser-arg\n");
+                return EXIT_USAGE;
+            }
+            o.args[o.nargs++] = val;
+        } else if (strcmp(a, "--timeout") == 0) {
+            NEEDVAL();
+            if (parse_int(val, &o.timeout_ms)) {
+                fprintf(stderr, "cdpgate: --timeout wants milliseconds (1..3600000), "
+                        "not '%s'\n", val);
+                return EXIT_USAGE;
+            }
+        } else if (a[0] == '-' && a[1] == '-' && a[2]) {
+            fprintf(stderr, "cdpgate: unknown option %s (see cdpgate --help)\n", a);
+            return EXIT_USAGE;
+        } else {
+            if (npos == 63) {
+                fprintf(stderr, "cdpgate: too many arguments\n");
+                return EXIT_USAGE;
+            }
+            pos[npos++] = a;
+        }
+#undef NEEDVAL
+    }
+    pos[npos] = NULL;
+    if (npos == 0) {
+        fputs(USAGE, stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = pos[0];
+    int rc;
+    if (strcmp(cmd, "help") == 0) {
+        fputs(USAGE, stdout);
+        return EXIT_OK;
+    } else if (strcmp(cmd, "doctor") == 0) {
+        rc = cli_doctor(&o, npos, pos);
+    } else if (strcmp(cmd, "eval") == 0) {
+        rc = cli_eval(&o, npos, pos);
+    } else if (strcmp(cmd, "version") == 0) {
+        rc = cli_version(&o, npos, pos);
+    } else if (strcmp(cmd, "demo") == 0) {
+        rc = cli_demo(&o, npos, pos);
+    } else {
+        fprintf(stderr, "cdpgate: unknown command '%s' (see cdpgate --help)\n", cmd);
+        return EXIT_USAGE;
+    }
+    if (o.timing)
+        print_peak_rss();
+    return rc;
+}

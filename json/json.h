@@ -1,0 +1,181 @@
+/*
+ * json.h — strict RFC 8259 JSON: a reader into an arena-backed document and
+ * a streaming writer.
+ *
+ * Reader. json_parse() validates the whole input (grammar, UTF-8, depth and
+ * size limits) and builds an immutable tree of json_val nodes inside one
+ * arena owned by the json_doc. Everything reachable from the document
+ * (values, keys, decoded strings) is borrowed: valid until json_doc_free().
+ * Decoded strings are NUL-terminated and also carry a length (they may hold
+ * U+0000 from a \u0000 escape). On error nothing is allocated and the
+ * json_err says where and why.
+ *
+ * Decisions where RFC 8259 leaves room (the "i_" cases of JSONTestSuite; see
+ * docs/json.md for the full table):
+ *   - Invalid UTF-8 in the input is rejected.
+ *   - A lone UTF-16 surrogate in a \u escape is accepted and decoded as
+ *     U+FFFD (JavaScript strings, and so CDP, may carry them; rejecting would
+ *     let a page make its own title unparsable).
+ *   - A byte order mark is rejected.
+ *   - Numbers are kept as a double, plus an exact int64 when the literal is an
+ *     integer that fits. A literal whose magnitude overflows a double is
+ *     rejected ("number out of range"); one that underflows reads as 0.
+ *   - Duplicate keys are kept; lookups return the first. JSON_NO_DUPLICATES
+ *     rejects them instead (for grant and vault files).
+ *
+ * Writer. json_w builds output into a growing buffer without any document:
+ * it inserts commas and colons, escapes strings (output is always valid
+ * UTF-8 JSON; control characters, '"' and '\\' are escaped, and U+2028/2029
+ * too), and prints doubles as the shortest text that reads back to the same
+ * value. Errors (out of memory, NaN or infinity, invalid UTF-8 in a string,
+ * unbalanced nesting) are sticky: check json_w_error() once at the end.
+ */
+#ifndef CDPGATE_JSON_H
+#define CDPGATE_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- errors ---- */
+
+enum {
+    JSON_OK = 0,
+    JSON_ENOMEM = -1,     /* allocation failed */
+    JSON_ESYNTAX = -2,    /* grammar violation */
+    JSON_EUTF8 = -3,      /* invalid UTF-8 */
+    JSON_EDEPTH = -4,     /* nesting deeper than max_depth */
+    JSON_ESIZE = -5,      /* input larger than max_size */
+    JSON_ERANGE = -6,     /* number overflows a double */
+    JSON_EDUPKEY = -7,    /* duplicate key with JSON_NO_DUPLICATES */
+    JSON_EVALUE = -8,     /* writer: NaN/inf, bad string, unbalanced nesting */
+};
+
+typedef struct {
+    int code;            /* JSON_E*, or JSON_OK */
+    size_t offset;       /* byte offset in the input where it went wrong */
+    const char *msg;     /* static text, e.g. "unterminated string" */
+} json_err;
+
+const char *json_strerror(int code);
+
+/* ---- reader ---- */
+
+typedef struct json_doc json_doc;
+typedef struct json_val json_val;
+
+typedef enum {
+    JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING,
+    JSON_ARRAY, JSON_OBJECT
+} json_type;
+
+enum { JSON_NO_DUPLICATES = 1 << 0 };
+
+typedef struct {
+    size_t max_size;     /* input bytes; 0 = JSON_DEFAULT_MAX_SIZE */
+    unsigned max_depth;  /* nesting of arrays/objects; 0 = JSON_DEFAULT_MAX_DEPTH */
+    unsigned flags;      /* JSON_NO_DUPLICATES */
+} json_opts;
+
+#define JSON_DEFAULT_MAX_SIZE  ((size_t)512 << 20)
+#define JSON_DEFAULT_MAX_DEPTH 1024u
+
+/* Parse len bytes at buf (need not be NUL-terminated). opts may be NULL.
+ * Returns a new document (free with json_doc_free) or NULL with *err filled
+ * (err may be NULL). */
+json_doc *json_parse(const char *buf, size_t len, const json_opts *opts, json_err *err);
+void json_doc_free(json_doc *doc);
+/* Root value; borrowed. */
+const json_val *json_doc_root(const json_doc *doc);
+/* Bytes held by the document's arena (for memory accounting). */
+size_t json_doc_memsize(const json_doc *doc);
+
+/* All accessors accept NULL and wrong-typed values and then return the
+ * "absent" answer (NULL, 0, false), so chains like
+ * json_str(json_get(json_get(root, "result"), "value"), NULL) are safe. */
+json_type json_type_of(const json_val *v);      /* JSON_NULL for NULL */
+bool json_is(const json_val *v, json_type t);
+/* Member of an object by key (first match), else NULL. */
+const json_val *json_get(const json_val *obj, const char *key);
+const json_val *json_getn(const json_val *obj, const char *key, size_t keylen);
+/* Dotted path through objects: json_path(root, "result.result.value"). */
+const json_val *json_path(const json_val *v, const char *path);
+/* Element count of an array or object; 0 otherwise. */
+size_t json_len(const json_val *v);
+/* idx-th element of an array (O(idx)); NULL when out of range. */
+const json_val *json_at(const json_val *arr, size_t idx);
+/* Iteration over array elements or object members, in document order:
+ *   for (const json_val *c = json_first(v); c; c = json_next(c)) ... */
+const json_val *json_first(const json_val *v);
+const json_val *json_next(const json_val *v);
+/* Key of an object member (as reached by json_first/json_next on an object);
+ * NULL for array elements. *len gets the length when len != NULL. */
+const char *json_key(const json_val *member, size_t *len);
+/* String contents (NUL-terminated); NULL if not a string. */
+const char *json_str(const json_val *v, size_t *len);
+/* Number as a double; 0 if not a number. */
+double json_num(const json_val *v);
+/* Exact integer: returns true and sets *out when v is a number literal
+ * without fraction or exponent that fits int64. */
+bool json_int(const json_val *v, int64_t *out);
+/* true for JSON true; false otherwise. */
+bool json_bool(const json_val *v);
+/* Convenience: string member or NULL; integer member or dflt. */
+const char *json_get_str(const json_val *obj, const char *key);
+int64_t json_get_int(const json_val *obj, const char *key, int64_t dflt);
+
+/* ---- writer ---- */
+
+#define JSON_W_MAX_DEPTH 256
+
+/* Caller-allocated; fields are private. Zero-initialise or json_w_init. */
+typedef struct {
+    char *buf;           /* output, NUL-terminated when err == 0 */
+    size_t len, cap;
+    size_t max;          /* 0 = no limit; exceeding it is JSON_ESIZE */
+    int err;             /* sticky JSON_E* */
+    unsigned depth;
+    uint8_t first[JSON_W_MAX_DEPTH];   /* no element written yet at depth */
+    uint8_t in_obj[JSON_W_MAX_DEPTH];  /* container at depth is an object */
+    uint8_t want_val;                  /* a key was written, value expected */
+} json_w;
+
+void json_w_init(json_w *w);
+/* Release the buffer (json_w_take() hands it over instead). */
+void json_w_free(json_w *w);
+/* Reset to empty, keeping the allocation. */
+void json_w_reset(json_w *w);
+/* Hand over the NUL-terminated buffer (free with free()); NULL on error.
+ * The writer is left empty. */
+char *json_w_take(json_w *w, size_t *len);
+int json_w_error(const json_w *w);
+
+void json_w_obj_begin(json_w *w);
+void json_w_obj_end(json_w *w);
+void json_w_arr_begin(json_w *w);
+void json_w_arr_end(json_w *w);
+void json_w_key(json_w *w, const char *key);         /* NUL-terminated */
+void json_w_keyn(json_w *w, const char *key, size_t len);
+void json_w_str(json_w *w, const char *s);            /* NULL writes null */
+void json_w_strn(json_w *w, const char *s, size_t len);
+void json_w_int(json_w *w, int64_t v);
+void json_w_uint(json_w *w, uint64_t v);
+void json_w_num(json_w *w, double v);                 /* shortest round-trip */
+void json_w_bool(json_w *w, bool v);
+void json_w_null(json_w *w);
+/* Insert already-serialised JSON as one value (validated when validate). */
+void json_w_raw(json_w *w, const char *json, size_t len, bool validate);
+/* Serialise a parsed value (deep). */
+void json_w_val(json_w *w, const json_val *v);
+
+/* Shortest round-trip text of a finite double into out (>= 32 bytes).
+ * Returns the length, or -1 for NaN/inf. */
+int json_fmt_double(double v, char *out);
+
+/* Whole document to a new string (free with free()); NULL on error. */
+char *json_write(const json_val *v, size_t *len);
+
+/* UTF-8 validation of a byte span (no NUL special-casing). */
+bool json_utf8_valid(const uint8_t *s, size_t len);
+
+#endif

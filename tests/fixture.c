@@ -1,0 +1,335 @@
+/*
+ * fixture.c — see fixture.h.
+ */
+#if defined(__linux__)
+#define _GNU_SOURCE 1
+#endif
+#include "tests/fixture.h"
+#include "cdp/cdp.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
+
+static void reply(int fd, int code, const char *type, const char *body, size_t len)
+{
+    char hdr[512];
+    int hl = snprintf(hdr, sizeof hdr, "HTTP/1.1 %d X\r\nContent-Type: %s\r\n"
+                      "Content-Length: %zu\r\nCache-Control: no-store\r\n"
+                      "Connection: close\r\n\r\n", code, type, len);
+    if (write(fd, hdr, (size_t)hl) == hl && len)
+        (void)!write(fd, body, len);
+}
+
+static const char *mime(const char *p)
+{
+    const char *dot = strrchr(p, '.');
+    if (dot && strcmp(dot, ".html") == 0) return "text/html; charset=utf-8";
+    if (dot && strcmp(dot, ".js") == 0) return "text/javascript";
+    if (dot && strcmp(dot, ".json") == 0) return "application/json";
+    if (dot && strcmp(dot, ".css") == 0) return "text/css";
+    return "application/octet-stream";
+}
+
+static void serve(int fd)
+{
+    char req[8192];
+    size_t n = 0;
+    struct pollfd pfd = {fd, POLLIN, 0};
+    while (n < sizeof req - 1) {
+        if (poll(&pfd, 1, 5000) <= 0)
+            return;
+        ssize_t r = read(fd, req + n, sizeof req - 1 - n);
+        if (r <= 0)
+            return;
+        n += (size_t)r;
+        req[n] = 0;
+        if (strstr(req, "\r\n\r\n"))
+            break;
+    }
+    char path[1024];
+    if (sscanf(req, "GET %1023s", path) != 1) {
+        reply(fd, 400, "text/plain", "bad request", 11);
+        return;
+    }
+    char *q = strchr(path, '?');
+    if (q)
+        *q++ = 0;
+    if (strcmp(path, "/slow") == 0) {
+        long ms = q && strncmp(q, "ms=", 3) == 0 ? strtol(q + 3, NULL, 10) : 1000;
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+        reply(fd, 200, "text/html", "<title>slow</title>slow", 23);
+        return;
+    }
+    if (strcmp(path, "/status") == 0) {
+        int code = q && strncmp(q, "code=", 5) == 0 ? (int)strtol(q + 5, NULL, 10) : 500;
+        reply(fd, code, "text/html", "<title>status</title>status", 27);
+        return;
+    }
+    if (strcmp(path, "/echo-host") == 0) {
+        const char *h = strstr(req, "\r\nHost: ");
+        char host[256] = "";
+        if (h)
+            sscanf(h + 8, "%255[^\r\n]", host);
+        reply(fd, 200, "text/plain", host, strlen(host));
+        return;
+    }
+    if (strstr(path, "..") || path[0] != '/') {
+        reply(fd, 403, "text/plain", "no", 2);
+        return;
+    }
+    char file[1200];
+    snprintf(file, sizeof file, "tests/fixtures%s%s", path,
+             path[strlen(path) - 1] == '/' ? "index.html" : "");
+    int f = open(file, O_RDONLY);
+    struct stat st;
+    if (f < 0 || fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (f >= 0)
+            close(f);
+        reply(fd, 404, "text/html", "<title>404</title>not found", 27);
+        return;
+    }
+    char *body = malloc((size_t)st.st_size + 1);
+    ssize_t got = body ? read(f, body, (size_t)st.st_size) : -1;
+    close(f);
+    if (got == st.st_size)
+        reply(fd, 200, mime(file), body, (size_t)got);
+    free(body);
+}
+
+int fixture_server_start(pid_t *pid)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    if (s < 0)
+        return -1;
+    int one = 1;
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_ANY);  /* 127.0.0.1 and 127.0.0.2 alike */
+    socklen_t al = sizeof a;
+    if (bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, 128) != 0 ||
+        getsockname(s, (struct sockaddr *)&a, &al) != 0) {
+        close(s);
+        return -1;
+    }
+    pid_t parent = getpid();
+    *pid = fork();
+    if (*pid < 0) {
+        close(s);
+        return -1;
+    }
+    if (*pid == 0) {
+#if defined(__linux__)
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+        signal(SIGPIPE, SIG_IGN);
+        signal(SIGCHLD, SIG_IGN);   /* connection children reap themselves */
+        struct pollfd pfd = {s, POLLIN, 0};
+        while (getppid() == parent) {
+            if (poll(&pfd, 1, 500) <= 0)
+                continue;
+            int c = accept(s, NULL, NULL);
+            if (c < 0)
+                continue;
+            pid_t w = fork();
+            if (w == 0) {
+                close(s);
+                serve(c);
+                close(c);
+                _exit(0);
+            }
+            close(c);
+        }
+        _exit(0);
+    }
+    close(s);
+    return ntohs(a.sin_port);
+}
+
+void fixture_server_stop(pid_t pid)
+{
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+}
+
+const char *fixture_browser(void)
+{
+    static char path[1024];     /* test support only; the library has no globals */
+    cdp_err e;
+    if (cdp_browser_find(NULL, path, sizeof path, &e) != 0)
+        return NULL;
+    return path;
+}
+
+int fixture_count_procs(const char *needle)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return -1;
+    int count = 0;
+    struct dirent *e;
+    char self[32];
+    snprintf(self, sizeof self, "%d", (int)getpid());
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9' || strcmp(e->d_name, self) == 0)
+            continue;
+        char p[300], buf[8192];
+        snprintf(p, sizeof p, "/proc/%s/cmdline", e->d_name);
+        int fd = open(p, O_RDONLY);
+        if (fd < 0)
+            continue;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n <= 0)
+            continue;   /* zombies have an empty cmdline */
+        for (ssize_t i = 0; i < n; i++)
+            if (!buf[i])
+                buf[i] = ' ';
+        buf[n] = 0;
+        if (strstr(buf, needle))
+            count++;
+    }
+    closedir(d);
+    return count;
+}
+
+static char *slurp_fd(int fd)
+{
+    size_t cap = 4096, n = 0;
+    char *b = malloc(cap);
+    ssize_t r;
+    while (b && (r = read(fd, b + n, cap - n - 1)) > 0) {
+        n += (size_t)r;
+        if (cap - n < 2) {
+            char *nb = realloc(b, cap * 2);
+            if (!nb) {
+                free(b);
+                return NULL;
+            }
+            b = nb;
+            cap *= 2;
+        }
+    }
+    if (b)
+        b[n] = 0;
+    return b;
+}
+
+int fixture_run(const char *cmd, char **out, char **err)
+{
+    char ofile[] = "/tmp/cdpgate-test-outXXXXXX", efile[] = "/tmp/cdpgate-test-errXXXXXX";
+    int ofd = mkstemp(ofile), efd = mkstemp(efile);
+    if (ofd < 0 || efd < 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(ofd, 1);
+        dup2(efd, 2);
+        int nul = open("/dev/null", O_RDONLY);
+        dup2(nul, 0);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    int st = -1;
+    waitpid(pid, &st, 0);
+    lseek(ofd, 0, SEEK_SET);
+    lseek(efd, 0, SEEK_SET);
+    char *o = slurp_fd(ofd), *e = slurp_fd(efd);
+    close(ofd);
+    close(efd);
+    unlink(ofile);
+    unlink(efile);
+    if (out) *out = o; else free(o);
+    if (err) *err = e; else free(e);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+int fixture_node_start(const char *script, const char *arg1, const char *arg2,
+                       pid_t *pid, char *why, size_t whylen)
+{
+    if (access("tests/peers/node_modules/ws", F_OK) != 0) {
+        snprintf(why, whylen, "tests/peers/node_modules missing (run: cd tests/peers && "
+                 "npm install)");
+        return -1;
+    }
+    int p[2];
+    if (pipe(p) != 0)
+        return -1;
+    *pid = fork();
+    if (*pid == 0) {
+#if defined(__linux__)
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+        dup2(p[1], 1);
+        close(p[0]);
+        close(p[1]);
+        char path[512];
+        snprintf(path, sizeof path, "tests/peers/%s", script);
+        execlp("node", "node", path, arg1, arg2, (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    char line[64];
+    size_t n = 0;
+    struct pollfd pfd = {p[0], POLLIN, 0};
+    while (n < sizeof line - 1 && poll(&pfd, 1, 10000) > 0) {
+        ssize_t r = read(p[0], line + n, 1);
+        if (r <= 0 || line[n] == '\n')
+            break;
+        n++;
+    }
+    line[n] = 0;
+    close(p[0]);
+    long port = strtol(line, NULL, 10);
+    if (port <= 0 || port > 65535) {
+        snprintf(why, whylen, "node %s did not start (is node installed?)", script);
+        fixture_node_stop(*pid);
+        return -1;
+    }
+    return (int)port;
+}
+
+void fixture_node_stop(pid_t pid)
+{
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+}
+
+int fixture_closed_port(void)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t al = sizeof a;
+    if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) != 0 ||
+        getsockname(s, (struct sockaddr *)&a, &al) != 0) {
+        if (s >= 0)
+            close(s);
+        return -1;
+    }
+    close(s);   /* nothing listens there now */
+    return ntohs(a.sin_port);
+}

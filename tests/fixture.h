@@ -1,0 +1,46 @@
+/*
+ * fixture.h — test support for integration tests: a loopback HTTP server for
+ * the fixture pages in tests/fixtures/, and helpers to find and launch the
+ * browser under test.
+ */
+#ifndef CDPGATE_TESTS_FIXTURE_H
+#define CDPGATE_TESTS_FIXTURE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Serve tests/fixtures/ on 127.0.0.1 (any host name reaching it works, see
+ * FIXTURE_HOST_RULES) from a forked child, one child per connection.
+ * Special paths: /slow?ms=N answers after N ms; /status?code=N answers N;
+ * /echo-host answers the Host header. Returns the port or -1. */
+int fixture_server_start(pid_t *pid);
+void fixture_server_stop(pid_t pid);
+
+/* Browser argument mapping the fixture host names (*.test) to loopback:
+ * a.test -> 127.0.0.1, b.test -> 127.0.0.2 (a different site, so an iframe
+ * between them is out-of-process). */
+#define FIXTURE_HOST_RULES \
+    "--host-resolver-rules=MAP a.test 127.0.0.1, MAP b.test 127.0.0.2, " \
+    "MAP *.test 127.0.0.1"
+
+/* Path of the browser for tests, or NULL (then the test calls test_skip). */
+const char *fixture_browser(void);
+
+/* Count live processes whose command line contains needle. */
+int fixture_count_procs(const char *needle);
+
+/* Run a command line through /bin/sh, capturing stdout and stderr into new
+ * buffers (free them); returns the exit status (or -1). */
+int fixture_run(const char *cmd, char **out, char **err);
+
+/* Start `node SCRIPT ARG1 ARG2` (args may be NULL) from tests/peers, read the
+ * port it prints on its first stdout line. Returns the port, or -1 when node
+ * or tests/peers/node_modules is missing (why says which) or it failed. */
+int fixture_node_start(const char *script, const char *arg1, const char *arg2,
+                       pid_t *pid, char *why, size_t whylen);
+void fixture_node_stop(pid_t pid);
+
+/* A loopback port nothing listens on (bound, then closed). */
+int fixture_closed_port(void);
+
+#endif

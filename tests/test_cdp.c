@@ -1,0 +1,801 @@
+/*
+ * test_cdp.c — the CDP connection, launch and attach, against real headless
+ * Chromium on fixture pages served on loopback under several host names,
+ * and against fake browsers that misbehave (garbage, early exit, silence).
+ */
+#include "tests/harness.h"
+#include "tests/fixture.h"
+#include "cdp/cdp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int port;            /* fixture server */
+static pid_t server_pid;
+static const char *host_args[] = {FIXTURE_HOST_RULES, "--site-per-process", NULL};
+
+static bool need_browser(void)
+{
+    if (!fixture_browser()) {
+        test_skip("no Chromium-family browser installed (apt-get install -y chromium)");
+        return false;
+    }
+    return true;
+}
+
+static cdp_browser *launch(bool use_port)
+{
+    cdp_launch_opts o = {0};
+    o.use_port = use_port;
+    o.args = host_args;
+    cdp_err e = {0};
+    cdp_browser *b = cdp_browser_launch(&o, &e);
+    if (!CHECK(b != NULL))
+        test_fail_detail("launch: %s", e.msg);
+    return b;
+}
+
+static void url_for(char *out, size_t cap, const char *host, const char *path)
+{
+    snprintf(out, cap, "http://%s:%d%s", host, port, path);
+}
+
+static char *eval_on(cdp_page *p, const char *expr)
+{
+    char *out = NULL;
+    cdp_err e = {0};
+    if (!CHECK(cdp_page_eval(p, expr, 10000, &out, &e) == 0))
+        test_fail_detail("eval %s: %s", expr, e.msg);
+    return out;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* ---- discovery ---- */
+
+static void t_find_explicit_missing(void)
+{
+    char path[256];
+    cdp_err e = {0};
+    CHECK_INT(CDP_ENOTFOUND, cdp_browser_find("/nonexistent/chrome", path, sizeof path, &e));
+    CHECK(strstr(e.msg, "/nonexistent/chrome") != NULL);
+    CHECK(strstr(e.msg, "not an executable") != NULL);
+}
+
+static void t_find_env_and_path(void)
+{
+    char dir[] = "/tmp/cdpgate-find-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char exe[300];
+    snprintf(exe, sizeof exe, "%s/google-chrome", dir);
+    FILE *f = fopen(exe, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("#!/bin/sh\nexit 0\n", f);
+        fclose(f);
+    }
+    chmod(exe, 0755);
+    char path[300];
+    cdp_err e = {0};
+    /* CDPGATE_BROWSER wins over PATH. */
+    setenv("CDPGATE_BROWSER", exe, 1);
+    CHECK_INT(0, cdp_browser_find(NULL, path, sizeof path, &e));
+    CHECK_STR(exe, path);
+    /* An explicit path wins over CDPGATE_BROWSER. */
+    setenv("CDPGATE_BROWSER", "/nonexistent", 1);
+    CHECK_INT(0, cdp_browser_find(exe, path, sizeof path, &e));
+    CHECK_STR(exe, path);
+    /* A bad CDPGATE_BROWSER is an error naming it, not a silent fallback. */
+    CHECK_INT(CDP_ENOTFOUND, cdp_browser_find(NULL, path, sizeof path, &e));
+    CHECK(strstr(e.msg, "CDPGATE_BROWSER") != NULL);
+    unsetenv("CDPGATE_BROWSER");
+    /* The usual names on PATH. */
+    char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    setenv("PATH", dir, 1);
+    CHECK_INT(0, cdp_browser_find(NULL, path, sizeof path, &e));
+    CHECK_STR(exe, path);
+    if (old) {
+        setenv("PATH", old, 1);
+        free(old);
+    }
+    unlink(exe);
+    rmdir(dir);
+}
+
+/* ---- launch, pages, sessions ---- */
+
+static void t_pipe_launch_eval(void)
+{
+    if (!need_browser())
+        return;
+    cdp_browser *b = launch(false);
+    if (!b)
+        return;
+    CHECK_STR("pipe", cdp_conn_transport(cdp_browser_conn(b)));
+    CHECK(strstr(cdp_browser_product(b), "Chrome") != NULL);
+    CHECK_STR("", cdp_browser_ws_url(b));
+    char profile[1024];
+    snprintf(profile, sizeof profile, "%s", cdp_browser_profile_dir(b));
+    struct stat st;
+    CHECK(stat(profile, &st) == 0);
+    cdp_err e = {0};
+    cdp_page *p = cdp_page_open(b, 10000, &e);
+    CHECK(p != NULL);
+    char url[256];
+    url_for(url, sizeof url, "a.test", "/index.html");
+    CHECK_INT(0, cdp_page_navigate(p, url, 10000, &e));
+    char *v = eval_on(p, "document.title + '|' + location.host");
+    char want[128];
+    snprintf(want, sizeof want, "\"Fixture home|a.test:%d\"", port);
+    CHECK_STR(want, v);
+    free(v);
+    v = eval_on(p, "({n: 1.5, s: 'x\\u2028y', a: [true, null]})");
+    CHECK_STR("{\"n\":1.5,\"s\":\"x\\u2028y\",\"a\":[true,null]}", v);
+    free(v);
+    v = eval_on(p, "undefined");
+    CHECK_STR("null", v);
+    free(v);
+    v = eval_on(p, "NaN");
+    CHECK_STR("\"NaN\"", v);
+    free(v);
+    v = eval_on(p, "new Promise(r => setTimeout(() => r(7), 50))");
+    CHECK_STR("7", v);
+    free(v);
+    /* A thrown exception is an error carrying its text. */
+    char *out = NULL;
+    CHECK_INT(CDP_EEVAL, cdp_page_eval(p, "null.x", 10000, &out, &e));
+    CHECK(strstr(e.msg, "TypeError") != NULL);
+    CHECK_INT(CDP_EEVAL, cdp_page_eval(p, "throw new Error('boom')", 10000, &out, &e));
+    CHECK(strstr(e.msg, "boom") != NULL);
+    CHECK(out == NULL);
+    cdp_page_free(p);
+    cdp_browser_free(b);
+    /* The temporary profile is removed on a normal exit. */
+    CHECK(stat(profile, &st) != 0 && errno == ENOENT);
+    CHECK_INT(0, fixture_count_procs(profile));
+}
+
+static void t_port_launch_and_attach(void)
+{
+    if (!need_browser())
+        return;
+    cdp_browser *b = launch(true);
+    if (!b)
+        return;
+    CHECK_STR("websocket", cdp_conn_transport(cdp_browser_conn(b)));
+    const char *ws = cdp_browser_ws_url(b);
+    CHECK(strncmp(ws, "ws://127.0.0.1:", 15) == 0);
+    CHECK(strstr(ws, "/devtools/browser/") != NULL);
+    /* Attach as a second client, through http:// and through ws://. */
+    char http[128];
+    int bport = atoi(ws + 15);
+    snprintf(http, sizeof http, "http://127.0.0.1:%d", bport);
+    cdp_err e = {0};
+    cdp_browser *a = cdp_browser_connect(http, NULL, 10000, &e);
+    if (CHECK(a != NULL)) {
+        CHECK_STR(ws, cdp_browser_ws_url(a));
+        CHECK_INT(0, cdp_browser_pid(a));
+        cdp_page *p = cdp_page_open(a, 10000, &e);
+        CHECK(p != NULL && !cdp_page_adopted(p));
+        char url[256];
+        url_for(url, sizeof url, "b.test", "/echo-host");
+        CHECK_INT(0, cdp_page_navigate(p, url, 10000, &e));
+        char *v = eval_on(p, "document.body.innerText");
+        char want[64];
+        snprintf(want, sizeof want, "\"b.test:%d\"", port);
+        CHECK_STR(want, v);
+        free(v);
+        cdp_page_free(p);
+        cdp_browser_free(a);
+    } else {
+        test_fail_detail("%s", e.msg);
+    }
+    a = cdp_browser_connect(ws, NULL, 10000, &e);
+    CHECK(a != NULL);
+    cdp_browser_free(a);
+    /* Attaching did not close the launched browser. */
+    CHECK(!cdp_conn_dead(cdp_browser_conn(b)));
+    CHECK_INT(0, cdp_call(cdp_browser_conn(b), NULL, "Browser.getVersion", NULL, 5000,
+                          NULL, &e));
+    cdp_browser_free(b);
+}
+
+typedef struct {
+    int attached;
+    char iframe_session[128];
+} attach_seen;
+
+static void on_event(void *ud, cdp_conn *c, const char *session, const char *method,
+                     const json_val *params)
+{
+    (void)c;
+    (void)session;
+    attach_seen *s = ud;
+    if (strcmp(method, "Target.attachedToTarget") == 0) {
+        const char *type = json_get_str(json_get(params, "targetInfo"), "type");
+        if (type && strcmp(type, "iframe") == 0) {
+            s->attached++;
+            snprintf(s->iframe_session, sizeof s->iframe_session, "%s",
+                     json_get_str(params, "sessionId"));
+        }
+    }
+}
+
+static bool is_iframe_attach(void *ud, const json_val *params)
+{
+    (void)ud;
+    const char *type = json_get_str(json_get(params, "targetInfo"), "type");
+    return type && strcmp(type, "iframe") == 0;
+}
+
+/* Flattened sessions: auto-attach to an out-of-process iframe (b.test inside
+ * a.test) and evaluate inside it through its own session. */
+static void t_flatten_oopif(void)
+{
+    if (!need_browser())
+        return;
+    cdp_browser *b = launch(false);
+    if (!b)
+        return;
+    cdp_conn *c = cdp_browser_conn(b);
+    attach_seen seen = {0, ""};
+    CHECK_INT(0, cdp_listen(c, on_event, &seen));
+    cdp_err e = {0};
+    cdp_page *p = cdp_page_open(b, 10000, &e);
+    CHECK(p != NULL);
+    if (!p)
+        goto out;
+    CHECK_INT(0, cdp_call(c, cdp_page_session(p), "Target.setAutoAttach",
+                          "{\"autoAttach\":true,\"waitForDebuggerOnStart\":false,"
+                          "\"flatten\":true}", 10000, NULL, &e));
+    uint64_t since = cdp_event_seq(c);
+    char url[256];
+    url_for(url, sizeof url, "a.test", "/frames.html");
+    CHECK_INT(0, cdp_page_navigate(p, url, 10000, &e));
+    cdp_reply ev;
+    int rc = cdp_wait_event(c, since, cdp_page_session(p), "Target.attachedToTarget",
+                            is_iframe_attach, NULL, 10000, &ev, NULL, &e);
+    if (!CHECK_INT(0, rc)) {
+        test_fail_detail("%s", e.msg);
+        goto out;
+    }
+    const char *sid = json_get_str(ev.result, "sessionId");
+    CHECK(sid != NULL);
+    const cdp_target *t = cdp_target_by_session(c, sid);
+    CHECK(t != NULL);
+    if (t) {
+        CHECK_STR("iframe", t->type);
+        CHECK_STR(cdp_page_session(p), t->parent_session);
+    }
+    CHECK(seen.attached >= 1);
+    /* Evaluate in the iframe's own session (its document may still load). */
+    char params[] = "{\"expression\":\"new Promise(r => { const f = () => "
+                    "document.readyState === 'complete' ? r(location.hostname) : "
+                    "setTimeout(f, 20); f(); })\",\"awaitPromise\":true,"
+                    "\"returnByValue\":true}";
+    cdp_reply r;
+    rc = cdp_call(c, sid, "Runtime.evaluate", params, 10000, &r, &e);
+    CHECK_INT(0, rc);
+    if (rc == 0) {
+        CHECK_STR("b.test", json_get_str(json_get(r.result, "result"), "value"));
+        cdp_reply_free(&r);
+    } else {
+        test_fail_detail("%s", e.msg);
+    }
+    cdp_reply_free(&ev);
+    cdp_unlisten(c, on_event, &seen);
+out:
+    cdp_page_free(p);
+    cdp_browser_free(b);
+}
+
+/* Several targets at once, with commands pipelined across sessions. */
+static void t_many_targets(void)
+{
+    if (!need_browser())
+        return;
+    cdp_browser *b = launch(false);
+    if (!b)
+        return;
+    cdp_conn *c = cdp_browser_conn(b);
+    cdp_err e = {0};
+    cdp_page *pages[4] = {0};
+    for (int i = 0; i < 4; i++) {
+        pages[i] = cdp_page_open(b, 10000, &e);
+        CHECK(pages[i] != NULL);
+    }
+    uint64_t ids[4][10];
+    for (int k = 0; k < 10; k++)
+        for (int i = 0; i < 4; i++) {
+            char params[128];
+            snprintf(params, sizeof params, "{\"expression\":\"%d*100+%d\","
+                     "\"returnByValue\":true}", i, k);
+            CHECK_INT(0, cdp_send(c, pages[i] ? cdp_page_session(pages[i]) : "",
+                                  "Runtime.evaluate", params, &ids[i][k], &e));
+        }
+    /* Wait in reverse order: replies arriving earlier are kept for us. */
+    for (int i = 3; i >= 0; i--)
+        for (int k = 9; k >= 0; k--) {
+            cdp_reply r;
+            if (CHECK_INT(0, cdp_wait(c, ids[i][k], 10000, &r, &e))) {
+                int64_t v = -1;
+                json_int(json_get(json_get(r.result, "result"), "value"), &v);
+                CHECK_INT(i * 100 + k, v);
+                cdp_reply_free(&r);
+            }
+        }
+    for (int i = 0; i < 4; i++)
+        cdp_page_free(pages[i]);
+    cdp_browser_free(b);
+}
+
+static void t_protocol_error_and_timeout(void)
+{
+    if (!need_browser())
+        return;
+    cdp_browser *b = launch(false);
+    if (!b)
+        return;
+    cdp_conn *c = cdp_browser_conn(b);
+    cdp_err e = {0};
+    CHECK_INT(CDP_EPROTOCOL, cdp_call(c, NULL, "Nope.nothing", NULL, 5000, NULL, &e));
+    CHECK(strstr(e.msg, "Nope.nothing") != NULL);
+    CHECK(strstr(e.msg, "wasn't found") != NULL);
+    CHECK_INT(-32601, e.protocol_code);
+    cdp_page *p = cdp_page_open(b, 10000, &e);
+    CHECK(p != NULL);
+    if (p) {
+        /* A call that never answers times out by its own deadline ... */
+        CHECK_INT(CDP_ETIMEOUT, cdp_call(c, cdp_page_session(p), "Runtime.evaluate",
+                                         "{\"expression\":\"new Promise(() => {})\","
+                                         "\"awaitPromise\":true}", 300, NULL, &e));
+        CHECK(strstr(e.msg, "Runtime.evaluate") != NULL);
+        /* ... and the connection stays usable. */
+        char *v = eval_on(p, "1+1");
+        CHECK_STR("2", v);
+        free(v);
+        /* Unknown session: refused at once, naming the method. */
+        CHECK_INT(CDP_EDETACHED, cdp_call(c, "NOSUCHSESSION", "Runtime.evaluate",
+                                          "{\"expression\":\"1\"}", 5000, NULL, &e));
+        CHECK(strstr(e.msg, "not attached") != NULL);
+    }
+    /* Navigation failure names the net error. */
+    if (p) {
+        char dead[64];
+        snprintf(dead, sizeof dead, "http://127.0.0.1:%d/", fixture_closed_port());
+        CHECK_INT(CDP_ENAVIGATE, cdp_page_navigate(p, dead, 10000, &e));
+        CHECK(strstr(e.msg, "net::ERR_CONNECTION_REFUSED") != NULL);
+        CHECK(strstr(e.msg, dead) != NULL);
+        CHECK_INT(CDP_ENAVIGATE, cdp_page_navigate(p, "http://nothing.invalid/", 10000, &e));
+        CHECK(strstr(e.msg, "net::ERR_NAME_NOT_RESOLVED") != NULL);
+    }
+    cdp_page_free(p);
+    cdp_browser_free(b);
+}
+
+/* A call pending on a target that goes away fails with a reason naming the
+ * method; a crashed browser fails every pending call, never hangs. */
+static void t_detach_and_crash(void)
+{
+    if (!need_browser())
+        return;
+    cdp_browser *b = launch(false);
+    if (!b)
+        return;
+    cdp_conn *c = cdp_browser_conn(b);
+    cdp_err e = {0};
+    cdp_page *p1 = cdp_page_open(b, 10000, &e);
+    cdp_page *p2 = cdp_page_open(b, 10000, &e);
+    CHECK(p1 && p2);
+    if (!p1 || !p2)
+        goto out;
+    uint64_t id;
+    CHECK_INT(0, cdp_send(c, cdp_page_session(p1), "Runtime.evaluate",
+                          "{\"expression\":\"new Promise(() => {})\",\"awaitPromise\":true}",
+                          &id, &e));
+    char params[256];
+    snprintf(params, sizeof params, "{\"targetId\":\"%s\"}", cdp_page_target(p1));
+    CHECK_INT(0, cdp_call(c, NULL, "Target.closeTarget", params, 10000, NULL, &e));
+    int rc = cdp_wait(c, id, 10000, NULL, &e);
+    CHECK(rc == CDP_EDETACHED || rc == CDP_EPROTOCOL);
+    CHECK(strstr(e.msg, "Runtime.evaluate") != NULL);
+
+    /* Now the browser dies while a call waits. */
+    CHECK_INT(0, cdp_send(c, cdp_page_session(p2), "Runtime.evaluate",
+                          "{\"expression\":\"new Promise(() => {})\",\"awaitPromise\":true}",
+                          &id, &e));
+    kill(cdp_browser_pid(b), SIGKILL);
+    rc = cdp_wait(c, id, 20000, NULL, &e);
+    CHECK_INT(CDP_EDISCONNECTED, rc);
+    CHECK(strstr(e.msg, "Runtime.evaluate") != NULL);
+    CHECK(strstr(e.msg, "disconnected") != NULL);
+    CHECK(cdp_conn_dead(c));
+    /* Later calls fail at once. */
+    CHECK_INT(CDP_EDISCONNECTED, cdp_call(c, NULL, "Browser.getVersion", NULL, 5000, NULL, &e));
+    const char *death = cdp_browser_death(b);
+    CHECK(strstr(death, "killed by signal 9") != NULL);
+out:
+    cdp_page_free(p1);
+    cdp_page_free(p2);
+    cdp_browser_free(b);
+}
+
+/* ---- fake browsers that misbehave ---- */
+
+static char *fake_browser(const char *body)
+{
+    static int n;
+    char *path = malloc(256);
+    snprintf(path, 256, "/tmp/cdpgate-fake-%d-%d.sh", (int)getpid(), n++);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "#!/bin/sh\n%s\n", body);
+    fclose(f);
+    chmod(path, 0755);
+    return path;
+}
+
+static void t_fake_garbage(void)
+{
+    char *path = fake_browser("printf 'this is {not json' >&4; printf '\\000' >&4; sleep 30");
+    cdp_launch_opts o = {0};
+    o.browser = path;
+    o.timeout_ms = 5000;
+    cdp_err e = {0};
+    cdp_browser *b = cdp_browser_launch(&o, &e);
+    CHECK(b == NULL);
+    CHECK(strstr(e.msg, "malformed JSON") != NULL);
+    cdp_browser_free(b);
+    unlink(path);
+    free(path);
+}
+
+static void t_fake_exits(void)
+{
+    char *path = fake_browser("echo 'cannot open display' >&2; exit 3");
+    cdp_launch_opts o = {0};
+    o.browser = path;
+    o.timeout_ms = 5000;
+    cdp_err e = {0};
+    cdp_browser *b = cdp_browser_launch(&o, &e);
+    CHECK(b == NULL);
+    CHECK(strstr(e.msg, "exited with status 3") != NULL);
+    CHECK(strstr(e.msg, "cannot open display") != NULL);
+    /* Same over the port. */
+    o.use_port = true;
+    b = cdp_browser_launch(&o, &e);
+    CHECK(b == NULL);
+    CHECK(strstr(e.msg, "exited with status 3") != NULL);
+    unlink(path);
+    free(path);
+}
+
+static void t_fake_silent(void)
+{
+    char *path = fake_browser("exec sleep 30");
+    cdp_launch_opts o = {0};
+    o.browser = path;
+    o.timeout_ms = 700;
+    cdp_err e = {0};
+    cdp_browser *b = cdp_browser_launch(&o, &e);
+    CHECK(b == NULL);
+    CHECK_INT(CDP_ETIMEOUT, e.code == CDP_ELAUNCH ? CDP_ETIMEOUT : e.code);
+    CHECK(strstr(e.msg, "Browser.getVersion") != NULL);
+    o.use_port = true;
+    b = cdp_browser_launch(&o, &e);
+    CHECK(b == NULL);
+    CHECK(strstr(e.msg, "did not open its DevTools port") != NULL);
+    /* No sleeper is left behind. */
+    CHECK_INT(0, fixture_count_procs(path));
+    unlink(path);
+    free(path);
+}
+
+static void t_fake_huge_message(void)
+{
+    /* A reply larger than the transport's limit is an error, not a hang or
+     * an unbounded allocation. */
+    char *path = fake_browser("head -c 80000000 /dev/zero | tr '\\0' 'x' >&4; sleep 30");
+    cdp_launch_opts o = {0};
+    o.browser = path;
+    o.timeout_ms = 20000;
+    cdp_err e = {0};
+    cdp_browser *b = cdp_browser_launch(&o, &e);
+    CHECK(b == NULL);
+    CHECK(strstr(e.msg, "too large") != NULL || strstr(e.msg, "too big") != NULL ||
+          strstr(e.msg, "exceeds") != NULL);
+    if (b == NULL && !strstr(e.msg, "large") && !strstr(e.msg, "big") && !strstr(e.msg, "exceeds"))
+        test_fail_detail("%s", e.msg);
+    unlink(path);
+    free(path);
+}
+
+/* ---- --connect: wrong, unreachable, not DevTools, Electron-like ---- */
+
+static void t_connect_errors(void)
+{
+    cdp_err e = {0};
+    cdp_browser *b = cdp_browser_connect("http://127.0.0.1:1", NULL, 3000, &e);
+    CHECK(b == NULL);
+    CHECK(strstr(e.msg, "127.0.0.1:1") != NULL);
+    CHECK(strstr(e.msg, "refused") != NULL || strstr(e.msg, "Refused") != NULL);
+    b = cdp_browser_connect("ftp://x", NULL, 3000, &e);
+    CHECK(b == NULL);
+    CHECK(strstr(e.msg, "ftp://x") != NULL);
+    b = cdp_browser_connect("", NULL, 3000, &e);
+    CHECK(b == NULL);
+    CHECK_INT(CDP_EINVAL, e.code);
+    /* An HTTP server that is not DevTools. */
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+    b = cdp_browser_connect(url, NULL, 3000, &e);
+    CHECK(b == NULL);
+    CHECK(strstr(e.msg, "404") != NULL);
+    snprintf(url, sizeof url, "ws://127.0.0.1:%d/devtools/browser/x", port);
+    b = cdp_browser_connect(url, NULL, 3000, &e);
+    CHECK(b == NULL);
+    CHECK(strstr(e.msg, "handshake") != NULL || strstr(e.msg, "404") != NULL);
+    if (b == NULL)
+        fprintf(stderr, "    (ws to a plain HTTP server: %s)\n", e.msg);
+    b = cdp_browser_connect("http://no-such-host.invalid:9222", NULL, 3000, &e);
+    CHECK(b == NULL);
+    CHECK(strstr(e.msg, "no-such-host.invalid") != NULL);
+}
+
+static void t_connect_electron_like(void)
+{
+    if (!need_browser())
+        return;
+    cdp_browser *b = launch(true);
+    if (!b)
+        return;
+    char why[256];
+    pid_t np;
+    int pport = fixture_node_start("cdp_proxy.js", cdp_browser_ws_url(b), "electron", &np,
+                                   why, sizeof why);
+    if (pport < 0) {
+        test_skip(why);
+        cdp_browser_free(b);
+        return;
+    }
+    /* The launched browser has its about:blank page: adopt it. */
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", pport);
+    cdp_err e = {0};
+    cdp_browser *a = cdp_browser_connect(url, NULL, 10000, &e);
+    CHECK(a != NULL);
+    if (a) {
+        cdp_page *p = cdp_page_open(a, 10000, &e);
+        if (CHECK(p != NULL)) {
+            CHECK(cdp_page_adopted(p));
+            char page[256];
+            url_for(page, sizeof page, "a.test", "/index.html");
+            CHECK_INT(0, cdp_page_navigate(p, page, 10000, &e));
+            char *v = eval_on(p, "document.querySelector('h1').textContent");
+            CHECK_STR("\"Fixture home\"", v);
+            free(v);
+            cdp_page_free(p);
+        } else {
+            test_fail_detail("%s", e.msg);
+        }
+        cdp_browser_free(a);
+    }
+    /* The adopted page was not closed: it belongs to the app. */
+    cdp_reply r;
+    CHECK_INT(0, cdp_call(cdp_browser_conn(b), NULL, "Target.getTargets", NULL, 5000, &r, &e));
+    int pages = 0;
+    for (const json_val *t = json_first(json_get(r.result, "targetInfos")); t; t = json_next(t))
+        pages += json_get_str(t, "type") && strcmp(json_get_str(t, "type"), "page") == 0;
+    CHECK(pages >= 1);
+    cdp_reply_free(&r);
+    fixture_node_stop(np);
+
+    /* A peer that sends garbage, and one that drops the connection. */
+    pport = fixture_node_start("cdp_proxy.js", cdp_browser_ws_url(b), "garbage", &np, why,
+                               sizeof why);
+    if (CHECK(pport > 0)) {
+        snprintf(url, sizeof url, "http://127.0.0.1:%d", pport);
+        a = cdp_browser_connect(url, NULL, 10000, &e);
+        if (CHECK(a != NULL)) {
+            int rc = cdp_call(cdp_browser_conn(a), NULL, "Target.getTargets", NULL, 5000, NULL,
+                              &e);
+            CHECK_INT(CDP_EDISCONNECTED, rc);
+            CHECK(strstr(e.msg, "malformed JSON") != NULL);
+            cdp_browser_free(a);
+        }
+        fixture_node_stop(np);
+    }
+    pport = fixture_node_start("cdp_proxy.js", cdp_browser_ws_url(b), "die", &np, why,
+                               sizeof why);
+    if (CHECK(pport > 0)) {
+        snprintf(url, sizeof url, "http://127.0.0.1:%d", pport);
+        a = cdp_browser_connect(url, NULL, 10000, &e);
+        if (CHECK(a != NULL)) {
+            cdp_page *p = cdp_page_open(a, 10000, &e);
+            if (CHECK(p != NULL)) {
+                char *out = NULL;
+                int rc = cdp_page_eval(p, "1", 10000, &out, &e);
+                CHECK_INT(CDP_EDISCONNECTED, rc);
+                CHECK(strstr(e.msg, "Runtime.evaluate") != NULL);
+                cdp_page_free(p);
+            }
+            cdp_browser_free(a);
+        }
+        fixture_node_stop(np);
+    }
+    cdp_browser_free(b);
+}
+
+/* ---- the browser never outlives the driver ---- */
+
+static void t_kill9_driver_kills_browser(void)
+{
+    if (!need_browser())
+        return;
+    const char *bin = getenv("CDPGATE_BIN");
+    if (!bin)
+        bin = "build/cdpgate";
+    for (int mode = 0; mode < 2; mode++) {
+        char dir[] = "/tmp/cdpgate-k9-XXXXXX";
+        CHECK(mkdtemp(dir) != NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            setenv("TMPDIR", dir, 1);
+            int nul = open("/dev/null", 1);
+            dup2(nul, 1);
+            dup2(nul, 2);
+            char url[256];
+            url_for(url, sizeof url, "a.test", "/index.html");
+            execl(bin, bin, mode ? "--port" : "--timeout", mode ? "--timeout" : "60000",
+                  mode ? "60000" : "eval", mode ? "eval" : url, mode ? url : "new Promise(() => {})",
+                  mode ? "new Promise(() => {})" : (char *)NULL, (char *)NULL);
+            _exit(127);
+        }
+        /* Wait until the browser runs with a profile under dir. */
+        int n = 0;
+        for (int i = 0; i < 300 && (n = fixture_count_procs(dir)) < 2; i++)
+            sleep_ms(50);
+        CHECK(n >= 2);
+        sleep_ms(300);  /* let it reach the page */
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        int left = -1;
+        for (int i = 0; i < 100 && (left = fixture_count_procs(dir)) > 0; i++)
+            sleep_ms(50);
+        if (!CHECK_INT(0, left))
+            test_fail_detail("%d processes still mention %s (mode %s)", left, dir,
+                             mode ? "port" : "pipe");
+        /* The watchdog also removed the temporary profile. */
+        char prof[64];
+        snprintf(prof, sizeof prof, "%s", dir);
+        char cmd[200];
+        snprintf(cmd, sizeof cmd, "ls -A %s", prof);
+        char *out = NULL;
+        for (int i = 0; i < 50; i++) {
+            free(out);
+            fixture_run(cmd, &out, NULL);
+            if (out && !*out)
+                break;
+            sleep_ms(50);
+        }
+        CHECK_STR("", out);
+        free(out);
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        fixture_run(cmd, NULL, NULL);
+    }
+}
+
+/* ---- the CLI ---- */
+
+static void t_cli(void)
+{
+    const char *bin = getenv("CDPGATE_BIN");
+    if (!bin)
+        bin = "build/cdpgate";
+    char cmd[1024], *out = NULL, *err = NULL;
+    snprintf(cmd, sizeof cmd, "%s --help", bin);
+    CHECK_INT(0, fixture_run(cmd, &out, &err));
+    CHECK(strstr(out, "usage: cdpgate") != NULL);
+    CHECK(strstr(out, "eval URL EXPR") != NULL);
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "%s --version", bin);
+    CHECK_INT(0, fixture_run(cmd, &out, &err));
+    CHECK(strncmp(out, "cdpgate ", 8) == 0);
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "%s --frobnicate", bin);
+    CHECK_INT(2, fixture_run(cmd, &out, &err));
+    CHECK(strstr(err, "--frobnicate") != NULL);
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "%s eval", bin);
+    CHECK_INT(2, fixture_run(cmd, &out, &err));
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "%s --browser /nonexistent eval about:blank 1", bin);
+    CHECK_INT(3, fixture_run(cmd, &out, &err));
+    CHECK(strstr(err, "/nonexistent") != NULL);
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "%s --connect http://127.0.0.1:1 eval about:blank 1", bin);
+    CHECK_INT(3, fixture_run(cmd, &out, &err));
+    CHECK(strstr(err, "127.0.0.1:1") != NULL);
+    free(out), free(err);
+    if (!need_browser())
+        return;
+    char url[256];
+    url_for(url, sizeof url, "a.test", "/index.html");
+    snprintf(cmd, sizeof cmd, "%s --browser-arg='%s' eval %s "
+             "'[document.title, document.querySelectorAll(\"button\").length]'",
+             bin, FIXTURE_HOST_RULES, url);
+    CHECK_INT(0, fixture_run(cmd, &out, &err));
+    CHECK_STR("[\"Fixture home\",1]\n", out);
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "%s --browser-arg='%s' eval %s 'no_such_var + 1'", bin,
+             FIXTURE_HOST_RULES, url);
+    CHECK_INT(1, fixture_run(cmd, &out, &err));
+    CHECK_STR("", out);
+    CHECK(strstr(err, "ReferenceError") != NULL);
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "%s eval http://127.0.0.1:%d/ 1", bin, fixture_closed_port());
+    CHECK_INT(1, fixture_run(cmd, &out, &err));
+    CHECK(strstr(err, "ERR_CONNECTION_REFUSED") != NULL);
+    free(out), free(err);
+    /* eval --connect to a browser launched over a port. */
+    cdp_browser *b = launch(true);
+    if (b) {
+        snprintf(cmd, sizeof cmd, "%s --connect %s eval %s 'location.pathname'", bin,
+                 cdp_browser_ws_url(b), url);  /* the launched browser maps a.test */
+        CHECK_INT(0, fixture_run(cmd, &out, &err));
+        CHECK_STR("\"/index.html\"\n", out);
+        free(out), free(err);
+        cdp_browser_free(b);
+    }
+    snprintf(cmd, sizeof cmd, "%s doctor", bin);
+    int rc = fixture_run(cmd, &out, &err);
+    CHECK_INT(0, rc);
+    CHECK(strstr(out, "0 failed") != NULL);
+    if (rc)
+        test_fail_detail("doctor said:\n%s%s", out, err);
+    free(out), free(err);
+}
+
+static const test_case TESTS[] = {
+    {"find_explicit_missing", t_find_explicit_missing},
+    {"find_env_and_path", t_find_env_and_path},
+    {"pipe_launch_eval", t_pipe_launch_eval},
+    {"port_launch_and_attach", t_port_launch_and_attach},
+    {"flatten_oopif", t_flatten_oopif},
+    {"many_targets", t_many_targets},
+    {"protocol_error_and_timeout", t_protocol_error_and_timeout},
+    {"detach_and_crash", t_detach_and_crash},
+    {"fake_garbage", t_fake_garbage},
+    {"fake_exits", t_fake_exits},
+    {"fake_silent", t_fake_silent},
+    {"fake_huge_message", t_fake_huge_message},
+    {"connect_errors", t_connect_errors},
+    {"connect_electron_like", t_connect_electron_like},
+    {"kill9_driver_kills_browser", t_kill9_driver_kills_browser},
+    {"cli", t_cli},
+    {NULL, NULL},
+};
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    port = fixture_server_start(&server_pid);
+    if (port < 0) {
+        fprintf(stderr, "cannot start the fixture server\n");
+        return 1;
+    }
+    int rc = test_main(argc, argv, TESTS);
+    fixture_server_stop(server_pid);
+    return rc;
+}

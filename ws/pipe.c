@@ -1,0 +1,263 @@
+/*
+ * pipe.c — the --remote-debugging-pipe transport: JSON messages, each
+ * terminated by a NUL byte, written to one fd and read from another
+ * (Chromium reads its fd 3 and writes its fd 4).
+ *
+ * Reads go into one growing buffer (64 KiB up to max_message + 1); a
+ * message is returned in place, NUL-terminated, and stays valid until the
+ * next recv. Consumed bytes are moved out of the way only when the buffer
+ * must make room, so a burst of small messages costs one read().
+ *
+ * Both fds are owned, made non-blocking and close-on-exec. Writes to a
+ * socket use MSG_NOSIGNAL; writes to a pipe block SIGPIPE in the calling
+ * thread for the duration and swallow a SIGPIPE they caused, so a browser
+ * that died gives EPIPE (WS_EIO), never a signal.
+ *
+ * EOF at a message boundary is WS_ECLOSED; EOF with a partial message
+ * buffered is WS_EIO.
+ */
+#define _GNU_SOURCE /* F_SETPIPE_SZ, MSG_NOSIGNAL */
+#include "ws/ws_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PIPE_BUF0 ((size_t)64 << 10)
+
+struct ws_pipe {
+    int rfd, wfd;
+    bool wsock;             /* wfd is a socket: MSG_NOSIGNAL works */
+    bool read_full;         /* last read filled the space: try again at once */
+    int dead;               /* 0 or the code every call returns now */
+    uint8_t *buf;
+    size_t cap, start, end; /* unconsumed bytes are buf[start..end) */
+    size_t scan;            /* no NUL in buf[start..scan) */
+    size_t max;
+    char err[256];
+};
+
+ssize_t ws_pipe_find_nul(const uint8_t *buf, size_t len)
+{
+    const uint8_t *z = memchr(buf, 0, len);
+    return z ? (ssize_t)(z - buf) : -1;
+}
+
+static void setup_fd(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        (void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+    int fdfl = fcntl(fd, F_GETFD);
+    if (fdfl >= 0)
+        (void)fcntl(fd, F_SETFD, fdfl | FD_CLOEXEC);
+#ifdef F_SETPIPE_SZ
+    /* Bigger pipes mean fewer syscalls for large messages; best effort. */
+    (void)fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+#endif
+}
+
+ws_pipe *ws_pipe_new(int rfd, int wfd, size_t max_message)
+{
+    ws_pipe *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->buf = malloc(PIPE_BUF0 + 1);
+    if (!p->buf) {
+        free(p);
+        return NULL;
+    }
+    p->cap = PIPE_BUF0;
+    p->rfd = rfd;
+    p->wfd = wfd;
+    p->max = max_message ? max_message : WS_DEFAULT_MAX_MESSAGE;
+    struct stat st;
+    p->wsock = fstat(wfd, &st) == 0 && S_ISSOCK(st.st_mode);
+    setup_fd(rfd);
+    if (wfd != rfd)
+        setup_fd(wfd);
+    return p;
+}
+
+void ws_pipe_free(ws_pipe *p)
+{
+    if (!p)
+        return;
+    if (p->rfd >= 0)
+        close(p->rfd);
+    if (p->wfd >= 0 && p->wfd != p->rfd)
+        close(p->wfd);
+    free(p->buf);
+    free(p);
+}
+
+int ws_pipe_rfd(const ws_pipe *p) { return p->rfd; }
+const char *ws_pipe_error(const ws_pipe *p) { return p->err; }
+
+bool ws_pipe_ready(const ws_pipe *p)
+{
+    if (p->dead)
+        return true;
+    return memchr(p->buf + p->scan, 0, p->end - p->scan) != NULL;
+}
+
+/* Write all of data[0..len) then, if nul, one NUL byte. */
+static int write_all(ws_pipe *p, const char *data, size_t len, int64_t deadline)
+{
+    static const char zero[1] = {0};
+    const char *parts[2] = {data, zero};
+    size_t lens[2] = {len, 1};
+    int rc = WS_OK;
+    for (int k = 0; k < 2 && rc == WS_OK; k++) {
+        size_t off = 0;
+        while (off < lens[k]) {
+            ssize_t n = p->wsock ? send(p->wfd, parts[k] + off, lens[k] - off, MSG_NOSIGNAL)
+                                 : write(p->wfd, parts[k] + off, lens[k] - off);
+            if (n > 0) {
+                off += (size_t)n;
+                continue;
+            }
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                int r = ws_wait_fd(p->wfd, POLLOUT, deadline);
+                if (r > 0)
+                    continue;
+                if (r == 0) {
+                    snprintf(p->err, sizeof p->err, "pipe: send timed out");
+                    rc = WS_ETIMEOUT;
+                    break;
+                }
+            }
+            snprintf(p->err, sizeof p->err, "pipe: write: %s",
+                     errno == EPIPE ? "the reader closed the pipe" : strerror(errno));
+            rc = WS_EIO;
+            break;
+        }
+    }
+    return rc;
+}
+
+int ws_pipe_send(ws_pipe *p, const char *msg, size_t len, int timeout_ms)
+{
+    if (p->dead)
+        return p->dead;
+    const char *z = memchr(msg, 0, len);
+    if (z) {
+        snprintf(p->err, sizeof p->err, "pipe: message contains a NUL byte at offset %zu",
+                 (size_t)(z - msg));
+        return WS_EPROTO;
+    }
+    int64_t deadline = ws_deadline_in(timeout_ms == 0 ? -1 : timeout_ms);
+    if (p->wsock)
+        return write_all(p, msg, len, deadline) == WS_OK ? WS_OK : (p->dead = WS_EIO);
+    /* A pipe: keep SIGPIPE away from the process while writing. */
+    sigset_t set, old, pending;
+    sigemptyset(&set);
+    sigaddset(&set, SIGPIPE);
+    sigpending(&pending);
+    bool was_pending = sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+    int rc = write_all(p, msg, len, deadline);
+    if (rc == WS_EIO && !was_pending) {
+        struct timespec zero = {0, 0};
+        while (sigtimedwait(&set, NULL, &zero) < 0 && errno == EINTR) {
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != WS_OK)
+        p->dead = WS_EIO; /* a message may be half-written */
+    return rc;
+}
+
+int ws_pipe_recv(ws_pipe *p, const char **msg, size_t *len, int timeout_ms)
+{
+    *msg = NULL;
+    *len = 0;
+    if (p->dead)
+        return p->dead;
+    int64_t deadline = ws_deadline_in(timeout_ms);
+    for (;;) {
+        uint8_t *z = memchr(p->buf + p->scan, 0, p->end - p->scan);
+        if (z) {
+            *msg = (const char *)p->buf + p->start;
+            *len = (size_t)(z - (p->buf + p->start));
+            p->start = p->scan = (size_t)(z - p->buf) + 1;
+            return WS_OK;
+        }
+        p->scan = p->end;
+        if (p->end - p->start > p->max) {
+            snprintf(p->err, sizeof p->err,
+                     "pipe: message larger than the maximum of %zu bytes", p->max);
+            return p->dead = WS_ETOOBIG;
+        }
+        /* Make room: drop consumed bytes, then grow. */
+        if (p->start == p->end) {
+            p->start = p->end = p->scan = 0;
+            if (p->cap > ((size_t)4 << 20)) {
+                uint8_t *nb = realloc(p->buf, PIPE_BUF0 + 1);
+                if (nb) {
+                    p->buf = nb;
+                    p->cap = PIPE_BUF0;
+                }
+            }
+        } else if (p->start > 0 && p->cap - p->end < p->cap / 4) {
+            memmove(p->buf, p->buf + p->start, p->end - p->start);
+            p->end -= p->start;
+            p->scan -= p->start;
+            p->start = 0;
+        }
+        if (p->end == p->cap) {
+            size_t ncap = p->cap * 2;
+            if (ncap > p->max + 1)
+                ncap = p->max + 1;
+            if (ncap <= p->cap)
+                ncap = p->cap + 1; /* one byte beyond max: proves it too big */
+            uint8_t *nb = realloc(p->buf, ncap + 1);
+            if (!nb) {
+                snprintf(p->err, sizeof p->err, "pipe: out of memory for a %zu-byte message",
+                         p->end - p->start);
+                return p->dead = WS_ENOMEM;
+            }
+            p->buf = nb;
+            p->cap = ncap;
+        }
+        if (!p->read_full) {
+            int r = ws_wait_fd(p->rfd, POLLIN, deadline);
+            if (r == 0)
+                return WS_ETIMEOUT;
+            if (r < 0) {
+                snprintf(p->err, sizeof p->err, "pipe: poll: %s", strerror(errno));
+                return p->dead = WS_EIO;
+            }
+        }
+        ssize_t n = read(p->rfd, p->buf + p->end, p->cap - p->end);
+        if (n < 0) {
+            p->read_full = false;
+            if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+                continue;
+            snprintf(p->err, sizeof p->err, "pipe: read: %s", strerror(errno));
+            return p->dead = WS_EIO;
+        }
+        if (n == 0) {
+            if (p->start == p->end) {
+                snprintf(p->err, sizeof p->err, "pipe: closed by the peer");
+                return p->dead = WS_ECLOSED;
+            }
+            snprintf(p->err, sizeof p->err,
+                     "pipe: closed by the peer in the middle of a message (%zu bytes)",
+                     p->end - p->start);
+            return p->dead = WS_EIO;
+        }
+        p->read_full = (size_t)n == p->cap - p->end;
+        p->end += (size_t)n;
+    }
+}
