@@ -122,6 +122,6 @@ install: all
 	for h in $(HEADERS); do install -m 0644 $$h $(DESTDIR)$(PREFIX)/include/cdpgate/; done
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz build-*/
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(BUILD)/tests/harness.d

@@ -126,6 +126,10 @@ int cdp_wait_event(cdp_conn *c, uint64_t since, const char *session, const char 
  * already readable). Returns 0, or the error that killed the connection. */
 int cdp_pump(cdp_conn *c, int timeout_ms, cdp_err *err);
 
+/* Process one message as if the transport had delivered it (fuzzing, tests,
+ * replay). Returns 0, or the error that killed the connection. */
+int cdp_conn_inject(cdp_conn *c, const char *msg, size_t len, cdp_err *err);
+
 /* Targets known through Target.attachedToTarget (flattened sessions). */
 typedef struct {
     const char *session_id;

@@ -534,6 +534,14 @@ static int pump_one(cdp_conn *c, int timeout_ms)
     return handle_message(c, msg, len);
 }
 
+int cdp_conn_inject(cdp_conn *c, const char *msg, size_t len, cdp_err *err)
+{
+    if (c->dead)
+        return cdp_seterr(err, CDP_EDISCONNECTED, "%s", c->error);
+    int r = handle_message(c, msg, len);
+    return r ? cdp_seterr(err, r, "%s", c->error) : 0;
+}
+
 int cdp_pump(cdp_conn *c, int timeout_ms, cdp_err *err)
 {
     int64_t dl = cdp_deadline(timeout_ms == 0 ? 1 : timeout_ms, 0);

@@ -140,8 +140,8 @@ static void check_page(tally *t, cdp_browser *b, const char *label, int timeout_
                                &e) == 0 &&
         cdp_page_eval(p, "document.title + ':' + 6*7", timeout_ms, &out, &e) == 0) {
         bool good = strcmp(out, "\"doctor:42\"") == 0;
-        snprintf(detail, sizeof detail, "%s in %.1f ms%s", out,
-                 (cli_now_ns() - t0) / 1e6, cdp_page_adopted(p) ? " (adopted an existing page)" : "");
+        snprintf(detail, sizeof detail, "%s in %.1f ms%s", out, (cli_now_ns() - t0) / 1e6,
+                 cdp_page_adopted(p) ? " (adopted an existing page)" : "");
         report(t, good, what, detail);
     } else {
         report(t, false, what, e.msg);

@@ -541,7 +541,7 @@ static void t_dec_basic(void)
     fbuf f = {0};
     fb_s(&f, 0x81, "Hello");
     CHECK_DEC(f.b, f.n, "MT5:Hello;");
-    fb_s(&f, 0x82, "\xff\x00");
+    fb_frame(&f, 0x82, "\xff\x00", 2, NULL);
     fb_s(&f, 0x81, "");
     CHECK_DEC(f.b, f.n, "MT5:Hello;MB2:\\xff\\x00;MT0:;");
     fb_reset(&f);
@@ -1513,6 +1513,8 @@ static void t_peer_big(void)
         return;
     CHECK_INT(WS_ETOOBIG, ws_client_recv(c, &ev, 20000));
     CHECK(strstr(ws_client_error(c), "maximum message size") != NULL);
+    /* closing waits for the server to hang up, so it reads our 1009 */
+    CHECK_INT(WS_ETOOBIG, ws_client_close(c, 1000, NULL, 5000));
     ws_client_free(c);
     expect_last_close(1009);
 }
@@ -1568,6 +1570,7 @@ static void peer_bad(const char *path, int want_rc, const char *needle, int want
         test_fail_detail("error \"%s\" lacks \"%s\"", ws_client_error(c), needle);
     CHECK(strstr(ws_client_error(c), needle) != NULL);
     CHECK_INT(want_rc, ws_client_recv(c, &ev, 100)); /* stays dead */
+    CHECK_INT(want_rc, ws_client_close(c, 1000, NULL, 2000));
     ws_client_free(c);
     if (want_close)
         expect_last_close(want_close);
@@ -1922,8 +1925,12 @@ static void child_echo(void)
         char *z;
         while ((z = memchr(buf + start, 0, n - start))) {
             size_t len = (size_t)(z - (buf + start)) + 1;
-            write_full(4, "echo:", 5);
-            write_full(4, buf + start, len);
+            /* one write per reply, as a browser would */
+            char *out = malloc(len + 5);
+            memcpy(out, "echo:", 5);
+            memcpy(out + 5, buf + start, len);
+            write_full(4, out, len + 5);
+            free(out);
             start += len;
         }
         memmove(buf, buf + start, n - start);
@@ -1939,12 +1946,12 @@ static void t_pipe_child_large(void)
     CHECK_INT(0, pipe(from_child));
     pid_t pid = fork();
     if (pid == 0) {
-        dup2(to_child[0], 3);
-        dup2(from_child[1], 4);
+        /* move both ends above 4 first: pipe() may have returned 3 or 4 */
+        int rd = fcntl(to_child[0], F_DUPFD, 10), wr = fcntl(from_child[1], F_DUPFD, 10);
+        dup2(rd, 3);
+        dup2(wr, 4);
         for (int fd = 5; fd < 64; fd++)
             close(fd);
-        close(to_child[1]);
-        close(from_child[0]);
         child_echo();
     }
     close(to_child[0]);

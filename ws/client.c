@@ -577,6 +577,17 @@ int ws_client_close(ws_client *c, uint16_t code, const char *reason, int timeout
     int rc = WS_OK;
     if (c->dead) {
         rc = c->dead == WS_ECLOSED ? WS_OK : c->dead;
+        if (c->close_sent && c->dead != WS_ECLOSED && c->dead != WS_EIO && c->fd >= 0) {
+            /* We failed the connection with a close frame: let the server
+             * read it and hang up (RFC 6455 7.1.1) instead of resetting the
+             * connection under it; what it still sends is discarded. */
+            shutdown(c->fd, SHUT_WR);
+            for (;;) {
+                c->rpos = c->rlen = 0;
+                if (conn_read(c, deadline) <= 0)
+                    break;
+            }
+        }
     } else {
         if (!c->close_sent)
             rc = send_close(c, code, reason ? reason : "", reason ? strlen(reason) : 0,
