@@ -62,7 +62,7 @@ FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_REPLAY = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/replay_%)
 FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 
-.PHONY: all test tests-build check fuzz bench install clean demo
+.PHONY: all test tests-build check valgrind fuzz bench install clean demo
 all: $(BUILD)/cdpgate $(BUILD)/libcdpgate.a
 
 $(BUILD)/%.o: %.c
@@ -93,6 +93,12 @@ test: all tests-build
 
 check:
 	@sh tests/checksrc.sh
+
+# Every test program under valgrind (memcheck, leaks are errors).
+valgrind: all tests-build
+	@sh tests/setup.sh
+	@BUILD=$(BUILD) VALGRIND="valgrind -q --error-exitcode=99 --leak-check=full \
+	    --errors-for-leak-kinds=definite,indirect" sh tests/run.sh
 
 # libFuzzer needs clang; each target runs FUZZ_TIME seconds on its corpus.
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC)

@@ -446,7 +446,11 @@ cdp_browser *cdp_browser_launch(const cdp_launch_opts *o, cdp_err *err)
         /* Own process group: a terminal's ^C to the driver's group must not
          * take the watchdog down before it has done its job. */
         setpgid(0, 0);
-        watchdog_main(life[0], b->tmpdir);
+        char dir[sizeof b->tmpdir];
+        memcpy(dir, b->tmpdir, sizeof dir);
+        free(envp);     /* this process only waits: drop the parent's heap */
+        free(b);
+        watchdog_main(life[0], dir);
     }
     close(life[0]);
     life[0] = -1;

@@ -112,7 +112,7 @@ static inline unsigned hexval(unsigned char c)
     c |= 0x20;
     if (c >= 'a' && c <= 'f')
         return c - 'a' + 10;
-    return 0x100;
+    return 0x10000;        /* stays > 0xFFFF whatever it is shifted by */
 }
 
 /* Four hex digits at p, or a value > 0xFFFF when any is not hex. */

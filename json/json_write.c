@@ -261,7 +261,7 @@ static void put_string(json_w *w, const char *str, size_t n)
         }
         size_t o = (size_t)(d - w->buf);
         size_t need = elen + (size_t)(end - p) - skip + 1;
-        if (w->cap - o <= need) {
+        if (w->cap - o <= need || (w->max && o + need > w->max)) {
             w->len = o;
             if (!reserve(w, need))
                 return;
@@ -386,18 +386,27 @@ int json_fmt_double(double v, char *out)
         memcpy(out, neg ? "-0" : "0", neg ? 3 : 2);
         return neg ? 2 : 1;
     }
-    /* Short decimals: a = m / 10^k exactly as strtod would read it back. */
-    if (a < 1e15) {
+    /* Short decimals: a = m / 10^k exactly as strtod would read it back.
+     * (x may be integral at a k larger than needed because the multiply
+     * rounds: drop trailing zeros.) Below 1e-6 the exponent form reads
+     * better, as in JavaScript. */
+    if (a < 1e15 && a >= 1e-6) {
         for (int k = 0; k <= 15; k++) {
             double x = a * pow10_tab[k];
             if (x >= 1e15)
                 break;
-            if (x == floor(x) && x / pow10_tab[k] == a)
-                return fmt_scaled(neg, (uint64_t)x, k, out);
+            if (x == floor(x) && x / pow10_tab[k] == a) {
+                uint64_t m = (uint64_t)x;
+                while (k > 0 && m % 10 == 0) {
+                    m /= 10;
+                    k--;
+                }
+                return fmt_scaled(neg, m, k, out);
+            }
         }
-    } else if (a < 9007199254740992.0 && a == floor(a)) {
-        return fmt_scaled(neg, (uint64_t)a, 0, out);
     }
+    if (a >= 1e15 && a < 9007199254740992.0 && a == floor(a))
+        return fmt_scaled(neg, (uint64_t)a, 0, out);
     /* %.15g is the shortest for normal doubles (DBL_DIG); subnormals
      * have fewer bits and may need fewer digits. */
     char tmp[48];

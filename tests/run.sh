@@ -21,7 +21,7 @@ out=$(mktemp)
 for t in "$BUILD"/tests/test_*; do
     [ -x "$t" ] || continue
     case "$t" in *.d|*.o) continue;; esac
-    "$t" >"$out" 2>"$out.err"
+    ${VALGRIND:-} "$t" >"$out" 2>"$out.err"
     rc=$?
     cat "$out"
     if [ $rc -ne 0 ]; then
@@ -37,7 +37,7 @@ for r in "$BUILD"/fuzz/replay_*; do
     [ -x "$r" ] || continue
     case "$r" in *.d) continue;; esac
     name=${r##*/replay_}
-    "$r" tests/fuzz/corpus/"$name" >"$out" 2>"$out.err"
+    ${VALGRIND:-} "$r" tests/fuzz/corpus/"$name" >"$out" 2>"$out.err"
     rc=$?
     cat "$out"
     [ $rc -ne 0 ] && tail -n 40 "$out.err"

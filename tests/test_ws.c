@@ -1193,7 +1193,8 @@ static void t_http_response(void)
                                     "\r\n", false, 0, &r, buf, err));
     CHECK_INT(WS_EPROTO, parse_http("HTTX/1.1 200 OK\r\n\r\n", false, 0, &r, buf, err));
     CHECK(strstr(err, "malformed status line") != NULL);
-    CHECK_INT(WS_EPROTO, parse_http("HTTP/1.1 200 OK\r\nbad header\r\n\r\n", false, 0, &r, buf, err));
+    CHECK_INT(WS_EPROTO,
+              parse_http("HTTP/1.1 200 OK\r\nbad header\r\n\r\n", false, 0, &r, buf, err));
     CHECK_INT(WS_EPROTO, parse_http("", true, 0, &r, buf, err));
     CHECK(strstr(err, "without a response") != NULL);
     /* 404 parses as a response; 204 has no body; 100 Continue is skipped */
@@ -1263,7 +1264,7 @@ static void write_full(int fd, const void *p, size_t n)
 /* ---- the node peer ---- */
 
 static pid_t peer_pid = -1;
-static int peer_port_no;
+static int peer_port_no, peer_tls_port;
 static int peer_stdin = -1;
 static char peer_why[256];
 
@@ -1329,7 +1330,9 @@ static int peer_port(void)
     }
     line[n] = 0;
     close(out[0]);
-    long port = strtol(line, NULL, 10);
+    char *e;
+    long port = strtol(line, &e, 10);
+    peer_tls_port = (int)strtol(e, NULL, 10);
     if (port <= 0 || port > 65535) {
         peer_kill();
         snprintf(peer_why, sizeof peer_why, "node peer did not start (is node installed?)");
@@ -1578,7 +1581,10 @@ static void peer_bad(const char *path, int want_rc, const char *needle, int want
 
 static void t_peer_midframe(void) { peer_bad("/midframe", WS_EIO, "middle of a frame", 0); }
 static void t_peer_badutf8(void) { peer_bad("/badutf8", WS_EUTF8, "UTF-8", 1007); }
-static void t_peer_masked(void) { peer_bad("/masked", WS_EPROTO, "masked frame from server", 1002); }
+static void t_peer_masked(void)
+{
+    peer_bad("/masked", WS_EPROTO, "masked frame from server", 1002);
+}
 static void t_peer_rsv(void) { peer_bad("/rsv", WS_EPROTO, "RSV", 1002); }
 
 static void t_peer_handshake_errors(void)
@@ -1692,6 +1698,34 @@ static void t_peer_wss(void)
     if (!strstr(err, "TLS"))
         test_fail_detail("err: %s", err);
     CHECK(strstr(err, "TLS") != NULL);
+    /* the test certificate is not trusted by default */
+    snprintf(url, sizeof url, "wss://127.0.0.1:%d/echo", peer_tls_port);
+    CHECK(ws_client_connect(url, &o, err, sizeof err) == NULL);
+    if (!strstr(err, "certificate verify failed"))
+        test_fail_detail("err: %s", err);
+    CHECK(strstr(err, "certificate verify failed") != NULL);
+    /* trusted through SSL_CERT_FILE: a full echo session over TLS */
+    setenv("SSL_CERT_FILE", "tests/peers/tls/cert.pem", 1);
+    ws_client *c = ws_client_connect(url, &o, err, sizeof err);
+    unsetenv("SSL_CERT_FILE");
+    if (!c)
+        test_fail_detail("err: %s", err);
+    CHECK(c != NULL);
+    if (!c)
+        return;
+    CHECK_INT(WS_OK, ws_client_send(c, WS_OP_TEXT, "over tls", 8, 5000));
+    expect_msg(c, WS_OP_TEXT, "over tls");
+    size_t n = (size_t)3 << 20;
+    char *buf = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (char)('a' + i % 26);
+    CHECK_INT(WS_OK, ws_client_send(c, WS_OP_TEXT, buf, n, 10000));
+    ws_event ev;
+    CHECK_INT(WS_OK, ws_client_recv(c, &ev, 10000));
+    CHECK(ev.len == n && memcmp(ev.data, buf, n) == 0);
+    free(buf);
+    CHECK_INT(WS_OK, ws_client_close(c, 1000, NULL, 5000));
+    ws_client_free(c);
 #else
     snprintf(url, sizeof url, "wss://127.0.0.1:%d/echo", closed_port());
     CHECK(ws_client_connect(url, NULL, err, sizeof err) == NULL);

@@ -367,8 +367,8 @@ int ws_handshake_check(const char *buf, size_t len, const char *key_b64,
             return WS_EHANDSHAKE;
         } else if (ieq(name, nlen, "sec-websocket-protocol") && vlen) {
             printable(val, vlen, tmp, 64);
-            ws_seterr(err, errlen, "handshake: server chose subprotocol \"%s\" that was not offered",
-                      tmp);
+            ws_seterr(err, errlen,
+                      "handshake: server chose subprotocol \"%s\" that was not offered", tmp);
             return WS_EHANDSHAKE;
         }
     }

@@ -1,7 +1,9 @@
 'use strict';
 // ws_server.js — an independent WebSocket/HTTP peer for tests/test_ws.c,
-// built on the npm `ws` package. Listens on 127.0.0.1, port 0, and prints
-// the port on stdout. Exits when stdin closes (the test also kills it by pid).
+// built on the npm `ws` package. Listens on 127.0.0.1, port 0, plain and
+// TLS (tls/cert.pem, a self-signed test certificate for 127.0.0.1), and
+// prints "PORT TLSPORT" on stdout. Exits when stdin closes (the test also
+// kills it by pid).
 //
 // Behaviour by path:
 //   /echo         echo every message (same type)
@@ -22,12 +24,15 @@
 //   /stats        {"lastClose": code} — the last close code a client sent
 //   /slow         never answers
 //   anything else 404
+const fs = require('fs');
 const http = require('http');
+const https = require('https');
+const path = require('path');
 const { WebSocketServer } = require('ws');
 
 let lastClose = null;
 let port = 0;
-const server = http.createServer((req, res) => {
+function handler(req, res) {
   if (req.url === '/json/version') {
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.end(JSON.stringify({ Browser: 'ws-peer/1.0',
@@ -45,7 +50,12 @@ const server = http.createServer((req, res) => {
     res.writeHead(404, { 'Content-Type': 'text/plain' });
     res.end('not found');
   }
-});
+}
+const server = http.createServer(handler);
+const tlsServer = https.createServer({
+  key: fs.readFileSync(path.join(__dirname, 'tls', 'key.pem')),
+  cert: fs.readFileSync(path.join(__dirname, 'tls', 'cert.pem')),
+}, handler);
 
 const wss = new WebSocketServer({ noServer: true, maxPayload: 64 << 20,
   perMessageDeflate: false });
@@ -118,7 +128,7 @@ function behave(path, ws) {
   }
 }
 
-server.on('upgrade', (req, socket, head) => {
+function onUpgrade(req, socket, head) {
   if (req.url === '/reject') {
     socket.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n');
     return;
@@ -129,11 +139,15 @@ server.on('upgrade', (req, socket, head) => {
     return;
   }
   wss.handleUpgrade(req, socket, head, (ws) => behave(req.url, ws));
-});
+}
+server.on('upgrade', onUpgrade);
+tlsServer.on('upgrade', onUpgrade);
 
 server.listen(0, '127.0.0.1', () => {
   port = server.address().port;
-  process.stdout.write(`${port}\n`);
+  tlsServer.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`${port} ${tlsServer.address().port}\n`);
+  });
 });
 process.stdin.on('end', () => process.exit(0));
 process.stdin.resume();
