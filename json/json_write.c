@@ -113,21 +113,34 @@ static inline bool reserve(json_w *w, size_t n)
     return grow(w, n);
 }
 
-static inline void put(json_w *w, const void *s, size_t n)
+/* Append without the NUL: emit() terminates once at the end. */
+static inline void put_nt(json_w *w, const void *s, size_t n)
 {
     if (!reserve(w, n))
         return;
     memcpy(w->buf + w->len, s, n);
     w->len += n;
-    w->buf[w->len] = 0;
 }
 
-static inline void put1(json_w *w, char c)
+static inline void put1_nt(json_w *w, char c)
 {
     if (!reserve(w, 1))
         return;
     w->buf[w->len++] = c;
-    w->buf[w->len] = 0;
+}
+
+static inline void put(json_w *w, const void *s, size_t n)
+{
+    put_nt(w, s, n);
+    if (!w->err)
+        w->buf[w->len] = 0;
+}
+
+static inline void put1(json_w *w, char c)
+{
+    put1_nt(w, c);
+    if (!w->err)
+        w->buf[w->len] = 0;
 }
 
 /* Bookkeeping before any value: the comma, or consuming the pending key.
@@ -313,13 +326,26 @@ void json_w_str(json_w *w, const char *s)
     json_w_strn(w, s, s ? strlen(s) : 0);
 }
 
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 /* Decimal digits of u, right-aligned ending at end; returns the start. */
 static char *utoa_rev(uint64_t u, char *end)
 {
-    do {
-        *--end = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    while (u >= 100) {
+        unsigned r = (unsigned)(u % 100);
+        u /= 100;
+        end -= 2;
+        memcpy(end, digit_pairs + 2 * r, 2);
+    }
+    if (u >= 10) {
+        end -= 2;
+        memcpy(end, digit_pairs + 2 * u, 2);
+    } else {
+        *--end = (char)('0' + u);
+    }
     return end;
 }
 
@@ -491,6 +517,63 @@ void json_w_raw(json_w *w, const char *json, size_t len, bool validate)
         put(w, json, len);
 }
 
+static void put_int(json_w *w, int64_t v)
+{
+    char tmp[24];
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    char *s = utoa_rev(u, tmp + sizeof tmp);
+    if (v < 0)
+        *--s = '-';
+    put_nt(w, s, (size_t)(tmp + sizeof tmp - s));
+}
+
+/* Serialise a parsed subtree without the per-call state machine: the tree
+ * is well-formed by construction, so commas and colons go in directly.
+ * depth counts the writer's open containers plus ours. */
+static void emit(json_w *w, const json_val *v, unsigned depth)
+{
+    switch ((json_type)v->type) {
+    case JSON_NULL: put_nt(w, "null", 4); return;
+    case JSON_FALSE: put_nt(w, "false", 5); return;
+    case JSON_TRUE: put_nt(w, "true", 4); return;
+    case JSON_NUMBER:
+        /* -0 parses as the integer 0; keep its sign via the double. */
+        if ((v->flags & JV_INT) && !(v->u.num.i == 0 && signbit(v->u.num.d))) {
+            put_int(w, v->u.num.i);
+        } else {
+            char tmp[48];
+            int n = json_fmt_double(v->u.num.d, tmp);
+            if (n < 0)
+                w->err = JSON_EVALUE;
+            else
+                put_nt(w, tmp, (size_t)n);
+        }
+        return;
+    case JSON_STRING:
+        put_string(w, v->u.str.s, v->u.str.len);
+        return;
+    case JSON_ARRAY:
+    case JSON_OBJECT:
+        break;
+    }
+    bool obj = v->type == JSON_OBJECT;
+    if (depth >= JSON_W_MAX_DEPTH) {
+        w->err = JSON_EVALUE;
+        return;
+    }
+    put1_nt(w, obj ? '{' : '[');
+    for (const json_val *c = v->u.ctr.first; c && !w->err; c = c->next) {
+        if (c != v->u.ctr.first)
+            put1_nt(w, ',');
+        if (obj) {
+            put_string(w, c->key, c->keylen);
+            put1_nt(w, ':');
+        }
+        emit(w, c, depth + 1);
+    }
+    put1_nt(w, obj ? '}' : ']');
+}
+
 void json_w_val(json_w *w, const json_val *v)
 {
     if (w->err)
@@ -499,33 +582,11 @@ void json_w_val(json_w *w, const json_val *v)
         json_w_null(w);
         return;
     }
-    switch ((json_type)v->type) {
-    case JSON_NULL: json_w_null(w); break;
-    case JSON_FALSE: json_w_bool(w, false); break;
-    case JSON_TRUE: json_w_bool(w, true); break;
-    case JSON_NUMBER:
-        /* -0 parses as the integer 0; keep its sign via the double. */
-        if ((v->flags & JV_INT) && !(v->u.num.i == 0 && signbit(v->u.num.d)))
-            json_w_int(w, v->u.num.i);
-        else
-            json_w_num(w, v->u.num.d);
-        break;
-    case JSON_STRING: json_w_strn(w, v->u.str.s, v->u.str.len); break;
-    case JSON_ARRAY:
-        json_w_arr_begin(w);
-        for (const json_val *c = v->u.ctr.first; c && !w->err; c = c->next)
-            json_w_val(w, c);
-        json_w_arr_end(w);
-        break;
-    case JSON_OBJECT:
-        json_w_obj_begin(w);
-        for (const json_val *c = v->u.ctr.first; c && !w->err; c = c->next) {
-            json_w_keyn(w, c->key, c->keylen);
-            json_w_val(w, c);
-        }
-        json_w_obj_end(w);
-        break;
-    }
+    if (!begin_value(w))
+        return;
+    emit(w, v, w->depth);
+    if (!w->err)
+        w->buf[w->len] = 0;
 }
 
 char *json_write(const json_val *v, size_t *len)

@@ -17,7 +17,6 @@
  * dead). A send that fails part-way leaves the stream unusable, so it kills
  * the client too.
  */
-#define _GNU_SOURCE /* MSG_NOSIGNAL through net.c users; shutdown */
 #include "ws/ws_int.h"
 
 #include <errno.h>
