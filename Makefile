@@ -56,6 +56,7 @@ HEADERS  = $(foreach m,$(MODULES),$(m)/$(m).h)
 TEST_SRC = $(sort $(wildcard tests/test_*.c))
 TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT = $(BUILD)/tests/harness.o $(BUILD)/tests/fixture.o
+.SECONDARY: $(TEST_SUPPORT)
 TEST_WRAP = -Wl,--wrap=malloc -Wl,--wrap=realloc -Wl,--wrap=calloc
 
 FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
