@@ -43,7 +43,7 @@ CPPFLAGS += -DCDPGATE_OPENSSL=1
 LDLIBS   += -lssl -lcrypto
 endif
 
-MODULES  = json ws cdp
+MODULES  = json ws cdp snapshot
 LIB_SRC  = $(sort $(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_SRC  = $(sort $(wildcard cli/*.c))
@@ -55,8 +55,9 @@ HEADERS  = $(foreach m,$(MODULES),$(m)/$(m).h)
 # Nth allocation (see tests/harness.h).
 TEST_SRC = $(sort $(wildcard tests/test_*.c))
 TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-TEST_SUPPORT = $(BUILD)/tests/harness.o $(BUILD)/tests/fixture.o
-.SECONDARY: $(TEST_SUPPORT)
+# Support objects go in an archive so a test links only what it uses.
+TEST_SUPPORT = $(BUILD)/tests/libsupport.a
+.SECONDARY: $(BUILD)/tests/harness.o $(BUILD)/tests/fixture.o
 TEST_WRAP = -Wl,--wrap=malloc -Wl,--wrap=realloc -Wl,--wrap=calloc
 
 FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
@@ -70,12 +71,23 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/libcdpgate.a: $(LIB_OBJ)
+# The archive is rebuilt when the module list changes (MODULES=... builds).
+$(BUILD)/.modules: FORCE
+	@mkdir -p $(BUILD)
+	@echo "$(MODULES)" | cmp -s - $@ || echo "$(MODULES)" > $@
+
+$(BUILD)/libcdpgate.a: $(LIB_OBJ) $(BUILD)/.modules
 	@rm -f $@
-	ar rcs $@ $^
+	ar rcs $@ $(LIB_OBJ)
+
+FORCE:
 
 $(BUILD)/cdpgate: $(CLI_OBJ) $(BUILD)/libcdpgate.a
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libcdpgate.a $(LDLIBS)
+
+$(BUILD)/tests/libsupport.a: $(BUILD)/tests/harness.o $(BUILD)/tests/fixture.o
+	@rm -f $@
+	ar rcs $@ $^
 
 $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(BUILD)/libcdpgate.a
 	@mkdir -p $(dir $@)

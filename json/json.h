@@ -19,16 +19,26 @@
  *   - A byte order mark is rejected.
  *   - Numbers are kept as a double, plus an exact int64 when the literal is an
  *     integer that fits. A literal whose magnitude overflows a double is
- *     rejected ("number out of range"); one that underflows reads as 0.
+ *     rejected ("number out of range"); one that underflows reads as 0
+ *     (or the nearest subnormal). -0 is the integer 0 with a negative
+ *     double. Decimal conversion is correctly rounded (exact fast paths,
+ *     else the C library's strtod) and does not depend on the locale.
  *   - Duplicate keys are kept; lookups return the first. JSON_NO_DUPLICATES
- *     rejects them instead (for grant and vault files).
+ *     rejects them instead (for grant and vault files); keys are compared
+ *     after unescaping, byte for byte (no Unicode normalisation).
+ *   - Object keys must be shorter than 4 GiB (JSON_ESIZE otherwise).
+ *
+ * Error offsets point at the offending byte (for a duplicate key, its
+ * opening quote; for a number out of range, its first byte).
  *
  * Writer. json_w builds output into a growing buffer without any document:
  * it inserts commas and colons, escapes strings (output is always valid
  * UTF-8 JSON; control characters, '"' and '\\' are escaped, and U+2028/2029
  * too), and prints doubles as the shortest text that reads back to the same
- * value. Errors (out of memory, NaN or infinity, invalid UTF-8 in a string,
- * unbalanced nesting) are sticky: check json_w_error() once at the end.
+ * value (integers below 2^53 without exponent, "1e21", "5e-324", "-0").
+ * Errors (out of memory, NaN or infinity, invalid UTF-8 in a string,
+ * unbalanced nesting, max size) are sticky: check json_w_error() once at
+ * the end.
  */
 #ifndef CDPGATE_JSON_H
 #define CDPGATE_JSON_H
@@ -98,7 +108,9 @@ bool json_is(const json_val *v, json_type t);
 /* Member of an object by key (first match), else NULL. */
 const json_val *json_get(const json_val *obj, const char *key);
 const json_val *json_getn(const json_val *obj, const char *key, size_t keylen);
-/* Dotted path through objects: json_path(root, "result.result.value"). */
+/* Dotted path through objects: json_path(root, "result.result.value").
+ * A segment of digits indexes an array ("result.nodes.0.nodeId"). Keys
+ * holding '.' are not reachable this way (use json_get). */
 const json_val *json_path(const json_val *v, const char *path);
 /* Element count of an array or object; 0 otherwise. */
 size_t json_len(const json_val *v);
@@ -148,6 +160,8 @@ void json_w_reset(json_w *w);
 /* Hand over the NUL-terminated buffer (free with free()); NULL on error.
  * The writer is left empty. */
 char *json_w_take(json_w *w, size_t *len);
+/* The sticky error; JSON_EVALUE while containers are still open or a key
+ * awaits its value (so call it once, at the end). */
 int json_w_error(const json_w *w);
 
 void json_w_obj_begin(json_w *w);

@@ -88,8 +88,10 @@ static inline uint64_t json_str_special(uint64_t w)
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define JSON_FIRST_FLAG(m) ((size_t)__builtin_ctzll(m) >> 3)
+#define JSON_HAVE_FIRST_FLAG 1
 #else
 #define JSON_FIRST_FLAG(m) ((size_t)0)
+#define JSON_HAVE_FIRST_FLAG 0
 #endif
 
 /* Length (2..4) of the valid UTF-8 sequence starting with the non-ASCII

@@ -25,8 +25,10 @@
  *   text handed to strtod is a validated JSON literal, so strtod cannot read
  *   past it; if the C library's locale uses another decimal point the
  *   literal is retried with that point (cdpgate never calls setlocale).
- * - Nodes are bump-allocated; the arena grows by blocks at least as big as
- *   everything allocated so far, so a document needs O(log n) mallocs.
+ * - Nodes are bump-allocated; the arena grows by blocks as big as
+ *   everything allocated so far (capped at 64 MiB a step, so a huge string
+ *   does not reserve gigabytes for nodes it will never need): O(log n)
+ *   mallocs for ordinary documents.
  */
 #include "json/json_int.h"
 
@@ -37,6 +39,7 @@
 
 #define LOCAL_FRAMES 64
 #define MIN_BLOCK ((size_t)16 << 10)
+#define MAX_BLOCK ((size_t)64 << 20)   /* growth step cap, not a size limit */
 
 typedef struct {
     json_val *ctr;
@@ -68,6 +71,8 @@ static int grow(parser *ps, size_t need)
     size_t size = doc->memsize;
     if (size < MIN_BLOCK)
         size = MIN_BLOCK;
+    if (size > MAX_BLOCK)
+        size = MAX_BLOCK;
     if (size < need + sizeof(json_blk) + 16)
         size = need + sizeof(json_blk) + 16;
     json_blk *b = malloc(size);
@@ -204,7 +209,7 @@ static char *unescape(parser *ps, char *s, char **dp)
 /* Scan the string whose contents start at p (just after the opening quote).
  * On success returns the position after the closing quote, with the
  * decoded contents at p, NUL-terminated, *len bytes long. */
-static char *parse_string(parser *ps, char *p, size_t *len)
+static char *parse_string_long(parser *ps, char *p, size_t *len)
 {
     char *start = p;
     for (;;) {
@@ -279,6 +284,24 @@ static char *parse_string(parser *ps, char *p, size_t *len)
             p++;
         }
     }
+}
+
+/* Most keys and many values are short plain ASCII: the first word holds
+ * the closing quote. That case stays inline; the rest is a call. */
+static inline char *parse_string(parser *ps, char *p, size_t *len)
+{
+#if JSON_HAVE_FIRST_FLAG
+    uint64_t m = json_str_special(json_load64(p));
+    if (m) {
+        size_t k = JSON_FIRST_FLAG(m);
+        if (p[k] == '"') {
+            p[k] = 0;
+            *len = k;
+            return p + k + 1;
+        }
+    }
+#endif
+    return parse_string_long(ps, p, len);
 }
 
 static const double pow10_tab[23] = {
@@ -543,6 +566,8 @@ json_doc *json_parse(const char *buf, size_t len, const json_opts *opts,
     size_t docsz = (sizeof(json_doc) + 15) & ~(size_t)15;
     size_t copysz = (len + JSON_PAD + 15) & ~(size_t)15;
     size_t nodes = len / 16 * sizeof(json_val) + 4 * sizeof(json_val);
+    if (nodes > MAX_BLOCK)
+        nodes = MAX_BLOCK;
     size_t first = hdr + docsz + copysz + nodes;
     json_blk *b = malloc(first);
     if (!b) {

@@ -77,16 +77,17 @@ char *json_w_take(json_w *w, size_t *len)
     return out;
 }
 
-/* Make room for n more bytes plus the NUL. */
-static bool grow(json_w *w, size_t n)
+/* Make room for n more bytes plus the NUL, plus slack bytes that may be
+ * scribbled on but do not count as output (nor against max). */
+static bool grow(json_w *w, size_t n, size_t slack)
 {
     if (w->err)
         return false;
-    if (n > SIZE_MAX / 2 - w->len) {
+    if (n > SIZE_MAX / 4 - w->len) {
         w->err = JSON_ENOMEM;
         return false;
     }
-    size_t need = w->len + n + 1;
+    size_t need = w->len + n + slack + 1;
     if (w->max && w->len + n > w->max) {
         w->err = JSON_ESIZE;
         return false;
@@ -106,11 +107,17 @@ static bool grow(json_w *w, size_t n)
     return true;
 }
 
+static inline bool reserve_slack(json_w *w, size_t n, size_t slack)
+{
+    if (!w->err && w->cap - w->len > n + slack &&
+        (!w->max || w->len + n <= w->max))
+        return true;
+    return grow(w, n, slack);
+}
+
 static inline bool reserve(json_w *w, size_t n)
 {
-    if (!w->err && w->cap - w->len > n && (!w->max || w->len + n <= w->max))
-        return true;
-    return grow(w, n);
+    return reserve_slack(w, n, 0);
 }
 
 /* Append without the NUL: emit() terminates once at the end. */
@@ -205,51 +212,69 @@ void json_w_arr_end(json_w *w) { close_ctr(w, ']', false); }
 static const char hexdig[] = "0123456789abcdef";
 
 /* Quoted, escaped string. Invalid UTF-8 sets JSON_EVALUE.
- * Room for the unescaped case is reserved up front; words are copied while
- * they are scanned (a word is only stored when 8 source bytes remain, so it
- * never writes past that room), and each escape re-reserves for itself plus
- * the rest of the string. */
+ * Room for the unescaped case plus 8 bytes of slack is reserved up front,
+ * so every step may store a whole word at d: a word is copied while it is
+ * scanned (a short tail is padded with 'A', which needs no escape), and
+ * only its clean prefix counts. Each escape re-reserves for itself plus the
+ * rest of the string. Invariant: room after d >= (end - p) + 2 + 8. */
 static void put_string(json_w *w, const char *str, size_t n)
 {
-    if (!reserve(w, n + 2))
+    if (!reserve_slack(w, n + 2, 8))
         return;
     char *d = w->buf + w->len;
     *d++ = '"';
     const uint8_t *p = (const uint8_t *)str, *end = p + n;
     while (p < end) {
+        uint64_t v, m;
         while (end - p >= 8) {
-            uint64_t v = json_load64(p);
-            uint64_t m = json_str_special(v);
+            v = json_load64(p);
+            m = json_str_special(v);
             memcpy(d, &v, 8);
             if (m) {
                 size_t k = JSON_FIRST_FLAG(m);
                 p += k;
                 d += k;
-                break;
+                goto special;
             }
             p += 8;
             d += 8;
         }
         if (p >= end)
             break;
+        {
+            size_t rem = (size_t)(end - p);
+            v = JSON_ONES * 'A';
+            memcpy(&v, p, rem);
+            m = json_str_special(v);
+            memcpy(d, &v, 8);
+            if (m == 0) {
+                p += rem;
+                d += rem;
+                break;
+            }
+            size_t k = JSON_FIRST_FLAG(m);  /* < rem: the padding is clean */
+            p += k;
+            d += k;
+        }
+    special:;
         uint8_t c = *p;
         if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-            *d++ = (char)c;
+            *d++ = (char)c;                /* only without JSON_FIRST_FLAG */
             p++;
             continue;
         }
         char esc[6];
         size_t elen = 2, skip = 1;
         if (c >= 0x80) {
-            size_t k = json_utf8_seq(p, (size_t)(end - p));
-            if (k == 0) {
+            size_t q = json_utf8_seq(p, (size_t)(end - p));
+            if (q == 0) {
                 w->err = JSON_EVALUE;
                 return;
             }
-            if (k != 3 || c != 0xE2 || p[1] != 0x80 || (p[2] & 0xFE) != 0xA8) {
-                memcpy(d, p, k);
-                d += k;
-                p += k;
+            if (q != 3 || c != 0xE2 || p[1] != 0x80 || (p[2] & 0xFE) != 0xA8) {
+                memcpy(d, p, q);
+                d += q;
+                p += q;
                 continue;
             }
             memcpy(esc, p[2] == 0xA8 ? "\\u2028" : "\\u2029", 6);
@@ -274,9 +299,9 @@ static void put_string(json_w *w, const char *str, size_t n)
         }
         size_t o = (size_t)(d - w->buf);
         size_t need = elen + (size_t)(end - p) - skip + 1;
-        if (w->cap - o <= need || (w->max && o + need > w->max)) {
+        if (w->cap - o <= need + 8 || (w->max && o + need > w->max)) {
             w->len = o;
-            if (!reserve(w, need))
+            if (!reserve_slack(w, need, 8))
                 return;
             d = w->buf + o;
         }
@@ -421,7 +446,7 @@ int json_fmt_double(double v, char *out)
             double x = a * pow10_tab[k];
             if (x >= 1e15)
                 break;
-            if (x == floor(x) && x / pow10_tab[k] == a) {
+            if (x == (double)(uint64_t)x && x / pow10_tab[k] == a) {
                 uint64_t m = (uint64_t)x;
                 while (k > 0 && m % 10 == 0) {
                     m /= 10;
@@ -431,7 +456,7 @@ int json_fmt_double(double v, char *out)
             }
         }
     }
-    if (a >= 1e15 && a < 9007199254740992.0 && a == floor(a))
+    if (a >= 1e15 && a < 9007199254740992.0 && a == (double)(uint64_t)a)
         return fmt_scaled(neg, (uint64_t)a, 0, out);
     /* %.15g is the shortest for normal doubles (DBL_DIG); subnormals
      * have fewer bits and may need fewer digits. */

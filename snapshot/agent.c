@@ -1,0 +1,1055 @@
+/*
+ * agent.c — the agent's browser state: tabs, frames and their sessions,
+ * event bookkeeping (navigations, dialogs, popups, network in flight), the
+ * ref table, observation ids, results, and snap_open.
+ *
+ * Implementation notes
+ *  - Events are recorded by a listener (which must not wait), so work that
+ *    needs round trips — adopting a popup, initialising an out-of-process
+ *    iframe's session — is queued and done by snap_sync() at the start of
+ *    every call and while waiting for consequences.
+ *  - A document is identified by its frame id and loaderId; a new main-frame
+ *    document bumps tab->nav, which invalidates the tab's observations.
+ *  - Refs live in an array indexed by number and a hash of
+ *    (tab, frame, loader, backend node) -> number; nothing is ever removed,
+ *    so a number is never reused.
+ */
+#include "snapshot/snap_int.h"
+#include "ws/ws.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_PENDING (sizeof ((snap_agent *)0)->work / sizeof ((snap_agent *)0)->work[0])
+
+typedef struct snap_work pending_work;
+
+int64_t snap_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static char *dupstr(const char *s)
+{
+    if (!s)
+        s = "";
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+static void setstr(char **dst, const char *s)
+{
+    char *d = dupstr(s);
+    if (d) {
+        free(*dst);
+        *dst = d;
+    }
+}
+
+static void copyid(char dst[SNAP_ID_MAX], const char *s)
+{
+    snprintf(dst, SNAP_ID_MAX, "%s", s ? s : "");
+}
+
+/* ---- results ---- */
+
+const char *snap_strerror(int code)
+{
+    switch (code) {
+    case SNAP_OK: return "ok";
+    case SNAP_ENOMEM: return "out_of_memory";
+    case SNAP_EBROWSER: return "browser_error";
+    case SNAP_ENOREF: return "unknown_ref";
+    case SNAP_ESTALE: return "stale";
+    case SNAP_EDISABLED: return "disabled";
+    case SNAP_ECOVERED: return "covered";
+    case SNAP_ENOTVISIBLE: return "not_visible";
+    case SNAP_EINVAL: return "invalid_argument";
+    case SNAP_ENAVIGATE: return "navigation_failed";
+    case SNAP_ENOTAB: return "no_tab";
+    case SNAP_EDIALOG: return "dialog";
+    case SNAP_ETIMEOUT: return "timeout_outcome_unknown";
+    }
+    return "error";
+}
+
+void snap_result_free(snap_result *r)
+{
+    if (!r)
+        return;
+    free(r->text);
+    free(r->structured);
+    free(r->image);
+    memset(r, 0, sizeof *r);
+}
+
+int snap_fail(snap_result *r, int code, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!r)
+        return code;
+    free(r->text);
+    free(r->structured);
+    r->code = code;
+    r->text = dupstr(msg);
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "ok");
+    json_w_bool(&w, code == 0);
+    if (code) {
+        json_w_key(&w, "error");
+        json_w_str(&w, snap_strerror(code));
+    }
+    json_w_key(&w, "message");
+    json_w_str(&w, msg);
+    if (r->obs[0]) {
+        json_w_key(&w, "obs");
+        json_w_str(&w, r->obs);
+    }
+    json_w_obj_end(&w);
+    r->structured = json_w_take(&w, NULL);
+    return code;
+}
+
+/* ---- tabs and frames ---- */
+
+snap_tab *snap_tab_by_id(snap_agent *a, int id)
+{
+    for (size_t i = 0; i < a->ntabs; i++)
+        if (a->tabs[i].id == id)
+            return &a->tabs[i];
+    return NULL;
+}
+
+snap_tab *snap_tab_current(snap_agent *a)
+{
+    snap_tab *t = snap_tab_by_id(a, a->cur);
+    return t && !t->closed ? t : NULL;
+}
+
+static snap_tab *tab_by_target(snap_agent *a, const char *target)
+{
+    for (size_t i = 0; i < a->ntabs; i++)
+        if (strcmp(a->tabs[i].target, target) == 0)
+            return &a->tabs[i];
+    return NULL;
+}
+
+snap_tab *snap_tab_by_session(snap_agent *a, const char *session)
+{
+    if (!session || !*session)
+        return NULL;
+    for (size_t i = 0; i < a->ntabs; i++) {
+        snap_tab *t = &a->tabs[i];
+        if (strcmp(t->session, session) == 0)
+            return t;
+        for (size_t k = 0; k < t->nframes; k++)
+            if (strcmp(t->frames[k].session, session) == 0)
+                return t;
+    }
+    return NULL;
+}
+
+snap_frame *snap_frame_find(snap_tab *t, const char *frame_id)
+{
+    for (size_t i = 0; t && i < t->nframes; i++)
+        if (strcmp(t->frames[i].id, frame_id) == 0)
+            return &t->frames[i];
+    return NULL;
+}
+
+static snap_frame *frame_add(snap_tab *t, const char *id, const char *parent,
+                             const char *session)
+{
+    snap_frame *f = snap_frame_find(t, id);
+    if (f) {
+        f->gone = false;
+        if (parent && *parent)
+            copyid(f->parent, parent);
+        return f;
+    }
+    if (t->nframes == t->capframes) {
+        size_t n = t->capframes ? t->capframes * 2 : 4;
+        snap_frame *nf = realloc(t->frames, n * sizeof *nf);
+        if (!nf)
+            return NULL;
+        t->frames = nf;
+        t->capframes = n;
+    }
+    f = &t->frames[t->nframes++];
+    memset(f, 0, sizeof *f);
+    copyid(f->id, id);
+    copyid(f->parent, parent);
+    copyid(f->session, session);
+    return f;
+}
+
+static void frame_update(snap_tab *t, const char *session, const json_val *fr)
+{
+    const char *id = json_get_str(fr, "id");
+    if (!id)
+        return;
+    const char *parent = json_get_str(fr, "parentId");
+    snap_frame *f = frame_add(t, id, parent, session);
+    if (!f)
+        return;
+    /* The main frame of an out-of-process iframe's session is that iframe:
+     * its document belongs to this session now. */
+    copyid(f->session, session);
+    const char *loader = json_get_str(fr, "loaderId");
+    if (loader)
+        copyid(f->loader, loader);
+    setstr(&f->url, json_get_str(fr, "url"));
+    const char *origin = json_get_str(fr, "securityOrigin");
+    snprintf(f->origin, sizeof f->origin, "%s", origin ? origin : "");
+    f->gone = false;
+    if (f == &t->frames[0] && strcmp(session, t->session) == 0)
+        t->nav++;
+}
+
+/* Fill frames from a Page.getFrameTree reply, recursively. */
+static void frames_from_tree(snap_tab *t, const char *session, const json_val *node,
+                             bool count_nav)
+{
+    const json_val *fr = json_get(node, "frame");
+    uint64_t nav = t->nav;
+    frame_update(t, session, fr);
+    if (!count_nav)
+        t->nav = nav;
+    for (const json_val *c = json_first(json_get(node, "childFrames")); c; c = json_next(c))
+        frames_from_tree(t, session, c, false);
+}
+
+static void tab_clear(snap_tab *t)
+{
+    for (size_t i = 0; i < t->nframes; i++)
+        free(t->frames[i].url);
+    free(t->frames);
+    free(t->title);
+    free(t->dialog_message);
+    free(t->dialog_default);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- events (listener: records only, never waits) ---- */
+
+static void queue_work(snap_agent *a, int kind, const char *target, const char *session,
+                       const char *opener, int tab)
+{
+    if (a->nwork == MAX_PENDING)
+        return;
+    pending_work *w = &a->work[a->nwork++];
+    memset(w, 0, sizeof *w);
+    w->kind = kind;
+    copyid(w->target, target);
+    copyid(w->session, session);
+    copyid(w->opener, opener);
+    w->tab = tab;
+}
+
+static void on_event(void *ud, cdp_conn *c, const char *session, const char *method,
+                     const json_val *p)
+{
+    (void)c;
+    snap_agent *a = ud;
+    if (strncmp(method, "Target.", 7) == 0) {
+        const char *m = method + 7;
+        const json_val *info = json_get(p, "targetInfo");
+        if (strcmp(m, "targetCreated") == 0) {
+            const char *type = json_get_str(info, "type");
+            const char *opener = json_get_str(info, "openerId");
+            const char *tid = json_get_str(info, "targetId");
+            if (type && strcmp(type, "page") == 0 && opener && tid &&
+                tab_by_target(a, opener) && !tab_by_target(a, tid))
+                queue_work(a, 1, tid, "", opener, 0);
+        } else if (strcmp(m, "attachedToTarget") == 0) {
+            snap_tab *t = snap_tab_by_session(a, session);
+            const char *type = json_get_str(info, "type");
+            const char *sid = json_get_str(p, "sessionId");
+            const char *tid = json_get_str(info, "targetId");
+            if (t && type && sid && tid && strcmp(type, "iframe") == 0) {
+                /* An out-of-process iframe: its target id is its frame id. */
+                snap_frame *f = snap_frame_find(t, tid);
+                if (!f)
+                    f = frame_add(t, tid, "", sid);
+                if (f) {
+                    copyid(f->session, sid);
+                    f->oopif = true;
+                    f->gone = false;
+                }
+                queue_work(a, 2, tid, sid, "", t->id);
+            }
+        } else if (strcmp(m, "detachedFromTarget") == 0) {
+            const char *sid = json_get_str(p, "sessionId");
+            for (size_t i = 0; sid && i < a->ntabs; i++) {
+                snap_tab *t = &a->tabs[i];
+                if (strcmp(t->session, sid) == 0)
+                    t->closed = true;
+                for (size_t k = 0; k < t->nframes; k++)
+                    if (strcmp(t->frames[k].session, sid) == 0)
+                        t->frames[k].gone = true;
+            }
+        } else if (strcmp(m, "targetDestroyed") == 0 || strcmp(m, "targetCrashed") == 0) {
+            const char *tid = json_get_str(p, "targetId");
+            snap_tab *t = tid ? tab_by_target(a, tid) : NULL;
+            if (t)
+                t->closed = true;
+        } else if (strcmp(m, "targetInfoChanged") == 0) {
+            const char *tid = json_get_str(info, "targetId");
+            snap_tab *t = tid ? tab_by_target(a, tid) : NULL;
+            if (t)
+                setstr(&t->title, json_get_str(info, "title"));
+        }
+        return;
+    }
+    snap_tab *t = snap_tab_by_session(a, session);
+    if (!t)
+        return;
+    t->activity++;
+    if (strcmp(method, "Page.frameNavigated") == 0) {
+        frame_update(t, session, json_get(p, "frame"));
+    } else if (strcmp(method, "Page.frameStartedLoading") == 0 ||
+               strcmp(method, "Page.frameRequestedNavigation") == 0 ||
+               strcmp(method, "Page.frameStartedNavigating") == 0) {
+        const char *id = json_get_str(p, "frameId");
+        if (id && t->nframes && strcmp(id, t->frames[0].id) == 0)
+            t->loading = true;
+    } else if (strcmp(method, "Page.lifecycleEvent") == 0) {
+        const char *id = json_get_str(p, "frameId");
+        const char *name = json_get_str(p, "name");
+        if (id && name && strcmp(name, "load") == 0 && t->nframes &&
+            strcmp(id, t->frames[0].id) == 0)
+            t->loading = false;
+    } else if (strcmp(method, "Page.frameStoppedLoading") == 0) {
+        const char *id = json_get_str(p, "frameId");
+        if (id && t->nframes && strcmp(id, t->frames[0].id) == 0)
+            t->loading = false;
+    } else if (strcmp(method, "Page.frameAttached") == 0) {
+        const char *id = json_get_str(p, "frameId");
+        if (id)
+            frame_add(t, id, json_get_str(p, "parentFrameId"), session);
+    } else if (strcmp(method, "Page.frameDetached") == 0) {
+        const char *id = json_get_str(p, "frameId");
+        const char *why = json_get_str(p, "reason");
+        snap_frame *f = id ? snap_frame_find(t, id) : NULL;
+        /* "swap": the frame moves to another process; it lives on there. */
+        if (f && !(why && strcmp(why, "swap") == 0))
+            f->gone = true;
+    } else if (strcmp(method, "Page.javascriptDialogOpening") == 0) {
+        t->dialog_open = true;
+        snprintf(t->dialog_type, sizeof t->dialog_type, "%s",
+                 json_get_str(p, "type") ? json_get_str(p, "type") : "alert");
+        setstr(&t->dialog_message, json_get_str(p, "message"));
+        setstr(&t->dialog_default, json_get_str(p, "defaultPrompt"));
+    } else if (strcmp(method, "Page.javascriptDialogClosed") == 0) {
+        t->dialog_open = false;
+    } else if (strcmp(method, "Network.requestWillBeSent") == 0) {
+        if (!json_get(p, "redirectResponse"))
+            t->inflight++;
+        t->last_net_ms = (uint64_t)snap_now_ms();
+    } else if (strcmp(method, "Network.loadingFinished") == 0 ||
+               strcmp(method, "Network.loadingFailed") == 0) {
+        if (t->inflight > 0)
+            t->inflight--;
+        t->last_net_ms = (uint64_t)snap_now_ms();
+    }
+}
+
+/* ---- session setup ---- */
+
+/* Enable what the agent tracks on a page or OOPIF session, pipelined, and
+ * read its frame tree. */
+static int session_init(snap_agent *a, snap_tab *t, const char *session, bool main,
+                        snap_result *r)
+{
+    static const struct { const char *m, *p; } CMDS[] = {
+        {"Page.enable", NULL},
+        {"Page.setLifecycleEventsEnabled", "{\"enabled\":true}"},
+        {"Network.enable", "{\"maxTotalBufferSize\":0,\"maxResourceBufferSize\":0}"},
+        {"Target.setAutoAttach",
+         "{\"autoAttach\":true,\"waitForDebuggerOnStart\":false,\"flatten\":true}"},
+        {"Page.getFrameTree", NULL},
+    };
+    enum { N = sizeof CMDS / sizeof CMDS[0] };
+    uint64_t ids[N];
+    cdp_err e = {0};
+    int rc = 0;
+    size_t sent = 0;
+    for (; sent < N; sent++)
+        if ((rc = cdp_send(a->c, session, CMDS[sent].m, CMDS[sent].p, &ids[sent], &e)))
+            break;
+    for (size_t i = 0; i < sent; i++) {
+        cdp_reply rep = {0};
+        int rc2 = cdp_wait(a->c, ids[i], a->o.timeout_ms, &rep, &e);
+        if (rc2 && !rc)
+            rc = rc2;
+        if (rc2 == 0 && i == N - 1) {
+            const json_val *tree = json_get(rep.result, "frameTree");
+            frames_from_tree(t, session, tree, main);
+            /* frames[0] is the main frame, whatever events came first. */
+            snap_frame *root = snap_frame_find(t, json_get_str(json_get(tree, "frame"), "id")
+                                                      ? json_get_str(json_get(tree, "frame"),
+                                                                     "id") : "");
+            if (main && root && root != &t->frames[0]) {
+                snap_frame tmp = t->frames[0];
+                t->frames[0] = *root;
+                *root = tmp;
+            }
+        }
+        cdp_reply_free(&rep);
+    }
+    if (rc)
+        return snap_fail(r, SNAP_EBROWSER, "cannot set up the page: %s", e.msg);
+    return 0;
+}
+
+static snap_tab *tab_new(snap_agent *a, const char *target, const char *session)
+{
+    if (a->ntabs == a->captabs) {
+        size_t n = a->captabs ? a->captabs * 2 : 4;
+        snap_tab *nt = realloc(a->tabs, n * sizeof *nt);
+        if (!nt)
+            return NULL;
+        a->tabs = nt;
+        a->captabs = n;
+    }
+    snap_tab *t = &a->tabs[a->ntabs++];
+    memset(t, 0, sizeof *t);
+    t->id = ++a->next_tab;
+    copyid(t->target, target);
+    copyid(t->session, session);
+    return t;
+}
+
+static int attach(snap_agent *a, const char *target, char session[SNAP_ID_MAX],
+                  snap_result *r)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "targetId");
+    json_w_str(&w, target);
+    json_w_key(&w, "flatten");
+    json_w_bool(&w, true);
+    json_w_obj_end(&w);
+    char *params = json_w_take(&w, NULL);
+    if (!params)
+        return snap_fail(r, SNAP_ENOMEM, "out of memory");
+    cdp_reply rep;
+    cdp_err e = {0};
+    int rc = cdp_call(a->c, NULL, "Target.attachToTarget", params, a->o.timeout_ms, &rep, &e);
+    free(params);
+    if (rc)
+        return snap_fail(r, SNAP_EBROWSER, "cannot attach to the page: %s", e.msg);
+    copyid(session, json_get_str(rep.result, "sessionId"));
+    cdp_reply_free(&rep);
+    return *session ? 0 : snap_fail(r, SNAP_EBROWSER, "attach: no session id");
+}
+
+/* Adopt a popup or initialise an OOPIF session queued by the listener. */
+static void do_work(snap_agent *a, pending_work *w)
+{
+    snap_result scratch = {0};
+    if (w->kind == 1) {
+        if (tab_by_target(a, w->target))
+            return;
+        char session[SNAP_ID_MAX];
+        if (attach(a, w->target, session, &scratch) == 0) {
+            snap_tab *t = tab_new(a, w->target, session);
+            if (t) {
+                snap_tab *op = tab_by_target(a, w->opener);
+                t->opener = op ? op->id : 0;
+                t->created = true;
+                session_init(a, t, session, true, &scratch);
+            }
+        }
+    } else if (w->kind == 2) {
+        snap_tab *t = snap_tab_by_id(a, w->tab);
+        if (t && !t->closed)
+            session_init(a, t, w->session, false, &scratch);
+    }
+    snap_result_free(&scratch);
+}
+
+int snap_sync(snap_agent *a)
+{
+    cdp_err e;
+    int rc = cdp_pump(a->c, 0, &e);
+    /* Work may queue more work (a popup's iframes): loop until drained. */
+    for (int rounds = 0; a->nwork && rounds < 8; rounds++) {
+        pending_work batch[MAX_PENDING];
+        size_t n = a->nwork;
+        memcpy(batch, a->work, n * sizeof batch[0]);
+        a->nwork = 0;
+        for (size_t i = 0; i < n; i++)
+            do_work(a, &batch[i]);
+    }
+    return rc ? SNAP_EBROWSER : 0;
+}
+
+int snap_tab_open(snap_agent *a, snap_tab **out, snap_result *r)
+{
+    *out = NULL;
+    cdp_reply rep;
+    cdp_err e = {0};
+    char target[SNAP_ID_MAX] = "";
+    bool created = false;
+    int rc = cdp_call(a->c, NULL, "Target.createTarget", "{\"url\":\"about:blank\"}",
+                      a->o.timeout_ms, &rep, &e);
+    if (rc == 0) {
+        copyid(target, json_get_str(rep.result, "targetId"));
+        created = true;
+        cdp_reply_free(&rep);
+    } else if (rc == CDP_EPROTOCOL) {
+        /* Electron apps refuse new targets: work in an existing page that
+         * is not already one of our tabs. */
+        if (cdp_call(a->c, NULL, "Target.getTargets", NULL, a->o.timeout_ms, &rep, &e) == 0) {
+            for (const json_val *ti = json_first(json_get(rep.result, "targetInfos")); ti;
+                 ti = json_next(ti)) {
+                const char *type = json_get_str(ti, "type");
+                const char *id = json_get_str(ti, "targetId");
+                if (type && id && strcmp(type, "page") == 0 && !tab_by_target(a, id)) {
+                    copyid(target, id);
+                    break;
+                }
+            }
+            cdp_reply_free(&rep);
+        }
+        if (!*target)
+            return snap_fail(r, SNAP_EBROWSER, "the browser refused a new tab (%s) and has "
+                             "no other page to use", e.msg);
+    } else {
+        return snap_fail(r, SNAP_EBROWSER, "cannot open a tab: %s", e.msg);
+    }
+    char session[SNAP_ID_MAX];
+    if ((rc = attach(a, target, session, r)))
+        return rc;
+    snap_tab *t = tab_new(a, target, session);
+    if (!t)
+        return snap_fail(r, SNAP_ENOMEM, "out of memory");
+    t->created = created;
+    if ((rc = session_init(a, t, session, true, r))) {
+        t->closed = true;
+        return rc;
+    }
+    a->cur = t->id;
+    *out = t;
+    return 0;
+}
+
+/* ---- refs ---- */
+
+static uint64_t hash_key(int tab, const char *frame, const char *loader, int backend)
+{
+    uint64_t h = 1469598103934665603ULL;
+    const char *parts[2] = {frame, loader};
+    h ^= (uint64_t)(unsigned)tab;
+    h *= 1099511628211ULL;
+    for (int k = 0; k < 2; k++) {
+        for (const unsigned char *s = (const unsigned char *)parts[k]; *s; s++) {
+            h ^= *s;
+            h *= 1099511628211ULL;
+        }
+        h ^= 0xff;
+        h *= 1099511628211ULL;
+    }
+    h ^= (uint64_t)(unsigned)backend;
+    h *= 1099511628211ULL;
+    return h;
+}
+
+static bool ref_matches(const snap_ref *rf, int tab, const char *frame, const char *loader,
+                        int backend)
+{
+    return rf->tab == tab && rf->backend == backend && strcmp(rf->frame, frame) == 0 &&
+           strcmp(rf->loader, loader) == 0;
+}
+
+static int ref_hash_grow(snap_agent *a)
+{
+    size_t cap = a->ref_hash_cap ? a->ref_hash_cap * 2 : 1024;
+    uint32_t *h = calloc(cap, sizeof *h);
+    if (!h)
+        return -1;
+    for (size_t i = 0; i < a->nrefs; i++) {
+        snap_ref *rf = &a->refs[i];
+        size_t k = hash_key(rf->tab, rf->frame, rf->loader, rf->backend) & (cap - 1);
+        while (h[k])
+            k = (k + 1) & (cap - 1);
+        h[k] = rf->n;
+    }
+    free(a->ref_hash);
+    a->ref_hash = h;
+    a->ref_hash_cap = cap;
+    return 0;
+}
+
+uint32_t snap_ref_for(snap_agent *a, int tab, const char *frame, const char *loader,
+                      int backend, const char *role, const char *name)
+{
+    if (!frame)
+        frame = "";
+    if (!loader)
+        loader = "";
+    if (a->ref_hash_cap) {
+        size_t mask = a->ref_hash_cap - 1;
+        for (size_t k = hash_key(tab, frame, loader, backend) & mask; a->ref_hash[k];
+             k = (k + 1) & mask) {
+            snap_ref *rf = &a->refs[a->ref_hash[k] - 1];
+            if (ref_matches(rf, tab, frame, loader, backend)) {
+                if (name && (!rf->name || strcmp(rf->name, name) != 0))
+                    setstr(&rf->name, name);
+                return rf->n;
+            }
+        }
+    }
+    if ((a->nrefs + 1) * 2 > a->ref_hash_cap && ref_hash_grow(a))
+        return 0;
+    if (a->nrefs == a->caprefs) {
+        size_t n = a->caprefs ? a->caprefs * 2 : 256;
+        snap_ref *nr = realloc(a->refs, n * sizeof *nr);
+        if (!nr)
+            return 0;
+        a->refs = nr;
+        a->caprefs = n;
+    }
+    snap_ref *rf = &a->refs[a->nrefs];
+    memset(rf, 0, sizeof *rf);
+    rf->n = (uint32_t)(a->nrefs + 1);
+    rf->tab = tab;
+    copyid(rf->frame, frame);
+    copyid(rf->loader, loader);
+    rf->backend = backend;
+    snprintf(rf->role, sizeof rf->role, "%s", role ? role : "");
+    rf->name = dupstr(name);
+    a->nrefs++;
+    size_t mask = a->ref_hash_cap - 1;
+    size_t k = hash_key(tab, frame, loader, backend) & mask;
+    while (a->ref_hash[k])
+        k = (k + 1) & mask;
+    a->ref_hash[k] = rf->n;
+    return rf->n;
+}
+
+/* Parse "e12" (also "[e12]" and "ref=e12"); 0 when malformed. */
+static uint32_t parse_ref(const char *s)
+{
+    if (!s)
+        return 0;
+    if (*s == '[')
+        s++;
+    if (strncmp(s, "ref=", 4) == 0)
+        s += 4;
+    if (*s != 'e')
+        return 0;
+    s++;
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (end == s || (*end && *end != ']') || v == 0 || v > 0xffffffffUL)
+        return 0;
+    return (uint32_t)v;
+}
+
+static const char *short_name(const snap_ref *rf, char *buf, size_t cap)
+{
+    if (rf->name && *rf->name)
+        snprintf(buf, cap, "%s \"%.60s\"", rf->role, rf->name);
+    else
+        snprintf(buf, cap, "%s", rf->role);
+    return buf;
+}
+
+int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r)
+{
+    memset(out, 0, sizeof *out);
+    snap_sync(a);
+    uint32_t n = parse_ref(ref);
+    if (!n)
+        return snap_fail(r, SNAP_EINVAL, "'%s' is not a ref: refs look like e12, as shown "
+                         "in [e12] in a snapshot", ref ? ref : "");
+    if (n > a->nrefs)
+        return snap_fail(r, SNAP_ENOREF, "no element e%u was ever issued; take a snapshot "
+                         "and use a ref from it", n);
+    snap_ref *rf = &a->refs[n - 1];
+    char what[128];
+    short_name(rf, what, sizeof what);
+    snap_tab *t = snap_tab_by_id(a, rf->tab);
+    if (!t || t->closed)
+        return snap_fail(r, SNAP_ESTALE, "e%u (%s) was in tab t%d, which is closed", n, what,
+                         rf->tab);
+    snap_frame *f = snap_frame_find(t, rf->frame);
+    if (!f || f->gone)
+        return snap_fail(r, SNAP_ESTALE, "e%u (%s) was in a frame that is gone from the "
+                         "page; take a new snapshot", n, what);
+    if (strcmp(f->loader, rf->loader) != 0)
+        return snap_fail(r, SNAP_ESTALE, "e%u (%s) belonged to an earlier document: the %s "
+                         "navigated since (now %s); take a new snapshot", n, what,
+                         f == &t->frames[0] ? "page" : "frame", f->url ? f->url : "");
+    char params[96];
+    snprintf(params, sizeof params, "{\"backendNodeId\":%d,\"objectGroup\":\"cdpgate\"}",
+             rf->backend);
+    cdp_reply rep;
+    cdp_err e = {0};
+    int rc = cdp_call(a->c, f->session, "DOM.resolveNode", params, a->o.timeout_ms, &rep, &e);
+    if (rc == CDP_EPROTOCOL)
+        return snap_fail(r, SNAP_ESTALE, "e%u (%s) was removed from the page; take a new "
+                         "snapshot", n, what);
+    if (rc)
+        return snap_fail(r, SNAP_EBROWSER, "e%u: %s", n, e.msg);
+    const char *oid = json_get_str(json_get(rep.result, "object"), "objectId");
+    if (!oid || strlen(oid) >= SNAP_ID_MAX) {
+        cdp_reply_free(&rep);
+        return snap_fail(r, SNAP_ESTALE, "e%u (%s) was removed from the page", n, what);
+    }
+    copyid(out->object_id, oid);
+    cdp_reply_free(&rep);
+    /* A node kept alive by a reference but taken out of the document is gone
+     * for the agent: never act on a detached look-alike. */
+    char cparams[SNAP_ID_MAX + 128];
+    snprintf(cparams, sizeof cparams, "{\"objectId\":\"%s\",\"functionDeclaration\":"
+             "\"function(){return this.isConnected}\",\"returnByValue\":true}", oid);
+    rc = cdp_call(a->c, f->session, "Runtime.callFunctionOn", cparams, a->o.timeout_ms, &rep,
+                  &e);
+    bool connected = rc == 0 && json_bool(json_get(json_get(rep.result, "result"), "value"));
+    cdp_reply_free(&rep);
+    out->ref = rf;
+    out->tab = t;
+    out->frame = f;
+    if (!connected) {
+        snap_resolved_release(a, out);
+        return snap_fail(r, SNAP_ESTALE, "e%u (%s) was removed from the page; take a new "
+                         "snapshot", n, what);
+    }
+    return 0;
+}
+
+void snap_resolved_release(snap_agent *a, snap_resolved *res)
+{
+    if (!res || !res->frame || !res->object_id[0])
+        return;
+    char params[SNAP_ID_MAX + 32];
+    snprintf(params, sizeof params, "{\"objectId\":\"%s\"}", res->object_id);
+    uint64_t id;
+    /* Fire and forget: the reply is collected by the next wait or dropped. */
+    if (cdp_send(a->c, res->frame->session, "Runtime.releaseObject", params, &id, NULL) == 0)
+        cdp_wait(a->c, id, a->o.timeout_ms, NULL, NULL);
+    res->object_id[0] = 0;
+}
+
+/* ---- observations ---- */
+
+void snap_obs_issue(snap_agent *a, snap_tab *t, char out[16])
+{
+    if (a->capobs == 0) {
+        a->obs = calloc(256, sizeof *a->obs);
+        a->capobs = a->obs ? 256 : 0;
+    }
+    uint32_t n = ++a->next_obs;
+    if (a->capobs) {
+        snap_obs_rec *o = &a->obs[(n - 1) % a->capobs];
+        o->n = n;
+        o->tab = t ? t->id : 0;
+        o->nav = t ? t->nav : 0;
+        if (a->nobs < a->capobs)
+            a->nobs++;
+    }
+    snprintf(out, 16, "o%u", n);
+}
+
+int snap_obs_check(snap_agent *a, const char *obs, snap_result *r)
+{
+    if (!obs || !*obs)
+        return 0;
+    snap_sync(a);
+    char *end;
+    unsigned long n = obs[0] == 'o' ? strtoul(obs + 1, &end, 10) : 0;
+    if (!n || *end)
+        return snap_fail(r, SNAP_EINVAL, "'%s' is not an observation id (they look like o7)",
+                         obs);
+    if (n > a->next_obs)
+        return snap_fail(r, SNAP_EINVAL, "observation %s was never issued", obs);
+    snap_obs_rec *o = a->capobs ? &a->obs[(n - 1) % a->capobs] : NULL;
+    if (!o || o->n != n)
+        return snap_fail(r, SNAP_ESTALE, "observation %s is too old; take a new snapshot", obs);
+    snap_tab *t = snap_tab_by_id(a, o->tab);
+    if (!t || t->closed)
+        return snap_fail(r, SNAP_ESTALE, "observation %s was of tab t%d, which is closed", obs,
+                         o->tab);
+    if (t->nav != o->nav) {
+        snap_frame *f = t->nframes ? &t->frames[0] : NULL;
+        return snap_fail(r, SNAP_ESTALE, "observation %s is stale: tab t%d navigated since "
+                         "(now %s); take a new snapshot", obs, t->id,
+                         f && f->url ? f->url : "");
+    }
+    return 0;
+}
+
+/* ---- agent ---- */
+
+snap_agent *snap_agent_new(cdp_browser *b, const snap_opts *o, cdp_err *err)
+{
+    snap_agent *a = calloc(1, sizeof *a);
+    if (!a) {
+        if (err) {
+            err->code = CDP_ENOMEM;
+            snprintf(err->msg, sizeof err->msg, "out of memory");
+        }
+        return NULL;
+    }
+    a->b = b;
+    a->c = cdp_browser_conn(b);
+    if (o)
+        a->o = *o;
+    if (!a->o.budget_chars)
+        a->o.budget_chars = 12000;
+    if (!a->o.timeout_ms)
+        a->o.timeout_ms = 15000;
+    a->epoch = a->o.epoch;
+    uint8_t rnd[8];
+    if (ws_random(rnd, sizeof rnd) != 0) {
+        free(a);
+        if (err) {
+            err->code = CDP_EINVAL;
+            snprintf(err->msg, sizeof err->msg, "no randomness for the content nonce");
+        }
+        return NULL;
+    }
+    for (int i = 0; i < 8; i++)
+        snprintf(a->nonce + 2 * i, 3, "%02x", rnd[i]);
+    if (cdp_listen(a->c, on_event, a)) {
+        free(a);
+        if (err) {
+            err->code = CDP_ELIMIT;
+            snprintf(err->msg, sizeof err->msg, "too many listeners on the connection");
+        }
+        return NULL;
+    }
+    /* Popups: learn about new page targets opened by our tabs. */
+    cdp_call(a->c, NULL, "Target.setDiscoverTargets", "{\"discover\":true}", a->o.timeout_ms,
+             NULL, err);
+    return a;
+}
+
+void snap_agent_free(snap_agent *a)
+{
+    if (!a)
+        return;
+    cdp_unlisten(a->c, on_event, a);
+    for (size_t i = 0; i < a->ntabs; i++) {
+        snap_tab *t = &a->tabs[i];
+        if (t->created && !t->closed && !cdp_conn_dead(a->c)) {
+            char params[SNAP_ID_MAX + 32];
+            snprintf(params, sizeof params, "{\"targetId\":\"%s\"}", t->target);
+            cdp_call(a->c, NULL, "Target.closeTarget", params, 3000, NULL, NULL);
+        }
+        tab_clear(t);
+    }
+    free(a->tabs);
+    for (size_t i = 0; i < a->nrefs; i++)
+        free(a->refs[i].name);
+    free(a->refs);
+    free(a->ref_hash);
+    free(a->obs);
+    free(a);
+}
+
+void snap_agent_set_epoch(snap_agent *a, uint64_t epoch)
+{
+    a->epoch = epoch;
+}
+
+/* ---- waiting for consequences ---- */
+
+/* Quiet window: how long nothing must happen (no navigation, no request,
+ * no new tab) before an action is taken to have settled. It is a window
+ * measured from the last event, not a fixed sleep: a click with no effect
+ * costs one window; a click that navigates waits for the load, then one
+ * window (which is what catches script and meta redirects). */
+#define QUIET_MS 30
+/* A request with no news for this long (long polling, a stuck beacon) no
+ * longer holds the page busy. */
+#define NET_STALE_MS 500
+
+int snap_settle(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
+                int64_t deadline_ms, snap_settled *out)
+{
+    memset(out, 0, sizeof *out);
+    int tab_id = t->id;
+    uint64_t last_activity = t->activity;
+    size_t last_tabs = a->ntabs;
+    int64_t quiet_from = snap_now_ms();
+    for (;;) {
+        if (snap_sync(a))
+            return SNAP_EBROWSER;
+        t = snap_tab_by_id(a, tab_id);      /* adoption may move the array */
+        if (!t || t->closed) {
+            out->closed = true;
+            break;
+        }
+        if (t->dialog_open) {
+            out->dialog = true;
+            break;
+        }
+        int64_t now = snap_now_ms();
+        if (t->activity != last_activity || a->ntabs != last_tabs) {
+            last_activity = t->activity;
+            last_tabs = a->ntabs;
+            quiet_from = now;
+        }
+        bool net_busy = t->inflight > 0 && now - (int64_t)t->last_net_ms < NET_STALE_MS;
+        if (!t->loading && !net_busy && now - quiet_from >= QUIET_MS)
+            break;
+        if (now >= deadline_ms) {
+            out->timed_out = true;
+            break;
+        }
+        cdp_err e;
+        int64_t step = deadline_ms - now < 10 ? deadline_ms - now : 10;
+        if (cdp_pump(a->c, step > 0 ? (int)step : 1, &e))
+            return SNAP_EBROWSER;
+    }
+    t = snap_tab_by_id(a, tab_id);
+    out->navigated = t && t->nav != since_nav;
+    for (size_t i = tabs_before; i < a->ntabs && out->nnew < 8; i++)
+        if (!a->tabs[i].closed)
+            out->new_tabs[out->nnew++] = a->tabs[i].id;
+    return 0;
+}
+
+void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *s, char *buf,
+                           size_t cap)
+{
+    size_t n = strlen(buf);
+    bool any = false;
+#define ADD(...) do { \
+        if (n < cap) { \
+            int k_ = snprintf(buf + n, cap - n, __VA_ARGS__); \
+            n += k_ > 0 ? (size_t)k_ : 0; \
+            if (n > cap) n = cap; \
+        } \
+        any = true; \
+    } while (0)
+    if (s->closed)
+        ADD("%sthe tab closed", any ? "; " : "");
+    if (s->navigated && t && t->nframes)
+        ADD("%snavigated to %s", any ? "; " : "", t->frames[0].url ? t->frames[0].url : "");
+    for (int i = 0; i < s->nnew; i++) {
+        snap_tab *nt = snap_tab_by_id(a, s->new_tabs[i]);
+        ADD("%sopened tab t%d%s%s", any ? "; " : "", s->new_tabs[i],
+            nt && nt->nframes && nt->frames[0].url ? " at " : "",
+            nt && nt->nframes && nt->frames[0].url ? nt->frames[0].url : "");
+    }
+    if (s->dialog && t)
+        ADD("%sa %s dialog is open (answer it with dialog accept/dismiss) saying: "
+            "<<<page-content nonce=%s>>>%.300s<<<end page-content nonce=%s>>>",
+            any ? "; " : "", t->dialog_type, a->nonce,
+            t->dialog_message ? t->dialog_message : "", a->nonce);
+    if (s->timed_out)
+        ADD("%sstill busy when the wait ended (outcome unknown)", any ? "; " : "");
+    if (!any)
+        ADD("no navigation, dialog or new tab");
+#undef ADD
+}
+
+/* ---- open ---- */
+
+typedef struct {
+    const char *frame;
+} load_match;
+
+static bool is_load(void *ud, const json_val *p)
+{
+    load_match *m = ud;
+    const char *name = json_get_str(p, "name");
+    const char *frame = json_get_str(p, "frameId");
+    return name && frame && strcmp(name, "load") == 0 && strcmp(frame, m->frame) == 0;
+}
+
+int snap_open(snap_agent *a, const char *url, bool new_tab, snap_result *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!url || !*url)
+        return snap_fail(r, SNAP_EINVAL, "open needs a URL");
+    if (snap_sync(a))
+        return snap_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
+    int64_t deadline = snap_now_ms() + a->o.timeout_ms;
+    snap_tab *t = new_tab ? NULL : snap_tab_current(a);
+    int rc;
+    if (!t && (rc = snap_tab_open(a, &t, r)))
+        return rc;
+    a->cur = t->id;
+    if (t->dialog_open)
+        return snap_fail(r, SNAP_EDIALOG, "tab t%d has a %s dialog open; answer it first",
+                         t->id, t->dialog_type);
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "url");
+    json_w_str(&w, url);
+    json_w_obj_end(&w);
+    char *params = json_w_take(&w, NULL);
+    if (!params)
+        return snap_fail(r, SNAP_EINVAL, "the URL is not valid UTF-8");
+    uint64_t since = cdp_event_seq(a->c);
+    uint64_t nav0 = t->nav;
+    size_t tabs0 = a->ntabs;
+    int tab_id = t->id;
+    cdp_reply rep;
+    cdp_err e = {0};
+    rc = cdp_call(a->c, t->session, "Page.navigate", params, a->o.timeout_ms, &rep, &e);
+    free(params);
+    if (rc)
+        return snap_fail(r, SNAP_EBROWSER, "navigate: %s", e.msg);
+    const char *etext = json_get_str(rep.result, "errorText");
+    if (etext && *etext) {
+        snap_fail(r, SNAP_ENAVIGATE, "navigation to %s failed: %s", url, etext);
+        cdp_reply_free(&rep);
+        return SNAP_ENAVIGATE;
+    }
+    const char *loader = json_get_str(rep.result, "loaderId");
+    bool cross_doc = loader && *loader;
+    cdp_reply_free(&rep);
+    t = snap_tab_by_id(a, tab_id);
+    if (cross_doc && t && t->nframes) {
+        load_match m = {t->frames[0].id};
+        cdp_reply ev;
+        int64_t left = deadline - snap_now_ms();
+        rc = cdp_wait_event(a->c, since, t->session, "Page.lifecycleEvent", is_load, &m,
+                            left > 0 ? (int)left : 1, &ev, NULL, &e);
+        cdp_reply_free(&ev);
+        if (rc == CDP_ETIMEOUT)
+            return snap_fail(r, SNAP_ETIMEOUT, "%s did not finish loading within %d ms",
+                             url, a->o.timeout_ms);
+        if (rc)
+            return snap_fail(r, SNAP_EBROWSER, "navigate: %s", e.msg);
+    }
+    t = snap_tab_by_id(a, tab_id);
+    if (t)
+        t->loading = false;     /* the load we waited for; redirects set it again */
+    snap_settled st;
+    if (t && (rc = snap_settle(a, t, nav0, tabs0, deadline, &st)))
+        return snap_fail(r, rc, "the browser is gone: %s", cdp_conn_error(a->c));
+    t = snap_tab_by_id(a, tab_id);
+    if (!t || t->closed)
+        return snap_fail(r, SNAP_ENOTAB, "the tab closed while loading %s", url);
+    if (t->dialog_open) {
+        char msg[900] = "";
+        snap_settled_describe(a, t, &st, msg, sizeof msg);
+        snap_obs_issue(a, t, r->obs);
+        return snap_fail(r, SNAP_EDIALOG, "opened %s: %s", url, msg);
+    }
+    snap_query q = {0};
+    return snap_build(a, t, &q, r);
+}

@@ -1,0 +1,174 @@
+/*
+ * snap_int.h — internals shared by the files of snapshot/ only.
+ *
+ * Files and owners (two people work here at once; append to this header,
+ * never change what the other relies on without telling them):
+ *   agent.c    the agent: tabs, frames, sessions, event bookkeeping
+ *              (dialogs, popups, navigations, network in flight), the ref
+ *              table, observation ids, result helpers.     [observation owner]
+ *   observe.c  snapshot building (AX tree + DOM), text projection, budget,
+ *              paging, query, page text mode.               [observation owner]
+ *   act.c      actions: actionability, input, select, scroll, history,
+ *              tabs, dialogs, screenshots, waiting for consequences.
+ *                                                           [actions owner]
+ */
+#ifndef CDPGATE_SNAP_INT_H
+#define CDPGATE_SNAP_INT_H
+
+#include "snapshot/snapshot.h"
+
+#include <stdarg.h>
+
+#define SNAP_ID_MAX 128          /* CDP ids (frame, loader, target, session) */
+
+typedef struct {
+    char id[SNAP_ID_MAX];        /* frameId */
+    char parent[SNAP_ID_MAX];    /* parent frameId, "" for the main frame */
+    char session[SNAP_ID_MAX];   /* session that owns the frame's document:
+                                    the tab's for same-process frames, the
+                                    iframe target's for out-of-process ones */
+    char loader[SNAP_ID_MAX];    /* loaderId of the current document */
+    char *url;                   /* current URL (new) */
+    char origin[256];            /* security origin */
+    bool oopif;
+    bool gone;                   /* detached */
+} snap_frame;
+
+typedef struct {
+    int id;                      /* shown as "t<id>" */
+    char target[SNAP_ID_MAX];
+    char session[SNAP_ID_MAX];
+    bool created;                /* this agent opened it (closed at free) */
+    bool closed;                 /* closed or crashed: never adopted again */
+    int opener;                  /* tab id of the opener for popups, else 0 */
+    snap_frame *frames;          /* frames[0] is the main frame */
+    size_t nframes, capframes;
+    uint64_t nav;                /* bumps on every new main-frame document */
+    char *title;                 /* last known (new) */
+    /* JS dialog, from Page.javascriptDialogOpening until answered/closed */
+    bool dialog_open;
+    char dialog_type[16];        /* alert, confirm, prompt, beforeunload */
+    char *dialog_message;        /* new; page text: untrusted */
+    char *dialog_default;        /* prompt default (new) */
+    /* network requests in flight on this tab's sessions (for quiet waits) */
+    int inflight;
+    uint64_t last_net_ms;        /* monotonic ms of the last request event */
+    bool loading;                /* main frame between frameStartedLoading and load */
+    uint64_t activity;           /* bumps on every navigation/network/dialog event */
+} snap_tab;
+
+typedef struct {
+    uint32_t n;                  /* "e<n>" */
+    int tab;
+    char frame[SNAP_ID_MAX];
+    char loader[SNAP_ID_MAX];
+    int backend;                 /* backendDOMNodeId */
+    char role[32];
+    char *name;                  /* accessible name at issue (new) */
+} snap_ref;
+
+typedef struct {
+    uint32_t n;                  /* "o<n>" */
+    int tab;
+    uint64_t nav;                /* tab->nav when issued */
+} snap_obs_rec;
+
+struct snap_agent {
+    cdp_browser *b;
+    cdp_conn *c;
+    snap_opts o;
+    snap_tab *tabs;
+    size_t ntabs, captabs;
+    int cur;                     /* current tab id, 0 when none */
+    int next_tab;
+    snap_ref *refs;              /* refs[n-1] is "e<n>" */
+    size_t nrefs, caprefs;
+    uint32_t *ref_hash;          /* open addressing: (tab,frame,loader,backend) -> n */
+    size_t ref_hash_cap;
+    snap_obs_rec *obs;           /* recent observations (ring) */
+    size_t nobs, capobs;
+    uint32_t next_obs;
+    char nonce[17];              /* per-agent random hex nonce for content markers */
+    uint64_t epoch;
+    /* agent.c: work queued by the event listener for snap_sync (popups to
+     * adopt, out-of-process iframe sessions to set up). */
+    struct snap_work {
+        int kind;                /* 1 popup target, 2 OOPIF session */
+        char target[SNAP_ID_MAX];
+        char session[SNAP_ID_MAX];
+        char opener[SNAP_ID_MAX];
+        int tab;
+    } work[64];
+    size_t nwork;
+};
+
+/* ---- agent.c ---- */
+
+/* Fill r: code, text (printf-style), and a minimal structured object
+ * {"ok":bool,"error":code-name,"message":text}. Returns code. */
+int snap_fail(snap_result *r, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+snap_tab *snap_tab_by_id(snap_agent *a, int id);
+snap_tab *snap_tab_current(snap_agent *a);     /* NULL when no open tab */
+snap_tab *snap_tab_by_session(snap_agent *a, const char *session);
+snap_frame *snap_frame_find(snap_tab *t, const char *frame_id);
+/* Open a new tab (Target.createTarget in the agent's context, attach,
+ * enable Page/Network/Runtime/lifecycle, auto-attach to OOPIFs). */
+int snap_tab_open(snap_agent *a, snap_tab **out, snap_result *r);
+
+/* The ref for a node, issuing a new one if this (tab, frame, document,
+ * backend node) has none. Returns n (> 0) or 0 on allocation failure. */
+uint32_t snap_ref_for(snap_agent *a, int tab, const char *frame, const char *loader,
+                      int backend, const char *role, const char *name);
+/* A ref resolved for acting: fails closed with what changed. */
+typedef struct {
+    snap_ref *ref;
+    snap_tab *tab;
+    snap_frame *frame;
+    char object_id[SNAP_ID_MAX]; /* Runtime remote object of the node (DOM.resolveNode) */
+} snap_resolved;
+int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r);
+/* Release what resolve took (the remote object). */
+void snap_resolved_release(snap_agent *a, snap_resolved *res);
+
+/* Issue an observation id for the tab; writes "o<n>" into out[16]. */
+void snap_obs_issue(snap_agent *a, snap_tab *t, char out[16]);
+/* 0 if obs (may be NULL/"") is still valid, else SNAP_ESTALE with r filled. */
+int snap_obs_check(snap_agent *a, const char *obs, snap_result *r);
+
+/* Process what arrived: pump ready messages, adopt popups, set up new
+ * out-of-process iframe sessions. 0 or SNAP_EBROWSER when the browser is gone. */
+int snap_sync(snap_agent *a);
+
+/* Wait for the consequences of an action on tab t, started after event
+ * sequence `since`: a navigation (to its load, following script and meta
+ * redirects), network requests (until quiet), a dialog (returns at once), a
+ * popup (adopted as a new tab). Event-driven with a short quiet window, and
+ * bounded by deadline_ms (monotonic). Fills *out. */
+typedef struct {
+    bool navigated;              /* the main frame has a new document */
+    bool dialog;                 /* a JS dialog is open on t */
+    int new_tabs[8];             /* tabs opened meanwhile (popups) */
+    int nnew;
+    bool closed;                 /* t was closed (e.g. window.close()) */
+    bool timed_out;              /* the deadline passed while still busy */
+} snap_settled;
+int snap_settle(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
+                int64_t deadline_ms, snap_settled *out);
+int64_t snap_now_ms(void);
+/* Describe a settle outcome in one line for result texts ("navigated to
+ * URL (title)", "opened tab t3 (URL)", "dialog open: confirm \"...\"",
+ * "no visible change"), appended to buf. */
+void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *s, char *buf,
+                           size_t cap);
+
+/* ---- observe.c ---- */
+
+/* Append the snapshot of tab t (header, marked content, paging footer) to
+ * the writer-owned text; used by snap_observe and by snap_open. */
+int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r);
+
+#endif

@@ -1,0 +1,132 @@
+/*
+ * snapshot.h — what an agent touches: the observation (a compact
+ * accessibility snapshot with element refs, and paged page text) and the
+ * actions on refs (click, type, select, press, scroll, history, tabs,
+ * dialogs, screenshots), over one cdp_browser.
+ *
+ * One snap_agent per agent session. It owns:
+ *   - the tabs (page targets, each with a flattened session, its frames and
+ *     their sessions: same-process frames share the page's session,
+ *     out-of-process iframes have their own, attached with setAutoAttach);
+ *   - the ref table: refs "e1", "e2", ... are unique for the agent's life and
+ *     never reused. A ref is bound to (tab, frame, document, backend node):
+ *     the same node keeps its ref across snapshots of the same document; a
+ *     new document (new loaderId) gets new refs. Resolving a ref that no
+ *     longer resolves fails closed with what changed (navigated, removed,
+ *     frame gone, tab closed); it is never re-matched to a look-alike;
+ *   - observation ids "o1", "o2", ...: every snapshot and every action result
+ *     carries one. An action may name the observation it relied on; it is
+ *     refused when that observation was invalidated by a navigation of the
+ *     tab it observed (SNAP_ESTALE, with the reason);
+ *   - the per-session random nonce used to mark untrusted page content.
+ *
+ * Snapshot text format (docs/snapshot.md has the full description):
+ *   [page] title="..." url=... origin=... auth=no obs=o3 epoch=0 tab=t1
+ *   <<<page-content nonce=3f9a1c>>>
+ *   - heading "Accounts" level=1
+ *   - table
+ *     - row "Checking 1,250.00 Select"
+ *       - button "Select" [e4] (row: Checking)
+ *   - frame origin=http://b.test:8080
+ *     - textbox "Card number" [e9] required
+ *   <<<end page-content nonce=3f9a1c>>>
+ *   [more] 120 of 620 elements shown; next: offset=120
+ *
+ * Every call returns 0 or a negative SNAP_E* code; the snap_result is filled
+ * in both cases (the text explains a failure to the agent). Results are
+ * bounded: actions report what changed, not a new full snapshot.
+ *
+ * Single-threaded, like cdp/.
+ */
+#ifndef CDPGATE_SNAPSHOT_H
+#define CDPGATE_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cdp/cdp.h"
+
+enum {
+    SNAP_OK = 0,
+    SNAP_ENOMEM = -1,
+    SNAP_EBROWSER = -2,     /* CDP failed: disconnected, timed out, protocol */
+    SNAP_ENOREF = -3,       /* unknown ref (never issued) */
+    SNAP_ESTALE = -4,       /* ref or observation no longer valid: says what changed */
+    SNAP_EDISABLED = -5,    /* the control is disabled */
+    SNAP_ECOVERED = -6,     /* another element covers it: the text names it with a ref */
+    SNAP_ENOTVISIBLE = -7,  /* zero-size or hidden, cannot be acted on */
+    SNAP_EINVAL = -8,       /* bad argument (wrong kind of element, bad option) */
+    SNAP_ENAVIGATE = -9,    /* navigation failed */
+    SNAP_ENOTAB = -10,      /* no such tab, or it was closed */
+    SNAP_EDIALOG = -11,     /* a dialog is open and must be answered first / none open */
+    SNAP_ETIMEOUT = -12,    /* bounded wait ran out: outcome unknown */
+};
+const char *snap_strerror(int code);
+
+typedef struct snap_agent snap_agent;
+
+typedef struct {
+    size_t budget_chars;    /* default snapshot size budget; 0 = 12000 */
+    int timeout_ms;         /* per action; 0 = 15000 */
+    uint64_t epoch;         /* control epoch shown in headers (gate sets it) */
+} snap_opts;
+
+/* The result of any call. text is what the model reads (new; bounded);
+ * structured is the same as a JSON object (new) for MCP structuredContent.
+ * Free with snap_result_free. */
+typedef struct {
+    int code;
+    char *text;
+    char *structured;
+    char obs[16];           /* observation id this result carries */
+    uint8_t *image;         /* screenshots: PNG bytes (new) */
+    size_t image_len;
+} snap_result;
+void snap_result_free(snap_result *r);
+
+/* Works in an existing browser (launched or attached). Does not own b. */
+snap_agent *snap_agent_new(cdp_browser *b, const snap_opts *o, cdp_err *err);
+void snap_agent_free(snap_agent *a);
+void snap_agent_set_epoch(snap_agent *a, uint64_t epoch);
+
+/* ---- observation ---- */
+
+typedef struct {
+    size_t offset;          /* element paging: skip this many elements */
+    size_t budget_chars;    /* 0 = the agent's default */
+    const char *query;      /* only elements/lines whose text matches (case-insensitive) */
+    bool text;              /* page text mode (paged by characters) instead of elements */
+    size_t text_offset;
+} snap_query;
+
+int snap_observe(snap_agent *a, const snap_query *q, snap_result *r);
+
+/* ---- actions ---- */
+
+/* Navigate the current tab (or a new one) and wait for the final page
+ * (script and meta redirects followed). The result includes a snapshot
+ * within the default budget. */
+int snap_open(snap_agent *a, const char *url, bool new_tab, snap_result *r);
+/* obs may be NULL; when given it must still be valid for the tab. */
+int snap_click(snap_agent *a, const char *ref, const char *obs, snap_result *r);
+int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
+              const char *obs, snap_result *r);
+/* values: option labels or values (native <select> and ARIA listbox/combobox). */
+int snap_select(snap_agent *a, const char *ref, const char *const *values, size_t n,
+                const char *obs, snap_result *r);
+/* key: "Enter", "Tab", "Escape", "ArrowDown", "a", "Control+A" ... */
+int snap_press(snap_agent *a, const char *key, const char *obs, snap_result *r);
+/* ref NULL scrolls the page: direction "down"/"up"/"top"/"bottom"; with a
+ * ref, scrolls that element into view. */
+int snap_scroll(snap_agent *a, const char *ref, const char *direction, snap_result *r);
+/* delta -1 back, +1 forward. */
+int snap_history(snap_agent *a, int delta, snap_result *r);
+/* action "list", "switch", "close"; tab like "t2" (NULL for list). */
+int snap_tabs(snap_agent *a, const char *action, const char *tab, snap_result *r);
+/* Answer the open JS dialog of the current tab. */
+int snap_dialog(snap_agent *a, bool accept, const char *prompt_text, snap_result *r);
+/* PNG of the viewport or the full page: r->image. */
+int snap_screenshot(snap_agent *a, bool full_page, snap_result *r);
+
+#endif
