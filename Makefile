@@ -114,10 +114,18 @@ valgrind: all tests-build
 	    --errors-for-leak-kinds=definite,indirect" sh tests/run.sh
 
 # libFuzzer needs clang; each target runs FUZZ_TIME seconds on its corpus.
-build-fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+FUZZ_FLAGS = -std=c11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_OBJ = $(LIB_SRC:%.c=build-fuzz/obj/%.o)
+build-fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -o $@ $< $(LIB_SRC) $(LDLIBS)
+	clang $(CPPFLAGS) $(FUZZ_FLAGS) -MMD -MP -fsanitize=fuzzer-no-link -c -o $@ $<
+build-fuzz/libcdpgate.a: $(FUZZ_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+build-fuzz/%: tests/fuzz/%.c build-fuzz/libcdpgate.a
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libcdpgate.a \
+	    $(LDLIBS)
 fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do n=$$(basename $$f); \
 	  mkdir -p build-fuzz/corpus/$$n; \
@@ -152,4 +160,4 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz build-*/
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(BUILD)/tests/harness.d
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(BUILD)/tests/harness.d $(FUZZ_OBJ:.o=.d)
