@@ -184,6 +184,16 @@ static void close_fds_from(int lo, int keep)
  * process group and remove the temporary directory. Never returns. */
 static void watchdog_main(int lifeline_rd, const char *tmpdir)
 {
+    /* Hold none of the driver's stdio: a client reading the driver's stdout
+     * to its end must not wait for the watchdog. */
+    int devnull = open("/dev/null", O_RDWR);
+    if (devnull >= 0) {
+        dup2(devnull, 0);
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+        if (devnull > 2)
+            close(devnull);
+    }
     signal(SIGINT, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);

@@ -717,11 +717,20 @@ int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_re
     cdp_reply_free(&rep);
     /* A node kept alive by a reference but taken out of the document is gone
      * for the agent: never act on a detached look-alike. */
-    char cparams[SNAP_ID_MAX + 128];
-    snprintf(cparams, sizeof cparams, "{\"objectId\":\"%s\",\"functionDeclaration\":"
-             "\"function(){return this.isConnected}\",\"returnByValue\":true}", oid);
-    rc = cdp_call(a->c, f->session, "Runtime.callFunctionOn", cparams, a->o.timeout_ms, &rep,
-                  &e);
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "objectId");
+    json_w_str(&w, out->object_id);
+    json_w_key(&w, "functionDeclaration");
+    json_w_str(&w, "function(){return this.isConnected}");
+    json_w_key(&w, "returnByValue");
+    json_w_bool(&w, true);
+    json_w_obj_end(&w);
+    char *cparams = json_w_take(&w, NULL);
+    rc = cparams ? cdp_call(a->c, f->session, "Runtime.callFunctionOn", cparams,
+                            a->o.timeout_ms, &rep, &e) : CDP_ENOMEM;
+    free(cparams);
     bool connected = rc == 0 && json_bool(json_get(json_get(rep.result, "result"), "value"));
     cdp_reply_free(&rep);
     out->ref = rf;
@@ -739,12 +748,17 @@ void snap_resolved_release(snap_agent *a, snap_resolved *res)
 {
     if (!res || !res->frame || !res->object_id[0])
         return;
-    char params[SNAP_ID_MAX + 32];
-    snprintf(params, sizeof params, "{\"objectId\":\"%s\"}", res->object_id);
-    uint64_t id;
-    /* Fire and forget: the reply is collected by the next wait or dropped. */
-    if (cdp_send(a->c, res->frame->session, "Runtime.releaseObject", params, &id, NULL) == 0)
-        cdp_wait(a->c, id, a->o.timeout_ms, NULL, NULL);
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "objectId");
+    json_w_str(&w, res->object_id);
+    json_w_obj_end(&w);
+    char *params = json_w_take(&w, NULL);
+    if (params)
+        cdp_call(a->c, res->frame->session, "Runtime.releaseObject", params, a->o.timeout_ms,
+                 NULL, NULL);
+    free(params);
     res->object_id[0] = 0;
 }
 

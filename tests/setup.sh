@@ -22,7 +22,8 @@ if [ -n "$need" ]; then
         exit 1
     fi
 fi
-if [ ! -d tests/peers/node_modules/ws ]; then
+if [ ! -d tests/peers/node_modules/ws ] || \
+   [ ! -d tests/peers/node_modules/@modelcontextprotocol/sdk ]; then
     (cd tests/peers && npm install --no-audit --no-fund --silent >/dev/null 2>&1) || {
         echo "setup: npm install in tests/peers failed"; exit 1; }
 fi
