@@ -15,3 +15,57 @@ echo
 if [ -f bench/json_bench.sh ]; then
     BUILD=$BUILD sh bench/json_bench.sh "$BUILD/bench/axtree.json" "$BUILD/bench/screenshot.json"
 fi
+
+# ---- Agent-facing figures (issue 3 part 6): cdpgate beside playwright-core
+# and @playwright/mcp on real third-party pages, in this same run. Pages and
+# peers: bench/pages.sh; served by bench/serve.mjs on 127.0.0.1 (stopped by
+# pid below); tables: bench/compare.mjs. BENCH_AGENT=0 skips this part.
+[ "${BENCH_AGENT:-1}" = 0 ] && exit 0
+echo
+echo "== Agent benchmarks: setting up pages and peers"
+sh bench/pages.sh "$BUILD" || { echo "bench: pages not ready, agent benchmarks skipped"; exit 0; }
+R="$BUILD/bench/results"
+rm -rf "$R"
+mkdir -p "$R/snap"
+node bench/serve.mjs "$BUILD/bench/site" >"$R/serve.port" 2>"$R/serve.err" &
+SRV=$!
+trap 'kill $SRV 2>/dev/null' EXIT INT TERM
+PORT=""
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+    PORT=$(head -n 1 "$R/serve.port" 2>/dev/null)
+    [ -n "$PORT" ] && break
+    sleep 0.25
+done
+[ -n "$PORT" ] || { echo "bench: static server did not start: $(cat "$R/serve.err")"; exit 0; }
+BASE="http://127.0.0.1:$PORT"
+
+# cdpgate's library (snap_click / snap_type / snap_observe), linked like cdp_bench.
+set --
+while IFS= read -r spec; do [ -n "$spec" ] && set -- "$@" "$spec"; done <<PAGES
+$(node --input-type=module -e "import { PAGES } from './bench/common.mjs';
+console.log(PAGES.map((p) => p.id + '=' + p.path + (p.ready ? '=' + p.ready : '')).join('\n'));")
+PAGES
+if $CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -o "$BUILD/bench/act_bench" \
+        bench/act_bench.c "$BUILD/libcdpgate.a" -lm 2>"$R/act_bench.build.txt"; then
+    echo "  cdpgate library (act_bench)"
+    BENCH_SNAP_DIR="$R/snap" timeout 240 "$BUILD/bench/act_bench" "$BASE" "$R/act.json" \
+        "${BENCH_ACT_N:-50}" "$@" 2>"$R/act_bench.err.txt" ||
+        echo "  act_bench failed: $(tail -n 2 "$R/act_bench.err.txt")"
+else
+    echo "  cdpgate library: act_bench does not build yet ($(grep -m1 -E 'error|undefined' \
+        "$R/act_bench.build.txt" | cut -c1-120))"
+fi
+echo "  playwright-core and @playwright/mcp (pw_bench.mjs)"
+BENCH_ACT_N=${BENCH_ACT_N:-50} timeout 360 node bench/pw_bench.mjs "$BASE" "$R/pw.json" \
+    "$R/snap" 2>"$R/pw_bench.err.txt" ||
+    echo "  pw_bench failed: $(tail -n 3 "$R/pw_bench.err.txt")"
+echo "  cdpgate mcp (mcp_bench.mjs)"
+CDPGATE_BIN="$BUILD/cdpgate" timeout 360 node bench/mcp_bench.mjs "$BASE" "$R/cdpgate.json" \
+    "$R/snap" 2>"$R/mcp_bench.err.txt" ||
+    echo "  mcp_bench failed: $(tail -n 3 "$R/mcp_bench.err.txt")"
+node bench/compare.mjs "$R"
+kill "$SRV" 2>/dev/null
+wait "$SRV" 2>/dev/null
+trap - EXIT INT TERM
+echo "(raw figures: $R/*.json; snapshot texts: $R/snap/)"
+exit 0

@@ -101,6 +101,11 @@ int cdp_send(cdp_conn *c, const char *session, const char *method,
 /* Wait for the reply to id. timeout_ms 0 = the default, -1 = no deadline.
  * On CDP_EPROTOCOL err->msg is "Method: message (code)". */
 int cdp_wait(cdp_conn *c, uint64_t id, int timeout_ms, cdp_reply *out, cdp_err *err);
+/* True once the call id has its reply or error (cdp_wait will not block),
+ * or when no such call is pending. Does not read anything. */
+bool cdp_reply_ready(const cdp_conn *c, uint64_t id);
+/* Stop waiting for id: its reply is dropped whenever it comes. */
+void cdp_forget(cdp_conn *c, uint64_t id);
 /* cdp_send + cdp_wait. out may be NULL when the result is not needed. */
 int cdp_call(cdp_conn *c, const char *session, const char *method,
              const char *params, int timeout_ms, cdp_reply *out, cdp_err *err);

@@ -31,6 +31,7 @@ typedef struct {
     char *method;
     char *session;
     int state;                  /* 0 waiting, 1 replied, 2 failed */
+    bool discard;               /* forgotten: drop the reply when it comes */
     json_doc *doc;
     int code;
     int protocol_code;
@@ -479,6 +480,11 @@ static int handle_message(cdp_conn *c, const char *msg, size_t len)
             json_doc_free(doc);     /* a call that timed out; drop */
             return 0;
         }
+        if (p->discard) {
+            json_doc_free(doc);
+            pending_remove(c, p);
+            return 0;
+        }
         const json_val *e = json_get(root, "error");
         if (e) {
             const char *m = json_get_str(e, "message");
@@ -667,6 +673,25 @@ int cdp_wait(cdp_conn *c, uint64_t id, int timeout_ms, cdp_reply *out, cdp_err *
         }
         /* Fatal errors were recorded in the pending entry; loop to report. */
     }
+}
+
+bool cdp_reply_ready(const cdp_conn *c, uint64_t id)
+{
+    for (size_t i = 0; i < c->npend; i++)
+        if (c->pend[i].id == id && c->pend[i].method)
+            return c->pend[i].state != 0;
+    return true;
+}
+
+void cdp_forget(cdp_conn *c, uint64_t id)
+{
+    pending *p = pending_find(c, id);
+    if (!p)
+        return;
+    if (p->state != 0)
+        pending_remove(c, p);
+    else
+        p->discard = true;
 }
 
 int cdp_call(cdp_conn *c, const char *session, const char *method,

@@ -26,15 +26,24 @@ typedef struct {
     const char *args[32];
     int nargs;
     bool timing;        /* CDPGATE_TIMING=1: print timestamps on stderr */
+    const char *output; /* -o FILE (screenshot) */
+    bool full_page;     /* --full-page (screenshot) */
+    size_t max_message; /* --max-message BYTES (mcp); 0 = 4 MiB */
 } cli_opts;
 
 /* Launch or attach according to opts; prints the error and returns NULL. */
 cdp_browser *cli_browser(const cli_opts *o, const char *cmd);
+/* The same, silent: the error goes to *err. */
+cdp_browser *cli_browser_open(const cli_opts *o, cdp_err *err);
 
 int cli_doctor(const cli_opts *o, int argc, char **argv);
 int cli_eval(const cli_opts *o, int argc, char **argv);
 int cli_version(const cli_opts *o, int argc, char **argv);
 int cli_demo(const cli_opts *o, int argc, char **argv);
+int cli_snapshot(const cli_opts *o, int argc, char **argv);
+int cli_screenshot(const cli_opts *o, int argc, char **argv);
+/* `cdpgate mcp`: the MCP server on stdin/stdout (cli/mcp_serve.c). */
+int cli_mcp(const cli_opts *o, int argc, char **argv);
 
 /* The embedded demo site: serve it on 127.0.0.1 in a child process.
  * Returns the port (> 0) and the child's pid, or -1. */

@@ -1,28 +1,33 @@
 /*
- * cmd.c — the subcommands eval, version and doctor.
+ * cmd.c — the subcommands eval, version, snapshot, screenshot and doctor.
  */
 #include "cli/cli.h"
+#include "snapshot/snapshot.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+cdp_browser *cli_browser_open(const cli_opts *o, cdp_err *err)
+{
+    if (o->connect)
+        return cdp_browser_connect(o->connect, NULL, o->timeout_ms, err);
+    cdp_launch_opts lo = {0};
+    lo.browser = o->browser;
+    lo.use_port = o->use_port;
+    lo.headed = o->headed;
+    lo.args = o->args;
+    lo.timeout_ms = o->timeout_ms < 20000 ? 20000 : o->timeout_ms;
+    return cdp_browser_launch(&lo, err);
+}
+
 cdp_browser *cli_browser(const cli_opts *o, const char *cmd)
 {
     cdp_err e = {0};
-    cdp_browser *b;
-    if (o->connect) {
-        b = cdp_browser_connect(o->connect, NULL, o->timeout_ms, &e);
-    } else {
-        cdp_launch_opts lo = {0};
-        lo.browser = o->browser;
-        lo.use_port = o->use_port;
-        lo.headed = o->headed;
-        lo.args = o->args;
-        lo.timeout_ms = o->timeout_ms < 20000 ? 20000 : o->timeout_ms;
-        b = cdp_browser_launch(&lo, &e);
-    }
+    cdp_browser *b = cli_browser_open(o, &e);
     if (!b) {
         fprintf(stderr, "cdpgate %s: %s\n", cmd, e.msg);
         return NULL;
@@ -107,6 +112,107 @@ int cli_version(const cli_opts *o, int argc, char **argv)
         free(s);
         cdp_reply_free(&r);
     }
+    cdp_browser_free(b);
+    return rc;
+}
+
+/* ---- snapshot and screenshot ---- */
+
+/* Launch, make an agent and open url. On failure prints why and returns the
+ * exit code; on success 0 with *bp and *ap set. */
+static int open_url(const cli_opts *o, const char *cmd, const char *url, cdp_browser **bp,
+                    snap_agent **ap)
+{
+    *ap = NULL;
+    *bp = cli_browser(o, cmd);
+    if (!*bp)
+        return EXIT_BROWSER;
+    cdp_err e = {0};
+    snap_opts so = {0};
+    so.timeout_ms = o->timeout_ms;
+    *ap = snap_agent_new(*bp, &so, &e);
+    if (!*ap)
+        return step_failed(*bp, cmd, &e);
+    snap_result r;
+    memset(&r, 0, sizeof r);
+    int rc = snap_open(*ap, url, false, &r);
+    if (rc < 0) {
+        fprintf(stderr, "cdpgate %s: %s\n", cmd, r.text ? r.text : snap_strerror(rc));
+        snap_result_free(&r);
+        return cdp_conn_dead(cdp_browser_conn(*bp)) ? EXIT_BROWSER : EXIT_FAIL;
+    }
+    snap_result_free(&r);
+    return 0;
+}
+
+int cli_snapshot(const cli_opts *o, int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: cdpgate snapshot URL\n");
+        return EXIT_USAGE;
+    }
+    cdp_browser *b;
+    snap_agent *a;
+    int rc = open_url(o, "snapshot", argv[1], &b, &a);
+    if (rc == 0) {
+        snap_result r;
+        memset(&r, 0, sizeof r);
+        snap_query q = {0};
+        int sr = snap_observe(a, &q, &r);
+        if (sr < 0) {
+            fprintf(stderr, "cdpgate snapshot: %s\n", r.text ? r.text : snap_strerror(sr));
+            rc = cdp_conn_dead(cdp_browser_conn(b)) ? EXIT_BROWSER : EXIT_FAIL;
+        } else {
+            fputs(r.text ? r.text : "", stdout);
+            if (r.text && *r.text && r.text[strlen(r.text) - 1] != '\n')
+                putchar('\n');
+        }
+        snap_result_free(&r);
+    }
+    snap_agent_free(a);
+    cdp_browser_free(b);
+    return rc;
+}
+
+int cli_screenshot(const cli_opts *o, int argc, char **argv)
+{
+    if (argc != 2 || !o->output) {
+        fprintf(stderr, "usage: cdpgate screenshot URL -o FILE [--full-page]\n");
+        return EXIT_USAGE;
+    }
+    cdp_browser *b;
+    snap_agent *a;
+    int rc = open_url(o, "screenshot", argv[1], &b, &a);
+    if (rc == 0) {
+        snap_result r;
+        memset(&r, 0, sizeof r);
+        int sr = snap_screenshot(a, o->full_page, &r);
+        if (sr < 0 || !r.image) {
+            fprintf(stderr, "cdpgate screenshot: %s\n",
+                    r.text ? r.text : snap_strerror(sr < 0 ? sr : SNAP_EBROWSER));
+            rc = cdp_conn_dead(cdp_browser_conn(b)) ? EXIT_BROWSER : EXIT_FAIL;
+        } else {
+            int fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            size_t off = 0;
+            while (fd >= 0 && off < r.image_len) {
+                ssize_t w = write(fd, r.image + off, r.image_len - off);
+                if (w < 0 && errno == EINTR)
+                    continue;
+                if (w <= 0)
+                    break;
+                off += (size_t)w;
+            }
+            if (fd < 0 || off < r.image_len || close(fd) != 0) {
+                fprintf(stderr, "cdpgate screenshot: cannot write %s: %s\n", o->output,
+                        strerror(errno));
+                rc = EXIT_FAIL;
+            } else {
+                printf("%s: %zu bytes, PNG\n", o->output, r.image_len);
+            }
+        }
+        snap_result_free(&r);
+    }
+    snap_agent_free(a);
     cdp_browser_free(b);
     return rc;
 }

@@ -22,7 +22,17 @@ static const char USAGE[] =
 "  eval URL EXPR         open URL, evaluate the JavaScript expression EXPR and\n"
 "                        print its value as JSON on stdout\n"
 "  version               print the browser's Browser.getVersion as JSON\n"
-"  demo                  run the demo against the embedded local site\n"
+"  snapshot URL          open URL and print the page's snapshot: one line per\n"
+"                        element, [eN] refs on actionable ones (the same text\n"
+"                        as the MCP tool browser_snapshot)\n"
+"  screenshot URL -o FILE\n"
+"                        open URL and write a PNG of the viewport to FILE\n"
+"                        (--full-page: the whole page)\n"
+"  mcp                   serve the Model Context Protocol on stdin/stdout\n"
+"                        (JSON-RPC, one message per line; tools browser_*; the\n"
+"                        browser starts on the first tool call; docs/mcp.md)\n"
+"  demo                  walk the embedded demo site step by step: open,\n"
+"                        snapshot, click, type, a popup, a dialog\n"
 "  help                  this text\n"
 "\n"
 "options (before or after the command):\n"
@@ -37,6 +47,10 @@ static const char USAGE[] =
 "  --browser-arg ARG     pass ARG to the launched browser (repeatable), e.g.\n"
 "                        --browser-arg=--host-resolver-rules=\"MAP *.test 127.0.0.1\"\n"
 "  --timeout MS          deadline for each step (default 30000)\n"
+"  -o, --output FILE     screenshot: the PNG file to write\n"
+"  --full-page           screenshot: the whole page, not only the viewport\n"
+"  --max-message BYTES   mcp: longest accepted message (default 4194304); a\n"
+"                        longer line is answered with an error and skipped\n"
 "  -h, --help            this text\n"
 "  --version             print cdpgate's version\n"
 "\n"
@@ -66,6 +80,16 @@ static void print_peak_rss(void)
             fprintf(stderr, "timing: vmhwm_kb=%ld\n", strtol(line + 6, NULL, 10));
     if (f)
         fclose(f);
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*s < '0' || *s > '9' || *end || v < 64 || v > (1ULL << 30))
+        return -1;
+    *out = (size_t)v;
+    return 0;
 }
 
 static int parse_int(const char *s, int *out)
@@ -129,6 +153,18 @@ int main(int argc, char **argv)
                 return EXIT_USAGE;
             }
             o.args[o.nargs++] = val;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            NEEDVAL();
+            o.output = val;
+        } else if (strcmp(a, "--full-page") == 0) {
+            o.full_page = true;
+        } else if (strcmp(a, "--max-message") == 0) {
+            NEEDVAL();
+            if (parse_size(val, &o.max_message)) {
+                fprintf(stderr, "cdpgate: --max-message wants bytes (64..1073741824), "
+                        "not '%s'\n", val);
+                return EXIT_USAGE;
+            }
         } else if (strcmp(a, "--timeout") == 0) {
             NEEDVAL();
             if (parse_int(val, &o.timeout_ms)) {
@@ -166,6 +202,12 @@ int main(int argc, char **argv)
         rc = cli_version(&o, npos, pos);
     } else if (strcmp(cmd, "demo") == 0) {
         rc = cli_demo(&o, npos, pos);
+    } else if (strcmp(cmd, "snapshot") == 0) {
+        rc = cli_snapshot(&o, npos, pos);
+    } else if (strcmp(cmd, "screenshot") == 0) {
+        rc = cli_screenshot(&o, npos, pos);
+    } else if (strcmp(cmd, "mcp") == 0) {
+        rc = cli_mcp(&o, npos, pos);
     } else {
         fprintf(stderr, "cdpgate: unknown command '%s' (see cdpgate --help)\n", cmd);
         return EXIT_USAGE;

@@ -106,6 +106,8 @@ int mcp_handle_line(mcp_server *s, const char *line, size_t len);
 /* Report a line longer than the limit whose bytes were discarded: writes an
  * Invalid Request error with id null. */
 void mcp_line_too_long(mcp_server *s);
+/* True while a tool call runs (lines handed in now may be deferred). */
+bool mcp_busy(const mcp_server *s);
 /* The negotiated protocol version, "" before initialize. */
 const char *mcp_protocol_version(const mcp_server *s);
 /* tools/list's result as JSON (new; free with free()), for tests and docs. */

@@ -317,8 +317,18 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
     snap_tab *t = snap_tab_by_session(a, session);
     if (!t)
         return;
-    t->activity++;
-    if (strcmp(method, "Page.frameNavigated") == 0) {
+    /* Only what can be a consequence of an action counts as activity: DOM
+     * mutation events of an animated page must not keep a wait from settling. */
+    if ((strncmp(method, "Page.", 5) == 0 && strcmp(method, "Page.lifecycleEvent") != 0) ||
+        strncmp(method, "Network.request", 15) == 0 ||
+        strncmp(method, "Network.loading", 15) == 0)
+        t->activity++;
+    if (strcmp(method, "Page.navigatedWithinDocument") == 0) {
+        const char *id = json_get_str(p, "frameId");
+        snap_frame *f = id ? snap_frame_find(t, id) : NULL;
+        if (f)
+            setstr(&f->url, json_get_str(p, "url"));
+    } else if (strcmp(method, "Page.frameNavigated") == 0) {
         frame_update(t, session, json_get(p, "frame"));
     } else if (strcmp(method, "Page.frameStartedLoading") == 0 ||
                strcmp(method, "Page.frameRequestedNavigation") == 0 ||
@@ -702,7 +712,10 @@ int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_re
              rf->backend);
     cdp_reply rep;
     cdp_err e = {0};
-    int rc = cdp_call(a->c, f->session, "DOM.resolveNode", params, a->o.timeout_ms, &rep, &e);
+    out->tab_id = t->id;
+    copyid(out->session, f->session);
+    int rc = cdp_call(a->c, out->session, "DOM.resolveNode", params, a->o.timeout_ms, &rep,
+                      &e);
     if (rc == CDP_EPROTOCOL)
         return snap_fail(r, SNAP_ESTALE, "e%u (%s) was removed from the page; take a new "
                          "snapshot", n, what);
@@ -728,15 +741,17 @@ int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_re
     json_w_bool(&w, true);
     json_w_obj_end(&w);
     char *cparams = json_w_take(&w, NULL);
-    rc = cparams ? cdp_call(a->c, f->session, "Runtime.callFunctionOn", cparams,
+    rc = cparams ? cdp_call(a->c, out->session, "Runtime.callFunctionOn", cparams,
                             a->o.timeout_ms, &rep, &e) : CDP_ENOMEM;
     free(cparams);
     bool connected = rc == 0 && json_bool(json_get(json_get(rep.result, "result"), "value"));
     cdp_reply_free(&rep);
+    /* The calls above may have grown the arrays: look the pointers up again. */
+    t = snap_tab_by_id(a, out->tab_id);
     out->ref = rf;
     out->tab = t;
-    out->frame = f;
-    if (!connected) {
+    out->frame = t ? snap_frame_find(t, rf->frame) : NULL;
+    if (!connected || !out->frame) {
         snap_resolved_release(a, out);
         return snap_fail(r, SNAP_ESTALE, "e%u (%s) was removed from the page; take a new "
                          "snapshot", n, what);
@@ -746,7 +761,7 @@ int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_re
 
 void snap_resolved_release(snap_agent *a, snap_resolved *res)
 {
-    if (!res || !res->frame || !res->object_id[0])
+    if (!res || !res->session[0] || !res->object_id[0])
         return;
     json_w w;
     json_w_init(&w);
@@ -755,9 +770,10 @@ void snap_resolved_release(snap_agent *a, snap_resolved *res)
     json_w_str(&w, res->object_id);
     json_w_obj_end(&w);
     char *params = json_w_take(&w, NULL);
-    if (params)
-        cdp_call(a->c, res->frame->session, "Runtime.releaseObject", params, a->o.timeout_ms,
-                 NULL, NULL);
+    uint64_t id;
+    /* Not waited for: the reply would not come while a dialog is open. */
+    if (params && cdp_send(a->c, res->session, "Runtime.releaseObject", params, &id, NULL) == 0)
+        cdp_forget(a->c, id);
     free(params);
     res->object_id[0] = 0;
 }
@@ -966,9 +982,10 @@ void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *s, ch
             nt && nt->nframes && nt->frames[0].url ? nt->frames[0].url : "");
     }
     if (s->dialog && t)
-        ADD("%sa %s dialog is open (answer it with dialog accept/dismiss) saying: "
+        ADD("%s%s %s dialog is open (answer it with dialog accept/dismiss) saying: "
             "<<<page-content nonce=%s>>>%.300s<<<end page-content nonce=%s>>>",
-            any ? "; " : "", t->dialog_type, a->nonce,
+            any ? "; " : "", strchr("aeiou", t->dialog_type[0]) ? "an" : "a", t->dialog_type,
+            a->nonce,
             t->dialog_message ? t->dialog_message : "", a->nonce);
     if (s->timed_out)
         ADD("%sstill busy when the wait ended (outcome unknown)", any ? "; " : "");

@@ -124,10 +124,15 @@ int snap_tab_open(snap_agent *a, snap_tab **out, snap_result *r);
 uint32_t snap_ref_for(snap_agent *a, int tab, const char *frame, const char *loader,
                       int backend, const char *role, const char *name);
 /* A ref resolved for acting: fails closed with what changed. */
+/* ref, tab and frame point into arrays that the event listener may grow:
+ * valid only until the next call that reads from the browser. The ids are
+ * copies and stay valid. */
 typedef struct {
     snap_ref *ref;
     snap_tab *tab;
     snap_frame *frame;
+    int tab_id;
+    char session[SNAP_ID_MAX];   /* session of the node's frame */
     char object_id[SNAP_ID_MAX]; /* Runtime remote object of the node (DOM.resolveNode) */
 } snap_resolved;
 int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r);
@@ -167,8 +172,14 @@ void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *s, ch
 
 /* ---- observe.c ---- */
 
-/* Append the snapshot of tab t (header, marked content, paging footer) to
- * the writer-owned text; used by snap_observe and by snap_open. */
+/* Build the snapshot of tab t (header, marked content, paging footer; see
+ * docs/snapshot.md) for query q (NULL = defaults); used by snap_observe and
+ * by snap_open. The text is appended to r->text when that already holds
+ * something (an action's account of what happened), else it becomes
+ * r->text; r->structured is replaced by the snapshot's summary object. The
+ * header carries r->obs when the caller already issued one, else a new
+ * observation id is issued into r->obs. Calls snap_sync first. Returns 0,
+ * or a SNAP_E* code with r filled by snap_fail. */
 int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r);
 
 #endif

@@ -1,0 +1,385 @@
+/*
+ * mcp_serve.c — `cdpgate mcp`: the MCP server's stdio loop and its tools,
+ * run on snapshot/ over a browser launched (or attached) on the first tool
+ * call, so that initialize is answered without waiting for a browser.
+ *
+ * stdout carries protocol messages only, one per line; diagnostics go to
+ * stderr. stdin is read in chunks and split into lines (cli/mcp.c); lines
+ * wait in a FIFO queue and are handled one at a time. While a tool runs,
+ * the protocol layer polls between steps (mcp_cancelled): queued lines are
+ * offered to mcp_handle_line, which acts at once on ping and
+ * notifications/cancelled and defers everything else (it stays queued).
+ *
+ * The browser lives as long as the server. If it dies, the tool result says
+ * so and the next call launches a new one (with new refs and tabs).
+ * End of input ends the server: the browser is closed and the profile
+ * removed.
+ */
+#include "cli/cli.h"
+#include "cli/mcp.h"
+#include "snapshot/snapshot.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct qline {
+    struct qline *next;
+    bool too_long;
+    unsigned gen;           /* the tool call that last deferred it */
+    size_t len;
+    char data[];
+} qline;
+
+typedef struct {
+    const cli_opts *o;
+    mcp_server *srv;
+    mcp_lines lines;
+    qline *head, *tail;
+    bool eof;
+    bool out_dead;          /* stdout closed: stop */
+    unsigned gen;           /* counts tool calls */
+    cdp_browser *b;
+    snap_agent *agent;
+} serve;
+
+/* ---- I/O ---- */
+
+static void write_all(serve *S, const char *p, size_t n)
+{
+    while (n && !S->out_dead) {
+        ssize_t w = write(1, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            S->out_dead = true;
+            return;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void on_write(void *ud, const char *msg, size_t len)
+{
+    serve *S = ud;
+    write_all(S, msg, len);
+    write_all(S, "\n", 1);
+}
+
+static void enqueue(serve *S, const char *line, size_t len, bool too_long)
+{
+    qline *q = malloc(sizeof *q + len + 1);
+    if (!q) {
+        fprintf(stderr, "cdpgate mcp: out of memory; a message was dropped\n");
+        return;
+    }
+    q->next = NULL;
+    q->too_long = too_long;
+    q->gen = 0;
+    q->len = len;
+    if (len)
+        memcpy(q->data, line, len);
+    q->data[len] = 0;
+    if (S->tail)
+        S->tail->next = q;
+    else
+        S->head = q;
+    S->tail = q;
+}
+
+static void on_line(void *ud, const char *line, size_t len, bool too_long)
+{
+    enqueue(ud, line, len, too_long);
+}
+
+/* Read what stdin has, waiting up to timeout_ms (-1: until something). */
+static void read_input(serve *S, int timeout_ms)
+{
+    if (S->eof)
+        return;
+    struct pollfd pfd = {0, POLLIN, 0};
+    int r = poll(&pfd, 1, timeout_ms);
+    if (r < 0 && errno != EINTR && errno != EAGAIN)
+        S->eof = true;
+    if (r <= 0)
+        return;
+    char buf[65536];
+    ssize_t n = read(0, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return;
+    if (n <= 0) {
+        S->eof = true;
+        mcp_lines_finish(&S->lines, on_line, S);
+        return;
+    }
+    if (mcp_lines_feed(&S->lines, buf, (size_t)n, on_line, S))
+        fprintf(stderr, "cdpgate mcp: out of memory; a message was dropped\n");
+}
+
+/* While a tool runs: read what arrived, then offer each queued line the
+ * running call has not seen to the server, which acts at once on ping and
+ * cancellation and defers the rest (they stay queued, in order). */
+static void on_poll(void *ud)
+{
+    serve *S = ud;
+    read_input(S, 0);
+    qline **pp = &S->head, *prev = NULL;
+    while (*pp) {
+        qline *q = *pp;
+        if (q->gen != S->gen) {
+            q->gen = S->gen;
+            int r = MCP_DONE;
+            if (q->too_long)
+                mcp_line_too_long(S->srv);
+            else
+                r = mcp_handle_line(S->srv, q->data, q->len);
+            if (r == MCP_DONE) {
+                *pp = q->next;
+                if (S->tail == q)
+                    S->tail = prev;
+                free(q);
+                continue;
+            }
+        }
+        prev = q;
+        pp = &q->next;
+    }
+}
+
+/* ---- tools ---- */
+
+static void drop_browser(serve *S)
+{
+    snap_agent_free(S->agent);
+    S->agent = NULL;
+    cdp_browser_free(S->b);
+    S->b = NULL;
+}
+
+/* Why the browser is gone, for the model: the cause without the tail of
+ * the browser's stderr (that goes to our stderr). */
+static void gone_reason(serve *S, char *out, size_t cap)
+{
+    cdp_conn *c = cdp_browser_conn(S->b);
+    const char *death = cdp_browser_death(S->b);
+    if (*death)
+        fprintf(stderr, "cdpgate mcp: browser: %s\n", death);
+    const char *why = *death ? death : cdp_conn_error(c);
+    const char *cut = strstr(why, "; its stderr");
+    int n = cut ? (int)(cut - why) : (int)strlen(why);
+    snprintf(out, cap, "%.*s", n, why);
+}
+
+static int start_browser(serve *S, char *why, size_t cap)
+{
+    cdp_err e = {0};
+    long long t0 = cli_now_ns();
+    S->b = cli_browser_open(S->o, &e);
+    if (!S->b) {
+        snprintf(why, cap, "cannot start the browser: %s", e.msg);
+        return -1;
+    }
+    snap_opts so = {0};
+    so.timeout_ms = S->o->timeout_ms;
+    S->agent = snap_agent_new(S->b, &so, &e);
+    if (!S->agent) {
+        snprintf(why, cap, "cannot attach to the browser: %s", e.msg);
+        drop_browser(S);
+        return -1;
+    }
+    fprintf(stderr, "cdpgate mcp: %s over the %s, ready in %.0f ms\n",
+            cdp_browser_product(S->b), cdp_conn_transport(cdp_browser_conn(S->b)),
+            (cli_now_ns() - t0) / 1e6);
+    return 0;
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* Append a line to out->text (best effort). */
+static void append_text(mcp_result *out, const char *more)
+{
+    size_t a = out->text ? strlen(out->text) : 0, b = strlen(more);
+    char *t = realloc(out->text, a + b + 2);
+    if (!t)
+        return;
+    if (a)
+        t[a++] = '\n';
+    memcpy(t + a, more, b + 1);
+    out->text = t;
+}
+
+static int call_snap(serve *S, mcp_tool tool, const mcp_args *a, snap_result *r)
+{
+    snap_agent *g = S->agent;
+    switch (tool) {
+    case MCP_T_OPEN:
+        return snap_open(g, a->url, a->new_tab, r);
+    case MCP_T_SNAPSHOT: {
+        snap_query q = {0};
+        q.offset = (size_t)a->offset;
+        q.query = a->query;
+        q.text = a->text_mode;
+        q.text_offset = (size_t)a->text_offset;
+        return snap_observe(g, &q, r);
+    }
+    case MCP_T_CLICK:
+        return snap_click(g, a->ref, a->obs, r);
+    case MCP_T_TYPE:
+        return snap_type(g, a->ref, a->text, a->submit, a->obs, r);
+    case MCP_T_SELECT:
+        return snap_select(g, a->ref, a->values, a->nvalues, a->obs, r);
+    case MCP_T_PRESS:
+        return snap_press(g, a->key, NULL, r);
+    case MCP_T_SCROLL:
+        return snap_scroll(g, a->ref, a->direction, r);
+    case MCP_T_BACK:
+        return snap_history(g, a->forward ? 1 : -1, r);
+    case MCP_T_SCREENSHOT:
+        return snap_screenshot(g, a->full_page, r);
+    case MCP_T_TABS:
+        return snap_tabs(g, a->action, a->tab, r);
+    case MCP_T_DIALOG:
+        return snap_dialog(g, a->accept, a->text, r);
+    case MCP_T_COUNT:
+        break;
+    }
+    return SNAP_EINVAL;
+}
+
+static void run_tool(void *ud, mcp_call *call, mcp_tool tool, const mcp_args *a,
+                     mcp_result *out)
+{
+    serve *S = ud;
+    char why[700];
+    S->gen++;
+    bool nav = tool == MCP_T_OPEN || tool == MCP_T_BACK;
+    /* A browser that died since the last call is noticed now, not in the
+     * middle of an action: say so, and start a new one. */
+    char died[700] = "";
+    if (S->agent) {
+        cdp_err pe;
+        cdp_conn *c = cdp_browser_conn(S->b);
+        cdp_pump(c, 0, &pe);
+        if (cdp_conn_dead(c)) {
+            char reason[300];
+            gone_reason(S, reason, sizeof reason);
+            snprintf(died, sizeof died, "The browser had died (%s); a new one was started: "
+                     "its tabs and refs are gone.", reason);
+            fprintf(stderr, "cdpgate mcp: %s\n", died);
+            drop_browser(S);
+        }
+    }
+    double step = 0, total = (S->agent ? 0 : 1) + (nav ? 1 : 0);
+    if (!S->agent) {
+        mcp_progress(call, step++, total, "starting the browser");
+        if (start_browser(S, why, sizeof why)) {
+            fprintf(stderr, "cdpgate mcp: %s\n", why);
+            out->text = dup_str(why);
+            out->is_error = true;
+            return;
+        }
+    }
+    if (*died && tool != MCP_T_OPEN) {
+        snprintf(why, sizeof why, "%s Open a page with browser_open.", died);
+        out->text = dup_str(why);
+        out->is_error = true;
+        return;
+    }
+    if (mcp_cancelled(call))
+        return;
+    if (nav)
+        mcp_progress(call, step++, total, tool == MCP_T_OPEN ? "loading the page"
+                                                            : "going through history");
+    snap_result r;
+    memset(&r, 0, sizeof r);
+    long long t0 = cli_now_ns();
+    int rc = call_snap(S, tool, a, &r);
+    if (S->o->timing)
+        fprintf(stderr, "timing: tool=%d rc=%d ms=%.2f\n", (int)tool, rc,
+                (cli_now_ns() - t0) / 1e6);
+    out->text = r.text;
+    out->structured = r.structured;
+    out->image = r.image;
+    out->image_len = r.image_len;
+    r.text = r.structured = NULL;
+    r.image = NULL;
+    snap_result_free(&r);
+    out->is_error = rc < 0;
+    if (rc < 0 && !out->text)
+        out->text = dup_str(snap_strerror(rc));
+    if (*died)
+        append_text(out, died);
+    if (cdp_conn_dead(cdp_browser_conn(S->b))) {
+        char reason[300];
+        gone_reason(S, reason, sizeof reason);
+        snprintf(why, sizeof why, "The browser is gone (%s); the next call starts a new "
+                 "one, with new tabs and refs.", reason);
+        fprintf(stderr, "cdpgate mcp: %s\n", why);
+        append_text(out, why);
+        out->is_error = true;
+        drop_browser(S);
+    }
+}
+
+/* ---- the loop ---- */
+
+int cli_mcp(const cli_opts *o, int argc, char **argv)
+{
+    (void)argv;
+    if (argc != 1) {
+        fprintf(stderr, "usage: cdpgate [options] mcp\n");
+        return EXIT_USAGE;
+    }
+    serve S;
+    memset(&S, 0, sizeof S);
+    S.o = o;
+    S.lines.max = o->max_message ? o->max_message : MCP_DEFAULT_MAX_LINE;
+    mcp_opts mo = {0};
+    mo.write = on_write;
+    mo.poll = on_poll;
+    mo.tool = run_tool;
+    mo.ud = &S;
+    mo.max_line = S.lines.max;
+    S.srv = mcp_server_new(&mo);
+    if (!S.srv) {
+        fprintf(stderr, "cdpgate mcp: out of memory\n");
+        return EXIT_FAIL;
+    }
+    while (!S.out_dead) {
+        qline *q = S.head;
+        if (q) {
+            S.head = q->next;
+            if (!S.head)
+                S.tail = NULL;
+            if (q->too_long)
+                mcp_line_too_long(S.srv);
+            else
+                mcp_handle_line(S.srv, q->data, q->len);
+            free(q);
+            continue;
+        }
+        if (S.eof)
+            break;
+        read_input(&S, -1);
+    }
+    while (S.head) {
+        qline *q = S.head;
+        S.head = q->next;
+        free(q);
+    }
+    drop_browser(&S);
+    mcp_lines_free(&S.lines);
+    mcp_server_free(S.srv);
+    return EXIT_OK;
+}

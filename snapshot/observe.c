@@ -1,0 +1,1806 @@
+/*
+ * observe.c — the observation: a compact text projection of a tab's
+ * accessibility tree (all frames, shadow roots pierced) with element refs,
+ * bounded by a character budget and paged; and the page text, paged by
+ * characters.
+ *
+ * Sources, all fetched in one pipelined batch (cdp_send for every command,
+ * then cdp_wait for every reply: one round trip of latency):
+ *   - Accessibility.getFullAXTree {frameId} per frame, on the session that
+ *     owns the frame's document (the tab's for same-process frames, the
+ *     iframe target's for out-of-process ones). Roles, accessible names,
+ *     values and states as the browser computes them; closed shadow roots
+ *     included; aria-hidden, display:none and visibility:hidden content is
+ *     marked ignored. A page script cannot change what these commands say
+ *     except by changing the page itself.
+ *   - DOM.getFrameOwner {frameId} per child frame, on its parent frame's
+ *     session: the backend node of the <iframe> element, so the child's
+ *     tree is placed under the right Iframe node.
+ *   - DOMSnapshot.captureSnapshot per session (one covers every
+ *     same-process frame): input types and autocomplete attributes (to
+ *     recognise password and one-time-code fields, whose values are never
+ *     shown) and isClickable (a generic element with a click listener gets
+ *     a ref). If it fails, text field values of that session are withheld.
+ *
+ * Pipeline: AX nodes -> a "view" tree (vnode, preorder array, so a node's
+ * subtree is the index range [i, end)) in which wrappers are kept but
+ * marked flat (not printed; their children print at their depth) so that
+ * row context can still see cards and rows -> lines (the printed vnodes in
+ * order) -> the page of lines that fits the budget.
+ *
+ * Ownership: everything is built per call and freed before returning; the
+ * JSON replies live until then and vnodes borrow their strings.
+ *
+ * Implementation notes
+ *  - Untrusted text: every page-derived string goes through put_page(),
+ *    which quotes (escapes '"' and '\'), turns control characters into
+ *    spaces, and never lets three '<' or '>' in a row through, so the
+ *    content markers cannot appear inside page content whatever the nonce.
+ *  - Refs are issued only for lines that are printed (snap_ref_for is
+ *    idempotent per node and document), so a 3000-row page does not fill
+ *    the ref table with refs nobody saw.
+ */
+#include "snapshot/snap_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_BUDGET 12000
+#define MIN_BUDGET 600
+#define NAME_MAX_CHARS 150       /* accessible names and values in element lines */
+#define TEXT_MAX_CHARS 150       /* text lines in element mode (text mode is whole) */
+#define CTX_MAX_CHARS 40         /* row context */
+#define OPTIONS_MAX 30           /* native <select> options listed inline */
+#define MAX_DEPTH 400            /* deeper structure is flattened */
+
+/* ---- growing text buffer ---- */
+
+typedef struct {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} sbuf;
+
+static bool sb_reserve(sbuf *b, size_t extra)
+{
+    if (b->oom)
+        return false;
+    if (b->len + extra + 1 <= b->cap)
+        return true;
+    size_t n = b->cap ? b->cap : 256;
+    while (n < b->len + extra + 1)
+        n *= 2;
+    char *np = realloc(b->p, n);
+    if (!np) {
+        b->oom = true;
+        return false;
+    }
+    b->p = np;
+    b->cap = n;
+    return true;
+}
+
+static void sb_putn(sbuf *b, const char *s, size_t n)
+{
+    if (!sb_reserve(b, n))
+        return;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+
+static void sb_puts(sbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
+
+static void sb_putc(sbuf *b, char c) { sb_putn(b, &c, 1); }
+
+static void sb_printf(sbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    sb_putn(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* Length of the UTF-8 sequence starting with byte c (1 for stray bytes). */
+static size_t u8len(unsigned char c)
+{
+    if (c < 0xC0)
+        return 1;
+    if (c < 0xE0)
+        return 2;
+    if (c < 0xF0)
+        return 3;
+    return 4;
+}
+
+enum { PAGE_QUOTED = 1, PAGE_KEEP_NL = 2 };
+
+/* Append page-derived text: whitespace runs collapse to one space (or keep
+ * one newline with PAGE_KEEP_NL), control characters become spaces, with
+ * PAGE_QUOTED '"' and '\' are escaped, and no run of three '<' or '>' ever
+ * comes out (the third becomes a look-alike angle quote), so page content
+ * can never spell a content marker. At most max bytes of input are used;
+ * when cut, "…" is appended. Returns true when the text was cut. */
+static bool put_page(sbuf *b, const char *s, size_t n, size_t max, unsigned mode)
+{
+    bool cut = false;
+    bool space = false;
+    bool nl = false;
+    int run_lt = 0, run_gt = 0;
+    size_t used = 0;
+    size_t i = 0;
+    /* Skip leading whitespace. */
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+        i++;
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+            space = true;
+            if (c == '\n' && (mode & PAGE_KEEP_NL))
+                nl = true;
+            i++;
+            continue;
+        }
+        size_t l = u8len(c);
+        if (i + l > n)
+            l = n - i;
+        if (used + l > max) {
+            cut = true;
+            break;
+        }
+        if (space) {
+            sb_putc(b, nl ? '\n' : ' ');
+            space = nl = false;
+            run_lt = run_gt = 0;
+            used++;
+        }
+        if (c < 0x20 || c == 0x7f) {
+            sb_putc(b, ' ');
+        } else if (c == '<') {
+            if (++run_lt >= 3) {
+                sb_puts(b, "\xe2\x80\xb9");     /* ‹ */
+                run_lt = 0;
+            } else {
+                sb_putc(b, '<');
+            }
+            run_gt = 0;
+        } else if (c == '>') {
+            if (++run_gt >= 3) {
+                sb_puts(b, "\xe2\x80\xba");     /* › */
+                run_gt = 0;
+            } else {
+                sb_putc(b, '>');
+            }
+            run_lt = 0;
+        } else {
+            run_lt = run_gt = 0;
+            if ((mode & PAGE_QUOTED) && (c == '"' || c == '\\'))
+                sb_putc(b, '\\');
+            sb_putn(b, s + i, l);
+        }
+        used += l;
+        i += l;
+    }
+    if (cut)
+        sb_puts(b, "\xe2\x80\xa6");             /* … */
+    return cut;
+}
+
+static void put_quoted(sbuf *b, const char *s, size_t max)
+{
+    sb_putc(b, '"');
+    put_page(b, s, strlen(s), max, PAGE_QUOTED);
+    sb_putc(b, '"');
+}
+
+/* ASCII case-insensitive substring search. */
+static bool contains_ci(const char *hay, size_t hlen, const char *needle)
+{
+    size_t nl = strlen(needle);
+    if (nl == 0)
+        return true;
+    for (size_t i = 0; i + nl <= hlen; i++) {
+        size_t k = 0;
+        while (k < nl) {
+            unsigned char x = (unsigned char)hay[i + k], y = (unsigned char)needle[k];
+            if (x >= 'A' && x <= 'Z')
+                x = (unsigned char)(x + 32);
+            if (y >= 'A' && y <= 'Z')
+                y = (unsigned char)(y + 32);
+            if (x != y)
+                break;
+            k++;
+        }
+        if (k == nl)
+            return true;
+    }
+    return false;
+}
+
+/* True when s has only whitespace. */
+static bool blank(const char *s)
+{
+    for (; s && *s; s++)
+        if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r' && *s != '\f')
+            return false;
+    return true;
+}
+
+/* Compare two strings ignoring leading/trailing whitespace, collapsing
+ * inner runs, and ignoring ASCII case. */
+static bool same_text(const char *x, const char *y)
+{
+    if (!x || !y)
+        return false;
+    for (;;) {
+        while (*x == ' ' || *x == '\n' || *x == '\t')
+            x++;
+        while (*y == ' ' || *y == '\n' || *y == '\t')
+            y++;
+        if (!*x || !*y)
+            return !*x && !*y;
+        while (*x && *y && *x != ' ' && *x != '\n' && *x != '\t' &&
+               (*x == *y || ((*x | 32) == (*y | 32) && (*x | 32) >= 'a' && (*x | 32) <= 'z')))
+            x++, y++;
+        bool xe = !*x || *x == ' ' || *x == '\n' || *x == '\t';
+        bool ye = !*y || *y == ' ' || *y == '\n' || *y == '\t';
+        if (!xe || !ye)
+            return false;
+    }
+}
+
+/* ---- backend id sets (sorted arrays) ---- */
+
+typedef struct {
+    int *v;
+    size_t n, cap;
+} idset;
+
+static void ids_add(idset *s, int id)
+{
+    if (s->n == s->cap) {
+        size_t n = s->cap ? s->cap * 2 : 64;
+        int *nv = realloc(s->v, n * sizeof *nv);
+        if (!nv)
+            return;
+        s->v = nv;
+        s->cap = n;
+    }
+    s->v[s->n++] = id;
+}
+
+static int cmp_int(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+static void ids_sort(idset *s)
+{
+    if (s->n)
+        qsort(s->v, s->n, sizeof *s->v, cmp_int);
+}
+
+static bool ids_has(const idset *s, int id)
+{
+    return s->n && bsearch(&id, s->v, s->n, sizeof *s->v, cmp_int) != NULL;
+}
+
+/* ---- per-session and per-frame fetch state ---- */
+
+typedef struct {
+    const char *id;              /* session id (borrowed from the tab's frames) */
+    uint64_t call;
+    int rc;
+    cdp_reply rep;
+    bool dom_ok;                 /* the DOMSnapshot answered: secrets are known */
+    idset secret;                /* password and one-time-code inputs */
+    idset click;                 /* isClickable */
+} sess_st;
+
+/* One parsed AX node. */
+typedef struct {
+    const char *id;              /* nodeId */
+    const char *role, *name, *value;
+    const json_val *kids;        /* childIds */
+    const json_val *props;
+    int backend;
+    bool ignored;
+    bool has_num;                /* numeric value (spinbutton, slider) */
+    double num;
+} axn;
+
+typedef struct {
+    snap_frame *f;
+    int sess;                    /* index into sessions */
+    int parent;                  /* index into frames, -1 for the main frame */
+    uint64_t ax_call, own_call;
+    int ax_rc, own_rc;
+    cdp_reply ax, own;
+    char err[160];
+    int owner;                   /* backend node of the <iframe> in the parent, 0 unknown */
+    bool placed;
+    axn *nodes;
+    size_t nnodes;
+    int *hash;                   /* nodeId -> index + 1, open addressing */
+    size_t hcap;
+} frame_st;
+
+/* ---- the view tree ---- */
+
+enum { V_ELEM, V_FLAT, V_TEXT, V_FRAME };
+
+/* State bits shown after the name. */
+enum {
+    ST_DISABLED = 1 << 0, ST_CHECKED = 1 << 1, ST_MIXED = 1 << 2, ST_EXPANDED = 1 << 3,
+    ST_COLLAPSED = 1 << 4, ST_SELECTED = 1 << 5, ST_PRESSED = 1 << 6, ST_REQUIRED = 1 << 7,
+    ST_FOCUSED = 1 << 8, ST_READONLY = 1 << 9, ST_SECRET = 1 << 10, ST_INVALID = 1 << 11,
+    ST_FOCUSABLE = 1 << 12, ST_EDITABLE = 1 << 13,
+};
+
+typedef struct {
+    int parent, end;             /* preorder: the subtree is [index, end) */
+    int kind;
+    int frame;                   /* frame_st index */
+    const char *role;            /* printed role (elements) */
+    const char *name, *value;    /* borrowed */
+    size_t toff, tlen;           /* text (V_TEXT) in the arena */
+    size_t coff, clen;           /* row context in the arena */
+    size_t ooff, olen;           /* options of a native select, in the arena */
+    unsigned st;
+    int level;
+    int backend;
+    int nprint;                  /* top-level printed lines it contributes */
+    bool has_num;
+    double num;
+    int child_frame;             /* V_FRAME: frame_st index or -1 */
+    bool act;                    /* gets a ref */
+    bool drop;                   /* prints nothing, not even its children */
+} vnode;
+
+typedef struct {
+    snap_agent *a;
+    snap_tab *t;
+    frame_st *fr;
+    size_t nfr;
+    sess_st *ss;
+    size_t nss;
+    vnode *v;
+    size_t nv, capv;
+    sbuf arena;
+    bool oom;
+} build;
+
+static int vnew(build *B, int parent, int kind, int frame)
+{
+    if (B->nv == B->capv) {
+        size_t n = B->capv ? B->capv * 2 : 1024;
+        vnode *nv = realloc(B->v, n * sizeof *nv);
+        if (!nv) {
+            B->oom = true;
+            return -1;
+        }
+        B->v = nv;
+        B->capv = n;
+    }
+    int i = (int)B->nv++;
+    vnode *x = &B->v[i];
+    memset(x, 0, sizeof *x);
+    x->parent = parent;
+    x->kind = kind;
+    x->frame = frame;
+    x->end = i + 1;
+    x->child_frame = -1;
+    return i;
+}
+
+/* ---- roles ---- */
+
+static bool in_list(const char *role, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(role, *list) == 0)
+            return true;
+    return false;
+}
+
+/* Wrappers: not printed, their children print at their depth. */
+static const char *const FLAT_ROLES[] = {
+    "generic", "none", "presentation", "LabelText", "Section", "rowgroup", "Pre",
+    "strong", "emphasis", "mark", "time", "subscript", "superscript", "insertion",
+    "deletion", "Abbr", "Ruby", "RubyAnnotation", "paragraph", "cell", "gridcell",
+    "DescriptionListDetail", "DescriptionListTerm", "definition", "term", "caption",
+    "Legend", "FigureCaption", "sectionheader", "sectionfooter", "RootWebArea",
+    "WebArea", "Canvas", "code", "Unknown", "ContentDeletion", "ContentInsertion",
+    "blockquote", "Details", "figure", "group", "list", "section", "SvgRoot",
+    "graphics-document", "graphics-object", "Summary", "LayoutTable", "LayoutTableRow",
+    "LayoutTableCell", "Iframe", "IframePresentational", "math", "MathMLMath",
+    NULL,
+};
+/* These wrappers print when they have a name (a fieldset's legend, a named list). */
+static const char *const FLAT_UNLESS_NAMED[] = {
+    "group", "list", "section", "figure", "blockquote", "Details", "SvgRoot", NULL,
+};
+/* Dropped with everything below. */
+static const char *const DROP_ROLES[] = {
+    "InlineTextBox", "LineBreak", "ListMarker", "separator", "MenuListPopup",
+    "splitter", NULL,
+};
+/* Elements an agent acts on: they get a ref. */
+static const char *const ACT_ROLES[] = {
+    "button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox",
+    "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider",
+    "spinbutton", "treeitem", "PopUpButton", "ToggleButton", "DisclosureTriangle",
+    "MenuListOption", "scrollbar", "ColorWell", "DateTime", "InputTime", "date",
+    NULL,
+};
+/* Their children are the inner editor or repeat the value: not walked. */
+static const char *const LEAF_ROLES[] = {
+    "textbox", "searchbox", "spinbutton", "slider", "combobox", "progressbar", "meter",
+    "scrollbar", "ColorWell", "DateTime", "InputTime", "date", "img", "image", "switch",
+    NULL,
+};
+
+/* The printed role: short names for common roles, hN for headings. All
+ * results are static strings. */
+static const char *print_role(const char *role, int level)
+{
+    static const char *const map[][2] = {
+        {"listitem", "li"}, {"navigation", "nav"}, {"banner", "header"},
+        {"contentinfo", "footer"}, {"complementary", "aside"}, {"columnheader", "th"},
+        {"rowheader", "th"}, {"image", "img"}, {"PopUpButton", "button"},
+        {"ToggleButton", "button"}, {"DisclosureTriangle", "summary"},
+        {"MenuListOption", "option"}, {"searchbox", "search"}, {"alertdialog", "dialog"},
+        {"DescriptionList", "dl"},
+    };
+    static const char *const hs[] = {"h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9"};
+    if (strcmp(role, "heading") == 0)
+        return hs[(level >= 1 && level <= 9 ? level : 2) - 1];
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(role, map[i][0]) == 0)
+            return map[i][1];
+    return role;
+}
+
+/* ---- AX parsing ---- */
+
+static size_t hstr(const char *s)
+{
+    size_t h = 5381;
+    for (; *s; s++)
+        h = h * 33 + (unsigned char)*s;
+    return h;
+}
+
+static int ax_find(const frame_st *F, const char *id)
+{
+    if (!F->hcap || !id)
+        return -1;
+    size_t m = F->hcap - 1;
+    for (size_t h = hstr(id) & m;; h = (h + 1) & m) {
+        int k = F->hash[h];
+        if (!k)
+            return -1;
+        if (strcmp(F->nodes[k - 1].id, id) == 0)
+            return k - 1;
+    }
+}
+
+static const char *ax_strval(const json_val *o)
+{
+    const json_val *v = json_get(o, "value");
+    if (json_is(v, JSON_STRING))
+        return json_str(v, NULL);
+    return NULL;
+}
+
+/* Parse a getFullAXTree reply into F->nodes and the nodeId index. */
+static int ax_parse(frame_st *F)
+{
+    const json_val *nodes = json_get(F->ax.result, "nodes");
+    size_t n = json_len(nodes);
+    if (!n)
+        return 0;
+    F->nodes = calloc(n, sizeof *F->nodes);
+    size_t hc = 16;
+    while (hc < n * 2)
+        hc *= 2;
+    F->hash = calloc(hc, sizeof *F->hash);
+    if (!F->nodes || !F->hash)
+        return SNAP_ENOMEM;
+    F->hcap = hc;
+    size_t k = 0;
+    for (const json_val *x = json_first(nodes); x; x = json_next(x)) {
+        axn *a = &F->nodes[k];
+        a->id = json_get_str(x, "nodeId");
+        if (!a->id)
+            continue;
+        a->role = ax_strval(json_get(x, "role"));
+        if (!a->role)
+            a->role = "none";
+        a->name = ax_strval(json_get(x, "name"));
+        a->value = ax_strval(json_get(x, "value"));
+        const json_val *vv = json_get(json_get(x, "value"), "value");
+        if (json_is(vv, JSON_NUMBER)) {
+            a->has_num = true;
+            a->num = json_num(vv);
+        }
+        a->kids = json_get(x, "childIds");
+        a->props = json_get(x, "properties");
+        a->backend = (int)json_get_int(x, "backendDOMNodeId", 0);
+        a->ignored = json_bool(json_get(x, "ignored"));
+        size_t m = hc - 1;
+        size_t h = hstr(a->id) & m;
+        while (F->hash[h])
+            h = (h + 1) & m;
+        F->hash[h] = (int)k + 1;
+        k++;
+    }
+    F->nnodes = k;
+    return 0;
+}
+
+/* The properties that matter, as state bits and level. */
+static unsigned ax_states(const axn *n, int *level)
+{
+    unsigned st = 0;
+    for (const json_val *p = json_first(n->props); p; p = json_next(p)) {
+        const char *k = json_get_str(p, "name");
+        const json_val *v = json_get(json_get(p, "value"), "value");
+        if (!k)
+            continue;
+        const char *s = json_str(v, NULL);
+        bool on = json_bool(v) || (s && strcmp(s, "true") == 0);
+        if (strcmp(k, "disabled") == 0 && on)
+            st |= ST_DISABLED;
+        else if (strcmp(k, "checked") == 0 || strcmp(k, "pressed") == 0) {
+            unsigned bit = k[0] == 'c' ? ST_CHECKED : ST_PRESSED;
+            if (on)
+                st |= bit;
+            else if (s && strcmp(s, "mixed") == 0)
+                st |= ST_MIXED;
+        } else if (strcmp(k, "expanded") == 0)
+            st |= on ? ST_EXPANDED : ST_COLLAPSED;
+        else if (strcmp(k, "selected") == 0 && on)
+            st |= ST_SELECTED;
+        else if (strcmp(k, "required") == 0 && on)
+            st |= ST_REQUIRED;
+        else if (strcmp(k, "focused") == 0 && on)
+            st |= ST_FOCUSED;
+        else if (strcmp(k, "readonly") == 0 && on)
+            st |= ST_READONLY;
+        else if (strcmp(k, "invalid") == 0 && s && strcmp(s, "false") != 0)
+            st |= ST_INVALID;
+        else if (strcmp(k, "focusable") == 0 && on)
+            st |= ST_FOCUSABLE;
+        else if (strcmp(k, "editable") == 0 && s)
+            st |= ST_EDITABLE;
+        else if (strcmp(k, "level") == 0)
+            *level = (int)json_num(v);
+    }
+    return st;
+}
+
+/* A value made only of bullets is a masked password. */
+static bool masked(const char *s)
+{
+    if (!s || !*s)
+        return false;
+    while (*s) {
+        if (strncmp(s, "\xe2\x80\xa2", 3) == 0 || strncmp(s, "\xe2\x97\x8f", 3) == 0)
+            s += 3;
+        else if (*s == '*')
+            s++;
+        else
+            return false;
+    }
+    return true;
+}
+
+/* ---- DOMSnapshot: secrets and clickables ---- */
+
+static void dom_parse(sess_st *S)
+{
+    const json_val *strings = json_get(S->rep.result, "strings");
+    size_t ns = json_len(strings);
+    /* Index the string table once (json_at is O(i)). */
+    const char **tab = ns ? calloc(ns, sizeof *tab) : NULL;
+    if (ns && !tab)
+        return;
+    size_t k = 0;
+    for (const json_val *s = json_first(strings); s; s = json_next(s))
+        tab[k++] = json_str(s, NULL);
+    for (const json_val *d = json_first(json_get(S->rep.result, "documents")); d;
+         d = json_next(d)) {
+        const json_val *nodes = json_get(d, "nodes");
+        const json_val *be = json_first(json_get(nodes, "backendNodeId"));
+        const json_val *nm = json_first(json_get(nodes, "nodeName"));
+        const json_val *at = json_first(json_get(nodes, "attributes"));
+        size_t nn = json_len(json_get(nodes, "backendNodeId"));
+        int *backs = nn ? calloc(nn, sizeof *backs) : NULL;
+        if (nn && !backs)
+            break;
+        for (size_t i = 0; i < nn && be; i++) {
+            backs[i] = (int)json_num(be);
+            int64_t ni = -1;
+            json_int(nm, &ni);
+            const char *name = ni >= 0 && (size_t)ni < ns ? tab[ni] : NULL;
+            if (name && strcmp(name, "INPUT") == 0) {
+                bool secret = false;
+                const json_val *x = json_first(at);
+                while (x && json_next(x)) {
+                    int64_t ki = -1, vi = -1;
+                    json_int(x, &ki);
+                    json_int(json_next(x), &vi);
+                    const char *key = ki >= 0 && (size_t)ki < ns ? tab[ki] : "";
+                    const char *val = vi >= 0 && (size_t)vi < ns ? tab[vi] : "";
+                    if (key && val && strcmp(key, "type") == 0 &&
+                        contains_ci(val, strlen(val), "password"))
+                        secret = true;
+                    if (key && val && strcmp(key, "autocomplete") == 0 &&
+                        contains_ci(val, strlen(val), "one-time-code"))
+                        secret = true;
+                    x = json_next(json_next(x));
+                }
+                if (secret)
+                    ids_add(&S->secret, backs[i]);
+            }
+            be = json_next(be);
+            nm = json_next(nm);
+            at = json_next(at);
+        }
+        for (const json_val *ix = json_first(json_get(json_get(nodes, "isClickable"), "index"));
+             ix; ix = json_next(ix)) {
+            int64_t i = -1;
+            if (json_int(ix, &i) && i >= 0 && (size_t)i < nn)
+                ids_add(&S->click, backs[i]);
+        }
+        free(backs);
+    }
+    free(tab);
+    ids_sort(&S->secret);
+    ids_sort(&S->click);
+    S->dom_ok = true;
+}
+
+/* ---- building the view tree ---- */
+
+static void walk(build *B, int fi, int ai, int parent, int depth);
+
+/* Text child: merged into the previous sibling when that is text too. */
+static void add_text(build *B, int parent, int fi, const char *s)
+{
+    if (!s || blank(s))
+        return;
+    int last = -1;
+    /* The previous sibling is the last vnode whose parent is `parent`;
+     * since vnodes are preorder, it is found walking back over the tail. */
+    if (B->nv && parent >= 0) {
+        int j = (int)B->nv - 1;
+        while (j > parent && B->v[j].parent != parent)
+            j = B->v[j].parent;
+        if (j > parent && B->v[j].parent == parent)
+            last = j;
+    }
+    if (last >= 0 && B->v[last].kind == V_TEXT &&
+        B->v[last].toff + B->v[last].tlen == B->arena.len) {
+        vnode *x = &B->v[last];
+        const char *p = B->arena.p + x->toff;
+        bool sp = x->tlen && (p[x->tlen - 1] == ' ' || p[x->tlen - 1] == '\n');
+        if (!sp && s[0] != ' ' && s[0] != '\n')
+            sb_putc(&B->arena, ' ');
+        sb_puts(&B->arena, s);
+        B->v[last].tlen = B->arena.len - B->v[last].toff;
+        return;
+    }
+    int i = vnew(B, parent, V_TEXT, fi);
+    if (i < 0)
+        return;
+    B->v[i].toff = B->arena.len;
+    B->v[i].nprint = 1;
+    sb_puts(&B->arena, s);
+    B->v[i].tlen = B->arena.len - B->v[i].toff;
+}
+
+static void walk_kids(build *B, int fi, int ai, int parent, int depth)
+{
+    frame_st *F = &B->fr[fi];
+    for (const json_val *c = json_first(F->nodes[ai].kids); c; c = json_next(c)) {
+        int k = ax_find(F, json_str(c, NULL));
+        if (k >= 0 && k != ai)
+            walk(B, fi, k, parent, depth + 1);
+    }
+}
+
+/* Options of a native select, "a","b",... into the arena. */
+static void collect_options(build *B, frame_st *F, int ai, int vi, int depth, int *count)
+{
+    if (depth > 8)
+        return;
+    for (const json_val *c = json_first(F->nodes[ai].kids); c; c = json_next(c)) {
+        int k = ax_find(F, json_str(c, NULL));
+        if (k < 0 || k == ai)
+            continue;
+        const axn *o = &F->nodes[k];
+        if (strcmp(o->role, "option") == 0 || strcmp(o->role, "MenuListOption") == 0) {
+            if (*count < OPTIONS_MAX) {
+                if (*count)
+                    sb_putc(&B->arena, ',');
+                put_quoted(&B->arena, o->name ? o->name : "", 60);
+            }
+            (*count)++;
+        } else {
+            collect_options(B, F, k, vi, depth + 1, count);
+        }
+    }
+}
+
+static int frame_for_owner(build *B, int fi, int backend)
+{
+    for (size_t i = 0; i < B->nfr; i++)
+        if (B->fr[i].parent == fi && B->fr[i].owner == backend && backend && !B->fr[i].placed)
+            return (int)i;
+    return -1;
+}
+
+static void walk_frame_root(build *B, int fi, int parent, int depth);
+
+/* Finish a vnode after its children: flatten unnamed rows and items with
+ * one printed child, drop empty containers, and add its printed lines to
+ * the parent's count. */
+static void finish(build *B, int i)
+{
+    vnode *x = &B->v[i];
+    x->end = (int)B->nv;
+    int kids = 0;
+    for (int j = i + 1; j < x->end; j = B->v[j].end)
+        kids += B->v[j].nprint;
+    if (x->kind == V_ELEM && !x->act) {
+        bool named = x->name && *x->name;
+        bool has_value = x->value && *x->value;
+        if (!named && !has_value && kids == 0 && !x->ooff)
+            x->drop = true;
+        else if (!named && kids == 1 &&
+                 (strcmp(x->role, "li") == 0 || strcmp(x->role, "row") == 0))
+            x->kind = V_FLAT;
+        else if (strcmp(x->role, "img") == 0 && !named)
+            x->drop = true;
+    }
+    if (x->drop)
+        x->nprint = 0;
+    else if (x->kind == V_FLAT)
+        x->nprint = kids;
+    else
+        x->nprint = 1;
+}
+
+/* Children of a flat wrapper that is clickable: a ref for the wrapper when
+ * nothing inside is actionable and it holds some text. */
+static void flat_clickable(build *B, int i)
+{
+    vnode *x = &B->v[i];
+    for (int j = i + 1; j < x->end; j++)
+        if (B->v[j].act || B->v[j].kind == V_FRAME)
+            return;
+    size_t tlen = 0;
+    for (int j = i + 1; j < x->end; j++)
+        if (B->v[j].kind == V_TEXT && !B->v[j].drop)
+            tlen += B->v[j].tlen;
+        else if (B->v[j].kind == V_ELEM && B->v[j].name)
+            tlen += strlen(B->v[j].name);
+    if (tlen == 0 || tlen > 200)
+        return;
+    x->kind = V_ELEM;
+    x->role = "clickable";
+    x->act = true;
+}
+
+static void walk(build *B, int fi, int ai, int parent, int depth)
+{
+    if (B->oom)
+        return;
+    frame_st *F = &B->fr[fi];
+    const axn *n = &F->nodes[ai];
+    if (depth > MAX_DEPTH)
+        return;
+    if (in_list(n->role, DROP_ROLES))
+        return;
+    if (n->ignored) {
+        /* Kept as a flat wrapper when it has children: a card made of
+         * plain divs is still a container for row context. */
+        if (!json_len(n->kids))
+            return;
+        int w = vnew(B, parent, V_FLAT, fi);
+        if (w < 0)
+            return;
+        B->v[w].backend = n->backend;
+        walk_kids(B, fi, ai, w, depth);
+        finish(B, w);
+        return;
+    }
+    if (strcmp(n->role, "StaticText") == 0) {
+        add_text(B, parent, fi, n->name);
+        return;
+    }
+    int level = 0;
+    unsigned st = ax_states(n, &level);
+    sess_st *S = &B->ss[F->sess];
+    if (strcmp(n->role, "Iframe") == 0 || strcmp(n->role, "IframePresentational") == 0) {
+        int i = vnew(B, parent, V_FRAME, fi);
+        if (i < 0)
+            return;
+        B->v[i].name = n->name;
+        B->v[i].backend = n->backend;
+        int cf = frame_for_owner(B, fi, n->backend);
+        B->v[i].child_frame = cf;
+        if (cf >= 0) {
+            B->fr[cf].placed = true;
+            walk_frame_root(B, cf, i, depth + 1);
+        }
+        finish(B, i);
+        return;
+    }
+    bool editable_top = (st & ST_EDITABLE) && !in_list(n->role, LEAF_ROLES) &&
+                        (strcmp(n->role, "generic") == 0 || strcmp(n->role, "none") == 0 ||
+                         strcmp(n->role, "paragraph") == 0);
+    bool parent_editable = parent >= 0 && (B->v[parent].st & ST_EDITABLE);
+    if (parent_editable)
+        return;     /* inside a contenteditable: its value says it */
+    bool flat = !editable_top && in_list(n->role, FLAT_ROLES) &&
+                !(n->name && *n->name && in_list(n->role, FLAT_UNLESS_NAMED));
+    int i = vnew(B, parent, flat ? V_FLAT : V_ELEM, fi);
+    if (i < 0)
+        return;
+    vnode *x = &B->v[i];
+    x->role = editable_top ? "textbox" : n->role;
+    x->name = n->name;
+    x->value = n->value;
+    x->has_num = n->has_num;
+    x->num = n->num;
+    x->st = st;
+    x->level = level;
+    x->backend = n->backend;
+    if (!flat) {
+        x->act = x->backend > 0 &&
+                 (in_list(x->role, ACT_ROLES) || editable_top ||
+                  ((st & ST_FOCUSABLE) && strcmp(x->role, "RootWebArea") != 0 &&
+                   ids_has(&S->click, n->backend)));
+        bool textish = strcmp(x->role, "textbox") == 0 || strcmp(x->role, "searchbox") == 0 ||
+                       strcmp(x->role, "combobox") == 0 || strcmp(x->role, "spinbutton") == 0;
+        if (textish && (ids_has(&S->secret, n->backend) || masked(n->value) ||
+                        (!S->dom_ok && n->value && *n->value &&
+                         strcmp(x->role, "combobox") != 0))) {
+            x->st |= ST_SECRET;
+            x->value = NULL;
+        }
+        if (strcmp(n->role, "combobox") == 0) {
+            size_t off = B->arena.len;
+            int count = 0;
+            collect_options(B, F, ai, i, 0, &count);
+            x = &B->v[i];
+            if (count) {
+                if (count > OPTIONS_MAX)
+                    sb_printf(&B->arena, ",+%d more", count - OPTIONS_MAX);
+                x->ooff = off;
+                x->olen = B->arena.len - off;
+            }
+        }
+        x->role = print_role(x->role, level);
+    }
+    if (!in_list(n->role, LEAF_ROLES) && !editable_top)
+        walk_kids(B, fi, ai, i, depth);
+    x = &B->v[i];
+    x->end = (int)B->nv;
+    if (flat && x->backend > 0 && ids_has(&S->click, x->backend) && x->name == NULL)
+        flat_clickable(B, i);
+    else if (flat && x->backend > 0 && ids_has(&S->click, x->backend) &&
+             strcmp(n->role, "generic") == 0)
+        flat_clickable(B, i);
+    x = &B->v[i];
+    if (x->kind == V_ELEM && strcmp(x->role, "clickable") == 0) {
+        /* The wrapper now prints as one line: its text is its name. */
+        size_t off = B->arena.len;
+        for (int j = i + 1; j < x->end; j++) {
+            if (B->v[j].kind == V_TEXT) {
+                if (B->arena.len > off)
+                    sb_putc(&B->arena, ' ');
+                sb_putn(&B->arena, B->arena.p + B->v[j].toff, B->v[j].tlen);
+            }
+        }
+        x->coff = 0;
+        x->toff = off;
+        x->tlen = B->arena.len - off;
+        for (int j = i + 1; j < x->end; j++) {
+            B->v[j].drop = true;
+            B->v[j].nprint = 0;
+        }
+    }
+    finish(B, i);
+}
+
+static int ax_root(const frame_st *F)
+{
+    for (size_t k = 0; k < F->nnodes; k++)
+        if (strcmp(F->nodes[k].role, "RootWebArea") == 0)
+            return (int)k;
+    return F->nnodes ? 0 : -1;
+}
+
+static void walk_frame_root(build *B, int fi, int parent, int depth)
+{
+    int r = ax_root(&B->fr[fi]);
+    if (r >= 0)
+        walk(B, fi, r, parent, depth);
+}
+
+/* ---- row context ---- */
+
+static int cmp_act(const void *x, const void *y, build *B)
+{
+    const vnode *a = &B->v[*(const int *)x], *b = &B->v[*(const int *)y];
+    int c = strcmp(a->role, b->role);
+    if (c)
+        return c;
+    c = strcmp(a->name ? a->name : "", b->name ? b->name : "");
+    if (c)
+        return c;
+    return (*(const int *)x > *(const int *)y) - (*(const int *)x < *(const int *)y);
+}
+
+/* qsort has no context argument in C11: a small merge sort instead. */
+static void sort_acts(int *v, int *tmp, size_t n, build *B)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    sort_acts(v, tmp, h, B);
+    sort_acts(v + h, tmp, n - h, B);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = cmp_act(&v[i], &v[j], B) <= 0 ? v[i++] : v[j++];
+    while (i < h)
+        tmp[k++] = v[i++];
+    while (j < n)
+        tmp[k++] = v[j++];
+    memcpy(v, tmp, n * sizeof *v);
+}
+
+/* Members of the group (sorted by index) inside [lo, hi). */
+static size_t members_in(const int *g, size_t n, int lo, int hi)
+{
+    size_t a = 0, b = n;
+    while (a < b) {
+        size_t m = (a + b) / 2;
+        if (g[m] < lo)
+            a = m + 1;
+        else
+            b = m;
+    }
+    size_t c = 0;
+    while (a < n && g[a] < hi && c < 2)
+        a++, c++;
+    return c;
+}
+
+/* The first text in the container that is not the control's own. */
+static bool ctx_label(build *B, int cont, int me)
+{
+    vnode *m = &B->v[me];
+    int limit = 400;
+    for (int j = cont + 1; j < B->v[cont].end && limit-- > 0; j++) {
+        if (j == me) {
+            j = B->v[me].end - 1;
+            continue;
+        }
+        const vnode *c = &B->v[j];
+        const char *s = NULL;
+        size_t len = 0;
+        if (c->kind == V_TEXT && !c->drop) {
+            s = B->arena.p + c->toff;
+            len = c->tlen;
+        } else if (c->kind == V_ELEM && c->name && *c->name && !blank(c->name) &&
+                   !(strcmp(c->role, m->role) == 0 && same_text(c->name, m->name ? m->name
+                                                                              : ""))) {
+            s = c->name;
+            len = strlen(s);
+        }
+        if (!s || !len)
+            continue;
+        size_t off = B->arena.len;
+        /* Copy out first: put_page may grow the arena that s points into. */
+        char *tmp = malloc(len + 1);
+        if (!tmp)
+            return false;
+        memcpy(tmp, s, len);
+        tmp[len] = 0;
+        put_page(&B->arena, tmp, len, CTX_MAX_CHARS, 0);
+        free(tmp);
+        m = &B->v[me];
+        m->coff = off;
+        m->clen = B->arena.len - off;
+        return m->clen > 0;
+    }
+    return false;
+}
+
+static void row_context(build *B)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < B->nv; i++)
+        if (B->v[i].act && !B->v[i].drop)
+            n++;
+    if (n < 2)
+        return;
+    int *acts = malloc(n * sizeof *acts), *tmp = malloc(n * sizeof *tmp);
+    if (!acts || !tmp) {
+        free(acts), free(tmp);
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < B->nv; i++)
+        if (B->v[i].act && !B->v[i].drop)
+            acts[k++] = (int)i;
+    sort_acts(acts, tmp, n, B);
+    for (size_t s = 0; s < n;) {
+        size_t e = s + 1;
+        while (e < n && strcmp(B->v[acts[s]].role, B->v[acts[e]].role) == 0 &&
+               strcmp(B->v[acts[s]].name ? B->v[acts[s]].name : "",
+                      B->v[acts[e]].name ? B->v[acts[e]].name : "") == 0)
+            e++;
+        if (e - s > 1) {
+            const int *g = acts + s;     /* sorted by index within the group */
+            for (size_t q = s; q < e; q++) {
+                int me = acts[q];
+                int cont = -1;
+                for (int p = B->v[me].parent; p >= 0; p = B->v[p].parent) {
+                    if (members_in(g, e - s, p, B->v[p].end) > 1)
+                        break;
+                    cont = p;
+                }
+                if (cont < 0 || !ctx_label(B, cont, me)) {
+                    size_t off = B->arena.len;
+                    sb_printf(&B->arena, "#%zu of %zu", q - s + 1, e - s);
+                    B->v[me].coff = off;
+                    B->v[me].clen = B->arena.len - off;
+                }
+            }
+        }
+        s = e;
+    }
+    free(acts);
+    free(tmp);
+}
+
+/* ---- lines ---- */
+
+typedef struct {
+    int v;                       /* vnode */
+    int depth;
+    int parent;                  /* printed parent line, -1 */
+} line;
+
+typedef struct {
+    line *l;
+    size_t n, cap;
+} lines;
+
+static void collect_lines(build *B, lines *L, int i, int depth, int pline)
+{
+    /* Iterative over siblings, recursive over printed depth. */
+    const vnode *x = &B->v[i];
+    if (x->drop)
+        return;
+    int me = pline;
+    if (x->kind != V_FLAT) {
+        if (L->n == L->cap) {
+            size_t nc = L->cap ? L->cap * 2 : 256;
+            line *nl = realloc(L->l, nc * sizeof *nl);
+            if (!nl) {
+                B->oom = true;
+                return;
+            }
+            L->l = nl;
+            L->cap = nc;
+        }
+        L->l[L->n] = (line){i, depth, pline};
+        me = (int)L->n++;
+        depth++;
+    }
+    if (x->kind == V_TEXT || (x->kind == V_ELEM && strcmp(x->role, "clickable") == 0))
+        return;
+    for (int j = i + 1; j < B->v[i].end; j = B->v[j].end)
+        collect_lines(B, L, j, depth, me);
+}
+
+/* Does text vnode t say the same as the name of element e? */
+static bool text_is_name(build *B, const vnode *t, const vnode *e)
+{
+    if (t->kind != V_TEXT || e->kind != V_ELEM || !e->name || !*e->name)
+        return false;
+    char *p = B->arena.p + t->toff;
+    char save = p[t->tlen];
+    p[t->tlen] = 0;
+    bool same = same_text(p, e->name);
+    p[t->tlen] = save;
+    return same;
+}
+
+/* Drop text lines that repeat a name: the element's own text under it, and
+ * a label next to its control ("Full name" before textbox "Full name"). */
+static void dedup_lines(build *B, lines *L)
+{
+    int *map = malloc((L->n ? L->n : 1) * sizeof *map);
+    if (!map)
+        return;     /* keeping the duplicates is harmless */
+    size_t w = 0;
+    for (size_t k = 0; k < L->n; k++) {
+        const line *l = &L->l[k];
+        const vnode *x = &B->v[l->v];
+        bool drop = false;
+        if (x->kind == V_TEXT) {
+            if (l->parent >= 0 && text_is_name(B, x, &B->v[L->l[l->parent].v]))
+                drop = true;
+            for (int d = -1; d <= 1 && !drop; d += 2) {
+                size_t o = d < 0 ? k - 1 : k + 1;
+                if ((d < 0 && k == 0) || o >= L->n)
+                    continue;
+                const line *m = &L->l[o];
+                if (m->depth == l->depth && m->parent == l->parent &&
+                    B->v[m->v].act && text_is_name(B, x, &B->v[m->v]))
+                    drop = true;
+            }
+        }
+        map[k] = drop ? -1 : (int)w;
+        if (!drop) {
+            line nl = *l;
+            nl.parent = nl.parent >= 0 ? map[nl.parent] : -1;
+            L->l[w++] = nl;
+        }
+    }
+    L->n = w;
+    free(map);
+}
+
+/* Render one line (no indentation, no ref) into out. */
+static bool render(build *B, const vnode *x, sbuf *out)
+{
+    switch (x->kind) {
+    case V_TEXT: {
+        sb_putc(out, '"');
+        char *tmp = malloc(x->tlen + 1);
+        if (!tmp) {
+            out->oom = true;
+            return false;
+        }
+        memcpy(tmp, B->arena.p + x->toff, x->tlen);
+        tmp[x->tlen] = 0;
+        bool cut = put_page(out, tmp, x->tlen, TEXT_MAX_CHARS, PAGE_QUOTED);
+        free(tmp);
+        sb_putc(out, '"');
+        return cut;
+    }
+    case V_FRAME: {
+        sb_puts(out, "frame");
+        if (x->name && *x->name && !blank(x->name)) {
+            sb_putc(out, ' ');
+            put_quoted(out, x->name, 60);
+        }
+        if (x->child_frame < 0) {
+            sb_puts(out, " (not loaded)");
+            return false;
+        }
+        frame_st *F = &B->fr[x->child_frame];
+        sb_puts(out, " origin=");
+        put_page(out, F->f->origin[0] ? F->f->origin : "null", strlen(F->f->origin[0]
+                 ? F->f->origin : "null"), 120, 0);
+        if (F->ax_rc)
+            sb_printf(out, " (unavailable: %s)", F->err);
+        return false;
+    }
+    default:
+        break;
+    }
+    sb_puts(out, x->role);
+    if (strcmp(x->role, "clickable") == 0) {
+        sb_putc(out, ' ');
+        sb_putc(out, '"');
+        char *tmp = malloc(x->tlen + 1);
+        if (tmp) {
+            memcpy(tmp, B->arena.p + x->toff, x->tlen);
+            tmp[x->tlen] = 0;
+            put_page(out, tmp, x->tlen, NAME_MAX_CHARS, PAGE_QUOTED);
+            free(tmp);
+        }
+        sb_putc(out, '"');
+    } else if (x->name && *x->name && !blank(x->name)) {
+        sb_putc(out, ' ');
+        put_quoted(out, x->name, NAME_MAX_CHARS);
+    }
+    return false;
+}
+
+/* The tail after the ref: value, options, states, row context. */
+static void render_tail(build *B, const vnode *x, sbuf *out)
+{
+    if (x->kind != V_ELEM)
+        return;
+    if (x->value && *x->value && !(x->st & ST_SECRET) &&
+        !(x->name && strcmp(x->name, x->value) == 0)) {
+        sb_puts(out, " =");
+        put_quoted(out, x->value, NAME_MAX_CHARS);
+    }
+    if (x->has_num && !(x->value && *x->value) && !(x->st & ST_SECRET)) {
+        char num[40];
+        if (json_fmt_double(x->num, num) > 0) {
+            sb_puts(out, " =");
+            sb_puts(out, num);
+        }
+    }
+    if (x->olen) {
+        sb_puts(out, " options:");
+        sb_putn(out, B->arena.p + x->ooff, x->olen);
+    }
+    static const struct {
+        unsigned bit;
+        const char *word;
+    } words[] = {
+        {ST_SECRET, "secret"}, {ST_DISABLED, "disabled"}, {ST_CHECKED, "checked"},
+        {ST_MIXED, "mixed"}, {ST_PRESSED, "pressed"}, {ST_EXPANDED, "expanded"},
+        {ST_COLLAPSED, "collapsed"}, {ST_SELECTED, "selected"}, {ST_REQUIRED, "required"},
+        {ST_READONLY, "readonly"}, {ST_INVALID, "invalid"}, {ST_FOCUSED, "focused"},
+    };
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
+        if (!(x->st & words[k].bit))
+            continue;
+        /* Collapsed/expanded on a native select is noise. */
+        if ((words[k].bit & (ST_COLLAPSED | ST_SELECTED)) && !x->act)
+            continue;
+        if (words[k].bit == ST_COLLAPSED && x->olen)
+            continue;
+        sb_putc(out, ' ');
+        sb_puts(out, words[k].word);
+    }
+    if (x->clen) {
+        sb_puts(out, " (row: ");
+        sb_putn(out, B->arena.p + x->coff, x->clen);
+        sb_putc(out, ')');
+    }
+}
+
+/* ---- the whole thing ---- */
+
+static void free_build(build *B)
+{
+    for (size_t i = 0; i < B->nfr; i++) {
+        cdp_reply_free(&B->fr[i].ax);
+        cdp_reply_free(&B->fr[i].own);
+        free(B->fr[i].nodes);
+        free(B->fr[i].hash);
+    }
+    for (size_t i = 0; i < B->nss; i++) {
+        cdp_reply_free(&B->ss[i].rep);
+        free(B->ss[i].secret.v);
+        free(B->ss[i].click.v);
+    }
+    free(B->fr);
+    free(B->ss);
+    free(B->v);
+    free(B->arena.p);
+}
+
+static char *frame_params(const char *frame_id)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "frameId");
+    json_w_str(&w, frame_id);
+    json_w_obj_end(&w);
+    return json_w_take(&w, NULL);
+}
+
+/* Send every command, then collect every reply. */
+static int fetch(build *B)
+{
+    snap_agent *a = B->a;
+    snap_tab *t = B->t;
+    int tmo = a->o.timeout_ms > 0 ? a->o.timeout_ms : 15000;
+    B->fr = calloc(t->nframes ? t->nframes : 1, sizeof *B->fr);
+    B->ss = calloc(t->nframes ? t->nframes : 1, sizeof *B->ss);
+    if (!B->fr || !B->ss)
+        return SNAP_ENOMEM;
+    for (size_t i = 0; i < t->nframes; i++) {
+        snap_frame *f = &t->frames[i];
+        if (f->gone || !f->session[0])
+            continue;
+        frame_st *F = &B->fr[B->nfr++];
+        F->f = f;
+        F->parent = -1;
+        size_t s = 0;
+        while (s < B->nss && strcmp(B->ss[s].id, f->session) != 0)
+            s++;
+        if (s == B->nss)
+            B->ss[B->nss++].id = f->session;
+        F->sess = (int)s;
+    }
+    if (!B->nfr || B->fr[0].f != &t->frames[0])
+        return SNAP_EBROWSER;
+    for (size_t i = 0; i < B->nfr; i++) {
+        frame_st *F = &B->fr[i];
+        for (size_t k = 0; k < B->nfr; k++)
+            if (k != i && F->f->parent[0] && strcmp(B->fr[k].f->id, F->f->parent) == 0)
+                F->parent = (int)k;
+    }
+    for (size_t i = 0; i < B->nfr; i++) {
+        frame_st *F = &B->fr[i];
+        char *p = frame_params(F->f->id);
+        if (!p)
+            return SNAP_ENOMEM;
+        F->ax_rc = cdp_send(a->c, F->f->session, "Accessibility.getFullAXTree", p,
+                            &F->ax_call, NULL);
+        if (F->parent >= 0)
+            F->own_rc = cdp_send(a->c, B->fr[F->parent].f->session, "DOM.getFrameOwner", p,
+                                 &F->own_call, NULL);
+        free(p);
+    }
+    for (size_t s = 0; s < B->nss; s++)
+        B->ss[s].rc = cdp_send(a->c, B->ss[s].id, "DOMSnapshot.captureSnapshot",
+                               "{\"computedStyles\":[]}", &B->ss[s].call, NULL);
+    int rc = 0;
+    for (size_t i = 0; i < B->nfr; i++) {
+        frame_st *F = &B->fr[i];
+        cdp_err e = {0};
+        if (!F->ax_rc)
+            F->ax_rc = cdp_wait(a->c, F->ax_call, tmo, &F->ax, &e);
+        else
+            snprintf(e.msg, sizeof e.msg, "%s", cdp_strerror(F->ax_rc));
+        if (F->ax_rc)
+            snprintf(F->err, sizeof F->err, "%.150s", e.msg);
+        if (F->parent >= 0 && !F->own_rc) {
+            F->own_rc = cdp_wait(a->c, F->own_call, tmo, &F->own, NULL);
+            if (!F->own_rc)
+                F->owner = (int)json_get_int(F->own.result, "backendNodeId", 0);
+        }
+        if (!F->ax_rc && (F->ax_rc = ax_parse(F)) == SNAP_ENOMEM)
+            rc = SNAP_ENOMEM;
+    }
+    for (size_t s = 0; s < B->nss; s++) {
+        sess_st *S = &B->ss[s];
+        if (!S->rc)
+            S->rc = cdp_wait(a->c, S->call, tmo, &S->rep, NULL);
+        if (!S->rc)
+            dom_parse(S);
+    }
+    if (B->fr[0].ax_rc && !rc)
+        rc = SNAP_EBROWSER;
+    return rc;
+}
+
+/* Page text: one line per printed line that carries text, whole. */
+static void page_text(build *B, const lines *L, sbuf *out)
+{
+    for (size_t k = 0; k < L->n; k++) {
+        const vnode *x = &B->v[L->l[k].v];
+        size_t before = out->len;
+        if (x->kind == V_TEXT || (x->kind == V_ELEM && strcmp(x->role, "clickable") == 0)) {
+            put_page(out, B->arena.p + x->toff, x->tlen, (size_t)-1, PAGE_KEEP_NL);
+        } else if (x->kind == V_FRAME) {
+            const char *o = x->child_frame >= 0 ? B->fr[x->child_frame].f->origin : "";
+            sb_puts(out, "[frame ");
+            put_page(out, o, strlen(o), 120, 0);
+            sb_putc(out, ']');
+        } else if (x->kind == V_ELEM && x->name && *x->name && !blank(x->name)) {
+            put_page(out, x->name, strlen(x->name), (size_t)-1, PAGE_KEEP_NL);
+        }
+        if (out->len > before)
+            sb_putc(out, '\n');
+    }
+}
+
+/* Header line: title, URL, origin, auth, obs, epoch, tab. */
+static void header(build *B, const char *obs, sbuf *out)
+{
+    snap_tab *t = B->t;
+    snap_frame *f = &t->frames[0];
+    const char *title = NULL;
+    frame_st *F = &B->fr[0];
+    int r = ax_root(F);
+    if (r >= 0)
+        title = F->nodes[r].name;
+    if (!title)
+        title = t->title ? t->title : "";
+    sb_puts(out, "[page] title=");
+    put_quoted(out, title, 100);
+    sb_puts(out, " url=");
+    const char *url = f->url ? f->url : "";
+    put_page(out, url, strlen(url), 200, 0);
+    sb_puts(out, " origin=");
+    put_page(out, f->origin, strlen(f->origin), 120, 0);
+    sb_printf(out, " auth=no obs=%s epoch=%llu tab=t%d\n", obs,
+              (unsigned long long)B->a->epoch, t->id);
+}
+
+static const char *open_fmt = "<<<page-content nonce=%s>>>\n";
+static const char *close_fmt = "<<<end page-content nonce=%s>>>\n";
+
+/* Place the page of text that fits; fills the structured fields. */
+typedef struct {
+    size_t total, shown, first, next;   /* lines (or chars in text mode) */
+    size_t refs;
+    bool truncated;
+    size_t matches;
+    bool text_cut;               /* a text line was shortened ("…") */
+} page_info;
+
+static void write_structured(build *B, const snap_query *q, const char *obs,
+                             const page_info *pi, size_t text_len, snap_result *r)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "ok");
+    json_w_bool(&w, true);
+    json_w_key(&w, "obs");
+    json_w_str(&w, obs);
+    char tab[16];
+    snprintf(tab, sizeof tab, "t%d", B->t->id);
+    json_w_key(&w, "tab");
+    json_w_str(&w, tab);
+    json_w_key(&w, "url");
+    json_w_str(&w, B->t->frames[0].url ? B->t->frames[0].url : "");
+    json_w_key(&w, "origin");
+    json_w_str(&w, B->t->frames[0].origin);
+    frame_st *F = &B->fr[0];
+    int rt = ax_root(F);
+    json_w_key(&w, "title");
+    json_w_str(&w, rt >= 0 && F->nodes[rt].name ? F->nodes[rt].name : "");
+    json_w_key(&w, "mode");
+    json_w_str(&w, q->text ? "text" : "elements");
+    json_w_key(&w, "frames");
+    json_w_uint(&w, B->nfr);
+    if (q->text) {
+        json_w_key(&w, "text_chars");
+        json_w_uint(&w, pi->total);
+        json_w_key(&w, "text_offset");
+        json_w_uint(&w, pi->first);
+        json_w_key(&w, "shown_chars");
+        json_w_uint(&w, pi->shown);
+    } else {
+        json_w_key(&w, "lines");
+        json_w_uint(&w, pi->total);
+        json_w_key(&w, "offset");
+        json_w_uint(&w, pi->first);
+        json_w_key(&w, "shown");
+        json_w_uint(&w, pi->shown);
+        json_w_key(&w, "refs");
+        json_w_uint(&w, pi->refs);
+    }
+    if (q->query && *q->query) {
+        json_w_key(&w, "query");
+        json_w_str(&w, q->query);
+        json_w_key(&w, "matches");
+        json_w_uint(&w, pi->matches);
+    }
+    json_w_key(&w, "truncated");
+    json_w_bool(&w, pi->truncated);
+    json_w_key(&w, q->text ? "next_text_offset" : "next_offset");
+    if (pi->truncated)
+        json_w_uint(&w, pi->next);
+    else
+        json_w_null(&w);
+    json_w_key(&w, "chars");
+    json_w_uint(&w, text_len);
+    json_w_obj_end(&w);
+    free(r->structured);
+    r->structured = json_w_take(&w, NULL);
+}
+
+/* Element mode: lines from offset (or the query's matches) while they fit. */
+static void page_elements(build *B, const lines *L, const snap_query *q, size_t room,
+                          sbuf *out, page_info *pi)
+{
+    const char *query = q->query && *q->query ? q->query : NULL;
+    sbuf ln = {0};
+    sbuf hay = {0};
+    /* Which lines count: all, or the ones matching the query. */
+    unsigned char *match = calloc(L->n ? L->n : 1, 1);
+    unsigned char *shown = calloc(L->n ? L->n : 1, 1);
+    if (!match || !shown) {
+        free(match), free(shown);
+        out->oom = true;
+        return;
+    }
+    size_t total = 0;
+    for (size_t k = 0; k < L->n; k++) {
+        if (query) {
+            const vnode *x = &B->v[L->l[k].v];
+            hay.len = 0;
+            render(B, x, &hay);
+            render_tail(B, x, &hay);
+            if (hay.p && contains_ci(hay.p, hay.len, query))
+                match[k] = 1;
+        } else {
+            match[k] = 1;
+        }
+        total += match[k];
+    }
+    pi->total = total;
+    pi->matches = total;
+    size_t idx = 0, k = 0;
+    while (k < L->n && (!match[k] || idx < q->offset)) {
+        idx += match[k];
+        k++;
+    }
+    pi->first = q->offset < total ? q->offset : total;
+    pi->next = pi->first;
+    size_t start_len = out->len;
+    for (; k < L->n; k++) {
+        if (!match[k])
+            continue;
+        /* Ancestors first (once), so a page or a match keeps its place. */
+        int chain[64];
+        int nc = 0;
+        for (int p = L->l[k].parent; p >= 0 && nc < 64; p = L->l[p].parent)
+            if (!shown[p])
+                chain[nc++] = p;
+        bool fits = true;
+        size_t mark = out->len;
+        /* Render: chain (outermost first), then the line itself. */
+        for (int c = nc - 1; c >= -1 && fits; c--) {
+            size_t li = c >= 0 ? (size_t)chain[c] : k;
+            const vnode *x = &B->v[L->l[li].v];
+            ln.len = 0;
+            for (int d = 0; d < L->l[li].depth; d++)
+                sb_putc(&ln, ' ');
+            bool cut = render(B, x, &ln);
+            uint32_t ref = 0;
+            if (x->kind == V_ELEM && x->act && !x->drop) {
+                frame_st *F = &B->fr[x->frame];
+                ref = snap_ref_for(B->a, B->t->id, F->f->id, F->f->loader, x->backend,
+                                   x->role, x->name ? x->name : "");
+                if (ref)
+                    sb_printf(&ln, " [e%u]", ref);
+            }
+            render_tail(B, x, &ln);
+            sb_putc(&ln, '\n');
+            if (ln.oom || out->len - start_len + ln.len > room) {
+                fits = false;
+                break;
+            }
+            sb_putn(out, ln.p, ln.len);
+            shown[li] = 1;
+            pi->text_cut |= cut;
+            if (ref)
+                pi->refs++;
+        }
+        if (!fits) {
+            out->len = mark;
+            if (out->p)
+                out->p[out->len] = 0;
+            pi->truncated = true;
+            break;
+        }
+        pi->shown++;
+        pi->next++;
+    }
+    free(match);
+    free(shown);
+    free(ln.p);
+    free(hay.p);
+}
+
+/* Text mode: characters from text_offset (or the first match of the query
+ * at or after it), cut at a character boundary. */
+static void page_chars(const sbuf *txt, const snap_query *q, size_t room, sbuf *out,
+                       page_info *pi)
+{
+    const char *s = txt->p ? txt->p : "";
+    size_t n = txt->len;
+    size_t start = q->text_offset < n ? q->text_offset : n;
+    while (start < n && ((unsigned char)s[start] & 0xC0) == 0x80)
+        start++;
+    if (q->query && *q->query) {
+        size_t ql = strlen(q->query);
+        size_t found = n;
+        size_t count = 0;
+        for (size_t i = 0; i + ql <= n; i++) {
+            if (contains_ci(s + i, ql, q->query)) {
+                if (i >= start && found == n)
+                    found = i;
+                count++;
+            }
+        }
+        pi->matches = count;
+        if (found < n) {
+            /* Start at the beginning of the line holding the match. */
+            size_t b = found;
+            while (b > start && s[b - 1] != '\n' && found - b < 200)
+                b--;
+            start = b;
+        } else {
+            start = n;
+        }
+    }
+    size_t end = start + room < n ? start + room : n;
+    while (end > start && end < n && ((unsigned char)s[end] & 0xC0) == 0x80)
+        end--;
+    /* Prefer to end after a newline when one is near the cut. */
+    if (end < n) {
+        size_t e = end;
+        while (e > start && s[e - 1] != '\n' && end - e < 300)
+            e--;
+        if (e > start && s[e - 1] == '\n')
+            end = e;
+    }
+    sb_putn(out, s + start, end - start);
+    if (end > start && s[end - 1] != '\n')
+        sb_putc(out, '\n');
+    pi->total = n;
+    pi->first = start;
+    pi->shown = end - start;
+    pi->next = end;
+    pi->truncated = end < n;
+}
+
+/* Frames not placed under an Iframe node (owner unknown, or not in the
+ * parent's tree yet) go at the end under their own frame line, each after
+ * its parent: never dropped. */
+static void place_orphans(build *B)
+{
+    bool progress = true;
+    while (progress && !B->oom) {
+        progress = false;
+        for (size_t i = 1; i < B->nfr && !B->oom; i++) {
+            frame_st *F = &B->fr[i];
+            if (F->placed || (F->parent >= 0 && !B->fr[F->parent].placed))
+                continue;
+            int v = vnew(B, -1, V_FRAME, F->parent >= 0 ? F->parent : 0);
+            if (v < 0)
+                return;
+            B->v[v].child_frame = (int)i;
+            B->fr[i].placed = true;
+            walk_frame_root(B, (int)i, v, 1);
+            finish(B, v);
+            progress = true;
+        }
+    }
+}
+
+int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
+{
+    snap_query dq = {0};
+    if (!q)
+        q = &dq;
+    if (!t || t->closed || !t->nframes)
+        return snap_fail(r, SNAP_ENOTAB, "no open tab to observe");
+    snap_sync(a);
+    t = snap_tab_by_id(a, t->id);
+    if (!t || t->closed || !t->nframes)
+        return snap_fail(r, SNAP_ENOTAB, "the tab closed");
+    build B = {0};
+    B.a = a;
+    B.t = t;
+    int rc = fetch(&B);
+    if (rc) {
+        char why[200];
+        snprintf(why, sizeof why, "%s", B.nfr && B.fr[0].err[0] ? B.fr[0].err
+                 : cdp_conn_error(a->c));
+        free_build(&B);
+        if (rc == SNAP_ENOMEM)
+            return snap_fail(r, rc, "out of memory building the snapshot");
+        return snap_fail(r, SNAP_EBROWSER, "cannot read the page's accessibility tree: %s",
+                         why);
+    }
+    /* The view tree: the main frame, child frames under their Iframe
+     * nodes, the rest after. */
+    B.fr[0].placed = true;
+    walk_frame_root(&B, 0, -1, 0);
+    place_orphans(&B);
+    row_context(&B);
+    lines L = {0};
+    for (size_t i = 0; i < B.nv && !B.oom; i = (size_t)B.v[i].end)
+        collect_lines(&B, &L, (int)i, 0, -1);
+    dedup_lines(&B, &L);
+    if (B.oom || B.arena.oom) {
+        free(L.l);
+        free_build(&B);
+        return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
+    }
+
+    if (!r->obs[0])
+        snap_obs_issue(a, t, r->obs);
+    size_t budget = q->budget_chars ? q->budget_chars
+                    : a->o.budget_chars ? a->o.budget_chars : DEFAULT_BUDGET;
+    if (budget < MIN_BUDGET)
+        budget = MIN_BUDGET;
+    sbuf out = {0};
+    header(&B, r->obs, &out);
+    sb_printf(&out, open_fmt, a->nonce);
+    char close_line[96];
+    snprintf(close_line, sizeof close_line, close_fmt, a->nonce);
+    /* Room for the content: the budget less header, markers and the
+     * longest footer and note (below 280 bytes). */
+    size_t fixed = out.len + strlen(close_line) + 280;
+    size_t room = budget > fixed ? budget - fixed : 0;
+    page_info pi = {0};
+    if (q->text) {
+        sbuf txt = {0};
+        page_text(&B, &L, &txt);
+        page_chars(&txt, q, room, &out, &pi);
+        free(txt.p);
+    } else {
+        page_elements(&B, &L, q, room, &out, &pi);
+    }
+    sb_puts(&out, close_line);
+    if (q->text) {
+        if (pi.truncated)
+            sb_printf(&out, "[more] text %zu-%zu of %zu chars shown; next: text_offset=%zu\n",
+                      pi.first, pi.first + pi.shown, pi.total, pi.next);
+        else if (q->query && *q->query && pi.shown == 0)
+            sb_puts(&out, "[end] no match at or after text_offset\n");
+        else
+            sb_printf(&out, "[end] text %zu-%zu of %zu chars\n", pi.first,
+                      pi.first + pi.shown, pi.total);
+    } else {
+        const char *what = q->query && *q->query ? "matching lines" : "lines";
+        if (pi.truncated)
+            sb_printf(&out, "[more] %s %zu-%zu of %zu shown, %zu left; next: offset=%zu "
+                      "(or a query)\n", what, pi.first + 1, pi.first + pi.shown, pi.total,
+                      pi.total - pi.first - pi.shown, pi.next);
+        else if (pi.first > 0 || (q->query && *q->query))
+            sb_printf(&out, "[end] %s %zu-%zu of %zu\n", what,
+                      pi.total ? pi.first + 1 : 0, pi.first + pi.shown, pi.total);
+        if (pi.text_cut)
+            sb_printf(&out, "[note] text lines are cut at %d chars (\xe2\x80\xa6); text mode "
+                      "has the whole text\n", TEXT_MAX_CHARS);
+    }
+    free(L.l);
+    if (out.oom) {
+        free(out.p);
+        free_build(&B);
+        return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
+    }
+    write_structured(&B, q, r->obs, &pi, out.len, r);
+    free_build(&B);
+    if (r->text && *r->text) {
+        sbuf both = {0};
+        sb_puts(&both, r->text);
+        if (r->text[strlen(r->text) - 1] != '\n')
+            sb_putc(&both, '\n');
+        sb_putn(&both, out.p, out.len);
+        free(out.p);
+        if (both.oom) {
+            free(both.p);
+            return snap_fail(r, SNAP_ENOMEM, "out of memory");
+        }
+        out = both;
+    }
+    free(r->text);
+    r->text = out.p ? out.p : calloc(1, 1);
+    r->code = 0;
+    return 0;
+}
+
+int snap_observe(snap_agent *a, const snap_query *q, snap_result *r)
+{
+    memset(r, 0, sizeof *r);
+    if (snap_sync(a))
+        return snap_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
+    snap_tab *t = snap_tab_current(a);
+    if (!t)
+        return snap_fail(r, SNAP_ENOTAB, "no open tab; open a URL first");
+    if (t->dialog_open)
+        return snap_fail(r, SNAP_EDIALOG, "tab t%d has a %s dialog open; answer it first",
+                         t->id, t->dialog_type);
+    return snap_build(a, t, q, r);
+}

@@ -1,0 +1,1179 @@
+/*
+ * test_actions.c — the actions of snapshot/ (click, type, select, press,
+ * scroll, history, tabs, dialogs, screenshots) against real headless
+ * Chromium on the fixture pages in tests/fixtures/act/, one test per shape
+ * that live models meet on real sites. Each test fails if its shape
+ * regresses; timings are printed ("timing: ...") for orientation.
+ *
+ * Refs: most tests take refs with ref_css(), a test scaffold that finds a
+ * node with DOM.querySelector and issues its ref through snap_ref_for()
+ * (what snap_observe does from the accessibility tree), so these tests do
+ * not depend on the snapshot format. t_observe_then_click takes its ref
+ * from a real snapshot.
+ *
+ * One browser is shared by all tests (launched on first use); each test has
+ * its own agent and tabs, closed when the agent is freed. With
+ * CDPGATE_TEST_VERBOSE=1 every click's result is printed.
+ */
+#include "tests/harness.h"
+#include "tests/fixture.h"
+#include "snapshot/snap_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int port;
+static pid_t server_pid;
+static cdp_browser *browser;
+static const char *host_args[] = {FIXTURE_HOST_RULES, "--site-per-process", NULL};
+
+static bool need_browser(void)
+{
+    if (!fixture_browser()) {
+        test_skip("no Chromium-family browser installed (apt-get install -y chromium)");
+        return false;
+    }
+    if (!port) {
+        port = fixture_server_start(&server_pid);
+        if (!CHECK(port > 0))
+            return false;
+    }
+    if (!browser) {
+        cdp_launch_opts o = {0};
+        o.args = host_args;
+        cdp_err e = {0};
+        browser = cdp_browser_launch(&o, &e);
+        if (!CHECK(browser != NULL)) {
+            test_fail_detail("launch: %s", e.msg);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void url_for(char *out, size_t cap, const char *host, const char *path)
+{
+    snprintf(out, cap, "http://%s:%d%s", host, port, path);
+}
+
+static double ms_since(int64_t t0)
+{
+    return (double)(snap_now_ms() - t0);
+}
+
+/* CHECK that needle is in hay (a result text), printing both when not. */
+#define has(hay, needle) has_at((hay), (needle), __FILE__, __LINE__)
+static bool has_at(const char *hay, const char *needle, const char *file, int line)
+{
+    bool ok = hay && strstr(hay, needle);
+    if (!test_check(ok, file, line, "result text has the expected part"))
+        test_fail_detail("expected \"%s\" in: %s", needle, hay ? hay : "(null)");
+    return ok;
+}
+
+/* A new agent with a new tab on path (a.test). NULL on failure. */
+static snap_agent *agent_at(const char *path)
+{
+    if (!need_browser())
+        return NULL;
+    cdp_err e = {0};
+    snap_agent *a = snap_agent_new(browser, NULL, &e);
+    if (!CHECK(a != NULL)) {
+        test_fail_detail("agent: %s", e.msg);
+        return NULL;
+    }
+    char url[256];
+    url_for(url, sizeof url, "a.test", path);
+    snap_result r = {0};
+    int rc = snap_open(a, url, true, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("open %s: %s", url, r.text ? r.text : "");
+    snap_result_free(&r);
+    if (rc) {
+        snap_agent_free(a);
+        return NULL;
+    }
+    return a;
+}
+
+static int open_in(snap_agent *a, const char *path)
+{
+    char url[256];
+    url_for(url, sizeof url, "a.test", path);
+    snap_result r = {0};
+    int rc = snap_open(a, url, false, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("open %s: %s", url, r.text ? r.text : "");
+    snap_result_free(&r);
+    return rc;
+}
+
+/* The frame of the current tab whose URL contains url_part (NULL: main). */
+static snap_frame *frame_of(snap_agent *a, const char *url_part)
+{
+    snap_sync(a);
+    snap_tab *t = snap_tab_current(a);
+    if (!t || !t->nframes)
+        return NULL;
+    if (!url_part)
+        return &t->frames[0];
+    for (size_t i = 0; i < t->nframes; i++)
+        if (!t->frames[i].gone && t->frames[i].url && strstr(t->frames[i].url, url_part))
+            return &t->frames[i];
+    return NULL;
+}
+
+/* The contentDocument of the frame owner for frame_id in a DOM tree. */
+static const json_val *find_frame_doc(const json_val *n, const char *frame_id)
+{
+    const char *fid = json_get_str(n, "frameId");
+    if (fid && strcmp(fid, frame_id) == 0 && json_get(n, "contentDocument"))
+        return json_get(n, "contentDocument");
+    const json_val *d = json_get(n, "contentDocument");
+    if (d && (d = find_frame_doc(d, frame_id)))
+        return d;
+    for (const json_val *c = json_first(json_get(n, "children")); c; c = json_next(c))
+        if ((d = find_frame_doc(c, frame_id)))
+            return d;
+    for (const json_val *c = json_first(json_get(n, "shadowRoots")); c; c = json_next(c))
+        if ((d = find_frame_doc(c, frame_id)))
+            return d;
+    return NULL;
+}
+
+/* Test scaffold: the ref of the first node matching css in the frame whose
+ * URL contains url_part (NULL: the main frame), issued like snap_observe
+ * would. out gets "e<n>" ("" on failure). */
+static void ref_in(snap_agent *a, const char *url_part, const char *css, char out[16])
+{
+    out[0] = 0;
+    snap_tab *t = snap_tab_current(a);
+    snap_frame *f = frame_of(a, url_part);
+    if (!CHECK(t && f)) {
+        test_fail_detail("no frame %s", url_part ? url_part : "(main)");
+        return;
+    }
+    cdp_reply rep;
+    cdp_err e = {0};
+    if (!CHECK_INT(0, cdp_call(a->c, f->session, "DOM.getDocument",
+                               "{\"depth\":-1,\"pierce\":true}", 5000, &rep, &e)))
+        return;
+    /* A same-process child frame shares the page's session: start from its
+     * own document inside the page's tree. */
+    int64_t root = json_get_int(json_get(rep.result, "root"), "nodeId", 0);
+    const json_val *doc = find_frame_doc(json_get(rep.result, "root"), f->id);
+    if (doc)
+        root = json_get_int(doc, "nodeId", 0);
+    cdp_reply_free(&rep);
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "nodeId");
+    json_w_int(&w, root);
+    json_w_key(&w, "selector");
+    json_w_str(&w, css);
+    json_w_obj_end(&w);
+    char *p = json_w_take(&w, NULL);
+    int rc = cdp_call(a->c, f->session, "DOM.querySelector", p, 5000, &rep, &e);
+    free(p);
+    int64_t node = rc ? 0 : json_get_int(rep.result, "nodeId", 0);
+    cdp_reply_free(&rep);
+    if (!CHECK(node > 0)) {
+        test_fail_detail("no %s: %s", css, e.msg);
+        return;
+    }
+    char q[64];
+    snprintf(q, sizeof q, "{\"nodeId\":%lld}", (long long)node);
+    CHECK_INT(0, cdp_call(a->c, f->session, "DOM.describeNode", q, 5000, &rep, &e));
+    int be = (int)json_get_int(json_get(rep.result, "node"), "backendNodeId", 0);
+    cdp_reply_free(&rep);
+    uint32_t n = snap_ref_for(a, t->id, f->id, f->loader, be, "test", css);
+    CHECK(n > 0);
+    snprintf(out, 16, "e%u", n);
+}
+
+static void ref_css(snap_agent *a, const char *css, char out[16])
+{
+    ref_in(a, NULL, css, out);
+}
+
+/* Evaluate expr in the frame whose URL contains url_part (NULL: main);
+ * the value as JSON text (new) or NULL. */
+static char *eval_in(snap_agent *a, const char *url_part, const char *expr)
+{
+    snap_frame *f = frame_of(a, url_part);
+    if (!f)
+        return NULL;
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "expression");
+    json_w_str(&w, expr);
+    json_w_key(&w, "returnByValue");
+    json_w_bool(&w, true);
+    json_w_obj_end(&w);
+    char *p = json_w_take(&w, NULL);
+    cdp_reply rep;
+    cdp_err e = {0};
+    int rc = cdp_call(a->c, f->session, "Runtime.evaluate", p, 5000, &rep, &e);
+    free(p);
+    if (rc)
+        return NULL;
+    const json_val *v = json_get(json_get(rep.result, "result"), "value");
+    char *out = v ? json_write(v, NULL) : NULL;
+    cdp_reply_free(&rep);
+    return out;
+}
+
+/* CHECK that expr (in the main frame) evaluates to the JSON text want. */
+static void check_eval(snap_agent *a, const char *expr, const char *want)
+{
+    char *v = eval_in(a, NULL, expr);
+    if (!CHECK(v && strcmp(v, want) == 0))
+        test_fail_detail("%s: want %s, got %s", expr, want, v ? v : "(null)");
+    free(v);
+}
+
+/* With CDPGATE_TEST_VERBOSE set, print a result as the model reads it. */
+static void show(const snap_result *r)
+{
+    if (getenv("CDPGATE_TEST_VERBOSE"))
+        printf("  result: %s\n", r->text ? r->text : "");
+}
+
+static void print_timing(const char *what, double ms)
+{
+    printf("  timing: %-44s %7.1f ms\n", what, ms);
+}
+
+/* Click ref, expect rc, print the time; the result stays in r. */
+static int click(snap_agent *a, const char *ref, snap_result *r, const char *label)
+{
+    snap_result_free(r);
+    int64_t t0 = snap_now_ms();
+    int rc = snap_click(a, ref, NULL, r);
+    if (label)
+        print_timing(label, ms_since(t0));
+    if (getenv("CDPGATE_TEST_VERBOSE"))
+        printf("  result: %s\n  structured: %s\n", r->text ? r->text : "",
+               r->structured ? r->structured : "");
+    return rc;
+}
+
+static const char *str_member(const char *json, const char *path, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    json_doc *d = json ? json_parse(json, strlen(json), NULL, NULL) : NULL;
+    const json_val *v = json_path(json_doc_root(d), path);
+    int64_t iv;
+    if (json_str(v, NULL))
+        snprintf(buf, cap, "%s", json_str(v, NULL));
+    else if (json_int(v, &iv))
+        snprintf(buf, cap, "%lld", (long long)iv);
+    json_doc_free(d);
+    return buf;
+}
+
+static int64_t int_member(const char *json, const char *path)
+{
+    json_doc *d = json ? json_parse(json, strlen(json), NULL, NULL) : NULL;
+    int64_t v = 0;
+    json_int(json_path(json_doc_root(d), path), &v);
+    json_doc_free(d);
+    return v;
+}
+
+static bool bool_member(const char *json, const char *path)
+{
+    json_doc *d = json ? json_parse(json, strlen(json), NULL, NULL) : NULL;
+    bool v = json_bool(json_path(json_doc_root(d), path));
+    json_doc_free(d);
+    return v;
+}
+
+/* ---- click ---- */
+
+static void t_click_plain(void)
+{
+    snap_agent *a = agent_at("/act/buttons.html");
+    if (!a)
+        return;
+    char ref[16];
+    ref_css(a, "#plain", ref);
+    snap_result r = {0};
+    /* The first click warms up the page's input path; time the next ones. */
+    CHECK_INT(0, click(a, ref, &r, "click, nothing navigates (first)"));
+    has(r.text, "no navigation");
+    has(r.text, "new text: clicked plain");
+    CHECK(r.obs[0] == 'o');
+    CHECK(bool_member(r.structured, "ok"));
+    CHECK(!bool_member(r.structured, "navigated"));
+    double best = 1e9;
+    for (int i = 0; i < 5; i++) {
+        int64_t t0 = snap_now_ms();
+        snap_result_free(&r);
+        CHECK_INT(0, snap_click(a, ref, NULL, &r));
+        double ms = ms_since(t0);
+        best = ms < best ? ms : best;
+    }
+    print_timing("click, nothing navigates (best of 5)", best);
+    CHECK(best < 200);
+    /* A click on a span inside the button counts as a click on the button. */
+    ref_css(a, "#nested", ref);
+    CHECK_INT(0, click(a, ref, &r, NULL));
+    has(r.text, "clicked nested");
+    /* The observation the result carries is valid for the next action. */
+    char obs[16];
+    snprintf(obs, sizeof obs, "%s", r.obs);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_click(a, ref, obs, &r));
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+static void t_click_disabled_fails_at_once(void)
+{
+    snap_agent *a = agent_at("/act/buttons.html");
+    if (!a)
+        return;
+    static const struct { const char *css, *why; } CASES[] = {
+        {"#dis", "is disabled (disabled)"},
+        {"#ariadis", "aria-disabled"},
+        {"#infs", "inside a disabled fieldset"},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        char ref[16];
+        ref_css(a, CASES[i].css, ref);
+        snap_result r = {0};
+        int64_t t0 = snap_now_ms();
+        CHECK_INT(SNAP_EDISABLED, snap_click(a, ref, NULL, &r));
+        double ms = ms_since(t0);
+        print_timing("click on a disabled control fails", ms);
+        CHECK(ms < 1000);
+        has(r.text, CASES[i].why);
+        char buf[64];
+        CHECK_STR("disabled", str_member(r.structured, "error", buf, sizeof buf));
+        snap_result_free(&r);
+    }
+    check_eval(a, "document.getElementById('status').textContent", "\"none\"");
+    snap_agent_free(a);
+}
+
+static void t_click_hidden(void)
+{
+    snap_agent *a = agent_at("/act/buttons.html");
+    if (!a)
+        return;
+    char ref[16];
+    snap_result r = {0};
+    ref_css(a, "#hidden", ref);
+    CHECK_INT(SNAP_ENOTVISIBLE, click(a, ref, &r, NULL));
+    has(r.text, "hidden");
+    ref_css(a, "#nobox", ref);
+    CHECK_INT(SNAP_ENOTVISIBLE, click(a, ref, &r, NULL));
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+/* The ref of the control named name in a covered result, "" if none. */
+static void control_ref(const char *structured, const char *name, char out[16])
+{
+    out[0] = 0;
+    json_doc *d = structured ? json_parse(structured, strlen(structured), NULL, NULL) : NULL;
+    for (const json_val *c = json_first(json_get(json_doc_root(d), "controls")); c;
+         c = json_next(c)) {
+        const char *n = json_get_str(c, "name");
+        if (n && strcmp(n, name) == 0)
+            snprintf(out, 16, "%s", json_get_str(c, "ref"));
+    }
+    json_doc_free(d);
+}
+
+static void t_click_covered_names_cover(void)
+{
+    snap_agent *a = agent_at("/act/covered.html");
+    if (!a)
+        return;
+    char target[16], ref[16], buf[64];
+    ref_css(a, "#target", target);
+    snap_result r = {0};
+    CHECK_INT(SNAP_ECOVERED, click(a, target, &r, "click on a covered control fails"));
+    has(r.text, "covered");
+    has(r.text, "region \"Cookie consent\" [e");
+    has(r.text, "button \"Close banner\" [e");
+    CHECK(str_member(r.structured, "covered_by.ref", buf, sizeof buf)[0] == 'e');
+    check_eval(a, "document.getElementById('status').textContent", "\"none\"");
+    /* Close the banner through the ref the failure gave, then it works. */
+    control_ref(r.structured, "Close banner", ref);
+    CHECK(ref[0] == 'e');
+    CHECK_INT(0, click(a, ref, &r, NULL));
+    CHECK_INT(0, click(a, target, &r, NULL));
+    has(r.text, "clicked target");
+    /* A modal with a backdrop: the backdrop has no controls, the dialog's
+     * are named. */
+    ref_css(a, "#openmodal", ref);
+    CHECK_INT(0, click(a, ref, &r, NULL));
+    CHECK_INT(SNAP_ECOVERED, click(a, target, &r, NULL));
+    has(r.text, "open dialog: dialog \"Newsletter\" [e");
+    control_ref(r.structured, "No thanks", ref);
+    CHECK(ref[0] == 'e');
+    CHECK_INT(0, click(a, ref, &r, NULL));
+    CHECK_INT(0, click(a, target, &r, NULL));
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+static void t_click_far_below_fold(void)
+{
+    snap_agent *a = agent_at("/act/buttons.html");
+    if (!a)
+        return;
+    char ref[16];
+    ref_css(a, "#far", ref);
+    snap_result r = {0};
+    CHECK_INT(0, click(a, ref, &r, "click far below the fold (scrolls)"));
+    has(r.text, "clicked far");
+    char *y = eval_in(a, NULL, "scrollY > 1000");
+    CHECK(y && strcmp(y, "true") == 0);
+    free(y);
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+static void t_click_removed_node(void)
+{
+    snap_agent *a = agent_at("/act/buttons.html");
+    if (!a)
+        return;
+    char victim[16], remover[16];
+    ref_css(a, "#victim", victim);
+    ref_css(a, "#remover", remover);
+    snap_result r = {0};
+    CHECK_INT(0, click(a, remover, &r, NULL));
+    CHECK_INT(SNAP_ESTALE, click(a, victim, &r, NULL));
+    has(r.text, "removed");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+static void t_click_204_does_not_wait(void)
+{
+    snap_agent *a = agent_at("/act/buttons.html");
+    if (!a)
+        return;
+    char ref[16];
+    ref_css(a, "#nocontent", ref);
+    snap_result r = {0};
+    int64_t t0 = snap_now_ms();
+    CHECK_INT(0, snap_click(a, ref, NULL, &r));
+    double ms = ms_since(t0);
+    print_timing("click on a link answered 204", ms);
+    CHECK(ms < 500);
+    CHECK(!bool_member(r.structured, "navigated"));
+    has(r.text, "no navigation");
+    snap_result_free(&r);
+    /* A slow page is waited for (load), not cut short. */
+    ref_css(a, "#slow", ref);
+    t0 = snap_now_ms();
+    CHECK_INT(0, snap_click(a, ref, NULL, &r));
+    ms = ms_since(t0);
+    print_timing("click on a link to a page taking 300 ms", ms);
+    CHECK(ms >= 300);
+    has(r.text, "navigated to");
+    has(r.text, "/slow");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+/* ---- refs that no longer resolve ---- */
+
+static void t_stale_ref_after_navigation(void)
+{
+    snap_agent *a = agent_at("/act/history-a.html");
+    if (!a)
+        return;
+    char ref[16];
+    ref_css(a, "#tob", ref);
+    snap_tab *t = snap_tab_current(a);
+    char obs[16];
+    snap_obs_issue(a, t, obs);
+    snap_result r = {0};
+    CHECK_INT(0, click(a, ref, &r, "click a link, wait for the new page"));
+    has(r.text, "navigated to");
+    has(r.text, "history-b.html");
+    /* The old ref never resolves on the new page, even to a look-alike. */
+    CHECK_INT(SNAP_ESTALE, click(a, ref, &r, NULL));
+    has(r.text, "navigated");
+    /* And the old observation is refused. */
+    char ref2[16];
+    ref_css(a, "#toa", ref2);
+    snap_result_free(&r);
+    CHECK_INT(SNAP_ESTALE, snap_click(a, ref2, obs, &r));
+    has(r.text, "stale");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+/* ---- popups and tabs ---- */
+
+static int new_tab_of(const snap_result *r)
+{
+    return (int)int_member(r->structured, "new_tabs.0.tab");
+}
+
+static void t_popups_become_tabs(void)
+{
+    snap_agent *a = agent_at("/act/popups.html");
+    if (!a)
+        return;
+    char blank[16], winopen[16], blank2[16];
+    ref_css(a, "#blank", blank);
+    ref_css(a, "#winopen", winopen);
+    ref_css(a, "#blank2", blank2);
+    snap_result r = {0};
+    CHECK_INT(0, click(a, blank, &r, "click a target=_blank link"));
+    int t2 = new_tab_of(&r);
+    CHECK(t2 > 1);
+    has(r.text, "opened tab t");
+    has(r.text, "target.html");
+    CHECK_INT(0, click(a, winopen, &r, "click window.open"));
+    int t3 = new_tab_of(&r);
+    CHECK(t3 > t2);
+    has(r.text, "target.html?w=1");
+    snap_result_free(&r);
+    CHECK_INT(0, snap_tabs(a, "list", NULL, &r));
+    has(r.text, "3 open tabs");
+    has(r.text, "(opened by t1)");
+    /* Close the popups; later clicks get new tab ids, never a closed one. */
+    char id[16];
+    snprintf(id, sizeof id, "t%d", t2);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_tabs(a, "close", id, &r));
+    snprintf(id, sizeof id, "t%d", t3);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_tabs(a, "close", id, &r));
+    CHECK_INT(0, click(a, blank2, &r, NULL));
+    int t4 = new_tab_of(&r);
+    CHECK(t4 > t3);
+    CHECK_INT(0, click(a, winopen, &r, NULL));      /* same window name "w1" as closed t3 */
+    int t5 = new_tab_of(&r);
+    CHECK(t5 > t4);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_tabs(a, "list", NULL, &r));
+    show(&r);
+    has(r.text, "3 open tabs");
+    has(r.text, "2 closed tabs");
+    snap_result_free(&r);
+    snprintf(id, sizeof id, "t%d", t2);
+    CHECK_INT(SNAP_ENOTAB, snap_tabs(a, "switch", id, &r));
+    has(r.text, "closed");
+    snap_result_free(&r);
+    snprintf(id, sizeof id, "t%d", t4);
+    CHECK_INT(0, snap_tabs(a, "switch", id, &r));
+    CHECK_INT(t4, snap_tab_current(a)->id);
+    has(r.text, "Target page");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+static void t_ref_in_closed_tab(void)
+{
+    snap_agent *a = agent_at("/act/popups.html");
+    if (!a)
+        return;
+    char blank[16], ref[16], id[16];
+    ref_css(a, "#blank", blank);
+    snap_result r = {0};
+    CHECK_INT(0, click(a, blank, &r, NULL));
+    int t2 = new_tab_of(&r);
+    snprintf(id, sizeof id, "t%d", t2);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_tabs(a, "switch", id, &r));
+    ref_css(a, "button", ref);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_tabs(a, "close", id, &r));
+    CHECK_INT(1, snap_tab_current(a)->id);
+    CHECK_INT(SNAP_ESTALE, click(a, ref, &r, NULL));
+    has(r.text, "closed");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+static void t_window_close_by_page(void)
+{
+    snap_agent *a = agent_at("/act/popups.html");
+    if (!a)
+        return;
+    char blank[16], ref[16], id[16];
+    ref_css(a, "#blank", blank);
+    snap_result r = {0};
+    CHECK_INT(0, click(a, blank, &r, NULL));
+    int t2 = new_tab_of(&r);
+    snprintf(id, sizeof id, "t%d", t2);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_tabs(a, "switch", id, &r));
+    ref_css(a, "button", ref);
+    CHECK_INT(0, click(a, ref, &r, NULL));           /* window.close() */
+    has(r.text, "the tab closed");
+    CHECK_INT(1, snap_tab_current(a)->id);
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+/* ---- redirects ---- */
+
+static void t_script_and_meta_redirects(void)
+{
+    snap_agent *a = agent_at("/act/redirects.html");
+    if (!a)
+        return;
+    static const struct { const char *css, *want, *label; } CASES[] = {
+        {"#onload", "final.html?via=onload", "click -> onload script redirect"},
+        {"#timeout", "final.html?via=timeout", "click -> setTimeout 0 redirect"},
+        {"#meta", "final.html?via=meta", "click -> meta refresh redirect"},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        if (i && open_in(a, "/act/redirects.html"))
+            break;
+        char ref[16];
+        ref_css(a, CASES[i].css, ref);
+        snap_result r = {0};
+        CHECK_INT(0, click(a, ref, &r, CASES[i].label));
+        char url[300];
+        str_member(r.structured, "url", url, sizeof url);
+        if (!CHECK(strstr(url, CASES[i].want) != NULL))
+            test_fail_detail("url %s, want %s; %s", url, CASES[i].want, r.text);
+        check_eval(a, "document.title", "\"Final page\"");
+        snap_result_free(&r);
+    }
+    snap_agent_free(a);
+}
+
+/* ---- dialogs ---- */
+
+static void t_dialogs_surface_and_answer(void)
+{
+    snap_agent *a = agent_at("/act/dialogs.html");
+    if (!a)
+        return;
+    char ref[16], other[16], buf[200];
+    snap_result r = {0};
+    /* No dialog: answering is an error. */
+    CHECK_INT(SNAP_EDIALOG, snap_dialog(a, true, NULL, &r));
+    /* alert */
+    ref_css(a, "#alert", ref);
+    ref_css(a, "#confirm", other);
+    CHECK_INT(0, click(a, ref, &r, "click that opens an alert"));
+    has(r.text, "alert dialog is open");
+    has(r.text, "Hello from alert");
+    CHECK_STR("alert", str_member(r.structured, "dialog.type", buf, sizeof buf));
+    CHECK_STR("Hello from alert", str_member(r.structured, "dialog.message", buf, sizeof buf));
+    /* Nothing else happens while it is open, and it is not dismissed. */
+    CHECK_INT(SNAP_EDIALOG, click(a, other, &r, NULL));
+    has(r.text, "alert dialog open");
+    CHECK(snap_tab_current(a)->dialog_open);
+    snap_result_free(&r);
+    int64_t t0 = snap_now_ms();
+    CHECK_INT(0, snap_dialog(a, true, NULL, &r));
+    print_timing("dialog accept", ms_since(t0));
+    has(r.text, "accepted the alert dialog");
+    check_eval(a, "document.getElementById('status').textContent", "\"alert done\"");
+    /* confirm, dismissed */
+    CHECK_INT(0, click(a, other, &r, NULL));
+    has(r.text, "confirm dialog is open");
+    has(r.text, "Delete it?");
+    snap_result_free(&r);
+    CHECK_INT(0, snap_dialog(a, false, NULL, &r));
+    check_eval(a, "document.getElementById('status').textContent", "\"confirm false\"");
+    /* prompt, with text */
+    ref_css(a, "#prompt", ref);
+    CHECK_INT(0, click(a, ref, &r, NULL));
+    has(r.text, "prompt dialog is open");
+    snap_result_free(&r);
+    CHECK_INT(0, snap_dialog(a, true, "Ada \"Lovelace\"", &r));
+    check_eval(a, "document.getElementById('status').textContent",
+               "\"prompt Ada \\\"Lovelace\\\"\"");
+    /* beforeunload: arm it (a real click gives the page the user activation
+     * it needs), then leave. */
+    ref_css(a, "#arm", ref);
+    CHECK_INT(0, click(a, ref, &r, NULL));
+    ref_css(a, "#leave", ref);
+    CHECK_INT(0, click(a, ref, &r, NULL));
+    has(r.text, "beforeunload dialog is open");
+    CHECK(!bool_member(r.structured, "navigated"));
+    snap_result_free(&r);
+    CHECK_INT(0, snap_dialog(a, true, NULL, &r));
+    has(r.text, "navigated to");
+    has(r.text, "final.html?left=1");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+/* ---- frames ---- */
+
+static void t_click_in_oopif(void)
+{
+    snap_agent *a = agent_at("/act/oopif.html");
+    if (!a)
+        return;
+    snap_frame *f = frame_of(a, "b.test");
+    if (!CHECK(f != NULL) || !CHECK(f->oopif))
+        goto out;
+    char ref[16];
+    ref_in(a, "b.test", "#go", ref);
+    snap_result r = {0};
+    CHECK_INT(0, click(a, ref, &r, "click in a cross-origin iframe"));
+    has(r.text, "new text: clicked in b");
+    char *v = eval_in(a, "b.test", "document.getElementById('status').textContent");
+    CHECK(v && strcmp(v, "\"clicked in b\"") == 0);
+    free(v);
+    ref_in(a, "b.test", "#bin", ref);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_type(a, ref, "typed in b", false, NULL, &r));
+    v = eval_in(a, "b.test", "document.getElementById('bin').value");
+    CHECK(v && strcmp(v, "\"typed in b\"") == 0);
+    free(v);
+    snap_result_free(&r);
+out:
+    snap_agent_free(a);
+}
+
+static void t_click_nested_frames(void)
+{
+    snap_agent *a = agent_at("/shapes/frames.html");
+    if (!a)
+        return;
+    char ref[16];
+    snap_result r = {0};
+    /* A same-origin iframe shares the page's session. */
+    ref_in(a, "frame-same.html", "button", ref);
+    free(eval_in(a, NULL, "document.getElementById('same').contentDocument"
+                 ".querySelector('button').onclick = function () { window.top.hit = 1; }"));
+    CHECK_INT(0, click(a, ref, &r, "click in a same-origin iframe"));
+    check_eval(a, "window.hit", "1");
+    /* a.test inside b.test inside a.test: two out-of-process levels. */
+    snap_frame *leaf = frame_of(a, "frame-leaf.html");
+    if (CHECK(leaf != NULL)) {
+        ref_in(a, "frame-leaf.html", "input", ref);
+        CHECK_INT(0, click(a, ref, &r, "click two out-of-process frames deep"));
+        char *v = eval_in(a, "frame-leaf.html", "document.activeElement.name");
+        CHECK(v && strcmp(v, "\"leaf\"") == 0);
+        free(v);
+    }
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+/* ---- select, checkbox, radio ---- */
+
+static void t_select_native(void)
+{
+    snap_agent *a = agent_at("/act/forms.html");
+    if (!a)
+        return;
+    char ref[16];
+    snap_result r = {0};
+    ref_css(a, "#country", ref);
+    const char *by_label[] = {"Germany"};
+    int64_t t0 = snap_now_ms();
+    CHECK_INT(0, snap_select(a, ref, by_label, 1, NULL, &r));
+    print_timing("select (native)", ms_since(t0));
+    has(r.text, "selected now: Germany");
+    check_eval(a, "document.getElementById('log').textContent", "\"country=de\"");
+    snap_result_free(&r);
+    const char *by_value[] = {"jp"};
+    CHECK_INT(0, snap_select(a, ref, by_value, 1, NULL, &r));
+    check_eval(a, "document.getElementById('country').value", "\"jp\"");
+    snap_result_free(&r);
+    const char *bad[] = {"Spain"};
+    CHECK_INT(SNAP_EINVAL, snap_select(a, ref, bad, 1, NULL, &r));
+    has(r.text, "no option \"Spain\"");
+    has(r.text, "\"France (value fr)\"");
+    snap_result_free(&r);
+    const char *dis[] = {"Italy"};
+    CHECK_INT(SNAP_EINVAL, snap_select(a, ref, dis, 1, NULL, &r));
+    has(r.text, "(disabled)");
+    snap_result_free(&r);
+    const char *two[] = {"France", "Japan"};
+    CHECK_INT(SNAP_EINVAL, snap_select(a, ref, two, 2, NULL, &r));
+    snap_result_free(&r);
+    /* multiple */
+    ref_css(a, "#toppings", ref);
+    const char *many[] = {"Cheese", "ol", "peppers"};
+    CHECK_INT(0, snap_select(a, ref, many, 3, NULL, &r));
+    has(r.text, "Cheese, Olives, Peppers");
+    check_eval(a, "document.getElementById('log').textContent", "\"toppings=ch,ol,pe\"");
+    snap_result_free(&r);
+    /* Typing into a select picks by label too. */
+    ref_css(a, "#country", ref);
+    CHECK_INT(0, snap_type(a, ref, "France", false, NULL, &r));
+    check_eval(a, "document.getElementById('country').value", "\"fr\"");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+static void t_select_aria(void)
+{
+    snap_agent *a = agent_at("/act/forms.html");
+    if (!a)
+        return;
+    char ref[16];
+    snap_result r = {0};
+    ref_css(a, "#colors", ref);
+    const char *green[] = {"green"};
+    int64_t t0 = snap_now_ms();
+    CHECK_INT(0, snap_select(a, ref, green, 1, NULL, &r));
+    print_timing("select (ARIA listbox)", ms_since(t0));
+    has(r.text, "selected now: Green");
+    check_eval(a, "document.getElementById('log').textContent", "\"colors=Green\"");
+    snap_result_free(&r);
+    ref_css(a, "#sizes", ref);
+    const char *sizes[] = {"Small", "Large"};
+    CHECK_INT(0, snap_select(a, ref, sizes, 2, NULL, &r));
+    has(r.text, "selected now: Small, Large");
+    snap_result_free(&r);
+    /* Selecting an already chosen option of a multi-select keeps it. */
+    const char *large[] = {"Large"};
+    CHECK_INT(0, snap_select(a, ref, large, 1, NULL, &r));
+    has(r.text, "Small, Large");
+    snap_result_free(&r);
+    const char *bad[] = {"Huge"};
+    CHECK_INT(SNAP_EINVAL, snap_select(a, ref, bad, 1, NULL, &r));
+    has(r.text, "\"Small\", \"Medium\", \"Large\"");
+    snap_result_free(&r);
+    /* A combobox whose options render a frame after it opens. */
+    ref_css(a, "#fruit", ref);
+    const char *banana[] = {"Banana"};
+    t0 = snap_now_ms();
+    CHECK_INT(0, snap_select(a, ref, banana, 1, NULL, &r));
+    print_timing("select (ARIA combobox, options render late)", ms_since(t0));
+    show(&r);
+    check_eval(a, "document.getElementById('log').textContent", "\"fruit=Banana\"");
+    has(r.text, "selected now: Banana");
+    snap_result_free(&r);
+    const char *kiwi[] = {"Kiwi"};
+    CHECK_INT(SNAP_EINVAL, snap_select(a, ref, kiwi, 1, NULL, &r));
+    has(r.text, "\"Apple\", \"Banana\", \"Cherry\"");
+    snap_result_free(&r);
+    /* Not a select at all. */
+    ref_css(a, "#agree", ref);
+    CHECK_INT(SNAP_EINVAL, snap_select(a, ref, kiwi, 1, NULL, &r));
+    has(r.text, "not a select");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+static void t_checkbox_radio(void)
+{
+    snap_agent *a = agent_at("/act/forms.html");
+    if (!a)
+        return;
+    char ref[16];
+    snap_result r = {0};
+    ref_css(a, "#agree", ref);
+    CHECK_INT(0, click(a, ref, &r, "click a checkbox"));
+    has(r.text, "now checked");
+    CHECK_INT(0, click(a, ref, &r, NULL));
+    has(r.text, "now unchecked");
+    /* Through its label. */
+    ref_css(a, "label:has(#agree)", ref);
+    CHECK_INT(0, click(a, ref, &r, NULL));
+    has(r.text, "now checked");
+    check_eval(a, "document.getElementById('agree').checked", "true");
+    ref_css(a, "#pro", ref);
+    CHECK_INT(0, click(a, ref, &r, NULL));
+    has(r.text, "now checked");
+    ref_css(a, "#basic", ref);
+    CHECK_INT(0, click(a, ref, &r, NULL));
+    check_eval(a, "document.getElementById('pro').checked", "false");
+    check_eval(a, "document.getElementById('basic').checked", "true");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+/* ---- type ---- */
+
+static void t_type_fields(void)
+{
+    snap_agent *a = agent_at("/act/forms.html");
+    if (!a)
+        return;
+    char ref[16];
+    snap_result r = {0};
+    ref_css(a, "#q", ref);
+    int64_t t0 = snap_now_ms();
+    CHECK_INT(0, snap_type(a, ref, "new query", false, NULL, &r));
+    print_timing("type into an input (replacing text)", ms_since(t0));
+    show(&r);
+    has(r.text, "value now: new query");
+    check_eval(a, "document.getElementById('q').value", "\"new query\"");
+    snap_result_free(&r);
+    double best = 1e9;
+    for (int i = 0; i < 5; i++) {
+        t0 = snap_now_ms();
+        CHECK_INT(0, snap_type(a, ref, i % 2 ? "again" : "once more", false, NULL, &r));
+        double ms = ms_since(t0);
+        best = ms < best ? ms : best;
+        snap_result_free(&r);
+    }
+    print_timing("type into an input (best of 5)", best);
+    ref_css(a, "#notes", ref);
+    CHECK_INT(0, snap_type(a, ref, "line one\nline two", false, NULL, &r));
+    check_eval(a, "document.getElementById('notes').value", "\"line one\\nline two\"");
+    snap_result_free(&r);
+    /* Clearing. */
+    CHECK_INT(0, snap_type(a, ref, "", false, NULL, &r));
+    check_eval(a, "document.getElementById('notes').value", "\"\"");
+    snap_result_free(&r);
+    ref_css(a, "#editor", ref);
+    CHECK_INT(0, snap_type(a, ref, "rich text", false, NULL, &r));
+    check_eval(a, "document.getElementById('editor').textContent", "\"rich text\"");
+    snap_result_free(&r);
+    /* Passwords are typed but never echoed. */
+    ref_css(a, "#pw", ref);
+    CHECK_INT(0, snap_type(a, ref, "hunter2secret", false, NULL, &r));
+    CHECK(strstr(r.text, "hunter2secret") == NULL);
+    CHECK(strstr(r.structured, "hunter2secret") == NULL);
+    has(r.text, "13 characters");
+    check_eval(a, "document.getElementById('pw').value", "\"hunter2secret\"");
+    snap_result_free(&r);
+    /* Not editable. */
+    ref_css(a, "#go", ref);
+    CHECK_INT(SNAP_EINVAL, snap_type(a, ref, "x", false, NULL, &r));
+    has(r.text, "does not take text");
+    snap_result_free(&r);
+    ref_css(a, "#ro", ref);
+    CHECK_INT(SNAP_EDISABLED, snap_type(a, ref, "x", false, NULL, &r));
+    has(r.text, "read-only");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+static void t_type_submit_redirect(void)
+{
+    snap_agent *a = agent_at("/act/forms.html");
+    if (!a)
+        return;
+    char ref[16];
+    snap_result r = {0};
+    ref_css(a, "#q", ref);
+    int64_t t0 = snap_now_ms();
+    CHECK_INT(0, snap_type(a, ref, "cheap flights", true, NULL, &r));
+    print_timing("type + submit (form GET, script redirect)", ms_since(t0));
+    show(&r);
+    has(r.text, "pressed Enter");
+    has(r.text, "navigated to");
+    has(r.text, "done.html?q=cheap+flights");
+    check_eval(a, "document.getElementById('q').textContent", "\"cheap flights\"");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+/* ---- press ---- */
+
+static void t_press_keys(void)
+{
+    snap_agent *a = agent_at("/act/keys.html");
+    if (!a)
+        return;
+    snap_result r = {0};
+    int64_t t0 = snap_now_ms();
+    CHECK_INT(0, snap_press(a, "a", NULL, &r));
+    print_timing("press a key", ms_since(t0));
+    show(&r);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_press(a, "Shift+B", NULL, &r));
+    snap_result_free(&r);
+    check_eval(a, "document.getElementById('first').value", "\"aB\"");
+    CHECK_INT(0, snap_press(a, "Control+A", NULL, &r));
+    snap_result_free(&r);
+    CHECK_INT(0, snap_press(a, "Backspace", NULL, &r));
+    snap_result_free(&r);
+    check_eval(a, "document.getElementById('first').value", "\"\"");
+    CHECK_INT(0, snap_press(a, "Tab", NULL, &r));
+    show(&r);
+    has(r.text, "focus: textbox \"Second\" [e");
+    snap_result_free(&r);
+    CHECK_INT(0, snap_press(a, "Shift+Tab", NULL, &r));
+    has(r.text, "focus: textbox \"First\"");
+    snap_result_free(&r);
+    check_eval(a, "seen.join(' ')", "\"a/KeyA/65 S-Shift/ShiftLeft/16 S-B/KeyB/66 "
+               "C-Control/ControlLeft/17 C-a/KeyA/65 Backspace/Backspace/8 Tab/Tab/9 "
+               "S-Shift/ShiftLeft/16 S-Tab/Tab/9\"");
+    CHECK_INT(SNAP_EINVAL, snap_press(a, "Hyper+Q", NULL, &r));
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+/* ---- scroll ---- */
+
+static void t_scroll(void)
+{
+    snap_agent *a = agent_at("/act/long.html");
+    if (!a)
+        return;
+    snap_result r = {0};
+    int64_t t0 = snap_now_ms();
+    CHECK_INT(0, snap_scroll(a, NULL, "down", &r));
+    print_timing("scroll down", ms_since(t0));
+    has(r.text, "now at ");
+    CHECK(int_member(r.structured, "y") > 100);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_scroll(a, NULL, "up", &r));
+    CHECK_INT(0, int_member(r.structured, "y"));
+    has(r.text, "at the top");
+    snap_result_free(&r);
+    /* To the bottom: the infinite list fetches and grows, and the result
+     * says so after the network is quiet. */
+    t0 = snap_now_ms();
+    CHECK_INT(0, snap_scroll(a, NULL, "bottom", &r));
+    print_timing("scroll to bottom (infinite list loads)", ms_since(t0));
+    show(&r);
+    has(r.text, "the page grew from");
+    snap_result_free(&r);
+    CHECK_INT(0, snap_scroll(a, NULL, "top", &r));
+    CHECK_INT(0, int_member(r.structured, "y"));
+    snap_result_free(&r);
+    char ref[16];
+    ref_css(a, "#bottom-btn", ref);
+    CHECK_INT(0, snap_scroll(a, ref, NULL, &r));
+    has(r.text, "into view");
+    CHECK(int_member(r.structured, "y") > 1000);
+    snap_result_free(&r);
+    CHECK_INT(SNAP_EINVAL, snap_scroll(a, NULL, "sideways", &r));
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+/* ---- history ---- */
+
+static void t_back_forward(void)
+{
+    snap_agent *a = agent_at("/act/history-a.html");
+    if (!a)
+        return;
+    snap_result r = {0};
+    char ref[16];
+    ref_css(a, "#tob", ref);
+    CHECK_INT(0, click(a, ref, &r, NULL));
+    snap_result_free(&r);
+    int64_t t0 = snap_now_ms();
+    CHECK_INT(0, snap_history(a, -1, &r));
+    print_timing("back", ms_since(t0));
+    show(&r);
+    has(r.text, "went back: navigated to");
+    has(r.text, "history-a.html");
+    check_eval(a, "document.title", "\"History A\"");
+    snap_result_free(&r);
+    CHECK_INT(0, snap_history(a, +1, &r));
+    has(r.text, "history-b.html");
+    check_eval(a, "document.title", "\"History B\"");
+    snap_result_free(&r);
+    CHECK_INT(SNAP_EINVAL, snap_history(a, +1, &r));
+    has(r.text, "no later page");
+    snap_result_free(&r);
+    /* about:blank, a, b: back twice reaches the start, a third is an error. */
+    CHECK_INT(0, snap_history(a, -1, &r));
+    snap_result_free(&r);
+    CHECK_INT(0, snap_history(a, -1, &r));
+    snap_result_free(&r);
+    CHECK_INT(SNAP_EINVAL, snap_history(a, -1, &r));
+    has(r.text, "no earlier page");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+/* ---- screenshots ---- */
+
+static void t_screenshot(void)
+{
+    snap_agent *a = agent_at("/act/buttons.html");
+    if (!a)
+        return;
+    static const uint8_t SIG[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    snap_result r = {0};
+    int64_t t0 = snap_now_ms();
+    CHECK_INT(0, snap_screenshot(a, false, &r));
+    print_timing("screenshot (viewport)", ms_since(t0));
+    CHECK(r.image_len > 100);
+    CHECK(r.image && memcmp(r.image, SIG, 8) == 0);
+    int64_t vh = int_member(r.structured, "height");
+    snap_result_free(&r);
+    t0 = snap_now_ms();
+    CHECK_INT(0, snap_screenshot(a, true, &r));
+    print_timing("screenshot (full page)", ms_since(t0));
+    show(&r);
+    CHECK(r.image && memcmp(r.image, SIG, 8) == 0);
+    int64_t fh = int_member(r.structured, "height");
+    CHECK(fh > 3000 && fh > vh);
+    has(r.text, "full page");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+/* ---- with a real snapshot ---- */
+
+static void t_observe_then_click(void)
+{
+    snap_agent *a = agent_at("/act/buttons.html");
+    if (!a)
+        return;
+    snap_result r = {0};
+    snap_query q = {0};
+    q.query = "Plain";
+    int rc = snap_observe(a, &q, &r);
+    CHECK_INT(0, rc);
+    const char *line = r.text ? strstr(r.text, "button \"Plain\"") : NULL;
+    const char *e = line ? strstr(line, "[e") : NULL;
+    char ref[16] = "";
+    if (CHECK(e != NULL))
+        sscanf(e + 1, "%15[e0-9]", ref);
+    char obs[16];
+    snprintf(obs, sizeof obs, "%s", r.obs);
+    snap_result_free(&r);
+    if (ref[0]) {
+        CHECK_INT(0, snap_click(a, ref, obs, &r));
+        has(r.text, "clicked plain");
+        snap_result_free(&r);
+    }
+    snap_agent_free(a);
+}
+
+static const test_case TESTS[] = {
+    {"click_plain", t_click_plain},
+    {"click_disabled_fails_at_once", t_click_disabled_fails_at_once},
+    {"click_hidden", t_click_hidden},
+    {"click_covered_names_cover", t_click_covered_names_cover},
+    {"click_far_below_fold", t_click_far_below_fold},
+    {"click_removed_node", t_click_removed_node},
+    {"click_204_does_not_wait", t_click_204_does_not_wait},
+    {"stale_ref_after_navigation", t_stale_ref_after_navigation},
+    {"popups_become_tabs", t_popups_become_tabs},
+    {"ref_in_closed_tab", t_ref_in_closed_tab},
+    {"window_close_by_page", t_window_close_by_page},
+    {"script_and_meta_redirects", t_script_and_meta_redirects},
+    {"dialogs_surface_and_answer", t_dialogs_surface_and_answer},
+    {"click_in_oopif", t_click_in_oopif},
+    {"click_nested_frames", t_click_nested_frames},
+    {"select_native", t_select_native},
+    {"select_aria", t_select_aria},
+    {"checkbox_radio", t_checkbox_radio},
+    {"type_fields", t_type_fields},
+    {"type_submit_redirect", t_type_submit_redirect},
+    {"press_keys", t_press_keys},
+    {"scroll", t_scroll},
+    {"back_forward", t_back_forward},
+    {"screenshot", t_screenshot},
+    {"observe_then_click", t_observe_then_click},
+    {0},
+};
+
+int main(int argc, char **argv)
+{
+    int rc = test_main(argc, argv, TESTS);
+    cdp_browser_free(browser);
+    fixture_server_stop(server_pid);
+    return rc;
+}
