@@ -15,6 +15,13 @@ echo
 if [ -f bench/json_bench.sh ]; then
     BUILD=$BUILD sh bench/json_bench.sh "$BUILD/bench/axtree.json" "$BUILD/bench/screenshot.json"
 fi
+echo
+# vault: AES-GCM backends side by side; raw OpenSSL EVP as a peer when libcrypto links.
+$CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -DVAULT_BENCH_EVP -o "$BUILD/bench/vault_bench" \
+    bench/vault_bench.c "$BUILD/libcdpgate.a" -lcrypto 2>/dev/null ||
+    $CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -o "$BUILD/bench/vault_bench" \
+        bench/vault_bench.c "$BUILD/libcdpgate.a" || exit 1
+"$BUILD/bench/vault_bench" "${BENCH_VAULT_MIB:-64}" || exit 1
 
 # ---- Agent-facing figures (issue 3 part 6): cdpgate beside playwright-core
 # and @playwright/mcp on real third-party pages, in this same run. Pages and

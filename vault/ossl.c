@@ -1,0 +1,149 @@
+/*
+ * ossl.c — the OpenSSL EVP backend of gcm_ctx (CDPGATE_OPENSSL builds only;
+ * elsewhere gcm_backend_ossl_table() is NULL).
+ *
+ * Two EVP contexts are keyed at init, one per direction, and both get the
+ * IV and the AAD, because EVP fixes the direction before the AAD while
+ * this API learns it at the first gcm_encrypt or gcm_auth. Decryption pass
+ * 1 runs EVP decryption into a stack scratch buffer that is wiped and the
+ * tag is checked by EVP_DecryptFinal_ex (CRYPTO_memcmp inside); pass 2
+ * re-starts the encryption context at the same IV and runs it over the
+ * ciphertext, which is the CTR keystream XOR, i.e. the plaintext.
+ *
+ * Limits of this backend: OpenSSL 3 accepts GCM IVs of at most 128 bytes
+ * (GCM_EIV beyond). EVP contexts are allocated by OpenSSL, not by us.
+ */
+#include "vault/vault_int.h"
+
+#if defined(CDPGATE_OPENSSL) && CDPGATE_OPENSSL
+
+#include <openssl/evp.h>
+#include <string.h>
+
+#define ENC(c) ((EVP_CIPHER_CTX *)(c)->u.ossl.enc)
+#define DEC(c) ((EVP_CIPHER_CTX *)(c)->u.ossl.dec)
+
+static int ossl_init(gcm_ctx *c, const uint8_t *key, size_t keylen)
+{
+    const EVP_CIPHER *ci = keylen == 16 ? EVP_aes_128_gcm()
+                         : keylen == 24 ? EVP_aes_192_gcm() : EVP_aes_256_gcm();
+    c->u.ossl.enc = EVP_CIPHER_CTX_new();
+    c->u.ossl.dec = EVP_CIPHER_CTX_new();
+    if (!ENC(c) || !DEC(c) ||
+        EVP_EncryptInit_ex(ENC(c), ci, NULL, key, NULL) != 1 ||
+        EVP_DecryptInit_ex(DEC(c), ci, NULL, key, NULL) != 1)
+        return GCM_EBACKEND;
+    return GCM_OK;
+}
+
+static int ossl_restart(EVP_CIPHER_CTX *x, const uint8_t *iv, size_t ivlen, int enc)
+{
+    if (EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_SET_IVLEN, (int)ivlen, NULL) != 1)
+        return GCM_EIV;
+    return EVP_CipherInit_ex(x, NULL, NULL, NULL, iv, enc) == 1 ? GCM_OK : GCM_EBACKEND;
+}
+
+/* The IV is kept (at most 128 bytes) for decryption's second pass. */
+static int ossl_set_iv(gcm_ctx *c, const uint8_t *iv, size_t ivlen)
+{
+    if (ivlen > sizeof c->u.ossl.iv || ivlen > 0x7fffffff)
+        return GCM_EIV;
+    int rc = ossl_restart(ENC(c), iv, ivlen, 1);
+    if (rc == GCM_OK)
+        rc = ossl_restart(DEC(c), iv, ivlen, 0);
+    if (rc != GCM_OK)
+        return rc;
+    memcpy(c->u.ossl.iv, iv, ivlen);
+    c->u.ossl.ivlen = ivlen;
+    return GCM_OK;
+}
+
+/* EVP takes int lengths: feed in chunks. */
+static int ossl_update(EVP_CIPHER_CTX *x, const uint8_t *in, uint8_t *out, size_t len)
+{
+    while (len) {
+        int n = len > (1u << 30) ? (1 << 30) : (int)len, outl = 0;
+        if (EVP_CipherUpdate(x, out, &outl, in, n) != 1 || (out && outl != n))
+            return GCM_EBACKEND;
+        in += n;
+        if (out)
+            out += n;
+        len -= (size_t)n;
+    }
+    return GCM_OK;
+}
+
+static int ossl_aad(gcm_ctx *c, const uint8_t *aad, size_t len)
+{
+    int rc = ossl_update(ENC(c), aad, NULL, len);
+    return rc == GCM_OK ? ossl_update(DEC(c), aad, NULL, len) : rc;
+}
+
+static int ossl_encrypt(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
+{
+    return ossl_update(ENC(c), in, out, len);
+}
+
+static int ossl_tag(gcm_ctx *c, uint8_t tag[16])
+{
+    uint8_t tail[16];
+    int outl = 0;
+    if (EVP_EncryptFinal_ex(ENC(c), tail, &outl) != 1 ||
+        EVP_CIPHER_CTX_ctrl(ENC(c), EVP_CTRL_GCM_GET_TAG, 16, tag) != 1)
+        return GCM_EBACKEND;
+    return GCM_OK;
+}
+
+static int ossl_auth(gcm_ctx *c, const uint8_t *ct, size_t len)
+{
+    uint8_t scratch[1024];
+    int rc = GCM_OK;
+    while (len && rc == GCM_OK) {
+        size_t n = len < sizeof scratch ? len : sizeof scratch;
+        rc = ossl_update(DEC(c), ct, scratch, n);
+        ct += n;
+        len -= n;
+    }
+    vault_memzero(scratch, sizeof scratch);
+    return rc;
+}
+
+static int ossl_check(gcm_ctx *c, const uint8_t *tag, size_t taglen)
+{
+    uint8_t t[16], tail[16];
+    int outl = 0;
+    memcpy(t, tag, taglen);
+    if (EVP_CIPHER_CTX_ctrl(DEC(c), EVP_CTRL_GCM_SET_TAG, (int)taglen, t) != 1)
+        return GCM_EBACKEND;
+    int ok = EVP_DecryptFinal_ex(DEC(c), tail, &outl) == 1;
+    vault_memzero(tail, sizeof tail);
+    if (!ok)
+        return GCM_EAUTH;
+    /* Second pass: the encryption context at the same IV is the keystream. */
+    return ossl_restart(ENC(c), c->u.ossl.iv, c->u.ossl.ivlen, 1);
+}
+
+static int ossl_decrypt(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
+{
+    return ossl_update(ENC(c), in, out, len);
+}
+
+static void ossl_wipe(gcm_ctx *c)
+{
+    EVP_CIPHER_CTX_free(ENC(c));   /* clears key material; NULL is a no-op */
+    EVP_CIPHER_CTX_free(DEC(c));
+    c->u.ossl.enc = c->u.ossl.dec = NULL;
+}
+
+static const gcm_backend ossl_backend = {
+    "openssl", NULL, ossl_init, ossl_set_iv, ossl_aad, ossl_encrypt, ossl_tag,
+    ossl_auth, ossl_check, ossl_decrypt, ossl_wipe,
+};
+
+const gcm_backend *gcm_backend_ossl_table(void) { return &ossl_backend; }
+
+#else
+
+const gcm_backend *gcm_backend_ossl_table(void) { return NULL; }
+
+#endif
