@@ -104,6 +104,10 @@ int cdp_wait(cdp_conn *c, uint64_t id, int timeout_ms, cdp_reply *out, cdp_err *
 /* True once the call id has its reply or error (cdp_wait will not block),
  * or when no such call is pending. Does not read anything. */
 bool cdp_reply_ready(const cdp_conn *c, uint64_t id);
+/* Id of the last command cdp_send numbered on c (sent, or failed while
+ * sending), 0 before any. Lets a cache tell whether anything was asked of
+ * the browser since it was filled. */
+uint64_t cdp_last_id(const cdp_conn *c);
 /* Stop waiting for id: its reply is dropped whenever it comes. */
 void cdp_forget(cdp_conn *c, uint64_t id);
 /* cdp_send + cdp_wait. out may be NULL when the result is not needed. */
@@ -130,6 +134,11 @@ int cdp_wait_event(cdp_conn *c, uint64_t since, const char *session, const char 
 /* Read and dispatch incoming messages for up to timeout_ms (0 = only what is
  * already readable). Returns 0, or the error that killed the connection. */
 int cdp_pump(cdp_conn *c, int timeout_ms, cdp_err *err);
+
+/* Wait up to timeout_ms for one message and dispatch it. Returns 0 when one
+ * was handled, CDP_ETIMEOUT when none came, or the error that killed the
+ * connection. For loops that wait for "a reply or an event". */
+int cdp_pump_one(cdp_conn *c, int timeout_ms, cdp_err *err);
 
 /* Process one message as if the transport had delivered it (fuzzing, tests,
  * replay). Returns 0, or the error that killed the connection. */

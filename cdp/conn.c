@@ -540,6 +540,14 @@ static int pump_one(cdp_conn *c, int timeout_ms)
     return handle_message(c, msg, len);
 }
 
+int cdp_pump_one(cdp_conn *c, int timeout_ms, cdp_err *err)
+{
+    int r = pump_one(c, timeout_ms < 0 ? 0 : timeout_ms);
+    if (r == CDP_ETIMEOUT)
+        return cdp_seterr(err, CDP_ETIMEOUT, "no message within %d ms", timeout_ms);
+    return r ? cdp_seterr(err, r, "%s", c->error) : 0;
+}
+
 int cdp_conn_inject(cdp_conn *c, const char *msg, size_t len, cdp_err *err)
 {
     if (c->dead)
@@ -673,6 +681,11 @@ int cdp_wait(cdp_conn *c, uint64_t id, int timeout_ms, cdp_reply *out, cdp_err *
         }
         /* Fatal errors were recorded in the pending entry; loop to report. */
     }
+}
+
+uint64_t cdp_last_id(const cdp_conn *c)
+{
+    return c->next_id - 1;
 }
 
 bool cdp_reply_ready(const cdp_conn *c, uint64_t id)

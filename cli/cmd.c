@@ -129,6 +129,7 @@ static int open_url(const cli_opts *o, const char *cmd, const char *url, cdp_bro
         return EXIT_BROWSER;
     cdp_err e = {0};
     snap_opts so = {0};
+    so.allow_local = true;  /* the operator's own command line, not a model */
     so.timeout_ms = o->timeout_ms;
     *ap = snap_agent_new(*bp, &so, &e);
     if (!*ap)

@@ -219,11 +219,41 @@ static void append_text(mcp_result *out, const char *more)
     out->text = t;
 }
 
+/* True when url is a javascript: URL as the browser's URL parser reads it
+ * (leading C0 controls and spaces dropped, tabs and newlines removed
+ * anywhere, scheme case-insensitive). Navigating to one runs the model's
+ * script in the current page, with that page's origin and session. */
+static bool javascript_url(const char *url)
+{
+    static const char JS[] = "javascript:";
+    const unsigned char *p = (const unsigned char *)url;
+    while (*p && *p <= 0x20)
+        p++;
+    size_t k = 0;
+    for (; *p && k < sizeof JS - 1; p++) {
+        if (*p == '\t' || *p == '\n' || *p == '\r')
+            continue;
+        unsigned char c = *p >= 'A' && *p <= 'Z' ? (unsigned char)(*p + 32) : *p;
+        if (c != (unsigned char)JS[k])
+            return false;
+        k++;
+    }
+    return k == sizeof JS - 1;
+}
+
 static int call_snap(serve *S, mcp_tool tool, const mcp_args *a, snap_result *r)
 {
     snap_agent *g = S->agent;
     switch (tool) {
     case MCP_T_OPEN:
+        if (javascript_url(a->url)) {
+            memset(r, 0, sizeof *r);
+            r->text = dup_str("browser_open does not run JavaScript: javascript: URLs are "
+                              "refused; open an http(s) URL");
+            r->structured = dup_str("{\"ok\":false,\"error\":\"invalid_argument\","
+                                    "\"message\":\"javascript: URLs are refused\"}");
+            return SNAP_EINVAL;
+        }
         return snap_open(g, a->url, a->new_tab, r);
     case MCP_T_SNAPSHOT: {
         snap_query q = {0};

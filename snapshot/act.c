@@ -24,11 +24,11 @@
  *    frame covering an iframe is caught too.
  *  - Input.dispatchMouseEvent/KeyEvent do not reply while a JS dialog opened
  *    by the event is showing. While input replies are pending, a listener
- *    watches for Page.javascriptDialogOpening on the tab and, when it comes,
- *    completes the pending calls with a local error reply through
- *    cdp_conn_inject (the connection then drops the browser's late replies
- *    as answers to calls no one waits for). The wait is thus "reply or
- *    dialog", without a timer. The dialog is reported, never dismissed.
+ *    watches for Page.javascriptDialogOpening on the tab; the wait reads one
+ *    message at a time (cdp_pump_one) until every reply is in or the dialog
+ *    opened, and then forgets the blocked calls (cdp_forget: their late
+ *    replies are dropped). The wait is thus "reply or dialog", without a
+ *    timer. The dialog is reported, never dismissed.
  *  - Checks that read page state (disabled, visibility, editability) run as
  *    functions on the element (Runtime.callFunctionOn) and return plain
  *    values. A page can lie to them only about itself; the ref's identity
@@ -113,6 +113,416 @@ static void sb_add(sbuf *b, const char *fmt, ...)
     va_start(ap, fmt);
     sb_vadd(b, fmt, ap);
     va_end(ap);
+}
+
+static void sb_putn(sbuf *b, const char *s, size_t n)
+{
+    sb_add(b, "%.*s", (int)n, s);
+}
+
+/* ---- page-derived text ----
+ *
+ * Whatever came from the page (names, titles, URLs, option labels, dialog
+ * texts, values) goes through sb_page or sb_url before it reaches a result,
+ * inside the content markers or not: it can then neither start a line of its
+ * own, nor close a quote, nor spell a content marker, and a cut never splits
+ * a UTF-8 sequence (the JSON writer refuses a split one, which would lose
+ * the whole result). */
+
+/* Length of the valid UTF-8 sequence at s (avail bytes), 0 when invalid. */
+static size_t u8_seq(const char *s, size_t avail)
+{
+    unsigned char c = (unsigned char)s[0];
+    size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+             : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (!n || n > avail || !json_utf8_valid((const uint8_t *)s, n))
+        return 0;
+    return n;
+}
+
+/* Replace every byte that is not part of valid UTF-8 by '?', in place: a
+ * fixed buffer cut by snprintf then still makes a valid JSON string. */
+static void utf8_repair(char *s)
+{
+    size_t len = strlen(s);
+    for (size_t i = 0; i < len;) {
+        size_t n = u8_seq(s + i, len - i);
+        if (!n) {
+            s[i++] = '?';
+            continue;
+        }
+        i += n;
+    }
+}
+
+enum { PG_QUOTED = 1, PG_KEEP_NL = 2 };
+
+/* Append page text: leading and trailing whitespace dropped, runs of
+ * whitespace, control characters and Unicode line breaks (U+0085, U+2028,
+ * U+2029) become one space (one newline with PG_KEEP_NL), invalid UTF-8
+ * becomes U+FFFD, a third '<' or '>' in a row becomes a look-alike angle
+ * quote, and with PG_QUOTED '"' and '\' are escaped. At most max bytes of
+ * input; a cut ends in "…". */
+static void sb_page(sbuf *b, const char *s, size_t max, unsigned mode)
+{
+    if (!s)
+        return;
+    size_t len = strlen(s), used = 0;
+    bool space = false, nl = false, any = false;
+    int run_lt = 0, run_gt = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t n = u8_seq(s + i, len - i);
+        bool brk = c < 0x20 || c == 0x7f || c == ' ' ||
+                   (n == 2 && c == 0xc2 && (unsigned char)s[i + 1] == 0x85) ||
+                   (n == 3 && c == 0xe2 && (unsigned char)s[i + 1] == 0x80 &&
+                    ((unsigned char)s[i + 2] & 0xfe) == 0xa8);
+        if (brk) {
+            space = true;
+            if ((mode & PG_KEEP_NL) && c == '\n')
+                nl = true;
+            i += n ? n : 1;
+            continue;
+        }
+        if (used + (n ? n : 1) > max) {
+            sb_putn(b, "\xe2\x80\xa6", 3);          /* … */
+            return;
+        }
+        if (space && any) {
+            sb_putn(b, nl ? "\n" : " ", 1);
+            run_lt = run_gt = 0;
+        }
+        space = nl = false;
+        any = true;
+        if (!n) {
+            sb_putn(b, "\xef\xbf\xbd", 3);          /* U+FFFD */
+            run_lt = run_gt = 0;
+            used++;
+            i++;
+            continue;
+        }
+        run_lt = c == '<' ? run_lt + 1 : 0;
+        run_gt = c == '>' ? run_gt + 1 : 0;
+        if (run_lt >= 3) {
+            sb_putn(b, "\xe2\x80\xb9", 3);          /* ‹ */
+            run_lt = 0;
+        } else if (run_gt >= 3) {
+            sb_putn(b, "\xe2\x80\xba", 3);          /* › */
+            run_gt = 0;
+        } else {
+            if ((mode & PG_QUOTED) && (c == '"' || c == '\\'))
+                sb_putn(b, "\\", 1);
+            sb_putn(b, s + i, n);
+        }
+        used += n;
+        i += n;
+    }
+}
+
+/* Page text as a quoted string: "...". */
+static void sb_quoted(sbuf *b, const char *s, size_t max)
+{
+    sb_putn(b, "\"", 1);
+    sb_page(b, s, max, PG_QUOTED);
+    sb_putn(b, "\"", 1);
+}
+
+/* Page text into a fixed buffer (quoted when quoted), never cut inside a
+ * UTF-8 sequence. */
+static void page_into(char *out, size_t cap, const char *s, size_t max, bool quoted)
+{
+    sbuf b = {0};
+    if (quoted)
+        sb_quoted(&b, s ? s : "", max);
+    else
+        sb_page(&b, s ? s : "", max, 0);
+    snprintf(out, cap, "%s", b.s && !b.oom ? b.s : "");
+    free(b.s);
+    utf8_repair(out);
+}
+
+/* Short page text for a message (escaped, at most 80 bytes): buf. */
+static const char *pg(char *buf, size_t cap, const char *s)
+{
+    page_into(buf, cap, s, 80, false);
+    return buf;
+}
+
+/* ---- URLs in results ----
+ *
+ * A URL is shown as one unbroken token: spaces, controls and the characters
+ * that could quote or mark ('"', '<', '>', '\', '`') are percent-encoded, so
+ * a data: URL cannot add fields to a line. Secrets are redacted first
+ * (snap_url_redact). */
+
+/* Name of a query parameter, percent-decoded and lower-cased, split into
+ * words at non-alphanumerics and at lower-to-upper case changes. */
+static bool name_has_word(const char *name, size_t n, const char *const *words,
+                          const char *const *parts)
+{
+    char dec[128];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k + 1 < sizeof dec; i++) {
+        char c = name[i];
+        if (c == '%' && i + 2 < n) {
+            char hex[3] = {name[i + 1], name[i + 2], 0};
+            char *end;
+            long v = strtol(hex, &end, 16);
+            if (!*end && v > 0) {
+                c = (char)v;
+                i += 2;
+            }
+        } else if (c == '+') {
+            c = ' ';
+        }
+        dec[k++] = c;
+    }
+    dec[k] = 0;
+    /* Words: lower-cased runs of letters and digits; "accessToken" is
+     * "access", "token". */
+    for (size_t i = 0; i < k;) {
+        while (i < k && !((dec[i] >= 'a' && dec[i] <= 'z') || (dec[i] >= 'A' && dec[i] <= 'Z') ||
+                          (dec[i] >= '0' && dec[i] <= '9')))
+            i++;
+        char w[64];
+        size_t wl = 0;
+        bool prev_lower = false;
+        while (i < k && ((dec[i] >= 'a' && dec[i] <= 'z') || (dec[i] >= 'A' && dec[i] <= 'Z') ||
+                         (dec[i] >= '0' && dec[i] <= '9'))) {
+            bool up = dec[i] >= 'A' && dec[i] <= 'Z';
+            if (up && prev_lower && wl)
+                break;
+            if (wl + 1 < sizeof w)
+                w[wl++] = up ? (char)(dec[i] - 'A' + 'a') : dec[i];
+            prev_lower = dec[i] >= 'a' && dec[i] <= 'z';
+            i++;
+        }
+        w[wl] = 0;
+        if (!wl)
+            continue;
+        for (size_t j = 0; words && words[j]; j++)
+            if (strcmp(w, words[j]) == 0)
+                return true;
+        for (size_t j = 0; parts && parts[j]; j++)
+            if (strstr(w, parts[j]))
+                return true;
+    }
+    return false;
+}
+
+static const char *const SECRET_WORDS[] = {
+    "password", "passwd", "pwd", "pass", "passcode", "passphrase", "otp", "totp", "hotp",
+    "secret", "token", "apikey", "sig", "signature", "credential", "credentials", NULL,
+};
+static const char *const SECRET_PARTS[] = {"passw", "token", "secret", NULL};
+/* Also when the form that was submitted had a password or one-time-code
+ * field, or beside OAuth's "state". */
+static const char *const STRICT_WORDS[] = {"code", "pin", "key", "auth", "mfa", NULL};
+
+/* Should the parameter name (n bytes) have its value hidden? strict adds
+ * STRICT_WORDS and the names in fields (NULL-terminated, may be NULL). */
+static bool secret_param(const char *name, size_t n, bool strict, const char *const *fields)
+{
+    if (name_has_word(name, n, SECRET_WORDS, SECRET_PARTS))
+        return true;
+    if (!strict)
+        return false;
+    if (name_has_word(name, n, STRICT_WORDS, NULL))
+        return true;
+    for (size_t i = 0; fields && fields[i]; i++)
+        if (*fields[i] && strlen(fields[i]) == n && strncmp(fields[i], name, n) == 0)
+            return true;
+    return false;
+}
+
+/* Redact name=value pairs of [p, end) separated by '&' or ';' into b. */
+static void redact_pairs(sbuf *b, const char *p, const char *end, bool strict,
+                         const char *const *fields)
+{
+    while (p < end) {
+        const char *amp = p;
+        while (amp < end && *amp != '&' && *amp != ';')
+            amp++;
+        const char *eq = memchr(p, '=', (size_t)(amp - p));
+        if (eq && secret_param(p, (size_t)(eq - p), strict, fields) && eq + 1 < amp) {
+            sb_putn(b, p, (size_t)(eq + 1 - p));
+            sb_add(b, "[redacted]");
+        } else {
+            sb_putn(b, p, (size_t)(amp - p));
+        }
+        if (amp < end)
+            sb_putn(b, amp, 1);
+        p = amp + 1;
+    }
+}
+
+/* Does the query [p, end) have a parameter named name? */
+static bool has_param(const char *p, const char *end, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *q = p; q < end; q++)
+        if ((q == p || q[-1] == '&' || q[-1] == ';') && (size_t)(end - q) > n &&
+            strncmp(q, name, n) == 0 && q[n] == '=')
+            return true;
+    return false;
+}
+
+char *snap_url_redact(const char *url, bool strict, const char *const *fields)
+{
+    if (!url)
+        return NULL;
+    sbuf b = {0};
+    const char *p = url, *end = url + strlen(url);
+    /* scheme ":" */
+    const char *s = p;
+    while (s < end && ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+                       (s > p && ((*s >= '0' && *s <= '9') || *s == '+' || *s == '-' ||
+                                  *s == '.'))))
+        s++;
+    if (s > p && s < end && *s == ':' && s + 2 < end && s[1] == '/' && s[2] == '/') {
+        const char *auth = s + 3, *ae = auth;
+        while (ae < end && *ae != '/' && *ae != '?' && *ae != '#')
+            ae++;
+        const char *at = NULL;
+        for (const char *q = auth; q < ae; q++)
+            if (*q == '@')
+                at = q;
+        sb_putn(&b, p, (size_t)(auth - p));
+        if (at)
+            sb_add(&b, "[redacted]");
+        p = at ? at : auth;
+        sb_putn(&b, p, (size_t)(ae - p));
+        p = ae;
+    }
+    const char *hash = memchr(p, '#', (size_t)(end - p));
+    const char *qend = hash ? hash : end;
+    const char *qm = memchr(p, '?', (size_t)(qend - p));
+    sb_putn(&b, p, (size_t)((qm ? qm : qend) - p));
+    if (qm) {
+        bool st = strict || (has_param(qm + 1, qend, "state") && has_param(qm + 1, qend, "code"));
+        sb_putn(&b, "?", 1);
+        redact_pairs(&b, qm + 1, qend, st, fields);
+    }
+    if (hash) {
+        sb_putn(&b, "#", 1);
+        if (memchr(hash + 1, '=', (size_t)(end - hash - 1))) {
+            bool st = strict || (has_param(hash + 1, end, "state") &&
+                                 has_param(hash + 1, end, "code"));
+            redact_pairs(&b, hash + 1, end, st, fields);
+        } else {
+            sb_putn(&b, hash + 1, (size_t)(end - hash - 1));
+        }
+    }
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    if (!b.s) {
+        b.s = malloc(1);
+        if (b.s)
+            b.s[0] = 0;
+    }
+    return b.s;
+}
+
+/* Append a URL from the page, redacted and as one token, at most max bytes. */
+static void sb_url(sbuf *b, const char *url, size_t max)
+{
+    char *red = snap_url_redact(url ? url : "", false, NULL);
+    const char *u = red ? red : "";
+    size_t len = strlen(u), used = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)u[i];
+        size_t n = u8_seq(u + i, len - i);
+        if (used + (n ? n : 1) > max) {
+            sb_putn(b, "\xe2\x80\xa6", 3);
+            break;
+        }
+        if (!n || c <= 0x20 || c == 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' ||
+            c == '`' || (n == 2 && c == 0xc2 && (unsigned char)u[i + 1] == 0x85) ||
+            (n == 3 && c == 0xe2 && (unsigned char)u[i + 1] == 0x80 &&
+             ((unsigned char)u[i + 2] & 0xfe) == 0xa8)) {
+            size_t k = n ? n : 1;
+            for (size_t j = 0; j < k; j++)
+                sb_add(b, "%%%02X", (unsigned char)u[i + j]);
+            used += 3 * k;
+            i += k;
+            continue;
+        }
+        sb_putn(b, u + i, n);
+        used += n;
+        i += n;
+    }
+    free(red);
+}
+
+/* Redact the stored URLs of tab tab_id's frames in place (strict: the
+ * action submitted a form with a password or one-time-code field whose
+ * names are in fields), so that whatever shows them later (the settle
+ * line, the next snapshot's header, tabs) shows the redacted form. */
+static void redact_tab_urls(snap_agent *a, int tab_id, bool strict, const char *const *fields)
+{
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    for (size_t i = 0; t && i < t->nframes; i++) {
+        if (!t->frames[i].url)
+            continue;
+        char *red = snap_url_redact(t->frames[i].url, strict, fields);
+        if (red && strcmp(red, t->frames[i].url) != 0) {
+            free(t->frames[i].url);
+            t->frames[i].url = red;
+        } else {
+            free(red);
+        }
+    }
+}
+
+/* snap_fail without its length limit, for messages that carry page text
+ * (snap_fail cuts at 1023 bytes, which can split a UTF-8 sequence or drop
+ * the closing content marker). */
+static int act_fail(snap_result *r, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int act_fail(snap_result *r, int code, const char *fmt, ...)
+{
+    sbuf b = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vadd(&b, fmt, ap);
+    va_end(ap);
+    if (b.oom || !b.s) {
+        free(b.s);
+        return snap_fail(r, code, "%s", b.oom ? "out of memory" : "");
+    }
+    utf8_repair(b.s);
+    snap_fail(r, code, "%s", "");
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "ok");
+    json_w_bool(&w, code == 0);
+    if (code) {
+        json_w_key(&w, "error");
+        json_w_str(&w, snap_strerror(code));
+    }
+    json_w_key(&w, "message");
+    json_w_str(&w, b.s);
+    if (r->obs[0]) {
+        json_w_key(&w, "obs");
+        json_w_str(&w, r->obs);
+    }
+    json_w_obj_end(&w);
+    char *js = json_w_take(&w, NULL);
+    if (js) {
+        free(r->text);
+        free(r->structured);
+        r->text = b.s;
+        r->structured = js;
+    } else {
+        free(b.s);
+    }
+    return code;
 }
 
 /* ---- building params (never by hand: strings may come from the page or
@@ -317,12 +727,23 @@ static void sessions_release(snap_agent *a, session_set *ss)
 /* ---- prologue and results ---- */
 
 /* Refuse an action while tab t has a JS dialog open. */
+/* The dialog's message between the content markers, escaped and cut. */
+static void sb_dialog_message(snap_agent *a, sbuf *b, const snap_tab *t)
+{
+    sb_add(b, "<<<page-content nonce=%s>>>", a->nonce);
+    sb_page(b, t->dialog_message ? t->dialog_message : "", 300, PG_KEEP_NL);
+    sb_add(b, "<<<end page-content nonce=%s>>>", a->nonce);
+}
+
 static int refuse_dialog(snap_agent *a, snap_tab *t, snap_result *r)
 {
-    return snap_fail(r, SNAP_EDIALOG, "tab t%d has a %s dialog open saying <<<page-content "
-                     "nonce=%s>>>%.300s<<<end page-content nonce=%s>>>; answer it first with "
-                     "dialog accept or dismiss", t->id, t->dialog_type, a->nonce,
-                     t->dialog_message ? t->dialog_message : "", a->nonce);
+    sbuf b = {0};
+    sb_dialog_message(a, &b, t);
+    int rc = act_fail(r, SNAP_EDIALOG, "tab t%d has a %s dialog open saying %s; answer it "
+                      "first with dialog accept or dismiss", t->id, t->dialog_type,
+                      b.s ? b.s : "");
+    free(b.s);
+    return rc;
 }
 
 /* Common start of every action but dialog: clear r, process what arrived,
@@ -332,17 +753,17 @@ static int begin(snap_agent *a, const char *obs, snap_tab **out, snap_result *r)
     memset(r, 0, sizeof *r);
     *out = NULL;
     if (snap_sync(a))
-        return snap_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
+        return act_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
     snap_tab *t = snap_tab_current(a);
     if (!t)
-        return snap_fail(r, SNAP_ENOTAB, "no open tab: open a page first");
+        return act_fail(r, SNAP_ENOTAB, "no open tab: open a page first");
     if (t->dialog_open)
         return refuse_dialog(a, t, r);
     int rc = snap_obs_check(a, obs, r);
     if (rc)
         return rc;
     *out = snap_tab_current(a);         /* the check synced: tabs may have moved */
-    return *out ? 0 : snap_fail(r, SNAP_ENOTAB, "the tab closed; open a page first");
+    return *out ? 0 : act_fail(r, SNAP_ENOTAB, "the tab closed; open a page first");
 }
 
 /* What an action needs of a resolved ref, copied out of the agent's tables:
@@ -358,7 +779,8 @@ typedef struct {
     char session[SNAP_ID_MAX];  /* the frame's session */
     char oid[SNAP_ID_MAX];      /* Runtime object of the node (group "cdpgate") */
     char ref[16];
-    char what[160];             /* "e5 (button "Save")" for messages */
+    char what[400];             /* "e5 (button "Save")" for messages (page text
+                                   escaped: see sb_page) */
 } target;
 
 static void release_object(snap_agent *a, const char *session, char oid[SNAP_ID_MAX])
@@ -369,6 +791,23 @@ static void release_object(snap_agent *a, const char *session, char oid[SNAP_ID_
     call(a, session, "Runtime.releaseObject", params("s", "objectId", oid), &pc);
     pfree(&pc);
     oid[0] = 0;
+}
+
+/* "e5 (button "Save")": role and name escaped as page text. */
+static void describe_ref(uint32_t n, const char *role, const char *name, char *out,
+                         size_t cap)
+{
+    sbuf b = {0};
+    sb_add(&b, "e%u (", n);
+    sb_page(&b, role && *role ? role : "element", 32, 0);
+    if (name && *name) {
+        sb_putn(&b, " ", 1);
+        sb_quoted(&b, name, 60);
+    }
+    sb_putn(&b, ")", 1);
+    snprintf(out, cap, "%s", b.s && !b.oom ? b.s : "");
+    utf8_repair(out);
+    free(b.s);
 }
 
 /* Resolve a ref for acting (snap_ref_resolve: fails closed with what
@@ -388,17 +827,12 @@ static int resolve(snap_agent *a, const char *ref, target *tg, snap_result *r)
     snprintf(tg->frame, sizeof tg->frame, "%s", rf->frame);
     snprintf(tg->oid, sizeof tg->oid, "%s", res.object_id);
     snprintf(tg->ref, sizeof tg->ref, "e%u", rf->n);
-    if (rf->name && *rf->name)
-        snprintf(tg->what, sizeof tg->what, "e%u (%s \"%.60s\")", rf->n,
-                 rf->role[0] ? rf->role : "element", rf->name);
-    else
-        snprintf(tg->what, sizeof tg->what, "e%u (%s)", rf->n,
-                 rf->role[0] ? rf->role : "element");
+    describe_ref(rf->n, rf->role, rf->name, tg->what, sizeof tg->what);
     snap_tab *t = snap_tab_by_id(a, tg->tab);
     snap_frame *f = t ? snap_frame_find(t, tg->frame) : NULL;
     if (!f)
-        return snap_fail(r, SNAP_ESTALE, "%s: its frame is gone; take a new snapshot",
-                         tg->what);
+        return act_fail(r, SNAP_ESTALE, "%s: its frame is gone; take a new snapshot",
+                        tg->what);
     snprintf(tg->session, sizeof tg->session, "%s", f->session);
     if (t->dialog_open) {
         tg->oid[0] = 0;         /* the renderer would not answer a release now */
@@ -408,6 +842,39 @@ static int resolve(snap_agent *a, const char *ref, target *tg, snap_result *r)
     return 0;
 }
 
+/* Whether the element acted on sits in a form with a password or
+ * one-time-code field, and those fields' names (for URL redaction). */
+typedef struct {
+    bool on;
+    char names[8][64];
+    size_t n;
+} secret_form;
+
+/* Page-check helper (JS source, a var statement): sfOf(e) is the names of
+ * the password and one-time-code inputs of e's form (or of e itself when
+ * it is one), or null. */
+#define SF_SRC \
+    "var sfOf=function(e){var f=e&&(e.form||(e.closest&&e.closest('form')));" \
+    "var L=f?[].slice.call(f.elements||[]):e?[e]:[];" \
+    "var s=L.filter(function(i){return i.tagName==='INPUT'&&((i.type||'').toLowerCase()===" \
+    "'password'||/one-time-code|current-password|new-password/.test(" \
+    "(i.getAttribute('autocomplete')||'').toLowerCase()));});" \
+    "return s.length?s.slice(0,8).map(function(i){return String(i.name||'');}):null;};"
+
+/* Note the "sf" member of a page check's answer. */
+static void secret_form_note(secret_form *sf, const json_val *v)
+{
+    const json_val *a = json_get(v, "sf");
+    if (!json_is(a, JSON_ARRAY))
+        return;
+    sf->on = true;
+    for (const json_val *n = json_first(a); n && sf->n < 8; n = json_next(n)) {
+        const char *s = json_str(n, NULL);
+        if (s && *s && strlen(s) < sizeof sf->names[0])
+            snprintf(sf->names[sf->n++], sizeof sf->names[0], "%s", s);
+    }
+}
+
 /* What a successful action reports besides the settle outcome. */
 typedef struct {
     const char *action;        /* "click", "type", ... */
@@ -415,7 +882,51 @@ typedef struct {
     sbuf page;                 /* page-derived detail (marked as such), may be empty */
     json_w extra;              /* extra structured members (key/value pairs), may be empty */
     bool has_extra;
+    /* The action may have submitted a form with a password or one-time-code
+     * field: URLs are redacted strictly, also hiding those fields' names. */
+    secret_form sf;
 } act_report;
+
+/* The account of what followed: navigation, new tabs, dialog, timeout. */
+static void describe(snap_agent *a, snap_tab *t, const snap_settled *st, sbuf *b)
+{
+    size_t start = b->len;
+    if (st->closed)
+        sb_add(b, "the tab closed");
+    if (st->navigated && t && !t->closed && t->nframes) {
+        sb_add(b, "%snavigated to ", b->len > start ? "; " : "");
+        sb_url(b, t->frames[0].url, 300);
+    }
+    for (int i = 0; i < st->nnew; i++) {
+        snap_tab *nt = snap_tab_by_id(a, st->new_tabs[i]);
+        sb_add(b, "%sopened tab t%d", b->len > start ? "; " : "", st->new_tabs[i]);
+        if (nt && nt->nframes && nt->frames[0].url) {
+            sb_add(b, " at ");
+            sb_url(b, nt->frames[0].url, 300);
+        }
+    }
+    if (st->dialog && t) {
+        sb_add(b, "%s%s %s dialog is open (answer it with dialog accept/dismiss) saying: ",
+               b->len > start ? "; " : "", strchr("aeiou", t->dialog_type[0]) ? "an" : "a",
+               t->dialog_type);
+        sb_dialog_message(a, b, t);
+    }
+    if (st->timed_out)
+        sb_add(b, "%sstill busy when the wait ended (outcome unknown)",
+               b->len > start ? "; " : "");
+    if (b->len == start)
+        sb_add(b, "no navigation, dialog or new tab");
+}
+
+/* A URL redacted for structured results (new), "" when absent. */
+static void json_url(json_w *w, const char *url)
+{
+    char *red = snap_url_redact(url ? url : "", false, NULL);
+    if (red)
+        utf8_repair(red);
+    json_w_str(w, red ? red : "");
+    free(red);
+}
 
 static void report_init(act_report *rp, const char *action, const char *ref)
 {
@@ -442,8 +953,8 @@ static int settle(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0, int64_
     memset(st, 0, sizeof *st);
     if (t && !t->closed && !t->dialog_open) {
         if (snap_settle(a, t, nav0, tabs0, deadline, st))
-            return snap_fail(r, SNAP_EBROWSER, "%s, then the browser went away: %s", did,
-                             cdp_conn_error(a->c));
+            return act_fail(r, SNAP_EBROWSER, "%s, then the browser went away: %s", did,
+                            cdp_conn_error(a->c));
     } else if (t && !t->closed) {
         st->dialog = true;
         st->navigated = t->nav != nav0;
@@ -466,8 +977,8 @@ static int settle_light(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0,
                         snap_settled *st, snap_result *r)
 {
     if (snap_sync(a))
-        return snap_fail(r, SNAP_EBROWSER, "%s, then the browser went away: %s", did,
-                         cdp_conn_error(a->c));
+        return act_fail(r, SNAP_EBROWSER, "%s, then the browser went away: %s", did,
+                        cdp_conn_error(a->c));
     snap_tab *t = snap_tab_by_id(a, tab_id);
     if (t && !t->closed && !t->dialog_open && !t->loading &&
         (uint64_t)t->inflight <= inflight0 && t->nav == nav0 && a->ntabs == tabs0) {
@@ -504,19 +1015,23 @@ static int finish(snap_agent *a, int tab_id, const char *did, const snap_settled
             if (!a->tabs[i - 1].closed)
                 a->cur = a->tabs[i - 1].id;
     }
-    char what[1200];
-    snprintf(what, sizeof what, "%s", "");
-    snap_settled_describe(a, t && !t->closed ? t : NULL, &st, what, sizeof what);
-    if (st.dialog && t && !strstr(what, "dialog"))
-        snprintf(what + strlen(what), sizeof what - strlen(what),
-                 "%sa %s dialog is open (answer it with dialog accept/dismiss) saying: "
-                 "<<<page-content nonce=%s>>>%.300s<<<end page-content nonce=%s>>>",
-                 what[0] ? "; " : "", t->dialog_type, a->nonce,
-                 t->dialog_message ? t->dialog_message : "", a->nonce);
+    /* Secrets in the URLs the action led to are hidden before anything
+     * shows them (this result, later snapshots, tabs). */
+    const char *names[9] = {0};
+    for (size_t i = 0; i < rp->sf.n; i++)
+        names[i] = rp->sf.names[i];
+    for (size_t i = 0; i < a->ntabs; i++) {
+        bool mine = a->tabs[i].id == tab_id;
+        for (int k = 0; k < st.nnew; k++)
+            mine |= a->tabs[i].id == st.new_tabs[k];
+        redact_tab_urls(a, a->tabs[i].id, mine && rp->sf.on, names);
+    }
+    t = snap_tab_by_id(a, tab_id);
     snap_tab *cur = snap_tab_current(a);
     snap_obs_issue(a, cur ? cur : t, r->obs);
     sbuf text = {0};
-    sb_add(&text, "%s: %s", did, what);
+    sb_add(&text, "%s: ", did);
+    describe(a, t, &st, &text);
     if (st.nnew)
         sb_add(&text, " (still on t%d; tabs switch t%d to go there)", cur ? cur->id : 0,
                st.new_tabs[0]);
@@ -526,6 +1041,8 @@ static int finish(snap_agent *a, int tab_id, const char *did, const snap_settled
     if (rp->page.len && !rp->page.oom)
         sb_add(&text, "\n<<<page-content nonce=%s>>>\n%s\n<<<end page-content nonce=%s>>>",
                a->nonce, rp->page.s, a->nonce);
+    if (text.s)
+        utf8_repair(text.s);
     json_w w;
     json_w_init(&w);
     json_w_obj_begin(&w);
@@ -545,7 +1062,7 @@ static int finish(snap_agent *a, int tab_id, const char *did, const snap_settled
     json_w_bool(&w, st.navigated);
     if (t && t->nframes && t->frames[0].url) {
         json_w_key(&w, "url");
-        json_w_str(&w, t->frames[0].url);
+        json_url(&w, t->frames[0].url);
     }
     json_w_key(&w, "new_tabs");
     json_w_arr_begin(&w);
@@ -556,7 +1073,7 @@ static int finish(snap_agent *a, int tab_id, const char *did, const snap_settled
         json_w_int(&w, st.new_tabs[i]);
         if (nt && nt->nframes && nt->frames[0].url) {
             json_w_key(&w, "url");
-            json_w_str(&w, nt->frames[0].url);
+            json_url(&w, nt->frames[0].url);
         }
         json_w_obj_end(&w);
     }
@@ -602,7 +1119,7 @@ static int finish(snap_agent *a, int tab_id, const char *did, const snap_settled
         free(text.s);
     r->structured = json_w_take(&w, NULL);
     if (!r->text || !r->structured)
-        return snap_fail(r, SNAP_ENOMEM, "%s, but the result ran out of memory", did);
+        return act_fail(r, SNAP_ENOMEM, "%s, but the result ran out of memory", did);
     return 0;
 }
 
@@ -618,27 +1135,19 @@ typedef struct {
     bool dialog;
 } input_wait;
 
-/* Listener while input replies are pending: a dialog opened on the tab
- * means they will not come until it is answered, so complete them now with
- * a local error reply (see the implementation notes). */
+/* Listener while input replies are pending: notes a dialog opening on the
+ * tab, after which those replies will not come until it is answered. */
 static void on_input_event(void *ud, cdp_conn *c, const char *session, const char *method,
                            const json_val *p)
 {
+    (void)c;
     (void)p;
     input_wait *w = ud;
     if (w->dialog || strcmp(method, "Page.javascriptDialogOpening") != 0)
         return;
     snap_tab *t = snap_tab_by_session(w->a, session);
-    if (!t || t->id != w->tab)
-        return;
-    w->dialog = true;
-    for (size_t i = 0; i < w->n; i++) {
-        char msg[160];
-        int k = snprintf(msg, sizeof msg, "{\"id\":%llu,\"error\":{\"code\":-32000,"
-                         "\"message\":\"a JavaScript dialog opened\"}}",
-                         (unsigned long long)w->ids[i]);
-        cdp_conn_inject(c, msg, (size_t)k, NULL);
-    }
+    if (t && t->id == w->tab)
+        w->dialog = true;
 }
 
 /* Dispatch n input commands (method, params; params consumed) on session,
@@ -660,7 +1169,7 @@ static int dispatch_input(snap_agent *a, int tab_id, const char *session_in,
     if (cdp_listen(a->c, on_input_event, &w)) {
         for (size_t i = 0; i < n; i++)
             free(prms[i]);
-        return snap_fail(r, SNAP_EBROWSER, "too many listeners on the connection");
+        return act_fail(r, SNAP_EBROWSER, "too many listeners on the connection");
     }
     for (size_t i = 0; i < n; i++) {
         if (i >= MAX_INPUT && !rc) {
@@ -678,13 +1187,47 @@ static int dispatch_input(snap_agent *a, int tab_id, const char *session_in,
         }
         free(prms[i]);
     }
-    for (size_t i = 0; i < w.n; i++) {
+    /* Wait for "every reply, or a dialog": one message at a time, no timer. */
+    int64_t deadline = snap_now_ms() + a->o.timeout_ms;
+    bool timed_out = false;
+    for (;;) {
+        bool all = true;
+        for (size_t i = 0; i < w.n && all; i++)
+            all = cdp_reply_ready(a->c, w.ids[i]);
+        if (all || w.dialog)
+            break;
+        int64_t left = deadline - snap_now_ms();
+        if (left <= 0) {
+            timed_out = true;
+            break;
+        }
         cdp_err e2 = {0};
-        int rc2 = cdp_wait(a->c, w.ids[i], a->o.timeout_ms, NULL, &e2);
+        int rc2 = cdp_pump_one(a->c, (int)left, &e2);
+        if (rc2 && rc2 != CDP_ETIMEOUT) {
+            if (!rc) {
+                rc = rc2;
+                e = e2;
+            }
+            break;
+        }
+    }
+    for (size_t i = 0; i < w.n; i++) {
+        if (!cdp_reply_ready(a->c, w.ids[i])) {
+            /* Blocked behind the dialog (or timed out): the late reply is
+             * dropped whenever it comes. */
+            cdp_forget(a->c, w.ids[i]);
+            continue;
+        }
+        cdp_err e2 = {0};
+        int rc2 = cdp_wait(a->c, w.ids[i], 1, NULL, &e2);
         if (rc2 && !w.dialog && !rc) {
             rc = rc2;
             e = e2;
         }
+    }
+    if (timed_out && !rc && !w.dialog) {
+        rc = CDP_ETIMEOUT;
+        snprintf(e.msg, sizeof e.msg, "input: no reply within %d ms", a->o.timeout_ms);
     }
     cdp_unlisten(a->c, on_input_event, &w);
     snap_sync(a);
@@ -692,9 +1235,9 @@ static int dispatch_input(snap_agent *a, int tab_id, const char *session_in,
     *dialog = w.dialog || (t && t->dialog_open);
     if (rc && !*dialog) {
         if (rc == CDP_ETIMEOUT)
-            return snap_fail(r, SNAP_ETIMEOUT, "the page did not take the input within %d ms "
-                             "(busy script?): outcome unknown", a->o.timeout_ms);
-        return snap_fail(r, SNAP_EBROWSER, "input: %s", e.msg);
+            return act_fail(r, SNAP_ETIMEOUT, "the page did not take the input within %d ms "
+                            "(busy script?): outcome unknown", a->o.timeout_ms);
+        return act_fail(r, SNAP_EBROWSER, "input: %s", e.msg);
     }
     return 0;
 }
@@ -712,7 +1255,7 @@ static int mouse_click(snap_agent *a, int tab_id, int x, int y, bool *dialog,
 {
     snap_tab *t = snap_tab_by_id(a, tab_id);
     if (!t || t->closed)
-        return snap_fail(r, SNAP_ENOTAB, "the tab closed");
+        return act_fail(r, SNAP_ENOTAB, "the tab closed");
     static const char *const M[3] = {"Input.dispatchMouseEvent", "Input.dispatchMouseEvent",
                                      "Input.dispatchMouseEvent"};
     char *p[3] = {
@@ -727,7 +1270,7 @@ static int mouse_click(snap_agent *a, int tab_id, int x, int y, bool *dialog,
 
 /* Checks on the element before input (one call, plain values back). */
 static const char STATE_FN[] =
-    "function(){var e=this.nodeType===1?this:this.parentElement;"
+    "function(){" SF_SRC "var e=this.nodeType===1?this:this.parentElement;"
     "if(!e)return{gone:1};"
     "var r={tag:e.tagName.toLowerCase()},d=null;if(e.id)r.id=String(e.id).slice(0,40);"
     "if(e.matches(':disabled'))d=e.hasAttribute('disabled')?'disabled':"
@@ -741,7 +1284,7 @@ static const char STATE_FN[] =
     "if(s.visibility!=='visible')r.hidden='visibility: '+s.visibility;"
     "else if(e.checkVisibility&&!e.checkVisibility())r.hidden='not rendered';"
     "if(r.tag==='option'&&e.closest('select'))r.option=1;"
-    "return r;}";
+    "var sf=sfOf(e);if(sf)r.sf=sf;return r;}";
 
 /* Is the hit node (argument) the element, inside it, or its label? */
 static const char CONTAINS_FN[] =
@@ -776,6 +1319,7 @@ typedef struct {
     int x, y;                   /* top-level coordinates of the click point */
     bool option;                /* an <option> of a <select> */
     char tag[16];
+    secret_form sf;             /* it is in a form with a password/OTP field */
 } located;
 
 /* Hit-test (x, y) in session viewport coordinates: the topmost node's
@@ -901,9 +1445,9 @@ static int report_covered(snap_agent *a, int tab_id, const char *session, int hi
                                       found[i].name);
     }
     if (!found[0].n)
-        return snap_fail(r, SNAP_ECOVERED, "%s is covered by another element at the click "
-                         "point (it could not be described); close what is on top, take a "
-                         "snapshot and try again", what);
+        return act_fail(r, SNAP_ECOVERED, "%s is covered by another element at the click "
+                        "point (it could not be described); close what is on top, take a "
+                        "snapshot and try again", what);
     sbuf txt = {0};
     int nctl = 0;
     for (int i = 0; i < count; i++) {
@@ -911,16 +1455,18 @@ static int report_covered(snap_agent *a, int tab_id, const char *session, int hi
             continue;
         const char *lead = i == 0 ? "covered by: " : i == 1 ? "\nopen dialog: "
                          : nctl++ ? ", " : "\ncontrols: ";
-        if (found[i].name[0])
-            sb_add(&txt, "%s%s \"%.80s\" [e%u]", lead, found[i].role, found[i].name,
-                   found[i].n);
-        else
-            sb_add(&txt, "%s%s [e%u]", lead, found[i].role, found[i].n);
+        sb_add(&txt, "%s", lead);
+        sb_page(&txt, found[i].role, 32, 0);
+        if (found[i].name[0]) {
+            sb_putn(&txt, " ", 1);
+            sb_quoted(&txt, found[i].name, 80);
+        }
+        sb_add(&txt, " [e%u]", found[i].n);
     }
-    snap_fail(r, SNAP_ECOVERED, "%s is covered by another element, so a click would land on "
-              "that instead; close or answer it first, then try again.\n<<<page-content "
-              "nonce=%s>>>\n%s\n<<<end page-content nonce=%s>>>", what, a->nonce,
-              txt.s ? txt.s : "", a->nonce);
+    act_fail(r, SNAP_ECOVERED, "%s is covered by another element, so a click would land on "
+             "that instead; close or answer it first, then try again.\n<<<page-content "
+             "nonce=%s>>>\n%s\n<<<end page-content nonce=%s>>>", what, a->nonce,
+             txt.s ? txt.s : "", a->nonce);
     free(txt.s);
     /* Structured: the covering element and the controls, each with a ref. */
     json_w w;
@@ -1032,7 +1578,7 @@ static int locate(snap_agent *a, int tab_id, const char *frame_id, const char *o
     snap_tab *t0 = snap_tab_by_id(a, tab_id);
     snap_frame *f0 = t0 ? snap_frame_find(t0, frame_id) : NULL;
     if (!f0 || f0->gone || t0->closed)
-        return snap_fail(r, SNAP_ESTALE, "%s: its frame is no longer in the page", what);
+        return act_fail(r, SNAP_ESTALE, "%s: its frame is no longer in the page", what);
     char s[SNAP_ID_MAX];
     snprintf(s, sizeof s, "%s", f0->session);
     sessions_note(ss, s);
@@ -1046,21 +1592,23 @@ static int locate(snap_agent *a, int tab_id, const char *frame_id, const char *o
     int rc = 0;
     const json_val *v = fn_value(&st);
     if (rst && rst != CDP_EPROTOCOL) {
-        rc = snap_fail(r, SNAP_EBROWSER, "%s: %s", what, st.e.msg);
+        rc = act_fail(r, SNAP_EBROWSER, "%s: %s", what, st.e.msg);
         goto out;
     }
     if (!v || json_get(v, "gone")) {
-        rc = snap_fail(r, SNAP_ESTALE, "%s was removed from the page; take a new snapshot",
-                       what);
+        rc = act_fail(r, SNAP_ESTALE, "%s was removed from the page; take a new snapshot",
+                      what);
         goto out;
     }
     const char *tag = json_get_str(v, "tag");
     snprintf(loc->tag, sizeof loc->tag, "%s", tag ? tag : "");
     loc->option = json_get(v, "option") != NULL;
+    secret_form_note(&loc->sf, v);
     const char *dis = json_get_str(v, "disabled");
+    char pb[256];
     if (check_enabled && dis) {
-        rc = snap_fail(r, SNAP_EDISABLED, "%s is disabled (%s); it cannot be used until the "
-                       "page enables it", what, dis);
+        rc = act_fail(r, SNAP_EDISABLED, "%s is disabled (%s); it cannot be used until the "
+                      "page enables it", what, pg(pb, sizeof pb, dis));
         goto out;
     }
     if (loc->option) {
@@ -1069,8 +1617,8 @@ static int locate(snap_agent *a, int tab_id, const char *frame_id, const char *o
     }
     const char *hidden = json_get_str(v, "hidden");
     if (hidden) {
-        rc = snap_fail(r, SNAP_ENOTVISIBLE, "%s is hidden (%s); it cannot be clicked", what,
-                       hidden);
+        rc = act_fail(r, SNAP_ENOTVISIBLE, "%s is hidden (%s); it cannot be clicked", what,
+                      pg(pb, sizeof pb, hidden));
         goto out;
     }
     (void)rsc;
@@ -1081,16 +1629,16 @@ static int locate(snap_agent *a, int tab_id, const char *frame_id, const char *o
     double sy = rlm ? 0 : json_num(json_get(vp, "pageY"));
     int x, y;
     if (rqu || !quad_point(json_get(qu.rep.result, "quads"), vw, vh, &x, &y)) {
-        rc = snap_fail(r, SNAP_ENOTVISIBLE, "%s has no visible box on screen (zero size, "
-                       "clipped, or outside the viewport even after scrolling)", what);
+        rc = act_fail(r, SNAP_ENOTVISIBLE, "%s has no visible box on screen (zero size, "
+                      "clipped, or outside the viewport even after scrolling)", what);
         goto out;
     }
     /* Hit test where the click will land. */
     int hb;
     char hframe[SNAP_ID_MAX];
     if (hit_test(a, s, x, y, sx, sy, &hb, hframe) || !hb) {
-        rc = snap_fail(r, SNAP_ENOTVISIBLE, "%s: nothing can be hit at its centre (%d,%d)",
-                       what, x, y);
+        rc = act_fail(r, SNAP_ENOTVISIBLE, "%s: nothing can be hit at its centre (%d,%d)",
+                      what, x, y);
         goto out;
     }
     if (hb != backend) {
@@ -1124,7 +1672,7 @@ static int locate(snap_agent *a, int tab_id, const char *frame_id, const char *o
         snap_tab *t = snap_tab_by_id(a, tab_id);
         snap_frame *g = t ? snap_frame_find(t, gid) : NULL;
         if (!g || depth > 32) {
-            rc = snap_fail(r, SNAP_ESTALE, "%s: its frame is no longer in the page", what);
+            rc = act_fail(r, SNAP_ESTALE, "%s: its frame is no longer in the page", what);
             goto out;
         }
         if (strcmp(g->session, t->session) == 0)
@@ -1135,7 +1683,7 @@ static int locate(snap_agent *a, int tab_id, const char *frame_id, const char *o
             p = frame_parent(t, g);
         }
         if (!p || p->gone) {
-            rc = snap_fail(r, SNAP_ESTALE, "%s: its frame is no longer in the page", what);
+            rc = act_fail(r, SNAP_ESTALE, "%s: its frame is no longer in the page", what);
             goto out;
         }
         char ps[SNAP_ID_MAX], lroot[SNAP_ID_MAX];
@@ -1162,8 +1710,8 @@ static int locate(snap_agent *a, int tab_id, const char *frame_id, const char *o
         if (!content) {
             if (be)
                 pfree(&bm);
-            rc = snap_fail(r, SNAP_ENOTVISIBLE, "%s: the frame it is in has no box in its "
-                           "parent page", what);
+            rc = act_fail(r, SNAP_ENOTVISIBLE, "%s: the frame it is in has no box in its "
+                          "parent page", what);
             goto out;
         }
         ox += json_num(json_at(content, 0));
@@ -1173,8 +1721,8 @@ static int locate(snap_agent *a, int tab_id, const char *frame_id, const char *o
         char phf[SNAP_ID_MAX];
         int px = (int)dfloor(ox), py = (int)dfloor(oy);
         if (hit_test(a, ps, px, py, psx, psy, &phb, phf) || !phb) {
-            rc = snap_fail(r, SNAP_ENOTVISIBLE, "%s: its frame is outside the visible part "
-                           "of the page", what);
+            rc = act_fail(r, SNAP_ENOTVISIBLE, "%s: its frame is outside the visible part "
+                          "of the page", what);
             goto out;
         }
         if (phb != be) {
@@ -1262,7 +1810,8 @@ static void collect_changes(snap_agent *a, const char *session, const char *obs_
         rp->has_extra = true;
     }
     if (added && *added) {
-        sb_add(&rp->page, "new text: %s", added);
+        sb_add(&rp->page, "new text: ");
+        sb_page(&rp->page, added, 300, 0);
         json_w_key(&rp->extra, "new_text");
         json_w_str(&rp->extra, added);
         rp->has_extra = true;
@@ -1297,8 +1846,10 @@ static void states_line(const act_report *rp, char *buf, size_t cap)
     static const char *const K[] = {"expanded", "pressed", "selected"};
     for (size_t i = 0; i < 3 && len < cap; i++) {
         const char *v = json_get_str(o, K[i]);
+        char pb[64];
         if (v)
-            len += (size_t)snprintf(buf + len, cap - len, "%s%s=%s", len ? ", " : "", K[i], v);
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s=%s", len ? ", " : "", K[i],
+                                    pg(pb, sizeof pb, v));
     }
     if (len < cap && json_get(o, "element_removed"))
         snprintf(buf + len, cap - len, "%sthe element is gone from the page",
@@ -1364,19 +1915,20 @@ int snap_click(snap_agent *a, const char *ref, const char *obs, snap_result *r)
                   fn_params(tg.oid, PICK_OPTION_FN, NULL, true, false), &po);
         pfree(&po);
         if (rc) {
-            rc = snap_fail(r, SNAP_EBROWSER, "%s: %s", tg.what, po.e.msg);
+            rc = act_fail(r, SNAP_EBROWSER, "%s: %s", tg.what, po.e.msg);
             goto done;
         }
     } else if ((rc = mouse_click(a, tg.tab, loc.x, loc.y, &dialog, r))) {
         goto done;
     }
-    char did[200];
+    char did[800];
     snprintf(did, sizeof did, "clicked %s", tg.what);
     snap_settled st;
     if ((rc = settle(a, tg.tab, nav0, tabs0, deadline, did, &st, r)))
         goto done;
     act_report rp;
     report_init(&rp, "click", tg.ref);
+    rp.sf = loc.sf;
     if (page_usable(a, tg.tab, &st))
         collect_changes(a, tg.session, obs_oid, tg.oid, &rp);
     char states[160];
@@ -1615,7 +2167,7 @@ static size_t key_events(const keydef *k, int mods, const char **methods, char *
 /* Check the element takes text, focus it and select what it holds (so the
  * inserted text replaces it). Plain values back. */
 static const char PREP_TYPE_FN[] =
-    "function(){var e=this.nodeType===1?this:this.parentElement;if(!e)return{gone:1};"
+    "function(){" SF_SRC "var e=this.nodeType===1?this:this.parentElement;if(!e)return{gone:1};"
     "if(e.tagName==='LABEL'&&e.control)e=e.control;"
     "var r={tag:e.tagName.toLowerCase()},t=(e.type||'').toLowerCase();"
     "if(e.tagName==='SELECT')return{select:1};"
@@ -1628,7 +2180,9 @@ static const char PREP_TYPE_FN[] =
     "if(txt&&e.readOnly)return{disabled:'read-only'};"
     "if(e.closest('[aria-disabled=true]'))return{disabled:'aria-disabled'};"
     "if(e.closest('[inert]'))return{disabled:'inert (blocked by a modal)'};"
-    "r.secret=t==='password'||/one-time-code/.test(e.autocomplete||'');e.focus();"
+    "r.secret=t==='password'||/one-time-code|current-password|new-password/.test("
+    "(e.getAttribute('autocomplete')||'').toLowerCase());var sf=sfOf(e);if(sf)r.sf=sf;"
+    "e.focus();"
     "if(!txt){var s=getSelection(),g=document.createRange();g.selectNodeContents(e);"
     "s.removeAllRanges();s.addRange(g);r.ce=1;r.had=e.textContent.length>0;}"
     "else{try{e.select();}catch(x){}r.had=e.value.length>0;}"
@@ -1657,7 +2211,7 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     if (!text)
         text = "";
     if (!json_utf8_valid((const uint8_t *)text, strlen(text)))
-        return snap_fail(r, SNAP_EINVAL, "the text to type is not valid UTF-8");
+        return act_fail(r, SNAP_EINVAL, "the text to type is not valid UTF-8");
     int64_t deadline = snap_now_ms() + a->o.timeout_ms;
     target tg;
     if ((rc = resolve(a, ref, &tg, r)))
@@ -1681,20 +2235,22 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     bool secret = json_bool(json_get(v, "secret"));
     bool had = json_bool(json_get(v, "had"));
     bool select = json_get(v, "select") != NULL;
-    char why[120] = "";
+    secret_form sf = {0};
+    secret_form_note(&sf, v);
+    char why[256] = "";
     int fail = 0;
     if (rpr && rpr != CDP_EPROTOCOL) {
-        fail = snap_fail(r, SNAP_EBROWSER, "%s: %s", what, pr.e.msg);
+        fail = act_fail(r, SNAP_EBROWSER, "%s: %s", what, pr.e.msg);
     } else if (!v || json_get(v, "gone")) {
-        fail = snap_fail(r, SNAP_ESTALE, "%s was removed from the page; take a new snapshot",
-                         what);
+        fail = act_fail(r, SNAP_ESTALE, "%s was removed from the page; take a new snapshot",
+                        what);
     } else if (json_get_str(v, "no")) {
-        snprintf(why, sizeof why, "%s", json_get_str(v, "no"));
-        fail = snap_fail(r, SNAP_EINVAL, "%s does not take text (it is a %s); type into a "
-                         "textbox, a textarea or an editable element", what, why);
+        pg(why, sizeof why, json_get_str(v, "no"));
+        fail = act_fail(r, SNAP_EINVAL, "%s does not take text (it is a %s); type into a "
+                        "textbox, a textarea or an editable element", what, why);
     } else if (json_get_str(v, "disabled")) {
-        snprintf(why, sizeof why, "%s", json_get_str(v, "disabled"));
-        fail = snap_fail(r, SNAP_EDISABLED, "%s is %s; it cannot be typed into", what, why);
+        pg(why, sizeof why, json_get_str(v, "disabled"));
+        fail = act_fail(r, SNAP_EDISABLED, "%s is %s; it cannot be typed into", what, why);
     }
     pfree(&sc);
     pfree(&ob);
@@ -1742,7 +2298,7 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
         }
         pfree(&vv);
     }
-    char did[300];
+    char did[800];
     if (secret)
         snprintf(did, sizeof did, "typed %zu characters into %s (a secret field: not shown)",
                  strlen(text), what);
@@ -1766,12 +2322,14 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     }
     act_report rp;
     report_init(&rp, "type", tg.ref);
+    rp.sf = sf;
     if (value && !secret) {
         bool same = strcmp(value, text) == 0;
         if (!same)
             snprintf(did + strlen(did), sizeof did - strlen(did),
                      " (the field holds something else than what was typed)");
-        sb_add(&rp.page, "value now: %.300s%s", value, strlen(value) > 300 ? "..." : "");
+        sb_add(&rp.page, "value now: ");
+        sb_page(&rp.page, value, 300, PG_KEEP_NL);
         json_w_key(&rp.extra, "value");
         json_w_str(&rp.extra, value);
         json_w_key(&rp.extra, "value_matches");
@@ -1792,7 +2350,8 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
             const char *added = json_str(fn_value(&co), NULL);
             /* The typed text itself shows up as new text in contenteditables. */
             if (added && *added && !secret && strcmp(added, text) != 0) {
-                sb_add(&rp.page, "%snew text: %s", rp.page.len ? "\n" : "", added);
+                sb_add(&rp.page, "%snew text: ", rp.page.len ? "\n" : "");
+                sb_page(&rp.page, added, 300, 0);
                 json_w_key(&rp.extra, "new_text");
                 json_w_str(&rp.extra, added);
                 rp.has_extra = true;
@@ -1881,8 +2440,10 @@ static const char VALUE_SELECT_FN[] =
 static void options_list(const json_val *v, sbuf *b)
 {
     size_t i = 0;
-    for (const json_val *o = json_first(json_get(v, "avail")); o; o = json_next(o), i++)
-        sb_add(b, "%s\"%s\"", i ? ", " : "", json_str(o, NULL) ? json_str(o, NULL) : "");
+    for (const json_val *o = json_first(json_get(v, "avail")); o; o = json_next(o), i++) {
+        sb_add(b, "%s", i ? ", " : "");
+        sb_quoted(b, json_str(o, NULL) ? json_str(o, NULL) : "", 100);
+    }
     int64_t total = json_get_int(v, "total", 0);
     if (total > (int64_t)i)
         sb_add(b, " and %lld more", (long long)(total - (int64_t)i));
@@ -1918,7 +2479,7 @@ static int click_object(snap_agent *a, const target *tg, const char *oid, const 
         be = (int)json_get_int(json_get(dn.rep.result, "node"), "backendNodeId", 0);
     pfree(&dn);
     if (!be)
-        return snap_fail(r, SNAP_ESTALE, "%s is gone from the page", what);
+        return act_fail(r, SNAP_ESTALE, "%s is gone from the page", what);
     located loc;
     int rc = locate(a, tg->tab, tg->frame, oid, be, what, true, ss, &loc, r);
     if (rc)
@@ -1934,8 +2495,8 @@ static int select_aria(snap_agent *a, const target *tg, const char *role,
 {
     bool combo = strcmp(role, "listbox") != 0;
     if (combo && n > 1)
-        return snap_fail(r, SNAP_EINVAL, "%s is a combobox: choose one option at a time",
-                         what);
+        return act_fail(r, SNAP_EINVAL, "%s is a combobox: choose one option at a time",
+                        what);
     for (size_t i = 0; i < n; i++) {
         if (combo) {
             int rc = click_object(a, tg, tg->oid, what, ss, dialog, r);
@@ -1949,7 +2510,7 @@ static int select_aria(snap_agent *a, const target *tg, const char *role,
                       &fo);
         free(arg);
         if (rc) {
-            snap_fail(r, SNAP_EBROWSER, "%s: %s", what, fo.e.msg);
+            act_fail(r, SNAP_EBROWSER, "%s: %s", what, fo.e.msg);
             pfree(&fo);
             return SNAP_EBROWSER;
         }
@@ -1961,14 +2522,16 @@ static int select_aria(snap_agent *a, const target *tg, const char *role,
             json_doc *d = js ? json_parse(js, strlen(js), NULL, NULL) : NULL;
             const json_val *dv = json_doc_root(d);
             if (json_get(dv, "nolist")) {
-                snap_fail(r, SNAP_EINVAL, "%s: no listbox with options appeared%s; take a "
-                          "snapshot to see what opened", what, combo ? " after opening it" : "");
+                act_fail(r, SNAP_EINVAL, "%s: no listbox with options appeared%s; take a "
+                         "snapshot to see what opened", what, combo ? " after opening it" : "");
             } else {
-                sbuf b = {0};
+                sbuf b = {0}, v = {0};
                 options_list(dv, &b);
-                snap_fail(r, SNAP_EINVAL, "%s has no option \"%.100s\"; its options: %s", what,
-                          values[i], b.s ? b.s : "none");
+                sb_quoted(&v, values[i], 100);
+                act_fail(r, SNAP_EINVAL, "%s has no option %s; its options: %s", what,
+                         v.s ? v.s : "", b.s ? b.s : "none");
                 free(b.s);
+                free(v.s);
             }
             json_doc_free(d);
             pfree(&fo);
@@ -1987,11 +2550,20 @@ static int select_aria(snap_agent *a, const target *tg, const char *role,
                            &sel) == 0)
             already = json_bool(fn_value(&sel));
         pfree(&sel);
-        char owhat[200];
-        snprintf(owhat, sizeof owhat, "option \"%.60s\" of %s", values[i], what);
+        char owhat[600];
+        {
+            sbuf ob = {0};
+            sb_add(&ob, "option ");
+            sb_quoted(&ob, values[i], 60);
+            sb_add(&ob, " of %s", what);
+            snprintf(owhat, sizeof owhat, "%s", ob.s && !ob.oom ? ob.s : "an option");
+            utf8_repair(owhat);
+            free(ob.s);
+        }
         if (!already && (rc = click_object(a, tg, ooid, owhat, ss, dialog, r)))
             return rc;
-        sb_add(chosen, "%s\"%s\"", i ? ", " : "", values[i]);
+        sb_add(chosen, "%s", i ? ", " : "");
+        sb_quoted(chosen, values[i], 100);
         if (*dialog)
             return 0;
     }
@@ -2006,10 +2578,10 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
     if (rc)
         return rc;
     if (!values || n == 0)
-        return snap_fail(r, SNAP_EINVAL, "select needs at least one option label or value");
+        return act_fail(r, SNAP_EINVAL, "select needs at least one option label or value");
     for (size_t i = 0; i < n; i++)
         if (!values[i] || !json_utf8_valid((const uint8_t *)values[i], strlen(values[i])))
-            return snap_fail(r, SNAP_EINVAL, "option %zu is missing or not valid UTF-8", i + 1);
+            return act_fail(r, SNAP_EINVAL, "option %zu is missing or not valid UTF-8", i + 1);
     int64_t deadline = snap_now_ms() + a->o.timeout_ms;
     target tg;
     if ((rc = resolve(a, ref, &tg, r)))
@@ -2035,29 +2607,34 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
     const json_val *v = fn_value(&sv);
     bool native = json_get(v, "ok") != NULL;
     if (rsv && rsv != CDP_EPROTOCOL) {
-        rc = snap_fail(r, SNAP_EBROWSER, "%s: %s", what, sv.e.msg);
+        rc = act_fail(r, SNAP_EBROWSER, "%s: %s", what, sv.e.msg);
     } else if (!v || json_get(v, "gone")) {
-        rc = snap_fail(r, SNAP_ESTALE, "%s was removed from the page; take a new snapshot",
-                       what);
+        rc = act_fail(r, SNAP_ESTALE, "%s was removed from the page; take a new snapshot",
+                      what);
     } else if (json_get_str(v, "disabled")) {
-        rc = snap_fail(r, SNAP_EDISABLED, "%s is %s; no option can be chosen", what,
-                       json_get_str(v, "disabled"));
+        char pb[256];
+        rc = act_fail(r, SNAP_EDISABLED, "%s is %s; no option can be chosen", what,
+                      pg(pb, sizeof pb, json_get_str(v, "disabled")));
     } else if (json_get(v, "miss")) {
         sbuf b = {0}, m = {0};
         options_list(v, &b);
         size_t i = 0;
-        for (const json_val *o = json_first(json_get(v, "miss")); o; o = json_next(o), i++)
-            sb_add(&m, "%s\"%.100s\"", i ? ", " : "", json_str(o, NULL));
-        rc = snap_fail(r, SNAP_EINVAL, "%s has no option %s; its options: %s", what,
-                       m.s ? m.s : "", b.s ? b.s : "none");
+        for (const json_val *o = json_first(json_get(v, "miss")); o; o = json_next(o), i++) {
+            sb_add(&m, "%s", i ? ", " : "");
+            sb_quoted(&m, json_str(o, NULL), 100);
+        }
+        rc = act_fail(r, SNAP_EINVAL, "%s has no option %s; its options: %s", what,
+                      m.s ? m.s : "", b.s ? b.s : "none");
         free(b.s);
         free(m.s);
     } else if (json_get(v, "single")) {
-        rc = snap_fail(r, SNAP_EINVAL, "%s takes one option, not %zu", what, n);
+        rc = act_fail(r, SNAP_EINVAL, "%s takes one option, not %zu", what, n);
     } else if (json_get(v, "ok")) {
         size_t i = 0;
-        for (const json_val *o = json_first(json_get(v, "sel")); o; o = json_next(o), i++)
-            sb_add(&chosen, "%s\"%s\"", i ? ", " : "", json_str(o, NULL));
+        for (const json_val *o = json_first(json_get(v, "sel")); o; o = json_next(o), i++) {
+            sb_add(&chosen, "%s", i ? ", " : "");
+            sb_quoted(&chosen, json_str(o, NULL), 100);
+        }
     } else {
         const char *role = json_get_str(v, "role");
         const char *popup = json_get_str(v, "popup");
@@ -2065,11 +2642,14 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
             rc = select_aria(a, &tg, role, values, n, what, &ss, &dialog, &chosen, r);
         else if (popup && strcmp(popup, "listbox") == 0)
             rc = select_aria(a, &tg, "combobox", values, n, what, &ss, &dialog, &chosen, r);
-        else
-            rc = snap_fail(r, SNAP_EINVAL, "%s is a <%s>%s%s, not a select, listbox or "
-                           "combobox; click it instead", what, json_get_str(v, "tag") ?
-                           json_get_str(v, "tag") : "?", role && *role ? " with role " : "",
-                           role ? role : "");
+        else {
+            char pt[256], pr[256];
+            rc = act_fail(r, SNAP_EINVAL, "%s is a <%s>%s%s, not a select, listbox or "
+                          "combobox; click it instead", what,
+                          pg(pt, sizeof pt, json_get_str(v, "tag") ? json_get_str(v, "tag")
+                                                                   : "?"),
+                          role && *role ? " with role " : "", pg(pr, sizeof pr, role));
+        }
     }
     pfree(&sv);
     if (rc) {
@@ -2077,8 +2657,9 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
         release_all(a, &tg, &ss);
         return rc;
     }
-    char did[400];
+    char did[2000];
     snprintf(did, sizeof did, "chose %s in %s", chosen.s ? chosen.s : "", what);
+    utf8_repair(did);
     free(chosen.s);
     snap_settled st;
     if ((rc = settle(a, tab_id, nav0, tabs0, deadline, did, &st, r)))
@@ -2095,7 +2676,8 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
             json_w_key(&rp.extra, "selected");
             json_w_arr_begin(&rp.extra);
             for (const json_val *o = json_first(cv); o; o = json_next(o), i++) {
-                sb_add(&rp.page, "%s%s", i ? ", " : "selected now: ", json_str(o, NULL));
+                sb_add(&rp.page, "%s", i ? ", " : "selected now: ");
+                sb_page(&rp.page, json_str(o, NULL), 100, 0);
                 json_w_str(&rp.extra, json_str(o, NULL));
             }
             json_w_arr_end(&rp.extra);
@@ -2150,8 +2732,11 @@ static void report_focus(snap_agent *a, int tab_id, act_report *rp)
             } else if (be) {
                 uint32_t n = snap_ref_for(a, tab_id, fid, loader, be, role, name);
                 if (n) {
-                    sb_add(&rp->page, "%sfocus: %s \"%.80s\" [e%u]", rp->page.len ? "\n" : "",
-                           role, name, n);
+                    sb_add(&rp->page, "%sfocus: ", rp->page.len ? "\n" : "");
+                    sb_page(&rp->page, role, 32, 0);
+                    sb_putn(&rp->page, " ", 1);
+                    sb_quoted(&rp->page, name, 80);
+                    sb_add(&rp->page, " [e%u]", n);
                     char refs[16];
                     snprintf(refs, sizeof refs, "e%u", n);
                     json_w_key(&rp->extra, "focus");
@@ -2175,10 +2760,10 @@ int snap_press(snap_agent *a, const char *key, const char *obs, snap_result *r)
     int mods;
     keydef k;
     if (!key || !key_parse(key, &mods, &k))
-        return snap_fail(r, SNAP_EINVAL, "'%.40s' is not a key: use names like Enter, Tab, "
-                         "Escape, Backspace, ArrowDown, PageDown, Home, F5, a single "
-                         "character, or combinations like Control+A, Shift+Tab",
-                         key ? key : "");
+        return act_fail(r, SNAP_EINVAL, "'%.40s' is not a key: use names like Enter, Tab, "
+                        "Escape, Backspace, ArrowDown, PageDown, Home, F5, a single "
+                        "character, or combinations like Control+A, Shift+Tab",
+                        key ? key : "");
     int64_t deadline = snap_now_ms() + a->o.timeout_ms;
     int tab_id = t->id;
     uint64_t nav0 = t->nav;
@@ -2189,9 +2774,22 @@ int snap_press(snap_agent *a, const char *key, const char *obs, snap_result *r)
     sessions_note(&ss, session);
     char expr[sizeof OBSERVE_FN + 32];
     snprintf(expr, sizeof expr, "(%s).call(document)", OBSERVE_FN);
-    pcall ob;
-    call(a, session, "Runtime.evaluate", params("ss", "expression", expr, "objectGroup",
-                                                ACT_GROUP), &ob);
+    /* Is the focused element in a form with a password field (Enter may
+     * submit it)? In the same round trip as the recorder. */
+    static const char SF_EXPR[] =
+        "(function(){" SF_SRC "var e=document.activeElement;while(e&&e.shadowRoot&&"
+        "e.shadowRoot.activeElement)e=e.shadowRoot.activeElement;var s=sfOf(e);"
+        "return s?{sf:s}:{};})()";
+    pcall ob, sfc;
+    psend_p(a, session, "Runtime.evaluate", params("ss", "expression", expr, "objectGroup",
+                                                   ACT_GROUP), &ob);
+    psend_p(a, session, "Runtime.evaluate", params("sb", "expression", SF_EXPR,
+                                                   "returnByValue", true), &sfc);
+    pwait(a, &ob);
+    pwait(a, &sfc);
+    secret_form sf = {0};
+    secret_form_note(&sf, fn_value(&sfc));
+    pfree(&sfc);
     char obs_oid[SNAP_ID_MAX] = "";
     if (fn_object(&ob) && strlen(fn_object(&ob)) < SNAP_ID_MAX)
         snprintf(obs_oid, sizeof obs_oid, "%s", fn_object(&ob));
@@ -2209,6 +2807,7 @@ int snap_press(snap_agent *a, const char *key, const char *obs, snap_result *r)
         return rc;
     act_report rp;
     report_init(&rp, "press", NULL);
+    rp.sf = sf;
     if (page_usable(a, tab_id, &st)) {
         if (*obs_oid) {
             pcall co;
@@ -2216,7 +2815,8 @@ int snap_press(snap_agent *a, const char *key, const char *obs, snap_result *r)
                      fn_params(obs_oid, COLLECT_FN, NULL, true, false), &co) == 0) {
                 const char *added = json_str(fn_value(&co), NULL);
                 if (added && *added) {
-                    sb_add(&rp.page, "new text: %s", added);
+                    sb_add(&rp.page, "new text: ");
+                    sb_page(&rp.page, added, 300, 0);
                     json_w_key(&rp.extra, "new_text");
                     json_w_str(&rp.extra, added);
                     rp.has_extra = true;
@@ -2277,7 +2877,7 @@ int snap_scroll(snap_agent *a, const char *ref, const char *direction, snap_resu
     int d = 0;
     target tg;
     memset(&tg, 0, sizeof tg);
-    char did[200];
+    char did[900];
     session_set ss = {0};
     if (ref && *ref) {
         if ((rc = resolve(a, ref, &tg, r)))
@@ -2288,8 +2888,8 @@ int snap_scroll(snap_agent *a, const char *ref, const char *direction, snap_resu
         rc = call(a, tg.session, "DOM.scrollIntoViewIfNeeded",
                   params("s", "objectId", tg.oid), &sc);
         if (rc) {
-            rc = snap_fail(r, rc == CDP_EPROTOCOL ? SNAP_ENOTVISIBLE : SNAP_EBROWSER,
-                           "%s cannot be scrolled into view: %s", what, sc.e.msg);
+            rc = act_fail(r, rc == CDP_EPROTOCOL ? SNAP_ENOTVISIBLE : SNAP_EBROWSER,
+                          "%s cannot be scrolled into view: %s", what, sc.e.msg);
             pfree(&sc);
             release_all(a, &tg, &ss);
             return rc;
@@ -2303,8 +2903,8 @@ int snap_scroll(snap_agent *a, const char *ref, const char *direction, snap_resu
             if (name_eq(dir, strlen(dir), DIRS[i]))
                 d = i + 1;
         if (!d)
-            return snap_fail(r, SNAP_EINVAL, "scroll direction '%.20s' is not one of down, up, "
-                             "top, bottom (or give a ref to scroll it into view)", dir);
+            return act_fail(r, SNAP_EINVAL, "scroll direction '%.20s' is not one of down, up, "
+                            "top, bottom (or give a ref to scroll it into view)", dir);
         snprintf(did, sizeof did, "scrolled %s", DIRS[d - 1]);
     }
     int tab_id = t->id;
@@ -2317,7 +2917,7 @@ int snap_scroll(snap_agent *a, const char *ref, const char *direction, snap_resu
     int64_t y1 = json_get_int(v, "y", 0);
     pfree(&sv);
     if (rc) {
-        rc = snap_fail(r, SNAP_EBROWSER, "scroll: %s", sv.e.msg);
+        rc = act_fail(r, SNAP_EBROWSER, "scroll: %s", sv.e.msg);
         release_all(a, &tg, &ss);
         return rc;
     }
@@ -2333,12 +2933,12 @@ int snap_scroll(snap_agent *a, const char *ref, const char *direction, snap_resu
         v = fn_value(&sv);
         int64_t y = json_get_int(v, "y", 0), h = json_get_int(v, "h", 0);
         int64_t vh = json_get_int(v, "vh", 0);
-        const char *inner = json_get_str(v, "inner");
+        char inner[128];
+        pg(inner, sizeof inner, json_get_str(v, "inner") ? json_get_str(v, "inner") : "");
         size_t len = strlen(did);
         snprintf(did + len, sizeof did - len, "%s, now at %lld of %lld px (viewport %lld px%s%s)"
                  "%s", d && y == y0 && y1 == y0 ? " (it was already there)" : "",
-                 (long long)y, (long long)h, (long long)vh, inner && *inner ? ", in " : "",
-                 inner && *inner ? inner : "",
+                 (long long)y, (long long)h, (long long)vh, *inner ? ", in " : "", inner,
                  y + vh >= h - 1 ? " at the bottom" : y <= 0 ? " at the top" : "");
         if (h != h0 && h0) {
             len = strlen(did);
@@ -2398,11 +2998,11 @@ int snap_history(snap_agent *a, int delta, snap_result *r)
     if (rc)
         return rc;
     if (delta == 0)
-        return snap_fail(r, SNAP_EINVAL, "history needs -1 (back) or +1 (forward)");
+        return act_fail(r, SNAP_EINVAL, "history needs -1 (back) or +1 (forward)");
     int64_t deadline = snap_now_ms() + a->o.timeout_ms;
     pcall h;
     if (call0(a, t->session, "Page.getNavigationHistory", &h)) {
-        rc = snap_fail(r, SNAP_EBROWSER, "history: %s", h.e.msg);
+        rc = act_fail(r, SNAP_EBROWSER, "history: %s", h.e.msg);
         pfree(&h);
         return rc;
     }
@@ -2412,10 +3012,10 @@ int snap_history(snap_agent *a, int delta, snap_result *r)
     if (want < 0 || want >= (int64_t)json_len(entries)) {
         pfree(&h);
         if (delta < 0)
-            return snap_fail(r, SNAP_EINVAL, "tab t%d has no earlier page to go back to "
-                             "(this is the first page of its history)", t->id);
-        return snap_fail(r, SNAP_EINVAL, "tab t%d has no later page to go forward to "
-                         "(this is the last page of its history)", t->id);
+            return act_fail(r, SNAP_EINVAL, "tab t%d has no earlier page to go back to "
+                            "(this is the first page of its history)", t->id);
+        return act_fail(r, SNAP_EINVAL, "tab t%d has no later page to go forward to "
+                        "(this is the last page of its history)", t->id);
     }
     const json_val *entry = json_at(entries, (size_t)want);
     int entry_id = (int)json_get_int(entry, "id", 0);
@@ -2428,14 +3028,14 @@ int snap_history(snap_agent *a, int delta, snap_result *r)
     size_t tabs0 = a->ntabs;
     nav_watch w = {a, tab_id, false};
     if (cdp_listen(a->c, on_nav_event, &w))
-        return snap_fail(r, SNAP_EBROWSER, "too many listeners on the connection");
+        return act_fail(r, SNAP_EBROWSER, "too many listeners on the connection");
     pcall ne;
     rc = call(a, t->session, "Page.navigateToHistoryEntry", params("i", "entryId", entry_id),
               &ne);
     pfree(&ne);
     if (rc) {
         cdp_unlisten(a->c, on_nav_event, &w);
-        return snap_fail(r, SNAP_EBROWSER, "history: %s", ne.e.msg);
+        return act_fail(r, SNAP_EBROWSER, "history: %s", ne.e.msg);
     }
     /* The new document (or same-document entry) first, then its consequences. */
     for (;;) {
@@ -2454,10 +3054,14 @@ int snap_history(snap_agent *a, int delta, snap_result *r)
     cdp_unlisten(a->c, on_nav_event, &w);
     char did[700];
     /* A new document is reported by the settle line ("navigated to ..."). */
-    if (w.same_doc)
+    if (w.same_doc) {
+        sbuf ub = {0};
+        sb_url(&ub, url, 300);
         snprintf(did, sizeof did, "went %s to %s (same document)",
-                 delta < 0 ? "back" : "forward", url);
-    else
+                 delta < 0 ? "back" : "forward", ub.s && !ub.oom ? ub.s : "");
+        utf8_repair(did);
+        free(ub.s);
+    } else
         snprintf(did, sizeof did, "went %s", delta < 0 ? "back" : "forward");
     snap_settled st;
     if ((rc = settle(a, tab_id, nav0, tabs0, deadline, did, &st, r)))
@@ -2537,8 +3141,10 @@ static int tabs_list(snap_agent *a, snap_result *r)
             continue;
         open++;
         bool cur = t->id == a->cur;
-        sb_add(&b, "%st%d%s \"%.80s\" %s", open > 1 ? "\n" : "", t->id, cur ? " (current)" : "",
-               t->title ? t->title : "", tab_url(t));
+        sb_add(&b, "%st%d%s ", open > 1 ? "\n" : "", t->id, cur ? " (current)" : "");
+        sb_quoted(&b, t->title ? t->title : "", 80);
+        sb_putn(&b, " ", 1);
+        sb_url(&b, tab_url(t), 300);
         if (t->opener)
             sb_add(&b, " (opened by t%d)", t->opener);
         if (t->dialog_open)
@@ -2547,7 +3153,7 @@ static int tabs_list(snap_agent *a, snap_result *r)
         json_w_key(&w, "tab");
         json_w_int(&w, t->id);
         json_w_key(&w, "url");
-        json_w_str(&w, tab_url(t));
+        json_url(&w, tab_url(t));
         json_w_key(&w, "title");
         json_w_str(&w, t->title ? t->title : "");
         json_w_key(&w, "current");
@@ -2589,7 +3195,7 @@ static int tabs_list(snap_agent *a, snap_result *r)
     r->text = out.s;
     r->structured = json_w_take(&w, NULL);
     if (!r->text || !r->structured)
-        return snap_fail(r, SNAP_ENOMEM, "out of memory listing tabs");
+        return act_fail(r, SNAP_ENOMEM, "out of memory listing tabs");
     return 0;
 }
 
@@ -2597,35 +3203,35 @@ int snap_tabs(snap_agent *a, const char *action, const char *tab, snap_result *r
 {
     memset(r, 0, sizeof *r);
     if (snap_sync(a))
-        return snap_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
+        return act_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
     if (!action || !*action || strcmp(action, "list") == 0)
         return tabs_list(a, r);
     bool sw = strcmp(action, "switch") == 0, cl = strcmp(action, "close") == 0;
     if (!sw && !cl)
-        return snap_fail(r, SNAP_EINVAL, "tabs action '%.20s' is not list, switch or close",
-                         action);
+        return act_fail(r, SNAP_EINVAL, "tabs action '%.20s' is not list, switch or close",
+                        action);
     snap_tab *cur = snap_tab_current(a);
     if (cur && cur->dialog_open)
         return refuse_dialog(a, cur, r);
     int id = tab && *tab ? parse_tab(tab) : (cl && cur ? cur->id : 0);
     if (!id)
-        return snap_fail(r, SNAP_EINVAL, "'%.20s' is not a tab id (they look like t2; tabs "
-                         "list shows them)", tab ? tab : "");
+        return act_fail(r, SNAP_EINVAL, "'%.20s' is not a tab id (they look like t2; tabs "
+                        "list shows them)", tab ? tab : "");
     snap_tab *t = snap_tab_by_id(a, id);
     if (!t)
-        return snap_fail(r, SNAP_ENOTAB, "there is no tab t%d", id);
+        return act_fail(r, SNAP_ENOTAB, "there is no tab t%d", id);
     if (t->closed)
-        return snap_fail(r, SNAP_ENOTAB, "tab t%d is closed (closed tabs never come back; "
-                         "tabs list shows the open ones)", id);
+        return act_fail(r, SNAP_ENOTAB, "tab t%d is closed (closed tabs never come back; "
+                        "tabs list shows the open ones)", id);
     char *prm = params("s", "targetId", t->target);
     pcall pc;
     int rc = call(a, NULL, sw ? "Target.activateTarget" : "Target.closeTarget", prm, &pc);
     pfree(&pc);
     if (rc && !(cl && rc == CDP_EPROTOCOL))
-        return snap_fail(r, SNAP_EBROWSER, "tabs %s: %s", action, pc.e.msg);
+        return act_fail(r, SNAP_EBROWSER, "tabs %s: %s", action, pc.e.msg);
     t = snap_tab_by_id(a, id);
     if (!t)
-        return snap_fail(r, SNAP_ENOTAB, "tab t%d is gone", id);
+        return act_fail(r, SNAP_ENOTAB, "tab t%d is gone", id);
     char did[800];
     if (sw) {
         a->cur = id;
@@ -2646,12 +3252,15 @@ int snap_tabs(snap_agent *a, const char *action, const char *tab, snap_result *r
     snap_tab *now = snap_tab_current(a);
     snap_obs_issue(a, now, r->obs);
     sbuf b = {0};
-    if (now)
-        sb_add(&b, "%s; current tab t%d [obs %s]\n<<<page-content nonce=%s>>>\n\"%.80s\" %s"
-               "%s\n<<<end page-content nonce=%s>>>", did, now->id, r->obs, a->nonce,
-               now->title ? now->title : "", tab_url(now),
+    if (now) {
+        sb_add(&b, "%s; current tab t%d [obs %s]\n<<<page-content nonce=%s>>>\n", did, now->id,
+               r->obs, a->nonce);
+        sb_quoted(&b, now->title ? now->title : "", 80);
+        sb_putn(&b, " ", 1);
+        sb_url(&b, tab_url(now), 300);
+        sb_add(&b, "%s\n<<<end page-content nonce=%s>>>",
                now->dialog_open ? " (a dialog is open)" : "", a->nonce);
-    else
+    } else
         sb_add(&b, "%s; no tab is open now (open a page)", did);
     json_w w;
     json_w_init(&w);
@@ -2666,7 +3275,7 @@ int snap_tabs(snap_agent *a, const char *action, const char *tab, snap_result *r
     json_w_int(&w, now ? now->id : 0);
     if (now) {
         json_w_key(&w, "url");
-        json_w_str(&w, tab_url(now));
+        json_url(&w, tab_url(now));
     }
     json_w_key(&w, "obs");
     json_w_str(&w, r->obs);
@@ -2677,7 +3286,7 @@ int snap_tabs(snap_agent *a, const char *action, const char *tab, snap_result *r
     r->text = b.s;
     r->structured = json_w_take(&w, NULL);
     if (!r->text || !r->structured)
-        return snap_fail(r, SNAP_ENOMEM, "out of memory");
+        return act_fail(r, SNAP_ENOMEM, "out of memory");
     return 0;
 }
 
@@ -2687,20 +3296,20 @@ int snap_dialog(snap_agent *a, bool accept, const char *prompt_text, snap_result
 {
     memset(r, 0, sizeof *r);
     if (snap_sync(a))
-        return snap_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
+        return act_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
     snap_tab *t = snap_tab_current(a);
     if (!t)
-        return snap_fail(r, SNAP_ENOTAB, "no open tab");
+        return act_fail(r, SNAP_ENOTAB, "no open tab");
     if (!t->dialog_open) {
         for (size_t i = 0; i < a->ntabs; i++)
             if (!a->tabs[i].closed && a->tabs[i].dialog_open)
-                return snap_fail(r, SNAP_EDIALOG, "no dialog is open in the current tab t%d; "
-                                 "tab t%d has a %s dialog (tabs switch t%d first)", t->id,
-                                 a->tabs[i].id, a->tabs[i].dialog_type, a->tabs[i].id);
-        return snap_fail(r, SNAP_EDIALOG, "no dialog is open in tab t%d", t->id);
+                return act_fail(r, SNAP_EDIALOG, "no dialog is open in the current tab t%d; "
+                                "tab t%d has a %s dialog (tabs switch t%d first)", t->id,
+                                a->tabs[i].id, a->tabs[i].dialog_type, a->tabs[i].id);
+        return act_fail(r, SNAP_EDIALOG, "no dialog is open in tab t%d", t->id);
     }
     if (prompt_text && !json_utf8_valid((const uint8_t *)prompt_text, strlen(prompt_text)))
-        return snap_fail(r, SNAP_EINVAL, "the prompt text is not valid UTF-8");
+        return act_fail(r, SNAP_EINVAL, "the prompt text is not valid UTF-8");
     int64_t deadline = snap_now_ms() + a->o.timeout_ms;
     int tab_id = t->id;
     uint64_t nav0 = t->nav;
@@ -2726,7 +3335,7 @@ int snap_dialog(snap_agent *a, bool accept, const char *prompt_text, snap_result
         pfree(&pc);
     }
     if (rc)
-        return snap_fail(r, SNAP_EBROWSER, "dialog: %s", pc.e.msg);
+        return act_fail(r, SNAP_EBROWSER, "dialog: %s", pc.e.msg);
     cdp_reply ev;
     cdp_err e;
     if (cdp_wait_event(a->c, since, NULL, "Page.javascriptDialogClosed", NULL, NULL, 3000, &ev,
@@ -2756,6 +3365,7 @@ int snap_dialog(snap_agent *a, bool accept, const char *prompt_text, snap_result
 /* ---- screenshot ---- */
 
 #define SHOT_MAX_HEIGHT 16384   /* full-page captures are cut here (and say so) */
+#define SHOT_MAX_WIDTH 4096     /* and here: a page can be made arbitrarily wide */
 
 int snap_screenshot(snap_agent *a, bool full_page, snap_result *r)
 {
@@ -2769,7 +3379,7 @@ int snap_screenshot(snap_agent *a, bool full_page, snap_result *r)
     if (full_page) {
         pcall lm;
         if (call0(a, t->session, "Page.getLayoutMetrics", &lm)) {
-            rc = snap_fail(r, SNAP_EBROWSER, "screenshot: %s", lm.e.msg);
+            rc = act_fail(r, SNAP_EBROWSER, "screenshot: %s", lm.e.msg);
             pfree(&lm);
             return rc;
         }
@@ -2779,6 +3389,10 @@ int snap_screenshot(snap_agent *a, bool full_page, snap_result *r)
         pfree(&lm);
         if (ch > SHOT_MAX_HEIGHT) {
             ch = SHOT_MAX_HEIGHT;
+            cut = true;
+        }
+        if (cw > SHOT_MAX_WIDTH) {
+            cw = SHOT_MAX_WIDTH;
             cut = true;
         }
         if (cw < 1 || ch < 1)
@@ -2811,7 +3425,7 @@ int snap_screenshot(snap_agent *a, bool full_page, snap_result *r)
     size_t blen = 0;
     const char *b64 = rc ? NULL : json_str(json_get(pc.rep.result, "data"), &blen);
     if (!b64) {
-        rc = snap_fail(r, SNAP_EBROWSER, "screenshot: %s", rc ? pc.e.msg : "no data");
+        rc = act_fail(r, SNAP_EBROWSER, "screenshot: %s", rc ? pc.e.msg : "no data");
         pfree(&pc);
         return rc;
     }
@@ -2823,8 +3437,8 @@ int snap_screenshot(snap_agent *a, bool full_page, snap_result *r)
     if (n < 24 || memcmp(img, SIG, 8) != 0) {
         bool oom = !img;
         free(img);
-        return snap_fail(r, oom ? SNAP_ENOMEM : SNAP_EBROWSER, "screenshot: %s",
-                         oom ? "out of memory" : "the browser sent no PNG");
+        return act_fail(r, oom ? SNAP_ENOMEM : SNAP_EBROWSER, "screenshot: %s",
+                        oom ? "out of memory" : "the browser sent no PNG");
     }
     uint32_t width = (uint32_t)img[16] << 24 | (uint32_t)img[17] << 16 |
                      (uint32_t)img[18] << 8 | img[19];
@@ -2836,7 +3450,7 @@ int snap_screenshot(snap_agent *a, bool full_page, snap_result *r)
     sbuf b = {0};
     sb_add(&b, "screenshot of tab t%d (%s): %ux%u PNG, %zd bytes%s [obs %s]", t->id,
            full_page ? "full page" : "viewport", width, height, n,
-           cut ? "; the page is taller, cut at 16384 px" : "", r->obs);
+           cut ? "; the page is larger, cut at 4096x16384 px" : "", r->obs);
     json_w w;
     json_w_init(&w);
     json_w_obj_begin(&w);
@@ -2864,6 +3478,6 @@ int snap_screenshot(snap_agent *a, bool full_page, snap_result *r)
     r->text = b.s;
     r->structured = json_w_take(&w, NULL);
     if (!r->text || !r->structured)
-        return snap_fail(r, SNAP_ENOMEM, "out of memory");
+        return act_fail(r, SNAP_ENOMEM, "out of memory");
     return 0;
 }

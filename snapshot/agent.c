@@ -53,6 +53,17 @@ static void setstr(char **dst, const char *s)
     }
 }
 
+/* Frame URLs are stored with credentials and secret-looking query values
+ * already hidden (snap_url_redact), so no later output can show them. */
+static void set_url(char **dst, const char *url)
+{
+    char *red = snap_url_redact(url ? url : "", false, NULL);
+    if (red) {
+        free(*dst);
+        *dst = red;
+    }
+}
+
 static void copyid(char dst[SNAP_ID_MAX], const char *s)
 {
     snprintf(dst, SNAP_ID_MAX, "%s", s ? s : "");
@@ -95,8 +106,15 @@ int snap_fail(snap_result *r, int code, const char *fmt, ...)
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int len = vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (len >= (int)sizeof msg) {
+        /* Cut on a character boundary: the text must stay valid UTF-8. */
+        size_t n = sizeof msg - 1;
+        while (n > 0 && ((unsigned char)msg[n] & 0xC0) == 0x80)
+            n--;
+        msg[n] = 0;
+    }
     if (!r)
         return code;
     free(r->text);
@@ -211,7 +229,7 @@ static void frame_update(snap_tab *t, const char *session, const json_val *fr)
     const char *loader = json_get_str(fr, "loaderId");
     if (loader)
         copyid(f->loader, loader);
-    setstr(&f->url, json_get_str(fr, "url"));
+    set_url(&f->url, json_get_str(fr, "url"));
     const char *origin = json_get_str(fr, "securityOrigin");
     snprintf(f->origin, sizeof f->origin, "%s", origin ? origin : "");
     f->gone = false;
@@ -234,6 +252,7 @@ static void frames_from_tree(snap_tab *t, const char *session, const json_val *n
 
 static void tab_clear(snap_tab *t)
 {
+    snap_cache_free(t->cache);
     for (size_t i = 0; i < t->nframes; i++)
         free(t->frames[i].url);
     free(t->frames);
@@ -327,7 +346,7 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
         const char *id = json_get_str(p, "frameId");
         snap_frame *f = id ? snap_frame_find(t, id) : NULL;
         if (f)
-            setstr(&f->url, json_get_str(p, "url"));
+            set_url(&f->url, json_get_str(p, "url"));
     } else if (strcmp(method, "Page.frameNavigated") == 0) {
         frame_update(t, session, json_get(p, "frame"));
     } else if (strcmp(method, "Page.frameStartedLoading") == 0 ||
@@ -672,12 +691,38 @@ static uint32_t parse_ref(const char *s)
     return (uint32_t)v;
 }
 
+/* role "name" for error texts: the name is page text, so it is quoted with
+ * quotes, backslashes, line breaks and marker brackets neutralised, and cut
+ * on a character boundary. */
 static const char *short_name(const snap_ref *rf, char *buf, size_t cap)
 {
-    if (rf->name && *rf->name)
-        snprintf(buf, cap, "%s \"%.60s\"", rf->role, rf->name);
-    else
-        snprintf(buf, cap, "%s", rf->role);
+    size_t n = (size_t)snprintf(buf, cap, "%s", rf->role);
+    if (!rf->name || !*rf->name || n + 8 >= cap)
+        return buf;
+    buf[n++] = ' ';
+    buf[n++] = '"';
+    const unsigned char *s = (const unsigned char *)rf->name;
+    size_t used = 0;
+    for (; *s && used < 60 && n + 6 < cap; s++, used++) {
+        unsigned char c = *s;
+        if (c == '"' || c == '\\') {
+            buf[n++] = '\\';
+            buf[n++] = (char)c;
+        } else if (c < 0x20) {
+            buf[n++] = ' ';
+        } else if (c == '<' || c == '>') {
+            buf[n++] = c == '<' ? '(' : ')';
+        } else {
+            buf[n++] = (char)c;
+        }
+    }
+    while (n > 0 && ((unsigned char)buf[n - 1] & 0xC0) == 0xC0)
+        n--;                     /* a lead byte whose continuation was cut */
+    while (n > 1 && ((unsigned char)buf[n - 1] & 0xC0) == 0x80 && *s &&
+           ((unsigned char)*s & 0xC0) == 0x80)
+        n--;                     /* a partial sequence */
+    buf[n++] = '"';
+    buf[n] = 0;
     return buf;
 }
 
@@ -866,9 +911,14 @@ snap_agent *snap_agent_new(cdp_browser *b, const snap_opts *o, cdp_err *err)
         }
         return NULL;
     }
-    /* Popups: learn about new page targets opened by our tabs. */
-    cdp_call(a->c, NULL, "Target.setDiscoverTargets", "{\"discover\":true}", a->o.timeout_ms,
-             NULL, err);
+    /* Popups: learn about new page targets opened by our tabs. Without it
+     * popups would silently never become tabs: fail instead. */
+    if (cdp_call(a->c, NULL, "Target.setDiscoverTargets", "{\"discover\":true}",
+                 a->o.timeout_ms, NULL, err)) {
+        cdp_unlisten(a->c, on_event, a);
+        free(a);
+        return NULL;
+    }
     return a;
 }
 
@@ -880,9 +930,16 @@ void snap_agent_free(snap_agent *a)
     for (size_t i = 0; i < a->ntabs; i++) {
         snap_tab *t = &a->tabs[i];
         if (t->created && !t->closed && !cdp_conn_dead(a->c)) {
-            char params[SNAP_ID_MAX + 32];
-            snprintf(params, sizeof params, "{\"targetId\":\"%s\"}", t->target);
-            cdp_call(a->c, NULL, "Target.closeTarget", params, 3000, NULL, NULL);
+            json_w w;
+            json_w_init(&w);
+            json_w_obj_begin(&w);
+            json_w_key(&w, "targetId");
+            json_w_str(&w, t->target);
+            json_w_obj_end(&w);
+            char *params = json_w_take(&w, NULL);
+            if (params)
+                cdp_call(a->c, NULL, "Target.closeTarget", params, 3000, NULL, NULL);
+            free(params);
         }
         tab_clear(t);
     }
@@ -945,9 +1002,16 @@ int snap_settle(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_befo
             out->timed_out = true;
             break;
         }
+        /* Sleep in the read until the next message, the end of the quiet
+         * window, or (while busy) a re-check of stale requests. */
+        int64_t wake = quiet_from + QUIET_MS;
+        if (t->loading || net_busy)
+            wake = now + 50;
+        if (wake > deadline_ms)
+            wake = deadline_ms;
         cdp_err e;
-        int64_t step = deadline_ms - now < 10 ? deadline_ms - now : 10;
-        if (cdp_pump(a->c, step > 0 ? (int)step : 1, &e))
+        int rc = cdp_pump_one(a->c, wake > now ? (int)(wake - now) : 1, &e);
+        if (rc && rc != CDP_ETIMEOUT)
             return SNAP_EBROWSER;
     }
     t = snap_tab_by_id(a, tab_id);
@@ -996,6 +1060,22 @@ void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *s, ch
 
 /* ---- open ---- */
 
+/* The scheme as a browser reads it: leading C0/space skipped, tab and
+ * newlines inside ignored, lower-cased; "" when there is none. */
+static void url_scheme(const char *url, char *out, size_t cap)
+{
+    const unsigned char *p = (const unsigned char *)url;
+    size_t k = 0;
+    while (*p && *p <= 0x20)
+        p++;
+    for (; *p && *p != ':' && k + 1 < cap; p++) {
+        if (*p == '\t' || *p == '\n' || *p == '\r')
+            continue;
+        out[k++] = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+    }
+    out[*p == ':' ? k : 0] = 0;
+}
+
 typedef struct {
     const char *frame;
 } load_match;
@@ -1013,6 +1093,17 @@ int snap_open(snap_agent *a, const char *url, bool new_tab, snap_result *r)
     memset(r, 0, sizeof *r);
     if (!url || !*url)
         return snap_fail(r, SNAP_EINVAL, "open needs a URL");
+    char scheme[24];
+    url_scheme(url, scheme, sizeof scheme);
+    if (strcmp(scheme, "javascript") == 0)
+        return snap_fail(r, SNAP_EINVAL, "javascript: URLs are not opened: they would run "
+                         "code in the current page");
+    if (!a->o.allow_local && (strcmp(scheme, "file") == 0 || strcmp(scheme, "chrome") == 0 ||
+                              strcmp(scheme, "devtools") == 0 ||
+                              strcmp(scheme, "view-source") == 0 ||
+                              strcmp(scheme, "chrome-extension") == 0))
+        return snap_fail(r, SNAP_EINVAL, "%s: URLs are not opened here (local files and "
+                         "browser pages are off unless the host allows them)", scheme);
     if (snap_sync(a))
         return snap_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
     int64_t deadline = snap_now_ms() + a->o.timeout_ms;
@@ -1054,7 +1145,9 @@ int snap_open(snap_agent *a, const char *url, bool new_tab, snap_result *r)
     cdp_reply_free(&rep);
     t = snap_tab_by_id(a, tab_id);
     if (cross_doc && t && t->nframes) {
-        load_match m = {t->frames[0].id};
+        char fid[SNAP_ID_MAX];
+        copyid(fid, t->frames[0].id);   /* t->frames may grow while we wait */
+        load_match m = {fid};
         cdp_reply ev;
         int64_t left = deadline - snap_now_ms();
         rc = cdp_wait_event(a->c, since, t->session, "Page.lifecycleEvent", is_load, &m,

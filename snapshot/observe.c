@@ -28,8 +28,12 @@
  * row context can still see cards and rows -> lines (the printed vnodes in
  * order) -> the page of lines that fits the budget.
  *
- * Ownership: everything is built per call and freed before returning; the
- * JSON replies live until then and vnodes borrow their strings.
+ * Ownership: each reply is digested as it arrives (AX nodes into compact
+ * records with their own strings, the DOM snapshot into id sets) and freed
+ * at once; the view tree borrows from those records and is freed at the
+ * end of the build, which leaves the rendered lines in the tab's cache
+ * (struct snap_cache): later pages, queries and text pages of an unchanged
+ * document are cut from it without reading the page again.
  *
  * Implementation notes
  *  - Untrusted text: every page-derived string goes through put_page(),
@@ -53,6 +57,8 @@
 #define CTX_MAX_CHARS 40         /* row context */
 #define OPTIONS_MAX 30           /* native <select> options listed inline */
 #define MAX_DEPTH 400            /* deeper structure is flattened */
+#define CACHE_FRESH_MS 1000      /* a cached snapshot serves a plain first page this long */
+#define CACHE_MAX_AGE_MS 4000    /* and paging, queries, text mode this long */
 
 /* ---- growing text buffer ---- */
 
@@ -302,36 +308,46 @@ typedef struct {
     const char *id;              /* session id (borrowed from the tab's frames) */
     uint64_t call;
     int rc;
-    cdp_reply rep;
+    bool done;                   /* reply collected (or the call failed) */
     bool dom_ok;                 /* the DOMSnapshot answered: secrets are known */
     idset secret;                /* password and one-time-code inputs */
     idset click;                 /* isClickable */
 } sess_st;
 
-/* One parsed AX node. */
+/* One AX node, digested from the reply and independent of it (the reply
+ * is freed as soon as its nodes are read): strings live in the frame's own
+ * arena, children are indices into the frame's kids array. InlineTextBox
+ * nodes (a quarter of a text-heavy tree, never printed) are not kept. */
 typedef struct {
-    const char *id;              /* nodeId */
-    const char *role, *name, *value;
-    const json_val *kids;        /* childIds */
-    const json_val *props;
+    const char *role, *name, *value;     /* in F->str (fixed up once complete) */
+    size_t role_off, name_off, value_off; /* while F->str may still move; 0 = none */
+    int64_t id;                  /* nodeId */
+    size_t kid0, nkids;          /* F->kid[kid0 .. kid0 + nkids) */
     int backend;
+    unsigned st;                 /* ST_* from the properties */
+    int level;
     bool ignored;
     bool has_num;                /* numeric value (spinbutton, slider) */
     double num;
 } axn;
 
 typedef struct {
-    snap_frame *f;
+    snap_frame *f;               /* = &fc: a copy, because the event listener may
+                                    grow t->frames while replies are awaited */
+    snap_frame fc;
     int sess;                    /* index into sessions */
     int parent;                  /* index into frames, -1 for the main frame */
     uint64_t ax_call, own_call;
     int ax_rc, own_rc;
-    cdp_reply ax, own;
+    bool ax_done, own_done;      /* reply collected (or the call failed) */
     char err[160];
     int owner;                   /* backend node of the <iframe> in the parent, 0 unknown */
     bool placed;
     axn *nodes;
     size_t nnodes;
+    int64_t *kid;                /* child nodeIds, then (resolved) node index or -1 */
+    size_t nkid;
+    sbuf str;                    /* the nodes' strings */
     int *hash;                   /* nodeId -> index + 1, open addressing */
     size_t hcap;
 } frame_st;
@@ -474,24 +490,45 @@ static const char *print_role(const char *role, int level)
 
 /* ---- AX parsing ---- */
 
-static size_t hstr(const char *s)
+/* nodeIds are decimal integers in Chromium ("27013", "-1000000002"); any
+ * other text is hashed (FNV-1a) into the upper half so the two never meet. */
+static int64_t ax_id(const char *s)
 {
-    size_t h = 5381;
-    for (; *s; s++)
-        h = h * 33 + (unsigned char)*s;
-    return h;
+    if (!s)
+        return INT64_MIN;
+    const char *p = s + (*s == '-');
+    uint64_t v = 0;
+    bool num = *p != 0;
+    for (; *p && num; p++) {
+        if (*p < '0' || *p > '9' || v > (UINT64_MAX >> 5))
+            num = false;
+        else
+            v = v * 10 + (uint64_t)(*p - '0');
+    }
+    if (num && v <= (uint64_t)INT32_MAX * 1024)
+        return *s == '-' ? -(int64_t)v : (int64_t)v;
+    uint64_t h = 1469598103934665603ULL;
+    for (p = s; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    return (int64_t)((h | (1ULL << 62)) & ~(1ULL << 63));
 }
 
-static int ax_find(const frame_st *F, const char *id)
+static size_t hid(int64_t id)
 {
-    if (!F->hcap || !id)
+    uint64_t x = (uint64_t)id * 0x9E3779B97F4A7C15ULL;
+    return (size_t)(x >> 17);
+}
+
+static int ax_find(const frame_st *F, int64_t id)
+{
+    if (!F->hcap)
         return -1;
     size_t m = F->hcap - 1;
-    for (size_t h = hstr(id) & m;; h = (h + 1) & m) {
+    for (size_t h = hid(id) & m;; h = (h + 1) & m) {
         int k = F->hash[h];
         if (!k)
             return -1;
-        if (strcmp(F->nodes[k - 1].id, id) == 0)
+        if (F->nodes[k - 1].id == id)
             return k - 1;
     }
 }
@@ -504,57 +541,23 @@ static const char *ax_strval(const json_val *o)
     return NULL;
 }
 
-/* Parse a getFullAXTree reply into F->nodes and the nodeId index. */
-static int ax_parse(frame_st *F)
+/* Copy s into the frame's string arena; the offset, 0 for NULL. */
+static size_t ax_keep(frame_st *F, const char *s)
 {
-    const json_val *nodes = json_get(F->ax.result, "nodes");
-    size_t n = json_len(nodes);
-    if (!n)
+    if (!s)
         return 0;
-    F->nodes = calloc(n, sizeof *F->nodes);
-    size_t hc = 16;
-    while (hc < n * 2)
-        hc *= 2;
-    F->hash = calloc(hc, sizeof *F->hash);
-    if (!F->nodes || !F->hash)
-        return SNAP_ENOMEM;
-    F->hcap = hc;
-    size_t k = 0;
-    for (const json_val *x = json_first(nodes); x; x = json_next(x)) {
-        axn *a = &F->nodes[k];
-        a->id = json_get_str(x, "nodeId");
-        if (!a->id)
-            continue;
-        a->role = ax_strval(json_get(x, "role"));
-        if (!a->role)
-            a->role = "none";
-        a->name = ax_strval(json_get(x, "name"));
-        a->value = ax_strval(json_get(x, "value"));
-        const json_val *vv = json_get(json_get(x, "value"), "value");
-        if (json_is(vv, JSON_NUMBER)) {
-            a->has_num = true;
-            a->num = json_num(vv);
-        }
-        a->kids = json_get(x, "childIds");
-        a->props = json_get(x, "properties");
-        a->backend = (int)json_get_int(x, "backendDOMNodeId", 0);
-        a->ignored = json_bool(json_get(x, "ignored"));
-        size_t m = hc - 1;
-        size_t h = hstr(a->id) & m;
-        while (F->hash[h])
-            h = (h + 1) & m;
-        F->hash[h] = (int)k + 1;
-        k++;
-    }
-    F->nnodes = k;
-    return 0;
+    if (!F->str.len)
+        sb_putc(&F->str, 0);        /* offset 0 means "none" */
+    size_t off = F->str.len;
+    sb_putn(&F->str, s, strlen(s) + 1);
+    return off;
 }
 
 /* The properties that matter, as state bits and level. */
-static unsigned ax_states(const axn *n, int *level)
+static unsigned ax_states(const json_val *props, int *level)
 {
     unsigned st = 0;
-    for (const json_val *p = json_first(n->props); p; p = json_next(p)) {
+    for (const json_val *p = json_first(props); p; p = json_next(p)) {
         const char *k = json_get_str(p, "name");
         const json_val *v = json_get(json_get(p, "value"), "value");
         if (!k)
@@ -591,6 +594,74 @@ static unsigned ax_states(const axn *n, int *level)
     return st;
 }
 
+/* Digest a getFullAXTree result into F->nodes, F->kid, F->str and the
+ * nodeId index; the reply can be freed afterwards. */
+static int ax_parse(frame_st *F, const json_val *result)
+{
+    const json_val *nodes = json_get(result, "nodes");
+    size_t n = json_len(nodes);
+    if (!n)
+        return 0;
+    size_t nk = 0;
+    for (const json_val *x = json_first(nodes); x; x = json_next(x))
+        nk += json_len(json_get(x, "childIds"));
+    F->nodes = calloc(n, sizeof *F->nodes);
+    F->kid = malloc((nk ? nk : 1) * sizeof *F->kid);
+    size_t hc = 16;
+    while (hc < n * 2)
+        hc *= 2;
+    F->hash = calloc(hc, sizeof *F->hash);
+    if (!F->nodes || !F->hash || !F->kid)
+        return SNAP_ENOMEM;
+    F->hcap = hc;
+    size_t k = 0;
+    for (const json_val *x = json_first(nodes); x; x = json_next(x)) {
+        const char *id = json_get_str(x, "nodeId");
+        const char *role = ax_strval(json_get(x, "role"));
+        if (!id || (role && strcmp(role, "InlineTextBox") == 0))
+            continue;
+        axn *a = &F->nodes[k];
+        memset(a, 0, sizeof *a);
+        a->id = ax_id(id);
+        if (ax_find(F, a->id) >= 0)
+            continue;               /* a repeated nodeId: the first one wins */
+        a->role_off = ax_keep(F, role ? role : "none");
+        a->name_off = ax_keep(F, ax_strval(json_get(x, "name")));
+        a->value_off = ax_keep(F, ax_strval(json_get(x, "value")));
+        const json_val *vv = json_get(json_get(x, "value"), "value");
+        if (json_is(vv, JSON_NUMBER)) {
+            a->has_num = true;
+            a->num = json_num(vv);
+        }
+        a->kid0 = F->nkid;
+        for (const json_val *c = json_first(json_get(x, "childIds")); c; c = json_next(c))
+            F->kid[F->nkid++] = ax_id(json_str(c, NULL));
+        a->nkids = F->nkid - a->kid0;
+        a->st = ax_states(json_get(x, "properties"), &a->level);
+        a->backend = (int)json_get_int(x, "backendDOMNodeId", 0);
+        a->ignored = json_bool(json_get(x, "ignored"));
+        size_t m = hc - 1;
+        size_t h = hid(a->id) & m;
+        while (F->hash[h])
+            h = (h + 1) & m;
+        F->hash[h] = (int)k + 1;
+        k++;
+    }
+    F->nnodes = k;
+    if (F->str.oom)
+        return SNAP_ENOMEM;
+    /* The arena is complete: strings by pointer, children by index. */
+    for (size_t i = 0; i < k; i++) {
+        axn *a = &F->nodes[i];
+        a->role = F->str.p + a->role_off;
+        a->name = a->name_off ? F->str.p + a->name_off : NULL;
+        a->value = a->value_off ? F->str.p + a->value_off : NULL;
+    }
+    for (size_t i = 0; i < F->nkid; i++)
+        F->kid[i] = ax_find(F, F->kid[i]);
+    return 0;
+}
+
 /* A value made only of bullets is a masked password. */
 static bool masked(const char *s)
 {
@@ -609,9 +680,9 @@ static bool masked(const char *s)
 
 /* ---- DOMSnapshot: secrets and clickables ---- */
 
-static void dom_parse(sess_st *S)
+static void dom_parse(sess_st *S, const json_val *result)
 {
-    const json_val *strings = json_get(S->rep.result, "strings");
+    const json_val *strings = json_get(result, "strings");
     size_t ns = json_len(strings);
     /* Index the string table once (json_at is O(i)). */
     const char **tab = ns ? calloc(ns, sizeof *tab) : NULL;
@@ -620,7 +691,7 @@ static void dom_parse(sess_st *S)
     size_t k = 0;
     for (const json_val *s = json_first(strings); s; s = json_next(s))
         tab[k++] = json_str(s, NULL);
-    for (const json_val *d = json_first(json_get(S->rep.result, "documents")); d;
+    for (const json_val *d = json_first(json_get(result, "documents")); d;
          d = json_next(d)) {
         const json_val *nodes = json_get(d, "nodes");
         const json_val *be = json_first(json_get(nodes, "backendNodeId"));
@@ -648,7 +719,9 @@ static void dom_parse(sess_st *S)
                         contains_ci(val, strlen(val), "password"))
                         secret = true;
                     if (key && val && strcmp(key, "autocomplete") == 0 &&
-                        contains_ci(val, strlen(val), "one-time-code"))
+                        (contains_ci(val, strlen(val), "one-time-code") ||
+                         contains_ci(val, strlen(val), "current-password") ||
+                         contains_ci(val, strlen(val), "new-password")))
                         secret = true;
                     x = json_next(json_next(x));
                 }
@@ -715,8 +788,8 @@ static void add_text(build *B, int parent, int fi, const char *s)
 static void walk_kids(build *B, int fi, int ai, int parent, int depth)
 {
     frame_st *F = &B->fr[fi];
-    for (const json_val *c = json_first(F->nodes[ai].kids); c; c = json_next(c)) {
-        int k = ax_find(F, json_str(c, NULL));
+    for (size_t c = 0; c < F->nodes[ai].nkids; c++) {
+        int k = (int)F->kid[F->nodes[ai].kid0 + c];
         if (k >= 0 && k != ai)
             walk(B, fi, k, parent, depth + 1);
     }
@@ -727,8 +800,8 @@ static void collect_options(build *B, frame_st *F, int ai, int vi, int depth, in
 {
     if (depth > 8)
         return;
-    for (const json_val *c = json_first(F->nodes[ai].kids); c; c = json_next(c)) {
-        int k = ax_find(F, json_str(c, NULL));
+    for (size_t c = 0; c < F->nodes[ai].nkids; c++) {
+        int k = (int)F->kid[F->nodes[ai].kid0 + c];
         if (k < 0 || k == ai)
             continue;
         const axn *o = &F->nodes[k];
@@ -818,7 +891,7 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
     if (n->ignored) {
         /* Kept as a flat wrapper when it has children: a card made of
          * plain divs is still a container for row context. */
-        if (!json_len(n->kids))
+        if (!n->nkids)
             return;
         int w = vnew(B, parent, V_FLAT, fi);
         if (w < 0)
@@ -832,8 +905,8 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
         add_text(B, parent, fi, n->name);
         return;
     }
-    int level = 0;
-    unsigned st = ax_states(n, &level);
+    int level = n->level;
+    unsigned st = n->st;
     sess_st *S = &B->ss[F->sess];
     if (strcmp(n->role, "Iframe") == 0 || strcmp(n->role, "IframePresentational") == 0) {
         int i = vnew(B, parent, V_FRAME, fi);
@@ -1282,13 +1355,12 @@ static void render_tail(build *B, const vnode *x, sbuf *out)
 static void free_build(build *B)
 {
     for (size_t i = 0; i < B->nfr; i++) {
-        cdp_reply_free(&B->fr[i].ax);
-        cdp_reply_free(&B->fr[i].own);
         free(B->fr[i].nodes);
+        free(B->fr[i].kid);
+        free(B->fr[i].str.p);
         free(B->fr[i].hash);
     }
     for (size_t i = 0; i < B->nss; i++) {
-        cdp_reply_free(&B->ss[i].rep);
         free(B->ss[i].secret.v);
         free(B->ss[i].click.v);
     }
@@ -1309,7 +1381,48 @@ static char *frame_params(const char *frame_id)
     return json_w_take(&w, NULL);
 }
 
-/* Send every command, then collect every reply. */
+/* The calls of one fetch, in the order they were sent. */
+typedef struct {
+    int kind;                    /* 0 AX tree, 1 frame owner, 2 DOM snapshot */
+    size_t i;                    /* frame or session index */
+    uint64_t id;
+} fcall;
+
+/* Collect one reply, digest it and free it at once: only the replies that
+ * arrived together are ever held as parsed documents. */
+static int collect(build *B, const fcall *fc, int tmo)
+{
+    snap_agent *a = B->a;
+    cdp_reply rep = {0};
+    cdp_err e = {0};
+    int rc = cdp_wait(a->c, fc->id, tmo, &rep, &e);
+    int ret = 0;
+    if (fc->kind == 0) {
+        frame_st *F = &B->fr[fc->i];
+        F->ax_done = true;
+        F->ax_rc = rc;
+        if (rc)
+            snprintf(F->err, sizeof F->err, "%.150s", e.msg);
+        else if ((F->ax_rc = ax_parse(F, rep.result)) == SNAP_ENOMEM)
+            ret = SNAP_ENOMEM;
+    } else if (fc->kind == 1) {
+        frame_st *F = &B->fr[fc->i];
+        F->own_done = true;
+        F->own_rc = rc;
+        if (!rc)
+            F->owner = (int)json_get_int(rep.result, "backendNodeId", 0);
+    } else {
+        sess_st *S = &B->ss[fc->i];
+        S->done = true;
+        S->rc = rc;
+        if (!rc)
+            dom_parse(S, rep.result);
+    }
+    cdp_reply_free(&rep);
+    return ret;
+}
+
+/* Send every command, then collect every reply as it arrives. */
 static int fetch(build *B)
 {
     snap_agent *a = B->a;
@@ -1317,73 +1430,165 @@ static int fetch(build *B)
     int tmo = a->o.timeout_ms > 0 ? a->o.timeout_ms : 15000;
     B->fr = calloc(t->nframes ? t->nframes : 1, sizeof *B->fr);
     B->ss = calloc(t->nframes ? t->nframes : 1, sizeof *B->ss);
-    if (!B->fr || !B->ss)
+    fcall *calls = calloc(t->nframes * 3 + 1, sizeof *calls);
+    if (!B->fr || !B->ss || !calls) {
+        free(calls);
         return SNAP_ENOMEM;
+    }
     for (size_t i = 0; i < t->nframes; i++) {
         snap_frame *f = &t->frames[i];
         if (f->gone || !f->session[0])
             continue;
         frame_st *F = &B->fr[B->nfr++];
-        F->f = f;
+        F->fc = *f;
+        F->fc.url = NULL;        /* owned by the agent; not needed here */
+        F->f = &F->fc;
         F->parent = -1;
         size_t s = 0;
-        while (s < B->nss && strcmp(B->ss[s].id, f->session) != 0)
+        while (s < B->nss && strcmp(B->ss[s].id, F->f->session) != 0)
             s++;
         if (s == B->nss)
-            B->ss[B->nss++].id = f->session;
+            B->ss[B->nss++].id = F->f->session;
         F->sess = (int)s;
     }
-    if (!B->nfr || B->fr[0].f != &t->frames[0])
+    if (!B->nfr || strcmp(B->fr[0].f->id, t->frames[0].id) != 0) {
+        free(calls);
         return SNAP_EBROWSER;
+    }
     for (size_t i = 0; i < B->nfr; i++) {
         frame_st *F = &B->fr[i];
         for (size_t k = 0; k < B->nfr; k++)
             if (k != i && F->f->parent[0] && strcmp(B->fr[k].f->id, F->f->parent) == 0)
                 F->parent = (int)k;
     }
+    size_t nc = 0;
     for (size_t i = 0; i < B->nfr; i++) {
         frame_st *F = &B->fr[i];
         char *p = frame_params(F->f->id);
-        if (!p)
+        if (!p) {
+            free(calls);
             return SNAP_ENOMEM;
-        F->ax_rc = cdp_send(a->c, F->f->session, "Accessibility.getFullAXTree", p,
-                            &F->ax_call, NULL);
-        if (F->parent >= 0)
-            F->own_rc = cdp_send(a->c, B->fr[F->parent].f->session, "DOM.getFrameOwner", p,
-                                 &F->own_call, NULL);
-        free(p);
-    }
-    for (size_t s = 0; s < B->nss; s++)
-        B->ss[s].rc = cdp_send(a->c, B->ss[s].id, "DOMSnapshot.captureSnapshot",
-                               "{\"computedStyles\":[]}", &B->ss[s].call, NULL);
-    int rc = 0;
-    for (size_t i = 0; i < B->nfr; i++) {
-        frame_st *F = &B->fr[i];
+        }
         cdp_err e = {0};
-        if (!F->ax_rc)
-            F->ax_rc = cdp_wait(a->c, F->ax_call, tmo, &F->ax, &e);
-        else
-            snprintf(e.msg, sizeof e.msg, "%s", cdp_strerror(F->ax_rc));
+        F->ax_rc = cdp_send(a->c, F->f->session, "Accessibility.getFullAXTree", p,
+                            &F->ax_call, &e);
         if (F->ax_rc)
             snprintf(F->err, sizeof F->err, "%.150s", e.msg);
-        if (F->parent >= 0 && !F->own_rc) {
-            F->own_rc = cdp_wait(a->c, F->own_call, tmo, &F->own, NULL);
+        else
+            calls[nc++] = (fcall){0, i, F->ax_call};
+        if (F->parent >= 0) {
+            F->own_rc = cdp_send(a->c, B->fr[F->parent].f->session, "DOM.getFrameOwner", p,
+                                 &F->own_call, NULL);
             if (!F->own_rc)
-                F->owner = (int)json_get_int(F->own.result, "backendNodeId", 0);
+                calls[nc++] = (fcall){1, i, F->own_call};
         }
-        if (!F->ax_rc && (F->ax_rc = ax_parse(F)) == SNAP_ENOMEM)
-            rc = SNAP_ENOMEM;
+        free(p);
     }
     for (size_t s = 0; s < B->nss; s++) {
-        sess_st *S = &B->ss[s];
-        if (!S->rc)
-            S->rc = cdp_wait(a->c, S->call, tmo, &S->rep, NULL);
-        if (!S->rc)
-            dom_parse(S);
+        B->ss[s].rc = cdp_send(a->c, B->ss[s].id, "DOMSnapshot.captureSnapshot",
+                               "{\"computedStyles\":[]}", &B->ss[s].call, NULL);
+        if (!B->ss[s].rc)
+            calls[nc++] = (fcall){2, s, B->ss[s].call};
     }
+    /* Wait for the oldest outstanding call; after each reply, take every
+     * other one already in, so that none waits as a parsed document. */
+    int rc = 0;
+    unsigned char *done = calloc(nc ? nc : 1, 1);
+    if (!done) {
+        for (size_t k = 0; k < nc; k++)
+            cdp_forget(a->c, calls[k].id);
+        free(calls);
+        return SNAP_ENOMEM;
+    }
+    for (size_t k = 0; k < nc; k++) {
+        if (done[k])
+            continue;
+        if (collect(B, &calls[k], tmo))
+            rc = SNAP_ENOMEM;
+        done[k] = 1;
+        for (size_t j = k + 1; j < nc; j++) {
+            if (!done[j] && cdp_reply_ready(a->c, calls[j].id)) {
+                if (collect(B, &calls[j], tmo))
+                    rc = SNAP_ENOMEM;
+                done[j] = 1;
+            }
+        }
+    }
+    free(done);
+    free(calls);
     if (B->fr[0].ax_rc && !rc)
         rc = SNAP_EBROWSER;
     return rc;
+}
+
+/* ---- the cache: the last snapshot of a tab, as printed lines ----
+ *
+ * A build ends in a snap_cache: every printed line rendered once (its text
+ * before and after the ref, its depth and printed parent, and for an
+ * actionable line what snap_ref_for needs), plus the whole page text for
+ * text mode. Pages, queries and text pages are cut from it; the parsed
+ * replies and the view tree are gone by then. The cache serves later
+ * requests on the same tab while nothing may have changed (cache_valid). */
+
+typedef struct {
+    size_t off;                  /* head, then tail right after it, in C->s */
+    size_t hlen, tlen;
+    size_t role_off, name_off;   /* actionable lines: what the ref is issued with */
+    int parent;                  /* printed parent line, -1 */
+    int depth;
+    int frame;                   /* index into C->fr */
+    int backend;
+    bool act;                    /* gets a ref */
+    bool cut;                    /* the head was shortened */
+} cline;
+
+typedef struct {
+    char id[SNAP_ID_MAX];
+    char loader[SNAP_ID_MAX];
+} cframe;
+
+struct snap_cache {
+    int tab;
+    uint64_t nav, activity;      /* the tab's counters when the build began */
+    uint64_t sig;                /* frames_sig() then */
+    uint64_t cmd;                /* cdp_last_id() when the build ended */
+    int64_t built_ms;
+    cframe *fr;
+    size_t nfr;
+    bool has_title;
+    size_t title_off;            /* the main frame's RootWebArea name, in s */
+    cline *l;
+    size_t n;
+    sbuf s;
+    sbuf text;                   /* text mode: the page's readable text */
+};
+
+void snap_cache_free(struct snap_cache *C)
+{
+    if (!C)
+        return;
+    free(C->fr);
+    free(C->l);
+    free(C->s.p);
+    free(C->text.p);
+    free(C);
+}
+
+/* The frames as they stand: ids, parents, documents, sessions. */
+static uint64_t frames_sig(const snap_tab *t)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < t->nframes; i++) {
+        const snap_frame *f = &t->frames[i];
+        const char *parts[4] = {f->id, f->parent, f->loader, f->session};
+        for (int k = 0; k < 4; k++) {
+            for (const char *p = parts[k]; *p; p++)
+                h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+            h = (h ^ 0xff) * 1099511628211ULL;
+        }
+        h = (h ^ (f->gone ? 1u : 2u)) * 1099511628211ULL;
+    }
+    return h;
 }
 
 /* Page text: one line per printed line that carries text, whole. */
@@ -1407,27 +1612,100 @@ static void page_text(build *B, const lines *L, sbuf *out)
     }
 }
 
-/* Header line: title, URL, origin, auth, obs, epoch, tab. */
-static void header(build *B, const char *obs, sbuf *out)
+/* Render every line of L once into a new cache (NULL when out of memory). */
+static struct snap_cache *cache_from(build *B, const lines *L)
 {
-    snap_tab *t = B->t;
+    struct snap_cache *C = calloc(1, sizeof *C);
+    if (!C)
+        return NULL;
+    C->l = malloc((L->n ? L->n : 1) * sizeof *C->l);
+    C->fr = calloc(B->nfr ? B->nfr : 1, sizeof *C->fr);
+    if (!C->l || !C->fr) {
+        snap_cache_free(C);
+        return NULL;
+    }
+    C->nfr = B->nfr;
+    for (size_t i = 0; i < B->nfr; i++) {
+        snprintf(C->fr[i].id, sizeof C->fr[i].id, "%s", B->fr[i].f->id);
+        snprintf(C->fr[i].loader, sizeof C->fr[i].loader, "%s", B->fr[i].f->loader);
+    }
+    int rt = ax_root(&B->fr[0]);
+    if (rt >= 0 && B->fr[0].nodes[rt].name) {
+        C->has_title = true;
+        C->title_off = C->s.len;
+        sb_putn(&C->s, B->fr[0].nodes[rt].name, strlen(B->fr[0].nodes[rt].name) + 1);
+    }
+    for (size_t k = 0; k < L->n; k++) {
+        const vnode *x = &B->v[L->l[k].v];
+        cline *c = &C->l[k];
+        memset(c, 0, sizeof *c);
+        c->parent = L->l[k].parent;
+        c->depth = L->l[k].depth;
+        c->frame = x->frame;
+        c->backend = x->backend;
+        c->off = C->s.len;
+        c->cut = render(B, x, &C->s);
+        c->hlen = C->s.len - c->off;
+        render_tail(B, x, &C->s);
+        c->tlen = C->s.len - c->off - c->hlen;
+        c->act = x->kind == V_ELEM && x->act && !x->drop;
+        if (c->act) {
+            c->role_off = C->s.len;
+            sb_putn(&C->s, x->role, strlen(x->role) + 1);
+            c->name_off = C->s.len;
+            const char *nm = x->name ? x->name : "";
+            sb_putn(&C->s, nm, strlen(nm) + 1);
+        }
+    }
+    C->n = L->n;
+    page_text(B, L, &C->text);
+    if (C->s.oom || C->text.oom) {
+        snap_cache_free(C);
+        return NULL;
+    }
+    return C;
+}
+
+/* A page-derived URL or origin as one header token: bytes that could end
+ * the token or start a marker (controls, space, quotes, '<', '>') are
+ * percent-encoded, and it is cut at max bytes on a character boundary. */
+static void put_token(sbuf *out, const char *s, size_t max)
+{
+    static const char HEX[] = "0123456789ABCDEF";
+    size_t n = strlen(s);
+    if (n > max) {
+        n = max;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c <= 0x20 || c == 0x7f || c == '"' || c == '<' || c == '>' || c == '\\') {
+            char e[4] = {'%', HEX[c >> 4], HEX[c & 15], 0};
+            sb_puts(out, e);
+        } else {
+            char one[2] = {(char)c, 0};
+            sb_puts(out, one);
+        }
+    }
+    if (n < strlen(s))
+        sb_puts(out, "\u2026");
+}
+
+/* Header line: title, URL, origin, auth, obs, epoch, tab. */
+static void header(const struct snap_cache *C, snap_agent *a, snap_tab *t, const char *obs,
+                   sbuf *out)
+{
     snap_frame *f = &t->frames[0];
-    const char *title = NULL;
-    frame_st *F = &B->fr[0];
-    int r = ax_root(F);
-    if (r >= 0)
-        title = F->nodes[r].name;
-    if (!title)
-        title = t->title ? t->title : "";
+    const char *title = C->has_title ? C->s.p + C->title_off : t->title ? t->title : "";
     sb_puts(out, "[page] title=");
     put_quoted(out, title, 100);
     sb_puts(out, " url=");
-    const char *url = f->url ? f->url : "";
-    put_page(out, url, strlen(url), 200, 0);
+    put_token(out, f->url ? f->url : "", 200);
     sb_puts(out, " origin=");
-    put_page(out, f->origin, strlen(f->origin), 120, 0);
+    put_token(out, f->origin, 120);
     sb_printf(out, " auth=no obs=%s epoch=%llu tab=t%d\n", obs,
-              (unsigned long long)B->a->epoch, t->id);
+              (unsigned long long)a->epoch, t->id);
 }
 
 static const char *open_fmt = "<<<page-content nonce=%s>>>\n";
@@ -1442,8 +1720,9 @@ typedef struct {
     bool text_cut;               /* a text line was shortened ("…") */
 } page_info;
 
-static void write_structured(build *B, const snap_query *q, const char *obs,
-                             const page_info *pi, size_t text_len, snap_result *r)
+static void write_structured(const struct snap_cache *C, snap_tab *t, const snap_query *q,
+                             const char *obs, const page_info *pi, size_t text_len,
+                             snap_result *r)
 {
     json_w w;
     json_w_init(&w);
@@ -1453,21 +1732,19 @@ static void write_structured(build *B, const snap_query *q, const char *obs,
     json_w_key(&w, "obs");
     json_w_str(&w, obs);
     char tab[16];
-    snprintf(tab, sizeof tab, "t%d", B->t->id);
+    snprintf(tab, sizeof tab, "t%d", t->id);
     json_w_key(&w, "tab");
     json_w_str(&w, tab);
     json_w_key(&w, "url");
-    json_w_str(&w, B->t->frames[0].url ? B->t->frames[0].url : "");
+    json_w_str(&w, t->frames[0].url ? t->frames[0].url : "");
     json_w_key(&w, "origin");
-    json_w_str(&w, B->t->frames[0].origin);
-    frame_st *F = &B->fr[0];
-    int rt = ax_root(F);
+    json_w_str(&w, t->frames[0].origin);
     json_w_key(&w, "title");
-    json_w_str(&w, rt >= 0 && F->nodes[rt].name ? F->nodes[rt].name : "");
+    json_w_str(&w, C->has_title ? C->s.p + C->title_off : "");
     json_w_key(&w, "mode");
     json_w_str(&w, q->text ? "text" : "elements");
     json_w_key(&w, "frames");
-    json_w_uint(&w, B->nfr);
+    json_w_uint(&w, C->nfr);
     if (q->text) {
         json_w_key(&w, "text_chars");
         json_w_uint(&w, pi->total);
@@ -1506,72 +1783,64 @@ static void write_structured(build *B, const snap_query *q, const char *obs,
 }
 
 /* Element mode: lines from offset (or the query's matches) while they fit. */
-static void page_elements(build *B, const lines *L, const snap_query *q, size_t room,
-                          sbuf *out, page_info *pi)
+static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C,
+                          const snap_query *q, size_t room, sbuf *out, page_info *pi)
 {
     const char *query = q->query && *q->query ? q->query : NULL;
     sbuf ln = {0};
-    sbuf hay = {0};
-    /* Which lines count: all, or the ones matching the query. */
-    unsigned char *match = calloc(L->n ? L->n : 1, 1);
-    unsigned char *shown = calloc(L->n ? L->n : 1, 1);
+    /* Which lines count: all, or the ones matching the query (its text
+     * without the ref: head and tail, stored one after the other). */
+    unsigned char *match = calloc(C->n ? C->n : 1, 1);
+    unsigned char *shown = calloc(C->n ? C->n : 1, 1);
     if (!match || !shown) {
         free(match), free(shown);
         out->oom = true;
         return;
     }
     size_t total = 0;
-    for (size_t k = 0; k < L->n; k++) {
-        if (query) {
-            const vnode *x = &B->v[L->l[k].v];
-            hay.len = 0;
-            render(B, x, &hay);
-            render_tail(B, x, &hay);
-            if (hay.p && contains_ci(hay.p, hay.len, query))
-                match[k] = 1;
-        } else {
-            match[k] = 1;
-        }
+    for (size_t k = 0; k < C->n; k++) {
+        const cline *c = &C->l[k];
+        match[k] = !query || contains_ci(C->s.p + c->off, c->hlen + c->tlen, query);
         total += match[k];
     }
     pi->total = total;
     pi->matches = total;
     size_t idx = 0, k = 0;
-    while (k < L->n && (!match[k] || idx < q->offset)) {
+    while (k < C->n && (!match[k] || idx < q->offset)) {
         idx += match[k];
         k++;
     }
     pi->first = q->offset < total ? q->offset : total;
     pi->next = pi->first;
     size_t start_len = out->len;
-    for (; k < L->n; k++) {
+    for (; k < C->n; k++) {
         if (!match[k])
             continue;
         /* Ancestors first (once), so a page or a match keeps its place. */
         int chain[64];
         int nc = 0;
-        for (int p = L->l[k].parent; p >= 0 && nc < 64; p = L->l[p].parent)
+        for (int p = C->l[k].parent; p >= 0 && nc < 64; p = C->l[p].parent)
             if (!shown[p])
                 chain[nc++] = p;
         bool fits = true;
         size_t mark = out->len;
         /* Render: chain (outermost first), then the line itself. */
-        for (int c = nc - 1; c >= -1 && fits; c--) {
-            size_t li = c >= 0 ? (size_t)chain[c] : k;
-            const vnode *x = &B->v[L->l[li].v];
+        for (int ci = nc - 1; ci >= -1 && fits; ci--) {
+            size_t li = ci >= 0 ? (size_t)chain[ci] : k;
+            const cline *c = &C->l[li];
             ln.len = 0;
-            for (int d = 0; d < L->l[li].depth; d++)
+            for (int d = 0; d < c->depth; d++)
                 sb_putc(&ln, ' ');
-            bool cut = render(B, x, &ln);
+            sb_putn(&ln, C->s.p + c->off, c->hlen);
             uint32_t ref = 0;
-            if (x->kind == V_ELEM && x->act && !x->drop) {
-                frame_st *F = &B->fr[x->frame];
-                ref = snap_ref_for(B->a, B->t->id, F->f->id, F->f->loader, x->backend,
-                                   x->role, x->name ? x->name : "");
+            if (c->act) {
+                const cframe *F = &C->fr[c->frame];
+                ref = snap_ref_for(a, t->id, F->id, F->loader, c->backend,
+                                   C->s.p + c->role_off, C->s.p + c->name_off);
                 if (ref)
                     sb_printf(&ln, " [e%u]", ref);
             }
-            render_tail(B, x, &ln);
+            sb_putn(&ln, C->s.p + c->off + c->hlen, c->tlen);
             sb_putc(&ln, '\n');
             if (ln.oom || out->len - start_len + ln.len > room) {
                 fits = false;
@@ -1579,7 +1848,7 @@ static void page_elements(build *B, const lines *L, const snap_query *q, size_t 
             }
             sb_putn(out, ln.p, ln.len);
             shown[li] = 1;
-            pi->text_cut |= cut;
+            pi->text_cut |= c->cut;
             if (ref)
                 pi->refs++;
         }
@@ -1596,7 +1865,6 @@ static void page_elements(build *B, const lines *L, const snap_query *q, size_t 
     free(match);
     free(shown);
     free(ln.p);
-    free(hay.p);
 }
 
 /* Text mode: characters from text_offset (or the first match of the query
@@ -1676,20 +1944,34 @@ static void place_orphans(build *B)
     }
 }
 
-int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
+/* Can t's cached snapshot serve query q? Only while nothing may have
+ * changed: same document and frames, no page or network event on the tab,
+ * no command sent to the browser by anyone (an action, an evaluation, a
+ * navigation), and not older than a few seconds (input values and CSS
+ * change without any event). A plain first page is held to a shorter age
+ * than paging, queries and text mode. */
+static bool cache_valid(snap_agent *a, snap_tab *t, const snap_query *q)
 {
-    snap_query dq = {0};
-    if (!q)
-        q = &dq;
-    if (!t || t->closed || !t->nframes)
-        return snap_fail(r, SNAP_ENOTAB, "no open tab to observe");
-    snap_sync(a);
-    t = snap_tab_by_id(a, t->id);
-    if (!t || t->closed || !t->nframes)
-        return snap_fail(r, SNAP_ENOTAB, "the tab closed");
+    const struct snap_cache *C = t->cache;
+    if (!C)
+        return false;
+    bool plain = q->offset == 0 && !(q->query && *q->query) && !q->text;
+    int64_t age = snap_now_ms() - C->built_ms;
+    return C->tab == t->id && C->nav == t->nav && C->activity == t->activity &&
+           C->cmd == cdp_last_id(a->c) && C->sig == frames_sig(t) && age >= 0 &&
+           age <= (plain ? CACHE_FRESH_MS : CACHE_MAX_AGE_MS);
+}
+
+/* Read the page and replace t->cache. 0 or a SNAP_E* code with r filled. */
+static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
+{
+    snap_cache_free(t->cache);
+    t->cache = NULL;
     build B = {0};
     B.a = a;
     B.t = t;
+    int tab = t->id;
+    uint64_t nav = t->nav, activity = t->activity, sig = frames_sig(t);
     int rc = fetch(&B);
     if (rc) {
         char why[200];
@@ -1701,6 +1983,7 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
         return snap_fail(r, SNAP_EBROWSER, "cannot read the page's accessibility tree: %s",
                          why);
     }
+    uint64_t cmd = cdp_last_id(a->c);
     /* The view tree: the main frame, child frames under their Iframe
      * nodes, the rest after. */
     B.fr[0].placed = true;
@@ -1711,11 +1994,48 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
     for (size_t i = 0; i < B.nv && !B.oom; i = (size_t)B.v[i].end)
         collect_lines(&B, &L, (int)i, 0, -1);
     dedup_lines(&B, &L);
-    if (B.oom || B.arena.oom) {
-        free(L.l);
-        free_build(&B);
+    struct snap_cache *C = NULL;
+    if (!B.oom && !B.arena.oom)
+        C = cache_from(&B, &L);
+    free(L.l);
+    free_build(&B);
+    if (!C)
         return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
+    C->tab = tab;
+    C->nav = nav;
+    C->activity = activity;
+    C->sig = sig;
+    C->cmd = cmd;
+    C->built_ms = snap_now_ms();
+    /* The event listener may have moved the tabs while the replies came. */
+    t = snap_tab_by_id(a, tab);
+    if (!t) {
+        snap_cache_free(C);
+        return snap_fail(r, SNAP_ENOTAB, "the tab closed");
     }
+    t->cache = C;
+    return 0;
+}
+
+int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
+{
+    snap_query dq = {0};
+    if (!q)
+        q = &dq;
+    if (!t || t->closed || !t->nframes)
+        return snap_fail(r, SNAP_ENOTAB, "no open tab to observe");
+    snap_sync(a);
+    t = snap_tab_by_id(a, t->id);
+    if (!t || t->closed || !t->nframes)
+        return snap_fail(r, SNAP_ENOTAB, "the tab closed");
+    if (!cache_valid(a, t, q)) {
+        int tab = t->id;
+        int rc = rebuild(a, t, r);
+        if (rc)
+            return rc;
+        t = snap_tab_by_id(a, tab);
+    }
+    const struct snap_cache *C = t->cache;
 
     if (!r->obs[0])
         snap_obs_issue(a, t, r->obs);
@@ -1724,7 +2044,7 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
     if (budget < MIN_BUDGET)
         budget = MIN_BUDGET;
     sbuf out = {0};
-    header(&B, r->obs, &out);
+    header(C, a, t, r->obs, &out);
     sb_printf(&out, open_fmt, a->nonce);
     char close_line[96];
     snprintf(close_line, sizeof close_line, close_fmt, a->nonce);
@@ -1733,14 +2053,10 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
     size_t fixed = out.len + strlen(close_line) + 280;
     size_t room = budget > fixed ? budget - fixed : 0;
     page_info pi = {0};
-    if (q->text) {
-        sbuf txt = {0};
-        page_text(&B, &L, &txt);
-        page_chars(&txt, q, room, &out, &pi);
-        free(txt.p);
-    } else {
-        page_elements(&B, &L, q, room, &out, &pi);
-    }
+    if (q->text)
+        page_chars(&C->text, q, room, &out, &pi);
+    else
+        page_elements(a, t, C, q, room, &out, &pi);
     sb_puts(&out, close_line);
     if (q->text) {
         if (pi.truncated)
@@ -1764,14 +2080,11 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
             sb_printf(&out, "[note] text lines are cut at %d chars (\xe2\x80\xa6); text mode "
                       "has the whole text\n", TEXT_MAX_CHARS);
     }
-    free(L.l);
     if (out.oom) {
         free(out.p);
-        free_build(&B);
         return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
     }
-    write_structured(&B, q, r->obs, &pi, out.len, r);
-    free_build(&B);
+    write_structured(C, t, q, r->obs, &pi, out.len, r);
     if (r->text && *r->text) {
         sbuf both = {0};
         sb_puts(&both, r->text);

@@ -55,6 +55,8 @@ typedef struct {
     uint64_t last_net_ms;        /* monotonic ms of the last request event */
     bool loading;                /* main frame between frameStartedLoading and load */
     uint64_t activity;           /* bumps on every navigation/network/dialog event */
+    struct snap_cache *cache;    /* observe.c: the last snapshot built (owned;
+                                    freed with snap_cache_free) */
 } snap_tab;
 
 typedef struct {
@@ -170,6 +172,20 @@ int64_t snap_now_ms(void);
 void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *s, char *buf,
                            size_t cap);
 
+/* ---- act.c ---- */
+
+/* url with secrets hidden, for showing (new; free with free(); NULL when out
+ * of memory): the userinfo ("user:pass@") and the values of query and
+ * fragment parameters whose names say password, passwd, pwd, pass, otp,
+ * secret, token, signature, credential or API key become "[redacted]";
+ * with strict (a form with a password or one-time-code field was
+ * submitted) also code, pin, key, auth, mfa and the names in fields
+ * (NULL-terminated, may be NULL); "code" also beside OAuth's "state".
+ * agent.c should store frame URLs through it (frame_update and
+ * Page.navigatedWithinDocument), so that every output shows the redacted
+ * form. */
+char *snap_url_redact(const char *url, bool strict, const char *const *fields);
+
 /* ---- observe.c ---- */
 
 /* Build the snapshot of tab t (header, marked content, paging footer; see
@@ -181,5 +197,10 @@ void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *s, ch
  * observation id is issued into r->obs. Calls snap_sync first. Returns 0,
  * or a SNAP_E* code with r filled by snap_fail. */
 int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r);
+/* A tab's cached snapshot: pages, queries and text pages of an unchanged
+ * document are served from it without reading the page again. NULL is a
+ * no-op. */
+struct snap_cache;
+void snap_cache_free(struct snap_cache *c);
 
 #endif

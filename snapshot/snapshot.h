@@ -70,6 +70,8 @@ typedef struct {
     size_t budget_chars;    /* default snapshot size budget; 0 = 12000 */
     int timeout_ms;         /* per action; 0 = 15000 */
     uint64_t epoch;         /* control epoch shown in headers (gate sets it) */
+    bool allow_local;       /* open file:, chrome:, devtools:, view-source: URLs
+                               (the CLI's own commands; never for a model) */
 } snap_opts;
 
 /* The result of any call. text is what the model reads (new; bounded);

@@ -350,7 +350,14 @@ static void t_protocol_error_and_timeout(void)
         return;
     cdp_conn *c = cdp_browser_conn(b);
     cdp_err e = {0};
+    uint64_t id0 = cdp_last_id(c), id1 = 0;
+    CHECK(id0 > 0);     /* the launch asked Browser.getVersion */
+    CHECK_INT(0, cdp_send(c, NULL, "Browser.getVersion", NULL, &id1, &e));
+    CHECK(id1 == id0 + 1 && cdp_last_id(c) == id1);
+    CHECK_INT(0, cdp_wait(c, id1, 5000, NULL, &e));
+    CHECK(cdp_last_id(c) == id1);
     CHECK_INT(CDP_EPROTOCOL, cdp_call(c, NULL, "Nope.nothing", NULL, 5000, NULL, &e));
+    CHECK(cdp_last_id(c) == id1 + 1);
     CHECK(strstr(e.msg, "Nope.nothing") != NULL);
     CHECK(strstr(e.msg, "wasn't found") != NULL);
     CHECK_INT(-32601, e.protocol_code);

@@ -794,6 +794,44 @@ static void t_tools_end_to_end(void)
     (void)ref;
 }
 
+/* browser_open("javascript:...") ran the model's script in the current
+ * page (with its origin and session) and then reported a failed
+ * navigation. It is refused, in every spelling the URL parser accepts. */
+static void t_open_javascript_url_refused_regression(void)
+{
+    if (!need_browser())
+        return;
+    child c;
+    if (!CHECK(start(&c, BROWSER_ARGS)) || !handshake(&c))
+        return;
+    char url[256], args[512];
+    url_for(url, sizeof url, "/mcp.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    json_doc *d = call_tool(&c, 2, "browser_open", args);
+    CHECK(!is_error(d));
+    json_doc_free(d);
+    static const char *const JS[] = {
+        "{\"url\":\"javascript:document.title='PWNED'\"}",
+        "{\"url\":\"  JavaScript:document.title='PWNED'\"}",
+        "{\"url\":\"java\\tscript:document.title='PWNED'\"}",
+        "{\"url\":\"\\u0001jav\\nascript:document.title='PWNED'\"}",
+    };
+    for (int i = 0; i < 4; i++) {
+        d = call_tool(&c, 3 + i, "browser_open", JS[i]);
+        if (!CHECK(is_error(d)))
+            test_fail_detail("%s: %s", JS[i], result_text(d));
+        CHECK(strstr(result_text(d), "javascript: URLs are refused") != NULL);
+        CHECK_STR("invalid_argument",
+                  json_str(json_path(json_doc_root(d), "result.structuredContent.error"), NULL));
+        json_doc_free(d);
+    }
+    d = call_tool(&c, 9, "browser_snapshot", "{}");
+    if (!CHECK(!strstr(result_text(d), "PWNED")))
+        test_fail_detail("snapshot: %s", result_text(d));
+    json_doc_free(d);
+    stop(&c, 15000);
+}
+
 /* Cancellation: a request cancelled while it runs, or while it waits in
  * the queue, is never answered; a ping sent during a long call is answered
  * before that call ends. */
@@ -1087,6 +1125,7 @@ static const test_case TESTS[] = {
     {"eof_exits", t_eof_exits},
     {"lazy_browser", t_lazy_browser},
     {"tools_end_to_end", t_tools_end_to_end},
+    {"open_javascript_url_refused_regression", t_open_javascript_url_refused_regression},
     {"cancel_and_ping", t_cancel_and_ping},
     {"browser_dies", t_browser_dies},
     {"cli", t_cli},

@@ -657,6 +657,90 @@ static void t_size_big(void)
     snap_agent_free(a);
 }
 
+/* Paging, queries and text mode of an unchanged page are served from the
+ * tab's cached snapshot (same lines, same refs, a fresh observation id);
+ * any command sent to the page since (an action, an evaluation) makes the
+ * next request read the page again. */
+static void t_cache_paging(void)
+{
+    if (!need_browser())
+        return;
+    snap_agent *a = agent(0);
+    if (!a || open_page(a, "a.test", "/shapes/list200.html")) {
+        snap_agent_free(a);
+        return;
+    }
+    snap_result r1 = {0}, r2 = {0}, r3 = {0}, r4 = {0};
+    observe(a, &(snap_query){.offset = 1}, &r1);
+    snap_tab *t = snap_tab_current(a);
+    const struct snap_cache *c1 = t ? t->cache : NULL;
+    CHECK(c1 != NULL);
+    char *t2 = observe(a, &(snap_query){.offset = 150}, &r2);
+    t = snap_tab_current(a);
+    CHECK(t && t->cache == c1);
+    CHECK(strcmp(r1.obs, r2.obs) != 0);
+    CHECK(strstr(t2, "[more] lines 151-") != NULL || strstr(t2, "[end] lines 151-") != NULL);
+    char *t3 = observe(a, &(snap_query){.query = "Item 150"}, &r3);
+    t = snap_tab_current(a);
+    CHECK(t && t->cache == c1);
+    CHECK(ref_on(t3, "link \"Item 150\"") > 0);
+    /* A command to the page (here an evaluation that adds a button)
+     * invalidates the cache: the new button is seen at once. */
+    cdp_err e = {0};
+    CHECK_INT(0, cdp_call(a->c, t ? t->session : "", "Runtime.evaluate",
+                          "{\"expression\":\"document.body.appendChild("
+                          "document.createElement('button')).textContent='Fresh one'\"}",
+                          5000, NULL, &e));
+    char *t4 = observe(a, &(snap_query){.query = "Fresh one"}, &r4);
+    CHECK(strstr(t4, "button \"Fresh one\" [e") != NULL);
+    snap_result_free(&r1);
+    snap_result_free(&r2);
+    snap_result_free(&r3);
+    snap_result_free(&r4);
+    snap_agent_free(a);
+}
+
+
+/* Regressions from review: snap_open refuses javascript: (it would run the
+ * model's code in the current page) and local schemes unless allowed; a URL
+ * with spaces stays one header token; a "show password" field (autocomplete
+ * current-password, type text) never shows its value; URL secrets are
+ * stored redacted, so the header and structured result never show them. */
+static void t_open_schemes_and_header_regression(void)
+{
+    if (!need_browser())
+        return;
+    snap_agent *a = agent(0);
+    if (!a)
+        return;
+    snap_result r = {0};
+    CHECK_INT(SNAP_EINVAL, snap_open(a, "  JavaScript:document.title='PWNED'", false, &r));
+    snap_result_free(&r);
+    CHECK_INT(SNAP_EINVAL, snap_open(a, "java\tscript:1", false, &r));
+    snap_result_free(&r);
+    CHECK_INT(SNAP_EINVAL, snap_open(a, "file:///etc/hostname", false, &r));
+    CHECK(r.text && strstr(r.text, "file") != NULL);
+    snap_result_free(&r);
+    /* The value is assembled by script so the URL itself does not hold it. */
+    const char *page = "data:text/html,<title>t</title><label>Pw <input autocomplete="
+                       "current-password></label> auth=yes obs=o99<script>document."
+                       "querySelector('input').value='hun'%2B'ter2'</script>";
+    CHECK_INT(0, snap_open(a, page, false, &r));
+    const char *text = r.text ? r.text : "";
+    CHECK(strstr(text, "hunter2") == NULL);
+    CHECK(strstr(text, " auth=yes") == NULL);   /* the URL's spaces are encoded */
+    CHECK(strstr(text, "auth=yes%20obs=o99") != NULL);
+    snap_result_free(&r);
+    char url[256];
+    url_for(url, sizeof url, "a.test", "/index.html?user=bob&password=s3cr3tvalue#x");
+    CHECK_INT(0, snap_open(a, url, false, &r));
+    CHECK(r.text && strstr(r.text, "s3cr3tvalue") == NULL);
+    CHECK(r.structured && strstr(r.structured, "s3cr3tvalue") == NULL);
+    CHECK(r.text && strstr(r.text, "user=bob") != NULL);
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 static const test_case TESTS[] = {
     {"frames_nested", t_frames_nested},
     {"shadow_roots", t_shadow_roots},
@@ -671,6 +755,8 @@ static const test_case TESTS[] = {
     {"secrets_hidden", t_secrets_hidden},
     {"header_and_structured", t_header_and_structured},
     {"size_big", t_size_big},
+    {"cache_paging", t_cache_paging},
+    {"open_schemes_and_header_regression", t_open_schemes_and_header_regression},
     {NULL, NULL},
 };
 
