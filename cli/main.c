@@ -31,6 +31,11 @@ static const char USAGE[] =
 "  mcp                   serve the Model Context Protocol on stdin/stdout\n"
 "                        (JSON-RPC, one message per line; tools browser_*; the\n"
 "                        browser starts on the first tool call; docs/mcp.md)\n"
+"  vault list|rm|export|import\n"
+"                        the encrypted session store: list sessions, remove\n"
+"                        one, move one between machines sealed with a\n"
+"                        passphrase, import a Playwright storageState file\n"
+"                        (cdpgate vault --help)\n"
 "  demo                  walk the embedded demo site step by step: open,\n"
 "                        snapshot, click, type, a popup, a dialog\n"
 "  help                  this text\n"
@@ -181,6 +186,9 @@ int main(int argc, char **argv)
                 return EXIT_USAGE;
             }
             pos[npos++] = a;
+            /* `vault` parses its own options (cli/vault_cmd.c). */
+            if (npos == 1 && strcmp(a, "vault") == 0)
+                return cli_vault(&o, argc - i, argv + i);
         }
 #undef NEEDVAL
     }

@@ -398,6 +398,13 @@ static void names_for(const char *origin, char enc[80], char js[80])
 int vault_put(vault *v, const char *origin, const char *identity, const uint8_t *blob,
               size_t len, int64_t expiry, char *err, size_t errlen)
 {
+    return vault_put_at(v, origin, identity, blob, len, (int64_t)time(NULL), expiry, err,
+                        errlen);
+}
+
+int vault_put_at(vault *v, const char *origin, const char *identity, const uint8_t *blob,
+                 size_t len, int64_t captured, int64_t expiry, char *err, size_t errlen)
+{
     int rc = check_origin(origin, err, errlen);
     if (rc)
         return rc;
@@ -410,7 +417,7 @@ int vault_put(vault *v, const char *origin, const char *identity, const uint8_t 
                             il > VAULT_IDENTITY_MAX ? VAULT_IDENTITY_MAX : VAULT_BLOB_MAX);
     if (!json_utf8_valid((const uint8_t *)identity, il))
         return vault_seterr(err, errlen, VAULT_EINVAL, "identity is not valid UTF-8");
-    if ((!blob && len) || expiry < 0)
+    if ((!blob && len) || expiry < 0 || captured < 0)
         return vault_seterr(err, errlen, VAULT_EINVAL, "bad session arguments");
     if ((rc = check_dirs(v, err, errlen)))
         return rc;
@@ -421,7 +428,7 @@ int vault_put(vault *v, const char *origin, const char *identity, const uint8_t 
     uint8_t *env = NULL, *sealed = NULL;
     size_t envlen = 0, sealedlen = 0, jlen = 0;
     char *json = NULL;
-    rc = vault_env_build(identity, now, expiry, blob, len, &env, &envlen);
+    rc = vault_env_build(identity, captured, expiry, blob, len, &env, &envlen);
     if (rc) {
         return vault_seterr(err, errlen, rc, "cannot build the session: %s",
                             vault_strerror(rc));
@@ -431,7 +438,7 @@ int vault_put(vault *v, const char *origin, const char *identity, const uint8_t 
     free(env);
     if (rc)
         return rc;
-    vault_meta m = {(char *)origin, (char *)identity, now, now, expiry};
+    vault_meta m = {(char *)origin, (char *)identity, captured, now, expiry};
     rc = vault_meta_write(&m, &json, &jlen);
     if (rc) {
         free(sealed);

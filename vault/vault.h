@@ -296,6 +296,10 @@ const char *vault_dir(const vault *v);
  * before .json, under the store lock. captured is now; expiry 0 = none. */
 int vault_put(vault *v, const char *origin, const char *identity, const uint8_t *blob,
               size_t len, int64_t expiry, char *err, size_t errlen);
+/* vault_put with an explicit capture time (Unix seconds, >= 0), for imports
+ * that keep the time a session was captured on another machine. */
+int vault_put_at(vault *v, const char *origin, const char *identity, const uint8_t *blob,
+                 size_t len, int64_t captured, int64_t expiry, char *err, size_t errlen);
 /* Decrypt the session for origin. *blob is new (free with vault_free_blob,
  * which wipes it); meta (may be NULL) gets the authenticated metadata
  * (free with vault_meta_free). Refuses, returning nothing: no session
