@@ -218,4 +218,31 @@ int cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, cdp_err *err
 int cdp_page_eval(cdp_page *p, const char *expr, int timeout_ms, char **json_out,
                   cdp_err *err);
 
+/* ---- replies too big to hold: a sink ----
+ *
+ * cdp_send_sink sends a command whose reply is handed to fn as JSON events
+ * while it arrives (json_stream events of its "result" value, depth 0 being
+ * the result itself), so a reply of many megabytes is never held whole:
+ * while a sink call is pending the connection reads messages in pieces and
+ * tokenizes them; it keeps a message's first top-level members until "id"
+ * or "method" decides what it is; a reply to the sink call goes to fn, every
+ * other message is gathered and handled as usual. (Chromium writes "id"
+ * first; a reply whose "result" comes before its "id" is gathered whole and
+ * then replayed to fn, so any member order works.)
+ *
+ * fn returns 0 to go on, or a negative CDP_E* code: the call then fails with
+ * that code and the rest of the reply is read and dropped. fn must not call
+ * into the connection. cdp_wait(id) then reports the outcome: 0 with
+ * out->doc and out->result NULL once the whole reply went through fn, or the
+ * error ("error" in the reply is CDP_EPROTOCOL as for cdp_call). */
+typedef int (*cdp_sink_fn)(void *ud, const json_event *ev);
+int cdp_send_sink(cdp_conn *c, const char *session, const char *method,
+                  const char *params, cdp_sink_fn fn, void *ud, uint64_t *id,
+                  cdp_err *err);
+/* Process the next piece of a message as if the transport had delivered it
+ * in pieces (end true on the last); the same path as a real receive while a
+ * sink call is pending. For tests and replay. Returns 0 or the error that
+ * killed the connection. */
+int cdp_conn_inject_piece(cdp_conn *c, const char *p, size_t n, bool end, cdp_err *err);
+
 #endif

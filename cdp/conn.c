@@ -32,6 +32,8 @@ typedef struct {
     char *session;
     int state;                  /* 0 waiting, 1 replied, 2 failed */
     bool discard;               /* forgotten: drop the reply when it comes */
+    cdp_sink_fn sink;           /* the reply's result goes here, not into doc */
+    void *sink_ud;
     json_doc *doc;
     int code;
     int protocol_code;
@@ -50,6 +52,26 @@ typedef struct {
     char *session_id, *target_id, *type, *url, *context_id, *parent_session;
 } target_rec;
 
+/* A message being received in pieces (see "messages in pieces" below). */
+enum { IN_PREFIX, IN_SINK, IN_BUFFER, IN_SKIP };
+enum { K_NONE, K_ID, K_RESULT, K_ERROR, K_OTHER };
+
+typedef struct {
+    bool active;                /* between the first and the last piece */
+    int mode;                   /* IN_* */
+    json_stream *js;            /* created on first use, reset per message */
+    char *raw;                  /* the message's bytes, while they may be needed */
+    size_t rlen, rcap;
+    uint64_t id;                /* IN_SINK/IN_SKIP: the sink call */
+    int key;                    /* K_*: the top-level member being read */
+    bool id_seen, result_seen, error_seen;
+    int ekey;                   /* in "error": 1 message, 2 code */
+    char emsg[300];
+    size_t emsg_len;
+    int64_t ecode;
+    int sink_rc;                /* what the sink returned when it stopped */
+} inmsg;
+
 struct cdp_conn {
     ws_transport *t;
     cdp_opts o;
@@ -67,6 +89,7 @@ struct cdp_conn {
     bool dead;
     char error[512];
     json_w w;                   /* reused for outgoing messages */
+    inmsg in;
 };
 
 /* ---- small helpers shared by cdp/ ---- */
@@ -208,6 +231,8 @@ void cdp_conn_free(cdp_conn *c)
         target_clear(&c->tg[i]);
     free(c->tg);
     json_w_free(&c->w);
+    json_stream_free(c->in.js);
+    free(c->in.raw);
     ws_transport_free(c->t);
     free(c);
 }
@@ -454,6 +479,66 @@ static void handle_event(cdp_conn *c, json_doc *doc, const char *session,
     ring_push(c, session, method, doc);
 }
 
+/* Hand a parsed value to a sink as the events json_stream would give
+ * (strings whole). Returns 0 or what the sink returned. */
+static int replay(const json_val *v, unsigned depth, cdp_sink_fn fn, void *ud)
+{
+    json_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.depth = depth;
+    switch (json_type_of(v)) {
+    case JSON_NULL: ev.type = JSON_EV_NULL; break;
+    case JSON_TRUE: ev.type = JSON_EV_TRUE; break;
+    case JSON_FALSE: ev.type = JSON_EV_FALSE; break;
+    case JSON_NUMBER:
+        ev.type = JSON_EV_NUM;
+        ev.num = json_num(v);
+        ev.is_int = json_int(v, &ev.i);
+        break;
+    case JSON_STRING:
+        ev.type = JSON_EV_STR;
+        ev.str = json_str(v, &ev.len);
+        break;
+    case JSON_ARRAY:
+    case JSON_OBJECT: {
+        bool obj = json_is(v, JSON_OBJECT);
+        ev.type = obj ? JSON_EV_OBJ_BEGIN : JSON_EV_ARR_BEGIN;
+        int r = fn(ud, &ev);
+        if (r)
+            return r;
+        for (const json_val *m = json_first(v); m; m = json_next(m)) {
+            if (obj) {
+                json_event k;
+                memset(&k, 0, sizeof k);
+                k.type = JSON_EV_KEY;
+                k.depth = depth + 1;
+                k.str = json_key(m, &k.len);
+                if ((r = fn(ud, &k)) != 0)
+                    return r;
+            }
+            if ((r = replay(m, depth + 1, fn, ud)) != 0)
+                return r;
+        }
+        ev.type = obj ? JSON_EV_OBJ_END : JSON_EV_ARR_END;
+        break;
+    }
+    }
+    return fn(ud, &ev);
+}
+
+/* The sink of p stopped with code r: the call fails with it. */
+static void sink_failed(pending *p, int r)
+{
+    char buf[512];
+    if (r >= 0 || r < CDP_ENAVIGATE)
+        r = CDP_EINVAL;
+    snprintf(buf, sizeof buf, "%s: the reply's consumer stopped (%s)", p->method,
+             cdp_strerror(r));
+    p->state = 2;
+    p->code = r;
+    p->msg = cdp_strdup(buf);
+}
+
 /* Parse and route one message. Returns 0 or a fatal error. */
 static int handle_message(cdp_conn *c, const char *msg, size_t len)
 {
@@ -498,6 +583,17 @@ static int handle_message(cdp_conn *c, const char *msg, size_t len)
             json_doc_free(doc);
             return 0;
         }
+        if (p->sink) {
+            /* A sink reply that was gathered whole: replay it. */
+            int sr = replay(json_get(root, "result"), 0, p->sink, p->sink_ud);
+            json_doc_free(doc);
+            if (sr) {
+                sink_failed(p, sr);
+                return 0;
+            }
+            p->state = 1;
+            return 0;
+        }
         p->state = 1;
         p->doc = doc;
         return 0;
@@ -512,18 +608,274 @@ static int handle_message(cdp_conn *c, const char *msg, size_t len)
     return 0;
 }
 
+/* ---- messages in pieces ----
+ *
+ * While a sink call is pending, messages are read in pieces and fed to a
+ * json_stream. Each starts in IN_PREFIX: its bytes are kept and its
+ * top-level members watched. An "id" naming the sink call switches it to
+ * IN_SINK: the kept bytes are dropped and the events under "result" go to
+ * the sink as they come ("error" is collected instead). Any other "id", a
+ * "method", or a "result"/"error"/"params" before any "id" switches it to
+ * IN_BUFFER: the bytes are gathered and the whole message goes through
+ * handle_message like any other (events and other replies are small; a
+ * sink reply gathered this way is replayed to its sink there). IN_SKIP
+ * reads and drops the rest of a sink reply nobody wants any more (the call
+ * was forgotten or timed out, or the sink stopped). */
+
+#define IN_STOP 1               /* the callback's "stop tokenizing" */
+
+static int in_event(void *ud, const json_event *ev)
+{
+    cdp_conn *c = ud;
+    inmsg *m = &c->in;
+    if (ev->depth == 0) {
+        if (ev->type == JSON_EV_OBJ_BEGIN || ev->type == JSON_EV_OBJ_END)
+            return 0;
+        m->mode = IN_BUFFER;    /* not an object: handle_message says why */
+        return IN_STOP;
+    }
+    if (m->mode == IN_PREFIX) {
+        if (ev->depth != 1)
+            return 0;
+        if (ev->type == JSON_EV_KEY) {
+            if (strcmp(ev->str, "id") == 0) {
+                m->key = K_ID;
+                return 0;
+            }
+            if (strcmp(ev->str, "method") == 0 || strcmp(ev->str, "result") == 0 ||
+                strcmp(ev->str, "error") == 0 || strcmp(ev->str, "params") == 0) {
+                m->mode = IN_BUFFER;
+                return IN_STOP;
+            }
+            m->key = K_OTHER;
+            return 0;
+        }
+        if (m->key == K_ID) {
+            pending *p = NULL;
+            if (ev->type == JSON_EV_NUM && ev->is_int && ev->i > 0)
+                p = pending_find(c, (uint64_t)ev->i);
+            if (p && p->sink && p->state == 0) {    /* forgotten: skipped later */
+                m->mode = IN_SINK;
+                m->id = (uint64_t)ev->i;
+                m->key = K_OTHER;
+                return 0;
+            }
+            m->mode = IN_BUFFER;
+            return IN_STOP;
+        }
+        return 0;
+    }
+    /* IN_SINK */
+    if (ev->depth == 1 && ev->type == JSON_EV_KEY) {
+        m->key = K_OTHER;
+        if (strcmp(ev->str, "result") == 0 && !m->result_seen) {
+            m->key = K_RESULT;
+            m->result_seen = true;
+        } else if (strcmp(ev->str, "error") == 0 && !m->error_seen) {
+            m->key = K_ERROR;
+            m->error_seen = true;
+        }
+        return 0;
+    }
+    if (m->key == K_RESULT) {
+        pending *p = pending_find(c, m->id);
+        json_event e = *ev;
+        e.depth--;
+        int r = p && p->sink && p->state == 0 && !p->discard ? p->sink(p->sink_ud, &e) : 0;
+        if (r) {
+            m->sink_rc = r;
+            m->mode = IN_SKIP;
+            return IN_STOP;
+        }
+    } else if (m->key == K_ERROR && ev->depth == 2) {
+        if (ev->type == JSON_EV_KEY) {
+            m->ekey = strcmp(ev->str, "message") == 0 ? 1 : strcmp(ev->str, "code") == 0 ? 2 : 0;
+            return 0;
+        }
+        if (m->ekey == 1 && (ev->type == JSON_EV_STR || ev->type == JSON_EV_STR_PART)) {
+            size_t room = sizeof m->emsg - 1 - m->emsg_len;
+            size_t k = ev->len < room ? ev->len : room;
+            memcpy(m->emsg + m->emsg_len, ev->str, k);
+            m->emsg_len += k;
+            m->emsg[m->emsg_len] = 0;
+            if (ev->type == JSON_EV_STR)
+                m->ekey = 0;
+        } else if (m->ekey == 2 && ev->type == JSON_EV_NUM) {
+            m->ecode = ev->is_int ? ev->i : 0;
+            m->ekey = 0;
+        }
+    }
+    return 0;
+}
+
+static bool raw_add(inmsg *m, const char *p, size_t n)
+{
+    if (m->rlen + n + 1 > m->rcap) {
+        size_t cap = m->rcap ? m->rcap : 4096;
+        while (cap < m->rlen + n + 1)
+            cap *= 2;
+        char *nr = realloc(m->raw, cap);
+        if (!nr)
+            return false;
+        m->raw = nr;
+        m->rcap = cap;
+    }
+    memcpy(m->raw + m->rlen, p, n);
+    m->rlen += n;
+    return true;
+}
+
+/* The sink reply is complete (or was skipped): settle its call. */
+static void sink_done(cdp_conn *c)
+{
+    inmsg *m = &c->in;
+    pending *p = pending_find(c, m->id);
+    if (!p || p->state != 0)
+        return;
+    if (p->discard) {
+        pending_remove(c, p);
+        return;
+    }
+    if (m->sink_rc) {
+        sink_failed(p, m->sink_rc);
+    } else if (m->error_seen) {
+        char buf[512];
+        p->protocol_code = (int)m->ecode;
+        snprintf(buf, sizeof buf, "%s: %s (%d)", p->method,
+                 m->emsg_len ? m->emsg : "error", p->protocol_code);
+        p->state = 2;
+        p->code = CDP_EPROTOCOL;
+        p->msg = cdp_strdup(buf);
+    } else {
+        p->state = 1;
+    }
+}
+
+/* One piece of a message (end: its last). Returns 0 or a fatal error. */
+static int in_piece(cdp_conn *c, const char *p, size_t n, bool end)
+{
+    inmsg *m = &c->in;
+    if (!m->active) {
+        if (!m->js && !(m->js = json_stream_new(NULL, in_event, c)))
+            return conn_die(c, "out of memory reading a message");
+        json_stream_reset(m->js);
+        if (m->rcap > ((size_t)1 << 20)) {
+            free(m->raw);
+            m->raw = NULL;
+            m->rcap = 0;
+        }
+        m->active = true;
+        m->mode = IN_PREFIX;
+        m->rlen = 0;
+        m->id = 0;
+        m->key = K_NONE;
+        m->id_seen = m->result_seen = m->error_seen = false;
+        m->ekey = 0;
+        m->emsg_len = 0;
+        m->emsg[0] = 0;
+        m->ecode = 0;
+        m->sink_rc = 0;
+    }
+    if (m->mode == IN_SINK) {
+        pending *q = pending_find(c, m->id);
+        if (!q || q->state != 0 || q->discard)
+            m->mode = IN_SKIP;
+    }
+    if ((m->mode == IN_PREFIX || m->mode == IN_BUFFER) && !raw_add(m, p, n)) {
+        m->active = false;
+        return conn_die(c, "out of memory reading a message");
+    }
+    if (m->mode == IN_PREFIX || m->mode == IN_SINK) {
+        int r = json_stream_feed(m->js, p, n);
+        if (r < 0) {
+            if (m->mode == IN_PREFIX) {
+                m->mode = IN_BUFFER;    /* handle_message reports it */
+            } else {
+                const json_err *je = json_stream_error(m->js);
+                char why[300];
+                m->active = false;
+                if (je->code == JSON_ENOMEM)
+                    return conn_die(c, "out of memory reading a message");
+                snprintf(why, sizeof why, "browser sent malformed JSON (%s at byte %zu)",
+                         je->msg ? je->msg : json_strerror(je->code), je->offset);
+                return conn_die(c, why);
+            }
+        }
+        if (m->mode == IN_SINK || m->mode == IN_SKIP)
+            m->rlen = 0;
+    }
+    if (!end)
+        return 0;
+    m->active = false;
+    if (m->mode == IN_SINK && json_stream_end(m->js) != 0) {
+        const json_err *je = json_stream_error(m->js);
+        char why[300];
+        snprintf(why, sizeof why, "browser sent malformed JSON (%s at byte %zu)",
+                 je->msg ? je->msg : json_strerror(je->code), je->offset);
+        return conn_die(c, je->code == JSON_ENOMEM ? "out of memory reading a message" : why);
+    }
+    if (m->mode == IN_SINK || m->mode == IN_SKIP) {
+        sink_done(c);
+        return 0;
+    }
+    /* IN_BUFFER, or IN_PREFIX when nothing decided it (no id, no method). */
+    return handle_message(c, m->raw ? m->raw : "", m->rlen);
+}
+
+/* Is a sink call waiting (or a message already being read in pieces)? */
+static bool want_pieces(const cdp_conn *c)
+{
+    if (c->in.active)
+        return true;
+    for (size_t i = 0; i < c->npend; i++)
+        if (c->pend[i].sink && c->pend[i].state == 0 && !c->pend[i].discard)
+            return true;
+    return false;
+}
+
+static int transport_failed(cdp_conn *c, int r);
+
+/* Read one message in pieces, waiting up to timeout_ms for each. */
+static int pump_pieces(cdp_conn *c, int timeout_ms)
+{
+    int64_t dl = timeout_ms < 0 ? -1 : cdp_now_ms() + timeout_ms;
+    for (;;) {
+        const char *p;
+        size_t n;
+        bool end;
+        int r = ws_transport_recv_chunk(c->t, &p, &n, &end, cdp_remaining(dl));
+        if (r == WS_ETIMEOUT)
+            return CDP_ETIMEOUT;
+        if (r != WS_OK)
+            return transport_failed(c, r);
+        r = in_piece(c, p, n, end);
+        if (r || end)
+            return r;
+    }
+}
+
 /* Receive and handle one message, waiting up to timeout_ms. Returns 0 (one
  * handled), CDP_ETIMEOUT, or a fatal error. */
 static int pump_one(cdp_conn *c, int timeout_ms)
 {
     if (c->dead)
         return CDP_EDISCONNECTED;
+    if (want_pieces(c))
+        return pump_pieces(c, timeout_ms);
     const char *msg;
     size_t len;
     int r = ws_transport_recv(c->t, &msg, &len, timeout_ms);
     if (r == WS_ETIMEOUT)
         return CDP_ETIMEOUT;
-    if (r != WS_OK) {
+    if (r != WS_OK)
+        return transport_failed(c, r);
+    return handle_message(c, msg, len);
+}
+
+/* The transport failed with r: the connection dies saying why. */
+static int transport_failed(cdp_conn *c, int r)
+{
+    {
         char why[400];
         const char *te = ws_transport_error(c->t);
         if (r == WS_ECLOSED)
@@ -537,7 +889,6 @@ static int pump_one(cdp_conn *c, int timeout_ms)
                      te && *te ? te : ws_strerror(r));
         return conn_die(c, why);
     }
-    return handle_message(c, msg, len);
 }
 
 int cdp_pump_one(cdp_conn *c, int timeout_ms, cdp_err *err)
@@ -552,7 +903,15 @@ int cdp_conn_inject(cdp_conn *c, const char *msg, size_t len, cdp_err *err)
 {
     if (c->dead)
         return cdp_seterr(err, CDP_EDISCONNECTED, "%s", c->error);
-    int r = handle_message(c, msg, len);
+    int r = want_pieces(c) ? in_piece(c, msg, len, true) : handle_message(c, msg, len);
+    return r ? cdp_seterr(err, r, "%s", c->error) : 0;
+}
+
+int cdp_conn_inject_piece(cdp_conn *c, const char *p, size_t n, bool end, cdp_err *err)
+{
+    if (c->dead)
+        return cdp_seterr(err, CDP_EDISCONNECTED, "%s", c->error);
+    int r = in_piece(c, p, n, end);
     return r ? cdp_seterr(err, r, "%s", c->error) : 0;
 }
 
@@ -573,8 +932,28 @@ int cdp_pump(cdp_conn *c, int timeout_ms, cdp_err *err)
 
 /* ---- outgoing ---- */
 
+static int send_call(cdp_conn *c, const char *session, const char *method,
+                     const char *params, cdp_sink_fn sink, void *sink_ud,
+                     uint64_t *id_out, cdp_err *err);
+
 int cdp_send(cdp_conn *c, const char *session, const char *method,
              const char *params, uint64_t *id_out, cdp_err *err)
+{
+    return send_call(c, session, method, params, NULL, NULL, id_out, err);
+}
+
+int cdp_send_sink(cdp_conn *c, const char *session, const char *method,
+                  const char *params, cdp_sink_fn fn, void *ud, uint64_t *id,
+                  cdp_err *err)
+{
+    if (!fn)
+        return cdp_seterr(err, CDP_EINVAL, "%s: no sink", method ? method : "");
+    return send_call(c, session, method, params, fn, ud, id, err);
+}
+
+static int send_call(cdp_conn *c, const char *session, const char *method,
+                     const char *params, cdp_sink_fn sink, void *sink_ud,
+                     uint64_t *id_out, cdp_err *err)
 {
     if (!method || !*method)
         return cdp_seterr(err, CDP_EINVAL, "no method");
@@ -619,6 +998,8 @@ int cdp_send(cdp_conn *c, const char *session, const char *method,
     pending *p = &c->pend[c->npend];
     memset(p, 0, sizeof *p);
     p->id = id;
+    p->sink = sink;
+    p->sink_ud = sink_ud;
     p->method = cdp_strdup(method);
     p->session = session && *session ? cdp_strdup(session) : NULL;
     if (!p->method || (session && *session && !p->session)) {

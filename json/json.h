@@ -192,4 +192,76 @@ char *json_write(const json_val *v, size_t *len);
 /* UTF-8 validation of a byte span (no NUL special-casing). */
 bool json_utf8_valid(const uint8_t *s, size_t len);
 
+/* ---- push tokenizer ----
+ *
+ * json_stream reads one JSON text fed in pieces of any size (a byte at a
+ * time, or whatever a socket gives) and reports it as events through a
+ * callback, without building a document: memory stays bounded by the
+ * nesting depth, the longest key or number, and max_string. It accepts and
+ * rejects exactly what json_parse does (same error codes and offsets),
+ * except that JSON_NO_DUPLICATES is not available.
+ *
+ * Events come in document order. An object member is a JSON_EV_KEY followed
+ * by its value's events. A string value of at most max_string decoded bytes
+ * is one JSON_EV_STR; a longer one is JSON_EV_STR_PART pieces followed by a
+ * last JSON_EV_STR (possibly empty); pieces end on character boundaries
+ * and are at most max_string + 6 bytes (the last character or escape).
+ * Keys always come whole. Text is decoded (escapes resolved, a lone
+ * surrogate as U+FFFD), NUL-terminated, and borrowed until the callback
+ * returns.
+ */
+
+typedef enum {
+    JSON_EV_OBJ_BEGIN = 1, JSON_EV_OBJ_END, JSON_EV_ARR_BEGIN, JSON_EV_ARR_END,
+    JSON_EV_KEY,          /* str/len: a member's key; its value follows */
+    JSON_EV_STR_PART,     /* str/len: a piece of a long string value; more follow */
+    JSON_EV_STR,          /* str/len: a string value, or the last piece of one */
+    JSON_EV_NUM,          /* num, and i when is_int (as json_int would say) */
+    JSON_EV_TRUE, JSON_EV_FALSE, JSON_EV_NULL,
+} json_ev_type;
+
+typedef struct {
+    json_ev_type type;
+    unsigned depth;       /* of the value: 0 for the top-level value, 1 for its
+                             members or elements; a KEY has its value's depth */
+    const char *str;      /* borrowed until the callback returns */
+    size_t len;
+    double num;
+    int64_t i;
+    bool is_int;
+    size_t offset;        /* input offset of the token's first byte */
+} json_event;
+
+/* Return 0 to go on; any other value stops the stream, and feed returns it. */
+typedef int (*json_stream_fn)(void *ud, const json_event *ev);
+
+typedef struct {
+    size_t max_size;      /* input bytes; 0 = JSON_DEFAULT_MAX_SIZE */
+    unsigned max_depth;   /* 0 = JSON_DEFAULT_MAX_DEPTH */
+    size_t max_string;    /* string value bytes per event; 0 = 64 KiB */
+} json_stream_opts;
+
+typedef struct json_stream json_stream;
+
+/* New stream (free with json_stream_free); opts may be NULL; NULL when out
+ * of memory. */
+json_stream *json_stream_new(const json_stream_opts *opts, json_stream_fn fn, void *ud);
+void json_stream_free(json_stream *s);
+/* Start over for a new text, keeping the allocations. */
+void json_stream_reset(json_stream *s);
+/* Feed the next n bytes. Returns 0, a JSON_E* code (details in
+ * json_stream_error), or the callback's non-zero value. After an error every
+ * call returns it again. */
+int json_stream_feed(json_stream *s, const void *data, size_t n);
+/* The input is complete: finish a trailing number and check that exactly
+ * one value came. Returns 0 or the error. */
+int json_stream_end(json_stream *s);
+/* The error (code JSON_OK when none); borrowed. */
+const json_err *json_stream_error(const json_stream *s);
+/* True once the top-level value is complete (only whitespace may follow;
+ * a top-level number completes only at the next byte or json_stream_end). */
+bool json_stream_done(const json_stream *s);
+/* Containers open at this point of the input. */
+unsigned json_stream_depth(const json_stream *s);
+
 #endif

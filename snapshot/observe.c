@@ -30,8 +30,11 @@
  *
  * Ownership: each reply is digested as it arrives (AX nodes into compact
  * records with their own strings, the DOM snapshot into id sets) and freed
- * at once; the view tree borrows from those records and is freed at the
- * end of the build, which leaves the rendered lines in the tab's cache
+ * at once; the AX trees, the biggest replies by far (tens of MB of JSON on
+ * a large page), are never held at all: they go through a cdp_send_sink
+ * sink that fills the records while the bytes arrive (ax_event). The
+ * view tree borrows from those records and is freed at the end of the
+ * build, which leaves the rendered lines in the tab's cache
  * (struct snap_cache): later pages, queries and text pages of an unchanged
  * document are cut from it without reading the page again.
  *
@@ -346,10 +349,11 @@ typedef struct {
     axn *nodes;
     size_t nnodes;
     int64_t *kid;                /* child nodeIds, then (resolved) node index or -1 */
-    size_t nkid;
+    size_t nkid, kid_cap;
     sbuf str;                    /* the nodes' strings */
     int *hash;                   /* nodeId -> index + 1, open addressing */
     size_t hcap;
+    void *axs;                   /* axsink while the AX reply streams in */
 } frame_st;
 
 /* ---- the view tree ---- */
@@ -553,17 +557,13 @@ static size_t ax_keep(frame_st *F, const char *s)
     return off;
 }
 
-/* The properties that matter, as state bits and level. */
-static unsigned ax_states(const json_val *props, int *level)
+/* One property (name k, value: on, its string s or NULL, its number num)
+ * into state bits and level. */
+static void ax_state1(const char *k, bool on, const char *s, double num, unsigned *stp,
+                      int *level)
 {
-    unsigned st = 0;
-    for (const json_val *p = json_first(props); p; p = json_next(p)) {
-        const char *k = json_get_str(p, "name");
-        const json_val *v = json_get(json_get(p, "value"), "value");
-        if (!k)
-            continue;
-        const char *s = json_str(v, NULL);
-        bool on = json_bool(v) || (s && strcmp(s, "true") == 0);
+    unsigned st = *stp;
+    {
         if (strcmp(k, "disabled") == 0 && on)
             st |= ST_DISABLED;
         else if (strcmp(k, "checked") == 0 || strcmp(k, "pressed") == 0) {
@@ -589,10 +589,28 @@ static unsigned ax_states(const json_val *props, int *level)
         else if (strcmp(k, "editable") == 0 && s)
             st |= ST_EDITABLE;
         else if (strcmp(k, "level") == 0)
-            *level = (int)json_num(v);
+            *level = (int)num;
+    }
+    *stp = st;
+}
+
+/* The properties that matter, as state bits and level. */
+static unsigned ax_states(const json_val *props, int *level)
+{
+    unsigned st = 0;
+    for (const json_val *p = json_first(props); p; p = json_next(p)) {
+        const char *k = json_get_str(p, "name");
+        const json_val *v = json_get(json_get(p, "value"), "value");
+        if (!k)
+            continue;
+        const char *s = json_str(v, NULL);
+        bool on = json_bool(v) || (s && strcmp(s, "true") == 0);
+        ax_state1(k, on, s, json_num(v), &st, level);
     }
     return st;
 }
+
+static int ax_finish(frame_st *F);
 
 /* Digest a getFullAXTree result into F->nodes, F->kid, F->str and the
  * nodeId index; the reply can be freed afterwards. */
@@ -648,9 +666,15 @@ static int ax_parse(frame_st *F, const json_val *result)
         k++;
     }
     F->nnodes = k;
+    return ax_finish(F);
+}
+
+/* The records are complete: strings by pointer, children by index. */
+static int ax_finish(frame_st *F)
+{
+    size_t k = F->nnodes;
     if (F->str.oom)
         return SNAP_ENOMEM;
-    /* The arena is complete: strings by pointer, children by index. */
     for (size_t i = 0; i < k; i++) {
         axn *a = &F->nodes[i];
         a->role = F->str.p + a->role_off;
@@ -660,6 +684,489 @@ static int ax_parse(frame_st *F, const json_val *result)
     for (size_t i = 0; i < F->nkid; i++)
         F->kid[i] = ax_find(F, F->kid[i]);
     return 0;
+}
+
+/* ---- AX replies as a stream ----
+ *
+ * The same digest as ax_parse, fed by the events of the reply while it
+ * arrives (cdp_send_sink), so the reply is never held: a path machine over
+ * result.nodes[i].{nodeId, ignored, role.value, name.value, value.value,
+ * childIds[], backendDOMNodeId, properties[].{name, value.value}}; all else
+ * is skipped. Each node is gathered in scratch buffers and committed at its
+ * end with the rules of ax_parse (so member order inside a node does not
+ * matter): the first of a repeated key wins, as json_get does; a field of
+ * the wrong type counts as absent; strings stop at an embedded NUL. */
+
+enum { AF_OTHER, AF_ID, AF_IGNORED, AF_ROLE, AF_NAME, AF_VALUE, AF_KIDS, AF_BACKEND,
+       AF_PROPS };
+
+typedef struct {
+    frame_st *F;
+    bool oom;
+    bool nodes_key, nodes_seen;
+    int in_nodes;                /* 1 inside result.nodes */
+    bool in_node;                /* inside an object element of nodes */
+    int field;                   /* AF_* of the current depth-3 member */
+    unsigned seen;               /* fields met in this node (first wins) */
+    bool ctr_obj;                /* the depth-3 value is an object */
+    bool sub, subseen;           /* role/name/value: at its first "value" */
+    sbuf id, role, name, value, kid;
+    bool has_id, has_role, has_name, has_value, ignored, has_num;
+    double num;
+    int backend;
+    int64_t *kids;
+    size_t nk, ck;
+    /* properties[] */
+    bool in_prop, pv_obj, pname_seen, pvalue_seen, pvv_seen;
+    int pfield;                  /* 1 "name", 2 "value" */
+    bool pvkey;
+    sbuf pname;
+    bool has_pname;
+    int pvtype;                  /* 0 other, 1 true, 2 string, 3 number */
+    char pstr[16];
+    size_t pstr_len;
+    bool pstr_nul;
+    double pnum;
+    unsigned st;
+    int level;
+} axsink;
+
+static void axs_free(axsink *S)
+{
+    free(S->id.p);
+    free(S->role.p);
+    free(S->name.p);
+    free(S->value.p);
+    free(S->kid.p);
+    free(S->pname.p);
+    free(S->kids);
+}
+
+static void sb_clear(sbuf *b)
+{
+    b->len = 0;
+    if (b->p)
+        b->p[0] = 0;
+}
+
+static void axs_push_kid(axsink *S, int64_t id)
+{
+    if (S->nk == S->ck) {
+        size_t n = S->ck ? S->ck * 2 : 16;
+        int64_t *nk = realloc(S->kids, n * sizeof *nk);
+        if (!nk) {
+            S->oom = true;
+            return;
+        }
+        S->kids = nk;
+        S->ck = n;
+    }
+    S->kids[S->nk++] = id;
+}
+
+/* Add one node: the rules of the loop body of ax_parse. */
+static void axs_commit(axsink *S)
+{
+    frame_st *F = S->F;
+    if (S->id.oom || S->role.oom || S->name.oom || S->value.oom) {
+        S->oom = true;
+        return;
+    }
+    const char *role = S->has_role ? S->role.p : NULL;
+    if (!S->has_id || (role && strcmp(role, "InlineTextBox") == 0))
+        return;
+    int64_t id = ax_id(S->id.p);
+    if (ax_find(F, id) >= 0)
+        return;
+    /* Grow the records, and the index at half load. */
+    size_t k = F->nnodes;
+    if ((k + 1) * 2 > F->hcap) {
+        size_t hc = F->hcap ? F->hcap * 2 : 1024;
+        int *nh = calloc(hc, sizeof *nh);
+        axn *nn = realloc(F->nodes, hc / 2 * sizeof *nn);
+        if (!nh || !nn) {
+            free(nh);
+            if (nn)
+                F->nodes = nn;
+            S->oom = true;
+            return;
+        }
+        F->nodes = nn;
+        for (size_t i = 0; i < k; i++) {
+            size_t h = hid(F->nodes[i].id) & (hc - 1);
+            while (nh[h])
+                h = (h + 1) & (hc - 1);
+            nh[h] = (int)i + 1;
+        }
+        free(F->hash);
+        F->hash = nh;
+        F->hcap = hc;
+    }
+    if (F->nkid + S->nk > S->F->kid_cap) {
+        size_t n = F->kid_cap ? F->kid_cap : 1024;
+        while (n < F->nkid + S->nk)
+            n *= 2;
+        int64_t *nk = realloc(F->kid, n * sizeof *nk);
+        if (!nk) {
+            S->oom = true;
+            return;
+        }
+        F->kid = nk;
+        F->kid_cap = n;
+    }
+    axn *a = &F->nodes[k];
+    memset(a, 0, sizeof *a);
+    a->id = id;
+    a->role_off = ax_keep(F, role ? role : "none");
+    a->name_off = ax_keep(F, S->has_name ? S->name.p : NULL);
+    a->value_off = ax_keep(F, S->has_value ? S->value.p : NULL);
+    a->has_num = S->has_num;
+    a->num = S->num;
+    a->kid0 = F->nkid;
+    if (S->nk)
+        memcpy(F->kid + F->nkid, S->kids, S->nk * sizeof *S->kids);
+    F->nkid += S->nk;
+    a->nkids = S->nk;
+    a->st = S->st;
+    a->level = S->level;
+    a->backend = S->backend;
+    a->ignored = S->ignored;
+    size_t m = F->hcap - 1;
+    size_t h = hid(a->id) & m;
+    while (F->hash[h])
+        h = (h + 1) & m;
+    F->hash[h] = (int)k + 1;
+    F->nnodes = k + 1;
+}
+
+static void axs_node_begin(axsink *S)
+{
+    S->in_node = true;
+    S->field = AF_OTHER;
+    S->seen = 0;
+    S->has_id = S->has_role = S->has_name = S->has_value = false;
+    S->ignored = S->has_num = false;
+    S->num = 0;
+    S->backend = 0;
+    S->nk = 0;
+    S->st = 0;
+    S->level = 0;
+    sb_clear(&S->id);
+    sb_clear(&S->role);
+    sb_clear(&S->name);
+    sb_clear(&S->value);
+}
+
+static void axs_prop_end(axsink *S)
+{
+    if (!S->has_pname)
+        return;
+    const char *sv = S->pvtype == 2 ? S->pstr : NULL;
+    bool on = S->pvtype == 1 || (sv && strcmp(sv, "true") == 0);
+    ax_state1(S->pname.p, on, sv, S->pvtype == 3 ? S->pnum : 0, &S->st, &S->level);
+}
+
+static bool is_text(const json_event *ev)
+{
+    return ev->type == JSON_EV_STR || ev->type == JSON_EV_STR_PART;
+}
+
+static bool is_value(const json_event *ev)
+{
+    return ev->type != JSON_EV_KEY && ev->type != JSON_EV_OBJ_END &&
+           ev->type != JSON_EV_ARR_END;
+}
+
+/* Text of a string value into b (pieces appended); true on its last piece. */
+static bool axs_text(sbuf *b, const json_event *ev)
+{
+    sb_putn(b, ev->str, ev->len);
+    return ev->type == JSON_EV_STR;
+}
+
+/* Depth 4 and below, inside a node (d = ev->depth). */
+static void axs_inner(axsink *S, const json_event *ev, unsigned d)
+{
+    int f = S->field;
+    if (f == AF_ROLE || f == AF_NAME || f == AF_VALUE) {
+        if (d != 4 || !S->ctr_obj)
+            return;
+        if (ev->type == JSON_EV_KEY) {
+            S->sub = !S->subseen && strcmp(ev->str, "value") == 0;
+            S->subseen |= S->sub;
+            return;
+        }
+        if (!S->sub || !is_value(ev))
+            return;
+        sbuf *b = f == AF_ROLE ? &S->role : f == AF_NAME ? &S->name : &S->value;
+        bool *has = f == AF_ROLE ? &S->has_role : f == AF_NAME ? &S->has_name : &S->has_value;
+        if (is_text(ev)) {
+            if (axs_text(b, ev)) {
+                *has = true;
+                S->sub = false;
+            }
+            return;
+        }
+        if (f == AF_VALUE && ev->type == JSON_EV_NUM) {
+            S->has_num = true;
+            S->num = ev->num;
+        }
+        S->sub = false;
+        return;
+    }
+    if (f == AF_KIDS) {
+        if (d != 4 || !is_value(ev))
+            return;
+        if (is_text(ev)) {
+            if (axs_text(&S->kid, ev)) {
+                axs_push_kid(S, ax_id(S->kid.p ? S->kid.p : ""));
+                sb_clear(&S->kid);
+            }
+        } else {
+            axs_push_kid(S, ax_id(NULL));
+        }
+        return;
+    }
+    if (f != AF_PROPS)
+        return;
+    if (d == 4) {
+        if (ev->type == JSON_EV_OBJ_BEGIN) {
+            S->in_prop = true;
+            S->pname_seen = S->pvalue_seen = S->pvv_seen = false;
+            S->pfield = 0;
+            S->pv_obj = false;
+            S->pvkey = false;
+            S->has_pname = false;
+            sb_clear(&S->pname);
+            S->pvtype = 0;
+            S->pstr_len = 0;
+            S->pstr[0] = 0;
+            S->pstr_nul = false;
+            S->pnum = 0;
+        } else if (ev->type == JSON_EV_OBJ_END && S->in_prop) {
+            axs_prop_end(S);
+            S->in_prop = false;
+        }
+        return;
+    }
+    if (!S->in_prop)
+        return;
+    if (d == 5) {
+        if (ev->type == JSON_EV_KEY) {
+            S->pfield = 0;
+            if (!S->pname_seen && strcmp(ev->str, "name") == 0) {
+                S->pfield = 1;
+                S->pname_seen = true;
+            } else if (!S->pvalue_seen && strcmp(ev->str, "value") == 0) {
+                S->pfield = 2;
+                S->pvalue_seen = true;
+            }
+            return;
+        }
+        if (S->pfield == 1 && is_text(ev)) {
+            if (axs_text(&S->pname, ev))
+                S->has_pname = true;
+        } else if (S->pfield == 2 && ev->type == JSON_EV_OBJ_BEGIN) {
+            S->pv_obj = true;
+        }
+        return;
+    }
+    if (d != 6 || !S->pv_obj)
+        return;
+    if (ev->type == JSON_EV_KEY) {
+        S->pvkey = !S->pvv_seen && strcmp(ev->str, "value") == 0;
+        S->pvv_seen |= S->pvkey;
+        return;
+    }
+    if (!S->pvkey || !is_value(ev))
+        return;
+    if (is_text(ev)) {
+        /* Only its first 15 bytes matter: it is compared with short words. */
+        for (size_t i = 0; i < ev->len && !S->pstr_nul && S->pstr_len < 15; i++) {
+            if (!ev->str[i])
+                S->pstr_nul = true;
+            else
+                S->pstr[S->pstr_len++] = ev->str[i];
+        }
+        S->pstr[S->pstr_len] = 0;
+        if (ev->type == JSON_EV_STR) {
+            S->pvtype = 2;
+            S->pvkey = false;
+        }
+        return;
+    }
+    S->pvtype = ev->type == JSON_EV_TRUE ? 1 : ev->type == JSON_EV_NUM ? 3 : 0;
+    S->pnum = ev->num;
+    S->pvkey = false;
+}
+
+/* The sink of cdp_send_sink for Accessibility.getFullAXTree. */
+static int ax_event(void *ud, const json_event *ev)
+{
+    axsink *S = ud;
+    unsigned d = ev->depth;
+    if (d == 1) {
+        if (ev->type == JSON_EV_KEY) {
+            S->nodes_key = !S->nodes_seen && strcmp(ev->str, "nodes") == 0;
+            S->nodes_seen |= S->nodes_key;
+        } else if (S->nodes_key && (ev->type == JSON_EV_ARR_BEGIN ||
+                                    ev->type == JSON_EV_OBJ_BEGIN)) {
+            S->in_nodes = 1;
+            S->nodes_key = false;
+        } else if (S->in_nodes == 1 && (ev->type == JSON_EV_ARR_END ||
+                                        ev->type == JSON_EV_OBJ_END)) {
+            S->in_nodes = 2;
+        } else if (is_value(ev)) {
+            S->nodes_key = false;
+        }
+        return 0;
+    }
+    if (d < 2 || S->in_nodes != 1)
+        return 0;
+    if (d == 2) {
+        if (ev->type == JSON_EV_OBJ_BEGIN) {
+            axs_node_begin(S);
+        } else if (ev->type == JSON_EV_OBJ_END && S->in_node) {
+            S->in_node = false;
+            axs_commit(S);
+        }
+        return S->oom ? CDP_ENOMEM : 0;
+    }
+    if (!S->in_node)
+        return 0;
+    if (d == 3) {
+        if (ev->type == JSON_EV_KEY) {
+            static const char *const names[] = {
+                "", "nodeId", "ignored", "role", "name", "value", "childIds",
+                "backendDOMNodeId", "properties",
+            };
+            S->field = AF_OTHER;
+            for (int f = 1; f <= AF_PROPS; f++) {
+                if (strcmp(ev->str, names[f]) == 0) {
+                    if (!(S->seen & (1u << f))) {
+                        S->field = f;
+                        S->seen |= 1u << f;
+                    }
+                    break;
+                }
+            }
+            return 0;
+        }
+        if (!is_value(ev))
+            return 0;
+        switch (S->field) {
+        case AF_ID:
+            if (is_text(ev) && axs_text(&S->id, ev))
+                S->has_id = true;
+            break;
+        case AF_IGNORED:
+            S->ignored = ev->type == JSON_EV_TRUE;
+            break;
+        case AF_BACKEND:
+            if (ev->type == JSON_EV_NUM && ev->is_int)
+                S->backend = (int)ev->i;
+            break;
+        case AF_ROLE:
+        case AF_NAME:
+        case AF_VALUE:
+            S->ctr_obj = ev->type == JSON_EV_OBJ_BEGIN;
+            S->sub = S->subseen = false;
+            break;
+        default:
+            break;
+        }
+        return 0;
+    }
+    axs_inner(S, ev, d);
+    return S->oom || S->kid.oom || S->pname.oom ? CDP_ENOMEM : 0;
+}
+
+/* Test hook (tests/test_snapshot.c declares it too): digest the AX reply
+ * text reply[0..len) both ways, json_parse + ax_parse and json_stream in
+ * pieces of `piece` bytes + ax_event, and compare the records. Returns 0
+ * when they are equal, else -1 with why filled. */
+int snap_ax_digest_check(const char *reply, size_t len, size_t piece, size_t *nodes,
+                         char *why, size_t cap);
+int snap_ax_digest_check(const char *reply, size_t len, size_t piece, size_t *nodes,
+                         char *why, size_t cap)
+{
+    frame_st A, B;
+    memset(&A, 0, sizeof A);
+    memset(&B, 0, sizeof B);
+    axsink S;
+    memset(&S, 0, sizeof S);
+    S.F = &B;
+    int rc = -1;
+    json_doc *d = json_parse(reply, len, NULL, NULL);
+    json_stream *js = json_stream_new(NULL, NULL, NULL);
+    snprintf(why, cap, "ok");
+    if (!d || !js) {
+        snprintf(why, cap, "cannot parse the reply");
+        goto out;
+    }
+    const json_val *result = json_get(json_doc_root(d), "result");
+    if (!result)
+        result = json_doc_root(d);
+    int ra = ax_parse(&A, result);
+    if (ra) {
+        snprintf(why, cap, "ax_parse: %d", ra);
+        goto out;
+    }
+    /* Feed the result's own text: write it back, then stream that. */
+    size_t tl;
+    char *text = json_write(result, &tl);
+    json_stream_free(js);
+    js = json_stream_new(NULL, ax_event, &S);
+    int r = 0;
+    for (size_t off = 0; text && !r && off < tl; off += piece ? piece : tl)
+        r = json_stream_feed(js, text + off, piece && piece < tl - off ? piece : tl - off);
+    if (!r)
+        r = json_stream_end(js);
+    free(text);
+    if (r || !text || ax_finish(&B) != 0) {
+        snprintf(why, cap, "stream: %d", r);
+        goto out;
+    }
+    if (nodes)
+        *nodes = A.nnodes;
+    if (A.nnodes != B.nnodes || A.nkid != B.nkid) {
+        snprintf(why, cap, "counts: %zu/%zu nodes, %zu/%zu kids", A.nnodes, B.nnodes,
+                 A.nkid, B.nkid);
+        goto out;
+    }
+    for (size_t i = 0; i < A.nnodes; i++) {
+        const axn *x = &A.nodes[i], *y = &B.nodes[i];
+        bool same = x->id == y->id && x->kid0 == y->kid0 && x->nkids == y->nkids &&
+                    x->backend == y->backend && x->st == y->st && x->level == y->level &&
+                    x->ignored == y->ignored && x->has_num == y->has_num &&
+                    (!x->has_num || memcmp(&x->num, &y->num, sizeof x->num) == 0) &&
+                    strcmp(x->role, y->role) == 0 && !x->name == !y->name &&
+                    (!x->name || strcmp(x->name, y->name) == 0) && !x->value == !y->value &&
+                    (!x->value || strcmp(x->value, y->value) == 0);
+        if (!same) {
+            snprintf(why, cap, "node %zu (id %lld) differs", i, (long long)x->id);
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < A.nkid; i++) {
+        if (A.kid[i] != B.kid[i]) {
+            snprintf(why, cap, "kid %zu differs", i);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    json_stream_free(js);
+    json_doc_free(d);
+    axs_free(&S);
+    frame_st *fs[2] = {&A, &B};
+    for (int k = 0; k < 2; k++) {
+        free(fs[k]->nodes);
+        free(fs[k]->kid);
+        free(fs[k]->str.p);
+        free(fs[k]->hash);
+    }
+    return rc;
 }
 
 /* A value made only of bullets is a masked password. */
@@ -1352,9 +1859,29 @@ static void render_tail(build *B, const vnode *x, sbuf *out)
 
 /* ---- the whole thing ---- */
 
+
+
+/* Drop what a failed AX reply left half-digested. */
+static void ax_drop(frame_st *F)
+{
+    free(F->nodes);
+    free(F->kid);
+    free(F->hash);
+    free(F->str.p);
+    F->nodes = NULL;
+    F->kid = NULL;
+    F->hash = NULL;
+    memset(&F->str, 0, sizeof F->str);
+    F->nnodes = F->nkid = F->kid_cap = F->hcap = 0;
+}
+
 static void free_build(build *B)
 {
     for (size_t i = 0; i < B->nfr; i++) {
+        if (B->fr[i].axs) {
+            axs_free(B->fr[i].axs);
+            free(B->fr[i].axs);
+        }
         free(B->fr[i].nodes);
         free(B->fr[i].kid);
         free(B->fr[i].str.p);
@@ -1398,13 +1925,24 @@ static int collect(build *B, const fcall *fc, int tmo)
     int rc = cdp_wait(a->c, fc->id, tmo, &rep, &e);
     int ret = 0;
     if (fc->kind == 0) {
+        /* The reply went through ax_event as it arrived. */
         frame_st *F = &B->fr[fc->i];
+        axsink *S = F->axs;
         F->ax_done = true;
         F->ax_rc = rc;
-        if (rc)
+        if (rc) {
             snprintf(F->err, sizeof F->err, "%.150s", e.msg);
-        else if ((F->ax_rc = ax_parse(F, rep.result)) == SNAP_ENOMEM)
+            if (S && S->oom)
+                ret = SNAP_ENOMEM;
+            ax_drop(F);
+        } else if ((F->ax_rc = ax_finish(F)) == SNAP_ENOMEM) {
             ret = SNAP_ENOMEM;
+        }
+        if (S) {
+            axs_free(S);
+            free(S);
+            F->axs = NULL;
+        }
     } else if (fc->kind == 1) {
         frame_st *F = &B->fr[fc->i];
         F->own_done = true;
@@ -1470,8 +2008,16 @@ static int fetch(build *B)
             return SNAP_ENOMEM;
         }
         cdp_err e = {0};
-        F->ax_rc = cdp_send(a->c, F->f->session, "Accessibility.getFullAXTree", p,
-                            &F->ax_call, &e);
+        axsink *S = calloc(1, sizeof *S);
+        if (!S) {
+            free(p);
+            free(calls);
+            return SNAP_ENOMEM;
+        }
+        S->F = F;
+        F->axs = S;
+        F->ax_rc = cdp_send_sink(a->c, F->f->session, "Accessibility.getFullAXTree", p,
+                                 ax_event, S, &F->ax_call, &e);
         if (F->ax_rc)
             snprintf(F->err, sizeof F->err, "%.150s", e.msg);
         else

@@ -5,6 +5,7 @@
  */
 #include "tests/harness.h"
 #include "tests/fixture.h"
+#include "tests/json_canon.h"
 #include "cdp/cdp.h"
 
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -774,6 +776,202 @@ static void t_cli(void)
     free(out), free(err);
 }
 
+
+/* ---- replies through a sink ---- */
+
+/* A connection over a socketpair nobody answers: replies are injected. */
+static cdp_conn *quiet_conn(int *peer)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+        return NULL;
+    *peer = sv[1];
+    return cdp_conn_new(ws_transport_pipe(sv[0], sv[0], 0), NULL);
+}
+
+/* The canon of the "result" of a reply text, as json_parse sees it. */
+static char *result_canon(const char *reply)
+{
+    json_doc *d = json_parse(reply, strlen(reply), NULL, NULL);
+    canon a = {0};
+    canon_doc_s(&a, json_get(json_doc_root(d), "result"));
+    json_doc_free(d);
+    return a.p;
+}
+
+static int stop_sink(void *ud, const json_event *ev)
+{
+    int *n = ud;
+    return ++*n == 3 ? CDP_ENOMEM : 0;
+}
+
+/* One sink call whose reply arrives in pieces split at every byte, with an
+ * event and a plain reply before it: the sink sees exactly the result, the
+ * event reaches the ring, the plain reply its waiter. Member orders other
+ * than Chromium's (result before id) are gathered and replayed. */
+static void t_sink_injected(void)
+{
+    static const char *const replies[] = {
+        "{\"id\":2,\"result\":{\"nodes\":[{\"nodeId\":\"1\",\"name\":{\"type\":\"computedString\","
+        "\"value\":\"caf\\u00e9 \\ud83d\\ude00\"},\"childIds\":[\"2\",\"3\"]},"
+        "{\"nodeId\":\"2\",\"ignored\":true,\"value\":{\"value\":1.5e3}}]},"
+        "\"sessionId\":\"S1\"}",
+        "{\"sessionId\":\"S1\",\"result\":{\"a\":[1,{\"b\":null}]},\"id\":2}",
+        "{\"id\":2,\"result\":{}}",
+    };
+    for (size_t r = 0; r < sizeof replies / sizeof replies[0]; r++) {
+        const char *rep = replies[r];
+        char *want = result_canon(rep);
+        size_t len = strlen(rep);
+        for (size_t k = 0; k <= len; k++) {
+            int peer;
+            cdp_conn *c = quiet_conn(&peer);
+            cdp_err e = {0};
+            uint64_t plain, id;
+            canon got = {0};
+            CHECK_INT(0, cdp_send(c, NULL, "Plain.call", NULL, &plain, &e));
+            CHECK_INT(0, cdp_send_sink(c, NULL, "Big.call", NULL, canon_event, &got, &id, &e));
+            CHECK_INT(2, id);
+            const char *ev = "{\"method\":\"Page.thing\",\"params\":{\"x\":1}}";
+            const char *pr = "{\"id\":1,\"result\":{\"ok\":true}}";
+            CHECK_INT(0, cdp_conn_inject_piece(c, ev, 10, false, &e));
+            CHECK_INT(0, cdp_conn_inject_piece(c, ev + 10, strlen(ev) - 10, true, &e));
+            CHECK_INT(0, cdp_conn_inject(c, pr, strlen(pr), &e));
+            CHECK_INT(0, cdp_conn_inject_piece(c, rep, k, false, &e));
+            CHECK(!cdp_reply_ready(c, id));
+            CHECK_INT(0, cdp_conn_inject_piece(c, rep + k, len - k, true, &e));
+            CHECK(cdp_reply_ready(c, id));
+            cdp_reply out = {0};
+            CHECK_INT(0, cdp_wait(c, id, 100, &out, &e));
+            CHECK(out.doc == NULL && out.result == NULL);
+            CHECK_INT(0, got.bad);
+            if (!CHECK(got.p && strcmp(got.p, want) == 0)) {
+                test_fail_detail("reply %zu split %zu: got %s want %s", r, k,
+                                 got.p ? got.p : "(none)", want);
+                k = len;
+            }
+            CHECK_INT(0, cdp_wait(c, plain, 100, &out, &e));
+            CHECK(json_bool(json_get(out.result, "ok")));
+            cdp_reply_free(&out);
+            CHECK_INT(0, cdp_wait_event(c, 0, NULL, "Page.thing", NULL, NULL, 100, &out,
+                                        NULL, &e));
+            CHECK_INT(1, json_get_int(out.result, "x", 0));
+            cdp_reply_free(&out);
+            free(got.p);
+            cdp_conn_free(c);
+            close(peer);
+        }
+        free(want);
+    }
+}
+
+static void t_sink_errors(void)
+{
+    int peer;
+    cdp_conn *c = quiet_conn(&peer);
+    cdp_err e = {0};
+    uint64_t id;
+    canon got = {0};
+    /* an error reply fails the call like cdp_call */
+    CHECK_INT(0, cdp_send_sink(c, "", "Big.call", NULL, canon_event, &got, &id, &e));
+    const char *er = "{\"id\":1,\"error\":{\"code\":-32000,\"message\":\"No node\"}}";
+    CHECK_INT(0, cdp_conn_inject_piece(c, er, 9, false, &e));
+    CHECK_INT(0, cdp_conn_inject_piece(c, er + 9, strlen(er) - 9, true, &e));
+    CHECK_INT(CDP_EPROTOCOL, cdp_wait(c, id, 100, NULL, &e));
+    CHECK_STR("Big.call: No node (-32000)", e.msg);
+    CHECK_INT(-32000, e.protocol_code);
+    CHECK(got.len == 0);
+    /* the sink stops: the call fails with its code, the rest is dropped */
+    int n = 0;
+    CHECK_INT(0, cdp_send_sink(c, "", "Big.call", NULL, stop_sink, &n, &id, &e));
+    const char *ok = "{\"id\":2,\"result\":{\"a\":[1,2,3,4,5]}}";
+    CHECK_INT(0, cdp_conn_inject(c, ok, strlen(ok), &e));
+    CHECK_INT(3, n);
+    CHECK_INT(CDP_ENOMEM, cdp_wait(c, id, 100, NULL, &e));
+    CHECK(strstr(e.msg, "Big.call") != NULL);
+    /* forgotten: the reply is read and dropped, the sink not called */
+    n = 0;
+    CHECK_INT(0, cdp_send_sink(c, "", "Big.call", NULL, stop_sink, &n, &id, &e));
+    cdp_forget(c, id);
+    const char *r3 = "{\"id\":3,\"result\":{\"a\":[1,2,3,4,5]}}";
+    CHECK_INT(0, cdp_conn_inject_piece(c, r3, 5, false, &e));
+    CHECK_INT(0, cdp_conn_inject_piece(c, r3 + 5, strlen(r3) - 5, true, &e));
+    CHECK_INT(0, n);
+    CHECK(cdp_reply_ready(c, id));
+    /* a malformed sink reply kills the connection, failing the call */
+    CHECK_INT(0, cdp_send_sink(c, "", "Big.call", NULL, canon_event, &got, &id, &e));
+    const char *bad = "{\"id\":4,\"result\":{\"a\":[1,}}";
+    CHECK_INT(CDP_EDISCONNECTED, cdp_conn_inject(c, bad, strlen(bad), &e));
+    CHECK(strstr(e.msg, "malformed JSON") != NULL);
+    CHECK_INT(CDP_EDISCONNECTED, cdp_wait(c, id, 100, NULL, &e));
+    CHECK(strstr(e.msg, "Big.call") != NULL);
+    free(got.p);
+    cdp_conn_free(c);
+    close(peer);
+    /* something that is not CDP, while a sink call waits, is still fatal */
+    c = quiet_conn(&peer);
+    CHECK_INT(0, cdp_send_sink(c, "", "Big.call", NULL, stop_sink, &n, &id, &e));
+    CHECK_INT(CDP_EDISCONNECTED, cdp_conn_inject(c, "[1]", 3, &e));
+    CHECK(cdp_conn_dead(c));
+    cdp_conn_free(c);
+    close(peer);
+}
+
+/* Real Chromium, over the pipe and over WebSocket: the AX tree of the big
+ * fixture through a sink equals the one from cdp_call; while it streams,
+ * other calls and events keep working. */
+static void sink_real(bool use_port)
+{
+    if (!need_browser())
+        return;
+    cdp_browser *b = launch(use_port);
+    if (!b)
+        return;
+    cdp_err e = {0};
+    cdp_page *p = cdp_page_open(b, 10000, &e);
+    if (!CHECK(p != NULL)) {
+        cdp_browser_free(b);
+        return;
+    }
+    char url[256];
+    url_for(url, sizeof url, "a.test", "/big.html");
+    CHECK_INT(0, cdp_page_navigate(p, url, 15000, &e));
+    cdp_conn *c = cdp_browser_conn(b);
+    const char *sess = cdp_page_session(p);
+    cdp_reply whole = {0};
+    CHECK_INT(0, cdp_call(c, sess, "Accessibility.getFullAXTree", "{}", 30000, &whole, &e));
+    canon want = {0}, got = {0};
+    canon_doc_s(&want, whole.result);
+    cdp_reply_free(&whole);
+    uint64_t id, other;
+    CHECK_INT(0, cdp_send_sink(c, sess, "Accessibility.getFullAXTree", "{}", canon_event,
+                               &got, &id, &e));
+    CHECK_INT(0, cdp_send(c, sess, "Runtime.evaluate", "{\"expression\":\"6*7\"}", &other,
+                          &e));
+    cdp_reply r = {0};
+    CHECK_INT(0, cdp_wait(c, other, 30000, &r, &e));
+    CHECK_INT(42, json_get_int(json_path(r.result, "result"), "value", 0));
+    cdp_reply_free(&r);
+    CHECK_INT(0, cdp_wait(c, id, 30000, &r, &e));
+    CHECK_INT(0, got.bad);
+    CHECK(want.len > 1000000);
+    CHECK(got.len == want.len && memcmp(got.p, want.p, want.len) == 0);
+    free(want.p);
+    free(got.p);
+    /* a protocol error through a sink */
+    got = (canon){0};
+    CHECK_INT(0, cdp_send_sink(c, sess, "Accessibility.getFullAXTree",
+                               "{\"frameId\":\"nope\"}", canon_event, &got, &id, &e));
+    CHECK_INT(CDP_EPROTOCOL, cdp_wait(c, id, 30000, NULL, &e));
+    CHECK(strstr(e.msg, "Accessibility.getFullAXTree: ") == e.msg);
+    free(got.p);
+    cdp_page_free(p);
+    cdp_browser_free(b);
+}
+
+static void t_sink_real_pipe(void) { sink_real(false); }
+static void t_sink_real_ws(void) { sink_real(true); }
+
 static const test_case TESTS[] = {
     {"find_explicit_missing", t_find_explicit_missing},
     {"find_env_and_path", t_find_env_and_path},
@@ -791,6 +989,10 @@ static const test_case TESTS[] = {
     {"connect_electron_like", t_connect_electron_like},
     {"kill9_driver_kills_browser", t_kill9_driver_kills_browser},
     {"cli", t_cli},
+    {"sink_injected", t_sink_injected},
+    {"sink_errors", t_sink_errors},
+    {"sink_real_pipe", t_sink_real_pipe},
+    {"sink_real_ws", t_sink_real_ws},
     {NULL, NULL},
 };
 

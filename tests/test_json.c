@@ -9,6 +9,7 @@
  */
 #include "json/json.h"
 #include "tests/harness.h"
+#include "tests/json_canon.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -1259,6 +1260,185 @@ static void t_large(void)
     free(b64);
 }
 
+
+/* ---- json_stream: the push tokenizer against json_parse ---- */
+
+/* Every JSONTestSuite file (y_, n_ and i_), fed in two pieces split at every
+ * byte, then a byte at a time, then whole with tiny string pieces: the
+ * stream must accept and reject exactly like json_parse, with the same
+ * error code and offset, and report the same values. The two big n_ files
+ * are split at 97 points instead of all. */
+static void t_stream_suite(void)
+{
+    char dir[1024], path[2048];
+    suite_dir(dir, sizeof dir, "test_parsing");
+    DIR *d = opendir(dir);
+    if (!CHECK(d != NULL))
+        return;
+    int files = 0, runs = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *n = e->d_name;
+        if (n[0] == '.' || strlen(n) < 3)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, n);
+        size_t len;
+        char *buf = test_read_file(path, &len);
+        if (!CHECK(buf != NULL))
+            continue;
+        files++;
+        const uint8_t *u = (const uint8_t *)buf;
+        size_t step = len > 4096 ? len / 97 : 1;
+        for (size_t k = 0; k <= len; k += step) {
+            int why = canon_compare(u, len, k, 0, 0, 0);
+            runs++;
+            if (why) {
+                CHECK(!"stream == parse");
+                test_fail_detail("%s split at %zu: differs (json_canon.h:%d)", n, k, why);
+                break;
+            }
+        }
+        int why = canon_compare(u, len, 0, 1, 0, 0);
+        if (!why)
+            why = canon_compare(u, len, 0, 0, 0, 1);
+        if (!why)
+            why = canon_compare(u, len, 1, 3, 0, 2);
+        runs += 3;
+        if (why) {
+            CHECK(!"stream == parse");
+            test_fail_detail("%s bytewise or small pieces: differs (json_canon.h:%d)", n, why);
+        }
+        free(buf);
+    }
+    closedir(d);
+    printf("json_stream: %d files, %d split runs agree with json_parse\n", files, runs);
+    CHECK_INT(318, files);
+}
+
+/* Hand-written cases at the edges: surrogates across pieces, escapes at
+ * piece ends, numbers cut anywhere, literals, depth, errors at the end. */
+static void t_stream_cases(void)
+{
+    static const char *const cases[] = {
+        "\"\\uD83D\\uDE00\"", "\"\\uD83D\"", "\"\\uD83Dx\"", "\"\\uD83D\\n\"",
+        "\"\\uD83D\\u0041\"", "\"\\uD83D\\uD83D\\uDE00\"", "\"\\uDE00\"", "\"\\uD83D\\",
+        "\"\\uD83D\\u12", "\"\\uD83D\\u12G4\"", "\"\\u12\"", "\"\\", "\"abc", "\"\xc3",
+        "\"\xc3\"", "\"\xe2\x82\xac\xf0\x9f\x98\x80\"", "\"\xed\xa0\x80\"", "\"\x01\"",
+        "-", "-0", "-01", "0.", "0.5e", "0.5e+", "1e400", "-1e-400", "123456789012345678901",
+        "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+        "0.1e1", "1E+2", "[1,2", "[1,2,]", "{\"a\":1,}", "{\"a\" 1}", "{\"a\"", "{\"a\":",
+        "tru", "truex", "nul", "[true false]", " \t\r\n ", "", "[]x", "{}  ", "1 2",
+        "{\"k\":[{\"x\":\"y\"},[[]],{}],\"\\u0000\":\"a\\u0000b\"}", "\"a\\/b\\\"\\\\\"",
+        "[-]", "[01]", "[1.]", "[.5]", "[+1]", "[1e]", "[\"\\x\"]", "\xef\xbb\xbf{}",
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const uint8_t *u = (const uint8_t *)cases[c];
+        size_t len = strlen(cases[c]);
+        for (size_t k = 0; k <= len; k++) {
+            for (size_t ms = 0; ms < 4; ms++) {
+                int why = canon_compare(u, len, k, ms ? 1 : 0, 0, ms);
+                if (why) {
+                    CHECK(!"stream == parse");
+                    test_fail_detail("case %zu \"%s\" split %zu max_string %zu: "
+                                     "json_canon.h:%d", c, cases[c], k, ms, why);
+                    k = len + 1;
+                    break;
+                }
+            }
+        }
+    }
+    /* depth limit */
+    CHECK_INT(0, canon_compare((const uint8_t *)"[[[]]]", 6, 2, 1, 3, 0));
+    CHECK_INT(0, canon_compare((const uint8_t *)"[[[[]]]]", 8, 2, 1, 3, 0));
+    json_stream_opts o = {0, 3, 0};
+    json_stream *s = json_stream_new(&o, NULL, NULL);
+    CHECK_INT(JSON_EDEPTH, json_stream_feed(s, "[[[[", 4));
+    CHECK_INT(3, json_stream_error(s)->offset);
+    json_stream_reset(s);
+    CHECK_INT(0, json_stream_feed(s, "[[[]]] ", 7));
+    CHECK(json_stream_done(s));
+    CHECK_INT(0, json_stream_end(s));
+    json_stream_free(s);
+}
+
+/* A long string arrives in pieces of at most max_string bytes, each ending
+ * on a character boundary, and memory stays small for a big input. */
+typedef struct {
+    size_t parts, total, maxlen;
+    int bad;
+} piece_count;
+
+static int count_pieces(void *ud, const json_event *ev)
+{
+    piece_count *pc = ud;
+    if (ev->type == JSON_EV_STR_PART || ev->type == JSON_EV_STR) {
+        pc->parts++;
+        pc->total += ev->len;
+        if (ev->len > pc->maxlen)
+            pc->maxlen = ev->len;
+        if (!json_utf8_valid((const uint8_t *)ev->str, ev->len))
+            pc->bad = 1;
+    }
+    return 0;
+}
+
+static void t_stream_pieces(void)
+{
+    size_t n = (size_t)8 << 20;
+    char *big = malloc(n + 16);
+    big[0] = '"';
+    for (size_t i = 1; i + 4 < n; i += 3)
+        memcpy(big + i, "\xe2\x82\xac", 3);      /* euro signs */
+    size_t end = 1 + ((n - 5) / 3 + ((n - 5) % 3 ? 1 : 0)) * 3;
+    big[end] = '"';
+    piece_count pc = {0};
+    json_stream_opts o = {0, 0, 1000};
+    json_stream *s = json_stream_new(&o, count_pieces, &pc);
+    long before = test_alloc_count();
+    for (size_t off = 0; off <= end; off += 4093) {
+        size_t k = end + 1 - off < 4093 ? end + 1 - off : 4093;
+        CHECK_INT(0, json_stream_feed(s, big + off, k));
+    }
+    CHECK_INT(0, json_stream_end(s));
+    CHECK(test_alloc_count() - before < 8);   /* the piece buffer, not the string */
+    CHECK_INT(end - 1, pc.total);
+    CHECK(pc.maxlen <= 1003);
+    CHECK(pc.parts > (end - 1) / 1003);
+    CHECK(!pc.bad);
+    json_stream_free(s);
+    free(big);
+}
+
+/* The callback stops the stream; an allocation failure is JSON_ENOMEM. */
+static int stop_at_key(void *ud, const json_event *ev)
+{
+    (void)ud;
+    return ev->type == JSON_EV_KEY && strcmp(ev->str, "stop") == 0 ? -100 : 0;
+}
+
+static void t_stream_stop_and_oom(void)
+{
+    json_stream *s = json_stream_new(NULL, stop_at_key, NULL);
+    CHECK_INT(-100, json_stream_feed(s, "{\"a\":1,\"stop\":2}", 16));
+    CHECK_INT(-100, json_stream_error(s)->code);
+    CHECK_INT(7, json_stream_error(s)->offset);
+    CHECK_INT(-100, json_stream_feed(s, "x", 1));
+    json_stream_free(s);
+    const char *doc = "{\"key\":[\"a long enough string value\",1.5,true]}";
+    for (long k = 0; k < 20; k++) {
+        test_fail_alloc_after(k, 0);
+        json_stream *t = json_stream_new(NULL, NULL, NULL);
+        int r = t ? json_stream_feed(t, doc, strlen(doc)) : JSON_ENOMEM;
+        if (!r)
+            r = json_stream_end(t);
+        test_fail_alloc_off();
+        CHECK(r == 0 || r == JSON_ENOMEM);
+        json_stream_free(t);
+        if (r == 0)
+            break;
+    }
+}
+
 static const test_case TESTS[] = {
     {"suite_parsing", t_suite_parsing},
     {"suite_transform", t_suite_transform},
@@ -1277,6 +1457,10 @@ static const test_case TESTS[] = {
     {"writer_val", t_writer_val},
     {"alloc_failures", t_alloc_failures},
     {"large", t_large},
+    {"stream_suite", t_stream_suite},
+    {"stream_cases", t_stream_cases},
+    {"stream_pieces", t_stream_pieces},
+    {"stream_stop_and_oom", t_stream_stop_and_oom},
     {0, 0},
 };
 

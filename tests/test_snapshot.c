@@ -741,7 +741,69 @@ static void t_open_schemes_and_header_regression(void)
     snap_agent_free(a);
 }
 
+
+/* ---- the AX reply digested as a stream ---- */
+
+/* In observe.c: digest a saved reply through json_parse and through the
+ * streaming sink (fed in pieces of `piece` bytes) and compare the records. */
+int snap_ax_digest_check(const char *reply, size_t len, size_t piece, size_t *nodes,
+                         char *why, size_t cap);
+
+static void t_ax_digest_stream(void)
+{
+    static const char *const files[] = {
+        "tests/fixtures/ax/forms.reply.json", "tests/fixtures/ax/rows.reply.json",
+    };
+    static const size_t pieces[] = {0, 1, 7, 64, 4096};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        size_t len;
+        char *buf = test_read_file(files[f], &len);
+        if (!CHECK(buf != NULL))
+            continue;
+        for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
+            char why[200];
+            size_t nodes = 0;
+            int rc = snap_ax_digest_check(buf, len, pieces[k], &nodes, why, sizeof why);
+            if (!CHECK_INT(0, rc))
+                test_fail_detail("%s in pieces of %zu: %s", files[f], pieces[k], why);
+            CHECK(nodes > 50);
+        }
+        free(buf);
+    }
+    /* Shapes a browser does not send but a digest must survive alike:
+     * members out of order, repeated keys, wrong types, objects for arrays,
+     * InlineTextBox, repeated nodeIds, NULs in strings. */
+    static const char *const odd[] = {
+        "{\"nodes\":[{\"childIds\":[\"2\",7,[\"x\"],\"3\"],\"role\":{\"value\":\"button\"},"
+        "\"nodeId\":\"1\",\"name\":{\"value\":\"a\\u0000b\"},\"nodeId\":\"9\"},"
+        "{\"nodeId\":\"2\",\"role\":{\"value\":\"InlineTextBox\"}},"
+        "{\"nodeId\":\"3\",\"role\":{\"value\":\"slider\"},\"value\":{\"value\":42.5},"
+        "\"properties\":[{\"name\":\"level\",\"value\":{\"value\":3}},{\"value\":{\"value\":true},"
+        "\"name\":\"disabled\"},{\"name\":\"checked\",\"value\":{\"value\":\"mixed\"}},"
+        "{\"name\":\"invalid\",\"value\":{\"value\":\"spelling-long-value\"}},7,"
+        "{\"name\":\"focused\",\"value\":{\"value\":\"true\",\"value\":false}}],"
+        "\"backendDOMNodeId\":12,\"ignored\":true},"
+        "{\"nodeId\":\"1\",\"role\":{\"value\":\"link\"}},{\"nodeId\":4},5,"
+        "{\"nodeId\":\"6\",\"role\":\"x\",\"name\":{\"value\":1},\"childIds\":{\"a\":\"3\"},"
+        "\"properties\":{\"p\":{\"name\":\"expanded\",\"value\":{\"value\":false}}},"
+        "\"backendDOMNodeId\":1.5}],\"nodes\":[]}",
+        "{\"nodes\":{\"a\":{\"nodeId\":\"1\"},\"b\":{\"nodeId\":\"2\",\"childIds\":[\"1\"]}}}",
+        "{\"nodes\":7}",
+        "{}",
+    };
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+        for (size_t piece = 0; piece < 5; piece++) {
+            char why[200];
+            int rc = snap_ax_digest_check(odd[i], strlen(odd[i]), piece, NULL, why,
+                                          sizeof why);
+            if (!CHECK_INT(0, rc))
+                test_fail_detail("odd reply %zu in pieces of %zu: %s", i, piece, why);
+        }
+    }
+}
+
 static const test_case TESTS[] = {
+    {"ax_digest_stream", t_ax_digest_stream},
     {"frames_nested", t_frames_nested},
     {"shadow_roots", t_shadow_roots},
     {"row_context", t_row_context},

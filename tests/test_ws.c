@@ -294,17 +294,58 @@ static bool tr_event(trace *t, const ws_event *ev)
     case WS_EV_ERROR:
         tr_add(t, "E%d/%u;", ev->code, (unsigned)ev->close_code);
         return true;
+    case WS_EV_PIECE:
+        tr_add(t, "UNEXPECTED-PIECE");
+        break;
     }
     tr_add(t, ";");
     return false;
 }
 
+/* Chunked mode: pieces are gathered here and traced as one message at the
+ * last, so chunked and whole decoding must give the same trace. */
+typedef struct {
+    uint8_t *p;
+    size_t n, cap;
+    int opcode;
+} gather;
+
+static bool tr_piece(trace *t, gather *g, const ws_event *ev)
+{
+    if (ev->type != WS_EV_PIECE)
+        return tr_event(t, ev);
+    if (g->n && ev->opcode != g->opcode)
+        tr_add(t, "OPCODE-CHANGED;");
+    g->opcode = ev->opcode;
+    if (!ev->fin && !ev->len)
+        tr_add(t, "EMPTY-PIECE;");
+    if (g->n + ev->len > g->cap) {
+        g->cap = (g->n + ev->len) * 2;
+        g->p = realloc(g->p, g->cap);
+    }
+    if (ev->len)
+        memcpy(g->p + g->n, ev->data, ev->len);
+    g->n += ev->len;
+    if (!ev->fin)
+        return false;
+    ws_event m = {0};
+    m.type = WS_EV_MESSAGE;
+    m.opcode = g->opcode;
+    m.data = g->p ? g->p : (const uint8_t *)"";
+    m.len = g->n;
+    g->n = 0;
+    return tr_event(t, &m);
+}
+
 /* Feed in[0..len) in chunks ending at the given cut points. */
-static void run_dec(const uint8_t *in, size_t len, bool masked, size_t max,
-                    const size_t *cuts, size_t ncuts, size_t step, trace *t)
+static void run_dec_mode(const uint8_t *in, size_t len, bool masked, size_t max,
+                         const size_t *cuts, size_t ncuts, size_t step, trace *t,
+                         bool chunked)
 {
     ws_decoder d;
+    gather g = {0};
     ws_decoder_init(&d, max, masked);
+    ws_decoder_set_chunked(&d, chunked);
     t->n = 0;
     t->s[0] = 0;
     size_t pos = 0, ci = 0;
@@ -329,10 +370,29 @@ static void run_dec(const uint8_t *in, size_t len, bool masked, size_t max,
                 done = true;
                 break;
             }
-            done = tr_event(t, &ev);
+            done = tr_piece(t, &g, &ev);
         }
     }
     ws_decoder_free(&d);
+    free(g.p);
+}
+
+/* Whole-message decoding, then the same cuts in chunked mode, which must
+ * trace the same (the second trace replaces the first only if it differs). */
+static void run_dec(const uint8_t *in, size_t len, bool masked, size_t max,
+                    const size_t *cuts, size_t ncuts, size_t step, trace *t)
+{
+    run_dec_mode(in, len, masked, max, cuts, ncuts, step, t, false);
+    trace *c = malloc(sizeof *c);
+    run_dec_mode(in, len, masked, max, cuts, ncuts, step, c, true);
+    if (strcmp(c->s, t->s) != 0) {
+        trace *w = malloc(sizeof *w);
+        memcpy(w, t, sizeof *w);
+        t->n = 0;
+        tr_add(t, "CHUNKED-DIFFERS whole=[%.3000s] chunked=[%.3000s]", w->s, c->s);
+        free(w);
+    }
+    free(c);
 }
 
 /* Decode whole, split once at every boundary (or a sample for big inputs),
@@ -926,7 +986,7 @@ static void t_dec_alloc_failures(void)
     for (long n = 0; n < 100; n++) {
         for (int mode = 0; mode < 2; mode++) {
             test_fail_alloc_after(n, 0);
-            run_dec(f.b, f.n, false, 0, NULL, 0, mode ? 1 : 0, &got);
+            run_dec_mode(f.b, f.n, false, 0, NULL, 0, mode ? 1 : 0, &got, false);
             long count = test_alloc_count();
             test_fail_alloc_off();
             if (count > n) {
@@ -2033,6 +2093,297 @@ static void t_pipe_child_large(void)
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+
+/* ---- chunked receive on the transports ---- */
+
+/* Drain messages from t with recv_chunk (or whole recv for every message
+ * whose index has its bit set in `whole`), appending "msg;" to out, until
+ * WS_ETIMEOUT. *idx counts messages; *mid says a message is unfinished. */
+static int drain(ws_transport *t, char *out, size_t cap, unsigned whole, int *idx,
+                 bool *mid)
+{
+    for (;;) {
+        const char *p;
+        size_t n;
+        bool end = false;
+        int rc;
+        if (!*mid && (whole >> (*idx & 31) & 1)) {
+            rc = ws_transport_recv(t, &p, &n, 0);
+            end = true;
+        } else {
+            rc = ws_transport_recv_chunk(t, &p, &n, &end, 0);
+        }
+        if (rc != WS_OK)
+            return rc;
+        size_t len = strlen(out);
+        if (len + n + 2 < cap) {
+            memcpy(out + len, p, n);
+            out[len + n] = 0;
+        }
+        *mid = !end;
+        if (end) {
+            len = strlen(out);
+            if (len + 2 < cap) {
+                out[len] = ';';
+                out[len + 1] = 0;
+            }
+            (*idx)++;
+        }
+    }
+}
+
+/* Pipe: the byte stream split once at every boundary, each message read in
+ * pieces or whole by a pattern, must give the same messages. */
+static void t_pipe_chunk_splits(void)
+{
+    static const char in[] = "{\"id\":1}\0\0abc\0{\"method\":\"x\",\"p\":[1,2]}\0z\0";
+    size_t len = sizeof in - 1;
+    const char *want = "{\"id\":1};;abc;{\"method\":\"x\",\"p\":[1,2]};z;";
+    for (unsigned whole = 0; whole < 32; whole += 5) {
+        for (size_t k = 0; k <= len; k++) {
+            int sv[2];
+            if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+                CHECK(!"socketpair");
+                return;
+            }
+            ws_transport *t = ws_transport_pipe(sv[0], sv[0], 0);
+            char out[256] = "";
+            int idx = 0;
+            bool mid = false;
+            write_full(sv[1], in, k);
+            int rc = drain(t, out, sizeof out, whole, &idx, &mid);
+            bool ok = rc == WS_ETIMEOUT;
+            write_full(sv[1], in + k, len - k);
+            rc = drain(t, out, sizeof out, whole, &idx, &mid);
+            ok = ok && rc == WS_ETIMEOUT && strcmp(out, want) == 0;
+            close(sv[1]);
+            const char *p;
+            size_t n;
+            bool end;
+            ok = ok && ws_transport_recv_chunk(t, &p, &n, &end, 1000) == WS_ECLOSED;
+            ws_transport_free(t);
+            if (!ok) {
+                test_fail_detail("whole=%u split %zu: rc %d got \"%s\"", whole, k, rc, out);
+                CHECK(!"pipe chunks");
+                return;
+            }
+        }
+    }
+    /* a message begun in pieces cannot be finished whole, but can go on */
+    int sv[2];
+    CHECK_INT(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+    ws_transport *t = ws_transport_pipe(sv[0], sv[0], 10);
+    const char *p;
+    size_t n;
+    bool end;
+    write_full(sv[1], "abc", 3);
+    CHECK_INT(WS_OK, ws_transport_recv_chunk(t, &p, &n, &end, 1000));
+    CHECK(!end);
+    CHECK_MEM("abc", 3, p, n);
+    CHECK_INT(WS_EPROTO, ws_transport_recv(t, &p, &n, 0));
+    CHECK_INT(WS_ETIMEOUT, ws_transport_recv_chunk(t, &p, &n, &end, 0));
+    /* the size limit holds across pieces: 3 + 8 > 10 */
+    write_full(sv[1], "defghijk", 8);
+    CHECK_INT(WS_ETOOBIG, ws_transport_recv_chunk(t, &p, &n, &end, 1000));
+    CHECK(strstr(ws_transport_error(t), "maximum of 10 bytes") != NULL);
+    ws_transport_free(t);
+    close(sv[1]);
+    /* EOF inside a message read in pieces */
+    CHECK_INT(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+    t = ws_transport_pipe(sv[0], sv[0], 0);
+    write_full(sv[1], "{\"partial\":", 11);
+    CHECK_INT(WS_OK, ws_transport_recv_chunk(t, &p, &n, &end, 1000));
+    close(sv[1]);
+    CHECK_INT(WS_EIO, ws_transport_recv_chunk(t, &p, &n, &end, 1000));
+    CHECK(strstr(ws_transport_error(t), "middle of a message (11 bytes)") != NULL);
+    ws_transport_free(t);
+}
+
+/* Receive one message in pieces; check its bytes against gen(i) as they
+ * come and count allocations made meanwhile. */
+static char gen_byte(size_t i)
+{
+    return (char)('a' + (i * 7 + i / 1000) % 26);
+}
+
+static int recv_big(ws_transport *t, size_t want, long *allocs, size_t *pieces)
+{
+    size_t got = 0;
+    long before = test_alloc_count();
+    *pieces = 0;
+    for (;;) {
+        const char *p;
+        size_t n;
+        bool end;
+        int rc = ws_transport_recv_chunk(t, &p, &n, &end, 20000);
+        if (rc != WS_OK)
+            return rc;
+        for (size_t i = 0; i < n; i++)
+            if (p[i] != gen_byte(got + i))
+                return -100;
+        got += n;
+        (*pieces)++;
+        if (end)
+            break;
+    }
+    *allocs = test_alloc_count() - before;
+    return got == want ? 0 : -101;
+}
+
+static void write_big(int fd, size_t n)
+{
+    char buf[65536];
+    for (size_t off = 0; off < n;) {
+        size_t k = n - off < sizeof buf ? n - off : sizeof buf;
+        for (size_t i = 0; i < k; i++)
+            buf[i] = gen_byte(off + i);
+        write_full(fd, buf, k);
+        off += k;
+    }
+}
+
+/* 20 MB through the pipe in pieces: nothing is allocated for it (the
+ * 64 KiB read buffer is reused), and a whole recv still works after it. */
+static void t_pipe_chunk_big(void)
+{
+    int to[2];
+    CHECK_INT(0, socketpair(AF_UNIX, SOCK_STREAM, 0, to));
+    size_t big = (size_t)20 << 20;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(to[0]);
+        write_full(to[1], "{}", 3);
+        write_big(to[1], big);
+        write_full(to[1], "\0tail", 6);
+        _exit(0);
+    }
+    close(to[1]);
+    ws_transport *t = ws_transport_pipe(to[0], to[0], (size_t)32 << 20);
+    const char *p;
+    size_t n;
+    CHECK_INT(WS_OK, ws_transport_recv(t, &p, &n, 5000));
+    CHECK_STR("{}", p);
+    long allocs = -1;
+    size_t pieces = 0;
+    CHECK_INT(0, recv_big(t, big, &allocs, &pieces));
+    CHECK_INT(0, allocs);
+    CHECK(pieces > 20);
+    CHECK_INT(WS_OK, ws_transport_recv(t, &p, &n, 5000));
+    CHECK_STR("tail", p);
+    ws_transport_free(t);
+    int st;
+    waitpid(pid, &st, 0);
+}
+
+/* A minimal WebSocket server in a child: accept one client, answer the
+ * upgrade, then send: "small1", a 20 MB text message in 1 MB fragments with
+ * a ping between two of them, "small2" as two fragments, "small3", close. */
+static void ws_script_server(int ls, size_t big)
+{
+    int c = accept(ls, NULL, NULL);
+    char req[4096];
+    size_t n = 0;
+    while (n < sizeof req - 1) {
+        ssize_t r = read(c, req + n, sizeof req - 1 - n);
+        if (r <= 0)
+            _exit(1);
+        n += (size_t)r;
+        req[n] = 0;
+        if (strstr(req, "\r\n\r\n"))
+            break;
+    }
+    const char *k = strstr(req, "Sec-WebSocket-Key: ");
+    if (!k)
+        _exit(2);
+    k += 19;
+    char key[128];
+    size_t kl = (size_t)(strchr(k, '\r') - k);
+    snprintf(key, sizeof key, "%.*s258EAFA5-E914-47DA-95CA-C5AB0DC85B11", (int)kl, k);
+    uint8_t dg[20];
+    ws_sha1(key, strlen(key), dg);
+    char acc[64], resp[256];
+    ws_b64_encode(dg, 20, acc);
+    int rl = snprintf(resp, sizeof resp, "HTTP/1.1 101 Switching Protocols\r\n"
+                      "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                      "Sec-WebSocket-Accept: %s\r\n\r\n", acc);
+    write_full(c, resp, (size_t)rl);
+    fbuf f = {0};
+    fb_s(&f, 0x81, "small1");
+    size_t frag = (size_t)1 << 20;
+    char *chunk = malloc(frag);
+    for (size_t off = 0; off < big; off += frag) {
+        size_t m = big - off < frag ? big - off : frag;
+        for (size_t i = 0; i < m; i++)
+            chunk[i] = gen_byte(off + i);
+        uint8_t b0 = (uint8_t)((off + m == big ? 0x80 : 0) | (off ? 0 : WS_OP_TEXT));
+        fb_frame(&f, b0, chunk, m, NULL);
+        if (off == frag)
+            fb_s(&f, 0x89, "are you there");
+        write_full(c, f.b, f.n);
+        fb_reset(&f);
+    }
+    fb_s(&f, 0x01, "sma");
+    fb_s(&f, 0x80, "ll2");
+    fb_s(&f, 0x81, "small3");
+    fb_close(&f, 1000, "bye", 3);
+    write_full(c, f.b, f.n);
+    /* let the client read everything and answer before we go */
+    char sink[4096];
+    while (read(c, sink, sizeof sink) > 0) {
+    }
+    _exit(0);
+}
+
+static void t_ws_chunk_big(void)
+{
+    int port;
+    int ls = listen_local(&port);
+    CHECK(ls >= 0);
+    size_t big = (size_t)20 << 20;
+    pid_t pid = fork();
+    if (pid == 0)
+        ws_script_server(ls, big);
+    close(ls);
+    char url[64], err[256];
+    snprintf(url, sizeof url, "ws://127.0.0.1:%d/", port);
+    ws_opts o = {(size_t)32 << 20, 5000};
+    ws_transport *t = ws_transport_connect(url, &o, err, sizeof err);
+    if (!CHECK(t != NULL)) {
+        test_fail_detail("%s", err);
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        return;
+    }
+    const char *p;
+    size_t n;
+    bool end;
+    CHECK_INT(WS_OK, ws_transport_recv(t, &p, &n, 5000));
+    CHECK_MEM("small1", 6, p, n);
+    long allocs = -1;
+    size_t pieces = 0;
+    CHECK_INT(0, recv_big(t, big, &allocs, &pieces));
+    CHECK(allocs <= 1);     /* at most the send scratch for the pong */
+    CHECK(pieces >= 20);
+    /* a fragmented small message in pieces */
+    char got[16] = "";
+    do {
+        CHECK_INT(WS_OK, ws_transport_recv_chunk(t, &p, &n, &end, 5000));
+        size_t gl = strlen(got);
+        if (gl + n < sizeof got) {
+            memcpy(got + gl, p, n);
+            got[gl + n] = 0;
+        }
+    } while (!end);
+    CHECK_STR("small2", got);
+    CHECK_INT(WS_OK, ws_transport_recv(t, &p, &n, 5000));
+    CHECK_MEM("small3", 6, p, n);
+    CHECK_INT(WS_ECLOSED, ws_transport_recv_chunk(t, &p, &n, &end, 5000));
+    ws_transport_free(t);
+    int st = -1;
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 static const test_case TESTS[] = {
     {"sha1_short", t_sha1_short},
     {"sha1_long", t_sha1_long},
@@ -2061,6 +2412,9 @@ static const test_case TESTS[] = {
     {"pipe_eof_mid_message", t_pipe_eof_mid_message},
     {"pipe_max_size", t_pipe_max_size},
     {"pipe_child_large", t_pipe_child_large},
+    {"pipe_chunk_splits", t_pipe_chunk_splits},
+    {"pipe_chunk_big", t_pipe_chunk_big},
+    {"ws_chunk_big", t_ws_chunk_big},
     {"peer_echo", t_peer_echo},
     {"peer_fragmented", t_peer_fragmented},
     {"peer_big", t_peer_big},

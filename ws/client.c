@@ -491,6 +491,7 @@ static int pump(ws_client *c, ws_event *ev, int64_t deadline, bool quiet)
             case WS_EV_MESSAGE:
             case WS_EV_CLOSE:
             case WS_EV_ERROR:
+            case WS_EV_PIECE:
                 return WS_OK;
             case WS_EV_PING:
                 if (!quiet && !c->close_sent) {
@@ -535,17 +536,62 @@ static int pump(ws_client *c, ws_event *ev, int64_t deadline, bool quiet)
     }
 }
 
+static int close_or_error(ws_client *c, ws_event *ev, int64_t deadline);
+
 int ws_client_recv(ws_client *c, ws_event *ev, int timeout_ms)
 {
     memset(ev, 0, sizeof *ev);
     if (c->dead)
         return c->dead;
+    if (c->dec.msg_opcode && c->dec.chunked) {
+        cerr(c, "%s: a message is being received in pieces", c->hostport);
+        return WS_EPROTO;
+    }
+    ws_decoder_set_chunked(&c->dec, false);
     int64_t deadline = ws_deadline_in(timeout_ms);
     int rc = pump(c, ev, deadline, false);
     if (rc != WS_OK)
         return rc;
     if (ev->type == WS_EV_MESSAGE)
         return WS_OK;
+    return close_or_error(c, ev, deadline);
+}
+
+int ws_client_recv_chunk_int(ws_client *c, const uint8_t **p, size_t *n, bool *fin,
+                             int timeout_ms)
+{
+    *p = NULL;
+    *n = 0;
+    *fin = false;
+    if (c->dead)
+        return c->dead;
+    if (c->dec.msg_opcode && !c->dec.chunked) {
+        /* A whole-message recv began this one: what it gathered comes first. */
+        ws_decoder_set_chunked(&c->dec, true);
+        if (c->dec.msg_len) {
+            *p = c->dec.msg;
+            *n = c->dec.msg_len;
+            return WS_OK;
+        }
+    }
+    ws_decoder_set_chunked(&c->dec, true);
+    ws_event ev;
+    int64_t deadline = ws_deadline_in(timeout_ms);
+    int rc = pump(c, &ev, deadline, false);
+    if (rc != WS_OK)
+        return rc;
+    if (ev.type == WS_EV_PIECE) {
+        *p = ev.data;
+        *n = ev.len;
+        *fin = ev.fin;
+        return WS_OK;
+    }
+    return close_or_error(c, &ev, deadline);
+}
+
+/* After a close or an error event: answer the close, or send ours. */
+static int close_or_error(ws_client *c, ws_event *ev, int64_t deadline)
+{
     if (ev->type == WS_EV_CLOSE) {
         cerr(c, "%s: peer closed the connection with code %u", c->hostport,
              (unsigned)ev->close_code);

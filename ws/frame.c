@@ -176,6 +176,48 @@ static size_t message_event(ws_decoder *d, ws_event *ev, size_t pos,
     return pos;
 }
 
+void ws_decoder_set_chunked(ws_decoder *d, bool on)
+{
+    d->chunked = on;
+}
+
+#define SCRATCH_MAX ((size_t)64 << 10)
+
+/* Chunked mode, inside a data frame's payload with input at in[pos..len):
+ * hand out what is there as one WS_EV_PIECE. */
+static size_t piece(ws_decoder *d, ws_event *ev, const uint8_t *in, size_t pos, size_t len)
+{
+    size_t n = len - pos;
+    if (n > d->remaining)
+        n = (size_t)d->remaining;
+    const uint8_t *src = in + pos;
+    if (d->masked) {
+        if (n > SCRATCH_MAX)
+            n = SCRATCH_MAX;
+        if (!reserve(d, n))
+            return fail(d, ev, pos, WS_ENOMEM, 1011, "out of memory reading a message");
+        ws_mask_copy(d->msg, src, n, d->mask, d->mask_off);
+        src = d->msg;
+    }
+    pos += n;
+    d->remaining -= n;
+    d->mask_off += n;
+    d->msg_len += n;
+    if (d->msg_opcode == WS_OP_TEXT && !ws_utf8_run(&d->utf8_state, src, n))
+        return fail(d, ev, pos, WS_EUTF8, 1007, "invalid UTF-8 in a text message");
+    bool last = d->fin && d->remaining == 0;
+    if (last && d->msg_opcode == WS_OP_TEXT && d->utf8_state)
+        return fail(d, ev, pos, WS_EUTF8, 1007, "text message ends inside a UTF-8 sequence");
+    if (d->remaining == 0)
+        d->state = ST_HDR;
+    message_event(d, ev, pos, src, n);
+    ev->type = WS_EV_PIECE;
+    ev->fin = last;
+    if (!last)
+        d->msg_opcode = ev->opcode;     /* the message goes on */
+    return pos;
+}
+
 size_t ws_decoder_feed(ws_decoder *d, const uint8_t *in, size_t len, ws_event *ev)
 {
     memset(ev, 0, sizeof *ev);
@@ -244,12 +286,15 @@ size_t ws_decoder_feed(ws_decoder *d, const uint8_t *in, size_t len, ws_event *e
                     d->msg_len = 0;
                     d->utf8_state = 0;
                     /* Give back a large buffer left by an earlier message. */
-                    if (d->msg_cap > ((size_t)4 << 20) && plen < d->msg_cap / 4) {
+                    if (d->msg_cap > ((size_t)4 << 20) &&
+                        (d->chunked || plen < d->msg_cap / 4)) {
                         free(d->msg);
                         d->msg = NULL;
                         d->msg_cap = 0;
                     }
                 }
+                if (d->chunked)
+                    goto payload;
                 /* Fast path: the whole unfragmented frame is in the input. */
                 if (d->fin && d->opcode != WS_OP_CONT && !d->masked &&
                     plen <= len - pos) {
@@ -274,7 +319,13 @@ size_t ws_decoder_feed(ws_decoder *d, const uint8_t *in, size_t len, ws_event *e
                                 "out of memory reassembling a message");
             }
         }
+payload:
         /* ST_PAYLOAD */
+        if (d->remaining && d->chunked && d->opcode < 8) {
+            if (pos == len)
+                break;
+            return piece(d, ev, in, pos, len);
+        }
         if (d->remaining) {
             if (pos == len)
                 break;
@@ -309,6 +360,12 @@ size_t ws_decoder_feed(ws_decoder *d, const uint8_t *in, size_t len, ws_event *e
             if (d->msg_opcode == WS_OP_TEXT && d->utf8_state)
                 return fail(d, ev, pos, WS_EUTF8, 1007,
                             "text message ends inside a UTF-8 sequence");
+            if (d->chunked) {
+                message_event(d, ev, pos, NULL, 0);
+                ev->type = WS_EV_PIECE;
+                ev->fin = true;
+                return pos;
+            }
             return message_event(d, ev, pos, d->msg, d->msg_len);
         }
         if (pos == len)

@@ -42,6 +42,8 @@ struct ws_pipe {
     size_t cap, start, end; /* unconsumed bytes are buf[start..end) */
     size_t scan;            /* no NUL in buf[start..scan) */
     size_t max;
+    size_t chunk_len;       /* bytes of the current message handed out in pieces */
+    bool chunk_mid;         /* a message is being handed out in pieces */
     char err[256];
 };
 
@@ -178,12 +180,111 @@ int ws_pipe_send(ws_pipe *p, const char *msg, size_t len, int timeout_ms)
     return rc;
 }
 
+/* Nothing buffered: start the buffer over, giving back a big one. */
+static void rewind_buf(ws_pipe *p)
+{
+    p->start = p->end = p->scan = 0;
+    if (p->cap > ((size_t)4 << 20)) {
+        uint8_t *nb = realloc(p->buf, PIPE_BUF0 + 1);
+        if (nb) {
+            p->buf = nb;
+            p->cap = PIPE_BUF0;
+        }
+    }
+}
+
+/* Wait for input and read what fits after p->end. 1 on bytes, else the
+ * code to return (EOF: WS_ECLOSED at a message boundary, else WS_EIO). */
+static int read_more(ws_pipe *p, int64_t deadline)
+{
+    for (;;) {
+        if (!p->read_full) {
+            int r = ws_wait_fd(p->rfd, POLLIN, deadline);
+            if (r == 0)
+                return WS_ETIMEOUT;
+            if (r < 0) {
+                snprintf(p->err, sizeof p->err, "pipe: poll: %s", strerror(errno));
+                return p->dead = WS_EIO;
+            }
+        }
+        ssize_t n = read(p->rfd, p->buf + p->end, p->cap - p->end);
+        if (n < 0) {
+            p->read_full = false;
+            if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+                continue;
+            snprintf(p->err, sizeof p->err, "pipe: read: %s", strerror(errno));
+            return p->dead = WS_EIO;
+        }
+        if (n == 0) {
+            size_t have = p->end - p->start + p->chunk_len;
+            if (have == 0 && !p->chunk_mid) {
+                snprintf(p->err, sizeof p->err, "pipe: closed by the peer");
+                return p->dead = WS_ECLOSED;
+            }
+            snprintf(p->err, sizeof p->err,
+                     "pipe: closed by the peer in the middle of a message (%zu bytes)", have);
+            return p->dead = WS_EIO;
+        }
+        p->read_full = (size_t)n == p->cap - p->end;
+        p->end += (size_t)n;
+        return 1;
+    }
+}
+
+/*
+ * Chunked receive: hand out whatever part of the current message is
+ * buffered, up to its NUL, and consume it, so the buffer never grows past
+ * its first size however big the message.
+ */
+int ws_pipe_recv_chunk(ws_pipe *p, const char **msg, size_t *len, bool *end,
+                       int timeout_ms)
+{
+    *msg = NULL;
+    *len = 0;
+    *end = false;
+    if (p->dead)
+        return p->dead;
+    int64_t deadline = ws_deadline_in(timeout_ms);
+    for (;;) {
+        if (p->start < p->end) {
+            uint8_t *z = memchr(p->buf + p->scan, 0, p->end - p->scan);
+            size_t n = z ? (size_t)(z - (p->buf + p->start)) : p->end - p->start;
+            if (n > p->max - p->chunk_len) {
+                snprintf(p->err, sizeof p->err,
+                         "pipe: message larger than the maximum of %zu bytes", p->max);
+                return p->dead = WS_ETOOBIG;
+            }
+            *msg = (const char *)p->buf + p->start;
+            *len = n;
+            if (z) {
+                *end = true;
+                p->start = p->scan = (size_t)(z - p->buf) + 1;
+                p->chunk_len = 0;
+                p->chunk_mid = false;
+            } else {
+                p->start = p->scan = p->end;
+                p->chunk_len += n;
+                p->chunk_mid = true;
+            }
+            return WS_OK;
+        }
+        rewind_buf(p);
+        int r = read_more(p, deadline);
+        if (r != 1)
+            return r;
+    }
+}
+
 int ws_pipe_recv(ws_pipe *p, const char **msg, size_t *len, int timeout_ms)
 {
     *msg = NULL;
     *len = 0;
     if (p->dead)
         return p->dead;
+    if (p->chunk_mid) {
+        snprintf(p->err, sizeof p->err, "pipe: a message is being received in pieces");
+        return WS_EPROTO;
+    }
     int64_t deadline = ws_deadline_in(timeout_ms);
     for (;;) {
         uint8_t *z = memchr(p->buf + p->scan, 0, p->end - p->scan);

@@ -77,6 +77,17 @@ int ws_transport_recv(ws_transport *t, const char **msg, size_t *len, int timeou
     return rc;
 }
 
+int ws_transport_recv_chunk(ws_transport *t, const char **p, size_t *n, bool *end,
+                            int timeout_ms)
+{
+    if (t->kind == KIND_PIPE)
+        return ws_pipe_recv_chunk(t->pipe, p, n, end, timeout_ms);
+    const uint8_t *u;
+    int rc = ws_client_recv_chunk_int(t->ws, &u, n, end, timeout_ms);
+    *p = (const char *)u;
+    return rc;
+}
+
 bool ws_transport_ready(const ws_transport *t)
 {
     if (t->kind == KIND_PIPE)

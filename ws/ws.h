@@ -82,7 +82,9 @@ typedef enum {
     WS_EV_PING,       /* data/len = payload (<= 125 bytes) */
     WS_EV_PONG,
     WS_EV_CLOSE,      /* close_code (1005 if none given), data/len = reason */
-    WS_EV_ERROR       /* protocol error: code (WS_E*), close_code to send, msg */
+    WS_EV_ERROR,      /* protocol error: code (WS_E*), close_code to send, msg */
+    WS_EV_PIECE       /* chunked decoder: the next payload bytes of the current
+                         message (data, len; opcode), fin on its last piece */
 } ws_event_type;
 
 typedef struct {
@@ -93,6 +95,7 @@ typedef struct {
     uint16_t close_code;
     int code;               /* WS_E* for WS_EV_ERROR */
     const char *msg;        /* static description for WS_EV_ERROR */
+    bool fin;               /* WS_EV_PIECE: the message ends with this piece */
 } ws_event;
 
 /* Caller-allocated decoder; fields are private. */
@@ -114,6 +117,7 @@ typedef struct {
     bool expect_masked;     /* true on a server, false on a client */
     bool failed;            /* a WS_EV_ERROR was returned; decoder is dead */
     bool closed;            /* a close frame was returned */
+    bool chunked;           /* hand out data as WS_EV_PIECE (ws_decoder_set_chunked) */
 } ws_decoder;
 
 /* max_message: largest reassembled message in bytes (0 = 64 MiB).
@@ -126,6 +130,14 @@ void ws_decoder_free(ws_decoder *d);
  * (WS_EV_NONE when all len bytes were consumed without an event). After
  * WS_EV_ERROR or WS_EV_CLOSE the decoder consumes nothing more. */
 size_t ws_decoder_feed(ws_decoder *d, const uint8_t *in, size_t len, ws_event *ev);
+/* Chunked mode: instead of reassembling a message, hand out its payload as
+ * WS_EV_PIECE events as it arrives (in place when unmasked; masked payload
+ * is unmasked into a 64 KiB scratch), with the UTF-8 check of text and the
+ * maximum message size still enforced; the last piece has fin set (it may
+ * be empty). Switching takes effect for the rest of the current message:
+ * bytes already reassembled stay in the decoder (ws_client hands them out
+ * first). Control frames are reported as usual. */
+void ws_decoder_set_chunked(ws_decoder *d, bool on);
 
 /* Encode a frame header into out (2..14 bytes); mask NULL for unmasked.
  * Returns its length. */
@@ -226,6 +238,21 @@ int ws_transport_send(ws_transport *t, const char *msg, size_t len, int timeout_
 /* Receive one message: *msg borrowed until the next recv. Returns WS_OK,
  * WS_ETIMEOUT, WS_ECLOSED (clean end) or an error. */
 int ws_transport_recv(ws_transport *t, const char **msg, size_t *len, int timeout_ms);
+/* Receive the current message piece by piece, without holding it whole:
+ * *p and *n: the next bytes (borrowed until the next recv call), *end true on
+ * its last piece (which may be empty); the next call then starts the next
+ * message. Over the pipe the pieces are what each read() brought (the NUL
+ * is not included); over WebSocket the payload of text frames as it
+ * arrives, UTF-8 checked before it is handed out, pings answered. The
+ * maximum message size applies to the sum of the pieces. Whole-message
+ * recv and recv_chunk may alternate message by message; a message begun
+ * with recv_chunk must be finished with it (recv then fails with
+ * WS_EPROTO and leaves the transport usable), while one whose whole-message
+ * recv timed out may be continued with recv_chunk (what was buffered comes
+ * first). Returns WS_OK, WS_ETIMEOUT (call again to continue), WS_ECLOSED or
+ * an error. */
+int ws_transport_recv_chunk(ws_transport *t, const char **p, size_t *n, bool *end,
+                            int timeout_ms);
 /* True when a complete message is already buffered (recv won't block). */
 bool ws_transport_ready(const ws_transport *t);
 int ws_transport_fd(const ws_transport *t);   /* fd to poll for input */
