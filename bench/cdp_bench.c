@@ -167,7 +167,7 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     const char *bin = argv[1], *outdir = argv[2];
-    int n = argc > 3 ? atoi(argv[3]) : 2000;
+    int n = argc > 3 ? (int)strtol(argv[3], NULL, 10) : 2000;
     pid_t srv;
     int port = fixture_server_start(&srv);
     cdp_err e;

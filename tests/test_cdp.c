@@ -182,7 +182,7 @@ static void t_port_launch_and_attach(void)
     CHECK(strstr(ws, "/devtools/browser/") != NULL);
     /* Attach as a second client, through http:// and through ws://. */
     char http[128];
-    int bport = atoi(ws + 15);
+    int bport = (int)strtol(ws + 15, NULL, 10);
     snprintf(http, sizeof http, "http://127.0.0.1:%d", bport);
     cdp_err e = {0};
     cdp_browser *a = cdp_browser_connect(http, NULL, 10000, &e);
@@ -666,9 +666,11 @@ static void t_kill9_driver_kills_browser(void)
             dup2(nul, 2);
             char url[256];
             url_for(url, sizeof url, "a.test", "/index.html");
-            execl(bin, bin, mode ? "--port" : "--timeout", mode ? "--timeout" : "60000",
-                  mode ? "60000" : "eval", mode ? "eval" : url, mode ? url : "new Promise(() => {})",
-                  mode ? "new Promise(() => {})" : (char *)NULL, (char *)NULL);
+            const char *av_pipe[] = {bin, "--timeout", "60000", "eval", url,
+                                     "new Promise(() => {})", NULL};
+            const char *av_port[] = {bin, "--port", "--timeout", "60000", "eval", url,
+                                     "new Promise(() => {})", NULL};
+            execv(bin, (char *const *)(mode ? av_port : av_pipe));
             _exit(127);
         }
         /* Wait until the browser runs with a profile under dir. */
