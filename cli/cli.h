@@ -29,6 +29,8 @@ typedef struct {
     const char *output; /* -o FILE (screenshot) */
     bool full_page;     /* --full-page (screenshot) */
     size_t max_message; /* --max-message BYTES (mcp); 0 = 4 MiB */
+    int login_done_fd;  /* --login-done-fd N (mcp): the host's "the human is done
+                           logging in" signal; -1 = none */
 } cli_opts;
 
 /* Launch or attach according to opts; prints the error and returns NULL. */
@@ -63,5 +65,17 @@ int cli_vault_origin(const char *url, char *out, size_t cap);
 /* Validate len bytes as session state format v1 (docs/vault.md). 0, or -1
  * with a reason in err that names fields, never values. */
 int cli_session_check(const char *buf, size_t len, char *err, size_t errlen);
+
+/* ---- `cdpgate login` and sessions (cli/login.c) ---- */
+struct vault;
+int cli_login(const cli_opts *o, int argc, char **argv);
+/* True when a visible window can be shown: $DISPLAY or $WAYLAND_DISPLAY. */
+bool cli_has_display(void);
+/* What login says without a display (points to vault export/import). */
+extern const char CLI_NO_DISPLAY[];
+/* The session vault when its directory exists already (so a plain snapshot
+ * never creates a key); NULL otherwise, or with a warning on stderr naming
+ * cmd when it cannot be opened. Close with vault_close. */
+struct vault *cli_vault_existing(const char *cmd);
 
 #endif

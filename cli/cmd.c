@@ -3,6 +3,7 @@
  */
 #include "cli/cli.h"
 #include "snapshot/snapshot.h"
+#include "vault/vault.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -118,12 +119,14 @@ int cli_version(const cli_opts *o, int argc, char **argv)
 
 /* ---- snapshot and screenshot ---- */
 
-/* Launch, make an agent and open url. On failure prints why and returns the
- * exit code; on success 0 with *bp and *ap set. */
+/* Launch, make an agent (restoring stored sessions from the vault, if there
+ * is one: *vp, close it after the agent) and open url. On failure prints why
+ * and returns the exit code; on success 0 with *bp and *ap set. */
 static int open_url(const cli_opts *o, const char *cmd, const char *url, cdp_browser **bp,
-                    snap_agent **ap)
+                    snap_agent **ap, vault **vp)
 {
     *ap = NULL;
+    *vp = cli_vault_existing(cmd);
     *bp = cli_browser(o, cmd);
     if (!*bp)
         return EXIT_BROWSER;
@@ -131,6 +134,7 @@ static int open_url(const cli_opts *o, const char *cmd, const char *url, cdp_bro
     snap_opts so = {0};
     so.allow_local = true;  /* the operator's own command line, not a model */
     so.timeout_ms = o->timeout_ms;
+    so.vault = *vp;
     *ap = snap_agent_new(*bp, &so, &e);
     if (!*ap)
         return step_failed(*bp, cmd, &e);
@@ -154,7 +158,8 @@ int cli_snapshot(const cli_opts *o, int argc, char **argv)
     }
     cdp_browser *b;
     snap_agent *a;
-    int rc = open_url(o, "snapshot", argv[1], &b, &a);
+    vault *v;
+    int rc = open_url(o, "snapshot", argv[1], &b, &a, &v);
     if (rc == 0) {
         snap_result r;
         memset(&r, 0, sizeof r);
@@ -172,6 +177,7 @@ int cli_snapshot(const cli_opts *o, int argc, char **argv)
     }
     snap_agent_free(a);
     cdp_browser_free(b);
+    vault_close(v);
     return rc;
 }
 
@@ -183,7 +189,8 @@ int cli_screenshot(const cli_opts *o, int argc, char **argv)
     }
     cdp_browser *b;
     snap_agent *a;
-    int rc = open_url(o, "screenshot", argv[1], &b, &a);
+    vault *v;
+    int rc = open_url(o, "screenshot", argv[1], &b, &a, &v);
     if (rc == 0) {
         snap_result r;
         memset(&r, 0, sizeof r);
@@ -215,6 +222,7 @@ int cli_screenshot(const cli_opts *o, int argc, char **argv)
     }
     snap_agent_free(a);
     cdp_browser_free(b);
+    vault_close(v);
     return rc;
 }
 

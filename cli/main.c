@@ -36,6 +36,12 @@ static const char USAGE[] =
 "                        one, move one between machines sealed with a\n"
 "                        passphrase, import a Playwright storageState file\n"
 "                        (cdpgate vault --help)\n"
+"  login URL             hand a login to the human: a visible browser window\n"
+"                        opens on URL in its own browser context; when the\n"
+"                        login page is gone (or on Enter here) the session's\n"
+"                        cookies and localStorage are sealed into the vault,\n"
+"                        and later runs restore them (needs a display; else\n"
+"                        use vault export/import)\n"
 "  demo                  walk the embedded demo site step by step: open,\n"
 "                        snapshot, click, type, a popup, a dialog\n"
 "  help                  this text\n"
@@ -56,6 +62,8 @@ static const char USAGE[] =
 "  --full-page           screenshot: the whole page, not only the viewport\n"
 "  --max-message BYTES   mcp: longest accepted message (default 4194304); a\n"
 "                        longer line is answered with an error and skipped\n"
+"  --login-done-fd N     mcp: a byte on fd N says the human finished the\n"
+"                        login that browser_login handed over\n"
 "  -h, --help            this text\n"
 "  --version             print cdpgate's version\n"
 "\n"
@@ -112,6 +120,7 @@ int main(int argc, char **argv)
     long long t0 = cli_now_ns();
     cli_opts o = {0};
     o.timeout_ms = 30000;
+    o.login_done_fd = -1;   /* login handoff (cli/login.c) */
     const char *t = getenv("CDPGATE_TIMING");
     o.timing = t && *t == '1';
     if (o.timing)
@@ -170,6 +179,16 @@ int main(int argc, char **argv)
                         "not '%s'\n", val);
                 return EXIT_USAGE;
             }
+        } else if (strcmp(a, "--login-done-fd") == 0) {
+            /* login handoff (cli/login.c, cli/mcp_serve.c) */
+            NEEDVAL();
+            char *end;
+            long fd = strtol(val, &end, 10);
+            if (!*val || *end || fd < 3 || fd > 65535) {
+                fprintf(stderr, "cdpgate: --login-done-fd wants a descriptor >= 3\n");
+                return EXIT_USAGE;
+            }
+            o.login_done_fd = (int)fd;
         } else if (strcmp(a, "--timeout") == 0) {
             NEEDVAL();
             if (parse_int(val, &o.timeout_ms)) {
@@ -216,6 +235,8 @@ int main(int argc, char **argv)
         rc = cli_screenshot(&o, npos, pos);
     } else if (strcmp(cmd, "mcp") == 0) {
         rc = cli_mcp(&o, npos, pos);
+    } else if (strcmp(cmd, "login") == 0) {
+        rc = cli_login(&o, npos, pos);
     } else {
         fprintf(stderr, "cdpgate: unknown command '%s' (see cdpgate --help)\n", cmd);
         return EXIT_USAGE;

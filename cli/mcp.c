@@ -119,6 +119,11 @@ static const tool_def TOOLS[MCP_T_COUNT] = {
         {"accept", P_BOOL, true, F(accept), NULL, NULL},
         {"text", P_STR, false, F(text), "prompt answer", NULL},
     }},
+    [MCP_T_LOGIN] = {"browser_login",
+        "Hand a login to the human: a browser window opens on the login page and other "
+        "tools wait until they have logged in. You never handle credentials.", false, {
+        {"url", P_STR, true, F(url), "the login page", NULL},
+    }},
 };
 
 #undef F

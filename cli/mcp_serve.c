@@ -12,12 +12,23 @@
  *
  * The browser lives as long as the server. If it dies, the tool result says
  * so and the next call launches a new one (with new refs and tabs).
+ *
+ * Sessions and login: the agent restores stored sessions from the vault
+ * (when its directory exists) into privileged browser contexts.
+ * browser_login opens a second, headed browser (a visible window; with
+ * --connect, the attached browser itself) on the login page and hands it to
+ * the human: until the login finishes, every tool call (browser_login too)
+ * is refused with "waiting for the human to finish logging in". The login
+ * ends when the page shows it is done, or when the host writes a byte to
+ * the --login-done-fd descriptor (the human said done). A tool argument can
+ * never end it: the agent must not be able to declare a login finished.
  * End of input ends the server: the browser is closed and the profile
  * removed.
  */
 #include "cli/cli.h"
 #include "cli/mcp.h"
 #include "snapshot/snapshot.h"
+#include "vault/vault.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -44,6 +55,12 @@ typedef struct {
     unsigned gen;           /* counts tool calls */
     cdp_browser *b;
     snap_agent *agent;
+    /* login handoff */
+    vault *v;               /* the session store, or NULL */
+    cdp_browser *lb;        /* the headed login browser (NULL with --connect) */
+    snap_agent *la;         /* the login's agent (S->agent with --connect) */
+    char *login_note;       /* how the last login ended, for the next result */
+    bool done_fd_open;
 } serve;
 
 /* ---- I/O ---- */
@@ -185,6 +202,7 @@ static int start_browser(serve *S, char *why, size_t cap)
     }
     snap_opts so = {0};
     so.timeout_ms = S->o->timeout_ms;
+    so.vault = S->v;
     S->agent = snap_agent_new(S->b, &so, &e);
     if (!S->agent) {
         snprintf(why, cap, "cannot attach to the browser: %s", e.msg);
@@ -281,10 +299,133 @@ static int call_snap(serve *S, mcp_tool tool, const mcp_args *a, snap_result *r)
         return snap_tabs(g, a->action, a->tab, r);
     case MCP_T_DIALOG:
         return snap_dialog(g, a->accept, a->text, r);
+    case MCP_T_LOGIN:       /* run_tool handles it */
     case MCP_T_COUNT:
         break;
     }
     return SNAP_EINVAL;
+}
+
+static void run_snap_tool(serve *S, mcp_call *call, mcp_tool tool, const mcp_args *a,
+                          mcp_result *out);
+
+/* ---- the login handoff ---- */
+
+/* The host's "the human is done" signal: a byte on --login-done-fd. */
+static bool done_signal(serve *S)
+{
+    if (S->o->login_done_fd < 0 || !S->done_fd_open)
+        return false;
+    struct pollfd pfd = {S->o->login_done_fd, POLLIN, 0};
+    if (poll(&pfd, 1, 0) <= 0)
+        return false;
+    char buf[64];
+    ssize_t n = read(S->o->login_done_fd, buf, sizeof buf);
+    if (n > 0)
+        return true;
+    if (n == 0 || (errno != EINTR && errno != EAGAIN))
+        S->done_fd_open = false;    /* closed: only detection ends a login now */
+    return false;
+}
+
+static void login_end(serve *S)
+{
+    if (S->la != S->agent)
+        snap_agent_free(S->la);
+    S->la = NULL;
+    cdp_browser_free(S->lb);
+    S->lb = NULL;
+}
+
+/* Advance a running login: when it has ended, keep how (for the next tool
+ * result and stderr) and close its browser. True while it still waits. */
+static bool login_step(serve *S)
+{
+    if (!S->la || !snap_login_active(S->la))
+        return false;
+    char origin[256];
+    snprintf(origin, sizeof origin, "%s", snap_login_origin(S->la));
+    snap_result r;
+    memset(&r, 0, sizeof r);
+    int rc = snap_login_poll(S->la, done_signal(S), &r);
+    if (rc == SNAP_EBLOCKED) {
+        snap_result_free(&r);
+        return true;
+    }
+    fprintf(stderr, "cdpgate mcp: the login at %s %s\n", origin,
+            rc == 0 ? "finished; its session is saved" : "ended without a session");
+    free(S->login_note);
+    S->login_note = dup_str(r.text ? r.text : snap_strerror(rc));
+    snap_result_free(&r);
+    /* A login in its own browser: the main browser restores the new session
+     * on its next open (an attached browser already holds it). */
+    if (rc == 0 && S->agent && S->la != S->agent)
+        snap_session_forget(S->agent, origin);
+    login_end(S);
+    return false;
+}
+
+static void start_login(serve *S, const mcp_args *a, mcp_result *out)
+{
+    char why[900];
+    if (!S->o->connect && !cli_has_display()) {
+        snprintf(why, sizeof why, "browser_login: %s", CLI_NO_DISPLAY);
+        out->text = dup_str(why);
+        out->is_error = true;
+        return;
+    }
+    if (!S->v) {
+        char err[400] = "";
+        S->v = vault_open(NULL, NULL, err, sizeof err);
+        if (!S->v) {
+            snprintf(why, sizeof why, "browser_login: the session vault cannot be opened: %s",
+                     err);
+            out->text = dup_str(why);
+            out->is_error = true;
+            return;
+        }
+        if (S->agent)
+            snap_agent_set_vault(S->agent, S->v);
+    }
+    if (S->o->connect) {
+        /* The attached browser is the user's own, with its own window. */
+        if (!S->agent && start_browser(S, why, sizeof why)) {
+            out->text = dup_str(why);
+            out->is_error = true;
+            return;
+        }
+        S->la = S->agent;
+    } else {
+        cli_opts lo = *S->o;
+        lo.headed = true;
+        cdp_err e = {0};
+        S->lb = cli_browser_open(&lo, &e);
+        snap_opts so = {0};
+        so.timeout_ms = S->o->timeout_ms;
+        so.vault = S->v;
+        S->la = S->lb ? snap_agent_new(S->lb, &so, &e) : NULL;
+        if (!S->la) {
+            snprintf(why, sizeof why, "browser_login: cannot start a visible browser: %s",
+                     e.msg);
+            out->text = dup_str(why);
+            out->is_error = true;
+            login_end(S);
+            return;
+        }
+    }
+    snap_result r;
+    memset(&r, 0, sizeof r);
+    int rc = snap_login_begin(S->la, a->url, &r);
+    out->text = r.text;
+    r.text = NULL;
+    snap_result_free(&r);
+    out->is_error = rc != 0;
+    if (rc) {
+        login_end(S);
+        return;
+    }
+    append_text(out, "Every other tool answers \"waiting for the human to finish logging "
+                "in\" until the login is done; then the session is restored here.");
 }
 
 static void run_tool(void *ud, mcp_call *call, mcp_tool tool, const mcp_args *a,
@@ -293,6 +434,34 @@ static void run_tool(void *ud, mcp_call *call, mcp_tool tool, const mcp_args *a,
     serve *S = ud;
     char why[700];
     S->gen++;
+    /* While the human logs in, the agent is blocked: every tool is refused. */
+    if (login_step(S)) {
+        snprintf(why, sizeof why, "waiting for the human to finish logging in at %s; "
+                 "every tool is refused until then. Try again later.",
+                 snap_login_origin(S->la));
+        out->text = dup_str(why);
+        out->is_error = true;
+        return;
+    }
+    char *note = S->login_note;
+    S->login_note = NULL;
+    if (tool == MCP_T_LOGIN) {
+        start_login(S, a, out);
+        if (note)
+            append_text(out, note);
+        free(note);
+        return;
+    }
+    run_snap_tool(S, call, tool, a, out);
+    if (note)
+        append_text(out, note);
+    free(note);
+}
+
+static void run_snap_tool(serve *S, mcp_call *call, mcp_tool tool, const mcp_args *a,
+                          mcp_result *out)
+{
+    char why[700];
     bool nav = tool == MCP_T_OPEN || tool == MCP_T_BACK;
     /* A browser that died since the last call is noticed now, not in the
      * middle of an action: say so, and start a new one. */
@@ -386,6 +555,8 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
         fprintf(stderr, "cdpgate mcp: out of memory\n");
         return EXIT_FAIL;
     }
+    S.v = cli_vault_existing("mcp");
+    S.done_fd_open = o->login_done_fd >= 0;
     while (!S.out_dead) {
         qline *q = S.head;
         if (q) {
@@ -401,14 +572,22 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
         }
         if (S.eof)
             break;
-        read_input(&S, -1);
+        /* A running login is watched while idle, so it is captured even if
+         * the human closes the window before the agent's next call. */
+        bool waiting = login_step(&S);
+        read_input(&S, waiting ? 250 : -1);
     }
+    if (S.la && snap_login_active(S.la))
+        snap_login_cancel(S.la);
+    login_end(&S);
+    free(S.login_note);
     while (S.head) {
         qline *q = S.head;
         S.head = q->next;
         free(q);
     }
     drop_browser(&S);
+    vault_close(S.v);
     mcp_lines_free(&S.lines);
     mcp_server_free(S.srv);
     return EXIT_OK;

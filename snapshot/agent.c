@@ -87,6 +87,8 @@ const char *snap_strerror(int code)
     case SNAP_ENOTAB: return "no_tab";
     case SNAP_EDIALOG: return "dialog";
     case SNAP_ETIMEOUT: return "timeout_outcome_unknown";
+    case SNAP_ELOGIN: return "login_required";
+    case SNAP_EBLOCKED: return "waiting_for_login";
     }
     return "error";
 }
@@ -500,6 +502,7 @@ static void do_work(snap_agent *a, pending_work *w)
             if (t) {
                 snap_tab *op = tab_by_target(a, w->opener);
                 t->opener = op ? op->id : 0;
+                t->ctx = op ? op->ctx : 0;      /* popups share the opener's context */
                 t->created = true;
                 session_init(a, t, session, true, &scratch);
             }
@@ -528,22 +531,45 @@ int snap_sync(snap_agent *a)
     return rc ? SNAP_EBROWSER : 0;
 }
 
-int snap_tab_open(snap_agent *a, snap_tab **out, snap_result *r)
+int snap_tab_open(snap_agent *a, size_t ctx, snap_tab **out, snap_result *r)
 {
     *out = NULL;
     cdp_reply rep;
     cdp_err e = {0};
     char target[SNAP_ID_MAX] = "";
     bool created = false;
-    int rc = cdp_call(a->c, NULL, "Target.createTarget", "{\"url\":\"about:blank\"}",
-                      a->o.timeout_ms, &rep, &e);
+    int rc = snap_ctx_untrusted(a, r);
+    if (rc)
+        return rc;
+    if (ctx >= a->nctxs)
+        return snap_fail(r, SNAP_EINVAL, "no such browser context");
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "url");
+    json_w_str(&w, "about:blank");
+    if (a->ctxs[ctx].id[0]) {
+        json_w_key(&w, "browserContextId");
+        json_w_str(&w, a->ctxs[ctx].id);
+    }
+    json_w_obj_end(&w);
+    char *params = json_w_take(&w, NULL);
+    if (!params)
+        return snap_fail(r, SNAP_ENOMEM, "out of memory");
+    rc = cdp_call(a->c, NULL, "Target.createTarget", params, a->o.timeout_ms, &rep, &e);
+    free(params);
+    if (rc == CDP_EPROTOCOL && ctx != 0)
+        return snap_fail(r, SNAP_EBROWSER, "the browser refused a new tab in the context of "
+                         "%s: %s", a->ctxs[ctx].origin, e.msg);
     if (rc == 0) {
         copyid(target, json_get_str(rep.result, "targetId"));
         created = true;
         cdp_reply_free(&rep);
     } else if (rc == CDP_EPROTOCOL) {
         /* Electron apps refuse new targets: work in an existing page that
-         * is not already one of our tabs. */
+         * is not already one of our tabs. It lives in the default context,
+         * which the open web then shares (snap_open says so once). */
+        a->ctx_shared = true;
         if (cdp_call(a->c, NULL, "Target.getTargets", NULL, a->o.timeout_ms, &rep, &e) == 0) {
             for (const json_val *ti = json_first(json_get(rep.result, "targetInfos")); ti;
                  ti = json_next(ti)) {
@@ -569,6 +595,7 @@ int snap_tab_open(snap_agent *a, snap_tab **out, snap_result *r)
     if (!t)
         return snap_fail(r, SNAP_ENOMEM, "out of memory");
     t->created = created;
+    t->ctx = ctx;
     if ((rc = session_init(a, t, session, true, r))) {
         t->closed = true;
         return rc;
@@ -943,6 +970,7 @@ void snap_agent_free(snap_agent *a)
         }
         tab_clear(t);
     }
+    snap_ctx_free_all(a);
     free(a->tabs);
     for (size_t i = 0; i < a->nrefs; i++)
         free(a->refs[i].name);
@@ -1088,9 +1116,9 @@ static bool is_load(void *ud, const json_val *p)
     return name && frame && strcmp(name, "load") == 0 && strcmp(frame, m->frame) == 0;
 }
 
-int snap_open(snap_agent *a, const char *url, bool new_tab, snap_result *r)
+/* Refuse what open never navigates to. 0, or SNAP_EINVAL with r filled. */
+static int check_scheme(snap_agent *a, const char *url, snap_result *r)
 {
-    memset(r, 0, sizeof *r);
     if (!url || !*url)
         return snap_fail(r, SNAP_EINVAL, "open needs a URL");
     char scheme[24];
@@ -1104,17 +1132,37 @@ int snap_open(snap_agent *a, const char *url, bool new_tab, snap_result *r)
                               strcmp(scheme, "chrome-extension") == 0))
         return snap_fail(r, SNAP_EINVAL, "%s: URLs are not opened here (local files and "
                          "browser pages are off unless the host allows them)", scheme);
+    return 0;
+}
+
+/* Navigate in the current tab when it is in context ctx (and !new_tab),
+ * else in a new tab there; restore pending localStorage first; after the
+ * load, the login-wall check of a restored session. note (may be "") is
+ * told before the snapshot; a note_code (SNAP_ELOGIN) becomes the result's
+ * code, with the snapshot still in the text. */
+static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, char *note,
+                    size_t note_cap, int note_code, snap_result *r)
+{
     if (snap_sync(a))
         return snap_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
     int64_t deadline = snap_now_ms() + a->o.timeout_ms;
     snap_tab *t = new_tab ? NULL : snap_tab_current(a);
+    if (t && t->ctx != ctx)
+        t = NULL;
     int rc;
-    if (!t && (rc = snap_tab_open(a, &t, r)))
+    if (!t && (rc = snap_tab_open(a, ctx, &t, r)))
         return rc;
     a->cur = t->id;
     if (t->dialog_open)
         return snap_fail(r, SNAP_EDIALOG, "tab t%d has a %s dialog open; answer it first",
                          t->id, t->dialog_type);
+    int tab_id = t->id;
+    bool primed = a->ctxs[t->ctx].pending_ls != NULL;
+    if ((rc = snap_ctx_prime(a, tab_id, r)))
+        return rc;
+    t = snap_tab_by_id(a, tab_id);
+    if (!t || t->closed)
+        return snap_fail(r, SNAP_ENOTAB, "the tab closed while restoring its session");
     json_w w;
     json_w_init(&w);
     json_w_obj_begin(&w);
@@ -1127,7 +1175,6 @@ int snap_open(snap_agent *a, const char *url, bool new_tab, snap_result *r)
     uint64_t since = cdp_event_seq(a->c);
     uint64_t nav0 = t->nav;
     size_t tabs0 = a->ntabs;
-    int tab_id = t->id;
     cdp_reply rep;
     cdp_err e = {0};
     rc = cdp_call(a->c, t->session, "Page.navigate", params, a->o.timeout_ms, &rep, &e);
@@ -1168,12 +1215,92 @@ int snap_open(snap_agent *a, const char *url, bool new_tab, snap_result *r)
     t = snap_tab_by_id(a, tab_id);
     if (!t || t->closed)
         return snap_fail(r, SNAP_ENOTAB, "the tab closed while loading %s", url);
+    if (primed)     /* the blank page that carried localStorage leaves no history */
+        cdp_call(a->c, t->session, "Page.resetNavigationHistory", NULL, a->o.timeout_ms,
+                 NULL, NULL);
     if (t->dialog_open) {
         char msg[900] = "";
         snap_settled_describe(a, t, &st, msg, sizeof msg);
         snap_obs_issue(a, t, r->obs);
         return snap_fail(r, SNAP_EDIALOG, "opened %s: %s", url, msg);
     }
+    size_t used = strlen(note);
+    snap_ctx_check(a, tab_id, note + used, note_cap - used, &note_code);
+    t = snap_tab_by_id(a, tab_id);
+    if (!t || t->closed)
+        return snap_fail(r, SNAP_ENOTAB, "the tab closed while loading %s", url);
+    if (*note)
+        r->text = dupstr(note);
     snap_query q = {0};
-    return snap_build(a, t, &q, r);
+    rc = snap_build(a, t, &q, r);
+    if (rc || !note_code)
+        return rc;
+    /* The page is open, but the session could not be used: say so as the
+     * result's error, keeping the snapshot in the text. */
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "ok");
+    json_w_bool(&w, false);
+    json_w_key(&w, "error");
+    json_w_str(&w, snap_strerror(note_code));
+    json_w_key(&w, "message");
+    json_w_str(&w, note);
+    json_w_key(&w, "obs");
+    json_w_str(&w, r->obs);
+    json_w_obj_end(&w);
+    free(r->structured);
+    r->structured = json_w_take(&w, NULL);
+    r->code = note_code;
+    return note_code;
+}
+
+int snap_open_in(snap_agent *a, const char *url, size_t ctx, bool new_tab, snap_result *r)
+{
+    memset(r, 0, sizeof *r);
+    int rc = check_scheme(a, url, r);
+    if (rc)
+        return rc;
+    char note[1] = "";
+    return open_nav(a, url, ctx, new_tab, note, sizeof note, 0, r);
+}
+
+int snap_open(snap_agent *a, const char *url, bool new_tab, snap_result *r)
+{
+    memset(r, 0, sizeof *r);
+    int rc = check_scheme(a, url, r);
+    if (rc)
+        return rc;
+    if (a->login.active)
+        return snap_fail(r, SNAP_EBLOCKED, "waiting for the human to finish logging in at %s",
+                         snap_login_origin(a));
+    if (snap_sync(a))
+        return snap_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
+    size_t ctx;
+    char note[2400];
+    int note_code;
+    if ((rc = snap_ctx_pick(a, url, &ctx, note, sizeof note, &note_code, r)))
+        return rc;
+    size_t used = strlen(note);
+    if (a->ctx_shared && !a->ctx_shared_told) {
+        a->ctx_shared_told = true;
+        snprintf(note + used, sizeof note - used, "%sNote: this browser refused a separate "
+                 "browser context, so pages share its default context (and its cookies); "
+                 "stored sessions are not restored here.\n", used ? "\n" : "");
+        used = strlen(note);
+    } else if (used) {
+        snprintf(note + used, sizeof note - used, "\n");
+        used++;
+    }
+    snap_tab *cur = snap_tab_current(a);
+    if (!new_tab && cur && cur->ctx != ctx) {
+        new_tab = true;
+        snprintf(note + used, sizeof note - used, "Opened in a new tab: tab t%d stays in %s "
+                 "browser context (a tab never changes context).\n", cur->id,
+                 cur->ctx ? "its service's" : "the untrusted");
+        used = strlen(note);
+    }
+    if (ctx && a->ctxs[ctx].check && used + 1 < sizeof note)
+        snprintf(note + used, sizeof note - used, "Session for %s restored from the vault "
+                 "into its own browser context.\n", a->ctxs[ctx].origin);
+    return open_nav(a, url, ctx, new_tab, note, sizeof note, note_code, r);
 }

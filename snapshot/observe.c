@@ -2573,8 +2573,8 @@ static void header(const struct snap_cache *C, snap_agent *a, snap_tab *t, const
     put_token(out, f->url ? f->url : "", 200);
     sb_puts(out, " origin=");
     put_token(out, f->origin, 120);
-    sb_printf(out, " auth=no obs=%s epoch=%llu tab=t%d\n", obs,
-              (unsigned long long)a->epoch, t->id);
+    sb_printf(out, " auth=%s obs=%s epoch=%llu tab=t%d\n", snap_tab_auth(a, t) ? "yes" : "no",
+              obs, (unsigned long long)a->epoch, t->id);
 }
 
 static const char *open_fmt = "<<<page-content nonce=%s>>>\n";

@@ -11,6 +11,9 @@
  *   act.c      actions: actionability, input, select, scroll, history,
  *              tabs, dialogs, screenshots, waiting for consequences.
  *                                                           [actions owner]
+ *   session.c  browser contexts (untrusted, privileged per service), session
+ *              restore from the vault, login-wall checks, the login handoff.
+ *                                                           [vault owner]
  */
 #ifndef CDPGATE_SNAP_INT_H
 #define CDPGATE_SNAP_INT_H
@@ -57,7 +60,27 @@ typedef struct {
     uint64_t activity;           /* bumps on every navigation/network/dialog event */
     struct snap_cache *cache;    /* observe.c: the last snapshot built (owned;
                                     freed with snap_cache_free) */
+    size_t ctx;                  /* index in agent->ctxs; never changes */
 } snap_tab;
+
+/* A browser context (session.c). ctxs[0] is the agent's untrusted one. */
+enum {
+    SNAP_CTX_UNTRUSTED,          /* the open web */
+    SNAP_CTX_AUTH,               /* privileged: holds a restored or captured session */
+    SNAP_CTX_LOGIN,              /* privileged: a login handoff runs in it */
+    SNAP_CTX_REJECTED,           /* privileged, but the site showed its login wall */
+    SNAP_CTX_STALE,              /* privileged, forgotten (a newer session exists) */
+};
+typedef struct {
+    char id[SNAP_ID_MAX];        /* browserContextId; "" = the default context */
+    char origin[256];            /* the service; "" for the untrusted context */
+    int state;                   /* SNAP_CTX_* */
+    bool created;                /* we created it: disposed at agent free */
+    bool check;                  /* login-wall check due after the next open */
+    int64_t captured;            /* vault capture time of its session */
+    char *pending_ls;            /* localStorage to set before the first
+                                    navigation: JSON [[k,v],...] (new; wiped) */
+} snap_ctx;
 
 typedef struct {
     uint32_t n;                  /* "e<n>" */
@@ -102,6 +125,16 @@ struct snap_agent {
         int tab;
     } work[64];
     size_t nwork;
+    /* session.c: browser contexts and the login handoff. */
+    snap_ctx *ctxs;              /* ctxs[0]: untrusted, once nctxs > 0 */
+    size_t nctxs, capctxs;
+    bool ctx_shared;             /* untrusted = the default context (refused) */
+    bool ctx_shared_told;
+    struct {
+        bool active;
+        int tab;
+        size_t ctx;
+    } login;
 };
 
 /* ---- agent.c ---- */
@@ -117,9 +150,12 @@ snap_tab *snap_tab_by_id(snap_agent *a, int id);
 snap_tab *snap_tab_current(snap_agent *a);     /* NULL when no open tab */
 snap_tab *snap_tab_by_session(snap_agent *a, const char *session);
 snap_frame *snap_frame_find(snap_tab *t, const char *frame_id);
-/* Open a new tab (Target.createTarget in the agent's context, attach,
+/* Open a new tab in context ctxs[ctx] (Target.createTarget there, attach,
  * enable Page/Network/Runtime/lifecycle, auto-attach to OOPIFs). */
-int snap_tab_open(snap_agent *a, snap_tab **out, snap_result *r);
+int snap_tab_open(snap_agent *a, size_t ctx, snap_tab **out, snap_result *r);
+/* snap_open without the choice of context: navigate in the current tab when
+ * it is in ctxs[ctx] (and !new_tab), else in a new tab there. */
+int snap_open_in(snap_agent *a, const char *url, size_t ctx, bool new_tab, snap_result *r);
 
 /* The ref for a node, issuing a new one if this (tab, frame, document,
  * backend node) has none. Returns n (> 0) or 0 on allocation failure. */
@@ -185,6 +221,27 @@ void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *s, ch
  * Page.navigatedWithinDocument), so that every output shows the redacted
  * form. */
 char *snap_url_redact(const char *url, bool strict, const char *const *fields);
+
+/* ---- session.c ---- */
+
+/* Make sure ctxs[0] (the untrusted context) exists. */
+int snap_ctx_untrusted(snap_agent *a, snap_result *r);
+/* The context for opening url: *ctx gets its index. A stored session is
+ * restored into a new privileged context here (cookies; localStorage is
+ * left pending for snap_ctx_prime). note (cap bytes) gets what the agent
+ * must be told ("" when nothing) and *note_code SNAP_ELOGIN when the
+ * session could not be used, else 0. */
+int snap_ctx_pick(snap_agent *a, const char *url, size_t *ctx, char *note, size_t cap,
+                  int *note_code, snap_result *r);
+/* Before the first navigation of a tab in a context with pending
+ * localStorage: set it for the origin (see session.c). */
+int snap_ctx_prime(snap_agent *a, int tab_id, snap_result *r);
+/* After an open in a privileged context: the login-wall check. */
+void snap_ctx_check(snap_agent *a, int tab_id, char *note, size_t cap, int *note_code);
+/* Header's auth=: the tab's context is privileged for its page's origin. */
+bool snap_tab_auth(const snap_agent *a, const snap_tab *t);
+/* Dispose the contexts this agent created; free what they hold. */
+void snap_ctx_free_all(snap_agent *a);
 
 /* ---- observe.c ---- */
 

@@ -61,10 +61,14 @@ enum {
     SNAP_ENOTAB = -10,      /* no such tab, or it was closed */
     SNAP_EDIALOG = -11,     /* a dialog is open and must be answered first / none open */
     SNAP_ETIMEOUT = -12,    /* bounded wait ran out: outcome unknown */
+    SNAP_ELOGIN = -13,      /* the stored session expired, was rejected by the site or
+                               cannot be used: nothing was restored; log in again */
+    SNAP_EBLOCKED = -14,    /* a login handoff runs: waiting for the human */
 };
 const char *snap_strerror(int code);
 
 typedef struct snap_agent snap_agent;
+struct vault;               /* vault/vault.h */
 
 typedef struct {
     size_t budget_chars;    /* default snapshot size budget; 0 = 12000 */
@@ -72,6 +76,8 @@ typedef struct {
     uint64_t epoch;         /* control epoch shown in headers (gate sets it) */
     bool allow_local;       /* open file:, chrome:, devtools:, view-source: URLs
                                (the CLI's own commands; never for a model) */
+    struct vault *vault;    /* session store (borrowed; NULL = none): see "Browser
+                               contexts" below */
 } snap_opts;
 
 /* The result of any call. text is what the model reads (new; bounded);
@@ -130,5 +136,61 @@ int snap_tabs(snap_agent *a, const char *action, const char *tab, snap_result *r
 int snap_dialog(snap_agent *a, bool accept, const char *prompt_text, snap_result *r);
 /* PNG of the viewport or the full page: r->image. */
 int snap_screenshot(snap_agent *a, bool full_page, snap_result *r);
+
+/* ---- browser contexts, sessions and the login handoff (session.c) ----
+ *
+ * The open web runs in one *untrusted* browser context per agent
+ * (Target.createBrowserContext, disposed with the agent), which never holds
+ * a vault cookie. Where the browser refuses new contexts (some attached
+ * browsers, Electron) the default context is used and the first open says
+ * so; sessions are then never restored (nothing could keep them apart).
+ *
+ * snap_open picks the context by the target URL's origin: an origin with a
+ * stored, unexpired session in o.vault opens in that service's own
+ * *privileged* context (created on first use, holding only that service's
+ * cookies and localStorage, restored before its first navigation); every
+ * other origin opens in the untrusted context. A tab's context never
+ * changes: when the current tab is in another context, the page opens in a
+ * new tab and the result says so. A page is authenticated (header
+ * auth=yes) when its tab's context is privileged for the page's origin and
+ * holds a session restored from the vault or captured by a login; cookies
+ * alone never make a page authenticated.
+ *
+ * An expired session is not restored, and a restored session the site
+ * rejects (its first page shows a visible password field or sits on a
+ * login-looking path) stops being authenticated: both are SNAP_ELOGIN, the
+ * page still opened (without the session), the text saying to log in again
+ * with `cdpgate login URL`. */
+
+/* The origin of an http(s) URL as sessions are keyed: scheme://host[:port],
+ * lower case, default port left out, user info dropped. 0, or -1 when the
+ * URL is not http(s) or does not fit in cap. */
+int snap_url_origin(const char *url, char *out, size_t cap);
+/* Forget the contexts of origin (after a new login saved a new session):
+ * its tabs stay open but are no longer authenticated, and the next open of
+ * the origin restores the session from the vault again. */
+void snap_session_forget(snap_agent *a, const char *origin);
+
+/* The login handoff. snap_login_begin opens url in a new tab of a fresh
+ * privileged context for url's origin (needs o.vault) and starts the
+ * blocked state; the caller shows that window to a human (a headed browser)
+ * and calls snap_login_poll until it returns something other than
+ * SNAP_EBLOCKED. The login is complete when the page is back on the
+ * service's origin with no visible password field and off the login path,
+ * or when human_done says the human declared it done (a signal from the
+ * human, never from the agent). Then only session state — the context's
+ * cookies for the service's domain and the origin's localStorage, never
+ * form values — is sealed into the vault (format: docs/vault.md, "Session
+ * state format v1"). While a login runs, snap_open refuses with
+ * SNAP_EBLOCKED; hosts refuse every other agent call (the MCP server does). */
+int snap_login_begin(snap_agent *a, const char *url, snap_result *r);
+int snap_login_poll(snap_agent *a, bool human_done, snap_result *r);
+bool snap_login_active(const snap_agent *a);
+/* The origin of the running login ("" when none); borrowed. */
+const char *snap_login_origin(const snap_agent *a);
+/* Stop a running login without saving anything. */
+void snap_login_cancel(snap_agent *a);
+/* Give the agent a vault later (a login created the store). Borrowed. */
+void snap_agent_set_vault(snap_agent *a, struct vault *v);
 
 #endif

@@ -35,6 +35,32 @@ static void reply(int fd, int code, const char *type, const char *body, size_t l
         (void)!write(fd, body, len);
 }
 
+/* A 302 to location, optionally setting one cookie (a Set-Cookie value). */
+static void redirect(int fd, const char *location, const char *set_cookie)
+{
+    char hdr[1024];
+    int hl = snprintf(hdr, sizeof hdr, "HTTP/1.1 302 Found\r\nLocation: %s\r\n%s%s%s"
+                      "Content-Length: 0\r\nCache-Control: no-store\r\n"
+                      "Connection: close\r\n\r\n", location, set_cookie ? "Set-Cookie: " : "",
+                      set_cookie ? set_cookie : "", set_cookie ? "\r\n" : "");
+    if (hl > 0 && hl < (int)sizeof hdr)
+        (void)!write(fd, hdr, (size_t)hl);
+}
+
+/* The request's Cookie header value (into out), "" when none. */
+static void cookie_header(const char *req, char *out, size_t cap)
+{
+    const char *h = strstr(req, "\r\nCookie: ");
+    out[0] = 0;
+    if (h) {
+        h += 10;
+        size_t n = strcspn(h, "\r\n");
+        snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), h);
+    }
+}
+
+static void serve_file(int fd, const char *path);
+
 static const char *mime(const char *p)
 {
     const char *dot = strrchr(p, '.');
@@ -89,6 +115,37 @@ static void serve(int fd)
         reply(fd, 200, "text/plain", host, strlen(host));
         return;
     }
+    if (strcmp(path, "/echo-cookie") == 0) {
+        char c[4096], body[4200];
+        cookie_header(req, c, sizeof c);
+        int bl = snprintf(body, sizeof body, "<title>cookies</title><p>cookies: [%s]</p>", c);
+        reply(fd, 200, "text/html", body, (size_t)bl);
+        return;
+    }
+    if (strcmp(path, "/bank/login/verify") == 0) {
+        char want[64];
+        snprintf(want, sizeof want, "code=%s", FIXTURE_BANK_OTP);
+        if (q && strcmp(q, want) == 0)
+            redirect(fd, "/bank/account", "bank_session=" FIXTURE_BANK_SESSION
+                     "; Path=/; HttpOnly; SameSite=Lax");
+        else
+            redirect(fd, "/bank/login.html?error=1", NULL);
+        return;
+    }
+    if (strcmp(path, "/bank/account") == 0) {
+        char c[4096];
+        cookie_header(req, c, sizeof c);
+        if (strstr(c, "bank_session=" FIXTURE_BANK_SESSION))
+            serve_file(fd, "/bank/account.html");
+        else
+            redirect(fd, "/bank/login.html", NULL);
+        return;
+    }
+    serve_file(fd, path);
+}
+
+static void serve_file(int fd, const char *path)
+{
     if (strstr(path, "..") || path[0] != '/') {
         reply(fd, 403, "text/plain", "no", 2);
         return;

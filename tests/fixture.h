@@ -12,8 +12,25 @@
 /* Serve tests/fixtures/ on 127.0.0.1 (any host name reaching it works, see
  * FIXTURE_HOST_RULES) from a forked child, one child per connection.
  * Special paths: /slow?ms=N answers after N ms; /status?code=N answers N;
- * /echo-host answers the Host header. Returns the port or -1. */
+ * /echo-host answers the Host header; /echo-cookie shows the Cookie header
+ * in a page. The bank (tests/fixtures/bank/, for the login tests):
+ * /bank/login/verify?code=FIXTURE_BANK_OTP redirects to /bank/account
+ * setting the HttpOnly cookie bank_session=FIXTURE_BANK_SESSION (another
+ * code: back to the login page); /bank/account serves account.html only
+ * with that cookie, else redirects to /bank/login.html. Returns the port
+ * or -1. */
 int fixture_server_start(pid_t *pid);
+
+/* Planted secrets of the bank fixture: the one-time code the server wants,
+ * the HttpOnly session cookie it sets; the script of bank/login.html sets
+ * the cookie bank_pref=FIXTURE_BANK_PREF and localStorage bank_token=
+ * FIXTURE_BANK_TOKEN (keep both files in step). The password the test
+ * types is its own. None may ever appear in cdpgate's output. */
+#define FIXTURE_BANK_OTP      "731906"
+#define FIXTURE_BANK_SESSION  "hs-planted-c0ffee42"
+#define FIXTURE_BANK_PREF     "js-planted-5e5e91"
+#define FIXTURE_BANK_TOKEN    "ls-planted-7a7a33"
+
 void fixture_server_stop(pid_t pid);
 
 /* Browser argument mapping the fixture host names (*.test) to loopback:

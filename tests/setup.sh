@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs what `make test` needs: Chromium (Debian's package), clang and its
-# sanitizer runtime, libssl-dev for the OPENSSL=1 build, Node's test peers.
+# sanitizer runtime, libssl-dev for the OPENSSL=1 build, Node's test peers,
+# Xvfb (the headed login test).
 # As root it installs with apt-get; otherwise it prints the exact command.
 set -u
 need=""
@@ -11,6 +12,8 @@ command -v clang >/dev/null 2>&1 || need="$need clang"
     || need="$need libclang-rt-14-dev"
 [ -f /usr/include/openssl/ssl.h ] || need="$need libssl-dev"
 command -v node >/dev/null 2>&1 || need="$need nodejs npm"
+# Xvfb: the headed login handoff is tested in a virtual display.
+command -v Xvfb >/dev/null 2>&1 || [ -x /usr/bin/Xvfb ] || need="$need xvfb"
 if [ -n "$need" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         echo "setup: installing$need"

@@ -1,0 +1,150 @@
+/*
+ * login.c — `cdpgate login URL`: the human login handoff (docs/cli.md,
+ * "login"), and what the MCP server's browser_login shares with it: whether
+ * a display exists and opening the session vault.
+ *
+ * The browser is launched headed (a visible window) on the login page, in a
+ * fresh browser context of its own; the human logs in there while cdpgate
+ * watches. It ends when the page is back on the service's origin with no
+ * visible password field and off the login path, or when the human presses
+ * Enter in this terminal (a line on stdin). Then only the session state —
+ * that context's cookies for the service and the origin's localStorage,
+ * never form values — is sealed into the vault. Nothing the page shows or
+ * holds is printed.
+ */
+#include "cli/cli.h"
+#include "snapshot/snapshot.h"
+#include "vault/vault.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LOGIN_MAX_MS (30 * 60 * 1000)   /* a login left alone ends after 30 min */
+#define LOGIN_POLL_MS 250
+
+const char CLI_NO_DISPLAY[] =
+    "there is no display here ($DISPLAY and $WAYLAND_DISPLAY are unset), so no browser "
+    "window can be shown for the human to log in. Log in on a machine with a display "
+    "(cdpgate login URL) and move the session here: there `cdpgate vault export ORIGIN "
+    "-o FILE`, here `cdpgate vault import FILE`.";
+
+bool cli_has_display(void)
+{
+    const char *d = getenv("DISPLAY"), *w = getenv("WAYLAND_DISPLAY");
+    return (d && *d) || (w && *w);
+}
+
+struct vault *cli_vault_existing(const char *cmd)
+{
+    char path[1200];
+    const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (x && *x)
+        snprintf(path, sizeof path, "%s/cdpgate/sessions", x);
+    else if (home && *home)
+        snprintf(path, sizeof path, "%s/.local/share/cdpgate/sessions", home);
+    else
+        return NULL;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return NULL;
+    char err[400] = "";
+    vault *v = vault_open(NULL, NULL, err, sizeof err);
+    if (!v)
+        fprintf(stderr, "cdpgate %s: the session vault cannot be opened (%s); stored "
+                "sessions are not used\n", cmd, err);
+    return v;
+}
+
+int cli_login(const cli_opts *o, int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: cdpgate login URL\n");
+        return EXIT_USAGE;
+    }
+    const char *url = argv[1];
+    char origin[256];
+    if (snap_url_origin(url, origin, sizeof origin)) {
+        fprintf(stderr, "cdpgate login: give the http or https URL of the login page\n");
+        return EXIT_USAGE;
+    }
+    if (!o->connect && !cli_has_display()) {
+        fprintf(stderr, "cdpgate login: %s\n", CLI_NO_DISPLAY);
+        return EXIT_FAIL;
+    }
+    char err[400] = "";
+    vault *v = vault_open(NULL, NULL, err, sizeof err);
+    if (!v) {
+        fprintf(stderr, "cdpgate login: %s\n", err);
+        return EXIT_FAIL;
+    }
+    cli_opts lo = *o;
+    lo.headed = true;
+    cdp_browser *b = cli_browser(&lo, "login");
+    if (!b) {
+        vault_close(v);
+        return EXIT_BROWSER;
+    }
+    cdp_err e = {0};
+    snap_opts so = {0};
+    so.timeout_ms = o->timeout_ms;
+    so.vault = v;
+    snap_agent *a = snap_agent_new(b, &so, &e);
+    int rc = EXIT_FAIL;
+    snap_result r;
+    memset(&r, 0, sizeof r);
+    if (!a) {
+        fprintf(stderr, "cdpgate login: %s\n", e.msg);
+        rc = EXIT_BROWSER;
+        goto done;
+    }
+    if (snap_login_begin(a, url, &r)) {
+        fprintf(stderr, "cdpgate login: %s\n", r.text ? r.text : "cannot start");
+        rc = cdp_conn_dead(cdp_browser_conn(b)) ? EXIT_BROWSER : EXIT_FAIL;
+        goto done;
+    }
+    snap_result_free(&r);
+    fprintf(stderr, "cdpgate login: log in to %s in the browser window. cdpgate notices when "
+            "the login page is gone; or press Enter here when you are done.\n", origin);
+    bool stdin_open = true, human_done = false;
+    long long start = cli_now_ns();
+    int sr;
+    for (;;) {
+        struct pollfd pfd = {0, POLLIN, 0};
+        int pr = poll(&pfd, stdin_open ? 1 : 0, LOGIN_POLL_MS);
+        if (pr > 0 && (pfd.revents & (POLLIN | POLLHUP))) {
+            char buf[256];
+            ssize_t n = read(0, buf, sizeof buf);
+            if (n <= 0 && !(n < 0 && errno == EINTR))
+                stdin_open = false;     /* no terminal: only detection ends it */
+            else if (n > 0 && memchr(buf, '\n', (size_t)n))
+                human_done = true;
+        }
+        sr = snap_login_poll(a, human_done, &r);
+        if (sr != SNAP_EBLOCKED)
+            break;
+        snap_result_free(&r);
+        if ((cli_now_ns() - start) / 1000000 > LOGIN_MAX_MS) {
+            snap_login_cancel(a);
+            fprintf(stderr, "cdpgate login: no login within 30 minutes; nothing was saved\n");
+            goto done;
+        }
+    }
+    if (sr == 0) {
+        printf("%s\n", r.text ? r.text : "saved");
+        rc = EXIT_OK;
+    } else {
+        fprintf(stderr, "cdpgate login: %s\n", r.text ? r.text : snap_strerror(sr));
+        rc = cdp_conn_dead(cdp_browser_conn(b)) ? EXIT_BROWSER : EXIT_FAIL;
+    }
+done:
+    snap_result_free(&r);
+    snap_agent_free(a);
+    cdp_browser_free(b);
+    vault_close(v);
+    return rc;
+}

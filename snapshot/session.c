@@ -1,0 +1,891 @@
+/*
+ * session.c — browser contexts, session restore from the vault, the
+ * login-wall check and the login handoff (see "browser contexts" in
+ * snapshot.h and docs/vault.md).
+ *
+ * Invariants
+ *  - ctxs[0] is the untrusted context: no session is ever written into it.
+ *    A privileged context is created for one origin and only that origin's
+ *    host's cookies are ever set in it (filtered again at restore, so an
+ *    imported blob cannot carry another site's cookies in).
+ *  - Session values (cookie values, localStorage values) go only into CDP
+ *    command parameters and the vault: never into a result text, a
+ *    structured result or a message. Buffers that held them are wiped
+ *    (vault_memzero) before free. (The parsed CDP reply documents that
+ *    carried them back are freed without wiping: the JSON arena belongs to
+ *    json/.)
+ *  - The login check scripts are fixed strings that read booleans and the
+ *    location's path, never a field value.
+ *
+ * Implementation notes
+ *  - localStorage is per origin and can only be written from a document of
+ *    that origin. Before a restored context's first real navigation its new
+ *    tab is sent to the origin's root with Fetch interception on, and the
+ *    request is answered by us (Fetch.fulfillRequest) with an empty page:
+ *    nothing reaches the site and no page script runs. localStorage is set
+ *    there with Runtime.evaluate, interception is switched off, and the
+ *    real navigation follows (its history entry replaces the blank one via
+ *    Page.resetNavigationHistory). DOMStorage.setDOMStorageItem would need a
+ *    frame of the origin as well, and a script added with
+ *    Page.addScriptToEvaluateOnNewDocument would run on every later document
+ *    too and race the site's own scripts.
+ */
+#include "snapshot/snap_int.h"
+#include "vault/vault.h"
+#include "ws/ws.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define STATE_MAX (8u << 20)    /* bytes of a session state we accept */
+
+static void copyid(char dst[SNAP_ID_MAX], const char *s)
+{
+    snprintf(dst, SNAP_ID_MAX, "%s", s ? s : "");
+}
+
+/* Free a buffer that held session values. */
+static void wipe_free(char *p)
+{
+    if (p) {
+        vault_memzero(p, strlen(p));
+        free(p);
+    }
+}
+
+/* ---- origins ---- */
+
+int snap_url_origin(const char *url, char *out, size_t cap)
+{
+    const char *p = url ? url : "";
+    while (*p && (unsigned char)*p <= 0x20)
+        p++;
+    char scheme[8];
+    size_t k = 0;
+    for (; *p && *p != ':' && k + 1 < sizeof scheme; p++)
+        scheme[k++] = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+    scheme[k] = 0;
+    if (*p != ':' || (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0))
+        return -1;
+    p++;
+    while (*p == '/' || *p == '\\')
+        p++;
+    size_t alen = strcspn(p, "/\\?#");
+    const char *at = NULL;
+    for (size_t i = 0; i < alen; i++)
+        if (p[i] == '@')
+            at = p + i;
+    if (at) {
+        alen -= (size_t)(at + 1 - p);
+        p = at + 1;
+    }
+    /* host[:port]; an IPv6 literal keeps its brackets. */
+    size_t hlen = alen;
+    const char *colon = NULL;
+    if (p[0] == '[') {
+        const char *rb = memchr(p, ']', alen);
+        if (!rb)
+            return -1;
+        hlen = (size_t)(rb - p) + 1;
+        if (hlen < alen && p[hlen] == ':')
+            colon = p + hlen;
+    } else {
+        colon = memchr(p, ':', alen);
+        if (colon)
+            hlen = (size_t)(colon - p);
+    }
+    if (hlen == 0 || hlen >= 200)
+        return -1;
+    long port = 0;
+    if (colon) {
+        size_t plen = alen - (size_t)(colon + 1 - p);
+        for (size_t i = 0; i < plen; i++) {
+            char c = colon[1 + i];
+            if (c < '0' || c > '9' || port > 65535)
+                return -1;
+            port = port * 10 + (c - '0');
+        }
+        if (plen && (port < 1 || port > 65535))
+            return -1;
+        if ((port == 80 && scheme[4] == 0) || (port == 443 && scheme[4] == 's'))
+            port = 0;
+    }
+    char host[200];
+    for (size_t i = 0; i < hlen; i++) {
+        char c = p[i];
+        if ((unsigned char)c <= 0x20 || (unsigned char)c >= 0x7f || strchr("%\"<>^`{|}", c))
+            return -1;
+        host[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    host[hlen] = 0;
+    int n = port ? snprintf(out, cap, "%s://%s:%ld", scheme, host, port)
+                 : snprintf(out, cap, "%s://%s", scheme, host);
+    return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+/* The host of an origin "scheme://host[:port]" (brackets kept). */
+static void origin_host(const char *origin, char *out, size_t cap)
+{
+    const char *h = strstr(origin, "://");
+    h = h ? h + 3 : origin;
+    size_t n = h[0] == '[' ? strcspn(h, "]") + 1 : strcspn(h, ":");
+    if (n > strlen(h))
+        n = strlen(h);
+    snprintf(out, cap, "%.*s", (int)n, h);
+}
+
+/* Whether a cookie of domain (leading dot allowed) belongs to the service
+ * at host: the host's own cookies, its parent domain's, its subdomains'. */
+static bool cookie_for_host(const char *domain, const char *host)
+{
+    if (!domain)
+        return false;
+    if (*domain == '.')
+        domain++;
+    size_t d = strlen(domain), h = strlen(host);
+    if (!d || !h)
+        return false;
+    if (strcasecmp(domain, host) == 0)
+        return true;
+    if (h > d && host[h - d - 1] == '.' && strcasecmp(host + h - d, domain) == 0 &&
+        strchr(domain, '.'))
+        return true;
+    return d > h && domain[d - h - 1] == '.' && strcasecmp(domain + d - h, host) == 0;
+}
+
+/* ---- contexts ---- */
+
+static snap_ctx *ctx_add(snap_agent *a)
+{
+    if (a->nctxs == a->capctxs) {
+        size_t n = a->capctxs ? a->capctxs * 2 : 4;
+        snap_ctx *nc = realloc(a->ctxs, n * sizeof *nc);
+        if (!nc)
+            return NULL;
+        a->ctxs = nc;
+        a->capctxs = n;
+    }
+    snap_ctx *c = &a->ctxs[a->nctxs++];
+    memset(c, 0, sizeof *c);
+    return c;
+}
+
+/* Target.createBrowserContext; id "" and CDP_EPROTOCOL when refused. */
+static int create_context(snap_agent *a, char id[SNAP_ID_MAX], cdp_err *e)
+{
+    cdp_reply rep;
+    int rc = cdp_call(a->c, NULL, "Target.createBrowserContext", "{\"disposeOnDetach\":true}",
+                      a->o.timeout_ms, &rep, e);
+    id[0] = 0;
+    if (rc)
+        return rc;
+    copyid(id, json_get_str(rep.result, "browserContextId"));
+    cdp_reply_free(&rep);
+    return *id ? 0 : CDP_EPROTOCOL;
+}
+
+int snap_ctx_untrusted(snap_agent *a, snap_result *r)
+{
+    if (a->nctxs)
+        return 0;
+    char id[SNAP_ID_MAX];
+    cdp_err e = {0};
+    int rc = create_context(a, id, &e);
+    if (rc && rc != CDP_EPROTOCOL)
+        return snap_fail(r, SNAP_EBROWSER, "cannot create a browser context: %s", e.msg);
+    snap_ctx *c = ctx_add(a);
+    if (!c)
+        return snap_fail(r, SNAP_ENOMEM, "out of memory");
+    c->state = SNAP_CTX_UNTRUSTED;
+    copyid(c->id, id);
+    c->created = rc == 0;
+    a->ctx_shared = rc != 0;
+    return 0;
+}
+
+static snap_ctx *ctx_for_origin(snap_agent *a, const char *origin, size_t *idx)
+{
+    for (size_t i = a->nctxs; i-- > 1;) {
+        snap_ctx *c = &a->ctxs[i];
+        if (c->state != SNAP_CTX_STALE && strcmp(c->origin, origin) == 0) {
+            *idx = i;
+            return c;
+        }
+    }
+    return NULL;
+}
+
+/* Storage.setCookies for the service's cookies of a state document, into
+ * context id. *n gets how many were set. */
+static int set_cookies(snap_agent *a, const char *ctx_id, const char *host,
+                       const json_val *cookies, size_t *n, cdp_err *e)
+{
+    static const char *const KEEP[] = {"name", "value", "domain", "path", "expires",
+                                       "httpOnly", "secure", "sameSite", "partitionKey",
+                                       "priority", "sourceScheme", "sourcePort", NULL};
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "cookies");
+    json_w_arr_begin(&w);
+    *n = 0;
+    for (const json_val *ck = json_first(cookies); ck; ck = json_next(ck)) {
+        if (!json_get_str(ck, "name") || !json_get_str(ck, "value") ||
+            !cookie_for_host(json_get_str(ck, "domain"), host))
+            continue;
+        json_w_obj_begin(&w);
+        /* A domain member always makes a domain cookie: a host-only one
+         * (no leading dot) goes by URL, or it would widen to subdomains. */
+        const char *dom = json_get_str(ck, "domain");
+        bool host_only = dom[0] != '.';
+        if (host_only) {
+            const char *path = json_get_str(ck, "path");
+            size_t ul = strlen(dom) + (path ? strlen(path) : 0) + 16;
+            char *u = malloc(ul);
+            if (u) {
+                snprintf(u, ul, "%s://%s%s", json_bool(json_get(ck, "secure")) ? "https"
+                         : "http", dom, path && path[0] == '/' ? path : "/");
+                json_w_key(&w, "url");
+                json_w_str(&w, u);
+                free(u);
+            }
+        }
+        for (const char *const *k = KEEP; *k; k++) {
+            const json_val *v = json_get(ck, *k);
+            if (!v || json_is(v, JSON_NULL) || (host_only && strcmp(*k, "domain") == 0))
+                continue;
+            if (strcmp(*k, "expires") == 0 && (!json_is(v, JSON_NUMBER) || json_num(v) <= 0))
+                continue;       /* a session cookie */
+            if (strcmp(*k, "partitionKey") == 0 && !json_is(v, JSON_OBJECT))
+                continue;       /* the older string form is not accepted any more */
+            json_w_key(&w, *k);
+            json_w_val(&w, v);
+        }
+        json_w_obj_end(&w);
+        (*n)++;
+    }
+    json_w_arr_end(&w);
+    if (*ctx_id) {
+        json_w_key(&w, "browserContextId");
+        json_w_str(&w, ctx_id);
+    }
+    json_w_obj_end(&w);
+    char *params = json_w_take(&w, NULL);
+    if (!params)
+        return CDP_ENOMEM;
+    int rc = *n ? cdp_call(a->c, NULL, "Storage.setCookies", params, a->o.timeout_ms, NULL, e)
+                : 0;
+    wipe_free(params);
+    return rc;
+}
+
+/* Restore the vault's session for origin into a new privileged context.
+ * 0 with *idx set; else note/note_code say why and the untrusted context
+ * is used. */
+static int restore(snap_agent *a, const char *origin, size_t *idx, char *note, size_t cap,
+                   int *note_code, snap_result *r)
+{
+    uint8_t *blob = NULL;
+    size_t len = 0;
+    vault_meta meta;
+    memset(&meta, 0, sizeof meta);
+    char verr[400] = "";
+    int vr = vault_get(a->o.vault, origin, &blob, &len, &meta, verr, sizeof verr);
+    if (vr == VAULT_ENOENT)
+        return 1;
+    if (vr == VAULT_EEXPIRED) {
+        snprintf(note, cap, "The stored session for %s has expired, so it was not restored: "
+                 "this page was opened without it (auth=no). Ask the user to log in again: "
+                 "cdpgate login %s", origin, origin);
+        *note_code = SNAP_ELOGIN;
+        return 1;
+    }
+    if (vr) {
+        snprintf(note, cap, "The stored session for %s cannot be used (%s), so nothing was "
+                 "restored and this page was opened without it (auth=no). Ask the user to "
+                 "log in again: cdpgate login %s", origin, verr, origin);
+        *note_code = SNAP_ELOGIN;
+        return 1;
+    }
+    int64_t captured = meta.captured;
+    vault_meta_free(&meta);
+    if (a->ctx_shared) {
+        vault_free_blob(blob, len);
+        snprintf(note, cap, "The stored session for %s was not restored: this browser "
+                 "refused a separate browser context, and a session must never share the "
+                 "open web's context. The page was opened without it (auth=no).", origin);
+        *note_code = SNAP_ELOGIN;
+        return 1;
+    }
+    json_opts po = {0};
+    po.max_size = STATE_MAX;
+    po.max_depth = 16;
+    json_doc *d = len <= STATE_MAX ? json_parse((const char *)blob, len, &po, NULL) : NULL;
+    vault_free_blob(blob, len);
+    const json_val *root = json_doc_root(d);
+    if (!d || !json_is(root, JSON_OBJECT) || json_get_int(root, "version", 0) != 1) {
+        json_doc_free(d);
+        snprintf(note, cap, "The stored session for %s is not in a format this build reads "
+                 "(session state v1), so nothing was restored (auth=no). Log in again: "
+                 "cdpgate login %s", origin, origin);
+        *note_code = SNAP_ELOGIN;
+        return 1;
+    }
+    char id[SNAP_ID_MAX];
+    cdp_err e = {0};
+    int rc = create_context(a, id, &e);
+    if (rc) {
+        json_doc_free(d);
+        return snap_fail(r, SNAP_EBROWSER, "cannot create a browser context for %s: %s",
+                         origin, e.msg);
+    }
+    snap_ctx *c = ctx_add(a);
+    if (!c) {
+        json_doc_free(d);
+        return snap_fail(r, SNAP_ENOMEM, "out of memory");
+    }
+    *idx = (size_t)(c - a->ctxs);
+    copyid(c->id, id);
+    c->created = true;
+    c->state = SNAP_CTX_AUTH;
+    c->check = true;
+    c->captured = captured;
+    snprintf(c->origin, sizeof c->origin, "%s", origin);
+    char host[200];
+    origin_host(origin, host, sizeof host);
+    size_t nck = 0;
+    rc = set_cookies(a, id, host, json_get(root, "cookies"), &nck, &e);
+    const json_val *ls = json_get(json_get(root, "localStorage"), origin);
+    if (rc == 0 && json_is(ls, JSON_ARRAY) && json_len(ls))
+        c->pending_ls = json_write(ls, NULL);
+    json_doc_free(d);
+    if (rc) {
+        a->ctxs[*idx].state = SNAP_CTX_STALE;
+        return snap_fail(r, SNAP_EBROWSER, "cannot restore the cookies of %s: %s", origin,
+                         e.msg);
+    }
+    return 0;
+}
+
+int snap_ctx_pick(snap_agent *a, const char *url, size_t *idx, char *note, size_t cap,
+                  int *note_code, snap_result *r)
+{
+    *idx = 0;
+    note[0] = 0;
+    *note_code = 0;
+    int rc = snap_ctx_untrusted(a, r);
+    if (rc)
+        return rc;
+    char origin[256];
+    if (!a->o.vault || snap_url_origin(url, origin, sizeof origin))
+        return 0;
+    size_t i;
+    snap_ctx *c = ctx_for_origin(a, origin, &i);
+    if (c && (c->state == SNAP_CTX_AUTH || c->state == SNAP_CTX_LOGIN)) {
+        *idx = i;
+        return 0;
+    }
+    int64_t rejected_at = c ? c->captured : -1;
+    if (c) {
+        /* Rejected: try the vault again only if it holds a newer session. */
+        vault_meta *list = NULL;
+        size_t n = 0;
+        int64_t newest = -1;
+        if (vault_list(a->o.vault, &list, &n, NULL, 0) == 0)
+            for (size_t k = 0; k < n; k++)
+                if (strcmp(list[k].origin, origin) == 0)
+                    newest = list[k].captured;
+        vault_list_free(list, n);
+        if (newest <= rejected_at) {
+            snprintf(note, cap, "The stored session for %s was rejected by the site (it "
+                     "showed its login page), so this page was opened without it "
+                     "(auth=no). Ask the user to log in again: cdpgate login %s", origin,
+                     origin);
+            *note_code = SNAP_ELOGIN;
+            return 0;
+        }
+        c->state = SNAP_CTX_STALE;
+    }
+    rc = restore(a, origin, idx, note, cap, note_code, r);
+    if (rc < 0)
+        return rc;
+    if (rc > 0)
+        *idx = 0;
+    return 0;
+}
+
+static bool is_paused(void *ud, const json_val *p)
+{
+    (void)ud;
+    return json_get_str(p, "requestId") != NULL;
+}
+
+typedef struct {
+    const char *frame;
+} load_match;
+
+static bool is_load(void *ud, const json_val *p)
+{
+    load_match *m = ud;
+    const char *name = json_get_str(p, "name");
+    const char *frame = json_get_str(p, "frameId");
+    return name && frame && strcmp(name, "load") == 0 && strcmp(frame, m->frame) == 0;
+}
+
+int snap_ctx_prime(snap_agent *a, int tab_id, snap_result *r)
+{
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    if (!t || t->ctx >= a->nctxs || !a->ctxs[t->ctx].pending_ls)
+        return 0;
+    char *ls = a->ctxs[t->ctx].pending_ls;
+    a->ctxs[t->ctx].pending_ls = NULL;
+    char origin[256], session[SNAP_ID_MAX], frame[SNAP_ID_MAX];
+    snprintf(origin, sizeof origin, "%s", a->ctxs[t->ctx].origin);
+    copyid(session, t->session);
+    copyid(frame, t->nframes ? t->frames[0].id : "");
+    cdp_err e = {0};
+    cdp_reply rep = {0};
+    int rc = cdp_call(a->c, session, "Fetch.enable",
+                      "{\"patterns\":[{\"urlPattern\":\"*\",\"requestStage\":\"Request\"}]}",
+                      a->o.timeout_ms, NULL, &e);
+    char params[400];
+    uint64_t since = cdp_event_seq(a->c);
+    uint64_t nav_id = 0;
+    /* Page.navigate answers once the request is answered: send it, serve
+     * the paused request, then collect the reply. */
+    if (!rc) {
+        snprintf(params, sizeof params, "{\"url\":\"%s/\"}", origin);
+        rc = cdp_send(a->c, session, "Page.navigate", params, &nav_id, &e);
+    }
+    if (!rc)
+        rc = cdp_wait_event(a->c, since, session, "Fetch.requestPaused", is_paused, NULL,
+                            a->o.timeout_ms, &rep, NULL, &e);
+    if (!rc) {
+        static const char BODY[] = "<!doctype html><title></title>";
+        char b64[WS_B64_ENCLEN(sizeof BODY) + 1];
+        ws_b64_encode((const uint8_t *)BODY, sizeof BODY - 1, b64);
+        json_w w;
+        json_w_init(&w);
+        json_w_obj_begin(&w);
+        json_w_key(&w, "requestId");
+        json_w_str(&w, json_get_str(rep.result, "requestId"));
+        json_w_key(&w, "responseCode");
+        json_w_int(&w, 200);
+        json_w_key(&w, "responseHeaders");
+        static const char HDRS[] = "[{\"name\":\"Content-Type\",\"value\":\"text/html\"}]";
+        json_w_raw(&w, HDRS, sizeof HDRS - 1, true);
+        json_w_key(&w, "body");
+        json_w_str(&w, b64);
+        json_w_obj_end(&w);
+        char *fp = json_w_take(&w, NULL);
+        rc = fp ? cdp_call(a->c, session, "Fetch.fulfillRequest", fp, a->o.timeout_ms, NULL,
+                           &e) : CDP_ENOMEM;
+        free(fp);
+    }
+    cdp_reply_free(&rep);
+    if (nav_id) {
+        int rc2 = cdp_wait(a->c, nav_id, a->o.timeout_ms, &rep, rc ? NULL : &e);
+        const char *etext = json_get_str(rep.result, "errorText");
+        if (!rc && !rc2 && etext && *etext) {
+            rc = CDP_ENAVIGATE;
+            snprintf(e.msg, sizeof e.msg, "%s", etext);
+        }
+        else if (!rc)
+            rc = rc2;
+        cdp_reply_free(&rep);
+    }
+    if (!rc) {
+        load_match m = {frame};
+        rc = cdp_wait_event(a->c, since, session, "Page.lifecycleEvent", is_load, &m,
+                            a->o.timeout_ms, &rep, NULL, &e);
+        cdp_reply_free(&rep);
+    }
+    cdp_call(a->c, session, "Fetch.disable", NULL, a->o.timeout_ms, NULL, NULL);
+    if (!rc) {
+        /* The values travel in the command only; the reply is a count. */
+        json_w w;
+        json_w_init(&w);
+        json_w_obj_begin(&w);
+        json_w_key(&w, "expression");
+        size_t n = strlen(ls) + 200;
+        char *expr = malloc(n);
+        if (expr) {
+            snprintf(expr, n, "(d => { localStorage.clear(); for (const [k, v] of d) "
+                     "localStorage.setItem(String(k), String(v)); return d.length; })(%s)",
+                     ls);
+            json_w_str(&w, expr);
+            wipe_free(expr);
+        } else {
+            json_w_null(&w);
+        }
+        json_w_key(&w, "returnByValue");
+        json_w_bool(&w, true);
+        json_w_obj_end(&w);
+        char *ep = json_w_take(&w, NULL);
+        rc = ep ? cdp_call(a->c, session, "Runtime.evaluate", ep, a->o.timeout_ms, &rep, &e)
+                : CDP_ENOMEM;
+        if (!rc && json_get(rep.result, "exceptionDetails"))
+            rc = CDP_EEVAL;
+        cdp_reply_free(&rep);
+        wipe_free(ep);
+    }
+    wipe_free(ls);
+    if (rc)
+        return snap_fail(r, SNAP_EBROWSER, "cannot restore the localStorage of %s (%s)",
+                         origin, rc == CDP_EEVAL ? "the page refused it"
+                                : e.msg[0] ? e.msg : cdp_strerror(rc));
+    return 0;
+}
+
+/* ---- the login wall ---- */
+
+static const char WALL_JS[] =
+    "(() => { const vis = e => { const r = e.getBoundingClientRect(); "
+    "const s = getComputedStyle(e); return r.width > 0 && r.height > 0 && "
+    "s.visibility !== 'hidden' && s.display !== 'none'; }; "
+    "return { pw: [...document.querySelectorAll('input[type=password]')].some(vis), "
+    "path: location.pathname }; })()";
+
+/* A path that looks like a login page: a segment naming login or sign-in,
+ * or an auth/SSO/second-factor step. */
+static bool login_path(const char *path)
+{
+    static const char *const PART[] = {"login", "log-in", "log_in", "logon", "signin",
+                                       "sign-in", "sign_in", NULL};
+    static const char *const WHOLE[] = {"auth", "authenticate", "sso", "2fa", "mfa", "otp",
+                                        "challenge", "verify", NULL};
+    char seg[128];
+    const char *p = path ? path : "";
+    char prev[128] = "";
+    while (*p) {
+        while (*p == '/')
+            p++;
+        size_t n = strcspn(p, "/");
+        if (!n)
+            break;
+        size_t m = n < sizeof seg - 1 ? n : sizeof seg - 1;
+        for (size_t i = 0; i < m; i++)
+            seg[i] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] + 32 : p[i]);
+        seg[m] = 0;
+        for (const char *const *w = PART; *w; w++)
+            if (strstr(seg, *w))
+                return true;
+        char base[128];
+        snprintf(base, sizeof base, "%.*s", (int)strcspn(seg, "."), seg);
+        for (const char *const *w = WHOLE; *w; w++)
+            if (strcmp(base, *w) == 0)
+                return true;
+        if (strcmp(base, "new") == 0 && (strcmp(prev, "session") == 0 ||
+                                         strcmp(prev, "sessions") == 0))
+            return true;
+        snprintf(prev, sizeof prev, "%s", base);
+        p += n;
+    }
+    return false;
+}
+
+/* 1 when tab's page shows a login wall, 0 when not, -1 when unknown. */
+static int login_wall(snap_agent *a, int tab_id)
+{
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    if (!t || t->closed)
+        return -1;
+    char session[SNAP_ID_MAX];
+    copyid(session, t->session);
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "expression");
+    json_w_str(&w, WALL_JS);
+    json_w_key(&w, "returnByValue");
+    json_w_bool(&w, true);
+    json_w_obj_end(&w);
+    char *params = json_w_take(&w, NULL);
+    cdp_reply rep = {0};
+    int rc = params ? cdp_call(a->c, session, "Runtime.evaluate", params, a->o.timeout_ms,
+                               &rep, NULL) : CDP_ENOMEM;
+    free(params);
+    int wall = -1;
+    const json_val *v = json_get(json_get(rep.result, "result"), "value");
+    if (rc == 0 && json_is(v, JSON_OBJECT))
+        wall = json_bool(json_get(v, "pw")) || login_path(json_get_str(v, "path"));
+    cdp_reply_free(&rep);
+    return wall;
+}
+
+void snap_ctx_check(snap_agent *a, int tab_id, char *note, size_t cap, int *note_code)
+{
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    if (!t || t->ctx == 0 || t->ctx >= a->nctxs)
+        return;
+    snap_ctx *c = &a->ctxs[t->ctx];
+    if (c->state != SNAP_CTX_AUTH || !c->check || !t->nframes ||
+        strcmp(t->frames[0].origin, c->origin) != 0)
+        return;
+    size_t ci = t->ctx;
+    int wall = login_wall(a, tab_id);
+    c = &a->ctxs[ci];
+    if (wall < 0)
+        return;
+    c->check = false;
+    if (wall == 1) {
+        c->state = SNAP_CTX_REJECTED;
+        snprintf(note, cap, "The session restored for %s was rejected: the site shows its "
+                 "login page, so the page is not authenticated (auth=no) and the session "
+                 "will not be used. Ask the user to log in again: cdpgate login %s",
+                 c->origin, c->origin);
+        *note_code = SNAP_ELOGIN;
+    }
+}
+
+bool snap_tab_auth(const snap_agent *a, const snap_tab *t)
+{
+    if (!t || t->ctx == 0 || t->ctx >= a->nctxs || !t->nframes)
+        return false;
+    const snap_ctx *c = &a->ctxs[t->ctx];
+    return c->state == SNAP_CTX_AUTH && strcmp(t->frames[0].origin, c->origin) == 0;
+}
+
+void snap_session_forget(snap_agent *a, const char *origin)
+{
+    for (size_t i = 1; i < a->nctxs; i++)
+        if (strcmp(a->ctxs[i].origin, origin) == 0 && a->ctxs[i].state != SNAP_CTX_LOGIN)
+            a->ctxs[i].state = SNAP_CTX_STALE;
+}
+
+void snap_ctx_free_all(snap_agent *a)
+{
+    for (size_t i = 0; i < a->nctxs; i++) {
+        snap_ctx *c = &a->ctxs[i];
+        wipe_free(c->pending_ls);
+        if (c->created && *c->id && !cdp_conn_dead(a->c)) {
+            char params[SNAP_ID_MAX + 40];
+            snprintf(params, sizeof params, "{\"browserContextId\":\"%s\"}", c->id);
+            cdp_call(a->c, NULL, "Target.disposeBrowserContext", params, 3000, NULL, NULL);
+        }
+    }
+    free(a->ctxs);
+    a->ctxs = NULL;
+    a->nctxs = a->capctxs = 0;
+}
+
+/* ---- the login handoff ---- */
+
+void snap_agent_set_vault(snap_agent *a, struct vault *v)
+{
+    a->o.vault = v;
+}
+
+bool snap_login_active(const snap_agent *a)
+{
+    return a->login.active;
+}
+
+const char *snap_login_origin(const snap_agent *a)
+{
+    return a->login.active && a->login.ctx < a->nctxs ? a->ctxs[a->login.ctx].origin : "";
+}
+
+void snap_login_cancel(snap_agent *a)
+{
+    if (!a->login.active)
+        return;
+    a->login.active = false;
+    if (a->login.ctx < a->nctxs)
+        a->ctxs[a->login.ctx].state = SNAP_CTX_STALE;
+}
+
+int snap_login_begin(snap_agent *a, const char *url, snap_result *r)
+{
+    memset(r, 0, sizeof *r);
+    if (a->login.active)
+        return snap_fail(r, SNAP_EBLOCKED, "a login at %s is already waiting for the human",
+                         snap_login_origin(a));
+    if (!a->o.vault)
+        return snap_fail(r, SNAP_EINVAL, "login needs the session vault");
+    char origin[256];
+    if (!url || snap_url_origin(url, origin, sizeof origin))
+        return snap_fail(r, SNAP_EINVAL, "login needs an http or https URL");
+    int rc = snap_ctx_untrusted(a, r);
+    if (rc)
+        return rc;
+    if (a->ctx_shared)
+        return snap_fail(r, SNAP_EBROWSER, "this browser refused a separate browser context, "
+                         "so a login cannot be kept apart from the open web here");
+    char id[SNAP_ID_MAX];
+    cdp_err e = {0};
+    if ((rc = create_context(a, id, &e)))
+        return snap_fail(r, SNAP_EBROWSER, "cannot create a browser context: %s", e.msg);
+    snap_session_forget(a, origin);
+    snap_ctx *c = ctx_add(a);
+    if (!c)
+        return snap_fail(r, SNAP_ENOMEM, "out of memory");
+    size_t ci = (size_t)(c - a->ctxs);
+    copyid(c->id, id);
+    c->created = true;
+    c->state = SNAP_CTX_LOGIN;
+    snprintf(c->origin, sizeof c->origin, "%s", origin);
+    rc = snap_open_in(a, url, ci, true, r);
+    snap_tab *t = snap_tab_current(a);
+    if (rc && rc != SNAP_EDIALOG) {
+        a->ctxs[ci].state = SNAP_CTX_STALE;
+        return rc;
+    }
+    snap_result_free(r);
+    a->login.active = true;
+    a->login.ctx = ci;
+    a->login.tab = t ? t->id : 0;
+    if (t)
+        snap_obs_issue(a, t, r->obs);
+    snap_fail(r, SNAP_OK, "Login handoff: the login page of %s is open in its own browser "
+              "context (tab t%d). The human logs in there; the agent is blocked until the "
+              "login finishes. Credentials never pass through the agent.", origin,
+              a->login.tab);
+    return 0;
+}
+
+/* Read the service's cookies and the origin's localStorage of the login's
+ * context into a session state v1 document (new; wipe_free). */
+static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
+                   size_t *ncookies, size_t *nls, int64_t *expiry, cdp_err *e)
+{
+    *out = NULL;
+    *ncookies = *nls = 0;
+    *expiry = 0;
+    char params[SNAP_ID_MAX + 40];
+    snprintf(params, sizeof params, "{\"browserContextId\":\"%s\"}", c->id);
+    cdp_reply ck = {0}, ls = {0};
+    int rc = cdp_call(a->c, NULL, "Storage.getCookies", params, a->o.timeout_ms, &ck, e);
+    if (rc)
+        return rc;
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    if (t && !t->closed && t->nframes && strcmp(t->frames[0].origin, c->origin) == 0) {
+        char session[SNAP_ID_MAX];
+        copyid(session, t->session);
+        rc = cdp_call(a->c, session, "Runtime.evaluate",
+                      "{\"expression\":\"Object.keys(localStorage).map(k => [k, "
+                      "localStorage.getItem(k)])\",\"returnByValue\":true}",
+                      a->o.timeout_ms, &ls, e);
+        if (rc) {
+            cdp_reply_free(&ck);
+            return rc;
+        }
+    }
+    char host[200];
+    origin_host(c->origin, host, sizeof host);
+    bool all_persistent = true;
+    int64_t latest = 0;
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "version");
+    json_w_int(&w, 1);
+    json_w_key(&w, "cookies");
+    json_w_arr_begin(&w);
+    for (const json_val *k = json_first(json_get(ck.result, "cookies")); k; k = json_next(k)) {
+        if (!cookie_for_host(json_get_str(k, "domain"), host))
+            continue;
+        static const char *const KEEP[] = {"name", "value", "domain", "path", "httpOnly",
+                                           "secure", "sameSite", "partitionKey", NULL};
+        json_w_obj_begin(&w);
+        for (const char *const *f = KEEP; *f; f++) {
+            const json_val *v = json_get(k, *f);
+            if (v) {
+                json_w_key(&w, *f);
+                json_w_val(&w, v);
+            }
+        }
+        double exp = json_num(json_get(k, "expires"));
+        if (json_bool(json_get(k, "session")) || exp <= 0) {
+            all_persistent = false;
+        } else {
+            json_w_key(&w, "expires");
+            json_w_val(&w, json_get(k, "expires"));
+            if ((int64_t)exp > latest)
+                latest = (int64_t)exp;
+        }
+        json_w_obj_end(&w);
+        (*ncookies)++;
+    }
+    json_w_arr_end(&w);
+    json_w_key(&w, "localStorage");
+    json_w_obj_begin(&w);
+    const json_val *items = json_get(json_get(ls.result, "result"), "value");
+    if (json_is(items, JSON_ARRAY)) {
+        json_w_key(&w, c->origin);
+        json_w_val(&w, items);
+        *nls = json_len(items);
+    }
+    json_w_obj_end(&w);
+    json_w_obj_end(&w);
+    cdp_reply_free(&ck);
+    cdp_reply_free(&ls);
+    /* As the Playwright import decides it: only a session of persistent
+     * cookies and no localStorage is surely dead after its last cookie. */
+    if (all_persistent && *ncookies && !*nls)
+        *expiry = latest;
+    *out = json_w_take(&w, NULL);
+    return *out ? 0 : CDP_ENOMEM;
+}
+
+int snap_login_poll(snap_agent *a, bool human_done, snap_result *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!a->login.active)
+        return snap_fail(r, SNAP_EINVAL, "no login is running");
+    char origin[256];
+    snprintf(origin, sizeof origin, "%s", snap_login_origin(a));
+    if (snap_sync(a)) {
+        snap_login_cancel(a);
+        return snap_fail(r, SNAP_EBROWSER, "the browser is gone: %s; nothing was saved",
+                         cdp_conn_error(a->c));
+    }
+    int tab_id = a->login.tab;
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    if (!t || t->closed) {
+        snap_login_cancel(a);
+        return snap_fail(r, SNAP_ENOTAB, "the login window for %s was closed before the "
+                         "login finished; nothing was saved", origin);
+    }
+    bool done = human_done;
+    if (!done && !t->loading && !t->dialog_open && t->nframes &&
+        strcmp(t->frames[0].origin, origin) == 0)
+        done = login_wall(a, tab_id) == 0;
+    if (!done)
+        return snap_fail(r, SNAP_EBLOCKED, "waiting for the human to finish logging in at %s",
+                         origin);
+    size_t ci = a->login.ctx;
+    char *state = NULL;
+    size_t nck = 0, nls = 0;
+    int64_t expiry = 0;
+    cdp_err e = {0};
+    int rc = capture(a, &a->ctxs[ci], tab_id, &state, &nck, &nls, &expiry, &e);
+    if (rc) {
+        snap_login_cancel(a);
+        return snap_fail(r, SNAP_EBROWSER, "cannot read the session of %s: %s; nothing was "
+                         "saved", origin, e.msg);
+    }
+    char verr[400] = "";
+    int vr = vault_put(a->o.vault, origin, "", (const uint8_t *)state, strlen(state), expiry,
+                       verr, sizeof verr);
+    wipe_free(state);
+    a->login.active = false;
+    snap_ctx *c = &a->ctxs[ci];
+    if (vr) {
+        c->state = SNAP_CTX_STALE;
+        return snap_fail(r, SNAP_EBROWSER, "the session of %s could not be saved: %s", origin,
+                         verr);
+    }
+    c->state = SNAP_CTX_AUTH;
+    c->captured = (int64_t)time(NULL);
+    c->check = false;
+    if (t)
+        snap_obs_issue(a, snap_tab_by_id(a, tab_id), r->obs);
+    return snap_fail(r, SNAP_OK, "Login finished%s: the session of %s (%zu cookies, %zu "
+                     "localStorage items; no form values) is saved in the vault, and later "
+                     "runs restore it.", human_done ? " (the human said done)" : "", origin,
+                     nck, nls);
+}

@@ -1,0 +1,1229 @@
+/*
+ * test_login.c — browser contexts, session restore and the login handoff
+ * against real Chromium on the bank fixture (tests/fixtures/bank/):
+ *   - the open web runs in the agent's own untrusted context;
+ *   - a stored session opens in its service's privileged context, cookies
+ *     (HttpOnly and Secure with their attributes) and localStorage restored
+ *     before the first navigation; another service's cookies never enter it;
+ *   - an expired or rejected session is reported (SNAP_ELOGIN), never used;
+ *   - the login handoff, headless, with a second CDP client playing the
+ *     human; then a fresh browser restores the session unattended;
+ *   - `cdpgate login` headed under Xvfb, and without a display;
+ *   - the MCP server: browser_login blocks every other tool while the human
+ *     logs in, and planted secrets (cookie, localStorage, password, one-time
+ *     code) appear in no tool result, log or stderr.
+ */
+#if defined(__linux__)
+#define _GNU_SOURCE 1
+#endif
+#include "tests/harness.h"
+#include "tests/fixture.h"
+#include "snapshot/snap_int.h"
+#include "vault/vault.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
+#include <time.h>
+#include <unistd.h>
+
+/* The password the "human" types: planted, must never appear anywhere. */
+#define PLANT_PASSWORD "Pw-planted-8d1f0b"
+/* A second service's cookies (shop.test). */
+#define SHOP_SECRET "shop-planted-99ab"
+
+static int port;
+static pid_t server_pid;
+static char root[256];           /* scratch directory of this run */
+static const char *host_args[] = {FIXTURE_HOST_RULES, NULL};
+
+static const char *const PLANTS[] = {PLANT_PASSWORD, FIXTURE_BANK_OTP, FIXTURE_BANK_SESSION,
+                                     FIXTURE_BANK_PREF, FIXTURE_BANK_TOKEN, SHOP_SECRET,
+                                     NULL};
+
+#define CHECK_HAS(text, s) do { \
+        if (!CHECK(strstr((text), (s)) != NULL)) \
+            test_fail_detail("missing %s in:\n%s", (s), (text)); \
+    } while (0)
+#define CHECK_LACKS(text, s) do { \
+        if (!CHECK(strstr((text), (s)) == NULL)) \
+            test_fail_detail("unexpected %s in:\n%s", (s), (text)); \
+    } while (0)
+
+/* No planted secret in text (what names where it looked). */
+static void check_no_plants(const char *what, const char *text)
+{
+    for (const char *const *p = PLANTS; *p; p++)
+        if (!CHECK(strstr(text ? text : "", *p) == NULL))
+            test_fail_detail("planted secret %s found in %s:\n%.3000s", *p, what, text);
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void url_for(char *out, size_t cap, const char *host, const char *path)
+{
+    snprintf(out, cap, "http://%s:%d%s", host, port, path);
+}
+
+static void origin_for(char *out, size_t cap, const char *host)
+{
+    snprintf(out, cap, "http://%s:%d", host, port);
+}
+
+/* A fresh vault store under root (new directory each call). */
+static vault *new_vault(char *dir, size_t cap)
+{
+    static int seq;
+    snprintf(dir, cap, "%s/vault%d", root, ++seq);
+    char err[300] = "";
+    vault *v = vault_open(dir, NULL, err, sizeof err);
+    if (!CHECK(v != NULL))
+        test_fail_detail("vault_open: %s", err);
+    return v;
+}
+
+static cdp_browser *launch(bool use_port)
+{
+    if (!fixture_browser()) {
+        test_skip("no Chromium-family browser installed (apt-get install -y chromium)");
+        return NULL;
+    }
+    cdp_launch_opts o = {0};
+    o.args = host_args;
+    o.use_port = use_port;
+    cdp_err e = {0};
+    cdp_browser *b = cdp_browser_launch(&o, &e);
+    if (!CHECK(b != NULL))
+        test_fail_detail("launch: %s", e.msg);
+    return b;
+}
+
+static snap_agent *agent_with(cdp_browser *b, vault *v)
+{
+    snap_opts o = {0};
+    o.vault = v;
+    cdp_err e = {0};
+    snap_agent *a = snap_agent_new(b, &o, &e);
+    if (!CHECK(a != NULL))
+        test_fail_detail("agent: %s", e.msg);
+    return a;
+}
+
+/* Store a bank.test session like the one the login captures (valid: the
+ * session cookie the server wants; else a stale one it refuses). */
+static void plant_bank(vault *v, bool valid, int64_t expiry)
+{
+    char origin[128], state[1200], err[300] = "";
+    origin_for(origin, sizeof origin, "bank.test");
+    int n = snprintf(state, sizeof state,
+        "{\"version\":1,\"cookies\":["
+        "{\"name\":\"bank_session\",\"value\":\"%s\",\"domain\":\"bank.test\",\"path\":\"/\","
+        "\"httpOnly\":true,\"secure\":false,\"sameSite\":\"Lax\"},"
+        "{\"name\":\"bank_pref\",\"value\":\"" FIXTURE_BANK_PREF "\",\"domain\":\"bank.test\","
+        "\"path\":\"/\",\"httpOnly\":false,\"secure\":false,\"expires\":%lld},"
+        "{\"name\":\"intruder\",\"value\":\"" SHOP_SECRET "\",\"domain\":\"shop.test\","
+        "\"path\":\"/\",\"httpOnly\":false,\"secure\":false}],"
+        "\"localStorage\":{\"%s\":[[\"bank_token\",\"" FIXTURE_BANK_TOKEN "\"]]}}",
+        valid ? FIXTURE_BANK_SESSION : "hs-stale-session",
+        (long long)time(NULL) + 86400, origin);
+    int rc = vault_put(v, origin, "", (const uint8_t *)state, (size_t)n, expiry, err,
+                       sizeof err);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("vault_put: %s", err);
+}
+
+/* shop.test: one Secure, HttpOnly, SameSite=Strict cookie. */
+static void plant_shop(vault *v)
+{
+    char origin[128], state[800], err[300] = "";
+    origin_for(origin, sizeof origin, "shop.test");
+    int n = snprintf(state, sizeof state,
+        "{\"version\":1,\"cookies\":["
+        "{\"name\":\"shop_sid\",\"value\":\"" SHOP_SECRET "\",\"domain\":\"shop.test\","
+        "\"path\":\"/\",\"httpOnly\":true,\"secure\":true,\"sameSite\":\"Strict\"},"
+        "{\"name\":\"shop_lang\",\"value\":\"en\",\"domain\":\"shop.test\",\"path\":\"/\","
+        "\"httpOnly\":false,\"secure\":false}],\"localStorage\":{}}");
+    int rc = vault_put(v, origin, "", (const uint8_t *)state, (size_t)n, 0, err, sizeof err);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("vault_put: %s", err);
+}
+
+/* Storage.getCookies of a browser context, as JSON text (new). */
+static char *context_cookies(snap_agent *a, const char *ctx_id)
+{
+    char params[200];
+    snprintf(params, sizeof params, "{\"browserContextId\":\"%s\"}", ctx_id);
+    cdp_reply rep;
+    cdp_err e = {0};
+    if (!CHECK_INT(0, cdp_call(a->c, NULL, "Storage.getCookies", params, 10000, &rep, &e))) {
+        test_fail_detail("getCookies: %s", e.msg);
+        return calloc(1, 1);
+    }
+    char *s = json_write(rep.result, NULL);
+    cdp_reply_free(&rep);
+    return s ? s : calloc(1, 1);
+}
+
+/* The browserContextId of a tab's target. */
+static void tab_context(snap_agent *a, int tab, char *out, size_t cap)
+{
+    snap_tab *t = snap_tab_by_id(a, tab);
+    out[0] = 0;
+    if (!t)
+        return;
+    char params[200];
+    snprintf(params, sizeof params, "{\"targetId\":\"%s\"}", t->target);
+    cdp_reply rep;
+    if (cdp_call(a->c, NULL, "Target.getTargetInfo", params, 10000, &rep, NULL) == 0) {
+        const char *id = json_get_str(json_get(rep.result, "targetInfo"), "browserContextId");
+        snprintf(out, cap, "%s", id ? id : "");
+        cdp_reply_free(&rep);
+    }
+}
+
+/* ---- contexts ---- */
+
+/* Without any vault, the agent's tabs live in its own context, not the
+ * browser's default one; two agents get two contexts. */
+static void t_untrusted_context(void)
+{
+    cdp_browser *b = launch(false);
+    if (!b)
+        return;
+    snap_agent *a = agent_with(b, NULL), *a2 = agent_with(b, NULL);
+    char url[200], ctx[128], ctx2[128];
+    url_for(url, sizeof url, "a.test", "/index.html");
+    snap_result r = {0};
+    CHECK_INT(0, snap_open(a, url, false, &r));
+    CHECK(r.text && strstr(r.text, " auth=no ") != NULL);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_open(a2, url, false, &r));
+    snap_result_free(&r);
+    CHECK(a->nctxs == 1 && a->ctxs[0].id[0] && !a->ctx_shared);
+    tab_context(a, a->cur, ctx, sizeof ctx);
+    tab_context(a2, a2->cur, ctx2, sizeof ctx2);
+    CHECK_STR(a->ctxs[0].id, ctx);
+    CHECK(*ctx2 && strcmp(ctx, ctx2) != 0);
+    snap_agent_free(a2);
+    snap_agent_free(a);
+    cdp_browser_free(b);
+}
+
+/* A stored session opens in its own context with its cookies (HttpOnly,
+ * Secure, SameSite kept) and localStorage; the open web's context and the
+ * other service's context never see them; a privileged tab that navigates
+ * to another origin is not authenticated there and sends it nothing. */
+static void t_restore_isolated(void)
+{
+    char dir[300];
+    vault *v = new_vault(dir, sizeof dir);
+    cdp_browser *b = v ? launch(false) : NULL;
+    if (!b) {
+        vault_close(v);
+        return;
+    }
+    plant_bank(v, true, 0);
+    plant_shop(v);
+    snap_agent *a = agent_with(b, v);
+    char url[200];
+    snap_result r = {0};
+    /* The open web first: untrusted context. */
+    url_for(url, sizeof url, "a.test", "/echo-cookie");
+    CHECK_INT(0, snap_open(a, url, false, &r));
+    int web_tab = a->cur;
+    snap_result_free(&r);
+    /* The bank: a new tab in bank's own context, restored. */
+    url_for(url, sizeof url, "bank.test", "/bank/account");
+    int rc = snap_open(a, url, false, &r);
+    const char *t = r.text ? r.text : "";
+    CHECK_INT(0, rc);
+    CHECK_HAS(t, "auth=yes");
+    CHECK_HAS(t, "Account overview");
+    CHECK_HAS(t, "Preferences: restored");
+    CHECK_HAS(t, "Opened in a new tab");
+    CHECK_HAS(t, "restored from the vault");
+    check_no_plants("open result", t);
+    check_no_plants("open structured", r.structured);
+    snap_result_free(&r);
+    int bank_tab = a->cur;
+    CHECK(bank_tab != web_tab);
+    snap_tab *bt = snap_tab_by_id(a, bank_tab);
+    size_t bank_ctx = bt ? bt->ctx : 0;
+    CHECK(bank_ctx > 0);
+    /* History: the blank page that carried localStorage is not there. */
+    CHECK_INT(SNAP_EINVAL, snap_history(a, -1, &r));
+    if (!CHECK(r.text && strstr(r.text, "no earlier page") != NULL))
+        test_fail_detail("back: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    /* The shop: a third context, Secure/HttpOnly/Strict kept. */
+    url_for(url, sizeof url, "shop.test", "/index.html");
+    CHECK_INT(0, snap_open(a, url, false, &r));
+    CHECK(r.text && strstr(r.text, "auth=yes") != NULL);
+    snap_result_free(&r);
+    snap_tab *st = snap_tab_by_id(a, a->cur);
+    size_t shop_ctx = st ? st->ctx : 0;
+    CHECK(shop_ctx > 0 && shop_ctx != bank_ctx);
+    char *ck_bank = context_cookies(a, a->ctxs[bank_ctx].id);
+    char *ck_shop = context_cookies(a, a->ctxs[shop_ctx].id);
+    char *ck_web = context_cookies(a, a->ctxs[0].id);
+    CHECK_HAS(ck_bank, "\"name\":\"bank_session\"");
+    CHECK_HAS(ck_bank, "\"httpOnly\":true");
+    CHECK_LACKS(ck_bank, "shop_sid");
+    CHECK_LACKS(ck_bank, "intruder");       /* filtered: not the bank's domain */
+    CHECK_HAS(ck_shop, "\"name\":\"shop_sid\"");
+    CHECK_HAS(ck_shop, "\"secure\":true");
+    CHECK_HAS(ck_shop, "\"sameSite\":\"Strict\"");
+    CHECK_LACKS(ck_shop, "bank_");
+    CHECK_LACKS(ck_web, "bank_");
+    CHECK_LACKS(ck_web, "shop_");
+    free(ck_bank);
+    free(ck_shop);
+    free(ck_web);
+    /* The open web's tab still shows no cookie, and a.test is no session. */
+    CHECK_INT(0, snap_tabs(a, "switch", "t1", &r));
+    snap_result_free(&r);
+    snap_query q = {0};
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    CHECK(r.text && strstr(r.text, "cookies: []") != NULL);
+    CHECK(r.text && strstr(r.text, "auth=no") != NULL);
+    snap_result_free(&r);
+    /* From the bank's tab, follow its link to shop.test: same tab, bank's
+     * context, so not authenticated, and the shop's cookies are not there. */
+    char tab[16];
+    snprintf(tab, sizeof tab, "t%d", bank_tab);
+    CHECK_INT(0, snap_tabs(a, "switch", tab, &r));
+    snap_result_free(&r);
+    url_for(url, sizeof url, "bank.test", "/bank/account");
+    CHECK_INT(0, snap_open(a, url, false, &r));     /* same context: same tab */
+    CHECK_INT(bank_tab, a->cur);
+    snap_query qq = {0};
+    qq.query = "Partner offers";
+    snap_result_free(&r);
+    CHECK_INT(0, snap_observe(a, &qq, &r));
+    const char *ref = r.text ? strstr(r.text, "[e") : NULL;
+    char refbuf[16] = "";
+    if (CHECK(ref != NULL))
+        snprintf(refbuf, sizeof refbuf, "%.*s", (int)strcspn(ref + 1, "]"), ref + 1);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_click(a, refbuf, NULL, &r));
+    snap_result_free(&r);
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    t = r.text ? r.text : "";
+    CHECK_INT(bank_tab, a->cur);
+    CHECK_HAS(t, "cookies: []");
+    CHECK_HAS(t, "auth=no");
+    check_no_plants("observe after link", t);
+    snap_result_free(&r);
+    snap_agent_free(a);
+    cdp_browser_free(b);
+    vault_close(v);
+}
+
+/* Expired: not restored, SNAP_ELOGIN saying to log in again. Rejected (the
+ * server refuses the cookie and shows its login page): SNAP_ELOGIN, auth=no,
+ * and the next open does not use it either. */
+static void t_expired_and_rejected(void)
+{
+    char dir[300];
+    vault *v = new_vault(dir, sizeof dir);
+    cdp_browser *b = v ? launch(false) : NULL;
+    if (!b) {
+        vault_close(v);
+        return;
+    }
+    char url[200], origin[128];
+    snap_result r = {0};
+    /* expired */
+    plant_bank(v, true, (int64_t)time(NULL) - 5);
+    snap_agent *a = agent_with(b, v);
+    url_for(url, sizeof url, "bank.test", "/bank/account");
+    origin_for(origin, sizeof origin, "bank.test");
+    CHECK_INT(SNAP_ELOGIN, snap_open(a, url, false, &r));
+    const char *t = r.text ? r.text : "";
+    CHECK_HAS(t, "expired");
+    CHECK_HAS(t, "cdpgate login");
+    CHECK_HAS(t, "auth=no");
+    CHECK_HAS(t, "Sign in to Bank");           /* the server's redirect: no cookie */
+    CHECK(r.structured && strstr(r.structured, "login_required") != NULL);
+    check_no_plants("expired result", t);
+    snap_result_free(&r);
+    CHECK_INT(1, (int)a->nctxs);               /* no privileged context made */
+    snap_agent_free(a);
+    /* rejected */
+    plant_bank(v, false, 0);
+    a = agent_with(b, v);
+    CHECK_INT(SNAP_ELOGIN, snap_open(a, url, false, &r));
+    t = r.text ? r.text : "";
+    CHECK_HAS(t, "rejected");
+    CHECK_HAS(t, "cdpgate login");
+    CHECK_HAS(t, "auth=no");
+    check_no_plants("rejected result", t);
+    snap_result_free(&r);
+    CHECK_INT(SNAP_ELOGIN, snap_open(a, url, false, &r));
+    CHECK(r.text && strstr(r.text, "rejected") != NULL && strstr(r.text, "auth=no"));
+    snap_result_free(&r);
+    snap_agent_free(a);
+    cdp_browser_free(b);
+    vault_close(v);
+}
+
+/* ---- the login handoff, headless ---- */
+
+/* Play the human on the login page through a second CDP client: fill the
+ * form (user, password, one-time code) and submit it. */
+static int human_login(const char *endpoint, const char *otp)
+{
+    cdp_err e = {0};
+    cdp_browser *h = cdp_browser_connect(endpoint, NULL, 10000, &e);
+    if (!CHECK(h != NULL)) {
+        test_fail_detail("second client: %s", e.msg);
+        return -1;
+    }
+    cdp_conn *c = cdp_browser_conn(h);
+    char target[128] = "";
+    for (int i = 0; i < 100 && !*target; i++) {
+        cdp_reply rep;
+        if (cdp_call(c, NULL, "Target.getTargets", NULL, 5000, &rep, &e) == 0) {
+            for (const json_val *ti = json_first(json_get(rep.result, "targetInfos")); ti;
+                 ti = json_next(ti)) {
+                const char *u = json_get_str(ti, "url");
+                if (u && strstr(u, "/bank/login.html"))
+                    snprintf(target, sizeof target, "%s", json_get_str(ti, "targetId"));
+            }
+            cdp_reply_free(&rep);
+        }
+        if (!*target)
+            sleep_ms(100);
+    }
+    int rc = -1;
+    if (CHECK(*target)) {
+        char params[256], session[128] = "";
+        snprintf(params, sizeof params, "{\"targetId\":\"%s\",\"flatten\":true}", target);
+        cdp_reply rep;
+        if (cdp_call(c, NULL, "Target.attachToTarget", params, 5000, &rep, &e) == 0) {
+            snprintf(session, sizeof session, "%s", json_get_str(rep.result, "sessionId"));
+            cdp_reply_free(&rep);
+        }
+        /* Like a human, wait until the page has loaded before typing. */
+        char expr[900];
+        snprintf(expr, sizeof expr, "{\"expression\":\"new Promise(ok => { const go = () => "
+                 "{ const f = id => document.getElementById(id); if (document.readyState !== "
+                 "'complete' || !f('f')) return setTimeout(go, 50); f('user').value = "
+                 "'alice'; f('pw').value = '%s'; f('otp').value = '%s'; "
+                 "f('f').requestSubmit(); ok(1); }; go(); })\",\"awaitPromise\":true}",
+                 PLANT_PASSWORD, otp);
+        rc = cdp_call(c, session, "Runtime.evaluate", expr, 10000, &rep, &e);
+        if (!CHECK_INT(0, rc))
+            test_fail_detail("human: %s", e.msg);
+        else if (!CHECK(json_get(rep.result, "exceptionDetails") == NULL))
+            rc = -1;
+        if (rc == 0)
+            cdp_reply_free(&rep);
+    }
+    cdp_browser_free(h);
+    return rc;
+}
+
+/* Poll the login until it is no longer waiting (at most ~15 s). */
+static int poll_login(snap_agent *a, snap_result *r)
+{
+    int rc = SNAP_EBLOCKED;
+    for (int i = 0; i < 150 && rc == SNAP_EBLOCKED; i++) {
+        snap_result_free(r);
+        rc = snap_login_poll(a, false, r);
+        if (rc == SNAP_EBLOCKED)
+            sleep_ms(100);
+    }
+    return rc;
+}
+
+static void t_login_headless_then_restore(void)
+{
+    char dir[300];
+    vault *v = new_vault(dir, sizeof dir);
+    cdp_browser *b = v ? launch(true) : NULL;
+    if (!b) {
+        vault_close(v);
+        return;
+    }
+    snap_agent *a = agent_with(b, v);
+    char url[200], origin[128];
+    url_for(url, sizeof url, "bank.test", "/bank/login.html");
+    origin_for(origin, sizeof origin, "bank.test");
+    snap_result r = {0};
+    CHECK_INT(0, snap_login_begin(a, url, &r));
+    CHECK(r.text && strstr(r.text, "blocked") != NULL);
+    snap_result_free(&r);
+    CHECK(snap_login_active(a));
+    CHECK_STR(origin, snap_login_origin(a));
+    /* The agent is blocked meanwhile. */
+    char other[200];
+    url_for(other, sizeof other, "a.test", "/index.html");
+    CHECK_INT(SNAP_EBLOCKED, snap_open(a, other, false, &r));
+    CHECK(r.text && strstr(r.text, "waiting for the human to finish logging in") != NULL);
+    snap_result_free(&r);
+    CHECK_INT(SNAP_EBLOCKED, snap_login_poll(a, false, &r));
+    snap_result_free(&r);
+    /* A wrong code first: back on the login page, still waiting. */
+    human_login(cdp_browser_ws_url(b), "000000");
+    sleep_ms(600);
+    CHECK_INT(SNAP_EBLOCKED, snap_login_poll(a, false, &r));
+    snap_result_free(&r);
+    /* The right one. */
+    human_login(cdp_browser_ws_url(b), FIXTURE_BANK_OTP);
+    int rc = poll_login(a, &r);
+    CHECK_INT(0, rc);
+    const char *t = r.text ? r.text : "";
+    CHECK_HAS(t, "saved in the vault");
+    check_no_plants("login result", t);
+    snap_result_free(&r);
+    CHECK(!snap_login_active(a));
+    /* The login's tab is authenticated now. */
+    snap_query q = {0};
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    CHECK(r.text && strstr(r.text, "auth=yes") != NULL);
+    snap_result_free(&r);
+    snap_agent_free(a);
+    cdp_browser_free(b);
+    /* What was captured: cookies with attributes and localStorage; no form
+     * value. */
+    uint8_t *blob = NULL;
+    size_t len = 0;
+    char err[300] = "";
+    vault_meta meta;
+    if (CHECK_INT(0, vault_get(v, origin, &blob, &len, &meta, err, sizeof err))) {
+        char *s = calloc(1, len + 1);
+        if (s)
+            memcpy(s, blob, len);
+        const char *st = s ? s : "";
+        CHECK_HAS(st, "\"version\":1");
+        CHECK_HAS(st, FIXTURE_BANK_SESSION);
+        CHECK_HAS(st, FIXTURE_BANK_PREF);
+        CHECK_HAS(st, FIXTURE_BANK_TOKEN);
+        CHECK_HAS(st, "\"httpOnly\":true");
+        if (!CHECK(strstr(st, PLANT_PASSWORD) == NULL && strstr(st, FIXTURE_BANK_OTP) == NULL))
+            test_fail_detail("a form value was captured");
+        CHECK_INT(0, meta.expiry);          /* a session cookie: no expiry */
+        vault_meta_free(&meta);
+        free(s);
+        vault_free_blob(blob, len);
+    } else {
+        test_fail_detail("vault_get: %s", err);
+    }
+    /* A fresh browser and agent restore it unattended. */
+    b = launch(false);
+    a = b ? agent_with(b, v) : NULL;
+    if (a) {
+        url_for(url, sizeof url, "bank.test", "/bank/account");
+        CHECK_INT(0, snap_open(a, url, false, &r));
+        t = r.text ? r.text : "";
+        CHECK_HAS(t, "auth=yes");
+        CHECK_HAS(t, "Account overview");
+        CHECK_HAS(t, "Preferences: restored");
+        check_no_plants("restored open", t);
+        snap_result_free(&r);
+        /* Another origin opened by that agent gets none of bank's cookies. */
+        url_for(url, sizeof url, "a.test", "/echo-cookie");
+        CHECK_INT(0, snap_open(a, url, false, &r));
+        t = r.text ? r.text : "";
+        CHECK_HAS(t, "cookies: []");
+        CHECK_HAS(t, "auth=no");
+        snap_result_free(&r);
+    }
+    snap_agent_free(a);
+    cdp_browser_free(b);
+    vault_close(v);
+}
+
+/* The human's "done" captures at once, whatever the page shows. */
+static void t_login_human_done(void)
+{
+    char dir[300];
+    vault *v = new_vault(dir, sizeof dir);
+    cdp_browser *b = v ? launch(false) : NULL;
+    if (!b) {
+        vault_close(v);
+        return;
+    }
+    snap_agent *a = agent_with(b, v);
+    char url[200];
+    url_for(url, sizeof url, "bank.test", "/bank/login.html");
+    snap_result r = {0};
+    CHECK_INT(0, snap_login_begin(a, url, &r));
+    snap_result_free(&r);
+    CHECK_INT(SNAP_EBLOCKED, snap_login_poll(a, false, &r));
+    snap_result_free(&r);
+    CHECK_INT(0, snap_login_poll(a, true, &r));
+    CHECK(r.text && strstr(r.text, "the human said done") != NULL);
+    snap_result_free(&r);
+    CHECK_INT(SNAP_EINVAL, snap_login_poll(a, false, &r));
+    snap_result_free(&r);
+    snap_agent_free(a);
+    cdp_browser_free(b);
+    vault_close(v);
+}
+
+
+/* ---- processes: Xvfb, cdpgate as a child ---- */
+
+static const char *cdpgate_bin(void)
+{
+    const char *b = getenv("CDPGATE_BIN");
+    return b && *b ? b : "build/cdpgate";
+}
+
+static bool have_xvfb(void)
+{
+    return access("/usr/bin/Xvfb", X_OK) == 0;
+}
+
+/* Start Xvfb on a free display (-displayfd); *pid gets its pid (stop it
+ * with xvfb_stop). Returns the display number or -1. */
+static int xvfb_start(pid_t *pid)
+{
+    int p[2];
+    if (pipe(p) != 0)
+        return -1;
+    *pid = fork();
+    if (*pid == 0) {
+#if defined(__linux__)
+        prctl(PR_SET_PDEATHSIG, SIGTERM);   /* a crashed test leaves no Xvfb */
+#endif
+        int nul = open("/dev/null", O_RDWR);
+        dup2(nul, 0);
+        dup2(nul, 1);
+        dup2(nul, 2);
+        if (p[1] != 3) {
+            dup2(p[1], 3);
+            close(p[1]);
+        }
+        execl("/usr/bin/Xvfb", "Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24",
+              "-nolisten", "tcp", (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    char buf[32];
+    size_t n = 0;
+    struct pollfd pfd = {p[0], POLLIN, 0};
+    while (n < sizeof buf - 1 && poll(&pfd, 1, 15000) > 0) {
+        ssize_t r = read(p[0], buf + n, 1);
+        if (r <= 0 || buf[n] == '\n')
+            break;
+        n++;
+    }
+    buf[n] = 0;
+    close(p[0]);
+    char *end;
+    long d = strtol(buf, &end, 10);
+    if (!n || *end || d < 0) {
+        kill(*pid, SIGKILL);
+        waitpid(*pid, NULL, 0);
+        *pid = 0;
+        return -1;
+    }
+    return (int)d;
+}
+
+static void xvfb_stop(pid_t pid)
+{
+    if (pid <= 0)
+        return;
+    kill(pid, SIGTERM);
+    for (int i = 0; i < 100; i++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid)
+            return;
+        sleep_ms(20);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+/* A cdpgate child: stdin a pipe (in), stdout a pipe (out) or a file,
+ * stderr into errfile. env: "K=V" to set, "K" to unset, NULL-terminated. */
+typedef struct {
+    pid_t pid;
+    int in, out;
+    int done_w;                  /* write end of --login-done-fd 3, or -1 */
+    char errfile[300], outfile[300];
+    char *got;                   /* everything read from out so far */
+    size_t ngot;
+} child;
+
+static int spawn(child *c, const char *const *env, const char *const *argv, bool done_fd)
+{
+    static int seq;
+    memset(c, 0, sizeof *c);
+    c->done_w = -1;
+    snprintf(c->errfile, sizeof c->errfile, "%s/child%d.err", root, ++seq);
+    snprintf(c->outfile, sizeof c->outfile, "%s/child%d.out", root, seq);
+    int in[2], out[2], dn[2] = {-1, -1};
+    if (pipe(in) || pipe(out) || (done_fd && pipe(dn)))
+        return -1;
+    c->pid = fork();
+    if (c->pid == 0) {
+#if defined(__linux__)
+        prctl(PR_SET_PDEATHSIG, SIGTERM);   /* a crashed test leaves no cdpgate */
+#endif
+        int ef = open(c->errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        dup2(ef, 2);
+        if (done_fd)
+            dup2(dn[0], 3);
+        for (int fd = 4; fd < 64; fd++)
+            close(fd);
+        for (const char *const *e = env; e && *e; e++) {
+            const char *eq = strchr(*e, '=');
+            if (eq) {
+                char k[128];
+                snprintf(k, sizeof k, "%.*s", (int)(eq - *e), *e);
+                setenv(k, eq + 1, 1);
+            } else {
+                unsetenv(*e);
+            }
+        }
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    if (done_fd) {
+        close(dn[0]);
+        c->done_w = dn[1];
+    }
+    c->in = in[1];
+    c->out = out[0];
+    return c->pid > 0 ? 0 : -1;
+}
+
+/* Read what the child printed until needle appears in what was read after
+ * offset from (or timeout_ms passes). Returns the position or NULL. */
+static const char *read_until(child *c, size_t from, const char *needle, int timeout_ms)
+{
+    int64_t end = snap_now_ms() + timeout_ms;
+    for (;;) {
+        if (c->got) {
+            const char *p = strstr(c->got + from, needle);
+            if (p)
+                return p;
+        }
+        int64_t left = end - snap_now_ms();
+        if (left <= 0 || c->out < 0)
+            return NULL;
+        struct pollfd pfd = {c->out, POLLIN, 0};
+        if (poll(&pfd, 1, (int)left) <= 0)
+            continue;
+        char buf[65536];
+        ssize_t n = read(c->out, buf, sizeof buf);
+        if (n <= 0) {
+            close(c->out);
+            c->out = -1;
+            continue;
+        }
+        char *g = realloc(c->got, c->ngot + (size_t)n + 1);
+        if (!g)
+            return NULL;
+        memcpy(g + c->ngot, buf, (size_t)n);
+        c->ngot += (size_t)n;
+        g[c->ngot] = 0;
+        c->got = g;
+    }
+}
+
+/* Wait for the child's exit (bounded); its status, or -1 (then killed). */
+static int child_wait(child *c, int timeout_ms)
+{
+    if (c->in >= 0)
+        close(c->in);
+    c->in = -1;
+    if (c->done_w >= 0)
+        close(c->done_w);
+    c->done_w = -1;
+    read_until(c, 0, "\x01never\x01", 0);
+    int st;
+    for (int i = 0; i < timeout_ms / 20; i++) {
+        read_until(c, 0, "\x01never\x01", 0);
+        if (waitpid(c->pid, &st, WNOHANG) == c->pid) {
+            c->pid = 0;
+            read_until(c, 0, "\x01never\x01", 200);
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+        }
+        sleep_ms(20);
+    }
+    kill(c->pid, SIGKILL);
+    waitpid(c->pid, NULL, 0);
+    c->pid = 0;
+    return -1;
+}
+
+static char *child_stderr(child *c)
+{
+    char *s = test_read_file(c->errfile, NULL);
+    return s ? s : calloc(1, 1);
+}
+
+static void child_free(child *c)
+{
+    if (c->pid > 0)
+        child_wait(c, 5000);
+    if (c->out >= 0)
+        close(c->out);
+    free(c->got);
+    c->got = NULL;
+}
+
+/* The DevTools endpoints of the browsers launched with --port under tmp
+ * (TMPDIR/cdpgate-XXXXXX/profile/DevToolsActivePort); fills up to cap. */
+static int find_endpoints(const char *tmp, char out[][160], int cap)
+{
+    int n = 0;
+    DIR *d = opendir(tmp);
+    struct dirent *e;
+    while (d && (e = readdir(d)) && n < cap) {
+        if (strncmp(e->d_name, "cdpgate-", 8) != 0)
+            continue;
+        char p[700];
+        snprintf(p, sizeof p, "%s/%s/profile/DevToolsActivePort", tmp, e->d_name);
+        char *s = test_read_file(p, NULL);
+        char *nl = s ? strchr(s, '\n') : NULL;
+        if (nl) {
+            *nl = 0;
+            char *path = nl + 1;
+            path[strcspn(path, "\n")] = 0;
+            snprintf(out[n++], 160, "ws://127.0.0.1:%s%s", s, path);
+        }
+        free(s);
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* The endpoint of the browser showing the bank's login page, waiting for
+ * it up to ~20 s; "" when none. */
+static void login_endpoint(const char *tmp, char *out, size_t cap)
+{
+    out[0] = 0;
+    for (int tries = 0; tries < 100 && !*out; tries++) {
+        char eps[4][160];
+        int n = find_endpoints(tmp, eps, 4);
+        for (int i = 0; i < n && !*out; i++) {
+            cdp_browser *h = cdp_browser_connect(eps[i], NULL, 3000, NULL);
+            cdp_reply rep;
+            if (h && cdp_call(cdp_browser_conn(h), NULL, "Target.getTargets", NULL, 3000,
+                              &rep, NULL) == 0) {
+                for (const json_val *ti = json_first(json_get(rep.result, "targetInfos"));
+                     ti; ti = json_next(ti)) {
+                    const char *u = json_get_str(ti, "url");
+                    if (u && strstr(u, "/bank/login.html"))
+                        snprintf(out, cap, "%.158s", eps[i]);
+                }
+                cdp_reply_free(&rep);
+            }
+            cdp_browser_free(h);
+        }
+        if (!*out)
+            sleep_ms(200);
+    }
+}
+
+/* True when the browser at endpoint runs headed (no HeadlessChrome). */
+static bool is_headed(const char *endpoint)
+{
+    cdp_browser *h = cdp_browser_connect(endpoint, NULL, 5000, NULL);
+    cdp_reply rep;
+    bool headed = false;
+    if (h && cdp_call(cdp_browser_conn(h), NULL, "Browser.getVersion", NULL, 5000, &rep,
+                      NULL) == 0) {
+        const char *ua = json_get_str(rep.result, "userAgent");
+        headed = ua && !strstr(ua, "Headless");
+        cdp_reply_free(&rep);
+    }
+    cdp_browser_free(h);
+    return headed;
+}
+
+/* ---- the command line ---- */
+
+static void t_cli_login_no_display(void)
+{
+    char data[400], url[200];
+    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/nodisplay", root);
+    url_for(url, sizeof url, "bank.test", "/bank/login.html");
+    const char *env[] = {data, "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {cdpgate_bin(), "login", url, NULL};
+    child c;
+    if (!CHECK_INT(0, spawn(&c, env, argv, false)))
+        return;
+    CHECK_INT(1, child_wait(&c, 20000));
+    char *err = child_stderr(&c);
+    CHECK_HAS(err, "no display");
+    CHECK_HAS(err, "vault export");
+    CHECK_HAS(err, "vault import");
+    free(err);
+    child_free(&c);
+}
+
+/* `cdpgate login` headed under Xvfb: a real window; a second client plays
+ * the human; the session lands in the vault; a fresh `cdpgate snapshot`
+ * (headless, no display) restores it unattended. Then Enter in the
+ * terminal ends a login at once. */
+static void t_cli_login_headed_xvfb(void)
+{
+    if (!fixture_browser()) {
+        test_skip("no Chromium-family browser installed");
+        return;
+    }
+    if (!have_xvfb()) {
+        test_skip("Xvfb not installed (apt-get install -y xvfb)");
+        return;
+    }
+    pid_t xpid = 0;
+    int dnum = xvfb_start(&xpid);
+    if (!CHECK(dnum >= 0))
+        return;
+    char display[32], data[400], tmpenv[400], tmp[300], url[200], rules[200];
+    snprintf(display, sizeof display, "DISPLAY=:%d", dnum);
+    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/cli", root);
+    snprintf(tmp, sizeof tmp, "%s/clitmp", root);
+    mkdir(tmp, 0700);
+    snprintf(tmpenv, sizeof tmpenv, "TMPDIR=%s", tmp);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    url_for(url, sizeof url, "bank.test", "/bank/login.html");
+    const char *env[] = {display, data, tmpenv, "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {cdpgate_bin(), "--port", rules, "login", url, NULL};
+    child c;
+    if (!CHECK_INT(0, spawn(&c, env, argv, false))) {
+        xvfb_stop(xpid);
+        return;
+    }
+    char ep[160];
+    login_endpoint(tmp, ep, sizeof ep);
+    if (CHECK(*ep)) {
+        CHECK(is_headed(ep));
+        human_login(ep, FIXTURE_BANK_OTP);
+    }
+    CHECK_INT(0, child_wait(&c, 30000));
+    const char *out = c.got ? c.got : "";
+    CHECK_HAS(out, "saved in the vault");
+    char *err = child_stderr(&c);
+    check_no_plants("login stdout", out);
+    check_no_plants("login stderr", err);
+    free(err);
+    child_free(&c);
+    /* A fresh process restores it, with no display. */
+    char acct[200];
+    url_for(acct, sizeof acct, "bank.test", "/bank/account");
+    const char *env2[] = {data, tmpenv, "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv2[] = {cdpgate_bin(), rules, "snapshot", acct, NULL};
+    if (CHECK_INT(0, spawn(&c, env2, argv2, false))) {
+        CHECK_INT(0, child_wait(&c, 30000));
+        out = c.got ? c.got : "";
+        CHECK_HAS(out, "auth=yes");
+        CHECK_HAS(out, "Account overview");
+        CHECK_HAS(out, "Preferences: restored");
+        err = child_stderr(&c);
+        check_no_plants("snapshot stdout", out);
+        check_no_plants("snapshot stderr", err);
+        free(err);
+        child_free(&c);
+    }
+    /* Enter in the terminal: the human says done. */
+    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/cli-enter", root);
+    const char *env3[] = {display, data, tmpenv, "WAYLAND_DISPLAY", NULL};
+    const char *argv3[] = {cdpgate_bin(), rules, "login", url, NULL};
+    if (CHECK_INT(0, spawn(&c, env3, argv3, false))) {
+        CHECK(write(c.in, "\n", 1) == 1);
+        CHECK_INT(0, child_wait(&c, 30000));
+        CHECK_HAS(c.got ? c.got : "", "the human said done");
+        child_free(&c);
+    }
+    xvfb_stop(xpid);
+}
+
+/* ---- the MCP server ---- */
+
+/* Send one JSON-RPC request and return its response line (new), or "". */
+static char *rpc(child *c, int id, const char *method, const char *params, int timeout_ms)
+{
+    char line[2048];
+    int n = snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\","
+                     "\"params\":%s}\n", id, method, params);
+    size_t from = c->ngot;
+    if (!CHECK(write(c->in, line, (size_t)n) == n))
+        return calloc(1, 1);
+    char want[40];
+    snprintf(want, sizeof want, "\"id\":%d,\"", id);
+    const char *p = read_until(c, from, want, timeout_ms);
+    if (!CHECK(p != NULL)) {
+        test_fail_detail("no answer to %s %s", method, params);
+        return calloc(1, 1);
+    }
+    while (p > c->got && p[-1] != '\n')
+        p--;
+    size_t off = (size_t)(p - c->got);      /* read_until may move c->got */
+    const char *e = read_until(c, off, "\n", timeout_ms);
+    p = c->got + off;
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    char *r = malloc(len + 1);
+    if (r) {
+        memcpy(r, p, len);
+        r[len] = 0;
+    }
+    return r ? r : calloc(1, 1);
+}
+
+static char *tool(child *c, int id, const char *name, const char *args)
+{
+    char params[1800];
+    snprintf(params, sizeof params, "{\"name\":\"%s\",\"arguments\":%s}", name, args);
+    return rpc(c, id, "tools/call", params, 60000);
+}
+
+/* The ref on the snapshot line naming needle ("e12"), "" when none. */
+static void ref_of(const char *text, const char *needle, char *out, size_t cap)
+{
+    out[0] = 0;
+    const char *p = strstr(text, needle);
+    const char *e = p ? strstr(p, "[e") : NULL;
+    const char *nl = p ? strstr(p, "\\n") : NULL;
+    if (e && (!nl || e < nl))
+        snprintf(out, cap, "%.*s", (int)strcspn(e + 1, "]"), e + 1);
+}
+
+/* The whole MCP path under Xvfb: browser_login opens a headed window and
+ * blocks every tool until the human (a second CDP client) has logged in;
+ * the main browser then restores the session; snapshot, text and actions
+ * on the authenticated page; a second login ended by the host's
+ * --login-done-fd signal. No planted secret appears in any tool result,
+ * on stderr or in the vault's files. */
+static void t_mcp_login_and_plants(void)
+{
+    if (!fixture_browser()) {
+        test_skip("no Chromium-family browser installed");
+        return;
+    }
+    if (!have_xvfb()) {
+        test_skip("Xvfb not installed (apt-get install -y xvfb)");
+        return;
+    }
+    pid_t xpid = 0;
+    int dnum = xvfb_start(&xpid);
+    if (!CHECK(dnum >= 0))
+        return;
+    char display[32], data[400], tmpenv[400], tmp[300], rules[200], args[600];
+    snprintf(display, sizeof display, "DISPLAY=:%d", dnum);
+    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/mcp", root);
+    snprintf(tmp, sizeof tmp, "%s/mcptmp", root);
+    mkdir(tmp, 0700);
+    snprintf(tmpenv, sizeof tmpenv, "TMPDIR=%s", tmp);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    const char *env[] = {display, data, tmpenv, "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {cdpgate_bin(), "--port", rules, "--login-done-fd", "3", "mcp", NULL};
+    child c;
+    if (!CHECK_INT(0, spawn(&c, env, argv, true))) {
+        xvfb_stop(xpid);
+        return;
+    }
+    char *r = rpc(&c, 1, "initialize", "{\"protocolVersion\":\"2025-11-25\","
+                  "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}",
+                  20000);
+    CHECK_HAS(r, "cdpgate");
+    free(r);
+    char url[200], login[200], acct[200];
+    url_for(url, sizeof url, "a.test", "/index.html");
+    url_for(login, sizeof login, "bank.test", "/bank/login.html");
+    url_for(acct, sizeof acct, "bank.test", "/bank/account");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    r = tool(&c, 2, "browser_open", args);
+    CHECK_HAS(r, "auth=no");
+    free(r);
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", login);
+    r = tool(&c, 3, "browser_login", args);
+    CHECK_HAS(r, "Login handoff");
+    CHECK_LACKS(r, "\"isError\":true");
+    free(r);
+    /* Blocked: every tool, browser_login included. */
+    r = tool(&c, 4, "browser_snapshot", "{}");
+    CHECK_HAS(r, "waiting for the human to finish logging in");
+    CHECK_HAS(r, "\"isError\":true");
+    free(r);
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", acct);
+    r = tool(&c, 5, "browser_open", args);
+    CHECK_HAS(r, "waiting for the human to finish logging in");
+    free(r);
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", login);
+    r = tool(&c, 6, "browser_login", args);
+    CHECK_HAS(r, "waiting for the human to finish logging in");
+    free(r);
+    /* The human, in the visible window. */
+    char ep[160];
+    login_endpoint(tmp, ep, sizeof ep);
+    if (CHECK(*ep)) {
+        CHECK(is_headed(ep));
+        human_login(ep, FIXTURE_BANK_OTP);
+    }
+    int id = 7;
+    bool finished = false;
+    for (int i = 0; i < 40 && !finished; i++, id++) {
+        r = tool(&c, id, "browser_snapshot", "{}");
+        finished = !strstr(r, "waiting for the human");
+        if (finished)
+            CHECK_HAS(r, "Login finished");
+        free(r);
+        if (!finished)
+            sleep_ms(250);
+    }
+    CHECK(finished);
+    /* Restored in the agent's own (headless) browser. */
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", acct);
+    r = tool(&c, id++, "browser_open", args);
+    CHECK_HAS(r, "auth=yes");
+    CHECK_HAS(r, "Account overview");
+    CHECK_HAS(r, "Preferences: restored");
+    free(r);
+    r = tool(&c, id++, "browser_snapshot", "{\"text\":true}");
+    CHECK_HAS(r, "Checking balance");
+    free(r);
+    r = tool(&c, id++, "browser_screenshot", "{}");
+    free(r);
+    /* The login page in the bank's context: type the user name (never a
+     * credential), then follow the partner link. */
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", login);
+    r = tool(&c, id++, "browser_open", args);
+    char ref[16];
+    ref_of(r, "textbox \\\"User\\\"", ref, sizeof ref);
+    free(r);
+    if (CHECK(*ref)) {
+        snprintf(args, sizeof args, "{\"ref\":\"%s\",\"text\":\"alice\"}", ref);
+        r = tool(&c, id++, "browser_type", args);
+        free(r);
+    }
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", acct);
+    r = tool(&c, id++, "browser_open", args);
+    ref_of(r, "Partner offers", ref, sizeof ref);
+    free(r);
+    if (CHECK(*ref)) {
+        snprintf(args, sizeof args, "{\"ref\":\"%s\"}", ref);
+        r = tool(&c, id++, "browser_click", args);
+        free(r);
+        r = tool(&c, id++, "browser_snapshot", "{}");
+        CHECK_HAS(r, "cookies: []");
+        CHECK_HAS(r, "auth=no");
+        free(r);
+    }
+    /* A second login, ended by the host: a byte on --login-done-fd. */
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", login);
+    r = tool(&c, id++, "browser_login", args);
+    CHECK_HAS(r, "Login handoff");
+    free(r);
+    r = tool(&c, id++, "browser_snapshot", "{}");
+    CHECK_HAS(r, "waiting for the human");
+    free(r);
+    CHECK(write(c.done_w, "y", 1) == 1);
+    finished = false;
+    for (int i = 0; i < 40 && !finished; i++, id++) {
+        r = tool(&c, id, "browser_tabs", "{\"action\":\"list\"}");
+        finished = !strstr(r, "waiting for the human");
+        if (finished)
+            CHECK_HAS(r, "the human said done");
+        free(r);
+        if (!finished)
+            sleep_ms(250);
+    }
+    CHECK(finished);
+    CHECK_INT(0, child_wait(&c, 30000));
+    char *err = child_stderr(&c);
+    check_no_plants("MCP stdout (every tool result)", c.got);
+    check_no_plants("MCP stderr", err);
+    free(err);
+    child_free(&c);
+    /* The vault's files hold no plaintext. */
+    char sdir[500];
+    snprintf(sdir, sizeof sdir, "%s/mcp/cdpgate/sessions", root);
+    DIR *d = opendir(sdir);
+    struct dirent *e;
+    int files = 0;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char p[800];
+        snprintf(p, sizeof p, "%s/%s", sdir, e->d_name);
+        size_t len = 0;
+        char *s2 = test_read_file(p, &len);
+        for (const char *const *pl = PLANTS; s2 && *pl; pl++)
+            CHECK(memmem(s2, len, *pl, strlen(*pl)) == NULL);
+        free(s2);
+        files++;
+    }
+    if (d)
+        closedir(d);
+    CHECK(files >= 2);
+    xvfb_stop(xpid);
+}
+
+static const test_case TESTS[] = {
+    {"untrusted_context", t_untrusted_context},
+    {"restore_isolated", t_restore_isolated},
+    {"expired_and_rejected", t_expired_and_rejected},
+    {"login_headless_then_restore", t_login_headless_then_restore},
+    {"login_human_done", t_login_human_done},
+    {"cli_login_no_display", t_cli_login_no_display},
+    {"cli_login_headed_xvfb", t_cli_login_headed_xvfb},
+    {"mcp_login_and_plants", t_mcp_login_and_plants},
+    {NULL, NULL},
+};
+
+static void rm_rf(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char p[1024];
+            snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+            struct stat st;
+            if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+                rm_rf(p);
+            else
+                unlink(p);
+        }
+        closedir(d);
+    }
+    rmdir(path);
+}
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    snprintf(root, sizeof root, "/tmp/cdpgate-login-XXXXXX");
+    if (!mkdtemp(root)) {
+        fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
+        return 1;
+    }
+    port = fixture_server_start(&server_pid);
+    if (port < 0) {
+        fprintf(stderr, "cannot start the fixture server\n");
+        return 1;
+    }
+    int rc = test_main(argc, argv, TESTS);
+    fixture_server_stop(server_pid);
+    rm_rf(root);
+    return rc;
+}
