@@ -10,8 +10,14 @@
  * re-starts the encryption context at the same IV and runs it over the
  * ciphertext, which is the CTR keystream XOR, i.e. the plaintext.
  *
- * Limits of this backend: OpenSSL 3 accepts GCM IVs of at most 128 bytes
- * (GCM_EIV beyond). EVP contexts are allocated by OpenSSL, not by us.
+ * Long IVs: OpenSSL 3 accepts GCM IVs of at most 128 bytes. A longer IV is
+ * mapped to a 16-byte IV with the same pre-counter block J0: with
+ * H = AES_K(0) (computed through EVP's ECB), J0 = GHASH_H(IV || pad || len)
+ * and, since OpenSSL derives J0' = GHASH_H(IV' || len128) = ((IV'.H) ^ L).H
+ * for a 16-byte IV', IV' = (J0.H^-1 ^ L).H^-1 gives J0' = J0. Every
+ * AES operation still runs in OpenSSL; the GF(2^128) arithmetic on the IV
+ * is the constant-time ghash_ctmul64 with a fixed-length inversion. EVP
+ * contexts are allocated by OpenSSL, not by us.
  */
 #include "vault/vault_int.h"
 
@@ -23,6 +29,21 @@
 #define ENC(c) ((EVP_CIPHER_CTX *)(c)->u.ossl.enc)
 #define DEC(c) ((EVP_CIPHER_CTX *)(c)->u.ossl.dec)
 
+/* c->h = AES_K(0^128) through EVP, for the long-IV mapping. */
+static int ossl_hash_key(gcm_ctx *c, const uint8_t *key, size_t keylen)
+{
+    const EVP_CIPHER *ecb = keylen == 16 ? EVP_aes_128_ecb()
+                          : keylen == 24 ? EVP_aes_192_ecb() : EVP_aes_256_ecb();
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    uint8_t zero[16] = {0};
+    int outl = 0;
+    int ok = x && EVP_EncryptInit_ex(x, ecb, NULL, key, NULL) == 1 &&
+             EVP_CIPHER_CTX_set_padding(x, 0) == 1 &&
+             EVP_EncryptUpdate(x, c->h, &outl, zero, 16) == 1 && outl == 16;
+    EVP_CIPHER_CTX_free(x);
+    return ok ? GCM_OK : GCM_EBACKEND;
+}
+
 static int ossl_init(gcm_ctx *c, const uint8_t *key, size_t keylen)
 {
     const EVP_CIPHER *ci = keylen == 16 ? EVP_aes_128_gcm()
@@ -33,7 +54,46 @@ static int ossl_init(gcm_ctx *c, const uint8_t *key, size_t keylen)
         EVP_EncryptInit_ex(ENC(c), ci, NULL, key, NULL) != 1 ||
         EVP_DecryptInit_ex(DEC(c), ci, NULL, key, NULL) != 1)
         return GCM_EBACKEND;
-    return GCM_OK;
+    return ossl_hash_key(c, key, keylen);
+}
+
+/* out = a.b in GCM's field (ghash_ctmul64 computes (y ^ data).h). */
+static void gf_mul(uint8_t out[16], const uint8_t a[16], const uint8_t b[16])
+{
+    uint8_t y[16] = {0};
+    ghash_ctmul64(y, b, a, 16);
+    memcpy(out, y, 16);
+    vault_memzero(y, sizeof y);
+}
+
+/* out = a^-1 = a^(2^128 - 2) = product of a^(2^i), i = 1..127: a fixed
+ * sequence of 254 multiplications, whatever a is. */
+static void gf_inv(uint8_t out[16], const uint8_t a[16])
+{
+    uint8_t r[16] = {0x80}, t[16];      /* 0x80.. is the field's 1 */
+    memcpy(t, a, 16);
+    for (int i = 1; i < 128; i++) {
+        gf_mul(t, t, t);
+        gf_mul(r, r, t);
+    }
+    memcpy(out, r, 16);
+    vault_memzero(r, sizeof r);
+    vault_memzero(t, sizeof t);
+}
+
+/* The 16-byte IV whose J0 equals that of iv[0..ivlen) (see the top). */
+static void ossl_map_iv(gcm_ctx *c, const uint8_t *iv, size_t ivlen, uint8_t out[16])
+{
+    uint8_t j0[16] = {0}, blk[16] = {0}, hinv[16];
+    ghash_ctmul64(j0, c->h, iv, ivlen);
+    vault_put_be64(blk + 8, (uint64_t)ivlen * 8);
+    ghash_ctmul64(j0, c->h, blk, 16);
+    gf_inv(hinv, c->h);
+    gf_mul(j0, j0, hinv);
+    j0[15] ^= 0x80;                     /* L for a 128-bit IV: 0^64 || 128 */
+    gf_mul(out, j0, hinv);
+    vault_memzero(hinv, sizeof hinv);
+    vault_memzero(j0, sizeof j0);
 }
 
 static int ossl_restart(EVP_CIPHER_CTX *x, const uint8_t *iv, size_t ivlen, int enc)
@@ -46,8 +106,14 @@ static int ossl_restart(EVP_CIPHER_CTX *x, const uint8_t *iv, size_t ivlen, int 
 /* The IV is kept (at most 128 bytes) for decryption's second pass. */
 static int ossl_set_iv(gcm_ctx *c, const uint8_t *iv, size_t ivlen)
 {
-    if (ivlen > sizeof c->u.ossl.iv || ivlen > 0x7fffffff)
-        return GCM_EIV;
+    uint8_t mapped[16];
+    if (ivlen > sizeof c->u.ossl.iv) {
+        if (ivlen > ((uint64_t)1 << 61))
+            return GCM_EIV;
+        ossl_map_iv(c, iv, ivlen, mapped);
+        iv = mapped;
+        ivlen = sizeof mapped;
+    }
     int rc = ossl_restart(ENC(c), iv, ivlen, 1);
     if (rc == GCM_OK)
         rc = ossl_restart(DEC(c), iv, ivlen, 0);
@@ -130,6 +196,7 @@ static int ossl_decrypt(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
 
 static void ossl_wipe(gcm_ctx *c)
 {
+    vault_memzero(c->h, sizeof c->h);
     EVP_CIPHER_CTX_free(ENC(c));   /* clears key material; NULL is a no-op */
     EVP_CIPHER_CTX_free(DEC(c));
     c->u.ossl.enc = c->u.ossl.dec = NULL;
