@@ -193,6 +193,7 @@ int cli_site_start(pid_t *pid)
         prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
         signal(SIGPIPE, SIG_IGN);
+        signal(SIGCHLD, SIG_IGN);   /* connection children reap themselves */
         struct pollfd pfd = {s, POLLIN, 0};
         while (getppid() == parent) {
             if (poll(&pfd, 1, 500) <= 0)
@@ -200,7 +201,20 @@ int cli_site_start(pid_t *pid)
             int c = accept(s, NULL, NULL);
             if (c < 0)
                 continue;
-            serve_one(c);
+            /* One child per connection: an idle preconnected socket of the
+             * browser must not hold up the page's real request. */
+            pid_t w = fork();
+            if (w == 0) {
+#if defined(__linux__)
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+                close(s);
+                serve_one(c);
+                close(c);
+                _exit(0);
+            }
+            if (w < 0)
+                serve_one(c);       /* no process to spare: serve it here */
             close(c);
         }
         _exit(0);
