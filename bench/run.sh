@@ -22,6 +22,8 @@ $CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -DVAULT_BENCH_EVP -o "$BUILD/benc
     $CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -o "$BUILD/bench/vault_bench" \
         bench/vault_bench.c "$BUILD/libcdpgate.a" || exit 1
 "$BUILD/bench/vault_bench" "${BENCH_VAULT_MIB:-64}" || exit 1
+echo; $CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -o "$BUILD/bench/gate_bench" \
+    bench/gate_bench.c "$BUILD/libcdpgate.a" && "$BUILD/bench/gate_bench" "$BUILD/bench" || exit 1
 
 # ---- Agent-facing figures (issue 3 part 6): cdpgate beside playwright-core
 # and @playwright/mcp on real third-party pages, in this same run. Pages and

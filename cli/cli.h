@@ -31,6 +31,11 @@ typedef struct {
     size_t max_message; /* --max-message BYTES (mcp); 0 = 4 MiB */
     int login_done_fd;  /* --login-done-fd N (mcp): the host's "the human is done
                            logging in" signal; -1 = none */
+    const char *grant;  /* --grant FILE: the task grant (docs/gate.md) */
+    const char *audit;  /* --audit FILE: the audit log (overrides the grant's) */
+    const char *confirm;/* --confirm CMD: the confirmation program */
+    int control_fd;     /* --control-fd N (mcp): the host's control lines
+                           "takeover", "pause", "release"; -1 = none */
 } cli_opts;
 
 /* Launch or attach according to opts; prints the error and returns NULL. */
@@ -77,5 +82,20 @@ extern const char CLI_NO_DISPLAY[];
  * never creates a key); NULL otherwise, or with a warning on stderr naming
  * cmd when it cannot be opened. Close with vault_close. */
 struct vault *cli_vault_existing(const char *cmd);
+
+/* ---- the gate (cli/policy.c) ---- */
+struct gate;
+/* The gate for a command: --grant, --audit, and the confirmation hook
+ * (--confirm CMD, else the TTY prompt when interactive and stderr is a
+ * terminal, else none: every confirm is a deny). Prints the error naming
+ * cmd and returns NULL on a bad grant or an audit log that cannot be
+ * opened. Free with gate_free. */
+struct gate *cli_gate_open(const cli_opts *o, bool interactive, const char *cmd);
+/* Run the confirmation program cmd with prompt (JSON) on stdin; GATE_ALLOW
+ * only for {"decision":"allow"} on stdout within wait_ms and exit 0. */
+int cli_confirm_program(const char *cmd, const char *prompt, int wait_ms, char *why,
+                        size_t cap);
+/* `cdpgate policy`: the grant in force, what is enforced, the exclusions. */
+int cli_policy(const cli_opts *o, int argc, char **argv);
 
 #endif

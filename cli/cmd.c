@@ -2,6 +2,7 @@
  * cmd.c — the subcommands eval, version, snapshot, screenshot and doctor.
  */
 #include "cli/cli.h"
+#include "gate/gate.h"
 #include "snapshot/snapshot.h"
 #include "vault/vault.h"
 
@@ -123,9 +124,14 @@ int cli_version(const cli_opts *o, int argc, char **argv)
  * is one: *vp, close it after the agent) and open url. On failure prints why
  * and returns the exit code; on success 0 with *bp and *ap set. */
 static int open_url(const cli_opts *o, const char *cmd, const char *url, cdp_browser **bp,
-                    snap_agent **ap, vault **vp)
+                    snap_agent **ap, vault **vp, gate **gp)
 {
     *ap = NULL;
+    *bp = NULL;
+    *vp = NULL;
+    *gp = cli_gate_open(o, true, cmd);
+    if (!*gp)
+        return EXIT_USAGE;
     *vp = cli_vault_existing(cmd);
     *bp = cli_browser(o, cmd);
     if (!*bp)
@@ -135,6 +141,7 @@ static int open_url(const cli_opts *o, const char *cmd, const char *url, cdp_bro
     so.allow_local = true;  /* the operator's own command line, not a model */
     so.timeout_ms = o->timeout_ms;
     so.vault = *vp;
+    so.gate = *gp;
     *ap = snap_agent_new(*bp, &so, &e);
     if (!*ap)
         return step_failed(*bp, cmd, &e);
@@ -159,7 +166,8 @@ int cli_snapshot(const cli_opts *o, int argc, char **argv)
     cdp_browser *b;
     snap_agent *a;
     vault *v;
-    int rc = open_url(o, "snapshot", argv[1], &b, &a, &v);
+    gate *g;
+    int rc = open_url(o, "snapshot", argv[1], &b, &a, &v, &g);
     if (rc == 0) {
         snap_result r;
         memset(&r, 0, sizeof r);
@@ -176,6 +184,7 @@ int cli_snapshot(const cli_opts *o, int argc, char **argv)
         snap_result_free(&r);
     }
     snap_agent_free(a);
+    gate_free(g);
     cdp_browser_free(b);
     vault_close(v);
     return rc;
@@ -190,7 +199,8 @@ int cli_screenshot(const cli_opts *o, int argc, char **argv)
     cdp_browser *b;
     snap_agent *a;
     vault *v;
-    int rc = open_url(o, "screenshot", argv[1], &b, &a, &v);
+    gate *g;
+    int rc = open_url(o, "screenshot", argv[1], &b, &a, &v, &g);
     if (rc == 0) {
         snap_result r;
         memset(&r, 0, sizeof r);
@@ -221,6 +231,7 @@ int cli_screenshot(const cli_opts *o, int argc, char **argv)
         snap_result_free(&r);
     }
     snap_agent_free(a);
+    gate_free(g);
     cdp_browser_free(b);
     vault_close(v);
     return rc;

@@ -13,6 +13,7 @@
  * holds is printed.
  */
 #include "cli/cli.h"
+#include "gate/gate.h"
 #include "snapshot/snapshot.h"
 #include "vault/vault.h"
 
@@ -77,9 +78,14 @@ int cli_login(const cli_opts *o, int argc, char **argv)
         return EXIT_FAIL;
     }
     char err[400] = "";
+    /* The grant says which identity the session is saved under. */
+    gate *g = cli_gate_open(o, true, "login");
+    if (!g)
+        return EXIT_USAGE;
     vault *v = vault_open(NULL, NULL, err, sizeof err);
     if (!v) {
         fprintf(stderr, "cdpgate login: %s\n", err);
+        gate_free(g);
         return EXIT_FAIL;
     }
     cli_opts lo = *o;
@@ -87,12 +93,14 @@ int cli_login(const cli_opts *o, int argc, char **argv)
     cdp_browser *b = cli_browser(&lo, "login");
     if (!b) {
         vault_close(v);
+        gate_free(g);
         return EXIT_BROWSER;
     }
     cdp_err e = {0};
     snap_opts so = {0};
     so.timeout_ms = o->timeout_ms;
     so.vault = v;
+    so.gate = g;
     snap_agent *a = snap_agent_new(b, &so, &e);
     int rc = EXIT_FAIL;
     snap_result r;
@@ -146,5 +154,6 @@ done:
     snap_agent_free(a);
     cdp_browser_free(b);
     vault_close(v);
+    gate_free(g);
     return rc;
 }

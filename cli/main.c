@@ -42,10 +42,14 @@ static const char USAGE[] =
 "                        cookies and localStorage are sealed into the vault,\n"
 "                        and later runs restore them (needs a display; else\n"
 "                        use vault export/import)\n"
+"  policy                what the gate enforces under --grant FILE (or with no\n"
+"                        grant), and the v1 exclusions it does not enforce\n"
 "  demo                  walk the embedded demo site step by step: open,\n"
 "                        snapshot, click, type, a popup, a dialog\n"
 "  help                  this text\n"
-"\n"
+"\n";
+
+static const char USAGE_OPTIONS[] =
 "options (before or after the command):\n"
 "  --browser PATH        browser executable (default: $CDPGATE_BROWSER, then\n"
 "                        chromium, google-chrome, microsoft-edge on PATH and\n"
@@ -57,6 +61,13 @@ static const char USAGE[] =
 "  --headed              show a browser window (needs a display)\n"
 "  --browser-arg ARG     pass ARG to the launched browser (repeatable), e.g.\n"
 "                        --browser-arg=--host-resolver-rules=\"MAP *.test 127.0.0.1\"\n"
+"  --grant FILE          the task grant: tools, origins, recipients, file\n"
+"                        scopes, egress, identities, expiry (docs/gate.md);\n"
+"                        without one: the open web, no stored sessions\n"
+"  --audit FILE          append one JSON line per gate decision to FILE\n"
+"  --confirm CMD         confirmation program: the request as JSON on stdin,\n"
+"                        {\"decision\":\"allow\"|\"deny\"} on stdout; anything\n"
+"                        else, or no answer in 120 s, is a deny\n"
 "  --timeout MS          deadline for each step (default 30000)\n"
 "  -o, --output FILE     screenshot: the PNG file to write\n"
 "  --full-page           screenshot: the whole page, not only the viewport\n"
@@ -64,6 +75,9 @@ static const char USAGE[] =
 "                        longer line is answered with an error and skipped\n"
 "  --login-done-fd N     mcp: a byte on fd N says the human finished the\n"
 "                        login that browser_login handed over\n"
+"  --control-fd N        mcp: the host's control channel: lines \"takeover\",\n"
+"                        \"pause\" and \"release\" on fd N move control between\n"
+"                        the human and the agent (each bumps the epoch)\n"
 "  -h, --help            this text\n"
 "  --version             print cdpgate's version\n"
 "\n"
@@ -121,6 +135,7 @@ int main(int argc, char **argv)
     cli_opts o = {0};
     o.timeout_ms = 30000;
     o.login_done_fd = -1;   /* login handoff (cli/login.c) */
+    o.control_fd = -1;      /* control epochs (cli/mcp_serve.c) */
     const char *t = getenv("CDPGATE_TIMING");
     o.timing = t && *t == '1';
     if (o.timing)
@@ -146,6 +161,7 @@ int main(int argc, char **argv)
         } } while (0)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(USAGE, stdout);
+        fputs(USAGE_OPTIONS, stdout);
             return EXIT_OK;
         } else if (strcmp(a, "--version") == 0) {
             printf("cdpgate %s\n", CDPGATE_VERSION);
@@ -179,6 +195,15 @@ int main(int argc, char **argv)
                         "not '%s'\n", val);
                 return EXIT_USAGE;
             }
+        } else if (strcmp(a, "--control-fd") == 0) {
+            NEEDVAL();
+            char *end;
+            long fd = strtol(val, &end, 10);
+            if (!*val || *end || fd < 3 || fd > 65535) {
+                fprintf(stderr, "cdpgate: --control-fd wants a descriptor >= 3\n");
+                return EXIT_USAGE;
+            }
+            o.control_fd = (int)fd;
         } else if (strcmp(a, "--login-done-fd") == 0) {
             /* login handoff (cli/login.c, cli/mcp_serve.c) */
             NEEDVAL();
@@ -189,6 +214,15 @@ int main(int argc, char **argv)
                 return EXIT_USAGE;
             }
             o.login_done_fd = (int)fd;
+        } else if (strcmp(a, "--grant") == 0) {
+            NEEDVAL();
+            o.grant = val;
+        } else if (strcmp(a, "--audit") == 0) {
+            NEEDVAL();
+            o.audit = val;
+        } else if (strcmp(a, "--confirm") == 0) {
+            NEEDVAL();
+            o.confirm = val;
         } else if (strcmp(a, "--timeout") == 0) {
             NEEDVAL();
             if (parse_int(val, &o.timeout_ms)) {
@@ -214,12 +248,14 @@ int main(int argc, char **argv)
     pos[npos] = NULL;
     if (npos == 0) {
         fputs(USAGE, stderr);
+        fputs(USAGE_OPTIONS, stderr);
         return EXIT_USAGE;
     }
     const char *cmd = pos[0];
     int rc;
     if (strcmp(cmd, "help") == 0) {
         fputs(USAGE, stdout);
+        fputs(USAGE_OPTIONS, stdout);
         return EXIT_OK;
     } else if (strcmp(cmd, "doctor") == 0) {
         rc = cli_doctor(&o, npos, pos);
@@ -237,6 +273,8 @@ int main(int argc, char **argv)
         rc = cli_mcp(&o, npos, pos);
     } else if (strcmp(cmd, "login") == 0) {
         rc = cli_login(&o, npos, pos);
+    } else if (strcmp(cmd, "policy") == 0) {
+        rc = cli_policy(&o, npos, pos);
     } else {
         fprintf(stderr, "cdpgate: unknown command '%s' (see cdpgate --help)\n", cmd);
         return EXIT_USAGE;

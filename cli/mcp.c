@@ -124,6 +124,11 @@ static const tool_def TOOLS[MCP_T_COUNT] = {
         "tools wait until they have logged in. You never handle credentials.", false, {
         {"url", P_STR, true, F(url), "the login page", NULL},
     }},
+    [MCP_T_TAKEOVER] = {"browser_takeover",
+        "Hand control to the human (a CAPTCHA, a password, a step you must not take). "
+        "Every tool is refused until the human gives control back.", false, {
+        {"text", P_STR, false, F(text), "what the human should do", NULL},
+    }},
 };
 
 #undef F
@@ -152,6 +157,12 @@ struct mcp_server {
     mcp_call *cur;          /* the tool call running now */
     char *cancelled[MAX_CANCELLED];  /* ids cancelled before being handled */
     unsigned next_cancelled;
+    bool client_elicit;     /* the client declared the elicitation capability */
+    /* The one server-to-client request in flight (elicitation/create). */
+    unsigned req_seq;
+    char req_id[32];        /* serialised id, "" when none is waiting */
+    int req_state;          /* 0 waiting, 1 result, -1 error */
+    char *req_result;       /* the result object (new) */
 };
 
 mcp_server *mcp_server_new(const mcp_opts *o)
@@ -171,6 +182,7 @@ void mcp_server_free(mcp_server *s)
         return;
     for (int i = 0; i < MAX_CANCELLED; i++)
         free(s->cancelled[i]);
+    free(s->req_result);
     free(s);
 }
 
@@ -651,6 +663,62 @@ static void tools_call(mcp_server *s, const char *id, const json_val *params)
     free(call.token);
 }
 
+/* ---- requests to the client ---- */
+
+bool mcp_client_can_elicit(const mcp_server *s)
+{
+    return s->client_elicit;
+}
+
+int mcp_elicit_begin(mcp_call *call, const char *message, const char *schema)
+{
+    mcp_server *s = call->s;
+    if (!s->client_elicit)
+        return -1;
+    free(s->req_result);
+    s->req_result = NULL;
+    s->req_state = 0;
+    snprintf(s->req_id, sizeof s->req_id, "\"cdpgate-%u\"", ++s->req_seq);
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "jsonrpc");
+    json_w_str(&w, "2.0");
+    json_w_key(&w, "id");
+    json_w_raw(&w, s->req_id, strlen(s->req_id), false);
+    json_w_key(&w, "method");
+    json_w_str(&w, "elicitation/create");
+    json_w_key(&w, "params");
+    json_w_obj_begin(&w);
+    json_w_key(&w, "message");
+    json_w_str(&w, message);
+    json_w_key(&w, "requestedSchema");
+    json_w_raw(&w, schema, strlen(schema), true);
+    json_w_obj_end(&w);
+    json_w_obj_end(&w);
+    if (json_w_error(&w)) {
+        json_w_free(&w);
+        s->req_id[0] = 0;
+        return -1;
+    }
+    emit(s, &w);
+    return 0;
+}
+
+int mcp_elicit_poll(mcp_server *s, char **result)
+{
+    *result = NULL;
+    if (!s->req_id[0])
+        return -1;
+    if (s->req_state == 0)
+        return 0;
+    int st = s->req_state;
+    *result = s->req_result;
+    s->req_result = NULL;
+    s->req_id[0] = 0;
+    return st;
+}
+
 /* ---- dispatch ---- */
 
 static void initialize(mcp_server *s, const char *id, const json_val *params)
@@ -666,6 +734,8 @@ static void initialize(mcp_server *s, const char *id, const json_val *params)
         if (strcmp(*p, want) == 0)
             v = *p;
     snprintf(s->version, sizeof s->version, "%s", v);
+    s->client_elicit = json_is(json_get(json_get(params, "capabilities"), "elicitation"),
+                               JSON_OBJECT);
     json_w w;
     msg_begin(&w, id);
     json_w_key(&w, "result");
@@ -767,8 +837,17 @@ int mcp_handle_line(mcp_server *s, const char *line, size_t len)
         send_error(s, NULL, MCP_INTERNAL_ERROR, "Internal error: out of memory");
         goto out;
     }
-    if (!method && (json_get(root, "result") || json_get(root, "error")))
-        goto out;   /* a response: we send no requests, so nothing waits for it */
+    if (!method && (json_get(root, "result") || json_get(root, "error"))) {
+        /* A response: to our request in flight, or to nothing (dropped). */
+        if (id && s->req_id[0] && strcmp(id, s->req_id) == 0 && s->req_state == 0) {
+            const json_val *res = json_get(root, "result");
+            if (json_is(res, JSON_OBJECT) && (s->req_result = json_write(res, NULL)))
+                s->req_state = 1;
+            else
+                s->req_state = -1;
+        }
+        goto out;
+    }
     const char *jv = json_get_str(root, "jsonrpc");
     const char *m = c_string(method);
     if (!jv || strcmp(jv, "2.0") != 0 || !m) {

@@ -55,7 +55,7 @@ enum { MCP_DONE = 0, MCP_DEFERRED = 1 };
 typedef enum {
     MCP_T_OPEN, MCP_T_SNAPSHOT, MCP_T_CLICK, MCP_T_TYPE, MCP_T_SELECT, MCP_T_PRESS,
     MCP_T_SCROLL, MCP_T_BACK, MCP_T_SCREENSHOT, MCP_T_TABS, MCP_T_DIALOG,
-    MCP_T_LOGIN,
+    MCP_T_LOGIN, MCP_T_TAKEOVER,
     MCP_T_COUNT
 } mcp_tool;
 
@@ -123,6 +123,17 @@ void mcp_progress(mcp_call *call, double progress, double total, const char *mes
 /* Poll for input and say whether the client cancelled this request. A
  * cancelled request is never answered, whatever the tool returns. */
 bool mcp_cancelled(mcp_call *call);
+
+/* Elicitation (server-to-client request), for the gate's confirmation
+ * hook: mcp_client_can_elicit says whether the client declared the
+ * capability at initialize; mcp_elicit_begin sends elicitation/create with
+ * message and requestedSchema (a JSON object text) during call, -1 when it
+ * cannot; then the host polls for input and calls mcp_elicit_poll until it
+ * answers 1 (*result: the result object, new) or -1 (an error response, or
+ * nothing in flight); 0 means still waiting. */
+bool mcp_client_can_elicit(const mcp_server *s);
+int mcp_elicit_begin(mcp_call *call, const char *message, const char *schema);
+int mcp_elicit_poll(mcp_server *s, char **result);
 
 /* ---- line splitting ---- */
 

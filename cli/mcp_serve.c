@@ -26,6 +26,8 @@
  * removed.
  */
 #include "cli/cli.h"
+#include "gate/gate.h"
+#include "json/json.h"
 #include "cli/mcp.h"
 #include "snapshot/snapshot.h"
 #include "vault/vault.h"
@@ -61,6 +63,11 @@ typedef struct {
     snap_agent *la;         /* the login's agent (S->agent with --connect) */
     char *login_note;       /* how the last login ended, for the next result */
     bool done_fd_open;
+    gate *gate;             /* the policy gate (--grant, --audit, --confirm) */
+    mcp_call *call;         /* the tool call running now (for elicitation) */
+    bool control_open;      /* --control-fd still readable */
+    char control[128];      /* a partial control line */
+    size_t ncontrol;
 } serve;
 
 /* ---- I/O ---- */
@@ -113,16 +120,63 @@ static void on_line(void *ud, const char *line, size_t len, bool too_long)
     enqueue(ud, line, len, too_long);
 }
 
-/* Read what stdin has, waiting up to timeout_ms (-1: until something). */
+/* One line of the host's control channel. */
+static void control_line(serve *S, const char *line)
+{
+    int mode = strcmp(line, "takeover") == 0 ? GATE_MODE_HUMAN
+             : strcmp(line, "pause") == 0 ? GATE_MODE_PAUSED
+             : strcmp(line, "release") == 0 ? GATE_MODE_AGENT : -1;
+    if (mode < 0) {
+        fprintf(stderr, "cdpgate mcp: control: unknown command (takeover, pause, release)\n");
+        return;
+    }
+    uint64_t e = gate_set_mode(S->gate, mode, "host (--control-fd)");
+    fprintf(stderr, "cdpgate mcp: control is with the %s now (epoch %llu)\n",
+            gate_mode_name(mode), (unsigned long long)e);
+}
+
+/* Read what the control channel has (without waiting). */
+static void control_step(serve *S)
+{
+    if (!S->control_open)
+        return;
+    struct pollfd pfd = {S->o->control_fd, POLLIN, 0};
+    while (poll(&pfd, 1, 0) > 0) {
+        char buf[256];
+        ssize_t n = read(S->o->control_fd, buf, sizeof buf);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n <= 0) {
+            S->control_open = false;
+            return;
+        }
+        for (ssize_t i = 0; i < n; i++) {
+            char c = buf[i];
+            if (c == '\n' || c == '\r') {
+                S->control[S->ncontrol] = 0;
+                if (S->ncontrol)
+                    control_line(S, S->control);
+                S->ncontrol = 0;
+            } else if (S->ncontrol + 1 < sizeof S->control) {
+                S->control[S->ncontrol++] = c;
+            }
+        }
+    }
+}
+
+/* Read what stdin has, waiting up to timeout_ms (-1: until something);
+ * the control channel is read whenever it has something. */
 static void read_input(serve *S, int timeout_ms)
 {
     if (S->eof)
         return;
-    struct pollfd pfd = {0, POLLIN, 0};
-    int r = poll(&pfd, 1, timeout_ms);
+    struct pollfd pfd[2] = {{0, POLLIN, 0}, {S->o->control_fd, POLLIN, 0}};
+    int r = poll(pfd, S->control_open ? 2 : 1, timeout_ms);
     if (r < 0 && errno != EINTR && errno != EAGAIN)
         S->eof = true;
-    if (r <= 0)
+    if (r > 0 && S->control_open && pfd[1].revents)
+        control_step(S);
+    if (r <= 0 || !pfd[0].revents)
         return;
     char buf[65536];
     ssize_t n = read(0, buf, sizeof buf);
@@ -167,6 +221,99 @@ static void on_poll(void *ud)
     }
 }
 
+
+/* ---- the confirmation hook ---- */
+
+#define CONFIRM_WAIT_MS 120000
+
+static const char CONFIRM_SCHEMA[] =
+    "{\"type\":\"object\",\"properties\":{\"approve\":{\"type\":\"boolean\","
+    "\"title\":\"Allow this one action\",\"description\":\"Nothing is remembered: the "
+    "next such action asks again.\"}},\"required\":[\"approve\"]}";
+
+/* The gate's request as a sentence for the human. */
+static void confirm_message(const char *prompt, char *out, size_t cap)
+{
+    json_doc *d = json_parse(prompt, strlen(prompt), NULL, NULL);
+    const json_val *p = d ? json_doc_root(d) : NULL;
+    const json_val *t = json_get(p, "target");
+    const char *row = json_get_str(t, "row");
+    snprintf(out, cap, "cdpgate: the agent wants to %s %s \"%s\"%s%s%s on %s (%s%s%s). "
+             "Allow it once?",
+             json_get_str(p, "action") ? json_get_str(p, "action") : "act on",
+             json_get_str(t, "role") ? json_get_str(t, "role") : "the page",
+             json_get_str(t, "name") ? json_get_str(t, "name") : "",
+             row && *row ? " (row: " : "", row && *row ? row : "", row && *row ? ")" : "",
+             json_get_str(p, "origin") ? json_get_str(p, "origin") : "?",
+             json_get_str(p, "class") ? json_get_str(p, "class") : "?",
+             json_get_str(p, "reason") ? "; " : "",
+             json_get_str(p, "reason") ? json_get_str(p, "reason") : "");
+    json_doc_free(d);
+}
+
+static int confirm_elicit(serve *S, const char *prompt, char *why, size_t cap)
+{
+    char msg[1500];
+    confirm_message(prompt, msg, sizeof msg);
+    if (mcp_elicit_begin(S->call, msg, CONFIRM_SCHEMA)) {
+        snprintf(why, cap, "could not ask the client");
+        return GATE_DENY;
+    }
+    long long deadline = cli_now_ns() / 1000000 + CONFIRM_WAIT_MS;
+    for (;;) {
+        on_poll(S);
+        char *res = NULL;
+        int st = mcp_elicit_poll(S->srv, &res);
+        if (st == 1) {
+            json_doc *d = json_parse(res, strlen(res), NULL, NULL);
+            const json_val *r = d ? json_doc_root(d) : NULL;
+            const char *action = json_get_str(r, "action");
+            bool ok = action && strcmp(action, "accept") == 0 &&
+                      json_is(json_get(json_get(r, "content"), "approve"), JSON_TRUE);
+            snprintf(why, cap, "%s", ok ? "allowed by the user"
+                     : action && strcmp(action, "accept") == 0 ? "not approved by the user"
+                     : action && strcmp(action, "decline") == 0 ? "declined by the user"
+                     : action && strcmp(action, "cancel") == 0 ? "cancelled by the user"
+                     : "the client's answer was not understood");
+            json_doc_free(d);
+            free(res);
+            return ok ? GATE_ALLOW : GATE_DENY;
+        }
+        if (st < 0) {
+            snprintf(why, cap, "the client answered the confirmation with an error");
+            return GATE_DENY;
+        }
+        if (S->eof || S->out_dead) {
+            snprintf(why, cap, "the client went away before answering");
+            return GATE_DENY;
+        }
+        if (mcp_cancelled(S->call)) {
+            snprintf(why, cap, "the request was cancelled while waiting for confirmation");
+            return GATE_DENY;
+        }
+        long long left = deadline - cli_now_ns() / 1000000;
+        if (left <= 0) {
+            snprintf(why, cap, "no answer to the confirmation within %d s",
+                     CONFIRM_WAIT_MS / 1000);
+            return GATE_DENY;
+        }
+        read_input(S, left > 250 ? 250 : (int)left);
+    }
+}
+
+/* Elicitation when the client can, else --confirm CMD, else deny. */
+static int confirm_hook(void *ud, const char *prompt, char *why, size_t cap)
+{
+    serve *S = ud;
+    if (S->call && mcp_client_can_elicit(S->srv))
+        return confirm_elicit(S, prompt, why, cap);
+    if (S->o->confirm)
+        return cli_confirm_program(S->o->confirm, prompt, CONFIRM_WAIT_MS, why, cap);
+    snprintf(why, cap, "no way to ask the human: the client does not support elicitation "
+             "and no --confirm program is set");
+    return GATE_DENY;
+}
+
 /* ---- tools ---- */
 
 static void drop_browser(serve *S)
@@ -203,6 +350,7 @@ static int start_browser(serve *S, char *why, size_t cap)
     snap_opts so = {0};
     so.timeout_ms = S->o->timeout_ms;
     so.vault = S->v;
+    so.gate = S->gate;
     S->agent = snap_agent_new(S->b, &so, &e);
     if (!S->agent) {
         snprintf(why, cap, "cannot attach to the browser: %s", e.msg);
@@ -299,7 +447,8 @@ static int call_snap(serve *S, mcp_tool tool, const mcp_args *a, snap_result *r)
         return snap_tabs(g, a->action, a->tab, r);
     case MCP_T_DIALOG:
         return snap_dialog(g, a->accept, a->text, r);
-    case MCP_T_LOGIN:       /* run_tool handles it */
+    case MCP_T_LOGIN:       /* run_tool handles these */
+    case MCP_T_TAKEOVER:
     case MCP_T_COUNT:
         break;
     }
@@ -403,6 +552,7 @@ static void start_login(serve *S, const mcp_args *a, mcp_result *out)
         snap_opts so = {0};
         so.timeout_ms = S->o->timeout_ms;
         so.vault = S->v;
+        so.gate = S->gate;
         S->la = S->lb ? snap_agent_new(S->lb, &so, &e) : NULL;
         if (!S->la) {
             snprintf(why, sizeof why, "browser_login: cannot start a visible browser: %s",
@@ -434,6 +584,8 @@ static void run_tool(void *ud, mcp_call *call, mcp_tool tool, const mcp_args *a,
     serve *S = ud;
     char why[700];
     S->gen++;
+    S->call = call;
+    control_step(S);
     /* While the human logs in, the agent is blocked: every tool is refused. */
     if (login_step(S)) {
         snprintf(why, sizeof why, "waiting for the human to finish logging in at %s; "
@@ -445,6 +597,19 @@ static void run_tool(void *ud, mcp_call *call, mcp_tool tool, const mcp_args *a,
     }
     char *note = S->login_note;
     S->login_note = NULL;
+    if (tool == MCP_T_TAKEOVER) {
+        uint64_t e = gate_set_mode(S->gate, GATE_MODE_HUMAN, "agent (browser_takeover)");
+        fprintf(stderr, "cdpgate mcp: the agent handed control to the human (epoch %llu)%s%s\n",
+                (unsigned long long)e, a->text ? ": " : "", a->text ? a->text : "");
+        snprintf(why, sizeof why, "Control is with the human now (epoch %llu). Every tool is "
+                 "refused until the human gives control back; then take a new snapshot.",
+                 (unsigned long long)e);
+        out->text = dup_str(why);
+        if (note)
+            append_text(out, note);
+        free(note);
+        return;
+    }
     if (tool == MCP_T_LOGIN) {
         start_login(S, a, out);
         if (note)
@@ -543,6 +708,17 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
     serve S;
     memset(&S, 0, sizeof S);
     S.o = o;
+    /* A bad grant or an audit log that cannot be opened stops the server
+     * at start, before it answers anything. */
+    S.gate = cli_gate_open(o, false, "mcp");
+    if (!S.gate)
+        return EXIT_USAGE;
+    gate_set_confirm(S.gate, confirm_hook, &S);
+    /* Actions a previous server left without an outcome (it died right
+     * after sending them): said once, in the first result, never retried. */
+    S.login_note = gate_unknown_outcomes(S.gate);
+    if (S.login_note)
+        fprintf(stderr, "cdpgate mcp: %s\n", S.login_note);
     S.lines.max = o->max_message ? o->max_message : MCP_DEFAULT_MAX_LINE;
     mcp_opts mo = {0};
     mo.write = on_write;
@@ -553,10 +729,12 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
     S.srv = mcp_server_new(&mo);
     if (!S.srv) {
         fprintf(stderr, "cdpgate mcp: out of memory\n");
+        gate_free(S.gate);
         return EXIT_FAIL;
     }
     S.v = cli_vault_existing("mcp");
     S.done_fd_open = o->login_done_fd >= 0;
+    S.control_open = o->control_fd >= 0;
     while (!S.out_dead) {
         qline *q = S.head;
         if (q) {
@@ -590,5 +768,6 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
     vault_close(S.v);
     mcp_lines_free(&S.lines);
     mcp_server_free(S.srv);
+    gate_free(S.gate);
     return EXIT_OK;
 }

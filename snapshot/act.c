@@ -632,7 +632,7 @@ static void psend(snap_agent *a, const char *session, const char *method, char *
                   pcall *pc)
 {
     memset(pc, 0, sizeof *pc);
-    pc->rc = cdp_send(a->c, session, method, prm, &pc->id, &pc->e);
+    pc->rc = snap_cdp_send(a, session, method, prm, &pc->id, &pc->e);
     pc->sent = pc->rc == 0;
     free(prm);
 }
@@ -1181,7 +1181,7 @@ static int dispatch_input(snap_agent *a, int tab_id, const char *session_in,
             snprintf(e.msg, sizeof e.msg, "out of memory");
         }
         if (!rc && !w.dialog) {
-            rc = cdp_send(a->c, session, methods[i], prms[i], &w.ids[w.n], &e);
+            rc = snap_cdp_send(a, session, methods[i], prms[i], &w.ids[w.n], &e);
             if (rc == 0)
                 w.n++;
         }
@@ -1744,12 +1744,15 @@ out:
 
 /* Watch the element's document for text added or changed by the action.
  * Returns a recorder object; COLLECT_FN reads and stops it. */
-static const char OBSERVE_FN[] =
-    "function(){var d=this.ownerDocument||document,rec={n:[]};"
-    "var o=new MutationObserver(function(ms){ms.forEach(function(m){"
-    "if(rec.n.length>200)return;if(m.type==='characterData')rec.n.push(m.target);"
-    "else m.addedNodes.forEach(function(x){rec.n.push(x);});});});"
-    "o.observe(d,{subtree:true,childList:true,characterData:true});rec.o=o;return rec;}";
+#define OBSERVE_SRC \
+    "function(){var d=this.ownerDocument||document,rec={n:[]};" \
+    "var o=new MutationObserver(function(ms){ms.forEach(function(m){" \
+    "if(rec.n.length>200)return;if(m.type==='characterData')rec.n.push(m.target);" \
+    "else m.addedNodes.forEach(function(x){rec.n.push(x);});});});" \
+    "o.observe(d,{subtree:true,childList:true,characterData:true});rec.o=o;return rec;}"
+static const char OBSERVE_FN[] = OBSERVE_SRC;
+/* The same recorder on the document (for press, which has no element). */
+static const char OBSERVE_DOC_EXPR[] = "(" OBSERVE_SRC ").call(document)";
 
 /* New visible text since OBSERVE_FN, outermost nodes only, at most 300
  * characters. */
@@ -1880,6 +1883,23 @@ static const char PICK_OPTION_FN[] =
     "s.dispatchEvent(new Event('input',{bubbles:true}));"
     "s.dispatchEvent(new Event('change',{bubbles:true}));return true;}";
 
+/* Ask the gate about a page-level action on the current tab. With no open
+ * tab there is nothing to act on: the action fails by itself, before
+ * sending anything. */
+static int gate_page(snap_agent *a, const char *tool, bool state_change, bool submit,
+                     const char *dialog, const char *obs, snap_gated *g, snap_result *r)
+{
+    memset(g, 0, sizeof *g);
+    memset(r, 0, sizeof *r);
+    snap_sync(a);
+    snap_tab *t = snap_tab_current(a);
+    if (!t)
+        return 0;
+    snap_gate_in gi = {.tool = tool, .tab = t->id, .state_change = state_change,
+                       .submit = submit, .dialog = dialog, .obs = obs};
+    return snap_gate_ask(a, &gi, g, r);
+}
+
 int snap_click(snap_agent *a, const char *ref, const char *obs, snap_result *r)
 {
     snap_tab *t;
@@ -1890,6 +1910,7 @@ int snap_click(snap_agent *a, const char *ref, const char *obs, snap_result *r)
     target tg;
     if ((rc = resolve(a, ref, &tg, r)))
         return rc;
+    snap_gated gg = {0};
     session_set ss = {0};
     sessions_note(&ss, tg.session);
     /* The recorder is set up in the same round trip as the checks. */
@@ -1904,6 +1925,11 @@ int snap_click(snap_agent *a, const char *ref, const char *obs, snap_result *r)
         snprintf(obs_oid, sizeof obs_oid, "%s", fn_object(&ob));
     pfree(&ob);
     if (rc)
+        goto done;
+    snap_gate_in gi = {.tool = "click", .tab = tg.tab, .frame = tg.frame,
+                       .session = tg.session, .oid = tg.oid, .ref_n = tg.n,
+                       .state_change = true, .obs = obs};
+    if ((rc = snap_gate_ask(a, &gi, &gg, r)))
         goto done;
     t = snap_tab_by_id(a, tg.tab);
     uint64_t nav0 = t ? t->nav : 0;
@@ -1938,6 +1964,7 @@ int snap_click(snap_agent *a, const char *ref, const char *obs, snap_result *r)
     rc = finish(a, tg.tab, did, &st, &rp, r);
     report_free(&rp);
 done:
+    snap_gate_done(a, &gg, rc, r);
     release_all(a, &tg, &ss);
     return rc;
 }
@@ -2219,6 +2246,14 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     const char *fs = tg.session, *what = tg.what;
     session_set ss = {0};
     sessions_note(&ss, fs);
+    snap_gated gg = {0};
+    snap_gate_in gi = {.tool = "type", .tab = tg.tab, .frame = tg.frame,
+                       .session = tg.session, .oid = tg.oid, .ref_n = tg.n,
+                       .state_change = true, .submit = submit, .text = text, .obs = obs};
+    if ((rc = snap_gate_ask(a, &gi, &gg, r))) {
+        release_all(a, &tg, &ss);
+        return rc;
+    }
     pcall sc, ob, pr;
     psend_p(a, fs, "DOM.scrollIntoViewIfNeeded", params("s", "objectId", tg.oid), &sc);
     psend_p(a, fs, "Runtime.callFunctionOn",
@@ -2257,11 +2292,13 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     pfree(&pr);
     if (select && !fail) {
         /* Typing into a <select> picks the option with that label. */
+        snap_gate_done(a, &gg, 0, NULL);
         release_all(a, &tg, &ss);
         const char *vals[1] = {text};
         return snap_select(a, ref, vals, 1, obs, r);
     }
     if (fail) {
+        snap_gate_done(a, &gg, fail, r);
         release_all(a, &tg, &ss);
         return fail;
     }
@@ -2362,6 +2399,7 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     rc = finish(a, tab_id, did, &st, &rp, r);
     report_free(&rp);
 done:
+    snap_gate_done(a, &gg, rc, r);
     release_all(a, &tg, &ss);
     return rc;
 }
@@ -2422,6 +2460,10 @@ static const char FIND_OPTION_FN[] =
     "mo.observe(d,{subtree:true,childList:true,attributes:true});"
     "tm=setTimeout(function(){mo.disconnect();var x=find();"
     "res(x&&x.nodeType?x:JSON.stringify(x||{nolist:1}));},1000);});}";
+
+/* Whether an ARIA option is selected already. */
+static const char ARIA_SELECTED_FN[] =
+    "function(){return this.getAttribute('aria-selected')==='true'}";
 
 /* What the listbox or combobox shows as chosen now. */
 static const char CHOSEN_FN[] =
@@ -2545,8 +2587,7 @@ static int select_aria(snap_agent *a, const target *tg, const char *role,
         memset(&sel, 0, sizeof sel);
         bool already = false;
         if (!combo && call(a, tg->session, "Runtime.callFunctionOn",
-                           fn_params(ooid, "function(){return this.getAttribute("
-                                     "'aria-selected')==='true'}", NULL, true, false),
+                           fn_params(ooid, ARIA_SELECTED_FN, NULL, true, false),
                            &sel) == 0)
             already = json_bool(fn_value(&sel));
         pfree(&sel);
@@ -2589,6 +2630,14 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
     session_set ss = {0};
     const char *fs = tg.session, *what = tg.what;
     sessions_note(&ss, fs);
+    snap_gated gg = {0};
+    snap_gate_in gi = {.tool = "select", .tab = tg.tab, .frame = tg.frame,
+                       .session = tg.session, .oid = tg.oid, .ref_n = tg.n,
+                       .state_change = true, .obs = obs};
+    if ((rc = snap_gate_ask(a, &gi, &gg, r))) {
+        release_all(a, &tg, &ss);
+        return rc;
+    }
     int tab_id = tg.tab;
     snap_tab *t = snap_tab_by_id(a, tab_id);
     uint64_t nav0 = t ? t->nav : 0;
@@ -2688,6 +2737,7 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
     rc = finish(a, tab_id, did, &st, &rp, r);
     report_free(&rp);
 done:
+    snap_gate_done(a, &gg, rc, r);
     release_all(a, &tg, &ss);
     return rc;
 }
@@ -2696,6 +2746,11 @@ done:
 
 /* The focused element of the page (through open shadow roots), or null
  * for the body. */
+static const char SF_EXPR[] =
+    "(function(){" SF_SRC "var e=document.activeElement;while(e&&e.shadowRoot&&"
+    "e.shadowRoot.activeElement)e=e.shadowRoot.activeElement;var s=sfOf(e);"
+    "return s?{sf:s}:{};})()";
+
 static const char FOCUS_EXPR[] =
     "(function(){var e=document.activeElement;while(e&&e.shadowRoot&&"
     "e.shadowRoot.activeElement)e=e.shadowRoot.activeElement;"
@@ -2751,7 +2806,7 @@ static void report_focus(snap_agent *a, int tab_id, act_report *rp)
     pfree(&ev);
 }
 
-int snap_press(snap_agent *a, const char *key, const char *obs, snap_result *r)
+static int press_run(snap_agent *a, const char *key, const char *obs, snap_result *r)
 {
     snap_tab *t;
     int rc = begin(a, obs, &t, r);
@@ -2772,17 +2827,11 @@ int snap_press(snap_agent *a, const char *key, const char *obs, snap_result *r)
     snprintf(session, sizeof session, "%s", t->session);
     session_set ss = {0};
     sessions_note(&ss, session);
-    char expr[sizeof OBSERVE_FN + 32];
-    snprintf(expr, sizeof expr, "(%s).call(document)", OBSERVE_FN);
     /* Is the focused element in a form with a password field (Enter may
      * submit it)? In the same round trip as the recorder. */
-    static const char SF_EXPR[] =
-        "(function(){" SF_SRC "var e=document.activeElement;while(e&&e.shadowRoot&&"
-        "e.shadowRoot.activeElement)e=e.shadowRoot.activeElement;var s=sfOf(e);"
-        "return s?{sf:s}:{};})()";
     pcall ob, sfc;
-    psend_p(a, session, "Runtime.evaluate", params("ss", "expression", expr, "objectGroup",
-                                                   ACT_GROUP), &ob);
+    psend_p(a, session, "Runtime.evaluate", params("ss", "expression", OBSERVE_DOC_EXPR,
+                                                   "objectGroup", ACT_GROUP), &ob);
     psend_p(a, session, "Runtime.evaluate", params("sb", "expression", SF_EXPR,
                                                    "returnByValue", true), &sfc);
     pwait(a, &ob);
@@ -2832,26 +2881,39 @@ int snap_press(snap_agent *a, const char *key, const char *obs, snap_result *r)
     return rc;
 }
 
+int snap_press(snap_agent *a, const char *key, const char *obs, snap_result *r)
+{
+    snap_gated gg;
+    bool enter = key && (strcmp(key, "Enter") == 0 || strcmp(key, "Return") == 0);
+    int rc = gate_page(a, "press", true, enter, NULL, obs, &gg, r);
+    if (rc)
+        return rc;
+    rc = press_run(a, key, obs, r);
+    snap_gate_done(a, &gg, rc, r);
+    return rc;
+}
+
 /* ---- scroll ---- */
 
 /* Scroll the page (or, when the document itself does not scroll, its
  * largest scrollable element) by about a viewport, or to the top or the
  * bottom; d: 0 report only, 1 down, 2 up, 3 top, 4 bottom. */
-static const char SCROLL_EXPR[] =
-    "(function(d){var se=document.scrollingElement||document.documentElement,el=se,"
-    "vh=innerHeight;if(se.scrollHeight<=innerHeight+1){var best=null,ba=0,"
-    "all=document.querySelectorAll('body *');"
-    "for(var i=0;i<all.length&&i<20000;i++){var x=all[i];"
-    "if(x.scrollHeight>x.clientHeight+1){var o=getComputedStyle(x).overflowY;"
-    "if(o==='auto'||o==='scroll'){var ar=x.clientWidth*x.clientHeight;"
-    "if(ar>ba){ba=ar;best=x;}}}}if(best){el=best;vh=best.clientHeight;}}"
-    "var y0=el.scrollTop,step=Math.max(40,Math.round(vh*0.85)),I='instant';"
-    "if(d===1)el.scrollBy({top:step,behavior:I});"
-    "else if(d===2)el.scrollBy({top:-step,behavior:I});"
-    "else if(d===3)el.scrollTo({top:0,behavior:I});"
-    "else if(d===4)el.scrollTo({top:el.scrollHeight,behavior:I});"
-    "return{y:Math.round(el.scrollTop),y0:Math.round(y0),h:el.scrollHeight,vh:vh,"
-    "inner:el===se?'':(el.tagName.toLowerCase()+(el.id?'#'+el.id:''))};})";
+#define SCROLL_SRC \
+    "(function(d){var se=document.scrollingElement||document.documentElement,el=se," \
+    "vh=innerHeight;if(se.scrollHeight<=innerHeight+1){var best=null,ba=0," \
+    "all=document.querySelectorAll('body *');" \
+    "for(var i=0;i<all.length&&i<20000;i++){var x=all[i];" \
+    "if(x.scrollHeight>x.clientHeight+1){var o=getComputedStyle(x).overflowY;" \
+    "if(o==='auto'||o==='scroll'){var ar=x.clientWidth*x.clientHeight;" \
+    "if(ar>ba){ba=ar;best=x;}}}}if(best){el=best;vh=best.clientHeight;}}" \
+    "var y0=el.scrollTop,step=Math.max(40,Math.round(vh*0.85)),I='instant';" \
+    "if(d===1)el.scrollBy({top:step,behavior:I});" \
+    "else if(d===2)el.scrollBy({top:-step,behavior:I});" \
+    "else if(d===3)el.scrollTo({top:0,behavior:I});" \
+    "else if(d===4)el.scrollTo({top:el.scrollHeight,behavior:I});" \
+    "return{y:Math.round(el.scrollTop),y0:Math.round(y0),h:el.scrollHeight,vh:vh," \
+    "inner:el===se?'':(el.tagName.toLowerCase()+(el.id?'#'+el.id:''))};})"
+static const char SCROLL_EXPR[] = SCROLL_SRC;
 
 static int scroll_eval(snap_agent *a, int tab_id, int d, pcall *pc)
 {
@@ -2867,7 +2929,7 @@ static int scroll_eval(snap_agent *a, int tab_id, int d, pcall *pc)
                 params("sb", "expression", expr, "returnByValue", true), pc);
 }
 
-int snap_scroll(snap_agent *a, const char *ref, const char *direction, snap_result *r)
+static int scroll_run(snap_agent *a, const char *ref, const char *direction, snap_result *r)
 {
     snap_tab *t;
     int rc = begin(a, NULL, &t, r);
@@ -2960,6 +3022,17 @@ int snap_scroll(snap_agent *a, const char *ref, const char *direction, snap_resu
     return rc;
 }
 
+int snap_scroll(snap_agent *a, const char *ref, const char *direction, snap_result *r)
+{
+    snap_gated gg;
+    int rc = gate_page(a, "scroll", false, false, NULL, NULL, &gg, r);
+    if (rc)
+        return rc;
+    rc = scroll_run(a, ref, direction, r);
+    snap_gate_done(a, &gg, rc, r);
+    return rc;
+}
+
 /* ---- history ---- */
 
 typedef struct {
@@ -2991,7 +3064,7 @@ static void on_nav_event(void *ud, cdp_conn *c, const char *session, const char 
     }
 }
 
-int snap_history(snap_agent *a, int delta, snap_result *r)
+static int history_run(snap_agent *a, int delta, snap_result *r)
 {
     snap_tab *t;
     int rc = begin(a, NULL, &t, r);
@@ -3075,6 +3148,17 @@ int snap_history(snap_agent *a, int delta, snap_result *r)
     }
     rc = finish(a, tab_id, did, &st, &rp, r);
     report_free(&rp);
+    return rc;
+}
+
+int snap_history(snap_agent *a, int delta, snap_result *r)
+{
+    snap_gated gg;
+    int rc = gate_page(a, "back", false, false, NULL, NULL, &gg, r);
+    if (rc)
+        return rc;
+    rc = history_run(a, delta, r);
+    snap_gate_done(a, &gg, rc, r);
     return rc;
 }
 
@@ -3199,7 +3283,7 @@ static int tabs_list(snap_agent *a, snap_result *r)
     return 0;
 }
 
-int snap_tabs(snap_agent *a, const char *action, const char *tab, snap_result *r)
+static int tabs_run(snap_agent *a, const char *action, const char *tab, snap_result *r)
 {
     memset(r, 0, sizeof *r);
     if (snap_sync(a))
@@ -3290,9 +3374,20 @@ int snap_tabs(snap_agent *a, const char *action, const char *tab, snap_result *r
     return 0;
 }
 
+int snap_tabs(snap_agent *a, const char *action, const char *tab, snap_result *r)
+{
+    snap_gated gg;
+    int rc = gate_page(a, "tabs", false, false, NULL, NULL, &gg, r);
+    if (rc)
+        return rc;
+    rc = tabs_run(a, action, tab, r);
+    snap_gate_done(a, &gg, rc, r);
+    return rc;
+}
+
 /* ---- dialogs ---- */
 
-int snap_dialog(snap_agent *a, bool accept, const char *prompt_text, snap_result *r)
+static int dialog_run(snap_agent *a, bool accept, const char *prompt_text, snap_result *r)
 {
     memset(r, 0, sizeof *r);
     if (snap_sync(a))
@@ -3362,12 +3457,27 @@ int snap_dialog(snap_agent *a, bool accept, const char *prompt_text, snap_result
     return rc;
 }
 
+int snap_dialog(snap_agent *a, bool accept, const char *prompt_text, snap_result *r)
+{
+    snap_gated gg;
+    snap_sync(a);
+    snap_tab *t = snap_tab_current(a);
+    const char *msg = accept && t && t->dialog_open
+                          ? (t->dialog_message ? t->dialog_message : "") : NULL;
+    int rc = gate_page(a, "dialog", accept, false, msg, NULL, &gg, r);
+    if (rc)
+        return rc;
+    rc = dialog_run(a, accept, prompt_text, r);
+    snap_gate_done(a, &gg, rc, r);
+    return rc;
+}
+
 /* ---- screenshot ---- */
 
 #define SHOT_MAX_HEIGHT 16384   /* full-page captures are cut here (and say so) */
 #define SHOT_MAX_WIDTH 4096     /* and here: a page can be made arbitrarily wide */
 
-int snap_screenshot(snap_agent *a, bool full_page, snap_result *r)
+static int screenshot_run(snap_agent *a, bool full_page, snap_result *r)
 {
     snap_tab *t;
     int rc = begin(a, NULL, &t, r);
@@ -3481,3 +3591,38 @@ int snap_screenshot(snap_agent *a, bool full_page, snap_result *r)
         return act_fail(r, SNAP_ENOMEM, "out of memory");
     return 0;
 }
+
+int snap_screenshot(snap_agent *a, bool full_page, snap_result *r)
+{
+    snap_gated gg;
+    int rc = gate_page(a, "screenshot", false, false, NULL, NULL, &gg, r);
+    if (rc)
+        return rc;
+    rc = screenshot_run(a, full_page, r);
+    snap_gate_done(a, &gg, rc, r);
+    return rc;
+}
+
+/* Every page script of this file, for the sink (sink.c): a script that is
+ * not listed here is refused. WRITE: it changes the page. */
+const snap_js snap_act_scripts[] = {
+    {STATE_FN, NULL, SNAP_JS_READ},
+    {CONTAINS_FN, NULL, SNAP_JS_READ},
+    {COVER_FN, NULL, SNAP_JS_READ},
+    {OBSERVE_FN, NULL, SNAP_JS_READ},
+    {OBSERVE_DOC_EXPR, NULL, SNAP_JS_READ},
+    {COLLECT_FN, NULL, SNAP_JS_READ},
+    {AFTER_FN, NULL, SNAP_JS_READ},
+    {PICK_OPTION_FN, NULL, SNAP_JS_WRITE},
+    {PREP_TYPE_FN, NULL, SNAP_JS_WRITE},
+    {VALUE_FN, NULL, SNAP_JS_READ},
+    {SELECT_FN, NULL, SNAP_JS_WRITE},
+    {FIND_OPTION_FN, NULL, SNAP_JS_READ},
+    {CHOSEN_FN, NULL, SNAP_JS_READ},
+    {ARIA_SELECTED_FN, NULL, SNAP_JS_READ},
+    {VALUE_SELECT_FN, NULL, SNAP_JS_READ},
+    {SF_EXPR, NULL, SNAP_JS_READ},
+    {FOCUS_EXPR, NULL, SNAP_JS_READ},
+    {SCROLL_SRC "(", ")", SNAP_JS_WRITE},
+    {NULL, NULL, 0},
+};

@@ -89,6 +89,10 @@ const char *snap_strerror(int code)
     case SNAP_ETIMEOUT: return "timeout_outcome_unknown";
     case SNAP_ELOGIN: return "login_required";
     case SNAP_EBLOCKED: return "waiting_for_login";
+    case SNAP_EDENIED: return "denied";
+    case SNAP_ESTOP: return "unbound_stop";
+    case SNAP_ETAKEOVER: return "human_takeover";
+    case SNAP_EUNKNOWN: return "outcome_unknown";
     }
     return "error";
 }
@@ -285,6 +289,10 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
 {
     (void)c;
     snap_agent *a = ud;
+    if ((!session || !*session) && strcmp(method, "Fetch.requestPaused") == 0) {
+        snap_sink_paused(a, p);
+        return;
+    }
     if (strncmp(method, "Target.", 7) == 0) {
         const char *m = method + 7;
         const json_val *info = json_get(p, "targetInfo");
@@ -419,7 +427,7 @@ static int session_init(snap_agent *a, snap_tab *t, const char *session, bool ma
     int rc = 0;
     size_t sent = 0;
     for (; sent < N; sent++)
-        if ((rc = cdp_send(a->c, session, CMDS[sent].m, CMDS[sent].p, &ids[sent], &e)))
+        if ((rc = snap_cdp_send(a, session, CMDS[sent].m, CMDS[sent].p, &ids[sent], &e)))
             break;
     for (size_t i = 0; i < sent; i++) {
         cdp_reply rep = {0};
@@ -480,7 +488,7 @@ static int attach(snap_agent *a, const char *target, char session[SNAP_ID_MAX],
         return snap_fail(r, SNAP_ENOMEM, "out of memory");
     cdp_reply rep;
     cdp_err e = {0};
-    int rc = cdp_call(a->c, NULL, "Target.attachToTarget", params, a->o.timeout_ms, &rep, &e);
+    int rc = snap_cdp_call(a, NULL, "Target.attachToTarget", params, a->o.timeout_ms, &rep, &e);
     free(params);
     if (rc)
         return snap_fail(r, SNAP_EBROWSER, "cannot attach to the page: %s", e.msg);
@@ -556,7 +564,7 @@ int snap_tab_open(snap_agent *a, size_t ctx, snap_tab **out, snap_result *r)
     char *params = json_w_take(&w, NULL);
     if (!params)
         return snap_fail(r, SNAP_ENOMEM, "out of memory");
-    rc = cdp_call(a->c, NULL, "Target.createTarget", params, a->o.timeout_ms, &rep, &e);
+    rc = snap_cdp_call(a, NULL, "Target.createTarget", params, a->o.timeout_ms, &rep, &e);
     free(params);
     if (rc == CDP_EPROTOCOL && ctx != 0)
         return snap_fail(r, SNAP_EBROWSER, "the browser refused a new tab in the context of "
@@ -570,7 +578,7 @@ int snap_tab_open(snap_agent *a, size_t ctx, snap_tab **out, snap_result *r)
          * is not already one of our tabs. It lives in the default context,
          * which the open web then shares (snap_open says so once). */
         a->ctx_shared = true;
-        if (cdp_call(a->c, NULL, "Target.getTargets", NULL, a->o.timeout_ms, &rep, &e) == 0) {
+        if (snap_cdp_call(a, NULL, "Target.getTargets", NULL, a->o.timeout_ms, &rep, &e) == 0) {
             for (const json_val *ti = json_first(json_get(rep.result, "targetInfos")); ti;
                  ti = json_next(ti)) {
                 const char *type = json_get_str(ti, "type");
@@ -753,6 +761,8 @@ static const char *short_name(const snap_ref *rf, char *buf, size_t cap)
     return buf;
 }
 
+static const char CONNECTED_FN[] = "function(){return this.isConnected}";
+
 int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r)
 {
     memset(out, 0, sizeof *out);
@@ -786,7 +796,7 @@ int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_re
     cdp_err e = {0};
     out->tab_id = t->id;
     copyid(out->session, f->session);
-    int rc = cdp_call(a->c, out->session, "DOM.resolveNode", params, a->o.timeout_ms, &rep,
+    int rc = snap_cdp_call(a, out->session, "DOM.resolveNode", params, a->o.timeout_ms, &rep,
                       &e);
     if (rc == CDP_EPROTOCOL)
         return snap_fail(r, SNAP_ESTALE, "e%u (%s) was removed from the page; take a new "
@@ -808,12 +818,12 @@ int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_re
     json_w_key(&w, "objectId");
     json_w_str(&w, out->object_id);
     json_w_key(&w, "functionDeclaration");
-    json_w_str(&w, "function(){return this.isConnected}");
+    json_w_str(&w, CONNECTED_FN);
     json_w_key(&w, "returnByValue");
     json_w_bool(&w, true);
     json_w_obj_end(&w);
     char *cparams = json_w_take(&w, NULL);
-    rc = cparams ? cdp_call(a->c, out->session, "Runtime.callFunctionOn", cparams,
+    rc = cparams ? snap_cdp_call(a, out->session, "Runtime.callFunctionOn", cparams,
                             a->o.timeout_ms, &rep, &e) : CDP_ENOMEM;
     free(cparams);
     bool connected = rc == 0 && json_bool(json_get(json_get(rep.result, "result"), "value"));
@@ -844,7 +854,7 @@ void snap_resolved_release(snap_agent *a, snap_resolved *res)
     char *params = json_w_take(&w, NULL);
     uint64_t id;
     /* Not waited for: the reply would not come while a dialog is open. */
-    if (params && cdp_send(a->c, res->session, "Runtime.releaseObject", params, &id, NULL) == 0)
+    if (params && snap_cdp_send(a, res->session, "Runtime.releaseObject", params, &id, NULL) == 0)
         cdp_forget(a->c, id);
     free(params);
     res->object_id[0] = 0;
@@ -864,10 +874,12 @@ void snap_obs_issue(snap_agent *a, snap_tab *t, char out[16])
         o->n = n;
         o->tab = t ? t->id : 0;
         o->nav = t ? t->nav : 0;
+        o->epoch = gate_epoch(a->gate);
         if (a->nobs < a->capobs)
             a->nobs++;
     }
     snprintf(out, 16, "o%u", n);
+    gate_observed(a->gate);
 }
 
 int snap_obs_check(snap_agent *a, const char *obs, snap_result *r)
@@ -885,6 +897,11 @@ int snap_obs_check(snap_agent *a, const char *obs, snap_result *r)
     snap_obs_rec *o = a->capobs ? &a->obs[(n - 1) % a->capobs] : NULL;
     if (!o || o->n != n)
         return snap_fail(r, SNAP_ESTALE, "observation %s is too old; take a new snapshot", obs);
+    if (o->epoch != gate_epoch(a->gate))
+        return snap_fail(r, SNAP_ESTALE, "observation %s was taken at control epoch %llu; "
+                         "control changed since (epoch %llu): take a new snapshot", obs,
+                         (unsigned long long)o->epoch,
+                         (unsigned long long)gate_epoch(a->gate));
     snap_tab *t = snap_tab_by_id(a, o->tab);
     if (!t || t->closed)
         return snap_fail(r, SNAP_ESTALE, "observation %s was of tab t%d, which is closed", obs,
@@ -899,6 +916,13 @@ int snap_obs_check(snap_agent *a, const char *obs, snap_result *r)
 }
 
 /* ---- agent ---- */
+
+/* Page scripts of this file (sink.c refuses any other). */
+const snap_js snap_agent_scripts[] = {
+    {CONNECTED_FN, NULL, SNAP_JS_READ},
+    {NULL, NULL, 0},
+};
+
 
 snap_agent *snap_agent_new(cdp_browser *b, const snap_opts *o, cdp_err *err)
 {
@@ -918,7 +942,21 @@ snap_agent *snap_agent_new(cdp_browser *b, const snap_opts *o, cdp_err *err)
         a->o.budget_chars = 12000;
     if (!a->o.timeout_ms)
         a->o.timeout_ms = 15000;
-    a->epoch = a->o.epoch;
+    if (a->o.gate) {
+        a->gate = a->o.gate;
+    } else {
+        gate_err ge;
+        a->gate = gate_new(NULL, NULL, &ge);
+        a->gate_owned = true;
+        if (!a->gate) {
+            free(a);
+            if (err) {
+                err->code = CDP_ENOMEM;
+                snprintf(err->msg, sizeof err->msg, "gate: %s", ge.msg);
+            }
+            return NULL;
+        }
+    }
     uint8_t rnd[8];
     if (ws_random(rnd, sizeof rnd) != 0) {
         free(a);
@@ -940,9 +978,12 @@ snap_agent *snap_agent_new(cdp_browser *b, const snap_opts *o, cdp_err *err)
     }
     /* Popups: learn about new page targets opened by our tabs. Without it
      * popups would silently never become tabs: fail instead. */
-    if (cdp_call(a->c, NULL, "Target.setDiscoverTargets", "{\"discover\":true}",
-                 a->o.timeout_ms, NULL, err)) {
+    if (snap_cdp_call(a, NULL, "Target.setDiscoverTargets", "{\"discover\":true}",
+                      a->o.timeout_ms, NULL, err) ||
+        snap_sink_intercept(a, err)) {
         cdp_unlisten(a->c, on_event, a);
+        if (a->gate_owned)
+            gate_free(a->gate);
         free(a);
         return NULL;
     }
@@ -954,6 +995,7 @@ void snap_agent_free(snap_agent *a)
     if (!a)
         return;
     cdp_unlisten(a->c, on_event, a);
+    snap_permit_begin(a, "teardown");
     for (size_t i = 0; i < a->ntabs; i++) {
         snap_tab *t = &a->tabs[i];
         if (t->created && !t->closed && !cdp_conn_dead(a->c)) {
@@ -965,7 +1007,7 @@ void snap_agent_free(snap_agent *a)
             json_w_obj_end(&w);
             char *params = json_w_take(&w, NULL);
             if (params)
-                cdp_call(a->c, NULL, "Target.closeTarget", params, 3000, NULL, NULL);
+                snap_cdp_call(a, NULL, "Target.closeTarget", params, 3000, NULL, NULL);
             free(params);
         }
         tab_clear(t);
@@ -977,12 +1019,9 @@ void snap_agent_free(snap_agent *a)
     free(a->refs);
     free(a->ref_hash);
     free(a->obs);
+    if (a->gate_owned)
+        gate_free(a->gate);
     free(a);
-}
-
-void snap_agent_set_epoch(snap_agent *a, uint64_t epoch)
-{
-    a->epoch = epoch;
 }
 
 /* ---- waiting for consequences ---- */
@@ -1177,7 +1216,7 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
     size_t tabs0 = a->ntabs;
     cdp_reply rep;
     cdp_err e = {0};
-    rc = cdp_call(a->c, t->session, "Page.navigate", params, a->o.timeout_ms, &rep, &e);
+    rc = snap_cdp_call(a, t->session, "Page.navigate", params, a->o.timeout_ms, &rep, &e);
     free(params);
     if (rc)
         return snap_fail(r, SNAP_EBROWSER, "navigate: %s", e.msg);
@@ -1216,7 +1255,7 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
     if (!t || t->closed)
         return snap_fail(r, SNAP_ENOTAB, "the tab closed while loading %s", url);
     if (primed)     /* the blank page that carried localStorage leaves no history */
-        cdp_call(a->c, t->session, "Page.resetNavigationHistory", NULL, a->o.timeout_ms,
+        snap_cdp_call(a, t->session, "Page.resetNavigationHistory", NULL, a->o.timeout_ms,
                  NULL, NULL);
     if (t->dialog_open) {
         char msg[900] = "";
@@ -1264,6 +1303,8 @@ int snap_open_in(snap_agent *a, const char *url, size_t ctx, bool new_tab, snap_
     return open_nav(a, url, ctx, new_tab, note, sizeof note, 0, r);
 }
 
+static int open_run(snap_agent *a, const char *url, bool new_tab, snap_result *r);
+
 int snap_open(snap_agent *a, const char *url, bool new_tab, snap_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -1275,6 +1316,18 @@ int snap_open(snap_agent *a, const char *url, bool new_tab, snap_result *r)
                          snap_login_origin(a));
     if (snap_sync(a))
         return snap_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
+    snap_gated gg;
+    snap_gate_in gi = {.tool = "open", .open_url = url};
+    if ((rc = snap_gate_ask(a, &gi, &gg, r)))
+        return rc;
+    rc = open_run(a, url, new_tab, r);
+    snap_gate_done(a, &gg, rc, r);
+    return rc;
+}
+
+static int open_run(snap_agent *a, const char *url, bool new_tab, snap_result *r)
+{
+    int rc;
     size_t ctx;
     char note[2400];
     int note_code;

@@ -2335,14 +2335,14 @@ static int fetch(build *B)
         }
         S->F = F;
         F->axs = S;
-        F->ax_rc = cdp_send_sink(a->c, F->f->session, "Accessibility.getFullAXTree", p,
+        F->ax_rc = snap_cdp_send_sink(a, F->f->session, "Accessibility.getFullAXTree", p,
                                  ax_event, S, &F->ax_call, &e);
         if (F->ax_rc)
             snprintf(F->err, sizeof F->err, "%.150s", e.msg);
         else
             calls[nc++] = (fcall){0, i, F->ax_call};
         if (F->parent >= 0) {
-            F->own_rc = cdp_send(a->c, B->fr[F->parent].f->session, "DOM.getFrameOwner", p,
+            F->own_rc = snap_cdp_send(a, B->fr[F->parent].f->session, "DOM.getFrameOwner", p,
                                  &F->own_call, NULL);
             if (!F->own_rc)
                 calls[nc++] = (fcall){1, i, F->own_call};
@@ -2352,7 +2352,7 @@ static int fetch(build *B)
     for (size_t s = 0; s < B->nss; s++) {
         domsink *DS = calloc(1, sizeof *DS);
         B->ss[s].dss = DS;
-        B->ss[s].rc = DS ? cdp_send_sink(a->c, B->ss[s].id, "DOMSnapshot.captureSnapshot",
+        B->ss[s].rc = DS ? snap_cdp_send_sink(a, B->ss[s].id, "DOMSnapshot.captureSnapshot",
                                          "{\"computedStyles\":[]}", ds_event, DS,
                                          &B->ss[s].call, NULL)
                          : CDP_ENOMEM;
@@ -2574,7 +2574,7 @@ static void header(const struct snap_cache *C, snap_agent *a, snap_tab *t, const
     sb_puts(out, " origin=");
     put_token(out, f->origin, 120);
     sb_printf(out, " auth=%s obs=%s epoch=%llu tab=t%d\n", snap_tab_auth(a, t) ? "yes" : "no",
-              obs, (unsigned long long)a->epoch, t->id);
+              obs, (unsigned long long)gate_epoch(a->gate), t->id);
 }
 
 static const char *open_fmt = "<<<page-content nonce=%s>>>\n";
@@ -2984,5 +2984,13 @@ int snap_observe(snap_agent *a, const snap_query *q, snap_result *r)
     if (t->dialog_open)
         return snap_fail(r, SNAP_EDIALOG, "tab t%d has a %s dialog open; answer it first",
                          t->id, t->dialog_type);
-    return snap_build(a, t, q, r);
+    snap_gated gg;
+    snap_gate_in gi = {.tool = q && q->text ? "text" : "snapshot", .tab = t->id};
+    int rc = snap_gate_ask(a, &gi, &gg, r);
+    if (rc)
+        return rc;
+    t = snap_tab_current(a);
+    rc = t ? snap_build(a, t, q, r) : snap_fail(r, SNAP_ENOTAB, "the tab closed");
+    snap_gate_done(a, &gg, rc, r);
+    return rc;
 }

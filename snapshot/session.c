@@ -39,6 +39,14 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
+
+/* localStorage of the origin: set from a JSON array of pairs (a template:
+ * the middle is data), and read. */
+#define LS_SET_PREFIX "(d => { localStorage.clear(); for (const [k, v] of d) " \
+    "localStorage.setItem(String(k), String(v)); return d.length; })("
+#define LS_SET_SUFFIX ")"
+#define LS_GET_JS "Object.keys(localStorage).map(k => [k, localStorage.getItem(k)])"
 
 #define STATE_MAX (8u << 20)    /* bytes of a session state we accept */
 
@@ -177,7 +185,7 @@ static snap_ctx *ctx_add(snap_agent *a)
 static int create_context(snap_agent *a, char id[SNAP_ID_MAX], cdp_err *e)
 {
     cdp_reply rep;
-    int rc = cdp_call(a->c, NULL, "Target.createBrowserContext", "{\"disposeOnDetach\":true}",
+    int rc = snap_cdp_call(a, NULL, "Target.createBrowserContext", "{\"disposeOnDetach\":true}",
                       a->o.timeout_ms, &rep, e);
     id[0] = 0;
     if (rc)
@@ -276,8 +284,12 @@ static int set_cookies(snap_agent *a, const char *ctx_id, const char *host,
     char *params = json_w_take(&w, NULL);
     if (!params)
         return CDP_ENOMEM;
-    int rc = *n ? cdp_call(a->c, NULL, "Storage.setCookies", params, a->o.timeout_ms, NULL, e)
+    char saved[sizeof a->permit];
+    memcpy(saved, a->permit, sizeof saved);
+    snap_permit_begin(a, "restore");
+    int rc = *n ? snap_cdp_call(a, NULL, "Storage.setCookies", params, a->o.timeout_ms, NULL, e)
                 : 0;
+    snap_permit_begin(a, saved);
     wipe_free(params);
     return rc;
 }
@@ -311,6 +323,39 @@ static int restore(snap_agent *a, const char *origin, size_t *idx, char *note, s
         return 1;
     }
     int64_t captured = meta.captured;
+    /* The grant says which identity serves this service; nothing else is
+     * restored (no grant: no stored session at all). */
+    const char *want = gate_identity_for(a->gate, origin);
+    if (!want || strcmp(want, meta.identity ? meta.identity : "") != 0) {
+        if (!want)
+            snprintf(note, cap, "A stored session exists for %s, but the task grant names no "
+                     "identity for it, so it was not restored: the page was opened without "
+                     "it (auth=no).", origin);
+        else
+            snprintf(note, cap, "The stored session for %s is for identity \"%.200s\", but "
+                     "the task grant names \"%.200s\": not restored (auth=no).", origin,
+                     meta.identity ? meta.identity : "", want);
+        vault_meta_free(&meta);
+        vault_free_blob(blob, len);
+        return 1;
+    }
+    /* One task at a time per identity: the lease lasts as long as the
+     * context (or the process). */
+    const gate_grant *gg = gate_grant_get(a->gate);
+    char holder[200], lerr[400];
+    snprintf(holder, sizeof holder, "task %.100s (pid %ld)", gg && gg->task ? gg->task : "-",
+             (long)getpid());
+    int lease = -1;
+    if (vault_identity_acquire(a->o.vault, origin, want, holder, &lease, lerr,
+                               sizeof lerr) != VAULT_OK) {
+        snprintf(note, cap, "The stored session for %s was not restored: %s. The page was "
+                 "opened without it (auth=no); try again when that task is done.", origin,
+                 lerr);
+        vault_meta_free(&meta);
+        vault_free_blob(blob, len);
+        *note_code = SNAP_ELOGIN;
+        return 1;
+    }
     vault_meta_free(&meta);
     if (a->ctx_shared) {
         vault_free_blob(blob, len);
@@ -318,6 +363,7 @@ static int restore(snap_agent *a, const char *origin, size_t *idx, char *note, s
                  "refused a separate browser context, and a session must never share the "
                  "open web's context. The page was opened without it (auth=no).", origin);
         *note_code = SNAP_ELOGIN;
+        vault_identity_release(lease);
         return 1;
     }
     json_opts po = {0};
@@ -332,6 +378,7 @@ static int restore(snap_agent *a, const char *origin, size_t *idx, char *note, s
                  "(session state v1), so nothing was restored (auth=no). Log in again: "
                  "cdpgate login %s", origin, origin);
         *note_code = SNAP_ELOGIN;
+        vault_identity_release(lease);
         return 1;
     }
     char id[SNAP_ID_MAX];
@@ -339,17 +386,21 @@ static int restore(snap_agent *a, const char *origin, size_t *idx, char *note, s
     int rc = create_context(a, id, &e);
     if (rc) {
         json_doc_free(d);
+        vault_identity_release(lease);
         return snap_fail(r, SNAP_EBROWSER, "cannot create a browser context for %s: %s",
                          origin, e.msg);
     }
     snap_ctx *c = ctx_add(a);
     if (!c) {
         json_doc_free(d);
+        vault_identity_release(lease);
         return snap_fail(r, SNAP_ENOMEM, "out of memory");
     }
     *idx = (size_t)(c - a->ctxs);
     copyid(c->id, id);
     c->created = true;
+    c->lease = lease + 1;
+    lease = -1;
     c->state = SNAP_CTX_AUTH;
     c->check = true;
     c->captured = captured;
@@ -435,7 +486,7 @@ static bool is_load(void *ud, const json_val *p)
     return name && frame && strcmp(name, "load") == 0 && strcmp(frame, m->frame) == 0;
 }
 
-int snap_ctx_prime(snap_agent *a, int tab_id, snap_result *r)
+static int ctx_prime(snap_agent *a, int tab_id, snap_result *r)
 {
     snap_tab *t = snap_tab_by_id(a, tab_id);
     if (!t || t->ctx >= a->nctxs || !a->ctxs[t->ctx].pending_ls)
@@ -448,7 +499,7 @@ int snap_ctx_prime(snap_agent *a, int tab_id, snap_result *r)
     copyid(frame, t->nframes ? t->frames[0].id : "");
     cdp_err e = {0};
     cdp_reply rep = {0};
-    int rc = cdp_call(a->c, session, "Fetch.enable",
+    int rc = snap_cdp_call(a, session, "Fetch.enable",
                       "{\"patterns\":[{\"urlPattern\":\"*\",\"requestStage\":\"Request\"}]}",
                       a->o.timeout_ms, NULL, &e);
     char params[400];
@@ -458,7 +509,7 @@ int snap_ctx_prime(snap_agent *a, int tab_id, snap_result *r)
      * the paused request, then collect the reply. */
     if (!rc) {
         snprintf(params, sizeof params, "{\"url\":\"%s/\"}", origin);
-        rc = cdp_send(a->c, session, "Page.navigate", params, &nav_id, &e);
+        rc = snap_cdp_send(a, session, "Page.navigate", params, &nav_id, &e);
     }
     if (!rc)
         rc = cdp_wait_event(a->c, since, session, "Fetch.requestPaused", is_paused, NULL,
@@ -481,7 +532,7 @@ int snap_ctx_prime(snap_agent *a, int tab_id, snap_result *r)
         json_w_str(&w, b64);
         json_w_obj_end(&w);
         char *fp = json_w_take(&w, NULL);
-        rc = fp ? cdp_call(a->c, session, "Fetch.fulfillRequest", fp, a->o.timeout_ms, NULL,
+        rc = fp ? snap_cdp_call(a, session, "Fetch.fulfillRequest", fp, a->o.timeout_ms, NULL,
                            &e) : CDP_ENOMEM;
         free(fp);
     }
@@ -503,7 +554,7 @@ int snap_ctx_prime(snap_agent *a, int tab_id, snap_result *r)
                             a->o.timeout_ms, &rep, NULL, &e);
         cdp_reply_free(&rep);
     }
-    cdp_call(a->c, session, "Fetch.disable", NULL, a->o.timeout_ms, NULL, NULL);
+    snap_cdp_call(a, session, "Fetch.disable", NULL, a->o.timeout_ms, NULL, NULL);
     if (!rc) {
         /* The values travel in the command only; the reply is a count. */
         json_w w;
@@ -513,9 +564,7 @@ int snap_ctx_prime(snap_agent *a, int tab_id, snap_result *r)
         size_t n = strlen(ls) + 200;
         char *expr = malloc(n);
         if (expr) {
-            snprintf(expr, n, "(d => { localStorage.clear(); for (const [k, v] of d) "
-                     "localStorage.setItem(String(k), String(v)); return d.length; })(%s)",
-                     ls);
+            snprintf(expr, n, "%s%s%s", LS_SET_PREFIX, ls, LS_SET_SUFFIX);
             json_w_str(&w, expr);
             wipe_free(expr);
         } else {
@@ -525,7 +574,7 @@ int snap_ctx_prime(snap_agent *a, int tab_id, snap_result *r)
         json_w_bool(&w, true);
         json_w_obj_end(&w);
         char *ep = json_w_take(&w, NULL);
-        rc = ep ? cdp_call(a->c, session, "Runtime.evaluate", ep, a->o.timeout_ms, &rep, &e)
+        rc = ep ? snap_cdp_call(a, session, "Runtime.evaluate", ep, a->o.timeout_ms, &rep, &e)
                 : CDP_ENOMEM;
         if (!rc && json_get(rep.result, "exceptionDetails"))
             rc = CDP_EEVAL;
@@ -540,7 +589,21 @@ int snap_ctx_prime(snap_agent *a, int tab_id, snap_result *r)
     return 0;
 }
 
+/* Restoring a granted session is the agent's own housekeeping: it runs
+ * under the restore permit, whatever action asked for the page. */
+int snap_ctx_prime(snap_agent *a, int tab_id, snap_result *r)
+{
+    char saved[sizeof a->permit];
+    memcpy(saved, a->permit, sizeof saved);
+    snap_permit_begin(a, "restore");
+    int rc = ctx_prime(a, tab_id, r);
+    snap_permit_begin(a, saved);
+    return rc;
+}
+
 /* ---- the login wall ---- */
+
+
 
 static const char WALL_JS[] =
     "(() => { const vis = e => { const r = e.getBoundingClientRect(); "
@@ -605,7 +668,7 @@ static int login_wall(snap_agent *a, int tab_id)
     json_w_obj_end(&w);
     char *params = json_w_take(&w, NULL);
     cdp_reply rep = {0};
-    int rc = params ? cdp_call(a->c, session, "Runtime.evaluate", params, a->o.timeout_ms,
+    int rc = params ? snap_cdp_call(a, session, "Runtime.evaluate", params, a->o.timeout_ms,
                                &rep, NULL) : CDP_ENOMEM;
     free(params);
     int wall = -1;
@@ -661,10 +724,12 @@ void snap_ctx_free_all(snap_agent *a)
     for (size_t i = 0; i < a->nctxs; i++) {
         snap_ctx *c = &a->ctxs[i];
         wipe_free(c->pending_ls);
+        if (c->lease)
+            vault_identity_release(c->lease - 1);
         if (c->created && *c->id && !cdp_conn_dead(a->c)) {
             char params[SNAP_ID_MAX + 40];
             snprintf(params, sizeof params, "{\"browserContextId\":\"%s\"}", c->id);
-            cdp_call(a->c, NULL, "Target.disposeBrowserContext", params, 3000, NULL, NULL);
+            snap_cdp_call(a, NULL, "Target.disposeBrowserContext", params, 3000, NULL, NULL);
         }
     }
     free(a->ctxs);
@@ -689,7 +754,7 @@ const char *snap_login_origin(const snap_agent *a)
     return a->login.active && a->login.ctx < a->nctxs ? a->ctxs[a->login.ctx].origin : "";
 }
 
-void snap_login_cancel(snap_agent *a)
+static void login_cancel_run(snap_agent *a)
 {
     if (!a->login.active)
         return;
@@ -698,7 +763,16 @@ void snap_login_cancel(snap_agent *a)
         a->ctxs[a->login.ctx].state = SNAP_CTX_STALE;
 }
 
-int snap_login_begin(snap_agent *a, const char *url, snap_result *r)
+void snap_login_cancel(snap_agent *a)
+{
+    char saved[sizeof a->permit];
+    memcpy(saved, a->permit, sizeof saved);
+    snap_permit_begin(a, "login");
+    login_cancel_run(a);
+    snap_permit_begin(a, saved);
+}
+
+static int login_begin_run(snap_agent *a, const char *url, snap_result *r)
 {
     memset(r, 0, sizeof *r);
     if (a->login.active)
@@ -747,6 +821,19 @@ int snap_login_begin(snap_agent *a, const char *url, snap_result *r)
     return 0;
 }
 
+int snap_login_begin(snap_agent *a, const char *url, snap_result *r)
+{
+    memset(r, 0, sizeof *r);
+    snap_gated gg;
+    snap_gate_in gi = {.tool = "login", .open_url = url};
+    int rc = snap_gate_ask(a, &gi, &gg, r);
+    if (rc)
+        return rc;
+    rc = login_begin_run(a, url, r);
+    snap_gate_done(a, &gg, rc, NULL);
+    return rc;
+}
+
 /* Read the service's cookies and the origin's localStorage of the login's
  * context into a session state v1 document (new; wipe_free). */
 static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
@@ -758,16 +845,15 @@ static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
     char params[SNAP_ID_MAX + 40];
     snprintf(params, sizeof params, "{\"browserContextId\":\"%s\"}", c->id);
     cdp_reply ck = {0}, ls = {0};
-    int rc = cdp_call(a->c, NULL, "Storage.getCookies", params, a->o.timeout_ms, &ck, e);
+    int rc = snap_cdp_call(a, NULL, "Storage.getCookies", params, a->o.timeout_ms, &ck, e);
     if (rc)
         return rc;
     snap_tab *t = snap_tab_by_id(a, tab_id);
     if (t && !t->closed && t->nframes && strcmp(t->frames[0].origin, c->origin) == 0) {
         char session[SNAP_ID_MAX];
         copyid(session, t->session);
-        rc = cdp_call(a->c, session, "Runtime.evaluate",
-                      "{\"expression\":\"Object.keys(localStorage).map(k => [k, "
-                      "localStorage.getItem(k)])\",\"returnByValue\":true}",
+        rc = snap_cdp_call(a, session, "Runtime.evaluate",
+                      "{\"expression\":\"" LS_GET_JS "\",\"returnByValue\":true}",
                       a->o.timeout_ms, &ls, e);
         if (rc) {
             cdp_reply_free(&ck);
@@ -831,7 +917,7 @@ static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
     return *out ? 0 : CDP_ENOMEM;
 }
 
-int snap_login_poll(snap_agent *a, bool human_done, snap_result *r)
+static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
 {
     memset(r, 0, sizeof *r);
     if (!a->login.active)
@@ -869,7 +955,10 @@ int snap_login_poll(snap_agent *a, bool human_done, snap_result *r)
                          "saved", origin, e.msg);
     }
     char verr[400] = "";
-    int vr = vault_put(a->o.vault, origin, "", (const uint8_t *)state, strlen(state), expiry,
+    /* Saved under the identity the grant names for the service, if any. */
+    const char *ident = gate_identity_for(a->gate, origin);
+    int vr = vault_put(a->o.vault, origin, ident ? ident : "", (const uint8_t *)state,
+                       strlen(state), expiry,
                        verr, sizeof verr);
     wipe_free(state);
     a->login.active = false;
@@ -889,3 +978,21 @@ int snap_login_poll(snap_agent *a, bool human_done, snap_result *r)
                      "runs restore it.", human_done ? " (the human said done)" : "", origin,
                      nck, nls);
 }
+
+int snap_login_poll(snap_agent *a, bool human_done, snap_result *r)
+{
+    char saved[sizeof a->permit];
+    memcpy(saved, a->permit, sizeof saved);
+    snap_permit_begin(a, "login");
+    int rc = login_poll_run(a, human_done, r);
+    snap_permit_begin(a, saved);
+    return rc;
+}
+
+/* Page scripts of this file (sink.c refuses any other). */
+const snap_js snap_session_scripts[] = {
+    {WALL_JS, NULL, SNAP_JS_READ},
+    {LS_GET_JS, NULL, SNAP_JS_READ},
+    {LS_SET_PREFIX, LS_SET_SUFFIX, SNAP_JS_WRITE},
+    {NULL, NULL, 0},
+};

@@ -22,6 +22,8 @@
 
 #include <stdarg.h>
 
+#include "gate/gate.h"
+
 #define SNAP_ID_MAX 128          /* CDP ids (frame, loader, target, session) */
 
 typedef struct {
@@ -80,6 +82,7 @@ typedef struct {
     int64_t captured;            /* vault capture time of its session */
     char *pending_ls;            /* localStorage to set before the first
                                     navigation: JSON [[k,v],...] (new; wiped) */
+    int lease;                   /* vault identity lease fd + 1; 0 = none */
 } snap_ctx;
 
 typedef struct {
@@ -96,7 +99,14 @@ typedef struct {
     uint32_t n;                  /* "o<n>" */
     int tab;
     uint64_t nav;                /* tab->nav when issued */
+    uint64_t epoch;              /* control epoch when issued */
 } snap_obs_rec;
+
+#define SNAP_BLOCKED_MAX 16
+typedef struct {
+    int tab;                     /* 0: not one of the agent's tabs */
+    char text[400];              /* redacted URL and the reason */
+} snap_blocked;
 
 struct snap_agent {
     cdp_browser *b;
@@ -114,7 +124,6 @@ struct snap_agent {
     size_t nobs, capobs;
     uint32_t next_obs;
     char nonce[17];              /* per-agent random hex nonce for content markers */
-    uint64_t epoch;
     /* agent.c: work queued by the event listener for snap_sync (popups to
      * adopt, out-of-process iframe sessions to set up). */
     struct snap_work {
@@ -135,7 +144,94 @@ struct snap_agent {
         int tab;
         size_t ctx;
     } login;
+    /* sink.c and policy.c: the gate, the permit of the action in progress,
+     * requests refused at the network level (a ring). */
+    gate *gate;
+    bool gate_owned;
+    char permit[16];             /* tool name; "" = none */
+    snap_blocked blocked[SNAP_BLOCKED_MAX];
+    uint64_t nblocked;
 };
+
+/* ---- sink.c: the one path to the browser ---- */
+
+/* The only senders of CDP commands in snapshot/ (see sink.c). They refuse
+ * a state-changing method without a permit for it, and any page script
+ * that is not one of the registered scripts below. */
+int snap_cdp_send(snap_agent *a, const char *session, const char *method, const char *params,
+                  uint64_t *id, cdp_err *e);
+int snap_cdp_send_sink(snap_agent *a, const char *session, const char *method,
+                       const char *params, cdp_sink_fn fn, void *ud, uint64_t *id,
+                       cdp_err *e);
+int snap_cdp_call(snap_agent *a, const char *session, const char *method, const char *params,
+                  int timeout_ms, cdp_reply *out, cdp_err *e);
+/* Permits: tool is a sink permit name (open, click, type, select, press,
+ * scroll, back, tabs, dialog, login, restore, teardown, eval, upload,
+ * screenshot). Set only after the gate allowed the action (policy.c) or for
+ * the agent's own housekeeping; cleared at the end of the action. */
+void snap_permit_begin(snap_agent *a, const char *tool);
+void snap_permit_end(snap_agent *a);
+
+/* Page scripts compiled into the binary. A file that runs page scripts
+ * lists every one of them in its table (ended by {NULL}); src is the whole
+ * expression or function, or with suffix a template: src, a JSON value
+ * (data), suffix. SNAP_JS_WRITE: the script changes the page. */
+enum { SNAP_JS_READ = 0, SNAP_JS_WRITE = 1 };
+typedef struct {
+    const char *src;
+    const char *suffix;
+    unsigned flags;
+} snap_js;
+extern const snap_js snap_act_scripts[];
+extern const snap_js snap_agent_scripts[];
+extern const snap_js snap_session_scripts[];
+extern const snap_js snap_policy_scripts[];
+
+/* With a grant: intercept every request of the browser (Fetch at the
+ * browser level) so that the page's own navigations, popups, redirects and
+ * posts are judged before they leave. */
+int snap_sink_intercept(snap_agent *a, cdp_err *e);
+/* Fetch.requestPaused on the browser session (called by the listener). */
+void snap_sink_paused(snap_agent *a, const json_val *params);
+/* Append "blocked before it left: URL (reason)" for the requests refused
+ * since the count since (a->nblocked before the action) on tab tab_id. */
+void snap_blocked_describe(snap_agent *a, uint64_t since, int tab_id, char *buf, size_t cap);
+
+/* ---- policy.c: asking the gate ---- */
+
+typedef struct {
+    const char *tool;            /* gate tool name: click, type, open, ... */
+    const char *permit;          /* sink permit when not the tool's own name */
+    int tab;                     /* tab acted on (0 for open in a new tab) */
+    const char *frame;           /* element's frame id, NULL = main frame */
+    const char *session;         /* element's session and Runtime object, */
+    const char *oid;             /* NULL for page-level actions */
+    uint32_t ref_n;              /* the element's ref number (role and name) */
+    const char *open_url;        /* open: the URL to open */
+    bool authenticated;          /* open: the context picked for it is */
+    bool state_change;
+    bool submit;                 /* type with submit, press Enter in a form */
+    const char *text;            /* type: the text (only ever passed on as a
+                                    recipient address, for a recipient field) */
+    const char *dialog;          /* dialog accept: its message */
+    const char *obs;
+    uint64_t epoch;              /* stamped by the caller; 0 = current */
+} snap_gate_in;
+
+typedef struct {
+    gate_decision d;
+    bool allowed;                /* permit held until snap_gate_done */
+    bool audit_outcome;          /* consequential or confirmed */
+    uint64_t blocked0;
+} snap_gated;
+
+/* Ask the gate; 0 with the sink permit for the tool set, or a SNAP_E*
+ * code (SNAP_EDENIED, SNAP_ESTOP, SNAP_ETAKEOVER, SNAP_ESTALE) with r
+ * holding a structured refusal. */
+int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_result *r);
+/* The action ended with rc (r, may be NULL, gets the network refusals and
+ * an "outcome unknown" note): clear the permit, audit the outcome. */
+void snap_gate_done(snap_agent *a, snap_gated *g, int rc, snap_result *r);
 
 /* ---- agent.c ---- */
 

@@ -64,6 +64,13 @@ enum {
     SNAP_ELOGIN = -13,      /* the stored session expired, was rejected by the site or
                                cannot be used: nothing was restored; log in again */
     SNAP_EBLOCKED = -14,    /* a login handoff runs: waiting for the human */
+    SNAP_EDENIED = -15,     /* the gate refused: outside the grant, the confirmation
+                               was denied, or control is with the human */
+    SNAP_ESTOP = -16,       /* consequential on an authenticated origin: unbound_stop,
+                               the human completes it */
+    SNAP_ETAKEOVER = -17,   /* a credential or challenge step: the human takes over */
+    SNAP_EUNKNOWN = -18,    /* a gated action was sent but its outcome could not be
+                               established (browser gone, wait ran out): not retried */
 };
 const char *snap_strerror(int code);
 
@@ -73,11 +80,12 @@ struct vault;               /* vault/vault.h */
 typedef struct {
     size_t budget_chars;    /* default snapshot size budget; 0 = 12000 */
     int timeout_ms;         /* per action; 0 = 15000 */
-    uint64_t epoch;         /* control epoch shown in headers (gate sets it) */
     bool allow_local;       /* open file:, chrome:, devtools:, view-source: URLs
                                (the CLI's own commands; never for a model) */
     struct vault *vault;    /* session store (borrowed; NULL = none): see "Browser
                                contexts" below */
+    struct gate *gate;      /* the policy gate (borrowed; gate/gate.h). NULL: the
+                               agent makes its own with no grant (the open web) */
 } snap_opts;
 
 /* The result of any call. text is what the model reads (new; bounded);
@@ -96,7 +104,6 @@ void snap_result_free(snap_result *r);
 /* Works in an existing browser (launched or attached). Does not own b. */
 snap_agent *snap_agent_new(cdp_browser *b, const snap_opts *o, cdp_err *err);
 void snap_agent_free(snap_agent *a);
-void snap_agent_set_epoch(snap_agent *a, uint64_t epoch);
 
 /* ---- observation ---- */
 

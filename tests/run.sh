@@ -33,6 +33,10 @@ for t in "$BUILD"/tests/test_*; do
     fi
     tally "$out"
 done
+# One chokepoint for state-changing CDP commands (tests/checksink.sh).
+sh tests/checksink.sh >"$out" 2>&1
+cat "$out"
+tally "$out"
 for r in "$BUILD"/fuzz/replay_*; do
     [ -x "$r" ] || continue
     case "$r" in *.d) continue;; esac

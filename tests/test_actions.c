@@ -931,13 +931,15 @@ static void t_type_fields(void)
     CHECK_INT(0, snap_type(a, ref, "rich text", false, NULL, &r));
     check_eval(a, "document.getElementById('editor').textContent", "\"rich text\"");
     snap_result_free(&r);
-    /* Passwords are typed but never echoed. */
+    /* Passwords are the human's: the agent is refused (a takeover), the
+     * field stays empty and the refusal never holds the text. */
     ref_css(a, "#pw", ref);
-    CHECK_INT(0, snap_type(a, ref, "hunter2secret", false, NULL, &r));
+    CHECK_INT(SNAP_ETAKEOVER, snap_type(a, ref, "hunter2secret", false, NULL, &r));
     CHECK(strstr(r.text, "hunter2secret") == NULL);
     CHECK(strstr(r.structured, "hunter2secret") == NULL);
-    has(r.text, "13 characters");
-    check_eval(a, "document.getElementById('pw').value", "\"hunter2secret\"");
+    has(r.text, "human takeover");
+    has(r.structured, "\"error\":\"human_takeover\"");
+    check_eval(a, "document.getElementById('pw').value", "\"\"");
     snap_result_free(&r);
     /* Not editable. */
     ref_css(a, "#go", ref);
@@ -1308,9 +1310,13 @@ static void t_get_form_password_redacted_regression(void)
         return;
     char ref[16];
     snap_result r = {0};
+    /* The agent may not type the PIN (a takeover); the human does (here:
+     * the test, through its own connection). */
     ref_css(a, "#pin", ref);
-    CHECK_INT(0, snap_type(a, ref, "4321", false, NULL, &r));
+    CHECK_INT(SNAP_ETAKEOVER, snap_type(a, ref, "4321", false, NULL, &r));
+    CHECK(!strstr(r.text, "4321") && !strstr(r.structured, "4321"));
     snap_result_free(&r);
+    free(eval_in(a, NULL, "document.getElementById('pin').value='4321'"));
     ref_css(a, "#login-go", ref);
     CHECK_INT(0, snap_click(a, ref, NULL, &r));
     show(&r);
@@ -1328,10 +1334,11 @@ static void t_get_form_password_redacted_regression(void)
     if (!CHECK(!strstr(r.text, "4321") && !strstr(r.structured, "4321")))
         test_fail_detail("snapshot: %s", r.text);
     snap_result_free(&r);
-    /* The same with type + submit (Enter in the password field). */
+    /* The same with Enter pressed in the password field the human filled. */
     CHECK_INT(0, open_in(a, "/act/leaks.html"));
-    ref_css(a, "#pin", ref);
-    CHECK_INT(0, snap_type(a, ref, "5555", true, NULL, &r));
+    free(eval_in(a, NULL, "(function(){var e=document.getElementById('pin');"
+                          "e.value='5555';e.focus();})()"));
+    CHECK_INT(0, snap_press(a, "Enter", NULL, &r));
     show(&r);
     whole(&r);
     has(r.text, "pin=[redacted]");
@@ -1350,10 +1357,16 @@ static void t_shown_password_not_echoed_regression(void)
     char ref[16];
     snap_result r = {0};
     ref_css(a, "#shown", ref);
-    CHECK_INT(0, snap_type(a, ref, "hunter2shown", false, NULL, &r));
+    CHECK_INT(SNAP_ETAKEOVER, snap_type(a, ref, "hunter2shown", false, NULL, &r));
     show(&r);
     whole(&r);
-    has(r.text, "a secret field: not shown");
+    has(r.text, "human takeover");
+    CHECK(!strstr(r.text, "hunter2shown") && !strstr(r.structured, "hunter2shown"));
+    snap_result_free(&r);
+    /* The human typed it in (here: the test); the snapshot never shows it. */
+    free(eval_in(a, NULL, "document.getElementById('shown').value='hunter2shown'"));
+    snap_query q = {0};
+    CHECK_INT(0, snap_observe(a, &q, &r));
     CHECK(!strstr(r.text, "hunter2shown") && !strstr(r.structured, "hunter2shown"));
     snap_result_free(&r);
     snap_agent_free(a);

@@ -18,6 +18,7 @@
 #endif
 #include "tests/harness.h"
 #include "tests/fixture.h"
+#include "gate/gate.h"
 #include "snapshot/snap_int.h"
 #include "vault/vault.h"
 
@@ -79,6 +80,22 @@ static void url_for(char *out, size_t cap, const char *host, const char *path)
     snprintf(out, cap, "http://%s:%d%s", host, port, path);
 }
 
+/* A task grant for the bank fixture naming the identity "alice" for it
+ * (without one, no stored session is restored): written into dir, its
+ * path into out as "--grant=PATH"... as two argv words: out gets PATH. */
+static void write_bank_grant(const char *dir, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/grant.json", dir);
+    FILE *f = fopen(out, "w");
+    if (!CHECK(f != NULL))
+        return;
+    fprintf(f, "{\"task\":\"login-test\",\"principal\":\"test\","
+            "\"origins\":[\"http://bank.test:%d\",\"http://a.test:%d\",\"http://shop.test:%d\"],"
+            "\"identities\":{\"http://bank.test:%d\":\"alice\"},"
+            "\"egress\":[\"approved_origin_fetch\"]}\n", port, port, port, port);
+    fclose(f);
+}
+
 static void origin_for(char *out, size_t cap, const char *host)
 {
     snprintf(out, cap, "http://%s:%d", host, port);
@@ -112,10 +129,51 @@ static cdp_browser *launch(bool use_port)
     return b;
 }
 
+/* The task grant of the in-process agents: the fixture hosts, and the
+ * identity "alice" for the bank and the shop (the planted sessions are
+ * hers). Without a grant no stored session would be restored. */
+static gate *test_gate;
+static int confirms;
+
+/* The human approving every confirmation (counted). */
+static int confirm_yes(void *ud, const char *prompt, char *why, size_t cap)
+{
+    (void)ud;
+    (void)prompt;
+    confirms++;
+    snprintf(why, cap, "the test approves");
+    return GATE_ALLOW;
+}
+
+static void test_gate_open(void)
+{
+    static char o1[64], o2[64], o3[64];
+    snprintf(o1, sizeof o1, "http://a.test:%d", port);
+    snprintf(o2, sizeof o2, "http://bank.test:%d", port);
+    snprintf(o3, sizeof o3, "http://shop.test:%d", port);
+    const char *origins[] = {o1, o2, o3};
+    gate_identity ids[] = {{o2, "alice"}, {o3, "alice"}};
+    gate_grant g = {0};
+    g.task = "login-test";
+    g.principal = "test";
+    g.origins = origins;
+    g.norigins = 3;
+    g.identities = ids;
+    g.nidentities = 2;
+    g.egress = GATE_EGRESS_FETCH;
+    gate_err ge = {{0}};
+    gate_opts go = {0};
+    go.confirm = confirm_yes;
+    test_gate = gate_new(&g, &go, &ge);
+    if (!CHECK(test_gate != NULL))
+        test_fail_detail("gate: %s", ge.msg);
+}
+
 static snap_agent *agent_with(cdp_browser *b, vault *v)
 {
     snap_opts o = {0};
     o.vault = v;
+    o.gate = test_gate;
     cdp_err e = {0};
     snap_agent *a = snap_agent_new(b, &o, &e);
     if (!CHECK(a != NULL))
@@ -140,7 +198,7 @@ static void plant_bank(vault *v, bool valid, int64_t expiry)
         "\"localStorage\":{\"%s\":[[\"bank_token\",\"" FIXTURE_BANK_TOKEN "\"]]}}",
         valid ? FIXTURE_BANK_SESSION : "hs-stale-session",
         (long long)time(NULL) + 86400, origin);
-    int rc = vault_put(v, origin, "", (const uint8_t *)state, (size_t)n, expiry, err,
+    int rc = vault_put(v, origin, "alice", (const uint8_t *)state, (size_t)n, expiry, err,
                        sizeof err);
     if (!CHECK_INT(0, rc))
         test_fail_detail("vault_put: %s", err);
@@ -157,7 +215,8 @@ static void plant_shop(vault *v)
         "\"path\":\"/\",\"httpOnly\":true,\"secure\":true,\"sameSite\":\"Strict\"},"
         "{\"name\":\"shop_lang\",\"value\":\"en\",\"domain\":\"shop.test\",\"path\":\"/\","
         "\"httpOnly\":false,\"secure\":false}],\"localStorage\":{}}");
-    int rc = vault_put(v, origin, "", (const uint8_t *)state, (size_t)n, 0, err, sizeof err);
+    int rc = vault_put(v, origin, "alice", (const uint8_t *)state, (size_t)n, 0, err,
+                       sizeof err);
     if (!CHECK_INT(0, rc))
         test_fail_detail("vault_put: %s", err);
 }
@@ -319,7 +378,11 @@ static void t_restore_isolated(void)
     if (CHECK(ref != NULL))
         snprintf(refbuf, sizeof refbuf, "%.*s", (int)strcspn(ref + 1, "]"), ref + 1);
     snap_result_free(&r);
+    /* A click on an authenticated page is a state change: the human is
+     * asked (here the test's hook approves), once. */
+    int asked = confirms;
     CHECK_INT(0, snap_click(a, refbuf, NULL, &r));
+    CHECK_INT(asked + 1, confirms);
     snap_result_free(&r);
     CHECK_INT(0, snap_observe(a, &q, &r));
     t = r.text ? r.text : "";
@@ -439,6 +502,44 @@ static int human_login(const char *endpoint, const char *otp)
 }
 
 /* Poll the login until it is no longer waiting (at most ~15 s). */
+/* The human and the driver run at once, as they do for real: the human in
+ * a child process (human_login), the driver here, pumping its connection
+ * the way cdpgate's loops do while a login runs (the page's navigations
+ * are judged by the driver before they leave). Returns the first poll
+ * result other than "still waiting" (r keeps it), or SNAP_EBLOCKED; the
+ * human's failure is a failed CHECK. */
+static int human_login_pumped(snap_agent *a, const char *endpoint, const char *otp,
+                              snap_result *r)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int hr = human_login(endpoint, otp);
+        _exit(hr == 0 && !test_failures_now() ? 0 : 1);
+    }
+    if (!CHECK(pid > 0))
+        return SNAP_EBLOCKED;
+    int rc = SNAP_EBLOCKED, status = 0;
+    bool exited = false;
+    for (int i = 0; i < 400 && !exited; i++) {
+        exited = waitpid(pid, &status, WNOHANG) == pid;
+        if (rc == SNAP_EBLOCKED) {
+            snap_result_free(r);
+            rc = snap_login_poll(a, false, r);
+        } else {
+            snap_sync(a);
+        }
+        if (!exited)
+            sleep_ms(50);
+    }
+    if (!exited) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    }
+    if (!CHECK(exited && WIFEXITED(status) && WEXITSTATUS(status) == 0))
+        test_fail_detail("the human's side of the login failed (see above)");
+    return rc;
+}
+
 static int poll_login(snap_agent *a, snap_result *r)
 {
     int rc = SNAP_EBLOCKED;
@@ -479,13 +580,14 @@ static void t_login_headless_then_restore(void)
     CHECK_INT(SNAP_EBLOCKED, snap_login_poll(a, false, &r));
     snap_result_free(&r);
     /* A wrong code first: back on the login page, still waiting. */
-    human_login(cdp_browser_ws_url(b), "000000");
+    CHECK_INT(SNAP_EBLOCKED, human_login_pumped(a, cdp_browser_ws_url(b), "000000", &r));
     sleep_ms(600);
     CHECK_INT(SNAP_EBLOCKED, snap_login_poll(a, false, &r));
     snap_result_free(&r);
     /* The right one. */
-    human_login(cdp_browser_ws_url(b), FIXTURE_BANK_OTP);
-    int rc = poll_login(a, &r);
+    int rc = human_login_pumped(a, cdp_browser_ws_url(b), FIXTURE_BANK_OTP, &r);
+    if (rc == SNAP_EBLOCKED)
+        rc = poll_login(a, &r);
     CHECK_INT(0, rc);
     const char *t = r.text ? r.text : "";
     CHECK_HAS(t, "saved in the vault");
@@ -905,7 +1007,9 @@ static void t_cli_login_headed_xvfb(void)
     snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
     url_for(url, sizeof url, "bank.test", "/bank/login.html");
     const char *env[] = {display, data, tmpenv, "WAYLAND_DISPLAY", NULL};
-    const char *argv[] = {cdpgate_bin(), "--port", rules, "login", url, NULL};
+    char grant[400];
+    write_bank_grant(tmp, grant, sizeof grant);
+    const char *argv[] = {cdpgate_bin(), "--port", rules, "--grant", grant, "login", url, NULL};
     child c;
     if (!CHECK_INT(0, spawn(&c, env, argv, false))) {
         xvfb_stop(xpid);
@@ -929,7 +1033,7 @@ static void t_cli_login_headed_xvfb(void)
     char acct[200];
     url_for(acct, sizeof acct, "bank.test", "/bank/account");
     const char *env2[] = {data, tmpenv, "DISPLAY", "WAYLAND_DISPLAY", NULL};
-    const char *argv2[] = {cdpgate_bin(), rules, "snapshot", acct, NULL};
+    const char *argv2[] = {cdpgate_bin(), rules, "--grant", grant, "snapshot", acct, NULL};
     if (CHECK_INT(0, spawn(&c, env2, argv2, false))) {
         CHECK_INT(0, child_wait(&c, 30000));
         out = c.got ? c.got : "";
@@ -1033,7 +1137,14 @@ static void t_mcp_login_and_plants(void)
     snprintf(tmpenv, sizeof tmpenv, "TMPDIR=%s", tmp);
     snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
     const char *env[] = {display, data, tmpenv, "WAYLAND_DISPLAY", NULL};
-    const char *argv[] = {cdpgate_bin(), "--port", rules, "--login-done-fd", "3", "mcp", NULL};
+    char grant[400];
+    write_bank_grant(tmp, grant, sizeof grant);
+    /* The human approves confirmations through a --confirm program that
+     * also leaves a mark for each request it was asked. */
+    char confirm[800];
+    snprintf(confirm, sizeof confirm, "cat >> %s/asked; echo '{\"decision\":\"allow\"}'", tmp);
+    const char *argv[] = {cdpgate_bin(), "--port", rules, "--grant", grant, "--confirm",
+                          confirm, "--login-done-fd", "3", "mcp", NULL};
     child c;
     if (!CHECK_INT(0, spawn(&c, env, argv, true))) {
         xvfb_stop(xpid);
@@ -1121,6 +1232,19 @@ static void t_mcp_login_and_plants(void)
         snprintf(args, sizeof args, "{\"ref\":\"%s\"}", ref);
         r = tool(&c, id++, "browser_click", args);
         free(r);
+        /* A click on the authenticated page went to the --confirm program,
+         * which was told what and where, and no secret. */
+        char askedp[400], asked[4096] = "";
+        snprintf(askedp, sizeof askedp, "%s/asked", tmp);
+        FILE *af = fopen(askedp, "r");
+        if (CHECK(af != NULL)) {
+            size_t an = fread(asked, 1, sizeof asked - 1, af);
+            asked[an] = 0;
+            fclose(af);
+        }
+        CHECK_HAS(asked, "Partner offers");
+        CHECK_HAS(asked, "\"action\":\"click\"");
+        check_no_plants("confirmation request", asked);
         r = tool(&c, id++, "browser_snapshot", "{}");
         CHECK_HAS(r, "cookies: []");
         CHECK_HAS(r, "auth=no");
@@ -1222,7 +1346,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "cannot start the fixture server\n");
         return 1;
     }
+    test_gate_open();
     int rc = test_main(argc, argv, TESTS);
+    gate_free(test_gate);
     fixture_server_stop(server_pid);
     rm_rf(root);
     return rc;

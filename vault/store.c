@@ -256,6 +256,71 @@ static void lock_release(int lfd)
     close(lfd);   /* drops the lock */
 }
 
+/* ---- identity leases ---- */
+
+int vault_identity_acquire(vault *v, const char *origin, const char *identity,
+                           const char *holder, int *fd_out, char *err, size_t errlen)
+{
+    *fd_out = -1;
+    if (!origin || !*origin || !identity)
+        return vault_seterr(err, errlen, VAULT_EINVAL, "identity lease: no origin");
+    if (mkdirat(v->dfd, "leases", 0700) != 0 && errno != EEXIST)
+        return vault_seterr(err, errlen, VAULT_EIO, "%s/leases: %s", v->dir, strerror(errno));
+    /* One file per (origin, identity): SHA-256 of both, NUL-separated. */
+    vault_sha256_ctx c;
+    vault_sha256_init(&c);
+    vault_sha256_update(&c, origin, strlen(origin) + 1);
+    vault_sha256_update(&c, identity, strlen(identity));
+    uint8_t h[32];
+    vault_sha256_final(&c, h);
+    char name[80] = "leases/";
+    vault_hex(h, 32, name + 7);
+    int fd = openat(v->dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return vault_seterr(err, errlen, VAULT_EIO, "%s/%s: %s", v->dir, name, strerror(errno));
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+#ifdef F_OFD_SETLK
+    /* Open-file-description locks also conflict inside one process, so two
+     * agents of one process cannot share an identity either. */
+    int r = fcntl(fd, F_OFD_SETLK, &fl);
+    if (r != 0 && errno == EINVAL)
+        r = fcntl(fd, F_SETLK, &fl);
+#else
+    int r = fcntl(fd, F_SETLK, &fl);
+#endif
+    if (r != 0) {
+        int e = errno;
+        char who[200] = "";
+        ssize_t n = pread(fd, who, sizeof who - 1, 0);
+        who[n > 0 ? n : 0] = 0;
+        for (char *p = who; *p; p++)
+            if ((unsigned char)*p < 0x20)
+                *p = ' ';
+        close(fd);
+        if (e == EACCES || e == EAGAIN)
+            return vault_seterr(err, errlen, VAULT_EBUSY, "identity \"%s\" for %s is in use "
+                                "by %s", identity, origin, who[0] ? who : "another task");
+        return vault_seterr(err, errlen, VAULT_EIO, "identity lease: %s", strerror(e));
+    }
+    if (ftruncate(fd, 0) == 0 && holder) {
+        size_t hl = strlen(holder);
+        if (pwrite(fd, holder, hl > 190 ? 190 : hl, 0) < 0) {
+            /* the holder text is only for messages */
+        }
+    }
+    *fd_out = fd;
+    return VAULT_OK;
+}
+
+void vault_identity_release(int fd)
+{
+    if (fd >= 0)
+        close(fd);  /* drops the lease; the kernel does it too if we die */
+}
+
 /* ---- files ---- */
 
 static int write_all(int fd, const void *data, size_t n)

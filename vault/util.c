@@ -138,6 +138,7 @@ const char *vault_strerror(int code)
     case VAULT_ERANDOM: return "no random bytes";
     case VAULT_EEXPIRED: return "session expired";
     case VAULT_ELOCK: return "could not lock the store";
+    case VAULT_EBUSY: return "identity in use by another task";
     }
     return "unknown vault error";
 }

@@ -211,6 +211,7 @@ enum {
     VAULT_ERANDOM = -14,   /* no random bytes */
     VAULT_EEXPIRED = -15,  /* the session's expiry has passed; not returned */
     VAULT_ELOCK = -16,     /* could not take the store lock */
+    VAULT_EBUSY = -17,     /* the identity is leased to another task */
 };
 const char *vault_strerror(int code);
 
@@ -319,6 +320,16 @@ void vault_meta_free(vault_meta *m);
 /* Remove the session for origin (.enc first, then .json). ENOENT when
  * neither existed. */
 int vault_rm(vault *v, const char *origin, char *err, size_t errlen);
+/* Identity leases: one task at a time uses a vault identity for a service.
+ * vault_identity_acquire takes an exclusive lease on (origin, identity)
+ * without waiting: VAULT_EBUSY, with the holder's description in err, when
+ * another task (another process, or another agent of this one) holds it.
+ * holder (e.g. "task T (pid N)") is recorded for that message. The lease
+ * lasts until vault_identity_release(*fd_out) or the process ends (the
+ * kernel drops it: a killed driver never leaves a stale lease). */
+int vault_identity_acquire(vault *v, const char *origin, const char *identity,
+                           const char *holder, int *fd_out, char *err, size_t errlen);
+void vault_identity_release(int fd);
 /* File name stem for origin: 64 hex digits of SHA-256(origin) + NUL. */
 void vault_origin_name(const char *origin, char out[65]);
 

@@ -1,0 +1,155 @@
+/*
+ * gate_bench.c — what the policy gate costs per action: gate_classify,
+ * gate_decide (read, auth_change, consequential), gate_check without an
+ * audit log, with an audit log on a temporary file (one write(2) per line),
+ * and with the fsync a pending (consequential, allowed) decision needs; plus
+ * parsing a full grant. Built and run by bench/run.sh; figures are printed,
+ * not asserted. Each figure is the median over BATCHES batches of the mean
+ * time per call inside a batch, in microseconds.
+ *
+ *     gate_bench [directory for the temporary audit log, default /tmp]
+ */
+#include "gate/gate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BATCHES 31
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int allow_hook(void *ud, const char *prompt, char *why, size_t cap)
+{
+    (void)ud;
+    (void)prompt;
+    (void)why;
+    (void)cap;
+    return GATE_ALLOW;
+}
+
+static const char *GRANT =
+    "{\"task\":\"bench\",\"principal\":\"bench\",\"tools\":[\"open\",\"snapshot\",\"click\","
+    "\"type\",\"dialog\"],\"origins\":[\"https://bank.test\",\"*.shop.test\",\"https://a.test\","
+    "\"https://b.test\",\"https://c.test:8443\"],\"recipients\":[\"bob@partner.test\"],"
+    "\"egress\":[\"approved_origin_fetch\",\"structured_send\"],"
+    "\"identities\":{\"https://bank.test\":\"alice\"},"
+    "\"bound\":[{\"origin\":\"https://bank.test\",\"tool\":\"click\",\"name\":\"Delete project\"}],"
+    "\"expires\":\"2099-01-01T00:00:00Z\"}";
+
+enum { OP_CLASSIFY, OP_DECIDE, OP_CHECK, OP_PARSE };
+
+/* Median over BATCHES of the mean microseconds per call of n calls. */
+static double measure(gate *gt, int op, const gate_request *r, int n)
+{
+    double t[BATCHES];
+    gate_decision d;
+    for (int b = 0; b < BATCHES; b++) {
+        double t0 = now_s();
+        for (int i = 0; i < n; i++) {
+            if (op == OP_CLASSIFY) {
+                int k;
+                gate_classify(r, &k, NULL, 0);
+            } else if (op == OP_DECIDE) {
+                gate_decide(gt, r, &d);
+            } else if (op == OP_CHECK) {
+                if (gate_check(gt, r, &d) != 0) {
+                    fprintf(stderr, "gate_bench: gate_check failed: %s\n", d.reason);
+                    exit(1);
+                }
+            } else {
+                gate_grant *g;
+                if (gate_grant_parse(GRANT, strlen(GRANT), &g, NULL) != 0)
+                    exit(1);
+                gate_grant_free(g);
+            }
+        }
+        t[b] = (now_s() - t0) / n * 1e6;
+    }
+    qsort(t, BATCHES, sizeof t[0], cmp_double);
+    return t[BATCHES / 2];
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = argc > 1 ? argv[1] : "/tmp";
+    char log[4096];
+    snprintf(log, sizeof log, "%s/gate_bench.XXXXXX", dir);
+    int fd = mkstemp(log);
+    if (fd < 0) {
+        perror("gate_bench: mkstemp");
+        return 1;
+    }
+    close(fd);
+    gate_grant *g;
+    gate_err e;
+    if (gate_grant_parse(GRANT, strlen(GRANT), &g, &e) != 0) {
+        fprintf(stderr, "gate_bench: %s\n", e.msg);
+        return 1;
+    }
+    gate_opts none = {.confirm = allow_hook};
+    gate_opts logged = {.confirm = allow_hook, .audit = log};
+    gate *plain = gate_new(g, &none, &e), *audited = gate_new(g, &logged, &e);
+    gate_grant_free(g);
+    if (!plain || !audited) {
+        fprintf(stderr, "gate_bench: %s\n", e.msg);
+        return 1;
+    }
+    gate_target edit = {.role = "button", .name = "Edit invoice", .row = "Invoice 7 March"};
+    gate_target del = {.role = "button", .name = "Delete project", .row = "alpha"};
+    gate_target transfer = {.role = "button", .name = "Continue", .submits = true,
+                            .form_action = "https://bank.test/api/transfer",
+                            .form_method = "post"};
+    gate_request rd = {.tool = "snapshot", .origin = "https://bank.test",
+                       .url = "https://bank.test/invoices", .obs = "o1"};
+    gate_request ac = {.tool = "click", .origin = "https://bank.test",
+                       .url = "https://bank.test/invoices", .authenticated = true,
+                       .state_change = true, .target = &edit, .obs = "o1"};
+    gate_request it = ac;
+    it.origin = "https://www.shop.test";
+    it.authenticated = false;
+    gate_request cq = ac;
+    cq.target = &transfer;
+    gate_request bd = ac;
+    bd.target = &del;
+
+    printf("== gate: cost per call (microseconds, median of %d batches; lower is better)\n",
+           BATCHES);
+    printf("  %-44s %10.3f\n", "gate_grant_parse (full grant)",
+           measure(NULL, OP_PARSE, NULL, 2000));
+    printf("  %-44s %10.3f\n", "gate_classify (click, named button)",
+           measure(NULL, OP_CLASSIFY, &ac, 20000));
+    printf("  %-44s %10.3f\n", "gate_classify (form POST /transfer)",
+           measure(NULL, OP_CLASSIFY, &cq, 20000));
+    printf("  %-44s %10.3f\n", "gate_decide read (snapshot)",
+           measure(plain, OP_DECIDE, &rd, 20000));
+    printf("  %-44s %10.3f\n", "gate_decide auth_change -> confirm",
+           measure(plain, OP_DECIDE, &ac, 20000));
+    printf("  %-44s %10.3f\n", "gate_decide consequential -> stop",
+           measure(plain, OP_DECIDE, &cq, 20000));
+    printf("  %-44s %10.3f\n", "gate_check interact, no audit log",
+           measure(plain, OP_CHECK, &it, 20000));
+    printf("  %-44s %10.3f\n", "gate_check confirm (hook), no audit log",
+           measure(plain, OP_CHECK, &ac, 20000));
+    printf("  %-44s %10.3f\n", "gate_check interact, audit log (write)",
+           measure(audited, OP_CHECK, &it, 2000));
+    printf("  %-44s %10.3f\n", "gate_check confirmed, audit log (write+fsync)",
+           measure(audited, OP_CHECK, &bd, 20));
+    gate_free(plain);
+    gate_free(audited);
+    unlink(log);
+    return 0;
+}

@@ -1,0 +1,235 @@
+/*
+ * policy.c — the gate as the command line sets it up: --grant FILE (the
+ * task grant), --audit FILE (the audit log, overriding the grant's),
+ * --confirm CMD (the confirmation program), the TTY prompt of the
+ * interactive commands, and `cdpgate policy` (what is enforced, and the v1
+ * exclusions that are not).
+ *
+ * The confirmation program: `sh -c CMD` gets the request as one JSON object
+ * on stdin and must print one JSON object on stdout within the wait
+ * (CLI_CONFIRM_WAIT_MS): {"decision":"allow"} or {"decision":"deny",
+ * "reason":"..."}. Anything else — no answer in time, a crash, a non-zero
+ * exit, garbage, another word — is a deny, and the program is killed.
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gate/gate.h"
+#include "json/json.h"
+
+#define CLI_CONFIRM_WAIT_MS 120000
+#define CLI_CONFIRM_MAX 65536
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Run cmd with prompt on stdin; the decision from its stdout. */
+int cli_confirm_program(const char *cmd, const char *prompt, int wait_ms, char *why,
+                        size_t cap)
+{
+    int in[2], out[2];
+    if (pipe(in) != 0)
+        return GATE_DENY;
+    if (pipe(out) != 0) {
+        close(in[0]);
+        close(in[1]);
+        return GATE_DENY;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(in[0]); close(in[1]); close(out[0]); close(out[1]);
+        snprintf(why, cap, "cannot run the confirmation program");
+        return GATE_DENY;
+    }
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[0]); close(in[1]); close(out[0]); close(out[1]);
+        setpgid(0, 0);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    /* The prompt is small (well under a pipe buffer): write it and close. */
+    signal(SIGPIPE, SIG_IGN);
+    size_t len = strlen(prompt), off = 0;
+    while (off < len) {
+        ssize_t n = write(in[1], prompt + off, len - off);
+        if (n <= 0 && errno != EINTR)
+            break;
+        if (n > 0)
+            off += (size_t)n;
+    }
+    if (write(in[1], "\n", 1) < 0) {
+        /* the program may not read its stdin: fine */
+    }
+    close(in[1]);
+    char *buf = malloc(CLI_CONFIRM_MAX + 1);
+    size_t got = 0;
+    long long deadline = now_ms() + wait_ms;
+    bool timed_out = false;
+    while (buf && got < CLI_CONFIRM_MAX) {
+        long long left = deadline - now_ms();
+        if (left <= 0) {
+            timed_out = true;
+            break;
+        }
+        struct pollfd p = {out[0], POLLIN, 0};
+        int pr = poll(&p, 1, (int)left);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr <= 0) {
+            timed_out = pr == 0;
+            break;
+        }
+        ssize_t n = read(out[0], buf + got, CLI_CONFIRM_MAX - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(out[0]);
+    int status = 0;
+    if (timed_out) {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+    }
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    int d = GATE_DENY;
+    if (!buf) {
+        snprintf(why, cap, "out of memory");
+    } else if (timed_out) {
+        snprintf(why, cap, "the confirmation program gave no answer within %d ms", wait_ms);
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        snprintf(why, cap, "the confirmation program failed (exit %d)",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    } else {
+        json_doc *doc = json_parse(buf, got, NULL, NULL);
+        const json_val *root = doc ? json_doc_root(doc) : NULL;
+        const char *dec = json_get_str(root, "decision");
+        const char *reason = json_get_str(root, "reason");
+        if (dec && strcmp(dec, "allow") == 0) {
+            d = GATE_ALLOW;
+            snprintf(why, cap, "%s", reason ? reason : "allowed by the confirmation program");
+        } else if (dec && strcmp(dec, "deny") == 0) {
+            snprintf(why, cap, "%s", reason ? reason : "denied by the confirmation program");
+        } else {
+            snprintf(why, cap, "the confirmation program's answer was not "
+                     "{\"decision\":\"allow\"|\"deny\"}");
+        }
+        json_doc_free(doc);
+    }
+    free(buf);
+    return d;
+}
+
+static int confirm_cmd_hook(void *ud, const char *prompt, char *why, size_t cap)
+{
+    return cli_confirm_program(ud, prompt, CLI_CONFIRM_WAIT_MS, why, cap);
+}
+
+/* The TTY prompt: the request, then y/N from /dev/tty (not stdin, which a
+ * page or a pipe could feed). */
+static int confirm_tty_hook(void *ud, const char *prompt, char *why, size_t cap)
+{
+    (void)ud;
+    FILE *tty = fopen("/dev/tty", "r+");
+    if (!tty) {
+        snprintf(why, cap, "no terminal to ask");
+        return GATE_DENY;
+    }
+    fprintf(tty, "\ncdpgate: confirmation needed for\n  %s\nAllow this once? [y/N] ", prompt);
+    fflush(tty);
+    char line[16] = "";
+    int d = GATE_DENY;
+    if (fgets(line, sizeof line, tty) && (line[0] == 'y' || line[0] == 'Y')) {
+        d = GATE_ALLOW;
+        snprintf(why, cap, "allowed at the terminal");
+    } else {
+        snprintf(why, cap, "denied at the terminal");
+    }
+    fclose(tty);
+    return d;
+}
+
+gate *cli_gate_open(const cli_opts *o, bool interactive, const char *cmd)
+{
+    gate_grant *g = NULL;
+    gate_err ge = {{0}};
+    if (o->grant && gate_grant_load(o->grant, &g, &ge) != 0) {
+        fprintf(stderr, "cdpgate %s: %s\n", cmd, ge.msg);
+        return NULL;
+    }
+    gate_opts go = {0};
+    go.audit = o->audit;
+    if (o->confirm) {
+        go.confirm = confirm_cmd_hook;
+        go.confirm_ud = (void *)o->confirm;
+    } else if (interactive && isatty(2)) {
+        go.confirm = confirm_tty_hook;
+    }
+    gate *gt = gate_new(g, &go, &ge);
+    gate_grant_free(g);
+    if (!gt)
+        fprintf(stderr, "cdpgate %s: %s\n", cmd, ge.msg);
+    return gt;
+}
+
+int cli_policy(const cli_opts *o, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    gate *gt = cli_gate_open(o, false, "policy");
+    if (!gt)
+        return EXIT_USAGE;
+    const gate_grant *g = gate_grant_get(gt);
+    if (!g) {
+        printf("grant: none (the open web in the untrusted context; no stored session is "
+               "restored; no eval, no upload)\n");
+    } else {
+        printf("grant: task %s, principal %s\n", g->task ? g->task : "-",
+               g->principal ? g->principal : "-");
+        printf("  tools:");
+        if (!g->ntools)
+            printf(" (default set)");
+        for (size_t i = 0; i < g->ntools; i++)
+            printf(" %s", g->tools[i]);
+        printf("\n  origins:");
+        for (size_t i = 0; i < g->norigins; i++)
+            printf(" %s", g->origins[i]);
+        printf("\n  recipients: %zu, file scopes: %zu, identities: %zu, bound rules: %zu\n",
+               g->nrecipients, g->nfile_scopes, g->nidentities, g->nbound);
+        printf("  egress:%s%s%s%s\n", g->egress ? "" : " none",
+               g->egress & GATE_EGRESS_FETCH ? " approved_origin_fetch" : "",
+               g->egress & GATE_EGRESS_SEND ? " structured_send" : "",
+               g->egress & GATE_EGRESS_FILE ? " file_transfer" : "");
+        if (g->expires)
+            printf("  expires: %lld (unix seconds)\n", (long long)g->expires);
+    }
+    printf("enforced: grant (tools, origins, recipients, file scopes, egress, identities, "
+           "expiry); action classes (read, interact, authenticated state change -> confirm, "
+           "consequential -> unbound_stop, credential/challenge -> human takeover); control "
+           "epochs; page-started requests judged before they leave; audit log\n");
+    printf("not enforced in v1 (named exclusions):\n");
+    for (const char *const *x = gate_exclusions(); *x; x++)
+        printf("  %s\n", *x);
+    gate_free(gt);
+    return EXIT_OK;
+}

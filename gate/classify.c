@@ -1,0 +1,618 @@
+/*
+ * classify.c — the classifier: which class of action a request is (read,
+ * interact, auth_change, consequential, credential) and, when consequential,
+ * which kind (send, publish, purchase, delete, production_change).
+ *
+ * Pure and bounded: no allocation, no I/O; each string is cut to its first
+ * SCAN_MAX bytes and WORDS_MAX words (a label longer than that is not a
+ * label). docs/gate.md has the rules and the word lists in prose; the tables
+ * below are the source of truth.
+ *
+ * Implementation notes. Strings are split into words: runs of ASCII letters
+ * and digits (bytes >= 0x80 count as letters, so non-ASCII words never match
+ * an ASCII phrase); field attributes are also split at camelCase humps
+ * ("oneTimeCode"). A phrase is a sequence of lower-case words matched
+ * case-insensitively on whole words ("pin" never matches "spinner"); "*" in
+ * a phrase stands for any number of words ("email * to"). A phrase may be
+ * tied to the first word (FIRST: "Post comment" but not "Blog post") or to
+ * the whole string (WHOLE: "Merge" but not "Merge cells"). Exclusion phrases
+ * ("remove from cart", "order history") mask their words first, so the words
+ * inside them count for nothing. At one string the longest matching phrase
+ * wins; across strings the first string with a match wins (name, visible
+ * text, dialog message, row behind a generic button, submit button, form
+ * action path), so a button whose text says "OK" and whose accessible name
+ * says "Delete repository" is a delete: the more dangerous reading wins.
+ */
+#include "gate/gate_int.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define SCAN_MAX 4096u
+#define WORDS_MAX 128u
+
+enum { AT_ANY, AT_FIRST, AT_WHOLE };
+
+typedef struct {
+    const char *phrase;
+    unsigned char kind;         /* GATE_CONSEQ_*, or 1 for credential tables */
+    unsigned char at;
+} rule;
+
+#define N(t) (sizeof(t) / sizeof((t)[0]))
+
+/* Consequential phrases on names, text, dialog messages, rows. */
+static const rule CONSEQ[] = {
+    {"send", GATE_CONSEQ_SEND, AT_ANY},
+    {"send now", GATE_CONSEQ_SEND, AT_ANY},
+    {"send money", GATE_CONSEQ_SEND, AT_ANY},
+    {"transfer", GATE_CONSEQ_SEND, AT_ANY},
+    {"wire", GATE_CONSEQ_SEND, AT_ANY},
+    {"pay", GATE_CONSEQ_SEND, AT_ANY},
+    {"remit", GATE_CONSEQ_SEND, AT_ANY},
+    {"submit payment", GATE_CONSEQ_SEND, AT_ANY},
+    {"make payment", GATE_CONSEQ_SEND, AT_ANY},
+    {"make a payment", GATE_CONSEQ_SEND, AT_ANY},
+    {"confirm payment", GATE_CONSEQ_SEND, AT_ANY},
+    {"schedule payment", GATE_CONSEQ_SEND, AT_ANY},
+    {"authorize payment", GATE_CONSEQ_SEND, AT_ANY},
+    {"reply", GATE_CONSEQ_SEND, AT_ANY},
+    {"reply all", GATE_CONSEQ_SEND, AT_ANY},
+    {"forward", GATE_CONSEQ_SEND, AT_ANY},
+    {"email * to", GATE_CONSEQ_SEND, AT_FIRST},
+    {"mail * to", GATE_CONSEQ_SEND, AT_FIRST},
+
+    {"publish", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"post", GATE_CONSEQ_PUBLISH, AT_FIRST},
+    {"tweet", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"retweet", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"repost", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"share publicly", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"go live", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"make public", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"make it public", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"comment", GATE_CONSEQ_PUBLISH, AT_WHOLE},
+
+    {"buy", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"buy now", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"purchase", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"place order", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"place your order", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"confirm order", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"submit order", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"complete order", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"checkout", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"check out", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"order now", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"subscribe", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"pay now", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"donate", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"book now", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"reserve", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"confirm booking", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"upgrade now", GATE_CONSEQ_PURCHASE, AT_ANY},
+
+    {"delete", GATE_CONSEQ_DELETE, AT_ANY},
+    {"remove", GATE_CONSEQ_DELETE, AT_ANY},
+    {"destroy", GATE_CONSEQ_DELETE, AT_ANY},
+    {"erase", GATE_CONSEQ_DELETE, AT_ANY},
+    {"wipe", GATE_CONSEQ_DELETE, AT_ANY},
+    {"purge", GATE_CONSEQ_DELETE, AT_ANY},
+    {"terminate", GATE_CONSEQ_DELETE, AT_ANY},
+    {"revoke", GATE_CONSEQ_DELETE, AT_ANY},
+    {"drop", GATE_CONSEQ_DELETE, AT_WHOLE},
+    {"drop table", GATE_CONSEQ_DELETE, AT_ANY},
+    {"drop database", GATE_CONSEQ_DELETE, AT_ANY},
+    {"close account", GATE_CONSEQ_DELETE, AT_ANY},
+    {"close my account", GATE_CONSEQ_DELETE, AT_ANY},
+    {"close your account", GATE_CONSEQ_DELETE, AT_ANY},
+    {"deactivate account", GATE_CONSEQ_DELETE, AT_ANY},
+    {"empty trash", GATE_CONSEQ_DELETE, AT_ANY},
+    {"cancel subscription", GATE_CONSEQ_DELETE, AT_ANY},
+    {"cancel my subscription", GATE_CONSEQ_DELETE, AT_ANY},
+    {"cancel membership", GATE_CONSEQ_DELETE, AT_ANY},
+    {"cancel order", GATE_CONSEQ_DELETE, AT_ANY},
+    {"cancel booking", GATE_CONSEQ_DELETE, AT_ANY},
+    {"cancel reservation", GATE_CONSEQ_DELETE, AT_ANY},
+
+    {"deploy", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"deploy to production", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"production", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"prod", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"promote", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"rollout", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"roll out", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"rollback", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"roll back", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"merge", GATE_CONSEQ_PRODUCTION, AT_WHOLE},
+    {"merge pull request", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"merge to main", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"merge into main", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"merge to master", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"merge into master", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"merge branch", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"squash and merge", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"rebase and merge", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"confirm merge", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"apply to production", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"migrate", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"migrate database", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"run migrations", GATE_CONSEQ_PRODUCTION, AT_ANY},
+};
+
+/* Words that look consequential but name UI state, navigation or history:
+ * masked before CONSEQ is matched. */
+static const rule MASK[] = {
+    {"remove from cart", 0, AT_ANY},
+    {"remove from basket", 0, AT_ANY},
+    {"remove from bag", 0, AT_ANY},
+    {"remove from wishlist", 0, AT_ANY},
+    {"remove filter", 0, AT_ANY},
+    {"remove filters", 0, AT_ANY},
+    {"remove all filters", 0, AT_ANY},
+    {"remove sort", 0, AT_ANY},
+    {"remove selection", 0, AT_ANY},
+    {"post code", 0, AT_ANY},
+    {"fast forward", 0, AT_ANY},
+    {"transfer history", 0, AT_ANY},
+    {"payment history", 0, AT_ANY},
+    {"order history", 0, AT_ANY},
+    {"purchase history", 0, AT_ANY},
+    {"deploy history", 0, AT_ANY},
+    {"deployment history", 0, AT_ANY},
+    {"order status", 0, AT_ANY},
+    {"track order", 0, AT_ANY},
+};
+
+/* Form action path segments (POST or unknown method): nouns and verbs that
+ * APIs and form handlers are named after. */
+static const rule PATH[] = {
+    {"send", GATE_CONSEQ_SEND, AT_ANY},
+    {"transfer", GATE_CONSEQ_SEND, AT_ANY},
+    {"transfers", GATE_CONSEQ_SEND, AT_ANY},
+    {"payment", GATE_CONSEQ_SEND, AT_ANY},
+    {"payments", GATE_CONSEQ_SEND, AT_ANY},
+    {"pay", GATE_CONSEQ_SEND, AT_ANY},
+    {"wire", GATE_CONSEQ_SEND, AT_ANY},
+    {"remit", GATE_CONSEQ_SEND, AT_ANY},
+    {"message", GATE_CONSEQ_SEND, AT_ANY},
+    {"messages", GATE_CONSEQ_SEND, AT_ANY},
+    {"mail", GATE_CONSEQ_SEND, AT_ANY},
+    {"email", GATE_CONSEQ_SEND, AT_ANY},
+    {"sendmail", GATE_CONSEQ_SEND, AT_ANY},
+    {"reply", GATE_CONSEQ_SEND, AT_ANY},
+    {"forward", GATE_CONSEQ_SEND, AT_ANY},
+    {"publish", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"post", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"posts", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"comment", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"comments", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"tweet", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"order", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"orders", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"checkout", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"purchase", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"purchases", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"buy", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"subscribe", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"subscriptions", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"donate", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"booking", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"bookings", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"delete", GATE_CONSEQ_DELETE, AT_ANY},
+    {"destroy", GATE_CONSEQ_DELETE, AT_ANY},
+    {"remove", GATE_CONSEQ_DELETE, AT_ANY},
+    {"erase", GATE_CONSEQ_DELETE, AT_ANY},
+    {"purge", GATE_CONSEQ_DELETE, AT_ANY},
+    {"revoke", GATE_CONSEQ_DELETE, AT_ANY},
+    {"terminate", GATE_CONSEQ_DELETE, AT_ANY},
+    {"deploy", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"deploys", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"deployment", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"deployments", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"rollout", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"promote", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"migrate", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"merge", GATE_CONSEQ_PRODUCTION, AT_ANY},
+};
+
+/* A button made only of these words ("OK", "Yes, I'm sure", "Continue")
+ * says nothing itself: its row or dialog context is read instead. */
+static const char *const GENERIC[] = {
+    "ok", "okay", "yes", "confirm", "continue", "proceed", "submit", "done", "i", "m",
+    "am", "understand", "agree", "accept", "apply", "sure", "go", "save",
+};
+
+/* Credential or challenge, on any state-changing target. */
+static const rule CRED[] = {
+    {"otp", 1, AT_ANY}, {"totp", 1, AT_ANY},
+    {"one time code", 1, AT_ANY}, {"one time password", 1, AT_ANY},
+    {"one time passcode", 1, AT_ANY}, {"one time pin", 1, AT_ANY},
+    {"verification code", 1, AT_ANY}, {"security code", 1, AT_ANY},
+    {"sms code", 1, AT_ANY}, {"authenticator code", 1, AT_ANY},
+    {"2fa", 1, AT_ANY}, {"mfa", 1, AT_ANY}, {"two factor", 1, AT_ANY},
+    {"2 step verification", 1, AT_ANY}, {"two step verification", 1, AT_ANY},
+    {"passcode", 1, AT_ANY}, {"passkey", 1, AT_ANY}, {"passkeys", 1, AT_ANY},
+    {"webauthn", 1, AT_ANY}, {"security key", 1, AT_ANY},
+    {"cvv", 1, AT_ANY}, {"cvv2", 1, AT_ANY}, {"cvc", 1, AT_ANY}, {"cvc2", 1, AT_ANY},
+    {"csc", 1, AT_ANY},
+    {"captcha", 1, AT_ANY}, {"recaptcha", 1, AT_ANY}, {"hcaptcha", 1, AT_ANY},
+    {"turnstile", 1, AT_ANY}, {"i m not a robot", 1, AT_ANY},
+    {"identity check", 1, AT_ANY}, {"verify it s you", 1, AT_ANY},
+    {"verify it is you", 1, AT_ANY}, {"confirm it s you", 1, AT_ANY},
+    {"verify your identity", 1, AT_ANY}, {"confirm your identity", 1, AT_ANY},
+};
+
+/* Credential words that count only on a text-entry target (a "Pin" button
+ * pins a post; a "Forgot password?" link is navigation). */
+static const rule CRED_ENTRY[] = {
+    {"password", 1, AT_ANY}, {"passwd", 1, AT_ANY}, {"pwd", 1, AT_ANY},
+    {"passphrase", 1, AT_ANY}, {"pin", 1, AT_ANY}, {"pincode", 1, AT_ANY},
+    {"secret", 1, AT_ANY},
+};
+
+/* Words in a frame URL (host and path) that mark a challenge frame. */
+static const rule FRAME[] = {
+    {"captcha", 1, AT_ANY}, {"recaptcha", 1, AT_ANY}, {"hcaptcha", 1, AT_ANY},
+    {"turnstile", 1, AT_ANY}, {"challenge", 1, AT_ANY}, {"challenges", 1, AT_ANY},
+    {"funcaptcha", 1, AT_ANY}, {"arkoselabs", 1, AT_ANY},
+};
+
+static const char *const AUTOCOMPLETE_CRED[] = {
+    "current-password", "new-password", "one-time-code", "webauthn", "cc-csc",
+};
+
+/* ---- words ---- */
+
+typedef struct {
+    const char *s;
+    size_t n;
+    unsigned short off[WORDS_MAX];
+    unsigned char len[WORDS_MAX];
+    bool masked[WORDS_MAX];
+} words;
+
+static bool word_byte(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c >= 0x80;
+}
+
+static bool camel_hump(const char *s, size_t i)
+{
+    return i > 0 && s[i] >= 'A' && s[i] <= 'Z' && s[i - 1] >= 'a' && s[i - 1] <= 'z';
+}
+
+static void words_split(words *w, const char *s, bool camel)
+{
+    w->s = s ? s : "";
+    w->n = 0;
+    size_t i = 0;
+    while (w->n < WORDS_MAX && i < SCAN_MAX && w->s[i]) {
+        if (!word_byte((unsigned char)w->s[i])) {
+            i++;
+            continue;
+        }
+        size_t b = i++;
+        while (i < SCAN_MAX && word_byte((unsigned char)w->s[i]) &&
+               !(camel && camel_hump(w->s, i)))
+            i++;
+        w->off[w->n] = (unsigned short)b;
+        w->len[w->n] = (unsigned char)(i - b > 255 ? 255 : i - b);
+        w->masked[w->n] = false;
+        w->n++;
+    }
+}
+
+/* Words of phrase p (from *p) matched from word i; returns the words used
+ * or 0. "*" matches any run of words, shortest first. */
+static size_t phrase_at(const words *w, size_t i, const char *p)
+{
+    size_t k = i;
+    while (*p) {
+        const char *e = strchr(p, ' ');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        const char *next = p + n + (e != NULL);
+        if (n == 1 && *p == '*') {
+            for (size_t j = k; j <= w->n; j++) {
+                size_t m = *next ? phrase_at(w, j, next) : 1;
+                if (m)
+                    return j - i + (*next ? m : 0);
+            }
+            return 0;
+        }
+        if (k >= w->n || w->masked[k] || w->len[k] != n ||
+            strncasecmp(w->s + w->off[k], p, n) != 0)
+            return 0;
+        k++;
+        p = next;
+    }
+    return k - i;
+}
+
+/* The longest phrase of tab matching anywhere in w (earliest on ties). */
+static const rule *rules_find(const words *w, const rule *tab, size_t ntab)
+{
+    const rule *best = NULL;
+    size_t best_len = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        for (size_t r = 0; r < ntab; r++) {
+            if (tab[r].at != AT_ANY && i != 0)
+                continue;
+            size_t m = phrase_at(w, i, tab[r].phrase);
+            if (!m || (tab[r].at == AT_WHOLE && m != w->n))
+                continue;
+            if (m > best_len) {
+                best = &tab[r];
+                best_len = m;
+            }
+        }
+    }
+    return best;
+}
+
+static void words_mask(words *w)
+{
+    for (size_t i = 0; i < w->n; i++)
+        for (size_t r = 0; r < N(MASK); r++) {
+            size_t m = phrase_at(w, i, MASK[r].phrase);
+            for (size_t k = 0; k < m; k++)
+                w->masked[i + k] = true;
+        }
+}
+
+static bool words_generic(const words *w)
+{
+    if (!w->n)
+        return false;
+    for (size_t i = 0; i < w->n; i++) {
+        size_t r = 0;
+        while (r < N(GENERIC) && !(strlen(GENERIC[r]) == w->len[i] &&
+                                   strncasecmp(GENERIC[r], w->s + w->off[i], w->len[i]) == 0))
+            r++;
+        if (r == N(GENERIC))
+            return false;
+    }
+    return true;
+}
+
+static void note(char *why, size_t cap, const char *fmt, const char *a, const char *b,
+                 const char *c)
+{
+    if (!why || !cap)
+        return;
+    char qb[72], qc[72];
+    gate_text_copy(qb, sizeof qb, b, 60);
+    gate_text_copy(qc, sizeof qc, c, 60);
+    snprintf(why, cap, fmt, a, qb, qc);
+    gate_text_clean(why);
+}
+
+static bool str_in(const char *s, const char *const *list, size_t n)
+{
+    for (size_t i = 0; s && i < n; i++)
+        if (strcmp(s, list[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool tool_is(const gate_request *req, const char *t)
+{
+    return req->tool && strcmp(req->tool, t) == 0;
+}
+
+bool gate_is_state_change(const gate_request *req)
+{
+    static const char *const CHANGE[] = {"click", "type", "select", "press", "upload", "eval"};
+    return req->state_change || str_in(req->tool, CHANGE, N(CHANGE));
+}
+
+/* A field the user types into (its label is not an action). */
+static bool target_entry(const gate_request *req, const gate_target *t)
+{
+    static const char *const ROLES[] = {"textbox", "searchbox", "combobox", "spinbutton"};
+    static const char *const NOT_TEXT[] = {"button", "submit", "reset", "image", "checkbox",
+                                           "radio", "file", "range", "color", "hidden"};
+    if (str_in(t->role, ROLES, N(ROLES)) || (t->tag && strcmp(t->tag, "textarea") == 0))
+        return true;
+    if (t->tag && strcmp(t->tag, "input") == 0)
+        return !str_in(t->input_type, NOT_TEXT, N(NOT_TEXT));
+    return tool_is(req, "type");
+}
+
+/* A control whose activation only selects something that a later button
+ * commits (its words never make it consequential). */
+static bool target_selection(const gate_target *t)
+{
+    static const char *const ROLES[] = {"checkbox", "radio", "option", "tab", "menuitemcheckbox",
+                                        "menuitemradio", "listbox", "treeitem", "slider",
+                                        "spinbutton", "textbox", "searchbox", "combobox"};
+    static const char *const TYPES[] = {"checkbox", "radio"};
+    return str_in(t->role, ROLES, N(ROLES)) || str_in(t->input_type, TYPES, N(TYPES));
+}
+
+/* ---- credential ---- */
+
+static bool match_cred(const char *s, const char *label, bool entry, bool camel, char *why,
+                       size_t cap)
+{
+    if (!s || !*s)
+        return false;
+    words w;
+    words_split(&w, s, camel);
+    const rule *r = rules_find(&w, CRED, N(CRED));
+    if (!r && entry)
+        r = rules_find(&w, CRED_ENTRY, N(CRED_ENTRY));
+    if (!r)
+        return false;
+    note(why, cap, "credential: %s \"%s\" has \"%s\"", label, s, r->phrase);
+    return true;
+}
+
+static bool autocomplete_cred(const char *ac, char *why, size_t cap)
+{
+    size_t i = 0;
+    while (ac && ac[i]) {
+        while (ac[i] == ' ' || ac[i] == '\t')
+            i++;
+        size_t b = i;
+        while (ac[i] && ac[i] != ' ' && ac[i] != '\t')
+            i++;
+        for (size_t k = 0; k < N(AUTOCOMPLETE_CRED); k++) {
+            const char *c = AUTOCOMPLETE_CRED[k];
+            if (strlen(c) == i - b && strncasecmp(ac + b, c, i - b) == 0) {
+                note(why, cap, "credential: %s \"%s\"%s", "autocomplete", c, "");
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static bool credential(const gate_request *req, char *why, size_t cap)
+{
+    const gate_target *t = req->target;
+    if (t) {
+        bool entry = target_entry(req, t);
+        if (t->input_type && strcasecmp(t->input_type, "password") == 0) {
+            note(why, cap, "credential: %s \"%s\"%s", "input type", "password", "");
+            return true;
+        }
+        if (autocomplete_cred(t->autocomplete, why, cap))
+            return true;
+        if (t->frame_url && *t->frame_url) {
+            words w;
+            words_split(&w, t->frame_url, false);
+            const rule *r = rules_find(&w, FRAME, N(FRAME));
+            if (r) {
+                note(why, cap, "credential: %s \"%s\" names \"%s\"", "frame URL", t->frame_url,
+                     r->phrase);
+                return true;
+            }
+        }
+        if (match_cred(t->name, "name", entry, false, why, cap) ||
+            match_cred(t->text, "text", entry, false, why, cap) ||
+            match_cred(t->field, "field", entry, true, why, cap))
+            return true;
+    }
+    return match_cred(req->dialog, "dialog", true, false, why, cap);
+}
+
+/* ---- consequential ---- */
+
+static int match_conseq(const char *s, const char *label, char *why, size_t cap)
+{
+    if (!s || !*s)
+        return GATE_CONSEQ_NONE;
+    words w;
+    words_split(&w, s, false);
+    words_mask(&w);
+    const rule *r = rules_find(&w, CONSEQ, N(CONSEQ));
+    if (!r)
+        return GATE_CONSEQ_NONE;
+    note(why, cap, "%s: %s \"%s\" has \"", gate_conseq_name(r->kind), label, s);
+    size_t n = why ? strlen(why) : 0;
+    if (why && n < cap)
+        snprintf(why + n, cap - n, "%s\"", r->phrase);
+    return r->kind;
+}
+
+/* The path of an absolute URL (after scheme://authority, before ?#). */
+static void url_path(const char *url, char *out, size_t cap)
+{
+    const char *p = url ? strstr(url, "://") : NULL;
+    p = p ? p + 3 : (url ? url : "");
+    if (url && p != url)
+        p += strcspn(p, "/?#");
+    size_t n = strcspn(p, "?#");
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, p, n);
+    out[n] = 0;
+}
+
+static int match_path(const gate_target *t, char *why, size_t cap)
+{
+    const char *m = t->form_method;
+    if (!t->form_action || (m && (strcasecmp(m, "get") == 0 || strcasecmp(m, "dialog") == 0)))
+        return GATE_CONSEQ_NONE;
+    char path[512];
+    url_path(t->form_action, path, sizeof path);
+    words w;
+    words_split(&w, path, false);
+    const rule *r = rules_find(&w, PATH, N(PATH));
+    if (!r)
+        return GATE_CONSEQ_NONE;
+    char q[80];
+    snprintf(q, sizeof q, "%s (%s)", r->phrase, m ? m : "method not given");
+    note(why, cap, "%s: form action path \"%s\" has %s", gate_conseq_name(r->kind), path, q);
+    return r->kind;
+}
+
+static int consequential(const gate_request *req, char *why, size_t cap)
+{
+    const gate_target *t = req->target;
+    bool activates = tool_is(req, "click") || tool_is(req, "press") || tool_is(req, "dialog") ||
+                     (t && t->submits);
+    if (!activates)
+        return GATE_CONSEQ_NONE;
+    int k = match_conseq(req->dialog, "dialog", why, cap);
+    if (k || !t)
+        return k;
+    if (!target_entry(req, t) && !target_selection(t)) {
+        if ((k = match_conseq(t->name, "name", why, cap)) ||
+            (k = match_conseq(t->text, "text", why, cap)))
+            return k;
+        words w;
+        words_split(&w, t->name && *t->name ? t->name : t->text, false);
+        if ((w.n == 0 || words_generic(&w)) && (k = match_conseq(t->row, "row", why, cap)))
+            return k;
+    }
+    if (!t->submits)
+        return GATE_CONSEQ_NONE;
+    if ((k = match_conseq(t->form_submit, "submit button", why, cap)))
+        return k;
+    return match_path(t, why, cap);
+}
+
+int gate_classify(const gate_request *req, int *conseq, char *why, size_t cap)
+{
+    if (conseq)
+        *conseq = GATE_CONSEQ_NONE;
+    if (why && cap)
+        why[0] = 0;
+    if (!req || !req->tool)
+        return GATE_EINVAL;
+    if (!gate_is_state_change(req)) {
+        note(why, cap, "read: %s%s%s", req->tool, " does not change the page", "");
+        return GATE_CLASS_READ;
+    }
+    if (credential(req, why, cap))
+        return GATE_CLASS_CREDENTIAL;
+    int k = consequential(req, why, cap);
+    if (k) {
+        if (conseq)
+            *conseq = k;
+        return GATE_CLASS_CONSEQUENTIAL;
+    }
+    note(why, cap, "%s: state change on an %s origin%s",
+         req->authenticated ? "auth_change" : "interact",
+         req->authenticated ? "authenticated" : "unauthenticated", "");
+    return req->authenticated ? GATE_CLASS_AUTH_CHANGE : GATE_CLASS_INTERACT;
+}
+
+static const char *const CLASS_NAMES[] = {"read", "interact", "auth_change", "consequential",
+                                          "credential"};
+static const char *const CONSEQ_NAMES[] = {"none", "send", "publish", "purchase", "delete",
+                                           "production_change"};
+
+const char *gate_class_name(int cls)
+{
+    return cls >= 0 && (size_t)cls < N(CLASS_NAMES) ? CLASS_NAMES[cls] : "unknown";
+}
+
+const char *gate_conseq_name(int kind)
+{
+    return kind >= 0 && (size_t)kind < N(CONSEQ_NAMES) ? CONSEQ_NAMES[kind] : "unknown";
+}

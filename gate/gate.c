@@ -1,0 +1,771 @@
+/*
+ * gate.c — the gate object: the decision order of gate.h, the confirmation
+ * hook, outcomes, control modes and epochs, page-started requests, and the
+ * grant queries (tools, origins, identities).
+ *
+ * Invariants: a decision is computed from the request, the grant and the
+ * gate's mode/epoch only (no state carried between decisions: a confirm is
+ * asked every time); gate_check never returns an allow it could not audit;
+ * reasons and target summaries are valid UTF-8, bounded, and built only
+ * from what the request carries (it carries no typed text).
+ */
+#include "gate/gate_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define N(t) (sizeof(t) / sizeof((t)[0]))
+
+/* ---- lifecycle ---- */
+
+gate *gate_new(const gate_grant *g, const gate_opts *o, gate_err *err)
+{
+    gate *gt = calloc(1, sizeof *gt);
+    if (!gt) {
+        if (err)
+            snprintf(err->msg, sizeof err->msg, "gate: out of memory");
+        return NULL;
+    }
+    gt->fd = -1;
+    gt->epoch = 1;
+    gt->mode = GATE_MODE_AGENT;
+    if (g && gate_grant_pack(g, &gt->grant, err)) {
+        free(gt);
+        return NULL;
+    }
+    if (o) {
+        gt->confirm = o->confirm;
+        gt->confirm_ud = o->confirm_ud;
+        gt->now = o->now;
+        gt->now_ud = o->now_ud;
+    }
+    const char *path = o && o->audit ? o->audit : gt->grant ? gt->grant->audit : NULL;
+    if (path && gate_audit_open(gt, path, err)) {
+        gate_free(gt);
+        return NULL;
+    }
+    return gt;
+}
+
+void gate_free(gate *gt)
+{
+    if (!gt)
+        return;
+    gate_audit_close(gt);
+    gate_grant_free(gt->grant);
+    free(gt);
+}
+
+void gate_set_confirm(gate *gt, gate_confirm_fn fn, void *ud)
+{
+    gt->confirm = fn;
+    gt->confirm_ud = ud;
+}
+
+const gate_grant *gate_grant_get(const gate *gt) { return gt ? gt->grant : NULL; }
+
+/* ---- grant queries ---- */
+
+bool gate_tool_allowed(const gate *gt, const char *tool)
+{
+    if (!gate_tool_known(tool))
+        return false;
+    const gate_grant *g = gt ? gt->grant : NULL;
+    if (!g || !g->ntools)
+        return strcmp(tool, "eval") != 0 && strcmp(tool, "upload") != 0;
+    for (size_t i = 0; i < g->ntools; i++)
+        if (strcmp(g->tools[i], tool) == 0)
+            return true;
+    return false;
+}
+
+static bool origin_granted(const gate *gt, const char *norm)
+{
+    const gate_grant *g = gt ? gt->grant : NULL;
+    if (!g)
+        return true;
+    for (size_t i = 0; i < g->norigins; i++)
+        if (gate_origin_match(g->origins[i], norm))
+            return true;
+    return false;
+}
+
+bool gate_origin_allowed(const gate *gt, const char *origin)
+{
+    char o[GATE_ORIGIN_MAX];
+    if (gate_origin_parse(origin, o, sizeof o, ORIGIN_LENIENT, NULL))
+        return false;
+    return origin_granted(gt, o);
+}
+
+static bool about_blank(const char *url)
+{
+    return strncmp(url, "about:blank", 11) == 0 && (!url[11] || url[11] == '#' || url[11] == '?');
+}
+
+bool gate_url_allowed(const gate *gt, const char *url)
+{
+    if (!url)
+        return false;
+    return about_blank(url) || gate_origin_allowed(gt, url);
+}
+
+const char *gate_identity_for(const gate *gt, const char *origin)
+{
+    const gate_grant *g = gt ? gt->grant : NULL;
+    char o[GATE_ORIGIN_MAX];
+    if (!g || gate_origin_parse(origin, o, sizeof o, ORIGIN_LENIENT, NULL))
+        return NULL;
+    for (size_t i = 0; i < g->nidentities; i++)
+        if (strcmp(g->identities[i].service, o) == 0)
+            return g->identities[i].identity;
+    return NULL;
+}
+
+/* ---- deciding ---- */
+
+static int decide_set(gate_decision *d, int decision, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->reason, sizeof d->reason, fmt, ap);
+    va_end(ap);
+    gate_text_clean(d->reason);
+    d->decision = decision;
+    return 0;
+}
+
+/* role "name" (text: ...) (row: ...), at most 200 bytes. */
+static void target_summary(const gate_request *req, char *out, size_t cap)
+{
+    const gate_target *t = req->target;
+    char nm[208], tx[208], row[208], buf[700];
+    if (t) {
+        const char *name = t->name && *t->name ? t->name : t->text;
+        gate_text_copy(nm, sizeof nm, name, 200);
+        gate_text_copy(tx, sizeof tx, t->text, 200);
+        gate_text_copy(row, sizeof row, t->row, 200);
+        const char *role = t->role && *t->role ? t->role : t->tag && *t->tag ? t->tag : "element";
+        bool show_text = *tx && name != t->text && strcmp(tx, nm) != 0;
+        snprintf(buf, sizeof buf, "%.40s \"%s\"%s%s%s%s%s%s", role, nm,
+                 show_text ? " (text: " : "", show_text ? tx : "", show_text ? ")" : "",
+                 *row ? " (row: " : "", row, *row ? ")" : "");
+    } else if (req->dialog) {
+        gate_text_copy(nm, sizeof nm, req->dialog, 200);
+        snprintf(buf, sizeof buf, "dialog \"%s\"", nm);
+    } else {
+        buf[0] = 0;
+    }
+    gate_text_copy(out, cap, buf, 200);
+}
+
+/* Step 5: the page origin. No origin: only reads (tabs, takeover). An
+ * opaque origin ("null", about:blank): reads only. */
+static bool check_origin(const gate *gt, const gate_request *req, bool change,
+                         gate_decision *d, char *norm)
+{
+    const char *o = req->origin, *why;
+    char q[72];
+    if (!o || !*o || strcmp(o, "null") == 0 || about_blank(o)) {
+        if (!change)
+            return true;
+        decide_set(d, GATE_DENY, "a state change needs a granted page origin (origin %s)",
+                   o && *o ? o : "not given");
+        return false;
+    }
+    gate_text_copy(q, sizeof q, o, 60);
+    if (gate_origin_parse(o, norm, GATE_ORIGIN_MAX, ORIGIN_LENIENT, &why)) {
+        decide_set(d, GATE_DENY, "origin \"%s\" is not granted (%s)", q, why);
+        return false;
+    }
+    if (!origin_granted(gt, norm)) {
+        decide_set(d, GATE_DENY, "origin %s is not in the grant", norm);
+        return false;
+    }
+    return true;
+}
+
+static bool check_recipient(const gate_grant *g, const char *r, gate_decision *d)
+{
+    char a[GATE_STR_MAX + 1], q[72];
+    const char *why;
+    gate_text_copy(q, sizeof q, r, 60);
+    if (gate_recipient_norm(r, false, a, sizeof a, &why)) {
+        decide_set(d, GATE_DENY, "recipient \"%s\" is not an address (%s)", q, why);
+        return false;
+    }
+    for (size_t i = 0; g && i < g->nrecipients; i++)
+        if (gate_recipient_match(g->recipients[i], a))
+            return true;
+    if (!g)
+        return true;
+    decide_set(d, GATE_DENY, "recipient %s is not in the grant", q);
+    return false;
+}
+
+/* The file, made absolute (cwd) and normalised lexically ("..": the
+ * caller resolved symlinks with realpath before asking). */
+static bool check_file(const gate_grant *g, unsigned egress, const char *f, gate_decision *d)
+{
+    char abs[GATE_STR_MAX + 4096 + 2], norm[sizeof abs], q[72];
+    const char *why;
+    gate_text_copy(q, sizeof q, f, 60);
+    if (!(egress & GATE_EGRESS_FILE)) {
+        decide_set(d, GATE_DENY, "file %s: file transfer needs the file_transfer egress class",
+                   q);
+        return false;
+    }
+    if (f[0] == '/') {
+        snprintf(abs, sizeof abs, "%s", f);
+    } else {
+        char cwd[4096];
+        if (!getcwd(cwd, sizeof cwd) || strlen(f) > GATE_STR_MAX) {
+            decide_set(d, GATE_DENY, "file %s: cannot make the path absolute", q);
+            return false;
+        }
+        snprintf(abs, sizeof abs, "%s/%s", cwd, f);
+    }
+    if (gate_path_norm(abs, true, norm, sizeof norm, &why)) {
+        decide_set(d, GATE_DENY, "file %s: %s", q, why);
+        return false;
+    }
+    for (size_t i = 0; g && i < g->nfile_scopes; i++)
+        if (gate_path_inside(g->file_scopes[i], norm))
+            return true;
+    gate_text_copy(q, sizeof q, norm, 60);
+    decide_set(d, GATE_DENY, "file %s is outside the grant's file scopes", q);
+    return false;
+}
+
+static const char *egress_name(unsigned bit)
+{
+    return bit == GATE_EGRESS_FETCH ? "approved_origin_fetch"
+         : bit == GATE_EGRESS_SEND ? "structured_send"
+         : bit == GATE_EGRESS_FILE ? "file_transfer" : "unknown";
+}
+
+/* Step 6: recipient, file, egress classes. */
+static bool check_scope(const gate *gt, const gate_request *req, gate_decision *d)
+{
+    const gate_grant *g = gt->grant;
+    unsigned allowed = g ? g->egress : GATE_EGRESS_FETCH;
+    if (req->recipient && !check_recipient(g, req->recipient, d))
+        return false;
+    if (req->file && !check_file(g, allowed, req->file, d))
+        return false;
+    unsigned missing = req->egress & ~allowed;
+    if (missing) {
+        unsigned bit = missing & (~missing + 1);
+        decide_set(d, GATE_DENY, "egress %s is not in the grant", egress_name(bit));
+        return false;
+    }
+    return true;
+}
+
+static const gate_bound *find_bound(const gate_grant *g, const gate_request *req,
+                                    const char *origin)
+{
+    const gate_target *t = req->target;
+    const char *name = t ? t->name : req->dialog;
+    const char *row = t ? t->row : NULL;
+    for (size_t i = 0; g && name && i < g->nbound; i++) {
+        const gate_bound *b = &g->bound[i];
+        if (strcmp(b->origin, origin) == 0 && strcmp(b->tool, req->tool) == 0 &&
+            strcmp(b->name, name) == 0 && (!b->row || (row && strcmp(b->row, row) == 0)))
+            return b;
+    }
+    return NULL;
+}
+
+/* Step 7: by class. */
+static void decide_class(const gate *gt, const gate_request *req, const char *origin,
+                         const char *why, gate_decision *d)
+{
+    const gate_grant *g = gt->grant;
+    const char *kind = gate_conseq_name(d->conseq);
+    switch (d->cls) {
+    case GATE_CLASS_CREDENTIAL:
+        decide_set(d, GATE_TAKEOVER, "takeover: %s; the human completes it (the agent never "
+                   "enters credentials or solves challenges)", why);
+        return;
+    case GATE_CLASS_CONSEQUENTIAL:
+        if (d->conseq == GATE_CONSEQ_SEND && g && !(g->egress & GATE_EGRESS_SEND)) {
+            decide_set(d, GATE_DENY, "a send needs the structured_send egress class (%s)", why);
+            return;
+        }
+        if (!req->authenticated) {
+            decide_set(d, GATE_ALLOW, "interact: %s, on an unauthenticated origin", why);
+            return;
+        }
+        if (find_bound(g, req, origin)) {
+            decide_set(d, GATE_CONFIRM, "bound rule: %s %s on %s is named by the grant (%s)",
+                       kind, d->target, origin, why);
+            return;
+        }
+        decide_set(d, GATE_STOP, "unbound_stop: %s %s on authenticated origin %s; the human "
+                   "completes it, no bound rule names it (%s)", kind, d->target, origin, why);
+        return;
+    case GATE_CLASS_AUTH_CHANGE:
+        decide_set(d, GATE_CONFIRM, "auth_change: %s %s on authenticated origin %s is "
+                   "confirmed every time", req->tool, d->target, origin);
+        return;
+    default:
+        if (strcmp(req->tool, "eval") == 0)
+            decide_set(d, GATE_CONFIRM, "eval: running a script is confirmed every time");
+        else
+            decide_set(d, GATE_ALLOW, "%s", why);
+    }
+}
+
+int gate_decide(gate *gt, const gate_request *req, gate_decision *d)
+{
+    memset(d, 0, sizeof *d);
+    d->decision = GATE_DENY;
+    if (!gt || !req || !req->tool || !*req->tool) {
+        decide_set(d, GATE_DENY, "invalid request: no tool");
+        return GATE_EINVAL;
+    }
+    target_summary(req, d->target, sizeof d->target);
+    char why[256], origin[GATE_ORIGIN_MAX] = "", tm[40];
+    d->cls = gate_classify(req, &d->conseq, why, sizeof why);
+    bool change = gate_is_state_change(req);
+    const gate_grant *g = gt->grant;
+    if (g && g->expires && gate_now(gt) >= g->expires) {
+        gate_time_format(g->expires, tm, sizeof tm);
+        return decide_set(d, GATE_DENY, "the grant expired at %s", tm);
+    }
+    if (gt->mode == GATE_MODE_HUMAN)
+        return decide_set(d, GATE_DENY, "control is with the human (takeover at epoch %llu)",
+                          (unsigned long long)gt->epoch);
+    if (gt->mode != GATE_MODE_AGENT)
+        return decide_set(d, GATE_DENY, "control is paused (pause at epoch %llu)",
+                          (unsigned long long)gt->epoch);
+    if (req->epoch && req->epoch != gt->epoch)
+        return decide_set(d, GATE_STALE, "stale: stamped with epoch %llu, control epoch is "
+                          "now %llu", (unsigned long long)req->epoch,
+                          (unsigned long long)gt->epoch);
+    if (gt->need_fresh && change)
+        return decide_set(d, GATE_STALE, "take a fresh snapshot: control returned to the agent "
+                          "at epoch %llu", (unsigned long long)gt->epoch);
+    if (!gate_tool_allowed(gt, req->tool)) {
+        char q[72];
+        gate_text_copy(q, sizeof q, req->tool, 60);
+        return decide_set(d, GATE_DENY, "tool %s is not in the grant%s", q,
+                          !g || !g->ntools ? " (eval and upload must be named)" : "");
+    }
+    if (!check_origin(gt, req, change, d, origin) || !check_scope(gt, req, d))
+        return 0;
+    decide_class(gt, req, origin, why, d);
+    return 0;
+}
+
+/* ---- checking: hook and audit ---- */
+
+static void w_common(const gate *gt, json_w *w)
+{
+    const gate_grant *g = gt->grant;
+    gate_w_text(w, "task", g ? g->task : NULL, GATE_STR_MAX);
+    gate_w_text(w, "principal", g ? g->principal : NULL, GATE_STR_MAX);
+    json_w_key(w, "epoch");
+    json_w_uint(w, gt->epoch);
+    json_w_key(w, "mode");
+    json_w_str(w, gate_mode_name(gt->mode));
+}
+
+static void w_head(const gate *gt, json_w *w, uint64_t seq, const char *event)
+{
+    char tm[40];
+    gate_time_format(gate_now(gt), tm, sizeof tm);
+    json_w_obj_begin(w);
+    json_w_key(w, "time");
+    json_w_str(w, tm);
+    json_w_key(w, "seq");
+    json_w_uint(w, seq);
+    json_w_key(w, "event");
+    json_w_str(w, event);
+}
+
+static void w_tail(json_w *w)
+{
+    json_w_key(w, "pid");
+    json_w_int(w, (int64_t)getpid());
+    json_w_obj_end(w);
+}
+
+typedef struct {
+    const gate_request *req;
+    const gate_decision *d;
+    bool pending;
+} decision_line;
+
+static void build_decision(gate *gt, json_w *w, uint64_t seq, void *ud)
+{
+    const decision_line *l = ud;
+    const gate_request *r = l->req;
+    const gate_decision *d = l->d;
+    w_head(gt, w, seq, "decision");
+    w_common(gt, w);
+    gate_w_text(w, "action", r ? r->tool : NULL, 64);
+    gate_w_text(w, "origin", r ? r->origin : NULL, GATE_ORIGIN_MAX);
+    gate_w_text(w, "url", r ? r->url : NULL, GATE_AUDIT_URL_MAX);
+    gate_w_text(w, "target", d->target, sizeof d->target);
+    json_w_key(w, "class");
+    json_w_str(w, gate_class_name(d->cls));
+    gate_w_text(w, "kind", d->conseq ? gate_conseq_name(d->conseq) : NULL, 32);
+    json_w_key(w, "decision");
+    json_w_str(w, gate_decision_name(d->decision));
+    gate_w_text(w, "reason", d->reason, sizeof d->reason);
+    gate_w_text(w, "obs", r ? r->obs : NULL, 256);
+    if (r && r->recipient)
+        gate_w_text(w, "recipient", r->recipient, GATE_STR_MAX);
+    if (r && r->file)
+        gate_w_text(w, "file", r->file, GATE_STR_MAX);
+    if (l->pending) {
+        json_w_key(w, "pending");
+        json_w_bool(w, true);
+    }
+    w_tail(w);
+}
+
+/* The confirmation request (new, free()); NULL when out of memory. */
+static char *confirm_prompt(const gate *gt, const gate_request *req, const gate_decision *d)
+{
+    const gate_target *t = req->target;
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    gate_w_text(&w, "action", req->tool, 64);
+    gate_w_text(&w, "origin", req->origin, GATE_ORIGIN_MAX);
+    gate_w_text(&w, "url", req->url, GATE_AUDIT_URL_MAX);
+    json_w_key(&w, "target");
+    json_w_obj_begin(&w);
+    gate_w_text(&w, "role", t ? t->role : req->dialog ? "dialog" : NULL, 64);
+    gate_w_text(&w, "name", t ? (t->name && *t->name ? t->name : t->text) : req->dialog, 200);
+    gate_w_text(&w, "row", t ? t->row : NULL, 200);
+    json_w_obj_end(&w);
+    json_w_key(&w, "class");
+    json_w_str(&w, gate_class_name(d->cls));
+    gate_w_text(&w, "kind", d->conseq ? gate_conseq_name(d->conseq) : NULL, 32);
+    gate_w_text(&w, "observation", req->obs, 256);
+    json_w_key(&w, "epoch");
+    json_w_uint(&w, gt->epoch);
+    gate_w_text(&w, "reason", d->reason, sizeof d->reason);
+    gate_w_text(&w, "task", gt->grant ? gt->grant->task : NULL, GATE_STR_MAX);
+    json_w_obj_end(&w);
+    char *p = json_w_error(&w) ? NULL : json_w_take(&w, NULL);
+    json_w_free(&w);
+    return p;
+}
+
+/* Turn a confirm into allow or deny. Returns true when the human allowed. */
+static bool run_confirm(gate *gt, const gate_request *req, gate_decision *d)
+{
+    char prior[sizeof d->reason], why[256] = "";
+    memcpy(prior, d->reason, sizeof prior);
+    if (!gt->confirm) {
+        decide_set(d, GATE_DENY, "no confirmation hook, so a confirm is a deny (%s)", prior);
+        return false;
+    }
+    char *p = confirm_prompt(gt, req, d);
+    if (!p) {
+        decide_set(d, GATE_DENY, "out of memory building the confirmation request (%s)", prior);
+        return false;
+    }
+    int ans = gt->confirm(gt->confirm_ud, p, why, sizeof why);
+    free(p);
+    why[sizeof why - 1] = 0;
+    gate_text_clean(why);
+    if (ans == GATE_ALLOW) {
+        if (*why)
+            decide_set(d, GATE_ALLOW, "confirmed (%s): %s", why, prior);
+        else
+            decide_set(d, GATE_ALLOW, "confirmed: %s", prior);
+        return true;
+    }
+    if (ans == GATE_DENY)
+        decide_set(d, GATE_DENY, "declined by the human%s%s (%s)", *why ? ": " : "", why, prior);
+    else
+        decide_set(d, GATE_DENY, "the confirmation hook answered %d, taken as a deny (%s)", ans,
+                   prior);
+    return false;
+}
+
+int gate_check(gate *gt, const gate_request *req, gate_decision *d)
+{
+    int rc = gate_decide(gt, req, d);
+    if (!gt)
+        return rc;
+    bool confirmed = d->decision == GATE_CONFIRM && run_confirm(gt, req, d);
+    bool pending = d->decision == GATE_ALLOW &&
+                   (d->cls == GATE_CLASS_CONSEQUENTIAL || confirmed);
+    decision_line l = {req, d, pending};
+    int arc = gate_audit_line(gt, build_decision, &l, pending, &d->seq);
+    if (arc) {
+        char prior[sizeof d->reason];
+        memcpy(prior, d->reason, sizeof prior);
+        decide_set(d, GATE_DENY, "the audit log could not be written, so nothing is allowed "
+                   "(fail closed; was: %s)", prior);
+        return arc;
+    }
+    return rc;
+}
+
+typedef struct {
+    uint64_t ref;
+    const char *outcome, *detail;
+} outcome_line;
+
+static void build_outcome(gate *gt, json_w *w, uint64_t seq, void *ud)
+{
+    const outcome_line *l = ud;
+    w_head(gt, w, seq, "outcome");
+    gate_w_text(w, "task", gt->grant ? gt->grant->task : NULL, GATE_STR_MAX);
+    json_w_key(w, "ref");
+    json_w_uint(w, l->ref);
+    json_w_key(w, "outcome");
+    json_w_str(w, l->outcome);
+    gate_w_text(w, "detail", l->detail, 512);
+    w_tail(w);
+}
+
+int gate_outcome(gate *gt, const gate_decision *d, const char *outcome, const char *detail)
+{
+    if (!gt || !d || !d->seq || !outcome ||
+        (strcmp(outcome, "done") != 0 && strcmp(outcome, "failed") != 0 &&
+         strcmp(outcome, "unknown") != 0))
+        return GATE_EINVAL;
+    outcome_line l = {d->seq, outcome, detail};
+    uint64_t seq;
+    return gate_audit_line(gt, build_outcome, &l, false, &seq);
+}
+
+static int pending_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const gate_pending *)a)->seq, y = ((const gate_pending *)b)->seq;
+    return x < y ? -1 : x > y;
+}
+
+char *gate_unknown_outcomes(gate *gt)
+{
+    if (!gt || (!gt->npend && !gt->pend_dropped))
+        return NULL;
+    qsort(gt->pend, gt->npend, sizeof *gt->pend, pending_cmp);
+    size_t len = 128;
+    for (size_t i = 0; i < gt->npend; i++)
+        len += strlen(gt->pend[i].text) + 1;
+    char *out = malloc(len), *p = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < gt->npend; i++) {
+        size_t n = strlen(gt->pend[i].text);
+        memcpy(p, gt->pend[i].text, n);
+        p[n] = '\n';
+        p += n + 1;
+    }
+    if (gt->pend_dropped)
+        p += snprintf(p, 128, "outcome unknown: %zu more actions (see the audit log)\n",
+                      gt->pend_dropped);
+    *p = 0;
+    size_t keep = 0;
+    for (size_t i = 0; i < gt->npend; i++) {
+        outcome_line l = {gt->pend[i].seq, "unknown",
+                          "the process that allowed it ended before recording its outcome"};
+        uint64_t seq;
+        if (gate_audit_line(gt, build_outcome, &l, false, &seq) == 0)
+            free(gt->pend[i].text);
+        else
+            gt->pend[keep++] = gt->pend[i];
+    }
+    gt->npend = keep;
+    gt->pend_dropped = 0;
+    return out;
+}
+
+/* ---- page-started requests ---- */
+
+typedef struct {
+    const char *method, *url, *reason;
+    bool document, body;
+} request_line;
+
+static void build_request(gate *gt, json_w *w, uint64_t seq, void *ud)
+{
+    const request_line *l = ud;
+    w_head(gt, w, seq, "request");
+    w_common(gt, w);
+    gate_w_text(w, "method", l->method, 32);
+    gate_w_text(w, "url", l->url, GATE_AUDIT_URL_MAX);
+    json_w_key(w, "document");
+    json_w_bool(w, l->document);
+    json_w_key(w, "body");
+    json_w_bool(w, l->body);
+    json_w_key(w, "decision");
+    json_w_str(w, "deny");
+    gate_w_text(w, "reason", l->reason, 512);
+    w_tail(w);
+}
+
+static int req_deny(char *r, size_t cap, const char *fmt, const char *a, const char *b)
+{
+    char qa[72], qb[72];
+    gate_text_copy(qa, sizeof qa, a, 60);
+    gate_text_copy(qb, sizeof qb, b, 60);
+    snprintf(r, cap, fmt, qa, qb);
+    gate_text_clean(r);
+    return GATE_DENY;
+}
+
+static int judge_request(gate *gt, const char *method, const char *url, bool document,
+                         bool has_body, uint64_t epoch, char *r, size_t cap)
+{
+    const gate_grant *g = gt->grant;
+    bool data_out = has_body || (method && strcasecmp(method, "GET") != 0 &&
+                                 strcasecmp(method, "HEAD") != 0);
+    char o[GATE_ORIGIN_MAX], wsurl[GATE_AUDIT_URL_MAX + 8], tm[40];
+    if (gt->mode == GATE_MODE_HUMAN) {
+        snprintf(r, cap, "control is with the human: the request is theirs");
+        return GATE_ALLOW;
+    }
+    if (g && g->expires && gate_now(gt) >= g->expires) {
+        gate_time_format(g->expires, tm, sizeof tm);
+        return req_deny(r, cap, "the grant expired at %s%s", tm, "");
+    }
+    if (epoch && epoch != gt->epoch)
+        return req_deny(r, cap, "stale: the request belongs to an earlier control epoch%s%s",
+                        "", "");
+    if (strncmp(url, "about:", 6) == 0) {
+        if (about_blank(url) || strcmp(url, "about:srcdoc") == 0)
+            return snprintf(r, cap, "about:blank"), GATE_ALLOW;
+        return req_deny(r, cap, "%s is not granted%s", url, "");
+    }
+    if (strncmp(url, "data:", 5) == 0) {
+        if (document)
+            return req_deny(r, cap, "a data: document is not granted%s%s", "", "");
+        return snprintf(r, cap, "data: (no network)"), GATE_ALLOW;
+    }
+    if (strncmp(url, "blob:", 5) == 0)
+        url += 5;
+    if (strncmp(url, "ws://", 5) == 0 || strncmp(url, "wss://", 6) == 0) {
+        snprintf(wsurl, sizeof wsurl, "http%s", url + 2);
+        url = wsurl;
+        data_out = true;
+    }
+    if (gate_origin_parse(url, o, sizeof o, ORIGIN_LENIENT, NULL))
+        return req_deny(r, cap, "%s: scheme not granted%s", url, "");
+    bool granted = origin_granted(gt, o);
+    if (document && !granted)
+        return req_deny(r, cap, "document request to %s: origin not in the grant%s", o, "");
+    if (data_out && !granted)
+        return req_deny(r, cap, "a request carrying data to %s: origin not in the grant%s", o,
+                        "");
+    if (data_out && g && !(g->egress & GATE_EGRESS_FETCH))
+        return req_deny(r, cap, "a request carrying data to %s needs the "
+                        "approved_origin_fetch egress class%s", o, "");
+    snprintf(r, cap, "%s", granted ? "granted origin" : "read-only subresource");
+    return GATE_ALLOW;
+}
+
+int gate_check_request(gate *gt, const char *method, const char *url, bool document,
+                       bool has_body, uint64_t epoch, char *reason, size_t cap)
+{
+    char r[512];
+    if (!gt || !url) {
+        if (reason && cap)
+            snprintf(reason, cap, "invalid request: no URL");
+        return GATE_DENY;
+    }
+    int dec = judge_request(gt, method, url, document, has_body, epoch, r, sizeof r);
+    if (dec != GATE_ALLOW) {
+        request_line l = {method ? method : "GET", url, r, document, has_body};
+        uint64_t seq;
+        gate_audit_line(gt, build_request, &l, false, &seq);
+    }
+    if (reason && cap)
+        gate_text_copy(reason, cap, r, cap - 1);
+    return dec;
+}
+
+/* ---- control epochs ---- */
+
+typedef struct {
+    int from;
+    const char *who;
+} mode_line;
+
+static void build_mode(gate *gt, json_w *w, uint64_t seq, void *ud)
+{
+    const mode_line *l = ud;
+    w_head(gt, w, seq, "mode");
+    w_common(gt, w);
+    json_w_key(w, "from");
+    json_w_str(w, gate_mode_name(l->from));
+    gate_w_text(w, "who", l->who, 256);
+    w_tail(w);
+}
+
+int gate_mode(const gate *gt) { return gt->mode; }
+uint64_t gate_epoch(const gate *gt) { return gt->epoch; }
+
+uint64_t gate_set_mode(gate *gt, int mode, const char *who)
+{
+    if ((mode != GATE_MODE_AGENT && mode != GATE_MODE_HUMAN && mode != GATE_MODE_PAUSED) ||
+        mode == gt->mode)
+        return gt->epoch;
+    mode_line l = {gt->mode, who};
+    gt->mode = mode;
+    gt->epoch++;
+    gt->need_fresh = mode == GATE_MODE_AGENT;
+    uint64_t seq;
+    gate_audit_line(gt, build_mode, &l, false, &seq);
+    return gt->epoch;
+}
+
+void gate_observed(gate *gt)
+{
+    if (gt->mode == GATE_MODE_AGENT)
+        gt->need_fresh = false;
+}
+
+/* ---- names ---- */
+
+const char *gate_decision_name(int d)
+{
+    static const char *const NAMES[] = {"allow", "deny", "confirm", "stop", "takeover", "stale"};
+    return d >= 0 && (size_t)d < N(NAMES) ? NAMES[d] : "unknown";
+}
+
+const char *gate_mode_name(int mode)
+{
+    static const char *const NAMES[] = {"agent", "human", "paused"};
+    return mode >= 0 && (size_t)mode < N(NAMES) ? NAMES[mode] : "unknown";
+}
+
+static const char *const EXCLUSIONS[] = {
+    "snapshot_cookie_integrity: the gate trusts that the cookies a restored or captured "
+    "session holds are the service's own; cookies planted or swapped inside a context by "
+    "the page or another local program are not detected in v1.",
+    "bot_to_bot_channel_injection: text one agent leaves for another (through a page, a "
+    "message or a shared document) is page data like any other; the gate does not "
+    "authenticate agent-to-agent channels.",
+    "approval_fatigue: every confirm is asked again and never remembered, but the gate does "
+    "not limit or measure how often a human is asked, nor notice approvals given without "
+    "reading.",
+    "prompt_data_separation_as_boundary: page text is marked as untrusted data for the "
+    "model, but that marking is a hint, not a boundary; no decision of the gate relies on "
+    "the model keeping instructions and data apart.",
+    "generic_browser_click_binding: a bound rule names an operation by origin, tool and "
+    "accessible name, and the gate cannot prove that clicking that element performs that "
+    "operation, since the page controls both.",
+    "local_device_execution_isolation: cdpgate, the browser and the agent host run with the "
+    "user's privileges; isolating them from the rest of the device (sandboxes, VMs, "
+    "separate users) is left to the platform.",
+    "bot_as_security_boundary: the agent is assumed misled or compromised at any time; only "
+    "the grant, the gate and the human decide, and nothing relies on the model refusing.",
+    NULL,
+};
+
+const char *const *gate_exclusions(void) { return EXCLUSIONS; }

@@ -1,0 +1,295 @@
+/*
+ * gate.h — the policy gate: task grants, action classes, the confirmation
+ * hook, control epochs, the audit log. Pure policy: no CDP, no browser.
+ *
+ * The snapshot module (the actions) describes every state-changing action
+ * as a gate_request and asks gate_check before anything leaves for the
+ * browser; its one sink for state-changing CDP commands refuses to send
+ * without the permit that an allowing decision gives (snapshot/sink.c).
+ * Network requests the page starts itself (redirects, popups, form posts,
+ * script navigations) are paused by the sink and judged by
+ * gate_check_request before they leave.
+ *
+ * What the gate decides, in order (docs/gate.md has the table):
+ *   1. the grant has expired                      -> deny
+ *   2. control is not with the agent (human, paused) -> deny (mode)
+ *   3. the request is stamped with an old epoch   -> stale
+ *      after control returned, a state change before a fresh observation
+ *                                                 -> stale
+ *   4. the tool is not granted                    -> deny
+ *   5. the origin is not granted                  -> deny
+ *   6. recipient / file / egress outside the grant -> deny
+ *   7. by class of action:
+ *        read, interact                           -> allow
+ *        credential or challenge                  -> takeover (the human)
+ *        consequential on an authenticated origin -> stop (unbound_stop),
+ *                                                    unless a bound rule names it
+ *        state change on an authenticated origin  -> confirm (the hook),
+ *                                                    every time
+ * A confirm is turned into allow or deny by the hook: the C callback, else
+ * deny. (Hosts install the callback: the MCP server asks the client by
+ * elicitation, or runs the --confirm program; the CLI asks on the TTY.)
+ *
+ * With no grant (gate_new(NULL, ...)): every tool but "eval" and "upload",
+ * every http(s) origin, no privileged sessions (no identities), egress
+ * approved_origin_fetch for every origin; classes still apply (credential
+ * fields are still a takeover).
+ *
+ * Every decision is one JSON line in the audit log (when one is open): time,
+ * task, principal, epoch, action, origin, target summary, class, decision,
+ * reason. Secrets never reach it: the request carries no typed value except
+ * a recipient address or a file path, which are not secrets.
+ *
+ * Single-threaded; one gate per task. No global mutable state.
+ */
+#ifndef CDPGATE_GATE_H
+#define CDPGATE_GATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    GATE_OK = 0,
+    GATE_ENOMEM = -1,
+    GATE_EINVAL = -2,       /* malformed grant / argument: message says where */
+    GATE_EIO = -3,          /* audit log could not be opened or written */
+};
+
+#define GATE_GRANT_MAX (1u << 20)   /* bytes of a grant file */
+#define GATE_LIST_MAX 1024u         /* entries in any list of a grant */
+#define GATE_STR_MAX 2048u          /* bytes of any string in a grant */
+
+typedef struct {
+    char msg[256];
+} gate_err;
+
+/* ---- the task grant ---- */
+
+enum {
+    GATE_EGRESS_NONE = 0,
+    GATE_EGRESS_FETCH = 1 << 0,     /* approved_origin_fetch: requests carrying
+                                       data (POST, bodies) to granted origins */
+    GATE_EGRESS_SEND = 1 << 1,      /* structured_send: send actions to granted
+                                       recipients */
+    GATE_EGRESS_FILE = 1 << 2,      /* file_transfer: uploads from and downloads
+                                       to the file scopes */
+};
+
+typedef struct {
+    const char *service;            /* origin, "https://bank.test" */
+    const char *identity;           /* vault identity label */
+} gate_identity;
+
+/* A bound rule: the one consequential operation the human approved in
+ * advance, named exactly (origin, tool, accessible name; row optional).
+ * It turns that operation's stop into a confirm. */
+typedef struct {
+    const char *origin;
+    const char *tool;
+    const char *name;
+    const char *row;                /* NULL: any row */
+} gate_bound;
+
+/* A grant as embedders fill it (all pointers borrowed; gate_new copies).
+ * Lists: NULL/0 means empty. tools NULL/0 means the default tool set (every
+ * tool but "eval" and "upload"). */
+typedef struct {
+    const char *task;               /* task id, shown in the audit log */
+    const char *principal;          /* who set the task */
+    const char *const *tools;
+    size_t ntools;
+    const char *const *origins;     /* "https://a.test", "http://a.test:8080",
+                                       "*.example.com" (any scheme, any port,
+                                       the domain and its subdomains) */
+    size_t norigins;
+    const char *const *recipients;  /* "a@b.test" exact, "*@b.test" a domain */
+    size_t nrecipients;
+    const char *const *file_scopes; /* absolute directories */
+    size_t nfile_scopes;
+    unsigned egress;                /* GATE_EGRESS_* bits */
+    const gate_identity *identities;
+    size_t nidentities;
+    const gate_bound *bound;
+    size_t nbound;
+    int64_t expires;                /* unix seconds; 0 = never */
+    const char *audit;              /* audit log path; NULL = none */
+} gate_grant;
+
+/* Parse a grant file's JSON (strict: unknown fields, wrong types, bad
+ * origins or patterns, unknown tools or egress classes, relative file
+ * scopes, an unparsable expires are errors that name the field). *out is new
+ * (one allocation holding the strings); free with gate_grant_free. */
+int gate_grant_parse(const char *json, size_t len, gate_grant **out, gate_err *err);
+int gate_grant_load(const char *path, gate_grant **out, gate_err *err);
+void gate_grant_free(gate_grant *g);
+
+/* The tool names a grant may list (NULL-terminated): open, snapshot, text,
+ * click, type, select, press, scroll, back, screenshot, tabs, dialog,
+ * login, upload, eval, takeover. */
+const char *const *gate_tool_names(void);
+
+/* ---- classes, decisions ---- */
+
+enum {
+    GATE_CLASS_READ,
+    GATE_CLASS_INTERACT,
+    GATE_CLASS_AUTH_CHANGE,         /* state change on an authenticated origin */
+    GATE_CLASS_CONSEQUENTIAL,
+    GATE_CLASS_CREDENTIAL,
+};
+const char *gate_class_name(int cls);   /* "read", "interact", ... */
+
+/* Kinds of consequential action. */
+enum {
+    GATE_CONSEQ_NONE,
+    GATE_CONSEQ_SEND,
+    GATE_CONSEQ_PUBLISH,
+    GATE_CONSEQ_PURCHASE,
+    GATE_CONSEQ_DELETE,
+    GATE_CONSEQ_PRODUCTION,         /* production_change */
+};
+const char *gate_conseq_name(int kind); /* "send", ..., "production_change" */
+
+enum {
+    GATE_ALLOW,
+    GATE_DENY,
+    GATE_CONFIRM,                   /* only from gate_decide: the hook decides */
+    GATE_STOP,                      /* unbound_stop: the human completes it */
+    GATE_TAKEOVER,                  /* credential/challenge: the human */
+    GATE_STALE,                     /* old epoch / observation before control returned */
+};
+const char *gate_decision_name(int d);  /* "allow", "deny", ..., "stale" */
+
+/* What the element acted on looks like (all may be NULL/""; borrowed). The
+ * snapshot module reads these from the accessibility tree and the DOM
+ * through read-only queries the page cannot change. */
+typedef struct {
+    const char *role;               /* AX role: button, link, textbox, ... */
+    const char *name;               /* accessible name */
+    const char *text;               /* visible text when it differs from name */
+    const char *row;                /* row/list item/card context */
+    const char *tag;                /* lower-case tag name */
+    const char *input_type;         /* <input type>, lower case */
+    const char *autocomplete;       /* autocomplete attribute */
+    const char *field;              /* name/id attributes of a field */
+    const char *form_action;        /* absolute URL of the form it submits */
+    const char *form_method;        /* "get", "post", "dialog" */
+    const char *form_submit;        /* for a field with submit: the name of
+                                       the form's submit button */
+    const char *frame_url;          /* URL of the element's frame (redacted) */
+    bool submits;                   /* the action submits a form */
+} gate_target;
+
+typedef struct {
+    const char *tool;               /* a gate_tool_names() name */
+    const char *origin;             /* page origin; for open: the target's */
+    const char *url;                /* redacted URL (audit only) */
+    bool authenticated;             /* the context holds a vault/login session
+                                       for origin (never: "has cookies") */
+    bool state_change;              /* the tool changes page state (click,
+                                       type, select, press, dialog accept,
+                                       upload, eval); read tools are false */
+    const gate_target *target;      /* NULL for page-level actions */
+    const char *dialog;             /* dialog accept: the dialog's message */
+    const char *recipient;          /* a recipient address being entered */
+    const char *file;               /* a file being uploaded/downloaded */
+    unsigned egress;                /* egress classes the action needs */
+    uint64_t epoch;                 /* epoch the caller stamped; 0 = current */
+    const char *obs;                /* observation id relied on (audit) */
+} gate_request;
+
+typedef struct {
+    int decision;                   /* GATE_ALLOW ... GATE_STALE */
+    int cls;                        /* GATE_CLASS_* */
+    int conseq;                     /* GATE_CONSEQ_* */
+    char reason[512];               /* for the agent and the audit log: what
+                                       was missing or why; never a secret */
+    char target[256];               /* target summary as audited */
+    uint64_t seq;                   /* audit sequence number of this decision */
+} gate_decision;
+
+/* Classify without a gate (pure): the class from the tool, the target and
+ * authenticated; *conseq the kind when consequential. why (may be NULL)
+ * gets the words that decided it. */
+int gate_classify(const gate_request *req, int *conseq, char *why, size_t cap);
+
+/* ---- the gate ---- */
+
+typedef struct gate gate;
+
+/* The confirmation hook. p is the request as a JSON object (action, origin,
+ * target {role, name, row}, class, observation, epoch, reason; never a
+ * secret). Return GATE_ALLOW or GATE_DENY (anything else is a deny); why
+ * (cap bytes) may get the human's reason. */
+typedef int (*gate_confirm_fn)(void *ud, const char *prompt_json, char *why, size_t cap);
+
+typedef struct {
+    const char *audit;              /* audit path overriding the grant's */
+    gate_confirm_fn confirm;        /* NULL: every confirm is a deny */
+    void *confirm_ud;
+    int64_t (*now)(void *ud);       /* unix seconds (tests); NULL = time() */
+    void *now_ud;
+} gate_opts;
+
+/* g may be NULL (no grant: see above); it is copied. Opens the audit log
+ * (append); outcomes left pending by a previous process with the same log
+ * are read back (gate_unknown_outcomes). */
+gate *gate_new(const gate_grant *g, const gate_opts *o, gate_err *err);
+void gate_free(gate *gt);
+void gate_set_confirm(gate *gt, gate_confirm_fn fn, void *ud);
+/* The grant in force (borrowed), NULL when none. */
+const gate_grant *gate_grant_get(const gate *gt);
+
+/* Decide without running the hook or writing the audit log. */
+int gate_decide(gate *gt, const gate_request *req, gate_decision *d);
+/* Decide, run the hook for a confirm, write the audit line. d->decision is
+ * final: GATE_ALLOW or a refusal. Returns 0, or GATE_EIO when the audit line
+ * could not be written (then the decision is a deny: fail closed). */
+int gate_check(gate *gt, const gate_request *req, gate_decision *d);
+/* After an allowed consequential or confirmed action: its outcome, audited
+ * against d->seq. outcome: "done", "failed", "unknown". Until this is
+ * written, the action is pending; a process that dies leaves it pending and
+ * the next gate_new on the same audit log reports it as unknown. */
+int gate_outcome(gate *gt, const gate_decision *d, const char *outcome, const char *detail);
+/* Actions a previous process left without an outcome: a text (new, NULL when
+ * none) listing them, one per line; each is also audited as "unknown". */
+char *gate_unknown_outcomes(gate *gt);
+
+/* Origin checks (no audit): the origin of a URL is granted. A URL that is
+ * not http(s) is granted only for about:blank. */
+bool gate_origin_allowed(const gate *gt, const char *origin);
+bool gate_url_allowed(const gate *gt, const char *url);
+bool gate_tool_allowed(const gate *gt, const char *tool);
+/* The vault identity the grant names for a service origin (borrowed), NULL
+ * when the grant names none (then no session may be restored for it). With
+ * no grant: NULL for every origin. */
+const char *gate_identity_for(const gate *gt, const char *origin);
+
+/* A network request the page started (not an action): document requests
+ * (top-level and frames) must go to a granted origin; requests that carry
+ * data out (a method other than GET/HEAD, or a body) need the
+ * approved_origin_fetch egress class and a granted origin. Audited when
+ * refused. Returns GATE_ALLOW or GATE_DENY; reason (cap) says why. */
+int gate_check_request(gate *gt, const char *method, const char *url, bool document,
+                       bool has_body, uint64_t epoch, char *reason, size_t cap);
+
+/* ---- control epochs ---- */
+
+enum { GATE_MODE_AGENT, GATE_MODE_HUMAN, GATE_MODE_PAUSED };
+const char *gate_mode_name(int mode);   /* "agent", "human", "paused" */
+int gate_mode(const gate *gt);
+uint64_t gate_epoch(const gate *gt);
+/* Give control to the human (takeover), pause, or return it to the agent
+ * (release); each change bumps the epoch and is audited with who asked. After
+ * a release, state changes are refused as stale until gate_observed. */
+uint64_t gate_set_mode(gate *gt, int mode, const char *who);
+/* The agent took a fresh observation at the current epoch. */
+void gate_observed(gate *gt);
+
+/* ---- v1 exclusions ---- */
+
+/* Threats named and not enforced in v1 (NULL-terminated, each "name: why"). */
+const char *const *gate_exclusions(void);
+
+#endif

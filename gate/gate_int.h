@@ -1,0 +1,126 @@
+/*
+ * gate_int.h — what the files of the gate module share and no other module
+ * includes: the gate object, origin/path/recipient normalisation, grant
+ * packing, the audit log's internals and small text helpers.
+ *
+ * Files: origin.c (URLs, origins, patterns, recipients, paths), grant.c
+ * (grant JSON, validation and packing into one allocation), classify.c (the
+ * classifier), audit.c (the audit log), gate.c (the gate object and its
+ * decisions).
+ */
+#ifndef CDPGATE_GATE_INT_H
+#define CDPGATE_GATE_INT_H
+
+#include "gate/gate.h"
+#include "json/json.h"
+
+#include <sys/types.h>
+
+/* Longest origin the gate handles ("https://" + 253-byte host + ":65535"). */
+#define GATE_ORIGIN_MAX 272u
+/* Longest audit/diagnostic rendering of a URL or other page-derived text. */
+#define GATE_AUDIT_URL_MAX 1024u
+/* Pending outcomes kept from a previous process (more are counted only). */
+#define GATE_PENDING_MAX 4096u
+/* Bytes of an existing audit log read at gate_new (the tail beyond that). */
+#define GATE_AUDIT_SCAN_MAX ((off_t)64 << 20)
+
+/* One decision a previous process left without an outcome. */
+typedef struct {
+    uint64_t seq;
+    char *text;                 /* "outcome unknown: ..." (new) */
+} gate_pending;
+
+struct gate {
+    gate_grant *grant;          /* packed copy (grant.c), NULL: no grant */
+    gate_confirm_fn confirm;
+    void *confirm_ud;
+    int64_t (*now)(void *ud);
+    void *now_ud;
+    int mode;                   /* GATE_MODE_* */
+    uint64_t epoch;             /* starts at 1; 0 in a request means "current" */
+    bool need_fresh;            /* control came back: state changes wait for
+                                   gate_observed */
+    int fd;                     /* audit log, -1 when none */
+    uint64_t seq;               /* largest audit seq known */
+    off_t known_end;            /* log size after our last write or read */
+    gate_pending *pend;
+    size_t npend, cappend;
+    size_t pend_dropped;        /* pending beyond GATE_PENDING_MAX */
+};
+
+/* ---- origin.c ---- */
+
+enum { ORIGIN_LENIENT = 0, ORIGIN_STRICT = 1 };
+
+/* The origin of an http(s) URL, normalised: "scheme://host[:port]" with
+ * scheme and host lower case, the default port dropped, userinfo dropped.
+ * ORIGIN_STRICT: the text must be an origin (no userinfo, no path but an
+ * optional lone "/", no query or fragment). out gets at most
+ * GATE_ORIGIN_MAX bytes with its NUL. Returns 0, else -1 with *why a
+ * static text ("not an http or https URL", ...). */
+int gate_origin_parse(const char *s, char *out, size_t cap, int strict, const char **why);
+/* A grant origin entry: an exact origin or "*.suffix", normalised into out.
+ * Returns 0 or -1 with *why. */
+int gate_origin_entry(const char *s, char *out, size_t cap, const char **why);
+/* The normalised origin matches the normalised entry (exact or pattern). */
+bool gate_origin_match(const char *entry, const char *origin);
+/* A recipient entry "user@domain" or "*@domain" (pattern allowed) or an
+ * address (pattern refused), domain lower-cased into out. */
+int gate_recipient_norm(const char *s, bool pattern, char *out, size_t cap, const char **why);
+bool gate_recipient_match(const char *entry, const char *addr);
+/* Lexical normalisation of an absolute path: "//" and "." dropped, trailing
+ * slashes dropped (but "/"), ".." refused (dotdot false) or resolved
+ * lexically (dotdot true). Returns 0 or -1 with *why. */
+int gate_path_norm(const char *s, bool dotdot, char *out, size_t cap, const char **why);
+/* path (normalised) is scope or lies below it. */
+bool gate_path_inside(const char *scope, const char *path);
+
+/* ---- grant.c ---- */
+
+/* Validate src (borrowed strings, possibly not normalised) and pack a
+ * normalised copy into one allocation (*out, free with gate_grant_free).
+ * Errors name the field. */
+int gate_grant_pack(const gate_grant *src, gate_grant **out, gate_err *err);
+/* tool is one of gate_tool_names(). */
+bool gate_tool_known(const char *tool);
+
+/* ---- classify.c ---- */
+
+/* The tool changes page state whatever the caller says (click, type,
+ * select, press, upload, eval), or the caller says so. */
+bool gate_is_state_change(const gate_request *req);
+
+/* ---- audit.c ---- */
+
+/* Open (create) the log at path and read back the largest seq and the
+ * pending outcomes. */
+int gate_audit_open(gate *gt, const char *path, gate_err *err);
+void gate_audit_close(gate *gt);
+/* Write one line (w holds the object, without the newline) under the log
+ * lock; *seq gets the new sequence number, which the caller's build
+ * callback must put in the line: the line is built by build(gt, w, seq, ud)
+ * after the seq is known. sync: fsync after the write. Without a log the
+ * seq is still assigned. Returns 0, GATE_EIO or GATE_ENOMEM. */
+typedef void (*gate_line_fn)(gate *gt, json_w *w, uint64_t seq, void *ud);
+int gate_audit_line(gate *gt, gate_line_fn build, void *ud, bool sync, uint64_t *seq);
+/* RFC 3339 UTC ("2026-12-01T00:00:00Z") of t into out (>= 32 bytes). */
+void gate_time_format(int64_t t, char *out, size_t cap);
+/* Parse RFC 3339 ("Z" or a +hh:mm offset, optional fraction) to unix
+ * seconds. Returns 0 or -1. */
+int gate_time_parse(const char *s, int64_t *out);
+int64_t gate_now(const gate *gt);
+/* Drop the pending entry for seq (an outcome was written). */
+void gate_pending_drop(gate *gt, uint64_t seq);
+
+/* ---- text helpers (audit.c) ---- */
+
+/* Copy at most max bytes of s into out (cap), cut on a UTF-8 boundary;
+ * invalid UTF-8 bytes and control characters become '?'. NULL -> "". */
+void gate_text_copy(char *out, size_t cap, const char *s, size_t max);
+/* In place: the same cleaning for a buffer snprintf may have cut. */
+void gate_text_clean(char *s);
+/* Write s as a JSON string, cleaned and cut to max bytes (NULL -> null). */
+void gate_w_text(json_w *w, const char *key, const char *s, size_t max);
+
+#endif

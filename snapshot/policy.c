@@ -1,0 +1,270 @@
+/*
+ * policy.c — asking the gate before an action, and telling it the outcome.
+ *
+ * Each action of act.c and agent.c describes itself here as a gate_request:
+ * the tool, the origin acted on (the element's frame, or the page; for open
+ * the target URL's), whether the tab's context is authenticated for it
+ * (snap_tab_auth: a session restored from the vault or captured by a
+ * login, never the mere presence of cookies), and for element actions the
+ * element as the browser sees it: role and accessible name from the
+ * accessibility tree (the ref), and from one read-only script on the node
+ * its tag, input type, autocomplete, field names, the form it submits
+ * (action, method, submit button) and its row. The gate's decision
+ * (gate_check: grant, epoch, class, confirmation hook, audit) is final; an
+ * allowed action gets the sink permit for its tool until snap_gate_done,
+ * which audits the outcome of consequential and confirmed actions
+ * ("done", or "unknown" when the browser went away or the wait ran out:
+ * such an action is never retried).
+ */
+#include "snapshot/snap_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What the gate needs of an element (plain values back). */
+static const char FACTS_FN[] =
+    "function(){var e=this.nodeType===1?this:this.parentElement;if(!e)return{};"
+    "if(e.tagName==='LABEL'&&e.control)e=e.control;"
+    "var N=function(s,n){return String(s||'').replace(/\\s+/g,' ').trim().slice(0,n||160);};"
+    "var A=function(x,k){return x.getAttribute?x.getAttribute(k)||'':'';};"
+    "var t=N(A(e,'type')).toLowerCase(),tag=e.tagName.toLowerCase();"
+    "var r={tag:tag,type:t,ac:N(A(e,'autocomplete')).toLowerCase(),"
+    "field:N(A(e,'name')+' '+(e.id||'')+' '+A(e,'placeholder')+' '+A(e,'aria-label')),"
+    "text:N(tag==='input'?e.value:e.innerText)};"
+    "if(tag==='input'&&/^(password|hidden)$/.test(t))r.text='';"
+    "var f=e.form||e.closest('form');"
+    "if(f){var u=function(s){try{return new URL(s||'',document.baseURI).href;}"
+    "catch(x){return'';}};"
+    "var fa=A(e,'formaction')||A(f,'action');r.fa=N(u(fa),400);"
+    "r.fm=N(A(e,'formmethod')||A(f,'method')||'get').toLowerCase();"
+    "var sb=f.querySelector('button[type=submit],button:not([type]),input[type=submit],"
+    "input[type=image]');if(sb)r.fs=N(A(sb,'aria-label')||sb.innerText||sb.value);"
+    "r.sub=(tag==='button'&&(t===''||t==='submit'))||(tag==='input'&&"
+    "(t==='submit'||t==='image'));}"
+    "var row=e.closest('tr,li,[role=row],[role=listitem],article');"
+    "if(row)r.row=N(row.innerText,120);return r;}";
+
+/* Page scripts of this file (sink.c refuses any other). */
+const snap_js snap_policy_scripts[] = {
+    {FACTS_FN, NULL, SNAP_JS_READ},
+    {NULL, NULL, 0},
+};
+
+/* Words that make a field a recipient field. */
+static bool recipient_field(const char *s)
+{
+    static const char *const W[] = {"to", "recipient", "recipients", "cc", "bcc", "payee",
+                                    "beneficiary", "send to", "sendto", "mailto", NULL};
+    if (!s)
+        return false;
+    char low[200];
+    size_t n = 0;
+    for (; s[n] && n + 1 < sizeof low; n++)
+        low[n] = (char)((s[n] >= 'A' && s[n] <= 'Z') ? s[n] + 32 : s[n]);
+    low[n] = 0;
+    for (const char *const *w = W; *w; w++) {
+        size_t wl = strlen(*w);
+        for (const char *p = strstr(low, *w); p; p = strstr(p + 1, *w)) {
+            bool left = p == low || !((p[-1] >= 'a' && p[-1] <= 'z') ||
+                                      (p[-1] >= '0' && p[-1] <= '9'));
+            char c = p[wl];
+            bool right = !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'));
+            if (left && right)
+                return true;
+        }
+    }
+    return false;
+}
+
+static const char *jstr(const json_val *v, const char *k)
+{
+    const char *s = json_get_str(v, k);
+    return s ? s : "";
+}
+
+/* Structured refusal in r. */
+static int refusal(snap_agent *a, const gate_decision *d, const char *tool, snap_result *r)
+{
+    int code = d->decision == GATE_STOP ? SNAP_ESTOP
+             : d->decision == GATE_TAKEOVER ? SNAP_ETAKEOVER
+             : d->decision == GATE_STALE ? SNAP_ESTALE : SNAP_EDENIED;
+    const char *what = d->decision == GATE_STOP
+        ? "stopped (unbound_stop): a consequential action on an authenticated site is "
+          "completed by the human, not the agent"
+        : d->decision == GATE_TAKEOVER
+        ? "human takeover: credentials, one-time codes and challenges are entered by the "
+          "human; cdpgate never types them and never solves CAPTCHAs"
+        : d->decision == GATE_STALE ? "refused as stale" : "denied by the gate";
+    snap_fail(r, code, "%s %s: %s (%s). %s", tool, d->target[0] ? d->target : "", what,
+              d->reason, "Tell the user what was refused and why; do not try another way "
+              "around it.");
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "ok");
+    json_w_bool(&w, false);
+    json_w_key(&w, "error");
+    json_w_str(&w, snap_strerror(code));
+    json_w_key(&w, "decision");
+    json_w_str(&w, gate_decision_name(d->decision));
+    json_w_key(&w, "class");
+    json_w_str(&w, gate_class_name(d->cls));
+    if (d->conseq) {
+        json_w_key(&w, "kind");
+        json_w_str(&w, gate_conseq_name(d->conseq));
+    }
+    json_w_key(&w, "action");
+    json_w_str(&w, tool);
+    json_w_key(&w, "target");
+    json_w_str(&w, d->target);
+    json_w_key(&w, "reason");
+    json_w_str(&w, d->reason);
+    json_w_key(&w, "epoch");
+    json_w_uint(&w, gate_epoch(a->gate));
+    json_w_key(&w, "message");
+    json_w_str(&w, r->text ? r->text : "");
+    json_w_obj_end(&w);
+    char *js = json_w_take(&w, NULL);
+    if (js) {
+        free(r->structured);
+        r->structured = js;
+    }
+    return code;
+}
+
+int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_result *r)
+{
+    memset(g, 0, sizeof *g);
+    g->blocked0 = a->nblocked;
+    snap_tab *t = in->tab ? snap_tab_by_id(a, in->tab) : NULL;
+    char origin[256] = "";
+    char *url = NULL;
+    const char *frame_url = "";
+    if (in->open_url) {
+        snap_url_origin(in->open_url, origin, sizeof origin);
+        url = snap_url_redact(in->open_url, false, NULL);
+    } else if (t && t->nframes) {
+        snap_frame *f = in->frame && *in->frame ? snap_frame_find(t, in->frame) : NULL;
+        if (!f)
+            f = &t->frames[0];
+        /* The origin as the gate keys it: an http(s) page's; anything else
+         * (about:blank, data:, file:, an opaque origin) is none. */
+        if (!f->url || snap_url_origin(f->url, origin, sizeof origin) != 0)
+            origin[0] = 0;
+        url = f->url ? strdup(f->url) : NULL;
+        frame_url = url ? url : "";
+    }
+    /* The element as the gate sees it. */
+    json_doc *facts = NULL;
+    const json_val *fv = NULL;
+    gate_target tg = {0};
+    bool have_target = false;
+    if (in->oid && *in->oid && in->session) {
+        json_w w;
+        json_w_init(&w);
+        json_w_obj_begin(&w);
+        json_w_key(&w, "objectId");
+        json_w_str(&w, in->oid);
+        json_w_key(&w, "functionDeclaration");
+        json_w_str(&w, FACTS_FN);
+        json_w_key(&w, "returnByValue");
+        json_w_bool(&w, true);
+        json_w_obj_end(&w);
+        char *p = json_w_take(&w, NULL);
+        cdp_reply rep = {0};
+        cdp_err e = {0};
+        int rc = p ? snap_cdp_call(a, in->session, "Runtime.callFunctionOn", p,
+                                   a->o.timeout_ms, &rep, &e) : CDP_ENOMEM;
+        free(p);
+        if (rc == 0 && !json_get(rep.result, "exceptionDetails")) {
+            facts = rep.doc;
+            rep.doc = NULL;
+            fv = json_get(json_get(rep.result, "result"), "value");
+        }
+        cdp_reply_free(&rep);
+        if (!fv) {
+            free(url);
+            json_doc_free(facts);
+            return snap_fail(r, SNAP_EBROWSER, "%s: cannot read the element for the gate: %s",
+                             in->tool, e.msg[0] ? e.msg : "no answer");
+        }
+        const snap_ref *rf = in->ref_n && in->ref_n <= a->nrefs ? &a->refs[in->ref_n - 1]
+                                                                : NULL;
+        tg.role = rf ? rf->role : "";
+        tg.name = rf && rf->name ? rf->name : "";
+        tg.text = jstr(fv, "text");
+        tg.row = jstr(fv, "row");
+        tg.tag = jstr(fv, "tag");
+        tg.input_type = jstr(fv, "type");
+        tg.autocomplete = jstr(fv, "ac");
+        tg.field = jstr(fv, "field");
+        tg.form_action = jstr(fv, "fa");
+        tg.form_method = jstr(fv, "fm");
+        tg.form_submit = jstr(fv, "fs");
+        tg.frame_url = frame_url;
+        tg.submits = json_bool(json_get(fv, "sub")) || in->submit;
+        have_target = true;
+    }
+    gate_request q = {0};
+    q.tool = in->tool;
+    q.origin = origin;
+    q.url = url ? url : "";
+    q.authenticated = t && !in->open_url ? snap_tab_auth(a, t) : in->authenticated;
+    q.state_change = in->state_change;
+    q.target = have_target ? &tg : NULL;
+    q.dialog = in->dialog;
+    q.epoch = in->epoch;
+    q.obs = in->obs;
+    if (have_target && in->text && (recipient_field(tg.field) || recipient_field(tg.name)))
+        q.recipient = in->text;
+    int rc = gate_check(a->gate, &q, &g->d);
+    free(url);
+    json_doc_free(facts);
+    if (g->d.decision != GATE_ALLOW)
+        return refusal(a, &g->d, in->tool, r);
+    (void)rc;
+    g->allowed = true;
+    g->audit_outcome = g->d.cls == GATE_CLASS_AUTH_CHANGE ||
+                       g->d.cls == GATE_CLASS_CONSEQUENTIAL;
+    snap_permit_begin(a, in->permit ? in->permit : in->tool);
+    return 0;
+}
+
+void snap_gate_done(snap_agent *a, snap_gated *g, int rc, snap_result *r)
+{
+    if (!g->allowed)
+        return;
+    g->allowed = false;
+    snap_permit_end(a);
+    if (r) {
+        /* Requests of the page refused at the network level meanwhile. */
+        char buf[1200] = "";
+        snap_blocked_describe(a, g->blocked0, 0, buf, sizeof buf);
+        if (buf[0]) {
+            size_t n = r->text ? strlen(r->text) : 0;
+            char *nt = realloc(r->text, n + strlen(buf) + 3);
+            if (nt) {
+                snprintf(nt + n, strlen(buf) + 3, "%s%s", n ? "\n" : "", buf);
+                r->text = nt;
+            }
+        }
+    }
+    if (!g->audit_outcome)
+        return;
+    const char *outcome = rc == 0 ? "done"
+                        : (rc == SNAP_EBROWSER || rc == SNAP_ETIMEOUT || rc == SNAP_EUNKNOWN)
+                        ? "unknown" : "failed";
+    gate_outcome(a->gate, &g->d, outcome, r && r->text ? "" : "");
+    if (strcmp(outcome, "unknown") == 0 && r) {
+        const char *note = "\noutcome unknown: the action was sent but what followed could "
+                           "not be established; it was not and will not be retried: check "
+                           "the page before doing anything else.";
+        size_t n = r->text ? strlen(r->text) : 0;
+        char *nt = realloc(r->text, n + strlen(note) + 1);
+        if (nt) {
+            memcpy(nt + n, note, strlen(note) + 1);
+            r->text = nt;
+        }
+    }
+}

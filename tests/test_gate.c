@@ -1,0 +1,1479 @@
+/*
+ * test_gate.c — tests of the gate module: grant parsing (a full grant, the
+ * error of every field, strictness, limits, allocation failures), origin
+ * matching, the classifier's labelled table, the decision order branch by
+ * branch (bound rules, recipients, file scopes, egress, expiry with an
+ * injected clock, modes and epochs), the confirmation hook, the audit log
+ * read back with json.h, pending outcomes across gate objects and processes,
+ * failing closed when the log cannot be written, page-started requests.
+ */
+#include "gate/gate.h"
+#include "json/json.h"
+#include "tests/harness.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---- helpers ---- */
+
+static char TMP[256];
+
+static int tmp_setup(void)
+{
+    const char *t = getenv("TMPDIR");
+    snprintf(TMP, sizeof TMP, "%s/test_gate.XXXXXX", t && *t ? t : "/tmp");
+    if (!mkdtemp(TMP)) {
+        CHECK(!"mkdtemp");
+        return -1;
+    }
+    return 0;
+}
+
+static const char *tmp_path(char *buf, size_t cap, const char *name)
+{
+    snprintf(buf, cap, "%s/%s", TMP, name);
+    return buf;
+}
+
+static void tmp_done(const char *const *names)
+{
+    char p[512];
+    for (size_t i = 0; names && names[i]; i++)
+        unlink(tmp_path(p, sizeof p, names[i]));
+    rmdir(TMP);
+}
+
+static gate_grant *parse(const char *json, gate_err *e)
+{
+    gate_grant *g = NULL;
+    gate_err dummy;
+    int rc = gate_grant_parse(json, strlen(json), &g, e ? e : &dummy);
+    if (rc)
+        return NULL;
+    return g;
+}
+
+typedef struct {
+    int64_t t;
+} fake_clock;
+
+static int64_t clock_now(void *ud) { return ((fake_clock *)ud)->t; }
+
+/* A gate over a grant given as JSON (NULL: no grant). */
+static gate *mk(const char *json, const gate_opts *o)
+{
+    gate_err e = {{0}};
+    gate_grant *g = json ? parse(json, &e) : NULL;
+    if (json && !g) {
+        test_fail_detail("grant does not parse: %s", e.msg);
+        return NULL;
+    }
+    gate *gt = gate_new(g, o, &e);
+    if (!gt)
+        test_fail_detail("gate_new: %s", e.msg);
+    gate_grant_free(g);
+    return gt;
+}
+
+static const gate_target BTN_DELETE = {.role = "button", .name = "Delete project",
+                                       .row = "alpha"};
+
+static gate_request click(const char *origin, bool auth, const gate_target *t)
+{
+    gate_request r;
+    memset(&r, 0, sizeof r);
+    r.tool = "click";
+    r.origin = origin;
+    r.url = origin;
+    r.authenticated = auth;
+    r.state_change = true;
+    r.target = t;
+    r.obs = "o1";
+    return r;
+}
+
+static gate_request readreq(const char *tool, const char *origin)
+{
+    gate_request r;
+    memset(&r, 0, sizeof r);
+    r.tool = tool;
+    r.origin = origin;
+    r.url = origin;
+    return r;
+}
+
+static int has(const char *s, const char *sub)
+{
+    int ok = s && strstr(s, sub) != NULL;
+    if (!ok)
+        test_fail_detail("\"%s\" does not contain \"%s\"", s ? s : "(null)", sub);
+    return ok;
+}
+
+/* ---- grant parsing ---- */
+
+static const char *FULL =
+    "{\"task\":\"pay the March invoice\",\"principal\":\"alice@corp.test\","
+    "\"tools\":[\"open\",\"snapshot\",\"click\",\"type\",\"upload\"],"
+    "\"origins\":[\"HTTPS://Bank.Test:443\",\"http://shop.test:8080/\",\"*.Example.COM\","
+    "\"https://[::1]:8443\"],"
+    "\"recipients\":[\"bob@Partner.Test\",\"*@corp.test\"],"
+    "\"file_scopes\":[\"/home/alice/invoices//\",\"/tmp/./out/\"],"
+    "\"egress\":[\"approved_origin_fetch\",\"structured_send\",\"file_transfer\"],"
+    "\"identities\":{\"https://bank.test\":\"alice\",\"http://shop.test:8080\":\"shopper\"},"
+    "\"bound\":[{\"origin\":\"https://bank.test\",\"tool\":\"click\",\"name\":\"Pay invoice\","
+    "\"row\":\"March\"},{\"origin\":\"https://bank.test:443\",\"tool\":\"click\","
+    "\"name\":\"Confirm\"}],"
+    "\"expires\":\"2026-12-01T00:00:00Z\",\"audit\":\"/var/log/cdpgate/audit.log\"}";
+
+static void t_grant_full(void)
+{
+    gate_err e = {{0}};
+    gate_grant *g = parse(FULL, &e);
+    if (!CHECK(g != NULL)) {
+        test_fail_detail("%s", e.msg);
+        return;
+    }
+    CHECK_STR("pay the March invoice", g->task);
+    CHECK_STR("alice@corp.test", g->principal);
+    CHECK_INT(5, g->ntools);
+    CHECK_STR("upload", g->tools[4]);
+    CHECK_INT(4, g->norigins);
+    CHECK_STR("https://bank.test", g->origins[0]);
+    CHECK_STR("http://shop.test:8080", g->origins[1]);
+    CHECK_STR("*.example.com", g->origins[2]);
+    CHECK_STR("https://[::1]:8443", g->origins[3]);
+    CHECK_INT(2, g->nrecipients);
+    CHECK_STR("bob@partner.test", g->recipients[0]);
+    CHECK_STR("*@corp.test", g->recipients[1]);
+    CHECK_INT(2, g->nfile_scopes);
+    CHECK_STR("/home/alice/invoices", g->file_scopes[0]);
+    CHECK_STR("/tmp/out", g->file_scopes[1]);
+    CHECK_INT(GATE_EGRESS_FETCH | GATE_EGRESS_SEND | GATE_EGRESS_FILE, g->egress);
+    CHECK_INT(2, g->nidentities);
+    CHECK_STR("https://bank.test", g->identities[0].service);
+    CHECK_STR("alice", g->identities[0].identity);
+    CHECK_STR("http://shop.test:8080", g->identities[1].service);
+    CHECK_INT(2, g->nbound);
+    CHECK_STR("Pay invoice", g->bound[0].name);
+    CHECK_STR("March", g->bound[0].row);
+    CHECK_STR("https://bank.test", g->bound[1].origin);
+    CHECK(g->bound[1].row == NULL);
+    CHECK_INT(1796083200, g->expires);
+    CHECK_STR("/var/log/cdpgate/audit.log", g->audit);
+    gate_grant_free(g);
+
+    /* Minimal grant; egress missing = none; expires as an integer or an
+     * RFC 3339 offset. */
+    g = parse("{\"task\":\"t\",\"origins\":[\"https://a.test\"],\"expires\":1796083200}", &e);
+    CHECK(g && g->egress == 0 && g->ntools == 0 && g->tools == NULL && g->principal == NULL);
+    CHECK(g && g->expires == 1796083200);
+    gate_grant_free(g);
+    g = parse("{\"task\":\"t\",\"expires\":\"2026-12-01T02:30:00.5+02:30\",\"egress\":[\"none\"]}",
+              &e);
+    CHECK(g && g->expires == 1796083200 && g->egress == 0);
+    gate_grant_free(g);
+    gate_grant_free(NULL);
+}
+
+static const struct {
+    const char *json;
+    const char *msg;
+} GRANT_ERRORS[] = {
+    {"[1]", "grant: not a JSON object"},
+    {"{\"task\":\"t\",}", "grant: invalid JSON at byte 12"},
+    {"{\"principal\":\"p\"}", "grant: task: missing"},
+    {"{\"task\":\"\"}", "grant: task: empty"},
+    {"{\"task\":7}", "grant: task: not a string"},
+    {"{\"task\":\"a\\u0000b\"}", "grant: task: contains a NUL character"},
+    {"{\"task\":\"t\",\"task\":\"u\"}", "grant: duplicate key \"task\" at byte 12"},
+    {"{\"task\":\"t\",\"bogus\":1}", "grant: unknown field \"bogus\""},
+    {"{\"task\":\"t\",\"principal\":\"\"}", "grant: principal: empty"},
+    {"{\"task\":\"t\",\"audit\":[]}", "grant: audit: not a string"},
+    {"{\"task\":\"t\",\"tools\":\"click\"}", "grant: tools: not an array"},
+    {"{\"task\":\"t\",\"tools\":[\"click\",\"rm\"]}", "grant: tools[1]: \"rm\" is not a tool"},
+    {"{\"task\":\"t\",\"tools\":[1]}", "grant: tools[0]: not a string"},
+    {"{\"task\":\"t\",\"origins\":[\"https://a.test\",\"http://b.test\",\"http://a.test/path\"]}",
+     "grant: origins[2]: \"http://a.test/path\" is not an origin (no path allowed)"},
+    {"{\"task\":\"t\",\"origins\":[\"ftp://a.test\"]}",
+     "grant: origins[0]: \"ftp://a.test\" is not an origin (not an http or https URL)"},
+    {"{\"task\":\"t\",\"origins\":[\"a.test\"]}", "origins[0]: \"a.test\" is not an origin"},
+    {"{\"task\":\"t\",\"origins\":[\"https://*.a.test\"]}",
+     "origins[0]: \"https://*.a.test\" is not an origin (a wildcard is allowed only as the "
+     "leading \"*.\")"},
+    {"{\"task\":\"t\",\"origins\":[\"*.a.*.test\"]}", "a wildcard is allowed only"},
+    {"{\"task\":\"t\",\"origins\":[\"*\"]}", "origins[0]: \"*\" is not an origin"},
+    {"{\"task\":\"t\",\"origins\":[\"*.com\"]}", "too broad"},
+    {"{\"task\":\"t\",\"origins\":[\"*.a.test:443\"]}", "a pattern has no scheme, port or path"},
+    {"{\"task\":\"t\",\"origins\":[\"\"]}", "grant: origins[0]: empty"},
+    {"{\"task\":\"t\",\"origins\":[\"https://u:p@a.test\"]}", "userinfo is not allowed"},
+    {"{\"task\":\"t\",\"origins\":[\"https://a.test?x=1\"]}", "no query allowed"},
+    {"{\"task\":\"t\",\"origins\":[\"https://a.test:99999\"]}", "port out of range"},
+    {"{\"task\":\"t\",\"origins\":[\"https://a test\"]}", "control character or space in host"},
+    {"{\"task\":\"t\",\"recipients\":[\"bob\"]}",
+     "grant: recipients[0]: \"bob\" is not a recipient"},
+    {"{\"task\":\"t\",\"recipients\":[\"a@b@c.test\"]}", "recipients[0]"},
+    {"{\"task\":\"t\",\"recipients\":[\"bob@\"]}", "empty user or domain"},
+    {"{\"task\":\"t\",\"file_scopes\":[\"docs/out\"]}",
+     "grant: file_scopes[0]: \"docs/out\" is not a file scope (not an absolute path)"},
+    {"{\"task\":\"t\",\"file_scopes\":[\"/home/a/../b\"]}", "\"..\" is not allowed"},
+    {"{\"task\":\"t\",\"egress\":[\"none\",\"structured_send\"]}",
+     "grant: egress: \"none\" together with other classes"},
+    {"{\"task\":\"t\",\"egress\":[\"smoke_signals\"]}",
+     "grant: egress[0]: \"smoke_signals\" is not an egress class"},
+    {"{\"task\":\"t\",\"egress\":\"none\"}", "grant: egress: not an array"},
+    {"{\"task\":\"t\",\"identities\":[]}", "grant: identities: not an object"},
+    {"{\"task\":\"t\",\"identities\":{\"https://bank.test/login\":\"a\"}}",
+     "grant: identities: \"https://bank.test/login\" is not an origin (no path allowed)"},
+    {"{\"task\":\"t\",\"identities\":{\"*.bank.test\":\"a\"}}", "is not an origin"},
+    {"{\"task\":\"t\",\"identities\":{\"https://b.test\":\"\"}}",
+     "grant: identities[\"https://b.test\"]: empty"},
+    {"{\"task\":\"t\",\"identities\":{\"https://b.test\":\"a\",\"https://B.test:443\":\"b\"}}",
+     "names the service https://b.test twice"},
+    {"{\"task\":\"t\",\"bound\":{}}", "grant: bound: not an array"},
+    {"{\"task\":\"t\",\"bound\":[1]}", "grant: bound[0]: not an object"},
+    {"{\"task\":\"t\",\"bound\":[{\"origin\":\"https://a.test\",\"tool\":\"click\"}]}",
+     "grant: bound[0].name: missing"},
+    {"{\"task\":\"t\",\"bound\":[{\"origin\":\"https://a.test\",\"tool\":\"click\","
+     "\"name\":\"x\",\"when\":\"now\"}]}", "grant: bound[0]: unknown field \"when\""},
+    {"{\"task\":\"t\",\"bound\":[{\"origin\":\"*.a.test\",\"tool\":\"click\",\"name\":\"x\"}]}",
+     "grant: bound[0].origin: \"*.a.test\" is not an origin"},
+    {"{\"task\":\"t\",\"bound\":[{\"origin\":\"https://a.test\",\"tool\":\"zap\",\"name\":\"x\"}]}",
+     "grant: bound[0].tool: \"zap\" is not a tool"},
+    {"{\"task\":\"t\",\"bound\":[{\"origin\":\"https://a.test\",\"tool\":\"click\","
+     "\"name\":\"\"}]}",
+     "grant: bound[0].name: empty"},
+    {"{\"task\":\"t\",\"expires\":\"2026-13-01T00:00:00Z\"}",
+     "grant: expires: \"2026-13-01T00:00:00Z\" is not an RFC 3339 date-time"},
+    {"{\"task\":\"t\",\"expires\":\"2026-02-29T00:00:00Z\"}", "is not an RFC 3339"},
+    {"{\"task\":\"t\",\"expires\":\"2026-12-01 00:00:00\"}", "is not an RFC 3339"},
+    {"{\"task\":\"t\",\"expires\":1.5}", "grant: expires: not a date-time string or an integer"},
+    {"{\"task\":\"t\",\"expires\":-1}", "grant: expires: negative"},
+    {"{\"task\":\"t\",\"expires\":true}", "grant: expires: not a date-time"},
+};
+
+static void t_grant_errors(void)
+{
+    for (size_t i = 0; i < sizeof GRANT_ERRORS / sizeof GRANT_ERRORS[0]; i++) {
+        gate_grant *g = (gate_grant *)1;
+        gate_err e = {{0}};
+        int rc = gate_grant_parse(GRANT_ERRORS[i].json, strlen(GRANT_ERRORS[i].json), &g, &e);
+        if (!CHECK_INT(GATE_EINVAL, rc) || !CHECK(g == NULL) || !has(e.msg, GRANT_ERRORS[i].msg))
+            test_fail_detail("case %zu: %s", i, GRANT_ERRORS[i].json);
+        if (rc == 0)
+            gate_grant_free(g);
+    }
+    /* NULL err is accepted. */
+    gate_grant *g;
+    CHECK_INT(GATE_EINVAL, gate_grant_parse("{}", 2, &g, NULL));
+}
+
+/* A list of n copies of item. */
+static char *list_json(const char *field, const char *item, size_t n)
+{
+    size_t il = strlen(item), cap = 64 + strlen(field) + n * (il + 1);
+    char *s = malloc(cap), *p = s;
+    p += snprintf(p, cap, "{\"task\":\"t\",\"%s\":[", field);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(p, item, il);
+        p += il;
+        *p++ = i + 1 < n ? ',' : ']';
+    }
+    memcpy(p, "}", 2);
+    return s;
+}
+
+static void t_grant_limits(void)
+{
+    gate_err e;
+    char *s = list_json("origins", "\"https://a.test\"", GATE_LIST_MAX);
+    gate_grant *g = parse(s, &e);
+    CHECK(g && g->norigins == GATE_LIST_MAX);
+    gate_grant_free(g);
+    free(s);
+    s = list_json("origins", "\"https://a.test\"", GATE_LIST_MAX + 1);
+    CHECK(parse(s, &e) == NULL);
+    has(e.msg, "grant: origins: more than 1024 entries");
+    free(s);
+    s = list_json("egress", "\"structured_send\"", GATE_LIST_MAX + 1);
+    CHECK(parse(s, &e) == NULL);
+    has(e.msg, "grant: egress: more than 1024 entries");
+    free(s);
+
+    /* A string of GATE_STR_MAX bytes passes, one more does not. */
+    char *doc = malloc(GATE_STR_MAX + 64);
+    for (size_t extra = 0; extra < 2; extra++) {
+        size_t o = (size_t)snprintf(doc, 16, "{\"task\":\"");
+        memset(doc + o, 'x', GATE_STR_MAX + extra);
+        memcpy(doc + o + GATE_STR_MAX + extra, "\"}", 3);
+        g = parse(doc, &e);
+        CHECK(extra ? g == NULL : g && strlen(g->task) == GATE_STR_MAX);
+        if (extra)
+            has(e.msg, "grant: task: longer than 2048 bytes");
+        gate_grant_free(g);
+    }
+    free(doc);
+
+    /* Bigger than GATE_GRANT_MAX (whitespace padding). */
+    size_t n = GATE_GRANT_MAX + 16;
+    char *pad = malloc(n);
+    memset(pad, ' ', n);
+    memcpy(pad, "{\"task\":\"t\"}", 12);
+    g = NULL;
+    CHECK_INT(GATE_EINVAL, gate_grant_parse(pad, n, &g, &e));
+    has(e.msg, "larger than 1048576 bytes");
+    CHECK_INT(0, gate_grant_parse(pad, GATE_GRANT_MAX, &g, &e));
+    gate_grant_free(g);
+
+    /* Deep nesting is refused by the JSON layer, not a stack overflow. */
+    char deep[200];
+    memset(deep, '[', sizeof deep);
+    snprintf(deep, 20, "{\"task\":\"t\",\"x\":");
+    deep[16] = '[';
+    CHECK_INT(GATE_EINVAL, gate_grant_parse(deep, sizeof deep, &g, &e));
+
+    /* load: a file, a missing file, a file too big. */
+    if (tmp_setup()) {
+        free(pad);
+        return;
+    }
+    char p[512];
+    FILE *f = fopen(tmp_path(p, sizeof p, "grant.json"), "w");
+    fputs(FULL, f);
+    fclose(f);
+    CHECK_INT(0, gate_grant_load(p, &g, &e));
+    CHECK(g && g->nbound == 2);
+    gate_grant_free(g);
+    f = fopen(tmp_path(p, sizeof p, "big.json"), "w");
+    fwrite(pad, 1, n, f);
+    fclose(f);
+    CHECK_INT(GATE_EINVAL, gate_grant_load(p, &g, &e));
+    has(e.msg, "larger than 1048576 bytes");
+    CHECK_INT(GATE_EINVAL, gate_grant_load(tmp_path(p, sizeof p, "none.json"), &g, &e));
+    has(e.msg, "No such file");
+    free(pad);
+    const char *names[] = {"grant.json", "big.json", NULL};
+    tmp_done(names);
+}
+
+/* An embedder's C grant goes through the same validation. */
+static void t_grant_struct(void)
+{
+    const char *origins[] = {"HTTPS://A.test:443/", "*.B.test"};
+    const char *bad[] = {"https://a.test/x"};
+    const char *tools[] = {"click", "teleport"};
+    gate_grant g;
+    memset(&g, 0, sizeof g);
+    g.task = "t";
+    g.origins = origins;
+    g.norigins = 2;
+    gate_err e;
+    gate *gt = gate_new(&g, NULL, &e);
+    CHECK(gt != NULL);
+    const gate_grant *in = gate_grant_get(gt);
+    CHECK(in && in != &g && strcmp(in->origins[0], "https://a.test") == 0);
+    CHECK(in && strcmp(in->origins[1], "*.b.test") == 0);
+    CHECK(gate_origin_allowed(gt, "https://x.b.test:9000"));
+    gate_free(gt);
+    g.origins = bad;
+    g.norigins = 1;
+    CHECK(gate_new(&g, NULL, &e) == NULL);
+    has(e.msg, "grant: origins[0]: \"https://a.test/x\" is not an origin (no path allowed)");
+    g.origins = NULL;
+    g.norigins = 0;
+    g.tools = tools;
+    g.ntools = 2;
+    CHECK(gate_new(&g, NULL, &e) == NULL);
+    has(e.msg, "grant: tools[1]: \"teleport\" is not a tool");
+    g.ntools = 0;
+    g.egress = 1u << 7;
+    CHECK(gate_new(&g, NULL, &e) == NULL);
+    has(e.msg, "grant: egress: unknown bits");
+    g.egress = 0;
+    g.norigins = 3;             /* a count without a list */
+    CHECK(gate_new(&g, NULL, &e) == NULL);
+    has(e.msg, "origins");
+    CHECK(gate_grant_get(NULL) == NULL);
+}
+
+static void t_grant_alloc(void)
+{
+    int steps = 0, ok = 0;
+    for (long i = 0; i < 200 && !ok; i++) {
+        gate_grant *g = NULL;
+        gate_err e;
+        test_fail_alloc_after(i, 0);
+        int rc = gate_grant_parse(FULL, strlen(FULL), &g, &e);
+        test_fail_alloc_off();
+        steps++;
+        if (rc == 0) {
+            CHECK(g && g->nbound == 2);
+            gate_grant_free(g);
+            ok = 1;
+        } else if (!CHECK_INT(GATE_ENOMEM, rc) || !has(e.msg, "out of memory")) {
+            break;
+        }
+    }
+    CHECK(ok);
+    /* gate_new and gate_check with an audit log, failing every allocation. */
+    if (tmp_setup())
+        return;
+    char p[512], json[1024];
+    tmp_path(p, sizeof p, "a.log");
+    snprintf(json, sizeof json, "{\"task\":\"t\",\"origins\":[\"https://a.test\"],"
+             "\"audit\":\"%s\"}", p);
+    gate_grant *g = parse(json, NULL);
+    ok = 0;
+    for (long i = 0; i < 200 && !ok; i++) {
+        gate_err e;
+        test_fail_alloc_after(i, 0);
+        gate *gt = gate_new(g, NULL, &e);
+        int rc = -100;
+        gate_decision d;
+        if (gt) {
+            gate_request r = click("https://a.test", false, NULL);
+            rc = gate_check(gt, &r, &d);
+        }
+        test_fail_alloc_off();
+        steps++;
+        if (gt && rc == 0) {
+            CHECK_INT(GATE_ALLOW, d.decision);
+            ok = 1;
+        } else if (gt) {
+            CHECK_INT(GATE_DENY, d.decision);
+            CHECK(rc == GATE_ENOMEM || rc == GATE_EIO);
+        }
+        gate_free(gt);
+    }
+    CHECK(ok);
+    gate_grant_free(g);
+    const char *names[] = {"a.log", NULL};
+    tmp_done(names);
+    printf("  alloc walk: %d failure points, each refused cleanly\n", steps);
+}
+
+/* ---- origins ---- */
+
+static void t_origins(void)
+{
+    gate *gt = mk("{\"task\":\"t\",\"origins\":[\"https://a.test\",\"http://b.test:8080\","
+                  "\"*.c.test\",\"https://[::1]\"]}", NULL);
+    if (!gt)
+        return;
+    static const struct {
+        const char *url;
+        bool ok;
+    } T[] = {
+        {"https://a.test", true},
+        {"https://a.test/path?q=1#f", true},
+        {"HTTPS://A.TEST:443/", true},
+        {"https://user:pw@a.test/", true},
+        {"http://a.test", false},               /* other scheme */
+        {"https://a.test:8443", false},         /* other port */
+        {"https://x.a.test", false},            /* exact: no subdomains */
+        {"https://a.test.evil.test", false},
+        {"https://evil.test\\@a.test", false},  /* backslash ends the authority */
+        {"https://evil.test#@a.test", false},
+        {"http://b.test:8080/x", true},
+        {"http://b.test", false},
+        {"https://c.test", true},               /* pattern: the domain itself */
+        {"http://deep.sub.c.test:81", true},    /* any scheme, any port, subdomains */
+        {"https://xc.test", false},             /* not a label boundary */
+        {"https://c.test.evil.test", false},
+        {"https://[::1]/", true},
+        {"https://[::1]:443", true},
+        {"https://[::2]", false},
+        {"ftp://a.test", false},
+        {"javascript:alert(1)", false},
+        {"about:blank", true},
+        {"about:blankx", false},
+        {"data:text/html,hi", false},
+        {"https://", false},
+        {"https://a.test:0", false},
+        {"https://a%2etest", false},
+    };
+    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)
+        if (!CHECK_INT(T[i].ok, gate_url_allowed(gt, T[i].url)))
+            test_fail_detail("url %s", T[i].url);
+    CHECK(gate_origin_allowed(gt, "https://a.test"));
+    CHECK(!gate_origin_allowed(gt, "null"));
+    CHECK(!gate_origin_allowed(gt, NULL));
+    CHECK(!gate_url_allowed(gt, NULL));
+    gate_free(gt);
+    /* No grant: every http(s) origin. */
+    gt = mk(NULL, NULL);
+    CHECK(gate_url_allowed(gt, "https://anything.test/x"));
+    CHECK(gate_url_allowed(gt, "http://127.0.0.1:9/"));
+    CHECK(!gate_url_allowed(gt, "file:///etc/passwd"));
+    gate_free(gt);
+    /* A grant without origins grants none. */
+    gt = mk("{\"task\":\"t\"}", NULL);
+    CHECK(!gate_url_allowed(gt, "https://a.test"));
+    CHECK(gate_url_allowed(gt, "about:blank"));
+    gate_free(gt);
+}
+
+static void t_tools_identities(void)
+{
+    gate *gt = mk(NULL, NULL);
+    const char *const *names = gate_tool_names();
+    size_t n = 0;
+    while (names[n])
+        n++;
+    CHECK_INT(16, n);
+    for (size_t i = 0; i < n; i++) {
+        bool want = strcmp(names[i], "eval") != 0 && strcmp(names[i], "upload") != 0;
+        if (!CHECK_INT(want, gate_tool_allowed(gt, names[i])))
+            test_fail_detail("tool %s", names[i]);
+    }
+    CHECK(!gate_tool_allowed(gt, "teleport"));
+    CHECK(!gate_tool_allowed(gt, NULL));
+    CHECK(gate_identity_for(gt, "https://bank.test") == NULL);
+    gate_free(gt);
+    gate_opts o = {.audit = "/dev/null"};
+    gt = mk(FULL, &o);
+    CHECK(gate_tool_allowed(gt, "upload"));
+    CHECK(!gate_tool_allowed(gt, "eval"));
+    CHECK(!gate_tool_allowed(gt, "select"));
+    CHECK_STR("alice", gate_identity_for(gt, "https://BANK.test:443"));
+    CHECK_STR("alice", gate_identity_for(gt, "https://bank.test/some/page"));
+    CHECK_STR("shopper", gate_identity_for(gt, "http://shop.test:8080"));
+    CHECK(gate_identity_for(gt, "http://bank.test") == NULL);
+    CHECK(gate_identity_for(gt, "https://x.example.com") == NULL);
+    gate_free(gt);
+}
+
+/* ---- the classifier ---- */
+
+typedef struct {
+    const char *label;
+    const char *tool;           /* NULL = click */
+    bool auth;
+    gate_target t;
+    const char *dialog;
+    int cls, kind;
+} class_case;
+
+#define CONSEQ(k) GATE_CLASS_CONSEQUENTIAL, GATE_CONSEQ_##k
+#define PLAIN(c) GATE_CLASS_##c, GATE_CONSEQ_NONE
+
+static const class_case CLASSES[] = {
+    {"send transfer", 0, 1, {.role = "button", .name = "Send transfer now"}, 0, CONSEQ(SEND)},
+    {"delete account", 0, 1, {.role = "button", .name = "Delete account permanently"}, 0,
+     CONSEQ(DELETE)},
+    {"place order", 0, 1, {.role = "button", .name = "Place order"}, 0, CONSEQ(PURCHASE)},
+    {"publish", 0, 1, {.role = "button", .name = "Publish"}, 0, CONSEQ(PUBLISH)},
+    {"deploy", 0, 1, {.role = "button", .name = "Deploy to production"}, 0,
+     CONSEQ(PRODUCTION)},
+    {"archive", 0, 1, {.role = "button", .name = "Archive"}, 0, PLAIN(AUTH_CHANGE)},
+    {"save draft", 0, 1, {.role = "button", .name = "Save draft"}, 0, PLAIN(AUTH_CHANGE)},
+    {"search", 0, 0, {.role = "button", .name = "Search"}, 0, PLAIN(INTERACT)},
+    {"next page", 0, 1, {.role = "link", .name = "Next page"}, 0, PLAIN(AUTH_CHANGE)},
+    {"icon-only delete", 0, 1, {.role = "button", .name = "Delete", .text = ""}, 0,
+     CONSEQ(DELETE)},
+    {"OK that deletes", 0, 1, {.role = "button", .name = "Delete repository", .text = "OK"}, 0,
+     CONSEQ(DELETE)},
+    {"OK in text, delete in name reversed", 0, 1,
+     {.role = "button", .name = "OK", .text = "Delete repository"}, 0, CONSEQ(DELETE)},
+    {"password field", "type", 0, {.role = "textbox", .name = "Password", .tag = "input",
+     .input_type = "password"}, 0, PLAIN(CREDENTIAL)},
+    {"password field clicked", 0, 0, {.role = "textbox", .tag = "input",
+     .input_type = "password"}, 0, PLAIN(CREDENTIAL)},
+    {"one-time-code", "type", 1, {.role = "textbox", .name = "Code", .tag = "input",
+     .autocomplete = "one-time-code"}, 0, PLAIN(CREDENTIAL)},
+    {"webauthn autocomplete", "type", 0, {.role = "textbox", .name = "Email", .tag = "input",
+     .autocomplete = "username webauthn"}, 0, PLAIN(CREDENTIAL)},
+    {"captcha iframe", 0, 0, {.role = "checkbox", .name = "I'm not a robot",
+     .frame_url = "https://www.google.com/recaptcha/api2/anchor?k=x"}, 0, PLAIN(CREDENTIAL)},
+    {"hcaptcha frame", 0, 0, {.role = "checkbox", .name = "",
+     .frame_url = "https://newassets.hcaptcha.com/captcha/v1/abc/static/hcaptcha.html"}, 0,
+     PLAIN(CREDENTIAL)},
+    {"turnstile frame", 0, 1, {.role = "checkbox", .name = "Verify you are human",
+     .frame_url = "https://challenges.cloudflare.com/cdn-cgi/challenge-platform/h/b"}, 0,
+     PLAIN(CREDENTIAL)},
+    {"link", 0, 0, {.role = "link", .name = "Pricing"}, 0, PLAIN(INTERACT)},
+    {"link authenticated", 0, 1, {.role = "link", .name = "Settings"}, 0, PLAIN(AUTH_CHANGE)},
+    {"checkbox", 0, 1, {.role = "checkbox", .name = "Remember me"}, 0, PLAIN(AUTH_CHANGE)},
+    {"checkbox named Delete", 0, 1, {.role = "checkbox", .name = "Delete"}, 0,
+     PLAIN(AUTH_CHANGE)},
+    {"POST /transfer via Continue", 0, 1, {.role = "button", .name = "Continue",
+     .form_action = "https://bank.test/transfer", .form_method = "post", .submits = true}, 0,
+     CONSEQ(SEND)},
+    {"GET /transfer form is navigation", 0, 1, {.role = "button", .name = "Continue",
+     .form_action = "https://bank.test/transfer", .form_method = "get", .submits = true}, 0,
+     PLAIN(AUTH_CHANGE)},
+    {"remove from cart", 0, 1, {.role = "button", .name = "Remove from cart"}, 0,
+     PLAIN(AUTH_CHANGE)},
+    {"cancel", 0, 1, {.role = "button", .name = "Cancel"}, 0, PLAIN(AUTH_CHANGE)},
+    {"close", 0, 1, {.role = "button", .name = "Close"}, 0, PLAIN(AUTH_CHANGE)},
+    {"post comment", 0, 1, {.role = "button", .name = "Post comment"}, 0, CONSEQ(PUBLISH)},
+    {"buy now", 0, 1, {.role = "button", .name = "Buy now"}, 0, CONSEQ(PURCHASE)},
+    {"pay", 0, 1, {.role = "button", .name = "Pay $40.00"}, 0, CONSEQ(SEND)},
+    {"pay now", 0, 1, {.role = "button", .name = "Pay now"}, 0, CONSEQ(PURCHASE)},
+    {"unsubscribe", 0, 1, {.role = "link", .name = "Unsubscribe"}, 0, PLAIN(AUTH_CHANGE)},
+    {"merge pull request", 0, 1, {.role = "button", .name = "Merge pull request"}, 0,
+     CONSEQ(PRODUCTION)},
+    {"merge alone", 0, 1, {.role = "button", .name = "Merge"}, 0, CONSEQ(PRODUCTION)},
+    {"merge cells", 0, 1, {.role = "button", .name = "Merge cells"}, 0, PLAIN(AUTH_CHANGE)},
+    {"snapshot", "snapshot", 1, {0}, 0, PLAIN(READ)},
+    {"open", "open", 1, {0}, 0, PLAIN(READ)},
+    {"reading a password field", "text", 1, {.input_type = "password"}, 0, PLAIN(READ)},
+    {"scroll", "scroll", 1, {0}, 0, PLAIN(READ)},
+    {"typing a message", "type", 1, {.role = "textbox", .name = "Send a message"}, 0,
+     PLAIN(AUTH_CHANGE)},
+    {"clicking a textbox", 0, 1, {.role = "textbox", .name = "Send a message"}, 0,
+     PLAIN(AUTH_CHANGE)},
+    {"search submit", "type", 0, {.role = "searchbox", .name = "Search", .submits = true,
+     .form_submit = "Search", .form_action = "https://a.test/search", .form_method = "get"}, 0,
+     PLAIN(INTERACT)},
+    {"Enter in a field posting /orders", "press", 1, {.role = "textbox", .name = "Quantity",
+     .submits = true, .form_submit = "Continue", .form_action = "https://shop.test/api/orders",
+     .form_method = "post"}, 0, CONSEQ(PURCHASE)},
+    {"type with submit named Send", "type", 1, {.role = "textbox", .name = "Message",
+     .submits = true, .form_submit = "Send"}, 0, CONSEQ(SEND)},
+    {"dialog delete", "dialog", 1, {0}, "Delete account permanently?", CONSEQ(DELETE)},
+    {"dialog leave", "dialog", 1, {0}, "Leave site? Changes you made may not be saved.",
+     PLAIN(AUTH_CHANGE)},
+    {"dialog asks for PIN", "dialog", 0, {0}, "Enter your PIN", PLAIN(CREDENTIAL)},
+    {"otp field attr", "type", 0, {.role = "textbox", .field = "otp_code"}, 0,
+     PLAIN(CREDENTIAL)},
+    {"camelCase pin field", "type", 1, {.role = "textbox", .field = "cardPinCode"}, 0,
+     PLAIN(CREDENTIAL)},
+    {"Pin button is not a PIN", 0, 1, {.role = "button", .name = "Pin"}, 0,
+     PLAIN(AUTH_CHANGE)},
+    {"spinner is not a pin", "type", 1, {.role = "textbox", .field = "spinner"}, 0,
+     PLAIN(AUTH_CHANGE)},
+    {"forgot password link", 0, 0, {.role = "link", .name = "Forgot password?"}, 0,
+     PLAIN(INTERACT)},
+    {"passkey button", 0, 0, {.role = "button", .name = "Sign in with a passkey"}, 0,
+     PLAIN(CREDENTIAL)},
+    {"verify it's you", 0, 1, {.role = "button", .name = "Verify it's you"}, 0,
+     PLAIN(CREDENTIAL)},
+    {"verification code label", "type", 0, {.role = "textbox",
+     .name = "Enter the verification code"}, 0, PLAIN(CREDENTIAL)},
+    {"card security code", "type", 1, {.role = "textbox", .name = "CVC"}, 0,
+     PLAIN(CREDENTIAL)},
+    {"blog post link", 0, 1, {.role = "link", .name = "Blog post"}, 0, PLAIN(AUTH_CHANGE)},
+    {"plural nav link", 0, 1, {.role = "link", .name = "Transfers"}, 0, PLAIN(AUTH_CHANGE)},
+    {"history link", 0, 1, {.role = "link", .name = "Transfer history"}, 0,
+     PLAIN(AUTH_CHANGE)},
+    {"generic Yes in a delete row", 0, 1, {.role = "button", .name = "Yes",
+     .row = "Delete project alpha?"}, 0, CONSEQ(DELETE)},
+    {"Select in a row naming delete", 0, 1, {.role = "button", .name = "Select",
+     .row = "Delete old invoices"}, 0, PLAIN(AUTH_CHANGE)},
+    {"cancel subscription", 0, 1, {.role = "button", .name = "Cancel subscription"}, 0,
+     CONSEQ(DELETE)},
+    {"checkout", 0, 1, {.role = "link", .name = "Checkout"}, 0, CONSEQ(PURCHASE)},
+    {"email to", 0, 1, {.role = "button", .name = "Email report to Bob"}, 0, CONSEQ(SEND)},
+    {"email alone", 0, 1, {.role = "link", .name = "Email"}, 0, PLAIN(AUTH_CHANGE)},
+    {"go live", 0, 1, {.role = "button", .name = "Go live"}, 0, CONSEQ(PUBLISH)},
+    {"roll out", 0, 1, {.role = "button", .name = "Roll out to 100%"}, 0, CONSEQ(PRODUCTION)},
+    {"remove filter", 0, 1, {.role = "button", .name = "Remove filter: red"}, 0,
+     PLAIN(AUTH_CHANGE)},
+    {"delete filter", 0, 1, {.role = "button", .name = "Delete filter"}, 0, CONSEQ(DELETE)},
+    {"revoke token", 0, 1, {.role = "button", .name = "Revoke token"}, 0, CONSEQ(DELETE)},
+    {"edit", 0, 1, {.role = "button", .name = "Edit"}, 0, PLAIN(AUTH_CHANGE)},
+    {"preview", 0, 1, {.role = "button", .name = "Preview"}, 0, PLAIN(AUTH_CHANGE)},
+    {"back", "back", 1, {0}, 0, PLAIN(READ)},
+    {"delete unauthenticated is still consequential", 0, 0, {.role = "button",
+     .name = "Delete"}, 0, CONSEQ(DELETE)},
+    {"save unauthenticated", 0, 0, {.role = "button", .name = "Save"}, 0, PLAIN(INTERACT)},
+    {"POST /api/v1/payments via Submit", 0, 1, {.role = "button", .name = "Submit",
+     .submits = true, .form_action = "https://bank.test/api/v1/payments?x=1",
+     .form_method = "post"}, 0, CONSEQ(SEND)},
+    {"switch make public", 0, 1, {.role = "switch", .name = "Make public"}, 0,
+     CONSEQ(PUBLISH)},
+    {"donate", 0, 0, {.role = "button", .name = "Donate $5"}, 0, CONSEQ(PURCHASE)},
+    {"non-English word", 0, 1, {.role = "button", .name = "L\xc3\xb6schen"}, 0,
+     PLAIN(AUTH_CHANGE)},
+    {"upload is a state change", "upload", 1, {.role = "button", .name = "Choose file"}, 0,
+     PLAIN(AUTH_CHANGE)},
+    {"select option", "select", 1, {.role = "combobox", .name = "Action"}, 0,
+     PLAIN(AUTH_CHANGE)},
+};
+
+static void t_classify_table(void)
+{
+    size_t n = sizeof CLASSES / sizeof CLASSES[0];
+    CHECK(n >= 45);
+    for (size_t i = 0; i < n; i++) {
+        const class_case *c = &CLASSES[i];
+        gate_request r;
+        memset(&r, 0, sizeof r);
+        r.tool = c->tool ? c->tool : "click";
+        r.authenticated = c->auth;
+        r.state_change = strcmp(r.tool, "snapshot") && strcmp(r.tool, "open") &&
+                         strcmp(r.tool, "text") && strcmp(r.tool, "scroll") &&
+                         strcmp(r.tool, "back");
+        r.target = c->t.role || c->t.name || c->t.input_type || c->t.field ? &c->t : NULL;
+        r.dialog = c->dialog;
+        int kind = -1;
+        char why[256];
+        int cls = gate_classify(&r, &kind, why, sizeof why);
+        if (!CHECK_INT(c->cls, cls) || !CHECK_INT(c->kind, kind))
+            test_fail_detail("case \"%s\": got %s/%s (%s)", c->label, gate_class_name(cls),
+                             gate_conseq_name(kind), why);
+        CHECK(why[0] != 0);
+    }
+    printf("  classifier: %zu labelled cases\n", n);
+    /* why names the words that decided. */
+    gate_target t = {.role = "button", .name = "Delete repository", .text = "OK"};
+    gate_request r = click("https://a.test", true, &t);
+    char why[256];
+    gate_classify(&r, NULL, why, sizeof why);
+    has(why, "delete: name \"Delete repository\" has \"delete\"");
+    CHECK_INT(GATE_EINVAL, gate_classify(NULL, NULL, NULL, 0));
+    /* A very long label is bounded, not scanned forever, and stays valid. */
+    char *big = malloc(100000);
+    memset(big, 'a', 99999);
+    big[99999] = 0;
+    big[3] = ' ';
+    t.name = big;
+    t.text = NULL;
+    CHECK_INT(GATE_CLASS_AUTH_CHANGE, gate_classify(&r, NULL, why, sizeof why));
+    free(big);
+}
+
+/* ---- decisions ---- */
+
+typedef struct {
+    int answer;
+    const char *why;
+    int calls;
+    char prompt[4096];
+} hook_state;
+
+static int hook(void *ud, const char *prompt, char *why, size_t cap)
+{
+    hook_state *h = ud;
+    h->calls++;
+    snprintf(h->prompt, sizeof h->prompt, "%s", prompt);
+    if (h->why)
+        snprintf(why, cap, "%s", h->why);
+    return h->answer;
+}
+
+static const char *BANK =
+    "{\"task\":\"invoices\",\"principal\":\"alice\","
+    "\"tools\":[\"open\",\"snapshot\",\"click\",\"type\",\"dialog\",\"eval\",\"upload\"],"
+    "\"origins\":[\"https://bank.test\",\"*.shop.test\"],"
+    "\"recipients\":[\"bob@partner.test\",\"*@corp.test\"],"
+    "\"file_scopes\":[\"/home/alice/invoices\"],"
+    "\"egress\":[\"approved_origin_fetch\",\"structured_send\",\"file_transfer\"],"
+    "\"bound\":[{\"origin\":\"https://bank.test\",\"tool\":\"click\",\"name\":\"Pay invoice\","
+    "\"row\":\"March\"},{\"origin\":\"https://bank.test\",\"tool\":\"click\","
+    "\"name\":\"Delete project\"}],"
+    "\"expires\":2000000000}";
+
+static int decide(gate *gt, const gate_request *r, gate_decision *d)
+{
+    int rc = gate_decide(gt, r, d);
+    CHECK_INT(0, rc);
+    return d->decision;
+}
+
+static void t_decide_order(void)
+{
+    fake_clock clk = {1900000000};
+    gate_opts o = {.now = clock_now, .now_ud = &clk};
+    gate *gt = mk(BANK, &o);
+    if (!gt)
+        return;
+    gate_decision d;
+    gate_target pay = {.role = "button", .name = "Pay invoice", .row = "March"};
+    gate_target edit = {.role = "button", .name = "Edit"};
+    gate_target pw = {.role = "textbox", .input_type = "password"};
+
+    /* 7: by class. */
+    gate_request r = readreq("snapshot", "https://bank.test");
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    CHECK_INT(GATE_CLASS_READ, d.cls);
+    r = click("https://a.shop.test", false, &edit);
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    CHECK_INT(GATE_CLASS_INTERACT, d.cls);
+    r = click("https://bank.test", true, &edit);
+    CHECK_INT(GATE_CONFIRM, decide(gt, &r, &d));
+    has(d.reason, "auth_change: click button \"Edit\" on authenticated origin https://bank.test");
+    CHECK_INT(GATE_CONFIRM, decide(gt, &r, &d));    /* every time */
+    r = click("https://bank.test", false, &pw);
+    CHECK_INT(GATE_TAKEOVER, decide(gt, &r, &d));
+    has(d.reason, "takeover: credential: input type \"password\"");
+    r = click("https://bank.test", true, &BTN_DELETE);
+    CHECK_INT(GATE_CONFIRM, decide(gt, &r, &d));    /* bound rule, any row */
+    has(d.reason, "bound rule: delete button \"Delete project\" (row: alpha) on "
+        "https://bank.test");
+    r = click("https://bank.test", true, &pay);
+    CHECK_INT(GATE_CONFIRM, decide(gt, &r, &d));    /* bound rule with its row */
+    pay.row = "April";
+    CHECK_INT(GATE_STOP, decide(gt, &r, &d));       /* another row: not named */
+    has(d.reason, "unbound_stop: send button \"Pay invoice\" (row: April) on authenticated "
+        "origin https://bank.test");
+    pay.row = "March";
+    gate_target pay2 = {.role = "button", .name = "Pay invoice now", .row = "March"};
+    r = click("https://bank.test", true, &pay2);
+    CHECK_INT(GATE_STOP, decide(gt, &r, &d));       /* names are exact */
+    r = click("https://x.shop.test", true, &BTN_DELETE);
+    CHECK_INT(GATE_STOP, decide(gt, &r, &d));       /* bound to another origin */
+    r = click("https://x.shop.test", false, &BTN_DELETE);
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));      /* unauthenticated: interact */
+    CHECK_INT(GATE_CLASS_CONSEQUENTIAL, d.cls);
+    CHECK_INT(GATE_CONSEQ_DELETE, d.conseq);
+    gate *nosend = mk("{\"task\":\"t\",\"origins\":[\"*.shop.test\"]}", NULL);
+    r = click("https://x.shop.test", false, &pay);  /* a send needs structured_send */
+    CHECK_INT(GATE_DENY, decide(nosend, &r, &d));
+    has(d.reason, "a send needs the structured_send egress class");
+    r = click("https://x.shop.test", false, &edit);
+    r.egress = GATE_EGRESS_SEND;
+    CHECK_INT(GATE_DENY, decide(nosend, &r, &d));
+    has(d.reason, "egress structured_send is not in the grant");
+    gate_free(nosend);
+    r = readreq("eval", "https://x.shop.test");
+    CHECK_INT(GATE_CONFIRM, decide(gt, &r, &d));
+    has(d.reason, "eval: running a script is confirmed every time");
+    gate_target bad = {.role = "button", .name = "Delete \xff\xfe", .row = "\xe2\x82"};
+    r = click("https://bank.test", true, &bad);
+    decide(gt, &r, &d);
+    CHECK(json_utf8_valid((const uint8_t *)d.reason, strlen(d.reason)));
+    CHECK(json_utf8_valid((const uint8_t *)d.target, strlen(d.target)));
+
+    /* 6: recipient, file, egress. */
+    r = click("https://bank.test", false, &edit);
+    r.recipient = "Bob@Partner.TEST";
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));       /* the user part is exact */
+    has(d.reason, "recipient Bob@Partner.TEST is not in the grant");
+    r.recipient = "bob@PARTNER.test";
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    r.recipient = "anyone@corp.test";
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    r.recipient = "eve@corp.test.evil.test";
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    r.recipient = "not an address";
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    has(d.reason, "is not an address");
+    r.recipient = NULL;
+    r.tool = "upload";
+    r.file = "/home/alice/invoices/march.pdf";
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    r.file = "/home/alice/invoices";
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    r.file = "/home/alice/invoices/../.ssh/id_ed25519";
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    has(d.reason, "file /home/alice/.ssh/id_ed25519 is outside the grant's file scopes");
+    r.file = "/home/alice/invoices-old/x";
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    r.file = "relative.pdf";                        /* made absolute with the cwd */
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    r.file = NULL;
+    r.tool = "click";
+    r.egress = GATE_EGRESS_FETCH | GATE_EGRESS_FILE;
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    r.egress = GATE_EGRESS_SEND | GATE_EGRESS_FILE | GATE_EGRESS_FETCH;
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    r.egress = 0;
+
+    /* 5: origin. */
+    r = click("https://evil.test", false, &edit);
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    has(d.reason, "origin https://evil.test is not in the grant");
+    r.recipient = "eve@evil.test";                  /* 5 before 6 */
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    has(d.reason, "origin https://evil.test");
+    r = click(NULL, false, &edit);
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    has(d.reason, "a state change needs a granted page origin");
+    r = readreq("snapshot", "null");
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    r = readreq("open", "https://evil.test");
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+
+    /* 4: tool (before the origin). */
+    r = readreq("screenshot", "https://evil.test");
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    has(d.reason, "tool screenshot is not in the grant");
+    r.tool = "teleport";
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+
+    /* 3: epochs. */
+    r = click("https://bank.test", false, &edit);
+    r.epoch = 1;
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    r.epoch = 7;
+    CHECK_INT(GATE_STALE, decide(gt, &r, &d));
+    has(d.reason, "stale: stamped with epoch 7, control epoch is now 1");
+
+    /* 2: mode (before the epoch). */
+    CHECK_INT(2, gate_set_mode(gt, GATE_MODE_HUMAN, "alice"));
+    CHECK_INT(GATE_MODE_HUMAN, gate_mode(gt));
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    CHECK_STR("control is with the human (takeover at epoch 2)", d.reason);
+    r = readreq("snapshot", "https://bank.test");
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));       /* reads too: fail closed */
+
+    /* 1: expiry (before the mode). */
+    clk.t = 2000000000;
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    has(d.reason, "the grant expired at 2033-05-18T03:33:20Z");
+    clk.t = 1999999999;
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    has(d.reason, "control is with the human");
+    gate_free(gt);
+
+    /* No grant: defaults. */
+    gt = mk(NULL, NULL);
+    r = readreq("eval", "https://a.test");
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    has(d.reason, "tool eval is not in the grant (eval and upload must be named)");
+    r = click("https://a.test", true, &BTN_DELETE);
+    CHECK_INT(GATE_STOP, decide(gt, &r, &d));
+    r = click("https://a.test", false, &pay);
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));      /* no grant: send on unauthenticated */
+    r.recipient = "x@y.test";
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    r.recipient = NULL;
+    r.egress = GATE_EGRESS_FETCH;
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    r.egress = GATE_EGRESS_SEND;
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    r.egress = 0;
+    r.file = "/tmp/x";
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    has(d.reason, "file transfer needs the file_transfer egress class");
+    r.file = NULL;
+    r = click("https://a.test", false, &pw);
+    CHECK_INT(GATE_TAKEOVER, decide(gt, &r, &d));   /* classes still apply */
+    CHECK_INT(GATE_EINVAL, gate_decide(gt, NULL, &d));
+    CHECK_INT(GATE_DENY, d.decision);
+    r.tool = NULL;
+    CHECK_INT(GATE_EINVAL, gate_decide(gt, &r, &d));
+    gate_free(gt);
+}
+
+static void t_modes_epochs(void)
+{
+    gate *gt = mk(NULL, NULL);
+    gate_decision d;
+    gate_target edit = {.role = "button", .name = "Edit"};
+    gate_request c = click("https://a.test", false, &edit);
+    gate_request s = readreq("snapshot", "https://a.test");
+    CHECK_INT(GATE_MODE_AGENT, gate_mode(gt));
+    CHECK_INT(1, gate_epoch(gt));
+    CHECK_INT(1, gate_set_mode(gt, GATE_MODE_AGENT, "x"));     /* no change, no bump */
+    CHECK_INT(1, gate_set_mode(gt, 42, "x"));
+    CHECK_INT(2, gate_set_mode(gt, GATE_MODE_PAUSED, "host"));
+    CHECK_INT(GATE_DENY, decide(gt, &c, &d));
+    CHECK_STR("control is paused (pause at epoch 2)", d.reason);
+    CHECK_INT(3, gate_set_mode(gt, GATE_MODE_HUMAN, "alice"));
+    gate_observed(gt);                                         /* not the agent's */
+    CHECK_INT(4, gate_set_mode(gt, GATE_MODE_AGENT, "alice"));
+    /* Control returned: state changes wait for a fresh observation; reads
+     * do not, and an old stamp is stale whatever it is. */
+    CHECK_INT(GATE_STALE, decide(gt, &c, &d));
+    CHECK_STR("take a fresh snapshot: control returned to the agent at epoch 4", d.reason);
+    CHECK_INT(GATE_ALLOW, decide(gt, &s, &d));
+    s.epoch = 3;
+    CHECK_INT(GATE_STALE, decide(gt, &s, &d));
+    CHECK_STR("stale: stamped with epoch 3, control epoch is now 4", d.reason);
+    gate_observed(gt);
+    CHECK_INT(GATE_ALLOW, decide(gt, &c, &d));
+    c.epoch = 4;
+    CHECK_INT(GATE_ALLOW, decide(gt, &c, &d));
+    c.epoch = 2;
+    CHECK_INT(GATE_STALE, decide(gt, &c, &d));
+    CHECK_STR("agent", gate_mode_name(GATE_MODE_AGENT));
+    CHECK_STR("human", gate_mode_name(GATE_MODE_HUMAN));
+    CHECK_STR("paused", gate_mode_name(GATE_MODE_PAUSED));
+    CHECK_STR("unknown", gate_mode_name(9));
+    gate_free(gt);
+}
+
+static void t_confirm_hook(void)
+{
+    hook_state h = {GATE_ALLOW, "looks right", 0, ""};
+    gate_opts o = {.confirm = hook, .confirm_ud = &h};
+    gate *gt = mk(BANK, &o);
+    if (!gt)
+        return;
+    gate_decision d;
+    gate_target edit = {.role = "button", .name = "Edit", .row = "Invoice 7"};
+    gate_request r = click("https://bank.test", true, &edit);
+    r.url = "https://bank.test/invoices?id=7";
+    r.obs = "obs-12";
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
+    CHECK_INT(1, h.calls);
+    has(d.reason, "confirmed (looks right): auth_change");
+    CHECK(d.seq > 0);
+    /* The prompt: exactly the documented fields. */
+    json_doc *doc = json_parse(h.prompt, strlen(h.prompt), NULL, NULL);
+    const json_val *p = json_doc_root(doc);
+    CHECK_STR("click", json_get_str(p, "action"));
+    CHECK_STR("https://bank.test", json_get_str(p, "origin"));
+    CHECK_STR("https://bank.test/invoices?id=7", json_get_str(p, "url"));
+    CHECK_STR("button", json_str(json_path(p, "target.role"), NULL));
+    CHECK_STR("Edit", json_str(json_path(p, "target.name"), NULL));
+    CHECK_STR("Invoice 7", json_str(json_path(p, "target.row"), NULL));
+    CHECK_STR("auth_change", json_get_str(p, "class"));
+    CHECK_INT(JSON_NULL, json_type_of(json_get(p, "kind")));
+    CHECK(json_get(p, "kind") != NULL);
+    CHECK_STR("obs-12", json_get_str(p, "observation"));
+    CHECK_INT(1, json_get_int(p, "epoch", 0));
+    CHECK_STR("invoices", json_get_str(p, "task"));
+    CHECK(json_get_str(p, "reason") != NULL);
+    CHECK_INT(10, json_len(p));
+    json_doc_free(doc);
+    /* Asked again: no caching of an earlier yes. */
+    h.answer = GATE_DENY;
+    h.why = "not today";
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_DENY, d.decision);
+    CHECK_INT(2, h.calls);
+    has(d.reason, "declined by the human: not today");
+    /* Garbage answers are denies. */
+    h.answer = 12345;
+    h.why = NULL;
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_DENY, d.decision);
+    has(d.reason, "the confirmation hook answered 12345, taken as a deny");
+    h.answer = GATE_CONFIRM;
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_DENY, d.decision);
+    /* A stop never reaches the hook. */
+    gate_target pay = {.role = "button", .name = "Pay invoice", .row = "April"};
+    r.target = &pay;
+    h.answer = GATE_ALLOW;
+    int calls = h.calls;
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_STOP, d.decision);
+    CHECK_INT(calls, h.calls);
+    /* No hook: deny. */
+    gate_set_confirm(gt, NULL, NULL);
+    r.target = &edit;
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_DENY, d.decision);
+    has(d.reason, "no confirmation hook, so a confirm is a deny");
+    /* A hook writing invalid UTF-8 and no NUL cannot break the log. */
+    gate_set_confirm(gt, hook, &h);
+    h.answer = GATE_DENY;
+    h.why = "\xff\xff\xff bad";
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK(json_utf8_valid((const uint8_t *)d.reason, strlen(d.reason)));
+    gate_free(gt);
+}
+
+/* ---- the audit log ---- */
+
+static const char *const DECISION_KEYS[] = {
+    "time", "seq", "event", "task", "principal", "epoch", "mode", "action", "origin", "url",
+    "target", "class", "kind", "decision", "reason", "obs", "recipient", "file", "pending",
+    "pid", NULL,
+};
+static const char *const OUTCOME_KEYS[] = {
+    "time", "seq", "event", "task", "ref", "outcome", "detail", "pid", NULL,
+};
+static const char *const MODE_KEYS[] = {
+    "time", "seq", "event", "task", "principal", "epoch", "mode", "from", "who", "pid", NULL,
+};
+static const char *const REQUEST_KEYS[] = {
+    "time", "seq", "event", "task", "principal", "epoch", "mode", "method", "url", "document",
+    "body", "decision", "reason", "pid", NULL,
+};
+
+static bool key_in(const char *k, const char *const *keys)
+{
+    for (size_t i = 0; keys[i]; i++)
+        if (strcmp(keys[i], k) == 0)
+            return true;
+    return false;
+}
+
+/* Every line of the log parsed; *n lines. Free with free_lines. */
+static json_doc **read_lines(const char *path, size_t *n)
+{
+    size_t len;
+    char *s = test_read_file(path, &len);
+    json_doc **docs = calloc(256, sizeof *docs);
+    *n = 0;
+    for (char *p = s, *nl; s && (nl = memchr(p, '\n', len - (size_t)(p - s))); p = nl + 1) {
+        if (*n == 256)
+            break;
+        json_err e;
+        docs[*n] = json_parse(p, (size_t)(nl - p), NULL, &e);
+        if (!CHECK(docs[*n] != NULL))
+            test_fail_detail("line %zu: %.*s", *n, (int)(nl - p), p);
+        else
+            (*n)++;
+    }
+    CHECK(!s || (len && s[len - 1] == '\n'));
+    free(s);
+    return docs;
+}
+
+static void free_lines(json_doc **docs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        json_doc_free(docs[i]);
+    free(docs);
+}
+
+static void t_audit_lines(void)
+{
+    if (tmp_setup())
+        return;
+    char log[512];
+    tmp_path(log, sizeof log, "audit.log");
+    fake_clock clk = {1790000000};
+    hook_state h = {GATE_ALLOW, NULL, 0, ""};
+    gate_opts o = {.audit = log, .confirm = hook, .confirm_ud = &h, .now = clock_now,
+                   .now_ud = &clk};
+    gate *gt = mk(BANK, &o);
+    if (!gt)
+        return;
+    struct stat st;
+    CHECK(stat(log, &st) == 0 && (st.st_mode & 0777) == 0600);
+    gate_decision d;
+    gate_request r = click("https://bank.test", true, &BTN_DELETE);
+    r.url = "https://bank.test/projects/alpha";
+    CHECK_INT(0, gate_check(gt, &r, &d));           /* bound: confirm -> allow, pending */
+    CHECK_INT(GATE_ALLOW, d.decision);
+    uint64_t first = d.seq;
+    CHECK_INT(0, gate_outcome(gt, &d, "done", "project deleted"));
+    CHECK_INT(GATE_EINVAL, gate_outcome(gt, &d, "maybe", NULL));
+    r = readreq("snapshot", "https://bank.test");
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK(d.seq > first);
+    gate_set_mode(gt, GATE_MODE_HUMAN, "alice");
+    gate_set_mode(gt, GATE_MODE_AGENT, "alice");
+    char reason[256];
+    CHECK_INT(GATE_DENY, gate_check_request(gt, "POST", "https://evil.test/collect", false,
+                                            true, 0, reason, sizeof reason));
+    gate_target typed = {.role = "textbox", .name = "To"};
+    r = click("https://bank.test", false, &typed);
+    r.tool = "type";
+    r.recipient = "bob@partner.test";
+    gate_observed(gt);
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
+    gate_free(gt);
+
+    size_t n;
+    json_doc **lines = read_lines(log, &n);
+    CHECK_INT(7, n);
+    uint64_t prev = 0;
+    int decisions = 0, outcomes = 0, modes = 0, requests = 0;
+    for (size_t i = 0; i < n; i++) {
+        const json_val *l = json_doc_root(lines[i]);
+        int64_t seq = json_get_int(l, "seq", 0);
+        CHECK((uint64_t)seq > prev);
+        prev = (uint64_t)seq;
+        CHECK_STR("2026-09-21T14:13:20Z", json_get_str(l, "time"));
+        const char *ev = json_get_str(l, "event");
+        const char *const *keys = !ev ? NULL : strcmp(ev, "decision") == 0 ? DECISION_KEYS
+                                : strcmp(ev, "outcome") == 0 ? OUTCOME_KEYS
+                                : strcmp(ev, "mode") == 0 ? MODE_KEYS
+                                : strcmp(ev, "request") == 0 ? REQUEST_KEYS : NULL;
+        if (!CHECK(keys != NULL))
+            continue;
+        for (const json_val *m = json_first(l); m; m = json_next(m))
+            if (!CHECK(key_in(json_key(m, NULL), keys)))
+                test_fail_detail("undocumented field %s in a %s line", json_key(m, NULL), ev);
+        CHECK_INT(getpid(), json_get_int(l, "pid", 0));
+        decisions += strcmp(ev, "decision") == 0;
+        outcomes += strcmp(ev, "outcome") == 0;
+        modes += strcmp(ev, "mode") == 0;
+        requests += strcmp(ev, "request") == 0;
+    }
+    CHECK_INT(3, decisions);
+    CHECK_INT(1, outcomes);
+    CHECK_INT(2, modes);
+    CHECK_INT(1, requests);
+    const json_val *l0 = json_doc_root(lines[0]);
+    CHECK_STR("decision", json_get_str(l0, "event"));
+    CHECK_STR("invoices", json_get_str(l0, "task"));
+    CHECK_STR("alice", json_get_str(l0, "principal"));
+    CHECK_INT(1, json_get_int(l0, "epoch", 0));
+    CHECK_STR("agent", json_get_str(l0, "mode"));
+    CHECK_STR("click", json_get_str(l0, "action"));
+    CHECK_STR("https://bank.test", json_get_str(l0, "origin"));
+    CHECK_STR("https://bank.test/projects/alpha", json_get_str(l0, "url"));
+    CHECK_STR("button \"Delete project\" (row: alpha)", json_get_str(l0, "target"));
+    CHECK_STR("consequential", json_get_str(l0, "class"));
+    CHECK_STR("delete", json_get_str(l0, "kind"));
+    CHECK_STR("allow", json_get_str(l0, "decision"));
+    has(json_get_str(l0, "reason"), "confirmed: bound rule");
+    CHECK_STR("o1", json_get_str(l0, "obs"));
+    CHECK(json_bool(json_get(l0, "pending")));
+    const json_val *l1 = json_doc_root(lines[1]);
+    CHECK_STR("outcome", json_get_str(l1, "event"));
+    CHECK_INT((int64_t)first, json_get_int(l1, "ref", 0));
+    CHECK_STR("done", json_get_str(l1, "outcome"));
+    CHECK_STR("project deleted", json_get_str(l1, "detail"));
+    const json_val *l2 = json_doc_root(lines[2]);
+    CHECK_STR("read", json_get_str(l2, "class"));
+    CHECK(json_get(l2, "pending") == NULL);         /* reads are never pending */
+    CHECK_INT(JSON_NULL, json_type_of(json_get(l2, "kind")));
+    const json_val *l3 = json_doc_root(lines[3]);
+    CHECK_STR("human", json_get_str(l3, "mode"));
+    CHECK_STR("agent", json_get_str(l3, "from"));
+    CHECK_STR("alice", json_get_str(l3, "who"));
+    CHECK_INT(2, json_get_int(l3, "epoch", 0));
+    const json_val *l5 = json_doc_root(lines[5]);
+    CHECK_STR("request", json_get_str(l5, "event"));
+    CHECK_STR("POST", json_get_str(l5, "method"));
+    CHECK_STR("deny", json_get_str(l5, "decision"));
+    const json_val *l6 = json_doc_root(lines[6]);
+    CHECK_STR("bob@partner.test", json_get_str(l6, "recipient"));
+    CHECK_INT(3, json_get_int(l6, "epoch", 0));
+    free_lines(lines, n);
+    const char *names[] = {"audit.log", NULL};
+    tmp_done(names);
+}
+
+/* Pending outcomes across gate objects and processes sharing a log. */
+static void t_pending_outcomes(void)
+{
+    if (tmp_setup())
+        return;
+    char log[512];
+    tmp_path(log, sizeof log, "p.log");
+    hook_state h = {GATE_ALLOW, NULL, 0, ""};
+    gate_opts o = {.audit = log, .confirm = hook, .confirm_ud = &h};
+    gate *g1 = mk(BANK, &o);
+    if (!g1)
+        return;
+    CHECK(gate_unknown_outcomes(g1) == NULL);
+    gate_decision d, settled;
+    gate_target edit = {.role = "button", .name = "Edit"};
+    gate_request r = click("https://bank.test", true, &edit);
+    CHECK_INT(0, gate_check(g1, &r, &settled));     /* confirmed: pending ... */
+    CHECK_INT(0, gate_outcome(g1, &settled, "failed", "button was disabled"));  /* settled */
+    r.target = &BTN_DELETE;
+    CHECK_INT(0, gate_check(g1, &r, &d));           /* consequential + bound: pending */
+    CHECK_INT(GATE_ALLOW, d.decision);
+    uint64_t pending_seq = d.seq;
+    gate_free(g1);                                  /* "crashes" without an outcome */
+
+    gate *g2 = mk(BANK, &o);
+    char *u = gate_unknown_outcomes(g2);
+    char want[256];
+    snprintf(want, sizeof want, "(decision #%llu); it was not retried\n",
+             (unsigned long long)pending_seq);
+    if (CHECK(u != NULL)) {
+        has(u, "outcome unknown: click button \"Delete project\" (row: alpha) on "
+            "https://bank.test at ");
+        has(u, want);
+        CHECK(strchr(u, '\n') == u + strlen(u) - 1);   /* exactly one */
+    }
+    free(u);
+    CHECK(gate_unknown_outcomes(g2) == NULL);       /* reported once */
+    r = readreq("snapshot", "https://bank.test");
+    CHECK_INT(0, gate_check(g2, &r, &d));
+    CHECK(d.seq > pending_seq + 1);                 /* seq continues from the log */
+    gate_free(g2);
+    gate *g3 = mk(BANK, &o);
+    CHECK(gate_unknown_outcomes(g3) == NULL);       /* the unknown outcome was audited */
+    gate_free(g3);
+
+    /* Two gates writing one log at once: seq stays unique and increasing. */
+    gate *a = mk(BANK, &o), *b = mk(BANK, &o);
+    uint64_t last = 0;
+    for (int i = 0; i < 20; i++) {
+        CHECK_INT(0, gate_check(i % 2 ? a : b, &r, &d));
+        CHECK(d.seq > last);
+        last = d.seq;
+    }
+    gate_free(a);
+    gate_free(b);
+    size_t n;
+    json_doc **lines = read_lines(log, &n);
+    uint64_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t s = (uint64_t)json_get_int(json_doc_root(lines[i]), "seq", 0);
+        CHECK(s > prev);
+        prev = s;
+    }
+    free_lines(lines, n);
+
+    /* A pending action of another process that still runs is not reported
+     * as unknown; once that process is gone, it is. */
+    int pfd[2];
+    CHECK(pipe(pfd) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(pfd[0]);
+        gate *c = gate_new(NULL, &o, NULL);
+        gate_request cr = click("https://bank.test", false, &BTN_DELETE);
+        gate_decision cd;
+        int ok = c && gate_check(c, &cr, &cd) == 0 && cd.decision == GATE_ALLOW;
+        if (write(pfd[1], ok ? "y" : "n", 1) != 1)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    close(pfd[1]);
+    char ch = 0;
+    CHECK(read(pfd[0], &ch, 1) == 1 && ch == 'y');
+    close(pfd[0]);
+    gate *g4 = mk(BANK, &o);
+    CHECK(gate_unknown_outcomes(g4) == NULL);
+    gate_free(g4);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    gate *g5 = mk(BANK, &o);
+    u = gate_unknown_outcomes(g5);
+    CHECK(u != NULL);
+    free(u);
+    gate_free(g5);
+    const char *names[] = {"p.log", NULL};
+    tmp_done(names);
+}
+
+static void t_audit_fail_closed(void)
+{
+    gate_err e;
+    gate_opts o = {.audit = "/nonexistent-dir-for-cdpgate/audit.log"};
+    CHECK(gate_new(NULL, &o, &e) == NULL);
+    has(e.msg, "audit: cannot open /nonexistent-dir-for-cdpgate/audit.log");
+    /* The grant's own audit path is used when opts name none. */
+    gate_grant *g = parse("{\"task\":\"t\",\"audit\":\"/nonexistent-dir-for-cdpgate/a\"}", &e);
+    CHECK(g && gate_new(g, NULL, &e) == NULL);
+    gate_grant_free(g);
+    /* /dev/full: every write fails with ENOSPC -> deny and GATE_EIO, even
+     * for a read. */
+    o.audit = "/dev/full";
+    gate *gt = gate_new(NULL, &o, &e);
+    if (!CHECK(gt != NULL))
+        return;
+    gate_decision d;
+    gate_request r = readreq("snapshot", "https://a.test");
+    CHECK_INT(GATE_EIO, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_DENY, d.decision);
+    has(d.reason, "the audit log could not be written, so nothing is allowed");
+    gate_request c = click("https://a.test", false, &BTN_DELETE);
+    CHECK_INT(GATE_EIO, gate_check(gt, &c, &d));
+    CHECK_INT(GATE_DENY, d.decision);
+    CHECK_INT(GATE_EIO, gate_outcome(gt, &d, "done", NULL));
+    gate_free(gt);
+}
+
+static void t_check_request(void)
+{
+    gate *gt = mk("{\"task\":\"t\",\"origins\":[\"https://a.test\",\"*.b.test\"],"
+                  "\"egress\":[\"approved_origin_fetch\"]}", NULL);
+    gate *nofetch = mk("{\"task\":\"t\",\"origins\":[\"https://a.test\"]}", NULL);
+    gate *none = mk(NULL, NULL);
+    static const struct {
+        const char *method, *url;
+        bool doc, body;
+        int want, want_nofetch, want_none;
+    } T[] = {
+        {"GET", "https://a.test/page", true, false, GATE_ALLOW, GATE_ALLOW, GATE_ALLOW},
+        {"GET", "https://evil.test/", true, false, GATE_DENY, GATE_DENY, GATE_ALLOW},
+        {"GET", "https://cdn.evil.test/x.js", false, false, GATE_ALLOW, GATE_ALLOW, GATE_ALLOW},
+        {"POST", "https://a.test/form", true, true, GATE_ALLOW, GATE_DENY, GATE_ALLOW},
+        {"POST", "https://evil.test/collect", false, true, GATE_DENY, GATE_DENY, GATE_ALLOW},
+        {"GET", "https://evil.test/beacon", false, true, GATE_DENY, GATE_DENY, GATE_ALLOW},
+        {"PUT", "https://x.b.test/api", false, false, GATE_ALLOW, GATE_DENY, GATE_ALLOW},
+        {"HEAD", "https://evil.test/", false, false, GATE_ALLOW, GATE_ALLOW, GATE_ALLOW},
+        {"GET", "about:blank", true, false, GATE_ALLOW, GATE_ALLOW, GATE_ALLOW},
+        {"GET", "data:text/html,<form>", true, false, GATE_DENY, GATE_DENY, GATE_DENY},
+        {"GET", "data:image/png;base64,AA", false, false, GATE_ALLOW, GATE_ALLOW, GATE_ALLOW},
+        {"GET", "blob:https://a.test/1234", true, false, GATE_ALLOW, GATE_ALLOW, GATE_ALLOW},
+        {"GET", "blob:https://evil.test/1234", true, false, GATE_DENY, GATE_DENY, GATE_ALLOW},
+        {"GET", "wss://a.test/socket", false, false, GATE_ALLOW, GATE_DENY, GATE_ALLOW},
+        {"GET", "ws://evil.test/socket", false, false, GATE_DENY, GATE_DENY, GATE_ALLOW},
+        {"GET", "javascript:alert(1)", true, false, GATE_DENY, GATE_DENY, GATE_DENY},
+        {"GET", "file:///etc/passwd", true, false, GATE_DENY, GATE_DENY, GATE_DENY},
+        {NULL, "https://a.test/", true, false, GATE_ALLOW, GATE_ALLOW, GATE_ALLOW},
+    };
+    char reason[256];
+    for (size_t i = 0; gt && nofetch && none && i < sizeof T / sizeof T[0]; i++) {
+        int a = gate_check_request(gt, T[i].method, T[i].url, T[i].doc, T[i].body, 0, reason,
+                                   sizeof reason);
+        int b = gate_check_request(nofetch, T[i].method, T[i].url, T[i].doc, T[i].body, 0,
+                                   reason, sizeof reason);
+        int c = gate_check_request(none, T[i].method, T[i].url, T[i].doc, T[i].body, 0, reason,
+                                   sizeof reason);
+        if (!CHECK_INT(T[i].want, a) || !CHECK_INT(T[i].want_nofetch, b) ||
+            !CHECK_INT(T[i].want_none, c))
+            test_fail_detail("case %zu: %s %s", i, T[i].method ? T[i].method : "-", T[i].url);
+    }
+    CHECK_INT(GATE_DENY, gate_check_request(nofetch, "POST", "https://a.test/x", false, true, 0,
+                                            reason, sizeof reason));
+    has(reason, "needs the approved_origin_fetch egress class");
+    gate_set_mode(gt, GATE_MODE_HUMAN, "alice");
+    CHECK_INT(GATE_ALLOW, gate_check_request(gt, "POST", "https://sso.evil.test/login", true,
+                                             true, 0, reason, sizeof reason));
+    gate_set_mode(gt, GATE_MODE_AGENT, "alice");
+    CHECK_INT(GATE_DENY, gate_check_request(gt, "GET", "https://a.test/", true, false, 2,
+                                            reason, sizeof reason));
+    has(reason, "stale");
+    CHECK_INT(GATE_DENY, gate_check_request(gt, "GET", NULL, true, false, 0, reason,
+                                            sizeof reason));
+    gate_free(gt);
+    gate_free(nofetch);
+    gate_free(none);
+}
+
+static void t_names_exclusions(void)
+{
+    static const char *const WANT[] = {
+        "snapshot_cookie_integrity", "bot_to_bot_channel_injection", "approval_fatigue",
+        "prompt_data_separation_as_boundary", "generic_browser_click_binding",
+        "local_device_execution_isolation", "bot_as_security_boundary",
+    };
+    const char *const *x = gate_exclusions();
+    size_t n = 0;
+    while (x[n])
+        n++;
+    CHECK_INT(7, n);
+    for (size_t i = 0; i < 7 && i < n; i++) {
+        size_t l = strlen(WANT[i]);
+        CHECK(strncmp(x[i], WANT[i], l) == 0 && x[i][l] == ':' && x[i][l + 1] == ' ');
+        CHECK(strlen(x[i]) > l + 20 && x[i][strlen(x[i]) - 1] == '.');
+    }
+    CHECK_STR("read", gate_class_name(GATE_CLASS_READ));
+    CHECK_STR("interact", gate_class_name(GATE_CLASS_INTERACT));
+    CHECK_STR("auth_change", gate_class_name(GATE_CLASS_AUTH_CHANGE));
+    CHECK_STR("consequential", gate_class_name(GATE_CLASS_CONSEQUENTIAL));
+    CHECK_STR("credential", gate_class_name(GATE_CLASS_CREDENTIAL));
+    CHECK_STR("unknown", gate_class_name(-1));
+    CHECK_STR("send", gate_conseq_name(GATE_CONSEQ_SEND));
+    CHECK_STR("publish", gate_conseq_name(GATE_CONSEQ_PUBLISH));
+    CHECK_STR("purchase", gate_conseq_name(GATE_CONSEQ_PURCHASE));
+    CHECK_STR("delete", gate_conseq_name(GATE_CONSEQ_DELETE));
+    CHECK_STR("production_change", gate_conseq_name(GATE_CONSEQ_PRODUCTION));
+    CHECK_STR("allow", gate_decision_name(GATE_ALLOW));
+    CHECK_STR("deny", gate_decision_name(GATE_DENY));
+    CHECK_STR("confirm", gate_decision_name(GATE_CONFIRM));
+    CHECK_STR("stop", gate_decision_name(GATE_STOP));
+    CHECK_STR("takeover", gate_decision_name(GATE_TAKEOVER));
+    CHECK_STR("stale", gate_decision_name(GATE_STALE));
+    gate_free(NULL);
+}
+
+static const test_case TESTS[] = {
+    {"grant_full", t_grant_full},
+    {"grant_errors", t_grant_errors},
+    {"grant_limits", t_grant_limits},
+    {"grant_struct", t_grant_struct},
+    {"grant_alloc", t_grant_alloc},
+    {"origins", t_origins},
+    {"tools_identities", t_tools_identities},
+    {"classify_table", t_classify_table},
+    {"decide_order", t_decide_order},
+    {"modes_epochs", t_modes_epochs},
+    {"confirm_hook", t_confirm_hook},
+    {"audit_lines", t_audit_lines},
+    {"pending_outcomes", t_pending_outcomes},
+    {"audit_fail_closed", t_audit_fail_closed},
+    {"check_request", t_check_request},
+    {"names_exclusions", t_names_exclusions},
+    {0, 0},
+};
+
+int main(int argc, char **argv) { return test_main(argc, argv, TESTS); }
