@@ -319,20 +319,31 @@ typedef struct {
 } sess_st;
 
 /* One AX node, digested from the reply and independent of it (the reply
- * is freed as soon as its nodes are read): strings live in the frame's own
- * arena, children are indices into the frame's kids array. InlineTextBox
- * nodes (a quarter of a text-heavy tree, never printed) are not kept. */
+ * is freed as soon as its nodes are read): 20 bytes. Strings live in the
+ * frame's own arena, the role as an index into the frame's interned roles,
+ * children as indices into the frame's kids array (a node's run ends where
+ * the next node's begins). InlineTextBox nodes (a quarter of a text-heavy
+ * tree, never printed) are not kept, nor the children of StaticText (only
+ * InlineTextBoxes), nor strings the view never reads: the names of ignored
+ * nodes and of wrappers that never print (a table cell's name repeats its
+ * text), the values of ignored and dropped nodes (see ax_add). */
+enum {
+    AX_IGNORED = 1,
+    AX_KIDS = 2,                 /* the reply listed children (maybe none kept) */
+    AX_NAMED = 4,                /* the reply had a name ... */
+    AX_NAME = 8,                 /* ... and it is kept at str */
+    AX_VALUE = 16,               /* a string value, after the name */
+    AX_NUM = 32,                 /* a numeric value (spinbutton, slider): a double there */
+};
+
 typedef struct {
-    const char *role, *name, *value;     /* in F->str (fixed up once complete) */
-    size_t role_off, name_off, value_off; /* while F->str may still move; 0 = none */
-    int64_t id;                  /* nodeId */
-    size_t kid0, nkids;          /* F->kid[kid0 .. kid0 + nkids) */
-    int backend;
-    unsigned st;                 /* ST_* from the properties */
-    int level;
-    bool ignored;
-    bool has_num;                /* numeric value (spinbutton, slider) */
-    double num;
+    uint32_t str;                /* F->str offset: [name NUL][value NUL | double] */
+    uint32_t kid0;               /* F->kix[kid0 .. next node's kid0) */
+    int32_t backend;
+    uint16_t role;               /* index into F->roles */
+    uint16_t st;                 /* ST_* from the properties */
+    uint8_t level;               /* heading level 1-9, 0 for any other */
+    uint8_t flags;               /* AX_* */
 } axn;
 
 typedef struct {
@@ -349,10 +360,15 @@ typedef struct {
     bool placed;
     axn *nodes;
     size_t nnodes;
-    int64_t *kid;                /* child nodeIds, then (resolved) node index or -1 */
+    int64_t *ids;                /* nodeId per node, until ax_finish */
+    int64_t *kid;                /* child nodeIds, until ax_finish */
+    int32_t *kix;                /* then: child node index or -1 */
     size_t nkid, kid_cap;
-    sbuf str;                    /* the nodes' strings */
-    int *hash;                   /* nodeId -> index + 1, open addressing */
+    sbuf str;                    /* the nodes' strings and role names */
+    uint32_t *roles;             /* interned role names (offsets in str) */
+    uint16_t *rcls;              /* their RC_* classes */
+    size_t nroles, caproles;
+    int *hash;                   /* nodeId -> index + 1, open addressing, until ax_finish */
     size_t hcap;
     void *axs;                   /* axsink while the AX reply streams in */
 } frame_st;
@@ -369,24 +385,31 @@ enum {
     ST_FOCUSABLE = 1 << 12, ST_EDITABLE = 1 << 13,
 };
 
+/* A view node: 56 bytes. It carries what it shows of its AX node (the
+ * string offset, flags and backend node: vname, vvalue, vnum, vback), so
+ * that the AX records are freed once the view is built. */
+enum {
+    VF_ACT = 1,                  /* gets a ref */
+    VF_DROP = 2,                 /* prints nothing, not even its children */
+    VF_NONAME = 4,               /* shown without the AX node's name and value */
+    VF_NOVALUE = 8,              /* the value is withheld (secret) */
+    VF_OPTS = 16,                /* toff/tlen hold the options of a native select */
+};
+
 typedef struct {
     int parent, end;             /* preorder: the subtree is [index, end) */
-    int kind;
     int frame;                   /* frame_st index */
     const char *role;            /* printed role (elements) */
-    const char *name, *value;    /* borrowed */
-    size_t toff, tlen;           /* text (V_TEXT) in the arena */
-    size_t coff, clen;           /* row context in the arena */
-    size_t ooff, olen;           /* options of a native select, in the arena */
-    unsigned st;
-    int level;
-    int backend;
+    uint32_t str;                /* its AX node's axn.str (in that frame's str) */
+    int32_t backend;             /* its AX node's backendDOMNodeId, 0 for none */
+    uint8_t axf;                 /* its AX node's axn.flags, 0 for none */
+    uint32_t toff, tlen;         /* text (V_TEXT, clickable) or options in the
+                                    arena; V_FRAME: child frame_st index + 1 */
+    uint32_t coff, clen;         /* row context in the arena */
     int nprint;                  /* top-level printed lines it contributes */
-    bool has_num;
-    double num;
-    int child_frame;             /* V_FRAME: frame_st index or -1 */
-    bool act;                    /* gets a ref */
-    bool drop;                   /* prints nothing, not even its children */
+    uint16_t st;                 /* ST_* */
+    uint8_t kind;                /* V_* */
+    uint8_t vf;                  /* VF_* */
 } vnode;
 
 typedef struct {
@@ -398,6 +421,8 @@ typedef struct {
     size_t nss;
     vnode *v;
     size_t nv, capv;
+    size_t hintv;                /* first capacity: about one per AX node */
+    const char *title;           /* the main frame's RootWebArea name (in its str) */
     sbuf arena;
     bool oom;
 } build;
@@ -405,7 +430,7 @@ typedef struct {
 static int vnew(build *B, int parent, int kind, int frame)
 {
     if (B->nv == B->capv) {
-        size_t n = B->capv ? B->capv * 2 : 1024;
+        size_t n = B->capv ? B->capv + B->capv / 2 : B->hintv > 1024 ? B->hintv : 1024;
         vnode *nv = realloc(B->v, n * sizeof *nv);
         if (!nv) {
             B->oom = true;
@@ -418,10 +443,9 @@ static int vnew(build *B, int parent, int kind, int frame)
     vnode *x = &B->v[i];
     memset(x, 0, sizeof *x);
     x->parent = parent;
-    x->kind = kind;
+    x->kind = (uint8_t)kind;
     x->frame = frame;
     x->end = i + 1;
-    x->child_frame = -1;
     return i;
 }
 
@@ -471,6 +495,44 @@ static const char *const LEAF_ROLES[] = {
     "scrollbar", "ColorWell", "DateTime", "InputTime", "date", "img", "image", "switch",
     NULL,
 };
+
+/* Role classes, computed once per interned role. */
+enum {
+    RC_FLAT = 1 << 0, RC_FLAT_NAMED = 1 << 1, RC_DROP = 1 << 2, RC_ACT = 1 << 3,
+    RC_LEAF = 1 << 4, RC_TEXT = 1 << 5, RC_FRAME = 1 << 6, RC_ROOT = 1 << 7,
+    RC_OPTION = 1 << 8, RC_EDITBASE = 1 << 9, RC_GENERIC = 1 << 10, RC_COMBO = 1 << 11,
+};
+
+static unsigned role_class(const char *role)
+{
+    unsigned c = 0;
+    if (in_list(role, FLAT_ROLES))
+        c |= RC_FLAT;
+    if (in_list(role, FLAT_UNLESS_NAMED))
+        c |= RC_FLAT_NAMED;
+    if (in_list(role, DROP_ROLES))
+        c |= RC_DROP;
+    if (in_list(role, ACT_ROLES))
+        c |= RC_ACT;
+    if (in_list(role, LEAF_ROLES))
+        c |= RC_LEAF;
+    if (strcmp(role, "StaticText") == 0)
+        c |= RC_TEXT;
+    if (strcmp(role, "Iframe") == 0 || strcmp(role, "IframePresentational") == 0)
+        c |= RC_FRAME;
+    if (strcmp(role, "RootWebArea") == 0)
+        c |= RC_ROOT;
+    if (strcmp(role, "option") == 0 || strcmp(role, "MenuListOption") == 0)
+        c |= RC_OPTION;
+    if (strcmp(role, "generic") == 0 || strcmp(role, "none") == 0 ||
+        strcmp(role, "paragraph") == 0)
+        c |= RC_EDITBASE;
+    if (strcmp(role, "generic") == 0)
+        c |= RC_GENERIC;
+    if (strcmp(role, "combobox") == 0)
+        c |= RC_COMBO;
+    return c;
+}
 
 /* The printed role: short names for common roles, hN for headings. All
  * results are static strings. */
@@ -533,7 +595,7 @@ static int ax_find(const frame_st *F, int64_t id)
         int k = F->hash[h];
         if (!k)
             return -1;
-        if (F->nodes[k - 1].id == id)
+        if (F->ids[k - 1] == id)
             return k - 1;
     }
 }
@@ -546,16 +608,208 @@ static const char *ax_strval(const json_val *o)
     return NULL;
 }
 
-/* Copy s into the frame's string arena; the offset, 0 for NULL. */
-static size_t ax_keep(frame_st *F, const char *s)
+/* ---- reading a complete record (after ax_finish) ---- */
+
+static const char *ax_role(const frame_st *F, const axn *a)
 {
-    if (!s)
-        return 0;
+    return F->str.p + F->roles[a->role];
+}
+
+static unsigned ax_cls(const frame_st *F, const axn *a)
+{
+    return F->rcls[a->role];
+}
+
+/* NULL when the node has no name; "" when it has one the view never reads. */
+static const char *ax_name(const frame_st *F, const axn *a)
+{
+    if (!(a->flags & AX_NAMED))
+        return NULL;
+    return a->flags & AX_NAME ? F->str.p + a->str : "";
+}
+
+static const char *ax_value(const frame_st *F, const axn *a)
+{
+    if (!(a->flags & AX_VALUE))
+        return NULL;
+    const char *p = F->str.p + a->str;
+    return a->flags & AX_NAME ? p + strlen(p) + 1 : p;
+}
+
+static bool ax_num(const frame_st *F, const axn *a, double *num)
+{
+    if (!(a->flags & AX_NUM))
+        return false;
+    const char *p = F->str.p + a->str;
+    memcpy(num, a->flags & AX_NAME ? p + strlen(p) + 1 : p, sizeof *num);
+    return true;
+}
+
+static size_t ax_nkids(const frame_st *F, size_t i)
+{
+    size_t end = i + 1 < F->nnodes ? F->nodes[i + 1].kid0 : F->nkid;
+    return end - F->nodes[i].kid0;
+}
+
+/* ---- adding records ---- */
+
+/* The index of role in F's interned roles, adding it; -1 out of memory. */
+static int role_intern(frame_st *F, const char *role)
+{
+    for (size_t i = 0; i < F->nroles; i++)
+        if (strcmp(F->str.p + F->roles[i], role) == 0)
+            return (int)i;
+    if (F->nroles == 65535)
+        return -1;
+    if (F->nroles == F->caproles) {
+        size_t c = F->caproles ? F->caproles * 2 : 32;
+        uint32_t *nr = realloc(F->roles, c * sizeof *nr);
+        if (!nr)
+            return -1;
+        F->roles = nr;
+        uint16_t *nc = realloc(F->rcls, c * sizeof *nc);
+        if (!nc)
+            return -1;
+        F->rcls = nc;
+        F->caproles = c;
+    }
     if (!F->str.len)
         sb_putc(&F->str, 0);        /* offset 0 means "none" */
     size_t off = F->str.len;
-    sb_putn(&F->str, s, strlen(s) + 1);
-    return off;
+    sb_putn(&F->str, role, strlen(role) + 1);
+    if (F->str.oom || off > UINT32_MAX)
+        return -1;
+    F->roles[F->nroles] = (uint32_t)off;
+    F->rcls[F->nroles] = (uint16_t)role_class(role);
+    return (int)F->nroles++;
+}
+
+/* One node as read from the reply, before it is kept. */
+typedef struct {
+    const char *id, *role, *name, *value;   /* NULL when absent */
+    bool ignored, has_num;
+    double num;
+    const int64_t *kids;
+    size_t nk;
+    int backend;
+    unsigned st;
+    int level;
+} axpend;
+
+/* Keep one node: what ax_parse and the stream (axs_commit) both do. A node
+ * without nodeId, an InlineTextBox and a repeated nodeId (the first one
+ * wins) are skipped. Strings the view never reads are not kept (see axn);
+ * the view and collect_options are their only readers. 0 or SNAP_ENOMEM. */
+static int ax_add(frame_st *F, const axpend *p)
+{
+    if (!p->id || (p->role && strcmp(p->role, "InlineTextBox") == 0))
+        return 0;
+    int64_t id = ax_id(p->id);
+    if (ax_find(F, id) >= 0)
+        return 0;
+    /* Grow the records, and the index at half load. */
+    size_t k = F->nnodes;
+    if ((k + 1) * 2 > F->hcap) {
+        size_t hc = F->hcap ? F->hcap * 2 : 1024;
+        if (hc / 2 > INT32_MAX)
+            return SNAP_ENOMEM;
+        int *nh = calloc(hc, sizeof *nh);
+        if (!nh)
+            return SNAP_ENOMEM;
+        axn *nn = realloc(F->nodes, hc / 2 * sizeof *nn);
+        if (nn)
+            F->nodes = nn;
+        int64_t *ni = realloc(F->ids, hc / 2 * sizeof *ni);
+        if (ni)
+            F->ids = ni;
+        if (!nn || !ni) {
+            free(nh);
+            return SNAP_ENOMEM;
+        }
+        for (size_t i = 0; i < k; i++) {
+            size_t h = hid(F->ids[i]) & (hc - 1);
+            while (nh[h])
+                h = (h + 1) & (hc - 1);
+            nh[h] = (int)i + 1;
+        }
+        free(F->hash);
+        F->hash = nh;
+        F->hcap = hc;
+    }
+    int ri = role_intern(F, p->role ? p->role : "none");
+    if (ri < 0)
+        return SNAP_ENOMEM;
+    unsigned rc = F->rcls[ri];
+    size_t nk = rc & RC_TEXT ? 0 : p->nk;    /* StaticText: InlineTextBoxes */
+    if (F->nkid + nk > F->kid_cap) {
+        size_t n = F->kid_cap ? F->kid_cap : 1024;
+        while (n < F->nkid + nk)
+            n *= 2;
+        int64_t *nkp = realloc(F->kid, n * sizeof *nkp);
+        if (!nkp)
+            return SNAP_ENOMEM;
+        F->kid = nkp;
+        F->kid_cap = n;
+    }
+    if (F->nkid + nk > UINT32_MAX)
+        return SNAP_ENOMEM;
+    axn *a = &F->nodes[k];
+    memset(a, 0, sizeof *a);
+    a->role = (uint16_t)ri;
+    a->st = (uint16_t)p->st;
+    a->level = (uint8_t)(p->level >= 1 && p->level <= 9 ? p->level : 0);
+    a->backend = p->backend;
+    a->flags = (uint8_t)((p->ignored ? AX_IGNORED : 0) | (p->nk ? AX_KIDS : 0) |
+                         (p->name ? AX_NAMED : 0));
+    /* Which strings the view reads: names of printed roles, of wrappers
+     * that print when named, of generic elements (a clickable div is
+     * shown with its name), of editable regions, frames, the root (the
+     * title) and options (collect_options, even when ignored); values and
+     * numbers of nodes that are not ignored or dropped. */
+    bool keep_name, keep_value;
+    if (p->ignored) {
+        keep_name = rc & (RC_OPTION | RC_ROOT);
+        keep_value = false;
+    } else if (rc & RC_DROP) {
+        keep_name = rc & RC_OPTION;
+        keep_value = false;
+    } else {
+        keep_name = !(rc & RC_FLAT) || (rc & (RC_FLAT_NAMED | RC_FRAME | RC_ROOT |
+                                               RC_GENERIC)) ||
+                    ((rc & RC_EDITBASE) && (p->st & ST_EDITABLE));
+        keep_value = true;
+    }
+    keep_name = keep_name && p->name;
+    bool keep_str = keep_value && p->value;
+    bool keep_num = keep_value && !keep_str && p->has_num;
+    if (keep_name || keep_str || keep_num) {
+        if (!F->str.len)
+            sb_putc(&F->str, 0);
+        size_t off = F->str.len;
+        if (keep_name)
+            sb_putn(&F->str, p->name, strlen(p->name) + 1);
+        if (keep_str)
+            sb_putn(&F->str, p->value, strlen(p->value) + 1);
+        else if (keep_num)
+            sb_putn(&F->str, (const char *)&p->num, sizeof p->num);
+        if (F->str.oom || off > UINT32_MAX)
+            return SNAP_ENOMEM;
+        a->str = (uint32_t)off;
+        a->flags |= (uint8_t)((keep_name ? AX_NAME : 0) | (keep_str ? AX_VALUE : 0) |
+                              (keep_num ? AX_NUM : 0));
+    }
+    a->kid0 = (uint32_t)F->nkid;
+    if (nk)
+        memcpy(F->kid + F->nkid, p->kids, nk * sizeof *p->kids);
+    F->nkid += nk;
+    F->ids[k] = id;
+    size_t m = F->hcap - 1;
+    size_t h = hid(id) & m;
+    while (F->hash[h])
+        h = (h + 1) & m;
+    F->hash[h] = (int)k + 1;
+    F->nnodes = k + 1;
+    return 0;
 }
 
 /* One property (name k, value: on, its string s or NULL, its number num)
@@ -590,7 +844,7 @@ static void ax_state1(const char *k, bool on, const char *s, double num, unsigne
         else if (strcmp(k, "editable") == 0 && s)
             st |= ST_EDITABLE;
         else if (strcmp(k, "level") == 0)
-            *level = (int)num;
+            *level = num >= 1 && num < 10 ? (int)num : 0;
     }
     *stp = st;
 }
@@ -611,80 +865,92 @@ static unsigned ax_states(const json_val *props, int *level)
     return st;
 }
 
-static int ax_finish(frame_st *F);
-
-/* Digest a getFullAXTree result into F->nodes, F->kid, F->str and the
- * nodeId index; the reply can be freed afterwards. */
+/* Digest a parsed getFullAXTree result into F (the reference for the
+ * stream, and what snap_ax_digest_check compares it with); ax_finish
+ * next. */
 static int ax_parse(frame_st *F, const json_val *result)
 {
-    const json_val *nodes = json_get(result, "nodes");
-    size_t n = json_len(nodes);
-    if (!n)
-        return 0;
-    size_t nk = 0;
-    for (const json_val *x = json_first(nodes); x; x = json_next(x))
-        nk += json_len(json_get(x, "childIds"));
-    F->nodes = calloc(n, sizeof *F->nodes);
-    F->kid = malloc((nk ? nk : 1) * sizeof *F->kid);
-    size_t hc = 16;
-    while (hc < n * 2)
-        hc *= 2;
-    F->hash = calloc(hc, sizeof *F->hash);
-    if (!F->nodes || !F->hash || !F->kid)
-        return SNAP_ENOMEM;
-    F->hcap = hc;
-    size_t k = 0;
-    for (const json_val *x = json_first(nodes); x; x = json_next(x)) {
-        const char *id = json_get_str(x, "nodeId");
-        const char *role = ax_strval(json_get(x, "role"));
-        if (!id || (role && strcmp(role, "InlineTextBox") == 0))
-            continue;
-        axn *a = &F->nodes[k];
-        memset(a, 0, sizeof *a);
-        a->id = ax_id(id);
-        if (ax_find(F, a->id) >= 0)
-            continue;               /* a repeated nodeId: the first one wins */
-        a->role_off = ax_keep(F, role ? role : "none");
-        a->name_off = ax_keep(F, ax_strval(json_get(x, "name")));
-        a->value_off = ax_keep(F, ax_strval(json_get(x, "value")));
+    int64_t *kids = NULL;
+    size_t ck = 0;
+    int rc = 0;
+    for (const json_val *x = json_first(json_get(result, "nodes")); x && !rc;
+         x = json_next(x)) {
+        axpend p;
+        memset(&p, 0, sizeof p);
+        p.id = json_get_str(x, "nodeId");
+        p.role = ax_strval(json_get(x, "role"));
+        p.name = ax_strval(json_get(x, "name"));
+        p.value = ax_strval(json_get(x, "value"));
         const json_val *vv = json_get(json_get(x, "value"), "value");
         if (json_is(vv, JSON_NUMBER)) {
-            a->has_num = true;
-            a->num = json_num(vv);
+            p.has_num = true;
+            p.num = json_num(vv);
         }
-        a->kid0 = F->nkid;
-        for (const json_val *c = json_first(json_get(x, "childIds")); c; c = json_next(c))
-            F->kid[F->nkid++] = ax_id(json_str(c, NULL));
-        a->nkids = F->nkid - a->kid0;
-        a->st = ax_states(json_get(x, "properties"), &a->level);
-        a->backend = (int)json_get_int(x, "backendDOMNodeId", 0);
-        a->ignored = json_bool(json_get(x, "ignored"));
-        size_t m = hc - 1;
-        size_t h = hid(a->id) & m;
-        while (F->hash[h])
-            h = (h + 1) & m;
-        F->hash[h] = (int)k + 1;
-        k++;
+        const json_val *cl = json_get(x, "childIds");
+        size_t n = json_len(cl);
+        if (n > ck) {
+            int64_t *nk = realloc(kids, n * sizeof *nk);
+            if (!nk) {
+                rc = SNAP_ENOMEM;
+                break;
+            }
+            kids = nk;
+            ck = n;
+        }
+        for (const json_val *c = json_first(cl); c; c = json_next(c))
+            kids[p.nk++] = ax_id(json_str(c, NULL));
+        p.kids = kids;
+        p.st = ax_states(json_get(x, "properties"), &p.level);
+        p.backend = (int)json_get_int(x, "backendDOMNodeId", 0);
+        p.ignored = json_bool(json_get(x, "ignored"));
+        rc = ax_add(F, &p);
     }
-    F->nnodes = k;
-    return ax_finish(F);
+    free(kids);
+    return rc;
 }
 
-/* The records are complete: strings by pointer, children by index. */
+/* The records are complete: children by index; the nodeId index goes. */
 static int ax_finish(frame_st *F)
 {
-    size_t k = F->nnodes;
     if (F->str.oom)
         return SNAP_ENOMEM;
-    for (size_t i = 0; i < k; i++) {
-        axn *a = &F->nodes[i];
-        a->role = F->str.p + a->role_off;
-        a->name = a->name_off ? F->str.p + a->name_off : NULL;
-        a->value = a->value_off ? F->str.p + a->value_off : NULL;
-    }
+    int32_t *kix = malloc((F->nkid ? F->nkid : 1) * sizeof *kix);
+    if (!kix)
+        return SNAP_ENOMEM;
     for (size_t i = 0; i < F->nkid; i++)
-        F->kid[i] = ax_find(F, F->kid[i]);
+        kix[i] = ax_find(F, F->kid[i]);
+    free(F->kid);
+    free(F->hash);
+    free(F->ids);
+    F->kid = NULL;
+    F->hash = NULL;
+    F->ids = NULL;
+    F->kid_cap = F->hcap = 0;
+    F->kix = kix;
     return 0;
+}
+
+/* Free a frame's records (what a failed AX reply left half-digested,
+ * or all of them once the view is built); F is then empty. */
+static void ax_drop(frame_st *F)
+{
+    free(F->nodes);
+    free(F->ids);
+    free(F->kid);
+    free(F->kix);
+    free(F->hash);
+    free(F->str.p);
+    free(F->roles);
+    free(F->rcls);
+    F->nodes = NULL;
+    F->ids = NULL;
+    F->kid = NULL;
+    F->kix = NULL;
+    F->hash = NULL;
+    F->roles = NULL;
+    F->rcls = NULL;
+    memset(&F->str, 0, sizeof F->str);
+    F->nnodes = F->nkid = F->kid_cap = F->hcap = F->nroles = F->caproles = 0;
 }
 
 /* ---- AX replies as a stream ----
@@ -765,79 +1031,29 @@ static void axs_push_kid(axsink *S, int64_t id)
     S->kids[S->nk++] = id;
 }
 
-/* Add one node: the rules of the loop body of ax_parse. */
+/* Add one node: ax_add, as ax_parse does. */
 static void axs_commit(axsink *S)
 {
-    frame_st *F = S->F;
     if (S->id.oom || S->role.oom || S->name.oom || S->value.oom) {
         S->oom = true;
         return;
     }
-    const char *role = S->has_role ? S->role.p : NULL;
-    if (!S->has_id || (role && strcmp(role, "InlineTextBox") == 0))
-        return;
-    int64_t id = ax_id(S->id.p);
-    if (ax_find(F, id) >= 0)
-        return;
-    /* Grow the records, and the index at half load. */
-    size_t k = F->nnodes;
-    if ((k + 1) * 2 > F->hcap) {
-        size_t hc = F->hcap ? F->hcap * 2 : 1024;
-        int *nh = calloc(hc, sizeof *nh);
-        axn *nn = realloc(F->nodes, hc / 2 * sizeof *nn);
-        if (!nh || !nn) {
-            free(nh);
-            if (nn)
-                F->nodes = nn;
-            S->oom = true;
-            return;
-        }
-        F->nodes = nn;
-        for (size_t i = 0; i < k; i++) {
-            size_t h = hid(F->nodes[i].id) & (hc - 1);
-            while (nh[h])
-                h = (h + 1) & (hc - 1);
-            nh[h] = (int)i + 1;
-        }
-        free(F->hash);
-        F->hash = nh;
-        F->hcap = hc;
-    }
-    if (F->nkid + S->nk > S->F->kid_cap) {
-        size_t n = F->kid_cap ? F->kid_cap : 1024;
-        while (n < F->nkid + S->nk)
-            n *= 2;
-        int64_t *nk = realloc(F->kid, n * sizeof *nk);
-        if (!nk) {
-            S->oom = true;
-            return;
-        }
-        F->kid = nk;
-        F->kid_cap = n;
-    }
-    axn *a = &F->nodes[k];
-    memset(a, 0, sizeof *a);
-    a->id = id;
-    a->role_off = ax_keep(F, role ? role : "none");
-    a->name_off = ax_keep(F, S->has_name ? S->name.p : NULL);
-    a->value_off = ax_keep(F, S->has_value ? S->value.p : NULL);
-    a->has_num = S->has_num;
-    a->num = S->num;
-    a->kid0 = F->nkid;
-    if (S->nk)
-        memcpy(F->kid + F->nkid, S->kids, S->nk * sizeof *S->kids);
-    F->nkid += S->nk;
-    a->nkids = S->nk;
-    a->st = S->st;
-    a->level = S->level;
-    a->backend = S->backend;
-    a->ignored = S->ignored;
-    size_t m = F->hcap - 1;
-    size_t h = hid(a->id) & m;
-    while (F->hash[h])
-        h = (h + 1) & m;
-    F->hash[h] = (int)k + 1;
-    F->nnodes = k + 1;
+    axpend p;
+    memset(&p, 0, sizeof p);
+    p.id = S->has_id ? S->id.p : NULL;
+    p.role = S->has_role ? S->role.p : NULL;
+    p.name = S->has_name ? S->name.p : NULL;
+    p.value = S->has_value ? S->value.p : NULL;
+    p.has_num = S->has_num;
+    p.num = S->num;
+    p.kids = S->kids;
+    p.nk = S->nk;
+    p.st = S->st;
+    p.level = S->level;
+    p.backend = S->backend;
+    p.ignored = S->ignored;
+    if (ax_add(S->F, &p))
+        S->oom = true;
 }
 
 static void axs_node_begin(axsink *S)
@@ -1124,33 +1340,49 @@ int snap_ax_digest_check(const char *reply, size_t len, size_t piece, size_t *no
     if (!r)
         r = json_stream_end(js);
     free(text);
-    if (r || !text || ax_finish(&B) != 0) {
+    if (r || !text) {
         snprintf(why, cap, "stream: %d", r);
         goto out;
     }
     if (nodes)
         *nodes = A.nnodes;
-    if (A.nnodes != B.nnodes || A.nkid != B.nkid) {
-        snprintf(why, cap, "counts: %zu/%zu nodes, %zu/%zu kids", A.nnodes, B.nnodes,
-                 A.nkid, B.nkid);
+    if (A.nnodes != B.nnodes || A.nkid != B.nkid || A.str.len != B.str.len ||
+        A.nroles != B.nroles) {
+        snprintf(why, cap, "counts: %zu/%zu nodes, %zu/%zu kids, %zu/%zu bytes", A.nnodes,
+                 B.nnodes, A.nkid, B.nkid, A.str.len, B.str.len);
+        goto out;
+    }
+    for (size_t i = 0; i < A.nnodes; i++) {
+        if (A.ids[i] != B.ids[i]) {
+            snprintf(why, cap, "node %zu: id %lld/%lld", i, (long long)A.ids[i],
+                     (long long)B.ids[i]);
+            goto out;
+        }
+    }
+    if (ax_finish(&A) != 0 || ax_finish(&B) != 0) {
+        snprintf(why, cap, "ax_finish failed");
         goto out;
     }
     for (size_t i = 0; i < A.nnodes; i++) {
         const axn *x = &A.nodes[i], *y = &B.nodes[i];
-        bool same = x->id == y->id && x->kid0 == y->kid0 && x->nkids == y->nkids &&
+        const char *xn = ax_name(&A, x), *yn = ax_name(&B, y);
+        const char *xv = ax_value(&A, x), *yv = ax_value(&B, y);
+        double xd = 0, yd = 0;
+        bool xh = ax_num(&A, x, &xd), yh = ax_num(&B, y, &yd);
+        bool same = x->kid0 == y->kid0 && ax_nkids(&A, i) == ax_nkids(&B, i) &&
                     x->backend == y->backend && x->st == y->st && x->level == y->level &&
-                    x->ignored == y->ignored && x->has_num == y->has_num &&
-                    (!x->has_num || memcmp(&x->num, &y->num, sizeof x->num) == 0) &&
-                    strcmp(x->role, y->role) == 0 && !x->name == !y->name &&
-                    (!x->name || strcmp(x->name, y->name) == 0) && !x->value == !y->value &&
-                    (!x->value || strcmp(x->value, y->value) == 0);
+                    x->flags == y->flags && xh == yh &&
+                    (!xh || memcmp(&xd, &yd, sizeof xd) == 0) &&
+                    strcmp(ax_role(&A, x), ax_role(&B, y)) == 0 && !xn == !yn &&
+                    (!xn || strcmp(xn, yn) == 0) && !xv == !yv &&
+                    (!xv || strcmp(xv, yv) == 0);
         if (!same) {
-            snprintf(why, cap, "node %zu (id %lld) differs", i, (long long)x->id);
+            snprintf(why, cap, "node %zu differs", i);
             goto out;
         }
     }
     for (size_t i = 0; i < A.nkid; i++) {
-        if (A.kid[i] != B.kid[i]) {
+        if (A.kix[i] != B.kix[i]) {
             snprintf(why, cap, "kid %zu differs", i);
             goto out;
         }
@@ -1160,13 +1392,8 @@ out:
     json_stream_free(js);
     json_doc_free(d);
     axs_free(&S);
-    frame_st *fs[2] = {&A, &B};
-    for (int k = 0; k < 2; k++) {
-        free(fs[k]->nodes);
-        free(fs[k]->kid);
-        free(fs[k]->str.p);
-        free(fs[k]->hash);
-    }
+    ax_drop(&A);
+    ax_drop(&B);
     return rc;
 }
 
@@ -1564,6 +1791,53 @@ out:
 
 /* ---- building the view tree ---- */
 
+/* What a vnode shows of its AX node. */
+static void vset_ax(vnode *x, const axn *n)
+{
+    x->str = n->str;
+    x->backend = n->backend;
+    x->axf = n->flags;
+}
+
+static axn vax(const vnode *x)
+{
+    axn n;
+    memset(&n, 0, sizeof n);
+    n.str = x->str;
+    n.flags = x->axf;
+    return n;
+}
+
+static const char *vname(const build *B, const vnode *x)
+{
+    axn n = vax(x);
+    return !(x->vf & VF_NONAME) ? ax_name(&B->fr[x->frame], &n) : NULL;
+}
+
+static const char *vvalue(const build *B, const vnode *x)
+{
+    axn n = vax(x);
+    return !(x->vf & (VF_NONAME | VF_NOVALUE)) ? ax_value(&B->fr[x->frame], &n) : NULL;
+}
+
+static bool vnum(const build *B, const vnode *x, double *num)
+{
+    axn n = vax(x);
+    return !(x->vf & VF_NONAME) && ax_num(&B->fr[x->frame], &n, num);
+}
+
+static int vback(const build *B, const vnode *x)
+{
+    (void)B;
+    return x->backend;
+}
+
+/* V_FRAME: the frame_st index of the child frame, -1 when not known. */
+static int vchild(const vnode *x)
+{
+    return (int)x->toff - 1;
+}
+
 static void walk(build *B, int fi, int ai, int parent, int depth);
 
 /* Text child: merged into the previous sibling when that is text too. */
@@ -1589,23 +1863,24 @@ static void add_text(build *B, int parent, int fi, const char *s)
         if (!sp && s[0] != ' ' && s[0] != '\n')
             sb_putc(&B->arena, ' ');
         sb_puts(&B->arena, s);
-        B->v[last].tlen = B->arena.len - B->v[last].toff;
+        B->v[last].tlen = (uint32_t)(B->arena.len - B->v[last].toff);
         return;
     }
     int i = vnew(B, parent, V_TEXT, fi);
     if (i < 0)
         return;
-    B->v[i].toff = B->arena.len;
+    B->v[i].toff = (uint32_t)B->arena.len;
     B->v[i].nprint = 1;
     sb_puts(&B->arena, s);
-    B->v[i].tlen = B->arena.len - B->v[i].toff;
+    B->v[i].tlen = (uint32_t)(B->arena.len - B->v[i].toff);
 }
 
 static void walk_kids(build *B, int fi, int ai, int parent, int depth)
 {
     frame_st *F = &B->fr[fi];
-    for (size_t c = 0; c < F->nodes[ai].nkids; c++) {
-        int k = (int)F->kid[F->nodes[ai].kid0 + c];
+    size_t k0 = F->nodes[ai].kid0, nk = ax_nkids(F, (size_t)ai);
+    for (size_t c = 0; c < nk; c++) {
+        int k = F->kix[k0 + c];
         if (k >= 0 && k != ai)
             walk(B, fi, k, parent, depth + 1);
     }
@@ -1616,16 +1891,18 @@ static void collect_options(build *B, frame_st *F, int ai, int vi, int depth, in
 {
     if (depth > 8)
         return;
-    for (size_t c = 0; c < F->nodes[ai].nkids; c++) {
-        int k = (int)F->kid[F->nodes[ai].kid0 + c];
+    size_t k0 = F->nodes[ai].kid0, nk = ax_nkids(F, (size_t)ai);
+    for (size_t c = 0; c < nk; c++) {
+        int k = F->kix[k0 + c];
         if (k < 0 || k == ai)
             continue;
         const axn *o = &F->nodes[k];
-        if (strcmp(o->role, "option") == 0 || strcmp(o->role, "MenuListOption") == 0) {
+        if (ax_cls(F, o) & RC_OPTION) {
             if (*count < OPTIONS_MAX) {
                 if (*count)
                     sb_putc(&B->arena, ',');
-                put_quoted(&B->arena, o->name ? o->name : "", 60);
+                const char *nm = ax_name(F, o);
+                put_quoted(&B->arena, nm ? nm : "", 60);
             }
             (*count)++;
         } else {
@@ -1654,18 +1931,19 @@ static void finish(build *B, int i)
     int kids = 0;
     for (int j = i + 1; j < x->end; j = B->v[j].end)
         kids += B->v[j].nprint;
-    if (x->kind == V_ELEM && !x->act) {
-        bool named = x->name && *x->name;
-        bool has_value = x->value && *x->value;
-        if (!named && !has_value && kids == 0 && !x->ooff)
-            x->drop = true;
+    if (x->kind == V_ELEM && !(x->vf & VF_ACT)) {
+        const char *name = vname(B, x), *value = vvalue(B, x);
+        bool named = name && *name;
+        bool has_value = value && *value;
+        if (!named && !has_value && kids == 0 && !(x->vf & VF_OPTS))
+            x->vf |= VF_DROP;
         else if (!named && kids == 1 &&
                  (strcmp(x->role, "li") == 0 || strcmp(x->role, "row") == 0))
             x->kind = V_FLAT;
         else if (strcmp(x->role, "img") == 0 && !named)
-            x->drop = true;
+            x->vf |= VF_DROP;
     }
-    if (x->drop)
+    if (x->vf & VF_DROP)
         x->nprint = 0;
     else if (x->kind == V_FLAT)
         x->nprint = kids;
@@ -1679,19 +1957,21 @@ static void flat_clickable(build *B, int i)
 {
     vnode *x = &B->v[i];
     for (int j = i + 1; j < x->end; j++)
-        if (B->v[j].act || B->v[j].kind == V_FRAME)
+        if ((B->v[j].vf & VF_ACT) || B->v[j].kind == V_FRAME)
             return;
     size_t tlen = 0;
-    for (int j = i + 1; j < x->end; j++)
-        if (B->v[j].kind == V_TEXT && !B->v[j].drop)
+    for (int j = i + 1; j < x->end; j++) {
+        const char *nm = B->v[j].kind == V_ELEM ? vname(B, &B->v[j]) : NULL;
+        if (B->v[j].kind == V_TEXT && !(B->v[j].vf & VF_DROP))
             tlen += B->v[j].tlen;
-        else if (B->v[j].kind == V_ELEM && B->v[j].name)
-            tlen += strlen(B->v[j].name);
+        else if (nm)
+            tlen += strlen(nm);
+    }
     if (tlen == 0 || tlen > 200)
         return;
     x->kind = V_ELEM;
     x->role = "clickable";
-    x->act = true;
+    x->vf |= VF_ACT;
 }
 
 static void walk(build *B, int fi, int ai, int parent, int depth)
@@ -1700,38 +1980,41 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
         return;
     frame_st *F = &B->fr[fi];
     const axn *n = &F->nodes[ai];
+    unsigned rc = ax_cls(F, n);
+    const char *role = ax_role(F, n);
+    const char *name = ax_name(F, n);
     if (depth > MAX_DEPTH)
         return;
-    if (in_list(n->role, DROP_ROLES))
+    if (rc & RC_DROP)
         return;
-    if (n->ignored) {
+    if (n->flags & AX_IGNORED) {
         /* Kept as a flat wrapper when it has children: a card made of
          * plain divs is still a container for row context. */
-        if (!n->nkids)
+        if (!(n->flags & AX_KIDS))
             return;
         int w = vnew(B, parent, V_FLAT, fi);
         if (w < 0)
             return;
-        B->v[w].backend = n->backend;
+        vset_ax(&B->v[w], n);
+        B->v[w].vf |= VF_NONAME;
         walk_kids(B, fi, ai, w, depth);
         finish(B, w);
         return;
     }
-    if (strcmp(n->role, "StaticText") == 0) {
-        add_text(B, parent, fi, n->name);
+    if (rc & RC_TEXT) {
+        add_text(B, parent, fi, name);
         return;
     }
     int level = n->level;
     unsigned st = n->st;
     sess_st *S = &B->ss[F->sess];
-    if (strcmp(n->role, "Iframe") == 0 || strcmp(n->role, "IframePresentational") == 0) {
+    if (rc & RC_FRAME) {
         int i = vnew(B, parent, V_FRAME, fi);
         if (i < 0)
             return;
-        B->v[i].name = n->name;
-        B->v[i].backend = n->backend;
+        vset_ax(&B->v[i], n);
         int cf = frame_for_owner(B, fi, n->backend);
-        B->v[i].child_frame = cf;
+        B->v[i].toff = (uint32_t)(cf + 1);
         if (cf >= 0) {
             B->fr[cf].placed = true;
             walk_frame_root(B, cf, i, depth + 1);
@@ -1739,40 +2022,35 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
         finish(B, i);
         return;
     }
-    bool editable_top = (st & ST_EDITABLE) && !in_list(n->role, LEAF_ROLES) &&
-                        (strcmp(n->role, "generic") == 0 || strcmp(n->role, "none") == 0 ||
-                         strcmp(n->role, "paragraph") == 0);
+    bool editable_top = (st & ST_EDITABLE) && !(rc & RC_LEAF) && (rc & RC_EDITBASE);
     bool parent_editable = parent >= 0 && (B->v[parent].st & ST_EDITABLE);
     if (parent_editable)
         return;     /* inside a contenteditable: its value says it */
-    bool flat = !editable_top && in_list(n->role, FLAT_ROLES) &&
-                !(n->name && *n->name && in_list(n->role, FLAT_UNLESS_NAMED));
+    bool flat = !editable_top && (rc & RC_FLAT) &&
+                !(name && *name && (rc & RC_FLAT_NAMED));
     int i = vnew(B, parent, flat ? V_FLAT : V_ELEM, fi);
     if (i < 0)
         return;
     vnode *x = &B->v[i];
-    x->role = editable_top ? "textbox" : n->role;
-    x->name = n->name;
-    x->value = n->value;
-    x->has_num = n->has_num;
-    x->num = n->num;
-    x->st = st;
-    x->level = level;
-    x->backend = n->backend;
+    x->role = editable_top ? "textbox" : role;
+    vset_ax(x, n);
+    x->st = (uint16_t)st;
     if (!flat) {
-        x->act = x->backend > 0 &&
-                 (in_list(x->role, ACT_ROLES) || editable_top ||
-                  ((st & ST_FOCUSABLE) && strcmp(x->role, "RootWebArea") != 0 &&
-                   ids_has(&S->click, n->backend)));
+        bool act = n->backend > 0 &&
+                   ((rc & RC_ACT) || editable_top ||
+                    ((st & ST_FOCUSABLE) && !(rc & RC_ROOT) && ids_has(&S->click, n->backend)));
+        if (act)
+            x->vf |= VF_ACT;
         bool textish = strcmp(x->role, "textbox") == 0 || strcmp(x->role, "searchbox") == 0 ||
                        strcmp(x->role, "combobox") == 0 || strcmp(x->role, "spinbutton") == 0;
-        if (textish && (ids_has(&S->secret, n->backend) || masked(n->value) ||
-                        (!S->dom_ok && n->value && *n->value &&
+        const char *value = ax_value(F, n);
+        if (textish && (ids_has(&S->secret, n->backend) || masked(value) ||
+                        (!S->dom_ok && value && *value &&
                          strcmp(x->role, "combobox") != 0))) {
             x->st |= ST_SECRET;
-            x->value = NULL;
+            x->vf |= VF_NOVALUE;
         }
-        if (strcmp(n->role, "combobox") == 0) {
+        if (rc & RC_COMBO) {
             size_t off = B->arena.len;
             int count = 0;
             collect_options(B, F, ai, i, 0, &count);
@@ -1780,20 +2058,20 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
             if (count) {
                 if (count > OPTIONS_MAX)
                     sb_printf(&B->arena, ",+%d more", count - OPTIONS_MAX);
-                x->ooff = off;
-                x->olen = B->arena.len - off;
+                x->toff = (uint32_t)off;
+                x->tlen = (uint32_t)(B->arena.len - off);
+                x->vf |= VF_OPTS;
             }
         }
         x->role = print_role(x->role, level);
     }
-    if (!in_list(n->role, LEAF_ROLES) && !editable_top)
+    if (!(rc & RC_LEAF) && !editable_top)
         walk_kids(B, fi, ai, i, depth);
     x = &B->v[i];
     x->end = (int)B->nv;
-    if (flat && x->backend > 0 && ids_has(&S->click, x->backend) && x->name == NULL)
+    if (flat && n->backend > 0 && ids_has(&S->click, n->backend) && name == NULL)
         flat_clickable(B, i);
-    else if (flat && x->backend > 0 && ids_has(&S->click, x->backend) &&
-             strcmp(n->role, "generic") == 0)
+    else if (flat && n->backend > 0 && ids_has(&S->click, n->backend) && (rc & RC_GENERIC))
         flat_clickable(B, i);
     x = &B->v[i];
     if (x->kind == V_ELEM && strcmp(x->role, "clickable") == 0) {
@@ -1803,14 +2081,16 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
             if (B->v[j].kind == V_TEXT) {
                 if (B->arena.len > off)
                     sb_putc(&B->arena, ' ');
-                sb_putn(&B->arena, B->arena.p + B->v[j].toff, B->v[j].tlen);
+                /* Room first: the copy comes from the arena itself. */
+                if (sb_reserve(&B->arena, B->v[j].tlen))
+                    sb_putn(&B->arena, B->arena.p + B->v[j].toff, B->v[j].tlen);
             }
         }
         x->coff = 0;
-        x->toff = off;
-        x->tlen = B->arena.len - off;
+        x->toff = (uint32_t)off;
+        x->tlen = (uint32_t)(B->arena.len - off);
         for (int j = i + 1; j < x->end; j++) {
-            B->v[j].drop = true;
+            B->v[j].vf |= VF_DROP;
             B->v[j].nprint = 0;
         }
     }
@@ -1820,7 +2100,7 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
 static int ax_root(const frame_st *F)
 {
     for (size_t k = 0; k < F->nnodes; k++)
-        if (strcmp(F->nodes[k].role, "RootWebArea") == 0)
+        if (ax_cls(F, &F->nodes[k]) & RC_ROOT)
             return (int)k;
     return F->nnodes ? 0 : -1;
 }
@@ -1840,7 +2120,8 @@ static int cmp_act(const void *x, const void *y, build *B)
     int c = strcmp(a->role, b->role);
     if (c)
         return c;
-    c = strcmp(a->name ? a->name : "", b->name ? b->name : "");
+    const char *an = vname(B, a), *bn = vname(B, b);
+    c = strcmp(an ? an : "", bn ? bn : "");
     if (c)
         return c;
     return (*(const int *)x > *(const int *)y) - (*(const int *)x < *(const int *)y);
@@ -1894,13 +2175,13 @@ static bool ctx_label(build *B, int cont, int me)
         const vnode *c = &B->v[j];
         const char *s = NULL;
         size_t len = 0;
-        if (c->kind == V_TEXT && !c->drop) {
+        const char *cn = c->kind == V_ELEM ? vname(B, c) : NULL, *mn = vname(B, m);
+        if (c->kind == V_TEXT && !(c->vf & VF_DROP)) {
             s = B->arena.p + c->toff;
             len = c->tlen;
-        } else if (c->kind == V_ELEM && c->name && *c->name && !blank(c->name) &&
-                   !(strcmp(c->role, m->role) == 0 && same_text(c->name, m->name ? m->name
-                                                                              : ""))) {
-            s = c->name;
+        } else if (cn && *cn && !blank(cn) &&
+                   !(strcmp(c->role, m->role) == 0 && same_text(cn, mn ? mn : ""))) {
+            s = cn;
             len = strlen(s);
         }
         if (!s || !len)
@@ -1915,8 +2196,8 @@ static bool ctx_label(build *B, int cont, int me)
         put_page(&B->arena, tmp, len, CTX_MAX_CHARS, 0);
         free(tmp);
         m = &B->v[me];
-        m->coff = off;
-        m->clen = B->arena.len - off;
+        m->coff = (uint32_t)off;
+        m->clen = (uint32_t)(B->arena.len - off);
         return m->clen > 0;
     }
     return false;
@@ -1926,7 +2207,7 @@ static void row_context(build *B)
 {
     size_t n = 0;
     for (size_t i = 0; i < B->nv; i++)
-        if (B->v[i].act && !B->v[i].drop)
+        if ((B->v[i].vf & (VF_ACT | VF_DROP)) == VF_ACT)
             n++;
     if (n < 2)
         return;
@@ -1937,15 +2218,18 @@ static void row_context(build *B)
     }
     size_t k = 0;
     for (size_t i = 0; i < B->nv; i++)
-        if (B->v[i].act && !B->v[i].drop)
+        if ((B->v[i].vf & (VF_ACT | VF_DROP)) == VF_ACT)
             acts[k++] = (int)i;
     sort_acts(acts, tmp, n, B);
     for (size_t s = 0; s < n;) {
         size_t e = s + 1;
-        while (e < n && strcmp(B->v[acts[s]].role, B->v[acts[e]].role) == 0 &&
-               strcmp(B->v[acts[s]].name ? B->v[acts[s]].name : "",
-                      B->v[acts[e]].name ? B->v[acts[e]].name : "") == 0)
+        const char *sn = vname(B, &B->v[acts[s]]);
+        while (e < n && strcmp(B->v[acts[s]].role, B->v[acts[e]].role) == 0) {
+            const char *en = vname(B, &B->v[acts[e]]);
+            if (strcmp(sn ? sn : "", en ? en : "") != 0)
+                break;
             e++;
+        }
         if (e - s > 1) {
             const int *g = acts + s;     /* sorted by index within the group */
             for (size_t q = s; q < e; q++) {
@@ -1959,8 +2243,8 @@ static void row_context(build *B)
                 if (cont < 0 || !ctx_label(B, cont, me)) {
                     size_t off = B->arena.len;
                     sb_printf(&B->arena, "#%zu of %zu", q - s + 1, e - s);
-                    B->v[me].coff = off;
-                    B->v[me].clen = B->arena.len - off;
+                    B->v[me].coff = (uint32_t)off;
+                    B->v[me].clen = (uint32_t)(B->arena.len - off);
                 }
             }
         }
@@ -1987,7 +2271,7 @@ static void collect_lines(build *B, lines *L, int i, int depth, int pline)
 {
     /* Iterative over siblings, recursive over printed depth. */
     const vnode *x = &B->v[i];
-    if (x->drop)
+    if (x->vf & VF_DROP)
         return;
     int me = pline;
     if (x->kind != V_FLAT) {
@@ -2014,12 +2298,13 @@ static void collect_lines(build *B, lines *L, int i, int depth, int pline)
 /* Does text vnode t say the same as the name of element e? */
 static bool text_is_name(build *B, const vnode *t, const vnode *e)
 {
-    if (t->kind != V_TEXT || e->kind != V_ELEM || !e->name || !*e->name)
+    const char *en = e->kind == V_ELEM ? vname(B, e) : NULL;
+    if (t->kind != V_TEXT || !en || !*en)
         return false;
     char *p = B->arena.p + t->toff;
     char save = p[t->tlen];
     p[t->tlen] = 0;
-    bool same = same_text(p, e->name);
+    bool same = same_text(p, en);
     p[t->tlen] = save;
     return same;
 }
@@ -2045,7 +2330,7 @@ static void dedup_lines(build *B, lines *L)
                     continue;
                 const line *m = &L->l[o];
                 if (m->depth == l->depth && m->parent == l->parent &&
-                    B->v[m->v].act && text_is_name(B, x, &B->v[m->v]))
+                    (B->v[m->v].vf & VF_ACT) && text_is_name(B, x, &B->v[m->v]))
                     drop = true;
             }
         }
@@ -2079,16 +2364,17 @@ static bool render(build *B, const vnode *x, sbuf *out)
         return cut;
     }
     case V_FRAME: {
+        const char *fname = vname(B, x);
         sb_puts(out, "frame");
-        if (x->name && *x->name && !blank(x->name)) {
+        if (fname && *fname && !blank(fname)) {
             sb_putc(out, ' ');
-            put_quoted(out, x->name, 60);
+            put_quoted(out, fname, 60);
         }
-        if (x->child_frame < 0) {
+        if (vchild(x) < 0) {
             sb_puts(out, " (not loaded)");
             return false;
         }
-        frame_st *F = &B->fr[x->child_frame];
+        frame_st *F = &B->fr[vchild(x)];
         sb_puts(out, " origin=");
         put_page(out, F->f->origin[0] ? F->f->origin : "null", strlen(F->f->origin[0]
                  ? F->f->origin : "null"), 120, 0);
@@ -2111,9 +2397,12 @@ static bool render(build *B, const vnode *x, sbuf *out)
             free(tmp);
         }
         sb_putc(out, '"');
-    } else if (x->name && *x->name && !blank(x->name)) {
-        sb_putc(out, ' ');
-        put_quoted(out, x->name, NAME_MAX_CHARS);
+    } else {
+        const char *name = vname(B, x);
+        if (name && *name && !blank(name)) {
+            sb_putc(out, ' ');
+            put_quoted(out, name, NAME_MAX_CHARS);
+        }
     }
     return false;
 }
@@ -2123,21 +2412,23 @@ static void render_tail(build *B, const vnode *x, sbuf *out)
 {
     if (x->kind != V_ELEM)
         return;
-    if (x->value && *x->value && !(x->st & ST_SECRET) &&
-        !(x->name && strcmp(x->name, x->value) == 0)) {
+    const char *name = vname(B, x), *value = vvalue(B, x);
+    double numv;
+    uint32_t olen = x->vf & VF_OPTS ? x->tlen : 0;
+    if (value && *value && !(x->st & ST_SECRET) && !(name && strcmp(name, value) == 0)) {
         sb_puts(out, " =");
-        put_quoted(out, x->value, NAME_MAX_CHARS);
+        put_quoted(out, value, NAME_MAX_CHARS);
     }
-    if (x->has_num && !(x->value && *x->value) && !(x->st & ST_SECRET)) {
+    if (vnum(B, x, &numv) && !(value && *value) && !(x->st & ST_SECRET)) {
         char num[40];
-        if (json_fmt_double(x->num, num) > 0) {
+        if (json_fmt_double(numv, num) > 0) {
             sb_puts(out, " =");
             sb_puts(out, num);
         }
     }
-    if (x->olen) {
+    if (olen) {
         sb_puts(out, " options:");
-        sb_putn(out, B->arena.p + x->ooff, x->olen);
+        sb_putn(out, B->arena.p + x->toff, olen);
     }
     static const struct {
         unsigned bit;
@@ -2152,9 +2443,9 @@ static void render_tail(build *B, const vnode *x, sbuf *out)
         if (!(x->st & words[k].bit))
             continue;
         /* Collapsed/expanded on a native select is noise. */
-        if ((words[k].bit & (ST_COLLAPSED | ST_SELECTED)) && !x->act)
+        if ((words[k].bit & (ST_COLLAPSED | ST_SELECTED)) && !(x->vf & VF_ACT))
             continue;
-        if (words[k].bit == ST_COLLAPSED && x->olen)
+        if (words[k].bit == ST_COLLAPSED && olen)
             continue;
         sb_putc(out, ' ');
         sb_puts(out, words[k].word);
@@ -2170,19 +2461,6 @@ static void render_tail(build *B, const vnode *x, sbuf *out)
 
 
 
-/* Drop what a failed AX reply left half-digested. */
-static void ax_drop(frame_st *F)
-{
-    free(F->nodes);
-    free(F->kid);
-    free(F->hash);
-    free(F->str.p);
-    F->nodes = NULL;
-    F->kid = NULL;
-    F->hash = NULL;
-    memset(&F->str, 0, sizeof F->str);
-    F->nnodes = F->nkid = F->kid_cap = F->hcap = 0;
-}
 
 static void free_build(build *B)
 {
@@ -2191,10 +2469,7 @@ static void free_build(build *B)
             axs_free(B->fr[i].axs);
             free(B->fr[i].axs);
         }
-        free(B->fr[i].nodes);
-        free(B->fr[i].kid);
-        free(B->fr[i].str.p);
-        free(B->fr[i].hash);
+        ax_drop(&B->fr[i]);
     }
     for (size_t i = 0; i < B->nss; i++) {
         free(B->ss[i].secret.v);
@@ -2399,16 +2674,18 @@ static int fetch(build *B)
  * replies and the view tree are gone by then. The cache serves later
  * requests on the same tab while nothing may have changed (cache_valid). */
 
+/* One printed line: 24 bytes. In C->s at off: the head, the tail, and
+ * for an actionable line the role and the name its ref is issued with
+ * (each NUL-terminated). */
 typedef struct {
-    size_t off;                  /* head, then tail right after it, in C->s */
-    size_t hlen, tlen;
-    size_t role_off, name_off;   /* actionable lines: what the ref is issued with */
-    int parent;                  /* printed parent line, -1 */
-    int depth;
-    int frame;                   /* index into C->fr */
-    int backend;
-    bool act;                    /* gets a ref */
-    bool cut;                    /* the head was shortened */
+    uint32_t off;
+    uint16_t hlen, tlen;         /* head and tail are cut well below 64 KiB */
+    int32_t parent;              /* printed parent line, -1 */
+    int32_t backend;
+    uint32_t frame;              /* index into C->fr */
+    uint16_t depth;
+    uint8_t act;                 /* gets a ref */
+    uint8_t cut;                 /* the head was shortened */
 } cline;
 
 typedef struct {
@@ -2469,12 +2746,14 @@ static void page_text(build *B, const lines *L, sbuf *out)
         if (x->kind == V_TEXT || (x->kind == V_ELEM && strcmp(x->role, "clickable") == 0)) {
             put_page(out, B->arena.p + x->toff, x->tlen, (size_t)-1, PAGE_KEEP_NL);
         } else if (x->kind == V_FRAME) {
-            const char *o = x->child_frame >= 0 ? B->fr[x->child_frame].f->origin : "";
+            const char *o = vchild(x) >= 0 ? B->fr[vchild(x)].f->origin : "";
             sb_puts(out, "[frame ");
             put_page(out, o, strlen(o), 120, 0);
             sb_putc(out, ']');
-        } else if (x->kind == V_ELEM && x->name && *x->name && !blank(x->name)) {
-            put_page(out, x->name, strlen(x->name), (size_t)-1, PAGE_KEEP_NL);
+        } else if (x->kind == V_ELEM) {
+            const char *name = vname(B, x);
+            if (name && *name && !blank(name))
+                put_page(out, name, strlen(name), (size_t)-1, PAGE_KEEP_NL);
         }
         if (out->len > before)
             sb_putc(out, '\n');
@@ -2498,31 +2777,41 @@ static struct snap_cache *cache_from(build *B, const lines *L)
         snprintf(C->fr[i].id, sizeof C->fr[i].id, "%s", B->fr[i].f->id);
         snprintf(C->fr[i].loader, sizeof C->fr[i].loader, "%s", B->fr[i].f->loader);
     }
-    int rt = ax_root(&B->fr[0]);
-    if (rt >= 0 && B->fr[0].nodes[rt].name) {
+    const char *title = B->title;
+    if (title) {
         C->has_title = true;
         C->title_off = C->s.len;
-        sb_putn(&C->s, B->fr[0].nodes[rt].name, strlen(B->fr[0].nodes[rt].name) + 1);
+        sb_putn(&C->s, title, strlen(title) + 1);
     }
     for (size_t k = 0; k < L->n; k++) {
         const vnode *x = &B->v[L->l[k].v];
         cline *c = &C->l[k];
         memset(c, 0, sizeof *c);
+        size_t off = C->s.len;
+        if (off > UINT32_MAX || L->l[k].depth > UINT16_MAX) {
+            snap_cache_free(C);
+            return NULL;
+        }
         c->parent = L->l[k].parent;
-        c->depth = L->l[k].depth;
-        c->frame = x->frame;
-        c->backend = x->backend;
-        c->off = C->s.len;
+        c->depth = (uint16_t)L->l[k].depth;
+        c->frame = (uint32_t)x->frame;
+        c->backend = vback(B, x);
+        c->off = (uint32_t)off;
         c->cut = render(B, x, &C->s);
-        c->hlen = C->s.len - c->off;
+        size_t hlen = C->s.len - off;
         render_tail(B, x, &C->s);
-        c->tlen = C->s.len - c->off - c->hlen;
-        c->act = x->kind == V_ELEM && x->act && !x->drop;
+        size_t tlen = C->s.len - off - hlen;
+        if (hlen > UINT16_MAX || tlen > UINT16_MAX) {
+            snap_cache_free(C);
+            return NULL;
+        }
+        c->hlen = (uint16_t)hlen;
+        c->tlen = (uint16_t)tlen;
+        c->act = x->kind == V_ELEM && (x->vf & (VF_ACT | VF_DROP)) == VF_ACT;
         if (c->act) {
-            c->role_off = C->s.len;
             sb_putn(&C->s, x->role, strlen(x->role) + 1);
-            c->name_off = C->s.len;
-            const char *nm = x->name ? x->name : "";
+            const char *nm = vname(B, x);
+            nm = nm ? nm : "";
             sb_putn(&C->s, nm, strlen(nm) + 1);
         }
     }
@@ -2704,8 +2993,9 @@ static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C
             uint32_t ref = 0;
             if (c->act) {
                 const cframe *F = &C->fr[c->frame];
-                ref = snap_ref_for(a, t->id, F->id, F->loader, c->backend,
-                                   C->s.p + c->role_off, C->s.p + c->name_off);
+                const char *role = C->s.p + c->off + c->hlen + c->tlen;
+                ref = snap_ref_for(a, t->id, F->id, F->loader, c->backend, role,
+                                   role + strlen(role) + 1);
                 if (ref)
                     sb_printf(&ln, " [e%u]", ref);
             }
@@ -2804,7 +3094,7 @@ static void place_orphans(build *B)
             int v = vnew(B, -1, V_FRAME, F->parent >= 0 ? F->parent : 0);
             if (v < 0)
                 return;
-            B->v[v].child_frame = (int)i;
+            B->v[v].toff = (uint32_t)i + 1;
             B->fr[i].placed = true;
             walk_frame_root(B, (int)i, v, 1);
             finish(B, v);
@@ -2853,11 +3143,26 @@ static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
                          why);
     }
     uint64_t cmd = cdp_last_id(a->c);
+    for (size_t i = 0; i < B.nfr; i++)
+        B.hintv += B.fr[i].nnodes;
+    B.hintv += B.nfr;
     /* The view tree: the main frame, child frames under their Iframe
      * nodes, the rest after. */
+    int rt = ax_root(&B.fr[0]);
+    B.title = rt >= 0 ? ax_name(&B.fr[0], &B.fr[0].nodes[rt]) : NULL;
     B.fr[0].placed = true;
     walk_frame_root(&B, 0, -1, 0);
     place_orphans(&B);
+    /* The view has what it shows: the records and child lists go (the
+     * strings stay, the view points into them). */
+    for (size_t i = 0; i < B.nfr; i++) {
+        frame_st *F = &B.fr[i];
+        free(F->nodes);
+        free(F->kix);
+        F->nodes = NULL;
+        F->kix = NULL;
+        F->nnodes = F->nkid = 0;
+    }
     row_context(&B);
     lines L = {0};
     for (size_t i = 0; i < B.nv && !B.oom; i = (size_t)B.v[i].end)
