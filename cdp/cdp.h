@@ -15,6 +15,17 @@
  * I/O error, malformed message from the browser) every pending call fails
  * and the connection is dead: calls fail at once, never hang.
  *
+ * Secrets. Cookie and localStorage values travel through the connection
+ * (Storage.setCookies, Storage.getCookies, scripts that read or write
+ * localStorage); calls made with cdp_send_secret/cdp_call_secret leave
+ * nothing of them in the driver's memory once their reply is freed (see
+ * there). Network.* events (request and response headers with Cookie and
+ * Set-Cookie, post data, the cookies of *ExtraInfo) and Fetch.* events
+ * (intercepted requests with their headers) are treated the same way:
+ * their documents are zeroed when freed, and Network.* events are never
+ * kept in the ring (listeners see them; cdp_wait_event cannot). Every
+ * outgoing message is zeroed in the connection's writer once it is sent.
+ *
  * Single-threaded: nothing happens unless the caller is inside cdp_wait,
  * cdp_call, cdp_wait_event or cdp_pump. Event listeners run inside those
  * calls; a listener may call cdp_send but must not wait.
@@ -113,11 +124,25 @@ void cdp_forget(cdp_conn *c, uint64_t id);
 /* cdp_send + cdp_wait. out may be NULL when the result is not needed. */
 int cdp_call(cdp_conn *c, const char *session, const char *method,
              const char *params, int timeout_ms, cdp_reply *out, cdp_err *err);
+/* For commands whose params or reply carry secrets (cookie or localStorage
+ * values): as cdp_send and cdp_call, and besides
+ *   - the reply's bytes are zeroed in the transport's buffers as soon as
+ *     they are parsed, and its document (out->doc) is zeroed when freed
+ *     (cdp_reply_free), also when nobody takes it;
+ *   - a call that times out or is forgotten keeps its slot until its reply
+ *     comes, so that reply is zeroed too rather than dropped as unknown.
+ * The caller zeroes its own copy of params. */
+int cdp_send_secret(cdp_conn *c, const char *session, const char *method,
+                    const char *params, uint64_t *id, cdp_err *err);
+int cdp_call_secret(cdp_conn *c, const char *session, const char *method,
+                    const char *params, int timeout_ms, cdp_reply *out, cdp_err *err);
 
 /* Events. Each event gets a sequence number (1, 2, ...). */
 typedef void (*cdp_event_fn)(void *ud, cdp_conn *c, const char *session,
                              const char *method, const json_val *params);
-/* Add/remove a listener (at most 16). Returns 0 or CDP_ELIMIT. */
+/* Add/remove a listener (at most 16). Returns 0 or CDP_ELIMIT. A listener
+ * must not keep anything of a Network.* or Fetch.* event's params that may
+ * hold a secret (headers, cookies, post data). */
 int cdp_listen(cdp_conn *c, cdp_event_fn fn, void *ud);
 void cdp_unlisten(cdp_conn *c, cdp_event_fn fn, void *ud);
 /* Sequence number of the last event received. */
@@ -126,8 +151,9 @@ uint64_t cdp_event_seq(const cdp_conn *c);
 typedef bool (*cdp_match_fn)(void *ud, const json_val *params);
 /* Wait for an event with seq > since, the given method and session (NULL =
  * any session), for which match returns true. Events already in the ring are
- * considered first. On success *out holds the event message (params in
- * out->result) and *seq_out (if not NULL) its sequence number. */
+ * considered first (never Network.* events: they are not kept). On success
+ * *out holds the event message (params in out->result) and *seq_out (if not
+ * NULL) its sequence number. */
 int cdp_wait_event(cdp_conn *c, uint64_t since, const char *session, const char *method,
                    cdp_match_fn match, void *ud, int timeout_ms,
                    cdp_reply *out, uint64_t *seq_out, cdp_err *err);

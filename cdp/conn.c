@@ -15,6 +15,12 @@
  *    or a string method is fatal for the connection: we cannot know which
  *    call it answered, and guessing could attach a wrong result to a call.
  *    Every pending call then fails with the reason; nothing hangs.
+ *  - Secrets (see cdp.h): a secret call's pending entry carries the flag;
+ *    its reply document is marked secret as soon as the id matches it, and
+ *    after handling such a message (or a Network.* or Fetch.* event) the
+ *    transport is told to zero what it handed out (wipe_in). The writer
+ *    is a secret json_w, reset (so zeroed) after every send; the buffer of
+ *    messages read in pieces is zeroed after each message.
  */
 #include "cdp/cdp_int.h"
 
@@ -32,6 +38,7 @@ typedef struct {
     char *session;
     int state;                  /* 0 waiting, 1 replied, 2 failed */
     bool discard;               /* forgotten: drop the reply when it comes */
+    bool secret;                /* cdp_send_secret: the reply is zeroed */
     cdp_sink_fn sink;           /* the reply's result goes here, not into doc */
     void *sink_ud;
     json_doc *doc;
@@ -88,8 +95,9 @@ struct cdp_conn {
     cdp_target view;            /* returned by cdp_target_* */
     bool dead;
     char error[512];
-    json_w w;                   /* reused for outgoing messages */
+    json_w w;                   /* reused for outgoing messages (secret mode) */
     inmsg in;
+    bool wipe_in;               /* the message just handled held secrets */
 };
 
 /* ---- small helpers shared by cdp/ ---- */
@@ -190,7 +198,7 @@ cdp_conn *cdp_conn_new(ws_transport *t, const cdp_opts *opts)
     }
     c->t = t;
     c->next_id = 1;
-    json_w_init(&c->w);
+    json_w_init_secret(&c->w);
     return c;
 }
 
@@ -232,6 +240,7 @@ void cdp_conn_free(cdp_conn *c)
     free(c->tg);
     json_w_free(&c->w);
     json_stream_free(c->in.js);
+    ws_memzero(c->in.raw, c->in.rlen);
     free(c->in.raw);
     ws_transport_free(c->t);
     free(c);
@@ -452,9 +461,28 @@ static void ring_push(cdp_conn *c, const char *session, const char *method,
     c->ring_count++;
 }
 
+/* Events that may carry secrets: 2 for those never kept in the ring
+ * (Network.*: headers with cookies, post data; Fetch.* on the browser
+ * session: the gate's interception, answered by its listener, nobody waits
+ * for them), 1 for those kept but zeroed when freed (Fetch.* on a page
+ * session: intercepted requests, which session restore waits for), else 0. */
+static int event_secret(const char *session, const char *method)
+{
+    if (strncmp(method, "Network.", 8) == 0)
+        return 2;
+    if (strncmp(method, "Fetch.", 6) == 0)
+        return session && *session ? 1 : 2;
+    return 0;
+}
+
 static void handle_event(cdp_conn *c, json_doc *doc, const char *session,
                          const char *method, const json_val *params)
 {
+    int secret = event_secret(session, method);
+    if (secret) {
+        json_doc_set_secret(doc);
+        c->wipe_in = true;
+    }
     /* Bookkeeping first, so listeners see a consistent target table. */
     if (strcmp(method, "Target.attachedToTarget") == 0) {
         target_add(c, session, params);
@@ -476,7 +504,10 @@ static void handle_event(cdp_conn *c, json_doc *doc, const char *session,
     c->seq++;
     for (size_t i = 0; i < c->nlis; i++)
         c->lis[i].fn(c->lis[i].ud, c, session, method, params);
-    ring_push(c, session, method, doc);
+    if (secret == 2)
+        json_doc_free(doc);     /* zeroed; nobody may wait for it */
+    else
+        ring_push(c, session, method, doc);
 }
 
 /* Hand a parsed value to a sink as the events json_stream would give
@@ -561,6 +592,10 @@ static int handle_message(cdp_conn *c, const char *msg, size_t len)
             return conn_die(c, "browser sent a reply with an invalid id");
         }
         pending *p = pending_find(c, (uint64_t)id);
+        if (p && p->secret) {
+            json_doc_set_secret(doc);
+            c->wipe_in = true;
+        }
         if (!p || p->state != 0) {
             json_doc_free(doc);     /* a call that timed out; drop */
             return 0;
@@ -708,15 +743,26 @@ static int in_event(void *ud, const json_event *ev)
     return 0;
 }
 
+/* Forget the bytes kept of a message, zeroing them. */
+static void raw_clear(inmsg *m)
+{
+    ws_memzero(m->raw, m->rlen);
+    m->rlen = 0;
+}
+
 static bool raw_add(inmsg *m, const char *p, size_t n)
 {
     if (m->rlen + n + 1 > m->rcap) {
         size_t cap = m->rcap ? m->rcap : 4096;
         while (cap < m->rlen + n + 1)
             cap *= 2;
-        char *nr = realloc(m->raw, cap);
+        char *nr = malloc(cap);     /* not realloc: it could leave a copy */
         if (!nr)
             return false;
+        if (m->rlen)
+            memcpy(nr, m->raw, m->rlen);
+        ws_memzero(m->raw, m->rlen);
+        free(m->raw);
         m->raw = nr;
         m->rcap = cap;
     }
@@ -759,6 +805,7 @@ static int in_piece(cdp_conn *c, const char *p, size_t n, bool end)
         if (!m->js && !(m->js = json_stream_new(NULL, in_event, c)))
             return conn_die(c, "out of memory reading a message");
         json_stream_reset(m->js);
+        raw_clear(m);
         if (m->rcap > ((size_t)1 << 20)) {
             free(m->raw);
             m->raw = NULL;
@@ -766,7 +813,6 @@ static int in_piece(cdp_conn *c, const char *p, size_t n, bool end)
         }
         m->active = true;
         m->mode = IN_PREFIX;
-        m->rlen = 0;
         m->id = 0;
         m->key = K_NONE;
         m->id_seen = m->result_seen = m->error_seen = false;
@@ -802,7 +848,7 @@ static int in_piece(cdp_conn *c, const char *p, size_t n, bool end)
             }
         }
         if (m->mode == IN_SINK || m->mode == IN_SKIP)
-            m->rlen = 0;
+            raw_clear(m);
     }
     if (!end)
         return 0;
@@ -819,7 +865,9 @@ static int in_piece(cdp_conn *c, const char *p, size_t n, bool end)
         return 0;
     }
     /* IN_BUFFER, or IN_PREFIX when nothing decided it (no id, no method). */
-    return handle_message(c, m->raw ? m->raw : "", m->rlen);
+    int r = handle_message(c, m->raw ? m->raw : "", m->rlen);
+    raw_clear(m);
+    return r;
 }
 
 /* Is a sink call waiting (or a message already being read in pieces)? */
@@ -834,6 +882,17 @@ static bool want_pieces(const cdp_conn *c)
 }
 
 static int transport_failed(cdp_conn *c, int r);
+
+/* A message was handled: if it carried secrets, have the transport zero
+ * what it handed out. */
+static int after_message(cdp_conn *c, int r)
+{
+    if (c->wipe_in) {
+        ws_transport_wipe(c->t);
+        c->wipe_in = false;
+    }
+    return r;
+}
 
 /* Read one message in pieces, waiting up to timeout_ms for each. */
 static int pump_pieces(cdp_conn *c, int timeout_ms)
@@ -850,7 +909,7 @@ static int pump_pieces(cdp_conn *c, int timeout_ms)
             return transport_failed(c, r);
         r = in_piece(c, p, n, end);
         if (r || end)
-            return r;
+            return after_message(c, r);
     }
 }
 
@@ -869,7 +928,7 @@ static int pump_one(cdp_conn *c, int timeout_ms)
         return CDP_ETIMEOUT;
     if (r != WS_OK)
         return transport_failed(c, r);
-    return handle_message(c, msg, len);
+    return after_message(c, handle_message(c, msg, len));
 }
 
 /* The transport failed with r: the connection dies saying why. */
@@ -904,6 +963,7 @@ int cdp_conn_inject(cdp_conn *c, const char *msg, size_t len, cdp_err *err)
     if (c->dead)
         return cdp_seterr(err, CDP_EDISCONNECTED, "%s", c->error);
     int r = want_pieces(c) ? in_piece(c, msg, len, true) : handle_message(c, msg, len);
+    after_message(c, r);
     return r ? cdp_seterr(err, r, "%s", c->error) : 0;
 }
 
@@ -912,6 +972,8 @@ int cdp_conn_inject_piece(cdp_conn *c, const char *p, size_t n, bool end, cdp_er
     if (c->dead)
         return cdp_seterr(err, CDP_EDISCONNECTED, "%s", c->error);
     int r = in_piece(c, p, n, end);
+    if (end)
+        after_message(c, r);
     return r ? cdp_seterr(err, r, "%s", c->error) : 0;
 }
 
@@ -933,13 +995,19 @@ int cdp_pump(cdp_conn *c, int timeout_ms, cdp_err *err)
 /* ---- outgoing ---- */
 
 static int send_call(cdp_conn *c, const char *session, const char *method,
-                     const char *params, cdp_sink_fn sink, void *sink_ud,
+                     const char *params, cdp_sink_fn sink, void *sink_ud, bool secret,
                      uint64_t *id_out, cdp_err *err);
 
 int cdp_send(cdp_conn *c, const char *session, const char *method,
              const char *params, uint64_t *id_out, cdp_err *err)
 {
-    return send_call(c, session, method, params, NULL, NULL, id_out, err);
+    return send_call(c, session, method, params, NULL, NULL, false, id_out, err);
+}
+
+int cdp_send_secret(cdp_conn *c, const char *session, const char *method,
+                    const char *params, uint64_t *id_out, cdp_err *err)
+{
+    return send_call(c, session, method, params, NULL, NULL, true, id_out, err);
 }
 
 int cdp_send_sink(cdp_conn *c, const char *session, const char *method,
@@ -948,11 +1016,11 @@ int cdp_send_sink(cdp_conn *c, const char *session, const char *method,
 {
     if (!fn)
         return cdp_seterr(err, CDP_EINVAL, "%s: no sink", method ? method : "");
-    return send_call(c, session, method, params, fn, ud, id, err);
+    return send_call(c, session, method, params, fn, ud, false, id, err);
 }
 
 static int send_call(cdp_conn *c, const char *session, const char *method,
-                     const char *params, cdp_sink_fn sink, void *sink_ud,
+                     const char *params, cdp_sink_fn sink, void *sink_ud, bool secret,
                      uint64_t *id_out, cdp_err *err)
 {
     if (!method || !*method)
@@ -991,23 +1059,28 @@ static int send_call(cdp_conn *c, const char *session, const char *method,
         json_w_raw(w, params, strlen(params), false);
     }
     json_w_obj_end(w);
-    if (json_w_error(w))
-        return cdp_seterr(err, json_w_error(w) == JSON_ENOMEM ? CDP_ENOMEM : CDP_EINVAL,
-                          "%s: cannot build the message (%s)", method,
-                          json_strerror(json_w_error(w)));
+    if (json_w_error(w)) {
+        int we = json_w_error(w);
+        json_w_reset(w);
+        return cdp_seterr(err, we == JSON_ENOMEM ? CDP_ENOMEM : CDP_EINVAL,
+                          "%s: cannot build the message (%s)", method, json_strerror(we));
+    }
     pending *p = &c->pend[c->npend];
     memset(p, 0, sizeof *p);
     p->id = id;
     p->sink = sink;
     p->sink_ud = sink_ud;
+    p->secret = secret;
     p->method = cdp_strdup(method);
     p->session = session && *session ? cdp_strdup(session) : NULL;
     if (!p->method || (session && *session && !p->session)) {
         pending_clear(p);
+        json_w_reset(w);
         return cdp_seterr(err, CDP_ENOMEM, "%s: out of memory", method);
     }
     c->npend++;
     int r = ws_transport_send(c->t, w->buf, w->len, c->o.default_timeout_ms);
+    json_w_reset(w);            /* a secret writer: zeroes the message */
     if (r != WS_OK) {
         char why[400];
         snprintf(why, sizeof why, "sending %s: %s", method, ws_transport_error(c->t));
@@ -1056,7 +1129,10 @@ int cdp_wait(cdp_conn *c, uint64_t id, int timeout_ms, cdp_reply *out, cdp_err *
             if (p && p->state == 0) {
                 int ms = timeout_ms == 0 ? c->o.default_timeout_ms : timeout_ms;
                 cdp_seterr(err, CDP_ETIMEOUT, "%s: no reply within %d ms", p->method, ms);
-                pending_remove(c, p);
+                if (p->secret)
+                    p->discard = true;  /* its late reply is still zeroed */
+                else
+                    pending_remove(c, p);
                 return CDP_ETIMEOUT;
             }
         }
@@ -1097,6 +1173,23 @@ int cdp_call(cdp_conn *c, const char *session, const char *method,
         out->result = NULL;
     }
     int r = cdp_send(c, session, method, params, &id, err);
+    if (r)
+        return r;
+    cdp_reply tmp = {0};
+    r = cdp_wait(c, id, timeout_ms, out ? out : &tmp, err);
+    cdp_reply_free(&tmp);
+    return r;
+}
+
+int cdp_call_secret(cdp_conn *c, const char *session, const char *method,
+                    const char *params, int timeout_ms, cdp_reply *out, cdp_err *err)
+{
+    uint64_t id;
+    if (out) {
+        out->doc = NULL;
+        out->result = NULL;
+    }
+    int r = cdp_send_secret(c, session, method, params, &id, err);
     if (r)
         return r;
     cdp_reply tmp = {0};

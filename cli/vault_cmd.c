@@ -17,7 +17,8 @@
  * argument or the environment; error messages name fields and indexes,
  * never contents; an unknown option is echoed without its "=value".
  * Buffers that held plaintext and that this file owns are wiped before
- * they are freed (the JSON reader's arena is freed, not wiped).
+ * they are freed; so are the documents parsed from it (JSON_SECRET) and
+ * the JSON written from it (secret writers, json_w_init_secret).
  *
  * The session blob stored for an origin is "session state format v1"
  * (docs/vault.md): cli_session_check() is its reader's validation, and
@@ -332,7 +333,8 @@ static int session_check_val(const json_val *root, size_t *ncookies, size_t *nit
 static json_doc *parse_strict(const char *buf, size_t len, size_t max, unsigned depth,
                               json_err *je)
 {
-    json_opts jo = {max, depth, JSON_NO_DUPLICATES};
+    /* Everything parsed here holds session values: zeroed when freed. */
+    json_opts jo = {max, depth, JSON_NO_DUPLICATES | JSON_SECRET};
     return json_parse(buf, len, &jo, je);
 }
 
@@ -788,7 +790,7 @@ static int cmd_export(const char *arg, const char *out, int pfd, bool force)
                      "format v1: %s", origin, cerr);
     }
     json_w w;
-    json_w_init(&w);
+    json_w_init_secret(&w);
     w.max = VAULT_EXPORT_MAX;
     json_w_obj_begin(&w);
     json_w_key(&w, "format");
@@ -811,8 +813,7 @@ static int cmd_export(const char *arg, const char *out, int pfd, bool force)
     size_t plen = 0;
     int werr = json_w_error(&w);
     if (werr) {
-        vault_memzero(w.buf, w.cap);
-        json_w_free(&w);
+        json_w_free(&w);        /* a secret writer: zeroed */
         return failf("export", "cannot build the export: %s", json_strerror(werr));
     }
     char *payload = json_w_take(&w, &plen);
@@ -904,11 +905,9 @@ static int cmd_import_export(const char *file, int pfd, bool force)
     size_t blen = 0;
     if (rc == EXIT_OK) {
         json_w w;
-        json_w_init(&w);
+        json_w_init_secret(&w);
         json_w_val(&w, sess);
         int werr = json_w_error(&w);
-        if (werr)
-            vault_memzero(w.buf, w.cap);
         blob = json_w_take(&w, &blen);
         json_w_free(&w);
         if (!blob)
@@ -1054,7 +1053,7 @@ static char *pw_session(const pw_cookie *cs, size_t nc, const pw_origin *o, size
                         size_t *ncook, size_t *nitems, int64_t *expiry)
 {
     json_w w;
-    json_w_init(&w);
+    json_w_init_secret(&w);
     w.max = VAULT_BLOB_MAX;
     json_w_obj_begin(&w);
     json_w_key(&w, "version");
@@ -1096,8 +1095,7 @@ static char *pw_session(const pw_cookie *cs, size_t nc, const pw_origin *o, size
     json_w_obj_end(&w);
     *expiry = persistent && *ncook && !*nitems ? (int64_t)latest + 1 : 0;
     if (json_w_error(&w)) {
-        vault_memzero(w.buf, w.cap);
-        json_w_free(&w);
+        json_w_free(&w);        /* a secret writer: zeroed */
         return NULL;
     }
     return json_w_take(&w, len);

@@ -47,16 +47,43 @@ bool json_utf8_valid(const uint8_t *s, size_t len)
     return true;
 }
 
+/* memset, then an empty asm statement that "reads" the memory, so the
+ * stores cannot be dropped as dead (the explicit_bzero technique); a
+ * volatile byte loop where there is no GNU asm. (vault/ and ws/ keep their
+ * own copies: modules do not depend on each other for this.) */
+void json_wipe(void *p, size_t n)
+{
+    if (!p || !n)
+        return;
+#if defined(__GNUC__) || defined(__clang__)
+    memset(p, 0, n);
+    __asm__ __volatile__("" : : "r"(p) : "memory");
+#else
+    volatile unsigned char *v = p;
+    while (n--)
+        *v++ = 0;
+#endif
+}
+
 void json_doc_free(json_doc *doc)
 {
     if (!doc)
         return;
-    json_blk *b = doc->blocks;
+    bool secret = doc->secret;
+    json_blk *b = doc->blocks;      /* the first block holds doc itself */
     while (b) {
         json_blk *next = b->next;
+        if (secret)
+            json_wipe(b, b->size);
         free(b);
         b = next;
     }
+}
+
+void json_doc_set_secret(json_doc *doc)
+{
+    if (doc)
+        doc->secret = true;
 }
 
 const json_val *json_doc_root(const json_doc *doc)

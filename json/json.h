@@ -39,6 +39,14 @@
  * Errors (out of memory, NaN or infinity, invalid UTF-8 in a string,
  * unbalanced nesting, max size) are sticky: check json_w_error() once at
  * the end.
+ *
+ * Secrets. A document parsed with JSON_SECRET (or marked with
+ * json_doc_set_secret) and a writer set up with json_w_init_secret leave
+ * nothing of their text behind in freed memory: the arena is zeroed before
+ * it is freed (also when parsing fails), and a secret writer zeroes its
+ * buffer on reset and free and never grows by realloc (the old buffer is
+ * copied, zeroed, then freed). The zeroing is one the compiler cannot drop.
+ * Other documents and writers are freed without it (no cost on bulk data).
  */
 #ifndef CDPGATE_JSON_H
 #define CDPGATE_JSON_H
@@ -79,12 +87,15 @@ typedef enum {
     JSON_ARRAY, JSON_OBJECT
 } json_type;
 
-enum { JSON_NO_DUPLICATES = 1 << 0 };
+enum {
+    JSON_NO_DUPLICATES = 1 << 0,
+    JSON_SECRET = 1 << 1,   /* the input holds secrets: zero the arena when freed */
+};
 
 typedef struct {
     size_t max_size;     /* input bytes; 0 = JSON_DEFAULT_MAX_SIZE */
     unsigned max_depth;  /* nesting of arrays/objects; 0 = JSON_DEFAULT_MAX_DEPTH */
-    unsigned flags;      /* JSON_NO_DUPLICATES */
+    unsigned flags;      /* JSON_NO_DUPLICATES, JSON_SECRET */
 } json_opts;
 
 #define JSON_DEFAULT_MAX_SIZE  ((size_t)512 << 20)
@@ -94,7 +105,12 @@ typedef struct {
  * Returns a new document (free with json_doc_free) or NULL with *err filled
  * (err may be NULL). */
 json_doc *json_parse(const char *buf, size_t len, const json_opts *opts, json_err *err);
+/* Free the document; a secret one is zeroed first. NULL is a no-op. */
 void json_doc_free(json_doc *doc);
+/* Mark doc as holding secrets (as if parsed with JSON_SECRET): its arena is
+ * zeroed when it is freed. For documents whose sensitivity is known only
+ * once they are parsed (a CDP reply, matched to its call by its id). */
+void json_doc_set_secret(json_doc *doc);
 /* Root value; borrowed. */
 const json_val *json_doc_root(const json_doc *doc);
 /* Bytes held by the document's arena (for memory accounting). */
@@ -150,15 +166,23 @@ typedef struct {
     uint8_t first[JSON_W_MAX_DEPTH];   /* no element written yet at depth */
     uint8_t in_obj[JSON_W_MAX_DEPTH];  /* container at depth is an object */
     uint8_t want_val;                  /* a key was written, value expected */
+    uint8_t secret;                    /* json_w_init_secret: wipe, never realloc */
 } json_w;
 
 void json_w_init(json_w *w);
-/* Release the buffer (json_w_take() hands it over instead). */
+/* json_w_init for output that holds secrets (see "Secrets" above): the
+ * buffer is zeroed by json_w_reset and json_w_free, and growing it leaves
+ * no copy behind. What json_w_take hands over must be zeroed by the caller
+ * before it is freed. */
+void json_w_init_secret(json_w *w);
+/* Release the buffer (json_w_take() hands it over instead); a secret
+ * writer zeroes it first. The writer is left empty and not secret. */
 void json_w_free(json_w *w);
-/* Reset to empty, keeping the allocation. */
+/* Reset to empty, keeping the allocation (and the secret mode; a secret
+ * writer zeroes what it held). */
 void json_w_reset(json_w *w);
 /* Hand over the NUL-terminated buffer (free with free()); NULL on error.
- * The writer is left empty. */
+ * The writer is left empty (keeping its max and secret mode). */
 char *json_w_take(json_w *w, size_t *len);
 /* The sticky error; JSON_EVALUE while containers are still open or a key
  * awaits its value (so call it once, at the end). */

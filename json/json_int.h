@@ -49,7 +49,12 @@ struct json_doc {
     json_val *root;
     json_blk *blocks;         /* newest first; the first block holds doc */
     size_t memsize;
+    bool secret;              /* zero every block before freeing it */
 };
+
+/* memset(p, 0, n) that the compiler cannot drop as a dead store (for
+ * buffers that held secrets, right before they are freed). */
+void json_wipe(void *p, size_t n);
 
 /* Zero bytes after the input copy: >= 8 for word loads, plus slack. */
 #define JSON_PAD 16

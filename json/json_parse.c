@@ -580,6 +580,7 @@ json_doc *json_parse(const char *buf, size_t len, const json_opts *opts,
     doc->root = NULL;
     doc->blocks = b;
     doc->memsize = first;
+    doc->secret = (ps.flags & JSON_SECRET) != 0;
     ps.doc = doc;
     ps.base = (char *)doc + docsz;
     if (len)

@@ -31,8 +31,16 @@ void json_w_init(json_w *w)
     memset(w, 0, sizeof *w);
 }
 
+void json_w_init_secret(json_w *w)
+{
+    json_w_init(w);
+    w->secret = 1;
+}
+
 void json_w_free(json_w *w)
 {
+    if (w->secret && w->buf)
+        json_wipe(w->buf, w->cap);
     free(w->buf);
     json_w_init(w);
 }
@@ -41,10 +49,14 @@ void json_w_reset(json_w *w)
 {
     char *buf = w->buf;
     size_t cap = w->cap, max = w->max;
+    uint8_t secret = w->secret;
+    if (secret && buf)
+        json_wipe(buf, cap);
     json_w_init(w);
     w->buf = buf;
     w->cap = cap;
     w->max = max;
+    w->secret = secret;
     if (buf)
         buf[0] = 0;
 }
@@ -64,16 +76,20 @@ char *json_w_take(json_w *w, size_t *len)
         if (len)
             *len = 0;
         size_t max = w->max;
+        uint8_t secret = w->secret;
         json_w_free(w);
         w->max = max;
+        w->secret = secret;
         return out;
     }
     char *out = w->buf;
     if (len)
         *len = w->len;
     size_t max = w->max;
+    uint8_t secret = w->secret;
     json_w_init(w);
     w->max = max;
+    w->secret = secret;
     return out;
 }
 
@@ -97,7 +113,18 @@ static bool grow(json_w *w, size_t n, size_t slack)
     size_t cap = w->cap ? w->cap : 256;
     while (cap < need)
         cap *= 2;
-    char *b = realloc(w->buf, cap);
+    char *b;
+    if (w->secret) {
+        /* realloc may move the text and free the old copy unwiped. */
+        b = malloc(cap);
+        if (b && w->buf) {
+            memcpy(b, w->buf, w->len + 1);
+            json_wipe(w->buf, w->cap);
+            free(w->buf);
+        }
+    } else {
+        b = realloc(w->buf, cap);
+    }
     if (!b) {
         w->err = JSON_ENOMEM;
         return false;
@@ -531,7 +558,8 @@ void json_w_raw(json_w *w, const char *json, size_t len, bool validate)
     }
     if (validate) {
         json_err e;
-        json_doc *d = json_parse(json, len, NULL, &e);
+        json_opts o = {0, 0, w->secret ? JSON_SECRET : 0};
+        json_doc *d = json_parse(json, len, &o, &e);
         if (!d) {
             w->err = e.code == JSON_ENOMEM ? JSON_ENOMEM : JSON_EVALUE;
             return;

@@ -1233,6 +1233,11 @@ static int dispatch_input(snap_agent *a, int tab_id, const char *session_in,
     snap_sync(a);
     snap_tab *t = snap_tab_by_id(a, tab_id);
     *dialog = w.dialog || (t && t->dialog_open);
+    /* The input closed its own tab (window.close() in a handler): the
+     * target detached before the reply came. That is the consequence, not
+     * a failure; the settle step reports "the tab closed". */
+    if (rc == CDP_EDETACHED && (!t || t->closed))
+        return 0;
     if (rc && !*dialog) {
         if (rc == CDP_ETIMEOUT)
             return act_fail(r, SNAP_ETIMEOUT, "the page did not take the input within %d ms "

@@ -10,10 +10,12 @@
  *    imported blob cannot carry another site's cookies in).
  *  - Session values (cookie values, localStorage values) go only into CDP
  *    command parameters and the vault: never into a result text, a
- *    structured result or a message. Buffers that held them are wiped
- *    (vault_memzero) before free. (The parsed CDP reply documents that
- *    carried them back are freed without wiping: the JSON arena belongs to
- *    json/.)
+ *    structured result or a message. Nothing that held them is freed
+ *    unwiped: our own buffers go through wipe_free (vault_memzero), JSON
+ *    built from them through secret writers (json_w_init_secret), the
+ *    vault's plaintext is parsed with JSON_SECRET, and the CDP calls that
+ *    carry them are secret calls (cdp_call_secret), which zero the
+ *    connection's and the transport's copies and the reply documents.
  *  - The login check scripts are fixed strings that read booleans and the
  *    location's path, never a field value.
  *
@@ -235,7 +237,7 @@ static int set_cookies(snap_agent *a, const char *ctx_id, const char *host,
                                        "httpOnly", "secure", "sameSite", "partitionKey",
                                        "priority", "sourceScheme", "sourcePort", NULL};
     json_w w;
-    json_w_init(&w);
+    json_w_init_secret(&w);
     json_w_obj_begin(&w);
     json_w_key(&w, "cookies");
     json_w_arr_begin(&w);
@@ -287,8 +289,8 @@ static int set_cookies(snap_agent *a, const char *ctx_id, const char *host,
     char saved[sizeof a->permit];
     memcpy(saved, a->permit, sizeof saved);
     snap_permit_begin(a, "restore");
-    int rc = *n ? snap_cdp_call(a, NULL, "Storage.setCookies", params, a->o.timeout_ms, NULL, e)
-                : 0;
+    int rc = *n ? snap_cdp_call_secret(a, NULL, "Storage.setCookies", params,
+                                       a->o.timeout_ms, NULL, e) : 0;
     snap_permit_begin(a, saved);
     wipe_free(params);
     return rc;
@@ -369,6 +371,7 @@ static int restore(snap_agent *a, const char *origin, size_t *idx, char *note, s
     json_opts po = {0};
     po.max_size = STATE_MAX;
     po.max_depth = 16;
+    po.flags = JSON_SECRET;
     json_doc *d = len <= STATE_MAX ? json_parse((const char *)blob, len, &po, NULL) : NULL;
     vault_free_blob(blob, len);
     const json_val *root = json_doc_root(d);
@@ -410,8 +413,12 @@ static int restore(snap_agent *a, const char *origin, size_t *idx, char *note, s
     size_t nck = 0;
     rc = set_cookies(a, id, host, json_get(root, "cookies"), &nck, &e);
     const json_val *ls = json_get(json_get(root, "localStorage"), origin);
-    if (rc == 0 && json_is(ls, JSON_ARRAY) && json_len(ls))
-        c->pending_ls = json_write(ls, NULL);
+    if (rc == 0 && json_is(ls, JSON_ARRAY) && json_len(ls)) {
+        json_w lw;
+        json_w_init_secret(&lw);
+        json_w_val(&lw, ls);
+        c->pending_ls = json_w_take(&lw, NULL);
+    }
     json_doc_free(d);
     if (rc) {
         a->ctxs[*idx].state = SNAP_CTX_STALE;
@@ -558,7 +565,7 @@ static int ctx_prime(snap_agent *a, int tab_id, snap_result *r)
     if (!rc) {
         /* The values travel in the command only; the reply is a count. */
         json_w w;
-        json_w_init(&w);
+        json_w_init_secret(&w);
         json_w_obj_begin(&w);
         json_w_key(&w, "expression");
         size_t n = strlen(ls) + 200;
@@ -574,8 +581,8 @@ static int ctx_prime(snap_agent *a, int tab_id, snap_result *r)
         json_w_bool(&w, true);
         json_w_obj_end(&w);
         char *ep = json_w_take(&w, NULL);
-        rc = ep ? snap_cdp_call(a, session, "Runtime.evaluate", ep, a->o.timeout_ms, &rep, &e)
-                : CDP_ENOMEM;
+        rc = ep ? snap_cdp_call_secret(a, session, "Runtime.evaluate", ep, a->o.timeout_ms,
+                                       &rep, &e) : CDP_ENOMEM;
         if (!rc && json_get(rep.result, "exceptionDetails"))
             rc = CDP_EEVAL;
         cdp_reply_free(&rep);
@@ -845,16 +852,17 @@ static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
     char params[SNAP_ID_MAX + 40];
     snprintf(params, sizeof params, "{\"browserContextId\":\"%s\"}", c->id);
     cdp_reply ck = {0}, ls = {0};
-    int rc = snap_cdp_call(a, NULL, "Storage.getCookies", params, a->o.timeout_ms, &ck, e);
+    int rc = snap_cdp_call_secret(a, NULL, "Storage.getCookies", params, a->o.timeout_ms,
+                                  &ck, e);
     if (rc)
         return rc;
     snap_tab *t = snap_tab_by_id(a, tab_id);
     if (t && !t->closed && t->nframes && strcmp(t->frames[0].origin, c->origin) == 0) {
         char session[SNAP_ID_MAX];
         copyid(session, t->session);
-        rc = snap_cdp_call(a, session, "Runtime.evaluate",
-                      "{\"expression\":\"" LS_GET_JS "\",\"returnByValue\":true}",
-                      a->o.timeout_ms, &ls, e);
+        rc = snap_cdp_call_secret(a, session, "Runtime.evaluate",
+                                  "{\"expression\":\"" LS_GET_JS "\",\"returnByValue\":true}",
+                                  a->o.timeout_ms, &ls, e);
         if (rc) {
             cdp_reply_free(&ck);
             return rc;
@@ -865,7 +873,7 @@ static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
     bool all_persistent = true;
     int64_t latest = 0;
     json_w w;
-    json_w_init(&w);
+    json_w_init_secret(&w);
     json_w_obj_begin(&w);
     json_w_key(&w, "version");
     json_w_int(&w, 1);

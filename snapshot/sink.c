@@ -160,8 +160,9 @@ static const snap_js *const *script_tables(void)
     return T;
 }
 
-/* The registered script src is (template: prefix + JSON value + suffix). */
-static const snap_js *script_find(const char *src)
+/* The registered script src is (template: prefix + JSON value + suffix;
+ * secret: that value holds session data, wiped after the check). */
+static const snap_js *script_find(const char *src, bool secret)
 {
     size_t n = strlen(src);
     for (const snap_js *const *t = script_tables(); *t; t++) {
@@ -175,7 +176,9 @@ static const snap_js *script_find(const char *src)
             if (n < pl + sl || memcmp(src, s->src, pl) != 0 ||
                 memcmp(src + n - sl, s->suffix, sl) != 0)
                 continue;
-            json_doc *d = json_parse(src + pl, n - pl - sl, NULL, NULL);
+            json_opts po = {0};
+            po.flags = secret ? JSON_SECRET : 0;
+            json_doc *d = json_parse(src + pl, n - pl - sl, &po, NULL);
             bool data = d != NULL;
             json_doc_free(d);
             if (data)
@@ -185,17 +188,21 @@ static const snap_js *script_find(const char *src)
     return NULL;
 }
 
-/* 0 when method may go out now, else CDP_EPROTOCOL with e filled. */
-static int sink_check(snap_agent *a, const char *method, const char *params, cdp_err *e)
+/* 0 when method may go out now, else CDP_EPROTOCOL with e filled. secret:
+ * params carry session values (the copy parsed here is wiped). */
+static int sink_check(snap_agent *a, const char *method, const char *params, bool secret,
+                      cdp_err *e)
 {
     unsigned have = permit_bit(a->permit);
     bool rt_eval = strcmp(method, M_RUNTIME_EVAL) == 0;
     if (rt_eval || strcmp(method, M_RUNTIME_CALL) == 0) {
-        json_doc *d = params ? json_parse(params, strlen(params), NULL, NULL) : NULL;
+        json_opts po = {0};
+        po.flags = secret ? JSON_SECRET : 0;
+        json_doc *d = params ? json_parse(params, strlen(params), &po, NULL) : NULL;
         const char *src = d ? json_get_str(json_doc_root(d),
                                            rt_eval ? "expression" : "functionDeclaration")
                             : NULL;
-        const snap_js *s = src ? script_find(src) : NULL;
+        const snap_js *s = src ? script_find(src, secret) : NULL;
         unsigned flags = s ? s->flags : 0;
         json_doc_free(d);
         if (!s)
@@ -221,7 +228,7 @@ static int sink_check(snap_agent *a, const char *method, const char *params, cdp
 int snap_cdp_send(snap_agent *a, const char *session, const char *method, const char *params,
                   uint64_t *id, cdp_err *e)
 {
-    int rc = sink_check(a, method, params, e);
+    int rc = sink_check(a, method, params, false, e);
     if (rc) {
         *id = 0;
         return rc;
@@ -232,7 +239,7 @@ int snap_cdp_send(snap_agent *a, const char *session, const char *method, const 
 int snap_cdp_send_sink(snap_agent *a, const char *session, const char *method,
                        const char *params, cdp_sink_fn fn, void *ud, uint64_t *id, cdp_err *e)
 {
-    int rc = sink_check(a, method, params, e);
+    int rc = sink_check(a, method, params, false, e);
     if (rc) {
         *id = 0;
         return rc;
@@ -240,12 +247,23 @@ int snap_cdp_send_sink(snap_agent *a, const char *session, const char *method,
     return cdp_send_sink(a->c, session, method, params, fn, ud, id, e);
 }
 
+int snap_cdp_call_secret(snap_agent *a, const char *session, const char *method,
+                         const char *params, int timeout_ms, cdp_reply *out, cdp_err *e)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
+    int rc = sink_check(a, method, params, true, e);
+    if (rc)
+        return rc;
+    return cdp_call_secret(a->c, session, method, params, timeout_ms, out, e);
+}
+
 int snap_cdp_call(snap_agent *a, const char *session, const char *method, const char *params,
                   int timeout_ms, cdp_reply *out, cdp_err *e)
 {
     if (out)
         memset(out, 0, sizeof *out);
-    int rc = sink_check(a, method, params, e);
+    int rc = sink_check(a, method, params, false, e);
     if (rc)
         return rc;
     return cdp_call(a->c, session, method, params, timeout_ms, out, e);

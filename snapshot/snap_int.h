@@ -165,6 +165,10 @@ int snap_cdp_send_sink(snap_agent *a, const char *session, const char *method,
                        cdp_err *e);
 int snap_cdp_call(snap_agent *a, const char *session, const char *method, const char *params,
                   int timeout_ms, cdp_reply *out, cdp_err *e);
+/* The same for calls whose params or reply carry session values (cookies,
+ * localStorage): cdp_call_secret, and the sink's own parse is wiped too. */
+int snap_cdp_call_secret(snap_agent *a, const char *session, const char *method,
+                         const char *params, int timeout_ms, cdp_reply *out, cdp_err *e);
 /* Permits: tool is a sink permit name (open, click, type, select, press,
  * scroll, back, tabs, dialog, login, restore, teardown, eval, upload,
  * screenshot). Set only after the gate allowed the action (policy.c) or for

@@ -21,7 +21,7 @@ check_tree() {
     bad=0
     for f in "$root"/snapshot/*.c "$root"/cli/*.c; do
         case "$f" in */snapshot/sink.c) continue;; esac
-        hits=$(grep -nE '(^|[^a-z_])(cdp_send|cdp_call|cdp_send_sink|cdp_page_[a-z_]+)[ ]*\(' "$f" \
+        hits=$(grep -nE '(^|[^a-z_])(cdp_send|cdp_call|cdp_send_sink|cdp_send_secret|cdp_call_secret|cdp_page_[a-z_]+)[ ]*\(' "$f" \
             | grep -vE '^\s*[0-9]+:\s*(\*|/\*)')
         case "$f" in
         */cli/cmd.c)

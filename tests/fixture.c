@@ -87,10 +87,26 @@ static void serve(int fd)
         if (strstr(req, "\r\n\r\n"))
             break;
     }
-    char path[1024];
-    if (sscanf(req, "GET %1023s", path) != 1) {
+    char method[8], path[1024];
+    if (sscanf(req, "%7s %1023s", method, path) != 2 ||
+        (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0)) {
         reply(fd, 400, "text/plain", "bad request", 11);
         return;
+    }
+    /* A POST body: what came with the header, then up to Content-Length. */
+    char *post = strstr(req, "\r\n\r\n");
+    post = post ? post + 4 : req + n;
+    const char *cl = strstr(req, "\r\nContent-Length: ");
+    size_t want = cl ? (size_t)strtoul(cl + 18, NULL, 10) : 0;
+    while (strcmp(method, "POST") == 0 && (size_t)(req + n - post) < want &&
+           n < sizeof req - 1) {
+        if (poll(&pfd, 1, 5000) <= 0)
+            return;
+        ssize_t r = read(fd, req + n, sizeof req - 1 - n);
+        if (r <= 0)
+            return;
+        n += (size_t)r;
+        req[n] = 0;
     }
     char *q = strchr(path, '?');
     if (q)
@@ -122,10 +138,12 @@ static void serve(int fd)
         reply(fd, 200, "text/html", body, (size_t)bl);
         return;
     }
-    if (strcmp(path, "/bank/login/verify") == 0) {
-        char want[64];
-        snprintf(want, sizeof want, "code=%s", FIXTURE_BANK_OTP);
-        if (q && strcmp(q, want) == 0)
+    if (strcmp(path, "/bank/login/verify") == 0 && strcmp(method, "POST") == 0) {
+        /* The form's fields, user=...&pw=...&otp=... (the code last). */
+        const char *otp = strstr(post, "otp=");
+        size_t ol = strlen(FIXTURE_BANK_OTP);
+        if (otp && strncmp(otp + 4, FIXTURE_BANK_OTP, ol) == 0 &&
+            (otp[4 + ol] == 0 || otp[4 + ol] == '&'))
             redirect(fd, "/bank/account", "bank_session=" FIXTURE_BANK_SESSION
                      "; Path=/; HttpOnly; SameSite=Lax");
         else

@@ -14,9 +14,10 @@
  * Special paths: /slow?ms=N answers after N ms; /status?code=N answers N;
  * /echo-host answers the Host header; /echo-cookie shows the Cookie header
  * in a page. The bank (tests/fixtures/bank/, for the login tests):
- * /bank/login/verify?code=FIXTURE_BANK_OTP redirects to /bank/account
- * setting the HttpOnly cookie bank_session=FIXTURE_BANK_SESSION (another
- * code: back to the login page); /bank/account serves account.html only
+ * a POST of the login form (user, pw, otp) to /bank/login/verify with
+ * otp=FIXTURE_BANK_OTP redirects to /bank/account setting the HttpOnly
+ * cookie bank_session=FIXTURE_BANK_SESSION (another code: back to the login
+ * page); /bank/account serves account.html only
  * with that cookie, else redirects to /bank/login.html. Returns the port
  * or -1. */
 int fixture_server_start(pid_t *pid);
@@ -24,8 +25,10 @@ int fixture_server_start(pid_t *pid);
 /* Planted secrets of the bank fixture: the one-time code the server wants,
  * the HttpOnly session cookie it sets; the script of bank/login.html sets
  * the cookie bank_pref=FIXTURE_BANK_PREF and localStorage bank_token=
- * FIXTURE_BANK_TOKEN (keep both files in step). The password the test
- * types is its own. None may ever appear in cdpgate's output. */
+ * FIXTURE_BANK_TOKEN (keep both files in step; the pages join the values
+ * at run time, so their text, which the driver reads, never holds them
+ * whole). The password the test types is its own. None may ever appear in
+ * cdpgate's output, nor in its memory once a restore or capture is done. */
 #define FIXTURE_BANK_OTP      "731906"
 #define FIXTURE_BANK_SESSION  "hs-planted-c0ffee42"
 #define FIXTURE_BANK_PREF     "js-planted-5e5e91"

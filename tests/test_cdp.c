@@ -974,7 +974,66 @@ static void sink_real(bool use_port)
 static void t_sink_real_pipe(void) { sink_real(false); }
 static void t_sink_real_ws(void) { sink_real(true); }
 
+static void count_events(void *ud, cdp_conn *c, const char *session, const char *method,
+                         const json_val *params)
+{
+    (void)c;
+    (void)session;
+    (void)method;
+    (void)params;
+    (*(int *)ud)++;
+}
+
+/* Network.* events (cookies, post data) reach listeners but are never kept
+ * for late waiters; other events are. A secret call that timed out keeps
+ * its slot until its late reply (then zeroed and dropped); an ordinary
+ * one is forgotten at once. */
+static void t_secret_events_and_calls(void)
+{
+    int peer = -1, seen = 0;
+    cdp_conn *c = quiet_conn(&peer);
+    if (!CHECK(c != NULL))
+        return;
+    cdp_err e = {0};
+    CHECK_INT(0, cdp_listen(c, count_events, &seen));
+    static const char NET[] = "{\"method\":\"Network.requestWillBeSentExtraInfo\",\"params\":"
+                              "{\"headers\":{\"Cookie\":\"sid=secret\"}}}";
+    static const char PAGE[] = "{\"method\":\"Page.loadEventFired\",\"params\":{}}";
+    CHECK_INT(0, cdp_conn_inject(c, NET, strlen(NET), &e));
+    CHECK_INT(0, cdp_conn_inject(c, PAGE, strlen(PAGE), &e));
+    CHECK_INT(2, seen);
+    cdp_reply rep = {0};
+    CHECK_INT(CDP_ETIMEOUT, cdp_wait_event(c, 0, NULL, "Network.requestWillBeSentExtraInfo",
+                                           NULL, NULL, 1, &rep, NULL, &e));
+    CHECK_INT(0, cdp_wait_event(c, 0, NULL, "Page.loadEventFired", NULL, NULL, 1, &rep, NULL,
+                                &e));
+    cdp_reply_free(&rep);
+    uint64_t id = 0, id2 = 0;
+    CHECK_INT(0, cdp_send_secret(c, NULL, "Storage.getCookies", "{}", &id, &e));
+    CHECK_INT(CDP_ETIMEOUT, cdp_wait(c, id, 20, &rep, &e));
+    CHECK(!cdp_reply_ready(c, id));             /* still expected */
+    char late[100];
+    snprintf(late, sizeof late, "{\"id\":%llu,\"result\":{\"cookies\":[{\"value\":\"s\"}]}}",
+             (unsigned long long)id);
+    CHECK_INT(0, cdp_conn_inject(c, late, strlen(late), &e));
+    CHECK(cdp_reply_ready(c, id));              /* came, dropped */
+    CHECK_INT(0, cdp_send(c, NULL, "Page.enable", NULL, &id2, &e));
+    CHECK_INT(CDP_ETIMEOUT, cdp_wait(c, id2, 20, &rep, &e));
+    CHECK(cdp_reply_ready(c, id2));             /* forgotten at once */
+    /* A secret call answered in time hands its reply over as usual. */
+    CHECK_INT(0, cdp_send_secret(c, NULL, "Storage.getCookies", "{}", &id, &e));
+    snprintf(late, sizeof late, "{\"id\":%llu,\"result\":{\"cookies\":[{\"value\":\"s\"}]}}",
+             (unsigned long long)id);
+    CHECK_INT(0, cdp_conn_inject(c, late, strlen(late), &e));
+    CHECK_INT(0, cdp_wait(c, id, 20, &rep, &e));
+    CHECK_STR("s", json_get_str(json_at(json_get(rep.result, "cookies"), 0), "value"));
+    cdp_reply_free(&rep);
+    cdp_conn_free(c);
+    close(peer);
+}
+
 static const test_case TESTS[] = {
+    {"secret_events_and_calls", t_secret_events_and_calls},
     {"find_explicit_missing", t_find_explicit_missing},
     {"find_env_and_path", t_find_env_and_path},
     {"pipe_launch_eval", t_pipe_launch_eval},

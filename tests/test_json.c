@@ -1439,7 +1439,60 @@ static void t_stream_stop_and_oom(void)
     }
 }
 
+/* Secret documents and writers give what ordinary ones give (growth
+ * included); a secret writer's reset zeroes what it held (the buffer stays
+ * allocated, so that can be read back); take keeps the mode. */
+static void t_secret_modes(void)
+{
+    json_w w, p;
+    json_w_init_secret(&w);
+    json_w_init(&p);
+    json_w_arr_begin(&w);
+    json_w_arr_begin(&p);
+    for (int i = 0; i < 2000; i++) {
+        char s[40];
+        snprintf(s, sizeof s, "secret-%d\n\"\xc3\xa9", i);
+        json_w_str(&w, s);
+        json_w_str(&p, s);
+        json_w_int(&w, i);
+        json_w_int(&p, i);
+    }
+    json_w_arr_end(&w);
+    json_w_arr_end(&p);
+    CHECK_INT(JSON_OK, json_w_error(&w));
+    CHECK(w.len > 30000 && w.len == p.len);
+    CHECK(w.buf && p.buf && strcmp(w.buf, p.buf) == 0);
+    json_opts so = {0, 0, JSON_SECRET};
+    json_doc *a = json_parse(w.buf, w.len, &so, NULL), *b = json_parse(p.buf, p.len, NULL, NULL);
+    char *wa = json_write(json_doc_root(a), NULL), *wb = json_write(json_doc_root(b), NULL);
+    CHECK(wa && wb && strcmp(wa, wb) == 0 && strcmp(wa, p.buf) == 0);
+    free(wa);
+    free(wb);
+    json_doc_free(a);
+    json_doc_set_secret(b);
+    json_doc_free(b);
+    json_doc_set_secret(NULL);
+    CHECK(json_parse("[\"secret\",", 10, &so, NULL) == NULL);   /* freed, zeroed */
+    const char *buf = w.buf;
+    size_t cap = w.cap, nz = 0;
+    json_w_reset(&w);
+    CHECK(w.buf == buf && w.cap == cap && w.secret);
+    for (size_t i = 0; i < cap; i++)
+        nz += buf[i] != 0;
+    CHECK_INT(0, nz);
+    json_w_raw(&w, "{\"v\":\"secret\"}", 14, true);
+    size_t len = 0;
+    char *out = json_w_take(&w, &len);
+    CHECK(out && strcmp(out, "{\"v\":\"secret\"}") == 0 && len == 14);
+    CHECK(w.secret && !w.buf);
+    free(out);
+    json_w_free(&w);
+    CHECK(!w.secret);
+    json_w_free(&p);
+}
+
 static const test_case TESTS[] = {
+    {"secret_modes", t_secret_modes},
     {"suite_parsing", t_suite_parsing},
     {"suite_transform", t_suite_transform},
     {"accessors", t_accessors},

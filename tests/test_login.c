@@ -91,8 +91,8 @@ static void write_bank_grant(const char *dir, char *out, size_t cap)
         return;
     fprintf(f, "{\"task\":\"login-test\",\"principal\":\"test\","
             "\"origins\":[\"http://bank.test:%d\",\"http://a.test:%d\",\"http://shop.test:%d\"],"
-            "\"identities\":{\"http://bank.test:%d\":\"alice\"},"
-            "\"egress\":[\"approved_origin_fetch\"]}\n", port, port, port, port);
+            "\"identities\":{\"http://bank.test:%d\":\"alice\",\"http://shop.test:%d\":\"alice\"},"
+            "\"egress\":[\"approved_origin_fetch\"]}\n", port, port, port, port, port);
     fclose(f);
 }
 
@@ -959,6 +959,91 @@ static bool is_headed(const char *endpoint)
     return headed;
 }
 
+/* ---- what a core dump of the driver would hold ---- */
+
+/* Count the planted secrets in the writable memory of the live process pid
+ * -- heap (freed chunks included), stacks, anonymous mappings, data
+ * segments: everything a core dump holds that the process wrote -- read
+ * through /proc/PID/mem, and report each hit (value, mapping, surrounding
+ * bytes) as a test failure naming what. Returns the hits, or -1 when the
+ * memory could not be read (then the check fails too). The browser's own
+ * processes legitimately hold the session; only the driver is read. */
+static int core_plants(pid_t pid, const char *what)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    FILE *maps = fopen(path, "r");
+    snprintf(path, sizeof path, "/proc/%d/mem", (int)pid);
+    int mem = open(path, O_RDONLY);
+    if (!CHECK(maps != NULL && mem >= 0)) {
+        test_fail_detail("%s: cannot read the memory of pid %d: %s", what, (int)pid,
+                         strerror(errno));
+        if (maps)
+            fclose(maps);
+        if (mem >= 0)
+            close(mem);
+        return -1;
+    }
+    enum { CHUNK = 1 << 20, OVERLAP = 64 };
+    char *buf = malloc(CHUNK + OVERLAP);
+    char line[600];
+    int hits = 0;
+    size_t scanned = 0;
+    while (buf && fgets(line, sizeof line, maps)) {
+        unsigned long lo, hi;
+        char perms[8] = "", name[400] = "";
+        /* Over 1 GiB: the sanitizer build's shadow memory (terabytes of
+         * zero pages reserved); the heap of the driver is far smaller. */
+        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %399[^\n]", &lo, &hi, perms, name) < 3 ||
+            perms[1] != 'w' || strstr(name, "[vvar") || strstr(name, "[vsyscall]") ||
+            hi - lo > (1ul << 30))
+            continue;
+        size_t keep = 0;
+        for (unsigned long at = lo; at < hi;) {
+            size_t want = hi - at < CHUNK ? (size_t)(hi - at) : CHUNK;
+            ssize_t n = pread(mem, buf + keep, want, (off_t)at);
+            if (n <= 0)
+                break;
+            size_t have = keep + (size_t)n;
+            scanned += (size_t)n;
+            for (const char *const *p = PLANTS; *p; p++) {
+                size_t pl = strlen(*p);
+                for (const char *q = buf; (q = memmem(q, have - (size_t)(q - buf), *p, pl));
+                     q++) {
+                    /* A hit wholly inside the overlap was counted last round. */
+                    if ((size_t)(q - buf) + pl <= keep)
+                        continue;
+                    char ctx[97];
+                    size_t from = (size_t)(q - buf) > 32 ? (size_t)(q - buf) - 32 : 0;
+                    size_t k = 0;
+                    for (size_t i = from; i < have && k < sizeof ctx - 1; i++, k++)
+                        ctx[k] = buf[i] >= 0x20 && buf[i] < 0x7f ? buf[i] : '.';
+                    ctx[k] = 0;
+                    if (hits++ < 40) {
+                        CHECK(!"planted secret in the driver's memory");
+                        test_fail_detail("%s: planted secret %s at %#lx in %s: \"%s\"", what,
+                                         *p, at - keep + (unsigned long)(q - buf),
+                                         *name ? name : "[anon]", ctx);
+                    }
+                }
+            }
+            keep = have < OVERLAP ? have : OVERLAP;
+            memmove(buf, buf + have - keep, keep);
+            at += (unsigned long)n;
+        }
+    }
+    free(buf);
+    fclose(maps);
+    close(mem);
+    if (!CHECK(scanned > 0)) {
+        test_fail_detail("%s: nothing of pid %d's memory was readable", what, (int)pid);
+        return -1;
+    }
+    if (hits > 40)
+        test_fail_detail("%s: %d hits in all", what, hits);
+    return hits;
+}
+
 /* ---- the command line ---- */
 
 static void t_cli_login_no_display(void)
@@ -1270,6 +1355,10 @@ static void t_mcp_login_and_plants(void)
             sleep_ms(250);
     }
     CHECK(finished);
+    /* A core dump of the driver now (two captures, a restore into the
+     * main browser over WebSocket, the human's password and code sent
+     * through pages it watches) holds none of the planted secrets. */
+    core_plants(c.pid, "MCP server memory after login and restore");
     CHECK_INT(0, child_wait(&c, 30000));
     char *err = child_stderr(&c);
     check_no_plants("MCP stdout (every tool result)", c.got);
@@ -1300,6 +1389,64 @@ static void t_mcp_login_and_plants(void)
     xvfb_stop(xpid);
 }
 
+/* Restore over the pipe: an MCP server (headless, no --port) restores the
+ * bank's and the shop's stored sessions (HttpOnly and Secure cookies,
+ * localStorage) and works on the pages; then its memory -- what a core
+ * dump would hold -- has none of the planted values. */
+static void t_core_restore_pipe(void)
+{
+    if (!fixture_browser()) {
+        test_skip("no Chromium-family browser installed");
+        return;
+    }
+    char data[400], vdir[400], rules[200], args[600], acct[200], shop[200], err[300] = "";
+    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/corepipe", root);
+    snprintf(vdir, sizeof vdir, "%s/corepipe", root);
+    mkdir(vdir, 0700);
+    snprintf(vdir, sizeof vdir, "%s/corepipe/cdpgate", root);
+    vault *v = vault_open(vdir, NULL, err, sizeof err);
+    if (!CHECK(v != NULL)) {
+        test_fail_detail("vault_open: %s", err);
+        return;
+    }
+    plant_bank(v, true, 0);
+    plant_shop(v);
+    vault_close(v);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    const char *env[] = {data, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    char gdir[400], grant[400];
+    snprintf(gdir, sizeof gdir, "%s/corepipe", root);
+    write_bank_grant(gdir, grant, sizeof grant);
+    const char *argv[] = {cdpgate_bin(), rules, "--grant", grant, "mcp", NULL};
+    child c;
+    if (!CHECK_INT(0, spawn(&c, env, argv, false)))
+        return;
+    char *r = rpc(&c, 1, "initialize", "{\"protocolVersion\":\"2025-11-25\","
+                  "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}",
+                  20000);
+    free(r);
+    url_for(acct, sizeof acct, "bank.test", "/bank/account");
+    url_for(shop, sizeof shop, "shop.test", "/index.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", acct);
+    r = tool(&c, 2, "browser_open", args);
+    CHECK_HAS(r, "auth=yes");
+    CHECK_HAS(r, "Preferences: restored");
+    free(r);
+    r = tool(&c, 3, "browser_snapshot", "{\"text\":true}");
+    CHECK_HAS(r, "Checking balance");
+    free(r);
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", shop);
+    r = tool(&c, 4, "browser_open", args);
+    CHECK_HAS(r, "auth=yes");
+    free(r);
+    r = tool(&c, 5, "browser_tabs", "{\"action\":\"list\"}");
+    free(r);
+    core_plants(c.pid, "MCP server memory after restoring over the pipe");
+    CHECK_INT(0, child_wait(&c, 30000));
+    check_no_plants("MCP stdout", c.got);
+    child_free(&c);
+}
+
 static const test_case TESTS[] = {
     {"untrusted_context", t_untrusted_context},
     {"restore_isolated", t_restore_isolated},
@@ -1309,6 +1456,7 @@ static const test_case TESTS[] = {
     {"cli_login_no_display", t_cli_login_no_display},
     {"cli_login_headed_xvfb", t_cli_login_headed_xvfb},
     {"mcp_login_and_plants", t_mcp_login_and_plants},
+    {"core_restore_pipe", t_core_restore_pipe},
     {NULL, NULL},
 };
 

@@ -41,6 +41,7 @@ struct ws_client {
     ws_decoder dec;
     uint8_t *rbuf;
     size_t rpos, rlen;      /* unconsumed bytes are rbuf[rpos..rlen) */
+    size_t rwiped;          /* rbuf[0..rwiped) is zero; so is rbuf[rlen..) */
     bool read_full;         /* the last read filled the buffer: more waiting */
     uint8_t *sbuf;          /* header + masked payload scratch */
     size_t scap;
@@ -246,9 +247,30 @@ void ws_client_free(ws_client *c)
     if (c->fd >= 0)
         close(c->fd);
     ws_decoder_free(&c->dec);
+    ws_memzero(c->rbuf, c->rlen);
     free(c->rbuf);
+    ws_memzero(c->sbuf, c->scap);
     free(c->sbuf);
     free(c);
+}
+
+/* Everything in rbuf was consumed: start it over, zeroing what it held. */
+static void rbuf_reset(ws_client *c)
+{
+    if (c->rlen > c->rwiped)
+        ws_memzero(c->rbuf + c->rwiped, c->rlen - c->rwiped);
+    c->rpos = c->rlen = c->rwiped = 0;
+}
+
+void ws_client_wipe_int(ws_client *c)
+{
+    if (!c)
+        return;
+    if (c->rpos > c->rwiped)
+        ws_memzero(c->rbuf + c->rwiped, c->rpos - c->rwiped);
+    if (c->rpos > c->rwiped)
+        c->rwiped = c->rpos;
+    ws_decoder_wipe_int(&c->dec);
 }
 
 ws_client *ws_client_connect(const char *url, const ws_opts *opts, char *err, size_t errlen)
@@ -380,7 +402,7 @@ static int send_frame(ws_client *c, int opcode, bool fin, const uint8_t *data, s
     size_t first = len < SEND_CHUNK ? len : SEND_CHUNK;
     if (c->scap < hlen + first) {
         size_t ncap = hlen + first;
-        uint8_t *nb = realloc(c->sbuf, ncap);
+        uint8_t *nb = realloc(c->sbuf, ncap);   /* all zero between frames */
         if (!nb) {
             cerr(c, "out of memory for a %zu-byte frame", len);
             return WS_ENOMEM;
@@ -400,6 +422,8 @@ static int send_frame(ws_client *c, int opcode, bool fin, const uint8_t *data, s
         off += n;
         sent = 1; /* the frame is under way */
     }
+    /* The frame is out (or never will be): no copy stays behind. */
+    ws_memzero(c->sbuf, hlen + first);
     if (rc != WS_OK && sent > 0)
         c->dead = WS_EIO;
     return rc;
@@ -507,7 +531,7 @@ static int pump(ws_client *c, ws_event *ev, int64_t deadline, bool quiet)
                 break;
             }
         }
-        c->rpos = c->rlen = 0;
+        rbuf_reset(c);
         ssize_t n = conn_read(c, deadline);
         if (n == WS_ETIMEOUT)
             return WS_ETIMEOUT;
@@ -628,7 +652,7 @@ int ws_client_close(ws_client *c, uint16_t code, const char *reason, int timeout
              * connection under it; what it still sends is discarded. */
             shutdown(c->fd, SHUT_WR);
             for (;;) {
-                c->rpos = c->rlen = 0;
+                rbuf_reset(c);
                 if (conn_read(c, deadline) <= 0)
                     break;
             }

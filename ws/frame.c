@@ -25,6 +25,9 @@
  *     d->msg, whose capacity is reserved from the frame length (so one
  *     allocation per frame at most, growing geometrically across fragments).
  *   - Control payloads (<= 125 bytes) go to d->ctl and never allocate.
+ *   - d->msg never grows by realloc, and what it held of the previous
+ *     message is zeroed when the next one starts (msg_dirty bounds it), so
+ *     payload is not left behind in freed or reused memory.
  */
 #include "ws/ws_int.h"
 
@@ -53,9 +56,18 @@ void ws_decoder_free(ws_decoder *d)
 {
     if (!d)
         return;
+    ws_memzero(d->msg, d->msg_dirty);
     free(d->msg);
     d->msg = NULL;
-    d->msg_len = d->msg_cap = 0;
+    d->msg_len = d->msg_cap = d->msg_dirty = 0;
+}
+
+void ws_decoder_wipe_int(ws_decoder *d)
+{
+    if (d->msg_opcode)
+        return;         /* still being reassembled: not handed out yet */
+    ws_memzero(d->msg, d->msg_dirty);
+    d->msg_dirty = 0;
 }
 
 static size_t fail(ws_decoder *d, ws_event *ev, size_t consumed, int code,
@@ -92,9 +104,15 @@ static bool reserve(ws_decoder *d, size_t need)
         cap = need > d->max_message ? need : d->max_message;
     if (cap < 64)
         cap = 64;
-    uint8_t *nb = realloc(d->msg, cap);
+    /* Not realloc: it could leave a copy of the payload in freed memory. */
+    uint8_t *nb = malloc(cap);
     if (!nb)
         return false;
+    if (d->msg_dirty) {
+        memcpy(nb, d->msg, d->msg_dirty);
+        ws_memzero(d->msg, d->msg_dirty);
+    }
+    free(d->msg);
     d->msg = nb;
     d->msg_cap = cap;
     return true;
@@ -198,6 +216,8 @@ static size_t piece(ws_decoder *d, ws_event *ev, const uint8_t *in, size_t pos, 
             return fail(d, ev, pos, WS_ENOMEM, 1011, "out of memory reading a message");
         ws_mask_copy(d->msg, src, n, d->mask, d->mask_off);
         src = d->msg;
+        if (n > d->msg_dirty)
+            d->msg_dirty = n;
     }
     pos += n;
     d->remaining -= n;
@@ -285,6 +305,9 @@ size_t ws_decoder_feed(ws_decoder *d, const uint8_t *in, size_t len, ws_event *e
                     d->msg_opcode = d->opcode;
                     d->msg_len = 0;
                     d->utf8_state = 0;
+                    /* The earlier message is done with: zero it before reuse. */
+                    ws_memzero(d->msg, d->msg_dirty);
+                    d->msg_dirty = 0;
                     /* Give back a large buffer left by an earlier message. */
                     if (d->msg_cap > ((size_t)4 << 20) &&
                         (d->chunked || plen < d->msg_cap / 4)) {
@@ -343,11 +366,13 @@ payload:
             if (d->opcode >= 8) {
                 d->ctl_len += n;
             } else {
+                d->msg_len += n;
+                if (d->msg_len > d->msg_dirty)
+                    d->msg_dirty = d->msg_len;
                 if (d->msg_opcode == WS_OP_TEXT &&
                     !ws_utf8_run(&d->utf8_state, dst, n))
                     return fail(d, ev, pos, WS_EUTF8, 1007,
                                 "invalid UTF-8 in a text message");
-                d->msg_len += n;
             }
             if (d->remaining)
                 break;

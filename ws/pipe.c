@@ -15,6 +15,11 @@
  *
  * EOF at a message boundary is WS_ECLOSED; EOF with a partial message
  * buffered is WS_EIO.
+ *
+ * Hygiene: bytes outside buf[start..end) are zero, except consumed bytes
+ * in buf[wiped..start): those are zeroed when the buffer is rewound or
+ * compacted, or at once by ws_pipe_wipe. The buffer never grows by realloc
+ * and is zeroed before it is freed.
  */
 #define _GNU_SOURCE /* F_SETPIPE_SZ, MSG_NOSIGNAL */
 #include "ws/ws_int.h"
@@ -41,6 +46,7 @@ struct ws_pipe {
     uint8_t *buf;
     size_t cap, start, end; /* unconsumed bytes are buf[start..end) */
     size_t scan;            /* no NUL in buf[start..scan) */
+    size_t wiped;           /* buf[0..wiped) is zero (wiped <= start) */
     size_t max;
     size_t chunk_len;       /* bytes of the current message handed out in pieces */
     bool chunk_mid;         /* a message is being handed out in pieces */
@@ -97,8 +103,41 @@ void ws_pipe_free(ws_pipe *p)
         close(p->rfd);
     if (p->wfd >= 0 && p->wfd != p->rfd)
         close(p->wfd);
+    ws_memzero(p->buf, p->end);
     free(p->buf);
     free(p);
+}
+
+void ws_pipe_wipe(ws_pipe *p)
+{
+    if (p->start > p->wiped)
+        ws_memzero(p->buf + p->wiped, p->start - p->wiped);
+    p->wiped = p->start;
+}
+
+/* Move the unconsumed bytes to the front, zeroing the space they leave. */
+static void compact(ws_pipe *p)
+{
+    size_t n = p->end - p->start;
+    memmove(p->buf, p->buf + p->start, n);
+    ws_memzero(p->buf + n, p->start);
+    p->end = n;
+    p->scan -= p->start;
+    p->start = p->wiped = 0;
+}
+
+/* Grow to ncap (+1 for a NUL), without leaving a copy behind. */
+static bool grow_buf(ws_pipe *p, size_t ncap)
+{
+    uint8_t *nb = malloc(ncap + 1);
+    if (!nb)
+        return false;
+    memcpy(nb, p->buf, p->end);
+    ws_memzero(p->buf, p->end);
+    free(p->buf);
+    p->buf = nb;
+    p->cap = ncap;
+    return true;
 }
 
 int ws_pipe_rfd(const ws_pipe *p) { return p->rfd; }
@@ -180,10 +219,12 @@ int ws_pipe_send(ws_pipe *p, const char *msg, size_t len, int timeout_ms)
     return rc;
 }
 
-/* Nothing buffered: start the buffer over, giving back a big one. */
+/* Nothing buffered: start the buffer over (zeroing what was consumed),
+ * giving back a big one. */
 static void rewind_buf(ws_pipe *p)
 {
-    p->start = p->end = p->scan = 0;
+    ws_pipe_wipe(p);
+    p->start = p->end = p->scan = p->wiped = 0;
     if (p->cap > ((size_t)4 << 20)) {
         uint8_t *nb = realloc(p->buf, PIPE_BUF0 + 1);
         if (nb) {
@@ -301,35 +342,21 @@ int ws_pipe_recv(ws_pipe *p, const char **msg, size_t *len, int timeout_ms)
             return p->dead = WS_ETOOBIG;
         }
         /* Make room: drop consumed bytes, then grow. */
-        if (p->start == p->end) {
-            p->start = p->end = p->scan = 0;
-            if (p->cap > ((size_t)4 << 20)) {
-                uint8_t *nb = realloc(p->buf, PIPE_BUF0 + 1);
-                if (nb) {
-                    p->buf = nb;
-                    p->cap = PIPE_BUF0;
-                }
-            }
-        } else if (p->start > 0 && p->cap - p->end < p->cap / 4) {
-            memmove(p->buf, p->buf + p->start, p->end - p->start);
-            p->end -= p->start;
-            p->scan -= p->start;
-            p->start = 0;
-        }
+        if (p->start == p->end)
+            rewind_buf(p);
+        else if (p->start > 0 && p->cap - p->end < p->cap / 4)
+            compact(p);
         if (p->end == p->cap) {
             size_t ncap = p->cap * 2;
             if (ncap > p->max + 1)
                 ncap = p->max + 1;
             if (ncap <= p->cap)
                 ncap = p->cap + 1; /* one byte beyond max: proves it too big */
-            uint8_t *nb = realloc(p->buf, ncap + 1);
-            if (!nb) {
+            if (!grow_buf(p, ncap)) {
                 snprintf(p->err, sizeof p->err, "pipe: out of memory for a %zu-byte message",
                          p->end - p->start);
                 return p->dead = WS_ENOMEM;
             }
-            p->buf = nb;
-            p->cap = ncap;
         }
         if (!p->read_full) {
             int r = ws_wait_fd(p->rfd, POLLIN, deadline);

@@ -88,6 +88,14 @@ int ws_transport_recv_chunk(ws_transport *t, const char **p, size_t *n, bool *en
     return rc;
 }
 
+void ws_transport_wipe(ws_transport *t)
+{
+    if (t->kind == KIND_PIPE)
+        ws_pipe_wipe(t->pipe);
+    else
+        ws_client_wipe_int(t->ws);
+}
+
 bool ws_transport_ready(const ws_transport *t)
 {
     if (t->kind == KIND_PIPE)

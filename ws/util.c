@@ -33,6 +33,23 @@ const char *ws_strerror(int code)
     }
 }
 
+/* memset, then an empty asm statement that "reads" the memory so the stores
+ * cannot be dropped as dead (the explicit_bzero technique); a volatile byte
+ * loop where there is no GNU asm. vault/ keeps its own copy. */
+void ws_memzero(void *p, size_t n)
+{
+    if (!p || !n)
+        return;
+#if defined(__GNUC__) || defined(__clang__)
+    memset(p, 0, n);
+    __asm__ __volatile__("" : : "r"(p) : "memory");
+#else
+    volatile uint8_t *v = p;
+    while (n--)
+        *v++ = 0;
+#endif
+}
+
 void ws_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
     if (!err || !errlen)

@@ -24,7 +24,15 @@
  *
  * Ownership: every *_new/connect result is freed with the matching *_free.
  * Message bytes handed out by recv functions are borrowed and valid until the
- * next recv call on the same object. No function keeps global state; sockets
+ * next recv call on the same object.
+ *
+ * Memory hygiene: message bytes are not left behind in freed or reused
+ * memory. Buffers are zeroed before they are freed and never grow by
+ * realloc; received bytes are zeroed when their buffer space is reused or
+ * compacted (so what lingers is at most the latest read), each sent frame
+ * is zeroed once written, and ws_transport_wipe zeroes every byte already
+ * handed out at once (for a caller that just handled a message carrying
+ * secrets). No function keeps global state; sockets
  * are created close-on-exec and writes never raise SIGPIPE.
  */
 #ifndef CDPGATE_WS_H
@@ -69,6 +77,10 @@ ssize_t ws_b64_decode(const char *in, size_t len, uint8_t *out, size_t cap);
 /* Fill buf from the OS CSPRNG (getrandom, else /dev/urandom). 0 or WS_EIO. */
 int ws_random(void *buf, size_t len);
 
+/* memset(p, 0, n) that the compiler cannot drop as a dead store (for
+ * buffers that held secrets). */
+void ws_memzero(void *p, size_t n);
+
 /* ---- frame codec and message layer (I/O-free) ---- */
 
 enum {
@@ -110,6 +122,7 @@ typedef struct {
     int msg_opcode;         /* opcode of the message being reassembled, or 0 */
     uint8_t *msg;           /* reassembly buffer (malloc) */
     size_t msg_len, msg_cap;
+    size_t msg_dirty;       /* msg[0..msg_dirty) may hold payload; the rest is zero */
     uint8_t ctl[125];       /* control frame payload */
     size_t ctl_len;
     uint32_t utf8_state;    /* incremental UTF-8 validation of text */
@@ -124,6 +137,7 @@ typedef struct {
  * expect_masked: frames must be masked (server side) or must not be (client
  * side); the other kind is a protocol error. */
 void ws_decoder_init(ws_decoder *d, size_t max_message, bool expect_masked);
+/* Zero and free the reassembly buffer. */
 void ws_decoder_free(ws_decoder *d);
 /* Consume input up to the first complete event. Returns the number of bytes
  * consumed (possibly less than len: call again with the rest) and fills *ev
@@ -253,6 +267,11 @@ int ws_transport_recv(ws_transport *t, const char **msg, size_t *len, int timeou
  * an error. */
 int ws_transport_recv_chunk(ws_transport *t, const char **p, size_t *n, bool *end,
                             int timeout_ms);
+/* Zero every byte the transport still holds of messages already received
+ * (handed out by recv, including the last one, which is then no longer
+ * valid) and sent; bytes not handed out yet are kept. Cheap: only what was
+ * not zeroed before is touched. */
+void ws_transport_wipe(ws_transport *t);
 /* True when a complete message is already buffered (recv won't block). */
 bool ws_transport_ready(const ws_transport *t);
 int ws_transport_fd(const ws_transport *t);   /* fd to poll for input */

@@ -64,6 +64,11 @@ ssize_t ws_sock_recv(int fd, void *buf, size_t cap, int64_t deadline, bool try_f
 /* True when the buffered bytes hold a complete message, close or error, so
  * that ws_client_recv will not wait. */
 bool ws_client_ready_int(const ws_client *c);
+/* ws_transport_wipe for a WebSocket client. */
+void ws_client_wipe_int(ws_client *c);
+/* Zero the decoder's copy of the last complete message (not of one still
+ * being reassembled). */
+void ws_decoder_wipe_int(ws_decoder *d);
 /* The next piece of the current message (see ws_transport_recv_chunk). */
 int ws_client_recv_chunk_int(ws_client *c, const uint8_t **p, size_t *n, bool *fin,
                              int timeout_ms);
@@ -77,6 +82,7 @@ int ws_pipe_recv(ws_pipe *p, const char **msg, size_t *len, int timeout_ms);
 int ws_pipe_recv_chunk(ws_pipe *p, const char **msg, size_t *len, bool *end,
                        int timeout_ms);
 bool ws_pipe_ready(const ws_pipe *p);
+void ws_pipe_wipe(ws_pipe *p);
 int ws_pipe_rfd(const ws_pipe *p);
 const char *ws_pipe_error(const ws_pipe *p);
 void ws_pipe_free(ws_pipe *p);
