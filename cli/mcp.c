@@ -124,6 +124,15 @@ static const tool_def TOOLS[MCP_T_COUNT] = {
         "tools wait until they have logged in. You never handle credentials.", false, {
         {"url", P_STR, true, F(url), "the login page", NULL},
     }},
+    [MCP_T_UPLOAD] = {"browser_upload", "Attach a local file to a file input.", false, {
+        {"ref", P_STR, true, F(ref), NULL, NULL},
+        {"path", P_STR, true, F(path), "file path", NULL},
+        {"obs", P_STR, false, F(obs), OBS_DESC, NULL},
+    }},
+    [MCP_T_EVAL] = {"browser_eval",
+        "Evaluate a JavaScript expression in the page (the user confirms each call).", false, {
+        {"expression", P_STR, true, F(expression), NULL, NULL},
+    }},
     [MCP_T_TAKEOVER] = {"browser_takeover",
         "Hand control to the human (a CAPTCHA, a password, a step you must not take). "
         "Every tool is refused until the human gives control back.", false, {
@@ -301,12 +310,14 @@ static void write_param(json_w *w, const param *p)
     json_w_obj_end(w);
 }
 
-static void write_tools(json_w *w)
+static void write_tools(json_w *w, unsigned hidden)
 {
     json_w_obj_begin(w);
     json_w_key(w, "tools");
     json_w_arr_begin(w);
     for (int t = 0; t < MCP_T_COUNT; t++) {
+        if (hidden & (1u << t))
+            continue;
         const tool_def *d = &TOOLS[t];
         json_w_obj_begin(w);
         json_w_key(w, "name");
@@ -347,11 +358,11 @@ static void write_tools(json_w *w)
     json_w_obj_end(w);
 }
 
-char *mcp_tools_json(size_t *len)
+char *mcp_tools_json(unsigned hidden, size_t *len)
 {
     json_w w;
     json_w_init(&w);
-    write_tools(&w);
+    write_tools(&w, hidden);
     return json_w_take(&w, len);
 }
 
@@ -629,6 +640,10 @@ static void tools_call(mcp_server *s, const char *id, const json_val *params)
         send_error(s, id, MCP_INVALID_PARAMS, "Unknown tool: %.100s", name);
         return;
     }
+    if (s->o.hidden & (1u << t)) {
+        send_tool_error(s, id, "%s is not available: the task grant does not name it", name);
+        return;
+    }
     const json_val *args = json_get(params, "arguments");
     if (args && !json_is(args, JSON_OBJECT) && !json_is(args, JSON_NULL)) {
         send_error(s, id, MCP_INVALID_PARAMS, "Invalid params: 'arguments' must be an object");
@@ -890,7 +905,7 @@ int mcp_handle_line(mcp_server *s, const char *line, size_t len)
         json_w w;
         msg_begin(&w, id);
         json_w_key(&w, "result");
-        write_tools(&w);
+        write_tools(&w, s->o.hidden);
         json_w_obj_end(&w);
         emit(s, &w);
     } else if (strcmp(m, "tools/call") == 0) {

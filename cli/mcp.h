@@ -55,7 +55,7 @@ enum { MCP_DONE = 0, MCP_DEFERRED = 1 };
 typedef enum {
     MCP_T_OPEN, MCP_T_SNAPSHOT, MCP_T_CLICK, MCP_T_TYPE, MCP_T_SELECT, MCP_T_PRESS,
     MCP_T_SCROLL, MCP_T_BACK, MCP_T_SCREENSHOT, MCP_T_TABS, MCP_T_DIALOG,
-    MCP_T_LOGIN, MCP_T_TAKEOVER,
+    MCP_T_LOGIN, MCP_T_TAKEOVER, MCP_T_UPLOAD, MCP_T_EVAL,
     MCP_T_COUNT
 } mcp_tool;
 
@@ -64,6 +64,7 @@ typedef enum {
  * false or 0; has_* says whether an optional member was given. */
 typedef struct {
     const char *url, *ref, *obs, *text, *query, *key, *direction, *action, *tab;
+    const char *path, *expression;
     bool new_tab, submit, forward, full_page, accept, text_mode;
     int64_t offset, text_offset;
     const char *values[MCP_MAX_VALUES];
@@ -94,6 +95,8 @@ typedef struct {
     mcp_tool_fn tool;       /* run a tool; NULL answers every call with an error */
     void *ud;
     size_t max_line;        /* request size limit; 0 = MCP_DEFAULT_MAX_LINE */
+    unsigned hidden;        /* bit (1u << tool): not listed, and a call is refused
+                               (tools the grant does not name: upload, eval) */
 } mcp_opts;
 
 /* New server (free with mcp_server_free), NULL when out of memory. */
@@ -111,8 +114,9 @@ void mcp_line_too_long(mcp_server *s);
 bool mcp_busy(const mcp_server *s);
 /* The negotiated protocol version, "" before initialize. */
 const char *mcp_protocol_version(const mcp_server *s);
-/* tools/list's result as JSON (new; free with free()), for tests and docs. */
-char *mcp_tools_json(size_t *len);
+/* tools/list's result as JSON (new; free with free()), for tests and docs;
+ * hidden as in mcp_opts. */
+char *mcp_tools_json(unsigned hidden, size_t *len);
 
 /* ---- inside a tool call ---- */
 

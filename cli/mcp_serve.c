@@ -447,6 +447,10 @@ static int call_snap(serve *S, mcp_tool tool, const mcp_args *a, snap_result *r)
         return snap_tabs(g, a->action, a->tab, r);
     case MCP_T_DIALOG:
         return snap_dialog(g, a->accept, a->text, r);
+    case MCP_T_UPLOAD:
+        return snap_upload(g, a->ref, a->path, a->obs, r);
+    case MCP_T_EVAL:
+        return snap_eval(g, a->expression, r);
     case MCP_T_LOGIN:       /* run_tool handles these */
     case MCP_T_TAKEOVER:
     case MCP_T_COUNT:
@@ -726,6 +730,11 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
     mo.tool = run_tool;
     mo.ud = &S;
     mo.max_line = S.lines.max;
+    /* Tools the grant must name are not even listed without it. */
+    if (!gate_tool_allowed(S.gate, "upload"))
+        mo.hidden |= 1u << MCP_T_UPLOAD;
+    if (!gate_tool_allowed(S.gate, "eval"))
+        mo.hidden |= 1u << MCP_T_EVAL;
     S.srv = mcp_server_new(&mo);
     if (!S.srv) {
         fprintf(stderr, "cdpgate mcp: out of memory\n");

@@ -36,12 +36,14 @@
  *  - Temporary remote objects go in the object group "cdpgate-act" of the
  *    sessions they came from and are released before the action returns.
  */
+#define _XOPEN_SOURCE 700     /* realpath (POSIX.1-2008 XSI) */
 #include "snapshot/snap_int.h"
 #include "ws/ws.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define ACT_GROUP "cdpgate-act"
 #define MAX_SESSIONS 8          /* sessions touched by one action (frame chain) */
@@ -1974,6 +1976,144 @@ done:
     return rc;
 }
 
+/* ---- eval (granted and confirmed only) ---- */
+
+static int eval_run(snap_agent *a, const char *expression, snap_result *r)
+{
+    snap_tab *t;
+    int rc = begin(a, NULL, &t, r);
+    if (rc)
+        return rc;
+    if (!expression || !*expression ||
+        !json_utf8_valid((const uint8_t *)expression, strlen(expression)))
+        return act_fail(r, SNAP_EINVAL, "eval needs an expression (UTF-8)");
+    pcall pc;
+    rc = call(a, t->session, "Runtime.evaluate",
+              params("sbb", "expression", expression, "returnByValue", true, "awaitPromise",
+                     true), &pc);
+    if (rc) {
+        rc = act_fail(r, SNAP_EBROWSER, "eval: %s", pc.e.msg);
+        pfree(&pc);
+        return rc;
+    }
+    const json_val *ex = json_get(pc.rep.result, "exceptionDetails");
+    const json_val *v = json_get(json_get(pc.rep.result, "result"), "value");
+    char *js = v ? json_write(v, NULL) : NULL;
+    sbuf b = {0};
+    sb_add(&b, "%s; value:\n<<<page-content nonce=%s>>>\n", ex ? "the expression threw"
+                                                             : "evaluated", a->nonce);
+    sb_page(&b, js ? js : "undefined", 4000, PG_KEEP_NL);
+    sb_add(&b, "\n<<<end page-content nonce=%s>>>", a->nonce);
+    free(js);
+    pfree(&pc);
+    memset(r, 0, sizeof *r);
+    r->code = ex ? SNAP_EINVAL : 0;
+    r->text = b.s;
+    snap_obs_issue(a, t, r->obs);
+    return r->code;
+}
+
+int snap_eval(snap_agent *a, const char *expression, snap_result *r)
+{
+    snap_gated gg;
+    int rc = gate_page(a, "eval", true, false, NULL, NULL, &gg, r);
+    if (rc)
+        return rc;
+    rc = eval_run(a, expression, r);
+    snap_gate_done(a, &gg, rc, r);
+    return rc;
+}
+
+/* ---- upload ---- */
+
+/* Is the element a file input (plain values back)? */
+static const char FILE_INPUT_FN[] =
+    "function(){var e=this.nodeType===1?this:this.parentElement;"
+    "if(e&&e.tagName==='LABEL'&&e.control)e=e.control;if(!e)return{gone:1};"
+    "if(e.tagName!=='INPUT'||(e.type||'').toLowerCase()!=='file')"
+    "return{no:e.tagName.toLowerCase()};"
+    "if(e.matches(':disabled'))return{disabled:1};return{ok:1};}";
+
+int snap_upload(snap_agent *a, const char *ref, const char *path, const char *obs,
+                snap_result *r)
+{
+    snap_tab *t;
+    int rc = begin(a, obs, &t, r);
+    if (rc)
+        return rc;
+    if (!path || !*path)
+        return act_fail(r, SNAP_EINVAL, "upload needs the path of a file");
+    char *real = realpath(path, NULL);
+    struct stat st;
+    if (!real || stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+        free(real);
+        return act_fail(r, SNAP_EINVAL, "upload: %.300s is not a readable regular file", path);
+    }
+    int64_t deadline = snap_now_ms() + a->o.timeout_ms;
+    target tg;
+    if ((rc = resolve(a, ref, &tg, r))) {
+        free(real);
+        return rc;
+    }
+    session_set ss = {0};
+    sessions_note(&ss, tg.session);
+    snap_gated gg = {0};
+    pcall pc;
+    rc = call(a, tg.session, "Runtime.callFunctionOn",
+              fn_params(tg.oid, FILE_INPUT_FN, NULL, true, false), &pc);
+    const json_val *v = fn_value(&pc);
+    if (rc || !v || json_get(v, "gone"))
+        rc = act_fail(r, SNAP_ESTALE, "%s is gone; take a new snapshot", tg.what);
+    else if (json_get(v, "no"))
+        rc = act_fail(r, SNAP_EINVAL, "%s is not a file input; upload needs an "
+                      "<input type=file>", tg.what);
+    else if (json_get(v, "disabled"))
+        rc = act_fail(r, SNAP_EDISABLED, "%s is disabled", tg.what);
+    pfree(&pc);
+    if (rc)
+        goto done;
+    snap_gate_in gi = {.tool = "upload", .tab = tg.tab, .frame = tg.frame,
+                       .session = tg.session, .oid = tg.oid, .ref_n = tg.n,
+                       .state_change = true, .file = real, .egress = GATE_EGRESS_FILE,
+                       .obs = obs};
+    if ((rc = snap_gate_ask(a, &gi, &gg, r)))
+        goto done;
+    snap_tab *t1 = snap_tab_by_id(a, tg.tab);
+    uint64_t nav0 = t1 ? t1->nav : 0;
+    size_t tabs0 = a->ntabs;
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "files");
+    json_w_arr_begin(&w);
+    json_w_str(&w, real);
+    json_w_arr_end(&w);
+    json_w_key(&w, "objectId");
+    json_w_str(&w, tg.oid);
+    json_w_obj_end(&w);
+    if ((rc = call(a, tg.session, "DOM.setFileInputFiles", json_w_take(&w, NULL), &pc))) {
+        rc = act_fail(r, SNAP_EBROWSER, "%s: %s", tg.what, pc.e.msg);
+        pfree(&pc);
+        goto done;
+    }
+    pfree(&pc);
+    const char *base = strrchr(real, '/');
+    char did[900];
+    snprintf(did, sizeof did, "attached %.200s to %s", base ? base + 1 : real, tg.what);
+    snap_settled sd;
+    if ((rc = settle(a, tg.tab, nav0, tabs0, deadline, did, &sd, r)))
+        goto done;
+    act_report rp;
+    report_init(&rp, "upload", tg.ref);
+    rc = finish(a, tg.tab, did, &sd, &rp, r);
+    report_free(&rp);
+done:
+    snap_gate_done(a, &gg, rc, r);
+    release_all(a, &tg, &ss);
+    free(real);
+    return rc;
+}
+
 /* ---- keys ---- */
 
 enum { MOD_ALT = 1, MOD_CTRL = 2, MOD_META = 4, MOD_SHIFT = 8 };
@@ -3625,6 +3765,7 @@ const snap_js snap_act_scripts[] = {
     {FIND_OPTION_FN, NULL, SNAP_JS_READ},
     {CHOSEN_FN, NULL, SNAP_JS_READ},
     {ARIA_SELECTED_FN, NULL, SNAP_JS_READ},
+    {FILE_INPUT_FN, NULL, SNAP_JS_READ},
     {VALUE_SELECT_FN, NULL, SNAP_JS_READ},
     {SF_EXPR, NULL, SNAP_JS_READ},
     {FOCUS_EXPR, NULL, SNAP_JS_READ},

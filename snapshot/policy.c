@@ -214,6 +214,8 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     q.state_change = in->state_change;
     q.target = have_target ? &tg : NULL;
     q.dialog = in->dialog;
+    q.file = in->file;
+    q.egress = in->egress;
     q.epoch = in->epoch;
     q.obs = in->obs;
     if (have_target && in->text && (recipient_field(tg.field) || recipient_field(tg.name)))

@@ -218,6 +218,8 @@ typedef struct {
     const char *text;            /* type: the text (only ever passed on as a
                                     recipient address, for a recipient field) */
     const char *dialog;          /* dialog accept: its message */
+    const char *file;            /* upload: the resolved path of the file */
+    unsigned egress;             /* GATE_EGRESS_* the action needs */
     const char *obs;
     uint64_t epoch;              /* stamped by the caller; 0 = current */
 } snap_gate_in;

@@ -141,6 +141,17 @@ int snap_history(snap_agent *a, int delta, snap_result *r);
 int snap_tabs(snap_agent *a, const char *action, const char *tab, snap_result *r);
 /* Answer the open JS dialog of the current tab. */
 int snap_dialog(snap_agent *a, bool accept, const char *prompt_text, snap_result *r);
+/* Attach a local file to a file input (<input type=file>) by ref. The path
+ * is resolved (realpath: symlinks followed, must be a regular file) before
+ * the gate sees it: the grant must name the "upload" tool, the
+ * file_transfer egress class and a file scope holding the file. */
+int snap_upload(snap_agent *a, const char *ref, const char *path, const char *obs,
+                snap_result *r);
+/* Run the model's own JavaScript expression in the current page and return
+ * its value (JSON, marked as page content). Only when the grant names the
+ * "eval" tool, and every call is confirmed by the human (the gate's hook);
+ * without a grant it is refused. */
+int snap_eval(snap_agent *a, const char *expression, snap_result *r);
 /* PNG of the viewport or the full page: r->image. */
 int snap_screenshot(snap_agent *a, bool full_page, snap_result *r);
 

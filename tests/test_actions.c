@@ -17,11 +17,13 @@
  */
 #include "tests/harness.h"
 #include "tests/fixture.h"
+#include "gate/gate.h"
 #include "snapshot/snap_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 static int port;
@@ -1455,8 +1457,116 @@ static void t_screenshot_wide_page_is_cut_regression(void)
     snap_agent_free(a);
 }
 
+
+/* ---- upload and eval: tools a grant must name ---- */
+
+static int asked_eval;
+
+static int confirm_count(void *ud, const char *prompt, char *why, size_t cap)
+{
+    (void)ud;
+    (void)prompt;
+    asked_eval++;
+    snprintf(why, cap, "the test approves");
+    return GATE_ALLOW;
+}
+
+static void t_upload_and_eval_need_grant(void)
+{
+    /* Without a grant: both refused, nothing attached. */
+    snap_agent *a = agent_at("/act/upload.html");
+    if (!a)
+        return;
+    char dir[] = "/tmp/cdpgate-up-XXXXXX";
+    if (!CHECK(mkdtemp(dir) != NULL)) {
+        snap_agent_free(a);
+        return;
+    }
+    char file[256];
+    snprintf(file, sizeof file, "%s/up.txt", dir);
+    FILE *f = fopen(file, "w");
+    if (f) {
+        fputs("hello\n", f);
+        fclose(f);
+    }
+    char ref[16];
+    snap_result r = {0};
+    ref_css(a, "#f", ref);
+    CHECK_INT(SNAP_EDENIED, snap_upload(a, ref, file, NULL, &r));
+    has(r.text, "upload");
+    snap_result_free(&r);
+    CHECK_INT(SNAP_EDENIED, snap_eval(a, "1+2", &r));
+    snap_result_free(&r);
+    check_eval(a, "document.getElementById('f').files.length", "0");
+    snap_agent_free(a);
+    /* With a grant naming them, the file scope and file_transfer. */
+    char origin[64];
+    snprintf(origin, sizeof origin, "http://a.test:%d", port);
+    const char *origins[] = {origin};
+    const char *scopes[] = {dir};
+    const char *tools[] = {"open", "snapshot", "click", "upload", "eval"};
+    gate_grant g = {0};
+    g.task = "upload-test";
+    g.tools = tools;
+    g.ntools = 5;
+    g.origins = origins;
+    g.norigins = 1;
+    g.file_scopes = scopes;
+    g.nfile_scopes = 1;
+    g.egress = GATE_EGRESS_FILE;
+    gate_opts go = {0};
+    go.confirm = confirm_count;
+    gate_err ge = {{0}};
+    gate *gt = gate_new(&g, &go, &ge);
+    if (!CHECK(gt != NULL)) {
+        test_fail_detail("gate: %s", ge.msg);
+        return;
+    }
+    snap_opts so = {0};
+    so.gate = gt;
+    cdp_err e = {0};
+    a = snap_agent_new(browser, &so, &e);
+    char url[256];
+    url_for(url, sizeof url, "a.test", "/act/upload.html");
+    if (!CHECK(a != NULL) || !CHECK_INT(0, snap_open(a, url, true, &r))) {
+        snap_result_free(&r);
+        snap_agent_free(a);
+        gate_free(gt);
+        return;
+    }
+    snap_result_free(&r);
+    ref_css(a, "#f", ref);
+    CHECK_INT(0, snap_upload(a, ref, file, NULL, &r));
+    has(r.text, "attached up.txt");
+    snap_result_free(&r);
+    check_eval(a, "document.getElementById('f').files[0].name", "\"up.txt\"");
+    check_eval(a, "document.getElementById('log').textContent", "\"chose 1\"");
+    /* Outside the file scope: denied. */
+    CHECK_INT(SNAP_EDENIED, snap_upload(a, ref, "/etc/hostname", NULL, &r));
+    snap_result_free(&r);
+    /* Not a file input. */
+    ref_css(a, "#b", ref);
+    CHECK_INT(SNAP_EINVAL, snap_upload(a, ref, file, NULL, &r));
+    snap_result_free(&r);
+    /* eval: confirmed every time. */
+    int asked = asked_eval;
+    CHECK_INT(0, snap_eval(a, "6*7", &r));
+    has(r.text, "42");
+    CHECK_INT(asked + 1, asked_eval);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_eval(a, "document.title", &r));
+    has(r.text, "Upload");
+    CHECK_INT(asked + 2, asked_eval);
+    snap_result_free(&r);
+    snap_agent_free(a);
+    gate_free(gt);
+    unlink(file);
+    rmdir(dir);
+}
+
 static const test_case TESTS[] = {
     {"click_plain", t_click_plain},
+    {"upload_and_eval_need_grant", t_upload_and_eval_need_grant},
     {"click_disabled_fails_at_once", t_click_disabled_fails_at_once},
     {"click_hidden", t_click_hidden},
     {"click_covered_names_cover", t_click_covered_names_cover},
