@@ -25,6 +25,7 @@ const load = (f) => {
     }
 };
 const pw = load('pw.json'), cg = load('cdpgate.json'), act = load('act.json');
+const gt = load('gate.json');
 const budget = Number(process.env.BENCH_BUDGET_CHARS || 12000);
 const pm = pw.mcp || {}, cm = cg.mcp || {};
 
@@ -139,6 +140,12 @@ row('click, ms (snap_click / locator.click)', act.act?.click_median_ms, lib.clic
 row('type, ms (snap_type / locator.fill)', act.act?.type_median_ms, lib.fill_median_ms, 2, 1);
 row('browser launch to ready, ms', act.launch_ms, lib.launch_ms, 0);
 row('library process peak RSS, MiB (act_bench / -)', mib(act.vmhwm_kb), null, 1);
+if (gt.check_us !== undefined && act.act?.click_median_ms) {
+    const click_us = act.act.click_median_ms * 1000;
+    console.log(`  gate per decision: ${gt.check_us.toFixed(2)} us (with the audit line: ` +
+        `${gt.check_audit_us.toFixed(2)} us) = ${(100 * gt.check_us / click_us).toFixed(3)}% ` +
+        `(${(100 * gt.check_audit_us / click_us).toFixed(3)}%) of a click`);
+}
 if (lib.error) console.log(`  Playwright library error: ${lib.error}`);
 if (act.act?.error) console.log(`  cdpgate library error: ${act.act.error}`);
 

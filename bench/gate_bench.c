@@ -140,16 +140,24 @@ int main(int argc, char **argv)
            measure(plain, OP_DECIDE, &ac, 20000));
     printf("  %-44s %10.3f\n", "gate_decide consequential -> stop",
            measure(plain, OP_DECIDE, &cq, 20000));
-    printf("  %-44s %10.3f\n", "gate_check interact, no audit log",
-           measure(plain, OP_CHECK, &it, 20000));
+    double check_us = measure(plain, OP_CHECK, &it, 20000);
+    printf("  %-44s %10.3f\n", "gate_check interact, no audit log", check_us);
     printf("  %-44s %10.3f\n", "gate_check confirm (hook), no audit log",
            measure(plain, OP_CHECK, &ac, 20000));
-    printf("  %-44s %10.3f\n", "gate_check interact, audit log (write)",
-           measure(audited, OP_CHECK, &it, 2000));
+    double audit_us = measure(audited, OP_CHECK, &it, 2000);
+    printf("  %-44s %10.3f\n", "gate_check interact, audit log (write)", audit_us);
     printf("  %-44s %10.3f\n", "gate_check confirmed, audit log (write+fsync)",
            measure(audited, OP_CHECK, &bd, 20));
     gate_free(plain);
     gate_free(audited);
     unlink(log);
+    /* For bench/compare.mjs: the gate's share of an action's latency. */
+    char out[4200];
+    snprintf(out, sizeof out, "%s/results/gate.json", dir);
+    FILE *jf = fopen(out, "w");
+    if (jf) {
+        fprintf(jf, "{\"check_us\":%.3f,\"check_audit_us\":%.3f}\n", check_us, audit_us);
+        fclose(jf);
+    }
     return 0;
 }
