@@ -499,7 +499,16 @@ int gate_check(gate *gt, const gate_request *req, gate_decision *d)
     int rc = gate_decide(gt, req, d);
     if (!gt)
         return rc;
+    uint64_t epoch0 = gt->epoch;
     bool confirmed = d->decision == GATE_CONFIRM && run_confirm(gt, req, d);
+    /* Control may change hands while the human is asked (a takeover from
+     * the host during the wait): an answer for an older epoch is stale. */
+    if (confirmed && (gt->epoch != epoch0 || gt->mode != GATE_MODE_AGENT)) {
+        confirmed = false;
+        decide_set(d, GATE_STALE, "stale: control changed while the confirmation was pending "
+                   "(epoch %llu, now %llu, %s); nothing was done", (unsigned long long)epoch0,
+                   (unsigned long long)gt->epoch, gate_mode_name(gt->mode));
+    }
     bool pending = d->decision == GATE_ALLOW &&
                    (d->cls == GATE_CLASS_CONSEQUENTIAL || confirmed);
     decision_line l = {req, d, pending};

@@ -991,6 +991,37 @@ static void t_modes_epochs(void)
     gate_free(gt);
 }
 
+/* A takeover while the human is being asked: the answer is for an older
+ * epoch, so the action is stale, whatever the answer. */
+static gate *takeover_target;
+
+static int hook_takeover(void *ud, const char *prompt, char *why, size_t cap)
+{
+    (void)ud;
+    (void)prompt;
+    gate_set_mode(takeover_target, GATE_MODE_HUMAN, "host");
+    snprintf(why, cap, "yes");
+    return GATE_ALLOW;
+}
+
+static void t_takeover_while_confirming(void)
+{
+    gate_opts o = {.confirm = hook_takeover};
+    gate *gt = mk(BANK, &o);
+    if (!gt)
+        return;
+    takeover_target = gt;
+    gate_decision d;
+    gate_target edit = {.role = "button", .name = "Edit", .row = "Invoice 7"};
+    gate_request r = click("https://bank.test", true, &edit);
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_STALE, d.decision);
+    has(d.reason, "control changed while the confirmation was pending");
+    CHECK_INT(GATE_MODE_HUMAN, gate_mode(gt));
+    /* Nothing is pending: no outcome will ever be owed for it. */
+    gate_free(gt);
+}
+
 static void t_confirm_hook(void)
 {
     hook_state h = {GATE_ALLOW, "looks right", 0, ""};
@@ -1468,6 +1499,7 @@ static const test_case TESTS[] = {
     {"decide_order", t_decide_order},
     {"modes_epochs", t_modes_epochs},
     {"confirm_hook", t_confirm_hook},
+    {"takeover_while_confirming", t_takeover_while_confirming},
     {"audit_lines", t_audit_lines},
     {"pending_outcomes", t_pending_outcomes},
     {"audit_fail_closed", t_audit_fail_closed},
