@@ -314,12 +314,12 @@ static bool name_has_word(const char *name, size_t n, const char *const *words,
 
 static const char *const SECRET_WORDS[] = {
     "password", "passwd", "pwd", "pass", "passcode", "passphrase", "otp", "totp", "hotp",
-    "secret", "token", "apikey", "sig", "signature", "credential", "credentials", NULL,
+    "secret", "token", "apikey", "sig", "signature", "credential", "credentials", "pin", NULL,
 };
 static const char *const SECRET_PARTS[] = {"passw", "token", "secret", NULL};
 /* Also when the form that was submitted had a password or one-time-code
  * field, or beside OAuth's "state". */
-static const char *const STRICT_WORDS[] = {"code", "pin", "key", "auth", "mfa", NULL};
+static const char *const STRICT_WORDS[] = {"code", "key", "auth", "mfa", NULL};
 
 /* Should the parameter name (n bytes) have its value hidden? strict adds
  * STRICT_WORDS and the names in fields (NULL-terminated, may be NULL). */
@@ -3026,11 +3026,63 @@ static int press_run(snap_agent *a, const char *key, const char *obs, snap_resul
     return rc;
 }
 
+/* The element a key goes to: through open shadow roots and same-origin
+ * frames; an <iframe> when the focus is inside a frame this document cannot
+ * see into (cross-origin); null for the body. */
+static const char FOCUS_DEEP_EXPR[] =
+    "(function(){var e=document.activeElement;for(var i=0;i<20&&e;i++){"
+    "if(e.shadowRoot&&e.shadowRoot.activeElement){e=e.shadowRoot.activeElement;continue;}"
+    "if(e.tagName==='IFRAME'||e.tagName==='FRAME'){var d=null;try{d=e.contentDocument;}"
+    "catch(x){}if(d&&d.activeElement&&d.activeElement!==d.body){e=d.activeElement;continue;}}"
+    "break;}return e===document.body||e===document.documentElement?null:e;})()";
+
+/* The gate for a key: the focused element is the target (Enter in a field
+ * submits its form, Enter or Space on a button presses it), so a key can
+ * never do what a click on the same control would not be allowed to. */
+static int gate_press(snap_agent *a, const char *key, const char *obs, snap_gated *g,
+                      snap_result *r)
+{
+    memset(g, 0, sizeof *g);
+    memset(r, 0, sizeof *r);
+    snap_sync(a);
+    snap_tab *t = snap_tab_current(a);
+    if (!t)
+        return 0;
+    int tab_id = t->id;
+    char session[SNAP_ID_MAX], oid[SNAP_ID_MAX] = "";
+    snprintf(session, sizeof session, "%s", t->session);
+    bool in_frame = false;
+    pcall pc;
+    if (call(a, session, "Runtime.evaluate",
+             params("ss", "expression", FOCUS_DEEP_EXPR, "objectGroup", ACT_GROUP), &pc) == 0) {
+        const json_val *res = json_get(pc.rep.result, "result");
+        const char *o = json_get_str(res, "objectId");
+        const char *desc = json_get_str(res, "description");
+        if (o && strlen(o) < sizeof oid)
+            snprintf(oid, sizeof oid, "%s", o);
+        in_frame = desc && (strncmp(desc, "iframe", 6) == 0 || strncmp(desc, "frame", 5) == 0);
+    }
+    pfree(&pc);
+    t = snap_tab_by_id(a, tab_id);
+    if (in_frame && t && snap_tab_auth(a, t)) {
+        release_object(a, session, oid);
+        return act_fail(r, SNAP_EDENIED, "press %s: the focus is inside a frame whose "
+                        "content the gate cannot see on an authenticated page; click the "
+                        "control itself instead", key ? key : "");
+    }
+    bool submit = key && (strcmp(key, "Enter") == 0 || strcmp(key, "Return") == 0);
+    snap_gate_in gi = {.tool = "press", .tab = tab_id, .session = oid[0] ? session : NULL,
+                       .oid = oid[0] ? oid : NULL, .state_change = true, .submit = submit,
+                       .obs = obs};
+    int rc = snap_gate_ask(a, &gi, g, r);
+    release_object(a, session, oid);
+    return rc;
+}
+
 int snap_press(snap_agent *a, const char *key, const char *obs, snap_result *r)
 {
     snap_gated gg;
-    bool enter = key && (strcmp(key, "Enter") == 0 || strcmp(key, "Return") == 0);
-    int rc = gate_page(a, "press", true, enter, NULL, obs, &gg, r);
+    int rc = gate_press(a, key, obs, &gg, r);
     if (rc)
         return rc;
     rc = press_run(a, key, obs, r);
@@ -3769,6 +3821,7 @@ const snap_js snap_act_scripts[] = {
     {VALUE_SELECT_FN, NULL, SNAP_JS_READ},
     {SF_EXPR, NULL, SNAP_JS_READ},
     {FOCUS_EXPR, NULL, SNAP_JS_READ},
+    {FOCUS_DEEP_EXPR, NULL, SNAP_JS_READ},
     {SCROLL_SRC "(", ")", SNAP_JS_WRITE},
     {NULL, NULL, 0},
 };
