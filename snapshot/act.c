@@ -1920,23 +1920,31 @@ int snap_click(snap_agent *a, const char *ref, const char *obs, snap_result *r)
     snap_gated gg = {0};
     session_set ss = {0};
     sessions_note(&ss, tg.session);
-    /* The recorder is set up in the same round trip as the checks. */
-    pcall ob;
+    /* The recorder and what the gate needs of the element are read in the
+     * same round trip as the checks. */
+    pcall ob, fc;
     psend_p(a, tg.session, "Runtime.callFunctionOn",
             fn_params(tg.oid, OBSERVE_FN, NULL, false, false), &ob);
+    psend_p(a, tg.session, "Runtime.callFunctionOn", snap_gate_facts_params(tg.oid), &fc);
     located loc;
     rc = locate(a, tg.tab, tg.frame, tg.oid, tg.backend, tg.what, true, &ss, &loc, r);
     pwait(a, &ob);
+    pwait(a, &fc);
     char obs_oid[SNAP_ID_MAX] = "";
     if (fn_object(&ob) && strlen(fn_object(&ob)) < SNAP_ID_MAX)
         snprintf(obs_oid, sizeof obs_oid, "%s", fn_object(&ob));
     pfree(&ob);
-    if (rc)
+    if (rc) {
+        pfree(&fc);
         goto done;
+    }
     snap_gate_in gi = {.tool = "click", .tab = tg.tab, .frame = tg.frame,
                        .session = tg.session, .oid = tg.oid, .ref_n = tg.n,
+                       .facts = json_is(fn_value(&fc), JSON_OBJECT) ? fn_value(&fc) : NULL,
                        .state_change = true, .obs = obs};
-    if ((rc = snap_gate_ask(a, &gi, &gg, r)))
+    rc = snap_gate_ask(a, &gi, &gg, r);
+    pfree(&fc);
+    if (rc)
         goto done;
     t = snap_tab_by_id(a, tg.tab);
     uint64_t nav0 = t ? t->nav : 0;

@@ -45,6 +45,21 @@ static const char FACTS_FN[] =
     "var row=e.closest('tr,li,[role=row],[role=listitem],article');"
     "if(row)r.row=N(row.innerText,120);return r;}";
 
+char *snap_gate_facts_params(const char *oid)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "objectId");
+    json_w_str(&w, oid);
+    json_w_key(&w, "functionDeclaration");
+    json_w_str(&w, FACTS_FN);
+    json_w_key(&w, "returnByValue");
+    json_w_bool(&w, true);
+    json_w_obj_end(&w);
+    return json_w_take(&w, NULL);
+}
+
 /* Page scripts of this file (sink.c refuses any other). */
 const snap_js snap_policy_scripts[] = {
     {FACTS_FN, NULL, SNAP_JS_READ},
@@ -160,18 +175,10 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     const json_val *fv = NULL;
     gate_target tg = {0};
     bool have_target = false;
-    if (in->oid && *in->oid && in->session) {
-        json_w w;
-        json_w_init(&w);
-        json_w_obj_begin(&w);
-        json_w_key(&w, "objectId");
-        json_w_str(&w, in->oid);
-        json_w_key(&w, "functionDeclaration");
-        json_w_str(&w, FACTS_FN);
-        json_w_key(&w, "returnByValue");
-        json_w_bool(&w, true);
-        json_w_obj_end(&w);
-        char *p = json_w_take(&w, NULL);
+    if (in->facts) {
+        fv = in->facts;
+    } else if (in->oid && *in->oid && in->session) {
+        char *p = snap_gate_facts_params(in->oid);
         cdp_reply rep = {0};
         cdp_err e = {0};
         int rc = p ? snap_cdp_call(a, in->session, "Runtime.callFunctionOn", p,
@@ -189,6 +196,8 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
             return snap_fail(r, SNAP_EBROWSER, "%s: cannot read the element for the gate: %s",
                              in->tool, e.msg[0] ? e.msg : "no answer");
         }
+    }
+    if (fv) {
         const snap_ref *rf = in->ref_n && in->ref_n <= a->nrefs ? &a->refs[in->ref_n - 1]
                                                                 : NULL;
         tg.role = rf ? rf->role : "";

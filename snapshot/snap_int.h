@@ -210,6 +210,9 @@ typedef struct {
     const char *frame;           /* element's frame id, NULL = main frame */
     const char *session;         /* element's session and Runtime object, */
     const char *oid;             /* NULL for page-level actions */
+    const json_val *facts;       /* the element's facts when already read (the
+                                    value of snap_gate_facts_params' call,
+                                    pipelined with the action's own checks) */
     uint32_t ref_n;              /* the element's ref number (role and name) */
     const char *open_url;        /* open: the URL to open */
     bool authenticated;          /* open: the context picked for it is */
@@ -231,6 +234,9 @@ typedef struct {
     uint64_t blocked0;
 } snap_gated;
 
+/* Runtime.callFunctionOn params reading what the gate needs of the element
+ * oid (new; NULL when out of memory). */
+char *snap_gate_facts_params(const char *oid);
 /* Ask the gate; 0 with the sink permit for the tool set, or a SNAP_E*
  * code (SNAP_EDENIED, SNAP_ESTOP, SNAP_ETAKEOVER, SNAP_ESTALE) with r
  * holding a structured refusal. */
