@@ -1890,6 +1890,12 @@ static const char PICK_OPTION_FN[] =
     "s.dispatchEvent(new Event('input',{bubbles:true}));"
     "s.dispatchEvent(new Event('change',{bubbles:true}));return true;}";
 
+/* Resolves after the frame has drawn twice, or after 100 ms (a frame that
+ * does not draw, e.g. in a background tab, must not hold the click up). */
+static const char RAF2_EXPR[] =
+    "new Promise(function(r){var f=function(){r(1);};setTimeout(f,100);"
+    "requestAnimationFrame(function(){requestAnimationFrame(f);});})";
+
 /* Ask the gate about a page-level action on the current tab. With no open
  * tab there is nothing to act on: the action fails by itself, before
  * sending anything. */
@@ -1950,6 +1956,19 @@ int snap_click(snap_agent *a, const char *ref, const char *obs, snap_result *r)
     uint64_t nav0 = t ? t->nav : 0;
     size_t tabs0 = a->ntabs;
     bool dialog = false;
+    /* Input for an out-of-process frame is routed by the browser from the
+     * frame's last composited layout: wait until that frame has produced
+     * two animation frames, so a frame that just loaded or moved takes the
+     * click where the checks found its element. */
+    t = snap_tab_by_id(a, tg.tab);
+    snap_frame *tf = t ? snap_frame_find(t, tg.frame) : NULL;
+    if (tf && tf->oopif && !loc.option) {
+        pcall pr;
+        call(a, tg.session, "Runtime.evaluate",
+             params("sbb", "expression", RAF2_EXPR, "awaitPromise", true, "returnByValue", true),
+             &pr);
+        pfree(&pr);
+    }
     if (loc.option) {
         pcall po;
         rc = call(a, tg.session, "Runtime.callFunctionOn",
@@ -3826,6 +3845,7 @@ const snap_js snap_act_scripts[] = {
     {CHOSEN_FN, NULL, SNAP_JS_READ},
     {ARIA_SELECTED_FN, NULL, SNAP_JS_READ},
     {FILE_INPUT_FN, NULL, SNAP_JS_READ},
+    {RAF2_EXPR, NULL, SNAP_JS_READ},
     {VALUE_SELECT_FN, NULL, SNAP_JS_READ},
     {SF_EXPR, NULL, SNAP_JS_READ},
     {FOCUS_EXPR, NULL, SNAP_JS_READ},

@@ -618,11 +618,28 @@ static void t_window_close_by_page(void)
     CHECK_INT(0, snap_tabs(a, "switch", id, &r));
     ref_css(a, "button", ref);
     CHECK_INT(0, click(a, ref, &r, NULL));           /* window.close() */
-    has(r.text, "the tab closed");
+    /* The browser closes the tab a moment after the script asks; on a
+     * loaded machine that can be after the click's quiet window. Either the
+     * click saw it, or the agent notices it within two seconds, and the
+     * closed tab is never current again. */
+    if (!strstr(r.text ? r.text : "", "the tab closed")) {
+        snap_tab *t = snap_tab_by_id(a, t2);
+        for (int i = 0; i < 100 && t && !t->closed; i++) {
+            struct timespec ts = {0, 20 * 1000000L};
+            nanosleep(&ts, NULL);
+            snap_sync(a);
+            t = snap_tab_by_id(a, t2);
+        }
+        if (!CHECK(t && t->closed))
+            test_fail_detail("tab t%d still open after window.close(): %s", t2, r.text);
+    }
+    snap_result_free(&r);
+    CHECK_INT(0, snap_tabs(a, "list", NULL, &r));
+    CHECK(!strstr(r.text ? r.text : "", id) || strstr(r.text, "closed"));
+    snap_result_free(&r);
     snap_tab *cur = snap_tab_current(a);
     if (CHECK(cur != NULL))
         CHECK_INT(1, cur->id);
-    snap_result_free(&r);
     snap_agent_free(a);
 }
 
