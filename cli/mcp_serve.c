@@ -238,12 +238,15 @@ static void confirm_message(const char *prompt, char *out, size_t cap)
     const json_val *p = d ? json_doc_root(d) : NULL;
     const json_val *t = json_get(p, "target");
     const char *row = json_get_str(t, "row");
-    snprintf(out, cap, "cdpgate: the agent wants to %s %s \"%s\"%s%s%s on %s (%s%s%s). "
-             "Allow it once?",
-             json_get_str(p, "action") ? json_get_str(p, "action") : "act on",
-             json_get_str(t, "role") ? json_get_str(t, "role") : "the page",
-             json_get_str(t, "name") ? json_get_str(t, "name") : "",
-             row && *row ? " (row: " : "", row && *row ? row : "", row && *row ? ")" : "",
+    const char *role = json_get_str(t, "role"), *name = json_get_str(t, "name");
+    char what[600] = "";
+    if ((role && *role) || (name && *name))
+        snprintf(what, sizeof what, " %s \"%s\"%s%s%s", role && *role ? role : "element",
+                 name ? name : "", row && *row ? " (row: " : "", row && *row ? row : "",
+                 row && *row ? ")" : "");
+    snprintf(out, cap, "cdpgate: the agent wants to %s%s on %s (%s%s%s). Allow it once?",
+             json_get_str(p, "action") ? json_get_str(p, "action") : "act",
+             what,
              json_get_str(p, "origin") ? json_get_str(p, "origin") : "?",
              json_get_str(p, "class") ? json_get_str(p, "class") : "?",
              json_get_str(p, "reason") ? "; " : "",

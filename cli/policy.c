@@ -105,12 +105,28 @@ int cli_confirm_program(const char *cmd, const char *prompt, int wait_ms, char *
         got += (size_t)n;
     }
     close(out[0]);
+    /* The program must also exit within the wait (it may have closed its
+     * stdout and gone on running). */
     int status = 0;
-    if (timed_out) {
+    bool reaped = false;
+    while (!timed_out && !reaped) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid) {
+            reaped = true;
+        } else if (w < 0 && errno != EINTR) {
+            break;
+        } else if (now_ms() >= deadline) {
+            timed_out = true;
+        } else {
+            struct timespec ts = {0, 5 * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+    }
+    if (!reaped) {
         kill(-pid, SIGKILL);
         kill(pid, SIGKILL);
-    }
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
     }
     int d = GATE_DENY;
     if (!buf) {
@@ -226,7 +242,8 @@ int cli_policy(const cli_opts *o, int argc, char **argv)
     printf("enforced: grant (tools, origins, recipients, file scopes, egress, identities, "
            "expiry); action classes (read, interact, authenticated state change -> confirm, "
            "consequential -> unbound_stop, credential/challenge -> human takeover); control "
-           "epochs; page-started requests judged before they leave; audit log\n");
+           "epochs; under a grant, every document request (navigations, redirects, popups, "
+           "frames, form posts) judged before it leaves; audit log\n");
     printf("not enforced in v1 (named exclusions):\n");
     for (const char *const *x = gate_exclusions(); *x; x++)
         printf("  %s\n", *x);

@@ -44,8 +44,9 @@ static const char VAULT_USAGE[] =
 "usage: cdpgate vault list [--json]\n"
 "       cdpgate vault rm ORIGIN\n"
 "       cdpgate vault export ORIGIN -o FILE [--passphrase-fd N] [--force]\n"
-"       cdpgate vault import FILE [--passphrase-fd N] [--force]\n"
+"       cdpgate vault import FILE [--passphrase-fd N] [--force] [--identity NAME]\n"
 "       cdpgate vault import --playwright STORAGE_STATE.json [--force]\n"
+"                            [--identity NAME]\n"
 "\n"
 "The encrypted session store ($XDG_DATA_HOME/cdpgate, else\n"
 "~/.local/share/cdpgate; the key from $CDPGATE_KEY_CMD, else the key file).\n"
@@ -63,6 +64,9 @@ static const char VAULT_USAGE[] =
 "  import --playwright FILE\n"
 "                      store the cookies and localStorage of a Playwright\n"
 "                      storageState file, one session per origin\n"
+"  --identity NAME     import: the identity the session is stored under (a\n"
+"                      task grant names it to have the session restored);\n"
+"                      default: the exported one, else \"default\"\n"
 "\n"
 "ORIGIN is scheme://host[:port] (a URL works: its path is ignored).\n"
 "The passphrase is read from the terminal with echo off (twice for export),\n"
@@ -843,7 +847,7 @@ static int cmd_export(const char *arg, const char *out, int pfd, bool force)
 /* ------------------------------------------------------------------ */
 /* vault import FILE */
 
-static int cmd_import_export(const char *file, int pfd, bool force)
+static int cmd_import_export(const char *file, int pfd, bool force, const char *identity)
 {
     char *buf = NULL, err[512];
     size_t len = 0;
@@ -919,6 +923,10 @@ static int cmd_import_export(const char *file, int pfd, bool force)
     if (rc == EXIT_OK && !force && store_has(v, origin))
         rc = failf("import", "a session for %s is already stored (--force replaces it); "
                    "nothing imported", origin);
+    if (identity)
+        ident = identity;
+    else if (!ident || !*ident)
+        ident = "default";
     if (rc == EXIT_OK && vault_put_at(v, origin, ident, (const uint8_t *)blob, blen, captured,
                                       expiry, err, sizeof err))
         rc = failf("import", "%s", err);
@@ -1135,7 +1143,7 @@ static int pw_origins_read(const json_val *arr, pw_origin *os, size_t *n, char *
     return 0;
 }
 
-static int cmd_import_playwright(const char *file, bool force)
+static int cmd_import_playwright(const char *file, bool force, const char *identity)
 {
     char *buf = NULL, err[512];
     size_t len = 0;
@@ -1247,8 +1255,8 @@ static int cmd_import_playwright(const char *file, bool force)
             printf("skipped %s: no cookie and no localStorage for it\n", os[i].origin);
             continue;
         }
-        if (vault_put(v, os[i].origin, "", (const uint8_t *)blobs[i], lens[i], exps[i], err,
-                      sizeof err)) {
+        if (vault_put(v, os[i].origin, identity ? identity : "default",
+                      (const uint8_t *)blobs[i], lens[i], exps[i], err, sizeof err)) {
             rc = failf("import", "%s: %s (sessions listed above were imported)",
                        os[i].origin, err);
             break;
@@ -1298,6 +1306,7 @@ int cli_vault(const cli_opts *o, int argc, char **argv)
     int npos = 0, pfd = -1;
     bool as_json = false, playwright = false, force = false, opts_done = false;
     const char *output = o ? o->output : NULL;
+    const char *identity = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (opts_done || a[0] != '-' || !a[1]) {
@@ -1313,7 +1322,7 @@ int cli_vault(const cli_opts *o, int argc, char **argv)
         if (eq && a[1] == '-')
             val = eq + 1;
         bool has_val = strcmp(name, "--passphrase-fd") == 0 || strcmp(name, "-o") == 0 ||
-                       strcmp(name, "--output") == 0;
+                       strcmp(name, "--output") == 0 || strcmp(name, "--identity") == 0;
         if (has_val && !val) {
             if (i + 1 >= argc)
                 return usage_error("%s needs a value", name);
@@ -1337,6 +1346,10 @@ int cli_vault(const cli_opts *o, int argc, char **argv)
             force = true;
         } else if (strcmp(name, "-o") == 0 || strcmp(name, "--output") == 0) {
             output = val;
+        } else if (strcmp(name, "--identity") == 0) {
+            if (!*val || strlen(val) > 200)
+                return usage_error("--identity wants a name (1..200 bytes)%s", "");
+            identity = val;
         } else if (strcmp(name, "--passphrase-fd") == 0) {
             char *end;
             long fd = strtol(val, &end, 10);
@@ -1365,6 +1378,8 @@ int cli_vault(const cli_opts *o, int argc, char **argv)
         return usage_error("--passphrase-fd is for export and import only%s", "");
     if (output && !is_export)
         return usage_error("-o is for export only%s", "");
+    if (identity && !is_import)
+        return usage_error("--identity is for import only%s", "");
     if (force && !(is_export || is_import))
         return usage_error("--force is for export and import only%s", "");
     if (strcmp(sub, "list") == 0) {
@@ -1385,8 +1400,8 @@ int cli_vault(const cli_opts *o, int argc, char **argv)
     if (is_import) {
         if (npos != 2)
             return usage_error("usage: cdpgate vault import [--playwright] FILE%s", "");
-        return playwright ? cmd_import_playwright(pos[1], force)
-                          : cmd_import_export(pos[1], pfd, force);
+        return playwright ? cmd_import_playwright(pos[1], force, identity)
+                          : cmd_import_export(pos[1], pfd, force, identity);
     }
     return usage_error("unknown vault command '%s'", sub);
 }

@@ -170,6 +170,15 @@ static bool check_origin(const gate *gt, const gate_request *req, bool change,
 {
     const char *o = req->origin, *why;
     char q[72];
+    /* Under a grant, open goes to an http(s) URL of a granted origin (or
+     * about:blank): a data:, blob:, file: or javascript: page has no origin
+     * to check and could load anything from anywhere. */
+    if (gt->grant && req->tool && strcmp(req->tool, "open") == 0 &&
+        !(req->url && gate_url_allowed(gt, req->url))) {
+        gate_text_copy(q, sizeof q, req->url ? req->url : "", 60);
+        decide_set(d, GATE_DENY, "open: \"%s\" is not an http(s) URL of a granted origin", q);
+        return false;
+    }
     if (!o || !*o || strcmp(o, "null") == 0 || about_blank(o)) {
         if (!change)
             return true;
@@ -511,6 +520,7 @@ int gate_check(gate *gt, const gate_request *req, gate_decision *d)
     }
     bool pending = d->decision == GATE_ALLOW &&
                    (d->cls == GATE_CLASS_CONSEQUENTIAL || confirmed);
+    d->pending = pending;
     decision_line l = {req, d, pending};
     int arc = gate_audit_line(gt, build_decision, &l, pending, &d->seq);
     if (arc) {

@@ -207,6 +207,8 @@ typedef struct {
                                        was missing or why; never a secret */
     char target[256];               /* target summary as audited */
     uint64_t seq;                   /* audit sequence number of this decision */
+    bool pending;                   /* gate_check allowed a consequential or confirmed
+                                       action: its outcome is owed (gate_outcome) */
 } gate_decision;
 
 /* Classify without a gate (pure): the class from the tool, the target and

@@ -111,7 +111,7 @@ static int refusal(snap_agent *a, const gate_decision *d, const char *tool, snap
         ? "human takeover: credentials, one-time codes and challenges are entered by the "
           "human; cdpgate never types them and never solves CAPTCHAs"
         : d->decision == GATE_STALE ? "refused as stale" : "denied by the gate";
-    snap_fail(r, code, "%s %s: %s (%s). %s", tool, d->target[0] ? d->target : "", what,
+    snap_fail(r, code, "%s%s%s: %s (%s). %s", tool, d->target[0] ? " " : "", d->target, what,
               d->reason, "Tell the user what was refused and why; do not try another way "
               "around it.");
     json_w w;
@@ -227,7 +227,11 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     q.egress = in->egress;
     q.epoch = in->epoch;
     q.obs = in->obs;
-    if (have_target && in->text && (recipient_field(tg.field) || recipient_field(tg.name)))
+    /* An address typed into a recipient field (To, Cc, payee, ...) must be
+     * one the grant names. Other text ("Lisbon" into "Fly to") is not a
+     * recipient. */
+    if (have_target && in->text && strchr(in->text, '@') &&
+        (recipient_field(tg.field) || recipient_field(tg.name)))
         q.recipient = in->text;
     int rc = gate_check(a->gate, &q, &g->d);
     free(url);
@@ -236,8 +240,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
         return refusal(a, &g->d, in->tool, r);
     (void)rc;
     g->allowed = true;
-    g->audit_outcome = g->d.cls == GATE_CLASS_AUTH_CHANGE ||
-                       g->d.cls == GATE_CLASS_CONSEQUENTIAL;
+    g->audit_outcome = g->d.pending;
     snap_permit_begin(a, in->permit ? in->permit : in->tool);
     return 0;
 }
@@ -266,7 +269,7 @@ void snap_gate_done(snap_agent *a, snap_gated *g, int rc, snap_result *r)
     const char *outcome = rc == 0 ? "done"
                         : (rc == SNAP_EBROWSER || rc == SNAP_ETIMEOUT || rc == SNAP_EUNKNOWN)
                         ? "unknown" : "failed";
-    gate_outcome(a->gate, &g->d, outcome, r && r->text ? "" : "");
+    gate_outcome(a->gate, &g->d, outcome, rc ? snap_strerror(rc) : "");
     if (strcmp(outcome, "unknown") == 0 && r) {
         const char *note = "\noutcome unknown: the action was sent but what followed could "
                            "not be established; it was not and will not be retried: check "

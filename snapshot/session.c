@@ -963,9 +963,10 @@ static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
                          "saved", origin, e.msg);
     }
     char verr[400] = "";
-    /* Saved under the identity the grant names for the service, if any. */
+    /* Saved under the identity the grant names for the service, else
+     * "default" (a later grant names it to have the session restored). */
     const char *ident = gate_identity_for(a->gate, origin);
-    int vr = vault_put(a->o.vault, origin, ident ? ident : "", (const uint8_t *)state,
+    int vr = vault_put(a->o.vault, origin, ident ? ident : "default", (const uint8_t *)state,
                        strlen(state), expiry,
                        verr, sizeof verr);
     wipe_free(state);

@@ -21,7 +21,7 @@
  *   - the per-session random nonce used to mark untrusted page content.
  *
  * Snapshot text format (docs/snapshot.md has the full description):
- *   [page] title="..." url=... origin=... auth=no obs=o3 epoch=0 tab=t1
+ *   [page] title="..." url=... origin=... auth=no obs=o3 epoch=1 tab=t1
  *   <<<page-content nonce=3f9a1c>>>
  *   - heading "Accounts" level=1
  *   - table
@@ -164,7 +164,10 @@ int snap_screenshot(snap_agent *a, bool full_page, snap_result *r);
  * so; sessions are then never restored (nothing could keep them apart).
  *
  * snap_open picks the context by the target URL's origin: an origin with a
- * stored, unexpired session in o.vault opens in that service's own
+ * stored, unexpired session in o.vault, under the identity the task grant
+ * names for it (gate_identity_for; no grant: nothing is restored), whose
+ * identity lease this task holds (vault_identity_acquire), opens
+ * in that service's own
  * *privileged* context (created on first use, holding only that service's
  * cookies and localStorage, restored before its first navigation); every
  * other origin opens in the untrusted context. A tab's context never

@@ -826,7 +826,8 @@ static void t_playwright(void)
     CHECK(has(out_, "skipped 1 expired cookies"));
     CHECK(!strstr(out_, "old.test"));
     CHECK_INT(0, run("vault list"));
-    CHECK(has(out_, "https://app.example.com  identity -"));
+    /* Stored under the identity "default" (a grant names it to restore). */
+    CHECK(has(out_, "https://app.example.com  identity default"));
     CHECK(has(out_, "http://legacy.example.com"));
     CHECK(has(out_, "https://spa.test:8443"));
     CHECK(has(out_, "https://api.service.test"));
@@ -901,6 +902,11 @@ static void t_playwright(void)
     CHECK_INT(3, count_sessions());
     CHECK_INT(0, run("vault import --playwright %s --force", f));
     CHECK_INT(4, count_sessions());
+    /* Under a named identity, the one a task grant will name. */
+    CHECK_INT(0, run("vault import --playwright %s --force --identity alice", f));
+    CHECK_INT(0, run("vault list"));
+    CHECK(has(out_, "https://app.example.com  identity alice"));
+    CHECK_INT(2, run("vault list --identity alice"));
     free_out();
     env_teardown();
 }
