@@ -1115,8 +1115,165 @@ static void t_sdk_client(void)
     free(out), free(err);
 }
 
+
+/* ---- the gate through MCP: elicitation, takeover ---- */
+
+/* Read messages until a server request with this method arrives; returns
+ * it (the caller frees) or NULL. Responses to our ids must not come first. */
+static json_doc *wait_request(child *c, const char *method, int timeout_ms)
+{
+    long long deadline = now_ms() + timeout_ms;
+    for (;;) {
+        long long left = deadline - now_ms();
+        json_doc *d = left > 0 ? recv_msg(c, (int)left) : NULL;
+        if (!d) {
+            CHECK(!"no request from the server");
+            test_fail_detail("waiting for %s", method);
+            return NULL;
+        }
+        const char *m = json_get_str(json_doc_root(d), "method");
+        if (m && strcmp(m, method) == 0 && json_get(json_doc_root(d), "id"))
+            return d;
+        if (!m) {
+            CHECK(!"a response came before the server's request");
+            json_doc_free(d);
+            return NULL;
+        }
+        json_doc_free(d);
+    }
+}
+
+/* Answer the server request req with result (a JSON text) or, result NULL,
+ * an error. */
+static void answer(child *c, json_doc *req, const char *result)
+{
+    char *id = json_write(json_get(json_doc_root(req), "id"), NULL);
+    char line[1024];
+    if (result)
+        snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}", id, result);
+    else
+        snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-1,"
+                 "\"message\":\"no\"}}", id);
+    free(id);
+    CHECK(send_line(c, line));
+}
+
+static void t_gate_elicitation_and_takeover(void)
+{
+    if (!need_browser())
+        return;
+    char grant[] = "/tmp/cdpgate-mcp-grant-XXXXXX";
+    int gfd = mkstemp(grant);
+    if (!CHECK(gfd >= 0))
+        return;
+    char body[512];
+    int n = snprintf(body, sizeof body, "{\"task\":\"mcp-elicit\",\"tools\":[\"open\","
+                     "\"snapshot\",\"eval\",\"takeover\"],\"origins\":[\"http://a.test:%d\"]}",
+                     port);
+    CHECK(write(gfd, body, (size_t)n) == n);
+    close(gfd);
+    const char *extra[] = {"--browser-arg", FIXTURE_HOST_RULES, "--grant", grant, NULL};
+    child c;
+    if (!CHECK(start(&c, extra))) {
+        unlink(grant);
+        return;
+    }
+    /* A client that can be asked. */
+    json_doc *d = rpc(&c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                      "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"elicitation\":"
+                      "{}},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}", "1");
+    json_doc_free(d);
+    CHECK(send_line(&c, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"));
+    /* eval is listed: the grant names it. */
+    d = rpc(&c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}", "2");
+    char *tl = d ? json_write(json_doc_root(d), NULL) : NULL;
+    CHECK(tl && strstr(tl, "\"browser_eval\"") && !strstr(tl, "\"browser_upload\""));
+    free(tl);
+    json_doc_free(d);
+    char url[256], args[512];
+    url_for(url, sizeof url, "/mcp.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    d = call_tool(&c, 3, "browser_open", args);
+    CHECK(!is_error(d));
+    json_doc_free(d);
+    /* 1. The user approves: the value comes back. */
+    CHECK(send_line(&c, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":"
+                        "{\"name\":\"browser_eval\",\"arguments\":{\"expression\":\"6*7\"}}}"));
+    json_doc *q = wait_request(&c, "elicitation/create", 30000);
+    if (q) {
+        const json_val *p = json_get(json_doc_root(q), "params");
+        const char *msg = json_get_str(p, "message");
+        CHECK(msg && strstr(msg, "eval") && strstr(msg, "a.test"));
+        CHECK(json_is(json_path(p, "requestedSchema.properties.approve"), JSON_OBJECT));
+        answer(&c, q, "{\"action\":\"accept\",\"content\":{\"approve\":true}}");
+        json_doc_free(q);
+    }
+    d = wait_id(&c, "4", 30000, NULL, NULL);
+    CHECK(d && !is_error(d) && strstr(result_text(d), "42"));
+    json_doc_free(d);
+    /* 2. The user declines: refused, with the reason. */
+    CHECK(send_line(&c, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":"
+                        "{\"name\":\"browser_eval\",\"arguments\":{\"expression\":"
+                        "\"document.title='x'\"}}}"));
+    q = wait_request(&c, "elicitation/create", 30000);
+    if (q) {
+        answer(&c, q, "{\"action\":\"decline\"}");
+        json_doc_free(q);
+    }
+    d = wait_id(&c, "5", 30000, NULL, NULL);
+    CHECK(d && is_error(d) && strstr(result_text(d), "declined"));
+    json_doc_free(d);
+    /* 3. An error answer, and an accept without approve: both deny. */
+    CHECK(send_line(&c, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":"
+                        "{\"name\":\"browser_eval\",\"arguments\":{\"expression\":\"1\"}}}"));
+    q = wait_request(&c, "elicitation/create", 30000);
+    if (q) {
+        answer(&c, q, NULL);
+        json_doc_free(q);
+    }
+    d = wait_id(&c, "6", 30000, NULL, NULL);
+    CHECK(d && is_error(d) && strstr(result_text(d), "denied"));
+    json_doc_free(d);
+    CHECK(send_line(&c, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":"
+                        "{\"name\":\"browser_eval\",\"arguments\":{\"expression\":\"1\"}}}"));
+    q = wait_request(&c, "elicitation/create", 30000);
+    if (q) {
+        answer(&c, q, "{\"action\":\"accept\",\"content\":{\"approve\":false}}");
+        json_doc_free(q);
+    }
+    d = wait_id(&c, "7", 30000, NULL, NULL);
+    CHECK(d && is_error(d));
+    json_doc_free(d);
+    /* The title never changed: nothing declined ran. */
+    CHECK(send_line(&c, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":"
+                        "{\"name\":\"browser_eval\",\"arguments\":{\"expression\":"
+                        "\"document.title\"}}}"));
+    q = wait_request(&c, "elicitation/create", 30000);
+    if (q) {
+        answer(&c, q, "{\"action\":\"accept\",\"content\":{\"approve\":true}}");
+        json_doc_free(q);
+    }
+    d = wait_id(&c, "8", 30000, NULL, NULL);
+    CHECK(d && strstr(result_text(d), "MCP fixture") && !strstr(result_text(d), "\"x\""));
+    json_doc_free(d);
+    /* 4. The agent hands control to the human: every tool is refused (no
+     * elicitation is even asked), and the model cannot take it back. */
+    d = call_tool(&c, 9, "browser_takeover", "{\"text\":\"solve the puzzle\"}");
+    CHECK(d && !is_error(d) && strstr(result_text(d), "Control is with the human"));
+    json_doc_free(d);
+    d = call_tool(&c, 10, "browser_snapshot", "{}");
+    CHECK(d && is_error(d) && strstr(result_text(d), "control is with the human"));
+    json_doc_free(d);
+    d = call_tool(&c, 11, "browser_eval", "{\"expression\":\"1\"}");
+    CHECK(d && is_error(d));
+    json_doc_free(d);
+    CHECK_INT(0, stop(&c, 20000));
+    unlink(grant);
+}
+
 static const test_case TESTS[] = {
     {"initialize", t_initialize},
+    {"gate_elicitation_and_takeover", t_gate_elicitation_and_takeover},
     {"version_negotiation", t_version_negotiation},
     {"ping", t_ping},
     {"tools_list", t_tools_list},
