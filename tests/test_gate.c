@@ -1022,6 +1022,56 @@ static void t_takeover_while_confirming(void)
     gate_free(gt);
 }
 
+/* Under a grant, open goes only to http(s) URLs of granted origins: a
+ * data:, blob:, file: or javascript: page has no origin to check and could
+ * load anything from anywhere. Without a grant the open web is open. */
+static void t_open_schemes(void)
+{
+    gate *gt = mk(BANK, NULL), *open_web = mk(NULL, NULL);
+    if (!gt || !open_web) {
+        gate_free(gt);
+        gate_free(open_web);
+        return;
+    }
+    static const struct {
+        const char *url;
+        int want;
+    } CASES[] = {
+        {"https://bank.test/", GATE_ALLOW},
+        {"https://www.shop.test/cart", GATE_ALLOW},
+        {"about:blank", GATE_ALLOW},
+        {"https://evil.test/", GATE_DENY},
+        {"data:text/html,<img src=https://evil.test/?d=1>", GATE_DENY},
+        {"blob:https://bank.test/1234", GATE_DENY},
+        {"file:///etc/passwd", GATE_DENY},
+        {"javascript:alert(1)", GATE_DENY},
+        {"", GATE_DENY},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        gate_request r;
+        memset(&r, 0, sizeof r);
+        r.tool = "open";
+        r.url = CASES[i].url;
+        char origin[128] = "";
+        if (strncmp(CASES[i].url, "https://", 8) == 0)
+            snprintf(origin, sizeof origin, "%.*s", (int)(strchr(CASES[i].url + 8, '/') -
+                     CASES[i].url), CASES[i].url);
+        r.origin = origin;
+        gate_decision d;
+        if (!CHECK_INT(CASES[i].want, decide(gt, &r, &d)))
+            test_fail_detail("open %s: %s", CASES[i].url, d.reason);
+    }
+    gate_request r;
+    memset(&r, 0, sizeof r);
+    r.tool = "open";
+    r.url = "https://anything.test/";
+    r.origin = "https://anything.test";
+    gate_decision d;
+    CHECK_INT(GATE_ALLOW, decide(open_web, &r, &d));
+    gate_free(gt);
+    gate_free(open_web);
+}
+
 static void t_confirm_hook(void)
 {
     hook_state h = {GATE_ALLOW, "looks right", 0, ""};
@@ -1499,6 +1549,7 @@ static const test_case TESTS[] = {
     {"decide_order", t_decide_order},
     {"modes_epochs", t_modes_epochs},
     {"confirm_hook", t_confirm_hook},
+    {"open_schemes", t_open_schemes},
     {"takeover_while_confirming", t_takeover_while_confirming},
     {"audit_lines", t_audit_lines},
     {"pending_outcomes", t_pending_outcomes},
