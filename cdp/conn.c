@@ -806,7 +806,7 @@ static int in_piece(cdp_conn *c, const char *p, size_t n, bool end)
             return conn_die(c, "out of memory reading a message");
         json_stream_reset(m->js);
         raw_clear(m);
-        if (m->rcap > ((size_t)1 << 20)) {
+        if (m->rcap > ((size_t)1 << 16)) {     /* one big reply: not kept */
             free(m->raw);
             m->raw = NULL;
             m->rcap = 0;

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 static const char USAGE[] =
 "usage: cdpgate [options] <command> [args]\n"
@@ -132,6 +135,14 @@ static int parse_int(const char *s, int *out)
 int main(int argc, char **argv)
 {
     long long t0 = cli_now_ns();
+#if defined(M_MMAP_THRESHOLD)
+    /* glibc raises its mmap threshold to the size of each mapped block
+     * freed, after which a snapshot's big arrays (the AX records, the view
+     * tree, a few hundred KB to a few MB each, allocated once and freed
+     * whole) land in the heap, where they fragment it and stay resident.
+     * A fixed threshold keeps them mapped, returned to the system on free. */
+    mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+#endif
     cli_opts o = {0};
     o.timeout_ms = 30000;
     o.login_done_fd = -1;   /* login handoff (cli/login.c) */

@@ -33,10 +33,11 @@
  * at once; the AX trees, the biggest replies by far (tens of MB of JSON on
  * a large page), are never held at all: they go through a cdp_send_sink
  * sink that fills the records while the bytes arrive (ax_event). The
- * view tree borrows from those records and is freed at the end of the
- * build, which leaves the rendered lines in the tab's cache
- * (struct snap_cache): later pages, queries and text pages of an unchanged
- * document are cut from it without reading the page again.
+ * view tree carries what it shows of those records, which are freed once
+ * it is built; its printed nodes, compacted in place, and the strings they
+ * point into become the tab's cache (struct snap_cache): later pages,
+ * queries and text pages of an unchanged document are rendered from it
+ * without reading the page again.
  *
  * Implementation notes
  *  - Untrusted text: every page-derived string goes through put_page(),
@@ -385,9 +386,11 @@ enum {
     ST_FOCUSABLE = 1 << 12, ST_EDITABLE = 1 << 13,
 };
 
-/* A view node: 56 bytes. It carries what it shows of its AX node (the
- * string offset, flags and backend node: vname, vvalue, vnum, vback), so
- * that the AX records are freed once the view is built. */
+/* A view node: 40 bytes. It carries what it shows of its AX node (the
+ * string offset, flags and backend node: vname, vvalue, vnum), so that the
+ * AX records are freed once the view is built; its role is an index into
+ * the build's role table (build.rt). The printed ones, compacted in place,
+ * become the cache's lines (see struct snap_cache). */
 enum {
     VF_ACT = 1,                  /* gets a ref */
     VF_DROP = 2,                 /* prints nothing, not even its children */
@@ -397,17 +400,19 @@ enum {
 };
 
 typedef struct {
-    int parent, end;             /* preorder: the subtree is [index, end) */
-    int frame;                   /* frame_st index */
-    const char *role;            /* printed role (elements) */
+    int32_t parent, end;         /* preorder: the subtree is [index, end); in
+                                    the cache: printed parent line, depth */
+    int32_t frame;               /* frame_st index */
     uint32_t str;                /* its AX node's axn.str (in that frame's str) */
     int32_t backend;             /* its AX node's backendDOMNodeId, 0 for none */
-    uint8_t axf;                 /* its AX node's axn.flags, 0 for none */
     uint32_t toff, tlen;         /* text (V_TEXT, clickable) or options in the
                                     arena; V_FRAME: child frame_st index + 1 */
-    uint32_t coff, clen;         /* row context in the arena */
-    int nprint;                  /* top-level printed lines it contributes */
+    uint32_t aux;                /* during the walk: top-level printed lines it
+                                    contributes; then: row context in the arena */
+    uint16_t clen;               /* row context length (0: none) */
+    uint16_t role;               /* printed role (elements): index into rt */
     uint16_t st;                 /* ST_* */
+    uint8_t axf;                 /* its AX node's axn.flags, 0 for none */
     uint8_t kind;                /* V_* */
     uint8_t vf;                  /* VF_* */
 } vnode;
@@ -422,10 +427,40 @@ typedef struct {
     vnode *v;
     size_t nv, capv;
     size_t hintv;                /* first capacity: about one per AX node */
+    const char **rt;             /* printed roles (static or in a frame's str) */
+    size_t nrt, caprt;
     const char *title;           /* the main frame's RootWebArea name (in its str) */
     sbuf arena;
     bool oom;
 } build;
+
+/* The index of role (a static string or one in a frame's str, which the
+ * cache keeps) in B->rt, adding it; index 0 is "". */
+static uint16_t role_ix(build *B, const char *role)
+{
+    for (size_t i = 0; i < B->nrt; i++)
+        if (B->rt[i] == role || strcmp(B->rt[i], role) == 0)
+            return (uint16_t)i;
+    if (B->nrt + 2 > B->caprt) {
+        size_t n = B->caprt ? B->caprt * 2 : 64;
+        const char **nr = n <= 65536 ? realloc(B->rt, n * sizeof *nr) : NULL;
+        if (!nr) {
+            B->oom = true;
+            return 0;
+        }
+        B->rt = nr;
+        B->caprt = n;
+    }
+    if (!B->nrt)
+        B->rt[B->nrt++] = "";
+    B->rt[B->nrt] = role;
+    return (uint16_t)B->nrt++;
+}
+
+static const char *vrole(const build *B, const vnode *x)
+{
+    return B->nrt ? B->rt[x->role] : "";
+}
 
 static int vnew(build *B, int parent, int kind, int frame)
 {
@@ -620,29 +655,46 @@ static unsigned ax_cls(const frame_st *F, const axn *a)
     return F->rcls[a->role];
 }
 
-/* NULL when the node has no name; "" when it has one the view never reads. */
+/* The name, value and number of a record (string offset off, AX_* flags)
+ * in the string arena str: NULL (false) when absent; a name the view never
+ * reads is "". */
+static const char *name_at(const char *str, uint32_t off, unsigned flags)
+{
+    if (!(flags & AX_NAMED))
+        return NULL;
+    return flags & AX_NAME ? str + off : "";
+}
+
+static const char *value_at(const char *str, uint32_t off, unsigned flags)
+{
+    if (!(flags & AX_VALUE))
+        return NULL;
+    const char *p = str + off;
+    return flags & AX_NAME ? p + strlen(p) + 1 : p;
+}
+
+static bool num_at(const char *str, uint32_t off, unsigned flags, double *num)
+{
+    if (!(flags & AX_NUM))
+        return false;
+    const char *p = str + off;
+    memcpy(num, flags & AX_NAME ? p + strlen(p) + 1 : p, sizeof *num);
+    return true;
+}
+
 static const char *ax_name(const frame_st *F, const axn *a)
 {
-    if (!(a->flags & AX_NAMED))
-        return NULL;
-    return a->flags & AX_NAME ? F->str.p + a->str : "";
+    return name_at(F->str.p, a->str, a->flags);
 }
 
 static const char *ax_value(const frame_st *F, const axn *a)
 {
-    if (!(a->flags & AX_VALUE))
-        return NULL;
-    const char *p = F->str.p + a->str;
-    return a->flags & AX_NAME ? p + strlen(p) + 1 : p;
+    return value_at(F->str.p, a->str, a->flags);
 }
 
 static bool ax_num(const frame_st *F, const axn *a, double *num)
 {
-    if (!(a->flags & AX_NUM))
-        return false;
-    const char *p = F->str.p + a->str;
-    memcpy(num, a->flags & AX_NAME ? p + strlen(p) + 1 : p, sizeof *num);
-    return true;
+    return num_at(F->str.p, a->str, a->flags, num);
 }
 
 static size_t ax_nkids(const frame_st *F, size_t i)
@@ -1799,37 +1851,30 @@ static void vset_ax(vnode *x, const axn *n)
     x->axf = n->flags;
 }
 
-static axn vax(const vnode *x)
+/* What a vnode shows, given its frame's strings. */
+static const char *vname_in(const char *str, const vnode *x)
 {
-    axn n;
-    memset(&n, 0, sizeof n);
-    n.str = x->str;
-    n.flags = x->axf;
-    return n;
+    return !(x->vf & VF_NONAME) ? name_at(str, x->str, x->axf) : NULL;
+}
+
+static const char *vvalue_in(const char *str, const vnode *x)
+{
+    return !(x->vf & (VF_NONAME | VF_NOVALUE)) ? value_at(str, x->str, x->axf) : NULL;
+}
+
+static bool vnum_in(const char *str, const vnode *x, double *num)
+{
+    return !(x->vf & VF_NONAME) && num_at(str, x->str, x->axf, num);
 }
 
 static const char *vname(const build *B, const vnode *x)
 {
-    axn n = vax(x);
-    return !(x->vf & VF_NONAME) ? ax_name(&B->fr[x->frame], &n) : NULL;
+    return vname_in(B->fr[x->frame].str.p, x);
 }
 
 static const char *vvalue(const build *B, const vnode *x)
 {
-    axn n = vax(x);
-    return !(x->vf & (VF_NONAME | VF_NOVALUE)) ? ax_value(&B->fr[x->frame], &n) : NULL;
-}
-
-static bool vnum(const build *B, const vnode *x, double *num)
-{
-    axn n = vax(x);
-    return !(x->vf & VF_NONAME) && ax_num(&B->fr[x->frame], &n, num);
-}
-
-static int vback(const build *B, const vnode *x)
-{
-    (void)B;
-    return x->backend;
+    return vvalue_in(B->fr[x->frame].str.p, x);
 }
 
 /* V_FRAME: the frame_st index of the child frame, -1 when not known. */
@@ -1870,7 +1915,7 @@ static void add_text(build *B, int parent, int fi, const char *s)
     if (i < 0)
         return;
     B->v[i].toff = (uint32_t)B->arena.len;
-    B->v[i].nprint = 1;
+    B->v[i].aux = 1;
     sb_puts(&B->arena, s);
     B->v[i].tlen = (uint32_t)(B->arena.len - B->v[i].toff);
 }
@@ -1928,9 +1973,9 @@ static void finish(build *B, int i)
 {
     vnode *x = &B->v[i];
     x->end = (int)B->nv;
-    int kids = 0;
+    uint32_t kids = 0;
     for (int j = i + 1; j < x->end; j = B->v[j].end)
-        kids += B->v[j].nprint;
+        kids += B->v[j].aux;
     if (x->kind == V_ELEM && !(x->vf & VF_ACT)) {
         const char *name = vname(B, x), *value = vvalue(B, x);
         bool named = name && *name;
@@ -1938,17 +1983,17 @@ static void finish(build *B, int i)
         if (!named && !has_value && kids == 0 && !(x->vf & VF_OPTS))
             x->vf |= VF_DROP;
         else if (!named && kids == 1 &&
-                 (strcmp(x->role, "li") == 0 || strcmp(x->role, "row") == 0))
+                 (strcmp(vrole(B, x), "li") == 0 || strcmp(vrole(B, x), "row") == 0))
             x->kind = V_FLAT;
-        else if (strcmp(x->role, "img") == 0 && !named)
+        else if (strcmp(vrole(B, x), "img") == 0 && !named)
             x->vf |= VF_DROP;
     }
     if (x->vf & VF_DROP)
-        x->nprint = 0;
+        x->aux = 0;
     else if (x->kind == V_FLAT)
-        x->nprint = kids;
+        x->aux = kids;
     else
-        x->nprint = 1;
+        x->aux = 1;
 }
 
 /* Children of a flat wrapper that is clickable: a ref for the wrapper when
@@ -1969,8 +2014,10 @@ static void flat_clickable(build *B, int i)
     }
     if (tlen == 0 || tlen > 200)
         return;
+    uint16_t ri = role_ix(B, "clickable");
+    x = &B->v[i];
     x->kind = V_ELEM;
-    x->role = "clickable";
+    x->role = ri;
     x->vf |= VF_ACT;
 }
 
@@ -2032,21 +2079,25 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
     if (i < 0)
         return;
     vnode *x = &B->v[i];
-    x->role = editable_top ? "textbox" : role;
+    const char *xrole = editable_top ? "textbox" : role;
     vset_ax(x, n);
     x->st = (uint16_t)st;
-    if (!flat) {
+    if (flat) {
+        uint16_t ri = role_ix(B, xrole);
+        x = &B->v[i];
+        x->role = ri;
+    } else {
         bool act = n->backend > 0 &&
                    ((rc & RC_ACT) || editable_top ||
                     ((st & ST_FOCUSABLE) && !(rc & RC_ROOT) && ids_has(&S->click, n->backend)));
         if (act)
             x->vf |= VF_ACT;
-        bool textish = strcmp(x->role, "textbox") == 0 || strcmp(x->role, "searchbox") == 0 ||
-                       strcmp(x->role, "combobox") == 0 || strcmp(x->role, "spinbutton") == 0;
+        bool textish = strcmp(xrole, "textbox") == 0 || strcmp(xrole, "searchbox") == 0 ||
+                       strcmp(xrole, "combobox") == 0 || strcmp(xrole, "spinbutton") == 0;
         const char *value = ax_value(F, n);
         if (textish && (ids_has(&S->secret, n->backend) || masked(value) ||
                         (!S->dom_ok && value && *value &&
-                         strcmp(x->role, "combobox") != 0))) {
+                         strcmp(xrole, "combobox") != 0))) {
             x->st |= ST_SECRET;
             x->vf |= VF_NOVALUE;
         }
@@ -2063,7 +2114,9 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
                 x->vf |= VF_OPTS;
             }
         }
-        x->role = print_role(x->role, level);
+        uint16_t ri = role_ix(B, print_role(xrole, level));
+        x = &B->v[i];
+        x->role = ri;
     }
     if (!(rc & RC_LEAF) && !editable_top)
         walk_kids(B, fi, ai, i, depth);
@@ -2074,7 +2127,7 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
     else if (flat && n->backend > 0 && ids_has(&S->click, n->backend) && (rc & RC_GENERIC))
         flat_clickable(B, i);
     x = &B->v[i];
-    if (x->kind == V_ELEM && strcmp(x->role, "clickable") == 0) {
+    if (x->kind == V_ELEM && strcmp(vrole(B, x), "clickable") == 0) {
         /* The wrapper now prints as one line: its text is its name. */
         size_t off = B->arena.len;
         for (int j = i + 1; j < x->end; j++) {
@@ -2086,12 +2139,11 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
                     sb_putn(&B->arena, B->arena.p + B->v[j].toff, B->v[j].tlen);
             }
         }
-        x->coff = 0;
         x->toff = (uint32_t)off;
         x->tlen = (uint32_t)(B->arena.len - off);
         for (int j = i + 1; j < x->end; j++) {
             B->v[j].vf |= VF_DROP;
-            B->v[j].nprint = 0;
+            B->v[j].aux = 0;
         }
     }
     finish(B, i);
@@ -2117,7 +2169,7 @@ static void walk_frame_root(build *B, int fi, int parent, int depth)
 static int cmp_act(const void *x, const void *y, build *B)
 {
     const vnode *a = &B->v[*(const int *)x], *b = &B->v[*(const int *)y];
-    int c = strcmp(a->role, b->role);
+    int c = strcmp(vrole(B, a), vrole(B, b));
     if (c)
         return c;
     const char *an = vname(B, a), *bn = vname(B, b);
@@ -2180,7 +2232,7 @@ static bool ctx_label(build *B, int cont, int me)
             s = B->arena.p + c->toff;
             len = c->tlen;
         } else if (cn && *cn && !blank(cn) &&
-                   !(strcmp(c->role, m->role) == 0 && same_text(cn, mn ? mn : ""))) {
+                   !(strcmp(vrole(B, c), vrole(B, m)) == 0 && same_text(cn, mn ? mn : ""))) {
             s = cn;
             len = strlen(s);
         }
@@ -2196,8 +2248,8 @@ static bool ctx_label(build *B, int cont, int me)
         put_page(&B->arena, tmp, len, CTX_MAX_CHARS, 0);
         free(tmp);
         m = &B->v[me];
-        m->coff = (uint32_t)off;
-        m->clen = (uint32_t)(B->arena.len - off);
+        m->aux = (uint32_t)off;
+        m->clen = (uint16_t)(B->arena.len - off);
         return m->clen > 0;
     }
     return false;
@@ -2224,7 +2276,7 @@ static void row_context(build *B)
     for (size_t s = 0; s < n;) {
         size_t e = s + 1;
         const char *sn = vname(B, &B->v[acts[s]]);
-        while (e < n && strcmp(B->v[acts[s]].role, B->v[acts[e]].role) == 0) {
+        while (e < n && strcmp(vrole(B, &B->v[acts[s]]), vrole(B, &B->v[acts[e]])) == 0) {
             const char *en = vname(B, &B->v[acts[e]]);
             if (strcmp(sn ? sn : "", en ? en : "") != 0)
                 break;
@@ -2243,8 +2295,8 @@ static void row_context(build *B)
                 if (cont < 0 || !ctx_label(B, cont, me)) {
                     size_t off = B->arena.len;
                     sb_printf(&B->arena, "#%zu of %zu", q - s + 1, e - s);
-                    B->v[me].coff = (uint32_t)off;
-                    B->v[me].clen = (uint32_t)(B->arena.len - off);
+                    B->v[me].aux = (uint32_t)off;
+                    B->v[me].clen = (uint16_t)(B->arena.len - off);
                 }
             }
         }
@@ -2289,7 +2341,7 @@ static void collect_lines(build *B, lines *L, int i, int depth, int pline)
         me = (int)L->n++;
         depth++;
     }
-    if (x->kind == V_TEXT || (x->kind == V_ELEM && strcmp(x->role, "clickable") == 0))
+    if (x->kind == V_TEXT || (x->kind == V_ELEM && strcmp(vrole(B, x), "clickable") == 0))
         return;
     for (int j = i + 1; j < B->v[i].end; j = B->v[j].end)
         collect_lines(B, L, j, depth, me);
@@ -2345,118 +2397,6 @@ static void dedup_lines(build *B, lines *L)
     free(map);
 }
 
-/* Render one line (no indentation, no ref) into out. */
-static bool render(build *B, const vnode *x, sbuf *out)
-{
-    switch (x->kind) {
-    case V_TEXT: {
-        sb_putc(out, '"');
-        char *tmp = malloc(x->tlen + 1);
-        if (!tmp) {
-            out->oom = true;
-            return false;
-        }
-        memcpy(tmp, B->arena.p + x->toff, x->tlen);
-        tmp[x->tlen] = 0;
-        bool cut = put_page(out, tmp, x->tlen, TEXT_MAX_CHARS, PAGE_QUOTED);
-        free(tmp);
-        sb_putc(out, '"');
-        return cut;
-    }
-    case V_FRAME: {
-        const char *fname = vname(B, x);
-        sb_puts(out, "frame");
-        if (fname && *fname && !blank(fname)) {
-            sb_putc(out, ' ');
-            put_quoted(out, fname, 60);
-        }
-        if (vchild(x) < 0) {
-            sb_puts(out, " (not loaded)");
-            return false;
-        }
-        frame_st *F = &B->fr[vchild(x)];
-        sb_puts(out, " origin=");
-        put_page(out, F->f->origin[0] ? F->f->origin : "null", strlen(F->f->origin[0]
-                 ? F->f->origin : "null"), 120, 0);
-        if (F->ax_rc)
-            sb_printf(out, " (unavailable: %s)", F->err);
-        return false;
-    }
-    default:
-        break;
-    }
-    sb_puts(out, x->role);
-    if (strcmp(x->role, "clickable") == 0) {
-        sb_putc(out, ' ');
-        sb_putc(out, '"');
-        char *tmp = malloc(x->tlen + 1);
-        if (tmp) {
-            memcpy(tmp, B->arena.p + x->toff, x->tlen);
-            tmp[x->tlen] = 0;
-            put_page(out, tmp, x->tlen, NAME_MAX_CHARS, PAGE_QUOTED);
-            free(tmp);
-        }
-        sb_putc(out, '"');
-    } else {
-        const char *name = vname(B, x);
-        if (name && *name && !blank(name)) {
-            sb_putc(out, ' ');
-            put_quoted(out, name, NAME_MAX_CHARS);
-        }
-    }
-    return false;
-}
-
-/* The tail after the ref: value, options, states, row context. */
-static void render_tail(build *B, const vnode *x, sbuf *out)
-{
-    if (x->kind != V_ELEM)
-        return;
-    const char *name = vname(B, x), *value = vvalue(B, x);
-    double numv;
-    uint32_t olen = x->vf & VF_OPTS ? x->tlen : 0;
-    if (value && *value && !(x->st & ST_SECRET) && !(name && strcmp(name, value) == 0)) {
-        sb_puts(out, " =");
-        put_quoted(out, value, NAME_MAX_CHARS);
-    }
-    if (vnum(B, x, &numv) && !(value && *value) && !(x->st & ST_SECRET)) {
-        char num[40];
-        if (json_fmt_double(numv, num) > 0) {
-            sb_puts(out, " =");
-            sb_puts(out, num);
-        }
-    }
-    if (olen) {
-        sb_puts(out, " options:");
-        sb_putn(out, B->arena.p + x->toff, olen);
-    }
-    static const struct {
-        unsigned bit;
-        const char *word;
-    } words[] = {
-        {ST_SECRET, "secret"}, {ST_DISABLED, "disabled"}, {ST_CHECKED, "checked"},
-        {ST_MIXED, "mixed"}, {ST_PRESSED, "pressed"}, {ST_EXPANDED, "expanded"},
-        {ST_COLLAPSED, "collapsed"}, {ST_SELECTED, "selected"}, {ST_REQUIRED, "required"},
-        {ST_READONLY, "readonly"}, {ST_INVALID, "invalid"}, {ST_FOCUSED, "focused"},
-    };
-    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
-        if (!(x->st & words[k].bit))
-            continue;
-        /* Collapsed/expanded on a native select is noise. */
-        if ((words[k].bit & (ST_COLLAPSED | ST_SELECTED)) && !(x->vf & VF_ACT))
-            continue;
-        if (words[k].bit == ST_COLLAPSED && olen)
-            continue;
-        sb_putc(out, ' ');
-        sb_puts(out, words[k].word);
-    }
-    if (x->clen) {
-        sb_puts(out, " (row: ");
-        sb_putn(out, B->arena.p + x->coff, x->clen);
-        sb_putc(out, ')');
-    }
-}
-
 /* ---- the whole thing ---- */
 
 
@@ -2482,6 +2422,7 @@ static void free_build(build *B)
     free(B->fr);
     free(B->ss);
     free(B->v);
+    free(B->rt);
     free(B->arena.p);
 }
 
@@ -2667,30 +2608,22 @@ static int fetch(build *B)
 
 /* ---- the cache: the last snapshot of a tab, as printed lines ----
  *
- * A build ends in a snap_cache: every printed line rendered once (its text
- * before and after the ref, its depth and printed parent, and for an
- * actionable line what snap_ref_for needs), plus the whole page text for
- * text mode. Pages, queries and text pages are cut from it; the parsed
- * replies and the view tree are gone by then. The cache serves later
- * requests on the same tab while nothing may have changed (cache_valid). */
-
-/* One printed line: 24 bytes. In C->s at off: the head, the tail, and
- * for an actionable line the role and the name its ref is issued with
- * (each NUL-terminated). */
-typedef struct {
-    uint32_t off;
-    uint16_t hlen, tlen;         /* head and tail are cut well below 64 KiB */
-    int32_t parent;              /* printed parent line, -1 */
-    int32_t backend;
-    uint32_t frame;              /* index into C->fr */
-    uint16_t depth;
-    uint8_t act;                 /* gets a ref */
-    uint8_t cut;                 /* the head was shortened */
-} cline;
+ * A build ends in a snap_cache: the printed lines as view nodes (the
+ * printed ones of the view tree, compacted in place, each with its depth
+ * and printed parent line), the strings they show (each frame's AX strings
+ * and the build's arena, handed over rather than copied) and the role
+ * table. Pages, queries and text pages are rendered from it on demand, so
+ * no rendered copy of the page is kept; the AX records and the rest of the
+ * view tree are gone by then. The cache serves later requests on the same
+ * tab while nothing may have changed (cache_valid). */
 
 typedef struct {
     char id[SNAP_ID_MAX];
     char loader[SNAP_ID_MAX];
+    char origin[256];
+    char *str;                   /* the frame's AX strings (owned) */
+    int ax_rc;                   /* its AX tree failed: frame lines say why */
+    char err[160];
 } cframe;
 
 struct snap_cache {
@@ -2701,23 +2634,156 @@ struct snap_cache {
     int64_t built_ms;
     cframe *fr;
     size_t nfr;
-    bool has_title;
-    size_t title_off;            /* the main frame's RootWebArea name, in s */
-    cline *l;
+    const char *title;           /* the main frame's RootWebArea name (in fr[0].str) */
+    vnode *l;                    /* printed lines; parent: printed parent line or
+                                    -1, end: depth */
     size_t n;
-    sbuf s;
-    sbuf text;                   /* text mode: the page's readable text */
+    const char **rt;             /* role table (vnode.role) */
+    size_t nrt;
+    char *arena;                 /* text, options and row context */
 };
 
 void snap_cache_free(struct snap_cache *C)
 {
     if (!C)
         return;
+    for (size_t i = 0; i < C->nfr; i++)
+        free(C->fr[i].str);
     free(C->fr);
     free(C->l);
-    free(C->s.p);
-    free(C->text.p);
+    free(C->rt);
+    free(C->arena);
     free(C);
+}
+
+static const char *crole(const struct snap_cache *C, const vnode *x)
+{
+    return C->nrt ? C->rt[x->role] : "";
+}
+
+static const char *cname(const struct snap_cache *C, const vnode *x)
+{
+    return vname_in(C->fr[x->frame].str, x);
+}
+
+/* Does line x get a ref? */
+static bool cact(const vnode *x)
+{
+    return x->kind == V_ELEM && (x->vf & (VF_ACT | VF_DROP)) == VF_ACT;
+}
+
+/* Render one line (no indentation, no ref) into out. */
+static bool render(const struct snap_cache *C, const vnode *x, sbuf *out)
+{
+    switch (x->kind) {
+    case V_TEXT: {
+        sb_putc(out, '"');
+        char *tmp = malloc(x->tlen + 1);
+        if (!tmp) {
+            out->oom = true;
+            return false;
+        }
+        memcpy(tmp, C->arena + x->toff, x->tlen);
+        tmp[x->tlen] = 0;
+        bool cut = put_page(out, tmp, x->tlen, TEXT_MAX_CHARS, PAGE_QUOTED);
+        free(tmp);
+        sb_putc(out, '"');
+        return cut;
+    }
+    case V_FRAME: {
+        const char *fname = cname(C, x);
+        sb_puts(out, "frame");
+        if (fname && *fname && !blank(fname)) {
+            sb_putc(out, ' ');
+            put_quoted(out, fname, 60);
+        }
+        if (vchild(x) < 0) {
+            sb_puts(out, " (not loaded)");
+            return false;
+        }
+        const cframe *F = &C->fr[vchild(x)];
+        const char *o = F->origin[0] ? F->origin : "null";
+        sb_puts(out, " origin=");
+        put_page(out, o, strlen(o), 120, 0);
+        if (F->ax_rc)
+            sb_printf(out, " (unavailable: %s)", F->err);
+        return false;
+    }
+    default:
+        break;
+    }
+    const char *role = crole(C, x);
+    sb_puts(out, role);
+    if (strcmp(role, "clickable") == 0) {
+        sb_putc(out, ' ');
+        sb_putc(out, '"');
+        char *tmp = malloc(x->tlen + 1);
+        if (tmp) {
+            memcpy(tmp, C->arena + x->toff, x->tlen);
+            tmp[x->tlen] = 0;
+            put_page(out, tmp, x->tlen, NAME_MAX_CHARS, PAGE_QUOTED);
+            free(tmp);
+        }
+        sb_putc(out, '"');
+    } else {
+        const char *name = cname(C, x);
+        if (name && *name && !blank(name)) {
+            sb_putc(out, ' ');
+            put_quoted(out, name, NAME_MAX_CHARS);
+        }
+    }
+    return false;
+}
+
+/* The tail after the ref: value, options, states, row context. */
+static void render_tail(const struct snap_cache *C, const vnode *x, sbuf *out)
+{
+    if (x->kind != V_ELEM)
+        return;
+    const char *str = C->fr[x->frame].str;
+    const char *name = vname_in(str, x), *value = vvalue_in(str, x);
+    double numv;
+    uint32_t olen = x->vf & VF_OPTS ? x->tlen : 0;
+    if (value && *value && !(x->st & ST_SECRET) && !(name && strcmp(name, value) == 0)) {
+        sb_puts(out, " =");
+        put_quoted(out, value, NAME_MAX_CHARS);
+    }
+    if (vnum_in(str, x, &numv) && !(value && *value) && !(x->st & ST_SECRET)) {
+        char num[40];
+        if (json_fmt_double(numv, num) > 0) {
+            sb_puts(out, " =");
+            sb_puts(out, num);
+        }
+    }
+    if (olen) {
+        sb_puts(out, " options:");
+        sb_putn(out, C->arena + x->toff, olen);
+    }
+    static const struct {
+        unsigned bit;
+        const char *word;
+    } words[] = {
+        {ST_SECRET, "secret"}, {ST_DISABLED, "disabled"}, {ST_CHECKED, "checked"},
+        {ST_MIXED, "mixed"}, {ST_PRESSED, "pressed"}, {ST_EXPANDED, "expanded"},
+        {ST_COLLAPSED, "collapsed"}, {ST_SELECTED, "selected"}, {ST_REQUIRED, "required"},
+        {ST_READONLY, "readonly"}, {ST_INVALID, "invalid"}, {ST_FOCUSED, "focused"},
+    };
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
+        if (!(x->st & words[k].bit))
+            continue;
+        /* Collapsed/expanded on a native select is noise. */
+        if ((words[k].bit & (ST_COLLAPSED | ST_SELECTED)) && !(x->vf & VF_ACT))
+            continue;
+        if (words[k].bit == ST_COLLAPSED && olen)
+            continue;
+        sb_putc(out, ' ');
+        sb_puts(out, words[k].word);
+    }
+    if (x->clen) {
+        sb_puts(out, " (row: ");
+        sb_putn(out, C->arena + x->aux, x->clen);
+        sb_putc(out, ')');
+    }
 }
 
 /* The frames as they stand: ids, parents, documents, sessions. */
@@ -2738,20 +2804,20 @@ static uint64_t frames_sig(const snap_tab *t)
 }
 
 /* Page text: one line per printed line that carries text, whole. */
-static void page_text(build *B, const lines *L, sbuf *out)
+static void page_text(const struct snap_cache *C, sbuf *out)
 {
-    for (size_t k = 0; k < L->n; k++) {
-        const vnode *x = &B->v[L->l[k].v];
+    for (size_t k = 0; k < C->n; k++) {
+        const vnode *x = &C->l[k];
         size_t before = out->len;
-        if (x->kind == V_TEXT || (x->kind == V_ELEM && strcmp(x->role, "clickable") == 0)) {
-            put_page(out, B->arena.p + x->toff, x->tlen, (size_t)-1, PAGE_KEEP_NL);
+        if (x->kind == V_TEXT || (x->kind == V_ELEM && strcmp(crole(C, x), "clickable") == 0)) {
+            put_page(out, C->arena + x->toff, x->tlen, (size_t)-1, PAGE_KEEP_NL);
         } else if (x->kind == V_FRAME) {
-            const char *o = vchild(x) >= 0 ? B->fr[vchild(x)].f->origin : "";
+            const char *o = vchild(x) >= 0 ? C->fr[vchild(x)].origin : "";
             sb_puts(out, "[frame ");
             put_page(out, o, strlen(o), 120, 0);
             sb_putc(out, ']');
         } else if (x->kind == V_ELEM) {
-            const char *name = vname(B, x);
+            const char *name = cname(C, x);
             if (name && *name && !blank(name))
                 put_page(out, name, strlen(name), (size_t)-1, PAGE_KEEP_NL);
         }
@@ -2760,67 +2826,55 @@ static void page_text(build *B, const lines *L, sbuf *out)
     }
 }
 
-/* Render every line of L once into a new cache (NULL when out of memory). */
+/* Hand the build's printed lines and strings over to a new cache (NULL
+ * when out of memory): the vnodes of L's lines are compacted in place at
+ * the start of B->v (L's vnodes are increasing, so line k never overwrites
+ * a vnode a later line reads), and the array is shrunk to them. */
 static struct snap_cache *cache_from(build *B, const lines *L)
 {
     struct snap_cache *C = calloc(1, sizeof *C);
     if (!C)
         return NULL;
-    C->l = malloc((L->n ? L->n : 1) * sizeof *C->l);
     C->fr = calloc(B->nfr ? B->nfr : 1, sizeof *C->fr);
-    if (!C->l || !C->fr) {
+    if (!C->fr || (!B->arena.p && !(B->arena.p = calloc(1, 1)))) {
         snap_cache_free(C);
         return NULL;
     }
     C->nfr = B->nfr;
     for (size_t i = 0; i < B->nfr; i++) {
-        snprintf(C->fr[i].id, sizeof C->fr[i].id, "%s", B->fr[i].f->id);
-        snprintf(C->fr[i].loader, sizeof C->fr[i].loader, "%s", B->fr[i].f->loader);
+        frame_st *F = &B->fr[i];
+        cframe *cf = &C->fr[i];
+        snprintf(cf->id, sizeof cf->id, "%s", F->f->id);
+        snprintf(cf->loader, sizeof cf->loader, "%s", F->f->loader);
+        snprintf(cf->origin, sizeof cf->origin, "%s", F->f->origin);
+        cf->ax_rc = F->ax_rc;
+        snprintf(cf->err, sizeof cf->err, "%s", F->err);
+        cf->str = F->str.p;
+        memset(&F->str, 0, sizeof F->str);
     }
-    const char *title = B->title;
-    if (title) {
-        C->has_title = true;
-        C->title_off = C->s.len;
-        sb_putn(&C->s, title, strlen(title) + 1);
-    }
+    C->title = B->title;
     for (size_t k = 0; k < L->n; k++) {
-        const vnode *x = &B->v[L->l[k].v];
-        cline *c = &C->l[k];
-        memset(c, 0, sizeof *c);
-        size_t off = C->s.len;
-        if (off > UINT32_MAX || L->l[k].depth > UINT16_MAX) {
-            snap_cache_free(C);
-            return NULL;
-        }
-        c->parent = L->l[k].parent;
-        c->depth = (uint16_t)L->l[k].depth;
-        c->frame = (uint32_t)x->frame;
-        c->backend = vback(B, x);
-        c->off = (uint32_t)off;
-        c->cut = render(B, x, &C->s);
-        size_t hlen = C->s.len - off;
-        render_tail(B, x, &C->s);
-        size_t tlen = C->s.len - off - hlen;
-        if (hlen > UINT16_MAX || tlen > UINT16_MAX) {
-            snap_cache_free(C);
-            return NULL;
-        }
-        c->hlen = (uint16_t)hlen;
-        c->tlen = (uint16_t)tlen;
-        c->act = x->kind == V_ELEM && (x->vf & (VF_ACT | VF_DROP)) == VF_ACT;
-        if (c->act) {
-            sb_putn(&C->s, x->role, strlen(x->role) + 1);
-            const char *nm = vname(B, x);
-            nm = nm ? nm : "";
-            sb_putn(&C->s, nm, strlen(nm) + 1);
-        }
+        vnode x = B->v[L->l[k].v];
+        x.parent = L->l[k].parent;
+        x.end = L->l[k].depth;
+        B->v[k] = x;
     }
     C->n = L->n;
-    page_text(B, L, &C->text);
-    if (C->s.oom || C->text.oom) {
-        snap_cache_free(C);
-        return NULL;
-    }
+    C->l = B->v;
+    B->v = NULL;
+    B->nv = B->capv = 0;
+    vnode *nl = realloc(C->l, (C->n ? C->n : 1) * sizeof *nl);
+    if (nl)
+        C->l = nl;
+    C->rt = B->rt;
+    C->nrt = B->nrt;
+    B->rt = NULL;
+    B->nrt = B->caprt = 0;
+    C->arena = B->arena.p;
+    char *na = realloc(C->arena, B->arena.len + 1);
+    if (na)
+        C->arena = na;
+    memset(&B->arena, 0, sizeof B->arena);
     return C;
 }
 
@@ -2855,7 +2909,7 @@ static void header(const struct snap_cache *C, snap_agent *a, snap_tab *t, const
                    sbuf *out)
 {
     snap_frame *f = &t->frames[0];
-    const char *title = C->has_title ? C->s.p + C->title_off : t->title ? t->title : "";
+    const char *title = C->title ? C->title : t->title ? t->title : "";
     sb_puts(out, "[page] title=");
     put_quoted(out, title, 100);
     sb_puts(out, " url=");
@@ -2898,7 +2952,7 @@ static void write_structured(const struct snap_cache *C, snap_tab *t, const snap
     json_w_key(&w, "origin");
     json_w_str(&w, t->frames[0].origin);
     json_w_key(&w, "title");
-    json_w_str(&w, C->has_title ? C->s.p + C->title_off : "");
+    json_w_str(&w, C->title ? C->title : "");
     json_w_key(&w, "mode");
     json_w_str(&w, q->text ? "text" : "elements");
     json_w_key(&w, "frames");
@@ -2947,7 +3001,7 @@ static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C
     const char *query = q->query && *q->query ? q->query : NULL;
     sbuf ln = {0};
     /* Which lines count: all, or the ones matching the query (its text
-     * without the ref: head and tail, stored one after the other). */
+     * without the ref and indentation: head and tail). */
     unsigned char *match = calloc(C->n ? C->n : 1, 1);
     unsigned char *shown = calloc(C->n ? C->n : 1, 1);
     if (!match || !shown) {
@@ -2957,9 +3011,20 @@ static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C
     }
     size_t total = 0;
     for (size_t k = 0; k < C->n; k++) {
-        const cline *c = &C->l[k];
-        match[k] = !query || contains_ci(C->s.p + c->off, c->hlen + c->tlen, query);
+        if (query) {
+            ln.len = 0;
+            render(C, &C->l[k], &ln);
+            render_tail(C, &C->l[k], &ln);
+            if (ln.oom)
+                break;
+        }
+        match[k] = !query || contains_ci(ln.p, ln.len, query);
         total += match[k];
+    }
+    if (ln.oom) {
+        free(match), free(shown), free(ln.p);
+        out->oom = true;
+        return;
     }
     pi->total = total;
     pi->matches = total;
@@ -2985,21 +3050,21 @@ static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C
         /* Render: chain (outermost first), then the line itself. */
         for (int ci = nc - 1; ci >= -1 && fits; ci--) {
             size_t li = ci >= 0 ? (size_t)chain[ci] : k;
-            const cline *c = &C->l[li];
+            const vnode *c = &C->l[li];
             ln.len = 0;
-            for (int d = 0; d < c->depth; d++)
+            for (int d = 0; d < c->end; d++)
                 sb_putc(&ln, ' ');
-            sb_putn(&ln, C->s.p + c->off, c->hlen);
+            bool cut = render(C, c, &ln);
             uint32_t ref = 0;
-            if (c->act) {
+            if (cact(c)) {
                 const cframe *F = &C->fr[c->frame];
-                const char *role = C->s.p + c->off + c->hlen + c->tlen;
-                ref = snap_ref_for(a, t->id, F->id, F->loader, c->backend, role,
-                                   role + strlen(role) + 1);
+                const char *nm = cname(C, c);
+                ref = snap_ref_for(a, t->id, F->id, F->loader, c->backend, crole(C, c),
+                                   nm ? nm : "");
                 if (ref)
                     sb_printf(&ln, " [e%u]", ref);
             }
-            sb_putn(&ln, C->s.p + c->off + c->hlen, c->tlen);
+            render_tail(C, c, &ln);
             sb_putc(&ln, '\n');
             if (ln.oom || out->len - start_len + ln.len > room) {
                 fits = false;
@@ -3007,7 +3072,7 @@ static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C
             }
             sb_putn(out, ln.p, ln.len);
             shown[li] = 1;
-            pi->text_cut |= c->cut;
+            pi->text_cut |= cut;
             if (ref)
                 pi->refs++;
         }
@@ -3227,9 +3292,18 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
     size_t fixed = out.len + strlen(close_line) + 280;
     size_t room = budget > fixed ? budget - fixed : 0;
     page_info pi = {0};
-    if (q->text)
-        page_chars(&C->text, q, room, &out, &pi);
-    else
+    if (q->text) {
+        /* The page text, rendered for this page and dropped after it. */
+        sbuf txt = {0};
+        page_text(C, &txt);
+        if (txt.oom) {
+            free(txt.p);
+            free(out.p);
+            return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
+        }
+        page_chars(&txt, q, room, &out, &pi);
+        free(txt.p);
+    } else
         page_elements(a, t, C, q, room, &out, &pi);
     sb_puts(&out, close_line);
     if (q->text) {
