@@ -96,6 +96,13 @@ void cdp_conn_free(cdp_conn *c);
 bool cdp_conn_dead(const cdp_conn *c);
 const char *cdp_conn_error(const cdp_conn *c);
 const char *cdp_conn_transport(const cdp_conn *c);   /* "pipe" or "websocket" */
+/* The descriptor to poll for the browser's messages (a host's idle loop
+ * polls it and calls cdp_pump(c, 0) when readable, so events are handled
+ * while no call runs); -1 once the connection is dead. */
+int cdp_conn_fd(const cdp_conn *c);
+/* How many users (agents) share c: add delta (+1 when one starts, -1 when
+ * it ends, 0 to ask) and return the count. */
+int cdp_conn_share(cdp_conn *c, int delta);
 
 /* A reply: the whole message document and its "result" member (borrowed
  * from doc). Free with cdp_reply_free; zero-initialised replies are fine. */
@@ -140,6 +147,13 @@ int cdp_call_secret(cdp_conn *c, const char *session, const char *method,
 /* Events. Each event gets a sequence number (1, 2, ...). */
 typedef void (*cdp_event_fn)(void *ud, cdp_conn *c, const char *session,
                              const char *method, const json_val *params);
+/* Inside a listener: take the event being dispatched (later listeners see
+ * cdp_event_claimed true), for events exactly one listener must answer. */
+void cdp_event_claim(cdp_conn *c);
+bool cdp_event_claimed(const cdp_conn *c);
+/* Whether (fn, ud) is the last registered listener with function fn: among
+ * several users of one function, the one that sees each event last. */
+bool cdp_listener_last(const cdp_conn *c, cdp_event_fn fn, void *ud);
 /* Add/remove a listener (at most 16). Returns 0 or CDP_ELIMIT. A listener
  * must not keep anything of a Network.* or Fetch.* event's params that may
  * hold a secret (headers, cookies, post data). */

@@ -90,6 +90,8 @@ struct cdp_conn {
     uint64_t seq;
     struct { cdp_event_fn fn; void *ud; } lis[MAX_LISTENERS];
     size_t nlis;
+    int users;              /* cdp_conn_share: agents sharing this connection */
+    bool claimed;           /* cdp_event_claim: a listener took the event */
     target_rec *tg;
     size_t ntg, captg;
     cdp_target view;            /* returned by cdp_target_* */
@@ -249,6 +251,19 @@ void cdp_conn_free(cdp_conn *c)
 bool cdp_conn_dead(const cdp_conn *c) { return c->dead; }
 const char *cdp_conn_error(const cdp_conn *c) { return c->error; }
 const char *cdp_conn_transport(const cdp_conn *c) { return ws_transport_kind(c->t); }
+
+int cdp_conn_share(cdp_conn *c, int delta)
+{
+    c->users += delta;
+    if (c->users < 0)
+        c->users = 0;
+    return c->users;
+}
+
+int cdp_conn_fd(const cdp_conn *c)
+{
+    return c && !c->dead ? ws_transport_fd(c->t) : -1;
+}
 
 void cdp_reply_free(cdp_reply *r)
 {
@@ -502,8 +517,10 @@ static void handle_event(cdp_conn *c, json_doc *doc, const char *session,
         session_gone(c, session, "target detached while waiting for the reply");
     }
     c->seq++;
+    c->claimed = false;
     for (size_t i = 0; i < c->nlis; i++)
         c->lis[i].fn(c->lis[i].ud, c, session, method, params);
+    c->claimed = false;
     if (secret == 2)
         json_doc_free(doc);     /* zeroed; nobody may wait for it */
     else
@@ -1222,6 +1239,18 @@ void cdp_unlisten(cdp_conn *c, cdp_event_fn fn, void *ud)
 }
 
 uint64_t cdp_event_seq(const cdp_conn *c) { return c->seq; }
+
+void cdp_event_claim(cdp_conn *c) { c->claimed = true; }
+
+bool cdp_event_claimed(const cdp_conn *c) { return c->claimed; }
+
+bool cdp_listener_last(const cdp_conn *c, cdp_event_fn fn, void *ud)
+{
+    for (size_t i = c->nlis; i-- > 0;)
+        if (c->lis[i].fn == fn)
+            return c->lis[i].ud == ud;
+    return false;
+}
 
 /* Look in the ring for the first event after `since` that matches; take it. */
 static bool ring_take(cdp_conn *c, uint64_t since, const char *session,

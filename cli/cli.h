@@ -95,6 +95,10 @@ struct gate *cli_gate_open(const cli_opts *o, bool interactive, const char *cmd)
  * only for {"decision":"allow"} on stdout within wait_ms and exit 0. */
 int cli_confirm_program(const char *cmd, const char *prompt, int wait_ms, char *why,
                         size_t cap);
+/* The same, calling tick(tick_ud) about every 100 ms while waiting: when it
+ * returns true the program is killed and the answer is a deny. */
+int cli_confirm_program_tick(const char *cmd, const char *prompt, int wait_ms,
+                             bool (*tick)(void *ud), void *tick_ud, char *why, size_t cap);
 /* `cdpgate policy`: the grant in force, what is enforced, the exclusions. */
 int cli_policy(const cli_opts *o, int argc, char **argv);
 

@@ -66,6 +66,7 @@ typedef struct {
     gate *gate;             /* the policy gate (--grant, --audit, --confirm) */
     mcp_call *call;         /* the tool call running now (for elicitation) */
     bool control_open;      /* --control-fd still readable */
+    uint64_t confirm_epoch; /* the epoch a --confirm question was asked at */
     char control[128];      /* a partial control line */
     size_t ncontrol;
 } serve;
@@ -170,12 +171,21 @@ static void read_input(serve *S, int timeout_ms)
 {
     if (S->eof)
         return;
-    struct pollfd pfd[2] = {{0, POLLIN, 0}, {S->o->control_fd, POLLIN, 0}};
-    int r = poll(pfd, S->control_open ? 2 : 1, timeout_ms);
+    /* Also the browser connection: under a grant the page's requests wait
+     * for the gate, which must answer them while no tool runs too. */
+    cdp_conn *bc = S->b && S->agent ? cdp_browser_conn(S->b) : NULL;
+    int bfd = bc ? cdp_conn_fd(bc) : -1;
+    struct pollfd pfd[3] = {{0, POLLIN, 0}, {S->control_open ? S->o->control_fd : -1, POLLIN, 0},
+                            {bfd, POLLIN, 0}};
+    int r = poll(pfd, 3, timeout_ms);
     if (r < 0 && errno != EINTR && errno != EAGAIN)
         S->eof = true;
     if (r > 0 && S->control_open && pfd[1].revents)
         control_step(S);
+    if (r > 0 && bfd >= 0 && pfd[2].revents) {
+        cdp_err pe;
+        cdp_pump(bc, 0, &pe);
+    }
     if (r <= 0 || !pfd[0].revents)
         return;
     char buf[65536];
@@ -304,14 +314,31 @@ static int confirm_elicit(serve *S, const char *prompt, char *why, size_t cap)
     }
 }
 
+/* While the --confirm program runs: read the control channel (a takeover
+ * calls the question off) and answer the page's paused requests. */
+static bool confirm_tick(void *ud)
+{
+    serve *S = ud;
+    control_step(S);
+    cdp_conn *bc = S->b ? cdp_browser_conn(S->b) : NULL;
+    if (bc && !cdp_conn_dead(bc)) {
+        cdp_err pe;
+        cdp_pump(bc, 0, &pe);
+    }
+    return gate_epoch(S->gate) != S->confirm_epoch;
+}
+
 /* Elicitation when the client can, else --confirm CMD, else deny. */
 static int confirm_hook(void *ud, const char *prompt, char *why, size_t cap)
 {
     serve *S = ud;
     if (S->call && mcp_client_can_elicit(S->srv))
         return confirm_elicit(S, prompt, why, cap);
-    if (S->o->confirm)
-        return cli_confirm_program(S->o->confirm, prompt, CONFIRM_WAIT_MS, why, cap);
+    if (S->o->confirm) {
+        S->confirm_epoch = gate_epoch(S->gate);
+        return cli_confirm_program_tick(S->o->confirm, prompt, CONFIRM_WAIT_MS, confirm_tick,
+                                        S, why, cap);
+    }
     snprintf(why, cap, "no way to ask the human: the client does not support elicitation "
              "and no --confirm program is set");
     return GATE_DENY;

@@ -41,6 +41,12 @@ static long long now_ms(void)
 int cli_confirm_program(const char *cmd, const char *prompt, int wait_ms, char *why,
                         size_t cap)
 {
+    return cli_confirm_program_tick(cmd, prompt, wait_ms, NULL, NULL, why, cap);
+}
+
+int cli_confirm_program_tick(const char *cmd, const char *prompt, int wait_ms,
+                             bool (*tick)(void *ud), void *tick_ud, char *why, size_t cap)
+{
     int in[2], out[2];
     if (pipe(in) != 0)
         return GATE_DENY;
@@ -82,15 +88,23 @@ int cli_confirm_program(const char *cmd, const char *prompt, int wait_ms, char *
     char *buf = malloc(CLI_CONFIRM_MAX + 1);
     size_t got = 0;
     long long deadline = now_ms() + wait_ms;
-    bool timed_out = false;
+    bool timed_out = false, stopped = false;
     while (buf && got < CLI_CONFIRM_MAX) {
         long long left = deadline - now_ms();
         if (left <= 0) {
             timed_out = true;
             break;
         }
+        /* The host's tick (its control channel, its browser) runs while the
+         * human decides; it may call the question off. */
+        if (tick && tick(tick_ud)) {
+            stopped = true;
+            break;
+        }
         struct pollfd p = {out[0], POLLIN, 0};
-        int pr = poll(&p, 1, (int)left);
+        int pr = poll(&p, 1, tick && left > 100 ? 100 : (int)left);
+        if (pr == 0 && tick)
+            continue;
         if (pr < 0 && errno == EINTR)
             continue;
         if (pr <= 0) {
@@ -109,7 +123,7 @@ int cli_confirm_program(const char *cmd, const char *prompt, int wait_ms, char *
      * stdout and gone on running). */
     int status = 0;
     bool reaped = false;
-    while (!timed_out && !reaped) {
+    while (!timed_out && !stopped && !reaped) {
         pid_t w = waitpid(pid, &status, WNOHANG);
         if (w == pid) {
             reaped = true;
@@ -131,6 +145,8 @@ int cli_confirm_program(const char *cmd, const char *prompt, int wait_ms, char *
     int d = GATE_DENY;
     if (!buf) {
         snprintf(why, cap, "out of memory");
+    } else if (stopped) {
+        snprintf(why, cap, "the question was called off: control changed while it was open");
     } else if (timed_out) {
         snprintf(why, cap, "the confirmation program gave no answer within %d ms", wait_ms);
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

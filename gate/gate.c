@@ -175,8 +175,13 @@ static bool check_origin(const gate *gt, const gate_request *req, bool change,
      * to check and could load anything from anywhere. */
     if (gt->grant && req->tool && strcmp(req->tool, "open") == 0 &&
         !(req->url && gate_url_allowed(gt, req->url))) {
+        char on[GATE_ORIGIN_MAX];
         gate_text_copy(q, sizeof q, req->url ? req->url : "", 60);
-        decide_set(d, GATE_DENY, "open: \"%s\" is not an http(s) URL of a granted origin", q);
+        if (req->url && gate_origin_parse(req->url, on, sizeof on, ORIGIN_LENIENT, NULL) == 0)
+            decide_set(d, GATE_DENY, "origin %s is not in the grant", on);
+        else
+            decide_set(d, GATE_DENY, "open: \"%s\" is not an http(s) URL (under a grant "
+                       "only granted http(s) origins open)", q);
         return false;
     }
     if (!o || !*o || strcmp(o, "null") == 0 || about_blank(o)) {
@@ -258,6 +263,33 @@ static const char *egress_name(unsigned bit)
 }
 
 /* Step 6: recipient, file, egress classes. */
+/* A form the action submits: where it sends and how. GET leaves with a
+ * navigation to the action's origin, which must be granted; POST (or any
+ * method but GET and dialog) carries data out: approved_origin_fetch too. */
+static bool check_form(const gate *gt, const gate_request *req, unsigned allowed,
+                       gate_decision *d)
+{
+    const gate_target *t = req->target;
+    if (!gt->grant || !t || !t->submits || !t->form_action || !*t->form_action)
+        return true;
+    const char *m = t->form_method && *t->form_method ? t->form_method : "get";
+    if (strcmp(m, "dialog") == 0)
+        return true;
+    char q[72];
+    gate_text_copy(q, sizeof q, t->form_action, 60);
+    if (!gate_url_allowed(gt, t->form_action)) {
+        decide_set(d, GATE_DENY, "the form sends to \"%s\", whose origin is not in the grant",
+                   q);
+        return false;
+    }
+    if (strcmp(m, "get") != 0 && !(allowed & GATE_EGRESS_FETCH)) {
+        decide_set(d, GATE_DENY, "the form posts data (%s to \"%s\"): egress "
+                   "approved_origin_fetch is not in the grant", m, q);
+        return false;
+    }
+    return true;
+}
+
 static bool check_scope(const gate *gt, const gate_request *req, gate_decision *d)
 {
     const gate_grant *g = gt->grant;
@@ -265,6 +297,8 @@ static bool check_scope(const gate *gt, const gate_request *req, gate_decision *
     if (req->recipient && !check_recipient(g, req->recipient, d))
         return false;
     if (req->file && !check_file(g, allowed, req->file, d))
+        return false;
+    if (req->state_change && !check_form(gt, req, allowed, d))
         return false;
     unsigned missing = req->egress & ~allowed;
     if (missing) {
@@ -509,10 +543,12 @@ int gate_check(gate *gt, const gate_request *req, gate_decision *d)
     if (!gt)
         return rc;
     uint64_t epoch0 = gt->epoch;
-    bool confirmed = d->decision == GATE_CONFIRM && run_confirm(gt, req, d);
+    bool asked = d->decision == GATE_CONFIRM;
+    bool confirmed = asked && run_confirm(gt, req, d);
     /* Control may change hands while the human is asked (a takeover from
-     * the host during the wait): an answer for an older epoch is stale. */
-    if (confirmed && (gt->epoch != epoch0 || gt->mode != GATE_MODE_AGENT)) {
+     * the host during the wait): an answer for an older epoch is stale,
+     * and so is a question the host called off for that reason. */
+    if (asked && (gt->epoch != epoch0 || gt->mode != GATE_MODE_AGENT)) {
         confirmed = false;
         decide_set(d, GATE_STALE, "stale: control changed while the confirmation was pending "
                    "(epoch %llu, now %llu, %s); nothing was done", (unsigned long long)epoch0,

@@ -917,6 +917,11 @@ int snap_obs_check(snap_agent *a, const char *obs, snap_result *r)
 
 /* ---- agent ---- */
 
+bool snap_listener_last(const snap_agent *a)
+{
+    return cdp_listener_last(a->c, on_event, (void *)a);
+}
+
 /* Page scripts of this file (sink.c refuses any other). */
 const snap_js snap_agent_scripts[] = {
     {CONNECTED_FN, NULL, SNAP_JS_READ},
@@ -968,7 +973,11 @@ snap_agent *snap_agent_new(cdp_browser *b, const snap_opts *o, cdp_err *err)
     }
     for (int i = 0; i < 8; i++)
         snprintf(a->nonce + 2 * i, 3, "%02x", rnd[i]);
+    cdp_conn_share(a->c, +1);
     if (cdp_listen(a->c, on_event, a)) {
+        cdp_conn_share(a->c, -1);
+        if (a->gate_owned)
+            gate_free(a->gate);
         free(a);
         if (err) {
             err->code = CDP_ELIMIT;
@@ -982,6 +991,7 @@ snap_agent *snap_agent_new(cdp_browser *b, const snap_opts *o, cdp_err *err)
                       a->o.timeout_ms, NULL, err) ||
         snap_sink_intercept(a, err)) {
         cdp_unlisten(a->c, on_event, a);
+        cdp_conn_share(a->c, -1);
         if (a->gate_owned)
             gate_free(a->gate);
         free(a);
@@ -995,6 +1005,7 @@ void snap_agent_free(snap_agent *a)
     if (!a)
         return;
     cdp_unlisten(a->c, on_event, a);
+    cdp_conn_share(a->c, -1);
     snap_permit_begin(a, "teardown");
     for (size_t i = 0; i < a->ntabs; i++) {
         snap_tab *t = &a->tabs[i];

@@ -281,9 +281,17 @@ int snap_sink_intercept(snap_agent *a, cdp_err *e)
 {
     if (!gate_grant_get(a->gate))
         return 0;
-    return cdp_call(a->c, NULL, "Fetch.enable",
-                    "{\"patterns\":[{\"urlPattern\":\"*\",\"resourceType\":\"Document\","
-                    "\"requestStage\":\"Request\"}]}", a->o.timeout_ms, NULL, e);
+    /* Documents, and the requests a page script can send data with.
+     * Images, scripts, styles and fonts are not paused. */
+    static const char P[] =
+        "{\"patterns\":["
+        "{\"urlPattern\":\"*\",\"resourceType\":\"Document\",\"requestStage\":\"Request\"},"
+        "{\"urlPattern\":\"*\",\"resourceType\":\"XHR\",\"requestStage\":\"Request\"},"
+        "{\"urlPattern\":\"*\",\"resourceType\":\"Fetch\",\"requestStage\":\"Request\"},"
+        "{\"urlPattern\":\"*\",\"resourceType\":\"Ping\",\"requestStage\":\"Request\"},"
+        "{\"urlPattern\":\"*\",\"resourceType\":\"EventSource\",\"requestStage\":\"Request\"},"
+        "{\"urlPattern\":\"*\",\"resourceType\":\"Other\",\"requestStage\":\"Request\"}]}";
+    return cdp_call(a->c, NULL, "Fetch.enable", P, a->o.timeout_ms, NULL, e);
 }
 
 /* The tab whose frame frame_id is (main frames: the target id too). */
@@ -324,6 +332,20 @@ void snap_sink_paused(snap_agent *a, const json_val *p)
     if (!rid)
         return;
     snap_tab *t = frame ? tab_by_frame(a, frame) : NULL;
+    /* Ours: a frame of one of our tabs, or a popup of ours not adopted yet.
+     * Another agent on this connection answers for its own; with none, the
+     * agent answers for every request of the browser (fail closed). */
+    bool ours = t != NULL;
+    for (size_t i = 0; !ours && frame && i < a->nwork; i++)
+        ours = a->work[i].kind == 1 && strcmp(a->work[i].target, frame) == 0;
+    /* Several agents on one connection: the owner answers (and claims the
+     * request); one that owns nobody's request is answered by the agent
+     * that sees it last, under its grant (fail closed). */
+    if (cdp_event_claimed(a->c))
+        return;
+    if (!ours && cdp_conn_share(a->c, 0) > 1 && !snap_listener_last(a))
+        return;
+    cdp_event_claim(a->c);
     bool login = t && a->login.active && t->ctx == a->login.ctx;
     bool document = type && strcmp(type, "Document") == 0;
     bool body = json_bool(json_get(req, "hasPostData")) || json_get(req, "postDataEntries");
@@ -338,8 +360,10 @@ void snap_sink_paused(snap_agent *a, const json_val *p)
     json_w_key(&w, "requestId");
     json_w_str(&w, rid);
     if (d != GATE_ALLOW) {
+        /* A refused navigation is cancelled (the page stays where it was,
+         * no error page replaces it); other requests fail as blocked. */
         json_w_key(&w, "errorReason");
-        json_w_str(&w, "BlockedByClient");
+        json_w_str(&w, document ? "Aborted" : "BlockedByClient");
     }
     json_w_obj_end(&w);
     char *params = json_w_take(&w, NULL);

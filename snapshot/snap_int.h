@@ -195,6 +195,8 @@ extern const snap_js snap_policy_scripts[];
  * browser level) so that the page's own navigations, popups, redirects and
  * posts are judged before they leave. */
 int snap_sink_intercept(snap_agent *a, cdp_err *e);
+/* Whether a is the last agent listening on its connection (agent.c). */
+bool snap_listener_last(const snap_agent *a);
 /* Fetch.requestPaused on the browser session (called by the listener). */
 void snap_sink_paused(snap_agent *a, const json_val *params);
 /* Append "blocked before it left: URL (reason)" for the requests refused

@@ -60,6 +60,65 @@ static void cookie_header(const char *req, char *out, size_t cap)
 }
 
 static void serve_file(int fd, const char *path);
+static void serve_file_hdr(int fd, const char *path, const char *extra);
+
+/* The request log (fixture_server_log): set before the server forks. */
+static char log_path[512];
+
+/* Names (never values) of the cookies in a Cookie header value: "a,b". */
+static void cookie_names(const char *c, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = 0;
+    while (*c && n + 1 < cap) {
+        while (*c == ' ' || *c == ';')
+            c++;
+        size_t k = strcspn(c, "=;");
+        if (!k)
+            break;
+        int w = snprintf(out + n, cap - n, "%s%.*s", n ? "," : "", (int)k, c);
+        if (w < 0 || (size_t)w >= cap - n)
+            break;
+        n += (size_t)w;
+        c += strcspn(c, ";");
+    }
+}
+
+/* One line per request, appended with one write: method, Host, path and
+ * query, the names of the cookies sent, the body's first bytes. */
+static void log_request(const char *req, const char *method, const char *path,
+                        const char *body, size_t blen)
+{
+    if (!log_path[0])
+        return;
+    char host[256] = "", c[4096], names[1024], b[300];
+    const char *h = strstr(req, "\r\nHost: ");
+    if (h)
+        sscanf(h + 8, "%255[^\r\n]", host);
+    cookie_header(req, c, sizeof c);
+    cookie_names(c, names, sizeof names);
+    size_t k = 0;
+    for (size_t i = 0; i < blen && k + 1 < sizeof b; i++)
+        b[k++] = body[i] >= 0x20 && body[i] < 0x7f ? body[i] : '.';
+    b[k] = 0;
+    char line[2000];
+    int n = snprintf(line, sizeof line, "%s %s %s cookies=%s body=%s\n", method, host, path,
+                     names, b);
+    if (n <= 0)
+        return;
+    if ((size_t)n >= sizeof line)
+        n = (int)sizeof line - 1;
+    int f = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (f >= 0) {
+        (void)!write(f, line, (size_t)n);
+        close(f);
+    }
+}
+
+void fixture_server_log(const char *path)
+{
+    snprintf(log_path, sizeof log_path, "%s", path ? path : "");
+}
 
 static const char *mime(const char *p)
 {
@@ -108,9 +167,33 @@ static void serve(int fd)
         n += (size_t)r;
         req[n] = 0;
     }
+    log_request(req, method, path, post, (size_t)(req + n - post));
     char *q = strchr(path, '?');
     if (q)
         *q++ = 0;
+    if (strcmp(path, "/gate/sink") == 0) {
+        static const char B[] = "<title>received</title><h1>Received</h1>";
+        reply(fd, 200, "text/html", B, sizeof B - 1);
+        return;
+    }
+    if (strcmp(path, "/gate/cookie-names") == 0) {
+        char c[4096], names[1024], body[1200];
+        cookie_header(req, c, sizeof c);
+        cookie_names(c, names, sizeof names);
+        int bl = snprintf(body, sizeof body, "<title>cookie names</title>"
+                          "<p>cookie names: [%s]</p>", names);
+        reply(fd, 200, "text/html", body, (size_t)bl);
+        return;
+    }
+    if (strcmp(path, "/gate/news") == 0) {
+        serve_file_hdr(fd, "/gate/news.html",
+                       "Set-Cookie: news_visitor=nv-public-1; Path=/\r\n");
+        return;
+    }
+    if (strcmp(path, "/gate/redirect") == 0 && q && strncmp(q, "to=", 3) == 0) {
+        redirect(fd, q + 3, NULL);
+        return;
+    }
     if (strcmp(path, "/slow") == 0) {
         long ms = q && strncmp(q, "ms=", 3) == 0 ? strtol(q + 3, NULL, 10) : 1000;
         struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -164,6 +247,12 @@ static void serve(int fd)
 
 static void serve_file(int fd, const char *path)
 {
+    serve_file_hdr(fd, path, "");
+}
+
+/* serve_file with extra header lines (each ending in CRLF). */
+static void serve_file_hdr(int fd, const char *path, const char *extra)
+{
     if (strstr(path, "..") || path[0] != '/') {
         reply(fd, 403, "text/plain", "no", 2);
         return;
@@ -182,8 +271,16 @@ static void serve_file(int fd, const char *path)
     char *body = malloc((size_t)st.st_size + 1);
     ssize_t got = body ? read(f, body, (size_t)st.st_size) : -1;
     close(f);
-    if (got == st.st_size)
+    if (got == st.st_size && !*extra) {
         reply(fd, 200, mime(file), body, (size_t)got);
+    } else if (got == st.st_size) {
+        char hdr[1024];
+        int hl = snprintf(hdr, sizeof hdr, "HTTP/1.1 200 OK\r\nContent-Type: %s\r\n%s"
+                          "Content-Length: %zu\r\nCache-Control: no-store\r\n"
+                          "Connection: close\r\n\r\n", mime(file), extra, (size_t)got);
+        if (hl > 0 && hl < (int)sizeof hdr && write(fd, hdr, (size_t)hl) == hl)
+            (void)!write(fd, body, (size_t)got);
+    }
     free(body);
 }
 

@@ -36,6 +36,17 @@ int fixture_server_start(pid_t *pid);
 
 void fixture_server_stop(pid_t pid);
 
+/* Log every request the server gets (call before fixture_server_start):
+ * one line each, appended with one write before the answer,
+ *   METHOD HOST PATH?QUERY cookies=NAME,NAME body=FIRST-BYTES
+ * (cookie names only, never values; the body's first 200-odd bytes with
+ * non-printing bytes as '.'). Gate endpoints for the acceptance suite:
+ * /gate/sink answers a small "Received" page to any method;
+ * /gate/cookie-names shows the names of the cookies sent; /gate/news
+ * serves gate/news.html setting the cookie news_visitor;
+ * /gate/redirect?to=URL answers 302 to URL. */
+void fixture_server_log(const char *path);
+
 /* Browser argument mapping the fixture host names (*.test) to loopback:
  * a.test -> 127.0.0.1, b.test -> 127.0.0.2 (a different site, so an iframe
  * between them is out-of-process). */
