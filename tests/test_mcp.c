@@ -984,6 +984,43 @@ static void t_cli(void)
     snprintf(cmd, sizeof cmd, "%s --browser /nonexistent snapshot http://a.test/", bin());
     CHECK_INT(3, fixture_run(cmd, &out, &err));
     free(out), free(err);
+    /* `cdpgate policy`: what is enforced, and the v1 exclusions named as
+     * not enforced; with a grant, the grant too. A malformed grant stops
+     * every command at start (exit 2) with the field named. */
+    snprintf(cmd, sizeof cmd, "%s policy", bin());
+    CHECK_INT(0, fixture_run(cmd, &out, &err));
+    static const char *const EXCL[] = {
+        "snapshot_cookie_integrity", "bot_to_bot_channel_injection", "approval_fatigue",
+        "prompt_data_separation_as_boundary", "generic_browser_click_binding",
+        "local_device_execution_isolation", "bot_as_security_boundary"};
+    CHECK(out && strstr(out, "not enforced in v1"));
+    for (size_t i = 0; i < sizeof EXCL / sizeof EXCL[0]; i++)
+        if (!CHECK(out && strstr(out, EXCL[i])))
+            test_fail_detail("cdpgate policy does not list %s", EXCL[i]);
+    CHECK(out && strstr(out, "grant: none"));
+    free(out), free(err);
+    char gpath[] = "/tmp/cdpgate-policy-XXXXXX";
+    int gfd = mkstemp(gpath);
+    if (CHECK(gfd >= 0)) {
+        static const char G[] = "{\"task\":\"t1\",\"origins\":[\"https://bank.test\"],"
+                                "\"egress\":[\"approved_origin_fetch\"]}";
+        CHECK(write(gfd, G, sizeof G - 1) == (ssize_t)(sizeof G - 1));
+        close(gfd);
+        snprintf(cmd, sizeof cmd, "%s --grant %s policy", bin(), gpath);
+        CHECK_INT(0, fixture_run(cmd, &out, &err));
+        CHECK(out && strstr(out, "task t1") && strstr(out, "https://bank.test") &&
+              strstr(out, "approved_origin_fetch"));
+        free(out), free(err);
+        gfd = open(gpath, O_WRONLY | O_TRUNC);
+        static const char BAD[] = "{\"task\":\"t1\",\"origns\":[]}";
+        CHECK(gfd >= 0 && write(gfd, BAD, sizeof BAD - 1) == (ssize_t)(sizeof BAD - 1));
+        close(gfd);
+        snprintf(cmd, sizeof cmd, "%s --grant %s mcp </dev/null", bin(), gpath);
+        CHECK_INT(2, fixture_run(cmd, &out, &err));
+        CHECK(err && strstr(err, "origns"));
+        free(out), free(err);
+        unlink(gpath);
+    }
     if (!need_browser())
         return;
 
