@@ -53,6 +53,44 @@ static int step_failed(cdp_browser *b, const char *cmd, const cdp_err *e)
     return EXIT_FAIL;
 }
 
+static int open_url(const cli_opts *o, const char *cmd, const char *url, cdp_browser **bp,
+                    snap_agent **ap, vault **vp, gate **gp);
+
+/* `eval` under --grant: the expression runs as the agent's would, through
+ * the gate (the grant must name "eval" and the URL's origin), and the human
+ * confirms it at the terminal (or through --confirm). */
+static int eval_gated(const cli_opts *o, const char *url, const char *expr)
+{
+    cdp_browser *b;
+    snap_agent *a;
+    vault *v;
+    gate *g;
+    int rc = open_url(o, "eval", url, &b, &a, &v, &g);
+    if (rc == 0) {
+        snap_result r;
+        memset(&r, 0, sizeof r);
+        int er = snap_eval(a, expr, &r);
+        json_doc *d = er == 0 && r.structured
+                          ? json_parse(r.structured, strlen(r.structured), NULL, NULL) : NULL;
+        const json_val *val = d ? json_get(json_doc_root(d), "value") : NULL;
+        char *js = val ? json_write(val, NULL) : NULL;
+        if (js) {
+            printf("%s\n", js);
+        } else {
+            fprintf(stderr, "cdpgate eval: %s\n", r.text ? r.text : snap_strerror(er));
+            rc = cdp_conn_dead(cdp_browser_conn(b)) ? EXIT_BROWSER : EXIT_FAIL;
+        }
+        free(js);
+        json_doc_free(d);
+        snap_result_free(&r);
+    }
+    snap_agent_free(a);
+    gate_free(g);
+    cdp_browser_free(b);
+    vault_close(v);
+    return rc;
+}
+
 int cli_eval(const cli_opts *o, int argc, char **argv)
 {
     if (argc != 3) {
@@ -60,6 +98,8 @@ int cli_eval(const cli_opts *o, int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *url = argv[1], *expr = argv[2];
+    if (o->grant)
+        return eval_gated(o, url, expr);
     cdp_browser *b = cli_browser(o, "eval");
     if (!b)
         return EXIT_BROWSER;

@@ -2031,11 +2031,23 @@ static int eval_run(snap_agent *a, const char *expression, snap_result *r)
                                                              : "evaluated", a->nonce);
     sb_page(&b, js ? js : "undefined", 4000, PG_KEEP_NL);
     sb_add(&b, "\n<<<end page-content nonce=%s>>>", a->nonce);
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "ok");
+    json_w_bool(&w, !ex);
+    json_w_key(&w, "value");
+    if (v)
+        json_w_val(&w, v);
+    else
+        json_w_null(&w);
+    json_w_obj_end(&w);
     free(js);
     pfree(&pc);
     memset(r, 0, sizeof *r);
     r->code = ex ? SNAP_EINVAL : 0;
     r->text = b.s;
+    r->structured = json_w_take(&w, NULL);
     snap_obs_issue(a, t, r->obs);
     return r->code;
 }

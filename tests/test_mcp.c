@@ -1024,6 +1024,38 @@ static void t_cli(void)
     if (!need_browser())
         return;
 
+    /* The TTY confirmation: `eval` under a grant asks at the terminal
+     * (/dev/tty; script(1) gives it one): "y" runs it, "n" refuses it. */
+    char tg[] = "/tmp/cdpgate-tty-XXXXXX";
+    int tfd = mkstemp(tg);
+    if (CHECK(tfd >= 0)) {
+        char gb[300], page[256];
+        int gn = snprintf(gb, sizeof gb, "{\"task\":\"tty\",\"tools\":[\"open\",\"eval\"],"
+                          "\"origins\":[\"http://a.test:%d\"]}", port);
+        CHECK(write(tfd, gb, (size_t)gn) == gn);
+        close(tfd);
+        url_for(page, sizeof page, "/mcp.html");
+        for (int yes = 1; yes >= 0; yes--) {
+            snprintf(cmd, sizeof cmd, "printf '%s\\n' | script -q -e -c \"%s "
+                     "--browser-arg='%s' --grant %s eval %s document.title\" /dev/null",
+                     yes ? "y" : "n", bin(), FIXTURE_HOST_RULES, tg, page);
+            int rc = fixture_run(cmd, &out, &err);
+            CHECK(out && strstr(out, "confirmation needed") && strstr(out, "\"action\":\"eval\""));
+            if (yes) {
+                CHECK_INT(0, rc);
+                CHECK(out && strstr(out, "\"MCP fixture"));
+            } else {
+                CHECK_INT(1, rc);
+                CHECK(out && strstr(out, "denied at the terminal"));
+            }
+            if (test_failures_now())
+                test_fail_detail("%s\nstdout: %s\nstderr: %s", cmd, out ? out : "",
+                                 err ? err : "");
+            free(out), free(err);
+        }
+        unlink(tg);
+    }
+
     /* `cdpgate snapshot URL` prints what browser_snapshot returns (after the
      * same open), up to the per-session nonce. */
     char url[256];
