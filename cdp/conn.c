@@ -1181,15 +1181,17 @@ void cdp_forget(cdp_conn *c, uint64_t id)
         p->discard = true;
 }
 
-int cdp_call(cdp_conn *c, const char *session, const char *method,
-             const char *params, int timeout_ms, cdp_reply *out, cdp_err *err)
+/* cdp_send (or cdp_send_secret) + cdp_wait. */
+static int call_with(cdp_conn *c, bool secret, const char *session, const char *method,
+                     const char *params, int timeout_ms, cdp_reply *out, cdp_err *err)
 {
     uint64_t id;
     if (out) {
         out->doc = NULL;
         out->result = NULL;
     }
-    int r = cdp_send(c, session, method, params, &id, err);
+    int r = secret ? cdp_send_secret(c, session, method, params, &id, err)
+                   : cdp_send(c, session, method, params, &id, err);
     if (r)
         return r;
     cdp_reply tmp = {0};
@@ -1198,21 +1200,16 @@ int cdp_call(cdp_conn *c, const char *session, const char *method,
     return r;
 }
 
+int cdp_call(cdp_conn *c, const char *session, const char *method,
+             const char *params, int timeout_ms, cdp_reply *out, cdp_err *err)
+{
+    return call_with(c, false, session, method, params, timeout_ms, out, err);
+}
+
 int cdp_call_secret(cdp_conn *c, const char *session, const char *method,
                     const char *params, int timeout_ms, cdp_reply *out, cdp_err *err)
 {
-    uint64_t id;
-    if (out) {
-        out->doc = NULL;
-        out->result = NULL;
-    }
-    int r = cdp_send_secret(c, session, method, params, &id, err);
-    if (r)
-        return r;
-    cdp_reply tmp = {0};
-    r = cdp_wait(c, id, timeout_ms, out ? out : &tmp, err);
-    cdp_reply_free(&tmp);
-    return r;
+    return call_with(c, true, session, method, params, timeout_ms, out, err);
 }
 
 /* ---- events ---- */
