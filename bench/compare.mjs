@@ -25,7 +25,13 @@ const load = (f) => {
     }
 };
 const pw = load('pw.json'), cg = load('cdpgate.json'), act = load('act.json');
-const gt = load('gate.json');
+const gt = (() => {
+    try {
+        return JSON.parse(fs.readFileSync(path.join(dir, '..', 'gate.json'), 'utf8'));
+    } catch (e) {
+        return {};
+    }
+})();
 const budget = Number(process.env.BENCH_BUDGET_CHARS || 12000);
 const pm = pw.mcp || {}, cm = cg.mcp || {};
 

@@ -153,7 +153,7 @@ int main(int argc, char **argv)
     unlink(log);
     /* For bench/compare.mjs: the gate's share of an action's latency. */
     char out[4200];
-    snprintf(out, sizeof out, "%s/results/gate.json", dir);
+    snprintf(out, sizeof out, "%s/gate.json", dir);
     FILE *jf = fopen(out, "w");
     if (jf) {
         fprintf(jf, "{\"check_us\":%.3f,\"check_audit_us\":%.3f}\n", check_us, audit_us);

@@ -5,7 +5,7 @@ set -u
 BUILD=${BUILD:-build}
 cd "$(dirname "$0")/.." || exit 1
 sh tests/setup.sh || exit 1
-mkdir -p "$BUILD/bench" "$BUILD/bench/results"
+mkdir -p "$BUILD/bench"
 CC=${CC:-cc}
 $CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -o "$BUILD/bench/cdp_bench" \
     bench/cdp_bench.c tests/fixture.c "$BUILD/libcdpgate.a" || exit 1
