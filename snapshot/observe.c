@@ -359,8 +359,10 @@ typedef struct {
     char err[160];
     int owner;                   /* backend node of the <iframe> in the parent, 0 unknown */
     bool placed;
-    axn *nodes;
-    size_t nnodes;
+    axn **nodes;                 /* chunks of AXC records (see ax_at) */
+    size_t nnodes, nchunk;
+    size_t released;             /* chunks [0, released) freed by the walk */
+    bool preorder;               /* the walk reads records in index order */
     int64_t *ids;                /* nodeId per node, until ax_finish */
     int64_t *kid;                /* child nodeIds, until ax_finish */
     int32_t *kix;                /* then: child node index or -1 */
@@ -386,7 +388,7 @@ enum {
     ST_FOCUSABLE = 1 << 12, ST_EDITABLE = 1 << 13,
 };
 
-/* A view node: 40 bytes. It carries what it shows of its AX node (the
+/* A view node: 36 bytes. It carries what it shows of its AX node (the
  * string offset, flags and backend node: vname, vvalue, vnum), so that the
  * AX records are freed once the view is built; its role is an index into
  * the build's role table (build.rt). The printed ones, compacted in place,
@@ -397,24 +399,28 @@ enum {
     VF_NONAME = 4,               /* shown without the AX node's name and value */
     VF_NOVALUE = 8,              /* the value is withheld (secret) */
     VF_OPTS = 16,                /* toff/tlen hold the options of a native select */
+    VF_CTX = 32,                 /* aux holds a row context */
 };
+
+/* The frames a build takes (vnode.frame is 16 bits); more is out of memory. */
+#define FRAMES_MAX 65535
 
 typedef struct {
     int32_t parent, end;         /* preorder: the subtree is [index, end); in
                                     the cache: printed parent line, depth */
-    int32_t frame;               /* frame_st index */
     uint32_t str;                /* its AX node's axn.str (in that frame's str) */
     int32_t backend;             /* its AX node's backendDOMNodeId, 0 for none */
     uint32_t toff, tlen;         /* text (V_TEXT, clickable) or options in the
                                     arena; V_FRAME: child frame_st index + 1 */
     uint32_t aux;                /* during the walk: top-level printed lines it
-                                    contributes; then: row context in the arena */
-    uint16_t clen;               /* row context length (0: none) */
+                                    contributes; then (VF_CTX): row context in
+                                    the arena, after its 16-bit length */
     uint16_t role;               /* printed role (elements): index into rt */
-    uint16_t st;                 /* ST_* */
-    uint8_t axf;                 /* its AX node's axn.flags, 0 for none */
-    uint8_t kind;                /* V_* */
-    uint8_t vf;                  /* VF_* */
+    uint16_t frame;              /* frame_st index (at most FRAMES_MAX) */
+    unsigned st : 14;            /* ST_* */
+    unsigned axf : 6;            /* its AX node's axn.flags, 0 for none */
+    unsigned kind : 2;           /* V_* */
+    unsigned vf : 6;             /* VF_* */
 } vnode;
 
 typedef struct {
@@ -478,8 +484,8 @@ static int vnew(build *B, int parent, int kind, int frame)
     vnode *x = &B->v[i];
     memset(x, 0, sizeof *x);
     x->parent = parent;
-    x->kind = (uint8_t)kind;
-    x->frame = frame;
+    x->kind = (unsigned)kind & 3u;
+    x->frame = (uint16_t)frame;
     x->end = i + 1;
     return i;
 }
@@ -643,6 +649,16 @@ static const char *ax_strval(const json_val *o)
     return NULL;
 }
 
+/* The records are kept in chunks of AXC (80 KB each), so that a walk
+ * that reads them in index order can free those behind it. */
+#define AXC_SHIFT 12
+#define AXC ((size_t)1 << AXC_SHIFT)
+
+static axn *ax_at(const frame_st *F, size_t i)
+{
+    return &F->nodes[i >> AXC_SHIFT][i & (AXC - 1)];
+}
+
 /* ---- reading a complete record (after ax_finish) ---- */
 
 static const char *ax_role(const frame_st *F, const axn *a)
@@ -699,8 +715,8 @@ static bool ax_num(const frame_st *F, const axn *a, double *num)
 
 static size_t ax_nkids(const frame_st *F, size_t i)
 {
-    size_t end = i + 1 < F->nnodes ? F->nodes[i + 1].kid0 : F->nkid;
-    return end - F->nodes[i].kid0;
+    size_t end = i + 1 < F->nnodes ? ax_at(F, i + 1)->kid0 : F->nkid;
+    return end - ax_at(F, i)->kid0;
 }
 
 /* ---- adding records ---- */
@@ -759,22 +775,20 @@ static int ax_add(frame_st *F, const axpend *p)
     int64_t id = ax_id(p->id);
     if (ax_find(F, id) >= 0)
         return 0;
-    /* Grow the records, and the index at half load. */
+    /* Grow the records, and the index at three quarters load (linear
+     * probing stays short there, and the index is smaller than at half load). */
     size_t k = F->nnodes;
-    if ((k + 1) * 2 > F->hcap) {
+    if ((k + 1) * 4 > F->hcap * 3) {
         size_t hc = F->hcap ? F->hcap * 2 : 1024;
-        if (hc / 2 > INT32_MAX)
+        if (hc / 4 * 3 > INT32_MAX)
             return SNAP_ENOMEM;
         int *nh = calloc(hc, sizeof *nh);
         if (!nh)
             return SNAP_ENOMEM;
-        axn *nn = realloc(F->nodes, hc / 2 * sizeof *nn);
-        if (nn)
-            F->nodes = nn;
-        int64_t *ni = realloc(F->ids, hc / 2 * sizeof *ni);
+        int64_t *ni = realloc(F->ids, hc / 4 * 3 * sizeof *ni);
         if (ni)
             F->ids = ni;
-        if (!nn || !ni) {
+        if (!ni) {
             free(nh);
             return SNAP_ENOMEM;
         }
@@ -805,7 +819,17 @@ static int ax_add(frame_st *F, const axpend *p)
     }
     if (F->nkid + nk > UINT32_MAX)
         return SNAP_ENOMEM;
-    axn *a = &F->nodes[k];
+    if (k >> AXC_SHIFT == F->nchunk) {
+        axn **nc = realloc(F->nodes, (F->nchunk + 1) * sizeof *nc);
+        if (!nc)
+            return SNAP_ENOMEM;
+        F->nodes = nc;
+        nc[F->nchunk] = malloc(AXC * sizeof **nc);
+        if (!nc[F->nchunk])
+            return SNAP_ENOMEM;
+        F->nchunk++;
+    }
+    axn *a = ax_at(F, k);
     memset(a, 0, sizeof *a);
     a->role = (uint16_t)ri;
     a->st = (uint16_t)p->st;
@@ -961,24 +985,34 @@ static int ax_parse(frame_st *F, const json_val *result)
     return rc;
 }
 
-/* The records are complete: children by index; the nodeId index goes. */
+/* The records are complete: children by index; the nodeId index goes.
+ * The indices are written over the child ids in place (index i's 4 bytes
+ * lie below id i's 8, and every id is read before it is overwritten),
+ * then the buffer is cut to their size: no second list at any time. */
 static int ax_finish(frame_st *F)
 {
     if (F->str.oom)
         return SNAP_ENOMEM;
-    int32_t *kix = malloc((F->nkid ? F->nkid : 1) * sizeof *kix);
-    if (!kix)
-        return SNAP_ENOMEM;
-    for (size_t i = 0; i < F->nkid; i++)
-        kix[i] = ax_find(F, F->kid[i]);
-    free(F->kid);
+    char *buf = (char *)F->kid;
+    if (!buf) {
+        buf = malloc(sizeof(int32_t));
+        if (!buf)
+            return SNAP_ENOMEM;
+    }
+    for (size_t i = 0; i < F->nkid; i++) {
+        int64_t id;
+        memcpy(&id, buf + i * sizeof id, sizeof id);
+        int32_t k = ax_find(F, id);
+        memcpy(buf + i * sizeof k, &k, sizeof k);
+    }
     free(F->hash);
     free(F->ids);
-    F->kid = NULL;
     F->hash = NULL;
     F->ids = NULL;
+    F->kid = NULL;
     F->kid_cap = F->hcap = 0;
-    F->kix = kix;
+    char *nb = realloc(buf, (F->nkid ? F->nkid : 1) * sizeof(int32_t));
+    F->kix = (int32_t *)(void *)(nb ? nb : buf);
     return 0;
 }
 
@@ -986,6 +1020,8 @@ static int ax_finish(frame_st *F)
  * or all of them once the view is built); F is then empty. */
 static void ax_drop(frame_st *F)
 {
+    for (size_t i = 0; i < F->nchunk; i++)
+        free(F->nodes[i]);
     free(F->nodes);
     free(F->ids);
     free(F->kid);
@@ -1003,6 +1039,8 @@ static void ax_drop(frame_st *F)
     F->rcls = NULL;
     memset(&F->str, 0, sizeof F->str);
     F->nnodes = F->nkid = F->kid_cap = F->hcap = F->nroles = F->caproles = 0;
+    F->nchunk = F->released = 0;
+    F->preorder = false;
 }
 
 /* ---- AX replies as a stream ----
@@ -1350,6 +1388,89 @@ static int ax_event(void *ud, const json_event *ev)
     return S->oom || S->kid.oom || S->pname.oom ? CDP_ENOMEM : 0;
 }
 
+/* Same record (but for where its child list lies)? */
+static bool ax_same(const frame_st *A, size_t i, const frame_st *B, size_t j)
+{
+    const axn *x = ax_at(A, i), *y = ax_at(B, j);
+    const char *xn = ax_name(A, x), *yn = ax_name(B, y);
+    const char *xv = ax_value(A, x), *yv = ax_value(B, y);
+    double xd = 0, yd = 0;
+    bool xh = ax_num(A, x, &xd), yh = ax_num(B, y, &yd);
+    return ax_nkids(A, i) == ax_nkids(B, j) &&
+           x->backend == y->backend && x->st == y->st && x->level == y->level &&
+           x->flags == y->flags && xh == yh && (!xh || memcmp(&xd, &yd, sizeof xd) == 0) &&
+           strcmp(ax_role(A, x), ax_role(B, y)) == 0 && !xn == !yn &&
+           (!xn || strcmp(xn, yn) == 0) && !xv == !yv && (!xv || strcmp(xv, yv) == 0);
+}
+
+static int ax_root(const frame_st *F);
+static int ax_reorder(frame_st *F);
+
+/* The test side of ax_reorder: A (reordered) and B (as sent), walked depth
+ * first from their roots in step (at most 4 visits per record, for
+ * cycles), meet the same records; and when A is marked preorder, its
+ * indices rise strictly along the walk. */
+static bool ax_same_tree(const frame_st *A, const frame_st *B, char *why, size_t cap)
+{
+    int ra = ax_root(A), rb = ax_root(B);
+    if ((ra < 0) != (rb < 0) || (A->preorder && ra > 0)) {
+        snprintf(why, cap, "reorder: roots %d/%d", ra, rb);
+        return false;
+    }
+    if (ra < 0)
+        return true;
+    typedef struct { int32_t a, b; size_t c; } pair;
+    size_t ns = 0, cp = 64, budget = 4 * (A->nnodes + A->nkid) + 4;
+    pair *st = malloc(cp * sizeof *st);
+    long last = -1;
+    if (!st) {
+        snprintf(why, cap, "reorder: out of memory");
+        return false;
+    }
+    st[ns++] = (pair){ra, rb, 0};
+    bool ok = true;
+    while (ns && budget--) {
+        pair *top = &st[ns - 1];
+        if (top->c == 0) {
+            if (!ax_same(A, (size_t)top->a, B, (size_t)top->b) ||
+                (A->preorder && top->a <= last)) {
+                snprintf(why, cap, "reorder: node %d/%d differs", (int)top->a, (int)top->b);
+                ok = false;
+                break;
+            }
+            last = top->a;
+        }
+        if (top->c >= ax_nkids(A, (size_t)top->a)) {
+            ns--;
+            continue;
+        }
+        int ka = A->kix[ax_at(A, (size_t)top->a)->kid0 + top->c];
+        int kb = B->kix[ax_at(B, (size_t)top->b)->kid0 + top->c];
+        int sa = top->a, sb = top->b;
+        top->c++;
+        if ((ka < 0) != (kb < 0) || (ka == sa) != (kb == sb)) {
+            snprintf(why, cap, "reorder: children of %d/%d differ", sa, sb);
+            ok = false;
+            break;
+        }
+        if (ka < 0 || ka == sa)
+            continue;
+        if (ns == cp) {
+            pair *n2 = realloc(st, 2 * cp * sizeof *st);
+            if (!n2) {
+                snprintf(why, cap, "reorder: out of memory");
+                ok = false;
+                break;
+            }
+            st = n2;
+            cp *= 2;
+        }
+        st[ns++] = (pair){ka, kb, 0};
+    }
+    free(st);
+    return ok;
+}
+
 /* Test hook (tests/test_snapshot.c declares it too): digest the AX reply
  * text reply[0..len) both ways, json_parse + ax_parse and json_stream in
  * pieces of `piece` bytes + ax_event, and compare the records. Returns 0
@@ -1416,19 +1537,7 @@ int snap_ax_digest_check(const char *reply, size_t len, size_t piece, size_t *no
         goto out;
     }
     for (size_t i = 0; i < A.nnodes; i++) {
-        const axn *x = &A.nodes[i], *y = &B.nodes[i];
-        const char *xn = ax_name(&A, x), *yn = ax_name(&B, y);
-        const char *xv = ax_value(&A, x), *yv = ax_value(&B, y);
-        double xd = 0, yd = 0;
-        bool xh = ax_num(&A, x, &xd), yh = ax_num(&B, y, &yd);
-        bool same = x->kid0 == y->kid0 && ax_nkids(&A, i) == ax_nkids(&B, i) &&
-                    x->backend == y->backend && x->st == y->st && x->level == y->level &&
-                    x->flags == y->flags && xh == yh &&
-                    (!xh || memcmp(&xd, &yd, sizeof xd) == 0) &&
-                    strcmp(ax_role(&A, x), ax_role(&B, y)) == 0 && !xn == !yn &&
-                    (!xn || strcmp(xn, yn) == 0) && !xv == !yv &&
-                    (!xv || strcmp(xv, yv) == 0);
-        if (!same) {
+        if (ax_at(&A, i)->kid0 != ax_at(&B, i)->kid0 || !ax_same(&A, i, &B, i)) {
             snprintf(why, cap, "node %zu differs", i);
             goto out;
         }
@@ -1439,6 +1548,13 @@ int snap_ax_digest_check(const char *reply, size_t len, size_t piece, size_t *no
             goto out;
         }
     }
+    /* Reordered for the walk, the records still make the same tree. */
+    if (ax_reorder(&A) != 0) {
+        snprintf(why, cap, "reorder: out of memory");
+        goto out;
+    }
+    if (!ax_same_tree(&A, &B, why, cap))
+        goto out;
     rc = 0;
 out:
     json_stream_free(js);
@@ -1923,7 +2039,7 @@ static void add_text(build *B, int parent, int fi, const char *s)
 static void walk_kids(build *B, int fi, int ai, int parent, int depth)
 {
     frame_st *F = &B->fr[fi];
-    size_t k0 = F->nodes[ai].kid0, nk = ax_nkids(F, (size_t)ai);
+    size_t k0 = ax_at(F, (size_t)ai)->kid0, nk = ax_nkids(F, (size_t)ai);
     for (size_t c = 0; c < nk; c++) {
         int k = F->kix[k0 + c];
         if (k >= 0 && k != ai)
@@ -1936,12 +2052,12 @@ static void collect_options(build *B, frame_st *F, int ai, int vi, int depth, in
 {
     if (depth > 8)
         return;
-    size_t k0 = F->nodes[ai].kid0, nk = ax_nkids(F, (size_t)ai);
+    size_t k0 = ax_at(F, (size_t)ai)->kid0, nk = ax_nkids(F, (size_t)ai);
     for (size_t c = 0; c < nk; c++) {
         int k = F->kix[k0 + c];
         if (k < 0 || k == ai)
             continue;
-        const axn *o = &F->nodes[k];
+        const axn *o = ax_at(F, (size_t)k);
         if (ax_cls(F, o) & RC_OPTION) {
             if (*count < OPTIONS_MAX) {
                 if (*count)
@@ -2026,7 +2142,14 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
     if (B->oom)
         return;
     frame_st *F = &B->fr[fi];
-    const axn *n = &F->nodes[ai];
+    /* In index order (F->preorder), no record before this one is read
+     * again: their chunks go. */
+    while (F->preorder && F->released < (size_t)ai >> AXC_SHIFT) {
+        free(F->nodes[F->released]);
+        F->nodes[F->released++] = NULL;
+    }
+    const axn *n = ax_at(F, (size_t)ai);
+    int32_t backend = n->backend;    /* n is gone after the children */
     unsigned rc = ax_cls(F, n);
     const char *role = ax_role(F, n);
     const char *name = ax_name(F, n);
@@ -2122,9 +2245,9 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
         walk_kids(B, fi, ai, i, depth);
     x = &B->v[i];
     x->end = (int)B->nv;
-    if (flat && n->backend > 0 && ids_has(&S->click, n->backend) && name == NULL)
+    if (flat && backend > 0 && ids_has(&S->click, backend) && name == NULL)
         flat_clickable(B, i);
-    else if (flat && n->backend > 0 && ids_has(&S->click, n->backend) && (rc & RC_GENERIC))
+    else if (flat && backend > 0 && ids_has(&S->click, backend) && (rc & RC_GENERIC))
         flat_clickable(B, i);
     x = &B->v[i];
     if (x->kind == V_ELEM && strcmp(vrole(B, x), "clickable") == 0) {
@@ -2152,9 +2275,117 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
 static int ax_root(const frame_st *F)
 {
     for (size_t k = 0; k < F->nnodes; k++)
-        if (ax_cls(F, &F->nodes[k]) & RC_ROOT)
+        if (ax_cls(F, ax_at(F, k)) & RC_ROOT)
             return (int)k;
     return F->nnodes ? 0 : -1;
+}
+
+/* Put F's records in the order the view walk reads them: depth first
+ * from the root, children in order (then the records the root does not
+ * reach, in their order). Chromium does not send them so. When every
+ * record is reached at most once (a tree: no shared child, no cycle), the
+ * walk then never reads a record before one it has read, and frees the
+ * chunks behind it (F->preorder). Otherwise nothing moves. Indices
+ * change, nothing else: the walk follows the child lists, and the root
+ * stays the first root. 0 or SNAP_ENOMEM. */
+static int ax_reorder(frame_st *F)
+{
+    int r = ax_root(F);
+    size_t n = F->nnodes;
+    if (r < 0 || n > INT32_MAX || F->nkid > INT32_MAX)
+        return 0;
+    typedef struct { int32_t ai; uint32_t c; } dfs;
+    int32_t *q = malloc(n * sizeof *q);          /* old index -> new */
+    int32_t *p = malloc(n * sizeof *p);          /* new -> old, then new kid0 */
+    int32_t *kix = malloc((F->nkid ? F->nkid : 1) * sizeof *kix);
+    dfs *st = NULL;
+    size_t ns = 0, cap = 0;
+    int rc = 0;
+    bool tree = true;
+    if (!q || !p || !kix) {
+        rc = SNAP_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        q[i] = -1;
+    size_t next = 0;
+    int cur = r;
+    for (;;) {
+        if (cur >= 0) {
+            if (q[cur] >= 0) {
+                tree = false;
+                break;
+            }
+            q[cur] = (int32_t)next;
+            p[next++] = cur;
+            if (ns == cap) {
+                size_t nc = cap ? cap * 2 : 64;
+                dfs *nst = realloc(st, nc * sizeof *nst);
+                if (!nst) {
+                    rc = SNAP_ENOMEM;
+                    goto out;
+                }
+                st = nst;
+                cap = nc;
+            }
+            st[ns++] = (dfs){cur, 0};
+            cur = -1;
+        }
+        if (!ns)
+            break;
+        dfs *top = &st[ns - 1];
+        size_t k0 = ax_at(F, (size_t)top->ai)->kid0, nk = ax_nkids(F, (size_t)top->ai);
+        if (top->c == nk) {
+            ns--;
+            continue;
+        }
+        int k = F->kix[k0 + top->c++];
+        if (k >= 0 && k != top->ai)
+            cur = k;
+    }
+    if (!tree)
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        if (q[i] < 0) {
+            q[i] = (int32_t)next;
+            p[next++] = (int32_t)i;
+        }
+    /* The child lists in the new order, with new indices; p[j] becomes
+     * record j's kid0 (the old layout is read until the records move). */
+    size_t pos = 0;
+    for (size_t j = 0; j < n; j++) {
+        size_t old = (size_t)p[j];
+        size_t k0 = ax_at(F, old)->kid0, nk = ax_nkids(F, old);
+        for (size_t c = 0; c < nk; c++) {
+            int k = F->kix[k0 + c];
+            kix[pos++] = k >= 0 ? q[k] : k;
+        }
+        p[j] = (int32_t)(pos - nk);
+    }
+    /* Move the records: each cycle of the permutation in place. */
+    for (size_t i = 0; i < n; i++) {
+        while ((size_t)q[i] != i) {
+            size_t j = (size_t)q[i];
+            axn tmp = *ax_at(F, i);
+            *ax_at(F, i) = *ax_at(F, j);
+            *ax_at(F, j) = tmp;
+            int32_t t = q[i];
+            q[i] = q[j];
+            q[j] = t;
+        }
+    }
+    for (size_t j = 0; j < n; j++)
+        ax_at(F, j)->kid0 = (uint32_t)p[j];
+    free(F->kix);
+    F->kix = kix;
+    kix = NULL;
+    F->preorder = true;
+out:
+    free(q);
+    free(p);
+    free(kix);
+    free(st);
+    return rc;
 }
 
 static void walk_frame_root(build *B, int fi, int parent, int depth)
@@ -2214,6 +2445,33 @@ static size_t members_in(const int *g, size_t n, int lo, int hi)
     return c;
 }
 
+/* Row context: the text goes into the arena after a 16-bit length (the
+ * vnode keeps only its offset). ctx_begin reserves the length; ctx_end
+ * fills it in and marks vnode me (false, and nothing kept, when the text
+ * is empty). */
+static size_t ctx_begin(build *B)
+{
+    size_t off = B->arena.len;
+    sb_putn(&B->arena, "\0\0", 2);
+    return off;
+}
+
+static bool ctx_end(build *B, int me, size_t off)
+{
+    if (B->arena.oom || B->arena.len < off + 2)
+        return false;
+    uint16_t n = (uint16_t)(B->arena.len - off - 2);
+    if (!n) {
+        B->arena.len = off;
+        B->arena.p[off] = 0;
+        return false;
+    }
+    memcpy(B->arena.p + off, &n, sizeof n);
+    B->v[me].aux = (uint32_t)off;
+    B->v[me].vf |= VF_CTX;
+    return true;
+}
+
 /* The first text in the container that is not the control's own. */
 static bool ctx_label(build *B, int cont, int me)
 {
@@ -2238,19 +2496,16 @@ static bool ctx_label(build *B, int cont, int me)
         }
         if (!s || !len)
             continue;
-        size_t off = B->arena.len;
         /* Copy out first: put_page may grow the arena that s points into. */
         char *tmp = malloc(len + 1);
         if (!tmp)
             return false;
         memcpy(tmp, s, len);
         tmp[len] = 0;
+        size_t off = ctx_begin(B);
         put_page(&B->arena, tmp, len, CTX_MAX_CHARS, 0);
         free(tmp);
-        m = &B->v[me];
-        m->aux = (uint32_t)off;
-        m->clen = (uint16_t)(B->arena.len - off);
-        return m->clen > 0;
+        return ctx_end(B, me, off);
     }
     return false;
 }
@@ -2293,10 +2548,9 @@ static void row_context(build *B)
                     cont = p;
                 }
                 if (cont < 0 || !ctx_label(B, cont, me)) {
-                    size_t off = B->arena.len;
+                    size_t off = ctx_begin(B);
                     sb_printf(&B->arena, "#%zu of %zu", q - s + 1, e - s);
-                    B->v[me].aux = (uint32_t)off;
-                    B->v[me].clen = (uint16_t)(B->arena.len - off);
+                    ctx_end(B, me, off);
                 }
             }
         }
@@ -2501,6 +2755,8 @@ static int fetch(build *B)
     snap_agent *a = B->a;
     snap_tab *t = B->t;
     int tmo = a->o.timeout_ms > 0 ? a->o.timeout_ms : 15000;
+    if (t->nframes > FRAMES_MAX)
+        return SNAP_ENOMEM;
     B->fr = calloc(t->nframes ? t->nframes : 1, sizeof *B->fr);
     B->ss = calloc(t->nframes ? t->nframes : 1, sizeof *B->ss);
     fcall *calls = calloc(t->nframes * 3 + 1, sizeof *calls);
@@ -2779,9 +3035,11 @@ static void render_tail(const struct snap_cache *C, const vnode *x, sbuf *out)
         sb_putc(out, ' ');
         sb_puts(out, words[k].word);
     }
-    if (x->clen) {
+    if (x->vf & VF_CTX) {
+        uint16_t n;
+        memcpy(&n, C->arena + x->aux, sizeof n);
         sb_puts(out, " (row: ");
-        sb_putn(out, C->arena + x->aux, x->clen);
+        sb_putn(out, C->arena + x->aux + 2, n);
         sb_putc(out, ')');
     }
 }
@@ -3213,8 +3471,14 @@ static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
     B.hintv += B.nfr;
     /* The view tree: the main frame, child frames under their Iframe
      * nodes, the rest after. */
+    for (size_t i = 0; i < B.nfr && !rc; i++)
+        rc = ax_reorder(&B.fr[i]);
+    if (rc) {
+        free_build(&B);
+        return snap_fail(r, rc, "out of memory building the snapshot");
+    }
     int rt = ax_root(&B.fr[0]);
-    B.title = rt >= 0 ? ax_name(&B.fr[0], &B.fr[0].nodes[rt]) : NULL;
+    B.title = rt >= 0 ? ax_name(&B.fr[0], ax_at(&B.fr[0], (size_t)rt)) : NULL;
     B.fr[0].placed = true;
     walk_frame_root(&B, 0, -1, 0);
     place_orphans(&B);
@@ -3222,11 +3486,13 @@ static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
      * strings stay, the view points into them). */
     for (size_t i = 0; i < B.nfr; i++) {
         frame_st *F = &B.fr[i];
+        for (size_t c = 0; c < F->nchunk; c++)
+            free(F->nodes[c]);
         free(F->nodes);
         free(F->kix);
         F->nodes = NULL;
         F->kix = NULL;
-        F->nnodes = F->nkid = 0;
+        F->nnodes = F->nkid = F->nchunk = F->released = 0;
     }
     row_context(&B);
     lines L = {0};

@@ -795,6 +795,18 @@ static void t_ax_digest_stream(void)
         "{\"nodes\":{\"a\":{\"nodeId\":\"1\"},\"b\":{\"nodeId\":\"2\",\"childIds\":[\"1\"]}}}",
         "{\"nodes\":7}",
         "{}",
+        /* For the walk's reordering (ax_reorder): out of order with an
+         * orphan; a shared child; a cycle. */
+        ("{\"nodes\":[{\"nodeId\":\"5\",\"role\":{\"value\":\"generic\"}},"
+        "{\"nodeId\":\"4\",\"role\":{\"value\":\"StaticText\"},\"name\":{\"value\":\"t\"}},"
+        "{\"nodeId\":\"1\",\"role\":{\"value\":\"RootWebArea\"},\"childIds\":[\"3\",\"9\",\"2\",\"1\"]},"
+        "{\"nodeId\":\"2\",\"role\":{\"value\":\"generic\"},\"childIds\":[\"4\"]},"
+        "{\"nodeId\":\"3\",\"role\":{\"value\":\"button\"},\"name\":{\"value\":\"b\"}}]}"),
+        ("{\"nodes\":[{\"nodeId\":\"1\",\"role\":{\"value\":\"RootWebArea\"},"
+        "\"childIds\":[\"2\",\"3\"]},{\"nodeId\":\"3\",\"childIds\":[\"4\"]},"
+        "{\"nodeId\":\"2\",\"childIds\":[\"4\"]},{\"nodeId\":\"4\"}]}"),
+        ("{\"nodes\":[{\"nodeId\":\"2\",\"childIds\":[\"1\"]},"
+        "{\"nodeId\":\"1\",\"role\":{\"value\":\"RootWebArea\"},\"childIds\":[\"2\"]}]}"),
     };
     for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
         for (size_t piece = 0; piece < 5; piece++) {
