@@ -1933,8 +1933,72 @@ static void t_evil_never_reached(void)
     check_no_evil("the whole suite");
 }
 
+
+/* The grant holds for an attached browser too (--connect): a browser
+ * started by someone else, attached over WebSocket, with a restored
+ * session: ungranted opens are refused and the page's own navigation to an
+ * ungranted origin never leaves. */
+static void t_attached_browser(void)
+{
+    if (!need_browser())
+        return;
+    cdp_launch_opts lo = {0};
+    lo.args = host_args;
+    lo.use_port = true;
+    cdp_err e = {0};
+    cdp_browser *host = cdp_browser_launch(&lo, &e);
+    if (!CHECK(host != NULL)) {
+        test_fail_detail("launch: %s", e.msg);
+        return;
+    }
+    cdp_browser *att = cdp_browser_connect(cdp_browser_ws_url(host), NULL, 10000, &e);
+    if (!CHECK(att != NULL)) {
+        test_fail_detail("attach: %s", e.msg);
+        cdp_browser_free(host);
+        return;
+    }
+    gate_grant g;
+    base_grant(&g);
+    gate *gt = mk_gate(&g);
+    snap_opts o = {0};
+    o.vault = V;
+    o.gate = gt;
+    o.timeout_ms = 10000;
+    snap_agent *a = gt ? snap_agent_new(att, &o, &e) : NULL;
+    if (CHECK(a != NULL)) {
+        snap_result r;
+        int rc = do_open(a, "evil.test", "/gate/sink?tag=attached-open", &r);
+        check_refusal(&r, rc, SNAP_EDENIED, "deny", "evil.test");
+        snap_result_free(&r);
+        CHECK_INT(0, do_open(a, "bank.test", "/gate/bank/transfer.html?attached", &r));
+        CHECK_HAS(r.text, "auth=yes");
+        snap_result_free(&r);
+        int before = log_count(NULL, "evil.test", "tag=atk-location");
+        CHECK_INT(0, do_open(a, "news.test", "/gate/atk-location.html?attached", &r));
+        char said[4096];
+        snprintf(said, sizeof said, "%s", r.text ? r.text : "");
+        snap_result_free(&r);
+        if (!strstr(said, "blocked before it left")) {
+            CHECK_INT(0, do_observe(a, &r));
+            size_t n = strlen(said);
+            snprintf(said + n, sizeof said - n, "\n%s", r.text ? r.text : "");
+            snap_result_free(&r);
+        }
+        barrier(a);
+        check_none(NULL, "evil.test", "tag=attached");
+        CHECK_INT(before, log_count(NULL, "evil.test", "tag=atk-location"));
+        if (!CHECK(strstr(said, "blocked before it left") && strstr(said, "evil.test")))
+            test_fail_detail("attached: the refusal was not reported: %.1500s", said);
+    }
+    snap_agent_free(a);
+    gate_free(gt);
+    cdp_browser_free(att);
+    cdp_browser_free(host);
+}
+
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
+    {"attached_browser", t_attached_browser},
     {"grant_denies_origin", t_grant_denies_origin},
     {"grant_denies_recipient", t_grant_denies_recipient},
     {"grant_denies_file", t_grant_denies_file},
