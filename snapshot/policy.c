@@ -92,6 +92,15 @@ static bool recipient_field(const char *s)
     return false;
 }
 
+/* A password or one-time-code field: what is typed there is a secret and is
+ * never handed to the gate as a recipient (the gate would quote it). */
+static bool secret_field(const gate_target *t)
+{
+    return (t->input_type && strcmp(t->input_type, "password") == 0) ||
+           (t->autocomplete && (strstr(t->autocomplete, "password") ||
+                                strstr(t->autocomplete, "one-time-code")));
+}
+
 static const char *jstr(const json_val *v, const char *k)
 {
     const char *s = json_get_str(v, k);
@@ -230,7 +239,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     /* An address typed into a recipient field (To, Cc, payee, ...) must be
      * one the grant names. Other text ("Lisbon" into "Fly to") is not a
      * recipient. */
-    if (have_target && in->text && strchr(in->text, '@') &&
+    if (have_target && in->text && strchr(in->text, '@') && !secret_field(&tg) &&
         (recipient_field(tg.field) || recipient_field(tg.name)))
         q.recipient = in->text;
     int rc = gate_check(a->gate, &q, &g->d);

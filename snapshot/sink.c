@@ -313,7 +313,7 @@ static void note_blocked(snap_agent *a, snap_tab *t, const char *url, const char
     snap_blocked *b = &a->blocked[a->nblocked % SNAP_BLOCKED_MAX];
     a->nblocked++;
     b->tab = t ? t->id : 0;
-    char *red = snap_url_redact(url, false, NULL);
+    char *red = snap_url_redact(url, true, NULL);
     snprintf(b->text, sizeof b->text, "%s (%s)", red ? red : "a request", reason);
     free(red);
     if (t)
@@ -351,9 +351,13 @@ void snap_sink_paused(snap_agent *a, const json_val *p)
     bool body = json_bool(json_get(req, "hasPostData")) || json_get(req, "postDataEntries");
     char reason[300] = "";
     int d = GATE_ALLOW;
+    /* The gate audits refused requests: it gets the URL with its secrets
+     * hidden (strictly: query values named like codes, PINs, keys too). */
+    char *shown = snap_url_redact(url ? url : "", true, NULL);
     if (!login)     /* the human drives a login: its requests are the human's */
-        d = gate_check_request(a->gate, method ? method : "GET", url ? url : "", document,
-                               body, 0, reason, sizeof reason);
+        d = gate_check_request(a->gate, method ? method : "GET", shown ? shown : "",
+                               document, body, 0, reason, sizeof reason);
+    free(shown);
     json_w w;
     json_w_init(&w);
     json_w_obj_begin(&w);

@@ -1597,9 +1597,64 @@ static void t_upload_and_eval_need_grant(void)
     rmdir(dir);
 }
 
+/* A password typed into a field whose name also reads like a recipient
+ * ("cc"), under a grant with recipients: a takeover, and the password is
+ * in no result and no audit line (the gate never sees it as an address). */
+static void t_password_never_a_recipient_regression(void)
+{
+    if (!need_browser())
+        return;
+    char origin[64], audit[] = "/tmp/cdpgate-audit-XXXXXX";
+    snprintf(origin, sizeof origin, "http://a.test:%d", port);
+    int afd = mkstemp(audit);
+    if (!CHECK(afd >= 0))
+        return;
+    close(afd);
+    const char *origins[] = {origin};
+    const char *recips[] = {"ok@corp.test"};
+    gate_grant g = {0};
+    g.task = "recipient-test";
+    g.origins = origins;
+    g.norigins = 1;
+    g.recipients = recips;
+    g.nrecipients = 1;
+    g.audit = audit;
+    gate_err ge = {{0}};
+    gate *gt = gate_new(&g, NULL, &ge);
+    snap_opts so = {0};
+    so.gate = gt;
+    cdp_err e = {0};
+    snap_agent *a = gt ? snap_agent_new(browser, &so, &e) : NULL;
+    char url[256];
+    url_for(url, sizeof url, "a.test", "/act/forms.html");
+    snap_result r = {0};
+    if (CHECK(a != NULL) && CHECK_INT(0, snap_open(a, url, true, &r))) {
+        snap_result_free(&r);
+        free(eval_in(a, NULL, "document.getElementById('pw').name='cc'"));
+        char ref[16];
+        ref_css(a, "#pw", ref);
+        if (!CHECK_INT(SNAP_ETAKEOVER, snap_type(a, ref, "hunter2@leak.test", false, NULL, &r)))
+            test_fail_detail("%s", r.text ? r.text : "");
+        CHECK(!strstr(r.text ? r.text : "", "hunter2"));
+        CHECK(!strstr(r.structured ? r.structured : "", "hunter2"));
+    }
+    snap_result_free(&r);
+    snap_agent_free(a);
+    gate_free(gt);
+    char *log = NULL;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "cat %s", audit);
+    fixture_run(cmd, &log, NULL);
+    CHECK(log && strstr(log, "\"decision\":\"takeover\""));
+    CHECK(log && !strstr(log, "hunter2"));
+    free(log);
+    unlink(audit);
+}
+
 static const test_case TESTS[] = {
     {"click_plain", t_click_plain},
     {"upload_and_eval_need_grant", t_upload_and_eval_need_grant},
+    {"password_never_a_recipient_regression", t_password_never_a_recipient_regression},
     {"click_disabled_fails_at_once", t_click_disabled_fails_at_once},
     {"click_hidden", t_click_hidden},
     {"click_covered_names_cover", t_click_covered_names_cover},
