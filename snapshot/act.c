@@ -824,12 +824,12 @@ static int resolve(snap_agent *a, const char *ref, target *tg, snap_result *r)
         return rc;
     const snap_ref *rf = res.ref;
     tg->n = rf->n;
-    tg->tab = rf->tab;
+    tg->tab = snap_ref_tab(a, rf);
     tg->backend = rf->backend;
-    snprintf(tg->frame, sizeof tg->frame, "%s", rf->frame);
+    snprintf(tg->frame, sizeof tg->frame, "%s", snap_ref_frame(a, rf));
     snprintf(tg->oid, sizeof tg->oid, "%s", res.object_id);
     snprintf(tg->ref, sizeof tg->ref, "e%u", rf->n);
-    describe_ref(rf->n, rf->role, rf->name, tg->what, sizeof tg->what);
+    describe_ref(rf->n, snap_ref_role(a, rf), rf->name, tg->what, sizeof tg->what);
     snap_tab *t = snap_tab_by_id(a, tg->tab);
     snap_frame *f = t ? snap_frame_find(t, tg->frame) : NULL;
     if (!f)

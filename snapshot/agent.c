@@ -615,30 +615,82 @@ int snap_tab_open(snap_agent *a, size_t ctx, snap_tab **out, snap_result *r)
 
 /* ---- refs ---- */
 
-static uint64_t hash_key(int tab, const char *frame, const char *loader, int backend)
+static uint64_t hash_key(uint32_t doc, int backend)
 {
-    uint64_t h = 1469598103934665603ULL;
-    const char *parts[2] = {frame, loader};
-    h ^= (uint64_t)(unsigned)tab;
-    h *= 1099511628211ULL;
-    for (int k = 0; k < 2; k++) {
-        for (const unsigned char *s = (const unsigned char *)parts[k]; *s; s++) {
-            h ^= *s;
-            h *= 1099511628211ULL;
-        }
-        h ^= 0xff;
-        h *= 1099511628211ULL;
-    }
-    h ^= (uint64_t)(unsigned)backend;
-    h *= 1099511628211ULL;
+    uint64_t h = ((uint64_t)doc << 32) ^ (uint32_t)backend;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
     return h;
 }
 
-static bool ref_matches(const snap_ref *rf, int tab, const char *frame, const char *loader,
-                        int backend)
+int snap_ref_tab(const snap_agent *a, const snap_ref *rf)
 {
-    return rf->tab == tab && rf->backend == backend && strcmp(rf->frame, frame) == 0 &&
-           strcmp(rf->loader, loader) == 0;
+    return a->refdocs[rf->doc].tab;
+}
+
+const char *snap_ref_frame(const snap_agent *a, const snap_ref *rf)
+{
+    return a->refdocs[rf->doc].frame;
+}
+
+const char *snap_ref_role(const snap_agent *a, const snap_ref *rf)
+{
+    return a->ref_roles[rf->role];
+}
+
+/* The index of document (tab, frame, loader) in a->refdocs, adding it;
+ * -1 when out of memory. Refs are issued a document at a time: the last
+ * one found is tried first. */
+static long refdoc_ix(snap_agent *a, int tab, const char *frame, const char *loader)
+{
+    for (size_t k = 0; k < a->nrefdocs; k++) {
+        size_t i = (a->refdoc_last + a->nrefdocs - k) % a->nrefdocs;
+        const snap_refdoc *d = &a->refdocs[i];
+        if (d->tab == tab && strcmp(d->frame, frame) == 0 && strcmp(d->loader, loader) == 0) {
+            a->refdoc_last = i;
+            return (long)i;
+        }
+    }
+    if (a->nrefdocs >= UINT32_MAX)
+        return -1;
+    if (a->nrefdocs == a->caprefdocs) {
+        size_t n = a->caprefdocs ? a->caprefdocs * 2 : 8;
+        snap_refdoc *nd = realloc(a->refdocs, n * sizeof *nd);
+        if (!nd)
+            return -1;
+        a->refdocs = nd;
+        a->caprefdocs = n;
+    }
+    snap_refdoc *d = &a->refdocs[a->nrefdocs];
+    d->tab = tab;
+    copyid(d->frame, frame);
+    copyid(d->loader, loader);
+    a->refdoc_last = a->nrefdocs;
+    return (long)a->nrefdocs++;
+}
+
+/* The index of role in a->ref_roles (cut at 31 bytes), adding it; -1 when
+ * out of memory. */
+static long refrole_ix(snap_agent *a, const char *role)
+{
+    char r[32];
+    snprintf(r, sizeof r, "%s", role ? role : "");
+    for (size_t i = 0; i < a->nref_roles; i++)
+        if (strcmp(a->ref_roles[i], r) == 0)
+            return (long)i;
+    if (a->nref_roles > UINT16_MAX)
+        return -1;
+    if (a->nref_roles == a->capref_roles) {
+        size_t n = a->capref_roles ? a->capref_roles * 2 : 16;
+        char (*nr)[32] = realloc(a->ref_roles, n * sizeof *nr);
+        if (!nr)
+            return -1;
+        a->ref_roles = nr;
+        a->capref_roles = n;
+    }
+    memcpy(a->ref_roles[a->nref_roles], r, sizeof r);
+    return (long)a->nref_roles++;
 }
 
 static int ref_hash_grow(snap_agent *a)
@@ -649,7 +701,7 @@ static int ref_hash_grow(snap_agent *a)
         return -1;
     for (size_t i = 0; i < a->nrefs; i++) {
         snap_ref *rf = &a->refs[i];
-        size_t k = hash_key(rf->tab, rf->frame, rf->loader, rf->backend) & (cap - 1);
+        size_t k = hash_key(rf->doc, rf->backend) & (cap - 1);
         while (h[k])
             k = (k + 1) & (cap - 1);
         h[k] = rf->n;
@@ -667,18 +719,24 @@ uint32_t snap_ref_for(snap_agent *a, int tab, const char *frame, const char *loa
         frame = "";
     if (!loader)
         loader = "";
+    long doc = refdoc_ix(a, tab, frame, loader);
+    if (doc < 0)
+        return 0;
     if (a->ref_hash_cap) {
         size_t mask = a->ref_hash_cap - 1;
-        for (size_t k = hash_key(tab, frame, loader, backend) & mask; a->ref_hash[k];
+        for (size_t k = hash_key((uint32_t)doc, backend) & mask; a->ref_hash[k];
              k = (k + 1) & mask) {
             snap_ref *rf = &a->refs[a->ref_hash[k] - 1];
-            if (ref_matches(rf, tab, frame, loader, backend)) {
+            if (rf->doc == (uint32_t)doc && rf->backend == backend) {
                 if (name && (!rf->name || strcmp(rf->name, name) != 0))
                     setstr(&rf->name, name);
                 return rf->n;
             }
         }
     }
+    long ri = refrole_ix(a, role);
+    if (ri < 0)
+        return 0;
     if ((a->nrefs + 1) * 2 > a->ref_hash_cap && ref_hash_grow(a))
         return 0;
     if (a->nrefs == a->caprefs) {
@@ -692,15 +750,13 @@ uint32_t snap_ref_for(snap_agent *a, int tab, const char *frame, const char *loa
     snap_ref *rf = &a->refs[a->nrefs];
     memset(rf, 0, sizeof *rf);
     rf->n = (uint32_t)(a->nrefs + 1);
-    rf->tab = tab;
-    copyid(rf->frame, frame);
-    copyid(rf->loader, loader);
+    rf->doc = (uint32_t)doc;
     rf->backend = backend;
-    snprintf(rf->role, sizeof rf->role, "%s", role ? role : "");
+    rf->role = (uint16_t)ri;
     rf->name = dupstr(name);
     a->nrefs++;
     size_t mask = a->ref_hash_cap - 1;
-    size_t k = hash_key(tab, frame, loader, backend) & mask;
+    size_t k = hash_key(rf->doc, backend) & mask;
     while (a->ref_hash[k])
         k = (k + 1) & mask;
     a->ref_hash[k] = rf->n;
@@ -729,9 +785,9 @@ static uint32_t parse_ref(const char *s)
 /* role "name" for error texts: the name is page text, so it is quoted with
  * quotes, backslashes, line breaks and marker brackets neutralised, and cut
  * on a character boundary. */
-static const char *short_name(const snap_ref *rf, char *buf, size_t cap)
+static const char *short_name(const snap_agent *a, const snap_ref *rf, char *buf, size_t cap)
 {
-    size_t n = (size_t)snprintf(buf, cap, "%s", rf->role);
+    size_t n = (size_t)snprintf(buf, cap, "%s", snap_ref_role(a, rf));
     if (!rf->name || !*rf->name || n + 8 >= cap)
         return buf;
     buf[n++] = ' ';
@@ -776,16 +832,17 @@ int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_re
                          "and use a ref from it", n);
     snap_ref *rf = &a->refs[n - 1];
     char what[128];
-    short_name(rf, what, sizeof what);
-    snap_tab *t = snap_tab_by_id(a, rf->tab);
+    short_name(a, rf, what, sizeof what);
+    int rtab = snap_ref_tab(a, rf);
+    snap_tab *t = snap_tab_by_id(a, rtab);
     if (!t || t->closed)
         return snap_fail(r, SNAP_ESTALE, "e%u (%s) was in tab t%d, which is closed", n, what,
-                         rf->tab);
-    snap_frame *f = snap_frame_find(t, rf->frame);
+                         rtab);
+    snap_frame *f = snap_frame_find(t, snap_ref_frame(a, rf));
     if (!f || f->gone)
         return snap_fail(r, SNAP_ESTALE, "e%u (%s) was in a frame that is gone from the "
                          "page; take a new snapshot", n, what);
-    if (strcmp(f->loader, rf->loader) != 0)
+    if (strcmp(f->loader, a->refdocs[rf->doc].loader) != 0)
         return snap_fail(r, SNAP_ESTALE, "e%u (%s) belonged to an earlier document: the %s "
                          "navigated since (now %s); take a new snapshot", n, what,
                          f == &t->frames[0] ? "page" : "frame", f->url ? f->url : "");
@@ -832,7 +889,7 @@ int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_re
     t = snap_tab_by_id(a, out->tab_id);
     out->ref = rf;
     out->tab = t;
-    out->frame = t ? snap_frame_find(t, rf->frame) : NULL;
+    out->frame = t ? snap_frame_find(t, snap_ref_frame(a, rf)) : NULL;
     if (!connected || !out->frame) {
         snap_resolved_release(a, out);
         return snap_fail(r, SNAP_ESTALE, "e%u (%s) was removed from the page; take a new "
@@ -1029,6 +1086,8 @@ void snap_agent_free(snap_agent *a)
         free(a->refs[i].name);
     free(a->refs);
     free(a->ref_hash);
+    free(a->refdocs);
+    free(a->ref_roles);
     free(a->obs);
     if (a->gate_owned)
         gate_free(a->gate);

@@ -363,8 +363,10 @@ typedef struct {
     size_t nnodes, nchunk;
     size_t released;             /* chunks [0, released) freed by the walk */
     bool preorder;               /* the walk reads records in index order */
-    int64_t *ids;                /* nodeId per node, until ax_finish */
-    int64_t *kid;                /* child nodeIds, until ax_finish */
+    void *ids;                   /* nodeId per node, until ax_finish */
+    void *kid;                   /* child nodeIds, until ax_finish */
+    bool wide;                   /* ids and kid hold int64_t, else int32_t (every
+                                    nodeId Chromium sends fits; see ax_widen) */
     int32_t *kix;                /* then: child node index or -1 */
     size_t nkid, kid_cap;
     sbuf str;                    /* the nodes' strings and role names */
@@ -627,6 +629,54 @@ static size_t hid(int64_t id)
     return (size_t)(x >> 17);
 }
 
+/* Element i of an id array (ids or kid) of F's width. */
+static int64_t ax_idv(const frame_st *F, const void *v, size_t i)
+{
+    return F->wide ? ((const int64_t *)v)[i] : ((const int32_t *)v)[i];
+}
+
+static bool ax_narrow(int64_t id)
+{
+    return id >= INT32_MIN && id <= INT32_MAX;
+}
+
+/* An id that does not fit in 32 bits (never from Chromium, whose AX node
+ * ids are 32-bit; a hashed non-numeric id would be one): the frame's id
+ * arrays go to 64 bits, widened in place from the end. */
+static int ax_widen(frame_st *F, size_t ncap_ids)
+{
+    if (F->wide)
+        return 0;
+    /* Both arrays grow first (their int32 contents intact), then widen:
+     * a failed allocation leaves F as it was. */
+    if (ncap_ids) {
+        void *ni = realloc(F->ids, ncap_ids * sizeof(int64_t));
+        if (!ni)
+            return SNAP_ENOMEM;
+        F->ids = ni;
+    }
+    if (F->kid_cap) {
+        void *nk = realloc(F->kid, F->kid_cap * sizeof(int64_t));
+        if (!nk)
+            return SNAP_ENOMEM;
+        F->kid = nk;
+    }
+    /* From the end: element i's 8 bytes cover 4-byte elements 2i and 2i+1,
+     * read already. */
+    char *v[2] = {ncap_ids ? F->ids : NULL, F->kid_cap ? F->kid : NULL};
+    size_t n[2] = {F->nnodes, F->nkid};
+    for (int a = 0; a < 2; a++) {
+        for (size_t i = n[a]; v[a] && i-- > 0;) {
+            int32_t x;
+            memcpy(&x, v[a] + i * sizeof x, sizeof x);
+            int64_t w = x;
+            memcpy(v[a] + i * sizeof w, &w, sizeof w);
+        }
+    }
+    F->wide = true;
+    return 0;
+}
+
 static int ax_find(const frame_st *F, int64_t id)
 {
     if (!F->hcap)
@@ -636,7 +686,7 @@ static int ax_find(const frame_st *F, int64_t id)
         int k = F->hash[h];
         if (!k)
             return -1;
-        if (F->ids[k - 1] == id)
+        if (ax_idv(F, F->ids, (size_t)k - 1) == id)
             return k - 1;
     }
 }
@@ -775,6 +825,14 @@ static int ax_add(frame_st *F, const axpend *p)
     int64_t id = ax_id(p->id);
     if (ax_find(F, id) >= 0)
         return 0;
+    if (!F->wide) {
+        bool narrow = ax_narrow(id);
+        for (size_t i = 0; i < p->nk && narrow; i++)
+            narrow = ax_narrow(p->kids[i]);
+        if (!narrow && ax_widen(F, F->hcap / 4 * 3))
+            return SNAP_ENOMEM;
+    }
+    size_t idw = F->wide ? sizeof(int64_t) : sizeof(int32_t);
     /* Grow the records, and the index at three quarters load (linear
      * probing stays short there, and the index is smaller than at half load). */
     size_t k = F->nnodes;
@@ -785,7 +843,7 @@ static int ax_add(frame_st *F, const axpend *p)
         int *nh = calloc(hc, sizeof *nh);
         if (!nh)
             return SNAP_ENOMEM;
-        int64_t *ni = realloc(F->ids, hc / 4 * 3 * sizeof *ni);
+        void *ni = realloc(F->ids, hc / 4 * 3 * idw);
         if (ni)
             F->ids = ni;
         if (!ni) {
@@ -793,7 +851,7 @@ static int ax_add(frame_st *F, const axpend *p)
             return SNAP_ENOMEM;
         }
         for (size_t i = 0; i < k; i++) {
-            size_t h = hid(F->ids[i]) & (hc - 1);
+            size_t h = hid(ax_idv(F, F->ids, i)) & (hc - 1);
             while (nh[h])
                 h = (h + 1) & (hc - 1);
             nh[h] = (int)i + 1;
@@ -811,7 +869,7 @@ static int ax_add(frame_st *F, const axpend *p)
         size_t n = F->kid_cap ? F->kid_cap : 1024;
         while (n < F->nkid + nk)
             n *= 2;
-        int64_t *nkp = realloc(F->kid, n * sizeof *nkp);
+        void *nkp = realloc(F->kid, n * idw);
         if (!nkp)
             return SNAP_ENOMEM;
         F->kid = nkp;
@@ -875,10 +933,17 @@ static int ax_add(frame_st *F, const axpend *p)
                               (keep_num ? AX_NUM : 0));
     }
     a->kid0 = (uint32_t)F->nkid;
-    if (nk)
-        memcpy(F->kid + F->nkid, p->kids, nk * sizeof *p->kids);
+    for (size_t i = 0; i < nk; i++) {
+        if (F->wide)
+            ((int64_t *)F->kid)[F->nkid + i] = p->kids[i];
+        else
+            ((int32_t *)F->kid)[F->nkid + i] = (int32_t)p->kids[i];
+    }
     F->nkid += nk;
-    F->ids[k] = id;
+    if (F->wide)
+        ((int64_t *)F->ids)[k] = id;
+    else
+        ((int32_t *)F->ids)[k] = (int32_t)id;
     size_t m = F->hcap - 1;
     size_t h = hid(id) & m;
     while (F->hash[h])
@@ -987,8 +1052,9 @@ static int ax_parse(frame_st *F, const json_val *result)
 
 /* The records are complete: children by index; the nodeId index goes.
  * The indices are written over the child ids in place (index i's 4 bytes
- * lie below id i's 8, and every id is read before it is overwritten),
- * then the buffer is cut to their size: no second list at any time. */
+ * lie at or below id i's 4 or 8, and every id is read before it is
+ * overwritten), then the buffer is cut to their size: no second list at
+ * any time. */
 static int ax_finish(frame_st *F)
 {
     if (F->str.oom)
@@ -1000,8 +1066,7 @@ static int ax_finish(frame_st *F)
             return SNAP_ENOMEM;
     }
     for (size_t i = 0; i < F->nkid; i++) {
-        int64_t id;
-        memcpy(&id, buf + i * sizeof id, sizeof id);
+        int64_t id = ax_idv(F, buf, i);
         int32_t k = ax_find(F, id);
         memcpy(buf + i * sizeof k, &k, sizeof k);
     }
@@ -1011,6 +1076,7 @@ static int ax_finish(frame_st *F)
     F->ids = NULL;
     F->kid = NULL;
     F->kid_cap = F->hcap = 0;
+    F->wide = false;
     char *nb = realloc(buf, (F->nkid ? F->nkid : 1) * sizeof(int32_t));
     F->kix = (int32_t *)(void *)(nb ? nb : buf);
     return 0;
@@ -1041,6 +1107,7 @@ static void ax_drop(frame_st *F)
     F->nnodes = F->nkid = F->kid_cap = F->hcap = F->nroles = F->caproles = 0;
     F->nchunk = F->released = 0;
     F->preorder = false;
+    F->wide = false;
 }
 
 /* ---- AX replies as a stream ----
@@ -1475,6 +1542,38 @@ static bool ax_same_tree(const frame_st *A, const frame_st *B, char *why, size_t
  * text reply[0..len) both ways, json_parse + ax_parse and json_stream in
  * pieces of `piece` bytes + ax_event, and compare the records. Returns 0
  * when they are equal, else -1 with why filled. */
+/* Test hook: the tree a getFullAXTree reply digests to, as text (for each
+ * record "index:kid,kid;" after ax_finish), and whether its ids needed 64
+ * bits. 0, or -1 when it cannot be digested. */
+int snap_ax_shape(const char *reply, size_t len, char *out, size_t cap, bool *wide);
+int snap_ax_shape(const char *reply, size_t len, char *out, size_t cap, bool *wide)
+{
+    frame_st A;
+    memset(&A, 0, sizeof A);
+    json_doc *d = json_parse(reply, len, NULL, NULL);
+    int rc = -1;
+    if (d && ax_parse(&A, json_doc_root(d)) == 0) {
+        *wide = A.wide;
+        if (ax_finish(&A) == 0) {
+            size_t n = 0;
+            out[0] = 0;
+            for (size_t i = 0; i < A.nnodes && n < cap; i++) {
+                n += (size_t)snprintf(out + n, cap - n, "%zu:", i);
+                size_t k0 = ax_at(&A, i)->kid0;
+                size_t k1 = i + 1 < A.nnodes ? ax_at(&A, i + 1)->kid0 : A.nkid;
+                for (size_t k = k0; k < k1 && n < cap; k++)
+                    n += (size_t)snprintf(out + n, cap - n, "%d,", A.kix[k]);
+                if (n < cap)
+                    n += (size_t)snprintf(out + n, cap - n, ";");
+            }
+            rc = n < cap ? 0 : -1;
+        }
+    }
+    json_doc_free(d);
+    ax_drop(&A);
+    return rc;
+}
+
 int snap_ax_digest_check(const char *reply, size_t len, size_t piece, size_t *nodes,
                          char *why, size_t cap);
 int snap_ax_digest_check(const char *reply, size_t len, size_t piece, size_t *nodes,
@@ -1526,9 +1625,9 @@ int snap_ax_digest_check(const char *reply, size_t len, size_t piece, size_t *no
         goto out;
     }
     for (size_t i = 0; i < A.nnodes; i++) {
-        if (A.ids[i] != B.ids[i]) {
-            snprintf(why, cap, "node %zu: id %lld/%lld", i, (long long)A.ids[i],
-                     (long long)B.ids[i]);
+        if (ax_idv(&A, A.ids, i) != ax_idv(&B, B.ids, i)) {
+            snprintf(why, cap, "node %zu: id %lld/%lld", i, (long long)ax_idv(&A, A.ids, i),
+                     (long long)ax_idv(&B, B.ids, i));
             goto out;
         }
     }
@@ -2790,7 +2889,20 @@ static int fetch(build *B)
             if (k != i && F->f->parent[0] && strcmp(B->fr[k].f->id, F->f->parent) == 0)
                 F->parent = (int)k;
     }
+    /* The DOM snapshots go first: their replies are digested into small
+     * sets and freed before the AX replies (which are kept as records until
+     * the walk) stream in, so the two never sit in memory together. */
     size_t nc = 0;
+    for (size_t s = 0; s < B->nss; s++) {
+        domsink *DS = calloc(1, sizeof *DS);
+        B->ss[s].dss = DS;
+        B->ss[s].rc = DS ? snap_cdp_send_sink(a, B->ss[s].id, "DOMSnapshot.captureSnapshot",
+                                         "{\"computedStyles\":[]}", ds_event, DS,
+                                         &B->ss[s].call, NULL)
+                         : CDP_ENOMEM;
+        if (!B->ss[s].rc)
+            calls[nc++] = (fcall){2, s, B->ss[s].call};
+    }
     for (size_t i = 0; i < B->nfr; i++) {
         frame_st *F = &B->fr[i];
         char *p = frame_params(F->f->id);
@@ -2820,16 +2932,6 @@ static int fetch(build *B)
                 calls[nc++] = (fcall){1, i, F->own_call};
         }
         free(p);
-    }
-    for (size_t s = 0; s < B->nss; s++) {
-        domsink *DS = calloc(1, sizeof *DS);
-        B->ss[s].dss = DS;
-        B->ss[s].rc = DS ? snap_cdp_send_sink(a, B->ss[s].id, "DOMSnapshot.captureSnapshot",
-                                         "{\"computedStyles\":[]}", ds_event, DS,
-                                         &B->ss[s].call, NULL)
-                         : CDP_ENOMEM;
-        if (!B->ss[s].rc)
-            calls[nc++] = (fcall){2, s, B->ss[s].call};
     }
     /* Wait for the oldest outstanding call; after each reply, take every
      * other one already in, so that none waits as a parsed document. */

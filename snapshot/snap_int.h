@@ -85,13 +85,19 @@ typedef struct {
     int lease;                   /* vault identity lease fd + 1; 0 = none */
 } snap_ctx;
 
+/* A document refs were issued in: (tab, frame, loader). Interned: every ref
+ * of a document points at one, so a ref costs 24 bytes and its name. */
 typedef struct {
-    uint32_t n;                  /* "e<n>" */
     int tab;
     char frame[SNAP_ID_MAX];
     char loader[SNAP_ID_MAX];
+} snap_refdoc;
+
+typedef struct {
+    uint32_t n;                  /* "e<n>" */
+    uint32_t doc;                /* a->refdocs[doc] */
     int backend;                 /* backendDOMNodeId */
-    char role[32];
+    uint16_t role;               /* a->ref_roles[role] */
     char *name;                  /* accessible name at issue (new) */
 } snap_ref;
 
@@ -118,8 +124,12 @@ struct snap_agent {
     int next_tab;
     snap_ref *refs;              /* refs[n-1] is "e<n>" */
     size_t nrefs, caprefs;
-    uint32_t *ref_hash;          /* open addressing: (tab,frame,loader,backend) -> n */
+    uint32_t *ref_hash;          /* open addressing: (doc, backend) -> n */
     size_t ref_hash_cap;
+    snap_refdoc *refdocs;        /* the documents refs were issued in */
+    size_t nrefdocs, caprefdocs, refdoc_last;
+    char (*ref_roles)[32];       /* the roles refs were issued with */
+    size_t nref_roles, capref_roles;
     snap_obs_rec *obs;           /* recent observations (ring) */
     size_t nobs, capobs;
     uint32_t next_obs;
@@ -271,6 +281,10 @@ int snap_open_in(snap_agent *a, const char *url, size_t ctx, bool new_tab, snap_
  * backend node) has none. Returns n (> 0) or 0 on allocation failure. */
 uint32_t snap_ref_for(snap_agent *a, int tab, const char *frame, const char *loader,
                       int backend, const char *role, const char *name);
+/* What a ref was issued for: its tab, frame id and role. */
+int snap_ref_tab(const snap_agent *a, const snap_ref *rf);
+const char *snap_ref_frame(const snap_agent *a, const snap_ref *rf);
+const char *snap_ref_role(const snap_agent *a, const snap_ref *rf);
 /* A ref resolved for acting: fails closed with what changed. */
 /* ref, tab and frame point into arrays that the event listener may grow:
  * valid only until the next call that reads from the browser. The ids are

@@ -1176,7 +1176,10 @@ static void ref_named(snap_agent *a, const char *css, const char *name, char out
     if (!CHECK(n > 0 && n <= a->nrefs))
         return;
     snap_ref rf = a->refs[n - 1];
-    CHECK_INT(n, snap_ref_for(a, rf.tab, rf.frame, rf.loader, rf.backend, rf.role, name));
+    const snap_refdoc *d = &a->refdocs[rf.doc];
+    char role[32];
+    snprintf(role, sizeof role, "%s", snap_ref_role(a, &rf));
+    CHECK_INT(n, snap_ref_for(a, d->tab, d->frame, d->loader, rf.backend, role, name));
 }
 
 /* CHECK that a result is whole: valid UTF-8 text and a structured object. */

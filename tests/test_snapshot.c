@@ -820,6 +820,51 @@ static void t_ax_digest_stream(void)
 }
 
 
+/* In observe.c: a reply's digested tree as text; wide: its ids took 64 bits. */
+int snap_ax_shape(const char *reply, size_t len, char *out, size_t cap, bool *wide);
+
+/* nodeIds are kept in 32 bits; one that does not fit (mid-reply, as a node
+ * and as a child) widens the frame's arrays in place, and the tree is the
+ * same as with small ids. Stream and parse agree on it in every piece size. */
+static void t_ax_wide_ids(void)
+{
+    static const char narrow[] =
+        "{\"nodes\":[{\"nodeId\":\"1\",\"role\":{\"value\":\"RootWebArea\"},"
+        "\"childIds\":[\"2\",\"3\"]},"
+        "{\"nodeId\":\"2\",\"role\":{\"value\":\"generic\"},\"childIds\":[\"4\",\"5\"]},"
+        "{\"nodeId\":\"4\",\"role\":{\"value\":\"button\"},\"name\":{\"value\":\"a\"}},"
+        "{\"nodeId\":\"3\",\"role\":{\"value\":\"list\"},\"childIds\":[\"6\"]},"
+        "{\"nodeId\":\"5\",\"role\":{\"value\":\"link\"},\"name\":{\"value\":\"b\"}},"
+        "{\"nodeId\":\"6\",\"role\":{\"value\":\"listitem\"}}]}";
+    /* The same tree: 5 is 2^32 + 4 and 6 is 2^32 + 1 (cut to 32 bits they
+     * would be 4 and 1, which are taken), 3 is "x". */
+    static const char wide[] =
+        "{\"nodes\":[{\"nodeId\":\"1\",\"role\":{\"value\":\"RootWebArea\"},"
+        "\"childIds\":[\"2\",\"x\"]},"
+        "{\"nodeId\":\"2\",\"role\":{\"value\":\"generic\"},"
+        "\"childIds\":[\"4\",\"4294967300\"]},"
+        "{\"nodeId\":\"4\",\"role\":{\"value\":\"button\"},\"name\":{\"value\":\"a\"}},"
+        "{\"nodeId\":\"x\",\"role\":{\"value\":\"list\"},\"childIds\":[\"4294967297\"]},"
+        "{\"nodeId\":\"4294967300\",\"role\":{\"value\":\"link\"},"
+        "\"name\":{\"value\":\"b\"}},"
+        "{\"nodeId\":\"4294967297\",\"role\":{\"value\":\"listitem\"}}]}";
+    char a[256], b[256];
+    bool wa = true, wb = false;
+    CHECK_INT(0, snap_ax_shape(narrow, strlen(narrow), a, sizeof a, &wa));
+    CHECK_INT(0, snap_ax_shape(wide, strlen(wide), b, sizeof b, &wb));
+    CHECK(!wa);
+    CHECK(wb);
+    if (!CHECK_STR(a, b))
+        test_fail_detail("narrow %s\nwide   %s", a, b);
+    CHECK_STR("0:1,3,;1:2,4,;2:;3:5,;4:;5:;", a);
+    for (size_t piece = 0; piece < 9; piece++) {
+        char why[200];
+        int rc = snap_ax_digest_check(wide, strlen(wide), piece, NULL, why, sizeof why);
+        if (!CHECK_INT(0, rc))
+            test_fail_detail("wide reply in pieces of %zu: %s", piece, why);
+    }
+}
+
 /* In observe.c: the DOMSnapshot reply digested both ways must give the same
  * secret and clickable sets. */
 int snap_dom_digest_check(const char *reply, size_t len, size_t piece, size_t *secrets,
@@ -849,6 +894,7 @@ static void t_dom_digest_stream(void)
 
 static const test_case TESTS[] = {
     {"ax_digest_stream", t_ax_digest_stream},
+    {"ax_wide_ids", t_ax_wide_ids},
     {"frames_nested", t_frames_nested},
     {"shadow_roots", t_shadow_roots},
     {"row_context", t_row_context},
