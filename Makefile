@@ -4,6 +4,8 @@
 #   make CC=clang        same with clang
 #   make OPENSSL=1       adds libssl/libcrypto (wss://, second AES-GCM backend)
 #   make SAN=1           ASan + UBSan build (no recovery) into build-san/
+#   make STATIC=1        one static binary with musl (musl-gcc) into build-static/:
+#                        no runtime dependency at all, the smallest footprint
 #   make test            unit tests, vector tests, corpus replay, Chromium integration
 #   make fuzz            clang libFuzzer targets, FUZZ_TIME seconds each (default 20)
 #   make bench           benchmarks with peers, figures printed (not asserted)
@@ -19,7 +21,22 @@ CC      ?= cc
 PREFIX  ?= /usr/local
 OPENSSL ?= 0
 SAN     ?= 0
+STATIC  ?= 0
 FUZZ_TIME ?= 20
+
+# STATIC=1: linked statically against musl (Debian: apt-get install
+# musl-tools). A static glibc would want its shared NSS modules at run time
+# for getaddrinfo; musl reads /etc/hosts and resolv.conf itself.
+ifeq ($(STATIC),1)
+ifeq ($(OPENSSL),1)
+$(error STATIC=1 links no OpenSSL: build OPENSSL=1 dynamically)
+endif
+ifeq ($(origin CC),default)
+CC       = musl-gcc
+endif
+BUILD   ?= build-static
+LDFLAGS += -static
+endif
 
 ifeq ($(SAN),1)
 BUILD   ?= build-san

@@ -323,6 +323,11 @@ export async function measureMcp(ad, opts) {
     // 5. Memory: peak RSS of the server process itself (VmHWM), and the
     //    current RSS summed over its process tree (the browser included).
     R.server_vmhwm_kb = vmHWM(s.transport.pid);
+    // What the resident set is made of at the end: private memory (heap,
+    // stacks) and pages mapped from files (the program's and its shared
+    // libraries' code, shared with every process that maps them).
+    R.server_rss_anon_kb = procField(s.transport.pid, 'RssAnon');
+    R.server_rss_file_kb = procField(s.transport.pid, 'RssFile');
     const tree = processTree(s.transport.pid);
     R.tree_procs = tree.length;
     R.tree_rss_kb = tree.reduce((a, p) => a + (vmRSS(p) || 0), 0);

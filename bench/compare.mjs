@@ -25,6 +25,7 @@ const load = (f) => {
     }
 };
 const pw = load('pw.json'), cg = load('cdpgate.json'), act = load('act.json');
+const cst = load('cdpgate-static.json');
 const gt = (() => {
     try {
         return JSON.parse(fs.readFileSync(path.join(dir, '..', 'gate.json'), 'utf8'));
@@ -134,6 +135,19 @@ row('browser_type + submit on TodoMVC, ms', median(cm.pages?.todomvc?.setup_type
 row('driver RSS after initialize (VmHWM), MiB', mib(cm.idle_vmhwm_kb), mib(pm.idle_vmhwm_kb), 1, 0.02);
 row('  peak after the action page, MiB', mib(cm.act_vmhwm_kb), mib(pm.act_vmhwm_kb), 1, 0.02);
 row(`  peak after all ${PAGES.length} pages, MiB`, mib(cm.server_vmhwm_kb), mib(pm.server_vmhwm_kb), 1, 0.02);
+row('  at the end: private (RssAnon), MiB', mib(cm.server_rss_anon_kb), mib(pm.server_rss_anon_kb), 1);
+row('  at the end: mapped from files (RssFile), MiB', mib(cm.server_rss_file_kb), mib(pm.server_rss_file_kb), 1);
+const sm = cst.mcp;
+if (sm && !cst.unavailable) {
+    console.log(`  the static build (make STATIC=1: musl, one file, no shared library), same run:`);
+    row(`  start to initialize answered, ms`, sm.start_median_ms, pm.start_median_ms, 1, 0.01);
+    row('  driver RSS after initialize (VmHWM), MiB', mib(sm.idle_vmhwm_kb), mib(pm.idle_vmhwm_kb), 1, 0.02);
+    row(`  peak after all ${PAGES.length} pages, MiB`, mib(sm.server_vmhwm_kb), mib(pm.server_vmhwm_kb), 1, 0.02);
+    row('  browser_click, ms', sm.act?.click_median_ms, pm.act?.click_median_ms, 1, 0.1);
+    for (const e of sm.errors || []) console.log(`   static build error: ${e}`);
+} else {
+    console.log(`  (static build not measured: ${cst.unavailable || cst.loadError || 'no figures'})`);
+}
 row('RSS of its process tree, browser incl., MiB', mib(cm.tree_rss_kb), mib(pm.tree_rss_kb), 0);
 console.log(`  (driver RSS: VmHWM of the server process alone, node for @playwright/mcp, cdpgate for cdpgate;` +
     `\n   the tree adds the Chromium it launched: ${cm.tree_procs || '-'} vs ${pm.tree_procs || '-'} processes.` +

@@ -72,6 +72,21 @@ echo "  cdpgate mcp (mcp_bench.mjs)"
 CDPGATE_BIN="$BUILD/cdpgate" timeout 360 node bench/mcp_bench.mjs "$BASE" "$R/cdpgate.json" \
     "$R/snap" 2>"$R/mcp_bench.err.txt" ||
     echo "  mcp_bench failed: $(tail -n 3 "$R/mcp_bench.err.txt")"
+# The static build (make STATIC=1, musl) measured the same way: what a
+# one-file deployment costs. musl-gcc comes from Debian's musl-tools.
+if ! command -v musl-gcc >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get install -y musl-tools >"$R/musl-install.txt" 2>&1 || true
+fi
+if make -j2 STATIC=1 all >"$R/static-build.txt" 2>&1; then
+    echo "  cdpgate mcp, static build (mcp_bench.mjs)"
+    CDPGATE_BIN=build-static/cdpgate timeout 360 node bench/mcp_bench.mjs "$BASE" \
+        "$R/cdpgate-static.json" 2>"$R/mcp_bench_static.err.txt" ||
+        echo "  mcp_bench (static) failed: $(tail -n 3 "$R/mcp_bench_static.err.txt")"
+else
+    printf '{"unavailable":"make STATIC=1 failed: %s"}\n' \
+        "$(grep -m1 -iE 'error|not found' "$R/static-build.txt" | tr -d '"\\' | cut -c1-120)" \
+        >"$R/cdpgate-static.json"
+fi
 node bench/compare.mjs "$R"
 kill "$SRV" 2>/dev/null
 wait "$SRV" 2>/dev/null

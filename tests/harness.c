@@ -4,6 +4,7 @@
  */
 #include "tests/harness.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,12 +27,12 @@ static int should_fail(void)
     long n = alloc_count++;
     if (alloc_fail_at < 0)
         return 0;
-    if (n == alloc_fail_at) {
-        if (!alloc_sticky)
-            alloc_fail_at = -1;
-        return 1;
-    }
-    return alloc_sticky && n > alloc_fail_at;
+    int fail = n == alloc_fail_at || (alloc_sticky && n > alloc_fail_at);
+    if (n == alloc_fail_at && !alloc_sticky)
+        alloc_fail_at = -1;
+    if (fail)
+        errno = ENOMEM;          /* as malloc does: libc's callers report it */
+    return fail;
 }
 
 void *__wrap_malloc(size_t n) { return should_fail() ? NULL : __real_malloc(n); }

@@ -109,6 +109,11 @@ void vault_hex(const uint8_t *in, size_t n, char *out)
 
 int vault_seterr(char *err, size_t errlen, int code, const char *fmt, ...)
 {
+    /* A system call that failed for want of memory (libc allocating for
+     * opendir or fdopen, the kernel for open) is out of memory, not I/O:
+     * the caller may retry it, as with any other allocation failure. */
+    if (code == VAULT_EIO && errno == ENOMEM)
+        code = VAULT_ENOMEM;
     if (err && errlen) {
         va_list ap;
         va_start(ap, fmt);
