@@ -77,7 +77,7 @@ CDPGATE_BIN="$BUILD/cdpgate" timeout 360 node bench/mcp_bench.mjs "$BASE" "$R/cd
 if ! command -v musl-gcc >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     apt-get install -y musl-tools >"$R/musl-install.txt" 2>&1 || true
 fi
-if make -j2 STATIC=1 all >"$R/static-build.txt" 2>&1; then
+if make -j2 STATIC=1 BUILD=build-static all >"$R/static-build.txt" 2>&1; then
     echo "  cdpgate mcp, static build (mcp_bench.mjs)"
     CDPGATE_BIN=build-static/cdpgate timeout 360 node bench/mcp_bench.mjs "$BASE" \
         "$R/cdpgate-static.json" 2>"$R/mcp_bench_static.err.txt" ||

@@ -402,6 +402,8 @@ enum {
     VF_NOVALUE = 8,              /* the value is withheld (secret) */
     VF_OPTS = 16,                /* toff/tlen hold the options of a native select */
     VF_CTX = 32,                 /* aux holds a row context */
+    VF_STR = 64,                 /* V_TEXT: toff is in the frame's str (one
+                                    StaticText's name), not in the arena */
 };
 
 /* The frames a build takes (vnode.frame is 16 bits); more is out of memory. */
@@ -422,7 +424,7 @@ typedef struct {
     unsigned st : 14;            /* ST_* */
     unsigned axf : 6;            /* its AX node's axn.flags, 0 for none */
     unsigned kind : 2;           /* V_* */
-    unsigned vf : 6;             /* VF_* */
+    unsigned vf : 7;             /* VF_* */
 } vnode;
 
 typedef struct {
@@ -438,6 +440,8 @@ typedef struct {
     const char **rt;             /* printed roles (static or in a frame's str) */
     size_t nrt, caprt;
     const char *title;           /* the main frame's RootWebArea name (in its str) */
+    int tail_text;               /* the V_TEXT vnode written last, and the arena */
+    size_t tail_len;             /* length then: it may take more text while equal */
     sbuf arena;
     bool oom;
 } build;
@@ -2092,6 +2096,12 @@ static const char *vvalue(const build *B, const vnode *x)
     return vvalue_in(B->fr[x->frame].str.p, x);
 }
 
+/* The text of V_TEXT x (tlen bytes; not NUL-terminated in the arena). */
+static char *vtext(const build *B, const vnode *x)
+{
+    return (x->vf & VF_STR) ? B->fr[x->frame].str.p + x->toff : B->arena.p + x->toff;
+}
+
 /* V_FRAME: the frame_st index of the child frame, -1 when not known. */
 static int vchild(const vnode *x)
 {
@@ -2115,24 +2125,47 @@ static void add_text(build *B, int parent, int fi, const char *s)
         if (j > parent && B->v[j].parent == parent)
             last = j;
     }
-    if (last >= 0 && B->v[last].kind == V_TEXT &&
-        B->v[last].toff + B->v[last].tlen == B->arena.len) {
+    /* Runs of text join into one line while nothing else was written to
+     * the arena since the run's last piece. */
+    if (last >= 0 && B->v[last].kind == V_TEXT && last == B->tail_text &&
+        B->arena.len == B->tail_len) {
         vnode *x = &B->v[last];
+        if (x->vf & VF_STR) {
+            /* Joined text is the arena's: the first piece moves there. */
+            size_t off = B->arena.len;
+            if (!sb_reserve(&B->arena, x->tlen))
+                return;
+            sb_putn(&B->arena, vtext(B, x), x->tlen);
+            x->toff = (uint32_t)off;
+            x->vf &= ~VF_STR & 0x7Fu;
+        }
         const char *p = B->arena.p + x->toff;
         bool sp = x->tlen && (p[x->tlen - 1] == ' ' || p[x->tlen - 1] == '\n');
         if (!sp && s[0] != ' ' && s[0] != '\n')
             sb_putc(&B->arena, ' ');
         sb_puts(&B->arena, s);
         B->v[last].tlen = (uint32_t)(B->arena.len - B->v[last].toff);
+        B->tail_len = B->arena.len;
         return;
     }
     int i = vnew(B, parent, V_TEXT, fi);
     if (i < 0)
         return;
-    B->v[i].toff = (uint32_t)B->arena.len;
     B->v[i].aux = 1;
-    sb_puts(&B->arena, s);
-    B->v[i].tlen = (uint32_t)(B->arena.len - B->v[i].toff);
+    B->tail_text = i;
+    /* A single piece is read where it is, in the frame's strings (the
+     * cache keeps them): no copy. */
+    const sbuf *str = &B->fr[fi].str;
+    if (str->p && s >= str->p && s < str->p + str->len) {
+        B->v[i].toff = (uint32_t)(s - str->p);
+        B->v[i].tlen = (uint32_t)strlen(s);
+        B->v[i].vf |= VF_STR;
+    } else {
+        B->v[i].toff = (uint32_t)B->arena.len;
+        sb_puts(&B->arena, s);
+        B->v[i].tlen = (uint32_t)(B->arena.len - B->v[i].toff);
+    }
+    B->tail_len = B->arena.len;
 }
 
 static void walk_kids(build *B, int fi, int ai, int parent, int depth)
@@ -2356,9 +2389,9 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
             if (B->v[j].kind == V_TEXT) {
                 if (B->arena.len > off)
                     sb_putc(&B->arena, ' ');
-                /* Room first: the copy comes from the arena itself. */
+                /* Room first: the copy may come from the arena itself. */
                 if (sb_reserve(&B->arena, B->v[j].tlen))
-                    sb_putn(&B->arena, B->arena.p + B->v[j].toff, B->v[j].tlen);
+                    sb_putn(&B->arena, vtext(B, &B->v[j]), B->v[j].tlen);
             }
         }
         x->toff = (uint32_t)off;
@@ -2586,7 +2619,7 @@ static bool ctx_label(build *B, int cont, int me)
         size_t len = 0;
         const char *cn = c->kind == V_ELEM ? vname(B, c) : NULL, *mn = vname(B, m);
         if (c->kind == V_TEXT && !(c->vf & VF_DROP)) {
-            s = B->arena.p + c->toff;
+            s = vtext(B, c);
             len = c->tlen;
         } else if (cn && *cn && !blank(cn) &&
                    !(strcmp(vrole(B, c), vrole(B, m)) == 0 && same_text(cn, mn ? mn : ""))) {
@@ -2706,7 +2739,7 @@ static bool text_is_name(build *B, const vnode *t, const vnode *e)
     const char *en = e->kind == V_ELEM ? vname(B, e) : NULL;
     if (t->kind != V_TEXT || !en || !*en)
         return false;
-    char *p = B->arena.p + t->toff;
+    char *p = vtext(B, t);
     char save = p[t->tlen];
     p[t->tlen] = 0;
     bool same = same_text(p, en);
@@ -3024,6 +3057,12 @@ static const char *cname(const struct snap_cache *C, const vnode *x)
     return vname_in(C->fr[x->frame].str, x);
 }
 
+/* The text of line x (V_TEXT, or what else keeps text at toff). */
+static const char *ctext(const struct snap_cache *C, const vnode *x)
+{
+    return (x->vf & VF_STR) ? C->fr[x->frame].str + x->toff : C->arena + x->toff;
+}
+
 /* Does line x get a ref? */
 static bool cact(const vnode *x)
 {
@@ -3041,7 +3080,7 @@ static bool render(const struct snap_cache *C, const vnode *x, sbuf *out)
             out->oom = true;
             return false;
         }
-        memcpy(tmp, C->arena + x->toff, x->tlen);
+        memcpy(tmp, ctext(C, x), x->tlen);
         tmp[x->tlen] = 0;
         bool cut = put_page(out, tmp, x->tlen, TEXT_MAX_CHARS, PAGE_QUOTED);
         free(tmp);
@@ -3077,7 +3116,7 @@ static bool render(const struct snap_cache *C, const vnode *x, sbuf *out)
         sb_putc(out, '"');
         char *tmp = malloc(x->tlen + 1);
         if (tmp) {
-            memcpy(tmp, C->arena + x->toff, x->tlen);
+            memcpy(tmp, ctext(C, x), x->tlen);
             tmp[x->tlen] = 0;
             put_page(out, tmp, x->tlen, NAME_MAX_CHARS, PAGE_QUOTED);
             free(tmp);
@@ -3170,7 +3209,7 @@ static void page_text(const struct snap_cache *C, sbuf *out)
         const vnode *x = &C->l[k];
         size_t before = out->len;
         if (x->kind == V_TEXT || (x->kind == V_ELEM && strcmp(crole(C, x), "clickable") == 0)) {
-            put_page(out, C->arena + x->toff, x->tlen, (size_t)-1, PAGE_KEEP_NL);
+            put_page(out, ctext(C, x), x->tlen, (size_t)-1, PAGE_KEEP_NL);
         } else if (x->kind == V_FRAME) {
             const char *o = vchild(x) >= 0 ? C->fr[vchild(x)].origin : "";
             sb_puts(out, "[frame ");
@@ -3552,6 +3591,7 @@ static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
     snap_cache_free(t->cache);
     t->cache = NULL;
     build B = {0};
+    B.tail_text = -1;
     B.a = a;
     B.t = t;
     int tab = t->id;
