@@ -34,6 +34,9 @@
 
 #include <errno.h>
 #include <poll.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -789,6 +792,11 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
         }
         if (S.eof)
             break;
+#if defined(__GLIBC__)
+        /* Idle: hand the free pages inside glibc's heap back to the system,
+         * so that the next snapshot starts from what is in use only. */
+        malloc_trim(0);
+#endif
         /* A running login is watched while idle, so it is captured even if
          * the human closes the window before the agent's next call. */
         bool waiting = login_step(&S);
