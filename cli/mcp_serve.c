@@ -264,12 +264,21 @@ static void confirm_message(const char *prompt, char *out, size_t cap)
              json_get_str(p, "class") ? json_get_str(p, "class") : "?",
              json_get_str(p, "reason") ? "; " : "",
              json_get_str(p, "reason") ? json_get_str(p, "reason") : "");
+    const char *script = json_get_str(p, "script");
+    if (script) {
+        size_t n = strlen(out), shown = strlen(script);
+        int64_t total = json_get_int(p, "script_bytes", (int64_t)shown);
+        if (n < cap)
+            snprintf(out + n, cap - n, "\nThe script%s:\n%s", total > (int64_t)shown ?
+                     " (its beginning only: it is longer than can be shown; decline unless "
+                     "you know the rest)" : "", script);
+    }
     json_doc_free(d);
 }
 
 static int confirm_elicit(serve *S, const char *prompt, char *why, size_t cap)
 {
-    char msg[1500];
+    char msg[1500 + GATE_SCRIPT_SHOWN];
     confirm_message(prompt, msg, sizeof msg);
     if (mcp_elicit_begin(S->call, msg, CONFIRM_SCHEMA)) {
         snprintf(why, cap, "could not ask the client");

@@ -157,6 +157,10 @@ static void target_summary(const gate_request *req, char *out, size_t cap)
     } else if (req->dialog) {
         gate_text_copy(nm, sizeof nm, req->dialog, 200);
         snprintf(buf, sizeof buf, "dialog \"%s\"", nm);
+    } else if (req->script) {
+        gate_text_copy(nm, sizeof nm, req->script, 180);
+        snprintf(buf, sizeof buf, "script \"%s\"%s", nm,
+                 strlen(nm) < strlen(req->script) ? "..." : "");
     } else {
         buf[0] = 0;
     }
@@ -494,6 +498,13 @@ static char *confirm_prompt(const gate *gt, const gate_request *req, const gate_
     json_w_str(&w, gate_class_name(d->cls));
     gate_w_text(&w, "kind", d->conseq ? gate_conseq_name(d->conseq) : NULL, 32);
     gate_w_text(&w, "observation", req->obs, 256);
+    if (req->script) {
+        /* What the human approves: the script itself (control characters
+         * as spaces), and how long it is, so a cut is seen. */
+        gate_w_text(&w, "script", req->script, GATE_SCRIPT_SHOWN);
+        json_w_key(&w, "script_bytes");
+        json_w_uint(&w, strlen(req->script));
+    }
     json_w_key(&w, "epoch");
     json_w_uint(&w, gt->epoch);
     gate_w_text(&w, "reason", d->reason, sizeof d->reason);

@@ -194,6 +194,8 @@ typedef struct {
     const char *dialog;             /* dialog accept: the dialog's message */
     const char *recipient;          /* a recipient address being entered */
     const char *file;               /* a file being uploaded/downloaded */
+    const char *script;             /* eval: the JavaScript to run, shown to the
+                                       human who confirms (model text) */
     unsigned egress;                /* egress classes the action needs */
     uint64_t epoch;                 /* epoch the caller stamped; 0 = current */
     const char *obs;                /* observation id relied on (audit) */
@@ -220,9 +222,13 @@ int gate_classify(const gate_request *req, int *conseq, char *why, size_t cap);
 
 typedef struct gate gate;
 
+/* How much of an eval script a confirmation request shows. */
+#define GATE_SCRIPT_SHOWN 2000
+
 /* The confirmation hook. p is the request as a JSON object (action, origin,
- * target {role, name, row}, class, observation, epoch, reason; never a
- * secret). Return GATE_ALLOW or GATE_DENY (anything else is a deny); why
+ * target {role, name, row}, class, observation, epoch, reason, and for eval
+ * the script: its first GATE_SCRIPT_SHOWN bytes, script_bytes its length;
+ * never a secret). Return GATE_ALLOW or GATE_DENY (anything else is a deny); why
  * (cap bytes) may get the human's reason. */
 typedef int (*gate_confirm_fn)(void *ud, const char *prompt_json, char *why, size_t cap);
 

@@ -2055,7 +2055,17 @@ static int eval_run(snap_agent *a, const char *expression, snap_result *r)
 int snap_eval(snap_agent *a, const char *expression, snap_result *r)
 {
     snap_gated gg;
-    int rc = gate_page(a, "eval", true, false, NULL, NULL, &gg, r);
+    memset(&gg, 0, sizeof gg);
+    memset(r, 0, sizeof *r);
+    snap_sync(a);
+    snap_tab *t = snap_tab_current(a);
+    int rc = 0;
+    if (t) {
+        /* The human who confirms sees the script itself. */
+        snap_gate_in gi = {.tool = "eval", .tab = t->id, .state_change = true,
+                           .script = expression ? expression : ""};
+        rc = snap_gate_ask(a, &gi, &gg, r);
+    }
     if (rc)
         return rc;
     rc = eval_run(a, expression, r);

@@ -233,6 +233,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     q.target = have_target ? &tg : NULL;
     q.dialog = in->dialog;
     q.file = in->file;
+    q.script = in->script;
     q.egress = in->egress;
     q.epoch = in->epoch;
     q.obs = in->obs;

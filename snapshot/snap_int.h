@@ -234,6 +234,7 @@ typedef struct {
                                     recipient address, for a recipient field) */
     const char *dialog;          /* dialog accept: its message */
     const char *file;            /* upload: the resolved path of the file */
+    const char *script;          /* eval: the expression */
     unsigned egress;             /* GATE_EGRESS_* the action needs */
     const char *obs;
     uint64_t epoch;              /* stamped by the caller; 0 = current */

@@ -1146,6 +1146,47 @@ static void t_confirm_hook(void)
     gate_free(gt);
 }
 
+/* eval: the human is shown the script they approve (model text, never a
+ * secret), with its length so that a cut is seen; the audit line names it. */
+static void t_confirm_eval_script(void)
+{
+    hook_state h = {GATE_ALLOW, NULL, 0, ""};
+    gate_opts o = {.confirm = hook, .confirm_ud = &h};
+    gate *gt = mk(BANK, &o);
+    if (!gt)
+        return;
+    gate_decision d;
+    gate_request r = {.tool = "eval", .origin = "https://bank.test", .url = "https://bank.test/",
+                      .state_change = true,
+                      .script = "document.title = 'x';\n/* two */ 1 + 1"};
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
+    CHECK_INT(1, h.calls);
+    json_doc *doc = json_parse(h.prompt, strlen(h.prompt), NULL, NULL);
+    const json_val *p = json_doc_root(doc);
+    CHECK_STR("eval", json_get_str(p, "action"));
+    CHECK_STR("document.title = 'x'; /* two */ 1 + 1", json_get_str(p, "script"));
+    CHECK_INT((int64_t)strlen(r.script), json_get_int(p, "script_bytes", -1));
+    json_doc_free(doc);
+    has(d.target, "script \"document.title = 'x';");
+    /* Longer than a prompt shows: the beginning, and the whole length. */
+    char *big = malloc(GATE_SCRIPT_SHOWN + 1001);
+    if (big) {
+        memset(big, 'a', GATE_SCRIPT_SHOWN + 1000);
+        big[GATE_SCRIPT_SHOWN + 1000] = 0;
+        r.script = big;
+        CHECK_INT(0, gate_check(gt, &r, &d));
+        doc = json_parse(h.prompt, strlen(h.prompt), NULL, NULL);
+        p = json_doc_root(doc);
+        const char *shown = json_get_str(p, "script");
+        CHECK(shown && strlen(shown) == GATE_SCRIPT_SHOWN);
+        CHECK_INT(GATE_SCRIPT_SHOWN + 1000, json_get_int(p, "script_bytes", -1));
+        json_doc_free(doc);
+        free(big);
+    }
+    gate_free(gt);
+}
+
 /* ---- the audit log ---- */
 
 static const char *const DECISION_KEYS[] = {
@@ -1549,6 +1590,7 @@ static const test_case TESTS[] = {
     {"decide_order", t_decide_order},
     {"modes_epochs", t_modes_epochs},
     {"confirm_hook", t_confirm_hook},
+    {"confirm_eval_script", t_confirm_eval_script},
     {"open_schemes", t_open_schemes},
     {"takeover_while_confirming", t_takeover_while_confirming},
     {"audit_lines", t_audit_lines},

@@ -1273,6 +1273,8 @@ static void t_gate_elicitation_and_takeover(void)
         const json_val *p = json_get(json_doc_root(q), "params");
         const char *msg = json_get_str(p, "message");
         CHECK(msg && strstr(msg, "eval") && strstr(msg, "a.test"));
+        /* The human sees the script they approve. */
+        CHECK(msg && strstr(msg, "The script:\n6*7"));
         CHECK(json_is(json_path(p, "requestedSchema.properties.approve"), JSON_OBJECT));
         answer(&c, q, "{\"action\":\"accept\",\"content\":{\"approve\":true}}");
         json_doc_free(q);
@@ -1286,6 +1288,8 @@ static void t_gate_elicitation_and_takeover(void)
                         "\"document.title='x'\"}}}"));
     q = wait_request(&c, "elicitation/create", 30000);
     if (q) {
+        const char *msg = json_get_str(json_get(json_doc_root(q), "params"), "message");
+        CHECK(msg && strstr(msg, "The script:\ndocument.title='x'"));
         answer(&c, q, "{\"action\":\"decline\"}");
         json_doc_free(q);
     }
