@@ -948,13 +948,14 @@ static void report_free(act_report *rp)
 /* Wait for the consequences of input on tab tab_id (snap_settle); when a
  * dialog is already open, take stock without waiting. 0 or SNAP_EBROWSER
  * with r filled. */
-static int settle(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0, int64_t deadline,
-                  const char *did, snap_settled *st, snap_result *r)
+static int settle_after(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0,
+                        int64_t deadline, uint64_t frame_call, const char *did,
+                        snap_settled *st, snap_result *r)
 {
     snap_tab *t = snap_tab_by_id(a, tab_id);
     memset(st, 0, sizeof *st);
     if (t && !t->closed && !t->dialog_open) {
-        if (snap_settle(a, t, nav0, tabs0, deadline, st))
+        if (snap_settle_frame(a, t, nav0, tabs0, deadline, frame_call, st))
             return act_fail(r, SNAP_EBROWSER, "%s, then the browser went away: %s", did,
                             cdp_conn_error(a->c));
     } else if (t && !t->closed) {
@@ -967,6 +968,12 @@ static int settle(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0, int64_
         st->closed = true;
     }
     return 0;
+}
+
+static int settle(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0, int64_t deadline,
+                  const char *did, snap_settled *st, snap_result *r)
+{
+    return settle_after(a, tab_id, nav0, tabs0, deadline, 0, did, st, r);
 }
 
 /* After input that seldom has consequences (typing without submit): if
@@ -1896,6 +1903,13 @@ static const char RAF2_EXPR[] =
     "new Promise(function(r){var f=function(){r(1);};setTimeout(f,100);"
     "requestAnimationFrame(function(){requestAnimationFrame(f);});})";
 
+/* Resolves once the page has run its next frame's animation callbacks and
+ * a task after them (what a click set going by then has started), or after
+ * 100 ms (a page that does not draw). */
+static const char FRAME_EXPR[] =
+    "new Promise(function(r){var f=function(){r(1);};setTimeout(f,100);"
+    "requestAnimationFrame(function(){setTimeout(f,0);});})";
+
 /* Ask the gate about a page-level action on the current tab. With no open
  * tab there is nothing to act on: the action fails by itself, before
  * sending anything. */
@@ -1981,10 +1995,20 @@ int snap_click(snap_agent *a, const char *ref, const char *obs, snap_result *r)
     } else if ((rc = mouse_click(a, tg.tab, loc.x, loc.y, &dialog, r))) {
         goto done;
     }
+    /* The page reports its next frame: with nothing else happening, the
+     * click has settled once that frame is in (see snap_settle_frame). */
+    uint64_t frame_call = 0;
+    if (!dialog) {
+        pcall pf;
+        psend_p(a, tg.session, "Runtime.evaluate",
+                params("sbb", "expression", FRAME_EXPR, "awaitPromise", true, "returnByValue",
+                       true), &pf);
+        frame_call = pf.sent ? pf.id : 0;
+    }
     char did[800];
     snprintf(did, sizeof did, "clicked %s", tg.what);
     snap_settled st;
-    if ((rc = settle(a, tg.tab, nav0, tabs0, deadline, did, &st, r)))
+    if ((rc = settle_after(a, tg.tab, nav0, tabs0, deadline, frame_call, did, &st, r)))
         goto done;
     act_report rp;
     report_init(&rp, "click", tg.ref);
@@ -3868,6 +3892,7 @@ const snap_js snap_act_scripts[] = {
     {ARIA_SELECTED_FN, NULL, SNAP_JS_READ},
     {FILE_INPUT_FN, NULL, SNAP_JS_READ},
     {RAF2_EXPR, NULL, SNAP_JS_READ},
+    {FRAME_EXPR, NULL, SNAP_JS_READ},
     {VALUE_SELECT_FN, NULL, SNAP_JS_READ},
     {SF_EXPR, NULL, SNAP_JS_READ},
     {FOCUS_EXPR, NULL, SNAP_JS_READ},

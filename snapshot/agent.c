@@ -1102,6 +1102,10 @@ void snap_agent_free(snap_agent *a)
  * costs one window; a click that navigates waits for the load, then one
  * window (which is what catches script and meta redirects). */
 #define QUIET_MS 30
+/* After a click whose page reported its next frame, with nothing else
+ * seen: what a click's consequences (a navigation, a request, a popup)
+ * start within is taken by then. */
+#define QUICK_QUIET_MS 8
 /* A request with no news for this long (long polling, a stuck beacon) no
  * longer holds the page busy. */
 #define NET_STALE_MS 500
@@ -1109,11 +1113,19 @@ void snap_agent_free(snap_agent *a)
 int snap_settle(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
                 int64_t deadline_ms, snap_settled *out)
 {
+    return snap_settle_frame(a, t, since_nav, tabs_before, deadline_ms, 0, out);
+}
+
+int snap_settle_frame(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
+                      int64_t deadline_ms, uint64_t frame_call, snap_settled *out)
+{
     memset(out, 0, sizeof *out);
     int tab_id = t->id;
     uint64_t last_activity = t->activity;
     size_t last_tabs = a->ntabs;
     int64_t quiet_from = snap_now_ms();
+    /* The short window holds while the tab has shown no consequence. */
+    bool quick = frame_call != 0;
     for (;;) {
         if (snap_sync(a))
             return SNAP_EBROWSER;
@@ -1131,9 +1143,14 @@ int snap_settle(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_befo
             last_activity = t->activity;
             last_tabs = a->ntabs;
             quiet_from = now;
+            quick = false;
         }
         bool net_busy = t->inflight > 0 && now - (int64_t)t->last_net_ms < NET_STALE_MS;
-        if (!t->loading && !net_busy && now - quiet_from >= QUIET_MS)
+        if (t->loading || net_busy)
+            quick = false;
+        bool framed = quick && cdp_reply_ready(a->c, frame_call);
+        int quiet = framed ? QUICK_QUIET_MS : QUIET_MS;
+        if (!t->loading && !net_busy && now - quiet_from >= quiet)
             break;
         if (now >= deadline_ms) {
             out->timed_out = true;
@@ -1141,7 +1158,9 @@ int snap_settle(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_befo
         }
         /* Sleep in the read until the next message, the end of the quiet
          * window, or (while busy) a re-check of stale requests. */
-        int64_t wake = quiet_from + QUIET_MS;
+        int64_t wake = quiet_from + quiet;
+        if (quick && !framed && wake > now + 1)
+            wake = now + 1 + (wake - now - 1) / 2;   /* look for the frame sooner */
         if (t->loading || net_busy)
             wake = now + 50;
         if (wake > deadline_ms)
@@ -1151,6 +1170,8 @@ int snap_settle(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_befo
         if (rc && rc != CDP_ETIMEOUT)
             return SNAP_EBROWSER;
     }
+    if (frame_call)
+        cdp_forget(a->c, frame_call);    /* answered or not, nobody reads it */
     t = snap_tab_by_id(a, tab_id);
     out->navigated = t && t->nav != since_nav;
     for (size_t i = tabs_before; i < a->ntabs && out->nnew < 8; i++)

@@ -326,6 +326,14 @@ typedef struct {
 } snap_settled;
 int snap_settle(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
                 int64_t deadline_ms, snap_settled *out);
+/* The same after input whose page has been asked to report its next frame:
+ * frame_call is an awaited Runtime.evaluate that resolves once the page has
+ * run a frame's animation callbacks and a task after them (0: none). While
+ * nothing has happened on the tab, the wait ends as soon as that frame is
+ * in and nothing happened for a short window; once anything happens, the
+ * usual window applies. The call is forgotten if it is still out. */
+int snap_settle_frame(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
+                      int64_t deadline_ms, uint64_t frame_call, snap_settled *out);
 int64_t snap_now_ms(void);
 /* Describe a settle outcome in one line for result texts ("navigated to
  * URL (title)", "opened tab t3 (URL)", "dialog open: confirm \"...\"",
