@@ -10,7 +10,7 @@
 //   node bench/pw_bench.mjs BASE_URL OUT.json [SAVE_DIR]
 // Environment: BENCH_ACT_N (library clicks/fills, default 50),
 // BENCH_MCP_ACT_N (MCP clicks/types, default 5), BENCH_SNAP_N (default 3),
-// BENCH_START_N (server starts, default 3), BENCH_SKIP_LIB=1, BENCH_SKIP_MCP=1.
+// BENCH_START_N (server starts, default 7), BENCH_SKIP_LIB=1, BENCH_SKIP_MCP=1.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -165,7 +165,7 @@ async function playwrightMcp() {
             nextOffset: () => null,
         }, {
             base, saveDir,
-            startRuns: env('BENCH_START_N', 3), actRuns: env('BENCH_MCP_ACT_N', 5),
+            startRuns: env('BENCH_START_N', 7), actRuns: env('BENCH_MCP_ACT_N', 5),
             snapRuns: env('BENCH_SNAP_N', 3),
         });
     } finally {
