@@ -85,6 +85,11 @@ static const tool_def TOOLS[MCP_T_COUNT] = {
         {"ref", P_STR, true, F(ref), NULL, NULL},
         {"obs", P_STR, false, F(obs), OBS_DESC, NULL},
     }},
+    [MCP_T_HOVER] = {"browser_hover", "Move the mouse over an element (hover menus, "
+        "controls shown on hover).", false, {
+        {"ref", P_STR, true, F(ref), NULL, NULL},
+        {"obs", P_STR, false, F(obs), OBS_DESC, NULL},
+    }},
     [MCP_T_TYPE] = {"browser_type", "Fill a text field, replacing its value.", false, {
         {"ref", P_STR, true, F(ref), NULL, NULL},
         {"text", P_STR, true, F(text), NULL, NULL},

@@ -473,6 +473,8 @@ static int call_snap(serve *S, mcp_tool tool, const mcp_args *a, snap_result *r)
     }
     case MCP_T_CLICK:
         return snap_click(g, a->ref, a->obs, r);
+    case MCP_T_HOVER:
+        return snap_hover(g, a->ref, a->obs, r);
     case MCP_T_TYPE:
         return snap_type(g, a->ref, a->text, a->submit, a->obs, r);
     case MCP_T_SELECT:

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 static const char *const TOOL_NAMES[] = {
-    "open", "snapshot", "text", "click", "type", "select", "press", "scroll", "back",
+    "open", "snapshot", "text", "click", "hover", "type", "select", "press", "scroll", "back",
     "screenshot", "tabs", "dialog", "login", "upload", "eval", "takeover", NULL,
 };
 

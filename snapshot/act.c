@@ -1280,6 +1280,17 @@ static int mouse_click(snap_agent *a, int tab_id, int x, int y, bool *dialog,
     return dispatch_input(a, tab_id, t->session, M, p, 3, dialog, r);
 }
 
+/* The mouse to (x, y) and left there: the page sees it hover. */
+static int mouse_move(snap_agent *a, int tab_id, int x, int y, bool *dialog, snap_result *r)
+{
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    if (!t || t->closed)
+        return act_fail(r, SNAP_ENOTAB, "the tab closed");
+    static const char *const M[1] = {"Input.dispatchMouseEvent"};
+    char *p[1] = {mouse_params("mouseMoved", x, y, "none", 0, 0)};
+    return dispatch_input(a, tab_id, t->session, M, p, 1, dialog, r);
+}
+
 /* ---- locating an element for input ---- */
 
 /* Checks on the element before input (one call, plain values back). */
@@ -1927,8 +1938,11 @@ static int gate_page(snap_agent *a, const char *tool, bool state_change, bool su
     return snap_gate_ask(a, &gi, g, r);
 }
 
-int snap_click(snap_agent *a, const char *ref, const char *obs, snap_result *r)
+/* Click the ref's element, or (hover) move the mouse over it. */
+static int pointer_run(snap_agent *a, const char *ref, const char *obs, bool hover,
+                       snap_result *r)
 {
+    const char *tool = hover ? "hover" : "click";
     snap_tab *t;
     int rc = begin(a, obs, &t, r);
     if (rc)
@@ -1947,7 +1961,8 @@ int snap_click(snap_agent *a, const char *ref, const char *obs, snap_result *r)
             fn_params(tg.oid, OBSERVE_FN, NULL, false, false), &ob);
     psend_p(a, tg.session, "Runtime.callFunctionOn", snap_gate_facts_params(tg.oid), &fc);
     located loc;
-    rc = locate(a, tg.tab, tg.frame, tg.oid, tg.backend, tg.what, true, &ss, &loc, r);
+    /* A disabled control can be hovered (its tooltip may say why). */
+    rc = locate(a, tg.tab, tg.frame, tg.oid, tg.backend, tg.what, !hover, &ss, &loc, r);
     pwait(a, &ob);
     pwait(a, &fc);
     char obs_oid[SNAP_ID_MAX] = "";
@@ -1958,10 +1973,18 @@ int snap_click(snap_agent *a, const char *ref, const char *obs, snap_result *r)
         pfree(&fc);
         goto done;
     }
-    snap_gate_in gi = {.tool = "click", .tab = tg.tab, .frame = tg.frame,
+    if (hover && loc.option) {
+        pfree(&fc);
+        rc = act_fail(r, SNAP_EINVAL, "%s is an option of a closed select: hover the select "
+                      "itself, or choose with browser_select", tg.what);
+        goto done;
+    }
+    /* Hovering reads (like scrolling): the page's own hover handlers run,
+     * as they do whenever a pointer passes. */
+    snap_gate_in gi = {.tool = tool, .tab = tg.tab, .frame = tg.frame,
                        .session = tg.session, .oid = tg.oid, .ref_n = tg.n,
                        .facts = json_is(fn_value(&fc), JSON_OBJECT) ? fn_value(&fc) : NULL,
-                       .state_change = true, .obs = obs};
+                       .state_change = !hover, .obs = obs};
     rc = snap_gate_ask(a, &gi, &gg, r);
     pfree(&fc);
     if (rc)
@@ -1992,7 +2015,8 @@ int snap_click(snap_agent *a, const char *ref, const char *obs, snap_result *r)
             rc = act_fail(r, SNAP_EBROWSER, "%s: %s", tg.what, po.e.msg);
             goto done;
         }
-    } else if ((rc = mouse_click(a, tg.tab, loc.x, loc.y, &dialog, r))) {
+    } else if ((rc = hover ? mouse_move(a, tg.tab, loc.x, loc.y, &dialog, r)
+                           : mouse_click(a, tg.tab, loc.x, loc.y, &dialog, r))) {
         goto done;
     }
     /* The page reports its next frame: with nothing else happening, the
@@ -2006,18 +2030,20 @@ int snap_click(snap_agent *a, const char *ref, const char *obs, snap_result *r)
         frame_call = pf.sent ? pf.id : 0;
     }
     char did[800];
-    snprintf(did, sizeof did, "clicked %s", tg.what);
+    snprintf(did, sizeof did, "%s %s", hover ? "hovered over" : "clicked", tg.what);
     snap_settled st;
     if ((rc = settle_after(a, tg.tab, nav0, tabs0, deadline, frame_call, did, &st, r)))
         goto done;
     act_report rp;
-    report_init(&rp, "click", tg.ref);
+    report_init(&rp, tool, tg.ref);
     rp.sf = loc.sf;
     if (page_usable(a, tg.tab, &st))
         collect_changes(a, tg.session, obs_oid, tg.oid, &rp);
+    /* The element's states after a click (a hover changes none of its own
+     * that the agent asked for: what appeared is in the page detail). */
     char states[160];
     states_line(&rp, states, sizeof states);
-    if (states[0])
+    if (states[0] && !hover)
         snprintf(did + strlen(did), sizeof did - strlen(did), " (%s)", states);
     rc = finish(a, tg.tab, did, &st, &rp, r);
     report_free(&rp);
@@ -2025,6 +2051,16 @@ done:
     snap_gate_done(a, &gg, rc, r);
     release_all(a, &tg, &ss);
     return rc;
+}
+
+int snap_click(snap_agent *a, const char *ref, const char *obs, snap_result *r)
+{
+    return pointer_run(a, ref, obs, false, r);
+}
+
+int snap_hover(snap_agent *a, const char *ref, const char *obs, snap_result *r)
+{
+    return pointer_run(a, ref, obs, true, r);
 }
 
 /* ---- eval (granted and confirmed only) ---- */

@@ -56,9 +56,10 @@ enum {
     P_EVAL = 1 << 12,
     P_UPLOAD = 1 << 13,
     P_SCREENSHOT = 1 << 14,
+    P_HOVER = 1 << 15,
 };
-#define P_INPUT (P_CLICK | P_TYPE | P_SELECT | P_PRESS | P_SCROLL)
-#define P_ANY 0x7fff
+#define P_INPUT (P_CLICK | P_TYPE | P_SELECT | P_PRESS | P_SCROLL | P_HOVER)
+#define P_ANY 0xffff
 
 static const struct {
     const char *name;
@@ -68,7 +69,7 @@ static const struct {
     {"press", P_PRESS}, {"scroll", P_SCROLL}, {"back", P_BACK}, {"tabs", P_TABS},
     {"dialog", P_DIALOG}, {"login", P_LOGIN}, {"restore", P_RESTORE},
     {"teardown", P_TEARDOWN}, {"eval", P_EVAL}, {"upload", P_UPLOAD},
-    {"screenshot", P_SCREENSHOT},
+    {"screenshot", P_SCREENSHOT}, {"hover", P_HOVER},
 };
 
 /* need 0: free (reading, setup). Anything not listed is refused. */

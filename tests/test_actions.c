@@ -1600,6 +1600,127 @@ static void t_upload_and_eval_need_grant(void)
     rmdir(dir);
 }
 
+/* The ref on the first snapshot line that has every one of the words
+ * (query: the first), "" when none. */
+static void ref_by_query(snap_agent *a, const char *query, const char *also, char out[16])
+{
+    out[0] = 0;
+    snap_query q = {0};
+    q.query = query;
+    snap_result r = {0};
+    if (snap_observe(a, &q, &r) == 0 && r.text) {
+        for (const char *l = r.text; l && *l;) {
+            const char *e = strchr(l, '\n');
+            size_t n = e ? (size_t)(e - l) : strlen(l);
+            char line[600];
+            snprintf(line, sizeof line, "%.*s", (int)(n < 599 ? n : 599), l);
+            const char *b = strstr(line, "[e");
+            while (b && !(b[2] >= '0' && b[2] <= '9'))
+                b = strstr(b + 2, "[e");
+            if (b && (!also || strstr(line, also))) {
+                sscanf(b + 1, "%15[^]]", out);
+                break;
+            }
+            l = e ? e + 1 : NULL;
+        }
+    }
+    snap_result_free(&r);
+}
+
+/* Hover: controls that appear only while something is hovered (CSS
+ * :hover, a script's mouseenter menu) become visible and usable through
+ * refs the snapshot already had; a disabled control can be hovered; an
+ * element below the fold is scrolled to; under a grant, hover is a tool
+ * of its own. */
+static void t_hover(void)
+{
+    snap_agent *a = agent_at("/act/hover.html");
+    if (!a)
+        return;
+    char ref[16], del[16], buf[64];
+    snap_result r = {0};
+    ref_by_query(a, "Delete", NULL, del);
+    CHECK_STR("", del);                        /* hidden until hovered */
+    /* The row's checkbox is what the agent has a ref for: hovering it
+     * hovers its row, whose Delete button then shows. */
+    ref_by_query(a, "Done: Apples", NULL, ref);
+    CHECK(ref[0] == 'e');
+    int64_t t0 = snap_now_ms();
+    CHECK_INT(0, snap_hover(a, ref, NULL, &r));
+    print_timing("hover (a row's Delete button appears)", ms_since(t0));
+    show(&r);
+    has(r.text, "hovered over");
+    snap_result_free(&r);
+    ref_by_query(a, "Delete", NULL, del);
+    if (!CHECK(del[0] == 'e'))
+        test_fail_detail("no Delete button in the row Apples after hovering it");
+    CHECK_INT(0, click(a, del, &r, NULL));
+    check_eval(a, "document.getElementById('i1') === null", "true");
+    check_eval(a, "document.getElementById('i2') !== null", "true");
+    /* A script's menu: mouseenter opens it, its items get refs. */
+    ref_by_query(a, "Products", NULL, ref);
+    CHECK(ref[0] == 'e');
+    ref_by_query(a, "Tea", NULL, del);
+    CHECK_STR("", del);                        /* closed until hovered */
+    CHECK_INT(0, snap_hover(a, ref, NULL, &r));
+    show(&r);
+    snap_result_free(&r);
+    ref_by_query(a, "Tea", "menuitem", ref);
+    if (CHECK(ref[0] == 'e')) {
+        CHECK_INT(0, click(a, ref, &r, NULL));
+        check_eval(a, "location.hash", "\"#tea\"");
+    }
+    /* Disabled: hovered all the same (no "disabled" failure). */
+    ref_css(a, "#save", ref);
+    CHECK_INT(0, snap_hover(a, ref, NULL, &r));
+    snap_result_free(&r);
+    /* Below the fold: scrolled to, and the page saw the pointer. */
+    ref_css(a, "#tip", ref);
+    CHECK_INT(0, snap_hover(a, ref, NULL, &r));
+    check_eval(a, "hoverLog.join()", "\"tip\"");
+    CHECK_STR("hover", str_member(r.structured, "action", buf, sizeof buf));
+    snap_result_free(&r);
+    snap_agent_free(a);
+    /* Under a grant without "hover": refused; with it: allowed. */
+    char origin[64];
+    snprintf(origin, sizeof origin, "http://a.test:%d", port);
+    const char *origins[] = {origin};
+    const char *tools[] = {"open", "snapshot", "click", "hover"};
+    for (int with = 0; with < 2; with++) {
+        gate_grant g = {0};
+        g.task = "hover-test";
+        g.tools = tools;
+        g.ntools = with ? 4 : 3;
+        g.origins = origins;
+        g.norigins = 1;
+        gate_opts go = {0};
+        gate_err ge = {{0}};
+        gate *gt = gate_new(&g, &go, &ge);
+        if (!CHECK(gt != NULL)) {
+            test_fail_detail("gate: %s", ge.msg);
+            return;
+        }
+        snap_opts so = {0};
+        so.gate = gt;
+        cdp_err e = {0};
+        a = snap_agent_new(browser, &so, &e);
+        char url[256];
+        url_for(url, sizeof url, "a.test", "/act/hover.html");
+        if (CHECK(a != NULL) && CHECK_INT(0, snap_open(a, url, true, &r))) {
+            snap_result_free(&r);
+            ref_by_query(a, "Products", NULL, ref);
+            CHECK_INT(with ? 0 : SNAP_EDENIED, snap_hover(a, ref, NULL, &r));
+            if (!with)
+                has(r.text, "hover");
+            check_eval(a, "document.getElementById('products').getAttribute('aria-expanded')",
+                       with ? "\"true\"" : "\"false\"");
+        }
+        snap_result_free(&r);
+        snap_agent_free(a);
+        gate_free(gt);
+    }
+}
+
 /* A password typed into a field whose name also reads like a recipient
  * ("cc"), under a grant with recipients: a takeover, and the password is
  * in no result and no audit line (the gate never sees it as an address). */
@@ -1657,6 +1778,7 @@ static void t_password_never_a_recipient_regression(void)
 static const test_case TESTS[] = {
     {"click_plain", t_click_plain},
     {"upload_and_eval_need_grant", t_upload_and_eval_need_grant},
+    {"hover", t_hover},
     {"password_never_a_recipient_regression", t_password_never_a_recipient_regression},
     {"click_disabled_fails_at_once", t_click_disabled_fails_at_once},
     {"click_hidden", t_click_hidden},

@@ -362,13 +362,13 @@ static void t_tools_list(void)
     json_doc *d = rpc(&c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}", "2");
     const json_val *tools = json_path(json_doc_root(d), "result.tools");
     static const char *const NAMES[] = {
-        "browser_open", "browser_snapshot", "browser_click", "browser_type",
+        "browser_open", "browser_snapshot", "browser_click", "browser_hover", "browser_type",
         "browser_select", "browser_press", "browser_scroll", "browser_back",
         "browser_screenshot", "browser_tabs", "browser_dialog", "browser_login",
         "browser_takeover",
     };
-    CHECK_INT(13, json_len(tools));
-    for (size_t i = 0; i < 13; i++) {
+    CHECK_INT(14, json_len(tools));
+    for (size_t i = 0; i < 14; i++) {
         const json_val *t = json_at(tools, i);
         CHECK_STR(NAMES[i], json_get_str(t, "name"));
         CHECK(json_get_str(t, "description") != NULL);
@@ -376,7 +376,7 @@ static void t_tools_list(void)
         CHECK(json_is(json_path(t, "inputSchema.properties"), JSON_OBJECT));
     }
     CHECK_STR("url", json_str(json_path(tools, "0.inputSchema.required.0"), NULL));
-    CHECK_STR("array", json_str(json_path(tools, "4.inputSchema.properties.values.type"),
+    CHECK_STR("array", json_str(json_path(tools, "5.inputSchema.properties.values.type"),
                                 NULL));
     /* The permanent prompt cost: the whole tools array as the model sees it. */
     size_t chars = 0;
@@ -389,7 +389,7 @@ static void t_tools_list(void)
     /* A cursor is accepted (one page only). */
     d = rpc(&c, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":"
             "{\"cursor\":\"x\"}}", "3");
-    CHECK_INT(13, json_len(json_path(json_doc_root(d), "result.tools")));
+    CHECK_INT(14, json_len(json_path(json_doc_root(d), "result.tools")));
     json_doc_free(d);
     CHECK_INT(0, stop(&c, 5000));
 }
@@ -611,7 +611,7 @@ static void t_lazy_browser(void)
     if (!CHECK(start(&c, args)) || !handshake(&c))
         return;
     json_doc *d = rpc(&c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}", "2");
-    CHECK_INT(13, json_len(json_path(json_doc_root(d), "result.tools")));
+    CHECK_INT(14, json_len(json_path(json_doc_root(d), "result.tools")));
     json_doc_free(d);
     d = rpc(&c, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
             "\"browser_snapshot\",\"arguments\":{}}}", "3");
@@ -1168,7 +1168,7 @@ static void t_sdk_client(void)
         test_fail_detail("summary: %s", out);
     CHECK_STR("2025-11-25", json_get_str(r, "protocolVersion"));
     CHECK_STR("cdpgate", json_get_str(r, "serverName"));
-    CHECK_INT(13, json_get_int(r, "tools", 0));
+    CHECK_INT(14, json_get_int(r, "tools", 0));
     CHECK(json_get_int(r, "toolsListChars", 0) > 0);
     CHECK(json_bool(json_get(r, "unknownToolRejected")));
     CHECK(json_bool(json_get(r, "badArgsIsError")));
