@@ -112,6 +112,39 @@ static int open_in(snap_agent *a, const char *path)
     return rc;
 }
 
+/* An agent under grant g (go may be NULL) with path on a.test open in a
+ * new tab. *gt gets the gate, to free after the agent; NULL (nothing to
+ * free) when anything failed, which is a CHECK failure. */
+static snap_agent *agent_granted(const gate_grant *g, const gate_opts *go, const char *path,
+                                 gate **gt)
+{
+    *gt = NULL;
+    gate_err ge = {{0}};
+    gate *G = gate_new(g, go, &ge);
+    if (!CHECK(G != NULL)) {
+        test_fail_detail("gate: %s", ge.msg);
+        return NULL;
+    }
+    snap_opts so = {0};
+    so.gate = G;
+    cdp_err e = {0};
+    snap_agent *a = snap_agent_new(browser, &so, &e);
+    char url[256];
+    url_for(url, sizeof url, "a.test", path);
+    snap_result r = {0};
+    int rc = a ? snap_open(a, url, true, &r) : -1;
+    if (!CHECK(a != NULL) || !CHECK_INT(0, rc)) {
+        test_fail_detail("open %s: %s", url, r.text ? r.text : e.msg);
+        snap_result_free(&r);
+        snap_agent_free(a);
+        gate_free(G);
+        return NULL;
+    }
+    snap_result_free(&r);
+    *gt = G;
+    return a;
+}
+
 /* The frame of the current tab whose URL contains url_part (NULL: main). */
 static snap_frame *frame_of(snap_agent *a, const char *url_part)
 {
@@ -1552,25 +1585,10 @@ static void t_upload_and_eval_need_grant(void)
     g.egress = GATE_EGRESS_FILE;
     gate_opts go = {0};
     go.confirm = confirm_count;
-    gate_err ge = {{0}};
-    gate *gt = gate_new(&g, &go, &ge);
-    if (!CHECK(gt != NULL)) {
-        test_fail_detail("gate: %s", ge.msg);
+    gate *gt;
+    a = agent_granted(&g, &go, "/act/upload.html", &gt);
+    if (!a)
         return;
-    }
-    snap_opts so = {0};
-    so.gate = gt;
-    cdp_err e = {0};
-    a = snap_agent_new(browser, &so, &e);
-    char url[256];
-    url_for(url, sizeof url, "a.test", "/act/upload.html");
-    if (!CHECK(a != NULL) || !CHECK_INT(0, snap_open(a, url, true, &r))) {
-        snap_result_free(&r);
-        snap_agent_free(a);
-        gate_free(gt);
-        return;
-    }
-    snap_result_free(&r);
     ref_css(a, "#f", ref);
     CHECK_INT(0, snap_upload(a, ref, file, NULL, &r));
     has(r.text, "attached up.txt");
@@ -1693,21 +1711,9 @@ static void t_hover(void)
         g.ntools = with ? 4 : 3;
         g.origins = origins;
         g.norigins = 1;
-        gate_opts go = {0};
-        gate_err ge = {{0}};
-        gate *gt = gate_new(&g, &go, &ge);
-        if (!CHECK(gt != NULL)) {
-            test_fail_detail("gate: %s", ge.msg);
-            return;
-        }
-        snap_opts so = {0};
-        so.gate = gt;
-        cdp_err e = {0};
-        a = snap_agent_new(browser, &so, &e);
-        char url[256];
-        url_for(url, sizeof url, "a.test", "/act/hover.html");
-        if (CHECK(a != NULL) && CHECK_INT(0, snap_open(a, url, true, &r))) {
-            snap_result_free(&r);
+        gate *gt;
+        a = agent_granted(&g, NULL, "/act/hover.html", &gt);
+        if (a) {
             ref_by_query(a, "Products", NULL, ref);
             CHECK_INT(with ? 0 : SNAP_EDENIED, snap_hover(a, ref, NULL, &r));
             if (!with)
@@ -1743,17 +1749,10 @@ static void t_password_never_a_recipient_regression(void)
     g.recipients = recips;
     g.nrecipients = 1;
     g.audit = audit;
-    gate_err ge = {{0}};
-    gate *gt = gate_new(&g, NULL, &ge);
-    snap_opts so = {0};
-    so.gate = gt;
-    cdp_err e = {0};
-    snap_agent *a = gt ? snap_agent_new(browser, &so, &e) : NULL;
-    char url[256];
-    url_for(url, sizeof url, "a.test", "/act/forms.html");
+    gate *gt;
+    snap_agent *a = agent_granted(&g, NULL, "/act/forms.html", &gt);
     snap_result r = {0};
-    if (CHECK(a != NULL) && CHECK_INT(0, snap_open(a, url, true, &r))) {
-        snap_result_free(&r);
+    if (a) {
         free(eval_in(a, NULL, "document.getElementById('pw').name='cc'"));
         char ref[16];
         ref_css(a, "#pw", ref);
