@@ -1938,11 +1938,18 @@ static int gate_page(snap_agent *a, const char *tool, bool state_change, bool su
     return snap_gate_ask(a, &gi, g, r);
 }
 
+/* A hover names the controls it brought into view: at most this many, on
+ * pages whose last snapshot had at most HOVER_REPORT_LINES lines. */
+#define HOVER_REPORT_MAX 8
+#define HOVER_REPORT_LINES 4000
+
 /* Click the ref's element, or (hover) move the mouse over it. */
 static int pointer_run(snap_agent *a, const char *ref, const char *obs, bool hover,
                        snap_result *r)
 {
     const char *tool = hover ? "hover" : "click";
+    uint64_t *before = NULL;     /* hover: the controls shown before */
+    size_t nbefore = 0;
     snap_tab *t;
     int rc = begin(a, obs, &t, r);
     if (rc)
@@ -1993,6 +2000,11 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, bool hov
     uint64_t nav0 = t ? t->nav : 0;
     size_t tabs0 = a->ntabs;
     bool dialog = false;
+    /* A hover is for what it shows: the controls of the last snapshot are
+     * noted, to name the ones that appear (not on huge pages, where the
+     * rebuild would cost more than the agent's own next snapshot). */
+    if (hover && t)
+        before = snap_controls_now(t, HOVER_REPORT_LINES, &nbefore);
     /* Input for an out-of-process frame is routed by the browser from the
      * frame's last composited layout: wait until that frame has produced
      * two animation frames, so a frame that just loaded or moved takes the
@@ -2039,6 +2051,17 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, bool hov
     rp.sf = loc.sf;
     if (page_usable(a, tg.tab, &st))
         collect_changes(a, tg.session, obs_oid, tg.oid, &rp);
+    t = snap_tab_by_id(a, tg.tab);
+    if (before && t && page_usable(a, tg.tab, &st) && !st.nnew) {
+        char *shown = snap_controls_new(a, t, before, nbefore, HOVER_REPORT_MAX);
+        if (shown) {
+            sb_add(&rp.page, "%snow shown:\n", rp.page.len ? "\n" : "");
+            sb_putn(&rp.page, shown, strlen(shown));
+            free(shown);
+        }
+    }
+    free(before);
+    before = NULL;
     /* The element's states after a click (a hover changes none of its own
      * that the agent asked for: what appeared is in the page detail). */
     char states[160];
@@ -2048,6 +2071,7 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, bool hov
     rc = finish(a, tg.tab, did, &st, &rp, r);
     report_free(&rp);
 done:
+    free(before);
     snap_gate_done(a, &gg, rc, r);
     release_all(a, &tg, &ss);
     return rc;

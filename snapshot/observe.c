@@ -3664,6 +3664,88 @@ static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
     return 0;
 }
 
+/* ---- what an action brought into view ---- */
+
+/* A node's identity across builds: its frame id and backend node. */
+static uint64_t ctl_key(const char *frame_id, int backend)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (const unsigned char *s = (const unsigned char *)frame_id; *s; s++)
+        h = (h ^ *s) * 1099511628211ULL;
+    return (h ^ (uint32_t)backend) * 0x9E3779B97F4A7C15ULL;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+uint64_t *snap_controls_now(const snap_tab *t, size_t max_lines, size_t *n)
+{
+    *n = 0;
+    const struct snap_cache *C = t->cache;
+    if (!C || C->tab != t->id || C->nav != t->nav || C->n > max_lines)
+        return NULL;
+    uint64_t *v = malloc((C->n ? C->n : 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    for (size_t k = 0; k < C->n; k++)
+        if (cact(&C->l[k]))
+            v[(*n)++] = ctl_key(C->fr[C->l[k].frame].id, C->l[k].backend);
+    qsort(v, *n, sizeof *v, cmp_u64);
+    return v;
+}
+
+char *snap_controls_new(snap_agent *a, snap_tab *t, const uint64_t *before, size_t nbefore,
+                        size_t max)
+{
+    int tab = t->id;
+    snap_result r = {0};
+    int rc = rebuild(a, t, &r);
+    snap_result_free(&r);
+    t = snap_tab_by_id(a, tab);
+    if (rc || !t || !t->cache)
+        return NULL;
+    const struct snap_cache *C = t->cache;
+    sbuf out = {0}, ln = {0};
+    size_t shown = 0, more = 0;
+    for (size_t k = 0; k < C->n; k++) {
+        const vnode *c = &C->l[k];
+        if (!cact(c))
+            continue;
+        const cframe *F = &C->fr[c->frame];
+        uint64_t key = ctl_key(F->id, c->backend);
+        if (bsearch(&key, before, nbefore, sizeof *before, cmp_u64))
+            continue;
+        if (shown == max) {
+            more++;
+            continue;
+        }
+        ln.len = 0;
+        render(C, c, &ln);
+        const char *nm = cname(C, c);
+        uint32_t ref = snap_ref_for(a, tab, F->id, F->loader, c->backend, crole(C, c),
+                                    nm ? nm : "");
+        if (!ref)
+            continue;
+        sb_printf(&ln, " [e%u]", ref);
+        render_tail(C, c, &ln);
+        sb_putc(&ln, '\n');
+        sb_putn(&out, ln.p, ln.len);
+        shown++;
+    }
+    if (more)
+        sb_printf(&out, "and %zu more (a snapshot lists them)\n", more);
+    free(ln.p);
+    if (out.oom || !out.len) {
+        free(out.p);
+        return NULL;
+    }
+    out.p[out.len - 1] = 0;         /* no final line break */
+    return out.p;
+}
+
 int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
 {
     snap_query dq = {0};

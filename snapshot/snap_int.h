@@ -282,6 +282,16 @@ int snap_open_in(snap_agent *a, const char *url, size_t ctx, bool new_tab, snap_
  * backend node) has none. Returns n (> 0) or 0 on allocation failure. */
 uint32_t snap_ref_for(snap_agent *a, int tab, const char *frame, const char *loader,
                       int backend, const char *role, const char *name);
+/* What an action brought into view: snap_controls_now, before it, takes
+ * the identities of the actionable lines of the tab's cached snapshot (when
+ * it is of the current document and has at most max_lines lines; else
+ * NULL); snap_controls_new, after it, rebuilds the tab's snapshot and
+ * returns the actionable lines it has
+ * that were not there, rendered with their refs, at most max and a count
+ * of the rest (new string; NULL for none). */
+uint64_t *snap_controls_now(const snap_tab *t, size_t max_lines, size_t *n);
+char *snap_controls_new(snap_agent *a, snap_tab *t, const uint64_t *before, size_t nbefore,
+                        size_t max);
 /* What a ref was issued for: its tab, frame id and role. */
 int snap_ref_tab(const snap_agent *a, const snap_ref *rf);
 const char *snap_ref_frame(const snap_agent *a, const snap_ref *rf);

@@ -1668,10 +1668,17 @@ static void t_hover(void)
     print_timing("hover (a row's Delete button appears)", ms_since(t0));
     show(&r);
     has(r.text, "hovered over");
+    /* The result names what appeared, with the ref a snapshot gives it. */
+    has(r.text, "now shown:\nbutton \"Delete\" [e");
+    char shown[16] = "";
+    const char *d = r.text ? strstr(r.text, "button \"Delete\" [") : NULL;
+    if (d)
+        sscanf(d + strlen("button \"Delete\" ["), "%15[^]]", shown);
     snap_result_free(&r);
     ref_by_query(a, "Delete", NULL, del);
     if (!CHECK(del[0] == 'e'))
         test_fail_detail("no Delete button in the row Apples after hovering it");
+    CHECK_STR(del, shown);
     CHECK_INT(0, click(a, del, &r, NULL));
     check_eval(a, "document.getElementById('i1') === null", "true");
     check_eval(a, "document.getElementById('i2') !== null", "true");
@@ -1682,6 +1689,9 @@ static void t_hover(void)
     CHECK_STR("", del);                        /* closed until hovered */
     CHECK_INT(0, snap_hover(a, ref, NULL, &r));
     show(&r);
+    has(r.text, "menuitem \"Tea\" [e");
+    has(r.text, "menuitem \"Coffee\" [e");
+    CHECK(!strstr(r.text ? r.text : "", "Products\" [e"));   /* only what is new */
     snap_result_free(&r);
     ref_by_query(a, "Tea", "menuitem", ref);
     if (CHECK(ref[0] == 'e')) {
