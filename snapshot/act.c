@@ -1311,9 +1311,12 @@ static const char STATE_FN[] =
     "if(r.tag==='option'&&e.closest('select'))r.option=1;"
     "var sf=sfOf(e);if(sf)r.sf=sf;return r;}";
 
-/* Is the hit node (argument) the element, inside it, or its label? */
+/* Is the hit node (argument) the element, inside it, or its label? A hit
+ * on a ::before/::after box (a CSSPseudoElement, not a Node: TodoMVC's
+ * check mark is its checkbox's ::after) counts as its element. */
 static const char CONTAINS_FN[] =
-    "function(n){for(var x=n;x;x=x.parentNode||x.host)if(x===this)return 1;"
+    "function(n){if(n&&n.nodeType===undefined&&n.element)n=n.element;"
+    "for(var x=n;x;x=x.parentNode||x.host)if(x===this)return 1;"
     "var e=n.nodeType===1?n:n.parentElement,l=e&&e.closest('label');"
     "if(l&&l.control===this)return 2;"
     "if(this.tagName==='LABEL'&&this.control&&this.control===e)return 3;return 0;}";
@@ -1322,7 +1325,8 @@ static const char CONTAINS_FN[] =
  * node that does not contain the element, an open modal if that has no
  * controls, and up to four visible controls in them, likely closers first. */
 static const char COVER_FN[] =
-    "function(t){var n=this.nodeType===1?this:this.parentElement;"
+    "function(t){var h=this.nodeType===undefined&&this.element?this.element:this;"
+    "var n=h.nodeType===1?h:h.parentElement;"
     "var up=function(x){return x.parentElement||(x.parentNode&&x.parentNode.host)||null;};"
     "var c=n;for(var p=up(c);p&&p!==document.body&&p!==document.documentElement&&"
     "!(t&&p.contains(t));p=up(p))c=p;"

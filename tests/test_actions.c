@@ -460,6 +460,31 @@ static void t_click_covered_names_cover(void)
     snap_agent_free(a);
 }
 
+/* A hit test at a control's centre that lands on its own ::after box (a
+ * CSSPseudoElement, not a node: TodoMVC's check marks) is the control; a
+ * ::before box of another element over it is a cover, named by its
+ * element. Both failed as "covered ... could not be described". */
+static void t_click_own_pseudo_element_regression(void)
+{
+    snap_agent *a = agent_at("/act/pseudo.html");
+    if (!a)
+        return;
+    char ref[16];
+    snap_result r = {0};
+    ref_css(a, "#t1", ref);
+    if (!CHECK_INT(0, click(a, ref, &r, NULL)))
+        test_fail_detail("%s", r.text ? r.text : "");
+    check_eval(a, "document.getElementById('t1').checked", "true");
+    CHECK_INT(0, snap_hover(a, ref, NULL, &r));
+    snap_result_free(&r);
+    ref_css(a, "#under", ref);
+    CHECK_INT(SNAP_ECOVERED, click(a, ref, &r, NULL));
+    has(r.text, "Promo banner");
+    CHECK(!strstr(r.text ? r.text : "", "could not be described"));
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 static void t_click_far_below_fold(void)
 {
     snap_agent *a = agent_at("/act/buttons.html");
@@ -1788,6 +1813,7 @@ static const test_case TESTS[] = {
     {"click_plain", t_click_plain},
     {"upload_and_eval_need_grant", t_upload_and_eval_need_grant},
     {"hover", t_hover},
+    {"click_own_pseudo_element_regression", t_click_own_pseudo_element_regression},
     {"password_never_a_recipient_regression", t_password_never_a_recipient_regression},
     {"click_disabled_fails_at_once", t_click_disabled_fails_at_once},
     {"click_hidden", t_click_hidden},
