@@ -5,6 +5,7 @@
 #define _GNU_SOURCE 1
 #endif
 #include "tests/fixture.h"
+#include "tests/harness.h"
 #include "cdp/cdp.h"
 
 #include <arpa/inet.h>
@@ -504,4 +505,122 @@ int fixture_closed_port(void)
     }
     close(s);   /* nothing listens there now */
     return ntohs(a.sin_port);
+}
+
+/* ---- child programs ---- */
+
+int fixture_child_spawn(fixture_child *c, const char *errfile, const char *const *env,
+                        const char *const *argv, bool fd3)
+{
+    memset(c, 0, sizeof *c);
+    c->in = c->out = c->fd3_w = -1;
+    snprintf(c->errfile, sizeof c->errfile, "%s", errfile);
+    int in[2], out[2], f3[2] = {-1, -1};
+    if (pipe(in) || pipe(out) || (fd3 && pipe(f3)))
+        return -1;
+    c->pid = fork();
+    if (c->pid == 0) {
+#if defined(__linux__)
+        prctl(PR_SET_PDEATHSIG, SIGTERM);   /* a crashed test leaves no child */
+#endif
+        int ef = open(c->errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        dup2(ef, 2);
+        if (fd3)
+            dup2(f3[0], 3);
+        for (int fd = fd3 ? 4 : 3; fd < 64; fd++)
+            close(fd);
+        for (const char *const *e = env; e && *e; e++) {
+            const char *eq = strchr(*e, '=');
+            if (eq) {
+                char k[128];
+                snprintf(k, sizeof k, "%.*s", (int)(eq - *e), *e);
+                setenv(k, eq + 1, 1);
+            } else {
+                unsetenv(*e);
+            }
+        }
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    if (fd3) {
+        close(f3[0]);
+        c->fd3_w = f3[1];
+    }
+    c->in = in[1];
+    c->out = out[0];
+    return c->pid > 0 ? 0 : -1;
+}
+
+const char *fixture_child_read_until(fixture_child *c, size_t from, const char *needle,
+                                     int timeout_ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t end = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + timeout_ms;
+    for (;;) {
+        if (c->got) {
+            const char *p = strstr(c->got + from, needle);
+            if (p)
+                return p;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        int64_t left = end - ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+        if (left <= 0 || c->out < 0)
+            return NULL;
+        struct pollfd pfd = {c->out, POLLIN, 0};
+        if (poll(&pfd, 1, (int)left) <= 0)
+            continue;
+        char buf[65536];
+        ssize_t n = read(c->out, buf, sizeof buf);
+        if (n <= 0) {
+            close(c->out);
+            c->out = -1;
+            continue;
+        }
+        char *g = realloc(c->got, c->ngot + (size_t)n + 1);
+        if (!g)
+            return NULL;
+        memcpy(g + c->ngot, buf, (size_t)n);
+        c->ngot += (size_t)n;
+        g[c->ngot] = 0;
+        c->got = g;
+    }
+}
+
+char *fixture_child_stderr(const fixture_child *c)
+{
+    char *s = test_read_file(c->errfile, NULL);
+    return s ? s : calloc(1, 1);
+}
+
+int fixture_child_wait(fixture_child *c, int timeout_ms)
+{
+    if (c->in >= 0)
+        close(c->in);
+    c->in = -1;
+    if (c->fd3_w >= 0)
+        close(c->fd3_w);
+    c->fd3_w = -1;
+    int st, rc = -1;
+    for (int i = 0; c->pid > 0 && i <= timeout_ms / 20; i++) {
+        fixture_child_read_until(c, 0, "\x01never\x01", 0);
+        if (waitpid(c->pid, &st, WNOHANG) == c->pid) {
+            c->pid = 0;
+            rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+            break;
+        }
+        struct timespec d = {0, 20 * 1000000L};
+        nanosleep(&d, NULL);
+    }
+    if (c->pid > 0) {
+        kill(c->pid, SIGKILL);
+        waitpid(c->pid, NULL, 0);
+        c->pid = 0;
+    }
+    fixture_child_read_until(c, 0, "\x01never\x01", 200);
+    return rc;
 }

@@ -74,4 +74,29 @@ void fixture_node_stop(pid_t pid);
 /* A loopback port nothing listens on (bound, then closed). */
 int fixture_closed_port(void);
 
+/* A child program (cdpgate) with its stdin and stdout on pipes, its stderr
+ * in the file errfile, and with fd3 a pipe whose read end is its
+ * descriptor 3 (--control-fd 3, --login-done-fd 3) and whose write end is
+ * fd3_w (else -1). It dies with the test process (PR_SET_PDEATHSIG). */
+typedef struct {
+    pid_t pid;
+    int in, out, fd3_w;
+    char errfile[300];
+    char *got;                   /* everything read from out so far */
+    size_t ngot;
+} fixture_child;
+/* env: "K=V" to set, "K" to unset, NULL-terminated (may be NULL). 0 or -1. */
+int fixture_child_spawn(fixture_child *c, const char *errfile, const char *const *env,
+                        const char *const *argv, bool fd3);
+/* Read its stdout until needle appears after offset from, or timeout_ms
+ * passes: the position, or NULL. */
+const char *fixture_child_read_until(fixture_child *c, size_t from, const char *needle,
+                                     int timeout_ms);
+/* What it wrote to stderr so far (new; "" when nothing). */
+char *fixture_child_stderr(const fixture_child *c);
+/* Close its stdin and fd 3, wait for its exit (bounded; else SIGKILL by
+ * pid), reading its stdout meanwhile. Its exit status (128 for a signal),
+ * or -1 when it had to be killed. got stays. */
+int fixture_child_wait(fixture_child *c, int timeout_ms);
+
 #endif

@@ -1396,98 +1396,19 @@ static const char *cdpgate_bin(void)
     return b && *b ? b : "build/cdpgate";
 }
 
-typedef struct {
-    pid_t pid;
-    int in, out;
-    int ctl_w;                   /* write end of --control-fd 3, or -1 */
-    char errfile[300];
-    char *got;
-    size_t ngot;
-} child;
+/* A cdpgate child (tests/fixture.h), --control-fd 3 on fd3_w. */
+typedef fixture_child child;
 
 static int spawn(child *c, const char *const *env, const char *const *argv, bool control)
 {
     static int seq;
-    memset(c, 0, sizeof *c);
-    c->ctl_w = -1;
-    snprintf(c->errfile, sizeof c->errfile, "%s/child%d.err", root, ++seq);
-    int in[2], out[2], cf[2] = {-1, -1};
-    if (pipe(in) || pipe(out) || (control && pipe(cf)))
-        return -1;
-    c->pid = fork();
-    if (c->pid == 0) {
-#if defined(__linux__)
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-        int ef = open(c->errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        dup2(in[0], 0);
-        dup2(out[1], 1);
-        dup2(ef, 2);
-        if (control)
-            dup2(cf[0], 3);
-        for (int fd = control ? 4 : 3; fd < 64; fd++)
-            close(fd);
-        for (const char *const *e = env; e && *e; e++) {
-            const char *eq = strchr(*e, '=');
-            if (eq) {
-                char k[128];
-                snprintf(k, sizeof k, "%.*s", (int)(eq - *e), *e);
-                setenv(k, eq + 1, 1);
-            } else {
-                unsetenv(*e);
-            }
-        }
-        execv(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    close(in[0]);
-    close(out[1]);
-    if (control) {
-        close(cf[0]);
-        c->ctl_w = cf[1];
-    }
-    c->in = in[1];
-    c->out = out[0];
-    return c->pid > 0 ? 0 : -1;
+    char errfile[300];
+    snprintf(errfile, sizeof errfile, "%s/child%d.err", root, ++seq);
+    return fixture_child_spawn(c, errfile, env, argv, control);
 }
 
-static const char *read_until(child *c, size_t from, const char *needle, int timeout_ms)
-{
-    int64_t end = snap_now_ms() + timeout_ms;
-    for (;;) {
-        if (c->got) {
-            const char *p = strstr(c->got + from, needle);
-            if (p)
-                return p;
-        }
-        int64_t left = end - snap_now_ms();
-        if (left <= 0 || c->out < 0)
-            return NULL;
-        struct pollfd pfd = {c->out, POLLIN, 0};
-        if (poll(&pfd, 1, (int)left) <= 0)
-            continue;
-        char buf[65536];
-        ssize_t n = read(c->out, buf, sizeof buf);
-        if (n <= 0) {
-            close(c->out);
-            c->out = -1;
-            continue;
-        }
-        char *g = realloc(c->got, c->ngot + (size_t)n + 1);
-        if (!g)
-            return NULL;
-        memcpy(g + c->ngot, buf, (size_t)n);
-        c->ngot += (size_t)n;
-        g[c->ngot] = 0;
-        c->got = g;
-    }
-}
-
-static char *child_stderr(child *c)
-{
-    char *s = test_read_file(c->errfile, NULL);
-    return s ? s : calloc(1, 1);
-}
+#define read_until fixture_child_read_until
+#define child_stderr fixture_child_stderr
 
 /* Wait (bounded) for needle on the child's stderr. */
 static bool stderr_wait(child *c, const char *needle, int timeout_ms)
@@ -1507,28 +1428,7 @@ static bool stderr_wait(child *c, const char *needle, int timeout_ms)
  * what it said for scenario 13. */
 static int child_end(child *c, int timeout_ms)
 {
-    if (c->in >= 0)
-        close(c->in);
-    c->in = -1;
-    if (c->ctl_w >= 0)
-        close(c->ctl_w);
-    c->ctl_w = -1;
-    int st = -1, rc = -1;
-    for (int i = 0; c->pid > 0 && i < timeout_ms / 20; i++) {
-        read_until(c, 0, "\x01never\x01", 0);
-        if (waitpid(c->pid, &st, WNOHANG) == c->pid) {
-            c->pid = 0;
-            rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-            break;
-        }
-        sleep_ms(20);
-    }
-    if (c->pid > 0) {
-        kill(c->pid, SIGKILL);
-        waitpid(c->pid, NULL, 0);
-        c->pid = 0;
-    }
-    read_until(c, 0, "\x01never\x01", 100);
+    int rc = fixture_child_wait(c, timeout_ms);
     if (c->out >= 0)
         close(c->out);
     c->out = -1;
@@ -1694,7 +1594,7 @@ static void t_mcp_takeover_pending(void)
         sleep_ms(20);
     CHECK(stat(prompt_f, &st) == 0 && st.st_size > 0);
     /* ... meanwhile the host takes control for the human ... */
-    CHECK(write(c.ctl_w, "takeover\n", 9) == 9);
+    CHECK(write(c.fd3_w, "takeover\n", 9) == 9);
     bool seen_now = stderr_wait(&c, "control is with the human", 2000);
     /* ... and only then does the (late) answer allow it. */
     int gf = open(go_f, O_WRONLY | O_CREAT, 0600);
@@ -1718,7 +1618,7 @@ static void t_mcp_takeover_pending(void)
     free(r);
     /* Control comes back: the first action without a fresh snapshot is
      * refused as stale. */
-    CHECK(write(c.ctl_w, "release\n", 8) == 8);
+    CHECK(write(c.fd3_w, "release\n", 8) == 8);
     CHECK(stderr_wait(&c, "control is with the agent", 5000));
     snprintf(args, sizeof args, "{\"ref\":\"%s\"}", ref);
     r = tool(&c, 5, "browser_click", args);
@@ -1794,7 +1694,7 @@ static void t_mcp_takeover_pending_elicit(void)
     char sid[64] = "";
     if (CHECK(idp != NULL))
         snprintf(sid, sizeof sid, "%.*s", (int)strcspn(idp + 6, "\""), idp + 6);
-    CHECK(write(c.ctl_w, "takeover\n", 9) == 9);
+    CHECK(write(c.fd3_w, "takeover\n", 9) == 9);
     bool seen_now = stderr_wait(&c, "control is with the human", 5000);
     char answer[300];
     int n = snprintf(answer, sizeof answer, "{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"result\":"

@@ -754,129 +754,20 @@ static void xvfb_stop(pid_t pid)
     waitpid(pid, NULL, 0);
 }
 
-/* A cdpgate child: stdin a pipe (in), stdout a pipe (out) or a file,
- * stderr into errfile. env: "K=V" to set, "K" to unset, NULL-terminated. */
-typedef struct {
-    pid_t pid;
-    int in, out;
-    int done_w;                  /* write end of --login-done-fd 3, or -1 */
-    char errfile[300], outfile[300];
-    char *got;                   /* everything read from out so far */
-    size_t ngot;
-} child;
+/* A cdpgate child (tests/fixture.h), --login-done-fd 3 on fd3_w. */
+typedef fixture_child child;
 
 static int spawn(child *c, const char *const *env, const char *const *argv, bool done_fd)
 {
     static int seq;
-    memset(c, 0, sizeof *c);
-    c->done_w = -1;
-    snprintf(c->errfile, sizeof c->errfile, "%s/child%d.err", root, ++seq);
-    snprintf(c->outfile, sizeof c->outfile, "%s/child%d.out", root, seq);
-    int in[2], out[2], dn[2] = {-1, -1};
-    if (pipe(in) || pipe(out) || (done_fd && pipe(dn)))
-        return -1;
-    c->pid = fork();
-    if (c->pid == 0) {
-#if defined(__linux__)
-        prctl(PR_SET_PDEATHSIG, SIGTERM);   /* a crashed test leaves no cdpgate */
-#endif
-        int ef = open(c->errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        dup2(in[0], 0);
-        dup2(out[1], 1);
-        dup2(ef, 2);
-        if (done_fd)
-            dup2(dn[0], 3);
-        for (int fd = 4; fd < 64; fd++)
-            close(fd);
-        for (const char *const *e = env; e && *e; e++) {
-            const char *eq = strchr(*e, '=');
-            if (eq) {
-                char k[128];
-                snprintf(k, sizeof k, "%.*s", (int)(eq - *e), *e);
-                setenv(k, eq + 1, 1);
-            } else {
-                unsetenv(*e);
-            }
-        }
-        execv(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    close(in[0]);
-    close(out[1]);
-    if (done_fd) {
-        close(dn[0]);
-        c->done_w = dn[1];
-    }
-    c->in = in[1];
-    c->out = out[0];
-    return c->pid > 0 ? 0 : -1;
+    char errfile[300];
+    snprintf(errfile, sizeof errfile, "%s/child%d.err", root, ++seq);
+    return fixture_child_spawn(c, errfile, env, argv, done_fd);
 }
 
-/* Read what the child printed until needle appears in what was read after
- * offset from (or timeout_ms passes). Returns the position or NULL. */
-static const char *read_until(child *c, size_t from, const char *needle, int timeout_ms)
-{
-    int64_t end = snap_now_ms() + timeout_ms;
-    for (;;) {
-        if (c->got) {
-            const char *p = strstr(c->got + from, needle);
-            if (p)
-                return p;
-        }
-        int64_t left = end - snap_now_ms();
-        if (left <= 0 || c->out < 0)
-            return NULL;
-        struct pollfd pfd = {c->out, POLLIN, 0};
-        if (poll(&pfd, 1, (int)left) <= 0)
-            continue;
-        char buf[65536];
-        ssize_t n = read(c->out, buf, sizeof buf);
-        if (n <= 0) {
-            close(c->out);
-            c->out = -1;
-            continue;
-        }
-        char *g = realloc(c->got, c->ngot + (size_t)n + 1);
-        if (!g)
-            return NULL;
-        memcpy(g + c->ngot, buf, (size_t)n);
-        c->ngot += (size_t)n;
-        g[c->ngot] = 0;
-        c->got = g;
-    }
-}
-
-/* Wait for the child's exit (bounded); its status, or -1 (then killed). */
-static int child_wait(child *c, int timeout_ms)
-{
-    if (c->in >= 0)
-        close(c->in);
-    c->in = -1;
-    if (c->done_w >= 0)
-        close(c->done_w);
-    c->done_w = -1;
-    read_until(c, 0, "\x01never\x01", 0);
-    int st;
-    for (int i = 0; i < timeout_ms / 20; i++) {
-        read_until(c, 0, "\x01never\x01", 0);
-        if (waitpid(c->pid, &st, WNOHANG) == c->pid) {
-            c->pid = 0;
-            read_until(c, 0, "\x01never\x01", 200);
-            return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-        }
-        sleep_ms(20);
-    }
-    kill(c->pid, SIGKILL);
-    waitpid(c->pid, NULL, 0);
-    c->pid = 0;
-    return -1;
-}
-
-static char *child_stderr(child *c)
-{
-    char *s = test_read_file(c->errfile, NULL);
-    return s ? s : calloc(1, 1);
-}
+#define read_until fixture_child_read_until
+#define child_wait fixture_child_wait
+#define child_stderr fixture_child_stderr
 
 static void child_free(child *c)
 {
@@ -1343,7 +1234,7 @@ static void t_mcp_login_and_plants(void)
     r = tool(&c, id++, "browser_snapshot", "{}");
     CHECK_HAS(r, "waiting for the human");
     free(r);
-    CHECK(write(c.done_w, "y", 1) == 1);
+    CHECK(write(c.fd3_w, "y", 1) == 1);
     finished = false;
     for (int i = 0; i < 40 && !finished; i++, id++) {
         r = tool(&c, id, "browser_tabs", "{\"action\":\"list\"}");
