@@ -248,10 +248,13 @@ int cli_policy(const cli_opts *o, int argc, char **argv)
             printf(" %s", g->origins[i]);
         printf("\n  recipients: %zu, file scopes: %zu, identities: %zu, bound rules: %zu\n",
                g->nrecipients, g->nfile_scopes, g->nidentities, g->nbound);
-        printf("  egress:%s%s%s%s\n", g->egress ? "" : " none",
+        printf("  egress:%s%s%s%s (%s)\n", g->egress ? "" : " none",
                g->egress & GATE_EGRESS_FETCH ? " approved_origin_fetch" : "",
                g->egress & GATE_EGRESS_SEND ? " structured_send" : "",
-               g->egress & GATE_EGRESS_FILE ? " file_transfer" : "");
+               g->egress & GATE_EGRESS_FILE ? " file_transfer" : "",
+               g->egress_field == GATE_EGRESS_FIELD_CLASSES ? "read from egress_classes"
+               : g->egress_field == GATE_EGRESS_FIELD_EGRESS ? "read from egress"
+                                                             : "no egress field: none");
         if (g->expires)
             printf("  expires: %lld (unix seconds)\n", (long long)g->expires);
     }

@@ -108,6 +108,9 @@ typedef struct {
     const char *const *file_scopes; /* absolute directories */
     size_t nfile_scopes;
     unsigned egress;                /* GATE_EGRESS_* bits */
+    int egress_field;               /* GATE_EGRESS_FIELD_*: the grant file's
+                                       field egress was read from (shown by
+                                       `cdpgate policy`; not a permission) */
     const gate_identity *identities;
     size_t nidentities;
     const gate_bound *bound;
@@ -115,6 +118,15 @@ typedef struct {
     int64_t expires;                /* unix seconds; 0 = never */
     const char *audit;              /* audit log path; NULL = none */
 } gate_grant;
+
+/* Which field of a grant file named the egress classes: none (no egress),
+ * "egress", or the policy document's name "egress_classes" (a synonym with
+ * the same values; both in one file is an error naming them). */
+enum {
+    GATE_EGRESS_FIELD_NONE,
+    GATE_EGRESS_FIELD_EGRESS,
+    GATE_EGRESS_FIELD_CLASSES
+};
 
 /* Parse a grant file's JSON (strict: unknown fields, wrong types, bad
  * origins or patterns, unknown tools or egress classes, relative file

@@ -159,6 +159,8 @@ static int pack_size(const gate_grant *s, size_t *size, gate_err *err)
     }
     if (s->egress & ~(unsigned)EGRESS_ALL)
         return fail(err, "grant: egress: unknown bits 0x%x", s->egress & ~(unsigned)EGRESS_ALL);
+    if (s->egress_field < GATE_EGRESS_FIELD_NONE || s->egress_field > GATE_EGRESS_FIELD_CLASSES)
+        return fail(err, "grant: egress_field: %d is not a GATE_EGRESS_FIELD_*", s->egress_field);
     if (s->expires < 0)
         return fail(err, "grant: expires: negative");
     size_t ptrs = s->ntools + s->norigins + s->nrecipients + s->nfile_scopes;
@@ -303,6 +305,7 @@ int gate_grant_pack(const gate_grant *s, gate_grant **out, gate_err *err)
     d->principal = put(&a, s->principal);
     d->audit = put(&a, s->audit);
     d->egress = s->egress;
+    d->egress_field = s->egress_field;
     d->expires = s->expires;
     const char **l = lists;
     if (pack_tools(s, d, l, &a, err) ||
@@ -385,19 +388,20 @@ static int json_strings(const json_val *v, const char *field, const char ***out,
     return 0;
 }
 
-static int json_egress(const json_val *v, unsigned *bits, gate_err *err)
+/* "egress" or its synonym "egress_classes" (field: the name read). */
+static int json_egress(const json_val *v, const char *field, unsigned *bits, gate_err *err)
 {
     if (!json_is(v, JSON_ARRAY))
-        return fail(err, "grant: egress: not an array");
+        return fail(err, "grant: %s: not an array", field);
     bool none = false;
     size_t i = 0, n = json_len(v);
     if (n > GATE_LIST_MAX)
-        return fail(err, "grant: egress: more than %u entries", GATE_LIST_MAX);
+        return fail(err, "grant: %s: more than %u entries", field, GATE_LIST_MAX);
     *bits = 0;
     for (const json_val *e = json_first(v); e; e = json_next(e), i++) {
-        char where[32], q[80];
+        char where[48], q[80];
         const char *s;
-        snprintf(where, sizeof where, "egress[%zu]", i);
+        snprintf(where, sizeof where, "%s[%zu]", field, i);
         if (json_text(e, where, &s, err))
             return GATE_EINVAL;
         size_t k = 0;
@@ -414,7 +418,7 @@ static int json_egress(const json_val *v, unsigned *bits, gate_err *err)
         *bits |= EGRESS_NAMES[k].bit;
     }
     if (none && *bits)
-        return fail(err, "grant: egress: \"none\" together with other classes");
+        return fail(err, "grant: %s: \"none\" together with other classes", field);
     return 0;
 }
 
@@ -551,8 +555,14 @@ static int json_member(const char *k, const json_val *v, draft *d, gate_err *err
         g->file_scopes = d->scopes;
         return rc;
     }
-    if (strcmp(k, "egress") == 0)
-        return json_egress(v, &g->egress, err);
+    if (strcmp(k, "egress") == 0 || strcmp(k, "egress_classes") == 0) {
+        int which = k[6] ? GATE_EGRESS_FIELD_CLASSES : GATE_EGRESS_FIELD_EGRESS;
+        if (g->egress_field && g->egress_field != which)
+            return fail(err, "grant: both egress and egress_classes (the same field under "
+                        "two names; keep one)");
+        g->egress_field = which;
+        return json_egress(v, k, &g->egress, err);
+    }
     if (strcmp(k, "identities") == 0)
         return json_identities(v, d, err);
     if (strcmp(k, "bound") == 0)
@@ -560,7 +570,7 @@ static int json_member(const char *k, const json_val *v, draft *d, gate_err *err
     if (strcmp(k, "expires") == 0)
         return json_expires(v, &g->expires, err);
     return fail(err, "grant: unknown field %s (task, principal, tools, origins, recipients, "
-                "file_scopes, egress, identities, bound, expires, audit)",
+                "file_scopes, egress (or egress_classes), identities, bound, expires, audit)",
                 quoted(q, sizeof q, k));
 }
 

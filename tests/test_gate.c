@@ -181,6 +181,68 @@ static void t_grant_full(void)
     gate_grant_free(NULL);
 }
 
+/* The policy document's field name "egress_classes" is a synonym of
+ * "egress" (same values, same checks); the grant records which one it read
+ * (cdpgate policy shows it, and gate_new keeps it); both together are an
+ * error naming both. */
+static void t_grant_egress_classes(void)
+{
+    gate_err e;
+    gate_grant *g = parse("{\"task\":\"t\",\"egress_classes\":[\"approved_origin_fetch\","
+                          "\"file_transfer\"]}", &e);
+    CHECK(g != NULL);
+    if (g) {
+        CHECK_INT(GATE_EGRESS_FETCH | GATE_EGRESS_FILE, g->egress);
+        CHECK_INT(GATE_EGRESS_FIELD_CLASSES, g->egress_field);
+        gate *gt = gate_new(g, NULL, &e);
+        CHECK(gt != NULL);
+        const gate_grant *kept = gate_grant_get(gt);
+        CHECK(kept && kept->egress_field == GATE_EGRESS_FIELD_CLASSES &&
+              kept->egress == (GATE_EGRESS_FETCH | GATE_EGRESS_FILE));
+        gate_free(gt);
+    }
+    gate_grant_free(g);
+    g = parse("{\"task\":\"t\",\"egress\":[\"structured_send\"]}", &e);
+    CHECK(g && g->egress == GATE_EGRESS_SEND && g->egress_field == GATE_EGRESS_FIELD_EGRESS);
+    gate_grant_free(g);
+    g = parse("{\"task\":\"t\",\"egress_classes\":[\"none\"]}", &e);
+    CHECK(g && g->egress == 0 && g->egress_field == GATE_EGRESS_FIELD_CLASSES);
+    gate_grant_free(g);
+    g = parse("{\"task\":\"t\"}", &e);
+    CHECK(g && g->egress == 0 && g->egress_field == GATE_EGRESS_FIELD_NONE);
+    gate_grant_free(g);
+    static const struct {
+        const char *json, *msg;
+    } BAD[] = {
+        {"{\"task\":\"t\",\"egress\":[\"none\"],\"egress_classes\":[\"none\"]}",
+         "grant: both egress and egress_classes"},
+        {"{\"task\":\"t\",\"egress_classes\":[\"structured_send\"],\"egress\":[]}",
+         "grant: both egress and egress_classes"},
+        {"{\"task\":\"t\",\"egress_classes\":[\"smoke_signals\"]}",
+         "grant: egress_classes[0]: \"smoke_signals\" is not an egress class"},
+        {"{\"task\":\"t\",\"egress_classes\":\"none\"}", "grant: egress_classes: not an array"},
+        {"{\"task\":\"t\",\"egress_classes\":[\"none\",\"file_transfer\"]}",
+         "grant: egress_classes: \"none\" together with other classes"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        memset(&e, 0, sizeof e);
+        g = parse(BAD[i].json, &e);
+        CHECK(g == NULL);
+        gate_grant_free(g);
+        if (!CHECK(strstr(e.msg, BAD[i].msg) != NULL))
+            test_fail_detail("%s: got \"%s\"", BAD[i].json, e.msg);
+    }
+    /* an embedder's out-of-range value is refused, not copied */
+    gate_grant s = {0};
+    s.task = "t";
+    s.egress_field = 7;
+    memset(&e, 0, sizeof e);
+    gate *bad = gate_new(&s, NULL, &e);
+    CHECK(bad == NULL);
+    gate_free(bad);
+    CHECK(strstr(e.msg, "egress_field") != NULL);
+}
+
 static const struct {
     const char *json;
     const char *msg;
@@ -1581,6 +1643,7 @@ static void t_names_exclusions(void)
 static const test_case TESTS[] = {
     {"grant_full", t_grant_full},
     {"grant_errors", t_grant_errors},
+    {"grant_egress_classes", t_grant_egress_classes},
     {"grant_limits", t_grant_limits},
     {"grant_struct", t_grant_struct},
     {"grant_alloc", t_grant_alloc},

@@ -1010,6 +1010,16 @@ static void t_cli(void)
         CHECK_INT(0, fixture_run(cmd, &out, &err));
         CHECK(out && strstr(out, "task t1") && strstr(out, "https://bank.test") &&
               strstr(out, "approved_origin_fetch"));
+        CHECK(out && strstr(out, "(read from egress)"));
+        free(out), free(err);
+        /* the policy document's name for the field: same values, and
+         * `cdpgate policy` says which field it read */
+        gfd = open(gpath, O_WRONLY | O_TRUNC);
+        static const char G2[] = "{\"task\":\"t2\",\"egress_classes\":[\"structured_send\"]}";
+        CHECK(gfd >= 0 && write(gfd, G2, sizeof G2 - 1) == (ssize_t)(sizeof G2 - 1));
+        close(gfd);
+        CHECK_INT(0, fixture_run(cmd, &out, &err));
+        CHECK(out && strstr(out, "egress: structured_send (read from egress_classes)"));
         free(out), free(err);
         gfd = open(gpath, O_WRONLY | O_TRUNC);
         static const char BAD[] = "{\"task\":\"t1\",\"origns\":[]}";
