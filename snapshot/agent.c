@@ -394,6 +394,17 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
         setstr(&t->dialog_default, json_get_str(p, "defaultPrompt"));
     } else if (strcmp(method, "Page.javascriptDialogClosed") == 0) {
         t->dialog_open = false;
+    } else if (strcmp(method, "Network.responseReceived") == 0) {
+        /* The main frame's document: its HTTP status (session.c reads a
+         * 401/403 as the service's answer to the session). */
+        const char *id = json_get_str(p, "frameId");
+        const char *type = json_get_str(p, "type");
+        const char *loader = json_get_str(p, "loaderId");
+        if (id && type && loader && strcmp(type, "Document") == 0 && t->nframes &&
+            strcmp(id, t->frames[0].id) == 0) {
+            t->doc_status = (int)json_get_int(json_get(p, "response"), "status", 0);
+            copyid(t->doc_loader, loader);
+        }
     } else if (strcmp(method, "Network.requestWillBeSent") == 0) {
         if (!json_get(p, "redirectResponse"))
             t->inflight++;
@@ -1355,7 +1366,7 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
         return snap_fail(r, SNAP_EDIALOG, "opened %s: %s", url, msg);
     }
     size_t used = strlen(note);
-    snap_ctx_check(a, tab_id, note + used, note_cap - used, &note_code);
+    snap_ctx_check(a, tab_id, url, note + used, note_cap - used);
     t = snap_tab_by_id(a, tab_id);
     if (!t || t->closed)
         return snap_fail(r, SNAP_ENOTAB, "the tab closed while loading %s", url);

@@ -16,8 +16,16 @@
  *    vault's plaintext is parsed with JSON_SECRET, and the CDP calls that
  *    carry them are secret calls (cdp_call_secret), which zero the
  *    connection's and the transport's copies and the reply documents.
- *  - The login check scripts are fixed strings that read booleans and the
- *    location's path, never a field value.
+ *  - The login check scripts are fixed strings that read booleans, the
+ *    location's path and localStorage keys, never a field value.
+ *  - Authentication is never downgraded by a guess (docs/gate.md,
+ *    "Authenticated"): a context that holds a restored or captured session
+ *    (creds) authenticates its tabs on its origin until the service drops
+ *    the session's credentials: none of the session's cookie names is left
+ *    in the context and none of its localStorage keys on the origin
+ *    (compared by name; values are never read for this but in a secret
+ *    call). What looks like a rejection (a redirect of a non-login URL to a
+ *    login page, HTTP 401/403 on the document) is only a note.
  *
  * Implementation notes
  *  - localStorage is per origin and can only be written from a document of
@@ -49,6 +57,8 @@
     "localStorage.setItem(String(k), String(v)); return d.length; })("
 #define LS_SET_SUFFIX ")"
 #define LS_GET_JS "Object.keys(localStorage).map(k => [k, localStorage.getItem(k)])"
+/* localStorage keys only (the session check). */
+#define LS_KEYS_JS "Object.keys(localStorage)"
 
 #define STATE_MAX (8u << 20)    /* bytes of a session state we accept */
 
@@ -64,6 +74,45 @@ static void wipe_free(char *p)
         vault_memzero(p, strlen(p));
         free(p);
     }
+}
+
+/* ---- names of a session's credentials (not secret: never values) ---- */
+
+#define NAMES_MAX (64u << 10)   /* bytes of cookie names or localStorage keys kept */
+
+/* Whether list ("\nname\n...", NULL = empty) holds name. */
+static bool names_has(const char *list, const char *name)
+{
+    size_t k = name ? strlen(name) : 0;
+    if (!list || !k)
+        return false;
+    for (const char *p = strstr(list, name); p; p = strstr(p + 1, name))
+        if (p > list && p[-1] == '\n' && p[k] == '\n')
+            return true;
+    return false;
+}
+
+/* Add name to *list; false when it cannot be kept (then the session can
+ * never be judged dropped: fail closed). */
+static bool names_add(char **list, const char *name)
+{
+    if (!name || !*name || strchr(name, '\n'))
+        return false;       /* an empty name cannot be looked for */
+    if (names_has(*list, name))
+        return true;
+    size_t n = *list ? strlen(*list) : 1, k = strlen(name);
+    if (n + k + 2 > NAMES_MAX)
+        return false;
+    char *nl = realloc(*list, n + k + 2);
+    if (!nl)
+        return false;
+    if (!*list)
+        nl[0] = '\n';
+    memcpy(nl + n, name, k);
+    nl[n + k] = '\n';
+    nl[n + k + 1] = 0;
+    *list = nl;
+    return true;
 }
 
 /* ---- origins ---- */
@@ -406,6 +455,7 @@ static int restore(snap_agent *a, const char *origin, size_t *idx, char *note, s
     lease = -1;
     c->state = SNAP_CTX_AUTH;
     c->check = true;
+    c->creds = true;        /* from here on: even a failed restore may have set some */
     c->captured = captured;
     snprintf(c->origin, sizeof c->origin, "%s", origin);
     char host[200];
@@ -413,6 +463,17 @@ static int restore(snap_agent *a, const char *origin, size_t *idx, char *note, s
     size_t nck = 0;
     rc = set_cookies(a, id, host, json_get(root, "cookies"), &nck, &e);
     const json_val *ls = json_get(json_get(root, "localStorage"), origin);
+    /* The names of what was restored: the session is dropped when all are
+     * gone (snap_ctx_check). */
+    c = &a->ctxs[*idx];
+    for (const json_val *ck = json_first(json_get(root, "cookies")); ck; ck = json_next(ck))
+        if (json_get_str(ck, "name") && json_get_str(ck, "value") &&
+            cookie_for_host(json_get_str(ck, "domain"), host) &&
+            !names_add(&c->ck_names, json_get_str(ck, "name")))
+            c->names_lost = true;
+    for (const json_val *kv = json_first(ls); kv; kv = json_next(kv))
+        if (!names_add(&c->ls_keys, json_str(json_first(kv), NULL)))
+            c->names_lost = true;
     if (rc == 0 && json_is(ls, JSON_ARRAY) && json_len(ls)) {
         json_w lw;
         json_w_init_secret(&lw);
@@ -448,7 +509,8 @@ int snap_ctx_pick(snap_agent *a, const char *url, size_t *idx, char *note, size_
     }
     int64_t rejected_at = c ? c->captured : -1;
     if (c) {
-        /* Rejected: try the vault again only if it holds a newer session. */
+        /* The site ended the session (its credentials are gone from the
+         * context): try the vault again only if it holds a newer one. */
         vault_meta *list = NULL;
         size_t n = 0;
         int64_t newest = -1;
@@ -458,8 +520,8 @@ int snap_ctx_pick(snap_agent *a, const char *url, size_t *idx, char *note, size_
                     newest = list[k].captured;
         vault_list_free(list, n);
         if (newest <= rejected_at) {
-            snprintf(note, cap, "The stored session for %s was rejected by the site (it "
-                     "showed its login page), so this page was opened without it "
+            snprintf(note, cap, "The stored session for %s was ended by the site (it "
+                     "cleared the session's cookies), so this page was opened without it "
                      "(auth=no). Ask the user to log in again: cdpgate login %s", origin,
                      origin);
             *note_code = SNAP_ELOGIN;
@@ -686,29 +748,145 @@ static int login_wall(snap_agent *a, int tab_id)
     return wall;
 }
 
-void snap_ctx_check(snap_agent *a, int tab_id, char *note, size_t cap, int *note_code)
+/* The path of an http(s) URL, "/" when it has none (out: cap bytes). */
+static void url_path(const char *url, char *out, size_t cap)
+{
+    const char *p = strstr(url ? url : "", "://");
+    p = p ? p + 3 : url ? url : "";
+    p += strcspn(p, "/?#");
+    size_t n = *p == '/' ? strcspn(p, "?#") : 0;
+    if (n)
+        snprintf(out, cap, "%.*s", (int)n, p);
+    else
+        snprintf(out, cap, "/");
+}
+
+/* 1 while context ci still holds some of its session's credentials (a
+ * cookie of the service under one of the session's cookie names, or one of
+ * its localStorage keys on its origin, read in tab tab_id), 0 when the
+ * service dropped them all, -1 when that cannot be told (counts as held). */
+static int creds_held(snap_agent *a, size_t ci, int tab_id)
+{
+    snap_ctx *c = &a->ctxs[ci];
+    if (c->names_lost || (!c->ck_names && !c->ls_keys) || !*c->id)
+        return -1;
+    char origin[256];
+    snprintf(origin, sizeof origin, "%s", c->origin);
+    if (c->ck_names) {
+        char params[SNAP_ID_MAX + 40];
+        snprintf(params, sizeof params, "{\"browserContextId\":\"%s\"}", c->id);
+        cdp_reply ck = {0};
+        /* The reply carries values: a secret call, its reply wiped. */
+        if (snap_cdp_call_secret(a, NULL, "Storage.getCookies", params, a->o.timeout_ms, &ck,
+                                 NULL))
+            return -1;
+        const json_val *list = json_get(ck.result, "cookies");
+        if (!json_is(list, JSON_ARRAY)) {
+            cdp_reply_free(&ck);
+            return -1;
+        }
+        c = &a->ctxs[ci];
+        char host[200];
+        origin_host(origin, host, sizeof host);
+        bool left = false;
+        for (const json_val *k = json_first(list); k && !left; k = json_next(k))
+            left = cookie_for_host(json_get_str(k, "domain"), host) &&
+                   names_has(c->ck_names, json_get_str(k, "name"));
+        cdp_reply_free(&ck);
+        if (left)
+            return 1;
+    }
+    if (!c->ls_keys)
+        return 0;
+    /* localStorage: only a document of the origin can read it. */
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    if (!t || t->closed || t->ctx != ci || !t->nframes ||
+        strcmp(t->frames[0].origin, origin) != 0)
+        return -1;
+    char session[SNAP_ID_MAX];
+    copyid(session, t->session);
+    cdp_reply rep = {0};
+    int rc = snap_cdp_call(a, session, "Runtime.evaluate",
+                           "{\"expression\":\"" LS_KEYS_JS "\",\"returnByValue\":true}",
+                           a->o.timeout_ms, &rep, NULL);
+    const json_val *keys = json_get(json_get(rep.result, "result"), "value");
+    int held = -1;
+    if (rc == 0 && !json_get(rep.result, "exceptionDetails") && json_is(keys, JSON_ARRAY)) {
+        c = &a->ctxs[ci];
+        held = 0;
+        for (const json_val *k = json_first(keys); k && !held; k = json_next(k))
+            held = names_has(c->ls_keys, json_str(k, NULL));
+    }
+    cdp_reply_free(&rep);
+    return held;
+}
+
+/* Whether the open of url (the agent's choice) in tab tab_id was sent by
+ * the service to its login page: url's path is not a login path, the page
+ * is now elsewhere (another origin or path), and what it shows is a login
+ * page (a login path or a visible password field). path gets the page's
+ * path. */
+static bool sent_to_login(snap_agent *a, int tab_id, const char *url, char *path,
+                          size_t cap)
 {
     snap_tab *t = snap_tab_by_id(a, tab_id);
-    if (!t || t->ctx == 0 || t->ctx >= a->nctxs)
-        return;
-    snap_ctx *c = &a->ctxs[t->ctx];
-    if (c->state != SNAP_CTX_AUTH || !c->check || !t->nframes ||
-        strcmp(t->frames[0].origin, c->origin) != 0)
+    char asked_origin[256], asked[1024];
+    if (!t || t->closed || !t->nframes || !url ||
+        snap_url_origin(url, asked_origin, sizeof asked_origin))
+        return false;
+    url_path(url, asked, sizeof asked);
+    url_path(t->frames[0].url, path, cap);
+    if (login_path(asked) ||
+        (strcmp(asked_origin, t->frames[0].origin) == 0 && strcmp(asked, path) == 0))
+        return false;
+    return login_wall(a, tab_id) == 1;
+}
+
+void snap_ctx_check(snap_agent *a, int tab_id, const char *url, char *note, size_t cap)
+{
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    if (!t || t->ctx == 0 || t->ctx >= a->nctxs || !t->nframes)
         return;
     size_t ci = t->ctx;
-    int wall = login_wall(a, tab_id);
-    c = &a->ctxs[ci];
-    if (wall < 0)
+    snap_ctx *c = &a->ctxs[ci];
+    if (!c->creds || c->state == SNAP_CTX_LOGIN)
         return;
     c->check = false;
-    if (wall == 1) {
-        c->state = SNAP_CTX_REJECTED;
-        snprintf(note, cap, "The session restored for %s was rejected: the site shows its "
-                 "login page, so the page is not authenticated (auth=no) and the session "
-                 "will not be used. Ask the user to log in again: cdpgate login %s",
-                 c->origin, c->origin);
-        *note_code = SNAP_ELOGIN;
+    char origin[256];
+    snprintf(origin, sizeof origin, "%s", c->origin);
+    /* Dropped credentials are the one thing that ends authentication. */
+    int held = creds_held(a, ci, tab_id);
+    c = &a->ctxs[ci];
+    if (held == 0) {
+        c->creds = false;
+        if (c->state == SNAP_CTX_AUTH)
+            c->state = SNAP_CTX_REJECTED;
+        snprintf(note, cap, "The site ended the session of %s: none of the session's "
+                 "cookies%s is left in its browser context (the site cleared or expired "
+                 "them), so %s is not authenticated here any more (auth=no). If the task "
+                 "needs the session, ask the user to log in again: cdpgate login %s",
+                 origin, c->ls_keys ? " or localStorage items" : "", origin, origin);
+        return;
     }
+    /* Evidence the service rejected the session: only a note. */
+    t = snap_tab_by_id(a, tab_id);
+    if (!t || t->closed || !t->nframes)
+        return;
+    char why[400] = "", path[200];
+    const snap_frame *f = &t->frames[0];
+    if ((t->doc_status == 401 || t->doc_status == 403) && *t->doc_loader &&
+        strcmp(t->doc_loader, f->loader) == 0 && strcmp(f->origin, origin) == 0)
+        snprintf(why, sizeof why, "it answered this page with HTTP %d", t->doc_status);
+    else if (sent_to_login(a, tab_id, url, path, sizeof path))
+        snprintf(why, sizeof why, "it sent the page asked for to a login page (%.150s)",
+                 path);
+    if (!why[0])
+        return;
+    snprintf(note, cap, "Note: the site may have rejected the session of %s: %s. The "
+             "session is kept: pages of %s stay authenticated (auth=yes) while its browser "
+             "context holds the session's cookies, so state changes there are still "
+             "confirmed or stopped. If the task needs the session, ask the user to log in "
+             "again: cdpgate login %s", origin, why, origin, origin);
 }
 
 bool snap_tab_auth(const snap_agent *a, const snap_tab *t)
@@ -716,7 +894,7 @@ bool snap_tab_auth(const snap_agent *a, const snap_tab *t)
     if (!t || t->ctx == 0 || t->ctx >= a->nctxs || !t->nframes)
         return false;
     const snap_ctx *c = &a->ctxs[t->ctx];
-    return c->state == SNAP_CTX_AUTH && strcmp(t->frames[0].origin, c->origin) == 0;
+    return c->creds && strcmp(t->frames[0].origin, c->origin) == 0;
 }
 
 void snap_session_forget(snap_agent *a, const char *origin)
@@ -731,6 +909,8 @@ void snap_ctx_free_all(snap_agent *a)
     for (size_t i = 0; i < a->nctxs; i++) {
         snap_ctx *c = &a->ctxs[i];
         wipe_free(c->pending_ls);
+        free(c->ck_names);
+        free(c->ls_keys);
         if (c->lease)
             vault_identity_release(c->lease - 1);
         if (c->created && *c->id && !cdp_conn_dead(a->c)) {
@@ -808,6 +988,7 @@ static int login_begin_run(snap_agent *a, const char *url, snap_result *r)
     copyid(c->id, id);
     c->created = true;
     c->state = SNAP_CTX_LOGIN;
+    c->creds = true;        /* the human may log in here whatever follows */
     snprintf(c->origin, sizeof c->origin, "%s", origin);
     rc = snap_open_in(a, url, ci, true, r);
     snap_tab *t = snap_tab_current(a);
@@ -844,7 +1025,8 @@ int snap_login_begin(snap_agent *a, const char *url, snap_result *r)
 /* Read the service's cookies and the origin's localStorage of the login's
  * context into a session state v1 document (new; wipe_free). */
 static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
-                   size_t *ncookies, size_t *nls, int64_t *expiry, cdp_err *e)
+                   size_t *ncookies, size_t *nls, int64_t *expiry, snap_ctx *names,
+                   cdp_err *e)
 {
     *out = NULL;
     *ncookies = *nls = 0;
@@ -882,6 +1064,8 @@ static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
     for (const json_val *k = json_first(json_get(ck.result, "cookies")); k; k = json_next(k)) {
         if (!cookie_for_host(json_get_str(k, "domain"), host))
             continue;
+        if (!names_add(&names->ck_names, json_get_str(k, "name")))
+            names->names_lost = true;
         static const char *const KEEP[] = {"name", "value", "domain", "path", "httpOnly",
                                            "secure", "sameSite", "partitionKey", NULL};
         json_w_obj_begin(&w);
@@ -912,6 +1096,9 @@ static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
         json_w_key(&w, c->origin);
         json_w_val(&w, items);
         *nls = json_len(items);
+        for (const json_val *kv = json_first(items); kv; kv = json_next(kv))
+            if (!names_add(&names->ls_keys, json_str(json_first(kv), NULL)))
+                names->names_lost = true;
     }
     json_w_obj_end(&w);
     json_w_obj_end(&w);
@@ -956,8 +1143,12 @@ static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
     size_t nck = 0, nls = 0;
     int64_t expiry = 0;
     cdp_err e = {0};
-    int rc = capture(a, &a->ctxs[ci], tab_id, &state, &nck, &nls, &expiry, &e);
+    snap_ctx names;         /* what the capture read, by name */
+    memset(&names, 0, sizeof names);
+    int rc = capture(a, &a->ctxs[ci], tab_id, &state, &nck, &nls, &expiry, &names, &e);
     if (rc) {
+        free(names.ck_names);
+        free(names.ls_keys);
         snap_login_cancel(a);
         return snap_fail(r, SNAP_EBROWSER, "cannot read the session of %s: %s; nothing was "
                          "saved", origin, e.msg);
@@ -972,6 +1163,12 @@ static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
     wipe_free(state);
     a->login.active = false;
     snap_ctx *c = &a->ctxs[ci];
+    /* Saved or not, the context holds the human's session (creds). */
+    free(c->ck_names);
+    free(c->ls_keys);
+    c->ck_names = names.ck_names;
+    c->ls_keys = names.ls_keys;
+    c->names_lost = names.names_lost;
     if (vr) {
         c->state = SNAP_CTX_STALE;
         return snap_fail(r, SNAP_EBROWSER, "the session of %s could not be saved: %s", origin,
@@ -1002,6 +1199,7 @@ int snap_login_poll(snap_agent *a, bool human_done, snap_result *r)
 const snap_js snap_session_scripts[] = {
     {WALL_JS, NULL, SNAP_JS_READ},
     {LS_GET_JS, NULL, SNAP_JS_READ},
+    {LS_KEYS_JS, NULL, SNAP_JS_READ},
     {LS_SET_PREFIX, LS_SET_SUFFIX, SNAP_JS_WRITE},
     {NULL, NULL, 0},
 };

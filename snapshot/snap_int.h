@@ -63,6 +63,11 @@ typedef struct {
     struct snap_cache *cache;    /* observe.c: the last snapshot built (owned;
                                     freed with snap_cache_free) */
     size_t ctx;                  /* index in agent->ctxs; never changes */
+    /* agent.c: the HTTP status of the main frame's document response
+     * (Network.responseReceived, type Document) and that document's loader;
+     * 0 and "" before one came. */
+    int doc_status;
+    char doc_loader[SNAP_ID_MAX];
 } snap_tab;
 
 /* A browser context (session.c). ctxs[0] is the agent's untrusted one. */
@@ -70,7 +75,8 @@ enum {
     SNAP_CTX_UNTRUSTED,          /* the open web */
     SNAP_CTX_AUTH,               /* privileged: holds a restored or captured session */
     SNAP_CTX_LOGIN,              /* privileged: a login handoff runs in it */
-    SNAP_CTX_REJECTED,           /* privileged, but the site showed its login wall */
+    SNAP_CTX_REJECTED,           /* privileged, but the service dropped the session's
+                                    credentials (cookies and localStorage gone) */
     SNAP_CTX_STALE,              /* privileged, forgotten (a newer session exists) */
 };
 typedef struct {
@@ -78,7 +84,15 @@ typedef struct {
     char origin[256];            /* the service; "" for the untrusted context */
     int state;                   /* SNAP_CTX_* */
     bool created;                /* we created it: disposed at agent free */
-    bool check;                  /* login-wall check due after the next open */
+    bool check;                  /* first open after the restore not done yet */
+    bool creds;                  /* holds a session restored from the vault or
+                                    captured by a login: its tabs on its origin are
+                                    authenticated until the service drops it */
+    char *ck_names;              /* names (never values) of that session's cookies
+                                    and its localStorage keys, "\nname\n..." (new; */
+    char *ls_keys;               /* NULL when none): what must be gone before the
+                                    session counts as dropped */
+    bool names_lost;             /* a name could not be kept: never judged dropped */
     int64_t captured;            /* vault capture time of its session */
     char *pending_ls;            /* localStorage to set before the first
                                     navigation: JSON [[k,v],...] (new; wiped) */
@@ -379,9 +393,15 @@ int snap_ctx_pick(snap_agent *a, const char *url, size_t *ctx, char *note, size_
 /* Before the first navigation of a tab in a context with pending
  * localStorage: set it for the origin (see session.c). */
 int snap_ctx_prime(snap_agent *a, int tab_id, snap_result *r);
-/* After an open in a privileged context: the login-wall check. */
-void snap_ctx_check(snap_agent *a, int tab_id, char *note, size_t cap, int *note_code);
-/* Header's auth=: the tab's context is privileged for its page's origin. */
+/* After an open of url (the URL asked for) in a privileged context: did
+ * the service drop the session's credentials (then the context stops being
+ * authenticated), or is there evidence it rejected the session (a
+ * redirect of a non-login URL to a login page, HTTP 401/403 on the
+ * document)? note (cap bytes) gets what the agent must be told; a
+ * suspicion never changes the context and never fails the open. */
+void snap_ctx_check(snap_agent *a, int tab_id, const char *url, char *note, size_t cap);
+/* Header's auth=: the tab's context holds a session restored from the vault
+ * or captured by a login, and the tab's page is on that session's origin. */
 bool snap_tab_auth(const snap_agent *a, const snap_tab *t);
 /* Dispose the contexts this agent created; free what they hold. */
 void snap_ctx_free_all(snap_agent *a);

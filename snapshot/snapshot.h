@@ -61,7 +61,7 @@ enum {
     SNAP_ENOTAB = -10,      /* no such tab, or it was closed */
     SNAP_EDIALOG = -11,     /* a dialog is open and must be answered first / none open */
     SNAP_ETIMEOUT = -12,    /* bounded wait ran out: outcome unknown */
-    SNAP_ELOGIN = -13,      /* the stored session expired, was rejected by the site or
+    SNAP_ELOGIN = -13,      /* the stored session expired, was ended by the site or
                                cannot be used: nothing was restored; log in again */
     SNAP_EBLOCKED = -14,    /* a login handoff runs: waiting for the human */
     SNAP_EDENIED = -15,     /* the gate refused: outside the grant, the confirmation
@@ -182,19 +182,23 @@ int snap_screenshot(snap_agent *a, bool full_page, snap_result *r);
  * holds a session restored from the vault or captured by a login; cookies
  * alone never make a page authenticated.
  *
- * An expired session is not restored, and a restored session the site
- * rejects (its first page shows a visible password field or sits on a
- * login-looking path) stops being authenticated: both are SNAP_ELOGIN, the
- * page still opened (without the session), the text saying to log in again
- * with `cdpgate login URL`. */
+ * An expired session is not restored (SNAP_ELOGIN, the page still opened
+ * without it, the text saying to log in again with `cdpgate login URL`).
+ * A restored or captured session stays authenticated until the service
+ * drops its credentials (none of its cookie names left in the context,
+ * none of its localStorage keys on the origin): then the open that saw it
+ * says so, and later opens of the origin are SNAP_ELOGIN in the untrusted
+ * context. A URL, a login path or a password field never ends it; signs of
+ * a rejection (a redirect to a login page, HTTP 401/403) are a note. */
 
 /* The origin of an http(s) URL as sessions are keyed: scheme://host[:port],
  * lower case, default port left out, user info dropped. 0, or -1 when the
  * URL is not http(s) or does not fit in cap. */
 int snap_url_origin(const char *url, char *out, size_t cap);
 /* Forget the contexts of origin (after a new login saved a new session):
- * its tabs stay open but are no longer authenticated, and the next open of
- * the origin restores the session from the vault again. */
+ * its tabs stay open, still authenticated while their context holds the
+ * old session, and the next open of the origin restores the session from
+ * the vault again. */
 void snap_session_forget(snap_agent *a, const char *origin);
 
 /* The login handoff. snap_login_begin opens url in a new tab of a fresh

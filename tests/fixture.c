@@ -234,6 +234,17 @@ static void serve(int fd)
             redirect(fd, "/bank/login.html?error=1", NULL);
         return;
     }
+    if (strcmp(path, "/bank/signout") == 0) {
+        /* The service ends the session: expires both cookies (only=pref:
+         * bank_pref alone); the page clears localStorage unless only= says
+         * otherwise (only=cookies: both cookies, localStorage kept). */
+        bool pref_only = q && strstr(q, "only=pref");
+        serve_file_hdr(fd, "/bank/signedout.html", pref_only
+                       ? "Set-Cookie: bank_pref=; Path=/; Max-Age=0\r\n"
+                       : "Set-Cookie: bank_session=; Path=/; Max-Age=0\r\n"
+                         "Set-Cookie: bank_pref=; Path=/; Max-Age=0\r\n");
+        return;
+    }
     if (strcmp(path, "/bank/account") == 0) {
         char c[4096];
         cookie_header(req, c, sizeof c);

@@ -18,8 +18,11 @@
  * otp=FIXTURE_BANK_OTP redirects to /bank/account setting the HttpOnly
  * cookie bank_session=FIXTURE_BANK_SESSION (another code: back to the login
  * page); /bank/account serves account.html only
- * with that cookie, else redirects to /bank/login.html. Returns the port
- * or -1. */
+ * with that cookie, else redirects to /bank/login.html; /bank/signout
+ * expires bank_session and bank_pref (Max-Age=0) and its page clears
+ * localStorage (?only=pref: expires bank_pref only and keeps localStorage;
+ * ?only=cookies: expires both cookies, keeps localStorage). Returns the
+ * port or -1. */
 int fixture_server_start(pid_t *pid);
 
 /* Planted secrets of the bank fixture: the one-time code the server wants,

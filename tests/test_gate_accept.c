@@ -1350,6 +1350,200 @@ static void t_identity_not_shared(void)
     rig_down(&y);
 }
 
+/* ==== issue 11: authentication is never downgraded by a guess ==== */
+
+/* The first page after the restore is a change-password page (a visible
+ * password field): the context still holds the session, so the page is
+ * authenticated and its Delete is stopped. Before issue 11 that password
+ * field marked the session rejected (auth=no), and every later state
+ * change on the bank, this Delete included, went out as interaction with
+ * a public page. */
+static void t_auth_never_downgraded(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;       /* a stop is not a confirm: never asked */
+    int calls = hook_calls;
+    snap_result r;
+    int rc = do_open(x.a, "bank.test", "/gate/bank/password.html", &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "auth=yes");
+    CHECK_HAS(r.text, "Change your password");
+    CHECK_LACKS(r.text, "rejected");
+    snap_result_free(&r);
+    rc = act_on(x.a, "Delete account permanently", 'c', NULL, false, &r);
+    check_refusal(&r, rc, SNAP_ESTOP, "stop", "unbound_stop");
+    CHECK_HAS(r.structured, "\"kind\":\"delete\"");
+    snap_result_free(&r);
+    CHECK_INT(calls, hook_calls);
+    /* Later pages of the bank too. */
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/settings.html", &r));
+    CHECK_HAS(r.text, "auth=yes");
+    snap_result_free(&r);
+    rc = act_on(x.a, "Delete account permanently", 'c', NULL, false, &r);
+    check_refusal(&r, rc, SNAP_ESTOP, "stop", "unbound_stop");
+    snap_result_free(&r);
+    barrier(x.a);
+    check_none("POST", "bank.test", "tag=pwdelete");
+    check_none("POST", "bank.test", "tag=delete");
+out:
+    rig_down(&x);
+}
+
+/* The agent opens the service's login page itself, first: a URL it chose
+ * is no evidence, so the session stays authenticated and a state change
+ * there (typing a user name) is still confirmed by the human. Before issue
+ * 11: SNAP_ELOGIN, auth=no, and the bank unauthenticated from then on. */
+static void t_auth_login_url_chosen(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    snap_result r;
+    int rc = do_open(x.a, "bank.test", "/bank/login.html", &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "auth=yes");
+    CHECK_HAS(r.text, "Sign in to Bank");
+    CHECK_LACKS(r.text, "rejected");
+    snap_result_free(&r);
+    hook_answer = GATE_DENY;
+    int calls = hook_calls;
+    rc = act_on(x.a, "textbox \"User\"", 't', "alice", false, &r);
+    check_refusal(&r, rc, SNAP_EDENIED, "deny", "declined by the human");
+    CHECK_INT(calls + 1, hook_calls);
+    snap_result_free(&r);
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/settings.html", &r));
+    CHECK_HAS(r.text, "auth=yes");
+    snap_result_free(&r);
+    rc = act_on(x.a, "Delete account permanently", 'c', NULL, false, &r);
+    check_refusal(&r, rc, SNAP_ESTOP, "stop", "unbound_stop");
+    snap_result_free(&r);
+    barrier(x.a);
+    check_none("POST", "bank.test", "tag=delete");
+out:
+    rig_down(&x);
+}
+
+/* Evidence the service produced: a non-login URL it redirected to its
+ * login page, HTTP 401 and 403 on the document. Each is a note on a
+ * successful open; the session is kept (auth=yes while its cookies are
+ * there) and a Delete afterwards is still stopped. Before issue 11 the
+ * redirect failed the open (SNAP_ELOGIN) and dropped the session, and a
+ * 401/403 said nothing. */
+static void t_auth_rejection_is_a_note(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    snap_result r;
+    char path[300];
+    snprintf(path, sizeof path, "/status?code=401");
+    int rc = do_open(x.a, "bank.test", path, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "may have rejected the session");
+    CHECK_HAS(r.text, "HTTP 401");
+    CHECK_HAS(r.text, "cdpgate login");
+    CHECK_HAS(r.text, "auth=yes");
+    check_no_plants("401 note", r.text);
+    snap_result_free(&r);
+    rc = do_open(x.a, "bank.test", "/status?code=403", &r);
+    CHECK_INT(0, rc);
+    CHECK_HAS(r.text, "HTTP 403");
+    CHECK_HAS(r.text, "auth=yes");
+    snap_result_free(&r);
+    /* A page that answers normally: no note. */
+    rc = do_open(x.a, "bank.test", "/status?code=200", &r);
+    CHECK_INT(0, rc);
+    CHECK_LACKS(r.text, "rejected");
+    snap_result_free(&r);
+    /* The service redirects a non-login URL to its login page. */
+    snprintf(path, sizeof path, "/gate/redirect?to=/bank/login.html");
+    rc = do_open(x.a, "bank.test", path, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "may have rejected the session");
+    CHECK_HAS(r.text, "login page (/bank/login.html)");
+    CHECK_HAS(r.text, "auth=yes");
+    CHECK_HAS(r.text, "Sign in to Bank");
+    CHECK(r.structured && strstr(r.structured, "login_required") == NULL);
+    snap_result_free(&r);
+    /* Not discarded by one page view: the session still goes out. */
+    rc = do_open(x.a, "bank.test", "/gate/cookie-names?from=after-note", &r);
+    CHECK_INT(0, rc);
+    CHECK_HAS(r.text, "auth=yes");
+    CHECK_HAS(r.text, "bank_session");
+    snap_result_free(&r);
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/settings.html", &r));
+    snap_result_free(&r);
+    rc = act_on(x.a, "Delete account permanently", 'c', NULL, false, &r);
+    check_refusal(&r, rc, SNAP_ESTOP, "stop", "unbound_stop");
+    snap_result_free(&r);
+    barrier(x.a);
+    check_none("POST", "bank.test", "tag=delete");
+out:
+    rig_down(&x);
+}
+
+/* Only the service dropping the session's credentials ends it: expiring
+ * one of its cookies, or both while its localStorage token stays, does
+ * not; expiring both cookies and clearing localStorage does (auth=no, a
+ * note, the open still succeeds); later opens of the bank use the open
+ * web's context. Before issue 11 a context judged once stayed auth=yes. */
+static void t_auth_signed_out_by_service(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/bank/account", &r));
+    CHECK_HAS(r.text, "auth=yes");
+    CHECK_HAS(r.text, "Account overview");
+    snap_result_free(&r);
+    int rc = do_open(x.a, "bank.test", "/bank/signout?only=pref", &r);
+    CHECK_INT(0, rc);
+    CHECK_HAS(r.text, "auth=yes");
+    CHECK_LACKS(r.text, "ended the session");
+    snap_result_free(&r);
+    rc = do_open(x.a, "bank.test", "/bank/signout?only=cookies", &r);
+    CHECK_INT(0, rc);
+    CHECK_HAS(r.text, "auth=yes");
+    CHECK_LACKS(r.text, "ended the session");
+    snap_result_free(&r);
+    rc = do_open(x.a, "bank.test", "/bank/signout", &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "ended the session");
+    CHECK_HAS(r.text, "You are signed out");
+    CHECK_HAS(r.text, "auth=no");
+    check_no_plants("signed out note", r.text);
+    snap_result_free(&r);
+    /* Its page is public now: following its link is interaction. */
+    hook_answer = GATE_DENY;
+    int calls = hook_calls;
+    rc = act_on(x.a, "Sign in again", 'c', NULL, false, &r);
+    CHECK_INT(0, rc);
+    CHECK_INT(calls, hook_calls);
+    snap_result_free(&r);
+    CHECK_INT(0, do_observe(x.a, &r));
+    CHECK_HAS(r.text, "auth=no");
+    snap_result_free(&r);
+    /* The next open of the bank: the session was ended, not restored. */
+    rc = do_open(x.a, "bank.test", "/gate/cookie-names?from=ended", &r);
+    CHECK_INT(SNAP_ELOGIN, rc);
+    CHECK_HAS(r.text, "ended by the site");
+    CHECK_HAS(r.text, "auth=no");
+    snap_result_free(&r);
+    char *l = log_lines("from=ended");
+    CHECK_LACKS(l, "bank_");
+    free(l);
+out:
+    rig_down(&x);
+}
+
 /* ==== 8. in-process: the human takes over while a confirmation is asked ==== */
 
 static void t_takeover_during_confirm_inproc(void)
@@ -1930,6 +2124,10 @@ static const test_case TESTS[] = {
     {"expired_grant_at_start", t_expired_grant_at_start},
     {"stale_observation", t_stale_observation},
     {"identity_not_shared", t_identity_not_shared},
+    {"auth_never_downgraded", t_auth_never_downgraded},
+    {"auth_login_url_chosen", t_auth_login_url_chosen},
+    {"auth_rejection_is_a_note", t_auth_rejection_is_a_note},
+    {"auth_signed_out_by_service", t_auth_signed_out_by_service},
     {"mcp_killed_after_submit", t_mcp_killed_after_submit},
     {"no_secret_anywhere", t_no_secret_anywhere},
     {"evil_never_reached", t_evil_never_reached},
