@@ -625,6 +625,7 @@ static void t_login_headless_then_restore(void)
     snap_result_free(&r);
     /* A wrong code first: back on the login page, still waiting. */
     CHECK_INT(SNAP_EBLOCKED, human_login_pumped(a, cdp_browser_ws_url(b), "000000", &r));
+    snap_result_free(&r);
     sleep_ms(600);
     CHECK_INT(SNAP_EBLOCKED, snap_login_poll(a, false, &r));
     snap_result_free(&r);
