@@ -568,6 +568,7 @@ int gate_check(gate *gt, const gate_request *req, gate_decision *d)
     bool pending = d->decision == GATE_ALLOW &&
                    (d->cls == GATE_CLASS_CONSEQUENTIAL || confirmed);
     d->pending = pending;
+    d->confirmed = confirmed && d->decision == GATE_ALLOW;
     decision_line l = {req, d, pending};
     int arc = gate_audit_line(gt, build_decision, &l, pending, &d->seq);
     if (arc) {

@@ -223,6 +223,10 @@ typedef struct {
     uint64_t seq;                   /* audit sequence number of this decision */
     bool pending;                   /* gate_check allowed a consequential or confirmed
                                        action: its outcome is owed (gate_outcome) */
+    bool confirmed;                 /* the allow came from the confirmation hook (a
+                                       human answered; that may have taken minutes):
+                                       the caller checks the page did not change
+                                       meanwhile before it sends anything */
 } gate_decision;
 
 /* Classify without a gate (pure): the class from the tool, the target and

@@ -1769,6 +1769,137 @@ out:
     return rc;
 }
 
+/* ---- after a confirmation ----
+ *
+ * A confirmation can take minutes, and the page runs meanwhile: it can move
+ * another control under the approved one, disable, replace or rewrite it,
+ * move the focus, or navigate. What the human approved must be what runs,
+ * so after a decision that went through the hook (d.confirmed; a plain
+ * allow costs no extra round trip) the target is resolved again and
+ * checked as it was the first time, and any difference calls the action
+ * off before anything is sent. What is left between these checks and the
+ * input itself is a few milliseconds (docs/threat-model.md). */
+
+/* Call a confirmed action off: r (filled by the check that failed, or
+ * empty) becomes a SNAP_ESTALE result that says what changed, with the
+ * failed check's own result under "detail"; the audit gets change (a fixed
+ * phrase, no page text) as the outcome's detail. */
+static int call_off(snap_gated *g, const char *tool, const char *what, const char *change,
+                    snap_result *r)
+{
+    snprintf(g->changed, sizeof g->changed, "the page changed while the human was asked: "
+             "%s; nothing was done", change);
+    char *detail = r->text;
+    char *was = r->structured;
+    r->text = NULL;
+    r->structured = NULL;
+    act_fail(r, SNAP_ESTALE, "%s%s%s was not done: the page changed while you were asked to "
+             "confirm it (%s), so what was approved is not what would run. Nothing was "
+             "sent. Take a new snapshot; trying again asks the human again.%s%s", tool,
+             what && *what ? " " : "", what ? what : "", change, detail && *detail ? "\n" : "",
+             detail ? detail : "");
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "ok");
+    json_w_bool(&w, false);
+    json_w_key(&w, "error");
+    json_w_str(&w, snap_strerror(SNAP_ESTALE));
+    json_w_key(&w, "action");
+    json_w_str(&w, tool);
+    json_w_key(&w, "changed_while_confirming");
+    json_w_str(&w, change);
+    json_w_key(&w, "done");
+    json_w_bool(&w, false);
+    json_w_key(&w, "message");
+    json_w_str(&w, r->text ? r->text : "");
+    if (was && *was == '{') {
+        json_w_key(&w, "detail");
+        json_w_raw(&w, was, strlen(was), true);
+    }
+    json_w_obj_end(&w);
+    char *js = json_w_take(&w, NULL);
+    if (js) {
+        free(r->structured);
+        r->structured = js;
+    }
+    free(detail);
+    free(was);
+    return SNAP_ESTALE;
+}
+
+/* The fixed phrase for a failed check of locate or resolve. */
+static const char *change_phrase(int code)
+{
+    switch (code) {
+    case SNAP_ECOVERED: return "another element is now at the click point";
+    case SNAP_EDISABLED: return "the element is disabled now";
+    case SNAP_ENOTVISIBLE: return "the element is hidden or has no box on screen now";
+    case SNAP_EDIALOG: return "a dialog opened";
+    case SNAP_ENOTAB: return "the tab closed";
+    case SNAP_EBROWSER: return "the page could not be read again";
+    case SNAP_ETIMEOUT: return "the page did not answer the checks";
+    default: return "the element was removed or replaced, or the page navigated";
+    }
+}
+
+/* After a confirmed decision on tg: the ref resolves to the same node in
+ * the same document, attached, no dialog is open, and the element's facts
+ * are what the human was shown; with loc (click) it is located again
+ * (visible, enabled, and the node at the exact point to click is the
+ * element or inside it) and loc gets that point. 0, or call_off. */
+static int recheck_target(snap_agent *a, snap_gated *g, const char *tool, const target *tg,
+                          session_set *ss, located *loc, snap_result *r)
+{
+    if (!g->d.confirmed)
+        return 0;
+    /* A dialog first: the renderer answers no script while one is open. */
+    snap_sync(a);
+    snap_tab *t = snap_tab_by_id(a, tg->tab);
+    if (!t || t->closed)
+        return call_off(g, tool, tg->what, change_phrase(SNAP_ENOTAB), r);
+    if (t->dialog_open)
+        return call_off(g, tool, tg->what, change_phrase(SNAP_EDIALOG), r);
+    snap_resolved res;
+    snap_result rr = {0};
+    int rc = snap_ref_resolve(a, tg->ref, &res, &rr);
+    if (rc) {
+        snap_result_free(r);
+        *r = rr;
+        return call_off(g, tool, tg->what, change_phrase(rc), r);
+    }
+    snap_resolved_release(a, &res);
+    snap_result_free(&rr);
+    char why[200];
+    if (snap_gate_facts_same(a, g, tg->session, tg->oid, why, sizeof why))
+        return call_off(g, tool, tg->what, why, r);
+    if (loc && (rc = locate(a, tg->tab, tg->frame, tg->oid, tg->backend, tg->what, true, ss,
+                            loc, r)))
+        return call_off(g, tool, tg->what, change_phrase(rc), r);
+    return 0;
+}
+
+/* After a confirmed page-level decision: the tab is still open, on the
+ * document it was on (nav0) and (dialog: the dialog's message, NULL when
+ * none was approved) with the same dialog open. 0, or call_off. */
+static int recheck_page(snap_agent *a, snap_gated *g, const char *tool, int tab_id,
+                        uint64_t nav0, const char *dialog, snap_result *r)
+{
+    if (!g->d.confirmed)
+        return 0;
+    snap_sync(a);
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    if (!t || t->closed)
+        return call_off(g, tool, NULL, change_phrase(SNAP_ENOTAB), r);
+    if (t->nav != nav0)
+        return call_off(g, tool, NULL, "the page navigated to another document", r);
+    if (dialog && (!t->dialog_open || strcmp(dialog, t->dialog_message ? t->dialog_message
+                                                                         : "") != 0))
+        return call_off(g, tool, NULL, "the dialog that was approved is no longer the one "
+                        "open", r);
+    return 0;
+}
+
 /* ---- what changed ---- */
 
 /* Watch the element's document for text added or changed by the action.
@@ -1998,7 +2129,7 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, bool hov
                        .state_change = !hover, .obs = obs};
     rc = snap_gate_ask(a, &gi, &gg, r);
     pfree(&fc);
-    if (rc)
+    if (rc || (rc = recheck_target(a, &gg, tool, &tg, &ss, &loc, r)))
         goto done;
     t = snap_tab_by_id(a, tg.tab);
     uint64_t nav0 = t ? t->nav : 0;
@@ -2150,9 +2281,13 @@ int snap_eval(snap_agent *a, const char *expression, snap_result *r)
     int rc = 0;
     if (t) {
         /* The human who confirms sees the script itself. */
+        int tab_id = t->id;
+        uint64_t nav0 = t->nav;
         snap_gate_in gi = {.tool = "eval", .tab = t->id, .state_change = true,
                            .script = expression ? expression : ""};
         rc = snap_gate_ask(a, &gi, &gg, r);
+        if (rc == 0 && (rc = recheck_page(a, &gg, "eval", tab_id, nav0, NULL, r)))
+            snap_gate_done(a, &gg, rc, r);
     }
     if (rc)
         return rc;
@@ -2213,7 +2348,8 @@ int snap_upload(snap_agent *a, const char *ref, const char *path, const char *ob
                        .session = tg.session, .oid = tg.oid, .ref_n = tg.n,
                        .state_change = true, .file = real, .egress = GATE_EGRESS_FILE,
                        .obs = obs};
-    if ((rc = snap_gate_ask(a, &gi, &gg, r)))
+    if ((rc = snap_gate_ask(a, &gi, &gg, r)) ||
+        (rc = recheck_target(a, &gg, "upload", &tg, &ss, NULL, r)))
         goto done;
     snap_tab *t1 = snap_tab_by_id(a, tg.tab);
     uint64_t nav0 = t1 ? t1->nav : 0;
@@ -2536,6 +2672,11 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
         release_all(a, &tg, &ss);
         return rc;
     }
+    if ((rc = recheck_target(a, &gg, "type", &tg, &ss, NULL, r))) {
+        snap_gate_done(a, &gg, rc, r);
+        release_all(a, &tg, &ss);
+        return rc;
+    }
     pcall sc, ob, pr;
     psend_p(a, fs, "DOM.scrollIntoViewIfNeeded", params("s", "objectId", tg.oid), &sc);
     psend_p(a, fs, "Runtime.callFunctionOn",
@@ -2568,6 +2709,10 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     } else if (json_get_str(v, "disabled")) {
         pg(why, sizeof why, json_get_str(v, "disabled"));
         fail = act_fail(r, SNAP_EDISABLED, "%s is %s; it cannot be typed into", what, why);
+    } else if (gg.d.confirmed && !select && !json_bool(json_get(v, "focused"))) {
+        /* The text goes where the focus is: after a confirmation it must be
+         * the approved field (a focus handler may have moved it). */
+        fail = call_off(&gg, "type", what, "the focus did not stay on the field", r);
     }
     pfree(&sc);
     pfree(&ob);
@@ -2920,6 +3065,11 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
         release_all(a, &tg, &ss);
         return rc;
     }
+    if ((rc = recheck_target(a, &gg, "select", &tg, &ss, NULL, r))) {
+        snap_gate_done(a, &gg, rc, r);
+        release_all(a, &tg, &ss);
+        return rc;
+    }
     int tab_id = tg.tab;
     snap_tab *t = snap_tab_by_id(a, tab_id);
     uint64_t nav0 = t ? t->nav : 0;
@@ -2985,8 +3135,7 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
     pfree(&sv);
     if (rc) {
         free(chosen.s);
-        release_all(a, &tg, &ss);
-        return rc;
+        goto done;
     }
     char did[2000];
     snprintf(did, sizeof did, "chose %s in %s", chosen.s ? chosen.s : "", what);
@@ -3173,6 +3322,55 @@ static const char FOCUS_DEEP_EXPR[] =
     "catch(x){}if(d&&d.activeElement&&d.activeElement!==d.body){e=d.activeElement;continue;}}"
     "break;}return e===document.body||e===document.documentElement?null:e;})()";
 
+/* Is the element a key goes to (as FOCUS_DEEP_EXPR finds it) still this
+ * one? */
+static const char FOCUS_SAME_FN[] =
+    "function(){var e=document.activeElement;for(var i=0;i<20&&e;i++){"
+    "if(e.shadowRoot&&e.shadowRoot.activeElement){e=e.shadowRoot.activeElement;continue;}"
+    "if(e.tagName==='IFRAME'||e.tagName==='FRAME'){var d=null;try{d=e.contentDocument;}"
+    "catch(x){}if(d&&d.activeElement&&d.activeElement!==d.body){e=d.activeElement;continue;}}"
+    "break;}return e===this;}";
+
+/* After a confirmed press: the key still goes where it went when the human
+ * was asked (oid: that element, "" for none), on the same document. 0, or
+ * call_off. */
+static int recheck_focus(snap_agent *a, snap_gated *g, int tab_id, uint64_t nav0,
+                         const char *session, const char *oid, snap_result *r)
+{
+    int rc = recheck_page(a, g, "press", tab_id, nav0, NULL, r);
+    if (rc || !g->d.confirmed)
+        return rc;
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    if (t && t->dialog_open)
+        return call_off(g, "press", NULL, change_phrase(SNAP_EDIALOG), r);
+    pcall pc;
+    bool same = false;
+    if (*oid) {
+        if (call(a, session, "Runtime.callFunctionOn",
+                 fn_params(oid, FOCUS_SAME_FN, NULL, true, false), &pc) == 0)
+            same = json_bool(fn_value(&pc));
+    } else if (call(a, session, "Runtime.evaluate",
+                    params("ss", "expression", FOCUS_DEEP_EXPR, "objectGroup", ACT_GROUP),
+                    &pc) == 0) {
+        const char *o = json_get_str(json_get(pc.rep.result, "result"), "objectId");
+        same = !o;
+        if (o && strlen(o) < SNAP_ID_MAX) {
+            char moved[SNAP_ID_MAX];
+            snprintf(moved, sizeof moved, "%s", o);
+            pfree(&pc);
+            release_object(a, session, moved);
+            return call_off(g, "press", NULL, "the focus moved to an element", r);
+        }
+    }
+    pfree(&pc);
+    if (!same)
+        return call_off(g, "press", NULL, "the focus moved to another element", r);
+    char why[200];
+    if (*oid && snap_gate_facts_same(a, g, session, oid, why, sizeof why))
+        return call_off(g, "press", NULL, why, r);
+    return 0;
+}
+
 /* The gate for a key: the focused element is the target (Enter in a field
  * submits its form, Enter or Space on a button presses it), so a key can
  * never do what a click on the same control would not be allowed to. */
@@ -3186,6 +3384,7 @@ static int gate_press(snap_agent *a, const char *key, const char *obs, snap_gate
     if (!t)
         return 0;
     int tab_id = t->id;
+    uint64_t nav0 = t->nav;
     char session[SNAP_ID_MAX], oid[SNAP_ID_MAX] = "";
     snprintf(session, sizeof session, "%s", t->session);
     bool in_frame = false;
@@ -3212,6 +3411,8 @@ static int gate_press(snap_agent *a, const char *key, const char *obs, snap_gate
                        .oid = oid[0] ? oid : NULL, .state_change = true, .submit = submit,
                        .obs = obs};
     int rc = snap_gate_ask(a, &gi, g, r);
+    if (rc == 0 && (rc = recheck_focus(a, g, tab_id, nav0, session, oid, r)))
+        snap_gate_done(a, g, rc, r);
     release_object(a, session, oid);
     return rc;
 }
@@ -3798,9 +3999,25 @@ int snap_dialog(snap_agent *a, bool accept, const char *prompt_text, snap_result
     snap_tab *t = snap_tab_current(a);
     const char *msg = accept && t && t->dialog_open
                           ? (t->dialog_message ? t->dialog_message : "") : NULL;
-    int rc = gate_page(a, "dialog", accept, false, msg, NULL, &gg, r);
-    if (rc)
+    /* The message approved, kept: the tab's copy goes when the dialog does. */
+    char *approved = msg ? strdup(msg) : NULL;
+    int tab_id = t ? t->id : 0;
+    uint64_t nav0 = t ? t->nav : 0;
+    if (msg && !approved) {
+        memset(r, 0, sizeof *r);
+        return snap_fail(r, SNAP_ENOMEM, "dialog: out of memory");
+    }
+    int rc = gate_page(a, "dialog", accept, false, approved, NULL, &gg, r);
+    if (rc) {
+        free(approved);
         return rc;
+    }
+    if ((rc = recheck_page(a, &gg, "dialog", tab_id, nav0, approved, r))) {
+        free(approved);
+        snap_gate_done(a, &gg, rc, r);
+        return rc;
+    }
+    free(approved);
     rc = dialog_run(a, accept, prompt_text, r);
     snap_gate_done(a, &gg, rc, r);
     return rc;
@@ -3961,6 +4178,7 @@ const snap_js snap_act_scripts[] = {
     {SF_EXPR, NULL, SNAP_JS_READ},
     {FOCUS_EXPR, NULL, SNAP_JS_READ},
     {FOCUS_DEEP_EXPR, NULL, SNAP_JS_READ},
+    {FOCUS_SAME_FN, NULL, SNAP_JS_READ},
     {SCROLL_SRC "(", ")", SNAP_JS_WRITE},
     {NULL, NULL, 0},
 };

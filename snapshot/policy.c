@@ -245,6 +245,15 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
         q.recipient = in->text;
     int rc = gate_check(a->gate, &q, &g->d);
     free(url);
+    /* A human answered: keep what they were shown of the element, so the
+     * caller can check it is still so before anything is sent. */
+    if (g->d.decision == GATE_ALLOW && g->d.confirmed && fv) {
+        g->facts = json_write(fv, NULL);
+        if (!g->facts) {
+            json_doc_free(facts);
+            return snap_fail(r, SNAP_ENOMEM, "%s: out of memory; nothing was done", in->tool);
+        }
+    }
     json_doc_free(facts);
     if (g->d.decision != GATE_ALLOW)
         return refusal(a, &g->d, in->tool, r);
@@ -255,8 +264,74 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     return 0;
 }
 
+/* The facts FACTS_FN reads, named for "what changed" (never a value). */
+static const struct {
+    const char *key, *what;
+} FACT_NAMES[] = {
+    {"tag", "its tag"},
+    {"type", "its input type"},
+    {"ac", "its autocomplete attribute"},
+    {"field", "its field name or label"},
+    {"text", "its text"},
+    {"fa", "the address its form submits to"},
+    {"fm", "its form's method"},
+    {"fs", "its form's submit button"},
+    {"sub", "whether it submits a form"},
+    {"row", "the row it is in"},
+};
+
+int snap_gate_facts_same(snap_agent *a, const snap_gated *g, const char *session,
+                         const char *oid, char *why, size_t cap)
+{
+    snprintf(why, cap, "what the element is could not be read again");
+    json_doc *was = g->facts ? json_parse(g->facts, strlen(g->facts), NULL, NULL) : NULL;
+    if (!was)
+        return SNAP_ENOMEM;
+    char *p = snap_gate_facts_params(oid);
+    cdp_reply rep = {0};
+    cdp_err e = {0};
+    int rc = p ? snap_cdp_call(a, session, "Runtime.callFunctionOn", p, a->o.timeout_ms, &rep,
+                               &e) : CDP_ENOMEM;
+    free(p);
+    const json_val *now = rc == 0 && !json_get(rep.result, "exceptionDetails")
+                              ? json_get(json_get(rep.result, "result"), "value") : NULL;
+    int out = 0;
+    if (!json_is(now, JSON_OBJECT)) {
+        out = rc == CDP_ENOMEM ? SNAP_ENOMEM : rc && rc != CDP_EPROTOCOL ? SNAP_EBROWSER
+                                                                         : SNAP_ESTALE;
+        if (out == SNAP_ESTALE)
+            snprintf(why, cap, "it is gone from the page");
+    } else {
+        const json_val *w = json_doc_root(was);
+        for (size_t i = 0; i < sizeof FACT_NAMES / sizeof FACT_NAMES[0] && !out; i++) {
+            char *x = json_get(w, FACT_NAMES[i].key) ? json_write(json_get(w, FACT_NAMES[i].key),
+                                                                  NULL) : NULL;
+            char *y = json_get(now, FACT_NAMES[i].key)
+                          ? json_write(json_get(now, FACT_NAMES[i].key), NULL) : NULL;
+            bool same = (!x && !y) || (x && y && strcmp(x, y) == 0);
+            if ((json_get(w, FACT_NAMES[i].key) && !x) ||
+                (json_get(now, FACT_NAMES[i].key) && !y)) {
+                out = SNAP_ENOMEM;
+                snprintf(why, cap, "out of memory comparing the element");
+            } else if (!same) {
+                out = SNAP_ESTALE;
+                snprintf(why, cap, "%s changed", FACT_NAMES[i].what);
+            }
+            free(x);
+            free(y);
+        }
+    }
+    cdp_reply_free(&rep);
+    json_doc_free(was);
+    if (!out && why && cap)
+        why[0] = 0;
+    return out;
+}
+
 void snap_gate_done(snap_agent *a, snap_gated *g, int rc, snap_result *r)
 {
+    free(g->facts);
+    g->facts = NULL;
     if (!g->allowed)
         return;
     g->allowed = false;
@@ -279,7 +354,8 @@ void snap_gate_done(snap_agent *a, snap_gated *g, int rc, snap_result *r)
     const char *outcome = rc == 0 ? "done"
                         : (rc == SNAP_EBROWSER || rc == SNAP_ETIMEOUT || rc == SNAP_EUNKNOWN)
                         ? "unknown" : "failed";
-    gate_outcome(a->gate, &g->d, outcome, rc ? snap_strerror(rc) : "");
+    gate_outcome(a->gate, &g->d, outcome, g->changed[0] ? g->changed
+                                          : rc ? snap_strerror(rc) : "");
     if (strcmp(outcome, "unknown") == 0 && r) {
         const char *note = "\noutcome unknown: the action was sent but what followed could "
                            "not be established; it was not and will not be retried: check "

@@ -259,6 +259,12 @@ typedef struct {
     bool allowed;                /* permit held until snap_gate_done */
     bool audit_outcome;          /* consequential or confirmed */
     uint64_t blocked0;
+    /* A confirmed action (d.confirmed): the element's facts as the human
+     * was shown them (JSON text, new; NULL for page-level actions), and
+     * what changed meanwhile when the action was called off (audited as
+     * the outcome's detail). */
+    char *facts;
+    char changed[400];
 } snap_gated;
 
 /* Runtime.callFunctionOn params reading what the gate needs of the element
@@ -269,8 +275,16 @@ char *snap_gate_facts_params(const char *oid);
  * holding a structured refusal. */
 int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_result *r);
 /* The action ended with rc (r, may be NULL, gets the network refusals and
- * an "outcome unknown" note): clear the permit, audit the outcome. */
+ * an "outcome unknown" note): clear the permit, audit the outcome (with
+ * g->changed as its detail when set). Frees g->facts. */
 void snap_gate_done(snap_agent *a, snap_gated *g, int rc, snap_result *r);
+/* After a confirmed decision, before anything is sent: read the element's
+ * facts again (oid in session) and compare them with what the human was
+ * shown. 0 when the same; SNAP_ESTALE with what differs in why (cap
+ * bytes: the name of the fact, never a value typed by anyone), or
+ * SNAP_EBROWSER when they cannot be read. */
+int snap_gate_facts_same(snap_agent *a, const snap_gated *g, const char *session,
+                         const char *oid, char *why, size_t cap);
 
 /* ---- agent.c ---- */
 

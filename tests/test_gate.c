@@ -1084,6 +1084,48 @@ static void t_takeover_while_confirming(void)
     gate_free(gt);
 }
 
+/* d.confirmed tells an allow that a human gave through the hook (which can
+ * take minutes, while the page runs: the driver checks the page again
+ * before it acts, issue 11 point 2) from a plain allow. */
+static void t_confirmed_flag(void)
+{
+    hook_state h = {GATE_ALLOW, "ok", 0, ""};
+    gate_opts o = {.confirm = hook, .confirm_ud = &h};
+    gate *gt = mk(BANK, &o);
+    if (!gt)
+        return;
+    gate_decision d;
+    gate_target edit = {.role = "button", .name = "Edit", .row = "Invoice 7"};
+    gate_request r = click("https://bank.test", true, &edit);
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
+    CHECK(d.confirmed);
+    /* A plain allow (not authenticated: interact) never went to the hook. */
+    int calls = h.calls;
+    r = click("https://bank.test", false, &edit);
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
+    CHECK_INT(calls, h.calls);
+    CHECK(!d.confirmed);
+    /* Declined: not confirmed. */
+    h.answer = GATE_DENY;
+    r = click("https://bank.test", true, &edit);
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_DENY, d.decision);
+    CHECK(!d.confirmed);
+    gate_free(gt);
+    /* Allowed by the hook, but control changed meanwhile: stale, not confirmed. */
+    gate_opts o2 = {.confirm = hook_takeover};
+    gt = mk(BANK, &o2);
+    if (!gt)
+        return;
+    takeover_target = gt;
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_STALE, d.decision);
+    CHECK(!d.confirmed);
+    gate_free(gt);
+}
+
 /* Under a grant, open goes only to http(s) URLs of granted origins: a
  * data:, blob:, file: or javascript: page has no origin to check and could
  * load anything from anywhere. Without a grant the open web is open. */
@@ -1656,6 +1698,7 @@ static const test_case TESTS[] = {
     {"confirm_eval_script", t_confirm_eval_script},
     {"open_schemes", t_open_schemes},
     {"takeover_while_confirming", t_takeover_while_confirming},
+    {"confirmed_flag", t_confirmed_flag},
     {"audit_lines", t_audit_lines},
     {"pending_outcomes", t_pending_outcomes},
     {"audit_fail_closed", t_audit_fail_closed},

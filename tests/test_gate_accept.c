@@ -215,6 +215,13 @@ static int hook_calls;
 static char hook_prompt[8192];
 static gate *hook_takeover;     /* set: the hook hands control to the human meanwhile */
 static int64_t fake_now;        /* 0: the real clock */
+/* Set: while the human is asked, the page runs this script (in the current
+ * tab of hook_agent), as its own timers or events could. */
+static const char *hook_page_script;
+static snap_agent *hook_agent;
+static char last_audit[400];    /* the audit log of the last gate made */
+
+static char *page_eval(snap_agent *a, const char *expr);
 
 static int hook(void *ud, const char *prompt, char *why, size_t cap)
 {
@@ -222,6 +229,8 @@ static int hook(void *ud, const char *prompt, char *why, size_t cap)
     hook_calls++;
     snprintf(hook_prompt, sizeof hook_prompt, "%s", prompt);
     keep_text("[hook prompt]", prompt);
+    if (hook_page_script && hook_agent)
+        free(page_eval(hook_agent, hook_page_script));
     if (hook_takeover)
         gate_set_mode(hook_takeover, GATE_MODE_HUMAN, "test (human took over while asked)");
     snprintf(why, cap, "%s", hook_answer == GATE_ALLOW ? "the test allows" : "the test says no");
@@ -265,6 +274,7 @@ static gate *mk_gate(const gate_grant *g)
     static int seq;
     char audit[400];
     snprintf(audit, sizeof audit, "%s/audit-inproc-%d.log", root, ++seq);
+    snprintf(last_audit, sizeof last_audit, "%s", audit);
     gate_opts go = {0};
     go.audit = audit;
     go.confirm = hook;
@@ -338,6 +348,8 @@ static void rig_down(rig *x)
     x->a = NULL;
     x->g = NULL;
     hook_takeover = NULL;
+    hook_page_script = NULL;
+    hook_agent = NULL;
     fake_now = 0;
 }
 
@@ -1582,6 +1594,166 @@ out:
     rig_down(&x);
 }
 
+/* ==== issue 11 point 2: what the human approved is what runs ==== */
+
+/* The number of lines of path holding both a and b. */
+static int file_lines_with(const char *path, const char *a, const char *b)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[8192];
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        n += strstr(line, a) && (!b || strstr(line, b));
+    fclose(f);
+    return n;
+}
+
+/* While the human is asked (the hook), the page moves another control over
+ * the approved one, disables it, replaces it with a look-alike, rewrites
+ * where it posts, replaces the field to type into, or moves the focus a
+ * key goes to. The human says yes; nothing is sent, the result says what
+ * changed, the audit has the outcome as failed. Then, with no change, the
+ * confirmed click, type and press run. */
+static void t_confirmed_page_changed(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_agent = x.a;
+    hook_answer = GATE_ALLOW;
+    static const struct {
+        const char *script;         /* run by the page while the human is asked */
+        const char *needle;         /* the element acted on */
+        int kind;                   /* 'c' click, 't' type, 'p' press Enter,
+                                       's' select "Savings" */
+        const char *words;          /* what the result must say changed */
+        const char *tag;            /* a post that must never reach the server */
+    } CASES[] = {
+        {"cover()", "Save note", 'c', "another element is now at the click point",
+         "tag=deleteall"},
+        {"disableIt()", "Save note", 'c', "the element is disabled now", NULL},
+        {"replaceIt()", "Save note", 'c', "removed or replaced", "tag=replaced"},
+        {"rewrite()", "Save note", 'c', "the address its form submits to changed",
+         "tag=rewritten"},
+        {"replaceField()", "Memo", 't', "removed or replaced", NULL},
+        {"moveFocus()", "Memo", 'p', "the focus moved to another element", "tag=deleteall"},
+        {"replaceSelect()", "Pay from", 's', "removed or replaced", NULL},
+    };
+    int failed0 = file_lines_with(last_audit, "\"outcome\":\"failed\"",
+                                  "the page changed while the human was asked");
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        snap_result r;
+        CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/changes.html", &r));
+        snap_result_free(&r);
+        int calls = hook_calls, rc;
+        if (CASES[i].kind == 'p') {
+            free(page_eval(x.a, "document.getElementById('memo').focus(),1"));
+            snap_result o;
+            CHECK_INT(0, do_observe(x.a, &o));
+            hook_page_script = CASES[i].script;
+            memset(&r, 0, sizeof r);
+            rc = snap_press(x.a, "Enter", o.obs, &r);
+            keep(&r);
+            snap_result_free(&o);
+        } else if (CASES[i].kind == 's') {
+            snap_result o;
+            CHECK_INT(0, do_observe(x.a, &o));
+            char ref[16];
+            CHECK(ref_in(o.text, CASES[i].needle, ref));
+            hook_page_script = CASES[i].script;
+            memset(&r, 0, sizeof r);
+            const char *vals[1] = {"Savings"};
+            rc = snap_select(x.a, ref, vals, 1, o.obs, &r);
+            keep(&r);
+            snap_result_free(&o);
+        } else {
+            hook_page_script = CASES[i].script;
+            rc = act_on(x.a, CASES[i].needle, CASES[i].kind, "bob@partner.test", false, &r);
+        }
+        hook_page_script = NULL;
+        CHECK_INT(calls + 1, hook_calls);
+        if (!CHECK_INT(SNAP_ESTALE, rc))
+            test_fail_detail("%s then %s: the action went ahead: %s", CASES[i].script,
+                             CASES[i].needle, r.text ? r.text : "");
+        CHECK_HAS(r.text, "the page changed while you were asked to confirm it");
+        CHECK_HAS(r.text, CASES[i].words);
+        CHECK_HAS(r.text, "Nothing was sent");
+        CHECK_HAS(r.structured, "\"changed_while_confirming\"");
+        if (strcmp(CASES[i].script, "cover()") == 0)
+            CHECK_HAS(r.text, "Delete all");      /* names what is at the point now */
+        snap_result_free(&r);
+        /* Nothing ran on the page, nothing reached the server. */
+        char *ran = page_eval(x.a, "JSON.stringify(window.ran)");
+        CHECK_STR("[]", ran);
+        free(ran);
+        if (CASES[i].kind == 't') {
+            char *v = page_eval(x.a, "document.getElementById('memo2').value");
+            CHECK_STR("", v);               /* the replacement got nothing */
+            free(v);
+        }
+        if (CASES[i].kind == 's') {
+            char *v = page_eval(x.a, "document.getElementById('acct2').value");
+            CHECK_STR("Nobody", v);         /* the replacement kept its choice */
+            free(v);
+        }
+        barrier(x.a);
+        if (CASES[i].tag)
+            check_none("POST", "bank.test", CASES[i].tag);
+        check_none("POST", "bank.test", "tag=approved");
+        check_none("POST", "bank.test", "tag=memo");
+        /* Audited as not done, saying why. */
+        CHECK_INT(failed0 + (int)i + 1,
+                  file_lines_with(last_audit, "\"outcome\":\"failed\"",
+                                  "the page changed while the human was asked"));
+    }
+    /* The positive control: nothing changes, the confirmed actions run. */
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/changes.html", &r));
+    snap_result_free(&r);
+    int rc = act_on(x.a, "Save note", 'c', NULL, false, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    snap_result_free(&r);
+    CHECK_INT(1, log_wait("POST", "bank.test", "tag=approved", 1, 5000));
+    rc = act_on(x.a, "Memo", 't', "hello", false, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    snap_result_free(&r);
+    char *v = page_eval(x.a, "document.getElementById('memo').value");
+    CHECK_STR("hello", v);
+    free(v);
+    snap_result o;
+    CHECK_INT(0, do_observe(x.a, &o));
+    char sref[16];
+    if (CHECK(ref_in(o.text, "Pay from", sref))) {
+        const char *vals[1] = {"Savings"};
+        memset(&r, 0, sizeof r);
+        rc = snap_select(x.a, sref, vals, 1, o.obs, &r);
+        keep(&r);
+        if (!CHECK_INT(0, rc))
+            test_fail_detail("%s", r.text ? r.text : "");
+        snap_result_free(&r);
+        v = page_eval(x.a, "document.getElementById('acct').value");
+        CHECK_STR("Savings", v);
+        free(v);
+    }
+    /* The focus back in the memo field, Enter submits it. */
+    free(page_eval(x.a, "document.getElementById('memo').focus(),1"));
+    memset(&r, 0, sizeof r);
+    rc = snap_press(x.a, "Enter", o.obs, &r);
+    keep(&r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    snap_result_free(&r);
+    snap_result_free(&o);
+    CHECK_INT(1, log_wait("POST", "bank.test", "tag=memo", 1, 5000));
+    CHECK_INT(0, log_count("POST", "bank.test", "tag=deleteall"));
+out:
+    rig_down(&x);
+}
+
 /* ==== the MCP server as a child ==== */
 
 static const char *cdpgate_bin(void)
@@ -2117,6 +2289,7 @@ static const test_case TESTS[] = {
     {"attack_frame", t_attack_frame},
     {"attack_script_post", t_attack_script_post},
     {"takeover_during_confirm_inproc", t_takeover_during_confirm_inproc},
+    {"confirmed_page_changed", t_confirmed_page_changed},
     {"two_agents_one_browser", t_two_agents_one_browser},
     {"mcp_takeover_pending", t_mcp_takeover_pending},
     {"mcp_takeover_pending_elicit", t_mcp_takeover_pending_elicit},
