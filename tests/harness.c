@@ -11,6 +11,7 @@
 
 static int cur_failures;
 static int cur_skipped;
+static long cur_checks;          /* checks made by the current test */
 static long alloc_count;
 static long alloc_fail_at = -1;
 static int alloc_sticky;
@@ -56,6 +57,7 @@ long test_alloc_count(void) { return alloc_count; }
 
 int test_check(int ok, const char *file, int line, const char *expr)
 {
+    cur_checks++;
     if (!ok) {
         cur_failures++;
         fprintf(stderr, "  FAIL %s:%d: %s\n", file, line, expr);
@@ -158,11 +160,7 @@ char *test_read_file(const char *path, size_t *len)
     return buf;
 }
 
-const char *test_shared_dir(void)
-{
-    const char *s = getenv("CDPGATE_SHARED");
-    return s && *s ? s : "../shared";
-}
+const char *test_vectors_dir(void) { return "tests/vectors"; }
 
 long test_unhex(const char *hex, uint8_t *out, size_t cap)
 {
@@ -202,9 +200,16 @@ int test_main(int argc, char **argv, const test_case *tests)
             continue;
         cur_failures = 0;
         cur_skipped = 0;
+        cur_checks = 0;
         fprintf(stderr, "%s: %s\n", prog, t->name);
         t->fn();
         test_fail_alloc_off();
+        /* A test that checked nothing proved nothing: it fails, unless it
+         * said why it could not run (a skip). */
+        if (!cur_checks && !cur_skipped && !cur_failures) {
+            cur_failures++;
+            fprintf(stderr, "  FAIL %s: made no check\n", t->name);
+        }
         if (cur_failures)
             failed++;
         else if (cur_skipped)

@@ -11,6 +11,10 @@
  * file:line, the expression and, for the typed forms, expected and actual
  * values (hex for bytes). The program ends with a line
  * "<prog>: N passed, N failed" and exits non-zero when anything failed.
+ * A test that made no check at all (and did not call test_skip) fails:
+ * it proved nothing. tests/run.sh also fails a program that exits
+ * non-zero, even after its summary (sanitizer, leak or valgrind reports),
+ * or that never prints the summary line.
  *
  * Allocation failure injection: test programs are linked with
  * -Wl,--wrap=malloc,realloc,calloc, so every allocation made by the library
@@ -67,8 +71,10 @@ long test_alloc_count(void);
 /* Read a whole file into a new NUL-terminated buffer; free() it. NULL on error. */
 char *test_read_file(const char *path, size_t *len);
 
-/* The shared/ folder beside the checkout: $CDPGATE_SHARED, else ../shared. */
-const char *test_shared_dir(void);
+/* The conformance vectors, in the repository (run from the checkout root):
+ * "tests/vectors". Nothing outside the checkout is read; a missing vector
+ * is a failed check (tests/vectors/README.md). */
+const char *test_vectors_dir(void);
 
 /* Decode hex into out (cap bytes); returns the byte count or -1. */
 long test_unhex(const char *hex, uint8_t *out, size_t cap);

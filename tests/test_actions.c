@@ -475,6 +475,7 @@ static void t_click_own_pseudo_element_regression(void)
     if (!CHECK_INT(0, click(a, ref, &r, NULL)))
         test_fail_detail("%s", r.text ? r.text : "");
     check_eval(a, "document.getElementById('t1').checked", "true");
+    snap_result_free(&r);
     CHECK_INT(0, snap_hover(a, ref, NULL, &r));
     snap_result_free(&r);
     ref_css(a, "#under", ref);
@@ -1707,6 +1708,7 @@ static void t_hover(void)
     CHECK_INT(0, click(a, del, &r, NULL));
     check_eval(a, "document.getElementById('i1') === null", "true");
     check_eval(a, "document.getElementById('i2') !== null", "true");
+    snap_result_free(&r);
     /* A script's menu: mouseenter opens it, its items get refs. */
     ref_by_query(a, "Products", NULL, ref);
     CHECK(ref[0] == 'e');
@@ -1723,6 +1725,7 @@ static void t_hover(void)
         CHECK_INT(0, click(a, ref, &r, NULL));
         check_eval(a, "location.hash", "\"#tea\"");
     }
+    snap_result_free(&r);
     /* Disabled: hovered all the same (no "disabled" failure). */
     ref_css(a, "#save", ref);
     CHECK_INT(0, snap_hover(a, ref, NULL, &r));

@@ -134,7 +134,11 @@ static void t_pipe_launch_eval(void)
     CHECK(stat(profile, &st) == 0);
     cdp_err e = {0};
     cdp_page *p = cdp_page_open(b, 10000, &e);
-    CHECK(p != NULL);
+    if (!CHECK(p != NULL)) {
+        test_fail_detail("cdp_page_open: %s", e.msg);
+        cdp_browser_free(b);
+        return;
+    }
     char url[256];
     url_for(url, sizeof url, "a.test", "/index.html");
     CHECK_INT(0, cdp_page_navigate(p, url, 10000, &e));
@@ -191,15 +195,19 @@ static void t_port_launch_and_attach(void)
         CHECK_INT(0, cdp_browser_pid(a));
         cdp_page *p = cdp_page_open(a, 10000, &e);
         CHECK(p != NULL && !cdp_page_adopted(p));
-        char url[256];
-        url_for(url, sizeof url, "b.test", "/echo-host");
-        CHECK_INT(0, cdp_page_navigate(p, url, 10000, &e));
-        char *v = eval_on(p, "document.body.innerText");
-        char want[64];
-        snprintf(want, sizeof want, "\"b.test:%d\"", port);
-        CHECK_STR(want, v);
-        free(v);
-        cdp_page_free(p);
+        if (p) {
+            char url[256];
+            url_for(url, sizeof url, "b.test", "/echo-host");
+            CHECK_INT(0, cdp_page_navigate(p, url, 10000, &e));
+            char *v = eval_on(p, "document.body.innerText");
+            char want[64];
+            snprintf(want, sizeof want, "\"b.test:%d\"", port);
+            CHECK_STR(want, v);
+            free(v);
+            cdp_page_free(p);
+        } else {
+            test_fail_detail("cdp_page_open: %s", e.msg);
+        }
         cdp_browser_free(a);
     } else {
         test_fail_detail("%s", e.msg);

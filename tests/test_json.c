@@ -1,11 +1,11 @@
 /*
  * test_json.c — tests of the json module: JSONTestSuite conformance (every
- * y_/n_/i_ file of ../shared/vectors/json/JSONTestSuite/test_parsing, the
+ * y_/n_/i_ file of tests/vectors/json/JSONTestSuite/test_parsing, the
  * i_ files against the decision table below), the test_transform files,
  * accessors, error offsets and messages, limits, duplicate keys, Unicode,
  * the writer, number formatting, round trips and allocation failures.
  *
- * Run from the checkout root (the vectors are found via test_shared_dir()).
+ * Run from the checkout root (the vectors are in tests/vectors, see its README).
  */
 #include "json/json.h"
 #include "tests/harness.h"
@@ -52,7 +52,7 @@ static char *round_trip(const char *in, size_t len, size_t *outlen)
 
 static const char *suite_dir(char *buf, size_t cap, const char *sub)
 {
-    snprintf(buf, cap, "%s/vectors/json/JSONTestSuite/%s", test_shared_dir(), sub);
+    snprintf(buf, cap, "%s/json/JSONTestSuite/%s", test_vectors_dir(), sub);
     return buf;
 }
 
@@ -108,7 +108,7 @@ static void t_suite_parsing(void)
     suite_dir(dir, sizeof dir, "test_parsing");
     DIR *d = opendir(dir);
     if (!CHECK(d != NULL)) {
-        test_fail_detail("cannot open %s (set CDPGATE_SHARED?)", dir);
+        test_fail_detail("cannot open %s (tests/vectors is part of the checkout)", dir);
         return;
     }
     int ny = 0, nn = 0, ni = 0, oky = 0, okn = 0, oki = 0, rt = 0;

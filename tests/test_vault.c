@@ -12,7 +12,7 @@
  *   - SHA-256 against NIST SHAVS short, long and Monte; HMAC-SHA256
  *     against RFC 4231 §4.2–4.8 (typed in from the RFC, test cases 1–7);
  *     PBKDF2-HMAC-SHA256 against RFC 7914 §11 (typed in from the RFC).
- *   Vector files: ../shared/vectors (see its README for sources).
+ *   Vector files: tests/vectors (see its README for sources and licences).
  * The store:
  *   - put/get/list/rm round trips, metadata, expiry, limits, key providers
  *     (command and file), passphrase export.
@@ -49,7 +49,7 @@
 static char *read_vec(const char *rel, size_t *len)
 {
     char p[1024];
-    snprintf(p, sizeof p, "%s/vectors/%s", test_shared_dir(), rel);
+    snprintf(p, sizeof p, "%s/%s", test_vectors_dir(), rel);
     char *s = test_read_file(p, len);
     if (!s)
         test_fail_detail("cannot read %s", p);
@@ -1563,7 +1563,109 @@ static void t_alloc_walk(void)
     printf("  alloc walk: %d failure points, each refused cleanly\n", steps);
 }
 
+/* ---- the vectors themselves: tests/vectors/SHA256SUMS ---- */
+
+/* Every regular file under dir (relative names from ./), except README.md
+ * and SHA256SUMS at the top, must be listed in sums; counts them. */
+static void vec_walk(const char *root, const char *rel, const char *sums, int depth,
+                     int *files)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s", root, rel);
+    DIR *d = opendir(dir);
+    if (!CHECK(d != NULL)) {
+        test_fail_detail("cannot open %s", dir);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char sub[1024], full[2048];
+        snprintf(sub, sizeof sub, "%s/%s", rel, e->d_name);
+        snprintf(full, sizeof full, "%s/%s", root, sub);
+        struct stat st;
+        if (!CHECK(lstat(full, &st) == 0))
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            if (CHECK(depth < 8))
+                vec_walk(root, sub, sums, depth + 1, files);
+            continue;
+        }
+        if (depth == 0 && (strcmp(e->d_name, "README.md") == 0 ||
+                           strcmp(e->d_name, "SHA256SUMS") == 0))
+            continue;
+        char want[1100];
+        snprintf(want, sizeof want, "  %s\n", sub);
+        if (!CHECK(S_ISREG(st.st_mode) && strstr(sums, want) != NULL))
+            test_fail_detail("%s is not a regular file listed in SHA256SUMS", full);
+        (*files)++;
+    }
+    closedir(d);
+}
+
+/* The conformance vectors are part of the checkout: every file SHA256SUMS
+ * names is present with that checksum (a missing file is a failure, never
+ * a skip), and no file is unlisted. */
+static void t_vectors_checksums(void)
+{
+    const char *root = test_vectors_dir();
+    char p[1024];
+    snprintf(p, sizeof p, "%s/SHA256SUMS", root);
+    size_t len;
+    char *sums = test_read_file(p, &len);
+    if (!CHECK(sums != NULL)) {
+        test_fail_detail("cannot read %s", p);
+        return;
+    }
+    int listed = 0, good = 0;
+    for (char *line = sums; *line;) {
+        char *nl = strchr(line, '\n');
+        if (!CHECK(nl != NULL))
+            break;
+        *nl = 0;
+        uint8_t want[VAULT_SHA256_LEN];
+        if (!CHECK(strlen(line) > 68 && line[64] == ' ' && line[65] == ' ' &&
+                   line[66] == '.' && line[67] == '/')) {
+            test_fail_detail("SHA256SUMS: malformed line \"%.80s\"", line);
+            *nl = '\n';
+            line = nl + 1;
+            continue;
+        }
+        line[64] = 0;
+        CHECK_INT(VAULT_SHA256_LEN, test_unhex(line, want, sizeof want));
+        char path[1100];
+        snprintf(path, sizeof path, "%s/%s", root, line + 68);
+        size_t flen;
+        char *f = test_read_file(path, &flen);
+        listed++;
+        if (!CHECK(f != NULL)) {
+            test_fail_detail("missing vector file %s", path);
+        } else {
+            uint8_t got[VAULT_SHA256_LEN];
+            vault_sha256(f, flen, got);
+            if (CHECK(memcmp(want, got, sizeof got) == 0))
+                good++;
+            else
+                test_fail_detail("%s: checksum differs from SHA256SUMS", path);
+        }
+        free(f);
+        line[64] = ' ';
+        *nl = '\n';
+        line = nl + 1;
+    }
+    /* the files the tests read, and their licences, are all there */
+    CHECK_INT(353, listed);
+    CHECK_INT(listed, good);
+    int files = 0;
+    vec_walk(root, ".", sums, 0, &files);
+    CHECK_INT(listed, files);
+    free(sums);
+    printf("  vectors: %d files in tests/vectors match SHA256SUMS\n", good);
+}
+
 static const test_case TESTS[] = {
+    {"vectors_checksums", t_vectors_checksums},
     {"helpers", t_helpers},
     {"sha256", t_sha256},
     {"hmac_rfc4231", t_hmac_rfc4231},
