@@ -218,6 +218,7 @@ static int64_t fake_now;        /* 0: the real clock */
 /* Set: while the human is asked, the page runs this script (in the current
  * tab of hook_agent), as its own timers or events could. */
 static const char *hook_page_script;
+static bool hook_page_navigates;    /* and the hook waits for the new document */
 static snap_agent *hook_agent;
 static char last_audit[400];    /* the audit log of the last gate made */
 
@@ -229,8 +230,19 @@ static int hook(void *ud, const char *prompt, char *why, size_t cap)
     hook_calls++;
     snprintf(hook_prompt, sizeof hook_prompt, "%s", prompt);
     keep_text("[hook prompt]", prompt);
-    if (hook_page_script && hook_agent)
+    if (hook_page_script && hook_agent) {
+        snap_tab *t = snap_tab_current(hook_agent);
+        uint64_t nav0 = t ? t->nav : 0;
         free(page_eval(hook_agent, hook_page_script));
+        /* Bounded; ends on the event (the agent's listener sees it). */
+        for (int64_t end = snap_now_ms() + 10000; hook_page_navigates && snap_now_ms() < end;) {
+            snap_sync(hook_agent);
+            t = snap_tab_current(hook_agent);
+            if (!t || t->nav != nav0)
+                break;
+            cdp_pump(hook_agent->c, 50, NULL);
+        }
+    }
     if (hook_takeover)
         gate_set_mode(hook_takeover, GATE_MODE_HUMAN, "test (human took over while asked)");
     snprintf(why, cap, "%s", hook_answer == GATE_ALLOW ? "the test allows" : "the test says no");
@@ -349,6 +361,7 @@ static void rig_down(rig *x)
     x->g = NULL;
     hook_takeover = NULL;
     hook_page_script = NULL;
+    hook_page_navigates = false;
     hook_agent = NULL;
     fake_now = 0;
 }
@@ -1754,6 +1767,50 @@ out:
     rig_down(&x);
 }
 
+static void with_eval(gate_grant *g)
+{
+    static const char *const T[] = {"open", "snapshot", "text", "eval"};
+    g->tools = T;
+    g->ntools = 4;
+}
+
+/* An eval is confirmed on the page the human was shown; if the tab went to
+ * another document meanwhile, the script does not run there. */
+static void t_confirmed_eval_page_navigated(void)
+{
+    rig x;
+    if (!rig_up(&x, with_eval))
+        goto out;
+    hook_agent = x.a;
+    hook_answer = GATE_ALLOW;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/changes.html", &r));
+    snap_result_free(&r);
+    hook_page_script = "location.href='/gate/bank/transfer.html',1";
+    hook_page_navigates = true;
+    int calls = hook_calls;
+    int rc = snap_eval(x.a, "document.title", &r);
+    keep(&r);
+    hook_page_script = NULL;
+    hook_page_navigates = false;
+    CHECK_INT(calls + 1, hook_calls);
+    if (!CHECK_INT(SNAP_ESTALE, rc))
+        test_fail_detail("the script ran on another page: %s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "the page navigated to another document");
+    CHECK_HAS(r.text, "Nothing was sent");
+    CHECK(!r.text || !strstr(r.text, "Bank transfer"));   /* the other page's title */
+    snap_result_free(&r);
+    /* Positive control: on the page it was shown, it runs. */
+    rc = snap_eval(x.a, "document.title", &r);
+    keep(&r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "Bank transfer");
+    snap_result_free(&r);
+out:
+    rig_down(&x);
+}
+
 /* ==== the MCP server as a child ==== */
 
 static const char *cdpgate_bin(void)
@@ -2290,6 +2347,7 @@ static const test_case TESTS[] = {
     {"attack_script_post", t_attack_script_post},
     {"takeover_during_confirm_inproc", t_takeover_during_confirm_inproc},
     {"confirmed_page_changed", t_confirmed_page_changed},
+    {"confirmed_eval_page_navigated", t_confirmed_eval_page_navigated},
     {"two_agents_one_browser", t_two_agents_one_browser},
     {"mcp_takeover_pending", t_mcp_takeover_pending},
     {"mcp_takeover_pending_elicit", t_mcp_takeover_pending_elicit},
