@@ -397,8 +397,18 @@ static int restore(snap_agent *a, const char *origin, size_t *idx, char *note, s
     snprintf(holder, sizeof holder, "task %.100s (pid %ld)", gg && gg->task ? gg->task : "-",
              (long)getpid());
     int lease = -1;
-    if (vault_identity_acquire(a->o.vault, origin, want, holder, &lease, lerr,
-                               sizeof lerr) != VAULT_OK) {
+    /* This task may hold the lease already, in an older context of the
+     * service (one the site signed out, or a newer login replaced; its old
+     * session stays there): the new context takes it over, as a second
+     * acquire in this process would conflict with it. */
+    size_t from = 0;
+    for (size_t k = 1; k < a->nctxs && !from; k++)
+        if (a->ctxs[k].lease && strcmp(a->ctxs[k].origin, origin) == 0)
+            from = k;
+    if (from) {
+        lease = a->ctxs[from].lease - 1;
+    } else if (vault_identity_acquire(a->o.vault, origin, want, holder, &lease, lerr,
+                                      sizeof lerr) != VAULT_OK) {
         snprintf(note, cap, "The stored session for %s was not restored: %s. The page was "
                  "opened without it (auth=no); try again when that task is done.", origin,
                  lerr);
@@ -414,7 +424,8 @@ static int restore(snap_agent *a, const char *origin, size_t *idx, char *note, s
                  "refused a separate browser context, and a session must never share the "
                  "open web's context. The page was opened without it (auth=no).", origin);
         *note_code = SNAP_ELOGIN;
-        vault_identity_release(lease);
+        if (!from)
+            vault_identity_release(lease);
         return 1;
     }
     json_opts po = {0};
@@ -430,7 +441,8 @@ static int restore(snap_agent *a, const char *origin, size_t *idx, char *note, s
                  "(session state v1), so nothing was restored (auth=no). Log in again: "
                  "cdpgate login %s", origin, origin);
         *note_code = SNAP_ELOGIN;
-        vault_identity_release(lease);
+        if (!from)
+            vault_identity_release(lease);
         return 1;
     }
     char id[SNAP_ID_MAX];
@@ -438,20 +450,24 @@ static int restore(snap_agent *a, const char *origin, size_t *idx, char *note, s
     int rc = create_context(a, id, &e);
     if (rc) {
         json_doc_free(d);
-        vault_identity_release(lease);
+        if (!from)
+            vault_identity_release(lease);
         return snap_fail(r, SNAP_EBROWSER, "cannot create a browser context for %s: %s",
                          origin, e.msg);
     }
     snap_ctx *c = ctx_add(a);
     if (!c) {
         json_doc_free(d);
-        vault_identity_release(lease);
+        if (!from)
+            vault_identity_release(lease);
         return snap_fail(r, SNAP_ENOMEM, "out of memory");
     }
     *idx = (size_t)(c - a->ctxs);
     copyid(c->id, id);
     c->created = true;
     c->lease = lease + 1;
+    if (from)
+        a->ctxs[from].lease = 0;
     lease = -1;
     c->state = SNAP_CTX_AUTH;
     c->check = true;

@@ -483,6 +483,77 @@ static void t_forget_keeps_auth(void)
     CHECK_HAS(t, "Account overview");
     CHECK_HAS(t, "auth=yes");
     snap_result_free(&r);
+    /* The next open restores the vault's session again, into a new
+     * context: the old one's identity lease passes to it (a second lease
+     * of this task would conflict with the first: "in use"). */
+    snap_tab *bt = snap_tab_current(a);
+    size_t old_ctx = bt ? bt->ctx : 0;
+    int rc = snap_open(a, url, false, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    t = r.text ? r.text : "";
+    CHECK_HAS(t, "restored from the vault");
+    CHECK_HAS(t, "auth=yes");
+    CHECK_HAS(t, "Account overview");
+    snap_result_free(&r);
+    bt = snap_tab_current(a);
+    CHECK(bt && bt->ctx > 0 && bt->ctx != old_ctx);
+    snap_agent_free(a);
+    cdp_browser_free(b);
+    vault_close(v);
+}
+
+/* The service signs the session out (it expires the cookies and clears
+ * localStorage): that open says so and the page is auth=no; once the user
+ * has logged in again (a newer session in the vault), the next open
+ * restores it into a new context, authenticated, taking over this task's
+ * identity lease. Before issue 11 the sign-out went unnoticed (auth=yes
+ * on a session that was gone) and the newer session was never restored. */
+static void t_signed_out_then_new_login(void)
+{
+    char dir[300];
+    vault *v = new_vault(dir, sizeof dir);
+    cdp_browser *b = v ? launch(false) : NULL;
+    if (!b) {
+        vault_close(v);
+        return;
+    }
+    plant_bank(v, true, 0);
+    snap_agent *a = agent_with(b, v);
+    char url[200], out[200], origin[128];
+    url_for(url, sizeof url, "bank.test", "/bank/account");
+    url_for(out, sizeof out, "bank.test", "/bank/signout");
+    origin_for(origin, sizeof origin, "bank.test");
+    snap_result r = {0};
+    CHECK_INT(0, snap_open(a, url, false, &r));
+    CHECK_HAS(r.text ? r.text : "", "auth=yes");
+    snap_result_free(&r);
+    CHECK_INT(0, snap_open(a, out, false, &r));
+    const char *t = r.text ? r.text : "";
+    CHECK_HAS(t, "ended the session");
+    CHECK_HAS(t, "cdpgate login");
+    CHECK_HAS(t, "auth=no");
+    check_no_plants("signed out", t);
+    snap_result_free(&r);
+    /* The user logs in again: a newer session (its capture time later
+     * than the first's, without waiting for the clock). */
+    char state[600], err[300] = "";
+    int n = snprintf(state, sizeof state,
+        "{\"version\":1,\"cookies\":[{\"name\":\"bank_session\",\"value\":\"%s\","
+        "\"domain\":\"bank.test\",\"path\":\"/\",\"httpOnly\":true,\"secure\":false}],"
+        "\"localStorage\":{}}", FIXTURE_BANK_SESSION);
+    if (!CHECK_INT(0, vault_put_at(v, origin, "alice", (const uint8_t *)state, (size_t)n,
+                                   (int64_t)time(NULL) + 60, 0, err, sizeof err)))
+        test_fail_detail("vault_put_at: %s", err);
+    int rc = snap_open(a, url, false, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    t = r.text ? r.text : "";
+    CHECK_HAS(t, "restored from the vault");
+    CHECK_HAS(t, "Account overview");
+    CHECK_HAS(t, "auth=yes");
+    check_no_plants("new login", t);
+    snap_result_free(&r);
     snap_agent_free(a);
     cdp_browser_free(b);
     vault_close(v);
@@ -1388,6 +1459,7 @@ static const test_case TESTS[] = {
     {"restore_isolated", t_restore_isolated},
     {"expired_and_rejected", t_expired_and_rejected},
     {"forget_keeps_auth", t_forget_keeps_auth},
+    {"signed_out_then_new_login", t_signed_out_then_new_login},
     {"login_headless_then_restore", t_login_headless_then_restore},
     {"login_human_done", t_login_human_done},
     {"cli_login_no_display", t_cli_login_no_display},
