@@ -125,11 +125,14 @@ test: all tests-build
 check:
 	@sh tests/checksrc.sh
 
-# Every test program under valgrind (memcheck, leaks are errors).
+# Every test program under valgrind (memcheck, leaks are errors; any
+# valgrind error is a non-zero exit, which tests/run.sh counts as a failure).
+# VALGRIND_TESTS="test_json test_gate" limits it to those programs (the fuzz
+# corpus replays always run).
 valgrind: all tests-build
 	@sh tests/setup.sh
-	@BUILD=$(BUILD) VALGRIND="valgrind -q --error-exitcode=99 --leak-check=full \
-	    --errors-for-leak-kinds=definite,indirect" sh tests/run.sh
+	@BUILD=$(BUILD) TESTS="$(VALGRIND_TESTS)" VALGRIND="valgrind -q --error-exitcode=99 \
+	    --leak-check=full --errors-for-leak-kinds=definite,indirect" sh tests/run.sh
 
 # libFuzzer needs clang; each target runs FUZZ_TIME seconds on its corpus.
 FUZZ_FLAGS = -std=c11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all

@@ -32,7 +32,7 @@ plant() {
 }
 # expect WANT WHAT: runs tests/run.sh over the scratch dir; WANT is fail/pass.
 expect() {
-    CDPGATE_RUN_INNER=1 BUILD="$tmp/b" sh tests/run.sh >"$tmp/out" 2>&1
+    CDPGATE_RUN_INNER=1 TESTS= VALGRIND= BUILD="$tmp/b" sh tests/run.sh >"$tmp/out" 2>&1
     rc=$?
     last=$(tail -n 1 "$tmp/out")
     f=$(echo "$last" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
