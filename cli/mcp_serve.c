@@ -244,46 +244,27 @@ static const char CONFIRM_SCHEMA[] =
     "\"title\":\"Allow this one action\",\"description\":\"Nothing is remembered: the "
     "next such action asks again.\"}},\"required\":[\"approve\"]}";
 
-/* The gate's request as a sentence for the human. */
-static void confirm_message(const char *prompt, char *out, size_t cap)
+/* The gate's message for the human (gate_prompt_message: its verdict
+ * first, page text escaped after a separator); new, NULL when the request
+ * has none (then nothing is asked: a deny). */
+static char *confirm_message(const char *prompt)
 {
     json_doc *d = json_parse(prompt, strlen(prompt), NULL, NULL);
-    const json_val *p = d ? json_doc_root(d) : NULL;
-    const json_val *t = json_get(p, "target");
-    const char *row = json_get_str(t, "row");
-    const char *role = json_get_str(t, "role"), *name = json_get_str(t, "name");
-    char what[600] = "";
-    if ((role && *role) || (name && *name))
-        snprintf(what, sizeof what, " %s \"%s\"%s%s%s", role && *role ? role : "element",
-                 name ? name : "", row && *row ? " (row: " : "", row && *row ? row : "",
-                 row && *row ? ")" : "");
-    snprintf(out, cap, "cdpgate: the agent wants to %s%s on %s (%s%s%s). Allow it once?",
-             json_get_str(p, "action") ? json_get_str(p, "action") : "act",
-             what,
-             json_get_str(p, "origin") ? json_get_str(p, "origin") : "?",
-             json_get_str(p, "class") ? json_get_str(p, "class") : "?",
-             json_get_str(p, "reason") ? "; " : "",
-             json_get_str(p, "reason") ? json_get_str(p, "reason") : "");
-    const char *script = json_get_str(p, "script");
-    if (script) {
-        size_t n = strlen(out), shown = strlen(script);
-        int64_t total = json_get_int(p, "script_bytes", (int64_t)shown);
-        if (n < cap)
-            snprintf(out + n, cap - n, "\nThe script%s:\n%s", total > (int64_t)shown ?
-                     " (its beginning only: it is longer than can be shown; decline unless "
-                     "you know the rest)" : "", script);
-    }
+    const char *m = json_get_str(d ? json_doc_root(d) : NULL, "message");
+    char *out = m ? strdup(m) : NULL;
     json_doc_free(d);
+    return out;
 }
 
 static int confirm_elicit(serve *S, const char *prompt, char *why, size_t cap)
 {
-    char msg[1500 + GATE_SCRIPT_SHOWN];
-    confirm_message(prompt, msg, sizeof msg);
-    if (mcp_elicit_begin(S->call, msg, CONFIRM_SCHEMA)) {
+    char *msg = confirm_message(prompt);
+    if (!msg || mcp_elicit_begin(S->call, msg, CONFIRM_SCHEMA)) {
+        free(msg);
         snprintf(why, cap, "could not ask the client");
         return GATE_DENY;
     }
+    free(msg);
     long long deadline = cli_now_ns() / 1000000 + CONFIRM_WAIT_MS;
     for (;;) {
         on_poll(S);

@@ -177,17 +177,22 @@ static int confirm_cmd_hook(void *ud, const char *prompt, char *why, size_t cap)
     return cli_confirm_program(ud, prompt, CLI_CONFIRM_WAIT_MS, why, cap);
 }
 
-/* The TTY prompt: the request, then y/N from /dev/tty (not stdin, which a
- * page or a pipe could feed). */
+/* The TTY prompt: the gate's message (its verdict first, page text escaped
+ * after a separator), then y/N from /dev/tty (not stdin, which a page or a
+ * pipe could feed). No message: nothing to show, a deny. */
 static int confirm_tty_hook(void *ud, const char *prompt, char *why, size_t cap)
 {
     (void)ud;
-    FILE *tty = fopen("/dev/tty", "r+");
+    json_doc *jd = json_parse(prompt, strlen(prompt), NULL, NULL);
+    const char *msg = json_get_str(jd ? json_doc_root(jd) : NULL, "message");
+    FILE *tty = msg ? fopen("/dev/tty", "r+") : NULL;
     if (!tty) {
-        snprintf(why, cap, "no terminal to ask");
+        json_doc_free(jd);
+        snprintf(why, cap, "%s", msg ? "no terminal to ask" : "the request had no message");
         return GATE_DENY;
     }
-    fprintf(tty, "\ncdpgate: confirmation needed for\n  %s\nAllow this once? [y/N] ", prompt);
+    fprintf(tty, "\n%s [y/N] ", msg);
+    json_doc_free(jd);
     fflush(tty);
     char line[16] = "";
     int d = GATE_DENY;

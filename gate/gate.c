@@ -144,23 +144,25 @@ static void target_summary(const gate_request *req, char *out, size_t cap)
 {
     const gate_target *t = req->target;
     char nm[208], tx[208], row[208], buf[700];
+    /* Page text, escaped (gate_text_escape): a name cannot close its quotes
+     * or hide characters in the reason the model, the audit and the human
+     * read. */
     if (t) {
         const char *name = t->name && *t->name ? t->name : t->text;
-        gate_text_copy(nm, sizeof nm, name, 200);
-        gate_text_copy(tx, sizeof tx, t->text, 200);
-        gate_text_copy(row, sizeof row, t->row, 200);
+        gate_text_quote(nm, sizeof nm, name, 200);
+        gate_text_quote(tx, sizeof tx, t->text, 200);
+        gate_text_quote(row, sizeof row, t->row, 200);
         const char *role = t->role && *t->role ? t->role : t->tag && *t->tag ? t->tag : "element";
         bool show_text = *tx && name != t->text && strcmp(tx, nm) != 0;
         snprintf(buf, sizeof buf, "%.40s \"%s\"%s%s%s%s%s%s", role, nm,
                  show_text ? " (text: " : "", show_text ? tx : "", show_text ? ")" : "",
                  *row ? " (row: " : "", row, *row ? ")" : "");
     } else if (req->dialog) {
-        gate_text_copy(nm, sizeof nm, req->dialog, 200);
+        gate_text_quote(nm, sizeof nm, req->dialog, 200);
         snprintf(buf, sizeof buf, "dialog \"%s\"", nm);
     } else if (req->script) {
-        gate_text_copy(nm, sizeof nm, req->script, 180);
-        snprintf(buf, sizeof buf, "script \"%s\"%s", nm,
-                 strlen(nm) < strlen(req->script) ? "..." : "");
+        gate_text_quote(nm, sizeof nm, req->script, 180);
+        snprintf(buf, sizeof buf, "script \"%s\"", nm);
     } else {
         buf[0] = 0;
     }
@@ -207,22 +209,27 @@ static bool check_origin(const gate *gt, const gate_request *req, bool change,
     return true;
 }
 
-static bool check_recipient(const gate_grant *g, const char *r, gate_decision *d)
+/* A recipient given explicitly (payee: a value without '@' is compared as
+ * text), then every value the request gives a recipient field (not a
+ * credential field: what is typed there is a secret). */
+static bool check_recipient(const gate_grant *g, const gate_request *req, gate_decision *d)
 {
-    char a[GATE_STR_MAX + 1], q[72];
-    const char *why;
-    gate_text_copy(q, sizeof q, r, 60);
-    if (gate_recipient_norm(r, false, a, sizeof a, &why)) {
-        decide_set(d, GATE_DENY, "recipient \"%s\" is not an address (%s)", q, why);
+    char why[400];
+    if (req->recipient && gate_recipient_check(g, req->recipient, GATE_RFIELD_NONE, why,
+                                               sizeof why)) {
+        decide_set(d, GATE_DENY, "%s", why);
         return false;
     }
-    for (size_t i = 0; g && i < g->nrecipients; i++)
-        if (gate_recipient_match(g->recipients[i], a))
-            return true;
-    if (!g)
+    if (d->cls == GATE_CLASS_CREDENTIAL)
         return true;
-    decide_set(d, GATE_DENY, "recipient %s is not in the grant", q);
-    return false;
+    int kind;
+    const char *v;
+    for (size_t i = 0; (v = gate_recipient_value(req, i, &kind)) != NULL; i++)
+        if (gate_recipient_check(g, v, kind, why, sizeof why)) {
+            decide_set(d, GATE_DENY, "%s", why);
+            return false;
+        }
+    return true;
 }
 
 /* The file, made absolute (cwd) and normalised lexically ("..": the
@@ -298,7 +305,7 @@ static bool check_scope(const gate *gt, const gate_request *req, gate_decision *
 {
     const gate_grant *g = gt->grant;
     unsigned allowed = g ? g->egress : GATE_EGRESS_FETCH;
-    if (req->recipient && !check_recipient(g, req->recipient, d))
+    if (!check_recipient(g, req, d))
         return false;
     if (req->file && !check_file(g, allowed, req->file, d))
         return false;
@@ -406,6 +413,11 @@ int gate_decide(gate *gt, const gate_request *req, gate_decision *d)
     }
     if (!check_origin(gt, req, change, d, origin) || !check_scope(gt, req, d))
         return 0;
+    /* The human sees the whole script or it does not run: never a cut. */
+    if (req->script && strlen(req->script) > GATE_SCRIPT_SHOWN)
+        return decide_set(d, GATE_DENY, "eval: the script is %zu bytes, longer than the %d a "
+                          "confirmation can show in full; it is refused, not cut: run it in "
+                          "shorter pieces", strlen(req->script), GATE_SCRIPT_SHOWN);
     decide_class(gt, req, origin, why, d);
     return 0;
 }
@@ -467,8 +479,13 @@ static void build_decision(gate *gt, json_w *w, uint64_t seq, void *ud)
     json_w_str(w, gate_decision_name(d->decision));
     gate_w_text(w, "reason", d->reason, sizeof d->reason);
     gate_w_text(w, "obs", r ? r->obs : NULL, 256);
-    if (r && r->recipient)
-        gate_w_text(w, "recipient", r->recipient, GATE_STR_MAX);
+    int kind;
+    const char *rv = !r ? NULL : r->recipient ? r->recipient
+                   : d->cls == GATE_CLASS_CREDENTIAL ? NULL : gate_recipient_value(r, 0, &kind);
+    /* A value given to a To-like field is audited when it is an address. */
+    if (rv && (r->recipient || kind == GATE_RFIELD_PAYEE || strchr(rv, '@') ||
+               strstr(rv, "\xef\xbc\xa0") || strstr(rv, "\xef\xb9\xab")))
+        gate_w_text(w, "recipient", rv, GATE_STR_MAX);
     if (r && r->file)
         gate_w_text(w, "file", r->file, GATE_STR_MAX);
     if (l->pending) {
@@ -476,43 +493,6 @@ static void build_decision(gate *gt, json_w *w, uint64_t seq, void *ud)
         json_w_bool(w, true);
     }
     w_tail(w);
-}
-
-/* The confirmation request (new, free()); NULL when out of memory. */
-static char *confirm_prompt(const gate *gt, const gate_request *req, const gate_decision *d)
-{
-    const gate_target *t = req->target;
-    json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    gate_w_text(&w, "action", req->tool, 64);
-    gate_w_text(&w, "origin", req->origin, GATE_ORIGIN_MAX);
-    gate_w_text(&w, "url", req->url, GATE_AUDIT_URL_MAX);
-    json_w_key(&w, "target");
-    json_w_obj_begin(&w);
-    gate_w_text(&w, "role", t ? t->role : req->dialog ? "dialog" : NULL, 64);
-    gate_w_text(&w, "name", t ? (t->name && *t->name ? t->name : t->text) : req->dialog, 200);
-    gate_w_text(&w, "row", t ? t->row : NULL, 200);
-    json_w_obj_end(&w);
-    json_w_key(&w, "class");
-    json_w_str(&w, gate_class_name(d->cls));
-    gate_w_text(&w, "kind", d->conseq ? gate_conseq_name(d->conseq) : NULL, 32);
-    gate_w_text(&w, "observation", req->obs, 256);
-    if (req->script) {
-        /* What the human approves: the script itself (control characters
-         * as spaces), and how long it is, so a cut is seen. */
-        gate_w_text(&w, "script", req->script, GATE_SCRIPT_SHOWN);
-        json_w_key(&w, "script_bytes");
-        json_w_uint(&w, strlen(req->script));
-    }
-    json_w_key(&w, "epoch");
-    json_w_uint(&w, gt->epoch);
-    gate_w_text(&w, "reason", d->reason, sizeof d->reason);
-    gate_w_text(&w, "task", gt->grant ? gt->grant->task : NULL, GATE_STR_MAX);
-    json_w_obj_end(&w);
-    char *p = json_w_error(&w) ? NULL : json_w_take(&w, NULL);
-    json_w_free(&w);
-    return p;
 }
 
 /* Turn a confirm into allow or deny. Returns true when the human allowed. */
@@ -524,7 +504,7 @@ static bool run_confirm(gate *gt, const gate_request *req, gate_decision *d)
         decide_set(d, GATE_DENY, "no confirmation hook, so a confirm is a deny (%s)", prior);
         return false;
     }
-    char *p = confirm_prompt(gt, req, d);
+    char *p = gate_prompt_json(gt, req, d);
     if (!p) {
         decide_set(d, GATE_DENY, "out of memory building the confirmation request (%s)", prior);
         return false;

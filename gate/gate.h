@@ -18,7 +18,8 @@
  *                                                 -> stale
  *   4. the tool is not granted                    -> deny
  *   5. the origin is not granted                  -> deny
- *   6. recipient / file / egress outside the grant -> deny
+ *   6. recipient (wherever one is given: gate/recipient.c) / file /
+ *      egress outside the grant                  -> deny
  *   7. by class of action:
  *        read, interact                           -> allow
  *        credential or challenge                  -> takeover (the human)
@@ -37,8 +38,11 @@
  *
  * Every decision is one JSON line in the audit log (when one is open): time,
  * task, principal, epoch, action, origin, target summary, class, decision,
- * reason. Secrets never reach it: the request carries no typed value except
- * a recipient address or a file path, which are not secrets.
+ * reason. Secrets never reach it: the text to type is carried only to show
+ * it to the human who confirms and to check it as a recipient (never for a
+ * password or one-time-code field), and is logged only as a recipient; a
+ * recipient or a file path is not a secret. Page and model text shown to a
+ * human goes through gate_text_escape.
  *
  * Single-threaded; one gate per task. No global mutable state.
  */
@@ -190,6 +194,9 @@ typedef struct {
     const char *form_submit;        /* for a field with submit: the name of
                                        the form's submit button */
     const char *frame_url;          /* URL of the element's frame (redacted) */
+    const char *label;              /* label text, aria-labelledby, title, the
+                                       text before it, the control an option
+                                       belongs to (recipient fields only) */
     bool submits;                   /* the action submits a form */
 } gate_target;
 
@@ -204,10 +211,22 @@ typedef struct {
                                        upload, eval); read tools are false */
     const gate_target *target;      /* NULL for page-level actions */
     const char *dialog;             /* dialog accept: the dialog's message */
-    const char *recipient;          /* a recipient address being entered */
+    const char *recipient;          /* a recipient being entered (an address, or
+                                       a payee as text); the gate also finds
+                                       the ones given to a recipient field
+                                       through text, options or an option */
     const char *file;               /* a file being uploaded/downloaded */
     const char *script;             /* eval: the JavaScript to run, shown to the
-                                       human who confirms (model text) */
+                                       human who confirms in full (model text);
+                                       longer than GATE_SCRIPT_SHOWN: refused */
+    const char *text;               /* type: the text to type (model text), shown
+                                       to the human who confirms and checked as a
+                                       recipient in a recipient field; never
+                                       audited, never quoted for a secret field */
+    const char *key;                /* press: the key (shown) */
+    const char *const *options;     /* select: the options chosen (shown; checked
+                                       as recipients in a recipient field) */
+    size_t noptions;
     unsigned egress;                /* egress classes the action needs */
     uint64_t epoch;                 /* epoch the caller stamped; 0 = current */
     const char *obs;                /* observation id relied on (audit) */
@@ -238,14 +257,21 @@ int gate_classify(const gate_request *req, int *conseq, char *why, size_t cap);
 
 typedef struct gate gate;
 
-/* How much of an eval script a confirmation request shows. */
+/* The longest eval script (bytes): a confirmation shows the whole script,
+ * so a longer one is refused (denied before the hook), never cut. */
 #define GATE_SCRIPT_SHOWN 2000
 
-/* The confirmation hook. p is the request as a JSON object (action, origin,
- * target {role, name, row}, class, observation, epoch, reason, and for eval
- * the script: its first GATE_SCRIPT_SHOWN bytes, script_bytes its length;
- * never a secret). Return GATE_ALLOW or GATE_DENY (anything else is a deny); why
- * (cap bytes) may get the human's reason. */
+/* The confirmation hook. p is the request as a JSON object: "message", the
+ * text to show the human (gate_prompt_message below: cdpgate's verdict
+ * first, then what the agent supplied, then the page's text after a
+ * separator, everything page- or model-derived escaped with
+ * gate_text_escape), and the same as fields: action, origin, url, target
+ * {role, name, row} (escaped), class, kind, observation, epoch, reason,
+ * task; for eval "script" (the whole script, escaped with GATE_ESC_LINES)
+ * and "script_bytes"; for type "text", for press "key", for select
+ * "options" (escaped). Never a secret. A host shows "message" as it is.
+ * Return GATE_ALLOW or GATE_DENY (anything else is a deny); why (cap bytes)
+ * may get the human's reason. */
 typedef int (*gate_confirm_fn)(void *ud, const char *prompt_json, char *why, size_t cap);
 
 typedef struct {
@@ -297,6 +323,38 @@ const char *gate_identity_for(const gate *gt, const char *origin);
  * refused. Returns GATE_ALLOW or GATE_DENY; reason (cap) says why. */
 int gate_check_request(gate *gt, const char *method, const char *url, bool document,
                        bool has_body, uint64_t epoch, char *reason, size_t cap);
+
+/* ---- text shown to a human ---- */
+
+enum {
+    GATE_ESC_LINES = 1 << 0,        /* keep line breaks as line breaks (scripts):
+                                       '\n' stays, tabs stay; '\r', U+2028 and
+                                       U+2029 (JavaScript line ends too) are shown
+                                       escaped and followed by a line break */
+};
+
+/* Escape len bytes of s (page or model text) for a human-facing prompt, so
+ * that it cannot pass for cdpgate's own words or hide what it says: '"' and
+ * '\' get a backslash; newline, tab and CR become \n \t \r; other C0/C1
+ * controls and DEL, bidi controls (U+061C, U+200E/F, U+202A-202E,
+ * U+2066-2069), line/paragraph separators (U+2028/2029), zero-width and
+ * other invisible characters (U+00AD, U+034F, U+115F/1160, U+17B4/5,
+ * U+180B-180F, U+200B-200D, U+2060-206F, U+3164, U+FE00-FE0F, U+FEFF,
+ * U+FFA0, U+FFF0-FFFB, U+E0000-E0FFF) are shown as \uXXXX (\u{XXXXX});
+ * invalid UTF-8 bytes as \xNN. Writes at most cap-1 bytes and a NUL,
+ * cut only between whole characters or escapes; returns the length the
+ * whole escape needs (like snprintf: a result >= cap means it was cut). */
+size_t gate_text_escape(char *out, size_t cap, const char *s, size_t len, unsigned flags);
+
+/* The human-facing text of a confirmation (new, free(); NULL when out of
+ * memory): the verdict line first (what will happen, the class, the
+ * origin, "Allow it once?"), then what the agent supplied (the text to
+ * type, the key, the options, the file, the whole script with numbered
+ * lines), then the page's own text (element name, row, dialog message,
+ * the focused element, the URL) between separator lines that label it as
+ * page text; all of it escaped with gate_text_escape. d is the decision
+ * being confirmed. */
+char *gate_prompt_message(const gate *gt, const gate_request *req, const gate_decision *d);
 
 /* ---- control epochs ---- */
 

@@ -123,4 +123,32 @@ void gate_text_clean(char *s);
 /* Write s as a JSON string, cleaned and cut to max bytes (NULL -> null). */
 void gate_w_text(json_w *w, const char *key, const char *s, size_t max);
 
+/* ---- recipient.c ---- */
+
+enum {
+    GATE_RFIELD_NONE,
+    GATE_RFIELD_ADDRESS,        /* To, Cc, Bcc: a value with an '@' is checked */
+    GATE_RFIELD_PAYEE,          /* recipient, payee, beneficiary, IBAN: any value */
+};
+/* What kind of recipient field t is, from its field names, label and
+ * accessible name. */
+int gate_recipient_field(const gate_target *t);
+/* The i-th value the request gives a recipient field (the text typed, an
+ * option chosen, an option clicked), NULL when none; *kind the field's
+ * GATE_RFIELD_*. The caller skips credential fields. */
+const char *gate_recipient_value(const gate_request *req, size_t i, int *kind);
+/* v against the grant's recipients (see recipient.c) as given to a field of
+ * kind (GATE_RFIELD_NONE: given as a recipient, so it must be an address
+ * list): 0 when allowed (no grant: always), else -1 with why (cap). */
+int gate_recipient_check(const gate_grant *g, const char *v, int kind, char *why, size_t cap);
+
+/* ---- prompt.c ---- */
+
+/* At most max bytes of s escaped with gate_text_escape into out (cap),
+ * "…" appended when cut (by max or by cap). NULL -> "". */
+void gate_text_quote(char *out, size_t cap, const char *s, size_t max);
+/* The hook's JSON request (new, free(); NULL when out of memory): the
+ * message of gate_prompt_message and the fields of gate.h's hook. */
+char *gate_prompt_json(const gate *gt, const gate_request *req, const gate_decision *d);
+
 #endif

@@ -206,8 +206,26 @@ static int pack_recipients(const gate_grant *s, gate_grant *d, const char **l, a
 {
     char q[80];
     for (size_t i = 0; i < s->nrecipients; i++) {
-        const char *why;
-        if (gate_recipient_norm(s->recipients[i], true, a->p, (size_t)(a->end - a->p), &why))
+        const char *why, *r = s->recipients[i];
+        /* A payee (an account name, an IBAN): text without '@', which must
+         * not hide one (a full-width or small '@') nor invisible or
+         * control characters. */
+        if (r && !strchr(r, '@')) {
+            char e[64];
+            size_t n = strlen(r);
+            bool plain = n && n < (size_t)(a->end - a->p) &&
+                         gate_text_escape(e, sizeof e, r, n, 0) == n &&
+                         !strstr(r, "\xef\xbc\xa0") && !strstr(r, "\xef\xb9\xab") &&
+                         strspn(r, " ") < n;
+            if (!plain)
+                return fail(err, "grant: recipients[%zu]: %s is not a recipient (an address "
+                            "user@domain, *@domain, or a payee in plain text)", i,
+                            quoted(q, sizeof q, r));
+            memcpy(a->p, r, n + 1);
+            l[i] = commit(a);
+            continue;
+        }
+        if (gate_recipient_norm(r, true, a->p, (size_t)(a->end - a->p), &why))
             return fail(err, "grant: recipients[%zu]: %s is not a recipient (%s)", i,
                         quoted(q, sizeof q, s->recipients[i]), why);
         l[i] = commit(a);

@@ -3060,7 +3060,7 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
     snap_gated gg = {0};
     snap_gate_in gi = {.tool = "select", .tab = tg.tab, .frame = tg.frame,
                        .session = tg.session, .oid = tg.oid, .ref_n = tg.n,
-                       .state_change = true, .obs = obs};
+                       .state_change = true, .options = values, .noptions = n, .obs = obs};
     if ((rc = snap_gate_ask(a, &gi, &gg, r))) {
         release_all(a, &tg, &ss);
         return rc;
@@ -3409,7 +3409,7 @@ static int gate_press(snap_agent *a, const char *key, const char *obs, snap_gate
     bool submit = key && (strcmp(key, "Enter") == 0 || strcmp(key, "Return") == 0);
     snap_gate_in gi = {.tool = "press", .tab = tab_id, .session = oid[0] ? session : NULL,
                        .oid = oid[0] ? oid : NULL, .state_change = true, .submit = submit,
-                       .obs = obs};
+                       .key = key, .obs = obs};
     int rc = snap_gate_ask(a, &gi, g, r);
     if (rc == 0 && (rc = recheck_focus(a, g, tab_id, nav0, session, oid, r)))
         snap_gate_done(a, g, rc, r);

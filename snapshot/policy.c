@@ -43,7 +43,26 @@ static const char FACTS_FN[] =
     "r.sub=(tag==='button'&&(t===''||t==='submit'))||(tag==='input'&&"
     "(t==='submit'||t==='image'));}"
     "var row=e.closest('tr,li,[role=row],[role=listitem],article');"
-    "if(row)r.row=N(row.innerText,120);return r;}";
+    "if(row)r.row=N(row.innerText,120);"
+    /* Words that may name a recipient field: labels, aria-labelledby, title,
+     * placeholders, the text just before the field (a "To:" beside a
+     * contenteditable), and for an option the control it belongs to. */
+    "var L=function(x){var s=[],d=x.ownerDocument;if(x.labels)for(var i=0;i<x.labels.length;"
+    "i++)s.push(x.labels[i].innerText);(A(x,'aria-labelledby')).split(/\\s+/).forEach("
+    "function(id){var l=id&&d.getElementById(id);if(l)s.push(l.innerText);});"
+    "s.push(A(x,'title'),A(x,'aria-placeholder'),A(x,'data-placeholder'),A(x,'aria-label'),"
+    "A(x,'name'),x.id||'',A(x,'placeholder'));var p=x.previousElementSibling;"
+    "if(p&&!p.matches('input,select,textarea,button'))s.push(N(p.innerText,40));"
+    "var g=x.parentElement&&x.parentElement.closest('[aria-label],[role=group],fieldset');"
+    "if(g)s.push(A(g,'aria-label'),g.tagName==='FIELDSET'&&g.querySelector('legend')?"
+    "g.querySelector('legend').innerText:'');return s.join(' ');};"
+    "var lb=L(e),ro=A(e,'role');if(tag==='option'||/^(option|menuitemradio|treeitem)$/.test(ro)){"
+    "var lst=e.closest('select,datalist,[role=listbox],[role=menu],[role=tree]');"
+    "if(lst){lb+=' '+L(lst);var id=lst.id;var own=id&&(lst.ownerDocument.querySelector("
+    "'[aria-controls~=\"'+CSS.escape(id)+'\"],[aria-owns~=\"'+CSS.escape(id)+'\"]'));"
+    "if(!own&&tag==='option'&&id)own=lst.ownerDocument.querySelector('[list=\"'+"
+    "CSS.escape(id)+'\"]');if(own)lb+=' '+L(own);}}"
+    "r.lbl=N(lb,300);return r;}";
 
 char *snap_gate_facts_params(const char *oid)
 {
@@ -66,34 +85,9 @@ const snap_js snap_policy_scripts[] = {
     {NULL, NULL, 0},
 };
 
-/* Words that make a field a recipient field. */
-static bool recipient_field(const char *s)
-{
-    static const char *const W[] = {"to", "recipient", "recipients", "cc", "bcc", "payee",
-                                    "beneficiary", "send to", "sendto", "mailto", NULL};
-    if (!s)
-        return false;
-    char low[200];
-    size_t n = 0;
-    for (; s[n] && n + 1 < sizeof low; n++)
-        low[n] = (char)((s[n] >= 'A' && s[n] <= 'Z') ? s[n] + 32 : s[n]);
-    low[n] = 0;
-    for (const char *const *w = W; *w; w++) {
-        size_t wl = strlen(*w);
-        for (const char *p = strstr(low, *w); p; p = strstr(p + 1, *w)) {
-            bool left = p == low || !((p[-1] >= 'a' && p[-1] <= 'z') ||
-                                      (p[-1] >= '0' && p[-1] <= '9'));
-            char c = p[wl];
-            bool right = !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'));
-            if (left && right)
-                return true;
-        }
-    }
-    return false;
-}
-
 /* A password or one-time-code field: what is typed there is a secret and is
- * never handed to the gate as a recipient (the gate would quote it). */
+ * never handed to the gate (it would show it to the human, or quote it as
+ * a recipient). */
 static bool secret_field(const gate_target *t)
 {
     return (t->input_type && strcmp(t->input_type, "password") == 0) ||
@@ -221,6 +215,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
         tg.form_method = jstr(fv, "fm");
         tg.form_submit = jstr(fv, "fs");
         tg.frame_url = frame_url;
+        tg.label = jstr(fv, "lbl");
         tg.submits = json_bool(json_get(fv, "sub")) || in->submit;
         have_target = true;
     }
@@ -234,15 +229,17 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     q.dialog = in->dialog;
     q.file = in->file;
     q.script = in->script;
+    q.key = in->key;
+    q.options = in->options;
+    q.noptions = in->noptions;
+    /* The text to type: shown to the human who confirms, and checked by the
+     * gate when the field takes a recipient (To, Cc, payee, ...). Never the
+     * text of a secret field. */
+    if (in->text && !(have_target && secret_field(&tg)))
+        q.text = in->text;
     q.egress = in->egress;
     q.epoch = in->epoch;
     q.obs = in->obs;
-    /* An address typed into a recipient field (To, Cc, payee, ...) must be
-     * one the grant names. Other text ("Lisbon" into "Fly to") is not a
-     * recipient. */
-    if (have_target && in->text && strchr(in->text, '@') && !secret_field(&tg) &&
-        (recipient_field(tg.field) || recipient_field(tg.name)))
-        q.recipient = in->text;
     int rc = gate_check(a->gate, &q, &g->d);
     free(url);
     /* A human answered: keep what they were shown of the element, so the

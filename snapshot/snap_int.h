@@ -244,8 +244,13 @@ typedef struct {
     bool authenticated;          /* open: the context picked for it is */
     bool state_change;
     bool submit;                 /* type with submit, press Enter in a form */
-    const char *text;            /* type: the text (only ever passed on as a
-                                    recipient address, for a recipient field) */
+    const char *text;            /* type: the text (shown to the human who
+                                    confirms, checked as a recipient in a
+                                    recipient field; never for a secret field) */
+    const char *key;             /* press: the key (shown) */
+    const char *const *options;  /* select: the options chosen (shown, checked
+                                    as recipients in a recipient field) */
+    size_t noptions;
     const char *dialog;          /* dialog accept: its message */
     const char *file;            /* upload: the resolved path of the file */
     const char *script;          /* eval: the expression */

@@ -9,6 +9,7 @@
  */
 #include "tests/harness.h"
 #include "tests/fixture.h"
+#include "gate/gate.h"
 #include "json/json.h"
 
 #include <errno.h>
@@ -1283,8 +1284,11 @@ static void t_gate_elicitation_and_takeover(void)
         const json_val *p = json_get(json_doc_root(q), "params");
         const char *msg = json_get_str(p, "message");
         CHECK(msg && strstr(msg, "eval") && strstr(msg, "a.test"));
-        /* The human sees the script they approve. */
-        CHECK(msg && strstr(msg, "The script:\n6*7"));
+        /* The human sees cdpgate's verdict first, then the whole script
+         * they approve, line by line. */
+        CHECK(msg && strncmp(msg, "cdpgate: the agent asks to run a script in the page (eval) "
+                             "on http://a.test:", 76) == 0);
+        CHECK(msg && strstr(msg, "\n     1| 6*7\n  (end of the script)\n"));
         CHECK(json_is(json_path(p, "requestedSchema.properties.approve"), JSON_OBJECT));
         answer(&c, q, "{\"action\":\"accept\",\"content\":{\"approve\":true}}");
         json_doc_free(q);
@@ -1299,7 +1303,7 @@ static void t_gate_elicitation_and_takeover(void)
     q = wait_request(&c, "elicitation/create", 30000);
     if (q) {
         const char *msg = json_get_str(json_get(json_doc_root(q), "params"), "message");
-        CHECK(msg && strstr(msg, "The script:\ndocument.title='x'"));
+        CHECK(msg && strstr(msg, "\n     1| document.title='x'\n"));
         answer(&c, q, "{\"action\":\"decline\"}");
         json_doc_free(q);
     }
@@ -1339,6 +1343,21 @@ static void t_gate_elicitation_and_takeover(void)
     d = wait_id(&c, "8", 30000, NULL, NULL);
     CHECK(d && strstr(result_text(d), "MCP fixture") && !strstr(result_text(d), "\"x\""));
     json_doc_free(d);
+    /* A script longer than a confirmation can show whole: refused without
+     * asking (no elicitation), never shown cut. */
+    {
+        char big[GATE_SCRIPT_SHOWN + 200];
+        int k = snprintf(big, sizeof big, "{\"jsonrpc\":\"2.0\",\"id\":81,\"method\":"
+                         "\"tools/call\",\"params\":{\"name\":\"browser_eval\",\"arguments\":"
+                         "{\"expression\":\"");
+        for (int i = 0; i < GATE_SCRIPT_SHOWN + 1; i++)
+            big[k++] = i % 2 ? '1' : '+';
+        snprintf(big + k, sizeof big - (size_t)k, "\"}}}");
+        CHECK(send_line(&c, big));
+        d = wait_id(&c, "81", 30000, NULL, NULL);
+        CHECK(d && is_error(d) && strstr(result_text(d), "it is refused, not cut"));
+        json_doc_free(d);
+    }
     /* 4. The agent hands control to the human: every tool is refused (no
      * elicitation is even asked), and the model cannot take it back. */
     d = call_tool(&c, 9, "browser_takeover", "{\"text\":\"solve the puzzle\"}");

@@ -1,0 +1,453 @@
+/*
+ * prompt.c — what a human is shown when the gate asks: the escaping of
+ * page- and model-derived text (gate_text_escape), the human-facing
+ * message (gate_prompt_message) and the hook's JSON request
+ * (gate_prompt_json).
+ *
+ * Invariants: every string that came from the page (names, rows, texts,
+ * dialog messages, field names, URLs) or from the model (the text to type,
+ * the key, options, the script) goes through gate_text_escape before a
+ * human sees it, so it can neither break out of its quotes, nor start a
+ * line that reads as cdpgate's, nor hide or reorder characters (bidi and
+ * invisible characters are shown as escapes). The message starts with
+ * cdpgate's own verdict, built only from the gate's decision and the
+ * normalised origin; the page's text comes after a separator line that
+ * labels it. A script is shown whole or the eval is refused (gate.c:
+ * GATE_SCRIPT_SHOWN), never cut.
+ */
+#include "gate/gate_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- escaping ---- */
+
+/* Characters a human cannot see, or that reorder or break what follows. */
+static bool invisible(uint32_t c)
+{
+    return c == 0x00AD || c == 0x034F || c == 0x061C || c == 0x115F || c == 0x1160 ||
+           c == 0x17B4 || c == 0x17B5 || (c >= 0x180B && c <= 0x180F) ||
+           (c >= 0x200B && c <= 0x200F) || (c >= 0x2028 && c <= 0x202E) ||
+           (c >= 0x2060 && c <= 0x206F) || c == 0x3164 || (c >= 0xFE00 && c <= 0xFE0F) ||
+           c == 0xFEFF || c == 0xFFA0 || (c >= 0xFFF0 && c <= 0xFFFB) ||
+           (c >= 0xE0000 && c <= 0xE0FFF);
+}
+
+/* Decode the valid UTF-8 sequence at s (n bytes left): its length, else 0. */
+static size_t utf8_get(const unsigned char *s, size_t n, uint32_t *cp)
+{
+    size_t l = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3
+             : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+    if (!l || l > n || (l > 1 && !json_utf8_valid(s, l)))
+        return 0;
+    uint32_t c = l == 1 ? s[0] : l == 2 ? s[0] & 0x1Fu : l == 3 ? s[0] & 0x0Fu : s[0] & 0x07u;
+    for (size_t i = 1; i < l; i++)
+        c = (c << 6) | (s[i] & 0x3Fu);
+    *cp = c;
+    return l;
+}
+
+size_t gate_text_escape(char *out, size_t cap, const char *s, size_t len, unsigned flags)
+{
+    size_t o = 0, need = 0, i = 0;
+    bool full = cap == 0;
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    if (!s)
+        len = 0;
+    while (i < len) {
+        char esc[16];
+        const char *rep = esc;
+        size_t rl;
+        uint32_t c = 0;
+        size_t l = utf8_get(p + i, len - i, &c);
+        bool lines = (flags & GATE_ESC_LINES) != 0;
+        if (!l) {
+            rl = (size_t)snprintf(esc, sizeof esc, "\\x%02x", p[i]);
+            l = 1;
+        } else if (c == '"' || c == '\\') {
+            rl = (size_t)snprintf(esc, sizeof esc, "\\%c", (char)c);
+        } else if (c == '\n') {
+            rep = lines ? "\n" : "\\n";
+            rl = strlen(rep);
+        } else if (c == '\t') {
+            rep = lines ? "\t" : "\\t";
+            rl = strlen(rep);
+        } else if (c == '\r') {
+            /* A CR ends a line for JavaScript: show it, and break the line
+             * (once, when an LF follows anyway). */
+            rep = lines && !(i + 1 < len && p[i + 1] == '\n') ? "\\r\n" : "\\r";
+            rl = strlen(rep);
+        } else if (lines && (c == 0x2028 || c == 0x2029)) {
+            rl = (size_t)snprintf(esc, sizeof esc, "\\u%04x\n", (unsigned)c);
+        } else if (c < 0x20 || c == 0x7F) {
+            rl = (size_t)snprintf(esc, sizeof esc, "\\x%02x", (unsigned)c);
+        } else if ((c >= 0x80 && c <= 0x9F) || invisible(c)) {
+            rl = (size_t)snprintf(esc, sizeof esc, c > 0xFFFF ? "\\u{%x}" : "\\u%04x",
+                                  (unsigned)c);
+        } else {
+            rep = (const char *)p + i;
+            rl = l;
+        }
+        if (!full && o + rl < cap) {
+            memcpy(out + o, rep, rl);
+            o += rl;
+        } else {
+            full = true;
+        }
+        need += rl;
+        i += l;
+    }
+    if (cap)
+        out[o] = 0;
+    return need;
+}
+
+/* ---- a growing text ---- */
+
+typedef struct {
+    char *s;
+    size_t n, cap;
+    bool oom;
+} tbuf;
+
+static void tb_put(tbuf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->n + n + 1 > b->cap) {
+        size_t nc = b->cap ? b->cap : 1024;
+        while (nc < b->n + n + 1)
+            nc *= 2;
+        char *ns = realloc(b->s, nc);
+        if (!ns) {
+            b->oom = true;
+            return;
+        }
+        b->s = ns;
+        b->cap = nc;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = 0;
+}
+
+static void tb_str(tbuf *b, const char *s) { tb_put(b, s, strlen(s)); }
+
+/* At most max bytes of s, escaped (GATE_ESC_LINES with lines), "…" when
+ * cut; quoted with quote. */
+static void tb_esc(tbuf *b, const char *s, size_t max, bool quote, unsigned flags)
+{
+    size_t n = s ? strlen(s) : 0;
+    bool cut = n > max;
+    if (cut) {
+        n = max;
+        /* Cut on a character boundary. */
+        while (n && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+    }
+    size_t need = gate_text_escape(NULL, 0, s, n, flags);
+    char *e = malloc(need + 1);
+    if (!e) {
+        b->oom = true;
+        return;
+    }
+    gate_text_escape(e, need + 1, s, n, flags);
+    if (quote)
+        tb_str(b, "\"");
+    tb_put(b, e, need);
+    if (quote)
+        tb_str(b, "\"");
+    if (cut)
+        tb_str(b, " (\xe2\x80\xa6 cut)");
+    free(e);
+}
+
+void gate_text_quote(char *out, size_t cap, const char *s, size_t max)
+{
+    if (!cap)
+        return;
+    size_t n = s ? strlen(s) : 0;
+    bool cut = n > max;
+    if (cut) {
+        n = max;
+        while (n && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+    }
+    /* Room for the ellipsis: escapes are cut whole by gate_text_escape. */
+    size_t room = cap > 4 ? cap - 3 : cap;
+    if (gate_text_escape(out, room, s, n, 0) >= room)
+        cut = true;
+    if (cut && cap > 4) {
+        size_t o = strlen(out);
+        memcpy(out + o, "\xe2\x80\xa6", 4);
+    }
+}
+
+/* ---- the message ---- */
+
+static const char *tool_verb(const char *tool)
+{
+    static const char *const V[][2] = {
+        {"click", "click an element"}, {"type", "type text into a field"},
+        {"press", "press a key in the focused element"}, {"select", "choose an option"},
+        {"eval", "run a script in the page"}, {"dialog", "accept the page's dialog"},
+        {"upload", "upload a file"}, {"hover", "move the mouse over an element"},
+        {"open", "open a page"}, {"login", "sign in"}, {"scroll", "scroll"},
+        {"back", "go back"},
+    };
+    for (size_t i = 0; i < sizeof V / sizeof V[0]; i++)
+        if (strcmp(V[i][0], tool) == 0)
+            return V[i][1];
+    return NULL;
+}
+
+/* The verdict: why the human is asked, from the decision only. */
+static void verdict(tbuf *b, const gate_request *req, const gate_decision *d,
+                    const char *origin)
+{
+    if (strcmp(req->tool, "eval") == 0) {
+        tb_str(b, "Why you are asked: running a script can do anything the page can; it is "
+                  "confirmed every time.\n");
+    } else if (d->cls == GATE_CLASS_CONSEQUENTIAL) {
+        tb_str(b, "Why you are asked: a consequential action (");
+        tb_str(b, gate_conseq_name(d->conseq));
+        tb_str(b, ") on ");
+        tb_str(b, origin);
+        tb_str(b, ", where a signed-in session is in use; a bound rule of the grant names it, "
+                  "so you may allow it here.\n");
+    } else if (d->cls == GATE_CLASS_AUTH_CHANGE) {
+        tb_str(b, "Why you are asked: a state change (auth_change) on ");
+        tb_str(b, origin);
+        tb_str(b, ", where a signed-in session is in use; confirmed every time.\n");
+    } else {
+        tb_str(b, "Why you are asked: class ");
+        tb_str(b, gate_class_name(d->cls));
+        tb_str(b, ".\n");
+    }
+}
+
+/* What the agent supplied: model text, escaped. */
+static void agent_part(tbuf *b, const gate_request *req)
+{
+    bool any = (req->text && strcmp(req->tool, "type") == 0) || req->key || req->noptions ||
+               req->file || req->recipient || req->script;
+    if (!any)
+        return;
+    tb_str(b, "\nWhat the agent supplied (escaped: \\\" is a quote, \\n a line break, "
+              "\\uXXXX an invisible or control character):\n");
+    if (req->text && strcmp(req->tool, "type") == 0) {
+        tb_str(b, "  text to type: ");
+        tb_esc(b, req->text, 1000, true, 0);
+        tb_str(b, "\n");
+    }
+    if (req->key) {
+        tb_str(b, "  key: ");
+        tb_esc(b, req->key, 100, true, 0);
+        tb_str(b, "\n");
+    }
+    for (size_t i = 0; i < req->noptions && i < 20; i++) {
+        tb_str(b, i ? ", " : "  option(s) to choose: ");
+        tb_esc(b, req->options[i], 200, true, 0);
+        if (i + 1 == req->noptions || i + 1 == 20)
+            tb_str(b, "\n");
+    }
+    if (req->noptions > 20) {
+        char n[64];
+        snprintf(n, sizeof n, "  ... and %zu more options\n", req->noptions - 20);
+        tb_str(b, n);
+    }
+    if (req->recipient) {
+        tb_str(b, "  recipient: ");
+        tb_esc(b, req->recipient, 300, true, 0);
+        tb_str(b, "\n");
+    }
+    if (req->file) {
+        tb_str(b, "  file: ");
+        tb_esc(b, req->file, 1000, true, 0);
+        tb_str(b, "\n");
+    }
+    if (req->script) {
+        size_t n = strlen(req->script);
+        size_t need = gate_text_escape(NULL, 0, req->script, n, GATE_ESC_LINES);
+        char *e = malloc(need + 1);
+        if (!e) {
+            b->oom = true;
+            return;
+        }
+        gate_text_escape(e, need + 1, req->script, n, GATE_ESC_LINES);
+        size_t lines = 1;
+        for (size_t i = 0; i < need; i++)
+            lines += e[i] == '\n';
+        char h[160];
+        snprintf(h, sizeof h, "  the script, whole (%zu bytes, %zu line%s), exactly as it will "
+                 "run; each line is numbered:\n", n, lines, lines == 1 ? "" : "s");
+        tb_str(b, h);
+        size_t ln = 1;
+        for (char *p = e;; ln++) {
+            char *nl = strchr(p, '\n');
+            char num[24];
+            snprintf(num, sizeof num, "  %4zu| ", ln);
+            tb_str(b, num);
+            tb_put(b, p, nl ? (size_t)(nl - p) : strlen(p));
+            tb_str(b, "\n");
+            if (!nl)
+                break;
+            p = nl + 1;
+        }
+        tb_str(b, "  (end of the script)\n");
+        free(e);
+    }
+}
+
+static void page_line(tbuf *b, const char *label, const char *s, size_t max)
+{
+    if (!s || !*s)
+        return;
+    tb_str(b, "  ");
+    tb_str(b, label);
+    tb_str(b, ": ");
+    tb_esc(b, s, max, true, 0);
+    tb_str(b, "\n");
+}
+
+/* The page's own text: escaped and quoted, between separator lines. */
+static void page_part(tbuf *b, const gate_request *req)
+{
+    const gate_target *t = req->target;
+    bool press = strcmp(req->tool, "press") == 0;
+    tb_str(b, "\n----- page text below: written by the page, not by cdpgate; "
+              "quoted and escaped -----\n");
+    if (t) {
+        const char *name = t->name && *t->name ? t->name : NULL;
+        const char *role = t->role && *t->role ? t->role : t->tag && *t->tag ? t->tag
+                         : "element";
+        tb_str(b, press ? "  focused element (the key goes to it): " : "  element: ");
+        tb_esc(b, role, 40, false, 0);
+        if (t->input_type && *t->input_type) {
+            tb_str(b, " type=");
+            tb_esc(b, t->input_type, 40, false, 0);
+        }
+        if (name) {
+            tb_str(b, " ");
+            tb_esc(b, name, 300, true, 0);
+        }
+        tb_str(b, "\n");
+        if (t->text && *t->text && (!name || strcmp(t->text, name) != 0))
+            page_line(b, "its text", t->text, 300);
+        if (strcmp(req->tool, "click") != 0)
+            page_line(b, "field (name, id, placeholder, label)", t->field, 300);
+        if (!name)
+            page_line(b, "its label and the text beside it", t->label, 300);
+        page_line(b, "row", t->row, 300);
+        if (t->submits)
+            page_line(b, "submits a form to", t->form_action, 300);
+    } else if (press) {
+        tb_str(b, "  focused element: none (the key goes to the page)\n");
+    }
+    page_line(b, "dialog message", req->dialog, 600);
+    page_line(b, "page address", req->url, 400);
+    tb_str(b, "----- end of page text -----\n");
+}
+
+char *gate_prompt_message(const gate *gt, const gate_request *req, const gate_decision *d)
+{
+    (void)gt;
+    if (!req || !req->tool || !d)
+        return NULL;
+    tbuf b = {0};
+    char origin[GATE_ORIGIN_MAX];
+    if (!req->origin || gate_origin_parse(req->origin, origin, sizeof origin, ORIGIN_LENIENT,
+                                          NULL))
+        snprintf(origin, sizeof origin, "a page with no http(s) origin");
+    const char *verb = tool_verb(req->tool);
+    tb_str(&b, "cdpgate: the agent asks to ");
+    if (verb)
+        tb_str(&b, verb);
+    tb_str(&b, verb ? " (" : "use ");
+    tb_esc(&b, req->tool, 40, false, 0);
+    tb_str(&b, verb ? ") on " : " on ");
+    tb_str(&b, origin);
+    tb_str(&b, ". Nothing happens unless you allow it; allowing covers this one action "
+               "only.\n");
+    verdict(&b, req, d, origin);
+    agent_part(&b, req);
+    page_part(&b, req);
+    tb_str(&b, "\nAllow this one action?");
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+/* ---- the hook's JSON ---- */
+
+static void w_esc(json_w *w, const char *key, const char *s, size_t max, unsigned flags)
+{
+    json_w_key(w, key);
+    if (!s) {
+        json_w_null(w);
+        return;
+    }
+    tbuf b = {0};
+    tb_esc(&b, s, max, false, flags);
+    json_w_str(w, b.oom ? "" : b.s ? b.s : "");
+    free(b.s);
+}
+
+char *gate_prompt_json(const gate *gt, const gate_request *req, const gate_decision *d)
+{
+    const gate_target *t = req->target;
+    char *msg = gate_prompt_message(gt, req, d);
+    if (!msg)
+        return NULL;
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "message");
+    json_w_str(&w, msg);
+    free(msg);
+    gate_w_text(&w, "action", req->tool, 64);
+    w_esc(&w, "origin", req->origin, GATE_ORIGIN_MAX, 0);
+    w_esc(&w, "url", req->url, GATE_AUDIT_URL_MAX, 0);
+    json_w_key(&w, "target");
+    json_w_obj_begin(&w);
+    w_esc(&w, "role", t ? t->role : req->dialog ? "dialog" : NULL, 64, 0);
+    w_esc(&w, "name", t ? (t->name && *t->name ? t->name : t->text) : req->dialog, 200, 0);
+    w_esc(&w, "row", t ? t->row : NULL, 200, 0);
+    json_w_obj_end(&w);
+    json_w_key(&w, "class");
+    json_w_str(&w, gate_class_name(d->cls));
+    gate_w_text(&w, "kind", d->conseq ? gate_conseq_name(d->conseq) : NULL, 32);
+    w_esc(&w, "observation", req->obs, 256, 0);
+    if (req->script) {
+        /* The whole script (gate_decide refused a longer one). */
+        w_esc(&w, "script", req->script, GATE_SCRIPT_SHOWN, GATE_ESC_LINES);
+        json_w_key(&w, "script_bytes");
+        json_w_uint(&w, strlen(req->script));
+    }
+    if (req->text && strcmp(req->tool, "type") == 0)
+        w_esc(&w, "text", req->text, 1000, 0);
+    if (req->key)
+        w_esc(&w, "key", req->key, 100, 0);
+    if (req->noptions) {
+        json_w_key(&w, "options");
+        json_w_arr_begin(&w);
+        for (size_t i = 0; i < req->noptions && i < 100; i++) {
+            tbuf b = {0};
+            tb_esc(&b, req->options[i], 200, false, 0);
+            json_w_str(&w, b.oom || !b.s ? "" : b.s);
+            free(b.s);
+        }
+        json_w_arr_end(&w);
+    }
+    json_w_key(&w, "epoch");
+    json_w_uint(&w, gt->epoch);
+    gate_w_text(&w, "reason", d->reason, sizeof d->reason);
+    w_esc(&w, "task", gt->grant ? gt->grant->task : NULL, GATE_STR_MAX, 0);
+    json_w_obj_end(&w);
+    char *p = json_w_error(&w) ? NULL : json_w_take(&w, NULL);
+    json_w_free(&w);
+    return p;
+}

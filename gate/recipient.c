@@ -1,0 +1,276 @@
+/*
+ * recipient.c — recipients wherever one can be given: which fields take a
+ * recipient (To, Cc, payee, beneficiary, ... by their field names, label
+ * and accessible name, or the control an option belongs to), the value
+ * given there (typed text, options chosen, an option clicked), and the
+ * check of that value against the grant's recipients.
+ *
+ * Invariants: a value that holds an '@' — or a look-alike of one (U+FF20
+ * full-width, U+FE6B small), after full-width ASCII is folded to ASCII and
+ * invisible characters dropped — in a recipient field is an address list,
+ * and every address in it must be granted; one written with look-alike or
+ * invisible characters is refused even when its folded form is granted
+ * (the page may not fold it the same way). In a payee field (payee,
+ * beneficiary, recipient, IBAN, ...) a value without '@' (an account name,
+ * an IBAN) must equal a grant entry compared as text (ASCII case and
+ * whitespace ignored). A grant that names no recipients allows none; no
+ * grant allows any. Values are never secrets here: the gate never reads a
+ * credential field's value as a recipient (the caller checks the class).
+ */
+#include "gate/gate_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RCPT_MAX 1024u          /* bytes of a value checked (longer: refused) */
+
+/* ---- which fields ---- */
+
+/* Words (ASCII lower case, whole words) that make a field an address
+ * field, and those that make it a payee field (where a value without '@'
+ * is a recipient too). */
+static const char *const ADDRESS_WORDS[] = {"to", "cc", "bcc", "mailto", "send to", "sendto",
+                                            "email to", NULL};
+static const char *const PAYEE_WORDS[] = {
+    "recipient", "recipients", "payee", "payees", "beneficiary", "beneficiaries", "iban",
+    "pay to", "payto", "transfer to", "account holder", "account name", "send money to",
+    "destinataire", "destinatario", "beneficiario", "b\xc3\xa9n\xc3\xa9" "ficiaire",
+    "empf\xc3\xa4nger", "empfaenger", "beg\xc3\xbcnstigter", NULL};
+
+static bool word_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80;
+}
+
+/* s (lower-cased ASCII, camelCase and '_'/'-' split into words) holds one
+ * of the words of W as a whole word. */
+static bool has_word(const char *s, const char *const *W)
+{
+    if (!s || !*s)
+        return false;
+    char low[512];
+    size_t n = 0;
+    for (size_t i = 0; s[i] && n + 2 < sizeof low; i++) {
+        unsigned char c = (unsigned char)s[i];
+        /* "sendTo", "payeeName": a hump starts a word. */
+        if (c >= 'A' && c <= 'Z' && i && s[i - 1] >= 'a' && s[i - 1] <= 'z')
+            low[n++] = ' ';
+        low[n++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c == '_' || c == '-' ? ' ' : c);
+    }
+    low[n] = 0;
+    for (const char *const *w = W; *w; w++) {
+        size_t wl = strlen(*w);
+        for (const char *p = strstr(low, *w); p; p = strstr(p + 1, *w)) {
+            bool left = p == low || !word_char((unsigned char)p[-1]);
+            bool right = !word_char((unsigned char)p[wl]);
+            if (left && right)
+                return true;
+        }
+    }
+    return false;
+}
+
+int gate_recipient_field(const gate_target *t)
+{
+    if (!t)
+        return GATE_RFIELD_NONE;
+    const char *s[] = {t->field, t->label, t->name};
+    int kind = GATE_RFIELD_NONE;
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+        if (has_word(s[i], PAYEE_WORDS))
+            return GATE_RFIELD_PAYEE;
+        if (has_word(s[i], ADDRESS_WORDS))
+            kind = GATE_RFIELD_ADDRESS;
+    }
+    return kind;
+}
+
+/* ---- look-alikes ---- */
+
+/* Fold s into out (cap): full-width ASCII (U+FF01-FF5E) to ASCII, U+FE6B
+ * and U+FF20 to '@', U+3000 to a space; drop invisible characters (U+00AD,
+ * U+200B-200F, U+202A-202E, U+2060-2069, U+FEFF, tags U+E0000-E007F).
+ * *changed tells whether anything was folded or dropped. Returns 0, or -1
+ * when out is too small. */
+static int fold(const char *s, char *out, size_t cap, bool *changed)
+{
+    size_t o = 0;
+    *changed = false;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        uint32_t c = *p;
+        size_t l = 1;
+        if (p[0] >= 0xC0 && (p[1] & 0xC0) == 0x80) {
+            if (p[0] < 0xE0) {
+                c = ((p[0] & 0x1Fu) << 6) | (p[1] & 0x3Fu);
+                l = 2;
+            } else if (p[0] < 0xF0 && (p[2] & 0xC0) == 0x80) {
+                c = ((p[0] & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
+                l = 3;
+            } else if (p[0] >= 0xF0 && (p[2] & 0xC0) == 0x80 && (p[3] & 0xC0) == 0x80) {
+                c = ((p[0] & 0x07u) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) |
+                    (p[3] & 0x3Fu);
+                l = 4;
+            }
+        }
+        int a = -1;
+        bool drop = false;
+        if (c >= 0xFF01 && c <= 0xFF5E)
+            a = (int)(c - 0xFF01 + 0x21);
+        else if (c == 0xFE6B)
+            a = '@';
+        else if (c == 0x3000)
+            a = ' ';
+        else if (c == 0x00AD || (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
+                 (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF || (c >= 0xE0000 && c <= 0xE007F))
+            drop = true;
+        if (a >= 0 || drop)
+            *changed = true;
+        size_t need = drop ? 0 : a >= 0 ? 1 : l;
+        if (o + need + 1 > cap)
+            return -1;
+        if (a >= 0)
+            out[o] = (char)a;
+        else if (!drop)
+            memcpy(out + o, p, l);
+        o += need;
+        p += l;
+    }
+    out[o] = 0;
+    return 0;
+}
+
+static bool space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* Plain comparison: ASCII case and all whitespace ignored. */
+static bool plain_equal(const char *a, const char *b)
+{
+    for (;;) {
+        while (space(*a))
+            a++;
+        while (space(*b))
+            b++;
+        if (!*a || !*b)
+            return !*a && !*b;
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
+        char y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
+        if (x != y)
+            return false;
+        a++;
+        b++;
+    }
+}
+
+/* ---- the check ---- */
+
+static int refuse(char *why, size_t cap, const char *fmt, const char *v, const char *w)
+{
+    char q[160];
+    gate_text_quote(q, sizeof q, v, 100);
+    snprintf(why, cap, fmt, q, w ? w : "");
+    return -1;
+}
+
+/* One address (the text between separators; "Name <addr>" gives addr). */
+static int check_address(const gate_grant *g, char *part, bool changed, char *why, size_t cap)
+{
+    char *lt = strrchr(part, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+    if (lt && gt) {
+        *gt = 0;
+        part = lt + 1;
+    }
+    while (space(*part))
+        part++;
+    size_t n = strlen(part);
+    while (n && space(part[n - 1]))
+        part[--n] = 0;
+    char a[RCPT_MAX + 1];
+    const char *w;
+    if (gate_recipient_norm(part, false, a, sizeof a, &w))
+        return refuse(why, cap, "recipient \"%s\" is not an address (%s)", part, w);
+    /* Named as given (the user part is compared exactly). */
+    bool ok = false;
+    for (size_t i = 0; i < g->nrecipients && !ok; i++)
+        ok = strchr(g->recipients[i], '@') && gate_recipient_match(g->recipients[i], a);
+    if (!ok)
+        return refuse(why, cap, g->nrecipients ? "recipient %s is not in the grant%s"
+                      : "recipient %s is not in the grant (it names no recipients)%s", part, "");
+    if (changed)
+        return refuse(why, cap, "recipient %s is written with look-alike or invisible "
+                      "characters (full-width letters, a full-width or small '@', zero-width "
+                      "or bidi characters)%s; write it in plain ASCII", a, "");
+    return 0;
+}
+
+int gate_recipient_check(const gate_grant *g, const char *v, int kind, char *why, size_t cap)
+{
+    bool payee = kind == GATE_RFIELD_PAYEE;
+    if (!g || !v)
+        return 0;
+    char f[RCPT_MAX + 1];
+    bool changed;
+    if (strlen(v) > RCPT_MAX || fold(v, f, sizeof f, &changed)) {
+        /* Long text in a To-like field that holds no '@' nor a look-alike
+         * of one is not an address ("Fly to": a paragraph). */
+        if (kind == GATE_RFIELD_ADDRESS && !strchr(v, '@') && !strstr(v, "\xef\xbc\xa0") &&
+            !strstr(v, "\xef\xb9\xab"))
+            return 0;
+        return refuse(why, cap, "recipient \"%s\" is too long to check%s", v, "");
+    }
+    if (!strchr(f, '@')) {
+        const char *p = f;
+        while (space(*p))
+            p++;
+        /* Given as a recipient (not through a field): it must be one. */
+        if (kind == GATE_RFIELD_NONE)
+            return refuse(why, cap, "recipient \"%s\" is not an address (%s)", v,
+                          "one '@' between a user and a domain");
+        if (!payee || !*p)
+            return 0;
+        for (size_t i = 0; i < g->nrecipients; i++)
+            if (!strchr(g->recipients[i], '@') && plain_equal(g->recipients[i], f))
+                return changed ? refuse(why, cap, "payee \"%s\" is written with look-alike or "
+                                        "invisible characters%s; write it in plain text", v,
+                                        "") : 0;
+        return refuse(why, cap, g->nrecipients ? "payee \"%s\" is not in the grant's "
+                      "recipients%s" : "payee \"%s\" is not in the grant (it names no "
+                      "recipients)%s", f, "");
+    }
+    /* An address list: every address in it. */
+    for (char *part = f, *next; part; part = next) {
+        next = strpbrk(part, ",;\n");
+        if (next)
+            *next++ = 0;
+        const char *p = part;
+        while (space(*p))
+            p++;
+        if (!*p)
+            continue;
+        if (check_address(g, part, changed, why, cap))
+            return -1;
+    }
+    return 0;
+}
+
+const char *gate_recipient_value(const gate_request *req, size_t i, int *kind)
+{
+    const gate_target *t = req->target;
+    *kind = gate_recipient_field(t);
+    if (*kind == GATE_RFIELD_NONE || !req->tool)
+        return NULL;
+    if (strcmp(req->tool, "type") == 0)
+        return i == 0 ? req->text : NULL;
+    if (strcmp(req->tool, "select") == 0)
+        return i < req->noptions ? req->options[i] : NULL;
+    /* An option clicked in a recipient field's list. */
+    bool option = (t->role && (strcmp(t->role, "option") == 0 ||
+                               strcmp(t->role, "menuitemradio") == 0 ||
+                               strcmp(t->role, "treeitem") == 0)) ||
+                  (t->tag && strcmp(t->tag, "option") == 0);
+    if (strcmp(req->tool, "click") != 0 || !option)
+        return NULL;
+    /* Its accessible name and its text: either may be what the page uses. */
+    const char *nm = t->name && *t->name ? t->name : NULL;
+    const char *tx = t->text && *t->text && (!nm || strcmp(t->text, nm) != 0) ? t->text : NULL;
+    return i == 0 ? (nm ? nm : tx) : i == 1 && nm ? tx : NULL;
+}
