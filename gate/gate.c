@@ -635,21 +635,28 @@ char *gate_unknown_outcomes(gate *gt)
 /* ---- page-started requests ---- */
 
 typedef struct {
-    const char *method, *url, *reason;
-    bool document, body;
+    const gate_net *n;
+    const char *reason;
 } request_line;
 
 static void build_request(gate *gt, json_w *w, uint64_t seq, void *ud)
 {
     const request_line *l = ud;
+    const gate_net *n = l->n;
     w_head(gt, w, seq, "request");
     w_common(gt, w);
-    gate_w_text(w, "method", l->method, 32);
-    gate_w_text(w, "url", l->url, GATE_AUDIT_URL_MAX);
+    gate_w_text(w, "method", n->method ? n->method : "GET", 32);
+    gate_w_text(w, "url", n->url, GATE_AUDIT_URL_MAX);
+    if (n->type)
+        gate_w_text(w, "type", n->type, 32);
     json_w_key(w, "document");
-    json_w_bool(w, l->document);
+    json_w_bool(w, n->document);
     json_w_key(w, "body");
-    json_w_bool(w, l->body);
+    json_w_bool(w, n->has_body);
+    if (n->privileged) {
+        json_w_key(w, "privileged");
+        json_w_bool(w, true);
+    }
     json_w_key(w, "decision");
     json_w_str(w, "deny");
     gate_w_text(w, "reason", l->reason, 512);
@@ -666,12 +673,30 @@ static int req_deny(char *r, size_t cap, const char *fmt, const char *a, const c
     return GATE_DENY;
 }
 
-static int judge_request(gate *gt, const char *method, const char *url, bool document,
-                         bool has_body, uint64_t epoch, char *r, size_t cap)
+static bool asset_granted(const gate *gt, const char *norm)
+{
+    const gate_grant *g = gt ? gt->grant : NULL;
+    for (size_t i = 0; g && i < g->nassets; i++)
+        if (gate_origin_match(g->assets[i], norm))
+            return true;
+    return false;
+}
+
+bool gate_asset_allowed(const gate *gt, const char *origin)
+{
+    char o[GATE_ORIGIN_MAX];
+    if (!origin || gate_origin_parse(origin, o, sizeof o, ORIGIN_LENIENT, NULL))
+        return false;
+    return asset_granted(gt, o);
+}
+
+static int judge_request(gate *gt, const gate_net *n, char *r, size_t cap)
 {
     const gate_grant *g = gt->grant;
-    bool data_out = has_body || (method && strcasecmp(method, "GET") != 0 &&
-                                 strcasecmp(method, "HEAD") != 0);
+    const char *method = n->method, *url = n->url;
+    bool document = n->document;
+    bool data_out = n->has_body || n->data || (method && strcasecmp(method, "GET") != 0 &&
+                                                strcasecmp(method, "HEAD") != 0);
     char o[GATE_ORIGIN_MAX], wsurl[GATE_AUDIT_URL_MAX + 8], tm[40];
     if (gt->mode == GATE_MODE_HUMAN) {
         snprintf(r, cap, "control is with the human: the request is theirs");
@@ -681,7 +706,7 @@ static int judge_request(gate *gt, const char *method, const char *url, bool doc
         gate_time_format(g->expires, tm, sizeof tm);
         return req_deny(r, cap, "the grant expired at %s%s", tm, "");
     }
-    if (epoch && epoch != gt->epoch)
+    if (n->epoch && n->epoch != gt->epoch)
         return req_deny(r, cap, "stale: the request belongs to an earlier control epoch%s%s",
                         "", "");
     if (strncmp(url, "about:", 6) == 0) {
@@ -712,28 +737,72 @@ static int judge_request(gate *gt, const char *method, const char *url, bool doc
     if (data_out && g && !(g->egress & GATE_EGRESS_FETCH))
         return req_deny(r, cap, "a request carrying data to %s needs the "
                         "approved_origin_fetch egress class%s", o, "");
+    if (!granted && n->privileged) {
+        if (n->subresource && asset_granted(gt, o))
+            return snprintf(r, cap, "asset origin"), GATE_ALLOW;
+        return req_deny(r, cap, "from a privileged context, a request to %s: origin not in "
+                        "the grant%s", o, n->subresource && g && g->nassets
+                        ? " nor an asset origin" : "");
+    }
     snprintf(r, cap, "%s", granted ? "granted origin" : "read-only subresource");
     return GATE_ALLOW;
 }
 
-int gate_check_request(gate *gt, const char *method, const char *url, bool document,
-                       bool has_body, uint64_t epoch, char *reason, size_t cap)
+int gate_check_net(gate *gt, const gate_net *n, char *reason, size_t cap)
 {
     char r[512];
-    if (!gt || !url) {
+    if (!gt || !n || !n->url) {
         if (reason && cap)
             snprintf(reason, cap, "invalid request: no URL");
         return GATE_DENY;
     }
-    int dec = judge_request(gt, method, url, document, has_body, epoch, r, sizeof r);
+    int dec = judge_request(gt, n, r, sizeof r);
     if (dec != GATE_ALLOW) {
-        request_line l = {method ? method : "GET", url, r, document, has_body};
+        request_line l = {n, r};
         uint64_t seq;
         gate_audit_line(gt, build_request, &l, false, &seq);
     }
     if (reason && cap)
         gate_text_copy(reason, cap, r, cap - 1);
     return dec;
+}
+
+int gate_check_request(gate *gt, const char *method, const char *url, bool document,
+                       bool has_body, uint64_t epoch, char *reason, size_t cap)
+{
+    gate_net n = {0};
+    n.method = method;
+    n.url = url;
+    n.document = document;
+    n.has_body = has_body;
+    n.epoch = epoch;
+    return gate_check_net(gt, &n, reason, cap);
+}
+
+int gate_note_request(gate *gt, const gate_net *n, const char *reason)
+{
+    if (!gt || !n || !n->url)
+        return GATE_EINVAL;
+    request_line l = {n, reason ? reason : ""};
+    uint64_t seq;
+    return gate_audit_line(gt, build_request, &l, false, &seq);
+}
+
+int gate_note_refusal(gate *gt, const char *tool, const char *url, const char *reason)
+{
+    if (!gt)
+        return GATE_EINVAL;
+    gate_request q = {0};
+    q.tool = tool;
+    q.origin = "";
+    q.url = url;
+    gate_decision d;
+    memset(&d, 0, sizeof d);
+    d.decision = GATE_DENY;
+    d.cls = GATE_CLASS_READ;
+    gate_text_copy(d.reason, sizeof d.reason, reason, sizeof d.reason - 1);
+    decision_line l = {&q, &d, false};
+    return gate_audit_line(gt, build_decision, &l, false, &d.seq);
 }
 
 /* ---- control epochs ---- */

@@ -6,9 +6,10 @@
  * as a gate_request and asks gate_check before anything leaves for the
  * browser; its one sink for state-changing CDP commands refuses to send
  * without the permit that an allowing decision gives (snapshot/sink.c).
- * Network requests the page starts itself (redirects, popups, form posts,
- * script navigations) are paused by the sink and judged by
- * gate_check_request before they leave.
+ * Network requests the page or the browser starts by itself (redirects,
+ * popups, form posts, script navigations, subresources, reports,
+ * prefetches) are paused by the sink and judged by gate_check_net before
+ * they leave; in a privileged context nothing goes outside the grant.
  *
  * What the gate decides, in order (docs/gate.md has the table):
  *   1. the grant has expired                      -> deny
@@ -121,6 +122,12 @@ typedef struct {
     size_t nbound;
     int64_t expires;                /* unix seconds; 0 = never */
     const char *audit;              /* audit log path; NULL = none */
+    const char *const *assets;      /* asset origins (same syntax as origins): in a
+                                       privileged context, read-only GET
+                                       subresources (images, styles, fonts,
+                                       scripts, media) may also come from them,
+                                       e.g. a CDN; nothing else goes there */
+    size_t nassets;
 } gate_grant;
 
 /* Which field of a grant file named the egress classes: none (no egress),
@@ -323,6 +330,38 @@ const char *gate_identity_for(const gate *gt, const char *origin);
  * refused. Returns GATE_ALLOW or GATE_DENY; reason (cap) says why. */
 int gate_check_request(gate *gt, const char *method, const char *url, bool document,
                        bool has_body, uint64_t epoch, char *reason, size_t cap);
+
+/* The same with everything the sink knows of the request (all borrowed).
+ * data: it carries data whatever its method (CSP and Reporting API
+ * reports, WebSockets, pings). subresource: a read-only load (image,
+ * style, font, script, media, text track, manifest). privileged: it comes
+ * from a privileged context (one holding a service's session): there it
+ * must go to a granted origin, or be a GET/HEAD subresource without a body
+ * from an asset origin of the grant, whatever its type (a GET with data in
+ * its URL included). Elsewhere the rules of gate_check_request apply.
+ * type (the browser's resource type) is written on the audit line. */
+typedef struct {
+    const char *method;             /* NULL: GET */
+    const char *url;
+    const char *type;               /* "Image", "WebSocket", ... (audit); may be NULL */
+    bool document;
+    bool has_body;
+    bool data;
+    bool subresource;
+    bool privileged;
+    uint64_t epoch;
+} gate_net;
+int gate_check_net(gate *gt, const gate_net *n, char *reason, size_t cap);
+/* Audit a request that was refused elsewhere (the browser blocked it under
+ * the policy the sink set; the reason says so). GATE_EIO when the line
+ * could not be written. */
+int gate_note_request(gate *gt, const gate_net *n, const char *reason);
+/* Audit an action refused before it reached the gate's decision (open of a
+ * javascript:, file: or view-source: URL): a decision line with decision
+ * deny, class read. url is shown as given (pass it redacted). */
+int gate_note_refusal(gate *gt, const char *tool, const char *url, const char *reason);
+/* Whether origin is an asset origin of the grant (no grant: false). */
+bool gate_asset_allowed(const gate *gt, const char *origin);
 
 /* ---- text shown to a human ---- */
 

@@ -138,6 +138,7 @@ static int pack_size(const gate_grant *s, size_t *size, gate_err *err)
         (s->audit && check_str("audit", 0, false, s->audit, &str, err)) ||
         check_list("tools", s->tools, s->ntools, &str, err) ||
         check_list("origins", s->origins, s->norigins, &str, err) ||
+        check_list("assets", s->assets, s->nassets, &str, err) ||
         check_list("recipients", s->recipients, s->nrecipients, &str, err) ||
         check_list("file_scopes", s->file_scopes, s->nfile_scopes, &str, err))
         return GATE_EINVAL;
@@ -163,7 +164,7 @@ static int pack_size(const gate_grant *s, size_t *size, gate_err *err)
         return fail(err, "grant: egress_field: %d is not a GATE_EGRESS_FIELD_*", s->egress_field);
     if (s->expires < 0)
         return fail(err, "grant: expires: negative");
-    size_t ptrs = s->ntools + s->norigins + s->nrecipients + s->nfile_scopes;
+    size_t ptrs = s->ntools + s->norigins + s->nrecipients + s->nfile_scopes + s->nassets;
     *size = sizeof(gate_grant) + ptrs * sizeof(char *) +
             s->nidentities * sizeof(gate_identity) + s->nbound * sizeof(gate_bound) + str;
     return 0;
@@ -198,6 +199,23 @@ static int pack_origins(const gate_grant *s, gate_grant *d, const char **l, area
     }
     d->origins = s->norigins ? l : NULL;
     d->norigins = s->norigins;
+    return 0;
+}
+
+/* Asset origins: the syntax of origins. */
+static int pack_assets(const gate_grant *s, gate_grant *d, const char **l, area *a,
+                       gate_err *err)
+{
+    char q[80];
+    for (size_t i = 0; i < s->nassets; i++) {
+        const char *why;
+        if (gate_origin_entry(s->assets[i], a->p, (size_t)(a->end - a->p), &why))
+            return fail(err, "grant: assets[%zu]: %s is not an origin (%s)", i,
+                        quoted(q, sizeof q, s->assets[i]), why);
+        l[i] = commit(a);
+    }
+    d->assets = s->nassets ? l : NULL;
+    d->nassets = s->nassets;
     return 0;
 }
 
@@ -316,7 +334,8 @@ int gate_grant_pack(const gate_grant *s, gate_grant **out, gate_err *err)
     memset(d, 0, sizeof *d);
     const char **lists = (const char **)(void *)(mem + sizeof *d);
     gate_identity *ids = (gate_identity *)(void *)(lists + s->ntools + s->norigins +
-                                                   s->nrecipients + s->nfile_scopes);
+                                                   s->nrecipients + s->nfile_scopes +
+                                                   s->nassets);
     gate_bound *bs = (gate_bound *)(void *)(ids + s->nidentities);
     area a = {(char *)(bs + s->nbound), mem + size};
     d->task = put(&a, s->task);
@@ -330,6 +349,7 @@ int gate_grant_pack(const gate_grant *s, gate_grant **out, gate_err *err)
         pack_origins(s, d, l += s->ntools, &a, err) ||
         pack_recipients(s, d, l += s->norigins, &a, err) ||
         pack_scopes(s, d, l += s->nrecipients, &a, err) ||
+        pack_assets(s, d, l += s->nfile_scopes, &a, err) ||
         pack_identities(s, d, ids, &a, err) || pack_bound(s, d, bs, &a, err)) {
         free(mem);
         return GATE_EINVAL;
@@ -346,7 +366,7 @@ void gate_grant_free(gate_grant *g) { free(g); }
  * are borrowed from the parsed document. */
 typedef struct {
     gate_grant g;
-    const char **tools, **origins, **recipients, **scopes;
+    const char **tools, **origins, **recipients, **scopes, **assets;
     gate_identity *ids;
     gate_bound *bound;
     bool has_task, has_egress;
@@ -358,6 +378,7 @@ static void draft_free(draft *d)
     free(d->origins);
     free(d->recipients);
     free(d->scopes);
+    free(d->assets);
     free(d->ids);
     free(d->bound);
 }
@@ -563,6 +584,11 @@ static int json_member(const char *k, const json_val *v, draft *d, gate_err *err
         g->origins = d->origins;
         return rc;
     }
+    if (strcmp(k, "assets") == 0) {
+        int rc = json_strings(v, "assets", &d->assets, &g->nassets, err);
+        g->assets = d->assets;
+        return rc;
+    }
     if (strcmp(k, "recipients") == 0) {
         int rc = json_strings(v, "recipients", &d->recipients, &g->nrecipients, err);
         g->recipients = d->recipients;
@@ -587,8 +613,9 @@ static int json_member(const char *k, const json_val *v, draft *d, gate_err *err
         return json_bound(v, d, err);
     if (strcmp(k, "expires") == 0)
         return json_expires(v, &g->expires, err);
-    return fail(err, "grant: unknown field %s (task, principal, tools, origins, recipients, "
-                "file_scopes, egress (or egress_classes), identities, bound, expires, audit)",
+    return fail(err, "grant: unknown field %s (task, principal, tools, origins, assets, "
+                "recipients, file_scopes, egress (or egress_classes), identities, bound, "
+                "expires, audit)",
                 quoted(q, sizeof q, k));
 }
 

@@ -293,6 +293,8 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
         snap_sink_paused(a, p);
         return;
     }
+    if (strcmp(method, "Network.webSocketCreated") == 0)
+        snap_sink_socket(a, session, p);
     if (strncmp(method, "Target.", 7) == 0) {
         const char *m = method + 7;
         const json_val *info = json_get(p, "targetInfo");
@@ -319,6 +321,14 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
                     f->gone = false;
                 }
                 queue_work(a, 2, tid, sid, "", t->id);
+            } else if (t && type && sid && strcmp(type, "worker") == 0 &&
+                       snap_sink_privileged(a, t)) {
+                /* A worker of a privileged tab: its WebSockets are audited
+                 * (sink.c) from its own Network events. */
+                uint64_t id = 0;
+                if (snap_cdp_send(a, sid, "Network.enable", "{\"maxTotalBufferSize\":0}",
+                                  &id, NULL) == 0)
+                    cdp_forget(a->c, id);
             }
         } else if (strcmp(m, "detachedFromTarget") == 0) {
             const char *sid = json_get_str(p, "sessionId");
@@ -1264,16 +1274,29 @@ static int check_scheme(snap_agent *a, const char *url, snap_result *r)
         return snap_fail(r, SNAP_EINVAL, "open needs a URL");
     char scheme[24];
     url_scheme(url, scheme, sizeof scheme);
+    int rc = 0;
     if (strcmp(scheme, "javascript") == 0)
-        return snap_fail(r, SNAP_EINVAL, "javascript: URLs are not opened: they would run "
-                         "code in the current page");
-    if (!a->o.allow_local && (strcmp(scheme, "file") == 0 || strcmp(scheme, "chrome") == 0 ||
-                              strcmp(scheme, "devtools") == 0 ||
-                              strcmp(scheme, "view-source") == 0 ||
-                              strcmp(scheme, "chrome-extension") == 0))
-        return snap_fail(r, SNAP_EINVAL, "%s: URLs are not opened here (local files and "
-                         "browser pages are off unless the host allows them)", scheme);
-    return 0;
+        rc = snap_fail(r, SNAP_EINVAL, "javascript: URLs are not opened: they would run "
+                       "code in the current page");
+    else if (!a->o.allow_local && (strcmp(scheme, "file") == 0 ||
+                                   strcmp(scheme, "chrome") == 0 ||
+                                   strcmp(scheme, "devtools") == 0 ||
+                                   strcmp(scheme, "view-source") == 0 ||
+                                   strcmp(scheme, "chrome-extension") == 0))
+        rc = snap_fail(r, SNAP_EINVAL, "%s: URLs are not opened here (local files and "
+                       "browser pages are off unless the host allows them)", scheme);
+    if (rc && a->gate) {
+        /* Refused before the gate's own decision: audited all the same,
+         * the URL redacted (a javascript: URL is only named by its scheme:
+         * it is the model's code). */
+        char *shown = strcmp(scheme, "javascript") == 0 ? NULL
+                    : snap_url_redact(url, true, NULL);
+        char what[40];
+        snprintf(what, sizeof what, "%s:", scheme);
+        gate_note_refusal(a->gate, "open", shown ? shown : what, r->text ? r->text : "");
+        free(shown);
+    }
+    return rc;
 }
 
 /* Navigate in the current tab when it is in context ctx (and !new_tab),

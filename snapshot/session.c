@@ -232,12 +232,21 @@ static snap_ctx *ctx_add(snap_agent *a)
     return c;
 }
 
-/* Target.createBrowserContext; id "" and CDP_EPROTOCOL when refused. */
-static int create_context(snap_agent *a, char id[SNAP_ID_MAX], cdp_err *e)
+/* Target.createBrowserContext; id "" and CDP_EPROTOCOL when refused.
+ * privileged: the context's egress rule (sink.c) goes with it. */
+static int create_context(snap_agent *a, char id[SNAP_ID_MAX], bool privileged, cdp_err *e)
 {
     cdp_reply rep;
-    int rc = snap_cdp_call(a, NULL, "Target.createBrowserContext", "{\"disposeOnDetach\":true}",
-                      a->o.timeout_ms, &rep, e);
+    char *params = privileged ? snap_sink_context_params(a) : NULL;
+    if (privileged && !params) {
+        id[0] = 0;
+        snprintf(e->msg, sizeof e->msg, "out of memory");
+        return CDP_ENOMEM;
+    }
+    int rc = snap_cdp_call(a, NULL, "Target.createBrowserContext",
+                           params ? params : "{\"disposeOnDetach\":true}", a->o.timeout_ms,
+                           &rep, e);
+    free(params);
     id[0] = 0;
     if (rc)
         return rc;
@@ -252,7 +261,7 @@ int snap_ctx_untrusted(snap_agent *a, snap_result *r)
         return 0;
     char id[SNAP_ID_MAX];
     cdp_err e = {0};
-    int rc = create_context(a, id, &e);
+    int rc = create_context(a, id, false, &e);
     if (rc && rc != CDP_EPROTOCOL)
         return snap_fail(r, SNAP_EBROWSER, "cannot create a browser context: %s", e.msg);
     snap_ctx *c = ctx_add(a);
@@ -447,7 +456,7 @@ static int restore(snap_agent *a, const char *origin, size_t *idx, char *note, s
     }
     char id[SNAP_ID_MAX];
     cdp_err e = {0};
-    int rc = create_context(a, id, &e);
+    int rc = create_context(a, id, true, &e);
     if (rc) {
         json_doc_free(d);
         if (!from)
@@ -994,7 +1003,7 @@ static int login_begin_run(snap_agent *a, const char *url, snap_result *r)
                          "so a login cannot be kept apart from the open web here");
     char id[SNAP_ID_MAX];
     cdp_err e = {0};
-    if ((rc = create_context(a, id, &e)))
+    if ((rc = create_context(a, id, false, &e)))
         return snap_fail(r, SNAP_EBROWSER, "cannot create a browser context: %s", e.msg);
     snap_session_forget(a, origin);
     snap_ctx *c = ctx_add(a);

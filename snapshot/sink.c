@@ -22,14 +22,18 @@
  * in the message; it never reaches the browser.
  *
  * The page's own network requests: when a grant is in force, the browser
- * session intercepts every document request (Fetch.enable at the browser
- * level sees the navigations, redirects, popups, frames and form posts of
- * every target before they leave; subresources are not paused, so pages
- * never wait on the agent for them); each paused request is judged by
- * gate_check_request
- * and continued or failed with BlockedByClient from inside the event
- * listener, so nothing waits on the agent. Refusals are kept per tab for
- * the next result to report.
+ * session intercepts every request of every resource type (Fetch.enable at
+ * the browser level sees the navigations, redirects, popups, frames, form
+ * posts, subresources, reports and prefetches of every target before they
+ * leave); each paused request is classified by its type (request_kind),
+ * attributed to a context (privileged or not) and judged by gate_check_net,
+ * and continued or failed from inside the event listener, so nothing
+ * waits on the agent. A privileged context is also created with a network
+ * rule (snap_sink_context_params: a proxy that cannot work, bypassed only
+ * for the grant's hosts), which stops in the browser what Fetch cannot
+ * pause (WebSockets, <link rel=prefetch>); its WebSockets are audited from
+ * Network.webSocketCreated (snap_sink_socket). Refusals are audited by the
+ * gate and kept per tab for the next result to report.
  */
 #include "snapshot/snap_int.h"
 
@@ -276,23 +280,76 @@ int snap_cdp_call(snap_agent *a, const char *session, const char *method, const 
 
 /* ---- the page's own requests ---- */
 
-/* Start intercepting the document requests of the browser (only with a
- * grant). */
+/* Start intercepting every request of the browser (only with a grant):
+ * every resource type (no resourceType in the pattern): documents,
+ * subresources, XHR/fetch, beacons, EventSource, prefetches, CSP reports,
+ * preflights, and whatever type a later Chromium adds. */
 int snap_sink_intercept(snap_agent *a, cdp_err *e)
 {
     if (!gate_grant_get(a->gate))
         return 0;
-    /* Documents, and the requests a page script can send data with.
-     * Images, scripts, styles and fonts are not paused. */
     static const char P[] =
-        "{\"patterns\":["
-        "{\"urlPattern\":\"*\",\"resourceType\":\"Document\",\"requestStage\":\"Request\"},"
-        "{\"urlPattern\":\"*\",\"resourceType\":\"XHR\",\"requestStage\":\"Request\"},"
-        "{\"urlPattern\":\"*\",\"resourceType\":\"Fetch\",\"requestStage\":\"Request\"},"
-        "{\"urlPattern\":\"*\",\"resourceType\":\"Ping\",\"requestStage\":\"Request\"},"
-        "{\"urlPattern\":\"*\",\"resourceType\":\"EventSource\",\"requestStage\":\"Request\"},"
-        "{\"urlPattern\":\"*\",\"resourceType\":\"Other\",\"requestStage\":\"Request\"}]}";
+        "{\"patterns\":[{\"urlPattern\":\"*\",\"requestStage\":\"Request\"}]}";
     return cdp_call(a->c, NULL, "Fetch.enable", P, a->o.timeout_ms, NULL, e);
+}
+
+/* What a paused request is, for the gate, from the browser's resource type
+ * (Network.ResourceType). A type this list does not know is judged by its
+ * method and body alone, like XHR. */
+typedef struct {
+    bool document;       /* a navigation or one prepared for later */
+    bool data;           /* carries data whatever its method */
+    bool subresource;    /* a read-only load a page shows or runs */
+} req_kind;
+
+static req_kind request_kind(const char *type)
+{
+    static const struct {
+        const char *type;
+        req_kind k;
+    } T[] = {
+        {"Document", {true, false, false}},
+        {"Prefetch", {true, false, false}},         /* speculation rules, <link rel=prefetch> */
+        {"SignedExchange", {true, false, false}},
+        {"Stylesheet", {false, false, true}},
+        {"Image", {false, false, true}},
+        {"Media", {false, false, true}},
+        {"Font", {false, false, true}},
+        {"Script", {false, false, true}},
+        {"TextTrack", {false, false, true}},
+        {"Manifest", {false, false, true}},
+        {"Ping", {false, true, false}},             /* sendBeacon, <a ping> */
+        {"CSPViolationReport", {false, true, false}},
+        {"WebSocket", {false, true, false}},
+        {"FedCM", {false, true, false}},
+    };
+    req_kind none = {false, false, false};
+    for (size_t i = 0; type && i < sizeof T / sizeof T[0]; i++)
+        if (strcmp(T[i].type, type) == 0)
+            return T[i].k;
+    return none;
+}
+
+/* A context whose cookies are a service's: restored, captured, or once so
+ * (rejected, stale). A login handoff's context is the human's. */
+static bool ctx_privileged(const snap_ctx *c)
+{
+    return c->state == SNAP_CTX_AUTH || c->state == SNAP_CTX_REJECTED ||
+           c->state == SNAP_CTX_STALE;
+}
+
+/* Whether a paused request comes from a privileged context: its tab's
+ * context; a request no tab of ours accounts for (a worker, a frame not
+ * known yet, a popup not adopted yet) counts as privileged while the
+ * agent holds any privileged context (fail closed). */
+static bool paused_privileged(const snap_agent *a, const snap_tab *t)
+{
+    if (t)
+        return t->ctx < a->nctxs && ctx_privileged(&a->ctxs[t->ctx]);
+    for (size_t i = 0; i < a->nctxs; i++)
+        if (ctx_privileged(&a->ctxs[i]))
+            return true;
+    return false;
 }
 
 /* The tab whose frame frame_id is (main frames: the target id too). */
@@ -348,16 +405,27 @@ void snap_sink_paused(snap_agent *a, const json_val *p)
         return;
     cdp_event_claim(a->c);
     bool login = t && a->login.active && t->ctx == a->login.ctx;
-    bool document = type && strcmp(type, "Document") == 0;
+    bool privileged = !login && paused_privileged(a, t);
+    req_kind k = request_kind(type);
+    bool document = k.document;
     bool body = json_bool(json_get(req, "hasPostData")) || json_get(req, "postDataEntries");
     char reason[300] = "";
     int d = GATE_ALLOW;
     /* The gate audits refused requests: it gets the URL with its secrets
      * hidden (strictly: query values named like codes, PINs, keys too). */
     char *shown = snap_url_redact(url ? url : "", true, NULL);
-    if (!login)     /* the human drives a login: its requests are the human's */
-        d = gate_check_request(a->gate, method ? method : "GET", shown ? shown : "",
-                               document, body, 0, reason, sizeof reason);
+    if (!login) {   /* the human drives a login: its requests are the human's */
+        gate_net n = {0};
+        n.method = method ? method : "GET";
+        n.url = shown ? shown : "";
+        n.type = type;
+        n.document = document;
+        n.has_body = body;
+        n.data = k.data;
+        n.subresource = k.subresource;
+        n.privileged = privileged;
+        d = gate_check_net(a->gate, &n, reason, sizeof reason);
+    }
     free(shown);
     json_w w;
     json_w_init(&w);
@@ -382,6 +450,41 @@ void snap_sink_paused(snap_agent *a, const json_val *p)
         note_blocked(a, t, url ? url : "", reason);
 }
 
+/* Network.webSocketCreated on a tab's (or its worker's) session. Fetch
+ * cannot pause a WebSocket: in a privileged context the context's proxy
+ * rule (below) refuses one to a host outside the grant in the browser's
+ * network stack; here it is audited and reported. */
+void snap_sink_socket(snap_agent *a, const char *session, const json_val *p)
+{
+    const char *url = json_get_str(p, "url");
+    snap_tab *t = session ? snap_tab_by_session(a, session) : NULL;
+    if (!url || !gate_grant_get(a->gate) || !paused_privileged(a, t) ||
+        (t && a->login.active && t->ctx == a->login.ctx))
+        return;
+    char http[1200];
+    const char *judged = url;
+    if (strncmp(url, "ws://", 5) == 0 || strncmp(url, "wss://", 6) == 0) {
+        snprintf(http, sizeof http, "http%s", url + 2);
+        judged = http;
+    }
+    char o[300];
+    if (gate_url_allowed(a->gate, judged) ||
+        (snap_url_origin(judged, o, sizeof o) == 0 && gate_asset_allowed(a->gate, o)))
+        return;
+    char *shown = snap_url_redact(url, true, NULL);
+    static const char R[] = "from a privileged context, a WebSocket outside the grant: "
+                            "refused by the context's network rule";
+    gate_net n = {0};
+    n.method = "GET";
+    n.url = shown ? shown : "";
+    n.type = "WebSocket";
+    n.data = true;
+    n.privileged = true;
+    gate_note_request(a->gate, &n, R);
+    free(shown);
+    note_blocked(a, t, url, R);
+}
+
 /* Append the refusals noted since *seen for tab tab_id (0: any) to buf. */
 void snap_blocked_describe(snap_agent *a, uint64_t since, int tab_id, char *buf, size_t cap)
 {
@@ -398,4 +501,62 @@ void snap_blocked_describe(snap_agent *a, uint64_t since, int tab_id, char *buf,
         snprintf(buf + used, cap - used, "%sblocked before it left: %s",
                  used ? "; " : "", b->text);
     }
+}
+
+bool snap_sink_privileged(const snap_agent *a, const snap_tab *t)
+{
+    return t && paused_privileged(a, t);
+}
+
+/* Where a privileged context's requests to hosts outside the grant go: a
+ * proxy that cannot exist (.invalid never resolves, RFC 6761), so they
+ * fail in the browser's network stack, WebSockets included. */
+#define REFUSING_PROXY "http://127.0.0.1:1"
+
+static void bypass_add(char *buf, size_t cap, const char *o)
+{
+    size_t used = strlen(buf);
+    char host[300];
+    int w;
+    if (strncmp(o, "*.", 2) == 0) {
+        w = snprintf(buf + used, cap - used, "%s,*.%s,", o + 2, o + 2);
+    } else {
+        bool tls = strncmp(o, "https://", 8) == 0;
+        const char *h = strstr(o, "://");
+        snprintf(host, sizeof host, "%s", h ? h + 3 : o);
+        bool port = strrchr(host, ':') && strrchr(host, ':') > strrchr(host, ']');
+        w = snprintf(buf + used, cap - used, "%s%s,", host, port ? "" : tls ? ":443" : ":80");
+    }
+    if (w < 0 || (size_t)w >= cap - used)
+        buf[used] = 0;          /* cut: fewer hosts bypass, a stricter rule */
+}
+
+char *snap_sink_context_params(const snap_agent *a)
+{
+    const gate_grant *g = gate_grant_get(a->gate);
+    size_t n = g ? g->norigins + g->nassets : 0;
+    size_t cap = 64 + n * 600;
+    char *list = malloc(cap);
+    if (!list)
+        return NULL;
+    list[0] = 0;
+    for (size_t i = 0; g && i < g->norigins; i++)
+        bypass_add(list, cap, g->origins[i]);
+    for (size_t i = 0; g && i < g->nassets; i++)
+        bypass_add(list, cap, g->assets[i]);
+    /* Loopback is not bypassed either (Chromium bypasses it by default). */
+    size_t used = strlen(list);
+    snprintf(list + used, cap - used, "<-loopback>");
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "disposeOnDetach");
+    json_w_bool(&w, true);
+    json_w_key(&w, "proxyServer");
+    json_w_str(&w, REFUSING_PROXY);
+    json_w_key(&w, "proxyBypassList");
+    json_w_str(&w, list);
+    json_w_obj_end(&w);
+    free(list);
+    return json_w_take(&w, NULL);
 }

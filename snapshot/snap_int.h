@@ -223,6 +223,15 @@ int snap_sink_intercept(snap_agent *a, cdp_err *e);
 bool snap_listener_last(const snap_agent *a);
 /* Fetch.requestPaused on the browser session (called by the listener). */
 void snap_sink_paused(snap_agent *a, const json_val *params);
+/* Network.webSocketCreated (called by the listener): a WebSocket of a
+ * privileged context to a host outside the grant, which the context's
+ * network rule refused, is audited and reported. */
+void snap_sink_socket(snap_agent *a, const char *session, const json_val *params);
+/* Whether tab t's context is privileged (holds a service's session). */
+bool snap_sink_privileged(const snap_agent *a, const snap_tab *t);
+/* Target.createBrowserContext params for a privileged context (new; NULL
+ * when out of memory): its network rule, see sink.c. */
+char *snap_sink_context_params(const snap_agent *a);
 /* Append "blocked before it left: URL (reason)" for the requests refused
  * since the count since (a->nblocked before the action) on tab tab_id. */
 void snap_blocked_describe(snap_agent *a, uint64_t since, int tab_id, char *buf, size_t cap);

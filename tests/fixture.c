@@ -148,8 +148,14 @@ static void serve(int fd)
             break;
     }
     char method[8], path[1024];
-    if (sscanf(req, "%7s %1023s", method, path) != 2 ||
-        (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0)) {
+    if (sscanf(req, "%7s %1023s", method, path) != 2) {
+        reply(fd, 400, "text/plain", "bad request", 11);
+        return;
+    }
+    if (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0) {
+        /* Logged all the same (a preflight, a PUT): the log is the proof
+         * of what reached the server. */
+        log_request(req, method, path, "", 0);
         reply(fd, 400, "text/plain", "bad request", 11);
         return;
     }
@@ -189,6 +195,19 @@ static void serve(int fd)
     if (strcmp(path, "/gate/news") == 0) {
         serve_file_hdr(fd, "/gate/news.html",
                        "Set-Cookie: news_visitor=nv-public-1; Path=/\r\n");
+        return;
+    }
+    if (strcmp(path, "/gate/net-report") == 0) {
+        /* gate/net-report.html under a policy of its own that reports its
+         * violations to the ungranted evil.test (same port). */
+        const char *h = strstr(req, "\r\nHost: ");
+        char host[256] = "", hdr[700];
+        if (h)
+            sscanf(h + 8, "%255[^\r\n]", host);
+        const char *colon = strrchr(host, ':');
+        snprintf(hdr, sizeof hdr, "Content-Security-Policy: img-src 'self'; report-uri "
+                 "http://evil.test%s/gate/sink?tag=net-cspreport\r\n", colon ? colon : "");
+        serve_file_hdr(fd, "/gate/net-report.html", hdr);
         return;
     }
     if (strcmp(path, "/gate/redirect") == 0 && q && strncmp(q, "to=", 3) == 0) {

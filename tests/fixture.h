@@ -47,7 +47,10 @@ void fixture_server_stop(pid_t pid);
  * /gate/sink answers a small "Received" page to any method;
  * /gate/cookie-names shows the names of the cookies sent; /gate/news
  * serves gate/news.html setting the cookie news_visitor;
- * /gate/redirect?to=URL answers 302 to URL. */
+ * /gate/redirect?to=URL answers 302 to URL; /gate/net-report serves
+ * gate/net-report.html under a Content-Security-Policy (img-src 'self')
+ * whose report-uri is evil.test's /gate/sink?tag=net-cspreport. Requests
+ * with other methods than GET and POST are logged, then answered 400. */
 void fixture_server_log(const char *path);
 
 /* Browser argument mapping the fixture host names (*.test) to loopback:

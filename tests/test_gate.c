@@ -125,6 +125,7 @@ static const char *FULL =
     "\"tools\":[\"open\",\"snapshot\",\"click\",\"type\",\"upload\"],"
     "\"origins\":[\"HTTPS://Bank.Test:443\",\"http://shop.test:8080/\",\"*.Example.COM\","
     "\"https://[::1]:8443\"],"
+    "\"assets\":[\"HTTPS://CDN.Example.NET\",\"*.static.test\"],"
     "\"recipients\":[\"bob@Partner.Test\",\"*@corp.test\"],"
     "\"file_scopes\":[\"/home/alice/invoices//\",\"/tmp/./out/\"],"
     "\"egress\":[\"approved_origin_fetch\",\"structured_send\",\"file_transfer\"],"
@@ -151,6 +152,9 @@ static void t_grant_full(void)
     CHECK_STR("http://shop.test:8080", g->origins[1]);
     CHECK_STR("*.example.com", g->origins[2]);
     CHECK_STR("https://[::1]:8443", g->origins[3]);
+    CHECK_INT(2, g->nassets);
+    CHECK_STR("https://cdn.example.net", g->assets[0]);
+    CHECK_STR("*.static.test", g->assets[1]);
     CHECK_INT(2, g->nrecipients);
     CHECK_STR("bob@partner.test", g->recipients[0]);
     CHECK_STR("*@corp.test", g->recipients[1]);
@@ -276,6 +280,9 @@ static const struct {
     {"{\"task\":\"t\",\"origins\":[\"*.com\"]}", "too broad"},
     {"{\"task\":\"t\",\"origins\":[\"*.a.test:443\"]}", "a pattern has no scheme, port or path"},
     {"{\"task\":\"t\",\"origins\":[\"\"]}", "grant: origins[0]: empty"},
+    {"{\"task\":\"t\",\"assets\":[\"https://cdn.test/lib.js\"]}",
+     "grant: assets[0]: \"https://cdn.test/lib.js\" is not an origin (no path allowed)"},
+    {"{\"task\":\"t\",\"assets\":\"https://cdn.test\"}", "assets"},
     {"{\"task\":\"t\",\"origins\":[\"https://u:p@a.test\"]}", "userinfo is not allowed"},
     {"{\"task\":\"t\",\"origins\":[\"https://a.test?x=1\"]}", "no query allowed"},
     {"{\"task\":\"t\",\"origins\":[\"https://a.test:99999\"]}", "port out of range"},
@@ -1644,8 +1651,8 @@ static const char *const MODE_KEYS[] = {
     "time", "seq", "event", "task", "principal", "epoch", "mode", "from", "who", "pid", NULL,
 };
 static const char *const REQUEST_KEYS[] = {
-    "time", "seq", "event", "task", "principal", "epoch", "mode", "method", "url", "document",
-    "body", "decision", "reason", "pid", NULL,
+    "time", "seq", "event", "task", "principal", "epoch", "mode", "method", "url", "type",
+    "document", "body", "privileged", "decision", "reason", "pid", NULL,
 };
 
 static bool key_in(const char *k, const char *const *keys)
@@ -1984,6 +1991,124 @@ static void t_check_request(void)
     gate_free(none);
 }
 
+/* Issue 11 point 5: a request from a privileged context goes to a granted
+ * origin, or is a read-only GET subresource from an asset origin;
+ * elsewhere the rules of gate_check_request hold. Refusals are audited with
+ * the resource type and the privileged flag. */
+static void t_check_net(void)
+{
+    if (tmp_setup())
+        return;
+    char log[512];
+    tmp_path(log, sizeof log, "audit.log");
+    gate_opts o = {0};
+    o.audit = log;
+    gate *gt = mk("{\"task\":\"t\",\"origins\":[\"https://bank.test\"],"
+                  "\"assets\":[\"https://cdn.test\",\"*.static.test\"],"
+                  "\"egress\":[\"approved_origin_fetch\"]}", &o);
+    if (!gt)
+        return;
+    static const struct {
+        const char *method, *url, *type;
+        bool doc, body, data, sub;
+        int want_priv, want_open;
+    } T[] = {
+        {"GET", "https://evil.test/p.png?d=secret", "Image", false, false, false, true,
+         GATE_DENY, GATE_ALLOW},
+        {"GET", "https://cdn.test/app.css", "Stylesheet", false, false, false, true,
+         GATE_ALLOW, GATE_ALLOW},
+        {"GET", "https://x.static.test/f.woff2", "Font", false, false, false, true,
+         GATE_ALLOW, GATE_ALLOW},
+        {"GET", "https://cdn.test/api?d=1", "XHR", false, false, false, false,
+         GATE_DENY, GATE_ALLOW},
+        {"POST", "https://cdn.test/app.css", "Stylesheet", false, true, false, true,
+         GATE_DENY, GATE_DENY},
+        {"GET", "https://evil.test/es", "EventSource", false, false, false, false,
+         GATE_DENY, GATE_ALLOW},
+        {"GET", "wss://cdn.test/s", "WebSocket", false, false, true, false,
+         GATE_DENY, GATE_DENY},
+        {"POST", "https://evil.test/csp", "CSPViolationReport", false, true, true, false,
+         GATE_DENY, GATE_DENY},
+        {"GET", "https://evil.test/r", "CSPViolationReport", false, false, true, false,
+         GATE_DENY, GATE_DENY},
+        {"GET", "https://cdn.test/next", "Prefetch", true, false, false, false,
+         GATE_DENY, GATE_DENY},
+        {"GET", "https://bank.test/x.png", "Image", false, false, false, true,
+         GATE_ALLOW, GATE_ALLOW},
+        {"GET", "wss://bank.test/live", "WebSocket", false, false, true, false,
+         GATE_ALLOW, GATE_ALLOW},
+        {"GET", "data:image/png;base64,AA", "Image", false, false, false, true,
+         GATE_ALLOW, GATE_ALLOW},
+    };
+    char reason[256];
+    int denied = 0;
+    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++) {
+        gate_net n = {0};
+        n.method = T[i].method;
+        n.url = T[i].url;
+        n.type = T[i].type;
+        n.document = T[i].doc;
+        n.has_body = T[i].body;
+        n.data = T[i].data;
+        n.subresource = T[i].sub;
+        n.privileged = true;
+        int a = gate_check_net(gt, &n, reason, sizeof reason);
+        n.privileged = false;
+        int b = gate_check_net(gt, &n, reason, sizeof reason);
+        denied += (a != GATE_ALLOW) + (b != GATE_ALLOW);
+        if (!CHECK_INT(T[i].want_priv, a) || !CHECK_INT(T[i].want_open, b))
+            test_fail_detail("case %zu: %s %s (%s)", i, T[i].method, T[i].url, T[i].type);
+    }
+    gate_net n = {0};
+    n.url = "https://evil.test/p.png?d=1";
+    n.type = "Image";
+    n.subresource = true;
+    n.privileged = true;
+    CHECK_INT(GATE_DENY, gate_check_net(gt, &n, reason, sizeof reason));
+    has(reason, "from a privileged context");
+    has(reason, "nor an asset origin");
+    CHECK(gate_asset_allowed(gt, "https://cdn.test"));
+    CHECK(gate_asset_allowed(gt, "http://a.static.test:8080"));
+    CHECK(!gate_asset_allowed(gt, "https://bank.test"));
+    CHECK(!gate_url_allowed(gt, "https://cdn.test/x"));  /* an asset origin is not granted */
+    /* Noted refusals: a WebSocket the browser refused, an open refused
+     * before the gate. */
+    n.url = "ws://evil.test/s";
+    n.type = "WebSocket";
+    CHECK_INT(0, gate_note_request(gt, &n, "refused by the context's network rule"));
+    CHECK_INT(0, gate_note_refusal(gt, "open", "javascript:", "javascript: URLs are not "
+                                   "opened"));
+    gate_free(gt);
+    size_t nl;
+    json_doc **lines = read_lines(log, &nl);
+    CHECK_INT((size_t)denied + 3, nl);
+    const json_val *l0 = nl ? json_doc_root(lines[0]) : NULL;
+    CHECK_STR("request", json_get_str(l0, "event"));
+    CHECK_STR("Image", json_get_str(l0, "type"));
+    CHECK(json_bool(json_get(l0, "privileged")));
+    for (size_t i = 0; i < nl; i++) {
+        const json_val *l = json_doc_root(lines[i]);
+        const char *ev = json_get_str(l, "event");
+        const char *const *keys = ev && strcmp(ev, "request") == 0 ? REQUEST_KEYS
+                                : ev && strcmp(ev, "decision") == 0 ? DECISION_KEYS : NULL;
+        if (!CHECK(keys != NULL))
+            continue;
+        for (const json_val *m = json_first(l); m; m = json_next(m))
+            if (!CHECK(key_in(json_key(m, NULL), keys)))
+                test_fail_detail("undocumented field %s in a %s line", json_key(m, NULL), ev);
+    }
+    const json_val *last = nl ? json_doc_root(lines[nl - 1]) : NULL;
+    CHECK_STR("decision", json_get_str(last, "event"));
+    CHECK_STR("open", json_get_str(last, "action"));
+    CHECK_STR("deny", json_get_str(last, "decision"));
+    CHECK_STR("javascript:", json_get_str(last, "url"));
+    const json_val *ws = nl > 1 ? json_doc_root(lines[nl - 2]) : NULL;
+    CHECK_STR("WebSocket", json_get_str(ws, "type"));
+    free_lines(lines, nl);
+    const char *names[] = {"audit.log", NULL};
+    tmp_done(names);
+}
+
 static void t_names_exclusions(void)
 {
     static const char *const WANT[] = {
@@ -2046,6 +2171,7 @@ static const test_case TESTS[] = {
     {"pending_outcomes", t_pending_outcomes},
     {"audit_fail_closed", t_audit_fail_closed},
     {"check_request", t_check_request},
+    {"check_net", t_check_net},
     {"names_exclusions", t_names_exclusions},
     {0, 0},
 };
