@@ -50,7 +50,10 @@ static const char *GRANT =
     "\"bound\":[{\"origin\":\"https://bank.test\",\"tool\":\"click\",\"name\":\"Delete project\"}],"
     "\"expires\":\"2099-01-01T00:00:00Z\"}";
 
-enum { OP_CLASSIFY, OP_DECIDE, OP_CHECK, OP_PARSE };
+enum { OP_CLASSIFY, OP_DECIDE, OP_CHECK, OP_PARSE, OP_NET };
+
+/* The page request OP_NET judges (gate_check_net: every paused request). */
+static gate_net bench_net;
 
 /* Median over BATCHES of the mean microseconds per call of n calls. */
 static double measure(gate *gt, int op, const gate_request *r, int n)
@@ -65,6 +68,10 @@ static double measure(gate *gt, int op, const gate_request *r, int n)
                 gate_classify(r, &k, NULL, 0);
             } else if (op == OP_DECIDE) {
                 gate_decide(gt, r, &d);
+            } else if (op == OP_NET) {
+                char why[256];
+                if (gate_check_net(gt, &bench_net, why, sizeof why) != GATE_ALLOW)
+                    exit(1);
             } else if (op == OP_CHECK) {
                 if (gate_check(gt, r, &d) != 0) {
                     fprintf(stderr, "gate_bench: gate_check failed: %s\n", d.reason);
@@ -144,6 +151,17 @@ int main(int argc, char **argv)
     printf("  %-44s %10.3f\n", "gate_check interact, no audit log", check_us);
     printf("  %-44s %10.3f\n", "gate_check confirm (hook), no audit log",
            measure(plain, OP_CHECK, &ac, 20000));
+    /* A paused page request (issue 11: every request of every type is
+     * judged; a privileged context's against the grant and its assets). */
+    bench_net.method = "GET";
+    bench_net.url = "https://bank.test/static/logo.png?v=3";
+    bench_net.type = "Image";
+    bench_net.subresource = true;
+    printf("  %-44s %10.3f\n", "gate_check_net image, untrusted context",
+           measure(plain, OP_NET, NULL, 20000));
+    bench_net.privileged = true;
+    printf("  %-44s %10.3f\n", "gate_check_net image, privileged context",
+           measure(plain, OP_NET, NULL, 20000));
     double audit_us = measure(audited, OP_CHECK, &it, 2000);
     printf("  %-44s %10.3f\n", "gate_check interact, audit log (write)", audit_us);
     printf("  %-44s %10.3f\n", "gate_check confirmed, audit log (write+fsync)",
