@@ -63,9 +63,10 @@ long long cli_now_ns(void);
 /* ---- `cdpgate vault` (cli/vault_cmd.c; docs/vault.md "Commands") ---- */
 /* argv[0] is "vault"; the vault commands parse their own options. */
 int cli_vault(const cli_opts *o, int argc, char **argv);
-/* Canonical origin of a URL or origin (lower-case scheme://host[:port],
- * default port dropped, path ignored; http and https only; user:pass@
- * refused): the key sessions are stored under. 0, or -1 when url is none. */
+/* Canonical origin of a URL or origin (url/url.h: lower-case
+ * scheme://host[:port] as the browser writes it, default port dropped,
+ * path ignored; http and https only; user:pass@ refused): the key sessions
+ * are stored under. 0, or -1 when url is none. */
 int cli_vault_origin(const char *url, char *out, size_t cap);
 /* Validate len bytes as session state format v1 (docs/vault.md). 0, or -1
  * with a reason in err that names fields, never values. */

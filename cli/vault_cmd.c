@@ -26,6 +26,7 @@
  */
 #include "cli/cli.h"
 #include "json/json.h"
+#include "url/url.h"
 #include "vault/vault.h"
 
 #include <errno.h>
@@ -135,91 +136,39 @@ static void put_safe(FILE *f, const char *s)
 /* origins */
 
 /*
- * Canonical origin of a URL or origin: lower-case scheme (http or https)
- * and host, the port only when it is not the scheme's default, no trailing
- * slash; path, query and fragment are dropped. That is the form the
- * browser's location.origin gives, and the key the store files sessions
- * under. A URL carrying a user name or password is refused and never
- * echoed. Fills out (and, when not NULL, https and host) and returns 0, or
- * -1 with a reason in err.
+ * Canonical origin of a URL or origin, as url/url.h (the one URL parser,
+ * held against Chromium's) serialises it: lower-case scheme (http or
+ * https) and host, IPv4 dotted, IPv6 compressed, the port only when it is
+ * not the scheme's default, no trailing slash; path, query and fragment
+ * are dropped. That is the form the browser's location.origin gives, and
+ * the key the store files sessions under. A URL carrying a user name or
+ * password is refused and never echoed; so is a host in Unicode (write it
+ * in its xn-- form). Fills out (and, when not NULL, https and host) and
+ * returns 0, or -1 with a reason in err.
  */
 static int origin_parse(const char *url, char *out, size_t cap, bool *https, char *host,
                         size_t hostcap, char *err, size_t errlen)
 {
-    const char *p;
-    bool tls;
-    if (strncmp(url, "https://", 8) == 0 || strncmp(url, "HTTPS://", 8) == 0)
-        tls = true, p = url + 8;
-    else if (strncmp(url, "http://", 7) == 0 || strncmp(url, "HTTP://", 7) == 0)
-        tls = false, p = url + 7;
-    else
+    url_parts u;
+    const char *why = "not a URL";
+    int rc = url_parse(url, &u, &why);
+    if (rc == URL_EOPAQUE || (rc == 0 && u.scheme != URL_SCHEME_HTTP &&
+                              u.scheme != URL_SCHEME_HTTPS))
         return seterr(err, errlen, "not an http:// or https:// origin");
-    size_t alen = strcspn(p, "/?#");
-    if (memchr(p, '@', alen))
+    if (rc == 0 && u.userinfo)
         return seterr(err, errlen, "a URL with a user name or password is refused");
-    char h[HOST_MAX + 3];
-    size_t hl = 0;
-    const char *q = p, *end = p + alen;
-    if (*q == '[') {
-        const char *rb = memchr(q, ']', alen);
-        if (!rb || rb == q + 1)
-            return seterr(err, errlen, "bad IPv6 address");
-        for (const char *c = q; c <= rb; c++) {
-            char ch = *c;
-            bool ok = ch == '[' || ch == ']' || ch == ':' || ch == '.' ||
-                      (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') ||
-                      (ch >= 'A' && ch <= 'F');
-            if (!ok || hl >= sizeof h - 1)
-                return seterr(err, errlen, "bad IPv6 address");
-            h[hl++] = (char)(ch >= 'A' && ch <= 'F' ? ch + 32 : ch);
-        }
-        q = rb + 1;
-    } else {
-        for (; q < end && *q != ':'; q++) {
-            char ch = *q;
-            bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                      (ch >= '0' && ch <= '9') || ch == '-' || ch == '.' || ch == '_';
-            if (!ok)
-                return seterr(err, errlen, "the host has a character outside a-z 0-9 . - _ "
-                              "(write an internationalised name in its xn-- form)");
-            if (hl >= HOST_MAX)
-                return seterr(err, errlen, "host name longer than %u bytes", HOST_MAX);
-            h[hl++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
-        }
-        if (hl == 0 || h[0] == '.')
-            return seterr(err, errlen, "no host name");
-    }
-    h[hl] = 0;
-    long port = -1;
-    if (q < end && *q == ':') {
-        q++;
-        if (q == end)
-            port = -1;
-        else {
-            port = 0;
-            for (; q < end; q++) {
-                if (*q < '0' || *q > '9' || port > 65535)
-                    return seterr(err, errlen, "bad port");
-                port = port * 10 + (*q - '0');
-            }
-            if (port < 1 || port > 65535)
-                return seterr(err, errlen, "bad port");
-        }
-    }
-    if (q != end)
-        return seterr(err, errlen, "bad host");
-    if (port == (tls ? 443 : 80))
-        port = -1;
-    int n = port > 0 ? snprintf(out, cap, "%s://%s:%ld", tls ? "https" : "http", h, port)
-                     : snprintf(out, cap, "%s://%s", tls ? "https" : "http", h);
-    if (n < 0 || (size_t)n >= cap)
+    if (rc)
+        return seterr(err, errlen, "%s", why);
+    if (strlen(u.host) > HOST_MAX)
+        return seterr(err, errlen, "host name longer than %u bytes", HOST_MAX);
+    if (url_parts_origin(&u, out, cap))
         return seterr(err, errlen, "origin too long");
     if (https)
-        *https = tls;
+        *https = u.scheme == URL_SCHEME_HTTPS;
     if (host) {
-        if (hl >= hostcap)
+        if (strlen(u.host) >= hostcap)
             return seterr(err, errlen, "host name too long");
-        memcpy(host, h, hl + 1);
+        memcpy(host, u.host, strlen(u.host) + 1);
     }
     return 0;
 }

@@ -53,8 +53,10 @@ struct gate {
 
 enum { ORIGIN_LENIENT = 0, ORIGIN_STRICT = 1 };
 
-/* The origin of an http(s) URL, normalised: "scheme://host[:port]" with
- * scheme and host lower case, the default port dropped, userinfo dropped.
+/* The origin of an http(s) URL, normalised by url/url.h (url_parse):
+ * "scheme://host[:port]" with scheme and host lower case, IPv4 dotted,
+ * IPv6 compressed, the default port dropped, userinfo dropped; a host
+ * written with percent-encoding is refused.
  * ORIGIN_STRICT: the text must be an origin (no userinfo, no path but an
  * optional lone "/", no query or fragment). out gets at most
  * GATE_ORIGIN_MAX bytes with its NUL. Returns 0, else -1 with *why a

@@ -4,15 +4,22 @@
  * share, so both sides of every comparison went through the same code.
  *
  * Origins are compared as normalised strings: "scheme://host[:port]", the
- * scheme http or https, the host lower case ([a-z0-9._-], or an IPv6
- * literal in brackets), the default port (80, 443) dropped. Like a browser's
- * URL parser, a backslash ends the authority (so "https://evil.test\@a.test"
- * is on evil.test), and userinfo is dropped. Hosts are not decoded: a
- * browser hands over punycode, and '%' in a host is refused.
+ * scheme http or https, as url/url.h (the one URL parser, which agrees
+ * with Chromium's or refuses) serialises them: the host lower case, an
+ * IPv4 address dotted, an IPv6 address compressed in brackets, the default
+ * port (80, 443) dropped, userinfo dropped, a backslash ending the
+ * authority as in a browser (so "https://evil.test\@a.test" is on
+ * evil.test). The gate refuses a host written with percent-encoding
+ * (the browser hands over decoded hosts, and an agent has no reason to
+ * write one); an entry of a grant is refused with any control character
+ * or space, userinfo, a path, query or fragment.
  *
- * Nothing here allocates; outputs are never longer than inputs.
+ * Nothing here allocates. An origin's normal form can be 14 bytes longer
+ * than the text it came from (an IPv4 host written short); every other
+ * output is never longer than its input.
  */
 #include "gate/gate_int.h"
+#include "url/url.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -28,133 +35,39 @@ static bool host_char(char c)
            c == '_';
 }
 
-/* Scheme before "://": 80 for http, 443 for https, 0 otherwise. */
-static int scheme_port(const char *s, size_t *after)
-{
-    char sc[9];
-    size_t i = 0;
-    for (; i < 8 && s[i]; i++)
-        sc[i] = lower(s[i]);
-    sc[i] = 0;
-    if (strncmp(sc, "http://", 7) == 0) {
-        *after = 7;
-        return 80;
-    }
-    if (strncmp(sc, "https://", 8) == 0) {
-        *after = 8;
-        return 443;
-    }
-    return 0;
-}
-
-static bool authority_end(char c)
-{
-    return c == 0 || c == '/' || c == '?' || c == '#' || c == '\\';
-}
-
-/* Host (lower-cased into out) and port of an authority without userinfo. */
-static int parse_hostport(const char *a, size_t n, char *host, size_t hcap, long *port,
-                          const char **why)
-{
-    size_t hl, i = 0;
-    if (n && a[0] == '[') {
-        const char *rb = memchr(a, ']', n);
-        if (!rb) {
-            *why = "unterminated IPv6 literal";
-            return -1;
-        }
-        hl = (size_t)(rb - a) + 1;
-        for (i = 1; i + 1 < hl; i++) {
-            char c = lower(a[i]);
-            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == ':' || c == '.')) {
-                *why = "bad character in IPv6 literal";
-                return -1;
-            }
-        }
-        if (hl < 4) {
-            *why = "empty IPv6 literal";
-            return -1;
-        }
-    } else {
-        for (hl = 0; hl < n && a[hl] != ':'; hl++)
-            ;
-    }
-    if (hl == 0) {
-        *why = "no host";
-        return -1;
-    }
-    if (hl > 253 || hl + 1 > hcap) {
-        *why = "host too long";
-        return -1;
-    }
-    for (i = 0; i < hl; i++) {
-        char c = lower(a[i]);
-        if (a[0] != '[' && !host_char(c)) {
-            *why = "bad character in host";
-            return -1;
-        }
-        host[i] = c;
-    }
-    host[hl] = 0;
-    *port = -1;
-    if (hl == n)
-        return 0;
-    if (a[hl] != ':') {
-        *why = "bad character after host";
-        return -1;
-    }
-    long p = 0;
-    size_t digits = 0;
-    for (i = hl + 1; i < n; i++, digits++) {
-        if (a[i] < '0' || a[i] > '9' || digits >= 5) {
-            *why = "bad port";
-            return -1;
-        }
-        p = p * 10 + (a[i] - '0');
-    }
-    if (digits && (p == 0 || p > 65535)) {
-        *why = "port out of range";
-        return -1;
-    }
-    *port = digits ? p : -1;
-    return 0;
-}
-
 int gate_origin_parse(const char *s, char *out, size_t cap, int strict, const char **why)
 {
     const char *dummy;
     if (!why)
         why = &dummy;
-    size_t off = 0;
-    int dport = s ? scheme_port(s, &off) : 0;
-    if (!dport) {
+    if (strict && s) {
+        for (const char *p = s; *p; p++)
+            if ((unsigned char)*p <= 0x20 || *p == 0x7f) {
+                *why = "control character or space in host";
+                return -1;
+            }
+    }
+    url_parts u;
+    int rc = url_parse(s, &u, why);
+    if (rc == URL_EOPAQUE || (rc == 0 && u.scheme != URL_SCHEME_HTTP &&
+                              u.scheme != URL_SCHEME_HTTPS)) {
         *why = "not an http or https URL";
         return -1;
     }
-    const char *a = s + off;
-    size_t n = 0;
-    while (!authority_end(a[n])) {
-        if ((unsigned char)a[n] <= 0x20 || a[n] == 0x7f) {
-            *why = "control character or space in host";
-            return -1;
-        }
-        n++;
+    if (rc)
+        return -1;
+    if (u.host_pct) {
+        *why = "percent-encoded host";
+        return -1;
     }
-    const char *at = NULL;
-    for (size_t i = 0; i < n; i++)
-        if (a[i] == '@')
-            at = a + i;
-    if (at) {
-        if (strict) {
+    if (strict) {
+        const char *r = s + u.rest;
+        size_t n = u.rest_end - u.rest;
+        if (u.userinfo) {
             *why = "userinfo is not allowed";
             return -1;
         }
-        n -= (size_t)(at + 1 - a);
-        a = at + 1;
-    }
-    if (strict) {
-        const char *r = a + n;
-        if (*r == '/' && r[1] == 0)
+        if (n == 0 || (n == 1 && *r == '/'))
             ;
         else if (*r == '/' || *r == '\\') {
             *why = "no path allowed";
@@ -162,23 +75,31 @@ int gate_origin_parse(const char *s, char *out, size_t cap, int strict, const ch
         } else if (*r == '?') {
             *why = "no query allowed";
             return -1;
-        } else if (*r == '#') {
+        } else {
             *why = "no fragment allowed";
             return -1;
         }
     }
-    char host[256];
-    long port;
-    if (parse_hostport(a, n, host, sizeof host, &port, why))
-        return -1;
-    const char *scheme = dport == 80 ? "http" : "https";
-    int w = port < 0 || port == dport ? snprintf(out, cap, "%s://%s", scheme, host)
-                                      : snprintf(out, cap, "%s://%s:%ld", scheme, host, port);
-    if (w < 0 || (size_t)w >= cap) {
+    if (url_parts_origin(&u, out, cap)) {
         *why = "origin too long";
         return -1;
     }
     return 0;
+}
+
+/* The last label of h[0..n) is all digits: after url/ normalisation such
+ * a host is an IPv4 address, which no "*.domain" pattern covers. */
+static bool last_label_numeric(const char *h, size_t n)
+{
+    size_t i = n;
+    while (i > 0 && h[i - 1] != '.')
+        i--;
+    if (i == n)
+        return false;
+    for (; i < n; i++)
+        if (h[i] < '0' || h[i] > '9')
+            return false;
+    return true;
 }
 
 int gate_origin_entry(const char *s, char *out, size_t cap, const char **why)
@@ -219,6 +140,10 @@ int gate_origin_entry(const char *s, char *out, size_t cap, const char **why)
             out[2 + i] = c;
         }
         out[2 + n] = 0;
+        if (last_label_numeric(out + 2, n)) {
+            *why = "a pattern names a domain, not an IPv4 address";
+            return -1;
+        }
         if (!dots && strcmp(out + 2, "localhost") != 0) {
             *why = "too broad (the domain needs a dot)";
             return -1;
@@ -261,7 +186,7 @@ bool gate_origin_match(const char *entry, const char *origin)
     const char *sfx = entry + 2, *h;
     size_t sl = strlen(sfx), hl;
     origin_host(origin, &h, &hl);
-    if (hl && h[0] == '[')
+    if (hl && (h[0] == '[' || last_label_numeric(h, hl)))
         return false;
     if (hl == sl)
         return memcmp(h, sfx, sl) == 0;

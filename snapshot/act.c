@@ -38,6 +38,7 @@
  */
 #define _XOPEN_SOURCE 700     /* realpath (POSIX.1-2008 XSI) */
 #include "snapshot/snap_int.h"
+#include "url/url.h"
 #include "ws/ws.h"
 
 #include <stdio.h>
@@ -375,9 +376,28 @@ char *snap_url_redact(const char *url, bool strict, const char *const *fields)
         return NULL;
     sbuf b = {0};
     const char *p = url, *end = url + strlen(url);
+    /* http(s), ws(s), ftp: the userinfo as the browser reads it (url/url.h:
+     * '\\' ends the authority, "//" is optional, tabs and newlines do not
+     * count), hidden up to the last '@' before the host. */
+    url_parts up;
+    if (url_parse(url, &up, NULL) == 0) {
+        const char *auth = strchr(url, ':') + 1, *rest = url + up.rest, *at = NULL;
+        while (auth < rest && (*auth == '/' || *auth == '\\' || *auth == '\t' ||
+                               *auth == '\n' || *auth == '\r'))
+            auth++;
+        for (const char *q = auth; q < rest; q++)
+            if (*q == '@')
+                at = q;
+        sb_putn(&b, p, (size_t)(auth - p));
+        if (up.userinfo && at)
+            sb_add(&b, "[redacted]");
+        p = up.userinfo && at ? at : auth;
+        sb_putn(&b, p, (size_t)(rest - p));
+        p = rest;
+    }
     /* scheme ":" */
     const char *s = p;
-    while (s < end && ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+    while (p == url && s < end && ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
                        (s > p && ((*s >= '0' && *s <= '9') || *s == '+' || *s == '-' ||
                                   *s == '.'))))
         s++;

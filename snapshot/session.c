@@ -41,6 +41,7 @@
  *    too and race the site's own scripts.
  */
 #include "snapshot/snap_int.h"
+#include "url/url.h"
 #include "vault/vault.h"
 #include "ws/ws.h"
 
@@ -119,70 +120,11 @@ static bool names_add(char **list, const char *name)
 
 int snap_url_origin(const char *url, char *out, size_t cap)
 {
-    const char *p = url ? url : "";
-    while (*p && (unsigned char)*p <= 0x20)
-        p++;
-    char scheme[8];
-    size_t k = 0;
-    for (; *p && *p != ':' && k + 1 < sizeof scheme; p++)
-        scheme[k++] = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
-    scheme[k] = 0;
-    if (*p != ':' || (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0))
+    url_parts u;
+    if (url_parse(url, &u, NULL) != 0 ||
+        (u.scheme != URL_SCHEME_HTTP && u.scheme != URL_SCHEME_HTTPS))
         return -1;
-    p++;
-    while (*p == '/' || *p == '\\')
-        p++;
-    size_t alen = strcspn(p, "/\\?#");
-    const char *at = NULL;
-    for (size_t i = 0; i < alen; i++)
-        if (p[i] == '@')
-            at = p + i;
-    if (at) {
-        alen -= (size_t)(at + 1 - p);
-        p = at + 1;
-    }
-    /* host[:port]; an IPv6 literal keeps its brackets. */
-    size_t hlen = alen;
-    const char *colon = NULL;
-    if (p[0] == '[') {
-        const char *rb = memchr(p, ']', alen);
-        if (!rb)
-            return -1;
-        hlen = (size_t)(rb - p) + 1;
-        if (hlen < alen && p[hlen] == ':')
-            colon = p + hlen;
-    } else {
-        colon = memchr(p, ':', alen);
-        if (colon)
-            hlen = (size_t)(colon - p);
-    }
-    if (hlen == 0 || hlen >= 200)
-        return -1;
-    long port = 0;
-    if (colon) {
-        size_t plen = alen - (size_t)(colon + 1 - p);
-        for (size_t i = 0; i < plen; i++) {
-            char c = colon[1 + i];
-            if (c < '0' || c > '9' || port > 65535)
-                return -1;
-            port = port * 10 + (c - '0');
-        }
-        if (plen && (port < 1 || port > 65535))
-            return -1;
-        if ((port == 80 && scheme[4] == 0) || (port == 443 && scheme[4] == 's'))
-            port = 0;
-    }
-    char host[200];
-    for (size_t i = 0; i < hlen; i++) {
-        char c = p[i];
-        if ((unsigned char)c <= 0x20 || (unsigned char)c >= 0x7f || strchr("%\"<>^`{|}", c))
-            return -1;
-        host[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-    }
-    host[hlen] = 0;
-    int n = port ? snprintf(out, cap, "%s://%s:%ld", scheme, host, port)
-                 : snprintf(out, cap, "%s://%s", scheme, host);
-    return n > 0 && (size_t)n < cap ? 0 : -1;
+    return url_parts_origin(&u, out, cap) == 0 ? 0 : -1;
 }
 
 /* The host of an origin "scheme://host[:port]" (brackets kept). */

@@ -191,9 +191,11 @@ int snap_screenshot(snap_agent *a, bool full_page, snap_result *r);
  * context. A URL, a login path or a password field never ends it; signs of
  * a rejection (a redirect to a login page, HTTP 401/403) are a note. */
 
-/* The origin of an http(s) URL as sessions are keyed: scheme://host[:port],
- * lower case, default port left out, user info dropped. 0, or -1 when the
- * URL is not http(s) or does not fit in cap. */
+/* The origin of an http(s) URL as sessions are keyed: url_parse's
+ * (url/url.h) scheme://host[:port], as the browser's location.origin gives
+ * it (lower case, IPv4 dotted, IPv6 compressed, default port left out,
+ * user info dropped). 0, or -1 when the URL is not http(s), is refused by
+ * url_parse, or does not fit in cap. */
 int snap_url_origin(const char *url, char *out, size_t cap);
 /* Forget the contexts of origin (after a new login saved a new session):
  * its tabs stay open, still authenticated while their context holds the

@@ -1521,6 +1521,14 @@ static void t_url_redact(void)
         {"https://h.test/?q=design&sig=", "https://h.test/?q=design&sig=", false},
         {"https://h.test/?X-Amz-Signature=ab", "https://h.test/?X-Amz-Signature=[redacted]", false},
         {"data:text/html,<b>a=1</b>", "data:text/html,<b>a=1</b>", false},
+        /* Regression (issue 11, point 10): the userinfo as the browser
+         * reads it. A '\\' ends the authority, so this URL is on
+         * evil.test and has none (it showed as "[redacted]@a.test"); a URL
+         * without "//" still has userinfo (its password showed). */
+        {"https://evil.test\\@a.test/", "https://evil.test\\@a.test/", false},
+        {"https:u:pw@a.test/x", "https:[redacted]@a.test/x", false},
+        {"HTTPS:\\\\u:pw@a.test", "HTTPS:\\\\[redacted]@a.test", false},
+        {"https://u@v@a.test:8080/?q=1", "https://[redacted]@a.test:8080/?q=1", false},
         {"about:blank", "about:blank", false},
         {"", "", false},
     };

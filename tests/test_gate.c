@@ -595,6 +595,63 @@ static void t_origins(void)
     gate_free(gt);
 }
 
+/* Regression (issue 11, point 10): the gate reads a URL's origin as the
+ * browser does (url/url.h), or refuses it. Before, IPv4 addresses in short,
+ * hex, octal or decimal form and IPv6 addresses not in compressed form were
+ * taken as other hosts than the one the browser goes to, a URL without
+ * "//" was refused, and a numeric pattern matched IP addresses. */
+static void t_origins_browser_forms(void)
+{
+    gate *gt = mk("{\"task\":\"t\",\"origins\":[\"http://127.0.0.1:8080\",\"https://[::1]\","
+                  "\"https://a.test\",\"http://0x7f.0.0.2:81\",\"*.c.test\"],"
+                  "\"identities\":{\"http://2130706433:8080\":\"alice\"}}", NULL);
+    if (!gt)
+        return;
+    static const struct {
+        const char *url;
+        bool ok;
+    } T[] = {
+        {"http://127.0.0.1:8080/", true},
+        {"http://127.1:8080/", true},           /* what Chromium opens */
+        {"http://0x7f.1:8080/x", true},
+        {"http://0177.0.0.1:8080/", true},
+        {"http://2130706433:8080/", true},
+        {"http://0x7F000001:8080/", true},
+        {"http://127.0.0.1.:8080/", true},
+        {"http://127.0.0.2:81/", true},         /* the entry was normalised too */
+        {"http://127.0.0.1:8081/", false},
+        {"http://127.0.0.1/", false},
+        {"http://1.2.3.4.5:8080/", false},      /* Chromium refuses these */
+        {"http://127.0.0.256:8080/", false},
+        {"https://[0:0:0:0:0:0:0:1]/", true},
+        {"https://[0::1]:443/", true},
+        {"https://[::0.0.0.1]/", true},
+        {"https://[::2]/", false},
+        {"https://[1::2::3]/", false},
+        {"https:a.test/", true},
+        {"https:\\\\a.test\\x", true},
+        {"  https://a.test/\t", true},
+        {"https://a\t.test/", true},
+        {"https://evil.test\t@a.test/", true},
+        {"https://a.test\t@evil.test/", false},
+        {"https://a.test%2f@evil.test/", false},
+        {"http://1.c.test/", true},
+        {"http://c.test.0x1/", false},
+    };
+    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)
+        if (!CHECK_INT(T[i].ok, gate_url_allowed(gt, T[i].url)))
+            test_fail_detail("url %s", T[i].url);
+    CHECK_STR("alice", gate_identity_for(gt, "http://127.0.0.1:8080"));
+    CHECK_STR("alice", gate_identity_for(gt, "http://127.1:8080/login"));
+    gate_free(gt);
+    /* A pattern names a domain: never an IPv4 address. */
+    gate_err e;
+    gate_grant *g = parse("{\"task\":\"t\",\"origins\":[\"*.0.1\"]}", &e);
+    CHECK(g == NULL);
+    CHECK(strstr(e.msg, "not an IPv4 address") != NULL);
+    gate_grant_free(g);
+}
+
 static void t_tools_identities(void)
 {
     gate *gt = mk(NULL, NULL);
@@ -2154,6 +2211,7 @@ static const test_case TESTS[] = {
     {"grant_struct", t_grant_struct},
     {"grant_alloc", t_grant_alloc},
     {"origins", t_origins},
+    {"origins_browser_forms", t_origins_browser_forms},
     {"tools_identities", t_tools_identities},
     {"classify_table", t_classify_table},
     {"decide_order", t_decide_order},

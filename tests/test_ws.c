@@ -1117,7 +1117,7 @@ static void t_url_parse(void)
     CHECK(!u.tls);
     CHECK_INT(WS_OK, ws_url_parse("WSS://Example.COM", &u, err, sizeof err));
     CHECK_STR("wss", u.scheme);
-    CHECK_STR("Example.COM", u.host);
+    CHECK_STR("example.com", u.host);       /* as the browser reads it (url/url.h) */
     CHECK_INT(443, u.port);
     CHECK_STR("/", u.path);
     CHECK(u.tls);
@@ -1132,6 +1132,22 @@ static void t_url_parse(void)
     CHECK_STR("::1", u.host);
     CHECK_INT(9222, u.port);
     CHECK_INT(WS_OK, ws_url_parse("ws://[fe80::1%25eth0]/", &u, err, sizeof err));
+    CHECK_INT(80, u.port);
+    CHECK_STR("fe80::1%25eth0", u.host);
+    /* Regression (issue 11, point 10): the host and port the browser would
+     * connect to, not the text as written. */
+    CHECK_INT(WS_OK, ws_url_parse("ws://0x7f.1:9222/devtools/browser/x", &u, err, sizeof err));
+    CHECK_STR("127.0.0.1", u.host);
+    CHECK_INT(WS_OK, ws_url_parse("ws://[0:0::1]:09222/x", &u, err, sizeof err));
+    CHECK_STR("::1", u.host);
+    CHECK_INT(9222, u.port);
+    CHECK_INT(WS_OK, ws_url_parse("ws://%31%32%37.0.0.1:9222\\devtools\\x?a\\b", &u, err,
+                                  sizeof err));
+    CHECK_STR("127.0.0.1", u.host);
+    CHECK_STR("/devtools/x?a\\b", u.path);
+    CHECK_INT(WS_OK, ws_url_parse("ws://h\\@127.0.0.1:9222/", &u, err, sizeof err));
+    CHECK_STR("h", u.host);                 /* '\\' ends the authority */
+    CHECK_INT(WS_OK, ws_url_parse("ws://h:080/", &u, err, sizeof err));
     CHECK_INT(80, u.port);
     struct {
         const char *url, *needle;
@@ -1150,6 +1166,7 @@ static void t_url_parse(void)
         {"ws://[::1/", "without ']'"},
         {"ws://[::1]x/", "after ']'"},
         {"ws://[abc]/", "not an IPv6"},
+        {"ws://1.2.3.256/", "IPv4"},
         {"ws://h/a b", "space"},
         {"ws://h/a\r\nX: y", "control"},
         {"ws://h/\xc3\xa9", "non-ASCII"},

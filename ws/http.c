@@ -9,6 +9,7 @@
  * A header block larger than 16 KiB is refused.
  */
 #include "ws/ws_int.h"
+#include "url/url.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -54,16 +55,11 @@ int ws_url_parse(const char *url, ws_url *out, char *err, size_t errlen)
         return WS_EURL;
     }
     size_t slen = (size_t)(sep - url);
-    int defport;
-    if (ieq(url, slen, "ws")) {
-        defport = 80;
+    if (ieq(url, slen, "ws") || ieq(url, slen, "http")) {
+        out->tls = false;
     } else if (ieq(url, slen, "wss")) {
-        defport = 443;
         out->tls = true;
-    } else if (ieq(url, slen, "http")) {
-        defport = 80;
     } else if (ieq(url, slen, "https")) {
-        defport = 443;
         out->tls = true;
     } else {
         ws_seterr(err, errlen, "unsupported URL scheme \"%.*s\" (want ws, wss, http or https)",
@@ -73,81 +69,74 @@ int ws_url_parse(const char *url, ws_url *out, char *err, size_t errlen)
     for (size_t i = 0; i < slen; i++)
         out->scheme[i] = (char)tolower((unsigned char)url[i]);
     const char *a = sep + 3;
-    size_t alen = strcspn(a, "/?#");
-    const char *rest = a + alen;
+    size_t alen = strcspn(a, "/\\?#");
+    if (alen == 0) {
+        ws_seterr(err, errlen, "URL has an empty host");
+        return WS_EURL;
+    }
     if (memchr(a, '@', alen)) {
         ws_seterr(err, errlen, "user name or password in a URL is not supported");
         return WS_EURL;
     }
-    const char *host = a, *hend, *portp = NULL;
-    if (alen && a[0] == '[') {
-        const char *rb = memchr(a, ']', alen);
-        if (!rb) {
-            ws_seterr(err, errlen, "URL has '[' without ']' in the host");
-            return WS_EURL;
-        }
-        host = a + 1;
-        hend = rb;
-        const char *after = rb + 1;
-        if (after < a + alen) {
-            if (*after != ':') {
-                ws_seterr(err, errlen, "unexpected text after ']' in the host");
-                return WS_EURL;
-            }
-            portp = after + 1;
-        }
-        if (!memchr(host, ':', (size_t)(hend - host))) {
-            ws_seterr(err, errlen, "bracketed host is not an IPv6 address");
-            return WS_EURL;
-        }
-    } else {
-        const char *colon = memchr(a, ':', alen);
-        hend = colon ? colon : a + alen;
-        if (colon)
-            portp = colon + 1;
-    }
-    size_t hlen = (size_t)(hend - host);
-    if (hlen == 0) {
-        ws_seterr(err, errlen, "URL has an empty host");
+    if (a[alen - 1] == ':') {
+        ws_seterr(err, errlen, "URL has ':' but no port");
         return WS_EURL;
     }
-    if (hlen >= sizeof out->host) {
+    /* Host and port as the browser reads them (url/url.h). An IPv6 zone
+     * ("[fe80::1%25eth0]", which browsers refuse) is taken off for the
+     * parser and put back for getaddrinfo. */
+    char tmp[URL_RAW_HOST_MAX + 64], zone[64] = "";
+    const char *pu = url;
+    const char *z = a[0] == '[' ? memchr(a, '%', alen) : NULL;
+    const char *rb = z ? memchr(z, ']', alen - (size_t)(z - a)) : NULL;
+    if (z && rb) {
+        size_t zl = (size_t)(rb - z), head = (size_t)(z - url);
+        if (zl >= sizeof zone || head + strlen(rb) >= sizeof tmp) {
+            ws_seterr(err, errlen, "IPv6 zone or host too long");
+            return WS_EURL;
+        }
+        memcpy(zone, z, zl);
+        zone[zl] = 0;
+        memcpy(tmp, url, head);
+        memcpy(tmp + head, rb, strlen(rb) + 1);
+        pu = tmp;
+    }
+    url_parts u;
+    const char *why = "not a URL";
+    int rc = url_parse(pu, &u, &why);
+    if (rc) {
+        ws_seterr(err, errlen, "%s", rc == URL_EIDN ? url_strerror(rc) : why);
+        return WS_EURL;
+    }
+    size_t hl = strlen(u.host);
+    const char *h = u.host;
+    if (h[0] == '[')
+        h++, hl -= 2;
+    if (hl + strlen(zone) >= sizeof out->host) {
         ws_seterr(err, errlen, "host name longer than %zu bytes", sizeof out->host - 1);
         return WS_EURL;
     }
-    memcpy(out->host, host, hlen);
-    out->port = defport;
-    if (portp) {
-        const char *pend = a + alen;
-        if (portp == pend) {
-            ws_seterr(err, errlen, "URL has ':' but no port");
-            return WS_EURL;
-        }
-        long v = 0;
-        for (const char *q = portp; q < pend; q++) {
-            if (*q < '0' || *q > '9' || v > 65535) {
-                v = -1;
-                break;
-            }
-            v = v * 10 + (*q - '0');
-        }
-        if (v < 1 || v > 65535) {
-            ws_seterr(err, errlen, "bad port \"%.*s\" (want 1-65535)",
-                      (int)(pend - portp > 16 ? 16 : pend - portp), portp);
-            return WS_EURL;
-        }
-        out->port = (int)v;
+    memcpy(out->host, h, hl);
+    memcpy(out->host + hl, zone, strlen(zone) + 1);
+    out->port = u.port;
+    if (out->port == 0) {
+        ws_seterr(err, errlen, "bad port \"0\" (want 1-65535)");
+        return WS_EURL;
     }
+    const char *rest = pu + u.rest;
     size_t plen = strcspn(rest, "#"); /* the fragment is never sent */
-    size_t need = plen + (rest[0] == '/' ? 0 : 1);
+    size_t need = plen + (rest[0] == '/' || rest[0] == '\\' ? 0 : 1);
     if (need >= sizeof out->path) {
         ws_seterr(err, errlen, "URL path longer than %zu bytes", sizeof out->path - 1);
         return WS_EURL;
     }
     size_t o = 0;
-    if (rest[0] != '/')
+    if (rest[0] != '/' && rest[0] != '\\')
         out->path[o++] = '/';
-    memcpy(out->path + o, rest, plen);
+    size_t q = strcspn(rest, "?#");      /* in the path a '\\' is a '/' */
+    for (size_t i = 0; i < plen; i++)
+        out->path[o++] = i < q && rest[i] == '\\' ? '/' : rest[i];
+    out->path[o] = 0;
     return WS_OK;
 }
 

@@ -1,0 +1,117 @@
+/*
+ * url.h — the one URL parser of cdpgate: which site a URL belongs to.
+ *
+ * The gate (grants, page requests), the session contexts and the vault's
+ * keys, and the WebSocket transport all ask this module for a URL's scheme,
+ * host and port, so every comparison of "which site" goes through the same
+ * code. The browser is the authority on where a request goes: the parser
+ * follows the WHATWG URL Standard (the basic URL parser, host parser, IPv4
+ * and IPv6 parsers and serialisers) for the special schemes http, https,
+ * ws, wss and ftp, as far as the origin goes, and checks itself against
+ * Chromium's own `new URL(x).origin` (tests/test_url.c). Where it cannot
+ * agree it refuses:
+ *
+ *  - hosts with a non-ASCII code point, raw or percent-encoded (an IDN in
+ *    Unicode form needs UTS #46 mapping and Punycode, which this parser
+ *    does not implement): URL_EIDN. Punycode ("xn--") labels are taken as
+ *    written, lower-cased, as Chromium does;
+ *  - hosts with a code point that the standard forbids but Chromium
+ *    rewrites instead ('*', space, C0 controls, DEL): URL_EHOSTCHAR;
+ *  - file: URLs and every non-special scheme (data:, about:, javascript:,
+ *    ...): their origin is opaque, URL_EOPAQUE; url_origin() also takes the
+ *    inner origin of a blob: or filesystem: URL whose inner URL is http(s)
+ *    or ws(s).
+ *
+ * What it does, in the standard's order: leading and trailing C0 controls
+ * and spaces are stripped and every tab, CR and LF removed; the scheme is
+ * lower-cased; after a special scheme any run of '/' and '\' is skipped;
+ * the authority ends at '/', '\', '?', '#' or the end; everything before
+ * its last '@' is userinfo (noted, never kept); the host is percent-decoded,
+ * lower-cased and checked for forbidden code points; a host whose last
+ * label is a number (decimal, 0x-hex or 0-octal) is an IPv4 address in one
+ * to four parts and is written dotted ("0x7f.1" is 127.0.0.1) or refused
+ * when out of range; a bracketed host is an IPv6 address, written in its
+ * compressed canonical form ("[0:0::1]" is "[::1]", "[::ffff:1.2.3.4]" is
+ * "[::ffff:102:304]"); a trailing dot stays; the port may have leading
+ * zeros, must be at most 65535, and is left out when it is the scheme's
+ * default.
+ *
+ * Limits: a host of at most URL_HOST_MAX - 1 bytes once serialised (and of
+ * URL_RAW_HOST_MAX bytes as written), a blob: URL's inner URL of at most
+ * URL_RAW_MAX bytes. Longer ones are URL_ETOOLONG.
+ *
+ * Nothing here allocates or does I/O; there is no global state.
+ */
+#ifndef CDPGATE_URL_H
+#define CDPGATE_URL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define URL_HOST_MAX 256u        /* bytes of a serialised host with its NUL */
+#define URL_ORIGIN_MAX 280u      /* bytes of a serialised origin with its NUL */
+#define URL_RAW_HOST_MAX 1024u   /* bytes of a host as written (percent-encoded) */
+#define URL_RAW_MAX 8192u        /* bytes of a blob: URL's inner URL */
+
+enum {
+    URL_OK = 0,
+    URL_EINVAL = -1,     /* not a URL: the browser's parser fails on it too */
+    URL_EOPAQUE = -2,    /* a URL whose origin is opaque ("null") */
+    URL_EIDN = -3,       /* non-ASCII host: refused (no UTS #46 here) */
+    URL_EHOSTCHAR = -4,  /* a host code point Chromium rewrites: refused */
+    URL_ETOOLONG = -5,   /* over a limit above */
+};
+
+typedef enum {
+    URL_SCHEME_OTHER = 0,   /* any non-special scheme (origin opaque) */
+    URL_SCHEME_HTTP,
+    URL_SCHEME_HTTPS,
+    URL_SCHEME_WS,
+    URL_SCHEME_WSS,
+    URL_SCHEME_FTP,
+    URL_SCHEME_FILE,        /* special, but its origin is opaque */
+} url_scheme;
+
+/* A parsed URL, as far as its origin goes. Filled by url_parse; the
+ * offsets point into the string given to it. */
+typedef struct {
+    url_scheme scheme;
+    char scheme_name[16];    /* lower case; cut at 15 bytes for long schemes */
+    char host[URL_HOST_MAX]; /* serialised: "a.test", "127.0.0.1", "[::1]" */
+    int port;                /* the port; the scheme's default when none */
+    bool default_port;       /* port is the scheme's default (not shown) */
+    bool userinfo;           /* a user name or password was given (not kept) */
+    bool host_pct;           /* the host was written with percent-encoding */
+    bool stripped;           /* leading/trailing C0 or space, or a tab, CR or
+                                LF inside, was removed */
+    size_t rest;             /* offset of what follows the authority (path,
+                                query, fragment; for a non-special scheme,
+                                what follows the ':') */
+    size_t rest_end;         /* offset where the input ends once stripped */
+} url_parts;
+
+/* Parse s (NUL-terminated). 0 with u filled for a special scheme other
+ * than file; URL_EOPAQUE with scheme, scheme_name, rest and rest_end filled
+ * for file: and non-special schemes; else a negative URL_E* code. why, when
+ * not NULL, gets a static text on failure. */
+int url_parse(const char *s, url_parts *u, const char **why);
+
+/* The serialised origin of s, exactly as the browser's
+ * `new URL(s).origin` gives it: "scheme://host[:port]", for the special
+ * schemes but file, and for a blob: or filesystem: URL whose inner URL is
+ * http, https, ws
+ * or wss. 0, or a negative URL_E* code (URL_EOPAQUE: the origin is "null";
+ * URL_ETOOLONG also when it does not fit in cap). out is at most
+ * URL_ORIGIN_MAX bytes with its NUL. */
+int url_origin(const char *s, char *out, size_t cap, const char **why);
+
+/* Serialise the origin of a parsed URL (0, or URL_ETOOLONG). */
+int url_parts_origin(const url_parts *u, char *out, size_t cap);
+
+/* The scheme's default port: 80, 443, 80, 443, 21; 0 for others. */
+int url_default_port(url_scheme s);
+
+/* A static text for a URL_E* code. */
+const char *url_strerror(int code);
+
+#endif
