@@ -660,18 +660,27 @@ const char *snap_ref_role(const snap_agent *a, const snap_ref *rf)
     return a->ref_roles[rf->role];
 }
 
-/* The index of document (tab, frame, loader) in a->refdocs, adding it;
- * -1 when out of memory. Refs are issued a document at a time: the last
- * one found is tried first. */
-static long refdoc_ix(snap_agent *a, int tab, const char *frame, const char *loader)
+/* The index of document (tab, frame, loader) in a->refdocs, or -1. Refs
+ * are issued a document at a time: the last one found is tried first. */
+static long refdoc_find(const snap_agent *a, int tab, const char *frame, const char *loader)
 {
     for (size_t k = 0; k < a->nrefdocs; k++) {
         size_t i = (a->refdoc_last + a->nrefdocs - k) % a->nrefdocs;
         const snap_refdoc *d = &a->refdocs[i];
-        if (d->tab == tab && strcmp(d->frame, frame) == 0 && strcmp(d->loader, loader) == 0) {
-            a->refdoc_last = i;
+        if (d->tab == tab && strcmp(d->frame, frame) == 0 && strcmp(d->loader, loader) == 0)
             return (long)i;
-        }
+    }
+    return -1;
+}
+
+/* The index of document (tab, frame, loader) in a->refdocs, adding it;
+ * -1 when out of memory. */
+static long refdoc_ix(snap_agent *a, int tab, const char *frame, const char *loader)
+{
+    long found = refdoc_find(a, tab, frame, loader);
+    if (found >= 0) {
+        a->refdoc_last = (size_t)found;
+        return found;
     }
     if (a->nrefdocs >= UINT32_MAX)
         return -1;
@@ -782,6 +791,60 @@ uint32_t snap_ref_for(snap_agent *a, int tab, const char *frame, const char *loa
         k = (k + 1) & mask;
     a->ref_hash[k] = rf->n;
     return rf->n;
+}
+
+/* ---- fields that were ever secret ---- */
+
+static struct snap_secret *secret_find(const snap_agent *a, uint32_t doc, int backend)
+{
+    for (size_t i = 0; i < a->nsecrets; i++)
+        if (a->secrets[i].doc == doc && a->secrets[i].backend == backend)
+            return &a->secrets[i];
+    return NULL;
+}
+
+void snap_secret_note(snap_agent *a, int tab, const char *frame, const char *loader,
+                      int backend, unsigned kind)
+{
+    if (!kind || backend <= 0)
+        return;
+    long doc = refdoc_ix(a, tab, frame ? frame : "", loader ? loader : "");
+    if (doc < 0)
+        return;
+    struct snap_secret *s = secret_find(a, (uint32_t)doc, backend);
+    if (s) {
+        s->kind |= kind;
+        return;
+    }
+    if (!a->secrets) {
+        a->secrets = calloc(SNAP_SECRETS_MAX, sizeof *a->secrets);
+        if (!a->secrets)
+            return;
+    }
+    /* A ring: past the bound the oldest is forgotten. */
+    s = &a->secrets[a->next_secret];
+    a->next_secret = (a->next_secret + 1) % SNAP_SECRETS_MAX;
+    if (a->nsecrets < SNAP_SECRETS_MAX)
+        a->nsecrets++;
+    s->doc = (uint32_t)doc;
+    s->backend = backend;
+    s->kind = kind;
+}
+
+unsigned snap_secret_kind(const snap_agent *a, int tab, const char *frame, const char *loader,
+                          int backend)
+{
+    if (!a->nsecrets || backend <= 0)
+        return 0;
+    long doc = refdoc_find(a, tab, frame ? frame : "", loader ? loader : "");
+    const struct snap_secret *s = doc >= 0 ? secret_find(a, (uint32_t)doc, backend) : NULL;
+    return s ? s->kind : 0;
+}
+
+unsigned snap_secret_of_ref(const snap_agent *a, const snap_ref *rf)
+{
+    const struct snap_secret *s = rf ? secret_find(a, rf->doc, rf->backend) : NULL;
+    return s ? s->kind : 0;
 }
 
 /* Parse "e12" (also "[e12]" and "ref=e12"); 0 when malformed. */
@@ -1108,6 +1171,7 @@ void snap_agent_free(snap_agent *a)
     free(a->refs);
     free(a->ref_hash);
     free(a->refdocs);
+    free(a->secrets);
     free(a->ref_roles);
     free(a->obs);
     if (a->gate_owned)

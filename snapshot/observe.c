@@ -60,7 +60,7 @@
 #define TEXT_MAX_CHARS 150       /* text lines in element mode (text mode is whole) */
 #define CTX_MAX_CHARS 40         /* row context */
 #define OPTIONS_MAX 30           /* native <select> options listed inline */
-#define MAX_DEPTH 400            /* deeper structure is flattened */
+#define MAX_DEPTH 400            /* deeper structure is flattened (walk_deep) */
 #define CACHE_FRESH_MS 1000      /* a cached snapshot serves a plain first page this long */
 #define CACHE_MAX_AGE_MS 4000    /* and paging, queries, text mode this long */
 
@@ -314,7 +314,9 @@ typedef struct {
     int rc;
     bool done;                   /* reply collected (or the call failed) */
     bool dom_ok;                 /* the DOMSnapshot answered: secrets are known */
-    idset secret;                /* password and one-time-code inputs */
+    idset secret;                /* password, one-time-code and payment card inputs */
+    idset pw, otc;               /* of which type=password; one-time-code or
+                                    current/new-password autocomplete */
     idset click;                 /* isClickable */
     void *dss;                   /* domsink while the reply streams in */
 } sess_st;
@@ -359,6 +361,7 @@ typedef struct {
     char err[160];
     int owner;                   /* backend node of the <iframe> in the parent, 0 unknown */
     bool placed;
+    bool ghost;                  /* not in the page (place_orphans): no line */
     axn **nodes;                 /* chunks of AXC records (see ax_at) */
     size_t nnodes, nchunk;
     size_t released;             /* chunks [0, released) freed by the walk */
@@ -429,7 +432,8 @@ typedef struct {
 
 typedef struct {
     snap_agent *a;
-    snap_tab *t;
+    snap_tab *t;                 /* valid until fetch waits; then tab_id */
+    int tab_id;
     frame_st *fr;
     size_t nfr;
     sess_st *ss;
@@ -443,6 +447,9 @@ typedef struct {
     int tail_text;               /* the V_TEXT vnode written last, and the arena */
     size_t tail_len;             /* length then: it may take more text while equal */
     sbuf arena;
+    size_t deep;                 /* nodes below MAX_DEPTH, shown flattened */
+    size_t deep_left;            /* visits walk_deep may still make */
+    bool deep_cut;               /* it ran out: some were not shown */
     bool oom;
 } build;
 
@@ -541,6 +548,15 @@ static const char *const LEAF_ROLES[] = {
     "textbox", "searchbox", "spinbutton", "slider", "combobox", "progressbar", "meter",
     "scrollbar", "ColorWell", "DateTime", "InputTime", "date", "img", "image", "switch",
     NULL,
+};
+
+/* Roles whose name is computed from their content (ARIA "name from
+ * content"), less the containers (row, treeitem). */
+static const char *const NAME_FROM_CONTENT[] = {
+    "button", "link", "heading", "cell", "gridcell", "columnheader", "rowheader",
+    "checkbox", "radio", "switch", "tab", "option", "MenuListOption", "menuitem",
+    "menuitemcheckbox", "menuitemradio", "tooltip", "ToggleButton", "PopUpButton",
+    "DisclosureTriangle", NULL,
 };
 
 /* Role classes, computed once per interned role. */
@@ -1686,6 +1702,36 @@ static bool masked(const char *s)
 
 /* ---- DOMSnapshot: secrets and clickables ---- */
 
+static void secret_add(sess_st *S, int backend, unsigned kind)
+{
+    if (kind)
+        ids_add(&S->secret, backend);
+    if (kind & SNAP_SECRET_PW)
+        ids_add(&S->pw, backend);
+    if (kind & SNAP_SECRET_OTC)
+        ids_add(&S->otc, backend);
+}
+
+static void secrets_sort(sess_st *S)
+{
+    ids_sort(&S->secret);
+    ids_sort(&S->pw);
+    ids_sort(&S->otc);
+}
+
+/* The SNAP_SECRET_* kinds the DOM snapshot gave a node. */
+static unsigned secret_kind(const sess_st *S, int backend)
+{
+    if (!ids_has(&S->secret, backend))
+        return 0;
+    unsigned k = 0;
+    if (ids_has(&S->pw, backend))
+        k |= SNAP_SECRET_PW;
+    if (ids_has(&S->otc, backend))
+        k |= SNAP_SECRET_OTC;
+    return k ? k : SNAP_SECRET_CC;
+}
+
 static void dom_parse(sess_st *S, const json_val *result)
 {
     const json_val *strings = json_get(result, "strings");
@@ -1713,7 +1759,7 @@ static void dom_parse(sess_st *S, const json_val *result)
             json_int(nm, &ni);
             const char *name = ni >= 0 && (size_t)ni < ns ? tab[ni] : NULL;
             if (name && strcmp(name, "INPUT") == 0) {
-                bool secret = false;
+                unsigned kind = 0;
                 const json_val *x = json_first(at);
                 while (x && json_next(x)) {
                     int64_t ki = -1, vi = -1;
@@ -1723,16 +1769,18 @@ static void dom_parse(sess_st *S, const json_val *result)
                     const char *val = vi >= 0 && (size_t)vi < ns ? tab[vi] : "";
                     if (key && val && strcmp(key, "type") == 0 &&
                         contains_ci(val, strlen(val), "password"))
-                        secret = true;
+                        kind |= SNAP_SECRET_PW;
                     if (key && val && strcmp(key, "autocomplete") == 0 &&
                         (contains_ci(val, strlen(val), "one-time-code") ||
                          contains_ci(val, strlen(val), "current-password") ||
                          contains_ci(val, strlen(val), "new-password")))
-                        secret = true;
+                        kind |= SNAP_SECRET_OTC;
+                    if (key && val && strcmp(key, "autocomplete") == 0 &&
+                        contains_ci(val, strlen(val), "cc-"))
+                        kind |= SNAP_SECRET_CC;
                     x = json_next(json_next(x));
                 }
-                if (secret)
-                    ids_add(&S->secret, backs[i]);
+                secret_add(S, backs[i], kind);
             }
             be = json_next(be);
             nm = json_next(nm);
@@ -1747,7 +1795,7 @@ static void dom_parse(sess_st *S, const json_val *result)
         free(backs);
     }
     free(tab);
-    ids_sort(&S->secret);
+    secrets_sort(S);
     ids_sort(&S->click);
     S->dom_ok = true;
 }
@@ -1763,7 +1811,7 @@ static void dom_parse(sess_st *S, const json_val *result)
  * "one-time-code". The sets are resolved at the end exactly as dom_parse
  * does (snap_dom_digest_check compares the two). */
 
-enum { DS_INPUT = 1, DS_TYPE = 2, DS_AUTOC = 4, DS_PW = 8, DS_OTC = 16 };
+enum { DS_INPUT = 1, DS_TYPE = 2, DS_AUTOC = 4, DS_PW = 8, DS_OTC = 16, DS_CC = 32 };
 
 typedef struct {
     int *v;
@@ -1834,6 +1882,8 @@ static void ds_scan(domsink *S, const char *p, size_t n)
         S->cur |= DS_PW;
     if (contains_ci(edge, k + take, "one-time-code") || contains_ci(p, n, "one-time-code"))
         S->cur |= DS_OTC;
+    if (contains_ci(edge, k + take, "cc-") || contains_ci(p, n, "cc-"))
+        S->cur |= DS_CC;
     size_t keep = n < 15 ? n : 15;
     if (S->ncarry + n <= 15) {
         memcpy(S->carry + S->ncarry, p, n);
@@ -1973,18 +2023,19 @@ static void ds_finish(sess_st *T, const domsink *S)
                 continue;
             size_t a0 = (size_t)d->attr_off.v[i];
             size_t a1 = i + 1 < d->attr_off.n ? (size_t)d->attr_off.v[i + 1] : d->attrs.n;
-            bool secret = false;
+            unsigned kind = 0;
             for (size_t k = a0; k + 1 < a1; k += 2) {
                 int ki = d->attrs.v[k], vi = d->attrs.v[k + 1];
                 unsigned char kf = ki >= 0 && (size_t)ki < S->nstr ? S->flags[ki] : 0;
                 unsigned char vf = vi >= 0 && (size_t)vi < S->nstr ? S->flags[vi] : 0;
                 if ((kf & DS_TYPE) && (vf & DS_PW))
-                    secret = true;
+                    kind |= SNAP_SECRET_PW;
                 if ((kf & DS_AUTOC) && (vf & (DS_OTC | DS_PW)))
-                    secret = true;
+                    kind |= SNAP_SECRET_OTC;
+                if ((kf & DS_AUTOC) && (vf & DS_CC))
+                    kind |= SNAP_SECRET_CC;
             }
-            if (secret)
-                ids_add(&T->secret, d->backs.v[i]);
+            secret_add(T, d->backs.v[i], kind);
         }
         for (size_t k = 0; k < d->click.n; k++) {
             int i = d->click.v[k];
@@ -1992,7 +2043,7 @@ static void ds_finish(sess_st *T, const domsink *S)
                 ids_add(&T->click, d->backs.v[i]);
         }
     }
-    ids_sort(&T->secret);
+    secrets_sort(T);
     ids_sort(&T->click);
     T->dom_ok = true;
 }
@@ -2040,7 +2091,8 @@ int snap_dom_digest_check(const char *reply, size_t len, size_t piece, size_t *s
         *secrets = A.secret.n;
     if (clicks)
         *clicks = A.click.n;
-    if (A.secret.n != B.secret.n || A.click.n != B.click.n ||
+    if (A.secret.n != B.secret.n || A.click.n != B.click.n || A.pw.n != B.pw.n ||
+        A.otc.n != B.otc.n ||
         (A.secret.n && memcmp(A.secret.v, B.secret.v, A.secret.n * sizeof *A.secret.v)) ||
         (A.click.n && memcmp(A.click.v, B.click.v, A.click.n * sizeof *A.click.v))) {
         snprintf(why, cap, "sets differ: secret %zu/%zu, click %zu/%zu", A.secret.n,
@@ -2057,6 +2109,10 @@ out:
     free(A.click.v);
     free(B.secret.v);
     free(B.click.v);
+    free(A.pw.v);
+    free(A.otc.v);
+    free(B.pw.v);
+    free(B.otc.v);
     return rc;
 }
 
@@ -2168,8 +2224,14 @@ static void add_text(build *B, int parent, int fi, const char *s)
     B->tail_len = B->arena.len;
 }
 
+static void walk_deep(build *B, int fi, int ai, int parent);
+
 static void walk_kids(build *B, int fi, int ai, int parent, int depth)
 {
+    if (depth >= MAX_DEPTH) {
+        walk_deep(B, fi, ai, parent);
+        return;
+    }
     frame_st *F = &B->fr[fi];
     size_t k0 = ax_at(F, (size_t)ai)->kid0, nk = ax_nkids(F, (size_t)ai);
     for (size_t c = 0; c < nk; c++) {
@@ -2285,8 +2347,9 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
     unsigned rc = ax_cls(F, n);
     const char *role = ax_role(F, n);
     const char *name = ax_name(F, n);
-    if (depth > MAX_DEPTH)
-        return;
+    /* Below MAX_DEPTH, walk_deep has the node walked without its children
+     * (depth > MAX_DEPTH): it walks them itself, flattened. */
+    bool shallow = depth > MAX_DEPTH;
     if (rc & RC_DROP)
         return;
     if (n->flags & AX_IGNORED) {
@@ -2319,7 +2382,7 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
         B->v[i].toff = (uint32_t)(cf + 1);
         if (cf >= 0) {
             B->fr[cf].placed = true;
-            walk_frame_root(B, cf, i, depth + 1);
+            walk_frame_root(B, cf, i, shallow ? MAX_DEPTH : depth + 1);
         }
         finish(B, i);
         return;
@@ -2351,6 +2414,8 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
                        strcmp(xrole, "combobox") == 0 || strcmp(xrole, "spinbutton") == 0;
         const char *value = ax_value(F, n);
         if (textish && (ids_has(&S->secret, n->backend) || masked(value) ||
+                        snap_secret_kind(B->a, B->tab_id, F->f->id, F->f->loader,
+                                         n->backend) ||
                         (!S->dom_ok && value && *value &&
                          strcmp(xrole, "combobox") != 0))) {
             x->st |= ST_SECRET;
@@ -2373,7 +2438,7 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
         x = &B->v[i];
         x->role = ri;
     }
-    if (!(rc & RC_LEAF) && !editable_top)
+    if (!(rc & RC_LEAF) && !editable_top && !shallow)
         walk_kids(B, fi, ai, i, depth);
     x = &B->v[i];
     x->end = (int)B->nv;
@@ -2402,6 +2467,262 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
         }
     }
     finish(B, i);
+}
+
+/* The descendants of ai, below MAX_DEPTH levels, flattened under parent:
+ * an explicit depth-first walk (the C stack stays bounded however deep the
+ * page nests), in document order. Wrappers and ignored nodes add nothing
+ * of their own (their children come up a level); every other node is
+ * walked without its children (walk with depth > MAX_DEPTH) and its
+ * children follow it as its siblings, except under leaves (a text field's
+ * inner editor) and dropped roles. A clickable wrapper that holds only
+ * text gets no ref this deep. Bounded by deep_left visits (the AX records
+ * need not form a tree); what is left then is counted as cut. */
+static void walk_deep(build *B, int fi, int ai, int parent)
+{
+    typedef struct { size_t k0, nk, c; } lvl;
+    lvl *st = malloc(64 * sizeof *st);
+    size_t ns = 0, cap = 64;
+    if (!st) {
+        B->oom = true;
+        return;
+    }
+    frame_st *F = &B->fr[fi];
+    st[ns++] = (lvl){ax_at(F, (size_t)ai)->kid0, ax_nkids(F, (size_t)ai), 0};
+    while (ns && !B->oom) {
+        lvl *top = &st[ns - 1];
+        if (top->c == top->nk) {
+            ns--;
+            continue;
+        }
+        int k = F->kix[top->k0 + top->c++];
+        if (k < 0 || k == ai)
+            continue;
+        if (!B->deep_left) {
+            B->deep_cut = true;
+            break;
+        }
+        B->deep_left--;
+        B->deep++;
+        const axn *n = ax_at(F, (size_t)k);
+        unsigned rc = ax_cls(F, n);
+        const char *name = ax_name(F, n);
+        bool descend;
+        if (rc & RC_DROP) {
+            descend = false;
+        } else if ((n->flags & AX_IGNORED) ||
+                   ((rc & RC_FLAT) && !(name && *name && (rc & RC_FLAT_NAMED)) &&
+                    !(n->st & ST_EDITABLE))) {
+            descend = true;
+        } else {
+            size_t kid0 = n->kid0, nk = ax_nkids(F, (size_t)k);
+            /* A named button, link, heading ... says its content in its name. */
+            bool leaf = (rc & (RC_LEAF | RC_TEXT | RC_FRAME)) != 0 || (n->st & ST_EDITABLE) ||
+                        (name && *name && in_list(ax_role(F, n), NAME_FROM_CONTENT));
+            walk(B, fi, k, parent, MAX_DEPTH + 1);
+            F = &B->fr[fi];
+            if (leaf || !nk)
+                continue;
+            if (ns == cap) {
+                lvl *nst = realloc(st, cap * 2 * sizeof *nst);
+                if (!nst) {
+                    B->oom = true;
+                    break;
+                }
+                st = nst;
+                cap *= 2;
+            }
+            st[ns++] = (lvl){kid0, nk, 0};
+            B->tail_text = -1;   /* its text does not run on from the text before */
+            continue;
+        }
+        if (descend && ax_nkids(F, (size_t)k)) {
+            if (ns == cap) {
+                lvl *nst = realloc(st, cap * 2 * sizeof *nst);
+                if (!nst) {
+                    B->oom = true;
+                    break;
+                }
+                st = nst;
+                cap *= 2;
+            }
+            st[ns++] = (lvl){n->kid0, ax_nkids(F, (size_t)k), 0};
+            if (!(n->flags & AX_IGNORED) && !(ax_cls(F, n) & RC_GENERIC))
+                B->tail_text = -1;   /* a paragraph, a cell: a block of its own */
+        }
+    }
+    free(st);
+}
+
+/* ---- secret values kept out of every name ----
+ *
+ * A secret field's own value is withheld (VF_NOVALUE), but the browser
+ * also computes it into other accessible names: a button or label that
+ * points at the field with aria-labelledby, a field labelled by itself,
+ * and once the page has turned a password into type=text, the value in
+ * plain. Before the walk, every text field that is secret now or was
+ * noted secret before (snap_secret_kind) is noted, its value collected,
+ * and every name and value of every frame that holds one of the values
+ * gets it replaced by "[secret]" (a value shorter than 3 bytes only where
+ * it stands as a whole word). The records then point at the masked copies;
+ * the plain strings are wiped. Everything built from the records — lines,
+ * text mode, ref names, action results, the gate's target, audit lines and
+ * prompts — only ever sees the masked ones. */
+
+#define SECRET_MASK "[secret]"
+
+static bool textish_role(const char *role)
+{
+    return strcmp(role, "textbox") == 0 || strcmp(role, "searchbox") == 0 ||
+           strcmp(role, "combobox") == 0 || strcmp(role, "spinbutton") == 0;
+}
+
+static bool word_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c >= 0x80;
+}
+
+/* s with every secret value replaced, into out; false when none was in it. */
+static bool mask_one(const char *s, const char *const *vals, size_t nv, sbuf *out)
+{
+    bool hit = false;
+    out->len = 0;
+    const char *p = s;
+    while (*p) {
+        size_t best = 0;
+        for (size_t i = 0; i < nv; i++) {
+            size_t l = strlen(vals[i]);
+            if (l > best && strncmp(p, vals[i], l) == 0 &&
+                (l >= 3 || ((p == s || !word_char((unsigned char)p[-1])) &&
+                            !word_char((unsigned char)p[l]))))
+                best = l;
+        }
+        if (best) {
+            sb_puts(out, SECRET_MASK);
+            p += best;
+            hit = true;
+        } else {
+            sb_putc(out, *p++);
+        }
+    }
+    if (!out->p)
+        sb_putn(out, "", 0);
+    return hit;
+}
+
+static void wipe(char *p, size_t n)
+{
+    volatile char *v = p;
+    while (n--)
+        *v++ = 0;
+}
+
+static void mask_secrets(build *B)
+{
+    const char **vals = NULL;
+    size_t nv = 0, cv = 0;
+    for (size_t fi = 0; fi < B->nfr; fi++) {
+        frame_st *F = &B->fr[fi];
+        const sess_st *S = &B->ss[F->sess];
+        for (size_t k = 0; k < F->nnodes; k++) {
+            const axn *n = ax_at(F, k);
+            if (n->backend <= 0 || !textish_role(ax_role(F, n)))
+                continue;
+            unsigned kind = secret_kind(S, n->backend);
+            if (kind)
+                snap_secret_note(B->a, B->tab_id, F->f->id, F->f->loader, n->backend, kind);
+            else
+                kind = snap_secret_kind(B->a, B->tab_id, F->f->id, F->f->loader, n->backend);
+            const char *v = ax_value(F, n);
+            /* Without the DOM snapshot every text value is withheld (walk). */
+            bool unknown = !S->dom_ok && strcmp(ax_role(F, n), "combobox") != 0;
+            if ((!kind && !unknown) || !v || !*v || masked(v) || blank(v))
+                continue;
+            if (nv == cv) {
+                size_t c = cv ? cv * 2 : 8;
+                const char **nvs = realloc(vals, c * sizeof *nvs);
+                if (!nvs) {
+                    B->oom = true;
+                    free(vals);
+                    return;
+                }
+                vals = nvs;
+                cv = c;
+            }
+            vals[nv++] = v;
+        }
+    }
+    if (!nv) {
+        free(vals);
+        return;
+    }
+    /* The values point into the frames' strings, which grow below: copy. */
+    sbuf all = {0};
+    size_t *offs = malloc(nv * sizeof *offs);
+    for (size_t i = 0; offs && i < nv; i++) {
+        offs[i] = all.len;
+        sb_putn(&all, vals[i], strlen(vals[i]) + 1);
+    }
+    if (!offs || all.oom) {
+        B->oom = true;
+        free(offs);
+        free(all.p);
+        free(vals);
+        return;
+    }
+    for (size_t i = 0; i < nv; i++)
+        vals[i] = all.p + offs[i];
+    free(offs);
+    sbuf mn = {0}, mv = {0};
+    for (size_t fi = 0; fi < B->nfr && !B->oom; fi++) {
+        frame_st *F = &B->fr[fi];
+        for (size_t k = 0; k < F->nnodes; k++) {
+            axn *n = ax_at(F, k);
+            const char *name = (n->flags & AX_NAME) ? ax_name(F, n) : NULL;
+            const char *value = ax_value(F, n);
+            bool hn = name && mask_one(name, vals, nv, &mn);
+            bool hv = value && mask_one(value, vals, nv, &mv);
+            if (!hn && !hv)
+                continue;
+            /* [name NUL][value NUL | double], appended; the old one wiped. */
+            char *old = F->str.p + n->str;
+            size_t oldlen = 0;
+            if (n->flags & AX_NAME)
+                oldlen += strlen(old) + 1;
+            if (n->flags & AX_VALUE)
+                oldlen += strlen(old + oldlen) + 1;
+            double num = 0;
+            bool has_num = ax_num(F, n, &num);
+            if (has_num)
+                oldlen += sizeof num;
+            size_t off = F->str.len;
+            if (n->flags & AX_NAME)
+                sb_putn(&F->str, hn ? mn.p : name, strlen(hn ? mn.p : name) + 1);
+            if (n->flags & AX_VALUE) {
+                value = ax_value(F, n);     /* F->str may have moved */
+                sb_putn(&F->str, hv ? mv.p : value, strlen(hv ? mv.p : value) + 1);
+            }
+            if (has_num)
+                sb_putn(&F->str, (const char *)&num, sizeof num);
+            if (F->str.oom || off > UINT32_MAX) {
+                B->oom = true;
+                break;
+            }
+            wipe(F->str.p + n->str, oldlen);
+            n->str = (uint32_t)off;
+        }
+    }
+    if (mn.p)
+        wipe(mn.p, mn.cap);
+    if (mv.p)
+        wipe(mv.p, mv.cap);
+    if (all.p)
+        wipe(all.p, all.cap);
+    free(mn.p);
+    free(mv.p);
+    free(all.p);
+    free(vals);
 }
 
 static int ax_root(const frame_st *F)
@@ -2799,6 +3120,8 @@ static void free_build(build *B)
     }
     for (size_t i = 0; i < B->nss; i++) {
         free(B->ss[i].secret.v);
+        free(B->ss[i].pw.v);
+        free(B->ss[i].otc.v);
         free(B->ss[i].click.v);
         if (B->ss[i].dss) {
             ds_free(B->ss[i].dss);
@@ -3026,6 +3349,8 @@ struct snap_cache {
     cframe *fr;
     size_t nfr;
     const char *title;           /* the main frame's RootWebArea name (in fr[0].str) */
+    size_t deep;                 /* nodes below MAX_DEPTH levels, shown flattened */
+    bool deep_cut;               /* and some not shown at all (walk_deep's bound) */
     vnode *l;                    /* printed lines; parent: printed parent line or
                                     -1, end: depth */
     size_t n;
@@ -3555,6 +3880,18 @@ static void place_orphans(build *B)
             frame_st *F = &B->fr[i];
             if (F->placed || (F->parent >= 0 && !B->fr[F->parent].placed))
                 continue;
+            /* A frame that is not in the page: its parent is gone, or the
+             * parent's document does not own it (a page left for the
+             * back/forward cache keeps its frames alive, and an iframe
+             * removed a moment ago may not be reported detached yet). No
+             * line for it. A frame the parent owns but whose iframe is not
+             * in the parent's tree (inside hidden content) still shows. */
+            if ((F->parent < 0 && F->f->parent[0]) ||
+                (F->parent >= 0 && (F->own_rc == CDP_EPROTOCOL || B->fr[F->parent].ghost))) {
+                F->placed = F->ghost = true;
+                progress = true;
+                continue;
+            }
             int v = vnew(B, -1, V_FRAME, F->parent >= 0 ? F->parent : 0);
             if (v < 0)
                 return;
@@ -3594,6 +3931,7 @@ static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
     B.tail_text = -1;
     B.a = a;
     B.t = t;
+    B.tab_id = t->id;
     int tab = t->id;
     uint64_t nav = t->nav, activity = t->activity, sig = frames_sig(t);
     int rc = fetch(&B);
@@ -3619,8 +3957,14 @@ static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
         free_build(&B);
         return snap_fail(r, rc, "out of memory building the snapshot");
     }
+    mask_secrets(&B);
+    if (B.oom) {
+        free_build(&B);
+        return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
+    }
     int rt = ax_root(&B.fr[0]);
     B.title = rt >= 0 ? ax_name(&B.fr[0], ax_at(&B.fr[0], (size_t)rt)) : NULL;
+    B.deep_left = 2 * B.hintv + 1024;
     B.fr[0].placed = true;
     walk_frame_root(&B, 0, -1, 0);
     place_orphans(&B);
@@ -3644,6 +3988,10 @@ static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
     struct snap_cache *C = NULL;
     if (!B.oom && !B.arena.oom)
         C = cache_from(&B, &L);
+    if (C) {
+        C->deep = B.deep;
+        C->deep_cut = B.deep_cut;
+    }
     free(L.l);
     free_build(&B);
     if (!C)
@@ -3779,7 +4127,7 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
     snprintf(close_line, sizeof close_line, close_fmt, a->nonce);
     /* Room for the content: the budget less header, markers and the
      * longest footer and note (below 280 bytes). */
-    size_t fixed = out.len + strlen(close_line) + 280;
+    size_t fixed = out.len + strlen(close_line) + 280 + (C->deep ? 320 : 0);
     size_t room = budget > fixed ? budget - fixed : 0;
     page_info pi = {0};
     if (q->text) {
@@ -3818,6 +4166,12 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
             sb_printf(&out, "[note] text lines are cut at %d chars (\xe2\x80\xa6); text mode "
                       "has the whole text\n", TEXT_MAX_CHARS);
     }
+    if (C->deep)
+        sb_printf(&out, "[note] the page nests deeper than %d levels: the %zu nodes below "
+                  "are shown flattened under their ancestor at that depth (in page order, "
+                  "without their structure)%s\n", MAX_DEPTH, C->deep,
+                  C->deep_cut ? "; past a bound some were left out (the browser's tree "
+                  "repeats nodes)" : "");
     if (out.oom) {
         free(out.p);
         return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");

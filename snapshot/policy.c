@@ -218,6 +218,13 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
         tg.label = jstr(fv, "lbl");
         tg.submits = json_bool(json_get(fv, "sub")) || in->submit;
         have_target = true;
+        /* A field that was a password or a one-time-code field stays one
+         * for the gate, whatever the page changed it to since. */
+        unsigned was = snap_secret_of_ref(a, rf);
+        if ((was & SNAP_SECRET_PW) && strcmp(tg.input_type, "password") != 0)
+            tg.input_type = "password";
+        else if ((was & SNAP_SECRET_OTC) && !secret_field(&tg))
+            tg.autocomplete = "one-time-code";
     }
     gate_request q = {0};
     q.tool = in->tool;

@@ -172,6 +172,13 @@ struct snap_agent {
      * requests refused at the network level (a ring). */
     gate *gate;
     bool gate_owned;
+    /* agent.c: fields that were ever secret (snap_secret_note), a ring. */
+    struct snap_secret {
+        uint32_t doc;            /* a->refdocs[doc] */
+        int32_t backend;
+        unsigned kind;           /* SNAP_SECRET_* */
+    } *secrets;
+    size_t nsecrets, next_secret;
     char permit[16];             /* tool name; "" = none */
     snap_blocked blocked[SNAP_BLOCKED_MAX];
     uint64_t nblocked;
@@ -334,6 +341,24 @@ uint32_t snap_ref_for(snap_agent *a, int tab, const char *frame, const char *loa
 uint64_t *snap_controls_now(const snap_tab *t, size_t max_lines, size_t *n);
 char *snap_controls_new(snap_agent *a, snap_tab *t, const uint64_t *before, size_t nbefore,
                         size_t max);
+/* Fields that were ever secret. A text field that was a password
+ * (SNAP_SECRET_PW), carried an autocomplete hint for a one-time code or a
+ * current or new password (SNAP_SECRET_OTC) or for a payment card (cc-*:
+ * SNAP_SECRET_CC) stays secret for the life of its node (tab, frame,
+ * document, backend node), whatever the page makes of it later (a "show
+ * password" toggle sets type=text): observe.c notes every secret field it
+ * sees and withholds the values of the ones noted; the gate treats a noted
+ * password or one-time-code field as a credential (policy.c). At most
+ * SNAP_SECRETS_MAX are remembered (then the oldest goes). */
+enum { SNAP_SECRET_PW = 1, SNAP_SECRET_OTC = 2, SNAP_SECRET_CC = 4 };
+#define SNAP_SECRETS_MAX 4096
+void snap_secret_note(snap_agent *a, int tab, const char *frame, const char *loader,
+                      int backend, unsigned kind);
+/* The kinds noted for a node (0: never secret), by document or by ref. */
+unsigned snap_secret_kind(const snap_agent *a, int tab, const char *frame, const char *loader,
+                          int backend);
+unsigned snap_secret_of_ref(const snap_agent *a, const snap_ref *rf);
+
 /* What a ref was issued for: its tab, frame id and role. */
 int snap_ref_tab(const snap_agent *a, const snap_ref *rf);
 const char *snap_ref_frame(const snap_agent *a, const snap_ref *rf);

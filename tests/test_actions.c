@@ -1937,8 +1937,124 @@ static void t_recipients_everywhere_regression(void)
     gate_free(gt);
 }
 
+/* A field that was a password (or a one-time-code or card field) stays
+ * secret for the life of its node: the human fills it, the page turns it
+ * into type=text ("show password") and drops the autocomplete hints; the
+ * values never appear in a snapshot, text mode, a ref's name (a button
+ * labelled by the field, a label holding it), action results, hover or the
+ * audit, and typing into it is still a credential step (a takeover).
+ * Failed before: the switched field showed its value, and the names
+ * computed from it everywhere. */
+static void t_secret_survives_type_change_regression(void)
+{
+    if (!need_browser())
+        return;
+    static const char *const vals[] = {"hunter2toggle", "864213", "4111111111111111"};
+    char origin[64], audit[] = "/tmp/cdpgate-audit-XXXXXX";
+    snprintf(origin, sizeof origin, "http://a.test:%d", port);
+    int afd = mkstemp(audit);
+    if (!CHECK(afd >= 0))
+        return;
+    close(afd);
+    const char *origins[] = {origin};
+    static const char *const tools[] = {"open", "snapshot", "text", "click", "type", "hover"};
+    gate_grant g = {0};
+    g.task = "secret-toggle";
+    g.origins = origins;
+    g.norigins = 1;
+    g.tools = tools;
+    g.ntools = sizeof tools / sizeof tools[0];
+    g.audit = audit;
+    gate *gt;
+    snap_agent *a = agent_granted(&g, NULL, "/act/toggle.html", &gt);
+    snap_result r = {0};
+    if (!a) {
+        unlink(audit);
+        return;
+    }
+#define LACKS_SECRETS(res) do { \
+        for (size_t i_ = 0; i_ < 3; i_++) \
+            if (!CHECK(!strstr((res).text ? (res).text : "", vals[i_]) && \
+                       !strstr((res).structured ? (res).structured : "", vals[i_]))) \
+                test_fail_detail("%s in: %s", vals[i_], (res).text ? (res).text : ""); \
+    } while (0)
+    snap_query q = {0};
+    CHECK_INT(0, snap_observe(a, &q, &r));      /* seen while they are secret */
+    snap_result_free(&r);
+    /* The human fills them in (here: the test), then the page shows them. */
+    free(eval_in(a, NULL, "document.getElementById('pw').value='hunter2toggle';"
+                          "document.getElementById('code').value='864213';"
+                          "document.getElementById('card').value='4111111111111111'"));
+    char ref[16];
+    ref_css(a, "#show", ref);
+    CHECK_INT(0, snap_click(a, ref, NULL, &r));
+    show(&r);
+    LACKS_SECRETS(r);
+    snap_result_free(&r);
+    free(eval_in(a, NULL, "document.getElementById('code').removeAttribute('autocomplete');"
+                          "document.getElementById('card').removeAttribute('autocomplete')"));
+    check_eval(a, "document.getElementById('pw').type", "\"text\"");
+    /* Refs as the snapshot issues them (with the names it shows). */
+    static const char *const lines[] = {"button \"Code [secret]\"", "button \"Card [secret]\"",
+                                        "textbox \"Password\"", "textbox \"Code\""};
+    char refs[4][16] = {"", "", "", ""};
+    for (int text = 0; text < 2; text++) {
+        q.text = text;
+        CHECK_INT(0, snap_observe(a, &q, &r));
+        show(&r);
+        LACKS_SECRETS(r);
+        for (size_t i = 0; i < 4 && !text; i++) {
+            const char *l = r.text ? strstr(r.text, lines[i]) : NULL;
+            const char *e = l ? strstr(l, "[e") : NULL;
+            if (CHECK(e != NULL))
+                sscanf(e + 1, "%15[e0-9]", refs[i]);
+        }
+        if (!text) {
+            has(r.text, "button \"Show [secret]\"");
+            has(r.text, "button \"Code [secret]\"");
+            has(r.text, "button \"Card [secret]\"");
+            has(r.text, "textbox \"Password\"");
+            has(r.text, "=\"bob\"");                /* other values still show */
+        }
+        snap_result_free(&r);
+    }
+    /* Action results name the element by its (masked) name. */
+    CHECK_INT(0, snap_click(a, refs[0], NULL, &r));
+    show(&r);
+    has(r.text, "[secret]");
+    LACKS_SECRETS(r);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_hover(a, refs[1], NULL, &r));
+    show(&r);
+    LACKS_SECRETS(r);
+    snap_result_free(&r);
+    /* Still a credential for the gate: the agent never types there. */
+    for (size_t i = 2; i < 4; i++) {
+        if (!CHECK_INT(SNAP_ETAKEOVER, snap_type(a, refs[i], "typed-by-agent", false, NULL,
+                                                 &r)))
+            test_fail_detail("%s: %s", lines[i], r.text ? r.text : "");
+        LACKS_SECRETS(r);
+        snap_result_free(&r);
+    }
+    check_eval(a, "document.getElementById('pw').value", "\"hunter2toggle\"");
+#undef LACKS_SECRETS
+    snap_agent_free(a);
+    gate_free(gt);
+    char *log = NULL;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "cat %s", audit);
+    fixture_run(cmd, &log, NULL);
+    CHECK(log && strstr(log, "\"decision\":\"takeover\""));
+    for (size_t i = 0; i < 3; i++)
+        if (!CHECK(log && !strstr(log, vals[i])))
+            test_fail_detail("%s in the audit: %s", vals[i], log ? log : "");
+    free(log);
+    unlink(audit);
+}
+
 static const test_case TESTS[] = {
     {"click_plain", t_click_plain},
+    {"secret_survives_type_change_regression", t_secret_survives_type_change_regression},
     {"upload_and_eval_need_grant", t_upload_and_eval_need_grant},
     {"hover", t_hover},
     {"click_own_pseudo_element_regression", t_click_own_pseudo_element_regression},

@@ -747,6 +747,113 @@ static void t_open_schemes_and_header_regression(void)
 }
 
 
+/* Run expr in the current tab's main frame (test scaffold). */
+static void page_run(snap_agent *a, const char *expr)
+{
+    snap_sync(a);
+    snap_tab *t = snap_tab_current(a);
+    if (!CHECK(t != NULL))
+        return;
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "expression");
+    json_w_str(&w, expr);
+    json_w_key(&w, "awaitPromise");
+    json_w_bool(&w, true);
+    json_w_obj_end(&w);
+    char *p = json_w_take(&w, NULL);
+    cdp_reply rep;
+    cdp_err e = {0};
+    if (!CHECK_INT(0, cdp_call(a->c, t->session, "Runtime.evaluate", p, 10000, &rep, &e)))
+        test_fail_detail("%s: %s", expr, e.msg);
+    else
+        cdp_reply_free(&rep);
+    free(p);
+}
+
+/* Regression: a page deeper than the walk's depth limit (20,000 nested
+ * elements; the parser nests 512 of them) came back as an empty snapshot,
+ * everything below 400 levels silently cut. Now what lies deeper is shown
+ * flattened, with a note saying so. */
+static void t_deep_page_not_empty_regression(void)
+{
+    if (!need_browser())
+        return;
+    snap_agent *a = agent(0);
+    if (!a || open_page(a, "a.test", "/shapes/deep.html")) {
+        snap_agent_free(a);
+        return;
+    }
+    snap_result r = {0};
+    char *t = observe(a, NULL, &r);
+    CHECK_HAS(t, "h2 \"Deep heading\"");
+    CHECK_HAS(t, "\"Deep text here\"");
+    CHECK(ref_on(t, "button \"Deep button\"") > 0);
+    CHECK(ref_on(t, "link \"Deep link\"") > 0);
+    CHECK_HAS(t, "[note] the page nests deeper than");
+    snap_result_free(&r);
+    snap_query q = {0};
+    q.text = true;
+    t = observe(a, &q, &r);
+    CHECK_HAS(t, "Deep text here");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+/* Regression: frame lines of iframes the page removed stayed in the
+ * snapshot (the out-of-process frame's own child, whose session the
+ * browser did not report detached, came back as an orphan frame line). */
+static void t_removed_frames_dropped_regression(void)
+{
+    if (!need_browser())
+        return;
+    snap_agent *a = agent(0);
+    if (!a || open_page(a, "a.test", "/shapes/frames.html")) {
+        snap_agent_free(a);
+        return;
+    }
+    snap_result r = {0};
+    char *t = observe_until(a, "Leaf button", &r);
+    snap_result_free(&r);
+    page_run(a, "document.getElementById('cross').remove();"
+                "document.getElementById('same').remove()");
+    t = observe(a, NULL, &r);
+    CHECK_HAS(t, "button \"Top button\"");
+    CHECK_LACKS(t, "frame \"");
+    CHECK_LACKS(t, "frame origin=");
+    CHECK_LACKS(t, "B button");
+    CHECK_LACKS(t, "Leaf button");
+    CHECK_LACKS(t, "Same child button");
+    snap_result_free(&r);
+    /* The page's frames go with the page: after a navigation (the old page
+     * may stay alive in the back/forward cache) none of them is shown. */
+    if (open_page(a, "a.test", "/shapes/frames.html?again") == 0) {
+        t = observe_until(a, "Leaf button", &r);
+        snap_result_free(&r);
+        page_run(a, "location.href = '/shapes/rows.html'");
+        for (int i = 0; i < 50; i++) {
+            t = observe(a, NULL, &r);
+            if (strstr(t, "title=\"Rows"))
+                break;
+            snap_result_free(&r);
+            sleep_ms(100);
+        }
+        CHECK_HAS(t, "title=\"Rows");
+        CHECK_LACKS(t, "frame \"");
+        CHECK_LACKS(t, "frame origin=");
+        CHECK_LACKS(t, "B button");
+        snap_result_free(&r);
+        /* And back (a page restored from the cache has its frames again). */
+        CHECK_INT(0, snap_history(a, -1, &r));
+        snap_result_free(&r);
+        t = observe_until(a, "Leaf button", &r);
+        CHECK(count_of(t, "button \"Leaf button\"") == 1);
+        snap_result_free(&r);
+    }
+    snap_agent_free(a);
+}
+
 /* ---- the AX reply digested as a stream ---- */
 
 /* In observe.c: digest a saved reply through json_parse and through the
@@ -911,6 +1018,8 @@ static const test_case TESTS[] = {
     {"cache_paging", t_cache_paging},
     {"dom_digest_stream", t_dom_digest_stream},
     {"open_schemes_and_header_regression", t_open_schemes_and_header_regression},
+    {"deep_page_not_empty_regression", t_deep_page_not_empty_regression},
+    {"removed_frames_dropped_regression", t_removed_frames_dropped_regression},
     {NULL, NULL},
 };
 
