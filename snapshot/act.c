@@ -784,6 +784,7 @@ static int begin(snap_agent *a, const char *obs, snap_tab **out, snap_result *r)
     int rc = snap_obs_check(a, obs, r);
     if (rc)
         return rc;
+    snap_nav_note(a, snap_tab_current(a), a->nav_note, sizeof a->nav_note);
     *out = snap_tab_current(a);         /* the check synced: tabs may have moved */
     return *out ? 0 : act_fail(r, SNAP_ENOTAB, "the tab closed; open a page first");
 }
@@ -1059,6 +1060,9 @@ static int finish(snap_agent *a, int tab_id, const char *did, const snap_settled
     snap_tab *cur = snap_tab_current(a);
     snap_obs_issue(a, cur ? cur : t, r->obs);
     sbuf text = {0};
+    if (a->nav_note[0])          /* the page moved on by itself before this action */
+        sb_add(&text, "%s\n", a->nav_note);
+    a->nav_note[0] = 0;
     sb_add(&text, "%s: ", did);
     describe(a, t, &st, &text);
     if (st.nnew)

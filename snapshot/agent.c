@@ -1020,7 +1020,25 @@ void snap_obs_issue(snap_agent *a, snap_tab *t, char out[16])
             a->nobs++;
     }
     snprintf(out, 16, "o%u", n);
+    if (t) {
+        t->seen_nav = t->nav;
+        t->seen_obs = n;
+    }
     gate_observed(a->gate);
+}
+
+void snap_nav_note(snap_agent *a, snap_tab *t, char *buf, size_t cap)
+{
+    (void)a;
+    if (!cap)
+        return;
+    buf[0] = 0;
+    if (!t || !t->seen_obs || t->nav == t->seen_nav || !t->nframes)
+        return;
+    const char *url = t->frames[0].url ? t->frames[0].url : "";
+    snprintf(buf, cap, "[navigated] since observation o%u, tab t%d went to another page by "
+             "itself (a timer, script or refresh of the page): now %.300s; refs and "
+             "observations from before are stale.", t->seen_obs, t->id, url);
 }
 
 int snap_obs_check(snap_agent *a, const char *obs, snap_result *r)
@@ -1063,9 +1081,32 @@ bool snap_listener_last(const snap_agent *a)
     return cdp_listener_last(a->c, on_event, (void *)a);
 }
 
+/* A page that redirects itself from a timer a little after its load (a
+ * "Redirecting..." interstitial calling location.replace after a few
+ * hundred ms, a meta refresh with a delay) is not the final page of the
+ * navigation. After a navigation settles, one read-only script asks the
+ * page for evidence that it is such a page; only then does the wait go
+ * on, at most REDIRECT_WINDOW_MS, for the navigation it scheduled (then
+ * settles again, up to REDIRECT_HOPS times). Ordinary pages pay the one
+ * round trip, never the window. */
+#define REDIRECT_WINDOW_MS 1500
+#define REDIRECT_HOPS 3
+/* [meta refresh delay in s or -1, little text and at most two controls,
+ * redirect words in the text or title]. */
+static const char REDIRECT_EXPR[] =
+    "(function(){var b=document.body,t=b?String(b.innerText||'').trim():'';"
+    "var m=document.querySelector('meta[http-equiv=refresh i]'),d=-1;"
+    "if(m){var x=parseFloat(m.getAttribute('content')||'');if(x>=0)d=x;}"
+    "var n=document.querySelectorAll('input:not([type=hidden]),select,textarea,button,"
+    "a[href]').length;"
+    "var w=/redirect|forwarding|please wait|one moment|just a moment|loading|being taken|"
+    "taking you|you will be|signing you in|logging you in|continue to/i.test("
+    "t.slice(0,600)+' '+document.title);return[d,t.length<600&&n<=2,w];})()";
+
 /* Page scripts of this file (sink.c refuses any other). */
 const snap_js snap_agent_scripts[] = {
     {CONNECTED_FN, NULL, SNAP_JS_READ},
+    {REDIRECT_EXPR, NULL, SNAP_JS_READ},
     {NULL, NULL, 0},
 };
 
@@ -1195,6 +1236,40 @@ void snap_agent_free(snap_agent *a)
  * longer holds the page busy. */
 #define NET_STALE_MS 500
 
+/* Does the page say it will navigate shortly by itself? */
+static bool redirect_pending(snap_agent *a, snap_tab *t)
+{
+    if (!t->nframes || !t->frames[0].url || (strncmp(t->frames[0].url, "http:", 5) != 0 &&
+                                              strncmp(t->frames[0].url, "https:", 6) != 0))
+        return false;
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "expression");
+    json_w_str(&w, REDIRECT_EXPR);
+    json_w_key(&w, "returnByValue");
+    json_w_bool(&w, true);
+    json_w_obj_end(&w);
+    char *params = json_w_take(&w, NULL);
+    cdp_reply rep = {0};
+    int rc = params ? snap_cdp_call(a, t->session, "Runtime.evaluate", params, 2000, &rep,
+                                    NULL) : CDP_ENOMEM;
+    free(params);
+    bool pending = false;
+    if (rc == 0) {
+        const json_val *v = json_get(json_get(rep.result, "result"), "value");
+        double delay = json_num(json_first(v));
+        bool small = json_bool(json_next(json_first(v)));
+        bool words = json_bool(json_next(json_next(json_first(v))));
+        pending = (delay > 0 && delay * 1000 <= REDIRECT_WINDOW_MS) || (small && words);
+    }
+    cdp_reply_free(&rep);
+    return pending;
+}
+
+static int settle_once(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
+                       int64_t deadline_ms, uint64_t frame_call, snap_settled *out);
+
 int snap_settle(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
                 int64_t deadline_ms, snap_settled *out)
 {
@@ -1203,6 +1278,49 @@ int snap_settle(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_befo
 
 int snap_settle_frame(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
                       int64_t deadline_ms, uint64_t frame_call, snap_settled *out)
+{
+    int tab_id = t->id;
+    int rc = settle_once(a, t, since_nav, tabs_before, deadline_ms, frame_call, out);
+    for (int hop = 0; rc == 0 && hop < REDIRECT_HOPS; hop++) {
+        t = snap_tab_by_id(a, tab_id);
+        if (!t || !out->navigated || out->dialog || out->closed || out->timed_out)
+            break;
+        uint64_t nav = t->nav;
+        if (!redirect_pending(a, t))
+            break;
+        /* Wait for the navigation the page scheduled to start. */
+        int64_t until = snap_now_ms() + REDIRECT_WINDOW_MS;
+        if (until > deadline_ms)
+            until = deadline_ms;
+        bool started = false;
+        for (;;) {
+            if (snap_sync(a))
+                return SNAP_EBROWSER;
+            t = snap_tab_by_id(a, tab_id);
+            if (!t || t->closed || t->dialog_open || t->loading || t->nav != nav) {
+                started = true;
+                break;
+            }
+            int64_t now = snap_now_ms();
+            if (now >= until)
+                break;
+            cdp_err e;
+            int prc = cdp_pump_one(a->c, (int)(until - now), &e);
+            if (prc && prc != CDP_ETIMEOUT)
+                return SNAP_EBROWSER;
+        }
+        if (!started || !t)
+            break;
+        snap_settled more;
+        rc = settle_once(a, t, since_nav, tabs_before, deadline_ms, 0, &more);
+        if (rc == 0)
+            *out = more;
+    }
+    return rc;
+}
+
+static int settle_once(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
+                       int64_t deadline_ms, uint64_t frame_call, snap_settled *out)
 {
     memset(out, 0, sizeof *out);
     int tab_id = t->id;

@@ -4213,6 +4213,12 @@ int snap_observe(snap_agent *a, const snap_query *q, snap_result *r)
     if (rc)
         return rc;
     t = snap_tab_current(a);
+    char note[600];
+    snap_nav_note(a, t, note, sizeof note);
+    if (note[0]) {
+        free(r->text);
+        r->text = strdup(note);
+    }
     rc = t ? snap_build(a, t, q, r) : snap_fail(r, SNAP_ENOTAB, "the tab closed");
     snap_gate_done(a, &gg, rc, r);
     return rc;

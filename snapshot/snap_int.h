@@ -68,6 +68,8 @@ typedef struct {
      * 0 and "" before one came. */
     int doc_status;
     char doc_loader[SNAP_ID_MAX];
+    uint64_t seen_nav;           /* nav when the agent last got an observation of */
+    uint32_t seen_obs;           /* the tab (snap_obs_issue), and its number */
 } snap_tab;
 
 /* A browser context (session.c). ctxs[0] is the agent's untrusted one. */
@@ -180,6 +182,7 @@ struct snap_agent {
     } *secrets;
     size_t nsecrets, next_secret;
     char permit[16];             /* tool name; "" = none */
+    char nav_note[600];          /* act.c: snap_nav_note at an action's start */
     snap_blocked blocked[SNAP_BLOCKED_MAX];
     uint64_t nblocked;
 };
@@ -381,6 +384,11 @@ void snap_resolved_release(snap_agent *a, snap_resolved *res);
 
 /* Issue an observation id for the tab; writes "o<n>" into out[16]. */
 void snap_obs_issue(snap_agent *a, snap_tab *t, char out[16]);
+/* When tab t has a new main document since the agent's last observation
+ * of it (the page navigated by itself: a timer, a script, a refresh),
+ * writes a line saying so (its URL) into buf, else "". For the top of the
+ * next result, read before the call's own actions. */
+void snap_nav_note(snap_agent *a, snap_tab *t, char *buf, size_t cap);
 /* 0 if obs (may be NULL/"") is still valid, else SNAP_ESTALE with r filled. */
 int snap_obs_check(snap_agent *a, const char *obs, snap_result *r);
 
