@@ -793,6 +793,12 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
          * the human closes the window before the agent's next call. */
         bool waiting = login_step(&S);
         read_input(&S, waiting ? 250 : -1);
+        /* No tool runs (a confirmation asked now cannot be an elicitation
+         * of a call): the page's requests that wait for the human are
+         * asked of the --confirm program, else refused. */
+        S.call = NULL;
+        if (S.agent)
+            snap_idle(S.agent);
     }
     if (S.la && snap_login_active(S.la))
         snap_login_cancel(S.la);

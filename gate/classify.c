@@ -550,6 +550,26 @@ static int match_path(const gate_target *t, char *why, size_t cap)
     return r->kind;
 }
 
+int gate_classify_request(const char *method, const char *url, char *why, size_t cap)
+{
+    if (why && cap)
+        why[0] = 0;
+    if (method && strcasecmp(method, "DELETE") == 0) {
+        note(why, cap, "%s: the request's method is %s%s", "delete", "DELETE", "");
+        return GATE_CONSEQ_DELETE;
+    }
+    char path[512];
+    url_path(url, path, sizeof path);
+    words w;
+    words_split(&w, path, false);
+    const rule *r = rules_find(&w, PATH, N(PATH));
+    if (!r)
+        return GATE_CONSEQ_NONE;
+    note(why, cap, "%s: request path \"%s\" has \"%s\"", gate_conseq_name(r->kind), path,
+         r->phrase);
+    return r->kind;
+}
+
 static int consequential(const gate_request *req, char *why, size_t cap)
 {
     const gate_target *t = req->target;

@@ -335,6 +335,45 @@ static const gate_bound *find_bound(const gate_grant *g, const gate_request *req
     return NULL;
 }
 
+static bool http_url(const char *u)
+{
+    return u && (strncasecmp(u, "http://", 7) == 0 || strncasecmp(u, "https://", 8) == 0);
+}
+
+/* On an authenticated origin, a navigation that only reads is not a state
+ * change to confirm: a click on a plain link (no download) to a granted
+ * http(s) origin, or a click on a GET form's submit button and typing into
+ * a GET form, the form's action on a granted http(s) origin. Whatever the
+ * page's own handlers send meanwhile carries data only in a request, and
+ * such a request of an authenticated context is confirmed or stopped when
+ * it leaves (gate_check_auth_request), whatever started it. The words of
+ * the target were read first: a link named "Delete" is still consequential. */
+static bool nav_read(const gate *gt, const gate_request *req, gate_decision *d)
+{
+    const gate_target *t = req->target;
+    if (!t || !req->tool)
+        return false;
+    bool click = strcmp(req->tool, "click") == 0, type = strcmp(req->tool, "type") == 0;
+    char q[72];
+    if (click && t->href && *t->href && !t->download && http_url(t->href) &&
+        gate_url_allowed(gt, t->href)) {
+        gate_text_copy(q, sizeof q, t->href, 60);
+        decide_set(d, GATE_ALLOW, "read: a link to %s on an authenticated origin is a "
+                   "navigation that only reads (what the page sends is confirmed when it "
+                   "leaves)", q);
+        return true;
+    }
+    bool get_form = t->form_action && http_url(t->form_action) && t->form_method &&
+                    strcmp(t->form_method, "get") == 0 && gate_url_allowed(gt, t->form_action);
+    if (get_form && ((click && t->submits) || type)) {
+        gate_text_copy(q, sizeof q, t->form_action, 60);
+        decide_set(d, GATE_ALLOW, "read: a GET form to %s on an authenticated origin only "
+                   "navigates (what the page sends is confirmed when it leaves)", q);
+        return true;
+    }
+    return false;
+}
+
 /* Step 7: by class. */
 static void decide_class(const gate *gt, const gate_request *req, const char *origin,
                          const char *why, gate_decision *d)
@@ -364,6 +403,10 @@ static void decide_class(const gate *gt, const gate_request *req, const char *or
                    "completes it, no bound rule names it (%s)", kind, d->target, origin, why);
         return;
     case GATE_CLASS_AUTH_CHANGE:
+        if (nav_read(gt, req, d)) {
+            d->cls = GATE_CLASS_READ;
+            return;
+        }
         decide_set(d, GATE_CONFIRM, "auth_change: %s %s on authenticated origin %s is "
                    "confirmed every time", req->tool, d->target, origin);
         return;
@@ -495,8 +538,82 @@ static void build_decision(gate *gt, json_w *w, uint64_t seq, void *ud)
     w_tail(w);
 }
 
-/* Turn a confirm into allow or deny. Returns true when the human allowed. */
-static bool run_confirm(gate *gt, const gate_request *req, gate_decision *d)
+/* The human-facing text for a paused request (new, free(); NULL when out
+ * of memory): the verdict first, then the page-chosen parts (URL, field
+ * names) escaped with gate_text_escape, so they cannot pass for cdpgate's
+ * own words. */
+static char *request_message(const gate_auth_request *q, const gate_decision *d)
+{
+    char m[40], o[GATE_ORIGIN_MAX * 2], u[GATE_AUDIT_URL_MAX * 2], f[1300], r[80];
+    gate_text_escape(m, sizeof m, q->method ? q->method : "GET",
+                     strlen(q->method ? q->method : "GET"), 0);
+    gate_text_escape(o, sizeof o, q->origin ? q->origin : "", strlen(q->origin ? q->origin : ""),
+                     0);
+    gate_text_escape(u, sizeof u, q->url, strlen(q->url), 0);
+    gate_text_escape(f, sizeof f, q->fields ? q->fields : "", strlen(q->fields ? q->fields : ""),
+                     0);
+    gate_text_escape(r, sizeof r, q->resource ? q->resource : "",
+                     strlen(q->resource ? q->resource : ""), 0);
+    bool stop = d->decision == GATE_STOP;
+    size_t cap = 1024 + strlen(m) + strlen(o) + strlen(u) + strlen(f) + strlen(r);
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    snprintf(out, cap, "cdpgate: the page on %s (authenticated) is about to send a %s request "
+             "that carries data there; the agent did not name it. Allow it once?%s\n"
+             "--- the request (page text) ---\nmethod: %s\nurl: %s\nfields (names only): "
+             "%s\nresource: %s\n--- end of the request ---", o, m,
+             stop ? " (it is stopped: the human completes it)" : "", m, u, *f ? f : "(none)",
+             *r ? r : "?");
+    return out;
+}
+
+/* The confirmation request for a paused request of an authenticated
+ * context (new, free()): the same keys as gate_prompt_json's, the target a
+ * "request" named by its method and URL, and the method, the body's field
+ * names and the resource type besides. */
+static char *request_prompt(const gate *gt, const gate_auth_request *q, const gate_decision *d)
+{
+    char *msg = request_message(q, d);
+    if (!msg)
+        return NULL;
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "message");
+    json_w_str(&w, msg);
+    free(msg);
+    gate_w_text(&w, "action", "request", 16);
+    gate_w_text(&w, "origin", q->origin, GATE_ORIGIN_MAX);
+    gate_w_text(&w, "url", q->url, GATE_AUDIT_URL_MAX);
+    gate_w_text(&w, "method", q->method ? q->method : "GET", 32);
+    gate_w_text(&w, "fields", q->fields, 600);
+    gate_w_text(&w, "resource", q->resource, 32);
+    json_w_key(&w, "target");
+    json_w_obj_begin(&w);
+    gate_w_text(&w, "role", "request", 16);
+    gate_w_text(&w, "name", d->target, sizeof d->target);
+    gate_w_text(&w, "row", NULL, 0);
+    json_w_obj_end(&w);
+    json_w_key(&w, "class");
+    json_w_str(&w, gate_class_name(d->cls));
+    gate_w_text(&w, "kind", d->conseq ? gate_conseq_name(d->conseq) : NULL, 32);
+    gate_w_text(&w, "observation", NULL, 0);
+    json_w_key(&w, "epoch");
+    json_w_uint(&w, gt->epoch);
+    gate_w_text(&w, "reason", d->reason, sizeof d->reason);
+    gate_w_text(&w, "task", gt->grant ? gt->grant->task : NULL, GATE_STR_MAX);
+    json_w_obj_end(&w);
+    char *p = json_w_error(&w) ? NULL : json_w_take(&w, NULL);
+    json_w_free(&w);
+    return p;
+}
+
+/* Turn a confirm into allow or deny. Returns true when the human allowed.
+ * aq: a paused request of an authenticated context (its own prompt), else
+ * NULL (req's prompt). */
+static bool run_confirm(gate *gt, const gate_request *req, const gate_auth_request *aq,
+                        gate_decision *d)
 {
     char prior[sizeof d->reason], why[256] = "";
     memcpy(prior, d->reason, sizeof prior);
@@ -504,7 +621,7 @@ static bool run_confirm(gate *gt, const gate_request *req, gate_decision *d)
         decide_set(d, GATE_DENY, "no confirmation hook, so a confirm is a deny (%s)", prior);
         return false;
     }
-    char *p = gate_prompt_json(gt, req, d);
+    char *p = aq ? request_prompt(gt, aq, d) : gate_prompt_json(gt, req, d);
     if (!p) {
         decide_set(d, GATE_DENY, "out of memory building the confirmation request (%s)", prior);
         return false;
@@ -535,7 +652,7 @@ int gate_check(gate *gt, const gate_request *req, gate_decision *d)
         return rc;
     uint64_t epoch0 = gt->epoch;
     bool asked = d->decision == GATE_CONFIRM;
-    bool confirmed = asked && run_confirm(gt, req, d);
+    bool confirmed = asked && run_confirm(gt, req, NULL, d);
     /* Control may change hands while the human is asked (a takeover from
      * the host during the wait): an answer for an older epoch is stale,
      * and so is a question the host called off for that reason. */
@@ -803,6 +920,93 @@ int gate_note_refusal(gate *gt, const char *tool, const char *url, const char *r
     gate_text_copy(d.reason, sizeof d.reason, reason, sizeof d.reason - 1);
     decision_line l = {&q, &d, false};
     return gate_audit_line(gt, build_decision, &l, false, &d.seq);
+}
+
+/* ---- data-carrying requests of authenticated contexts ---- */
+
+/* "POST http://bank.test/api/x (fields: a, b)" into out. */
+static void auth_request_summary(const gate_auth_request *q, char *out, size_t cap)
+{
+    char m[24], u[208], f[208], buf[520];
+    gate_text_copy(m, sizeof m, q->method && *q->method ? q->method : "GET", 16);
+    gate_text_copy(u, sizeof u, q->url, 200);
+    gate_text_copy(f, sizeof f, q->fields, 200);
+    snprintf(buf, sizeof buf, "%s %s%s%s%s", m, u, *f ? " (fields: " : "", f, *f ? ")" : "");
+    gate_text_copy(out, cap, buf, 240);
+}
+
+int gate_decide_auth_request(gate *gt, const gate_auth_request *q, gate_decision *d)
+{
+    memset(d, 0, sizeof *d);
+    d->decision = GATE_DENY;
+    d->cls = GATE_CLASS_AUTH_CHANGE;
+    if (!gt || !q || !q->url) {
+        decide_set(d, GATE_DENY, "invalid request: no URL");
+        return GATE_EINVAL;
+    }
+    auth_request_summary(q, d->target, sizeof d->target);
+    const gate_grant *g = gt->grant;
+    char why[256], o[72], tm[40];
+    gate_text_copy(o, sizeof o, q->origin, 60);
+    if (gt->mode == GATE_MODE_HUMAN)
+        return decide_set(d, GATE_ALLOW, "control is with the human: the request is theirs");
+    if (gt->mode != GATE_MODE_AGENT)
+        return decide_set(d, GATE_DENY, "control is paused (pause at epoch %llu)",
+                          (unsigned long long)gt->epoch);
+    if (g && g->expires && gate_now(gt) >= g->expires) {
+        gate_time_format(g->expires, tm, sizeof tm);
+        return decide_set(d, GATE_DENY, "the grant expired at %s", tm);
+    }
+    int kind = gate_classify_request(q->method, q->url, why, sizeof why);
+    if (kind) {
+        d->cls = GATE_CLASS_CONSEQUENTIAL;
+        d->conseq = kind;
+        if (q->covered == GATE_CLASS_CONSEQUENTIAL)
+            return decide_set(d, GATE_ALLOW, "covered: the consequential action the human "
+                              "confirmed (a bound rule) is in progress on its tab (%s)", why);
+        return decide_set(d, GATE_STOP, "unbound_stop: the page sends a %s request %s to "
+                          "authenticated origin %s; the human completes it (%s)",
+                          gate_conseq_name(kind), d->target, o, why);
+    }
+    if (q->covered >= 0)
+        return decide_set(d, GATE_ALLOW, "covered: the human confirmed the %s action in "
+                          "progress on its tab", gate_class_name(q->covered));
+    return decide_set(d, GATE_CONFIRM, "auth_change: the page sends %s (%s request) to "
+                      "authenticated origin %s; a request that carries data there is "
+                      "confirmed every time, whatever started it", d->target,
+                      q->resource && *q->resource ? q->resource : "a", o);
+}
+
+int gate_check_auth_request(gate *gt, const gate_auth_request *q, gate_decision *d)
+{
+    int rc = gate_decide_auth_request(gt, q, d);
+    if (rc || gt->mode == GATE_MODE_HUMAN)
+        return rc;
+    uint64_t epoch0 = gt->epoch;
+    bool asked = d->decision == GATE_CONFIRM;
+    bool confirmed = asked && run_confirm(gt, NULL, q, d);
+    if (asked && (gt->epoch != epoch0 || gt->mode != GATE_MODE_AGENT)) {
+        confirmed = false;
+        decide_set(d, GATE_STALE, "stale: control changed while the confirmation was pending "
+                   "(epoch %llu, now %llu, %s); the request was not sent",
+                   (unsigned long long)epoch0, (unsigned long long)gt->epoch,
+                   gate_mode_name(gt->mode));
+    }
+    d->confirmed = confirmed && d->decision == GATE_ALLOW;
+    gate_request r = {0};
+    r.tool = "request";
+    r.origin = q->origin;
+    r.url = q->url;
+    decision_line l = {&r, d, false};
+    int arc = gate_audit_line(gt, build_decision, &l, false, &d->seq);
+    if (arc) {
+        char prior[sizeof d->reason];
+        memcpy(prior, d->reason, sizeof prior);
+        decide_set(d, GATE_DENY, "the audit log could not be written, so nothing is allowed "
+                   "(fail closed; was: %s)", prior);
+        return arc;
+    }
+    return 0;
 }
 
 /* ---- control epochs ---- */

@@ -205,6 +205,13 @@ typedef struct {
                                        text before it, the control an option
                                        belongs to (recipient fields only) */
     bool submits;                   /* the action submits a form */
+    const char *href;               /* a plain link the element is or sits in (an a or
+                                       area with an href, the element no form control):
+                                       the absolute URL it follows; "" or NULL: none.
+                                       On an authenticated origin a click on a link to
+                                       a granted http(s) origin is a read (docs/gate.md,
+                                       "Reads on authenticated origins") */
+    bool download;                  /* that link has a download attribute */
 } gate_target;
 
 typedef struct {
@@ -394,6 +401,38 @@ size_t gate_text_escape(char *out, size_t cap, const char *s, size_t len, unsign
  * page text; all of it escaped with gate_text_escape. d is the decision
  * being confirmed. */
 char *gate_prompt_message(const gate *gt, const gate_request *req, const gate_decision *d);
+
+/* A data-carrying request (a method other than GET/HEAD, or a body) that a
+ * page of an authenticated browser context is about to send, paused by the
+ * driver: whatever started it (a click, a key, a hover, a scroll, a timer).
+ * The human is shown its method, URL and body field names, never values. */
+typedef struct {
+    const char *method;             /* "POST", "DELETE", ... */
+    const char *url;                /* the request URL, secrets redacted */
+    const char *origin;             /* the authenticated service origin of the
+                                       context that sends it */
+    const char *fields;             /* body field names, ", "-separated (never
+                                       values); NULL or "": none or unknown */
+    const char *resource;           /* the browser's resource type: "Fetch",
+                                       "XHR", "Document", "Ping", ... */
+    bool document;                  /* a navigation (form post) */
+    int covered;                    /* -1: no confirmed action in progress on its
+                                       tab; else that action's GATE_CLASS_* (the
+                                       human confirmed it a moment ago) */
+} gate_auth_request;
+
+/* Decide (no hook, no audit) what such a request needs, and check it:
+ * consequential by its own evidence (the DELETE method, or form-action path
+ * words of the consequential kinds: docs/gate.md) -> stop, unless a
+ * confirmed consequential action (a bound rule) is in progress on its tab;
+ * covered by a confirmed action in progress on its tab -> allow; else
+ * confirm. While the human has control: allow (theirs); paused: deny.
+ * gate_check_auth_request also runs the hook for a confirm and audits the
+ * decision (action "request"); d->decision is final (allow or a refusal),
+ * and never pending (the page, not the agent, owes the outcome). Returns
+ * 0, or GATE_EIO when the audit line could not be written (then a deny). */
+int gate_decide_auth_request(gate *gt, const gate_auth_request *q, gate_decision *d);
+int gate_check_auth_request(gate *gt, const gate_auth_request *q, gate_decision *d);
 
 /* ---- control epochs ---- */
 

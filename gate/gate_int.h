@@ -92,6 +92,10 @@ bool gate_tool_known(const char *tool);
 /* The tool changes page state whatever the caller says (click, type,
  * select, press, upload, eval), or the caller says so. */
 bool gate_is_state_change(const gate_request *req);
+/* A data-carrying request's own evidence: GATE_CONSEQ_DELETE for the
+ * DELETE method, else the kind its URL path's words name (the form-action
+ * path table), else GATE_CONSEQ_NONE; why (may be NULL) gets the words. */
+int gate_classify_request(const char *method, const char *url, char *why, size_t cap);
 
 /* ---- audit.c ---- */
 

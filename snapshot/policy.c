@@ -42,6 +42,9 @@ static const char FACTS_FN[] =
     "input[type=image]');if(sb)r.fs=N(A(sb,'aria-label')||sb.innerText||sb.value);"
     "r.sub=(tag==='button'&&(t===''||t==='submit'))||(tag==='input'&&"
     "(t==='submit'||t==='image'));}"
+    "var l=e.closest('a[href],area[href]');if(l&&typeof l.href==='string'&&"
+    "!e.closest('button,input,select,textarea,[contenteditable]')){"
+    "r.href=l.href.slice(0,2000);r.dl=l.hasAttribute('download');}"
     "var row=e.closest('tr,li,[role=row],[role=listitem],article');"
     "if(row)r.row=N(row.innerText,120);"
     /* Words that may name a recipient field: labels, aria-labelledby, title,
@@ -217,6 +220,8 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
         tg.frame_url = frame_url;
         tg.label = jstr(fv, "lbl");
         tg.submits = json_bool(json_get(fv, "sub")) || in->submit;
+        tg.href = jstr(fv, "href");
+        tg.download = json_bool(json_get(fv, "dl"));
         have_target = true;
         /* A field that was a password or a one-time-code field stays one
          * for the gate, whatever the page changed it to since. */
@@ -264,6 +269,12 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     (void)rc;
     g->allowed = true;
     g->audit_outcome = g->d.pending;
+    /* The human confirmed this action just now: the data-carrying requests
+     * its tab sends while it runs are covered by that answer (sink.c). */
+    if (g->d.confirmed && t) {
+        a->covered_tab = t->id;
+        a->covered_cls = g->d.cls;
+    }
     snap_permit_begin(a, in->permit ? in->permit : in->tool);
     return 0;
 }
@@ -340,6 +351,7 @@ void snap_gate_done(snap_agent *a, snap_gated *g, int rc, snap_result *r)
         return;
     g->allowed = false;
     snap_permit_end(a);
+    a->covered_tab = 0;
     if (r) {
         /* Requests of the page refused at the network level meanwhile. */
         char buf[1200] = "";

@@ -40,8 +40,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "gate/gate.h"
+#include "ws/ws.h"
 
 /* Tool sets for permits (bit per tool name in PERMIT_TOOLS). */
 enum {
@@ -378,6 +380,306 @@ static void note_blocked(snap_agent *a, snap_tab *t, const char *url, const char
         t->activity++;
 }
 
+/* Continue or fail a paused request (a refused document is cancelled:
+ * the page stays where it was, no error page replaces it). */
+static void answer(snap_agent *a, const char *rid, bool allow, bool document)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "requestId");
+    json_w_str(&w, rid);
+    if (!allow) {
+        json_w_key(&w, "errorReason");
+        json_w_str(&w, document ? "Aborted" : "BlockedByClient");
+    }
+    json_w_obj_end(&w);
+    char *params = json_w_take(&w, NULL);
+    uint64_t id = 0;
+    if (params && cdp_send(a->c, NULL, allow ? "Fetch.continueRequest" : "Fetch.failRequest",
+                           params, &id, NULL) == 0)
+        cdp_forget(a->c, id);
+    free(params);
+}
+
+/* ---- data-carrying requests of authenticated contexts ---- */
+
+#define FIELDS_MAX 16           /* field names shown */
+#define FIELD_NAME_MAX 40       /* bytes of one name shown */
+#define BODY_SCAN_MAX 65536u    /* bytes of a body read for its names */
+
+/* Append one field name (cleaned to [A-Za-z0-9_.[]-], cut) to out. */
+static void field_add(char *out, size_t cap, int *n, const char *s, size_t len)
+{
+    if (*n > FIELDS_MAX)
+        return;
+    size_t used = strlen(out);
+    if (*n == FIELDS_MAX) {
+        snprintf(out + used, cap - used, "%s...", used ? ", " : "");
+        (*n)++;
+        return;
+    }
+    char nm[FIELD_NAME_MAX + 1];
+    size_t k = 0;
+    for (size_t i = 0; i < len && k < FIELD_NAME_MAX; i++) {
+        char c = s[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '-' || c == '.' || c == '[' || c == ']';
+        nm[k++] = ok ? c : '?';
+    }
+    nm[k] = 0;
+    if (!k)
+        return;
+    snprintf(out + used, cap - used, "%s%s", used ? ", " : "", nm);
+    (*n)++;
+}
+
+/* The header value named name (case-insensitive) of a request, or NULL. */
+static const char *header(const json_val *req, const char *name)
+{
+    for (const json_val *h = json_first(json_get(req, "headers")); h; h = json_next(h)) {
+        const char *k = json_key(h, NULL);
+        if (k && strcasecmp(k, name) == 0)
+            return json_str(h, NULL);
+    }
+    return NULL;
+}
+
+/* The names of a request body's fields (never values) into out: form
+ * encoded (name=value&...), multipart (name="..."), a JSON object's keys;
+ * another body: "" (the human sees the method and URL). */
+static void body_fields(const json_val *req, char *out, size_t cap)
+{
+    out[0] = 0;
+    const char *ct = header(req, "Content-Type");
+    const char *pd = json_get_str(req, "postData");
+    char *buf = NULL;
+    size_t len = 0;
+    if (pd) {
+        len = strlen(pd);
+    } else {
+        /* postDataEntries: base64 pieces. */
+        buf = malloc(BODY_SCAN_MAX + 1);
+        for (const json_val *e = json_first(json_get(req, "postDataEntries")); buf && e;
+             e = json_next(e)) {
+            const char *b = json_get_str(e, "bytes");
+            size_t bl = b ? strlen(b) : 0;
+            if (!bl || WS_B64_ENCLEN(BODY_SCAN_MAX - len) < bl)
+                break;
+            ssize_t got = ws_b64_decode(b, bl, (uint8_t *)buf + len, BODY_SCAN_MAX - len);
+            if (got < 0)
+                break;
+            len += (size_t)got;
+        }
+        if (buf)
+            buf[len] = 0;
+        pd = buf;
+    }
+    if (!pd || !len) {
+        free(buf);
+        return;
+    }
+    if (len > BODY_SCAN_MAX)
+        len = BODY_SCAN_MAX;
+    int n = 0;
+    size_t i = 0;
+    while (i < len && (pd[i] == ' ' || pd[i] == '\t' || pd[i] == '\r' || pd[i] == '\n'))
+        i++;
+    if (ct && strncasecmp(ct, "multipart/form-data", 19) == 0) {
+        for (const char *p = pd; p && (size_t)(p - pd) < len;) {
+            const char *q = strstr(p, "name=\"");
+            if (!q || (size_t)(q - pd) >= len)
+                break;
+            /* Content-Disposition's name, not filename="..." */
+            bool file = q - 4 >= pd && strncmp(q - 4, "file", 4) == 0;
+            q += 6;
+            size_t l = strcspn(q, "\"\r\n");
+            if (!file)
+                field_add(out, cap, &n, q, l);
+            p = q + l;
+        }
+    } else if (i < len && pd[i] == '{') {
+        json_opts po = {0};
+        po.flags = JSON_SECRET;
+        json_doc *d = json_parse(pd, len, &po, NULL);
+        for (const json_val *v = d ? json_first(json_doc_root(d)) : NULL; v; v = json_next(v)) {
+            const char *k = json_key(v, NULL);
+            if (k)
+                field_add(out, cap, &n, k, strlen(k));
+        }
+        json_doc_free(d);
+    } else if (!ct || strncasecmp(ct, "application/x-www-form-urlencoded", 33) == 0) {
+        for (size_t b = 0; b < len;) {
+            size_t e = b;
+            while (e < len && pd[e] != '&' && pd[e] != '=')
+                e++;
+            if (e > b)
+                field_add(out, cap, &n, pd + b, e - b);
+            while (e < len && pd[e] != '&')
+                e++;
+            b = e + 1;
+        }
+    }
+    if (buf) {
+        ws_memzero(buf, len);
+        free(buf);
+    }
+}
+
+/* A privileged context that holds a service's session: restored or
+ * captured (auth), forgotten for a newer one (stale), or one the site
+ * turned away (rejected: its cookies are still there). Fail closed. */
+static bool holds_session(const snap_ctx *c)
+{
+    return c->origin[0] && (c->state == SNAP_CTX_AUTH || c->state == SNAP_CTX_STALE ||
+                            c->state == SNAP_CTX_REJECTED);
+}
+
+/* The authenticated service origin a paused request of frame (tab t, or a
+ * popup of a tab not adopted yet) is sent from, or NULL: its browser
+ * context holds a session restored from the vault or captured by a login.
+ * *tab gets the tab whose confirmation covers it (the popup's opener). A
+ * request whose frame is no tab of the agent's (a worker, a target the
+ * embedder opened) counts as authenticated when it goes to the origin of
+ * an authenticated context: fail closed. */
+static const char *auth_origin(snap_agent *a, snap_tab *t, const char *frame, const char *url,
+                               int *tab)
+{
+    *tab = t ? t->id : 0;
+    for (size_t i = 0; !t && frame && i < a->nwork; i++)
+        if (a->work[i].kind == 1 && strcmp(a->work[i].target, frame) == 0) {
+            t = tab_by_frame(a, a->work[i].opener);
+            *tab = t ? t->id : 0;
+        }
+    if (t)
+        return t->ctx < a->nctxs && holds_session(&a->ctxs[t->ctx]) ? a->ctxs[t->ctx].origin
+                                                                     : NULL;
+    char o[256];
+    if (snap_url_origin(url, o, sizeof o))
+        return NULL;
+    for (size_t i = 0; i < a->nctxs; i++)
+        if (holds_session(&a->ctxs[i]) && strcmp(a->ctxs[i].origin, o) == 0)
+            return a->ctxs[i].origin;
+    return NULL;
+}
+
+static void ask_clear(snap_ask *k)
+{
+    free(k->method);
+    free(k->url);
+    free(k->fields);
+    memset(k, 0, sizeof *k);
+}
+
+static char *dup0(const char *s)
+{
+    size_t n = strlen(s ? s : "") + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s ? s : "", n);
+    return d;
+}
+
+/* A data-carrying request of an authenticated context: judged at once when
+ * no human is needed (covered by a confirmed action, stopped); else queued
+ * for snap_sink_asks (the hook may take minutes: never in the listener).
+ * Returns GATE_ALLOW or a refusal with reason, or -1 when queued. */
+static int auth_request(snap_agent *a, const json_val *p, const char *svc, int tab,
+                        const char *shown, bool document, char *reason, size_t cap)
+{
+    const json_val *req = json_get(p, "request");
+    const char *rid = json_get_str(p, "requestId");
+    const char *method = json_get_str(req, "method");
+    const char *type = json_get_str(p, "resourceType");
+    char fields[600];
+    body_fields(req, fields, sizeof fields);
+    gate_auth_request q = {0};
+    q.method = method ? method : "GET";
+    q.url = shown;
+    q.origin = svc;
+    q.fields = fields;
+    q.resource = type ? type : "";
+    q.document = document;
+    q.covered = a->covered_tab && a->covered_tab == tab ? a->covered_cls : -1;
+    gate_decision d;
+    gate_decide_auth_request(a->gate, &q, &d);
+    if (d.decision == GATE_CONFIRM) {
+        snap_ask *k = a->nasks < SNAP_ASK_MAX ? &a->asks[a->nasks] : NULL;
+        if (k && strlen(rid) < sizeof k->rid) {
+            memset(k, 0, sizeof *k);
+            snprintf(k->rid, sizeof k->rid, "%s", rid);
+            k->method = dup0(q.method);
+            k->url = dup0(shown);
+            k->fields = dup0(fields);
+            snprintf(k->origin, sizeof k->origin, "%s", svc);
+            snprintf(k->resource, sizeof k->resource, "%s", q.resource);
+            k->document = document;
+            k->tab = tab;
+            if (k->method && k->url && k->fields) {
+                a->nasks++;
+                return -1;
+            }
+            ask_clear(k);
+        }
+        snprintf(reason, cap, "%.120s waits for the human with %d others already: refused "
+                 "(fail closed)", d.target, SNAP_ASK_MAX);
+        return GATE_DENY;
+    }
+    gate_check_auth_request(a->gate, &q, &d);
+    size_t n = strlen(d.reason);
+    n = n < cap ? n : cap - 1;
+    memcpy(reason, d.reason, n);
+    reason[n] = 0;
+    return d.decision == GATE_ALLOW ? GATE_ALLOW : GATE_DENY;
+}
+
+void snap_sink_asks(snap_agent *a)
+{
+    if (a->asking || !a->nasks)
+        return;
+    a->asking = true;
+    int64_t t0 = snap_now_ms();
+    while (a->nasks) {
+        snap_ask k = a->asks[0];
+        memmove(a->asks, a->asks + 1, (a->nasks - 1) * sizeof a->asks[0]);
+        a->nasks--;
+        gate_auth_request q = {0};
+        q.method = k.method;
+        q.url = k.url;
+        q.origin = k.origin;
+        q.fields = k.fields;
+        q.resource = k.resource;
+        q.document = k.document;
+        q.covered = -1;
+        gate_decision d;
+        gate_check_auth_request(a->gate, &q, &d);
+        bool ok = d.decision == GATE_ALLOW;
+        answer(a, k.rid, ok, k.document);
+        if (!ok)
+            note_blocked(a, k.tab ? snap_tab_by_id(a, k.tab) : NULL, k.url, d.reason);
+        ask_clear(&k);
+    }
+    a->asked_ms += snap_now_ms() - t0;
+    a->asking = false;
+}
+
+void snap_sink_free(snap_agent *a)
+{
+    for (size_t i = 0; i < a->nasks; i++) {
+        answer(a, a->asks[i].rid, false, a->asks[i].document);
+        ask_clear(&a->asks[i]);
+    }
+    a->nasks = 0;
+}
+
+int snap_idle(snap_agent *a)
+{
+    cdp_err e;
+    int rc = cdp_pump(a->c, 0, &e);
+    snap_sink_asks(a);
+    return rc ? SNAP_EBROWSER : 0;
+}
+
 /* Fetch.requestPaused on the browser session: judge and answer at once. */
 void snap_sink_paused(snap_agent *a, const json_val *p)
 {
@@ -426,26 +728,24 @@ void snap_sink_paused(snap_agent *a, const json_val *p)
         n.privileged = privileged;
         d = gate_check_net(a->gate, &n, reason, sizeof reason);
     }
-    free(shown);
-    json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "requestId");
-    json_w_str(&w, rid);
-    if (d != GATE_ALLOW) {
-        /* A refused navigation is cancelled (the page stays where it was,
-         * no error page replaces it); other requests fail as blocked. */
-        json_w_key(&w, "errorReason");
-        json_w_str(&w, document ? "Aborted" : "BlockedByClient");
+    /* Data to an authenticated origin's session is a state change there:
+     * confirmed or stopped now, whatever made the page send it. */
+    bool data_out = body || (method && strcasecmp(method, "GET") != 0 &&
+                             strcasecmp(method, "HEAD") != 0);
+    int tab = 0;
+    const char *svc = d == GATE_ALLOW && !login && data_out &&
+                      gate_mode(a->gate) != GATE_MODE_HUMAN
+                    ? auth_origin(a, t, frame, url ? url : "", &tab) : NULL;
+    if (svc) {
+        d = shown ? auth_request(a, p, svc, tab, shown, document, reason, sizeof reason)
+                  : GATE_DENY;
+        if (!shown)
+            snprintf(reason, sizeof reason, "out of memory");
     }
-    json_w_obj_end(&w);
-    char *params = json_w_take(&w, NULL);
-    uint64_t id = 0;
-    if (params && cdp_send(a->c, NULL, d == GATE_ALLOW ? "Fetch.continueRequest"
-                                                       : "Fetch.failRequest",
-                           params, &id, NULL) == 0)
-        cdp_forget(a->c, id);
-    free(params);
+    free(shown);
+    if (d == -1)
+        return;         /* queued: snap_sink_asks answers it */
+    answer(a, rid, d == GATE_ALLOW, document);
     if (d != GATE_ALLOW)
         note_blocked(a, t, url ? url : "", reason);
 }

@@ -124,6 +124,18 @@ typedef struct {
     uint64_t epoch;              /* control epoch when issued */
 } snap_obs_rec;
 
+/* A paused data-carrying request of an authenticated context waiting for
+ * the human (sink.c): answered by snap_sink_asks, never in the listener. */
+#define SNAP_ASK_MAX 16
+typedef struct {
+    char rid[SNAP_ID_MAX];       /* Fetch requestId */
+    char *method, *url, *fields; /* new; url redacted, fields names only */
+    char origin[256];            /* the authenticated service origin */
+    char resource[24];
+    bool document;
+    int tab;                     /* 0: not one of the agent's tabs */
+} snap_ask;
+
 #define SNAP_BLOCKED_MAX 16
 typedef struct {
     int tab;                     /* 0: not one of the agent's tabs */
@@ -185,6 +197,15 @@ struct snap_agent {
     char nav_note[600];          /* act.c: snap_nav_note at an action's start */
     snap_blocked blocked[SNAP_BLOCKED_MAX];
     uint64_t nblocked;
+    /* sink.c: requests of authenticated contexts waiting for the human;
+     * the action in progress the human confirmed (its requests are covered
+     * by that confirmation while it runs). */
+    snap_ask asks[SNAP_ASK_MAX];
+    size_t nasks;
+    bool asking;                 /* snap_sink_asks is running the hook */
+    int64_t asked_ms;            /* time spent asking, in total (waits add it) */
+    int covered_tab;             /* tab of the confirmed action in progress; 0: none */
+    int covered_cls;             /* its GATE_CLASS_* */
 };
 
 /* ---- sink.c: the one path to the browser ---- */
@@ -242,6 +263,13 @@ bool snap_sink_privileged(const snap_agent *a, const snap_tab *t);
 /* Target.createBrowserContext params for a privileged context (new; NULL
  * when out of memory): its network rule, see sink.c. */
 char *snap_sink_context_params(const snap_agent *a);
+/* Ask the human (the gate's hook) about the queued requests of
+ * authenticated contexts and answer them. Not re-entered: a call made while
+ * the hook runs returns at once (the running one takes what was queued
+ * meanwhile). Called by snap_sync and snap_idle. */
+void snap_sink_asks(snap_agent *a);
+/* At agent free: refuse what still waits, free the queue. */
+void snap_sink_free(snap_agent *a);
 /* Append "blocked before it left: URL (reason)" for the requests refused
  * since the count since (a->nblocked before the action) on tab tab_id. */
 void snap_blocked_describe(snap_agent *a, uint64_t since, int tab_id, char *buf, size_t cap);

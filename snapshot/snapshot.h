@@ -104,6 +104,13 @@ void snap_result_free(snap_result *r);
 /* Works in an existing browser (launched or attached). Does not own b. */
 snap_agent *snap_agent_new(cdp_browser *b, const snap_opts *o, cdp_err *err);
 void snap_agent_free(snap_agent *a);
+/* While no call runs: read what the browser sent and answer the page's
+ * requests, asking the gate's confirmation hook now about those that wait
+ * for the human (under a grant, a request that carries data from an
+ * authenticated context: docs/gate.md). An embedder keeping an agent idle
+ * calls it when the connection's descriptor (cdp_conn_fd) is readable;
+ * `cdpgate mcp` does. 0, or SNAP_EBROWSER when the browser is gone. */
+int snap_idle(snap_agent *a);
 
 /* ---- observation ---- */
 

@@ -164,7 +164,7 @@ static void serve(int fd)
     post = post ? post + 4 : req + n;
     const char *cl = strstr(req, "\r\nContent-Length: ");
     size_t want = cl ? (size_t)strtoul(cl + 18, NULL, 10) : 0;
-    while (strcmp(method, "POST") == 0 && (size_t)(req + n - post) < want &&
+    while (strcmp(method, "GET") != 0 && (size_t)(req + n - post) < want &&
            n < sizeof req - 1) {
         if (poll(&pfd, 1, 5000) <= 0)
             return;

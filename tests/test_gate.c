@@ -2166,6 +2166,121 @@ static void t_check_net(void)
     tmp_done(names);
 }
 
+/* Issue 11, point 14: on an authenticated origin a plain link or a GET
+ * form to a granted origin is a read; what the page sends with data from
+ * an authenticated context is confirmed (covered by a confirmed action in
+ * progress), or stopped on its own evidence (DELETE, path words). */
+static void t_auth_reads_and_requests(void)
+{
+    hook_state h = {.answer = GATE_DENY, .why = "no"};
+    gate_opts o = {.confirm = hook, .confirm_ud = &h};
+    gate *gt = mk(BANK, &o);
+    if (!gt)
+        return;
+    gate_decision d;
+    gate_target link = {.role = "link", .name = "View statement", .tag = "a",
+                        .href = "https://bank.test/statements/3"};
+    gate_request r = click("https://bank.test", true, &link);
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    CHECK_INT(GATE_CLASS_READ, d.cls);
+    has(d.reason, "navigation that only reads");
+    /* The same link to an origin the grant lacks, a download, a
+     * javascript: link: a state change, confirmed. */
+    gate_target out = link, dl = link, js = link;
+    out.href = "https://evil.test/statements";
+    dl.download = true;
+    js.href = "javascript:void(0)";
+    r = click("https://bank.test", true, &out);
+    CHECK_INT(GATE_CONFIRM, decide(gt, &r, &d));
+    r = click("https://bank.test", true, &dl);
+    CHECK_INT(GATE_CONFIRM, decide(gt, &r, &d));
+    r = click("https://bank.test", true, &js);
+    CHECK_INT(GATE_CONFIRM, decide(gt, &r, &d));
+    /* Words still count first: a link named Delete is a stop. */
+    gate_target del = link;
+    del.name = "Delete statement";
+    r = click("https://bank.test", true, &del);
+    CHECK_INT(GATE_STOP, decide(gt, &r, &d));
+    /* A GET form: its submit button and typing into it; a POST form's
+     * button is confirmed as before. */
+    gate_target search = {.role = "button", .name = "Search", .tag = "button",
+                          .form_action = "https://bank.test/search", .form_method = "get",
+                          .submits = true};
+    r = click("https://bank.test", true, &search);
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    CHECK_INT(GATE_CLASS_READ, d.cls);
+    gate_target q = {.role = "textbox", .name = "Search", .tag = "input",
+                     .form_action = "https://bank.test/search", .form_method = "get"};
+    r = click("https://bank.test", true, &q);
+    r.tool = "type";
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    gate_target save = search;
+    save.form_method = "post";
+    save.name = "Save";
+    r = click("https://bank.test", true, &save);
+    CHECK_INT(GATE_CONFIRM, decide(gt, &r, &d));
+    /* Unauthenticated: interact as before. */
+    r = click("https://a.shop.test", false, &link);
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    CHECK_INT(GATE_CLASS_INTERACT, d.cls);
+
+    /* Requests. */
+    gate_auth_request ar = {.method = "POST", .url = "https://bank.test/api/star?x=1",
+                            .origin = "https://bank.test", .fields = "account, starred",
+                            .resource = "Fetch", .covered = -1};
+    int calls = h.calls;
+    CHECK_INT(0, gate_check_auth_request(gt, &ar, &d));
+    CHECK_INT(GATE_DENY, d.decision);
+    CHECK_INT(calls + 1, h.calls);
+    has(d.reason, "declined by the human");
+    has(h.prompt, "\"action\":\"request\"");
+    has(h.prompt, "\"message\":\"cdpgate: the page on https://bank.test (authenticated)");
+    has(h.prompt, "\"method\":\"POST\"");
+    has(h.prompt, "\"fields\":\"account, starred\"");
+    has(h.prompt, "\"resource\":\"Fetch\"");
+    has(h.prompt, "\"name\":\"POST https://bank.test/api/star?x=1 (fields: account, starred)\"");
+    h.answer = GATE_ALLOW;
+    CHECK_INT(0, gate_check_auth_request(gt, &ar, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
+    CHECK(d.confirmed && !d.pending);
+    CHECK_INT(calls + 2, h.calls);
+    /* Covered by a confirmed action in progress on its tab: not asked. */
+    ar.covered = GATE_CLASS_AUTH_CHANGE;
+    CHECK_INT(0, gate_check_auth_request(gt, &ar, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
+    CHECK_INT(calls + 2, h.calls);
+    /* Its own evidence: DELETE, or path words; stopped, never asked,
+     * unless a confirmed consequential action (a bound rule) covers it. */
+    gate_auth_request rm = ar;
+    rm.method = "DELETE";
+    rm.covered = -1;
+    CHECK_INT(GATE_STOP, gate_decide_auth_request(gt, &rm, &d) ? -1 : d.decision);
+    CHECK_INT(GATE_CONSEQ_DELETE, d.conseq);
+    rm.covered = GATE_CLASS_AUTH_CHANGE;
+    CHECK_INT(0, gate_check_auth_request(gt, &rm, &d));
+    CHECK_INT(GATE_STOP, d.decision);
+    gate_auth_request pay = ar;
+    pay.url = "https://bank.test/api/payments";
+    pay.covered = -1;
+    CHECK_INT(0, gate_check_auth_request(gt, &pay, &d));
+    CHECK_INT(GATE_STOP, d.decision);
+    CHECK_INT(GATE_CONSEQ_SEND, d.conseq);
+    pay.covered = GATE_CLASS_CONSEQUENTIAL;
+    CHECK_INT(0, gate_check_auth_request(gt, &pay, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
+    CHECK_INT(calls + 2, h.calls);
+    /* Paused: refused; the human's control: theirs. */
+    ar.covered = -1;
+    gate_set_mode(gt, GATE_MODE_PAUSED, "host");
+    CHECK_INT(0, gate_check_auth_request(gt, &ar, &d));
+    CHECK_INT(GATE_DENY, d.decision);
+    gate_set_mode(gt, GATE_MODE_HUMAN, "host");
+    CHECK_INT(0, gate_check_auth_request(gt, &ar, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
+    CHECK_INT(calls + 2, h.calls);
+    gate_free(gt);
+}
+
 static void t_names_exclusions(void)
 {
     static const char *const WANT[] = {
@@ -2229,6 +2344,7 @@ static const test_case TESTS[] = {
     {"pending_outcomes", t_pending_outcomes},
     {"audit_fail_closed", t_audit_fail_closed},
     {"check_request", t_check_request},
+    {"auth_reads_and_requests", t_auth_reads_and_requests},
     {"check_net", t_check_net},
     {"names_exclusions", t_names_exclusions},
     {0, 0},

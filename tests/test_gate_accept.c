@@ -404,7 +404,7 @@ static int do_observe(snap_agent *a, snap_result *r)
 }
 
 /* Observe, find needle's ref, act on it with that observation. kind: 'c'
- * click, 't' type text (submit), 'u' upload text as a path. Returns the
+ * click, 'h' hover, 't' type text (submit), 'u' upload text as a path. Returns the
  * action's code, or 999 when the element was not found (a failed check). */
 static int act_on(snap_agent *a, const char *needle, int kind, const char *text, bool submit,
                   snap_result *r)
@@ -423,6 +423,8 @@ static int act_on(snap_agent *a, const char *needle, int kind, const char *text,
         return 999;
     if (kind == 'c')
         rc = snap_click(a, ref, obs, r);
+    else if (kind == 'h')
+        rc = snap_hover(a, ref, obs, r);
     else if (kind == 't')
         rc = snap_type(a, ref, text, submit, obs, r);
     else
@@ -1904,6 +1906,180 @@ out:
     rig_down(&x);
 }
 
+/* ==== issue 11, points 14 and 6: reads on an authenticated site ==== */
+
+/* The last confirmation request the hook got. */
+static const char *last_prompt(void)
+{
+    return hook_prompt;
+}
+
+/* An idle agent, as an embedder keeps it: answer the browser whenever its
+ * connection is readable (snap_idle) until the hook has been asked once
+ * more than calls0 (bounded). */
+static bool idle_until_hook(snap_agent *a, int calls0, int timeout_ms)
+{
+    int64_t end = snap_now_ms() + timeout_ms;
+    while (hook_calls == calls0 && snap_now_ms() < end) {
+        struct pollfd pfd = {cdp_conn_fd(a->c), POLLIN, 0};
+        poll(&pfd, 1, 100);
+        if (snap_idle(a))
+            break;
+    }
+    return hook_calls > calls0;
+}
+
+/* A plain link and a GET form on the authenticated bank are reads: no
+ * prompt (the hook would say no), the page opens, with the session. */
+static void t_auth_reads_no_prompt(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_DENY;        /* were it asked, every read would fail */
+    int calls = hook_calls;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/reads.html", &r));
+    CHECK_HAS(r.text, "auth=yes");
+    snap_result_free(&r);
+    int rc = act_on(x.a, "View statement", 'c', NULL, false, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("a plain link on an authenticated page: %s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "navigated to");
+    snap_result_free(&r);
+    CHECK_INT(calls, hook_calls);
+    CHECK_INT(1, log_wait("GET", "bank.test", "tag=statement", 1, 5000));
+    char *l = log_lines("tag=statement");
+    CHECK_HAS(l, "bank_session");   /* the authenticated read, not a public one */
+    free(l);
+    /* A GET form: typing the query and submitting it. */
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/reads.html", &r));
+    snap_result_free(&r);
+    rc = act_on(x.a, "textbox \"Search statements\"", 't', "march", true, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("a GET form on an authenticated page: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    CHECK_INT(calls, hook_calls);
+    CHECK_INT(1, log_wait("GET", "bank.test", "q=march", 1, 5000));
+    /* Its button too. */
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/reads.html", &r));
+    snap_result_free(&r);
+    rc = act_on(x.a, "button \"Search\"", 'c', NULL, false, &r);
+    CHECK_INT(0, rc);
+    snap_result_free(&r);
+    CHECK_INT(calls, hook_calls);
+    CHECK(log_wait("GET", "bank.test", "tag=search&q=", 2, 5000) >= 2);
+out:
+    rig_down(&x);
+}
+
+/* Every data-carrying request of the authenticated context is confirmed
+ * or stopped, whatever started it: a button's script (the click itself is
+ * confirmed, and that one answer covers what it sends while it runs), a
+ * link's handler (the link is a read; its POST is asked, showing method,
+ * URL and field names, never values), a DELETE (stopped, not asked). */
+static void t_auth_requests_confirmed(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/reads.html", &r));
+    snap_result_free(&r);
+    hook_answer = GATE_DENY;
+    int calls = hook_calls;
+    int rc = act_on(x.a, "Star account", 'c', NULL, false, &r);
+    check_refusal(&r, rc, SNAP_EDENIED, "deny", "declined by the human");
+    snap_result_free(&r);
+    CHECK_INT(calls + 1, hook_calls);
+    hook_answer = GATE_ALLOW;
+    calls = hook_calls;
+    rc = act_on(x.a, "Star account", 'c', NULL, false, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    snap_result_free(&r);
+    CHECK_INT(1, log_wait("POST", "bank.test", "tag=star", 1, 5000));
+    CHECK_INT(calls + 1, hook_calls);
+    /* The link's handler posts, then follows the link. */
+    hook_answer = GATE_DENY;
+    calls = hook_calls;
+    rc = act_on(x.a, "Account details", 'c', NULL, false, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    CHECK_INT(calls + 1, hook_calls);
+    CHECK_HAS(r.text, "blocked before it left");
+    CHECK_HAS(r.text, "declined by the human");
+    snap_result_free(&r);
+    CHECK_HAS(last_prompt(), "\"action\":\"request\"");
+    CHECK_HAS(last_prompt(), "\"method\":\"POST\"");
+    CHECK_HAS(last_prompt(), "\"fields\":\"account, amount\"");
+    CHECK_HAS(last_prompt(), "tag=details-post");
+    CHECK_HAS(last_prompt(), "\"class\":\"auth_change\"");
+    CHECK_LACKS(last_prompt(), "checking-7731");
+    check_no_plants("request prompt", hook_prompt);
+    CHECK(log_wait("GET", "bank.test", "tag=details", 1, 5000) >= 1);
+    /* A DELETE behind words that say nothing: stopped, nobody asked. */
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/reads.html", &r));
+    snap_result_free(&r);
+    hook_answer = GATE_ALLOW;
+    calls = hook_calls;
+    rc = act_on(x.a, "Tidy up", 'c', NULL, false, &r);
+    CHECK_INT(0, rc);
+    CHECK_HAS(r.text, "blocked before it left");
+    CHECK_HAS(r.text, "unbound_stop");
+    snap_result_free(&r);
+    CHECK_INT(calls, hook_calls);
+    barrier(x.a);
+    check_none("POST", "bank.test", "tag=details-post");
+    check_none("DELETE", "bank.test", "tag=tidy");
+    check_none("POST", "bank.test", "tag=hover-post");
+out:
+    rig_down(&x);
+}
+
+/* Point 6: hover and scroll are reads, and the page's handlers they fire
+ * are caught when they send: the human is asked, and with a no the server
+ * never sees the request. A timer's request while the agent is idle is
+ * asked too (the embedder answers the browser with snap_idle). */
+static void t_auth_hover_scroll_timer(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/reads.html", &r));
+    snap_result_free(&r);
+    hook_answer = GATE_DENY;
+    int calls = hook_calls;
+    int rc = act_on(x.a, "Rates", 'h', NULL, false, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    snap_result_free(&r);
+    if (CHECK(idle_until_hook(x.a, calls, 10000)))
+        CHECK_HAS(last_prompt(), "tag=hover-post");
+    calls = hook_calls;
+    rc = snap_scroll(x.a, NULL, "down", &r);
+    keep(&r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    snap_result_free(&r);
+    if (CHECK(idle_until_hook(x.a, calls, 10000)))
+        CHECK_HAS(last_prompt(), "tag=scroll-post");
+    /* The timer's request, allowed this time: it leaves once asked. */
+    hook_answer = GATE_ALLOW;
+    calls = hook_calls;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/later.html", &r));
+    snap_result_free(&r);
+    if (CHECK(idle_until_hook(x.a, calls, 10000)))
+        CHECK_HAS(last_prompt(), "tag=timer-post");
+    CHECK_INT(1, log_wait("POST", "bank.test", "tag=timer-post", 1, 5000));
+    barrier(x.a);
+    check_none("POST", "bank.test", "tag=hover-post");
+    check_none("POST", "bank.test", "tag=scroll-post");
+out:
+    rig_down(&x);
+}
+
 /* ==== the MCP server as a child ==== */
 
 static const char *cdpgate_bin(void)
@@ -2299,6 +2475,59 @@ static void t_mcp_killed_after_submit(void)
     free(a);
 }
 
+/* ==== issue 11, point 14: a request while the MCP server is idle ==== */
+
+/* A timer on an authenticated page posts while no tool call runs: the
+ * server asks the --confirm program (no call to elicit through), which
+ * says no, and the bank never sees the request. */
+static void t_mcp_idle_request_confirmed(void)
+{
+    if (!mcp_ready())
+        return;
+    char env_data[500], rules[200], audit[400], asked_f[400], confirm[700];
+    snprintf(env_data, sizeof env_data, "XDG_DATA_HOME=%s", mcp_data);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    snprintf(audit, sizeof audit, "%s/audit-idle.log", root);
+    snprintf(asked_f, sizeof asked_f, "%s/idle-asked", root);
+    snprintf(confirm, sizeof confirm, "cat >> %s; echo '{\"decision\":\"deny\"}'", asked_f);
+    const char *env[] = {env_data, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {cdpgate_bin(), rules, "--grant", mcp_grant, "--audit", audit,
+                          "--confirm", confirm, "mcp", NULL};
+    child c;
+    if (!CHECK_INT(0, spawn(&c, env, argv, false)))
+        return;
+    mcp_init(&c);
+    char url[200], args[400];
+    url_for(url, sizeof url, "bank.test", "/gate/bank/later.html?idle");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    char *r = tool(&c, 2, "browser_open", args);
+    CHECK_HAS(r, "auth=yes");
+    free(r);
+    /* Idle now: the timer's POST is asked of the program, then audited. */
+    char *a = NULL;
+    int64_t end = snap_now_ms() + 20000;
+    while (snap_now_ms() < end) {
+        free(a);
+        a = test_read_file(audit, NULL);
+        if (a && strstr(a, "tag=timer-post"))
+            break;
+        sleep_ms(50);
+    }
+    char *asked = test_read_file(asked_f, NULL);
+    keep_text("[idle asked]", asked);
+    CHECK_HAS(asked, "\"action\":\"request\"");
+    CHECK_HAS(asked, "tag=timer-post");
+    CHECK_HAS(asked, "\"method\":\"POST\"");
+    CHECK_HAS(asked, "\"fields\":\"x\"");
+    check_no_plants("idle confirmation request", asked);
+    free(asked);
+    CHECK_HAS(a, "\"action\":\"request\"");
+    CHECK_HAS(a, "declined by the human");
+    free(a);
+    check_none("POST", "bank.test", "tag=timer-post&idle");
+    child_end(&c, 30000);
+}
+
 /* ==== 13. no secret anywhere ==== */
 
 static void scan_audit_files(void)
@@ -2618,6 +2847,9 @@ static const test_case TESTS[] = {
     {"contexts_cookies_apart", t_contexts_cookies_apart},
     {"consequential_stop", t_consequential_stop},
     {"confirm_allowed_and_denied", t_confirm_allowed_and_denied},
+    {"auth_reads_no_prompt", t_auth_reads_no_prompt},
+    {"auth_requests_confirmed", t_auth_requests_confirmed},
+    {"auth_hover_scroll_timer", t_auth_hover_scroll_timer},
     {"public_cookies_no_prompt", t_public_cookies_no_prompt},
     {"takeover_password_captcha", t_takeover_password_captcha},
     {"inject_direct", t_inject_direct},
@@ -2649,6 +2881,7 @@ static const test_case TESTS[] = {
     {"auth_rejection_is_a_note", t_auth_rejection_is_a_note},
     {"auth_signed_out_by_service", t_auth_signed_out_by_service},
     {"mcp_killed_after_submit", t_mcp_killed_after_submit},
+    {"mcp_idle_request_confirmed", t_mcp_idle_request_confirmed},
     {"no_secret_anywhere", t_no_secret_anywhere},
     {"net_browser_sent", t_net_browser_sent},
     {"net_privileged_egress", t_net_privileged_egress},

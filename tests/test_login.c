@@ -370,7 +370,7 @@ static void t_restore_isolated(void)
     CHECK_INT(0, snap_open(a, url, false, &r));     /* same context: same tab */
     CHECK_INT(bank_tab, a->cur);
     snap_query qq = {0};
-    qq.query = "Partner offers";
+    qq.query = "Hide balance";
     snap_result_free(&r);
     CHECK_INT(0, snap_observe(a, &qq, &r));
     const char *ref = r.text ? strstr(r.text, "[e") : NULL;
@@ -378,11 +378,24 @@ static void t_restore_isolated(void)
     if (CHECK(ref != NULL))
         snprintf(refbuf, sizeof refbuf, "%.*s", (int)strcspn(ref + 1, "]"), ref + 1);
     snap_result_free(&r);
-    /* A click on an authenticated page is a state change: the human is
-     * asked (here the test's hook approves), once. */
+    /* A click on a button of an authenticated page is a state change: the
+     * human is asked (here the test's hook approves), once. */
     int asked = confirms;
     CHECK_INT(0, snap_click(a, refbuf, NULL, &r));
     CHECK_INT(asked + 1, confirms);
+    snap_result_free(&r);
+    /* Following its link to a granted origin is a read (issue 11, point
+     * 14): nobody is asked. */
+    qq.query = "Partner offers";
+    CHECK_INT(0, snap_observe(a, &qq, &r));
+    ref = r.text ? strstr(r.text, "[e") : NULL;
+    refbuf[0] = 0;
+    if (CHECK(ref != NULL))
+        snprintf(refbuf, sizeof refbuf, "%.*s", (int)strcspn(ref + 1, "]"), ref + 1);
+    snap_result_free(&r);
+    asked = confirms;
+    CHECK_INT(0, snap_click(a, refbuf, NULL, &r));
+    CHECK_INT(asked, confirms);
     snap_result_free(&r);
     CHECK_INT(0, snap_observe(a, &q, &r));
     t = r.text ? r.text : "";
@@ -1318,14 +1331,23 @@ static void t_mcp_login_and_plants(void)
     }
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", acct);
     r = tool(&c, id++, "browser_open", args);
-    ref_of(r, "Partner offers", ref, sizeof ref);
+    char link[16];
+    ref_of(r, "Hide balance", ref, sizeof ref);
+    ref_of(r, "Partner offers", link, sizeof link);
     free(r);
     if (CHECK(*ref)) {
         snprintf(args, sizeof args, "{\"ref\":\"%s\"}", ref);
         r = tool(&c, id++, "browser_click", args);
         free(r);
-        /* A click on the authenticated page went to the --confirm program,
-         * which was told what and where, and no secret. */
+    }
+    if (CHECK(*link)) {
+        /* Following the link to a granted origin is a read: not asked. */
+        snprintf(args, sizeof args, "{\"ref\":\"%s\"}", link);
+        r = tool(&c, id++, "browser_click", args);
+        free(r);
+        /* The click on the button of the authenticated page went to the
+         * --confirm program, which was told what and where, and no
+         * secret. */
         char askedp[400], asked[4096] = "";
         snprintf(askedp, sizeof askedp, "%s/asked", tmp);
         FILE *af = fopen(askedp, "r");
@@ -1334,8 +1356,9 @@ static void t_mcp_login_and_plants(void)
             asked[an] = 0;
             fclose(af);
         }
-        CHECK_HAS(asked, "Partner offers");
+        CHECK_HAS(asked, "Hide balance");
         CHECK_HAS(asked, "\"action\":\"click\"");
+        CHECK_LACKS(asked, "Partner offers");
         check_no_plants("confirmation request", asked);
         r = tool(&c, id++, "browser_snapshot", "{}");
         CHECK_HAS(r, "cookies: []");
