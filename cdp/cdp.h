@@ -171,6 +171,12 @@ typedef bool (*cdp_match_fn)(void *ud, const json_val *params);
 int cdp_wait_event(cdp_conn *c, uint64_t since, const char *session, const char *method,
                    cdp_match_fn match, void *ud, int timeout_ms,
                    cdp_reply *out, uint64_t *seq_out, cdp_err *err);
+/* Zero and drop the events kept for late waiters (the ring) of session
+ * (NULL: every session) whose method starts with prefix, e.g. "Fetch." once
+ * a page session's interception is over: its paused requests carry the
+ * Cookie headers of a restored session and must not linger until the ring
+ * evicts them. Returns how many were dropped. */
+size_t cdp_events_discard(cdp_conn *c, const char *session, const char *prefix);
 /* Read and dispatch incoming messages for up to timeout_ms (0 = only what is
  * already readable). Returns 0, or the error that killed the connection. */
 int cdp_pump(cdp_conn *c, int timeout_ms, cdp_err *err);

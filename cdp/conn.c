@@ -1275,6 +1275,24 @@ static bool ring_take(cdp_conn *c, uint64_t since, const char *session,
     return false;
 }
 
+size_t cdp_events_discard(cdp_conn *c, const char *session, const char *prefix)
+{
+    size_t n = 0, k = prefix ? strlen(prefix) : 0;
+    for (size_t i = 0; c && i < c->ring_count; i++) {
+        ring_event *e = &c->ring[(c->ring_head + i) % c->o.event_ring];
+        if (!e->doc || strncmp(e->method, prefix ? prefix : "", k) != 0)
+            continue;
+        if (session && strcmp(e->session, session) != 0)
+            continue;
+        json_doc_free(e->doc);      /* secret documents are zeroed */
+        e->doc = NULL;
+        c->ring_bytes -= e->bytes;
+        e->bytes = 0;
+        n++;
+    }
+    return n;
+}
+
 int cdp_wait_event(cdp_conn *c, uint64_t since, const char *session, const char *method,
                    cdp_match_fn match, void *ud, int timeout_ms,
                    cdp_reply *out, uint64_t *seq_out, cdp_err *err)

@@ -3474,6 +3474,13 @@ int snap_press(snap_agent *a, const char *key, const char *obs, snap_result *r)
     "inner:el===se?'':(el.tagName.toLowerCase()+(el.id?'#'+el.id:''))};})"
 static const char SCROLL_EXPR[] = SCROLL_SRC;
 
+/* Resolves once the page has run its next frame (scroll events are
+ * dispatched in it, before its animation callbacks) and a task after it,
+ * or after 1 s (a page that does not draw). */
+static const char SCROLL_FRAME_EXPR[] =
+    "new Promise(function(r){var f=function(){r(1);};setTimeout(f,1000);"
+    "requestAnimationFrame(function(){setTimeout(f,0);});})";
+
 static int scroll_eval(snap_agent *a, int tab_id, int d, pcall *pc)
 {
     snap_tab *t = snap_tab_by_id(a, tab_id);
@@ -3541,6 +3548,17 @@ static int scroll_run(snap_agent *a, const char *ref, const char *direction, sna
         rc = act_fail(r, SNAP_EBROWSER, "scroll: %s", sv.e.msg);
         release_all(a, &tg, &ss);
         return rc;
+    }
+    /* The page's scroll handlers run in its next frame (an infinite list
+     * starts its fetch there): the quiet window starts after that frame,
+     * not after the scroll call, or a busy machine settles first. */
+    t = snap_tab_by_id(a, tab_id);
+    if (t && !t->closed && !t->dialog_open) {
+        pcall fw;
+        call(a, t->session, "Runtime.evaluate",
+             params("sbb", "expression", SCROLL_FRAME_EXPR, "awaitPromise", true,
+                    "returnByValue", true), &fw);
+        pfree(&fw);
     }
     snap_settled st;
     if ((rc = settle(a, tab_id, nav0, tabs0, deadline, did, &st, r))) {
@@ -4198,6 +4216,7 @@ const snap_js snap_act_scripts[] = {
     {FILE_INPUT_FN, NULL, SNAP_JS_READ},
     {RAF2_EXPR, NULL, SNAP_JS_READ},
     {FRAME_EXPR, NULL, SNAP_JS_READ},
+    {SCROLL_FRAME_EXPR, NULL, SNAP_JS_READ},
     {VALUE_SELECT_FN, NULL, SNAP_JS_READ},
     {SF_EXPR, NULL, SNAP_JS_READ},
     {FOCUS_EXPR, NULL, SNAP_JS_READ},

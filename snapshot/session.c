@@ -591,6 +591,10 @@ static int ctx_prime(snap_agent *a, int tab_id, snap_result *r)
         cdp_reply_free(&rep);
     }
     snap_cdp_call(a, session, "Fetch.disable", NULL, a->o.timeout_ms, NULL, NULL);
+    /* Other requests the page session paused meanwhile (their Cookie
+     * headers are the restored session's) are not left in the event ring
+     * until it evicts them: zeroed and dropped now. */
+    cdp_events_discard(a->c, session, "Fetch.");
     if (!rc) {
         /* The values travel in the command only; the reply is a count. */
         json_w w;

@@ -1040,8 +1040,53 @@ static void t_secret_events_and_calls(void)
     close(peer);
 }
 
+/* A page session's paused requests (Fetch.requestPaused: the Cookie
+ * headers of a restored session) are kept for late waiters; once the
+ * interception is over cdp_events_discard drops them (zeroed) at once
+ * rather than leaving them until the ring evicts them (issue 11, point 16).
+ * Other sessions' and other domains' events stay. */
+static void t_discard_fetch_events_regression(void)
+{
+    int peer = -1;
+    cdp_conn *c = quiet_conn(&peer);
+    if (!CHECK(c != NULL))
+        return;
+    cdp_err e = {0};
+    static const char *const MSGS[] = {
+        "{\"method\":\"Target.attachedToTarget\",\"params\":{\"sessionId\":\"S1\","
+        "\"targetInfo\":{\"targetId\":\"T1\",\"type\":\"page\",\"url\":\"\","
+        "\"browserContextId\":\"C1\"}}}",
+        "{\"method\":\"Target.attachedToTarget\",\"params\":{\"sessionId\":\"S2\","
+        "\"targetInfo\":{\"targetId\":\"T2\",\"type\":\"page\",\"url\":\"\","
+        "\"browserContextId\":\"C1\"}}}",
+        "{\"sessionId\":\"S1\",\"method\":\"Fetch.requestPaused\",\"params\":{\"requestId\":"
+        "\"r1\",\"request\":{\"url\":\"http://a.test/favicon.ico\",\"headers\":"
+        "{\"Cookie\":\"session=planted\"}}}}",
+        "{\"sessionId\":\"S2\",\"method\":\"Fetch.requestPaused\",\"params\":{\"requestId\":"
+        "\"r2\",\"request\":{\"url\":\"http://b.test/\",\"headers\":{}}}}",
+        "{\"sessionId\":\"S1\",\"method\":\"Page.loadEventFired\",\"params\":{}}",
+    };
+    for (size_t i = 0; i < sizeof MSGS / sizeof MSGS[0]; i++)
+        CHECK_INT(0, cdp_conn_inject(c, MSGS[i], strlen(MSGS[i]), &e));
+    CHECK_INT(1, cdp_events_discard(c, "S1", "Fetch."));
+    cdp_reply rep = {0};
+    CHECK_INT(CDP_ETIMEOUT, cdp_wait_event(c, 0, "S1", "Fetch.requestPaused", NULL, NULL, 1,
+                                           &rep, NULL, &e));
+    CHECK_INT(0, cdp_wait_event(c, 0, "S2", "Fetch.requestPaused", NULL, NULL, 1, &rep, NULL,
+                                &e));
+    CHECK_STR("r2", json_get_str(rep.result, "requestId"));
+    cdp_reply_free(&rep);
+    CHECK_INT(0, cdp_wait_event(c, 0, "S1", "Page.loadEventFired", NULL, NULL, 1, &rep, NULL,
+                                &e));
+    cdp_reply_free(&rep);
+    CHECK_INT(0, cdp_events_discard(c, NULL, "Fetch."));   /* nothing left */
+    cdp_conn_free(c);
+    close(peer);
+}
+
 static const test_case TESTS[] = {
     {"secret_events_and_calls", t_secret_events_and_calls},
+    {"discard_fetch_events_regression", t_discard_fetch_events_regression},
     {"find_explicit_missing", t_find_explicit_missing},
     {"find_env_and_path", t_find_env_and_path},
     {"pipe_launch_eval", t_pipe_launch_eval},
