@@ -774,12 +774,22 @@ static int creds_held(snap_agent *a, size_t ci, int tab_id)
     if (!t || t->closed || t->ctx != ci || !t->nframes ||
         strcmp(t->frames[0].origin, origin) != 0)
         return -1;
-    char session[SNAP_ID_MAX];
+    char session[SNAP_ID_MAX], params[SNAP_ID_MAX + 120];
     copyid(session, t->session);
+    /* Read in an isolated world of cdpgate's own: the page's scripts cannot
+     * redefine Object.keys or localStorage there to hide the keys. */
+    snprintf(params, sizeof params, "{\"frameId\":\"%s\",\"worldName\":\"cdpgate\"}",
+             t->frames[0].id);
     cdp_reply rep = {0};
-    int rc = snap_cdp_call(a, session, "Runtime.evaluate",
-                           "{\"expression\":\"" LS_KEYS_JS "\",\"returnByValue\":true}",
-                           a->o.timeout_ms, &rep, NULL);
+    int rc = snap_cdp_call(a, session, "Page.createIsolatedWorld", params, a->o.timeout_ms,
+                           &rep, NULL);
+    int64_t world = rc ? 0 : json_get_int(rep.result, "executionContextId", 0);
+    cdp_reply_free(&rep);
+    if (world <= 0)
+        return -1;
+    snprintf(params, sizeof params, "{\"expression\":\"" LS_KEYS_JS "\",\"returnByValue\":"
+             "true,\"contextId\":%lld}", (long long)world);
+    rc = snap_cdp_call(a, session, "Runtime.evaluate", params, a->o.timeout_ms, &rep, NULL);
     const json_val *keys = json_get(json_get(rep.result, "result"), "value");
     int held = -1;
     if (rc == 0 && !json_get(rep.result, "exceptionDetails") && json_is(keys, JSON_ARRAY)) {

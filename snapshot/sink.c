@@ -97,6 +97,7 @@ static const struct {
     {"Page.enable", 0},
     {"Page.getFrameTree", 0},
     {"Page.getLayoutMetrics", 0},
+    {"Page.createIsolatedWorld", 0},       /* cdpgate's own world: unseen by the page */
     {"Page.getNavigationHistory", 0},
     {"Page.setLifecycleEventsEnabled", 0},
     {"Runtime.getProperties", 0},

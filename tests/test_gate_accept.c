@@ -1633,6 +1633,15 @@ static void t_auth_signed_out_by_service(void)
     CHECK_HAS(r.text, "auth=yes");
     CHECK_LACKS(r.text, "ended the session");
     snap_result_free(&r);
+    /* The cookies are gone, the token is still in localStorage: a page that
+     * hides it from scripts of its own world (Object.keys, localStorage
+     * redefined) does not end the session (the check reads in an isolated
+     * world of cdpgate's own). */
+    rc = do_open(x.a, "bank.test", "/bank/signout?only=cookies&hide=1", &r);
+    CHECK_INT(0, rc);
+    CHECK_HAS(r.text, "auth=yes");
+    CHECK_LACKS(r.text, "ended the session");
+    snap_result_free(&r);
     rc = do_open(x.a, "bank.test", "/bank/signout", &r);
     if (!CHECK_INT(0, rc))
         test_fail_detail("%s", r.text ? r.text : "");
