@@ -531,7 +531,10 @@ static void t_click_204_does_not_wait(void)
     CHECK_INT(0, snap_click(a, ref, NULL, &r));
     double ms = ms_since(t0);
     print_timing("click on a link answered 204", ms);
-    CHECK(ms < 500);
+    /* Evidence, not a stopwatch: a click that waited for a navigation that
+     * never commits runs into its deadline and says so. */
+    CHECK(!bool_member(r.structured, "timed_out"));
+    CHECK(ms < a->o.timeout_ms / 2);
     CHECK(!bool_member(r.structured, "navigated"));
     has(r.text, "no navigation");
     snap_result_free(&r);
