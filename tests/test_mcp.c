@@ -1051,7 +1051,15 @@ static void t_cli(void)
                      "--browser-arg='%s' --grant %s eval %s document.title\" /dev/null",
                      yes ? "y" : "n", bin(), FIXTURE_HOST_RULES, tg, page);
             int rc = fixture_run(cmd, &out, &err);
-            CHECK(out && strstr(out, "confirmation needed") && strstr(out, "\"action\":\"eval\""));
+            /* The human's prompt (issue 11, point 3): cdpgate's verdict first,
+             * the script whole with numbered lines, then the question. */
+            char verdict[160];
+            snprintf(verdict, sizeof verdict, "cdpgate: the agent asks to run a script in "
+                     "the page (eval) on http://a.test:%d.", port);
+            const char *vp = out ? strstr(out, verdict) : NULL;
+            const char *sp = out ? strstr(out, "     1| document.title") : NULL;
+            const char *qp = out ? strstr(out, "Allow this one action? [y/N]") : NULL;
+            CHECK(vp && sp && qp && vp < sp && sp < qp);
             if (yes) {
                 CHECK_INT(0, rc);
                 CHECK(out && strstr(out, "\"MCP fixture"));
