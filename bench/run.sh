@@ -64,6 +64,18 @@ else
     echo "  cdpgate library: act_bench does not build yet ($(grep -m1 -E 'error|undefined' \
         "$R/act_bench.build.txt" | cut -c1-120))"
 fi
+# Page loads with a privileged context's egress rule off and on (issue 11,
+# point 17): printed after the tables below.
+if $CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -o "$BUILD/bench/load_bench" \
+        bench/load_bench.c "$BUILD/libcdpgate.a" -lm 2>"$R/load_bench.build.txt"; then
+    echo "  cdpgate library, privileged context's egress rule (load_bench)"
+    timeout 400 "$BUILD/bench/load_bench" "$BASE" "${BENCH_LOAD_N:-7}" "$@" \
+        >"$R/load.txt" 2>"$R/load_bench.err.txt" ||
+        echo "load_bench failed: $(tail -n 2 "$R/load_bench.err.txt")" >>"$R/load.txt"
+else
+    echo "load_bench does not build ($(grep -m1 -E 'error|undefined' \
+        "$R/load_bench.build.txt" | cut -c1-120))" >"$R/load.txt"
+fi
 echo "  playwright-core and @playwright/mcp (pw_bench.mjs)"
 BENCH_ACT_N=${BENCH_ACT_N:-50} timeout 360 node bench/pw_bench.mjs "$BASE" "$R/pw.json" \
     "$R/snap" 2>"$R/pw_bench.err.txt" ||
@@ -88,6 +100,8 @@ else
         >"$R/cdpgate-static.json"
 fi
 node bench/compare.mjs "$R"
+echo
+cat "$R/load.txt"
 kill "$SRV" 2>/dev/null
 wait "$SRV" 2>/dev/null
 trap - EXIT INT TERM
