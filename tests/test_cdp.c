@@ -1053,17 +1053,17 @@ static void t_discard_fetch_events_regression(void)
         return;
     cdp_err e = {0};
     static const char *const MSGS[] = {
-        "{\"method\":\"Target.attachedToTarget\",\"params\":{\"sessionId\":\"S1\","
+        ("{\"method\":\"Target.attachedToTarget\",\"params\":{\"sessionId\":\"S1\","
         "\"targetInfo\":{\"targetId\":\"T1\",\"type\":\"page\",\"url\":\"\","
-        "\"browserContextId\":\"C1\"}}}",
-        "{\"method\":\"Target.attachedToTarget\",\"params\":{\"sessionId\":\"S2\","
+        "\"browserContextId\":\"C1\"}}}"),
+        ("{\"method\":\"Target.attachedToTarget\",\"params\":{\"sessionId\":\"S2\","
         "\"targetInfo\":{\"targetId\":\"T2\",\"type\":\"page\",\"url\":\"\","
-        "\"browserContextId\":\"C1\"}}}",
-        "{\"sessionId\":\"S1\",\"method\":\"Fetch.requestPaused\",\"params\":{\"requestId\":"
+        "\"browserContextId\":\"C1\"}}}"),
+        ("{\"sessionId\":\"S1\",\"method\":\"Fetch.requestPaused\",\"params\":{\"requestId\":"
         "\"r1\",\"request\":{\"url\":\"http://a.test/favicon.ico\",\"headers\":"
-        "{\"Cookie\":\"session=planted\"}}}}",
-        "{\"sessionId\":\"S2\",\"method\":\"Fetch.requestPaused\",\"params\":{\"requestId\":"
-        "\"r2\",\"request\":{\"url\":\"http://b.test/\",\"headers\":{}}}}",
+        "{\"Cookie\":\"session=planted\"}}}}"),
+        ("{\"sessionId\":\"S2\",\"method\":\"Fetch.requestPaused\",\"params\":{\"requestId\":"
+        "\"r2\",\"request\":{\"url\":\"http://b.test/\",\"headers\":{}}}}"),
         "{\"sessionId\":\"S1\",\"method\":\"Page.loadEventFired\",\"params\":{}}",
     };
     for (size_t i = 0; i < sizeof MSGS / sizeof MSGS[0]; i++)
