@@ -158,6 +158,9 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
 {
     memset(g, 0, sizeof *g);
     g->blocked0 = a->nblocked;
+    /* A confirmed action's cover ends when the agent asks for the next
+     * action (see snap_gate_done). */
+    a->covered_tab = 0;
     snap_tab *t = in->tab ? snap_tab_by_id(a, in->tab) : NULL;
     char origin[256] = "";
     char *url = NULL;
@@ -351,7 +354,10 @@ void snap_gate_done(snap_agent *a, snap_gated *g, int rc, snap_result *r)
         return;
     g->allowed = false;
     snap_permit_end(a);
-    a->covered_tab = 0;
+    /* The cover of a confirmed action outlives its result until the next
+     * action is asked for: a form POST or fetch the confirmed click started
+     * can reach the driver after the click settled (a slow page, a busy
+     * machine), and it is the request the human approved. */
     if (r) {
         /* Requests of the page refused at the network level meanwhile. */
         char buf[1200] = "";
