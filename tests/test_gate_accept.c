@@ -1904,7 +1904,14 @@ static void t_confirmed_eval_page_navigated(void)
     CHECK_HAS(r.text, "Nothing was sent");
     CHECK(!r.text || !strstr(r.text, "Bank transfer"));   /* the other page's title */
     snap_result_free(&r);
-    /* Positive control: on the page it was shown, it runs. */
+    /* Positive control: on the page it was shown, it runs. The hook returned
+     * when the new document committed, maybe before its <title> was parsed:
+     * the agent looks at the page first (an observation waits for the load),
+     * as it would before asking for a script. */
+    rc = do_observe(x.a, &r);
+    CHECK_INT(0, rc);
+    CHECK_HAS(r.text, "Bank transfer");
+    snap_result_free(&r);
     rc = snap_eval(x.a, "document.title", &r);
     keep(&r);
     if (!CHECK_INT(0, rc))
