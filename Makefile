@@ -9,7 +9,8 @@
 #   make test            unit tests, vector tests, corpus replay, Chromium integration
 #   make fuzz            clang libFuzzer targets, FUZZ_TIME seconds each (default 20)
 #   make bench           benchmarks with peers, figures printed (not asserted)
-#   make check           source style checker (line length, banned calls)
+#   make check           source style checker (line length, banned calls) and the
+#                        layering check (docs/architecture.md's module map)
 #   make install PREFIX=/usr/local
 #   make clean
 #
@@ -124,6 +125,7 @@ test: all tests-build
 
 check:
 	@sh tests/checksrc.sh
+	@sh tests/checklayers.sh
 
 # Every test program under valgrind (memcheck, leaks are errors; any
 # valgrind error is a non-zero exit, which tests/run.sh counts as a failure).

@@ -285,7 +285,19 @@ typedef struct gate gate;
  * and "script_bytes"; for type "text", for press "key", for select
  * "options" (escaped). Never a secret. A host shows "message" as it is.
  * Return GATE_ALLOW or GATE_DENY (anything else is a deny); why (cap bytes)
- * may get the human's reason. */
+ * may get the human's reason.
+ *
+ * The one upward call (docs/architecture.md): the hook runs inside the
+ * caller of gate_check/gate_check_auth_request, which for snapshot/ is an
+ * agent call still in progress, maybe half done (it has clicked, and a
+ * request of the page waits at the browser for this answer). The hook may
+ * take as long as the human takes, read the host's own input, change the
+ * control mode (gate_set_mode: the epoch moves) and pump the browser
+ * connection without waiting (cdp_pump). It must not call back into the
+ * agent (any snap_* on it, snap_idle included), call gate_check,
+ * gate_check_auth_request or gate_outcome on this gate, wait on the
+ * connection (cdp_wait, cdp_call), or free the gate, the agent or the
+ * browser. */
 typedef int (*gate_confirm_fn)(void *ud, const char *prompt_json, char *why, size_t cap);
 
 typedef struct {

@@ -87,6 +87,14 @@ typedef struct {
     struct gate *gate;      /* the policy gate (borrowed; gate/gate.h). NULL: the
                                agent makes its own with no grant (the open web) */
 } snap_opts;
+/* The gate's confirmation hook (gate_confirm_fn, installed by the host) is
+ * the one call from snapshot/ back up into the host: the agent runs it from
+ * inside snap_* calls, in an action's prologue before anything is sent, or
+ * between the waits of an action already under way (a request of the page
+ * from an authenticated context waits at the browser for the human), and
+ * from snap_idle. While it runs the agent is mid-call: the hook must not call
+ * any snap_* function on this agent nor free it; what it may do is listed
+ * at gate_confirm_fn (gate/gate.h). */
 
 /* The result of any call. text is what the model reads (new; bounded);
  * structured is the same as a JSON object (new) for MCP structuredContent.
