@@ -92,7 +92,9 @@ static const char USAGE_OPTIONS[] =
 "3 browser missing, unreachable, or died.\n"
 "\n"
 "environment: CDPGATE_BROWSER (browser path), TMPDIR (temporary profiles),\n"
-"CDPGATE_TIMING=1 (timestamps on stderr, for benchmarks).\n"
+"XDG_DATA_HOME (the vault is $XDG_DATA_HOME/cdpgate), CDPGATE_KEY_CMD (a\n"
+"command printing the vault key), CDPGATE_TIMING=1 (timestamps on stderr,\n"
+"for benchmarks).\n"
 "\n"
 "A launched browser gets a fresh temporary profile that is removed on exit,\n"
 "and never outlives cdpgate, even when cdpgate is killed.\n";
