@@ -42,11 +42,10 @@
 #define RUNS_MAX 101
 
 /* The pages are loaded from http://bench.test:PORT, mapped to the server's
- * 127.0.0.1 in both browsers alike: in a privileged context a granted
- * loopback origin (127.0.0.1:PORT) goes to the refusing proxy today
- * (net::ERR_PROXY_CONNECTION_FAILED; likely because its bypass list puts
- * "<-loopback>" after the grant's hosts and Chromium lets the later rule
- * win). The tests use names too. */
+ * 127.0.0.1 in both browsers alike: a host name, as a real service has,
+ * whose bypass entry is an ordinary one (a granted loopback origin
+ * 127.0.0.1:PORT loads in a privileged context as well since the bypass
+ * list puts "<-loopback>" first; test_gate_accept net_privileged_loopback). */
 #define BENCH_HOST "bench.test"
 #define HOST_RULES "--host-resolver-rules=MAP " BENCH_HOST " 127.0.0.1"
 

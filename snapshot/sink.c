@@ -810,8 +810,9 @@ bool snap_sink_privileged(const snap_agent *a, const snap_tab *t)
 }
 
 /* Where a privileged context's requests to hosts outside the grant go: a
- * proxy that cannot exist (.invalid never resolves, RFC 6761), so they
- * fail in the browser's network stack, WebSockets included. */
+ * proxy nothing listens on (port 1 of loopback, which only root could
+ * bind), so they fail in the browser's network stack, WebSockets
+ * included. */
 #define REFUSING_PROXY "http://127.0.0.1:1"
 
 static void bypass_add(char *buf, size_t cap, const char *o)
@@ -840,14 +841,18 @@ char *snap_sink_context_params(const snap_agent *a)
     char *list = malloc(cap);
     if (!list)
         return NULL;
-    list[0] = 0;
+    /* Loopback is not bypassed either (Chromium bypasses localhost,
+     * 127.0.0.0/8, [::1] and link-local by default): "<-loopback>" first,
+     * because Chromium lets the later of two matching rules win, so a
+     * granted loopback origin (127.0.0.1:PORT, localhost:PORT) listed after
+     * it is bypassed while every other loopback host and port still goes
+     * to the refusing proxy. */
+    snprintf(list, cap, "<-loopback>,");
     for (size_t i = 0; g && i < g->norigins; i++)
         bypass_add(list, cap, g->origins[i]);
     for (size_t i = 0; g && i < g->nassets; i++)
         bypass_add(list, cap, g->assets[i]);
-    /* Loopback is not bypassed either (Chromium bypasses it by default). */
-    size_t used = strlen(list);
-    snprintf(list + used, cap - used, "<-loopback>");
+    list[strlen(list) - 1] = 0;     /* the last comma */
     json_w w;
     json_w_init(&w);
     json_w_obj_begin(&w);

@@ -53,7 +53,7 @@
 #define SHOP_SECRET "shop-planted-99ab"
 static const char *const PLANTS[] = {PLANT_PASSWORD, FIXTURE_BANK_OTP, FIXTURE_BANK_SESSION,
                                      FIXTURE_BANK_PREF, FIXTURE_BANK_TOKEN, SHOP_SECRET,
-                                     NULL};
+                                     "lo-planted-31c7e0", NULL};
 
 static int port;
 static pid_t server_pid;
@@ -2790,6 +2790,94 @@ out:
     rig_down(&x);
 }
 
+/* A service granted on a loopback origin (the fixture's real port, by IP
+ * or by name), with a restored session. */
+#define LO_SECRET "lo-planted-31c7e0"
+static char O_LO[64];
+static const char *LO_ORIGINS[6];
+static gate_identity LO_IDS[3];
+static void with_loopback(gate_grant *g)
+{
+    memcpy(LO_ORIGINS, ORIGINS, sizeof ORIGINS);
+    LO_ORIGINS[5] = O_LO;
+    g->origins = LO_ORIGINS;
+    g->norigins = 6;
+    memcpy(LO_IDS, IDS, sizeof IDS);
+    LO_IDS[2].service = O_LO;
+    LO_IDS[2].identity = "alice";
+    g->identities = LO_IDS;
+    g->nidentities = 3;
+}
+
+/* Issue 11 point 5, loopback: a granted loopback origin loads in its
+ * privileged context (a bypass entry "127.0.0.1:PORT" listed before
+ * "<-loopback>" lost to it: net::ERR_PROXY_CONNECTION_FAILED), and the
+ * context still reaches no other loopback port, nor its own port under
+ * the other loopback name: not by image (Fetch), not by WebSocket (only
+ * the network rule sees those). Run for 127.0.0.1 and for localhost. */
+static void t_net_privileged_loopback(void)
+{
+    pid_t other_pid = -1;
+    int other = fixture_server_start(&other_pid);   /* logs to the same file */
+    if (!CHECK(other > 0))
+        return;
+    static const char *const HOSTS[2][2] = {{"127.0.0.1", "localhost"},
+                                            {"localhost", "127.0.0.1"}};
+    for (int i = 0; i < 2; i++) {
+        const char *host = HOSTS[i][0], *alt = HOSTS[i][1];
+        origin_for(O_LO, sizeof O_LO, host);
+        char state[400], err[300] = "";
+        int n = snprintf(state, sizeof state, "{\"version\":1,\"cookies\":[{\"name\":"
+                         "\"lo_sid\",\"value\":\"" LO_SECRET "\",\"domain\":\"%s\","
+                         "\"path\":\"/\",\"httpOnly\":true,\"secure\":false}],"
+                         "\"localStorage\":{}}", host);
+        if (!CHECK_INT(0, vault_put(V, O_LO, "alice", (const uint8_t *)state, (size_t)n, 0,
+                                    err, sizeof err))) {
+            test_fail_detail("vault_put: %s", err);
+            break;
+        }
+        rig x;
+        if (!rig_up(&x, with_loopback)) {
+            rig_down(&x);
+            break;
+        }
+        x.a->o.timeout_ms = 30000;
+        char audit[400], path[200];
+        snprintf(audit, sizeof audit, "%s", last_audit);
+        snprintf(path, sizeof path, "/gate/loopback.html?other=%d&alt=%s", other, alt);
+        snap_result r;
+        int rc = do_open(x.a, host, path, &r);
+        if (!CHECK_INT(0, rc) || !CHECK(r.text && strstr(r.text, "Loopback service")))
+            test_fail_detail("%s: the granted loopback origin did not load: %.1500s", host,
+                             r.text ? r.text : "");
+        CHECK_HAS(r.text, "auth=yes");
+        snap_result_free(&r);
+        if (rc == 0) {
+            /* The refusals, audited: the images by the interception, the
+             * WebSockets from the browser's webSocketCreated. */
+            static const char *const N[] = {"tag=lo-port-img", "tag=lo-port-ws",
+                                            "tag=lo-name-img", "tag=lo-name-ws", NULL};
+            if (!CHECK(audit_wait(x.a, audit, N, 30000)))
+                test_fail_detail("%s: not every refusal was audited:\n%s", host,
+                                 test_read_file(audit, NULL));
+            /* Its own origin: the image and the WebSocket went through. */
+            char want[80];
+            snprintf(want, sizeof want, "tag=lo-own-img");
+            if (!CHECK_INT(1, log_wait("GET", host, want, 1, 10000)))
+                test_fail_detail("%s: its own image did not arrive", host);
+            snprintf(want, sizeof want, "tag=lo-own-ws");
+            if (!CHECK_INT(1, log_wait("GET", host, want, 1, 10000)))
+                test_fail_detail("%s: its own WebSocket did not arrive", host);
+        }
+        barrier(x.a);
+        check_none(NULL, NULL, "tag=lo-port-");
+        check_none(NULL, NULL, "tag=lo-name-");
+        rig_down(&x);
+    }
+    fixture_server_stop(other_pid);
+    check_no_evil("privileged loopback");
+}
+
 /* The grant holds for an attached browser too (--connect): a browser
  * started by someone else, attached over WebSocket, with a restored
  * session: ungranted opens are refused and the page's own navigation to an
@@ -2901,6 +2989,7 @@ static const test_case TESTS[] = {
     {"no_secret_anywhere", t_no_secret_anywhere},
     {"net_browser_sent", t_net_browser_sent},
     {"net_privileged_egress", t_net_privileged_egress},
+    {"net_privileged_loopback", t_net_privileged_loopback},
     {"evil_never_reached", t_evil_never_reached},
     {NULL, NULL},
 };
