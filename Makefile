@@ -9,6 +9,7 @@
 #   make test            unit tests, vector tests, corpus replay, Chromium integration
 #   make fuzz            clang libFuzzer targets, FUZZ_TIME seconds each (default 20)
 #   make bench           benchmarks with peers, figures printed (not asserted)
+#   make bench-smoke     every benchmark once in quick mode (CI: none may rot)
 #   make check           source style checker (line length, banned calls) and the
 #                        layering check (docs/architecture.md's module map)
 #   make install PREFIX=/usr/local
@@ -82,7 +83,7 @@ FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_REPLAY = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/replay_%)
 FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 
-.PHONY: all test tests-build check valgrind fuzz bench install clean demo
+.PHONY: all test tests-build check valgrind fuzz bench bench-smoke install clean demo
 all: $(BUILD)/cdpgate $(BUILD)/libcdpgate.a
 
 $(BUILD)/%.o: %.c
@@ -160,6 +161,13 @@ fuzz: $(FUZZ_BIN)
 
 bench: all
 	@BUILD=$(BUILD) sh bench/run.sh
+
+# Every benchmark built and run once in quick mode (seconds each, figures
+# printed, nothing asserted on speed): .ci/run runs it so a benchmark that
+# no longer builds or runs fails CI.
+bench-smoke: all
+	@sh tests/setup.sh
+	@BUILD=$(BUILD) sh bench/smoke.sh
 
 demo: all
 	@sh cli/demo.sh $(BUILD)/cdpgate

@@ -7,7 +7,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, StdioClientTransport, countTokens } from './peers/deps.mjs';
+import { Client, StdioClientTransport, countTokens, tokensEstimated } from './peers/deps.mjs';
+export { tokensEstimated };
 
 export const BROWSER = process.env.CDPGATE_BROWSER || '/usr/bin/chromium';
 // The flags both peers launch /usr/bin/chromium with (see shared/CDP-NOTES.md).
@@ -17,7 +18,8 @@ export const BROWSER_ARGS = ['--disable-gpu', '--no-first-run', '--disable-backg
 // Pages, served by bench/serve.mjs from build/bench/site (bench/pages.sh).
 //   setup: typed into a text box (found by its accessible name) before measuring;
 //   ready: text that the snapshot shows once the page has rendered its content.
-export const PAGES = [
+// BENCH_PAGES=dense,long keeps only those (bench/smoke.sh: the generated pages).
+const ALL_PAGES = [
     { id: 'todomvc', label: 'TodoMVC (vanillajs, 3 todos)', path: '/todomvc/examples/vanillajs/index.html',
       setup: { role: 'textbox', name: 'What needs to be done?',
                texts: ['Buy milk', 'Write the benchmark', 'Ship cdpgate'] } },
@@ -29,6 +31,8 @@ export const PAGES = [
     { id: 'dense', label: 'generated dense (651 controls)', path: '/gen/dense.html' },
     { id: 'long', label: 'generated long article', path: '/gen/long.html' },
 ];
+export const PAGES = ALL_PAGES.filter((p) => !process.env.BENCH_PAGES ||
+    process.env.BENCH_PAGES.split(',').includes(p.id));
 export const ACT_PATH = '/gen/act.html';
 
 export function median(a) {

@@ -8,6 +8,9 @@
  * time per call inside a batch, in microseconds.
  *
  *     gate_bench [directory for the temporary audit log, default /tmp]
+ *
+ * BENCH_QUICK=1 (bench/smoke.sh, CI): 5 batches of a hundredth of the calls,
+ * so the program is known to run; its figures are rough.
  */
 #include "gate/gate.h"
 
@@ -55,12 +58,16 @@ enum { OP_CLASSIFY, OP_DECIDE, OP_CHECK, OP_PARSE, OP_NET };
 /* The page request OP_NET judges (gate_check_net: every paused request). */
 static gate_net bench_net;
 
-/* Median over BATCHES of the mean microseconds per call of n calls. */
+/* BENCH_QUICK=1: fewer batches and calls (set once by main). */
+static int batches = BATCHES, divisor = 1;
+
+/* Median over the batches of the mean microseconds per call of n calls. */
 static double measure(gate *gt, int op, const gate_request *r, int n)
 {
     double t[BATCHES];
     gate_decision d;
-    for (int b = 0; b < BATCHES; b++) {
+    n = n / divisor > 0 ? n / divisor : 1;
+    for (int b = 0; b < batches; b++) {
         double t0 = now_s();
         for (int i = 0; i < n; i++) {
             if (op == OP_CLASSIFY) {
@@ -86,13 +93,18 @@ static double measure(gate *gt, int op, const gate_request *r, int n)
         }
         t[b] = (now_s() - t0) / n * 1e6;
     }
-    qsort(t, BATCHES, sizeof t[0], cmp_double);
-    return t[BATCHES / 2];
+    qsort(t, (size_t)batches, sizeof t[0], cmp_double);
+    return t[batches / 2];
 }
 
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "/tmp";
+    const char *quick = getenv("BENCH_QUICK");
+    if (quick && strcmp(quick, "1") == 0) {
+        batches = 5;
+        divisor = 100;
+    }
     char log[4096];
     snprintf(log, sizeof log, "%s/gate_bench.XXXXXX", dir);
     int fd = mkstemp(log);
@@ -133,8 +145,8 @@ int main(int argc, char **argv)
     gate_request bd = ac;
     bd.target = &del;
 
-    printf("== gate: cost per call (microseconds, median of %d batches; lower is better)\n",
-           BATCHES);
+    printf("== gate: cost per call (microseconds, median of %d batches; lower is better)%s\n",
+           batches, divisor > 1 ? " [BENCH_QUICK: rough]" : "");
     printf("  %-44s %10.3f\n", "gate_grant_parse (full grant)",
            measure(NULL, OP_PARSE, NULL, 2000));
     printf("  %-44s %10.3f\n", "gate_classify (click, named button)",

@@ -11,7 +11,7 @@
 // BENCH_SNAP_N (default 3), BENCH_START_N (default 7).
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { measureMcp, writeJson } from './common.mjs';
+import { measureMcp, tokensEstimated, writeJson } from './common.mjs';
 
 const [base, out, saveDir] = process.argv.slice(2);
 if (!base || !out) {
@@ -52,4 +52,6 @@ if (probe.error || /unknown command/i.test(probe.stderr || '')) {
         snapRuns: env('BENCH_SNAP_N', 3),
     });
 }
+if (tokensEstimated)
+    result.tokens_estimated = true;   // no bench peers: 4 characters a token
 writeJson(out, result);
