@@ -884,6 +884,25 @@ typedef struct {
     "(i.getAttribute('autocomplete')||'').toLowerCase()));});" \
     "return s.length?s.slice(0,8).map(function(i){return String(i.name||'');}):null;};"
 
+/* Page-check helper (JS source, a var statement): fw(e) is "" when the
+ * keys of the page go to e (the focused element, through open shadow
+ * roots, is e, or, for a contenteditable, an editable element holding e or
+ * inside it), else what has the focus ("input type=text", "a frame", "no
+ * element"): tag and type only, never a value. */
+#define FW_SRC \
+    "var fw=function(e){var a=document.activeElement;" \
+    "while(a&&a.shadowRoot&&a.shadowRoot.activeElement)a=a.shadowRoot.activeElement;" \
+    "if(e&&a&&(a===e||(e.isContentEditable&&a.isContentEditable&&" \
+    "(a.contains(e)||e.contains(a)))))return'';" \
+    "return!a||a===document.body||a===document.documentElement?'no element':" \
+    "a.tagName==='IFRAME'||a.tagName==='FRAME'?'a frame':a.tagName.toLowerCase()+" \
+    "(a.tagName==='INPUT'?' type='+String(a.type).slice(0,20):'');};"
+
+/* Where the keys go now, as fw() says ("" on the element). */
+static const char FOCUS_ON_FN[] =
+    "function(){" FW_SRC "var e=this.nodeType===1?this:this.parentElement;"
+    "if(e&&e.tagName==='LABEL'&&e.control)e=e.control;return fw(e);}";
+
 /* Note the "sf" member of a page check's answer. */
 static void secret_form_note(secret_form *sf, const json_val *v)
 {
@@ -1853,6 +1872,41 @@ static int call_off(snap_gated *g, const char *tool, const char *what, const cha
 }
 
 /* The fixed phrase for a failed check of locate or resolve. */
+/* The keys would not go to the element named: the page moved the focus
+ * (to: what has it, page-derived tag and type). Confirmed or not, nothing
+ * is typed or pressed. */
+static int focus_lost(snap_gated *g, const char *tool, const char *what, const char *to,
+                      snap_result *r)
+{
+    char where[96];
+    pg(where, sizeof where, to && *to ? to : "another element");
+    char change[160];
+    snprintf(change, sizeof change, "the focus did not stay on the element (it went to %s)",
+             where);
+    if (g->d.confirmed)
+        return call_off(g, tool, what, change, r);
+    return act_fail(r, SNAP_ESTALE, "%s%s%s was not done: the page moved the focus away from "
+                    "the element named (to %s), so the keys would have gone there. Nothing "
+                    "was typed or pressed. Take a new snapshot; a page that keeps moving the "
+                    "focus away cannot be typed into with this element.", tool,
+                    what && *what ? " " : "", what ? what : "", where);
+}
+
+/* Where the keys of the page go, for the element oid (session): 0 when
+ * to it, else SNAP_ESTALE with to (cap bytes) saying where. */
+static int focus_where(snap_agent *a, const char *session, const char *oid, char *to,
+                       size_t cap)
+{
+    pcall pc;
+    int rc = call(a, session, "Runtime.callFunctionOn",
+                  fn_params(oid, FOCUS_ON_FN, NULL, true, false), &pc);
+    const char *s = rc ? NULL : json_str(fn_value(&pc), NULL);
+    bool on = s && !*s;
+    snprintf(to, cap, "%s", s ? s : "an element the check could not read");
+    pfree(&pc);
+    return on ? 0 : SNAP_ESTALE;
+}
+
 static const char *change_phrase(int code)
 {
     switch (code) {
@@ -2636,7 +2690,8 @@ static size_t key_events(const keydef *k, int mods, const char **methods, char *
 /* Check the element takes text, focus it and select what it holds (so the
  * inserted text replaces it). Plain values back. */
 static const char PREP_TYPE_FN[] =
-    "function(){" SF_SRC "var e=this.nodeType===1?this:this.parentElement;if(!e)return{gone:1};"
+    "function(){" SF_SRC FW_SRC
+    "var e=this.nodeType===1?this:this.parentElement;if(!e)return{gone:1};"
     "if(e.tagName==='LABEL'&&e.control)e=e.control;"
     "var r={tag:e.tagName.toLowerCase()},t=(e.type||'').toLowerCase();"
     "if(e.tagName==='SELECT')return{select:1};"
@@ -2655,8 +2710,7 @@ static const char PREP_TYPE_FN[] =
     "if(!txt){var s=getSelection(),g=document.createRange();g.selectNodeContents(e);"
     "s.removeAllRanges();s.addRange(g);r.ce=1;r.had=e.textContent.length>0;}"
     "else{try{e.select();}catch(x){}r.had=e.value.length>0;}"
-    "var a=document.activeElement;while(a&&a.shadowRoot&&a.shadowRoot.activeElement)"
-    "a=a.shadowRoot.activeElement;r.focused=a===e;return r;}";
+    "var to=fw(e);r.focused=!to;if(to)r.to=to;return r;}";
 
 /* The value now in the field (text of a contenteditable). */
 static const char VALUE_FN[] =
@@ -2733,10 +2787,11 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     } else if (json_get_str(v, "disabled")) {
         pg(why, sizeof why, json_get_str(v, "disabled"));
         fail = act_fail(r, SNAP_EDISABLED, "%s is %s; it cannot be typed into", what, why);
-    } else if (gg.d.confirmed && !select && !json_bool(json_get(v, "focused"))) {
-        /* The text goes where the focus is: after a confirmation it must be
-         * the approved field (a focus handler may have moved it). */
-        fail = call_off(&gg, "type", what, "the focus did not stay on the field", r);
+    } else if (!select && !json_bool(json_get(v, "focused"))) {
+        /* The text goes where the focus is: it must be the field named (or
+         * inside it, for a contenteditable), confirmed or not (a focus
+         * handler may have moved it). */
+        fail = focus_lost(&gg, "type", what, json_get_str(v, "to"), r);
     }
     pfree(&sc);
     pfree(&ob);
@@ -2768,6 +2823,15 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     } else if (had) {
         n = key_events(&KEY_DELETE, 0, methods, prms);
     }
+    /* Again just before the keys leave: a handler that moves the focus
+     * from a timer (not while the field took it) has run by now. */
+    char to[96];
+    if (n && focus_where(a, fs, tg.oid, to, sizeof to)) {
+        for (size_t i = 0; i < n; i++)
+            free(prms[i]);
+        rc = focus_lost(&gg, "type", what, to, r);
+        goto done;
+    }
     if (n && (rc = dispatch_input(a, tab_id, tg.session, methods, prms, n, &dialog, r)))
         goto done;
     /* Read back what the field holds (pages reformat and truncate). */
@@ -2793,6 +2857,16 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     else
         snprintf(did, sizeof did, "%s %s", *text ? "typed into" : "cleared", what);
     if (submit && !dialog) {
+        /* Enter goes where the focus is now: a page that moved it on input
+         * (to another form, a frame) does not get the key. */
+        if (focus_where(a, fs, tg.oid, to, sizeof to)) {
+            free(value);
+            rc = act_fail(r, SNAP_ESTALE, "%s, but Enter was not pressed: the page then "
+                          "moved the focus away from the field (to %s), so the key would have "
+                          "gone there. Take a new snapshot, then press Enter on the control "
+                          "you mean.", did, pg(why, sizeof why, to));
+            goto done;
+        }
         n = key_events(&KEY_ENTER, 0, methods, prms);
         rc = dispatch_input(a, tab_id, tg.session, methods, prms, n, &dialog, r);
         if (rc) {
@@ -3261,7 +3335,11 @@ static void report_focus(snap_agent *a, int tab_id, act_report *rp)
     pfree(&ev);
 }
 
-static int press_run(snap_agent *a, const char *key, const char *obs, snap_result *r)
+static int press_focus_same(snap_agent *a, const char *session, const char *oid);
+
+/* focus: the element the gate judged the key against ("" for none). */
+static int press_run(snap_agent *a, const char *key, const char *obs, snap_gated *g,
+                     const char *focus, snap_result *r)
 {
     snap_tab *t;
     int rc = begin(a, obs, &t, r);
@@ -3300,6 +3378,10 @@ static int press_run(snap_agent *a, const char *key, const char *obs, snap_resul
     pfree(&ob);
     const char *methods[12];
     char *prms[12];
+    /* The key goes to the element the gate judged, confirmed or not: a
+     * page that moved the focus meanwhile does not get it. */
+    if (!press_focus_same(a, session, focus))
+        return focus_lost(g, "press", NULL, "another element", r);
     size_t n = key_events(&k, mods, methods, prms);
     bool dialog = false;
     if ((rc = dispatch_input(a, tab_id, session, methods, prms, n, &dialog, r)))
@@ -3355,21 +3437,12 @@ static const char FOCUS_SAME_FN[] =
     "catch(x){}if(d&&d.activeElement&&d.activeElement!==d.body){e=d.activeElement;continue;}}"
     "break;}return e===this;}";
 
-/* After a confirmed press: the key still goes where it went when the human
- * was asked (oid: that element, "" for none), on the same document. 0, or
- * call_off. */
-static int recheck_focus(snap_agent *a, snap_gated *g, int tab_id, uint64_t nav0,
-                         const char *session, const char *oid, snap_result *r)
+/* Does the key still go to oid (in session; "" for none: the body)? */
+static int press_focus_same(snap_agent *a, const char *session, const char *oid)
 {
-    int rc = recheck_page(a, g, "press", tab_id, nav0, NULL, r);
-    if (rc || !g->d.confirmed)
-        return rc;
-    snap_tab *t = snap_tab_by_id(a, tab_id);
-    if (t && t->dialog_open)
-        return call_off(g, "press", NULL, change_phrase(SNAP_EDIALOG), r);
     pcall pc;
     bool same = false;
-    if (*oid) {
+    if (oid && *oid) {
         if (call(a, session, "Runtime.callFunctionOn",
                  fn_params(oid, FOCUS_SAME_FN, NULL, true, false), &pc) == 0)
             same = json_bool(fn_value(&pc));
@@ -3383,12 +3456,28 @@ static int recheck_focus(snap_agent *a, snap_gated *g, int tab_id, uint64_t nav0
             snprintf(moved, sizeof moved, "%s", o);
             pfree(&pc);
             release_object(a, session, moved);
-            return call_off(g, "press", NULL, "the focus moved to an element", r);
+            return 0;
         }
     }
     pfree(&pc);
-    if (!same)
-        return call_off(g, "press", NULL, "the focus moved to another element", r);
+    return same;
+}
+
+/* After a confirmed press: the key still goes where it went when the human
+ * was asked (oid: that element, "" for none), on the same document. 0, or
+ * call_off. */
+static int recheck_focus(snap_agent *a, snap_gated *g, int tab_id, uint64_t nav0,
+                         const char *session, const char *oid, snap_result *r)
+{
+    int rc = recheck_page(a, g, "press", tab_id, nav0, NULL, r);
+    if (rc || !g->d.confirmed)
+        return rc;
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    if (t && t->dialog_open)
+        return call_off(g, "press", NULL, change_phrase(SNAP_EDIALOG), r);
+    if (!press_focus_same(a, session, oid))
+        return call_off(g, "press", NULL, *oid ? "the focus moved to another element"
+                                               : "the focus moved to an element", r);
     char why[200];
     if (*oid && snap_gate_facts_same(a, g, session, oid, why, sizeof why))
         return call_off(g, "press", NULL, why, r);
@@ -3399,7 +3488,7 @@ static int recheck_focus(snap_agent *a, snap_gated *g, int tab_id, uint64_t nav0
  * submits its form, Enter or Space on a button presses it), so a key can
  * never do what a click on the same control would not be allowed to. */
 static int gate_press(snap_agent *a, const char *key, const char *obs, snap_gated *g,
-                      snap_result *r)
+                      char oid[SNAP_ID_MAX], char session[SNAP_ID_MAX], snap_result *r)
 {
     memset(g, 0, sizeof *g);
     memset(r, 0, sizeof *r);
@@ -3409,8 +3498,7 @@ static int gate_press(snap_agent *a, const char *key, const char *obs, snap_gate
         return 0;
     int tab_id = t->id;
     uint64_t nav0 = t->nav;
-    char session[SNAP_ID_MAX], oid[SNAP_ID_MAX] = "";
-    snprintf(session, sizeof session, "%s", t->session);
+    snprintf(session, SNAP_ID_MAX, "%s", t->session);
     bool in_frame = false;
     pcall pc;
     if (call(a, session, "Runtime.evaluate",
@@ -3418,8 +3506,8 @@ static int gate_press(snap_agent *a, const char *key, const char *obs, snap_gate
         const json_val *res = json_get(pc.rep.result, "result");
         const char *o = json_get_str(res, "objectId");
         const char *desc = json_get_str(res, "description");
-        if (o && strlen(o) < sizeof oid)
-            snprintf(oid, sizeof oid, "%s", o);
+        if (o && strlen(o) < SNAP_ID_MAX)
+            snprintf(oid, SNAP_ID_MAX, "%s", o);
         in_frame = desc && (strncmp(desc, "iframe", 6) == 0 || strncmp(desc, "frame", 5) == 0);
     }
     pfree(&pc);
@@ -3437,18 +3525,21 @@ static int gate_press(snap_agent *a, const char *key, const char *obs, snap_gate
     int rc = snap_gate_ask(a, &gi, g, r);
     if (rc == 0 && (rc = recheck_focus(a, g, tab_id, nav0, session, oid, r)))
         snap_gate_done(a, g, rc, r);
-    release_object(a, session, oid);
+    if (rc)
+        release_object(a, session, oid);
     return rc;
 }
 
 int snap_press(snap_agent *a, const char *key, const char *obs, snap_result *r)
 {
     snap_gated gg;
-    int rc = gate_press(a, key, obs, &gg, r);
+    char oid[SNAP_ID_MAX] = "", session[SNAP_ID_MAX] = "";
+    int rc = gate_press(a, key, obs, &gg, oid, session, r);
     if (rc)
         return rc;
-    rc = press_run(a, key, obs, r);
+    rc = press_run(a, key, obs, &gg, oid, r);
     snap_gate_done(a, &gg, rc, r);
+    release_object(a, session, oid);
     return rc;
 }
 
@@ -4209,6 +4300,7 @@ const snap_js snap_act_scripts[] = {
     {PICK_OPTION_FN, NULL, SNAP_JS_WRITE},
     {PREP_TYPE_FN, NULL, SNAP_JS_WRITE},
     {VALUE_FN, NULL, SNAP_JS_READ},
+    {FOCUS_ON_FN, NULL, SNAP_JS_READ},
     {SELECT_FN, NULL, SNAP_JS_WRITE},
     {FIND_OPTION_FN, NULL, SNAP_JS_READ},
     {CHOSEN_FN, NULL, SNAP_JS_READ},

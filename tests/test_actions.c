@@ -1100,6 +1100,89 @@ static void t_type_fields(void)
     snap_agent_free(a);
 }
 
+/* Keys go to the element named, confirmed or not (issue 11, point 2): a
+ * page whose focus handler moves the focus (at once or a microtask later)
+ * to a field the agent was never shown, or into a cross-origin frame, or
+ * from one contenteditable to another, does not get the text; nor does a
+ * field the page focuses on input get the Enter of a submit. Failed
+ * before: without a confirmation the focus was never checked and the
+ * hidden field of another form received the text. */
+static void t_type_focus_stolen_regression(void)
+{
+    snap_agent *a = agent_at("/act/steal.html");
+    if (!a)
+        return;
+    /* The cross-origin frame is there before anything moves focus to it. */
+    for (int64_t end = snap_now_ms() + 10000; snap_now_ms() < end;) {
+        char *v = eval_in(a, "b.test", "document.readyState");
+        bool ok = v && strcmp(v, "\"complete\"") == 0;
+        free(v);
+        if (ok)
+            break;
+        cdp_pump(a->c, 50, NULL);
+    }
+    static const struct {
+        const char *css, *to;
+    } C[] = {
+        {"#to", "input type=text"},     /* focus() in the focus handler */
+        {"#subj", "input type=text"},   /* a microtask later */
+        {"#memo", "a frame"},           /* into a cross-origin frame */
+        {"#notes", "div"},              /* another contenteditable */
+    };
+    char ref[16];
+    snap_result r = {0};
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        ref_css(a, C[i].css, ref);
+        memset(&r, 0, sizeof r);
+        int rc = snap_type(a, ref, "stolen-text", false, NULL, &r);
+        show(&r);
+        if (!CHECK_INT(SNAP_ESTALE, rc))
+            test_fail_detail("%s: %s", C[i].css, r.text ? r.text : "");
+        has(r.text, "moved the focus away");
+        has(r.text, C[i].to);
+        has(r.text, "Nothing was typed");
+        snap_result_free(&r);
+        check_eval(a, "document.getElementById('sink').value", "\"\"");
+        check_eval(a, "document.body.innerText.indexOf('stolen-text')", "-1");
+        char *v = eval_in(a, "b.test", "document.getElementById('bin').value+"
+                                       "document.body.innerText");
+        if (!CHECK(v && !strstr(v, "stolen-text")))
+            test_fail_detail("the frame got the text: %s", v ? v : "(null)");
+        free(v);
+    }
+    /* The field keeps the text, the Enter is not pressed where the page
+     * moved the focus on input (another form). */
+    ref_css(a, "#auto", ref);
+    int rc = snap_type(a, ref, "auto-text", true, NULL, &r);
+    show(&r);
+    if (!CHECK_INT(SNAP_ESTALE, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    has(r.text, "Enter was not pressed");
+    snap_result_free(&r);
+    check_eval(a, "document.getElementById('auto').value", "\"auto-text\"");
+    check_eval(a, "window.submitted", "0");
+    /* Positive controls: a plain field, a contenteditable, an element
+     * inside a contenteditable (its editing host has the focus). */
+    ref_css(a, "#plain", ref);
+    CHECK_INT(0, snap_type(a, ref, "plain-text", false, NULL, &r));
+    snap_result_free(&r);
+    check_eval(a, "document.getElementById('plain').value", "\"plain-text\"");
+    ref_css(a, "#body", ref);
+    CHECK_INT(0, snap_type(a, ref, "body-text", false, NULL, &r));
+    snap_result_free(&r);
+    check_eval(a, "document.getElementById('body').textContent", "\"body-text\"");
+    free(eval_in(a, NULL, "document.getElementById('body').innerHTML="
+                          "'<p id=\"para\">Hi</p>',document.activeElement.blur(),1"));
+    ref_css(a, "#para", ref);
+    rc = snap_type(a, ref, "para-text", false, NULL, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    snap_result_free(&r);
+    check_eval(a, "document.getElementById('body').textContent.indexOf('para-text')>=0",
+               "true");
+    snap_agent_free(a);
+}
+
 static void t_type_submit_redirect(void)
 {
     snap_agent *a = agent_at("/act/forms.html");
@@ -2146,6 +2229,7 @@ static const test_case TESTS[] = {
     {"checkbox_radio", t_checkbox_radio},
     {"type_fields", t_type_fields},
     {"type_submit_redirect", t_type_submit_redirect},
+    {"type_focus_stolen_regression", t_type_focus_stolen_regression},
     {"press_keys", t_press_keys},
     {"scroll", t_scroll},
     {"back_forward", t_back_forward},
