@@ -31,19 +31,19 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static double bench_seal(const gcm_backend *be, size_t total, uint8_t *buf, int open)
+static double bench_seal(const vault_gcm_backend *be, size_t total, uint8_t *buf, int open)
 {
     uint8_t key[32] = {1, 2, 3}, iv[12] = {4}, tag[16];
     size_t n = total / MSG;
     if (open)
-        gcm_seal(be, key, 32, iv, 12, NULL, 0, buf, MSG, buf + MSG, tag, 16);
+        vault_gcm_seal(be, key, 32, iv, 12, NULL, 0, buf, MSG, buf + MSG, tag, 16);
     double t0 = now_s();
     for (size_t i = 0; i < n; i++) {
-        int rc = open ? gcm_open(be, key, 32, iv, 12, NULL, 0, buf + MSG, MSG, tag, 16, buf)
-                      : gcm_seal(be, key, 32, iv, 12, NULL, 0, buf, MSG, buf + MSG, tag, 16);
+        int rc = open ? vault_gcm_open(be, key, 32, iv, 12, NULL, 0, buf + MSG, MSG, tag, 16, buf)
+                      : vault_gcm_seal(be, key, 32, iv, 12, NULL, 0, buf, MSG, buf + MSG, tag, 16);
         if (rc) {
-            fprintf(stderr, "vault_bench: %s failed: %s\n", gcm_backend_name(be),
-                    gcm_strerror(rc));
+            fprintf(stderr, "vault_bench: %s failed: %s\n", vault_gcm_backend_name(be),
+                    vault_gcm_strerror(rc));
             return 0;
         }
     }
@@ -79,21 +79,21 @@ int main(int argc, char **argv)
     uint8_t *buf = calloc(2, MSG);
     if (!buf)
         return 1;
-    const gcm_backend *bes[4];
-    size_t nb = gcm_backends(bes, 4);
+    const vault_gcm_backend *bes[4];
+    size_t nb = vault_gcm_backends(bes, 4);
     printf("== vault: AES-256-GCM, %d KiB messages, %zu MiB each (MB/s, higher is better)\n",
            MSG / 1024, mib);
     printf("  %-22s %10s %10s\n", "backend", "seal", "open");
     for (size_t i = 0; i < nb; i++) {
         /* ct64 is ~100x slower than the others: give it less data. */
-        size_t t = strcmp(gcm_backend_name(bes[i]), "ct64") == 0 ? total / 8 : total;
+        size_t t = strcmp(vault_gcm_backend_name(bes[i]), "ct64") == 0 ? total / 8 : total;
         double s = bench_seal(bes[i], t, buf, 0), o = bench_seal(bes[i], t, buf, 1);
-        printf("  %-22s %10.1f %10.1f\n", gcm_backend_name(bes[i]), s, o);
+        printf("  %-22s %10.1f %10.1f\n", vault_gcm_backend_name(bes[i]), s, o);
     }
 #ifdef VAULT_BENCH_EVP
     printf("  %-22s %10.1f %10s\n", "openssl EVP (peer)", bench_evp(total, buf), "-");
 #else
-    if (!gcm_backend_openssl())
+    if (!vault_gcm_backend_openssl())
         printf("  %-22s %10s %10s   (build with OpenSSL to compare)\n", "openssl", "-", "-");
 #endif
     double t0 = now_s();

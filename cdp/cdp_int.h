@@ -5,6 +5,7 @@
 #define CDPGATE_CDP_INT_H
 
 #include "cdp/cdp.h"
+#include "base/base.h"
 
 #include <stdarg.h>
 
@@ -15,8 +16,6 @@ int cdp_seterr(cdp_err *err, int code, const char *fmt, ...)
 #endif
     ;
 
-/* Monotonic milliseconds. */
-int64_t cdp_now_ms(void);
 /* Remaining ms until deadline (>= 0); deadline < 0 means none: -1. */
 int cdp_remaining(int64_t deadline);
 /* Deadline for a timeout: 0 -> dflt, -1 -> none (-1). */

@@ -117,27 +117,20 @@ int cdp_seterr(cdp_err *err, int code, const char *fmt, ...)
     return code;
 }
 
-int64_t cdp_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int64_t cdp_deadline(int timeout_ms, int dflt)
 {
     if (timeout_ms == 0)
         timeout_ms = dflt;
     if (timeout_ms < 0)
         return -1;
-    return cdp_now_ms() + timeout_ms;
+    return base_now_ms() + timeout_ms;
 }
 
 int cdp_remaining(int64_t deadline)
 {
     if (deadline < 0)
         return -1;
-    int64_t r = deadline - cdp_now_ms();
+    int64_t r = deadline - base_now_ms();
     return r < 0 ? 0 : (r > 0x7fffffff ? 0x7fffffff : (int)r);
 }
 
@@ -242,7 +235,7 @@ void cdp_conn_free(cdp_conn *c)
     free(c->tg);
     json_w_free(&c->w);
     json_stream_free(c->in.js);
-    ws_memzero(c->in.raw, c->in.rlen);
+    base_memzero(c->in.raw, c->in.rlen);
     free(c->in.raw);
     ws_transport_free(c->t);
     free(c);
@@ -763,7 +756,7 @@ static int in_event(void *ud, const json_event *ev)
 /* Forget the bytes kept of a message, zeroing them. */
 static void raw_clear(inmsg *m)
 {
-    ws_memzero(m->raw, m->rlen);
+    base_memzero(m->raw, m->rlen);
     m->rlen = 0;
 }
 
@@ -778,7 +771,7 @@ static bool raw_add(inmsg *m, const char *p, size_t n)
             return false;
         if (m->rlen)
             memcpy(nr, m->raw, m->rlen);
-        ws_memzero(m->raw, m->rlen);
+        base_memzero(m->raw, m->rlen);
         free(m->raw);
         m->raw = nr;
         m->rcap = cap;
@@ -914,7 +907,7 @@ static int after_message(cdp_conn *c, int r)
 /* Read one message in pieces, waiting up to timeout_ms for each. */
 static int pump_pieces(cdp_conn *c, int timeout_ms)
 {
-    int64_t dl = timeout_ms < 0 ? -1 : cdp_now_ms() + timeout_ms;
+    int64_t dl = timeout_ms < 0 ? -1 : base_now_ms() + timeout_ms;
     for (;;) {
         const char *p;
         size_t n;

@@ -508,7 +508,7 @@ cdp_browser *cdp_browser_launch(const cdp_launch_opts *o, cdp_err *err)
         goto fail;
     }
 
-    int64_t dl = cdp_now_ms() + timeout;
+    int64_t dl = base_now_ms() + timeout;
     ws_transport *t = NULL;
     if (!o->use_port) {
         close(to_browser[0]);
@@ -529,7 +529,7 @@ cdp_browser *cdp_browser_launch(const cdp_launch_opts *o, cdp_err *err)
                 cdp_seterr(err, CDP_ELAUNCH, "%s (%s)", cdp_browser_death(b), b->path);
                 goto fail;
             }
-            if (cdp_now_ms() > dl) {
+            if (base_now_ms() > dl) {
                 cdp_seterr(err, CDP_ELAUNCH,
                            "%s did not open its DevTools port within %d ms", b->path,
                            timeout);
@@ -587,7 +587,7 @@ cdp_browser *cdp_browser_connect(const char *url, const cdp_opts *o, int timeout
         return NULL;
     }
     int timeout = timeout_ms > 0 ? timeout_ms : 10000;
-    int64_t dl = cdp_now_ms() + timeout;
+    int64_t dl = base_now_ms() + timeout;
     cdp_browser *b = calloc(1, sizeof *b);
     if (!b) {
         cdp_seterr(err, CDP_ENOMEM, "out of memory");

@@ -31,7 +31,7 @@
 #include "cli/cli.h"
 
 #include "json/json.h"
-#include "ws/ws.h"
+#include "base/base.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -554,9 +554,9 @@ static void send_tool_result(mcp_server *s, const char *id, const mcp_result *r)
         json_w_obj_end(&w);
     }
     if (r->image) {
-        char *b64 = malloc(WS_B64_ENCLEN(r->image_len) + 1);
+        char *b64 = malloc(BASE_B64_ENCLEN(r->image_len) + 1);
         if (b64) {
-            size_t n = ws_b64_encode(r->image, r->image_len, b64);
+            size_t n = base_b64_encode(r->image, r->image_len, b64);
             json_w_obj_begin(&w);
             json_w_key(&w, "type");
             json_w_str(&w, "image");

@@ -26,6 +26,7 @@
  * removed.
  */
 #include "cli/cli.h"
+#include "base/base.h"
 #include "gate/gate.h"
 #include "json/json.h"
 #include "cli/mcp.h"
@@ -76,26 +77,17 @@ typedef struct {
 
 /* ---- I/O ---- */
 
-static void write_all(serve *S, const char *p, size_t n)
+static void out_write(serve *S, const char *p, size_t n)
 {
-    while (n && !S->out_dead) {
-        ssize_t w = write(1, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            S->out_dead = true;
-            return;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
+    if (!S->out_dead && base_write_all(1, p, n, BASE_NO_DEADLINE, 0, NULL) != 0)
+        S->out_dead = true;
 }
 
 static void on_write(void *ud, const char *msg, size_t len)
 {
     serve *S = ud;
-    write_all(S, msg, len);
-    write_all(S, "\n", 1);
+    out_write(S, msg, len);
+    out_write(S, "\n", 1);
 }
 
 static void enqueue(serve *S, const char *line, size_t len, bool too_long)

@@ -12,6 +12,7 @@
  * exit, garbage, another word — is a deny, and the program is killed.
  */
 #include "cli/cli.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,13 +30,6 @@
 
 #define CLI_CONFIRM_WAIT_MS 120000
 #define CLI_CONFIRM_MAX 65536
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Run cmd with prompt on stdin; the decision from its stdout. */
 int cli_confirm_program(const char *cmd, const char *prompt, int wait_ms, char *why,
@@ -87,10 +81,10 @@ int cli_confirm_program_tick(const char *cmd, const char *prompt, int wait_ms,
     close(in[1]);
     char *buf = malloc(CLI_CONFIRM_MAX + 1);
     size_t got = 0;
-    long long deadline = now_ms() + wait_ms;
+    int64_t deadline = base_now_ms() + wait_ms;
     bool timed_out = false, stopped = false;
     while (buf && got < CLI_CONFIRM_MAX) {
-        long long left = deadline - now_ms();
+        int64_t left = deadline - base_now_ms();
         if (left <= 0) {
             timed_out = true;
             break;
@@ -129,7 +123,7 @@ int cli_confirm_program_tick(const char *cmd, const char *prompt, int wait_ms,
             reaped = true;
         } else if (w < 0 && errno != EINTR) {
             break;
-        } else if (now_ms() >= deadline) {
+        } else if (base_now_ms() >= deadline) {
             timed_out = true;
         } else {
             struct timespec ts = {0, 5 * 1000000L};

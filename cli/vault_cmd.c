@@ -25,6 +25,7 @@
  * the Playwright import its first writer.
  */
 #include "cli/cli.h"
+#include "base/base.h"
 #include "json/json.h"
 #include "url/url.h"
 #include "vault/vault.h"
@@ -309,7 +310,7 @@ int cli_session_check(const char *buf, size_t len, char *err, size_t errlen)
 static void wipe_free(void *p, size_t n)
 {
     if (p) {
-        vault_memzero(p, n);
+        base_memzero(p, n);
         free(p);
     }
 }
@@ -369,21 +370,6 @@ static int read_file(const char *path, size_t max, char **buf, size_t *len, char
     return 0;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        c += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /*
  * Write data to path atomically with mode 0600: a temporary file beside it
  * (O_CREAT|O_EXCL, 0600), write, fsync, then link(2) to path (which fails
@@ -409,7 +395,7 @@ static int write_file_atomic(const char *path, const void *data, size_t len, boo
         memcpy(dir, ".", 2);
     }
     uint8_t r[6];
-    if (vault_random(r, sizeof r))
+    if (base_random(r, sizeof r))
         return seterr(err, errlen, "no random bytes");
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%02x%02x%02x%02x%02x%02x", path, (long)getpid(),
              r[0], r[1], r[2], r[3], r[4], r[5]);
@@ -417,7 +403,8 @@ static int write_file_atomic(const char *path, const void *data, size_t len, boo
     if (fd < 0)
         return seterr(err, errlen, "%s: cannot create a file there: %s", dir, strerror(errno));
     int rc = 0;
-    if (fchmod(fd, 0600) != 0 || write_all(fd, data, len) != 0 || fsync(fd) != 0)
+    if (fchmod(fd, 0600) != 0 || base_write_all(fd, data, len, BASE_NO_DEADLINE, 0, NULL) != 0 ||
+        fsync(fd) != 0)
         rc = seterr(err, errlen, "%s: write failed: %s", path, strerror(errno));
     if (close(fd) != 0 && !rc)
         rc = seterr(err, errlen, "%s: write failed: %s", path, strerror(errno));
@@ -483,7 +470,7 @@ static long read_line(int fd, char *buf, size_t cap)
         n--;
     buf[n] = 0;
     if (over) {
-        vault_memzero(buf, cap);
+        base_memzero(buf, cap);
         return -2;
     }
     return (long)n;
@@ -510,7 +497,7 @@ static long tty_read(int tty, const char *prompt, char *buf, size_t cap)
     t.c_lflag |= ECHONL | ICANON;
     long n = -1;
     if (tcsetattr(tty, TCSAFLUSH, &t) == 0) {
-        if (write_all(tty, prompt, strlen(prompt)) == 0)
+        if (base_write_all(tty, prompt, strlen(prompt), BASE_NO_DEADLINE, 0, NULL) == 0)
             n = read_line(tty, buf, cap);
         tcsetattr(tty, TCSAFLUSH, &tty_saved);
     }
@@ -559,7 +546,7 @@ static long get_passphrase(const char *cmd, int pfd, bool confirm, const char *w
                     failf(cmd, "cannot read the passphrase from the terminal");
                 n = -1;
             }
-            vault_memzero(again, sizeof again);
+            base_memzero(again, sizeof again);
         }
         close(tty);
     }
@@ -570,7 +557,7 @@ static long get_passphrase(const char *cmd, int pfd, bool confirm, const char *w
     else if (n > 0 && confirm && (size_t)n < PASS_MIN_EXPORT)
         failf(cmd, "passphrase shorter than %u characters", PASS_MIN_EXPORT), n = -3;
     if (n <= 0)
-        vault_memzero(buf, cap);
+        base_memzero(buf, cap);
     return n > 0 ? n : -1;
 }
 
@@ -781,7 +768,7 @@ static int cmd_export(const char *arg, const char *out, int pfd, bool force)
     size_t slen = 0;
     rc = vault_seal_passphrase(pass, (size_t)pl, (const uint8_t *)payload, plen, 0, &sealed,
                                &slen, err, sizeof err);
-    vault_memzero(pass, sizeof pass);
+    base_memzero(pass, sizeof pass);
     wipe_free(payload, plen);
     if (rc)
         return failf("export", "%s", err);
@@ -818,7 +805,7 @@ static int cmd_import_export(const char *file, int pfd, bool force, const char *
     size_t ptlen = 0;
     int rc = vault_open_passphrase(pass, (size_t)pl, (const uint8_t *)buf, len, &pt, &ptlen,
                                    err, sizeof err);
-    vault_memzero(pass, sizeof pass);
+    base_memzero(pass, sizeof pass);
     wipe_free(buf, len + 1);
     if (rc == VAULT_EAUTH)
         return failf("import", "%s: wrong passphrase, or the file was altered; nothing "

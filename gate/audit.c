@@ -19,6 +19,7 @@
  * than SCAN_LINE is skipped.
  */
 #include "gate/gate_int.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -392,15 +393,6 @@ static void log_refresh(gate *gt)
     gt->known_end = st.st_size;
 }
 
-static int write_all_once(int fd, const char *p, size_t n)
-{
-    ssize_t w;
-    do
-        w = write(fd, p, n);
-    while (w < 0 && errno == EINTR);
-    return w == (ssize_t)n ? 0 : -1;
-}
-
 int gate_audit_line(gate *gt, gate_line_fn build, void *ud, bool sync, uint64_t *seq)
 {
     if (gt->fd < 0) {
@@ -431,7 +423,7 @@ int gate_audit_line(gate *gt, gate_line_fn build, void *ud, bool sync, uint64_t 
     }
     if (!rc) {
         out[len] = '\n';
-        if (write_all_once(gt->fd, out, len + 1) != 0 ||
+        if (base_write_all(gt->fd, out, len + 1, BASE_NO_DEADLINE, 0, NULL) != 0 ||
             (sync && fsync(gt->fd) != 0 && errno != EINVAL))
             rc = GATE_EIO;
         else

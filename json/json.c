@@ -47,24 +47,6 @@ bool json_utf8_valid(const uint8_t *s, size_t len)
     return true;
 }
 
-/* memset, then an empty asm statement that "reads" the memory, so the
- * stores cannot be dropped as dead (the explicit_bzero technique); a
- * volatile byte loop where there is no GNU asm. (vault/ and ws/ keep their
- * own copies: modules do not depend on each other for this.) */
-void json_wipe(void *p, size_t n)
-{
-    if (!p || !n)
-        return;
-#if defined(__GNUC__) || defined(__clang__)
-    memset(p, 0, n);
-    __asm__ __volatile__("" : : "r"(p) : "memory");
-#else
-    volatile unsigned char *v = p;
-    while (n--)
-        *v++ = 0;
-#endif
-}
-
 void json_doc_free(json_doc *doc)
 {
     if (!doc)
@@ -74,7 +56,7 @@ void json_doc_free(json_doc *doc)
     while (b) {
         json_blk *next = b->next;
         if (secret)
-            json_wipe(b, b->size);
+            base_memzero(b, b->size);
         free(b);
         b = next;
     }

@@ -20,6 +20,7 @@
 #define CDPGATE_JSON_INT_H
 
 #include "json/json.h"
+#include "base/base.h"
 
 #include <string.h>
 
@@ -51,10 +52,6 @@ struct json_doc {
     size_t memsize;
     bool secret;              /* zero every block before freeing it */
 };
-
-/* memset(p, 0, n) that the compiler cannot drop as a dead store (for
- * buffers that held secrets, right before they are freed). */
-void json_wipe(void *p, size_t n);
 
 /* Zero bytes after the input copy: >= 8 for word loads, plus slack. */
 #define JSON_PAD 16

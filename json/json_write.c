@@ -40,7 +40,7 @@ void json_w_init_secret(json_w *w)
 void json_w_free(json_w *w)
 {
     if (w->secret && w->buf)
-        json_wipe(w->buf, w->cap);
+        base_memzero(w->buf, w->cap);
     free(w->buf);
     json_w_init(w);
 }
@@ -51,7 +51,7 @@ void json_w_reset(json_w *w)
     size_t cap = w->cap, max = w->max;
     uint8_t secret = w->secret;
     if (secret && buf)
-        json_wipe(buf, cap);
+        base_memzero(buf, cap);
     json_w_init(w);
     w->buf = buf;
     w->cap = cap;
@@ -119,7 +119,7 @@ static bool grow(json_w *w, size_t n, size_t slack)
         b = malloc(cap);
         if (b && w->buf) {
             memcpy(b, w->buf, w->len + 1);
-            json_wipe(w->buf, w->cap);
+            base_memzero(w->buf, w->cap);
             free(w->buf);
         }
     } else {

@@ -97,57 +97,57 @@ static const char *kv(const char *line, const char *key)
     return v;
 }
 
-static const gcm_backend *BACKENDS[4];
+static const vault_gcm_backend *BACKENDS[4];
 static size_t NBACKENDS;
 
 static void load_backends(void)
 {
-    NBACKENDS = gcm_backends(BACKENDS, 4);
+    NBACKENDS = vault_gcm_backends(BACKENDS, 4);
 }
 
 /* Streaming seal/open with AAD and text fed in chunks of `chunk` bytes
  * (0 = one call each). */
-static int seal_chunked(const gcm_backend *be, const uint8_t *key, size_t klen,
+static int seal_chunked(const vault_gcm_backend *be, const uint8_t *key, size_t klen,
                         const uint8_t *iv, size_t ivlen, const uint8_t *aad, size_t alen,
                         const uint8_t *pt, size_t len, uint8_t *ct, uint8_t *tag, size_t tlen,
                         size_t chunk)
 {
-    gcm_ctx c;
-    int rc = gcm_init(&c, be, key, klen);
+    vault_gcm_ctx c;
+    int rc = vault_gcm_init(&c, be, key, klen);
     if (rc)
         return rc;
-    rc = gcm_set_iv(&c, iv, ivlen);
+    rc = vault_gcm_set_iv(&c, iv, ivlen);
     size_t step = chunk ? chunk : (alen > len ? alen : len) + 1;
     for (size_t o = 0; !rc && o < alen; o += step)
-        rc = gcm_aad(&c, aad + o, alen - o < step ? alen - o : step);
+        rc = vault_gcm_aad(&c, aad + o, alen - o < step ? alen - o : step);
     for (size_t o = 0; !rc && o < len; o += step)
-        rc = gcm_encrypt(&c, pt + o, ct + o, len - o < step ? len - o : step);
+        rc = vault_gcm_encrypt(&c, pt + o, ct + o, len - o < step ? len - o : step);
     if (!rc)
-        rc = gcm_tag(&c, tag, tlen);
-    gcm_wipe(&c);
+        rc = vault_gcm_tag(&c, tag, tlen);
+    vault_gcm_wipe(&c);
     return rc;
 }
 
-static int open_chunked(const gcm_backend *be, const uint8_t *key, size_t klen,
+static int open_chunked(const vault_gcm_backend *be, const uint8_t *key, size_t klen,
                         const uint8_t *iv, size_t ivlen, const uint8_t *aad, size_t alen,
                         const uint8_t *ct, size_t len, const uint8_t *tag, size_t tlen,
                         uint8_t *pt, size_t chunk)
 {
-    gcm_ctx c;
-    int rc = gcm_init(&c, be, key, klen);
+    vault_gcm_ctx c;
+    int rc = vault_gcm_init(&c, be, key, klen);
     if (rc)
         return rc;
-    rc = gcm_set_iv(&c, iv, ivlen);
+    rc = vault_gcm_set_iv(&c, iv, ivlen);
     size_t step = chunk ? chunk : (alen > len ? alen : len) + 1;
     for (size_t o = 0; !rc && o < alen; o += step)
-        rc = gcm_aad(&c, aad + o, alen - o < step ? alen - o : step);
+        rc = vault_gcm_aad(&c, aad + o, alen - o < step ? alen - o : step);
     for (size_t o = 0; !rc && o < len; o += step)
-        rc = gcm_auth(&c, ct + o, len - o < step ? len - o : step);
+        rc = vault_gcm_auth(&c, ct + o, len - o < step ? len - o : step);
     if (!rc)
-        rc = gcm_check_tag(&c, tag, tlen);
+        rc = vault_gcm_check_tag(&c, tag, tlen);
     for (size_t o = 0; !rc && o < len; o += step)
-        rc = gcm_decrypt(&c, ct + o, pt + o, len - o < step ? len - o : step);
-    gcm_wipe(&c);
+        rc = vault_gcm_decrypt(&c, ct + o, pt + o, len - o < step ? len - o : step);
+    vault_gcm_wipe(&c);
     return rc;
 }
 
@@ -155,7 +155,7 @@ static int open_chunked(const gcm_backend *be, const uint8_t *key, size_t klen,
  * pt. Invalid: the open must fail and leave its output untouched. Returns
  * 1 when the case behaved. *limited is set when the backend refused the
  * IV length (only the OpenSSL backend has such a limit). */
-static int aead_case(const gcm_backend *be, const uint8_t *key, size_t klen, const uint8_t *iv,
+static int aead_case(const vault_gcm_backend *be, const uint8_t *key, size_t klen, const uint8_t *iv,
                      size_t ivlen, const uint8_t *aad, size_t alen, const uint8_t *pt,
                      const uint8_t *ct, size_t len, const uint8_t *tag, size_t tlen, int valid,
                      int *limited, const char *label)
@@ -171,31 +171,31 @@ static int aead_case(const gcm_backend *be, const uint8_t *key, size_t klen, con
         /* seal */
         int rc = ch ? seal_chunked(be, key, klen, iv, ivlen, aad, alen, pt, len, out, tbuf, tlen,
                                    ch)
-                    : gcm_seal(be, key, klen, iv, ivlen, aad, alen, pt, len, out, tbuf, tlen);
+                    : vault_gcm_seal(be, key, klen, iv, ivlen, aad, alen, pt, len, out, tbuf, tlen);
         if (ivlen == 0) {
-            ok = rc == GCM_EIV;
+            ok = rc == VAULT_GCM_EIV;
         } else if (valid) {
-            ok = rc == GCM_OK && memcmp(out, ct, len) == 0 && memcmp(tbuf, tag, tlen) == 0;
+            ok = rc == VAULT_GCM_OK && memcmp(out, ct, len) == 0 && memcmp(tbuf, tag, tlen) == 0;
         } else {
-            ok = rc != GCM_OK || memcmp(out, ct, len) != 0 || memcmp(tbuf, tag, tlen) != 0;
+            ok = rc != VAULT_GCM_OK || memcmp(out, ct, len) != 0 || memcmp(tbuf, tag, tlen) != 0;
         }
         if (!ok) {
-            test_fail_detail("%s [%s] seal chunk %zu: rc %d", label, gcm_backend_name(be), ch, rc);
+            test_fail_detail("%s [%s] seal chunk %zu: rc %d", label, vault_gcm_backend_name(be), ch, rc);
             break;
         }
         /* open: output pre-filled with a sentinel */
         memset(out, 0xA5, len + 1);
         rc = ch ? open_chunked(be, key, klen, iv, ivlen, aad, alen, ct, len, tag, tlen, out, ch)
-                : gcm_open(be, key, klen, iv, ivlen, aad, alen, ct, len, tag, tlen, out);
+                : vault_gcm_open(be, key, klen, iv, ivlen, aad, alen, ct, len, tag, tlen, out);
         if (valid && ivlen) {
-            ok = rc == GCM_OK && memcmp(out, pt, len) == 0 && out[len] == 0xA5;
+            ok = rc == VAULT_GCM_OK && memcmp(out, pt, len) == 0 && out[len] == 0xA5;
         } else {
-            ok = rc != GCM_OK;
+            ok = rc != VAULT_GCM_OK;
             for (size_t i = 0; ok && i <= len; i++)
                 ok = out[i] == 0xA5;
         }
         if (!ok) {
-            test_fail_detail("%s [%s] open chunk %zu: rc %d", label, gcm_backend_name(be), ch, rc);
+            test_fail_detail("%s [%s] open chunk %zu: rc %d", label, vault_gcm_backend_name(be), ch, rc);
             break;
         }
     }
@@ -206,7 +206,7 @@ static int aead_case(const gcm_backend *be, const uint8_t *key, size_t klen, con
 /* ------------------------------------------------------------------ */
 /* AES-GCM vectors */
 
-static void wycheproof_backend(const gcm_backend *be, const json_val *root)
+static void wycheproof_backend(const vault_gcm_backend *be, const json_val *root)
 {
     int valid_ok = 0, invalid_ok = 0, limited = 0, bad = 0;
     int ksizes[3] = {0, 0, 0};
@@ -252,7 +252,7 @@ static void wycheproof_backend(const gcm_backend *be, const json_val *root)
         }
     }
     printf("  wycheproof [%s]: %d valid ok, %d invalid rejected, %d failed"
-           " (128/192/256-bit keys: %d/%d/%d)", gcm_backend_name(be), valid_ok, invalid_ok, bad,
+           " (128/192/256-bit keys: %d/%d/%d)", vault_gcm_backend_name(be), valid_ok, invalid_ok, bad,
            ksizes[0], ksizes[1], ksizes[2]);
     if (limited)
         printf(", %d not run: IV over 128 bytes, beyond OpenSSL's GCM limit", limited);
@@ -354,7 +354,7 @@ static void gcmvs_file(const char *rel, int decrypt, int want)
     rec_free(&r);
     for (size_t b = 0; b < NBACKENDS; b++) {
         printf("  %s [%s]: %d records, %d ok (%d FAIL records rejected), %d failed\n", rel,
-               gcm_backend_name(BACKENDS[b]), records, ok[b], decrypt ? fails : 0, bad[b]);
+               vault_gcm_backend_name(BACKENDS[b]), records, ok[b], decrypt ? fails : 0, bad[b]);
         CHECK_INT(0, bad[b]);
         CHECK_INT(want, ok[b]);
     }
@@ -378,45 +378,45 @@ static void t_gcm_api(void)
 {
     uint8_t key[32] = {1}, iv[12] = {2}, buf[64] = {0}, ct[8], out[8], tag[16];
     for (size_t b = 0; b < NBACKENDS; b++) {
-        const gcm_backend *be = BACKENDS[b];
-        gcm_ctx c;
-        CHECK_INT(GCM_EKEY, gcm_init(&c, be, key, 31));
-        CHECK_INT(GCM_OK, gcm_init(&c, be, key, 32));
-        CHECK_INT(GCM_ESTATE, gcm_aad(&c, buf, 1));           /* no IV yet */
-        CHECK_INT(GCM_EIV, gcm_set_iv(&c, iv, 0));
-        CHECK_INT(GCM_ESTATE, gcm_encrypt(&c, buf, ct, 1));   /* failed IV */
-        CHECK_INT(GCM_OK, gcm_set_iv(&c, iv, 12));
-        CHECK_INT(GCM_OK, gcm_encrypt(&c, buf, ct, 5));
-        CHECK_INT(GCM_ESTATE, gcm_aad(&c, buf, 1));           /* AAD after text */
-        CHECK_INT(GCM_ESTATE, gcm_auth(&c, buf, 1));          /* direction change */
-        CHECK_INT(GCM_ETAGLEN, gcm_tag(&c, tag, 3));
-        CHECK_INT(GCM_ESTATE, gcm_tag(&c, tag, 16));          /* message ended */
-        CHECK_INT(GCM_OK, gcm_set_iv(&c, iv, 12));
-        CHECK_INT(GCM_OK, gcm_encrypt(&c, buf, ct, 5));
-        CHECK_INT(GCM_OK, gcm_tag(&c, tag, 16));
+        const vault_gcm_backend *be = BACKENDS[b];
+        vault_gcm_ctx c;
+        CHECK_INT(VAULT_GCM_EKEY, vault_gcm_init(&c, be, key, 31));
+        CHECK_INT(VAULT_GCM_OK, vault_gcm_init(&c, be, key, 32));
+        CHECK_INT(VAULT_GCM_ESTATE, vault_gcm_aad(&c, buf, 1));           /* no IV yet */
+        CHECK_INT(VAULT_GCM_EIV, vault_gcm_set_iv(&c, iv, 0));
+        CHECK_INT(VAULT_GCM_ESTATE, vault_gcm_encrypt(&c, buf, ct, 1));   /* failed IV */
+        CHECK_INT(VAULT_GCM_OK, vault_gcm_set_iv(&c, iv, 12));
+        CHECK_INT(VAULT_GCM_OK, vault_gcm_encrypt(&c, buf, ct, 5));
+        CHECK_INT(VAULT_GCM_ESTATE, vault_gcm_aad(&c, buf, 1));           /* AAD after text */
+        CHECK_INT(VAULT_GCM_ESTATE, vault_gcm_auth(&c, buf, 1));          /* direction change */
+        CHECK_INT(VAULT_GCM_ETAGLEN, vault_gcm_tag(&c, tag, 3));
+        CHECK_INT(VAULT_GCM_ESTATE, vault_gcm_tag(&c, tag, 16));          /* message ended */
+        CHECK_INT(VAULT_GCM_OK, vault_gcm_set_iv(&c, iv, 12));
+        CHECK_INT(VAULT_GCM_OK, vault_gcm_encrypt(&c, buf, ct, 5));
+        CHECK_INT(VAULT_GCM_OK, vault_gcm_tag(&c, tag, 16));
         /* decryption needs the tag first */
-        CHECK_INT(GCM_OK, gcm_set_iv(&c, iv, 12));
-        CHECK_INT(GCM_OK, gcm_auth(&c, ct, 5));
-        CHECK_INT(GCM_ESTATE, gcm_decrypt(&c, ct, out, 5));
-        CHECK_INT(GCM_OK, gcm_check_tag(&c, tag, 16));
-        CHECK_INT(GCM_ESTATE, gcm_decrypt(&c, ct, out, 6)); /* more than authenticated */
-        CHECK_INT(GCM_OK, gcm_decrypt(&c, ct, out, 2));
-        CHECK_INT(GCM_OK, gcm_decrypt(&c, ct + 2, out + 2, 3));
-        CHECK_INT(GCM_ESTATE, gcm_decrypt(&c, ct, out, 1));
+        CHECK_INT(VAULT_GCM_OK, vault_gcm_set_iv(&c, iv, 12));
+        CHECK_INT(VAULT_GCM_OK, vault_gcm_auth(&c, ct, 5));
+        CHECK_INT(VAULT_GCM_ESTATE, vault_gcm_decrypt(&c, ct, out, 5));
+        CHECK_INT(VAULT_GCM_OK, vault_gcm_check_tag(&c, tag, 16));
+        CHECK_INT(VAULT_GCM_ESTATE, vault_gcm_decrypt(&c, ct, out, 6)); /* more than authenticated */
+        CHECK_INT(VAULT_GCM_OK, vault_gcm_decrypt(&c, ct, out, 2));
+        CHECK_INT(VAULT_GCM_OK, vault_gcm_decrypt(&c, ct + 2, out + 2, 3));
+        CHECK_INT(VAULT_GCM_ESTATE, vault_gcm_decrypt(&c, ct, out, 1));
         CHECK_MEM(buf, 5, out, 5);
         /* a failed check releases nothing and ends the message */
         tag[0] ^= 1;
-        CHECK_INT(GCM_OK, gcm_set_iv(&c, iv, 12));
-        CHECK_INT(GCM_OK, gcm_auth(&c, ct, 5));
-        CHECK_INT(GCM_EAUTH, gcm_check_tag(&c, tag, 16));
-        CHECK_INT(GCM_ESTATE, gcm_decrypt(&c, ct, out, 5));
-        gcm_wipe(&c);
+        CHECK_INT(VAULT_GCM_OK, vault_gcm_set_iv(&c, iv, 12));
+        CHECK_INT(VAULT_GCM_OK, vault_gcm_auth(&c, ct, 5));
+        CHECK_INT(VAULT_GCM_EAUTH, vault_gcm_check_tag(&c, tag, 16));
+        CHECK_INT(VAULT_GCM_ESTATE, vault_gcm_decrypt(&c, ct, out, 5));
+        vault_gcm_wipe(&c);
         uint8_t zero[sizeof c];
         memset(zero, 0, sizeof zero);
         CHECK(memcmp(&c, zero, sizeof c) == 0);
     }
-    CHECK(gcm_backend_default() != NULL);
-    CHECK_STR("ct64", gcm_backend_name(gcm_backend_ct64()));
+    CHECK(vault_gcm_backend_default() != NULL);
+    CHECK_STR("ct64", vault_gcm_backend_name(vault_gcm_backend_ct64()));
 }
 
 /* Long messages in odd chunks agree across backends (4-block ct64 batches,
@@ -429,11 +429,11 @@ static void t_gcm_cross(void)
     CHECK(pt && ref && out);
     if (!pt || !ref || !out)
         goto done;
-    CHECK_INT(0, vault_random(pt, n));
-    CHECK_INT(0, vault_random(key, sizeof key));
-    CHECK_INT(0, vault_random(iv, sizeof iv));
-    CHECK_INT(0, vault_random(aad, sizeof aad));
-    CHECK_INT(0, gcm_seal(gcm_backend_ct64(), key, 32, iv, 12, aad, sizeof aad, pt, n, ref,
+    CHECK_INT(0, base_random(pt, n));
+    CHECK_INT(0, base_random(key, sizeof key));
+    CHECK_INT(0, base_random(iv, sizeof iv));
+    CHECK_INT(0, base_random(aad, sizeof aad));
+    CHECK_INT(0, vault_gcm_seal(vault_gcm_backend_ct64(), key, 32, iv, 12, aad, sizeof aad, pt, n, ref,
                           rtag, 16));
     for (size_t b = 0; b < NBACKENDS; b++) {
         for (size_t ch = 1; ch < 300; ch = ch * 3 + 1) {
@@ -615,10 +615,10 @@ static void t_helpers(void)
     CHECK_INT(0, vault_ct_equal("abc", "abd", 3));
     CHECK_INT(1, vault_ct_equal("", "", 0));
     uint8_t a[32] = {0}, b[32] = {0};
-    CHECK_INT(0, vault_random(a, sizeof a));
-    CHECK_INT(0, vault_random(b, sizeof b));
+    CHECK_INT(0, base_random(a, sizeof a));
+    CHECK_INT(0, base_random(b, sizeof b));
     CHECK(memcmp(a, b, 32) != 0);
-    vault_memzero(a, sizeof a);
+    base_memzero(a, sizeof a);
     memset(b, 0, sizeof b);
     CHECK_MEM(b, 32, a, 32);
     char name[65];
@@ -1203,7 +1203,7 @@ static void t_store_kill9(void)
         if (pid < 0)
             break;
         uint32_t r;
-        vault_random(&r, sizeof r);
+        base_random(&r, sizeof r);
         /* fork and exec-less child start take ~100-300 us; cover the put */
         useconds_t delay = (useconds_t)(r % (uint32_t)(put_us * 2 + 400));
         usleep(delay);
@@ -1501,11 +1501,11 @@ static void t_alloc_walk(void)
     uint8_t key[32] = {9};
     uint8_t *sealed = NULL, *pt;
     size_t sl = 0, pl;
-    CHECK_INT(0, vault_blob_seal(gcm_backend_ct64(), key, "o", (const uint8_t *)"abc", 3,
+    CHECK_INT(0, vault_blob_seal(vault_gcm_backend_ct64(), key, "o", (const uint8_t *)"abc", 3,
                                  &sealed, &sl, NULL, 0));
     for (long i = 0; sealed && i < 100; i++) {
         test_fail_alloc_after(i, 0);
-        int rc = vault_blob_open(gcm_backend_ct64(), key, "o", sealed, sl, &pt, &pl, NULL, 0);
+        int rc = vault_blob_open(vault_gcm_backend_ct64(), key, "o", sealed, sl, &pt, &pl, NULL, 0);
         test_fail_alloc_off();
         steps++;
         if (rc == VAULT_OK) {

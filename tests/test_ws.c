@@ -199,12 +199,12 @@ static void t_base64_rfc4648(void)
             break;
         *e = 0;
         char out[64];
-        size_t ol = ws_b64_encode((const uint8_t *)in, strlen(in), out);
+        size_t ol = base_b64_encode((const uint8_t *)in, strlen(in), out);
         CHECK_STR(want, out);
         CHECK_INT(strlen(want), ol);
-        CHECK_INT(WS_B64_ENCLEN(strlen(in)), ol);
+        CHECK_INT(BASE_B64_ENCLEN(strlen(in)), ol);
         uint8_t dec[64];
-        ssize_t dl = ws_b64_decode(want, strlen(want), dec, sizeof dec);
+        ssize_t dl = base_b64_decode(want, strlen(want), dec, sizeof dec);
         CHECK_MEM(in, strlen(in), dec, dl < 0 ? 0 : (size_t)dl);
         CHECK_INT((long)strlen(in), dl);
         n++;
@@ -219,20 +219,20 @@ static void t_base64_strict(void)
     const char *bad[] = {"Zg=", "Zg", "Z===", "Zh==", "Zm9=", "Zm 9v", "Zm9v\n", "=Zm9",
                          "Zg==Zg==", "Zm9v!A==", NULL};
     for (int i = 0; bad[i]; i++) {
-        if (ws_b64_decode(bad[i], strlen(bad[i]), out, sizeof out) != -1)
+        if (base_b64_decode(bad[i], strlen(bad[i]), out, sizeof out) != -1)
             test_fail_detail("accepted \"%s\"", bad[i]);
-        CHECK(ws_b64_decode(bad[i], strlen(bad[i]), out, sizeof out) == -1);
+        CHECK(base_b64_decode(bad[i], strlen(bad[i]), out, sizeof out) == -1);
     }
-    CHECK_INT(-1, ws_b64_decode("Zm9vYmFy", 8, out, 5)); /* cap too small */
-    CHECK_INT(6, ws_b64_decode("Zm9vYmFy", 8, out, 6));
+    CHECK_INT(-1, base_b64_decode("Zm9vYmFy", 8, out, 5)); /* cap too small */
+    CHECK_INT(6, base_b64_decode("Zm9vYmFy", 8, out, 6));
     /* all 256 byte values round-trip */
     uint8_t all[256], back[256];
-    char enc[WS_B64_ENCLEN(256) + 1];
+    char enc[BASE_B64_ENCLEN(256) + 1];
     for (int i = 0; i < 256; i++)
         all[i] = (uint8_t)i;
     for (size_t n = 0; n <= 256; n += 37) {
-        size_t el = ws_b64_encode(all, n, enc);
-        ssize_t dl = ws_b64_decode(enc, el, back, sizeof back);
+        size_t el = base_b64_encode(all, n, enc);
+        ssize_t dl = base_b64_decode(enc, el, back, sizeof back);
         CHECK_MEM(all, n, back, dl < 0 ? 0 : (size_t)dl);
     }
 }
@@ -2318,7 +2318,7 @@ static void ws_script_server(int ls, size_t big)
     uint8_t dg[20];
     ws_sha1(key, strlen(key), dg);
     char acc[64], resp[256];
-    ws_b64_encode(dg, 20, acc);
+    base_b64_encode(dg, 20, acc);
     int rl = snprintf(resp, sizeof resp, "HTTP/1.1 101 Switching Protocols\r\n"
                       "Upgrade: websocket\r\nConnection: Upgrade\r\n"
                       "Sec-WebSocket-Accept: %s\r\n\r\n", acc);

@@ -1,7 +1,7 @@
 /*
  * aes_ct.c — constant-time AES: the bitsliced "ct64" design of BearSSL
  * (src/symcipher/aes_ct64*.c), rewritten for this project, and the ct64
- * gcm_core that the generic GCM code in gcm.c drives.
+ * vault_gcm_core that the generic GCM code in gcm.c drives.
  *
  * Implementation notes. Four blocks are processed at once, spread over
  * eight 64-bit words: after aes_ct64_ortho() word i holds bit i of every
@@ -273,11 +273,11 @@ static uint32_t sub_word(uint32_t x)
     bitslice_sbox(q);
     ortho(q);
     uint32_t r = (uint32_t)q[0];
-    vault_memzero(q, sizeof q);
+    base_memzero(q, sizeof q);
     return r;
 }
 
-unsigned aes_keysched_words(uint32_t w[60], const uint8_t *key, size_t keylen)
+unsigned vault_aes_keysched_words(uint32_t w[60], const uint8_t *key, size_t keylen)
 {
     static const uint8_t rcon[10] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80,
                                      0x1B, 0x36};
@@ -311,10 +311,10 @@ unsigned aes_keysched_words(uint32_t w[60], const uint8_t *key, size_t keylen)
     return nr;
 }
 
-unsigned aes_ct64_keysched(uint64_t skey[120], const uint8_t *key, size_t keylen)
+unsigned vault_aes_ct64_keysched(uint64_t skey[120], const uint8_t *key, size_t keylen)
 {
     uint32_t w[60];
-    unsigned nr = aes_keysched_words(w, key, keylen);
+    unsigned nr = vault_aes_keysched_words(w, key, keylen);
     if (!nr)
         return 0;
     for (unsigned i = 0; i < (nr + 1) * 4; i += 4) {
@@ -351,10 +351,10 @@ unsigned aes_ct64_keysched(uint64_t skey[120], const uint8_t *key, size_t keylen
             sk[2] = (x2 << 4) - x2;
             sk[3] = (x3 << 4) - x3;
         }
-        vault_memzero(q, sizeof q);
-        vault_memzero(comp, sizeof comp);
+        base_memzero(q, sizeof q);
+        base_memzero(comp, sizeof comp);
     }
-    vault_memzero(w, sizeof w);
+    base_memzero(w, sizeof w);
     return nr;
 }
 
@@ -406,7 +406,7 @@ static void mix_columns(uint64_t *q)
     q[7] = q6 ^ r6 ^ r7 ^ rotr32(q7 ^ r7);
 }
 
-void aes_ct64_encrypt4(const uint64_t *skey, unsigned nr, const uint8_t in[64],
+void vault_aes_ct64_encrypt4(const uint64_t *skey, unsigned nr, const uint8_t in[64],
                        uint8_t out[64])
 {
     uint32_t w[16];
@@ -431,26 +431,26 @@ void aes_ct64_encrypt4(const uint64_t *skey, unsigned nr, const uint8_t in[64],
         interleave_out(w + (i << 2), q[i], q[i + 4]);
     for (int i = 0; i < 16; i++)
         put_le32(out + 4 * i, w[i]);
-    vault_memzero(q, sizeof q);
-    vault_memzero(w, sizeof w);
+    base_memzero(q, sizeof q);
+    base_memzero(w, sizeof w);
 }
 
-/* ---- the ct64 gcm_core ---- */
+/* ---- the ct64 vault_gcm_core ---- */
 
-static int ct64_setkey(gcm_ctx *c, const uint8_t *key, size_t keylen)
+static int ct64_setkey(vault_gcm_ctx *c, const uint8_t *key, size_t keylen)
 {
-    c->nr = aes_ct64_keysched(c->u.ct64, key, keylen);
-    return c->nr ? GCM_OK : GCM_EKEY;
+    c->nr = vault_aes_ct64_keysched(c->u.ct64, key, keylen);
+    return c->nr ? VAULT_GCM_OK : VAULT_GCM_EKEY;
 }
 
-static void ct64_block(const gcm_ctx *c, const uint8_t in[16], uint8_t out[16])
+static void ct64_block(const vault_gcm_ctx *c, const uint8_t in[16], uint8_t out[16])
 {
     uint8_t buf[64];
     memset(buf, 0, sizeof buf);
     memcpy(buf, in, 16);
-    aes_ct64_encrypt4(c->u.ct64, c->nr, buf, buf);
+    vault_aes_ct64_encrypt4(c->u.ct64, c->nr, buf, buf);
     memcpy(out, buf, 16);
-    vault_memzero(buf, sizeof buf);
+    base_memzero(buf, sizeof buf);
 }
 
 static void inc32(uint8_t ctr[16])
@@ -459,7 +459,7 @@ static void inc32(uint8_t ctr[16])
     vault_put_be32(ctr + 12, v);
 }
 
-static void ct64_ctr(const gcm_ctx *c, uint8_t ctr[16], const uint8_t *in, uint8_t *out,
+static void ct64_ctr(const vault_gcm_ctx *c, uint8_t ctr[16], const uint8_t *in, uint8_t *out,
                      size_t nblocks)
 {
     uint8_t ks[64];
@@ -470,19 +470,19 @@ static void ct64_ctr(const gcm_ctx *c, uint8_t ctr[16], const uint8_t *in, uint8
             if (i < n)
                 inc32(ctr);
         }
-        aes_ct64_encrypt4(c->u.ct64, c->nr, ks, ks);
+        vault_aes_ct64_encrypt4(c->u.ct64, c->nr, ks, ks);
         for (size_t i = 0; i < n * 16; i++)
             out[i] = in[i] ^ ks[i];
         in += n * 16;
         out += n * 16;
         nblocks -= n;
     }
-    vault_memzero(ks, sizeof ks);
+    base_memzero(ks, sizeof ks);
 }
 
-static void ct64_ghash(const gcm_ctx *c, uint8_t y[16], const uint8_t *data, size_t nblocks)
+static void ct64_ghash(const vault_gcm_ctx *c, uint8_t y[16], const uint8_t *data, size_t nblocks)
 {
-    ghash_ctmul64(y, c->h, data, nblocks * 16);
+    vault_ghash_ctmul64(y, c->h, data, nblocks * 16);
 }
 
-const gcm_core gcm_core_ct64 = {ct64_setkey, ct64_block, ct64_ctr, ct64_ghash};
+const vault_gcm_core vault_gcm_core_ct64 = {ct64_setkey, ct64_block, ct64_ctr, ct64_ghash};

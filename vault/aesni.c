@@ -1,15 +1,15 @@
 /*
- * aesni.c — the "aesni" gcm_core: AES with the x86-64 AES-NI instructions
+ * aesni.c — the "aesni" vault_gcm_core: AES with the x86-64 AES-NI instructions
  * and GHASH with PCLMULQDQ, through compiler intrinsics in functions built
  * with __attribute__((target("aes,pclmul,sse4.1"))), so the rest of the
- * binary stays baseline x86-64. gcm_backend_aesni_table() runs cpuid on
+ * binary stays baseline x86-64. vault_gcm_backend_aesni_table() runs cpuid on
  * every call (a few dozen cycles; nothing is cached, so there is no global
  * state) and returns NULL when the CPU lacks any of the three, when the
  * target is not x86-64, or when the compiler is not GCC/clang.
  *
  * Constant time: AESENC/AESENCLAST and PCLMULQDQ have data-independent
  * timing; there is no table and no branch on data. The key schedule is
- * the constant-time one of aes_ct.c (aes_keysched_words), loaded as round
+ * the constant-time one of aes_ct.c (vault_aes_keysched_words), loaded as round
  * keys.
  *
  * Implementation notes. GHASH works on byte-reversed blocks (the Intel
@@ -86,7 +86,7 @@ TGT static __m128i gfmul(__m128i a, __m128i b)
     return reduce(lo, hi);
 }
 
-TGT static __m128i aes_enc(const gcm_ctx *c, __m128i x)
+TGT static __m128i aes_enc(const vault_gcm_ctx *c, __m128i x)
 {
     const uint8_t *rk = c->u.ni.rk;
     x = _mm_xor_si128(x, _mm_loadu_si128((const __m128i *)(const void *)rk));
@@ -96,18 +96,18 @@ TGT static __m128i aes_enc(const gcm_ctx *c, __m128i x)
                                 _mm_loadu_si128((const __m128i *)(const void *)(rk + 16 * c->nr)));
 }
 
-TGT static void ni_block(const gcm_ctx *c, const uint8_t in[16], uint8_t out[16])
+TGT static void ni_block(const vault_gcm_ctx *c, const uint8_t in[16], uint8_t out[16])
 {
     __m128i x = aes_enc(c, _mm_loadu_si128((const __m128i *)(const void *)in));
     _mm_storeu_si128((__m128i *)(void *)out, x);
 }
 
-TGT static int ni_setkey(gcm_ctx *c, const uint8_t *key, size_t keylen)
+TGT static int ni_setkey(vault_gcm_ctx *c, const uint8_t *key, size_t keylen)
 {
     uint32_t w[60];
-    unsigned nr = aes_keysched_words(w, key, keylen);
+    unsigned nr = vault_aes_keysched_words(w, key, keylen);
     if (!nr)
-        return GCM_EKEY;
+        return VAULT_GCM_EKEY;
     for (unsigned i = 0; i < (nr + 1) * 4; i++) {
         uint8_t *p = c->u.ni.rk + 4 * i;
         p[0] = (uint8_t)w[i];
@@ -115,7 +115,7 @@ TGT static int ni_setkey(gcm_ctx *c, const uint8_t *key, size_t keylen)
         p[2] = (uint8_t)(w[i] >> 16);
         p[3] = (uint8_t)(w[i] >> 24);
     }
-    vault_memzero(w, sizeof w);
+    base_memzero(w, sizeof w);
     c->nr = nr;
     /* H^1..H^4, byte-reversed, for the aggregated GHASH. */
     __m128i h = bswap128(aes_enc(c, _mm_setzero_si128())), p = h;
@@ -123,7 +123,7 @@ TGT static int ni_setkey(gcm_ctx *c, const uint8_t *key, size_t keylen)
         _mm_storeu_si128((__m128i *)(void *)(c->u.ni.hp + 16 * i), p);
         p = gfmul(p, h);
     }
-    return GCM_OK;
+    return VAULT_GCM_OK;
 }
 
 static void inc32(uint8_t ctr[16])
@@ -131,7 +131,7 @@ static void inc32(uint8_t ctr[16])
     vault_put_be32(ctr + 12, vault_be32(ctr + 12) + 1);
 }
 
-TGT static void ni_ctr(const gcm_ctx *c, uint8_t ctr[16], const uint8_t *in, uint8_t *out,
+TGT static void ni_ctr(const vault_gcm_ctx *c, uint8_t ctr[16], const uint8_t *in, uint8_t *out,
                        size_t nblocks)
 {
     const uint8_t *rk = c->u.ni.rk;
@@ -166,7 +166,7 @@ TGT static void ni_ctr(const gcm_ctx *c, uint8_t ctr[16], const uint8_t *in, uin
     }
 }
 
-TGT static void ni_ghash(const gcm_ctx *c, uint8_t y[16], const uint8_t *data, size_t nblocks)
+TGT static void ni_ghash(const vault_gcm_ctx *c, uint8_t y[16], const uint8_t *data, size_t nblocks)
 {
     const uint8_t *hp = c->u.ni.hp;
     __m128i h1 = _mm_loadu_si128((const __m128i *)(const void *)hp);
@@ -202,15 +202,16 @@ TGT static void ni_ghash(const gcm_ctx *c, uint8_t y[16], const uint8_t *data, s
     _mm_storeu_si128((__m128i *)(void *)y, bswap128(acc));
 }
 
-static const gcm_core ni_core = {ni_setkey, ni_block, ni_ctr, ni_ghash};
+static const vault_gcm_core ni_core = {ni_setkey, ni_block, ni_ctr, ni_ghash};
 
-static const gcm_backend ni_backend = {
-    "aesni", &ni_core, gcm_soft_init, gcm_soft_set_iv, gcm_soft_aad,
-    gcm_soft_encrypt, gcm_soft_tag, gcm_soft_auth, gcm_soft_check, gcm_soft_decrypt,
-    gcm_soft_wipe,
+static const vault_gcm_backend ni_backend = {
+    "aesni", &ni_core, vault_gcm_soft_init, vault_gcm_soft_set_iv, vault_gcm_soft_aad,
+    vault_gcm_soft_encrypt, vault_gcm_soft_tag, vault_gcm_soft_auth, vault_gcm_soft_check,
+    vault_gcm_soft_decrypt,
+    vault_gcm_soft_wipe,
 };
 
-const gcm_backend *gcm_backend_aesni_table(void)
+const vault_gcm_backend *vault_gcm_backend_aesni_table(void)
 {
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d))
@@ -222,6 +223,6 @@ const gcm_backend *gcm_backend_aesni_table(void)
 
 #else
 
-const gcm_backend *gcm_backend_aesni_table(void) { return NULL; }
+const vault_gcm_backend *vault_gcm_backend_aesni_table(void) { return NULL; }
 
 #endif

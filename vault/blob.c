@@ -36,7 +36,7 @@ void vault_key_id(const uint8_t key[32], uint8_t id[VAULT_KEYID_LEN])
     uint8_t mac[32];
     vault_hmac_sha256(key, 32, KEYID_LABEL, sizeof KEYID_LABEL - 1, mac);
     memcpy(id, mac, VAULT_KEYID_LEN);
-    vault_memzero(mac, sizeof mac);
+    base_memzero(mac, sizeof mac);
 }
 
 static int check_magic(const uint8_t *buf, size_t len, const char *magic, size_t hdr,
@@ -98,10 +98,10 @@ int vault_blob_parse(const uint8_t *buf, size_t len, vault_blob_hdr *h, char *er
 
 static int gcm_to_vault(int rc)
 {
-    return rc == GCM_EAUTH ? VAULT_EAUTH : VAULT_EIO;
+    return rc == VAULT_GCM_EAUTH ? VAULT_EAUTH : VAULT_EIO;
 }
 
-int vault_blob_seal(const gcm_backend *be, const uint8_t key[32], const char *origin,
+int vault_blob_seal(const vault_gcm_backend *be, const uint8_t key[32], const char *origin,
                     const uint8_t *pt, size_t len, uint8_t **out, size_t *outlen,
                     char *err, size_t errlen)
 {
@@ -119,33 +119,33 @@ int vault_blob_seal(const gcm_backend *be, const uint8_t key[32], const char *or
     vault_key_id(key, buf + 12);
     vault_sha256(origin, olen, buf + 20);
     vault_put_be64(buf + 52, len);
-    if (vault_random(buf + 60, VAULT_NONCE_LEN) != VAULT_OK) {
+    if (base_random(buf + 60, VAULT_NONCE_LEN) != VAULT_OK) {
         free(buf);
         return vault_seterr(err, errlen, VAULT_ERANDOM, "no random bytes for the nonce");
     }
-    gcm_ctx c;
-    int rc = gcm_init(&c, be, key, 32);
+    vault_gcm_ctx c;
+    int rc = vault_gcm_init(&c, be, key, 32);
     if (!rc)
-        rc = gcm_set_iv(&c, buf + 60, VAULT_NONCE_LEN);
+        rc = vault_gcm_set_iv(&c, buf + 60, VAULT_NONCE_LEN);
     if (!rc)
-        rc = gcm_aad(&c, buf, VAULT_SESSION_HDR);
+        rc = vault_gcm_aad(&c, buf, VAULT_SESSION_HDR);
     if (!rc)
-        rc = gcm_aad(&c, (const uint8_t *)origin, olen);
+        rc = vault_gcm_aad(&c, (const uint8_t *)origin, olen);
     if (!rc)
-        rc = gcm_encrypt(&c, pt, buf + VAULT_SESSION_HDR, len);
+        rc = vault_gcm_encrypt(&c, pt, buf + VAULT_SESSION_HDR, len);
     if (!rc)
-        rc = gcm_tag(&c, buf + VAULT_SESSION_HDR + len, VAULT_TAG_LEN);
-    gcm_wipe(&c);
+        rc = vault_gcm_tag(&c, buf + VAULT_SESSION_HDR + len, VAULT_TAG_LEN);
+    vault_gcm_wipe(&c);
     if (rc) {
         free(buf);
-        return vault_seterr(err, errlen, VAULT_EIO, "AES-GCM failed: %s", gcm_strerror(rc));
+        return vault_seterr(err, errlen, VAULT_EIO, "AES-GCM failed: %s", vault_gcm_strerror(rc));
     }
     *out = buf;
     *outlen = total;
     return VAULT_OK;
 }
 
-int vault_blob_open(const gcm_backend *be, const uint8_t key[32], const char *origin,
+int vault_blob_open(const vault_gcm_backend *be, const uint8_t key[32], const char *origin,
                     const uint8_t *buf, size_t len, uint8_t **pt, size_t *ptlen,
                     char *err, size_t errlen)
 {
@@ -169,28 +169,28 @@ int vault_blob_open(const gcm_backend *be, const uint8_t key[32], const char *or
     uint8_t *out = malloc(h.ct_len + 1);
     if (!out)
         return vault_seterr(err, errlen, VAULT_ENOMEM, "out of memory opening a session");
-    gcm_ctx c;
-    rc = gcm_init(&c, be, key, 32);
+    vault_gcm_ctx c;
+    rc = vault_gcm_init(&c, be, key, 32);
     if (!rc)
-        rc = gcm_set_iv(&c, h.nonce, VAULT_NONCE_LEN);
+        rc = vault_gcm_set_iv(&c, h.nonce, VAULT_NONCE_LEN);
     if (!rc)
-        rc = gcm_aad(&c, buf, VAULT_SESSION_HDR);
+        rc = vault_gcm_aad(&c, buf, VAULT_SESSION_HDR);
     if (!rc)
-        rc = gcm_aad(&c, (const uint8_t *)origin, olen);
+        rc = vault_gcm_aad(&c, (const uint8_t *)origin, olen);
     if (!rc)
-        rc = gcm_auth(&c, h.ct, h.ct_len);
+        rc = vault_gcm_auth(&c, h.ct, h.ct_len);
     if (!rc)
-        rc = gcm_check_tag(&c, h.tag, VAULT_TAG_LEN);
+        rc = vault_gcm_check_tag(&c, h.tag, VAULT_TAG_LEN);
     if (!rc)
-        rc = gcm_decrypt(&c, h.ct, out, h.ct_len);
-    gcm_wipe(&c);
+        rc = vault_gcm_decrypt(&c, h.ct, out, h.ct_len);
+    vault_gcm_wipe(&c);
     if (rc) {
         free(out);   /* nothing was written to it unless the tag verified */
-        if (rc == GCM_EAUTH)
+        if (rc == VAULT_GCM_EAUTH)
             return vault_seterr(err, errlen, VAULT_EAUTH,
                                 "session file failed authentication (tampered or corrupt)");
         return vault_seterr(err, errlen, gcm_to_vault(rc), "AES-GCM failed: %s",
-                            gcm_strerror(rc));
+                            vault_gcm_strerror(rc));
     }
     out[h.ct_len] = 0;
     *pt = out;
@@ -417,16 +417,17 @@ int vault_seal_passphrase(const char *pass, size_t passlen, const uint8_t *pt, s
     buf[9] = buf[10] = buf[11] = 0;
     vault_put_be32(buf + 12, iterations);
     vault_put_be64(buf + 32, len);
-    if (vault_random(buf + 16, VAULT_SALT_LEN) || vault_random(buf + 40, VAULT_NONCE_LEN)) {
+    if (base_random(buf + 16, VAULT_SALT_LEN) || base_random(buf + 40, VAULT_NONCE_LEN)) {
         free(buf);
         return vault_seterr(err, errlen, VAULT_ERANDOM, "no random bytes for salt and nonce");
     }
     uint8_t key[32];
     int rc = derive(pass, passlen, buf + 16, iterations, key);
     if (!rc)
-        rc = gcm_seal(NULL, key, 32, buf + 40, VAULT_NONCE_LEN, buf, VAULT_EXPORT_HDR, pt, len,
-                      buf + VAULT_EXPORT_HDR, buf + VAULT_EXPORT_HDR + len, VAULT_TAG_LEN);
-    vault_memzero(key, sizeof key);
+        rc = vault_gcm_seal(NULL, key, 32, buf + 40, VAULT_NONCE_LEN, buf, VAULT_EXPORT_HDR, pt,
+                            len, buf + VAULT_EXPORT_HDR, buf + VAULT_EXPORT_HDR + len,
+                            VAULT_TAG_LEN);
+    base_memzero(key, sizeof key);
     if (rc) {
         free(buf);
         return vault_seterr(err, errlen, VAULT_EIO, "sealing the export failed");
@@ -450,12 +451,12 @@ int vault_open_passphrase(const char *pass, size_t passlen, const uint8_t *in, s
     uint8_t key[32];
     rc = derive(pass, passlen, h.salt, h.iterations, key);
     if (!rc)
-        rc = gcm_open(NULL, key, 32, h.nonce, VAULT_NONCE_LEN, in, VAULT_EXPORT_HDR, h.ct,
+        rc = vault_gcm_open(NULL, key, 32, h.nonce, VAULT_NONCE_LEN, in, VAULT_EXPORT_HDR, h.ct,
                       h.ct_len, h.tag, VAULT_TAG_LEN, pt);
-    vault_memzero(key, sizeof key);
+    base_memzero(key, sizeof key);
     if (rc) {
         free(pt);
-        if (rc == GCM_EAUTH)
+        if (rc == VAULT_GCM_EAUTH)
             return vault_seterr(err, errlen, VAULT_EAUTH,
                                 "export failed authentication: wrong passphrase or tampered file");
         return vault_seterr(err, errlen, VAULT_EIO, "opening the export failed");

@@ -1,6 +1,6 @@
 /*
  * ghash.c — constant-time GHASH by integer multiplication (the "ctmul64"
- * method of BearSSL src/hash/ghash_ctmul64.c, rewritten here).
+ * method of BearSSL src/hash/vault_ghash_ctmul64.c, rewritten here).
  *
  * Implementation notes. A carry-less 64x64 product is built from ordinary
  * multiplications of operands with "holes": each operand is split into
@@ -52,7 +52,7 @@ static uint64_t rev64(uint64_t x)
     return (x << 32) | (x >> 32);
 }
 
-void ghash_ctmul64(uint8_t y[16], const uint8_t h[16], const uint8_t *data, size_t len)
+void vault_ghash_ctmul64(uint8_t y[16], const uint8_t h[16], const uint8_t *data, size_t len)
 {
     uint64_t y1 = vault_be64(y), y0 = vault_be64(y + 8);
     uint64_t h1 = vault_be64(h), h0 = vault_be64(h + 8);
@@ -104,5 +104,5 @@ void ghash_ctmul64(uint8_t y[16], const uint8_t h[16], const uint8_t *data, size
     }
     vault_put_be64(y, y1);
     vault_put_be64(y + 8, y0);
-    vault_memzero(tmp, sizeof tmp);
+    base_memzero(tmp, sizeof tmp);
 }

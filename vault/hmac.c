@@ -25,8 +25,8 @@ void vault_hmac_sha256_init(vault_hmac_sha256_ctx *c, const void *key, size_t ke
         pad[i] = k[i] ^ 0x5c;
     vault_sha256_init(&c->outer);
     vault_sha256_update(&c->outer, pad, 64);
-    vault_memzero(k, sizeof k);
-    vault_memzero(pad, sizeof pad);
+    base_memzero(k, sizeof k);
+    base_memzero(pad, sizeof pad);
 }
 
 void vault_hmac_sha256_update(vault_hmac_sha256_ctx *c, const void *data, size_t len)
@@ -40,8 +40,8 @@ void vault_hmac_sha256_final(vault_hmac_sha256_ctx *c, uint8_t out[VAULT_SHA256_
     vault_sha256_final(&c->inner, ih);
     vault_sha256_update(&c->outer, ih, sizeof ih);
     vault_sha256_final(&c->outer, out);
-    vault_memzero(ih, sizeof ih);
-    vault_memzero(c, sizeof *c);
+    base_memzero(ih, sizeof ih);
+    base_memzero(c, sizeof *c);
 }
 
 void vault_hmac_sha256(const void *key, size_t keylen, const void *data, size_t len,
@@ -80,9 +80,9 @@ int vault_pbkdf2_sha256(const void *pass, size_t passlen, const void *salt, size
         out += n;
         outlen -= n;
     }
-    vault_memzero(&keyed, sizeof keyed);
-    vault_memzero(&c, sizeof c);
-    vault_memzero(u, sizeof u);
-    vault_memzero(t, sizeof t);
+    base_memzero(&keyed, sizeof keyed);
+    base_memzero(&c, sizeof c);
+    base_memzero(u, sizeof u);
+    base_memzero(t, sizeof t);
     return VAULT_OK;
 }

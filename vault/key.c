@@ -31,13 +31,6 @@
 
 extern char **environ;
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int hexval(int c)
 {
     if (c >= '0' && c <= '9')
@@ -76,7 +69,7 @@ static int parse_key(const uint8_t *out, size_t n, uint8_t key[32])
         memcpy(key, out, 32);
         return VAULT_OK;
     }
-    vault_memzero(key, 32);
+    base_memzero(key, 32);
     return VAULT_EKEY;
 }
 
@@ -122,10 +115,10 @@ int vault_key_from_cmd_timeout(const char *cmd, int timeout_ms, uint8_t key[32],
     }
     uint8_t out[257];
     size_t n = 0;
-    int64_t deadline = now_ms() + timeout_ms;
+    int64_t deadline = base_now_ms() + timeout_ms;
     int rc = VAULT_OK, timed_out = 0;
     for (;;) {
-        int64_t left = deadline - now_ms();
+        int64_t left = deadline - base_now_ms();
         if (left <= 0) {
             timed_out = 1;
             break;
@@ -157,10 +150,10 @@ int vault_key_from_cmd_timeout(const char *cmd, int timeout_ms, uint8_t key[32],
     if (timed_out || rc)
         kill(-pid, SIGKILL);
     int status = 0;
-    int64_t wait_deadline = now_ms() + (timed_out || rc ? 2000 : timeout_ms);
+    int64_t wait_deadline = base_now_ms() + (timed_out || rc ? 2000 : timeout_ms);
     pid_t w;
     /* The output is complete (EOF); wait for the exit status too, bounded. */
-    while ((w = waitpid(pid, &status, WNOHANG)) == 0 && now_ms() < wait_deadline) {
+    while ((w = waitpid(pid, &status, WNOHANG)) == 0 && base_now_ms() < wait_deadline) {
         struct timespec ts = {0, 2000000};
         nanosleep(&ts, NULL);
     }
@@ -183,9 +176,9 @@ int vault_key_from_cmd_timeout(const char *cmd, int timeout_ms, uint8_t key[32],
         rc = vault_seterr(err, errlen, VAULT_EKEY,
                           "CDPGATE_KEY_CMD printed %zu bytes that are neither 64 hex digits "
                           "nor 32 raw bytes", n);
-    vault_memzero(out, sizeof out);
+    base_memzero(out, sizeof out);
     if (rc)
-        vault_memzero(key, 32);
+        base_memzero(key, 32);
     return rc;
 }
 
@@ -226,7 +219,7 @@ static int read_key_file(int fd, const char *path, uint8_t key[32], char *err, s
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0) {
-            vault_memzero(key, 32);
+            base_memzero(key, 32);
             return vault_seterr(err, errlen, VAULT_EKEY, "%s: short read", path);
         }
         n += (size_t)r;
@@ -234,26 +227,12 @@ static int read_key_file(int fd, const char *path, uint8_t key[32], char *err, s
     return VAULT_OK;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static int create_key_file(const char *path, char *err, size_t errlen)
 {
     char tmp[4200];
     uint8_t r[8];
     char rh[17];
-    if (vault_random(r, sizeof r))
+    if (base_random(r, sizeof r))
         return vault_seterr(err, errlen, VAULT_ERANDOM, "no random bytes");
     vault_hex(r, sizeof r, rh);
     if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%s", path, (long)getpid(), rh) >=
@@ -264,14 +243,15 @@ static int create_key_file(const char *path, char *err, size_t errlen)
         return vault_seterr(err, errlen, VAULT_EKEY, "%s: cannot create: %s", tmp,
                             strerror(errno));
     uint8_t key[32];
-    int rc = vault_random(key, sizeof key);
+    int rc = base_random(key, sizeof key);
     if (rc) {
         rc = vault_seterr(err, errlen, VAULT_ERANDOM, "no random bytes for the key");
-    } else if (fchmod(fd, 0600) != 0 || write_all(fd, key, 32) != 0 || fsync(fd) != 0) {
+    } else if (fchmod(fd, 0600) != 0 ||
+               base_write_all(fd, key, 32, BASE_NO_DEADLINE, 0, NULL) != 0 || fsync(fd) != 0) {
         rc = vault_seterr(err, errlen, VAULT_EKEY, "%s: cannot write: %s", tmp,
                           strerror(errno));
     }
-    vault_memzero(key, sizeof key);
+    base_memzero(key, sizeof key);
     close(fd);
     if (!rc && link(tmp, path) != 0 && errno != EEXIST)
         rc = vault_seterr(err, errlen, VAULT_EKEY, "%s: cannot create: %s", path,

@@ -58,7 +58,7 @@ static void compress(uint32_t h[8], const uint8_t *block)
     h[5] += f;
     h[6] += g;
     h[7] += hh;
-    vault_memzero(w, sizeof w);
+    base_memzero(w, sizeof w);
 }
 
 void vault_sha256_init(vault_sha256_ctx *c)
@@ -109,7 +109,7 @@ void vault_sha256_final(vault_sha256_ctx *c, uint8_t out[VAULT_SHA256_LEN])
     compress(c->h, c->buf);
     for (int i = 0; i < 8; i++)
         vault_put_be32(out + 4 * i, c->h[i]);
-    vault_memzero(c, sizeof *c);
+    base_memzero(c, sizeof *c);
 }
 
 void vault_sha256(const void *data, size_t len, uint8_t out[VAULT_SHA256_LEN])

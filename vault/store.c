@@ -47,7 +47,7 @@ struct vault {
     char *dir, *sdir;
     int dfd, sfd;
     uint8_t key[32];
-    const gcm_backend *be;
+    const vault_gcm_backend *be;
 };
 
 void vault_origin_name(const char *origin, char out[65])
@@ -175,7 +175,7 @@ vault *vault_open(const char *dir, const vault_keyprov *kp, char *err, size_t er
         kp = &def;
     if (kp->fn(kp->arg, root, v->key, err, errlen) != VAULT_OK)
         goto fail;
-    v->be = gcm_backend_default();
+    v->be = vault_gcm_backend_default();
     return v;
 fail:
     vault_close(v);
@@ -192,7 +192,7 @@ void vault_close(vault *v)
         close(v->sfd);
     free(v->dir);
     free(v->sdir);
-    vault_memzero(v, sizeof *v);
+    base_memzero(v, sizeof *v);
     free(v);
 }
 
@@ -323,28 +323,13 @@ void vault_identity_release(int fd)
 
 /* ---- files ---- */
 
-static int write_all(int fd, const void *data, size_t n)
-{
-    const uint8_t *p = data;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* Temporary files are ".tmp.<final name>.<pid>.<random>". */
 static int write_atomic(vault *v, const char *name, const void *data, size_t len, char *err,
                         size_t errlen)
 {
     uint8_t r[6];
     char rh[13], tmp[256];
-    if (vault_random(r, sizeof r))
+    if (base_random(r, sizeof r))
         return vault_seterr(err, errlen, VAULT_ERANDOM, "no random bytes");
     vault_hex(r, sizeof r, rh);
     snprintf(tmp, sizeof tmp, ".tmp.%s.%ld.%s", name, (long)getpid(), rh);
@@ -353,7 +338,8 @@ static int write_atomic(vault *v, const char *name, const void *data, size_t len
         return vault_seterr(err, errlen, VAULT_EIO, "%s/%s: cannot create: %s", v->sdir, tmp,
                             strerror(errno));
     int rc = VAULT_OK;
-    if (fchmod(fd, 0600) != 0 || write_all(fd, data, len) != 0 || fsync(fd) != 0)
+    if (fchmod(fd, 0600) != 0 || base_write_all(fd, data, len, BASE_NO_DEADLINE, 0, NULL) != 0 ||
+        fsync(fd) != 0)
         rc = vault_seterr(err, errlen, VAULT_EIO, "%s/%s: cannot write: %s", v->sdir, tmp,
                           strerror(errno));
     if (close(fd) != 0 && !rc)
@@ -499,7 +485,7 @@ int vault_put_at(vault *v, const char *origin, const char *identity, const uint8
                             vault_strerror(rc));
     }
     rc = vault_blob_seal(v->be, v->key, origin, env, envlen, &sealed, &sealedlen, err, errlen);
-    vault_memzero(env, envlen);
+    base_memzero(env, envlen);
     free(env);
     if (rc)
         return rc;
@@ -579,14 +565,14 @@ int vault_get(vault *v, const char *origin, uint8_t **blob, size_t *len, vault_m
     if (rc) {
         vault_meta_free(&m);
         if (pt) {
-            vault_memzero(pt, ptlen);
+            base_memzero(pt, ptlen);
             free(pt);
         }
         return rc;
     }
     size_t off = (size_t)(e.blob - pt), n = e.blob_len;
     memmove(pt, pt + off, n);
-    vault_memzero(pt + n, ptlen - n);   /* the envelope header's old place */
+    base_memzero(pt + n, ptlen - n);   /* the envelope header's old place */
     pt[n] = 0;
     *blob = pt;
     *len = n;
@@ -601,7 +587,7 @@ void vault_free_blob(uint8_t *blob, size_t len)
 {
     if (!blob)
         return;
-    vault_memzero(blob, len);
+    base_memzero(blob, len);
     free(blob);
 }
 

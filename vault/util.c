@@ -1,9 +1,7 @@
 /*
- * util.c — the vault's small helpers: wiping, constant-time comparison,
- * random bytes from getrandom(2), big-endian loads and stores, hex, error
- * strings and messages.
+ * util.c — the vault's small helpers: constant-time comparison, big-endian
+ * loads and stores, hex, error strings and messages.
  */
-#define _GNU_SOURCE /* getrandom */
 #include "vault/vault_int.h"
 
 #include <errno.h>
@@ -13,23 +11,6 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-/* memset, then an empty asm statement that "reads" the memory, so the
- * compiler cannot drop the stores as dead (the explicit_bzero technique);
- * a volatile byte loop where there is no GNU asm. */
-void vault_memzero(void *p, size_t n)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    if (!n)
-        return;
-    memset(p, 0, n);
-    __asm__ __volatile__("" : : "r"(p) : "memory");
-#else
-    volatile uint8_t *v = p;
-    while (n--)
-        *v++ = 0;
-#endif
-}
-
 int vault_ct_equal(const void *a, const void *b, size_t n)
 {
     const uint8_t *x = a, *y = b;
@@ -38,39 +19,6 @@ int vault_ct_equal(const void *a, const void *b, size_t n)
         d |= (uint32_t)(x[i] ^ y[i]);
     /* d in 0..255: (d - 1) >> 31 is 1 exactly when d == 0, without a branch. */
     return (int)((d - 1) >> 31);
-}
-
-int vault_random(void *buf, size_t len)
-{
-    uint8_t *p = buf;
-    while (len) {
-        ssize_t n = getrandom(p, len, 0);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    if (!len)
-        return VAULT_OK;
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return VAULT_ERANDOM;
-    while (len) {
-        ssize_t n = read(fd, p, len);
-        if (n <= 0) {
-            if (n < 0 && errno == EINTR)
-                continue;
-            close(fd);
-            return VAULT_ERANDOM;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    close(fd);
-    return VAULT_OK;
 }
 
 uint64_t vault_be64(const uint8_t *p)
@@ -148,17 +96,17 @@ const char *vault_strerror(int code)
     return "unknown vault error";
 }
 
-const char *gcm_strerror(int code)
+const char *vault_gcm_strerror(int code)
 {
     switch (code) {
-    case GCM_OK: return "ok";
-    case GCM_EAUTH: return "authentication tag mismatch";
-    case GCM_EKEY: return "bad AES key length";
-    case GCM_EIV: return "bad IV length";
-    case GCM_ETAGLEN: return "bad tag length";
-    case GCM_ESTATE: return "AES-GCM call out of order";
-    case GCM_ELIMIT: return "AES-GCM length limit exceeded";
-    case GCM_EBACKEND: return "AES-GCM backend failure";
+    case VAULT_GCM_OK: return "ok";
+    case VAULT_GCM_EAUTH: return "authentication tag mismatch";
+    case VAULT_GCM_EKEY: return "bad AES key length";
+    case VAULT_GCM_EIV: return "bad IV length";
+    case VAULT_GCM_ETAGLEN: return "bad tag length";
+    case VAULT_GCM_ESTATE: return "AES-GCM call out of order";
+    case VAULT_GCM_ELIMIT: return "AES-GCM length limit exceeded";
+    case VAULT_GCM_EBACKEND: return "AES-GCM backend failure";
     }
     return "unknown AES-GCM error";
 }

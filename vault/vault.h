@@ -4,9 +4,8 @@
  * random bytes), all without any dependency beyond libc (OpenSSL optional).
  *
  * Layers, bottom up:
- *   1. vault_memzero, vault_ct_equal, vault_random
- *                         wiping that the compiler cannot drop, branch-free
- *                         comparison, getrandom(2).
+ *   1. vault_ct_equal      branch-free comparison (wiping and random
+ *                         bytes are base/'s: base_memzero, base_random).
  *   2. vault_sha256_*, vault_hmac_sha256_*, vault_pbkdf2_sha256
  *                         streaming SHA-256 (FIPS 180-4), HMAC (RFC 2104),
  *                         PBKDF2 (RFC 8018).
@@ -31,6 +30,8 @@
 #ifndef CDPGATE_VAULT_H
 #define CDPGATE_VAULT_H
 
+#include "base/base.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,13 +39,11 @@
 /* ================================================================== */
 /* 1. small helpers                                                    */
 
-/* Zero n bytes through a volatile pointer (not optimised away). */
-void vault_memzero(void *p, size_t n);
 /* 1 when the n bytes at a and b are equal, else 0. Time depends on n only. */
 int vault_ct_equal(const void *a, const void *b, size_t n);
-/* Fill buf with len bytes from getrandom(2) (falls back to /dev/urandom).
- * Returns 0, or VAULT_ERANDOM. */
-int vault_random(void *buf, size_t len);
+/* The old name of base_memzero, kept only for snapshot/ until it moves
+ * over; new code calls base_memzero. */
+#define vault_memzero base_memzero
 
 /* ================================================================== */
 /* 2. SHA-256, HMAC-SHA256, PBKDF2-HMAC-SHA256                         */
@@ -85,51 +84,52 @@ int vault_pbkdf2_sha256(const void *pass, size_t passlen, const void *salt, size
 /* 3. AES-GCM                                                          */
 
 enum {
-    GCM_OK = 0,
-    GCM_EAUTH = -1,      /* tag mismatch: message rejected */
-    GCM_EKEY = -2,       /* key length is not 16, 24 or 32 bytes */
-    GCM_EIV = -3,        /* IV length 0, or beyond what the backend accepts */
-    GCM_ETAGLEN = -4,    /* tag length outside 4..16 */
-    GCM_ESTATE = -5,     /* call out of order (e.g. AAD after data) */
-    GCM_ELIMIT = -6,     /* more than 2^36 - 32 bytes of text, 2^61 of AAD */
-    GCM_EBACKEND = -7,   /* backend failure (OpenSSL error, CPU lacks it) */
+    VAULT_GCM_OK = 0,
+    VAULT_GCM_EAUTH = -1,      /* tag mismatch: message rejected */
+    VAULT_GCM_EKEY = -2,       /* key length is not 16, 24 or 32 bytes */
+    VAULT_GCM_EIV = -3,        /* IV length 0, or beyond what the backend accepts */
+    VAULT_GCM_ETAGLEN = -4,    /* tag length outside 4..16 */
+    VAULT_GCM_ESTATE = -5,     /* call out of order (e.g. AAD after data) */
+    VAULT_GCM_ELIMIT = -6,     /* more than 2^36 - 32 bytes of text, 2^61 of AAD */
+    VAULT_GCM_EBACKEND = -7,   /* backend failure (OpenSSL error, CPU lacks it) */
 };
-const char *gcm_strerror(int code);
+const char *vault_gcm_strerror(int code);
 
-#define GCM_TAG_MAX 16
-#define GCM_TAG_MIN 4
+#define VAULT_GCM_TAG_MAX 16
+#define VAULT_GCM_TAG_MIN 4
 
-typedef struct gcm_backend gcm_backend;
+typedef struct vault_gcm_backend vault_gcm_backend;
 
-/* The backends. gcm_backend_aesni() is NULL unless this is x86-64 built by
+/* The backends. vault_gcm_backend_aesni() is NULL unless this is x86-64 built by
  * GCC/clang and cpuid reports AES-NI, PCLMULQDQ and SSE4.1;
- * gcm_backend_openssl() is NULL unless built with CDPGATE_OPENSSL.
- * gcm_backend_default() is the fastest one present (aesni, else openssl,
+ * vault_gcm_backend_openssl() is NULL unless built with CDPGATE_OPENSSL.
+ * vault_gcm_backend_default() is the fastest one present (aesni, else openssl,
  * else ct64). All return static tables (never freed). */
-const gcm_backend *gcm_backend_ct64(void);
-const gcm_backend *gcm_backend_aesni(void);
-const gcm_backend *gcm_backend_openssl(void);
-const gcm_backend *gcm_backend_default(void);
-const char *gcm_backend_name(const gcm_backend *be);
+const vault_gcm_backend *vault_gcm_backend_ct64(void);
+const vault_gcm_backend *vault_gcm_backend_aesni(void);
+const vault_gcm_backend *vault_gcm_backend_openssl(void);
+const vault_gcm_backend *vault_gcm_backend_default(void);
+const char *vault_gcm_backend_name(const vault_gcm_backend *be);
 /* Every backend present, ct64 first; returns the count (<= 3). */
-size_t gcm_backends(const gcm_backend **out, size_t cap);
+size_t vault_gcm_backends(const vault_gcm_backend **out, size_t cap);
 
 /* Caller-allocated context (put it on the stack); fields are private. One
  * key, then any number of messages, each:
  *
- *   encrypt: gcm_set_iv, gcm_aad*, gcm_encrypt*, gcm_tag
- *   decrypt: gcm_set_iv, gcm_aad*, gcm_auth*, gcm_check_tag, gcm_decrypt*
+ *   encrypt: vault_gcm_set_iv, vault_gcm_aad*, vault_gcm_encrypt*, vault_gcm_tag
+ *   decrypt: vault_gcm_set_iv, vault_gcm_aad*, vault_gcm_auth*, vault_gcm_check_tag,
+ *            vault_gcm_decrypt*
  *
- * Decryption is two passes on purpose: gcm_auth feeds the ciphertext to
- * GHASH only and produces no plaintext; gcm_decrypt is refused
- * (GCM_ESTATE) until gcm_check_tag has accepted the tag, and then
+ * Decryption is two passes on purpose: vault_gcm_auth feeds the ciphertext to
+ * GHASH only and produces no plaintext; vault_gcm_decrypt is refused
+ * (VAULT_GCM_ESTATE) until vault_gcm_check_tag has accepted the tag, and then
  * decrypts at most the bytes that were authenticated. So no plaintext is
  * ever released for a message whose tag fails. (The OpenSSL backend runs
  * EVP decryption in the first pass into a stack scratch buffer that is
- * wiped, and decrypts again in the second.) gcm_wipe when done: it zeroes
+ * wiped, and decrypts again in the second.) vault_gcm_wipe when done: it zeroes
  * the key schedule and frees the OpenSSL context. */
 typedef struct {
-    const gcm_backend *be;
+    const vault_gcm_backend *be;
     int state;
     unsigned nr;                      /* AES rounds */
     uint64_t aad_len, text_len;       /* bytes */
@@ -152,38 +152,40 @@ typedef struct {
         } ossl;
         uint64_t align_;
     } u;
-} gcm_ctx;
+} vault_gcm_ctx;
 
-/* Set the key. be NULL = gcm_backend_default(). Returns GCM_OK, GCM_EKEY
- * or GCM_EBACKEND (then the context is wiped and needs no gcm_wipe). */
-int gcm_init(gcm_ctx *c, const gcm_backend *be, const uint8_t *key, size_t keylen);
+/* Set the key. be NULL = vault_gcm_backend_default(). Returns VAULT_GCM_OK,
+ * VAULT_GCM_EKEY or VAULT_GCM_EBACKEND (then the context is wiped and needs no
+ * vault_gcm_wipe). */
+int vault_gcm_init(vault_gcm_ctx *c, const vault_gcm_backend *be, const uint8_t *key,
+                   size_t keylen);
 /* Start a message. Any IV length >= 1 byte (12 is the one to use; other
  * lengths go through GHASH as SP 800-38D says). The OpenSSL backend
- * accepts at most 128 bytes (GCM_EIV beyond). */
-int gcm_set_iv(gcm_ctx *c, const uint8_t *iv, size_t ivlen);
+ * accepts at most 128 bytes (VAULT_GCM_EIV beyond). */
+int vault_gcm_set_iv(vault_gcm_ctx *c, const uint8_t *iv, size_t ivlen);
 /* Additional data, any number of calls, before any text. */
-int gcm_aad(gcm_ctx *c, const uint8_t *aad, size_t len);
+int vault_gcm_aad(vault_gcm_ctx *c, const uint8_t *aad, size_t len);
 /* Encrypt len bytes; any chunking; in and out may be equal. */
-int gcm_encrypt(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len);
+int vault_gcm_encrypt(vault_gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len);
 /* Finish an encryption: write the first taglen (4..16) bytes of the tag. */
-int gcm_tag(gcm_ctx *c, uint8_t *tag, size_t taglen);
+int vault_gcm_tag(vault_gcm_ctx *c, uint8_t *tag, size_t taglen);
 /* Decryption pass 1: authenticate len bytes of ciphertext (no output). */
-int gcm_auth(gcm_ctx *c, const uint8_t *ct, size_t len);
-/* Compare the tag in constant time. GCM_OK unlocks gcm_decrypt for this
- * message; GCM_EAUTH ends the message (set a new IV to go on). */
-int gcm_check_tag(gcm_ctx *c, const uint8_t *tag, size_t taglen);
+int vault_gcm_auth(vault_gcm_ctx *c, const uint8_t *ct, size_t len);
+/* Compare the tag in constant time. VAULT_GCM_OK unlocks vault_gcm_decrypt for this
+ * message; VAULT_GCM_EAUTH ends the message (set a new IV to go on). */
+int vault_gcm_check_tag(vault_gcm_ctx *c, const uint8_t *tag, size_t taglen);
 /* Decryption pass 2: decrypt the authenticated ciphertext again, in the
  * same order, any chunking; in and out may be equal. */
-int gcm_decrypt(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len);
+int vault_gcm_decrypt(vault_gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len);
 /* Zero the context and release backend resources. */
-void gcm_wipe(gcm_ctx *c);
+void vault_gcm_wipe(vault_gcm_ctx *c);
 
-/* One-shot forms. gcm_open writes pt only after the tag has verified; on
- * GCM_EAUTH pt is left untouched. pt may equal ct in both. */
-int gcm_seal(const gcm_backend *be, const uint8_t *key, size_t keylen,
+/* One-shot forms. vault_gcm_open writes pt only after the tag has verified; on
+ * VAULT_GCM_EAUTH pt is left untouched. pt may equal ct in both. */
+int vault_gcm_seal(const vault_gcm_backend *be, const uint8_t *key, size_t keylen,
              const uint8_t *iv, size_t ivlen, const uint8_t *aad, size_t aadlen,
              const uint8_t *pt, size_t len, uint8_t *ct, uint8_t *tag, size_t taglen);
-int gcm_open(const gcm_backend *be, const uint8_t *key, size_t keylen,
+int vault_gcm_open(const vault_gcm_backend *be, const uint8_t *key, size_t keylen,
              const uint8_t *iv, size_t ivlen, const uint8_t *aad, size_t aadlen,
              const uint8_t *ct, size_t len, const uint8_t *tag, size_t taglen,
              uint8_t *pt);

@@ -1,6 +1,6 @@
 /*
  * vault_int.h — what the files of vault/ share and no other module sees:
- * the backend table behind gcm_ctx, the AES cores, GHASH, and the I/O-free
+ * the backend table behind vault_gcm_ctx, the AES cores, GHASH, and the I/O-free
  * readers and writers of the vault's file formats (also used by the tests
  * and the fuzz target).
  */
@@ -8,6 +8,7 @@
 #define CDPGATE_VAULT_INT_H
 
 #include "vault/vault.h"
+#include "base/base.h"
 
 #include <stdarg.h>
 
@@ -20,62 +21,62 @@
  * wraps mod 2^32 as GCM's inc32), advanced past the blocks used. ghash:
  * y = (y ^ block) * H for each of nblocks 16-byte blocks. */
 typedef struct {
-    int (*setkey)(gcm_ctx *c, const uint8_t *key, size_t keylen);
-    void (*block)(const gcm_ctx *c, const uint8_t in[16], uint8_t out[16]);
-    void (*ctr)(const gcm_ctx *c, uint8_t ctr[16], const uint8_t *in, uint8_t *out,
+    int (*setkey)(vault_gcm_ctx *c, const uint8_t *key, size_t keylen);
+    void (*block)(const vault_gcm_ctx *c, const uint8_t in[16], uint8_t out[16]);
+    void (*ctr)(const vault_gcm_ctx *c, uint8_t ctr[16], const uint8_t *in, uint8_t *out,
                 size_t nblocks);
-    void (*ghash)(const gcm_ctx *c, uint8_t y[16], const uint8_t *data, size_t nblocks);
-} gcm_core;
+    void (*ghash)(const vault_gcm_ctx *c, uint8_t y[16], const uint8_t *data, size_t nblocks);
+} vault_gcm_core;
 
 /* The table. The wrapper functions in gcm.c check the order of calls and
  * the length limits, then call these; tag writes all 16 bytes; check
- * compares the first taglen bytes and returns GCM_OK or GCM_EAUTH. */
-struct gcm_backend {
+ * compares the first taglen bytes and returns VAULT_GCM_OK or VAULT_GCM_EAUTH. */
+struct vault_gcm_backend {
     const char *name;
-    const gcm_core *core;    /* NULL when the backend does its own mode */
-    int (*init)(gcm_ctx *c, const uint8_t *key, size_t keylen);
-    int (*set_iv)(gcm_ctx *c, const uint8_t *iv, size_t ivlen);
-    int (*aad)(gcm_ctx *c, const uint8_t *aad, size_t len);
-    int (*encrypt)(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len);
-    int (*tag)(gcm_ctx *c, uint8_t tag[16]);
-    int (*auth)(gcm_ctx *c, const uint8_t *ct, size_t len);
-    int (*check)(gcm_ctx *c, const uint8_t *tag, size_t taglen);
-    int (*decrypt)(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len);
-    void (*wipe)(gcm_ctx *c);
+    const vault_gcm_core *core;    /* NULL when the backend does its own mode */
+    int (*init)(vault_gcm_ctx *c, const uint8_t *key, size_t keylen);
+    int (*set_iv)(vault_gcm_ctx *c, const uint8_t *iv, size_t ivlen);
+    int (*aad)(vault_gcm_ctx *c, const uint8_t *aad, size_t len);
+    int (*encrypt)(vault_gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len);
+    int (*tag)(vault_gcm_ctx *c, uint8_t tag[16]);
+    int (*auth)(vault_gcm_ctx *c, const uint8_t *ct, size_t len);
+    int (*check)(vault_gcm_ctx *c, const uint8_t *tag, size_t taglen);
+    int (*decrypt)(vault_gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len);
+    void (*wipe)(vault_gcm_ctx *c);
 };
 
-/* Generic GCM mode over a gcm_core (gcm.c), used by ct64 and aesni. */
-int gcm_soft_init(gcm_ctx *c, const uint8_t *key, size_t keylen);
-int gcm_soft_set_iv(gcm_ctx *c, const uint8_t *iv, size_t ivlen);
-int gcm_soft_aad(gcm_ctx *c, const uint8_t *aad, size_t len);
-int gcm_soft_encrypt(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len);
-int gcm_soft_tag(gcm_ctx *c, uint8_t tag[16]);
-int gcm_soft_auth(gcm_ctx *c, const uint8_t *ct, size_t len);
-int gcm_soft_check(gcm_ctx *c, const uint8_t *tag, size_t taglen);
-int gcm_soft_decrypt(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len);
-void gcm_soft_wipe(gcm_ctx *c);
+/* Generic GCM mode over a vault_gcm_core (gcm.c), used by ct64 and aesni. */
+int vault_gcm_soft_init(vault_gcm_ctx *c, const uint8_t *key, size_t keylen);
+int vault_gcm_soft_set_iv(vault_gcm_ctx *c, const uint8_t *iv, size_t ivlen);
+int vault_gcm_soft_aad(vault_gcm_ctx *c, const uint8_t *aad, size_t len);
+int vault_gcm_soft_encrypt(vault_gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len);
+int vault_gcm_soft_tag(vault_gcm_ctx *c, uint8_t tag[16]);
+int vault_gcm_soft_auth(vault_gcm_ctx *c, const uint8_t *ct, size_t len);
+int vault_gcm_soft_check(vault_gcm_ctx *c, const uint8_t *tag, size_t taglen);
+int vault_gcm_soft_decrypt(vault_gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len);
+void vault_gcm_soft_wipe(vault_gcm_ctx *c);
 
-extern const gcm_core gcm_core_ct64;                /* aes_ct.c + ghash.c */
-const gcm_backend *gcm_backend_aesni_table(void);   /* aesni.c; NULL off x86-64 */
-const gcm_backend *gcm_backend_ossl_table(void);    /* ossl.c; NULL without OpenSSL */
+extern const vault_gcm_core vault_gcm_core_ct64;                /* aes_ct.c + ghash.c */
+const vault_gcm_backend *vault_gcm_backend_aesni_table(void);   /* aesni.c; NULL off x86-64 */
+const vault_gcm_backend *vault_gcm_backend_ossl_table(void);    /* ossl.c; NULL without OpenSSL */
 
 /* ---- AES, bitsliced (aes_ct.c) ---- */
 
 /* FIPS 197 key expansion into 32-bit words (little-endian loads, as the
  * bitsliced code wants); constant time (the S-box is the bitsliced one).
  * Returns the number of rounds (10/12/14) or 0 for a bad key length. */
-unsigned aes_keysched_words(uint32_t w[60], const uint8_t *key, size_t keylen);
-/* Expanded bitsliced schedule for aes_ct64_encrypt4 ((nr+1)*8 words). */
-unsigned aes_ct64_keysched(uint64_t skey[120], const uint8_t *key, size_t keylen);
+unsigned vault_aes_keysched_words(uint32_t w[60], const uint8_t *key, size_t keylen);
+/* Expanded bitsliced schedule for vault_aes_ct64_encrypt4 ((nr+1)*8 words). */
+unsigned vault_aes_ct64_keysched(uint64_t skey[120], const uint8_t *key, size_t keylen);
 /* Encrypt four 16-byte blocks (64 bytes) in and out (may alias). */
-void aes_ct64_encrypt4(const uint64_t *skey, unsigned nr, const uint8_t in[64],
+void vault_aes_ct64_encrypt4(const uint64_t *skey, unsigned nr, const uint8_t in[64],
                        uint8_t out[64]);
 
 /* ---- GHASH, multiply-based (ghash.c) ---- */
 
 /* y = GHASH_H(y, data) over len bytes (a partial last block is zero-padded);
  * h and y are 16-byte big-endian field elements as SP 800-38D writes them. */
-void ghash_ctmul64(uint8_t y[16], const uint8_t h[16], const uint8_t *data, size_t len);
+void vault_ghash_ctmul64(uint8_t y[16], const uint8_t h[16], const uint8_t *data, size_t len);
 
 /* ---- helpers (util.c) ---- */
 
@@ -127,12 +128,12 @@ int vault_blob_parse(const uint8_t *buf, size_t len, vault_blob_hdr *h, char *er
 /* The key's identifier: HMAC-SHA256(key, "cdpgate vault key id v1")[0..8). */
 void vault_key_id(const uint8_t key[32], uint8_t id[VAULT_KEYID_LEN]);
 /* Seal pt for origin (new buffer in *out, free()). */
-int vault_blob_seal(const gcm_backend *be, const uint8_t key[32], const char *origin,
+int vault_blob_seal(const vault_gcm_backend *be, const uint8_t key[32], const char *origin,
                     const uint8_t *pt, size_t len, uint8_t **out, size_t *outlen,
                     char *err, size_t errlen);
 /* Open a session file for origin: *pt is new (free() after wiping), only
  * on success. Adds VAULT_EWRONGKEY, VAULT_EORIGIN, VAULT_EAUTH. */
-int vault_blob_open(const gcm_backend *be, const uint8_t key[32], const char *origin,
+int vault_blob_open(const vault_gcm_backend *be, const uint8_t key[32], const char *origin,
                     const uint8_t *buf, size_t len, uint8_t **pt, size_t *ptlen,
                     char *err, size_t errlen);
 

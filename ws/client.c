@@ -109,7 +109,7 @@ static int conn_write(ws_client *c, const uint8_t *buf, size_t len, int64_t dead
                 *sent = off;
                 return WS_EIO;
             }
-            int r = ws_wait_fd(c->fd, ev, deadline);
+            int r = base_wait_fd(c->fd, ev, deadline);
             if (r <= 0) {
                 *sent = off;
                 cerr(c, "%s: send timed out", c->hostport);
@@ -120,12 +120,14 @@ static int conn_write(ws_client *c, const uint8_t *buf, size_t len, int64_t dead
         return WS_OK;
     }
 #endif
-    int rc = ws_sock_send_all(c->fd, buf, len, deadline, sent);
-    if (rc == WS_ETIMEOUT)
+    if (base_write_all(c->fd, buf, len, deadline, BASE_WRITE_SOCKET, sent) == 0)
+        return WS_OK;
+    if (errno == ETIMEDOUT) {
         cerr(c, "%s: send timed out", c->hostport);
-    else if (rc != WS_OK)
-        cerr(c, "%s: send: %s", c->hostport, strerror(errno));
-    return rc;
+        return WS_ETIMEOUT;
+    }
+    cerr(c, "%s: send: %s", c->hostport, strerror(errno));
+    return WS_EIO;
 }
 
 /* Read what is there (waiting until the deadline) into rbuf[rlen..).
@@ -162,7 +164,7 @@ static ssize_t conn_read(ws_client *c, int64_t deadline)
                 cerr(c, "%s: TLS read: %s", c->hostport, tmp);
                 return WS_EIO;
             }
-            int r = ws_wait_fd(c->fd, ev, deadline);
+            int r = base_wait_fd(c->fd, ev, deadline);
             if (r == 0)
                 return WS_ETIMEOUT;
             if (r < 0) {
@@ -213,7 +215,7 @@ static int tls_start(ws_client *c, const ws_url *u, int64_t deadline, char *err,
         short ev = e == SSL_ERROR_WANT_READ ? POLLIN : e == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
         if (!ev)
             break;
-        int w = ws_wait_fd(c->fd, ev, deadline);
+        int w = base_wait_fd(c->fd, ev, deadline);
         if (w == 0) {
             ws_seterr(err, errlen, "%s: TLS handshake timed out", c->hostport);
             return WS_ETIMEOUT;
@@ -247,9 +249,9 @@ void ws_client_free(ws_client *c)
     if (c->fd >= 0)
         close(c->fd);
     ws_decoder_free(&c->dec);
-    ws_memzero(c->rbuf, c->rlen);
+    base_memzero(c->rbuf, c->rlen);
     free(c->rbuf);
-    ws_memzero(c->sbuf, c->scap);
+    base_memzero(c->sbuf, c->scap);
     free(c->sbuf);
     free(c);
 }
@@ -258,7 +260,7 @@ void ws_client_free(ws_client *c)
 static void rbuf_reset(ws_client *c)
 {
     if (c->rlen > c->rwiped)
-        ws_memzero(c->rbuf + c->rwiped, c->rlen - c->rwiped);
+        base_memzero(c->rbuf + c->rwiped, c->rlen - c->rwiped);
     c->rpos = c->rlen = c->rwiped = 0;
 }
 
@@ -267,7 +269,7 @@ void ws_client_wipe_int(ws_client *c)
     if (!c)
         return;
     if (c->rpos > c->rwiped)
-        ws_memzero(c->rbuf + c->rwiped, c->rpos - c->rwiped);
+        base_memzero(c->rbuf + c->rwiped, c->rpos - c->rwiped);
     if (c->rpos > c->rwiped)
         c->rwiped = c->rpos;
     ws_decoder_wipe_int(&c->dec);
@@ -295,7 +297,7 @@ ws_client *ws_client_connect(const char *url, const ws_opts *opts, char *err, si
     size_t max_message = opts && opts->max_message ? opts->max_message
                                                    : WS_DEFAULT_MAX_MESSAGE;
     int timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : 10000;
-    int64_t deadline = ws_deadline_in(timeout_ms);
+    int64_t deadline = base_deadline_in(timeout_ms);
 
     ws_client *c = calloc(1, sizeof *c);
     if (!c) {
@@ -317,12 +319,12 @@ ws_client *ws_client_connect(const char *url, const ws_opts *opts, char *err, si
         goto fail;
 #endif
     uint8_t raw[16];
-    char key[WS_B64_ENCLEN(16) + 1];
-    if (ws_random(raw, sizeof raw) != WS_OK) {
+    char key[BASE_B64_ENCLEN(16) + 1];
+    if (base_random(raw, sizeof raw) != 0) {
         ws_seterr(err, errlen, "no random bytes for the handshake key");
         goto fail;
     }
-    ws_b64_encode(raw, sizeof raw, key);
+    base_b64_encode(raw, sizeof raw, key);
     char req[2600];
     int rn = ws_handshake_request(req, sizeof req, &u, key);
     if (rn < 0) {
@@ -377,7 +379,7 @@ fail:
 static int next_key(ws_client *c, uint8_t key[4])
 {
     if (c->keys_left < 4) {
-        if (ws_random(c->keys, sizeof c->keys) != WS_OK) {
+        if (base_random(c->keys, sizeof c->keys) != 0) {
             cerr(c, "no random bytes for a mask key");
             return WS_EIO;
         }
@@ -423,7 +425,7 @@ static int send_frame(ws_client *c, int opcode, bool fin, const uint8_t *data, s
         sent = 1; /* the frame is under way */
     }
     /* The frame is out (or never will be): no copy stays behind. */
-    ws_memzero(c->sbuf, hlen + first);
+    base_memzero(c->sbuf, hlen + first);
     if (rc != WS_OK && sent > 0)
         c->dead = WS_EIO;
     return rc;
@@ -432,7 +434,7 @@ static int send_frame(ws_client *c, int opcode, bool fin, const uint8_t *data, s
 static int64_t send_deadline(int timeout_ms)
 {
     /* 0 would abandon a frame half-written; treat it as "no limit". */
-    return ws_deadline_in(timeout_ms == 0 ? -1 : timeout_ms);
+    return base_deadline_in(timeout_ms == 0 ? -1 : timeout_ms);
 }
 
 int ws_client_send(ws_client *c, int opcode, const void *data, size_t len, int timeout_ms)
@@ -572,7 +574,7 @@ int ws_client_recv(ws_client *c, ws_event *ev, int timeout_ms)
         return WS_EPROTO;
     }
     ws_decoder_set_chunked(&c->dec, false);
-    int64_t deadline = ws_deadline_in(timeout_ms);
+    int64_t deadline = base_deadline_in(timeout_ms);
     int rc = pump(c, ev, deadline, false);
     if (rc != WS_OK)
         return rc;
@@ -600,7 +602,7 @@ int ws_client_recv_chunk_int(ws_client *c, const uint8_t **p, size_t *n, bool *f
     }
     ws_decoder_set_chunked(&c->dec, true);
     ws_event ev;
-    int64_t deadline = ws_deadline_in(timeout_ms);
+    int64_t deadline = base_deadline_in(timeout_ms);
     int rc = pump(c, &ev, deadline, false);
     if (rc != WS_OK)
         return rc;
@@ -622,8 +624,8 @@ static int close_or_error(ws_client *c, ws_event *ev, int64_t deadline)
         if (!c->close_sent) {
             /* Echo the status code (none for 1005), bounded by one second. */
             uint16_t code = ev->close_code == 1005 ? 0 : ev->close_code;
-            int64_t d2 = ws_deadline_in(1000);
-            if (deadline != WS_NO_DEADLINE && deadline < d2)
+            int64_t d2 = base_deadline_in(1000);
+            if (deadline != BASE_NO_DEADLINE && deadline < d2)
                 d2 = deadline;
             send_close(c, code, NULL, 0, d2);
         }
@@ -633,7 +635,7 @@ static int close_or_error(ws_client *c, ws_event *ev, int64_t deadline)
     /* Protocol error: tell the peer why, then give up. */
     cerr(c, "%s: %s", c->hostport, ev->msg);
     if (!c->close_sent)
-        send_close(c, ev->close_code, ev->msg, strlen(ev->msg), ws_deadline_in(1000));
+        send_close(c, ev->close_code, ev->msg, strlen(ev->msg), base_deadline_in(1000));
     c->dead = ev->code;
     return ev->code;
 }
@@ -642,7 +644,7 @@ int ws_client_close(ws_client *c, uint16_t code, const char *reason, int timeout
 {
     if (!c)
         return WS_OK;
-    int64_t deadline = ws_deadline_in(timeout_ms);
+    int64_t deadline = base_deadline_in(timeout_ms);
     int rc = WS_OK;
     if (c->dead) {
         rc = c->dead == WS_ECLOSED ? WS_OK : c->dead;

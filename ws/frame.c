@@ -56,7 +56,7 @@ void ws_decoder_free(ws_decoder *d)
 {
     if (!d)
         return;
-    ws_memzero(d->msg, d->msg_dirty);
+    base_memzero(d->msg, d->msg_dirty);
     free(d->msg);
     d->msg = NULL;
     d->msg_len = d->msg_cap = d->msg_dirty = 0;
@@ -66,7 +66,7 @@ void ws_decoder_wipe_int(ws_decoder *d)
 {
     if (d->msg_opcode)
         return;         /* still being reassembled: not handed out yet */
-    ws_memzero(d->msg, d->msg_dirty);
+    base_memzero(d->msg, d->msg_dirty);
     d->msg_dirty = 0;
 }
 
@@ -110,7 +110,7 @@ static bool reserve(ws_decoder *d, size_t need)
         return false;
     if (d->msg_dirty) {
         memcpy(nb, d->msg, d->msg_dirty);
-        ws_memzero(d->msg, d->msg_dirty);
+        base_memzero(d->msg, d->msg_dirty);
     }
     free(d->msg);
     d->msg = nb;
@@ -306,7 +306,7 @@ size_t ws_decoder_feed(ws_decoder *d, const uint8_t *in, size_t len, ws_event *e
                     d->msg_len = 0;
                     d->utf8_state = 0;
                     /* The earlier message is done with: zero it before reuse. */
-                    ws_memzero(d->msg, d->msg_dirty);
+                    base_memzero(d->msg, d->msg_dirty);
                     d->msg_dirty = 0;
                     /* Give back a large buffer left by an earlier message. */
                     if (d->msg_cap > ((size_t)4 << 20) &&

@@ -12,6 +12,7 @@
 #include "url/url.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,7 +153,7 @@ void ws_accept_key(const char *key_b64, char out[29])
     memcpy(buf + klen, WS_GUID, sizeof WS_GUID - 1);
     uint8_t dig[20];
     ws_sha1(buf, klen + sizeof WS_GUID - 1, dig);
-    ws_b64_encode(dig, sizeof dig, out);
+    base_b64_encode(dig, sizeof dig, out);
 }
 
 /* "host[:port]" as a Host header wants it: the port only when not default. */
@@ -613,7 +614,7 @@ int ws_http_get(const char *url, int timeout_ms, size_t max_body,
         ws_seterr(err, errlen, "GET %.300s: only http:// URLs are supported", url);
         return WS_EURL;
     }
-    int64_t deadline = ws_deadline_in(timeout_ms <= 0 ? 10000 : timeout_ms);
+    int64_t deadline = base_deadline_in(timeout_ms <= 0 ? 10000 : timeout_ms);
     char hp[300];
     ws_hostport(u.host, u.port, hp, sizeof hp);
     int fd;
@@ -631,8 +632,8 @@ int ws_http_get(const char *url, int timeout_ms, size_t max_body,
         ws_seterr(err, errlen, "GET %s: request too long", hp);
         return WS_EURL;
     }
-    rc = ws_sock_send_all(fd, req, (size_t)rn, deadline, NULL);
-    if (rc != WS_OK) {
+    if (base_write_all(fd, req, (size_t)rn, deadline, BASE_WRITE_SOCKET, NULL) != 0) {
+        rc = errno == ETIMEDOUT ? WS_ETIMEOUT : WS_EIO;
         close(fd);
         ws_seterr(err, errlen, "GET %s%s: send: %s", hp, u.path,
                   rc == WS_ETIMEOUT ? "timed out" : "connection lost");

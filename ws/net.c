@@ -1,7 +1,7 @@
 /*
- * net.c — the one place in ws/ that talks to sockets and poll(): deadlines,
- * TCP connect over getaddrinfo (IPv4 and IPv6), and send/recv that wait with
- * poll() until an absolute deadline.
+ * net.c — the one place in ws/ that opens sockets: TCP connect over
+ * getaddrinfo (IPv4 and IPv6) and a recv that waits until an absolute
+ * deadline (waiting and sending are base_wait_fd and base_write_all).
  *
  * Sockets are created non-blocking and close-on-exec in one call
  * (SOCK_NONBLOCK | SOCK_CLOEXEC), TCP_NODELAY is set (CDP is request/
@@ -26,47 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-int64_t ws_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t ws_deadline_in(int timeout_ms)
-{
-    if (timeout_ms < 0)
-        return WS_NO_DEADLINE;
-    return ws_now_ms() + timeout_ms;
-}
-
-static int poll_timeout(int64_t deadline)
-{
-    if (deadline == WS_NO_DEADLINE)
-        return -1;
-    int64_t left = deadline - ws_now_ms();
-    if (left <= 0)
-        return 0;
-    return left > INT_MAX ? INT_MAX : (int)left;
-}
-
-int ws_wait_fd(int fd, short events, int64_t deadline)
-{
-    struct pollfd pfd = {.fd = fd, .events = events};
-    for (;;) {
-        int r = poll(&pfd, 1, poll_timeout(deadline));
-        if (r > 0)
-            return 1;
-        if (r == 0) {
-            if (deadline != WS_NO_DEADLINE && ws_now_ms() < deadline)
-                continue; /* woke early (clock granularity) */
-            return 0;
-        }
-        if (errno != EINTR)
-            return -1;
-    }
-}
-
 /* Connect one address with the deadline. 0 or an errno value. */
 static int connect_one(const struct addrinfo *ai, int64_t deadline, int *fdp)
 {
@@ -82,7 +41,7 @@ static int connect_one(const struct addrinfo *ai, int64_t deadline, int *fdp)
             close(fd);
             return e;
         }
-        int r = ws_wait_fd(fd, POLLOUT, deadline);
+        int r = base_wait_fd(fd, POLLOUT, deadline);
         if (r <= 0) {
             int e = r == 0 ? ETIMEDOUT : errno;
             close(fd);
@@ -125,7 +84,7 @@ int ws_tcp_connect(const char *host, int port, int64_t deadline, int *fdp,
             freeaddrinfo(res);
             return WS_OK;
         }
-        if (e == ETIMEDOUT && deadline != WS_NO_DEADLINE && ws_now_ms() >= deadline)
+        if (e == ETIMEDOUT && deadline != BASE_NO_DEADLINE && base_now_ms() >= deadline)
             break;
     }
     freeaddrinfo(res);
@@ -137,39 +96,11 @@ int ws_tcp_connect(const char *host, int port, int64_t deadline, int *fdp,
     return WS_ECONNECT;
 }
 
-int ws_sock_send_all(int fd, const void *buf, size_t len, int64_t deadline, size_t *sent)
-{
-    const uint8_t *p = buf;
-    size_t off = 0;
-    int rc = WS_OK;
-    while (off < len) {
-        ssize_t n = send(fd, p + off, len - off, MSG_NOSIGNAL);
-        if (n > 0) {
-            off += (size_t)n;
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            int r = ws_wait_fd(fd, POLLOUT, deadline);
-            if (r > 0)
-                continue;
-            rc = r == 0 ? WS_ETIMEOUT : WS_EIO;
-            break;
-        }
-        rc = WS_EIO;
-        break;
-    }
-    if (sent)
-        *sent = off;
-    return rc;
-}
-
 ssize_t ws_sock_recv(int fd, void *buf, size_t cap, int64_t deadline, bool try_first)
 {
     for (;;) {
         if (!try_first) {
-            int r = ws_wait_fd(fd, POLLIN, deadline);
+            int r = base_wait_fd(fd, POLLIN, deadline);
             if (r == 0)
                 return WS_ETIMEOUT;
             if (r < 0)

@@ -103,7 +103,7 @@ void ws_pipe_free(ws_pipe *p)
         close(p->rfd);
     if (p->wfd >= 0 && p->wfd != p->rfd)
         close(p->wfd);
-    ws_memzero(p->buf, p->end);
+    base_memzero(p->buf, p->end);
     free(p->buf);
     free(p);
 }
@@ -111,7 +111,7 @@ void ws_pipe_free(ws_pipe *p)
 void ws_pipe_wipe(ws_pipe *p)
 {
     if (p->start > p->wiped)
-        ws_memzero(p->buf + p->wiped, p->start - p->wiped);
+        base_memzero(p->buf + p->wiped, p->start - p->wiped);
     p->wiped = p->start;
 }
 
@@ -120,7 +120,7 @@ static void compact(ws_pipe *p)
 {
     size_t n = p->end - p->start;
     memmove(p->buf, p->buf + p->start, n);
-    ws_memzero(p->buf + n, p->start);
+    base_memzero(p->buf + n, p->start);
     p->end = n;
     p->scan -= p->start;
     p->start = p->wiped = 0;
@@ -133,7 +133,7 @@ static bool grow_buf(ws_pipe *p, size_t ncap)
     if (!nb)
         return false;
     memcpy(nb, p->buf, p->end);
-    ws_memzero(p->buf, p->end);
+    base_memzero(p->buf, p->end);
     free(p->buf);
     p->buf = nb;
     p->cap = ncap;
@@ -150,41 +150,21 @@ bool ws_pipe_ready(const ws_pipe *p)
     return memchr(p->buf + p->scan, 0, p->end - p->scan) != NULL;
 }
 
-/* Write all of data[0..len) then, if nul, one NUL byte. */
+/* Write all of data[0..len) then one NUL byte (the message delimiter). */
 static int write_all(ws_pipe *p, const char *data, size_t len, int64_t deadline)
 {
     static const char zero[1] = {0};
-    const char *parts[2] = {data, zero};
-    size_t lens[2] = {len, 1};
-    int rc = WS_OK;
-    for (int k = 0; k < 2 && rc == WS_OK; k++) {
-        size_t off = 0;
-        while (off < lens[k]) {
-            ssize_t n = p->wsock ? send(p->wfd, parts[k] + off, lens[k] - off, MSG_NOSIGNAL)
-                                 : write(p->wfd, parts[k] + off, lens[k] - off);
-            if (n > 0) {
-                off += (size_t)n;
-                continue;
-            }
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-                int r = ws_wait_fd(p->wfd, POLLOUT, deadline);
-                if (r > 0)
-                    continue;
-                if (r == 0) {
-                    snprintf(p->err, sizeof p->err, "pipe: send timed out");
-                    rc = WS_ETIMEOUT;
-                    break;
-                }
-            }
-            snprintf(p->err, sizeof p->err, "pipe: write: %s",
-                     errno == EPIPE ? "the reader closed the pipe" : strerror(errno));
-            rc = WS_EIO;
-            break;
-        }
+    unsigned flags = p->wsock ? BASE_WRITE_SOCKET : 0;
+    if (base_write_all(p->wfd, data, len, deadline, flags, NULL) == 0 &&
+        base_write_all(p->wfd, zero, 1, deadline, flags, NULL) == 0)
+        return WS_OK;
+    if (errno == ETIMEDOUT) {
+        snprintf(p->err, sizeof p->err, "pipe: send timed out");
+        return WS_ETIMEOUT;
     }
-    return rc;
+    snprintf(p->err, sizeof p->err, "pipe: write: %s",
+             errno == EPIPE ? "the reader closed the pipe" : strerror(errno));
+    return WS_EIO;
 }
 
 int ws_pipe_send(ws_pipe *p, const char *msg, size_t len, int timeout_ms)
@@ -197,7 +177,7 @@ int ws_pipe_send(ws_pipe *p, const char *msg, size_t len, int timeout_ms)
                  (size_t)(z - msg));
         return WS_EPROTO;
     }
-    int64_t deadline = ws_deadline_in(timeout_ms == 0 ? -1 : timeout_ms);
+    int64_t deadline = base_deadline_in(timeout_ms == 0 ? -1 : timeout_ms);
     if (p->wsock)
         return write_all(p, msg, len, deadline) == WS_OK ? WS_OK : (p->dead = WS_EIO);
     /* A pipe: keep SIGPIPE away from the process while writing. */
@@ -240,7 +220,7 @@ static int read_more(ws_pipe *p, int64_t deadline)
 {
     for (;;) {
         if (!p->read_full) {
-            int r = ws_wait_fd(p->rfd, POLLIN, deadline);
+            int r = base_wait_fd(p->rfd, POLLIN, deadline);
             if (r == 0)
                 return WS_ETIMEOUT;
             if (r < 0) {
@@ -285,7 +265,7 @@ int ws_pipe_recv_chunk(ws_pipe *p, const char **msg, size_t *len, bool *end,
     *end = false;
     if (p->dead)
         return p->dead;
-    int64_t deadline = ws_deadline_in(timeout_ms);
+    int64_t deadline = base_deadline_in(timeout_ms);
     for (;;) {
         if (p->start < p->end) {
             uint8_t *z = memchr(p->buf + p->scan, 0, p->end - p->scan);
@@ -326,7 +306,7 @@ int ws_pipe_recv(ws_pipe *p, const char **msg, size_t *len, int timeout_ms)
         snprintf(p->err, sizeof p->err, "pipe: a message is being received in pieces");
         return WS_EPROTO;
     }
-    int64_t deadline = ws_deadline_in(timeout_ms);
+    int64_t deadline = base_deadline_in(timeout_ms);
     for (;;) {
         uint8_t *z = memchr(p->buf + p->scan, 0, p->end - p->scan);
         if (z) {
@@ -359,7 +339,7 @@ int ws_pipe_recv(ws_pipe *p, const char **msg, size_t *len, int timeout_ms)
             }
         }
         if (!p->read_full) {
-            int r = ws_wait_fd(p->rfd, POLLIN, deadline);
+            int r = base_wait_fd(p->rfd, POLLIN, deadline);
             if (r == 0)
                 return WS_ETIMEOUT;
             if (r < 0) {

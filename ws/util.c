@@ -1,16 +1,11 @@
 /*
- * util.c — error strings, random bytes, small formatting helpers and the
+ * util.c — error strings, small formatting helpers and the
  * incremental UTF-8 validator shared by the ws module.
  */
-#define _GNU_SOURCE /* getrandom */
 #include "ws/ws_int.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
-#include <unistd.h>
 
 const char *ws_strerror(int code)
 {
@@ -33,23 +28,6 @@ const char *ws_strerror(int code)
     }
 }
 
-/* memset, then an empty asm statement that "reads" the memory so the stores
- * cannot be dropped as dead (the explicit_bzero technique); a volatile byte
- * loop where there is no GNU asm. vault/ keeps its own copy. */
-void ws_memzero(void *p, size_t n)
-{
-    if (!p || !n)
-        return;
-#if defined(__GNUC__) || defined(__clang__)
-    memset(p, 0, n);
-    __asm__ __volatile__("" : : "r"(p) : "memory");
-#else
-    volatile uint8_t *v = p;
-    while (n--)
-        *v++ = 0;
-#endif
-}
-
 void ws_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
     if (!err || !errlen)
@@ -66,40 +44,6 @@ void ws_hostport(const char *host, int port, char *out, size_t cap)
         snprintf(out, cap, "[%s]:%d", host, port);
     else
         snprintf(out, cap, "%s:%d", host, port);
-}
-
-/* getrandom() first; /dev/urandom when the kernel lacks it (ENOSYS). */
-int ws_random(void *buf, size_t len)
-{
-    uint8_t *p = buf;
-    while (len) {
-        ssize_t n = getrandom(p, len, 0);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    if (!len)
-        return WS_OK;
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return WS_EIO;
-    while (len) {
-        ssize_t n = read(fd, p, len);
-        if (n <= 0) {
-            if (n < 0 && errno == EINTR)
-                continue;
-            close(fd);
-            return WS_EIO;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    close(fd);
-    return WS_OK;
 }
 
 /*

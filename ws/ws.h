@@ -1,10 +1,10 @@
 /*
  * ws.h — transports for CDP: an RFC 6455 WebSocket client, the
  * --remote-debugging-pipe transport, and the small pieces they need
- * (SHA-1, base64, URL and HTTP/1.1 parsing, random bytes).
+ * (SHA-1, URL and HTTP/1.1 parsing; base64 and random bytes are base/'s).
  *
  * Layers, bottom up:
- *   1. ws_sha1, ws_b64_*      pure functions.
+ *   1. ws_sha1                pure function.
  *   2. ws_decoder             I/O-free: bytes in, events out. Frame codec plus
  *                             the message layer (fragmentation, interleaved
  *                             control frames, close codes, UTF-8 of text,
@@ -38,6 +38,8 @@
 #ifndef CDPGATE_WS_H
 #define CDPGATE_WS_H
 
+#include "base/base.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -61,25 +63,18 @@ enum {
 };
 const char *ws_strerror(int code);
 
-/* ---- SHA-1, base64, random ---- */
+/* ---- SHA-1 ---- */
 
 void ws_sha1(const void *data, size_t len, uint8_t out[20]);
 
-/* Encoded length for n input bytes (with padding), excluding the NUL. */
-#define WS_B64_ENCLEN(n) ((((n) + 2) / 3) * 4)
-/* Standard alphabet with padding; writes a NUL after. out must hold
- * WS_B64_ENCLEN(len) + 1 bytes. Returns the length. */
-size_t ws_b64_encode(const uint8_t *in, size_t len, char *out);
-/* Strict decode (standard alphabet, padding required, no whitespace).
- * Returns the byte count, or -1 on invalid input or when cap is too small. */
-ssize_t ws_b64_decode(const char *in, size_t len, uint8_t *out, size_t cap);
-
-/* Fill buf from the OS CSPRNG (getrandom, else /dev/urandom). 0 or WS_EIO. */
-int ws_random(void *buf, size_t len);
-
-/* memset(p, 0, n) that the compiler cannot drop as a dead store (for
- * buffers that held secrets). */
-void ws_memzero(void *p, size_t n);
+/* base64, random bytes and the wipe live in base/ (base/base.h). These old
+ * names remain only for snapshot/, until it moves over; new code uses
+ * base_*. */
+#define WS_B64_ENCLEN(n) BASE_B64_ENCLEN(n)
+#define ws_b64_encode base_b64_encode
+#define ws_b64_decode base_b64_decode
+#define ws_random base_random
+#define ws_memzero base_memzero
 
 /* ---- frame codec and message layer (I/O-free) ---- */
 

@@ -2,10 +2,10 @@
  * ws_int.h — internals shared by the files of the ws module; no other
  * module includes this.
  *
- *   - Deadlines are absolute CLOCK_MONOTONIC milliseconds; WS_NO_DEADLINE
- *     means wait forever. ws_deadline_in(-1) gives it.
- *   - net.c is the only file that calls socket(), connect() and poll(); the
- *     client, ws_http_get and the pipe transport go through it.
+ *   - Deadlines are absolute CLOCK_MONOTONIC milliseconds (base_now_ms);
+ *     BASE_NO_DEADLINE means wait forever. base_deadline_in(-1) gives it.
+ *   - net.c is the only file that calls socket() and connect(); waiting
+ *     (poll) and writing go through base/ (base_wait_fd, base_write_all).
  *   - The pipe transport (pipe.c) is reached from transport.c through the
  *     ws_pipe_* functions below.
  */
@@ -17,7 +17,6 @@
 #include <stdarg.h>
 
 #define WS_DEFAULT_MAX_MESSAGE ((size_t)64 << 20)
-#define WS_NO_DEADLINE ((int64_t)-1)
 
 /* snprintf into err (NULL or errlen 0 is accepted). */
 void ws_seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -37,23 +36,16 @@ bool ws_utf8_run(uint32_t *state, const uint8_t *p, size_t n);
 /* "host:port", IPv6 literals in brackets. */
 void ws_hostport(const char *host, int port, char *out, size_t cap);
 
-/* ---- time and sockets (net.c) ---- */
+/* ---- sockets (net.c) ---- */
 
-int64_t ws_now_ms(void);
-/* -1 (or any negative) = no deadline. */
-int64_t ws_deadline_in(int timeout_ms);
-/* Wait for events on fd until the deadline: 1 ready (also on HUP/ERR),
- * 0 timed out, -1 with errno on a poll failure. */
-int ws_wait_fd(int fd, short events, int64_t deadline);
+/* Time, deadlines (BASE_NO_DEADLINE), waiting on a descriptor and the write
+ * loop are base/'s: base_now_ms, base_deadline_in, base_wait_fd,
+ * base_write_all. */
 /* Non-blocking, close-on-exec TCP connection with TCP_NODELAY, tried on
  * every address getaddrinfo gives. WS_OK with *fd set, or WS_ERESOLVE,
  * WS_ECONNECT, WS_ETIMEOUT with err naming host:port and the reason. */
 int ws_tcp_connect(const char *host, int port, int64_t deadline, int *fd,
                    char *err, size_t errlen);
-/* Send all of buf on a non-blocking socket (MSG_NOSIGNAL). WS_OK,
- * WS_ETIMEOUT or WS_EIO (errno kept); *sent says how much went out. */
-int ws_sock_send_all(int fd, const void *buf, size_t len, int64_t deadline,
-                     size_t *sent);
 /* One recv on a non-blocking socket, waiting until the deadline. Returns the
  * byte count, 0 at EOF, WS_ETIMEOUT or WS_EIO (errno kept). try_first skips
  * the poll when data is probably already there. */

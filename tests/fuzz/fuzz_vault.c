@@ -52,7 +52,7 @@ static void check_blob(const uint8_t *data, size_t size)
     uint8_t *pt = (uint8_t *)"x";
     size_t ptlen = 0;
     err[0] = 0;
-    int orc = vault_blob_open(gcm_backend_ct64(), FUZZ_KEY, FUZZ_ORIGIN, data, size, &pt, &ptlen,
+    int orc = vault_blob_open(vault_gcm_backend_ct64(), FUZZ_KEY, FUZZ_ORIGIN, data, size, &pt, &ptlen,
                               err, sizeof err);
     if (orc) {
         CHECK(orc < 0 && pt == NULL && *err);

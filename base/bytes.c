@@ -1,14 +1,22 @@
 /*
- * base64.c — RFC 4648 base64 (standard alphabet, with padding) for the
- * WebSocket key and accept value. Decoding is strict: length a multiple of
- * four, padding only at the end, no whitespace, unused bits zero.
+ * bytes.c — RFC 4648 base64 (standard alphabet, with padding; decoding is
+ * strict: length a multiple of four, padding only at the end, no
+ * whitespace, unused bits zero), random bytes from the OS, and a wipe the
+ * compiler cannot drop.
  */
-#include "ws/ws_int.h"
+#define _GNU_SOURCE /* getrandom */
+#include "base/base.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 static const char B64[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-size_t ws_b64_encode(const uint8_t *in, size_t len, char *out)
+size_t base_b64_encode(const uint8_t *in, size_t len, char *out)
 {
     size_t o = 0, i = 0;
     for (; i + 3 <= len; i += 3) {
@@ -50,7 +58,7 @@ static int b64_val(unsigned char c)
     return -1;
 }
 
-ssize_t ws_b64_decode(const char *in, size_t len, uint8_t *out, size_t cap)
+ssize_t base_b64_decode(const char *in, size_t len, uint8_t *out, size_t cap)
 {
     if (len % 4)
         return -1;
@@ -85,4 +93,57 @@ ssize_t ws_b64_decode(const char *in, size_t len, uint8_t *out, size_t cap)
             out[o++] = (uint8_t)w;
     }
     return (ssize_t)o;
+}
+
+/* getrandom() first; /dev/urandom when the kernel lacks it (ENOSYS). */
+int base_random(void *buf, size_t len)
+{
+    uint8_t *p = buf;
+    while (len) {
+        ssize_t n = getrandom(p, len, 0);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    if (!len)
+        return 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    while (len) {
+        ssize_t n = read(fd, p, len);
+        if (n <= 0) {
+            int e = n < 0 ? errno : EIO;
+            if (n < 0 && e == EINTR)
+                continue;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    close(fd);
+    return 0;
+}
+
+/* memset, then an empty asm statement that "reads" the memory so the stores
+ * cannot be dropped as dead (the explicit_bzero technique); a volatile byte
+ * loop where there is no GNU asm. */
+void base_memzero(void *p, size_t n)
+{
+    if (!p || !n)
+        return;
+#if defined(__GNUC__) || defined(__clang__)
+    memset(p, 0, n);
+    __asm__ __volatile__("" : : "r"(p) : "memory");
+#else
+    volatile uint8_t *v = p;
+    while (n--)
+        *v++ = 0;
+#endif
 }

@@ -1,0 +1,94 @@
+/*
+ * buf.c — the growing text buffer (base_buf): appends that never fail
+ * loudly, one oom flag to check at the end.
+ */
+#include "base/base.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool base_buf_reserve(base_buf *b, size_t extra)
+{
+    if (b->oom)
+        return false;
+    if (extra > SIZE_MAX / 2 - b->len) {
+        b->oom = true;
+        return false;
+    }
+    if (b->s && b->len + extra + 1 <= b->cap)
+        return true;
+    size_t n = b->cap ? b->cap : 256;
+    while (n < b->len + extra + 1)
+        n *= 2;
+    char *np = realloc(b->s, n);
+    if (!np) {
+        b->oom = true;
+        return false;
+    }
+    b->s = np;
+    b->cap = n;
+    b->s[b->len] = 0;
+    return true;
+}
+
+void base_buf_put(base_buf *b, const char *s, size_t n)
+{
+    if (!base_buf_reserve(b, n))
+        return;
+    if (n)
+        memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
+void base_buf_puts(base_buf *b, const char *s) { base_buf_put(b, s, strlen(s)); }
+
+void base_buf_putc(base_buf *b, char c) { base_buf_put(b, &c, 1); }
+
+void base_buf_printf(base_buf *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof tmp) {
+        base_buf_put(b, tmp, (size_t)n);
+        return;
+    }
+    if (!base_buf_reserve(b, (size_t)n))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+char *base_buf_take(base_buf *b, size_t *len)
+{
+    char *s = NULL;
+    if (!b->oom && base_buf_reserve(b, 0)) {
+        s = b->s;
+        if (len)
+            *len = b->len;
+        b->s = NULL;
+    }
+    base_buf_free(b);
+    return s;
+}
+
+void base_buf_free(base_buf *b)
+{
+    if (!b)
+        return;
+    free(b->s);
+    b->s = NULL;
+    b->len = b->cap = 0;
+    b->oom = false;
+}

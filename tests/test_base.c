@@ -1,0 +1,204 @@
+/*
+ * test_base.c — base/: the write loop (short writes on a non-blocking
+ * descriptor, its deadline, a closed socket peer without SIGPIPE), the
+ * growing text buffer (growth, long printf, take, allocation failure),
+ * random bytes and the wipe. base64 is held to RFC 4648 in test_ws.c's
+ * base64_* tests (they read the shared vectors there).
+ */
+#define _GNU_SOURCE /* F_SETPIPE_SZ */
+#include "base/base.h"
+#include "tests/harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* A child reads fd to EOF and exits with (sum of bytes) & 0x7f. */
+static pid_t spawn_reader(int fd, int other)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(other);
+        unsigned sum = 0;
+        uint8_t b[4096];
+        ssize_t n;
+        while ((n = read(fd, b, sizeof b)) != 0) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                _exit(255);
+            for (ssize_t i = 0; i < n; i++)
+                sum += b[i];
+        }
+        _exit((int)(sum & 0x7f));
+    }
+    return pid;
+}
+
+static void t_write_all_short_writes(void)
+{
+    /* 4 MB through a non-blocking 64 KB pipe: write() returns short counts
+     * and EAGAIN many times; everything must arrive, in order. */
+    int p[2];
+    CHECK_INT(0, pipe(p));
+    (void)fcntl(p[1], F_SETPIPE_SZ, 65536);
+    CHECK_INT(0, fcntl(p[1], F_SETFL, O_NONBLOCK));
+    pid_t pid = spawn_reader(p[0], p[1]);
+    CHECK(pid > 0);
+    close(p[0]);
+    size_t len = (size_t)4 << 20;
+    uint8_t *buf = malloc(len);
+    unsigned sum = 0;
+    for (size_t i = 0; i < len; i++) {
+        buf[i] = (uint8_t)(i * 7 + 3);
+        sum += buf[i];
+    }
+    size_t done = 0;
+    CHECK_INT(0, base_write_all(p[1], buf, len, BASE_NO_DEADLINE, 0, &done));
+    CHECK_INT((long long)len, (long long)done);
+    close(p[1]);
+    int st = 0;
+    CHECK_INT(pid, waitpid(pid, &st, 0));
+    CHECK(WIFEXITED(st));
+    CHECK_INT(sum & 0x7f, WEXITSTATUS(st));
+    free(buf);
+}
+
+static void t_write_all_deadline(void)
+{
+    /* Nobody reads: the pipe fills, then the deadline ends the wait. */
+    int p[2];
+    CHECK_INT(0, pipe(p));
+    CHECK_INT(0, fcntl(p[1], F_SETFL, O_NONBLOCK));
+    size_t len = (size_t)8 << 20, done = 0;
+    uint8_t *buf = calloc(1, len);
+    errno = 0;
+    CHECK_INT(-1, base_write_all(p[1], buf, len, base_deadline_in(50), 0, &done));
+    CHECK_INT(ETIMEDOUT, errno);
+    CHECK(done > 0 && done < len);
+    free(buf);
+    close(p[0]);
+    close(p[1]);
+}
+
+static void t_write_all_closed_socket(void)
+{
+    /* A closed peer is EPIPE, not a SIGPIPE that kills the process. */
+    int sv[2];
+    CHECK_INT(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+    close(sv[1]);
+    errno = 0;
+    CHECK_INT(-1, base_write_all(sv[0], "abc", 3, BASE_NO_DEADLINE, BASE_WRITE_SOCKET, NULL));
+    CHECK_INT(EPIPE, errno);
+    close(sv[0]);
+}
+
+static void t_write_all_bad_fd(void)
+{
+    size_t done = 7;
+    errno = 0;
+    CHECK_INT(-1, base_write_all(-1, "x", 1, BASE_NO_DEADLINE, 0, &done));
+    CHECK_INT(EBADF, errno);
+    CHECK_INT(0, done);
+    CHECK_INT(0, base_write_all(-1, "", 0, BASE_NO_DEADLINE, 0, NULL));
+}
+
+static void t_buf(void)
+{
+    base_buf b = {0};
+    base_buf_puts(&b, "ab");
+    base_buf_putc(&b, 'c');
+    base_buf_put(&b, "dxx", 1);
+    base_buf_printf(&b, "-%d-", 42);
+    CHECK_STR("abcd-42-", b.s);
+    CHECK_INT(8, b.len);
+    /* A printf longer than any stack buffer arrives whole. */
+    char big[3000];
+    memset(big, 'q', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    base_buf_printf(&b, "[%s]", big);
+    CHECK_INT(8 + 2 + 2999, b.len);
+    CHECK(b.s[b.len - 1] == ']' && b.s[10] == 'q' && b.s[b.len] == 0);
+    CHECK(!b.oom);
+    size_t n = 0;
+    char *s = base_buf_take(&b, &n);
+    CHECK(s != NULL);
+    CHECK_INT(3009, n);
+    CHECK(b.s == NULL && b.len == 0 && b.cap == 0);
+    free(s);
+    /* Empty: take gives "" allocated. */
+    s = base_buf_take(&b, &n);
+    CHECK(s != NULL);
+    CHECK_STR("", s);
+    free(s);
+    base_buf_free(NULL);
+}
+
+static void t_buf_alloc_failure(void)
+{
+    base_buf b = {0};
+    base_buf_puts(&b, "x");
+    test_fail_alloc_after(0, 1);
+    char big[600];
+    memset(big, 'z', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    base_buf_puts(&b, big);
+    base_buf_printf(&b, "%s", big);
+    test_fail_alloc_off();
+    CHECK(b.oom);
+    base_buf_puts(&b, "y"); /* a no-op once oom */
+    CHECK_STR("x", b.s);
+    CHECK(base_buf_take(&b, NULL) == NULL);
+    CHECK(b.s == NULL && !b.oom);
+}
+
+static void t_random_and_wipe(void)
+{
+    uint8_t a[32], b[32], z[32] = {0};
+    CHECK_INT(0, base_random(a, sizeof a));
+    CHECK_INT(0, base_random(b, sizeof b));
+    CHECK(memcmp(a, b, sizeof a) != 0);
+    base_memzero(a, sizeof a);
+    CHECK_MEM(z, sizeof z, a, sizeof a);
+    base_memzero(NULL, 5);
+    CHECK_INT(0, base_random(a, 0));
+}
+
+static void t_time(void)
+{
+    int64_t t0 = base_now_ms();
+    CHECK(t0 >= 0);
+    CHECK(base_now_ms() >= t0);
+    CHECK_INT(BASE_NO_DEADLINE, base_deadline_in(-1));
+    CHECK(base_deadline_in(1000) >= t0 + 1000);
+    int p[2];
+    CHECK_INT(0, pipe(p));
+    CHECK_INT(0, base_wait_fd(p[0], POLLIN, base_now_ms()));
+    CHECK_INT(1, write(p[1], "x", 1));
+    CHECK_INT(1, base_wait_fd(p[0], POLLIN, BASE_NO_DEADLINE));
+    close(p[0]);
+    close(p[1]);
+}
+
+static const test_case TESTS[] = {
+    {"write_all_short_writes", t_write_all_short_writes},
+    {"write_all_deadline", t_write_all_deadline},
+    {"write_all_closed_socket", t_write_all_closed_socket},
+    {"write_all_bad_fd", t_write_all_bad_fd},
+    {"buf", t_buf},
+    {"buf_alloc_failure", t_buf_alloc_failure},
+    {"random_and_wipe", t_random_and_wipe},
+    {"time", t_time},
+    {0, 0},
+};
+
+int main(int argc, char **argv)
+{
+    return test_main(argc, argv, TESTS);
+}
