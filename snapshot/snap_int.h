@@ -22,7 +22,9 @@
 
 #include <stdarg.h>
 
+#include "base/base.h"      /* used through ws/ws.h's ws_* aliases for now */
 #include "gate/gate.h"
+#include "json/json.h"
 
 #define SNAP_ID_MAX 128          /* CDP ids (frame, loader, target, session) */
 
