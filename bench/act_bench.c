@@ -16,6 +16,8 @@
  * todos first, as in bench/common.mjs. With BENCH_SNAP_DIR set, every page of
  * each paged snapshot is saved as BENCH_SNAP_DIR/cdpgate-lib-ID.txt (the
  * coverage check uses it when `cdpgate mcp` is not measured).
+ * BENCH_QUICK=1 (bench/smoke.sh, CI, a shared machine): each call may take
+ * 60 s instead of the agent's default 15 s, so the program is known to run.
  */
 #include "cdp/cdp.h"
 #include "snapshot/snapshot.h"
@@ -333,7 +335,11 @@ int main(int argc, char **argv)
         return 1;
     }
     fprintf(o, "\"launch_ms\":%.3f,", now_ms() - t0);
-    snap_agent *a = snap_agent_new(b, &(snap_opts){0}, &e);
+    snap_opts so = {0};
+    const char *quick = getenv("BENCH_QUICK");
+    if (quick && strcmp(quick, "1") == 0)
+        so.timeout_ms = 60000;
+    snap_agent *a = snap_agent_new(b, &so, &e);
     if (!a) {
         fprintf(o, "\"error\":");
         put_str(o, e.msg);
