@@ -113,9 +113,12 @@ $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(BUILD)/libcdpgate.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(TEST_WRAP) -o $@ $< \
 	    $(TEST_SUPPORT) $(BUILD)/libcdpgate.a $(LDLIBS)
 
+# fuzz_mcp also links the MCP protocol layer (cli/mcp.c, I/O-free).
+FUZZ_EXTRA_fuzz_mcp = cli/mcp.c
+$(BUILD)/fuzz/replay_fuzz_mcp build-fuzz/fuzz_mcp: cli/mcp.c cli/mcp.h
 $(BUILD)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(BUILD)/libcdpgate.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c \
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(FUZZ_EXTRA_$*) \
 	    $(BUILD)/libcdpgate.a $(LDLIBS)
 
 # probe_nocheck: a planted check-less test for tests/checkrun.sh.
@@ -124,9 +127,10 @@ test: all tests-build
 	@sh tests/setup.sh
 	@BUILD=$(BUILD) sh tests/run.sh
 
-check:
+check: $(BUILD)/libcdpgate.a
 	@sh tests/checksrc.sh
 	@sh tests/checklayers.sh
+	@sh tests/checksyms.sh $(BUILD)
 
 # Every test program under valgrind (memcheck, leaks are errors; any
 # valgrind error is a non-zero exit, which tests/run.sh counts as a failure).
@@ -148,8 +152,8 @@ build-fuzz/libcdpgate.a: $(FUZZ_OBJ)
 	ar rcs $@ $^
 build-fuzz/%: tests/fuzz/%.c build-fuzz/libcdpgate.a
 	@mkdir -p $(dir $@)
-	clang $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libcdpgate.a \
-	    $(LDLIBS)
+	clang $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_EXTRA_$*) \
+	    build-fuzz/libcdpgate.a $(LDLIBS)
 fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do n=$$(basename $$f); \
 	  mkdir -p build-fuzz/corpus/$$n; \

@@ -21,6 +21,5 @@ int cdp_remaining(int64_t deadline);
 /* Deadline for a timeout: 0 -> dflt, -1 -> none (-1). */
 int64_t cdp_deadline(int timeout_ms, int dflt);
 
-char *cdp_strdup(const char *s);
 
 #endif

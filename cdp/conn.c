@@ -134,7 +134,7 @@ int cdp_remaining(int64_t deadline)
     return r < 0 ? 0 : (r > 0x7fffffff ? 0x7fffffff : (int)r);
 }
 
-char *cdp_strdup(const char *s)
+static char *cdp_strdup(const char *s)
 {
     if (!s)
         s = "";

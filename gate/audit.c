@@ -203,7 +203,8 @@ static bool line_has(const char *line, size_t n, const char *needle)
     return false;
 }
 
-void gate_pending_drop(gate *gt, uint64_t seq)
+/* Drop the pending entry for seq (an outcome was written). */
+static void gate_pending_drop(gate *gt, uint64_t seq)
 {
     for (size_t i = 0; i < gt->npend; i++) {
         if (gt->pend[i].seq != seq)

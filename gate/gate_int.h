@@ -116,8 +116,6 @@ void gate_time_format(int64_t t, char *out, size_t cap);
  * seconds. Returns 0 or -1. */
 int gate_time_parse(const char *s, int64_t *out);
 int64_t gate_now(const gate *gt);
-/* Drop the pending entry for seq (an outcome was written). */
-void gate_pending_drop(gate *gt, uint64_t seq);
 
 /* ---- text helpers (audit.c) ---- */
 
@@ -136,9 +134,6 @@ enum {
     GATE_RFIELD_ADDRESS,        /* To, Cc, Bcc: a value with an '@' is checked */
     GATE_RFIELD_PAYEE,          /* recipient, payee, beneficiary, IBAN: any value */
 };
-/* What kind of recipient field t is, from its field names, label and
- * accessible name. */
-int gate_recipient_field(const gate_target *t);
 /* The i-th value the request gives a recipient field (the text typed, an
  * option chosen, an option clicked), NULL when none; *kind the field's
  * GATE_RFIELD_*. The caller skips credential fields. */

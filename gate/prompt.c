@@ -16,6 +16,7 @@
  * GATE_SCRIPT_SHOWN), never cut.
  */
 #include "gate/gate_int.h"
+#include "base/base.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,40 +104,11 @@ size_t gate_text_escape(char *out, size_t cap, const char *s, size_t len, unsign
     return need;
 }
 
-/* ---- a growing text ---- */
-
-typedef struct {
-    char *s;
-    size_t n, cap;
-    bool oom;
-} tbuf;
-
-static void tb_put(tbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->n + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap : 1024;
-        while (nc < b->n + n + 1)
-            nc *= 2;
-        char *ns = realloc(b->s, nc);
-        if (!ns) {
-            b->oom = true;
-            return;
-        }
-        b->s = ns;
-        b->cap = nc;
-    }
-    memcpy(b->s + b->n, s, n);
-    b->n += n;
-    b->s[b->n] = 0;
-}
-
-static void tb_str(tbuf *b, const char *s) { tb_put(b, s, strlen(s)); }
+/* ---- a growing text (base_buf) ---- */
 
 /* At most max bytes of s, escaped (GATE_ESC_LINES with lines), "…" when
  * cut; quoted with quote. */
-static void tb_esc(tbuf *b, const char *s, size_t max, bool quote, unsigned flags)
+static void tb_esc(base_buf *b, const char *s, size_t max, bool quote, unsigned flags)
 {
     size_t n = s ? strlen(s) : 0;
     bool cut = n > max;
@@ -154,12 +126,12 @@ static void tb_esc(tbuf *b, const char *s, size_t max, bool quote, unsigned flag
     }
     gate_text_escape(e, need + 1, s, n, flags);
     if (quote)
-        tb_str(b, "\"");
-    tb_put(b, e, need);
+        base_buf_puts(b, "\"");
+    base_buf_put(b, e, need);
     if (quote)
-        tb_str(b, "\"");
+        base_buf_puts(b, "\"");
     if (cut)
-        tb_str(b, " (\xe2\x80\xa6 cut)");
+        base_buf_puts(b, " (\xe2\x80\xa6 cut)");
     free(e);
 }
 
@@ -203,69 +175,69 @@ static const char *tool_verb(const char *tool)
 }
 
 /* The verdict: why the human is asked, from the decision only. */
-static void verdict(tbuf *b, const gate_request *req, const gate_decision *d,
+static void verdict(base_buf *b, const gate_request *req, const gate_decision *d,
                     const char *origin)
 {
     if (strcmp(req->tool, "eval") == 0) {
-        tb_str(b, "Why you are asked: running a script can do anything the page can; it is "
-                  "confirmed every time.\n");
+        base_buf_puts(b, "Why you are asked: running a script can do anything the page can; it is "
+                         "confirmed every time.\n");
     } else if (d->cls == GATE_CLASS_CONSEQUENTIAL) {
-        tb_str(b, "Why you are asked: a consequential action (");
-        tb_str(b, gate_conseq_name(d->conseq));
-        tb_str(b, ") on ");
-        tb_str(b, origin);
-        tb_str(b, ", where a signed-in session is in use; a bound rule of the grant names it, "
-                  "so you may allow it here.\n");
+        base_buf_puts(b, "Why you are asked: a consequential action (");
+        base_buf_puts(b, gate_conseq_name(d->conseq));
+        base_buf_puts(b, ") on ");
+        base_buf_puts(b, origin);
+        base_buf_puts(b, ", where a signed-in session is in use; a bound rule of the grant "
+                         "names it, so you may allow it here.\n");
     } else if (d->cls == GATE_CLASS_AUTH_CHANGE) {
-        tb_str(b, "Why you are asked: a state change (auth_change) on ");
-        tb_str(b, origin);
-        tb_str(b, ", where a signed-in session is in use; confirmed every time.\n");
+        base_buf_puts(b, "Why you are asked: a state change (auth_change) on ");
+        base_buf_puts(b, origin);
+        base_buf_puts(b, ", where a signed-in session is in use; confirmed every time.\n");
     } else {
-        tb_str(b, "Why you are asked: class ");
-        tb_str(b, gate_class_name(d->cls));
-        tb_str(b, ".\n");
+        base_buf_puts(b, "Why you are asked: class ");
+        base_buf_puts(b, gate_class_name(d->cls));
+        base_buf_puts(b, ".\n");
     }
 }
 
 /* What the agent supplied: model text, escaped. */
-static void agent_part(tbuf *b, const gate_request *req)
+static void agent_part(base_buf *b, const gate_request *req)
 {
     bool any = (req->text && strcmp(req->tool, "type") == 0) || req->key || req->noptions ||
                req->file || req->recipient || req->script;
     if (!any)
         return;
-    tb_str(b, "\nWhat the agent supplied (escaped: \\\" is a quote, \\n a line break, "
-              "\\uXXXX an invisible or control character):\n");
+    base_buf_puts(b, "\nWhat the agent supplied (escaped: \\\" is a quote, \\n a line break, "
+                     "\\uXXXX an invisible or control character):\n");
     if (req->text && strcmp(req->tool, "type") == 0) {
-        tb_str(b, "  text to type: ");
+        base_buf_puts(b, "  text to type: ");
         tb_esc(b, req->text, 1000, true, 0);
-        tb_str(b, "\n");
+        base_buf_puts(b, "\n");
     }
     if (req->key) {
-        tb_str(b, "  key: ");
+        base_buf_puts(b, "  key: ");
         tb_esc(b, req->key, 100, true, 0);
-        tb_str(b, "\n");
+        base_buf_puts(b, "\n");
     }
     for (size_t i = 0; i < req->noptions && i < 20; i++) {
-        tb_str(b, i ? ", " : "  option(s) to choose: ");
+        base_buf_puts(b, i ? ", " : "  option(s) to choose: ");
         tb_esc(b, req->options[i], 200, true, 0);
         if (i + 1 == req->noptions || i + 1 == 20)
-            tb_str(b, "\n");
+            base_buf_puts(b, "\n");
     }
     if (req->noptions > 20) {
         char n[64];
         snprintf(n, sizeof n, "  ... and %zu more options\n", req->noptions - 20);
-        tb_str(b, n);
+        base_buf_puts(b, n);
     }
     if (req->recipient) {
-        tb_str(b, "  recipient: ");
+        base_buf_puts(b, "  recipient: ");
         tb_esc(b, req->recipient, 300, true, 0);
-        tb_str(b, "\n");
+        base_buf_puts(b, "\n");
     }
     if (req->file) {
-        tb_str(b, "  file: ");
+        base_buf_puts(b, "  file: ");
         tb_esc(b, req->file, 1000, true, 0);
-        tb_str(b, "\n");
+        base_buf_puts(b, "\n");
     }
     if (req->script) {
         size_t n = strlen(req->script);
@@ -282,57 +254,57 @@ static void agent_part(tbuf *b, const gate_request *req)
         char h[160];
         snprintf(h, sizeof h, "  the script, whole (%zu bytes, %zu line%s), exactly as it will "
                  "run; each line is numbered:\n", n, lines, lines == 1 ? "" : "s");
-        tb_str(b, h);
+        base_buf_puts(b, h);
         size_t ln = 1;
         for (char *p = e;; ln++) {
             char *nl = strchr(p, '\n');
             char num[24];
             snprintf(num, sizeof num, "  %4zu| ", ln);
-            tb_str(b, num);
-            tb_put(b, p, nl ? (size_t)(nl - p) : strlen(p));
-            tb_str(b, "\n");
+            base_buf_puts(b, num);
+            base_buf_put(b, p, nl ? (size_t)(nl - p) : strlen(p));
+            base_buf_puts(b, "\n");
             if (!nl)
                 break;
             p = nl + 1;
         }
-        tb_str(b, "  (end of the script)\n");
+        base_buf_puts(b, "  (end of the script)\n");
         free(e);
     }
 }
 
-static void page_line(tbuf *b, const char *label, const char *s, size_t max)
+static void page_line(base_buf *b, const char *label, const char *s, size_t max)
 {
     if (!s || !*s)
         return;
-    tb_str(b, "  ");
-    tb_str(b, label);
-    tb_str(b, ": ");
+    base_buf_puts(b, "  ");
+    base_buf_puts(b, label);
+    base_buf_puts(b, ": ");
     tb_esc(b, s, max, true, 0);
-    tb_str(b, "\n");
+    base_buf_puts(b, "\n");
 }
 
 /* The page's own text: escaped and quoted, between separator lines. */
-static void page_part(tbuf *b, const gate_request *req)
+static void page_part(base_buf *b, const gate_request *req)
 {
     const gate_target *t = req->target;
     bool press = strcmp(req->tool, "press") == 0;
-    tb_str(b, "\n----- page text below: written by the page, not by cdpgate; "
-              "quoted and escaped -----\n");
+    base_buf_puts(b, "\n----- page text below: written by the page, not by cdpgate; "
+                     "quoted and escaped -----\n");
     if (t) {
         const char *name = t->name && *t->name ? t->name : NULL;
         const char *role = t->role && *t->role ? t->role : t->tag && *t->tag ? t->tag
                          : "element";
-        tb_str(b, press ? "  focused element (the key goes to it): " : "  element: ");
+        base_buf_puts(b, press ? "  focused element (the key goes to it): " : "  element: ");
         tb_esc(b, role, 40, false, 0);
         if (t->input_type && *t->input_type) {
-            tb_str(b, " type=");
+            base_buf_puts(b, " type=");
             tb_esc(b, t->input_type, 40, false, 0);
         }
         if (name) {
-            tb_str(b, " ");
+            base_buf_puts(b, " ");
             tb_esc(b, name, 300, true, 0);
         }
-        tb_str(b, "\n");
+        base_buf_puts(b, "\n");
         if (t->text && *t->text && (!name || strcmp(t->text, name) != 0))
             page_line(b, "its text", t->text, 300);
         if (strcmp(req->tool, "click") != 0)
@@ -343,11 +315,11 @@ static void page_part(tbuf *b, const gate_request *req)
         if (t->submits)
             page_line(b, "submits a form to", t->form_action, 300);
     } else if (press) {
-        tb_str(b, "  focused element: none (the key goes to the page)\n");
+        base_buf_puts(b, "  focused element: none (the key goes to the page)\n");
     }
     page_line(b, "dialog message", req->dialog, 600);
     page_line(b, "page address", req->url, 400);
-    tb_str(b, "----- end of page text -----\n");
+    base_buf_puts(b, "----- end of page text -----\n");
 }
 
 char *gate_prompt_message(const gate *gt, const gate_request *req, const gate_decision *d)
@@ -355,25 +327,25 @@ char *gate_prompt_message(const gate *gt, const gate_request *req, const gate_de
     (void)gt;
     if (!req || !req->tool || !d)
         return NULL;
-    tbuf b = {0};
+    base_buf b = {0};
     char origin[GATE_ORIGIN_MAX];
     if (!req->origin || gate_origin_parse(req->origin, origin, sizeof origin, ORIGIN_LENIENT,
                                           NULL))
         snprintf(origin, sizeof origin, "a page with no http(s) origin");
     const char *verb = tool_verb(req->tool);
-    tb_str(&b, "cdpgate: the agent asks to ");
+    base_buf_puts(&b, "cdpgate: the agent asks to ");
     if (verb)
-        tb_str(&b, verb);
-    tb_str(&b, verb ? " (" : "use ");
+        base_buf_puts(&b, verb);
+    base_buf_puts(&b, verb ? " (" : "use ");
     tb_esc(&b, req->tool, 40, false, 0);
-    tb_str(&b, verb ? ") on " : " on ");
-    tb_str(&b, origin);
-    tb_str(&b, ". Nothing happens unless you allow it; allowing covers this one action "
-               "only.\n");
+    base_buf_puts(&b, verb ? ") on " : " on ");
+    base_buf_puts(&b, origin);
+    base_buf_puts(&b, ". Nothing happens unless you allow it; allowing covers this one action "
+                      "only.\n");
     verdict(&b, req, d, origin);
     agent_part(&b, req);
     page_part(&b, req);
-    tb_str(&b, "\nAllow this one action?");
+    base_buf_puts(&b, "\nAllow this one action?");
     if (b.oom) {
         free(b.s);
         return NULL;
@@ -390,7 +362,7 @@ static void w_esc(json_w *w, const char *key, const char *s, size_t max, unsigne
         json_w_null(w);
         return;
     }
-    tbuf b = {0};
+    base_buf b = {0};
     tb_esc(&b, s, max, false, flags);
     json_w_str(w, b.oom ? "" : b.s ? b.s : "");
     free(b.s);
@@ -435,7 +407,7 @@ char *gate_prompt_json(const gate *gt, const gate_request *req, const gate_decis
         json_w_key(&w, "options");
         json_w_arr_begin(&w);
         for (size_t i = 0; i < req->noptions && i < 100; i++) {
-            tbuf b = {0};
+            base_buf b = {0};
             tb_esc(&b, req->options[i], 200, false, 0);
             json_w_str(&w, b.oom || !b.s ? "" : b.s);
             free(b.s);

@@ -71,7 +71,9 @@ static bool has_word(const char *s, const char *const *W)
     return false;
 }
 
-int gate_recipient_field(const gate_target *t)
+/* What kind of recipient field t is, from its field names, label and
+ * accessible name. */
+static int gate_recipient_field(const gate_target *t)
 {
     if (!t)
         return GATE_RFIELD_NONE;

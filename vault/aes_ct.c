@@ -311,7 +311,9 @@ unsigned vault_aes_keysched_words(uint32_t w[60], const uint8_t *key, size_t key
     return nr;
 }
 
-unsigned vault_aes_ct64_keysched(uint64_t skey[120], const uint8_t *key, size_t keylen)
+/* Expanded bitsliced schedule for vault_aes_ct64_encrypt4 ((nr+1)*8 words). */
+static unsigned vault_aes_ct64_keysched(uint64_t skey[120], const uint8_t *key,
+                                        size_t keylen)
 {
     uint32_t w[60];
     unsigned nr = vault_aes_keysched_words(w, key, keylen);
@@ -406,8 +408,9 @@ static void mix_columns(uint64_t *q)
     q[7] = q6 ^ r6 ^ r7 ^ rotr32(q7 ^ r7);
 }
 
-void vault_aes_ct64_encrypt4(const uint64_t *skey, unsigned nr, const uint8_t in[64],
-                       uint8_t out[64])
+/* Encrypt four 16-byte blocks (64 bytes) in and out (may alias). */
+static void vault_aes_ct64_encrypt4(const uint64_t *skey, unsigned nr, const uint8_t in[64],
+                                    uint8_t out[64])
 {
     uint32_t w[16];
     uint64_t q[8];

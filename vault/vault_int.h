@@ -66,11 +66,6 @@ const vault_gcm_backend *vault_gcm_backend_ossl_table(void);    /* ossl.c; NULL 
  * bitsliced code wants); constant time (the S-box is the bitsliced one).
  * Returns the number of rounds (10/12/14) or 0 for a bad key length. */
 unsigned vault_aes_keysched_words(uint32_t w[60], const uint8_t *key, size_t keylen);
-/* Expanded bitsliced schedule for vault_aes_ct64_encrypt4 ((nr+1)*8 words). */
-unsigned vault_aes_ct64_keysched(uint64_t skey[120], const uint8_t *key, size_t keylen);
-/* Encrypt four 16-byte blocks (64 bytes) in and out (may alias). */
-void vault_aes_ct64_encrypt4(const uint64_t *skey, unsigned nr, const uint8_t in[64],
-                       uint8_t out[64]);
 
 /* ---- GHASH, multiply-based (ghash.c) ---- */
 

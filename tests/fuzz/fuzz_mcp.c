@@ -10,11 +10,13 @@
  * object with "jsonrpc":"2.0" and either an id (a response) or a method
  * (a notification), never more responses than requests.
  *
- * The Makefile links fuzz targets with the library only, and the protocol
- * layer lives in cli/, so this file includes cli/mcp.c itself.
+ * The protocol layer lives in cli/ (cli/mcp.c, I/O-free, no state): the
+ * Makefile links its object into this target beside the library.
  */
-#include "cli/mcp.c"
+#include "cli/mcp.h"
+#include "json/json.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
