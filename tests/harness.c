@@ -4,10 +4,14 @@
  */
 #include "tests/harness.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int cur_failures;
 static int cur_skipped;
@@ -222,4 +226,28 @@ int test_main(int argc, char **argv, const test_case *tests)
     else
         printf("%s: %d passed, %d failed\n", prog, passed, failed);
     return failed ? 1 : 0;
+}
+
+void test_rm_rf(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return;
+    if (S_ISDIR(st.st_mode)) {
+        chmod(path, 0700);
+        DIR *d = opendir(path);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            char p[4096];
+            snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+            test_rm_rf(p);
+        }
+        if (d)
+            closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
 }

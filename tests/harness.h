@@ -68,6 +68,11 @@ void test_fail_alloc_after(long n, int sticky);
 void test_fail_alloc_off(void);
 long test_alloc_count(void);
 
+/* Remove path: a file, or a directory with everything below it (made
+ * writable first; links are removed, never followed). Errors are ignored:
+ * it cleans up after a test. */
+void test_rm_rf(const char *path);
+
 /* Read a whole file into a new NUL-terminated buffer; free() it. NULL on error. */
 char *test_read_file(const char *path, size_t *len);
 

@@ -2994,27 +2994,6 @@ static const test_case TESTS[] = {
     {NULL, NULL},
 };
 
-static void rm_rf(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char p[1024];
-            snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-            struct stat st;
-            if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-                rm_rf(p);
-            else
-                unlink(p);
-        }
-        closedir(d);
-    }
-    rmdir(path);
-}
-
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -3050,7 +3029,7 @@ int main(int argc, char **argv)
     if (getenv("CDPGATE_KEEP"))
         fprintf(stderr, "kept %s\n", root);
     else
-        rm_rf(root);
+        test_rm_rf(root);
     free(seen);
     return rc;
 }

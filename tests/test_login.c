@@ -1564,27 +1564,6 @@ static const test_case TESTS[] = {
     {NULL, NULL},
 };
 
-static void rm_rf(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char p[1024];
-            snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-            struct stat st;
-            if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-                rm_rf(p);
-            else
-                unlink(p);
-        }
-        closedir(d);
-    }
-    rmdir(path);
-}
-
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -1602,6 +1581,6 @@ int main(int argc, char **argv)
     int rc = test_main(argc, argv, TESTS);
     gate_free(test_gate);
     fixture_server_stop(server_pid);
-    rm_rf(root);
+    test_rm_rf(root);
     return rc;
 }

@@ -646,30 +646,6 @@ static int fixed_key_fn(void *arg, const char *dir, uint8_t key[32], char *err, 
     return VAULT_OK;
 }
 
-static void rm_rf(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return;
-    if (S_ISDIR(st.st_mode)) {
-        chmod(path, 0700);
-        DIR *d = opendir(path);
-        struct dirent *e;
-        while (d && (e = readdir(d))) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            char p[4096];
-            snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-            rm_rf(p);
-        }
-        if (d)
-            closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
-
 /* A fresh temporary directory; the vault root is <tmp>/v (not created). */
 static char TMP[256], ROOT[300];
 
@@ -687,7 +663,7 @@ static int tmp_setup(void)
 
 static void tmp_done(void)
 {
-    rm_rf(TMP);
+    test_rm_rf(TMP);
 }
 
 static void file_path(char *out, size_t cap, const char *origin, const char *ext)
