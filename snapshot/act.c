@@ -447,6 +447,14 @@ char *snap_url_redact(const char *url, bool strict, const char *const *fields)
     return b.s;
 }
 
+char *snap_url_redact_act(const snap_agent *a, const char *url)
+{
+    const char *names[9] = {0};
+    for (size_t i = 0; i < a->nact_secret && i < 8; i++)
+        names[i] = a->act_secret[i];
+    return snap_url_redact(url, true, names);
+}
+
 /* Append a URL from the page, redacted and as one token, at most max bytes. */
 static void sb_url(sbuf *b, const char *url, size_t max)
 {
@@ -785,6 +793,7 @@ static int begin(snap_agent *a, const char *obs, snap_tab **out, snap_result *r)
     if (rc)
         return rc;
     snap_nav_note(a, snap_tab_current(a), a->nav_note, sizeof a->nav_note);
+    a->nact_secret = 0;                 /* the last action's form is done with */
     *out = snap_tab_current(a);         /* the check synced: tabs may have moved */
     return *out ? 0 : act_fail(r, SNAP_ENOTAB, "the tab closed; open a page first");
 }
@@ -915,6 +924,84 @@ static void secret_form_note(secret_form *sf, const json_val *v)
         if (s && *s && strlen(s) < sizeof sf->names[0])
             snprintf(sf->names[sf->n++], sizeof sf->names[0], "%s", s);
     }
+}
+
+/* Which of the fields noted secret in the element's document (tab,
+ * frame_id; snap_secret_note) are the element or in its form: the page
+ * may have made them type=text since, which sfOf() cannot see. */
+static const char SF_KNOWN_FN[] =
+    "function(){var e=this.nodeType===1?this:this.parentElement;"
+    "if(e&&e.tagName==='LABEL'&&e.control)e=e.control;"
+    "var f=e&&(e.form||(e.closest&&e.closest('form'))),o=[];"
+    "for(var i=0;i<arguments.length&&o.length<8;i++){var x=arguments[i];"
+    "if(x&&x.nodeType===1&&(x===e||(f&&(x.form===f||f.contains(x)))))"
+    "o.push(String(x.name||'').slice(0,63));}return o;}";
+
+#define SF_KNOWN_MAX 32         /* remembered secrets looked at per action */
+
+/* Add those fields (SF_KNOWN_FN) to sf; nothing to do (no round trip) when
+ * none was ever noted in the document. Fails open to what sfOf() saw:
+ * the names are for hiding values in URLs, not for deciding. */
+static void secret_form_known(snap_agent *a, int tab_id, const char *frame_id,
+                              const char *session, const char *oid, secret_form *sf)
+{
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    snap_frame *f = t ? (frame_id && *frame_id ? snap_frame_find(t, frame_id)
+                                               : t->nframes ? &t->frames[0] : NULL) : NULL;
+    int be[SF_KNOWN_MAX];
+    size_t n = f ? snap_secret_list(a, tab_id, f->id, f->loader, be, SF_KNOWN_MAX) : 0;
+    if (!n || !oid || !*oid)
+        return;
+    pcall rs[SF_KNOWN_MAX];
+    for (size_t i = 0; i < n; i++) {
+        psend_p(a, session, "DOM.resolveNode",
+                params("is", "backendNodeId", be[i], "objectGroup", ACT_GROUP), &rs[i]);
+    }
+    json_w w;
+    json_w_init(&w);
+    json_w_arr_begin(&w);
+    for (size_t i = 0; i < n; i++) {
+        const char *o = pwait(a, &rs[i]) ? NULL
+                      : json_get_str(json_get(rs[i].rep.result, "object"), "objectId");
+        json_w_obj_begin(&w);
+        if (o) {
+            json_w_key(&w, "objectId");
+            json_w_str(&w, o);
+        } else {
+            json_w_key(&w, "value");
+            json_w_null(&w);
+        }
+        json_w_obj_end(&w);
+        pfree(&rs[i]);
+    }
+    json_w_arr_end(&w);
+    char *args = json_w_take(&w, NULL);
+    pcall pc;
+    if (args && call(a, session, "Runtime.callFunctionOn",
+                     fn_params(oid, SF_KNOWN_FN, args, true, false), &pc) == 0) {
+        const json_val *v = fn_value(&pc);
+        if (json_is(v, JSON_ARRAY) && json_first(v))
+            sf->on = true;
+        for (const json_val *x = json_first(v); x && sf->n < 8; x = json_next(x)) {
+            const char *s = json_str(x, NULL);
+            bool dup = false;
+            for (size_t i = 0; s && i < sf->n; i++)
+                dup |= strcmp(sf->names[i], s) == 0;
+            if (s && *s && !dup && strlen(s) < sizeof sf->names[0])
+                snprintf(sf->names[sf->n++], sizeof sf->names[0], "%s", s);
+        }
+        pfree(&pc);
+    }
+    free(args);
+}
+
+/* The action is about to send its input: URLs reached meanwhile hide the
+ * values of sf's fields (a->act_secret, snap_url_redact_act). */
+static void secret_form_arm(snap_agent *a, const secret_form *sf)
+{
+    for (size_t i = 0; i < sf->n && a->nact_secret < 8; i++)
+        snprintf(a->act_secret[a->nact_secret++], sizeof a->act_secret[0], "%s",
+                 sf->names[i]);
 }
 
 /* What a successful action reports besides the settle outcome. */
@@ -2209,6 +2296,10 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, bool hov
     pfree(&fc);
     if (rc || (rc = recheck_target(a, &gg, tool, &tg, &ss, &loc, r)))
         goto done;
+    if (!hover) {
+        secret_form_known(a, tg.tab, tg.frame, tg.session, tg.oid, &loc.sf);
+        secret_form_arm(a, &loc.sf);
+    }
     t = snap_tab_by_id(a, tg.tab);
     uint64_t nav0 = t ? t->nav : 0;
     size_t tabs0 = a->ntabs;
@@ -2808,6 +2899,8 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
         release_all(a, &tg, &ss);
         return fail;
     }
+    secret_form_known(a, tg.tab, tg.frame, fs, tg.oid, &sf);
+    secret_form_arm(a, &sf);
     int tab_id = tg.tab;
     snap_tab *t = snap_tab_by_id(a, tab_id);
     uint64_t nav0 = t ? t->nav : 0;
@@ -3372,6 +3465,8 @@ static int press_run(snap_agent *a, const char *key, const char *obs, snap_gated
     secret_form sf = {0};
     secret_form_note(&sf, fn_value(&sfc));
     pfree(&sfc);
+    secret_form_known(a, tab_id, NULL, session, focus, &sf);
+    secret_form_arm(a, &sf);
     char obs_oid[SNAP_ID_MAX] = "";
     if (fn_object(&ob) && strlen(fn_object(&ob)) < SNAP_ID_MAX)
         snprintf(obs_oid, sizeof obs_oid, "%s", fn_object(&ob));
@@ -4301,6 +4396,7 @@ const snap_js snap_act_scripts[] = {
     {PREP_TYPE_FN, NULL, SNAP_JS_WRITE},
     {VALUE_FN, NULL, SNAP_JS_READ},
     {FOCUS_ON_FN, NULL, SNAP_JS_READ},
+    {SF_KNOWN_FN, NULL, SNAP_JS_READ},
     {SELECT_FN, NULL, SNAP_JS_WRITE},
     {FIND_OPTION_FN, NULL, SNAP_JS_READ},
     {CHOSEN_FN, NULL, SNAP_JS_READ},

@@ -64,6 +64,19 @@ static void set_url(char **dst, const char *url)
     }
 }
 
+/* While an action's form had secret fields, a URL the page reaches (a GET
+ * form's submission) also hides their values (act.c). */
+static void act_secret_url(const snap_agent *a, snap_frame *f)
+{
+    if (!a->nact_secret || !f || !f->url)
+        return;
+    char *red = snap_url_redact_act(a, f->url);
+    if (red) {
+        free(f->url);
+        f->url = red;
+    }
+}
+
 static void copyid(char dst[SNAP_ID_MAX], const char *s)
 {
     snprintf(dst, SNAP_ID_MAX, "%s", s ? s : "");
@@ -367,8 +380,11 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
         snap_frame *f = id ? snap_frame_find(t, id) : NULL;
         if (f)
             set_url(&f->url, json_get_str(p, "url"));
+        act_secret_url(a, f);
     } else if (strcmp(method, "Page.frameNavigated") == 0) {
         frame_update(t, session, json_get(p, "frame"));
+        const char *id = json_get_str(json_get(p, "frame"), "id");
+        act_secret_url(a, id ? snap_frame_find(t, id) : NULL);
     } else if (strcmp(method, "Page.frameStartedLoading") == 0 ||
                strcmp(method, "Page.frameRequestedNavigation") == 0 ||
                strcmp(method, "Page.frameStartedNavigating") == 0) {
@@ -840,6 +856,19 @@ unsigned snap_secret_kind(const snap_agent *a, int tab, const char *frame, const
     long doc = refdoc_find(a, tab, frame ? frame : "", loader ? loader : "");
     const struct snap_secret *s = doc >= 0 ? secret_find(a, (uint32_t)doc, backend) : NULL;
     return s ? s->kind : 0;
+}
+
+size_t snap_secret_list(const snap_agent *a, int tab, const char *frame, const char *loader,
+                        int *out, size_t max)
+{
+    if (!a->nsecrets)
+        return 0;
+    long doc = refdoc_find(a, tab, frame ? frame : "", loader ? loader : "");
+    size_t n = 0;
+    for (size_t i = 0; doc >= 0 && i < a->nsecrets && n < max; i++)
+        if (a->secrets[i].doc == (uint32_t)doc)
+            out[n++] = a->secrets[i].backend;
+    return n;
 }
 
 unsigned snap_secret_of_ref(const snap_agent *a, const snap_ref *rf)

@@ -374,7 +374,7 @@ static void note_blocked(snap_agent *a, snap_tab *t, const char *url, const char
     snap_blocked *b = &a->blocked[a->nblocked % SNAP_BLOCKED_MAX];
     a->nblocked++;
     b->tab = t ? t->id : 0;
-    char *red = snap_url_redact(url, true, NULL);
+    char *red = snap_url_redact_act(a, url);
     snprintf(b->text, sizeof b->text, "%s (%s)", red ? red : "a request", reason);
     free(red);
     if (t)
@@ -716,7 +716,7 @@ void snap_sink_paused(snap_agent *a, const json_val *p)
     int d = GATE_ALLOW;
     /* The gate audits refused requests: it gets the URL with its secrets
      * hidden (strictly: query values named like codes, PINs, keys too). */
-    char *shown = snap_url_redact(url ? url : "", true, NULL);
+    char *shown = snap_url_redact_act(a, url ? url : "");
     if (!login) {   /* the human drives a login: its requests are the human's */
         gate_net n = {0};
         n.method = method ? method : "GET";
@@ -772,7 +772,7 @@ void snap_sink_socket(snap_agent *a, const char *session, const json_val *p)
     if (gate_url_allowed(a->gate, judged) ||
         (snap_url_origin(judged, o, sizeof o) == 0 && gate_asset_allowed(a->gate, o)))
         return;
-    char *shown = snap_url_redact(url, true, NULL);
+    char *shown = snap_url_redact_act(a, url);
     static const char R[] = "from a privileged context, a WebSocket outside the grant: "
                             "refused by the context's network rule";
     gate_net n = {0};

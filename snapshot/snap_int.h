@@ -197,6 +197,12 @@ struct snap_agent {
     size_t nsecrets, next_secret;
     char permit[16];             /* tool name; "" = none */
     char nav_note[600];          /* act.c: snap_nav_note at an action's start */
+    /* act.c: the names of the fields that are or ever were secret in the
+     * form of the latest action (set before its input, cleared when the
+     * next action begins): every URL recorded or audited meanwhile hides
+     * their values (snap_url_redact_act). */
+    char act_secret[8][64];
+    size_t nact_secret;
     snap_blocked blocked[SNAP_BLOCKED_MAX];
     uint64_t nblocked;
     /* sink.c: requests of authenticated contexts waiting for the human;
@@ -391,6 +397,10 @@ void snap_secret_note(snap_agent *a, int tab, const char *frame, const char *loa
 unsigned snap_secret_kind(const snap_agent *a, int tab, const char *frame, const char *loader,
                           int backend);
 unsigned snap_secret_of_ref(const snap_agent *a, const snap_ref *rf);
+/* The backend node ids of the fields noted secret in a document, at most
+ * max into out; their number. */
+size_t snap_secret_list(const snap_agent *a, int tab, const char *frame, const char *loader,
+                        int *out, size_t max);
 
 /* What a ref was issued for: its tab, frame id and role. */
 int snap_ref_tab(const snap_agent *a, const snap_ref *rf);
@@ -469,6 +479,10 @@ void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *s, ch
  * Page.navigatedWithinDocument), so that every output shows the redacted
  * form. */
 char *snap_url_redact(const char *url, bool strict, const char *const *fields);
+/* The same, strict, also hiding the values of the secret fields of the
+ * latest action's form (a->act_secret): for URLs the page sends or reaches
+ * while an action runs (the sink's audit, frame URLs). */
+char *snap_url_redact_act(const snap_agent *a, const char *url);
 
 /* ---- session.c ---- */
 

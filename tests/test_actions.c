@@ -2106,7 +2106,8 @@ static void t_secret_survives_type_change_regression(void)
         return;
     close(afd);
     const char *origins[] = {origin};
-    static const char *const tools[] = {"open", "snapshot", "text", "click", "type", "hover"};
+    static const char *const tools[] = {"open", "snapshot", "text", "click", "type", "hover",
+                                        "tabs"};
     gate_grant g = {0};
     g.task = "secret-toggle";
     g.origins = origins;
@@ -2186,6 +2187,29 @@ static void t_secret_survives_type_change_regression(void)
         snap_result_free(&r);
     }
     check_eval(a, "document.getElementById('pw').value", "\"hunter2toggle\"");
+    /* The agent submits the GET form (issue 11, point 7): the URL it goes
+     * to carries the switched fields, named p, c and n (nothing
+     * secret-looking); the result, the next snapshot and the audit hide
+     * their values. Failed before: the URL was redacted by the fields'
+     * current type and names only. */
+    char sign[16];
+    ref_css(a, "form button:not([type])", sign);
+    CHECK_INT(0, snap_click(a, sign, NULL, &r));
+    show(&r);
+    has(r.text, "done.html?");
+    has(r.text, "user=bob");
+    LACKS_SECRETS(r);
+    snap_result_free(&r);
+    q.text = 0;
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    show(&r);
+    has(r.text, "done.html?");
+    LACKS_SECRETS(r);
+    snap_result_free(&r);
+    memset(&r, 0, sizeof r);
+    CHECK_INT(0, snap_tabs(a, "list", NULL, &r));
+    LACKS_SECRETS(r);
+    snap_result_free(&r);
 #undef LACKS_SECRETS
     snap_agent_free(a);
     gate_free(gt);
