@@ -674,3 +674,8 @@ int fixture_child_wait(fixture_child *c, int timeout_ms)
     fixture_child_read_until(c, 0, "\x01never\x01", 200);
     return rc;
 }
+
+void fixture_url(char *out, size_t cap, int port, const char *host, const char *path)
+{
+    snprintf(out, cap, "http://%s:%d%s", host, port, path);
+}

@@ -39,6 +39,10 @@ int fixture_server_start(pid_t *pid);
 
 void fixture_server_stop(pid_t pid);
 
+/* "http://HOST:PORT/PATH" for a fixture page (path starts with '/'),
+ * truncated to cap. */
+void fixture_url(char *out, size_t cap, int port, const char *host, const char *path);
+
 /* Log every request the server gets (call before fixture_server_start):
  * one line each, appended with one write before the answer,
  *   METHOD HOST PATH?QUERY cookies=NAME,NAME body=FIRST-BYTES

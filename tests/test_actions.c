@@ -55,11 +55,6 @@ static bool need_browser(void)
     return true;
 }
 
-static void url_for(char *out, size_t cap, const char *host, const char *path)
-{
-    snprintf(out, cap, "http://%s:%d%s", host, port, path);
-}
-
 static double ms_since(int64_t t0)
 {
     return (double)(snap_now_ms() - t0);
@@ -87,7 +82,7 @@ static snap_agent *agent_at(const char *path)
         return NULL;
     }
     char url[256];
-    url_for(url, sizeof url, "a.test", path);
+    fixture_url(url, sizeof url, port, "a.test", path);
     snap_result r = {0};
     int rc = snap_open(a, url, true, &r);
     if (!CHECK_INT(0, rc))
@@ -103,7 +98,7 @@ static snap_agent *agent_at(const char *path)
 static int open_in(snap_agent *a, const char *path)
 {
     char url[256];
-    url_for(url, sizeof url, "a.test", path);
+    fixture_url(url, sizeof url, port, "a.test", path);
     snap_result r = {0};
     int rc = snap_open(a, url, false, &r);
     if (!CHECK_INT(0, rc))
@@ -130,7 +125,7 @@ static snap_agent *agent_granted(const gate_grant *g, const gate_opts *go, const
     cdp_err e = {0};
     snap_agent *a = snap_agent_new(browser, &so, &e);
     char url[256];
-    url_for(url, sizeof url, "a.test", path);
+    fixture_url(url, sizeof url, port, "a.test", path);
     snap_result r = {0};
     int rc = a ? snap_open(a, url, true, &r) : -1;
     if (!CHECK(a != NULL) || !CHECK_INT(0, rc)) {
@@ -753,7 +748,7 @@ static void t_delayed_redirect_followed_regression(void)
     snap_result r = {0};
     char url[300];
     for (size_t i = 0; i < sizeof OPENS / sizeof OPENS[0]; i++) {
-        url_for(url, sizeof url, "a.test", OPENS[i].path);
+        fixture_url(url, sizeof url, port, "a.test", OPENS[i].path);
         int64_t t0 = snap_now_ms();
         CHECK_INT(0, snap_open(a, url, false, &r));
         print_timing(OPENS[i].path, ms_since(t0));
@@ -772,7 +767,7 @@ static void t_delayed_redirect_followed_regression(void)
     snap_result_free(&r);
     /* Later than the window: the open returns the interstitial, and the
      * next result says the page moved on since. */
-    url_for(url, sizeof url, "a.test", "/act/interstitial.html?ms=4000");
+    fixture_url(url, sizeof url, port, "a.test", "/act/interstitial.html?ms=4000");
     CHECK_INT(0, snap_open(a, url, false, &r));
     has(r.text, "Redirecting");
     snap_result_free(&r);

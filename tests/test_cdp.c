@@ -45,11 +45,6 @@ static cdp_browser *launch(bool use_port)
     return b;
 }
 
-static void url_for(char *out, size_t cap, const char *host, const char *path)
-{
-    snprintf(out, cap, "http://%s:%d%s", host, port, path);
-}
-
 static char *eval_on(cdp_page *p, const char *expr)
 {
     char *out = NULL;
@@ -140,7 +135,7 @@ static void t_pipe_launch_eval(void)
         return;
     }
     char url[256];
-    url_for(url, sizeof url, "a.test", "/index.html");
+    fixture_url(url, sizeof url, port, "a.test", "/index.html");
     CHECK_INT(0, cdp_page_navigate(p, url, 10000, &e));
     char *v = eval_on(p, "document.title + '|' + location.host");
     char want[128];
@@ -197,7 +192,7 @@ static void t_port_launch_and_attach(void)
         CHECK(p != NULL && !cdp_page_adopted(p));
         if (p) {
             char url[256];
-            url_for(url, sizeof url, "b.test", "/echo-host");
+            fixture_url(url, sizeof url, port, "b.test", "/echo-host");
             CHECK_INT(0, cdp_page_navigate(p, url, 10000, &e));
             char *v = eval_on(p, "document.body.innerText");
             char want[64];
@@ -272,7 +267,7 @@ static void t_flatten_oopif(void)
                           "\"flatten\":true}", 10000, NULL, &e));
     uint64_t since = cdp_event_seq(c);
     char url[256];
-    url_for(url, sizeof url, "a.test", "/frames.html");
+    fixture_url(url, sizeof url, port, "a.test", "/frames.html");
     CHECK_INT(0, cdp_page_navigate(p, url, 10000, &e));
     cdp_reply ev;
     int rc = cdp_wait_event(c, since, cdp_page_session(p), "Target.attachedToTarget",
@@ -597,7 +592,7 @@ static void t_connect_electron_like(void)
         if (CHECK(p != NULL)) {
             CHECK(cdp_page_adopted(p));
             char page[256];
-            url_for(page, sizeof page, "a.test", "/index.html");
+            fixture_url(page, sizeof page, port, "a.test", "/index.html");
             CHECK_INT(0, cdp_page_navigate(p, page, 10000, &e));
             char *v = eval_on(p, "document.querySelector('h1').textContent");
             CHECK_STR("\"Fixture home\"", v);
@@ -673,7 +668,7 @@ static void t_kill9_driver_kills_browser(void)
             dup2(nul, 1);
             dup2(nul, 2);
             char url[256];
-            url_for(url, sizeof url, "a.test", "/index.html");
+            fixture_url(url, sizeof url, port, "a.test", "/index.html");
             const char *av_pipe[] = {bin, "--timeout", "60000", "eval", url,
                                      "new Promise(() => {})", NULL};
             const char *av_port[] = {bin, "--port", "--timeout", "60000", "eval", url,
@@ -750,7 +745,7 @@ static void t_cli(void)
     if (!need_browser())
         return;
     char url[256];
-    url_for(url, sizeof url, "a.test", "/index.html");
+    fixture_url(url, sizeof url, port, "a.test", "/index.html");
     snprintf(cmd, sizeof cmd, "%s --browser-arg='%s' eval %s "
              "'[document.title, document.querySelectorAll(\"button\").length]'",
              bin, FIXTURE_HOST_RULES, url);
@@ -944,7 +939,7 @@ static void sink_real(bool use_port)
         return;
     }
     char url[256];
-    url_for(url, sizeof url, "a.test", "/big.html");
+    fixture_url(url, sizeof url, port, "a.test", "/big.html");
     CHECK_INT(0, cdp_page_navigate(p, url, 15000, &e));
     cdp_conn *c = cdp_browser_conn(b);
     const char *sess = cdp_page_session(p);

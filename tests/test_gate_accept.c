@@ -81,11 +81,6 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
-static void url_for(char *out, size_t cap, const char *host, const char *path)
-{
-    snprintf(out, cap, "http://%s:%d%s", host, port, path);
-}
-
 /* ---- everything the driver said (scenario 13) ---- */
 
 static char *seen;
@@ -388,7 +383,7 @@ static bool ref_in(const char *text, const char *needle, char out[16])
 static int do_open(snap_agent *a, const char *host, const char *path, snap_result *r)
 {
     char u[300];
-    url_for(u, sizeof u, host, path);
+    fixture_url(u, sizeof u, port, host, path);
     int rc = snap_open(a, u, false, r);
     keep(r);
     return rc;
@@ -487,7 +482,7 @@ static void barrier(snap_agent *a)
     static int n;
     char path[64], u[200], params[300];
     snprintf(path, sizeof path, "/gate/sink?tag=barrier-%d", ++n);
-    url_for(u, sizeof u, "a.test", path);
+    fixture_url(u, sizeof u, port, "a.test", path);
     snprintf(params, sizeof params, "{\"url\":\"%s\"}", u);
     cdp_reply rep;
     cdp_err e = {0};
@@ -602,7 +597,7 @@ static void t_grant_denies_origin(void)
     CHECK_INT(0, do_open(x.a, "a.test", "/gate/public.html", &r));
     snap_result_free(&r);
     char u[200];
-    url_for(u, sizeof u, "evil.test", "/gate/sink?tag=origin-tab");
+    fixture_url(u, sizeof u, port, "evil.test", "/gate/sink?tag=origin-tab");
     rc = snap_open(x.a, u, true, &r);
     keep(&r);
     check_refusal(&r, rc, SNAP_EDENIED, "deny", want);
@@ -1349,7 +1344,7 @@ static void t_expired_grant(void)
     CHECK_STR("", v);
     free(v);
     char u[200];
-    url_for(u, sizeof u, "a.test", "/gate/egress.html?expired-open");
+    fixture_url(u, sizeof u, port, "a.test", "/gate/egress.html?expired-open");
     rc = snap_open(x.a, u, false, &r);
     keep(&r);
     check_refusal(&r, rc, SNAP_EDENIED, "deny", "the grant expired at");
@@ -2283,7 +2278,7 @@ static void t_mcp_takeover_pending(void)
     mcp_init(&c);
     int notes = log_count("POST", "bank.test", "tag=note");
     char url[200], args[400], ref[16];
-    url_for(url, sizeof url, "bank.test", "/gate/bank/transfer.html?mcp8");
+    fixture_url(url, sizeof url, port, "bank.test", "/gate/bank/transfer.html?mcp8");
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
     char *r = tool(&c, 2, "browser_open", args);
     CHECK_HAS(r, "auth=yes");
@@ -2383,7 +2378,7 @@ static void t_mcp_takeover_pending_elicit(void)
     CHECK(write(c.in, N, sizeof N - 1) == (ssize_t)(sizeof N - 1));
     int notes = log_count("POST", "bank.test", "tag=note");
     char url[200], args[400], ref[16], params[300];
-    url_for(url, sizeof url, "bank.test", "/gate/bank/transfer.html?elicit");
+    fixture_url(url, sizeof url, port, "bank.test", "/gate/bank/transfer.html?elicit");
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
     r = tool(&c, 2, "browser_open", args);
     CHECK_HAS(r, "auth=yes");
@@ -2443,7 +2438,7 @@ static void t_mcp_killed_after_submit(void)
         return;
     mcp_init(&c);
     char url[200], args[400], ref[16];
-    url_for(url, sizeof url, "bank.test", "/gate/bank/transfer.html?mcp12");
+    fixture_url(url, sizeof url, port, "bank.test", "/gate/bank/transfer.html?mcp12");
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
     char *r = tool(&c, 2, "browser_open", args);
     CHECK_HAS(r, "auth=yes");
@@ -2514,7 +2509,7 @@ static void t_mcp_idle_request_confirmed(void)
         return;
     mcp_init(&c);
     char url[200], args[400];
-    url_for(url, sizeof url, "bank.test", "/gate/bank/later.html?idle");
+    fixture_url(url, sizeof url, port, "bank.test", "/gate/bank/later.html?idle");
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
     char *r = tool(&c, 2, "browser_open", args);
     CHECK_HAS(r, "auth=yes");

@@ -75,11 +75,6 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
-static void url_for(char *out, size_t cap, const char *host, const char *path)
-{
-    snprintf(out, cap, "http://%s:%d%s", host, port, path);
-}
-
 /* A task grant for the bank fixture naming the identity "alice" for it
  * (without one, no stored session is restored): written into dir, its
  * path into out as "--grant=PATH"... as two argv words: out gets PATH. */
@@ -265,7 +260,7 @@ static void t_untrusted_context(void)
         return;
     snap_agent *a = agent_with(b, NULL), *a2 = agent_with(b, NULL);
     char url[200], ctx[128], ctx2[128];
-    url_for(url, sizeof url, "a.test", "/index.html");
+    fixture_url(url, sizeof url, port, "a.test", "/index.html");
     snap_result r = {0};
     CHECK_INT(0, snap_open(a, url, false, &r));
     CHECK(r.text && strstr(r.text, " auth=no ") != NULL);
@@ -301,12 +296,12 @@ static void t_restore_isolated(void)
     char url[200];
     snap_result r = {0};
     /* The open web first: untrusted context. */
-    url_for(url, sizeof url, "a.test", "/echo-cookie");
+    fixture_url(url, sizeof url, port, "a.test", "/echo-cookie");
     CHECK_INT(0, snap_open(a, url, false, &r));
     int web_tab = a->cur;
     snap_result_free(&r);
     /* The bank: a new tab in bank's own context, restored. */
-    url_for(url, sizeof url, "bank.test", "/bank/account");
+    fixture_url(url, sizeof url, port, "bank.test", "/bank/account");
     int rc = snap_open(a, url, false, &r);
     const char *t = r.text ? r.text : "";
     CHECK_INT(0, rc);
@@ -329,7 +324,7 @@ static void t_restore_isolated(void)
         test_fail_detail("back: %s", r.text ? r.text : "");
     snap_result_free(&r);
     /* The shop: a third context, Secure/HttpOnly/Strict kept. */
-    url_for(url, sizeof url, "shop.test", "/index.html");
+    fixture_url(url, sizeof url, port, "shop.test", "/index.html");
     CHECK_INT(0, snap_open(a, url, false, &r));
     CHECK(r.text && strstr(r.text, "auth=yes") != NULL);
     snap_result_free(&r);
@@ -366,7 +361,7 @@ static void t_restore_isolated(void)
     snprintf(tab, sizeof tab, "t%d", bank_tab);
     CHECK_INT(0, snap_tabs(a, "switch", tab, &r));
     snap_result_free(&r);
-    url_for(url, sizeof url, "bank.test", "/bank/account");
+    fixture_url(url, sizeof url, port, "bank.test", "/bank/account");
     CHECK_INT(0, snap_open(a, url, false, &r));     /* same context: same tab */
     CHECK_INT(bank_tab, a->cur);
     snap_query qq = {0};
@@ -429,7 +424,7 @@ static void t_expired_and_rejected(void)
     /* expired */
     plant_bank(v, true, (int64_t)time(NULL) - 5);
     snap_agent *a = agent_with(b, v);
-    url_for(url, sizeof url, "bank.test", "/bank/account");
+    fixture_url(url, sizeof url, port, "bank.test", "/bank/account");
     origin_for(origin, sizeof origin, "bank.test");
     CHECK_INT(SNAP_ELOGIN, snap_open(a, url, false, &r));
     const char *t = r.text ? r.text : "";
@@ -483,7 +478,7 @@ static void t_forget_keeps_auth(void)
     plant_bank(v, true, 0);
     snap_agent *a = agent_with(b, v);
     char url[200], origin[128];
-    url_for(url, sizeof url, "bank.test", "/bank/account");
+    fixture_url(url, sizeof url, port, "bank.test", "/bank/account");
     origin_for(origin, sizeof origin, "bank.test");
     snap_result r = {0};
     CHECK_INT(0, snap_open(a, url, false, &r));
@@ -534,8 +529,8 @@ static void t_signed_out_then_new_login(void)
     plant_bank(v, true, 0);
     snap_agent *a = agent_with(b, v);
     char url[200], out[200], origin[128];
-    url_for(url, sizeof url, "bank.test", "/bank/account");
-    url_for(out, sizeof out, "bank.test", "/bank/signout");
+    fixture_url(url, sizeof url, port, "bank.test", "/bank/account");
+    fixture_url(out, sizeof out, port, "bank.test", "/bank/signout");
     origin_for(origin, sizeof origin, "bank.test");
     snap_result r = {0};
     CHECK_INT(0, snap_open(a, url, false, &r));
@@ -691,7 +686,7 @@ static void t_login_headless_then_restore(void)
     }
     snap_agent *a = agent_with(b, v);
     char url[200], origin[128];
-    url_for(url, sizeof url, "bank.test", "/bank/login.html");
+    fixture_url(url, sizeof url, port, "bank.test", "/bank/login.html");
     origin_for(origin, sizeof origin, "bank.test");
     snap_result r = {0};
     CHECK_INT(0, snap_login_begin(a, url, &r));
@@ -701,7 +696,7 @@ static void t_login_headless_then_restore(void)
     CHECK_STR(origin, snap_login_origin(a));
     /* The agent is blocked meanwhile. */
     char other[200];
-    url_for(other, sizeof other, "a.test", "/index.html");
+    fixture_url(other, sizeof other, port, "a.test", "/index.html");
     CHECK_INT(SNAP_EBLOCKED, snap_open(a, other, false, &r));
     CHECK(r.text && strstr(r.text, "waiting for the human to finish logging in") != NULL);
     snap_result_free(&r);
@@ -759,7 +754,7 @@ static void t_login_headless_then_restore(void)
     b = launch(false);
     a = b ? agent_with(b, v) : NULL;
     if (a) {
-        url_for(url, sizeof url, "bank.test", "/bank/account");
+        fixture_url(url, sizeof url, port, "bank.test", "/bank/account");
         CHECK_INT(0, snap_open(a, url, false, &r));
         t = r.text ? r.text : "";
         CHECK_HAS(t, "auth=yes");
@@ -768,7 +763,7 @@ static void t_login_headless_then_restore(void)
         check_no_plants("restored open", t);
         snap_result_free(&r);
         /* Another origin opened by that agent gets none of bank's cookies. */
-        url_for(url, sizeof url, "a.test", "/echo-cookie");
+        fixture_url(url, sizeof url, port, "a.test", "/echo-cookie");
         CHECK_INT(0, snap_open(a, url, false, &r));
         t = r.text ? r.text : "";
         CHECK_HAS(t, "cookies: []");
@@ -792,7 +787,7 @@ static void t_login_human_done(void)
     }
     snap_agent *a = agent_with(b, v);
     char url[200];
-    url_for(url, sizeof url, "bank.test", "/bank/login.html");
+    fixture_url(url, sizeof url, port, "bank.test", "/bank/login.html");
     snap_result r = {0};
     CHECK_INT(0, snap_login_begin(a, url, &r));
     snap_result_free(&r);
@@ -1142,7 +1137,7 @@ static void t_cli_login_no_display(void)
 {
     char data[400], url[200];
     snprintf(data, sizeof data, "XDG_DATA_HOME=%s/nodisplay", root);
-    url_for(url, sizeof url, "bank.test", "/bank/login.html");
+    fixture_url(url, sizeof url, port, "bank.test", "/bank/login.html");
     const char *env[] = {data, "DISPLAY", "WAYLAND_DISPLAY", NULL};
     const char *argv[] = {cdpgate_bin(), "login", url, NULL};
     child c;
@@ -1182,7 +1177,7 @@ static void t_cli_login_headed_xvfb(void)
     mkdir(tmp, 0700);
     snprintf(tmpenv, sizeof tmpenv, "TMPDIR=%s", tmp);
     snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
-    url_for(url, sizeof url, "bank.test", "/bank/login.html");
+    fixture_url(url, sizeof url, port, "bank.test", "/bank/login.html");
     const char *env[] = {display, data, tmpenv, "WAYLAND_DISPLAY", NULL};
     char grant[400];
     write_bank_grant(tmp, grant, sizeof grant);
@@ -1208,7 +1203,7 @@ static void t_cli_login_headed_xvfb(void)
     child_free(&c);
     /* A fresh process restores it, with no display. */
     char acct[200];
-    url_for(acct, sizeof acct, "bank.test", "/bank/account");
+    fixture_url(acct, sizeof acct, port, "bank.test", "/bank/account");
     const char *env2[] = {data, tmpenv, "DISPLAY", "WAYLAND_DISPLAY", NULL};
     const char *argv2[] = {cdpgate_bin(), rules, "--grant", grant, "snapshot", acct, NULL};
     if (CHECK_INT(0, spawn(&c, env2, argv2, false))) {
@@ -1333,9 +1328,9 @@ static void t_mcp_login_and_plants(void)
     CHECK_HAS(r, "cdpgate");
     free(r);
     char url[200], login[200], acct[200];
-    url_for(url, sizeof url, "a.test", "/index.html");
-    url_for(login, sizeof login, "bank.test", "/bank/login.html");
-    url_for(acct, sizeof acct, "bank.test", "/bank/account");
+    fixture_url(url, sizeof url, port, "a.test", "/index.html");
+    fixture_url(login, sizeof login, port, "bank.test", "/bank/login.html");
+    fixture_url(acct, sizeof acct, port, "bank.test", "/bank/account");
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
     r = tool(&c, 2, "browser_open", args);
     CHECK_HAS(r, "auth=no");
@@ -1527,8 +1522,8 @@ static void t_core_restore_pipe(void)
                   "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}",
                   20000);
     free(r);
-    url_for(acct, sizeof acct, "bank.test", "/bank/account");
-    url_for(shop, sizeof shop, "shop.test", "/index.html");
+    fixture_url(acct, sizeof acct, port, "bank.test", "/bank/account");
+    fixture_url(shop, sizeof shop, port, "shop.test", "/index.html");
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", acct);
     r = tool(&c, 2, "browser_open", args);
     CHECK_HAS(r, "auth=yes");

@@ -51,16 +51,11 @@ static snap_agent *agent(size_t budget)
     return a;
 }
 
-static void url_for(char *out, size_t cap, const char *host, const char *path)
-{
-    snprintf(out, cap, "http://%s:%d%s", host, port, path);
-}
-
 /* Open a fixture page; returns the open result's code. */
 static int open_page(snap_agent *a, const char *host, const char *path)
 {
     char url[256];
-    url_for(url, sizeof url, host, path);
+    fixture_url(url, sizeof url, port, host, path);
     snap_result r = {0};
     int rc = snap_open(a, url, false, &r);
     if (!CHECK_INT(0, rc))
@@ -737,7 +732,7 @@ static void t_open_schemes_and_header_regression(void)
     CHECK(strstr(text, "auth=yes%20obs=o99") != NULL);
     snap_result_free(&r);
     char url[256];
-    url_for(url, sizeof url, "a.test", "/index.html?user=bob&password=s3cr3tvalue#x");
+    fixture_url(url, sizeof url, port, "a.test", "/index.html?user=bob&password=s3cr3tvalue#x");
     CHECK_INT(0, snap_open(a, url, false, &r));
     CHECK(r.text && strstr(r.text, "s3cr3tvalue") == NULL);
     CHECK(r.structured && strstr(r.structured, "s3cr3tvalue") == NULL);
