@@ -24,6 +24,7 @@
  * says "Delete repository" is a delete: the more dangerous reading wins.
  */
 #include "gate/gate_int.h"
+#include "url/url.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -518,18 +519,12 @@ static int match_conseq(const char *s, const char *label, char *why, size_t cap)
     return r->kind;
 }
 
-/* The path of an absolute URL (after scheme://authority, before ?#). */
-static void url_path(const char *url, char *out, size_t cap)
+/* The path of a form's action or a request's URL as the browser reads it (url/url.h); a URL
+ * the parser refuses is read whole (more words, never fewer). */
+static void action_path(const char *url, char *out, size_t cap)
 {
-    const char *p = url ? strstr(url, "://") : NULL;
-    p = p ? p + 3 : (url ? url : "");
-    if (url && p != url)
-        p += strcspn(p, "/?#");
-    size_t n = strcspn(p, "?#");
-    if (n >= cap)
-        n = cap - 1;
-    memcpy(out, p, n);
-    out[n] = 0;
+    if (url_path(url, out, cap))
+        snprintf(out, cap, "%s", url ? url : "");
 }
 
 static int match_path(const gate_target *t, char *why, size_t cap)
@@ -538,7 +533,7 @@ static int match_path(const gate_target *t, char *why, size_t cap)
     if (!t->form_action || (m && (strcasecmp(m, "get") == 0 || strcasecmp(m, "dialog") == 0)))
         return GATE_CONSEQ_NONE;
     char path[512];
-    url_path(t->form_action, path, sizeof path);
+    action_path(t->form_action, path, sizeof path);
     words w;
     words_split(&w, path, false);
     const rule *r = rules_find(&w, PATH, N(PATH));
@@ -559,7 +554,7 @@ int gate_classify_request(const char *method, const char *url, char *why, size_t
         return GATE_CONSEQ_DELETE;
     }
     char path[512];
-    url_path(url, path, sizeof path);
+    action_path(url, path, sizeof path);
     words w;
     words_split(&w, path, false);
     const rule *r = rules_find(&w, PATH, N(PATH));

@@ -719,16 +719,11 @@ static int login_wall(snap_agent *a, int tab_id)
     return wall;
 }
 
-/* The path of an http(s) URL, "/" when it has none (out: cap bytes). */
-static void url_path(const char *url, char *out, size_t cap)
+/* The path of an http(s) URL as the browser reads it, "/" when it has
+ * none or cannot be parsed (out: cap bytes; url/url.h). */
+static void page_path(const char *url, char *out, size_t cap)
 {
-    const char *p = strstr(url ? url : "", "://");
-    p = p ? p + 3 : url ? url : "";
-    p += strcspn(p, "/?#");
-    size_t n = *p == '/' ? strcspn(p, "?#") : 0;
-    if (n)
-        snprintf(out, cap, "%.*s", (int)n, p);
-    else
+    if (url_path(url, out, cap))
         snprintf(out, cap, "/");
 }
 
@@ -815,8 +810,8 @@ static bool sent_to_login(snap_agent *a, int tab_id, const char *url, char *path
     if (!t || t->closed || !t->nframes || !url ||
         snap_url_origin(url, asked_origin, sizeof asked_origin))
         return false;
-    url_path(url, asked, sizeof asked);
-    url_path(t->frames[0].url, path, cap);
+    page_path(url, asked, sizeof asked);
+    page_path(t->frames[0].url, path, cap);
     if (login_path(asked) ||
         (strcmp(asked_origin, t->frames[0].origin) == 0 && strcmp(asked, path) == 0))
         return false;

@@ -820,6 +820,10 @@ static const class_case CLASSES[] = {
     {"POST /api/v1/payments via Submit", 0, 1, {.role = "button", .name = "Submit",
      .submits = true, .form_action = "https://bank.test/api/v1/payments?x=1",
      .form_method = "post"}, 0, CONSEQ(SEND)},
+    /* issue 11, point 10: the path as the browser reads it ('\\' is '/') */
+    {"POST to a backslash path", 0, 1, {.role = "button", .name = "Submit",
+     .submits = true, .form_action = "https://bank.test\\api\\v1\\payments",
+     .form_method = "post"}, 0, CONSEQ(SEND)},
     {"switch make public", 0, 1, {.role = "switch", .name = "Make public"}, 0,
      CONSEQ(PUBLISH)},
     {"donate", 0, 0, {.role = "button", .name = "Donate $5"}, 0, CONSEQ(PURCHASE)},

@@ -476,7 +476,40 @@ static void t_limits(void)
     }
 }
 
+/* url_path reads the path as the browser does (issue 11, point 10): the
+ * string versions in gate/classify.c and snapshot/session.c found "://"
+ * with strstr and stopped at '/' only, so a backslash path, a tab inside
+ * a word, or "://" inside the query was read wrong. */
+static void t_path_regression(void)
+{
+    static const struct {
+        const char *in, *want;
+    } C[] = {
+        {"https://bank.test\\account\\delete", "/account/delete"},
+        {"https://bank.test/acc\tount/de\nlete?x=1", "/account/delete"},
+        {"https://bank.test/x?next=https://evil.test/delete", "/x"},
+        {"https:bank.test/close", "/close"},
+        {"https:\\\\bank.test\\transfer#a", "/transfer"},
+        {"https://user:pw@bank.test:8443/pay", "/pay"},
+        {"https://bank.test", "/"},
+        {"  https://bank.test/a b/  ", "/a b/"},
+    };
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        char out[64];
+        if (!CHECK_INT(0, url_path(C[i].in, out, sizeof out)))
+            continue;
+        if (!CHECK(strcmp(out, C[i].want) == 0))
+            test_fail_detail("%s: want %s, got %s", C[i].in, C[i].want, out);
+    }
+    char out[8];
+    CHECK(url_path("javascript:alert(1)", out, sizeof out) != 0);
+    CHECK_STR("", out);
+    CHECK_INT(0, url_path("https://a.test/abcdefghij", out, sizeof out));
+    CHECK_STR("/abcdef", out);
+}
+
 static const test_case TESTS[] = {
+    {"path_regression", t_path_regression},
     {"origins_table", t_origins_table},
     {"parts", t_parts},
     {"limits", t_limits},

@@ -549,6 +549,30 @@ static int blob_inner(const char *s, const url_parts *o, url_parts *u, const cha
     return 0;
 }
 
+int url_path(const char *s, char *out, size_t cap)
+{
+    if (!out || cap < 2)
+        return URL_ETOOLONG;
+    out[0] = 0;
+    url_parts u;
+    int rc = url_parse(s ? s : "", &u, NULL);
+    if (rc)
+        return rc;
+    size_t n = 0;
+    for (size_t i = u.rest; i < u.rest_end && s[i] != '?' && s[i] != '#'; i++) {
+        char c = s[i];
+        if (c == '\t' || c == '\n' || c == '\r')
+            continue;
+        if (n + 1 >= cap)
+            break;
+        out[n++] = c == '\\' ? '/' : c;
+    }
+    if (!n)
+        out[n++] = '/';
+    out[n] = 0;
+    return 0;
+}
+
 int url_origin(const char *s, char *out, size_t cap, const char **why)
 {
     url_parts u;

@@ -96,6 +96,13 @@ typedef struct {
  * not NULL, gets a static text on failure. */
 int url_parse(const char *s, url_parts *u, const char **why);
 
+/* The path of s (a special scheme but file) as the browser reads it:
+ * what follows the authority up to '?' or '#', with tabs and newlines
+ * dropped and '\\' read as '/'; "/" when empty. Into out (cap >= 2
+ * bytes; a longer path is cut). 0, or url_parse's negative code (out "").
+ */
+int url_path(const char *s, char *out, size_t cap);
+
 /* The serialised origin of s, exactly as the browser's
  * `new URL(s).origin` gives it: "scheme://host[:port]", for the special
  * schemes but file, and for a blob: or filesystem: URL whose inner URL is
