@@ -1900,9 +1900,19 @@ static void t_confirmed_eval_page_navigated(void)
     CHECK(!r.text || !strstr(r.text, "Bank transfer"));   /* the other page's title */
     snap_result_free(&r);
     /* Positive control: on the page it was shown, it runs. The hook returned
-     * when the new document committed, maybe before its <title> was parsed:
-     * the agent looks at the page first (an observation waits for the load),
-     * as it would before asking for a script. */
+     * when the new document committed, maybe before its <title> was parsed
+     * (at load ~60 even an observation read title=""): wait, bounded, until
+     * the page has loaded, then observe it as an agent would before asking
+     * for a script. */
+    bool loaded = false;
+    for (int64_t end = snap_now_ms() + 20000; !loaded && snap_now_ms() < end;) {
+        char *st = page_eval(x.a, "document.readyState+'|'+document.title");
+        loaded = st && strcmp(st, "complete|Bank transfer") == 0;
+        free(st);
+        if (!loaded)
+            cdp_pump(x.a->c, 100, NULL);
+    }
+    CHECK(loaded);
     rc = do_observe(x.a, &r);
     CHECK_INT(0, rc);
     CHECK_HAS(r.text, "Bank transfer");
