@@ -8,7 +8,8 @@
 #                        no runtime dependency at all, the smallest footprint
 #   make test            unit tests, vector tests, corpus replay, Chromium integration
 #   make fuzz            clang libFuzzer targets, FUZZ_TIME seconds each (default 20)
-#   make bench           benchmarks with peers, figures printed (not asserted)
+#   make bench           benchmarks with peers, figures printed (not asserted);
+#                        BENCH=load: only page loads, privileged egress rule off/on
 #   make bench-smoke     every benchmark once in quick mode (CI: none may rot)
 #   make check           source style checker (line length, banned calls) and the
 #                        layering check (docs/architecture.md's module map)
@@ -164,7 +165,7 @@ fuzz: $(FUZZ_BIN)
 	done; echo "fuzz: all targets ran clean"
 
 bench: all
-	@BUILD=$(BUILD) sh bench/run.sh
+	@BUILD=$(BUILD) BENCH=$(BENCH) sh bench/run.sh
 
 # Every benchmark built and run once in quick mode (seconds each, figures
 # printed, nothing asserted on speed): .ci/run runs it so a benchmark that

@@ -133,6 +133,8 @@ typedef struct {
     snap_agent *a;
     bool privileged;
     int wrong_auth;     /* loads whose header did not say the expected auth= */
+    int blocked;        /* loads whose result reports a request refused: then the
+                           two sides did not load the same page */
 } side;
 
 static int side_up(side *s, bool privileged, const char *origin, vault *v, cdp_err *e)
@@ -199,6 +201,8 @@ static double load(side *s, const char *id, const char *url, const char *ready)
     const char *hit = hdr ? strstr(hdr, want) : NULL;
     if (!hit || (eol && hit > eol))
         s->wrong_auth++;
+    if (r.text && strstr(r.text, "blocked before it left"))
+        s->blocked++;
     snap_result_free(&r);
     for (double end = t0 + 15000; ready;) {
         rc = snap_observe(s->a, &(snap_query){0}, &r);
@@ -311,6 +315,9 @@ int main(int argc, char **argv)
     if (off.wrong_auth || on.wrong_auth)
         printf("  note: %d off loads not auth=no, %d on loads not auth=yes: the figures do "
                "not compare what they say\n", off.wrong_auth, on.wrong_auth);
+    if (off.blocked || on.blocked)
+        printf("  note: %d off loads and %d on loads had a request refused: the pages "
+               "loaded are not the same\n", off.blocked, on.blocked);
     if (asks)
         printf("  note: the gate asked the human %d times (answered allow)\n", asks);
 out:

@@ -1,12 +1,23 @@
 #!/bin/sh
 # `make bench`: figures printed side by side with peers measured in the same
 # run; nothing is asserted (this machine is shared and noisy).
+# BENCH=load (`make bench BENCH=load`): only the page loads with a
+# privileged context's egress rule off and on (load_bench), nothing else.
 set -u
 BUILD=${BUILD:-build}
+BENCH=${BENCH:-all}
+case $BENCH in
+all|load) ;;
+*) echo "bench: BENCH=$BENCH: want all or load" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.." || exit 1
 sh tests/setup.sh || exit 1
 mkdir -p "$BUILD/bench"
 CC=${CC:-cc}
+if [ "$BENCH" = load ]; then
+    echo "== cdpgate $(./$BUILD/cdpgate --version | cut -d' ' -f2), $(nproc) cores," \
+        "$(date -u +%F), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+else
 $CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -o "$BUILD/bench/cdp_bench" \
     bench/cdp_bench.c tests/fixture.c "$BUILD/libcdpgate.a" || exit 1
 echo "== cdpgate $(./$BUILD/cdpgate --version | cut -d' ' -f2), $(nproc) cores, $(date -u +%F)"
@@ -24,12 +35,13 @@ $CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -DVAULT_BENCH_EVP -o "$BUILD/benc
 "$BUILD/bench/vault_bench" "${BENCH_VAULT_MIB:-64}" || exit 1
 echo; $CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -o "$BUILD/bench/gate_bench" \
     bench/gate_bench.c "$BUILD/libcdpgate.a" && "$BUILD/bench/gate_bench" "$BUILD/bench" || exit 1
+fi
 
 # ---- Agent-facing figures (issue 3 part 6): cdpgate beside playwright-core
 # and @playwright/mcp on real third-party pages, in this same run. Pages and
 # peers: bench/pages.sh; served by bench/serve.mjs on 127.0.0.1 (stopped by
 # pid below); tables: bench/compare.mjs. BENCH_AGENT=0 skips this part.
-[ "${BENCH_AGENT:-1}" = 0 ] && exit 0
+[ "${BENCH_AGENT:-1}" = 0 ] && [ "$BENCH" = all ] && exit 0
 echo
 echo "== Agent benchmarks: setting up pages and peers"
 sh bench/pages.sh "$BUILD" || { echo "bench: pages not ready, agent benchmarks skipped"; exit 0; }
@@ -54,7 +66,9 @@ while IFS= read -r spec; do [ -n "$spec" ] && set -- "$@" "$spec"; done <<PAGES
 $(node --input-type=module -e "import { PAGES } from './bench/common.mjs';
 console.log(PAGES.map((p) => p.id + '=' + p.path + (p.ready ? '=' + p.ready : '')).join('\n'));")
 PAGES
-if $CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -o "$BUILD/bench/act_bench" \
+if [ "$BENCH" = load ]; then
+    :
+elif $CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -o "$BUILD/bench/act_bench" \
         bench/act_bench.c "$BUILD/libcdpgate.a" -lm 2>"$R/act_bench.build.txt"; then
     echo "  cdpgate library (act_bench)"
     BENCH_SNAP_DIR="$R/snap" timeout 240 "$BUILD/bench/act_bench" "$BASE" "$R/act.json" \
@@ -75,6 +89,14 @@ if $CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -o "$BUILD/bench/load_bench" \
 else
     echo "load_bench does not build ($(grep -m1 -E 'error|undefined' \
         "$R/load_bench.build.txt" | cut -c1-120))" >"$R/load.txt"
+fi
+if [ "$BENCH" = load ]; then
+    echo
+    cat "$R/load.txt"
+    kill "$SRV" 2>/dev/null
+    wait "$SRV" 2>/dev/null
+    trap - EXIT INT TERM
+    exit 0
 fi
 echo "  playwright-core and @playwright/mcp (pw_bench.mjs)"
 BENCH_ACT_N=${BENCH_ACT_N:-50} timeout 360 node bench/pw_bench.mjs "$BASE" "$R/pw.json" \

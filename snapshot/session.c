@@ -296,6 +296,62 @@ static int set_cookies(snap_agent *a, const char *ctx_id, const char *host,
     return rc;
 }
 
+/* A new privileged context for origin holding the session of root (a
+ * session state v1 document): the cookies of the origin's host set, the
+ * origin's localStorage pending for the first open (ctx_prime), and the
+ * names of both kept (the session is dropped when all are gone,
+ * snap_ctx_check). rule: created with the grant's network rule (sink.c).
+ * 0 with *idx set; else a snap_fail code, with *idx set (and the context
+ * STALE) when the context was created, 0 when not. */
+static int ctx_from_state(snap_agent *a, const char *origin, const json_val *root, bool rule,
+                          size_t *idx, snap_result *r)
+{
+    *idx = 0;
+    char id[SNAP_ID_MAX];
+    cdp_err e = {0};
+    int rc = create_context(a, id, rule, &e);
+    if (rc)
+        return snap_fail(r, SNAP_EBROWSER, "cannot create a browser context for %s: %s",
+                         origin, e.msg);
+    snap_ctx *c = ctx_add(a);
+    if (!c)
+        return snap_fail(r, SNAP_ENOMEM, "out of memory");
+    *idx = (size_t)(c - a->ctxs);
+    copyid(c->id, id);
+    c->created = true;
+    c->state = SNAP_CTX_AUTH;
+    c->creds = true;        /* from here on: even a failed restore may have set some */
+    snprintf(c->origin, sizeof c->origin, "%s", origin);
+    char host[200];
+    origin_host(origin, host, sizeof host);
+    size_t nck = 0;
+    rc = set_cookies(a, id, host, json_get(root, "cookies"), &nck, &e);
+    const json_val *ls = json_get(json_get(root, "localStorage"), origin);
+    /* The names of what was restored: the session is dropped when all are
+     * gone (snap_ctx_check). */
+    c = &a->ctxs[*idx];
+    for (const json_val *ck = json_first(json_get(root, "cookies")); ck; ck = json_next(ck))
+        if (json_get_str(ck, "name") && json_get_str(ck, "value") &&
+            cookie_for_host(json_get_str(ck, "domain"), host) &&
+            !names_add(&c->ck_names, json_get_str(ck, "name")))
+            c->names_lost = true;
+    for (const json_val *kv = json_first(ls); kv; kv = json_next(kv))
+        if (!names_add(&c->ls_keys, json_str(json_first(kv), NULL)))
+            c->names_lost = true;
+    if (rc == 0 && json_is(ls, JSON_ARRAY) && json_len(ls)) {
+        json_w lw;
+        json_w_init_secret(&lw);
+        json_w_val(&lw, ls);
+        c->pending_ls = json_w_take(&lw, NULL);
+    }
+    if (rc) {
+        c->state = SNAP_CTX_STALE;
+        return snap_fail(r, SNAP_EBROWSER, "cannot restore the cookies of %s: %s", origin,
+                         e.msg);
+    }
+    return 0;
+}
+
 /* Restore the vault's session for origin into a new privileged context.
  * 0 with *idx set; else note/note_code say why and the untrusted context
  * is used. */
@@ -396,64 +452,23 @@ static int restore(snap_agent *a, const char *origin, size_t *idx, char *note, s
             vault_identity_release(lease);
         return 1;
     }
-    char id[SNAP_ID_MAX];
-    cdp_err e = {0};
-    int rc = create_context(a, id, true, &e);
-    if (rc) {
-        json_doc_free(d);
+    size_t ci = 0;
+    int rc = ctx_from_state(a, origin, root, true, &ci, r);
+    json_doc_free(d);
+    if (!ci) {
         if (!from)
             vault_identity_release(lease);
-        return snap_fail(r, SNAP_EBROWSER, "cannot create a browser context for %s: %s",
-                         origin, e.msg);
+        return rc;
     }
-    snap_ctx *c = ctx_add(a);
-    if (!c) {
-        json_doc_free(d);
-        if (!from)
-            vault_identity_release(lease);
-        return snap_fail(r, SNAP_ENOMEM, "out of memory");
-    }
-    *idx = (size_t)(c - a->ctxs);
-    copyid(c->id, id);
-    c->created = true;
+    /* The new context holds the lease from here on, even a failed one. */
+    *idx = ci;
+    snap_ctx *c = &a->ctxs[ci];
     c->lease = lease + 1;
     if (from)
         a->ctxs[from].lease = 0;
-    lease = -1;
-    c->state = SNAP_CTX_AUTH;
     c->check = true;
-    c->creds = true;        /* from here on: even a failed restore may have set some */
     c->captured = captured;
-    snprintf(c->origin, sizeof c->origin, "%s", origin);
-    char host[200];
-    origin_host(origin, host, sizeof host);
-    size_t nck = 0;
-    rc = set_cookies(a, id, host, json_get(root, "cookies"), &nck, &e);
-    const json_val *ls = json_get(json_get(root, "localStorage"), origin);
-    /* The names of what was restored: the session is dropped when all are
-     * gone (snap_ctx_check). */
-    c = &a->ctxs[*idx];
-    for (const json_val *ck = json_first(json_get(root, "cookies")); ck; ck = json_next(ck))
-        if (json_get_str(ck, "name") && json_get_str(ck, "value") &&
-            cookie_for_host(json_get_str(ck, "domain"), host) &&
-            !names_add(&c->ck_names, json_get_str(ck, "name")))
-            c->names_lost = true;
-    for (const json_val *kv = json_first(ls); kv; kv = json_next(kv))
-        if (!names_add(&c->ls_keys, json_str(json_first(kv), NULL)))
-            c->names_lost = true;
-    if (rc == 0 && json_is(ls, JSON_ARRAY) && json_len(ls)) {
-        json_w lw;
-        json_w_init_secret(&lw);
-        json_w_val(&lw, ls);
-        c->pending_ls = json_w_take(&lw, NULL);
-    }
-    json_doc_free(d);
-    if (rc) {
-        a->ctxs[*idx].state = SNAP_CTX_STALE;
-        return snap_fail(r, SNAP_EBROWSER, "cannot restore the cookies of %s: %s", origin,
-                         e.msg);
-    }
-    return 0;
+    return rc;
 }
 
 int snap_ctx_pick(snap_agent *a, const char *url, size_t *idx, char *note, size_t cap,
@@ -1001,8 +1016,7 @@ int snap_login_begin(snap_agent *a, const char *url, snap_result *r)
 /* Read the service's cookies and the origin's localStorage of the login's
  * context into a session state v1 document (new; wipe_free). */
 static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
-                   size_t *ncookies, size_t *nls, int64_t *expiry, snap_ctx *names,
-                   cdp_err *e)
+                   size_t *ncookies, size_t *nls, int64_t *expiry, cdp_err *e)
 {
     *out = NULL;
     *ncookies = *nls = 0;
@@ -1040,8 +1054,6 @@ static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
     for (const json_val *k = json_first(json_get(ck.result, "cookies")); k; k = json_next(k)) {
         if (!cookie_for_host(json_get_str(k, "domain"), host))
             continue;
-        if (!names_add(&names->ck_names, json_get_str(k, "name")))
-            names->names_lost = true;
         static const char *const KEEP[] = {"name", "value", "domain", "path", "httpOnly",
                                            "secure", "sameSite", "partitionKey", NULL};
         json_w_obj_begin(&w);
@@ -1072,9 +1084,6 @@ static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
         json_w_key(&w, c->origin);
         json_w_val(&w, items);
         *nls = json_len(items);
-        for (const json_val *kv = json_first(items); kv; kv = json_next(kv))
-            if (!names_add(&names->ls_keys, json_str(json_first(kv), NULL)))
-                names->names_lost = true;
     }
     json_w_obj_end(&w);
     json_w_obj_end(&w);
@@ -1086,6 +1095,29 @@ static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
         *expiry = latest;
     *out = json_w_take(&w, NULL);
     return *out ? 0 : CDP_ENOMEM;
+}
+
+/* Close the login's context ci and its pages (its cookies, the identity
+ * provider's included, go with it). 0, or -1 with why. */
+static int login_ctx_close(snap_agent *a, size_t ci, char *why, size_t cap)
+{
+    snap_ctx *c = &a->ctxs[ci];
+    c->state = SNAP_CTX_STALE;
+    if (!c->created || !*c->id)
+        return 0;
+    char params[SNAP_ID_MAX + 40];
+    snprintf(params, sizeof params, "{\"browserContextId\":\"%s\"}", c->id);
+    cdp_err e = {0};
+    if (snap_cdp_call(a, NULL, "Target.disposeBrowserContext", params, a->o.timeout_ms, NULL,
+                      &e)) {
+        snprintf(why, cap, "%.200s", e.msg);
+        return -1;
+    }
+    c = &a->ctxs[ci];
+    c->created = false;
+    c->creds = false;
+    snap_sync(a);       /* its tabs are gone */
+    return 0;
 }
 
 static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
@@ -1119,12 +1151,8 @@ static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
     size_t nck = 0, nls = 0;
     int64_t expiry = 0;
     cdp_err e = {0};
-    snap_ctx names;         /* what the capture read, by name */
-    memset(&names, 0, sizeof names);
-    int rc = capture(a, &a->ctxs[ci], tab_id, &state, &nck, &nls, &expiry, &names, &e);
+    int rc = capture(a, &a->ctxs[ci], tab_id, &state, &nck, &nls, &expiry, &e);
     if (rc) {
-        free(names.ck_names);
-        free(names.ls_keys);
         snap_login_cancel(a);
         return snap_fail(r, SNAP_EBROWSER, "cannot read the session of %s: %s; nothing was "
                          "saved", origin, e.msg);
@@ -1136,29 +1164,88 @@ static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
     int vr = vault_put(a->o.vault, origin, ident ? ident : "default", (const uint8_t *)state,
                        strlen(state), expiry,
                        verr, sizeof verr);
-    wipe_free(state);
     a->login.active = false;
-    snap_ctx *c = &a->ctxs[ci];
-    /* Saved or not, the context holds the human's session (creds). */
-    free(c->ck_names);
-    free(c->ls_keys);
-    c->ck_names = names.ck_names;
-    c->ls_keys = names.ls_keys;
-    c->names_lost = names.names_lost;
-    if (vr) {
-        c->state = SNAP_CTX_STALE;
-        return snap_fail(r, SNAP_EBROWSER, "the session of %s could not be saved: %s", origin,
-                         verr);
+    /* Where the agent goes on: the page the human ended on, when it is the
+     * service's and its URL is whole (frame URLs are kept with secrets
+     * redacted); else the service's root. */
+    t = snap_tab_by_id(a, tab_id);
+    bool on_origin = t && !t->closed && t->nframes && t->frames[0].url &&
+                     strcmp(t->frames[0].origin, origin) == 0 &&
+                     !strstr(t->frames[0].url, "[redacted]");
+    size_t ul = (on_origin ? strlen(t->frames[0].url) : strlen(origin)) + 2;
+    char *landing = malloc(ul);
+    if (landing)
+        snprintf(landing, ul, "%s%s", on_origin ? t->frames[0].url : origin,
+                 on_origin ? "" : "/");
+    /* The login's context is the human's: it ran without the network rule
+     * (the human may pass through identity providers the grant does not
+     * name) and holds their cookies too. The session moves into a
+     * privileged context of its own, created as a restored one is (the
+     * grant's network rule; only the service host's cookies and the
+     * origin's localStorage), and the login's context is closed with its
+     * pages. Without a grant nothing is judged, so no rule either. */
+    size_t ni = 0;
+    int mv = SNAP_EBROWSER;
+    if (!vr) {
+        json_opts po = {0};
+        po.max_size = STATE_MAX;
+        po.max_depth = 16;
+        po.flags = JSON_SECRET;
+        json_doc *d = json_parse(state, strlen(state), &po, NULL);
+        mv = d ? ctx_from_state(a, origin, json_doc_root(d), gate_grant_get(a->gate) != NULL,
+                                &ni, r)
+               : snap_fail(r, SNAP_ENOMEM, "out of memory");
+        json_doc_free(d);
     }
-    c->state = SNAP_CTX_AUTH;
-    c->captured = (int64_t)time(NULL);
-    c->check = false;
-    if (t)
-        snap_obs_issue(a, snap_tab_by_id(a, tab_id), r->obs);
-    return snap_fail(r, SNAP_OK, "Login finished%s: the session of %s (%zu cookies, %zu "
-                     "localStorage items; no form values) is saved in the vault, and later "
-                     "runs restore it.", human_done ? " (the human said done)" : "", origin,
-                     nck, nls);
+    wipe_free(state);
+    char cerr[300] = "";
+    int closed = login_ctx_close(a, ci, cerr, sizeof cerr);
+    if (vr) {
+        free(landing);
+        return snap_fail(r, SNAP_EBROWSER, "the session of %s could not be saved: %s; the "
+                         "login's browser context %s", origin, verr,
+                         closed ? "could not be closed" : "is closed");
+    }
+    if (closed) {
+        free(landing);
+        if (ni)
+            a->ctxs[ni].state = SNAP_CTX_STALE;
+        return snap_fail(r, SNAP_EBROWSER, "the session of %s is saved in the vault, but the "
+                         "login's browser context could not be closed (%s), so this agent "
+                         "does not use it", origin, cerr);
+    }
+    if (mv) {
+        free(landing);
+        char why[600];
+        snprintf(why, sizeof why, "%s", r->text ? r->text : "");
+        return snap_fail(r, SNAP_EBROWSER, "the session of %s is saved in the vault, but it "
+                         "could not be moved out of the login's browser context (%s); that "
+                         "context is closed", origin, why);
+    }
+    a->ctxs[ni].captured = (int64_t)time(NULL);
+    a->ctxs[ni].check = false;
+    char opened[700] = "";
+    if (landing) {
+        snap_result o;
+        int orc = snap_open_in(a, landing, ni, true, &o);
+        snap_tab *nt = orc == 0 || orc == SNAP_EDIALOG ? snap_tab_current(a) : NULL;
+        if (nt && nt->ctx == ni)
+            snprintf(opened, sizeof opened, " The page is open again there (tab t%d).",
+                     nt->id);
+        else
+            snprintf(opened, sizeof opened, " Reopening the page there failed (%.300s): "
+                     "open a page of %s to go on.", snap_strerror(orc), origin);
+        snprintf(r->obs, sizeof r->obs, "%s", o.obs);
+        snap_result_free(&o);
+        free(landing);
+    }
+    snap_fail(r, SNAP_OK, "Login finished%s: the session of %s (%zu cookies, %zu "
+              "localStorage items; no form values) is saved in the vault, and later "
+              "runs restore it. It now lives in a browser context of its own, %s, and "
+              "the login's context is closed.%s", human_done ? " (the human said done)" : "",
+              origin, nck, nls, gate_grant_get(a->gate) ? "with the grant's network rule "
+              "like a restored session" : "like a restored session", opened);
+    return 0;
 }
 
 int snap_login_poll(snap_agent *a, bool human_done, snap_result *r)

@@ -219,17 +219,23 @@ int snap_url_origin(const char *url, char *out, size_t cap);
 void snap_session_forget(snap_agent *a, const char *origin);
 
 /* The login handoff. snap_login_begin opens url in a new tab of a fresh
- * privileged context for url's origin (needs o.vault) and starts the
- * blocked state; the caller shows that window to a human (a headed browser)
- * and calls snap_login_poll until it returns something other than
- * SNAP_EBLOCKED. The login is complete when the page is back on the
- * service's origin with no visible password field and off the login path,
- * or when human_done says the human declared it done (a signal from the
- * human, never from the agent). Then only session state — the context's
- * cookies for the service's domain and the origin's localStorage, never
- * form values — is sealed into the vault (format: docs/vault.md, "Session
- * state format v1"). While a login runs, snap_open refuses with
- * SNAP_EBLOCKED; hosts refuse every other agent call (the MCP server does). */
+ * login context for url's origin (needs o.vault; the human's: its requests
+ * are not judged and it has no network rule, so identity providers on
+ * other origins work) and starts the blocked state; the caller shows that
+ * window to a human (a headed browser) and calls snap_login_poll until it
+ * returns something other than SNAP_EBLOCKED. The login is complete when
+ * the page is back on the service's origin with no visible password field
+ * and off the login path, or when human_done says the human declared it
+ * done (a signal from the human, never from the agent). Then only session
+ * state — the context's cookies for the service's domain and the origin's
+ * localStorage, never form values — is sealed into the vault (format:
+ * docs/vault.md, "Session state format v1"), the same state is set into a
+ * new privileged context (with the grant's network rule, as a restored
+ * session gets), the login context is closed with its tabs, and the page
+ * the human ended on (the service's root when it was elsewhere) is opened
+ * again in a new tab of the privileged context. While a login runs,
+ * snap_open refuses with SNAP_EBLOCKED; hosts refuse every other agent
+ * call (the MCP server does). */
 int snap_login_begin(snap_agent *a, const char *url, snap_result *r);
 int snap_login_poll(snap_agent *a, bool human_done, snap_result *r);
 bool snap_login_active(const snap_agent *a);

@@ -2883,6 +2883,80 @@ static void t_net_privileged_loopback(void)
     check_no_evil("privileged loopback");
 }
 
+/* Issue 11 point 5, a login in this process: the human logs in at the
+ * bank through the login handoff (snap_login_begin; the test types for the
+ * human in the login tab), the session is captured, and the agent goes on
+ * at the bank. The login's context had no network rule (the human's), so a
+ * page of the bank opened after the capture could send a WebSocket to
+ * evil.test, which Fetch cannot pause. Now the captured session moves into
+ * a new privileged context created with the rule and the login's context
+ * is closed: the WebSocket never arrives, nor do the page's image,
+ * EventSource and the rest. */
+static void t_net_login_captured_egress(void)
+{
+    rig x;
+    vault *lv = NULL;
+    if (!rig_up(&x, NULL))
+        goto out;
+    x.a->o.timeout_ms = 30000;
+    char vdir[400], err[300] = "", url[300];
+    snprintf(vdir, sizeof vdir, "%s/login-vault", root);
+    lv = vault_open(vdir, NULL, err, sizeof err);
+    if (!CHECK(lv != NULL)) {
+        test_fail_detail("vault_open: %s", err);
+        goto out;
+    }
+    snap_agent_set_vault(x.a, lv);
+    char audit[400];
+    snprintf(audit, sizeof audit, "%s", last_audit);
+    fixture_url(url, sizeof url, port, "bank.test", "/bank/login.html");
+    snap_result r;
+    memset(&r, 0, sizeof r);
+    int rc = snap_login_begin(x.a, url, &r);
+    keep(&r);
+    snap_result_free(&r);
+    if (!CHECK_INT(0, rc))
+        goto out;
+    /* The human signs in (in the login tab, not through the agent). */
+    static const char HUMAN[] =
+        "(() => { const f = id => document.getElementById(id); f('user').value = 'alice'; "
+        "f('pw').value = '" PLANT_PASSWORD "'; f('otp').value = '" FIXTURE_BANK_OTP "'; "
+        "f('f').requestSubmit(); return 'sent'; })()";
+    char *said = page_eval(x.a, HUMAN);
+    CHECK_HAS(said, "sent");
+    free(said);
+    rc = SNAP_EBLOCKED;
+    for (int64_t end = snap_now_ms() + 30000; rc == SNAP_EBLOCKED && snap_now_ms() < end;) {
+        snap_result_free(&r);
+        memset(&r, 0, sizeof r);
+        rc = snap_login_poll(x.a, false, &r);
+        keep(&r);
+        if (rc == SNAP_EBLOCKED)
+            cdp_pump(x.a->c, 100, NULL);
+    }
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("login: %s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "saved in the vault");
+    snap_result_free(&r);
+    if (rc)
+        goto out;
+    /* The agent goes on at the bank: the page tries everything. */
+    if (!CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/exfil.html?tag=lg-", &r)))
+        test_fail_detail("open: %s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "auth=yes");
+    snap_result_free(&r);
+    static const char *const N[] = {"tag=lg-img", "tag=lg-es", "tag=lg-fetch", "tag=lg-ws",
+                                    NULL};
+    if (!CHECK(audit_wait(x.a, audit, N, 30000)))
+        test_fail_detail("not every refusal was audited:\n%s", test_read_file(audit, NULL));
+    barrier(x.a);
+    check_none(NULL, "evil.test", "tag=lg-");
+    check_no_evil("after a login in this process");
+out:
+    rig_down(&x);
+    vault_close(lv);
+}
+
 /* The grant holds for an attached browser too (--connect): a browser
  * started by someone else, attached over WebSocket, with a restored
  * session: ungranted opens are refused and the page's own navigation to an
@@ -2995,6 +3069,7 @@ static const test_case TESTS[] = {
     {"net_browser_sent", t_net_browser_sent},
     {"net_privileged_egress", t_net_privileged_egress},
     {"net_privileged_loopback", t_net_privileged_loopback},
+    {"net_login_captured_egress", t_net_login_captured_egress},
     {"evil_never_reached", t_evil_never_reached},
     {NULL, NULL},
 };
