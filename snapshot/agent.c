@@ -297,6 +297,24 @@ static void queue_work(snap_agent *a, int kind, const char *target, const char *
     w->tab = tab;
 }
 
+/* A target no tab accounts for (a shared or service worker, a worklet):
+ * its browser context, for sink.c (snap_other_ctx). */
+static void other_add(snap_agent *a, const char *target, const char *ctx)
+{
+    struct snap_other *o = &a->others[a->nothers++ % (sizeof a->others / sizeof a->others[0])];
+    copyid(o->target, target);
+    copyid(o->ctx, ctx ? ctx : "");
+}
+
+const char *snap_other_ctx(const snap_agent *a, const char *target)
+{
+    size_t n = sizeof a->others / sizeof a->others[0];
+    for (size_t i = 0; target && *target && i < n && i < a->nothers; i++)
+        if (strcmp(a->others[i].target, target) == 0)
+            return a->others[i].ctx;
+    return NULL;
+}
+
 static void on_event(void *ud, cdp_conn *c, const char *session, const char *method,
                      const json_val *p)
 {
@@ -318,6 +336,9 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
             if (type && strcmp(type, "page") == 0 && opener && tid &&
                 tab_by_target(a, opener) && !tab_by_target(a, tid))
                 queue_work(a, 1, tid, "", opener, 0);
+            else if (type && tid && strcmp(type, "page") && strcmp(type, "iframe") &&
+                     strcmp(type, "browser") && strcmp(type, "tab"))
+                other_add(a, tid, json_get_str(info, "browserContextId"));
         } else if (strcmp(m, "attachedToTarget") == 0) {
             snap_tab *t = snap_tab_by_session(a, session);
             const char *type = json_get_str(info, "type");

@@ -540,9 +540,13 @@ static bool holds_session(const snap_ctx *c)
  * popup of a tab not adopted yet) is sent from, or NULL: its browser
  * context holds a session restored from the vault or captured by a login.
  * *tab gets the tab whose confirmation covers it (the popup's opener). A
- * request whose frame is no tab of the agent's (a worker, a target the
- * embedder opened) counts as authenticated when it goes to the origin of
- * an authenticated context: fail closed. */
+ * request whose frame is no tab of the agent's is judged by its target's
+ * browser context when the agent saw the target created (a shared or
+ * service worker: its requests carry its target id as their frame); one of
+ * no known context, while a context holds a session, counts as sent from
+ * it: fail closed (before, a shared worker of the bank posted to another
+ * granted origin unasked). Either way, one that goes to the origin of an
+ * authenticated context counts as authenticated. */
 static const char *auth_origin(snap_agent *a, snap_tab *t, const char *frame, const char *url,
                                int *tab)
 {
@@ -556,10 +560,19 @@ static const char *auth_origin(snap_agent *a, snap_tab *t, const char *frame, co
         return t->ctx < a->nctxs && holds_session(&a->ctxs[t->ctx]) ? a->ctxs[t->ctx].origin
                                                                      : NULL;
     char o[256];
-    if (snap_url_origin(url, o, sizeof o))
-        return NULL;
+    if (snap_url_origin(url, o, sizeof o) == 0)
+        for (size_t i = 0; i < a->nctxs; i++)
+            if (holds_session(&a->ctxs[i]) && strcmp(a->ctxs[i].origin, o) == 0)
+                return a->ctxs[i].origin;
+    const char *bctx = frame ? snap_other_ctx(a, frame) : NULL;
+    for (size_t i = 0; i < a->nctxs; i++) {
+        const snap_ctx *c = &a->ctxs[i];
+        if (bctx && *bctx && strcmp(c->id, bctx) == 0)
+            return holds_session(c) ? c->origin : NULL;
+    }
+    /* Unknown: any context holding a session may have sent it. */
     for (size_t i = 0; i < a->nctxs; i++)
-        if (holds_session(&a->ctxs[i]) && strcmp(a->ctxs[i].origin, o) == 0)
+        if (holds_session(&a->ctxs[i]))
             return a->ctxs[i].origin;
     return NULL;
 }

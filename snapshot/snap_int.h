@@ -174,6 +174,15 @@ struct snap_agent {
         int tab;
     } work[64];
     size_t nwork;
+    /* agent.c: targets no tab accounts for (shared and service workers,
+     * worklets...) and their browser context, so that sink.c judges their
+     * requests as that context's (a ring: one forgotten is unknown, and an
+     * unknown one counts as authenticated, fail closed). */
+    struct snap_other {
+        char target[SNAP_ID_MAX];
+        char ctx[SNAP_ID_MAX];   /* browserContextId */
+    } others[32];
+    size_t nothers;
     /* session.c: browser contexts and the login handoff. */
     snap_ctx *ctxs;              /* ctxs[0]: untrusted, once nctxs > 0 */
     size_t nctxs, capctxs;
@@ -359,6 +368,9 @@ snap_tab *snap_tab_by_id(snap_agent *a, int id);
 snap_tab *snap_tab_current(snap_agent *a);     /* NULL when no open tab */
 snap_tab *snap_tab_by_session(snap_agent *a, const char *session);
 snap_frame *snap_frame_find(snap_tab *t, const char *frame_id);
+/* The browserContextId of a target no tab accounts for (a shared or service
+ * worker: the frameId of its paused requests), or NULL when not known. */
+const char *snap_other_ctx(const snap_agent *a, const char *target);
 /* Open a new tab in context ctxs[ctx] (Target.createTarget there, attach,
  * enable Page/Network/Runtime/lifecycle, auto-attach to OOPIFs). */
 int snap_tab_open(snap_agent *a, size_t ctx, snap_tab **out, snap_result *r);

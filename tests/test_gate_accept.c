@@ -3019,6 +3019,45 @@ static void t_attached_browser(void)
     cdp_browser_free(host);
 }
 
+/* ==== red team (issue 11, point 15b) ==== */
+
+/* Data carried out of the authenticated bank's context by code no tab
+ * accounts for, to another granted origin (a.test, not authenticated):
+ * a dedicated worker, a shared worker, an iframe that posts before the
+ * driver knows its frame. Each POST leaves the authenticated context with
+ * data, so the human is asked, whatever started it; the hook says no, and
+ * a.test never sees it. Before the fix a worker's POST to a.test went out
+ * unasked (only a request to the authenticated origin itself counted). */
+static void t_red_worker_data_out(void)
+{
+    static const char *const W[] = {"worker", "shared", "frame"};
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_DENY;
+    for (size_t i = 0; i < sizeof W / sizeof W[0]; i++) {
+        char path[100], tag[40];
+        snprintf(path, sizeof path, "/gate/red/worker.html?w=%s", W[i]);
+        snprintf(tag, sizeof tag, "tag=red-%s-post", W[i]);
+        int calls = hook_calls;
+        snap_result r;
+        CHECK_INT(0, do_open(x.a, "bank.test", path, &r));
+        CHECK_HAS(r.text, "auth=yes");
+        snap_result_free(&r);
+        bool asked = idle_until_hook(x.a, calls, 10000);
+        if (!CHECK(asked))
+            test_fail_detail("%s: its POST to a.test was not asked", W[i]);
+        else
+            CHECK_HAS(last_prompt(), tag);
+        barrier(x.a);
+        if (log_count("POST", "a.test", tag))
+            test_fail_detail("%s: the POST reached a.test without the human", W[i]);
+        check_none("POST", "a.test", tag);
+    }
+out:
+    rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
     {"attached_browser", t_attached_browser},
@@ -3071,6 +3110,7 @@ static const test_case TESTS[] = {
     {"net_privileged_loopback", t_net_privileged_loopback},
     {"net_login_captured_egress", t_net_login_captured_egress},
     {"evil_never_reached", t_evil_never_reached},
+    {"red_worker_data_out", t_red_worker_data_out},
     {NULL, NULL},
 };
 
