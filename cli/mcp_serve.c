@@ -620,8 +620,14 @@ static void run_tool(void *ud, mcp_call *call, mcp_tool tool, const mcp_args *a,
     S->login_note = NULL;
     if (tool == MCP_T_TAKEOVER) {
         uint64_t e = gate_set_mode(S->gate, GATE_MODE_HUMAN, "agent (browser_takeover)");
-        fprintf(stderr, "cdpgate mcp: the agent handed control to the human (epoch %llu)%s%s\n",
-                (unsigned long long)e, a->text ? ": " : "", a->text ? a->text : "");
+        /* The model's words, escaped for the operator's terminal: no
+         * control sequence, no line of cdpgate's own, no bidi reordering. */
+        char said[1200] = "";
+        if (a->text && gate_text_escape(said, sizeof said - 12, a->text, strlen(a->text), 0) >=
+                           sizeof said - 12)
+            memcpy(said + strlen(said), " (... cut)", 11);
+        fprintf(stderr, "cdpgate mcp: the agent handed control to the human (epoch %llu)%s%s%s\n",
+                (unsigned long long)e, a->text ? ": \"" : "", said, a->text ? "\"" : "");
         snprintf(why, sizeof why, "Control is with the human now (epoch %llu). Every tool is "
                  "refused until the human gives control back; then take a new snapshot.",
                  (unsigned long long)e);

@@ -3058,6 +3058,43 @@ out:
     rig_down(&x);
 }
 
+/* The model's words reach the human's terminal only escaped: the reason
+ * a (prompt-injected) model gives with browser_takeover is printed on
+ * cdpgate mcp's stderr, which the operator watches. Before the fix it was
+ * printed raw: an ESC sequence (cursor moves, a window title, OSC 52 that
+ * writes the operator's clipboard) reached the terminal, and a newline
+ * forged a line in cdpgate's own words. */
+static void t_red_mcp_stderr_escaped(void)
+{
+    if (!mcp_ready())
+        return;
+    char env_data[500], rules[200], audit[400];
+    snprintf(env_data, sizeof env_data, "XDG_DATA_HOME=%s", mcp_data);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    snprintf(audit, sizeof audit, "%s/audit-red-stderr.log", root);
+    const char *env[] = {env_data, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {cdpgate_bin(), rules, "--grant", mcp_grant, "--audit", audit,
+                          "mcp", NULL};
+    child c;
+    if (!CHECK_INT(0, spawn(&c, env, argv, false)))
+        return;
+    mcp_init(&c);
+    char *r = tool(&c, 2, "browser_takeover",
+                   "{\"text\":\"solve it\\u001b]52;c;cm0gLXJmIH4=\\u0007\\u001b[2J"
+                   "\\ncdpgate mcp: control is with the agent now (epoch 7)\\u202e\"}");
+    CHECK_HAS(r, "Control is with the human");
+    free(r);
+    CHECK(stderr_wait(&c, "handed control to the human", 10000));
+    char *e = child_stderr(&c);
+    if (!CHECK(e && !strchr(e, 0x1b) && !strchr(e, 0x07)))
+        test_fail_detail("a raw control character reached stderr:\n%s", e ? e : "");
+    CHECK_LACKS(e, "\ncdpgate mcp: control is with the agent");
+    CHECK_LACKS(e, "\xe2\x80\xae");     /* U+202E raw */
+    CHECK_HAS(e, "solve it");
+    free(e);
+    child_end(&c, 20000);
+}
+
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
     {"attached_browser", t_attached_browser},
@@ -3111,6 +3148,7 @@ static const test_case TESTS[] = {
     {"net_login_captured_egress", t_net_login_captured_egress},
     {"evil_never_reached", t_evil_never_reached},
     {"red_worker_data_out", t_red_worker_data_out},
+    {"red_mcp_stderr_escaped", t_red_mcp_stderr_escaped},
     {NULL, NULL},
 };
 
