@@ -3024,16 +3024,19 @@ static void t_attached_browser(void)
 /* Data carried out of the authenticated bank's context by code no tab
  * accounts for, to another granted origin (a.test, not authenticated):
  * a dedicated worker, a shared worker, an iframe that posts before the
- * driver knows its frame. Each POST leaves the authenticated context with
+ * driver knows its frame, a popup opened with noopener. Each POST leaves the authenticated context with
  * data, so the human is asked, whatever started it; the hook says no, and
  * a.test never sees it. Before the fix a worker's POST to a.test went out
- * unasked (only a request to the authenticated origin itself counted). */
+ * unasked (only a request to the authenticated origin itself counted);
+ * the dedicated worker's, the frame's and the popup's were asked already
+ * (their frame is the page's, the frame known, the opener followed). */
 static void t_red_worker_data_out(void)
 {
-    static const char *const W[] = {"worker", "shared", "frame"};
+    static const char *const W[] = {"worker", "shared", "frame", "noopener"};
     rig x;
     if (!rig_up(&x, NULL))
         goto out;
+    x.a->o.timeout_ms = 30000;
     hook_answer = GATE_DENY;
     for (size_t i = 0; i < sizeof W / sizeof W[0]; i++) {
         char path[100], tag[40];
@@ -3044,7 +3047,13 @@ static void t_red_worker_data_out(void)
         CHECK_INT(0, do_open(x.a, "bank.test", path, &r));
         CHECK_HAS(r.text, "auth=yes");
         snap_result_free(&r);
-        bool asked = idle_until_hook(x.a, calls, 10000);
+        if (strcmp(W[i], "noopener") == 0) {
+            /* A link (a read: nobody is asked) opens the popup. */
+            if (!CHECK_INT(0, act_on(x.a, "Open statement", 'c', NULL, false, &r)))
+                test_fail_detail("%s", r.text ? r.text : "");
+            snap_result_free(&r);
+        }
+        bool asked = idle_until_hook(x.a, calls, 30000);
         if (!CHECK(asked))
             test_fail_detail("%s: its POST to a.test was not asked", W[i]);
         else
@@ -3094,6 +3103,43 @@ static void t_red_mcp_stderr_escaped(void)
     free(e);
     child_end(&c, 20000);
 }
+
+/* A page cannot write files on the user's machine by itself: downloads
+ * are file transfers, which the grant governs (the file_transfer egress
+ * class and the file scopes). A page in the untrusted context clicks an
+ * <a download> and saves a Blob; no file may appear. */
+static void t_red_download_nowhere(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    x.a->o.timeout_ms = 30000;
+    char tag[32];
+    snprintf(tag, sizeof tag, "t%ld", (long)getpid());
+    char path[100];
+    snprintf(path, sizeof path, "/gate/red/download.html?%s", tag);
+    snap_result r;
+    if (!CHECK_INT(0, do_open(x.a, "a.test", path, &r)))
+        test_fail_detail("open: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    barrier(x.a);
+    CHECK_INT(0, do_observe(x.a, &r));
+    snap_result_free(&r);
+    char cmd[600];
+    /* Where a browser saves: the user's home (~/Downloads, XDG_DOWNLOAD_DIR),
+     * the temporary directory (its profile), the working directory. */
+    snprintf(cmd, sizeof cmd, "find \"${HOME:-/root}\" /tmp . -xdev \\( -name "
+             "'red-download-%s*' -o -name 'red-blob-%s*' \\) 2>/dev/null", tag, tag);
+    char *o = NULL, *e = NULL;
+    fixture_run(cmd, &o, &e);
+    if (!CHECK(o && !*o))
+        test_fail_detail("the page wrote files:\n%s", o ? o : "");
+    free(o);
+    free(e);
+out:
+    rig_down(&x);
+}
+
 
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
@@ -3149,6 +3195,7 @@ static const test_case TESTS[] = {
     {"evil_never_reached", t_evil_never_reached},
     {"red_worker_data_out", t_red_worker_data_out},
     {"red_mcp_stderr_escaped", t_red_mcp_stderr_escaped},
+    {"red_download_nowhere", t_red_download_nowhere},
     {NULL, NULL},
 };
 
