@@ -14,7 +14,7 @@
  *    (tab, frame, loader, backend node) -> number; nothing is ever removed,
  *    so a number is never reused.
  */
-#include "snapshot/snap_int.h"
+#include "snapshot/agent_int.h"
 #include "ws/ws.h"
 
 #include <stdio.h>
@@ -33,7 +33,7 @@ int64_t snap_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static char *dupstr(const char *s)
+char *snap_agent_dupstr(const char *s)
 {
     if (!s)
         s = "";
@@ -44,9 +44,9 @@ static char *dupstr(const char *s)
     return d;
 }
 
-static void setstr(char **dst, const char *s)
+void snap_agent_setstr(char **dst, const char *s)
 {
-    char *d = dupstr(s);
+    char *d = snap_agent_dupstr(s);
     if (d) {
         free(*dst);
         *dst = d;
@@ -77,7 +77,7 @@ static void act_secret_url(const snap_agent *a, snap_frame *f)
     }
 }
 
-static void copyid(char dst[SNAP_ID_MAX], const char *s)
+void snap_agent_copyid(char dst[SNAP_ID_MAX], const char *s)
 {
     snprintf(dst, SNAP_ID_MAX, "%s", s ? s : "");
 }
@@ -139,7 +139,7 @@ int snap_fail(snap_result *r, int code, const char *fmt, ...)
     free(r->text);
     free(r->structured);
     r->code = code;
-    r->text = dupstr(msg);
+    r->text = snap_agent_dupstr(msg);
     json_w w;
     json_w_init(&w);
     json_w_obj_begin(&w);
@@ -214,7 +214,7 @@ static snap_frame *frame_add(snap_tab *t, const char *id, const char *parent,
     if (f) {
         f->gone = false;
         if (parent && *parent)
-            copyid(f->parent, parent);
+            snap_agent_copyid(f->parent, parent);
         return f;
     }
     if (t->nframes == t->capframes) {
@@ -227,9 +227,9 @@ static snap_frame *frame_add(snap_tab *t, const char *id, const char *parent,
     }
     f = &t->frames[t->nframes++];
     memset(f, 0, sizeof *f);
-    copyid(f->id, id);
-    copyid(f->parent, parent);
-    copyid(f->session, session);
+    snap_agent_copyid(f->id, id);
+    snap_agent_copyid(f->parent, parent);
+    snap_agent_copyid(f->session, session);
     return f;
 }
 
@@ -244,10 +244,10 @@ static void frame_update(snap_tab *t, const char *session, const json_val *fr)
         return;
     /* The main frame of an out-of-process iframe's session is that iframe:
      * its document belongs to this session now. */
-    copyid(f->session, session);
+    snap_agent_copyid(f->session, session);
     const char *loader = json_get_str(fr, "loaderId");
     if (loader)
-        copyid(f->loader, loader);
+        snap_agent_copyid(f->loader, loader);
     set_url(&f->url, json_get_str(fr, "url"));
     const char *origin = json_get_str(fr, "securityOrigin");
     snprintf(f->origin, sizeof f->origin, "%s", origin ? origin : "");
@@ -291,9 +291,9 @@ static void queue_work(snap_agent *a, int kind, const char *target, const char *
     pending_work *w = &a->work[a->nwork++];
     memset(w, 0, sizeof *w);
     w->kind = kind;
-    copyid(w->target, target);
-    copyid(w->session, session);
-    copyid(w->opener, opener);
+    snap_agent_copyid(w->target, target);
+    snap_agent_copyid(w->session, session);
+    snap_agent_copyid(w->opener, opener);
     w->tab = tab;
 }
 
@@ -302,8 +302,8 @@ static void queue_work(snap_agent *a, int kind, const char *target, const char *
 static void other_add(snap_agent *a, const char *target, const char *ctx)
 {
     struct snap_other *o = &a->others[a->nothers++ % (sizeof a->others / sizeof a->others[0])];
-    copyid(o->target, target);
-    copyid(o->ctx, ctx ? ctx : "");
+    snap_agent_copyid(o->target, target);
+    snap_agent_copyid(o->ctx, ctx ? ctx : "");
 }
 
 const char *snap_other_ctx(const snap_agent *a, const char *target)
@@ -350,7 +350,7 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
                 if (!f)
                     f = frame_add(t, tid, "", sid);
                 if (f) {
-                    copyid(f->session, sid);
+                    snap_agent_copyid(f->session, sid);
                     f->oopif = true;
                     f->gone = false;
                 }
@@ -383,7 +383,7 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
             const char *tid = json_get_str(info, "targetId");
             snap_tab *t = tid ? tab_by_target(a, tid) : NULL;
             if (t)
-                setstr(&t->title, json_get_str(info, "title"));
+                snap_agent_setstr(&t->title, json_get_str(info, "title"));
         }
         return;
     }
@@ -437,8 +437,8 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
         t->dialog_open = true;
         snprintf(t->dialog_type, sizeof t->dialog_type, "%s",
                  json_get_str(p, "type") ? json_get_str(p, "type") : "alert");
-        setstr(&t->dialog_message, json_get_str(p, "message"));
-        setstr(&t->dialog_default, json_get_str(p, "defaultPrompt"));
+        snap_agent_setstr(&t->dialog_message, json_get_str(p, "message"));
+        snap_agent_setstr(&t->dialog_default, json_get_str(p, "defaultPrompt"));
     } else if (strcmp(method, "Page.javascriptDialogClosed") == 0) {
         t->dialog_open = false;
     } else if (strcmp(method, "Network.responseReceived") == 0) {
@@ -450,7 +450,7 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
         if (id && type && loader && strcmp(type, "Document") == 0 && t->nframes &&
             strcmp(id, t->frames[0].id) == 0) {
             t->doc_status = (int)json_get_int(json_get(p, "response"), "status", 0);
-            copyid(t->doc_loader, loader);
+            snap_agent_copyid(t->doc_loader, loader);
         }
     } else if (strcmp(method, "Network.requestWillBeSent") == 0) {
         if (!json_get(p, "redirectResponse"))
@@ -525,8 +525,8 @@ static snap_tab *tab_new(snap_agent *a, const char *target, const char *session)
     snap_tab *t = &a->tabs[a->ntabs++];
     memset(t, 0, sizeof *t);
     t->id = ++a->next_tab;
-    copyid(t->target, target);
-    copyid(t->session, session);
+    snap_agent_copyid(t->target, target);
+    snap_agent_copyid(t->session, session);
     return t;
 }
 
@@ -550,7 +550,7 @@ static int attach(snap_agent *a, const char *target, char session[SNAP_ID_MAX],
     free(params);
     if (rc)
         return snap_fail(r, SNAP_EBROWSER, "cannot attach to the page: %s", e.msg);
-    copyid(session, json_get_str(rep.result, "sessionId"));
+    snap_agent_copyid(session, json_get_str(rep.result, "sessionId"));
     cdp_reply_free(&rep);
     return *session ? 0 : snap_fail(r, SNAP_EBROWSER, "attach: no session id");
 }
@@ -629,7 +629,7 @@ int snap_tab_open(snap_agent *a, size_t ctx, snap_tab **out, snap_result *r)
         return snap_fail(r, SNAP_EBROWSER, "the browser refused a new tab in the context of "
                          "%s: %s", a->ctxs[ctx].origin, e.msg);
     if (rc == 0) {
-        copyid(target, json_get_str(rep.result, "targetId"));
+        snap_agent_copyid(target, json_get_str(rep.result, "targetId"));
         created = true;
         cdp_reply_free(&rep);
     } else if (rc == CDP_EPROTOCOL) {
@@ -643,7 +643,7 @@ int snap_tab_open(snap_agent *a, size_t ctx, snap_tab **out, snap_result *r)
                 const char *type = json_get_str(ti, "type");
                 const char *id = json_get_str(ti, "targetId");
                 if (type && id && strcmp(type, "page") == 0 && !tab_by_target(a, id)) {
-                    copyid(target, id);
+                    snap_agent_copyid(target, id);
                     break;
                 }
             }
@@ -672,494 +672,12 @@ int snap_tab_open(snap_agent *a, size_t ctx, snap_tab **out, snap_result *r)
     return 0;
 }
 
-/* ---- refs ---- */
-
-static uint64_t hash_key(uint32_t doc, int backend)
-{
-    uint64_t h = ((uint64_t)doc << 32) ^ (uint32_t)backend;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    return h;
-}
-
-int snap_ref_tab(const snap_agent *a, const snap_ref *rf)
-{
-    return a->refdocs[rf->doc].tab;
-}
-
-const char *snap_ref_frame(const snap_agent *a, const snap_ref *rf)
-{
-    return a->refdocs[rf->doc].frame;
-}
-
-const char *snap_ref_role(const snap_agent *a, const snap_ref *rf)
-{
-    return a->ref_roles[rf->role];
-}
-
-/* The index of document (tab, frame, loader) in a->refdocs, or -1. Refs
- * are issued a document at a time: the last one found is tried first. */
-static long refdoc_find(const snap_agent *a, int tab, const char *frame, const char *loader)
-{
-    for (size_t k = 0; k < a->nrefdocs; k++) {
-        size_t i = (a->refdoc_last + a->nrefdocs - k) % a->nrefdocs;
-        const snap_refdoc *d = &a->refdocs[i];
-        if (d->tab == tab && strcmp(d->frame, frame) == 0 && strcmp(d->loader, loader) == 0)
-            return (long)i;
-    }
-    return -1;
-}
-
-/* The index of document (tab, frame, loader) in a->refdocs, adding it;
- * -1 when out of memory. */
-static long refdoc_ix(snap_agent *a, int tab, const char *frame, const char *loader)
-{
-    long found = refdoc_find(a, tab, frame, loader);
-    if (found >= 0) {
-        a->refdoc_last = (size_t)found;
-        return found;
-    }
-    if (a->nrefdocs >= UINT32_MAX)
-        return -1;
-    if (a->nrefdocs == a->caprefdocs) {
-        size_t n = a->caprefdocs ? a->caprefdocs * 2 : 8;
-        snap_refdoc *nd = realloc(a->refdocs, n * sizeof *nd);
-        if (!nd)
-            return -1;
-        a->refdocs = nd;
-        a->caprefdocs = n;
-    }
-    snap_refdoc *d = &a->refdocs[a->nrefdocs];
-    d->tab = tab;
-    copyid(d->frame, frame);
-    copyid(d->loader, loader);
-    a->refdoc_last = a->nrefdocs;
-    return (long)a->nrefdocs++;
-}
-
-/* The index of role in a->ref_roles (cut at 31 bytes), adding it; -1 when
- * out of memory. */
-static long refrole_ix(snap_agent *a, const char *role)
-{
-    char r[32];
-    snprintf(r, sizeof r, "%s", role ? role : "");
-    for (size_t i = 0; i < a->nref_roles; i++)
-        if (strcmp(a->ref_roles[i], r) == 0)
-            return (long)i;
-    if (a->nref_roles > UINT16_MAX)
-        return -1;
-    if (a->nref_roles == a->capref_roles) {
-        size_t n = a->capref_roles ? a->capref_roles * 2 : 16;
-        char (*nr)[32] = realloc(a->ref_roles, n * sizeof *nr);
-        if (!nr)
-            return -1;
-        a->ref_roles = nr;
-        a->capref_roles = n;
-    }
-    memcpy(a->ref_roles[a->nref_roles], r, sizeof r);
-    return (long)a->nref_roles++;
-}
-
-static int ref_hash_grow(snap_agent *a)
-{
-    size_t cap = a->ref_hash_cap ? a->ref_hash_cap * 2 : 1024;
-    uint32_t *h = calloc(cap, sizeof *h);
-    if (!h)
-        return -1;
-    for (size_t i = 0; i < a->nrefs; i++) {
-        snap_ref *rf = &a->refs[i];
-        size_t k = hash_key(rf->doc, rf->backend) & (cap - 1);
-        while (h[k])
-            k = (k + 1) & (cap - 1);
-        h[k] = rf->n;
-    }
-    free(a->ref_hash);
-    a->ref_hash = h;
-    a->ref_hash_cap = cap;
-    return 0;
-}
-
-uint32_t snap_ref_for(snap_agent *a, int tab, const char *frame, const char *loader,
-                      int backend, const char *role, const char *name)
-{
-    if (!frame)
-        frame = "";
-    if (!loader)
-        loader = "";
-    long doc = refdoc_ix(a, tab, frame, loader);
-    if (doc < 0)
-        return 0;
-    if (a->ref_hash_cap) {
-        size_t mask = a->ref_hash_cap - 1;
-        for (size_t k = hash_key((uint32_t)doc, backend) & mask; a->ref_hash[k];
-             k = (k + 1) & mask) {
-            snap_ref *rf = &a->refs[a->ref_hash[k] - 1];
-            if (rf->doc == (uint32_t)doc && rf->backend == backend) {
-                if (name && (!rf->name || strcmp(rf->name, name) != 0))
-                    setstr(&rf->name, name);
-                return rf->n;
-            }
-        }
-    }
-    long ri = refrole_ix(a, role);
-    if (ri < 0)
-        return 0;
-    if ((a->nrefs + 1) * 2 > a->ref_hash_cap && ref_hash_grow(a))
-        return 0;
-    if (a->nrefs == a->caprefs) {
-        size_t n = a->caprefs ? a->caprefs * 2 : 256;
-        snap_ref *nr = realloc(a->refs, n * sizeof *nr);
-        if (!nr)
-            return 0;
-        a->refs = nr;
-        a->caprefs = n;
-    }
-    snap_ref *rf = &a->refs[a->nrefs];
-    memset(rf, 0, sizeof *rf);
-    rf->n = (uint32_t)(a->nrefs + 1);
-    rf->doc = (uint32_t)doc;
-    rf->backend = backend;
-    rf->role = (uint16_t)ri;
-    rf->name = dupstr(name);
-    a->nrefs++;
-    size_t mask = a->ref_hash_cap - 1;
-    size_t k = hash_key(rf->doc, backend) & mask;
-    while (a->ref_hash[k])
-        k = (k + 1) & mask;
-    a->ref_hash[k] = rf->n;
-    return rf->n;
-}
-
-/* ---- fields that were ever secret ---- */
-
-static struct snap_secret *secret_find(const snap_agent *a, uint32_t doc, int backend)
-{
-    for (size_t i = 0; i < a->nsecrets; i++)
-        if (a->secrets[i].doc == doc && a->secrets[i].backend == backend)
-            return &a->secrets[i];
-    return NULL;
-}
-
-void snap_secret_note(snap_agent *a, int tab, const char *frame, const char *loader,
-                      int backend, unsigned kind)
-{
-    if (!kind || backend <= 0)
-        return;
-    long doc = refdoc_ix(a, tab, frame ? frame : "", loader ? loader : "");
-    if (doc < 0)
-        return;
-    struct snap_secret *s = secret_find(a, (uint32_t)doc, backend);
-    if (s) {
-        s->kind |= kind;
-        return;
-    }
-    if (!a->secrets) {
-        a->secrets = calloc(SNAP_SECRETS_MAX, sizeof *a->secrets);
-        if (!a->secrets)
-            return;
-    }
-    /* A ring: past the bound the oldest is forgotten. */
-    s = &a->secrets[a->next_secret];
-    a->next_secret = (a->next_secret + 1) % SNAP_SECRETS_MAX;
-    if (a->nsecrets < SNAP_SECRETS_MAX)
-        a->nsecrets++;
-    s->doc = (uint32_t)doc;
-    s->backend = backend;
-    s->kind = kind;
-}
-
-unsigned snap_secret_kind(const snap_agent *a, int tab, const char *frame, const char *loader,
-                          int backend)
-{
-    if (!a->nsecrets || backend <= 0)
-        return 0;
-    long doc = refdoc_find(a, tab, frame ? frame : "", loader ? loader : "");
-    const struct snap_secret *s = doc >= 0 ? secret_find(a, (uint32_t)doc, backend) : NULL;
-    return s ? s->kind : 0;
-}
-
-size_t snap_secret_list(const snap_agent *a, int tab, const char *frame, const char *loader,
-                        int *out, size_t max)
-{
-    if (!a->nsecrets)
-        return 0;
-    long doc = refdoc_find(a, tab, frame ? frame : "", loader ? loader : "");
-    size_t n = 0;
-    for (size_t i = 0; doc >= 0 && i < a->nsecrets && n < max; i++)
-        if (a->secrets[i].doc == (uint32_t)doc)
-            out[n++] = a->secrets[i].backend;
-    return n;
-}
-
-unsigned snap_secret_of_ref(const snap_agent *a, const snap_ref *rf)
-{
-    const struct snap_secret *s = rf ? secret_find(a, rf->doc, rf->backend) : NULL;
-    return s ? s->kind : 0;
-}
-
-/* Parse "e12" (also "[e12]" and "ref=e12"); 0 when malformed. */
-static uint32_t parse_ref(const char *s)
-{
-    if (!s)
-        return 0;
-    if (*s == '[')
-        s++;
-    if (strncmp(s, "ref=", 4) == 0)
-        s += 4;
-    if (*s != 'e')
-        return 0;
-    s++;
-    char *end;
-    unsigned long v = strtoul(s, &end, 10);
-    if (end == s || (*end && *end != ']') || v == 0 || v > 0xffffffffUL)
-        return 0;
-    return (uint32_t)v;
-}
-
-/* role "name" for error texts: the name is page text, so it is quoted with
- * quotes, backslashes, line breaks and marker brackets neutralised, and cut
- * on a character boundary. */
-static const char *short_name(const snap_agent *a, const snap_ref *rf, char *buf, size_t cap)
-{
-    size_t n = (size_t)snprintf(buf, cap, "%s", snap_ref_role(a, rf));
-    if (!rf->name || !*rf->name || n + 8 >= cap)
-        return buf;
-    buf[n++] = ' ';
-    buf[n++] = '"';
-    const unsigned char *s = (const unsigned char *)rf->name;
-    size_t used = 0;
-    for (; *s && used < 60 && n + 6 < cap; s++, used++) {
-        unsigned char c = *s;
-        if (c == '"' || c == '\\') {
-            buf[n++] = '\\';
-            buf[n++] = (char)c;
-        } else if (c < 0x20) {
-            buf[n++] = ' ';
-        } else if (c == '<' || c == '>') {
-            buf[n++] = c == '<' ? '(' : ')';
-        } else {
-            buf[n++] = (char)c;
-        }
-    }
-    while (n > 0 && ((unsigned char)buf[n - 1] & 0xC0) == 0xC0)
-        n--;                     /* a lead byte whose continuation was cut */
-    while (n > 1 && ((unsigned char)buf[n - 1] & 0xC0) == 0x80 && *s &&
-           ((unsigned char)*s & 0xC0) == 0x80)
-        n--;                     /* a partial sequence */
-    buf[n++] = '"';
-    buf[n] = 0;
-    return buf;
-}
-
-static const char CONNECTED_FN[] = "function(){return this.isConnected}";
-
-int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r)
-{
-    memset(out, 0, sizeof *out);
-    snap_sync(a);
-    uint32_t n = parse_ref(ref);
-    if (!n)
-        return snap_fail(r, SNAP_EINVAL, "'%s' is not a ref: refs look like e12, as shown "
-                         "in [e12] in a snapshot", ref ? ref : "");
-    if (n > a->nrefs)
-        return snap_fail(r, SNAP_ENOREF, "no element e%u was ever issued; take a snapshot "
-                         "and use a ref from it", n);
-    snap_ref *rf = &a->refs[n - 1];
-    char what[128];
-    short_name(a, rf, what, sizeof what);
-    int rtab = snap_ref_tab(a, rf);
-    snap_tab *t = snap_tab_by_id(a, rtab);
-    if (!t || t->closed)
-        return snap_fail(r, SNAP_ESTALE, "e%u (%s) was in tab t%d, which is closed", n, what,
-                         rtab);
-    snap_frame *f = snap_frame_find(t, snap_ref_frame(a, rf));
-    if (!f || f->gone)
-        return snap_fail(r, SNAP_ESTALE, "e%u (%s) was in a frame that is gone from the "
-                         "page; take a new snapshot", n, what);
-    if (strcmp(f->loader, a->refdocs[rf->doc].loader) != 0)
-        return snap_fail(r, SNAP_ESTALE, "e%u (%s) belonged to an earlier document: the %s "
-                         "navigated since (now %s); take a new snapshot", n, what,
-                         f == &t->frames[0] ? "page" : "frame", f->url ? f->url : "");
-    char params[96];
-    snprintf(params, sizeof params, "{\"backendNodeId\":%d,\"objectGroup\":\"cdpgate\"}",
-             rf->backend);
-    cdp_reply rep;
-    cdp_err e = {0};
-    out->tab_id = t->id;
-    copyid(out->session, f->session);
-    int rc = snap_cdp_call(a, out->session, "DOM.resolveNode", params, a->o.timeout_ms, &rep,
-                      &e);
-    if (rc == CDP_EPROTOCOL)
-        return snap_fail(r, SNAP_ESTALE, "e%u (%s) was removed from the page; take a new "
-                         "snapshot", n, what);
-    if (rc)
-        return snap_fail(r, SNAP_EBROWSER, "e%u: %s", n, e.msg);
-    const char *oid = json_get_str(json_get(rep.result, "object"), "objectId");
-    if (!oid || strlen(oid) >= SNAP_ID_MAX) {
-        cdp_reply_free(&rep);
-        return snap_fail(r, SNAP_ESTALE, "e%u (%s) was removed from the page", n, what);
-    }
-    copyid(out->object_id, oid);
-    cdp_reply_free(&rep);
-    /* A node kept alive by a reference but taken out of the document is gone
-     * for the agent: never act on a detached look-alike. */
-    json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "objectId");
-    json_w_str(&w, out->object_id);
-    json_w_key(&w, "functionDeclaration");
-    json_w_str(&w, CONNECTED_FN);
-    json_w_key(&w, "returnByValue");
-    json_w_bool(&w, true);
-    json_w_obj_end(&w);
-    char *cparams = json_w_take(&w, NULL);
-    rc = cparams ? snap_cdp_call(a, out->session, "Runtime.callFunctionOn", cparams,
-                            a->o.timeout_ms, &rep, &e) : CDP_ENOMEM;
-    free(cparams);
-    bool connected = rc == 0 && json_bool(json_get(json_get(rep.result, "result"), "value"));
-    cdp_reply_free(&rep);
-    /* The calls above may have grown the arrays: look the pointers up again. */
-    t = snap_tab_by_id(a, out->tab_id);
-    out->ref = rf;
-    out->tab = t;
-    out->frame = t ? snap_frame_find(t, snap_ref_frame(a, rf)) : NULL;
-    if (!connected || !out->frame) {
-        snap_resolved_release(a, out);
-        return snap_fail(r, SNAP_ESTALE, "e%u (%s) was removed from the page; take a new "
-                         "snapshot", n, what);
-    }
-    return 0;
-}
-
-void snap_resolved_release(snap_agent *a, snap_resolved *res)
-{
-    if (!res || !res->session[0] || !res->object_id[0])
-        return;
-    json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "objectId");
-    json_w_str(&w, res->object_id);
-    json_w_obj_end(&w);
-    char *params = json_w_take(&w, NULL);
-    uint64_t id;
-    /* Not waited for: the reply would not come while a dialog is open. */
-    if (params && snap_cdp_send(a, res->session, "Runtime.releaseObject", params, &id, NULL) == 0)
-        cdp_forget(a->c, id);
-    free(params);
-    res->object_id[0] = 0;
-}
-
-/* ---- observations ---- */
-
-void snap_obs_issue(snap_agent *a, snap_tab *t, char out[16])
-{
-    if (a->capobs == 0) {
-        a->obs = calloc(256, sizeof *a->obs);
-        a->capobs = a->obs ? 256 : 0;
-    }
-    uint32_t n = ++a->next_obs;
-    if (a->capobs) {
-        snap_obs_rec *o = &a->obs[(n - 1) % a->capobs];
-        o->n = n;
-        o->tab = t ? t->id : 0;
-        o->nav = t ? t->nav : 0;
-        o->epoch = gate_epoch(a->gate);
-        if (a->nobs < a->capobs)
-            a->nobs++;
-    }
-    snprintf(out, 16, "o%u", n);
-    if (t) {
-        t->seen_nav = t->nav;
-        t->seen_obs = n;
-    }
-    gate_observed(a->gate);
-}
-
-void snap_nav_note(snap_agent *a, snap_tab *t, char *buf, size_t cap)
-{
-    (void)a;
-    if (!cap)
-        return;
-    buf[0] = 0;
-    if (!t || !t->seen_obs || t->nav == t->seen_nav || !t->nframes)
-        return;
-    const char *url = t->frames[0].url ? t->frames[0].url : "";
-    snprintf(buf, cap, "[navigated] since observation o%u, tab t%d went to another page by "
-             "itself (a timer, script or refresh of the page): now %.300s; refs and "
-             "observations from before are stale.", t->seen_obs, t->id, url);
-}
-
-int snap_obs_check(snap_agent *a, const char *obs, snap_result *r)
-{
-    if (!obs || !*obs)
-        return 0;
-    snap_sync(a);
-    char *end;
-    unsigned long n = obs[0] == 'o' ? strtoul(obs + 1, &end, 10) : 0;
-    if (!n || *end)
-        return snap_fail(r, SNAP_EINVAL, "'%s' is not an observation id (they look like o7)",
-                         obs);
-    if (n > a->next_obs)
-        return snap_fail(r, SNAP_EINVAL, "observation %s was never issued", obs);
-    snap_obs_rec *o = a->capobs ? &a->obs[(n - 1) % a->capobs] : NULL;
-    if (!o || o->n != n)
-        return snap_fail(r, SNAP_ESTALE, "observation %s is too old; take a new snapshot", obs);
-    if (o->epoch != gate_epoch(a->gate))
-        return snap_fail(r, SNAP_ESTALE, "observation %s was taken at control epoch %llu; "
-                         "control changed since (epoch %llu): take a new snapshot", obs,
-                         (unsigned long long)o->epoch,
-                         (unsigned long long)gate_epoch(a->gate));
-    snap_tab *t = snap_tab_by_id(a, o->tab);
-    if (!t || t->closed)
-        return snap_fail(r, SNAP_ESTALE, "observation %s was of tab t%d, which is closed", obs,
-                         o->tab);
-    if (t->nav != o->nav) {
-        snap_frame *f = t->nframes ? &t->frames[0] : NULL;
-        return snap_fail(r, SNAP_ESTALE, "observation %s is stale: tab t%d navigated since "
-                         "(now %s); take a new snapshot", obs, t->id,
-                         f && f->url ? f->url : "");
-    }
-    return 0;
-}
-
 /* ---- agent ---- */
 
 bool snap_listener_last(const snap_agent *a)
 {
     return cdp_listener_last(a->c, on_event, (void *)a);
 }
-
-/* A page that redirects itself from a timer a little after its load (a
- * "Redirecting..." interstitial calling location.replace after a few
- * hundred ms, a meta refresh with a delay) is not the final page of the
- * navigation. After a navigation settles, one read-only script asks the
- * page for evidence that it is such a page; only then does the wait go
- * on, at most REDIRECT_WINDOW_MS, for the navigation it scheduled (then
- * settles again, up to REDIRECT_HOPS times). Ordinary pages pay the one
- * round trip, never the window. */
-#define REDIRECT_WINDOW_MS 1500
-#define REDIRECT_HOPS 3
-/* [meta refresh delay in s or -1, little text and at most two controls,
- * redirect words in the text or title]. */
-static const char REDIRECT_EXPR[] =
-    "(function(){var b=document.body,t=b?String(b.innerText||'').trim():'';"
-    "var m=document.querySelector('meta[http-equiv=refresh i]'),d=-1;"
-    "if(m){var x=parseFloat(m.getAttribute('content')||'');if(x>=0)d=x;}"
-    "var n=document.querySelectorAll('input:not([type=hidden]),select,textarea,button,"
-    "a[href]').length;"
-    "var w=/redirect|forwarding|please wait|one moment|just a moment|loading|being taken|"
-    "taking you|you will be|signing you in|logging you in|continue to/i.test("
-    "t.slice(0,600)+' '+document.title);return[d,t.length<600&&n<=2,w];})()";
-
-/* Page scripts of this file (sink.c refuses any other). */
-const snap_js snap_agent_scripts[] = {
-    {CONNECTED_FN, NULL, SNAP_JS_READ},
-    {REDIRECT_EXPR, NULL, SNAP_JS_READ},
-    {NULL, NULL, 0},
-};
 
 
 snap_agent *snap_agent_new(cdp_browser *b, const snap_opts *o, cdp_err *err)
@@ -1270,209 +788,6 @@ void snap_agent_free(snap_agent *a)
     if (a->gate_owned)
         gate_free(a->gate);
     free(a);
-}
-
-/* ---- waiting for consequences ---- */
-
-/* Quiet window: how long nothing must happen (no navigation, no request,
- * no new tab) before an action is taken to have settled. It is a window
- * measured from the last event, not a fixed sleep: a click with no effect
- * costs one window; a click that navigates waits for the load, then one
- * window (which is what catches script and meta redirects). */
-#define QUIET_MS 30
-/* After a click whose page reported its next frame, with nothing else
- * seen: what a click's consequences (a navigation, a request, a popup)
- * start within is taken by then. */
-#define QUICK_QUIET_MS 8
-/* A request with no news for this long (long polling, a stuck beacon) no
- * longer holds the page busy. */
-#define NET_STALE_MS 500
-
-/* Does the page say it will navigate shortly by itself? */
-static bool redirect_pending(snap_agent *a, snap_tab *t)
-{
-    if (!t->nframes || !t->frames[0].url || (strncmp(t->frames[0].url, "http:", 5) != 0 &&
-                                              strncmp(t->frames[0].url, "https:", 6) != 0))
-        return false;
-    json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "expression");
-    json_w_str(&w, REDIRECT_EXPR);
-    json_w_key(&w, "returnByValue");
-    json_w_bool(&w, true);
-    json_w_obj_end(&w);
-    char *params = json_w_take(&w, NULL);
-    cdp_reply rep = {0};
-    int rc = params ? snap_cdp_call(a, t->session, "Runtime.evaluate", params, 2000, &rep,
-                                    NULL) : CDP_ENOMEM;
-    free(params);
-    bool pending = false;
-    if (rc == 0) {
-        const json_val *v = json_get(json_get(rep.result, "result"), "value");
-        double delay = json_num(json_first(v));
-        bool small = json_bool(json_next(json_first(v)));
-        bool words = json_bool(json_next(json_next(json_first(v))));
-        pending = (delay > 0 && delay * 1000 <= REDIRECT_WINDOW_MS) || (small && words);
-    }
-    cdp_reply_free(&rep);
-    return pending;
-}
-
-static int settle_once(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
-                       int64_t deadline_ms, uint64_t frame_call, snap_settled *out);
-
-int snap_settle(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
-                int64_t deadline_ms, snap_settled *out)
-{
-    return snap_settle_frame(a, t, since_nav, tabs_before, deadline_ms, 0, out);
-}
-
-int snap_settle_frame(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
-                      int64_t deadline_ms, uint64_t frame_call, snap_settled *out)
-{
-    int tab_id = t->id;
-    int rc = settle_once(a, t, since_nav, tabs_before, deadline_ms, frame_call, out);
-    for (int hop = 0; rc == 0 && hop < REDIRECT_HOPS; hop++) {
-        t = snap_tab_by_id(a, tab_id);
-        if (!t || !out->navigated || out->dialog || out->closed || out->timed_out)
-            break;
-        uint64_t nav = t->nav;
-        if (!redirect_pending(a, t))
-            break;
-        /* Wait for the navigation the page scheduled to start. */
-        int64_t until = snap_now_ms() + REDIRECT_WINDOW_MS;
-        if (until > deadline_ms)
-            until = deadline_ms;
-        bool started = false;
-        for (;;) {
-            if (snap_sync(a))
-                return SNAP_EBROWSER;
-            t = snap_tab_by_id(a, tab_id);
-            if (!t || t->closed || t->dialog_open || t->loading || t->nav != nav) {
-                started = true;
-                break;
-            }
-            int64_t now = snap_now_ms();
-            if (now >= until)
-                break;
-            cdp_err e;
-            int prc = cdp_pump_one(a->c, (int)(until - now), &e);
-            if (prc && prc != CDP_ETIMEOUT)
-                return SNAP_EBROWSER;
-        }
-        if (!started || !t)
-            break;
-        snap_settled more;
-        rc = settle_once(a, t, since_nav, tabs_before, deadline_ms, 0, &more);
-        if (rc == 0)
-            *out = more;
-    }
-    return rc;
-}
-
-static int settle_once(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
-                       int64_t deadline_ms, uint64_t frame_call, snap_settled *out)
-{
-    memset(out, 0, sizeof *out);
-    int tab_id = t->id;
-    uint64_t last_activity = t->activity;
-    size_t last_tabs = a->ntabs;
-    int64_t quiet_from = snap_now_ms();
-    /* The short window holds while the tab has shown no consequence. */
-    bool quick = frame_call != 0;
-    for (;;) {
-        /* The time a human took to answer a request's confirmation is not
-         * the action's: the wait is extended by it. */
-        int64_t asked0 = a->asked_ms;
-        if (snap_sync(a))
-            return SNAP_EBROWSER;
-        deadline_ms += a->asked_ms - asked0;
-        t = snap_tab_by_id(a, tab_id);      /* adoption may move the array */
-        if (!t || t->closed) {
-            out->closed = true;
-            break;
-        }
-        if (t->dialog_open) {
-            out->dialog = true;
-            break;
-        }
-        int64_t now = snap_now_ms();
-        if (t->activity != last_activity || a->ntabs != last_tabs) {
-            last_activity = t->activity;
-            last_tabs = a->ntabs;
-            quiet_from = now;
-            quick = false;
-        }
-        bool net_busy = t->inflight > 0 && now - (int64_t)t->last_net_ms < NET_STALE_MS;
-        if (t->loading || net_busy)
-            quick = false;
-        bool framed = quick && cdp_reply_ready(a->c, frame_call);
-        int quiet = framed ? QUICK_QUIET_MS : QUIET_MS;
-        if (!t->loading && !net_busy && now - quiet_from >= quiet)
-            break;
-        if (now >= deadline_ms) {
-            out->timed_out = true;
-            break;
-        }
-        /* Sleep in the read until the next message, the end of the quiet
-         * window, or (while busy) a re-check of stale requests. */
-        int64_t wake = quiet_from + quiet;
-        if (quick && !framed && wake > now + 1)
-            wake = now + 1 + (wake - now - 1) / 2;   /* look for the frame sooner */
-        if (t->loading || net_busy)
-            wake = now + 50;
-        if (wake > deadline_ms)
-            wake = deadline_ms;
-        cdp_err e;
-        int rc = cdp_pump_one(a->c, wake > now ? (int)(wake - now) : 1, &e);
-        if (rc && rc != CDP_ETIMEOUT)
-            return SNAP_EBROWSER;
-    }
-    if (frame_call)
-        cdp_forget(a->c, frame_call);    /* answered or not, nobody reads it */
-    t = snap_tab_by_id(a, tab_id);
-    out->navigated = t && t->nav != since_nav;
-    for (size_t i = tabs_before; i < a->ntabs && out->nnew < 8; i++)
-        if (!a->tabs[i].closed)
-            out->new_tabs[out->nnew++] = a->tabs[i].id;
-    return 0;
-}
-
-void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *s, char *buf,
-                           size_t cap)
-{
-    size_t n = strlen(buf);
-    bool any = false;
-#define ADD(...) do { \
-        if (n < cap) { \
-            int k_ = snprintf(buf + n, cap - n, __VA_ARGS__); \
-            n += k_ > 0 ? (size_t)k_ : 0; \
-            if (n > cap) n = cap; \
-        } \
-        any = true; \
-    } while (0)
-    if (s->closed)
-        ADD("%sthe tab closed", any ? "; " : "");
-    if (s->navigated && t && t->nframes)
-        ADD("%snavigated to %s", any ? "; " : "", t->frames[0].url ? t->frames[0].url : "");
-    for (int i = 0; i < s->nnew; i++) {
-        snap_tab *nt = snap_tab_by_id(a, s->new_tabs[i]);
-        ADD("%sopened tab t%d%s%s", any ? "; " : "", s->new_tabs[i],
-            nt && nt->nframes && nt->frames[0].url ? " at " : "",
-            nt && nt->nframes && nt->frames[0].url ? nt->frames[0].url : "");
-    }
-    if (s->dialog && t)
-        ADD("%s%s %s dialog is open (answer it with dialog accept/dismiss) saying: "
-            "<<<page-content nonce=%s>>>%.300s<<<end page-content nonce=%s>>>",
-            any ? "; " : "", strchr("aeiou", t->dialog_type[0]) ? "an" : "a", t->dialog_type,
-            a->nonce,
-            t->dialog_message ? t->dialog_message : "", a->nonce);
-    if (s->timed_out)
-        ADD("%sstill busy when the wait ended (outcome unknown)", any ? "; " : "");
-    if (!any)
-        ADD("no navigation, dialog or new tab");
-#undef ADD
 }
 
 /* ---- open ---- */
@@ -1595,7 +910,7 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
     t = snap_tab_by_id(a, tab_id);
     if (cross_doc && t && t->nframes) {
         char fid[SNAP_ID_MAX];
-        copyid(fid, t->frames[0].id);   /* t->frames may grow while we wait */
+        snap_agent_copyid(fid, t->frames[0].id);   /* t->frames may grow while we wait */
         load_match m = {fid};
         cdp_reply ev;
         /* A page whose load waits on one of its requests that waits for
@@ -1643,7 +958,7 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
     if (!t || t->closed)
         return snap_fail(r, SNAP_ENOTAB, "the tab closed while loading %s", url);
     if (*note)
-        r->text = dupstr(note);
+        r->text = snap_agent_dupstr(note);
     snap_query q = {0};
     rc = snap_build(a, t, &q, r);
     if (rc || !note_code)

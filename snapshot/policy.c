@@ -1,7 +1,7 @@
 /*
  * policy.c — asking the gate before an action, and telling it the outcome.
  *
- * Each action of act.c and agent.c describes itself here as a gate_request:
+ * Each action of act_*.c and agent.c describes itself here as a gate_request:
  * the tool, the origin acted on (the element's frame, or the page; for open
  * the target URL's), whether the tab's context is authenticated for it
  * (snap_tab_auth: a session restored from the vault or captured by a
@@ -17,55 +17,11 @@
  * such an action is never retried).
  */
 #include "snapshot/snap_int.h"
+#include "snapshot/page_js.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* What the gate needs of an element (plain values back). */
-static const char FACTS_FN[] =
-    "function(){var e=this.nodeType===1?this:this.parentElement;if(!e)return{};"
-    "if(e.tagName==='LABEL'&&e.control)e=e.control;"
-    "var N=function(s,n){return String(s||'').replace(/\\s+/g,' ').trim().slice(0,n||160);};"
-    "var A=function(x,k){return x.getAttribute?x.getAttribute(k)||'':'';};"
-    "var t=N(A(e,'type')).toLowerCase(),tag=e.tagName.toLowerCase();"
-    "var r={tag:tag,type:t,ac:N(A(e,'autocomplete')).toLowerCase(),"
-    "field:N(A(e,'name')+' '+(e.id||'')+' '+A(e,'placeholder')+' '+A(e,'aria-label')),"
-    "text:N(tag==='input'?(/^(submit|button|reset|image)$/.test(t)?e.value:''):"
-    "tag==='textarea'||tag==='select'?'':e.innerText)};"
-    "var f=e.form||e.closest('form');"
-    "if(f){var u=function(s){try{return new URL(s||'',document.baseURI).href;}"
-    "catch(x){return'';}};"
-    "var fa=A(e,'formaction')||A(f,'action');r.fa=N(u(fa),400);"
-    "r.fm=N(A(e,'formmethod')||A(f,'method')||'get').toLowerCase();"
-    "var sb=f.querySelector('button[type=submit],button:not([type]),input[type=submit],"
-    "input[type=image]');if(sb)r.fs=N(A(sb,'aria-label')||sb.innerText||sb.value);"
-    "r.sub=(tag==='button'&&(t===''||t==='submit'))||(tag==='input'&&"
-    "(t==='submit'||t==='image'));}"
-    "var l=e.closest('a[href],area[href]');if(l&&typeof l.href==='string'&&"
-    "!e.closest('button,input,select,textarea,[contenteditable]')){"
-    "r.href=l.href.slice(0,2000);r.dl=l.hasAttribute('download');}"
-    "var row=e.closest('tr,li,[role=row],[role=listitem],article');"
-    "if(row)r.row=N(row.innerText,120);"
-    /* Words that may name a recipient field: labels, aria-labelledby, title,
-     * placeholders, the text just before the field (a "To:" beside a
-     * contenteditable), and for an option the control it belongs to. */
-    "var L=function(x){var s=[],d=x.ownerDocument;if(x.labels)for(var i=0;i<x.labels.length;"
-    "i++)s.push(x.labels[i].innerText);(A(x,'aria-labelledby')).split(/\\s+/).forEach("
-    "function(id){var l=id&&d.getElementById(id);if(l)s.push(l.innerText);});"
-    "s.push(A(x,'title'),A(x,'aria-placeholder'),A(x,'data-placeholder'),A(x,'aria-label'),"
-    "A(x,'name'),x.id||'',A(x,'placeholder'));var p=x.previousElementSibling;"
-    "if(p&&!p.matches('input,select,textarea,button'))s.push(N(p.innerText,40));"
-    "var g=x.parentElement&&x.parentElement.closest('[aria-label],[role=group],fieldset');"
-    "if(g)s.push(A(g,'aria-label'),g.tagName==='FIELDSET'&&g.querySelector('legend')?"
-    "g.querySelector('legend').innerText:'');return s.join(' ');};"
-    "var lb=L(e),ro=A(e,'role');if(tag==='option'||/^(option|menuitemradio|treeitem)$/.test(ro)){"
-    "var lst=e.closest('select,datalist,[role=listbox],[role=menu],[role=tree]');"
-    "if(lst){lb+=' '+L(lst);var id=lst.id;var own=id&&(lst.ownerDocument.querySelector("
-    "'[aria-controls~=\"'+CSS.escape(id)+'\"],[aria-owns~=\"'+CSS.escape(id)+'\"]'));"
-    "if(!own&&tag==='option'&&id)own=lst.ownerDocument.querySelector('[list=\"'+"
-    "CSS.escape(id)+'\"]');if(own)lb+=' '+L(own);}}"
-    "r.lbl=N(lb,300);return r;}";
 
 char *snap_gate_facts_params(const char *oid)
 {
@@ -75,18 +31,12 @@ char *snap_gate_facts_params(const char *oid)
     json_w_key(&w, "objectId");
     json_w_str(&w, oid);
     json_w_key(&w, "functionDeclaration");
-    json_w_str(&w, FACTS_FN);
+    json_w_str(&w, snap_js_facts_fn);
     json_w_key(&w, "returnByValue");
     json_w_bool(&w, true);
     json_w_obj_end(&w);
     return json_w_take(&w, NULL);
 }
-
-/* Page scripts of this file (sink.c refuses any other). */
-const snap_js snap_policy_scripts[] = {
-    {FACTS_FN, NULL, SNAP_JS_READ},
-    {NULL, NULL, 0},
-};
 
 /* A password or one-time-code field: what is typed there is a secret and is
  * never handed to the gate (it would show it to the human, or quote it as
@@ -282,7 +232,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     return 0;
 }
 
-/* The facts FACTS_FN reads, named for "what changed" (never a value). */
+/* The facts snap_js_facts_fn reads, named for "what changed" (never a value). */
 static const struct {
     const char *key, *what;
 } FACT_NAMES[] = {

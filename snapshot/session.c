@@ -41,6 +41,7 @@
  *    too and race the site's own scripts.
  */
 #include "snapshot/snap_int.h"
+#include "snapshot/page_js.h"
 #include "url/url.h"
 #include "vault/vault.h"
 #include "ws/ws.h"
@@ -51,15 +52,6 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
-
-/* localStorage of the origin: set from a JSON array of pairs (a template:
- * the middle is data), and read. */
-#define LS_SET_PREFIX "(d => { localStorage.clear(); for (const [k, v] of d) " \
-    "localStorage.setItem(String(k), String(v)); return d.length; })("
-#define LS_SET_SUFFIX ")"
-#define LS_GET_JS "Object.keys(localStorage).map(k => [k, localStorage.getItem(k)])"
-/* localStorage keys only (the session check). */
-#define LS_KEYS_JS "Object.keys(localStorage)"
 
 #define STATE_MAX (8u << 20)    /* bytes of a session state we accept */
 
@@ -619,7 +611,7 @@ static int ctx_prime(snap_agent *a, int tab_id, snap_result *r)
         size_t n = strlen(ls) + 200;
         char *expr = malloc(n);
         if (expr) {
-            snprintf(expr, n, "%s%s%s", LS_SET_PREFIX, ls, LS_SET_SUFFIX);
+            snprintf(expr, n, "%s%s%s", snap_js_ls_set_prefix, ls, snap_js_ls_set_suffix);
             json_w_str(&w, expr);
             wipe_free(expr);
         } else {
@@ -657,15 +649,6 @@ int snap_ctx_prime(snap_agent *a, int tab_id, snap_result *r)
 }
 
 /* ---- the login wall ---- */
-
-
-
-static const char WALL_JS[] =
-    "(() => { const vis = e => { const r = e.getBoundingClientRect(); "
-    "const s = getComputedStyle(e); return r.width > 0 && r.height > 0 && "
-    "s.visibility !== 'hidden' && s.display !== 'none'; }; "
-    "return { pw: [...document.querySelectorAll('input[type=password]')].some(vis), "
-    "path: location.pathname }; })()";
 
 /* A path that looks like a login page: a segment naming login or sign-in,
  * or an auth/SSO/second-factor step. */
@@ -717,7 +700,7 @@ static int login_wall(snap_agent *a, int tab_id)
     json_w_init(&w);
     json_w_obj_begin(&w);
     json_w_key(&w, "expression");
-    json_w_str(&w, WALL_JS);
+    json_w_str(&w, snap_js_wall);
     json_w_key(&w, "returnByValue");
     json_w_bool(&w, true);
     json_w_obj_end(&w);
@@ -797,8 +780,8 @@ static int creds_held(snap_agent *a, size_t ci, int tab_id)
     cdp_reply_free(&rep);
     if (world <= 0)
         return -1;
-    snprintf(params, sizeof params, "{\"expression\":\"" LS_KEYS_JS "\",\"returnByValue\":"
-             "true,\"contextId\":%lld}", (long long)world);
+    snprintf(params, sizeof params, "{\"expression\":\"%s\",\"returnByValue\":"
+             "true,\"contextId\":%lld}", snap_js_ls_keys, (long long)world);
     rc = snap_cdp_call(a, session, "Runtime.evaluate", params, a->o.timeout_ms, &rep, NULL);
     const json_val *keys = json_get(json_get(rep.result, "result"), "value");
     int held = -1;
@@ -1032,9 +1015,11 @@ static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
     if (t && !t->closed && t->nframes && strcmp(t->frames[0].origin, c->origin) == 0) {
         char session[SNAP_ID_MAX];
         copyid(session, t->session);
-        rc = snap_cdp_call_secret(a, session, "Runtime.evaluate",
-                                  "{\"expression\":\"" LS_GET_JS "\",\"returnByValue\":true}",
-                                  a->o.timeout_ms, &ls, e);
+        char get[SNAP_JS_LS_GET_CAP];
+        snprintf(get, sizeof get, "{\"expression\":\"%s\",\"returnByValue\":true}",
+                 snap_js_ls_get);
+        rc = snap_cdp_call_secret(a, session, "Runtime.evaluate", get, a->o.timeout_ms, &ls,
+                                  e);
         if (rc) {
             cdp_reply_free(&ck);
             return rc;
@@ -1257,12 +1242,3 @@ int snap_login_poll(snap_agent *a, bool human_done, snap_result *r)
     snap_permit_begin(a, saved);
     return rc;
 }
-
-/* Page scripts of this file (sink.c refuses any other). */
-const snap_js snap_session_scripts[] = {
-    {WALL_JS, NULL, SNAP_JS_READ},
-    {LS_GET_JS, NULL, SNAP_JS_READ},
-    {LS_KEYS_JS, NULL, SNAP_JS_READ},
-    {LS_SET_PREFIX, LS_SET_SUFFIX, SNAP_JS_WRITE},
-    {NULL, NULL, 0},
-};

@@ -14,7 +14,7 @@
  *     its tabs at the end);
  *   - Runtime.evaluate and Runtime.callFunctionOn run only scripts compiled
  *     into the binary: the expression or function must be one of the
- *     registered scripts (snap_act_scripts and the others), a template's
+ *     registered scripts (snap_page_scripts, page_js.c), a template's
  *     middle must be a JSON value (data, never code), and a script that
  *     changes the page needs a permit like any state change;
  *   - any other method is refused (fail closed).
@@ -160,11 +160,10 @@ static int refuse(cdp_err *e, const char *fmt, const char *what, const char *per
     return CDP_EPROTOCOL;
 }
 
-/* The script tables of the files that run page scripts. */
+/* The script tables (page_js.c holds every page script). */
 static const snap_js *const *script_tables(void)
 {
-    static const snap_js *const T[] = {snap_act_scripts, snap_agent_scripts,
-                                       snap_session_scripts, snap_policy_scripts, NULL};
+    static const snap_js *const T[] = {snap_page_scripts, NULL};
     return T;
 }
 

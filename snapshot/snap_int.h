@@ -1,19 +1,33 @@
 /*
  * snap_int.h — internals shared by the files of snapshot/ only.
  *
- * Files and owners (two people work here at once; append to this header,
- * never change what the other relies on without telling them):
- *   agent.c    the agent: tabs, frames, sessions, event bookkeeping
- *              (dialogs, popups, navigations, network in flight), the ref
- *              table, observation ids, result helpers.     [observation owner]
- *   observe.c  snapshot building (AX tree + DOM), text projection, budget,
- *              paging, query, page text mode.               [observation owner]
- *   act.c      actions: actionability, input, select, scroll, history,
- *              tabs, dialogs, screenshots, waiting for consequences.
- *                                                           [actions owner]
- *   session.c  browser contexts (untrusted, privileged per service), session
- *              restore from the vault, login-wall checks, the login handoff.
- *                                                           [vault owner]
+ * Files (the module's layers; internal headers: agent_int.h, observe_int.h,
+ * act_int.h; every page script in page_js.c):
+ *   state       agent.c        the agent: tabs, frames, sessions, events
+ *                              (dialogs, popups, navigations, network in
+ *                              flight), results, open
+ *               agent_refs.c   refs, fields that were ever secret, observations
+ *               agent_wait.c   waiting for the consequences of an action
+ *   perception  observe_tree.c the view tree's blocks: text, id sets, fetch
+ *                              state, view nodes, roles
+ *               observe_ax.c   accessibility tree parsing (a stream)
+ *               observe_dom.c  DOM snapshot parsing (a stream)
+ *               observe_build.c  the view tree, secret values, row context
+ *               observe_render.c lines, budget, paging, snap_build
+ *               observe_cache.c  the cache, what an action brought into view
+ *   actuation   act_util.c     numbers, text buffer, page text and URLs in
+ *                              results, params, pipelined calls
+ *               act_result.c   prologue, results, re-check after a
+ *                              confirmation, what changed
+ *               act_input.c    input dispatch, keys, press
+ *               act_locate.c   locating and actionability
+ *               act_pointer.c  click, scroll
+ *               act_form.c     type, select, upload
+ *               act_page.c     eval, history, tabs, dialogs, screenshot
+ *   trust       sink.c         the one path to the browser
+ *               policy.c       asking the gate
+ *               session.c      browser contexts, session restore, login
+ *               page_js.c      every page script
  */
 #ifndef CDPGATE_SNAP_INT_H
 #define CDPGATE_SNAP_INT_H
@@ -62,7 +76,7 @@ typedef struct {
     uint64_t last_net_ms;        /* monotonic ms of the last request event */
     bool loading;                /* main frame between frameStartedLoading and load */
     uint64_t activity;           /* bumps on every navigation/network/dialog event */
-    struct snap_cache *cache;    /* observe.c: the last snapshot built (owned;
+    struct snap_cache *cache;    /* observe_cache.c: the last snapshot built (owned;
                                     freed with snap_cache_free) */
     size_t ctx;                  /* index in agent->ctxs; never changes */
     /* agent.c: the HTTP status of the main frame's document response
@@ -205,7 +219,7 @@ struct snap_agent {
     } *secrets;
     size_t nsecrets, next_secret;
     char permit[16];             /* tool name; "" = none */
-    char nav_note[600];          /* act.c: snap_nav_note at an action's start */
+    char nav_note[600];          /* act_result.c: snap_nav_note at an action's start */
     /* act.c: the names of the fields that are or ever were secret in the
      * form of the latest action (set before its input, cleared when the
      * next action begins): every URL recorded or audited meanwhile hides
@@ -248,8 +262,8 @@ int snap_cdp_call_secret(snap_agent *a, const char *session, const char *method,
 void snap_permit_begin(snap_agent *a, const char *tool);
 void snap_permit_end(snap_agent *a);
 
-/* Page scripts compiled into the binary. A file that runs page scripts
- * lists every one of them in its table (ended by {NULL}); src is the whole
+/* Page scripts compiled into the binary, all in page_js.c, listed in its
+ * table snap_page_scripts (ended by {NULL}); src is the whole
  * expression or function, or with suffix a template: src, a JSON value
  * (data), suffix. SNAP_JS_WRITE: the script changes the page. */
 enum { SNAP_JS_READ = 0, SNAP_JS_WRITE = 1 };
@@ -258,10 +272,8 @@ typedef struct {
     const char *suffix;
     unsigned flags;
 } snap_js;
-extern const snap_js snap_act_scripts[];
-extern const snap_js snap_agent_scripts[];
-extern const snap_js snap_session_scripts[];
-extern const snap_js snap_policy_scripts[];
+/* Every page script, in page_js.c (read them there). */
+extern const snap_js snap_page_scripts[];
 
 /* With a grant: intercept every request of the browser (Fetch at the
  * browser level) so that the page's own navigations, popups, redirects and
@@ -397,7 +409,7 @@ char *snap_controls_new(snap_agent *a, snap_tab *t, const uint64_t *before, size
  * current or new password (SNAP_SECRET_OTC) or for a payment card (cc-*:
  * SNAP_SECRET_CC) stays secret for the life of its node (tab, frame,
  * document, backend node), whatever the page makes of it later (a "show
- * password" toggle sets type=text): observe.c notes every secret field it
+ * password" toggle sets type=text): observe_*.c notes every secret field it
  * sees and withholds the values of the ones noted; the gate treats a noted
  * password or one-time-code field as a credential (policy.c). At most
  * SNAP_SECRETS_MAX are remembered (then the oldest goes). */
@@ -478,7 +490,7 @@ int64_t snap_now_ms(void);
 void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *s, char *buf,
                            size_t cap);
 
-/* ---- act.c ---- */
+/* ---- act_util.c ---- */
 
 /* url with secrets hidden, for showing (new; free with free(); NULL when out
  * of memory): the userinfo ("user:pass@") and the values of query and
@@ -523,7 +535,7 @@ bool snap_tab_auth(const snap_agent *a, const snap_tab *t);
 /* Dispose the contexts this agent created; free what they hold. */
 void snap_ctx_free_all(snap_agent *a);
 
-/* ---- observe.c ---- */
+/* ---- observe_render.c, observe_cache.c ---- */
 
 /* Build the snapshot of tab t (header, marked content, paging footer; see
  * docs/snapshot.md) for query q (NULL = defaults); used by snap_observe and

@@ -72,7 +72,7 @@ else
     passed=$((passed + 1))
 fi
 cp cli/main.c "$tmp/cli/main.c"
-printf 'static const char *planted = "DOM.setOuterHTML";\n' >> "$tmp/snapshot/act.c"
+printf 'static const char *planted = "DOM.setOuterHTML";\n' >> "$tmp/snapshot/act_page.c"
 if check_tree "$tmp" >/dev/null; then
     echo "checksink: a method missing from the sink table was not caught"
     failed=$((failed + 1))

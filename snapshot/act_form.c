@@ -1,0 +1,597 @@
+/*
+ * act_form.c — form actions: type, select and upload.
+ *
+ * Part of snapshot/ (see act_int.h for what the act_* files share).
+ */
+#define _XOPEN_SOURCE 700     /* realpath (POSIX.1-2008 XSI) */
+#include "snapshot/act_int.h"
+#include "snapshot/page_js.h"
+#include "url/url.h"
+#include "ws/ws.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- upload ---- */
+
+int snap_upload(snap_agent *a, const char *ref, const char *path, const char *obs,
+                snap_result *r)
+{
+    snap_tab *t;
+    int rc = snap_act_begin(a, obs, &t, r);
+    if (rc)
+        return rc;
+    if (!path || !*path)
+        return snap_act_fail(r, SNAP_EINVAL, "upload needs the path of a file");
+    char *real = realpath(path, NULL);
+    struct stat st;
+    if (!real || stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+        free(real);
+        return snap_act_fail(r, SNAP_EINVAL, "upload: %.300s is not a readable regular file", path);
+    }
+    int64_t deadline = snap_now_ms() + a->o.timeout_ms;
+    target tg;
+    if ((rc = snap_act_resolve(a, ref, &tg, r))) {
+        free(real);
+        return rc;
+    }
+    session_set ss = {0};
+    snap_act_sessions_note(&ss, tg.session);
+    snap_gated gg = {0};
+    pcall pc;
+    rc = snap_act_call(a, tg.session, "Runtime.callFunctionOn",
+                       snap_act_fn_params(tg.oid, snap_js_file_input_fn, NULL, true, false), &pc);
+    const json_val *v = snap_act_fn_value(&pc);
+    if (rc || !v || json_get(v, "gone"))
+        rc = snap_act_fail(r, SNAP_ESTALE, "%s is gone; take a new snapshot", tg.what);
+    else if (json_get(v, "no"))
+        rc = snap_act_fail(r, SNAP_EINVAL, "%s is not a file input; upload needs an "
+                           "<input type=file>", tg.what);
+    else if (json_get(v, "disabled"))
+        rc = snap_act_fail(r, SNAP_EDISABLED, "%s is disabled", tg.what);
+    snap_act_pfree(&pc);
+    if (rc)
+        goto done;
+    snap_gate_in gi = {.tool = "upload", .tab = tg.tab, .frame = tg.frame,
+                       .session = tg.session, .oid = tg.oid, .ref_n = tg.n,
+                       .state_change = true, .file = real, .egress = GATE_EGRESS_FILE,
+                       .obs = obs};
+    if ((rc = snap_gate_ask(a, &gi, &gg, r)) ||
+        (rc = snap_act_recheck_target(a, &gg, "upload", &tg, &ss, NULL, r)))
+        goto done;
+    snap_tab *t1 = snap_tab_by_id(a, tg.tab);
+    uint64_t nav0 = t1 ? t1->nav : 0;
+    size_t tabs0 = a->ntabs;
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "files");
+    json_w_arr_begin(&w);
+    json_w_str(&w, real);
+    json_w_arr_end(&w);
+    json_w_key(&w, "objectId");
+    json_w_str(&w, tg.oid);
+    json_w_obj_end(&w);
+    if ((rc = snap_act_call(a, tg.session, "DOM.setFileInputFiles", json_w_take(&w, NULL), &pc))) {
+        rc = snap_act_fail(r, SNAP_EBROWSER, "%s: %s", tg.what, pc.e.msg);
+        snap_act_pfree(&pc);
+        goto done;
+    }
+    snap_act_pfree(&pc);
+    const char *base = strrchr(real, '/');
+    char did[900];
+    snprintf(did, sizeof did, "attached %.200s to %s", base ? base + 1 : real, tg.what);
+    snap_settled sd;
+    if ((rc = snap_act_settle(a, tg.tab, nav0, tabs0, deadline, did, &sd, r)))
+        goto done;
+    act_report rp;
+    snap_act_report_init(&rp, "upload", tg.ref);
+    rc = snap_act_finish(a, tg.tab, did, &sd, &rp, r);
+    snap_act_report_free(&rp);
+done:
+    snap_gate_done(a, &gg, rc, r);
+    snap_act_release_all(a, &tg, &ss);
+    free(real);
+    return rc;
+}
+
+/* ---- type ---- */
+
+int snap_select(snap_agent *a, const char *ref, const char *const *values, size_t n,
+                const char *obs, snap_result *r);
+
+static const keydef KEY_ENTER = {"Enter", "Enter", 13, "\r"};
+static const keydef KEY_DELETE = {"Delete", "Delete", 46, ""};
+
+int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
+              const char *obs, snap_result *r)
+{
+    snap_tab *t0;
+    int rc = snap_act_begin(a, obs, &t0, r);
+    if (rc)
+        return rc;
+    if (!text)
+        text = "";
+    if (!json_utf8_valid((const uint8_t *)text, strlen(text)))
+        return snap_act_fail(r, SNAP_EINVAL, "the text to type is not valid UTF-8");
+    int64_t deadline = snap_now_ms() + a->o.timeout_ms;
+    target tg;
+    if ((rc = snap_act_resolve(a, ref, &tg, r)))
+        return rc;
+    const char *fs = tg.session, *what = tg.what;
+    session_set ss = {0};
+    snap_act_sessions_note(&ss, fs);
+    snap_gated gg = {0};
+    snap_gate_in gi = {.tool = "type", .tab = tg.tab, .frame = tg.frame,
+                       .session = tg.session, .oid = tg.oid, .ref_n = tg.n,
+                       .state_change = true, .submit = submit, .text = text, .obs = obs};
+    if ((rc = snap_gate_ask(a, &gi, &gg, r))) {
+        snap_act_release_all(a, &tg, &ss);
+        return rc;
+    }
+    if ((rc = snap_act_recheck_target(a, &gg, "type", &tg, &ss, NULL, r))) {
+        snap_gate_done(a, &gg, rc, r);
+        snap_act_release_all(a, &tg, &ss);
+        return rc;
+    }
+    pcall sc, ob, pr;
+    snap_act_psend_p(a, fs, "DOM.scrollIntoViewIfNeeded", snap_act_params("s", "objectId", tg.oid),
+                     &sc);
+    snap_act_psend_p(a, fs, "Runtime.callFunctionOn",
+                     snap_act_fn_params(tg.oid, snap_js_observe_fn, NULL, false, false), &ob);
+    snap_act_psend_p(a, fs, "Runtime.callFunctionOn",
+                     snap_act_fn_params(tg.oid, snap_js_prep_type_fn, NULL, true, false), &pr);
+    snap_act_pwait(a, &sc);
+    snap_act_pwait(a, &ob);
+    int rpr = snap_act_pwait(a, &pr);
+    char obs_oid[SNAP_ID_MAX] = "";
+    if (snap_act_fn_object(&ob) && strlen(snap_act_fn_object(&ob)) < SNAP_ID_MAX)
+        snprintf(obs_oid, sizeof obs_oid, "%s", snap_act_fn_object(&ob));
+    const json_val *v = snap_act_fn_value(&pr);
+    bool secret = json_bool(json_get(v, "secret"));
+    bool had = json_bool(json_get(v, "had"));
+    bool select = json_get(v, "select") != NULL;
+    secret_form sf = {0};
+    snap_act_secret_form_note(&sf, v);
+    char why[256] = "";
+    int fail = 0;
+    if (rpr && rpr != CDP_EPROTOCOL) {
+        fail = snap_act_fail(r, SNAP_EBROWSER, "%s: %s", what, pr.e.msg);
+    } else if (!v || json_get(v, "gone")) {
+        fail = snap_act_fail(r, SNAP_ESTALE, "%s was removed from the page; take a new snapshot",
+                             what);
+    } else if (json_get_str(v, "no")) {
+        snap_act_pg(why, sizeof why, json_get_str(v, "no"));
+        fail = snap_act_fail(r, SNAP_EINVAL, "%s does not take text (it is a %s); type into a "
+                             "textbox, a textarea or an editable element", what, why);
+    } else if (json_get_str(v, "disabled")) {
+        snap_act_pg(why, sizeof why, json_get_str(v, "disabled"));
+        fail = snap_act_fail(r, SNAP_EDISABLED, "%s is %s; it cannot be typed into", what, why);
+    } else if (!select && !json_bool(json_get(v, "focused"))) {
+        /* The text goes where the focus is: it must be the field named (or
+         * inside it, for a contenteditable), confirmed or not (a focus
+         * handler may have moved it). */
+        fail = snap_act_focus_lost(&gg, "type", what, json_get_str(v, "to"), r);
+    }
+    snap_act_pfree(&sc);
+    snap_act_pfree(&ob);
+    snap_act_pfree(&pr);
+    if (select && !fail) {
+        /* Typing into a <select> picks the option with that label. */
+        snap_gate_done(a, &gg, 0, NULL);
+        snap_act_release_all(a, &tg, &ss);
+        const char *vals[1] = {text};
+        return snap_select(a, ref, vals, 1, obs, r);
+    }
+    if (fail) {
+        snap_gate_done(a, &gg, fail, r);
+        snap_act_release_all(a, &tg, &ss);
+        return fail;
+    }
+    snap_act_secret_form_known(a, tg.tab, tg.frame, fs, tg.oid, &sf);
+    snap_act_secret_form_arm(a, &sf);
+    int tab_id = tg.tab;
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    uint64_t nav0 = t ? t->nav : 0;
+    uint64_t inflight0 = t && t->inflight > 0 ? (uint64_t)t->inflight : 0;
+    size_t tabs0 = a->ntabs;
+    bool dialog = false;
+    const char *methods[12];
+    char *prms[12];
+    size_t n = 0;
+    if (*text) {
+        methods[n] = "Input.insertText";
+        prms[n++] = snap_act_params("s", "text", text);
+    } else if (had) {
+        n = snap_act_key_events(&KEY_DELETE, 0, methods, prms);
+    }
+    /* Again just before the keys leave: a handler that moves the focus
+     * from a timer (not while the field took it) has run by now. */
+    char to[96];
+    if (n && snap_act_focus_where(a, fs, tg.oid, to, sizeof to)) {
+        for (size_t i = 0; i < n; i++)
+            free(prms[i]);
+        rc = snap_act_focus_lost(&gg, "type", what, to, r);
+        goto done;
+    }
+    if (n && (rc = snap_act_dispatch_input(a, tab_id, tg.session, methods, prms, n, &dialog, r)))
+        goto done;
+    /* Read back what the field holds (pages reformat and truncate). */
+    char *value = NULL;
+    if (!dialog) {
+        pcall vv;
+        if (snap_act_call(a, fs, "Runtime.callFunctionOn",
+                          snap_act_fn_params(tg.oid, snap_js_value_fn, NULL, true, false),
+                          &vv) == 0) {
+            const char *s = json_str(snap_act_fn_value(&vv), NULL);
+            if (s) {
+                size_t len = strlen(s);
+                value = malloc(len + 1);
+                if (value)
+                    memcpy(value, s, len + 1);
+            }
+        }
+        snap_act_pfree(&vv);
+    }
+    char did[800];
+    if (secret)
+        snprintf(did, sizeof did, "typed %zu characters into %s (a secret field: not shown)",
+                 strlen(text), what);
+    else
+        snprintf(did, sizeof did, "%s %s", *text ? "typed into" : "cleared", what);
+    if (submit && !dialog) {
+        /* Enter goes where the focus is now: a page that moved it on input
+         * (to another form, a frame) does not get the key. */
+        if (snap_act_focus_where(a, fs, tg.oid, to, sizeof to)) {
+            free(value);
+            rc = snap_act_fail(r, SNAP_ESTALE, "%s, but Enter was not pressed: the page then "
+                               "moved the focus away from the field (to %s), so the key would have "
+                               "gone there. Take a new snapshot, then press Enter on the control "
+                               "you mean.", did, snap_act_pg(why, sizeof why, to));
+            goto done;
+        }
+        n = snap_act_key_events(&KEY_ENTER, 0, methods, prms);
+        rc = snap_act_dispatch_input(a, tab_id, tg.session, methods, prms, n, &dialog, r);
+        if (rc) {
+            free(value);
+            goto done;
+        }
+        snprintf(did + strlen(did), sizeof did - strlen(did), " and pressed Enter");
+    }
+    snap_settled st;
+    rc = submit ? snap_act_settle(a, tab_id, nav0, tabs0, deadline, did, &st, r)
+                : snap_act_settle_light(a, tab_id, nav0, tabs0, inflight0, deadline, did, &st, r);
+    if (rc) {
+        free(value);
+        goto done;
+    }
+    act_report rp;
+    snap_act_report_init(&rp, "type", tg.ref);
+    rp.sf = sf;
+    if (value && !secret) {
+        bool same = strcmp(value, text) == 0;
+        if (!same)
+            snprintf(did + strlen(did), sizeof did - strlen(did),
+                     " (the field holds something else than what was typed)");
+        snap_act_sb_add(&rp.page, "value now: ");
+        snap_act_sb_page(&rp.page, value, 300, PG_KEEP_NL);
+        json_w_key(&rp.extra, "value");
+        json_w_str(&rp.extra, value);
+        json_w_key(&rp.extra, "value_matches");
+        json_w_bool(&rp.extra, same);
+        rp.has_extra = true;
+    } else if (value) {
+        json_w_key(&rp.extra, "secret");
+        json_w_bool(&rp.extra, true);
+        json_w_key(&rp.extra, "length");
+        json_w_int(&rp.extra, (int64_t)strlen(value));
+        rp.has_extra = true;
+    }
+    free(value);
+    if (snap_act_page_usable(a, tab_id, &st) && *obs_oid) {
+        pcall co;
+        if (snap_act_call(a, fs, "Runtime.callFunctionOn",
+                          snap_act_fn_params(obs_oid, snap_js_collect_fn, NULL, true, false),
+                          &co) == 0) {
+            const char *added = json_str(snap_act_fn_value(&co), NULL);
+            /* The typed text itself shows up as new text in contenteditables. */
+            if (added && *added && !secret && strcmp(added, text) != 0) {
+                snap_act_sb_add(&rp.page, "%snew text: ", rp.page.len ? "\n" : "");
+                snap_act_sb_page(&rp.page, added, 300, 0);
+                json_w_key(&rp.extra, "new_text");
+                json_w_str(&rp.extra, added);
+                rp.has_extra = true;
+            }
+        }
+        snap_act_pfree(&co);
+    }
+    rc = snap_act_finish(a, tab_id, did, &st, &rp, r);
+    snap_act_report_free(&rp);
+done:
+    snap_gate_done(a, &gg, rc, r);
+    snap_act_release_all(a, &tg, &ss);
+    return rc;
+}
+
+/* ---- select ---- */
+
+/* Available options, from a {miss, avail, total} object, for an error. */
+static void options_list(const json_val *v, sbuf *b)
+{
+    size_t i = 0;
+    for (const json_val *o = json_first(json_get(v, "avail")); o; o = json_next(o), i++) {
+        snap_act_sb_add(b, "%s", i ? ", " : "");
+        snap_act_sb_quoted(b, json_str(o, NULL) ? json_str(o, NULL) : "", 100);
+    }
+    int64_t total = json_get_int(v, "total", 0);
+    if (total > (int64_t)i)
+        snap_act_sb_add(b, " and %lld more", (long long)(total - (int64_t)i));
+    if (!i)
+        snap_act_sb_add(b, "none");
+}
+
+/* [{"value":[v1, v2, ...]}] */
+static char *arg_strs(const char *const *values, size_t n)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_arr_begin(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "value");
+    json_w_arr_begin(&w);
+    for (size_t i = 0; i < n; i++)
+        json_w_str(&w, values[i]);
+    json_w_arr_end(&w);
+    json_w_obj_end(&w);
+    json_w_arr_end(&w);
+    return json_w_take(&w, NULL);
+}
+
+/* Click an element given by object id in tg's frame (an ARIA option, the
+ * combobox): locate (checks) and a real mouse click. */
+static int click_object(snap_agent *a, const target *tg, const char *oid, const char *what,
+                        session_set *ss, bool *dialog, snap_result *r)
+{
+    pcall dn;
+    int be = 0;
+    if (snap_act_call(a, tg->session, "DOM.describeNode", snap_act_params("s", "objectId", oid),
+                      &dn) == 0)
+        be = (int)json_get_int(json_get(dn.rep.result, "node"), "backendNodeId", 0);
+    snap_act_pfree(&dn);
+    if (!be)
+        return snap_act_fail(r, SNAP_ESTALE, "%s is gone from the page", what);
+    located loc;
+    int rc = snap_act_locate(a, tg->tab, tg->frame, oid, be, what, true, ss, &loc, r);
+    if (rc)
+        return rc;
+    return snap_act_mouse_click(a, tg->tab, loc.x, loc.y, dialog, r);
+}
+
+/* The ARIA path of select: open a combobox with a click, then click each
+ * option by name. */
+static int select_aria(snap_agent *a, const target *tg, const char *role,
+                       const char *const *values, size_t n, const char *what,
+                       session_set *ss, bool *dialog, sbuf *chosen, snap_result *r)
+{
+    bool combo = strcmp(role, "listbox") != 0;
+    if (combo && n > 1)
+        return snap_act_fail(r, SNAP_EINVAL, "%s is a combobox: choose one option at a time",
+                             what);
+    for (size_t i = 0; i < n; i++) {
+        if (combo) {
+            int rc = click_object(a, tg, tg->oid, what, ss, dialog, r);
+            if (rc || *dialog)
+                return rc;
+        }
+        char *arg = snap_act_arg_str(values[i]);
+        pcall fo;
+        int rc = snap_act_call(
+            a, tg->session, "Runtime.callFunctionOn",
+            arg ? snap_act_fn_params(tg->oid, snap_js_find_option_fn, arg, false, true) : NULL,
+            &fo);
+        free(arg);
+        if (rc) {
+            snap_act_fail(r, SNAP_EBROWSER, "%s: %s", what, fo.e.msg);
+            snap_act_pfree(&fo);
+            return SNAP_EBROWSER;
+        }
+        const char *oid = snap_act_fn_object(&fo);
+        const json_val *res_v = json_get(fo.rep.result, "result");
+        if (!oid || !json_get_str(res_v, "subtype") ||
+            strcmp(json_get_str(res_v, "subtype"), "node") != 0) {
+            const char *js = json_get_str(res_v, "value");
+            json_doc *d = js ? json_parse(js, strlen(js), NULL, NULL) : NULL;
+            const json_val *dv = json_doc_root(d);
+            if (json_get(dv, "nolist")) {
+                snap_act_fail(r, SNAP_EINVAL,
+                              "%s: no listbox with options appeared%s; take a "
+                              "snapshot to see what opened",
+                              what, combo ? " after opening it" : "");
+            } else {
+                sbuf b = {0}, v = {0};
+                options_list(dv, &b);
+                snap_act_sb_quoted(&v, values[i], 100);
+                snap_act_fail(r, SNAP_EINVAL, "%s has no option %s; its options: %s", what,
+                              v.s ? v.s : "", b.s ? b.s : "none");
+                free(b.s);
+                free(v.s);
+            }
+            json_doc_free(d);
+            snap_act_pfree(&fo);
+            return SNAP_EINVAL;
+        }
+        char ooid[SNAP_ID_MAX];
+        snprintf(ooid, sizeof ooid, "%s", oid);
+        snap_act_pfree(&fo);
+        /* In a multi-select listbox a click toggles: leave chosen ones be. */
+        pcall sel;
+        memset(&sel, 0, sizeof sel);
+        bool already = false;
+        if (!combo &&
+            snap_act_call(a, tg->session, "Runtime.callFunctionOn",
+                          snap_act_fn_params(ooid, snap_js_aria_selected_fn, NULL, true, false),
+                          &sel) == 0)
+            already = json_bool(snap_act_fn_value(&sel));
+        snap_act_pfree(&sel);
+        char owhat[600];
+        {
+            sbuf ob = {0};
+            snap_act_sb_add(&ob, "option ");
+            snap_act_sb_quoted(&ob, values[i], 60);
+            snap_act_sb_add(&ob, " of %s", what);
+            snprintf(owhat, sizeof owhat, "%s", ob.s && !ob.oom ? ob.s : "an option");
+            snap_act_utf8_repair(owhat);
+            free(ob.s);
+        }
+        if (!already && (rc = click_object(a, tg, ooid, owhat, ss, dialog, r)))
+            return rc;
+        snap_act_sb_add(chosen, "%s", i ? ", " : "");
+        snap_act_sb_quoted(chosen, values[i], 100);
+        if (*dialog)
+            return 0;
+    }
+    return 0;
+}
+
+int snap_select(snap_agent *a, const char *ref, const char *const *values, size_t n,
+                const char *obs, snap_result *r)
+{
+    snap_tab *t0;
+    int rc = snap_act_begin(a, obs, &t0, r);
+    if (rc)
+        return rc;
+    if (!values || n == 0)
+        return snap_act_fail(r, SNAP_EINVAL, "select needs at least one option label or value");
+    for (size_t i = 0; i < n; i++)
+        if (!values[i] || !json_utf8_valid((const uint8_t *)values[i], strlen(values[i])))
+            return snap_act_fail(r, SNAP_EINVAL, "option %zu is missing or not valid UTF-8", i + 1);
+    int64_t deadline = snap_now_ms() + a->o.timeout_ms;
+    target tg;
+    if ((rc = snap_act_resolve(a, ref, &tg, r)))
+        return rc;
+    session_set ss = {0};
+    const char *fs = tg.session, *what = tg.what;
+    snap_act_sessions_note(&ss, fs);
+    snap_gated gg = {0};
+    snap_gate_in gi = {.tool = "select", .tab = tg.tab, .frame = tg.frame,
+                       .session = tg.session, .oid = tg.oid, .ref_n = tg.n,
+                       .state_change = true, .options = values, .noptions = n, .obs = obs};
+    if ((rc = snap_gate_ask(a, &gi, &gg, r))) {
+        snap_act_release_all(a, &tg, &ss);
+        return rc;
+    }
+    if ((rc = snap_act_recheck_target(a, &gg, "select", &tg, &ss, NULL, r))) {
+        snap_gate_done(a, &gg, rc, r);
+        snap_act_release_all(a, &tg, &ss);
+        return rc;
+    }
+    int tab_id = tg.tab;
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    uint64_t nav0 = t ? t->nav : 0;
+    size_t tabs0 = a->ntabs;
+    bool dialog = false;
+    sbuf chosen = {0};
+    char *args = arg_strs(values, n);
+    pcall sc, sv;
+    snap_act_psend_p(a, fs, "DOM.scrollIntoViewIfNeeded", snap_act_params("s", "objectId", tg.oid),
+                     &sc);
+    snap_act_psend_p(a, fs, "Runtime.callFunctionOn",
+                     args ? snap_act_fn_params(tg.oid, snap_js_select_fn, args, true, false) : NULL,
+                     &sv);
+    free(args);
+    snap_act_pwait(a, &sc);
+    snap_act_pfree(&sc);
+    int rsv = snap_act_pwait(a, &sv);
+    const json_val *v = snap_act_fn_value(&sv);
+    bool native = json_get(v, "ok") != NULL;
+    if (rsv && rsv != CDP_EPROTOCOL) {
+        rc = snap_act_fail(r, SNAP_EBROWSER, "%s: %s", what, sv.e.msg);
+    } else if (!v || json_get(v, "gone")) {
+        rc = snap_act_fail(r, SNAP_ESTALE, "%s was removed from the page; take a new snapshot",
+                           what);
+    } else if (json_get_str(v, "disabled")) {
+        char pb[256];
+        rc = snap_act_fail(r, SNAP_EDISABLED, "%s is %s; no option can be chosen", what,
+                           snap_act_pg(pb, sizeof pb, json_get_str(v, "disabled")));
+    } else if (json_get(v, "miss")) {
+        sbuf b = {0}, m = {0};
+        options_list(v, &b);
+        size_t i = 0;
+        for (const json_val *o = json_first(json_get(v, "miss")); o; o = json_next(o), i++) {
+            snap_act_sb_add(&m, "%s", i ? ", " : "");
+            snap_act_sb_quoted(&m, json_str(o, NULL), 100);
+        }
+        rc = snap_act_fail(r, SNAP_EINVAL, "%s has no option %s; its options: %s", what,
+                           m.s ? m.s : "", b.s ? b.s : "none");
+        free(b.s);
+        free(m.s);
+    } else if (json_get(v, "single")) {
+        rc = snap_act_fail(r, SNAP_EINVAL, "%s takes one option, not %zu", what, n);
+    } else if (json_get(v, "ok")) {
+        size_t i = 0;
+        for (const json_val *o = json_first(json_get(v, "sel")); o; o = json_next(o), i++) {
+            snap_act_sb_add(&chosen, "%s", i ? ", " : "");
+            snap_act_sb_quoted(&chosen, json_str(o, NULL), 100);
+        }
+    } else {
+        const char *role = json_get_str(v, "role");
+        const char *popup = json_get_str(v, "popup");
+        if (role && (strcmp(role, "listbox") == 0 || strcmp(role, "combobox") == 0))
+            rc = select_aria(a, &tg, role, values, n, what, &ss, &dialog, &chosen, r);
+        else if (popup && strcmp(popup, "listbox") == 0)
+            rc = select_aria(a, &tg, "combobox", values, n, what, &ss, &dialog, &chosen, r);
+        else {
+            char pt[256], pr[256];
+            rc = snap_act_fail(
+                r, SNAP_EINVAL,
+                "%s is a <%s>%s%s, not a select, listbox or "
+                "combobox; click it instead",
+                what,
+                snap_act_pg(pt, sizeof pt, json_get_str(v, "tag") ? json_get_str(v, "tag") : "?"),
+                role && *role ? " with role " : "", snap_act_pg(pr, sizeof pr, role));
+        }
+    }
+    snap_act_pfree(&sv);
+    if (rc) {
+        free(chosen.s);
+        goto done;
+    }
+    char did[2000];
+    snprintf(did, sizeof did, "chose %s in %s", chosen.s ? chosen.s : "", what);
+    snap_act_utf8_repair(did);
+    free(chosen.s);
+    snap_settled st;
+    if ((rc = snap_act_settle(a, tab_id, nav0, tabs0, deadline, did, &st, r)))
+        goto done;
+    act_report rp;
+    snap_act_report_init(&rp, "select", tg.ref);
+    if (snap_act_page_usable(a, tab_id, &st)) {
+        pcall ch;
+        if (snap_act_call(a, fs, "Runtime.callFunctionOn",
+                          snap_act_fn_params(tg.oid,
+                                             native ? snap_js_value_select_fn : snap_js_chosen_fn,
+                                             NULL, true, false),
+                          &ch) == 0) {
+            const json_val *cv = snap_act_fn_value(&ch);
+            size_t i = 0;
+            json_w_key(&rp.extra, "selected");
+            json_w_arr_begin(&rp.extra);
+            for (const json_val *o = json_first(cv); o; o = json_next(o), i++) {
+                snap_act_sb_add(&rp.page, "%s", i ? ", " : "selected now: ");
+                snap_act_sb_page(&rp.page, json_str(o, NULL), 100, 0);
+                json_w_str(&rp.extra, json_str(o, NULL));
+            }
+            json_w_arr_end(&rp.extra);
+            rp.has_extra = true;
+        }
+        snap_act_pfree(&ch);
+    }
+    rc = snap_act_finish(a, tab_id, did, &st, &rp, r);
+    snap_act_report_free(&rp);
+done:
+    snap_gate_done(a, &gg, rc, r);
+    snap_act_release_all(a, &tg, &ss);
+    return rc;
+}

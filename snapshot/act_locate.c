@@ -1,0 +1,448 @@
+/*
+ * act_locate.c — locating an element for input: scrolling it into view, its box in
+ * the top-level viewport across frames, and actionability (visible,
+ * enabled, not covered, stable).
+ *
+ * Part of snapshot/ (see act_int.h for what the act_* files share).
+ */
+#define _XOPEN_SOURCE 700     /* realpath (POSIX.1-2008 XSI) */
+#include "snapshot/act_int.h"
+#include "snapshot/page_js.h"
+#include "url/url.h"
+#include "ws/ws.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Hit-test (x, y) in session viewport coordinates: the topmost node's
+ * backend id and frame. DOM.getNodeForLocation takes document coordinates,
+ * so the session's scroll offset (sx, sy: cssLayoutViewport pageX/pageY) is
+ * added. 0 or a CDP error. */
+static int hit_test(snap_agent *a, const char *session, int x, int y, double sx, double sy,
+                    int *backend, char frame[SNAP_ID_MAX])
+{
+    pcall pc;
+    int dx = (int)snap_act_dfloor(x + sx), dy = (int)snap_act_dfloor(y + sy);
+    int rc = snap_act_call(
+        a, session, "DOM.getNodeForLocation",
+        snap_act_params("iib", "x", dx, "y", dy, "includeUserAgentShadowDOM", false), &pc);
+    *backend = rc ? 0 : (int)json_get_int(pc.rep.result, "backendNodeId", 0);
+    snprintf(frame, SNAP_ID_MAX, "%s", rc ? "" : (json_get_str(pc.rep.result, "frameId")
+                                                   ? json_get_str(pc.rep.result, "frameId")
+                                                   : ""));
+    snap_act_pfree(&pc);
+    return rc;
+}
+
+/* Role and name of a node as the accessibility tree has them; role falls
+ * back to the tag name for generic containers. */
+void snap_act_ax_role_name(const json_val *ax, const json_val *desc, char *role, size_t rcap,
+                           char *name, size_t ncap)
+{
+    const json_val *n0 = json_at(json_get(ax, "nodes"), 0);
+    const char *ro = json_get_str(json_get(n0, "role"), "value");
+    const char *nm = json_get_str(json_get(n0, "name"), "value");
+    const char *tag = json_get_str(json_get(desc, "node"), "localName");
+    if (!ro || !*ro || strcmp(ro, "generic") == 0 || strcmp(ro, "none") == 0 ||
+        strcmp(ro, "GenericContainer") == 0 || json_bool(json_get(n0, "ignored")))
+        ro = tag && *tag ? tag : "element";
+    snprintf(role, rcap, "%s", ro);
+    snprintf(name, ncap, "%s", nm ? nm : "");
+}
+
+/* Fail with SNAP_ECOVERED: the element `what` (objectId target_oid in
+ * session, may be NULL when the covered thing is an iframe) is covered by
+ * the node hit_backend in frame hit_frame; name it and the controls in it
+ * with refs of their own. */
+static int report_covered(snap_agent *a, int tab_id, const char *session, int hit_backend,
+                          const char *hit_frame, const char *target_oid, const char *what,
+                          session_set *ss, snap_result *r)
+{
+    snap_act_sessions_note(ss, session);
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    snap_frame *hf = t ? snap_frame_find(t, hit_frame) : NULL;
+    for (size_t i = 0; t && !hf && i < t->nframes; i++)
+        if (strcmp(t->frames[i].session, session) == 0 && !t->frames[i].gone)
+            hf = &t->frames[i];
+    /* Copies: the frame array may move during the calls below. */
+    char hf_id[SNAP_ID_MAX] = "", hf_loader[SNAP_ID_MAX] = "";
+    if (hf) {
+        snprintf(hf_id, sizeof hf_id, "%s", hf->id);
+        snprintf(hf_loader, sizeof hf_loader, "%s", hf->loader);
+    }
+    pcall pc;
+    int rc = snap_act_call(
+        a, session, "DOM.resolveNode",
+        snap_act_params("is", "backendNodeId", hit_backend, "objectGroup", ACT_GROUP), &pc);
+    char hit_oid[SNAP_ID_MAX] = "";
+    if (rc == 0)
+        snprintf(hit_oid, sizeof hit_oid, "%s",
+                 json_get_str(json_get(pc.rep.result, "object"), "objectId")
+                 ? json_get_str(json_get(pc.rep.result, "object"), "objectId") : "");
+    snap_act_pfree(&pc);
+    enum { NMAX = 6 };
+    char oids[NMAX][SNAP_ID_MAX];
+    int count = 0;
+    if (*hit_oid) {
+        char *args = target_oid ? snap_act_arg_obj(target_oid) : NULL;
+        rc = snap_act_call(
+            a, session, "Runtime.callFunctionOn",
+            snap_act_fn_params(hit_oid, snap_js_cover_fn, args ? args : "[]", false, false), &pc);
+        free(args);
+        const char *arr = snap_act_fn_object(&pc);
+        pcall props;
+        memset(&props, 0, sizeof props);
+        if (arr &&
+            snap_act_call(a, session, "Runtime.getProperties",
+                          snap_act_params("sb", "objectId", arr, "ownProperties", true),
+                          &props) == 0) {
+            for (int i = 0; i < NMAX; i++) {
+                char idx[8];
+                snprintf(idx, sizeof idx, "%d", i);
+                oids[i][0] = 0;
+                for (const json_val *pr = json_first(json_get(props.rep.result, "result")); pr;
+                     pr = json_next(pr)) {
+                    const char *nm = json_get_str(pr, "name");
+                    const char *o = json_get_str(json_get(pr, "value"), "objectId");
+                    if (nm && strcmp(nm, idx) == 0 && o && strlen(o) < SNAP_ID_MAX)
+                        snprintf(oids[i], SNAP_ID_MAX, "%s", o);
+                }
+                count = i + 1;
+            }
+        }
+        snap_act_pfree(&props);
+        snap_act_pfree(&pc);
+    }
+    /* Backend ids, roles and names of what was found, in one round trip. */
+    pcall d[NMAX], x[NMAX];
+    for (int i = 0; i < count; i++) {
+        if (!oids[i][0])
+            continue;
+        snap_act_psend_p(a, session, "DOM.describeNode", snap_act_params("s", "objectId", oids[i]),
+                         &d[i]);
+        snap_act_psend_p(a, session, "Accessibility.getPartialAXTree",
+                         snap_act_params("sb", "objectId", oids[i], "fetchRelatives", false),
+                         &x[i]);
+    }
+    struct {
+        uint32_t n;
+        char role[32], name[200];
+    } found[NMAX];
+    memset(found, 0, sizeof found);
+    for (int i = 0; i < count; i++) {
+        if (!oids[i][0])
+            continue;
+        snap_act_pwait(a, &d[i]);
+        snap_act_pwait(a, &x[i]);
+        int be = (int)json_get_int(json_get(d[i].rep.result, "node"), "backendNodeId", 0);
+        snap_act_ax_role_name(x[i].rep.result, d[i].rep.result, found[i].role, sizeof found[i].role,
+                              found[i].name, sizeof found[i].name);
+        snap_act_pfree(&d[i]);
+        snap_act_pfree(&x[i]);
+        if (be && hf_id[0])
+            found[i].n = snap_ref_for(a, tab_id, hf_id, hf_loader, be, found[i].role,
+                                      found[i].name);
+    }
+    if (!found[0].n)
+        return snap_act_fail(r, SNAP_ECOVERED, "%s is covered by another element at the click "
+                             "point (it could not be described); close what is on top, take a "
+                             "snapshot and try again", what);
+    sbuf txt = {0};
+    int nctl = 0;
+    for (int i = 0; i < count; i++) {
+        if (!found[i].n)
+            continue;
+        const char *lead = i == 0 ? "covered by: " : i == 1 ? "\nopen dialog: "
+                         : nctl++ ? ", " : "\ncontrols: ";
+        snap_act_sb_add(&txt, "%s", lead);
+        snap_act_sb_page(&txt, found[i].role, 32, 0);
+        if (found[i].name[0]) {
+            snap_act_sb_putn(&txt, " ", 1);
+            snap_act_sb_quoted(&txt, found[i].name, 80);
+        }
+        snap_act_sb_add(&txt, " [e%u]", found[i].n);
+    }
+    snap_act_fail(r, SNAP_ECOVERED, "%s is covered by another element, so a click would land on "
+                  "that instead; close or answer it first, then try again.\n<<<page-content "
+                  "nonce=%s>>>\n%s\n<<<end page-content nonce=%s>>>", what, a->nonce,
+                  txt.s ? txt.s : "", a->nonce);
+    free(txt.s);
+    /* Structured: the covering element and the controls, each with a ref. */
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "ok");
+    json_w_bool(&w, false);
+    json_w_key(&w, "error");
+    json_w_str(&w, "covered");
+    json_w_key(&w, "message");
+    json_w_str(&w, r->text ? r->text : "");
+    for (int i = 0; i < count && i < 2; i++) {
+        if (!found[i].n)
+            continue;
+        char ref[16];
+        snprintf(ref, sizeof ref, "e%u", found[i].n);
+        json_w_key(&w, i == 0 ? "covered_by" : "open_dialog");
+        json_w_obj_begin(&w);
+        json_w_key(&w, "ref");
+        json_w_str(&w, ref);
+        json_w_key(&w, "role");
+        json_w_str(&w, found[i].role);
+        json_w_key(&w, "name");
+        json_w_str(&w, found[i].name);
+        json_w_obj_end(&w);
+    }
+    json_w_key(&w, "controls");
+    json_w_arr_begin(&w);
+    for (int i = 2; i < count; i++) {
+        if (!found[i].n)
+            continue;
+        char ref[16];
+        snprintf(ref, sizeof ref, "e%u", found[i].n);
+        json_w_obj_begin(&w);
+        json_w_key(&w, "ref");
+        json_w_str(&w, ref);
+        json_w_key(&w, "role");
+        json_w_str(&w, found[i].role);
+        json_w_key(&w, "name");
+        json_w_str(&w, found[i].name);
+        json_w_obj_end(&w);
+    }
+    json_w_arr_end(&w);
+    json_w_obj_end(&w);
+    char *js = json_w_take(&w, NULL);
+    if (js) {
+        free(r->structured);
+        r->structured = js;
+    }
+    return SNAP_ECOVERED;
+}
+
+/* The first content quad with an area, clipped to the viewport (vw x vh);
+ * its centre in *x, *y. False when there is none. */
+static bool quad_point(const json_val *quads, double vw, double vh, int *x, int *y)
+{
+    for (const json_val *q = json_first(quads); q; q = json_next(q)) {
+        if (json_len(q) != 8)
+            continue;
+        double p[8];
+        int i = 0;
+        for (const json_val *v = json_first(q); v && i < 8; v = json_next(v))
+            p[i++] = json_num(v);
+        double area = 0;
+        for (int k = 0; k < 4; k++) {
+            int n = (k + 1) % 4;
+            area += p[2 * k] * p[2 * n + 1] - p[2 * n] * p[2 * k + 1];
+        }
+        if ((area < 0 ? -area : area) / 2 < 1)
+            continue;
+        double x0 = p[0], x1 = p[0], y0 = p[1], y1 = p[1];
+        for (int k = 1; k < 4; k++) {
+            x0 = snap_act_dmin(x0, p[2 * k]);
+            x1 = snap_act_dmax(x1, p[2 * k]);
+            y0 = snap_act_dmin(y0, p[2 * k + 1]);
+            y1 = snap_act_dmax(y1, p[2 * k + 1]);
+        }
+        if (vw > 0 && vh > 0) {
+            x0 = snap_act_dmax(x0, 0);
+            y0 = snap_act_dmax(y0, 0);
+            x1 = snap_act_dmin(x1, vw);
+            y1 = snap_act_dmin(y1, vh);
+            if (x1 - x0 < 1 || y1 - y0 < 1)
+                continue;
+        }
+        *x = (int)snap_act_dfloor((x0 + x1) / 2);
+        *y = (int)snap_act_dfloor((y0 + y1) / 2);
+        return true;
+    }
+    return false;
+}
+
+static snap_frame *frame_parent(snap_tab *t, snap_frame *f)
+{
+    return f->parent[0] ? snap_frame_find(t, f->parent) : NULL;
+}
+
+/* Scroll the element into view and check that it can take input: attached
+ * (resolve did that), visible, enabled, not covered. Fills *loc with the
+ * click point in the tab's top-level coordinates. The element is oid (its
+ * backend node id: backend) in frame frame_id of tab tab_id; what names it
+ * in messages. With check_enabled false a disabled element is located
+ * anyway. 0 or a SNAP_E* code with r filled. */
+int snap_act_locate(snap_agent *a, int tab_id, const char *frame_id, const char *oid,
+                    int backend, const char *what, bool check_enabled, session_set *ss,
+                    located *loc, snap_result *r)
+{
+    memset(loc, 0, sizeof *loc);
+    snap_tab *t0 = snap_tab_by_id(a, tab_id);
+    snap_frame *f0 = t0 ? snap_frame_find(t0, frame_id) : NULL;
+    if (!f0 || f0->gone || t0->closed)
+        return snap_act_fail(r, SNAP_ESTALE, "%s: its frame is no longer in the page", what);
+    char s[SNAP_ID_MAX];
+    snprintf(s, sizeof s, "%s", f0->session);
+    snap_act_sessions_note(ss, s);
+    pcall sc, st, qu, lm;
+    snap_act_psend_p(a, s, "DOM.scrollIntoViewIfNeeded", snap_act_params("s", "objectId", oid),
+                     &sc);
+    snap_act_psend_p(a, s, "Runtime.callFunctionOn",
+                     snap_act_fn_params(oid, snap_js_state_fn, NULL, true, false), &st);
+    snap_act_psend_p(a, s, "DOM.getContentQuads", snap_act_params("s", "objectId", oid), &qu);
+    snap_act_psend(a, s, "Page.getLayoutMetrics", NULL, &lm);
+    int rsc = snap_act_pwait(a, &sc), rst = snap_act_pwait(a, &st), rqu = snap_act_pwait(a, &qu),
+        rlm = snap_act_pwait(a, &lm);
+    int rc = 0;
+    const json_val *v = snap_act_fn_value(&st);
+    if (rst && rst != CDP_EPROTOCOL) {
+        rc = snap_act_fail(r, SNAP_EBROWSER, "%s: %s", what, st.e.msg);
+        goto out;
+    }
+    if (!v || json_get(v, "gone")) {
+        rc = snap_act_fail(r, SNAP_ESTALE, "%s was removed from the page; take a new snapshot",
+                           what);
+        goto out;
+    }
+    const char *tag = json_get_str(v, "tag");
+    snprintf(loc->tag, sizeof loc->tag, "%s", tag ? tag : "");
+    loc->option = json_get(v, "option") != NULL;
+    snap_act_secret_form_note(&loc->sf, v);
+    const char *dis = json_get_str(v, "disabled");
+    char pb[256];
+    if (check_enabled && dis) {
+        rc = snap_act_fail(r, SNAP_EDISABLED, "%s is disabled (%s); it cannot be used until the "
+                           "page enables it", what, snap_act_pg(pb, sizeof pb, dis));
+        goto out;
+    }
+    if (loc->option) {
+        rc = 0;                 /* options of a <select> are chosen, not clicked */
+        goto out;
+    }
+    const char *hidden = json_get_str(v, "hidden");
+    if (hidden) {
+        rc = snap_act_fail(r, SNAP_ENOTVISIBLE, "%s is hidden (%s); it cannot be clicked", what,
+                           snap_act_pg(pb, sizeof pb, hidden));
+        goto out;
+    }
+    (void)rsc;
+    const json_val *vp = json_get(lm.rep.result, "cssLayoutViewport");
+    double vw = rlm ? 0 : json_num(json_get(vp, "clientWidth"));
+    double vh = rlm ? 0 : json_num(json_get(vp, "clientHeight"));
+    double sx = rlm ? 0 : json_num(json_get(vp, "pageX"));
+    double sy = rlm ? 0 : json_num(json_get(vp, "pageY"));
+    int x, y;
+    if (rqu || !quad_point(json_get(qu.rep.result, "quads"), vw, vh, &x, &y)) {
+        rc = snap_act_fail(r, SNAP_ENOTVISIBLE, "%s has no visible box on screen (zero size, "
+                           "clipped, or outside the viewport even after scrolling)", what);
+        goto out;
+    }
+    /* Hit test where the click will land. */
+    int hb;
+    char hframe[SNAP_ID_MAX];
+    if (hit_test(a, s, x, y, sx, sy, &hb, hframe) || !hb) {
+        rc = snap_act_fail(r, SNAP_ENOTVISIBLE, "%s: nothing can be hit at its centre (%d,%d)",
+                           what, x, y);
+        goto out;
+    }
+    if (hb != backend) {
+        pcall hr, in;
+        int ok = 0;
+        if (snap_act_call(a, s, "DOM.resolveNode",
+                          snap_act_params("is", "backendNodeId", hb, "objectGroup", ACT_GROUP),
+                          &hr) == 0) {
+            const char *hoid = json_get_str(json_get(hr.rep.result, "object"), "objectId");
+            char *args = hoid ? snap_act_arg_obj(hoid) : NULL;
+            if (args) {
+                if (snap_act_call(a, s, "Runtime.callFunctionOn",
+                                  snap_act_fn_params(oid, snap_js_contains_fn, args, true, false),
+                                  &in) == 0)
+                    ok = (int)json_num(snap_act_fn_value(&in));
+                snap_act_pfree(&in);
+                free(args);
+            }
+        }
+        snap_act_pfree(&hr);
+        if (!ok) {
+            rc = report_covered(a, tab_id, s, hb, hframe, oid, what, ss, r);
+            goto out;
+        }
+    }
+    /* Up the chain of out-of-process frames: add each iframe's content-box
+     * origin in its parent, and check nothing in the parent covers it. */
+    double ox = x, oy = y;
+    char gid[SNAP_ID_MAX];
+    snprintf(gid, sizeof gid, "%s", frame_id);
+    for (int depth = 0;; depth++) {
+        /* Looked up again every round: the frame array moves during calls. */
+        snap_tab *t = snap_tab_by_id(a, tab_id);
+        snap_frame *g = t ? snap_frame_find(t, gid) : NULL;
+        if (!g || depth > 32) {
+            rc = snap_act_fail(r, SNAP_ESTALE, "%s: its frame is no longer in the page", what);
+            goto out;
+        }
+        if (strcmp(g->session, t->session) == 0)
+            break;
+        snap_frame *p = frame_parent(t, g);
+        while (p && strcmp(p->session, g->session) == 0) {
+            g = p;
+            p = frame_parent(t, g);
+        }
+        if (!p || p->gone) {
+            rc = snap_act_fail(r, SNAP_ESTALE, "%s: its frame is no longer in the page", what);
+            goto out;
+        }
+        char ps[SNAP_ID_MAX], lroot[SNAP_ID_MAX];
+        snprintf(ps, sizeof ps, "%s", p->session);
+        snprintf(lroot, sizeof lroot, "%s", g->id);
+        snprintf(gid, sizeof gid, "%s", p->id);
+        pcall fo, bm, plm;
+        int be = 0;
+        snap_act_psend_p(a, ps, "DOM.getFrameOwner", snap_act_params("s", "frameId", lroot), &fo);
+        snap_act_psend(a, ps, "Page.getLayoutMetrics", NULL, &plm);
+        if (snap_act_pwait(a, &fo) == 0)
+            be = (int)json_get_int(fo.rep.result, "backendNodeId", 0);
+        snap_act_pfree(&fo);
+        double psx = 0, psy = 0;
+        if (snap_act_pwait(a, &plm) == 0) {
+            const json_val *pvp = json_get(plm.rep.result, "cssLayoutViewport");
+            psx = json_num(json_get(pvp, "pageX"));
+            psy = json_num(json_get(pvp, "pageY"));
+        }
+        snap_act_pfree(&plm);
+        const json_val *content = NULL;
+        if (be &&
+            snap_act_call(a, ps, "DOM.getBoxModel", snap_act_params("i", "backendNodeId", be),
+                          &bm) == 0)
+            content = json_get(json_get(bm.rep.result, "model"), "content");
+        if (!content) {
+            if (be)
+                snap_act_pfree(&bm);
+            rc = snap_act_fail(r, SNAP_ENOTVISIBLE, "%s: the frame it is in has no box in its "
+                               "parent page", what);
+            goto out;
+        }
+        ox += json_num(json_at(content, 0));
+        oy += json_num(json_at(content, 1));
+        snap_act_pfree(&bm);
+        int phb;
+        char phf[SNAP_ID_MAX];
+        int px = (int)snap_act_dfloor(ox), py = (int)snap_act_dfloor(oy);
+        if (hit_test(a, ps, px, py, psx, psy, &phb, phf) || !phb) {
+            rc = snap_act_fail(r, SNAP_ENOTVISIBLE, "%s: its frame is outside the visible part "
+                               "of the page", what);
+            goto out;
+        }
+        if (phb != be) {
+            rc = report_covered(a, tab_id, ps, phb, phf, NULL, what, ss, r);
+            goto out;
+        }
+    }
+    loc->x = (int)snap_act_dfloor(ox);
+    loc->y = (int)snap_act_dfloor(oy);
+out:
+    snap_act_pfree(&sc);
+    snap_act_pfree(&st);
+    snap_act_pfree(&qu);
+    snap_act_pfree(&lm);
+    return rc;
+}

@@ -1,0 +1,713 @@
+/*
+ * act_result.c — what every action shares: the prologue (sync, dialog, observation
+ * id, ref, gate) and the result, the re-check after a confirmation, and
+ * "what changed" near the element.
+ *
+ * Part of snapshot/ (see act_int.h for what the act_* files share).
+ */
+#define _XOPEN_SOURCE 700     /* realpath (POSIX.1-2008 XSI) */
+#include "snapshot/act_int.h"
+#include "snapshot/page_js.h"
+#include "url/url.h"
+#include "ws/ws.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- prologue and results ---- */
+
+/* Refuse an action while tab t has a JS dialog open. */
+/* The dialog's message between the content markers, escaped and cut. */
+static void sb_dialog_message(snap_agent *a, sbuf *b, const snap_tab *t)
+{
+    snap_act_sb_add(b, "<<<page-content nonce=%s>>>", a->nonce);
+    snap_act_sb_page(b, t->dialog_message ? t->dialog_message : "", 300, PG_KEEP_NL);
+    snap_act_sb_add(b, "<<<end page-content nonce=%s>>>", a->nonce);
+}
+
+int snap_act_refuse_dialog(snap_agent *a, snap_tab *t, snap_result *r)
+{
+    sbuf b = {0};
+    sb_dialog_message(a, &b, t);
+    int rc = snap_act_fail(r, SNAP_EDIALOG, "tab t%d has a %s dialog open saying %s; answer it "
+                           "first with dialog accept or dismiss", t->id, t->dialog_type,
+                           b.s ? b.s : "");
+    free(b.s);
+    return rc;
+}
+
+/* Common start of every action but dialog: clear r, process what arrived,
+ * find the current tab, refuse while it has a dialog, check obs. */
+int snap_act_begin(snap_agent *a, const char *obs, snap_tab **out, snap_result *r)
+{
+    memset(r, 0, sizeof *r);
+    *out = NULL;
+    if (snap_sync(a))
+        return snap_act_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
+    snap_tab *t = snap_tab_current(a);
+    if (!t)
+        return snap_act_fail(r, SNAP_ENOTAB, "no open tab: open a page first");
+    if (t->dialog_open)
+        return snap_act_refuse_dialog(a, t, r);
+    int rc = snap_obs_check(a, obs, r);
+    if (rc)
+        return rc;
+    snap_nav_note(a, snap_tab_current(a), a->nav_note, sizeof a->nav_note);
+    a->nact_secret = 0;                 /* the last action's form is done with */
+    *out = snap_tab_current(a);         /* the check synced: tabs may have moved */
+    return *out ? 0 : snap_act_fail(r, SNAP_ENOTAB, "the tab closed; open a page first");
+}
+
+void snap_act_release_object(snap_agent *a, const char *session, char oid[SNAP_ID_MAX])
+{
+    if (!oid[0])
+        return;
+    pcall pc;
+    snap_act_call(a, session, "Runtime.releaseObject", snap_act_params("s", "objectId", oid), &pc);
+    snap_act_pfree(&pc);
+    oid[0] = 0;
+}
+
+/* "e5 (button "Save")": role and name escaped as page text. */
+static void describe_ref(uint32_t n, const char *role, const char *name, char *out,
+                         size_t cap)
+{
+    sbuf b = {0};
+    snap_act_sb_add(&b, "e%u (", n);
+    snap_act_sb_page(&b, role && *role ? role : "element", 32, 0);
+    if (name && *name) {
+        snap_act_sb_putn(&b, " ", 1);
+        snap_act_sb_quoted(&b, name, 60);
+    }
+    snap_act_sb_putn(&b, ")", 1);
+    snprintf(out, cap, "%s", b.s && !b.oom ? b.s : "");
+    snap_act_utf8_repair(out);
+    free(b.s);
+}
+
+/* Resolve a ref for acting (snap_ref_resolve: fails closed with what
+ * changed). The ref's tab becomes the current tab (acting on it is the
+ * agent's choice) and must not have a dialog open. */
+int snap_act_resolve(snap_agent *a, const char *ref, target *tg, snap_result *r)
+{
+    memset(tg, 0, sizeof *tg);
+    snap_resolved res;
+    int rc = snap_ref_resolve(a, ref, &res, r);
+    if (rc)
+        return rc;
+    const snap_ref *rf = res.ref;
+    tg->n = rf->n;
+    tg->tab = snap_ref_tab(a, rf);
+    tg->backend = rf->backend;
+    snprintf(tg->frame, sizeof tg->frame, "%s", snap_ref_frame(a, rf));
+    snprintf(tg->oid, sizeof tg->oid, "%s", res.object_id);
+    snprintf(tg->ref, sizeof tg->ref, "e%u", rf->n);
+    describe_ref(rf->n, snap_ref_role(a, rf), rf->name, tg->what, sizeof tg->what);
+    snap_tab *t = snap_tab_by_id(a, tg->tab);
+    snap_frame *f = t ? snap_frame_find(t, tg->frame) : NULL;
+    if (!f)
+        return snap_act_fail(r, SNAP_ESTALE, "%s: its frame is gone; take a new snapshot",
+                             tg->what);
+    snprintf(tg->session, sizeof tg->session, "%s", f->session);
+    if (t->dialog_open) {
+        tg->oid[0] = 0;         /* the renderer would not answer a release now */
+        return snap_act_refuse_dialog(a, t, r);
+    }
+    a->cur = t->id;
+    return 0;
+}
+
+/* Note the "sf" member of a page check's answer. */
+void snap_act_secret_form_note(secret_form *sf, const json_val *v)
+{
+    const json_val *a = json_get(v, "sf");
+    if (!json_is(a, JSON_ARRAY))
+        return;
+    sf->on = true;
+    for (const json_val *n = json_first(a); n && sf->n < 8; n = json_next(n)) {
+        const char *s = json_str(n, NULL);
+        if (s && *s && strlen(s) < sizeof sf->names[0])
+            snprintf(sf->names[sf->n++], sizeof sf->names[0], "%s", s);
+    }
+}
+
+#define SF_KNOWN_MAX 32         /* remembered secrets looked at per action */
+
+/* Add those fields (snap_js_sf_known_fn) to sf; nothing to do (no round trip) when
+ * none was ever noted in the document. Fails open to what sfOf() saw:
+ * the names are for hiding values in URLs, not for deciding. */
+void snap_act_secret_form_known(snap_agent *a, int tab_id, const char *frame_id,
+                                const char *session, const char *oid, secret_form *sf)
+{
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    snap_frame *f = t ? (frame_id && *frame_id ? snap_frame_find(t, frame_id)
+                                               : t->nframes ? &t->frames[0] : NULL) : NULL;
+    int be[SF_KNOWN_MAX];
+    size_t n = f ? snap_secret_list(a, tab_id, f->id, f->loader, be, SF_KNOWN_MAX) : 0;
+    if (!n || !oid || !*oid)
+        return;
+    pcall rs[SF_KNOWN_MAX];
+    for (size_t i = 0; i < n; i++) {
+        snap_act_psend_p(a, session, "DOM.resolveNode",
+                         snap_act_params("is", "backendNodeId", be[i], "objectGroup", ACT_GROUP),
+                         &rs[i]);
+    }
+    json_w w;
+    json_w_init(&w);
+    json_w_arr_begin(&w);
+    for (size_t i = 0; i < n; i++) {
+        const char *o = snap_act_pwait(a, &rs[i]) ? NULL
+                      : json_get_str(json_get(rs[i].rep.result, "object"), "objectId");
+        json_w_obj_begin(&w);
+        if (o) {
+            json_w_key(&w, "objectId");
+            json_w_str(&w, o);
+        } else {
+            json_w_key(&w, "value");
+            json_w_null(&w);
+        }
+        json_w_obj_end(&w);
+        snap_act_pfree(&rs[i]);
+    }
+    json_w_arr_end(&w);
+    char *args = json_w_take(&w, NULL);
+    pcall pc;
+    if (args &&
+        snap_act_call(a, session, "Runtime.callFunctionOn",
+                      snap_act_fn_params(oid, snap_js_sf_known_fn, args, true, false), &pc) == 0) {
+        const json_val *v = snap_act_fn_value(&pc);
+        if (json_is(v, JSON_ARRAY) && json_first(v))
+            sf->on = true;
+        for (const json_val *x = json_first(v); x && sf->n < 8; x = json_next(x)) {
+            const char *s = json_str(x, NULL);
+            bool dup = false;
+            for (size_t i = 0; s && i < sf->n; i++)
+                dup |= strcmp(sf->names[i], s) == 0;
+            if (s && *s && !dup && strlen(s) < sizeof sf->names[0])
+                snprintf(sf->names[sf->n++], sizeof sf->names[0], "%s", s);
+        }
+        snap_act_pfree(&pc);
+    }
+    free(args);
+}
+
+/* The action is about to send its input: URLs reached meanwhile hide the
+ * values of sf's fields (a->act_secret, snap_url_redact_act). */
+void snap_act_secret_form_arm(snap_agent *a, const secret_form *sf)
+{
+    for (size_t i = 0; i < sf->n && a->nact_secret < 8; i++)
+        snprintf(a->act_secret[a->nact_secret++], sizeof a->act_secret[0], "%s",
+                 sf->names[i]);
+}
+
+/* The account of what followed: navigation, new tabs, dialog, timeout. */
+static void describe(snap_agent *a, snap_tab *t, const snap_settled *st, sbuf *b)
+{
+    size_t start = b->len;
+    if (st->closed)
+        snap_act_sb_add(b, "the tab closed");
+    if (st->navigated && t && !t->closed && t->nframes) {
+        snap_act_sb_add(b, "%snavigated to ", b->len > start ? "; " : "");
+        snap_act_sb_url(b, t->frames[0].url, 300);
+    }
+    for (int i = 0; i < st->nnew; i++) {
+        snap_tab *nt = snap_tab_by_id(a, st->new_tabs[i]);
+        snap_act_sb_add(b, "%sopened tab t%d", b->len > start ? "; " : "", st->new_tabs[i]);
+        if (nt && nt->nframes && nt->frames[0].url) {
+            snap_act_sb_add(b, " at ");
+            snap_act_sb_url(b, nt->frames[0].url, 300);
+        }
+    }
+    if (st->dialog && t) {
+        snap_act_sb_add(b, "%s%s %s dialog is open (answer it with dialog accept/dismiss) saying: ",
+                        b->len > start ? "; " : "", strchr("aeiou", t->dialog_type[0]) ? "an" : "a",
+                        t->dialog_type);
+        sb_dialog_message(a, b, t);
+    }
+    if (st->timed_out)
+        snap_act_sb_add(b, "%sstill busy when the wait ended (outcome unknown)",
+                        b->len > start ? "; " : "");
+    if (b->len == start)
+        snap_act_sb_add(b, "no navigation, dialog or new tab");
+}
+
+/* A URL redacted for structured results (new), "" when absent. */
+void snap_act_json_url(json_w *w, const char *url)
+{
+    char *red = snap_url_redact(url ? url : "", false, NULL);
+    if (red)
+        snap_act_utf8_repair(red);
+    json_w_str(w, red ? red : "");
+    free(red);
+}
+
+void snap_act_report_init(act_report *rp, const char *action, const char *ref)
+{
+    memset(rp, 0, sizeof *rp);
+    rp->action = action;
+    rp->ref = ref;
+    json_w_init(&rp->extra);
+    json_w_obj_begin(&rp->extra);
+}
+
+void snap_act_report_free(act_report *rp)
+{
+    free(rp->page.s);
+    json_w_free(&rp->extra);
+}
+
+/* Wait for the consequences of input on tab tab_id (snap_settle); when a
+ * dialog is already open, take stock without waiting. 0 or SNAP_EBROWSER
+ * with r filled. */
+int snap_act_settle_after(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0,
+                          int64_t deadline, uint64_t frame_call, const char *did,
+                          snap_settled *st, snap_result *r)
+{
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    memset(st, 0, sizeof *st);
+    if (t && !t->closed && !t->dialog_open) {
+        if (snap_settle_frame(a, t, nav0, tabs0, deadline, frame_call, st))
+            return snap_act_fail(r, SNAP_EBROWSER, "%s, then the browser went away: %s", did,
+                                 cdp_conn_error(a->c));
+    } else if (t && !t->closed) {
+        st->dialog = true;
+        st->navigated = t->nav != nav0;
+        for (size_t i = tabs0; i < a->ntabs && st->nnew < 8; i++)
+            if (!a->tabs[i].closed)
+                st->new_tabs[st->nnew++] = a->tabs[i].id;
+    } else {
+        st->closed = true;
+    }
+    return 0;
+}
+
+int snap_act_settle(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0, int64_t deadline,
+                    const char *did, snap_settled *st, snap_result *r)
+{
+    return snap_act_settle_after(a, tab_id, nav0, tabs0, deadline, 0, did, st, r);
+}
+
+/* After input that seldom has consequences (typing without submit): if
+ * nothing started on the tab (no navigation, no request in flight, no popup,
+ * no dialog) by the time the page answered a later call, skip the quiet
+ * window; otherwise settle as usual. (t->activity is not used: it also
+ * counts DOM events, which typing itself causes.) */
+int snap_act_settle_light(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0,
+                          uint64_t inflight0, int64_t deadline, const char *did,
+                          snap_settled *st, snap_result *r)
+{
+    if (snap_sync(a))
+        return snap_act_fail(r, SNAP_EBROWSER, "%s, then the browser went away: %s", did,
+                             cdp_conn_error(a->c));
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    if (t && !t->closed && !t->dialog_open && !t->loading &&
+        (uint64_t)t->inflight <= inflight0 && t->nav == nav0 && a->ntabs == tabs0) {
+        memset(st, 0, sizeof *st);
+        return 0;
+    }
+    return snap_act_settle(a, tab_id, nav0, tabs0, deadline, did, st, r);
+}
+
+/* True when page calls on tab tab_id can be answered now: the tab is open,
+ * no dialog blocks its renderer and it did not navigate away. */
+bool snap_act_page_usable(snap_agent *a, int tab_id, const snap_settled *st)
+{
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    return t && !t->closed && !t->dialog_open && !st->navigated && !st->closed;
+}
+
+/* Fill r for a successful action: the first line says what the action did
+ * (did) and what followed (st0); page-derived detail from rp follows between
+ * the session's content markers; r->structured has the same as JSON. */
+int snap_act_finish(snap_agent *a, int tab_id, const char *did, const snap_settled *st0,
+                    act_report *rp, snap_result *r)
+{
+    snap_settled st = *st0;
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    if (t && t->closed)
+        st.closed = true;
+    if (st.closed && a->cur == tab_id) {
+        /* The tab closed itself (window.close): continue in its opener, or
+         * in the most recent open tab. */
+        snap_tab *op = t && t->opener ? snap_tab_by_id(a, t->opener) : NULL;
+        a->cur = op && !op->closed ? op->id : 0;
+        for (size_t i = a->ntabs; !a->cur && i > 0; i--)
+            if (!a->tabs[i - 1].closed)
+                a->cur = a->tabs[i - 1].id;
+    }
+    /* Secrets in the URLs the action led to are hidden before anything
+     * shows them (this result, later snapshots, tabs). */
+    const char *names[9] = {0};
+    for (size_t i = 0; i < rp->sf.n; i++)
+        names[i] = rp->sf.names[i];
+    for (size_t i = 0; i < a->ntabs; i++) {
+        bool mine = a->tabs[i].id == tab_id;
+        for (int k = 0; k < st.nnew; k++)
+            mine |= a->tabs[i].id == st.new_tabs[k];
+        snap_act_redact_tab_urls(a, a->tabs[i].id, mine && rp->sf.on, names);
+    }
+    t = snap_tab_by_id(a, tab_id);
+    snap_tab *cur = snap_tab_current(a);
+    snap_obs_issue(a, cur ? cur : t, r->obs);
+    sbuf text = {0};
+    if (a->nav_note[0])          /* the page moved on by itself before this action */
+        snap_act_sb_add(&text, "%s\n", a->nav_note);
+    a->nav_note[0] = 0;
+    snap_act_sb_add(&text, "%s: ", did);
+    describe(a, t, &st, &text);
+    if (st.nnew)
+        snap_act_sb_add(&text, " (still on t%d; tabs switch t%d to go there)", cur ? cur->id : 0,
+                        st.new_tabs[0]);
+    if (st.closed && cur)
+        snap_act_sb_add(&text, "; now on t%d", cur->id);
+    snap_act_sb_add(&text, " [obs %s]", r->obs);
+    if (rp->page.len && !rp->page.oom)
+        snap_act_sb_add(&text, "\n<<<page-content nonce=%s>>>\n%s\n<<<end page-content nonce=%s>>>",
+                        a->nonce, rp->page.s, a->nonce);
+    if (text.s)
+        snap_act_utf8_repair(text.s);
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "ok");
+    json_w_bool(&w, true);
+    json_w_key(&w, "action");
+    json_w_str(&w, rp->action);
+    if (rp->ref) {
+        json_w_key(&w, "ref");
+        json_w_str(&w, rp->ref);
+    }
+    json_w_key(&w, "obs");
+    json_w_str(&w, r->obs);
+    json_w_key(&w, "tab");
+    json_w_int(&w, tab_id);
+    json_w_key(&w, "navigated");
+    json_w_bool(&w, st.navigated);
+    if (t && t->nframes && t->frames[0].url) {
+        json_w_key(&w, "url");
+        snap_act_json_url(&w, t->frames[0].url);
+    }
+    json_w_key(&w, "new_tabs");
+    json_w_arr_begin(&w);
+    for (int i = 0; i < st.nnew; i++) {
+        snap_tab *nt = snap_tab_by_id(a, st.new_tabs[i]);
+        json_w_obj_begin(&w);
+        json_w_key(&w, "tab");
+        json_w_int(&w, st.new_tabs[i]);
+        if (nt && nt->nframes && nt->frames[0].url) {
+            json_w_key(&w, "url");
+            snap_act_json_url(&w, nt->frames[0].url);
+        }
+        json_w_obj_end(&w);
+    }
+    json_w_arr_end(&w);
+    if (st.dialog && t) {
+        json_w_key(&w, "dialog");
+        json_w_obj_begin(&w);
+        json_w_key(&w, "type");
+        json_w_str(&w, t->dialog_type);
+        json_w_key(&w, "message");
+        json_w_str(&w, t->dialog_message ? t->dialog_message : "");
+        json_w_obj_end(&w);
+    }
+    if (st.closed) {
+        json_w_key(&w, "tab_closed");
+        json_w_bool(&w, true);
+    }
+    if (st.timed_out) {
+        json_w_key(&w, "timed_out");
+        json_w_bool(&w, true);
+    }
+    if (rp->has_extra) {
+        json_w_obj_end(&rp->extra);
+        char *ex = json_w_take(&rp->extra, NULL);
+        json_doc *d = ex ? json_parse(ex, strlen(ex), NULL, NULL) : NULL;
+        for (const json_val *m = json_first(json_doc_root(d)); m; m = json_next(m)) {
+            size_t kl;
+            const char *k = json_key(m, &kl);
+            json_w_keyn(&w, k, kl);
+            json_w_val(&w, m);
+        }
+        json_doc_free(d);
+        free(ex);
+    }
+    json_w_key(&w, "message");
+    json_w_str(&w, text.s ? text.s : "");
+    json_w_obj_end(&w);
+    free(r->text);
+    free(r->structured);
+    r->code = 0;
+    r->text = text.oom ? NULL : text.s;
+    if (text.oom)
+        free(text.s);
+    r->structured = json_w_take(&w, NULL);
+    if (!r->text || !r->structured)
+        return snap_act_fail(r, SNAP_ENOMEM, "%s, but the result ran out of memory", did);
+    return 0;
+}
+
+/* ---- after a confirmation ----
+ *
+ * A confirmation can take minutes, and the page runs meanwhile: it can move
+ * another control under the approved one, disable, replace or rewrite it,
+ * move the focus, or navigate. What the human approved must be what runs,
+ * so after a decision that went through the hook (d.confirmed; a plain
+ * allow costs no extra round trip) the target is resolved again and
+ * checked as it was the first time, and any difference calls the action
+ * off before anything is sent. What is left between these checks and the
+ * input itself is a few milliseconds (docs/threat-model.md). */
+
+/* Call a confirmed action off: r (filled by the check that failed, or
+ * empty) becomes a SNAP_ESTALE result that says what changed, with the
+ * failed check's own result under "detail"; the audit gets change (a fixed
+ * phrase, no page text) as the outcome's detail. */
+int snap_act_call_off(snap_gated *g, const char *tool, const char *what, const char *change,
+                      snap_result *r)
+{
+    snprintf(g->changed, sizeof g->changed, "the page changed while the human was asked: "
+             "%s; nothing was done", change);
+    char *detail = r->text;
+    char *was = r->structured;
+    r->text = NULL;
+    r->structured = NULL;
+    snap_act_fail(r, SNAP_ESTALE, "%s%s%s was not done: the page changed while you were asked to "
+                  "confirm it (%s), so what was approved is not what would run. Nothing was "
+                  "sent. Take a new snapshot; trying again asks the human again.%s%s", tool,
+                  what && *what ? " " : "", what ? what : "", change, detail && *detail ? "\n" : "",
+                  detail ? detail : "");
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "ok");
+    json_w_bool(&w, false);
+    json_w_key(&w, "error");
+    json_w_str(&w, snap_strerror(SNAP_ESTALE));
+    json_w_key(&w, "action");
+    json_w_str(&w, tool);
+    json_w_key(&w, "changed_while_confirming");
+    json_w_str(&w, change);
+    json_w_key(&w, "done");
+    json_w_bool(&w, false);
+    json_w_key(&w, "message");
+    json_w_str(&w, r->text ? r->text : "");
+    if (was && *was == '{') {
+        json_w_key(&w, "detail");
+        json_w_raw(&w, was, strlen(was), true);
+    }
+    json_w_obj_end(&w);
+    char *js = json_w_take(&w, NULL);
+    if (js) {
+        free(r->structured);
+        r->structured = js;
+    }
+    free(detail);
+    free(was);
+    return SNAP_ESTALE;
+}
+
+/* The fixed phrase for a failed check of locate or resolve. */
+/* The keys would not go to the element named: the page moved the focus
+ * (to: what has it, page-derived tag and type). Confirmed or not, nothing
+ * is typed or pressed. */
+int snap_act_focus_lost(snap_gated *g, const char *tool, const char *what, const char *to,
+                        snap_result *r)
+{
+    char where[96];
+    snap_act_pg(where, sizeof where, to && *to ? to : "another element");
+    char change[160];
+    snprintf(change, sizeof change, "the focus did not stay on the element (it went to %s)",
+             where);
+    if (g->d.confirmed)
+        return snap_act_call_off(g, tool, what, change, r);
+    return snap_act_fail(r, SNAP_ESTALE, "%s%s%s was not done: the page moved the focus away from "
+                         "the element named (to %s), so the keys would have gone there. Nothing "
+                         "was typed or pressed. Take a new snapshot; a page that keeps moving the "
+                         "focus away cannot be typed into with this element.", tool,
+                         what && *what ? " " : "", what ? what : "", where);
+}
+
+/* Where the keys of the page go, for the element oid (session): 0 when
+ * to it, else SNAP_ESTALE with to (cap bytes) saying where. */
+int snap_act_focus_where(snap_agent *a, const char *session, const char *oid, char *to,
+                         size_t cap)
+{
+    pcall pc;
+    int rc = snap_act_call(a, session, "Runtime.callFunctionOn",
+                           snap_act_fn_params(oid, snap_js_focus_on_fn, NULL, true, false), &pc);
+    const char *s = rc ? NULL : json_str(snap_act_fn_value(&pc), NULL);
+    bool on = s && !*s;
+    snprintf(to, cap, "%s", s ? s : "an element the check could not read");
+    snap_act_pfree(&pc);
+    return on ? 0 : SNAP_ESTALE;
+}
+
+const char *snap_act_change_phrase(int code)
+{
+    switch (code) {
+    case SNAP_ECOVERED: return "another element is now at the click point";
+    case SNAP_EDISABLED: return "the element is disabled now";
+    case SNAP_ENOTVISIBLE: return "the element is hidden or has no box on screen now";
+    case SNAP_EDIALOG: return "a dialog opened";
+    case SNAP_ENOTAB: return "the tab closed";
+    case SNAP_EBROWSER: return "the page could not be read again";
+    case SNAP_ETIMEOUT: return "the page did not answer the checks";
+    default: return "the element was removed or replaced, or the page navigated";
+    }
+}
+
+/* After a confirmed decision on tg: the ref resolves to the same node in
+ * the same document, attached, no dialog is open, and the element's facts
+ * are what the human was shown; with loc (click) it is located again
+ * (visible, enabled, and the node at the exact point to click is the
+ * element or inside it) and loc gets that point. 0, or call_off. */
+int snap_act_recheck_target(snap_agent *a, snap_gated *g, const char *tool, const target *tg,
+                            session_set *ss, located *loc, snap_result *r)
+{
+    if (!g->d.confirmed)
+        return 0;
+    /* A dialog first: the renderer answers no script while one is open. */
+    snap_sync(a);
+    snap_tab *t = snap_tab_by_id(a, tg->tab);
+    if (!t || t->closed)
+        return snap_act_call_off(g, tool, tg->what, snap_act_change_phrase(SNAP_ENOTAB), r);
+    if (t->dialog_open)
+        return snap_act_call_off(g, tool, tg->what, snap_act_change_phrase(SNAP_EDIALOG), r);
+    snap_resolved res;
+    snap_result rr = {0};
+    int rc = snap_ref_resolve(a, tg->ref, &res, &rr);
+    if (rc) {
+        snap_result_free(r);
+        *r = rr;
+        return snap_act_call_off(g, tool, tg->what, snap_act_change_phrase(rc), r);
+    }
+    snap_resolved_release(a, &res);
+    snap_result_free(&rr);
+    char why[200];
+    if (snap_gate_facts_same(a, g, tg->session, tg->oid, why, sizeof why))
+        return snap_act_call_off(g, tool, tg->what, why, r);
+    if (loc &&
+        (rc = snap_act_locate(a, tg->tab, tg->frame, tg->oid, tg->backend, tg->what, true, ss, loc,
+                              r)))
+        return snap_act_call_off(g, tool, tg->what, snap_act_change_phrase(rc), r);
+    return 0;
+}
+
+/* After a confirmed page-level decision: the tab is still open, on the
+ * document it was on (nav0) and (dialog: the dialog's message, NULL when
+ * none was approved) with the same dialog open. 0, or call_off. */
+int snap_act_recheck_page(snap_agent *a, snap_gated *g, const char *tool, int tab_id,
+                          uint64_t nav0, const char *dialog, snap_result *r)
+{
+    if (!g->d.confirmed)
+        return 0;
+    snap_sync(a);
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    if (!t || t->closed)
+        return snap_act_call_off(g, tool, NULL, snap_act_change_phrase(SNAP_ENOTAB), r);
+    if (t->nav != nav0)
+        return snap_act_call_off(g, tool, NULL, "the page navigated to another document", r);
+    if (dialog && (!t->dialog_open || strcmp(dialog, t->dialog_message ? t->dialog_message
+                                                                         : "") != 0))
+        return snap_act_call_off(g, tool, NULL, "the dialog that was approved is no longer the one "
+                                 "open", r);
+    return 0;
+}
+
+/* ---- what changed ---- */
+
+/* Read what changed (text added near the element, its states) into rp:
+ * text for the page block, members for structured. obs_oid is the recorder
+ * from snap_js_observe_fn (may be ""), elem_oid the element. */
+void snap_act_collect_changes(snap_agent *a, const char *session, const char *obs_oid,
+                              const char *elem_oid, act_report *rp)
+{
+    pcall co, af;
+    memset(&co, 0, sizeof co);
+    if (*obs_oid)
+        snap_act_psend_p(a, session, "Runtime.callFunctionOn",
+                         snap_act_fn_params(obs_oid, snap_js_collect_fn, NULL, true, false), &co);
+    snap_act_psend_p(a, session, "Runtime.callFunctionOn",
+                     snap_act_fn_params(elem_oid, snap_js_after_fn, NULL, true, false), &af);
+    if (*obs_oid)
+        snap_act_pwait(a, &co);
+    snap_act_pwait(a, &af);
+    const json_val *sv = *obs_oid ? snap_act_fn_value(&co) : NULL;
+    const char *added = json_str(sv, NULL);
+    const json_val *av = snap_act_fn_value(&af);
+    static const char *const KEYS[] = {"checked", "expanded", "pressed", "selected"};
+    for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
+        const char *v = json_get_str(av, KEYS[i]);
+        if (!v)
+            continue;
+        json_w_key(&rp->extra, KEYS[i]);
+        json_w_str(&rp->extra, v);
+        rp->has_extra = true;
+    }
+    if (json_get(av, "gone")) {
+        json_w_key(&rp->extra, "element_removed");
+        json_w_bool(&rp->extra, true);
+        rp->has_extra = true;
+    }
+    if (added && *added) {
+        snap_act_sb_add(&rp->page, "new text: ");
+        snap_act_sb_page(&rp->page, added, 300, 0);
+        json_w_key(&rp->extra, "new_text");
+        json_w_str(&rp->extra, added);
+        rp->has_extra = true;
+    }
+    snap_act_pfree(&co);
+    snap_act_pfree(&af);
+}
+
+/* One line of states for the result text: "now checked", "expanded". */
+void snap_act_states_line(const act_report *rp, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (!rp->has_extra || rp->extra.err)
+        return;
+    /* The writer holds "{...members"; read it back as an object. */
+    size_t n = rp->extra.len;
+    char *tmp = malloc(n + 2);
+    if (!tmp)
+        return;
+    memcpy(tmp, rp->extra.buf, n);
+    tmp[n] = '}';
+    tmp[n + 1] = 0;
+    json_doc *d = json_parse(tmp, n + 1, NULL, NULL);
+    free(tmp);
+    const json_val *o = json_doc_root(d);
+    size_t len = 0;
+    const char *c = json_get_str(o, "checked");
+    if (c)
+        len += (size_t)snprintf(buf + len, cap - len, "now %s",
+                                strcmp(c, "true") == 0 ? "checked" :
+                                strcmp(c, "false") == 0 ? "unchecked" : "mixed");
+    static const char *const K[] = {"expanded", "pressed", "selected"};
+    for (size_t i = 0; i < 3 && len < cap; i++) {
+        const char *v = json_get_str(o, K[i]);
+        char pb[64];
+        if (v)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s=%s", len ? ", " : "", K[i],
+                                    snap_act_pg(pb, sizeof pb, v));
+    }
+    if (len < cap && json_get(o, "element_removed"))
+        snprintf(buf + len, cap - len, "%sthe element is gone from the page",
+                 len ? ", " : "");
+    json_doc_free(d);
+}
+
+/* Release what an action took, unless a dialog blocks the page (then the
+ * renderer would not answer; the objects go with the document). */
+void snap_act_release_all(snap_agent *a, target *tg, session_set *ss)
+{
+    snap_tab *t = snap_tab_by_id(a, tg->tab);
+    if (!t || t->closed || t->dialog_open) {
+        ss->n = 0;
+        tg->oid[0] = 0;
+        return;
+    }
+    snap_act_sessions_release(a, ss);
+    snap_act_release_object(a, tg->session, tg->oid);
+}

@@ -1,0 +1,680 @@
+/*
+ * act_util.c — the actions' shared tools: numbers without libm, the text buffer,
+ * page-derived text and URLs in results (snap_url_redact), CDP params built
+ * with the JSON writer, and pipelined calls.
+ *
+ * Part of snapshot/ (see act_int.h for what the act_* files share).
+ */
+#define _XOPEN_SOURCE 700     /* realpath (POSIX.1-2008 XSI) */
+#include "snapshot/act_int.h"
+#include "url/url.h"
+#include "ws/ws.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- numbers (no libm: the library links with libc only) ---- */
+
+double snap_act_dmin(double x, double y) { return x < y ? x : y; }
+double snap_act_dmax(double x, double y) { return x > y ? x : y; }
+
+double snap_act_dfloor(double x)
+{
+    if (!(x > -9e15 && x < 9e15))
+        return x;
+    double t = (double)(long long)x;
+    return t > x ? t - 1 : t;
+}
+
+double snap_act_dceil(double x)
+{
+    double f = snap_act_dfloor(x);
+    return f < x ? f + 1 : f;
+}
+
+static void sb_vadd(sbuf *b, const char *fmt, va_list ap)
+{
+    if (b->oom)
+        return;
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+    if (n < 0) {
+        va_end(ap2);
+        return;
+    }
+    if (!b->s || b->len + (size_t)n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + (size_t)n + 1)
+            cap *= 2;
+        char *ns = realloc(b->s, cap);
+        if (!ns) {
+            b->oom = true;
+            va_end(ap2);
+            return;
+        }
+        b->s = ns;
+        b->cap = cap;
+        vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap2);
+    }
+    b->len += (size_t)n;
+    va_end(ap2);
+}
+void snap_act_sb_add(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vadd(b, fmt, ap);
+    va_end(ap);
+}
+
+void snap_act_sb_putn(sbuf *b, const char *s, size_t n)
+{
+    snap_act_sb_add(b, "%.*s", (int)n, s);
+}
+
+/* ---- page-derived text ----
+ *
+ * Whatever came from the page (names, titles, URLs, option labels, dialog
+ * texts, values) goes through sb_page or sb_url before it reaches a result,
+ * inside the content markers or not: it can then neither start a line of its
+ * own, nor close a quote, nor spell a content marker, and a cut never splits
+ * a UTF-8 sequence (the JSON writer refuses a split one, which would lose
+ * the whole result). */
+
+/* Length of the valid UTF-8 sequence at s (avail bytes), 0 when invalid. */
+static size_t u8_seq(const char *s, size_t avail)
+{
+    unsigned char c = (unsigned char)s[0];
+    size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+             : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (!n || n > avail || !json_utf8_valid((const uint8_t *)s, n))
+        return 0;
+    return n;
+}
+
+/* Replace every byte that is not part of valid UTF-8 by '?', in place: a
+ * fixed buffer cut by snprintf then still makes a valid JSON string. */
+void snap_act_utf8_repair(char *s)
+{
+    size_t len = strlen(s);
+    for (size_t i = 0; i < len;) {
+        size_t n = u8_seq(s + i, len - i);
+        if (!n) {
+            s[i++] = '?';
+            continue;
+        }
+        i += n;
+    }
+}
+
+/* Append page text: leading and trailing whitespace dropped, runs of
+ * whitespace, control characters and Unicode line breaks (U+0085, U+2028,
+ * U+2029) become one space (one newline with PG_KEEP_NL), invalid UTF-8
+ * becomes U+FFFD, a third '<' or '>' in a row becomes a look-alike angle
+ * quote, and with PG_QUOTED '"' and '\' are escaped. At most max bytes of
+ * input; a cut ends in "…". */
+void snap_act_sb_page(sbuf *b, const char *s, size_t max, unsigned mode)
+{
+    if (!s)
+        return;
+    size_t len = strlen(s), used = 0;
+    bool space = false, nl = false, any = false;
+    int run_lt = 0, run_gt = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t n = u8_seq(s + i, len - i);
+        bool brk = c < 0x20 || c == 0x7f || c == ' ' ||
+                   (n == 2 && c == 0xc2 && (unsigned char)s[i + 1] == 0x85) ||
+                   (n == 3 && c == 0xe2 && (unsigned char)s[i + 1] == 0x80 &&
+                    ((unsigned char)s[i + 2] & 0xfe) == 0xa8);
+        if (brk) {
+            space = true;
+            if ((mode & PG_KEEP_NL) && c == '\n')
+                nl = true;
+            i += n ? n : 1;
+            continue;
+        }
+        if (used + (n ? n : 1) > max) {
+            snap_act_sb_putn(b, "\xe2\x80\xa6", 3);          /* … */
+            return;
+        }
+        if (space && any) {
+            snap_act_sb_putn(b, nl ? "\n" : " ", 1);
+            run_lt = run_gt = 0;
+        }
+        space = nl = false;
+        any = true;
+        if (!n) {
+            snap_act_sb_putn(b, "\xef\xbf\xbd", 3);          /* U+FFFD */
+            run_lt = run_gt = 0;
+            used++;
+            i++;
+            continue;
+        }
+        run_lt = c == '<' ? run_lt + 1 : 0;
+        run_gt = c == '>' ? run_gt + 1 : 0;
+        if (run_lt >= 3) {
+            snap_act_sb_putn(b, "\xe2\x80\xb9", 3);          /* ‹ */
+            run_lt = 0;
+        } else if (run_gt >= 3) {
+            snap_act_sb_putn(b, "\xe2\x80\xba", 3);          /* › */
+            run_gt = 0;
+        } else {
+            if ((mode & PG_QUOTED) && (c == '"' || c == '\\'))
+                snap_act_sb_putn(b, "\\", 1);
+            snap_act_sb_putn(b, s + i, n);
+        }
+        used += n;
+        i += n;
+    }
+}
+
+/* Page text as a quoted string: "...". */
+void snap_act_sb_quoted(sbuf *b, const char *s, size_t max)
+{
+    snap_act_sb_putn(b, "\"", 1);
+    snap_act_sb_page(b, s, max, PG_QUOTED);
+    snap_act_sb_putn(b, "\"", 1);
+}
+
+/* Page text into a fixed buffer (quoted when quoted), never cut inside a
+ * UTF-8 sequence. */
+static void page_into(char *out, size_t cap, const char *s, size_t max, bool quoted)
+{
+    sbuf b = {0};
+    if (quoted)
+        snap_act_sb_quoted(&b, s ? s : "", max);
+    else
+        snap_act_sb_page(&b, s ? s : "", max, 0);
+    snprintf(out, cap, "%s", b.s && !b.oom ? b.s : "");
+    free(b.s);
+    snap_act_utf8_repair(out);
+}
+
+/* Short page text for a message (escaped, at most 80 bytes): buf. */
+const char *snap_act_pg(char *buf, size_t cap, const char *s)
+{
+    page_into(buf, cap, s, 80, false);
+    return buf;
+}
+
+/* ---- URLs in results ----
+ *
+ * A URL is shown as one unbroken token: spaces, controls and the characters
+ * that could quote or mark ('"', '<', '>', '\', '`') are percent-encoded, so
+ * a data: URL cannot add fields to a line. Secrets are redacted first
+ * (snap_url_redact). */
+
+/* Name of a query parameter, percent-decoded and lower-cased, split into
+ * words at non-alphanumerics and at lower-to-upper case changes. */
+static bool name_has_word(const char *name, size_t n, const char *const *words,
+                          const char *const *parts)
+{
+    char dec[128];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k + 1 < sizeof dec; i++) {
+        char c = name[i];
+        if (c == '%' && i + 2 < n) {
+            char hex[3] = {name[i + 1], name[i + 2], 0};
+            char *end;
+            long v = strtol(hex, &end, 16);
+            if (!*end && v > 0) {
+                c = (char)v;
+                i += 2;
+            }
+        } else if (c == '+') {
+            c = ' ';
+        }
+        dec[k++] = c;
+    }
+    dec[k] = 0;
+    /* Words: lower-cased runs of letters and digits; "accessToken" is
+     * "access", "token". */
+    for (size_t i = 0; i < k;) {
+        while (i < k && !((dec[i] >= 'a' && dec[i] <= 'z') || (dec[i] >= 'A' && dec[i] <= 'Z') ||
+                          (dec[i] >= '0' && dec[i] <= '9')))
+            i++;
+        char w[64];
+        size_t wl = 0;
+        bool prev_lower = false;
+        while (i < k && ((dec[i] >= 'a' && dec[i] <= 'z') || (dec[i] >= 'A' && dec[i] <= 'Z') ||
+                         (dec[i] >= '0' && dec[i] <= '9'))) {
+            bool up = dec[i] >= 'A' && dec[i] <= 'Z';
+            if (up && prev_lower && wl)
+                break;
+            if (wl + 1 < sizeof w)
+                w[wl++] = up ? (char)(dec[i] - 'A' + 'a') : dec[i];
+            prev_lower = dec[i] >= 'a' && dec[i] <= 'z';
+            i++;
+        }
+        w[wl] = 0;
+        if (!wl)
+            continue;
+        for (size_t j = 0; words && words[j]; j++)
+            if (strcmp(w, words[j]) == 0)
+                return true;
+        for (size_t j = 0; parts && parts[j]; j++)
+            if (strstr(w, parts[j]))
+                return true;
+    }
+    return false;
+}
+
+static const char *const SECRET_WORDS[] = {
+    "password", "passwd", "pwd", "pass", "passcode", "passphrase", "otp", "totp", "hotp",
+    "secret", "token", "apikey", "sig", "signature", "credential", "credentials", "pin", NULL,
+};
+static const char *const SECRET_PARTS[] = {"passw", "token", "secret", NULL};
+/* Also when the form that was submitted had a password or one-time-code
+ * field, or beside OAuth's "state". */
+static const char *const STRICT_WORDS[] = {"code", "key", "auth", "mfa", NULL};
+
+/* Should the parameter name (n bytes) have its value hidden? strict adds
+ * STRICT_WORDS and the names in fields (NULL-terminated, may be NULL). */
+static bool secret_param(const char *name, size_t n, bool strict, const char *const *fields)
+{
+    if (name_has_word(name, n, SECRET_WORDS, SECRET_PARTS))
+        return true;
+    if (!strict)
+        return false;
+    if (name_has_word(name, n, STRICT_WORDS, NULL))
+        return true;
+    for (size_t i = 0; fields && fields[i]; i++)
+        if (*fields[i] && strlen(fields[i]) == n && strncmp(fields[i], name, n) == 0)
+            return true;
+    return false;
+}
+
+/* Redact name=value pairs of [p, end) separated by '&' or ';' into b. */
+static void redact_pairs(sbuf *b, const char *p, const char *end, bool strict,
+                         const char *const *fields)
+{
+    while (p < end) {
+        const char *amp = p;
+        while (amp < end && *amp != '&' && *amp != ';')
+            amp++;
+        const char *eq = memchr(p, '=', (size_t)(amp - p));
+        if (eq && secret_param(p, (size_t)(eq - p), strict, fields) && eq + 1 < amp) {
+            snap_act_sb_putn(b, p, (size_t)(eq + 1 - p));
+            snap_act_sb_add(b, "[redacted]");
+        } else {
+            snap_act_sb_putn(b, p, (size_t)(amp - p));
+        }
+        if (amp < end)
+            snap_act_sb_putn(b, amp, 1);
+        p = amp + 1;
+    }
+}
+
+/* Does the query [p, end) have a parameter named name? */
+static bool has_param(const char *p, const char *end, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *q = p; q < end; q++)
+        if ((q == p || q[-1] == '&' || q[-1] == ';') && (size_t)(end - q) > n &&
+            strncmp(q, name, n) == 0 && q[n] == '=')
+            return true;
+    return false;
+}
+
+char *snap_url_redact(const char *url, bool strict, const char *const *fields)
+{
+    if (!url)
+        return NULL;
+    sbuf b = {0};
+    const char *p = url, *end = url + strlen(url);
+    /* http(s), ws(s), ftp: the userinfo as the browser reads it (url/url.h:
+     * '\\' ends the authority, "//" is optional, tabs and newlines do not
+     * count), hidden up to the last '@' before the host. */
+    url_parts up;
+    if (url_parse(url, &up, NULL) == 0) {
+        const char *auth = strchr(url, ':') + 1, *rest = url + up.rest, *at = NULL;
+        while (auth < rest && (*auth == '/' || *auth == '\\' || *auth == '\t' ||
+                               *auth == '\n' || *auth == '\r'))
+            auth++;
+        for (const char *q = auth; q < rest; q++)
+            if (*q == '@')
+                at = q;
+        snap_act_sb_putn(&b, p, (size_t)(auth - p));
+        if (up.userinfo && at)
+            snap_act_sb_add(&b, "[redacted]");
+        p = up.userinfo && at ? at : auth;
+        snap_act_sb_putn(&b, p, (size_t)(rest - p));
+        p = rest;
+    }
+    /* scheme ":" */
+    const char *s = p;
+    while (p == url && s < end && ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+                       (s > p && ((*s >= '0' && *s <= '9') || *s == '+' || *s == '-' ||
+                                  *s == '.'))))
+        s++;
+    if (s > p && s < end && *s == ':' && s + 2 < end && s[1] == '/' && s[2] == '/') {
+        const char *auth = s + 3, *ae = auth;
+        while (ae < end && *ae != '/' && *ae != '?' && *ae != '#')
+            ae++;
+        const char *at = NULL;
+        for (const char *q = auth; q < ae; q++)
+            if (*q == '@')
+                at = q;
+        snap_act_sb_putn(&b, p, (size_t)(auth - p));
+        if (at)
+            snap_act_sb_add(&b, "[redacted]");
+        p = at ? at : auth;
+        snap_act_sb_putn(&b, p, (size_t)(ae - p));
+        p = ae;
+    }
+    const char *hash = memchr(p, '#', (size_t)(end - p));
+    const char *qend = hash ? hash : end;
+    const char *qm = memchr(p, '?', (size_t)(qend - p));
+    snap_act_sb_putn(&b, p, (size_t)((qm ? qm : qend) - p));
+    if (qm) {
+        bool st = strict || (has_param(qm + 1, qend, "state") && has_param(qm + 1, qend, "code"));
+        snap_act_sb_putn(&b, "?", 1);
+        redact_pairs(&b, qm + 1, qend, st, fields);
+    }
+    if (hash) {
+        snap_act_sb_putn(&b, "#", 1);
+        if (memchr(hash + 1, '=', (size_t)(end - hash - 1))) {
+            bool st = strict || (has_param(hash + 1, end, "state") &&
+                                 has_param(hash + 1, end, "code"));
+            redact_pairs(&b, hash + 1, end, st, fields);
+        } else {
+            snap_act_sb_putn(&b, hash + 1, (size_t)(end - hash - 1));
+        }
+    }
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    if (!b.s) {
+        b.s = malloc(1);
+        if (b.s)
+            b.s[0] = 0;
+    }
+    return b.s;
+}
+
+char *snap_url_redact_act(const snap_agent *a, const char *url)
+{
+    const char *names[9] = {0};
+    for (size_t i = 0; i < a->nact_secret && i < 8; i++)
+        names[i] = a->act_secret[i];
+    return snap_url_redact(url, true, names);
+}
+
+/* Append a URL from the page, redacted and as one token, at most max bytes. */
+void snap_act_sb_url(sbuf *b, const char *url, size_t max)
+{
+    char *red = snap_url_redact(url ? url : "", false, NULL);
+    const char *u = red ? red : "";
+    size_t len = strlen(u), used = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)u[i];
+        size_t n = u8_seq(u + i, len - i);
+        if (used + (n ? n : 1) > max) {
+            snap_act_sb_putn(b, "\xe2\x80\xa6", 3);
+            break;
+        }
+        if (!n || c <= 0x20 || c == 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' ||
+            c == '`' || (n == 2 && c == 0xc2 && (unsigned char)u[i + 1] == 0x85) ||
+            (n == 3 && c == 0xe2 && (unsigned char)u[i + 1] == 0x80 &&
+             ((unsigned char)u[i + 2] & 0xfe) == 0xa8)) {
+            size_t k = n ? n : 1;
+            for (size_t j = 0; j < k; j++)
+                snap_act_sb_add(b, "%%%02X", (unsigned char)u[i + j]);
+            used += 3 * k;
+            i += k;
+            continue;
+        }
+        snap_act_sb_putn(b, u + i, n);
+        used += n;
+        i += n;
+    }
+    free(red);
+}
+
+/* Redact the stored URLs of tab tab_id's frames in place (strict: the
+ * action submitted a form with a password or one-time-code field whose
+ * names are in fields), so that whatever shows them later (the settle
+ * line, the next snapshot's header, tabs) shows the redacted form. */
+void snap_act_redact_tab_urls(snap_agent *a, int tab_id, bool strict, const char *const *fields)
+{
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    for (size_t i = 0; t && i < t->nframes; i++) {
+        if (!t->frames[i].url)
+            continue;
+        char *red = snap_url_redact(t->frames[i].url, strict, fields);
+        if (red && strcmp(red, t->frames[i].url) != 0) {
+            free(t->frames[i].url);
+            t->frames[i].url = red;
+        } else {
+            free(red);
+        }
+    }
+}
+int snap_act_fail(snap_result *r, int code, const char *fmt, ...)
+{
+    sbuf b = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vadd(&b, fmt, ap);
+    va_end(ap);
+    if (b.oom || !b.s) {
+        free(b.s);
+        return snap_fail(r, code, "%s", b.oom ? "out of memory" : "");
+    }
+    snap_act_utf8_repair(b.s);
+    snap_fail(r, code, "%s", "");
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "ok");
+    json_w_bool(&w, code == 0);
+    if (code) {
+        json_w_key(&w, "error");
+        json_w_str(&w, snap_strerror(code));
+    }
+    json_w_key(&w, "message");
+    json_w_str(&w, b.s);
+    if (r->obs[0]) {
+        json_w_key(&w, "obs");
+        json_w_str(&w, r->obs);
+    }
+    json_w_obj_end(&w);
+    char *js = json_w_take(&w, NULL);
+    if (js) {
+        free(r->text);
+        free(r->structured);
+        r->text = b.s;
+        r->structured = js;
+    } else {
+        free(b.s);
+    }
+    return code;
+}
+
+/* ---- building params (never by hand: strings may come from the page or
+ * the model) ---- */
+
+/* params("sbi", "objectId", oid, "returnByValue", true, "x", 3): one char
+ * per member: s string (NULL skips the member), b bool (int), i int,
+ * d double, r raw JSON text (NULL skips). Returns a new string or NULL. */
+char *snap_act_params(const char *spec, ...)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    va_list ap;
+    va_start(ap, spec);
+    for (const char *c = spec; *c; c++) {
+        const char *key = va_arg(ap, const char *);
+        switch (*c) {
+        case 's': {
+            const char *v = va_arg(ap, const char *);
+            if (v) {
+                json_w_key(&w, key);
+                json_w_str(&w, v);
+            }
+            break;
+        }
+        case 'b':
+            json_w_key(&w, key);
+            json_w_bool(&w, va_arg(ap, int) != 0);
+            break;
+        case 'i':
+            json_w_key(&w, key);
+            json_w_int(&w, va_arg(ap, int));
+            break;
+        case 'd':
+            json_w_key(&w, key);
+            json_w_num(&w, va_arg(ap, double));
+            break;
+        case 'r': {
+            const char *v = va_arg(ap, const char *);
+            if (v) {
+                json_w_key(&w, key);
+                json_w_raw(&w, v, strlen(v), false);
+            }
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    va_end(ap);
+    json_w_obj_end(&w);
+    return json_w_take(&w, NULL);
+}
+
+/* Runtime.callFunctionOn params: fn on object oid, with arguments given as
+ * a serialised JSON array (NULL: none). */
+char *snap_act_fn_params(const char *oid, const char *fn, const char *args, bool by_value,
+                         bool await_promise)
+{
+    return snap_act_params("ssrbbs", "objectId", oid, "functionDeclaration", fn, "arguments", args,
+                           "returnByValue", by_value, "awaitPromise", await_promise,
+                           "objectGroup", ACT_GROUP);
+}
+
+/* A JSON array of one string argument for callFunctionOn: [{"value":s}]. */
+char *snap_act_arg_str(const char *s)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_arr_begin(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "value");
+    json_w_str(&w, s);
+    json_w_obj_end(&w);
+    json_w_arr_end(&w);
+    return json_w_take(&w, NULL);
+}
+
+/* [{"objectId":oid}] */
+char *snap_act_arg_obj(const char *oid)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_arr_begin(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "objectId");
+    json_w_str(&w, oid);
+    json_w_obj_end(&w);
+    json_w_arr_end(&w);
+    return json_w_take(&w, NULL);
+}
+
+/* Send (params is consumed; NULL sends none). A failed send is remembered in
+ * pc->rc and reported by pwait. */
+void snap_act_psend(snap_agent *a, const char *session, const char *method, char *prm,
+                    pcall *pc)
+{
+    memset(pc, 0, sizeof *pc);
+    pc->rc = snap_cdp_send(a, session, method, prm, &pc->id, &pc->e);
+    pc->sent = pc->rc == 0;
+    free(prm);
+}
+
+/* Send with params that must exist (NULL means out of memory). */
+void snap_act_psend_p(snap_agent *a, const char *session, const char *method, char *prm,
+                      pcall *pc)
+{
+    if (!prm) {
+        memset(pc, 0, sizeof *pc);
+        pc->rc = CDP_ENOMEM;
+        snprintf(pc->e.msg, sizeof pc->e.msg, "out of memory");
+        return;
+    }
+    snap_act_psend(a, session, method, prm, pc);
+}
+
+int snap_act_pwait(snap_agent *a, pcall *pc)
+{
+    if (!pc->sent)
+        return pc->rc;
+    pc->sent = false;
+    pc->rc = cdp_wait(a->c, pc->id, a->o.timeout_ms, &pc->rep, &pc->e);
+    return pc->rc;
+}
+
+void snap_act_pfree(pcall *pc)
+{
+    cdp_reply_free(&pc->rep);
+}
+
+/* One call, params consumed (must not be NULL: that means out of memory). */
+int snap_act_call(snap_agent *a, const char *session, const char *method, char *prm,
+                  pcall *pc)
+{
+    snap_act_psend_p(a, session, method, prm, pc);
+    return snap_act_pwait(a, pc);
+}
+
+/* One call without params. */
+int snap_act_call0(snap_agent *a, const char *session, const char *method, pcall *pc)
+{
+    snap_act_psend(a, session, method, NULL, pc);
+    return snap_act_pwait(a, pc);
+}
+
+/* The value of a callFunctionOn/evaluate reply made with returnByValue;
+ * NULL when it threw or failed. */
+const json_val *snap_act_fn_value(const pcall *pc)
+{
+    if (pc->rc || json_get(pc->rep.result, "exceptionDetails"))
+        return NULL;
+    return json_get(json_get(pc->rep.result, "result"), "value");
+}
+
+/* The objectId of a callFunctionOn reply returning a node (by reference). */
+const char *snap_act_fn_object(const pcall *pc)
+{
+    if (pc->rc || json_get(pc->rep.result, "exceptionDetails"))
+        return NULL;
+    return json_get_str(json_get(pc->rep.result, "result"), "objectId");
+}
+
+void snap_act_sessions_note(session_set *ss, const char *session)
+{
+    for (size_t i = 0; i < ss->n; i++)
+        if (strcmp(ss->s[i], session) == 0)
+            return;
+    if (ss->n < MAX_SESSIONS)
+        snprintf(ss->s[ss->n++], SNAP_ID_MAX, "%s", session);
+}
+
+void snap_act_sessions_release(snap_agent *a, session_set *ss)
+{
+    pcall pc[MAX_SESSIONS];
+    for (size_t i = 0; i < ss->n; i++)
+        snap_act_psend_p(a, ss->s[i], "Runtime.releaseObjectGroup",
+                         snap_act_params("s", "objectGroup", ACT_GROUP), &pc[i]);
+    for (size_t i = 0; i < ss->n; i++) {
+        snap_act_pwait(a, &pc[i]);
+        snap_act_pfree(&pc[i]);
+    }
+    ss->n = 0;
+}

@@ -1,0 +1,33 @@
+/*
+ * agent_int.h — internals shared by agent.c, agent_refs.c and agent_wait.c
+ * only (the agent's state: tabs, frames, events, refs, observations).
+ */
+#ifndef CDPGATE_AGENT_INT_H
+#define CDPGATE_AGENT_INT_H
+
+#include "snapshot/snap_int.h"
+#include "ws/ws.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* A page that redirects itself from a timer a little after its load (a
+ * "Redirecting..." interstitial calling location.replace after a few
+ * hundred ms, a meta refresh with a delay) is not the final page of the
+ * navigation. After a navigation settles, one read-only script asks the
+ * page for evidence that it is such a page; only then does the wait go
+ * on, at most REDIRECT_WINDOW_MS, for the navigation it scheduled (then
+ * settles again, up to REDIRECT_HOPS times). Ordinary pages pay the one
+ * round trip, never the window. */
+#define REDIRECT_WINDOW_MS 1500
+#define REDIRECT_HOPS 3
+
+/* ---- agent.c ---- */
+
+char *snap_agent_dupstr(const char *s);
+void snap_agent_setstr(char **dst, const char *s);
+void snap_agent_copyid(char dst[SNAP_ID_MAX], const char *s);
+
+#endif

@@ -1,0 +1,465 @@
+/*
+ * agent_refs.c — refs (issued per node and document), fields that were ever secret,
+ * and observation ids.
+ *
+ * Part of snapshot/ (see agent_int.h for what the agent* files share).
+ */
+#include "snapshot/agent_int.h"
+#include "snapshot/page_js.h"
+#include "ws/ws.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- refs ---- */
+
+static uint64_t hash_key(uint32_t doc, int backend)
+{
+    uint64_t h = ((uint64_t)doc << 32) ^ (uint32_t)backend;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return h;
+}
+
+int snap_ref_tab(const snap_agent *a, const snap_ref *rf)
+{
+    return a->refdocs[rf->doc].tab;
+}
+
+const char *snap_ref_frame(const snap_agent *a, const snap_ref *rf)
+{
+    return a->refdocs[rf->doc].frame;
+}
+
+const char *snap_ref_role(const snap_agent *a, const snap_ref *rf)
+{
+    return a->ref_roles[rf->role];
+}
+
+/* The index of document (tab, frame, loader) in a->refdocs, or -1. Refs
+ * are issued a document at a time: the last one found is tried first. */
+static long refdoc_find(const snap_agent *a, int tab, const char *frame, const char *loader)
+{
+    for (size_t k = 0; k < a->nrefdocs; k++) {
+        size_t i = (a->refdoc_last + a->nrefdocs - k) % a->nrefdocs;
+        const snap_refdoc *d = &a->refdocs[i];
+        if (d->tab == tab && strcmp(d->frame, frame) == 0 && strcmp(d->loader, loader) == 0)
+            return (long)i;
+    }
+    return -1;
+}
+
+/* The index of document (tab, frame, loader) in a->refdocs, adding it;
+ * -1 when out of memory. */
+static long refdoc_ix(snap_agent *a, int tab, const char *frame, const char *loader)
+{
+    long found = refdoc_find(a, tab, frame, loader);
+    if (found >= 0) {
+        a->refdoc_last = (size_t)found;
+        return found;
+    }
+    if (a->nrefdocs >= UINT32_MAX)
+        return -1;
+    if (a->nrefdocs == a->caprefdocs) {
+        size_t n = a->caprefdocs ? a->caprefdocs * 2 : 8;
+        snap_refdoc *nd = realloc(a->refdocs, n * sizeof *nd);
+        if (!nd)
+            return -1;
+        a->refdocs = nd;
+        a->caprefdocs = n;
+    }
+    snap_refdoc *d = &a->refdocs[a->nrefdocs];
+    d->tab = tab;
+    snap_agent_copyid(d->frame, frame);
+    snap_agent_copyid(d->loader, loader);
+    a->refdoc_last = a->nrefdocs;
+    return (long)a->nrefdocs++;
+}
+
+/* The index of role in a->ref_roles (cut at 31 bytes), adding it; -1 when
+ * out of memory. */
+static long refrole_ix(snap_agent *a, const char *role)
+{
+    char r[32];
+    snprintf(r, sizeof r, "%s", role ? role : "");
+    for (size_t i = 0; i < a->nref_roles; i++)
+        if (strcmp(a->ref_roles[i], r) == 0)
+            return (long)i;
+    if (a->nref_roles > UINT16_MAX)
+        return -1;
+    if (a->nref_roles == a->capref_roles) {
+        size_t n = a->capref_roles ? a->capref_roles * 2 : 16;
+        char (*nr)[32] = realloc(a->ref_roles, n * sizeof *nr);
+        if (!nr)
+            return -1;
+        a->ref_roles = nr;
+        a->capref_roles = n;
+    }
+    memcpy(a->ref_roles[a->nref_roles], r, sizeof r);
+    return (long)a->nref_roles++;
+}
+
+static int ref_hash_grow(snap_agent *a)
+{
+    size_t cap = a->ref_hash_cap ? a->ref_hash_cap * 2 : 1024;
+    uint32_t *h = calloc(cap, sizeof *h);
+    if (!h)
+        return -1;
+    for (size_t i = 0; i < a->nrefs; i++) {
+        snap_ref *rf = &a->refs[i];
+        size_t k = hash_key(rf->doc, rf->backend) & (cap - 1);
+        while (h[k])
+            k = (k + 1) & (cap - 1);
+        h[k] = rf->n;
+    }
+    free(a->ref_hash);
+    a->ref_hash = h;
+    a->ref_hash_cap = cap;
+    return 0;
+}
+
+uint32_t snap_ref_for(snap_agent *a, int tab, const char *frame, const char *loader,
+                      int backend, const char *role, const char *name)
+{
+    if (!frame)
+        frame = "";
+    if (!loader)
+        loader = "";
+    long doc = refdoc_ix(a, tab, frame, loader);
+    if (doc < 0)
+        return 0;
+    if (a->ref_hash_cap) {
+        size_t mask = a->ref_hash_cap - 1;
+        for (size_t k = hash_key((uint32_t)doc, backend) & mask; a->ref_hash[k];
+             k = (k + 1) & mask) {
+            snap_ref *rf = &a->refs[a->ref_hash[k] - 1];
+            if (rf->doc == (uint32_t)doc && rf->backend == backend) {
+                if (name && (!rf->name || strcmp(rf->name, name) != 0))
+                    snap_agent_setstr(&rf->name, name);
+                return rf->n;
+            }
+        }
+    }
+    long ri = refrole_ix(a, role);
+    if (ri < 0)
+        return 0;
+    if ((a->nrefs + 1) * 2 > a->ref_hash_cap && ref_hash_grow(a))
+        return 0;
+    if (a->nrefs == a->caprefs) {
+        size_t n = a->caprefs ? a->caprefs * 2 : 256;
+        snap_ref *nr = realloc(a->refs, n * sizeof *nr);
+        if (!nr)
+            return 0;
+        a->refs = nr;
+        a->caprefs = n;
+    }
+    snap_ref *rf = &a->refs[a->nrefs];
+    memset(rf, 0, sizeof *rf);
+    rf->n = (uint32_t)(a->nrefs + 1);
+    rf->doc = (uint32_t)doc;
+    rf->backend = backend;
+    rf->role = (uint16_t)ri;
+    rf->name = snap_agent_dupstr(name);
+    a->nrefs++;
+    size_t mask = a->ref_hash_cap - 1;
+    size_t k = hash_key(rf->doc, backend) & mask;
+    while (a->ref_hash[k])
+        k = (k + 1) & mask;
+    a->ref_hash[k] = rf->n;
+    return rf->n;
+}
+
+/* ---- fields that were ever secret ---- */
+
+static struct snap_secret *secret_find(const snap_agent *a, uint32_t doc, int backend)
+{
+    for (size_t i = 0; i < a->nsecrets; i++)
+        if (a->secrets[i].doc == doc && a->secrets[i].backend == backend)
+            return &a->secrets[i];
+    return NULL;
+}
+
+void snap_secret_note(snap_agent *a, int tab, const char *frame, const char *loader,
+                      int backend, unsigned kind)
+{
+    if (!kind || backend <= 0)
+        return;
+    long doc = refdoc_ix(a, tab, frame ? frame : "", loader ? loader : "");
+    if (doc < 0)
+        return;
+    struct snap_secret *s = secret_find(a, (uint32_t)doc, backend);
+    if (s) {
+        s->kind |= kind;
+        return;
+    }
+    if (!a->secrets) {
+        a->secrets = calloc(SNAP_SECRETS_MAX, sizeof *a->secrets);
+        if (!a->secrets)
+            return;
+    }
+    /* A ring: past the bound the oldest is forgotten. */
+    s = &a->secrets[a->next_secret];
+    a->next_secret = (a->next_secret + 1) % SNAP_SECRETS_MAX;
+    if (a->nsecrets < SNAP_SECRETS_MAX)
+        a->nsecrets++;
+    s->doc = (uint32_t)doc;
+    s->backend = backend;
+    s->kind = kind;
+}
+
+unsigned snap_secret_kind(const snap_agent *a, int tab, const char *frame, const char *loader,
+                          int backend)
+{
+    if (!a->nsecrets || backend <= 0)
+        return 0;
+    long doc = refdoc_find(a, tab, frame ? frame : "", loader ? loader : "");
+    const struct snap_secret *s = doc >= 0 ? secret_find(a, (uint32_t)doc, backend) : NULL;
+    return s ? s->kind : 0;
+}
+
+size_t snap_secret_list(const snap_agent *a, int tab, const char *frame, const char *loader,
+                        int *out, size_t max)
+{
+    if (!a->nsecrets)
+        return 0;
+    long doc = refdoc_find(a, tab, frame ? frame : "", loader ? loader : "");
+    size_t n = 0;
+    for (size_t i = 0; doc >= 0 && i < a->nsecrets && n < max; i++)
+        if (a->secrets[i].doc == (uint32_t)doc)
+            out[n++] = a->secrets[i].backend;
+    return n;
+}
+
+unsigned snap_secret_of_ref(const snap_agent *a, const snap_ref *rf)
+{
+    const struct snap_secret *s = rf ? secret_find(a, rf->doc, rf->backend) : NULL;
+    return s ? s->kind : 0;
+}
+
+/* Parse "e12" (also "[e12]" and "ref=e12"); 0 when malformed. */
+static uint32_t parse_ref(const char *s)
+{
+    if (!s)
+        return 0;
+    if (*s == '[')
+        s++;
+    if (strncmp(s, "ref=", 4) == 0)
+        s += 4;
+    if (*s != 'e')
+        return 0;
+    s++;
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (end == s || (*end && *end != ']') || v == 0 || v > 0xffffffffUL)
+        return 0;
+    return (uint32_t)v;
+}
+
+/* role "name" for error texts: the name is page text, so it is quoted with
+ * quotes, backslashes, line breaks and marker brackets neutralised, and cut
+ * on a character boundary. */
+static const char *short_name(const snap_agent *a, const snap_ref *rf, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "%s", snap_ref_role(a, rf));
+    if (!rf->name || !*rf->name || n + 8 >= cap)
+        return buf;
+    buf[n++] = ' ';
+    buf[n++] = '"';
+    const unsigned char *s = (const unsigned char *)rf->name;
+    size_t used = 0;
+    for (; *s && used < 60 && n + 6 < cap; s++, used++) {
+        unsigned char c = *s;
+        if (c == '"' || c == '\\') {
+            buf[n++] = '\\';
+            buf[n++] = (char)c;
+        } else if (c < 0x20) {
+            buf[n++] = ' ';
+        } else if (c == '<' || c == '>') {
+            buf[n++] = c == '<' ? '(' : ')';
+        } else {
+            buf[n++] = (char)c;
+        }
+    }
+    while (n > 0 && ((unsigned char)buf[n - 1] & 0xC0) == 0xC0)
+        n--;                     /* a lead byte whose continuation was cut */
+    while (n > 1 && ((unsigned char)buf[n - 1] & 0xC0) == 0x80 && *s &&
+           ((unsigned char)*s & 0xC0) == 0x80)
+        n--;                     /* a partial sequence */
+    buf[n++] = '"';
+    buf[n] = 0;
+    return buf;
+}
+
+int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r)
+{
+    memset(out, 0, sizeof *out);
+    snap_sync(a);
+    uint32_t n = parse_ref(ref);
+    if (!n)
+        return snap_fail(r, SNAP_EINVAL, "'%s' is not a ref: refs look like e12, as shown "
+                         "in [e12] in a snapshot", ref ? ref : "");
+    if (n > a->nrefs)
+        return snap_fail(r, SNAP_ENOREF, "no element e%u was ever issued; take a snapshot "
+                         "and use a ref from it", n);
+    snap_ref *rf = &a->refs[n - 1];
+    char what[128];
+    short_name(a, rf, what, sizeof what);
+    int rtab = snap_ref_tab(a, rf);
+    snap_tab *t = snap_tab_by_id(a, rtab);
+    if (!t || t->closed)
+        return snap_fail(r, SNAP_ESTALE, "e%u (%s) was in tab t%d, which is closed", n, what,
+                         rtab);
+    snap_frame *f = snap_frame_find(t, snap_ref_frame(a, rf));
+    if (!f || f->gone)
+        return snap_fail(r, SNAP_ESTALE, "e%u (%s) was in a frame that is gone from the "
+                         "page; take a new snapshot", n, what);
+    if (strcmp(f->loader, a->refdocs[rf->doc].loader) != 0)
+        return snap_fail(r, SNAP_ESTALE, "e%u (%s) belonged to an earlier document: the %s "
+                         "navigated since (now %s); take a new snapshot", n, what,
+                         f == &t->frames[0] ? "page" : "frame", f->url ? f->url : "");
+    char params[96];
+    snprintf(params, sizeof params, "{\"backendNodeId\":%d,\"objectGroup\":\"cdpgate\"}",
+             rf->backend);
+    cdp_reply rep;
+    cdp_err e = {0};
+    out->tab_id = t->id;
+    snap_agent_copyid(out->session, f->session);
+    int rc = snap_cdp_call(a, out->session, "DOM.resolveNode", params, a->o.timeout_ms, &rep,
+                      &e);
+    if (rc == CDP_EPROTOCOL)
+        return snap_fail(r, SNAP_ESTALE, "e%u (%s) was removed from the page; take a new "
+                         "snapshot", n, what);
+    if (rc)
+        return snap_fail(r, SNAP_EBROWSER, "e%u: %s", n, e.msg);
+    const char *oid = json_get_str(json_get(rep.result, "object"), "objectId");
+    if (!oid || strlen(oid) >= SNAP_ID_MAX) {
+        cdp_reply_free(&rep);
+        return snap_fail(r, SNAP_ESTALE, "e%u (%s) was removed from the page", n, what);
+    }
+    snap_agent_copyid(out->object_id, oid);
+    cdp_reply_free(&rep);
+    /* A node kept alive by a reference but taken out of the document is gone
+     * for the agent: never act on a detached look-alike. */
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "objectId");
+    json_w_str(&w, out->object_id);
+    json_w_key(&w, "functionDeclaration");
+    json_w_str(&w, snap_js_connected_fn);
+    json_w_key(&w, "returnByValue");
+    json_w_bool(&w, true);
+    json_w_obj_end(&w);
+    char *cparams = json_w_take(&w, NULL);
+    rc = cparams ? snap_cdp_call(a, out->session, "Runtime.callFunctionOn", cparams,
+                            a->o.timeout_ms, &rep, &e) : CDP_ENOMEM;
+    free(cparams);
+    bool connected = rc == 0 && json_bool(json_get(json_get(rep.result, "result"), "value"));
+    cdp_reply_free(&rep);
+    /* The calls above may have grown the arrays: look the pointers up again. */
+    t = snap_tab_by_id(a, out->tab_id);
+    out->ref = rf;
+    out->tab = t;
+    out->frame = t ? snap_frame_find(t, snap_ref_frame(a, rf)) : NULL;
+    if (!connected || !out->frame) {
+        snap_resolved_release(a, out);
+        return snap_fail(r, SNAP_ESTALE, "e%u (%s) was removed from the page; take a new "
+                         "snapshot", n, what);
+    }
+    return 0;
+}
+
+void snap_resolved_release(snap_agent *a, snap_resolved *res)
+{
+    if (!res || !res->session[0] || !res->object_id[0])
+        return;
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "objectId");
+    json_w_str(&w, res->object_id);
+    json_w_obj_end(&w);
+    char *params = json_w_take(&w, NULL);
+    uint64_t id;
+    /* Not waited for: the reply would not come while a dialog is open. */
+    if (params && snap_cdp_send(a, res->session, "Runtime.releaseObject", params, &id, NULL) == 0)
+        cdp_forget(a->c, id);
+    free(params);
+    res->object_id[0] = 0;
+}
+
+/* ---- observations ---- */
+
+void snap_obs_issue(snap_agent *a, snap_tab *t, char out[16])
+{
+    if (a->capobs == 0) {
+        a->obs = calloc(256, sizeof *a->obs);
+        a->capobs = a->obs ? 256 : 0;
+    }
+    uint32_t n = ++a->next_obs;
+    if (a->capobs) {
+        snap_obs_rec *o = &a->obs[(n - 1) % a->capobs];
+        o->n = n;
+        o->tab = t ? t->id : 0;
+        o->nav = t ? t->nav : 0;
+        o->epoch = gate_epoch(a->gate);
+        if (a->nobs < a->capobs)
+            a->nobs++;
+    }
+    snprintf(out, 16, "o%u", n);
+    if (t) {
+        t->seen_nav = t->nav;
+        t->seen_obs = n;
+    }
+    gate_observed(a->gate);
+}
+
+void snap_nav_note(snap_agent *a, snap_tab *t, char *buf, size_t cap)
+{
+    (void)a;
+    if (!cap)
+        return;
+    buf[0] = 0;
+    if (!t || !t->seen_obs || t->nav == t->seen_nav || !t->nframes)
+        return;
+    const char *url = t->frames[0].url ? t->frames[0].url : "";
+    snprintf(buf, cap, "[navigated] since observation o%u, tab t%d went to another page by "
+             "itself (a timer, script or refresh of the page): now %.300s; refs and "
+             "observations from before are stale.", t->seen_obs, t->id, url);
+}
+
+int snap_obs_check(snap_agent *a, const char *obs, snap_result *r)
+{
+    if (!obs || !*obs)
+        return 0;
+    snap_sync(a);
+    char *end;
+    unsigned long n = obs[0] == 'o' ? strtoul(obs + 1, &end, 10) : 0;
+    if (!n || *end)
+        return snap_fail(r, SNAP_EINVAL, "'%s' is not an observation id (they look like o7)",
+                         obs);
+    if (n > a->next_obs)
+        return snap_fail(r, SNAP_EINVAL, "observation %s was never issued", obs);
+    snap_obs_rec *o = a->capobs ? &a->obs[(n - 1) % a->capobs] : NULL;
+    if (!o || o->n != n)
+        return snap_fail(r, SNAP_ESTALE, "observation %s is too old; take a new snapshot", obs);
+    if (o->epoch != gate_epoch(a->gate))
+        return snap_fail(r, SNAP_ESTALE, "observation %s was taken at control epoch %llu; "
+                         "control changed since (epoch %llu): take a new snapshot", obs,
+                         (unsigned long long)o->epoch,
+                         (unsigned long long)gate_epoch(a->gate));
+    snap_tab *t = snap_tab_by_id(a, o->tab);
+    if (!t || t->closed)
+        return snap_fail(r, SNAP_ESTALE, "observation %s was of tab t%d, which is closed", obs,
+                         o->tab);
+    if (t->nav != o->nav) {
+        snap_frame *f = t->nframes ? &t->frames[0] : NULL;
+        return snap_fail(r, SNAP_ESTALE, "observation %s is stale: tab t%d navigated since "
+                         "(now %s); take a new snapshot", obs, t->id,
+                         f && f->url ? f->url : "");
+    }
+    return 0;
+}

@@ -1,0 +1,912 @@
+/*
+ * observe_build.c — building the view tree from the AX records and the DOM snapshot,
+ * secret values kept out of every name, and row context.
+ *
+ * Part of snapshot/ (see observe_int.h for what the observe_* files share).
+ */
+#include "snapshot/observe_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- building the view tree ---- */
+
+/* What a vnode shows of its AX node. */
+static void vset_ax(vnode *x, const axn *n)
+{
+    x->str = n->str;
+    x->backend = n->backend;
+    x->axf = n->flags;
+}
+
+/* What a vnode shows, given its frame's strings. */
+const char *snap_obs_vname_in(const char *str, const vnode *x)
+{
+    return !(x->vf & VF_NONAME) ? snap_obs_name_at(str, x->str, x->axf) : NULL;
+}
+
+const char *snap_obs_vvalue_in(const char *str, const vnode *x)
+{
+    return !(x->vf & (VF_NONAME | VF_NOVALUE)) ? snap_obs_value_at(str, x->str, x->axf) : NULL;
+}
+
+bool snap_obs_vnum_in(const char *str, const vnode *x, double *num)
+{
+    return !(x->vf & VF_NONAME) && snap_obs_num_at(str, x->str, x->axf, num);
+}
+
+const char *snap_obs_vname(const build *B, const vnode *x)
+{
+    return snap_obs_vname_in(B->fr[x->frame].str.p, x);
+}
+
+static const char *vvalue(const build *B, const vnode *x)
+{
+    return snap_obs_vvalue_in(B->fr[x->frame].str.p, x);
+}
+
+/* The text of V_TEXT x (tlen bytes; not NUL-terminated in the arena). */
+char *snap_obs_vtext(const build *B, const vnode *x)
+{
+    return (x->vf & VF_STR) ? B->fr[x->frame].str.p + x->toff : B->arena.p + x->toff;
+}
+
+/* V_FRAME: the frame_st index of the child frame, -1 when not known. */
+int snap_obs_vchild(const vnode *x)
+{
+    return (int)x->toff - 1;
+}
+
+static void walk(build *B, int fi, int ai, int parent, int depth);
+
+/* Text child: merged into the previous sibling when that is text too. */
+static void add_text(build *B, int parent, int fi, const char *s)
+{
+    if (!s || snap_obs_blank(s))
+        return;
+    int last = -1;
+    /* The previous sibling is the last vnode whose parent is `parent`;
+     * since vnodes are preorder, it is found walking back over the tail. */
+    if (B->nv && parent >= 0) {
+        int j = (int)B->nv - 1;
+        while (j > parent && B->v[j].parent != parent)
+            j = B->v[j].parent;
+        if (j > parent && B->v[j].parent == parent)
+            last = j;
+    }
+    /* Runs of text join into one line while nothing else was written to
+     * the arena since the run's last piece. */
+    if (last >= 0 && B->v[last].kind == V_TEXT && last == B->tail_text &&
+        B->arena.len == B->tail_len) {
+        vnode *x = &B->v[last];
+        if (x->vf & VF_STR) {
+            /* Joined text is the arena's: the first piece moves there. */
+            size_t off = B->arena.len;
+            if (!snap_obs_sb_reserve(&B->arena, x->tlen))
+                return;
+            snap_obs_sb_putn(&B->arena, snap_obs_vtext(B, x), x->tlen);
+            x->toff = (uint32_t)off;
+            x->vf &= ~VF_STR & 0x7Fu;
+        }
+        const char *p = B->arena.p + x->toff;
+        bool sp = x->tlen && (p[x->tlen - 1] == ' ' || p[x->tlen - 1] == '\n');
+        if (!sp && s[0] != ' ' && s[0] != '\n')
+            snap_obs_sb_putc(&B->arena, ' ');
+        snap_obs_sb_puts(&B->arena, s);
+        B->v[last].tlen = (uint32_t)(B->arena.len - B->v[last].toff);
+        B->tail_len = B->arena.len;
+        return;
+    }
+    int i = snap_obs_vnew(B, parent, V_TEXT, fi);
+    if (i < 0)
+        return;
+    B->v[i].aux = 1;
+    B->tail_text = i;
+    /* A single piece is read where it is, in the frame's strings (the
+     * cache keeps them): no copy. */
+    const sbuf *str = &B->fr[fi].str;
+    if (str->p && s >= str->p && s < str->p + str->len) {
+        B->v[i].toff = (uint32_t)(s - str->p);
+        B->v[i].tlen = (uint32_t)strlen(s);
+        B->v[i].vf |= VF_STR;
+    } else {
+        B->v[i].toff = (uint32_t)B->arena.len;
+        snap_obs_sb_puts(&B->arena, s);
+        B->v[i].tlen = (uint32_t)(B->arena.len - B->v[i].toff);
+    }
+    B->tail_len = B->arena.len;
+}
+
+static void walk_deep(build *B, int fi, int ai, int parent);
+
+static void walk_kids(build *B, int fi, int ai, int parent, int depth)
+{
+    if (depth >= MAX_DEPTH) {
+        walk_deep(B, fi, ai, parent);
+        return;
+    }
+    frame_st *F = &B->fr[fi];
+    size_t k0 = snap_obs_ax_at(F, (size_t)ai)->kid0, nk = snap_obs_ax_nkids(F, (size_t)ai);
+    for (size_t c = 0; c < nk; c++) {
+        int k = F->kix[k0 + c];
+        if (k >= 0 && k != ai)
+            walk(B, fi, k, parent, depth + 1);
+    }
+}
+
+/* Options of a native select, "a","b",... into the arena. */
+static void collect_options(build *B, frame_st *F, int ai, int vi, int depth, int *count)
+{
+    if (depth > 8)
+        return;
+    size_t k0 = snap_obs_ax_at(F, (size_t)ai)->kid0, nk = snap_obs_ax_nkids(F, (size_t)ai);
+    for (size_t c = 0; c < nk; c++) {
+        int k = F->kix[k0 + c];
+        if (k < 0 || k == ai)
+            continue;
+        const axn *o = snap_obs_ax_at(F, (size_t)k);
+        if (snap_obs_ax_cls(F, o) & RC_OPTION) {
+            if (*count < OPTIONS_MAX) {
+                if (*count)
+                    snap_obs_sb_putc(&B->arena, ',');
+                const char *nm = snap_obs_ax_name(F, o);
+                snap_obs_put_quoted(&B->arena, nm ? nm : "", 60);
+            }
+            (*count)++;
+        } else {
+            collect_options(B, F, k, vi, depth + 1, count);
+        }
+    }
+}
+
+static int frame_for_owner(build *B, int fi, int backend)
+{
+    for (size_t i = 0; i < B->nfr; i++)
+        if (B->fr[i].parent == fi && B->fr[i].owner == backend && backend && !B->fr[i].placed)
+            return (int)i;
+    return -1;
+}
+
+/* Finish a vnode after its children: flatten unnamed rows and items with
+ * one printed child, drop empty containers, and add its printed lines to
+ * the parent's count. */
+void snap_obs_finish(build *B, int i)
+{
+    vnode *x = &B->v[i];
+    x->end = (int)B->nv;
+    uint32_t kids = 0;
+    for (int j = i + 1; j < x->end; j = B->v[j].end)
+        kids += B->v[j].aux;
+    if (x->kind == V_ELEM && !(x->vf & VF_ACT)) {
+        const char *name = snap_obs_vname(B, x), *value = vvalue(B, x);
+        bool named = name && *name;
+        bool has_value = value && *value;
+        if (!named && !has_value && kids == 0 && !(x->vf & VF_OPTS))
+            x->vf |= VF_DROP;
+        else if (!named && kids == 1 &&
+                 (strcmp(snap_obs_vrole(B, x), "li") == 0 ||
+                  strcmp(snap_obs_vrole(B, x), "row") == 0))
+            x->kind = V_FLAT;
+        else if (strcmp(snap_obs_vrole(B, x), "img") == 0 && !named)
+            x->vf |= VF_DROP;
+    }
+    if (x->vf & VF_DROP)
+        x->aux = 0;
+    else if (x->kind == V_FLAT)
+        x->aux = kids;
+    else
+        x->aux = 1;
+}
+
+/* Children of a flat wrapper that is clickable: a ref for the wrapper when
+ * nothing inside is actionable and it holds some text. */
+static void flat_clickable(build *B, int i)
+{
+    vnode *x = &B->v[i];
+    for (int j = i + 1; j < x->end; j++)
+        if ((B->v[j].vf & VF_ACT) || B->v[j].kind == V_FRAME)
+            return;
+    size_t tlen = 0;
+    for (int j = i + 1; j < x->end; j++) {
+        const char *nm = B->v[j].kind == V_ELEM ? snap_obs_vname(B, &B->v[j]) : NULL;
+        if (B->v[j].kind == V_TEXT && !(B->v[j].vf & VF_DROP))
+            tlen += B->v[j].tlen;
+        else if (nm)
+            tlen += strlen(nm);
+    }
+    if (tlen == 0 || tlen > 200)
+        return;
+    uint16_t ri = snap_obs_role_ix(B, "clickable");
+    x = &B->v[i];
+    x->kind = V_ELEM;
+    x->role = ri;
+    x->vf |= VF_ACT;
+}
+
+static void walk(build *B, int fi, int ai, int parent, int depth)
+{
+    if (B->oom)
+        return;
+    frame_st *F = &B->fr[fi];
+    /* In index order (F->preorder), no record before this one is read
+     * again: their chunks go. */
+    while (F->preorder && F->released < (size_t)ai >> AXC_SHIFT) {
+        free(F->nodes[F->released]);
+        F->nodes[F->released++] = NULL;
+    }
+    const axn *n = snap_obs_ax_at(F, (size_t)ai);
+    int32_t backend = n->backend;    /* n is gone after the children */
+    unsigned rc = snap_obs_ax_cls(F, n);
+    const char *role = snap_obs_ax_role(F, n);
+    const char *name = snap_obs_ax_name(F, n);
+    /* Below MAX_DEPTH, walk_deep has the node walked without its children
+     * (depth > MAX_DEPTH): it walks them itself, flattened. */
+    bool shallow = depth > MAX_DEPTH;
+    if (rc & RC_DROP)
+        return;
+    if (n->flags & AX_IGNORED) {
+        /* Kept as a flat wrapper when it has children: a card made of
+         * plain divs is still a container for row context. */
+        if (!(n->flags & AX_KIDS))
+            return;
+        int w = snap_obs_vnew(B, parent, V_FLAT, fi);
+        if (w < 0)
+            return;
+        vset_ax(&B->v[w], n);
+        B->v[w].vf |= VF_NONAME;
+        walk_kids(B, fi, ai, w, depth);
+        snap_obs_finish(B, w);
+        return;
+    }
+    if (rc & RC_TEXT) {
+        add_text(B, parent, fi, name);
+        return;
+    }
+    int level = n->level;
+    unsigned st = n->st;
+    sess_st *S = &B->ss[F->sess];
+    if (rc & RC_FRAME) {
+        int i = snap_obs_vnew(B, parent, V_FRAME, fi);
+        if (i < 0)
+            return;
+        vset_ax(&B->v[i], n);
+        int cf = frame_for_owner(B, fi, n->backend);
+        B->v[i].toff = (uint32_t)(cf + 1);
+        if (cf >= 0) {
+            B->fr[cf].placed = true;
+            snap_obs_walk_frame_root(B, cf, i, shallow ? MAX_DEPTH : depth + 1);
+        }
+        snap_obs_finish(B, i);
+        return;
+    }
+    bool editable_top = (st & ST_EDITABLE) && !(rc & RC_LEAF) && (rc & RC_EDITBASE);
+    bool parent_editable = parent >= 0 && (B->v[parent].st & ST_EDITABLE);
+    if (parent_editable)
+        return;     /* inside a contenteditable: its value says it */
+    bool flat = !editable_top && (rc & RC_FLAT) &&
+                !(name && *name && (rc & RC_FLAT_NAMED));
+    int i = snap_obs_vnew(B, parent, flat ? V_FLAT : V_ELEM, fi);
+    if (i < 0)
+        return;
+    vnode *x = &B->v[i];
+    const char *xrole = editable_top ? "textbox" : role;
+    vset_ax(x, n);
+    x->st = (uint16_t)st;
+    if (flat) {
+        uint16_t ri = snap_obs_role_ix(B, xrole);
+        x = &B->v[i];
+        x->role = ri;
+    } else {
+        bool act = n->backend > 0 &&
+            ((rc & RC_ACT) || editable_top ||
+             ((st & ST_FOCUSABLE) && !(rc & RC_ROOT) && snap_obs_ids_has(&S->click, n->backend)));
+        if (act)
+            x->vf |= VF_ACT;
+        bool textish = strcmp(xrole, "textbox") == 0 || strcmp(xrole, "searchbox") == 0 ||
+                       strcmp(xrole, "combobox") == 0 || strcmp(xrole, "spinbutton") == 0;
+        const char *value = snap_obs_ax_value(F, n);
+        if (textish && (snap_obs_ids_has(&S->secret, n->backend) || snap_obs_masked(value) ||
+                        snap_secret_kind(B->a, B->tab_id, F->f->id, F->f->loader,
+                                         n->backend) ||
+                        (!S->dom_ok && value && *value &&
+                         strcmp(xrole, "combobox") != 0))) {
+            x->st |= ST_SECRET;
+            x->vf |= VF_NOVALUE;
+        }
+        if (rc & RC_COMBO) {
+            size_t off = B->arena.len;
+            int count = 0;
+            collect_options(B, F, ai, i, 0, &count);
+            x = &B->v[i];
+            if (count) {
+                if (count > OPTIONS_MAX)
+                    snap_obs_sb_printf(&B->arena, ",+%d more", count - OPTIONS_MAX);
+                x->toff = (uint32_t)off;
+                x->tlen = (uint32_t)(B->arena.len - off);
+                x->vf |= VF_OPTS;
+            }
+        }
+        uint16_t ri = snap_obs_role_ix(B, snap_obs_print_role(xrole, level));
+        x = &B->v[i];
+        x->role = ri;
+    }
+    if (!(rc & RC_LEAF) && !editable_top && !shallow)
+        walk_kids(B, fi, ai, i, depth);
+    x = &B->v[i];
+    x->end = (int)B->nv;
+    if (flat && backend > 0 && snap_obs_ids_has(&S->click, backend) && name == NULL)
+        flat_clickable(B, i);
+    else if (flat && backend > 0 && snap_obs_ids_has(&S->click, backend) && (rc & RC_GENERIC))
+        flat_clickable(B, i);
+    x = &B->v[i];
+    if (x->kind == V_ELEM && strcmp(snap_obs_vrole(B, x), "clickable") == 0) {
+        /* The wrapper now prints as one line: its text is its name. */
+        size_t off = B->arena.len;
+        for (int j = i + 1; j < x->end; j++) {
+            if (B->v[j].kind == V_TEXT) {
+                if (B->arena.len > off)
+                    snap_obs_sb_putc(&B->arena, ' ');
+                /* Room first: the copy may come from the arena itself. */
+                if (snap_obs_sb_reserve(&B->arena, B->v[j].tlen))
+                    snap_obs_sb_putn(&B->arena, snap_obs_vtext(B, &B->v[j]), B->v[j].tlen);
+            }
+        }
+        x->toff = (uint32_t)off;
+        x->tlen = (uint32_t)(B->arena.len - off);
+        for (int j = i + 1; j < x->end; j++) {
+            B->v[j].vf |= VF_DROP;
+            B->v[j].aux = 0;
+        }
+    }
+    snap_obs_finish(B, i);
+}
+
+/* The descendants of ai, below MAX_DEPTH levels, flattened under parent:
+ * an explicit depth-first walk (the C stack stays bounded however deep the
+ * page nests), in document order. Wrappers and ignored nodes add nothing
+ * of their own (their children come up a level); every other node is
+ * walked without its children (walk with depth > MAX_DEPTH) and its
+ * children follow it as its siblings, except under leaves (a text field's
+ * inner editor) and dropped roles. A clickable wrapper that holds only
+ * text gets no ref this deep. Bounded by deep_left visits (the AX records
+ * need not form a tree); what is left then is counted as cut. */
+static void walk_deep(build *B, int fi, int ai, int parent)
+{
+    typedef struct { size_t k0, nk, c; } lvl;
+    lvl *st = malloc(64 * sizeof *st);
+    size_t ns = 0, cap = 64;
+    if (!st) {
+        B->oom = true;
+        return;
+    }
+    frame_st *F = &B->fr[fi];
+    st[ns++] = (lvl){snap_obs_ax_at(F, (size_t)ai)->kid0, snap_obs_ax_nkids(F, (size_t)ai), 0};
+    while (ns && !B->oom) {
+        lvl *top = &st[ns - 1];
+        if (top->c == top->nk) {
+            ns--;
+            continue;
+        }
+        int k = F->kix[top->k0 + top->c++];
+        if (k < 0 || k == ai)
+            continue;
+        if (!B->deep_left) {
+            B->deep_cut = true;
+            break;
+        }
+        B->deep_left--;
+        B->deep++;
+        const axn *n = snap_obs_ax_at(F, (size_t)k);
+        unsigned rc = snap_obs_ax_cls(F, n);
+        const char *name = snap_obs_ax_name(F, n);
+        bool descend;
+        if (rc & RC_DROP) {
+            descend = false;
+        } else if ((n->flags & AX_IGNORED) ||
+                   ((rc & RC_FLAT) && !(name && *name && (rc & RC_FLAT_NAMED)) &&
+                    !(n->st & ST_EDITABLE))) {
+            descend = true;
+        } else {
+            size_t kid0 = n->kid0, nk = snap_obs_ax_nkids(F, (size_t)k);
+            /* A named button, link, heading ... says its content in its name. */
+            bool leaf = (rc & (RC_LEAF | RC_TEXT | RC_FRAME)) != 0 || (n->st & ST_EDITABLE) ||
+                (name && *name &&
+                 snap_obs_in_list(snap_obs_ax_role(F, n), snap_obs_NAME_FROM_CONTENT));
+            walk(B, fi, k, parent, MAX_DEPTH + 1);
+            F = &B->fr[fi];
+            if (leaf || !nk)
+                continue;
+            if (ns == cap) {
+                lvl *nst = realloc(st, cap * 2 * sizeof *nst);
+                if (!nst) {
+                    B->oom = true;
+                    break;
+                }
+                st = nst;
+                cap *= 2;
+            }
+            st[ns++] = (lvl){kid0, nk, 0};
+            B->tail_text = -1;   /* its text does not run on from the text before */
+            continue;
+        }
+        if (descend && snap_obs_ax_nkids(F, (size_t)k)) {
+            if (ns == cap) {
+                lvl *nst = realloc(st, cap * 2 * sizeof *nst);
+                if (!nst) {
+                    B->oom = true;
+                    break;
+                }
+                st = nst;
+                cap *= 2;
+            }
+            st[ns++] = (lvl){n->kid0, snap_obs_ax_nkids(F, (size_t)k), 0};
+            if (!(n->flags & AX_IGNORED) && !(snap_obs_ax_cls(F, n) & RC_GENERIC))
+                B->tail_text = -1;   /* a paragraph, a cell: a block of its own */
+        }
+    }
+    free(st);
+}
+
+/* ---- secret values kept out of every name ----
+ *
+ * A secret field's own value is withheld (VF_NOVALUE), but the browser
+ * also computes it into other accessible names: a button or label that
+ * points at the field with aria-labelledby, a field labelled by itself,
+ * and once the page has turned a password into type=text, the value in
+ * plain. Before the walk, every text field that is secret now or was
+ * noted secret before (snap_secret_kind) is noted, its value collected,
+ * and every name and value of every frame that holds one of the values
+ * gets it replaced by "[secret]" (a value shorter than 3 bytes only where
+ * it stands as a whole word). The records then point at the masked copies;
+ * the plain strings are wiped. Everything built from the records — lines,
+ * text mode, ref names, action results, the gate's target, audit lines and
+ * prompts — only ever sees the masked ones. */
+
+#define SECRET_MASK "[secret]"
+
+static bool textish_role(const char *role)
+{
+    return strcmp(role, "textbox") == 0 || strcmp(role, "searchbox") == 0 ||
+           strcmp(role, "combobox") == 0 || strcmp(role, "spinbutton") == 0;
+}
+
+static bool word_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c >= 0x80;
+}
+
+/* s with every secret value replaced, into out; false when none was in it. */
+static bool mask_one(const char *s, const char *const *vals, size_t nv, sbuf *out)
+{
+    bool hit = false;
+    out->len = 0;
+    const char *p = s;
+    while (*p) {
+        size_t best = 0;
+        for (size_t i = 0; i < nv; i++) {
+            size_t l = strlen(vals[i]);
+            if (l > best && strncmp(p, vals[i], l) == 0 &&
+                (l >= 3 || ((p == s || !word_char((unsigned char)p[-1])) &&
+                            !word_char((unsigned char)p[l]))))
+                best = l;
+        }
+        if (best) {
+            snap_obs_sb_puts(out, SECRET_MASK);
+            p += best;
+            hit = true;
+        } else {
+            snap_obs_sb_putc(out, *p++);
+        }
+    }
+    if (!out->p)
+        snap_obs_sb_putn(out, "", 0);
+    return hit;
+}
+
+static void wipe(char *p, size_t n)
+{
+    volatile char *v = p;
+    while (n--)
+        *v++ = 0;
+}
+
+void snap_obs_mask_secrets(build *B)
+{
+    const char **vals = NULL;
+    size_t nv = 0, cv = 0;
+    for (size_t fi = 0; fi < B->nfr; fi++) {
+        frame_st *F = &B->fr[fi];
+        const sess_st *S = &B->ss[F->sess];
+        for (size_t k = 0; k < F->nnodes; k++) {
+            const axn *n = snap_obs_ax_at(F, k);
+            if (n->backend <= 0 || !textish_role(snap_obs_ax_role(F, n)))
+                continue;
+            unsigned kind = snap_obs_secret_kind(S, n->backend);
+            if (kind)
+                snap_secret_note(B->a, B->tab_id, F->f->id, F->f->loader, n->backend, kind);
+            else
+                kind = snap_secret_kind(B->a, B->tab_id, F->f->id, F->f->loader, n->backend);
+            const char *v = snap_obs_ax_value(F, n);
+            /* Without the DOM snapshot every text value is withheld (walk). */
+            bool unknown = !S->dom_ok && strcmp(snap_obs_ax_role(F, n), "combobox") != 0;
+            if ((!kind && !unknown) || !v || !*v || snap_obs_masked(v) || snap_obs_blank(v))
+                continue;
+            if (nv == cv) {
+                size_t c = cv ? cv * 2 : 8;
+                const char **nvs = realloc(vals, c * sizeof *nvs);
+                if (!nvs) {
+                    B->oom = true;
+                    free(vals);
+                    return;
+                }
+                vals = nvs;
+                cv = c;
+            }
+            vals[nv++] = v;
+        }
+    }
+    if (!nv) {
+        free(vals);
+        return;
+    }
+    /* The values point into the frames' strings, which grow below: copy. */
+    sbuf all = {0};
+    size_t *offs = malloc(nv * sizeof *offs);
+    for (size_t i = 0; offs && i < nv; i++) {
+        offs[i] = all.len;
+        snap_obs_sb_putn(&all, vals[i], strlen(vals[i]) + 1);
+    }
+    if (!offs || all.oom) {
+        B->oom = true;
+        free(offs);
+        free(all.p);
+        free(vals);
+        return;
+    }
+    for (size_t i = 0; i < nv; i++)
+        vals[i] = all.p + offs[i];
+    free(offs);
+    sbuf mn = {0}, mv = {0};
+    for (size_t fi = 0; fi < B->nfr && !B->oom; fi++) {
+        frame_st *F = &B->fr[fi];
+        for (size_t k = 0; k < F->nnodes; k++) {
+            axn *n = snap_obs_ax_at(F, k);
+            const char *name = (n->flags & AX_NAME) ? snap_obs_ax_name(F, n) : NULL;
+            const char *value = snap_obs_ax_value(F, n);
+            bool hn = name && mask_one(name, vals, nv, &mn);
+            bool hv = value && mask_one(value, vals, nv, &mv);
+            if (!hn && !hv)
+                continue;
+            /* [name NUL][value NUL | double], appended; the old one wiped. */
+            char *old = F->str.p + n->str;
+            size_t oldlen = 0;
+            if (n->flags & AX_NAME)
+                oldlen += strlen(old) + 1;
+            if (n->flags & AX_VALUE)
+                oldlen += strlen(old + oldlen) + 1;
+            double num = 0;
+            bool has_num = snap_obs_ax_num(F, n, &num);
+            if (has_num)
+                oldlen += sizeof num;
+            size_t off = F->str.len;
+            if (n->flags & AX_NAME)
+                snap_obs_sb_putn(&F->str, hn ? mn.p : name, strlen(hn ? mn.p : name) + 1);
+            if (n->flags & AX_VALUE) {
+                value = snap_obs_ax_value(F, n);     /* F->str may have moved */
+                snap_obs_sb_putn(&F->str, hv ? mv.p : value, strlen(hv ? mv.p : value) + 1);
+            }
+            if (has_num)
+                snap_obs_sb_putn(&F->str, (const char *)&num, sizeof num);
+            if (F->str.oom || off > UINT32_MAX) {
+                B->oom = true;
+                break;
+            }
+            wipe(F->str.p + n->str, oldlen);
+            n->str = (uint32_t)off;
+        }
+    }
+    if (mn.p)
+        wipe(mn.p, mn.cap);
+    if (mv.p)
+        wipe(mv.p, mv.cap);
+    if (all.p)
+        wipe(all.p, all.cap);
+    free(mn.p);
+    free(mv.p);
+    free(all.p);
+    free(vals);
+}
+
+int snap_obs_ax_root(const frame_st *F)
+{
+    for (size_t k = 0; k < F->nnodes; k++)
+        if (snap_obs_ax_cls(F, snap_obs_ax_at(F, k)) & RC_ROOT)
+            return (int)k;
+    return F->nnodes ? 0 : -1;
+}
+
+/* Put F's records in the order the view walk reads them: depth first
+ * from the root, children in order (then the records the root does not
+ * reach, in their order). Chromium does not send them so. When every
+ * record is reached at most once (a tree: no shared child, no cycle), the
+ * walk then never reads a record before one it has read, and frees the
+ * chunks behind it (F->preorder). Otherwise nothing moves. Indices
+ * change, nothing else: the walk follows the child lists, and the root
+ * stays the first root. 0 or SNAP_ENOMEM. */
+int snap_obs_ax_reorder(frame_st *F)
+{
+    int r = snap_obs_ax_root(F);
+    size_t n = F->nnodes;
+    if (r < 0 || n > INT32_MAX || F->nkid > INT32_MAX)
+        return 0;
+    typedef struct { int32_t ai; uint32_t c; } dfs;
+    int32_t *q = malloc(n * sizeof *q);          /* old index -> new */
+    int32_t *p = malloc(n * sizeof *p);          /* new -> old, then new kid0 */
+    int32_t *kix = malloc((F->nkid ? F->nkid : 1) * sizeof *kix);
+    dfs *st = NULL;
+    size_t ns = 0, cap = 0;
+    int rc = 0;
+    bool tree = true;
+    if (!q || !p || !kix) {
+        rc = SNAP_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        q[i] = -1;
+    size_t next = 0;
+    int cur = r;
+    for (;;) {
+        if (cur >= 0) {
+            if (q[cur] >= 0) {
+                tree = false;
+                break;
+            }
+            q[cur] = (int32_t)next;
+            p[next++] = cur;
+            if (ns == cap) {
+                size_t nc = cap ? cap * 2 : 64;
+                dfs *nst = realloc(st, nc * sizeof *nst);
+                if (!nst) {
+                    rc = SNAP_ENOMEM;
+                    goto out;
+                }
+                st = nst;
+                cap = nc;
+            }
+            st[ns++] = (dfs){cur, 0};
+            cur = -1;
+        }
+        if (!ns)
+            break;
+        dfs *top = &st[ns - 1];
+        size_t k0 = snap_obs_ax_at(F, (size_t)top->ai)->kid0,
+               nk = snap_obs_ax_nkids(F, (size_t)top->ai);
+        if (top->c == nk) {
+            ns--;
+            continue;
+        }
+        int k = F->kix[k0 + top->c++];
+        if (k >= 0 && k != top->ai)
+            cur = k;
+    }
+    if (!tree)
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        if (q[i] < 0) {
+            q[i] = (int32_t)next;
+            p[next++] = (int32_t)i;
+        }
+    /* The child lists in the new order, with new indices; p[j] becomes
+     * record j's kid0 (the old layout is read until the records move). */
+    size_t pos = 0;
+    for (size_t j = 0; j < n; j++) {
+        size_t old = (size_t)p[j];
+        size_t k0 = snap_obs_ax_at(F, old)->kid0, nk = snap_obs_ax_nkids(F, old);
+        for (size_t c = 0; c < nk; c++) {
+            int k = F->kix[k0 + c];
+            kix[pos++] = k >= 0 ? q[k] : k;
+        }
+        p[j] = (int32_t)(pos - nk);
+    }
+    /* Move the records: each cycle of the permutation in place. */
+    for (size_t i = 0; i < n; i++) {
+        while ((size_t)q[i] != i) {
+            size_t j = (size_t)q[i];
+            axn tmp = *snap_obs_ax_at(F, i);
+            *snap_obs_ax_at(F, i) = *snap_obs_ax_at(F, j);
+            *snap_obs_ax_at(F, j) = tmp;
+            int32_t t = q[i];
+            q[i] = q[j];
+            q[j] = t;
+        }
+    }
+    for (size_t j = 0; j < n; j++)
+        snap_obs_ax_at(F, j)->kid0 = (uint32_t)p[j];
+    free(F->kix);
+    F->kix = kix;
+    kix = NULL;
+    F->preorder = true;
+out:
+    free(q);
+    free(p);
+    free(kix);
+    free(st);
+    return rc;
+}
+
+void snap_obs_walk_frame_root(build *B, int fi, int parent, int depth)
+{
+    int r = snap_obs_ax_root(&B->fr[fi]);
+    if (r >= 0)
+        walk(B, fi, r, parent, depth);
+}
+
+/* ---- row context ---- */
+
+static int cmp_act(const void *x, const void *y, build *B)
+{
+    const vnode *a = &B->v[*(const int *)x], *b = &B->v[*(const int *)y];
+    int c = strcmp(snap_obs_vrole(B, a), snap_obs_vrole(B, b));
+    if (c)
+        return c;
+    const char *an = snap_obs_vname(B, a), *bn = snap_obs_vname(B, b);
+    c = strcmp(an ? an : "", bn ? bn : "");
+    if (c)
+        return c;
+    return (*(const int *)x > *(const int *)y) - (*(const int *)x < *(const int *)y);
+}
+
+/* qsort has no context argument in C11: a small merge sort instead. */
+static void sort_acts(int *v, int *tmp, size_t n, build *B)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    sort_acts(v, tmp, h, B);
+    sort_acts(v + h, tmp, n - h, B);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = cmp_act(&v[i], &v[j], B) <= 0 ? v[i++] : v[j++];
+    while (i < h)
+        tmp[k++] = v[i++];
+    while (j < n)
+        tmp[k++] = v[j++];
+    memcpy(v, tmp, n * sizeof *v);
+}
+
+/* Members of the group (sorted by index) inside [lo, hi). */
+static size_t members_in(const int *g, size_t n, int lo, int hi)
+{
+    size_t a = 0, b = n;
+    while (a < b) {
+        size_t m = (a + b) / 2;
+        if (g[m] < lo)
+            a = m + 1;
+        else
+            b = m;
+    }
+    size_t c = 0;
+    while (a < n && g[a] < hi && c < 2)
+        a++, c++;
+    return c;
+}
+
+/* Row context: the text goes into the arena after a 16-bit length (the
+ * vnode keeps only its offset). ctx_begin reserves the length; ctx_end
+ * fills it in and marks vnode me (false, and nothing kept, when the text
+ * is empty). */
+static size_t ctx_begin(build *B)
+{
+    size_t off = B->arena.len;
+    snap_obs_sb_putn(&B->arena, "\0\0", 2);
+    return off;
+}
+
+static bool ctx_end(build *B, int me, size_t off)
+{
+    if (B->arena.oom || B->arena.len < off + 2)
+        return false;
+    uint16_t n = (uint16_t)(B->arena.len - off - 2);
+    if (!n) {
+        B->arena.len = off;
+        B->arena.p[off] = 0;
+        return false;
+    }
+    memcpy(B->arena.p + off, &n, sizeof n);
+    B->v[me].aux = (uint32_t)off;
+    B->v[me].vf |= VF_CTX;
+    return true;
+}
+
+/* The first text in the container that is not the control's own. */
+static bool ctx_label(build *B, int cont, int me)
+{
+    vnode *m = &B->v[me];
+    int limit = 400;
+    for (int j = cont + 1; j < B->v[cont].end && limit-- > 0; j++) {
+        if (j == me) {
+            j = B->v[me].end - 1;
+            continue;
+        }
+        const vnode *c = &B->v[j];
+        const char *s = NULL;
+        size_t len = 0;
+        const char *cn = c->kind == V_ELEM ? snap_obs_vname(B, c) : NULL,
+                   *mn = snap_obs_vname(B, m);
+        if (c->kind == V_TEXT && !(c->vf & VF_DROP)) {
+            s = snap_obs_vtext(B, c);
+            len = c->tlen;
+        } else if (cn && *cn && !snap_obs_blank(cn) &&
+                   !(strcmp(snap_obs_vrole(B, c), snap_obs_vrole(B, m)) == 0 &&
+                     snap_obs_same_text(cn, mn ? mn : ""))) {
+            s = cn;
+            len = strlen(s);
+        }
+        if (!s || !len)
+            continue;
+        /* Copy out first: put_page may grow the arena that s points into. */
+        char *tmp = malloc(len + 1);
+        if (!tmp)
+            return false;
+        memcpy(tmp, s, len);
+        tmp[len] = 0;
+        size_t off = ctx_begin(B);
+        snap_obs_put_page(&B->arena, tmp, len, CTX_MAX_CHARS, 0);
+        free(tmp);
+        return ctx_end(B, me, off);
+    }
+    return false;
+}
+
+void snap_obs_row_context(build *B)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < B->nv; i++)
+        if ((B->v[i].vf & (VF_ACT | VF_DROP)) == VF_ACT)
+            n++;
+    if (n < 2)
+        return;
+    int *acts = malloc(n * sizeof *acts), *tmp = malloc(n * sizeof *tmp);
+    if (!acts || !tmp) {
+        free(acts), free(tmp);
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < B->nv; i++)
+        if ((B->v[i].vf & (VF_ACT | VF_DROP)) == VF_ACT)
+            acts[k++] = (int)i;
+    sort_acts(acts, tmp, n, B);
+    for (size_t s = 0; s < n;) {
+        size_t e = s + 1;
+        const char *sn = snap_obs_vname(B, &B->v[acts[s]]);
+        while (e < n &&
+               strcmp(snap_obs_vrole(B, &B->v[acts[s]]), snap_obs_vrole(B, &B->v[acts[e]])) == 0) {
+            const char *en = snap_obs_vname(B, &B->v[acts[e]]);
+            if (strcmp(sn ? sn : "", en ? en : "") != 0)
+                break;
+            e++;
+        }
+        if (e - s > 1) {
+            const int *g = acts + s;     /* sorted by index within the group */
+            for (size_t q = s; q < e; q++) {
+                int me = acts[q];
+                int cont = -1;
+                for (int p = B->v[me].parent; p >= 0; p = B->v[p].parent) {
+                    if (members_in(g, e - s, p, B->v[p].end) > 1)
+                        break;
+                    cont = p;
+                }
+                if (cont < 0 || !ctx_label(B, cont, me)) {
+                    size_t off = ctx_begin(B);
+                    snap_obs_sb_printf(&B->arena, "#%zu of %zu", q - s + 1, e - s);
+                    ctx_end(B, me, off);
+                }
+            }
+        }
+        s = e;
+    }
+    free(acts);
+    free(tmp);
+}

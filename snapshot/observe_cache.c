@@ -1,0 +1,920 @@
+/*
+ * observe_cache.c — the cache: the last snapshot of a tab as printed lines (pages,
+ * queries and text mode served from it), and what an action brought into
+ * view.
+ *
+ * Part of snapshot/ (see observe_int.h for what the observe_* files share).
+ */
+#include "snapshot/observe_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the cache: the last snapshot of a tab, as printed lines ----
+ *
+ * A build ends in a snap_cache: the printed lines as view nodes (the
+ * printed ones of the view tree, compacted in place, each with its depth
+ * and printed parent line), the strings they show (each frame's AX strings
+ * and the build's arena, handed over rather than copied) and the role
+ * table. Pages, queries and text pages are rendered from it on demand, so
+ * no rendered copy of the page is kept; the AX records and the rest of the
+ * view tree are gone by then. The cache serves later requests on the same
+ * tab while nothing may have changed (cache_valid). */
+
+typedef struct {
+    char id[SNAP_ID_MAX];
+    char loader[SNAP_ID_MAX];
+    char origin[256];
+    char *str;                   /* the frame's AX strings (owned) */
+    int ax_rc;                   /* its AX tree failed: frame lines say why */
+    char err[160];
+} cframe;
+
+struct snap_cache {
+    int tab;
+    uint64_t nav, activity;      /* the tab's counters when the build began */
+    uint64_t sig;                /* frames_sig() then */
+    uint64_t cmd;                /* cdp_last_id() when the build ended */
+    int64_t built_ms;
+    cframe *fr;
+    size_t nfr;
+    const char *title;           /* the main frame's RootWebArea name (in fr[0].str) */
+    size_t deep;                 /* nodes below MAX_DEPTH levels, shown flattened */
+    bool deep_cut;               /* and some not shown at all (walk_deep's bound) */
+    vnode *l;                    /* printed lines; parent: printed parent line or
+                                    -1, end: depth */
+    size_t n;
+    const char **rt;             /* role table (vnode.role) */
+    size_t nrt;
+    char *arena;                 /* text, options and row context */
+};
+
+void snap_cache_free(struct snap_cache *C)
+{
+    if (!C)
+        return;
+    for (size_t i = 0; i < C->nfr; i++)
+        free(C->fr[i].str);
+    free(C->fr);
+    free(C->l);
+    free(C->rt);
+    free(C->arena);
+    free(C);
+}
+
+static const char *crole(const struct snap_cache *C, const vnode *x)
+{
+    return C->nrt ? C->rt[x->role] : "";
+}
+
+static const char *cname(const struct snap_cache *C, const vnode *x)
+{
+    return snap_obs_vname_in(C->fr[x->frame].str, x);
+}
+
+/* The text of line x (V_TEXT, or what else keeps text at toff). */
+static const char *ctext(const struct snap_cache *C, const vnode *x)
+{
+    return (x->vf & VF_STR) ? C->fr[x->frame].str + x->toff : C->arena + x->toff;
+}
+
+/* Does line x get a ref? */
+static bool cact(const vnode *x)
+{
+    return x->kind == V_ELEM && (x->vf & (VF_ACT | VF_DROP)) == VF_ACT;
+}
+
+/* Render one line (no indentation, no ref) into out. */
+static bool render(const struct snap_cache *C, const vnode *x, sbuf *out)
+{
+    switch (x->kind) {
+    case V_TEXT: {
+        snap_obs_sb_putc(out, '"');
+        char *tmp = malloc(x->tlen + 1);
+        if (!tmp) {
+            out->oom = true;
+            return false;
+        }
+        memcpy(tmp, ctext(C, x), x->tlen);
+        tmp[x->tlen] = 0;
+        bool cut = snap_obs_put_page(out, tmp, x->tlen, TEXT_MAX_CHARS, PAGE_QUOTED);
+        free(tmp);
+        snap_obs_sb_putc(out, '"');
+        return cut;
+    }
+    case V_FRAME: {
+        const char *fname = cname(C, x);
+        snap_obs_sb_puts(out, "frame");
+        if (fname && *fname && !snap_obs_blank(fname)) {
+            snap_obs_sb_putc(out, ' ');
+            snap_obs_put_quoted(out, fname, 60);
+        }
+        if (snap_obs_vchild(x) < 0) {
+            snap_obs_sb_puts(out, " (not loaded)");
+            return false;
+        }
+        const cframe *F = &C->fr[snap_obs_vchild(x)];
+        const char *o = F->origin[0] ? F->origin : "null";
+        snap_obs_sb_puts(out, " origin=");
+        snap_obs_put_page(out, o, strlen(o), 120, 0);
+        if (F->ax_rc)
+            snap_obs_sb_printf(out, " (unavailable: %s)", F->err);
+        return false;
+    }
+    default:
+        break;
+    }
+    const char *role = crole(C, x);
+    snap_obs_sb_puts(out, role);
+    if (strcmp(role, "clickable") == 0) {
+        snap_obs_sb_putc(out, ' ');
+        snap_obs_sb_putc(out, '"');
+        char *tmp = malloc(x->tlen + 1);
+        if (tmp) {
+            memcpy(tmp, ctext(C, x), x->tlen);
+            tmp[x->tlen] = 0;
+            snap_obs_put_page(out, tmp, x->tlen, NAME_MAX_CHARS, PAGE_QUOTED);
+            free(tmp);
+        }
+        snap_obs_sb_putc(out, '"');
+    } else {
+        const char *name = cname(C, x);
+        if (name && *name && !snap_obs_blank(name)) {
+            snap_obs_sb_putc(out, ' ');
+            snap_obs_put_quoted(out, name, NAME_MAX_CHARS);
+        }
+    }
+    return false;
+}
+
+/* The tail after the ref: value, options, states, row context. */
+static void render_tail(const struct snap_cache *C, const vnode *x, sbuf *out)
+{
+    if (x->kind != V_ELEM)
+        return;
+    const char *str = C->fr[x->frame].str;
+    const char *name = snap_obs_vname_in(str, x), *value = snap_obs_vvalue_in(str, x);
+    double numv;
+    uint32_t olen = x->vf & VF_OPTS ? x->tlen : 0;
+    if (value && *value && !(x->st & ST_SECRET) && !(name && strcmp(name, value) == 0)) {
+        snap_obs_sb_puts(out, " =");
+        snap_obs_put_quoted(out, value, NAME_MAX_CHARS);
+    }
+    if (snap_obs_vnum_in(str, x, &numv) && !(value && *value) && !(x->st & ST_SECRET)) {
+        char num[40];
+        if (json_fmt_double(numv, num) > 0) {
+            snap_obs_sb_puts(out, " =");
+            snap_obs_sb_puts(out, num);
+        }
+    }
+    if (olen) {
+        snap_obs_sb_puts(out, " options:");
+        snap_obs_sb_putn(out, C->arena + x->toff, olen);
+    }
+    static const struct {
+        unsigned bit;
+        const char *word;
+    } words[] = {
+        {ST_SECRET, "secret"}, {ST_DISABLED, "disabled"}, {ST_CHECKED, "checked"},
+        {ST_MIXED, "mixed"}, {ST_PRESSED, "pressed"}, {ST_EXPANDED, "expanded"},
+        {ST_COLLAPSED, "collapsed"}, {ST_SELECTED, "selected"}, {ST_REQUIRED, "required"},
+        {ST_READONLY, "readonly"}, {ST_INVALID, "invalid"}, {ST_FOCUSED, "focused"},
+    };
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
+        if (!(x->st & words[k].bit))
+            continue;
+        /* Collapsed/expanded on a native select is noise. */
+        if ((words[k].bit & (ST_COLLAPSED | ST_SELECTED)) && !(x->vf & VF_ACT))
+            continue;
+        if (words[k].bit == ST_COLLAPSED && olen)
+            continue;
+        snap_obs_sb_putc(out, ' ');
+        snap_obs_sb_puts(out, words[k].word);
+    }
+    if (x->vf & VF_CTX) {
+        uint16_t n;
+        memcpy(&n, C->arena + x->aux, sizeof n);
+        snap_obs_sb_puts(out, " (row: ");
+        snap_obs_sb_putn(out, C->arena + x->aux + 2, n);
+        snap_obs_sb_putc(out, ')');
+    }
+}
+
+/* The frames as they stand: ids, parents, documents, sessions. */
+static uint64_t frames_sig(const snap_tab *t)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < t->nframes; i++) {
+        const snap_frame *f = &t->frames[i];
+        const char *parts[4] = {f->id, f->parent, f->loader, f->session};
+        for (int k = 0; k < 4; k++) {
+            for (const char *p = parts[k]; *p; p++)
+                h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+            h = (h ^ 0xff) * 1099511628211ULL;
+        }
+        h = (h ^ (f->gone ? 1u : 2u)) * 1099511628211ULL;
+    }
+    return h;
+}
+
+/* Page text: one line per printed line that carries text, whole. */
+static void page_text(const struct snap_cache *C, sbuf *out)
+{
+    for (size_t k = 0; k < C->n; k++) {
+        const vnode *x = &C->l[k];
+        size_t before = out->len;
+        if (x->kind == V_TEXT || (x->kind == V_ELEM && strcmp(crole(C, x), "clickable") == 0)) {
+            snap_obs_put_page(out, ctext(C, x), x->tlen, (size_t)-1, PAGE_KEEP_NL);
+        } else if (x->kind == V_FRAME) {
+            const char *o = snap_obs_vchild(x) >= 0 ? C->fr[snap_obs_vchild(x)].origin : "";
+            snap_obs_sb_puts(out, "[frame ");
+            snap_obs_put_page(out, o, strlen(o), 120, 0);
+            snap_obs_sb_putc(out, ']');
+        } else if (x->kind == V_ELEM) {
+            const char *name = cname(C, x);
+            if (name && *name && !snap_obs_blank(name))
+                snap_obs_put_page(out, name, strlen(name), (size_t)-1, PAGE_KEEP_NL);
+        }
+        if (out->len > before)
+            snap_obs_sb_putc(out, '\n');
+    }
+}
+
+/* Hand the build's printed lines and strings over to a new cache (NULL
+ * when out of memory): the vnodes of L's lines are compacted in place at
+ * the start of B->v (L's vnodes are increasing, so line k never overwrites
+ * a vnode a later line reads), and the array is shrunk to them. */
+static struct snap_cache *cache_from(build *B, const lines *L)
+{
+    struct snap_cache *C = calloc(1, sizeof *C);
+    if (!C)
+        return NULL;
+    C->fr = calloc(B->nfr ? B->nfr : 1, sizeof *C->fr);
+    if (!C->fr || (!B->arena.p && !(B->arena.p = calloc(1, 1)))) {
+        snap_cache_free(C);
+        return NULL;
+    }
+    C->nfr = B->nfr;
+    for (size_t i = 0; i < B->nfr; i++) {
+        frame_st *F = &B->fr[i];
+        cframe *cf = &C->fr[i];
+        snprintf(cf->id, sizeof cf->id, "%s", F->f->id);
+        snprintf(cf->loader, sizeof cf->loader, "%s", F->f->loader);
+        snprintf(cf->origin, sizeof cf->origin, "%s", F->f->origin);
+        cf->ax_rc = F->ax_rc;
+        snprintf(cf->err, sizeof cf->err, "%s", F->err);
+        cf->str = F->str.p;
+        memset(&F->str, 0, sizeof F->str);
+    }
+    C->title = B->title;
+    for (size_t k = 0; k < L->n; k++) {
+        vnode x = B->v[L->l[k].v];
+        x.parent = L->l[k].parent;
+        x.end = L->l[k].depth;
+        B->v[k] = x;
+    }
+    C->n = L->n;
+    C->l = B->v;
+    B->v = NULL;
+    B->nv = B->capv = 0;
+    vnode *nl = realloc(C->l, (C->n ? C->n : 1) * sizeof *nl);
+    if (nl)
+        C->l = nl;
+    C->rt = B->rt;
+    C->nrt = B->nrt;
+    B->rt = NULL;
+    B->nrt = B->caprt = 0;
+    C->arena = B->arena.p;
+    char *na = realloc(C->arena, B->arena.len + 1);
+    if (na)
+        C->arena = na;
+    memset(&B->arena, 0, sizeof B->arena);
+    return C;
+}
+
+/* A page-derived URL or origin as one header token: bytes that could end
+ * the token or start a marker (controls, space, quotes, '<', '>') are
+ * percent-encoded, and it is cut at max bytes on a character boundary. */
+static void put_token(sbuf *out, const char *s, size_t max)
+{
+    static const char HEX[] = "0123456789ABCDEF";
+    size_t n = strlen(s);
+    if (n > max) {
+        n = max;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c <= 0x20 || c == 0x7f || c == '"' || c == '<' || c == '>' || c == '\\') {
+            char e[4] = {'%', HEX[c >> 4], HEX[c & 15], 0};
+            snap_obs_sb_puts(out, e);
+        } else {
+            char one[2] = {(char)c, 0};
+            snap_obs_sb_puts(out, one);
+        }
+    }
+    if (n < strlen(s))
+        snap_obs_sb_puts(out, "\u2026");
+}
+
+/* Header line: title, URL, origin, auth, obs, epoch, tab. */
+static void header(const struct snap_cache *C, snap_agent *a, snap_tab *t, const char *obs,
+                   sbuf *out)
+{
+    snap_frame *f = &t->frames[0];
+    const char *title = C->title ? C->title : t->title ? t->title : "";
+    snap_obs_sb_puts(out, "[page] title=");
+    snap_obs_put_quoted(out, title, 100);
+    snap_obs_sb_puts(out, " url=");
+    put_token(out, f->url ? f->url : "", 200);
+    snap_obs_sb_puts(out, " origin=");
+    put_token(out, f->origin, 120);
+    snap_obs_sb_printf(out, " auth=%s obs=%s epoch=%llu tab=t%d\n",
+                       snap_tab_auth(a, t) ? "yes" : "no", obs,
+                       (unsigned long long)gate_epoch(a->gate), t->id);
+}
+
+static const char *open_fmt = "<<<page-content nonce=%s>>>\n";
+static const char *close_fmt = "<<<end page-content nonce=%s>>>\n";
+
+/* Place the page of text that fits; fills the structured fields. */
+typedef struct {
+    size_t total, shown, first, next;   /* lines (or chars in text mode) */
+    size_t refs;
+    bool truncated;
+    size_t matches;
+    bool text_cut;               /* a text line was shortened ("…") */
+} page_info;
+
+static void write_structured(const struct snap_cache *C, snap_tab *t, const snap_query *q,
+                             const char *obs, const page_info *pi, size_t text_len,
+                             snap_result *r)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "ok");
+    json_w_bool(&w, true);
+    json_w_key(&w, "obs");
+    json_w_str(&w, obs);
+    char tab[16];
+    snprintf(tab, sizeof tab, "t%d", t->id);
+    json_w_key(&w, "tab");
+    json_w_str(&w, tab);
+    json_w_key(&w, "url");
+    json_w_str(&w, t->frames[0].url ? t->frames[0].url : "");
+    json_w_key(&w, "origin");
+    json_w_str(&w, t->frames[0].origin);
+    json_w_key(&w, "title");
+    json_w_str(&w, C->title ? C->title : "");
+    json_w_key(&w, "mode");
+    json_w_str(&w, q->text ? "text" : "elements");
+    json_w_key(&w, "frames");
+    json_w_uint(&w, C->nfr);
+    if (q->text) {
+        json_w_key(&w, "text_chars");
+        json_w_uint(&w, pi->total);
+        json_w_key(&w, "text_offset");
+        json_w_uint(&w, pi->first);
+        json_w_key(&w, "shown_chars");
+        json_w_uint(&w, pi->shown);
+    } else {
+        json_w_key(&w, "lines");
+        json_w_uint(&w, pi->total);
+        json_w_key(&w, "offset");
+        json_w_uint(&w, pi->first);
+        json_w_key(&w, "shown");
+        json_w_uint(&w, pi->shown);
+        json_w_key(&w, "refs");
+        json_w_uint(&w, pi->refs);
+    }
+    if (q->query && *q->query) {
+        json_w_key(&w, "query");
+        json_w_str(&w, q->query);
+        json_w_key(&w, "matches");
+        json_w_uint(&w, pi->matches);
+    }
+    json_w_key(&w, "truncated");
+    json_w_bool(&w, pi->truncated);
+    json_w_key(&w, q->text ? "next_text_offset" : "next_offset");
+    if (pi->truncated)
+        json_w_uint(&w, pi->next);
+    else
+        json_w_null(&w);
+    json_w_key(&w, "chars");
+    json_w_uint(&w, text_len);
+    json_w_obj_end(&w);
+    free(r->structured);
+    r->structured = json_w_take(&w, NULL);
+}
+
+/* Element mode: lines from offset (or the query's matches) while they fit. */
+static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C,
+                          const snap_query *q, size_t room, sbuf *out, page_info *pi)
+{
+    const char *query = q->query && *q->query ? q->query : NULL;
+    sbuf ln = {0};
+    /* Which lines count: all, or the ones matching the query (its text
+     * without the ref and indentation: head and tail). */
+    unsigned char *match = calloc(C->n ? C->n : 1, 1);
+    unsigned char *shown = calloc(C->n ? C->n : 1, 1);
+    if (!match || !shown) {
+        free(match), free(shown);
+        out->oom = true;
+        return;
+    }
+    size_t total = 0;
+    for (size_t k = 0; k < C->n; k++) {
+        if (query) {
+            ln.len = 0;
+            render(C, &C->l[k], &ln);
+            render_tail(C, &C->l[k], &ln);
+            if (ln.oom)
+                break;
+        }
+        match[k] = !query || snap_obs_contains_ci(ln.p, ln.len, query);
+        total += match[k];
+    }
+    if (ln.oom) {
+        free(match), free(shown), free(ln.p);
+        out->oom = true;
+        return;
+    }
+    pi->total = total;
+    pi->matches = total;
+    size_t idx = 0, k = 0;
+    while (k < C->n && (!match[k] || idx < q->offset)) {
+        idx += match[k];
+        k++;
+    }
+    pi->first = q->offset < total ? q->offset : total;
+    pi->next = pi->first;
+    size_t start_len = out->len;
+    for (; k < C->n; k++) {
+        if (!match[k])
+            continue;
+        /* Ancestors first (once), so a page or a match keeps its place. */
+        int chain[64];
+        int nc = 0;
+        for (int p = C->l[k].parent; p >= 0 && nc < 64; p = C->l[p].parent)
+            if (!shown[p])
+                chain[nc++] = p;
+        bool fits = true;
+        size_t mark = out->len;
+        /* Render: chain (outermost first), then the line itself. */
+        for (int ci = nc - 1; ci >= -1 && fits; ci--) {
+            size_t li = ci >= 0 ? (size_t)chain[ci] : k;
+            const vnode *c = &C->l[li];
+            ln.len = 0;
+            for (int d = 0; d < c->end; d++)
+                snap_obs_sb_putc(&ln, ' ');
+            bool cut = render(C, c, &ln);
+            uint32_t ref = 0;
+            if (cact(c)) {
+                const cframe *F = &C->fr[c->frame];
+                const char *nm = cname(C, c);
+                ref = snap_ref_for(a, t->id, F->id, F->loader, c->backend, crole(C, c),
+                                   nm ? nm : "");
+                if (ref)
+                    snap_obs_sb_printf(&ln, " [e%u]", ref);
+            }
+            render_tail(C, c, &ln);
+            snap_obs_sb_putc(&ln, '\n');
+            if (ln.oom || out->len - start_len + ln.len > room) {
+                fits = false;
+                break;
+            }
+            snap_obs_sb_putn(out, ln.p, ln.len);
+            shown[li] = 1;
+            pi->text_cut |= cut;
+            if (ref)
+                pi->refs++;
+        }
+        if (!fits) {
+            out->len = mark;
+            if (out->p)
+                out->p[out->len] = 0;
+            pi->truncated = true;
+            break;
+        }
+        pi->shown++;
+        pi->next++;
+    }
+    free(match);
+    free(shown);
+    free(ln.p);
+}
+
+/* Text mode: characters from text_offset (or the first match of the query
+ * at or after it), cut at a character boundary. */
+static void page_chars(const sbuf *txt, const snap_query *q, size_t room, sbuf *out,
+                       page_info *pi)
+{
+    const char *s = txt->p ? txt->p : "";
+    size_t n = txt->len;
+    size_t start = q->text_offset < n ? q->text_offset : n;
+    while (start < n && ((unsigned char)s[start] & 0xC0) == 0x80)
+        start++;
+    if (q->query && *q->query) {
+        size_t ql = strlen(q->query);
+        size_t found = n;
+        size_t count = 0;
+        for (size_t i = 0; i + ql <= n; i++) {
+            if (snap_obs_contains_ci(s + i, ql, q->query)) {
+                if (i >= start && found == n)
+                    found = i;
+                count++;
+            }
+        }
+        pi->matches = count;
+        if (found < n) {
+            /* Start at the beginning of the line holding the match. */
+            size_t b = found;
+            while (b > start && s[b - 1] != '\n' && found - b < 200)
+                b--;
+            start = b;
+        } else {
+            start = n;
+        }
+    }
+    size_t end = start + room < n ? start + room : n;
+    while (end > start && end < n && ((unsigned char)s[end] & 0xC0) == 0x80)
+        end--;
+    /* Prefer to end after a newline when one is near the cut. */
+    if (end < n) {
+        size_t e = end;
+        while (e > start && s[e - 1] != '\n' && end - e < 300)
+            e--;
+        if (e > start && s[e - 1] == '\n')
+            end = e;
+    }
+    snap_obs_sb_putn(out, s + start, end - start);
+    if (end > start && s[end - 1] != '\n')
+        snap_obs_sb_putc(out, '\n');
+    pi->total = n;
+    pi->first = start;
+    pi->shown = end - start;
+    pi->next = end;
+    pi->truncated = end < n;
+}
+
+/* Frames not placed under an Iframe node (owner unknown, or not in the
+ * parent's tree yet) go at the end under their own frame line, each after
+ * its parent: never dropped. */
+static void place_orphans(build *B)
+{
+    bool progress = true;
+    while (progress && !B->oom) {
+        progress = false;
+        for (size_t i = 1; i < B->nfr && !B->oom; i++) {
+            frame_st *F = &B->fr[i];
+            if (F->placed || (F->parent >= 0 && !B->fr[F->parent].placed))
+                continue;
+            /* A frame that is not in the page: its parent is gone, or the
+             * parent's document does not own it (a page left for the
+             * back/forward cache keeps its frames alive, and an iframe
+             * removed a moment ago may not be reported detached yet). No
+             * line for it. A frame the parent owns but whose iframe is not
+             * in the parent's tree (inside hidden content) still shows. */
+            if ((F->parent < 0 && F->f->parent[0]) ||
+                (F->parent >= 0 && (F->own_rc == CDP_EPROTOCOL || B->fr[F->parent].ghost))) {
+                F->placed = F->ghost = true;
+                progress = true;
+                continue;
+            }
+            int v = snap_obs_vnew(B, -1, V_FRAME, F->parent >= 0 ? F->parent : 0);
+            if (v < 0)
+                return;
+            B->v[v].toff = (uint32_t)i + 1;
+            B->fr[i].placed = true;
+            snap_obs_walk_frame_root(B, (int)i, v, 1);
+            snap_obs_finish(B, v);
+            progress = true;
+        }
+    }
+}
+
+/* Can t's cached snapshot serve query q? Only while nothing may have
+ * changed: same document and frames, no page or network event on the tab,
+ * no command sent to the browser by anyone (an action, an evaluation, a
+ * navigation), and not older than a few seconds (input values and CSS
+ * change without any event). A plain first page is held to a shorter age
+ * than paging, queries and text mode. */
+static bool cache_valid(snap_agent *a, snap_tab *t, const snap_query *q)
+{
+    const struct snap_cache *C = t->cache;
+    if (!C)
+        return false;
+    bool plain = q->offset == 0 && !(q->query && *q->query) && !q->text;
+    int64_t age = snap_now_ms() - C->built_ms;
+    return C->tab == t->id && C->nav == t->nav && C->activity == t->activity &&
+           C->cmd == cdp_last_id(a->c) && C->sig == frames_sig(t) && age >= 0 &&
+           age <= (plain ? CACHE_FRESH_MS : CACHE_MAX_AGE_MS);
+}
+
+/* Read the page and replace t->cache. 0 or a SNAP_E* code with r filled. */
+static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
+{
+    snap_cache_free(t->cache);
+    t->cache = NULL;
+    build B = {0};
+    B.tail_text = -1;
+    B.a = a;
+    B.t = t;
+    B.tab_id = t->id;
+    int tab = t->id;
+    uint64_t nav = t->nav, activity = t->activity, sig = frames_sig(t);
+    int rc = snap_obs_fetch(&B);
+    if (rc) {
+        char why[200];
+        snprintf(why, sizeof why, "%s", B.nfr && B.fr[0].err[0] ? B.fr[0].err
+                 : cdp_conn_error(a->c));
+        snap_obs_free_build(&B);
+        if (rc == SNAP_ENOMEM)
+            return snap_fail(r, rc, "out of memory building the snapshot");
+        return snap_fail(r, SNAP_EBROWSER, "cannot read the page's accessibility tree: %s",
+                         why);
+    }
+    uint64_t cmd = cdp_last_id(a->c);
+    for (size_t i = 0; i < B.nfr; i++)
+        B.hintv += B.fr[i].nnodes;
+    B.hintv += B.nfr;
+    /* The view tree: the main frame, child frames under their Iframe
+     * nodes, the rest after. */
+    for (size_t i = 0; i < B.nfr && !rc; i++)
+        rc = snap_obs_ax_reorder(&B.fr[i]);
+    if (rc) {
+        snap_obs_free_build(&B);
+        return snap_fail(r, rc, "out of memory building the snapshot");
+    }
+    snap_obs_mask_secrets(&B);
+    if (B.oom) {
+        snap_obs_free_build(&B);
+        return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
+    }
+    int rt = snap_obs_ax_root(&B.fr[0]);
+    B.title = rt >= 0 ? snap_obs_ax_name(&B.fr[0], snap_obs_ax_at(&B.fr[0], (size_t)rt)) : NULL;
+    B.deep_left = 2 * B.hintv + 1024;
+    B.fr[0].placed = true;
+    snap_obs_walk_frame_root(&B, 0, -1, 0);
+    place_orphans(&B);
+    /* The view has what it shows: the records and child lists go (the
+     * strings stay, the view points into them). */
+    for (size_t i = 0; i < B.nfr; i++) {
+        frame_st *F = &B.fr[i];
+        for (size_t c = 0; c < F->nchunk; c++)
+            free(F->nodes[c]);
+        free(F->nodes);
+        free(F->kix);
+        F->nodes = NULL;
+        F->kix = NULL;
+        F->nnodes = F->nkid = F->nchunk = F->released = 0;
+    }
+    snap_obs_row_context(&B);
+    lines L = {0};
+    for (size_t i = 0; i < B.nv && !B.oom; i = (size_t)B.v[i].end)
+        snap_obs_collect_lines(&B, &L, (int)i, 0, -1);
+    snap_obs_dedup_lines(&B, &L);
+    struct snap_cache *C = NULL;
+    if (!B.oom && !B.arena.oom)
+        C = cache_from(&B, &L);
+    if (C) {
+        C->deep = B.deep;
+        C->deep_cut = B.deep_cut;
+    }
+    free(L.l);
+    snap_obs_free_build(&B);
+    if (!C)
+        return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
+    C->tab = tab;
+    C->nav = nav;
+    C->activity = activity;
+    C->sig = sig;
+    C->cmd = cmd;
+    C->built_ms = snap_now_ms();
+    /* The event listener may have moved the tabs while the replies came. */
+    t = snap_tab_by_id(a, tab);
+    if (!t) {
+        snap_cache_free(C);
+        return snap_fail(r, SNAP_ENOTAB, "the tab closed");
+    }
+    t->cache = C;
+    return 0;
+}
+
+/* ---- what an action brought into view ---- */
+
+/* A node's identity across builds: its frame id and backend node. */
+static uint64_t ctl_key(const char *frame_id, int backend)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (const unsigned char *s = (const unsigned char *)frame_id; *s; s++)
+        h = (h ^ *s) * 1099511628211ULL;
+    return (h ^ (uint32_t)backend) * 0x9E3779B97F4A7C15ULL;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+uint64_t *snap_controls_now(const snap_tab *t, size_t max_lines, size_t *n)
+{
+    *n = 0;
+    const struct snap_cache *C = t->cache;
+    if (!C || C->tab != t->id || C->nav != t->nav || C->n > max_lines)
+        return NULL;
+    uint64_t *v = malloc((C->n ? C->n : 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    for (size_t k = 0; k < C->n; k++)
+        if (cact(&C->l[k]))
+            v[(*n)++] = ctl_key(C->fr[C->l[k].frame].id, C->l[k].backend);
+    qsort(v, *n, sizeof *v, cmp_u64);
+    return v;
+}
+
+char *snap_controls_new(snap_agent *a, snap_tab *t, const uint64_t *before, size_t nbefore,
+                        size_t max)
+{
+    int tab = t->id;
+    snap_result r = {0};
+    int rc = rebuild(a, t, &r);
+    snap_result_free(&r);
+    t = snap_tab_by_id(a, tab);
+    if (rc || !t || !t->cache)
+        return NULL;
+    const struct snap_cache *C = t->cache;
+    sbuf out = {0}, ln = {0};
+    size_t shown = 0, more = 0;
+    for (size_t k = 0; k < C->n; k++) {
+        const vnode *c = &C->l[k];
+        if (!cact(c))
+            continue;
+        const cframe *F = &C->fr[c->frame];
+        uint64_t key = ctl_key(F->id, c->backend);
+        if (bsearch(&key, before, nbefore, sizeof *before, cmp_u64))
+            continue;
+        if (shown == max) {
+            more++;
+            continue;
+        }
+        ln.len = 0;
+        render(C, c, &ln);
+        const char *nm = cname(C, c);
+        uint32_t ref = snap_ref_for(a, tab, F->id, F->loader, c->backend, crole(C, c),
+                                    nm ? nm : "");
+        if (!ref)
+            continue;
+        snap_obs_sb_printf(&ln, " [e%u]", ref);
+        render_tail(C, c, &ln);
+        snap_obs_sb_putc(&ln, '\n');
+        snap_obs_sb_putn(&out, ln.p, ln.len);
+        shown++;
+    }
+    if (more)
+        snap_obs_sb_printf(&out, "and %zu more (a snapshot lists them)\n", more);
+    free(ln.p);
+    if (out.oom || !out.len) {
+        free(out.p);
+        return NULL;
+    }
+    out.p[out.len - 1] = 0;         /* no final line break */
+    return out.p;
+}
+
+int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
+{
+    snap_query dq = {0};
+    if (!q)
+        q = &dq;
+    if (!t || t->closed || !t->nframes)
+        return snap_fail(r, SNAP_ENOTAB, "no open tab to observe");
+    snap_sync(a);
+    t = snap_tab_by_id(a, t->id);
+    if (!t || t->closed || !t->nframes)
+        return snap_fail(r, SNAP_ENOTAB, "the tab closed");
+    if (!cache_valid(a, t, q)) {
+        int tab = t->id;
+        int rc = rebuild(a, t, r);
+        if (rc)
+            return rc;
+        t = snap_tab_by_id(a, tab);
+    }
+    const struct snap_cache *C = t->cache;
+
+    if (!r->obs[0])
+        snap_obs_issue(a, t, r->obs);
+    size_t budget = q->budget_chars ? q->budget_chars
+                    : a->o.budget_chars ? a->o.budget_chars : DEFAULT_BUDGET;
+    if (budget < MIN_BUDGET)
+        budget = MIN_BUDGET;
+    sbuf out = {0};
+    header(C, a, t, r->obs, &out);
+    snap_obs_sb_printf(&out, open_fmt, a->nonce);
+    char close_line[96];
+    snprintf(close_line, sizeof close_line, close_fmt, a->nonce);
+    /* Room for the content: the budget less header, markers and the
+     * longest footer and note (below 280 bytes). */
+    size_t fixed = out.len + strlen(close_line) + 280 + (C->deep ? 320 : 0);
+    size_t room = budget > fixed ? budget - fixed : 0;
+    page_info pi = {0};
+    if (q->text) {
+        /* The page text, rendered for this page and dropped after it. */
+        sbuf txt = {0};
+        page_text(C, &txt);
+        if (txt.oom) {
+            free(txt.p);
+            free(out.p);
+            return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
+        }
+        page_chars(&txt, q, room, &out, &pi);
+        free(txt.p);
+    } else
+        page_elements(a, t, C, q, room, &out, &pi);
+    snap_obs_sb_puts(&out, close_line);
+    if (q->text) {
+        if (pi.truncated)
+            snap_obs_sb_printf(&out,
+                               "[more] text %zu-%zu of %zu chars shown; next: text_offset=%zu\n",
+                               pi.first, pi.first + pi.shown, pi.total, pi.next);
+        else if (q->query && *q->query && pi.shown == 0)
+            snap_obs_sb_puts(&out, "[end] no match at or after text_offset\n");
+        else
+            snap_obs_sb_printf(&out, "[end] text %zu-%zu of %zu chars\n", pi.first,
+                               pi.first + pi.shown, pi.total);
+    } else {
+        const char *what = q->query && *q->query ? "matching lines" : "lines";
+        if (pi.truncated)
+            snap_obs_sb_printf(&out, "[more] %s %zu-%zu of %zu shown, %zu left; next: offset=%zu "
+                               "(or a query)\n", what, pi.first + 1, pi.first + pi.shown, pi.total,
+                               pi.total - pi.first - pi.shown, pi.next);
+        else if (pi.first > 0 || (q->query && *q->query))
+            snap_obs_sb_printf(&out, "[end] %s %zu-%zu of %zu\n", what,
+                               pi.total ? pi.first + 1 : 0, pi.first + pi.shown, pi.total);
+        if (pi.text_cut)
+            snap_obs_sb_printf(&out,
+                               "[note] text lines are cut at %d chars (\xe2\x80\xa6); text mode "
+                               "has the whole text\n",
+                               TEXT_MAX_CHARS);
+    }
+    if (C->deep)
+        snap_obs_sb_printf(&out, "[note] the page nests deeper than %d levels: the %zu nodes below "
+                           "are shown flattened under their ancestor at that depth (in page order, "
+                           "without their structure)%s\n", MAX_DEPTH, C->deep,
+                           C->deep_cut ? "; past a bound some were left out (the browser's tree "
+                           "repeats nodes)" : "");
+    if (out.oom) {
+        free(out.p);
+        return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
+    }
+    write_structured(C, t, q, r->obs, &pi, out.len, r);
+    if (r->text && *r->text) {
+        sbuf both = {0};
+        snap_obs_sb_puts(&both, r->text);
+        if (r->text[strlen(r->text) - 1] != '\n')
+            snap_obs_sb_putc(&both, '\n');
+        snap_obs_sb_putn(&both, out.p, out.len);
+        free(out.p);
+        if (both.oom) {
+            free(both.p);
+            return snap_fail(r, SNAP_ENOMEM, "out of memory");
+        }
+        out = both;
+    }
+    free(r->text);
+    r->text = out.p ? out.p : calloc(1, 1);
+    r->code = 0;
+    return 0;
+}
+
+int snap_observe(snap_agent *a, const snap_query *q, snap_result *r)
+{
+    memset(r, 0, sizeof *r);
+    if (snap_sync(a))
+        return snap_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
+    snap_tab *t = snap_tab_current(a);
+    if (!t)
+        return snap_fail(r, SNAP_ENOTAB, "no open tab; open a URL first");
+    if (t->dialog_open)
+        return snap_fail(r, SNAP_EDIALOG, "tab t%d has a %s dialog open; answer it first",
+                         t->id, t->dialog_type);
+    snap_gated gg;
+    snap_gate_in gi = {.tool = q && q->text ? "text" : "snapshot", .tab = t->id};
+    int rc = snap_gate_ask(a, &gi, &gg, r);
+    if (rc)
+        return rc;
+    t = snap_tab_current(a);
+    char note[600];
+    snap_nav_note(a, t, note, sizeof note);
+    if (note[0]) {
+        free(r->text);
+        r->text = strdup(note);
+    }
+    rc = t ? snap_build(a, t, q, r) : snap_fail(r, SNAP_ENOTAB, "the tab closed");
+    snap_gate_done(a, &gg, rc, r);
+    return rc;
+}

@@ -1,0 +1,394 @@
+/*
+ * observe_int.h — internals shared by the observe_*.c files only. They are
+ * the observation: a compact text projection of a tab's
+ * accessibility tree (all frames, shadow roots pierced) with element refs,
+ * bounded by a character budget and paged; and the page text, paged by
+ * characters.
+ *
+ * Sources, all fetched in one pipelined batch (cdp_send for every command,
+ * then cdp_wait for every reply: one round trip of latency):
+ *   - Accessibility.getFullAXTree {frameId} per frame, on the session that
+ *     owns the frame's document (the tab's for same-process frames, the
+ *     iframe target's for out-of-process ones). Roles, accessible names,
+ *     values and states as the browser computes them; closed shadow roots
+ *     included; aria-hidden, display:none and visibility:hidden content is
+ *     marked ignored. A page script cannot change what these commands say
+ *     except by changing the page itself.
+ *   - DOM.getFrameOwner {frameId} per child frame, on its parent frame's
+ *     session: the backend node of the <iframe> element, so the child's
+ *     tree is placed under the right Iframe node.
+ *   - DOMSnapshot.captureSnapshot per session (one covers every
+ *     same-process frame): input types and autocomplete attributes (to
+ *     recognise password and one-time-code fields, whose values are never
+ *     shown) and isClickable (a generic element with a click listener gets
+ *     a ref). If it fails, text field values of that session are withheld.
+ *
+ * Pipeline: AX nodes -> a "view" tree (vnode, preorder array, so a node's
+ * subtree is the index range [i, end)) in which wrappers are kept but
+ * marked flat (not printed; their children print at their depth) so that
+ * row context can still see cards and rows -> lines (the printed vnodes in
+ * order) -> the page of lines that fits the budget.
+ *
+ * Ownership: each reply is digested as it arrives (AX nodes into compact
+ * records with their own strings, the DOM snapshot into id sets) and freed
+ * at once; the AX trees, the biggest replies by far (tens of MB of JSON on
+ * a large page), are never held at all: they go through a cdp_send_sink
+ * sink that fills the records while the bytes arrive (ax_event). The
+ * view tree carries what it shows of those records, which are freed once
+ * it is built; its printed nodes, compacted in place, and the strings they
+ * point into become the tab's cache (struct snap_cache): later pages,
+ * queries and text pages of an unchanged document are rendered from it
+ * without reading the page again.
+ *
+ * Implementation notes
+ *  - Untrusted text: every page-derived string goes through put_page(),
+ *    which quotes (escapes '"' and '\'), turns control characters into
+ *    spaces, and never lets three '<' or '>' in a row through, so the
+ *    content markers cannot appear inside page content whatever the nonce.
+ *  - Refs are issued only for lines that are printed (snap_ref_for is
+ *    idempotent per node and document), so a 3000-row page does not fill
+ *    the ref table with refs nobody saw.
+ */
+#ifndef CDPGATE_OBSERVE_INT_H
+#define CDPGATE_OBSERVE_INT_H
+
+#include "snapshot/snap_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_BUDGET 12000
+#define MIN_BUDGET 600
+#define NAME_MAX_CHARS 150       /* accessible names and values in element lines */
+#define TEXT_MAX_CHARS 150       /* text lines in element mode (text mode is whole) */
+#define CTX_MAX_CHARS 40         /* row context */
+#define OPTIONS_MAX 30           /* native <select> options listed inline */
+#define MAX_DEPTH 400            /* deeper structure is flattened (walk_deep) */
+#define CACHE_FRESH_MS 1000      /* a cached snapshot serves a plain first page this long */
+#define CACHE_MAX_AGE_MS 4000    /* and paging, queries, text mode this long */
+
+/* ---- growing text buffer ---- */
+
+typedef struct {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} sbuf;
+
+enum { PAGE_QUOTED = 1, PAGE_KEEP_NL = 2 };
+
+/* ---- backend id sets (sorted arrays) ---- */
+
+typedef struct {
+    int *v;
+    size_t n, cap;
+} idset;
+
+/* ---- per-session and per-frame fetch state ---- */
+
+typedef struct {
+    const char *id;              /* session id (borrowed from the tab's frames) */
+    uint64_t call;
+    int rc;
+    bool done;                   /* reply collected (or the call failed) */
+    bool dom_ok;                 /* the DOMSnapshot answered: secrets are known */
+    idset secret;                /* password, one-time-code and payment card inputs */
+    idset pw, otc;               /* of which type=password; one-time-code or
+                                    current/new-password autocomplete */
+    idset click;                 /* isClickable */
+    void *dss;                   /* domsink while the reply streams in */
+} sess_st;
+
+/* One AX node, digested from the reply and independent of it (the reply
+ * is freed as soon as its nodes are read): 20 bytes. Strings live in the
+ * frame's own arena, the role as an index into the frame's interned roles,
+ * children as indices into the frame's kids array (a node's run ends where
+ * the next node's begins). InlineTextBox nodes (a quarter of a text-heavy
+ * tree, never printed) are not kept, nor the children of StaticText (only
+ * InlineTextBoxes), nor strings the view never reads: the names of ignored
+ * nodes and of wrappers that never print (a table cell's name repeats its
+ * text), the values of ignored and dropped nodes (see ax_add). */
+enum {
+    AX_IGNORED = 1,
+    AX_KIDS = 2,                 /* the reply listed children (maybe none kept) */
+    AX_NAMED = 4,                /* the reply had a name ... */
+    AX_NAME = 8,                 /* ... and it is kept at str */
+    AX_VALUE = 16,               /* a string value, after the name */
+    AX_NUM = 32,                 /* a numeric value (spinbutton, slider): a double there */
+};
+
+typedef struct {
+    uint32_t str;                /* F->str offset: [name NUL][value NUL | double] */
+    uint32_t kid0;               /* F->kix[kid0 .. next node's kid0) */
+    int32_t backend;
+    uint16_t role;               /* index into F->roles */
+    uint16_t st;                 /* ST_* from the properties */
+    uint8_t level;               /* heading level 1-9, 0 for any other */
+    uint8_t flags;               /* AX_* */
+} axn;
+
+typedef struct {
+    snap_frame *f;               /* = &fc: a copy, because the event listener may
+                                    grow t->frames while replies are awaited */
+    snap_frame fc;
+    int sess;                    /* index into sessions */
+    int parent;                  /* index into frames, -1 for the main frame */
+    uint64_t ax_call, own_call;
+    int ax_rc, own_rc;
+    bool ax_done, own_done;      /* reply collected (or the call failed) */
+    char err[160];
+    int owner;                   /* backend node of the <iframe> in the parent, 0 unknown */
+    bool placed;
+    bool ghost;                  /* not in the page (place_orphans): no line */
+    axn **nodes;                 /* chunks of AXC records (see ax_at) */
+    size_t nnodes, nchunk;
+    size_t released;             /* chunks [0, released) freed by the walk */
+    bool preorder;               /* the walk reads records in index order */
+    void *ids;                   /* nodeId per node, until ax_finish */
+    void *kid;                   /* child nodeIds, until ax_finish */
+    bool wide;                   /* ids and kid hold int64_t, else int32_t (every
+                                    nodeId Chromium sends fits; see ax_widen) */
+    int32_t *kix;                /* then: child node index or -1 */
+    size_t nkid, kid_cap;
+    sbuf str;                    /* the nodes' strings and role names */
+    uint32_t *roles;             /* interned role names (offsets in str) */
+    uint16_t *rcls;              /* their RC_* classes */
+    size_t nroles, caproles;
+    int *hash;                   /* nodeId -> index + 1, open addressing, until ax_finish */
+    size_t hcap;
+    void *axs;                   /* axsink while the AX reply streams in */
+} frame_st;
+
+/* ---- the view tree ---- */
+
+enum { V_ELEM, V_FLAT, V_TEXT, V_FRAME };
+
+/* State bits shown after the name. */
+enum {
+    ST_DISABLED = 1 << 0, ST_CHECKED = 1 << 1, ST_MIXED = 1 << 2, ST_EXPANDED = 1 << 3,
+    ST_COLLAPSED = 1 << 4, ST_SELECTED = 1 << 5, ST_PRESSED = 1 << 6, ST_REQUIRED = 1 << 7,
+    ST_FOCUSED = 1 << 8, ST_READONLY = 1 << 9, ST_SECRET = 1 << 10, ST_INVALID = 1 << 11,
+    ST_FOCUSABLE = 1 << 12, ST_EDITABLE = 1 << 13,
+};
+
+/* A view node: 36 bytes. It carries what it shows of its AX node (the
+ * string offset, flags and backend node: vname, vvalue, vnum), so that the
+ * AX records are freed once the view is built; its role is an index into
+ * the build's role table (build.rt). The printed ones, compacted in place,
+ * become the cache's lines (see struct snap_cache). */
+enum {
+    VF_ACT = 1,                  /* gets a ref */
+    VF_DROP = 2,                 /* prints nothing, not even its children */
+    VF_NONAME = 4,               /* shown without the AX node's name and value */
+    VF_NOVALUE = 8,              /* the value is withheld (secret) */
+    VF_OPTS = 16,                /* toff/tlen hold the options of a native select */
+    VF_CTX = 32,                 /* aux holds a row context */
+    VF_STR = 64,                 /* V_TEXT: toff is in the frame's str (one
+                                    StaticText's name), not in the arena */
+};
+
+/* The frames a build takes (vnode.frame is 16 bits); more is out of memory. */
+#define FRAMES_MAX 65535
+
+typedef struct {
+    int32_t parent, end;         /* preorder: the subtree is [index, end); in
+                                    the cache: printed parent line, depth */
+    uint32_t str;                /* its AX node's axn.str (in that frame's str) */
+    int32_t backend;             /* its AX node's backendDOMNodeId, 0 for none */
+    uint32_t toff, tlen;         /* text (V_TEXT, clickable) or options in the
+                                    arena; V_FRAME: child frame_st index + 1 */
+    uint32_t aux;                /* during the walk: top-level printed lines it
+                                    contributes; then (VF_CTX): row context in
+                                    the arena, after its 16-bit length */
+    uint16_t role;               /* printed role (elements): index into rt */
+    uint16_t frame;              /* frame_st index (at most FRAMES_MAX) */
+    unsigned st : 14;            /* ST_* */
+    unsigned axf : 6;            /* its AX node's axn.flags, 0 for none */
+    unsigned kind : 2;           /* V_* */
+    unsigned vf : 7;             /* VF_* */
+} vnode;
+
+typedef struct {
+    snap_agent *a;
+    snap_tab *t;                 /* valid until fetch waits; then tab_id */
+    int tab_id;
+    frame_st *fr;
+    size_t nfr;
+    sess_st *ss;
+    size_t nss;
+    vnode *v;
+    size_t nv, capv;
+    size_t hintv;                /* first capacity: about one per AX node */
+    const char **rt;             /* printed roles (static or in a frame's str) */
+    size_t nrt, caprt;
+    const char *title;           /* the main frame's RootWebArea name (in its str) */
+    int tail_text;               /* the V_TEXT vnode written last, and the arena */
+    size_t tail_len;             /* length then: it may take more text while equal */
+    sbuf arena;
+    size_t deep;                 /* nodes below MAX_DEPTH, shown flattened */
+    size_t deep_left;            /* visits walk_deep may still make */
+    bool deep_cut;               /* it ran out: some were not shown */
+    bool oom;
+} build;
+
+/* Role classes, computed once per interned role. */
+enum {
+    RC_FLAT = 1 << 0, RC_FLAT_NAMED = 1 << 1, RC_DROP = 1 << 2, RC_ACT = 1 << 3,
+    RC_LEAF = 1 << 4, RC_TEXT = 1 << 5, RC_FRAME = 1 << 6, RC_ROOT = 1 << 7,
+    RC_OPTION = 1 << 8, RC_EDITBASE = 1 << 9, RC_GENERIC = 1 << 10, RC_COMBO = 1 << 11,
+};
+
+/* The records are kept in chunks of AXC (80 KB each), so that a walk
+ * that reads them in index order can free those behind it. */
+#define AXC_SHIFT 12
+
+typedef struct {
+    frame_st *F;
+    bool oom;
+    bool nodes_key, nodes_seen;
+    int in_nodes;                /* 1 inside result.nodes */
+    bool in_node;                /* inside an object element of nodes */
+    int field;                   /* AF_* of the current depth-3 member */
+    unsigned seen;               /* fields met in this node (first wins) */
+    bool ctr_obj;                /* the depth-3 value is an object */
+    bool sub, subseen;           /* role/name/value: at its first "value" */
+    sbuf id, role, name, value, kid;
+    bool has_id, has_role, has_name, has_value, ignored, has_num;
+    double num;
+    int backend;
+    int64_t *kids;
+    size_t nk, ck;
+    /* properties[] */
+    bool in_prop, pv_obj, pname_seen, pvalue_seen, pvv_seen;
+    int pfield;                  /* 1 "name", 2 "value" */
+    bool pvkey;
+    sbuf pname;
+    bool has_pname;
+    int pvtype;                  /* 0 other, 1 true, 2 string, 3 number */
+    char pstr[16];
+    size_t pstr_len;
+    bool pstr_nul;
+    double pnum;
+    unsigned st;
+    int level;
+} axsink;
+
+typedef struct {
+    int *v;
+    size_t n, cap;
+} ivec;
+
+typedef struct {
+    ivec backs, names;           /* per node of the current document */
+    ivec attr_off;               /* per node: start in attrs (pairs follow) */
+    ivec attrs;                  /* string indices, k v k v ... */
+    ivec click;                  /* node indices */
+} dsdoc;
+
+typedef struct {
+    dsdoc *docs;
+    size_t ndocs, capdocs;
+    int where;                   /* 1 documents, 2 strings, 0 elsewhere */
+    int field;                   /* 1 backendNodeId 2 nodeName 3 attributes 4 isClickable */
+    bool in_nodes, in_click_index;
+    unsigned char *flags;        /* per string */
+    size_t nstr, capstr;
+    char head[16];               /* first bytes of the current string */
+    size_t headlen, total;
+    char carry[16];              /* last bytes of the previous piece */
+    size_t ncarry;
+    unsigned char cur;           /* flags gathered for the current string */
+    bool oom;
+} domsink;
+
+/* ---- lines ---- */
+
+typedef struct {
+    int v;                       /* vnode */
+    int depth;
+    int parent;                  /* printed parent line, -1 */
+} line;
+
+typedef struct {
+    line *l;
+    size_t n, cap;
+} lines;
+
+/* ---- observe_tree.c ---- */
+
+bool snap_obs_sb_reserve(sbuf *b, size_t extra);
+void snap_obs_sb_putn(sbuf *b, const char *s, size_t n);
+void snap_obs_sb_puts(sbuf *b, const char *s);
+void snap_obs_sb_putc(sbuf *b, char c);
+void snap_obs_sb_printf(sbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+bool snap_obs_put_page(sbuf *b, const char *s, size_t n, size_t max, unsigned mode);
+void snap_obs_put_quoted(sbuf *b, const char *s, size_t max);
+bool snap_obs_contains_ci(const char *hay, size_t hlen, const char *needle);
+bool snap_obs_blank(const char *s);
+bool snap_obs_same_text(const char *x, const char *y);
+void snap_obs_ids_add(idset *s, int id);
+void snap_obs_ids_sort(idset *s);
+bool snap_obs_ids_has(const idset *s, int id);
+uint16_t snap_obs_role_ix(build *B, const char *role);
+const char *snap_obs_vrole(const build *B, const vnode *x);
+int snap_obs_vnew(build *B, int parent, int kind, int frame);
+bool snap_obs_in_list(const char *role, const char *const *list);
+extern const char *const snap_obs_NAME_FROM_CONTENT[];
+unsigned snap_obs_role_class(const char *role);
+const char *snap_obs_print_role(const char *role, int level);
+
+/* ---- observe_ax.c ---- */
+
+axn *snap_obs_ax_at(const frame_st *F, size_t i);
+const char *snap_obs_ax_role(const frame_st *F, const axn *a);
+unsigned snap_obs_ax_cls(const frame_st *F, const axn *a);
+const char *snap_obs_name_at(const char *str, uint32_t off, unsigned flags);
+const char *snap_obs_value_at(const char *str, uint32_t off, unsigned flags);
+bool snap_obs_num_at(const char *str, uint32_t off, unsigned flags, double *num);
+const char *snap_obs_ax_name(const frame_st *F, const axn *a);
+const char *snap_obs_ax_value(const frame_st *F, const axn *a);
+bool snap_obs_ax_num(const frame_st *F, const axn *a, double *num);
+size_t snap_obs_ax_nkids(const frame_st *F, size_t i);
+int snap_obs_ax_finish(frame_st *F);
+void snap_obs_ax_drop(frame_st *F);
+void snap_obs_axs_free(axsink *S);
+bool snap_obs_is_text(const json_event *ev);
+bool snap_obs_is_value(const json_event *ev);
+int snap_obs_ax_event(void *ud, const json_event *ev);
+bool snap_obs_masked(const char *s);
+
+/* ---- observe_dom.c ---- */
+
+unsigned snap_obs_secret_kind(const sess_st *S, int backend);
+void snap_obs_ds_free(domsink *S);
+int snap_obs_ds_event(void *ud, const json_event *ev);
+void snap_obs_ds_finish(sess_st *T, const domsink *S);
+
+/* ---- observe_build.c ---- */
+
+const char *snap_obs_vname_in(const char *str, const vnode *x);
+const char *snap_obs_vvalue_in(const char *str, const vnode *x);
+bool snap_obs_vnum_in(const char *str, const vnode *x, double *num);
+const char *snap_obs_vname(const build *B, const vnode *x);
+char *snap_obs_vtext(const build *B, const vnode *x);
+int snap_obs_vchild(const vnode *x);
+void snap_obs_finish(build *B, int i);
+void snap_obs_mask_secrets(build *B);
+int snap_obs_ax_root(const frame_st *F);
+int snap_obs_ax_reorder(frame_st *F);
+void snap_obs_walk_frame_root(build *B, int fi, int parent, int depth);
+void snap_obs_row_context(build *B);
+
+/* ---- observe_render.c ---- */
+
+void snap_obs_collect_lines(build *B, lines *L, int i, int depth, int pline);
+void snap_obs_dedup_lines(build *B, lines *L);
+void snap_obs_free_build(build *B);
+int snap_obs_fetch(build *B);
+
+#endif

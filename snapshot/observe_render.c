@@ -1,0 +1,305 @@
+/*
+ * observe_render.c — rendering the view tree: lines, budget and paging, the whole
+ * snapshot (snap_build).
+ *
+ * Part of snapshot/ (see observe_int.h for what the observe_* files share).
+ */
+#include "snapshot/observe_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void snap_obs_collect_lines(build *B, lines *L, int i, int depth, int pline)
+{
+    /* Iterative over siblings, recursive over printed depth. */
+    const vnode *x = &B->v[i];
+    if (x->vf & VF_DROP)
+        return;
+    int me = pline;
+    if (x->kind != V_FLAT) {
+        if (L->n == L->cap) {
+            size_t nc = L->cap ? L->cap * 2 : 256;
+            line *nl = realloc(L->l, nc * sizeof *nl);
+            if (!nl) {
+                B->oom = true;
+                return;
+            }
+            L->l = nl;
+            L->cap = nc;
+        }
+        L->l[L->n] = (line){i, depth, pline};
+        me = (int)L->n++;
+        depth++;
+    }
+    if (x->kind == V_TEXT || (x->kind == V_ELEM && strcmp(snap_obs_vrole(B, x), "clickable") == 0))
+        return;
+    for (int j = i + 1; j < B->v[i].end; j = B->v[j].end)
+        snap_obs_collect_lines(B, L, j, depth, me);
+}
+
+/* Does text vnode t say the same as the name of element e? */
+static bool text_is_name(build *B, const vnode *t, const vnode *e)
+{
+    const char *en = e->kind == V_ELEM ? snap_obs_vname(B, e) : NULL;
+    if (t->kind != V_TEXT || !en || !*en)
+        return false;
+    char *p = snap_obs_vtext(B, t);
+    char save = p[t->tlen];
+    p[t->tlen] = 0;
+    bool same = snap_obs_same_text(p, en);
+    p[t->tlen] = save;
+    return same;
+}
+
+/* Drop text lines that repeat a name: the element's own text under it, and
+ * a label next to its control ("Full name" before textbox "Full name"). */
+void snap_obs_dedup_lines(build *B, lines *L)
+{
+    int *map = malloc((L->n ? L->n : 1) * sizeof *map);
+    if (!map)
+        return;     /* keeping the duplicates is harmless */
+    size_t w = 0;
+    for (size_t k = 0; k < L->n; k++) {
+        const line *l = &L->l[k];
+        const vnode *x = &B->v[l->v];
+        bool drop = false;
+        if (x->kind == V_TEXT) {
+            if (l->parent >= 0 && text_is_name(B, x, &B->v[L->l[l->parent].v]))
+                drop = true;
+            for (int d = -1; d <= 1 && !drop; d += 2) {
+                size_t o = d < 0 ? k - 1 : k + 1;
+                if ((d < 0 && k == 0) || o >= L->n)
+                    continue;
+                const line *m = &L->l[o];
+                if (m->depth == l->depth && m->parent == l->parent &&
+                    (B->v[m->v].vf & VF_ACT) && text_is_name(B, x, &B->v[m->v]))
+                    drop = true;
+            }
+        }
+        map[k] = drop ? -1 : (int)w;
+        if (!drop) {
+            line nl = *l;
+            nl.parent = nl.parent >= 0 ? map[nl.parent] : -1;
+            L->l[w++] = nl;
+        }
+    }
+    L->n = w;
+    free(map);
+}
+
+/* ---- the whole thing ---- */
+
+
+
+
+void snap_obs_free_build(build *B)
+{
+    for (size_t i = 0; i < B->nfr; i++) {
+        if (B->fr[i].axs) {
+            snap_obs_axs_free(B->fr[i].axs);
+            free(B->fr[i].axs);
+        }
+        snap_obs_ax_drop(&B->fr[i]);
+    }
+    for (size_t i = 0; i < B->nss; i++) {
+        free(B->ss[i].secret.v);
+        free(B->ss[i].pw.v);
+        free(B->ss[i].otc.v);
+        free(B->ss[i].click.v);
+        if (B->ss[i].dss) {
+            snap_obs_ds_free(B->ss[i].dss);
+            free(B->ss[i].dss);
+        }
+    }
+    free(B->fr);
+    free(B->ss);
+    free(B->v);
+    free(B->rt);
+    free(B->arena.p);
+}
+
+static char *frame_params(const char *frame_id)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "frameId");
+    json_w_str(&w, frame_id);
+    json_w_obj_end(&w);
+    return json_w_take(&w, NULL);
+}
+
+/* The calls of one fetch, in the order they were sent. */
+typedef struct {
+    int kind;                    /* 0 AX tree, 1 frame owner, 2 DOM snapshot */
+    size_t i;                    /* frame or session index */
+    uint64_t id;
+} fcall;
+
+/* Collect one reply, digest it and free it at once: only the replies that
+ * arrived together are ever held as parsed documents. */
+static int collect(build *B, const fcall *fc, int tmo)
+{
+    snap_agent *a = B->a;
+    cdp_reply rep = {0};
+    cdp_err e = {0};
+    int rc = cdp_wait(a->c, fc->id, tmo, &rep, &e);
+    int ret = 0;
+    if (fc->kind == 0) {
+        /* The reply went through ax_event as it arrived. */
+        frame_st *F = &B->fr[fc->i];
+        axsink *S = F->axs;
+        F->ax_done = true;
+        F->ax_rc = rc;
+        if (rc) {
+            snprintf(F->err, sizeof F->err, "%.150s", e.msg);
+            if (S && S->oom)
+                ret = SNAP_ENOMEM;
+            snap_obs_ax_drop(F);
+        } else if ((F->ax_rc = snap_obs_ax_finish(F)) == SNAP_ENOMEM) {
+            ret = SNAP_ENOMEM;
+        }
+        if (S) {
+            snap_obs_axs_free(S);
+            free(S);
+            F->axs = NULL;
+        }
+    } else if (fc->kind == 1) {
+        frame_st *F = &B->fr[fc->i];
+        F->own_done = true;
+        F->own_rc = rc;
+        if (!rc)
+            F->owner = (int)json_get_int(rep.result, "backendNodeId", 0);
+    } else {
+        sess_st *S = &B->ss[fc->i];
+        domsink *DS = S->dss;
+        S->done = true;
+        S->rc = rc;
+        if (!rc && DS && !DS->oom)
+            snap_obs_ds_finish(S, DS);    /* the reply went through ds_event as it came */
+        if (DS) {
+            snap_obs_ds_free(DS);
+            free(DS);
+            S->dss = NULL;
+        }
+    }
+    cdp_reply_free(&rep);
+    return ret;
+}
+
+/* Send every command, then collect every reply as it arrives. */
+int snap_obs_fetch(build *B)
+{
+    snap_agent *a = B->a;
+    snap_tab *t = B->t;
+    int tmo = a->o.timeout_ms > 0 ? a->o.timeout_ms : 15000;
+    if (t->nframes > FRAMES_MAX)
+        return SNAP_ENOMEM;
+    B->fr = calloc(t->nframes ? t->nframes : 1, sizeof *B->fr);
+    B->ss = calloc(t->nframes ? t->nframes : 1, sizeof *B->ss);
+    fcall *calls = calloc(t->nframes * 3 + 1, sizeof *calls);
+    if (!B->fr || !B->ss || !calls) {
+        free(calls);
+        return SNAP_ENOMEM;
+    }
+    for (size_t i = 0; i < t->nframes; i++) {
+        snap_frame *f = &t->frames[i];
+        if (f->gone || !f->session[0])
+            continue;
+        frame_st *F = &B->fr[B->nfr++];
+        F->fc = *f;
+        F->fc.url = NULL;        /* owned by the agent; not needed here */
+        F->f = &F->fc;
+        F->parent = -1;
+        size_t s = 0;
+        while (s < B->nss && strcmp(B->ss[s].id, F->f->session) != 0)
+            s++;
+        if (s == B->nss)
+            B->ss[B->nss++].id = F->f->session;
+        F->sess = (int)s;
+    }
+    if (!B->nfr || strcmp(B->fr[0].f->id, t->frames[0].id) != 0) {
+        free(calls);
+        return SNAP_EBROWSER;
+    }
+    for (size_t i = 0; i < B->nfr; i++) {
+        frame_st *F = &B->fr[i];
+        for (size_t k = 0; k < B->nfr; k++)
+            if (k != i && F->f->parent[0] && strcmp(B->fr[k].f->id, F->f->parent) == 0)
+                F->parent = (int)k;
+    }
+    /* The DOM snapshots go first: their replies are digested into small
+     * sets and freed before the AX replies (which are kept as records until
+     * the walk) stream in, so the two never sit in memory together. */
+    size_t nc = 0;
+    for (size_t s = 0; s < B->nss; s++) {
+        domsink *DS = calloc(1, sizeof *DS);
+        B->ss[s].dss = DS;
+        B->ss[s].rc = DS ? snap_cdp_send_sink(a, B->ss[s].id, "DOMSnapshot.captureSnapshot",
+                                         "{\"computedStyles\":[]}", snap_obs_ds_event, DS,
+                                         &B->ss[s].call, NULL)
+                         : CDP_ENOMEM;
+        if (!B->ss[s].rc)
+            calls[nc++] = (fcall){2, s, B->ss[s].call};
+    }
+    for (size_t i = 0; i < B->nfr; i++) {
+        frame_st *F = &B->fr[i];
+        char *p = frame_params(F->f->id);
+        if (!p) {
+            free(calls);
+            return SNAP_ENOMEM;
+        }
+        cdp_err e = {0};
+        axsink *S = calloc(1, sizeof *S);
+        if (!S) {
+            free(p);
+            free(calls);
+            return SNAP_ENOMEM;
+        }
+        S->F = F;
+        F->axs = S;
+        F->ax_rc = snap_cdp_send_sink(a, F->f->session, "Accessibility.getFullAXTree", p,
+                                 snap_obs_ax_event, S, &F->ax_call, &e);
+        if (F->ax_rc)
+            snprintf(F->err, sizeof F->err, "%.150s", e.msg);
+        else
+            calls[nc++] = (fcall){0, i, F->ax_call};
+        if (F->parent >= 0) {
+            F->own_rc = snap_cdp_send(a, B->fr[F->parent].f->session, "DOM.getFrameOwner", p,
+                                 &F->own_call, NULL);
+            if (!F->own_rc)
+                calls[nc++] = (fcall){1, i, F->own_call};
+        }
+        free(p);
+    }
+    /* Wait for the oldest outstanding call; after each reply, take every
+     * other one already in, so that none waits as a parsed document. */
+    int rc = 0;
+    unsigned char *done = calloc(nc ? nc : 1, 1);
+    if (!done) {
+        for (size_t k = 0; k < nc; k++)
+            cdp_forget(a->c, calls[k].id);
+        free(calls);
+        return SNAP_ENOMEM;
+    }
+    for (size_t k = 0; k < nc; k++) {
+        if (done[k])
+            continue;
+        if (collect(B, &calls[k], tmo))
+            rc = SNAP_ENOMEM;
+        done[k] = 1;
+        for (size_t j = k + 1; j < nc; j++) {
+            if (!done[j] && cdp_reply_ready(a->c, calls[j].id)) {
+                if (collect(B, &calls[j], tmo))
+                    rc = SNAP_ENOMEM;
+                done[j] = 1;
+            }
+        }
+    }
+    free(done);
+    free(calls);
+    if (B->fr[0].ax_rc && !rc)
+        rc = SNAP_EBROWSER;
+    return rc;
+}

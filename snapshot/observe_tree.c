@@ -1,0 +1,389 @@
+/*
+ * observe_tree.c — the view tree's building blocks: the text buffer and page-derived
+ * text, backend id sets, per-session and per-frame fetch state, view nodes
+ * and roles.
+ *
+ * Part of snapshot/ (see observe_int.h for what the observe_* files share).
+ */
+#include "snapshot/observe_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool snap_obs_sb_reserve(sbuf *b, size_t extra)
+{
+    if (b->oom)
+        return false;
+    if (b->len + extra + 1 <= b->cap)
+        return true;
+    size_t n = b->cap ? b->cap : 256;
+    while (n < b->len + extra + 1)
+        n *= 2;
+    char *np = realloc(b->p, n);
+    if (!np) {
+        b->oom = true;
+        return false;
+    }
+    b->p = np;
+    b->cap = n;
+    return true;
+}
+
+void snap_obs_sb_putn(sbuf *b, const char *s, size_t n)
+{
+    if (!snap_obs_sb_reserve(b, n))
+        return;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+
+void snap_obs_sb_puts(sbuf *b, const char *s) { snap_obs_sb_putn(b, s, strlen(s)); }
+
+void snap_obs_sb_putc(sbuf *b, char c) { snap_obs_sb_putn(b, &c, 1); }
+void snap_obs_sb_printf(sbuf *b, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    snap_obs_sb_putn(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* Length of the UTF-8 sequence starting with byte c (1 for stray bytes). */
+static size_t u8len(unsigned char c)
+{
+    if (c < 0xC0)
+        return 1;
+    if (c < 0xE0)
+        return 2;
+    if (c < 0xF0)
+        return 3;
+    return 4;
+}
+
+/* Append page-derived text: whitespace runs collapse to one space (or keep
+ * one newline with PAGE_KEEP_NL), control characters become spaces, with
+ * PAGE_QUOTED '"' and '\' are escaped, and no run of three '<' or '>' ever
+ * comes out (the third becomes a look-alike angle quote), so page content
+ * can never spell a content marker. At most max bytes of input are used;
+ * when cut, "…" is appended. Returns true when the text was cut. */
+bool snap_obs_put_page(sbuf *b, const char *s, size_t n, size_t max, unsigned mode)
+{
+    bool cut = false;
+    bool space = false;
+    bool nl = false;
+    int run_lt = 0, run_gt = 0;
+    size_t used = 0;
+    size_t i = 0;
+    /* Skip leading whitespace. */
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+        i++;
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+            space = true;
+            if (c == '\n' && (mode & PAGE_KEEP_NL))
+                nl = true;
+            i++;
+            continue;
+        }
+        size_t l = u8len(c);
+        if (i + l > n)
+            l = n - i;
+        if (used + l > max) {
+            cut = true;
+            break;
+        }
+        if (space) {
+            snap_obs_sb_putc(b, nl ? '\n' : ' ');
+            space = nl = false;
+            run_lt = run_gt = 0;
+            used++;
+        }
+        if (c < 0x20 || c == 0x7f) {
+            snap_obs_sb_putc(b, ' ');
+        } else if (c == '<') {
+            if (++run_lt >= 3) {
+                snap_obs_sb_puts(b, "\xe2\x80\xb9");     /* ‹ */
+                run_lt = 0;
+            } else {
+                snap_obs_sb_putc(b, '<');
+            }
+            run_gt = 0;
+        } else if (c == '>') {
+            if (++run_gt >= 3) {
+                snap_obs_sb_puts(b, "\xe2\x80\xba");     /* › */
+                run_gt = 0;
+            } else {
+                snap_obs_sb_putc(b, '>');
+            }
+            run_lt = 0;
+        } else {
+            run_lt = run_gt = 0;
+            if ((mode & PAGE_QUOTED) && (c == '"' || c == '\\'))
+                snap_obs_sb_putc(b, '\\');
+            snap_obs_sb_putn(b, s + i, l);
+        }
+        used += l;
+        i += l;
+    }
+    if (cut)
+        snap_obs_sb_puts(b, "\xe2\x80\xa6");             /* … */
+    return cut;
+}
+
+void snap_obs_put_quoted(sbuf *b, const char *s, size_t max)
+{
+    snap_obs_sb_putc(b, '"');
+    snap_obs_put_page(b, s, strlen(s), max, PAGE_QUOTED);
+    snap_obs_sb_putc(b, '"');
+}
+
+/* ASCII case-insensitive substring search. */
+bool snap_obs_contains_ci(const char *hay, size_t hlen, const char *needle)
+{
+    size_t nl = strlen(needle);
+    if (nl == 0)
+        return true;
+    for (size_t i = 0; i + nl <= hlen; i++) {
+        size_t k = 0;
+        while (k < nl) {
+            unsigned char x = (unsigned char)hay[i + k], y = (unsigned char)needle[k];
+            if (x >= 'A' && x <= 'Z')
+                x = (unsigned char)(x + 32);
+            if (y >= 'A' && y <= 'Z')
+                y = (unsigned char)(y + 32);
+            if (x != y)
+                break;
+            k++;
+        }
+        if (k == nl)
+            return true;
+    }
+    return false;
+}
+
+/* True when s has only whitespace. */
+bool snap_obs_blank(const char *s)
+{
+    for (; s && *s; s++)
+        if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r' && *s != '\f')
+            return false;
+    return true;
+}
+
+/* Compare two strings ignoring leading/trailing whitespace, collapsing
+ * inner runs, and ignoring ASCII case. */
+bool snap_obs_same_text(const char *x, const char *y)
+{
+    if (!x || !y)
+        return false;
+    for (;;) {
+        while (*x == ' ' || *x == '\n' || *x == '\t')
+            x++;
+        while (*y == ' ' || *y == '\n' || *y == '\t')
+            y++;
+        if (!*x || !*y)
+            return !*x && !*y;
+        while (*x && *y && *x != ' ' && *x != '\n' && *x != '\t' &&
+               (*x == *y || ((*x | 32) == (*y | 32) && (*x | 32) >= 'a' && (*x | 32) <= 'z')))
+            x++, y++;
+        bool xe = !*x || *x == ' ' || *x == '\n' || *x == '\t';
+        bool ye = !*y || *y == ' ' || *y == '\n' || *y == '\t';
+        if (!xe || !ye)
+            return false;
+    }
+}
+
+void snap_obs_ids_add(idset *s, int id)
+{
+    if (s->n == s->cap) {
+        size_t n = s->cap ? s->cap * 2 : 64;
+        int *nv = realloc(s->v, n * sizeof *nv);
+        if (!nv)
+            return;
+        s->v = nv;
+        s->cap = n;
+    }
+    s->v[s->n++] = id;
+}
+
+static int cmp_int(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+void snap_obs_ids_sort(idset *s)
+{
+    if (s->n)
+        qsort(s->v, s->n, sizeof *s->v, cmp_int);
+}
+
+bool snap_obs_ids_has(const idset *s, int id)
+{
+    return s->n && bsearch(&id, s->v, s->n, sizeof *s->v, cmp_int) != NULL;
+}
+
+/* The index of role (a static string or one in a frame's str, which the
+ * cache keeps) in B->rt, adding it; index 0 is "". */
+uint16_t snap_obs_role_ix(build *B, const char *role)
+{
+    for (size_t i = 0; i < B->nrt; i++)
+        if (B->rt[i] == role || strcmp(B->rt[i], role) == 0)
+            return (uint16_t)i;
+    if (B->nrt + 2 > B->caprt) {
+        size_t n = B->caprt ? B->caprt * 2 : 64;
+        const char **nr = n <= 65536 ? realloc(B->rt, n * sizeof *nr) : NULL;
+        if (!nr) {
+            B->oom = true;
+            return 0;
+        }
+        B->rt = nr;
+        B->caprt = n;
+    }
+    if (!B->nrt)
+        B->rt[B->nrt++] = "";
+    B->rt[B->nrt] = role;
+    return (uint16_t)B->nrt++;
+}
+
+const char *snap_obs_vrole(const build *B, const vnode *x)
+{
+    return B->nrt ? B->rt[x->role] : "";
+}
+
+int snap_obs_vnew(build *B, int parent, int kind, int frame)
+{
+    if (B->nv == B->capv) {
+        size_t n = B->capv ? B->capv + B->capv / 2 : B->hintv > 1024 ? B->hintv : 1024;
+        vnode *nv = realloc(B->v, n * sizeof *nv);
+        if (!nv) {
+            B->oom = true;
+            return -1;
+        }
+        B->v = nv;
+        B->capv = n;
+    }
+    int i = (int)B->nv++;
+    vnode *x = &B->v[i];
+    memset(x, 0, sizeof *x);
+    x->parent = parent;
+    x->kind = (unsigned)kind & 3u;
+    x->frame = (uint16_t)frame;
+    x->end = i + 1;
+    return i;
+}
+
+/* ---- roles ---- */
+
+bool snap_obs_in_list(const char *role, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(role, *list) == 0)
+            return true;
+    return false;
+}
+
+/* Wrappers: not printed, their children print at their depth. */
+static const char *const FLAT_ROLES[] = {
+    "generic", "none", "presentation", "LabelText", "Section", "rowgroup", "Pre",
+    "strong", "emphasis", "mark", "time", "subscript", "superscript", "insertion",
+    "deletion", "Abbr", "Ruby", "RubyAnnotation", "paragraph", "cell", "gridcell",
+    "DescriptionListDetail", "DescriptionListTerm", "definition", "term", "caption",
+    "Legend", "FigureCaption", "sectionheader", "sectionfooter", "RootWebArea",
+    "WebArea", "Canvas", "code", "Unknown", "ContentDeletion", "ContentInsertion",
+    "blockquote", "Details", "figure", "group", "list", "section", "SvgRoot",
+    "graphics-document", "graphics-object", "Summary", "LayoutTable", "LayoutTableRow",
+    "LayoutTableCell", "Iframe", "IframePresentational", "math", "MathMLMath",
+    NULL,
+};
+/* These wrappers print when they have a name (a fieldset's legend, a named list). */
+static const char *const FLAT_UNLESS_NAMED[] = {
+    "group", "list", "section", "figure", "blockquote", "Details", "SvgRoot", NULL,
+};
+/* Dropped with everything below. */
+static const char *const DROP_ROLES[] = {
+    "InlineTextBox", "LineBreak", "ListMarker", "separator", "MenuListPopup",
+    "splitter", NULL,
+};
+/* Elements an agent acts on: they get a ref. */
+static const char *const ACT_ROLES[] = {
+    "button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox",
+    "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider",
+    "spinbutton", "treeitem", "PopUpButton", "ToggleButton", "DisclosureTriangle",
+    "MenuListOption", "scrollbar", "ColorWell", "DateTime", "InputTime", "date",
+    NULL,
+};
+/* Their children are the inner editor or repeat the value: not walked. */
+static const char *const LEAF_ROLES[] = {
+    "textbox", "searchbox", "spinbutton", "slider", "combobox", "progressbar", "meter",
+    "scrollbar", "ColorWell", "DateTime", "InputTime", "date", "img", "image", "switch",
+    NULL,
+};
+
+/* Roles whose name is computed from their content (ARIA "name from
+ * content"), less the containers (row, treeitem). */
+const char *const snap_obs_NAME_FROM_CONTENT[] = {
+    "button", "link", "heading", "cell", "gridcell", "columnheader", "rowheader",
+    "checkbox", "radio", "switch", "tab", "option", "MenuListOption", "menuitem",
+    "menuitemcheckbox", "menuitemradio", "tooltip", "ToggleButton", "PopUpButton",
+    "DisclosureTriangle", NULL,
+};
+
+unsigned snap_obs_role_class(const char *role)
+{
+    unsigned c = 0;
+    if (snap_obs_in_list(role, FLAT_ROLES))
+        c |= RC_FLAT;
+    if (snap_obs_in_list(role, FLAT_UNLESS_NAMED))
+        c |= RC_FLAT_NAMED;
+    if (snap_obs_in_list(role, DROP_ROLES))
+        c |= RC_DROP;
+    if (snap_obs_in_list(role, ACT_ROLES))
+        c |= RC_ACT;
+    if (snap_obs_in_list(role, LEAF_ROLES))
+        c |= RC_LEAF;
+    if (strcmp(role, "StaticText") == 0)
+        c |= RC_TEXT;
+    if (strcmp(role, "Iframe") == 0 || strcmp(role, "IframePresentational") == 0)
+        c |= RC_FRAME;
+    if (strcmp(role, "RootWebArea") == 0)
+        c |= RC_ROOT;
+    if (strcmp(role, "option") == 0 || strcmp(role, "MenuListOption") == 0)
+        c |= RC_OPTION;
+    if (strcmp(role, "generic") == 0 || strcmp(role, "none") == 0 ||
+        strcmp(role, "paragraph") == 0)
+        c |= RC_EDITBASE;
+    if (strcmp(role, "generic") == 0)
+        c |= RC_GENERIC;
+    if (strcmp(role, "combobox") == 0)
+        c |= RC_COMBO;
+    return c;
+}
+
+/* The printed role: short names for common roles, hN for headings. All
+ * results are static strings. */
+const char *snap_obs_print_role(const char *role, int level)
+{
+    static const char *const map[][2] = {
+        {"listitem", "li"}, {"navigation", "nav"}, {"banner", "header"},
+        {"contentinfo", "footer"}, {"complementary", "aside"}, {"columnheader", "th"},
+        {"rowheader", "th"}, {"image", "img"}, {"PopUpButton", "button"},
+        {"ToggleButton", "button"}, {"DisclosureTriangle", "summary"},
+        {"MenuListOption", "option"}, {"searchbox", "search"}, {"alertdialog", "dialog"},
+        {"DescriptionList", "dl"},
+    };
+    static const char *const hs[] = {"h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9"};
+    if (strcmp(role, "heading") == 0)
+        return hs[(level >= 1 && level <= 9 ? level : 2) - 1];
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(role, map[i][0]) == 0)
+            return map[i][1];
+    return role;
+}

@@ -1,0 +1,543 @@
+/*
+ * page_js.c — every JavaScript snippet cdpgate runs in a page, in one place.
+ *
+ * The sink (sink.c) refuses any Runtime.evaluate or Runtime.callFunctionOn
+ * whose script is not in snap_page_scripts below (a template: its prefix and
+ * suffix around one JSON value), and one that changes the page (SNAP_JS_WRITE)
+ * without a permit. The one exception is the eval tool, whose expression the
+ * grant names and the human confirms (policy.c). cdpgate adds no script to
+ * new documents (no Page.addScriptToEvaluateOnNewDocument).
+ *
+ * Each script says what it does, where it runs and what it returns:
+ *   - "on a node": Runtime.callFunctionOn on a remote object of the element
+ *     (this = the node), in the page's main world;
+ *   - "in the page": Runtime.evaluate in the page's main world (the frame's
+ *     default context), or in an isolated world where said.
+ * Every reply is read with returnByValue unless said: plain JSON values. A
+ * page can lie to its scripts only about itself: identities (tab, frame,
+ * document, node) come from CDP, never from a script.
+ */
+#include "snapshot/snap_int.h"
+#include "snapshot/page_js.h"
+
+/* ==== the actions (act_*.c) ==== */
+
+/* Page-check helper (JS source, a var statement): sfOf(e) is the names of
+ * the password and one-time-code inputs of e's form (or of e itself when
+ * it is one), or null.
+ * Runs: inside the scripts below that start with it (not on its own). */
+#define SF_SRC \
+    "var sfOf=function(e){var f=e&&(e.form||(e.closest&&e.closest('form')));" \
+    "var L=f?[].slice.call(f.elements||[]):e?[e]:[];" \
+    "var s=L.filter(function(i){return i.tagName==='INPUT'&&((i.type||'').toLowerCase()===" \
+    "'password'||/one-time-code|current-password|new-password/.test(" \
+    "(i.getAttribute('autocomplete')||'').toLowerCase()));});" \
+    "return s.length?s.slice(0,8).map(function(i){return String(i.name||'');}):null;};"
+
+/* Page-check helper (JS source, a var statement): fw(e) is "" when the
+ * keys of the page go to e (the focused element, through open shadow
+ * roots, is e, or, for a contenteditable, an editable element holding e or
+ * inside it), else what has the focus ("input type=text", "a frame", "no
+ * element"): tag and type only, never a value.
+ * Runs: inside the scripts below that start with it (not on its own). */
+#define FW_SRC \
+    "var fw=function(e){var a=document.activeElement;" \
+    "while(a&&a.shadowRoot&&a.shadowRoot.activeElement)a=a.shadowRoot.activeElement;" \
+    "if(e&&a&&(a===e||(e.isContentEditable&&a.isContentEditable&&" \
+    "(a.contains(e)||e.contains(a)))))return'';" \
+    "return!a||a===document.body||a===document.documentElement?'no element':" \
+    "a.tagName==='IFRAME'||a.tagName==='FRAME'?'a frame':a.tagName.toLowerCase()+" \
+    "(a.tagName==='INPUT'?' type='+String(a.type).slice(0,20):'');};"
+
+/* Where the keys go now, as fw() says ("" on the element).
+ * Runs: on a node, the element typed into or pressed on (act_result.c).
+ * Returns: a string, "" when the keys go to it. */
+const char snap_js_focus_on_fn[] =
+    "function(){" FW_SRC "var e=this.nodeType===1?this:this.parentElement;"
+    "if(e&&e.tagName==='LABEL'&&e.control)e=e.control;return fw(e);}";
+
+/* Which of the fields noted secret in the element's document (tab,
+ * frame_id; snap_secret_note) are the element or in its form: the page
+ * may have made them type=text since, which sfOf() cannot see.
+ * Runs: on a node, the element of the action; arguments: the fields noted
+ * secret in its document (act_result.c). Returns: an array of their names
+ * (at most 8), those that are the element or in its form. */
+const char snap_js_sf_known_fn[] =
+    "function(){var e=this.nodeType===1?this:this.parentElement;"
+    "if(e&&e.tagName==='LABEL'&&e.control)e=e.control;"
+    "var f=e&&(e.form||(e.closest&&e.closest('form'))),o=[];"
+    "for(var i=0;i<arguments.length&&o.length<8;i++){var x=arguments[i];"
+    "if(x&&x.nodeType===1&&(x===e||(f&&(x.form===f||f.contains(x)))))"
+    "o.push(String(x.name||'').slice(0,63));}return o;}";
+
+/* Checks on the element before input (one call, plain values back).
+ * Runs: on a node, the element before pointer input (act_locate.c).
+ * Returns: {tag, id?, disabled, hidden?, option?, sf?} or {gone:1}. */
+const char snap_js_state_fn[] =
+    "function(){" SF_SRC "var e=this.nodeType===1?this:this.parentElement;"
+    "if(!e)return{gone:1};"
+    "var r={tag:e.tagName.toLowerCase()},d=null;if(e.id)r.id=String(e.id).slice(0,40);"
+    "if(e.matches(':disabled'))d=e.hasAttribute('disabled')?'disabled':"
+    "'inside a disabled fieldset';"
+    "else{var b=e.parentElement&&e.parentElement.closest('button:disabled,select:disabled');"
+    "if(b)d='inside a disabled '+b.tagName.toLowerCase();"
+    "else{var c=e.closest('[aria-disabled=true]');"
+    "if(c)d=c===e?'aria-disabled':'inside an aria-disabled element';"
+    "else if(e.closest('[inert]'))d='inert (blocked by a modal)';}}"
+    "r.disabled=d;var s=getComputedStyle(e);"
+    "if(s.visibility!=='visible')r.hidden='visibility: '+s.visibility;"
+    "else if(e.checkVisibility&&!e.checkVisibility())r.hidden='not rendered';"
+    "if(r.tag==='option'&&e.closest('select'))r.option=1;"
+    "var sf=sfOf(e);if(sf)r.sf=sf;return r;}";
+
+/* Is the hit node (argument) the element, inside it, or its label? A hit
+ * on a ::before/::after box (a CSSPseudoElement, not a Node: TodoMVC's
+ * check mark is its checkbox's ::after) counts as its element.
+ * Runs: on a node, the element; argument: the node hit at the click point
+ * (act_locate.c). Returns: 1 inside, 2 its label, 3 it labels the hit, 0 other. */
+const char snap_js_contains_fn[] =
+    "function(n){if(n&&n.nodeType===undefined&&n.element)n=n.element;"
+    "for(var x=n;x;x=x.parentNode||x.host)if(x===this)return 1;"
+    "var e=n.nodeType===1?n:n.parentElement,l=e&&e.closest('label');"
+    "if(l&&l.control===this)return 2;"
+    "if(this.tagName==='LABEL'&&this.control&&this.control===e)return 3;return 0;}";
+
+/* What covers the element (argument): the outermost ancestor of the hit
+ * node that does not contain the element, an open modal if that has no
+ * controls, and up to four visible controls in them, likely closers first.
+ * Runs: on a node, the node hit at the click point; argument: the element
+ * (act_locate.c). Returns: by reference, an array [cover, modal, controls...]. */
+const char snap_js_cover_fn[] =
+    "function(t){var h=this.nodeType===undefined&&this.element?this.element:this;"
+    "var n=h.nodeType===1?h:h.parentElement;"
+    "var up=function(x){return x.parentElement||(x.parentNode&&x.parentNode.host)||null;};"
+    "var c=n;for(var p=up(c);p&&p!==document.body&&p!==document.documentElement&&"
+    "!(t&&p.contains(t));p=up(p))c=p;"
+    "var vis=function(x){var b=x.getBoundingClientRect();return b.width>0&&b.height>0&&"
+    "getComputedStyle(x).visibility==='visible';};"
+    "var S='button,a[href],[role=button],input[type=button],input[type=submit],[role=link]';"
+    "var K=/close|dismiss|accept|agree|\\bok\\b|got it|no,? thanks|reject|decline|continue|"
+    "allow|deny|\\u00d7|\\u2715|\\u2716|^x$/i;"
+    "var nm=function(x){return((x.getAttribute('aria-label')||'')+' '+(x.textContent||'')+"
+    "' '+(x.value||'')).trim();};"
+    "var all=[].slice.call(c.querySelectorAll(S)).filter(vis),m=null;"
+    "if(!all.length){m=document.querySelector('[aria-modal=true],dialog[open],"
+    "[role=dialog],[role=alertdialog]');"
+    "if(m&&m!==c&&vis(m))all=[].slice.call(m.querySelectorAll(S)).filter(vis);else m=null;}"
+    "all.sort(function(x,y){return(K.test(nm(y))?1:0)-(K.test(nm(x))?1:0);});"
+    "return[c,m].concat(all.slice(0,4));}";
+
+/* Watch the element's document for text added or changed by the action.
+ * Returns a recorder object; snap_js_collect_fn reads and stops it.
+ * Runs: inside snap_js_observe_fn and snap_js_observe_doc_expr. */
+#define OBSERVE_SRC \
+    "function(){var d=this.ownerDocument||document,rec={n:[]};" \
+    "var o=new MutationObserver(function(ms){ms.forEach(function(m){" \
+    "if(rec.n.length>200)return;if(m.type==='characterData')rec.n.push(m.target);" \
+    "else m.addedNodes.forEach(function(x){rec.n.push(x);});});});" \
+    "o.observe(d,{subtree:true,childList:true,characterData:true});rec.o=o;return rec;}"
+
+/* Runs: on a node, the element acted on (click, type). Returns: by
+ * reference, the recorder (read by snap_js_collect_fn). */
+const char snap_js_observe_fn[] = OBSERVE_SRC;
+
+/* The same recorder on the document (for press, which has no element).
+ * Runs: in the page (press). Returns: by reference, the recorder. */
+const char snap_js_observe_doc_expr[] = "(" OBSERVE_SRC ").call(document)";
+
+/* New visible text since snap_js_observe_fn, outermost nodes only, at most 300
+ * characters.
+ * Runs: on the recorder object of snap_js_observe_*. Returns: a string
+ * (new visible text, at most 300 characters). */
+const char snap_js_collect_fn[] =
+    "function(){var r=this;r.o.disconnect();var seen=[],out=[];"
+    "var txt=function(x){if(!x.isConnected)return'';"
+    "var e=x.nodeType===1?x:x.parentElement;if(!e||!e.getClientRects().length)return'';"
+    "if(/^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/.test(e.tagName))return'';"
+    "var s=x.nodeType===3?x.data:x.nodeType===1?(x.innerText||''):'';"
+    "return s.replace(/\\s+/g,' ').trim();};"
+    "r.n.forEach(function(x){if(seen.indexOf(x)>=0)return;"
+    "for(var p=x.parentNode;p;p=p.parentNode)if(seen.indexOf(p)>=0)return;"
+    "seen.push(x);var s=txt(x);if(s&&out.indexOf(s)<0)out.push(s);});"
+    "var s=out.join(' | ');return s.length>300?s.slice(0,300)+'\\u2026':s;}";
+
+/* The element's state after the action (checkbox, radio, ARIA states).
+ * Runs: on a node, the element after the action (act_result.c).
+ * Returns: {checked?, expanded?, pressed?, selected?, focused?} or {gone:1}. */
+const char snap_js_after_fn[] =
+    "function(){var e=this.nodeType===1?this:this.parentElement;"
+    "if(e&&e.tagName==='LABEL'&&e.control)e=e.control;"
+    "if(!e||!e.isConnected)return{gone:1};var r={},t=(e.type||'').toLowerCase();"
+    "if(e.tagName==='INPUT'&&(t==='checkbox'||t==='radio'))r.checked=e.checked?'true':'false';"
+    "else if(e.hasAttribute('aria-checked'))r.checked=e.getAttribute('aria-checked');"
+    "['expanded','pressed','selected'].forEach(function(k){"
+    "if(e.hasAttribute('aria-'+k))r[k]=e.getAttribute('aria-'+k);});"
+    "if(document.activeElement===e)r.focused=true;return r;}";
+
+/* Choose an <option> of a <select> the way a user's pick does.
+ * Runs: on a node, an <option> clicked (act_pointer.c); changes the page.
+ * Returns: true, or false outside a <select>. */
+const char snap_js_pick_option_fn[] =
+    "function(){var s=this.closest('select');if(!s)return false;"
+    "if(s.multiple)this.selected=!this.selected;else this.selected=true;"
+    "s.dispatchEvent(new Event('input',{bubbles:true}));"
+    "s.dispatchEvent(new Event('change',{bubbles:true}));return true;}";
+
+/* Resolves after the frame has drawn twice, or after 100 ms (a frame that
+ * does not draw, e.g. in a background tab, must not hold the click up).
+ * Runs: in the page, awaited (click). Returns: 1. */
+const char snap_js_raf2_expr[] =
+    "new Promise(function(r){var f=function(){r(1);};setTimeout(f,100);"
+    "requestAnimationFrame(function(){requestAnimationFrame(f);});})";
+
+/* Resolves once the page has run its next frame's animation callbacks and
+ * a task after them (what a click set going by then has started), or after
+ * 100 ms (a page that does not draw).
+ * Runs: in the page, awaited (after a click). Returns: 1. */
+const char snap_js_frame_expr[] =
+    "new Promise(function(r){var f=function(){r(1);};setTimeout(f,100);"
+    "requestAnimationFrame(function(){setTimeout(f,0);});})";
+
+/* Is the element a file input (plain values back)?
+ * Runs: on a node (upload). Returns: {ok:1}, {no:tag}, {disabled:1} or
+ * {gone:1}. */
+const char snap_js_file_input_fn[] =
+    "function(){var e=this.nodeType===1?this:this.parentElement;"
+    "if(e&&e.tagName==='LABEL'&&e.control)e=e.control;if(!e)return{gone:1};"
+    "if(e.tagName!=='INPUT'||(e.type||'').toLowerCase()!=='file')"
+    "return{no:e.tagName.toLowerCase()};"
+    "if(e.matches(':disabled'))return{disabled:1};return{ok:1};}";
+
+/* Check the element takes text, focus it and select what it holds (so the
+ * inserted text replaces it). Plain values back.
+ * Runs: on a node (type); changes the page (focus, selection). Returns:
+ * {tag, secret, sf?, ce?, had, focused} or {gone|select|no|disabled}. */
+const char snap_js_prep_type_fn[] =
+    "function(){" SF_SRC FW_SRC
+    "var e=this.nodeType===1?this:this.parentElement;if(!e)return{gone:1};"
+    "if(e.tagName==='LABEL'&&e.control)e=e.control;"
+    "var r={tag:e.tagName.toLowerCase()},t=(e.type||'').toLowerCase();"
+    "if(e.tagName==='SELECT')return{select:1};"
+    "var txt=e.tagName==='TEXTAREA'||(e.tagName==='INPUT'&&!/^(checkbox|radio|button|submit|"
+    "reset|file|image|range|color|hidden)$/.test(t));"
+    "if(!txt&&!e.isContentEditable)return{no:r.tag+(t&&e.tagName==='INPUT'?' type='+t:'')+"
+    "(e.getAttribute('role')?' role='+e.getAttribute('role'):'')};"
+    "if(e.matches(':disabled'))return{disabled:e.hasAttribute('disabled')?'disabled':"
+    "'inside a disabled fieldset'};"
+    "if(txt&&e.readOnly)return{disabled:'read-only'};"
+    "if(e.closest('[aria-disabled=true]'))return{disabled:'aria-disabled'};"
+    "if(e.closest('[inert]'))return{disabled:'inert (blocked by a modal)'};"
+    "r.secret=t==='password'||/one-time-code|current-password|new-password/.test("
+    "(e.getAttribute('autocomplete')||'').toLowerCase());var sf=sfOf(e);if(sf)r.sf=sf;"
+    "e.focus();"
+    "if(!txt){var s=getSelection(),g=document.createRange();g.selectNodeContents(e);"
+    "s.removeAllRanges();s.addRange(g);r.ce=1;r.had=e.textContent.length>0;}"
+    "else{try{e.select();}catch(x){}r.had=e.value.length>0;}"
+    "var to=fw(e);r.focused=!to;if(to)r.to=to;return r;}";
+
+/* The value now in the field (text of a contenteditable).
+ * Runs: on a node (type, after the text went in). Returns: a string or
+ * null. */
+const char snap_js_value_fn[] =
+    "function(){var e=this.nodeType===1?this:this.parentElement;"
+    "if(e&&e.tagName==='LABEL'&&e.control)e=e.control;if(!e||!e.isConnected)return null;"
+    "return(e.tagName==='INPUT'||e.tagName==='TEXTAREA')?e.value:e.innerText;}";
+
+/* A native <select>: pick options by value, then label (exact, then
+ * case-insensitive), set them as a user's pick would (input + change), or
+ * say what is available. Other elements: their role.
+ * Runs: on a node, argument: the values (select); changes the page.
+ * Returns: {ok:1, sel}, {miss, total, avail}, {single:1}, {disabled}, {role,
+ * popup, tag} or {gone:1}. */
+const char snap_js_select_fn[] =
+    "function(vals){var e=this.nodeType===1?this:this.parentElement;if(!e)return{gone:1};"
+    "if(e.tagName==='LABEL'&&e.control)e=e.control;"
+    "if(e.tagName!=='SELECT')return{role:e.getAttribute('role')||'',"
+    "popup:e.getAttribute('aria-haspopup')||'',tag:e.tagName.toLowerCase()};"
+    "if(e.matches(':disabled'))return{disabled:e.hasAttribute('disabled')?'disabled':"
+    "'inside a disabled fieldset'};"
+    "var o=[].slice.call(e.options),pick=[],miss=[];"
+    "var N=function(s){return String(s).replace(/\\s+/g,' ').trim();};"
+    "vals.forEach(function(v){var w=N(v).toLowerCase();"
+    "var x=o.filter(function(p){return p.value===v;})[0]||"
+    "o.filter(function(p){return N(p.label)===N(v);})[0]||"
+    "o.filter(function(p){return N(p.label).toLowerCase()===w;})[0];"
+    "if(!x)miss.push(v);else if(x.disabled||(x.parentElement&&x.parentElement.disabled))"
+    "miss.push(v+' (disabled)');else pick.push(x);});"
+    "if(miss.length)return{miss:miss,total:o.length,avail:o.slice(0,40).map(function(p){"
+    "return N(p.label)+(p.value!==N(p.label)?' (value '+p.value+')':'');})};"
+    "if(!e.multiple&&pick.length>1)return{single:1};e.focus();"
+    "if(e.multiple)o.forEach(function(p){p.selected=pick.indexOf(p)>=0;});"
+    "else pick[0].selected=true;"
+    "e.dispatchEvent(new Event('input',{bubbles:true}));"
+    "e.dispatchEvent(new Event('change',{bubbles:true}));"
+    "return{ok:1,sel:pick.map(function(p){return N(p.label);})};}";
+
+/* ARIA: find the option named v in the listbox this element is, controls
+ * or owns (or the visible listbox after a combobox opened), waiting up to a
+ * second for it to appear (mutation-driven). Returns the option element, or
+ * a JSON string {avail, total, nolist}.
+ * Runs: on a node, argument: the option asked for (select on an ARIA
+ * widget), awaited. Returns: by reference, the option element or a string. */
+const char snap_js_find_option_fn[] =
+    "function(v){var cb=this,d=cb.ownerDocument;"
+    "var N=function(s){return String(s||'').replace(/\\s+/g,' ').trim();},w=N(v).toLowerCase();"
+    "var lb=function(){if(cb.getAttribute('role')==='listbox')return cb;"
+    "var id=cb.getAttribute('aria-controls')||cb.getAttribute('aria-owns'),"
+    "l=id&&d.getElementById(id.split(' ')[0]);"
+    "if(l&&l.getAttribute('role')!=='listbox'){var q=l.querySelector('[role=listbox]');"
+    "if(q)l=q;}if(!l)l=cb.querySelector('[role=listbox]');"
+    "if(!l)l=[].slice.call(d.querySelectorAll('[role=listbox]')).filter(function(x){"
+    "return x.getClientRects().length;})[0];return l||null;};"
+    "var nm=function(o){return N(o.getAttribute('aria-label')||o.textContent);};"
+    "var find=function(){var l=lb();if(!l)return null;"
+    "var os=[].slice.call(l.querySelectorAll('[role=option]'));"
+    "var m=os.filter(function(o){return nm(o)===N(v);})[0]||"
+    "os.filter(function(o){return nm(o).toLowerCase()===w;})[0]||"
+    "os.filter(function(o){return(o.getAttribute('data-value')||o.getAttribute('value'))"
+    "===v;})[0];return m||{avail:os.slice(0,40).map(nm),total:os.length};};"
+    "return new Promise(function(res){var r=find();if(r&&r.nodeType)return res(r);"
+    "var tm,mo=new MutationObserver(function(){var x=find();if(x&&x.nodeType){"
+    "mo.disconnect();clearTimeout(tm);res(x);}});"
+    "mo.observe(d,{subtree:true,childList:true,attributes:true});"
+    "tm=setTimeout(function(){mo.disconnect();var x=find();"
+    "res(x&&x.nodeType?x:JSON.stringify(x||{nolist:1}));},1000);});}";
+
+/* Whether an ARIA option is selected already.
+ * Runs: on a node, an ARIA option (select). Returns: a boolean. */
+const char snap_js_aria_selected_fn[] =
+    "function(){return this.getAttribute('aria-selected')==='true'}";
+
+/* What the listbox or combobox shows as chosen now.
+ * Runs: on a node, the listbox or combobox (select). Returns: an array
+ * of strings. */
+const char snap_js_chosen_fn[] =
+    "function(){var e=this,N=function(s){return String(s||'').replace(/\\s+/g,' ').trim();};"
+    "if(e.getAttribute('role')==='listbox')return[].slice.call(e.querySelectorAll("
+    "'[role=option][aria-selected=true]')).map(function(o){return N(o.textContent);});"
+    "return[N(e.tagName==='INPUT'?e.value:e.textContent)];}";
+
+/* The labels of the chosen options of a native <select>.
+ * Runs: on a node, a native <select> (select). Returns: an array of
+ * strings. */
+const char snap_js_value_select_fn[] =
+    "function(){var e=this;if(e.tagName==='LABEL'&&e.control)e=e.control;"
+    "return[].slice.call(e.selectedOptions||[]).map(function(o){"
+    "return o.label.replace(/\\s+/g,' ').trim();});}";
+
+/* The focused element of the page (through open shadow roots), or null
+ * for the body.
+ * Runs: in the page (press). Returns: {sf: [names]} or {}. */
+const char snap_js_sf_expr[] =
+    "(function(){" SF_SRC "var e=document.activeElement;while(e&&e.shadowRoot&&"
+    "e.shadowRoot.activeElement)e=e.shadowRoot.activeElement;var s=sfOf(e);"
+    "return s?{sf:s}:{};})()";
+
+/* The focused element of the page (through open shadow roots), or null
+ * for the body. Runs: in the page (press). Returns: by reference, the
+ * element or null. */
+const char snap_js_focus_expr[] =
+    "(function(){var e=document.activeElement;while(e&&e.shadowRoot&&"
+    "e.shadowRoot.activeElement)e=e.shadowRoot.activeElement;"
+    "return e===document.body||e===document.documentElement?null:e;})()";
+
+/* The element a key goes to: through open shadow roots and same-origin
+ * frames; an <iframe> when the focus is inside a frame this document cannot
+ * see into (cross-origin); null for the body.
+ * Runs: in the page (press). Returns: by reference, the element or null. */
+const char snap_js_focus_deep_expr[] =
+    "(function(){var e=document.activeElement;for(var i=0;i<20&&e;i++){"
+    "if(e.shadowRoot&&e.shadowRoot.activeElement){e=e.shadowRoot.activeElement;continue;}"
+    "if(e.tagName==='IFRAME'||e.tagName==='FRAME'){var d=null;try{d=e.contentDocument;}"
+    "catch(x){}if(d&&d.activeElement&&d.activeElement!==d.body){e=d.activeElement;continue;}}"
+    "break;}return e===document.body||e===document.documentElement?null:e;})()";
+
+/* Is the element a key goes to (as snap_js_focus_deep_expr finds it) still this
+ * one?
+ * Runs: on a node, the element the key was meant for (press).
+ * Returns: a boolean. */
+const char snap_js_focus_same_fn[] =
+    "function(){var e=document.activeElement;for(var i=0;i<20&&e;i++){"
+    "if(e.shadowRoot&&e.shadowRoot.activeElement){e=e.shadowRoot.activeElement;continue;}"
+    "if(e.tagName==='IFRAME'||e.tagName==='FRAME'){var d=null;try{d=e.contentDocument;}"
+    "catch(x){}if(d&&d.activeElement&&d.activeElement!==d.body){e=d.activeElement;continue;}}"
+    "break;}return e===this;}";
+
+/* Scroll the page (or, when the document itself does not scroll, its
+ * largest scrollable element) by about a viewport, or to the top or the
+ * bottom; d: 0 report only, 1 down, 2 up, 3 top, 4 bottom.
+ * Runs: as snap_js_scroll_expr + "(d)" in the page (scroll), and is the
+ * registered template SCROLL_SRC "(" data ")"; changes the page. Returns:
+ * {y, y0, h, vh, inner}. */
+#define SCROLL_SRC \
+    "(function(d){var se=document.scrollingElement||document.documentElement,el=se," \
+    "vh=innerHeight;if(se.scrollHeight<=innerHeight+1){var best=null,ba=0," \
+    "all=document.querySelectorAll('body *');" \
+    "for(var i=0;i<all.length&&i<20000;i++){var x=all[i];" \
+    "if(x.scrollHeight>x.clientHeight+1){var o=getComputedStyle(x).overflowY;" \
+    "if(o==='auto'||o==='scroll'){var ar=x.clientWidth*x.clientHeight;" \
+    "if(ar>ba){ba=ar;best=x;}}}}if(best){el=best;vh=best.clientHeight;}}" \
+    "var y0=el.scrollTop,step=Math.max(40,Math.round(vh*0.85)),I='instant';" \
+    "if(d===1)el.scrollBy({top:step,behavior:I});" \
+    "else if(d===2)el.scrollBy({top:-step,behavior:I});" \
+    "else if(d===3)el.scrollTo({top:0,behavior:I});" \
+    "else if(d===4)el.scrollTo({top:el.scrollHeight,behavior:I});" \
+    "return{y:Math.round(el.scrollTop),y0:Math.round(y0),h:el.scrollHeight,vh:vh," \
+    "inner:el===se?'':(el.tagName.toLowerCase()+(el.id?'#'+el.id:''))};})"
+
+const char snap_js_scroll_expr[] = SCROLL_SRC;
+
+/* Resolves once the page has run its next frame (scroll events are
+ * dispatched in it, before its animation callbacks) and a task after it,
+ * or after 1 s (a page that does not draw).
+ * Runs: in the page, awaited (after a scroll). Returns: 1. */
+const char snap_js_scroll_frame_expr[] =
+    "new Promise(function(r){var f=function(){r(1);};setTimeout(f,1000);"
+    "requestAnimationFrame(function(){setTimeout(f,0);});})";
+
+/* ==== the agent (agent*.c) ==== */
+
+/* Whether a node is still in its document. Runs: on a node, a ref
+ * being resolved (agent_refs.c). Returns: a boolean. */
+const char snap_js_connected_fn[] = "function(){return this.isConnected}";
+
+/* [meta refresh delay in s or -1, little text and at most two controls,
+ * redirect words in the text or title].
+ * Whether the page looks like a redirect in progress. Runs: in the page
+ * (agent_wait.c). Returns: [delay, sparse, words]. */
+const char snap_js_redirect_expr[] =
+    "(function(){var b=document.body,t=b?String(b.innerText||'').trim():'';"
+    "var m=document.querySelector('meta[http-equiv=refresh i]'),d=-1;"
+    "if(m){var x=parseFloat(m.getAttribute('content')||'');if(x>=0)d=x;}"
+    "var n=document.querySelectorAll('input:not([type=hidden]),select,textarea,button,"
+    "a[href]').length;"
+    "var w=/redirect|forwarding|please wait|one moment|just a moment|loading|being taken|"
+    "taking you|you will be|signing you in|logging you in|continue to/i.test("
+    "t.slice(0,600)+' '+document.title);return[d,t.length<600&&n<=2,w];})()";
+
+/* ==== browser contexts and login (session.c) ==== */
+
+/* localStorage of the origin: set from a JSON array of pairs (a template:
+ * the middle is data), and read.
+ * Runs: in the page, as a template prefix + JSON [[k,v],...] + suffix
+ * (session restore, before the first navigation); changes the page (its
+ * localStorage). Returns: the count. The values are session data: sent
+ * with cdp_call_secret, never logged. */
+const char snap_js_ls_set_prefix[] = "(d => { localStorage.clear(); for (const [k, v] of d) "
+    "localStorage.setItem(String(k), String(v)); return d.length; })(";
+
+const char snap_js_ls_set_suffix[] = ")";
+
+/* Runs: in the page (login capture, cdp_call_secret). Returns: [[k,v],...],
+ * session data (wiped). */
+const char snap_js_ls_get[] = "Object.keys(localStorage).map(k => [k, localStorage.getItem(k)])";
+
+/* localStorage keys only (the session check).
+ * Runs: in cdpgate's isolated world (Page.createIsolatedWorld), the
+ * session check. Returns: an array of key names (never values). */
+const char snap_js_ls_keys[] = "Object.keys(localStorage)";
+
+/* A login wall: a visible password field, and the path. Runs: in the
+ * page (session.c, after an open). Returns: {pw: boolean, path}. */
+const char snap_js_wall[] =
+    "(() => { const vis = e => { const r = e.getBoundingClientRect(); "
+    "const s = getComputedStyle(e); return r.width > 0 && r.height > 0 && "
+    "s.visibility !== 'hidden' && s.display !== 'none'; }; "
+    "return { pw: [...document.querySelectorAll('input[type=password]')].some(vis), "
+    "path: location.pathname }; })()";
+
+/* ==== the gate glue (policy.c) ==== */
+
+/* What the gate needs of an element (plain values back).
+ * Runs: on a node, the element of a gated action (policy.c, and
+ * pipelined by the actions). Returns: {tag, type, ac, field, text, fa?, fm?,
+ * fs?, sub?, href?, dl?, row?, lbl}. */
+const char snap_js_facts_fn[] =
+    "function(){var e=this.nodeType===1?this:this.parentElement;if(!e)return{};"
+    "if(e.tagName==='LABEL'&&e.control)e=e.control;"
+    "var N=function(s,n){return String(s||'').replace(/\\s+/g,' ').trim().slice(0,n||160);};"
+    "var A=function(x,k){return x.getAttribute?x.getAttribute(k)||'':'';};"
+    "var t=N(A(e,'type')).toLowerCase(),tag=e.tagName.toLowerCase();"
+    "var r={tag:tag,type:t,ac:N(A(e,'autocomplete')).toLowerCase(),"
+    "field:N(A(e,'name')+' '+(e.id||'')+' '+A(e,'placeholder')+' '+A(e,'aria-label')),"
+    "text:N(tag==='input'?(/^(submit|button|reset|image)$/.test(t)?e.value:''):"
+    "tag==='textarea'||tag==='select'?'':e.innerText)};"
+    "var f=e.form||e.closest('form');"
+    "if(f){var u=function(s){try{return new URL(s||'',document.baseURI).href;}"
+    "catch(x){return'';}};"
+    "var fa=A(e,'formaction')||A(f,'action');r.fa=N(u(fa),400);"
+    "r.fm=N(A(e,'formmethod')||A(f,'method')||'get').toLowerCase();"
+    "var sb=f.querySelector('button[type=submit],button:not([type]),input[type=submit],"
+    "input[type=image]');if(sb)r.fs=N(A(sb,'aria-label')||sb.innerText||sb.value);"
+    "r.sub=(tag==='button'&&(t===''||t==='submit'))||(tag==='input'&&"
+    "(t==='submit'||t==='image'));}"
+    "var l=e.closest('a[href],area[href]');if(l&&typeof l.href==='string'&&"
+    "!e.closest('button,input,select,textarea,[contenteditable]')){"
+    "r.href=l.href.slice(0,2000);r.dl=l.hasAttribute('download');}"
+    "var row=e.closest('tr,li,[role=row],[role=listitem],article');"
+    "if(row)r.row=N(row.innerText,120);"
+    /* Words that may name a recipient field: labels, aria-labelledby, title,
+     * placeholders, the text just before the field (a "To:" beside a
+     * contenteditable), and for an option the control it belongs to. */
+    "var L=function(x){var s=[],d=x.ownerDocument;if(x.labels)for(var i=0;i<x.labels.length;"
+    "i++)s.push(x.labels[i].innerText);(A(x,'aria-labelledby')).split(/\\s+/).forEach("
+    "function(id){var l=id&&d.getElementById(id);if(l)s.push(l.innerText);});"
+    "s.push(A(x,'title'),A(x,'aria-placeholder'),A(x,'data-placeholder'),A(x,'aria-label'),"
+    "A(x,'name'),x.id||'',A(x,'placeholder'));var p=x.previousElementSibling;"
+    "if(p&&!p.matches('input,select,textarea,button'))s.push(N(p.innerText,40));"
+    "var g=x.parentElement&&x.parentElement.closest('[aria-label],[role=group],fieldset');"
+    "if(g)s.push(A(g,'aria-label'),g.tagName==='FIELDSET'&&g.querySelector('legend')?"
+    "g.querySelector('legend').innerText:'');return s.join(' ');};"
+    "var lb=L(e),ro=A(e,'role');if(tag==='option'||/^(option|menuitemradio|treeitem)$/.test(ro)){"
+    "var lst=e.closest('select,datalist,[role=listbox],[role=menu],[role=tree]');"
+    "if(lst){lb+=' '+L(lst);var id=lst.id;var own=id&&(lst.ownerDocument.querySelector("
+    "'[aria-controls~=\"'+CSS.escape(id)+'\"],[aria-owns~=\"'+CSS.escape(id)+'\"]'));"
+    "if(!own&&tag==='option'&&id)own=lst.ownerDocument.querySelector('[list=\"'+"
+    "CSS.escape(id)+'\"]');if(own)lb+=' '+L(own);}}"
+    "r.lbl=N(lb,300);return r;}";
+
+_Static_assert(sizeof snap_js_scroll_expr + 16 <= SNAP_JS_SCROLL_CAP, "snap_js_scroll_expr");
+_Static_assert(sizeof snap_js_ls_get + 40 <= SNAP_JS_LS_GET_CAP, "snap_js_ls_get");
+
+/* Every page script, for the sink (sink.c): a script that is not listed here
+ * is refused. WRITE: it changes the page. */
+const snap_js snap_page_scripts[] = {
+    /* the actions (act_*.c) */
+    {snap_js_state_fn, NULL, SNAP_JS_READ},
+    {snap_js_contains_fn, NULL, SNAP_JS_READ},
+    {snap_js_cover_fn, NULL, SNAP_JS_READ},
+    {snap_js_observe_fn, NULL, SNAP_JS_READ},
+    {snap_js_observe_doc_expr, NULL, SNAP_JS_READ},
+    {snap_js_collect_fn, NULL, SNAP_JS_READ},
+    {snap_js_after_fn, NULL, SNAP_JS_READ},
+    {snap_js_pick_option_fn, NULL, SNAP_JS_WRITE},
+    {snap_js_prep_type_fn, NULL, SNAP_JS_WRITE},
+    {snap_js_value_fn, NULL, SNAP_JS_READ},
+    {snap_js_focus_on_fn, NULL, SNAP_JS_READ},
+    {snap_js_sf_known_fn, NULL, SNAP_JS_READ},
+    {snap_js_select_fn, NULL, SNAP_JS_WRITE},
+    {snap_js_find_option_fn, NULL, SNAP_JS_READ},
+    {snap_js_chosen_fn, NULL, SNAP_JS_READ},
+    {snap_js_aria_selected_fn, NULL, SNAP_JS_READ},
+    {snap_js_file_input_fn, NULL, SNAP_JS_READ},
+    {snap_js_raf2_expr, NULL, SNAP_JS_READ},
+    {snap_js_frame_expr, NULL, SNAP_JS_READ},
+    {snap_js_scroll_frame_expr, NULL, SNAP_JS_READ},
+    {snap_js_value_select_fn, NULL, SNAP_JS_READ},
+    {snap_js_sf_expr, NULL, SNAP_JS_READ},
+    {snap_js_focus_expr, NULL, SNAP_JS_READ},
+    {snap_js_focus_deep_expr, NULL, SNAP_JS_READ},
+    {snap_js_focus_same_fn, NULL, SNAP_JS_READ},
+    {SCROLL_SRC "(", ")", SNAP_JS_WRITE},
+    /* the agent (agent*.c) */
+    {snap_js_connected_fn, NULL, SNAP_JS_READ},
+    {snap_js_redirect_expr, NULL, SNAP_JS_READ},
+    /* browser contexts and login (session.c) */
+    {snap_js_wall, NULL, SNAP_JS_READ},
+    {snap_js_ls_get, NULL, SNAP_JS_READ},
+    {snap_js_ls_keys, NULL, SNAP_JS_READ},
+    {snap_js_ls_set_prefix, snap_js_ls_set_suffix, SNAP_JS_WRITE},
+    /* the gate glue (policy.c) */
+    {snap_js_facts_fn, NULL, SNAP_JS_READ},
+    {NULL, NULL, 0},
+};

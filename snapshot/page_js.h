@@ -1,0 +1,56 @@
+/*
+ * page_js.h — the page scripts of page_js.c (read them there: each says what
+ * it does, where it runs and what it returns). Internal to snapshot/.
+ */
+#ifndef CDPGATE_PAGE_JS_H
+#define CDPGATE_PAGE_JS_H
+
+/* Room for snap_js_scroll_expr and "(<int>)" (checked in page_js.c). */
+#define SNAP_JS_SCROLL_CAP 1024
+/* Room for the Runtime.evaluate params of snap_js_ls_get (checked there). */
+#define SNAP_JS_LS_GET_CAP 160
+
+
+/* the actions (act_*.c) */
+extern const char snap_js_focus_on_fn[];
+extern const char snap_js_sf_known_fn[];
+extern const char snap_js_state_fn[];
+extern const char snap_js_contains_fn[];
+extern const char snap_js_cover_fn[];
+extern const char snap_js_observe_fn[];
+extern const char snap_js_observe_doc_expr[];
+extern const char snap_js_collect_fn[];
+extern const char snap_js_after_fn[];
+extern const char snap_js_pick_option_fn[];
+extern const char snap_js_raf2_expr[];
+extern const char snap_js_frame_expr[];
+extern const char snap_js_file_input_fn[];
+extern const char snap_js_prep_type_fn[];
+extern const char snap_js_value_fn[];
+extern const char snap_js_select_fn[];
+extern const char snap_js_find_option_fn[];
+extern const char snap_js_aria_selected_fn[];
+extern const char snap_js_chosen_fn[];
+extern const char snap_js_value_select_fn[];
+extern const char snap_js_sf_expr[];
+extern const char snap_js_focus_expr[];
+extern const char snap_js_focus_deep_expr[];
+extern const char snap_js_focus_same_fn[];
+extern const char snap_js_scroll_expr[];
+extern const char snap_js_scroll_frame_expr[];
+
+/* the agent (agent*.c) */
+extern const char snap_js_connected_fn[];
+extern const char snap_js_redirect_expr[];
+
+/* browser contexts and login (session.c) */
+extern const char snap_js_ls_set_prefix[];
+extern const char snap_js_ls_set_suffix[];
+extern const char snap_js_ls_get[];
+extern const char snap_js_ls_keys[];
+extern const char snap_js_wall[];
+
+/* the gate glue (policy.c) */
+extern const char snap_js_facts_fn[];
+
+#endif
