@@ -77,7 +77,7 @@ TEST_SRC = $(sort $(wildcard tests/test_*.c))
 TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 # Support objects go in an archive so a test links only what it uses.
 TEST_SUPPORT = $(BUILD)/tests/libsupport.a
-.SECONDARY: $(BUILD)/tests/harness.o $(BUILD)/tests/fixture.o
+.SECONDARY: $(BUILD)/tests/harness.o $(BUILD)/tests/fixture.o $(BUILD)/tests/testlib.o
 TEST_WRAP = -Wl,--wrap=malloc -Wl,--wrap=realloc -Wl,--wrap=calloc
 
 FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
@@ -105,7 +105,8 @@ FORCE:
 $(BUILD)/cdpgate: $(CLI_OBJ) $(BUILD)/libcdpgate.a
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libcdpgate.a $(LDLIBS)
 
-$(BUILD)/tests/libsupport.a: $(BUILD)/tests/harness.o $(BUILD)/tests/fixture.o
+$(BUILD)/tests/libsupport.a: $(BUILD)/tests/harness.o $(BUILD)/tests/fixture.o \
+    $(BUILD)/tests/testlib.o
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -196,4 +197,5 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz build-*/
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(BUILD)/tests/harness.d $(FUZZ_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(BUILD)/tests/harness.d $(TEST_BIN:=.d) \
+    $(BUILD)/tests/fixture.d $(BUILD)/tests/testlib.d $(FUZZ_OBJ:.o=.d)

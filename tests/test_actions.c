@@ -15,8 +15,7 @@
  * its own agent and tabs, closed when the agent is freed. With
  * CDPGATE_TEST_VERBOSE=1 every click's result is printed.
  */
-#include "tests/harness.h"
-#include "tests/fixture.h"
+#include "tests/testlib.h"
 #include "gate/gate.h"
 #include "snapshot/snap_int.h"
 
@@ -26,33 +25,12 @@
 #include <unistd.h>
 #include <time.h>
 
-static int port;
-static pid_t server_pid;
-static cdp_browser *browser;
 static const char *host_args[] = {FIXTURE_HOST_RULES, "--site-per-process", NULL};
+static testlib_world world;     /* fixture server, shared browser */
 
 static bool need_browser(void)
 {
-    if (!fixture_browser()) {
-        test_skip("no Chromium-family browser installed (apt-get install -y chromium)");
-        return false;
-    }
-    if (!port) {
-        port = fixture_server_start(&server_pid);
-        if (!CHECK(port > 0))
-            return false;
-    }
-    if (!browser) {
-        cdp_launch_opts o = {0};
-        o.args = host_args;
-        cdp_err e = {0};
-        browser = cdp_browser_launch(&o, &e);
-        if (!CHECK(browser != NULL)) {
-            test_fail_detail("launch: %s", e.msg);
-            return false;
-        }
-    }
-    return true;
+    return testlib_world_browser(&world) != NULL;
 }
 
 static double ms_since(int64_t t0)
@@ -75,14 +53,11 @@ static snap_agent *agent_at(const char *path)
 {
     if (!need_browser())
         return NULL;
-    cdp_err e = {0};
-    snap_agent *a = snap_agent_new(browser, NULL, &e);
-    if (!CHECK(a != NULL)) {
-        test_fail_detail("agent: %s", e.msg);
+    snap_agent *a = testlib_agent(world.browser, NULL);
+    if (!a)
         return NULL;
-    }
     char url[256];
-    fixture_url(url, sizeof url, port, "a.test", path);
+    testlib_world_url(&world, url, sizeof url, "a.test", path);
     snap_result r = {0};
     int rc = snap_open(a, url, true, &r);
     if (!CHECK_INT(0, rc))
@@ -98,7 +73,7 @@ static snap_agent *agent_at(const char *path)
 static int open_in(snap_agent *a, const char *path)
 {
     char url[256];
-    fixture_url(url, sizeof url, port, "a.test", path);
+    testlib_world_url(&world, url, sizeof url, "a.test", path);
     snap_result r = {0};
     int rc = snap_open(a, url, false, &r);
     if (!CHECK_INT(0, rc))
@@ -123,9 +98,9 @@ static snap_agent *agent_granted(const gate_grant *g, const gate_opts *go, const
     snap_opts so = {0};
     so.gate = G;
     cdp_err e = {0};
-    snap_agent *a = snap_agent_new(browser, &so, &e);
+    snap_agent *a = snap_agent_new(world.browser, &so, &e);
     char url[256];
-    fixture_url(url, sizeof url, port, "a.test", path);
+    testlib_world_url(&world, url, sizeof url, "a.test", path);
     snap_result r = {0};
     int rc = a ? snap_open(a, url, true, &r) : -1;
     if (!CHECK(a != NULL) || !CHECK_INT(0, rc)) {
@@ -748,7 +723,7 @@ static void t_delayed_redirect_followed_regression(void)
     snap_result r = {0};
     char url[300];
     for (size_t i = 0; i < sizeof OPENS / sizeof OPENS[0]; i++) {
-        fixture_url(url, sizeof url, port, "a.test", OPENS[i].path);
+        testlib_world_url(&world, url, sizeof url, "a.test", OPENS[i].path);
         int64_t t0 = snap_now_ms();
         CHECK_INT(0, snap_open(a, url, false, &r));
         print_timing(OPENS[i].path, ms_since(t0));
@@ -767,7 +742,7 @@ static void t_delayed_redirect_followed_regression(void)
     snap_result_free(&r);
     /* Later than the window: the open returns the interstitial, and the
      * next result says the page moved on since. */
-    fixture_url(url, sizeof url, port, "a.test", "/act/interstitial.html?ms=4000");
+    testlib_world_url(&world, url, sizeof url, "a.test", "/act/interstitial.html?ms=4000");
     CHECK_INT(0, snap_open(a, url, false, &r));
     has(r.text, "Redirecting");
     snap_result_free(&r);
@@ -1724,12 +1699,12 @@ static void t_upload_and_eval_need_grant(void)
     snap_agent *a = agent_at("/act/upload.html");
     if (!a)
         return;
-    char dir[] = "/tmp/cdpgate-up-XXXXXX";
-    if (!CHECK(mkdtemp(dir) != NULL)) {
+    char dir[128];
+    if (!CHECK_INT(0, testlib_tempdir("up", dir, sizeof dir))) {
         snap_agent_free(a);
         return;
     }
-    char file[256];
+    char file[160];
     snprintf(file, sizeof file, "%s/up.txt", dir);
     FILE *f = fopen(file, "w");
     if (f) {
@@ -1748,7 +1723,7 @@ static void t_upload_and_eval_need_grant(void)
     snap_agent_free(a);
     /* With a grant naming them, the file scope and file_transfer. */
     char origin[64];
-    snprintf(origin, sizeof origin, "http://a.test:%d", port);
+    snprintf(origin, sizeof origin, "http://a.test:%d", world.port);
     const char *origins[] = {origin};
     const char *scopes[] = {dir};
     const char *tools[] = {"open", "snapshot", "click", "upload", "eval"};
@@ -1891,7 +1866,7 @@ static void t_hover(void)
     snap_agent_free(a);
     /* Under a grant without "hover": refused; with it: allowed. */
     char origin[64];
-    snprintf(origin, sizeof origin, "http://a.test:%d", port);
+    snprintf(origin, sizeof origin, "http://a.test:%d", world.port);
     const char *origins[] = {origin};
     const char *tools[] = {"open", "snapshot", "click", "hover"};
     for (int with = 0; with < 2; with++) {
@@ -1925,7 +1900,7 @@ static void t_password_never_a_recipient_regression(void)
     if (!need_browser())
         return;
     char origin[64], audit[] = "/tmp/cdpgate-audit-XXXXXX";
-    snprintf(origin, sizeof origin, "http://a.test:%d", port);
+    snprintf(origin, sizeof origin, "http://a.test:%d", world.port);
     int afd = mkstemp(audit);
     if (!CHECK(afd >= 0))
         return;
@@ -1982,7 +1957,7 @@ static void t_recipients_everywhere_regression(void)
     if (!need_browser())
         return;
     char origin[64];
-    snprintf(origin, sizeof origin, "http://a.test:%d", port);
+    snprintf(origin, sizeof origin, "http://a.test:%d", world.port);
     const char *origins[] = {origin};
     const char *recips[] = {"bob@partner.test", "ACME Ltd", "DE89370400440532013000"};
     gate_grant g = {0};
@@ -2095,7 +2070,7 @@ static void t_secret_survives_type_change_regression(void)
         return;
     static const char *const vals[] = {"hunter2toggle", "864213", "4111111111111111"};
     char origin[64], audit[] = "/tmp/cdpgate-audit-XXXXXX";
-    snprintf(origin, sizeof origin, "http://a.test:%d", port);
+    snprintf(origin, sizeof origin, "http://a.test:%d", world.port);
     int afd = mkstemp(audit);
     if (!CHECK(afd >= 0))
         return;
@@ -2269,8 +2244,9 @@ static const test_case TESTS[] = {
 
 int main(int argc, char **argv)
 {
+    if (testlib_world_up(&world, "actions", host_args, false) != 0)
+        return 1;
     int rc = test_main(argc, argv, TESTS);
-    cdp_browser_free(browser);
-    fixture_server_stop(server_pid);
+    testlib_world_down(&world);
     return rc;
 }

@@ -3,8 +3,7 @@
  * Chromium on fixture pages served on loopback under several host names,
  * and against fake browsers that misbehave (garbage, early exit, silence).
  */
-#include "tests/harness.h"
-#include "tests/fixture.h"
+#include "tests/testlib.h"
 #include "tests/json_canon.h"
 #include "cdp/cdp.h"
 
@@ -20,30 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int port;            /* fixture server */
-static pid_t server_pid;
 static const char *host_args[] = {FIXTURE_HOST_RULES, "--site-per-process", NULL};
-
-static bool need_browser(void)
-{
-    if (!fixture_browser()) {
-        test_skip("no Chromium-family browser installed (apt-get install -y chromium)");
-        return false;
-    }
-    return true;
-}
-
-static cdp_browser *launch(bool use_port)
-{
-    cdp_launch_opts o = {0};
-    o.use_port = use_port;
-    o.args = host_args;
-    cdp_err e = {0};
-    cdp_browser *b = cdp_browser_launch(&o, &e);
-    if (!CHECK(b != NULL))
-        test_fail_detail("launch: %s", e.msg);
-    return b;
-}
+static testlib_world world;     /* fixture server */
 
 static char *eval_on(cdp_page *p, const char *expr)
 {
@@ -52,12 +29,6 @@ static char *eval_on(cdp_page *p, const char *expr)
     if (!CHECK(cdp_page_eval(p, expr, 10000, &out, &e) == 0))
         test_fail_detail("eval %s: %s", expr, e.msg);
     return out;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
 }
 
 /* ---- discovery ---- */
@@ -73,8 +44,8 @@ static void t_find_explicit_missing(void)
 
 static void t_find_env_and_path(void)
 {
-    char dir[] = "/tmp/cdpgate-find-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
+    char dir[128];
+    CHECK_INT(0, testlib_tempdir("find", dir, sizeof dir));
     char exe[300];
     snprintf(exe, sizeof exe, "%s/google-chrome", dir);
     FILE *f = fopen(exe, "w");
@@ -115,9 +86,9 @@ static void t_find_env_and_path(void)
 
 static void t_pipe_launch_eval(void)
 {
-    if (!need_browser())
+    if (!testlib_need_browser())
         return;
-    cdp_browser *b = launch(false);
+    cdp_browser *b = testlib_launch(host_args, false);
     if (!b)
         return;
     CHECK_STR("pipe", cdp_conn_transport(cdp_browser_conn(b)));
@@ -135,11 +106,11 @@ static void t_pipe_launch_eval(void)
         return;
     }
     char url[256];
-    fixture_url(url, sizeof url, port, "a.test", "/index.html");
+    testlib_world_url(&world, url, sizeof url, "a.test", "/index.html");
     CHECK_INT(0, cdp_page_navigate(p, url, 10000, &e));
     char *v = eval_on(p, "document.title + '|' + location.host");
     char want[128];
-    snprintf(want, sizeof want, "\"Fixture home|a.test:%d\"", port);
+    snprintf(want, sizeof want, "\"Fixture home|a.test:%d\"", world.port);
     CHECK_STR(want, v);
     free(v);
     v = eval_on(p, "({n: 1.5, s: 'x\\u2028y', a: [true, null]})");
@@ -170,9 +141,9 @@ static void t_pipe_launch_eval(void)
 
 static void t_port_launch_and_attach(void)
 {
-    if (!need_browser())
+    if (!testlib_need_browser())
         return;
-    cdp_browser *b = launch(true);
+    cdp_browser *b = testlib_launch(host_args, true);
     if (!b)
         return;
     CHECK_STR("websocket", cdp_conn_transport(cdp_browser_conn(b)));
@@ -192,11 +163,11 @@ static void t_port_launch_and_attach(void)
         CHECK(p != NULL && !cdp_page_adopted(p));
         if (p) {
             char url[256];
-            fixture_url(url, sizeof url, port, "b.test", "/echo-host");
+            testlib_world_url(&world, url, sizeof url, "b.test", "/echo-host");
             CHECK_INT(0, cdp_page_navigate(p, url, 10000, &e));
             char *v = eval_on(p, "document.body.innerText");
             char want[64];
-            snprintf(want, sizeof want, "\"b.test:%d\"", port);
+            snprintf(want, sizeof want, "\"b.test:%d\"", world.port);
             CHECK_STR(want, v);
             free(v);
             cdp_page_free(p);
@@ -249,9 +220,9 @@ static bool is_iframe_attach(void *ud, const json_val *params)
  * a.test) and evaluate inside it through its own session. */
 static void t_flatten_oopif(void)
 {
-    if (!need_browser())
+    if (!testlib_need_browser())
         return;
-    cdp_browser *b = launch(false);
+    cdp_browser *b = testlib_launch(host_args, false);
     if (!b)
         return;
     cdp_conn *c = cdp_browser_conn(b);
@@ -267,7 +238,7 @@ static void t_flatten_oopif(void)
                           "\"flatten\":true}", 10000, NULL, &e));
     uint64_t since = cdp_event_seq(c);
     char url[256];
-    fixture_url(url, sizeof url, port, "a.test", "/frames.html");
+    testlib_world_url(&world, url, sizeof url, "a.test", "/frames.html");
     CHECK_INT(0, cdp_page_navigate(p, url, 10000, &e));
     cdp_reply ev;
     int rc = cdp_wait_event(c, since, cdp_page_session(p), "Target.attachedToTarget",
@@ -309,9 +280,9 @@ out:
 /* Several targets at once, with commands pipelined across sessions. */
 static void t_many_targets(void)
 {
-    if (!need_browser())
+    if (!testlib_need_browser())
         return;
-    cdp_browser *b = launch(false);
+    cdp_browser *b = testlib_launch(host_args, false);
     if (!b)
         return;
     cdp_conn *c = cdp_browser_conn(b);
@@ -348,9 +319,9 @@ static void t_many_targets(void)
 
 static void t_protocol_error_and_timeout(void)
 {
-    if (!need_browser())
+    if (!testlib_need_browser())
         return;
-    cdp_browser *b = launch(false);
+    cdp_browser *b = testlib_launch(host_args, false);
     if (!b)
         return;
     cdp_conn *c = cdp_browser_conn(b);
@@ -401,9 +372,9 @@ static void t_protocol_error_and_timeout(void)
  * method; a crashed browser fails every pending call, never hangs. */
 static void t_detach_and_crash(void)
 {
-    if (!need_browser())
+    if (!testlib_need_browser())
         return;
-    cdp_browser *b = launch(false);
+    cdp_browser *b = testlib_launch(host_args, false);
     if (!b)
         return;
     cdp_conn *c = cdp_browser_conn(b);
@@ -550,11 +521,11 @@ static void t_connect_errors(void)
     CHECK_INT(CDP_EINVAL, e.code);
     /* An HTTP server that is not DevTools. */
     char url[128];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", world.port);
     b = cdp_browser_connect(url, NULL, 3000, &e);
     CHECK(b == NULL);
     CHECK(strstr(e.msg, "404") != NULL);
-    snprintf(url, sizeof url, "ws://127.0.0.1:%d/devtools/browser/x", port);
+    snprintf(url, sizeof url, "ws://127.0.0.1:%d/devtools/browser/x", world.port);
     b = cdp_browser_connect(url, NULL, 3000, &e);
     CHECK(b == NULL);
     CHECK(strstr(e.msg, "handshake") != NULL || strstr(e.msg, "404") != NULL);
@@ -567,9 +538,9 @@ static void t_connect_errors(void)
 
 static void t_connect_electron_like(void)
 {
-    if (!need_browser())
+    if (!testlib_need_browser())
         return;
-    cdp_browser *b = launch(true);
+    cdp_browser *b = testlib_launch(host_args, true);
     if (!b)
         return;
     char why[256];
@@ -592,7 +563,7 @@ static void t_connect_electron_like(void)
         if (CHECK(p != NULL)) {
             CHECK(cdp_page_adopted(p));
             char page[256];
-            fixture_url(page, sizeof page, port, "a.test", "/index.html");
+            testlib_world_url(&world, page, sizeof page, "a.test", "/index.html");
             CHECK_INT(0, cdp_page_navigate(p, page, 10000, &e));
             char *v = eval_on(p, "document.querySelector('h1').textContent");
             CHECK_STR("\"Fixture home\"", v);
@@ -653,14 +624,12 @@ static void t_connect_electron_like(void)
 
 static void t_kill9_driver_kills_browser(void)
 {
-    if (!need_browser())
+    if (!testlib_need_browser())
         return;
-    const char *bin = getenv("CDPGATE_BIN");
-    if (!bin)
-        bin = "build/cdpgate";
+    const char *bin = testlib_cdpgate_bin();
     for (int mode = 0; mode < 2; mode++) {
-        char dir[] = "/tmp/cdpgate-k9-XXXXXX";
-        CHECK(mkdtemp(dir) != NULL);
+        char dir[128];
+        CHECK_INT(0, testlib_tempdir("k9", dir, sizeof dir));
         pid_t pid = fork();
         if (pid == 0) {
             setenv("TMPDIR", dir, 1);
@@ -668,7 +637,7 @@ static void t_kill9_driver_kills_browser(void)
             dup2(nul, 1);
             dup2(nul, 2);
             char url[256];
-            fixture_url(url, sizeof url, port, "a.test", "/index.html");
+            testlib_world_url(&world, url, sizeof url, "a.test", "/index.html");
             const char *av_pipe[] = {bin, "--timeout", "60000", "eval", url,
                                      "new Promise(() => {})", NULL};
             const char *av_port[] = {bin, "--port", "--timeout", "60000", "eval", url,
@@ -679,34 +648,31 @@ static void t_kill9_driver_kills_browser(void)
         /* Wait until the browser runs with a profile under dir. */
         int n = 0;
         for (int i = 0; i < 300 && (n = fixture_count_procs(dir)) < 2; i++)
-            sleep_ms(50);
+            testlib_sleep_ms(50);
         CHECK(n >= 2);
-        sleep_ms(300);  /* let it reach the page */
+        testlib_sleep_ms(300);  /* let it reach the page */
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
         int left = -1;
         for (int i = 0; i < 100 && (left = fixture_count_procs(dir)) > 0; i++)
-            sleep_ms(50);
+            testlib_sleep_ms(50);
         if (!CHECK_INT(0, left))
             test_fail_detail("%d processes still mention %s (mode %s)", left, dir,
                              mode ? "port" : "pipe");
         /* The watchdog also removed the temporary profile. */
-        char prof[64];
-        snprintf(prof, sizeof prof, "%s", dir);
         char cmd[200];
-        snprintf(cmd, sizeof cmd, "ls -A %s", prof);
+        snprintf(cmd, sizeof cmd, "ls -A %s", dir);
         char *out = NULL;
         for (int i = 0; i < 50; i++) {
             free(out);
             fixture_run(cmd, &out, NULL);
             if (out && !*out)
                 break;
-            sleep_ms(50);
+            testlib_sleep_ms(50);
         }
         CHECK_STR("", out);
         free(out);
-        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-        fixture_run(cmd, NULL, NULL);
+        test_rm_rf(dir);
     }
 }
 
@@ -714,9 +680,7 @@ static void t_kill9_driver_kills_browser(void)
 
 static void t_cli(void)
 {
-    const char *bin = getenv("CDPGATE_BIN");
-    if (!bin)
-        bin = "build/cdpgate";
+    const char *bin = testlib_cdpgate_bin();
     char cmd[1024], *out = NULL, *err = NULL;
     snprintf(cmd, sizeof cmd, "%s --help", bin);
     CHECK_INT(0, fixture_run(cmd, &out, &err));
@@ -742,10 +706,10 @@ static void t_cli(void)
     CHECK_INT(3, fixture_run(cmd, &out, &err));
     CHECK(strstr(err, "127.0.0.1:1") != NULL);
     free(out), free(err);
-    if (!need_browser())
+    if (!testlib_need_browser())
         return;
     char url[256];
-    fixture_url(url, sizeof url, port, "a.test", "/index.html");
+    testlib_world_url(&world, url, sizeof url, "a.test", "/index.html");
     snprintf(cmd, sizeof cmd, "%s --browser-arg='%s' eval %s "
              "'[document.title, document.querySelectorAll(\"button\").length]'",
              bin, FIXTURE_HOST_RULES, url);
@@ -763,7 +727,7 @@ static void t_cli(void)
     CHECK(strstr(err, "ERR_CONNECTION_REFUSED") != NULL);
     free(out), free(err);
     /* eval --connect to a browser launched over a port. */
-    cdp_browser *b = launch(true);
+    cdp_browser *b = testlib_launch(host_args, true);
     if (b) {
         snprintf(cmd, sizeof cmd, "%s --connect %s eval %s 'location.pathname'", bin,
                  cdp_browser_ws_url(b), url);  /* the launched browser maps a.test */
@@ -927,9 +891,9 @@ static void t_sink_errors(void)
  * other calls and events keep working. */
 static void sink_real(bool use_port)
 {
-    if (!need_browser())
+    if (!testlib_need_browser())
         return;
-    cdp_browser *b = launch(use_port);
+    cdp_browser *b = testlib_launch(host_args, use_port);
     if (!b)
         return;
     cdp_err e = {0};
@@ -939,7 +903,7 @@ static void sink_real(bool use_port)
         return;
     }
     char url[256];
-    fixture_url(url, sizeof url, port, "a.test", "/big.html");
+    testlib_world_url(&world, url, sizeof url, "a.test", "/big.html");
     CHECK_INT(0, cdp_page_navigate(p, url, 15000, &e));
     cdp_conn *c = cdp_browser_conn(b);
     const char *sess = cdp_page_session(p);
@@ -1108,12 +1072,9 @@ static const test_case TESTS[] = {
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
-    port = fixture_server_start(&server_pid);
-    if (port < 0) {
-        fprintf(stderr, "cannot start the fixture server\n");
+    if (testlib_world_up(&world, "cdp", host_args, false) != 0)
         return 1;
-    }
     int rc = test_main(argc, argv, TESTS);
-    fixture_server_stop(server_pid);
+    testlib_world_down(&world);
     return rc;
 }

@@ -24,8 +24,7 @@
 #if defined(__linux__)
 #define _GNU_SOURCE 1
 #endif
-#include "tests/harness.h"
-#include "tests/fixture.h"
+#include "tests/testlib.h"
 #include "gate/gate.h"
 #include "json/json.h"
 #include "snapshot/snap_int.h"
@@ -55,31 +54,12 @@ static const char *const PLANTS[] = {PLANT_PASSWORD, FIXTURE_BANK_OTP, FIXTURE_B
                                      FIXTURE_BANK_PREF, FIXTURE_BANK_TOKEN, SHOP_SECRET,
                                      "lo-planted-31c7e0", NULL};
 
-static int port;
-static pid_t server_pid;
-static char root[256];          /* scratch directory of this run */
-static char logpath[300];       /* the fixture server's request log */
+/* The fixture server (its request log world.log), the scratch directory
+ * (world.root) and the in-process scenarios' browser (world.browser). */
+static testlib_world world;
 static const char *host_args[] = {FIXTURE_HOST_RULES, NULL};
-static cdp_browser *B;          /* the in-process scenarios' browser */
 static vault *V;                /* their vault: bank.test and shop.test for alice */
 static char O_A[64], O_B[64], O_BANK[64], O_SHOP[64], O_NEWS[64];
-
-#define CHECK_HAS(text, s) do { \
-        const char *t_ = (text) ? (text) : ""; \
-        if (!CHECK(strstr(t_, (s)) != NULL)) \
-            test_fail_detail("missing %s in:\n%.3000s", (s), t_); \
-    } while (0)
-#define CHECK_LACKS(text, s) do { \
-        const char *t_ = (text) ? (text) : ""; \
-        if (!CHECK(strstr(t_, (s)) == NULL)) \
-            test_fail_detail("unexpected %s in:\n%.3000s", (s), t_); \
-    } while (0)
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
 
 /* ---- everything the driver said (scenario 13) ---- */
 
@@ -116,13 +96,7 @@ static void keep(const snap_result *r)
 
 static void check_no_plants(const char *what, const char *text)
 {
-    for (const char *const *p = PLANTS; *p; p++) {
-        const char *hit = strstr(text ? text : "", *p);
-        if (!CHECK(hit == NULL)) {
-            const char *from = hit - text > 600 ? hit - 600 : text;
-            test_fail_detail("planted secret %s found in %s:\n...%.1200s", *p, what, from);
-        }
-    }
+    testlib_check_no_plants(PLANTS, what, text);
 }
 
 /* ---- the fixture server's request log ---- */
@@ -132,7 +106,7 @@ static void check_no_plants(const char *what, const char *text)
  * path and query). */
 static int log_count(const char *method, const char *host, const char *part)
 {
-    char *s = test_read_file(logpath, NULL);
+    char *s = test_read_file(world.log, NULL);
     int n = 0;
     for (char *line = s; line && *line;) {
         char *nl = strchr(line, '\n');
@@ -159,14 +133,14 @@ static int log_wait(const char *method, const char *host, const char *part, int 
     int64_t end = snap_now_ms() + timeout_ms;
     int n;
     while ((n = log_count(method, host, part)) < want && snap_now_ms() < end)
-        sleep_ms(20);
+        testlib_sleep_ms(20);
     return n;
 }
 
 /* The log lines matching, joined (new), for failure details. */
 static char *log_lines(const char *host)
 {
-    char *s = test_read_file(logpath, NULL);
+    char *s = test_read_file(world.log, NULL);
     size_t cap = s ? strlen(s) + 1 : 1, n = 0;
     char *out = calloc(1, cap);
     for (char *line = s; out && line && *line;) {
@@ -278,84 +252,55 @@ static void base_grant(gate_grant *g)
 
 static char last_audit[400];    /* the audit log of the gate made last */
 
-static gate *mk_gate(const gate_grant *g)
+/* The options of every in-process gate: a new audit log (its path into
+ * last_audit, which go->audit points to), the test's hook and clock. */
+static void mk_gate_opts(gate_opts *go)
 {
     static int seq;
-    char audit[400];
-    snprintf(audit, sizeof audit, "%s/audit-inproc-%d.log", root, ++seq);
-    snprintf(last_audit, sizeof last_audit, "%s", audit);
-    gate_opts go = {0};
-    go.audit = audit;
-    go.confirm = hook;
-    go.now = clock_now;
-    gate_err ge = {{0}};
-    gate *gt = gate_new(g, &go, &ge);
-    if (!CHECK(gt != NULL))
-        test_fail_detail("gate_new: %s", ge.msg);
-    return gt;
+    snprintf(last_audit, sizeof last_audit, "%s/audit-inproc-%d.log", world.root, ++seq);
+    memset(go, 0, sizeof *go);
+    go->audit = last_audit;
+    go->confirm = hook;
+    go->now = clock_now;
+}
+
+static gate *mk_gate(const gate_grant *g)
+{
+    gate_opts go;
+    mk_gate_opts(&go);
+    return testlib_gate(g, &go);
 }
 
 static bool need_browser(void)
 {
-    if (B)
-        return true;
-    if (!fixture_browser()) {
-        test_skip("no Chromium-family browser installed (apt-get install -y chromium)");
-        return false;
-    }
-    cdp_launch_opts o = {0};
-    o.args = host_args;
-    cdp_err e = {0};
-    B = cdp_browser_launch(&o, &e);
-    if (!CHECK(B != NULL))
-        test_fail_detail("launch: %s", e.msg);
-    return B != NULL;
+    return testlib_world_browser(&world) != NULL;
 }
 
-static snap_agent *mk_agent(gate *gt)
-{
-    if (!gt)
-        return NULL;
-    snap_opts o = {0};
-    o.vault = V;
-    o.gate = gt;
-    o.timeout_ms = 10000;
-    cdp_err e = {0};
-    snap_agent *a = snap_agent_new(B, &o, &e);
-    if (!CHECK(a != NULL))
-        test_fail_detail("agent: %s", e.msg);
-    return a;
-}
-
-/* A fresh agent on a fresh gate with the base grant changed by fn. */
-typedef struct {
-    gate *g;
-    snap_agent *a;
-} rig;
+/* A fresh agent on a fresh gate with the base grant changed by fn
+ * (testlib_rig_up: the shared browser, the gate, the agent on it). */
+typedef testlib_rig rig;
 
 static bool rig_up(rig *x, void (*fn)(gate_grant *))
 {
-    memset(x, 0, sizeof *x);
-    if (!need_browser())
-        return false;
     gate_grant g;
     base_grant(&g);
     if (fn)
         fn(&g);
-    x->g = mk_gate(&g);
-    x->a = mk_agent(x->g);
+    gate_opts go;
+    mk_gate_opts(&go);
+    snap_opts o = {0};
+    o.vault = V;
+    o.timeout_ms = 10000;
+    bool up = testlib_rig_up(x, &world, &g, &go, &o);
     hook_answer = GATE_DENY;
     hook_takeover = NULL;
     hook_prompt[0] = 0;
-    return x->a != NULL;
+    return up;
 }
 
 static void rig_down(rig *x)
 {
-    snap_agent_free(x->a);
-    gate_free(x->g);
-    x->a = NULL;
-    x->g = NULL;
+    testlib_rig_down(x);
     hook_takeover = NULL;
     hook_page_script = NULL;
     hook_page_navigates = false;
@@ -383,7 +328,7 @@ static bool ref_in(const char *text, const char *needle, char out[16])
 static int do_open(snap_agent *a, const char *host, const char *path, snap_result *r)
 {
     char u[300];
-    fixture_url(u, sizeof u, port, host, path);
+    testlib_world_url(&world, u, sizeof u, host, path);
     int rc = snap_open(a, u, false, r);
     keep(r);
     return rc;
@@ -482,7 +427,7 @@ static void barrier(snap_agent *a)
     static int n;
     char path[64], u[200], params[300];
     snprintf(path, sizeof path, "/gate/sink?tag=barrier-%d", ++n);
-    fixture_url(u, sizeof u, port, "a.test", path);
+    testlib_world_url(&world, u, sizeof u, "a.test", path);
     snprintf(params, sizeof params, "{\"url\":\"%s\"}", u);
     cdp_reply rep;
     cdp_err e = {0};
@@ -513,41 +458,23 @@ static void barrier(snap_agent *a)
 static void barrier_log(const char *tag)
 {
     (void)tag;
-    sleep_ms(300);
+    testlib_sleep_ms(300);
 }
 
 /* ---- vault ---- */
 
-static void origin_for(char *out, size_t cap, const char *host)
-{
-    snprintf(out, cap, "http://%s:%d", host, port);
-}
-
 static void plant_sessions(vault *v)
 {
-    char origin[128], state[1600], err[300] = "";
-    origin_for(origin, sizeof origin, "bank.test");
-    int n = snprintf(state, sizeof state,
-        "{\"version\":1,\"cookies\":["
-        "{\"name\":\"bank_session\",\"value\":\"" FIXTURE_BANK_SESSION "\","
-        "\"domain\":\"bank.test\",\"path\":\"/\",\"httpOnly\":true,\"secure\":false,"
-        "\"sameSite\":\"Lax\"},"
-        "{\"name\":\"bank_pref\",\"value\":\"" FIXTURE_BANK_PREF "\",\"domain\":\"bank.test\","
-        "\"path\":\"/\",\"httpOnly\":false,\"secure\":false,\"expires\":%lld}],"
-        "\"localStorage\":{\"%s\":[[\"bank_token\",\"" FIXTURE_BANK_TOKEN "\"]]}}",
-        (long long)time(NULL) + 86400, origin);
-    if (!CHECK_INT(0, vault_put(v, origin, "alice", (const uint8_t *)state, (size_t)n, 0, err,
-                                sizeof err)))
-        test_fail_detail("vault_put: %s", err);
-    origin_for(origin, sizeof origin, "shop.test");
-    n = snprintf(state, sizeof state,
+    char origin[128], state[1600];
+    testlib_world_origin(&world, origin, sizeof origin, "bank.test");
+    if (CHECK(testlib_bank_state(state, sizeof state, origin, FIXTURE_BANK_SESSION, NULL) > 0))
+        testlib_vault_plant(v, origin, "alice", state, 0);
+    testlib_world_origin(&world, origin, sizeof origin, "shop.test");
+    testlib_vault_plant(v, origin, "alice",
         "{\"version\":1,\"cookies\":["
         "{\"name\":\"shop_sid\",\"value\":\"" SHOP_SECRET "\",\"domain\":\"shop.test\","
         "\"path\":\"/\",\"httpOnly\":true,\"secure\":false,\"sameSite\":\"Lax\"}],"
-        "\"localStorage\":{}}");
-    if (!CHECK_INT(0, vault_put(v, origin, "alice", (const uint8_t *)state, (size_t)n, 0, err,
-                                sizeof err)))
-        test_fail_detail("vault_put: %s", err);
+        "\"localStorage\":{}}", 0);
 }
 
 /* ==== 1. the grant denies ==== */
@@ -589,7 +516,7 @@ static void t_grant_denies_origin(void)
         goto out;
     snap_result r;
     char want[128];
-    snprintf(want, sizeof want, "http://evil.test:%d", port);
+    snprintf(want, sizeof want, "http://evil.test:%d", world.port);
     int rc = do_open(x.a, "evil.test", "/gate/sink?tag=origin", &r);
     check_refusal(&r, rc, SNAP_EDENIED, "deny", want);
     snap_result_free(&r);
@@ -597,7 +524,7 @@ static void t_grant_denies_origin(void)
     CHECK_INT(0, do_open(x.a, "a.test", "/gate/public.html", &r));
     snap_result_free(&r);
     char u[200];
-    fixture_url(u, sizeof u, port, "evil.test", "/gate/sink?tag=origin-tab");
+    testlib_world_url(&world, u, sizeof u, "evil.test", "/gate/sink?tag=origin-tab");
     rc = snap_open(x.a, u, true, &r);
     keep(&r);
     check_refusal(&r, rc, SNAP_EDENIED, "deny", want);
@@ -606,7 +533,7 @@ static void t_grant_denies_origin(void)
     /* Reached through an HTTP redirect of a granted origin. */
     char path[300];
     snprintf(path, sizeof path, "/gate/redirect?to=http://evil.test:%d/gate/sink?tag=origin-302",
-             port);
+             world.port);
     rc = do_open(x.a, "news.test", path, &r);
     if (!CHECK(rc != 0 || (r.text && strstr(r.text, "blocked before it left"))))
         test_fail_detail("a redirect to evil.test was followed: rc %d: %s", rc,
@@ -687,15 +614,15 @@ static void write_file(const char *path, const char *text)
 
 static void t_grant_denies_file(void)
 {
-    snprintf(up_scope, sizeof up_scope, "%s/files/ok", root);
+    snprintf(up_scope, sizeof up_scope, "%s/files/ok", world.root);
     char d[400];
-    snprintf(d, sizeof d, "%s/files", root);
+    snprintf(d, sizeof d, "%s/files", world.root);
     mkdir(d, 0700);
     mkdir(up_scope, 0700);
-    snprintf(d, sizeof d, "%s/files/private", root);
+    snprintf(d, sizeof d, "%s/files/private", world.root);
     mkdir(d, 0700);
     snprintf(up_ok, sizeof up_ok, "%s/report.txt", up_scope);
-    snprintf(up_secret, sizeof up_secret, "%s/files/private/keys.txt", root);
+    snprintf(up_secret, sizeof up_secret, "%s/files/private/keys.txt", world.root);
     snprintf(up_link, sizeof up_link, "%s/innocent.txt", up_scope);
     write_file(up_ok, "quarterly report\n");
     write_file(up_secret, "private keys\n");
@@ -1278,7 +1205,7 @@ static void evil_too(gate_grant *g)
     static const char *O[6];
     for (int i = 0; i < 5; i++)
         O[i] = ORIGINS[i];
-    origin_for(O_EVIL, sizeof O_EVIL, "evil.test");
+    testlib_world_origin(&world, O_EVIL, sizeof O_EVIL, "evil.test");
     O[5] = O_EVIL;
     g->origins = O;
     g->norigins = 6;
@@ -1344,7 +1271,7 @@ static void t_expired_grant(void)
     CHECK_STR("", v);
     free(v);
     char u[200];
-    fixture_url(u, sizeof u, port, "a.test", "/gate/egress.html?expired-open");
+    testlib_world_url(&world, u, sizeof u, "a.test", "/gate/egress.html?expired-open");
     rc = snap_open(x.a, u, false, &r);
     keep(&r);
     check_refusal(&r, rc, SNAP_EDENIED, "deny", "the grant expired at");
@@ -2103,39 +2030,9 @@ out:
 
 /* ==== the MCP server as a child ==== */
 
-static const char *cdpgate_bin(void)
-{
-    const char *b = getenv("CDPGATE_BIN");
-    return b && *b ? b : "build/cdpgate";
-}
-
 /* A cdpgate child (tests/fixture.h), --control-fd 3 on fd3_w. */
 typedef fixture_child child;
 
-static int spawn(child *c, const char *const *env, const char *const *argv, bool control)
-{
-    static int seq;
-    char errfile[300];
-    snprintf(errfile, sizeof errfile, "%s/child%d.err", root, ++seq);
-    return fixture_child_spawn(c, errfile, env, argv, control);
-}
-
-#define read_until fixture_child_read_until
-#define child_stderr fixture_child_stderr
-
-/* Wait (bounded) for needle on the child's stderr. */
-static bool stderr_wait(child *c, const char *needle, int timeout_ms)
-{
-    int64_t end = snap_now_ms() + timeout_ms;
-    for (;;) {
-        char *e = child_stderr(c);
-        bool ok = strstr(e, needle) != NULL;
-        free(e);
-        if (ok || snap_now_ms() >= end)
-            return ok;
-        sleep_ms(20);
-    }
-}
 
 /* Close its input, wait for the exit (bounded; else SIGKILL by pid); keep
  * what it said for scenario 13. */
@@ -2146,77 +2043,12 @@ static int child_end(child *c, int timeout_ms)
         close(c->out);
     c->out = -1;
     keep_text("[mcp stdout]", c->got);
-    char *e = child_stderr(c);
+    char *e = fixture_child_stderr(c);
     keep_text("[mcp stderr]", e);
     free(e);
     free(c->got);
     c->got = NULL;
     return rc;
-}
-
-static void send_line(child *c, int id, const char *method, const char *params)
-{
-    char line[2048];
-    int n = snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\","
-                     "\"params\":%s}\n", id, method, params);
-    CHECK(write(c->in, line, (size_t)n) == n);
-}
-
-/* The response line for id (new), "" on timeout. */
-static char *response(child *c, int id, int timeout_ms)
-{
-    char want[40];
-    snprintf(want, sizeof want, "\"id\":%d,\"", id);
-    const char *p = read_until(c, 0, want, timeout_ms);
-    if (!CHECK(p != NULL)) {
-        test_fail_detail("no answer to request %d", id);
-        return calloc(1, 1);
-    }
-    while (p > c->got && p[-1] != '\n')
-        p--;
-    size_t off = (size_t)(p - c->got);
-    const char *e = read_until(c, off, "\n", timeout_ms);
-    p = c->got + off;
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    char *r = malloc(len + 1);
-    if (r) {
-        memcpy(r, p, len);
-        r[len] = 0;
-    }
-    return r ? r : calloc(1, 1);
-}
-
-static char *tool(child *c, int id, const char *name, const char *args)
-{
-    char params[1800];
-    snprintf(params, sizeof params, "{\"name\":\"%s\",\"arguments\":%s}", name, args);
-    send_line(c, id, "tools/call", params);
-    return response(c, id, 60000);
-}
-
-static void mcp_init(child *c)
-{
-    send_line(c, 1, "initialize", "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
-              "\"clientInfo\":{\"name\":\"accept\",\"version\":\"1\"}}");
-    char *r = response(c, 1, 20000);
-    CHECK_HAS(r, "cdpgate");
-    free(r);
-    static const char N[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
-    CHECK(write(c->in, N, sizeof N - 1) == (ssize_t)(sizeof N - 1));
-}
-
-/* The ref on the (JSON-escaped) line holding needle. */
-static void mcp_ref(const char *text, const char *needle, char *out, size_t cap)
-{
-    out[0] = 0;
-    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle)) {
-        const char *e = strstr(p, "[e");
-        const char *nl = strstr(p, "\\n");
-        if (e && (!nl || e < nl)) {
-            snprintf(out, cap, "%.*s", (int)strcspn(e + 1, "]"), e + 1);
-            return;
-        }
-    }
 }
 
 static char mcp_data[400], mcp_grant[400];
@@ -2226,7 +2058,7 @@ static void mcp_setup(void)
 {
     if (*mcp_grant)
         return;
-    snprintf(mcp_data, sizeof mcp_data, "%s/mcpdata", root);
+    snprintf(mcp_data, sizeof mcp_data, "%s/mcpdata", world.root);
     mkdir(mcp_data, 0700);
     char vdir[500], err[300] = "";
     snprintf(vdir, sizeof vdir, "%s/cdpgate", mcp_data);
@@ -2237,7 +2069,7 @@ static void mcp_setup(void)
     }
     plant_sessions(v);
     vault_close(v);
-    snprintf(mcp_grant, sizeof mcp_grant, "%s/grant.json", root);
+    snprintf(mcp_grant, sizeof mcp_grant, "%s/grant.json", world.root);
     FILE *f = fopen(mcp_grant, "w");
     if (!CHECK(f != NULL))
         return;
@@ -2250,14 +2082,8 @@ static void mcp_setup(void)
 
 static bool mcp_ready(void)
 {
-    if (!fixture_browser()) {
-        test_skip("no Chromium-family browser installed");
+    if (!testlib_need_browser() || !testlib_need_cdpgate())
         return false;
-    }
-    if (access(cdpgate_bin(), X_OK) != 0) {
-        test_skip("the cdpgate binary is not built (make)");
-        return false;
-    }
     mcp_setup();
     return *mcp_grant != 0;
 }
@@ -2271,28 +2097,28 @@ static void t_mcp_takeover_pending(void)
     char env_data[500], rules[200], audit[400], confirm[1200], prompt_f[400], go_f[400];
     snprintf(env_data, sizeof env_data, "XDG_DATA_HOME=%s", mcp_data);
     snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
-    snprintf(audit, sizeof audit, "%s/audit-takeover.log", root);
-    snprintf(prompt_f, sizeof prompt_f, "%s/prompt8.json", root);
-    snprintf(go_f, sizeof go_f, "%s/go8", root);
+    snprintf(audit, sizeof audit, "%s/audit-takeover.log", world.root);
+    snprintf(prompt_f, sizeof prompt_f, "%s/prompt8.json", world.root);
+    snprintf(go_f, sizeof go_f, "%s/go8", world.root);
     /* The human's confirmation program: shows the request (a file the test
      * watches), waits (bounded) until the human answers, then allows. */
     snprintf(confirm, sizeof confirm,
              "cat >> %s; i=0; while [ ! -e %s ] && [ $i -lt 400 ]; do sleep 0.05; "
              "i=$((i+1)); done; echo '{\"decision\":\"allow\"}'", prompt_f, go_f);
     const char *env[] = {env_data, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
-    const char *argv[] = {cdpgate_bin(), rules, "--grant", mcp_grant, "--audit", audit,
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", mcp_grant, "--audit", audit,
                           "--confirm", confirm, "--control-fd", "3", "mcp", NULL};
     child c;
-    if (!CHECK_INT(0, spawn(&c, env, argv, true)))
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, true)))
         return;
-    mcp_init(&c);
+    testlib_mcp_init(&c, "accept");
     int notes = log_count("POST", "bank.test", "tag=note");
     char url[200], args[400], ref[16];
-    fixture_url(url, sizeof url, port, "bank.test", "/gate/bank/transfer.html?mcp8");
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/gate/bank/transfer.html?mcp8");
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
-    char *r = tool(&c, 2, "browser_open", args);
+    char *r = testlib_mcp_tool(&c, 2, "browser_open", args);
     CHECK_HAS(r, "auth=yes");
-    mcp_ref(r, "Save note", ref, sizeof ref);
+    testlib_mcp_ref(r, "Save note", ref, sizeof ref);
     free(r);
     if (!CHECK(*ref))
         goto out;
@@ -2300,20 +2126,20 @@ static void t_mcp_takeover_pending(void)
     char params[300];
     snprintf(params, sizeof params, "{\"name\":\"browser_click\",\"arguments\":"
              "{\"ref\":\"%s\"}}", ref);
-    send_line(&c, 3, "tools/call", params);
+    testlib_mcp_send(&c, 3, "tools/call", params);
     int64_t end = snap_now_ms() + 20000;
     struct stat st;
     while ((stat(prompt_f, &st) != 0 || st.st_size == 0) && snap_now_ms() < end)
-        sleep_ms(20);
+        testlib_sleep_ms(20);
     CHECK(stat(prompt_f, &st) == 0 && st.st_size > 0);
     /* ... meanwhile the host takes control for the human ... */
     CHECK(write(c.fd3_w, "takeover\n", 9) == 9);
-    bool seen_now = stderr_wait(&c, "control is with the human", 2000);
+    bool seen_now = testlib_child_stderr_wait(&c, "control is with the human", 2000);
     /* ... and only then does the (late) answer allow it. */
     int gf = open(go_f, O_WRONLY | O_CREAT, 0600);
     if (gf >= 0)
         close(gf);
-    r = response(&c, 3, 60000);
+    r = testlib_mcp_response(&c, 0, 3, 60000);
     if (!CHECK(strstr(r, "\"isError\":true") != NULL &&
                (strstr(r, "stale") || strstr(r, "control is with the human"))))
         test_fail_detail("an action confirmed after the host took control went ahead "
@@ -2323,29 +2149,29 @@ static void t_mcp_takeover_pending(void)
     barrier_log("mcp8");
     CHECK_INT(notes, log_count("POST", "bank.test", "tag=note"));
     notes = log_count("POST", "bank.test", "tag=note");  /* what follows stands alone */
-    CHECK(stderr_wait(&c, "control is with the human", 5000));
+    CHECK(testlib_child_stderr_wait(&c, "control is with the human", 5000));
     /* While the human has control, even reading is refused. */
-    r = tool(&c, 4, "browser_snapshot", "{}");
+    r = testlib_mcp_tool(&c, 4, "browser_snapshot", "{}");
     CHECK_HAS(r, "\"isError\":true");
     CHECK_HAS(r, "control is with the human");
     free(r);
     /* Control comes back: the first action without a fresh snapshot is
      * refused as stale. */
     CHECK(write(c.fd3_w, "release\n", 8) == 8);
-    CHECK(stderr_wait(&c, "control is with the agent", 5000));
+    CHECK(testlib_child_stderr_wait(&c, "control is with the agent", 5000));
     snprintf(args, sizeof args, "{\"ref\":\"%s\"}", ref);
-    r = tool(&c, 5, "browser_click", args);
+    r = testlib_mcp_tool(&c, 5, "browser_click", args);
     CHECK_HAS(r, "\"isError\":true");
     CHECK_HAS(r, "take a fresh snapshot");
     free(r);
     CHECK_INT(notes, log_count("POST", "bank.test", "tag=note"));
     /* After a snapshot it works (the human's program allows at once now). */
-    r = tool(&c, 6, "browser_snapshot", "{}");
+    r = testlib_mcp_tool(&c, 6, "browser_snapshot", "{}");
     CHECK_LACKS(r, "\"isError\":true");
-    mcp_ref(r, "Save note", ref, sizeof ref);
+    testlib_mcp_ref(r, "Save note", ref, sizeof ref);
     free(r);
     snprintf(args, sizeof args, "{\"ref\":\"%s\"}", ref);
-    r = tool(&c, 7, "browser_click", args);
+    r = testlib_mcp_tool(&c, 7, "browser_click", args);
     if (!CHECK(strstr(r, "\"isError\":true") == NULL))
         test_fail_detail("%.2000s", r);
     free(r);
@@ -2372,35 +2198,35 @@ static void t_mcp_takeover_pending_elicit(void)
     char env_data[500], rules[200], audit[400];
     snprintf(env_data, sizeof env_data, "XDG_DATA_HOME=%s", mcp_data);
     snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
-    snprintf(audit, sizeof audit, "%s/audit-elicit.log", root);
+    snprintf(audit, sizeof audit, "%s/audit-elicit.log", world.root);
     const char *env[] = {env_data, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
-    const char *argv[] = {cdpgate_bin(), rules, "--grant", mcp_grant, "--audit", audit,
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", mcp_grant, "--audit", audit,
                           "--control-fd", "3", "mcp", NULL};
     child c;
-    if (!CHECK_INT(0, spawn(&c, env, argv, true)))
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, true)))
         return;
-    send_line(&c, 1, "initialize", "{\"protocolVersion\":\"2025-06-18\","
+    testlib_mcp_send(&c, 1, "initialize", "{\"protocolVersion\":\"2025-06-18\","
               "\"capabilities\":{\"elicitation\":{}},"
               "\"clientInfo\":{\"name\":\"accept\",\"version\":\"1\"}}");
-    char *r = response(&c, 1, 20000);
+    char *r = testlib_mcp_response(&c, 0, 1, 20000);
     free(r);
     static const char N[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
     CHECK(write(c.in, N, sizeof N - 1) == (ssize_t)(sizeof N - 1));
     int notes = log_count("POST", "bank.test", "tag=note");
     char url[200], args[400], ref[16], params[300];
-    fixture_url(url, sizeof url, port, "bank.test", "/gate/bank/transfer.html?elicit");
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/gate/bank/transfer.html?elicit");
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
-    r = tool(&c, 2, "browser_open", args);
+    r = testlib_mcp_tool(&c, 2, "browser_open", args);
     CHECK_HAS(r, "auth=yes");
-    mcp_ref(r, "Save note", ref, sizeof ref);
+    testlib_mcp_ref(r, "Save note", ref, sizeof ref);
     free(r);
     if (!CHECK(*ref))
         goto out;
     size_t from = c.ngot;
     snprintf(params, sizeof params, "{\"name\":\"browser_click\",\"arguments\":"
              "{\"ref\":\"%s\"}}", ref);
-    send_line(&c, 3, "tools/call", params);
-    const char *q = read_until(&c, from, "elicitation/create", 20000);
+    testlib_mcp_send(&c, 3, "tools/call", params);
+    const char *q = fixture_child_read_until(&c, from, "elicitation/create", 20000);
     if (!CHECK(q != NULL))
         goto out;
     const char *idp = strstr(c.got + from, "\"id\":\"");
@@ -2408,12 +2234,12 @@ static void t_mcp_takeover_pending_elicit(void)
     if (CHECK(idp != NULL))
         snprintf(sid, sizeof sid, "%.*s", (int)strcspn(idp + 6, "\""), idp + 6);
     CHECK(write(c.fd3_w, "takeover\n", 9) == 9);
-    bool seen_now = stderr_wait(&c, "control is with the human", 5000);
+    bool seen_now = testlib_child_stderr_wait(&c, "control is with the human", 5000);
     char answer[300];
     int n = snprintf(answer, sizeof answer, "{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"result\":"
                      "{\"action\":\"accept\",\"content\":{\"approve\":true}}}\n", sid);
     CHECK(write(c.in, answer, (size_t)n) == n);
-    r = response(&c, 3, 60000);
+    r = testlib_mcp_response(&c, 0, 3, 60000);
     if (!CHECK(strstr(r, "\"isError\":true") != NULL &&
                (strstr(r, "stale") || strstr(r, "control is with the human"))))
         test_fail_detail("an action accepted after the host took control went ahead "
@@ -2438,28 +2264,28 @@ static void t_mcp_killed_after_submit(void)
     char env_data[500], rules[200], audit[400];
     snprintf(env_data, sizeof env_data, "XDG_DATA_HOME=%s", mcp_data);
     snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
-    snprintf(audit, sizeof audit, "%s/audit-killed.log", root);
+    snprintf(audit, sizeof audit, "%s/audit-killed.log", world.root);
     const char *confirm = "cat >/dev/null; echo '{\"decision\":\"allow\"}'";
     const char *env[] = {env_data, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
-    const char *argv[] = {cdpgate_bin(), rules, "--grant", mcp_grant, "--audit", audit,
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", mcp_grant, "--audit", audit,
                           "--confirm", confirm, "mcp", NULL};
     child c;
-    if (!CHECK_INT(0, spawn(&c, env, argv, false)))
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
         return;
-    mcp_init(&c);
+    testlib_mcp_init(&c, "accept");
     char url[200], args[400], ref[16];
-    fixture_url(url, sizeof url, port, "bank.test", "/gate/bank/transfer.html?mcp12");
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/gate/bank/transfer.html?mcp12");
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
-    char *r = tool(&c, 2, "browser_open", args);
+    char *r = testlib_mcp_tool(&c, 2, "browser_open", args);
     CHECK_HAS(r, "auth=yes");
-    mcp_ref(r, "Save preferences", ref, sizeof ref);
+    testlib_mcp_ref(r, "Save preferences", ref, sizeof ref);
     free(r);
     int64_t posted = 0;
     if (CHECK(*ref)) {
         char params[300];
         snprintf(params, sizeof params, "{\"name\":\"browser_click\",\"arguments\":"
                  "{\"ref\":\"%s\"}}", ref);
-        send_line(&c, 3, "tools/call", params);
+        testlib_mcp_send(&c, 3, "tools/call", params);
         /* As soon as the server has the POST (it answers 2.5 s later). */
         CHECK_INT(1, log_wait("POST", "bank.test", "/slow", 1, 20000));
         posted = snap_now_ms();
@@ -2472,21 +2298,21 @@ static void t_mcp_killed_after_submit(void)
         return;
     /* A new server on the same audit log: its first result says so. */
     child d;
-    if (!CHECK_INT(0, spawn(&d, env, argv, false)))
+    if (!CHECK_INT(0, testlib_child_spawn(&d, world.root, env, argv, false)))
         return;
-    mcp_init(&d);
-    r = tool(&d, 2, "browser_tabs", "{\"action\":\"list\"}");
+    testlib_mcp_init(&d, "accept");
+    r = testlib_mcp_tool(&d, 2, "browser_tabs", "{\"action\":\"list\"}");
     CHECK_HAS(r, "outcome unknown");
     CHECK_HAS(r, "Save preferences");
     CHECK_HAS(r, "not retried");
     free(r);
-    r = tool(&d, 3, "browser_tabs", "{\"action\":\"list\"}");
+    r = testlib_mcp_tool(&d, 3, "browser_tabs", "{\"action\":\"list\"}");
     CHECK_LACKS(r, "outcome unknown");
     free(r);
     /* Long after the slow answer: the POST was never sent again. */
     int64_t wait = posted + 3500 - snap_now_ms();
     if (wait > 0)
-        sleep_ms((int)wait);
+        testlib_sleep_ms((int)wait);
     CHECK_INT(1, log_count("POST", "bank.test", "/slow"));
     child_end(&d, 30000);
     char *a = test_read_file(audit, NULL);
@@ -2508,20 +2334,20 @@ static void t_mcp_idle_request_confirmed(void)
     char env_data[500], rules[200], audit[400], asked_f[400], confirm[700];
     snprintf(env_data, sizeof env_data, "XDG_DATA_HOME=%s", mcp_data);
     snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
-    snprintf(audit, sizeof audit, "%s/audit-idle.log", root);
-    snprintf(asked_f, sizeof asked_f, "%s/idle-asked", root);
+    snprintf(audit, sizeof audit, "%s/audit-idle.log", world.root);
+    snprintf(asked_f, sizeof asked_f, "%s/idle-asked", world.root);
     snprintf(confirm, sizeof confirm, "cat >> %s; echo '{\"decision\":\"deny\"}'", asked_f);
     const char *env[] = {env_data, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
-    const char *argv[] = {cdpgate_bin(), rules, "--grant", mcp_grant, "--audit", audit,
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", mcp_grant, "--audit", audit,
                           "--confirm", confirm, "mcp", NULL};
     child c;
-    if (!CHECK_INT(0, spawn(&c, env, argv, false)))
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
         return;
-    mcp_init(&c);
+    testlib_mcp_init(&c, "accept");
     char url[200], args[400];
-    fixture_url(url, sizeof url, port, "bank.test", "/gate/bank/later.html?idle");
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/gate/bank/later.html?idle");
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
-    char *r = tool(&c, 2, "browser_open", args);
+    char *r = testlib_mcp_tool(&c, 2, "browser_open", args);
     CHECK_HAS(r, "auth=yes");
     free(r);
     /* Idle now: the timer's POST is asked of the program, then audited. */
@@ -2532,7 +2358,7 @@ static void t_mcp_idle_request_confirmed(void)
         a = test_read_file(audit, NULL);
         if (a && strstr(a, "tag=timer-post"))
             break;
-        sleep_ms(50);
+        testlib_sleep_ms(50);
     }
     char *asked = test_read_file(asked_f, NULL);
     keep_text("[idle asked]", asked);
@@ -2553,14 +2379,14 @@ static void t_mcp_idle_request_confirmed(void)
 
 static void scan_audit_files(void)
 {
-    DIR *d = opendir(root);
+    DIR *d = opendir(world.root);
     struct dirent *e;
     int n = 0;
     while (d && (e = readdir(d))) {
         if (strncmp(e->d_name, "audit", 5) != 0)
             continue;
         char p[700];
-        snprintf(p, sizeof p, "%s/%s", root, e->d_name);
+        snprintf(p, sizeof p, "%s/%s", world.root, e->d_name);
         char *s = test_read_file(p, NULL);
         check_no_plants(p, s);
         free(s);
@@ -2724,7 +2550,7 @@ static char O_CDN[64];
 static void with_assets(gate_grant *g)
 {
     static const char *A[1];
-    origin_for(O_CDN, sizeof O_CDN, "cdn.test");
+    testlib_world_origin(&world, O_CDN, sizeof O_CDN, "cdn.test");
     A[0] = O_CDN;
     g->assets = A;
     g->nassets = 1;
@@ -2830,7 +2656,7 @@ static void t_net_privileged_loopback(void)
                                             {"localhost", "127.0.0.1"}};
     for (int i = 0; i < 2; i++) {
         const char *host = HOSTS[i][0], *alt = HOSTS[i][1];
-        origin_for(O_LO, sizeof O_LO, host);
+        testlib_world_origin(&world, O_LO, sizeof O_LO, host);
         char state[400], err[300] = "";
         int n = snprintf(state, sizeof state, "{\"version\":1,\"cookies\":[{\"name\":"
                          "\"lo_sid\",\"value\":\"" LO_SECRET "\",\"domain\":\"%s\","
@@ -2900,7 +2726,7 @@ static void t_net_login_captured_egress(void)
         goto out;
     x.a->o.timeout_ms = 30000;
     char vdir[400], err[300] = "", url[300];
-    snprintf(vdir, sizeof vdir, "%s/login-vault", root);
+    snprintf(vdir, sizeof vdir, "%s/login-vault", world.root);
     lv = vault_open(vdir, NULL, err, sizeof err);
     if (!CHECK(lv != NULL)) {
         test_fail_detail("vault_open: %s", err);
@@ -2909,7 +2735,7 @@ static void t_net_login_captured_egress(void)
     snap_agent_set_vault(x.a, lv);
     char audit[400];
     snprintf(audit, sizeof audit, "%s", last_audit);
-    fixture_url(url, sizeof url, port, "bank.test", "/bank/login.html");
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/login.html");
     snap_result r;
     memset(&r, 0, sizeof r);
     int rc = snap_login_begin(x.a, url, &r);
@@ -2965,15 +2791,10 @@ static void t_attached_browser(void)
 {
     if (!need_browser())
         return;
-    cdp_launch_opts lo = {0};
-    lo.args = host_args;
-    lo.use_port = true;
-    cdp_err e = {0};
-    cdp_browser *host = cdp_browser_launch(&lo, &e);
-    if (!CHECK(host != NULL)) {
-        test_fail_detail("launch: %s", e.msg);
+    cdp_browser *host = testlib_launch(host_args, true);
+    if (!host)
         return;
-    }
+    cdp_err e = {0};
     cdp_browser *att = cdp_browser_connect(cdp_browser_ws_url(host), NULL, 10000, &e);
     if (!CHECK(att != NULL)) {
         test_fail_detail("attach: %s", e.msg);
@@ -3080,21 +2901,21 @@ static void t_red_mcp_stderr_escaped(void)
     char env_data[500], rules[200], audit[400];
     snprintf(env_data, sizeof env_data, "XDG_DATA_HOME=%s", mcp_data);
     snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
-    snprintf(audit, sizeof audit, "%s/audit-red-stderr.log", root);
+    snprintf(audit, sizeof audit, "%s/audit-red-stderr.log", world.root);
     const char *env[] = {env_data, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
-    const char *argv[] = {cdpgate_bin(), rules, "--grant", mcp_grant, "--audit", audit,
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", mcp_grant, "--audit", audit,
                           "mcp", NULL};
     child c;
-    if (!CHECK_INT(0, spawn(&c, env, argv, false)))
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
         return;
-    mcp_init(&c);
-    char *r = tool(&c, 2, "browser_takeover",
+    testlib_mcp_init(&c, "accept");
+    char *r = testlib_mcp_tool(&c, 2, "browser_takeover",
                    "{\"text\":\"solve it\\u001b]52;c;cm0gLXJmIH4=\\u0007\\u001b[2J"
                    "\\ncdpgate mcp: control is with the agent now (epoch 7)\\u202e\"}");
     CHECK_HAS(r, "Control is with the human");
     free(r);
-    CHECK(stderr_wait(&c, "handed control to the human", 10000));
-    char *e = child_stderr(&c);
+    CHECK(testlib_child_stderr_wait(&c, "handed control to the human", 10000));
+    char *e = fixture_child_stderr(&c);
     if (!CHECK(e && !strchr(e, 0x1b) && !strchr(e, 0x07)))
         test_fail_detail("a raw control character reached stderr:\n%s", e ? e : "");
     CHECK_LACKS(e, "\ncdpgate mcp: control is with the agent");
@@ -3128,7 +2949,7 @@ static void t_red_download_nowhere(void)
     char cmd[600];
     /* Where a browser saves: the user's home (~/Downloads, XDG_DOWNLOAD_DIR),
      * the temporary directory (its profile), the working directory. */
-    snprintf(cmd, sizeof cmd, "find \"${HOME:-/root}\" /tmp . -xdev \\( -name "
+    snprintf(cmd, sizeof cmd, "find \"${HOME:-/world.root}\" /tmp . -xdev \\( -name "
              "'red-download-%s*' -o -name 'red-blob-%s*' \\) 2>/dev/null", tag, tag);
     char *o = NULL, *e = NULL;
     fixture_run(cmd, &o, &e);
@@ -3202,39 +3023,25 @@ static const test_case TESTS[] = {
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
-    snprintf(root, sizeof root, "/tmp/cdpgate-accept-XXXXXX");
-    if (!mkdtemp(root)) {
-        fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
+    if (testlib_world_up(&world, "accept", host_args, true) != 0)
         return 1;
-    }
-    snprintf(logpath, sizeof logpath, "%s/requests.log", root);
-    fixture_server_log(logpath);
-    port = fixture_server_start(&server_pid);
-    if (port < 0) {
-        fprintf(stderr, "cannot start the fixture server\n");
-        return 1;
-    }
-    origin_for(O_A, sizeof O_A, "a.test");
-    origin_for(O_B, sizeof O_B, "b.test");
-    origin_for(O_BANK, sizeof O_BANK, "bank.test");
-    origin_for(O_SHOP, sizeof O_SHOP, "shop.test");
-    origin_for(O_NEWS, sizeof O_NEWS, "news.test");
+    testlib_world_origin(&world, O_A, sizeof O_A, "a.test");
+    testlib_world_origin(&world, O_B, sizeof O_B, "b.test");
+    testlib_world_origin(&world, O_BANK, sizeof O_BANK, "bank.test");
+    testlib_world_origin(&world, O_SHOP, sizeof O_SHOP, "shop.test");
+    testlib_world_origin(&world, O_NEWS, sizeof O_NEWS, "news.test");
     char vdir[400], err[300] = "";
-    snprintf(vdir, sizeof vdir, "%s/inproc", root);
+    snprintf(vdir, sizeof vdir, "%s/inproc", world.root);
     V = vault_open(vdir, NULL, err, sizeof err);
     if (!V) {
         fprintf(stderr, "vault_open: %s\n", err);
+        testlib_world_down(&world);
         return 1;
     }
     plant_sessions(V);
     int rc = test_main(argc, argv, TESTS);
-    cdp_browser_free(B);
     vault_close(V);
-    fixture_server_stop(server_pid);
-    if (getenv("CDPGATE_KEEP"))
-        fprintf(stderr, "kept %s\n", root);
-    else
-        test_rm_rf(root);
+    testlib_world_down(&world);
     free(seen);
     return rc;
 }

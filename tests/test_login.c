@@ -16,8 +16,7 @@
 #if defined(__linux__)
 #define _GNU_SOURCE 1
 #endif
-#include "tests/harness.h"
-#include "tests/fixture.h"
+#include "tests/testlib.h"
 #include "gate/gate.h"
 #include "snapshot/snap_int.h"
 #include "vault/vault.h"
@@ -43,36 +42,17 @@
 /* A second service's cookies (shop.test). */
 #define SHOP_SECRET "shop-planted-99ab"
 
-static int port;
-static pid_t server_pid;
-static char root[256];           /* scratch directory of this run */
+static testlib_world world;          /* fixture server and scratch directory (world.root) */
 static const char *host_args[] = {FIXTURE_HOST_RULES, NULL};
 
 static const char *const PLANTS[] = {PLANT_PASSWORD, FIXTURE_BANK_OTP, FIXTURE_BANK_SESSION,
                                      FIXTURE_BANK_PREF, FIXTURE_BANK_TOKEN, SHOP_SECRET,
                                      NULL};
 
-#define CHECK_HAS(text, s) do { \
-        if (!CHECK(strstr((text), (s)) != NULL)) \
-            test_fail_detail("missing %s in:\n%s", (s), (text)); \
-    } while (0)
-#define CHECK_LACKS(text, s) do { \
-        if (!CHECK(strstr((text), (s)) == NULL)) \
-            test_fail_detail("unexpected %s in:\n%s", (s), (text)); \
-    } while (0)
-
 /* No planted secret in text (what names where it looked). */
 static void check_no_plants(const char *what, const char *text)
 {
-    for (const char *const *p = PLANTS; *p; p++)
-        if (!CHECK(strstr(text ? text : "", *p) == NULL))
-            test_fail_detail("planted secret %s found in %s:\n%.3000s", *p, what, text);
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
+    testlib_check_no_plants(PLANTS, what, text);
 }
 
 /* A task grant for the bank fixture naming the identity "alice" for it
@@ -87,41 +67,9 @@ static void write_bank_grant(const char *dir, char *out, size_t cap)
     fprintf(f, "{\"task\":\"login-test\",\"principal\":\"test\","
             "\"origins\":[\"http://bank.test:%d\",\"http://a.test:%d\",\"http://shop.test:%d\"],"
             "\"identities\":{\"http://bank.test:%d\":\"alice\",\"http://shop.test:%d\":\"alice\"},"
-            "\"egress\":[\"approved_origin_fetch\"]}\n", port, port, port, port, port);
+            "\"egress\":[\"approved_origin_fetch\"]}\n", world.port, world.port, world.port,
+            world.port, world.port);
     fclose(f);
-}
-
-static void origin_for(char *out, size_t cap, const char *host)
-{
-    snprintf(out, cap, "http://%s:%d", host, port);
-}
-
-/* A fresh vault store under root (new directory each call). */
-static vault *new_vault(char *dir, size_t cap)
-{
-    static int seq;
-    snprintf(dir, cap, "%s/vault%d", root, ++seq);
-    char err[300] = "";
-    vault *v = vault_open(dir, NULL, err, sizeof err);
-    if (!CHECK(v != NULL))
-        test_fail_detail("vault_open: %s", err);
-    return v;
-}
-
-static cdp_browser *launch(bool use_port)
-{
-    if (!fixture_browser()) {
-        test_skip("no Chromium-family browser installed (apt-get install -y chromium)");
-        return NULL;
-    }
-    cdp_launch_opts o = {0};
-    o.args = host_args;
-    o.use_port = use_port;
-    cdp_err e = {0};
-    cdp_browser *b = cdp_browser_launch(&o, &e);
-    if (!CHECK(b != NULL))
-        test_fail_detail("launch: %s", e.msg);
-    return b;
 }
 
 /* The task grant of the in-process agents: the fixture hosts, and the
@@ -143,9 +91,9 @@ static int confirm_yes(void *ud, const char *prompt, char *why, size_t cap)
 static void test_gate_open(void)
 {
     static char o1[64], o2[64], o3[64];
-    snprintf(o1, sizeof o1, "http://a.test:%d", port);
-    snprintf(o2, sizeof o2, "http://bank.test:%d", port);
-    snprintf(o3, sizeof o3, "http://shop.test:%d", port);
+    testlib_world_origin(&world, o1, sizeof o1, "a.test");
+    testlib_world_origin(&world, o2, sizeof o2, "bank.test");
+    testlib_world_origin(&world, o3, sizeof o3, "shop.test");
     const char *origins[] = {o1, o2, o3};
     gate_identity ids[] = {{o2, "alice"}, {o3, "alice"}};
     gate_grant g = {0};
@@ -156,12 +104,9 @@ static void test_gate_open(void)
     g.identities = ids;
     g.nidentities = 2;
     g.egress = GATE_EGRESS_FETCH;
-    gate_err ge = {{0}};
     gate_opts go = {0};
     go.confirm = confirm_yes;
-    test_gate = gate_new(&g, &go, &ge);
-    if (!CHECK(test_gate != NULL))
-        test_fail_detail("gate: %s", ge.msg);
+    test_gate = testlib_gate(&g, &go);
 }
 
 static snap_agent *agent_with(cdp_browser *b, vault *v)
@@ -169,51 +114,36 @@ static snap_agent *agent_with(cdp_browser *b, vault *v)
     snap_opts o = {0};
     o.vault = v;
     o.gate = test_gate;
-    cdp_err e = {0};
-    snap_agent *a = snap_agent_new(b, &o, &e);
-    if (!CHECK(a != NULL))
-        test_fail_detail("agent: %s", e.msg);
-    return a;
+    return testlib_agent(b, &o);
 }
 
 /* Store a bank.test session like the one the login captures (valid: the
  * session cookie the server wants; else a stale one it refuses). */
 static void plant_bank(vault *v, bool valid, int64_t expiry)
 {
-    char origin[128], state[1200], err[300] = "";
-    origin_for(origin, sizeof origin, "bank.test");
-    int n = snprintf(state, sizeof state,
-        "{\"version\":1,\"cookies\":["
-        "{\"name\":\"bank_session\",\"value\":\"%s\",\"domain\":\"bank.test\",\"path\":\"/\","
-        "\"httpOnly\":true,\"secure\":false,\"sameSite\":\"Lax\"},"
-        "{\"name\":\"bank_pref\",\"value\":\"" FIXTURE_BANK_PREF "\",\"domain\":\"bank.test\","
-        "\"path\":\"/\",\"httpOnly\":false,\"secure\":false,\"expires\":%lld},"
-        "{\"name\":\"intruder\",\"value\":\"" SHOP_SECRET "\",\"domain\":\"shop.test\","
-        "\"path\":\"/\",\"httpOnly\":false,\"secure\":false}],"
-        "\"localStorage\":{\"%s\":[[\"bank_token\",\"" FIXTURE_BANK_TOKEN "\"]]}}",
+    char origin[128], state[1200];
+    testlib_world_origin(&world, origin, sizeof origin, "bank.test");
+    int n = testlib_bank_state(state, sizeof state, origin,
         valid ? FIXTURE_BANK_SESSION : "hs-stale-session",
-        (long long)time(NULL) + 86400, origin);
-    int rc = vault_put(v, origin, "alice", (const uint8_t *)state, (size_t)n, expiry, err,
-                       sizeof err);
-    if (!CHECK_INT(0, rc))
-        test_fail_detail("vault_put: %s", err);
+        "{\"name\":\"intruder\",\"value\":\"" SHOP_SECRET "\",\"domain\":\"shop.test\","
+        "\"path\":\"/\",\"httpOnly\":false,\"secure\":false}");
+    if (CHECK(n > 0))
+        testlib_vault_plant(v, origin, "alice", state, expiry);
 }
 
 /* shop.test: one Secure, HttpOnly, SameSite=Strict cookie. */
 static void plant_shop(vault *v)
 {
-    char origin[128], state[800], err[300] = "";
-    origin_for(origin, sizeof origin, "shop.test");
+    char origin[128], state[800];
+    testlib_world_origin(&world, origin, sizeof origin, "shop.test");
     int n = snprintf(state, sizeof state,
         "{\"version\":1,\"cookies\":["
         "{\"name\":\"shop_sid\",\"value\":\"" SHOP_SECRET "\",\"domain\":\"shop.test\","
         "\"path\":\"/\",\"httpOnly\":true,\"secure\":true,\"sameSite\":\"Strict\"},"
         "{\"name\":\"shop_lang\",\"value\":\"en\",\"domain\":\"shop.test\",\"path\":\"/\","
         "\"httpOnly\":false,\"secure\":false}],\"localStorage\":{}}");
-    int rc = vault_put(v, origin, "alice", (const uint8_t *)state, (size_t)n, 0, err,
-                       sizeof err);
-    if (!CHECK_INT(0, rc))
-        test_fail_detail("vault_put: %s", err);
+    if (CHECK(n > 0 && (size_t)n < sizeof state))
+        testlib_vault_plant(v, origin, "alice", state, 0);
 }
 
 /* Storage.getCookies of a browser context, as JSON text (new). */
@@ -255,12 +185,12 @@ static void tab_context(snap_agent *a, int tab, char *out, size_t cap)
  * browser's default one; two agents get two contexts. */
 static void t_untrusted_context(void)
 {
-    cdp_browser *b = launch(false);
+    cdp_browser *b = testlib_launch(host_args, false);
     if (!b)
         return;
     snap_agent *a = agent_with(b, NULL), *a2 = agent_with(b, NULL);
     char url[200], ctx[128], ctx2[128];
-    fixture_url(url, sizeof url, port, "a.test", "/index.html");
+    testlib_world_url(&world, url, sizeof url, "a.test", "/index.html");
     snap_result r = {0};
     CHECK_INT(0, snap_open(a, url, false, &r));
     CHECK(r.text && strstr(r.text, " auth=no ") != NULL);
@@ -284,8 +214,8 @@ static void t_untrusted_context(void)
 static void t_restore_isolated(void)
 {
     char dir[300];
-    vault *v = new_vault(dir, sizeof dir);
-    cdp_browser *b = v ? launch(false) : NULL;
+    vault *v = testlib_vault_new(world.root, dir, sizeof dir);
+    cdp_browser *b = v ? testlib_launch(host_args, false) : NULL;
     if (!b) {
         vault_close(v);
         return;
@@ -296,12 +226,12 @@ static void t_restore_isolated(void)
     char url[200];
     snap_result r = {0};
     /* The open web first: untrusted context. */
-    fixture_url(url, sizeof url, port, "a.test", "/echo-cookie");
+    testlib_world_url(&world, url, sizeof url, "a.test", "/echo-cookie");
     CHECK_INT(0, snap_open(a, url, false, &r));
     int web_tab = a->cur;
     snap_result_free(&r);
     /* The bank: a new tab in bank's own context, restored. */
-    fixture_url(url, sizeof url, port, "bank.test", "/bank/account");
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/account");
     int rc = snap_open(a, url, false, &r);
     const char *t = r.text ? r.text : "";
     CHECK_INT(0, rc);
@@ -324,7 +254,7 @@ static void t_restore_isolated(void)
         test_fail_detail("back: %s", r.text ? r.text : "");
     snap_result_free(&r);
     /* The shop: a third context, Secure/HttpOnly/Strict kept. */
-    fixture_url(url, sizeof url, port, "shop.test", "/index.html");
+    testlib_world_url(&world, url, sizeof url, "shop.test", "/index.html");
     CHECK_INT(0, snap_open(a, url, false, &r));
     CHECK(r.text && strstr(r.text, "auth=yes") != NULL);
     snap_result_free(&r);
@@ -361,7 +291,7 @@ static void t_restore_isolated(void)
     snprintf(tab, sizeof tab, "t%d", bank_tab);
     CHECK_INT(0, snap_tabs(a, "switch", tab, &r));
     snap_result_free(&r);
-    fixture_url(url, sizeof url, port, "bank.test", "/bank/account");
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/account");
     CHECK_INT(0, snap_open(a, url, false, &r));     /* same context: same tab */
     CHECK_INT(bank_tab, a->cur);
     snap_query qq = {0};
@@ -413,8 +343,8 @@ static void t_restore_isolated(void)
 static void t_expired_and_rejected(void)
 {
     char dir[300];
-    vault *v = new_vault(dir, sizeof dir);
-    cdp_browser *b = v ? launch(false) : NULL;
+    vault *v = testlib_vault_new(world.root, dir, sizeof dir);
+    cdp_browser *b = v ? testlib_launch(host_args, false) : NULL;
     if (!b) {
         vault_close(v);
         return;
@@ -424,8 +354,8 @@ static void t_expired_and_rejected(void)
     /* expired */
     plant_bank(v, true, (int64_t)time(NULL) - 5);
     snap_agent *a = agent_with(b, v);
-    fixture_url(url, sizeof url, port, "bank.test", "/bank/account");
-    origin_for(origin, sizeof origin, "bank.test");
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/account");
+    testlib_world_origin(&world, origin, sizeof origin, "bank.test");
     CHECK_INT(SNAP_ELOGIN, snap_open(a, url, false, &r));
     const char *t = r.text ? r.text : "";
     CHECK_HAS(t, "expired");
@@ -469,8 +399,8 @@ static void t_expired_and_rejected(void)
 static void t_forget_keeps_auth(void)
 {
     char dir[300];
-    vault *v = new_vault(dir, sizeof dir);
-    cdp_browser *b = v ? launch(false) : NULL;
+    vault *v = testlib_vault_new(world.root, dir, sizeof dir);
+    cdp_browser *b = v ? testlib_launch(host_args, false) : NULL;
     if (!b) {
         vault_close(v);
         return;
@@ -478,8 +408,8 @@ static void t_forget_keeps_auth(void)
     plant_bank(v, true, 0);
     snap_agent *a = agent_with(b, v);
     char url[200], origin[128];
-    fixture_url(url, sizeof url, port, "bank.test", "/bank/account");
-    origin_for(origin, sizeof origin, "bank.test");
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/account");
+    testlib_world_origin(&world, origin, sizeof origin, "bank.test");
     snap_result r = {0};
     CHECK_INT(0, snap_open(a, url, false, &r));
     CHECK_HAS(r.text ? r.text : "", "auth=yes");
@@ -520,8 +450,8 @@ static void t_forget_keeps_auth(void)
 static void t_signed_out_then_new_login(void)
 {
     char dir[300];
-    vault *v = new_vault(dir, sizeof dir);
-    cdp_browser *b = v ? launch(false) : NULL;
+    vault *v = testlib_vault_new(world.root, dir, sizeof dir);
+    cdp_browser *b = v ? testlib_launch(host_args, false) : NULL;
     if (!b) {
         vault_close(v);
         return;
@@ -529,9 +459,9 @@ static void t_signed_out_then_new_login(void)
     plant_bank(v, true, 0);
     snap_agent *a = agent_with(b, v);
     char url[200], out[200], origin[128];
-    fixture_url(url, sizeof url, port, "bank.test", "/bank/account");
-    fixture_url(out, sizeof out, port, "bank.test", "/bank/signout");
-    origin_for(origin, sizeof origin, "bank.test");
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/account");
+    testlib_world_url(&world, out, sizeof out, "bank.test", "/bank/signout");
+    testlib_world_origin(&world, origin, sizeof origin, "bank.test");
     snap_result r = {0};
     CHECK_INT(0, snap_open(a, url, false, &r));
     CHECK_HAS(r.text ? r.text : "", "auth=yes");
@@ -593,7 +523,7 @@ static int human_login(const char *endpoint, const char *otp)
             cdp_reply_free(&rep);
         }
         if (!*target)
-            sleep_ms(100);
+            testlib_sleep_ms(100);
     }
     int rc = -1;
     if (CHECK(*target)) {
@@ -652,7 +582,7 @@ static int human_login_pumped(snap_agent *a, const char *endpoint, const char *o
             snap_sync(a);
         }
         if (!exited)
-            sleep_ms(50);
+            testlib_sleep_ms(50);
     }
     if (!exited) {
         kill(pid, SIGKILL);
@@ -670,7 +600,7 @@ static int poll_login(snap_agent *a, snap_result *r)
         snap_result_free(r);
         rc = snap_login_poll(a, false, r);
         if (rc == SNAP_EBLOCKED)
-            sleep_ms(100);
+            testlib_sleep_ms(100);
     }
     return rc;
 }
@@ -678,16 +608,16 @@ static int poll_login(snap_agent *a, snap_result *r)
 static void t_login_headless_then_restore(void)
 {
     char dir[300];
-    vault *v = new_vault(dir, sizeof dir);
-    cdp_browser *b = v ? launch(true) : NULL;
+    vault *v = testlib_vault_new(world.root, dir, sizeof dir);
+    cdp_browser *b = v ? testlib_launch(host_args, true) : NULL;
     if (!b) {
         vault_close(v);
         return;
     }
     snap_agent *a = agent_with(b, v);
     char url[200], origin[128];
-    fixture_url(url, sizeof url, port, "bank.test", "/bank/login.html");
-    origin_for(origin, sizeof origin, "bank.test");
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/login.html");
+    testlib_world_origin(&world, origin, sizeof origin, "bank.test");
     snap_result r = {0};
     CHECK_INT(0, snap_login_begin(a, url, &r));
     CHECK(r.text && strstr(r.text, "blocked") != NULL);
@@ -696,7 +626,7 @@ static void t_login_headless_then_restore(void)
     CHECK_STR(origin, snap_login_origin(a));
     /* The agent is blocked meanwhile. */
     char other[200];
-    fixture_url(other, sizeof other, port, "a.test", "/index.html");
+    testlib_world_url(&world, other, sizeof other, "a.test", "/index.html");
     CHECK_INT(SNAP_EBLOCKED, snap_open(a, other, false, &r));
     CHECK(r.text && strstr(r.text, "waiting for the human to finish logging in") != NULL);
     snap_result_free(&r);
@@ -705,7 +635,7 @@ static void t_login_headless_then_restore(void)
     /* A wrong code first: back on the login page, still waiting. */
     CHECK_INT(SNAP_EBLOCKED, human_login_pumped(a, cdp_browser_ws_url(b), "000000", &r));
     snap_result_free(&r);
-    sleep_ms(600);
+    testlib_sleep_ms(600);
     CHECK_INT(SNAP_EBLOCKED, snap_login_poll(a, false, &r));
     snap_result_free(&r);
     /* The right one. */
@@ -751,10 +681,10 @@ static void t_login_headless_then_restore(void)
         test_fail_detail("vault_get: %s", err);
     }
     /* A fresh browser and agent restore it unattended. */
-    b = launch(false);
+    b = testlib_launch(host_args, false);
     a = b ? agent_with(b, v) : NULL;
     if (a) {
-        fixture_url(url, sizeof url, port, "bank.test", "/bank/account");
+        testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/account");
         CHECK_INT(0, snap_open(a, url, false, &r));
         t = r.text ? r.text : "";
         CHECK_HAS(t, "auth=yes");
@@ -763,7 +693,7 @@ static void t_login_headless_then_restore(void)
         check_no_plants("restored open", t);
         snap_result_free(&r);
         /* Another origin opened by that agent gets none of bank's cookies. */
-        fixture_url(url, sizeof url, port, "a.test", "/echo-cookie");
+        testlib_world_url(&world, url, sizeof url, "a.test", "/echo-cookie");
         CHECK_INT(0, snap_open(a, url, false, &r));
         t = r.text ? r.text : "";
         CHECK_HAS(t, "cookies: []");
@@ -779,15 +709,15 @@ static void t_login_headless_then_restore(void)
 static void t_login_human_done(void)
 {
     char dir[300];
-    vault *v = new_vault(dir, sizeof dir);
-    cdp_browser *b = v ? launch(false) : NULL;
+    vault *v = testlib_vault_new(world.root, dir, sizeof dir);
+    cdp_browser *b = v ? testlib_launch(host_args, false) : NULL;
     if (!b) {
         vault_close(v);
         return;
     }
     snap_agent *a = agent_with(b, v);
     char url[200];
-    fixture_url(url, sizeof url, port, "bank.test", "/bank/login.html");
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/login.html");
     snap_result r = {0};
     CHECK_INT(0, snap_login_begin(a, url, &r));
     snap_result_free(&r);
@@ -805,12 +735,6 @@ static void t_login_human_done(void)
 
 
 /* ---- processes: Xvfb, cdpgate as a child ---- */
-
-static const char *cdpgate_bin(void)
-{
-    const char *b = getenv("CDPGATE_BIN");
-    return b && *b ? b : "build/cdpgate";
-}
 
 static bool have_xvfb(void)
 {
@@ -872,7 +796,7 @@ static void xvfb_stop(pid_t pid)
     for (int i = 0; i < 100; i++) {
         if (waitpid(pid, NULL, WNOHANG) == pid)
             return;
-        sleep_ms(20);
+        testlib_sleep_ms(20);
     }
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
@@ -880,28 +804,6 @@ static void xvfb_stop(pid_t pid)
 
 /* A cdpgate child (tests/fixture.h), --login-done-fd 3 on fd3_w. */
 typedef fixture_child child;
-
-static int spawn(child *c, const char *const *env, const char *const *argv, bool done_fd)
-{
-    static int seq;
-    char errfile[300];
-    snprintf(errfile, sizeof errfile, "%s/child%d.err", root, ++seq);
-    return fixture_child_spawn(c, errfile, env, argv, done_fd);
-}
-
-#define read_until fixture_child_read_until
-#define child_wait fixture_child_wait
-#define child_stderr fixture_child_stderr
-
-static void child_free(child *c)
-{
-    if (c->pid > 0)
-        child_wait(c, 5000);
-    if (c->out >= 0)
-        close(c->out);
-    free(c->got);
-    c->got = NULL;
-}
 
 /* The DevTools endpoints of the browsers launched with --port under tmp
  * (TMPDIR/cdpgate-XXXXXX/profile/DevToolsActivePort); fills up to cap. */
@@ -954,7 +856,7 @@ static void login_endpoint(const char *tmp, char *out, size_t cap)
             cdp_browser_free(h);
         }
         if (!*out)
-            sleep_ms(200);
+            testlib_sleep_ms(200);
     }
 }
 
@@ -1103,7 +1005,7 @@ static int core_plants(pid_t pid, const char *what)
     bool quiet = false;
     for (int tries = 0; tries < 50 && !quiet; tries++) {
         if (tries)
-            sleep_ms(100);
+            testlib_sleep_ms(100);
         bool asleep = false, still = false;
         long long before = proc_switches(pid, &asleep);
         if (before < 0 || !asleep)
@@ -1136,20 +1038,20 @@ static int core_plants(pid_t pid, const char *what)
 static void t_cli_login_no_display(void)
 {
     char data[400], url[200];
-    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/nodisplay", root);
-    fixture_url(url, sizeof url, port, "bank.test", "/bank/login.html");
+    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/nodisplay", world.root);
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/login.html");
     const char *env[] = {data, "DISPLAY", "WAYLAND_DISPLAY", NULL};
-    const char *argv[] = {cdpgate_bin(), "login", url, NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), "login", url, NULL};
     child c;
-    if (!CHECK_INT(0, spawn(&c, env, argv, false)))
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
         return;
-    CHECK_INT(1, child_wait(&c, 20000));
-    char *err = child_stderr(&c);
+    CHECK_INT(1, fixture_child_wait(&c, 20000));
+    char *err = fixture_child_stderr(&c);
     CHECK_HAS(err, "no display");
     CHECK_HAS(err, "vault export");
     CHECK_HAS(err, "vault import");
     free(err);
-    child_free(&c);
+    testlib_child_free(&c);
 }
 
 /* `cdpgate login` headed under Xvfb: a real window; a second client plays
@@ -1158,10 +1060,8 @@ static void t_cli_login_no_display(void)
  * terminal ends a login at once. */
 static void t_cli_login_headed_xvfb(void)
 {
-    if (!fixture_browser()) {
-        test_skip("no Chromium-family browser installed");
+    if (!testlib_need_browser())
         return;
-    }
     if (!have_xvfb()) {
         test_skip("Xvfb not installed (apt-get install -y xvfb)");
         return;
@@ -1172,18 +1072,19 @@ static void t_cli_login_headed_xvfb(void)
         return;
     char display[32], data[400], tmpenv[400], tmp[300], url[200], rules[200];
     snprintf(display, sizeof display, "DISPLAY=:%d", dnum);
-    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/cli", root);
-    snprintf(tmp, sizeof tmp, "%s/clitmp", root);
+    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/cli", world.root);
+    snprintf(tmp, sizeof tmp, "%s/clitmp", world.root);
     mkdir(tmp, 0700);
     snprintf(tmpenv, sizeof tmpenv, "TMPDIR=%s", tmp);
     snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
-    fixture_url(url, sizeof url, port, "bank.test", "/bank/login.html");
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/login.html");
     const char *env[] = {display, data, tmpenv, "WAYLAND_DISPLAY", NULL};
     char grant[400];
     write_bank_grant(tmp, grant, sizeof grant);
-    const char *argv[] = {cdpgate_bin(), "--port", rules, "--grant", grant, "login", url, NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), "--port", rules, "--grant", grant, "login", url,
+                          NULL};
     child c;
-    if (!CHECK_INT(0, spawn(&c, env, argv, false))) {
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false))) {
         xvfb_stop(xpid);
         return;
     }
@@ -1193,93 +1094,45 @@ static void t_cli_login_headed_xvfb(void)
         CHECK(is_headed(ep));
         human_login(ep, FIXTURE_BANK_OTP);
     }
-    CHECK_INT(0, child_wait(&c, 30000));
+    CHECK_INT(0, fixture_child_wait(&c, 30000));
     const char *out = c.got ? c.got : "";
     CHECK_HAS(out, "saved in the vault");
-    char *err = child_stderr(&c);
+    char *err = fixture_child_stderr(&c);
     check_no_plants("login stdout", out);
     check_no_plants("login stderr", err);
     free(err);
-    child_free(&c);
+    testlib_child_free(&c);
     /* A fresh process restores it, with no display. */
     char acct[200];
-    fixture_url(acct, sizeof acct, port, "bank.test", "/bank/account");
+    testlib_world_url(&world, acct, sizeof acct, "bank.test", "/bank/account");
     const char *env2[] = {data, tmpenv, "DISPLAY", "WAYLAND_DISPLAY", NULL};
-    const char *argv2[] = {cdpgate_bin(), rules, "--grant", grant, "snapshot", acct, NULL};
-    if (CHECK_INT(0, spawn(&c, env2, argv2, false))) {
-        CHECK_INT(0, child_wait(&c, 30000));
+    const char *argv2[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "snapshot", acct, NULL};
+    if (CHECK_INT(0, testlib_child_spawn(&c, world.root, env2, argv2, false))) {
+        CHECK_INT(0, fixture_child_wait(&c, 30000));
         out = c.got ? c.got : "";
         CHECK_HAS(out, "auth=yes");
         CHECK_HAS(out, "Account overview");
         CHECK_HAS(out, "Preferences: restored");
-        err = child_stderr(&c);
+        err = fixture_child_stderr(&c);
         check_no_plants("snapshot stdout", out);
         check_no_plants("snapshot stderr", err);
         free(err);
-        child_free(&c);
+        testlib_child_free(&c);
     }
     /* Enter in the terminal: the human says done. */
-    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/cli-enter", root);
+    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/cli-enter", world.root);
     const char *env3[] = {display, data, tmpenv, "WAYLAND_DISPLAY", NULL};
-    const char *argv3[] = {cdpgate_bin(), rules, "login", url, NULL};
-    if (CHECK_INT(0, spawn(&c, env3, argv3, false))) {
+    const char *argv3[] = {testlib_cdpgate_bin(), rules, "login", url, NULL};
+    if (CHECK_INT(0, testlib_child_spawn(&c, world.root, env3, argv3, false))) {
         CHECK(write(c.in, "\n", 1) == 1);
-        CHECK_INT(0, child_wait(&c, 30000));
+        CHECK_INT(0, fixture_child_wait(&c, 30000));
         CHECK_HAS(c.got ? c.got : "", "the human said done");
-        child_free(&c);
+        testlib_child_free(&c);
     }
     xvfb_stop(xpid);
 }
 
 /* ---- the MCP server ---- */
-
-/* Send one JSON-RPC request and return its response line (new), or "". */
-static char *rpc(child *c, int id, const char *method, const char *params, int timeout_ms)
-{
-    char line[2048];
-    int n = snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\","
-                     "\"params\":%s}\n", id, method, params);
-    size_t from = c->ngot;
-    if (!CHECK(write(c->in, line, (size_t)n) == n))
-        return calloc(1, 1);
-    char want[40];
-    snprintf(want, sizeof want, "\"id\":%d,\"", id);
-    const char *p = read_until(c, from, want, timeout_ms);
-    if (!CHECK(p != NULL)) {
-        test_fail_detail("no answer to %s %s", method, params);
-        return calloc(1, 1);
-    }
-    while (p > c->got && p[-1] != '\n')
-        p--;
-    size_t off = (size_t)(p - c->got);      /* read_until may move c->got */
-    const char *e = read_until(c, off, "\n", timeout_ms);
-    p = c->got + off;
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    char *r = malloc(len + 1);
-    if (r) {
-        memcpy(r, p, len);
-        r[len] = 0;
-    }
-    return r ? r : calloc(1, 1);
-}
-
-static char *tool(child *c, int id, const char *name, const char *args)
-{
-    char params[1800];
-    snprintf(params, sizeof params, "{\"name\":\"%s\",\"arguments\":%s}", name, args);
-    return rpc(c, id, "tools/call", params, 60000);
-}
-
-/* The ref on the snapshot line naming needle ("e12"), "" when none. */
-static void ref_of(const char *text, const char *needle, char *out, size_t cap)
-{
-    out[0] = 0;
-    const char *p = strstr(text, needle);
-    const char *e = p ? strstr(p, "[e") : NULL;
-    const char *nl = p ? strstr(p, "\\n") : NULL;
-    if (e && (!nl || e < nl))
-        snprintf(out, cap, "%.*s", (int)strcspn(e + 1, "]"), e + 1);
-}
 
 /* The whole MCP path under Xvfb: browser_login opens a headed window and
  * blocks every tool until the human (a second CDP client) has logged in;
@@ -1289,10 +1142,8 @@ static void ref_of(const char *text, const char *needle, char *out, size_t cap)
  * on stderr or in the vault's files. */
 static void t_mcp_login_and_plants(void)
 {
-    if (!fixture_browser()) {
-        test_skip("no Chromium-family browser installed");
+    if (!testlib_need_browser())
         return;
-    }
     if (!have_xvfb()) {
         test_skip("Xvfb not installed (apt-get install -y xvfb)");
         return;
@@ -1303,8 +1154,8 @@ static void t_mcp_login_and_plants(void)
         return;
     char display[32], data[400], tmpenv[400], tmp[300], rules[200], args[600];
     snprintf(display, sizeof display, "DISPLAY=:%d", dnum);
-    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/mcp", root);
-    snprintf(tmp, sizeof tmp, "%s/mcptmp", root);
+    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/mcp", world.root);
+    snprintf(tmp, sizeof tmp, "%s/mcptmp", world.root);
     mkdir(tmp, 0700);
     snprintf(tmpenv, sizeof tmpenv, "TMPDIR=%s", tmp);
     snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
@@ -1315,42 +1166,42 @@ static void t_mcp_login_and_plants(void)
      * also leaves a mark for each request it was asked. */
     char confirm[800];
     snprintf(confirm, sizeof confirm, "cat >> %s/asked; echo '{\"decision\":\"allow\"}'", tmp);
-    const char *argv[] = {cdpgate_bin(), "--port", rules, "--grant", grant, "--confirm",
+    const char *argv[] = {testlib_cdpgate_bin(), "--port", rules, "--grant", grant, "--confirm",
                           confirm, "--login-done-fd", "3", "mcp", NULL};
     child c;
-    if (!CHECK_INT(0, spawn(&c, env, argv, true))) {
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, true))) {
         xvfb_stop(xpid);
         return;
     }
-    char *r = rpc(&c, 1, "initialize", "{\"protocolVersion\":\"2025-11-25\","
+    char *r = testlib_mcp_request(&c, 1, "initialize", "{\"protocolVersion\":\"2025-11-25\","
                   "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}",
                   20000);
     CHECK_HAS(r, "cdpgate");
     free(r);
     char url[200], login[200], acct[200];
-    fixture_url(url, sizeof url, port, "a.test", "/index.html");
-    fixture_url(login, sizeof login, port, "bank.test", "/bank/login.html");
-    fixture_url(acct, sizeof acct, port, "bank.test", "/bank/account");
+    testlib_world_url(&world, url, sizeof url, "a.test", "/index.html");
+    testlib_world_url(&world, login, sizeof login, "bank.test", "/bank/login.html");
+    testlib_world_url(&world, acct, sizeof acct, "bank.test", "/bank/account");
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
-    r = tool(&c, 2, "browser_open", args);
+    r = testlib_mcp_tool(&c, 2, "browser_open", args);
     CHECK_HAS(r, "auth=no");
     free(r);
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", login);
-    r = tool(&c, 3, "browser_login", args);
+    r = testlib_mcp_tool(&c, 3, "browser_login", args);
     CHECK_HAS(r, "Login handoff");
     CHECK_LACKS(r, "\"isError\":true");
     free(r);
     /* Blocked: every tool, browser_login included. */
-    r = tool(&c, 4, "browser_snapshot", "{}");
+    r = testlib_mcp_tool(&c, 4, "browser_snapshot", "{}");
     CHECK_HAS(r, "waiting for the human to finish logging in");
     CHECK_HAS(r, "\"isError\":true");
     free(r);
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", acct);
-    r = tool(&c, 5, "browser_open", args);
+    r = testlib_mcp_tool(&c, 5, "browser_open", args);
     CHECK_HAS(r, "waiting for the human to finish logging in");
     free(r);
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", login);
-    r = tool(&c, 6, "browser_login", args);
+    r = testlib_mcp_tool(&c, 6, "browser_login", args);
     CHECK_HAS(r, "waiting for the human to finish logging in");
     free(r);
     /* The human, in the visible window. */
@@ -1363,54 +1214,54 @@ static void t_mcp_login_and_plants(void)
     int id = 7;
     bool finished = false;
     for (int i = 0; i < 40 && !finished; i++, id++) {
-        r = tool(&c, id, "browser_snapshot", "{}");
+        r = testlib_mcp_tool(&c, id, "browser_snapshot", "{}");
         finished = !strstr(r, "waiting for the human");
         if (finished)
             CHECK_HAS(r, "Login finished");
         free(r);
         if (!finished)
-            sleep_ms(250);
+            testlib_sleep_ms(250);
     }
     CHECK(finished);
     /* Restored in the agent's own (headless) browser. */
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", acct);
-    r = tool(&c, id++, "browser_open", args);
+    r = testlib_mcp_tool(&c, id++, "browser_open", args);
     CHECK_HAS(r, "auth=yes");
     CHECK_HAS(r, "Account overview");
     CHECK_HAS(r, "Preferences: restored");
     free(r);
-    r = tool(&c, id++, "browser_snapshot", "{\"text\":true}");
+    r = testlib_mcp_tool(&c, id++, "browser_snapshot", "{\"text\":true}");
     CHECK_HAS(r, "Checking balance");
     free(r);
-    r = tool(&c, id++, "browser_screenshot", "{}");
+    r = testlib_mcp_tool(&c, id++, "browser_screenshot", "{}");
     free(r);
     /* The login page in the bank's context: type the user name (never a
      * credential), then follow the partner link. */
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", login);
-    r = tool(&c, id++, "browser_open", args);
+    r = testlib_mcp_tool(&c, id++, "browser_open", args);
     char ref[16];
-    ref_of(r, "textbox \\\"User\\\"", ref, sizeof ref);
+    testlib_mcp_ref(r, "textbox \\\"User\\\"", ref, sizeof ref);
     free(r);
     if (CHECK(*ref)) {
         snprintf(args, sizeof args, "{\"ref\":\"%s\",\"text\":\"alice\"}", ref);
-        r = tool(&c, id++, "browser_type", args);
+        r = testlib_mcp_tool(&c, id++, "browser_type", args);
         free(r);
     }
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", acct);
-    r = tool(&c, id++, "browser_open", args);
+    r = testlib_mcp_tool(&c, id++, "browser_open", args);
     char link[16];
-    ref_of(r, "Hide balance", ref, sizeof ref);
-    ref_of(r, "Partner offers", link, sizeof link);
+    testlib_mcp_ref(r, "Hide balance", ref, sizeof ref);
+    testlib_mcp_ref(r, "Partner offers", link, sizeof link);
     free(r);
     if (CHECK(*ref)) {
         snprintf(args, sizeof args, "{\"ref\":\"%s\"}", ref);
-        r = tool(&c, id++, "browser_click", args);
+        r = testlib_mcp_tool(&c, id++, "browser_click", args);
         free(r);
     }
     if (CHECK(*link)) {
         /* Following the link to a granted origin is a read: not asked. */
         snprintf(args, sizeof args, "{\"ref\":\"%s\"}", link);
-        r = tool(&c, id++, "browser_click", args);
+        r = testlib_mcp_tool(&c, id++, "browser_click", args);
         free(r);
         /* The click on the button of the authenticated page went to the
          * --confirm program, which was told what and where, and no
@@ -1427,44 +1278,44 @@ static void t_mcp_login_and_plants(void)
         CHECK_HAS(asked, "\"action\":\"click\"");
         CHECK_LACKS(asked, "Partner offers");
         check_no_plants("confirmation request", asked);
-        r = tool(&c, id++, "browser_snapshot", "{}");
+        r = testlib_mcp_tool(&c, id++, "browser_snapshot", "{}");
         CHECK_HAS(r, "cookies: []");
         CHECK_HAS(r, "auth=no");
         free(r);
     }
     /* A second login, ended by the host: a byte on --login-done-fd. */
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", login);
-    r = tool(&c, id++, "browser_login", args);
+    r = testlib_mcp_tool(&c, id++, "browser_login", args);
     CHECK_HAS(r, "Login handoff");
     free(r);
-    r = tool(&c, id++, "browser_snapshot", "{}");
+    r = testlib_mcp_tool(&c, id++, "browser_snapshot", "{}");
     CHECK_HAS(r, "waiting for the human");
     free(r);
     CHECK(write(c.fd3_w, "y", 1) == 1);
     finished = false;
     for (int i = 0; i < 40 && !finished; i++, id++) {
-        r = tool(&c, id, "browser_tabs", "{\"action\":\"list\"}");
+        r = testlib_mcp_tool(&c, id, "browser_tabs", "{\"action\":\"list\"}");
         finished = !strstr(r, "waiting for the human");
         if (finished)
             CHECK_HAS(r, "the human said done");
         free(r);
         if (!finished)
-            sleep_ms(250);
+            testlib_sleep_ms(250);
     }
     CHECK(finished);
     /* A core dump of the driver now (two captures, a restore into the
      * main browser over WebSocket, the human's password and code sent
      * through pages it watches) holds none of the planted secrets. */
     core_plants(c.pid, "MCP server memory after login and restore");
-    CHECK_INT(0, child_wait(&c, 30000));
-    char *err = child_stderr(&c);
+    CHECK_INT(0, fixture_child_wait(&c, 30000));
+    char *err = fixture_child_stderr(&c);
     check_no_plants("MCP stdout (every tool result)", c.got);
     check_no_plants("MCP stderr", err);
     free(err);
-    child_free(&c);
+    testlib_child_free(&c);
     /* The vault's files hold no plaintext. */
     char sdir[500];
-    snprintf(sdir, sizeof sdir, "%s/mcp/cdpgate/sessions", root);
+    snprintf(sdir, sizeof sdir, "%s/mcp/cdpgate/sessions", world.root);
     DIR *d = opendir(sdir);
     struct dirent *e;
     int files = 0;
@@ -1492,15 +1343,13 @@ static void t_mcp_login_and_plants(void)
  * dump would hold -- has none of the planted values. */
 static void t_core_restore_pipe(void)
 {
-    if (!fixture_browser()) {
-        test_skip("no Chromium-family browser installed");
+    if (!testlib_need_browser())
         return;
-    }
     char data[400], vdir[400], rules[200], args[600], acct[200], shop[200], err[300] = "";
-    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/corepipe", root);
-    snprintf(vdir, sizeof vdir, "%s/corepipe", root);
+    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/corepipe", world.root);
+    snprintf(vdir, sizeof vdir, "%s/corepipe", world.root);
     mkdir(vdir, 0700);
-    snprintf(vdir, sizeof vdir, "%s/corepipe/cdpgate", root);
+    snprintf(vdir, sizeof vdir, "%s/corepipe/cdpgate", world.root);
     vault *v = vault_open(vdir, NULL, err, sizeof err);
     if (!CHECK(v != NULL)) {
         test_fail_detail("vault_open: %s", err);
@@ -1512,36 +1361,36 @@ static void t_core_restore_pipe(void)
     snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
     const char *env[] = {data, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
     char gdir[400], grant[400];
-    snprintf(gdir, sizeof gdir, "%s/corepipe", root);
+    snprintf(gdir, sizeof gdir, "%s/corepipe", world.root);
     write_bank_grant(gdir, grant, sizeof grant);
-    const char *argv[] = {cdpgate_bin(), rules, "--grant", grant, "mcp", NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "mcp", NULL};
     child c;
-    if (!CHECK_INT(0, spawn(&c, env, argv, false)))
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
         return;
-    char *r = rpc(&c, 1, "initialize", "{\"protocolVersion\":\"2025-11-25\","
+    char *r = testlib_mcp_request(&c, 1, "initialize", "{\"protocolVersion\":\"2025-11-25\","
                   "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}",
                   20000);
     free(r);
-    fixture_url(acct, sizeof acct, port, "bank.test", "/bank/account");
-    fixture_url(shop, sizeof shop, port, "shop.test", "/index.html");
+    testlib_world_url(&world, acct, sizeof acct, "bank.test", "/bank/account");
+    testlib_world_url(&world, shop, sizeof shop, "shop.test", "/index.html");
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", acct);
-    r = tool(&c, 2, "browser_open", args);
+    r = testlib_mcp_tool(&c, 2, "browser_open", args);
     CHECK_HAS(r, "auth=yes");
     CHECK_HAS(r, "Preferences: restored");
     free(r);
-    r = tool(&c, 3, "browser_snapshot", "{\"text\":true}");
+    r = testlib_mcp_tool(&c, 3, "browser_snapshot", "{\"text\":true}");
     CHECK_HAS(r, "Checking balance");
     free(r);
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", shop);
-    r = tool(&c, 4, "browser_open", args);
+    r = testlib_mcp_tool(&c, 4, "browser_open", args);
     CHECK_HAS(r, "auth=yes");
     free(r);
-    r = tool(&c, 5, "browser_tabs", "{\"action\":\"list\"}");
+    r = testlib_mcp_tool(&c, 5, "browser_tabs", "{\"action\":\"list\"}");
     free(r);
     core_plants(c.pid, "MCP server memory after restoring over the pipe");
-    CHECK_INT(0, child_wait(&c, 30000));
+    CHECK_INT(0, fixture_child_wait(&c, 30000));
     check_no_plants("MCP stdout", c.got);
-    child_free(&c);
+    testlib_child_free(&c);
 }
 
 static const test_case TESTS[] = {
@@ -1562,20 +1411,11 @@ static const test_case TESTS[] = {
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
-    snprintf(root, sizeof root, "/tmp/cdpgate-login-XXXXXX");
-    if (!mkdtemp(root)) {
-        fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
+    if (testlib_world_up(&world, "login", host_args, false) != 0)
         return 1;
-    }
-    port = fixture_server_start(&server_pid);
-    if (port < 0) {
-        fprintf(stderr, "cannot start the fixture server\n");
-        return 1;
-    }
     test_gate_open();
     int rc = test_main(argc, argv, TESTS);
     gate_free(test_gate);
-    fixture_server_stop(server_pid);
-    test_rm_rf(root);
+    testlib_world_down(&world);
     return rc;
 }

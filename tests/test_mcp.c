@@ -7,8 +7,7 @@
  * `screenshot` subcommands, and the official TypeScript SDK client
  * (tests/peers/mcp_client.mjs) as an independent peer.
  */
-#include "tests/harness.h"
-#include "tests/fixture.h"
+#include "tests/testlib.h"
 #include "gate/gate.h"
 #include "json/json.h"
 
@@ -25,35 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int port;            /* fixture server */
-static pid_t server_pid;
-
-static const char *bin(void)
-{
-    const char *b = getenv("CDPGATE_BIN");
-    return b ? b : "build/cdpgate";
-}
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static bool need_browser(void)
-{
-    if (!fixture_browser()) {
-        test_skip("no Chromium-family browser installed (apt-get install -y chromium)");
-        return false;
-    }
-    return true;
-}
-
-static void url_for(char *out, size_t cap, const char *path)
-{
-    snprintf(out, cap, "http://a.test:%d%s", port, path);
-}
+static testlib_world world;     /* fixture server */
 
 /* ---- the server as a child process ---- */
 
@@ -74,12 +45,12 @@ static bool start(child *c, const char *const *extra)
         return false;
     const char *argv[24];
     int n = 0;
-    argv[n++] = bin();
+    argv[n++] = testlib_cdpgate_bin();
     for (int i = 0; extra && extra[i] && n < 20; i++)
         argv[n++] = extra[i];
     argv[n++] = "mcp";
     argv[n] = NULL;
-    c->started_ms = now_ms();
+    c->started_ms = testlib_now_ms();
     c->pid = fork();
     if (c->pid == 0) {
         dup2(in[0], 0);
@@ -123,7 +94,7 @@ static bool send_line(child *c, const char *line)
  * timeout or end of output. */
 static char *recv_line(child *c, int timeout_ms)
 {
-    long long deadline = now_ms() + timeout_ms;
+    long long deadline = testlib_now_ms() + timeout_ms;
     for (;;) {
         char *nl = c->len ? memchr(c->buf, '\n', c->len) : NULL;
         if (nl) {
@@ -137,7 +108,7 @@ static char *recv_line(child *c, int timeout_ms)
             c->len -= n + 1;
             return line;
         }
-        long long left = deadline - now_ms();
+        long long left = deadline - testlib_now_ms();
         if (left <= 0)
             return NULL;
         struct pollfd pfd = {c->from, POLLIN, 0};
@@ -179,9 +150,9 @@ static json_doc *recv_msg(child *c, int timeout_ms)
 static json_doc *wait_id(child *c, const char *id, int timeout_ms, const char *token,
                          int *progress)
 {
-    long long deadline = now_ms() + timeout_ms;
+    long long deadline = testlib_now_ms() + timeout_ms;
     for (;;) {
-        long long left = deadline - now_ms();
+        long long left = deadline - testlib_now_ms();
         json_doc *d = left > 0 ? recv_msg(c, (int)left) : NULL;
         if (!d) {
             CHECK(!"no response");
@@ -233,9 +204,9 @@ static int stop(child *c, int wait_ms)
         close(c->to);
     c->to = -1;
     int st = 0;
-    long long deadline = now_ms() + wait_ms;
+    long long deadline = testlib_now_ms() + wait_ms;
     pid_t r;
-    while ((r = waitpid(c->pid, &st, WNOHANG)) == 0 && now_ms() < deadline) {
+    while ((r = waitpid(c->pid, &st, WNOHANG)) == 0 && testlib_now_ms() < deadline) {
         struct timespec ts = {0, 5 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
@@ -288,7 +259,7 @@ static void t_initialize(void)
     if (!CHECK(start(&c, NULL)))
         return;
     json_doc *d = rpc(&c, INIT, "1");
-    long long ms = now_ms() - c.started_ms;
+    long long ms = testlib_now_ms() - c.started_ms;
     const json_val *r = json_get(json_doc_root(d), "result");
     CHECK_STR("2025-11-25", json_get_str(r, "protocolVersion"));
     CHECK(json_is(json_path(r, "capabilities.tools"), JSON_OBJECT));
@@ -593,9 +564,9 @@ static void t_eof_exits(void)
     child c;
     if (!CHECK(start(&c, NULL)) || !handshake(&c))
         return;
-    long long t0 = now_ms();
+    long long t0 = testlib_now_ms();
     CHECK_INT(0, stop(&c, 5000));
-    CHECK(now_ms() - t0 < 2000);
+    CHECK(testlib_now_ms() - t0 < 2000);
     /* Without anything sent. */
     if (!CHECK(start(&c, NULL)))
         return;
@@ -677,13 +648,13 @@ static bool find_ref(const char *text, const char *needle, char *ref, size_t cap
 
 static void t_tools_end_to_end(void)
 {
-    if (!need_browser())
+    if (!testlib_need_browser())
         return;
     child c;
     if (!CHECK(start(&c, BROWSER_ARGS)) || !handshake(&c))
         return;
     char url[256], args[512], ref[32], name_ref[32], greet_ref[32], ask_ref[32];
-    url_for(url, sizeof url, "/mcp.html");
+    testlib_world_url(&world, url, sizeof url, "a.test", "/mcp.html");
 
     /* browser_open with a progress token: progress, then the result. */
     snprintf(args, sizeof args, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\","
@@ -773,7 +744,7 @@ static void t_tools_end_to_end(void)
     json_doc_free(d);
 
     /* Open a second page, go back to the first. */
-    url_for(url, sizeof url, "/index.html");
+    testlib_world_url(&world, url, sizeof url, "a.test", "/index.html");
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
     d = call_tool(&c, 24, "browser_open", args);
     CHECK(strstr(result_text(d), "Fixture home") != NULL);
@@ -801,13 +772,13 @@ static void t_tools_end_to_end(void)
  * navigation. It is refused, in every spelling the URL parser accepts. */
 static void t_open_javascript_url_refused_regression(void)
 {
-    if (!need_browser())
+    if (!testlib_need_browser())
         return;
     child c;
     if (!CHECK(start(&c, BROWSER_ARGS)) || !handshake(&c))
         return;
     char url[256], args[512];
-    url_for(url, sizeof url, "/mcp.html");
+    testlib_world_url(&world, url, sizeof url, "a.test", "/mcp.html");
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
     json_doc *d = call_tool(&c, 2, "browser_open", args);
     CHECK(!is_error(d));
@@ -839,13 +810,13 @@ static void t_open_javascript_url_refused_regression(void)
  * before that call ends. */
 static void t_cancel_and_ping(void)
 {
-    if (!need_browser())
+    if (!testlib_need_browser())
         return;
     child c;
     if (!CHECK(start(&c, BROWSER_ARGS)) || !handshake(&c))
         return;
     char url[256], line[1024];
-    url_for(url, sizeof url, "/slow?ms=1500");
+    testlib_world_url(&world, url, sizeof url, "a.test", "/slow?ms=1500");
     /* 10: a slow navigation (after the browser launch). 11: ping, answered
      * while 10 runs. 12: tools/list, queued behind 10, cancelled. */
     snprintf(line, sizeof line,
@@ -890,12 +861,12 @@ static void t_browser_dies(void)
 {
     const char *real = fixture_browser();
     if (!real) {
-        need_browser();
+        testlib_need_browser();
         return;
     }
     /* A wrapper that records the browser's pid, then becomes the browser. */
-    char dir[] = "/tmp/cdpgate-mcp-dies-XXXXXX";
-    if (!CHECK(mkdtemp(dir) != NULL))
+    char dir[128];
+    if (!CHECK_INT(0, testlib_tempdir("mcp-dies", dir, sizeof dir)))
         return;
     char wrapper[300], pidfile[300];
     snprintf(wrapper, sizeof wrapper, "%s/browser", dir);
@@ -911,7 +882,7 @@ static void t_browser_dies(void)
     if (!CHECK(start(&c, args)) || !handshake(&c))
         return;
     char url[256], a[400];
-    url_for(url, sizeof url, "/index.html");
+    testlib_world_url(&world, url, sizeof url, "a.test", "/index.html");
     snprintf(a, sizeof a, "{\"url\":\"%s\"}", url);
     json_doc *d = call_tool(&c, 2, "browser_open", a);
     CHECK(!is_error(d));
@@ -962,33 +933,34 @@ static void mask_nonce(char *s)
 static void t_cli(void)
 {
     char cmd[1024], *out = NULL, *err = NULL;
-    snprintf(cmd, sizeof cmd, "%s --help", bin());
+    snprintf(cmd, sizeof cmd, "%s --help", testlib_cdpgate_bin());
     CHECK_INT(0, fixture_run(cmd, &out, &err));
     CHECK(strstr(out, "snapshot URL") != NULL);
     CHECK(strstr(out, "screenshot URL -o FILE") != NULL);
     CHECK(strstr(out, "  mcp ") != NULL);
     CHECK(strstr(out, "--max-message") != NULL);
     free(out), free(err);
-    snprintf(cmd, sizeof cmd, "%s screenshot http://a.test/", bin());
+    snprintf(cmd, sizeof cmd, "%s screenshot http://a.test/", testlib_cdpgate_bin());
     CHECK_INT(2, fixture_run(cmd, &out, &err));
     CHECK(strstr(err, "-o FILE") != NULL);
     free(out), free(err);
-    snprintf(cmd, sizeof cmd, "%s snapshot", bin());
+    snprintf(cmd, sizeof cmd, "%s snapshot", testlib_cdpgate_bin());
     CHECK_INT(2, fixture_run(cmd, &out, &err));
     free(out), free(err);
-    snprintf(cmd, sizeof cmd, "%s mcp extra", bin());
+    snprintf(cmd, sizeof cmd, "%s mcp extra", testlib_cdpgate_bin());
     CHECK_INT(2, fixture_run(cmd, &out, &err));
     free(out), free(err);
-    snprintf(cmd, sizeof cmd, "%s --max-message 12 mcp", bin());
+    snprintf(cmd, sizeof cmd, "%s --max-message 12 mcp", testlib_cdpgate_bin());
     CHECK_INT(2, fixture_run(cmd, &out, &err));
     free(out), free(err);
-    snprintf(cmd, sizeof cmd, "%s --browser /nonexistent snapshot http://a.test/", bin());
+    snprintf(cmd, sizeof cmd, "%s --browser /nonexistent snapshot http://a.test/",
+             testlib_cdpgate_bin());
     CHECK_INT(3, fixture_run(cmd, &out, &err));
     free(out), free(err);
     /* `cdpgate policy`: what is enforced, and the v1 exclusions named as
      * not enforced; with a grant, the grant too. A malformed grant stops
      * every command at start (exit 2) with the field named. */
-    snprintf(cmd, sizeof cmd, "%s policy", bin());
+    snprintf(cmd, sizeof cmd, "%s policy", testlib_cdpgate_bin());
     CHECK_INT(0, fixture_run(cmd, &out, &err));
     static const char *const EXCL[] = {
         "snapshot_cookie_integrity", "bot_to_bot_channel_injection", "approval_fatigue",
@@ -1007,7 +979,7 @@ static void t_cli(void)
                                 "\"egress\":[\"approved_origin_fetch\"]}";
         CHECK(write(gfd, G, sizeof G - 1) == (ssize_t)(sizeof G - 1));
         close(gfd);
-        snprintf(cmd, sizeof cmd, "%s --grant %s policy", bin(), gpath);
+        snprintf(cmd, sizeof cmd, "%s --grant %s policy", testlib_cdpgate_bin(), gpath);
         CHECK_INT(0, fixture_run(cmd, &out, &err));
         CHECK(out && strstr(out, "task t1") && strstr(out, "https://bank.test") &&
               strstr(out, "approved_origin_fetch"));
@@ -1026,13 +998,13 @@ static void t_cli(void)
         static const char BAD[] = "{\"task\":\"t1\",\"origns\":[]}";
         CHECK(gfd >= 0 && write(gfd, BAD, sizeof BAD - 1) == (ssize_t)(sizeof BAD - 1));
         close(gfd);
-        snprintf(cmd, sizeof cmd, "%s --grant %s mcp </dev/null", bin(), gpath);
+        snprintf(cmd, sizeof cmd, "%s --grant %s mcp </dev/null", testlib_cdpgate_bin(), gpath);
         CHECK_INT(2, fixture_run(cmd, &out, &err));
         CHECK(err && strstr(err, "origns"));
         free(out), free(err);
         unlink(gpath);
     }
-    if (!need_browser())
+    if (!testlib_need_browser())
         return;
 
     /* The TTY confirmation: `eval` under a grant asks at the terminal
@@ -1042,20 +1014,20 @@ static void t_cli(void)
     if (CHECK(tfd >= 0)) {
         char gb[300], page[256];
         int gn = snprintf(gb, sizeof gb, "{\"task\":\"tty\",\"tools\":[\"open\",\"eval\"],"
-                          "\"origins\":[\"http://a.test:%d\"]}", port);
+                          "\"origins\":[\"http://a.test:%d\"]}", world.port);
         CHECK(write(tfd, gb, (size_t)gn) == gn);
         close(tfd);
-        url_for(page, sizeof page, "/mcp.html");
+        testlib_world_url(&world, page, sizeof page, "a.test", "/mcp.html");
         for (int yes = 1; yes >= 0; yes--) {
             snprintf(cmd, sizeof cmd, "printf '%s\\n' | script -q -e -c \"%s "
                      "--browser-arg='%s' --grant %s eval %s document.title\" /dev/null",
-                     yes ? "y" : "n", bin(), FIXTURE_HOST_RULES, tg, page);
+                     yes ? "y" : "n", testlib_cdpgate_bin(), FIXTURE_HOST_RULES, tg, page);
             int rc = fixture_run(cmd, &out, &err);
             /* The human's prompt (issue 11, point 3): cdpgate's verdict first,
              * the script whole with numbered lines, then the question. */
             char verdict[160];
             snprintf(verdict, sizeof verdict, "cdpgate: the agent asks to run a script in "
-                     "the page (eval) on http://a.test:%d.", port);
+                     "the page (eval) on http://a.test:%d.", world.port);
             const char *vp = out ? strstr(out, verdict) : NULL;
             const char *sp = out ? strstr(out, "     1| document.title") : NULL;
             const char *qp = out ? strstr(out, "Allow this one action? [y/N]") : NULL;
@@ -1078,9 +1050,9 @@ static void t_cli(void)
     /* `cdpgate snapshot URL` prints what browser_snapshot returns (after the
      * same open), up to the per-session nonce. */
     char url[256];
-    url_for(url, sizeof url, "/mcp.html");
-    snprintf(cmd, sizeof cmd, "%s --browser-arg='%s' snapshot %s", bin(), FIXTURE_HOST_RULES,
-             url);
+    testlib_world_url(&world, url, sizeof url, "a.test", "/mcp.html");
+    snprintf(cmd, sizeof cmd, "%s --browser-arg='%s' snapshot %s", testlib_cdpgate_bin(),
+             FIXTURE_HOST_RULES, url);
     int rc = fixture_run(cmd, &out, &err);
     if (!CHECK_INT(0, rc))
         test_fail_detail("stderr: %s", err);
@@ -1113,8 +1085,8 @@ static void t_cli(void)
     CHECK(fd >= 0);
     if (fd >= 0)
         close(fd);
-    snprintf(cmd, sizeof cmd, "%s --browser-arg='%s' screenshot %s -o %s --full-page", bin(),
-             FIXTURE_HOST_RULES, url, file);
+    snprintf(cmd, sizeof cmd, "%s --browser-arg='%s' screenshot %s -o %s --full-page",
+             testlib_cdpgate_bin(), FIXTURE_HOST_RULES, url, file);
     rc = fixture_run(cmd, &out, &err);
     if (!CHECK_INT(0, rc))
         test_fail_detail("stderr: %s", err);
@@ -1132,10 +1104,10 @@ static void t_cli(void)
  * says what each one did. */
 static void t_demo(void)
 {
-    if (!need_browser())
+    if (!testlib_need_browser())
         return;
     char cmd[512], *out = NULL, *err = NULL;
-    snprintf(cmd, sizeof cmd, "%s demo", bin());
+    snprintf(cmd, sizeof cmd, "%s demo", testlib_cdpgate_bin());
     int rc = fixture_run(cmd, &out, &err);
     if (!CHECK_INT(0, rc))
         test_fail_detail("stdout:\n%s\nstderr:\n%s", out, err);
@@ -1175,9 +1147,9 @@ static void t_sdk_client(void)
     }
     bool browser = fixture_browser() != NULL;
     char url[256], cmd[1024], *out = NULL, *err = NULL;
-    url_for(url, sizeof url, "/mcp.html");
-    snprintf(cmd, sizeof cmd, "node tests/peers/mcp_client.mjs '%s' '%s' '%s'", bin(),
-             FIXTURE_HOST_RULES, browser ? url : "");
+    testlib_world_url(&world, url, sizeof url, "a.test", "/mcp.html");
+    snprintf(cmd, sizeof cmd, "node tests/peers/mcp_client.mjs '%s' '%s' '%s'",
+             testlib_cdpgate_bin(), FIXTURE_HOST_RULES, browser ? url : "");
     int rc = fixture_run(cmd, &out, &err);
     if (!CHECK_INT(0, rc))
         test_fail_detail("stdout: %s\nstderr: %s", out, err);
@@ -1210,9 +1182,9 @@ static void t_sdk_client(void)
  * it (the caller frees) or NULL. Responses to our ids must not come first. */
 static json_doc *wait_request(child *c, const char *method, int timeout_ms)
 {
-    long long deadline = now_ms() + timeout_ms;
+    long long deadline = testlib_now_ms() + timeout_ms;
     for (;;) {
-        long long left = deadline - now_ms();
+        long long left = deadline - testlib_now_ms();
         json_doc *d = left > 0 ? recv_msg(c, (int)left) : NULL;
         if (!d) {
             CHECK(!"no request from the server");
@@ -1248,7 +1220,7 @@ static void answer(child *c, json_doc *req, const char *result)
 
 static void t_gate_elicitation_and_takeover(void)
 {
-    if (!need_browser())
+    if (!testlib_need_browser())
         return;
     char grant[] = "/tmp/cdpgate-mcp-grant-XXXXXX";
     int gfd = mkstemp(grant);
@@ -1257,7 +1229,7 @@ static void t_gate_elicitation_and_takeover(void)
     char body[512];
     int n = snprintf(body, sizeof body, "{\"task\":\"mcp-elicit\",\"tools\":[\"open\","
                      "\"snapshot\",\"eval\",\"takeover\"],\"origins\":[\"http://a.test:%d\"]}",
-                     port);
+                     world.port);
     CHECK(write(gfd, body, (size_t)n) == n);
     close(gfd);
     const char *extra[] = {"--browser-arg", FIXTURE_HOST_RULES, "--grant", grant, NULL};
@@ -1279,7 +1251,7 @@ static void t_gate_elicitation_and_takeover(void)
     free(tl);
     json_doc_free(d);
     char url[256], args[512];
-    url_for(url, sizeof url, "/mcp.html");
+    testlib_world_url(&world, url, sizeof url, "a.test", "/mcp.html");
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
     d = call_tool(&c, 3, "browser_open", args);
     CHECK(!is_error(d));
@@ -1405,12 +1377,9 @@ static const test_case TESTS[] = {
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
-    port = fixture_server_start(&server_pid);
-    if (port < 0) {
-        fprintf(stderr, "cannot start the fixture server\n");
+    if (testlib_world_up(&world, "mcp", NULL, false) != 0)
         return 1;
-    }
     int rc = test_main(argc, argv, TESTS);
-    fixture_server_stop(server_pid);
+    testlib_world_down(&world);
     return rc;
 }

@@ -6,8 +6,7 @@
  * and of a long article, the budget, marker forgery, ref stability, and
  * secret field values.
  */
-#include "tests/harness.h"
-#include "tests/fixture.h"
+#include "tests/testlib.h"
 #include "snapshot/snap_int.h"
 
 #include <signal.h>
@@ -16,46 +15,26 @@
 #include <string.h>
 #include <time.h>
 
-static int port;
-static pid_t server_pid;
-static cdp_browser *browser;
 static const char *host_args[] = {FIXTURE_HOST_RULES, "--site-per-process", NULL};
+static testlib_world world;     /* fixture server, shared browser */
 
 static bool need_browser(void)
 {
-    if (!fixture_browser()) {
-        test_skip("no Chromium-family browser installed (apt-get install -y chromium)");
-        return false;
-    }
-    if (!browser) {
-        cdp_launch_opts o = {0};
-        o.args = host_args;
-        cdp_err e = {0};
-        browser = cdp_browser_launch(&o, &e);
-        if (!CHECK(browser != NULL)) {
-            test_fail_detail("launch: %s", e.msg);
-            return false;
-        }
-    }
-    return true;
+    return testlib_world_browser(&world) != NULL;
 }
 
 static snap_agent *agent(size_t budget)
 {
     snap_opts o = {0};
     o.budget_chars = budget;
-    cdp_err e = {0};
-    snap_agent *a = snap_agent_new(browser, &o, &e);
-    if (!CHECK(a != NULL))
-        test_fail_detail("agent: %s", e.msg);
-    return a;
+    return testlib_agent(world.browser, &o);
 }
 
 /* Open a fixture page; returns the open result's code. */
 static int open_page(snap_agent *a, const char *host, const char *path)
 {
     char url[256];
-    fixture_url(url, sizeof url, port, host, path);
+    testlib_world_url(&world, url, sizeof url, host, path);
     snap_result r = {0};
     int rc = snap_open(a, url, false, &r);
     if (!CHECK_INT(0, rc))
@@ -75,12 +54,6 @@ static char *observe(snap_agent *a, const snap_query *q, snap_result *r)
     return r->text ? r->text : "";
 }
 
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* Observe until want appears (frames that load late), at most ~5 s. */
 static char *observe_until(snap_agent *a, const char *want, snap_result *r)
 {
@@ -90,7 +63,7 @@ static char *observe_until(snap_agent *a, const char *want, snap_result *r)
         char *t = observe(a, NULL, r);
         if (strstr(t, want))
             return t;
-        sleep_ms(100);
+        testlib_sleep_ms(100);
     }
     test_fail_detail("never saw %s in:\n%s", want, r->text ? r->text : "");
     return r->text ? r->text : "";
@@ -140,15 +113,6 @@ static size_t count_of(const char *text, const char *needle)
     return n;
 }
 
-#define CHECK_HAS(text, s) do { \
-        if (!CHECK(strstr((text), (s)) != NULL)) \
-            test_fail_detail("missing %s in:\n%s", (s), (text)); \
-    } while (0)
-#define CHECK_LACKS(text, s) do { \
-        if (!CHECK(strstr((text), (s)) == NULL)) \
-            test_fail_detail("unexpected %s in:\n%s", (s), (text)); \
-    } while (0)
-
 /* ---- shapes ---- */
 
 static void t_frames_nested(void)
@@ -163,11 +127,11 @@ static void t_frames_nested(void)
     snap_result r = {0};
     char *t = observe_until(a, "Leaf button", &r);
     char want[128], l1[512], l2[512], l3[512], l4[512], l5[512];
-    snprintf(want, sizeof want, "frame \"Cross origin\" origin=http://b.test:%d", port);
+    snprintf(want, sizeof want, "frame \"Cross origin\" origin=http://b.test:%d", world.port);
     CHECK_HAS(t, want);
-    snprintf(want, sizeof want, "frame \"Same origin\" origin=http://a.test:%d", port);
+    snprintf(want, sizeof want, "frame \"Same origin\" origin=http://a.test:%d", world.port);
     CHECK_HAS(t, want);
-    snprintf(want, sizeof want, "frame \"Back to a\" origin=http://a.test:%d", port);
+    snprintf(want, sizeof want, "frame \"Back to a\" origin=http://a.test:%d", world.port);
     CHECK_HAS(t, want);
     /* Every frame's controls carry refs, and nest by depth:
      * top < b.test frame line < b button = b.test's inner frame line < leaf. */
@@ -605,7 +569,7 @@ static void t_header_and_structured(void)
     char *t = observe(a, NULL, &r);
     char want[256];
     snprintf(want, sizeof want, "[page] title=\"Rows\" url=http://a.test:%d/shapes/rows.html "
-             "origin=http://a.test:%d auth=no obs=%s epoch=3 tab=t", port, port, r.obs);
+             "origin=http://a.test:%d auth=no obs=%s epoch=3 tab=t", world.port, world.port, r.obs);
     CHECK(strncmp(t, want, strlen(want)) == 0);
     if (test_failures_now())
         test_fail_detail("want %s\ngot %s", want, t);
@@ -732,7 +696,8 @@ static void t_open_schemes_and_header_regression(void)
     CHECK(strstr(text, "auth=yes%20obs=o99") != NULL);
     snap_result_free(&r);
     char url[256];
-    fixture_url(url, sizeof url, port, "a.test", "/index.html?user=bob&password=s3cr3tvalue#x");
+    testlib_world_url(&world, url, sizeof url, "a.test",
+                      "/index.html?user=bob&password=s3cr3tvalue#x");
     CHECK_INT(0, snap_open(a, url, false, &r));
     CHECK(r.text && strstr(r.text, "s3cr3tvalue") == NULL);
     CHECK(r.structured && strstr(r.structured, "s3cr3tvalue") == NULL);
@@ -832,7 +797,7 @@ static void t_removed_frames_dropped_regression(void)
             if (strstr(t, "title=\"Rows"))
                 break;
             snap_result_free(&r);
-            sleep_ms(100);
+            testlib_sleep_ms(100);
         }
         CHECK_HAS(t, "title=\"Rows");
         CHECK_LACKS(t, "frame \"");
@@ -1021,13 +986,9 @@ static const test_case TESTS[] = {
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
-    port = fixture_server_start(&server_pid);
-    if (port < 0) {
-        fprintf(stderr, "cannot start the fixture server\n");
+    if (testlib_world_up(&world, "snapshot", host_args, false) != 0)
         return 1;
-    }
     int rc = test_main(argc, argv, TESTS);
-    cdp_browser_free(browser);
-    fixture_server_stop(server_pid);
+    testlib_world_down(&world);
     return rc;
 }
