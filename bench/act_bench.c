@@ -21,39 +21,13 @@
  */
 #include "cdp/cdp.h"
 #include "snapshot/snapshot.h"
+#include "bench/benchlib.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    if (n <= 0)
-        return -1;
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return v[n / 2];
-}
-
-static void nap_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
 
 /* The ref on the first line that contains `role "name"`: "[eN]" -> "eN". */
 static int find_ref(const char *text, const char *role, const char *name, char *ref, size_t cap)
@@ -146,9 +120,9 @@ static void bench_actions(snap_agent *a, const char *base, int n, FILE *o)
     double *t = calloc((size_t)n + 5, sizeof *t);
     int k = 0;
     for (int i = -5; i < n; i++) {
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         rc = snap_click(a, btn, NULL, &r);
-        double dt = now_ms() - t0;
+        double dt = bench_now_ms() - t0;
         if (rc) {
             fail(o, "snap_click", &r, rc);
             free(t);
@@ -160,14 +134,14 @@ static void bench_actions(snap_agent *a, const char *base, int n, FILE *o)
             fprintf(o, "\"click_result_chars\":%zu,", r.text ? strlen(r.text) : 0);
         snap_result_free(&r);
     }
-    fprintf(o, "\"click_median_ms\":%.3f,", median(t, k));
+    fprintf(o, "\"click_median_ms\":%.3f,", bench_median(t, k));
     k = 0;
     for (int i = -5; i < n; i++) {
         char text[32];
         snprintf(text, sizeof text, "name %d", i);
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         rc = snap_type(a, box, text, false, NULL, &r);
-        double dt = now_ms() - t0;
+        double dt = bench_now_ms() - t0;
         if (rc) {
             fail(o, "snap_type", &r, rc);
             free(t);
@@ -177,7 +151,7 @@ static void bench_actions(snap_agent *a, const char *base, int n, FILE *o)
             t[k++] = dt;
         snap_result_free(&r);
     }
-    fprintf(o, "\"type_median_ms\":%.3f,\"n\":%d,", median(t, k), n);
+    fprintf(o, "\"type_median_ms\":%.3f,\"n\":%d,", bench_median(t, k), n);
     free(t);
     rc = snap_observe(a, &(snap_query){0}, &r);
     char want[32];
@@ -200,13 +174,13 @@ static void bench_page(snap_agent *a, const char *base, char *spec, int runs, FI
     snprintf(url, sizeof url, "%s%s", base, path);
     put_str(o, id);
     fprintf(o, ":{");
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     int rc = snap_open(a, url, false, &r);
     if (rc) {
         fail(o, "snap_open", &r, rc);
         goto out;
     }
-    fprintf(o, "\"open_ms\":%.3f,\"open_result_chars\":%zu,", now_ms() - t0,
+    fprintf(o, "\"open_ms\":%.3f,\"open_result_chars\":%zu,", bench_now_ms() - t0,
             r.text ? strlen(r.text) : 0);
     snap_result_free(&r);
     if (strcmp(id, "todomvc") == 0) {
@@ -227,26 +201,26 @@ static void bench_page(snap_agent *a, const char *base, char *spec, int runs, FI
             snap_result_free(&r);
         }
     }
-    for (double end = now_ms() + 15000; ready;) {
+    for (double end = bench_now_ms() + 15000; ready;) {
         rc = snap_observe(a, &(snap_query){0}, &r);
         bool seen = !rc && r.text && strstr(r.text, ready);
         snap_result_free(&r);
         if (seen)
             break;
-        if (now_ms() > end) {
+        if (bench_now_ms() > end) {
             fprintf(o, "\"ready\":false,");
             break;
         }
-        nap_ms(250);
+        bench_nap_ms(250);
     }
     double t[16];
     int k = 0;
     size_t chars = 0;
     char *first = NULL;
     for (int i = 0; i < runs && i < 16; i++) {
-        t0 = now_ms();
+        t0 = bench_now_ms();
         rc = snap_observe(a, &(snap_query){0}, &r);
-        t[k++] = now_ms() - t0;
+        t[k++] = bench_now_ms() - t0;
         if (rc) {
             fail(o, "snap_observe", &r, rc);
             free(first);
@@ -257,7 +231,7 @@ static void bench_page(snap_agent *a, const char *base, char *spec, int runs, FI
         first = r.text ? strdup(r.text) : NULL;
         snap_result_free(&r);
     }
-    fprintf(o, "\"snapshot_median_ms\":%.3f,\"snapshot_chars\":%zu,", median(t, k), chars);
+    fprintf(o, "\"snapshot_median_ms\":%.3f,\"snapshot_chars\":%zu,", bench_median(t, k), chars);
     /* The whole element list, paged through. */
     FILE *save = NULL;
     const char *dir = getenv("BENCH_SNAP_DIR");
@@ -271,9 +245,9 @@ static void bench_page(snap_agent *a, const char *base, char *spec, int runs, FI
     int pages = 1;
     double all_ms = t[k - 1];
     for (long off = next_offset(first); off > 0 && pages < 400;) {
-        t0 = now_ms();
+        t0 = bench_now_ms();
         rc = snap_observe(a, &(snap_query){.offset = (size_t)off}, &r);
-        all_ms += now_ms() - t0;
+        all_ms += bench_now_ms() - t0;
         if (rc) {
             snap_result_free(&r);
             break;
@@ -324,7 +298,7 @@ int main(int argc, char **argv)
     const char *args[] = {winarg, NULL};
     lo.args = args;
     fprintf(o, "{");
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     cdp_browser *b = cdp_browser_launch(&lo, &e);
     if (!b) {
         fprintf(o, "\"error\":");
@@ -334,7 +308,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "act_bench: %s\n", e.msg);
         return 1;
     }
-    fprintf(o, "\"launch_ms\":%.3f,", now_ms() - t0);
+    fprintf(o, "\"launch_ms\":%.3f,", bench_now_ms() - t0);
     snap_opts so = {0};
     const char *quick = getenv("BENCH_QUICK");
     if (quick && strcmp(quick, "1") == 0)

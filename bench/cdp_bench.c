@@ -19,6 +19,7 @@
  */
 #include "cdp/cdp.h"
 #include "tests/fixture.h"
+#include "bench/benchlib.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -34,12 +35,6 @@ static long long now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 static int rtt(cdp_browser *b, int n, double *median, double *p90)
@@ -64,7 +59,7 @@ static int rtt(cdp_browser *b, int n, double *median, double *p90)
         if (i >= 0)
             t[i] = (now_ns() - t0) / 1e3;
     }
-    qsort(t, (size_t)n, sizeof *t, cmp_d);
+    qsort(t, (size_t)n, sizeof *t, bench_cmp_double);
     *median = t[n / 2];
     *p90 = t[n * 9 / 10];
     free(t);
@@ -229,7 +224,7 @@ int main(int argc, char **argv)
         double d[21];
         for (int i = 0; i < k; i++)
             d[i] = best[i] / 1e6;
-        qsort(d, (size_t)k, sizeof *d, cmp_d);
+        qsort(d, (size_t)k, sizeof *d, bench_cmp_double);
         printf("\nDriver start to first CDP response (fork+exec of cdpgate, attach over "
                "WebSocket,\nBrowser.getVersion answered), %d runs: median %.2f ms, min %.2f ms\n",
                k, d[k / 2], d[0]);

@@ -13,6 +13,7 @@
  * so the program is known to run; its figures are rough.
  */
 #include "gate/gate.h"
+#include "bench/benchlib.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,28 +22,6 @@
 #include <unistd.h>
 
 #define BATCHES 31
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int allow_hook(void *ud, const char *prompt, char *why, size_t cap)
-{
-    (void)ud;
-    (void)prompt;
-    (void)why;
-    (void)cap;
-    return GATE_ALLOW;
-}
 
 static const char *GRANT =
     "{\"task\":\"bench\",\"principal\":\"bench\",\"tools\":[\"open\",\"snapshot\",\"click\","
@@ -68,7 +47,7 @@ static double measure(gate *gt, int op, const gate_request *r, int n)
     gate_decision d;
     n = n / divisor > 0 ? n / divisor : 1;
     for (int b = 0; b < batches; b++) {
-        double t0 = now_s();
+        double t0 = bench_now_s();
         for (int i = 0; i < n; i++) {
             if (op == OP_CLASSIFY) {
                 int k;
@@ -91,9 +70,9 @@ static double measure(gate *gt, int op, const gate_request *r, int n)
                 gate_grant_free(g);
             }
         }
-        t[b] = (now_s() - t0) / n * 1e6;
+        t[b] = (bench_now_s() - t0) / n * 1e6;
     }
-    qsort(t, (size_t)batches, sizeof t[0], cmp_double);
+    qsort(t, (size_t)batches, sizeof t[0], bench_cmp_double);
     return t[batches / 2];
 }
 
@@ -119,8 +98,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "gate_bench: %s\n", e.msg);
         return 1;
     }
-    gate_opts none = {.confirm = allow_hook};
-    gate_opts logged = {.confirm = allow_hook, .audit = log};
+    gate_opts none = {.confirm = bench_allow_hook};
+    gate_opts logged = {.confirm = bench_allow_hook, .audit = log};
     gate *plain = gate_new(g, &none, &e), *audited = gate_new(g, &logged, &e);
     gate_grant_free(g);
     if (!plain || !audited) {

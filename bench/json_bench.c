@@ -19,6 +19,8 @@
  * twice: once with -DJB_JANSSON_UNIT for the jansson wrappers alone, once
  * without for everything else (see bench/json_bench.sh).
  */
+#include "bench/benchlib.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,12 +168,6 @@ static const lib LIBS[] = {
 };
 #define NLIBS (sizeof LIBS / sizeof LIBS[0])
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Median seconds per call of fn over `samples` samples of >= 50 ms. */
 static double measure(int (*fn)(input *), input *in, int samples)
 {
@@ -195,7 +191,7 @@ static double measure(int (*fn)(input *), input *in, int samples)
             fn(in);
         t[s] = (now() - t0) / (double)iters;
     }
-    qsort(t, (size_t)samples, sizeof t[0], cmp_double);
+    qsort(t, (size_t)samples, sizeof t[0], bench_cmp_double);
     return t[samples / 2];
 }
 

@@ -51,7 +51,7 @@ fi
 # separate translation unit of the same file.
 $CC $flags -DJB_JANSSON_UNIT -c -o "$out/json_bench_jansson.o" bench/json_bench.c
 # shellcheck disable=SC2086
-$CC $flags $yy_flags -o "$out/json_bench" bench/json_bench.c \
+$CC $flags $yy_flags -o "$out/json_bench" bench/json_bench.c bench/benchlib.c \
     "$out/json_bench_jansson.o" $yy_src "$BUILD/libcdpgate.a" -lcjson -ljansson -lm
 
 if [ $# -eq 0 ]; then

@@ -31,6 +31,7 @@
 #include "gate/gate.h"
 #include "snapshot/snapshot.h"
 #include "vault/vault.h"
+#include "bench/benchlib.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -52,46 +53,9 @@
 #define BENCH_HOST "bench.test"
 #define HOST_RULES "--host-resolver-rules=MAP " BENCH_HOST " 127.0.0.1"
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static void nap_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    if (n <= 0)
-        return -1;
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return v[n / 2];
-}
-
 /* Requests the gate asked the human about (none expected: the pages only
  * read); allowed, so a page that does send something still loads. */
 static int asks;
-
-static int allow_hook(void *ud, const char *prompt, char *why, size_t cap)
-{
-    (void)ud;
-    (void)prompt;
-    (void)why;
-    (void)cap;
-    asks++;
-    return GATE_ALLOW;
-}
 
 /* The run's vault key: random bytes, held by the vault until vault_close. */
 static int bench_key(void *arg, const char *dir, uint8_t key[32], char *err, size_t errlen)
@@ -107,24 +71,6 @@ static int bench_key(void *arg, const char *dir, uint8_t key[32], char *err, siz
         return VAULT_EKEY;
     }
     return VAULT_OK;
-}
-
-/* The vault's directory tree is two levels deep (dir/sessions/files). */
-static void rm_tree(const char *path, int depth)
-{
-    DIR *d = depth > 0 ? opendir(path) : NULL;
-    struct dirent *ent;
-    while (d && (ent = readdir(d)) != NULL) {
-        if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
-            continue;
-        char p[4096];
-        snprintf(p, sizeof p, "%s/%s", path, ent->d_name);
-        if (unlink(p) != 0)
-            rm_tree(p, depth - 1);
-    }
-    if (d)
-        closedir(d);
-    rmdir(path);
 }
 
 typedef struct {
@@ -161,7 +107,7 @@ static int side_up(side *s, bool privileged, const char *origin, vault *v, cdp_e
         gg.identities = &id;
         gg.nidentities = 1;
     }
-    gate_opts go = {.confirm = allow_hook};
+    gate_opts go = {.confirm = bench_allow_hook, .confirm_ud = &asks};
     gate_err ge = {{0}};
     if (!(s->g = gate_new(&gg, &go, &ge))) {
         snprintf(e->msg, sizeof e->msg, "gate_new: %s", ge.msg);
@@ -187,7 +133,7 @@ static void side_down(side *s)
 static double load(side *s, const char *id, const char *url, const char *ready)
 {
     snap_result r = {0};
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     int rc = snap_open(s->a, url, false, &r);
     if (rc) {
         fprintf(stderr, "load_bench: %s (%s): %s: %.300s\n", id, s->privileged ? "on" : "off",
@@ -210,14 +156,14 @@ static double load(side *s, const char *id, const char *url, const char *ready)
         snap_result_free(&r);
         if (seen)
             break;
-        if (now_ms() > end) {
+        if (bench_now_ms() > end) {
             fprintf(stderr, "load_bench: %s (%s): \"%s\" not shown within 15 s\n", id,
                     s->privileged ? "on" : "off", ready);
             return -1;
         }
-        nap_ms(20);
+        bench_nap_ms(20);
     }
-    return now_ms() - t0;
+    return bench_now_ms() - t0;
 }
 
 int main(int argc, char **argv)
@@ -262,7 +208,7 @@ int main(int argc, char **argv)
                         sizeof err) != VAULT_OK) {
         fprintf(stderr, "load_bench: vault: %s\n", err);
         vault_close(v);
-        rm_tree(root, 3);
+        bench_rm_tree(root, 3);
         return 1;
     }
 
@@ -303,7 +249,7 @@ int main(int argc, char **argv)
             printf("  %-12s %10s\n", id, "failed (stderr)");
             continue;
         }
-        double mo = median(toff, n), mn = median(ton, n);
+        double mo = bench_median(toff, n), mn = bench_median(ton, n);
         printf("  %-12s %10.1f %10.1f %8.3f\n", id, mo, mn, mn / mo);
         fflush(stdout);
         logsum += log(mn / mo);
@@ -324,6 +270,6 @@ out:
     side_down(&on);
     side_down(&off);
     vault_close(v);
-    rm_tree(root, 3);
+    bench_rm_tree(root, 3);
     return rc;
 }

@@ -14,12 +14,12 @@ cd "$(dirname "$0")/.." || exit 1
 sh tests/setup.sh || exit 1
 mkdir -p "$BUILD/bench"
 CC=${CC:-cc}
+. bench/lib.sh
 if [ "$BENCH" = load ]; then
     echo "== cdpgate $(./$BUILD/cdpgate --version | cut -d' ' -f2), $(nproc) cores," \
         "$(date -u +%F), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 else
-$CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -o "$BUILD/bench/cdp_bench" \
-    bench/cdp_bench.c tests/fixture.c "$BUILD/libcdpgate.a" || exit 1
+bench_cc "$BUILD/bench/cdp_bench" bench/cdp_bench.c tests/fixture.c || exit 1
 echo "== cdpgate $(./$BUILD/cdpgate --version | cut -d' ' -f2), $(nproc) cores, $(date -u +%F)"
 "$BUILD/bench/cdp_bench" "$BUILD/cdpgate" "$BUILD/bench" "${BENCH_N:-2000}" || exit 1
 echo
@@ -28,13 +28,11 @@ if [ -f bench/json_bench.sh ]; then
 fi
 echo
 # vault: AES-GCM backends side by side; raw OpenSSL EVP as a peer when libcrypto links.
-$CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -DVAULT_BENCH_EVP -o "$BUILD/bench/vault_bench" \
-    bench/vault_bench.c "$BUILD/libcdpgate.a" -lcrypto 2>/dev/null ||
-    $CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -o "$BUILD/bench/vault_bench" \
-        bench/vault_bench.c "$BUILD/libcdpgate.a" || exit 1
+bench_cc "$BUILD/bench/vault_bench" bench/vault_bench.c -DVAULT_BENCH_EVP -lcrypto 2>/dev/null ||
+    bench_cc "$BUILD/bench/vault_bench" bench/vault_bench.c || exit 1
 "$BUILD/bench/vault_bench" "${BENCH_VAULT_MIB:-64}" || exit 1
-echo; $CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -o "$BUILD/bench/gate_bench" \
-    bench/gate_bench.c "$BUILD/libcdpgate.a" && "$BUILD/bench/gate_bench" "$BUILD/bench" || exit 1
+echo; bench_cc "$BUILD/bench/gate_bench" bench/gate_bench.c &&
+    "$BUILD/bench/gate_bench" "$BUILD/bench" || exit 1
 fi
 
 # ---- Agent-facing figures (issue 3 part 6): cdpgate beside playwright-core
@@ -48,17 +46,10 @@ sh bench/pages.sh "$BUILD" || { echo "bench: pages not ready, agent benchmarks s
 R="$BUILD/bench/results"
 rm -rf "$R"
 mkdir -p "$R/snap"
-node bench/serve.mjs "$BUILD/bench/site" >"$R/serve.port" 2>"$R/serve.err" &
-SRV=$!
-trap 'kill $SRV 2>/dev/null' EXIT INT TERM
-PORT=""
-for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-    PORT=$(head -n 1 "$R/serve.port" 2>/dev/null)
-    [ -n "$PORT" ] && break
-    sleep 0.25
-done
-[ -n "$PORT" ] || { echo "bench: static server did not start: $(cat "$R/serve.err")"; exit 0; }
-BASE="http://127.0.0.1:$PORT"
+bench_serve "$BUILD/bench/site" "$R"
+trap 'kill $BENCH_SRV 2>/dev/null' EXIT INT TERM
+[ -n "$BENCH_PORT" ] || { echo "bench: static server did not start: $(cat "$R/serve.err")"; exit 0; }
+BASE="http://127.0.0.1:$BENCH_PORT"
 
 # cdpgate's library (snap_click / snap_type / snap_observe), linked like cdp_bench.
 set --
@@ -68,8 +59,7 @@ console.log(PAGES.map((p) => p.id + '=' + p.path + (p.ready ? '=' + p.ready : ''
 PAGES
 if [ "$BENCH" = load ]; then
     :
-elif $CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -o "$BUILD/bench/act_bench" \
-        bench/act_bench.c "$BUILD/libcdpgate.a" -lm 2>"$R/act_bench.build.txt"; then
+elif bench_cc "$BUILD/bench/act_bench" bench/act_bench.c 2>"$R/act_bench.build.txt"; then
     echo "  cdpgate library (act_bench)"
     BENCH_SNAP_DIR="$R/snap" timeout 240 "$BUILD/bench/act_bench" "$BASE" "$R/act.json" \
         "${BENCH_ACT_N:-50}" "$@" 2>"$R/act_bench.err.txt" ||
@@ -80,8 +70,7 @@ else
 fi
 # Page loads with a privileged context's egress rule off and on (issue 11,
 # point 17): printed after the tables below.
-if $CC -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I. -o "$BUILD/bench/load_bench" \
-        bench/load_bench.c "$BUILD/libcdpgate.a" -lm 2>"$R/load_bench.build.txt"; then
+if bench_cc "$BUILD/bench/load_bench" bench/load_bench.c 2>"$R/load_bench.build.txt"; then
     echo "  cdpgate library, privileged context's egress rule (load_bench)"
     timeout 400 "$BUILD/bench/load_bench" "$BASE" "${BENCH_LOAD_N:-7}" "$@" \
         >"$R/load.txt" 2>"$R/load_bench.err.txt" ||
@@ -93,8 +82,7 @@ fi
 if [ "$BENCH" = load ]; then
     echo
     cat "$R/load.txt"
-    kill "$SRV" 2>/dev/null
-    wait "$SRV" 2>/dev/null
+    bench_serve_stop
     trap - EXIT INT TERM
     exit 0
 fi
@@ -124,8 +112,7 @@ fi
 node bench/compare.mjs "$R"
 echo
 cat "$R/load.txt"
-kill "$SRV" 2>/dev/null
-wait "$SRV" 2>/dev/null
+bench_serve_stop
 trap - EXIT INT TERM
 echo "(raw figures: $R/*.json; snapshot texts: $R/snap/)"
 exit 0

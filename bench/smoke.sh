@@ -35,13 +35,13 @@ rm -rf "$out"
 mkdir -p "$out"
 bad=0
 fail() { echo "bench smoke: FAIL: $*"; bad=1; }
-FLAGS="-std=c11 -O2 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -I."
+BENCH_CFLAGS="-std=c11 -O2 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -I."
+. bench/lib.sh
 
 # build NAME EXTRA...: bench/NAME.c against the library, into $out/NAME.
 build() {
     n=$1; shift
-    $CC $FLAGS -o "$out/$n" "bench/$n.c" "$@" "$BUILD/libcdpgate.a" -lm ||
-        { fail "$n does not build"; return 1; }
+    bench_cc "$out/$n" "bench/$n.c" "$@" || { fail "$n does not build"; return 1; }
 }
 # run NAME SECONDS CMD...: runs it with a deadline, output shown; non-zero fails.
 run() {
@@ -66,19 +66,12 @@ build gate_bench && run gate_bench 60 "$out/gate_bench" "$out"
 # The generated pages, served on loopback (the server is stopped by its pid).
 site="$out/site"
 node bench/gen_site.mjs "$site/gen" >/dev/null || fail "gen_site.mjs"
-node bench/serve.mjs "$site" >"$out/serve.port" 2>"$out/serve.err" &
-srv=$!
-trap 'kill $srv 2>/dev/null' EXIT INT TERM
-port=""
-for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-    port=$(head -n 1 "$out/serve.port" 2>/dev/null)
-    [ -n "$port" ] && break
-    sleep 0.25
-done
-if [ -z "$port" ]; then
+bench_serve "$site" "$out"
+trap 'kill $BENCH_SRV 2>/dev/null' EXIT INT TERM
+if [ -z "$BENCH_PORT" ]; then
     fail "serve.mjs did not start: $(cat "$out/serve.err")"
 else
-    base="http://127.0.0.1:$port"
+    base="http://127.0.0.1:$BENCH_PORT"
     R="$out/results"
     mkdir -p "$R"
     if build act_bench; then
@@ -105,8 +98,7 @@ else
     echo "== compare.mjs (no peers measured: their columns are '-')"
     BENCH_PAGES=dense,long timeout 60 node bench/compare.mjs "$R" || fail "compare.mjs exited $?"
 fi
-kill "$srv" 2>/dev/null
-wait "$srv" 2>/dev/null
+bench_serve_stop
 trap - EXIT INT TERM
 
 if [ $bad -eq 0 ]; then

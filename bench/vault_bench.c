@@ -12,6 +12,7 @@
  *     vault_bench [MiB per measurement, default 64]
  */
 #include "vault/vault.h"
+#include "bench/benchlib.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,20 +25,13 @@
 
 #define MSG (16 * 1024)
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static double bench_seal(const vault_gcm_backend *be, size_t total, uint8_t *buf, int open)
 {
     uint8_t key[32] = {1, 2, 3}, iv[12] = {4}, tag[16];
     size_t n = total / MSG;
     if (open)
         vault_gcm_seal(be, key, 32, iv, 12, NULL, 0, buf, MSG, buf + MSG, tag, 16);
-    double t0 = now_s();
+    double t0 = bench_now_s();
     for (size_t i = 0; i < n; i++) {
         int rc = open ? vault_gcm_open(be, key, 32, iv, 12, NULL, 0, buf + MSG, MSG, tag, 16, buf)
                       : vault_gcm_seal(be, key, 32, iv, 12, NULL, 0, buf, MSG, buf + MSG, tag, 16);
@@ -47,7 +41,7 @@ static double bench_seal(const vault_gcm_backend *be, size_t total, uint8_t *buf
             return 0;
         }
     }
-    return (double)(n * MSG) / (now_s() - t0) / 1e6;
+    return (double)(n * MSG) / (bench_now_s() - t0) / 1e6;
 }
 
 #ifdef VAULT_BENCH_EVP
@@ -56,7 +50,7 @@ static double bench_evp(size_t total, uint8_t *buf)
     uint8_t key[32] = {1, 2, 3}, iv[12] = {4}, tag[16];
     size_t n = total / MSG;
     EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
-    double t0 = now_s();
+    double t0 = bench_now_s();
     for (size_t i = 0; i < n; i++) {
         int outl;
         EVP_EncryptInit_ex(c, EVP_aes_256_gcm(), NULL, key, iv);
@@ -64,7 +58,7 @@ static double bench_evp(size_t total, uint8_t *buf)
         EVP_EncryptFinal_ex(c, buf + MSG, &outl);
         EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_GET_TAG, 16, tag);
     }
-    double mbs = (double)(n * MSG) / (now_s() - t0) / 1e6;
+    double mbs = (double)(n * MSG) / (bench_now_s() - t0) / 1e6;
     EVP_CIPHER_CTX_free(c);
     return mbs;
 }
@@ -96,16 +90,16 @@ int main(int argc, char **argv)
     if (!vault_gcm_backend_openssl())
         printf("  %-22s %10s %10s   (build with OpenSSL to compare)\n", "openssl", "-", "-");
 #endif
-    double t0 = now_s();
+    double t0 = bench_now_s();
     uint8_t d[32];
     size_t sn = total / 4 / MSG;
     for (size_t i = 0; i < sn; i++)
         vault_sha256(buf, MSG, d);
-    printf("  %-22s %10.1f MB/s\n", "sha256", (double)(sn * MSG) / (now_s() - t0) / 1e6);
-    t0 = now_s();
+    printf("  %-22s %10.1f MB/s\n", "sha256", (double)(sn * MSG) / (bench_now_s() - t0) / 1e6);
+    t0 = bench_now_s();
     uint8_t k[32];
     vault_pbkdf2_sha256("passphrase", 10, "salt", 4, 100000, k, 32);
-    double pb = now_s() - t0;
+    double pb = bench_now_s() - t0;
     printf("  %-22s %10.0f iterations/s (%u iterations: %.2f s)\n", "pbkdf2-hmac-sha256",
            100000 / pb, VAULT_PBKDF2_ITERATIONS, pb * VAULT_PBKDF2_ITERATIONS / 100000);
     free(buf);
