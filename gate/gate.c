@@ -578,11 +578,7 @@ static char *request_prompt(const gate *gt, const gate_auth_request *q, const ga
     if (!msg)
         return NULL;
     json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "message");
-    json_w_str(&w, msg);
-    free(msg);
+    gate_prompt_begin(&w, msg);
     gate_w_text(&w, "action", "request", 16);
     gate_w_text(&w, "origin", q->origin, GATE_ORIGIN_MAX);
     gate_w_text(&w, "url", q->url, GATE_AUDIT_URL_MAX);
@@ -603,10 +599,7 @@ static char *request_prompt(const gate *gt, const gate_auth_request *q, const ga
     json_w_uint(&w, gt->epoch);
     gate_w_text(&w, "reason", d->reason, sizeof d->reason);
     gate_w_text(&w, "task", gt->grant ? gt->grant->task : NULL, GATE_STR_MAX);
-    json_w_obj_end(&w);
-    char *p = json_w_error(&w) ? NULL : json_w_take(&w, NULL);
-    json_w_free(&w);
-    return p;
+    return gate_prompt_end(&w);
 }
 
 /* Turn a confirm into allow or deny. Returns true when the human allowed.
@@ -645,27 +638,31 @@ static bool run_confirm(gate *gt, const gate_request *req, const gate_auth_reque
     return false;
 }
 
-int gate_check(gate *gt, const gate_request *req, gate_decision *d)
+/* When d is a confirm, ask the human (run_confirm) and judge the answer
+ * against control. Control may change hands while the human is asked (a
+ * takeover from the host during the wait): an answer for an older epoch
+ * is stale, and so is a question the host called off for that reason; d
+ * then becomes GATE_STALE, its reason ending with undone (what was not
+ * done). Returns true when the human allowed and control did not change. */
+static bool confirm_fresh(gate *gt, const gate_request *req, const gate_auth_request *aq,
+                          gate_decision *d, const char *undone)
 {
-    int rc = gate_decide(gt, req, d);
-    if (!gt)
-        return rc;
+    if (d->decision != GATE_CONFIRM)
+        return false;
     uint64_t epoch0 = gt->epoch;
-    bool asked = d->decision == GATE_CONFIRM;
-    bool confirmed = asked && run_confirm(gt, req, NULL, d);
-    /* Control may change hands while the human is asked (a takeover from
-     * the host during the wait): an answer for an older epoch is stale,
-     * and so is a question the host called off for that reason. */
-    if (asked && (gt->epoch != epoch0 || gt->mode != GATE_MODE_AGENT)) {
-        confirmed = false;
-        decide_set(d, GATE_STALE, "stale: control changed while the confirmation was pending "
-                   "(epoch %llu, now %llu, %s); nothing was done", (unsigned long long)epoch0,
-                   (unsigned long long)gt->epoch, gate_mode_name(gt->mode));
-    }
-    bool pending = d->decision == GATE_ALLOW &&
-                   (d->cls == GATE_CLASS_CONSEQUENTIAL || confirmed);
-    d->pending = pending;
-    d->confirmed = confirmed && d->decision == GATE_ALLOW;
+    bool confirmed = run_confirm(gt, req, aq, d);
+    if (gt->epoch == epoch0 && gt->mode == GATE_MODE_AGENT)
+        return confirmed;
+    decide_set(d, GATE_STALE, "stale: control changed while the confirmation was pending "
+               "(epoch %llu, now %llu, %s); %s", (unsigned long long)epoch0,
+               (unsigned long long)gt->epoch, gate_mode_name(gt->mode), undone);
+    return false;
+}
+
+/* Write the audit line of decision d on req; when it cannot be written the
+ * decision becomes a deny (fail closed). 0, or the audit log's error. */
+static int audit_decision(gate *gt, const gate_request *req, gate_decision *d, bool pending)
+{
     decision_line l = {req, d, pending};
     int arc = gate_audit_line(gt, build_decision, &l, pending, &d->seq);
     if (arc) {
@@ -673,9 +670,22 @@ int gate_check(gate *gt, const gate_request *req, gate_decision *d)
         memcpy(prior, d->reason, sizeof prior);
         decide_set(d, GATE_DENY, "the audit log could not be written, so nothing is allowed "
                    "(fail closed; was: %s)", prior);
-        return arc;
     }
-    return rc;
+    return arc;
+}
+
+int gate_check(gate *gt, const gate_request *req, gate_decision *d)
+{
+    int rc = gate_decide(gt, req, d);
+    if (!gt)
+        return rc;
+    bool confirmed = confirm_fresh(gt, req, NULL, d, "nothing was done");
+    bool pending = d->decision == GATE_ALLOW &&
+                   (d->cls == GATE_CLASS_CONSEQUENTIAL || confirmed);
+    d->pending = pending;
+    d->confirmed = confirmed && d->decision == GATE_ALLOW;
+    int arc = audit_decision(gt, req, d, pending);
+    return arc ? arc : rc;
 }
 
 typedef struct {
@@ -982,31 +992,13 @@ int gate_check_auth_request(gate *gt, const gate_auth_request *q, gate_decision 
     int rc = gate_decide_auth_request(gt, q, d);
     if (rc || gt->mode == GATE_MODE_HUMAN)
         return rc;
-    uint64_t epoch0 = gt->epoch;
-    bool asked = d->decision == GATE_CONFIRM;
-    bool confirmed = asked && run_confirm(gt, NULL, q, d);
-    if (asked && (gt->epoch != epoch0 || gt->mode != GATE_MODE_AGENT)) {
-        confirmed = false;
-        decide_set(d, GATE_STALE, "stale: control changed while the confirmation was pending "
-                   "(epoch %llu, now %llu, %s); the request was not sent",
-                   (unsigned long long)epoch0, (unsigned long long)gt->epoch,
-                   gate_mode_name(gt->mode));
-    }
+    bool confirmed = confirm_fresh(gt, NULL, q, d, "the request was not sent");
     d->confirmed = confirmed && d->decision == GATE_ALLOW;
     gate_request r = {0};
     r.tool = "request";
     r.origin = q->origin;
     r.url = q->url;
-    decision_line l = {&r, d, false};
-    int arc = gate_audit_line(gt, build_decision, &l, false, &d->seq);
-    if (arc) {
-        char prior[sizeof d->reason];
-        memcpy(prior, d->reason, sizeof prior);
-        decide_set(d, GATE_DENY, "the audit log could not be written, so nothing is allowed "
-                   "(fail closed; was: %s)", prior);
-        return arc;
-    }
-    return 0;
+    return audit_decision(gt, &r, d, false);
 }
 
 /* ---- control epochs ---- */

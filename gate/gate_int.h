@@ -151,5 +151,11 @@ void gate_text_quote(char *out, size_t cap, const char *s, size_t max);
 /* The hook's JSON request (new, free(); NULL when out of memory): the
  * message of gate_prompt_message and the fields of gate.h's hook. */
 char *gate_prompt_json(const gate *gt, const gate_request *req, const gate_decision *d);
+/* A confirmation request's JSON object, as both kinds write it (the
+ * action's above, a paused request's in gate.c): begin inits w and opens
+ * the object with its "message" (msg: new, freed here); end closes it and
+ * returns the text (new, free()), or NULL on a writer error; w is freed. */
+void gate_prompt_begin(json_w *w, char *msg);
+char *gate_prompt_end(json_w *w);
 
 #endif

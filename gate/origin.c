@@ -154,29 +154,18 @@ int gate_origin_entry(const char *s, char *out, size_t cap, const char **why)
         *why = "a wildcard is allowed only as the leading \"*.\"";
         return -1;
     }
-    if (!strstr(s, "://")) {
+    /* Whether the entry has a scheme is the URL parser's call, as the
+     * browser reads it: no scheme at all (a bare host, a "://" only later
+     * in a path or query) or a non-special one ("localhost:8080") is the
+     * scheme left out; "https:a.test" and "https:\\a.test" are
+     * https://a.test to the browser, and to the gate. */
+    url_parts u;
+    int rc = url_parse(s, &u, NULL);
+    if ((rc == URL_EINVAL || rc == URL_EOPAQUE) && u.scheme == URL_SCHEME_OTHER) {
         *why = "not an origin (scheme://host[:port] or *.domain)";
         return -1;
     }
     return gate_origin_parse(s, out, cap, ORIGIN_STRICT, why);
-}
-
-/* Host part of a normalised origin: [*start, *start + *len). */
-static void origin_host(const char *o, const char **h, size_t *len)
-{
-    const char *p = strstr(o, "://");
-    p = p ? p + 3 : o;
-    size_t n = 0;
-    if (*p == '[') {
-        while (p[n] && p[n] != ']')
-            n++;
-        n += p[n] == ']';
-    } else {
-        while (p[n] && p[n] != ':')
-            n++;
-    }
-    *h = p;
-    *len = n;
 }
 
 bool gate_origin_match(const char *entry, const char *origin)
@@ -185,7 +174,11 @@ bool gate_origin_match(const char *entry, const char *origin)
         return strcmp(entry, origin) == 0;
     const char *sfx = entry + 2, *h;
     size_t sl = strlen(sfx), hl;
-    origin_host(origin, &h, &hl);
+    url_parts u;
+    if (url_parse(origin, &u, NULL))
+        return false;
+    h = u.host;
+    hl = strlen(h);
     if (hl && (h[0] == '[' || last_label_numeric(h, hl)))
         return false;
     if (hl == sl)

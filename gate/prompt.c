@@ -199,6 +199,16 @@ static void verdict(base_buf *b, const gate_request *req, const gate_decision *d
     }
 }
 
+/* One line of what the agent supplied: "  label: \"escaped text\"". */
+static void supplied_line(base_buf *b, const char *label, const char *s, size_t max)
+{
+    base_buf_puts(b, "  ");
+    base_buf_puts(b, label);
+    base_buf_puts(b, ": ");
+    tb_esc(b, s, max, true, 0);
+    base_buf_puts(b, "\n");
+}
+
 /* What the agent supplied: model text, escaped. */
 static void agent_part(base_buf *b, const gate_request *req)
 {
@@ -208,16 +218,10 @@ static void agent_part(base_buf *b, const gate_request *req)
         return;
     base_buf_puts(b, "\nWhat the agent supplied (escaped: \\\" is a quote, \\n a line break, "
                      "\\uXXXX an invisible or control character):\n");
-    if (req->text && strcmp(req->tool, "type") == 0) {
-        base_buf_puts(b, "  text to type: ");
-        tb_esc(b, req->text, 1000, true, 0);
-        base_buf_puts(b, "\n");
-    }
-    if (req->key) {
-        base_buf_puts(b, "  key: ");
-        tb_esc(b, req->key, 100, true, 0);
-        base_buf_puts(b, "\n");
-    }
+    if (req->text && strcmp(req->tool, "type") == 0)
+        supplied_line(b, "text to type", req->text, 1000);
+    if (req->key)
+        supplied_line(b, "key", req->key, 100);
     for (size_t i = 0; i < req->noptions && i < 20; i++) {
         base_buf_puts(b, i ? ", " : "  option(s) to choose: ");
         tb_esc(b, req->options[i], 200, true, 0);
@@ -229,16 +233,10 @@ static void agent_part(base_buf *b, const gate_request *req)
         snprintf(n, sizeof n, "  ... and %zu more options\n", req->noptions - 20);
         base_buf_puts(b, n);
     }
-    if (req->recipient) {
-        base_buf_puts(b, "  recipient: ");
-        tb_esc(b, req->recipient, 300, true, 0);
-        base_buf_puts(b, "\n");
-    }
-    if (req->file) {
-        base_buf_puts(b, "  file: ");
-        tb_esc(b, req->file, 1000, true, 0);
-        base_buf_puts(b, "\n");
-    }
+    if (req->recipient)
+        supplied_line(b, "recipient", req->recipient, 300);
+    if (req->file)
+        supplied_line(b, "file", req->file, 1000);
     if (req->script) {
         size_t n = strlen(req->script);
         size_t need = gate_text_escape(NULL, 0, req->script, n, GATE_ESC_LINES);
@@ -375,11 +373,7 @@ char *gate_prompt_json(const gate *gt, const gate_request *req, const gate_decis
     if (!msg)
         return NULL;
     json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "message");
-    json_w_str(&w, msg);
-    free(msg);
+    gate_prompt_begin(&w, msg);
     gate_w_text(&w, "action", req->tool, 64);
     w_esc(&w, "origin", req->origin, GATE_ORIGIN_MAX, 0);
     w_esc(&w, "url", req->url, GATE_AUDIT_URL_MAX, 0);
@@ -418,8 +412,22 @@ char *gate_prompt_json(const gate *gt, const gate_request *req, const gate_decis
     json_w_uint(&w, gt->epoch);
     gate_w_text(&w, "reason", d->reason, sizeof d->reason);
     w_esc(&w, "task", gt->grant ? gt->grant->task : NULL, GATE_STR_MAX, 0);
-    json_w_obj_end(&w);
-    char *p = json_w_error(&w) ? NULL : json_w_take(&w, NULL);
-    json_w_free(&w);
+    return gate_prompt_end(&w);
+}
+
+void gate_prompt_begin(json_w *w, char *msg)
+{
+    json_w_init(w);
+    json_w_obj_begin(w);
+    json_w_key(w, "message");
+    json_w_str(w, msg);
+    free(msg);
+}
+
+char *gate_prompt_end(json_w *w)
+{
+    json_w_obj_end(w);
+    char *p = json_w_error(w) ? NULL : json_w_take(w, NULL);
+    json_w_free(w);
     return p;
 }

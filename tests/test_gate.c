@@ -652,6 +652,47 @@ static void t_origins_browser_forms(void)
     gate_grant_free(g);
 }
 
+/* Regression (issue 12, point 3): whether a grant entry has a scheme is
+ * the URL parser's call (url/url.h), not a search for "://". Before,
+ * "https:a.test" and "https:\\a.test" (https://a.test to the browser,
+ * and as identities and bound origins already to the gate) were refused as
+ * origins and assets, and a "://" later in a path or query or a userinfo
+ * without one got the wrong reason. */
+static void t_origin_entries_parsed(void)
+{
+    static const struct {
+        const char *grant, *msg;
+    } E[] = {
+        {"{\"task\":\"t\",\"origins\":[\"a.test/?next=https://b.test\"]}",
+         "is not an origin (not an origin (scheme://host[:port] or *.domain))"},
+        {"{\"task\":\"t\",\"origins\":[\"a.test/https://b.test\"]}",
+         "is not an origin (not an origin (scheme://host[:port] or *.domain))"},
+        {"{\"task\":\"t\",\"origins\":[\"localhost:8080\"]}",
+         "is not an origin (not an origin (scheme://host[:port] or *.domain))"},
+        {"{\"task\":\"t\",\"origins\":[\"https:u@a.test\"]}", "(userinfo is not allowed)"},
+        {"{\"task\":\"t\",\"assets\":[\"https:\\\\evil.test\\\\@a.test\"]}",
+         "(no path allowed)"},
+    };
+    for (size_t i = 0; i < sizeof E / sizeof E[0]; i++) {
+        gate_err e;
+        gate_grant *g = parse(E[i].grant, &e);
+        if (!CHECK(g == NULL) || !CHECK(strstr(e.msg, E[i].msg) != NULL))
+            test_fail_detail("grant %s: %s", E[i].grant, g ? "parsed" : e.msg);
+        gate_grant_free(g);
+    }
+    gate *gt = mk("{\"task\":\"t\",\"origins\":[\"https:a.test\",\"http:\\\\\\\\b.test:81\"],"
+                  "\"assets\":[\"https:/cdn.test\"]}", NULL);
+    if (!gt)
+        return;
+    CHECK(gate_url_allowed(gt, "https://a.test/x"));
+    CHECK(gate_url_allowed(gt, "http://b.test:81/"));
+    CHECK(!gate_url_allowed(gt, "http://a.test/"));
+    CHECK(!gate_url_allowed(gt, "http://b.test/"));
+    CHECK(gate_asset_allowed(gt, "https://cdn.test"));
+    CHECK(!gate_asset_allowed(gt, "https://a.test"));
+    gate_free(gt);
+}
+
 static void t_tools_identities(void)
 {
     gate *gt = mk(NULL, NULL);
@@ -2331,6 +2372,7 @@ static const test_case TESTS[] = {
     {"grant_alloc", t_grant_alloc},
     {"origins", t_origins},
     {"origins_browser_forms", t_origins_browser_forms},
+    {"origin_entries_parsed", t_origin_entries_parsed},
     {"tools_identities", t_tools_identities},
     {"classify_table", t_classify_table},
     {"decide_order", t_decide_order},
