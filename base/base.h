@@ -1,8 +1,8 @@
 /*
  * base.h — the small helpers several modules need, in one copy: monotonic
- * time and deadlines, waiting on a file descriptor, the one write loop, a
- * growing text buffer, base64, random bytes and a wipe that the compiler
- * keeps.
+ * time and deadlines, waiting on a file descriptor, the one write loop,
+ * writing a file all or nothing, a growing text buffer, base64, random
+ * bytes and a wipe that the compiler keeps.
  *
  * The bottom of the module map: base/ depends on libc and POSIX only, and
  * every other module may use it. It holds no state; nothing here allocates
@@ -50,6 +50,34 @@ enum {
  * count written, on failure too. */
 int base_write_all(int fd, const void *buf, size_t len, int64_t deadline, unsigned flags,
                    size_t *done);
+
+/* ---- writing a file all or nothing (io.c) ---- */
+
+/* How base_file_put puts the new file in place. */
+enum {
+    BASE_PUT_REPLACE = 0, /* rename(2): replaces what is there */
+    BASE_PUT_NEW = 1,     /* link(2): fails with EEXIST when the name exists,
+                             so nothing is clobbered */
+};
+/* The step of base_file_put that failed (*step). */
+enum {
+    BASE_PUT_ERANDOM = 1, /* no random bytes for the temporary name */
+    BASE_PUT_ECREATE,     /* the temporary file could not be created */
+    BASE_PUT_EWRITE,      /* fchmod, write, fsync or close of it failed */
+    BASE_PUT_EPLACE,      /* rename or link to name failed: name untouched */
+    BASE_PUT_ESYNC,       /* the fsync of the directory failed: the file is
+                             in place, its name may not survive a crash */
+};
+
+/* Write data[0..len) to name (relative to the directory dirfd; AT_FDCWD:
+ * the working directory), mode 0600, so that name is either untouched or
+ * the whole new file: a temporary file ".tmp.<last part of name>.<pid>.
+ * <12 random hex digits>" in name's directory (O_CREAT|O_EXCL|O_NOFOLLOW),
+ * written and fsync'd, is renamed or linked to name (how), the temporary
+ * name is removed on every path, then name's directory is fsync'd.
+ * 0, or -1 with errno set and *step (NULL accepted) naming what failed. */
+int base_file_put(int dirfd, const char *name, const void *data, size_t len, unsigned how,
+                  int *step);
 
 /* ---- growing text buffer (buf.c) ---- */
 

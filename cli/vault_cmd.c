@@ -371,62 +371,36 @@ static int read_file(const char *path, size_t max, char **buf, size_t *len, char
 }
 
 /*
- * Write data to path atomically with mode 0600: a temporary file beside it
- * (O_CREAT|O_EXCL, 0600), write, fsync, then link(2) to path (which fails
- * when path exists: nothing is clobbered) or, with force, rename(2) over
- * it; then fsync of the directory. On any failure path is untouched.
+ * Write data to path atomically with mode 0600 (base_file_put): a temporary
+ * file beside it, then link(2) to path (which fails when path exists:
+ * nothing is clobbered) or, with force, rename(2) over it; then fsync of
+ * the directory (best effort: the file is in place). On any other failure
+ * path is untouched.
  */
 static int write_file_atomic(const char *path, const void *data, size_t len, bool force,
                              char *err, size_t errlen)
 {
-    char dir[4096], tmp[4200];
     const char *slash = strrchr(path, '/');
     if (!*path || (slash && slash[1] == 0))
         return seterr(err, errlen, "%s: not a file name", path);
-    size_t dl = slash ? (size_t)(slash - path) : 0;
-    if (dl >= sizeof dir || strlen(path) > 4000)
+    if (strlen(path) > 4000)
         return seterr(err, errlen, "output path too long");
-    if (slash) {
-        memcpy(dir, path, dl);
-        dir[dl] = 0;
-        if (dl == 0)
-            memcpy(dir, "/", 2);
-    } else {
-        memcpy(dir, ".", 2);
-    }
-    uint8_t r[6];
-    if (base_random(r, sizeof r))
+    int step;
+    if (base_file_put(AT_FDCWD, path, data, len, force ? BASE_PUT_REPLACE : BASE_PUT_NEW,
+                      &step) == 0 || step == BASE_PUT_ESYNC)
+        return 0;
+    switch (step) {
+    case BASE_PUT_ERANDOM:
         return seterr(err, errlen, "no random bytes");
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%02x%02x%02x%02x%02x%02x", path, (long)getpid(),
-             r[0], r[1], r[2], r[3], r[4], r[5]);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0)
-        return seterr(err, errlen, "%s: cannot create a file there: %s", dir, strerror(errno));
-    int rc = 0;
-    if (fchmod(fd, 0600) != 0 || base_write_all(fd, data, len, BASE_NO_DEADLINE, 0, NULL) != 0 ||
-        fsync(fd) != 0)
-        rc = seterr(err, errlen, "%s: write failed: %s", path, strerror(errno));
-    if (close(fd) != 0 && !rc)
-        rc = seterr(err, errlen, "%s: write failed: %s", path, strerror(errno));
-    if (!rc) {
-        if (force) {
-            if (rename(tmp, path) != 0)
-                rc = seterr(err, errlen, "%s: %s", path, strerror(errno));
-        } else if (link(tmp, path) != 0) {
-            rc = errno == EEXIST
-                ? seterr(err, errlen, "%s exists (--force replaces it)", path)
-                : seterr(err, errlen, "%s: %s", path, strerror(errno));
-        }
+    case BASE_PUT_ECREATE:
+        return seterr(err, errlen, "%s: cannot create a file there: %s", path, strerror(errno));
+    case BASE_PUT_EWRITE:
+        return seterr(err, errlen, "%s: write failed: %s", path, strerror(errno));
+    default:
+        return errno == EEXIST && !force
+            ? seterr(err, errlen, "%s exists (--force replaces it)", path)
+            : seterr(err, errlen, "%s: %s", path, strerror(errno));
     }
-    unlink(tmp);   /* after rename it is gone already; after link, a second name */
-    if (!rc) {
-        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0) {
-            fsync(dfd);
-            close(dfd);
-        }
-    }
-    return rc;
 }
 
 /* ------------------------------------------------------------------ */

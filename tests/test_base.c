@@ -2,7 +2,7 @@
  * test_base.c — base/: the write loop (short writes on a non-blocking
  * descriptor, its deadline, a closed socket peer without SIGPIPE), the
  * growing text buffer (growth, long printf, take, allocation failure),
- * random bytes and the wipe. base64 is held to RFC 4648 in test_ws.c's
+ * random bytes and the wipe, the all-or-nothing file write. base64 is held to RFC 4648 in test_ws.c's
  * base64_* tests (they read the shared vectors there).
  */
 #define _GNU_SOURCE /* F_SETPIPE_SZ */
@@ -14,8 +14,11 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -186,6 +189,79 @@ static void t_time(void)
     close(p[1]);
 }
 
+/* The bytes of dir/name into buf (NUL-terminated): their count, or -1. */
+static ssize_t slurp(const char *dir, const char *name, char *buf, size_t cap)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    int fd = open(p, O_RDONLY);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, cap - 1);
+    close(fd);
+    buf[n < 0 ? 0 : n] = 0;
+    return n;
+}
+
+/* Entries of dir other than . and .. */
+static int entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* base_file_put: rename replaces, link never clobbers (EEXIST, the old
+ * bytes stay), mode 0600 whatever the umask, no temporary file left on
+ * any path, a name with a directory part, a missing directory named as
+ * the create step. */
+static void t_file_put(void)
+{
+    char dir[] = "/tmp/cdpgate-test-base-XXXXXX", buf[64], sub[600];
+    if (!CHECK(mkdtemp(dir) != NULL))
+        return;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    CHECK(dfd >= 0);
+    mode_t um = umask(0);
+    int step = -1;
+    CHECK_INT(0, base_file_put(dfd, "a", "one", 3, BASE_PUT_NEW, &step));
+    CHECK_INT(0, step);
+    umask(um);
+    CHECK_INT(3, slurp(dir, "a", buf, sizeof buf));
+    CHECK_STR("one", buf);
+    struct stat st;
+    CHECK_INT(0, fstatat(dfd, "a", &st, 0));
+    CHECK_INT(0600, st.st_mode & 07777);
+    CHECK_INT(-1, base_file_put(dfd, "a", "two", 3, BASE_PUT_NEW, &step));
+    CHECK_INT(EEXIST, errno);
+    CHECK_INT(BASE_PUT_EPLACE, step);
+    CHECK_INT(3, slurp(dir, "a", buf, sizeof buf));
+    CHECK_STR("one", buf);
+    CHECK_INT(0, base_file_put(dfd, "a", "three", 5, BASE_PUT_REPLACE, NULL));
+    CHECK_INT(5, slurp(dir, "a", buf, sizeof buf));
+    CHECK_STR("three", buf);
+    CHECK_INT(1, entries(dir));
+    /* A path with a directory part, relative to the working directory. */
+    CHECK_INT(0, mkdirat(dfd, "d", 0700));
+    snprintf(sub, sizeof sub, "%s/d/b", dir);
+    CHECK_INT(0, base_file_put(AT_FDCWD, sub, "", 0, BASE_PUT_NEW, &step));
+    snprintf(sub, sizeof sub, "%s/d", dir);
+    CHECK_INT(0, slurp(sub, "b", buf, sizeof buf));
+    CHECK_INT(1, entries(sub));
+    CHECK_INT(-1, base_file_put(dfd, "nodir/c", "x", 1, BASE_PUT_REPLACE, &step));
+    CHECK_INT(ENOENT, errno);
+    CHECK_INT(BASE_PUT_ECREATE, step);
+    CHECK_INT(-1, base_file_put(dfd, "d/", "x", 1, BASE_PUT_REPLACE, &step));
+    CHECK_INT(BASE_PUT_ECREATE, step);
+    CHECK_INT(2, entries(dir));
+    close(dfd);
+    test_rm_rf(dir);
+}
+
 static const test_case TESTS[] = {
     {"write_all_short_writes", t_write_all_short_writes},
     {"write_all_deadline", t_write_all_deadline},
@@ -195,6 +271,7 @@ static const test_case TESTS[] = {
     {"buf_alloc_failure", t_buf_alloc_failure},
     {"random_and_wipe", t_random_and_wipe},
     {"time", t_time},
+    {"file_put", t_file_put},
     {0, 0},
 };
 

@@ -9,9 +9,10 @@
  * its stdout is read through a pipe, at most 256 bytes, until EOF, and the
  * whole group is killed when it outlasts the deadline.
  *
- * The key file is created by writing a temporary file (O_CREAT|O_EXCL,
- * 0600), fsync, then link(2) to the final name, which fails if another
- * process got there first: nobody ever reads a half-written key file.
+ * The key file is created by base_file_put: a temporary file (O_CREAT|
+ * O_EXCL, 0600), fsync, then link(2) to the final name, which fails if
+ * another process got there first: nobody ever reads a half-written key
+ * file.
  */
 #define _GNU_SOURCE 1
 #include "vault/vault_int.h"
@@ -227,37 +228,22 @@ static int read_key_file(int fd, const char *path, uint8_t key[32], char *err, s
     return VAULT_OK;
 }
 
+/* A new key file at path, or none when another process created one first
+ * (then the caller reads that one): base_file_put links, never replaces. */
 static int create_key_file(const char *path, char *err, size_t errlen)
 {
-    char tmp[4200];
-    uint8_t r[8];
-    char rh[17];
-    if (base_random(r, sizeof r))
-        return vault_seterr(err, errlen, VAULT_ERANDOM, "no random bytes");
-    vault_hex(r, sizeof r, rh);
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%s", path, (long)getpid(), rh) >=
-        sizeof tmp)
-        return vault_seterr(err, errlen, VAULT_EINVAL, "key file path too long");
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return vault_seterr(err, errlen, VAULT_EKEY, "%s: cannot create: %s", tmp,
-                            strerror(errno));
     uint8_t key[32];
-    int rc = base_random(key, sizeof key);
-    if (rc) {
-        rc = vault_seterr(err, errlen, VAULT_ERANDOM, "no random bytes for the key");
-    } else if (fchmod(fd, 0600) != 0 ||
-               base_write_all(fd, key, 32, BASE_NO_DEADLINE, 0, NULL) != 0 || fsync(fd) != 0) {
-        rc = vault_seterr(err, errlen, VAULT_EKEY, "%s: cannot write: %s", tmp,
-                          strerror(errno));
-    }
+    if (base_random(key, sizeof key))
+        return vault_seterr(err, errlen, VAULT_ERANDOM, "no random bytes for the key");
+    int step;
+    int rc = base_file_put(AT_FDCWD, path, key, sizeof key, BASE_PUT_NEW, &step), e = errno;
     base_memzero(key, sizeof key);
-    close(fd);
-    if (!rc && link(tmp, path) != 0 && errno != EEXIST)
-        rc = vault_seterr(err, errlen, VAULT_EKEY, "%s: cannot create: %s", path,
-                          strerror(errno));
-    unlink(tmp);
-    return rc;
+    if (rc == 0 || step == BASE_PUT_ESYNC || (step == BASE_PUT_EPLACE && e == EEXIST))
+        return VAULT_OK;
+    if (step == BASE_PUT_ERANDOM)
+        return vault_seterr(err, errlen, VAULT_ERANDOM, "no random bytes");
+    return vault_seterr(err, errlen, VAULT_EKEY, "%s: cannot %s: %s", path,
+                        step == BASE_PUT_EWRITE ? "write" : "create", strerror(e));
 }
 
 int vault_key_from_file(const char *path, uint8_t key[32], char *err, size_t errlen)

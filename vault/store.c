@@ -323,38 +323,30 @@ void vault_identity_release(int fd)
 
 /* ---- files ---- */
 
-/* Temporary files are ".tmp.<final name>.<pid>.<random>". */
+/* One file of the store written all or nothing (base_file_put: the
+ * temporary file is ".tmp.<final name>.<pid>.<random>", which sweep_tmp
+ * removes when a writer died). */
 static int write_atomic(vault *v, const char *name, const void *data, size_t len, char *err,
                         size_t errlen)
 {
-    uint8_t r[6];
-    char rh[13], tmp[256];
-    if (base_random(r, sizeof r))
+    int step;
+    if (base_file_put(v->sfd, name, data, len, BASE_PUT_REPLACE, &step) == 0)
+        return VAULT_OK;
+    switch (step) {
+    case BASE_PUT_ERANDOM:
         return vault_seterr(err, errlen, VAULT_ERANDOM, "no random bytes");
-    vault_hex(r, sizeof r, rh);
-    snprintf(tmp, sizeof tmp, ".tmp.%s.%ld.%s", name, (long)getpid(), rh);
-    int fd = openat(v->sfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return vault_seterr(err, errlen, VAULT_EIO, "%s/%s: cannot create: %s", v->sdir, tmp,
+    case BASE_PUT_ECREATE:
+        return vault_seterr(err, errlen, VAULT_EIO, "%s/%s: cannot create a temporary file: %s",
+                            v->sdir, name, strerror(errno));
+    case BASE_PUT_EWRITE:
+        return vault_seterr(err, errlen, VAULT_EIO, "%s/%s: cannot write: %s", v->sdir, name,
                             strerror(errno));
-    int rc = VAULT_OK;
-    if (fchmod(fd, 0600) != 0 || base_write_all(fd, data, len, BASE_NO_DEADLINE, 0, NULL) != 0 ||
-        fsync(fd) != 0)
-        rc = vault_seterr(err, errlen, VAULT_EIO, "%s/%s: cannot write: %s", v->sdir, tmp,
-                          strerror(errno));
-    if (close(fd) != 0 && !rc)
-        rc = vault_seterr(err, errlen, VAULT_EIO, "%s/%s: close: %s", v->sdir, tmp,
-                          strerror(errno));
-    if (!rc && renameat(v->sfd, tmp, v->sfd, name) != 0)
-        rc = vault_seterr(err, errlen, VAULT_EIO, "%s/%s: cannot rename into place: %s",
-                          v->sdir, name, strerror(errno));
-    if (rc) {
-        unlinkat(v->sfd, tmp, 0);
-        return rc;
-    }
-    if (fsync(v->sfd) != 0)
+    case BASE_PUT_EPLACE:
+        return vault_seterr(err, errlen, VAULT_EIO, "%s/%s: cannot rename into place: %s",
+                            v->sdir, name, strerror(errno));
+    default:
         return vault_seterr(err, errlen, VAULT_EIO, "%s: fsync: %s", v->sdir, strerror(errno));
-    return VAULT_OK;
+    }
 }
 
 /* Remove temporary files of writers that died (call with the lock held). */
