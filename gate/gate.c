@@ -211,7 +211,8 @@ static bool check_origin(const gate *gt, const gate_request *req, bool change,
 
 /* A recipient given explicitly (payee: a value without '@' is compared as
  * text), then every value the request gives a recipient field (not a
- * credential field: what is typed there is a secret). */
+ * credential field: what is typed there is a secret), then the recipients
+ * read back from the form of a consequential action. */
 static bool check_recipient(const gate_grant *g, const gate_request *req, gate_decision *d)
 {
     char why[400];
@@ -229,6 +230,13 @@ static bool check_recipient(const gate_grant *g, const gate_request *req, gate_d
             decide_set(d, GATE_DENY, "%s", why);
             return false;
         }
+    /* What the form of a consequential action holds, read back: a
+     * suggestion accepted with a key or by the page itself ends up there. */
+    if (d->cls == GATE_CLASS_CONSEQUENTIAL &&
+        gate_recipient_present(g, req, d->conseq, why, sizeof why)) {
+        decide_set(d, GATE_DENY, "%s", why);
+        return false;
+    }
     return true;
 }
 

@@ -214,6 +214,26 @@ typedef struct {
     bool download;                  /* that link has a download attribute */
 } gate_target;
 
+/* A recipient candidate the page holds in the form (or compose area) of a
+ * consequential action, read back by the caller just before the action
+ * (docs/gate.md, "Recipients"): a field's value with what names the field
+ * (the gate decides whether it takes a recipient, as for a target), or an
+ * address found beside the fields on an element that is no field (a
+ * "chip" or token: in an attribute or its text), which is checked as a
+ * recipient whatever names it. All borrowed; never a credential field's
+ * value (the caller leaves those out). */
+typedef struct {
+    bool chip;                      /* an address beside the fields */
+    const char *field;              /* name, id, placeholder, aria-label */
+    const char *label;              /* as gate_target.label */
+    const char *name;               /* its accessible name as the page gives it */
+    const char *input_type;         /* <input type>, lower case */
+    const char *autocomplete;       /* autocomplete attribute */
+    const char *value;              /* the value (an option's label or value, the
+                                       text of a contenteditable, the address of
+                                       a chip) */
+} gate_present;
+
 typedef struct {
     const char *tool;               /* a gate_tool_names() name */
     const char *origin;             /* page origin; for open: the target's */
@@ -241,6 +261,14 @@ typedef struct {
     const char *const *options;     /* select: the options chosen (shown; checked
                                        as recipients in a recipient field) */
     size_t noptions;
+    const gate_present *present;    /* recipients the form of a consequential
+                                       action holds (read back by the caller);
+                                       each one a recipient field takes, and
+                                       every chip for a send, must be granted */
+    size_t npresent;
+    bool present_cut;               /* the form held more than the caller could
+                                       read back: a consequential action is
+                                       refused (fail closed) */
     unsigned egress;                /* egress classes the action needs */
     uint64_t epoch;                 /* epoch the caller stamped; 0 = current */
     const char *obs;                /* observation id relied on (audit) */

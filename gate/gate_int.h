@@ -131,8 +131,12 @@ void gate_w_text(json_w *w, const char *key, const char *s, size_t max);
 
 enum {
     GATE_RFIELD_NONE,
-    GATE_RFIELD_ADDRESS,        /* To, Cc, Bcc: a value with an '@' is checked */
+    GATE_RFIELD_ADDRESS,        /* "Fly to", "Ship to": a value with an '@' is checked */
     GATE_RFIELD_PAYEE,          /* recipient, payee, beneficiary, IBAN: any value */
+    GATE_RFIELD_TO,             /* To, Cc, Bcc (named by those words alone, or an
+                                   email field): any value; one without '@' (a
+                                   contact name the page resolves) must be a
+                                   grant entry */
 };
 /* The i-th value the request gives a recipient field (the text typed, an
  * option chosen, an option clicked), NULL when none; *kind the field's
@@ -142,6 +146,12 @@ const char *gate_recipient_value(const gate_request *req, size_t i, int *kind);
  * kind (GATE_RFIELD_NONE: given as a recipient, so it must be an address
  * list): 0 when allowed (no grant: always), else -1 with why (cap). */
 int gate_recipient_check(const gate_grant *g, const char *v, int kind, char *why, size_t cap);
+/* The recipients read back from the form of a consequential action
+ * (req->present): 0 when every one a recipient field holds, and for a send
+ * (conseq GATE_CONSEQ_SEND) every chip, is granted (no grant: always), else
+ * -1 with why (cap) naming what was found where. */
+int gate_recipient_present(const gate_grant *g, const gate_request *req, int conseq, char *why,
+                           size_t cap);
 
 /* ---- prompt.c ---- */
 

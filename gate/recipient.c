@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define RCPT_MAX 1024u          /* bytes of a value checked (longer: refused) */
 
@@ -71,8 +72,57 @@ static bool has_word(const char *s, const char *const *W)
     return false;
 }
 
+/* The words an accessible name of a To field is made of: the address
+ * words, and words that say nothing of what the field is ("Add
+ * recipients", "Enter names or email addresses", "Cc (carbon copy)"). */
+static const char *const TO_NAME_WORDS[] = {
+    "to", "cc", "bcc", "mailto", "sendto", "send", "email", "emails", "e", "mail", "recipient",
+    "recipients", "add", "enter", "type", "search", "name", "names", "address", "addresses", "or",
+    "and", "people", "person", "contact", "contacts", "field", "here", "more", "other", "others",
+    "the", "a", "an", "your", "new", "compose", "message", "line", "copy", "carbon", "blind",
+    "list", NULL};
+
+/* s (non-empty) is made only of words of W and numbers (split as has_word
+ * splits). */
+static bool only_words(const char *s, const char *const *W)
+{
+    size_t nw = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        while (*p && !(word_char(*p) || (*p >= 'A' && *p <= 'Z')))
+            p++;
+        if (!*p)
+            break;
+        char w[64];
+        size_t n = 0;
+        bool digits = true;
+        do {
+            unsigned char c = *p++;
+            if (n + 1 < sizeof w)
+                w[n++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+            digits = digits && c >= '0' && c <= '9';
+            /* "sendTo": a hump starts a word. */
+            if (*p >= 'A' && *p <= 'Z' && c >= 'a' && c <= 'z')
+                break;
+        } while (*p && (word_char(*p) || (*p >= 'A' && *p <= 'Z')));
+        w[n] = 0;
+        nw++;
+        if (digits)
+            continue;
+        bool known = false;
+        for (const char *const *k = W; *k && !known; k++)
+            known = strcmp(*k, w) == 0;
+        if (!known)
+            return false;
+    }
+    return nw > 0;
+}
+
 /* What kind of recipient field t is, from its field names, label and
- * accessible name. */
+ * accessible name. An address field is a To field (where any value is a
+ * recipient) when it is an email field, or its accessible name is made of
+ * To-field words only ("To", "Cc:", "Add recipients"), or it has none (its
+ * field names or the text beside it said To); one whose name says more
+ * ("Fly to", "Ship to") is not. */
 static int gate_recipient_field(const gate_target *t)
 {
     if (!t)
@@ -85,6 +135,12 @@ static int gate_recipient_field(const gate_target *t)
         if (has_word(s[i], ADDRESS_WORDS))
             kind = GATE_RFIELD_ADDRESS;
     }
+    if (kind != GATE_RFIELD_ADDRESS)
+        return kind;
+    bool email = (t->input_type && strcmp(t->input_type, "email") == 0) ||
+                 (t->autocomplete && strstr(t->autocomplete, "email"));
+    if (email || !t->name || !*t->name || only_words(t->name, TO_NAME_WORDS))
+        return GATE_RFIELD_TO;
     return kind;
 }
 
@@ -173,19 +229,11 @@ static int refuse(char *why, size_t cap, const char *fmt, const char *v, const c
     return -1;
 }
 
-/* One address (the text between separators; "Name <addr>" gives addr). */
+/* One address. */
 static int check_address(const gate_grant *g, char *part, bool changed, char *why, size_t cap)
 {
-    char *lt = strrchr(part, '<'), *gt = lt ? strchr(lt, '>') : NULL;
-    if (lt && gt) {
-        *gt = 0;
-        part = lt + 1;
-    }
-    while (space(*part))
-        part++;
-    size_t n = strlen(part);
-    while (n && space(part[n - 1]))
-        part[--n] = 0;
+    if (strncasecmp(part, "mailto:", 7) == 0)
+        part += 7;
     char a[RCPT_MAX + 1];
     const char *w;
     if (gate_recipient_norm(part, false, a, sizeof a, &w))
@@ -201,6 +249,43 @@ static int check_address(const gate_grant *g, char *part, bool changed, char *wh
         return refuse(why, cap, "recipient %s is written with look-alike or invisible "
                       "characters (full-width letters, a full-width or small '@', zero-width "
                       "or bidi characters)%s; write it in plain ASCII", a, "");
+    return 0;
+}
+
+/* One entry of an address list (the text between separators): every
+ * word in it holding an '@' is an address ("Bob <bob@x.test>", "Bob
+ * Partner bob@x.test", "(bob@x.test)": the display name is not a
+ * recipient); an entry with no '@' at all is not an address. */
+static int check_part(const gate_grant *g, char *part, bool changed, char *why, size_t cap)
+{
+    const char *p = part;
+    while (space(*p))
+        p++;
+    if (!*p)
+        return 0;
+    if (!strchr(part, '@')) {
+        size_t n = strlen(part);
+        while (n && space(part[n - 1]))
+            part[--n] = 0;
+        return check_address(g, (char *)p, changed, why, cap);
+    }
+    for (char *q = part; *q; q++)
+        if (strchr("<>()[]\"", *q))
+            *q = ' ';
+    for (char *w = part, *end; *w; w = end) {
+        while (space(*w))
+            w++;
+        if (!*w)
+            break;
+        for (end = w; *end && !space(*end); end++)
+            ;
+        bool last = !*end;
+        *end = 0;
+        if (strchr(w, '@') && check_address(g, w, changed, why, cap))
+            return -1;
+        if (!last)
+            end++;
+    }
     return 0;
 }
 
@@ -227,13 +312,20 @@ int gate_recipient_check(const gate_grant *g, const char *v, int kind, char *why
         if (kind == GATE_RFIELD_NONE)
             return refuse(why, cap, "recipient \"%s\" is not an address (%s)", v,
                           "one '@' between a user and a domain");
-        if (!payee || !*p)
+        if ((!payee && kind != GATE_RFIELD_TO) || !*p)
             return 0;
         for (size_t i = 0; i < g->nrecipients; i++)
             if (!strchr(g->recipients[i], '@') && plain_equal(g->recipients[i], f))
                 return changed ? refuse(why, cap, "payee \"%s\" is written with look-alike or "
                                         "invisible characters%s; write it in plain text", v,
                                         "") : 0;
+        /* A name in a To field: the page resolves it to an address the
+         * gate never sees (autocomplete, a contact list). */
+        if (kind == GATE_RFIELD_TO)
+            return refuse(why, cap, "\"%s\" in a To field is not a recipient the grant names "
+                          "(the page may resolve a name to any address; give a granted "
+                          "address in full)%s", f, g->nrecipients ? ""
+                          : "; the grant names no recipients");
         return refuse(why, cap, g->nrecipients ? "payee \"%s\" is not in the grant's "
                       "recipients%s" : "payee \"%s\" is not in the grant (it names no "
                       "recipients)%s", f, "");
@@ -243,12 +335,7 @@ int gate_recipient_check(const gate_grant *g, const char *v, int kind, char *why
         next = strpbrk(part, ",;\n");
         if (next)
             *next++ = 0;
-        const char *p = part;
-        while (space(*p))
-            p++;
-        if (!*p)
-            continue;
-        if (check_address(g, part, changed, why, cap))
+        if (check_part(g, part, changed, why, cap))
             return -1;
     }
     return 0;
@@ -271,8 +358,56 @@ const char *gate_recipient_value(const gate_request *req, size_t i, int *kind)
                   (t->tag && strcmp(t->tag, "option") == 0);
     if (strcmp(req->tool, "click") != 0 || !option)
         return NULL;
+    /* A suggestion picked from a list: what it names is judged by its own
+     * words (an address is checked), and what it put in the form is read
+     * back before the send (gate_recipient_present). "Lisbon" in a "Fly
+     * to" list is no recipient. */
+    if (*kind == GATE_RFIELD_TO)
+        *kind = GATE_RFIELD_ADDRESS;
     /* Its accessible name and its text: either may be what the page uses. */
     const char *nm = t->name && *t->name ? t->name : NULL;
     const char *tx = t->text && *t->text && (!nm || strcmp(t->text, nm) != 0) ? t->text : NULL;
     return i == 0 ? (nm ? nm : tx) : i == 1 && nm ? tx : NULL;
+}
+
+int gate_recipient_present(const gate_grant *g, const gate_request *req, int conseq, char *why,
+                           size_t cap)
+{
+    if (!g || !req)
+        return 0;
+    const char *what = gate_conseq_name(conseq);
+    if (req->present_cut) {
+        snprintf(why, cap, "the form of this %s holds more fields and addresses than can be read "
+                 "back and checked against the grant's recipients", what);
+        return -1;
+    }
+    for (size_t i = 0; i < req->npresent; i++) {
+        const gate_present *p = &req->present[i];
+        if (!p->value || !*p->value)
+            continue;
+        int kind = GATE_RFIELD_NONE;
+        char where[160], w[400];
+        if (p->chip) {
+            /* An address beside the fields: a recipient of a send. */
+            if (conseq != GATE_CONSEQ_SEND)
+                continue;
+            snprintf(where, sizeof where, "an address shown or carried beside the fields");
+        } else {
+            gate_target t = {.field = p->field, .label = p->label, .name = p->name,
+                             .input_type = p->input_type, .autocomplete = p->autocomplete};
+            kind = gate_recipient_field(&t);
+            if (kind == GATE_RFIELD_NONE)
+                continue;
+            char q[100];
+            gate_text_quote(q, sizeof q, p->name && *p->name ? p->name
+                            : p->field && *p->field ? p->field : p->label, 60);
+            snprintf(where, sizeof where, "the field \"%s\"", q);
+        }
+        if (gate_recipient_check(g, p->value, kind, w, sizeof w)) {
+            snprintf(why, cap, "read back from the form before the %s: %s, in %s; nothing was "
+                     "sent", what, w, where);
+            return -1;
+        }
+    }
+    return 0;
 }

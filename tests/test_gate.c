@@ -1615,6 +1615,91 @@ static void t_prompt_names_what_happens(void)
     gate_free(gt);
 }
 
+/* The recipients a send relies on are read back from its form (issue 11,
+ * point 8b): a suggestion accepted with Enter or Tab, or one the page
+ * filled in itself, is in a field's value, a hidden input or a chip beside
+ * the field, and each must be granted before the send. Fails on the main
+ * of issue 11: nothing present in the form was judged. */
+static void t_recipients_read_back(void)
+{
+    gate *gt = mk("{\"task\":\"t\",\"tools\":[\"click\",\"press\"],"
+                  "\"origins\":[\"https://mail.test\"],"
+                  "\"recipients\":[\"bob@partner.test\",\"ACME Ltd\"],"
+                  "\"egress\":[\"structured_send\",\"approved_origin_fetch\"]}", NULL);
+    if (!CHECK(gt != NULL))
+        return;
+    gate_target send = {.role = "button", .name = "Send", .tag = "button", .submits = true,
+                        .form_action = "https://mail.test/send", .form_method = "post"};
+    gate_request r = {.tool = "click", .origin = "https://mail.test", .url = "https://mail.test/",
+                      .state_change = true, .target = &send};
+    gate_decision d;
+    gate_present p[4];
+    memset(p, 0, sizeof p);
+    p[0] = (gate_present){.field = "to  ", .label = "To", .name = "To", .value = ""};
+    p[1] = (gate_present){.field = "to", .input_type = "hidden", .value = "bob@partner.test"};
+    p[2] = (gate_present){.chip = true, .value = "bob@partner.test"};
+    p[3] = (gate_present){.field = "subject", .name = "Subject", .value = "Lunch"};
+    r.present = p;
+    r.npresent = 4;
+    /* Granted: the send goes (unauthenticated origin: no question). */
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    CHECK_INT(GATE_CONSEQ_SEND, d.conseq);
+    /* A hidden input carrying another address than the chip shows. */
+    p[1].value = "bob@partner.test,mallory@evil.test";
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    has(d.reason, "read back from the form before the send: recipient mallory@evil.test is not "
+        "in the grant");
+    has(d.reason, "the field \"to\"");
+    p[1].value = "bob@partner.test";
+    /* A chip that says Bob and carries Mallory (the caller reads its
+     * attributes too). */
+    p[2].value = "mallory@evil.test";
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    has(d.reason, "recipient mallory@evil.test is not in the grant");
+    has(d.reason, "beside the fields");
+    /* Full-width '@' and look-alikes hold at the read-back too. */
+    p[2].value = "bob\xef\xbc\xa0partner.test";
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    has(d.reason, "look-alike or invisible characters");
+    p[2].value = "bob@p\xc3\xa4rtner.test";
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    p[2].value = "bob@partner.test";
+    /* A name left in the To input (not resolved) is no granted recipient. */
+    p[0].value = "Mallory";
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    has(d.reason, "\"Mallory\" in a To field is not a recipient");
+    p[0].value = "";
+    /* A form holding more than the caller could read: refused. */
+    r.present_cut = true;
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    has(d.reason, "more fields and addresses than can be read back");
+    r.present_cut = false;
+    /* Not a send: chips are not read (a shop's "Buy" beside a support
+     * address), a payee field still is. */
+    gate_target buy = send;
+    buy.name = "Buy now";
+    r.target = &buy;
+    p[2].value = "support@shop.test";
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    p[3] = (gate_present){.field = "payee", .label = "Payee", .value = "Mallory Holdings"};
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    has(d.reason, "payee \"Mallory Holdings\" is not in the grant");
+    /* Not consequential: nothing read back is judged. */
+    gate_target save = send;
+    save.name = "Save draft";
+    save.submits = false;
+    r.target = &save;
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    gate_free(gt);
+    /* No grant: any recipient. */
+    gt = mk(NULL, NULL);
+    if (!CHECK(gt != NULL))
+        return;
+    r.target = &send;
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    gate_free(gt);
+}
+
 /* Recipients wherever one can be given: typed (with a full-width or small
  * '@', full-width letters, zero-width characters, a "Name <addr>" list),
  * chosen with select, clicked as an option of a recipient field's list,
@@ -1651,7 +1736,20 @@ static void t_recipients_everywhere(void)
         {"Bob <eve@evil.test>", GATE_DENY, "recipient eve@evil.test is not in"},
         {"eve@evil.test\xe2\x80\xae", GATE_DENY, "recipient eve@evil.test is not in"},
         {"bob@partner.test\xe2\x80\xae", GATE_DENY, "look-alike"},
-        {"Lisbon", GATE_ALLOW, NULL},          /* a To-like field: text is not an address */
+        /* A name in a To field: the page resolves it to an address the
+         * gate never sees (issue 11, point 8a); before, it was let in. */
+        {"Lisbon", GATE_DENY, "\"Lisbon\" in a To field is not a recipient the grant names"},
+        {"Mallory", GATE_DENY, "\"Mallory\" in a To field is not a recipient"},
+        {"M\xc3\xa4rta", GATE_DENY, "in a To field is not a recipient"},
+        {"ACME Ltd", GATE_ALLOW, NULL},        /* a grant entry without '@' */
+        /* Display names beside addresses are not recipients; every
+         * address is, wherever it stands in the entry. */
+        {"Bob Partner bob@partner.test", GATE_ALLOW, NULL},
+        {"(bob@partner.test)", GATE_ALLOW, NULL},
+        {"Bob <bob@partner.test> mallory@evil.test", GATE_DENY,
+         "recipient mallory@evil.test is not in"},
+        {"Bob Partner mallory\xef\xbc\xa0" "evil.test", GATE_DENY,
+         "recipient mallory@evil.test is not in"},
         {"", GATE_ALLOW, NULL},
     };
     for (size_t i = 0; i < sizeof T / sizeof T[0]; i++) {
@@ -1661,6 +1759,32 @@ static void t_recipients_everywhere(void)
         if (T[i].why)
             has(d.reason, T[i].why);
     }
+    /* A field that only ends in "to" ("Fly to", "Ship to"): text without
+     * '@' is not a recipient; an address still is. */
+    gate_target fly = {.role = "textbox", .name = "Fly to", .tag = "input",
+                       .field = "destination", .label = "Fly to"};
+    r.target = &fly;
+    r.text = "Lisbon";
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    r.text = "mallory@evil.test";
+    CHECK_INT(GATE_DENY, decide(gt, &r, &d));
+    /* An email field named by no words of its own, a "Cc:" contenteditable
+     * named by the text beside it, "Add recipients": To fields. */
+    gate_target em = {.role = "textbox", .name = "Send a copy to", .tag = "input",
+                      .input_type = "email", .field = "copy"};
+    gate_target cc0 = {.role = "textbox", .tag = "div", .label = "Cc: ce"};
+    gate_target add = {.role = "combobox", .name = "Add recipients", .tag = "input",
+                       .field = "q"};
+    const gate_target *const TO[] = {&em, &cc0, &add};
+    for (size_t i = 0; i < sizeof TO / sizeof TO[0]; i++) {
+        r.target = TO[i];
+        r.text = "Mallory";
+        if (!CHECK_INT(GATE_DENY, decide(gt, &r, &d)))
+            test_fail_detail("To field %zu: %s", i, d.reason);
+        r.text = "bob@partner.test";
+        CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    }
+    r.target = &to;
     /* A payee field: any value is a recipient, compared as text (ASCII
      * case and spaces ignored). */
     gate_target payee = {.role = "textbox", .name = "", .tag = "input", .field = "acct",
@@ -1702,6 +1826,15 @@ static void t_recipients_everywhere(void)
     has(d.reason, "recipient eve@evil.test is not in the grant");
     opt.name = "Bob <bob@partner.test>";
     CHECK_INT(GATE_ALLOW, decide(gt, &c, &d));
+    /* A suggestion as mail pages show one: the name, then the address. */
+    opt.name = "Bob Partner bob@partner.test";
+    CHECK_INT(GATE_ALLOW, decide(gt, &c, &d));
+    /* A suggestion without an address is judged when the form is read
+     * back before the send (a "Lisbon" in a "Fly to" list is none). */
+    opt.name = "Mallory";
+    opt.label = "To";
+    CHECK_INT(GATE_ALLOW, decide(gt, &c, &d));
+    opt.label = "To recipients";
     /* A contenteditable "To" field, named only by the text before it. */
     gate_target ce = {.role = "textbox", .tag = "div", .label = "To:"};
     r.target = &ce;
@@ -2383,6 +2516,7 @@ static const test_case TESTS[] = {
     {"text_escape", t_text_escape},
     {"prompt_names_what_happens", t_prompt_names_what_happens},
     {"recipients_everywhere", t_recipients_everywhere},
+    {"recipients_read_back", t_recipients_read_back},
     {"open_schemes", t_open_schemes},
     {"takeover_while_confirming", t_takeover_while_confirming},
     {"confirmed_flag", t_confirmed_flag},
