@@ -496,6 +496,83 @@ const char snap_js_facts_fn[] =
     "CSS.escape(id)+'\"]');if(own)lb+=' '+L(own);}}"
     "r.lbl=N(lb,300);return r;}";
 
+/* What the form (or compose area) of an element holds that may name a
+ * recipient, read back for the gate before a consequential action
+ * (gate_present): every field with a value (hidden inputs too; the options
+ * a select has chosen; a contenteditable's text and the addresses on the
+ * elements inside it; never a password, one-time-code or card field),
+ * with what names it, and every address on an element beside the fields
+ * (a chip: in any attribute, or its own text), not inside a field (a
+ * message body) nor a suggestion list the page hides. The container: the
+ * element's form, else its dialog, else the nearest ancestor holding
+ * another field. Bounded: 2000 fields, 5000 elements, 256 entries; more
+ * and cut is set (the gate refuses).
+ * Runs: on a node, the element of a consequential action (policy.c).
+ * A hidden input is named by its name and id only (no text near it).
+ * Returns: {p: [{c?, f, l, n, t, ac, v}], cut}. */
+const char snap_js_present_fn[] =
+    "function(){var e=this.nodeType===1?this:this.parentElement;if(!e)return{p:[]};"
+    "if(e.tagName==='LABEL'&&e.control)e=e.control;"
+    "var N=function(s,n){return String(s||'').replace(/\\s+/g,' ').trim().slice(0,n||160);};"
+    "var A=function(x,k){return x.getAttribute?x.getAttribute(k)||'':'';};"
+    "var F='input,textarea,select,[contenteditable]';"
+    "var c=e.form||e.closest('form,dialog,[role=dialog],[role=form]');"
+    "for(var p=e.parentElement,i=0;!c&&p&&i<16;p=p.parentElement,i++){"
+    "var q=p.querySelectorAll(F);for(var j=0;j<q.length;j++)if(q[j]!==e&&!q[j].contains(e)){"
+    "c=p;break;}}"
+    "if(!c)return{p:[]};"
+    "var out=[],cut=0,seen={};"
+    "var add=function(o){if(out.length>=256){cut=1;return;}out.push(o);};"
+    "var R=/[^\\s,;<>()\\[\\]\"']*[@\\uFF20\\uFE6B][^\\s,;<>()\\[\\]\"']*/g;"
+    "var T=function(s){return String(s||'').slice(0,4000).match(R)||[];};"
+    "var chip=function(s){T(s).forEach(function(t){if(!seen[t]){seen[t]=1;add({c:true,v:t});}});};"
+    "var L=function(x){var s=[],d=x.ownerDocument;if(x.labels)for(var i=0;i<x.labels.length;"
+    "i++)s.push(x.labels[i].innerText);(A(x,'aria-labelledby')).split(/\\s+/).forEach("
+    "function(id){var l=id&&d.getElementById(id);if(l)s.push(l.innerText);});"
+    "s.push(A(x,'title'),A(x,'aria-placeholder'),A(x,'data-placeholder'),A(x,'aria-label'),"
+    "A(x,'name'),x.id||'',A(x,'placeholder'));var p=x.previousElementSibling;"
+    "if(p&&!p.matches('input,select,textarea,button'))s.push(N(p.innerText,40));"
+    "var g=x.parentElement&&x.parentElement.closest('[aria-label],[role=group],fieldset');"
+    "if(g)s.push(A(g,'aria-label'),g.tagName==='FIELDSET'&&g.querySelector('legend')?"
+    "g.querySelector('legend').innerText:'');return s.join(' ');};"
+    "var NM=function(x){var s=A(x,'aria-label'),d=x.ownerDocument;if(!s)s=A(x,'aria-labelledby')"
+    ".split(/\\s+/).map(function(id){var l=id&&d.getElementById(id);return l?l.innerText:'';})"
+    ".join(' ');if(!N(s)&&x.labels)s=[].map.call(x.labels,function(l){return l.innerText;})"
+    ".join(' ');if(!N(s))s=A(x,'title')||A(x,'placeholder');return N(s);};"
+    "var fl=[].slice.call(c.querySelectorAll(F));if(c.elements)[].forEach.call(c.elements,"
+    "function(x){if(fl.indexOf(x)<0)fl.push(x);});if(fl.length>2000){cut=1;fl=fl.slice(0,2000);}"
+    "var roots=[];"
+    "fl.forEach(function(x){var tag=x.tagName.toLowerCase(),t=A(x,'type').toLowerCase(),"
+    "ac=A(x,'autocomplete').toLowerCase();"
+    "if(tag!=='input'&&tag!=='textarea'&&tag!=='select'){if(!x.isContentEditable||"
+    "(x.parentElement&&x.parentElement.isContentEditable))return;}"
+    "if(tag==='input'&&/^(submit|button|reset|image|file|password|checkbox)$/.test(t))return;"
+    "if(/password|one-time-code|cc-/.test(ac))return;"
+    "if(tag==='input'&&/^(checkbox|radio)$/.test(t)&&!x.checked)return;"
+    "if(tag!=='input')roots.push(x);"
+    "var o={f:N(A(x,'name')+' '+(x.id||'')+' '+A(x,'placeholder')+' '+A(x,'aria-label')),"
+    "l:N(t==='hidden'?A(x,'name')+' '+(x.id||''):L(x),300),n:NM(x),t:t,ac:N(ac)};"
+    "var vs=[];if(tag==='select')[].forEach.call(x.selectedOptions||[],function(op){"
+    "vs.push(op.label);if(op.value!==op.label)vs.push(op.value);});"
+    "else if(tag==='input'||tag==='textarea')vs.push(x.value);"
+    "else{var v=x.innerText,ex=[];[].forEach.call(x.querySelectorAll('*'),function(y){"
+    "if(ex.length<64)[].forEach.call(y.attributes,function(at){T(at.value).forEach(function(k){"
+    "ex.push(k);});});});vs.push(v+(ex.length?', '+ex.join(', '):''));}"
+    "vs.forEach(function(v){v=String(v||'').slice(0,1100);if(N(v))add({f:o.f,l:o.l,n:o.n,t:o.t,"
+    "ac:o.ac,v:v});});});"
+    "var vis=function(x){return x.checkVisibility?x.checkVisibility():"
+    "x.getClientRects().length>0;};"
+    "var n=0,w=document.createTreeWalker(c,NodeFilter.SHOW_ELEMENT,{acceptNode:function(x){"
+    "if(roots.indexOf(x)>=0||/^(INPUT|SCRIPT|STYLE|TEMPLATE|NOSCRIPT)$/.test(x.tagName))"
+    "return NodeFilter.FILTER_REJECT;"
+    "if(x.matches('[role=listbox],[role=menu],[role=tooltip],datalist')&&!vis(x))"
+    "return NodeFilter.FILTER_REJECT;return NodeFilter.FILTER_ACCEPT;}});"
+    "for(var x=w.currentNode;x;x=w.nextNode()){if(++n>5000){cut=1;break;}"
+    "for(var i=0;i<x.attributes.length&&i<64;i++)chip(x.attributes[i].value);"
+    "for(var k=x.firstChild;k;k=k.nextSibling)if(k.nodeType===3)chip(k.data);}"
+    "return{p:out,cut:!!cut};}";
+
+
 _Static_assert(sizeof snap_js_scroll_expr + 16 <= SNAP_JS_SCROLL_CAP, "snap_js_scroll_expr");
 _Static_assert(sizeof snap_js_ls_get + 40 <= SNAP_JS_LS_GET_CAP, "snap_js_ls_get");
 
@@ -539,5 +616,6 @@ const snap_js snap_page_scripts[] = {
     {snap_js_ls_set_prefix, snap_js_ls_set_suffix, SNAP_JS_WRITE},
     /* the gate glue (policy.c) */
     {snap_js_facts_fn, NULL, SNAP_JS_READ},
+    {snap_js_present_fn, NULL, SNAP_JS_READ},
     {NULL, NULL, 0},
 };

@@ -52,5 +52,6 @@ extern const char snap_js_wall[];
 
 /* the gate glue (policy.c) */
 extern const char snap_js_facts_fn[];
+extern const char snap_js_present_fn[];
 
 #endif

@@ -104,6 +104,67 @@ static int refusal(snap_agent *a, const gate_decision *d, const char *tool, snap
     return code;
 }
 
+/* The entries snap_js_present_fn read on element oid, for the gate: q->present
+ * points into *doc and *arr (free both after gate_check). Returns 0, or a
+ * SNAP_E* with why (cap). */
+static int present_read(snap_agent *a, const char *session, const char *oid, gate_request *q,
+                        json_doc **doc, gate_present **arr, char *why, size_t cap)
+{
+    *doc = NULL;
+    *arr = NULL;
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "objectId");
+    json_w_str(&w, oid);
+    json_w_key(&w, "functionDeclaration");
+    json_w_str(&w, snap_js_present_fn);
+    json_w_key(&w, "returnByValue");
+    json_w_bool(&w, true);
+    json_w_obj_end(&w);
+    char *p = json_w_take(&w, NULL);
+    cdp_reply rep = {0};
+    cdp_err e = {0};
+    int rc = p ? snap_cdp_call(a, session, "Runtime.callFunctionOn", p, a->o.timeout_ms, &rep,
+                               &e) : CDP_ENOMEM;
+    free(p);
+    const json_val *v = rc == 0 && !json_get(rep.result, "exceptionDetails")
+                            ? json_get(json_get(rep.result, "result"), "value") : NULL;
+    const json_val *pl = json_get(v, "p");
+    if (!json_is(pl, JSON_ARRAY)) {
+        snprintf(why, cap, "%.150s", e.msg[0] ? e.msg : "no answer");
+        cdp_reply_free(&rep);
+        return rc == CDP_ENOMEM ? SNAP_ENOMEM : SNAP_EBROWSER;
+    }
+    size_t n = json_len(pl);
+    if (n > 256)
+        n = 256;
+    gate_present *ps = n ? calloc(n, sizeof *ps) : NULL;
+    if (n && !ps) {
+        snprintf(why, cap, "out of memory");
+        cdp_reply_free(&rep);
+        return SNAP_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const json_val *x = json_at(pl, i);
+        ps[i].chip = json_bool(json_get(x, "c"));
+        ps[i].field = jstr(x, "f");
+        ps[i].label = jstr(x, "l");
+        ps[i].name = jstr(x, "n");
+        ps[i].input_type = jstr(x, "t");
+        ps[i].autocomplete = jstr(x, "ac");
+        ps[i].value = jstr(x, "v");
+    }
+    q->present = ps;
+    q->npresent = n;
+    q->present_cut = json_bool(json_get(v, "cut")) || json_len(pl) > n;
+    *arr = ps;
+    *doc = rep.doc;
+    rep.doc = NULL;
+    cdp_reply_free(&rep);
+    return 0;
+}
+
 int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_result *r)
 {
     memset(g, 0, sizeof *g);
@@ -205,7 +266,28 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     q.egress = in->egress;
     q.epoch = in->epoch;
     q.obs = in->obs;
+    /* A consequential action (a send, a payment): what its form holds is
+     * read back for the gate, which checks the recipients in it (a
+     * suggestion accepted with a key, or filled in by the page, is there
+     * and nowhere else). Fail closed: unread, nothing is done. */
+    json_doc *pdoc = NULL;
+    gate_present *parr = NULL;
+    if (have_target && gate_grant_get(a->gate) &&
+        gate_classify(&q, NULL, NULL, 0) == GATE_CLASS_CONSEQUENTIAL) {
+        char pw[200] = "the element is not available";
+        int prc = in->oid && *in->oid && in->session
+                      ? present_read(a, in->session, in->oid, &q, &pdoc, &parr, pw, sizeof pw)
+                      : SNAP_EBROWSER;
+        if (prc) {
+            free(url);
+            json_doc_free(facts);
+            return snap_fail(r, prc, "%s: cannot read back the recipients its form holds for "
+                             "the gate: %s; nothing was done", in->tool, pw);
+        }
+    }
     int rc = gate_check(a->gate, &q, &g->d);
+    free(parr);
+    json_doc_free(pdoc);
     free(url);
     /* A human answered: keep what they were shown of the element, so the
      * caller can check it is still so before anything is sent. */

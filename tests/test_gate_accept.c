@@ -662,6 +662,74 @@ out:
     rig_down(&x);
 }
 
+/* What a send relies on is read back from its form just before it: a
+ * suggestion accepted with Tab (the page's first match, not the one the
+ * model meant; Enter, which also submits, is refused at the key while the
+ * list shows it), a chip that shows a granted contact and carries
+ * another address (in its attributes and the hidden input the form posts),
+ * one carrying a full-width '@' or a non-ASCII domain, a recipient the
+ * page put there itself (a restored draft). Each send is refused with the
+ * address found named, and nothing is posted. Fails on the main of issue
+ * 11 point 8 round 2: the form was never read back, every send left. */
+static void t_recip_send_read_back(void)
+{
+    rig x;
+    int h0 = hook_calls;
+    if (!rig_up(&x, one_recipient))
+        goto out;
+    int sent0 = log_count("POST", "a.test", "tag=mail-send");
+    static const struct {
+        const char *q, *key, *page, *why;
+    } T[] = {
+        {"", "Tab", "bob@partner.test.evil.test",
+         "recipient bob@partner.test.evil.test is not in the grant"},
+        {"?carry=mallory@evil.test", NULL, "mallory@evil.test",
+         "recipient mallory@evil.test is not in the grant"},
+        {"?carry=bob%EF%BC%A0partner.test", "Tab", "bob\xef\xbc\xa0partner.test",
+         "look-alike or invisible characters"},
+        {"?carry=bob@p%C3%A4rtner.test", NULL, "bob@p\xc3\xa4rtner.test",
+         "bob@p\xc3\xa4rtner.test"},
+        {"?prefill=mallory@evil.test", NULL, "mallory@evil.test,bob@partner.test",
+         "recipient mallory@evil.test is not in the grant"},
+    };
+    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++) {
+        if (!mail_add_bob(x.a, T[i].q, T[i].key))
+            continue;
+        /* The page did what such pages do (so the refusal below is the
+         * read-back's). */
+        char *v = page_eval(x.a, "document.getElementById('to-hidden').value");
+        if (!CHECK_STR(T[i].page, v))
+            test_fail_detail("case %zu: the page holds %s", i, v);
+        free(v);
+        snap_result r;
+        int rc = act_on(x.a, "button \"Send\"", 'c', NULL, false, &r);
+        check_refusal(&r, rc, SNAP_EDENIED, "deny", "read back from the form before the send");
+        CHECK_HAS(r.text, T[i].why);
+        snap_result_free(&r);
+    }
+    /* Enter in the To field submits the form (a send) while the list
+     * shows an ungranted first suggestion that Enter would take: refused
+     * at the Enter, nothing accepted. */
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "a.test", "/gate/mail.html", &r));
+    snap_result_free(&r);
+    int rc = mail_type(x.a, "bob@partner.test", &r);
+    CHECK_INT(0, rc);
+    snap_result_free(&r);
+    rc = mail_press(x.a, "Enter", &r);
+    check_refusal(&r, rc, SNAP_EDENIED, "deny", "read back from the form before the send");
+    CHECK_HAS(r.text, "recipient bob@partner.test.evil.test is not in the grant");
+    snap_result_free(&r);
+    char *v = page_eval(x.a, "document.getElementById('to-hidden').value");
+    CHECK_STR("", v);
+    free(v);
+    barrier(x.a);
+    CHECK_INT(sent0, log_count("POST", "a.test", "tag=mail-send"));
+    CHECK_INT(h0, hook_calls);
+out:
+    rig_down(&x);
+}
+
 /* The granted recipient, picked from the suggestions as a model would
  * (typed in full, then the option "Bob Partner bob@partner.test" clicked),
  * is sent with no question on an unauthenticated page: the post carries
@@ -3078,6 +3146,7 @@ static const test_case TESTS[] = {
     {"grant_denies_origin", t_grant_denies_origin},
     {"grant_denies_recipient", t_grant_denies_recipient},
     {"recip_name_refused", t_recip_name_refused},
+    {"recip_send_read_back", t_recip_send_read_back},
     {"recip_granted_send", t_recip_granted_send},
     {"prompt_names_and_escapes", t_prompt_names_and_escapes},
     {"grant_denies_file", t_grant_denies_file},
