@@ -349,29 +349,16 @@ static int browser_version(cdp_browser *b, int timeout_ms, cdp_err *err)
     return 0;
 }
 
-cdp_browser *cdp_browser_launch(const cdp_launch_opts *o, cdp_err *err)
+/* The browser's temporary directory (b->tmpdir) and its profile: the
+ * caller's user_data_dir or a fresh one inside tmpdir. */
+static int launch_dirs(cdp_browser *b, const cdp_launch_opts *o, cdp_err *err)
 {
-    cdp_launch_opts dflt = {0};
-    if (!o)
-        o = &dflt;
-    cdp_browser *b = calloc(1, sizeof *b);
-    if (!b) {
-        cdp_seterr(err, CDP_ENOMEM, "out of memory");
-        return NULL;
-    }
-    b->lifeline = -1;
-    int timeout = o->timeout_ms > 0 ? o->timeout_ms : 20000;
-    if (cdp_browser_find(o->browser, b->path, sizeof b->path, err)) {
-        free(b);
-        return NULL;
-    }
     const char *tmp = getenv("TMPDIR");
     snprintf(b->tmpdir, sizeof b->tmpdir, "%s/cdpgate-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(b->tmpdir)) {
         cdp_seterr(err, CDP_ELAUNCH, "cannot create a temporary directory in %s: %s",
                    tmp && *tmp ? tmp : "/tmp", strerror(errno));
-        free(b);
-        return NULL;
+        return -1;
     }
     if (o->user_data_dir && *o->user_data_dir) {
         char stale[1200];
@@ -381,10 +368,14 @@ cdp_browser *cdp_browser_launch(const cdp_launch_opts *o, cdp_err *err)
         unlink(stale);
     } else
         snprintf(b->profile, sizeof b->profile, "%s/profile", b->tmpdir);
+    return 0;
+}
 
-    /* argv */
-    char a_udd[1200], a_port[] = "--remote-debugging-port=0";
-    const char *argv[96];
+/* The browser's command line into argv (room for 96 entries, ended by
+ * NULL); a_udd (1200 bytes) and a_port hold the arguments built here. */
+static void launch_argv(const cdp_browser *b, const cdp_launch_opts *o, const char **argv,
+                        char *a_udd, size_t udd_cap, char *a_port)
+{
     size_t n = 0;
     argv[n++] = b->path;
     if (!o->headed)
@@ -403,36 +394,150 @@ cdp_browser *cdp_browser_launch(const cdp_launch_opts *o, cdp_err *err)
     argv[n++] = "--disable-default-apps";
     argv[n++] = "--password-store=basic";
     argv[n++] = "--use-mock-keychain";
-    snprintf(a_udd, sizeof a_udd, "--user-data-dir=%s", b->profile);
+    snprintf(a_udd, udd_cap, "--user-data-dir=%s", b->profile);
     argv[n++] = a_udd;
     argv[n++] = o->use_port ? a_port : "--remote-debugging-pipe";
     for (size_t i = 0; o->args && o->args[i] && n < 92; i++)
         argv[n++] = o->args[i];
     argv[n++] = "about:blank";
     argv[n] = NULL;
+}
 
-    /* The browser's own temporary files (shared memory, sockets) go inside
-     * our directory too, so nothing is left behind even after a kill -9.
-     * The environment is built before fork: the child only execs. */
+/* The browser's environment: ours with TMPDIR set to b->tmpdir (in tmpenv,
+ * which must outlive the result), so the browser's own temporary files
+ * (shared memory, sockets) go inside our directory too and nothing is left
+ * behind even after a kill -9. Built before fork: the child only execs.
+ * NULL when out of memory; free the array (not its strings). */
+static char **launch_env(const cdp_browser *b, char *tmpenv, size_t cap)
+{
     extern char **environ;
     size_t nenv = 0;
     while (environ[nenv])
         nenv++;
     char **envp = calloc(nenv + 2, sizeof *envp);
-    char tmpenv[600];
-    snprintf(tmpenv, sizeof tmpenv, "TMPDIR=%s", b->tmpdir);
-    if (!envp) {
-        cdp_seterr(err, CDP_ENOMEM, "out of memory");
-        rm_tree(b->tmpdir);
-        free(b);
+    snprintf(tmpenv, cap, "TMPDIR=%s", b->tmpdir);
+    if (!envp)
         return NULL;
-    }
     size_t ne = 0;
     for (size_t i = 0; i < nenv; i++)
         if (strncmp(environ[i], "TMPDIR=", 7) != 0)
             envp[ne++] = environ[i];
     envp[ne++] = tmpenv;
     envp[ne] = NULL;
+    return envp;
+}
+
+/* In the forked child: stdio to /dev/null and logpath, the pipe ends on
+ * fds 3 and 4 (pipe mode), everything else closed, then exec the browser.
+ * Never returns. */
+static void launch_exec(const cdp_browser *b, const cdp_launch_opts *o, const char **argv,
+                        char **envp, const char *logpath, int cmd_rd, int reply_wr)
+{
+    setpgid(0, 0);
+#if defined(__linux__)
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    int devnull = open("/dev/null", O_RDWR);
+    int logfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (devnull >= 0) {
+        dup2(devnull, 0);
+        dup2(devnull, 1);
+    }
+    if (logfd >= 0)
+        dup2(logfd, 2);
+    if (!o->use_port) {
+        /* The browser reads commands on fd 3 and writes replies on 4.
+         * Move the pipe ends out of the way before placing them. */
+        int r = fcntl(cmd_rd, F_DUPFD, 10);
+        int w = fcntl(reply_wr, F_DUPFD, 10);
+        if (r < 0 || w < 0 || dup2(r, 3) < 0 || dup2(w, 4) < 0)
+            _exit(127);
+    }
+    close_fds_from(o->use_port ? 3 : 5, -1);
+    signal(SIGPIPE, SIG_DFL);
+    execve(b->path, (char *const *)argv, envp);
+    _exit(127);
+}
+
+/* Port mode: wait (until dl) for DevToolsActivePort, which the browser
+ * writes once listening, then connect to it. NULL with err set on failure. */
+static ws_transport *launch_connect_port(cdp_browser *b, int64_t dl, int timeout,
+                                         cdp_err *err)
+{
+    for (;;) {
+        if (read_devtools_port(b->profile, b->ws_url, sizeof b->ws_url) == 0)
+            break;
+        if (!browser_alive(b)) {
+            cdp_seterr(err, CDP_ELAUNCH, "%s (%s)", cdp_browser_death(b), b->path);
+            return NULL;
+        }
+        if (base_now_ms() > dl) {
+            cdp_seterr(err, CDP_ELAUNCH,
+                       "%s did not open its DevTools port within %d ms", b->path,
+                       timeout);
+            return NULL;
+        }
+        sleep_ms(5);
+    }
+    char werr[300];
+    ws_opts wo = {0, cdp_remaining(dl) > 0 ? cdp_remaining(dl) : 1};
+    ws_transport *t = ws_transport_connect(b->ws_url, &wo, werr, sizeof werr);
+    if (!t)
+        cdp_seterr(err, CDP_ELAUNCH, "connect to %s: %s", b->ws_url, werr);
+    return t;
+}
+
+/* The connection over the transport, and the browser's answer to
+ * Browser.getVersion (until dl): a browser that died says how. */
+static int launch_handshake(cdp_browser *b, const cdp_launch_opts *o, ws_transport *t,
+                            int64_t dl, cdp_err *err)
+{
+    b->conn = cdp_conn_new(t, &o->conn);
+    if (!b->conn) {
+        cdp_seterr(err, CDP_ENOMEM, "out of memory");
+        return -1;
+    }
+    int rc = browser_version(b, cdp_remaining(dl) > 0 ? cdp_remaining(dl) : 1, err);
+    if (rc) {
+        const char *d = cdp_browser_death(b);
+        if (*d)
+            cdp_seterr(err, CDP_ELAUNCH, "%s (%s)", d, b->path);
+        else if (err)
+            err->code = CDP_ELAUNCH;
+        return -1;
+    }
+    return 0;
+}
+
+cdp_browser *cdp_browser_launch(const cdp_launch_opts *o, cdp_err *err)
+{
+    cdp_launch_opts dflt = {0};
+    if (!o)
+        o = &dflt;
+    cdp_browser *b = calloc(1, sizeof *b);
+    if (!b) {
+        cdp_seterr(err, CDP_ENOMEM, "out of memory");
+        return NULL;
+    }
+    b->lifeline = -1;
+    int timeout = o->timeout_ms > 0 ? o->timeout_ms : 20000;
+    if (cdp_browser_find(o->browser, b->path, sizeof b->path, err) ||
+        launch_dirs(b, o, err)) {
+        free(b);
+        return NULL;
+    }
+
+    char a_udd[1200], a_port[] = "--remote-debugging-port=0";
+    const char *argv[96];
+    launch_argv(b, o, argv, a_udd, sizeof a_udd, a_port);
+    char tmpenv[600];
+    char **envp = launch_env(b, tmpenv, sizeof tmpenv);
+    if (!envp) {
+        cdp_seterr(err, CDP_ENOMEM, "out of memory");
+        rm_tree(b->tmpdir);
+        free(b);
+        return NULL;
+    }
 
     int to_browser[2] = {-1, -1}, from_browser[2] = {-1, -1}, life[2] = {-1, -1};
     if (pipe(life) != 0 ||
@@ -474,32 +579,8 @@ cdp_browser *cdp_browser_launch(const cdp_launch_opts *o, cdp_err *err)
         b->pid = 0;
         goto fail_fds;
     }
-    if (b->pid == 0) {
-        setpgid(0, 0);
-#if defined(__linux__)
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-        int devnull = open("/dev/null", O_RDWR);
-        int logfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (devnull >= 0) {
-            dup2(devnull, 0);
-            dup2(devnull, 1);
-        }
-        if (logfd >= 0)
-            dup2(logfd, 2);
-        if (!o->use_port) {
-            /* The browser reads commands on fd 3 and writes replies on 4.
-             * Move the pipe ends out of the way before placing them. */
-            int r = fcntl(to_browser[0], F_DUPFD, 10);
-            int w = fcntl(from_browser[1], F_DUPFD, 10);
-            if (r < 0 || w < 0 || dup2(r, 3) < 0 || dup2(w, 4) < 0)
-                _exit(127);
-        }
-        close_fds_from(o->use_port ? 3 : 5, -1);
-        signal(SIGPIPE, SIG_DFL);
-        execve(b->path, (char *const *)argv, envp);
-        _exit(127);
-    }
+    if (b->pid == 0)
+        launch_exec(b, o, argv, envp, logpath, to_browser[0], from_browser[1]);
     setpgid(b->pid, b->pid);    /* also from here, to close the race */
     free(envp);
     envp = NULL;
@@ -520,45 +601,10 @@ cdp_browser *cdp_browser_launch(const cdp_launch_opts *o, cdp_err *err)
             cdp_seterr(err, CDP_ENOMEM, "out of memory");
             goto fail;
         }
-    } else {
-        /* Wait for DevToolsActivePort; the browser writes it once listening. */
-        for (;;) {
-            if (read_devtools_port(b->profile, b->ws_url, sizeof b->ws_url) == 0)
-                break;
-            if (!browser_alive(b)) {
-                cdp_seterr(err, CDP_ELAUNCH, "%s (%s)", cdp_browser_death(b), b->path);
-                goto fail;
-            }
-            if (base_now_ms() > dl) {
-                cdp_seterr(err, CDP_ELAUNCH,
-                           "%s did not open its DevTools port within %d ms", b->path,
-                           timeout);
-                goto fail;
-            }
-            sleep_ms(5);
-        }
-        char werr[300];
-        ws_opts wo = {0, cdp_remaining(dl) > 0 ? cdp_remaining(dl) : 1};
-        t = ws_transport_connect(b->ws_url, &wo, werr, sizeof werr);
-        if (!t) {
-            cdp_seterr(err, CDP_ELAUNCH, "connect to %s: %s", b->ws_url, werr);
-            goto fail;
-        }
-    }
-    b->conn = cdp_conn_new(t, &o->conn);
-    if (!b->conn) {
-        cdp_seterr(err, CDP_ENOMEM, "out of memory");
+    } else if (!(t = launch_connect_port(b, dl, timeout, err)))
         goto fail;
-    }
-    int rc = browser_version(b, cdp_remaining(dl) > 0 ? cdp_remaining(dl) : 1, err);
-    if (rc) {
-        const char *d = cdp_browser_death(b);
-        if (*d)
-            cdp_seterr(err, CDP_ELAUNCH, "%s (%s)", d, b->path);
-        else if (err)
-            err->code = CDP_ELAUNCH;
+    if (launch_handshake(b, o, t, dl, err))
         goto fail;
-    }
     return b;
 
 fail_fds:

@@ -138,6 +138,55 @@ static int parse_int(const char *s, int *out)
     return 0;
 }
 
+/* --control-fd, --login-done-fd: a descriptor number >= 3. */
+static int parse_fd(const char *opt, const char *s, int *out)
+{
+    char *end;
+    long fd = strtol(s, &end, 10);
+    if (!*s || *end || fd < 3 || fd > 65535) {
+        fprintf(stderr, "cdpgate: %s wants a descriptor >= 3\n", opt);
+        return -1;
+    }
+    *out = (int)fd;
+    return 0;
+}
+
+/* Run the command pos[0] (pos ends with NULL); its exit code. */
+static int main_command(cli_opts *o, int npos, char **pos)
+{
+    const char *cmd = pos[0];
+    int rc;
+    if (strcmp(cmd, "help") == 0) {
+        fputs(USAGE, stdout);
+        fputs(USAGE_OPTIONS, stdout);
+        return EXIT_OK;
+    } else if (strcmp(cmd, "doctor") == 0) {
+        rc = cli_doctor(o, npos, pos);
+    } else if (strcmp(cmd, "eval") == 0) {
+        rc = cli_eval(o, npos, pos);
+    } else if (strcmp(cmd, "version") == 0) {
+        rc = cli_version(o, npos, pos);
+    } else if (strcmp(cmd, "demo") == 0) {
+        rc = cli_demo(o, npos, pos);
+    } else if (strcmp(cmd, "snapshot") == 0) {
+        rc = cli_snapshot(o, npos, pos);
+    } else if (strcmp(cmd, "screenshot") == 0) {
+        rc = cli_screenshot(o, npos, pos);
+    } else if (strcmp(cmd, "mcp") == 0) {
+        rc = cli_mcp(o, npos, pos);
+    } else if (strcmp(cmd, "login") == 0) {
+        rc = cli_login(o, npos, pos);
+    } else if (strcmp(cmd, "policy") == 0) {
+        rc = cli_policy(o, npos, pos);
+    } else {
+        fprintf(stderr, "cdpgate: unknown command '%s' (see cdpgate --help)\n", cmd);
+        return EXIT_USAGE;
+    }
+    if (o->timing)
+        print_peak_rss();
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     long long t0 = cli_now_ns();
@@ -214,23 +263,13 @@ int main(int argc, char **argv)
             }
         } else if (strcmp(a, "--control-fd") == 0) {
             NEEDVAL();
-            char *end;
-            long fd = strtol(val, &end, 10);
-            if (!*val || *end || fd < 3 || fd > 65535) {
-                fprintf(stderr, "cdpgate: --control-fd wants a descriptor >= 3\n");
+            if (parse_fd(a, val, &o.control_fd))
                 return EXIT_USAGE;
-            }
-            o.control_fd = (int)fd;
         } else if (strcmp(a, "--login-done-fd") == 0) {
             /* login handoff (cli/login.c, cli/mcp_serve.c) */
             NEEDVAL();
-            char *end;
-            long fd = strtol(val, &end, 10);
-            if (!*val || *end || fd < 3 || fd > 65535) {
-                fprintf(stderr, "cdpgate: --login-done-fd wants a descriptor >= 3\n");
+            if (parse_fd(a, val, &o.login_done_fd))
                 return EXIT_USAGE;
-            }
-            o.login_done_fd = (int)fd;
         } else if (strcmp(a, "--grant") == 0) {
             NEEDVAL();
             o.grant = val;
@@ -268,35 +307,5 @@ int main(int argc, char **argv)
         fputs(USAGE_OPTIONS, stderr);
         return EXIT_USAGE;
     }
-    const char *cmd = pos[0];
-    int rc;
-    if (strcmp(cmd, "help") == 0) {
-        fputs(USAGE, stdout);
-        fputs(USAGE_OPTIONS, stdout);
-        return EXIT_OK;
-    } else if (strcmp(cmd, "doctor") == 0) {
-        rc = cli_doctor(&o, npos, pos);
-    } else if (strcmp(cmd, "eval") == 0) {
-        rc = cli_eval(&o, npos, pos);
-    } else if (strcmp(cmd, "version") == 0) {
-        rc = cli_version(&o, npos, pos);
-    } else if (strcmp(cmd, "demo") == 0) {
-        rc = cli_demo(&o, npos, pos);
-    } else if (strcmp(cmd, "snapshot") == 0) {
-        rc = cli_snapshot(&o, npos, pos);
-    } else if (strcmp(cmd, "screenshot") == 0) {
-        rc = cli_screenshot(&o, npos, pos);
-    } else if (strcmp(cmd, "mcp") == 0) {
-        rc = cli_mcp(&o, npos, pos);
-    } else if (strcmp(cmd, "login") == 0) {
-        rc = cli_login(&o, npos, pos);
-    } else if (strcmp(cmd, "policy") == 0) {
-        rc = cli_policy(&o, npos, pos);
-    } else {
-        fprintf(stderr, "cdpgate: unknown command '%s' (see cdpgate --help)\n", cmd);
-        return EXIT_USAGE;
-    }
-    if (o.timing)
-        print_peak_rss();
-    return rc;
+    return main_command(&o, npos, pos);
 }

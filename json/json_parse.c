@@ -527,6 +527,8 @@ static frame *grow_frames(frame *stk, frame *local, size_t *cap)
     return n;
 }
 
+/* fnlen: allow: the parser's state machine (one loop over the input and an
+ * explicit stack of open containers), which reads best whole. */
 json_doc *json_parse(const char *buf, size_t len, const json_opts *opts,
                      json_err *err)
 {

@@ -542,6 +542,8 @@ static size_t str_run(json_stream *s, const uint8_t *p, size_t n, size_t base)
     return i;
 }
 
+/* fnlen: allow: the streaming parser's state machine (one loop over the
+ * input, resumable at any byte), which reads best whole. */
 int json_stream_feed(json_stream *s, const void *data, size_t n)
 {
     if (s->state == S_ERR)

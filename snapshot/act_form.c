@@ -105,6 +105,127 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
 static const keydef KEY_ENTER = {"Enter", "Enter", 13, "\r"};
 static const keydef KEY_DELETE = {"Delete", "Delete", 46, ""};
 
+/* Why the element cannot be typed into, from snap_js_prep_type_fn's reply v
+ * (rpr: its call's result, msg its error): 0 when it can, else the error
+ * set in r. A <select> (select) takes its option by label instead. */
+static int type_prep_fail(snap_gated *gg, const json_val *v, int rpr, const char *msg,
+                          const char *what, bool select, snap_result *r)
+{
+    char why[256] = "";
+    if (rpr && rpr != CDP_EPROTOCOL)
+        return snap_act_fail(r, SNAP_EBROWSER, "%s: %s", what, msg);
+    if (!v || json_get(v, "gone"))
+        return snap_act_fail(r, SNAP_ESTALE, "%s was removed from the page; take a new snapshot",
+                             what);
+    if (json_get_str(v, "no")) {
+        snap_act_pg(why, sizeof why, json_get_str(v, "no"));
+        return snap_act_fail(r, SNAP_EINVAL, "%s does not take text (it is a %s); type into a "
+                             "textbox, a textarea or an editable element", what, why);
+    }
+    if (json_get_str(v, "disabled")) {
+        snap_act_pg(why, sizeof why, json_get_str(v, "disabled"));
+        return snap_act_fail(r, SNAP_EDISABLED, "%s is %s; it cannot be typed into", what, why);
+    }
+    if (!select && !json_bool(json_get(v, "focused"))) {
+        /* The text goes where the focus is: it must be the field named (or
+         * inside it, for a contenteditable), confirmed or not (a focus
+         * handler may have moved it). */
+        return snap_act_focus_lost(gg, "type", what, json_get_str(v, "to"), r);
+    }
+    return 0;
+}
+
+/* Read back what the field holds (pages reformat and truncate): a copy to
+ * free, or NULL. */
+static char *type_read_value(snap_agent *a, const target *tg)
+{
+    char *value = NULL;
+    pcall vv;
+    if (snap_act_call(a, tg->session, "Runtime.callFunctionOn",
+                      snap_act_fn_params(tg->oid, snap_js_value_fn, NULL, true, false),
+                      &vv) == 0) {
+        const char *s = json_str(snap_act_fn_value(&vv), NULL);
+        if (s) {
+            size_t len = strlen(s);
+            value = malloc(len + 1);
+            if (value)
+                memcpy(value, s, len + 1);
+        }
+    }
+    snap_act_pfree(&vv);
+    return value;
+}
+
+/* Press Enter after the text and add " and pressed Enter" to did (cap
+ * bytes). Enter goes where the focus is now: a page that moved it on input
+ * (to another form, a frame) does not get the key. */
+static int type_press_enter(snap_agent *a, const target *tg, char *did, size_t cap,
+                            bool *dialog, snap_result *r)
+{
+    char to[96], why[256];
+    if (snap_act_focus_where(a, tg->session, tg->oid, to, sizeof to))
+        return snap_act_fail(r, SNAP_ESTALE, "%s, but Enter was not pressed: the page then "
+                             "moved the focus away from the field (to %s), so the key would have "
+                             "gone there. Take a new snapshot, then press Enter on the control "
+                             "you mean.", did, snap_act_pg(why, sizeof why, to));
+    const char *methods[12];
+    char *prms[12];
+    size_t n = snap_act_key_events(&KEY_ENTER, 0, methods, prms);
+    int rc = snap_act_dispatch_input(a, tg->tab, tg->session, methods, prms, n, dialog, r);
+    if (rc)
+        return rc;
+    snprintf(did + strlen(did), cap - strlen(did), " and pressed Enter");
+    return 0;
+}
+
+/* What the field holds now, into the report: the value and whether it is
+ * what was typed (noted in did, cap bytes), or for a secret field only its
+ * length. */
+static void type_report_value(act_report *rp, const char *value, const char *text, bool secret,
+                              char *did, size_t cap)
+{
+    if (!secret) {
+        bool same = strcmp(value, text) == 0;
+        if (!same)
+            snprintf(did + strlen(did), cap - strlen(did),
+                     " (the field holds something else than what was typed)");
+        snap_act_sb_add(&rp->page, "value now: ");
+        snap_act_sb_page(&rp->page, value, 300, PG_KEEP_NL);
+        json_w_key(&rp->extra, "value");
+        json_w_str(&rp->extra, value);
+        json_w_key(&rp->extra, "value_matches");
+        json_w_bool(&rp->extra, same);
+    } else {
+        json_w_key(&rp->extra, "secret");
+        json_w_bool(&rp->extra, true);
+        json_w_key(&rp->extra, "length");
+        json_w_int(&rp->extra, (int64_t)strlen(value));
+    }
+    rp->has_extra = true;
+}
+
+/* New text near the field since the recorder obs_oid started, into the
+ * report (never for a secret field, nor the typed text itself, which shows
+ * up as new text in contenteditables). */
+static void type_report_new_text(snap_agent *a, const char *fs, const char *obs_oid,
+                                 const char *text, bool secret, act_report *rp)
+{
+    pcall co;
+    if (snap_act_call(a, fs, "Runtime.callFunctionOn",
+                      snap_act_fn_params(obs_oid, snap_js_collect_fn, NULL, true, false),
+                      &co) == 0) {
+        const char *added = json_str(snap_act_fn_value(&co), NULL);
+        if (added && *added && !secret && strcmp(added, text) != 0) {
+            snap_act_sb_add(&rp->page, "%snew text: ", rp->page.len ? "\n" : "");
+            snap_act_sb_page(&rp->page, added, 300, 0);
+            json_w_key(&rp->extra, "new_text");
+            json_w_str(&rp->extra, added);
+            rp->has_extra = true;
+        }
+    }
+    snap_act_pfree(&co);
+}
+
 int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
               const char *obs, snap_result *r)
 {
@@ -155,26 +276,7 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     bool select = json_get(v, "select") != NULL;
     secret_form sf = {0};
     snap_act_secret_form_note(&sf, v);
-    char why[256] = "";
-    int fail = 0;
-    if (rpr && rpr != CDP_EPROTOCOL) {
-        fail = snap_act_fail(r, SNAP_EBROWSER, "%s: %s", what, pr.e.msg);
-    } else if (!v || json_get(v, "gone")) {
-        fail = snap_act_fail(r, SNAP_ESTALE, "%s was removed from the page; take a new snapshot",
-                             what);
-    } else if (json_get_str(v, "no")) {
-        snap_act_pg(why, sizeof why, json_get_str(v, "no"));
-        fail = snap_act_fail(r, SNAP_EINVAL, "%s does not take text (it is a %s); type into a "
-                             "textbox, a textarea or an editable element", what, why);
-    } else if (json_get_str(v, "disabled")) {
-        snap_act_pg(why, sizeof why, json_get_str(v, "disabled"));
-        fail = snap_act_fail(r, SNAP_EDISABLED, "%s is %s; it cannot be typed into", what, why);
-    } else if (!select && !json_bool(json_get(v, "focused"))) {
-        /* The text goes where the focus is: it must be the field named (or
-         * inside it, for a contenteditable), confirmed or not (a focus
-         * handler may have moved it). */
-        fail = snap_act_focus_lost(&gg, "type", what, json_get_str(v, "to"), r);
-    }
+    int fail = type_prep_fail(&gg, v, rpr, pr.e.msg, what, select, r);
     snap_act_pfree(&sc);
     snap_act_pfree(&ob);
     snap_act_pfree(&pr);
@@ -218,47 +320,16 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     }
     if (n && (rc = snap_act_dispatch_input(a, tab_id, tg.session, methods, prms, n, &dialog, r)))
         goto done;
-    /* Read back what the field holds (pages reformat and truncate). */
-    char *value = NULL;
-    if (!dialog) {
-        pcall vv;
-        if (snap_act_call(a, fs, "Runtime.callFunctionOn",
-                          snap_act_fn_params(tg.oid, snap_js_value_fn, NULL, true, false),
-                          &vv) == 0) {
-            const char *s = json_str(snap_act_fn_value(&vv), NULL);
-            if (s) {
-                size_t len = strlen(s);
-                value = malloc(len + 1);
-                if (value)
-                    memcpy(value, s, len + 1);
-            }
-        }
-        snap_act_pfree(&vv);
-    }
+    char *value = dialog ? NULL : type_read_value(a, &tg);
     char did[800];
     if (secret)
         snprintf(did, sizeof did, "typed %zu characters into %s (a secret field: not shown)",
                  strlen(text), what);
     else
         snprintf(did, sizeof did, "%s %s", *text ? "typed into" : "cleared", what);
-    if (submit && !dialog) {
-        /* Enter goes where the focus is now: a page that moved it on input
-         * (to another form, a frame) does not get the key. */
-        if (snap_act_focus_where(a, fs, tg.oid, to, sizeof to)) {
-            free(value);
-            rc = snap_act_fail(r, SNAP_ESTALE, "%s, but Enter was not pressed: the page then "
-                               "moved the focus away from the field (to %s), so the key would have "
-                               "gone there. Take a new snapshot, then press Enter on the control "
-                               "you mean.", did, snap_act_pg(why, sizeof why, to));
-            goto done;
-        }
-        n = snap_act_key_events(&KEY_ENTER, 0, methods, prms);
-        rc = snap_act_dispatch_input(a, tab_id, tg.session, methods, prms, n, &dialog, r);
-        if (rc) {
-            free(value);
-            goto done;
-        }
-        snprintf(did + strlen(did), sizeof did - strlen(did), " and pressed Enter");
+    if (submit && !dialog && (rc = type_press_enter(a, &tg, did, sizeof did, &dialog, r))) {
+        free(value);
+        goto done;
     }
     snap_settled st;
     rc = submit ? snap_act_settle(a, tab_id, nav0, tabs0, deadline, did, &st, r)
@@ -270,43 +341,11 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     act_report rp;
     snap_act_report_init(&rp, "type", tg.ref);
     rp.sf = sf;
-    if (value && !secret) {
-        bool same = strcmp(value, text) == 0;
-        if (!same)
-            snprintf(did + strlen(did), sizeof did - strlen(did),
-                     " (the field holds something else than what was typed)");
-        snap_act_sb_add(&rp.page, "value now: ");
-        snap_act_sb_page(&rp.page, value, 300, PG_KEEP_NL);
-        json_w_key(&rp.extra, "value");
-        json_w_str(&rp.extra, value);
-        json_w_key(&rp.extra, "value_matches");
-        json_w_bool(&rp.extra, same);
-        rp.has_extra = true;
-    } else if (value) {
-        json_w_key(&rp.extra, "secret");
-        json_w_bool(&rp.extra, true);
-        json_w_key(&rp.extra, "length");
-        json_w_int(&rp.extra, (int64_t)strlen(value));
-        rp.has_extra = true;
-    }
+    if (value)
+        type_report_value(&rp, value, text, secret, did, sizeof did);
     free(value);
-    if (snap_act_page_usable(a, tab_id, &st) && *obs_oid) {
-        pcall co;
-        if (snap_act_call(a, fs, "Runtime.callFunctionOn",
-                          snap_act_fn_params(obs_oid, snap_js_collect_fn, NULL, true, false),
-                          &co) == 0) {
-            const char *added = json_str(snap_act_fn_value(&co), NULL);
-            /* The typed text itself shows up as new text in contenteditables. */
-            if (added && *added && !secret && strcmp(added, text) != 0) {
-                snap_act_sb_add(&rp.page, "%snew text: ", rp.page.len ? "\n" : "");
-                snap_act_sb_page(&rp.page, added, 300, 0);
-                json_w_key(&rp.extra, "new_text");
-                json_w_str(&rp.extra, added);
-                rp.has_extra = true;
-            }
-        }
-        snap_act_pfree(&co);
-    }
+    if (snap_act_page_usable(a, tab_id, &st) && *obs_oid)
+        type_report_new_text(a, fs, obs_oid, text, secret, &rp);
     rc = snap_act_finish(a, tab_id, did, &st, &rp, r);
     snap_act_report_free(&rp);
 done:

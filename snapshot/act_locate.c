@@ -52,6 +52,94 @@ void snap_act_ax_role_name(const json_val *ax, const json_val *desc, char *role,
     snprintf(name, ncap, "%s", nm ? nm : "");
 }
 
+/* What covers an element: the covering node, the open dialog and controls
+ * in it, each with a ref (n, 0 when it could not be given one). */
+typedef struct {
+    uint32_t n;
+    char role[32], name[200];
+} covered_item;
+
+/* The structured result of SNAP_ECOVERED: the covering element and the
+ * controls, each with a ref; r->text is its message. */
+static void covered_structured(const covered_item *found, int count, snap_result *r)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "ok");
+    json_w_bool(&w, false);
+    json_w_key(&w, "error");
+    json_w_str(&w, "covered");
+    json_w_key(&w, "message");
+    json_w_str(&w, r->text ? r->text : "");
+    for (int i = 0; i < count && i < 2; i++) {
+        if (!found[i].n)
+            continue;
+        char ref[16];
+        snprintf(ref, sizeof ref, "e%u", found[i].n);
+        json_w_key(&w, i == 0 ? "covered_by" : "open_dialog");
+        json_w_obj_begin(&w);
+        json_w_key(&w, "ref");
+        json_w_str(&w, ref);
+        json_w_key(&w, "role");
+        json_w_str(&w, found[i].role);
+        json_w_key(&w, "name");
+        json_w_str(&w, found[i].name);
+        json_w_obj_end(&w);
+    }
+    json_w_key(&w, "controls");
+    json_w_arr_begin(&w);
+    for (int i = 2; i < count; i++) {
+        if (!found[i].n)
+            continue;
+        char ref[16];
+        snprintf(ref, sizeof ref, "e%u", found[i].n);
+        json_w_obj_begin(&w);
+        json_w_key(&w, "ref");
+        json_w_str(&w, ref);
+        json_w_key(&w, "role");
+        json_w_str(&w, found[i].role);
+        json_w_key(&w, "name");
+        json_w_str(&w, found[i].name);
+        json_w_obj_end(&w);
+    }
+    json_w_arr_end(&w);
+    json_w_obj_end(&w);
+    char *js = json_w_take(&w, NULL);
+    if (js) {
+        free(r->structured);
+        r->structured = js;
+    }
+}
+
+/* Fail r with SNAP_ECOVERED, naming what covers `what` (found[0]), the open
+ * dialog (found[1]) and the controls in it, as page content. */
+static void covered_fail(snap_agent *a, const char *what, const covered_item *found, int count,
+                         snap_result *r)
+{
+    sbuf txt = {0};
+    int nctl = 0;
+    for (int i = 0; i < count; i++) {
+        if (!found[i].n)
+            continue;
+        const char *lead = i == 0 ? "covered by: " : i == 1 ? "\nopen dialog: "
+                         : nctl++ ? ", " : "\ncontrols: ";
+        snap_act_sb_add(&txt, "%s", lead);
+        snap_act_sb_page(&txt, found[i].role, 32, 0);
+        if (found[i].name[0]) {
+            snap_act_sb_putn(&txt, " ", 1);
+            snap_act_sb_quoted(&txt, found[i].name, 80);
+        }
+        snap_act_sb_add(&txt, " [e%u]", found[i].n);
+    }
+    snap_act_fail(r, SNAP_ECOVERED, "%s is covered by another element, so a click would land on "
+                  "that instead; close or answer it first, then try again.\n<<<page-content "
+                  "nonce=%s>>>\n%s\n<<<end page-content nonce=%s>>>", what, a->nonce,
+                  txt.s ? txt.s : "", a->nonce);
+    free(txt.s);
+    covered_structured(found, count, r);
+}
+
 /* Fail with SNAP_ECOVERED: the element `what` (objectId target_oid in
  * session, may be NULL when the covered thing is an iframe) is covered by
  * the node hit_backend in frame hit_frame; name it and the controls in it
@@ -126,10 +214,7 @@ static int report_covered(snap_agent *a, int tab_id, const char *session, int hi
                          snap_act_params("sb", "objectId", oids[i], "fetchRelatives", false),
                          &x[i]);
     }
-    struct {
-        uint32_t n;
-        char role[32], name[200];
-    } found[NMAX];
+    covered_item found[NMAX];
     memset(found, 0, sizeof found);
     for (int i = 0; i < count; i++) {
         if (!oids[i][0])
@@ -149,74 +234,7 @@ static int report_covered(snap_agent *a, int tab_id, const char *session, int hi
         return snap_act_fail(r, SNAP_ECOVERED, "%s is covered by another element at the click "
                              "point (it could not be described); close what is on top, take a "
                              "snapshot and try again", what);
-    sbuf txt = {0};
-    int nctl = 0;
-    for (int i = 0; i < count; i++) {
-        if (!found[i].n)
-            continue;
-        const char *lead = i == 0 ? "covered by: " : i == 1 ? "\nopen dialog: "
-                         : nctl++ ? ", " : "\ncontrols: ";
-        snap_act_sb_add(&txt, "%s", lead);
-        snap_act_sb_page(&txt, found[i].role, 32, 0);
-        if (found[i].name[0]) {
-            snap_act_sb_putn(&txt, " ", 1);
-            snap_act_sb_quoted(&txt, found[i].name, 80);
-        }
-        snap_act_sb_add(&txt, " [e%u]", found[i].n);
-    }
-    snap_act_fail(r, SNAP_ECOVERED, "%s is covered by another element, so a click would land on "
-                  "that instead; close or answer it first, then try again.\n<<<page-content "
-                  "nonce=%s>>>\n%s\n<<<end page-content nonce=%s>>>", what, a->nonce,
-                  txt.s ? txt.s : "", a->nonce);
-    free(txt.s);
-    /* Structured: the covering element and the controls, each with a ref. */
-    json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "ok");
-    json_w_bool(&w, false);
-    json_w_key(&w, "error");
-    json_w_str(&w, "covered");
-    json_w_key(&w, "message");
-    json_w_str(&w, r->text ? r->text : "");
-    for (int i = 0; i < count && i < 2; i++) {
-        if (!found[i].n)
-            continue;
-        char ref[16];
-        snprintf(ref, sizeof ref, "e%u", found[i].n);
-        json_w_key(&w, i == 0 ? "covered_by" : "open_dialog");
-        json_w_obj_begin(&w);
-        json_w_key(&w, "ref");
-        json_w_str(&w, ref);
-        json_w_key(&w, "role");
-        json_w_str(&w, found[i].role);
-        json_w_key(&w, "name");
-        json_w_str(&w, found[i].name);
-        json_w_obj_end(&w);
-    }
-    json_w_key(&w, "controls");
-    json_w_arr_begin(&w);
-    for (int i = 2; i < count; i++) {
-        if (!found[i].n)
-            continue;
-        char ref[16];
-        snprintf(ref, sizeof ref, "e%u", found[i].n);
-        json_w_obj_begin(&w);
-        json_w_key(&w, "ref");
-        json_w_str(&w, ref);
-        json_w_key(&w, "role");
-        json_w_str(&w, found[i].role);
-        json_w_key(&w, "name");
-        json_w_str(&w, found[i].name);
-        json_w_obj_end(&w);
-    }
-    json_w_arr_end(&w);
-    json_w_obj_end(&w);
-    char *js = json_w_take(&w, NULL);
-    if (js) {
-        free(r->structured);
-        r->structured = js;
-    }
+    covered_fail(a, what, found, count, r);
     return SNAP_ECOVERED;
 }
 
@@ -263,6 +281,98 @@ static bool quad_point(const json_val *quads, double vw, double vh, int *x, int 
 static snap_frame *frame_parent(snap_tab *t, snap_frame *f)
 {
     return f->parent[0] ? snap_frame_find(t, f->parent) : NULL;
+}
+
+/* Whether the node hit (backend id hb, in session s) is the element oid,
+ * inside it, its label, or labelled by it (snap_js_contains_fn). */
+static bool hit_belongs(snap_agent *a, const char *s, const char *oid, int hb)
+{
+    pcall hr, in;
+    int ok = 0;
+    if (snap_act_call(a, s, "DOM.resolveNode",
+                      snap_act_params("is", "backendNodeId", hb, "objectGroup", ACT_GROUP),
+                      &hr) == 0) {
+        const char *hoid = json_get_str(json_get(hr.rep.result, "object"), "objectId");
+        char *args = hoid ? snap_act_arg_obj(hoid) : NULL;
+        if (args) {
+            if (snap_act_call(a, s, "Runtime.callFunctionOn",
+                              snap_act_fn_params(oid, snap_js_contains_fn, args, true, false),
+                              &in) == 0)
+                ok = (int)json_num(snap_act_fn_value(&in));
+            snap_act_pfree(&in);
+            free(args);
+        }
+    }
+    snap_act_pfree(&hr);
+    return ok != 0;
+}
+
+/* Up the chain of out-of-process frames from frame_id: add each iframe's
+ * content-box origin in its parent to (*ox, *oy), and check nothing in the
+ * parent covers it. 0 or a SNAP_E* code with r filled. */
+static int locate_up_frames(snap_agent *a, int tab_id, const char *frame_id, const char *what,
+                            session_set *ss, double *ox, double *oy, snap_result *r)
+{
+    char gid[SNAP_ID_MAX];
+    snprintf(gid, sizeof gid, "%s", frame_id);
+    for (int depth = 0;; depth++) {
+        /* Looked up again every round: the frame array moves during calls. */
+        snap_tab *t = snap_tab_by_id(a, tab_id);
+        snap_frame *g = t ? snap_frame_find(t, gid) : NULL;
+        if (!g || depth > 32)
+            return snap_act_fail(r, SNAP_ESTALE, "%s: its frame is no longer in the page", what);
+        if (strcmp(g->session, t->session) == 0)
+            break;
+        snap_frame *p = frame_parent(t, g);
+        while (p && strcmp(p->session, g->session) == 0) {
+            g = p;
+            p = frame_parent(t, g);
+        }
+        if (!p || p->gone)
+            return snap_act_fail(r, SNAP_ESTALE, "%s: its frame is no longer in the page", what);
+        char ps[SNAP_ID_MAX], lroot[SNAP_ID_MAX];
+        snprintf(ps, sizeof ps, "%s", p->session);
+        snprintf(lroot, sizeof lroot, "%s", g->id);
+        snprintf(gid, sizeof gid, "%s", p->id);
+        pcall fo, bm, plm;
+        int be = 0;
+        snap_act_psend_p(a, ps, "DOM.getFrameOwner", snap_act_params("s", "frameId", lroot), &fo);
+        snap_act_psend(a, ps, "Page.getLayoutMetrics", NULL, &plm);
+        if (snap_act_pwait(a, &fo) == 0)
+            be = (int)json_get_int(fo.rep.result, "backendNodeId", 0);
+        snap_act_pfree(&fo);
+        double psx = 0, psy = 0;
+        if (snap_act_pwait(a, &plm) == 0) {
+            const json_val *pvp = json_get(plm.rep.result, "cssLayoutViewport");
+            psx = json_num(json_get(pvp, "pageX"));
+            psy = json_num(json_get(pvp, "pageY"));
+        }
+        snap_act_pfree(&plm);
+        const json_val *content = NULL;
+        if (be &&
+            snap_act_call(a, ps, "DOM.getBoxModel", snap_act_params("i", "backendNodeId", be),
+                          &bm) == 0)
+            content = json_get(json_get(bm.rep.result, "model"), "content");
+        if (!content) {
+            if (be)
+                snap_act_pfree(&bm);
+            return snap_act_fail(r, SNAP_ENOTVISIBLE, "%s: the frame it is in has no box in its "
+                                 "parent page", what);
+        }
+        *ox += json_num(json_at(content, 0));
+        *oy += json_num(json_at(content, 1));
+        snap_act_pfree(&bm);
+        int phb;
+        char phf[SNAP_ID_MAX];
+        int px = (int)snap_act_dfloor(*ox), py = (int)snap_act_dfloor(*oy);
+        if (hit_test(a, ps, px, py, psx, psy, &phb, phf) || !phb) {
+            return snap_act_fail(r, SNAP_ENOTVISIBLE, "%s: its frame is outside the visible part "
+                                 "of the page", what);
+        }
+        if (phb != be)
+            return report_covered(a, tab_id, ps, phb, phf, NULL, what, ss, r);
+    }
+    return 0;
 }
 
 /* Scroll the element into view and check that it can take input: attached
@@ -344,99 +454,13 @@ int snap_act_locate(snap_agent *a, int tab_id, const char *frame_id, const char 
                            what, x, y);
         goto out;
     }
-    if (hb != backend) {
-        pcall hr, in;
-        int ok = 0;
-        if (snap_act_call(a, s, "DOM.resolveNode",
-                          snap_act_params("is", "backendNodeId", hb, "objectGroup", ACT_GROUP),
-                          &hr) == 0) {
-            const char *hoid = json_get_str(json_get(hr.rep.result, "object"), "objectId");
-            char *args = hoid ? snap_act_arg_obj(hoid) : NULL;
-            if (args) {
-                if (snap_act_call(a, s, "Runtime.callFunctionOn",
-                                  snap_act_fn_params(oid, snap_js_contains_fn, args, true, false),
-                                  &in) == 0)
-                    ok = (int)json_num(snap_act_fn_value(&in));
-                snap_act_pfree(&in);
-                free(args);
-            }
-        }
-        snap_act_pfree(&hr);
-        if (!ok) {
-            rc = report_covered(a, tab_id, s, hb, hframe, oid, what, ss, r);
-            goto out;
-        }
+    if (hb != backend && !hit_belongs(a, s, oid, hb)) {
+        rc = report_covered(a, tab_id, s, hb, hframe, oid, what, ss, r);
+        goto out;
     }
-    /* Up the chain of out-of-process frames: add each iframe's content-box
-     * origin in its parent, and check nothing in the parent covers it. */
     double ox = x, oy = y;
-    char gid[SNAP_ID_MAX];
-    snprintf(gid, sizeof gid, "%s", frame_id);
-    for (int depth = 0;; depth++) {
-        /* Looked up again every round: the frame array moves during calls. */
-        snap_tab *t = snap_tab_by_id(a, tab_id);
-        snap_frame *g = t ? snap_frame_find(t, gid) : NULL;
-        if (!g || depth > 32) {
-            rc = snap_act_fail(r, SNAP_ESTALE, "%s: its frame is no longer in the page", what);
-            goto out;
-        }
-        if (strcmp(g->session, t->session) == 0)
-            break;
-        snap_frame *p = frame_parent(t, g);
-        while (p && strcmp(p->session, g->session) == 0) {
-            g = p;
-            p = frame_parent(t, g);
-        }
-        if (!p || p->gone) {
-            rc = snap_act_fail(r, SNAP_ESTALE, "%s: its frame is no longer in the page", what);
-            goto out;
-        }
-        char ps[SNAP_ID_MAX], lroot[SNAP_ID_MAX];
-        snprintf(ps, sizeof ps, "%s", p->session);
-        snprintf(lroot, sizeof lroot, "%s", g->id);
-        snprintf(gid, sizeof gid, "%s", p->id);
-        pcall fo, bm, plm;
-        int be = 0;
-        snap_act_psend_p(a, ps, "DOM.getFrameOwner", snap_act_params("s", "frameId", lroot), &fo);
-        snap_act_psend(a, ps, "Page.getLayoutMetrics", NULL, &plm);
-        if (snap_act_pwait(a, &fo) == 0)
-            be = (int)json_get_int(fo.rep.result, "backendNodeId", 0);
-        snap_act_pfree(&fo);
-        double psx = 0, psy = 0;
-        if (snap_act_pwait(a, &plm) == 0) {
-            const json_val *pvp = json_get(plm.rep.result, "cssLayoutViewport");
-            psx = json_num(json_get(pvp, "pageX"));
-            psy = json_num(json_get(pvp, "pageY"));
-        }
-        snap_act_pfree(&plm);
-        const json_val *content = NULL;
-        if (be &&
-            snap_act_call(a, ps, "DOM.getBoxModel", snap_act_params("i", "backendNodeId", be),
-                          &bm) == 0)
-            content = json_get(json_get(bm.rep.result, "model"), "content");
-        if (!content) {
-            if (be)
-                snap_act_pfree(&bm);
-            rc = snap_act_fail(r, SNAP_ENOTVISIBLE, "%s: the frame it is in has no box in its "
-                               "parent page", what);
-            goto out;
-        }
-        ox += json_num(json_at(content, 0));
-        oy += json_num(json_at(content, 1));
-        snap_act_pfree(&bm);
-        int phb;
-        char phf[SNAP_ID_MAX];
-        int px = (int)snap_act_dfloor(ox), py = (int)snap_act_dfloor(oy);
-        if (hit_test(a, ps, px, py, psx, psy, &phb, phf) || !phb) {
-            rc = snap_act_fail(r, SNAP_ENOTVISIBLE, "%s: its frame is outside the visible part "
-                               "of the page", what);
-            goto out;
-        }
-        if (phb != be) {
-            rc = report_covered(a, tab_id, ps, phb, phf, NULL, what, ss, r);
-            goto out;
-        }
-    }
+    if ((rc = locate_up_frames(a, tab_id, frame_id, what, ss, &ox, &oy, r)))
+        goto out;
     loc->x = (int)snap_act_dfloor(ox);
     loc->y = (int)snap_act_dfloor(oy);
 out:

@@ -32,7 +32,9 @@ static void put_le32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
-/* The S-box on eight bitsliced words; q[0] is the least significant bit. */
+/* The S-box on eight bitsliced words; q[0] is the least significant bit.
+ * fnlen: allow: a straight-line Boolean circuit (no branches, no loops),
+ * which reads best whole. */
 static void bitslice_sbox(uint64_t *q)
 {
     uint64_t x0, x1, x2, x3, x4, x5, x6, x7;

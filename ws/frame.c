@@ -238,6 +238,8 @@ static size_t piece(ws_decoder *d, ws_event *ev, const uint8_t *in, size_t pos, 
     return pos;
 }
 
+/* fnlen: allow: the frame decoder's state machine (header, payload,
+ * message end, byte at a time across calls), which reads best whole. */
 size_t ws_decoder_feed(ws_decoder *d, const uint8_t *in, size_t len, ws_event *ev)
 {
     memset(ev, 0, sizeof *ev);
