@@ -1,7 +1,8 @@
 /*
- * session.c — browser contexts, session restore from the vault, the
- * login-wall check and the login handoff (see "browser contexts" in
- * snapshot.h and docs/vault.md).
+ * session.c — browser contexts, session restore from the vault and the
+ * login handoff (see "browser contexts" in snapshot.h and docs/vault.md);
+ * whether a context still holds its session (the login wall, its
+ * credentials) is in session_check.c.
  *
  * Invariants
  *  - ctxs[0] is the untrusted context: no session is ever written into it.
@@ -40,7 +41,7 @@
  *    Page.addScriptToEvaluateOnNewDocument would run on every later document
  *    too and race the site's own scripts.
  */
-#include "snapshot/snap_int.h"
+#include "snapshot/session_int.h"
 #include "snapshot/page_js.h"
 #include "url/url.h"
 #include "vault/vault.h"
@@ -55,7 +56,7 @@
 
 #define STATE_MAX (8u << 20)    /* bytes of a session state we accept */
 
-static void copyid(char dst[SNAP_ID_MAX], const char *s)
+void snap_session_copyid(char dst[SNAP_ID_MAX], const char *s)
 {
     snprintf(dst, SNAP_ID_MAX, "%s", s ? s : "");
 }
@@ -74,7 +75,7 @@ static void wipe_free(char *p)
 #define NAMES_MAX (64u << 10)   /* bytes of cookie names or localStorage keys kept */
 
 /* Whether list ("\nname\n...", NULL = empty) holds name. */
-static bool names_has(const char *list, const char *name)
+bool snap_session_names_has(const char *list, const char *name)
 {
     size_t k = name ? strlen(name) : 0;
     if (!list || !k)
@@ -91,7 +92,7 @@ static bool names_add(char **list, const char *name)
 {
     if (!name || !*name || strchr(name, '\n'))
         return false;       /* an empty name cannot be looked for */
-    if (names_has(*list, name))
+    if (snap_session_names_has(*list, name))
         return true;
     size_t n = *list ? strlen(*list) : 1, k = strlen(name);
     if (n + k + 2 > NAMES_MAX)
@@ -120,7 +121,7 @@ int snap_url_origin(const char *url, char *out, size_t cap)
 }
 
 /* The host of an origin "scheme://host[:port]" (brackets kept). */
-static void origin_host(const char *origin, char *out, size_t cap)
+void snap_session_origin_host(const char *origin, char *out, size_t cap)
 {
     const char *h = strstr(origin, "://");
     h = h ? h + 3 : origin;
@@ -132,7 +133,7 @@ static void origin_host(const char *origin, char *out, size_t cap)
 
 /* Whether a cookie of domain (leading dot allowed) belongs to the service
  * at host: the host's own cookies, its parent domain's, its subdomains'. */
-static bool cookie_for_host(const char *domain, const char *host)
+bool snap_session_cookie_for_host(const char *domain, const char *host)
 {
     if (!domain)
         return false;
@@ -184,7 +185,7 @@ static int create_context(snap_agent *a, char id[SNAP_ID_MAX], bool privileged, 
     id[0] = 0;
     if (rc)
         return rc;
-    copyid(id, json_get_str(rep.result, "browserContextId"));
+    snap_session_copyid(id, json_get_str(rep.result, "browserContextId"));
     cdp_reply_free(&rep);
     return *id ? 0 : CDP_EPROTOCOL;
 }
@@ -202,7 +203,7 @@ int snap_ctx_untrusted(snap_agent *a, snap_result *r)
     if (!c)
         return snap_fail(r, SNAP_ENOMEM, "out of memory");
     c->state = SNAP_CTX_UNTRUSTED;
-    copyid(c->id, id);
+    snap_session_copyid(c->id, id);
     c->created = rc == 0;
     a->ctx_shared = rc != 0;
     return 0;
@@ -236,7 +237,7 @@ static int set_cookies(snap_agent *a, const char *ctx_id, const char *host,
     *n = 0;
     for (const json_val *ck = json_first(cookies); ck; ck = json_next(ck)) {
         if (!json_get_str(ck, "name") || !json_get_str(ck, "value") ||
-            !cookie_for_host(json_get_str(ck, "domain"), host))
+            !snap_session_cookie_for_host(json_get_str(ck, "domain"), host))
             continue;
         json_w_obj_begin(&w);
         /* A domain member always makes a domain cookie: a host-only one
@@ -309,13 +310,13 @@ static int ctx_from_state(snap_agent *a, const char *origin, const json_val *roo
     if (!c)
         return snap_fail(r, SNAP_ENOMEM, "out of memory");
     *idx = (size_t)(c - a->ctxs);
-    copyid(c->id, id);
+    snap_session_copyid(c->id, id);
     c->created = true;
     c->state = SNAP_CTX_AUTH;
     c->creds = true;        /* from here on: even a failed restore may have set some */
     snprintf(c->origin, sizeof c->origin, "%s", origin);
     char host[200];
-    origin_host(origin, host, sizeof host);
+    snap_session_origin_host(origin, host, sizeof host);
     size_t nck = 0;
     rc = set_cookies(a, id, host, json_get(root, "cookies"), &nck, &e);
     const json_val *ls = json_get(json_get(root, "localStorage"), origin);
@@ -324,7 +325,7 @@ static int ctx_from_state(snap_agent *a, const char *origin, const json_val *roo
     c = &a->ctxs[*idx];
     for (const json_val *ck = json_first(json_get(root, "cookies")); ck; ck = json_next(ck))
         if (json_get_str(ck, "name") && json_get_str(ck, "value") &&
-            cookie_for_host(json_get_str(ck, "domain"), host) &&
+            snap_session_cookie_for_host(json_get_str(ck, "domain"), host) &&
             !names_add(&c->ck_names, json_get_str(ck, "name")))
             c->names_lost = true;
     for (const json_val *kv = json_first(ls); kv; kv = json_next(kv))
@@ -538,8 +539,8 @@ static int ctx_prime(snap_agent *a, int tab_id, snap_result *r)
     a->ctxs[t->ctx].pending_ls = NULL;
     char origin[256], session[SNAP_ID_MAX], frame[SNAP_ID_MAX];
     snprintf(origin, sizeof origin, "%s", a->ctxs[t->ctx].origin);
-    copyid(session, t->session);
-    copyid(frame, t->nframes ? t->frames[0].id : "");
+    snap_session_copyid(session, t->session);
+    snap_session_copyid(frame, t->nframes ? t->frames[0].id : "");
     cdp_err e = {0};
     cdp_reply rep = {0};
     int rc = snap_cdp_call(a, session, "Fetch.enable",
@@ -648,229 +649,6 @@ int snap_ctx_prime(snap_agent *a, int tab_id, snap_result *r)
     return rc;
 }
 
-/* ---- the login wall ---- */
-
-/* A path that looks like a login page: a segment naming login or sign-in,
- * or an auth/SSO/second-factor step. */
-static bool login_path(const char *path)
-{
-    static const char *const PART[] = {"login", "log-in", "log_in", "logon", "signin",
-                                       "sign-in", "sign_in", NULL};
-    static const char *const WHOLE[] = {"auth", "authenticate", "sso", "2fa", "mfa", "otp",
-                                        "challenge", "verify", NULL};
-    char seg[128];
-    const char *p = path ? path : "";
-    char prev[128] = "";
-    while (*p) {
-        while (*p == '/')
-            p++;
-        size_t n = strcspn(p, "/");
-        if (!n)
-            break;
-        size_t m = n < sizeof seg - 1 ? n : sizeof seg - 1;
-        for (size_t i = 0; i < m; i++)
-            seg[i] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] + 32 : p[i]);
-        seg[m] = 0;
-        for (const char *const *w = PART; *w; w++)
-            if (strstr(seg, *w))
-                return true;
-        char base[128];
-        snprintf(base, sizeof base, "%.*s", (int)strcspn(seg, "."), seg);
-        for (const char *const *w = WHOLE; *w; w++)
-            if (strcmp(base, *w) == 0)
-                return true;
-        if (strcmp(base, "new") == 0 && (strcmp(prev, "session") == 0 ||
-                                         strcmp(prev, "sessions") == 0))
-            return true;
-        snprintf(prev, sizeof prev, "%s", base);
-        p += n;
-    }
-    return false;
-}
-
-/* 1 when tab's page shows a login wall, 0 when not, -1 when unknown. */
-static int login_wall(snap_agent *a, int tab_id)
-{
-    snap_tab *t = snap_tab_by_id(a, tab_id);
-    if (!t || t->closed)
-        return -1;
-    char session[SNAP_ID_MAX];
-    copyid(session, t->session);
-    json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "expression");
-    json_w_str(&w, snap_js_wall);
-    json_w_key(&w, "returnByValue");
-    json_w_bool(&w, true);
-    json_w_obj_end(&w);
-    char *params = json_w_take(&w, NULL);
-    cdp_reply rep = {0};
-    int rc = params ? snap_cdp_call(a, session, "Runtime.evaluate", params, a->o.timeout_ms,
-                               &rep, NULL) : CDP_ENOMEM;
-    free(params);
-    int wall = -1;
-    const json_val *v = json_get(json_get(rep.result, "result"), "value");
-    if (rc == 0 && json_is(v, JSON_OBJECT))
-        wall = json_bool(json_get(v, "pw")) || login_path(json_get_str(v, "path"));
-    cdp_reply_free(&rep);
-    return wall;
-}
-
-/* The path of an http(s) URL as the browser reads it, "/" when it has
- * none or cannot be parsed (out: cap bytes; url/url.h). */
-static void page_path(const char *url, char *out, size_t cap)
-{
-    if (url_path(url, out, cap))
-        snprintf(out, cap, "/");
-}
-
-/* 1 while context ci still holds some of its session's credentials (a
- * cookie of the service under one of the session's cookie names, or one of
- * its localStorage keys on its origin, read in tab tab_id), 0 when the
- * service dropped them all, -1 when that cannot be told (counts as held). */
-static int creds_held(snap_agent *a, size_t ci, int tab_id)
-{
-    snap_ctx *c = &a->ctxs[ci];
-    if (c->names_lost || (!c->ck_names && !c->ls_keys) || !*c->id)
-        return -1;
-    char origin[256];
-    snprintf(origin, sizeof origin, "%s", c->origin);
-    if (c->ck_names) {
-        char params[SNAP_ID_MAX + 40];
-        snprintf(params, sizeof params, "{\"browserContextId\":\"%s\"}", c->id);
-        cdp_reply ck = {0};
-        /* The reply carries values: a secret call, its reply wiped. */
-        if (snap_cdp_call_secret(a, NULL, "Storage.getCookies", params, a->o.timeout_ms, &ck,
-                                 NULL))
-            return -1;
-        const json_val *list = json_get(ck.result, "cookies");
-        if (!json_is(list, JSON_ARRAY)) {
-            cdp_reply_free(&ck);
-            return -1;
-        }
-        c = &a->ctxs[ci];
-        char host[200];
-        origin_host(origin, host, sizeof host);
-        bool left = false;
-        for (const json_val *k = json_first(list); k && !left; k = json_next(k))
-            left = cookie_for_host(json_get_str(k, "domain"), host) &&
-                   names_has(c->ck_names, json_get_str(k, "name"));
-        cdp_reply_free(&ck);
-        if (left)
-            return 1;
-    }
-    if (!c->ls_keys)
-        return 0;
-    /* localStorage: only a document of the origin can read it. */
-    snap_tab *t = snap_tab_by_id(a, tab_id);
-    if (!t || t->closed || t->ctx != ci || !t->nframes ||
-        strcmp(t->frames[0].origin, origin) != 0)
-        return -1;
-    char session[SNAP_ID_MAX], params[SNAP_ID_MAX + 120];
-    copyid(session, t->session);
-    /* Read in an isolated world of cdpgate's own: the page's scripts cannot
-     * redefine Object.keys or localStorage there to hide the keys. */
-    snprintf(params, sizeof params, "{\"frameId\":\"%s\",\"worldName\":\"cdpgate\"}",
-             t->frames[0].id);
-    cdp_reply rep = {0};
-    int rc = snap_cdp_call(a, session, "Page.createIsolatedWorld", params, a->o.timeout_ms,
-                           &rep, NULL);
-    int64_t world = rc ? 0 : json_get_int(rep.result, "executionContextId", 0);
-    cdp_reply_free(&rep);
-    if (world <= 0)
-        return -1;
-    snprintf(params, sizeof params, "{\"expression\":\"%s\",\"returnByValue\":"
-             "true,\"contextId\":%lld}", snap_js_ls_keys, (long long)world);
-    rc = snap_cdp_call(a, session, "Runtime.evaluate", params, a->o.timeout_ms, &rep, NULL);
-    const json_val *keys = json_get(json_get(rep.result, "result"), "value");
-    int held = -1;
-    if (rc == 0 && !json_get(rep.result, "exceptionDetails") && json_is(keys, JSON_ARRAY)) {
-        c = &a->ctxs[ci];
-        held = 0;
-        for (const json_val *k = json_first(keys); k && !held; k = json_next(k))
-            held = names_has(c->ls_keys, json_str(k, NULL));
-    }
-    cdp_reply_free(&rep);
-    return held;
-}
-
-/* Whether the open of url (the agent's choice) in tab tab_id was sent by
- * the service to its login page: url's path is not a login path, the page
- * is now elsewhere (another origin or path), and what it shows is a login
- * page (a login path or a visible password field). path gets the page's
- * path. */
-static bool sent_to_login(snap_agent *a, int tab_id, const char *url, char *path,
-                          size_t cap)
-{
-    snap_tab *t = snap_tab_by_id(a, tab_id);
-    char asked_origin[256], asked[1024];
-    if (!t || t->closed || !t->nframes || !url ||
-        snap_url_origin(url, asked_origin, sizeof asked_origin))
-        return false;
-    page_path(url, asked, sizeof asked);
-    page_path(t->frames[0].url, path, cap);
-    if (login_path(asked) ||
-        (strcmp(asked_origin, t->frames[0].origin) == 0 && strcmp(asked, path) == 0))
-        return false;
-    return login_wall(a, tab_id) == 1;
-}
-
-void snap_ctx_check(snap_agent *a, int tab_id, const char *url, char *note, size_t cap)
-{
-    snap_tab *t = snap_tab_by_id(a, tab_id);
-    if (!t || t->ctx == 0 || t->ctx >= a->nctxs || !t->nframes)
-        return;
-    size_t ci = t->ctx;
-    snap_ctx *c = &a->ctxs[ci];
-    if (!c->creds || c->state == SNAP_CTX_LOGIN)
-        return;
-    c->check = false;
-    char origin[256];
-    snprintf(origin, sizeof origin, "%s", c->origin);
-    /* Dropped credentials are the one thing that ends authentication. */
-    int held = creds_held(a, ci, tab_id);
-    c = &a->ctxs[ci];
-    if (held == 0) {
-        c->creds = false;
-        if (c->state == SNAP_CTX_AUTH)
-            c->state = SNAP_CTX_REJECTED;
-        snprintf(note, cap, "The site ended the session of %s: none of the session's "
-                 "cookies%s is left in its browser context (the site cleared or expired "
-                 "them), so %s is not authenticated here any more (auth=no). If the task "
-                 "needs the session, ask the user to log in again: cdpgate login %s",
-                 origin, c->ls_keys ? " or localStorage items" : "", origin, origin);
-        return;
-    }
-    /* Evidence the service rejected the session: only a note. */
-    t = snap_tab_by_id(a, tab_id);
-    if (!t || t->closed || !t->nframes)
-        return;
-    char why[400] = "", path[200];
-    const snap_frame *f = &t->frames[0];
-    if ((t->doc_status == 401 || t->doc_status == 403) && *t->doc_loader &&
-        strcmp(t->doc_loader, f->loader) == 0 && strcmp(f->origin, origin) == 0)
-        snprintf(why, sizeof why, "it answered this page with HTTP %d", t->doc_status);
-    else if (sent_to_login(a, tab_id, url, path, sizeof path))
-        snprintf(why, sizeof why, "it sent the page asked for to a login page (%.150s)",
-                 path);
-    if (!why[0])
-        return;
-    snprintf(note, cap, "Note: the site may have rejected the session of %s: %s. The "
-             "session is kept: pages of %s stay authenticated (auth=yes) while its browser "
-             "context holds the session's cookies, so state changes there are still "
-             "confirmed or stopped. If the task needs the session, ask the user to log in "
-             "again: cdpgate login %s", origin, why, origin, origin);
-}
-
-bool snap_tab_auth(const snap_agent *a, const snap_tab *t)
-{
-    if (!t || t->ctx == 0 || t->ctx >= a->nctxs || !t->nframes)
-        return false;
-    const snap_ctx *c = &a->ctxs[t->ctx];
-    return c->creds && strcmp(t->frames[0].origin, c->origin) == 0;
-}
-
 void snap_session_forget(snap_agent *a, const char *origin)
 {
     for (size_t i = 1; i < a->nctxs; i++)
@@ -959,7 +737,7 @@ static int login_begin_run(snap_agent *a, const char *url, snap_result *r)
     if (!c)
         return snap_fail(r, SNAP_ENOMEM, "out of memory");
     size_t ci = (size_t)(c - a->ctxs);
-    copyid(c->id, id);
+    snap_session_copyid(c->id, id);
     c->created = true;
     c->state = SNAP_CTX_LOGIN;
     c->creds = true;        /* the human may log in here whatever follows */
@@ -1014,7 +792,7 @@ static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
     snap_tab *t = snap_tab_by_id(a, tab_id);
     if (t && !t->closed && t->nframes && strcmp(t->frames[0].origin, c->origin) == 0) {
         char session[SNAP_ID_MAX];
-        copyid(session, t->session);
+        snap_session_copyid(session, t->session);
         char get[SNAP_JS_LS_GET_CAP];
         snprintf(get, sizeof get, "{\"expression\":\"%s\",\"returnByValue\":true}",
                  snap_js_ls_get);
@@ -1026,7 +804,7 @@ static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
         }
     }
     char host[200];
-    origin_host(c->origin, host, sizeof host);
+    snap_session_origin_host(c->origin, host, sizeof host);
     bool all_persistent = true;
     int64_t latest = 0;
     json_w w;
@@ -1037,7 +815,7 @@ static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
     json_w_key(&w, "cookies");
     json_w_arr_begin(&w);
     for (const json_val *k = json_first(json_get(ck.result, "cookies")); k; k = json_next(k)) {
-        if (!cookie_for_host(json_get_str(k, "domain"), host))
+        if (!snap_session_cookie_for_host(json_get_str(k, "domain"), host))
             continue;
         static const char *const KEEP[] = {"name", "value", "domain", "path", "httpOnly",
                                            "secure", "sameSite", "partitionKey", NULL};
@@ -1127,7 +905,7 @@ static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
     bool done = human_done;
     if (!done && !t->loading && !t->dialog_open && t->nframes &&
         strcmp(t->frames[0].origin, origin) == 0)
-        done = login_wall(a, tab_id) == 0;
+        done = snap_session_login_wall(a, tab_id) == 0;
     if (!done)
         return snap_fail(r, SNAP_EBLOCKED, "waiting for the human to finish logging in at %s",
                          origin);

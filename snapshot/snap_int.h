@@ -2,7 +2,7 @@
  * snap_int.h — internals shared by the files of snapshot/ only.
  *
  * Files (the module's layers; internal headers: agent_int.h, observe_int.h,
- * act_int.h; every page script in page_js.c):
+ * act_int.h, session_int.h; every page script in page_js.c):
  *   state       agent.c        the agent: tabs, frames, sessions, events
  *                              (dialogs, popups, navigations, network in
  *                              flight), results, open
@@ -27,6 +27,8 @@
  *   trust       sink.c         the one path to the browser
  *               policy.c       asking the gate
  *               session.c      browser contexts, session restore, login
+ *               session_check.c  the login wall, whether a context still
+ *                              holds its session, auth=
  *               page_js.c      every page script
  */
 #ifndef CDPGATE_SNAP_INT_H
@@ -508,7 +510,7 @@ char *snap_url_redact(const char *url, bool strict, const char *const *fields);
  * while an action runs (the sink's audit, frame URLs). */
 char *snap_url_redact_act(const snap_agent *a, const char *url);
 
-/* ---- session.c ---- */
+/* ---- session.c, session_check.c ---- */
 
 /* Make sure ctxs[0] (the untrusted context) exists. */
 int snap_ctx_untrusted(snap_agent *a, snap_result *r);
