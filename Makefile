@@ -11,8 +11,9 @@
 #   make bench           benchmarks with peers, figures printed (not asserted);
 #                        BENCH=load: only page loads, privileged egress rule off/on
 #   make bench-smoke     every benchmark once in quick mode (CI: none may rot)
-#   make check           source style checker (line length, banned calls) and the
-#                        layering check (docs/architecture.md's module map)
+#   make check           source style checker (line length, banned calls), the
+#                        layering check (docs/architecture.md's module map) and
+#                        the size check (files, functions: tests/checkfnlen.sh)
 #   make install PREFIX=/usr/local
 #   make clean
 #
@@ -133,6 +134,7 @@ check: $(BUILD)/libcdpgate.a
 	@sh tests/checksrc.sh
 	@sh tests/checklayers.sh
 	@sh tests/checksyms.sh $(BUILD)
+	@sh tests/checkfnlen.sh
 
 # Every test program under valgrind (memcheck, leaks are errors; any
 # valgrind error is a non-zero exit, which tests/run.sh counts as a failure).
