@@ -152,6 +152,10 @@ int gate_recipient_check(const gate_grant *g, const char *v, int kind, char *why
  * -1 with why (cap) naming what was found where. */
 int gate_recipient_present(const gate_grant *g, const gate_request *req, int conseq, char *why,
                            size_t cap);
+/* Whether req->present[i] names a recipient as gate_recipient_present
+ * judges it (a recipient field's value; for a send, a chip too): the
+ * prompt lists those, so the human sees who a send goes to. */
+bool gate_recipient_read_back(const gate_request *req, size_t i, int conseq);
 
 /* ---- prompt.c ---- */
 

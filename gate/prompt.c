@@ -281,8 +281,34 @@ static void page_line(base_buf *b, const char *label, const char *s, size_t max)
     base_buf_puts(b, "\n");
 }
 
+#define PROMPT_RECIPIENTS_MAX 20
+
+/* The recipients read back from the form (page text): who it goes to. */
+static void recipients_line(base_buf *b, const gate_request *req, const gate_decision *d)
+{
+    if (d->cls != GATE_CLASS_CONSEQUENTIAL)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < req->npresent; i++) {
+        if (!gate_recipient_read_back(req, i, d->conseq))
+            continue;
+        if (n < PROMPT_RECIPIENTS_MAX) {
+            base_buf_puts(b, n ? ", " : "  recipients read back from its form: ");
+            tb_esc(b, req->present[i].value, 300, true, 0);
+        }
+        n++;
+    }
+    if (n > PROMPT_RECIPIENTS_MAX) {
+        char m[64];
+        snprintf(m, sizeof m, " ... and %zu more", n - PROMPT_RECIPIENTS_MAX);
+        base_buf_puts(b, m);
+    }
+    if (n)
+        base_buf_puts(b, "\n");
+}
+
 /* The page's own text: escaped and quoted, between separator lines. */
-static void page_part(base_buf *b, const gate_request *req)
+static void page_part(base_buf *b, const gate_request *req, const gate_decision *d)
 {
     const gate_target *t = req->target;
     bool press = strcmp(req->tool, "press") == 0;
@@ -312,6 +338,7 @@ static void page_part(base_buf *b, const gate_request *req)
         page_line(b, "row", t->row, 300);
         if (t->submits)
             page_line(b, "submits a form to", t->form_action, 300);
+        recipients_line(b, req, d);
     } else if (press) {
         base_buf_puts(b, "  focused element: none (the key goes to the page)\n");
     }
@@ -342,7 +369,7 @@ char *gate_prompt_message(const gate *gt, const gate_request *req, const gate_de
                       "only.\n");
     verdict(&b, req, d, origin);
     agent_part(&b, req);
-    page_part(&b, req);
+    page_part(&b, req, d);
     base_buf_puts(&b, "\nAllow this one action?");
     if (b.oom) {
         free(b.s);
@@ -387,6 +414,21 @@ char *gate_prompt_json(const gate *gt, const gate_request *req, const gate_decis
     json_w_str(&w, gate_class_name(d->cls));
     gate_w_text(&w, "kind", d->conseq ? gate_conseq_name(d->conseq) : NULL, 32);
     w_esc(&w, "observation", req->obs, 256, 0);
+    if (d->cls == GATE_CLASS_CONSEQUENTIAL && req->npresent) {
+        /* Who a consequential action goes to, read back from its form. */
+        json_w_key(&w, "recipients");
+        json_w_arr_begin(&w);
+        for (size_t i = 0, n = 0; i < req->npresent && n < 100; i++) {
+            if (!gate_recipient_read_back(req, i, d->conseq))
+                continue;
+            base_buf b = {0};
+            tb_esc(&b, req->present[i].value, 300, false, 0);
+            json_w_str(&w, b.oom || !b.s ? "" : b.s);
+            free(b.s);
+            n++;
+        }
+        json_w_arr_end(&w);
+    }
     if (req->script) {
         /* The whole script (gate_decide refused a longer one). */
         w_esc(&w, "script", req->script, GATE_SCRIPT_SHOWN, GATE_ESC_LINES);

@@ -370,6 +370,18 @@ const char *gate_recipient_value(const gate_request *req, size_t i, int *kind)
     return i == 0 ? (nm ? nm : tx) : i == 1 && nm ? tx : NULL;
 }
 
+bool gate_recipient_read_back(const gate_request *req, size_t i, int conseq)
+{
+    const gate_present *p = &req->present[i];
+    if (!p->value || !*p->value)
+        return false;
+    if (p->chip)
+        return conseq == GATE_CONSEQ_SEND;
+    gate_target t = {.field = p->field, .label = p->label, .name = p->name,
+                     .input_type = p->input_type, .autocomplete = p->autocomplete};
+    return gate_recipient_field(&t) != GATE_RFIELD_NONE;
+}
+
 int gate_recipient_present(const gate_grant *g, const gate_request *req, int conseq, char *why,
                            size_t cap)
 {

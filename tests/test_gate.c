@@ -1700,6 +1700,56 @@ static void t_recipients_read_back(void)
     gate_free(gt);
 }
 
+/* The human who confirms a send sees who it goes to: the recipients read
+ * back from its form (a recipient field's value, a chip), escaped like all
+ * page text, in the message and as "recipients" in the hook's JSON; the
+ * form's other fields are not listed. Fails before issue 11's redact work:
+ * the prompt named the button and its form's address only. */
+static void t_prompt_lists_recipients(void)
+{
+    hook_state h = {GATE_ALLOW, "ok", 0, ""};
+    gate_opts o = {.confirm = hook, .confirm_ud = &h};
+    gate *gt = mk("{\"task\":\"t\",\"tools\":[\"click\"],"
+                  "\"origins\":[\"https://mail.test\"],"
+                  "\"recipients\":[\"bob@partner.test\",\"*@corp.test\"],"
+                  "\"egress\":[\"structured_send\",\"approved_origin_fetch\"],"
+                  "\"bound\":[{\"origin\":\"https://mail.test\",\"tool\":\"click\","
+                  "\"name\":\"Send\"}]}", &o);
+    if (!gt)
+        return;
+    gate_target send = {.role = "button", .name = "Send", .tag = "button", .submits = true,
+                        .form_action = "https://mail.test/send", .form_method = "post"};
+    gate_request r = click("https://mail.test", true, &send);
+    gate_present p[4];
+    memset(p, 0, sizeof p);
+    p[0] = (gate_present){.field = "to", .label = "To", .name = "To",
+                          .value = "Bob Smith <bob@partner.test>"};
+    p[1] = (gate_present){.chip = true, .value = "ann@corp.test"};
+    p[2] = (gate_present){.field = "subject", .name = "Subject", .value = "Lunch plans"};
+    p[3] = (gate_present){.field = "cc", .name = "Cc", .value = ""};
+    r.present = p;
+    r.npresent = 4;
+    gate_decision d;
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
+    CHECK_INT(1, h.calls);
+    json_doc *doc = json_parse(h.prompt, strlen(h.prompt), NULL, NULL);
+    const json_val *v = json_doc_root(doc);
+    const char *m = json_get_str(v, "message");
+    if (CHECK(m != NULL)) {
+        has(m, "\n  recipients read back from its form: \"Bob Smith <bob@partner.test>\", "
+            "\"ann@corp.test\"\n");
+        CHECK(!strstr(m, "Lunch plans"));
+        /* Page text: below the separator. */
+        CHECK(strstr(m, "recipients read back") > strstr(m, "----- page text below"));
+    }
+    CHECK_INT(2, (int)json_len(json_get(v, "recipients")));
+    CHECK_STR("Bob Smith <bob@partner.test>", json_str(json_path(v, "recipients.0"), NULL));
+    CHECK_STR("ann@corp.test", json_str(json_path(v, "recipients.1"), NULL));
+    json_doc_free(doc);
+    gate_free(gt);
+}
+
 /* Recipients wherever one can be given: typed (with a full-width or small
  * '@', full-width letters, zero-width characters, a "Name <addr>" list),
  * chosen with select, clicked as an option of a recipient field's list,
@@ -2517,6 +2567,7 @@ static const test_case TESTS[] = {
     {"prompt_names_what_happens", t_prompt_names_what_happens},
     {"recipients_everywhere", t_recipients_everywhere},
     {"recipients_read_back", t_recipients_read_back},
+    {"prompt_lists_recipients", t_prompt_lists_recipients},
     {"open_schemes", t_open_schemes},
     {"takeover_while_confirming", t_takeover_while_confirming},
     {"confirmed_flag", t_confirmed_flag},
