@@ -25,8 +25,9 @@
  * means wait as long as it takes. */
 #define BASE_NO_DEADLINE ((int64_t)-1)
 
-/* CLOCK_MONOTONIC in milliseconds. */
+/* CLOCK_MONOTONIC in milliseconds, and in nanoseconds (for timings). */
 int64_t base_now_ms(void);
+int64_t base_now_ns(void);
 /* The deadline timeout_ms from now; any negative timeout gives
  * BASE_NO_DEADLINE. */
 int64_t base_deadline_in(int timeout_ms);

@@ -19,12 +19,14 @@
 #include <time.h>
 #include <unistd.h>
 
-int64_t base_now_ms(void)
+int64_t base_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+int64_t base_now_ms(void) { return base_now_ns() / 1000000; }
 
 int64_t base_deadline_in(int timeout_ms)
 {

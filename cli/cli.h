@@ -5,6 +5,7 @@
 #ifndef CDPGATE_CLI_H
 #define CDPGATE_CLI_H
 
+#include "base/base.h"
 #include "cdp/cdp.h"
 
 #define CDPGATE_VERSION "0.1.0"
@@ -56,9 +57,6 @@ int cli_mcp(const cli_opts *o, int argc, char **argv);
  * Returns the port (> 0) and the child's pid, or -1. */
 int cli_site_start(pid_t *pid);
 void cli_site_stop(pid_t pid);
-
-/* Monotonic nanoseconds, for CDPGATE_TIMING. */
-long long cli_now_ns(void);
 
 /* ---- `cdpgate vault` (cli/vault_cmd.c; docs/vault.md "Commands") ---- */
 /* argv[0] is "vault"; the vault commands parse their own options. */

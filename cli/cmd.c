@@ -35,7 +35,7 @@ cdp_browser *cli_browser(const cli_opts *o, const char *cmd)
         return NULL;
     }
     if (o->timing)
-        fprintf(stderr, "timing: first_response_ns=%lld\n", cli_now_ns());
+        fprintf(stderr, "timing: first_response_ns=%lld\n", (long long)base_now_ns());
     return b;
 }
 
@@ -299,14 +299,14 @@ static void check_page(tally *t, cdp_browser *b, const char *label, int timeout_
     cdp_err e = {0};
     char what[128], detail[600];
     snprintf(what, sizeof what, "%s: open a page, navigate, evaluate", label);
-    long long t0 = cli_now_ns();
+    long long t0 = base_now_ns();
     cdp_page *p = cdp_page_open(b, timeout_ms, &e);
     char *out = NULL;
     if (p && cdp_page_navigate(p, "data:text/html,<title>doctor</title><p>ok</p>", timeout_ms,
                                &e) == 0 &&
         cdp_page_eval(p, "document.title + ':' + 6*7", timeout_ms, &out, &e) == 0) {
         bool good = strcmp(out, "\"doctor:42\"") == 0;
-        snprintf(detail, sizeof detail, "%s in %.1f ms%s", out, (cli_now_ns() - t0) / 1e6,
+        snprintf(detail, sizeof detail, "%s in %.1f ms%s", out, (base_now_ns() - t0) / 1e6,
                  cdp_page_adopted(p) ? " (adopted an existing page)" : "");
         report(t, good, what, detail);
     } else {
@@ -328,11 +328,11 @@ int cli_doctor(const cli_opts *o, int argc, char **argv)
     cdp_err e = {0};
     printf("cdpgate %s doctor\n", CDPGATE_VERSION);
     if (o->connect) {
-        long long t0 = cli_now_ns();
+        long long t0 = base_now_ns();
         cdp_browser *b = cdp_browser_connect(o->connect, NULL, o->timeout_ms, &e);
         if (b) {
             snprintf(detail, sizeof detail, "%s in %.1f ms", cdp_browser_product(b),
-                     (cli_now_ns() - t0) / 1e6);
+                     (base_now_ns() - t0) / 1e6);
             report(&t, true, "attach", detail);
             check_page(&t, b, "attach", o->timeout_ms);
             cdp_browser_free(b);
@@ -359,11 +359,11 @@ int cli_doctor(const cli_opts *o, int argc, char **argv)
     lo.timeout_ms = o->timeout_ms < 20000 ? 20000 : o->timeout_ms;
 
     /* 1. pipe */
-    long long t0 = cli_now_ns();
+    long long t0 = base_now_ns();
     cdp_browser *b = cdp_browser_launch(&lo, &e);
     if (b) {
         snprintf(detail, sizeof detail, "%s, ready in %.0f ms", cdp_browser_product(b),
-                 (cli_now_ns() - t0) / 1e6);
+                 (base_now_ns() - t0) / 1e6);
         report(&t, true, "launch over the pipe (--remote-debugging-pipe)", detail);
         check_page(&t, b, "pipe", o->timeout_ms);
         cdp_browser_free(b);
@@ -373,11 +373,11 @@ int cli_doctor(const cli_opts *o, int argc, char **argv)
 
     /* 2. port, then 3. attach to that browser through http:// and ws:// */
     lo.use_port = true;
-    t0 = cli_now_ns();
+    t0 = base_now_ns();
     b = cdp_browser_launch(&lo, &e);
     if (b) {
         snprintf(detail, sizeof detail, "%s at %s, ready in %.0f ms", cdp_browser_product(b),
-                 cdp_browser_ws_url(b), (cli_now_ns() - t0) / 1e6);
+                 cdp_browser_ws_url(b), (base_now_ns() - t0) / 1e6);
         report(&t, true, "launch over a port (--remote-debugging-port=0)", detail);
         check_page(&t, b, "port", o->timeout_ms);
         /* The same browser, attached as a second client. */

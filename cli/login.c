@@ -119,7 +119,7 @@ int cli_login(const cli_opts *o, int argc, char **argv)
     fprintf(stderr, "cdpgate login: log in to %s in the browser window. cdpgate notices when "
             "the login page is gone; or press Enter here when you are done.\n", origin);
     bool stdin_open = true, human_done = false;
-    long long start = cli_now_ns();
+    long long start = base_now_ns();
     int sr;
     for (;;) {
         struct pollfd pfd = {0, POLLIN, 0};
@@ -136,7 +136,7 @@ int cli_login(const cli_opts *o, int argc, char **argv)
         if (sr != SNAP_EBLOCKED)
             break;
         snap_result_free(&r);
-        if ((cli_now_ns() - start) / 1000000 > LOGIN_MAX_MS) {
+        if ((base_now_ns() - start) / 1000000 > LOGIN_MAX_MS) {
             snap_login_cancel(a);
             fprintf(stderr, "cdpgate login: no login within 30 minutes; nothing was saved\n");
             goto done;

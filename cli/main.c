@@ -99,13 +99,6 @@ static const char USAGE_OPTIONS[] =
 "A launched browser gets a fresh temporary profile that is removed on exit,\n"
 "and never outlives cdpgate, even when cdpgate is killed.\n";
 
-long long cli_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* For benchmarks: the driver's own peak resident set (not the browser's). */
 static void print_peak_rss(void)
 {
@@ -189,7 +182,7 @@ static int main_command(cli_opts *o, int npos, char **pos)
 
 int main(int argc, char **argv)
 {
-    long long t0 = cli_now_ns();
+    long long t0 = base_now_ns();
 #if defined(M_MMAP_THRESHOLD)
     /* glibc raises its mmap threshold to the size of each mapped block
      * freed, after which a snapshot's big arrays (the AX records, the view

@@ -257,7 +257,7 @@ static int confirm_elicit(serve *S, const char *prompt, char *why, size_t cap)
         return GATE_DENY;
     }
     free(msg);
-    long long deadline = cli_now_ns() / 1000000 + CONFIRM_WAIT_MS;
+    long long deadline = base_now_ns() / 1000000 + CONFIRM_WAIT_MS;
     for (;;) {
         on_poll(S);
         char *res = NULL;
@@ -289,7 +289,7 @@ static int confirm_elicit(serve *S, const char *prompt, char *why, size_t cap)
             snprintf(why, cap, "the request was cancelled while waiting for confirmation");
             return GATE_DENY;
         }
-        long long left = deadline - cli_now_ns() / 1000000;
+        long long left = deadline - base_now_ns() / 1000000;
         if (left <= 0) {
             snprintf(why, cap, "no answer to the confirmation within %d s",
                      CONFIRM_WAIT_MS / 1000);
@@ -356,7 +356,7 @@ static void gone_reason(serve *S, char *out, size_t cap)
 static int start_browser(serve *S, char *why, size_t cap)
 {
     cdp_err e = {0};
-    long long t0 = cli_now_ns();
+    long long t0 = base_now_ns();
     S->b = cli_browser_open(S->o, &e);
     if (!S->b) {
         snprintf(why, cap, "cannot start the browser: %s", e.msg);
@@ -374,7 +374,7 @@ static int start_browser(serve *S, char *why, size_t cap)
     }
     fprintf(stderr, "cdpgate mcp: %s over the %s, ready in %.0f ms\n",
             cdp_browser_product(S->b), cdp_conn_transport(cdp_browser_conn(S->b)),
-            (cli_now_ns() - t0) / 1e6);
+            (base_now_ns() - t0) / 1e6);
     return 0;
 }
 
@@ -694,11 +694,11 @@ static void run_snap_tool(serve *S, mcp_call *call, mcp_tool tool, const mcp_arg
                                                             : "going through history");
     snap_result r;
     memset(&r, 0, sizeof r);
-    long long t0 = cli_now_ns();
+    long long t0 = base_now_ns();
     int rc = call_snap(S, tool, a, &r);
     if (S->o->timing)
         fprintf(stderr, "timing: tool=%d rc=%d ms=%.2f\n", (int)tool, rc,
-                (cli_now_ns() - t0) / 1e6);
+                (base_now_ns() - t0) / 1e6);
     out->text = r.text;
     out->structured = r.structured;
     out->image = r.image;

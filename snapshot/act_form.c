@@ -7,7 +7,6 @@
 #include "snapshot/act_int.h"
 #include "snapshot/page_js.h"
 #include "url/url.h"
-#include "ws/ws.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +30,7 @@ int snap_upload(snap_agent *a, const char *ref, const char *path, const char *ob
         free(real);
         return snap_act_fail(r, SNAP_EINVAL, "upload: %.300s is not a readable regular file", path);
     }
-    int64_t deadline = snap_now_ms() + a->o.timeout_ms;
+    int64_t deadline = base_now_ms() + a->o.timeout_ms;
     target tg;
     if ((rc = snap_act_resolve(a, ref, &tg, r))) {
         free(real);
@@ -237,7 +236,7 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
         text = "";
     if (!json_utf8_valid((const uint8_t *)text, strlen(text)))
         return snap_act_fail(r, SNAP_EINVAL, "the text to type is not valid UTF-8");
-    int64_t deadline = snap_now_ms() + a->o.timeout_ms;
+    int64_t deadline = base_now_ms() + a->o.timeout_ms;
     target tg;
     if ((rc = snap_act_resolve(a, ref, &tg, r)))
         return rc;
@@ -506,7 +505,7 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
     for (size_t i = 0; i < n; i++)
         if (!values[i] || !json_utf8_valid((const uint8_t *)values[i], strlen(values[i])))
             return snap_act_fail(r, SNAP_EINVAL, "option %zu is missing or not valid UTF-8", i + 1);
-    int64_t deadline = snap_now_ms() + a->o.timeout_ms;
+    int64_t deadline = base_now_ms() + a->o.timeout_ms;
     target tg;
     if ((rc = snap_act_resolve(a, ref, &tg, r)))
         return rc;

@@ -8,7 +8,6 @@
 #include "snapshot/act_int.h"
 #include "snapshot/page_js.h"
 #include "url/url.h"
-#include "ws/ws.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +79,7 @@ int snap_act_dispatch_input(snap_agent *a, int tab_id, const char *session_in,
         free(prms[i]);
     }
     /* Wait for "every reply, or a dialog": one message at a time, no timer. */
-    int64_t deadline = snap_now_ms() + a->o.timeout_ms;
+    int64_t deadline = base_now_ms() + a->o.timeout_ms;
     bool timed_out = false;
     for (;;) {
         bool all = true;
@@ -88,7 +87,7 @@ int snap_act_dispatch_input(snap_agent *a, int tab_id, const char *session_in,
             all = cdp_reply_ready(a->c, w.ids[i]);
         if (all || w.dialog)
             break;
-        int64_t left = deadline - snap_now_ms();
+        int64_t left = deadline - base_now_ms();
         if (left <= 0) {
             timed_out = true;
             break;
@@ -460,7 +459,7 @@ static int press_run(snap_agent *a, const char *key, const char *obs, snap_gated
                              "Escape, Backspace, ArrowDown, PageDown, Home, F5, a single "
                              "character, or combinations like Control+A, Shift+Tab",
                              key ? key : "");
-    int64_t deadline = snap_now_ms() + a->o.timeout_ms;
+    int64_t deadline = base_now_ms() + a->o.timeout_ms;
     int tab_id = t->id;
     uint64_t nav0 = t->nav;
     size_t tabs0 = a->ntabs;

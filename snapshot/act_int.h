@@ -42,7 +42,6 @@
 
 #include "snapshot/snap_int.h"
 #include "url/url.h"
-#include "ws/ws.h"
 
 #include <stdio.h>
 #include <stdlib.h>

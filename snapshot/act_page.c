@@ -7,7 +7,6 @@
 #define _XOPEN_SOURCE 700     /* realpath (POSIX.1-2008 XSI) */
 #include "snapshot/act_int.h"
 #include "url/url.h"
-#include "ws/ws.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,7 +127,7 @@ static int history_run(snap_agent *a, int delta, snap_result *r)
         return rc;
     if (delta == 0)
         return snap_act_fail(r, SNAP_EINVAL, "history needs -1 (back) or +1 (forward)");
-    int64_t deadline = snap_now_ms() + a->o.timeout_ms;
+    int64_t deadline = base_now_ms() + a->o.timeout_ms;
     pcall h;
     if (snap_act_call0(a, t->session, "Page.getNavigationHistory", &h)) {
         rc = snap_act_fail(r, SNAP_EBROWSER, "history: %s", h.e.msg);
@@ -173,7 +172,7 @@ static int history_run(snap_agent *a, int delta, snap_result *r)
         t = snap_tab_by_id(a, tab_id);
         if (!t || t->closed || t->dialog_open || t->nav != nav0 || w.same_doc)
             break;
-        int64_t left = deadline - snap_now_ms();
+        int64_t left = deadline - base_now_ms();
         if (left <= 0)
             break;
         cdp_err e;
@@ -462,7 +461,7 @@ static int dialog_run(snap_agent *a, bool accept, const char *prompt_text, snap_
     }
     if (prompt_text && !json_utf8_valid((const uint8_t *)prompt_text, strlen(prompt_text)))
         return snap_act_fail(r, SNAP_EINVAL, "the prompt text is not valid UTF-8");
-    int64_t deadline = snap_now_ms() + a->o.timeout_ms;
+    int64_t deadline = base_now_ms() + a->o.timeout_ms;
     int tab_id = t->id;
     uint64_t nav0 = t->nav;
     size_t tabs0 = a->ntabs;
@@ -615,7 +614,7 @@ static int screenshot_run(snap_agent *a, bool full_page, snap_result *r)
     }
     size_t cap = blen / 4 * 3 + 3;
     uint8_t *img = malloc(cap ? cap : 1);
-    ssize_t n = img ? ws_b64_decode(b64, blen, img, cap) : -1;
+    ssize_t n = img ? base_b64_decode(b64, blen, img, cap) : -1;
     snap_act_pfree(&pc);
     static const uint8_t SIG[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     if (n < 24 || memcmp(img, SIG, 8) != 0) {

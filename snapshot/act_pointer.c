@@ -7,7 +7,6 @@
 #include "snapshot/act_int.h"
 #include "snapshot/page_js.h"
 #include "url/url.h"
-#include "ws/ws.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +48,7 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, bool hov
     int rc = snap_act_begin(a, obs, &t, r);
     if (rc)
         return rc;
-    int64_t deadline = snap_now_ms() + a->o.timeout_ms;
+    int64_t deadline = base_now_ms() + a->o.timeout_ms;
     target tg;
     if ((rc = snap_act_resolve(a, ref, &tg, r)))
         return rc;
@@ -217,7 +216,7 @@ static int scroll_run(snap_agent *a, const char *ref, const char *direction, sna
     int rc = snap_act_begin(a, NULL, &t, r);
     if (rc)
         return rc;
-    int64_t deadline = snap_now_ms() + a->o.timeout_ms;
+    int64_t deadline = base_now_ms() + a->o.timeout_ms;
     int d = 0;
     target tg;
     memset(&tg, 0, sizeof tg);

@@ -9,7 +9,6 @@
 #include "snapshot/act_int.h"
 #include "snapshot/page_js.h"
 #include "url/url.h"
-#include "ws/ws.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,6 @@
 #define _XOPEN_SOURCE 700     /* realpath (POSIX.1-2008 XSI) */
 #include "snapshot/act_int.h"
 #include "url/url.h"
-#include "ws/ws.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,23 +15,14 @@
  *    so a number is never reused.
  */
 #include "snapshot/agent_int.h"
-#include "ws/ws.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_PENDING (sizeof ((snap_agent *)0)->work / sizeof ((snap_agent *)0)->work[0])
 
 typedef struct snap_work pending_work;
-
-int64_t snap_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 char *snap_agent_dupstr(const char *s)
 {
@@ -455,12 +446,12 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
     } else if (strcmp(method, "Network.requestWillBeSent") == 0) {
         if (!json_get(p, "redirectResponse"))
             t->inflight++;
-        t->last_net_ms = (uint64_t)snap_now_ms();
+        t->last_net_ms = (uint64_t)base_now_ms();
     } else if (strcmp(method, "Network.loadingFinished") == 0 ||
                strcmp(method, "Network.loadingFailed") == 0) {
         if (t->inflight > 0)
             t->inflight--;
-        t->last_net_ms = (uint64_t)snap_now_ms();
+        t->last_net_ms = (uint64_t)base_now_ms();
     }
 }
 
@@ -714,7 +705,7 @@ snap_agent *snap_agent_new(cdp_browser *b, const snap_opts *o, cdp_err *err)
         }
     }
     uint8_t rnd[8];
-    if (ws_random(rnd, sizeof rnd) != 0) {
+    if (base_random(rnd, sizeof rnd) != 0) {
         free(a);
         if (err) {
             err->code = CDP_EINVAL;
@@ -862,7 +853,7 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
 {
     if (snap_sync(a))
         return snap_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
-    int64_t deadline = snap_now_ms() + a->o.timeout_ms;
+    int64_t deadline = base_now_ms() + a->o.timeout_ms;
     snap_tab *t = new_tab ? NULL : snap_tab_current(a);
     if (t && t->ctx != ctx)
         t = NULL;
@@ -918,7 +909,7 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
          * human is asked meanwhile, and the time they take is not the
          * load's. */
         for (;;) {
-            int64_t left = deadline - snap_now_ms();
+            int64_t left = deadline - base_now_ms();
             rc = cdp_wait_event(a->c, since, t->session, "Page.lifecycleEvent", is_load, &m,
                                 left > 200 ? 200 : left > 0 ? (int)left : 1, &ev, NULL, &e);
             if (rc != CDP_ETIMEOUT || left <= 200)

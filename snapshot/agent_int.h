@@ -6,7 +6,6 @@
 #define CDPGATE_AGENT_INT_H
 
 #include "snapshot/snap_int.h"
-#include "ws/ws.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,6 @@
  */
 #include "snapshot/agent_int.h"
 #include "snapshot/page_js.h"
-#include "ws/ws.h"
 
 #include <stdio.h>
 #include <stdlib.h>

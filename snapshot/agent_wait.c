@@ -6,7 +6,6 @@
  */
 #include "snapshot/agent_int.h"
 #include "snapshot/page_js.h"
-#include "ws/ws.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +81,7 @@ int snap_settle_frame(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tab
         if (!redirect_pending(a, t))
             break;
         /* Wait for the navigation the page scheduled to start. */
-        int64_t until = snap_now_ms() + REDIRECT_WINDOW_MS;
+        int64_t until = base_now_ms() + REDIRECT_WINDOW_MS;
         if (until > deadline_ms)
             until = deadline_ms;
         bool started = false;
@@ -94,7 +93,7 @@ int snap_settle_frame(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tab
                 started = true;
                 break;
             }
-            int64_t now = snap_now_ms();
+            int64_t now = base_now_ms();
             if (now >= until)
                 break;
             cdp_err e;
@@ -119,7 +118,7 @@ static int settle_once(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t ta
     int tab_id = t->id;
     uint64_t last_activity = t->activity;
     size_t last_tabs = a->ntabs;
-    int64_t quiet_from = snap_now_ms();
+    int64_t quiet_from = base_now_ms();
     /* The short window holds while the tab has shown no consequence. */
     bool quick = frame_call != 0;
     for (;;) {
@@ -138,7 +137,7 @@ static int settle_once(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t ta
             out->dialog = true;
             break;
         }
-        int64_t now = snap_now_ms();
+        int64_t now = base_now_ms();
         if (t->activity != last_activity || a->ntabs != last_tabs) {
             last_activity = t->activity;
             last_tabs = a->ntabs;

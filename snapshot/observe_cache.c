@@ -608,7 +608,7 @@ static bool cache_valid(snap_agent *a, snap_tab *t, const snap_query *q)
     if (!C)
         return false;
     bool plain = q->offset == 0 && !(q->query && *q->query) && !q->text;
-    int64_t age = snap_now_ms() - C->built_ms;
+    int64_t age = base_now_ms() - C->built_ms;
     return C->tab == t->id && C->nav == t->nav && C->activity == t->activity &&
            C->cmd == cdp_last_id(a->c) && C->sig == frames_sig(t) && age >= 0 &&
            age <= (plain ? CACHE_FRESH_MS : CACHE_MAX_AGE_MS);
@@ -693,7 +693,7 @@ static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
     C->activity = activity;
     C->sig = sig;
     C->cmd = cmd;
-    C->built_ms = snap_now_ms();
+    C->built_ms = base_now_ms();
     /* The event listener may have moved the tabs while the replies came. */
     t = snap_tab_by_id(a, tab);
     if (!t) {

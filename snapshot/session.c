@@ -12,7 +12,7 @@
  *  - Session values (cookie values, localStorage values) go only into CDP
  *    command parameters and the vault: never into a result text, a
  *    structured result or a message. Nothing that held them is freed
- *    unwiped: our own buffers go through wipe_free (vault_memzero), JSON
+ *    unwiped: our own buffers go through wipe_free (base_memzero), JSON
  *    built from them through secret writers (json_w_init_secret), the
  *    vault's plaintext is parsed with JSON_SECRET, and the CDP calls that
  *    carry them are secret calls (cdp_call_secret), which zero the
@@ -45,7 +45,6 @@
 #include "snapshot/page_js.h"
 #include "url/url.h"
 #include "vault/vault.h"
-#include "ws/ws.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +64,7 @@ void snap_session_copyid(char dst[SNAP_ID_MAX], const char *s)
 static void wipe_free(char *p)
 {
     if (p) {
-        vault_memzero(p, strlen(p));
+        base_memzero(p, strlen(p));
         free(p);
     }
 }
@@ -560,8 +559,8 @@ static int ctx_prime(snap_agent *a, int tab_id, snap_result *r)
                             a->o.timeout_ms, &rep, NULL, &e);
     if (!rc) {
         static const char BODY[] = "<!doctype html><title></title>";
-        char b64[WS_B64_ENCLEN(sizeof BODY) + 1];
-        ws_b64_encode((const uint8_t *)BODY, sizeof BODY - 1, b64);
+        char b64[BASE_B64_ENCLEN(sizeof BODY) + 1];
+        base_b64_encode((const uint8_t *)BODY, sizeof BODY - 1, b64);
         json_w w;
         json_w_init(&w);
         json_w_obj_begin(&w);

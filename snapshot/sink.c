@@ -43,7 +43,6 @@
 #include <strings.h>
 
 #include "gate/gate.h"
-#include "ws/ws.h"
 
 /* Tool sets for permits (bit per tool name in PERMIT_TOOLS). */
 enum {
@@ -464,9 +463,9 @@ static void body_fields(const json_val *req, char *out, size_t cap)
              e = json_next(e)) {
             const char *b = json_get_str(e, "bytes");
             size_t bl = b ? strlen(b) : 0;
-            if (!bl || WS_B64_ENCLEN(BODY_SCAN_MAX - len) < bl)
+            if (!bl || BASE_B64_ENCLEN(BODY_SCAN_MAX - len) < bl)
                 break;
-            ssize_t got = ws_b64_decode(b, bl, (uint8_t *)buf + len, BODY_SCAN_MAX - len);
+            ssize_t got = base_b64_decode(b, bl, (uint8_t *)buf + len, BODY_SCAN_MAX - len);
             if (got < 0)
                 break;
             len += (size_t)got;
@@ -521,7 +520,7 @@ static void body_fields(const json_val *req, char *out, size_t cap)
         }
     }
     if (buf) {
-        ws_memzero(buf, len);
+        base_memzero(buf, len);
         free(buf);
     }
 }
@@ -651,7 +650,7 @@ void snap_sink_asks(snap_agent *a)
     if (a->asking || !a->nasks)
         return;
     a->asking = true;
-    int64_t t0 = snap_now_ms();
+    int64_t t0 = base_now_ms();
     while (a->nasks) {
         snap_ask k = a->asks[0];
         memmove(a->asks, a->asks + 1, (a->nasks - 1) * sizeof a->asks[0]);
@@ -672,7 +671,7 @@ void snap_sink_asks(snap_agent *a)
             note_blocked(a, k.tab ? snap_tab_by_id(a, k.tab) : NULL, k.url, d.reason);
         ask_clear(&k);
     }
-    a->asked_ms += snap_now_ms() - t0;
+    a->asked_ms += base_now_ms() - t0;
     a->asking = false;
 }
 

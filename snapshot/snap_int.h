@@ -38,7 +38,7 @@
 
 #include <stdarg.h>
 
-#include "base/base.h"      /* used through ws/ws.h's ws_* aliases for now */
+#include "base/base.h"
 #include "gate/gate.h"
 #include "json/json.h"
 
@@ -485,7 +485,6 @@ int snap_settle(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_befo
  * usual window applies. The call is forgotten if it is still out. */
 int snap_settle_frame(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
                       int64_t deadline_ms, uint64_t frame_call, snap_settled *out);
-int64_t snap_now_ms(void);
 /* Describe a settle outcome in one line for result texts ("navigated to
  * URL (title)", "opened tab t3 (URL)", "dialog open: confirm \"...\"",
  * "no visible change"), appended to buf. */

@@ -35,7 +35,7 @@ static bool need_browser(void)
 
 static double ms_since(int64_t t0)
 {
-    return (double)(snap_now_ms() - t0);
+    return (double)(base_now_ms() - t0);
 }
 
 /* CHECK that needle is in hay (a result text), printing both when not. */
@@ -257,7 +257,7 @@ static void print_timing(const char *what, double ms)
 static int click(snap_agent *a, const char *ref, snap_result *r, const char *label)
 {
     snap_result_free(r);
-    int64_t t0 = snap_now_ms();
+    int64_t t0 = base_now_ms();
     int rc = snap_click(a, ref, NULL, r);
     if (label)
         print_timing(label, ms_since(t0));
@@ -317,7 +317,7 @@ static void t_click_plain(void)
     CHECK(!bool_member(r.structured, "navigated"));
     double best = 1e9;
     for (int i = 0; i < 5; i++) {
-        int64_t t0 = snap_now_ms();
+        int64_t t0 = base_now_ms();
         snap_result_free(&r);
         CHECK_INT(0, snap_click(a, ref, NULL, &r));
         double ms = ms_since(t0);
@@ -352,7 +352,7 @@ static void t_click_disabled_fails_at_once(void)
         char ref[16];
         ref_css(a, CASES[i].css, ref);
         snap_result r = {0};
-        int64_t t0 = snap_now_ms();
+        int64_t t0 = base_now_ms();
         CHECK_INT(SNAP_EDISABLED, snap_click(a, ref, NULL, &r));
         double ms = ms_since(t0);
         print_timing("click on a disabled control fails", ms);
@@ -497,7 +497,7 @@ static void t_click_204_does_not_wait(void)
     char ref[16];
     ref_css(a, "#nocontent", ref);
     snap_result r = {0};
-    int64_t t0 = snap_now_ms();
+    int64_t t0 = base_now_ms();
     CHECK_INT(0, snap_click(a, ref, NULL, &r));
     double ms = ms_since(t0);
     print_timing("click on a link answered 204", ms);
@@ -510,7 +510,7 @@ static void t_click_204_does_not_wait(void)
     snap_result_free(&r);
     /* A slow page is waited for (load), not cut short. */
     ref_css(a, "#slow", ref);
-    t0 = snap_now_ms();
+    t0 = base_now_ms();
     CHECK_INT(0, snap_click(a, ref, NULL, &r));
     ms = ms_since(t0);
     print_timing("click on a link to a page taking 300 ms", ms);
@@ -724,7 +724,7 @@ static void t_delayed_redirect_followed_regression(void)
     char url[300];
     for (size_t i = 0; i < sizeof OPENS / sizeof OPENS[0]; i++) {
         testlib_world_url(&world, url, sizeof url, "a.test", OPENS[i].path);
-        int64_t t0 = snap_now_ms();
+        int64_t t0 = base_now_ms();
         CHECK_INT(0, snap_open(a, url, false, &r));
         print_timing(OPENS[i].path, ms_since(t0));
         if (!CHECK(r.text && strstr(r.text, OPENS[i].want) && strstr(r.text, "Final page")))
@@ -792,7 +792,7 @@ static void t_dialogs_surface_and_answer(void)
     has(r.text, "alert dialog open");
     CHECK(snap_tab_current(a)->dialog_open);
     snap_result_free(&r);
-    int64_t t0 = snap_now_ms();
+    int64_t t0 = base_now_ms();
     CHECK_INT(0, snap_dialog(a, true, NULL, &r));
     print_timing("dialog accept", ms_since(t0));
     has(r.text, "accepted the alert dialog");
@@ -894,7 +894,7 @@ static void t_select_native(void)
     snap_result r = {0};
     ref_css(a, "#country", ref);
     const char *by_label[] = {"Germany"};
-    int64_t t0 = snap_now_ms();
+    int64_t t0 = base_now_ms();
     CHECK_INT(0, snap_select(a, ref, by_label, 1, NULL, &r));
     print_timing("select (native)", ms_since(t0));
     has(r.text, "selected now: Germany");
@@ -940,7 +940,7 @@ static void t_select_aria(void)
     snap_result r = {0};
     ref_css(a, "#colors", ref);
     const char *green[] = {"green"};
-    int64_t t0 = snap_now_ms();
+    int64_t t0 = base_now_ms();
     CHECK_INT(0, snap_select(a, ref, green, 1, NULL, &r));
     print_timing("select (ARIA listbox)", ms_since(t0));
     has(r.text, "selected now: Green");
@@ -963,7 +963,7 @@ static void t_select_aria(void)
     /* A combobox whose options render a frame after it opens. */
     ref_css(a, "#fruit", ref);
     const char *banana[] = {"Banana"};
-    t0 = snap_now_ms();
+    t0 = base_now_ms();
     CHECK_INT(0, snap_select(a, ref, banana, 1, NULL, &r));
     print_timing("select (ARIA combobox, options render late)", ms_since(t0));
     show(&r);
@@ -1020,7 +1020,7 @@ static void t_type_fields(void)
     char ref[16];
     snap_result r = {0};
     ref_css(a, "#q", ref);
-    int64_t t0 = snap_now_ms();
+    int64_t t0 = base_now_ms();
     CHECK_INT(0, snap_type(a, ref, "new query", false, NULL, &r));
     print_timing("type into an input (replacing text)", ms_since(t0));
     show(&r);
@@ -1029,7 +1029,7 @@ static void t_type_fields(void)
     snap_result_free(&r);
     double best = 1e9;
     for (int i = 0; i < 5; i++) {
-        t0 = snap_now_ms();
+        t0 = base_now_ms();
         CHECK_INT(0, snap_type(a, ref, i % 2 ? "again" : "once more", false, NULL, &r));
         double ms = ms_since(t0);
         best = ms < best ? ms : best;
@@ -1083,7 +1083,7 @@ static void t_type_focus_stolen_regression(void)
     if (!a)
         return;
     /* The cross-origin frame is there before anything moves focus to it. */
-    for (int64_t end = snap_now_ms() + 10000; snap_now_ms() < end;) {
+    for (int64_t end = base_now_ms() + 10000; base_now_ms() < end;) {
         char *v = eval_in(a, "b.test", "document.readyState");
         bool ok = v && strcmp(v, "\"complete\"") == 0;
         free(v);
@@ -1161,7 +1161,7 @@ static void t_type_submit_redirect(void)
     char ref[16];
     snap_result r = {0};
     ref_css(a, "#q", ref);
-    int64_t t0 = snap_now_ms();
+    int64_t t0 = base_now_ms();
     CHECK_INT(0, snap_type(a, ref, "cheap flights", true, NULL, &r));
     print_timing("type + submit (form GET, script redirect)", ms_since(t0));
     show(&r);
@@ -1181,7 +1181,7 @@ static void t_press_keys(void)
     if (!a)
         return;
     snap_result r = {0};
-    int64_t t0 = snap_now_ms();
+    int64_t t0 = base_now_ms();
     CHECK_INT(0, snap_press(a, "a", NULL, &r));
     print_timing("press a key", ms_since(t0));
     show(&r);
@@ -1217,7 +1217,7 @@ static void t_scroll(void)
     if (!a)
         return;
     snap_result r = {0};
-    int64_t t0 = snap_now_ms();
+    int64_t t0 = base_now_ms();
     CHECK_INT(0, snap_scroll(a, NULL, "down", &r));
     print_timing("scroll down", ms_since(t0));
     has(r.text, "now at ");
@@ -1229,7 +1229,7 @@ static void t_scroll(void)
     snap_result_free(&r);
     /* To the bottom: the infinite list fetches and grows, and the result
      * says so after the network is quiet. */
-    t0 = snap_now_ms();
+    t0 = base_now_ms();
     CHECK_INT(0, snap_scroll(a, NULL, "bottom", &r));
     print_timing("scroll to bottom (infinite list loads)", ms_since(t0));
     show(&r);
@@ -1261,7 +1261,7 @@ static void t_back_forward(void)
     ref_css(a, "#tob", ref);
     CHECK_INT(0, click(a, ref, &r, NULL));
     snap_result_free(&r);
-    int64_t t0 = snap_now_ms();
+    int64_t t0 = base_now_ms();
     CHECK_INT(0, snap_history(a, -1, &r));
     print_timing("back", ms_since(t0));
     show(&r);
@@ -1296,14 +1296,14 @@ static void t_screenshot(void)
         return;
     static const uint8_t SIG[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     snap_result r = {0};
-    int64_t t0 = snap_now_ms();
+    int64_t t0 = base_now_ms();
     CHECK_INT(0, snap_screenshot(a, false, &r));
     print_timing("screenshot (viewport)", ms_since(t0));
     CHECK(r.image_len > 100);
     CHECK(r.image && memcmp(r.image, SIG, 8) == 0);
     int64_t vh = int_member(r.structured, "height");
     snap_result_free(&r);
-    t0 = snap_now_ms();
+    t0 = base_now_ms();
     CHECK_INT(0, snap_screenshot(a, true, &r));
     print_timing("screenshot (full page)", ms_since(t0));
     show(&r);
@@ -1816,7 +1816,7 @@ static void t_hover(void)
      * hovers its row, whose Delete button then shows. */
     ref_by_query(a, "Done: Apples", NULL, ref);
     CHECK(ref[0] == 'e');
-    int64_t t0 = snap_now_ms();
+    int64_t t0 = base_now_ms();
     CHECK_INT(0, snap_hover(a, ref, NULL, &r));
     print_timing("hover (a row's Delete button appears)", ms_since(t0));
     show(&r);

@@ -178,6 +178,9 @@ static void t_time(void)
     int64_t t0 = base_now_ms();
     CHECK(t0 >= 0);
     CHECK(base_now_ms() >= t0);
+    /* the same clock in nanoseconds, monotonic too */
+    int64_t n0 = base_now_ns();
+    CHECK(n0 / 1000000 >= t0 && base_now_ns() >= n0);
     CHECK_INT(BASE_NO_DEADLINE, base_deadline_in(-1));
     CHECK(base_deadline_in(1000) >= t0 + 1000);
     int p[2];

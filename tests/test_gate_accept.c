@@ -130,9 +130,9 @@ static int log_count(const char *method, const char *host, const char *part)
 static int log_wait(const char *method, const char *host, const char *part, int want,
                     int timeout_ms)
 {
-    int64_t end = snap_now_ms() + timeout_ms;
+    int64_t end = base_now_ms() + timeout_ms;
     int n;
-    while ((n = log_count(method, host, part)) < want && snap_now_ms() < end)
+    while ((n = log_count(method, host, part)) < want && base_now_ms() < end)
         testlib_sleep_ms(20);
     return n;
 }
@@ -204,7 +204,7 @@ static int hook(void *ud, const char *prompt, char *why, size_t cap)
         uint64_t nav0 = t ? t->nav : 0;
         free(page_eval(hook_agent, hook_page_script));
         /* Bounded; ends on the event (the agent's listener sees it). */
-        for (int64_t end = snap_now_ms() + 10000; hook_page_navigates && snap_now_ms() < end;) {
+        for (int64_t end = base_now_ms() + 10000; hook_page_navigates && base_now_ms() < end;) {
             snap_sync(hook_agent);
             t = snap_tab_current(hook_agent);
             if (!t || t->nav != nav0)
@@ -440,8 +440,8 @@ static void barrier(snap_agent *a)
         test_fail_detail("barrier: %s", e.msg);
     }
     /* The agent's listener answers the paused request: pump its connection. */
-    int64_t end = snap_now_ms() + 5000;
-    while (log_count("GET", "a.test", path + 10) < 1 && snap_now_ms() < end)
+    int64_t end = base_now_ms() + 5000;
+    while (log_count("GET", "a.test", path + 10) < 1 && base_now_ms() < end)
         cdp_pump(a->c, 20, NULL);
     CHECK_INT(1, log_count("GET", "a.test", path + 10));
     if (*target) {
@@ -2010,7 +2010,7 @@ static void t_confirmed_eval_page_navigated(void)
      * the page has loaded, then observe it as an agent would before asking
      * for a script. */
     bool loaded = false;
-    for (int64_t end = snap_now_ms() + 20000; !loaded && snap_now_ms() < end;) {
+    for (int64_t end = base_now_ms() + 20000; !loaded && base_now_ms() < end;) {
         char *st = page_eval(x.a, "document.readyState+'|'+document.title");
         loaded = st && strcmp(st, "complete|Bank transfer") == 0;
         free(st);
@@ -2045,8 +2045,8 @@ static const char *last_prompt(void)
  * more than calls0 (bounded). */
 static bool idle_until_hook(snap_agent *a, int calls0, int timeout_ms)
 {
-    int64_t end = snap_now_ms() + timeout_ms;
-    while (hook_calls == calls0 && snap_now_ms() < end) {
+    int64_t end = base_now_ms() + timeout_ms;
+    while (hook_calls == calls0 && base_now_ms() < end) {
         struct pollfd pfd = {cdp_conn_fd(a->c), POLLIN, 0};
         poll(&pfd, 1, 100);
         if (snap_idle(a))
@@ -2305,9 +2305,9 @@ static void t_mcp_takeover_pending(void)
     snprintf(params, sizeof params, "{\"name\":\"browser_click\",\"arguments\":"
              "{\"ref\":\"%s\"}}", ref);
     testlib_mcp_send(&c, 3, "tools/call", params);
-    int64_t end = snap_now_ms() + 20000;
+    int64_t end = base_now_ms() + 20000;
     struct stat st;
-    while ((stat(prompt_f, &st) != 0 || st.st_size == 0) && snap_now_ms() < end)
+    while ((stat(prompt_f, &st) != 0 || st.st_size == 0) && base_now_ms() < end)
         testlib_sleep_ms(20);
     CHECK(stat(prompt_f, &st) == 0 && st.st_size > 0);
     /* ... meanwhile the host takes control for the human ... */
@@ -2466,7 +2466,7 @@ static void t_mcp_killed_after_submit(void)
         testlib_mcp_send(&c, 3, "tools/call", params);
         /* As soon as the server has the POST (it answers 2.5 s later). */
         CHECK_INT(1, log_wait("POST", "bank.test", "/slow", 1, 20000));
-        posted = snap_now_ms();
+        posted = base_now_ms();
     }
     kill(c.pid, SIGKILL);
     waitpid(c.pid, NULL, 0);
@@ -2488,7 +2488,7 @@ static void t_mcp_killed_after_submit(void)
     CHECK_LACKS(r, "outcome unknown");
     free(r);
     /* Long after the slow answer: the POST was never sent again. */
-    int64_t wait = posted + 3500 - snap_now_ms();
+    int64_t wait = posted + 3500 - base_now_ms();
     if (wait > 0)
         testlib_sleep_ms((int)wait);
     CHECK_INT(1, log_count("POST", "bank.test", "/slow"));
@@ -2530,8 +2530,8 @@ static void t_mcp_idle_request_confirmed(void)
     free(r);
     /* Idle now: the timer's POST is asked of the program, then audited. */
     char *a = NULL;
-    int64_t end = snap_now_ms() + 20000;
-    while (snap_now_ms() < end) {
+    int64_t end = base_now_ms() + 20000;
+    while (base_now_ms() < end) {
         free(a);
         a = test_read_file(audit, NULL);
         if (a && strstr(a, "tag=timer-post"))
@@ -2613,14 +2613,14 @@ static void t_evil_never_reached(void)
 static bool audit_wait(snap_agent *a, const char *path, const char *const *needles,
                        int timeout_ms)
 {
-    int64_t end = snap_now_ms() + timeout_ms;
+    int64_t end = base_now_ms() + timeout_ms;
     for (;;) {
         char *s = test_read_file(path, NULL);
         bool all = true;
         for (const char *const *n = needles; *n && all; n++)
             all = s && strstr(s, *n);
         free(s);
-        if (all || snap_now_ms() >= end)
+        if (all || base_now_ms() >= end)
             return all;
         cdp_pump(a->c, 20, NULL);
         snap_sync(a);
@@ -2930,7 +2930,7 @@ static void t_net_login_captured_egress(void)
     CHECK_HAS(said, "sent");
     free(said);
     rc = SNAP_EBLOCKED;
-    for (int64_t end = snap_now_ms() + 30000; rc == SNAP_EBLOCKED && snap_now_ms() < end;) {
+    for (int64_t end = base_now_ms() + 30000; rc == SNAP_EBLOCKED && base_now_ms() < end;) {
         snap_result_free(&r);
         memset(&r, 0, sizeof r);
         rc = snap_login_poll(x.a, false, &r);

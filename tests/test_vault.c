@@ -28,6 +28,7 @@
 #define _GNU_SOURCE 1
 #include "tests/harness.h"
 #include "vault/vault.h"
+#include "base/base.h"
 #include "vault/vault_int.h"
 #include "json/json.h"
 

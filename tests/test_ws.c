@@ -16,6 +16,7 @@
  */
 #include "tests/harness.h"
 #include "ws/ws.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <fcntl.h>

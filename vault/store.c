@@ -212,8 +212,7 @@ static int lock_take(vault *v, int *lfd, char *err, size_t errlen)
         return rc == VAULT_EIO ? vault_seterr(err, errlen, rc, "%s: %s", shown, strerror(errno))
                                : rc;
     }
-    struct timespec t0, now;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t t0 = base_now_ms();
     long sleep_us = 100;
     for (;;) {
         struct flock fl;
@@ -234,9 +233,7 @@ static int lock_take(vault *v, int *lfd, char *err, size_t errlen)
             return vault_seterr(err, errlen, VAULT_ELOCK, "%s: cannot lock: %s", shown,
                                 strerror(errno));
         }
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        long ms = (long)(now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
-        if (ms > VAULT_LOCK_TIMEOUT_MS) {
+        if (base_now_ms() - t0 > VAULT_LOCK_TIMEOUT_MS) {
             close(fd);
             return vault_seterr(err, errlen, VAULT_ELOCK,
                                 "%s: still locked by another process after %d ms", shown,

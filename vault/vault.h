@@ -30,8 +30,6 @@
 #ifndef CDPGATE_VAULT_H
 #define CDPGATE_VAULT_H
 
-#include "base/base.h"
-
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,9 +39,6 @@
 
 /* 1 when the n bytes at a and b are equal, else 0. Time depends on n only. */
 int vault_ct_equal(const void *a, const void *b, size_t n);
-/* The old name of base_memzero, kept only for snapshot/ until it moves
- * over; new code calls base_memzero. */
-#define vault_memzero base_memzero
 
 /* ================================================================== */
 /* 2. SHA-256, HMAC-SHA256, PBKDF2-HMAC-SHA256                         */

@@ -38,8 +38,6 @@
 #ifndef CDPGATE_WS_H
 #define CDPGATE_WS_H
 
-#include "base/base.h"
-
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -66,15 +64,6 @@ const char *ws_strerror(int code);
 /* ---- SHA-1 ---- */
 
 void ws_sha1(const void *data, size_t len, uint8_t out[20]);
-
-/* base64, random bytes and the wipe live in base/ (base/base.h). These old
- * names remain only for snapshot/, until it moves over; new code uses
- * base_*. */
-#define WS_B64_ENCLEN(n) BASE_B64_ENCLEN(n)
-#define ws_b64_encode base_b64_encode
-#define ws_b64_decode base_b64_decode
-#define ws_random base_random
-#define ws_memzero base_memzero
 
 /* ---- frame codec and message layer (I/O-free) ---- */
 

@@ -13,6 +13,7 @@
 #define CDPGATE_WS_INT_H
 
 #include "ws/ws.h"
+#include "base/base.h"
 
 #include <stdarg.h>
 
