@@ -14,6 +14,7 @@
 #ifndef CDPGATE_BASE_H
 #define CDPGATE_BASE_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -101,6 +102,12 @@ void base_buf_putc(base_buf *b, char c);
 void base_buf_printf(base_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The same with a va_list (for a caller's own printf-style function). */
+void base_buf_vprintf(base_buf *b, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 0)))
 #endif
     ;
 /* The text (new; the caller frees it; "" allocated when empty), or NULL

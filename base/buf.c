@@ -47,27 +47,29 @@ void base_buf_puts(base_buf *b, const char *s) { base_buf_put(b, s, strlen(s)); 
 
 void base_buf_putc(base_buf *b, char c) { base_buf_put(b, &c, 1); }
 
-void base_buf_printf(base_buf *b, const char *fmt, ...)
+void base_buf_vprintf(base_buf *b, const char *fmt, va_list ap)
 {
     if (b->oom)
         return;
     char tmp[256];
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    if (n >= 0 && (size_t)n < sizeof tmp) {
+        base_buf_put(b, tmp, (size_t)n);
+    } else if (n >= 0 && base_buf_reserve(b, (size_t)n)) {
+        vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap2);
+        b->len += (size_t)n;
+    }
+    va_end(ap2);
+}
+
+void base_buf_printf(base_buf *b, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    base_buf_vprintf(b, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof tmp) {
-        base_buf_put(b, tmp, (size_t)n);
-        return;
-    }
-    if (!base_buf_reserve(b, (size_t)n))
-        return;
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
 }
 
 char *base_buf_take(base_buf *b, size_t *len)

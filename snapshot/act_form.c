@@ -188,7 +188,7 @@ static void type_report_value(act_report *rp, const char *value, const char *tex
         if (!same)
             snprintf(did + strlen(did), cap - strlen(did),
                      " (the field holds something else than what was typed)");
-        snap_act_sb_add(&rp->page, "value now: ");
+        base_buf_printf(&rp->page, "value now: ");
         snap_act_sb_page(&rp->page, value, 300, PG_KEEP_NL);
         json_w_key(&rp->extra, "value");
         json_w_str(&rp->extra, value);
@@ -215,7 +215,7 @@ static void type_report_new_text(snap_agent *a, const char *fs, const char *obs_
                       &co) == 0) {
         const char *added = json_str(snap_act_fn_value(&co), NULL);
         if (added && *added && !secret && strcmp(added, text) != 0) {
-            snap_act_sb_add(&rp->page, "%snew text: ", rp->page.len ? "\n" : "");
+            base_buf_printf(&rp->page, "%snew text: ", rp->page.len ? "\n" : "");
             snap_act_sb_page(&rp->page, added, 300, 0);
             json_w_key(&rp->extra, "new_text");
             json_w_str(&rp->extra, added);
@@ -356,18 +356,18 @@ done:
 /* ---- select ---- */
 
 /* Available options, from a {miss, avail, total} object, for an error. */
-static void options_list(const json_val *v, sbuf *b)
+static void options_list(const json_val *v, base_buf *b)
 {
     size_t i = 0;
     for (const json_val *o = json_first(json_get(v, "avail")); o; o = json_next(o), i++) {
-        snap_act_sb_add(b, "%s", i ? ", " : "");
+        base_buf_printf(b, "%s", i ? ", " : "");
         snap_act_sb_quoted(b, json_str(o, NULL) ? json_str(o, NULL) : "", 100);
     }
     int64_t total = json_get_int(v, "total", 0);
     if (total > (int64_t)i)
-        snap_act_sb_add(b, " and %lld more", (long long)(total - (int64_t)i));
+        base_buf_printf(b, " and %lld more", (long long)(total - (int64_t)i));
     if (!i)
-        snap_act_sb_add(b, "none");
+        base_buf_printf(b, "none");
 }
 
 /* [{"value":[v1, v2, ...]}] */
@@ -411,7 +411,7 @@ static int click_object(snap_agent *a, const target *tg, const char *oid, const 
  * option by name. */
 static int select_aria(snap_agent *a, const target *tg, const char *role,
                        const char *const *values, size_t n, const char *what,
-                       session_set *ss, bool *dialog, sbuf *chosen, snap_result *r)
+                       session_set *ss, bool *dialog, base_buf *chosen, snap_result *r)
 {
     bool combo = strcmp(role, "listbox") != 0;
     if (combo && n > 1)
@@ -448,7 +448,7 @@ static int select_aria(snap_agent *a, const target *tg, const char *role,
                               "snapshot to see what opened",
                               what, combo ? " after opening it" : "");
             } else {
-                sbuf b = {0}, v = {0};
+                base_buf b = {0}, v = {0};
                 options_list(dv, &b);
                 snap_act_sb_quoted(&v, values[i], 100);
                 snap_act_fail(r, SNAP_EINVAL, "%s has no option %s; its options: %s", what,
@@ -475,17 +475,17 @@ static int select_aria(snap_agent *a, const target *tg, const char *role,
         snap_act_pfree(&sel);
         char owhat[600];
         {
-            sbuf ob = {0};
-            snap_act_sb_add(&ob, "option ");
+            base_buf ob = {0};
+            base_buf_printf(&ob, "option ");
             snap_act_sb_quoted(&ob, values[i], 60);
-            snap_act_sb_add(&ob, " of %s", what);
+            base_buf_printf(&ob, " of %s", what);
             snprintf(owhat, sizeof owhat, "%s", ob.s && !ob.oom ? ob.s : "an option");
             snap_act_utf8_repair(owhat);
             free(ob.s);
         }
         if (!already && (rc = click_object(a, tg, ooid, owhat, ss, dialog, r)))
             return rc;
-        snap_act_sb_add(chosen, "%s", i ? ", " : "");
+        base_buf_printf(chosen, "%s", i ? ", " : "");
         snap_act_sb_quoted(chosen, values[i], 100);
         if (*dialog)
             return 0;
@@ -530,7 +530,7 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
     uint64_t nav0 = t ? t->nav : 0;
     size_t tabs0 = a->ntabs;
     bool dialog = false;
-    sbuf chosen = {0};
+    base_buf chosen = {0};
     char *args = arg_strs(values, n);
     pcall sc, sv;
     snap_act_psend_p(a, fs, "DOM.scrollIntoViewIfNeeded", snap_act_params("s", "objectId", tg.oid),
@@ -554,11 +554,11 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
         rc = snap_act_fail(r, SNAP_EDISABLED, "%s is %s; no option can be chosen", what,
                            snap_act_pg(pb, sizeof pb, json_get_str(v, "disabled")));
     } else if (json_get(v, "miss")) {
-        sbuf b = {0}, m = {0};
+        base_buf b = {0}, m = {0};
         options_list(v, &b);
         size_t i = 0;
         for (const json_val *o = json_first(json_get(v, "miss")); o; o = json_next(o), i++) {
-            snap_act_sb_add(&m, "%s", i ? ", " : "");
+            base_buf_printf(&m, "%s", i ? ", " : "");
             snap_act_sb_quoted(&m, json_str(o, NULL), 100);
         }
         rc = snap_act_fail(r, SNAP_EINVAL, "%s has no option %s; its options: %s", what,
@@ -570,7 +570,7 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
     } else if (json_get(v, "ok")) {
         size_t i = 0;
         for (const json_val *o = json_first(json_get(v, "sel")); o; o = json_next(o), i++) {
-            snap_act_sb_add(&chosen, "%s", i ? ", " : "");
+            base_buf_printf(&chosen, "%s", i ? ", " : "");
             snap_act_sb_quoted(&chosen, json_str(o, NULL), 100);
         }
     } else {
@@ -617,7 +617,7 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
             json_w_key(&rp.extra, "selected");
             json_w_arr_begin(&rp.extra);
             for (const json_val *o = json_first(cv); o; o = json_next(o), i++) {
-                snap_act_sb_add(&rp.page, "%s", i ? ", " : "selected now: ");
+                base_buf_printf(&rp.page, "%s", i ? ", " : "selected now: ");
                 snap_act_sb_page(&rp.page, json_str(o, NULL), 100, 0);
                 json_w_str(&rp.extra, json_str(o, NULL));
             }

@@ -419,15 +419,15 @@ static void report_focus(snap_agent *a, int tab_id, act_report *rp)
             char role[32], name[200];
             snap_act_ax_role_name(x.rep.result, d.rep.result, role, sizeof role, name, sizeof name);
             if (tag && (strcmp(tag, "iframe") == 0 || strcmp(tag, "frame") == 0)) {
-                snap_act_sb_add(&rp->page, "%sfocus: inside a frame", rp->page.len ? "\n" : "");
+                base_buf_printf(&rp->page, "%sfocus: inside a frame", rp->page.len ? "\n" : "");
             } else if (be) {
                 uint32_t n = snap_ref_for(a, tab_id, fid, loader, be, role, name);
                 if (n) {
-                    snap_act_sb_add(&rp->page, "%sfocus: ", rp->page.len ? "\n" : "");
+                    base_buf_printf(&rp->page, "%sfocus: ", rp->page.len ? "\n" : "");
                     snap_act_sb_page(&rp->page, role, 32, 0);
-                    snap_act_sb_putn(&rp->page, " ", 1);
+                    base_buf_put(&rp->page, " ", 1);
                     snap_act_sb_quoted(&rp->page, name, 80);
-                    snap_act_sb_add(&rp->page, " [e%u]", n);
+                    base_buf_printf(&rp->page, " [e%u]", n);
                     char refs[16];
                     snprintf(refs, sizeof refs, "e%u", n);
                     json_w_key(&rp->extra, "focus");
@@ -514,7 +514,7 @@ static int press_run(snap_agent *a, const char *key, const char *obs, snap_gated
                               &co) == 0) {
                 const char *added = json_str(snap_act_fn_value(&co), NULL);
                 if (added && *added) {
-                    snap_act_sb_add(&rp.page, "new text: ");
+                    base_buf_printf(&rp.page, "new text: ");
                     snap_act_sb_page(&rp.page, added, 300, 0);
                     json_w_key(&rp.extra, "new_text");
                     json_w_str(&rp.extra, added);

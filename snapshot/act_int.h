@@ -51,14 +51,6 @@
 #define ACT_GROUP "cdpgate-act"
 #define MAX_SESSIONS 8          /* sessions touched by one action (frame chain) */
 
-/* ---- text buffer ---- */
-
-typedef struct {
-    char *s;
-    size_t len, cap;
-    bool oom;
-} sbuf;
-
 enum { PG_QUOTED = 1, PG_KEEP_NL = 2 };
 
 /* ---- pipelined calls ---- */
@@ -106,7 +98,7 @@ typedef struct {
 typedef struct {
     const char *action;        /* "click", "type", ... */
     const char *ref;           /* "e5" or NULL */
-    sbuf page;                 /* page-derived detail (marked as such), may be empty */
+    base_buf page;             /* page-derived detail (marked as such), may be empty */
     json_w extra;              /* extra structured members (key/value pairs), may be empty */
     bool has_extra;
     /* The action may have submitted a form with a password or one-time-code
@@ -136,17 +128,11 @@ double snap_act_dmin(double x, double y);
 double snap_act_dmax(double x, double y);
 double snap_act_dfloor(double x);
 double snap_act_dceil(double x);
-void snap_act_sb_add(sbuf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-void snap_act_sb_putn(sbuf *b, const char *s, size_t n);
 void snap_act_utf8_repair(char *s);
-void snap_act_sb_page(sbuf *b, const char *s, size_t max, unsigned mode);
-void snap_act_sb_quoted(sbuf *b, const char *s, size_t max);
+void snap_act_sb_page(base_buf *b, const char *s, size_t max, unsigned mode);
+void snap_act_sb_quoted(base_buf *b, const char *s, size_t max);
 const char *snap_act_pg(char *buf, size_t cap, const char *s);
-void snap_act_sb_url(sbuf *b, const char *url, size_t max);
+void snap_act_sb_url(base_buf *b, const char *url, size_t max);
 void snap_act_redact_tab_urls(snap_agent *a, int tab_id, bool strict, const char *const *fields);
 int snap_act_fail(snap_result *r, int code, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -116,20 +116,20 @@ static void covered_structured(const covered_item *found, int count, snap_result
 static void covered_fail(snap_agent *a, const char *what, const covered_item *found, int count,
                          snap_result *r)
 {
-    sbuf txt = {0};
+    base_buf txt = {0};
     int nctl = 0;
     for (int i = 0; i < count; i++) {
         if (!found[i].n)
             continue;
         const char *lead = i == 0 ? "covered by: " : i == 1 ? "\nopen dialog: "
                          : nctl++ ? ", " : "\ncontrols: ";
-        snap_act_sb_add(&txt, "%s", lead);
+        base_buf_printf(&txt, "%s", lead);
         snap_act_sb_page(&txt, found[i].role, 32, 0);
         if (found[i].name[0]) {
-            snap_act_sb_putn(&txt, " ", 1);
+            base_buf_put(&txt, " ", 1);
             snap_act_sb_quoted(&txt, found[i].name, 80);
         }
-        snap_act_sb_add(&txt, " [e%u]", found[i].n);
+        base_buf_printf(&txt, " [e%u]", found[i].n);
     }
     snap_act_fail(r, SNAP_ECOVERED, "%s is covered by another element, so a click would land on "
                   "that instead; close or answer it first, then try again.\n<<<page-content "

@@ -37,11 +37,11 @@ static int eval_run(snap_agent *a, const char *expression, snap_result *r)
     const json_val *ex = json_get(pc.rep.result, "exceptionDetails");
     const json_val *v = json_get(json_get(pc.rep.result, "result"), "value");
     char *js = v ? json_write(v, NULL) : NULL;
-    sbuf b = {0};
-    snap_act_sb_add(&b, "%s; value:\n<<<page-content nonce=%s>>>\n", ex ? "the expression threw"
+    base_buf b = {0};
+    base_buf_printf(&b, "%s; value:\n<<<page-content nonce=%s>>>\n", ex ? "the expression threw"
                                                              : "evaluated", a->nonce);
     snap_act_sb_page(&b, js ? js : "undefined", 4000, PG_KEEP_NL);
-    snap_act_sb_add(&b, "\n<<<end page-content nonce=%s>>>", a->nonce);
+    base_buf_printf(&b, "\n<<<end page-content nonce=%s>>>", a->nonce);
     json_w w;
     json_w_init(&w);
     json_w_obj_begin(&w);
@@ -183,7 +183,7 @@ static int history_run(snap_agent *a, int delta, snap_result *r)
     char did[700];
     /* A new document is reported by the settle line ("navigated to ..."). */
     if (w.same_doc) {
-        sbuf ub = {0};
+        base_buf ub = {0};
         snap_act_sb_url(&ub, url, 300);
         snprintf(did, sizeof did, "went %s to %s (same document)",
                  delta < 0 ? "back" : "forward", ub.s && !ub.oom ? ub.s : "");
@@ -265,7 +265,7 @@ static void refresh_titles(snap_agent *a)
 static int tabs_list(snap_agent *a, snap_result *r)
 {
     refresh_titles(a);
-    sbuf b = {0};
+    base_buf b = {0};
     json_w w;
     json_w_init(&w);
     json_w_obj_begin(&w);
@@ -280,14 +280,14 @@ static int tabs_list(snap_agent *a, snap_result *r)
             continue;
         open++;
         bool cur = t->id == a->cur;
-        snap_act_sb_add(&b, "%st%d%s ", open > 1 ? "\n" : "", t->id, cur ? " (current)" : "");
+        base_buf_printf(&b, "%st%d%s ", open > 1 ? "\n" : "", t->id, cur ? " (current)" : "");
         snap_act_sb_quoted(&b, t->title ? t->title : "", 80);
-        snap_act_sb_putn(&b, " ", 1);
+        base_buf_put(&b, " ", 1);
         snap_act_sb_url(&b, tab_url(t), 300);
         if (t->opener)
-            snap_act_sb_add(&b, " (opened by t%d)", t->opener);
+            base_buf_printf(&b, " (opened by t%d)", t->opener);
         if (t->dialog_open)
-            snap_act_sb_add(&b, " [%s dialog open]", t->dialog_type);
+            base_buf_printf(&b, " [%s dialog open]", t->dialog_type);
         json_w_obj_begin(&w);
         json_w_key(&w, "tab");
         json_w_int(&w, t->id);
@@ -319,13 +319,13 @@ static int tabs_list(snap_agent *a, snap_result *r)
     }
     json_w_arr_end(&w);
     if (!open)
-        snap_act_sb_add(&b, "no open tabs");
+        base_buf_printf(&b, "no open tabs");
     if (nclosed)
-        snap_act_sb_add(&b, "\n%zu closed tab%s (ids are never reused)", nclosed,
+        base_buf_printf(&b, "\n%zu closed tab%s (ids are never reused)", nclosed,
                         nclosed > 1 ? "s" : "");
     /* Titles and URLs come from the pages: mark them. */
-    sbuf out = {0};
-    snap_act_sb_add(&out, "%zu open tab%s\n<<<page-content nonce=%s>>>\n%s\n<<<end page-content "
+    base_buf out = {0};
+    base_buf_printf(&out, "%zu open tab%s\n<<<page-content nonce=%s>>>\n%s\n<<<end page-content "
                     "nonce=%s>>>", open, open == 1 ? "" : "s", a->nonce, b.s ? b.s : "", a->nonce);
     free(b.s);
     json_w_key(&w, "message");
@@ -391,17 +391,17 @@ static int tabs_run(snap_agent *a, const char *action, const char *tab, snap_res
     refresh_titles(a);
     snap_tab *now = snap_tab_current(a);
     snap_obs_issue(a, now, r->obs);
-    sbuf b = {0};
+    base_buf b = {0};
     if (now) {
-        snap_act_sb_add(&b, "%s; current tab t%d [obs %s]\n<<<page-content nonce=%s>>>\n", did,
+        base_buf_printf(&b, "%s; current tab t%d [obs %s]\n<<<page-content nonce=%s>>>\n", did,
                         now->id, r->obs, a->nonce);
         snap_act_sb_quoted(&b, now->title ? now->title : "", 80);
-        snap_act_sb_putn(&b, " ", 1);
+        base_buf_put(&b, " ", 1);
         snap_act_sb_url(&b, tab_url(now), 300);
-        snap_act_sb_add(&b, "%s\n<<<end page-content nonce=%s>>>",
+        base_buf_printf(&b, "%s\n<<<end page-content nonce=%s>>>",
                         now->dialog_open ? " (a dialog is open)" : "", a->nonce);
     } else
-        snap_act_sb_add(&b, "%s; no tab is open now (open a page)", did);
+        base_buf_printf(&b, "%s; no tab is open now (open a page)", did);
     json_w w;
     json_w_init(&w);
     json_w_obj_begin(&w);
@@ -630,8 +630,8 @@ static int screenshot_run(snap_agent *a, bool full_page, snap_result *r)
     r->image = img;
     r->image_len = (size_t)n;
     snap_obs_issue(a, t, r->obs);
-    sbuf b = {0};
-    snap_act_sb_add(&b, "screenshot of tab t%d (%s): %ux%u PNG, %zd bytes%s [obs %s]", t->id,
+    base_buf b = {0};
+    base_buf_printf(&b, "screenshot of tab t%d (%s): %ux%u PNG, %zd bytes%s [obs %s]", t->id,
                     full_page ? "full page" : "viewport", width, height, n,
                     cut ? "; the page is larger, cut at 4096x16384 px" : "", r->obs);
     json_w w;

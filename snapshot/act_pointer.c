@@ -162,8 +162,8 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, bool hov
     if (before && t && snap_act_page_usable(a, tg.tab, &st) && !st.nnew) {
         char *shown = snap_controls_new(a, t, before, nbefore, HOVER_REPORT_MAX);
         if (shown) {
-            snap_act_sb_add(&rp.page, "%snow shown:\n", rp.page.len ? "\n" : "");
-            snap_act_sb_putn(&rp.page, shown, strlen(shown));
+            base_buf_printf(&rp.page, "%snow shown:\n", rp.page.len ? "\n" : "");
+            base_buf_put(&rp.page, shown, strlen(shown));
             free(shown);
         }
     }

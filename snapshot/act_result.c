@@ -19,16 +19,16 @@
 
 /* Refuse an action while tab t has a JS dialog open. */
 /* The dialog's message between the content markers, escaped and cut. */
-static void sb_dialog_message(snap_agent *a, sbuf *b, const snap_tab *t)
+static void sb_dialog_message(snap_agent *a, base_buf *b, const snap_tab *t)
 {
-    snap_act_sb_add(b, "<<<page-content nonce=%s>>>", a->nonce);
+    base_buf_printf(b, "<<<page-content nonce=%s>>>", a->nonce);
     snap_act_sb_page(b, t->dialog_message ? t->dialog_message : "", 300, PG_KEEP_NL);
-    snap_act_sb_add(b, "<<<end page-content nonce=%s>>>", a->nonce);
+    base_buf_printf(b, "<<<end page-content nonce=%s>>>", a->nonce);
 }
 
 int snap_act_refuse_dialog(snap_agent *a, snap_tab *t, snap_result *r)
 {
-    sbuf b = {0};
+    base_buf b = {0};
     sb_dialog_message(a, &b, t);
     int rc = snap_act_fail(r, SNAP_EDIALOG, "tab t%d has a %s dialog open saying %s; answer it "
                            "first with dialog accept or dismiss", t->id, t->dialog_type,
@@ -73,14 +73,14 @@ void snap_act_release_object(snap_agent *a, const char *session, char oid[SNAP_I
 static void describe_ref(uint32_t n, const char *role, const char *name, char *out,
                          size_t cap)
 {
-    sbuf b = {0};
-    snap_act_sb_add(&b, "e%u (", n);
+    base_buf b = {0};
+    base_buf_printf(&b, "e%u (", n);
     snap_act_sb_page(&b, role && *role ? role : "element", 32, 0);
     if (name && *name) {
-        snap_act_sb_putn(&b, " ", 1);
+        base_buf_put(&b, " ", 1);
         snap_act_sb_quoted(&b, name, 60);
     }
-    snap_act_sb_putn(&b, ")", 1);
+    base_buf_put(&b, ")", 1);
     snprintf(out, cap, "%s", b.s && !b.oom ? b.s : "");
     snap_act_utf8_repair(out);
     free(b.s);
@@ -202,34 +202,34 @@ void snap_act_secret_form_arm(snap_agent *a, const secret_form *sf)
 }
 
 /* The account of what followed: navigation, new tabs, dialog, timeout. */
-static void describe(snap_agent *a, snap_tab *t, const snap_settled *st, sbuf *b)
+static void describe(snap_agent *a, snap_tab *t, const snap_settled *st, base_buf *b)
 {
     size_t start = b->len;
     if (st->closed)
-        snap_act_sb_add(b, "the tab closed");
+        base_buf_printf(b, "the tab closed");
     if (st->navigated && t && !t->closed && t->nframes) {
-        snap_act_sb_add(b, "%snavigated to ", b->len > start ? "; " : "");
+        base_buf_printf(b, "%snavigated to ", b->len > start ? "; " : "");
         snap_act_sb_url(b, t->frames[0].url, 300);
     }
     for (int i = 0; i < st->nnew; i++) {
         snap_tab *nt = snap_tab_by_id(a, st->new_tabs[i]);
-        snap_act_sb_add(b, "%sopened tab t%d", b->len > start ? "; " : "", st->new_tabs[i]);
+        base_buf_printf(b, "%sopened tab t%d", b->len > start ? "; " : "", st->new_tabs[i]);
         if (nt && nt->nframes && nt->frames[0].url) {
-            snap_act_sb_add(b, " at ");
+            base_buf_printf(b, " at ");
             snap_act_sb_url(b, nt->frames[0].url, 300);
         }
     }
     if (st->dialog && t) {
-        snap_act_sb_add(b, "%s%s %s dialog is open (answer it with dialog accept/dismiss) saying: ",
+        base_buf_printf(b, "%s%s %s dialog is open (answer it with dialog accept/dismiss) saying: ",
                         b->len > start ? "; " : "", strchr("aeiou", t->dialog_type[0]) ? "an" : "a",
                         t->dialog_type);
         sb_dialog_message(a, b, t);
     }
     if (st->timed_out)
-        snap_act_sb_add(b, "%sstill busy when the wait ended (outcome unknown)",
+        base_buf_printf(b, "%sstill busy when the wait ended (outcome unknown)",
                         b->len > start ? "; " : "");
     if (b->len == start)
-        snap_act_sb_add(b, "no navigation, dialog or new tab");
+        base_buf_printf(b, "no navigation, dialog or new tab");
 }
 
 /* A URL redacted for structured results (new), "" when absent. */
@@ -350,20 +350,20 @@ int snap_act_finish(snap_agent *a, int tab_id, const char *did, const snap_settl
     t = snap_tab_by_id(a, tab_id);
     snap_tab *cur = snap_tab_current(a);
     snap_obs_issue(a, cur ? cur : t, r->obs);
-    sbuf text = {0};
+    base_buf text = {0};
     if (a->nav_note[0])          /* the page moved on by itself before this action */
-        snap_act_sb_add(&text, "%s\n", a->nav_note);
+        base_buf_printf(&text, "%s\n", a->nav_note);
     a->nav_note[0] = 0;
-    snap_act_sb_add(&text, "%s: ", did);
+    base_buf_printf(&text, "%s: ", did);
     describe(a, t, &st, &text);
     if (st.nnew)
-        snap_act_sb_add(&text, " (still on t%d; tabs switch t%d to go there)", cur ? cur->id : 0,
+        base_buf_printf(&text, " (still on t%d; tabs switch t%d to go there)", cur ? cur->id : 0,
                         st.new_tabs[0]);
     if (st.closed && cur)
-        snap_act_sb_add(&text, "; now on t%d", cur->id);
-    snap_act_sb_add(&text, " [obs %s]", r->obs);
+        base_buf_printf(&text, "; now on t%d", cur->id);
+    base_buf_printf(&text, " [obs %s]", r->obs);
     if (rp->page.len && !rp->page.oom)
-        snap_act_sb_add(&text, "\n<<<page-content nonce=%s>>>\n%s\n<<<end page-content nonce=%s>>>",
+        base_buf_printf(&text, "\n<<<page-content nonce=%s>>>\n%s\n<<<end page-content nonce=%s>>>",
                         a->nonce, rp->page.s, a->nonce);
     if (text.s)
         snap_act_utf8_repair(text.s);
@@ -650,7 +650,7 @@ void snap_act_collect_changes(snap_agent *a, const char *session, const char *ob
         rp->has_extra = true;
     }
     if (added && *added) {
-        snap_act_sb_add(&rp->page, "new text: ");
+        base_buf_printf(&rp->page, "new text: ");
         snap_act_sb_page(&rp->page, added, 300, 0);
         json_w_key(&rp->extra, "new_text");
         json_w_str(&rp->extra, added);

@@ -1,7 +1,7 @@
 /*
- * act_util.c — the actions' shared tools: numbers without libm, the text buffer,
- * page-derived text and URLs in results (snap_url_redact), CDP params built
- * with the JSON writer, and pipelined calls.
+ * act_util.c — the actions' shared tools: numbers without libm, page-derived
+ * text and URLs in results (snap_url_redact; the text goes into base/'s
+ * base_buf), CDP params built with the JSON writer, and pipelined calls.
  *
  * Part of snapshot/ (see act_int.h for what the act_* files share).
  */
@@ -31,47 +31,6 @@ double snap_act_dceil(double x)
 {
     double f = snap_act_dfloor(x);
     return f < x ? f + 1 : f;
-}
-
-static void sb_vadd(sbuf *b, const char *fmt, va_list ap)
-{
-    if (b->oom)
-        return;
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-    if (n < 0) {
-        va_end(ap2);
-        return;
-    }
-    if (!b->s || b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + (size_t)n + 1)
-            cap *= 2;
-        char *ns = realloc(b->s, cap);
-        if (!ns) {
-            b->oom = true;
-            va_end(ap2);
-            return;
-        }
-        b->s = ns;
-        b->cap = cap;
-        vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap2);
-    }
-    b->len += (size_t)n;
-    va_end(ap2);
-}
-void snap_act_sb_add(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    sb_vadd(b, fmt, ap);
-    va_end(ap);
-}
-
-void snap_act_sb_putn(sbuf *b, const char *s, size_t n)
-{
-    snap_act_sb_add(b, "%.*s", (int)n, s);
 }
 
 /* ---- page-derived text ----
@@ -115,7 +74,7 @@ void snap_act_utf8_repair(char *s)
  * becomes U+FFFD, a third '<' or '>' in a row becomes a look-alike angle
  * quote, and with PG_QUOTED '"' and '\' are escaped. At most max bytes of
  * input; a cut ends in "…". */
-void snap_act_sb_page(sbuf *b, const char *s, size_t max, unsigned mode)
+void snap_act_sb_page(base_buf *b, const char *s, size_t max, unsigned mode)
 {
     if (!s)
         return;
@@ -137,17 +96,17 @@ void snap_act_sb_page(sbuf *b, const char *s, size_t max, unsigned mode)
             continue;
         }
         if (used + (n ? n : 1) > max) {
-            snap_act_sb_putn(b, "\xe2\x80\xa6", 3);          /* … */
+            base_buf_put(b, "\xe2\x80\xa6", 3);          /* … */
             return;
         }
         if (space && any) {
-            snap_act_sb_putn(b, nl ? "\n" : " ", 1);
+            base_buf_put(b, nl ? "\n" : " ", 1);
             run_lt = run_gt = 0;
         }
         space = nl = false;
         any = true;
         if (!n) {
-            snap_act_sb_putn(b, "\xef\xbf\xbd", 3);          /* U+FFFD */
+            base_buf_put(b, "\xef\xbf\xbd", 3);          /* U+FFFD */
             run_lt = run_gt = 0;
             used++;
             i++;
@@ -156,15 +115,15 @@ void snap_act_sb_page(sbuf *b, const char *s, size_t max, unsigned mode)
         run_lt = c == '<' ? run_lt + 1 : 0;
         run_gt = c == '>' ? run_gt + 1 : 0;
         if (run_lt >= 3) {
-            snap_act_sb_putn(b, "\xe2\x80\xb9", 3);          /* ‹ */
+            base_buf_put(b, "\xe2\x80\xb9", 3);          /* ‹ */
             run_lt = 0;
         } else if (run_gt >= 3) {
-            snap_act_sb_putn(b, "\xe2\x80\xba", 3);          /* › */
+            base_buf_put(b, "\xe2\x80\xba", 3);          /* › */
             run_gt = 0;
         } else {
             if ((mode & PG_QUOTED) && (c == '"' || c == '\\'))
-                snap_act_sb_putn(b, "\\", 1);
-            snap_act_sb_putn(b, s + i, n);
+                base_buf_put(b, "\\", 1);
+            base_buf_put(b, s + i, n);
         }
         used += n;
         i += n;
@@ -172,18 +131,18 @@ void snap_act_sb_page(sbuf *b, const char *s, size_t max, unsigned mode)
 }
 
 /* Page text as a quoted string: "...". */
-void snap_act_sb_quoted(sbuf *b, const char *s, size_t max)
+void snap_act_sb_quoted(base_buf *b, const char *s, size_t max)
 {
-    snap_act_sb_putn(b, "\"", 1);
+    base_buf_put(b, "\"", 1);
     snap_act_sb_page(b, s, max, PG_QUOTED);
-    snap_act_sb_putn(b, "\"", 1);
+    base_buf_put(b, "\"", 1);
 }
 
 /* Page text into a fixed buffer (quoted when quoted), never cut inside a
  * UTF-8 sequence. */
 static void page_into(char *out, size_t cap, const char *s, size_t max, bool quoted)
 {
-    sbuf b = {0};
+    base_buf b = {0};
     if (quoted)
         snap_act_sb_quoted(&b, s ? s : "", max);
     else
@@ -288,7 +247,7 @@ static bool secret_param(const char *name, size_t n, bool strict, const char *co
 }
 
 /* Redact name=value pairs of [p, end) separated by '&' or ';' into b. */
-static void redact_pairs(sbuf *b, const char *p, const char *end, bool strict,
+static void redact_pairs(base_buf *b, const char *p, const char *end, bool strict,
                          const char *const *fields)
 {
     while (p < end) {
@@ -297,13 +256,13 @@ static void redact_pairs(sbuf *b, const char *p, const char *end, bool strict,
             amp++;
         const char *eq = memchr(p, '=', (size_t)(amp - p));
         if (eq && secret_param(p, (size_t)(eq - p), strict, fields) && eq + 1 < amp) {
-            snap_act_sb_putn(b, p, (size_t)(eq + 1 - p));
-            snap_act_sb_add(b, "[redacted]");
+            base_buf_put(b, p, (size_t)(eq + 1 - p));
+            base_buf_printf(b, "[redacted]");
         } else {
-            snap_act_sb_putn(b, p, (size_t)(amp - p));
+            base_buf_put(b, p, (size_t)(amp - p));
         }
         if (amp < end)
-            snap_act_sb_putn(b, amp, 1);
+            base_buf_put(b, amp, 1);
         p = amp + 1;
     }
 }
@@ -323,7 +282,7 @@ char *snap_url_redact(const char *url, bool strict, const char *const *fields)
 {
     if (!url)
         return NULL;
-    sbuf b = {0};
+    base_buf b = {0};
     const char *p = url, *end = url + strlen(url);
     /* http(s), ws(s), ftp: the userinfo as the browser reads it (url/url.h:
      * '\\' ends the authority, "//" is optional, tabs and newlines do not
@@ -337,11 +296,11 @@ char *snap_url_redact(const char *url, bool strict, const char *const *fields)
         for (const char *q = auth; q < rest; q++)
             if (*q == '@')
                 at = q;
-        snap_act_sb_putn(&b, p, (size_t)(auth - p));
+        base_buf_put(&b, p, (size_t)(auth - p));
         if (up.userinfo && at)
-            snap_act_sb_add(&b, "[redacted]");
+            base_buf_printf(&b, "[redacted]");
         p = up.userinfo && at ? at : auth;
-        snap_act_sb_putn(&b, p, (size_t)(rest - p));
+        base_buf_put(&b, p, (size_t)(rest - p));
         p = rest;
     }
     /* scheme ":" */
@@ -358,30 +317,30 @@ char *snap_url_redact(const char *url, bool strict, const char *const *fields)
         for (const char *q = auth; q < ae; q++)
             if (*q == '@')
                 at = q;
-        snap_act_sb_putn(&b, p, (size_t)(auth - p));
+        base_buf_put(&b, p, (size_t)(auth - p));
         if (at)
-            snap_act_sb_add(&b, "[redacted]");
+            base_buf_printf(&b, "[redacted]");
         p = at ? at : auth;
-        snap_act_sb_putn(&b, p, (size_t)(ae - p));
+        base_buf_put(&b, p, (size_t)(ae - p));
         p = ae;
     }
     const char *hash = memchr(p, '#', (size_t)(end - p));
     const char *qend = hash ? hash : end;
     const char *qm = memchr(p, '?', (size_t)(qend - p));
-    snap_act_sb_putn(&b, p, (size_t)((qm ? qm : qend) - p));
+    base_buf_put(&b, p, (size_t)((qm ? qm : qend) - p));
     if (qm) {
         bool st = strict || (has_param(qm + 1, qend, "state") && has_param(qm + 1, qend, "code"));
-        snap_act_sb_putn(&b, "?", 1);
+        base_buf_put(&b, "?", 1);
         redact_pairs(&b, qm + 1, qend, st, fields);
     }
     if (hash) {
-        snap_act_sb_putn(&b, "#", 1);
+        base_buf_put(&b, "#", 1);
         if (memchr(hash + 1, '=', (size_t)(end - hash - 1))) {
             bool st = strict || (has_param(hash + 1, end, "state") &&
                                  has_param(hash + 1, end, "code"));
             redact_pairs(&b, hash + 1, end, st, fields);
         } else {
-            snap_act_sb_putn(&b, hash + 1, (size_t)(end - hash - 1));
+            base_buf_put(&b, hash + 1, (size_t)(end - hash - 1));
         }
     }
     if (b.oom) {
@@ -405,7 +364,7 @@ char *snap_url_redact_act(const snap_agent *a, const char *url)
 }
 
 /* Append a URL from the page, redacted and as one token, at most max bytes. */
-void snap_act_sb_url(sbuf *b, const char *url, size_t max)
+void snap_act_sb_url(base_buf *b, const char *url, size_t max)
 {
     char *red = snap_url_redact(url ? url : "", false, NULL);
     const char *u = red ? red : "";
@@ -414,7 +373,7 @@ void snap_act_sb_url(sbuf *b, const char *url, size_t max)
         unsigned char c = (unsigned char)u[i];
         size_t n = u8_seq(u + i, len - i);
         if (used + (n ? n : 1) > max) {
-            snap_act_sb_putn(b, "\xe2\x80\xa6", 3);
+            base_buf_put(b, "\xe2\x80\xa6", 3);
             break;
         }
         if (!n || c <= 0x20 || c == 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' ||
@@ -423,12 +382,12 @@ void snap_act_sb_url(sbuf *b, const char *url, size_t max)
              ((unsigned char)u[i + 2] & 0xfe) == 0xa8)) {
             size_t k = n ? n : 1;
             for (size_t j = 0; j < k; j++)
-                snap_act_sb_add(b, "%%%02X", (unsigned char)u[i + j]);
+                base_buf_printf(b, "%%%02X", (unsigned char)u[i + j]);
             used += 3 * k;
             i += k;
             continue;
         }
-        snap_act_sb_putn(b, u + i, n);
+        base_buf_put(b, u + i, n);
         used += n;
         i += n;
     }
@@ -456,10 +415,10 @@ void snap_act_redact_tab_urls(snap_agent *a, int tab_id, bool strict, const char
 }
 int snap_act_fail(snap_result *r, int code, const char *fmt, ...)
 {
-    sbuf b = {0};
+    base_buf b = {0};
     va_list ap;
     va_start(ap, fmt);
-    sb_vadd(&b, fmt, ap);
+    base_buf_vprintf(&b, fmt, ap);
     va_end(ap);
     if (b.oom || !b.s) {
         free(b.s);

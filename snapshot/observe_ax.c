@@ -121,7 +121,7 @@ axn *snap_obs_ax_at(const frame_st *F, size_t i)
 
 const char *snap_obs_ax_role(const frame_st *F, const axn *a)
 {
-    return F->str.p + F->roles[a->role];
+    return F->str.s + F->roles[a->role];
 }
 
 unsigned snap_obs_ax_cls(const frame_st *F, const axn *a)
@@ -158,17 +158,17 @@ bool snap_obs_num_at(const char *str, uint32_t off, unsigned flags, double *num)
 
 const char *snap_obs_ax_name(const frame_st *F, const axn *a)
 {
-    return snap_obs_name_at(F->str.p, a->str, a->flags);
+    return snap_obs_name_at(F->str.s, a->str, a->flags);
 }
 
 const char *snap_obs_ax_value(const frame_st *F, const axn *a)
 {
-    return snap_obs_value_at(F->str.p, a->str, a->flags);
+    return snap_obs_value_at(F->str.s, a->str, a->flags);
 }
 
 bool snap_obs_ax_num(const frame_st *F, const axn *a, double *num)
 {
-    return snap_obs_num_at(F->str.p, a->str, a->flags, num);
+    return snap_obs_num_at(F->str.s, a->str, a->flags, num);
 }
 
 size_t snap_obs_ax_nkids(const frame_st *F, size_t i)
@@ -183,7 +183,7 @@ size_t snap_obs_ax_nkids(const frame_st *F, size_t i)
 static int role_intern(frame_st *F, const char *role)
 {
     for (size_t i = 0; i < F->nroles; i++)
-        if (strcmp(F->str.p + F->roles[i], role) == 0)
+        if (strcmp(F->str.s + F->roles[i], role) == 0)
             return (int)i;
     if (F->nroles == 65535)
         return -1;
@@ -200,9 +200,9 @@ static int role_intern(frame_st *F, const char *role)
         F->caproles = c;
     }
     if (!F->str.len)
-        snap_obs_sb_putc(&F->str, 0);        /* offset 0 means "none" */
+        base_buf_putc(&F->str, 0);        /* offset 0 means "none" */
     size_t off = F->str.len;
-    snap_obs_sb_putn(&F->str, role, strlen(role) + 1);
+    base_buf_put(&F->str, role, strlen(role) + 1);
     if (F->str.oom || off > UINT32_MAX)
         return -1;
     F->roles[F->nroles] = (uint32_t)off;
@@ -326,14 +326,14 @@ static int ax_add(frame_st *F, const axpend *p)
     bool keep_num = keep_value && !keep_str && p->has_num;
     if (keep_name || keep_str || keep_num) {
         if (!F->str.len)
-            snap_obs_sb_putc(&F->str, 0);
+            base_buf_putc(&F->str, 0);
         size_t off = F->str.len;
         if (keep_name)
-            snap_obs_sb_putn(&F->str, p->name, strlen(p->name) + 1);
+            base_buf_put(&F->str, p->name, strlen(p->name) + 1);
         if (keep_str)
-            snap_obs_sb_putn(&F->str, p->value, strlen(p->value) + 1);
+            base_buf_put(&F->str, p->value, strlen(p->value) + 1);
         else if (keep_num)
-            snap_obs_sb_putn(&F->str, (const char *)&p->num, sizeof p->num);
+            base_buf_put(&F->str, (const char *)&p->num, sizeof p->num);
         if (F->str.oom || off > UINT32_MAX)
             return SNAP_ENOMEM;
         a->str = (uint32_t)off;
@@ -501,7 +501,7 @@ void snap_obs_ax_drop(frame_st *F)
     free(F->kid);
     free(F->kix);
     free(F->hash);
-    free(F->str.p);
+    free(F->str.s);
     free(F->roles);
     free(F->rcls);
     F->nodes = NULL;
@@ -534,20 +534,20 @@ enum { AF_OTHER, AF_ID, AF_IGNORED, AF_ROLE, AF_NAME, AF_VALUE, AF_KIDS, AF_BACK
 
 void snap_obs_axs_free(axsink *S)
 {
-    free(S->id.p);
-    free(S->role.p);
-    free(S->name.p);
-    free(S->value.p);
-    free(S->kid.p);
-    free(S->pname.p);
+    free(S->id.s);
+    free(S->role.s);
+    free(S->name.s);
+    free(S->value.s);
+    free(S->kid.s);
+    free(S->pname.s);
     free(S->kids);
 }
 
-static void sb_clear(sbuf *b)
+static void sb_clear(base_buf *b)
 {
     b->len = 0;
-    if (b->p)
-        b->p[0] = 0;
+    if (b->s)
+        b->s[0] = 0;
 }
 
 static void axs_push_kid(axsink *S, int64_t id)
@@ -574,10 +574,10 @@ static void axs_commit(axsink *S)
     }
     axpend p;
     memset(&p, 0, sizeof p);
-    p.id = S->has_id ? S->id.p : NULL;
-    p.role = S->has_role ? S->role.p : NULL;
-    p.name = S->has_name ? S->name.p : NULL;
-    p.value = S->has_value ? S->value.p : NULL;
+    p.id = S->has_id ? S->id.s : NULL;
+    p.role = S->has_role ? S->role.s : NULL;
+    p.name = S->has_name ? S->name.s : NULL;
+    p.value = S->has_value ? S->value.s : NULL;
     p.has_num = S->has_num;
     p.num = S->num;
     p.kids = S->kids;
@@ -614,7 +614,7 @@ static void axs_prop_end(axsink *S)
         return;
     const char *sv = S->pvtype == 2 ? S->pstr : NULL;
     bool on = S->pvtype == 1 || (sv && strcmp(sv, "true") == 0);
-    ax_state1(S->pname.p, on, sv, S->pvtype == 3 ? S->pnum : 0, &S->st, &S->level);
+    ax_state1(S->pname.s, on, sv, S->pvtype == 3 ? S->pnum : 0, &S->st, &S->level);
 }
 
 bool snap_obs_is_text(const json_event *ev)
@@ -629,9 +629,9 @@ bool snap_obs_is_value(const json_event *ev)
 }
 
 /* Text of a string value into b (pieces appended); true on its last piece. */
-static bool axs_text(sbuf *b, const json_event *ev)
+static bool axs_text(base_buf *b, const json_event *ev)
 {
-    snap_obs_sb_putn(b, ev->str, ev->len);
+    base_buf_put(b, ev->str, ev->len);
     return ev->type == JSON_EV_STR;
 }
 
@@ -649,7 +649,7 @@ static void axs_inner(axsink *S, const json_event *ev, unsigned d)
         }
         if (!S->sub || !snap_obs_is_value(ev))
             return;
-        sbuf *b = f == AF_ROLE ? &S->role : f == AF_NAME ? &S->name : &S->value;
+        base_buf *b = f == AF_ROLE ? &S->role : f == AF_NAME ? &S->name : &S->value;
         bool *has = f == AF_ROLE ? &S->has_role : f == AF_NAME ? &S->has_name : &S->has_value;
         if (snap_obs_is_text(ev)) {
             if (axs_text(b, ev)) {
@@ -670,7 +670,7 @@ static void axs_inner(axsink *S, const json_event *ev, unsigned d)
             return;
         if (snap_obs_is_text(ev)) {
             if (axs_text(&S->kid, ev)) {
-                axs_push_kid(S, ax_id(S->kid.p ? S->kid.p : ""));
+                axs_push_kid(S, ax_id(S->kid.s ? S->kid.s : ""));
                 sb_clear(&S->kid);
             }
         } else {

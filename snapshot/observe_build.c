@@ -38,18 +38,18 @@ bool snap_obs_vnum_in(const char *str, const vnode *x, double *num)
 
 const char *snap_obs_vname(const build *B, const vnode *x)
 {
-    return snap_obs_vname_in(B->fr[x->frame].str.p, x);
+    return snap_obs_vname_in(B->fr[x->frame].str.s, x);
 }
 
 static const char *vvalue(const build *B, const vnode *x)
 {
-    return snap_obs_vvalue_in(B->fr[x->frame].str.p, x);
+    return snap_obs_vvalue_in(B->fr[x->frame].str.s, x);
 }
 
 /* The text of V_TEXT x (tlen bytes; not NUL-terminated in the arena). */
 char *snap_obs_vtext(const build *B, const vnode *x)
 {
-    return (x->vf & VF_STR) ? B->fr[x->frame].str.p + x->toff : B->arena.p + x->toff;
+    return (x->vf & VF_STR) ? B->fr[x->frame].str.s + x->toff : B->arena.s + x->toff;
 }
 
 /* V_FRAME: the frame_st index of the child frame, -1 when not known. */
@@ -83,17 +83,17 @@ static void add_text(build *B, int parent, int fi, const char *s)
         if (x->vf & VF_STR) {
             /* Joined text is the arena's: the first piece moves there. */
             size_t off = B->arena.len;
-            if (!snap_obs_sb_reserve(&B->arena, x->tlen))
+            if (!base_buf_reserve(&B->arena, x->tlen))
                 return;
-            snap_obs_sb_putn(&B->arena, snap_obs_vtext(B, x), x->tlen);
+            base_buf_put(&B->arena, snap_obs_vtext(B, x), x->tlen);
             x->toff = (uint32_t)off;
             x->vf &= ~VF_STR & 0x7Fu;
         }
-        const char *p = B->arena.p + x->toff;
+        const char *p = B->arena.s + x->toff;
         bool sp = x->tlen && (p[x->tlen - 1] == ' ' || p[x->tlen - 1] == '\n');
         if (!sp && s[0] != ' ' && s[0] != '\n')
-            snap_obs_sb_putc(&B->arena, ' ');
-        snap_obs_sb_puts(&B->arena, s);
+            base_buf_putc(&B->arena, ' ');
+        base_buf_puts(&B->arena, s);
         B->v[last].tlen = (uint32_t)(B->arena.len - B->v[last].toff);
         B->tail_len = B->arena.len;
         return;
@@ -105,14 +105,14 @@ static void add_text(build *B, int parent, int fi, const char *s)
     B->tail_text = i;
     /* A single piece is read where it is, in the frame's strings (the
      * cache keeps them): no copy. */
-    const sbuf *str = &B->fr[fi].str;
-    if (str->p && s >= str->p && s < str->p + str->len) {
-        B->v[i].toff = (uint32_t)(s - str->p);
+    const base_buf *str = &B->fr[fi].str;
+    if (str->s && s >= str->s && s < str->s + str->len) {
+        B->v[i].toff = (uint32_t)(s - str->s);
         B->v[i].tlen = (uint32_t)strlen(s);
         B->v[i].vf |= VF_STR;
     } else {
         B->v[i].toff = (uint32_t)B->arena.len;
-        snap_obs_sb_puts(&B->arena, s);
+        base_buf_puts(&B->arena, s);
         B->v[i].tlen = (uint32_t)(B->arena.len - B->v[i].toff);
     }
     B->tail_len = B->arena.len;
@@ -149,7 +149,7 @@ static void collect_options(build *B, frame_st *F, int ai, int vi, int depth, in
         if (snap_obs_ax_cls(F, o) & RC_OPTION) {
             if (*count < OPTIONS_MAX) {
                 if (*count)
-                    snap_obs_sb_putc(&B->arena, ',');
+                    base_buf_putc(&B->arena, ',');
                 const char *nm = snap_obs_ax_name(F, o);
                 snap_obs_put_quoted(&B->arena, nm ? nm : "", 60);
             }
@@ -321,7 +321,7 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
             x = &B->v[i];
             if (count) {
                 if (count > OPTIONS_MAX)
-                    snap_obs_sb_printf(&B->arena, ",+%d more", count - OPTIONS_MAX);
+                    base_buf_printf(&B->arena, ",+%d more", count - OPTIONS_MAX);
                 x->toff = (uint32_t)off;
                 x->tlen = (uint32_t)(B->arena.len - off);
                 x->vf |= VF_OPTS;
@@ -346,10 +346,10 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
         for (int j = i + 1; j < x->end; j++) {
             if (B->v[j].kind == V_TEXT) {
                 if (B->arena.len > off)
-                    snap_obs_sb_putc(&B->arena, ' ');
+                    base_buf_putc(&B->arena, ' ');
                 /* Room first: the copy may come from the arena itself. */
-                if (snap_obs_sb_reserve(&B->arena, B->v[j].tlen))
-                    snap_obs_sb_putn(&B->arena, snap_obs_vtext(B, &B->v[j]), B->v[j].tlen);
+                if (base_buf_reserve(&B->arena, B->v[j].tlen))
+                    base_buf_put(&B->arena, snap_obs_vtext(B, &B->v[j]), B->v[j].tlen);
             }
         }
         x->toff = (uint32_t)off;
@@ -478,7 +478,7 @@ static bool word_char(unsigned char c)
 }
 
 /* s with every secret value replaced, into out; false when none was in it. */
-static bool mask_one(const char *s, const char *const *vals, size_t nv, sbuf *out)
+static bool mask_one(const char *s, const char *const *vals, size_t nv, base_buf *out)
 {
     bool hit = false;
     out->len = 0;
@@ -493,15 +493,15 @@ static bool mask_one(const char *s, const char *const *vals, size_t nv, sbuf *ou
                 best = l;
         }
         if (best) {
-            snap_obs_sb_puts(out, SECRET_MASK);
+            base_buf_puts(out, SECRET_MASK);
             p += best;
             hit = true;
         } else {
-            snap_obs_sb_putc(out, *p++);
+            base_buf_putc(out, *p++);
         }
     }
-    if (!out->p)
-        snap_obs_sb_putn(out, "", 0);
+    if (!out->s)
+        base_buf_put(out, "", 0);
     return hit;
 }
 
@@ -552,23 +552,23 @@ void snap_obs_mask_secrets(build *B)
         return;
     }
     /* The values point into the frames' strings, which grow below: copy. */
-    sbuf all = {0};
+    base_buf all = {0};
     size_t *offs = malloc(nv * sizeof *offs);
     for (size_t i = 0; offs && i < nv; i++) {
         offs[i] = all.len;
-        snap_obs_sb_putn(&all, vals[i], strlen(vals[i]) + 1);
+        base_buf_put(&all, vals[i], strlen(vals[i]) + 1);
     }
     if (!offs || all.oom) {
         B->oom = true;
         free(offs);
-        free(all.p);
+        free(all.s);
         free(vals);
         return;
     }
     for (size_t i = 0; i < nv; i++)
-        vals[i] = all.p + offs[i];
+        vals[i] = all.s + offs[i];
     free(offs);
-    sbuf mn = {0}, mv = {0};
+    base_buf mn = {0}, mv = {0};
     for (size_t fi = 0; fi < B->nfr && !B->oom; fi++) {
         frame_st *F = &B->fr[fi];
         for (size_t k = 0; k < F->nnodes; k++) {
@@ -580,7 +580,7 @@ void snap_obs_mask_secrets(build *B)
             if (!hn && !hv)
                 continue;
             /* [name NUL][value NUL | double], appended; the old one wiped. */
-            char *old = F->str.p + n->str;
+            char *old = F->str.s + n->str;
             size_t oldlen = 0;
             if (n->flags & AX_NAME)
                 oldlen += strlen(old) + 1;
@@ -592,30 +592,30 @@ void snap_obs_mask_secrets(build *B)
                 oldlen += sizeof num;
             size_t off = F->str.len;
             if (n->flags & AX_NAME)
-                snap_obs_sb_putn(&F->str, hn ? mn.p : name, strlen(hn ? mn.p : name) + 1);
+                base_buf_put(&F->str, hn ? mn.s : name, strlen(hn ? mn.s : name) + 1);
             if (n->flags & AX_VALUE) {
                 value = snap_obs_ax_value(F, n);     /* F->str may have moved */
-                snap_obs_sb_putn(&F->str, hv ? mv.p : value, strlen(hv ? mv.p : value) + 1);
+                base_buf_put(&F->str, hv ? mv.s : value, strlen(hv ? mv.s : value) + 1);
             }
             if (has_num)
-                snap_obs_sb_putn(&F->str, (const char *)&num, sizeof num);
+                base_buf_put(&F->str, (const char *)&num, sizeof num);
             if (F->str.oom || off > UINT32_MAX) {
                 B->oom = true;
                 break;
             }
-            wipe(F->str.p + n->str, oldlen);
+            wipe(F->str.s + n->str, oldlen);
             n->str = (uint32_t)off;
         }
     }
-    if (mn.p)
-        wipe(mn.p, mn.cap);
-    if (mv.p)
-        wipe(mv.p, mv.cap);
-    if (all.p)
-        wipe(all.p, all.cap);
-    free(mn.p);
-    free(mv.p);
-    free(all.p);
+    if (mn.s)
+        wipe(mn.s, mn.cap);
+    if (mv.s)
+        wipe(mv.s, mv.cap);
+    if (all.s)
+        wipe(all.s, all.cap);
+    free(mn.s);
+    free(mv.s);
+    free(all.s);
     free(vals);
 }
 
@@ -800,7 +800,7 @@ static size_t members_in(const int *g, size_t n, int lo, int hi)
 static size_t ctx_begin(build *B)
 {
     size_t off = B->arena.len;
-    snap_obs_sb_putn(&B->arena, "\0\0", 2);
+    base_buf_put(&B->arena, "\0\0", 2);
     return off;
 }
 
@@ -811,10 +811,10 @@ static bool ctx_end(build *B, int me, size_t off)
     uint16_t n = (uint16_t)(B->arena.len - off - 2);
     if (!n) {
         B->arena.len = off;
-        B->arena.p[off] = 0;
+        B->arena.s[off] = 0;
         return false;
     }
-    memcpy(B->arena.p + off, &n, sizeof n);
+    memcpy(B->arena.s + off, &n, sizeof n);
     B->v[me].aux = (uint32_t)off;
     B->v[me].vf |= VF_CTX;
     return true;
@@ -900,7 +900,7 @@ void snap_obs_row_context(build *B)
                 }
                 if (cont < 0 || !ctx_label(B, cont, me)) {
                     size_t off = ctx_begin(B);
-                    snap_obs_sb_printf(&B->arena, "#%zu of %zu", q - s + 1, e - s);
+                    base_buf_printf(&B->arena, "#%zu of %zu", q - s + 1, e - s);
                     ctx_end(B, me, off);
                 }
             }

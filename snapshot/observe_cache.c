@@ -86,11 +86,11 @@ static bool cact(const vnode *x)
 }
 
 /* Render one line (no indentation, no ref) into out. */
-static bool render(const struct snap_cache *C, const vnode *x, sbuf *out)
+static bool render(const struct snap_cache *C, const vnode *x, base_buf *out)
 {
     switch (x->kind) {
     case V_TEXT: {
-        snap_obs_sb_putc(out, '"');
+        base_buf_putc(out, '"');
         char *tmp = malloc(x->tlen + 1);
         if (!tmp) {
             out->oom = true;
@@ -100,36 +100,36 @@ static bool render(const struct snap_cache *C, const vnode *x, sbuf *out)
         tmp[x->tlen] = 0;
         bool cut = snap_obs_put_page(out, tmp, x->tlen, TEXT_MAX_CHARS, PAGE_QUOTED);
         free(tmp);
-        snap_obs_sb_putc(out, '"');
+        base_buf_putc(out, '"');
         return cut;
     }
     case V_FRAME: {
         const char *fname = cname(C, x);
-        snap_obs_sb_puts(out, "frame");
+        base_buf_puts(out, "frame");
         if (fname && *fname && !snap_obs_blank(fname)) {
-            snap_obs_sb_putc(out, ' ');
+            base_buf_putc(out, ' ');
             snap_obs_put_quoted(out, fname, 60);
         }
         if (snap_obs_vchild(x) < 0) {
-            snap_obs_sb_puts(out, " (not loaded)");
+            base_buf_puts(out, " (not loaded)");
             return false;
         }
         const cframe *F = &C->fr[snap_obs_vchild(x)];
         const char *o = F->origin[0] ? F->origin : "null";
-        snap_obs_sb_puts(out, " origin=");
+        base_buf_puts(out, " origin=");
         snap_obs_put_page(out, o, strlen(o), 120, 0);
         if (F->ax_rc)
-            snap_obs_sb_printf(out, " (unavailable: %s)", F->err);
+            base_buf_printf(out, " (unavailable: %s)", F->err);
         return false;
     }
     default:
         break;
     }
     const char *role = crole(C, x);
-    snap_obs_sb_puts(out, role);
+    base_buf_puts(out, role);
     if (strcmp(role, "clickable") == 0) {
-        snap_obs_sb_putc(out, ' ');
-        snap_obs_sb_putc(out, '"');
+        base_buf_putc(out, ' ');
+        base_buf_putc(out, '"');
         char *tmp = malloc(x->tlen + 1);
         if (tmp) {
             memcpy(tmp, ctext(C, x), x->tlen);
@@ -137,11 +137,11 @@ static bool render(const struct snap_cache *C, const vnode *x, sbuf *out)
             snap_obs_put_page(out, tmp, x->tlen, NAME_MAX_CHARS, PAGE_QUOTED);
             free(tmp);
         }
-        snap_obs_sb_putc(out, '"');
+        base_buf_putc(out, '"');
     } else {
         const char *name = cname(C, x);
         if (name && *name && !snap_obs_blank(name)) {
-            snap_obs_sb_putc(out, ' ');
+            base_buf_putc(out, ' ');
             snap_obs_put_quoted(out, name, NAME_MAX_CHARS);
         }
     }
@@ -149,7 +149,7 @@ static bool render(const struct snap_cache *C, const vnode *x, sbuf *out)
 }
 
 /* The tail after the ref: value, options, states, row context. */
-static void render_tail(const struct snap_cache *C, const vnode *x, sbuf *out)
+static void render_tail(const struct snap_cache *C, const vnode *x, base_buf *out)
 {
     if (x->kind != V_ELEM)
         return;
@@ -158,19 +158,19 @@ static void render_tail(const struct snap_cache *C, const vnode *x, sbuf *out)
     double numv;
     uint32_t olen = x->vf & VF_OPTS ? x->tlen : 0;
     if (value && *value && !(x->st & ST_SECRET) && !(name && strcmp(name, value) == 0)) {
-        snap_obs_sb_puts(out, " =");
+        base_buf_puts(out, " =");
         snap_obs_put_quoted(out, value, NAME_MAX_CHARS);
     }
     if (snap_obs_vnum_in(str, x, &numv) && !(value && *value) && !(x->st & ST_SECRET)) {
         char num[40];
         if (json_fmt_double(numv, num) > 0) {
-            snap_obs_sb_puts(out, " =");
-            snap_obs_sb_puts(out, num);
+            base_buf_puts(out, " =");
+            base_buf_puts(out, num);
         }
     }
     if (olen) {
-        snap_obs_sb_puts(out, " options:");
-        snap_obs_sb_putn(out, C->arena + x->toff, olen);
+        base_buf_puts(out, " options:");
+        base_buf_put(out, C->arena + x->toff, olen);
     }
     static const struct {
         unsigned bit;
@@ -189,15 +189,15 @@ static void render_tail(const struct snap_cache *C, const vnode *x, sbuf *out)
             continue;
         if (words[k].bit == ST_COLLAPSED && olen)
             continue;
-        snap_obs_sb_putc(out, ' ');
-        snap_obs_sb_puts(out, words[k].word);
+        base_buf_putc(out, ' ');
+        base_buf_puts(out, words[k].word);
     }
     if (x->vf & VF_CTX) {
         uint16_t n;
         memcpy(&n, C->arena + x->aux, sizeof n);
-        snap_obs_sb_puts(out, " (row: ");
-        snap_obs_sb_putn(out, C->arena + x->aux + 2, n);
-        snap_obs_sb_putc(out, ')');
+        base_buf_puts(out, " (row: ");
+        base_buf_put(out, C->arena + x->aux + 2, n);
+        base_buf_putc(out, ')');
     }
 }
 
@@ -219,7 +219,7 @@ static uint64_t frames_sig(const snap_tab *t)
 }
 
 /* Page text: one line per printed line that carries text, whole. */
-static void page_text(const struct snap_cache *C, sbuf *out)
+static void page_text(const struct snap_cache *C, base_buf *out)
 {
     for (size_t k = 0; k < C->n; k++) {
         const vnode *x = &C->l[k];
@@ -228,16 +228,16 @@ static void page_text(const struct snap_cache *C, sbuf *out)
             snap_obs_put_page(out, ctext(C, x), x->tlen, (size_t)-1, PAGE_KEEP_NL);
         } else if (x->kind == V_FRAME) {
             const char *o = snap_obs_vchild(x) >= 0 ? C->fr[snap_obs_vchild(x)].origin : "";
-            snap_obs_sb_puts(out, "[frame ");
+            base_buf_puts(out, "[frame ");
             snap_obs_put_page(out, o, strlen(o), 120, 0);
-            snap_obs_sb_putc(out, ']');
+            base_buf_putc(out, ']');
         } else if (x->kind == V_ELEM) {
             const char *name = cname(C, x);
             if (name && *name && !snap_obs_blank(name))
                 snap_obs_put_page(out, name, strlen(name), (size_t)-1, PAGE_KEEP_NL);
         }
         if (out->len > before)
-            snap_obs_sb_putc(out, '\n');
+            base_buf_putc(out, '\n');
     }
 }
 
@@ -251,7 +251,7 @@ static struct snap_cache *cache_from(build *B, const lines *L)
     if (!C)
         return NULL;
     C->fr = calloc(B->nfr ? B->nfr : 1, sizeof *C->fr);
-    if (!C->fr || (!B->arena.p && !(B->arena.p = calloc(1, 1)))) {
+    if (!C->fr || (!B->arena.s && !(B->arena.s = calloc(1, 1)))) {
         snap_cache_free(C);
         return NULL;
     }
@@ -264,7 +264,7 @@ static struct snap_cache *cache_from(build *B, const lines *L)
         snprintf(cf->origin, sizeof cf->origin, "%s", F->f->origin);
         cf->ax_rc = F->ax_rc;
         snprintf(cf->err, sizeof cf->err, "%s", F->err);
-        cf->str = F->str.p;
+        cf->str = F->str.s;
         memset(&F->str, 0, sizeof F->str);
     }
     C->title = B->title;
@@ -285,7 +285,7 @@ static struct snap_cache *cache_from(build *B, const lines *L)
     C->nrt = B->nrt;
     B->rt = NULL;
     B->nrt = B->caprt = 0;
-    C->arena = B->arena.p;
+    C->arena = B->arena.s;
     char *na = realloc(C->arena, B->arena.len + 1);
     if (na)
         C->arena = na;
@@ -296,7 +296,7 @@ static struct snap_cache *cache_from(build *B, const lines *L)
 /* A page-derived URL or origin as one header token: bytes that could end
  * the token or start a marker (controls, space, quotes, '<', '>') are
  * percent-encoded, and it is cut at max bytes on a character boundary. */
-static void put_token(sbuf *out, const char *s, size_t max)
+static void put_token(base_buf *out, const char *s, size_t max)
 {
     static const char HEX[] = "0123456789ABCDEF";
     size_t n = strlen(s);
@@ -309,31 +309,31 @@ static void put_token(sbuf *out, const char *s, size_t max)
         unsigned char c = (unsigned char)s[i];
         if (c <= 0x20 || c == 0x7f || c == '"' || c == '<' || c == '>' || c == '\\') {
             char e[4] = {'%', HEX[c >> 4], HEX[c & 15], 0};
-            snap_obs_sb_puts(out, e);
+            base_buf_puts(out, e);
         } else {
             char one[2] = {(char)c, 0};
-            snap_obs_sb_puts(out, one);
+            base_buf_puts(out, one);
         }
     }
     if (n < strlen(s))
-        snap_obs_sb_puts(out, "\u2026");
+        base_buf_puts(out, "\u2026");
 }
 
 /* Header line: title, URL, origin, auth, obs, epoch, tab. */
 static void header(const struct snap_cache *C, snap_agent *a, snap_tab *t, const char *obs,
-                   sbuf *out)
+                   base_buf *out)
 {
     snap_frame *f = &t->frames[0];
     const char *title = C->title ? C->title : t->title ? t->title : "";
-    snap_obs_sb_puts(out, "[page] title=");
+    base_buf_puts(out, "[page] title=");
     snap_obs_put_quoted(out, title, 100);
-    snap_obs_sb_puts(out, " url=");
+    base_buf_puts(out, " url=");
     put_token(out, f->url ? f->url : "", 200);
-    snap_obs_sb_puts(out, " origin=");
+    base_buf_puts(out, " origin=");
     put_token(out, f->origin, 120);
-    snap_obs_sb_printf(out, " auth=%s obs=%s epoch=%llu tab=t%d\n",
-                       snap_tab_auth(a, t) ? "yes" : "no", obs,
-                       (unsigned long long)gate_epoch(a->gate), t->id);
+    base_buf_printf(out, " auth=%s obs=%s epoch=%llu tab=t%d\n",
+                    snap_tab_auth(a, t) ? "yes" : "no", obs,
+                    (unsigned long long)gate_epoch(a->gate), t->id);
 }
 
 static const char *open_fmt = "<<<page-content nonce=%s>>>\n";
@@ -412,10 +412,10 @@ static void write_structured(const struct snap_cache *C, snap_tab *t, const snap
 
 /* Element mode: lines from offset (or the query's matches) while they fit. */
 static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C,
-                          const snap_query *q, size_t room, sbuf *out, page_info *pi)
+                          const snap_query *q, size_t room, base_buf *out, page_info *pi)
 {
     const char *query = q->query && *q->query ? q->query : NULL;
-    sbuf ln = {0};
+    base_buf ln = {0};
     /* Which lines count: all, or the ones matching the query (its text
      * without the ref and indentation: head and tail). */
     unsigned char *match = calloc(C->n ? C->n : 1, 1);
@@ -434,11 +434,11 @@ static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C
             if (ln.oom)
                 break;
         }
-        match[k] = !query || snap_obs_contains_ci(ln.p, ln.len, query);
+        match[k] = !query || snap_obs_contains_ci(ln.s, ln.len, query);
         total += match[k];
     }
     if (ln.oom) {
-        free(match), free(shown), free(ln.p);
+        free(match), free(shown), free(ln.s);
         out->oom = true;
         return;
     }
@@ -469,7 +469,7 @@ static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C
             const vnode *c = &C->l[li];
             ln.len = 0;
             for (int d = 0; d < c->end; d++)
-                snap_obs_sb_putc(&ln, ' ');
+                base_buf_putc(&ln, ' ');
             bool cut = render(C, c, &ln);
             uint32_t ref = 0;
             if (cact(c)) {
@@ -478,15 +478,15 @@ static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C
                 ref = snap_ref_for(a, t->id, F->id, F->loader, c->backend, crole(C, c),
                                    nm ? nm : "");
                 if (ref)
-                    snap_obs_sb_printf(&ln, " [e%u]", ref);
+                    base_buf_printf(&ln, " [e%u]", ref);
             }
             render_tail(C, c, &ln);
-            snap_obs_sb_putc(&ln, '\n');
+            base_buf_putc(&ln, '\n');
             if (ln.oom || out->len - start_len + ln.len > room) {
                 fits = false;
                 break;
             }
-            snap_obs_sb_putn(out, ln.p, ln.len);
+            base_buf_put(out, ln.s, ln.len);
             shown[li] = 1;
             pi->text_cut |= cut;
             if (ref)
@@ -494,8 +494,8 @@ static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C
         }
         if (!fits) {
             out->len = mark;
-            if (out->p)
-                out->p[out->len] = 0;
+            if (out->s)
+                out->s[out->len] = 0;
             pi->truncated = true;
             break;
         }
@@ -504,15 +504,15 @@ static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C
     }
     free(match);
     free(shown);
-    free(ln.p);
+    free(ln.s);
 }
 
 /* Text mode: characters from text_offset (or the first match of the query
  * at or after it), cut at a character boundary. */
-static void page_chars(const sbuf *txt, const snap_query *q, size_t room, sbuf *out,
+static void page_chars(const base_buf *txt, const snap_query *q, size_t room, base_buf *out,
                        page_info *pi)
 {
-    const char *s = txt->p ? txt->p : "";
+    const char *s = txt->s ? txt->s : "";
     size_t n = txt->len;
     size_t start = q->text_offset < n ? q->text_offset : n;
     while (start < n && ((unsigned char)s[start] & 0xC0) == 0x80)
@@ -550,9 +550,9 @@ static void page_chars(const sbuf *txt, const snap_query *q, size_t room, sbuf *
         if (e > start && s[e - 1] == '\n')
             end = e;
     }
-    snap_obs_sb_putn(out, s + start, end - start);
+    base_buf_put(out, s + start, end - start);
     if (end > start && s[end - 1] != '\n')
-        snap_obs_sb_putc(out, '\n');
+        base_buf_putc(out, '\n');
     pi->total = n;
     pi->first = start;
     pi->shown = end - start;
@@ -748,7 +748,7 @@ char *snap_controls_new(snap_agent *a, snap_tab *t, const uint64_t *before, size
     if (rc || !t || !t->cache)
         return NULL;
     const struct snap_cache *C = t->cache;
-    sbuf out = {0}, ln = {0};
+    base_buf out = {0}, ln = {0};
     size_t shown = 0, more = 0;
     for (size_t k = 0; k < C->n; k++) {
         const vnode *c = &C->l[k];
@@ -769,21 +769,21 @@ char *snap_controls_new(snap_agent *a, snap_tab *t, const uint64_t *before, size
                                     nm ? nm : "");
         if (!ref)
             continue;
-        snap_obs_sb_printf(&ln, " [e%u]", ref);
+        base_buf_printf(&ln, " [e%u]", ref);
         render_tail(C, c, &ln);
-        snap_obs_sb_putc(&ln, '\n');
-        snap_obs_sb_putn(&out, ln.p, ln.len);
+        base_buf_putc(&ln, '\n');
+        base_buf_put(&out, ln.s, ln.len);
         shown++;
     }
     if (more)
-        snap_obs_sb_printf(&out, "and %zu more (a snapshot lists them)\n", more);
-    free(ln.p);
+        base_buf_printf(&out, "and %zu more (a snapshot lists them)\n", more);
+    free(ln.s);
     if (out.oom || !out.len) {
-        free(out.p);
+        free(out.s);
         return NULL;
     }
-    out.p[out.len - 1] = 0;         /* no final line break */
-    return out.p;
+    out.s[out.len - 1] = 0;         /* no final line break */
+    return out.s;
 }
 
 int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
@@ -812,9 +812,9 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
                     : a->o.budget_chars ? a->o.budget_chars : DEFAULT_BUDGET;
     if (budget < MIN_BUDGET)
         budget = MIN_BUDGET;
-    sbuf out = {0};
+    base_buf out = {0};
     header(C, a, t, r->obs, &out);
-    snap_obs_sb_printf(&out, open_fmt, a->nonce);
+    base_buf_printf(&out, open_fmt, a->nonce);
     char close_line[96];
     snprintf(close_line, sizeof close_line, close_fmt, a->nonce);
     /* Room for the content: the budget less header, markers and the
@@ -824,69 +824,69 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
     page_info pi = {0};
     if (q->text) {
         /* The page text, rendered for this page and dropped after it. */
-        sbuf txt = {0};
+        base_buf txt = {0};
         page_text(C, &txt);
         if (txt.oom) {
-            free(txt.p);
-            free(out.p);
+            free(txt.s);
+            free(out.s);
             return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
         }
         page_chars(&txt, q, room, &out, &pi);
-        free(txt.p);
+        free(txt.s);
     } else
         page_elements(a, t, C, q, room, &out, &pi);
-    snap_obs_sb_puts(&out, close_line);
+    base_buf_puts(&out, close_line);
     if (q->text) {
         if (pi.truncated)
-            snap_obs_sb_printf(&out,
-                               "[more] text %zu-%zu of %zu chars shown; next: text_offset=%zu\n",
-                               pi.first, pi.first + pi.shown, pi.total, pi.next);
+            base_buf_printf(&out,
+                            "[more] text %zu-%zu of %zu chars shown; next: text_offset=%zu\n",
+                            pi.first, pi.first + pi.shown, pi.total, pi.next);
         else if (q->query && *q->query && pi.shown == 0)
-            snap_obs_sb_puts(&out, "[end] no match at or after text_offset\n");
+            base_buf_puts(&out, "[end] no match at or after text_offset\n");
         else
-            snap_obs_sb_printf(&out, "[end] text %zu-%zu of %zu chars\n", pi.first,
-                               pi.first + pi.shown, pi.total);
+            base_buf_printf(&out, "[end] text %zu-%zu of %zu chars\n", pi.first,
+                            pi.first + pi.shown, pi.total);
     } else {
         const char *what = q->query && *q->query ? "matching lines" : "lines";
         if (pi.truncated)
-            snap_obs_sb_printf(&out, "[more] %s %zu-%zu of %zu shown, %zu left; next: offset=%zu "
-                               "(or a query)\n", what, pi.first + 1, pi.first + pi.shown, pi.total,
-                               pi.total - pi.first - pi.shown, pi.next);
+            base_buf_printf(&out, "[more] %s %zu-%zu of %zu shown, %zu left; next: offset=%zu "
+                            "(or a query)\n", what, pi.first + 1, pi.first + pi.shown, pi.total,
+                            pi.total - pi.first - pi.shown, pi.next);
         else if (pi.first > 0 || (q->query && *q->query))
-            snap_obs_sb_printf(&out, "[end] %s %zu-%zu of %zu\n", what,
-                               pi.total ? pi.first + 1 : 0, pi.first + pi.shown, pi.total);
+            base_buf_printf(&out, "[end] %s %zu-%zu of %zu\n", what,
+                            pi.total ? pi.first + 1 : 0, pi.first + pi.shown, pi.total);
         if (pi.text_cut)
-            snap_obs_sb_printf(&out,
-                               "[note] text lines are cut at %d chars (\xe2\x80\xa6); text mode "
-                               "has the whole text\n",
-                               TEXT_MAX_CHARS);
+            base_buf_printf(&out,
+                            "[note] text lines are cut at %d chars (\xe2\x80\xa6); text mode "
+                            "has the whole text\n",
+                            TEXT_MAX_CHARS);
     }
     if (C->deep)
-        snap_obs_sb_printf(&out, "[note] the page nests deeper than %d levels: the %zu nodes below "
-                           "are shown flattened under their ancestor at that depth (in page order, "
-                           "without their structure)%s\n", MAX_DEPTH, C->deep,
-                           C->deep_cut ? "; past a bound some were left out (the browser's tree "
-                           "repeats nodes)" : "");
+        base_buf_printf(&out, "[note] the page nests deeper than %d levels: the %zu nodes below "
+                        "are shown flattened under their ancestor at that depth (in page order, "
+                        "without their structure)%s\n", MAX_DEPTH, C->deep,
+                        C->deep_cut ? "; past a bound some were left out (the browser's tree "
+                        "repeats nodes)" : "");
     if (out.oom) {
-        free(out.p);
+        free(out.s);
         return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
     }
     write_structured(C, t, q, r->obs, &pi, out.len, r);
     if (r->text && *r->text) {
-        sbuf both = {0};
-        snap_obs_sb_puts(&both, r->text);
+        base_buf both = {0};
+        base_buf_puts(&both, r->text);
         if (r->text[strlen(r->text) - 1] != '\n')
-            snap_obs_sb_putc(&both, '\n');
-        snap_obs_sb_putn(&both, out.p, out.len);
-        free(out.p);
+            base_buf_putc(&both, '\n');
+        base_buf_put(&both, out.s, out.len);
+        free(out.s);
         if (both.oom) {
-            free(both.p);
+            free(both.s);
             return snap_fail(r, SNAP_ENOMEM, "out of memory");
         }
         out = both;
     }
     free(r->text);
-    r->text = out.p ? out.p : calloc(1, 1);
+    r->text = out.s ? out.s : calloc(1, 1);
     r->code = 0;
     return 0;
 }

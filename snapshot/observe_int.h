@@ -68,14 +68,6 @@
 #define CACHE_FRESH_MS 1000      /* a cached snapshot serves a plain first page this long */
 #define CACHE_MAX_AGE_MS 4000    /* and paging, queries, text mode this long */
 
-/* ---- growing text buffer ---- */
-
-typedef struct {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} sbuf;
-
 enum { PAGE_QUOTED = 1, PAGE_KEEP_NL = 2 };
 
 /* ---- backend id sets (sorted arrays) ---- */
@@ -151,7 +143,7 @@ typedef struct {
                                     nodeId Chromium sends fits; see ax_widen) */
     int32_t *kix;                /* then: child node index or -1 */
     size_t nkid, kid_cap;
-    sbuf str;                    /* the nodes' strings and role names */
+    base_buf str;                /* the nodes' strings and role names */
     uint32_t *roles;             /* interned role names (offsets in str) */
     uint16_t *rcls;              /* their RC_* classes */
     size_t nroles, caproles;
@@ -225,7 +217,7 @@ typedef struct {
     const char *title;           /* the main frame's RootWebArea name (in its str) */
     int tail_text;               /* the V_TEXT vnode written last, and the arena */
     size_t tail_len;             /* length then: it may take more text while equal */
-    sbuf arena;
+    base_buf arena;
     size_t deep;                 /* nodes below MAX_DEPTH, shown flattened */
     size_t deep_left;            /* visits walk_deep may still make */
     bool deep_cut;               /* it ran out: some were not shown */
@@ -253,7 +245,7 @@ typedef struct {
     unsigned seen;               /* fields met in this node (first wins) */
     bool ctr_obj;                /* the depth-3 value is an object */
     bool sub, subseen;           /* role/name/value: at its first "value" */
-    sbuf id, role, name, value, kid;
+    base_buf id, role, name, value, kid;
     bool has_id, has_role, has_name, has_value, ignored, has_num;
     double num;
     int backend;
@@ -263,7 +255,7 @@ typedef struct {
     bool in_prop, pv_obj, pname_seen, pvalue_seen, pvv_seen;
     int pfield;                  /* 1 "name", 2 "value" */
     bool pvkey;
-    sbuf pname;
+    base_buf pname;
     bool has_pname;
     int pvtype;                  /* 0 other, 1 true, 2 string, 3 number */
     char pstr[16];
@@ -317,17 +309,8 @@ typedef struct {
 
 /* ---- observe_tree.c ---- */
 
-bool snap_obs_sb_reserve(sbuf *b, size_t extra);
-void snap_obs_sb_putn(sbuf *b, const char *s, size_t n);
-void snap_obs_sb_puts(sbuf *b, const char *s);
-void snap_obs_sb_putc(sbuf *b, char c);
-void snap_obs_sb_printf(sbuf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-bool snap_obs_put_page(sbuf *b, const char *s, size_t n, size_t max, unsigned mode);
-void snap_obs_put_quoted(sbuf *b, const char *s, size_t max);
+bool snap_obs_put_page(base_buf *b, const char *s, size_t n, size_t max, unsigned mode);
+void snap_obs_put_quoted(base_buf *b, const char *s, size_t max);
 bool snap_obs_contains_ci(const char *hay, size_t hlen, const char *needle);
 bool snap_obs_blank(const char *s);
 bool snap_obs_same_text(const char *x, const char *y);

@@ -116,7 +116,7 @@ void snap_obs_free_build(build *B)
     free(B->ss);
     free(B->v);
     free(B->rt);
-    free(B->arena.p);
+    free(B->arena.s);
 }
 
 static char *frame_params(const char *frame_id)

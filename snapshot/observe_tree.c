@@ -1,7 +1,7 @@
 /*
- * observe_tree.c — the view tree's building blocks: the text buffer and page-derived
- * text, backend id sets, per-session and per-frame fetch state, view nodes
- * and roles.
+ * observe_tree.c — the view tree's building blocks: page-derived text (into
+ * base/'s base_buf), backend id sets, per-session and per-frame fetch state,
+ * view nodes and roles.
  *
  * Part of snapshot/ (see observe_int.h for what the observe_* files share).
  */
@@ -10,49 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-bool snap_obs_sb_reserve(sbuf *b, size_t extra)
-{
-    if (b->oom)
-        return false;
-    if (b->len + extra + 1 <= b->cap)
-        return true;
-    size_t n = b->cap ? b->cap : 256;
-    while (n < b->len + extra + 1)
-        n *= 2;
-    char *np = realloc(b->p, n);
-    if (!np) {
-        b->oom = true;
-        return false;
-    }
-    b->p = np;
-    b->cap = n;
-    return true;
-}
-
-void snap_obs_sb_putn(sbuf *b, const char *s, size_t n)
-{
-    if (!snap_obs_sb_reserve(b, n))
-        return;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = 0;
-}
-
-void snap_obs_sb_puts(sbuf *b, const char *s) { snap_obs_sb_putn(b, s, strlen(s)); }
-
-void snap_obs_sb_putc(sbuf *b, char c) { snap_obs_sb_putn(b, &c, 1); }
-void snap_obs_sb_printf(sbuf *b, const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    snap_obs_sb_putn(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
 
 /* Length of the UTF-8 sequence starting with byte c (1 for stray bytes). */
 static size_t u8len(unsigned char c)
@@ -72,7 +29,7 @@ static size_t u8len(unsigned char c)
  * comes out (the third becomes a look-alike angle quote), so page content
  * can never spell a content marker. At most max bytes of input are used;
  * when cut, "…" is appended. Returns true when the text was cut. */
-bool snap_obs_put_page(sbuf *b, const char *s, size_t n, size_t max, unsigned mode)
+bool snap_obs_put_page(base_buf *b, const char *s, size_t n, size_t max, unsigned mode)
 {
     bool cut = false;
     bool space = false;
@@ -100,48 +57,48 @@ bool snap_obs_put_page(sbuf *b, const char *s, size_t n, size_t max, unsigned mo
             break;
         }
         if (space) {
-            snap_obs_sb_putc(b, nl ? '\n' : ' ');
+            base_buf_putc(b, nl ? '\n' : ' ');
             space = nl = false;
             run_lt = run_gt = 0;
             used++;
         }
         if (c < 0x20 || c == 0x7f) {
-            snap_obs_sb_putc(b, ' ');
+            base_buf_putc(b, ' ');
         } else if (c == '<') {
             if (++run_lt >= 3) {
-                snap_obs_sb_puts(b, "\xe2\x80\xb9");     /* ‹ */
+                base_buf_puts(b, "\xe2\x80\xb9");     /* ‹ */
                 run_lt = 0;
             } else {
-                snap_obs_sb_putc(b, '<');
+                base_buf_putc(b, '<');
             }
             run_gt = 0;
         } else if (c == '>') {
             if (++run_gt >= 3) {
-                snap_obs_sb_puts(b, "\xe2\x80\xba");     /* › */
+                base_buf_puts(b, "\xe2\x80\xba");     /* › */
                 run_gt = 0;
             } else {
-                snap_obs_sb_putc(b, '>');
+                base_buf_putc(b, '>');
             }
             run_lt = 0;
         } else {
             run_lt = run_gt = 0;
             if ((mode & PAGE_QUOTED) && (c == '"' || c == '\\'))
-                snap_obs_sb_putc(b, '\\');
-            snap_obs_sb_putn(b, s + i, l);
+                base_buf_putc(b, '\\');
+            base_buf_put(b, s + i, l);
         }
         used += l;
         i += l;
     }
     if (cut)
-        snap_obs_sb_puts(b, "\xe2\x80\xa6");             /* … */
+        base_buf_puts(b, "\xe2\x80\xa6");             /* … */
     return cut;
 }
 
-void snap_obs_put_quoted(sbuf *b, const char *s, size_t max)
+void snap_obs_put_quoted(base_buf *b, const char *s, size_t max)
 {
-    snap_obs_sb_putc(b, '"');
+    base_buf_putc(b, '"');
     snap_obs_put_page(b, s, strlen(s), max, PAGE_QUOTED);
-    snap_obs_sb_putc(b, '"');
+    base_buf_putc(b, '"');
 }
 
 /* ASCII case-insensitive substring search. */

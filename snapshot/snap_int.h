@@ -15,8 +15,8 @@
  *               observe_build.c  the view tree, secret values, row context
  *               observe_render.c lines, budget, paging, snap_build
  *               observe_cache.c  the cache, what an action brought into view
- *   actuation   act_util.c     numbers, text buffer, page text and URLs in
- *                              results, params, pipelined calls
+ *   actuation   act_util.c     numbers, page text and URLs in results,
+ *                              params, pipelined calls
  *               act_result.c   prologue, results, re-check after a
  *                              confirmation, what changed
  *               act_input.c    input dispatch, keys, press
