@@ -781,7 +781,7 @@ static void build_request(gate *gt, json_w *w, uint64_t seq, void *ud)
     w_head(gt, w, seq, "request");
     w_common(gt, w);
     gate_w_text(w, "method", n->method ? n->method : "GET", 32);
-    gate_w_text(w, "url", n->url, GATE_AUDIT_URL_MAX);
+    gate_w_text(w, "url", n->shown ? n->shown : n->url, GATE_AUDIT_URL_MAX);
     if (n->type)
         gate_w_text(w, "type", n->type, 32);
     json_w_key(w, "document");
@@ -847,7 +847,8 @@ static int judge_request(gate *gt, const gate_net *n, char *r, size_t cap)
     if (strncmp(url, "about:", 6) == 0) {
         if (about_blank(url) || strcmp(url, "about:srcdoc") == 0)
             return snprintf(r, cap, "about:blank"), GATE_ALLOW;
-        return req_deny(r, cap, "%s is not granted%s", url, "");
+        return req_deny(r, cap, "%s is not granted%s", n->shown_origin ? n->shown_origin : url,
+                        "");
     }
     if (strncmp(url, "data:", 5) == 0) {
         if (document)
@@ -862,21 +863,25 @@ static int judge_request(gate *gt, const gate_net *n, char *r, size_t cap)
         data_out = true;
     }
     if (gate_origin_parse(url, o, sizeof o, ORIGIN_LENIENT, NULL))
-        return req_deny(r, cap, "%s: scheme not granted%s", url, "");
+        return req_deny(r, cap, "%s: scheme not granted%s",
+                        n->shown_origin ? n->shown_origin : url, "");
     bool granted = origin_granted(gt, o);
+    /* What a refusal names: the caller's shown form (no page-chosen host
+     * labels, no session values), else the origin. */
+    const char *so = n->shown_origin ? n->shown_origin : o;
     if (document && !granted)
-        return req_deny(r, cap, "document request to %s: origin not in the grant%s", o, "");
+        return req_deny(r, cap, "document request to %s: origin not in the grant%s", so, "");
     if (data_out && !granted)
-        return req_deny(r, cap, "a request carrying data to %s: origin not in the grant%s", o,
+        return req_deny(r, cap, "a request carrying data to %s: origin not in the grant%s", so,
                         "");
     if (data_out && g && !(g->egress & GATE_EGRESS_FETCH))
         return req_deny(r, cap, "a request carrying data to %s needs the "
-                        "approved_origin_fetch egress class%s", o, "");
+                        "approved_origin_fetch egress class%s", so, "");
     if (!granted && n->privileged) {
         if (n->subresource && asset_granted(gt, o))
             return snprintf(r, cap, "asset origin"), GATE_ALLOW;
         return req_deny(r, cap, "from a privileged context, a request to %s: origin not in "
-                        "the grant%s", o, n->subresource && g && g->nassets
+                        "the grant%s", so, n->subresource && g && g->nassets
                         ? " nor an asset origin" : "");
     }
     snprintf(r, cap, "%s", granted ? "granted origin" : "read-only subresource");

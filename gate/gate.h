@@ -391,6 +391,11 @@ typedef struct {
     const char *method;             /* NULL: GET */
     const char *url;
     const char *type;               /* "Image", "WebSocket", ... (audit); may be NULL */
+    const char *shown;              /* the URL as the audit line shows it (session
+                                       values scrubbed, a host outside the grant
+                                       cut to its last labels); NULL: url */
+    const char *shown_origin;       /* its origin as a refusal's reason names it
+                                       (NULL: url's origin) */
     bool document;
     bool has_body;
     bool data;

@@ -109,11 +109,12 @@ static void on_nav_event(void *ud, cdp_conn *c, const char *session, const char 
     if (!t || t->id != w->tab || !fid || !t->nframes || strcmp(fid, t->frames[0].id) != 0)
         return;
     w->same_doc = true;
-    /* agent.c keeps the URL of cross-document navigations; keep this one. */
-    size_t n = url ? strlen(url) : 0;
-    char *u = url ? malloc(n + 1) : NULL;
+    /* agent.c keeps the URL of cross-document navigations; keep this one,
+     * as agent.c would (redacted, session values scrubbed). */
+    char *red = url ? snap_url_redact(url, false, NULL) : NULL;
+    char *u = red ? snap_scrub_url(w->a, red) : NULL;
+    free(red);
     if (u) {
-        memcpy(u, url, n + 1);
         free(t->frames[0].url);
         t->frames[0].url = u;
     }
@@ -184,7 +185,9 @@ static int history_run(snap_agent *a, int delta, snap_result *r)
     /* A new document is reported by the settle line ("navigated to ..."). */
     if (w.same_doc) {
         base_buf ub = {0};
-        snap_act_sb_url(&ub, url, 300);
+        char *sc = snap_scrub_url(a, url);
+        snap_act_sb_url(&ub, sc ? sc : "", 300);
+        free(sc);
         snprintf(did, sizeof did, "went %s to %s (same document)",
                  delta < 0 ? "back" : "forward", ub.s && !ub.oom ? ub.s : "");
         snap_act_utf8_repair(did);

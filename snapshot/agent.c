@@ -45,13 +45,17 @@ void snap_agent_setstr(char **dst, const char *s)
 }
 
 /* Frame URLs are stored with credentials and secret-looking query values
- * already hidden (snap_url_redact), so no later output can show them. */
-static void set_url(char **dst, const char *url)
+ * already hidden (snap_url_redact), and the session values the agent
+ * restored or captured scrubbed (snap_scrub_url), so no later output can
+ * show them. */
+static void set_url(const snap_agent *a, char **dst, const char *url)
 {
     char *red = snap_url_redact(url ? url : "", false, NULL);
-    if (red) {
+    char *sc = red ? snap_scrub_url(a, red) : NULL;
+    free(red);
+    if (sc) {
         free(*dst);
-        *dst = red;
+        *dst = sc;
     }
 }
 
@@ -224,7 +228,8 @@ static snap_frame *frame_add(snap_tab *t, const char *id, const char *parent,
     return f;
 }
 
-static void frame_update(snap_tab *t, const char *session, const json_val *fr)
+static void frame_update(const snap_agent *a, snap_tab *t, const char *session,
+                         const json_val *fr)
 {
     const char *id = json_get_str(fr, "id");
     if (!id)
@@ -239,7 +244,7 @@ static void frame_update(snap_tab *t, const char *session, const json_val *fr)
     const char *loader = json_get_str(fr, "loaderId");
     if (loader)
         snap_agent_copyid(f->loader, loader);
-    set_url(&f->url, json_get_str(fr, "url"));
+    set_url(a, &f->url, json_get_str(fr, "url"));
     const char *origin = json_get_str(fr, "securityOrigin");
     snprintf(f->origin, sizeof f->origin, "%s", origin ? origin : "");
     f->gone = false;
@@ -248,16 +253,16 @@ static void frame_update(snap_tab *t, const char *session, const json_val *fr)
 }
 
 /* Fill frames from a Page.getFrameTree reply, recursively. */
-static void frames_from_tree(snap_tab *t, const char *session, const json_val *node,
-                             bool count_nav)
+static void frames_from_tree(const snap_agent *a, snap_tab *t, const char *session,
+                             const json_val *node, bool count_nav)
 {
     const json_val *fr = json_get(node, "frame");
     uint64_t nav = t->nav;
-    frame_update(t, session, fr);
+    frame_update(a, t, session, fr);
     if (!count_nav)
         t->nav = nav;
     for (const json_val *c = json_first(json_get(node, "childFrames")); c; c = json_next(c))
-        frames_from_tree(t, session, c, false);
+        frames_from_tree(a, t, session, c, false);
 }
 
 static void tab_clear(snap_tab *t)
@@ -391,10 +396,10 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
         const char *id = json_get_str(p, "frameId");
         snap_frame *f = id ? snap_frame_find(t, id) : NULL;
         if (f)
-            set_url(&f->url, json_get_str(p, "url"));
+            set_url(a, &f->url, json_get_str(p, "url"));
         act_secret_url(a, f);
     } else if (strcmp(method, "Page.frameNavigated") == 0) {
-        frame_update(t, session, json_get(p, "frame"));
+        frame_update(a, t, session, json_get(p, "frame"));
         const char *id = json_get_str(json_get(p, "frame"), "id");
         act_secret_url(a, id ? snap_frame_find(t, id) : NULL);
     } else if (strcmp(method, "Page.frameStartedLoading") == 0 ||
@@ -485,7 +490,7 @@ static int session_init(snap_agent *a, snap_tab *t, const char *session, bool ma
             rc = rc2;
         if (rc2 == 0 && i == N - 1) {
             const json_val *tree = json_get(rep.result, "frameTree");
-            frames_from_tree(t, session, tree, main);
+            frames_from_tree(a, t, session, tree, main);
             /* frames[0] is the main frame, whatever events came first. */
             snap_frame *root = snap_frame_find(t, json_get_str(json_get(tree, "frame"), "id")
                                                       ? json_get_str(json_get(tree, "frame"),
@@ -778,6 +783,7 @@ void snap_agent_free(snap_agent *a)
     free(a->obs);
     if (a->gate_owned)
         gate_free(a->gate);
+    snap_scrub_free(a);
     free(a);
 }
 
@@ -833,8 +839,10 @@ static int check_scheme(snap_agent *a, const char *url, snap_result *r)
         /* Refused before the gate's own decision: audited all the same,
          * the URL redacted (a javascript: URL is only named by its scheme:
          * it is the model's code). */
-        char *shown = strcmp(scheme, "javascript") == 0 ? NULL
-                    : snap_url_redact(url, true, NULL);
+        char *red = strcmp(scheme, "javascript") == 0 ? NULL
+                  : snap_url_redact(url, true, NULL);
+        char *shown = red ? snap_scrub_url(a, red) : NULL;
+        free(red);
         char what[40];
         snprintf(what, sizeof what, "%s:", scheme);
         gate_note_refusal(a->gate, "open", shown ? shown : what, r->text ? r->text : "");

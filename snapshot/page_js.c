@@ -507,11 +507,14 @@ const char snap_js_facts_fn[] =
  * element's form, else its dialog, else the nearest ancestor holding
  * another field. Bounded: 2000 fields, 5000 elements, 256 entries; more
  * and cut is set (the gate refuses).
- * Runs: on a node, the element of a consequential action (policy.c).
+ * Runs: on a node, the element of a consequential action (policy.c);
+ * arguments: the fields noted ever secret in its document (a password
+ * field the page made type=text since), skipped like a password field.
  * A hidden input is named by its name and id only (no text near it).
  * Returns: {p: [{c?, f, l, n, t, ac, v}], cut}. */
 const char snap_js_present_fn[] =
-    "function(){var e=this.nodeType===1?this:this.parentElement;if(!e)return{p:[]};"
+    "function(){var K=[].slice.call(arguments),e=this.nodeType===1?this:this.parentElement;"
+    "if(!e)return{p:[]};"
     "if(e.tagName==='LABEL'&&e.control)e=e.control;"
     "var N=function(s,n){return String(s||'').replace(/\\s+/g,' ').trim().slice(0,n||160);};"
     "var A=function(x,k){return x.getAttribute?x.getAttribute(k)||'':'';};"
@@ -547,7 +550,7 @@ const char snap_js_present_fn[] =
     "if(tag!=='input'&&tag!=='textarea'&&tag!=='select'){if(!x.isContentEditable||"
     "(x.parentElement&&x.parentElement.isContentEditable))return;}"
     "if(tag==='input'&&/^(submit|button|reset|image|file|password|checkbox)$/.test(t))return;"
-    "if(/password|one-time-code|cc-/.test(ac))return;"
+    "if(/password|one-time-code|cc-/.test(ac)||K.indexOf(x)>=0)return;"
     "if(tag==='input'&&/^(checkbox|radio)$/.test(t)&&!x.checked)return;"
     "if(tag!=='input')roots.push(x);"
     "var o={f:N(A(x,'name')+' '+(x.id||'')+' '+A(x,'placeholder')+' '+A(x,'aria-label')),"

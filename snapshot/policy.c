@@ -104,14 +104,72 @@ static int refusal(snap_agent *a, const gate_decision *d, const char *tool, snap
     return code;
 }
 
+#define PRESENT_SECRETS_MAX 64   /* fields ever secret passed to the read-back */
+#define PRESENT_GROUP "cdpgate-present"
+
+/* The fields noted ever secret in the document of the element (tab, frame;
+ * snap_secret_note: a password field the page made type=text since, a
+ * field that had a one-time-code or card hint), as Runtime.callFunctionOn
+ * arguments ([{"objectId"}, ...], new; NULL with 0 when none): the
+ * read-back skips them, so their values never reach cdpgate. -1 with
+ * *out NULL when there are more than PRESENT_SECRETS_MAX (fail closed),
+ * SNAP_ENOMEM when out of memory. */
+static int present_secrets(snap_agent *a, const snap_gate_in *in, char **out)
+{
+    *out = NULL;
+    snap_tab *t = snap_tab_by_id(a, in->tab);
+    snap_frame *f = !t ? NULL : in->frame && *in->frame ? snap_frame_find(t, in->frame)
+                  : t->nframes ? &t->frames[0] : NULL;
+    int be[PRESENT_SECRETS_MAX + 1];
+    size_t n = f ? snap_secret_list(a, t->id, f->id, f->loader, be, PRESENT_SECRETS_MAX + 1)
+                 : 0;
+    if (n > PRESENT_SECRETS_MAX)
+        return -1;
+    if (!n)
+        return 0;
+    json_w w;
+    json_w_init(&w);
+    json_w_arr_begin(&w);
+    for (size_t i = 0; i < n; i++) {
+        char params[120];
+        snprintf(params, sizeof params, "{\"backendNodeId\":%d,\"objectGroup\":\"%s\"}",
+                 be[i], PRESENT_GROUP);
+        cdp_reply rep = {0};
+        const char *o = snap_cdp_call(a, in->session, "DOM.resolveNode", params,
+                                      a->o.timeout_ms, &rep, NULL) == 0
+                      ? json_get_str(json_get(rep.result, "object"), "objectId") : NULL;
+        /* A node that cannot be resolved is gone from the document. */
+        json_w_obj_begin(&w);
+        json_w_key(&w, o ? "objectId" : "value");
+        if (o)
+            json_w_str(&w, o);
+        else
+            json_w_null(&w);
+        json_w_obj_end(&w);
+        cdp_reply_free(&rep);
+    }
+    json_w_arr_end(&w);
+    *out = json_w_take(&w, NULL);
+    return *out ? 0 : SNAP_ENOMEM;
+}
+
 /* The entries snap_js_present_fn read on element oid, for the gate: q->present
- * points into *doc and *arr (free both after gate_check). Returns 0, or a
- * SNAP_E* with why (cap). */
-static int present_read(snap_agent *a, const char *session, const char *oid, gate_request *q,
+ * points into *doc and *arr (free both after gate_check). Fields ever
+ * secret are skipped (present_secrets). Returns 0, or a SNAP_E* with why
+ * (cap). */
+static int present_read(snap_agent *a, const snap_gate_in *in, gate_request *q,
                         json_doc **doc, gate_present **arr, char *why, size_t cap)
 {
     *doc = NULL;
     *arr = NULL;
+    const char *session = in->session, *oid = in->oid;
+    char *args = NULL;
+    int src = present_secrets(a, in, &args);
+    if (src) {
+        snprintf(why, cap, "%s", src == SNAP_ENOMEM ? "out of memory"
+                 : "its page has more fields that were ever secret than can be left out");
+        return src == SNAP_ENOMEM ? SNAP_ENOMEM : SNAP_EDENIED;
+    }
     json_w w;
     json_w_init(&w);
     json_w_obj_begin(&w);
@@ -119,15 +177,27 @@ static int present_read(snap_agent *a, const char *session, const char *oid, gat
     json_w_str(&w, oid);
     json_w_key(&w, "functionDeclaration");
     json_w_str(&w, snap_js_present_fn);
+    if (args) {
+        json_w_key(&w, "arguments");
+        json_w_raw(&w, args, strlen(args), false);
+    }
     json_w_key(&w, "returnByValue");
     json_w_bool(&w, true);
     json_w_obj_end(&w);
+    free(args);
     char *p = json_w_take(&w, NULL);
     cdp_reply rep = {0};
     cdp_err e = {0};
     int rc = p ? snap_cdp_call(a, session, "Runtime.callFunctionOn", p, a->o.timeout_ms, &rep,
                                &e) : CDP_ENOMEM;
     free(p);
+    if (src == 0) {
+        cdp_reply rel = {0};
+        if (snap_cdp_call(a, session, "Runtime.releaseObjectGroup",
+                          "{\"objectGroup\":\"" PRESENT_GROUP "\"}", a->o.timeout_ms, &rel,
+                          NULL) == 0)
+            cdp_reply_free(&rel);
+    }
     const json_val *v = rc == 0 && !json_get(rep.result, "exceptionDetails")
                             ? json_get(json_get(rep.result, "result"), "value") : NULL;
     const json_val *pl = json_get(v, "p");
@@ -178,7 +248,9 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     const char *frame_url = "";
     if (in->open_url) {
         snap_url_origin(in->open_url, origin, sizeof origin);
-        url = snap_url_redact(in->open_url, false, NULL);
+        char *red = snap_url_redact(in->open_url, false, NULL);
+        url = red ? snap_scrub_url(a, red) : NULL;
+        free(red);
     } else if (t && t->nframes) {
         snap_frame *f = in->frame && *in->frame ? snap_frame_find(t, in->frame) : NULL;
         if (!f)
@@ -276,7 +348,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
         gate_classify(&q, NULL, NULL, 0) == GATE_CLASS_CONSEQUENTIAL) {
         char pw[200] = "the element is not available";
         int prc = in->oid && *in->oid && in->session
-                      ? present_read(a, in->session, in->oid, &q, &pdoc, &parr, pw, sizeof pw)
+                      ? present_read(a, in, &q, &pdoc, &parr, pw, sizeof pw)
                       : SNAP_EBROWSER;
         if (prc) {
             free(url);

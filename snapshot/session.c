@@ -11,9 +11,11 @@
  *    imported blob cannot carry another site's cookies in).
  *  - Session values (cookie values, localStorage values) go only into CDP
  *    command parameters and the vault: never into a result text, a
- *    structured result or a message. Nothing that held them is freed
- *    unwiped: our own buffers go through wipe_free (base_memzero), JSON
- *    built from them through secret writers (json_w_init_secret), the
+ *    structured result or a message. Their keyed hashes are kept
+ *    (snap_scrub_note, scrub.c) so that no URL shown later carries one.
+ *    Nothing that held them is freed unwiped: our own buffers go through
+ *    wipe_free (base_memzero), JSON built from them through secret
+ *    writers (json_w_init_secret), the
  *    vault's plaintext is parsed with JSON_SECRET, and the CDP calls that
  *    carry them are secret calls (cdp_call_secret), which zero the
  *    connection's and the transport's copies and the reply documents.
@@ -288,6 +290,26 @@ static int set_cookies(snap_agent *a, const char *ctx_id, const char *host,
     return rc;
 }
 
+/* Remember the keyed hashes of the session's values (scrub.c), so no URL
+ * shown later carries one: the cookies of host, the localStorage items
+ * ([key, value] pairs). */
+static void session_values_note(snap_agent *a, const json_val *cookies, const char *host,
+                                const json_val *ls)
+{
+    for (const json_val *ck = json_first(cookies); ck; ck = json_next(ck)) {
+        size_t n = 0;
+        const char *v = json_str(json_get(ck, "value"), &n);
+        if (v && (!host || snap_session_cookie_for_host(json_get_str(ck, "domain"), host)))
+            snap_scrub_note(a, v, n);
+    }
+    for (const json_val *kv = json_first(ls); kv; kv = json_next(kv)) {
+        size_t n = 0;
+        const char *v = json_str(json_next(json_first(kv)), &n);
+        if (v)
+            snap_scrub_note(a, v, n);
+    }
+}
+
 /* A new privileged context for origin holding the session of root (a
  * session state v1 document): the cookies of the origin's host set, the
  * origin's localStorage pending for the first open (ctx_prime), and the
@@ -330,6 +352,7 @@ static int ctx_from_state(snap_agent *a, const char *origin, const json_val *roo
     for (const json_val *kv = json_first(ls); kv; kv = json_next(kv))
         if (!names_add(&c->ls_keys, json_str(json_first(kv), NULL)))
             c->names_lost = true;
+    session_values_note(a, json_get(root, "cookies"), host, ls);
     if (rc == 0 && json_is(ls, JSON_ARRAY) && json_len(ls)) {
         json_w lw;
         json_w_init_secret(&lw);
@@ -849,6 +872,7 @@ static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
     }
     json_w_obj_end(&w);
     json_w_obj_end(&w);
+    session_values_note(a, json_get(ck.result, "cookies"), host, items);
     cdp_reply_free(&ck);
     cdp_reply_free(&ls);
     /* As the Playwright import decides it: only a session of persistent

@@ -367,14 +367,21 @@ static snap_tab *tab_by_frame(snap_agent *a, const char *frame_id)
     return NULL;
 }
 
-static void note_blocked(snap_agent *a, snap_tab *t, const char *url, const char *reason)
+/* Keep a refusal for the next result: the request as snap_request_shown
+ * gives it (no path, no query, no page-chosen host label, no session
+ * value) and the gate's reason (which names it the same way). */
+static void note_blocked(snap_agent *a, snap_tab *t, const char *method, const char *url,
+                         const char *type, const char *reason)
 {
     snap_blocked *b = &a->blocked[a->nblocked % SNAP_BLOCKED_MAX];
     a->nblocked++;
     b->tab = t ? t->id : 0;
-    char *red = snap_url_redact_act(a, url);
-    snprintf(b->text, sizeof b->text, "%s (%s)", red ? red : "a request", reason);
-    free(red);
+    char *shown = snap_request_shown(a, method, url, type);
+    char *why = snap_scrub_str(a, reason);
+    snprintf(b->text, sizeof b->text, "%s (%s)", shown ? shown : "a request",
+             why ? why : "refused");
+    free(shown);
+    free(why);
     if (t)
         t->activity++;
 }
@@ -605,6 +612,10 @@ static int auth_request(snap_agent *a, const json_val *p, const char *svc, int t
     const char *type = json_get_str(p, "resourceType");
     char fields[600];
     body_fields(req, fields, sizeof fields);
+    /* Field names are the page's: a session value there is scrubbed too. */
+    char *sf = snap_scrub_str(a, fields);
+    snprintf(fields, sizeof fields, "%s", sf ? sf : "");
+    free(sf);
     gate_auth_request q = {0};
     q.method = method ? method : "GET";
     q.url = shown;
@@ -668,7 +679,8 @@ void snap_sink_asks(snap_agent *a)
         bool ok = d.decision == GATE_ALLOW;
         answer(a, k.rid, ok, k.document);
         if (!ok)
-            note_blocked(a, k.tab ? snap_tab_by_id(a, k.tab) : NULL, k.url, d.reason);
+            note_blocked(a, k.tab ? snap_tab_by_id(a, k.tab) : NULL, k.method, k.url,
+                         k.resource, d.reason);
         ask_clear(&k);
     }
     a->asked_ms += base_now_ms() - t0;
@@ -728,10 +740,16 @@ void snap_sink_paused(snap_agent *a, const json_val *p)
     /* The gate audits refused requests: it gets the URL with its secrets
      * hidden (strictly: query values named like codes, PINs, keys too). */
     char *shown = snap_url_redact_act(a, url ? url : "");
+    /* What is shown of it (audit, reasons): session values scrubbed, a host
+     * outside the grant cut to its last labels (scrub.c). */
+    char *audit_url = shown ? snap_request_audit_url(a, shown) : NULL;
+    char *origin_shown = snap_request_origin_shown(a, url ? url : "");
     if (!login) {   /* the human drives a login: its requests are the human's */
         gate_net n = {0};
         n.method = method ? method : "GET";
         n.url = shown ? shown : "";
+        n.shown = audit_url ? audit_url : "(withheld: out of memory)";
+        n.shown_origin = origin_shown ? origin_shown : "(withheld: out of memory)";
         n.type = type;
         n.document = document;
         n.has_body = body;
@@ -749,17 +767,23 @@ void snap_sink_paused(snap_agent *a, const json_val *p)
                       gate_mode(a->gate) != GATE_MODE_HUMAN
                     ? auth_origin(a, t, frame, url ? url : "", &tab) : NULL;
     if (svc) {
-        d = shown ? auth_request(a, p, svc, tab, shown, document, reason, sizeof reason)
-                  : GATE_DENY;
-        if (!shown)
+        /* To the authenticated service (a granted host): its path is shown
+         * to the human who confirms, with session values scrubbed. */
+        char *sc = shown ? snap_scrub_url(a, shown) : NULL;
+        d = sc ? auth_request(a, p, svc, tab, sc, document, reason, sizeof reason)
+               : GATE_DENY;
+        if (!sc)
             snprintf(reason, sizeof reason, "out of memory");
+        free(sc);
     }
     free(shown);
+    free(audit_url);
+    free(origin_shown);
     if (d == -1)
         return;         /* queued: snap_sink_asks answers it */
     answer(a, rid, d == GATE_ALLOW, document);
     if (d != GATE_ALLOW)
-        note_blocked(a, t, url ? url : "", reason);
+        note_blocked(a, t, method, url ? url : "", type, reason);
 }
 
 /* Network.webSocketCreated on a tab's (or its worker's) session. Fetch
@@ -784,17 +808,20 @@ void snap_sink_socket(snap_agent *a, const char *session, const json_val *p)
         (snap_url_origin(judged, o, sizeof o) == 0 && gate_asset_allowed(a->gate, o)))
         return;
     char *shown = snap_url_redact_act(a, url);
+    char *audit_url = shown ? snap_request_audit_url(a, shown) : NULL;
     static const char R[] = "from a privileged context, a WebSocket outside the grant: "
                             "refused by the context's network rule";
     gate_net n = {0};
     n.method = "GET";
     n.url = shown ? shown : "";
+    n.shown = audit_url ? audit_url : "(withheld: out of memory)";
     n.type = "WebSocket";
     n.data = true;
     n.privileged = true;
     gate_note_request(a->gate, &n, R);
     free(shown);
-    note_blocked(a, t, url, R);
+    free(audit_url);
+    note_blocked(a, t, "GET", url, "WebSocket", R);
 }
 
 /* Append the refusals noted since *seen for tab tab_id (0: any) to buf. */

@@ -29,6 +29,8 @@
  *               session.c      browser contexts, session restore, login
  *               session_check.c  the login wall, whether a context still
  *                              holds its session, auth=
+ *               scrub.c        session values never shown; refused requests
+ *                              shown without their path and query
  *               page_js.c      every page script
  */
 #ifndef CDPGATE_SNAP_INT_H
@@ -160,6 +162,8 @@ typedef struct {
     char text[400];              /* redacted URL and the reason */
 } snap_blocked;
 
+typedef struct snap_scrub snap_scrub;   /* scrub.c */
+
 struct snap_agent {
     cdp_browser *b;
     cdp_conn *c;
@@ -230,6 +234,8 @@ struct snap_agent {
     size_t nact_secret;
     snap_blocked blocked[SNAP_BLOCKED_MAX];
     uint64_t nblocked;
+    /* scrub.c: keyed hashes of the session values restored or captured. */
+    snap_scrub *scrub;
     /* sink.c: requests of authenticated contexts waiting for the human;
      * the action in progress the human confirmed (its requests are covered
      * by that confirmation while it runs). */
@@ -508,6 +514,33 @@ char *snap_url_redact(const char *url, bool strict, const char *const *fields);
  * latest action's form (a->act_secret): for URLs the page sends or reaches
  * while an action runs (the sink's audit, frame URLs). */
 char *snap_url_redact_act(const snap_agent *a, const char *url);
+
+/* ---- scrub.c: session values never shown ---- */
+
+/* Remember keyed hashes of a session value (a cookie or localStorage value
+ * restored from the vault or captured from a login; n bytes), of the
+ * tokens in it and of its encodings, never the value; shorter than 8
+ * bytes: not remembered. */
+void snap_scrub_note(snap_agent *a, const char *val, size_t n);
+void snap_scrub_free(snap_agent *a);
+/* url (or any text) with every remembered value in it, raw,
+ * percent-encoded, lower-cased or in base64/base64url, replaced with
+ * "[session-value]" (new; NULL when out of memory). A granted host is left
+ * alone. */
+char *snap_scrub_url(const snap_agent *a, const char *url);
+char *snap_scrub_str(const snap_agent *a, const char *s);
+/* A refused request as it may be shown (new; NULL when out of memory):
+ * "GET https://[withheld].attacker.example (Image; path and query
+ * withheld, 40 bytes)": a host outside the grant by its last two labels,
+ * no path, no query, scrubbed. snap_request_origin_shown: the
+ * "scheme://host[:port]" part alone. */
+char *snap_request_shown(const snap_agent *a, const char *method, const char *url,
+                         const char *type);
+char *snap_request_origin_shown(const snap_agent *a, const char *url);
+/* A refused request's URL (already redacted) for the audit log, the
+ * operator's record: that origin part, then its path and query with
+ * session values scrubbed (new; NULL when out of memory). */
+char *snap_request_audit_url(const snap_agent *a, const char *url);
 
 /* ---- session.c, session_check.c ---- */
 

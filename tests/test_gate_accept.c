@@ -2662,6 +2662,141 @@ static void check_audited(const char *path, const char *tag, const char *type)
     free(l);
 }
 
+/* The read-back of a consequential action's form (snap_js_present_fn,
+ * for the recipients check) never reads a field that was ever secret: a
+ * password field named like a payee that the page made type=text (a "show
+ * PIN" toggle) after the snapshot noted it. Before the fix its value was
+ * read into the driver, judged as a payee and quoted in the refusal; now
+ * it is skipped, and the send goes to the human as the bound rule says. */
+static const gate_bound PIN_BOUND[] = {{NULL, "click", "Send", NULL}};
+static const char *const PIN_RECIPIENTS[] = {"bob@partner.test"};
+static void with_pin_bound(gate_grant *g)
+{
+    static gate_bound b[1];
+    b[0] = PIN_BOUND[0];
+    b[0].origin = O_BANK;
+    g->bound = b;
+    g->nbound = 1;
+    g->recipients = PIN_RECIPIENTS;
+    g->nrecipients = 1;
+}
+
+static void t_red_present_skips_secrets(void)
+{
+    rig x;
+    if (!rig_up(&x, with_pin_bound))
+        goto out;
+    snap_result r;
+    if (!CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/pin-send.html", &r)))
+        test_fail_detail("open: %s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "auth=yes");
+    snap_result_free(&r);
+    if (CHECK_INT(0, do_observe(x.a, &r)))
+        CHECK_HAS(r.text, "Payee PIN");
+    snap_result_free(&r);
+    free(page_eval(x.a, "document.querySelector('[name=payee_pin]').type='text'"));
+    hook_answer = GATE_DENY;
+    int calls = hook_calls;
+    int rc = act_on(x.a, "Send", 'c', NULL, false, &r);
+    /* The human was asked (the bound rule), and said no. */
+    check_refusal(&r, rc, SNAP_EDENIED, "deny", "declined by the human");
+    CHECK_INT(calls + 1, hook_calls);
+    CHECK_LACKS(r.text, "payee");
+    check_no_plants("the send's refusal", r.text);
+    check_no_plants("the send's structured refusal", r.structured);
+    check_no_plants("the send's prompt", hook_prompt);
+    CHECK_HAS(hook_prompt, "bob@partner.test");
+    snap_result_free(&r);
+    char *l = test_read_file(last_audit, NULL);
+    check_no_plants("the audit log", l);
+    free(l);
+    barrier(x.a);
+    check_none("POST", "bank.test", "tag=pin-send");
+out:
+    rig_down(&x);
+}
+
+/* Red-team finding (b) of issue 11 point 15: a script on the
+ * authenticated bank reads the session values JavaScript can read (the
+ * non-HttpOnly cookie bank_pref, the localStorage token bank_token, both
+ * restored from the vault) and puts them into URLs: refused requests to the
+ * ungranted evil.test carrying them in a query value, a path segment, a
+ * host label, base64, base64url and percent-encoding; a POST to the bank
+ * with one in its query (asked, declined); and the page's own address
+ * (replaceState). Everything refused, and neither value, raw or in the
+ * base64 the page sent, is in any result, prompt or audit line: a refused
+ * request is shown without its path and query, a host outside the grant
+ * by its last two labels, and known values are scrubbed from every URL.
+ * Fails on the main before this fix: the refused URLs were shown, redacted
+ * only by parameter names. */
+static void t_red_session_value_urls(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    x.a->o.timeout_ms = 30000;
+    char audit[400];
+    snprintf(audit, sizeof audit, "%s", last_audit);
+    /* The base64 the page sends, less the characters next to the value
+     * (they carry bits of the prefix): what must not be shown either. */
+    char b64[3][64], raw[40];
+    snprintf(raw, sizeof raw, "x%s", FIXTURE_BANK_TOKEN);
+    base_b64_encode((const uint8_t *)raw, strlen(raw), b64[0]);
+    snprintf(raw, sizeof raw, "xy%s", FIXTURE_BANK_PREF);
+    base_b64_encode((const uint8_t *)raw, strlen(raw), b64[1]);
+    for (char *c = b64[1]; *c; c++)
+        *c = *c == '+' ? '-' : *c == '/' ? '_' : *c;
+    snprintf(b64[2], sizeof b64[2], "%.12s", b64[0] + 4);
+    b64[1][strlen(b64[1]) - 4] = 0;
+    memmove(b64[1], b64[1] + 4, strlen(b64[1] + 4) + 1);
+    const char *const mine[] = {FIXTURE_BANK_PREF, FIXTURE_BANK_TOKEN, b64[2], b64[1], NULL};
+    snap_result r;
+    if (!CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/leak.html", &r)))
+        test_fail_detail("open: %s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "auth=yes");
+    snap_result_free(&r);
+    hook_answer = GATE_DENY;
+    int calls = hook_calls;
+    int rc = act_on(x.a, "Monthly report", 'c', NULL, false, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    static const char *const N[] = {"tag=lk-q", "tag=lk-path", "tag=lk-host", "tag=lk-b64\"",
+                                    "tag=lk-b64u", "tag=lk-pct", "tag=lk-post", NULL};
+    if (!CHECK(audit_wait(x.a, audit, N, 30000)))
+        test_fail_detail("not every request was refused and audited:\n%s",
+                         test_read_file(audit, NULL));
+    /* The result names the refusals, never their paths and queries. */
+    CHECK_HAS(r.text, "blocked before it left");
+    CHECK_HAS(r.text, "path and query withheld");
+    CHECK_HAS(r.text, "[withheld].evil.test");
+    testlib_check_no_plants(mine, "the click's result", r.text);
+    testlib_check_no_plants(mine, "the click's structured result", r.structured);
+    snap_result_free(&r);
+    CHECK(hook_calls > calls);
+    CHECK_HAS(hook_prompt, "tag=lk-post");
+    CHECK_HAS(hook_prompt, "[session-value]");
+    testlib_check_no_plants(mine, "the prompt for the POST", hook_prompt);
+    /* The page's address, carrying both values, as the model sees it. */
+    if (CHECK_INT(0, do_observe(x.a, &r))) {
+        CHECK_HAS(r.text, "tag=lk-url");
+        CHECK_HAS(r.text, "[session-value]");
+    }
+    testlib_check_no_plants(mine, "the snapshot", r.text);
+    testlib_check_no_plants(mine, "the snapshot's structured result", r.structured);
+    snap_result_free(&r);
+    char *l = test_read_file(audit, NULL);
+    CHECK_HAS(l, "[session-value]");
+    CHECK_HAS(l, "[withheld].evil.test");
+    testlib_check_no_plants(mine, "the audit log", l);
+    free(l);
+    barrier(x.a);
+    check_none(NULL, "evil.test", "tag=lk-");
+    CHECK_INT(0, log_count(NULL, FIXTURE_BANK_TOKEN ".evil.test", NULL));
+    check_none("POST", "bank.test", "tag=lk-post");
+out:
+    rig_down(&x);
+}
+
 /* Issue 11 point 4: requests the browser sends by itself (a CSP violation
  * report; speculation-rules prefetch and prerender, which this Chromium
  * does not send cross-site over http) are paused and judged like any other
@@ -3189,6 +3324,8 @@ static const test_case TESTS[] = {
     {"auth_signed_out_by_service", t_auth_signed_out_by_service},
     {"mcp_killed_after_submit", t_mcp_killed_after_submit},
     {"mcp_idle_request_confirmed", t_mcp_idle_request_confirmed},
+    {"red_session_value_urls", t_red_session_value_urls},
+    {"red_present_skips_secrets", t_red_present_skips_secrets},
     {"no_secret_anywhere", t_no_secret_anywhere},
     {"net_browser_sent", t_net_browser_sent},
     {"net_privileged_egress", t_net_privileged_egress},
