@@ -233,7 +233,6 @@ void cdp_browser_free(cdp_browser *b);
 cdp_conn *cdp_browser_conn(cdp_browser *b);
 /* Browser.getVersion fields, filled once the connection is up. */
 const char *cdp_browser_product(const cdp_browser *b);
-const char *cdp_browser_path(const cdp_browser *b);    /* "" when attached */
 const char *cdp_browser_ws_url(const cdp_browser *b);  /* "" over the pipe */
 pid_t cdp_browser_pid(const cdp_browser *b);           /* 0 when attached */
 const char *cdp_browser_profile_dir(const cdp_browser *b); /* "" when attached */

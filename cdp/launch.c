@@ -731,7 +731,6 @@ void cdp_browser_free(cdp_browser *b)
 
 cdp_conn *cdp_browser_conn(cdp_browser *b) { return b->conn; }
 const char *cdp_browser_product(const cdp_browser *b) { return b->product; }
-const char *cdp_browser_path(const cdp_browser *b) { return b->pid ? b->path : ""; }
 const char *cdp_browser_ws_url(const cdp_browser *b) { return b->ws_url; }
 pid_t cdp_browser_pid(const cdp_browser *b) { return b->pid; }
 const char *cdp_browser_profile_dir(const cdp_browser *b) { return b->pid ? b->profile : ""; }

@@ -1,6 +1,7 @@
 /*
  * mcp.h — the Model Context Protocol server behind `cdpgate mcp` (internal
- * to cli/).
+ * to cli/). Tests that include it: tests/fuzz/fuzz_mcp.c (the I/O-free
+ * protocol layer, mcp.c, linked into the fuzz target).
  *
  * Two layers:
  *   mcp.c        the protocol, with no I/O and no browser: JSON-RPC 2.0

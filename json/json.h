@@ -285,7 +285,5 @@ const json_err *json_stream_error(const json_stream *s);
 /* True once the top-level value is complete (only whitespace may follow;
  * a top-level number completes only at the next byte or json_stream_end). */
 bool json_stream_done(const json_stream *s);
-/* Containers open at this point of the input. */
-unsigned json_stream_depth(const json_stream *s);
 
 #endif

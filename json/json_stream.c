@@ -399,7 +399,6 @@ void json_stream_free(json_stream *s)
 
 const json_err *json_stream_error(const json_stream *s) { return &s->err; }
 bool json_stream_done(const json_stream *s) { return s->state == S_DONE; }
-unsigned json_stream_depth(const json_stream *s) { return (unsigned)s->depth; }
 
 /* ---- the tokenizer ---- */
 

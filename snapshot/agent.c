@@ -594,7 +594,9 @@ int snap_sync(snap_agent *a)
     return rc ? SNAP_EBROWSER : 0;
 }
 
-int snap_tab_open(snap_agent *a, size_t ctx, snap_tab **out, snap_result *r)
+/* Open a new tab in context ctxs[ctx] (Target.createTarget there, attach,
+ * enable Page/Network/Runtime/lifecycle, auto-attach to OOPIFs). */
+static int tab_open(snap_agent *a, size_t ctx, snap_tab **out, snap_result *r)
 {
     *out = NULL;
     cdp_reply rep;
@@ -866,7 +868,7 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
     if (t && t->ctx != ctx)
         t = NULL;
     int rc;
-    if (!t && (rc = snap_tab_open(a, ctx, &t, r)))
+    if (!t && (rc = tab_open(a, ctx, &t, r)))
         return rc;
     a->cur = t->id;
     if (t->dialog_open)

@@ -1,6 +1,17 @@
 /*
  * snap_int.h — internals shared by the files of snapshot/ only.
  *
+ * Tests that include it (a test may include a module's internal header to
+ * test its internals; product code never does: tests/checklayers.sh checks
+ * both, and that every such test is named here):
+ *   tests/test_snapshot.c    the AX and DOM digests and shapes, the cache,
+ *                            the tab table (snap_tab_current, snap_sync)
+ *   tests/test_actions.c     refs and frames behind an action (snap_ref_for,
+ *                            snap_obs_issue, snap_tab_by_id), URL redaction
+ *   tests/test_gate_accept.c the current tab and its sync with the browser
+ *   tests/test_login.c       the current tab, tabs by id
+ *   tests/fuzz/fuzz_url.c    snap_url_redact on the URL parser's inputs
+ *
  * Files (the module's layers; internal headers: agent_int.h, observe_int.h,
  * act_int.h, session_int.h; every page script in page_js.c):
  *   state       agent.c        the agent: tabs, frames, sessions, events
@@ -391,9 +402,6 @@ snap_frame *snap_frame_find(snap_tab *t, const char *frame_id);
 /* The browserContextId of a target no tab accounts for (a shared or service
  * worker: the frameId of its paused requests), or NULL when not known. */
 const char *snap_other_ctx(const snap_agent *a, const char *target);
-/* Open a new tab in context ctxs[ctx] (Target.createTarget there, attach,
- * enable Page/Network/Runtime/lifecycle, auto-attach to OOPIFs). */
-int snap_tab_open(snap_agent *a, size_t ctx, snap_tab **out, snap_result *r);
 /* snap_open without the choice of context: navigate in the current tab when
  * it is in ctxs[ctx] (and !new_tab), else in a new tab there. */
 int snap_open_in(snap_agent *a, const char *url, size_t ctx, bool new_tab, snap_result *r);

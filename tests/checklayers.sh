@@ -19,6 +19,11 @@
 #   6. its row names a module that none of its files includes (the map must
 #      not keep a dependency the code has dropped; a module includes the
 #      header of every module whose names it uses, not through another's).
+# and a test, fuzz target or benchmark (tests/, bench/) fails it when
+#   7. it includes a module's header other than the public one (m/m.h)
+#      while that header's opening comment does not name the file (a test
+#      may include a module's internal header to test its internals; the
+#      header says which tests do and why).
 # Then the checker checks itself: a copy of the tree with one planted fault
 # of each kind must fail, and an untouched copy must pass.
 # Prints "checklayers: N passed, N failed" like the test programs.
@@ -113,10 +118,33 @@ check_tree() {
     }'
 }
 
+# check_tests ROOT: rule 7; prints each violation, fails when there is one.
+check_tests() {
+    mods=" $(modules "$1" | tr '\n' ' ')"
+    bad=0
+    for f in $(cd "$1" && find tests bench -name '*.c' 2>/dev/null | sort); do
+        for t in $(awk '/^[ \t]*#[ \t]*include[ \t]*"/ {
+                t = $0; sub(/^[^"]*"/, "", t); sub(/".*$/, "", t)
+                if (index(t, "/")) print t }' "$1/$f"); do
+            p=${t%%/*}
+            case "$mods" in *" $p "*) ;; *) continue;; esac
+            [ "$t" = "$p/$p.h" ] && continue
+            [ -f "$1/$t" ] || continue
+            if ! awk 'NR == 1, /\*\// { print } /\*\// { exit }' "$1/$t" | grep -qF "$f"; then
+                echo "$f: includes $t, an internal header of $p/, whose opening comment does" \
+                     "not name $f (say there which tests include it and why)"
+                bad=1
+            fi
+        done
+    done
+    [ $bad -eq 0 ]
+}
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0
 if check_tree .; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+if check_tests .; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 
 # The checker checks itself on copies of the tree (sources and the map).
 mods=$(modules .)
@@ -125,6 +153,20 @@ copy() {
     mkdir -p "$tmp/t/docs"
     cp docs/architecture.md "$tmp/t/docs/"
     cp -R $mods "$tmp/t/"
+    find tests bench -name '*.c' | while read -r f; do
+        mkdir -p "$tmp/t/$(dirname "$f")" && cp "$f" "$tmp/t/$f"
+    done
+}
+# expect_tests WANT WHAT: rule 7 on the copy; WANT is fail or pass.
+expect_tests() {
+    if check_tests "$tmp/t" >"$tmp/out" 2>&1; then rc=pass; else rc=fail; fi
+    if [ "$rc" = "$1" ]; then
+        passed=$((passed + 1))
+    else
+        echo "checklayers: FAIL: $2: want $1, got $rc"
+        sed 's/^/    /' "$tmp/out" | tail -n 10
+        failed=$((failed + 1))
+    fi
 }
 # plant WANT WHAT: checks the copy; WANT is fail or pass.
 expect() {
@@ -162,6 +204,12 @@ copy; sed 's/^\(| `vault\/` .*|\)\([^|]*\)|$/\1\2`url\/` |/' docs/architecture.m
 expect fail "a row keeping a dependency no include reaches"
 copy; sed '/#include "json\/json.h"/d' snapshot/snap_int.h >"$tmp/t/snapshot/snap_int.h"
 expect fail "snapshot/ using json/ only through cdp/cdp.h (no include of its own)"
+copy
+expect_tests pass "an untouched copy of the tests"
+copy; plant_include tests/test_gate.c '#include "gate/gate_int.h"'
+expect_tests fail "a test including an internal header that does not name it"
+copy; grep -v 'tests/fuzz/fuzz_vault.c' vault/vault_int.h >"$tmp/t/vault/vault_int.h"
+expect_tests fail "an internal header no longer naming a test that includes it"
 
 echo "checklayers: $passed passed, $failed failed"
 [ $failed -eq 0 ]

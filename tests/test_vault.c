@@ -1641,7 +1641,37 @@ static void t_vectors_checksums(void)
     printf("  vectors: %d files in tests/vectors match SHA256SUMS\n", good);
 }
 
+/* vault_strerror: a distinct text for every code, one for unknown codes.
+ * The backends one by one: vault_gcm_backend_aesni() and _openssl() are
+ * NULL or named as such and listed by vault_gcm_backends(). */
+static void t_strerror_and_backends(void)
+{
+    for (int c = VAULT_EBUSY; c <= VAULT_OK; c++) {
+        const char *t = vault_strerror(c);
+        if (!CHECK(t && *t))
+            continue;
+        for (int d = c + 1; d <= VAULT_OK; d++)
+            if (!CHECK(strcmp(t, vault_strerror(d)) != 0))
+                test_fail_detail("codes %d and %d: %s", c, d, t);
+    }
+    CHECK(vault_strerror(VAULT_EBUSY - 1) != NULL);
+    const vault_gcm_backend *all[4];
+    size_t n = vault_gcm_backends(all, 4);
+    const vault_gcm_backend *one[2] = {vault_gcm_backend_aesni(), vault_gcm_backend_openssl()};
+    const char *names[2] = {"aesni", "openssl"};
+    for (int i = 0; i < 2; i++) {
+        if (!one[i])
+            continue;
+        CHECK_STR(names[i], vault_gcm_backend_name(one[i]));
+        bool listed = false;
+        for (size_t j = 0; j < n; j++)
+            listed |= all[j] == one[i];
+        CHECK(listed);
+    }
+}
+
 static const test_case TESTS[] = {
+    {"strerror_and_backends", t_strerror_and_backends},
     {"vectors_checksums", t_vectors_checksums},
     {"helpers", t_helpers},
     {"sha256", t_sha256},

@@ -9,7 +9,11 @@
 
 #include <string.h>
 
-void vault_hmac_sha256_init(vault_hmac_sha256_ctx *c, const void *key, size_t keylen)
+typedef struct {
+    vault_sha256_ctx inner, outer;
+} hmac_ctx;
+
+static void hmac_init(hmac_ctx *c, const void *key, size_t keylen)
 {
     uint8_t k[64], pad[64];
     memset(k, 0, sizeof k);
@@ -29,12 +33,12 @@ void vault_hmac_sha256_init(vault_hmac_sha256_ctx *c, const void *key, size_t ke
     base_memzero(pad, sizeof pad);
 }
 
-void vault_hmac_sha256_update(vault_hmac_sha256_ctx *c, const void *data, size_t len)
+static void hmac_update(hmac_ctx *c, const void *data, size_t len)
 {
     vault_sha256_update(&c->inner, data, len);
 }
 
-void vault_hmac_sha256_final(vault_hmac_sha256_ctx *c, uint8_t out[VAULT_SHA256_LEN])
+static void hmac_final(hmac_ctx *c, uint8_t out[VAULT_SHA256_LEN])
 {
     uint8_t ih[VAULT_SHA256_LEN];
     vault_sha256_final(&c->inner, ih);
@@ -47,10 +51,10 @@ void vault_hmac_sha256_final(vault_hmac_sha256_ctx *c, uint8_t out[VAULT_SHA256_
 void vault_hmac_sha256(const void *key, size_t keylen, const void *data, size_t len,
                        uint8_t out[VAULT_SHA256_LEN])
 {
-    vault_hmac_sha256_ctx c;
-    vault_hmac_sha256_init(&c, key, keylen);
-    vault_hmac_sha256_update(&c, data, len);
-    vault_hmac_sha256_final(&c, out);
+    hmac_ctx c;
+    hmac_init(&c, key, keylen);
+    hmac_update(&c, data, len);
+    hmac_final(&c, out);
 }
 
 int vault_pbkdf2_sha256(const void *pass, size_t passlen, const void *salt, size_t saltlen,
@@ -58,20 +62,20 @@ int vault_pbkdf2_sha256(const void *pass, size_t passlen, const void *salt, size
 {
     if (iterations < 1 || outlen < 1 || outlen > (size_t)0xffffffffu * 32)
         return VAULT_EINVAL;
-    vault_hmac_sha256_ctx keyed, c;
+    hmac_ctx keyed, c;
     uint8_t u[VAULT_SHA256_LEN], t[VAULT_SHA256_LEN], be[4];
-    vault_hmac_sha256_init(&keyed, pass, passlen);
+    hmac_init(&keyed, pass, passlen);
     for (uint32_t block = 1; outlen; block++) {
         c = keyed;
-        vault_hmac_sha256_update(&c, salt, saltlen);
+        hmac_update(&c, salt, saltlen);
         vault_put_be32(be, block);
-        vault_hmac_sha256_update(&c, be, 4);
-        vault_hmac_sha256_final(&c, u);
+        hmac_update(&c, be, 4);
+        hmac_final(&c, u);
         memcpy(t, u, sizeof t);
         for (uint32_t i = 1; i < iterations; i++) {
             c = keyed;
-            vault_hmac_sha256_update(&c, u, sizeof u);
-            vault_hmac_sha256_final(&c, u);
+            hmac_update(&c, u, sizeof u);
+            hmac_final(&c, u);
             for (size_t k = 0; k < sizeof t; k++)
                 t[k] ^= u[k];
         }

@@ -246,7 +246,8 @@ static int create_key_file(const char *path, char *err, size_t errlen)
                         step == BASE_PUT_EWRITE ? "write" : "create", strerror(e));
 }
 
-int vault_key_from_file(const char *path, uint8_t key[32], char *err, size_t errlen)
+/* The key file at path, created on first use. */
+static int key_from_file(const char *path, uint8_t key[32], char *err, size_t errlen)
 {
     for (int attempt = 0; attempt < 2; attempt++) {
         int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -274,5 +275,5 @@ int vault_key_default(void *arg, const char *dir, uint8_t key[32], char *err, si
     char path[4096];
     if ((size_t)snprintf(path, sizeof path, "%s/key", dir) >= sizeof path)
         return vault_seterr(err, errlen, VAULT_EINVAL, "vault directory path too long");
-    return vault_key_from_file(path, key, err, errlen);
+    return key_from_file(path, key, err, errlen);
 }

@@ -6,7 +6,7 @@
  * Layers, bottom up:
  *   1. vault_ct_equal      branch-free comparison (wiping and random
  *                         bytes are base/'s: base_memzero, base_random).
- *   2. vault_sha256_*, vault_hmac_sha256_*, vault_pbkdf2_sha256
+ *   2. vault_sha256_*, vault_hmac_sha256, vault_pbkdf2_sha256
  *                         streaming SHA-256 (FIPS 180-4), HMAC (RFC 2104),
  *                         PBKDF2 (RFC 8018).
  *   3. gcm_*              AES-GCM (NIST SP 800-38D) with 128/192/256-bit
@@ -58,15 +58,8 @@ void vault_sha256_update(vault_sha256_ctx *c, const void *data, size_t len);
 void vault_sha256_final(vault_sha256_ctx *c, uint8_t out[VAULT_SHA256_LEN]);
 void vault_sha256(const void *data, size_t len, uint8_t out[VAULT_SHA256_LEN]);
 
-typedef struct {
-    vault_sha256_ctx inner, outer;
-} vault_hmac_sha256_ctx;
-
-/* Any key length (keys over 64 bytes are hashed first, as RFC 2104 says). */
-void vault_hmac_sha256_init(vault_hmac_sha256_ctx *c, const void *key, size_t keylen);
-void vault_hmac_sha256_update(vault_hmac_sha256_ctx *c, const void *data, size_t len);
-/* Writes the MAC and wipes the context. */
-void vault_hmac_sha256_final(vault_hmac_sha256_ctx *c, uint8_t out[VAULT_SHA256_LEN]);
+/* HMAC-SHA256 of data under key, any key length (keys over 64 bytes are
+ * hashed first, as RFC 2104 says). */
 void vault_hmac_sha256(const void *key, size_t keylen, const void *data, size_t len,
                        uint8_t out[VAULT_SHA256_LEN]);
 
@@ -254,11 +247,11 @@ typedef struct {
  * getrandom, refused when group/world bits are set or another user owns it. */
 #define VAULT_KEY_CMD_TIMEOUT_MS 10000
 int vault_key_default(void *arg, const char *dir, uint8_t key[32], char *err, size_t errlen);
-/* The two halves, for callers that want one explicitly. */
+/* The command half, for callers that want it explicitly (tested through
+ * these; the key file half is internal to key.c). */
 int vault_key_from_cmd(const char *cmd, uint8_t key[32], char *err, size_t errlen);
 int vault_key_from_cmd_timeout(const char *cmd, int timeout_ms, uint8_t key[32], char *err,
                                size_t errlen);
-int vault_key_from_file(const char *path, uint8_t key[32], char *err, size_t errlen);
 
 /* Limits on what the store writes and reads. */
 #define VAULT_ORIGIN_MAX   2048u          /* bytes of an origin */

@@ -3,6 +3,13 @@
  * the backend table behind vault_gcm_ctx, the AES cores, GHASH, and the I/O-free
  * readers and writers of the vault's file formats (also used by the tests
  * and the fuzz target).
+ *
+ * Tests that include it (a test may include a module's internal header to
+ * test its internals; product code never does: tests/checklayers.sh checks
+ * both, and that every such test is named here):
+ *   tests/test_vault.c       the file formats' readers and writers, the key
+ *                            id, the backends' cores, the helpers
+ *   tests/fuzz/fuzz_vault.c  the readers of the file formats
  */
 #ifndef CDPGATE_VAULT_INT_H
 #define CDPGATE_VAULT_INT_H
