@@ -447,8 +447,8 @@ char *snap_request_shown(const snap_agent *a, const char *method, const char *ur
     size_t cap = (o ? strlen(o) : 0) + 160;
     char *s = malloc(cap);
     if (s)
-        snprintf(s, cap, "%s %s (%spath and query withheld, %zu bytes)", m, o ? o : "",
-                 t, withheld);
+        snprintf(s, cap, "%s %s (%spath and query withheld, %zu byte%s)", m, o ? o : "",
+                 t, withheld, withheld == 1 ? "" : "s");
     free(o);
     return s;
 }
