@@ -58,7 +58,8 @@ int cli_mcp(const cli_opts *o, int argc, char **argv);
 int cli_site_start(pid_t *pid);
 void cli_site_stop(pid_t pid);
 
-/* ---- `cdpgate vault` (cli/vault_cmd.c; docs/vault.md "Commands") ---- */
+/* ---- `cdpgate vault` (cli/vault_cmd.c, origins and the state format in
+ * cli/vault_state.c; docs/vault.md "Commands") ---- */
 /* argv[0] is "vault"; the vault commands parse their own options. */
 int cli_vault(const cli_opts *o, int argc, char **argv);
 /* Canonical origin of a URL or origin (url/url.h: lower-case

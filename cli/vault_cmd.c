@@ -21,13 +21,14 @@
  * the JSON written from it (secret writers, json_w_init_secret).
  *
  * The session blob stored for an origin is "session state format v1"
- * (docs/vault.md): cli_session_check() is its reader's validation, and
+ * (docs/vault.md): cli_session_check() (cli/vault_state.c, with the
+ * origins) is its reader's validation, and
  * the Playwright import its first writer.
  */
 #include "cli/cli.h"
+#include "cli/vault_int.h"
 #include "base/base.h"
 #include "json/json.h"
-#include "url/url.h"
 #include "vault/vault.h"
 
 #include <errno.h>
@@ -80,23 +81,6 @@ static const char VAULT_USAGE[] =
 "line.\n";
 
 /* ------------------------------------------------------------------ */
-/* limits */
-
-#define PASS_MAX        1024u            /* passphrase bytes */
-#define PASS_MIN_EXPORT 8u               /* shortest passphrase for a new export */
-#define ORIGIN_CAP      (VAULT_ORIGIN_MAX + 1)
-#define HOST_MAX        253u
-#define PW_FILE_MAX     (32u << 20)      /* storageState bytes */
-#define PW_DEPTH        6u
-#define PW_COOKIES_MAX  20000u
-#define PW_ORIGINS_MAX  1000u
-#define LS_ITEMS_MAX    100000u          /* localStorage items of one origin */
-#define COOKIE_NV_MAX   4096u            /* name + value bytes (Chromium's limit) */
-#define COOKIE_PATH_MAX 1024u
-#define EXPORT_FILE_MAX (VAULT_EXPORT_MAX + 4096u)
-#define EXPORT_FORMAT   "cdpgate-session-export"
-
-/* ------------------------------------------------------------------ */
 /* messages */
 
 static int failf(const char *cmd, const char *fmt, ...)
@@ -110,7 +94,7 @@ static int failf(const char *cmd, const char *fmt, ...)
     return EXIT_FAIL;
 }
 
-static int seterr(char *err, size_t errlen, const char *fmt, ...)
+int cli_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -134,177 +118,6 @@ static void put_safe(FILE *f, const char *s)
 }
 
 /* ------------------------------------------------------------------ */
-/* origins */
-
-/*
- * Canonical origin of a URL or origin, as url/url.h (the one URL parser,
- * held against Chromium's) serialises it: lower-case scheme (http or
- * https) and host, IPv4 dotted, IPv6 compressed, the port only when it is
- * not the scheme's default, no trailing slash; path, query and fragment
- * are dropped. That is the form the browser's location.origin gives, and
- * the key the store files sessions under. A URL carrying a user name or
- * password is refused and never echoed; so is a host in Unicode (write it
- * in its xn-- form). Fills out (and, when not NULL, https and host) and
- * returns 0, or -1 with a reason in err.
- */
-static int origin_parse(const char *url, char *out, size_t cap, bool *https, char *host,
-                        size_t hostcap, char *err, size_t errlen)
-{
-    url_parts u;
-    const char *why = "not a URL";
-    int rc = url_parse(url, &u, &why);
-    if (rc == URL_EOPAQUE || (rc == 0 && u.scheme != URL_SCHEME_HTTP &&
-                              u.scheme != URL_SCHEME_HTTPS))
-        return seterr(err, errlen, "not an http:// or https:// origin");
-    if (rc == 0 && u.userinfo)
-        return seterr(err, errlen, "a URL with a user name or password is refused");
-    if (rc)
-        return seterr(err, errlen, "%s", why);
-    if (strlen(u.host) > HOST_MAX)
-        return seterr(err, errlen, "host name longer than %u bytes", HOST_MAX);
-    if (url_parts_origin(&u, out, cap))
-        return seterr(err, errlen, "origin too long");
-    if (https)
-        *https = u.scheme == URL_SCHEME_HTTPS;
-    if (host) {
-        if (strlen(u.host) >= hostcap)
-            return seterr(err, errlen, "host name too long");
-        memcpy(host, u.host, strlen(u.host) + 1);
-    }
-    return 0;
-}
-
-int cli_vault_origin(const char *url, char *out, size_t cap)
-{
-    return origin_parse(url, out, cap, NULL, NULL, 0, NULL, 0);
-}
-
-/* ------------------------------------------------------------------ */
-/* session state format v1 (docs/vault.md) */
-
-static bool is_str(const json_val *v)
-{
-    return json_type_of(v) == JSON_STRING;
-}
-
-static bool is_bool(const json_val *v)
-{
-    return json_type_of(v) == JSON_TRUE || json_type_of(v) == JSON_FALSE;
-}
-
-/* A string without control characters (U+0000..U+001F, U+007F). */
-static bool clean_str(const json_val *v, size_t max)
-{
-    size_t n;
-    const char *s = json_str(v, &n);
-    if (!s || n > max)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-            return false;
-    return true;
-}
-
-static bool samesite_ok(const char *s)
-{
-    return s && (strcmp(s, "Strict") == 0 || strcmp(s, "Lax") == 0 || strcmp(s, "None") == 0);
-}
-
-/* Checks one cookie object of the stored format (pw: of a Playwright file,
- * whose partitionKey is a string); err names the field, never a value. */
-static int cookie_check(const json_val *c, size_t i, bool pw, char *err, size_t errlen)
-{
-    if (json_type_of(c) != JSON_OBJECT)
-        return seterr(err, errlen, "cookies[%zu] is not an object", i);
-    const json_val *name = json_get(c, "name"), *value = json_get(c, "value");
-    const json_val *dom = json_get(c, "domain"), *path = json_get(c, "path");
-    size_t nl = 0, vl = 0;
-    json_str(name, &nl);
-    json_str(value, &vl);
-    if (!clean_str(name, COOKIE_NV_MAX) || !clean_str(value, COOKIE_NV_MAX) ||
-        nl + vl > COOKIE_NV_MAX)
-        return seterr(err, errlen, "cookies[%zu]: name or value missing, not a string, "
-                      "holding a control character, or over %u bytes", i, COOKIE_NV_MAX);
-    if (!clean_str(dom, HOST_MAX + 1) || !json_str(dom, NULL)[0])
-        return seterr(err, errlen, "cookies[%zu]: bad domain", i);
-    if (!clean_str(path, COOKIE_PATH_MAX) || json_str(path, NULL)[0] != '/')
-        return seterr(err, errlen, "cookies[%zu]: bad path (must start with /)", i);
-    const json_val *v;
-    if (((v = json_get(c, "secure")) && !is_bool(v)) ||
-        ((v = json_get(c, "httpOnly")) && !is_bool(v)))
-        return seterr(err, errlen, "cookies[%zu]: secure and httpOnly must be booleans", i);
-    if ((v = json_get(c, "sameSite")) && !samesite_ok(json_str(v, NULL)))
-        return seterr(err, errlen, "cookies[%zu]: sameSite must be Strict, Lax or None", i);
-    if ((v = json_get(c, "expires")) && json_type_of(v) != JSON_NUMBER)
-        return seterr(err, errlen, "cookies[%zu]: expires must be a number", i);
-    if ((v = json_get(c, "partitionKey")) && !(pw && clean_str(v, VAULT_ORIGIN_MAX))) {
-        const json_val *x = json_get(v, "hasCrossSiteAncestor");
-        if (!clean_str(json_get(v, "topLevelSite"), VAULT_ORIGIN_MAX) || (x && !is_bool(x)))
-            return seterr(err, errlen, "cookies[%zu]: partitionKey must be "
-                          "{topLevelSite, hasCrossSiteAncestor}", i);
-    }
-    return 0;
-}
-
-/* Validates a parsed session state v1; counts cookies and localStorage
- * items when the pointers are not NULL. */
-static int session_check_val(const json_val *root, size_t *ncookies, size_t *nitems,
-                             char *err, size_t errlen)
-{
-    int64_t ver = 0;
-    if (json_type_of(root) != JSON_OBJECT)
-        return seterr(err, errlen, "session state is not a JSON object");
-    if (!json_int(json_get(root, "version"), &ver) || ver != 1)
-        return seterr(err, errlen, "session state version is not 1");
-    const json_val *cookies = json_get(root, "cookies"), *ls = json_get(root, "localStorage");
-    if (json_type_of(cookies) != JSON_ARRAY || json_type_of(ls) != JSON_OBJECT)
-        return seterr(err, errlen, "session state needs \"cookies\" (array) and "
-                      "\"localStorage\" (object)");
-    size_t i = 0, items = 0;
-    for (const json_val *c = json_first(cookies); c; c = json_next(c), i++)
-        if (cookie_check(c, i, false, err, errlen))
-            return -1;
-    for (const json_val *m = json_first(ls); m; m = json_next(m)) {
-        char canon[ORIGIN_CAP];
-        const char *k = json_key(m, NULL);
-        if (origin_parse(k, canon, sizeof canon, NULL, NULL, 0, NULL, 0) ||
-            strcmp(canon, k) != 0)
-            return seterr(err, errlen, "localStorage: a key is not a canonical origin");
-        if (json_type_of(m) != JSON_ARRAY)
-            return seterr(err, errlen, "localStorage: an origin's items are not an array");
-        for (const json_val *p = json_first(m); p; p = json_next(p), items++)
-            if (json_len(p) != 2 || !is_str(json_at(p, 0)) || !is_str(json_at(p, 1)))
-                return seterr(err, errlen, "localStorage: an item is not a [key, value] "
-                              "pair of strings");
-    }
-    if (ncookies)
-        *ncookies = i;
-    if (nitems)
-        *nitems = items;
-    return 0;
-}
-
-static json_doc *parse_strict(const char *buf, size_t len, size_t max, unsigned depth,
-                              json_err *je)
-{
-    /* Everything parsed here holds session values: zeroed when freed. */
-    json_opts jo = {max, depth, JSON_NO_DUPLICATES | JSON_SECRET};
-    return json_parse(buf, len, &jo, je);
-}
-
-int cli_session_check(const char *buf, size_t len, char *err, size_t errlen)
-{
-    json_err je = {0};
-    json_doc *d = parse_strict(buf, len, VAULT_BLOB_MAX, 8, &je);
-    if (!d)
-        return seterr(err, errlen, "session state is not valid JSON (%s at byte %zu)",
-                      je.msg ? je.msg : json_strerror(je.code), je.offset);
-    int rc = session_check_val(json_doc_root(d), NULL, NULL, err, errlen);
-    json_doc_free(d);
-    return rc;
-}
-
-/* ------------------------------------------------------------------ */
 /* files */
 
 static void wipe_free(void *p, size_t n)
@@ -324,21 +137,21 @@ static int read_file(const char *path, size_t max, char **buf, size_t *len, char
     *len = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return seterr(err, errlen, "%s: %s", path, strerror(errno));
+        return cli_seterr(err, errlen, "%s: %s", path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return seterr(err, errlen, "%s: not a regular file", path);
+        return cli_seterr(err, errlen, "%s: not a regular file", path);
     }
     if ((unsigned long long)st.st_size > max) {
         close(fd);
-        return seterr(err, errlen, "%s: larger than %zu bytes", path, max);
+        return cli_seterr(err, errlen, "%s: larger than %zu bytes", path, max);
     }
     size_t cap = (size_t)st.st_size + 1, n = 0;
     char *b = malloc(cap);
     if (!b) {
         close(fd);
-        return seterr(err, errlen, "out of memory");
+        return cli_seterr(err, errlen, "out of memory");
     }
     for (;;) {
         ssize_t r = read(fd, b + n, cap - 1 - n);
@@ -348,7 +161,7 @@ static int read_file(const char *path, size_t max, char **buf, size_t *len, char
             int e = errno;
             close(fd);
             wipe_free(b, cap);
-            return seterr(err, errlen, "%s: %s", path, strerror(e));
+            return cli_seterr(err, errlen, "%s: %s", path, strerror(e));
         }
         if (r == 0)
             break;
@@ -358,7 +171,7 @@ static int read_file(const char *path, size_t max, char **buf, size_t *len, char
             if (read(fd, &extra, 1) > 0) {     /* grew while we read */
                 close(fd);
                 wipe_free(b, cap);
-                return seterr(err, errlen, "%s: changed while being read", path);
+                return cli_seterr(err, errlen, "%s: changed while being read", path);
             }
             break;
         }
@@ -382,24 +195,24 @@ static int write_file_atomic(const char *path, const void *data, size_t len, boo
 {
     const char *slash = strrchr(path, '/');
     if (!*path || (slash && slash[1] == 0))
-        return seterr(err, errlen, "%s: not a file name", path);
+        return cli_seterr(err, errlen, "%s: not a file name", path);
     if (strlen(path) > 4000)
-        return seterr(err, errlen, "output path too long");
+        return cli_seterr(err, errlen, "output path too long");
     int step;
     if (base_file_put(AT_FDCWD, path, data, len, force ? BASE_PUT_REPLACE : BASE_PUT_NEW,
                       &step) == 0 || step == BASE_PUT_ESYNC)
         return 0;
     switch (step) {
     case BASE_PUT_ERANDOM:
-        return seterr(err, errlen, "no random bytes");
+        return cli_seterr(err, errlen, "no random bytes");
     case BASE_PUT_ECREATE:
-        return seterr(err, errlen, "%s: cannot create a file there: %s", path, strerror(errno));
+        return cli_seterr(err, errlen, "%s: cannot create a file there: %s", path, strerror(errno));
     case BASE_PUT_EWRITE:
-        return seterr(err, errlen, "%s: write failed: %s", path, strerror(errno));
+        return cli_seterr(err, errlen, "%s: write failed: %s", path, strerror(errno));
     default:
         return errno == EEXIST && !force
-            ? seterr(err, errlen, "%s exists (--force replaces it)", path)
-            : seterr(err, errlen, "%s: %s", path, strerror(errno));
+            ? cli_seterr(err, errlen, "%s exists (--force replaces it)", path)
+            : cli_seterr(err, errlen, "%s: %s", path, strerror(errno));
     }
 }
 
@@ -657,7 +470,7 @@ static int cmd_rm(const char *arg)
     char origin[ORIGIN_CAP], why[128];
     /* An argument that is no origin is looked up as written, so that an
      * oddly named session that `list` shows can still be removed. */
-    if (origin_parse(arg, origin, sizeof origin, NULL, NULL, 0, why, sizeof why)) {
+    if (cli_origin_parse(arg, origin, sizeof origin, NULL, NULL, 0, why, sizeof why)) {
         if (strchr(arg, '@'))
             return failf("rm", "%s", why);
         snprintf(origin, sizeof origin, "%s", arg);
@@ -680,7 +493,7 @@ static int cmd_rm(const char *arg)
 static int cmd_export(const char *arg, const char *out, int pfd, bool force)
 {
     char origin[ORIGIN_CAP], err[512];
-    if (origin_parse(arg, origin, sizeof origin, NULL, NULL, 0, err, sizeof err)) {
+    if (cli_origin_parse(arg, origin, sizeof origin, NULL, NULL, 0, err, sizeof err)) {
         fprintf(stderr, "cdpgate vault export: bad origin: %s\n", err);
         return EXIT_USAGE;
     }
@@ -788,7 +601,7 @@ static int cmd_import_export(const char *file, int pfd, bool force, const char *
         return failf("import", "%s: %s; nothing imported", file, err);
 
     json_err je = {0};
-    json_doc *d = parse_strict((const char *)pt, ptlen, VAULT_EXPORT_MAX, 10, &je);
+    json_doc *d = cli_parse_strict((const char *)pt, ptlen, VAULT_EXPORT_MAX, 10, &je);
     const json_val *r = json_doc_root(d), *sess = json_get(r, "session");
     const char *origin = json_get_str(r, "origin"), *ident = json_get_str(r, "identity");
     int64_t ver = 0, captured = -1, expiry = -1;
@@ -801,12 +614,12 @@ static int cmd_import_export(const char *file, int pfd, bool force, const char *
     } else if (!json_get_str(r, "format") || strcmp(json_get_str(r, "format"), EXPORT_FORMAT) ||
                !json_int(json_get(r, "version"), &ver) || ver != 1) {
         failf("import", "%s: not a version 1 session export", file);
-    } else if (!origin || origin_parse(origin, canon, sizeof canon, NULL, NULL, 0, NULL, 0) ||
+    } else if (!origin || cli_origin_parse(origin, canon, sizeof canon, NULL, NULL, 0, NULL, 0) ||
                strcmp(canon, origin) != 0 || !ident ||
                !json_int(json_get(r, "captured"), &captured) || captured < 0 ||
                !json_int(json_get(r, "expiry"), &expiry) || expiry < 0) {
         failf("import", "%s: bad origin, identity, captured or expiry field", file);
-    } else if (session_check_val(sess, &nc, &ni, err, sizeof err)) {
+    } else if (cli_session_check_val(sess, &nc, &ni, err, sizeof err)) {
         failf("import", "%s: %s", file, err);
     } else if (expiry > 0 && expiry <= (int64_t)time(NULL)) {
         char t[32];
@@ -886,14 +699,14 @@ static bool cookie_for(const pw_cookie *c, const pw_origin *o)
 static int pw_cookie_read(const json_val *v, size_t i, double now, pw_cookie *c, char *err,
                           size_t errlen)
 {
-    if (cookie_check(v, i, true, err, errlen))
+    if (cli_cookie_check(v, i, true, err, errlen))
         return -1;
     const json_val *x;
     c->v = v;
     size_t dl;
     const char *d = json_str(json_get(v, "domain"), &dl);
     if (dl > HOST_MAX + 1 || (d[0] == '.' && !d[1]))
-        return seterr(err, errlen, "cookies[%zu]: bad domain", i);
+        return cli_seterr(err, errlen, "cookies[%zu]: bad domain", i);
     for (size_t k = 0; k <= dl; k++) {
         char ch = d[k];
         c->domain[k] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
@@ -903,19 +716,19 @@ static int pw_cookie_read(const json_val *v, size_t i, double now, pw_cookie *c,
         char ch = *p;
         if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' ||
               ch == '.' || ch == '_' || ch == ':' || ch == '[' || ch == ']'))
-            return seterr(err, errlen, "cookies[%zu]: the domain is not a host name", i);
+            return cli_seterr(err, errlen, "cookies[%zu]: the domain is not a host name", i);
     }
     c->secure = json_bool(json_get(v, "secure"));
     c->expires = -1;
     if ((x = json_get(v, "expires"))) {
         double e = json_num(x);
         if (e != -1 && !(e >= 0 && e < 1e11))
-            return seterr(err, errlen, "cookies[%zu]: expires is neither -1 nor a time", i);
+            return cli_seterr(err, errlen, "cookies[%zu]: expires is neither -1 nor a time", i);
         c->expires = e;
         c->dropped = e >= 0 && e <= now;
     }
-    if ((x = json_get(v, "_crHasCrossSiteAncestor")) && !is_bool(x))
-        return seterr(err, errlen, "cookies[%zu]: bad _crHasCrossSiteAncestor", i);
+    if ((x = json_get(v, "_crHasCrossSiteAncestor")) && !cli_is_bool(x))
+        return cli_seterr(err, errlen, "cookies[%zu]: bad _crHasCrossSiteAncestor", i);
     return 0;
 }
 
@@ -950,7 +763,7 @@ static void pw_cookie_write(json_w *w, const pw_cookie *c)
     }
     if ((x = json_get(v, "partitionKey"))) {
         json_w_key(w, "partitionKey");
-        if (is_str(x)) {    /* Playwright: the top-level site, plus a flag beside it */
+        if (cli_is_str(x)) {    /* Playwright: the top-level site, plus a flag beside it */
             json_w_obj_begin(w);
             json_w_key(w, "topLevelSite");
             json_w_str(w, json_str(x, NULL));
@@ -1027,25 +840,25 @@ static int pw_origins_read(const json_val *arr, pw_origin *os, size_t *n, char *
         const char *o = json_get_str(e, "origin");
         char why[128];
         if (json_type_of(e) != JSON_OBJECT || !o)
-            return seterr(err, errlen, "origins[%zu]: no \"origin\" string", i);
+            return cli_seterr(err, errlen, "origins[%zu]: no \"origin\" string", i);
         pw_origin *po = &os[*n];
-        if (origin_parse(o, po->origin, sizeof po->origin, &po->https, po->host,
+        if (cli_origin_parse(o, po->origin, sizeof po->origin, &po->https, po->host,
                          sizeof po->host, why, sizeof why))
-            return seterr(err, errlen, "origins[%zu]: %s", i, why);
+            return cli_seterr(err, errlen, "origins[%zu]: %s", i, why);
         for (size_t k = 0; k < *n; k++)
             if (strcmp(os[k].origin, po->origin) == 0)
-                return seterr(err, errlen, "origins[%zu]: %s appears twice", i, po->origin);
+                return cli_seterr(err, errlen, "origins[%zu]: %s appears twice", i, po->origin);
         const json_val *ls = json_get(e, "localStorage");
         if (ls && json_type_of(ls) != JSON_ARRAY)
-            return seterr(err, errlen, "origins[%zu]: localStorage is not an array", i);
+            return cli_seterr(err, errlen, "origins[%zu]: localStorage is not an array", i);
         if (json_len(ls) > LS_ITEMS_MAX)
-            return seterr(err, errlen, "origins[%zu]: more than %u localStorage items", i,
+            return cli_seterr(err, errlen, "origins[%zu]: more than %u localStorage items", i,
                           LS_ITEMS_MAX);
         size_t k = 0;
         for (const json_val *it = json_first(ls); it; it = json_next(it), k++)
-            if (json_type_of(it) != JSON_OBJECT || !is_str(json_get(it, "name")) ||
-                !is_str(json_get(it, "value")))
-                return seterr(err, errlen, "origins[%zu].localStorage[%zu]: not a "
+            if (json_type_of(it) != JSON_OBJECT || !cli_is_str(json_get(it, "name")) ||
+                !cli_is_str(json_get(it, "value")))
+                return cli_seterr(err, errlen, "origins[%zu].localStorage[%zu]: not a "
                               "{name, value} pair of strings", i, k);
         po->ls = ls;
         (*n)++;
@@ -1060,7 +873,7 @@ static int cmd_import_playwright(const char *file, bool force, const char *ident
     if (read_file(file, PW_FILE_MAX, &buf, &len, err, sizeof err))
         return failf("import", "%s", err);
     json_err je = {0};
-    json_doc *d = parse_strict(buf, len, PW_FILE_MAX, PW_DEPTH, &je);
+    json_doc *d = cli_parse_strict(buf, len, PW_FILE_MAX, PW_DEPTH, &je);
     wipe_free(buf, len + 1);
     if (!d)
         return failf("import", "%s: not a valid storageState file: %s at byte %zu", file,
@@ -1115,7 +928,7 @@ static int cmd_import_playwright(const char *file, bool force, const char *ident
         char url[HOST_MAX + 16], why[128];
         snprintf(url, sizeof url, "https://%s", cs[i].host);
         pw_origin *po = &os[no];
-        if (origin_parse(url, po->origin, sizeof po->origin, &po->https, po->host,
+        if (cli_origin_parse(url, po->origin, sizeof po->origin, &po->https, po->host,
                          sizeof po->host, why, sizeof why)) {
             failf("import", "%s: cookies[%zu]: the domain makes no origin: %s", file, i, why);
             goto done;
