@@ -136,4 +136,7 @@ int base_random(void *buf, size_t len);
  * buffers that held secrets). NULL or n 0 is a no-op. */
 void base_memzero(void *p, size_t n);
 
+/* The value of the hex digit c (0-9, a-f, A-F), or -1 when c is none. */
+int base_hex_value(int c);
+
 #endif

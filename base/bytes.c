@@ -1,8 +1,8 @@
 /*
  * bytes.c — RFC 4648 base64 (standard alphabet, with padding; decoding is
  * strict: length a multiple of four, padding only at the end, no
- * whitespace, unused bits zero), random bytes from the OS, and a wipe the
- * compiler cannot drop.
+ * whitespace, unused bits zero), random bytes from the OS, a wipe the
+ * compiler cannot drop, and the value of a hex digit.
  */
 #define _GNU_SOURCE /* getrandom */
 #include "base/base.h"
@@ -146,4 +146,15 @@ void base_memzero(void *p, size_t n)
     while (n--)
         *v++ = 0;
 #endif
+}
+
+int base_hex_value(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
 }

@@ -2,6 +2,7 @@
  * cmd.c — the subcommands eval, version, snapshot, screenshot and doctor.
  */
 #include "cli/cli.h"
+#include "base/base.h"
 #include "gate/gate.h"
 #include "snapshot/snapshot.h"
 #include "vault/vault.h"
@@ -53,23 +54,44 @@ static int step_failed(cdp_browser *b, const char *cmd, const cdp_err *e)
     return EXIT_FAIL;
 }
 
-static int open_url(const cli_opts *o, const char *cmd, const char *url, cdp_browser **bp,
-                    snap_agent **ap, vault **vp, gate **gp);
+/* What open_url sets up for a command; close_url frees it. */
+typedef struct {
+    cdp_browser *b;
+    snap_agent *a;
+    vault *v;
+    gate *g;
+} opened;
+
+static int open_url(const cli_opts *o, const char *cmd, const char *url, opened *u);
+
+/* Free what open_url set up (what it did not is NULL). */
+static void close_url(opened *u)
+{
+    snap_agent_free(u->a);
+    gate_free(u->g);
+    cdp_browser_free(u->b);
+    vault_close(u->v);
+}
+
+/* A snapshot/ call of cmd failed with code (r's text says why): print it;
+ * the exit code says whether the browser is gone. */
+static int snap_failed(const opened *u, const char *cmd, const snap_result *r, int code)
+{
+    fprintf(stderr, "cdpgate %s: %s\n", cmd, r->text ? r->text : snap_strerror(code));
+    return cdp_conn_dead(cdp_browser_conn(u->b)) ? EXIT_BROWSER : EXIT_FAIL;
+}
 
 /* `eval` under --grant: the expression runs as the agent's would, through
  * the gate (the grant must name "eval" and the URL's origin), and the human
  * confirms it at the terminal (or through --confirm). */
 static int eval_gated(const cli_opts *o, const char *url, const char *expr)
 {
-    cdp_browser *b;
-    snap_agent *a;
-    vault *v;
-    gate *g;
-    int rc = open_url(o, "eval", url, &b, &a, &v, &g);
+    opened u;
+    int rc = open_url(o, "eval", url, &u);
     if (rc == 0) {
         snap_result r;
         memset(&r, 0, sizeof r);
-        int er = snap_eval(a, expr, &r);
+        int er = snap_eval(u.a, expr, &r);
         json_doc *d = er == 0 && r.structured
                           ? json_parse(r.structured, strlen(r.structured), NULL, NULL) : NULL;
         const json_val *val = d ? json_get(json_doc_root(d), "value") : NULL;
@@ -77,17 +99,13 @@ static int eval_gated(const cli_opts *o, const char *url, const char *expr)
         if (js) {
             printf("%s\n", js);
         } else {
-            fprintf(stderr, "cdpgate eval: %s\n", r.text ? r.text : snap_strerror(er));
-            rc = cdp_conn_dead(cdp_browser_conn(b)) ? EXIT_BROWSER : EXIT_FAIL;
+            rc = snap_failed(&u, "eval", &r, er);
         }
         free(js);
         json_doc_free(d);
         snap_result_free(&r);
     }
-    snap_agent_free(a);
-    gate_free(g);
-    cdp_browser_free(b);
-    vault_close(v);
+    close_url(&u);
     return rc;
 }
 
@@ -161,37 +179,37 @@ int cli_version(const cli_opts *o, int argc, char **argv)
 /* ---- snapshot and screenshot ---- */
 
 /* Launch, make an agent (restoring stored sessions from the vault, if there
- * is one: *vp, close it after the agent) and open url. On failure prints why
- * and returns the exit code; on success 0 with *bp and *ap set. */
-static int open_url(const cli_opts *o, const char *cmd, const char *url, cdp_browser **bp,
-                    snap_agent **ap, vault **vp, gate **gp)
+ * is one: u->v, closed after the agent) and open url. On failure prints why
+ * and returns the exit code; on success 0 with u->b and u->a set. Either
+ * way, close_url(u) afterwards. */
+static int open_url(const cli_opts *o, const char *cmd, const char *url, opened *u)
 {
-    *ap = NULL;
-    *bp = NULL;
-    *vp = NULL;
-    *gp = cli_gate_open(o, true, cmd);
-    if (!*gp)
+    u->a = NULL;
+    u->b = NULL;
+    u->v = NULL;
+    u->g = cli_gate_open(o, true, cmd);
+    if (!u->g)
         return EXIT_USAGE;
-    *vp = cli_vault_existing(cmd);
-    *bp = cli_browser(o, cmd);
-    if (!*bp)
+    u->v = cli_vault_existing(cmd);
+    u->b = cli_browser(o, cmd);
+    if (!u->b)
         return EXIT_BROWSER;
     cdp_err e = {0};
     snap_opts so = {0};
     so.allow_local = true;  /* the operator's own command line, not a model */
     so.timeout_ms = o->timeout_ms;
-    so.vault = *vp;
-    so.gate = *gp;
-    *ap = snap_agent_new(*bp, &so, &e);
-    if (!*ap)
-        return step_failed(*bp, cmd, &e);
+    so.vault = u->v;
+    so.gate = u->g;
+    u->a = snap_agent_new(u->b, &so, &e);
+    if (!u->a)
+        return step_failed(u->b, cmd, &e);
     snap_result r;
     memset(&r, 0, sizeof r);
-    int rc = snap_open(*ap, url, false, &r);
+    int rc = snap_open(u->a, url, false, &r);
     if (rc < 0) {
-        fprintf(stderr, "cdpgate %s: %s\n", cmd, r.text ? r.text : snap_strerror(rc));
+        rc = snap_failed(u, cmd, &r, rc);
         snap_result_free(&r);
-        return cdp_conn_dead(cdp_browser_conn(*bp)) ? EXIT_BROWSER : EXIT_FAIL;
+        return rc;
     }
     snap_result_free(&r);
     return 0;
@@ -203,19 +221,15 @@ int cli_snapshot(const cli_opts *o, int argc, char **argv)
         fprintf(stderr, "usage: cdpgate snapshot URL\n");
         return EXIT_USAGE;
     }
-    cdp_browser *b;
-    snap_agent *a;
-    vault *v;
-    gate *g;
-    int rc = open_url(o, "snapshot", argv[1], &b, &a, &v, &g);
+    opened u;
+    int rc = open_url(o, "snapshot", argv[1], &u);
     if (rc == 0) {
         snap_result r;
         memset(&r, 0, sizeof r);
         snap_query q = {0};
-        int sr = snap_observe(a, &q, &r);
+        int sr = snap_observe(u.a, &q, &r);
         if (sr < 0) {
-            fprintf(stderr, "cdpgate snapshot: %s\n", r.text ? r.text : snap_strerror(sr));
-            rc = cdp_conn_dead(cdp_browser_conn(b)) ? EXIT_BROWSER : EXIT_FAIL;
+            rc = snap_failed(&u, "snapshot", &r, sr);
         } else {
             fputs(r.text ? r.text : "", stdout);
             if (r.text && *r.text && r.text[strlen(r.text) - 1] != '\n')
@@ -223,10 +237,7 @@ int cli_snapshot(const cli_opts *o, int argc, char **argv)
         }
         snap_result_free(&r);
     }
-    snap_agent_free(a);
-    gate_free(g);
-    cdp_browser_free(b);
-    vault_close(v);
+    close_url(&u);
     return rc;
 }
 
@@ -236,31 +247,18 @@ int cli_screenshot(const cli_opts *o, int argc, char **argv)
         fprintf(stderr, "usage: cdpgate screenshot URL -o FILE [--full-page]\n");
         return EXIT_USAGE;
     }
-    cdp_browser *b;
-    snap_agent *a;
-    vault *v;
-    gate *g;
-    int rc = open_url(o, "screenshot", argv[1], &b, &a, &v, &g);
+    opened u;
+    int rc = open_url(o, "screenshot", argv[1], &u);
     if (rc == 0) {
         snap_result r;
         memset(&r, 0, sizeof r);
-        int sr = snap_screenshot(a, o->full_page, &r);
+        int sr = snap_screenshot(u.a, o->full_page, &r);
         if (sr < 0 || !r.image) {
-            fprintf(stderr, "cdpgate screenshot: %s\n",
-                    r.text ? r.text : snap_strerror(sr < 0 ? sr : SNAP_EBROWSER));
-            rc = cdp_conn_dead(cdp_browser_conn(b)) ? EXIT_BROWSER : EXIT_FAIL;
+            rc = snap_failed(&u, "screenshot", &r, sr < 0 ? sr : SNAP_EBROWSER);
         } else {
             int fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-            size_t off = 0;
-            while (fd >= 0 && off < r.image_len) {
-                ssize_t w = write(fd, r.image + off, r.image_len - off);
-                if (w < 0 && errno == EINTR)
-                    continue;
-                if (w <= 0)
-                    break;
-                off += (size_t)w;
-            }
-            if (fd < 0 || off < r.image_len || close(fd) != 0) {
+            if (fd < 0 || base_write_all(fd, r.image, r.image_len, BASE_NO_DEADLINE, 0, NULL) ||
+                close(fd) != 0) {
                 fprintf(stderr, "cdpgate screenshot: cannot write %s: %s\n", o->output,
                         strerror(errno));
                 rc = EXIT_FAIL;
@@ -270,10 +268,7 @@ int cli_screenshot(const cli_opts *o, int argc, char **argv)
         }
         snap_result_free(&r);
     }
-    snap_agent_free(a);
-    gate_free(g);
-    cdp_browser_free(b);
-    vault_close(v);
+    close_url(&u);
     return rc;
 }
 

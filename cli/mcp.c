@@ -236,6 +236,19 @@ static void msg_begin(json_w *w, const char *id)
         json_w_null(w);
 }
 
+/* vsnprintf into msg (cap bytes), then cut back to whole UTF-8: a message
+ * cut inside a UTF-8 sequence would make the writer refuse it. */
+static void format_utf8(char *msg, size_t cap, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+static void format_utf8(char *msg, size_t cap, const char *fmt, va_list ap)
+{
+    vsnprintf(msg, cap, fmt, ap);
+    size_t n = strlen(msg);
+    while (n && !json_utf8_valid((const uint8_t *)msg, n))
+        msg[--n] = 0;
+}
+
 static void send_error(mcp_server *s, const char *id, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -244,12 +257,8 @@ static void send_error(mcp_server *s, const char *id, int code, const char *fmt,
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    format_utf8(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    /* A message cut inside a UTF-8 sequence would make the writer refuse it. */
-    size_t n = strlen(msg);
-    while (n && !json_utf8_valid((const uint8_t *)msg, n))
-        msg[--n] = 0;
     json_w w;
     msg_begin(&w, id);
     json_w_key(&w, "error");
@@ -608,11 +617,8 @@ static void send_tool_error(mcp_server *s, const char *id, const char *fmt, ...)
     char msg[600];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    format_utf8(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    size_t n = strlen(msg);
-    while (n && !json_utf8_valid((const uint8_t *)msg, n))
-        msg[--n] = 0;
     mcp_result r = {0};
     r.text = msg;
     r.is_error = true;

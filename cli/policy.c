@@ -67,14 +67,7 @@ int cli_confirm_program_tick(const char *cmd, const char *prompt, int wait_ms,
     close(out[1]);
     /* The prompt is small (well under a pipe buffer): write it and close. */
     signal(SIGPIPE, SIG_IGN);
-    size_t len = strlen(prompt), off = 0;
-    while (off < len) {
-        ssize_t n = write(in[1], prompt + off, len - off);
-        if (n <= 0 && errno != EINTR)
-            break;
-        if (n > 0)
-            off += (size_t)n;
-    }
+    base_write_all(in[1], prompt, strlen(prompt), BASE_NO_DEADLINE, 0, NULL);
     if (write(in[1], "\n", 1) < 0) {
         /* the program may not read its stdin: fine */
     }

@@ -68,6 +68,20 @@ int json_w_error(const json_w *w)
     return w->depth || w->want_val ? JSON_EVALUE : JSON_OK;
 }
 
+/* Start w over empty, keeping its limit and secrecy: the buffer freed
+ * (zeroed first when secret) when free_buf, else left to whoever took it. */
+static void restart(json_w *w, bool free_buf)
+{
+    size_t max = w->max;
+    uint8_t secret = w->secret;
+    if (free_buf)
+        json_w_free(w);
+    else
+        json_w_init(w);
+    w->max = max;
+    w->secret = secret;
+}
+
 char *json_w_take(json_w *w, size_t *len)
 {
     if (json_w_error(w) != JSON_OK || !w->buf) {
@@ -75,21 +89,13 @@ char *json_w_take(json_w *w, size_t *len)
         char *out = json_w_error(w) == JSON_OK ? calloc(1, 1) : NULL;
         if (len)
             *len = 0;
-        size_t max = w->max;
-        uint8_t secret = w->secret;
-        json_w_free(w);
-        w->max = max;
-        w->secret = secret;
+        restart(w, true);
         return out;
     }
     char *out = w->buf;
     if (len)
         *len = w->len;
-    size_t max = w->max;
-    uint8_t secret = w->secret;
-    json_w_init(w);
-    w->max = max;
-    w->secret = secret;
+    restart(w, false);
     return out;
 }
 

@@ -19,6 +19,7 @@
  *    differential test in tests/test_url.c holds it to that.
  */
 #include "url/url.h"
+#include "base/base.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -60,17 +61,6 @@ static bool alpha(int c)
 static bool digit(int c)
 {
     return c >= '0' && c <= '9';
-}
-
-static int hexval(int c)
-{
-    if (digit(c))
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 static int fail(const char **why, int code, const char *text)
@@ -124,7 +114,7 @@ static int v4_number(const char *p, size_t n, uint64_t *v)
     }
     uint64_t x = 0;
     for (size_t i = 0; i < n; i++) {
-        int d = hexval((unsigned char)p[i]);
+        int d = base_hex_value((unsigned char)p[i]);
         if (d < 0 || (unsigned)d >= radix)
             return -1;
         x = x * radix + (unsigned)d;
@@ -212,8 +202,8 @@ static int v6_parse(const char *p, size_t n, uint16_t a[8])
             continue;
         }
         unsigned v = 0, len = 0;
-        while (len < 4 && hexval(C(i)) >= 0) {
-            v = v * 16 + (unsigned)hexval(C(i));
+        while (len < 4 && base_hex_value(C(i)) >= 0) {
+            v = v * 16 + (unsigned)base_hex_value(C(i));
             i++, len++;
         }
         if (C(i) == '.') {
@@ -337,10 +327,10 @@ static int host_parse(const char *raw, size_t n, url_parts *u, const char **why)
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         char c = raw[i];
-        if (c == '%' && i + 2 < n && hexval((unsigned char)raw[i + 1]) >= 0 &&
-            hexval((unsigned char)raw[i + 2]) >= 0) {
-            c = (char)(hexval((unsigned char)raw[i + 1]) * 16 +
-                       hexval((unsigned char)raw[i + 2]));
+        if (c == '%' && i + 2 < n && base_hex_value((unsigned char)raw[i + 1]) >= 0 &&
+            base_hex_value((unsigned char)raw[i + 2]) >= 0) {
+            c = (char)(base_hex_value((unsigned char)raw[i + 1]) * 16 +
+                       base_hex_value((unsigned char)raw[i + 2]));
             i += 2;
             u->host_pct = true;
         }

@@ -355,17 +355,30 @@ void vault_gcm_wipe(vault_gcm_ctx *c)
     base_memzero(c, sizeof *c);
 }
 
+/* The start of a one-shot seal or open: key, IV, AAD. On failure c needs
+ * no wipe (it was wiped here, or init never set it up). */
+static int one_shot_begin(vault_gcm_ctx *c, const vault_gcm_backend *be, const uint8_t *key,
+                          size_t keylen, const uint8_t *iv, size_t ivlen, const uint8_t *aad,
+                          size_t aadlen)
+{
+    int rc = vault_gcm_init(c, be, key, keylen);
+    if (rc != VAULT_GCM_OK)
+        return rc;
+    if ((rc = vault_gcm_set_iv(c, iv, ivlen)) != VAULT_GCM_OK ||
+        (rc = vault_gcm_aad(c, aad, aadlen)) != VAULT_GCM_OK)
+        vault_gcm_wipe(c);
+    return rc;
+}
+
 int vault_gcm_seal(const vault_gcm_backend *be, const uint8_t *key, size_t keylen,
              const uint8_t *iv, size_t ivlen, const uint8_t *aad, size_t aadlen,
              const uint8_t *pt, size_t len, uint8_t *ct, uint8_t *tag, size_t taglen)
 {
     vault_gcm_ctx c;
-    int rc = vault_gcm_init(&c, be, key, keylen);
+    int rc = one_shot_begin(&c, be, key, keylen, iv, ivlen, aad, aadlen);
     if (rc != VAULT_GCM_OK)
         return rc;
-    if ((rc = vault_gcm_set_iv(&c, iv, ivlen)) == VAULT_GCM_OK &&
-        (rc = vault_gcm_aad(&c, aad, aadlen)) == VAULT_GCM_OK &&
-        (rc = vault_gcm_encrypt(&c, pt, ct, len)) == VAULT_GCM_OK)
+    if ((rc = vault_gcm_encrypt(&c, pt, ct, len)) == VAULT_GCM_OK)
         rc = vault_gcm_tag(&c, tag, taglen);
     vault_gcm_wipe(&c);
     return rc;
@@ -377,12 +390,10 @@ int vault_gcm_open(const vault_gcm_backend *be, const uint8_t *key, size_t keyle
              uint8_t *pt)
 {
     vault_gcm_ctx c;
-    int rc = vault_gcm_init(&c, be, key, keylen);
+    int rc = one_shot_begin(&c, be, key, keylen, iv, ivlen, aad, aadlen);
     if (rc != VAULT_GCM_OK)
         return rc;
-    if ((rc = vault_gcm_set_iv(&c, iv, ivlen)) == VAULT_GCM_OK &&
-        (rc = vault_gcm_aad(&c, aad, aadlen)) == VAULT_GCM_OK &&
-        (rc = vault_gcm_auth(&c, ct, len)) == VAULT_GCM_OK &&
+    if ((rc = vault_gcm_auth(&c, ct, len)) == VAULT_GCM_OK &&
         (rc = vault_gcm_check_tag(&c, tag, taglen)) == VAULT_GCM_OK)
         rc = vault_gcm_decrypt(&c, ct, pt, len);
     vault_gcm_wipe(&c);

@@ -32,17 +32,6 @@
 
 extern char **environ;
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static int is_space(uint8_t c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
@@ -59,7 +48,7 @@ static int parse_key(const uint8_t *out, size_t n, uint8_t key[32])
     if (b - a == 64) {
         int bad = 0;
         for (size_t i = 0; i < 32; i++) {
-            int hi = hexval(out[a + 2 * i]), lo = hexval(out[a + 2 * i + 1]);
+            int hi = base_hex_value(out[a + 2 * i]), lo = base_hex_value(out[a + 2 * i + 1]);
             bad |= (hi | lo) < 0;
             key[i] = (uint8_t)((hi << 4) | (lo & 15));
         }

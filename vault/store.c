@@ -198,6 +198,25 @@ void vault_close(vault *v)
 
 /* ---- lock ---- */
 
+/* Try once to lock the whole of fd for writing: an open-file-description
+ * lock, or a classic one on a kernel without them. fcntl's result (errno
+ * set on failure). */
+static int lock_try(int fd)
+{
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+#ifdef F_OFD_SETLK
+    int r = fcntl(fd, F_OFD_SETLK, &fl);
+    if (r != 0 && errno == EINVAL)   /* kernel without OFD locks */
+        r = fcntl(fd, F_SETLK, &fl);
+    return r;
+#else
+    return fcntl(fd, F_SETLK, &fl);
+#endif
+}
+
 static int lock_take(vault *v, int *lfd, char *err, size_t errlen)
 {
     int fd = openat(v->dfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -215,17 +234,7 @@ static int lock_take(vault *v, int *lfd, char *err, size_t errlen)
     int64_t t0 = base_now_ms();
     long sleep_us = 100;
     for (;;) {
-        struct flock fl;
-        memset(&fl, 0, sizeof fl);
-        fl.l_type = F_WRLCK;
-        fl.l_whence = SEEK_SET;
-#ifdef F_OFD_SETLK
-        int r = fcntl(fd, F_OFD_SETLK, &fl);
-        if (r != 0 && errno == EINVAL)   /* kernel without OFD locks */
-            r = fcntl(fd, F_SETLK, &fl);
-#else
-        int r = fcntl(fd, F_SETLK, &fl);
-#endif
+        int r = lock_try(fd);
         if (r == 0)
             break;
         if (errno != EACCES && errno != EAGAIN && errno != EINTR) {
@@ -275,19 +284,9 @@ int vault_identity_acquire(vault *v, const char *origin, const char *identity,
     int fd = openat(v->dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return vault_seterr(err, errlen, VAULT_EIO, "%s/%s: %s", v->dir, name, strerror(errno));
-    struct flock fl;
-    memset(&fl, 0, sizeof fl);
-    fl.l_type = F_WRLCK;
-    fl.l_whence = SEEK_SET;
-#ifdef F_OFD_SETLK
     /* Open-file-description locks also conflict inside one process, so two
      * agents of one process cannot share an identity either. */
-    int r = fcntl(fd, F_OFD_SETLK, &fl);
-    if (r != 0 && errno == EINVAL)
-        r = fcntl(fd, F_SETLK, &fl);
-#else
-    int r = fcntl(fd, F_SETLK, &fl);
-#endif
+    int r = lock_try(fd);
     if (r != 0) {
         int e = errno;
         char who[200] = "";
@@ -433,6 +432,20 @@ static void names_for(const char *origin, char enc[80], char js[80])
     snprintf(js, 80, "%s.json", h);
 }
 
+/* How reading and removing one origin's session start: the origin and the
+ * store's directories checked, the file names in enc and js, the store
+ * lock taken (*lfd: release it with lock_release). 0, or the error (no
+ * lock held). */
+static int origin_locked(vault *v, const char *origin, char enc[80], char js[80], int *lfd,
+                         char *err, size_t errlen)
+{
+    int rc = check_origin(origin, err, errlen);
+    if (rc || (rc = check_dirs(v, err, errlen)))
+        return rc;
+    names_for(origin, enc, js);
+    return lock_take(v, lfd, err, errlen);
+}
+
 /* ---- operations ---- */
 
 int vault_put(vault *v, const char *origin, const char *identity, const uint8_t *blob,
@@ -508,13 +521,10 @@ int vault_get(vault *v, const char *origin, uint8_t **blob, size_t *len, vault_m
     *len = 0;
     if (meta)
         memset(meta, 0, sizeof *meta);
-    int rc = check_origin(origin, err, errlen);
-    if (rc || (rc = check_dirs(v, err, errlen)))
-        return rc;
     char enc[80], js[80];
-    names_for(origin, enc, js);
     int lfd;
-    if ((rc = lock_take(v, &lfd, err, errlen)))
+    int rc = origin_locked(v, origin, enc, js, &lfd, err, errlen);
+    if (rc)
         return rc;
     uint8_t *file = NULL, *pt = NULL;
     size_t flen = 0, ptlen = 0;
@@ -684,13 +694,10 @@ void vault_list_free(vault_meta *list, size_t n)
 
 int vault_rm(vault *v, const char *origin, char *err, size_t errlen)
 {
-    int rc = check_origin(origin, err, errlen);
-    if (rc || (rc = check_dirs(v, err, errlen)))
-        return rc;
     char enc[80], js[80];
-    names_for(origin, enc, js);
     int lfd;
-    if ((rc = lock_take(v, &lfd, err, errlen)))
+    int rc = origin_locked(v, origin, enc, js, &lfd, err, errlen);
+    if (rc)
         return rc;
     int gone = 0;
     const char *names[2] = {enc, js};

@@ -440,21 +440,6 @@ static uint64_t mask8(const uint8_t mask[4], size_t offset, uint8_t m[8])
     return m64;
 }
 
-void ws_mask(uint8_t *data, size_t len, const uint8_t mask[4], size_t offset)
-{
-    uint8_t m[8];
-    uint64_t m64 = mask8(mask, offset, m);
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, data + i, 8);
-        w ^= m64;
-        memcpy(data + i, &w, 8);
-    }
-    for (; i < len; i++)
-        data[i] ^= m[i & 7];
-}
-
 void ws_mask_copy(uint8_t *dst, const uint8_t *src, size_t len,
                   const uint8_t mask[4], size_t offset)
 {
@@ -469,4 +454,9 @@ void ws_mask_copy(uint8_t *dst, const uint8_t *src, size_t len,
     }
     for (; i < len; i++)
         dst[i] = src[i] ^ m[i & 7];
+}
+
+void ws_mask(uint8_t *data, size_t len, const uint8_t mask[4], size_t offset)
+{
+    ws_mask_copy(data, data, len, mask, offset);   /* in place: each word is read first */
 }

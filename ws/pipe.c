@@ -338,34 +338,8 @@ int ws_pipe_recv(ws_pipe *p, const char **msg, size_t *len, int timeout_ms)
                 return p->dead = WS_ENOMEM;
             }
         }
-        if (!p->read_full) {
-            int r = base_wait_fd(p->rfd, POLLIN, deadline);
-            if (r == 0)
-                return WS_ETIMEOUT;
-            if (r < 0) {
-                snprintf(p->err, sizeof p->err, "pipe: poll: %s", strerror(errno));
-                return p->dead = WS_EIO;
-            }
-        }
-        ssize_t n = read(p->rfd, p->buf + p->end, p->cap - p->end);
-        if (n < 0) {
-            p->read_full = false;
-            if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
-                continue;
-            snprintf(p->err, sizeof p->err, "pipe: read: %s", strerror(errno));
-            return p->dead = WS_EIO;
-        }
-        if (n == 0) {
-            if (p->start == p->end) {
-                snprintf(p->err, sizeof p->err, "pipe: closed by the peer");
-                return p->dead = WS_ECLOSED;
-            }
-            snprintf(p->err, sizeof p->err,
-                     "pipe: closed by the peer in the middle of a message (%zu bytes)",
-                     p->end - p->start);
-            return p->dead = WS_EIO;
-        }
-        p->read_full = (size_t)n == p->cap - p->end;
-        p->end += (size_t)n;
+        int r = read_more(p, deadline);     /* no message in pieces: chunk_len is 0 */
+        if (r != 1)
+            return r;
     }
 }
