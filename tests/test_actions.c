@@ -211,15 +211,7 @@ static char *eval_in(snap_agent *a, const char *url_part, const char *expr)
     snap_frame *f = frame_of(a, url_part);
     if (!f)
         return NULL;
-    json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "expression");
-    json_w_str(&w, expr);
-    json_w_key(&w, "returnByValue");
-    json_w_bool(&w, true);
-    json_w_obj_end(&w);
-    char *p = json_w_take(&w, NULL);
+    char *p = testlib_eval_params(expr, "returnByValue");
     cdp_reply rep;
     cdp_err e = {0};
     int rc = cdp_call(a->c, f->session, "Runtime.evaluate", p, 5000, &rep, &e);

@@ -10,6 +10,7 @@
 #include "gate/gate.h"
 #include "json/json.h"
 #include "tests/harness.h"
+#include "tests/testlib.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -25,9 +26,7 @@ static char TMP[256];
 
 static int tmp_setup(void)
 {
-    const char *t = getenv("TMPDIR");
-    snprintf(TMP, sizeof TMP, "%s/test_gate.XXXXXX", t && *t ? t : "/tmp");
-    if (!mkdtemp(TMP)) {
+    if (testlib_tempdir("gate", TMP, sizeof TMP)) {
         CHECK(!"mkdtemp");
         return -1;
     }

@@ -396,15 +396,7 @@ static char *page_eval(snap_agent *a, const char *expr)
     snap_tab *t = snap_tab_current(a);
     if (!t)
         return calloc(1, 1);
-    json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "expression");
-    json_w_str(&w, expr);
-    json_w_key(&w, "returnByValue");
-    json_w_bool(&w, true);
-    json_w_obj_end(&w);
-    char *p = json_w_take(&w, NULL);
+    char *p = testlib_eval_params(expr, "returnByValue");
     cdp_reply rep;
     cdp_err e = {0};
     char *out = NULL;

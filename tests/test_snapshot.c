@@ -714,15 +714,7 @@ static void page_run(snap_agent *a, const char *expr)
     snap_tab *t = snap_tab_current(a);
     if (!CHECK(t != NULL))
         return;
-    json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "expression");
-    json_w_str(&w, expr);
-    json_w_key(&w, "awaitPromise");
-    json_w_bool(&w, true);
-    json_w_obj_end(&w);
-    char *p = json_w_take(&w, NULL);
+    char *p = testlib_eval_params(expr, "awaitPromise");
     cdp_reply rep;
     cdp_err e = {0};
     if (!CHECK_INT(0, cdp_call(a->c, t->session, "Runtime.evaluate", p, 10000, &rep, &e)))

@@ -27,6 +27,7 @@
  */
 #define _GNU_SOURCE 1
 #include "tests/harness.h"
+#include "tests/testlib.h"
 #include "vault/vault.h"
 #include "base/base.h"
 #include "vault/vault_int.h"
@@ -652,8 +653,7 @@ static char TMP[256], ROOT[300];
 
 static int tmp_setup(void)
 {
-    snprintf(TMP, sizeof TMP, "/tmp/cdpgate-vault-test-XXXXXX");
-    if (!mkdtemp(TMP)) {
+    if (testlib_tempdir("vault-test", TMP, sizeof TMP)) {
         CHECK(!"mkdtemp");
         return -1;
     }

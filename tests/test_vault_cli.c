@@ -25,6 +25,7 @@
 #define _GNU_SOURCE 1
 #include "tests/fixture.h"
 #include "tests/harness.h"
+#include "tests/testlib.h"
 #include "json/json.h"
 #include "vault/vault.h"
 
@@ -45,7 +46,7 @@
 /* ------------------------------------------------------------------ */
 /* environment: a temporary data directory per test */
 
-static char tmpdir[64];       /* /tmp/cdpgate-vcli-XXXXXX */
+static char tmpdir[64];       /* $TMPDIR/cdpgate-vcli-XXXXXX */
 static char datadir[128];     /* tmpdir/data: $XDG_DATA_HOME */
 static const char *bin;
 
@@ -77,8 +78,7 @@ static void use_data(const char *sub)
 
 static void env_setup(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/cdpgate-vcli-XXXXXX");
-    if (!mkdtemp(tmpdir))
+    if (testlib_tempdir("vcli", tmpdir, sizeof tmpdir))
         test_fail_detail("mkdtemp: %s", strerror(errno));
     unsetenv("CDPGATE_KEY_CMD");
     use_data("data");
@@ -124,9 +124,7 @@ static void env_teardown(void)
         }
         free(k);
     }
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    fixture_run(cmd, NULL, NULL);
+    test_rm_rf(tmpdir);
     free(transcript);
     transcript = NULL;
     tlen = 0;

@@ -2,6 +2,7 @@
  * testlib.c — the one test helper library (see testlib.h).
  */
 #include "tests/testlib.h"
+#include "json/json.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -68,6 +69,21 @@ int testlib_tempdir(const char *name, char *out, size_t cap)
         return -1;
     }
     return 0;
+}
+
+/* ---- page scripts ---- */
+
+char *testlib_eval_params(const char *expr, const char *opt)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "expression");
+    json_w_str(&w, expr);
+    json_w_key(&w, opt);
+    json_w_bool(&w, true);
+    json_w_obj_end(&w);
+    return json_w_take(&w, NULL);
 }
 
 /* ---- the browser ---- */

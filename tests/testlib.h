@@ -58,6 +58,13 @@ void testlib_sleep_ms(int ms);
  * -1 with the reason on stderr. Remove it with test_rm_rf. */
 int testlib_tempdir(const char *name, char *out, size_t cap);
 
+/* ---- page scripts ---- */
+
+/* The params of a Runtime.evaluate of expr with the boolean option opt
+ * ("returnByValue", "awaitPromise") true: {"expression":EXPR,OPT:true}, new
+ * JSON text (free it), or NULL when out of memory. */
+char *testlib_eval_params(const char *expr, const char *opt);
+
 /* ---- the browser ---- */
 
 #define TESTLIB_NO_BROWSER "no Chromium-family browser installed (apt-get install -y chromium)"
