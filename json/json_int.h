@@ -120,4 +120,23 @@ static inline size_t json_utf8_seq(const uint8_t *s, size_t avail)
     return 0;
 }
 
+/* ---- numbers (json_parse.c; json_stream.c reads its literals with it) ---- */
+
+typedef struct {
+    double d;
+    int64_t i;                /* the exact value, when is_int */
+    bool is_int;              /* an integer that int64_t holds */
+} json_number;
+
+typedef struct {
+    int code;                 /* JSON_ESYNTAX, JSON_ENOMEM, JSON_ERANGE */
+    const char *at;           /* where */
+    const char *why;          /* static text */
+} json_number_err;
+
+/* Read the RFC 8259 number literal at p into *out; the byte after the
+ * literal must not continue it (a NUL or a delimiter is fine). Returns the
+ * end of the literal, or NULL with *e filled. */
+const char *json_number_read(const char *p, json_number *out, json_number_err *e);
+
 #endif

@@ -345,10 +345,19 @@ static double slow_strtod(const char *s, const char *e, bool *ok)
     return d;
 }
 
-/* Number literal at p into v. Returns the position after it, or NULL. */
-static char *parse_number(parser *ps, char *p, json_val *v)
+/* One number's error: the code, the message and where. */
+static const char *num_fail(json_number_err *e, int code, const char *at, const char *why)
 {
-    char *start = p;
+    e->code = code;
+    e->at = at;
+    e->why = why;
+    return NULL;
+}
+
+/* The reader's number parser, which json_stream.c shares (json_int.h). */
+const char *json_number_read(const char *p, json_number *out, json_number_err *err)
+{
+    const char *start = p;
     bool neg = *p == '-';
     p += neg;
     uint64_t m = 0;
@@ -356,15 +365,15 @@ static char *parse_number(parser *ps, char *p, json_val *v)
     bool trunc = false;          /* digits beyond what m holds */
     int64_t exp10 = 0;
 
-    v->type = JSON_NUMBER;
+    out->is_int = false;
+    out->i = 0;
     if (*p == '0') {
         p++;
         if (is_digit((unsigned char)*p)) {
-            set_err(ps, JSON_ESYNTAX, p, "leading zero in number");
-            return NULL;
+            return num_fail(err, JSON_ESYNTAX, p, "leading zero in number");
         }
     } else if (is_digit((unsigned char)*p)) {
-        char *d0 = p;
+        const char *d0 = p;
         while (is_digit((unsigned char)*p))
             m = m * 10 + (unsigned)(*p++ - '0');
         sig = (int)(p - d0);
@@ -372,20 +381,19 @@ static char *parse_number(parser *ps, char *p, json_val *v)
             trunc = true;        /* m wrapped: only strtod can tell */
         }
     } else {
-        set_err(ps, JSON_ESYNTAX, p, "invalid number");
-        return NULL;
+        return num_fail(err, JSON_ESYNTAX, p, "invalid number");
     }
 
     if (*p != '.' && *p != 'e' && *p != 'E') {
         if (!trunc) {
-            v->u.num.d = neg ? -(double)m : (double)m;
+            out->d = neg ? -(double)m : (double)m;
             if (!neg && m <= (uint64_t)INT64_MAX) {
-                v->flags = JV_INT;
-                v->u.num.i = (int64_t)m;
+                out->is_int = true;
+                out->i = (int64_t)m;
             } else if (neg && m <= (uint64_t)INT64_MAX + 1) {
-                v->flags = JV_INT;
-                v->u.num.i = m == (uint64_t)INT64_MAX + 1 ? INT64_MIN
-                                                          : -(int64_t)m;
+                out->is_int = true;
+                out->i = m == (uint64_t)INT64_MAX + 1 ? INT64_MIN
+                                                      : -(int64_t)m;
             }
             return p;
         }
@@ -395,8 +403,7 @@ static char *parse_number(parser *ps, char *p, json_val *v)
     if (*p == '.') {
         p++;
         if (!is_digit((unsigned char)*p)) {
-            set_err(ps, JSON_ESYNTAX, p, "digit expected after '.'");
-            return NULL;
+            return num_fail(err, JSON_ESYNTAX, p, "digit expected after '.'");
         }
         while (is_digit((unsigned char)*p)) {
             unsigned dg = (unsigned)(*p++ - '0');
@@ -417,8 +424,7 @@ static char *parse_number(parser *ps, char *p, json_val *v)
         if (*p == '-' || *p == '+')
             p++;
         if (!is_digit((unsigned char)*p)) {
-            set_err(ps, JSON_ESYNTAX, p, "digit expected in exponent");
-            return NULL;
+            return num_fail(err, JSON_ESYNTAX, p, "digit expected in exponent");
         }
         int64_t e = 0;
         while (is_digit((unsigned char)*p)) {
@@ -429,14 +435,14 @@ static char *parse_number(parser *ps, char *p, json_val *v)
         exp10 += eneg ? -e : e;
     }
     if (!trunc && m == 0) {
-        v->u.num.d = neg ? -0.0 : 0.0;
+        out->d = neg ? -0.0 : 0.0;
         return p;
     }
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
     if (!trunc && m <= ((uint64_t)1 << 53) && exp10 >= -22 && exp10 <= 22) {
         double d = (double)m;
         d = exp10 < 0 ? d / pow10_tab[-exp10] : d * pow10_tab[exp10];
-        v->u.num.d = neg ? -d : d;
+        out->d = neg ? -d : d;
         return p;
     }
 #endif
@@ -446,16 +452,33 @@ slow:
         bool ok;
         double d = slow_strtod(start, p, &ok);
         if (!ok) {
-            set_err(ps, JSON_ENOMEM, start, "out of memory");
-            return NULL;
+            return num_fail(err, JSON_ENOMEM, start, "out of memory");
         }
         if (isinf(d)) {
-            set_err(ps, JSON_ERANGE, start, "number out of range");
-            return NULL;
+            return num_fail(err, JSON_ERANGE, start, "number out of range");
         }
-        v->u.num.d = d;
+        out->d = d;
     }
     return p;
+}
+
+/* Number literal at p into v. Returns the position after it, or NULL. */
+static char *parse_number(parser *ps, char *p, json_val *v)
+{
+    json_number n;
+    json_number_err e;
+    v->type = JSON_NUMBER;
+    const char *end = json_number_read(p, &n, &e);
+    if (!end) {
+        set_err(ps, e.code, e.at, e.why);
+        return NULL;
+    }
+    v->u.num.d = n.d;
+    if (n.is_int) {
+        v->flags = JV_INT;
+        v->u.num.i = n.i;
+    }
+    return p + (end - p);
 }
 
 static int keycmp(const void *a, const void *b)

@@ -28,9 +28,6 @@
  */
 #include "json/json_int.h"
 
-#include <float.h>
-#include <locale.h>
-#include <math.h>
 #include <stdlib.h>
 
 #define DEFAULT_MAX_STRING ((size_t)64 << 10)
@@ -207,132 +204,27 @@ static inline unsigned hexval(unsigned c)
     return 16;
 }
 
-/* ---- numbers: the same conversion as json_parse.c ---- */
-
-static const double pow10_tab[23] = {
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
-};
+/* ---- numbers: json_parse.c's reader (json_number_read) ---- */
 
 static bool is_digit(unsigned char c)
 {
     return (unsigned)(c - '0') < 10;
 }
 
-/* strtod of a validated literal (NUL-terminated), tolerant of a foreign
- * locale's decimal point. */
-static double slow_strtod(const char *s, size_t n, bool *ok)
-{
-    char *stop;
-    double d = strtod(s, &stop);
-    *ok = true;
-    if (stop == s + n)
-        return d;
-    const char *dp = localeconv()->decimal_point;
-    size_t dpl = strlen(dp);
-    char *tmp = malloc(n * (dpl > 1 ? dpl : 1) + 1);
-    if (!tmp) {
-        *ok = false;
-        return 0;
-    }
-    size_t j = 0;
-    for (size_t k = 0; k < n; k++) {
-        if (s[k] == '.') {
-            memcpy(tmp + j, dp, dpl);
-            j += dpl;
-        } else {
-            tmp[j++] = s[k];
-        }
-    }
-    tmp[j] = 0;
-    d = strtod(tmp, NULL);
-    free(tmp);
-    return d;
-}
-
-/* Value of the validated literal s[0..n) (NUL-terminated) into ev. */
+/* Value of the validated literal s[0..n) (NUL-terminated) into ev. 0, or
+ * JSON_ENOMEM or JSON_ERANGE. */
 static int num_value(const char *s, size_t n, json_event *ev)
 {
-    const char *p = s;
-    bool neg = *p == '-';
-    p += neg;
-    uint64_t m = 0;
-    int sig = 0;
-    bool trunc = false;
-    int64_t exp10 = 0;
-    if (*p == '0') {
-        p++;
-    } else {
-        const char *d0 = p;
-        while (is_digit((unsigned char)*p))
-            m = m * 10 + (unsigned)(*p++ - '0');
-        sig = (int)(p - d0);
-        trunc = sig > 19;
-    }
-    if (*p != '.' && *p != 'e' && *p != 'E') {
-        if (!trunc) {
-            ev->num = neg ? -(double)m : (double)m;
-            if (!neg && m <= (uint64_t)INT64_MAX) {
-                ev->is_int = true;
-                ev->i = (int64_t)m;
-            } else if (neg && m <= (uint64_t)INT64_MAX + 1) {
-                ev->is_int = true;
-                ev->i = m == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)m;
-            }
-            return 0;
-        }
-        goto slow;
-    }
-    if (*p == '.') {
-        p++;
-        while (is_digit((unsigned char)*p)) {
-            unsigned dg = (unsigned)(*p++ - '0');
-            if (m == 0 && dg == 0) {
-                exp10--;
-            } else if (sig < 19) {
-                m = m * 10 + dg;
-                sig++;
-                exp10--;
-            } else {
-                trunc = true;
-            }
-        }
-    }
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        bool eneg = *p == '-';
-        if (*p == '-' || *p == '+')
-            p++;
-        int64_t e = 0;
-        while (is_digit((unsigned char)*p)) {
-            if (e < 1000000)
-                e = e * 10 + (*p - '0');
-            p++;
-        }
-        exp10 += eneg ? -e : e;
-    }
-    if (!trunc && m == 0) {
-        ev->num = neg ? -0.0 : 0.0;
-        return 0;
-    }
-#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
-    if (!trunc && m <= ((uint64_t)1 << 53) && exp10 >= -22 && exp10 <= 22) {
-        double d = (double)m;
-        d = exp10 < 0 ? d / pow10_tab[-exp10] : d * pow10_tab[exp10];
-        ev->num = neg ? -d : d;
-        return 0;
-    }
-#endif
-slow:
-    {
-        bool ok;
-        double d = slow_strtod(s, n, &ok);
-        if (!ok)
-            return JSON_ENOMEM;
-        if (isinf(d))
-            return JSON_ERANGE;
-        ev->num = d;
-    }
+    json_number v;
+    json_number_err e;
+    const char *end = json_number_read(s, &v, &e);
+    if (!end)
+        return e.code;
+    if ((size_t)(end - s) != n)
+        return JSON_ESYNTAX;    /* the tokenizer validated it: cannot happen */
+    ev->num = v.d;
+    ev->is_int = v.is_int;
+    ev->i = v.i;
     return 0;
 }
 
