@@ -448,6 +448,21 @@ const char snap_js_wall[] =
 
 /* ==== the gate glue (policy.c) ==== */
 
+/* The words that may name a field x (the in-script helper L, one copy for
+ * the two scripts below): its labels, aria-labelledby, title, placeholders,
+ * name and id, the text just before it (a "To:" beside a contenteditable),
+ * and its group's label or legend. Needs the script's N and A. */
+#define JS_FIELD_WORDS \
+    "var L=function(x){var s=[],d=x.ownerDocument;if(x.labels)for(var i=0;i<x.labels.length;" \
+    "i++)s.push(x.labels[i].innerText);(A(x,'aria-labelledby')).split(/\\s+/).forEach(" \
+    "function(id){var l=id&&d.getElementById(id);if(l)s.push(l.innerText);});" \
+    "s.push(A(x,'title'),A(x,'aria-placeholder'),A(x,'data-placeholder'),A(x,'aria-label')," \
+    "A(x,'name'),x.id||'',A(x,'placeholder'));var p=x.previousElementSibling;" \
+    "if(p&&!p.matches('input,select,textarea,button'))s.push(N(p.innerText,40));" \
+    "var g=x.parentElement&&x.parentElement.closest('[aria-label],[role=group],fieldset');" \
+    "if(g)s.push(A(g,'aria-label'),g.tagName==='FIELDSET'&&g.querySelector('legend')?" \
+    "g.querySelector('legend').innerText:'');return s.join(' ');};"
+
 /* What the gate needs of an element (plain values back).
  * Runs: on a node, the element of a gated action (policy.c, and
  * pipelined by the actions). Returns: {tag, type, ac, field, text, fa?, fm?,
@@ -479,15 +494,7 @@ const char snap_js_facts_fn[] =
     /* Words that may name a recipient field: labels, aria-labelledby, title,
      * placeholders, the text just before the field (a "To:" beside a
      * contenteditable), and for an option the control it belongs to. */
-    "var L=function(x){var s=[],d=x.ownerDocument;if(x.labels)for(var i=0;i<x.labels.length;"
-    "i++)s.push(x.labels[i].innerText);(A(x,'aria-labelledby')).split(/\\s+/).forEach("
-    "function(id){var l=id&&d.getElementById(id);if(l)s.push(l.innerText);});"
-    "s.push(A(x,'title'),A(x,'aria-placeholder'),A(x,'data-placeholder'),A(x,'aria-label'),"
-    "A(x,'name'),x.id||'',A(x,'placeholder'));var p=x.previousElementSibling;"
-    "if(p&&!p.matches('input,select,textarea,button'))s.push(N(p.innerText,40));"
-    "var g=x.parentElement&&x.parentElement.closest('[aria-label],[role=group],fieldset');"
-    "if(g)s.push(A(g,'aria-label'),g.tagName==='FIELDSET'&&g.querySelector('legend')?"
-    "g.querySelector('legend').innerText:'');return s.join(' ');};"
+    JS_FIELD_WORDS
     "var lb=L(e),ro=A(e,'role');if(tag==='option'||/^(option|menuitemradio|treeitem)$/.test(ro)){"
     "var lst=e.closest('select,datalist,[role=listbox],[role=menu],[role=tree]');"
     "if(lst){lb+=' '+L(lst);var id=lst.id;var own=id&&(lst.ownerDocument.querySelector("
@@ -529,15 +536,7 @@ const char snap_js_present_fn[] =
     "var R=/[^\\s,;<>()\\[\\]\"']*[@\\uFF20\\uFE6B][^\\s,;<>()\\[\\]\"']*/g;"
     "var T=function(s){return String(s||'').slice(0,4000).match(R)||[];};"
     "var chip=function(s){T(s).forEach(function(t){if(!seen[t]){seen[t]=1;add({c:true,v:t});}});};"
-    "var L=function(x){var s=[],d=x.ownerDocument;if(x.labels)for(var i=0;i<x.labels.length;"
-    "i++)s.push(x.labels[i].innerText);(A(x,'aria-labelledby')).split(/\\s+/).forEach("
-    "function(id){var l=id&&d.getElementById(id);if(l)s.push(l.innerText);});"
-    "s.push(A(x,'title'),A(x,'aria-placeholder'),A(x,'data-placeholder'),A(x,'aria-label'),"
-    "A(x,'name'),x.id||'',A(x,'placeholder'));var p=x.previousElementSibling;"
-    "if(p&&!p.matches('input,select,textarea,button'))s.push(N(p.innerText,40));"
-    "var g=x.parentElement&&x.parentElement.closest('[aria-label],[role=group],fieldset');"
-    "if(g)s.push(A(g,'aria-label'),g.tagName==='FIELDSET'&&g.querySelector('legend')?"
-    "g.querySelector('legend').innerText:'');return s.join(' ');};"
+    JS_FIELD_WORDS
     "var NM=function(x){var s=A(x,'aria-label'),d=x.ownerDocument;if(!s)s=A(x,'aria-labelledby')"
     ".split(/\\s+/).map(function(id){var l=id&&d.getElementById(id);return l?l.innerText:'';})"
     ".join(' ');if(!N(s)&&x.labels)s=[].map.call(x.labels,function(l){return l.innerText;})"
