@@ -225,6 +225,35 @@ static void type_report_new_text(snap_agent *a, const char *fs, const char *obs_
     snap_act_pfree(&co);
 }
 
+/* The start type and select share: resolve ref into *tg and note its
+ * session in *ss, ask the gate about gi (its element members are filled in
+ * here from *tg), and after a confirmation check that the element is still
+ * the one the human was shown. 0 with the permit held (the caller ends
+ * with snap_gate_done and snap_act_release_all), or a SNAP_E* code with r
+ * filled and everything released. */
+static int field_gate(snap_agent *a, const char *ref, snap_gate_in *gi, target *tg,
+                      session_set *ss, snap_gated *gg, snap_result *r)
+{
+    int rc = snap_act_resolve(a, ref, tg, r);
+    if (rc)
+        return rc;
+    snap_act_sessions_note(ss, tg->session);
+    gi->tab = tg->tab;
+    gi->frame = tg->frame;
+    gi->session = tg->session;
+    gi->oid = tg->oid;
+    gi->ref_n = tg->n;
+    if ((rc = snap_gate_ask(a, gi, gg, r))) {
+        snap_act_release_all(a, tg, ss);
+        return rc;
+    }
+    if ((rc = snap_act_recheck_target(a, gg, gi->tool, tg, ss, NULL, r))) {
+        snap_gate_done(a, gg, rc, r);
+        snap_act_release_all(a, tg, ss);
+    }
+    return rc;
+}
+
 int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
               const char *obs, snap_result *r)
 {
@@ -238,24 +267,13 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
         return snap_act_fail(r, SNAP_EINVAL, "the text to type is not valid UTF-8");
     int64_t deadline = base_now_ms() + a->o.timeout_ms;
     target tg;
-    if ((rc = snap_act_resolve(a, ref, &tg, r)))
+    session_set ss = {0};
+    snap_gated gg = {0};
+    snap_gate_in gi = {.tool = "type", .state_change = true, .submit = submit, .text = text,
+                       .obs = obs};
+    if ((rc = field_gate(a, ref, &gi, &tg, &ss, &gg, r)))
         return rc;
     const char *fs = tg.session, *what = tg.what;
-    session_set ss = {0};
-    snap_act_sessions_note(&ss, fs);
-    snap_gated gg = {0};
-    snap_gate_in gi = {.tool = "type", .tab = tg.tab, .frame = tg.frame,
-                       .session = tg.session, .oid = tg.oid, .ref_n = tg.n,
-                       .state_change = true, .submit = submit, .text = text, .obs = obs};
-    if ((rc = snap_gate_ask(a, &gi, &gg, r))) {
-        snap_act_release_all(a, &tg, &ss);
-        return rc;
-    }
-    if ((rc = snap_act_recheck_target(a, &gg, "type", &tg, &ss, NULL, r))) {
-        snap_gate_done(a, &gg, rc, r);
-        snap_act_release_all(a, &tg, &ss);
-        return rc;
-    }
     pcall sc, ob, pr;
     snap_act_psend_p(a, fs, "DOM.scrollIntoViewIfNeeded", snap_act_params("s", "objectId", tg.oid),
                      &sc);
@@ -507,24 +525,13 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
             return snap_act_fail(r, SNAP_EINVAL, "option %zu is missing or not valid UTF-8", i + 1);
     int64_t deadline = base_now_ms() + a->o.timeout_ms;
     target tg;
-    if ((rc = snap_act_resolve(a, ref, &tg, r)))
-        return rc;
     session_set ss = {0};
-    const char *fs = tg.session, *what = tg.what;
-    snap_act_sessions_note(&ss, fs);
     snap_gated gg = {0};
-    snap_gate_in gi = {.tool = "select", .tab = tg.tab, .frame = tg.frame,
-                       .session = tg.session, .oid = tg.oid, .ref_n = tg.n,
-                       .state_change = true, .options = values, .noptions = n, .obs = obs};
-    if ((rc = snap_gate_ask(a, &gi, &gg, r))) {
-        snap_act_release_all(a, &tg, &ss);
+    snap_gate_in gi = {.tool = "select", .state_change = true, .options = values, .noptions = n,
+                       .obs = obs};
+    if ((rc = field_gate(a, ref, &gi, &tg, &ss, &gg, r)))
         return rc;
-    }
-    if ((rc = snap_act_recheck_target(a, &gg, "select", &tg, &ss, NULL, r))) {
-        snap_gate_done(a, &gg, rc, r);
-        snap_act_release_all(a, &tg, &ss);
-        return rc;
-    }
+    const char *fs = tg.session, *what = tg.what;
     int tab_id = tg.tab;
     snap_tab *t = snap_tab_by_id(a, tab_id);
     uint64_t nav0 = t ? t->nav : 0;
