@@ -1,12 +1,13 @@
 /*
  * base.h — the small helpers several modules need, in one copy: monotonic
  * time and deadlines, waiting on a file descriptor, the one write loop,
- * writing a file all or nothing, a growing text buffer, base64, random
+ * writing a file all or nothing, a growing text buffer and array, base64, random
  * bytes and a wipe that the compiler keeps.
  *
  * The bottom of the module map: base/ depends on libc and POSIX only, and
  * every other module may use it. It holds no state; nothing here allocates
- * except base_buf, which the caller owns (base_buf_free).
+ * except base_buf, which the caller owns (base_buf_free), and base_grow,
+ * which grows the caller's array.
  *
  * Errors: the OS helpers return 0, or -1 with errno set, so each caller maps
  * the failure to its own module's error code and message.
@@ -115,6 +116,13 @@ void base_buf_vprintf(base_buf *b, const char *fmt, va_list ap)
 char *base_buf_take(base_buf *b, size_t *len);
 /* Free the text and zero the buffer. NULL is a no-op. */
 void base_buf_free(base_buf *b);
+
+/* A growing array: room for need elements of size bytes in arr (NULL at
+ * first) whose capacity is *cap, doubling from first. Returns the array,
+ * moved or not, with *cap updated, or NULL when out of memory or the size
+ * would overflow (arr and *cap untouched then; the caller still owns arr).
+ * The new room is not zeroed. */
+void *base_grow(void *arr, size_t need, size_t *cap, size_t size, size_t first);
 
 /* ---- bytes (bytes.c) ---- */
 

@@ -1,6 +1,7 @@
 /*
  * buf.c — the growing text buffer (base_buf): appends that never fail
- * loudly, one oom flag to check at the end.
+ * loudly, one oom flag to check at the end; and the growing array
+ * (base_grow).
  */
 #include "base/base.h"
 
@@ -83,6 +84,25 @@ char *base_buf_take(base_buf *b, size_t *len)
     }
     base_buf_free(b);
     return s;
+}
+
+void *base_grow(void *arr, size_t need, size_t *cap, size_t size, size_t first)
+{
+    if (arr && need <= *cap)
+        return arr;
+    size_t n = *cap ? *cap : first ? first : 1;
+    while (n < need) {
+        if (n > SIZE_MAX / 2)
+            return NULL;
+        n *= 2;
+    }
+    if (size && n > SIZE_MAX / size)
+        return NULL;
+    void *na = realloc(arr, n * size);
+    if (!na)
+        return NULL;
+    *cap = n;
+    return na;
 }
 
 void base_buf_free(base_buf *b)

@@ -510,14 +510,10 @@ static int session_init(snap_agent *a, snap_tab *t, const char *session, bool ma
 
 static snap_tab *tab_new(snap_agent *a, const char *target, const char *session)
 {
-    if (a->ntabs == a->captabs) {
-        size_t n = a->captabs ? a->captabs * 2 : 4;
-        snap_tab *nt = realloc(a->tabs, n * sizeof *nt);
-        if (!nt)
-            return NULL;
-        a->tabs = nt;
-        a->captabs = n;
-    }
+    snap_tab *nt = base_grow(a->tabs, a->ntabs + 1, &a->captabs, sizeof *nt, 4);
+    if (!nt)
+        return NULL;
+    a->tabs = nt;
     snap_tab *t = &a->tabs[a->ntabs++];
     memset(t, 0, sizeof *t);
     t->id = ++a->next_tab;

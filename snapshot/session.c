@@ -155,14 +155,10 @@ bool snap_session_cookie_for_host(const char *domain, const char *host)
 
 static snap_ctx *ctx_add(snap_agent *a)
 {
-    if (a->nctxs == a->capctxs) {
-        size_t n = a->capctxs ? a->capctxs * 2 : 4;
-        snap_ctx *nc = realloc(a->ctxs, n * sizeof *nc);
-        if (!nc)
-            return NULL;
-        a->ctxs = nc;
-        a->capctxs = n;
-    }
+    snap_ctx *nc = base_grow(a->ctxs, a->nctxs + 1, &a->capctxs, sizeof *nc, 4);
+    if (!nc)
+        return NULL;
+    a->ctxs = nc;
     snap_ctx *c = &a->ctxs[a->nctxs++];
     memset(c, 0, sizeof *c);
     return c;

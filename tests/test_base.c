@@ -143,6 +143,28 @@ static void t_buf(void)
     base_buf_free(NULL);
 }
 
+static void t_grow(void)
+{
+    size_t cap = 0;
+    int *v = base_grow(NULL, 1, &cap, sizeof *v, 4);
+    CHECK(v != NULL);
+    CHECK_INT(4, cap);
+    CHECK(base_grow(v, 4, &cap, sizeof *v, 4) == v);  /* fits: unchanged */
+    v[3] = 7;
+    int *w = base_grow(v, 5, &cap, sizeof *v, 4);
+    CHECK(w != NULL);
+    CHECK_INT(8, cap);
+    CHECK_INT(7, w[3]);
+    /* An overflowing size fails and leaves the array and cap alone. */
+    CHECK(base_grow(w, SIZE_MAX / 2, &cap, sizeof *w, 4) == NULL);
+    CHECK_INT(8, cap);
+    test_fail_alloc_after(0, 1);
+    CHECK(base_grow(w, 9, &cap, sizeof *w, 4) == NULL);
+    test_fail_alloc_off();
+    CHECK_INT(8, cap);
+    free(w);
+}
+
 static void t_buf_alloc_failure(void)
 {
     base_buf b = {0};
@@ -272,6 +294,7 @@ static const test_case TESTS[] = {
     {"write_all_bad_fd", t_write_all_bad_fd},
     {"buf", t_buf},
     {"buf_alloc_failure", t_buf_alloc_failure},
+    {"grow", t_grow},
     {"random_and_wipe", t_random_and_wipe},
     {"time", t_time},
     {"file_put", t_file_put},
