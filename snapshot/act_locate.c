@@ -63,12 +63,7 @@ typedef struct {
 static void covered_structured(const covered_item *found, int count, snap_result *r)
 {
     json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "ok");
-    json_w_bool(&w, false);
-    json_w_key(&w, "error");
-    json_w_str(&w, "covered");
+    snap_result_begin(&w, SNAP_ECOVERED);
     json_w_key(&w, "message");
     json_w_str(&w, r->text ? r->text : "");
     for (int i = 0; i < count && i < 2; i++) {
@@ -103,12 +98,7 @@ static void covered_structured(const covered_item *found, int count, snap_result
         json_w_obj_end(&w);
     }
     json_w_arr_end(&w);
-    json_w_obj_end(&w);
-    char *js = json_w_take(&w, NULL);
-    if (js) {
-        free(r->structured);
-        r->structured = js;
-    }
+    snap_result_set(&w, r);
 }
 
 /* Fail r with SNAP_ECOVERED, naming what covers `what` (found[0]), the open

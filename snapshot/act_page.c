@@ -270,10 +270,7 @@ static int tabs_list(snap_agent *a, snap_result *r)
     refresh_titles(a);
     base_buf b = {0};
     json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "ok");
-    json_w_bool(&w, true);
+    snap_result_begin(&w, 0);
     json_w_key(&w, "tabs");
     json_w_arr_begin(&w);
     size_t open = 0;
@@ -406,10 +403,7 @@ static int tabs_run(snap_agent *a, const char *action, const char *tab, snap_res
     } else
         base_buf_printf(&b, "%s; no tab is open now (open a page)", did);
     json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "ok");
-    json_w_bool(&w, true);
+    snap_result_begin(&w, 0);
     json_w_key(&w, "action");
     json_w_str(&w, action);
     json_w_key(&w, "tab");
@@ -638,10 +632,7 @@ static int screenshot_run(snap_agent *a, bool full_page, snap_result *r)
                     full_page ? "full page" : "viewport", width, height, n,
                     cut ? "; the page is larger, cut at 4096x16384 px" : "", r->obs);
     json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "ok");
-    json_w_bool(&w, true);
+    snap_result_begin(&w, 0);
     json_w_key(&w, "tab");
     json_w_int(&w, t->id);
     json_w_key(&w, "full_page");

@@ -368,10 +368,7 @@ int snap_act_finish(snap_agent *a, int tab_id, const char *did, const snap_settl
     if (text.s)
         snap_act_utf8_repair(text.s);
     json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "ok");
-    json_w_bool(&w, true);
+    snap_result_begin(&w, 0);
     json_w_key(&w, "action");
     json_w_str(&w, rp->action);
     if (rp->ref) {
@@ -477,12 +474,7 @@ int snap_act_call_off(snap_gated *g, const char *tool, const char *what, const c
                   what && *what ? " " : "", what ? what : "", change, detail && *detail ? "\n" : "",
                   detail ? detail : "");
     json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "ok");
-    json_w_bool(&w, false);
-    json_w_key(&w, "error");
-    json_w_str(&w, snap_strerror(SNAP_ESTALE));
+    snap_result_begin(&w, SNAP_ESTALE);
     json_w_key(&w, "action");
     json_w_str(&w, tool);
     json_w_key(&w, "changed_while_confirming");
@@ -495,12 +487,7 @@ int snap_act_call_off(snap_gated *g, const char *tool, const char *what, const c
         json_w_key(&w, "detail");
         json_w_raw(&w, was, strlen(was), true);
     }
-    json_w_obj_end(&w);
-    char *js = json_w_take(&w, NULL);
-    if (js) {
-        free(r->structured);
-        r->structured = js;
-    }
+    snap_result_set(&w, r);
     free(detail);
     free(was);
     return SNAP_ESTALE;

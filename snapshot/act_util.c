@@ -425,32 +425,8 @@ int snap_act_fail(snap_result *r, int code, const char *fmt, ...)
         return snap_fail(r, code, "%s", b.oom ? "out of memory" : "");
     }
     snap_act_utf8_repair(b.s);
-    snap_fail(r, code, "%s", "");
-    json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "ok");
-    json_w_bool(&w, code == 0);
-    if (code) {
-        json_w_key(&w, "error");
-        json_w_str(&w, snap_strerror(code));
-    }
-    json_w_key(&w, "message");
-    json_w_str(&w, b.s);
-    if (r->obs[0]) {
-        json_w_key(&w, "obs");
-        json_w_str(&w, r->obs);
-    }
-    json_w_obj_end(&w);
-    char *js = json_w_take(&w, NULL);
-    if (js) {
-        free(r->text);
-        free(r->structured);
-        r->text = b.s;
-        r->structured = js;
-    } else {
-        free(b.s);
-    }
+    snap_fail_text(r, code, b.s);
+    free(b.s);
     return code;
 }
 

@@ -129,23 +129,21 @@ int snap_fail(snap_result *r, int code, const char *fmt, ...)
             n--;
         msg[n] = 0;
     }
+    return snap_fail_text(r, code, msg);
+}
+
+int snap_fail_text(snap_result *r, int code, const char *text)
+{
     if (!r)
         return code;
     free(r->text);
     free(r->structured);
     r->code = code;
-    r->text = snap_agent_dupstr(msg);
+    r->text = snap_agent_dupstr(text);
     json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "ok");
-    json_w_bool(&w, code == 0);
-    if (code) {
-        json_w_key(&w, "error");
-        json_w_str(&w, snap_strerror(code));
-    }
+    snap_result_begin(&w, code);
     json_w_key(&w, "message");
-    json_w_str(&w, msg);
+    json_w_str(&w, text);
     if (r->obs[0]) {
         json_w_key(&w, "obs");
         json_w_str(&w, r->obs);
@@ -153,6 +151,28 @@ int snap_fail(snap_result *r, int code, const char *fmt, ...)
     json_w_obj_end(&w);
     r->structured = json_w_take(&w, NULL);
     return code;
+}
+
+void snap_result_begin(json_w *w, int code)
+{
+    json_w_init(w);
+    json_w_obj_begin(w);
+    json_w_key(w, "ok");
+    json_w_bool(w, code == 0);
+    if (code) {
+        json_w_key(w, "error");
+        json_w_str(w, snap_strerror(code));
+    }
+}
+
+void snap_result_set(json_w *w, snap_result *r)
+{
+    json_w_obj_end(w);
+    char *js = json_w_take(w, NULL);
+    if (js) {
+        free(r->structured);
+        r->structured = js;
+    }
 }
 
 /* ---- tabs and frames ---- */
@@ -803,13 +823,9 @@ static void url_scheme(const char *url, char *out, size_t cap)
     out[*p == ':' ? k : 0] = 0;
 }
 
-typedef struct {
-    const char *frame;
-} load_match;
-
-static bool is_load(void *ud, const json_val *p)
+bool snap_is_load(void *ud, const json_val *p)
 {
-    load_match *m = ud;
+    snap_load_match *m = ud;
     const char *name = json_get_str(p, "name");
     const char *frame = json_get_str(p, "frameId");
     return name && frame && strcmp(name, "load") == 0 && strcmp(frame, m->frame) == 0;
@@ -908,7 +924,7 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
     if (cross_doc && t && t->nframes) {
         char fid[SNAP_ID_MAX];
         snap_agent_copyid(fid, t->frames[0].id);   /* t->frames may grow while we wait */
-        load_match m = {fid};
+        snap_load_match m = {fid};
         cdp_reply ev;
         /* A page whose load waits on one of its requests that waits for
          * the human (a synchronous XHR POST of an authenticated page): the
@@ -916,7 +932,7 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
          * load's. */
         for (;;) {
             int64_t left = deadline - base_now_ms();
-            rc = cdp_wait_event(a->c, since, t->session, "Page.lifecycleEvent", is_load, &m,
+            rc = cdp_wait_event(a->c, since, t->session, "Page.lifecycleEvent", snap_is_load, &m,
                                 left > 200 ? 200 : left > 0 ? (int)left : 1, &ev, NULL, &e);
             if (rc != CDP_ETIMEOUT || left <= 200)
                 break;
@@ -962,12 +978,7 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
         return rc;
     /* The page is open, but the session could not be used: say so as the
      * result's error, keeping the snapshot in the text. */
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "ok");
-    json_w_bool(&w, false);
-    json_w_key(&w, "error");
-    json_w_str(&w, snap_strerror(note_code));
+    snap_result_begin(&w, note_code);
     json_w_key(&w, "message");
     json_w_str(&w, note);
     json_w_key(&w, "obs");

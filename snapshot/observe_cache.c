@@ -353,10 +353,7 @@ static void write_structured(const struct snap_cache *C, snap_tab *t, const snap
                              snap_result *r)
 {
     json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "ok");
-    json_w_bool(&w, true);
+    snap_result_begin(&w, 0);
     json_w_key(&w, "obs");
     json_w_str(&w, obs);
     char tab[16];

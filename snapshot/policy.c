@@ -23,7 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *snap_gate_facts_params(const char *oid)
+/* Runtime.callFunctionOn params running the page function fn on the
+ * object oid with the arguments args (a JSON array, NULL for none), the
+ * answer by value (new; NULL when out of memory). */
+static char *fn_on_params(const char *oid, const char *fn, const char *args)
 {
     json_w w;
     json_w_init(&w);
@@ -31,11 +34,20 @@ char *snap_gate_facts_params(const char *oid)
     json_w_key(&w, "objectId");
     json_w_str(&w, oid);
     json_w_key(&w, "functionDeclaration");
-    json_w_str(&w, snap_js_facts_fn);
+    json_w_str(&w, fn);
+    if (args) {
+        json_w_key(&w, "arguments");
+        json_w_raw(&w, args, strlen(args), false);
+    }
     json_w_key(&w, "returnByValue");
     json_w_bool(&w, true);
     json_w_obj_end(&w);
     return json_w_take(&w, NULL);
+}
+
+char *snap_gate_facts_params(const char *oid)
+{
+    return fn_on_params(oid, snap_js_facts_fn, NULL);
 }
 
 /* A password or one-time-code field: what is typed there is a secret and is
@@ -71,12 +83,7 @@ static int refusal(snap_agent *a, const gate_decision *d, const char *tool, snap
               d->reason, "Tell the user what was refused and why; do not try another way "
               "around it.");
     json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "ok");
-    json_w_bool(&w, false);
-    json_w_key(&w, "error");
-    json_w_str(&w, snap_strerror(code));
+    snap_result_begin(&w, code);
     json_w_key(&w, "decision");
     json_w_str(&w, gate_decision_name(d->decision));
     json_w_key(&w, "class");
@@ -95,12 +102,7 @@ static int refusal(snap_agent *a, const gate_decision *d, const char *tool, snap
     json_w_uint(&w, gate_epoch(a->gate));
     json_w_key(&w, "message");
     json_w_str(&w, r->text ? r->text : "");
-    json_w_obj_end(&w);
-    char *js = json_w_take(&w, NULL);
-    if (js) {
-        free(r->structured);
-        r->structured = js;
-    }
+    snap_result_set(&w, r);
     return code;
 }
 
@@ -170,22 +172,8 @@ static int present_read(snap_agent *a, const snap_gate_in *in, gate_request *q,
                  : "its page has more fields that were ever secret than can be left out");
         return src == SNAP_ENOMEM ? SNAP_ENOMEM : SNAP_EDENIED;
     }
-    json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "objectId");
-    json_w_str(&w, oid);
-    json_w_key(&w, "functionDeclaration");
-    json_w_str(&w, snap_js_present_fn);
-    if (args) {
-        json_w_key(&w, "arguments");
-        json_w_raw(&w, args, strlen(args), false);
-    }
-    json_w_key(&w, "returnByValue");
-    json_w_bool(&w, true);
-    json_w_obj_end(&w);
+    char *p = fn_on_params(oid, snap_js_present_fn, args);
     free(args);
-    char *p = json_w_take(&w, NULL);
     cdp_reply rep = {0};
     cdp_err e = {0};
     int rc = p ? snap_cdp_call(a, session, "Runtime.callFunctionOn", p, a->o.timeout_ms, &rep,

@@ -536,18 +536,6 @@ static bool is_paused(void *ud, const json_val *p)
     return json_get_str(p, "requestId") != NULL;
 }
 
-typedef struct {
-    const char *frame;
-} load_match;
-
-static bool is_load(void *ud, const json_val *p)
-{
-    load_match *m = ud;
-    const char *name = json_get_str(p, "name");
-    const char *frame = json_get_str(p, "frameId");
-    return name && frame && strcmp(name, "load") == 0 && strcmp(frame, m->frame) == 0;
-}
-
 static int ctx_prime(snap_agent *a, int tab_id, snap_result *r)
 {
     snap_tab *t = snap_tab_by_id(a, tab_id);
@@ -611,8 +599,8 @@ static int ctx_prime(snap_agent *a, int tab_id, snap_result *r)
         cdp_reply_free(&rep);
     }
     if (!rc) {
-        load_match m = {frame};
-        rc = cdp_wait_event(a->c, since, session, "Page.lifecycleEvent", is_load, &m,
+        snap_load_match m = {frame};
+        rc = cdp_wait_event(a->c, since, session, "Page.lifecycleEvent", snap_is_load, &m,
                             a->o.timeout_ms, &rep, NULL, &e);
         cdp_reply_free(&rep);
     }

@@ -395,6 +395,14 @@ int snap_fail(snap_result *r, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* The same with the text as it is (copied, whole). */
+int snap_fail_text(snap_result *r, int code, const char *text);
+/* A result's structured object, begun in w: {"ok":code == 0 and, for a
+ * failure, "error":code-name; the caller adds its members, then
+ * snap_result_set closes it and makes it r->structured (the old one freed;
+ * when out of memory r->structured stays as it was). */
+void snap_result_begin(json_w *w, int code);
+void snap_result_set(json_w *w, snap_result *r);
 snap_tab *snap_tab_by_id(snap_agent *a, int id);
 snap_tab *snap_tab_current(snap_agent *a);     /* NULL when no open tab */
 snap_tab *snap_tab_by_session(snap_agent *a, const char *session);
@@ -402,6 +410,12 @@ snap_frame *snap_frame_find(snap_tab *t, const char *frame_id);
 /* The browserContextId of a target no tab accounts for (a shared or service
  * worker: the frameId of its paused requests), or NULL when not known. */
 const char *snap_other_ctx(const snap_agent *a, const char *target);
+/* A cdp_wait_event match for Page.lifecycleEvent: the "load" of the frame
+ * named in ud (a snap_load_match). */
+typedef struct {
+    const char *frame;
+} snap_load_match;
+bool snap_is_load(void *ud, const json_val *p);
 /* snap_open without the choice of context: navigate in the current tab when
  * it is in ctxs[ctx] (and !new_tab), else in a new tab there. */
 int snap_open_in(snap_agent *a, const char *url, size_t ctx, bool new_tab, snap_result *r);
