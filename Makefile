@@ -130,7 +130,7 @@ test: all tests-build
 	@sh tests/setup.sh
 	@BUILD=$(BUILD) sh tests/run.sh
 
-check: $(BUILD)/libcdpgate.a
+check: $(BUILD)/libcdpgate.a $(BUILD)/cdpgate
 	@sh tests/checksrc.sh
 	@sh tests/checklayers.sh
 	@sh tests/checksyms.sh $(BUILD)
