@@ -123,6 +123,8 @@ void base_buf_free(base_buf *b);
  * would overflow (arr and *cap untouched then; the caller still owns arr).
  * The new room is not zeroed. */
 void *base_grow(void *arr, size_t need, size_t *cap, size_t size, size_t first);
+/* A malloc'd copy of s ("" for NULL), or NULL when out of memory. */
+char *base_strdup(const char *s);
 
 /* ---- bytes (bytes.c) ---- */
 

@@ -114,3 +114,14 @@ void base_buf_free(base_buf *b)
     b->len = b->cap = 0;
     b->oom = false;
 }
+
+char *base_strdup(const char *s)
+{
+    if (!s)
+        s = "";
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}

@@ -68,17 +68,6 @@ int cdp_remaining(int64_t deadline)
     return r < 0 ? 0 : (r > 0x7fffffff ? 0x7fffffff : (int)r);
 }
 
-char *cdp_strdup(const char *s)
-{
-    if (!s)
-        s = "";
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 const char *cdp_strerror(int code)
 {
     switch (code) {
@@ -297,8 +286,8 @@ static int send_call(cdp_conn *c, const char *session, const char *method,
     p->sink = sink;
     p->sink_ud = sink_ud;
     p->secret = secret;
-    p->method = cdp_strdup(method);
-    p->session = session && *session ? cdp_strdup(session) : NULL;
+    p->method = base_strdup(method);
+    p->session = session && *session ? base_strdup(session) : NULL;
     if (!p->method || (session && *session && !p->session)) {
         pending_clear(p);
         json_w_reset(w);

@@ -81,8 +81,6 @@ struct cdp_conn {
 };
 
 /* conn.c */
-/* A malloc'ed copy of s ("" for NULL); NULL when out of memory. */
-char *cdp_strdup(const char *s);
 /* The pending call with this id, or NULL. */
 pending *cdp_pending_find(cdp_conn *c, uint64_t id);
 /* Drop p from the table (frees what it holds). */

@@ -21,7 +21,7 @@ static void fail_pending(pending *p, int code, const char *fmt, const char *why)
     snprintf(buf, sizeof buf, fmt, p->method, why);
     p->state = 2;
     p->code = code;
-    p->msg = cdp_strdup(buf);
+    p->msg = base_strdup(buf);
 }
 
 /* The connection is finished: record why and fail every pending call. */
@@ -72,9 +72,9 @@ static void target_add(cdp_conn *c, const char *parent, const json_val *params)
         c->captg = n;
     }
     target_rec r = {
-        cdp_strdup(sid), cdp_strdup(json_get_str(info, "targetId")),
-        cdp_strdup(json_get_str(info, "type")), cdp_strdup(json_get_str(info, "url")),
-        cdp_strdup(json_get_str(info, "browserContextId")), cdp_strdup(parent),
+        base_strdup(sid), base_strdup(json_get_str(info, "targetId")),
+        base_strdup(json_get_str(info, "type")), base_strdup(json_get_str(info, "url")),
+        base_strdup(json_get_str(info, "browserContextId")), base_strdup(parent),
     };
     if (!r.session_id || !r.target_id || !r.type || !r.url || !r.context_id ||
         !r.parent_session) {
@@ -118,7 +118,7 @@ static void target_update(cdp_conn *c, const json_val *params)
         return;
     for (size_t i = 0; i < c->ntg; i++) {
         if (strcmp(c->tg[i].target_id, tid) == 0) {
-            char *u = cdp_strdup(url);
+            char *u = base_strdup(url);
             if (u) {
                 free(c->tg[i].url);
                 c->tg[i].url = u;
@@ -184,8 +184,8 @@ static void ring_push(cdp_conn *c, const char *session, const char *method,
     }
     ring_event *e = &c->ring[(c->ring_head + c->ring_count) % c->o.event_ring];
     e->seq = c->seq;
-    e->session = cdp_strdup(session);
-    e->method = cdp_strdup(method);
+    e->session = base_strdup(session);
+    e->method = base_strdup(method);
     e->doc = doc;
     e->bytes = bytes;
     if (!e->session || !e->method) {
@@ -307,7 +307,7 @@ static void sink_failed(pending *p, int r)
              cdp_strerror(r));
     p->state = 2;
     p->code = r;
-    p->msg = cdp_strdup(buf);
+    p->msg = base_strdup(buf);
 }
 
 /* Parse and route one message. Returns 0 or a fatal error. */
@@ -354,7 +354,7 @@ static int handle_message(cdp_conn *c, const char *msg, size_t len)
                      p->protocol_code);
             p->state = 2;
             p->code = CDP_EPROTOCOL;
-            p->msg = cdp_strdup(buf);
+            p->msg = base_strdup(buf);
             json_doc_free(doc);
             return 0;
         }
@@ -531,7 +531,7 @@ static void sink_done(cdp_conn *c)
                  m->emsg_len ? m->emsg : "error", p->protocol_code);
         p->state = 2;
         p->code = CDP_EPROTOCOL;
-        p->msg = cdp_strdup(buf);
+        p->msg = base_strdup(buf);
     } else {
         p->state = 1;
     }

@@ -58,6 +58,21 @@ typedef struct {
     char role[32], name[200];
 } covered_item;
 
+/* One covered_item as {"ref","role","name"}. */
+static void covered_item_put(json_w *w, const covered_item *it)
+{
+    char ref[16];
+    snprintf(ref, sizeof ref, "e%u", it->n);
+    json_w_obj_begin(w);
+    json_w_key(w, "ref");
+    json_w_str(w, ref);
+    json_w_key(w, "role");
+    json_w_str(w, it->role);
+    json_w_key(w, "name");
+    json_w_str(w, it->name);
+    json_w_obj_end(w);
+}
+
 /* The structured result of SNAP_ECOVERED: the covering element and the
  * controls, each with a ref; r->text is its message. */
 static void covered_structured(const covered_item *found, int count, snap_result *r)
@@ -69,33 +84,15 @@ static void covered_structured(const covered_item *found, int count, snap_result
     for (int i = 0; i < count && i < 2; i++) {
         if (!found[i].n)
             continue;
-        char ref[16];
-        snprintf(ref, sizeof ref, "e%u", found[i].n);
         json_w_key(&w, i == 0 ? "covered_by" : "open_dialog");
-        json_w_obj_begin(&w);
-        json_w_key(&w, "ref");
-        json_w_str(&w, ref);
-        json_w_key(&w, "role");
-        json_w_str(&w, found[i].role);
-        json_w_key(&w, "name");
-        json_w_str(&w, found[i].name);
-        json_w_obj_end(&w);
+        covered_item_put(&w, &found[i]);
     }
     json_w_key(&w, "controls");
     json_w_arr_begin(&w);
     for (int i = 2; i < count; i++) {
         if (!found[i].n)
             continue;
-        char ref[16];
-        snprintf(ref, sizeof ref, "e%u", found[i].n);
-        json_w_obj_begin(&w);
-        json_w_key(&w, "ref");
-        json_w_str(&w, ref);
-        json_w_key(&w, "role");
-        json_w_str(&w, found[i].role);
-        json_w_key(&w, "name");
-        json_w_str(&w, found[i].name);
-        json_w_obj_end(&w);
+        covered_item_put(&w, &found[i]);
     }
     json_w_arr_end(&w);
     snap_result_set(&w, r);

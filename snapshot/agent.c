@@ -24,20 +24,9 @@
 
 typedef struct snap_work pending_work;
 
-char *snap_agent_dupstr(const char *s)
-{
-    if (!s)
-        s = "";
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 void snap_agent_setstr(char **dst, const char *s)
 {
-    char *d = snap_agent_dupstr(s);
+    char *d = base_strdup(s);
     if (d) {
         free(*dst);
         *dst = d;
@@ -139,7 +128,7 @@ int snap_fail_text(snap_result *r, int code, const char *text)
     free(r->text);
     free(r->structured);
     r->code = code;
-    r->text = snap_agent_dupstr(text);
+    r->text = base_strdup(text);
     json_w w;
     snap_result_begin(&w, code);
     json_w_key(&w, "message");
@@ -971,7 +960,7 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
     if (!t || t->closed)
         return snap_fail(r, SNAP_ENOTAB, "the tab closed while loading %s", url);
     if (*note)
-        r->text = snap_agent_dupstr(note);
+        r->text = base_strdup(note);
     snap_query q = {0};
     rc = snap_build(a, t, &q, r);
     if (rc || !note_code)

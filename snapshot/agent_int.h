@@ -25,7 +25,6 @@
 
 /* ---- agent.c ---- */
 
-char *snap_agent_dupstr(const char *s);
 void snap_agent_setstr(char **dst, const char *s);
 void snap_agent_copyid(char dst[SNAP_ID_MAX], const char *s);
 

@@ -161,7 +161,7 @@ uint32_t snap_ref_for(snap_agent *a, int tab, const char *frame, const char *loa
     rf->doc = (uint32_t)doc;
     rf->backend = backend;
     rf->role = (uint16_t)ri;
-    rf->name = snap_agent_dupstr(name);
+    rf->name = base_strdup(name);
     a->nrefs++;
     size_t mask = a->ref_hash_cap - 1;
     size_t k = hash_key(rf->doc, backend) & mask;

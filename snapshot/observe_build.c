@@ -417,29 +417,23 @@ static void walk_deep(build *B, int fi, int ai, int parent)
             F = &B->fr[fi];
             if (leaf || !nk)
                 continue;
-            if (ns == cap) {
-                lvl *nst = realloc(st, cap * 2 * sizeof *nst);
-                if (!nst) {
-                    B->oom = true;
-                    break;
-                }
-                st = nst;
-                cap *= 2;
+            lvl *nst = base_grow(st, ns + 1, &cap, sizeof *st, 64);
+            if (!nst) {
+                B->oom = true;
+                break;
             }
+            st = nst;
             st[ns++] = (lvl){kid0, nk, 0};
             B->tail_text = -1;   /* its text does not run on from the text before */
             continue;
         }
         if (descend && snap_obs_ax_nkids(F, (size_t)k)) {
-            if (ns == cap) {
-                lvl *nst = realloc(st, cap * 2 * sizeof *nst);
-                if (!nst) {
-                    B->oom = true;
-                    break;
-                }
-                st = nst;
-                cap *= 2;
+            lvl *nst = base_grow(st, ns + 1, &cap, sizeof *st, 64);
+            if (!nst) {
+                B->oom = true;
+                break;
             }
+            st = nst;
             st[ns++] = (lvl){n->kid0, snap_obs_ax_nkids(F, (size_t)k), 0};
             if (!(n->flags & AX_IGNORED) && !(snap_obs_ax_cls(F, n) & RC_GENERIC))
                 B->tail_text = -1;   /* a paragraph, a cell: a block of its own */

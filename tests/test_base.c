@@ -165,6 +165,19 @@ static void t_grow(void)
     free(w);
 }
 
+static void t_strdup(void)
+{
+    char *a = base_strdup("abc");
+    CHECK_STR("abc", a);
+    free(a);
+    char *e = base_strdup(NULL);
+    CHECK_STR("", e);
+    free(e);
+    test_fail_alloc_after(0, 1);
+    CHECK(base_strdup("x") == NULL);
+    test_fail_alloc_off();
+}
+
 static void t_buf_alloc_failure(void)
 {
     base_buf b = {0};
@@ -295,6 +308,7 @@ static const test_case TESTS[] = {
     {"buf", t_buf},
     {"buf_alloc_failure", t_buf_alloc_failure},
     {"grow", t_grow},
+    {"strdup", t_strdup},
     {"random_and_wipe", t_random_and_wipe},
     {"time", t_time},
     {"file_put", t_file_put},
