@@ -157,28 +157,21 @@ copy() {
         mkdir -p "$tmp/t/$(dirname "$f")" && cp "$f" "$tmp/t/$f"
     done
 }
-# expect_tests WANT WHAT: rule 7 on the copy; WANT is fail or pass.
-expect_tests() {
-    if check_tests "$tmp/t" >"$tmp/out" 2>&1; then rc=pass; else rc=fail; fi
-    if [ "$rc" = "$1" ]; then
+# expect_by CHECK WANT WHAT: CHECK (check_tree or check_tests) on the copy;
+# WANT is fail or pass.
+expect_by() {
+    if "$1" "$tmp/t" >"$tmp/out" 2>&1; then rc=pass; else rc=fail; fi
+    if [ "$rc" = "$2" ]; then
         passed=$((passed + 1))
     else
-        echo "checklayers: FAIL: $2: want $1, got $rc"
+        echo "checklayers: FAIL: $3: want $2, got $rc"
         sed 's/^/    /' "$tmp/out" | tail -n 10
         failed=$((failed + 1))
     fi
 }
-# plant WANT WHAT: checks the copy; WANT is fail or pass.
-expect() {
-    if check_tree "$tmp/t" >"$tmp/out" 2>&1; then rc=pass; else rc=fail; fi
-    if [ "$rc" = "$1" ]; then
-        passed=$((passed + 1))
-    else
-        echo "checklayers: FAIL: $2: want $1, got $rc"
-        sed 's/^/    /' "$tmp/out" | tail -n 10
-        failed=$((failed + 1))
-    fi
-}
+# expect WANT WHAT: the module map's rules; expect_tests: rule 7 (tests).
+expect() { expect_by check_tree "$@"; }
+expect_tests() { expect_by check_tests "$@"; }
 plant_include() {   # FILE LINE: appends an include to FILE of the copy.
     printf '%s\n' "$2" >>"$tmp/t/$1"
 }
