@@ -3254,7 +3254,7 @@ static void t_red_download_nowhere(void)
     char cmd[600];
     /* Where a browser saves: the user's home (~/Downloads, XDG_DOWNLOAD_DIR),
      * the temporary directory (its profile), the working directory. */
-    snprintf(cmd, sizeof cmd, "find \"${HOME:-/world.root}\" /tmp . -xdev \\( -name "
+    snprintf(cmd, sizeof cmd, "find \"${HOME:-/root}\" /tmp . -xdev \\( -name "
              "'red-download-%s*' -o -name 'red-blob-%s*' \\) 2>/dev/null", tag, tag);
     char *o = NULL, *e = NULL;
     fixture_run(cmd, &o, &e);
