@@ -767,9 +767,50 @@ static int login_begin_run(snap_agent *a, const char *url, snap_result *r)
     return 0;
 }
 
+/* Issue 11, point 15b: a login saved under "default" (the grant names no
+ * identity for the origin, or names "default") never replaces a session
+ * the vault holds for the origin under a named identity: the vault keeps
+ * one session per origin. 0, or the refusal in r (fail closed: a vault
+ * that cannot be listed refuses too). when: "started" or "saved". */
+static int login_keeps_named(snap_agent *a, const char *origin, const char *when,
+                             snap_result *r)
+{
+    const char *ident = gate_identity_for(a->gate, origin);
+    if (!a->o.vault || (ident && strcmp(ident, "default") != 0))
+        return 0;
+    vault_meta *list = NULL;
+    size_t n = 0;
+    char verr[300] = "";
+    if (vault_list(a->o.vault, &list, &n, verr, sizeof verr))
+        return snap_fail(r, SNAP_EDENIED, "cannot read the vault's sessions (%s), so the login "
+                         "at %s was not %s", verr, origin, when);
+    const char *named = NULL;
+    for (size_t k = 0; k < n && !named; k++)
+        if (strcmp(list[k].origin, origin) == 0 && *list[k].identity &&
+            strcmp(list[k].identity, "default") != 0)
+            named = list[k].identity;
+    int rc = 0;
+    if (named)
+        rc = snap_fail(r, SNAP_EDENIED, "The vault holds the session of %s for the identity "
+                       "\"%.200s\", and this login names no identity for it (it would be saved "
+                       "under \"default\" and replace that session), so the login was not %s. "
+                       "To log in as \"%.200s\", the task grant names that identity for %s "
+                       "(\"identities\"); to replace the session, the user removes it first: "
+                       "cdpgate vault rm %s", origin, named, when, named, origin, origin);
+    vault_list_free(list, n);
+    return rc;
+}
+
 int snap_login_begin(snap_agent *a, const char *url, snap_result *r)
 {
     memset(r, 0, sizeof *r);
+    /* Refused before the gate asks the human anything. */
+    char origin[256];
+    if (url && snap_url_origin(url, origin, sizeof origin) == 0) {
+        int krc = login_keeps_named(a, origin, "started", r);
+        if (krc)
+            return krc;
+    }
     snap_gated gg;
     snap_gate_in gi = {.tool = "login", .open_url = url};
     int rc = snap_gate_ask(a, &gi, &gg, r);
@@ -929,7 +970,19 @@ static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
     }
     char verr[400] = "";
     /* Saved under the identity the grant names for the service, else
-     * "default" (a later grant names it to have the session restored). */
+     * "default" (a later grant names it to have the session restored);
+     * checked again, as a named session may have been stored meanwhile. */
+    if (login_keeps_named(a, origin, "saved", r)) {
+        wipe_free(state);
+        char why[900];
+        snprintf(why, sizeof why, "%s", r->text ? r->text : "");
+        snap_result_free(r);
+        char cerr[300] = "";
+        int closed = login_ctx_close(a, ci, cerr, sizeof cerr);
+        a->login.active = false;
+        return snap_fail(r, SNAP_EDENIED, "%s; the login's browser context %s", why,
+                         closed ? "could not be closed" : "is closed");
+    }
     const char *ident = gate_identity_for(a->gate, origin);
     int vr = vault_put(a->o.vault, origin, ident ? ident : "default", (const uint8_t *)state,
                        strlen(state), expiry,

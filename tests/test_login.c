@@ -8,6 +8,7 @@
  *   - an expired or rejected session is reported (SNAP_ELOGIN), never used;
  *   - the login handoff, headless, with a second CDP client playing the
  *     human; then a fresh browser restores the session unattended;
+ *   - a login naming no identity never replaces a named identity's session;
  *   - `cdpgate login` headed under Xvfb, and without a display;
  *   - the MCP server: browser_login blocks every other tool while the human
  *     logs in, and planted secrets (cookie, localStorage, password, one-time
@@ -492,6 +493,107 @@ static void t_signed_out_then_new_login(void)
     CHECK_HAS(t, "auth=yes");
     check_no_plants("new login", t);
     snap_result_free(&r);
+    snap_agent_free(a);
+    cdp_browser_free(b);
+    vault_close(v);
+}
+
+/* Issue 11, point 15b: the vault keeps one session per origin, so a login
+ * that names no identity (no grant at all, or a grant naming none for the
+ * origin) would replace alice's session with one under "default". It is
+ * refused before the human is asked, and alice's session stays, restorable.
+ * On main both logins started (and their capture replaced her session). */
+static void t_unnamed_login_keeps_named(void)
+{
+    char dir[300];
+    vault *v = testlib_vault_new(world.root, dir, sizeof dir);
+    cdp_browser *b = v ? testlib_launch(host_args, false) : NULL;
+    if (!b) {
+        vault_close(v);
+        return;
+    }
+    plant_bank(v, true, 0);
+    char url[200], origin[128], aorigin[128], state[400];
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/login.html");
+    testlib_world_origin(&world, origin, sizeof origin, "bank.test");
+    testlib_world_origin(&world, aorigin, sizeof aorigin, "a.test");
+    snprintf(state, sizeof state, "{\"version\":1,\"cookies\":[{\"name\":\"a_sid\","
+             "\"value\":\"a-session\",\"domain\":\"a.test\",\"path\":\"/\","
+             "\"httpOnly\":true,\"secure\":false}],\"localStorage\":{}}");
+    testlib_vault_plant(v, aorigin, "alice", state, 0);
+    /* browser_login with no grant. */
+    snap_opts o = {0};
+    o.vault = v;
+    snap_agent *a = testlib_agent(b, &o);
+    snap_result r = {0};
+    if (a) {
+        CHECK_INT(SNAP_EDENIED, snap_login_begin(a, url, &r));
+        const char *t = r.text ? r.text : "";
+        CHECK_HAS(t, "for the identity \"alice\"");
+        CHECK_HAS(t, "names no identity");
+        CHECK_HAS(t, "cdpgate vault rm");
+        CHECK(!snap_login_active(a));
+        snap_result_free(&r);
+        /* A named session stored while an unnamed login runs: its capture
+         * is refused too, nothing saved. */
+        char surl[200], sorigin[128];
+        testlib_world_url(&world, surl, sizeof surl, "shop.test", "/index.html");
+        testlib_world_origin(&world, sorigin, sizeof sorigin, "shop.test");
+        CHECK_INT(0, snap_login_begin(a, surl, &r));
+        snap_result_free(&r);
+        plant_shop(v);
+        CHECK_INT(SNAP_EDENIED, snap_login_poll(a, true, &r));
+        CHECK_HAS(r.text ? r.text : "", "so the login was not saved");
+        CHECK_HAS(r.text ? r.text : "", "the login's browser context is closed");
+        CHECK(!snap_login_active(a));
+        snap_result_free(&r);
+        uint8_t *blob = NULL;
+        size_t len = 0;
+        char err[300] = "";
+        if (CHECK_INT(0, vault_get(v, sorigin, &blob, &len, NULL, err, sizeof err)))
+            CHECK(len && strstr((const char *)blob, SHOP_SECRET) != NULL);
+        else
+            test_fail_detail("vault_get shop: %s", err);
+        vault_free_blob(blob, len);
+    }
+    snap_agent_free(a);
+    /* A grant naming no identity for a.test (alice's session there): the
+     * human is not asked either. */
+    a = agent_with(b, v);
+    if (a) {
+        int asked = confirms;
+        char aurl[200];
+        testlib_world_url(&world, aurl, sizeof aurl, "a.test", "/index.html");
+        CHECK_INT(SNAP_EDENIED, snap_login_begin(a, aurl, &r));
+        CHECK_HAS(r.text ? r.text : "", "so the login was not started");
+        CHECK_INT(asked, confirms);
+        CHECK(!snap_login_active(a));
+        snap_result_free(&r);
+    }
+    /* Alice's sessions are still hers, and the bank's is restored. */
+    const char *origins[] = {origin, aorigin};
+    for (int i = 0; i < 2; i++) {
+        uint8_t *blob = NULL;
+        size_t len = 0;
+        vault_meta meta;
+        char err[300] = "";
+        if (CHECK_INT(0, vault_get(v, origins[i], &blob, &len, &meta, err, sizeof err))) {
+            CHECK_STR("alice", meta.identity);
+            vault_meta_free(&meta);
+            vault_free_blob(blob, len);
+        } else {
+            test_fail_detail("vault_get %s: %s", origins[i], err);
+        }
+    }
+    if (a) {
+        testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/account");
+        CHECK_INT(0, snap_open(a, url, false, &r));
+        const char *t = r.text ? r.text : "";
+        CHECK_HAS(t, "auth=yes");
+        CHECK_HAS(t, "Account overview");
+        check_no_plants("restored after the refused login", t);
+        snap_result_free(&r);
+    }
     snap_agent_free(a);
     cdp_browser_free(b);
     vault_close(v);
@@ -1401,6 +1503,7 @@ static const test_case TESTS[] = {
     {"signed_out_then_new_login", t_signed_out_then_new_login},
     {"login_headless_then_restore", t_login_headless_then_restore},
     {"login_human_done", t_login_human_done},
+    {"unnamed_login_keeps_named", t_unnamed_login_keeps_named},
     {"cli_login_no_display", t_cli_login_no_display},
     {"cli_login_headed_xvfb", t_cli_login_headed_xvfb},
     {"mcp_login_and_plants", t_mcp_login_and_plants},
