@@ -477,6 +477,13 @@ typedef struct {
  * and never pending (the page, not the agent, owes the outcome). Returns
  * 0, or GATE_EIO when the audit line could not be written (then a deny). */
 int gate_decide_auth_request(gate *gt, const gate_auth_request *q, gate_decision *d);
+/* How long (ms) a confirmed action's answer still covers the data-carrying
+ * requests of its tab after the action settled (its result was built): a
+ * POST the confirmed click started may reach the driver a moment later;
+ * past this, a request is judged on its own (asked, or refused), however
+ * long the agent stays idle (docs/gate.md, "Reads on authenticated
+ * origins", rule 4). The caller keeps the clock (gate_auth_request.covered). */
+#define GATE_COVER_MS 3000
 int gate_check_auth_request(gate *gt, const gate_auth_request *q, gate_decision *d);
 
 /* ---- control epochs ---- */

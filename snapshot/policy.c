@@ -369,6 +369,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     if (g->d.confirmed && t) {
         a->covered_tab = t->id;
         a->covered_cls = g->d.cls;
+        a->covered_until = 0;
     }
     snap_permit_begin(a, in->permit ? in->permit : in->tool);
     return 0;
@@ -446,10 +447,14 @@ void snap_gate_done(snap_agent *a, snap_gated *g, int rc, snap_result *r)
         return;
     g->allowed = false;
     snap_permit_end(a);
-    /* The cover of a confirmed action outlives its result until the next
-     * action is asked for: a form POST or fetch the confirmed click started
-     * can reach the driver after the click settled (a slow page, a busy
-     * machine), and it is the request the human approved. */
+    /* The cover of a confirmed action outlives its result by GATE_COVER_MS
+     * (or until the next action is asked for, if sooner): a form POST or
+     * fetch the confirmed click started can reach the driver after the
+     * click settled (a slow page, a busy machine), and it is the request
+     * the human approved. Not longer: a page timer posting while the agent
+     * idles is not what the human said yes to (issue 11, point 15b(c)). */
+    if (g->d.confirmed && a->covered_tab && !a->covered_until)
+        a->covered_until = base_now_ms() + GATE_COVER_MS;
     if (r) {
         /* Requests of the page refused at the network level meanwhile. */
         char buf[1200] = "";

@@ -623,7 +623,9 @@ static int auth_request(snap_agent *a, const json_val *p, const char *svc, int t
     q.fields = fields;
     q.resource = type ? type : "";
     q.document = document;
-    q.covered = a->covered_tab && a->covered_tab == tab ? a->covered_cls : -1;
+    bool cover_on = a->covered_tab && a->covered_tab == tab &&
+                    (!a->covered_until || base_now_ms() < a->covered_until);
+    q.covered = cover_on ? a->covered_cls : -1;
     gate_decision d;
     gate_decide_auth_request(a->gate, &q, &d);
     if (d.decision == GATE_CONFIRM) {
@@ -662,7 +664,12 @@ void snap_sink_asks(snap_agent *a)
         return;
     a->asking = true;
     int64_t t0 = base_now_ms();
-    while (a->nasks) {
+    /* One pass answers what was queued when it began: a page that posts
+     * fast refills the queue while the human is asked, and the idle loop
+     * of `cdpgate mcp` must get back to its input (the rest waits for the
+     * next pass, still paused at the browser). */
+    size_t todo = a->nasks;
+    while (todo-- && a->nasks) {
         snap_ask k = a->asks[0];
         memmove(a->asks, a->asks + 1, (a->nasks - 1) * sizeof a->asks[0]);
         a->nasks--;

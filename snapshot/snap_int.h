@@ -255,6 +255,8 @@ struct snap_agent {
     bool asking;                 /* snap_sink_asks is running the hook */
     int64_t asked_ms;            /* time spent asking, in total (waits add it) */
     int covered_tab;             /* tab of the confirmed action in progress; 0: none */
+    int64_t covered_until;       /* base_now_ms() the cover ends: 0 while the action
+                                    runs; its settling sets it GATE_COVER_MS ahead */
     int covered_cls;             /* its GATE_CLASS_* */
 };
 
@@ -312,9 +314,10 @@ bool snap_sink_privileged(const snap_agent *a, const snap_tab *t);
  * when out of memory): its network rule, see sink.c. */
 char *snap_sink_context_params(const snap_agent *a);
 /* Ask the human (the gate's hook) about the queued requests of
- * authenticated contexts and answer them. Not re-entered: a call made while
- * the hook runs returns at once (the running one takes what was queued
- * meanwhile). Called by snap_sync and snap_idle. */
+ * authenticated contexts and answer them: one pass answers those queued
+ * when it began (what the page queues meanwhile waits for the next pass).
+ * Not re-entered: a call made while the hook runs returns at once. Called
+ * by snap_sync and snap_idle. */
 void snap_sink_asks(snap_agent *a);
 /* At agent free: refuse what still waits, free the queue. */
 void snap_sink_free(snap_agent *a);

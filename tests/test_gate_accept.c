@@ -2198,6 +2198,58 @@ out:
     rig_down(&x);
 }
 
+/* Issue 11, point 15b(c): a confirmed click's answer covers the requests
+ * of its tab for GATE_COVER_MS after it settled, not until the agent's
+ * next call. The page's interval timer posts every 500 ms for 10 s while
+ * the agent stays idle (snap_idle, as an embedder keeps it): the posts
+ * inside the window pass; after it, the human is asked (the hook says no
+ * and counts) and nothing more reaches the server. */
+static void t_auth_cover_ends(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/ticker.html", &r));
+    snap_result_free(&r);
+    hook_answer = GATE_ALLOW;
+    int calls = hook_calls;
+    int rc = act_on(x.a, "Start sync", 'c', NULL, false, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    snap_result_free(&r);
+    CHECK_INT(calls + 1, hook_calls);       /* the click, confirmed */
+    hook_answer = GATE_DENY;
+    calls = hook_calls;
+    /* Inside the window: a tick leaves unasked (the idle agent answers). */
+    int64_t end = base_now_ms() + 5000;
+    while (log_count("POST", "bank.test", "tag=tick") < 1 && base_now_ms() < end) {
+        struct pollfd pfd = {cdp_conn_fd(x.a->c), POLLIN, 0};
+        poll(&pfd, 1, 50);
+        snap_idle(x.a);
+    }
+    CHECK(log_count("POST", "bank.test", "tag=tick") >= 1);
+    /* After it, still idle: the next tick is asked (and refused). */
+    if (!CHECK(idle_until_hook(x.a, calls, 10000))) {
+        char *l = log_lines("tag=tick");
+        test_fail_detail("no question while the page kept posting; the server got:\n%s", l);
+        free(l);
+        goto out;
+    }
+    CHECK_HAS(last_prompt(), "tag=tick");
+    CHECK_HAS(last_prompt(), "\"fields\":\"beat\"");
+    int passed = log_count("POST", "bank.test", "tag=tick");
+    /* Two more ticks asked and refused: none of them reached the server. */
+    CHECK(idle_until_hook(x.a, hook_calls, 5000));
+    CHECK(idle_until_hook(x.a, hook_calls, 5000));
+    barrier(x.a);
+    CHECK_INT(passed, log_count("POST", "bank.test", "tag=tick"));
+    /* At most the ticks of the window and the settling (500 ms apart). */
+    CHECK(passed <= (GATE_COVER_MS + x.a->o.timeout_ms) / 500);
+out:
+    rig_down(&x);
+}
+
 /* ==== the MCP server as a child ==== */
 
 /* A cdpgate child (tests/fixture.h), --control-fd 3 on fd3_w. */
@@ -3284,6 +3336,7 @@ static const test_case TESTS[] = {
     {"auth_reads_no_prompt", t_auth_reads_no_prompt},
     {"auth_requests_confirmed", t_auth_requests_confirmed},
     {"auth_hover_scroll_timer", t_auth_hover_scroll_timer},
+    {"auth_cover_ends", t_auth_cover_ends},
     {"public_cookies_no_prompt", t_public_cookies_no_prompt},
     {"takeover_password_captcha", t_takeover_password_captcha},
     {"inject_direct", t_inject_direct},
