@@ -389,6 +389,15 @@ size_t snap_act_key_events(const keydef *k, int mods, const char **methods, char
 
 /* ---- press ---- */
 
+/* cdpgate's isolated world in the tab's main frame (snap_frame_world):
+ * where press reads the focus, so the page cannot redefine activeElement
+ * or what the gate then reads of it. 0 when it cannot be made. */
+static int64_t press_world(snap_agent *a, int tab_id)
+{
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    return t && t->nframes ? snap_frame_world(a, tab_id, t->frames[0].id) : 0;
+}
+
 /* Say which element has the focus now, with a ref (main frame only; focus
  * inside an iframe is reported as such). */
 static void report_focus(snap_agent *a, int tab_id, act_report *rp)
@@ -401,10 +410,13 @@ static void report_focus(snap_agent *a, int tab_id, act_report *rp)
     snprintf(fid, sizeof fid, "%s", t->frames[0].id);
     snprintf(loader, sizeof loader, "%s", t->frames[0].loader);
     pcall ev;
-    if (snap_act_call(
-            a, session, "Runtime.evaluate",
-            snap_act_params("ss", "expression", snap_js_focus_expr, "objectGroup", ACT_GROUP),
-            &ev) == 0) {
+    memset(&ev, 0, sizeof ev);
+    int64_t world = press_world(a, tab_id);
+    if (world > 0 &&
+        snap_act_call(a, session, "Runtime.evaluate",
+                      snap_act_params("ssi", "expression", snap_js_focus_expr, "objectGroup",
+                                      ACT_GROUP, "contextId", (int)world),
+                      &ev) == 0) {
         const char *oid = snap_act_fn_object(&ev);
         if (oid) {
             pcall d, x;
@@ -442,7 +454,7 @@ static void report_focus(snap_agent *a, int tab_id, act_report *rp)
     snap_act_pfree(&ev);
 }
 
-static int press_focus_same(snap_agent *a, const char *session, const char *oid);
+static int press_focus_same(snap_agent *a, int tab_id, const char *session, const char *oid);
 
 /* focus: the element the gate judged the key against ("" for none). */
 static int press_run(snap_agent *a, const char *key, const char *obs, snap_gated *g,
@@ -470,12 +482,14 @@ static int press_run(snap_agent *a, const char *key, const char *obs, snap_gated
     /* Is the focused element in a form with a password field (Enter may
      * submit it)? In the same round trip as the recorder. */
     pcall ob, sfc;
-    snap_act_psend_p(
-        a, session, "Runtime.evaluate",
-        snap_act_params("ss", "expression", snap_js_observe_doc_expr, "objectGroup", ACT_GROUP),
-        &ob);
+    int world = (int)press_world(a, tab_id);
     snap_act_psend_p(a, session, "Runtime.evaluate",
-                     snap_act_params("sb", "expression", snap_js_sf_expr, "returnByValue", true),
+                     snap_act_params("ssi", "expression", snap_js_observe_doc_expr,
+                                     "objectGroup", ACT_GROUP, "contextId", world),
+                     &ob);
+    snap_act_psend_p(a, session, "Runtime.evaluate",
+                     snap_act_params("sbi", "expression", snap_js_sf_expr, "returnByValue", true,
+                                     "contextId", world),
                      &sfc);
     snap_act_pwait(a, &ob);
     snap_act_pwait(a, &sfc);
@@ -492,7 +506,7 @@ static int press_run(snap_agent *a, const char *key, const char *obs, snap_gated
     char *prms[12];
     /* The key goes to the element the gate judged, confirmed or not: a
      * page that moved the focus meanwhile does not get it. */
-    if (!press_focus_same(a, session, focus))
+    if (!press_focus_same(a, tab_id, session, focus))
         return snap_act_focus_lost(g, "press", NULL, "another element", r);
     size_t n = snap_act_key_events(&k, mods, methods, prms);
     bool dialog = false;
@@ -531,19 +545,23 @@ static int press_run(snap_agent *a, const char *key, const char *obs, snap_gated
     return rc;
 }
 
-/* Does the key still go to oid (in session; "" for none: the body)? */
-static int press_focus_same(snap_agent *a, const char *session, const char *oid)
+/* Does the key still go to oid (in session, cdpgate's world of tab tab_id's
+ * main frame; "" for none: the body)? */
+static int press_focus_same(snap_agent *a, int tab_id, const char *session, const char *oid)
 {
     pcall pc;
+    memset(&pc, 0, sizeof pc);
     bool same = false;
+    int64_t world = oid && *oid ? 0 : press_world(a, tab_id);
     if (oid && *oid) {
         if (snap_act_call(a, session, "Runtime.callFunctionOn",
                           snap_act_fn_params(oid, snap_js_focus_same_fn, NULL, true, false),
                           &pc) == 0)
             same = json_bool(snap_act_fn_value(&pc));
-    } else if (snap_act_call(a, session, "Runtime.evaluate",
-                             snap_act_params("ss", "expression", snap_js_focus_deep_expr,
-                                             "objectGroup", ACT_GROUP),
+    } else if (world > 0 &&
+               snap_act_call(a, session, "Runtime.evaluate",
+                             snap_act_params("ssi", "expression", snap_js_focus_deep_expr,
+                                             "objectGroup", ACT_GROUP, "contextId", (int)world),
                              &pc) == 0) {
         const char *o = json_get_str(json_get(pc.rep.result, "result"), "objectId");
         same = !o;
@@ -571,7 +589,7 @@ static int recheck_focus(snap_agent *a, snap_gated *g, int tab_id, uint64_t nav0
     snap_tab *t = snap_tab_by_id(a, tab_id);
     if (t && t->dialog_open)
         return snap_act_call_off(g, "press", NULL, snap_act_change_phrase(SNAP_EDIALOG), r);
-    if (!press_focus_same(a, session, oid))
+    if (!press_focus_same(a, tab_id, session, oid))
         return snap_act_call_off(g, "press", NULL, *oid ? "the focus moved to another element"
                                                : "the focus moved to an element", r);
     char why[200];
@@ -596,10 +614,18 @@ static int gate_press(snap_agent *a, const char *key, const char *obs, snap_gate
     uint64_t nav0 = t->nav;
     snprintf(session, SNAP_ID_MAX, "%s", t->session);
     bool in_frame = false;
+    /* Read in cdpgate's isolated world: the gate judges the key against
+     * the element that really has the focus. */
+    int64_t world = press_world(a, tab_id);
+    if (world <= 0)
+        return snap_act_fail(r, SNAP_EBROWSER, "press %s: cdpgate's own script context could "
+                             "not be made in the page, so the focused element cannot be "
+                             "checked; try again", key ? key : "");
     pcall pc;
     if (snap_act_call(
             a, session, "Runtime.evaluate",
-            snap_act_params("ss", "expression", snap_js_focus_deep_expr, "objectGroup", ACT_GROUP),
+            snap_act_params("ssi", "expression", snap_js_focus_deep_expr, "objectGroup", ACT_GROUP,
+                            "contextId", (int)world),
             &pc) == 0) {
         const json_val *res = json_get(pc.rep.result, "result");
         const char *o = json_get_str(res, "objectId");

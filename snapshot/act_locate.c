@@ -129,10 +129,11 @@ static void covered_fail(snap_agent *a, const char *what, const covered_item *fo
 /* Fail with SNAP_ECOVERED: the element `what` (objectId target_oid in
  * session, may be NULL when the covered thing is an iframe) is covered by
  * the node hit_backend in frame hit_frame; name it and the controls in it
- * with refs of their own. */
-static int report_covered(snap_agent *a, int tab_id, const char *session, int hit_backend,
-                          const char *hit_frame, const char *target_oid, const char *what,
-                          session_set *ss, snap_result *r)
+ * with refs of their own. world: cdpgate's isolated world the hit node is
+ * resolved into (target_oid's, so the two meet in one script). */
+static int report_covered(snap_agent *a, int tab_id, const char *session, int64_t world,
+                          int hit_backend, const char *hit_frame, const char *target_oid,
+                          const char *what, session_set *ss, snap_result *r)
 {
     snap_act_sessions_note(ss, session);
     snap_tab *t = snap_tab_by_id(a, tab_id);
@@ -147,9 +148,11 @@ static int report_covered(snap_agent *a, int tab_id, const char *session, int hi
         snprintf(hf_loader, sizeof hf_loader, "%s", hf->loader);
     }
     pcall pc;
-    int rc = snap_act_call(
+    memset(&pc, 0, sizeof pc);
+    int rc = world <= 0 ? -1 : snap_act_call(
         a, session, "DOM.resolveNode",
-        snap_act_params("is", "backendNodeId", hit_backend, "objectGroup", ACT_GROUP), &pc);
+        snap_act_params("isi", "backendNodeId", hit_backend, "objectGroup", ACT_GROUP,
+                        "executionContextId", (int)world), &pc);
     char hit_oid[SNAP_ID_MAX] = "";
     if (rc == 0)
         snprintf(hit_oid, sizeof hit_oid, "%s",
@@ -270,13 +273,19 @@ static snap_frame *frame_parent(snap_tab *t, snap_frame *f)
 }
 
 /* Whether the node hit (backend id hb, in session s) is the element oid,
- * inside it, its label, or labelled by it (snap_js_contains_fn). */
-static bool hit_belongs(snap_agent *a, const char *s, const char *oid, int hb)
+ * inside it, its label, or labelled by it (snap_js_contains_fn). Both are
+ * in cdpgate's isolated world (world, oid's): the page cannot redefine the
+ * parentNode, closest or control the script walks. False (covered: fail
+ * closed) when the world is missing. */
+static bool hit_belongs(snap_agent *a, const char *s, int64_t world, const char *oid, int hb)
 {
     pcall hr, in;
     int ok = 0;
-    if (snap_act_call(a, s, "DOM.resolveNode",
-                      snap_act_params("is", "backendNodeId", hb, "objectGroup", ACT_GROUP),
+    memset(&hr, 0, sizeof hr);
+    if (world > 0 &&
+        snap_act_call(a, s, "DOM.resolveNode",
+                      snap_act_params("isi", "backendNodeId", hb, "objectGroup", ACT_GROUP,
+                                      "executionContextId", (int)world),
                       &hr) == 0) {
         const char *hoid = json_get_str(json_get(hr.rep.result, "object"), "objectId");
         char *args = hoid ? snap_act_arg_obj(hoid) : NULL;
@@ -356,7 +365,8 @@ static int locate_up_frames(snap_agent *a, int tab_id, const char *frame_id, con
                                  "of the page", what);
         }
         if (phb != be)
-            return report_covered(a, tab_id, ps, phb, phf, NULL, what, ss, r);
+            return report_covered(a, tab_id, ps, snap_frame_world(a, tab_id, gid), phb, phf,
+                                  NULL, what, ss, r);
     }
     return 0;
 }
@@ -440,8 +450,9 @@ int snap_act_locate(snap_agent *a, int tab_id, const char *frame_id, const char 
                            what, x, y);
         goto out;
     }
-    if (hb != backend && !hit_belongs(a, s, oid, hb)) {
-        rc = report_covered(a, tab_id, s, hb, hframe, oid, what, ss, r);
+    int64_t world = hb != backend ? snap_frame_world(a, tab_id, frame_id) : 0;
+    if (hb != backend && !hit_belongs(a, s, world, oid, hb)) {
+        rc = report_covered(a, tab_id, s, world, hb, hframe, oid, what, ss, r);
         goto out;
     }
     double ox = x, oy = y;

@@ -147,10 +147,16 @@ void snap_act_secret_form_known(snap_agent *a, int tab_id, const char *frame_id,
     size_t n = f ? snap_secret_list(a, tab_id, f->id, f->loader, be, SF_KNOWN_MAX) : 0;
     if (!n || !oid || !*oid)
         return;
+    /* Resolved into oid's world (cdpgate's isolated world of the frame):
+     * a function takes only arguments of its own world. */
+    int64_t world = snap_frame_world(a, tab_id, f->id);
+    if (world <= 0)
+        return;
     pcall rs[SF_KNOWN_MAX];
     for (size_t i = 0; i < n; i++) {
         snap_act_psend_p(a, session, "DOM.resolveNode",
-                         snap_act_params("is", "backendNodeId", be[i], "objectGroup", ACT_GROUP),
+                         snap_act_params("isi", "backendNodeId", be[i], "objectGroup", ACT_GROUP,
+                                         "executionContextId", (int)world),
                          &rs[i]);
     }
     json_w w;

@@ -292,6 +292,63 @@ static const char *short_name(const snap_agent *a, const snap_ref *rf, char *buf
     return buf;
 }
 
+/* ---- cdpgate's isolated world ---- */
+
+static snap_frame *world_frame(snap_agent *a, int tab_id, const char *frame_id)
+{
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    snap_frame *f = t && !t->closed && frame_id ? snap_frame_find(t, frame_id) : NULL;
+    return f && !f->gone ? f : NULL;
+}
+
+int64_t snap_frame_world(snap_agent *a, int tab_id, const char *frame_id_in)
+{
+    /* A copy: the caller's may point into the frame array, which moves. */
+    char frame_id[SNAP_ID_MAX];
+    snap_agent_copyid(frame_id, frame_id_in ? frame_id_in : "");
+    snap_frame *f = world_frame(a, tab_id, frame_id);
+    if (!f)
+        return 0;
+    if (f->world > 0 && strcmp(f->world_loader, f->loader) == 0 &&
+        strcmp(f->world_session, f->session) == 0)
+        return f->world;
+    char session[SNAP_ID_MAX], loader[SNAP_ID_MAX];
+    snap_agent_copyid(session, f->session);
+    snap_agent_copyid(loader, f->loader);
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "frameId");
+    json_w_str(&w, f->id);
+    json_w_key(&w, "worldName");
+    json_w_str(&w, "cdpgate");
+    json_w_obj_end(&w);
+    char *params = json_w_take(&w, NULL);
+    cdp_reply rep = {0};
+    int rc = params ? snap_cdp_call(a, session, "Page.createIsolatedWorld", params,
+                                    a->o.timeout_ms, &rep, NULL) : CDP_ENOMEM;
+    free(params);
+    int64_t world = rc ? 0 : json_get_int(rep.result, "executionContextId", 0);
+    cdp_reply_free(&rep);
+    /* Looked up again (the frame array may have moved); a frame that
+     * navigated meanwhile has another document: no world for it. */
+    f = world_frame(a, tab_id, frame_id);
+    if (!f || world <= 0 || strcmp(f->loader, loader) != 0 || strcmp(f->session, session) != 0)
+        return 0;
+    f->world = world;
+    snap_agent_copyid(f->world_loader, loader);
+    snap_agent_copyid(f->world_session, session);
+    return world;
+}
+
+/* Forget the frame's world (its context was found gone). */
+static void frame_world_drop(snap_agent *a, int tab_id, const char *frame_id)
+{
+    snap_frame *f = world_frame(a, tab_id, frame_id);
+    if (f)
+        f->world = 0;
+}
+
 int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r)
 {
     memset(out, 0, sizeof *out);
@@ -319,15 +376,34 @@ int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_re
         return snap_fail(r, SNAP_ESTALE, "e%u (%s) belonged to an earlier document: the %s "
                          "navigated since (now %s); take a new snapshot", n, what,
                          f == &t->frames[0] ? "page" : "frame", f->url ? f->url : "");
-    char params[96];
-    snprintf(params, sizeof params, "{\"backendNodeId\":%d,\"objectGroup\":\"cdpgate\"}",
-             rf->backend);
-    cdp_reply rep;
+    /* Resolved into cdpgate's isolated world of the frame: every script run
+     * on the node (the gate's facts, actionability) sees the browser's own
+     * prototypes, not what the page redefined in its main world. */
+    cdp_reply rep = {0};
     cdp_err e = {0};
     out->tab_id = t->id;
     snap_agent_copyid(out->session, f->session);
-    int rc = snap_cdp_call(a, out->session, "DOM.resolveNode", params, a->o.timeout_ms, &rep,
-                      &e);
+    char fid[SNAP_ID_MAX];
+    snap_agent_copyid(fid, f->id);
+    int backend = rf->backend;
+    int rc = CDP_EPROTOCOL;
+    for (int attempt = 0; attempt < 2 && rc == CDP_EPROTOCOL; attempt++) {
+        if (attempt) {
+            frame_world_drop(a, out->tab_id, fid); /* its context may be gone */
+            cdp_reply_free(&rep);
+        }
+        out->world = snap_frame_world(a, out->tab_id, fid);
+        if (out->world <= 0)
+            return snap_fail(r, SNAP_EBROWSER, "e%u (%s): cdpgate's own script context "
+                             "could not be made in its frame, so the page cannot be checked "
+                             "safely; take a new snapshot and try again", n, what);
+        char params[160];
+        snprintf(params, sizeof params, "{\"backendNodeId\":%d,\"objectGroup\":\"cdpgate\","
+                 "\"executionContextId\":%lld}", backend, (long long)out->world);
+        memset(&e, 0, sizeof e);
+        rc = snap_cdp_call(a, out->session, "DOM.resolveNode", params, a->o.timeout_ms, &rep,
+                           &e);
+    }
     if (rc == CDP_EPROTOCOL)
         return snap_fail(r, SNAP_ESTALE, "e%u (%s) was removed from the page; take a new "
                          "snapshot", n, what);

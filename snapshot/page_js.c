@@ -10,9 +10,24 @@
  *
  * Each script says what it does, where it runs and what it returns:
  *   - "on a node": Runtime.callFunctionOn on a remote object of the element
- *     (this = the node), in the page's main world;
+ *     (this = the node), in cdpgate's isolated world of the node's frame
+ *     (snap_frame_world: Page.createIsolatedWorld, one per frame and
+ *     document). Every node is resolved into that world (DOM.resolveNode
+ *     with its executionContextId: snap_ref_resolve, the hit node of the
+ *     click point, the fields noted secret), and so is every node passed
+ *     as an argument, or returned by reference: a function takes objects
+ *     of its own world only. There the prototypes and builtins the script
+ *     calls (closest, parentNode, value, innerText, trim, ...) are the
+ *     browser's own, not what the page's scripts redefined in the main
+ *     world, so the page cannot fake the gate's facts or the actionability
+ *     checks through its JavaScript. What the page's DOM really holds (a
+ *     label whose text lies) is still what it holds. Events a script
+ *     dispatches and the focus it moves reach the page's own handlers from
+ *     there as from anywhere (the DOM is shared; only the JS wrappers are
+ *     per world);
  *   - "in the page": Runtime.evaluate in the page's main world (the frame's
- *     default context), or in an isolated world where said.
+ *     default context), or in cdpgate's isolated world where said (with
+ *     contextId: what the gate or a check relies on).
  * Every reply is read with returnByValue unless said: plain JSON values. A
  * page can lie to its scripts only about itself: identities (tab, frame,
  * document, node) come from CDP, never from a script.
@@ -138,11 +153,12 @@ const char snap_js_cover_fn[] =
     "o.observe(d,{subtree:true,childList:true,characterData:true});rec.o=o;return rec;}"
 
 /* Runs: on a node, the element acted on (click, type). Returns: by
- * reference, the recorder (read by snap_js_collect_fn). */
+ * reference, the recorder (read by snap_js_collect_fn), in the node's world. */
 const char snap_js_observe_fn[] = OBSERVE_SRC;
 
 /* The same recorder on the document (for press, which has no element).
- * Runs: in the page (press). Returns: by reference, the recorder. */
+ * Runs: in the page, in cdpgate's isolated world of the main frame (press).
+ * Returns: by reference, the recorder. */
 const char snap_js_observe_doc_expr[] = "(" OBSERVE_SRC ").call(document)";
 
 /* New visible text since snap_js_observe_fn, outermost nodes only, at most 300
@@ -327,15 +343,16 @@ const char snap_js_value_select_fn[] =
 
 /* The focused element of the page (through open shadow roots), or null
  * for the body.
- * Runs: in the page (press). Returns: {sf: [names]} or {}. */
+ * Runs: in the page, in cdpgate's isolated world of the main frame (press).
+ * Returns: {sf: [names]} or {}. */
 const char snap_js_sf_expr[] =
     "(function(){" SF_SRC "var e=document.activeElement;while(e&&e.shadowRoot&&"
     "e.shadowRoot.activeElement)e=e.shadowRoot.activeElement;var s=sfOf(e);"
     "return s?{sf:s}:{};})()";
 
 /* The focused element of the page (through open shadow roots), or null
- * for the body. Runs: in the page (press). Returns: by reference, the
- * element or null. */
+ * for the body. Runs: in the page, in cdpgate's isolated world of the main
+ * frame (press). Returns: by reference, the element or null. */
 const char snap_js_focus_expr[] =
     "(function(){var e=document.activeElement;while(e&&e.shadowRoot&&"
     "e.shadowRoot.activeElement)e=e.shadowRoot.activeElement;"
@@ -344,7 +361,9 @@ const char snap_js_focus_expr[] =
 /* The element a key goes to: through open shadow roots and same-origin
  * frames; an <iframe> when the focus is inside a frame this document cannot
  * see into (cross-origin); null for the body.
- * Runs: in the page (press). Returns: by reference, the element or null. */
+ * Runs: in the page, in cdpgate's isolated world of the main frame (press:
+ * the gate judges the key against it). Returns: by reference, the element
+ * or null. */
 const char snap_js_focus_deep_expr[] =
     "(function(){var e=document.activeElement;for(var i=0;i<20&&e;i++){"
     "if(e.shadowRoot&&e.shadowRoot.activeElement){e=e.shadowRoot.activeElement;continue;}"
@@ -433,12 +452,13 @@ const char snap_js_ls_set_suffix[] = ")";
 const char snap_js_ls_get[] = "Object.keys(localStorage).map(k => [k, localStorage.getItem(k)])";
 
 /* localStorage keys only (the session check).
- * Runs: in cdpgate's isolated world (Page.createIsolatedWorld), the
- * session check. Returns: an array of key names (never values). */
+ * Runs: in cdpgate's isolated world of the main frame (snap_frame_world),
+ * the session check. Returns: an array of key names (never values). */
 const char snap_js_ls_keys[] = "Object.keys(localStorage)";
 
 /* A login wall: a visible password field, and the path. Runs: in the
- * page (session.c, after an open). Returns: {pw: boolean, path}. */
+ * page, in cdpgate's isolated world of the main frame (session_check.c,
+ * after an open). Returns: {pw: boolean, path}. */
 const char snap_js_wall[] =
     "(() => { const vis = e => { const r = e.getBoundingClientRect(); "
     "const s = getComputedStyle(e); return r.width > 0 && r.height > 0 && "

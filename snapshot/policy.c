@@ -113,9 +113,11 @@ static int refusal(snap_agent *a, const gate_decision *d, const char *tool, snap
  * snap_secret_note: a password field the page made type=text since, a
  * field that had a one-time-code or card hint), as Runtime.callFunctionOn
  * arguments ([{"objectId"}, ...], new; NULL with 0 when none): the
- * read-back skips them, so their values never reach cdpgate. -1 with
- * *out NULL when there are more than PRESENT_SECRETS_MAX (fail closed),
- * SNAP_ENOMEM when out of memory. */
+ * read-back skips them, so their values never reach cdpgate. They are
+ * resolved into cdpgate's isolated world of the frame, the element's own
+ * (snap_ref_resolve): a function takes arguments of its own world only.
+ * -1 with *out NULL when there are more than PRESENT_SECRETS_MAX, -2 when
+ * that world cannot be made (fail closed), SNAP_ENOMEM when out of memory. */
 static int present_secrets(snap_agent *a, const snap_gate_in *in, char **out)
 {
     *out = NULL;
@@ -129,13 +131,16 @@ static int present_secrets(snap_agent *a, const snap_gate_in *in, char **out)
         return -1;
     if (!n)
         return 0;
+    int64_t world = snap_frame_world(a, t->id, f->id);
+    if (world <= 0)
+        return -2;
     json_w w;
     json_w_init(&w);
     json_w_arr_begin(&w);
     for (size_t i = 0; i < n; i++) {
-        char params[120];
-        snprintf(params, sizeof params, "{\"backendNodeId\":%d,\"objectGroup\":\"%s\"}",
-                 be[i], PRESENT_GROUP);
+        char params[160];
+        snprintf(params, sizeof params, "{\"backendNodeId\":%d,\"objectGroup\":\"%s\","
+                 "\"executionContextId\":%lld}", be[i], PRESENT_GROUP, (long long)world);
         cdp_reply rep = {0};
         const char *o = snap_cdp_call(a, in->session, "DOM.resolveNode", params,
                                       a->o.timeout_ms, &rep, NULL) == 0
@@ -169,6 +174,7 @@ static int present_read(snap_agent *a, const snap_gate_in *in, gate_request *q,
     int src = present_secrets(a, in, &args);
     if (src) {
         snprintf(why, cap, "%s", src == SNAP_ENOMEM ? "out of memory"
+                 : src == -2 ? "cdpgate's own script context could not be made in its frame"
                  : "its page has more fields that were ever secret than can be left out");
         return src == SNAP_ENOMEM ? SNAP_ENOMEM : SNAP_EDENIED;
     }

@@ -58,10 +58,15 @@ static bool login_path(const char *path)
 int snap_session_login_wall(snap_agent *a, int tab_id)
 {
     snap_tab *t = snap_tab_by_id(a, tab_id);
-    if (!t || t->closed)
+    if (!t || t->closed || !t->nframes)
         return -1;
     char session[SNAP_ID_MAX];
     snap_session_copyid(session, t->session);
+    /* Read in cdpgate's isolated world: the page's scripts cannot redefine
+     * what the check calls there. */
+    int64_t world = snap_frame_world(a, tab_id, t->frames[0].id);
+    if (world <= 0)
+        return -1;
     json_w w;
     json_w_init(&w);
     json_w_obj_begin(&w);
@@ -69,6 +74,8 @@ int snap_session_login_wall(snap_agent *a, int tab_id)
     json_w_str(&w, snap_js_wall);
     json_w_key(&w, "returnByValue");
     json_w_bool(&w, true);
+    json_w_key(&w, "contextId");
+    json_w_int(&w, world);
     json_w_obj_end(&w);
     char *params = json_w_take(&w, NULL);
     cdp_reply rep = {0};
@@ -137,18 +144,13 @@ static int creds_held(snap_agent *a, size_t ci, int tab_id)
     snap_session_copyid(session, t->session);
     /* Read in an isolated world of cdpgate's own: the page's scripts cannot
      * redefine Object.keys or localStorage there to hide the keys. */
-    snprintf(params, sizeof params, "{\"frameId\":\"%s\",\"worldName\":\"cdpgate\"}",
-             t->frames[0].id);
-    cdp_reply rep = {0};
-    int rc = snap_cdp_call(a, session, "Page.createIsolatedWorld", params, a->o.timeout_ms,
-                           &rep, NULL);
-    int64_t world = rc ? 0 : json_get_int(rep.result, "executionContextId", 0);
-    cdp_reply_free(&rep);
+    int64_t world = snap_frame_world(a, tab_id, t->frames[0].id);
     if (world <= 0)
         return -1;
+    cdp_reply rep = {0};
     snprintf(params, sizeof params, "{\"expression\":\"%s\",\"returnByValue\":"
              "true,\"contextId\":%lld}", snap_js_ls_keys, (long long)world);
-    rc = snap_cdp_call(a, session, "Runtime.evaluate", params, a->o.timeout_ms, &rep, NULL);
+    int rc = snap_cdp_call(a, session, "Runtime.evaluate", params, a->o.timeout_ms, &rep, NULL);
     const json_val *keys = json_get(json_get(rep.result, "result"), "value");
     int held = -1;
     if (rc == 0 && !json_get(rep.result, "exceptionDetails") && json_is(keys, JSON_ARRAY)) {

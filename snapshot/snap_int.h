@@ -68,6 +68,12 @@ typedef struct {
     char origin[256];            /* security origin */
     bool oopif;
     bool gone;                   /* detached */
+    /* cdpgate's isolated world in the frame's current document (the
+     * execution context id, 0 when none made yet; snap_frame_world): valid
+     * for the loader and session it was made for. */
+    int64_t world;
+    char world_loader[SNAP_ID_MAX];
+    char world_session[SNAP_ID_MAX];
 } snap_frame;
 
 typedef struct {
@@ -473,11 +479,20 @@ typedef struct {
     snap_frame *frame;
     int tab_id;
     char session[SNAP_ID_MAX];   /* session of the node's frame */
-    char object_id[SNAP_ID_MAX]; /* Runtime remote object of the node (DOM.resolveNode) */
+    char object_id[SNAP_ID_MAX]; /* Runtime remote object of the node (DOM.resolveNode),
+                                    in cdpgate's isolated world of its frame */
+    int64_t world;               /* that world's execution context id */
 } snap_resolved;
 int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r);
 /* Release what resolve took (the remote object). */
 void snap_resolved_release(snap_agent *a, snap_resolved *res);
+/* cdpgate's isolated world (Page.createIsolatedWorld "cdpgate") in frame
+ * frame_id of tab tab_id: one per frame and document, made on first use
+ * and made again when the frame has a new document or session, or when
+ * its context was found gone (snap_ref_resolve). The page's scripts cannot reach it: the
+ * prototypes and builtins there are the browser's own. Returns its
+ * execution context id, 0 when it cannot be made (callers fail closed). */
+int64_t snap_frame_world(snap_agent *a, int tab_id, const char *frame_id);
 
 /* Issue an observation id for the tab; writes "o<n>" into out[16]. */
 void snap_obs_issue(snap_agent *a, snap_tab *t, char out[16]);

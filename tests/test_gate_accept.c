@@ -3319,6 +3319,50 @@ out:
 }
 
 
+/* Red-team finding (d) of issue 11 point 15: the page's main world lies to
+ * the gate. gate/red/main-world.html redefines, in its own scripts, the
+ * prototypes and builtins cdpgate's page scripts call: a hit on an overlay
+ * "is inside" the button under it (Node.prototype.parentNode,
+ * parentElement, Element.prototype.closest), and the To field's value
+ * "is" the granted bob@partner.test (HTMLInputElement.prototype.value,
+ * String.prototype.trim) while the form posts mallory@evil.test. Read in
+ * cdpgate's isolated world, the browser's own are used: the click is
+ * refused as covered (the overlay gets no click) and the send is refused
+ * for the recipient the form really holds (nothing posted). Fails on the
+ * main before this fix: the click landed on the overlay, and the send
+ * went out to mallory@evil.test with no question. */
+static void t_red_main_world_lies(void)
+{
+    rig x;
+    int h0 = hook_calls;
+    if (!rig_up(&x, one_recipient))
+        goto out;
+    snap_result r;
+    if (!CHECK_INT(0, do_open(x.a, "a.test", "/gate/red/main-world.html", &r)))
+        test_fail_detail("open: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    /* The lies are in place: the page's own world reads them. */
+    char *v = page_eval(x.a, "document.getElementById('to').value + '|' + "
+                        "(document.getElementById('overlay').parentNode.id)");
+    if (!CHECK_STR("bob@partner.test|archive", v))
+        test_fail_detail("the page's main world reads %s", v);
+    free(v);
+    int rc = act_on(x.a, "button \"Archive\"", 'c', NULL, false, &r);
+    if (!CHECK_INT(SNAP_ECOVERED, rc))
+        test_fail_detail("click on the covered button: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    rc = act_on(x.a, "button \"Send\"", 'c', NULL, false, &r);
+    check_refusal(&r, rc, SNAP_EDENIED, "deny", "recipient mallory@evil.test is not in the grant");
+    snap_result_free(&r);
+    barrier(x.a);
+    check_none(NULL, "a.test", "tag=mw-overlay");
+    check_none(NULL, "a.test", "tag=mw-archive");
+    check_none("POST", "a.test", "tag=mw-send");
+    CHECK_INT(h0, hook_calls);
+out:
+    rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
     {"attached_browser", t_attached_browser},
@@ -3380,6 +3424,7 @@ static const test_case TESTS[] = {
     {"red_worker_data_out", t_red_worker_data_out},
     {"red_mcp_stderr_escaped", t_red_mcp_stderr_escaped},
     {"red_download_nowhere", t_red_download_nowhere},
+    {"red_main_world_lies", t_red_main_world_lies},
     {NULL, NULL},
 };
 
