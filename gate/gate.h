@@ -437,6 +437,20 @@ enum {
  * whole escape needs (like snprintf: a result >= cap means it was cut). */
 size_t gate_text_escape(char *out, size_t cap, const char *s, size_t len, unsigned flags);
 
+/* The characters never shown raw, to a human or to the model: the one list
+ * (gate_text_escape's "shown as \uXXXX" set above: C1 controls, bidi
+ * controls, U+2028/2029, zero-width and other invisible characters, tags),
+ * used by gate_text_escape and by snapshot/ for every page-derived text and
+ * structured string the model reads. For the character at s (n bytes left):
+ * when it must be shown escaped, writes its escape ("\u202e", "\u{e0041}",
+ * or "\xNN" for a byte that starts no valid UTF-8 sequence) NUL-terminated
+ * into esc (GATE_CHAR_ESC_MAX bytes) and returns the escape's length; else
+ * returns 0. Either way *used is the bytes of s the character takes (1 for
+ * an invalid byte, 0 when n is 0). ASCII is never escaped here: callers
+ * treat quotes and C0 controls their own way. */
+#define GATE_CHAR_ESC_MAX 16
+size_t gate_char_escape(char *esc, const char *s, size_t n, size_t *used);
+
 /* The human-facing text of a confirmation (new, free(); NULL when out of
  * memory): the verdict line first (what will happen, the class, the
  * origin, "Allow it once?"), then what the agent supplied (the text to

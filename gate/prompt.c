@@ -24,15 +24,19 @@
 
 /* ---- escaping ---- */
 
-/* Characters a human cannot see, or that reorder or break what follows. */
-static bool invisible(uint32_t c)
+/* The one list of characters never shown raw, to a human (the prompts) or
+ * to the model (snapshot/'s page text, through gate_char_escape): C1
+ * controls, and the characters a reader cannot see or that reorder or break
+ * what follows (bidi controls, line/paragraph separators, zero-width and
+ * other invisible characters, tags). */
+static bool hidden(uint32_t c)
 {
-    return c == 0x00AD || c == 0x034F || c == 0x061C || c == 0x115F || c == 0x1160 ||
-           c == 0x17B4 || c == 0x17B5 || (c >= 0x180B && c <= 0x180F) ||
-           (c >= 0x200B && c <= 0x200F) || (c >= 0x2028 && c <= 0x202E) ||
-           (c >= 0x2060 && c <= 0x206F) || c == 0x3164 || (c >= 0xFE00 && c <= 0xFE0F) ||
-           c == 0xFEFF || c == 0xFFA0 || (c >= 0xFFF0 && c <= 0xFFFB) ||
-           (c >= 0xE0000 && c <= 0xE0FFF);
+    return (c >= 0x80 && c <= 0x9F) || c == 0x00AD || c == 0x034F || c == 0x061C ||
+           c == 0x115F || c == 0x1160 || c == 0x17B4 || c == 0x17B5 ||
+           (c >= 0x180B && c <= 0x180F) || (c >= 0x200B && c <= 0x200F) ||
+           (c >= 0x2028 && c <= 0x202E) || (c >= 0x2060 && c <= 0x206F) || c == 0x3164 ||
+           (c >= 0xFE00 && c <= 0xFE0F) || c == 0xFEFF || c == 0xFFA0 ||
+           (c >= 0xFFF0 && c <= 0xFFFB) || (c >= 0xE0000 && c <= 0xE0FFF);
 }
 
 /* Decode the valid UTF-8 sequence at s (n bytes left): its length, else 0. */
@@ -47,6 +51,31 @@ static size_t utf8_get(const unsigned char *s, size_t n, uint32_t *cp)
         c = (c << 6) | (s[i] & 0x3Fu);
     *cp = c;
     return l;
+}
+
+/* The escape of the character c (l bytes at p; l == 0: the byte p[0] starts
+ * no valid UTF-8) into esc, its length; 0 when it may be shown as it is. */
+static size_t esc_of(char *esc, const unsigned char *p, size_t l, uint32_t c)
+{
+    if (!l)
+        return (size_t)snprintf(esc, GATE_CHAR_ESC_MAX, "\\x%02x", p[0]);
+    if (!hidden(c))
+        return 0;
+    return (size_t)snprintf(esc, GATE_CHAR_ESC_MAX, c > 0xFFFF ? "\\u{%x}" : "\\u%04x",
+                            (unsigned)c);
+}
+
+size_t gate_char_escape(char *esc, const char *s, size_t n, size_t *used)
+{
+    uint32_t c = 0;
+    esc[0] = 0;
+    if (!n) {
+        *used = 0;
+        return 0;
+    }
+    size_t l = utf8_get((const unsigned char *)s, n, &c);
+    *used = l ? l : 1;
+    return esc_of(esc, (const unsigned char *)s, l, c);
 }
 
 size_t gate_text_escape(char *out, size_t cap, const char *s, size_t len, unsigned flags)
@@ -64,7 +93,7 @@ size_t gate_text_escape(char *out, size_t cap, const char *s, size_t len, unsign
         size_t l = utf8_get(p + i, len - i, &c);
         bool lines = (flags & GATE_ESC_LINES) != 0;
         if (!l) {
-            rl = (size_t)snprintf(esc, sizeof esc, "\\x%02x", p[i]);
+            rl = esc_of(esc, p + i, 0, 0);
             l = 1;
         } else if (c == '"' || c == '\\') {
             rl = (size_t)snprintf(esc, sizeof esc, "\\%c", (char)c);
@@ -83,9 +112,8 @@ size_t gate_text_escape(char *out, size_t cap, const char *s, size_t len, unsign
             rl = (size_t)snprintf(esc, sizeof esc, "\\u%04x\n", (unsigned)c);
         } else if (c < 0x20 || c == 0x7F) {
             rl = (size_t)snprintf(esc, sizeof esc, "\\x%02x", (unsigned)c);
-        } else if ((c >= 0x80 && c <= 0x9F) || invisible(c)) {
-            rl = (size_t)snprintf(esc, sizeof esc, c > 0xFFFF ? "\\u{%x}" : "\\u%04x",
-                                  (unsigned)c);
+        } else if ((rl = esc_of(esc, p + i, l, c)) != 0) {
+            /* hidden: shown as its escape */
         } else {
             rep = (const char *)p + i;
             rl = l;

@@ -191,7 +191,7 @@ static void type_report_value(act_report *rp, const char *value, const char *tex
         base_buf_printf(&rp->page, "value now: ");
         snap_act_sb_page(&rp->page, value, 300, PG_KEEP_NL);
         json_w_key(&rp->extra, "value");
-        json_w_str(&rp->extra, value);
+        snap_json_page(&rp->extra, value);
         json_w_key(&rp->extra, "value_matches");
         json_w_bool(&rp->extra, same);
     } else {
@@ -218,7 +218,7 @@ static void type_report_new_text(snap_agent *a, const char *fs, const char *obs_
             base_buf_printf(&rp->page, "%snew text: ", rp->page.len ? "\n" : "");
             snap_act_sb_page(&rp->page, added, 300, 0);
             json_w_key(&rp->extra, "new_text");
-            json_w_str(&rp->extra, added);
+            snap_json_page(&rp->extra, added);
             rp->has_extra = true;
         }
     }
@@ -626,7 +626,7 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
             for (const json_val *o = json_first(cv); o; o = json_next(o), i++) {
                 base_buf_printf(&rp.page, "%s", i ? ", " : "selected now: ");
                 snap_act_sb_page(&rp.page, json_str(o, NULL), 100, 0);
-                json_w_str(&rp.extra, json_str(o, NULL));
+                snap_json_page(&rp.extra, json_str(o, NULL));
             }
             json_w_arr_end(&rp.extra);
             rp.has_extra = true;

@@ -531,7 +531,7 @@ static int press_run(snap_agent *a, const char *key, const char *obs, snap_gated
                     base_buf_printf(&rp.page, "new text: ");
                     snap_act_sb_page(&rp.page, added, 300, 0);
                     json_w_key(&rp.extra, "new_text");
-                    json_w_str(&rp.extra, added);
+                    snap_json_page(&rp.extra, added);
                     rp.has_extra = true;
                 }
             }

@@ -67,9 +67,9 @@ static void covered_item_put(json_w *w, const covered_item *it)
     json_w_key(w, "ref");
     json_w_str(w, ref);
     json_w_key(w, "role");
-    json_w_str(w, it->role);
+    snap_json_page(w, it->role);
     json_w_key(w, "name");
-    json_w_str(w, it->name);
+    snap_json_page(w, it->name);
     json_w_obj_end(w);
 }
 
@@ -80,7 +80,7 @@ static void covered_structured(const covered_item *found, int count, snap_result
     json_w w;
     snap_result_begin(&w, SNAP_ECOVERED);
     json_w_key(&w, "message");
-    json_w_str(&w, r->text ? r->text : "");
+    snap_json_page(&w, r->text ? r->text : "");
     for (int i = 0; i < count && i < 2; i++) {
         if (!found[i].n)
             continue;

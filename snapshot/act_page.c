@@ -49,7 +49,7 @@ static int eval_run(snap_agent *a, const char *expression, snap_result *r)
     json_w_bool(&w, !ex);
     json_w_key(&w, "value");
     if (v)
-        json_w_val(&w, v);
+        snap_json_page_val(&w, v);
     else
         json_w_null(&w);
     json_w_obj_end(&w);
@@ -294,7 +294,7 @@ static int tabs_list(snap_agent *a, snap_result *r)
         json_w_key(&w, "url");
         snap_act_json_url(&w, tab_url(t));
         json_w_key(&w, "title");
-        json_w_str(&w, t->title ? t->title : "");
+        snap_json_page(&w, t->title ? t->title : "");
         json_w_key(&w, "current");
         json_w_bool(&w, cur);
         if (t->opener) {
@@ -329,7 +329,7 @@ static int tabs_list(snap_agent *a, snap_result *r)
                     "nonce=%s>>>", open, open == 1 ? "" : "s", a->nonce, b.s ? b.s : "", a->nonce);
     free(b.s);
     json_w_key(&w, "message");
-    json_w_str(&w, out.s ? out.s : "");
+    snap_json_page(&w, out.s ? out.s : "");
     json_w_obj_end(&w);
     r->code = 0;
     r->text = out.s;
@@ -417,7 +417,7 @@ static int tabs_run(snap_agent *a, const char *action, const char *tab, snap_res
     json_w_key(&w, "obs");
     json_w_str(&w, r->obs);
     json_w_key(&w, "message");
-    json_w_str(&w, b.s ? b.s : "");
+    snap_json_page(&w, b.s ? b.s : "");
     json_w_obj_end(&w);
     r->code = 0;
     r->text = b.s;
@@ -650,7 +650,7 @@ static int screenshot_run(snap_agent *a, bool full_page, snap_result *r)
     json_w_key(&w, "obs");
     json_w_str(&w, r->obs);
     json_w_key(&w, "message");
-    json_w_str(&w, b.s ? b.s : "");
+    snap_json_page(&w, b.s ? b.s : "");
     json_w_obj_end(&w);
     r->text = b.s;
     r->structured = json_w_take(&w, NULL);

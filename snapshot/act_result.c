@@ -244,7 +244,7 @@ void snap_act_json_url(json_w *w, const char *url)
     char *red = snap_url_redact(url ? url : "", false, NULL);
     if (red)
         snap_act_utf8_repair(red);
-    json_w_str(w, red ? red : "");
+    snap_json_page(w, red ? red : "");
     free(red);
 }
 
@@ -411,7 +411,7 @@ int snap_act_finish(snap_agent *a, int tab_id, const char *did, const snap_settl
         json_w_key(&w, "type");
         json_w_str(&w, t->dialog_type);
         json_w_key(&w, "message");
-        json_w_str(&w, t->dialog_message ? t->dialog_message : "");
+        snap_json_page(&w, t->dialog_message ? t->dialog_message : "");
         json_w_obj_end(&w);
     }
     if (st.closed) {
@@ -436,7 +436,7 @@ int snap_act_finish(snap_agent *a, int tab_id, const char *did, const snap_settl
         free(ex);
     }
     json_w_key(&w, "message");
-    json_w_str(&w, text.s ? text.s : "");
+    snap_json_page(&w, text.s ? text.s : "");
     json_w_obj_end(&w);
     free(r->text);
     free(r->structured);
@@ -488,7 +488,7 @@ int snap_act_call_off(snap_gated *g, const char *tool, const char *what, const c
     json_w_key(&w, "done");
     json_w_bool(&w, false);
     json_w_key(&w, "message");
-    json_w_str(&w, r->text ? r->text : "");
+    snap_json_page(&w, r->text ? r->text : "");
     if (was && *was == '{') {
         json_w_key(&w, "detail");
         json_w_raw(&w, was, strlen(was), true);
@@ -634,7 +634,7 @@ void snap_act_collect_changes(snap_agent *a, const char *session, const char *ob
         if (!v)
             continue;
         json_w_key(&rp->extra, KEYS[i]);
-        json_w_str(&rp->extra, v);
+        snap_json_page(&rp->extra, v);
         rp->has_extra = true;
     }
     if (json_get(av, "gone")) {
@@ -646,7 +646,7 @@ void snap_act_collect_changes(snap_agent *a, const char *session, const char *ob
         base_buf_printf(&rp->page, "new text: ");
         snap_act_sb_page(&rp->page, added, 300, 0);
         json_w_key(&rp->extra, "new_text");
-        json_w_str(&rp->extra, added);
+        snap_json_page(&rp->extra, added);
         rp->has_extra = true;
     }
     snap_act_pfree(&co);

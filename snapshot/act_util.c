@@ -69,11 +69,12 @@ void snap_act_utf8_repair(char *s)
 }
 
 /* Append page text: leading and trailing whitespace dropped, runs of
- * whitespace, control characters and Unicode line breaks (U+0085, U+2028,
- * U+2029) become one space (one newline with PG_KEEP_NL), invalid UTF-8
- * becomes U+FFFD, a third '<' or '>' in a row becomes a look-alike angle
- * quote, and with PG_QUOTED '"' and '\' are escaped. At most max bytes of
- * input; a cut ends in "…". */
+ * whitespace and control characters become one space (one newline with
+ * PG_KEEP_NL), characters the gate never shows raw (bidi controls,
+ * invisible characters, C1 controls, U+2028/2029; invalid UTF-8:
+ * gate_char_escape) are shown as their escape (\u202e, \xff), a third '<'
+ * or '>' in a row becomes a look-alike angle quote, and with PG_QUOTED '"'
+ * and '\' are escaped. At most max bytes of input; a cut ends in "…". */
 void snap_act_sb_page(base_buf *b, const char *s, size_t max, unsigned mode)
 {
     if (!s)
@@ -83,19 +84,16 @@ void snap_act_sb_page(base_buf *b, const char *s, size_t max, unsigned mode)
     int run_lt = 0, run_gt = 0;
     for (size_t i = 0; i < len;) {
         unsigned char c = (unsigned char)s[i];
-        size_t n = u8_seq(s + i, len - i);
-        bool brk = c < 0x20 || c == 0x7f || c == ' ' ||
-                   (n == 2 && c == 0xc2 && (unsigned char)s[i + 1] == 0x85) ||
-                   (n == 3 && c == 0xe2 && (unsigned char)s[i + 1] == 0x80 &&
-                    ((unsigned char)s[i + 2] & 0xfe) == 0xa8);
-        if (brk) {
+        char esc[GATE_CHAR_ESC_MAX];
+        size_t n = 1, k = c < 0x80 ? 0 : gate_char_escape(esc, s + i, len - i, &n);
+        if (c < 0x20 || c == 0x7f || c == ' ') {
             space = true;
             if ((mode & PG_KEEP_NL) && c == '\n')
                 nl = true;
-            i += n ? n : 1;
+            i++;
             continue;
         }
-        if (used + (n ? n : 1) > max) {
+        if (used + n > max) {
             base_buf_put(b, "\xe2\x80\xa6", 3);          /* … */
             return;
         }
@@ -105,13 +103,6 @@ void snap_act_sb_page(base_buf *b, const char *s, size_t max, unsigned mode)
         }
         space = nl = false;
         any = true;
-        if (!n) {
-            base_buf_put(b, "\xef\xbf\xbd", 3);          /* U+FFFD */
-            run_lt = run_gt = 0;
-            used++;
-            i++;
-            continue;
-        }
         run_lt = c == '<' ? run_lt + 1 : 0;
         run_gt = c == '>' ? run_gt + 1 : 0;
         if (run_lt >= 3) {
@@ -123,7 +114,7 @@ void snap_act_sb_page(base_buf *b, const char *s, size_t max, unsigned mode)
         } else {
             if ((mode & PG_QUOTED) && (c == '"' || c == '\\'))
                 base_buf_put(b, "\\", 1);
-            base_buf_put(b, s + i, n);
+            base_buf_put(b, k ? esc : s + i, k ? k : n);
         }
         used += n;
         i += n;
@@ -371,16 +362,17 @@ void snap_act_sb_url(base_buf *b, const char *url, size_t max)
     size_t len = strlen(u), used = 0;
     for (size_t i = 0; i < len;) {
         unsigned char c = (unsigned char)u[i];
-        size_t n = u8_seq(u + i, len - i);
-        if (used + (n ? n : 1) > max) {
+        char esc[GATE_CHAR_ESC_MAX];
+        size_t n = 1, hid = c < 0x80 ? 0 : gate_char_escape(esc, u + i, len - i, &n);
+        if (used + n > max) {
             base_buf_put(b, "\xe2\x80\xa6", 3);
             break;
         }
-        if (!n || c <= 0x20 || c == 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' ||
-            c == '`' || (n == 2 && c == 0xc2 && (unsigned char)u[i + 1] == 0x85) ||
-            (n == 3 && c == 0xe2 && (unsigned char)u[i + 1] == 0x80 &&
-             ((unsigned char)u[i + 2] & 0xfe) == 0xa8)) {
-            size_t k = n ? n : 1;
+        /* Characters never shown raw (gate_char_escape) are percent-encoded
+         * like the rest: a URL stays one token. */
+        if (hid || c <= 0x20 || c == 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' ||
+            c == '`') {
+            size_t k = n;
             for (size_t j = 0; j < k; j++)
                 base_buf_printf(b, "%%%02X", (unsigned char)u[i + j]);
             used += 3 * k;

@@ -132,7 +132,7 @@ int snap_fail_text(snap_result *r, int code, const char *text)
     json_w w;
     snap_result_begin(&w, code);
     json_w_key(&w, "message");
-    json_w_str(&w, text);
+    snap_json_page(&w, text);
     if (r->obs[0]) {
         json_w_key(&w, "obs");
         json_w_str(&w, r->obs);
@@ -969,7 +969,7 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
      * result's error, keeping the snapshot in the text. */
     snap_result_begin(&w, note_code);
     json_w_key(&w, "message");
-    json_w_str(&w, note);
+    snap_json_page(&w, note);
     json_w_key(&w, "obs");
     json_w_str(&w, r->obs);
     json_w_obj_end(&w);

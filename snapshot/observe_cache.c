@@ -294,8 +294,9 @@ static struct snap_cache *cache_from(build *B, const lines *L)
 }
 
 /* A page-derived URL or origin as one header token: bytes that could end
- * the token or start a marker (controls, space, quotes, '<', '>') are
- * percent-encoded, and it is cut at max bytes on a character boundary. */
+ * the token or start a marker (controls, space, quotes, '<', '>') and the
+ * characters never shown raw (gate_char_escape) are percent-encoded, and
+ * it is cut at max bytes on a character boundary. */
 static void put_token(base_buf *out, const char *s, size_t max)
 {
     static const char HEX[] = "0123456789ABCDEF";
@@ -305,15 +306,20 @@ static void put_token(base_buf *out, const char *s, size_t max)
         while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
             n--;
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n;) {
         unsigned char c = (unsigned char)s[i];
-        if (c <= 0x20 || c == 0x7f || c == '"' || c == '<' || c == '>' || c == '\\') {
-            char e[4] = {'%', HEX[c >> 4], HEX[c & 15], 0};
-            base_buf_puts(out, e);
+        char esc[GATE_CHAR_ESC_MAX];
+        size_t l = 1, hid = c < 0x80 ? 0 : gate_char_escape(esc, s + i, n - i, &l);
+        if (hid || c <= 0x20 || c == 0x7f || c == '"' || c == '<' || c == '>' || c == '\\') {
+            for (size_t j = 0; j < l; j++) {
+                unsigned char x = (unsigned char)s[i + j];
+                char e[4] = {'%', HEX[x >> 4], HEX[x & 15], 0};
+                base_buf_puts(out, e);
+            }
         } else {
-            char one[2] = {(char)c, 0};
-            base_buf_puts(out, one);
+            base_buf_put(out, s + i, l);
         }
+        i += l;
     }
     if (n < strlen(s))
         base_buf_puts(out, "\u2026");
@@ -361,11 +367,11 @@ static void write_structured(const struct snap_cache *C, snap_tab *t, const snap
     json_w_key(&w, "tab");
     json_w_str(&w, tab);
     json_w_key(&w, "url");
-    json_w_str(&w, t->frames[0].url ? t->frames[0].url : "");
+    snap_json_page(&w, t->frames[0].url ? t->frames[0].url : "");
     json_w_key(&w, "origin");
-    json_w_str(&w, t->frames[0].origin);
+    snap_json_page(&w, t->frames[0].origin);
     json_w_key(&w, "title");
-    json_w_str(&w, C->title ? C->title : "");
+    snap_json_page(&w, C->title ? C->title : "");
     json_w_key(&w, "mode");
     json_w_str(&w, q->text ? "text" : "elements");
     json_w_key(&w, "frames");

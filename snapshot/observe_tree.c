@@ -11,24 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Length of the UTF-8 sequence starting with byte c (1 for stray bytes). */
-static size_t u8len(unsigned char c)
-{
-    if (c < 0xC0)
-        return 1;
-    if (c < 0xE0)
-        return 2;
-    if (c < 0xF0)
-        return 3;
-    return 4;
-}
-
 /* Append page-derived text: whitespace runs collapse to one space (or keep
  * one newline with PAGE_KEEP_NL), control characters become spaces, with
  * PAGE_QUOTED '"' and '\' are escaped, and no run of three '<' or '>' ever
  * comes out (the third becomes a look-alike angle quote), so page content
- * can never spell a content marker. At most max bytes of input are used;
- * when cut, "…" is appended. Returns true when the text was cut. */
+ * can never spell a content marker. Characters the gate never shows raw
+ * (bidi controls, invisible characters, C1 controls, U+2028/2029; invalid
+ * UTF-8: gate_char_escape) are shown as their escape (\u202e, \xff). At
+ * most max bytes of input are used; when cut, "…" is appended. Returns true
+ * when the text was cut. */
 bool snap_obs_put_page(base_buf *b, const char *s, size_t n, size_t max, unsigned mode)
 {
     bool cut = false;
@@ -49,9 +40,8 @@ bool snap_obs_put_page(base_buf *b, const char *s, size_t n, size_t max, unsigne
             i++;
             continue;
         }
-        size_t l = u8len(c);
-        if (i + l > n)
-            l = n - i;
+        char esc[GATE_CHAR_ESC_MAX];
+        size_t l = 1, k = c < 0x80 ? 0 : gate_char_escape(esc, s + i, n - i, &l);
         if (used + l > max) {
             cut = true;
             break;
@@ -84,7 +74,7 @@ bool snap_obs_put_page(base_buf *b, const char *s, size_t n, size_t max, unsigne
             run_lt = run_gt = 0;
             if ((mode & PAGE_QUOTED) && (c == '"' || c == '\\'))
                 base_buf_putc(b, '\\');
-            base_buf_put(b, s + i, l);
+            base_buf_put(b, k ? esc : s + i, k ? k : l);
         }
         used += l;
         i += l;
@@ -92,6 +82,84 @@ bool snap_obs_put_page(base_buf *b, const char *s, size_t n, size_t max, unsigne
     if (cut)
         base_buf_puts(b, "\xe2\x80\xa6");             /* … */
     return cut;
+}
+
+/* n bytes of s with what gate_char_escape escapes written as its escape
+ * into b; false when there was nothing to escape (b untouched). */
+static bool page_esc(base_buf *b, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (unsigned char)s[i] < 0x80)
+        i++;
+    if (i == n)
+        return false;
+    base_buf_put(b, s, i);
+    while (i < n) {
+        char esc[GATE_CHAR_ESC_MAX];
+        size_t l = 1, k = (unsigned char)s[i] < 0x80 ? 0 : gate_char_escape(esc, s + i, n - i, &l);
+        base_buf_put(b, k ? esc : s + i, k ? k : l);
+        i += l;
+    }
+    return true;
+}
+
+/* A page-derived string (n bytes) as a JSON string (key: as a member's
+ * key): see snap_json_page. */
+static void json_page_n(json_w *w, const char *s, size_t n, bool key)
+{
+    base_buf b = {0};
+    bool esc = page_esc(&b, s, n);
+    const char *out = esc ? (b.oom || !b.s ? NULL : b.s) : s;
+    size_t len = esc ? b.len : n;
+    if (key)
+        json_w_keyn(w, out ? out : "?", out ? len : 1);
+    else if (out)
+        json_w_strn(w, out, len);
+    else
+        json_w_null(w);
+    base_buf_free(&b);
+}
+
+/* A page-derived string into a structured (JSON) result: what the text view
+ * shows escaped (gate_char_escape) is written as the same visible escape, as
+ * text (the decoded string holds "\u202e", six characters, never U+202E
+ * itself); everything else as it is (the JSON writer escapes quotes and
+ * controls). NULL writes null, as json_w_str does; so does running out of
+ * memory (never the raw string). */
+void snap_json_page(json_w *w, const char *s)
+{
+    if (!s)
+        json_w_null(w);
+    else
+        json_page_n(w, s, strlen(s), false);
+}
+
+void snap_json_page_val(json_w *w, const json_val *v)
+{
+    size_t n = 0;
+    if (json_is(v, JSON_STRING)) {
+        const char *s = json_str(v, &n);
+        json_page_n(w, s, n, false);
+    } else if (json_is(v, JSON_ARRAY) || json_is(v, JSON_OBJECT)) {
+        bool obj = json_is(v, JSON_OBJECT);
+        if (obj)
+            json_w_obj_begin(w);
+        else
+            json_w_arr_begin(w);
+        for (const json_val *m = json_first(v); m; m = json_next(m)) {
+            if (obj) {
+                const char *k = json_key(m, &n);
+                json_page_n(w, k, n, true);
+            }
+            snap_json_page_val(w, m);
+        }
+        if (obj)
+            json_w_obj_end(w);
+        else
+            json_w_arr_end(w);
+    } else {
+        json_w_val(w, v);
+    }
 }
 
 void snap_obs_put_quoted(base_buf *b, const char *s, size_t max)

@@ -37,6 +37,13 @@
 
 /* ==== the actions (act_*.c) ==== */
 
+/* A run of whitespace in text shown to the model (JS regex source): what
+ * JavaScript's \s matches, less U+2028, U+2029 and U+FEFF, which the model
+ * is shown escaped (gate_char_escape), never folded into a space. */
+#define SHOWN_WS "/[\\t-\\r \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]+/g"
+/* ... and trimmed once collapsed (trim() would drop those three too). */
+#define SHOWN_TRIM ".replace(/^ | $/g,'')"
+
 /* Page-check helper (JS source, a var statement): sfOf(e) is the names of
  * the password and one-time-code inputs of e's form (or of e itself when
  * it is one), or null.
@@ -171,7 +178,7 @@ const char snap_js_collect_fn[] =
     "var e=x.nodeType===1?x:x.parentElement;if(!e||!e.getClientRects().length)return'';"
     "if(/^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/.test(e.tagName))return'';"
     "var s=x.nodeType===3?x.data:x.nodeType===1?(x.innerText||''):'';"
-    "return s.replace(/\\s+/g,' ').trim();};"
+    "return s.replace(" SHOWN_WS ",' ')" SHOWN_TRIM ";};"
     "r.n.forEach(function(x){if(seen.indexOf(x)>=0)return;"
     "for(var p=x.parentNode;p;p=p.parentNode)if(seen.indexOf(p)>=0)return;"
     "seen.push(x);var s=txt(x);if(s&&out.indexOf(s)<0)out.push(s);});"
@@ -328,8 +335,8 @@ const char snap_js_aria_selected_fn[] =
  * Runs: on a node, the listbox or combobox (select). Returns: an array
  * of strings. */
 const char snap_js_chosen_fn[] =
-    "function(){var e=this,N=function(s){return String(s||'').replace(/\\s+/g,' ').trim();};"
-    "if(e.getAttribute('role')==='listbox')return[].slice.call(e.querySelectorAll("
+    "function(){var e=this,N=function(s){return String(s||'').replace(" SHOWN_WS ",' ')"
+    SHOWN_TRIM ";};if(e.getAttribute('role')==='listbox')return[].slice.call(e.querySelectorAll("
     "'[role=option][aria-selected=true]')).map(function(o){return N(o.textContent);});"
     "return[N(e.tagName==='INPUT'?e.value:e.textContent)];}";
 
@@ -339,7 +346,7 @@ const char snap_js_chosen_fn[] =
 const char snap_js_value_select_fn[] =
     "function(){var e=this;if(e.tagName==='LABEL'&&e.control)e=e.control;"
     "return[].slice.call(e.selectedOptions||[]).map(function(o){"
-    "return o.label.replace(/\\s+/g,' ').trim();});}";
+    "return o.label.replace(" SHOWN_WS ",' ')" SHOWN_TRIM ";});}";
 
 /* The focused element of the page (through open shadow roots), or null
  * for the body.

@@ -95,13 +95,13 @@ static int refusal(snap_agent *a, const gate_decision *d, const char *tool, snap
     json_w_key(&w, "action");
     json_w_str(&w, tool);
     json_w_key(&w, "target");
-    json_w_str(&w, d->target);
+    snap_json_page(&w, d->target);
     json_w_key(&w, "reason");
     json_w_str(&w, d->reason);
     json_w_key(&w, "epoch");
     json_w_uint(&w, gate_epoch(a->gate));
     json_w_key(&w, "message");
-    json_w_str(&w, r->text ? r->text : "");
+    snap_json_page(&w, r->text ? r->text : "");
     snap_result_set(&w, r);
     return code;
 }

@@ -412,6 +412,15 @@ int snap_fail_text(snap_result *r, int code, const char *text);
  * when out of memory r->structured stays as it was). */
 void snap_result_begin(json_w *w, int code);
 void snap_result_set(json_w *w, snap_result *r);
+/* A page-derived string (title, URL, name, value, dialog message, page text)
+ * into a structured result: bidi, invisible and C1 characters and invalid
+ * UTF-8 as visible escapes (text "\\u202e", the text view's escapes), never
+ * raw (observe_tree.c). Every structured string that came from a page goes
+ * through it. */
+void snap_json_page(json_w *w, const char *s);
+/* A page-derived JSON value (an eval result) the same way: every string,
+ * keys included, through snap_json_page's escaping. */
+void snap_json_page_val(json_w *w, const json_val *v);
 snap_tab *snap_tab_by_id(snap_agent *a, int id);
 snap_tab *snap_tab_current(snap_agent *a);     /* NULL when no open tab */
 snap_tab *snap_tab_by_session(snap_agent *a, const char *session);

@@ -1757,6 +1757,16 @@ static void t_upload_and_eval_need_grant(void)
     has(r.text, "Upload");
     CHECK_INT(asked + 2, asked_eval);
     snap_result_free(&r);
+    /* Its value's strings, keys too, show bidi characters as visible
+     * escapes in structuredContent as in the text, never raw (issue 11,
+     * point 15b(e)). */
+    CHECK_INT(0, snap_eval(a, "({'k\\u202e': ['x\\u2066y', 1]})", &r));
+    if (!CHECK(r.structured && !strstr(r.structured, "\xe2\x80\xae") &&
+               !strstr(r.structured, "\xe2\x81\xa6") &&
+               strstr(r.structured, "{\"k\\\\u202e\":[\"x\\\\u2066y\",1]}")))
+        test_fail_detail("eval structured: %s", r.structured ? r.structured : "");
+    has(r.text, "k\\u202e");
+    snap_result_free(&r);
     snap_agent_free(a);
     gate_free(gt);
     unlink(file);

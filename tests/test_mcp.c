@@ -805,6 +805,113 @@ static void t_open_javascript_url_refused_regression(void)
     stop(&c, 15000);
 }
 
+/* Page text with bidi, invisible and C1 characters (tests/fixtures/shapes/
+ * bidi.html) reaches the model only as visible escapes, in the text AND in
+ * structuredContent: no response line of browser_snapshot, browser_tabs or
+ * a click that raises a dialog holds one of them raw, nor a JSON escape
+ * that decodes to one (issue 11, point 15b(e)). */
+static const char *const BIDI_RAW[] = {
+    "\xe2\x80\xae", "\xe2\x81\xa6", "\xe2\x80\x8b", "\xe2\x80\xa8", "\xf3\xa0\x81\x81", "\xc2\x9b",
+};
+static const char *const BIDI_JSON_ESC[] = {
+    "\\u202e", "\\u202E", "\\u2066", "\\u200b", "\\u200B", "\\u2028", "\\udb40", "\\uDB40",
+    "\\u009b", "\\u009B",
+};
+
+/* Call a tool and return the raw response line (new), checked for the
+ * characters; *d gets it parsed. */
+static char *call_raw(child *c, int id, const char *name, const char *args_json, json_doc **d)
+{
+    char line[1024], want[32];
+    snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+             "\"params\":{\"name\":\"%s\",\"arguments\":%s}}", id, name, args_json);
+    snprintf(want, sizeof want, "\"id\":%d,", id);
+    *d = NULL;
+    CHECK(send_line(c, line));
+    char *got = NULL;
+    for (int i = 0; i < 50 && !got; i++) {
+        char *l = recv_line(c, 60000);
+        if (!l)
+            break;
+        if (strstr(l, want))
+            got = l;
+        else
+            free(l);
+    }
+    if (!CHECK(got != NULL)) {
+        test_fail_detail("no response to %s", name);
+        return NULL;
+    }
+    *d = json_parse(got, strlen(got), NULL, NULL);
+    CHECK(*d != NULL);
+    for (size_t k = 0; k < sizeof BIDI_RAW / sizeof BIDI_RAW[0]; k++)
+        if (!CHECK(strstr(got, BIDI_RAW[k]) == NULL))
+            test_fail_detail("%s: raw character %zu in %s", name, k, got);
+    for (size_t k = 0; k < sizeof BIDI_JSON_ESC / sizeof BIDI_JSON_ESC[0]; k++) {
+        for (const char *p = strstr(got, BIDI_JSON_ESC[k]); p;
+             p = strstr(p + 1, BIDI_JSON_ESC[k])) {
+            size_t bs = 0;
+            while (p - bs > got && p[-1 - (ptrdiff_t)bs] == '\\')
+                bs++;
+            if (!CHECK(bs % 2 == 1))
+                test_fail_detail("%s: JSON escape %s (decodes raw) in %s", name,
+                                 BIDI_JSON_ESC[k], got);
+        }
+    }
+    return got;
+}
+
+/* The decoded string at path holds want (visible escapes as text). */
+static void check_member_has(json_doc *d, const char *path, const char *want)
+{
+    const char *v = json_str(json_path(json_doc_root(d), path), NULL);
+    if (!CHECK(v && strstr(v, want)))
+        test_fail_detail("%s: %s not in %s", path, want, v ? v : "(absent)");
+}
+
+static void t_bidi_structured_regression(void)
+{
+    if (!testlib_need_browser())
+        return;
+    child c;
+    if (!CHECK(start(&c, BROWSER_ARGS)) || !handshake(&c))
+        return;
+    static const char WANT[] = "A\\u202eB\\u2066C\\u200bD\\u2028E\\u{e0041}F\\u009bG";
+    char url[256], args[512], want[128], ref[32] = "";
+    testlib_world_url(&world, url, sizeof url, "a.test", "/shapes/bidi.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    json_doc *d;
+    free(call_raw(&c, 2, "browser_open", args, &d));
+    json_doc_free(d);
+    char *raw = call_raw(&c, 3, "browser_snapshot", "{}", &d);
+    snprintf(want, sizeof want, "Title%s", WANT);
+    check_member_has(d, "result.structuredContent.title", want);
+    snprintf(want, sizeof want, "Heading%s", WANT);
+    check_member_has(d, "result.content.0.text", want);
+    if (!CHECK(find_ref(result_text(d), "button \"Alert\"", ref, sizeof ref)))
+        test_fail_detail("snapshot: %s", raw ? raw : "");
+    free(raw);
+    json_doc_free(d);
+    free(call_raw(&c, 4, "browser_snapshot", "{\"text\":true}", &d));
+    snprintf(want, sizeof want, "Link%s", WANT);
+    check_member_has(d, "result.content.0.text", want);
+    json_doc_free(d);
+    free(call_raw(&c, 5, "browser_tabs", "{\"action\":\"list\"}", &d));
+    snprintf(want, sizeof want, "Title%s", WANT);
+    check_member_has(d, "result.structuredContent.tabs.0.title", want);
+    json_doc_free(d);
+    snprintf(args, sizeof args, "{\"ref\":\"%s\"}", ref);
+    free(call_raw(&c, 6, "browser_click", args, &d));
+    snprintf(want, sizeof want, "Dialog%s", WANT);
+    check_member_has(d, "result.structuredContent.dialog.message", want);
+    check_member_has(d, "result.content.0.text", want);
+    json_doc_free(d);
+    free(call_raw(&c, 7, "browser_dialog", "{\"accept\":true}", &d));
+    json_doc_free(d);
+    check_alive(&c, 1);
+    CHECK_INT(0, stop(&c, 15000));
+}
+
 /* Cancellation: a request cancelled while it runs, or while it waits in
  * the queue, is never answered; a ping sent during a long call is answered
  * before that call ends. */
@@ -1366,6 +1473,7 @@ static const test_case TESTS[] = {
     {"lazy_browser", t_lazy_browser},
     {"tools_end_to_end", t_tools_end_to_end},
     {"open_javascript_url_refused_regression", t_open_javascript_url_refused_regression},
+    {"bidi_structured_regression", t_bidi_structured_regression},
     {"cancel_and_ping", t_cancel_and_ping},
     {"browser_dies", t_browser_dies},
     {"cli", t_cli},

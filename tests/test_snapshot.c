@@ -951,6 +951,121 @@ static void t_dom_digest_stream(void)
     free(buf);
 }
 
+/* ---- invisible and bidi characters (issue 11, point 15b(e)) ---- */
+
+/* The raw UTF-8 of the characters shapes/bidi.html puts in its text, and
+ * the visible escape each must be shown as instead. */
+static const struct {
+    const char *raw, *esc, *json;
+} HIDDEN[] = {
+    {"\xe2\x80\xae", "\\u202e", "\\u202e"},             /* right-to-left override */
+    {"\xe2\x81\xa6", "\\u2066", "\\u2066"},             /* left-to-right isolate */
+    {"\xe2\x80\x8b", "\\u200b", "\\u200b"},             /* zero-width space */
+    {"\xe2\x80\xa8", "\\u2028", "\\u2028"},             /* line separator */
+    {"\xf3\xa0\x81\x81", "\\u{e0041}", "\\udb40"},      /* tag letter A */
+    {"\xc2\x9b", "\\u009b", "\\u009b"},                 /* C1 control (CSI) */
+};
+
+/* No raw byte sequence of any of them in s; with json, no JSON escape that
+ * decodes to one either (a "\uXXXX" not itself escaped as "\\uXXXX"). */
+static void check_no_hidden(const char *what, const char *s, bool json)
+{
+    for (size_t k = 0; k < sizeof HIDDEN / sizeof HIDDEN[0]; k++) {
+        if (!CHECK(strstr(s, HIDDEN[k].raw) == NULL))
+            test_fail_detail("%s: raw %s in:\n%s", what, HIDDEN[k].esc, s);
+        for (const char *p = json ? strstr(s, HIDDEN[k].json) : NULL; p;
+             p = strstr(p + 1, HIDDEN[k].json)) {
+            size_t bs = 0;
+            while (p - bs > s && p[-1 - (ptrdiff_t)bs] == '\\')
+                bs++;
+            if (!CHECK(bs % 2 == 1))
+                test_fail_detail("%s: JSON escape %s decodes raw in:\n%s", what,
+                                 HIDDEN[k].json, s);
+        }
+    }
+}
+
+/* Each of them shown as its visible escape after prefix ("Heading" ...). */
+static void check_escaped(const char *what, const char *s, const char *prefix, bool json)
+{
+    char want[160];
+    snprintf(want, sizeof want, "%sA%s%sB%s%sC%s%sD%s%sE%s%sF%s%sG", prefix,
+             json ? "\\" : "", HIDDEN[0].esc, json ? "\\" : "", HIDDEN[1].esc,
+             json ? "\\" : "", HIDDEN[2].esc, json ? "\\" : "", HIDDEN[3].esc,
+             json ? "\\" : "", HIDDEN[4].esc, json ? "\\" : "", HIDDEN[5].esc);
+    if (!CHECK(strstr(s, want) != NULL))
+        test_fail_detail("%s: %s not in:\n%s", what, want, s);
+}
+
+static void t_bidi_escaped_regression(void)
+{
+    if (!need_browser())
+        return;
+    snap_agent *a = agent(0);
+    if (!a || open_page(a, "a.test", "/shapes/bidi.html")) {
+        snap_agent_free(a);
+        return;
+    }
+    snap_result r = {0};
+    char *t = observe_until(a, "inside", &r);
+    check_no_hidden("snapshot", t, false);
+    check_no_hidden("snapshot structured", r.structured ? r.structured : "", true);
+    static const char *const SHOWN[] = {"Title", "Heading", "Link", "Button", "Value", "Frame"};
+    for (size_t k = 0; k < sizeof SHOWN / sizeof SHOWN[0]; k++)
+        check_escaped("snapshot", t, SHOWN[k], false);
+    check_escaped("snapshot structured title", r.structured ? r.structured : "", "Title", true);
+    unsigned add = ref_on(t, "button \"Add text\""), alert = ref_on(t, "button \"Alert\"");
+    unsigned field = ref_on(t, "textbox \"Field\"");
+    CHECK(add > 0 && alert > 0 && field > 0);
+    snap_result_free(&r);
+    /* Text mode. */
+    snap_query q = {0};
+    q.text = true;
+    t = observe(a, &q, &r);
+    check_no_hidden("text mode", t, false);
+    check_no_hidden("text mode structured", r.structured ? r.structured : "", true);
+    check_escaped("text mode", t, "Heading", false);
+    check_escaped("text mode", t, "Link", false);
+    snap_result_free(&r);
+    /* The tab list: titles inside the page-content markers. */
+    CHECK_INT(0, snap_tabs(a, "list", NULL, &r));
+    t = r.text ? r.text : "";
+    check_no_hidden("tabs", t, false);
+    check_no_hidden("tabs structured", r.structured ? r.structured : "", true);
+    check_escaped("tabs", t, "Title", false);
+    check_escaped("tabs structured", r.structured ? r.structured : "", "Title", true);
+    const char *open = strstr(t, "<<<page-content"), *title = strstr(t, "\"Title");
+    const char *close = strstr(t, "<<<end page-content");
+    CHECK(open && title && close && open < title && title < close);
+    snap_result_free(&r);
+    /* Action results: new text, a value read back, a dialog message. */
+    char ref[16];
+    snprintf(ref, sizeof ref, "e%u", add);
+    CHECK_INT(0, snap_click(a, ref, NULL, &r));
+    check_no_hidden("click", r.text ? r.text : "", false);
+    check_no_hidden("click structured", r.structured ? r.structured : "", true);
+    check_escaped("click", r.text ? r.text : "", "Added", false);
+    check_escaped("click structured", r.structured ? r.structured : "", "Added", true);
+    snap_result_free(&r);
+    snprintf(ref, sizeof ref, "e%u", field);
+    CHECK_INT(0, snap_type(a, ref, "Z", false, NULL, &r));
+    check_no_hidden("type", r.text ? r.text : "", false);
+    check_no_hidden("type structured", r.structured ? r.structured : "", true);
+    check_escaped("type", r.text ? r.text : "", "Typed", false);
+    check_escaped("type structured", r.structured ? r.structured : "", "Typed", true);
+    snap_result_free(&r);
+    snprintf(ref, sizeof ref, "e%u", alert);
+    CHECK_INT(0, snap_click(a, ref, NULL, &r));
+    check_no_hidden("dialog", r.text ? r.text : "", false);
+    check_no_hidden("dialog structured", r.structured ? r.structured : "", true);
+    check_escaped("dialog", r.text ? r.text : "", "Dialog", false);
+    check_escaped("dialog structured", r.structured ? r.structured : "", "Dialog", true);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_dialog(a, true, NULL, &r));
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 static const test_case TESTS[] = {
     {"ax_digest_stream", t_ax_digest_stream},
     {"ax_wide_ids", t_ax_wide_ids},
@@ -972,6 +1087,7 @@ static const test_case TESTS[] = {
     {"open_schemes_and_header_regression", t_open_schemes_and_header_regression},
     {"deep_page_not_empty_regression", t_deep_page_not_empty_regression},
     {"removed_frames_dropped_regression", t_removed_frames_dropped_regression},
+    {"bidi_escaped_regression", t_bidi_escaped_regression},
     {NULL, NULL},
 };
 
