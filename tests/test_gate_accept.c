@@ -188,10 +188,50 @@ static int64_t fake_now;        /* 0: the real clock */
  * tab of hook_agent), as its own timers or events could. */
 static const char *hook_page_script;
 static bool hook_page_navigates;    /* and the hook waits for the new document */
+/* Set: while the human is asked, the hook dismisses the JS dialog open in
+ * hook_agent's current tab (the page's script goes on) and waits for the
+ * page to open another one with a different message. */
+static bool hook_dialog_swap;
 static snap_agent *hook_agent;
 static char last_audit[400];    /* the audit log of the last gate made */
 
 static char *page_eval(snap_agent *a, const char *expr);
+
+/* Pump a's connection until the current tab has a dialog open whose
+ * message differs from old (NULL: any dialog), at most 10 s. */
+static bool dialog_wait(snap_agent *a, const char *old)
+{
+    for (int64_t end = base_now_ms() + 10000; base_now_ms() < end;) {
+        snap_sync(a);
+        snap_tab *t = snap_tab_current(a);
+        if (t && t->dialog_open &&
+            (!old || strcmp(old, t->dialog_message ? t->dialog_message : "") != 0))
+            return true;
+        cdp_pump(a->c, 50, NULL);
+    }
+    return false;
+}
+
+/* Dismiss the dialog open in a's current tab on the test's own behalf
+ * (not through the agent), and wait for the page's next one. */
+static void dialog_swap(snap_agent *a)
+{
+    snap_tab *t = snap_tab_current(a);
+    if (!CHECK(t && t->dialog_open))
+        return;
+    char old[300], session[128];
+    snprintf(old, sizeof old, "%s", t->dialog_message ? t->dialog_message : "");
+    snprintf(session, sizeof session, "%s", t->session);
+    cdp_reply rep;
+    cdp_err e = {0};
+    if (CHECK_INT(0, cdp_call(a->c, session, "Page.handleJavaScriptDialog",
+                              "{\"accept\":false}", 10000, &rep, &e)))
+        cdp_reply_free(&rep);
+    else
+        test_fail_detail("dismissing the page's dialog: %s", e.msg);
+    if (!CHECK(dialog_wait(a, old)))
+        test_fail_detail("the page opened no other dialog after \"%s\"", old);
+}
 
 static int hook(void *ud, const char *prompt, char *why, size_t cap)
 {
@@ -212,6 +252,8 @@ static int hook(void *ud, const char *prompt, char *why, size_t cap)
             cdp_pump(hook_agent->c, 50, NULL);
         }
     }
+    if (hook_dialog_swap && hook_agent)
+        dialog_swap(hook_agent);
     if (hook_takeover)
         gate_set_mode(hook_takeover, GATE_MODE_HUMAN, "test (human took over while asked)");
     snprintf(why, cap, "%s", hook_answer == GATE_ALLOW ? "the test allows" : "the test says no");
@@ -304,6 +346,7 @@ static void rig_down(rig *x)
     hook_takeover = NULL;
     hook_page_script = NULL;
     hook_page_navigates = false;
+    hook_dialog_swap = false;
     hook_agent = NULL;
     fake_now = 0;
 }
@@ -1963,6 +2006,83 @@ out:
     rig_down(&x);
 }
 
+/* A confirm() dialog on the authenticated bank, its accept confirmed by
+ * the human: while the human is asked, the dialog approved ("Keep the draft
+ * of the letter?") is answered elsewhere and the page opens another one
+ * ("Delete every message in the account?"). The approval does not carry
+ * over: nothing is accepted, the result says the dialog changed, the new
+ * dialog is still open and unanswered, nothing is posted. The positive
+ * control: the same dialog, unchanged, is accepted once confirmed.
+ * (issue 11, point 2: snap_dialog keeps the approved message and
+ * snap_act_recheck_page compares it with the dialog open after.) */
+static void t_confirmed_dialog_changed(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_agent = x.a;
+    hook_answer = GATE_ALLOW;
+    snap_result r;
+    if (!CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/dialogs.html", &r)))
+        test_fail_detail("open: %s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "auth=yes");
+    snap_result_free(&r);
+    free(page_eval(x.a, "setTimeout(ask, 0), 1"));
+    if (!CHECK(dialog_wait(x.a, NULL)))
+        goto out;
+    int calls = hook_calls;
+    hook_dialog_swap = true;
+    memset(&r, 0, sizeof r);
+    int rc = snap_dialog(x.a, true, NULL, &r);
+    keep(&r);
+    hook_dialog_swap = false;
+    CHECK_INT(calls + 1, hook_calls);
+    CHECK_HAS(hook_prompt, "Keep the draft of the letter?");
+    if (!CHECK_INT(SNAP_ESTALE, rc))
+        test_fail_detail("the accept went ahead: %s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "the page changed while you were asked to confirm it");
+    CHECK_HAS(r.text, "the dialog that was approved is no longer the one open");
+    CHECK_HAS(r.text, "Nothing was sent");
+    CHECK_HAS(r.structured, "\"changed_while_confirming\"");
+    snap_result_free(&r);
+    /* The new dialog is open and unanswered. */
+    snap_sync(x.a);
+    snap_tab *t = snap_tab_current(x.a);
+    CHECK(t && t->dialog_open);
+    CHECK_STR("Delete every message in the account?",
+              t && t->dialog_message ? t->dialog_message : "");
+    /* The test dismisses it; the page says what it was answered. */
+    cdp_reply rep;
+    if (t && CHECK_INT(0, cdp_call(x.a->c, t->session, "Page.handleJavaScriptDialog",
+                                   "{\"accept\":false}", 10000, &rep, NULL)))
+        cdp_reply_free(&rep);
+    char *v = page_eval(x.a, "window.answers.join(' ')");
+    CHECK_STR("keep:false delete:false", v);
+    free(v);
+    barrier(x.a);
+    check_none("POST", "bank.test", "tag=dialog-deleteall");
+    CHECK(file_lines_with(last_audit, "\"outcome\":\"failed\"",
+                          "the dialog that was approved is no longer the one open") >= 1);
+    /* The positive control: nothing changes, the confirmed accept runs. */
+    free(page_eval(x.a, "window.answers = [], setTimeout(ask, 0), 1"));
+    if (!CHECK(dialog_wait(x.a, NULL)))
+        goto out;
+    calls = hook_calls;
+    memset(&r, 0, sizeof r);
+    rc = snap_dialog(x.a, true, NULL, &r);
+    keep(&r);
+    CHECK_INT(calls + 1, hook_calls);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "accepted the confirm dialog");
+    snap_result_free(&r);
+    v = page_eval(x.a, "window.answers.join(' ')");
+    CHECK_STR("keep:true", v);
+    free(v);
+out:
+    rig_down(&x);
+}
+
 static void with_eval(gate_grant *g)
 {
     static const char *const T[] = {"open", "snapshot", "text", "eval"};
@@ -3425,6 +3545,7 @@ static const test_case TESTS[] = {
     {"red_mcp_stderr_escaped", t_red_mcp_stderr_escaped},
     {"red_download_nowhere", t_red_download_nowhere},
     {"red_main_world_lies", t_red_main_world_lies},
+    {"confirmed_dialog_changed", t_confirmed_dialog_changed},
     {NULL, NULL},
 };
 
