@@ -134,18 +134,25 @@ size_t gate_text_escape(char *out, size_t cap, const char *s, size_t len, unsign
 
 /* ---- a growing text (base_buf) ---- */
 
+/* How many bytes of s (NULL: none) to show at most max of: *n, cut back
+ * to a character boundary. True when that is not all of s. */
+static bool text_cut(const char *s, size_t max, size_t *n)
+{
+    *n = s ? strlen(s) : 0;
+    if (*n <= max)
+        return false;
+    *n = max;
+    while (*n && ((unsigned char)s[*n] & 0xC0) == 0x80)
+        (*n)--;
+    return true;
+}
+
 /* At most max bytes of s, escaped (GATE_ESC_LINES with lines), "…" when
  * cut; quoted with quote. */
 static void tb_esc(base_buf *b, const char *s, size_t max, bool quote, unsigned flags)
 {
-    size_t n = s ? strlen(s) : 0;
-    bool cut = n > max;
-    if (cut) {
-        n = max;
-        /* Cut on a character boundary. */
-        while (n && ((unsigned char)s[n] & 0xC0) == 0x80)
-            n--;
-    }
+    size_t n;
+    bool cut = text_cut(s, max, &n);
     size_t need = gate_text_escape(NULL, 0, s, n, flags);
     char *e = malloc(need + 1);
     if (!e) {
@@ -167,13 +174,8 @@ void gate_text_quote(char *out, size_t cap, const char *s, size_t max)
 {
     if (!cap)
         return;
-    size_t n = s ? strlen(s) : 0;
-    bool cut = n > max;
-    if (cut) {
-        n = max;
-        while (n && ((unsigned char)s[n] & 0xC0) == 0x80)
-            n--;
-    }
+    size_t n;
+    bool cut = text_cut(s, max, &n);
     /* Room for the ellipsis: escapes are cut whole by gate_text_escape. */
     size_t room = cap > 4 ? cap - 3 : cap;
     if (gate_text_escape(out, room, s, n, 0) >= room)
