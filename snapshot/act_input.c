@@ -604,10 +604,7 @@ static int recheck_focus(snap_agent *a, snap_gated *g, int tab_id, uint64_t nav0
 static int gate_press(snap_agent *a, const char *key, const char *obs, snap_gated *g,
                       char oid[SNAP_ID_MAX], char session[SNAP_ID_MAX], snap_result *r)
 {
-    memset(g, 0, sizeof *g);
-    memset(r, 0, sizeof *r);
-    snap_sync(a);
-    snap_tab *t = snap_tab_current(a);
+    snap_tab *t = snap_act_gate_begin(a, g, r);
     if (!t)
         return 0;
     int tab_id = t->id;

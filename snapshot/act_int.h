@@ -219,6 +219,10 @@ int snap_act_locate(snap_agent *a, int tab_id, const char *frame_id, const char 
 
 /* ---- act_pointer.c ---- */
 
+/* How a gated action on the current tab starts: g and r zeroed, the
+ * targets synced; the current tab, or NULL when none is open (nothing to
+ * act on: the action fails by itself, before sending anything). */
+snap_tab *snap_act_gate_begin(snap_agent *a, snap_gated *g, snap_result *r);
 int snap_act_gate_page(snap_agent *a, const char *tool, bool state_change, bool submit,
                        const char *dialog, const char *obs, snap_gated *g, snap_result *r);
 

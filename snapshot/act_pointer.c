@@ -15,16 +15,21 @@
 
 /* ---- click ---- */
 
+snap_tab *snap_act_gate_begin(snap_agent *a, snap_gated *g, snap_result *r)
+{
+    memset(g, 0, sizeof *g);
+    memset(r, 0, sizeof *r);
+    snap_sync(a);
+    return snap_tab_current(a);
+}
+
 /* Ask the gate about a page-level action on the current tab. With no open
  * tab there is nothing to act on: the action fails by itself, before
  * sending anything. */
 int snap_act_gate_page(snap_agent *a, const char *tool, bool state_change, bool submit,
                        const char *dialog, const char *obs, snap_gated *g, snap_result *r)
 {
-    memset(g, 0, sizeof *g);
-    memset(r, 0, sizeof *r);
-    snap_sync(a);
-    snap_tab *t = snap_tab_current(a);
+    snap_tab *t = snap_act_gate_begin(a, g, r);
     if (!t)
         return 0;
     snap_gate_in gi = {.tool = tool, .tab = t->id, .state_change = state_change,
