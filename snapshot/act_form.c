@@ -225,15 +225,32 @@ static void type_report_new_text(snap_agent *a, const char *fs, const char *obs_
     snap_act_pfree(&co);
 }
 
-/* The start type and select share: resolve ref into *tg and note its
- * session in *ss, ask the gate about gi (its element members are filled in
- * here from *tg), and after a confirmation check that the element is still
- * the one the human was shown. 0 with the permit held (the caller ends
- * with snap_gate_done and snap_act_release_all), or a SNAP_E* code with r
- * filled and everything released. */
-static int field_gate(snap_agent *a, const char *ref, snap_gate_in *gi, target *tg,
-                      session_set *ss, snap_gated *gg, snap_result *r)
+/* What type and select hold from field_gate to their end: the element,
+ * the sessions its objects were made in, the gate's answer (the permit)
+ * and the action's deadline. */
+typedef struct {
+    target tg;
+    session_set ss;
+    snap_gated gg;
+    int64_t deadline;
+} field_act;
+
+/* The start type and select share: the deadline set, ref resolved into
+ * f->tg and its session noted in f->ss, the gate asked about gi (its
+ * element members are filled in here from f->tg), and after a
+ * confirmation a check that the element is still the one the human was
+ * shown. 0 with the permit held (the caller ends with snap_gate_done and
+ * snap_act_release_all), or a SNAP_E* code with r filled and everything
+ * released. */
+static int field_gate(snap_agent *a, const char *ref, snap_gate_in *gi, field_act *f,
+                      snap_result *r)
 {
+    memset(&f->ss, 0, sizeof f->ss);
+    memset(&f->gg, 0, sizeof f->gg);
+    f->deadline = base_now_ms() + a->o.timeout_ms;
+    target *tg = &f->tg;
+    session_set *ss = &f->ss;
+    snap_gated *gg = &f->gg;
     int rc = snap_act_resolve(a, ref, tg, r);
     if (rc)
         return rc;
@@ -265,22 +282,19 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
         text = "";
     if (!json_utf8_valid((const uint8_t *)text, strlen(text)))
         return snap_act_fail(r, SNAP_EINVAL, "the text to type is not valid UTF-8");
-    int64_t deadline = base_now_ms() + a->o.timeout_ms;
-    target tg;
-    session_set ss = {0};
-    snap_gated gg = {0};
+    field_act f;
     snap_gate_in gi = {.tool = "type", .state_change = true, .submit = submit, .text = text,
                        .obs = obs};
-    if ((rc = field_gate(a, ref, &gi, &tg, &ss, &gg, r)))
+    if ((rc = field_gate(a, ref, &gi, &f, r)))
         return rc;
-    const char *fs = tg.session, *what = tg.what;
+    const char *fs = f.tg.session, *what = f.tg.what;
     pcall sc, ob, pr;
-    snap_act_psend_p(a, fs, "DOM.scrollIntoViewIfNeeded", snap_act_params("s", "objectId", tg.oid),
-                     &sc);
+    snap_act_psend_p(a, fs, "DOM.scrollIntoViewIfNeeded",
+                     snap_act_params("s", "objectId", f.tg.oid), &sc);
     snap_act_psend_p(a, fs, "Runtime.callFunctionOn",
-                     snap_act_fn_params(tg.oid, snap_js_observe_fn, NULL, false, false), &ob);
+                     snap_act_fn_params(f.tg.oid, snap_js_observe_fn, NULL, false, false), &ob);
     snap_act_psend_p(a, fs, "Runtime.callFunctionOn",
-                     snap_act_fn_params(tg.oid, snap_js_prep_type_fn, NULL, true, false), &pr);
+                     snap_act_fn_params(f.tg.oid, snap_js_prep_type_fn, NULL, true, false), &pr);
     snap_act_pwait(a, &sc);
     snap_act_pwait(a, &ob);
     int rpr = snap_act_pwait(a, &pr);
@@ -293,25 +307,25 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     bool select = json_get(v, "select") != NULL;
     secret_form sf = {0};
     snap_act_secret_form_note(&sf, v);
-    int fail = type_prep_fail(&gg, v, rpr, pr.e.msg, what, select, r);
+    int fail = type_prep_fail(&f.gg, v, rpr, pr.e.msg, what, select, r);
     snap_act_pfree(&sc);
     snap_act_pfree(&ob);
     snap_act_pfree(&pr);
     if (select && !fail) {
         /* Typing into a <select> picks the option with that label. */
-        snap_gate_done(a, &gg, 0, NULL);
-        snap_act_release_all(a, &tg, &ss);
+        snap_gate_done(a, &f.gg, 0, NULL);
+        snap_act_release_all(a, &f.tg, &f.ss);
         const char *vals[1] = {text};
         return snap_select(a, ref, vals, 1, obs, r);
     }
     if (fail) {
-        snap_gate_done(a, &gg, fail, r);
-        snap_act_release_all(a, &tg, &ss);
+        snap_gate_done(a, &f.gg, fail, r);
+        snap_act_release_all(a, &f.tg, &f.ss);
         return fail;
     }
-    snap_act_secret_form_known(a, tg.tab, tg.frame, fs, tg.oid, &sf);
+    snap_act_secret_form_known(a, f.tg.tab, f.tg.frame, fs, f.tg.oid, &sf);
     snap_act_secret_form_arm(a, &sf);
-    int tab_id = tg.tab;
+    int tab_id = f.tg.tab;
     snap_tab *t = snap_tab_by_id(a, tab_id);
     uint64_t nav0 = t ? t->nav : 0;
     uint64_t inflight0 = t && t->inflight > 0 ? (uint64_t)t->inflight : 0;
@@ -329,34 +343,35 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     /* Again just before the keys leave: a handler that moves the focus
      * from a timer (not while the field took it) has run by now. */
     char to[96];
-    if (n && snap_act_focus_where(a, fs, tg.oid, to, sizeof to)) {
+    if (n && snap_act_focus_where(a, fs, f.tg.oid, to, sizeof to)) {
         for (size_t i = 0; i < n; i++)
             free(prms[i]);
-        rc = snap_act_focus_lost(&gg, "type", what, to, r);
+        rc = snap_act_focus_lost(&f.gg, "type", what, to, r);
         goto done;
     }
-    if (n && (rc = snap_act_dispatch_input(a, tab_id, tg.session, methods, prms, n, &dialog, r)))
+    if (n && (rc = snap_act_dispatch_input(a, tab_id, f.tg.session, methods, prms, n, &dialog, r)))
         goto done;
-    char *value = dialog ? NULL : type_read_value(a, &tg);
+    char *value = dialog ? NULL : type_read_value(a, &f.tg);
     char did[800];
     if (secret)
         snprintf(did, sizeof did, "typed %zu characters into %s (a secret field: not shown)",
                  strlen(text), what);
     else
         snprintf(did, sizeof did, "%s %s", *text ? "typed into" : "cleared", what);
-    if (submit && !dialog && (rc = type_press_enter(a, &tg, did, sizeof did, &dialog, r))) {
+    if (submit && !dialog && (rc = type_press_enter(a, &f.tg, did, sizeof did, &dialog, r))) {
         free(value);
         goto done;
     }
     snap_settled st;
-    rc = submit ? snap_act_settle(a, tab_id, nav0, tabs0, deadline, did, &st, r)
-                : snap_act_settle_light(a, tab_id, nav0, tabs0, inflight0, deadline, did, &st, r);
+    rc = submit ? snap_act_settle(a, tab_id, nav0, tabs0, f.deadline, did, &st, r)
+                : snap_act_settle_light(a, tab_id, nav0, tabs0, inflight0, f.deadline, did, &st,
+                                        r);
     if (rc) {
         free(value);
         goto done;
     }
     act_report rp;
-    snap_act_report_init(&rp, "type", tg.ref);
+    snap_act_report_init(&rp, "type", f.tg.ref);
     rp.sf = sf;
     if (value)
         type_report_value(&rp, value, text, secret, did, sizeof did);
@@ -366,8 +381,8 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     rc = snap_act_finish(a, tab_id, did, &st, &rp, r);
     snap_act_report_free(&rp);
 done:
-    snap_gate_done(a, &gg, rc, r);
-    snap_act_release_all(a, &tg, &ss);
+    snap_gate_done(a, &f.gg, rc, r);
+    snap_act_release_all(a, &f.tg, &f.ss);
     return rc;
 }
 
@@ -523,16 +538,13 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
     for (size_t i = 0; i < n; i++)
         if (!values[i] || !json_utf8_valid((const uint8_t *)values[i], strlen(values[i])))
             return snap_act_fail(r, SNAP_EINVAL, "option %zu is missing or not valid UTF-8", i + 1);
-    int64_t deadline = base_now_ms() + a->o.timeout_ms;
-    target tg;
-    session_set ss = {0};
-    snap_gated gg = {0};
+    field_act f;
     snap_gate_in gi = {.tool = "select", .state_change = true, .options = values, .noptions = n,
                        .obs = obs};
-    if ((rc = field_gate(a, ref, &gi, &tg, &ss, &gg, r)))
+    if ((rc = field_gate(a, ref, &gi, &f, r)))
         return rc;
-    const char *fs = tg.session, *what = tg.what;
-    int tab_id = tg.tab;
+    const char *fs = f.tg.session, *what = f.tg.what;
+    int tab_id = f.tg.tab;
     snap_tab *t = snap_tab_by_id(a, tab_id);
     uint64_t nav0 = t ? t->nav : 0;
     size_t tabs0 = a->ntabs;
@@ -540,10 +552,11 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
     base_buf chosen = {0};
     char *args = arg_strs(values, n);
     pcall sc, sv;
-    snap_act_psend_p(a, fs, "DOM.scrollIntoViewIfNeeded", snap_act_params("s", "objectId", tg.oid),
-                     &sc);
+    snap_act_psend_p(a, fs, "DOM.scrollIntoViewIfNeeded",
+                     snap_act_params("s", "objectId", f.tg.oid), &sc);
     snap_act_psend_p(a, fs, "Runtime.callFunctionOn",
-                     args ? snap_act_fn_params(tg.oid, snap_js_select_fn, args, true, false) : NULL,
+                     args ? snap_act_fn_params(f.tg.oid, snap_js_select_fn, args, true, false)
+                          : NULL,
                      &sv);
     free(args);
     snap_act_pwait(a, &sc);
@@ -584,9 +597,9 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
         const char *role = json_get_str(v, "role");
         const char *popup = json_get_str(v, "popup");
         if (role && (strcmp(role, "listbox") == 0 || strcmp(role, "combobox") == 0))
-            rc = select_aria(a, &tg, role, values, n, what, &ss, &dialog, &chosen, r);
+            rc = select_aria(a, &f.tg, role, values, n, what, &f.ss, &dialog, &chosen, r);
         else if (popup && strcmp(popup, "listbox") == 0)
-            rc = select_aria(a, &tg, "combobox", values, n, what, &ss, &dialog, &chosen, r);
+            rc = select_aria(a, &f.tg, "combobox", values, n, what, &f.ss, &dialog, &chosen, r);
         else {
             char pt[256], pr[256];
             rc = snap_act_fail(
@@ -608,14 +621,14 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
     snap_act_utf8_repair(did);
     free(chosen.s);
     snap_settled st;
-    if ((rc = snap_act_settle(a, tab_id, nav0, tabs0, deadline, did, &st, r)))
+    if ((rc = snap_act_settle(a, tab_id, nav0, tabs0, f.deadline, did, &st, r)))
         goto done;
     act_report rp;
-    snap_act_report_init(&rp, "select", tg.ref);
+    snap_act_report_init(&rp, "select", f.tg.ref);
     if (snap_act_page_usable(a, tab_id, &st)) {
         pcall ch;
         if (snap_act_call(a, fs, "Runtime.callFunctionOn",
-                          snap_act_fn_params(tg.oid,
+                          snap_act_fn_params(f.tg.oid,
                                              native ? snap_js_value_select_fn : snap_js_chosen_fn,
                                              NULL, true, false),
                           &ch) == 0) {
@@ -636,7 +649,7 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
     rc = snap_act_finish(a, tab_id, did, &st, &rp, r);
     snap_act_report_free(&rp);
 done:
-    snap_gate_done(a, &gg, rc, r);
-    snap_act_release_all(a, &tg, &ss);
+    snap_gate_done(a, &f.gg, rc, r);
+    snap_act_release_all(a, &f.tg, &f.ss);
     return rc;
 }
