@@ -232,14 +232,10 @@ static int pending_add(gate *gt, const json_val *root)
         gt->pend_dropped++;
         return 0;
     }
-    if (gt->npend == gt->cappend) {
-        size_t nc = gt->cappend ? gt->cappend * 2 : 8;
-        gate_pending *np = realloc(gt->pend, nc * sizeof *np);
-        if (!np)
-            return GATE_ENOMEM;
-        gt->pend = np;
-        gt->cappend = nc;
-    }
+    gate_pending *np = base_grow(gt->pend, gt->npend + 1, &gt->cappend, sizeof *np, 8);
+    if (!np)
+        return GATE_ENOMEM;
+    gt->pend = np;
     char act[64], tgt[256], org[GATE_ORIGIN_MAX + 8], tm[40], text[800];
     uint64_t seq = 0;
     int64_t iv;

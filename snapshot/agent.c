@@ -221,14 +221,10 @@ static snap_frame *frame_add(snap_tab *t, const char *id, const char *parent,
             snap_agent_copyid(f->parent, parent);
         return f;
     }
-    if (t->nframes == t->capframes) {
-        size_t n = t->capframes ? t->capframes * 2 : 4;
-        snap_frame *nf = realloc(t->frames, n * sizeof *nf);
-        if (!nf)
-            return NULL;
-        t->frames = nf;
-        t->capframes = n;
-    }
+    snap_frame *nf = base_grow(t->frames, t->nframes + 1, &t->capframes, sizeof *nf, 4);
+    if (!nf)
+        return NULL;
+    t->frames = nf;
     f = &t->frames[t->nframes++];
     memset(f, 0, sizeof *f);
     snap_agent_copyid(f->id, id);

@@ -125,14 +125,10 @@ enum { DS_INPUT = 1, DS_TYPE = 2, DS_AUTOC = 4, DS_PW = 8, DS_OTC = 16, DS_CC = 
 
 static bool iv_push(ivec *v, int x)
 {
-    if (v->n == v->cap) {
-        size_t c = v->cap ? v->cap * 2 : 256;
-        int *nv = realloc(v->v, c * sizeof *nv);
-        if (!nv)
-            return false;
-        v->v = nv;
-        v->cap = c;
-    }
+    int *nv = base_grow(v->v, v->n + 1, &v->cap, sizeof *nv, 256);
+    if (!nv)
+        return false;
+    v->v = nv;
     v->v[v->n++] = x;
     return true;
 }
@@ -240,14 +236,10 @@ int snap_obs_ds_event(void *ud, const json_event *ev)
         return 0;
     if (d == 2) {
         if (ev->type == JSON_EV_OBJ_BEGIN) {
-            if (S->ndocs == S->capdocs) {
-                size_t c = S->capdocs ? S->capdocs * 2 : 4;
-                dsdoc *nd = realloc(S->docs, c * sizeof *nd);
-                if (!nd)
-                    return CDP_ENOMEM;
-                S->docs = nd;
-                S->capdocs = c;
-            }
+            dsdoc *nd = base_grow(S->docs, S->ndocs + 1, &S->capdocs, sizeof *nd, 4);
+            if (!nd)
+                return CDP_ENOMEM;
+            S->docs = nd;
             memset(&S->docs[S->ndocs++], 0, sizeof S->docs[0]);
         }
         return 0;
