@@ -276,9 +276,8 @@ static int set_cookies(snap_agent *a, const char *ctx_id, const char *host,
     char *params = json_w_take(&w, NULL);
     if (!params)
         return CDP_ENOMEM;
-    char saved[sizeof a->permit];
-    memcpy(saved, a->permit, sizeof saved);
-    snap_permit_begin(a, "restore");
+    char saved[SNAP_PERMIT_MAX];
+    snap_permit_push(a, "restore", saved);
     int rc = *n ? snap_cdp_call_secret(a, NULL, "Storage.setCookies", params,
                                        a->o.timeout_ms, NULL, e) : 0;
     snap_permit_begin(a, saved);
@@ -647,9 +646,8 @@ static int ctx_prime(snap_agent *a, int tab_id, snap_result *r)
  * under the restore permit, whatever action asked for the page. */
 int snap_ctx_prime(snap_agent *a, int tab_id, snap_result *r)
 {
-    char saved[sizeof a->permit];
-    memcpy(saved, a->permit, sizeof saved);
-    snap_permit_begin(a, "restore");
+    char saved[SNAP_PERMIT_MAX];
+    snap_permit_push(a, "restore", saved);
     int rc = ctx_prime(a, tab_id, r);
     snap_permit_begin(a, saved);
     return rc;
@@ -710,9 +708,8 @@ static void login_cancel_run(snap_agent *a)
 
 void snap_login_cancel(snap_agent *a)
 {
-    char saved[sizeof a->permit];
-    memcpy(saved, a->permit, sizeof saved);
-    snap_permit_begin(a, "login");
+    char saved[SNAP_PERMIT_MAX];
+    snap_permit_push(a, "login", saved);
     login_cancel_run(a);
     snap_permit_begin(a, saved);
 }
@@ -1073,9 +1070,8 @@ static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
 
 int snap_login_poll(snap_agent *a, bool human_done, snap_result *r)
 {
-    char saved[sizeof a->permit];
-    memcpy(saved, a->permit, sizeof saved);
-    snap_permit_begin(a, "login");
+    char saved[SNAP_PERMIT_MAX];
+    snap_permit_push(a, "login", saved);
     int rc = login_poll_run(a, human_done, r);
     snap_permit_begin(a, saved);
     return rc;

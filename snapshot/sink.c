@@ -149,6 +149,12 @@ void snap_permit_end(snap_agent *a)
     a->permit[0] = 0;
 }
 
+void snap_permit_push(snap_agent *a, const char *tool, char saved[SNAP_PERMIT_MAX])
+{
+    memcpy(saved, a->permit, SNAP_PERMIT_MAX);
+    snap_permit_begin(a, tool);
+}
+
 static int refuse(cdp_err *e, const char *fmt, const char *what, const char *permit)
 {
     if (e) {

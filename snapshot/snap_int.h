@@ -56,6 +56,7 @@
 #include "json/json.h"
 
 #define SNAP_ID_MAX 128          /* CDP ids (frame, loader, target, session) */
+#define SNAP_PERMIT_MAX 16       /* a sink permit name, NUL included */
 
 typedef struct {
     char id[SNAP_ID_MAX];        /* frameId */
@@ -241,7 +242,7 @@ struct snap_agent {
         unsigned kind;           /* SNAP_SECRET_* */
     } *secrets;
     size_t nsecrets, next_secret;
-    char permit[16];             /* tool name; "" = none */
+    char permit[SNAP_PERMIT_MAX]; /* tool name; "" = none */
     char nav_note[600];          /* act_result.c: snap_nav_note at an action's start */
     /* act.c: the names of the fields that are or ever were secret in the
      * form of the latest action (set before its input, cleared when the
@@ -288,6 +289,10 @@ int snap_cdp_call_secret(snap_agent *a, const char *session, const char *method,
  * the agent's own housekeeping; cleared at the end of the action. */
 void snap_permit_begin(snap_agent *a, const char *tool);
 void snap_permit_end(snap_agent *a);
+/* The agent's own housekeeping inside whatever action runs: the permit
+ * held so far copied into saved, then tool's begun. The caller puts it
+ * back with snap_permit_begin(a, saved). */
+void snap_permit_push(snap_agent *a, const char *tool, char saved[SNAP_PERMIT_MAX]);
 
 /* Page scripts compiled into the binary, all in page_js.c, listed in its
  * table snap_page_scripts (ended by {NULL}); src is the whole
