@@ -37,6 +37,9 @@ typedef struct {
     const char *confirm;/* --confirm CMD: the confirmation program */
     int control_fd;     /* --control-fd N (mcp): the host's control lines
                            "takeover", "pause", "release"; -1 = none */
+    bool takeover_headless; /* --takeover-headless (mcp): browser_takeover may hand
+                               a headless browser to a person (the host shows the
+                               page another way); else refused there */
 } cli_opts;
 
 /* Launch or attach according to opts; prints the error and returns NULL. */

@@ -84,6 +84,9 @@ static const char USAGE_OPTIONS[] =
 "  --control-fd N        mcp: the host's control channel: lines \"takeover\",\n"
 "                        \"pause\" and \"release\" on fd N move control between\n"
 "                        the human and the agent (each bumps the epoch)\n"
+"  --takeover-headless   mcp: let browser_takeover hand a headless browser to\n"
+"                        a person (the host shows the page another way); a\n"
+"                        takeover is always confirmed by the person first\n"
 "  -h, --help            this text\n"
 "  --version             print cdpgate's version\n"
 "\n"
@@ -235,6 +238,8 @@ int main(int argc, char **argv)
             o.use_port = true;
         } else if (strcmp(a, "--headed") == 0) {
             o.headed = true;
+        } else if (strcmp(a, "--takeover-headless") == 0) {
+            o.takeover_headless = true;
         } else if (strcmp(a, "--browser-arg") == 0) {
             NEEDVAL();
             if (o.nargs == 31) {

@@ -140,7 +140,8 @@ static const tool_def TOOLS[MCP_T_COUNT] = {
     }},
     [MCP_T_TAKEOVER] = {"browser_takeover",
         "Hand control to the human (a CAPTCHA, a password, a step you must not take). "
-        "Every tool is refused until the human gives control back.", false, {
+        "The human is asked first whether a person is at the browser; if so, every tool is "
+        "refused until the human gives control back.", false, {
         {"text", P_STR, false, F(text), "what the human should do", NULL},
     }},
 };

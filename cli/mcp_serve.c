@@ -599,6 +599,45 @@ static void start_login(serve *S, const mcp_args *a, mcp_result *out)
                 "in\" until the login is done; then the session is restored here.");
 }
 
+/* browser_takeover: control goes to the human only when a person at the
+ * browser confirms it (gate_takeover asks through confirm_hook), and never
+ * for a headless browser cdpgate launched unless the host passed
+ * --takeover-headless (issue 11, point 15b(a)). */
+static void take_over(serve *S, const mcp_args *a, mcp_result *out)
+{
+    char why[700];
+    gate_takeover_req t = {0};
+    t.said = a->text;
+    t.no_window = !S->o->connect && !S->o->headed && !S->o->takeover_headless;
+    gate_decision d;
+    gate_takeover(S->gate, &t, &d);
+    bool ok = d.decision == GATE_ALLOW;
+    uint64_t e = gate_epoch(S->gate);
+    /* The model's words, escaped for the operator's terminal: no
+     * control sequence, no line of cdpgate's own, no bidi reordering. */
+    char said[1200] = "";
+    if (a->text && gate_text_escape(said, sizeof said - 12, a->text, strlen(a->text), 0) >=
+                       sizeof said - 12)
+        memcpy(said + strlen(said), " (... cut)", 11);
+    if (ok)
+        fprintf(stderr, "cdpgate mcp: the agent handed control to the human (epoch %llu)",
+                (unsigned long long)e);
+    else
+        fprintf(stderr, "cdpgate mcp: the agent asked to hand control to the human: refused "
+                "(%s)", d.reason);
+    fprintf(stderr, "%s%s%s\n", a->text ? ": \"" : "", said, a->text ? "\"" : "");
+    if (ok)
+        snprintf(why, sizeof why, "Control is with the human now (epoch %llu). Every tool is "
+                 "refused until the human gives control back; then take a new snapshot.",
+                 (unsigned long long)e);
+    else
+        snprintf(why, sizeof why, "browser_takeover refused: %s. Control stays with the agent "
+                 "(epoch %llu). Tell the user what they should do in the browser instead.",
+                 d.reason, (unsigned long long)e);
+    out->text = dup_str(why);
+    out->is_error = !ok;
+}
+
 static void run_tool(void *ud, mcp_call *call, mcp_tool tool, const mcp_args *a,
                      mcp_result *out)
 {
@@ -619,19 +658,7 @@ static void run_tool(void *ud, mcp_call *call, mcp_tool tool, const mcp_args *a,
     char *note = S->login_note;
     S->login_note = NULL;
     if (tool == MCP_T_TAKEOVER) {
-        uint64_t e = gate_set_mode(S->gate, GATE_MODE_HUMAN, "agent (browser_takeover)");
-        /* The model's words, escaped for the operator's terminal: no
-         * control sequence, no line of cdpgate's own, no bidi reordering. */
-        char said[1200] = "";
-        if (a->text && gate_text_escape(said, sizeof said - 12, a->text, strlen(a->text), 0) >=
-                           sizeof said - 12)
-            memcpy(said + strlen(said), " (... cut)", 11);
-        fprintf(stderr, "cdpgate mcp: the agent handed control to the human (epoch %llu)%s%s%s\n",
-                (unsigned long long)e, a->text ? ": \"" : "", said, a->text ? "\"" : "");
-        snprintf(why, sizeof why, "Control is with the human now (epoch %llu). Every tool is "
-                 "refused until the human gives control back; then take a new snapshot.",
-                 (unsigned long long)e);
-        out->text = dup_str(why);
+        take_over(S, a, out);
         if (note)
             append_text(out, note);
         free(note);

@@ -669,7 +669,7 @@ static bool confirm_fresh(gate *gt, const gate_request *req, const gate_auth_req
 
 /* Write the audit line of decision d on req; when it cannot be written the
  * decision becomes a deny (fail closed). 0, or the audit log's error. */
-static int audit_decision(gate *gt, const gate_request *req, gate_decision *d, bool pending)
+int gate_audit_decision(gate *gt, const gate_request *req, gate_decision *d, bool pending)
 {
     decision_line l = {req, d, pending};
     int arc = gate_audit_line(gt, build_decision, &l, pending, &d->seq);
@@ -692,7 +692,7 @@ int gate_check(gate *gt, const gate_request *req, gate_decision *d)
                    (d->cls == GATE_CLASS_CONSEQUENTIAL || confirmed);
     d->pending = pending;
     d->confirmed = confirmed && d->decision == GATE_ALLOW;
-    int arc = audit_decision(gt, req, d, pending);
+    int arc = gate_audit_decision(gt, req, d, pending);
     return arc ? arc : rc;
 }
 
@@ -772,6 +772,7 @@ char *gate_unknown_outcomes(gate *gt)
 typedef struct {
     const gate_net *n;
     const char *reason;
+    const char *decision;       /* "deny", or "allow" (the human's, audited) */
 } request_line;
 
 static void build_request(gate *gt, json_w *w, uint64_t seq, void *ud)
@@ -793,7 +794,7 @@ static void build_request(gate *gt, json_w *w, uint64_t seq, void *ud)
         json_w_bool(w, true);
     }
     json_w_key(w, "decision");
-    json_w_str(w, "deny");
+    json_w_str(w, l->decision);
     gate_w_text(w, "reason", l->reason, 512);
     w_tail(w);
 }
@@ -897,8 +898,10 @@ int gate_check_net(gate *gt, const gate_net *n, char *reason, size_t cap)
         return GATE_DENY;
     }
     int dec = judge_request(gt, n, r, sizeof r);
-    if (dec != GATE_ALLOW) {
-        request_line l = {n, r};
+    /* Refusals are audited, and while the human has control every request
+     * (theirs, not judged: issue 11, point 15b(a)). */
+    if (dec != GATE_ALLOW || gt->mode == GATE_MODE_HUMAN) {
+        request_line l = {n, r, dec == GATE_ALLOW ? "allow" : "deny"};
         uint64_t seq;
         gate_audit_line(gt, build_request, &l, false, &seq);
     }
@@ -923,7 +926,7 @@ int gate_note_request(gate *gt, const gate_net *n, const char *reason)
 {
     if (!gt || !n || !n->url)
         return GATE_EINVAL;
-    request_line l = {n, reason ? reason : ""};
+    request_line l = {n, reason ? reason : "", "deny"};
     uint64_t seq;
     return gate_audit_line(gt, build_request, &l, false, &seq);
 }
@@ -1011,7 +1014,7 @@ int gate_check_auth_request(gate *gt, const gate_auth_request *q, gate_decision 
     r.tool = "request";
     r.origin = q->origin;
     r.url = q->url;
-    return audit_decision(gt, &r, d, false);
+    return gate_audit_decision(gt, &r, d, false);
 }
 
 /* ---- control epochs ---- */

@@ -374,7 +374,9 @@ const char *gate_identity_for(const gate *gt, const char *origin);
  * (top-level and frames) must go to a granted origin; requests that carry
  * data out (a method other than GET/HEAD, or a body) need the
  * approved_origin_fetch egress class and a granted origin. Audited when
- * refused. Returns GATE_ALLOW or GATE_DENY; reason (cap) says why. */
+ * refused, and every one while the human has control (then allowed: the
+ * human's, not judged). Returns GATE_ALLOW or GATE_DENY; reason (cap) says
+ * why. */
 int gate_check_request(gate *gt, const char *method, const char *url, bool document,
                        bool has_body, uint64_t epoch, char *reason, size_t cap);
 
@@ -512,6 +514,27 @@ uint64_t gate_epoch(const gate *gt);
 uint64_t gate_set_mode(gate *gt, int mode, const char *who);
 /* The agent took a fresh observation at the current epoch. */
 void gate_observed(gate *gt);
+
+/* The agent asks to hand control to a person (browser_takeover; issue 11,
+ * point 15b(a)). While the human has control the page's own requests are
+ * not judged (gate_check_net allows and audits each one), so a person must
+ * really be at the browser: the hook is asked "a person takes over the
+ * browser now?" (prompt action "takeover", "text" the agent's words
+ * escaped), and only its allow gives control to the human (gate_set_mode,
+ * the epoch moves). Refused without asking when no_window (a browser
+ * with no window for a person: cdpgate launched it headless and the host
+ * did not say it shows the page another way, --takeover-headless), when
+ * control is paused or the grant expired; with no hook, refused (fail
+ * closed); a change of control while asked makes it stale. With the human
+ * already: allowed, nothing asked. The decision is audited (action
+ * "takeover"). Returns 0, or GATE_EIO when the audit line could not be
+ * written (then a deny). The host's own control channel is the human
+ * already: it calls gate_set_mode. */
+typedef struct {
+    const char *said;               /* the agent's words (model text; shown escaped) */
+    bool no_window;                 /* no window a person could use */
+} gate_takeover_req;
+int gate_takeover(gate *gt, const gate_takeover_req *t, gate_decision *d);
 
 /* ---- v1 exclusions ---- */
 

@@ -6,7 +6,7 @@
  * Files: origin.c (URLs, origins, patterns, recipients, paths), grant.c
  * (grant JSON, validation and packing into one allocation), classify.c (the
  * classifier), audit.c (the audit log), gate.c (the gate object and its
- * decisions).
+ * decisions), takeover.c (the agent's request to hand over to a person).
  */
 #ifndef CDPGATE_GATE_INT_H
 #define CDPGATE_GATE_INT_H
@@ -48,6 +48,12 @@ struct gate {
     size_t npend, cappend;
     size_t pend_dropped;        /* pending beyond GATE_PENDING_MAX */
 };
+
+/* ---- gate.c ---- */
+
+/* Write the audit line of decision d on req; when it cannot be written the
+ * decision becomes a deny (fail closed). 0, or the audit log's error. */
+int gate_audit_decision(gate *gt, const gate_request *req, gate_decision *d, bool pending);
 
 /* ---- origin.c ---- */
 

@@ -2597,6 +2597,138 @@ out:
     free(a);
 }
 
+/* ==== the agent's takeover needs a person (issue 11, point 15b(a)) ==== */
+
+/* Wait (bounded) until the file at path holds needle; its text (new). */
+static char *file_wait(const char *path, const char *needle, int timeout_ms)
+{
+    char *s = NULL;
+    for (int64_t end = base_now_ms() + timeout_ms; base_now_ms() < end;) {
+        free(s);
+        s = test_read_file(path, NULL);
+        if (s && strstr(s, needle))
+            break;
+        testlib_sleep_ms(50);
+    }
+    return s;
+}
+
+/* One `cdpgate mcp` (headless, as every test browser) on the bank page
+ * that posts from a timer (gate/bank/beat.html?c=which): flag (NULL or
+ * "--takeover-headless"), the --confirm program's answer for everything;
+ * the program appends each question to asked_f. The model calls
+ * browser_takeover; *r gets its result (new). */
+static bool takeover_child(child *c, const char *which, const char *flag, const char *answer,
+                           char *audit, char *asked_f, char **r)
+{
+    static char env_data[500], rules[200], confirm[900];
+    snprintf(env_data, sizeof env_data, "XDG_DATA_HOME=%s", mcp_data);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    snprintf(audit, 400, "%s/audit-takeover-%s.log", world.root, which);
+    snprintf(asked_f, 400, "%s/takeover-asked-%s", world.root, which);
+    snprintf(confirm, sizeof confirm, "cat >> %s; echo; echo '{\"decision\":\"%s\"}'", asked_f,
+             answer);
+    const char *env[] = {env_data, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", mcp_grant, "--audit", audit,
+                          "--confirm", confirm, flag ? flag : "mcp", flag ? "mcp" : NULL, NULL};
+    if (!CHECK_INT(0, testlib_child_spawn(c, world.root, env, argv, false)))
+        return false;
+    testlib_mcp_init(c, "accept");
+    char url[200], args[400];
+    char path[100];
+    snprintf(path, sizeof path, "/gate/bank/beat.html?c=%s", which);
+    testlib_world_url(&world, url, sizeof url, "bank.test", path);
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    char *o = testlib_mcp_tool(c, 2, "browser_open", args);
+    CHECK_HAS(o, "auth=yes");
+    free(o);
+    *r = testlib_mcp_tool(c, 3, "browser_takeover", "{\"text\":\"solve the puzzle\"}");
+    keep_text("[takeover result]", *r);
+    return true;
+}
+
+/* Refused (headless without the flag, or the person says no): control
+ * stays with the agent, and the page's next post is still asked (then
+ * refused: it never reaches the server). */
+static void takeover_refused(const char *which, const char *flag, const char *words,
+                             bool asked_takeover)
+{
+    child c;
+    char audit[400], asked_f[400], tag[40], *r = NULL;
+    if (!takeover_child(&c, which, flag, "deny", audit, asked_f, &r))
+        return;
+    CHECK_HAS(r, "browser_takeover refused");
+    CHECK_HAS(r, words);
+    CHECK_LACKS(r, "Control is with the human");
+    free(r);
+    snprintf(tag, sizeof tag, "tag=beat-%s", which);
+    char *asked = file_wait(asked_f, tag, 20000);
+    keep_text("[takeover asked]", asked);
+    CHECK_HAS(asked, tag);                      /* judged: the human was asked */
+    if (asked_takeover)
+        CHECK_HAS(asked, "A person takes over the browser now?");
+    else
+        CHECK_LACKS(asked, "\"action\":\"takeover\"");
+    free(asked);
+    char *a = file_wait(audit, "declined by the human", 10000);
+    keep_text("[takeover audit]", a);
+    CHECK_HAS(a, "\"action\":\"takeover\"");
+    CHECK_LACKS(a, "\"mode\":\"human\"");
+    free(a);
+    barrier_log(tag);
+    check_none("POST", "bank.test", tag);
+    CHECK_INT(0, child_end(&c, 30000));   /* a clean exit (sanitizers too) */
+}
+
+static void t_mcp_takeover_needs_person(void)
+{
+    if (!mcp_ready())
+        return;
+    /* A headless browser, no --takeover-headless: refused, nobody asked. */
+    takeover_refused("nowin", NULL, "--takeover-headless", false);
+    /* With it, the person says no: refused. */
+    takeover_refused("no", "--takeover-headless", "takeover declined", true);
+    /* With it, the person says yes: the human's now; the page's posts are
+     * not judged (they reach the server) and each one is audited. */
+    child c;
+    char audit[400], asked_f[400], *r = NULL;
+    if (!takeover_child(&c, "yes", "--takeover-headless", "allow", audit, asked_f, &r))
+        return;
+    CHECK_HAS(r, "Control is with the human");
+    free(r);
+    char *asked = test_read_file(asked_f, NULL);
+    CHECK_HAS(asked, "A person takes over the browser now?");
+    CHECK_HAS(asked, "solve the puzzle");
+    size_t asked0 = asked ? strlen(asked) : 0;
+    free(asked);
+    /* Two more posts reach the server, and nobody was asked about them. */
+    int n0 = log_count("POST", "bank.test", "tag=beat-yes");
+    CHECK(log_wait("POST", "bank.test", "tag=beat-yes", n0 + 2, 10000) >= n0 + 2);
+    asked = test_read_file(asked_f, NULL);
+    CHECK(asked && strlen(asked) == asked0);
+    free(asked);
+    char *a = file_wait(audit, "\"decision\":\"allow\",\"reason\":\"control is with the human",
+                        20000);
+    keep_text("[takeover audit]", a);
+    CHECK_HAS(a, "a person confirmed");
+    char *human = a ? strstr(a, "\"mode\":\"human\",\"method\":\"POST\"") : NULL;
+    char *eol = human ? strchr(human, '\n') : NULL;
+    if (CHECK(human && eol)) {
+        char *bol = human;
+        while (bol > a && bol[-1] != '\n')
+            bol--;
+        *eol = 0;
+        CHECK_HAS(bol, "\"event\":\"request\"");
+        CHECK_HAS(bol, "tag=beat-yes");
+        CHECK_HAS(bol, "\"decision\":\"allow\"");
+        *eol = '\n';
+    }
+    CHECK_LACKS(a, "beat=");                    /* never a body value */
+    check_no_plants("takeover audit", a);
+    free(a);
+    CHECK_INT(0, child_end(&c, 30000));   /* a clean exit (sanitizers too) */
+}
+
 /* ==== 12. the driver killed right after a submit ==== */
 
 static void t_mcp_killed_after_submit(void)
@@ -3380,8 +3512,11 @@ static void t_red_mcp_stderr_escaped(void)
     snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
     snprintf(audit, sizeof audit, "%s/audit-red-stderr.log", world.root);
     const char *env[] = {env_data, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    /* A person at the browser confirms the takeover (issue 11, point
+     * 15b(a)); the browser is headless, so the host says it shows it. */
+    const char *confirm = "cat >/dev/null; echo '{\"decision\":\"allow\"}'";
     const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", mcp_grant, "--audit", audit,
-                          "mcp", NULL};
+                          "--confirm", confirm, "--takeover-headless", "mcp", NULL};
     child c;
     if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
         return;
@@ -3523,6 +3658,7 @@ static const test_case TESTS[] = {
     {"two_agents_one_browser", t_two_agents_one_browser},
     {"mcp_takeover_pending", t_mcp_takeover_pending},
     {"mcp_takeover_pending_elicit", t_mcp_takeover_pending_elicit},
+    {"mcp_takeover_needs_person", t_mcp_takeover_needs_person},
     {"expired_grant", t_expired_grant},
     {"expired_grant_at_start", t_expired_grant_at_start},
     {"stale_observation", t_stale_observation},

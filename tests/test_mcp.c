@@ -1339,7 +1339,8 @@ static void t_gate_elicitation_and_takeover(void)
                      world.port);
     CHECK(write(gfd, body, (size_t)n) == n);
     close(gfd);
-    const char *extra[] = {"--browser-arg", FIXTURE_HOST_RULES, "--grant", grant, NULL};
+    const char *extra[] = {"--browser-arg", FIXTURE_HOST_RULES, "--grant", grant,
+                           "--takeover-headless", NULL};
     child c;
     if (!CHECK(start(&c, extra))) {
         unlink(grant);
@@ -1445,9 +1446,36 @@ static void t_gate_elicitation_and_takeover(void)
         CHECK(d && is_error(d) && strstr(result_text(d), "it is refused, not cut"));
         json_doc_free(d);
     }
-    /* 4. The agent hands control to the human: every tool is refused (no
-     * elicitation is even asked), and the model cannot take it back. */
-    d = call_tool(&c, 9, "browser_takeover", "{\"text\":\"solve the puzzle\"}");
+    /* 4. The agent asks to hand control to the human: the person is asked
+     * whether they are at the browser (issue 11, point 15b(a)); a no keeps
+     * control with the agent. */
+    CHECK(send_line(&c, "{\"jsonrpc\":\"2.0\",\"id\":82,\"method\":\"tools/call\",\"params\":"
+                        "{\"name\":\"browser_takeover\",\"arguments\":{\"text\":\"solve it\"}}}"));
+    q = wait_request(&c, "elicitation/create", 30000);
+    if (q) {
+        const char *msg = json_get_str(json_get(json_doc_root(q), "params"), "message");
+        CHECK(msg && strstr(msg, "A person takes over the browser now?"));
+        CHECK(msg && strstr(msg, "\"solve it\""));
+        answer(&c, q, "{\"action\":\"decline\"}");
+        json_doc_free(q);
+    }
+    d = wait_id(&c, "82", 30000, NULL, NULL);
+    CHECK(d && is_error(d) && strstr(result_text(d), "browser_takeover refused"));
+    json_doc_free(d);
+    d = call_tool(&c, 83, "browser_snapshot", "{}");
+    CHECK(d && !is_error(d));
+    json_doc_free(d);
+    /* The person says yes: every tool is refused (no elicitation is even
+     * asked), and the model cannot take control back. */
+    CHECK(send_line(&c, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":"
+                        "{\"name\":\"browser_takeover\",\"arguments\":{\"text\":"
+                        "\"solve the puzzle\"}}}"));
+    q = wait_request(&c, "elicitation/create", 30000);
+    if (q) {
+        answer(&c, q, "{\"action\":\"accept\",\"content\":{\"approve\":true}}");
+        json_doc_free(q);
+    }
+    d = wait_id(&c, "9", 30000, NULL, NULL);
     CHECK(d && !is_error(d) && strstr(result_text(d), "Control is with the human"));
     json_doc_free(d);
     d = call_tool(&c, 10, "browser_snapshot", "{}");

@@ -1,0 +1,160 @@
+/*
+ * takeover.c — the agent hands control to a person (browser_takeover;
+ * issue 11, point 15b(a)). While the human has control the page's own
+ * requests are not judged (they are the human's, and audited), so handing
+ * over switches judging off: the gate gives control to the human only
+ * when the host's confirmation channel says a person is at the browser
+ * now, and never for a browser that has no window for one.
+ *
+ * The host's own control channel (gate_set_mode) is the human already and
+ * needs no question.
+ */
+#include "gate/gate_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int refuse(gate_decision *d, int decision, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->reason, sizeof d->reason, fmt, ap);
+    va_end(ap);
+    gate_text_clean(d->reason);
+    d->decision = decision;
+    return 0;
+}
+
+/* The question (new, free(); NULL when out of memory): cdpgate's words
+ * first, the agent's reason escaped after them. */
+static char *takeover_message(const char *said)
+{
+    char s[1200];
+    gate_text_quote(s, sizeof s, said ? said : "", 1000);
+    size_t cap = 1200 + strlen(s);
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    snprintf(out, cap, "cdpgate: the agent asks to hand the browser to a person now. While a "
+             "person has control, cdpgate does not judge the page's own requests (each one "
+             "is written to the audit log) and refuses every tool of the agent until control "
+             "is given back. Allow it only if you are at the browser and take over now; if "
+             "nobody is at the browser, say no.\n\nWhat the agent supplied (escaped: \\\" is "
+             "a quote, \\n a line break, \\uXXXX an invisible or control character):\n  its "
+             "reason: %s%s%s\n\nA person takes over the browser now?", *s ? "\"" : "",
+             *s ? s : "(none)", *s ? "\"" : "");
+    return out;
+}
+
+static char *takeover_prompt(const gate *gt, const char *said, const gate_decision *d)
+{
+    char *msg = takeover_message(said);
+    if (!msg)
+        return NULL;
+    json_w w;
+    gate_prompt_begin(&w, msg);
+    gate_w_text(&w, "action", "takeover", 16);
+    gate_w_text(&w, "origin", NULL, 0);
+    gate_w_text(&w, "url", NULL, 0);
+    json_w_key(&w, "target");
+    json_w_obj_begin(&w);
+    gate_w_text(&w, "role", NULL, 0);
+    gate_w_text(&w, "name", NULL, 0);
+    gate_w_text(&w, "row", NULL, 0);
+    json_w_obj_end(&w);
+    json_w_key(&w, "class");
+    json_w_str(&w, gate_class_name(d->cls));
+    gate_w_text(&w, "kind", NULL, 0);
+    gate_w_text(&w, "observation", NULL, 0);
+    char s[1200];
+    gate_text_quote(s, sizeof s, said ? said : "", 1000);
+    gate_w_text(&w, "text", s, sizeof s);
+    json_w_key(&w, "epoch");
+    json_w_uint(&w, gate_epoch(gt));
+    gate_w_text(&w, "reason", d->reason, sizeof d->reason);
+    gate_w_text(&w, "task", gt->grant ? gt->grant->task : NULL, GATE_STR_MAX);
+    return gate_prompt_end(&w);
+}
+
+/* Decide (asking the human when it comes to that) into d. */
+static void takeover_decide(gate *gt, const gate_takeover_req *t, gate_decision *d)
+{
+    const gate_grant *g = gt->grant;
+    char tm[40];
+    if (gt->mode == GATE_MODE_HUMAN) {
+        refuse(d, GATE_ALLOW, "control is with the human already (epoch %llu)",
+               (unsigned long long)gt->epoch);
+        return;
+    }
+    if (gt->mode != GATE_MODE_AGENT) {
+        refuse(d, GATE_DENY, "control is paused (pause at epoch %llu)",
+               (unsigned long long)gt->epoch);
+        return;
+    }
+    if (g && g->expires && gate_now(gt) >= g->expires) {
+        gate_time_format(g->expires, tm, sizeof tm);
+        refuse(d, GATE_DENY, "the grant expired at %s", tm);
+        return;
+    }
+    if (t->no_window) {
+        refuse(d, GATE_DENY, "takeover: the browser is headless, so no person can drive it; "
+               "the host allows a takeover of a headless browser only with "
+               "--takeover-headless (it shows the page another way)");
+        return;
+    }
+    refuse(d, GATE_CONFIRM, "takeover: while a person has control the page's requests are "
+           "not judged, so a person at the browser must say they take over now");
+    if (!gt->confirm) {
+        refuse(d, GATE_DENY, "takeover: no way to ask whether a person is at the browser (no "
+               "confirmation hook), so control stays with the agent (fail closed)");
+        return;
+    }
+    char *p = takeover_prompt(gt, t->said, d);
+    if (!p) {
+        refuse(d, GATE_DENY, "out of memory building the takeover question");
+        return;
+    }
+    uint64_t epoch0 = gt->epoch;
+    char why[256] = "";
+    int ans = gt->confirm(gt->confirm_ud, p, why, sizeof why);
+    free(p);
+    why[sizeof why - 1] = 0;
+    gate_text_clean(why);
+    if (gt->epoch != epoch0 && gt->mode == GATE_MODE_HUMAN)
+        refuse(d, GATE_ALLOW, "the host gave control to the human while asked (epoch %llu)",
+               (unsigned long long)gt->epoch);
+    else if (gt->epoch != epoch0)
+        refuse(d, GATE_STALE, "stale: control changed while the takeover was asked (epoch "
+               "%llu, now %llu, %s); nothing was done", (unsigned long long)epoch0,
+               (unsigned long long)gt->epoch, gate_mode_name(gt->mode));
+    else if (ans == GATE_ALLOW)
+        refuse(d, GATE_ALLOW, "takeover confirmed: a person is at the browser%s%s",
+               *why ? ": " : "", why);
+    else
+        refuse(d, GATE_DENY, "takeover declined: the human did not confirm that a person is "
+               "at the browser%s%s", *why ? ": " : "", why);
+}
+
+int gate_takeover(gate *gt, const gate_takeover_req *t, gate_decision *d)
+{
+    memset(d, 0, sizeof *d);
+    d->decision = GATE_DENY;
+    d->cls = GATE_CLASS_INTERACT;
+    if (!gt || !t) {
+        refuse(d, GATE_DENY, "invalid request");
+        return GATE_EINVAL;
+    }
+    snprintf(d->target, sizeof d->target, "hand the browser to a person");
+    bool human0 = gt->mode == GATE_MODE_HUMAN;
+    takeover_decide(gt, t, d);
+    gate_request r = {0};
+    r.tool = "takeover";
+    r.origin = "";
+    int arc = gate_audit_decision(gt, &r, d, false);
+    if (arc || d->decision != GATE_ALLOW || human0 || gt->mode == GATE_MODE_HUMAN)
+        return arc;
+    gate_set_mode(gt, GATE_MODE_HUMAN, "agent (browser_takeover), a person confirmed");
+    return 0;
+}
