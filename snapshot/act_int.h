@@ -192,7 +192,8 @@ const char *snap_act_change_phrase(int code);
 int snap_act_recheck_target(snap_agent *a, snap_gated *g, const char *tool, const target *tg,
                             session_set *ss, located *loc, snap_result *r);
 int snap_act_recheck_page(snap_agent *a, snap_gated *g, const char *tool, int tab_id,
-                          uint64_t nav0, const char *dialog, snap_result *r);
+                          uint64_t nav0, const char *dialog_type, const char *dialog,
+                          snap_result *r);
 void snap_act_collect_changes(snap_agent *a, const char *session, const char *obs_oid,
                               const char *elem_oid, act_report *rp);
 void snap_act_states_line(const act_report *rp, char *buf, size_t cap);

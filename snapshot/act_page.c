@@ -78,7 +78,7 @@ int snap_eval(snap_agent *a, const char *expression, snap_result *r)
         snap_gate_in gi = {.tool = "eval", .tab = t->id, .state_change = true,
                            .script = expression ? expression : ""};
         rc = snap_gate_ask(a, &gi, &gg, r);
-        if (rc == 0 && (rc = snap_act_recheck_page(a, &gg, "eval", tab_id, nav0, NULL, r)))
+        if (rc == 0 && (rc = snap_act_recheck_page(a, &gg, "eval", tab_id, nav0, NULL, NULL, r)))
             snap_gate_done(a, &gg, rc, r);
     }
     if (rc)
@@ -521,6 +521,9 @@ int snap_dialog(snap_agent *a, bool accept, const char *prompt_text, snap_result
     char *approved = msg ? strdup(msg) : NULL;
     int tab_id = t ? t->id : 0;
     uint64_t nav0 = t ? t->nav : 0;
+    char type[sizeof t->dialog_type] = "";
+    if (msg)
+        snprintf(type, sizeof type, "%s", t->dialog_type);
     if (msg && !approved) {
         memset(r, 0, sizeof *r);
         return snap_fail(r, SNAP_ENOMEM, "dialog: out of memory");
@@ -530,7 +533,7 @@ int snap_dialog(snap_agent *a, bool accept, const char *prompt_text, snap_result
         free(approved);
         return rc;
     }
-    if ((rc = snap_act_recheck_page(a, &gg, "dialog", tab_id, nav0, approved, r))) {
+    if ((rc = snap_act_recheck_page(a, &gg, "dialog", tab_id, nav0, type, approved, r))) {
         free(approved);
         snap_gate_done(a, &gg, rc, r);
         return rc;

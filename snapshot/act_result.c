@@ -587,10 +587,12 @@ int snap_act_recheck_target(snap_agent *a, snap_gated *g, const char *tool, cons
 }
 
 /* After a confirmed page-level decision: the tab is still open, on the
- * document it was on (nav0) and (dialog: the dialog's message, NULL when
- * none was approved) with the same dialog open. 0, or call_off. */
+ * document it was on (nav0) and (dialog_type, dialog: the type and message
+ * of the dialog approved, NULL when none was) with the same dialog open:
+ * same type and message. 0, or call_off. */
 int snap_act_recheck_page(snap_agent *a, snap_gated *g, const char *tool, int tab_id,
-                          uint64_t nav0, const char *dialog, snap_result *r)
+                          uint64_t nav0, const char *dialog_type, const char *dialog,
+                          snap_result *r)
 {
     if (!g->d.confirmed)
         return 0;
@@ -601,7 +603,8 @@ int snap_act_recheck_page(snap_agent *a, snap_gated *g, const char *tool, int ta
     if (t->nav != nav0)
         return snap_act_call_off(g, tool, NULL, "the page navigated to another document", r);
     if (dialog && (!t->dialog_open || strcmp(dialog, t->dialog_message ? t->dialog_message
-                                                                         : "") != 0))
+                                                                         : "") != 0 ||
+                   strcmp(dialog_type ? dialog_type : "", t->dialog_type) != 0))
         return snap_act_call_off(g, tool, NULL, "the dialog that was approved is no longer the one "
                                  "open", r);
     return 0;
