@@ -189,7 +189,7 @@ static void type_report_value(act_report *rp, const char *value, const char *tex
             snprintf(did + strlen(did), cap - strlen(did),
                      " (the field holds something else than what was typed)");
         base_buf_printf(&rp->page, "value now: ");
-        snap_act_sb_page(&rp->page, value, 300, PG_KEEP_NL);
+        snap_act_sb_page(&rp->page, value, 300, PAGE_KEEP_NL);
         json_w_key(&rp->extra, "value");
         snap_json_page(&rp->extra, value);
         json_w_key(&rp->extra, "value_matches");

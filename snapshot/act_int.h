@@ -51,8 +51,6 @@
 #define ACT_GROUP "cdpgate-act"
 #define MAX_SESSIONS 8          /* sessions touched by one action (frame chain) */
 
-enum { PG_QUOTED = 1, PG_KEEP_NL = 2 };
-
 /* ---- pipelined calls ---- */
 
 typedef struct {

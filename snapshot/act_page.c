@@ -40,7 +40,7 @@ static int eval_run(snap_agent *a, const char *expression, snap_result *r)
     base_buf b = {0};
     base_buf_printf(&b, "%s; value:\n<<<page-content nonce=%s>>>\n", ex ? "the expression threw"
                                                              : "evaluated", a->nonce);
-    snap_act_sb_page(&b, js ? js : "undefined", 4000, PG_KEEP_NL);
+    snap_act_sb_page(&b, js ? js : "undefined", 4000, PAGE_KEEP_NL);
     base_buf_printf(&b, "\n<<<end page-content nonce=%s>>>", a->nonce);
     json_w w;
     json_w_init(&w);

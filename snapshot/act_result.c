@@ -22,7 +22,7 @@
 static void sb_dialog_message(snap_agent *a, base_buf *b, const snap_tab *t)
 {
     base_buf_printf(b, "<<<page-content nonce=%s>>>", a->nonce);
-    snap_act_sb_page(b, t->dialog_message ? t->dialog_message : "", 300, PG_KEEP_NL);
+    snap_act_sb_page(b, t->dialog_message ? t->dialog_message : "", 300, PAGE_KEEP_NL);
     base_buf_printf(b, "<<<end page-content nonce=%s>>>", a->nonce);
 }
 

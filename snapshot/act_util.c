@@ -68,64 +68,20 @@ void snap_act_utf8_repair(char *s)
     }
 }
 
-/* Append page text: leading and trailing whitespace dropped, runs of
- * whitespace and control characters become one space (one newline with
- * PG_KEEP_NL), characters the gate never shows raw (bidi controls,
- * invisible characters, C1 controls, U+2028/2029; invalid UTF-8:
- * gate_char_escape) are shown as their escape (\u202e, \xff), a third '<'
- * or '>' in a row becomes a look-alike angle quote, and with PG_QUOTED '"'
- * and '\' are escaped. At most max bytes of input; a cut ends in "…". */
+/* Append page text (NUL-terminated s, NULL: nothing): the snapshot's one
+ * writer, snap_obs_put_page, with its rules (whitespace, controls, markers,
+ * escapes). At most max bytes of input; a cut ends in "…". */
 void snap_act_sb_page(base_buf *b, const char *s, size_t max, unsigned mode)
 {
-    if (!s)
-        return;
-    size_t len = strlen(s), used = 0;
-    bool space = false, nl = false, any = false;
-    int run_lt = 0, run_gt = 0;
-    for (size_t i = 0; i < len;) {
-        unsigned char c = (unsigned char)s[i];
-        char esc[GATE_CHAR_ESC_MAX];
-        size_t n = 1, k = c < 0x80 ? 0 : gate_char_escape(esc, s + i, len - i, &n);
-        if (c < 0x20 || c == 0x7f || c == ' ') {
-            space = true;
-            if ((mode & PG_KEEP_NL) && c == '\n')
-                nl = true;
-            i++;
-            continue;
-        }
-        if (used + n > max) {
-            base_buf_put(b, "\xe2\x80\xa6", 3);          /* … */
-            return;
-        }
-        if (space && any) {
-            base_buf_put(b, nl ? "\n" : " ", 1);
-            run_lt = run_gt = 0;
-        }
-        space = nl = false;
-        any = true;
-        run_lt = c == '<' ? run_lt + 1 : 0;
-        run_gt = c == '>' ? run_gt + 1 : 0;
-        if (run_lt >= 3) {
-            base_buf_put(b, "\xe2\x80\xb9", 3);          /* ‹ */
-            run_lt = 0;
-        } else if (run_gt >= 3) {
-            base_buf_put(b, "\xe2\x80\xba", 3);          /* › */
-            run_gt = 0;
-        } else {
-            if ((mode & PG_QUOTED) && (c == '"' || c == '\\'))
-                base_buf_put(b, "\\", 1);
-            base_buf_put(b, k ? esc : s + i, k ? k : n);
-        }
-        used += n;
-        i += n;
-    }
+    if (s)
+        snap_obs_put_page(b, s, strlen(s), max, mode);
 }
 
 /* Page text as a quoted string: "...". */
 void snap_act_sb_quoted(base_buf *b, const char *s, size_t max)
 {
     base_buf_put(b, "\"", 1);
-    snap_act_sb_page(b, s, max, PG_QUOTED);
+    snap_act_sb_page(b, s, max, PAGE_QUOTED);
     base_buf_put(b, "\"", 1);
 }
 

@@ -68,8 +68,6 @@
 #define CACHE_FRESH_MS 1000      /* a cached snapshot serves a plain first page this long */
 #define CACHE_MAX_AGE_MS 4000    /* and paging, queries, text mode this long */
 
-enum { PAGE_QUOTED = 1, PAGE_KEEP_NL = 2 };
-
 /* ---- backend id sets (sorted arrays) ---- */
 
 typedef struct {
@@ -309,7 +307,6 @@ typedef struct {
 
 /* ---- observe_tree.c ---- */
 
-bool snap_obs_put_page(base_buf *b, const char *s, size_t n, size_t max, unsigned mode);
 void snap_obs_put_quoted(base_buf *b, const char *s, size_t max);
 bool snap_obs_contains_ci(const char *hay, size_t hlen, const char *needle);
 bool snap_obs_blank(const char *s);

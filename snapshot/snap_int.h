@@ -417,6 +417,12 @@ int snap_fail_text(snap_result *r, int code, const char *text);
  * when out of memory r->structured stays as it was). */
 void snap_result_begin(json_w *w, int code);
 void snap_result_set(json_w *w, snap_result *r);
+/* The one writer of page-derived text into what the model reads
+ * (observe_tree.c; the rules are there): whitespace collapsed, controls
+ * made spaces, markers never spelled, characters the gate never shows raw
+ * escaped; at most max bytes of s[0..n), "…" when cut (returns true). */
+enum { PAGE_QUOTED = 1, PAGE_KEEP_NL = 2 };
+bool snap_obs_put_page(base_buf *b, const char *s, size_t n, size_t max, unsigned mode);
 /* A page-derived string (title, URL, name, value, dialog message, page text)
  * into a structured result: bidi, invisible and C1 characters and invalid
  * UTF-8 as visible escapes (text "\\u202e", the text view's escapes), never
