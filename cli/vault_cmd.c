@@ -380,6 +380,43 @@ static bool store_has(vault *v, const char *origin)
     return lstat(path, &st) == 0;
 }
 
+/* s as put_safe writes it, into out (cut to fit). */
+static void safe_copy(char *out, size_t cap, const char *s)
+{
+    size_t o = 0;
+    for (; *s && o + 5 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c >= 0x7f || c == '\\')
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+        else
+            out[o++] = (char)c;
+    }
+    out[o] = 0;
+}
+
+/* Without --force an import never replaces a stored session. The refusal
+ * names the identity the stored one is under and the one the import
+ * would use: the store keeps one session per origin whatever its identity
+ * (issue 11, point 15b). EXIT_FAIL with the message, or 0 when origin has
+ * no session. */
+static int import_refuse(vault *v, const char *origin, const char *ident)
+{
+    if (!store_has(v, origin))
+        return 0;
+    char was[300] = "", now[300];
+    vault_meta *m = NULL;
+    size_t n = 0;
+    if (vault_list(v, &m, &n, NULL, 0) == 0)
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(m[i].origin, origin) == 0)
+                safe_copy(was, sizeof was, m[i].identity);
+    vault_list_free(m, n);
+    safe_copy(now, sizeof now, ident);
+    return failf("import", "a session for %s is already stored, under the identity \"%s\"; "
+                 "this import would replace it with one under \"%s\" (--force replaces it); "
+                 "nothing imported", origin, was, now);
+}
+
 static void fmt_time(int64_t t, char *out, size_t cap)
 {
     time_t tt = (time_t)t;
@@ -643,13 +680,12 @@ static int cmd_import_export(const char *file, int pfd, bool force, const char *
     vault *v = NULL;
     if (rc == EXIT_OK && !(v = store_open("import", true)))
         rc = EXIT_FAIL;
-    if (rc == EXIT_OK && !force && store_has(v, origin))
-        rc = failf("import", "a session for %s is already stored (--force replaces it); "
-                   "nothing imported", origin);
     if (identity)
         ident = identity;
     else if (!ident || !*ident)
         ident = "default";
+    if (rc == EXIT_OK && !force && import_refuse(v, origin, ident))
+        rc = EXIT_FAIL;
     if (rc == EXIT_OK && vault_put_at(v, origin, ident, (const uint8_t *)blob, blen, captured,
                                       expiry, err, sizeof err))
         rc = failf("import", "%s", err);
@@ -966,11 +1002,9 @@ static int cmd_import_playwright(const char *file, bool force, const char *ident
     if (!(v = store_open("import", true)))
         goto free_blobs;
     for (i = 0; i < no && !force; i++) {
-        if ((ncs[i] || nis[i]) && store_has(v, os[i].origin)) {
-            failf("import", "a session for %s is already stored (--force replaces it); "
-                  "nothing imported", os[i].origin);
+        if ((ncs[i] || nis[i]) && import_refuse(v, os[i].origin,
+                                                identity ? identity : "default"))
             goto free_blobs;
-        }
     }
     rc = EXIT_OK;
     for (i = 0; i < no; i++) {

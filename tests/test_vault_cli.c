@@ -599,7 +599,12 @@ static void t_roundtrip(void)
     vault_meta_free(&m1);
     /* Import again: refused without --force, replaced with it. */
     CHECK_INT(1, run("vault import %s --passphrase-fd 3 3<%s", f, pf));
-    CHECK(has(err_, "already stored"));
+    CHECK(has(err_, "already stored, under the identity \"alice@bank.test\""));
+    /* Over a named session the refusal says what it would be replaced
+     * with (issue 11, point 15b: the store keeps one session per origin). */
+    CHECK_INT(1, run("vault import %s --identity default --passphrase-fd 3 3<%s", f, pf));
+    CHECK(has(err_, "under the identity \"alice@bank.test\"; this import would replace it "
+              "with one under \"default\" (--force replaces it)"));
     CHECK_INT(0, run("vault import --force %s --passphrase-fd=3 3<%s", f, pf));
     /* --force over an existing export file. */
     use_data("data");
@@ -905,6 +910,12 @@ static void t_playwright(void)
     CHECK_INT(0, run("vault list"));
     CHECK(has(out_, "https://app.example.com  identity alice"));
     CHECK_INT(2, run("vault list --identity alice"));
+    /* Without --identity over alice's sessions: refused, naming both. */
+    CHECK_INT(1, run("vault import --playwright %s", f));
+    CHECK(has(err_, "under the identity \"alice\"; this import would replace it with one "
+              "under \"default\""));
+    CHECK_INT(0, run("vault list"));
+    CHECK(has(out_, "https://app.example.com  identity alice"));
     free_out();
     env_teardown();
 }
