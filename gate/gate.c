@@ -1006,8 +1006,10 @@ int gate_decide_auth_request(gate *gt, const gate_auth_request *q, gate_decision
 int gate_check_auth_request(gate *gt, const gate_auth_request *q, gate_decision *d)
 {
     int rc = gate_decide_auth_request(gt, q, d);
-    if (rc || gt->mode == GATE_MODE_HUMAN)
+    if (rc)
         return rc;
+    /* While the human has control: allowed, and audited like every request
+     * then (one paused before the takeover and answered after it too). */
     bool confirmed = confirm_fresh(gt, NULL, q, d, "the request was not sent");
     d->confirmed = confirmed && d->decision == GATE_ALLOW;
     gate_request r = {0};

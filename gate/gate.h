@@ -487,7 +487,8 @@ typedef struct {
  * words of the consequential kinds: docs/gate.md) -> stop, unless a
  * confirmed consequential action (a bound rule) is in progress on its tab;
  * covered by a confirmed action in progress on its tab -> allow; else
- * confirm. While the human has control: allow (theirs); paused: deny.
+ * confirm. While the human has control: allow (theirs; gate_check_auth_request
+ * audits it too); paused: deny.
  * gate_check_auth_request also runs the hook for a confirm and audits the
  * decision (action "request"); d->decision is final (allow or a refusal),
  * and never pending (the page, not the agent, owes the outcome). Returns
