@@ -602,8 +602,11 @@ static void t_unnamed_login_keeps_named(void)
 /* ---- the login handoff, headless ---- */
 
 /* Play the human on the login page through a second CDP client: fill the
- * form (user, password, one-time code) and submit it. */
-static int human_login(const char *endpoint, const char *otp)
+ * form (user, password, one-time code) and submit it, on the page whose
+ * URL holds page (a human types into the page in front of them: after a
+ * wrong code, the page the service sent back, not the one still
+ * submitting). */
+static int human_login_on(const char *endpoint, const char *otp, const char *page)
 {
     cdp_err e = {0};
     cdp_browser *h = cdp_browser_connect(endpoint, NULL, 10000, &e);
@@ -619,7 +622,7 @@ static int human_login(const char *endpoint, const char *otp)
             for (const json_val *ti = json_first(json_get(rep.result, "targetInfos")); ti;
                  ti = json_next(ti)) {
                 const char *u = json_get_str(ti, "url");
-                if (u && strstr(u, "/bank/login.html"))
+                if (u && strstr(u, page))
                     snprintf(target, sizeof target, "%s", json_get_str(ti, "targetId"));
             }
             cdp_reply_free(&rep);
@@ -656,6 +659,11 @@ static int human_login(const char *endpoint, const char *otp)
     return rc;
 }
 
+static int human_login(const char *endpoint, const char *otp)
+{
+    return human_login_on(endpoint, otp, "/bank/login.html");
+}
+
 /* Poll the login until it is no longer waiting (at most ~15 s). */
 /* The human and the driver run at once, as they do for real: the human in
  * a child process (human_login), the driver here, pumping its connection
@@ -664,11 +672,11 @@ static int human_login(const char *endpoint, const char *otp)
  * result other than "still waiting" (r keeps it), or SNAP_EBLOCKED; the
  * human's failure is a failed CHECK. */
 static int human_login_pumped(snap_agent *a, const char *endpoint, const char *otp,
-                              snap_result *r)
+                              const char *page, snap_result *r)
 {
     pid_t pid = fork();
     if (pid == 0) {
-        int hr = human_login(endpoint, otp);
+        int hr = human_login_on(endpoint, otp, page);
         _exit(hr == 0 && !test_failures_now() ? 0 : 1);
     }
     if (!CHECK(pid > 0))
@@ -735,13 +743,20 @@ static void t_login_headless_then_restore(void)
     CHECK_INT(SNAP_EBLOCKED, snap_login_poll(a, false, &r));
     snap_result_free(&r);
     /* A wrong code first: back on the login page, still waiting. */
-    CHECK_INT(SNAP_EBLOCKED, human_login_pumped(a, cdp_browser_ws_url(b), "000000", &r));
+    CHECK_INT(SNAP_EBLOCKED, human_login_pumped(a, cdp_browser_ws_url(b), "000000",
+                                                "/bank/login.html", &r));
     snap_result_free(&r);
-    testlib_sleep_ms(600);
     CHECK_INT(SNAP_EBLOCKED, snap_login_poll(a, false, &r));
     snap_result_free(&r);
-    /* The right one. */
-    int rc = human_login_pumped(a, cdp_browser_ws_url(b), FIXTURE_BANK_OTP, &r);
+    /* The right one, typed into the page the service sent back for the
+     * wrong one (error=1): the human helper waits for it, and the driver
+     * answers the page's requests meanwhile, still waiting (any other poll
+     * result would be kept as rc). Before, a fixed 600 ms sleep stood for
+     * that wait, with the wrong code's post paused at the browser (nobody
+     * pumped): under load the right code was typed into the old page,
+     * whose submission the wrong one's navigation then replaced. */
+    int rc = human_login_pumped(a, cdp_browser_ws_url(b), FIXTURE_BANK_OTP,
+                                "/bank/login.html?error=1", &r);
     if (rc == SNAP_EBLOCKED)
         rc = poll_login(a, &r);
     CHECK_INT(0, rc);
