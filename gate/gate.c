@@ -128,7 +128,7 @@ const char *gate_identity_for(const gate *gt, const char *origin)
 
 /* ---- deciding ---- */
 
-static int decide_set(gate_decision *d, int decision, const char *fmt, ...)
+int gate_verdict(gate_decision *d, int decision, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -184,26 +184,26 @@ static bool check_origin(const gate *gt, const gate_request *req, bool change,
         char on[GATE_ORIGIN_MAX];
         gate_text_copy(q, sizeof q, req->url ? req->url : "", 60);
         if (req->url && gate_origin_parse(req->url, on, sizeof on, ORIGIN_LENIENT, NULL) == 0)
-            decide_set(d, GATE_DENY, "origin %s is not in the grant", on);
+            gate_verdict(d, GATE_DENY, "origin %s is not in the grant", on);
         else
-            decide_set(d, GATE_DENY, "open: \"%s\" is not an http(s) URL (under a grant "
-                       "only granted http(s) origins open)", q);
+            gate_verdict(d, GATE_DENY, "open: \"%s\" is not an http(s) URL (under a grant "
+                         "only granted http(s) origins open)", q);
         return false;
     }
     if (!o || !*o || strcmp(o, "null") == 0 || about_blank(o)) {
         if (!change)
             return true;
-        decide_set(d, GATE_DENY, "a state change needs a granted page origin (origin %s)",
-                   o && *o ? o : "not given");
+        gate_verdict(d, GATE_DENY, "a state change needs a granted page origin (origin %s)",
+                     o && *o ? o : "not given");
         return false;
     }
     gate_text_copy(q, sizeof q, o, 60);
     if (gate_origin_parse(o, norm, GATE_ORIGIN_MAX, ORIGIN_LENIENT, &why)) {
-        decide_set(d, GATE_DENY, "origin \"%s\" is not granted (%s)", q, why);
+        gate_verdict(d, GATE_DENY, "origin \"%s\" is not granted (%s)", q, why);
         return false;
     }
     if (!origin_granted(gt, norm)) {
-        decide_set(d, GATE_DENY, "origin %s is not in the grant", norm);
+        gate_verdict(d, GATE_DENY, "origin %s is not in the grant", norm);
         return false;
     }
     return true;
@@ -218,7 +218,7 @@ static bool check_recipient(const gate_grant *g, const gate_request *req, gate_d
     char why[400];
     if (req->recipient && gate_recipient_check(g, req->recipient, GATE_RFIELD_NONE, why,
                                                sizeof why)) {
-        decide_set(d, GATE_DENY, "%s", why);
+        gate_verdict(d, GATE_DENY, "%s", why);
         return false;
     }
     if (d->cls == GATE_CLASS_CREDENTIAL)
@@ -227,14 +227,14 @@ static bool check_recipient(const gate_grant *g, const gate_request *req, gate_d
     const char *v;
     for (size_t i = 0; (v = gate_recipient_value(req, i, &kind)) != NULL; i++)
         if (gate_recipient_check(g, v, kind, why, sizeof why)) {
-            decide_set(d, GATE_DENY, "%s", why);
+            gate_verdict(d, GATE_DENY, "%s", why);
             return false;
         }
     /* What the form of a consequential action holds, read back: a
      * suggestion accepted with a key or by the page itself ends up there. */
     if (d->cls == GATE_CLASS_CONSEQUENTIAL &&
         gate_recipient_present(g, req, d->conseq, why, sizeof why)) {
-        decide_set(d, GATE_DENY, "%s", why);
+        gate_verdict(d, GATE_DENY, "%s", why);
         return false;
     }
     return true;
@@ -248,8 +248,8 @@ static bool check_file(const gate_grant *g, unsigned egress, const char *f, gate
     const char *why;
     gate_text_copy(q, sizeof q, f, 60);
     if (!(egress & GATE_EGRESS_FILE)) {
-        decide_set(d, GATE_DENY, "file %s: file transfer needs the file_transfer egress class",
-                   q);
+        gate_verdict(d, GATE_DENY, "file %s: file transfer needs the file_transfer egress class",
+                     q);
         return false;
     }
     if (f[0] == '/') {
@@ -257,20 +257,20 @@ static bool check_file(const gate_grant *g, unsigned egress, const char *f, gate
     } else {
         char cwd[4096];
         if (!getcwd(cwd, sizeof cwd) || strlen(f) > GATE_STR_MAX) {
-            decide_set(d, GATE_DENY, "file %s: cannot make the path absolute", q);
+            gate_verdict(d, GATE_DENY, "file %s: cannot make the path absolute", q);
             return false;
         }
         snprintf(abs, sizeof abs, "%s/%s", cwd, f);
     }
     if (gate_path_norm(abs, true, norm, sizeof norm, &why)) {
-        decide_set(d, GATE_DENY, "file %s: %s", q, why);
+        gate_verdict(d, GATE_DENY, "file %s: %s", q, why);
         return false;
     }
     for (size_t i = 0; g && i < g->nfile_scopes; i++)
         if (gate_path_inside(g->file_scopes[i], norm))
             return true;
     gate_text_copy(q, sizeof q, norm, 60);
-    decide_set(d, GATE_DENY, "file %s is outside the grant's file scopes", q);
+    gate_verdict(d, GATE_DENY, "file %s is outside the grant's file scopes", q);
     return false;
 }
 
@@ -297,13 +297,13 @@ static bool check_form(const gate *gt, const gate_request *req, unsigned allowed
     char q[72];
     gate_text_copy(q, sizeof q, t->form_action, 60);
     if (!gate_url_allowed(gt, t->form_action)) {
-        decide_set(d, GATE_DENY, "the form sends to \"%s\", whose origin is not in the grant",
-                   q);
+        gate_verdict(d, GATE_DENY, "the form sends to \"%s\", whose origin is not in the grant",
+                     q);
         return false;
     }
     if (strcmp(m, "get") != 0 && !(allowed & GATE_EGRESS_FETCH)) {
-        decide_set(d, GATE_DENY, "the form posts data (%s to \"%s\"): egress "
-                   "approved_origin_fetch is not in the grant", m, q);
+        gate_verdict(d, GATE_DENY, "the form posts data (%s to \"%s\"): egress "
+                     "approved_origin_fetch is not in the grant", m, q);
         return false;
     }
     return true;
@@ -322,7 +322,7 @@ static bool check_scope(const gate *gt, const gate_request *req, gate_decision *
     unsigned missing = req->egress & ~allowed;
     if (missing) {
         unsigned bit = missing & (~missing + 1);
-        decide_set(d, GATE_DENY, "egress %s is not in the grant", egress_name(bit));
+        gate_verdict(d, GATE_DENY, "egress %s is not in the grant", egress_name(bit));
         return false;
     }
     return true;
@@ -366,17 +366,17 @@ static bool nav_read(const gate *gt, const gate_request *req, gate_decision *d)
     if (click && t->href && *t->href && !t->download && http_url(t->href) &&
         gate_url_allowed(gt, t->href)) {
         gate_text_copy(q, sizeof q, t->href, 60);
-        decide_set(d, GATE_ALLOW, "read: a link to %s on an authenticated origin is a "
-                   "navigation that only reads (what the page sends is confirmed when it "
-                   "leaves)", q);
+        gate_verdict(d, GATE_ALLOW, "read: a link to %s on an authenticated origin is a "
+                     "navigation that only reads (what the page sends is confirmed when it "
+                     "leaves)", q);
         return true;
     }
     bool get_form = t->form_action && http_url(t->form_action) && t->form_method &&
                     strcmp(t->form_method, "get") == 0 && gate_url_allowed(gt, t->form_action);
     if (get_form && ((click && t->submits) || type)) {
         gate_text_copy(q, sizeof q, t->form_action, 60);
-        decide_set(d, GATE_ALLOW, "read: a GET form to %s on an authenticated origin only "
-                   "navigates (what the page sends is confirmed when it leaves)", q);
+        gate_verdict(d, GATE_ALLOW, "read: a GET form to %s on an authenticated origin only "
+                     "navigates (what the page sends is confirmed when it leaves)", q);
         return true;
     }
     return false;
@@ -390,39 +390,39 @@ static void decide_class(const gate *gt, const gate_request *req, const char *or
     const char *kind = gate_conseq_name(d->conseq);
     switch (d->cls) {
     case GATE_CLASS_CREDENTIAL:
-        decide_set(d, GATE_TAKEOVER, "takeover: %s; the human completes it (the agent never "
-                   "enters credentials or solves challenges)", why);
+        gate_verdict(d, GATE_TAKEOVER, "takeover: %s; the human completes it (the agent never "
+                     "enters credentials or solves challenges)", why);
         return;
     case GATE_CLASS_CONSEQUENTIAL:
         if (d->conseq == GATE_CONSEQ_SEND && g && !(g->egress & GATE_EGRESS_SEND)) {
-            decide_set(d, GATE_DENY, "a send needs the structured_send egress class (%s)", why);
+            gate_verdict(d, GATE_DENY, "a send needs the structured_send egress class (%s)", why);
             return;
         }
         if (!req->authenticated) {
-            decide_set(d, GATE_ALLOW, "interact: %s, on an unauthenticated origin", why);
+            gate_verdict(d, GATE_ALLOW, "interact: %s, on an unauthenticated origin", why);
             return;
         }
         if (find_bound(g, req, origin)) {
-            decide_set(d, GATE_CONFIRM, "bound rule: %s %s on %s is named by the grant (%s)",
-                       kind, d->target, origin, why);
+            gate_verdict(d, GATE_CONFIRM, "bound rule: %s %s on %s is named by the grant (%s)",
+                         kind, d->target, origin, why);
             return;
         }
-        decide_set(d, GATE_STOP, "unbound_stop: %s %s on authenticated origin %s; the human "
-                   "completes it, no bound rule names it (%s)", kind, d->target, origin, why);
+        gate_verdict(d, GATE_STOP, "unbound_stop: %s %s on authenticated origin %s; the human "
+                     "completes it, no bound rule names it (%s)", kind, d->target, origin, why);
         return;
     case GATE_CLASS_AUTH_CHANGE:
         if (nav_read(gt, req, d)) {
             d->cls = GATE_CLASS_READ;
             return;
         }
-        decide_set(d, GATE_CONFIRM, "auth_change: %s %s on authenticated origin %s is "
-                   "confirmed every time", req->tool, d->target, origin);
+        gate_verdict(d, GATE_CONFIRM, "auth_change: %s %s on authenticated origin %s is "
+                     "confirmed every time", req->tool, d->target, origin);
         return;
     default:
         if (strcmp(req->tool, "eval") == 0)
-            decide_set(d, GATE_CONFIRM, "eval: running a script is confirmed every time");
+            gate_verdict(d, GATE_CONFIRM, "eval: running a script is confirmed every time");
         else
-            decide_set(d, GATE_ALLOW, "%s", why);
+            gate_verdict(d, GATE_ALLOW, "%s", why);
     }
 }
 
@@ -431,7 +431,7 @@ int gate_decide(gate *gt, const gate_request *req, gate_decision *d)
     memset(d, 0, sizeof *d);
     d->decision = GATE_DENY;
     if (!gt || !req || !req->tool || !*req->tool) {
-        decide_set(d, GATE_DENY, "invalid request: no tool");
+        gate_verdict(d, GATE_DENY, "invalid request: no tool");
         return GATE_EINVAL;
     }
     target_summary(req, d->target, sizeof d->target);
@@ -441,34 +441,34 @@ int gate_decide(gate *gt, const gate_request *req, gate_decision *d)
     const gate_grant *g = gt->grant;
     if (g && g->expires && gate_now(gt) >= g->expires) {
         gate_time_format(g->expires, tm, sizeof tm);
-        return decide_set(d, GATE_DENY, "the grant expired at %s", tm);
+        return gate_verdict(d, GATE_DENY, "the grant expired at %s", tm);
     }
     if (gt->mode == GATE_MODE_HUMAN)
-        return decide_set(d, GATE_DENY, "control is with the human (takeover at epoch %llu)",
-                          (unsigned long long)gt->epoch);
+        return gate_verdict(d, GATE_DENY, "control is with the human (takeover at epoch %llu)",
+                            (unsigned long long)gt->epoch);
     if (gt->mode != GATE_MODE_AGENT)
-        return decide_set(d, GATE_DENY, "control is paused (pause at epoch %llu)",
-                          (unsigned long long)gt->epoch);
+        return gate_verdict(d, GATE_DENY, "control is paused (pause at epoch %llu)",
+                            (unsigned long long)gt->epoch);
     if (req->epoch && req->epoch != gt->epoch)
-        return decide_set(d, GATE_STALE, "stale: stamped with epoch %llu, control epoch is "
-                          "now %llu", (unsigned long long)req->epoch,
-                          (unsigned long long)gt->epoch);
+        return gate_verdict(d, GATE_STALE, "stale: stamped with epoch %llu, control epoch is "
+                            "now %llu", (unsigned long long)req->epoch,
+                            (unsigned long long)gt->epoch);
     if (gt->need_fresh && change)
-        return decide_set(d, GATE_STALE, "take a fresh snapshot: control returned to the agent "
-                          "at epoch %llu", (unsigned long long)gt->epoch);
+        return gate_verdict(d, GATE_STALE, "take a fresh snapshot: control returned to the agent "
+                            "at epoch %llu", (unsigned long long)gt->epoch);
     if (!gate_tool_allowed(gt, req->tool)) {
         char q[72];
         gate_text_copy(q, sizeof q, req->tool, 60);
-        return decide_set(d, GATE_DENY, "tool %s is not in the grant%s", q,
-                          !g || !g->ntools ? " (eval and upload must be named)" : "");
+        return gate_verdict(d, GATE_DENY, "tool %s is not in the grant%s", q,
+                            !g || !g->ntools ? " (eval and upload must be named)" : "");
     }
     if (!check_origin(gt, req, change, d, origin) || !check_scope(gt, req, d))
         return 0;
     /* The human sees the whole script or it does not run: never a cut. */
     if (req->script && strlen(req->script) > GATE_SCRIPT_SHOWN)
-        return decide_set(d, GATE_DENY, "eval: the script is %zu bytes, longer than the %d a "
-                          "confirmation can show in full; it is refused, not cut: run it in "
-                          "shorter pieces", strlen(req->script), GATE_SCRIPT_SHOWN);
+        return gate_verdict(d, GATE_DENY, "eval: the script is %zu bytes, longer than the %d a "
+                            "confirmation can show in full; it is refused, not cut: run it in "
+                            "shorter pieces", strlen(req->script), GATE_SCRIPT_SHOWN);
     decide_class(gt, req, origin, why, d);
     return 0;
 }
@@ -619,12 +619,12 @@ static bool run_confirm(gate *gt, const gate_request *req, const gate_auth_reque
     char prior[sizeof d->reason], why[256] = "";
     memcpy(prior, d->reason, sizeof prior);
     if (!gt->confirm) {
-        decide_set(d, GATE_DENY, "no confirmation hook, so a confirm is a deny (%s)", prior);
+        gate_verdict(d, GATE_DENY, "no confirmation hook, so a confirm is a deny (%s)", prior);
         return false;
     }
     char *p = aq ? request_prompt(gt, aq, d) : gate_prompt_json(gt, req, d);
     if (!p) {
-        decide_set(d, GATE_DENY, "out of memory building the confirmation request (%s)", prior);
+        gate_verdict(d, GATE_DENY, "out of memory building the confirmation request (%s)", prior);
         return false;
     }
     int ans = gt->confirm(gt->confirm_ud, p, why, sizeof why);
@@ -633,16 +633,16 @@ static bool run_confirm(gate *gt, const gate_request *req, const gate_auth_reque
     gate_text_clean(why);
     if (ans == GATE_ALLOW) {
         if (*why)
-            decide_set(d, GATE_ALLOW, "confirmed (%s): %s", why, prior);
+            gate_verdict(d, GATE_ALLOW, "confirmed (%s): %s", why, prior);
         else
-            decide_set(d, GATE_ALLOW, "confirmed: %s", prior);
+            gate_verdict(d, GATE_ALLOW, "confirmed: %s", prior);
         return true;
     }
     if (ans == GATE_DENY)
-        decide_set(d, GATE_DENY, "declined by the human%s%s (%s)", *why ? ": " : "", why, prior);
+        gate_verdict(d, GATE_DENY, "declined by the human%s%s (%s)", *why ? ": " : "", why, prior);
     else
-        decide_set(d, GATE_DENY, "the confirmation hook answered %d, taken as a deny (%s)", ans,
-                   prior);
+        gate_verdict(d, GATE_DENY, "the confirmation hook answered %d, taken as a deny (%s)", ans,
+                     prior);
     return false;
 }
 
@@ -661,9 +661,9 @@ static bool confirm_fresh(gate *gt, const gate_request *req, const gate_auth_req
     bool confirmed = run_confirm(gt, req, aq, d);
     if (gt->epoch == epoch0 && gt->mode == GATE_MODE_AGENT)
         return confirmed;
-    decide_set(d, GATE_STALE, "stale: control changed while the confirmation was pending "
-               "(epoch %llu, now %llu, %s); %s", (unsigned long long)epoch0,
-               (unsigned long long)gt->epoch, gate_mode_name(gt->mode), undone);
+    gate_verdict(d, GATE_STALE, "stale: control changed while the confirmation was pending "
+                 "(epoch %llu, now %llu, %s); %s", (unsigned long long)epoch0,
+                 (unsigned long long)gt->epoch, gate_mode_name(gt->mode), undone);
     return false;
 }
 
@@ -676,8 +676,8 @@ int gate_audit_decision(gate *gt, const gate_request *req, gate_decision *d, boo
     if (arc) {
         char prior[sizeof d->reason];
         memcpy(prior, d->reason, sizeof prior);
-        decide_set(d, GATE_DENY, "the audit log could not be written, so nothing is allowed "
-                   "(fail closed; was: %s)", prior);
+        gate_verdict(d, GATE_DENY, "the audit log could not be written, so nothing is allowed "
+                     "(fail closed; was: %s)", prior);
     }
     return arc;
 }
@@ -967,7 +967,7 @@ int gate_decide_auth_request(gate *gt, const gate_auth_request *q, gate_decision
     d->decision = GATE_DENY;
     d->cls = GATE_CLASS_AUTH_CHANGE;
     if (!gt || !q || !q->url) {
-        decide_set(d, GATE_DENY, "invalid request: no URL");
+        gate_verdict(d, GATE_DENY, "invalid request: no URL");
         return GATE_EINVAL;
     }
     auth_request_summary(q, d->target, sizeof d->target);
@@ -975,32 +975,32 @@ int gate_decide_auth_request(gate *gt, const gate_auth_request *q, gate_decision
     char why[256], o[72], tm[40];
     gate_text_copy(o, sizeof o, q->origin, 60);
     if (gt->mode == GATE_MODE_HUMAN)
-        return decide_set(d, GATE_ALLOW, "control is with the human: the request is theirs");
+        return gate_verdict(d, GATE_ALLOW, "control is with the human: the request is theirs");
     if (gt->mode != GATE_MODE_AGENT)
-        return decide_set(d, GATE_DENY, "control is paused (pause at epoch %llu)",
-                          (unsigned long long)gt->epoch);
+        return gate_verdict(d, GATE_DENY, "control is paused (pause at epoch %llu)",
+                            (unsigned long long)gt->epoch);
     if (g && g->expires && gate_now(gt) >= g->expires) {
         gate_time_format(g->expires, tm, sizeof tm);
-        return decide_set(d, GATE_DENY, "the grant expired at %s", tm);
+        return gate_verdict(d, GATE_DENY, "the grant expired at %s", tm);
     }
     int kind = gate_classify_request(q->method, q->url, why, sizeof why);
     if (kind) {
         d->cls = GATE_CLASS_CONSEQUENTIAL;
         d->conseq = kind;
         if (q->covered == GATE_CLASS_CONSEQUENTIAL)
-            return decide_set(d, GATE_ALLOW, "covered: the consequential action the human "
-                              "confirmed (a bound rule) is in progress on its tab (%s)", why);
-        return decide_set(d, GATE_STOP, "unbound_stop: the page sends a %s request %s to "
-                          "authenticated origin %s; the human completes it (%s)",
-                          gate_conseq_name(kind), d->target, o, why);
+            return gate_verdict(d, GATE_ALLOW, "covered: the consequential action the human "
+                                "confirmed (a bound rule) is in progress on its tab (%s)", why);
+        return gate_verdict(d, GATE_STOP, "unbound_stop: the page sends a %s request %s to "
+                            "authenticated origin %s; the human completes it (%s)",
+                            gate_conseq_name(kind), d->target, o, why);
     }
     if (q->covered >= 0)
-        return decide_set(d, GATE_ALLOW, "covered: the human confirmed the %s action in "
-                          "progress on its tab", gate_class_name(q->covered));
-    return decide_set(d, GATE_CONFIRM, "auth_change: the page sends %s (%s request) to "
-                      "authenticated origin %s; a request that carries data there is "
-                      "confirmed every time, whatever started it", d->target,
-                      q->resource && *q->resource ? q->resource : "a", o);
+        return gate_verdict(d, GATE_ALLOW, "covered: the human confirmed the %s action in "
+                            "progress on its tab", gate_class_name(q->covered));
+    return gate_verdict(d, GATE_CONFIRM, "auth_change: the page sends %s (%s request) to "
+                        "authenticated origin %s; a request that carries data there is "
+                        "confirmed every time, whatever started it", d->target,
+                        q->resource && *q->resource ? q->resource : "a", o);
 }
 
 int gate_check_auth_request(gate *gt, const gate_auth_request *q, gate_decision *d)

@@ -54,6 +54,13 @@ struct gate {
 /* Write the audit line of decision d on req; when it cannot be written the
  * decision becomes a deny (fail closed). 0, or the audit log's error. */
 int gate_audit_decision(gate *gt, const gate_request *req, gate_decision *d, bool pending);
+/* Set d's decision and its reason (printf-style, cleaned as audit text
+ * is: gate_text_clean). Returns 0. takeover.c decides with it too. */
+int gate_verdict(gate_decision *d, int decision, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 /* ---- origin.c ---- */
 

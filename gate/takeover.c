@@ -11,21 +11,9 @@
  */
 #include "gate/gate_int.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int refuse(gate_decision *d, int decision, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(d->reason, sizeof d->reason, fmt, ap);
-    va_end(ap);
-    gate_text_clean(d->reason);
-    d->decision = decision;
-    return 0;
-}
 
 /* The question (new, free(); NULL when out of memory): cdpgate's words
  * first, the agent's reason escaped after them. */
@@ -84,36 +72,36 @@ static void takeover_decide(gate *gt, const gate_takeover_req *t, gate_decision 
     const gate_grant *g = gt->grant;
     char tm[40];
     if (gt->mode == GATE_MODE_HUMAN) {
-        refuse(d, GATE_ALLOW, "control is with the human already (epoch %llu)",
-               (unsigned long long)gt->epoch);
+        gate_verdict(d, GATE_ALLOW, "control is with the human already (epoch %llu)",
+                     (unsigned long long)gt->epoch);
         return;
     }
     if (gt->mode != GATE_MODE_AGENT) {
-        refuse(d, GATE_DENY, "control is paused (pause at epoch %llu)",
-               (unsigned long long)gt->epoch);
+        gate_verdict(d, GATE_DENY, "control is paused (pause at epoch %llu)",
+                     (unsigned long long)gt->epoch);
         return;
     }
     if (g && g->expires && gate_now(gt) >= g->expires) {
         gate_time_format(g->expires, tm, sizeof tm);
-        refuse(d, GATE_DENY, "the grant expired at %s", tm);
+        gate_verdict(d, GATE_DENY, "the grant expired at %s", tm);
         return;
     }
     if (t->no_window) {
-        refuse(d, GATE_DENY, "takeover: the browser is headless, so no person can drive it; "
-               "the host allows a takeover of a headless browser only with "
-               "--takeover-headless (it shows the page another way)");
+        gate_verdict(d, GATE_DENY, "takeover: the browser is headless, so no person can drive it; "
+                     "the host allows a takeover of a headless browser only with "
+                     "--takeover-headless (it shows the page another way)");
         return;
     }
-    refuse(d, GATE_CONFIRM, "takeover: while a person has control the page's requests are "
-           "not judged, so a person at the browser must say they take over now");
+    gate_verdict(d, GATE_CONFIRM, "takeover: while a person has control the page's requests are "
+                 "not judged, so a person at the browser must say they take over now");
     if (!gt->confirm) {
-        refuse(d, GATE_DENY, "takeover: no way to ask whether a person is at the browser (no "
-               "confirmation hook), so control stays with the agent (fail closed)");
+        gate_verdict(d, GATE_DENY, "takeover: no way to ask whether a person is at the browser (no "
+                     "confirmation hook), so control stays with the agent (fail closed)");
         return;
     }
     char *p = takeover_prompt(gt, t->said, d);
     if (!p) {
-        refuse(d, GATE_DENY, "out of memory building the takeover question");
+        gate_verdict(d, GATE_DENY, "out of memory building the takeover question");
         return;
     }
     uint64_t epoch0 = gt->epoch;
@@ -123,18 +111,18 @@ static void takeover_decide(gate *gt, const gate_takeover_req *t, gate_decision 
     why[sizeof why - 1] = 0;
     gate_text_clean(why);
     if (gt->epoch != epoch0 && gt->mode == GATE_MODE_HUMAN)
-        refuse(d, GATE_ALLOW, "the host gave control to the human while asked (epoch %llu)",
-               (unsigned long long)gt->epoch);
+        gate_verdict(d, GATE_ALLOW, "the host gave control to the human while asked (epoch %llu)",
+                     (unsigned long long)gt->epoch);
     else if (gt->epoch != epoch0)
-        refuse(d, GATE_STALE, "stale: control changed while the takeover was asked (epoch "
-               "%llu, now %llu, %s); nothing was done", (unsigned long long)epoch0,
-               (unsigned long long)gt->epoch, gate_mode_name(gt->mode));
+        gate_verdict(d, GATE_STALE, "stale: control changed while the takeover was asked (epoch "
+                     "%llu, now %llu, %s); nothing was done", (unsigned long long)epoch0,
+                     (unsigned long long)gt->epoch, gate_mode_name(gt->mode));
     else if (ans == GATE_ALLOW)
-        refuse(d, GATE_ALLOW, "takeover confirmed: a person is at the browser%s%s",
-               *why ? ": " : "", why);
+        gate_verdict(d, GATE_ALLOW, "takeover confirmed: a person is at the browser%s%s",
+                     *why ? ": " : "", why);
     else
-        refuse(d, GATE_DENY, "takeover declined: the human did not confirm that a person is "
-               "at the browser%s%s", *why ? ": " : "", why);
+        gate_verdict(d, GATE_DENY, "takeover declined: the human did not confirm that a person is "
+                     "at the browser%s%s", *why ? ": " : "", why);
 }
 
 int gate_takeover(gate *gt, const gate_takeover_req *t, gate_decision *d)
@@ -143,7 +131,7 @@ int gate_takeover(gate *gt, const gate_takeover_req *t, gate_decision *d)
     d->decision = GATE_DENY;
     d->cls = GATE_CLASS_INTERACT;
     if (!gt || !t) {
-        refuse(d, GATE_DENY, "invalid request");
+        gate_verdict(d, GATE_DENY, "invalid request");
         return GATE_EINVAL;
     }
     snprintf(d->target, sizeof d->target, "hand the browser to a person");
