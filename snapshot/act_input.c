@@ -482,14 +482,21 @@ static int press_run(snap_agent *a, const char *key, const char *obs, snap_gated
     /* Is the focused element in a form with a password field (Enter may
      * submit it)? In the same round trip as the recorder. */
     pcall ob, sfc;
-    int world = (int)press_world(a, tab_id);
+    /* Without cdpgate's world the secret-form check reads nothing and the
+     * URL redaction of a submitted password form is not armed: fail
+     * closed, before any key is sent (as gate_press does). */
+    int64_t world = press_world(a, tab_id);
+    if (world <= 0)
+        return snap_act_fail(r, SNAP_EBROWSER, "press %s: cdpgate's own script context could "
+                             "not be made in the page, so the form of the focused element "
+                             "cannot be checked; nothing was pressed; try again", key);
     snap_act_psend_p(a, session, "Runtime.evaluate",
                      snap_act_params("ssi", "expression", snap_js_observe_doc_expr,
-                                     "objectGroup", ACT_GROUP, "contextId", world),
+                                     "objectGroup", ACT_GROUP, "contextId", (int)world),
                      &ob);
     snap_act_psend_p(a, session, "Runtime.evaluate",
                      snap_act_params("sbi", "expression", snap_js_sf_expr, "returnByValue", true,
-                                     "contextId", world),
+                                     "contextId", (int)world),
                      &sfc);
     snap_act_pwait(a, &ob);
     snap_act_pwait(a, &sfc);

@@ -135,8 +135,10 @@ void snap_act_secret_form_note(secret_form *sf, const json_val *v)
 #define SF_KNOWN_MAX 32         /* remembered secrets looked at per action */
 
 /* Add those fields (snap_js_sf_known_fn) to sf; nothing to do (no round trip) when
- * none was ever noted in the document. Fails open to what sfOf() saw:
- * the names are for hiding values in URLs, not for deciding. */
+ * none was ever noted in the document. The names are for hiding values in
+ * URLs, not for deciding; when the fields cannot be read (no cdpgate world,
+ * no answer) sf is turned on without names: every value of the URLs the
+ * action leads to is hidden (fail closed). */
 void snap_act_secret_form_known(snap_agent *a, int tab_id, const char *frame_id,
                                 const char *session, const char *oid, secret_form *sf)
 {
@@ -150,8 +152,10 @@ void snap_act_secret_form_known(snap_agent *a, int tab_id, const char *frame_id,
     /* Resolved into oid's world (cdpgate's isolated world of the frame):
      * a function takes only arguments of its own world. */
     int64_t world = snap_frame_world(a, tab_id, f->id);
-    if (world <= 0)
+    if (world <= 0) {
+        sf->on = true;
         return;
+    }
     pcall rs[SF_KNOWN_MAX];
     for (size_t i = 0; i < n; i++) {
         snap_act_psend_p(a, session, "DOM.resolveNode",
@@ -194,6 +198,8 @@ void snap_act_secret_form_known(snap_agent *a, int tab_id, const char *frame_id,
                 snprintf(sf->names[sf->n++], sizeof sf->names[0], "%s", s);
         }
         snap_act_pfree(&pc);
+    } else {
+        sf->on = true;
     }
     free(args);
 }
