@@ -63,6 +63,17 @@ void gate_text_copy(char *out, size_t cap, const char *s, size_t max)
             i++;
             continue;
         }
+        /* Never raw (gate_char_escape): bidi, invisible, tags, C1. */
+        char esc[GATE_CHAR_ESC_MAX];
+        size_t used, k = l > 1 ? gate_char_escape(esc, (const char *)p, l, &used) : 0;
+        if (k) {
+            if (o + k > max)
+                break;
+            memcpy(out + o, esc, k);
+            o += k;
+            i += l;
+            continue;
+        }
         memcpy(out + o, p, l);
         o += l;
         i += l;

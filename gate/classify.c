@@ -383,9 +383,13 @@ static void note(char *why, size_t cap, const char *fmt, const char *a, const ch
 {
     if (!why || !cap)
         return;
-    char qb[72], qc[72];
-    gate_text_copy(qb, sizeof qb, b, 60);
-    gate_text_copy(qc, sizeof qc, c, 60);
+    /* b and c may be page text (a name, a dialog message, a form action
+     * path, a frame URL, a request path), shown inside quotes: escaped as
+     * the decision's target is (gate_text_quote), so they can neither close
+     * their quotes nor hold a bidi, invisible, tag or C1 character. */
+    char qb[160], qc[160];
+    gate_text_quote(qb, sizeof qb, b, 60);
+    gate_text_quote(qc, sizeof qc, c, 60);
     snprintf(why, cap, fmt, a, qb, qc);
     gate_text_clean(why);
 }

@@ -130,11 +130,16 @@ const char *gate_identity_for(const gate *gt, const char *origin)
 
 int gate_verdict(gate_decision *d, int decision, const char *fmt, ...)
 {
+    /* Whatever a caller formatted in, the reason never holds a character
+     * gate_char_escape shows escaped (it reaches the model, the audit log
+     * and a --confirm program): gate_text_copy writes those as escapes. */
+    char raw[sizeof d->reason];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d->reason, sizeof d->reason, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
-    gate_text_clean(d->reason);
+    gate_text_clean(raw);
+    gate_text_copy(d->reason, sizeof d->reason, raw, sizeof d->reason - 1);
     d->decision = decision;
     return 0;
 }
@@ -175,14 +180,14 @@ static bool check_origin(const gate *gt, const gate_request *req, bool change,
                          gate_decision *d, char *norm)
 {
     const char *o = req->origin, *why;
-    char q[72];
+    char q[160];    /* quoted: gate_text_quote */
     /* Under a grant, open goes to an http(s) URL of a granted origin (or
      * about:blank): a data:, blob:, file: or javascript: page has no origin
      * to check and could load anything from anywhere. */
     if (gt->grant && req->tool && strcmp(req->tool, "open") == 0 &&
         !(req->url && gate_url_allowed(gt, req->url))) {
         char on[GATE_ORIGIN_MAX];
-        gate_text_copy(q, sizeof q, req->url ? req->url : "", 60);
+        gate_text_quote(q, sizeof q, req->url ? req->url : "", 60);
         if (req->url && gate_origin_parse(req->url, on, sizeof on, ORIGIN_LENIENT, NULL) == 0)
             gate_verdict(d, GATE_DENY, "origin %s is not in the grant", on);
         else
@@ -197,7 +202,7 @@ static bool check_origin(const gate *gt, const gate_request *req, bool change,
                      o && *o ? o : "not given");
         return false;
     }
-    gate_text_copy(q, sizeof q, o, 60);
+    gate_text_quote(q, sizeof q, o, 60);
     if (gate_origin_parse(o, norm, GATE_ORIGIN_MAX, ORIGIN_LENIENT, &why)) {
         gate_verdict(d, GATE_DENY, "origin \"%s\" is not granted (%s)", q, why);
         return false;
@@ -294,8 +299,8 @@ static bool check_form(const gate *gt, const gate_request *req, unsigned allowed
     const char *m = t->form_method && *t->form_method ? t->form_method : "get";
     if (strcmp(m, "dialog") == 0)
         return true;
-    char q[72];
-    gate_text_copy(q, sizeof q, t->form_action, 60);
+    char q[160];
+    gate_text_quote(q, sizeof q, t->form_action, 60);
     if (!gate_url_allowed(gt, t->form_action)) {
         gate_verdict(d, GATE_DENY, "the form sends to \"%s\", whose origin is not in the grant",
                      q);

@@ -55,7 +55,10 @@ struct gate {
  * decision becomes a deny (fail closed). 0, or the audit log's error. */
 int gate_audit_decision(gate *gt, const gate_request *req, gate_decision *d, bool pending);
 /* Set d's decision and its reason (printf-style, cleaned as audit text
- * is: gate_text_clean). Returns 0. takeover.c decides with it too. */
+ * is: gate_text_clean, then copied with gate_text_copy, so the reason
+ * holds no character gate_char_escape shows escaped). Page text inside
+ * quotes is passed in already escaped (gate_text_quote). Returns 0.
+ * takeover.c decides with it too. */
 int gate_verdict(gate_decision *d, int decision, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -133,7 +136,10 @@ int64_t gate_now(const gate *gt);
 /* ---- text helpers (audit.c) ---- */
 
 /* Copy at most max bytes of s into out (cap), cut on a UTF-8 boundary;
- * invalid UTF-8 bytes and control characters become '?'. NULL -> "". */
+ * invalid UTF-8 bytes and control characters become '?', and what
+ * gate_char_escape never shows raw (C1, bidi, invisible, tags) is written
+ * as its escape (\u202e, \u{e0041}; never cut in half). Quotes are kept:
+ * page text inside quotes goes through gate_text_quote. NULL -> "". */
 void gate_text_copy(char *out, size_t cap, const char *s, size_t max);
 /* In place: the same cleaning for a buffer snprintf may have cut. */
 void gate_text_clean(char *s);

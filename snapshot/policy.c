@@ -97,7 +97,7 @@ static int refusal(snap_agent *a, const gate_decision *d, const char *tool, snap
     json_w_key(&w, "target");
     snap_json_page(&w, d->target);
     json_w_key(&w, "reason");
-    json_w_str(&w, d->reason);
+    snap_json_page(&w, d->reason);  /* escaped by the gate; page rules again */
     json_w_key(&w, "epoch");
     json_w_uint(&w, gate_epoch(a->gate));
     json_w_key(&w, "message");

@@ -1595,6 +1595,61 @@ static void t_prompt_page_text_escaped(void)
     gate_free(gt);
 }
 
+/* Page text inside a decision's reason is escaped as the target is (review
+ * of session 8, F1): a name or a dialog message holding U+202E, tag
+ * characters (U+E0041..), U+0085 and a quote reaches the reason (the
+ * model's text, structuredContent, the audit log, a --confirm program) as
+ * visible escapes, the quote backslashed so it cannot close the quoted
+ * name. Fails on the main of 1a2071a: note() copied page text with
+ * gate_text_copy, which kept all four raw. */
+static void t_reason_page_text_escaped_regression(void)
+{
+    if (tmp_setup())
+        return;
+    char log[512];
+    tmp_path(log, sizeof log, "reason-esc.log");
+    unlink(log);
+    gate_opts o = {.audit = log};
+    gate *gt = mk(BANK, &o);
+    if (!gt)
+        return;
+    static const char *const RAW[] = {"\xe2\x80\xae", "\xf3\xa0\x81\x81", "\xf3\xa0\x81\x82",
+                                      "\xc2\x85", NULL};
+    static const char PAGE[] = "\xe2\x80\xae" "evil\xf3\xa0\x81\x81\xf3\xa0\x81\x82"
+                               " \" injected \xc2\x85 end";
+    static const char SHOWN[] = "\\u202eevil\\u{e0041}\\u{e0042} \\\" injected \\u0085 end";
+    /* A consequential click on an authenticated origin, named by the page:
+     * unbound_stop, the name quoted in the reason's "(delete: name ...)". */
+    gate_target t = {.role = "button", .name = "Delete account \xe2\x80\xae" "evil"
+                     "\xf3\xa0\x81\x81\xf3\xa0\x81\x82 \" injected \xc2\x85 end"};
+    gate_request r = click("https://bank.test", true, &t);
+    gate_decision d;
+    CHECK_INT(GATE_STOP, decide(gt, &r, &d));
+    char want[256];
+    snprintf(want, sizeof want, "(delete: name \"Delete account %s\" has \"delete\")", SHOWN);
+    has(d.reason, want);
+    /* A dialog asking for a password: takeover, the message quoted. */
+    char msg[128];
+    snprintf(msg, sizeof msg, "Enter your password %s", PAGE);
+    gate_request dq = {.tool = "dialog", .origin = "https://bank.test", .url = "https://bank.test/",
+                       .authenticated = true, .state_change = true, .dialog = msg};
+    gate_decision dd;
+    CHECK_INT(0, gate_check(gt, &dq, &dd));
+    CHECK_INT(GATE_TAKEOVER, dd.decision);
+    snprintf(want, sizeof want, "credential: dialog \"Enter your password %s\" has", SHOWN);
+    has(dd.reason, want);
+    char *a = test_read_file(log, NULL);
+    CHECK(a && strstr(a, "Enter your password"));
+    for (size_t i = 0; RAW[i]; i++) {
+        if (!CHECK(!strstr(d.reason, RAW[i]) && !strstr(dd.reason, RAW[i])))
+            test_fail_detail("raw character %zu in a reason: %s | %s", i, d.reason, dd.reason);
+        if (!CHECK(!a || !strstr(a, RAW[i])))
+            test_fail_detail("raw character %zu in the audit log: %s", i, a);
+    }
+    free(a);
+    gate_free(gt);
+}
+
 /* gate_text_escape, the one escaping of text for a human. */
 static void t_text_escape(void)
 {
@@ -2645,6 +2700,7 @@ static const test_case TESTS[] = {
     {"confirm_hook", t_confirm_hook},
     {"confirm_eval_script", t_confirm_eval_script},
     {"prompt_page_text_escaped", t_prompt_page_text_escaped},
+    {"reason_page_text_escaped_regression", t_reason_page_text_escaped_regression},
     {"text_escape", t_text_escape},
     {"prompt_names_what_happens", t_prompt_names_what_happens},
     {"recipients_everywhere", t_recipients_everywhere},
