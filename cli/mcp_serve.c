@@ -603,15 +603,27 @@ static void start_login(serve *S, const mcp_args *a, mcp_result *out)
  * browser confirms it (gate_takeover asks through confirm_hook), and never
  * for a headless browser cdpgate launched unless the host passed
  * --takeover-headless (issue 11, point 15b(a)). */
+static int take_over_settle(void *ud)
+{
+    serve *S = ud;
+    return S->agent ? snap_handover(S->agent) : 0;
+}
+
 static void take_over(serve *S, const mcp_args *a, mcp_result *out)
 {
     char why[700];
     gate_takeover_req t = {0};
     t.said = a->text;
     t.no_window = !S->o->connect && !S->o->headed && !S->o->takeover_headless;
+    t.settle = take_over_settle;
+    t.settle_ud = S;
     gate_decision d;
     gate_takeover(S->gate, &t, &d);
     bool ok = d.decision == GATE_ALLOW;
+    /* What the page sent while the agent had control and still waits for
+     * the human: refused now (stale), not left paused for the human's. */
+    if (ok && S->agent)
+        snap_idle(S->agent);
     uint64_t e = gate_epoch(S->gate);
     /* The model's words, escaped for the operator's terminal: no
      * control sequence, no line of cdpgate's own, no bidi reordering. */

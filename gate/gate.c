@@ -979,6 +979,14 @@ int gate_decide_auth_request(gate *gt, const gate_auth_request *q, gate_decision
     const gate_grant *g = gt->grant;
     char why[256], o[72], tm[40];
     gate_text_copy(o, sizeof o, q->origin, 60);
+    /* Sent under another control (queued while the agent had it, answered
+     * after a takeover): never judged under a mode it was not sent in. */
+    if (q->epoch && q->epoch != gt->epoch)
+        return gate_verdict(d, GATE_STALE, "stale: the page sent it at control epoch %llu; "
+                            "control has changed since (epoch %llu, %s), so it is refused (a "
+                            "request is never answered under another control than the one it "
+                            "was sent under)", (unsigned long long)q->epoch,
+                            (unsigned long long)gt->epoch, gate_mode_name(gt->mode));
     if (gt->mode == GATE_MODE_HUMAN)
         return gate_verdict(d, GATE_ALLOW, "control is with the human: the request is theirs");
     if (gt->mode != GATE_MODE_AGENT)

@@ -480,6 +480,10 @@ typedef struct {
     int covered;                    /* -1: no confirmed action in progress on its
                                        tab; else that action's GATE_CLASS_* (the
                                        human confirmed it a moment ago) */
+    uint64_t epoch;                 /* the control epoch the page sent it under
+                                       (0: now); another than the current one:
+                                       stale, refused (a request is never judged
+                                       under another control than its own) */
 } gate_auth_request;
 
 /* Decide (no hook, no audit) what such a request needs, and check it:
@@ -527,13 +531,19 @@ void gate_observed(gate *gt);
  * did not say it shows the page another way, --takeover-headless), when
  * control is paused or the grant expired; with no hook, refused (fail
  * closed); a change of control while asked makes it stale. With the human
- * already: allowed, nothing asked. The decision is audited (action
- * "takeover"). Returns 0, or GATE_EIO when the audit line could not be
- * written (then a deny). The host's own control channel is the human
- * already: it calls gate_set_mode. */
+ * already: allowed, nothing asked. After the person's yes and before
+ * control passes, settle (when set) is called: the host reads every
+ * request the page sent so far and answers it under the agent's rules (the
+ * question may have taken seconds, the page's timers went on); its failure
+ * or a change of control meanwhile refuses the takeover (fail closed). The
+ * decision is audited (action and class "takeover"). Returns 0, or
+ * GATE_EIO when the audit line could not be written (then a deny). The
+ * host's own control channel is the human already: it calls gate_set_mode. */
 typedef struct {
     const char *said;               /* the agent's words (model text; shown escaped) */
     bool no_window;                 /* no window a person could use */
+    int (*settle)(void *ud);        /* 0, or nonzero when it could not (NULL: none) */
+    void *settle_ud;
 } gate_takeover_req;
 int gate_takeover(gate *gt, const gate_takeover_req *t, gate_decision *d);
 

@@ -66,6 +66,25 @@ static char *takeover_prompt(const gate *gt, const char *said, const gate_decisi
     return gate_prompt_end(&w);
 }
 
+/* The person said yes: before control passes, the host answers what the
+ * page sent meanwhile under the agent's rules (t->settle), then control
+ * must still be the agent's at epoch0. */
+static void takeover_settle(gate *gt, const gate_takeover_req *t, uint64_t epoch0,
+                            const char *why, gate_decision *d)
+{
+    if (t->settle && t->settle(t->settle_ud) != 0)
+        gate_verdict(d, GATE_DENY, "takeover: the page's requests sent while the agent had "
+                     "control could not be answered first, so control stays with the agent "
+                     "(fail closed)");
+    else if (gt->epoch != epoch0 || gt->mode != GATE_MODE_AGENT)
+        gate_verdict(d, GATE_STALE, "stale: control changed while the takeover was settled "
+                     "(epoch %llu, now %llu, %s); nothing was done", (unsigned long long)epoch0,
+                     (unsigned long long)gt->epoch, gate_mode_name(gt->mode));
+    else
+        gate_verdict(d, GATE_ALLOW, "takeover confirmed: a person is at the browser%s%s",
+                     *why ? ": " : "", why);
+}
+
 /* Decide (asking the human when it comes to that) into d. */
 static void takeover_decide(gate *gt, const gate_takeover_req *t, gate_decision *d)
 {
@@ -118,8 +137,7 @@ static void takeover_decide(gate *gt, const gate_takeover_req *t, gate_decision 
                      "%llu, now %llu, %s); nothing was done", (unsigned long long)epoch0,
                      (unsigned long long)gt->epoch, gate_mode_name(gt->mode));
     else if (ans == GATE_ALLOW)
-        gate_verdict(d, GATE_ALLOW, "takeover confirmed: a person is at the browser%s%s",
-                     *why ? ": " : "", why);
+        takeover_settle(gt, t, epoch0, why, d);
     else
         gate_verdict(d, GATE_DENY, "takeover declined: the human did not confirm that a person is "
                      "at the browser%s%s", *why ? ": " : "", why);

@@ -646,6 +646,7 @@ static int auth_request(snap_agent *a, const json_val *p, const char *svc, int t
             snprintf(k->resource, sizeof k->resource, "%s", q.resource);
             k->document = document;
             k->tab = tab;
+            k->epoch = gate_epoch(a->gate);
             if (k->method && k->url && k->fields) {
                 a->nasks++;
                 return -1;
@@ -687,6 +688,7 @@ void snap_sink_asks(snap_agent *a)
         q.resource = k.resource;
         q.document = k.document;
         q.covered = -1;
+        q.epoch = k.epoch;      /* control changed since it was sent: refused */
         gate_decision d;
         gate_check_auth_request(a->gate, &q, &d);
         bool ok = d.decision == GATE_ALLOW;
@@ -715,6 +717,17 @@ int snap_idle(snap_agent *a)
     int rc = cdp_pump(a->c, 0, &e);
     snap_sink_asks(a);
     return rc ? SNAP_EBROWSER : 0;
+}
+
+int snap_handover(snap_agent *a)
+{
+    if (!a || !gate_grant_get(a->gate))
+        return 0;       /* nothing is intercepted */
+    /* A round trip on the browser session: every Fetch.requestPaused the
+     * browser sent before its reply is read (and judged) on the way. */
+    cdp_err e;
+    return snap_cdp_call(a, NULL, "Target.getTargets", NULL, a->o.timeout_ms, NULL, &e)
+         ? SNAP_EBROWSER : 0;
 }
 
 /* Fetch.requestPaused on the browser session: judge and answer at once. */

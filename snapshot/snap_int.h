@@ -172,6 +172,7 @@ typedef struct {
     char resource[24];
     bool document;
     int tab;                     /* 0: not one of the agent's tabs */
+    uint64_t epoch;              /* the control epoch it was sent under */
 } snap_ask;
 
 #define SNAP_BLOCKED_MAX 16

@@ -119,6 +119,14 @@ void snap_agent_free(snap_agent *a);
  * calls it when the connection's descriptor (cdp_conn_fd) is readable;
  * `cdpgate mcp` does. 0, or SNAP_EBROWSER when the browser is gone. */
 int snap_idle(snap_agent *a);
+/* Before control passes to the human (the person said yes to the agent's
+ * takeover; gate_takeover_req.settle): read every request the page sent so
+ * far, so that each one is judged under the agent's rules, not the
+ * human's (a data-carrying one of an authenticated context waits for the
+ * human stamped with the control epoch it was sent under, and is refused
+ * once control has moved; snap_idle answers it). 0, or SNAP_EBROWSER when
+ * the browser did not answer. */
+int snap_handover(snap_agent *a);
 
 /* ---- observation ---- */
 

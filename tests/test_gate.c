@@ -1283,6 +1283,91 @@ static void t_takeover_needs_person(void)
     unlink(log);
 }
 
+/* Review F4: after the person's yes and before control passes, the host
+ * answers what the page sent meanwhile under the agent's rules (settle);
+ * a request queued under the agent's control is never answered as the
+ * human's afterwards (its epoch is stamped: stale, refused). */
+typedef struct {
+    gate *gt;
+    int rc;
+    int calls;
+    int mode;                   /* the control mode when settle ran */
+    bool pause;                 /* settle: the host pauses meanwhile */
+} settle_state;
+
+static int settle(void *ud)
+{
+    settle_state *s = ud;
+    s->calls++;
+    s->mode = gate_mode(s->gt);
+    if (s->pause)
+        gate_set_mode(s->gt, GATE_MODE_PAUSED, "host");
+    return s->rc;
+}
+
+static void t_takeover_settles_pending(void)
+{
+    if (tmp_setup())
+        return;
+    char log[512];
+    tmp_path(log, sizeof log, "takeover-settle.log");
+    unlink(log);
+    hook_state h = {GATE_ALLOW, "here", 0, ""};
+    gate_opts o = {.audit = log, .confirm = hook, .confirm_ud = &h};
+    gate *gt = mk(BANK, &o);
+    if (!gt)
+        return;
+    settle_state st = {gt, 1, 0, -1, false};
+    gate_takeover_req t = {.said = "captcha", .settle = settle, .settle_ud = &st};
+    gate_decision d;
+    /* The pending requests could not be answered: refused, fail closed. */
+    CHECK_INT(0, gate_takeover(gt, &t, &d));
+    CHECK_INT(GATE_DENY, d.decision);
+    has(d.reason, "could not be answered first");
+    CHECK_INT(1, st.calls);
+    CHECK_INT(GATE_MODE_AGENT, st.mode);
+    CHECK_INT(GATE_MODE_AGENT, gate_mode(gt));
+    CHECK_INT(1, gate_epoch(gt));
+    /* Control changed while settling: stale, nothing done. */
+    st.rc = 0;
+    st.pause = true;
+    CHECK_INT(0, gate_takeover(gt, &t, &d));
+    CHECK_INT(GATE_STALE, d.decision);
+    CHECK_INT(GATE_MODE_PAUSED, gate_mode(gt));
+    gate_set_mode(gt, GATE_MODE_AGENT, "host");
+    uint64_t e0 = gate_epoch(gt);
+    /* A page post queued under the agent's control (epoch e0). */
+    gate_auth_request q = {.method = "POST", .url = "https://bank.test/api/beat?n=1",
+                           .origin = "https://bank.test", .fields = "beat",
+                           .resource = "Fetch", .covered = -1, .epoch = e0};
+    CHECK_INT(0, gate_decide_auth_request(gt, &q, &d));
+    CHECK_INT(GATE_CONFIRM, d.decision);
+    /* Settled while the agent still has control, then the human's. */
+    st.pause = false;
+    st.calls = 0;
+    int calls0 = h.calls;
+    CHECK_INT(0, gate_takeover(gt, &t, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
+    CHECK_INT(1, st.calls);
+    CHECK_INT(GATE_MODE_AGENT, st.mode);
+    CHECK_INT(GATE_MODE_HUMAN, gate_mode(gt));
+    CHECK_INT(calls0 + 1, h.calls);
+    /* Answered now: stale (refused), nobody asked, audited. */
+    CHECK_INT(0, gate_check_auth_request(gt, &q, &d));
+    CHECK_INT(GATE_STALE, d.decision);
+    has(d.reason, "stale: the page sent it at control epoch");
+    CHECK_INT(calls0 + 1, h.calls);
+    /* One sent under the human's control is theirs. */
+    q.epoch = gate_epoch(gt);
+    CHECK_INT(0, gate_check_auth_request(gt, &q, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
+    gate_free(gt);
+    char *a = test_read_file(log, NULL);
+    has(a, "\"decision\":\"stale\",\"reason\":\"stale: the page sent it at control epoch");
+    free(a);
+    unlink(log);
+}
+
 /* d.confirmed tells an allow that a human gave through the hook (which can
  * take minutes, while the page runs: the driver checks the page again
  * before it acts, issue 11 point 2) from a plain allow. */
@@ -2709,6 +2794,7 @@ static const test_case TESTS[] = {
     {"open_schemes", t_open_schemes},
     {"takeover_while_confirming", t_takeover_while_confirming},
     {"takeover_needs_person", t_takeover_needs_person},
+    {"takeover_settles_pending", t_takeover_settles_pending},
     {"confirmed_flag", t_confirmed_flag},
     {"audit_lines", t_audit_lines},
     {"pending_outcomes", t_pending_outcomes},

@@ -2635,19 +2635,23 @@ static char *file_wait(const char *path, const char *needle, int timeout_ms)
 
 /* One `cdpgate mcp` (headless, as every test browser) on the bank page
  * that posts from a timer (gate/bank/beat.html?c=which): flag (NULL or
- * "--takeover-headless"), the --confirm program's answer for everything;
- * the program appends each question to asked_f. The model calls
- * browser_takeover; *r gets its result (new). */
+ * "--takeover-headless"), the --confirm program's answer for everything
+ * (or, when it starts with "sh:", the program itself after "sh:", %s
+ * standing for asked_f); the program appends each question to asked_f.
+ * The model calls browser_takeover; *r gets its result (new). */
 static bool takeover_child(child *c, const char *which, const char *flag, const char *answer,
                            char *audit, char *asked_f, char **r)
 {
-    static char env_data[500], rules[200], confirm[900];
+    static char env_data[500], rules[200], confirm[1200];
     snprintf(env_data, sizeof env_data, "XDG_DATA_HOME=%s", mcp_data);
     snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
     snprintf(audit, 400, "%s/audit-takeover-%s.log", world.root, which);
     snprintf(asked_f, 400, "%s/takeover-asked-%s", world.root, which);
-    snprintf(confirm, sizeof confirm, "cat >> %s; echo; echo '{\"decision\":\"%s\"}'", asked_f,
-             answer);
+    if (strncmp(answer, "sh:", 3) == 0)
+        snprintf(confirm, sizeof confirm, answer + 3, asked_f, asked_f);
+    else
+        snprintf(confirm, sizeof confirm, "cat >> %s; echo; echo '{\"decision\":\"%s\"}'",
+                 asked_f, answer);
     const char *env[] = {env_data, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
     const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", mcp_grant, "--audit", audit,
                           "--confirm", confirm, flag ? flag : "mcp", flag ? "mcp" : NULL, NULL};
@@ -2747,6 +2751,81 @@ static void t_mcp_takeover_needs_person(void)
     check_no_plants("takeover audit", a);
     free(a);
     CHECK_INT(0, child_end(&c, 30000));   /* a clean exit (sanitizers too) */
+}
+
+/* The page's posts that reached the server (tag=beat-which): how many,
+ * and the earliest time the page sent one of them (t=; INT64_MAX: none). */
+static int beat_posts(const char *which, int64_t *first)
+{
+    char tag[60];
+    snprintf(tag, sizeof tag, "tag=beat-%s&", which);
+    char *s = test_read_file(world.log, NULL);
+    int n = 0;
+    *first = INT64_MAX;
+    for (char *line = s; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = 0;
+        const char *p = strstr(line, tag);
+        const char *t = p ? strstr(p, "&t=") : NULL;
+        if (strncmp(line, "POST ", 5) == 0 && t) {
+            int64_t v = strtoll(t + 3, NULL, 10);
+            *first = v < *first ? v : *first;
+            n++;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    free(s);
+    return n;
+}
+
+/* Review F4: the page posts to the authenticated origin from a timer while
+ * the takeover question is up (the person takes 1.5 s to say yes). Those
+ * posts were sent while the agent had control: they are judged under its
+ * rules (asked, refused when control moved), never passed as the human's.
+ * On main they waited, unread or queued, and were allowed after the yes. */
+static void t_mcp_takeover_pending_requests(void)
+{
+    if (!mcp_ready())
+        return;
+    /* The program says no to every post, and yes (after 1.5 s) to the
+     * takeover, noting the time of its yes (ms) in asked_f.yes. */
+    static const char SH[] =
+        "sh:q=$(cat); printf '%%s\\n' \"$q\" >> %s; case \"$q\" in "
+        "*'\"action\":\"takeover\"'*) sleep 1.5; date +%%s%%3N > %s.yes; "
+        "echo '{\"decision\":\"allow\"}';; *) echo '{\"decision\":\"deny\"}';; esac";
+    child c;
+    char audit[400], asked_f[400], *r = NULL;
+    if (!takeover_child(&c, "pend", "--takeover-headless", SH, audit, asked_f, &r))
+        return;
+    CHECK_HAS(r, "Control is with the human");
+    free(r);
+    char yes_f[450];
+    snprintf(yes_f, sizeof yes_f, "%s.yes", asked_f);
+    char *y = test_read_file(yes_f, NULL);
+    int64_t yes = y ? strtoll(y, NULL, 10) : 0;
+    free(y);
+    CHECK(yes > 0);
+    /* After the yes the posts are the human's: they reach the server. */
+    int64_t first;
+    int n0 = beat_posts("pend", &first);
+    CHECK(log_wait("POST", "bank.test", "tag=beat-pend&", n0 + 2, 10000) >= n0 + 2);
+    /* None sent before the yes did (200 ms: the page's fetch reaches the
+     * browser's interception a moment after the page's clock says). */
+    int n = beat_posts("pend", &first);
+    if (!CHECK(n >= 2 && first >= yes - 200)) {
+        char *l = log_lines("tag=beat-pend&");
+        test_fail_detail("a post the page sent %lld ms before the person's yes reached the "
+                         "server:\n%s", (long long)(yes - first), l);
+        free(l);
+    }
+    /* Judged: those sent during the question were refused as stale. */
+    char *a = file_wait(audit, "stale: the page sent it at control epoch", 10000);
+    keep_text("[takeover pending audit]", a);
+    CHECK_HAS(a, "stale: the page sent it at control epoch");
+    CHECK_LACKS(a, "beat=");
+    free(a);
+    CHECK_INT(0, child_end(&c, 30000));
 }
 
 /* ==== 12. the driver killed right after a submit ==== */
@@ -3679,6 +3758,7 @@ static const test_case TESTS[] = {
     {"mcp_takeover_pending", t_mcp_takeover_pending},
     {"mcp_takeover_pending_elicit", t_mcp_takeover_pending_elicit},
     {"mcp_takeover_needs_person", t_mcp_takeover_needs_person},
+    {"mcp_takeover_pending_requests", t_mcp_takeover_pending_requests},
     {"expired_grant", t_expired_grant},
     {"expired_grant_at_start", t_expired_grant_at_start},
     {"stale_observation", t_stale_observation},
