@@ -245,6 +245,9 @@ typedef struct {
                                        upload, eval); read tools are false */
     const gate_target *target;      /* NULL for page-level actions */
     const char *dialog;             /* dialog accept: the dialog's message */
+    const char *dialog_origin;      /* and the origin of the frame whose script
+                                       opened it ("" not http(s), NULL unknown):
+                                       shown to the human */
     const char *recipient;          /* a recipient being entered (an address, or
                                        a payee as text); the gate also finds
                                        the ones given to a recipient field

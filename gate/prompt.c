@@ -397,6 +397,16 @@ char *gate_prompt_message(const gate *gt, const gate_request *req, const gate_de
     base_buf_puts(&b, origin);
     base_buf_puts(&b, ". Nothing happens unless you allow it; allowing covers this one action "
                       "only.\n");
+    if (req->dialog && req->dialog_origin) {
+        /* Normalised like the page's: an iframe of another site may ask. */
+        char dor[GATE_ORIGIN_MAX];
+        if (gate_origin_parse(req->dialog_origin, dor, sizeof dor, ORIGIN_LENIENT, NULL))
+            snprintf(dor, sizeof dor, "a frame with no http(s) origin");
+        base_buf_puts(&b, "The dialog was opened by a script of ");
+        base_buf_puts(&b, dor);
+        base_buf_puts(&b, strcmp(dor, origin) == 0 ? " (the page's own origin).\n"
+                                                   : " (not the page's origin).\n");
+    }
     verdict(&b, req, d, origin);
     agent_part(&b, req);
     page_part(&b, req, d);
@@ -434,6 +444,8 @@ char *gate_prompt_json(const gate *gt, const gate_request *req, const gate_decis
     gate_w_text(&w, "action", req->tool, 64);
     w_esc(&w, "origin", req->origin, GATE_ORIGIN_MAX, 0);
     w_esc(&w, "url", req->url, GATE_AUDIT_URL_MAX, 0);
+    if (req->dialog)
+        w_esc(&w, "dialog_origin", req->dialog_origin, GATE_ORIGIN_MAX, 0);
     json_w_key(&w, "target");
     json_w_obj_begin(&w);
     w_esc(&w, "role", t ? t->role : req->dialog ? "dialog" : NULL, 64, 0);

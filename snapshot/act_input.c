@@ -590,7 +590,7 @@ static int press_focus_same(snap_agent *a, int tab_id, const char *session, cons
 static int recheck_focus(snap_agent *a, snap_gated *g, int tab_id, uint64_t nav0,
                          const char *session, const char *oid, snap_result *r)
 {
-    int rc = snap_act_recheck_page(a, g, "press", tab_id, nav0, NULL, NULL, r);
+    int rc = snap_act_recheck_page(a, g, "press", tab_id, nav0, NULL, r);
     if (rc || !g->d.confirmed)
         return rc;
     snap_tab *t = snap_tab_by_id(a, tab_id);

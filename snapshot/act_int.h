@@ -84,6 +84,16 @@ typedef struct {
                                    escaped: see sb_page) */
 } target;
 
+/* A JS dialog as the human who confirms its accept is shown it, kept
+ * across the question (the tab's copy goes when the dialog does): the
+ * accept runs only while the same one is open (snap_act_recheck_page). */
+typedef struct {
+    char type[16];               /* alert, confirm, prompt, beforeunload */
+    char frame[SNAP_ID_MAX];     /* frameId whose script opened it ("" unknown) */
+    char *message;               /* new; page text */
+    char *url;                   /* that frame's URL (new, redacted; NULL unknown) */
+} act_dialog;
+
 /* Whether the element acted on sits in a form with a password or
  * one-time-code field, and those fields' names (for URL redaction). */
 typedef struct {
@@ -190,8 +200,7 @@ const char *snap_act_change_phrase(int code);
 int snap_act_recheck_target(snap_agent *a, snap_gated *g, const char *tool, const target *tg,
                             session_set *ss, located *loc, snap_result *r);
 int snap_act_recheck_page(snap_agent *a, snap_gated *g, const char *tool, int tab_id,
-                          uint64_t nav0, const char *dialog_type, const char *dialog,
-                          snap_result *r);
+                          uint64_t nav0, const act_dialog *dialog, snap_result *r);
 void snap_act_collect_changes(snap_agent *a, const char *session, const char *obs_oid,
                               const char *elem_oid, act_report *rp);
 void snap_act_states_line(const act_report *rp, char *buf, size_t cap);
@@ -223,6 +232,7 @@ int snap_act_locate(snap_agent *a, int tab_id, const char *frame_id, const char 
  * act on: the action fails by itself, before sending anything). */
 snap_tab *snap_act_gate_begin(snap_agent *a, snap_gated *g, snap_result *r);
 int snap_act_gate_page(snap_agent *a, const char *tool, bool state_change, bool submit,
-                       const char *dialog, const char *obs, snap_gated *g, snap_result *r);
+                       const act_dialog *dialog, const char *obs, snap_gated *g,
+                       snap_result *r);
 
 #endif

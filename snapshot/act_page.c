@@ -78,7 +78,7 @@ int snap_eval(snap_agent *a, const char *expression, snap_result *r)
         snap_gate_in gi = {.tool = "eval", .tab = t->id, .state_change = true,
                            .script = expression ? expression : ""};
         rc = snap_gate_ask(a, &gi, &gg, r);
-        if (rc == 0 && (rc = snap_act_recheck_page(a, &gg, "eval", tab_id, nav0, NULL, NULL, r)))
+        if (rc == 0 && (rc = snap_act_recheck_page(a, &gg, "eval", tab_id, nav0, NULL, r)))
             snap_gate_done(a, &gg, rc, r);
     }
     if (rc)
@@ -515,30 +515,31 @@ int snap_dialog(snap_agent *a, bool accept, const char *prompt_text, snap_result
     snap_gated gg;
     snap_sync(a);
     snap_tab *t = snap_tab_current(a);
-    const char *msg = accept && t && t->dialog_open
-                          ? (t->dialog_message ? t->dialog_message : "") : NULL;
-    /* The message approved, kept: the tab's copy goes when the dialog does. */
-    char *approved = msg ? strdup(msg) : NULL;
+    bool approve = accept && t && t->dialog_open;
+    /* The dialog approved, kept: the tab's copy goes when the dialog does. */
+    act_dialog dl = {0};
     int tab_id = t ? t->id : 0;
     uint64_t nav0 = t ? t->nav : 0;
-    char type[sizeof t->dialog_type] = "";
-    if (msg)
-        snprintf(type, sizeof type, "%s", t->dialog_type);
-    if (msg && !approved) {
-        memset(r, 0, sizeof *r);
-        return snap_fail(r, SNAP_ENOMEM, "dialog: out of memory");
+    if (approve) {
+        snprintf(dl.type, sizeof dl.type, "%s", t->dialog_type);
+        snprintf(dl.frame, sizeof dl.frame, "%s", t->dialog_frame);
+        dl.message = strdup(t->dialog_message ? t->dialog_message : "");
+        dl.url = t->dialog_url ? strdup(t->dialog_url) : NULL;
+        if (!dl.message || (t->dialog_url && !dl.url)) {
+            free(dl.message);
+            free(dl.url);
+            memset(r, 0, sizeof *r);
+            return snap_fail(r, SNAP_ENOMEM, "dialog: out of memory");
+        }
     }
-    int rc = snap_act_gate_page(a, "dialog", accept, false, approved, NULL, &gg, r);
-    if (rc) {
-        free(approved);
-        return rc;
-    }
-    if ((rc = snap_act_recheck_page(a, &gg, "dialog", tab_id, nav0, type, approved, r))) {
-        free(approved);
+    int rc = snap_act_gate_page(a, "dialog", accept, false, approve ? &dl : NULL, NULL, &gg, r);
+    if (rc == 0 &&
+        (rc = snap_act_recheck_page(a, &gg, "dialog", tab_id, nav0, approve ? &dl : NULL, r)))
         snap_gate_done(a, &gg, rc, r);
+    free(dl.message);
+    free(dl.url);
+    if (rc)
         return rc;
-    }
-    free(approved);
     rc = dialog_run(a, accept, prompt_text, r);
     snap_gate_done(a, &gg, rc, r);
     return rc;

@@ -27,13 +27,15 @@ snap_tab *snap_act_gate_begin(snap_agent *a, snap_gated *g, snap_result *r)
  * tab there is nothing to act on: the action fails by itself, before
  * sending anything. */
 int snap_act_gate_page(snap_agent *a, const char *tool, bool state_change, bool submit,
-                       const char *dialog, const char *obs, snap_gated *g, snap_result *r)
+                       const act_dialog *dialog, const char *obs, snap_gated *g,
+                       snap_result *r)
 {
     snap_tab *t = snap_act_gate_begin(a, g, r);
     if (!t)
         return 0;
     snap_gate_in gi = {.tool = tool, .tab = t->id, .state_change = state_change,
-                       .submit = submit, .dialog = dialog, .obs = obs};
+                       .submit = submit, .dialog = dialog ? dialog->message : NULL,
+                       .dialog_url = dialog ? dialog->url : NULL, .obs = obs};
     return snap_gate_ask(a, &gi, g, r);
 }
 

@@ -593,12 +593,13 @@ int snap_act_recheck_target(snap_agent *a, snap_gated *g, const char *tool, cons
 }
 
 /* After a confirmed page-level decision: the tab is still open, on the
- * document it was on (nav0) and (dialog_type, dialog: the type and message
- * of the dialog approved, NULL when none was) with the same dialog open:
- * same type and message. 0, or call_off. */
+ * document it was on (nav0) and, when a dialog was approved (dialog, else
+ * NULL), the same dialog is open: same type and message, opened by the
+ * same frame at the same URL (a page can close the approved dialog and
+ * open an identical one from another frame, another origin's script).
+ * 0, or call_off. */
 int snap_act_recheck_page(snap_agent *a, snap_gated *g, const char *tool, int tab_id,
-                          uint64_t nav0, const char *dialog_type, const char *dialog,
-                          snap_result *r)
+                          uint64_t nav0, const act_dialog *dialog, snap_result *r)
 {
     if (!g->d.confirmed)
         return 0;
@@ -608,11 +609,18 @@ int snap_act_recheck_page(snap_agent *a, snap_gated *g, const char *tool, int ta
         return snap_act_call_off(g, tool, NULL, snap_act_change_phrase(SNAP_ENOTAB), r);
     if (t->nav != nav0)
         return snap_act_call_off(g, tool, NULL, "the page navigated to another document", r);
-    if (dialog && (!t->dialog_open || strcmp(dialog, t->dialog_message ? t->dialog_message
-                                                                         : "") != 0 ||
-                   strcmp(dialog_type ? dialog_type : "", t->dialog_type) != 0))
+    if (!dialog)
+        return 0;
+    if (!t->dialog_open ||
+        strcmp(dialog->message ? dialog->message : "",
+               t->dialog_message ? t->dialog_message : "") != 0 ||
+        strcmp(dialog->type, t->dialog_type) != 0)
         return snap_act_call_off(g, tool, NULL, "the dialog that was approved is no longer the one "
                                  "open", r);
+    if (strcmp(dialog->frame, t->dialog_frame) != 0 ||
+        strcmp(dialog->url ? dialog->url : "", t->dialog_url ? t->dialog_url : "") != 0)
+        return snap_act_call_off(g, tool, NULL, "the dialog that was approved is no longer the one "
+                                 "open (the one open now was opened by another frame)", r);
     return 0;
 }
 

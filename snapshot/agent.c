@@ -279,10 +279,28 @@ static void tab_clear(snap_tab *t)
     free(t->title);
     free(t->dialog_message);
     free(t->dialog_default);
+    free(t->dialog_url);
     memset(t, 0, sizeof *t);
 }
 
 /* ---- events (listener: records only, never waits) ---- */
+
+/* Page.javascriptDialogOpening (params p) on tab t. */
+static void dialog_opening(const snap_agent *a, snap_tab *t, const json_val *p)
+{
+    t->dialog_open = true;
+    snprintf(t->dialog_type, sizeof t->dialog_type, "%s",
+             json_get_str(p, "type") ? json_get_str(p, "type") : "alert");
+    snap_agent_setstr(&t->dialog_message, json_get_str(p, "message"));
+    snap_agent_setstr(&t->dialog_default, json_get_str(p, "defaultPrompt"));
+    /* Which frame's script opened it, at which URL: a confirmed accept
+     * answers only the dialog the human was shown (act_page.c). */
+    snap_agent_copyid(t->dialog_frame, json_get_str(p, "frameId"));
+    free(t->dialog_url);
+    t->dialog_url = NULL;
+    if (json_get_str(p, "url"))
+        set_url(a, &t->dialog_url, json_get_str(p, "url"));
+}
 
 static void queue_work(snap_agent *a, int kind, const char *target, const char *session,
                        const char *opener, int tab)
@@ -435,11 +453,7 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
         if (f && !(why && strcmp(why, "swap") == 0))
             f->gone = true;
     } else if (strcmp(method, "Page.javascriptDialogOpening") == 0) {
-        t->dialog_open = true;
-        snprintf(t->dialog_type, sizeof t->dialog_type, "%s",
-                 json_get_str(p, "type") ? json_get_str(p, "type") : "alert");
-        snap_agent_setstr(&t->dialog_message, json_get_str(p, "message"));
-        snap_agent_setstr(&t->dialog_default, json_get_str(p, "defaultPrompt"));
+        dialog_opening(a, t, p);
     } else if (strcmp(method, "Page.javascriptDialogClosed") == 0) {
         t->dialog_open = false;
     } else if (strcmp(method, "Network.responseReceived") == 0) {

@@ -229,6 +229,29 @@ static int present_read(snap_agent *a, const snap_gate_in *in, gate_request *q,
     return 0;
 }
 
+/* What the gate request takes from the caller's as it is. A dialog's
+ * frame's origin goes into dorigin ("" when not http(s)), for the human:
+ * an iframe of another site may be the one asking. */
+static void request_from(const snap_gate_in *in, gate_request *q, char *dorigin, size_t cap)
+{
+    q->tool = in->tool;
+    q->state_change = in->state_change;
+    q->dialog = in->dialog;
+    if (in->dialog && in->dialog_url) {
+        if (snap_url_origin(in->dialog_url, dorigin, cap) != 0)
+            dorigin[0] = 0;
+        q->dialog_origin = dorigin;
+    }
+    q->file = in->file;
+    q->script = in->script;
+    q->key = in->key;
+    q->options = in->options;
+    q->noptions = in->noptions;
+    q->egress = in->egress;
+    q->epoch = in->epoch;
+    q->obs = in->obs;
+}
+
 int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_result *r)
 {
     memset(g, 0, sizeof *g);
@@ -312,26 +335,17 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
             tg.autocomplete = "one-time-code";
     }
     gate_request q = {0};
-    q.tool = in->tool;
+    char dorigin[256];
+    request_from(in, &q, dorigin, sizeof dorigin);
     q.origin = origin;
     q.url = url ? url : "";
     q.authenticated = t && !in->open_url ? snap_tab_auth(a, t) : in->authenticated;
-    q.state_change = in->state_change;
     q.target = have_target ? &tg : NULL;
-    q.dialog = in->dialog;
-    q.file = in->file;
-    q.script = in->script;
-    q.key = in->key;
-    q.options = in->options;
-    q.noptions = in->noptions;
     /* The text to type: shown to the human who confirms, and checked by the
      * gate when the field takes a recipient (To, Cc, payee, ...). Never the
      * text of a secret field. */
     if (in->text && !(have_target && secret_field(&tg)))
         q.text = in->text;
-    q.egress = in->egress;
-    q.epoch = in->epoch;
-    q.obs = in->obs;
     /* A consequential action (a send, a payment): what its form holds is
      * read back for the gate, which checks the recipients in it (a
      * suggestion accepted with a key, or filled in by the page, is there

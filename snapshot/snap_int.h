@@ -93,6 +93,9 @@ typedef struct {
     char dialog_type[16];        /* alert, confirm, prompt, beforeunload */
     char *dialog_message;        /* new; page text: untrusted */
     char *dialog_default;        /* prompt default (new) */
+    char dialog_frame[SNAP_ID_MAX]; /* frameId whose script opened it ("" unknown) */
+    char *dialog_url;            /* that frame's URL as the event gave it (new;
+                                    redacted as frame URLs are; NULL unknown) */
     /* network requests in flight on this tab's sessions (for quiet waits) */
     int inflight;
     uint64_t last_net_ms;        /* monotonic ms of the last request event */
@@ -362,6 +365,9 @@ typedef struct {
                                     as recipients in a recipient field) */
     size_t noptions;
     const char *dialog;          /* dialog accept: its message */
+    const char *dialog_url;      /* and the URL of the frame that opened it
+                                    (redacted; NULL unknown): its origin is
+                                    shown to the human */
     const char *file;            /* upload: the resolved path of the file */
     const char *script;          /* eval: the expression */
     unsigned egress;             /* GATE_EGRESS_* the action needs */

@@ -197,16 +197,19 @@ static char last_audit[400];    /* the audit log of the last gate made */
 
 static char *page_eval(snap_agent *a, const char *expr);
 
-/* Pump a's connection until the current tab has a dialog open whose type
- * or message differs from old_type, old (NULL: any dialog), at most 10 s. */
-static bool dialog_wait(snap_agent *a, const char *old_type, const char *old)
+/* Pump a's connection until the current tab has a dialog open whose type,
+ * message or frame differs from old_type, old, old_frame (old NULL: any
+ * dialog), at most 10 s. */
+static bool dialog_wait(snap_agent *a, const char *old_type, const char *old,
+                        const char *old_frame)
 {
     for (int64_t end = base_now_ms() + 10000; base_now_ms() < end;) {
         snap_sync(a);
         snap_tab *t = snap_tab_current(a);
         if (t && t->dialog_open &&
             (!old || strcmp(old, t->dialog_message ? t->dialog_message : "") != 0 ||
-             strcmp(old_type ? old_type : "", t->dialog_type) != 0))
+             strcmp(old_type ? old_type : "", t->dialog_type) != 0 ||
+             strcmp(old_frame ? old_frame : "", t->dialog_frame) != 0))
             return true;
         cdp_pump(a->c, 50, NULL);
     }
@@ -220,9 +223,10 @@ static void dialog_swap(snap_agent *a)
     snap_tab *t = snap_tab_current(a);
     if (!CHECK(t && t->dialog_open))
         return;
-    char old[300], old_type[32], session[128];
+    char old[300], old_type[32], session[128], old_frame[128];
     snprintf(old, sizeof old, "%s", t->dialog_message ? t->dialog_message : "");
     snprintf(old_type, sizeof old_type, "%s", t->dialog_type);
+    snprintf(old_frame, sizeof old_frame, "%s", t->dialog_frame);
     snprintf(session, sizeof session, "%s", t->session);
     cdp_reply rep;
     cdp_err e = {0};
@@ -231,7 +235,7 @@ static void dialog_swap(snap_agent *a)
         cdp_reply_free(&rep);
     else
         test_fail_detail("dismissing the page's dialog: %s", e.msg);
-    if (!CHECK(dialog_wait(a, old_type, old)))
+    if (!CHECK(dialog_wait(a, old_type, old, old_frame)))
         test_fail_detail("the page opened no other dialog after \"%s\"", old);
 }
 
@@ -2011,8 +2015,11 @@ out:
 /* A confirm() dialog on the authenticated bank, its accept confirmed by
  * the human: while the human is asked, the dialog approved ("Keep the draft
  * of the letter?") is answered elsewhere and the page opens another one:
- * "Delete every message in the account?" (ask), or a prompt with the same
- * message whose accept sends its default text (ask2). The approval does
+ * "Delete every message in the account?" (ask), a prompt with the same
+ * message whose accept sends its default text (ask2), or the same confirm()
+ * from another frame at the same URL, whose accept posts (ask3; session 8
+ * review, F6: the frame is compared too, and the human's prompt names the
+ * origin of the dialog's frame). The approval does
  * not carry over: nothing is accepted, the result says the dialog changed,
  * the new dialog is still open and unanswered, nothing is posted. The
  * positive control: the same dialog, unchanged, is accepted once confirmed.
@@ -2038,6 +2045,8 @@ static void t_confirmed_dialog_changed(void)
          "tag=dialog-deleteall"},
         {"ask2", "prompt", "Keep the draft of the letter?", "keep:false prompt:null",
          "tag=dialog-prompt"},
+        {"ask3", "confirm", "Keep the draft of the letter?", "a:false b:false",
+         "tag=dialog-frame"},
     };
     int failed0 = file_lines_with(last_audit, "\"outcome\":\"failed\"",
                                   "the dialog that was approved is no longer the one open");
@@ -2045,8 +2054,12 @@ static void t_confirmed_dialog_changed(void)
         char expr[100];
         snprintf(expr, sizeof expr, "window.answers = [], setTimeout(%s, 0), 1", CASES[i].start);
         free(page_eval(x.a, expr));
-        if (!CHECK(dialog_wait(x.a, NULL, NULL)))
+        if (!CHECK(dialog_wait(x.a, NULL, NULL, NULL)))
             goto out;
+        snap_tab *t0 = snap_tab_current(x.a);
+        char frame0[128];
+        snprintf(frame0, sizeof frame0, "%s", t0 ? t0->dialog_frame : "");
+        CHECK(frame0[0] != 0);          /* the event names the dialog's frame */
         int calls = hook_calls;
         hook_dialog_swap = true;
         memset(&r, 0, sizeof r);
@@ -2055,6 +2068,10 @@ static void t_confirmed_dialog_changed(void)
         hook_dialog_swap = false;
         CHECK_INT(calls + 1, hook_calls);
         CHECK_HAS(hook_prompt, "Keep the draft of the letter?");
+        char by[160];
+        snprintf(by, sizeof by, "The dialog was opened by a script of %s (the page's own origin)",
+                 O_BANK);
+        CHECK_HAS(hook_prompt, by);
         if (!CHECK_INT(SNAP_ESTALE, rc))
             test_fail_detail("%s: the accept went ahead: %s", CASES[i].start,
                              r.text ? r.text : "");
@@ -2062,6 +2079,8 @@ static void t_confirmed_dialog_changed(void)
         CHECK_HAS(r.text, "the dialog that was approved is no longer the one open");
         CHECK_HAS(r.text, "Nothing was sent");
         CHECK_HAS(r.structured, "\"changed_while_confirming\"");
+        if (strcmp(CASES[i].start, "ask3") == 0)
+            CHECK_HAS(r.text, "opened by another frame");
         snap_result_free(&r);
         /* The new dialog is open and unanswered. */
         snap_sync(x.a);
@@ -2069,6 +2088,8 @@ static void t_confirmed_dialog_changed(void)
         CHECK(t && t->dialog_open);
         CHECK_STR(CASES[i].type, t ? t->dialog_type : "");
         CHECK_STR(CASES[i].message, t && t->dialog_message ? t->dialog_message : "");
+        if (strcmp(CASES[i].start, "ask3") == 0)   /* another frame's, at the same URL */
+            CHECK(t && strcmp(frame0, t->dialog_frame) != 0);
         /* The test dismisses it; the page says what it was answered. */
         cdp_reply rep;
         if (t && CHECK_INT(0, cdp_call(x.a->c, t->session, "Page.handleJavaScriptDialog",
@@ -2083,22 +2104,28 @@ static void t_confirmed_dialog_changed(void)
                   file_lines_with(last_audit, "\"outcome\":\"failed\"",
                                   "the dialog that was approved is no longer the one open"));
     }
-    /* The positive control: nothing changes, the confirmed accept runs. */
-    free(page_eval(x.a, "window.answers = [], setTimeout(ask, 0), 1"));
-    if (!CHECK(dialog_wait(x.a, NULL, NULL)))
-        goto out;
-    int calls = hook_calls;
-    memset(&r, 0, sizeof r);
-    int rc = snap_dialog(x.a, true, NULL, &r);
-    keep(&r);
-    CHECK_INT(calls + 1, hook_calls);
-    if (!CHECK_INT(0, rc))
-        test_fail_detail("%s", r.text ? r.text : "");
-    CHECK_HAS(r.text, "accepted the confirm dialog");
-    snap_result_free(&r);
-    char *v = page_eval(x.a, "window.answers.join(' ')");
-    CHECK_STR("keep:true", v);
-    free(v);
+    /* The positive control: nothing changes, the confirmed accept runs
+     * (the page's own dialog, and a frame's). */
+    static const char *const CONTROL[][2] = {{"ask", "keep:true"}, {"ask3", "a:true"}};
+    for (size_t i = 0; i < 2; i++) {
+        char expr[100];
+        snprintf(expr, sizeof expr, "window.answers = [], setTimeout(%s, 0), 1", CONTROL[i][0]);
+        free(page_eval(x.a, expr));
+        if (!CHECK(dialog_wait(x.a, NULL, NULL, NULL)))
+            goto out;
+        int calls = hook_calls;
+        memset(&r, 0, sizeof r);
+        int rc = snap_dialog(x.a, true, NULL, &r);
+        keep(&r);
+        CHECK_INT(calls + 1, hook_calls);
+        if (!CHECK_INT(0, rc))
+            test_fail_detail("%s: %s", CONTROL[i][0], r.text ? r.text : "");
+        CHECK_HAS(r.text, "accepted the confirm dialog");
+        snap_result_free(&r);
+        char *v = page_eval(x.a, "window.answers.join(' ')");
+        CHECK_STR(CONTROL[i][1], v);
+        free(v);
+    }
 out:
     rig_down(&x);
 }
