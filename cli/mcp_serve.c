@@ -236,13 +236,22 @@ static const char CONFIRM_SCHEMA[] =
     "\"title\":\"Allow this one action\",\"description\":\"Nothing is remembered: the "
     "next such action asks again.\"}},\"required\":[\"approve\"]}";
 
+/* The agent's takeover is a mode switch, not an action (review F7). */
+static const char TAKEOVER_SCHEMA[] =
+    "{\"type\":\"object\",\"properties\":{\"approve\":{\"type\":\"boolean\","
+    "\"title\":\"A person takes over the browser now\",\"description\":\"Say yes only if "
+    "you are at the browser: while you have control cdpgate does not judge the page's "
+    "requests.\"}},\"required\":[\"approve\"]}";
+
 /* The gate's message for the human (gate_prompt_message: its verdict
  * first, page text escaped after a separator); new, NULL when the request
  * has none (then nothing is asked: a deny). */
-static char *confirm_message(const char *prompt)
+static char *confirm_message(const char *prompt, bool *takeover)
 {
     json_doc *d = json_parse(prompt, strlen(prompt), NULL, NULL);
     const char *m = json_get_str(d ? json_doc_root(d) : NULL, "message");
+    const char *cls = json_get_str(d ? json_doc_root(d) : NULL, "class");
+    *takeover = cls && strcmp(cls, "takeover") == 0;
     char *out = m ? strdup(m) : NULL;
     json_doc_free(d);
     return out;
@@ -250,8 +259,9 @@ static char *confirm_message(const char *prompt)
 
 static int confirm_elicit(serve *S, const char *prompt, char *why, size_t cap)
 {
-    char *msg = confirm_message(prompt);
-    if (!msg || mcp_elicit_begin(S->call, msg, CONFIRM_SCHEMA)) {
+    bool takeover = false;
+    char *msg = confirm_message(prompt, &takeover);
+    if (!msg || mcp_elicit_begin(S->call, msg, takeover ? TAKEOVER_SCHEMA : CONFIRM_SCHEMA)) {
         free(msg);
         snprintf(why, cap, "could not ask the client");
         return GATE_DENY;

@@ -622,7 +622,7 @@ int gate_classify(const gate_request *req, int *conseq, char *why, size_t cap)
 }
 
 static const char *const CLASS_NAMES[] = {"read", "interact", "auth_change", "consequential",
-                                          "credential"};
+                                          "credential", "takeover"};
 static const char *const CONSEQ_NAMES[] = {"none", "send", "publish", "purchase", "delete",
                                            "production_change"};
 

@@ -160,8 +160,10 @@ enum {
     GATE_CLASS_AUTH_CHANGE,         /* state change on an authenticated origin */
     GATE_CLASS_CONSEQUENTIAL,
     GATE_CLASS_CREDENTIAL,
+    GATE_CLASS_TAKEOVER,            /* the agent hands control to a person: a
+                                       mode switch, never an action (review F7) */
 };
-const char *gate_class_name(int cls);   /* "read", "interact", ... */
+const char *gate_class_name(int cls);   /* "read", "interact", ..., "takeover" */
 
 /* Kinds of consequential action. */
 enum {

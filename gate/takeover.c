@@ -147,7 +147,9 @@ int gate_takeover(gate *gt, const gate_takeover_req *t, gate_decision *d)
 {
     memset(d, 0, sizeof *d);
     d->decision = GATE_DENY;
-    d->cls = GATE_CLASS_INTERACT;
+    /* A class of its own: a --confirm program that answers by class must
+     * not hand control over as it would an ordinary action. */
+    d->cls = GATE_CLASS_TAKEOVER;
     if (!gt || !t) {
         gate_verdict(d, GATE_DENY, "invalid request");
         return GATE_EINVAL;

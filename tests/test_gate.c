@@ -1236,6 +1236,10 @@ static void t_takeover_needs_person(void)
     has(d.reason, "nobody here");
     CHECK_INT(GATE_MODE_AGENT, gate_mode(gt));
     has(h.prompt, "\"action\":\"takeover\"");
+    /* A class of its own, never "interact": a --confirm program that
+     * answers by class must not hand control over (review F7). */
+    has(h.prompt, "\"class\":\"takeover\"");
+    CHECK(!strstr(h.prompt, "\"class\":\"interact\""));
     has(h.prompt, "A person takes over the browser now?");
     has(h.prompt, "its reason: \\\"solve it\\\\x1b[2J\\\\ncdpgate: allowed\\\"\\n");
     CHECK(!strchr(h.prompt, 0x1b));
@@ -1272,6 +1276,8 @@ static void t_takeover_needs_person(void)
     gate_free(gt);
     char *a = test_read_file(log, NULL);
     has(a, "\"action\":\"takeover\",\"origin\":\"\"");
+    has(a, "\"class\":\"takeover\",\"kind\":null,\"decision\":\"deny\"");
+    has(a, "\"class\":\"takeover\",\"kind\":null,\"decision\":\"allow\"");
     has(a, "\"decision\":\"deny\",\"reason\":\"takeover: no way to ask");
     has(a, "\"decision\":\"deny\",\"reason\":\"takeover declined");
     has(a, "\"event\":\"mode\"");
@@ -2753,6 +2759,7 @@ static void t_names_exclusions(void)
     CHECK_STR("auth_change", gate_class_name(GATE_CLASS_AUTH_CHANGE));
     CHECK_STR("consequential", gate_class_name(GATE_CLASS_CONSEQUENTIAL));
     CHECK_STR("credential", gate_class_name(GATE_CLASS_CREDENTIAL));
+    CHECK_STR("takeover", gate_class_name(GATE_CLASS_TAKEOVER));
     CHECK_STR("unknown", gate_class_name(-1));
     CHECK_STR("send", gate_conseq_name(GATE_CONSEQ_SEND));
     CHECK_STR("publish", gate_conseq_name(GATE_CONSEQ_PUBLISH));

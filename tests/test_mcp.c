@@ -1453,9 +1453,14 @@ static void t_gate_elicitation_and_takeover(void)
                         "{\"name\":\"browser_takeover\",\"arguments\":{\"text\":\"solve it\"}}}"));
     q = wait_request(&c, "elicitation/create", 30000);
     if (q) {
-        const char *msg = json_get_str(json_get(json_doc_root(q), "params"), "message");
+        const json_val *p = json_get(json_doc_root(q), "params");
+        const char *msg = json_get_str(p, "message");
         CHECK(msg && strstr(msg, "A person takes over the browser now?"));
         CHECK(msg && strstr(msg, "\"solve it\""));
+        /* Not asked as "one action": a mode switch (review F7). */
+        const char *title = json_get_str(json_path(p, "requestedSchema.properties.approve"),
+                                         "title");
+        CHECK(title && strcmp(title, "A person takes over the browser now") == 0);
         answer(&c, q, "{\"action\":\"decline\"}");
         json_doc_free(q);
     }
