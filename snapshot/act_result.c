@@ -213,8 +213,9 @@ void snap_act_secret_form_arm(snap_agent *a, const secret_form *sf)
                  sf->names[i]);
 }
 
-/* The account of what followed: navigation, new tabs, dialog, timeout. */
-static void describe(snap_agent *a, snap_tab *t, const snap_settled *st, base_buf *b)
+/* The account of what followed: navigation, new tabs, dialog, timeout (an
+ * action's result and browser_open's dialog refusal: one writer). */
+void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *st, base_buf *b)
 {
     size_t start = b->len;
     if (st->closed)
@@ -367,7 +368,7 @@ int snap_act_finish(snap_agent *a, int tab_id, const char *did, const snap_settl
         base_buf_printf(&text, "%s\n", a->nav_note);
     a->nav_note[0] = 0;
     base_buf_printf(&text, "%s: ", did);
-    describe(a, t, &st, &text);
+    snap_settled_describe(a, t, &st, &text);
     if (st.nnew)
         base_buf_printf(&text, " (still on t%d; tabs switch t%d to go there)", cur ? cur->id : 0,
                         st.new_tabs[0]);

@@ -959,10 +959,16 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
         snap_cdp_call(a, t->session, "Page.resetNavigationHistory", NULL, a->o.timeout_ms,
                  NULL, NULL);
     if (t->dialog_open) {
-        char msg[900] = "";
-        snap_settled_describe(a, t, &st, msg, sizeof msg);
+        base_buf msg = {0};
+        /* It may have opened after the settle ended (while a redirect was
+         * looked for): the text says what is open and what it says. */
+        st.dialog = true;
+        snap_settled_describe(a, t, &st, &msg);
         snap_obs_issue(a, t, r->obs);
-        return snap_fail(r, SNAP_EDIALOG, "opened %s: %s", url, msg);
+        rc = msg.oom ? snap_fail(r, SNAP_ENOMEM, "out of memory")
+                     : snap_fail(r, SNAP_EDIALOG, "opened %s: %s", url, msg.s ? msg.s : "");
+        base_buf_free(&msg);
+        return rc;
     }
     size_t used = strlen(note);
     snap_ctx_check(a, tab_id, url, note + used, note_cap - used);

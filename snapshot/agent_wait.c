@@ -178,39 +178,3 @@ static int settle_once(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t ta
             out->new_tabs[out->nnew++] = a->tabs[i].id;
     return 0;
 }
-
-void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *s, char *buf,
-                           size_t cap)
-{
-    size_t n = strlen(buf);
-    bool any = false;
-#define ADD(...) do { \
-        if (n < cap) { \
-            int k_ = snprintf(buf + n, cap - n, __VA_ARGS__); \
-            n += k_ > 0 ? (size_t)k_ : 0; \
-            if (n > cap) n = cap; \
-        } \
-        any = true; \
-    } while (0)
-    if (s->closed)
-        ADD("%sthe tab closed", any ? "; " : "");
-    if (s->navigated && t && t->nframes)
-        ADD("%snavigated to %s", any ? "; " : "", t->frames[0].url ? t->frames[0].url : "");
-    for (int i = 0; i < s->nnew; i++) {
-        snap_tab *nt = snap_tab_by_id(a, s->new_tabs[i]);
-        ADD("%sopened tab t%d%s%s", any ? "; " : "", s->new_tabs[i],
-            nt && nt->nframes && nt->frames[0].url ? " at " : "",
-            nt && nt->nframes && nt->frames[0].url ? nt->frames[0].url : "");
-    }
-    if (s->dialog && t)
-        ADD("%s%s %s dialog is open (answer it with dialog accept/dismiss) saying: "
-            "<<<page-content nonce=%s>>>%.300s<<<end page-content nonce=%s>>>",
-            any ? "; " : "", strchr("aeiou", t->dialog_type[0]) ? "an" : "a", t->dialog_type,
-            a->nonce,
-            t->dialog_message ? t->dialog_message : "", a->nonce);
-    if (s->timed_out)
-        ADD("%sstill busy when the wait ended (outcome unknown)", any ? "; " : "");
-    if (!any)
-        ADD("no navigation, dialog or new tab");
-#undef ADD
-}

@@ -558,11 +558,13 @@ int snap_settle(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_befo
  * usual window applies. The call is forgotten if it is still out. */
 int snap_settle_frame(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
                       int64_t deadline_ms, uint64_t frame_call, snap_settled *out);
-/* Describe a settle outcome in one line for result texts ("navigated to
- * URL (title)", "opened tab t3 (URL)", "dialog open: confirm \"...\"",
- * "no visible change"), appended to buf. */
-void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *s, char *buf,
-                           size_t cap);
+/* (act_result.c) Describe a settle outcome in one line for result texts
+ * ("the tab closed", "navigated to URL", "opened tab t3 at URL", "a confirm
+ * dialog is open ... saying: <<<page-content ...>>>", "no navigation,
+ * dialog or new tab"), appended to b: URLs redacted and percent-encoded
+ * (snap_act_sb_url), the dialog message through the page-text writer
+ * (snap_obs_put_page: escapes, cut on a character boundary). */
+void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *s, base_buf *b);
 
 /* ---- act_util.c ---- */
 

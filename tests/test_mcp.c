@@ -812,10 +812,11 @@ static void t_open_javascript_url_refused_regression(void)
  * that decodes to one (issue 11, point 15b(e)). */
 static const char *const BIDI_RAW[] = {
     "\xe2\x80\xae", "\xe2\x81\xa6", "\xe2\x80\x8b", "\xe2\x80\xa8", "\xf3\xa0\x81\x81", "\xc2\x9b",
+    "\xc2\x85",
 };
 static const char *const BIDI_JSON_ESC[] = {
     "\\u202e", "\\u202E", "\\u2066", "\\u200b", "\\u200B", "\\u2028", "\\udb40", "\\uDB40",
-    "\\u009b", "\\u009B",
+    "\\u009b", "\\u009B", "\\u0085",
 };
 
 /* Call a tool and return the raw response line (new), checked for the
@@ -877,7 +878,7 @@ static void t_bidi_structured_regression(void)
     if (!CHECK(start(&c, BROWSER_ARGS)) || !handshake(&c))
         return;
     static const char WANT[] = "A\\u202eB\\u2066C\\u200bD\\u2028E\\u{e0041}F\\u009bG";
-    char url[256], args[512], want[128], ref[32] = "";
+    char url[256], args[512], want[256], ref[32] = "";
     testlib_world_url(&world, url, sizeof url, "a.test", "/shapes/bidi.html");
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
     json_doc *d;
@@ -907,6 +908,33 @@ static void t_bidi_structured_regression(void)
     check_member_has(d, "result.content.0.text", want);
     json_doc_free(d);
     free(call_raw(&c, 7, "browser_dialog", "{\"accept\":true}", &d));
+    json_doc_free(d);
+    /* The gate's reason (review of session 8, F1): accepting a prompt that
+     * asks for a password is refused; text and structured "reason" quote
+     * its message escaped, U+0085 and the quote too. */
+    free(call_raw(&c, 8, "browser_snapshot", "{}", &d));
+    if (!CHECK(find_ref(result_text(d), "button \"Ask\"", ref, sizeof ref)))
+        test_fail_detail("snapshot: %s", result_text(d));
+    json_doc_free(d);
+    snprintf(args, sizeof args, "{\"ref\":\"%s\"}", ref);
+    free(call_raw(&c, 9, "browser_click", args, &d));
+    json_doc_free(d);
+    free(call_raw(&c, 10, "browser_dialog", "{\"accept\":true}", &d));
+    snprintf(want, sizeof want, "credential: dialog \"Enter your password %s c1\\u0085 "
+             "\\\"q\\\"\" has \"password\"", WANT);
+    check_member_has(d, "result.structuredContent.reason", want);
+    check_member_has(d, "result.content.0.text", want);
+    json_doc_free(d);
+    free(call_raw(&c, 11, "browser_dialog", "{\"accept\":false}", &d));
+    json_doc_free(d);
+    /* A dialog raised while the page opens (F2): browser_open's text. */
+    testlib_world_url(&world, url, sizeof url, "a.test", "/shapes/bidi-alert.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    free(call_raw(&c, 12, "browser_open", args, &d));
+    snprintf(want, sizeof want, "Opened%s c1\\u0085 \"q\"<<<end page-content", WANT);
+    check_member_has(d, "result.content.0.text", want);
+    json_doc_free(d);
+    free(call_raw(&c, 13, "browser_dialog", "{\"accept\":false}", &d));
     json_doc_free(d);
     check_alive(&c, 1);
     CHECK_INT(0, stop(&c, 15000));

@@ -964,6 +964,7 @@ static const struct {
     {"\xe2\x80\xa8", "\\u2028", "\\u2028"},             /* line separator */
     {"\xf3\xa0\x81\x81", "\\u{e0041}", "\\udb40"},      /* tag letter A */
     {"\xc2\x9b", "\\u009b", "\\u009b"},                 /* C1 control (CSI) */
+    {"\xc2\x85", "\\u0085", "\\u0085"},                 /* C1 control (NEL) */
 };
 
 /* No raw byte sequence of any of them in s; with json, no JSON escape that
@@ -1015,8 +1016,8 @@ static void t_bidi_escaped_regression(void)
         check_escaped("snapshot", t, SHOWN[k], false);
     check_escaped("snapshot structured title", r.structured ? r.structured : "", "Title", true);
     unsigned add = ref_on(t, "button \"Add text\""), alert = ref_on(t, "button \"Alert\"");
-    unsigned field = ref_on(t, "textbox \"Field\"");
-    CHECK(add > 0 && alert > 0 && field > 0);
+    unsigned field = ref_on(t, "textbox \"Field\""), ask = ref_on(t, "button \"Ask\"");
+    CHECK(add > 0 && alert > 0 && field > 0 && ask > 0);
     snap_result_free(&r);
     /* Text mode. */
     snap_query q = {0};
@@ -1062,6 +1063,38 @@ static void t_bidi_escaped_regression(void)
     check_escaped("dialog structured", r.structured ? r.structured : "", "Dialog", true);
     snap_result_free(&r);
     CHECK_INT(0, snap_dialog(a, true, NULL, &r));
+    snap_result_free(&r);
+    /* The gate's reason quotes page text escaped (review of session 8, F1):
+     * accepting a prompt that asks for a password is refused (takeover), its
+     * reason quoting the message, with U+0085 and a quote besides. */
+    snprintf(ref, sizeof ref, "e%u", ask);
+    CHECK_INT(0, snap_click(a, ref, NULL, &r));
+    snap_result_free(&r);
+    CHECK_INT(SNAP_ETAKEOVER, snap_dialog(a, true, NULL, &r));
+    t = r.text ? r.text : "";
+    check_no_hidden("refused accept", t, false);
+    check_no_hidden("refused accept structured", r.structured ? r.structured : "", true);
+    check_escaped("refused accept", t, "credential: dialog \"Enter your password ", false);
+    if (!CHECK(strstr(t, "G c1\\u0085 \\\"q\\\"\" has \"password\"")))
+        test_fail_detail("refused accept: quote not escaped in:\n%s", t);
+    check_escaped("refused accept structured", r.structured ? r.structured : "",
+                  "Enter your password ", true);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_dialog(a, false, NULL, &r));
+    snap_result_free(&r);
+    /* A dialog raised while a page opens (F2): the open's refusal text. */
+    char url[256];
+    testlib_world_url(&world, url, sizeof url, "a.test", "/shapes/bidi-alert.html");
+    int rc = snap_open(a, url, false, &r);
+    t = r.text ? r.text : "";
+    if (!CHECK_INT(SNAP_EDIALOG, rc))
+        test_fail_detail("open: %s", t);
+    check_no_hidden("open", t, false);
+    check_no_hidden("open structured", r.structured ? r.structured : "", true);
+    check_escaped("open", t, "Opened", false);
+    CHECK(strstr(t, "G c1\\u0085 \"q\"<<<end page-content") != NULL);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_dialog(a, false, NULL, &r));
     snap_result_free(&r);
     snap_agent_free(a);
 }
