@@ -1616,6 +1616,47 @@ static void t_confirm_eval_script(void)
     gate_free(gt);
 }
 
+/* A dialog accept's prompt names the origin of the frame whose script
+ * opened the dialog, normalised like the page's: its own origin, another
+ * site's (an iframe), or none when it is not an http(s) origin (a hostile
+ * string is never shown raw). The hook's JSON has it as dialog_origin.
+ * (session 8 review, F6) */
+static void t_prompt_dialog_origin(void)
+{
+    hook_state h = {GATE_DENY, NULL, 0, ""};
+    gate_opts o = {.confirm = hook, .confirm_ud = &h};
+    gate *gt = mk(BANK, &o);
+    if (!gt)
+        return;
+    static const struct {
+        const char *dorigin, *line, *json;
+    } CASES[] = {
+        {"https://bank.test", "\nThe dialog was opened by a script of https://bank.test (the "
+         "page's own origin).\n", "https://bank.test"},
+        {"https://ADS.example:443", "\nThe dialog was opened by a script of https://ads.example "
+         "(not the page's origin).\n", "https://ADS.example:443"},
+        {"x\n\xe2\x80\xae" "evil", "\nThe dialog was opened by a script of a frame with no "
+         "http(s) origin (not the page's origin).\n", "x\\n\\u202eevil"},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        gate_decision d;
+        gate_request r = click("https://bank.test", true, NULL);
+        r.tool = "dialog";
+        r.dialog = "Keep the draft?";
+        r.dialog_origin = CASES[i].dorigin;
+        CHECK_INT(0, gate_check(gt, &r, &d));
+        CHECK_INT(GATE_DENY, d.decision);
+        CHECK_INT((int)i + 1, h.calls);
+        CHECK(!strstr(h.prompt, "\xe2\x80\xae"));
+        json_doc *doc = json_parse(h.prompt, strlen(h.prompt), NULL, NULL);
+        const json_val *p = json_doc_root(doc);
+        has(json_get_str(p, "message"), CASES[i].line);
+        CHECK_STR(CASES[i].json, json_get_str(p, "dialog_origin"));
+        json_doc_free(doc);
+    }
+    gate_free(gt);
+}
+
 /* Page text cannot forge the human's prompt: a name that closes its quotes,
  * starts a new line, reverses the text that follows (U+202E), isolates it
  * (U+2066), hides characters (U+200B, U+FEFF) or breaks the line (U+2028)
@@ -2792,6 +2833,7 @@ static const test_case TESTS[] = {
     {"confirm_hook", t_confirm_hook},
     {"confirm_eval_script", t_confirm_eval_script},
     {"prompt_page_text_escaped", t_prompt_page_text_escaped},
+    {"prompt_dialog_origin", t_prompt_dialog_origin},
     {"reason_page_text_escaped_regression", t_reason_page_text_escaped_regression},
     {"text_escape", t_text_escape},
     {"prompt_names_what_happens", t_prompt_names_what_happens},
