@@ -24,7 +24,9 @@
  *     shown by its last two labels only ("[withheld].attacker.example"):
  *     any label left of them can be data. The audit log keeps the path and
  *     query (scrubbed, and redacted by parameter names as before): it is the
- *     operator's record, never read by the model.
+ *     operator's record, never read by the model; but a request audited
+ *     while the human has control is written in this shown form (the
+ *     person's own links carry bearer secrets in paths: sink.c).
  *
  * Temporary buffers that held a value or an encoding of it are wiped.
  * Residuals (docs/threat-model.md): values shorter than SCRUB_MIN, other

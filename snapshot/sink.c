@@ -767,8 +767,15 @@ void snap_sink_paused(snap_agent *a, const json_val *p)
      * hidden (strictly: query values named like codes, PINs, keys too). */
     char *shown = snap_url_redact_act(a, url ? url : "");
     /* What is shown of it (audit, reasons): session values scrubbed, a host
-     * outside the grant cut to its last labels (scrub.c). */
-    char *audit_url = shown ? snap_request_audit_url(a, shown) : NULL;
+     * outside the grant cut to its last labels (scrub.c). While the human
+     * has control every request is audited, and a person opens what
+     * carries a bearer secret in its path or in a query value of any name
+     * (a password-reset or magic-login link): shown as a refusal is, with
+     * no path and no query (review F3). */
+    char *audit_url = !shown ? NULL
+                    : gate_mode(a->gate) == GATE_MODE_HUMAN
+                    ? snap_request_shown(a, method, url ? url : "", type)
+                    : snap_request_audit_url(a, shown);
     char *origin_shown = snap_request_origin_shown(a, url ? url : "");
     if (!login) {   /* the human drives a login: its requests are the human's */
         gate_net n = {0};

@@ -2666,6 +2666,8 @@ static char *file_wait(const char *path, const char *needle, int timeout_ms)
  * (or, when it starts with "sh:", the program itself after "sh:", %s
  * standing for asked_f); the program appends each question to asked_f.
  * The model calls browser_takeover; *r gets its result (new). */
+static const char *takeover_page = "beat";     /* gate/bank/<page>.html */
+
 static bool takeover_child(child *c, const char *which, const char *flag, const char *answer,
                            char *audit, char *asked_f, char **r)
 {
@@ -2687,7 +2689,7 @@ static bool takeover_child(child *c, const char *which, const char *flag, const 
     testlib_mcp_init(c, "accept");
     char url[200], args[400];
     char path[100];
-    snprintf(path, sizeof path, "/gate/bank/beat.html?c=%s", which);
+    snprintf(path, sizeof path, "/gate/bank/%s.html?c=%s", takeover_page, which);
     testlib_world_url(&world, url, sizeof url, "bank.test", path);
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
     char *o = testlib_mcp_tool(c, 2, "browser_open", args);
@@ -2770,7 +2772,8 @@ static void t_mcp_takeover_needs_person(void)
             bol--;
         *eol = 0;
         CHECK_HAS(bol, "\"event\":\"request\"");
-        CHECK_HAS(bol, "tag=beat-yes");
+        CHECK_HAS(bol, "path and query withheld");      /* review F3 */
+        CHECK_LACKS(bol, "tag=beat-yes");
         CHECK_HAS(bol, "\"decision\":\"allow\"");
         *eol = '\n';
     }
@@ -2853,6 +2856,45 @@ static void t_mcp_takeover_pending_requests(void)
     CHECK_LACKS(a, "beat=");
     free(a);
     CHECK_INT(0, child_end(&c, 30000));
+}
+
+/* Review F3: while the human has control every page request is audited,
+ * but without its path and query, as a refusal is shown: a magic-login or
+ * password-reset link the person opens carries a bearer token in its path
+ * (gate/bank/magic.html fetches one every 500 ms). On main the audit kept
+ * the path and the query values whose names do not look secret. */
+static void t_mcp_takeover_audit_withheld(void)
+{
+    if (!mcp_ready())
+        return;
+    child c;
+    char audit[400], asked_f[400], *r = NULL;
+    takeover_page = "magic";
+    bool up = takeover_child(&c, "magic", "--takeover-headless", "allow", audit, asked_f, &r);
+    takeover_page = "beat";
+    if (!up)
+        return;
+    CHECK_HAS(r, "Control is with the human");
+    free(r);
+    /* Two more of the page's GETs reach the server while the human has
+     * control (each one audited). */
+    int n0 = log_count("GET", "bank.test", "tag=magic-magic&");
+    CHECK(log_wait("GET", "bank.test", "tag=magic-magic&", n0 + 2, 10000) >= n0 + 2);
+    CHECK_INT(0, child_end(&c, 30000));   /* a clean exit (sanitizers too) */
+    char *a = test_read_file(audit, NULL);
+    keep_text("[takeover magic audit]", a);
+    char *human = a ? strstr(a, "\"mode\":\"human\",\"method\":\"GET\"") : NULL;
+    char *eol = human ? strchr(human, '\n') : NULL;
+    if (CHECK(human && eol)) {
+        *eol = 0;
+        CHECK_HAS(human, "path and query withheld");
+        CHECK_HAS(human, "\"decision\":\"allow\"");
+        *eol = '\n';
+    }
+    CHECK_LACKS(a, "mgk7Qx2LpT9vRw4ZaYb8NcDe3FgHj6Ks");     /* the path's token */
+    CHECK_LACKS(a, "mgq5Uv1WxY2zAb3CdE4fGh");               /* next=, a plain name */
+    CHECK_LACKS(a, "/gate/reset");
+    free(a);
 }
 
 /* ==== 12. the driver killed right after a submit ==== */
@@ -3786,6 +3828,7 @@ static const test_case TESTS[] = {
     {"mcp_takeover_pending_elicit", t_mcp_takeover_pending_elicit},
     {"mcp_takeover_needs_person", t_mcp_takeover_needs_person},
     {"mcp_takeover_pending_requests", t_mcp_takeover_pending_requests},
+    {"mcp_takeover_audit_withheld", t_mcp_takeover_audit_withheld},
     {"expired_grant", t_expired_grant},
     {"expired_grant_at_start", t_expired_grant_at_start},
     {"stale_observation", t_stale_observation},
