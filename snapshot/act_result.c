@@ -137,8 +137,17 @@ void snap_act_secret_form_note(secret_form *sf, const json_val *v)
 /* Add those fields (snap_js_sf_known_fn) to sf; nothing to do (no round trip) when
  * none was ever noted in the document. The names are for hiding values in
  * URLs, not for deciding; when the fields cannot be read (no cdpgate world,
- * no answer) sf is turned on without names: every value of the URLs the
- * action leads to is hidden (fail closed). */
+ * no answer) sf gets the name "*": every query and fragment value of the
+ * URLs the action leads to is hidden (fail closed). */
+static void secret_form_all(secret_form *sf)
+{
+    sf->on = true;
+    if (sf->n < 8)
+        snprintf(sf->names[sf->n++], sizeof sf->names[0], "*");
+    else
+        snprintf(sf->names[7], sizeof sf->names[0], "*");
+}
+
 void snap_act_secret_form_known(snap_agent *a, int tab_id, const char *frame_id,
                                 const char *session, const char *oid, secret_form *sf)
 {
@@ -153,7 +162,7 @@ void snap_act_secret_form_known(snap_agent *a, int tab_id, const char *frame_id,
      * a function takes only arguments of its own world. */
     int64_t world = snap_frame_world(a, tab_id, f->id);
     if (world <= 0) {
-        sf->on = true;
+        secret_form_all(sf);
         return;
     }
     pcall rs[SF_KNOWN_MAX];
@@ -199,7 +208,7 @@ void snap_act_secret_form_known(snap_agent *a, int tab_id, const char *frame_id,
         }
         snap_act_pfree(&pc);
     } else {
-        sf->on = true;
+        secret_form_all(sf);
     }
     free(args);
 }

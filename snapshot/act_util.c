@@ -178,7 +178,8 @@ static const char *const SECRET_PARTS[] = {"passw", "token", "secret", NULL};
 static const char *const STRICT_WORDS[] = {"code", "key", "auth", "mfa", NULL};
 
 /* Should the parameter name (n bytes) have its value hidden? strict adds
- * STRICT_WORDS and the names in fields (NULL-terminated, may be NULL). */
+ * STRICT_WORDS and the names in fields (NULL-terminated, may be NULL); a
+ * field "*" stands for every name (the form's fields could not be read). */
 static bool secret_param(const char *name, size_t n, bool strict, const char *const *fields)
 {
     if (name_has_word(name, n, SECRET_WORDS, SECRET_PARTS))
@@ -188,7 +189,8 @@ static bool secret_param(const char *name, size_t n, bool strict, const char *co
     if (name_has_word(name, n, STRICT_WORDS, NULL))
         return true;
     for (size_t i = 0; fields && fields[i]; i++)
-        if (*fields[i] && strlen(fields[i]) == n && strncmp(fields[i], name, n) == 0)
+        if (strcmp(fields[i], "*") == 0 ||
+            (*fields[i] && strlen(fields[i]) == n && strncmp(fields[i], name, n) == 0))
             return true;
     return false;
 }

@@ -574,7 +574,8 @@ void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *s, ba
  * secret, token, signature, credential or API key become "[redacted]";
  * with strict (a form with a password or one-time-code field was
  * submitted) also code, pin, key, auth, mfa and the names in fields
- * (NULL-terminated, may be NULL); "code" also beside OAuth's "state".
+ * (NULL-terminated, may be NULL; "*" stands for every name); "code" also
+ * beside OAuth's "state".
  * agent.c should store frame URLs through it (frame_update and
  * Page.navigatedWithinDocument), so that every output shows the redacted
  * form. */

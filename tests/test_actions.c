@@ -1650,6 +1650,15 @@ static void t_url_redact(void)
             test_fail_detail("input %s", C[i].in);
         free(got);
     }
+    /* "*": the secret fields of the form could not be read, every value
+     * is hidden (session 8 review, F5); only with strict. */
+    const char *all[] = {"pw", "*", NULL};
+    char *got = snap_url_redact("https://h.test/?q=1&answer=42&e#x=7", true, all);
+    CHECK_STR("https://h.test/?q=[redacted]&answer=[redacted]&e#x=[redacted]", got);
+    free(got);
+    got = snap_url_redact("https://h.test/?q=1&answer=42", false, all);
+    CHECK_STR("https://h.test/?q=1&answer=42", got);
+    free(got);
 }
 
 /* A full-page capture of a very wide page was not bounded in width. */
