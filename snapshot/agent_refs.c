@@ -257,38 +257,25 @@ static uint32_t parse_ref(const char *s)
     return (uint32_t)v;
 }
 
-/* role "name" for error texts: the name is page text, so it is quoted with
- * quotes, backslashes, line breaks and marker brackets neutralised, and cut
- * on a character boundary. */
+/* role "name" for error texts: role and name are page text, written by the
+ * page-text writer (snap_obs_put_page: quotes, controls, marker brackets,
+ * bidi, invisible, tag and C1 characters shown escaped; the name cut at 60
+ * bytes on a character boundary). buf holds at most role 32 and name 60
+ * bytes of input, escaped (SHORT_NAME_MAX). */
+#define SHORT_NAME_MAX 512
 static const char *short_name(const snap_agent *a, const snap_ref *rf, char *buf, size_t cap)
 {
-    size_t n = (size_t)snprintf(buf, cap, "%s", snap_ref_role(a, rf));
-    if (!rf->name || !*rf->name || n + 8 >= cap)
-        return buf;
-    buf[n++] = ' ';
-    buf[n++] = '"';
-    const unsigned char *s = (const unsigned char *)rf->name;
-    size_t used = 0;
-    for (; *s && used < 60 && n + 6 < cap; s++, used++) {
-        unsigned char c = *s;
-        if (c == '"' || c == '\\') {
-            buf[n++] = '\\';
-            buf[n++] = (char)c;
-        } else if (c < 0x20) {
-            buf[n++] = ' ';
-        } else if (c == '<' || c == '>') {
-            buf[n++] = c == '<' ? '(' : ')';
-        } else {
-            buf[n++] = (char)c;
-        }
+    const char *role = snap_ref_role(a, rf);
+    base_buf b = {0};
+    snap_obs_put_page(&b, role, strlen(role), 32, 0);
+    if (rf->name && *rf->name) {
+        base_buf_put(&b, " \"", 2);
+        snap_obs_put_page(&b, rf->name, strlen(rf->name), 60, PAGE_QUOTED);
+        base_buf_put(&b, "\"", 1);
     }
-    while (n > 0 && ((unsigned char)buf[n - 1] & 0xC0) == 0xC0)
-        n--;                     /* a lead byte whose continuation was cut */
-    while (n > 1 && ((unsigned char)buf[n - 1] & 0xC0) == 0x80 && *s &&
-           ((unsigned char)*s & 0xC0) == 0x80)
-        n--;                     /* a partial sequence */
-    buf[n++] = '"';
-    buf[n] = 0;
+    /* Out of memory, or (never at these bounds) too long: no page text. */
+    snprintf(buf, cap, "%s", b.s && !b.oom && b.len < cap ? b.s : "element");
+    base_buf_free(&b);
     return buf;
 }
 
@@ -361,7 +348,7 @@ int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_re
         return snap_fail(r, SNAP_ENOREF, "no element e%u was ever issued; take a snapshot "
                          "and use a ref from it", n);
     snap_ref *rf = &a->refs[n - 1];
-    char what[128];
+    char what[SHORT_NAME_MAX];
     short_name(a, rf, what, sizeof what);
     int rtab = snap_ref_tab(a, rf);
     snap_tab *t = snap_tab_by_id(a, rtab);

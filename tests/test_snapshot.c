@@ -1017,7 +1017,8 @@ static void t_bidi_escaped_regression(void)
     check_escaped("snapshot structured title", r.structured ? r.structured : "", "Title", true);
     unsigned add = ref_on(t, "button \"Add text\""), alert = ref_on(t, "button \"Alert\"");
     unsigned field = ref_on(t, "textbox \"Field\""), ask = ref_on(t, "button \"Ask\"");
-    CHECK(add > 0 && alert > 0 && field > 0 && ask > 0);
+    unsigned rm = ref_on(t, "button \"Remove\""), btn = ref_on(t, "button \"ButtonA");
+    CHECK(add > 0 && alert > 0 && field > 0 && ask > 0 && rm > 0 && btn > 0);
     snap_result_free(&r);
     /* Text mode. */
     snap_query q = {0};
@@ -1063,6 +1064,17 @@ static void t_bidi_escaped_regression(void)
     check_escaped("dialog structured", r.structured ? r.structured : "", "Dialog", true);
     snap_result_free(&r);
     CHECK_INT(0, snap_dialog(a, true, NULL, &r));
+    snap_result_free(&r);
+    /* A ref whose element is gone: the refusal names it escaped
+     * (agent_refs.c short_name wrote the name's bytes raw). */
+    snprintf(ref, sizeof ref, "e%u", rm);
+    CHECK_INT(0, snap_click(a, ref, NULL, &r));
+    snap_result_free(&r);
+    snprintf(ref, sizeof ref, "e%u", btn);
+    CHECK_INT(SNAP_ESTALE, snap_click(a, ref, NULL, &r));
+    check_no_hidden("stale ref", r.text ? r.text : "", false);
+    check_no_hidden("stale ref structured", r.structured ? r.structured : "", true);
+    check_escaped("stale ref", r.text ? r.text : "", "Button", false);
     snap_result_free(&r);
     /* The gate's reason quotes page text escaped (review of session 8, F1):
      * accepting a prompt that asks for a password is refused (takeover), its
