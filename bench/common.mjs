@@ -18,16 +18,22 @@ export const BROWSER_ARGS = ['--disable-gpu', '--no-first-run', '--disable-backg
 // Pages, served by bench/serve.mjs from build/bench/site (bench/pages.sh).
 //   setup: typed into a text box (found by its accessible name) before measuring;
 //   ready: text that the snapshot shows once the page has rendered its content.
+//   big: also measured cold (see measureMcp) for issue 13's 0.5x targets
+//        (BENCH_COLD_ALL=1: every page, as bench/smoke.sh does).
+//   filter: links clicked in turn after setup (click-to-result with change
+//           reporting: TodoMVC's filters hide and show items).
 // BENCH_PAGES=dense,long keeps only those (bench/smoke.sh: the generated pages).
 const ALL_PAGES = [
     { id: 'todomvc', label: 'TodoMVC (vanillajs, 3 todos)', path: '/todomvc/examples/vanillajs/index.html',
       setup: { role: 'textbox', name: 'What needs to be done?',
-               texts: ['Buy milk', 'Write the benchmark', 'Ship cdpgate'] } },
+               texts: ['Buy milk', 'Write the benchmark', 'Ship cdpgate'] },
+      filter: ['Active', 'All'] },
     { id: 'swagger', label: 'Swagger UI, Docker Engine API', path: '/swagger/index.html',
-      ready: 'Docker Engine API' },
+      ready: 'Docker Engine API', big: true },
     { id: 'jsoneditor', label: 'JSONEditor (switch mode)', path: '/jsoneditor/examples/03_switch_mode.html' },
-    { id: 'python', label: 'Python 3.11 library/stdtypes', path: '/python/library/stdtypes.html' },
-    { id: 'postgres', label: 'PostgreSQL 15 SELECT', path: '/postgres/sql-select.html' },
+    { id: 'python', label: 'Python 3.11 library/stdtypes', path: '/python/library/stdtypes.html', big: true },
+    { id: 'genindex', label: 'Python 3.11 general index (all)', path: '/python/genindex-all.html', big: true },
+    { id: 'postgres', label: 'PostgreSQL 15 SELECT', path: '/postgres/sql-select.html', big: true },
     { id: 'dense', label: 'generated dense (651 controls)', path: '/gen/dense.html' },
     { id: 'long', label: 'generated long article', path: '/gen/long.html' },
 ];
@@ -164,7 +170,18 @@ export async function rawStart(command, args, cwd, runs) {
 //   click(ref, element) -> {...}, type(ref, element, text, submit) -> {...},
 //   nextOffset(text) -> number|null   (paging; null when the snapshot is whole)
 // }
-// opts = {base, startRuns, actRuns, snapRuns, saveDir}
+// opts = {base, startRuns, actRuns, snapRuns, coldRuns, saveDir}
+//
+// Per page: open (navigate + the snapshot both servers return with it), then
+// snapRuns snapshots of the unchanged page right after ("warm": a server may
+// reuse what it built), one after 5 s idle on the unchanged page ("idle";
+// a cache that expires by age shows here), and on big pages coldRuns
+// snapshots of the same page served with `?mutate=MUTATE_MS` (serve.mjs: an
+// invisible element's text changes every MUTATE_MS), each taken MUTATE_MS +
+// 200 ms after the last, so the page has changed since the last observation
+// ("cold"). @playwright/mcp builds every snapshot anew, so its three columns
+// measure the same work.
+export const MUTATE_MS = 1000;
 export async function measureMcp(ad, opts) {
     const R = { server: ad.name, start_ms: [], errors: [], pages: {} };
     const connect = async () => {
@@ -282,7 +299,8 @@ export async function measureMcp(ad, opts) {
                     P.setup_type_ms.push((await call(s, ad.type(ref, pg.setup.name, t, true))).ms);
                 }
             }
-            if (pg.ready) {
+            const waitReady = async () => {
+                if (!pg.ready) return;
                 const end = Date.now() + 15000;
                 for (;;) {
                     const t = (await call(s, ad.snapshot(0))).text;
@@ -293,6 +311,25 @@ export async function measureMcp(ad, opts) {
                     }
                     await sleep(250);
                 }
+            };
+            await waitReady();
+            if (pg.filter && opts.actRuns) {
+                // click-to-result: each filter link in turn, the result as the
+                // agent reads it (tokens; cdpgate's saved for the change text)
+                P.filter_ms = [];
+                P.filter_results = [];
+                for (let i = 0; i < Math.min(3, opts.actRuns); i++) {
+                    for (const name of pg.filter) {
+                        const snap = (await call(s, ad.snapshot(0))).text;
+                        const ref = findRef(snap, ad.refRe, 'link', name);
+                        if (!ref) throw new Error(`filter: no ref for link "${name}"`);
+                        const r = await call(s, ad.click(ref, `${name} link`));
+                        P.filter_ms.push(r.ms);
+                        if (i === 0) P.filter_results.push({ name, tokens: tokens(r.text), text: r.text.slice(0, 600) });
+                    }
+                }
+                P.filter_median_ms = median(P.filter_ms);
+                P.filter_result_tokens = median(P.filter_results.map((x) => x.tokens));
             }
             const ms = [];
             let first;
@@ -321,6 +358,19 @@ export async function measureMcp(ad, opts) {
             P.all_ms = ms[ms.length - 1] + pms.reduce((a, x) => a + x, 0);
             P.refs = all.reduce((a, t) => a + refLines(t, ad.refRe).length, 0);
             if (opts.saveDir) fs.writeFileSync(path.join(opts.saveDir, `${ad.name}-${pg.id}.txt`), all.join('\n\f\n'));
+            if ((pg.big || process.env.BENCH_COLD_ALL) && opts.coldRuns) {
+                await sleep(5000);
+                P.idle_ms = (await call(s, ad.snapshot(0), 300000)).ms;
+                const c = await call(s, ad.open(opts.base + pg.path + `?mutate=${MUTATE_MS}`));
+                P.open_mutating_ms = c.ms;
+                await waitReady();
+                P.cold_ms = [];
+                for (let i = 0; i < opts.coldRuns; i++) {
+                    await sleep(MUTATE_MS + 200);
+                    P.cold_ms.push((await call(s, ad.snapshot(0), 300000)).ms);
+                }
+                P.cold_median_ms = median(P.cold_ms);
+            }
         });
     }
 

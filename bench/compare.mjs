@@ -201,6 +201,41 @@ for (const pg of PAGES) {
 }
 for (const n of notes) console.log(`  note: ${n}`);
 
+// Issue 13, point 4: big pages, cdpgate's default snapshot against
+// @playwright/mcp's browser_snapshot. open = navigate + the snapshot both
+// return; cold = the page changed since the last observation; warm = the
+// unchanged page again at once; idle = the unchanged page after 5 s.
+{
+    const big = PAGES.filter((p) => p.big || cm.pages?.[p.id]?.cold_ms);
+    if (big.length) {
+        console.log(`\nBig pages (issue 13 point 4), ms, medians: cdpgate mcp vs @playwright/mcp; targets: cold and` +
+            `\nwarm <= 0.5x, open <= 1x (warm on cdpgate should be a cache hit: milliseconds)`);
+        console.log(`  ${pad('page', 10)}${pad('', 6)}${lpad('cdpgate', 10)}${lpad('pw-mcp', 10)}${lpad('ratio', 9)}` +
+            `${lpad('target', 8)}${lpad('met', 5)}`);
+        for (const pg of big) {
+            const c = cm.pages?.[pg.id], p = pm.pages?.[pg.id];
+            const line = (what, a, b, t) => {
+                const r = ratio(a, b);
+                console.log(`  ${pad(what === 'open' ? pg.id : '', 10)}${pad(what, 6)}${lpad(num(a, 1), 10)}` +
+                    `${lpad(num(b, 1), 10)}${lpad(rtxt(r), 9)}${lpad('<= ' + t + 'x', 8)}${lpad(met(r, t), 5)}`);
+            };
+            line('open', c?.open_ms, p?.open_ms, 1);
+            line('cold', c?.cold_median_ms, p?.cold_median_ms, 0.5);
+            line('warm', c?.snapshot_median_ms, p?.snapshot_median_ms, 0.5);
+            line('idle', c?.idle_ms, p?.idle_ms, 0.5);
+        }
+    }
+    const tc = cm.pages?.todomvc, tp = pm.pages?.todomvc;
+    if (tc?.filter_ms || tp?.filter_ms) {
+        console.log(`\nTodoMVC click-to-result (filter links ${PAGES.find((p) => p.id === 'todomvc')?.filter?.join(', ')}), medians`);
+        row('browser_click on a filter, ms', tc?.filter_median_ms, tp?.filter_median_ms, 1);
+        row('  its result, o200k tokens', tc?.filter_result_tokens, tp?.filter_result_tokens, 0);
+        for (const r of tc?.filter_results || []) {
+            console.log(`  cdpgate, "${r.name}": ${r.text.replace(/\s+/g, ' ').slice(0, 220)}`);
+        }
+    }
+}
+
 console.log(`\nLibrary snapshot latency, ms: cdpgate snap_observe (default budget; all pages) vs` +
     `\nPlaywright locator('body').ariaSnapshot() (whole page, no refs)`);
 for (const pg of PAGES) {

@@ -8,7 +8,7 @@
 //   node bench/mcp_bench.mjs BASE_URL OUT.json [SAVE_DIR]
 // Environment: CDPGATE_BIN (default build/cdpgate), BENCH_WINDOW (browser window,
 // default 1280,720), BENCH_MCP_ACT_N (default 5),
-// BENCH_SNAP_N (default 3), BENCH_START_N (default 7).
+// BENCH_SNAP_N (default 3), BENCH_COLD_N (cold snapshots on big pages, default 3), BENCH_START_N (default 7).
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { measureMcp, tokensEstimated, writeJson } from './common.mjs';
@@ -49,7 +49,7 @@ if (probe.error || /unknown command/i.test(probe.stderr || '')) {
     }, {
         base, saveDir,
         startRuns: env('BENCH_START_N', 7), actRuns: env('BENCH_MCP_ACT_N', 5),
-        snapRuns: env('BENCH_SNAP_N', 3),
+        snapRuns: env('BENCH_SNAP_N', 3), coldRuns: env('BENCH_COLD_N', 3),
     });
 }
 if (tokensEstimated)

@@ -9,7 +9,7 @@
 //
 //   node bench/pw_bench.mjs BASE_URL OUT.json [SAVE_DIR]
 // Environment: BENCH_ACT_N (library clicks/fills, default 50),
-// BENCH_MCP_ACT_N (MCP clicks/types, default 5), BENCH_SNAP_N (default 3),
+// BENCH_MCP_ACT_N (MCP clicks/types, default 5), BENCH_SNAP_N (default 3), BENCH_COLD_N (cold snapshots on big pages, default 3),
 // BENCH_START_N (server starts, default 7), BENCH_SKIP_LIB=1, BENCH_SKIP_MCP=1.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -166,7 +166,7 @@ async function playwrightMcp() {
         }, {
             base, saveDir,
             startRuns: env('BENCH_START_N', 7), actRuns: env('BENCH_MCP_ACT_N', 5),
-            snapRuns: env('BENCH_SNAP_N', 3),
+            snapRuns: env('BENCH_SNAP_N', 3), coldRuns: env('BENCH_COLD_N', 3),
         });
     } finally {
         fs.rmSync(dir, { recursive: true, force: true });

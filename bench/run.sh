@@ -87,11 +87,11 @@ if [ "$BENCH" = load ]; then
     exit 0
 fi
 echo "  playwright-core and @playwright/mcp (pw_bench.mjs)"
-BENCH_ACT_N=${BENCH_ACT_N:-50} timeout 360 node bench/pw_bench.mjs "$BASE" "$R/pw.json" \
+BENCH_ACT_N=${BENCH_ACT_N:-50} timeout 900 node bench/pw_bench.mjs "$BASE" "$R/pw.json" \
     "$R/snap" 2>"$R/pw_bench.err.txt" ||
     echo "  pw_bench failed: $(tail -n 3 "$R/pw_bench.err.txt")"
 echo "  cdpgate mcp (mcp_bench.mjs)"
-CDPGATE_BIN="$BUILD/cdpgate" timeout 360 node bench/mcp_bench.mjs "$BASE" "$R/cdpgate.json" \
+CDPGATE_BIN="$BUILD/cdpgate" timeout 900 node bench/mcp_bench.mjs "$BASE" "$R/cdpgate.json" \
     "$R/snap" 2>"$R/mcp_bench.err.txt" ||
     echo "  mcp_bench failed: $(tail -n 3 "$R/mcp_bench.err.txt")"
 # The static build (make STATIC=1, musl) measured the same way: what a
@@ -101,7 +101,7 @@ if ! command -v musl-gcc >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
 fi
 if make -j2 STATIC=1 BUILD=build-static all >"$R/static-build.txt" 2>&1; then
     echo "  cdpgate mcp, static build (mcp_bench.mjs)"
-    CDPGATE_BIN=build-static/cdpgate timeout 360 node bench/mcp_bench.mjs "$BASE" \
+    CDPGATE_BIN=build-static/cdpgate BENCH_COLD_N=0 timeout 600 node bench/mcp_bench.mjs "$BASE" \
         "$R/cdpgate-static.json" 2>"$R/mcp_bench_static.err.txt" ||
         echo "  mcp_bench (static) failed: $(tail -n 3 "$R/mcp_bench_static.err.txt")"
 else

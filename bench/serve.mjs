@@ -3,6 +3,10 @@
 //                                 then serves until killed (run.sh kills it by pid).
 // Symlinks inside ROOT are followed (the site links to node_modules and to the
 // extracted Debian manuals); ".." in a request path is refused.
+// An HTML page asked for with `?mutate=MS` gets one script appended that
+// changes the text of an invisible element every MS milliseconds: the page
+// is otherwise unchanged, but no snapshot of it can be a cache hit once MS
+// has passed (the "cold" column of compare.mjs).
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,9 +24,11 @@ const types = {
 };
 
 const server = http.createServer((req, res) => {
-    let p;
+    let p, mutate = 0;
     try {
-        p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+        const u = new URL(req.url, 'http://x');
+        p = decodeURIComponent(u.pathname);
+        mutate = Math.max(0, Math.min(600000, Number(u.searchParams.get('mutate')) || 0));
     } catch {
         res.writeHead(400).end();
         return;
@@ -41,8 +47,18 @@ const server = http.createServer((req, res) => {
             res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
             return;
         }
+        const type = types[path.extname(file).toLowerCase()] || 'application/octet-stream';
+        if (mutate && type.startsWith('text/html')) {
+            const body = Buffer.concat([fs.readFileSync(file), Buffer.from(
+                `<script>(() => { const m = document.createElement('span'); m.hidden = true;` +
+                ` document.documentElement.appendChild(m); let n = 0;` +
+                ` setInterval(() => { m.textContent = 'tick ' + (++n); }, ${mutate}); })();</script>\n`)]);
+            res.writeHead(200, { 'content-type': type, 'content-length': body.length, 'cache-control': 'no-store' });
+            res.end(req.method === 'HEAD' ? undefined : body);
+            return;
+        }
         res.writeHead(200, {
-            'content-type': types[path.extname(file).toLowerCase()] || 'application/octet-stream',
+            'content-type': type,
             'content-length': st.size,
             'cache-control': 'no-store',
         });

@@ -89,6 +89,7 @@ else
     fi
     echo "== mcp_bench.mjs"
     BENCH_PAGES=dense,long BENCH_START_N=1 BENCH_MCP_ACT_N=1 BENCH_SNAP_N=1 \
+        BENCH_COLD_ALL=1 BENCH_COLD_N=1 \
         CDPGATE_BIN="$BUILD/cdpgate" timeout 240 node bench/mcp_bench.mjs "$base" \
         "$R/cdpgate.json" 2>"$out/mcp_bench.err" || fail "mcp_bench.mjs exited $?"
     node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
