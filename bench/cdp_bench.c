@@ -12,6 +12,11 @@
  *
  *   cdp_bench CDPGATE_BIN OUTDIR [N]
  *
+ * BENCH_AX="NAME=URL ..." captures the accessibility trees of more pages
+ * (e.g. the Python manual's stdtypes.html from bench/pages.sh's site, or a
+ * file: URL) as OUTDIR/axtree-NAME.json, for json_bench's stream figures;
+ * with N = 0 only the captures run (no round trips, no driver starts).
+ *
  * BENCH_QUICK=1 (bench/smoke.sh, CI): 3 driver starts instead of 21, and
  * the JSON inputs captured from shapes/list200.html's viewport instead of
  * the whole of big.html (its 24 MB accessibility tree can take minutes on a
@@ -82,6 +87,56 @@ static int save(const char *path, const json_val *v)
     fclose(f);
     free(s);
     return (int)(len / 1024);
+}
+
+/* The reply of Accessibility.getFullAXTree on page p at url, whole, into
+ * path; its size and node count printed. */
+static void capture_ax(cdp_browser *b, cdp_page *p, const char *url, const char *path)
+{
+    cdp_err e;
+    cdp_reply r;
+    if (cdp_page_navigate(p, url, 60000, &e)) {
+        fprintf(stderr, "bench: capture %s: %s\n", url, e.msg);
+        return;
+    }
+    if (cdp_call(cdp_browser_conn(b), cdp_page_session(p), "Accessibility.getFullAXTree", "{}",
+                 120000, &r, &e) == 0) {
+        /* The whole reply message, as the driver receives it. */
+        printf("  captured %s (%d KiB, %zu AX nodes)\n", path,
+               save(path, json_doc_root(r.doc)), json_len(json_get(r.result, "nodes")));
+        cdp_reply_free(&r);
+    } else {
+        fprintf(stderr, "bench: accessibility tree of %s: %s\n", url, e.msg);
+    }
+}
+
+/* BENCH_AX="NAME=URL ...": each page's tree into OUTDIR/axtree-NAME.json. */
+static void capture_more(cdp_browser *b, const char *outdir)
+{
+    const char *spec = getenv("BENCH_AX");
+    if (!spec || !*spec)
+        return;
+    cdp_err e;
+    cdp_page *p = cdp_page_open(b, 10000, &e);
+    if (!p) {
+        fprintf(stderr, "bench: capture: %s\n", e.msg);
+        return;
+    }
+    char *list = strdup(spec), *save_p = NULL;
+    for (char *w = list ? strtok_r(list, " ", &save_p) : NULL; w;
+         w = strtok_r(NULL, " ", &save_p)) {
+        char *eq = strchr(w, '=');
+        if (!eq || eq == w) {
+            fprintf(stderr, "bench: BENCH_AX: want NAME=URL, not %s\n", w);
+            continue;
+        }
+        *eq = 0;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/axtree-%s.json", outdir, w);
+        capture_ax(b, p, eq + 1, path);
+    }
+    free(list);
+    cdp_page_free(p);
 }
 
 /* Capture the JSON benchmark's inputs from a real page. */
@@ -179,6 +234,18 @@ int main(int argc, char **argv)
     cdp_err e;
     cdp_launch_opts lo = {0};
     double pm = 0, p9 = 0, wm = 0, w9 = 0, nm = 0, n9 = 0;
+    if (n == 0) {              /* only the captures */
+        cdp_browser *b = cdp_browser_launch(&lo, &e);
+        if (!b) {
+            fprintf(stderr, "bench: %s\n", e.msg);
+            return 1;
+        }
+        capture(b, port, outdir);
+        capture_more(b, outdir);
+        cdp_browser_free(b);
+        fixture_server_stop(srv);
+        return 0;
+    }
 
     printf("CDP round trip, Runtime.evaluate(\"1\") on a page session, %d calls:\n", n);
     cdp_browser *b = cdp_browser_launch(&lo, &e);
@@ -243,6 +310,7 @@ int main(int argc, char **argv)
 
     printf("\nCapturing JSON benchmark inputs from real Chromium:\n");
     capture(b, port, outdir);
+    capture_more(b, outdir);
     cdp_browser_free(b);
     fixture_server_stop(srv);
     return 0;

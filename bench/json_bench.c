@@ -13,6 +13,13 @@
  * Throughput is the input size (parse) or the output size (write) per
  * second, in MB/s (10^6 bytes). Ratios are against cJSON.
  *
+ * Then the path a snapshot really takes for an accessibility tree
+ * (cdp_send_sink: the reply is never parsed into a document): json_stream
+ * fed in 64 KiB pieces with a callback that only counts events ("stream,
+ * events"), and json_stream + the AX sink into records as observe_render.c
+ * gets them ("stream + AX sink", snap_ax_stream_run in observe_ax.c; only
+ * for files that are getFullAXTree replies), beside cJSON's parse.
+ *
  *   json_bench [-n samples] file...
  *
  * jansson's header defines json_type like ours, so this file is compiled
@@ -168,6 +175,38 @@ static const lib LIBS[] = {
 };
 #define NLIBS (sizeof LIBS / sizeof LIBS[0])
 
+/* ---- the stream, as a sink call reads a reply ---- */
+
+#define STREAM_PIECE ((size_t)64 << 10)
+
+long snap_ax_stream_run(const char *reply, size_t len, size_t piece);
+
+static int count_event(void *ud, const json_event *ev)
+{
+    (void)ev;
+    ++*(long *)ud;
+    return 0;
+}
+
+static int st_events(input *in)
+{
+    long n = 0;
+    json_stream *js = json_stream_new(NULL, count_event, &n);
+    int r = js ? 0 : -1;
+    for (size_t off = 0; !r && off < in->len; off += STREAM_PIECE)
+        r = json_stream_feed(js, in->buf + off,
+                             in->len - off < STREAM_PIECE ? in->len - off : STREAM_PIECE);
+    if (!r)
+        r = json_stream_end(js);
+    json_stream_free(js);
+    return r ? -1 : 0;
+}
+
+static int st_ax(input *in)
+{
+    return snap_ax_stream_run(in->buf, in->len, STREAM_PIECE) > 0 ? 0 : -1;
+}
+
 /* Median seconds per call of fn over `samples` samples of >= 50 ms. */
 static double measure(int (*fn)(input *), input *in, int samples)
 {
@@ -270,6 +309,16 @@ int main(int argc, char **argv)
             if (pr[l] == 0)
                 printf("  (%s failed to parse this file)\n", LIBS[l].name);
         }
+        double ts = measure(st_events, &in, samples);
+        if (ts > 0)
+            printf("  cdpgate json_stream, events only      %8.1f MB/s %6.2fx cJSON\n",
+                   (double)in.len / ts / 1e6, pr[1] > 0 ? (double)in.len / ts / 1e6 / pr[1] : 0);
+        long nodes = snap_ax_stream_run(in.buf, in.len, STREAM_PIECE);
+        double ta = nodes > 0 ? measure(st_ax, &in, samples) : -1;
+        if (ta > 0)
+            printf("  cdpgate json_stream + AX sink         %8.1f MB/s %6.2fx cJSON"
+                   " (%ld records)\n", (double)in.len / ta / 1e6,
+                   pr[1] > 0 ? (double)in.len / ta / 1e6 / pr[1] : 0, nodes);
         free(buf);
     }
     return rc;

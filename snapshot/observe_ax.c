@@ -948,6 +948,57 @@ int snap_ax_shape(const char *reply, size_t len, char *out, size_t cap, bool *wi
     return rc;
 }
 
+/* What the connection does with a sink reply (cdp/conn_recv.c in_event),
+ * reduced to the stream: the events under the message's "result" go to the
+ * AX sink, one level up. */
+typedef struct {
+    axsink *S;
+    bool in_result, result_seen;
+} axrun;
+
+static int axrun_event(void *ud, const json_event *ev)
+{
+    axrun *R = ud;
+    if (ev->depth == 0)
+        return 0;
+    if (ev->depth == 1 && ev->type == JSON_EV_KEY) {
+        R->in_result = !R->result_seen && strcmp(ev->str, "result") == 0;
+        R->result_seen |= R->in_result;
+        return 0;
+    }
+    if (!R->in_result)
+        return 0;
+    json_event e = *ev;
+    e.depth--;
+    return snap_obs_ax_event(R->S, &e);
+}
+
+/* Bench hook (bench/json_bench.c declares it): digest a whole
+ * getFullAXTree reply message as a sink call does, json_stream fed in
+ * pieces of `piece` bytes (0: whole) through the AX sink into records,
+ * then ax_finish. Returns the record count, or -1. */
+long snap_ax_stream_run(const char *reply, size_t len, size_t piece);
+long snap_ax_stream_run(const char *reply, size_t len, size_t piece)
+{
+    frame_st F;
+    memset(&F, 0, sizeof F);
+    axsink S;
+    memset(&S, 0, sizeof S);
+    S.F = &F;
+    axrun R = {&S, false, false};
+    json_stream *js = json_stream_new(NULL, axrun_event, &R);
+    int r = js ? 0 : -1;
+    for (size_t off = 0; !r && off < len; off += piece ? piece : len)
+        r = json_stream_feed(js, reply + off, piece && piece < len - off ? piece : len - off);
+    if (!r)
+        r = json_stream_end(js);
+    long n = !r && snap_obs_ax_finish(&F) == 0 ? (long)F.nnodes : -1;
+    json_stream_free(js);
+    snap_obs_axs_free(&S);
+    snap_obs_ax_drop(&F);
+    return n;
+}
+
 int snap_ax_digest_check(const char *reply, size_t len, size_t piece, size_t *nodes,
                          char *why, size_t cap);
 int snap_ax_digest_check(const char *reply, size_t len, size_t piece, size_t *nodes,
