@@ -437,7 +437,7 @@ static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C
             if (ln.oom)
                 break;
         }
-        match[k] = !query || snap_obs_contains_ci(ln.s, ln.len, query);
+        match[k] = !query || snap_obs_find_folded(ln.s, ln.len, query);
         total += match[k];
     }
     if (ln.oom) {
@@ -521,16 +521,28 @@ static void page_chars(const base_buf *txt, const snap_query *q, size_t room, ba
     while (start < n && ((unsigned char)s[start] & 0xC0) == 0x80)
         start++;
     if (q->query && *q->query) {
+        /* The text and the query are folded once (snap_obs_fold), the
+         * text with a map back to its offsets: linear in the text. */
         size_t ql = strlen(q->query);
         size_t found = n;
         size_t count = 0;
-        for (size_t i = 0; i + ql <= n; i++) {
-            if (snap_obs_contains_ci(s + i, ql, q->query)) {
-                if (i >= start && found == n)
-                    found = i;
-                count++;
-            }
+        char *fs = malloc(n + ql + 1);
+        uint32_t *map = malloc((n + 1) * sizeof *map);
+        if (!fs || !map) {
+            free(fs), free(map);
+            out->oom = true;
+            return;
         }
+        size_t fq = snap_obs_fold(q->query, ql, fs, NULL);
+        char *ft = fs + fq;
+        size_t fn = snap_obs_fold(s, n, ft, map);
+        for (size_t j = snap_obs_fold_find(ft, fn, fs, fq, 0); fq && j < fn;
+             j = snap_obs_fold_find(ft, fn, fs, fq, j + 1)) {
+            if (map[j] >= start && found == n)
+                found = map[j];
+            count++;
+        }
+        free(fs), free(map);
         pi->matches = count;
         if (found < n) {
             /* Start at the beginning of the line holding the match. */

@@ -309,6 +309,9 @@ typedef struct {
 
 void snap_obs_put_quoted(base_buf *b, const char *s, size_t max);
 bool snap_obs_contains_ci(const char *hay, size_t hlen, const char *needle);
+size_t snap_obs_fold(const char *s, size_t n, char *dst, uint32_t *map);
+size_t snap_obs_fold_find(const char *h, size_t hn, const char *nd, size_t nn, size_t from);
+bool snap_obs_find_folded(const char *hay, size_t hlen, const char *needle);
 bool snap_obs_blank(const char *s);
 bool snap_obs_same_text(const char *x, const char *y);
 void snap_obs_ids_add(idset *s, int id);

@@ -193,6 +193,111 @@ bool snap_obs_contains_ci(const char *hay, size_t hlen, const char *needle)
     return false;
 }
 
+/* The folded matching form (snap_obs_fold): whitespace runs (space, tab,
+ * CR, LF, FF, no-break space) are one space; zero-width characters (U+200B
+ * ZWSP, U+200C ZWNJ, U+200D ZWJ, U+2060 word joiner, U+FEFF) and the soft
+ * hyphen U+00AD are dropped, so that a word the page breaks with <wbr>, a
+ * zero-width space or a soft hyphen still reads as one; ASCII letters are
+ * lower case. Other bytes are kept as they are. The observation shows the
+ * dropped characters as their escapes (gate_char_escape: "\u200b"), and
+ * queries match what it shows, so the escape is dropped as well. Returns
+ * how many bytes of s one folding unit takes and sets *out to what it
+ * folds to: ' ' for whitespace, 0 for a dropped character, else the byte
+ * itself. */
+static size_t fold_unit(const unsigned char *s, size_t n, unsigned char *out)
+{
+    static const char *const ESC[] = {"\\u200b", "\\u200c", "\\u200d", "\\u2060",
+                                      "\\ufeff", "\\u00ad"};
+    unsigned char c = s[0];
+    if (c == '\\' && n >= 6 && s[1] == 'u') {
+        for (size_t k = 0; k < sizeof ESC / sizeof ESC[0]; k++) {
+            if (memcmp(s, ESC[k], 6) == 0) {
+                *out = 0;
+                return 6;
+            }
+        }
+    }
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f') {
+        *out = ' ';
+        return 1;
+    }
+    if (c >= 'A' && c <= 'Z') {
+        *out = (unsigned char)(c + 32);
+        return 1;
+    }
+    if (c == 0xC2 && n >= 2 && (s[1] == 0xA0 || s[1] == 0xAD)) {
+        *out = s[1] == 0xA0 ? ' ' : 0;
+        return 2;
+    }
+    if (c == 0xE2 && n >= 3 && ((s[1] == 0x80 && s[2] >= 0x8B && s[2] <= 0x8D) ||
+                                (s[1] == 0x81 && s[2] == 0xA0))) {
+        *out = 0;
+        return 3;
+    }
+    if (c == 0xEF && n >= 3 && s[1] == 0xBB && s[2] == 0xBF) {
+        *out = 0;
+        return 3;
+    }
+    *out = c;
+    return 1;
+}
+
+/* Fold s[0, n) into dst (room for n bytes; not NUL-terminated) and return
+ * the folded length. When map is not NULL, map[j] is the offset in s of
+ * the unit that gave dst[j] (a whitespace run: its first byte). Linear. */
+size_t snap_obs_fold(const char *s, size_t n, char *dst, uint32_t *map)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t j = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned char c;
+        size_t l = fold_unit(u + i, n - i, &c);
+        if (c && !(c == ' ' && j > 0 && dst[j - 1] == ' ')) {
+            if (map)
+                map[j] = (uint32_t)i;
+            dst[j++] = (char)c;
+        }
+        i += l;
+    }
+    return j;
+}
+
+/* First occurrence of folded needle nd[0, nn) in folded hay h[0, hn) at or
+ * after from; hn when none. */
+size_t snap_obs_fold_find(const char *h, size_t hn, const char *nd, size_t nn, size_t from)
+{
+    if (nn == 0)
+        return from <= hn ? from : hn;
+    for (size_t i = from; i + nn <= hn; i++) {
+        const char *p = memchr(h + i, nd[0], hn - nn + 1 - i);
+        if (!p)
+            break;
+        i = (size_t)(p - h);
+        if (memcmp(p, nd, nn) == 0)
+            return i;
+    }
+    return hn;
+}
+
+/* Does hay[0, hlen) contain needle once both are folded (see fold_unit)?
+ * Unlike snap_obs_contains_ci (kept as it is for the secret-field words
+ * of observe_dom.c), a phrase matches across inline elements and line
+ * breaks, and a path written with <wbr> or U+200B matches without them. */
+bool snap_obs_find_folded(const char *hay, size_t hlen, const char *needle)
+{
+    size_t nl = strlen(needle);
+    char sb[512];
+    char *buf = hlen + nl <= sizeof sb ? sb : malloc(hlen + nl);
+    if (!buf)
+        return snap_obs_contains_ci(hay, hlen, needle);
+    size_t fn = snap_obs_fold(needle, nl, buf, NULL);
+    size_t fh = snap_obs_fold(hay, hlen, buf + fn, NULL);
+    bool hit = snap_obs_fold_find(buf + fn, fh, buf, fn, 0) < fh;
+    if (buf != sb)
+        free(buf);
+    return hit;
+}
+
 /* True when s has only whitespace. */
 bool snap_obs_blank(const char *s)
 {
