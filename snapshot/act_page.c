@@ -371,7 +371,7 @@ static int tabs_run(snap_agent *a, const char *action, const char *tab, snap_res
         return snap_act_fail(r, SNAP_EBROWSER, "tabs %s: %s", action, pc.e.msg);
     t = snap_tab_by_id(a, id);
     if (!t)
-        return snap_act_fail(r, SNAP_ENOTAB, "tab t%d is gone", id);
+        return snap_act_fail(r, SNAP_ENOTAB, "tab t%d is gone (tabs list shows the open ones)", id);
     char did[800];
     if (sw) {
         a->cur = id;
@@ -447,7 +447,7 @@ static int dialog_run(snap_agent *a, bool accept, const char *prompt_text, snap_
         return snap_act_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
     snap_tab *t = snap_tab_current(a);
     if (!t)
-        return snap_act_fail(r, SNAP_ENOTAB, "no open tab");
+        return snap_act_fail(r, SNAP_ENOTAB, "no open tab: open a page first");
     if (!t->dialog_open) {
         for (size_t i = 0; i < a->ntabs; i++)
             if (!a->tabs[i].closed && a->tabs[i].dialog_open)

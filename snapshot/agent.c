@@ -830,24 +830,55 @@ bool snap_is_load(void *ud, const json_val *p)
     return name && frame && strcmp(name, "load") == 0 && strcmp(frame, m->frame) == 0;
 }
 
+/* The way on after a navigation error Chromium names (net::ERR_...):
+ * "" when there is nothing better to say than the error itself. */
+static const char *nav_hint(const char *etext)
+{
+    static const struct { const char *err, *hint; } H[] = {
+        {"ERR_NAME_NOT_RESOLVED", "; the host name does not resolve: check its spelling"},
+        {"ERR_CONNECTION_REFUSED", "; nothing listens at that address: is the server running, "
+                                   "on that port?"},
+        {"ERR_CONNECTION_TIMED_OUT", "; the server did not answer: try again later"},
+        {"ERR_CERT_", "; the site's certificate is not valid here: open its http URL only if "
+                      "the site serves one, never a look-alike"},
+        {"ERR_BLOCKED_BY_CLIENT", "; the task's grant does not allow that request (the "
+                                  "grant names the origins open may visit)"},
+        {"ERR_INVALID_URL", "; write a whole URL such as https://example.org/"},
+        {"ERR_TOO_MANY_REDIRECTS", "; the site redirects in a loop"},
+        {"ERR_INTERNET_DISCONNECTED", "; the machine has no network"},
+    };
+    for (size_t i = 0; i < sizeof H / sizeof H[0]; i++)
+        if (strstr(etext, H[i].err))
+            return H[i].hint;
+    return "";
+}
+
 /* Refuse what open never navigates to. 0, or SNAP_EINVAL with r filled. */
 static int check_scheme(snap_agent *a, const char *url, snap_result *r)
 {
     if (!url || !*url)
-        return snap_fail(r, SNAP_EINVAL, "open needs a URL");
+        return snap_fail(r, SNAP_EINVAL, "open needs a URL (an http or https one)");
     char scheme[24];
     url_scheme(url, scheme, sizeof scheme);
     int rc = 0;
     if (strcmp(scheme, "javascript") == 0)
         rc = snap_fail(r, SNAP_EINVAL, "javascript: URLs are not opened: they would run "
-                       "code in the current page");
-    else if (!a->o.allow_local && (strcmp(scheme, "file") == 0 ||
-                                   strcmp(scheme, "chrome") == 0 ||
+                       "code in the current page; open an http(s) URL");
+    else if (!a->o.allow_local && strcmp(scheme, "file") == 0)
+        rc = snap_fail(r, SNAP_EINVAL, "cdpgate mcp never opens file: URLs; serve the folder "
+                       "over http (e.g. python3 -m http.server 8000 in that folder) and open "
+                       "http://127.0.0.1:8000/ and the file's name (under a task grant, the "
+                       "grant must name that origin)");
+    else if (!a->o.allow_local && strcmp(scheme, "view-source") == 0)
+        rc = snap_fail(r, SNAP_EINVAL, "view-source: URLs are never opened here; open the "
+                       "page's own http(s) URL and read it with a snapshot (text mode shows "
+                       "its text)");
+    else if (!a->o.allow_local && (strcmp(scheme, "chrome") == 0 ||
                                    strcmp(scheme, "devtools") == 0 ||
-                                   strcmp(scheme, "view-source") == 0 ||
                                    strcmp(scheme, "chrome-extension") == 0))
-        rc = snap_fail(r, SNAP_EINVAL, "%s: URLs are not opened here (local files and "
-                       "browser pages are off unless the host allows them)", scheme);
+        rc = snap_fail(r, SNAP_EINVAL, "%s: URLs are never opened here: the browser's own "
+                       "pages and settings are off for an agent; ask the user to do it in "
+                       "their own browser", scheme);
     if (rc && a->gate) {
         /* Refused before the gate's own decision: audited all the same,
          * the URL redacted (a javascript: URL is only named by its scheme:
@@ -912,7 +943,8 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
         return snap_fail(r, SNAP_EBROWSER, "navigate: %s", e.msg);
     const char *etext = json_get_str(rep.result, "errorText");
     if (etext && *etext) {
-        snap_fail(r, SNAP_ENAVIGATE, "navigation to %s failed: %s", url, etext);
+        snap_fail(r, SNAP_ENAVIGATE, "navigation to %s failed: %s%s", url, etext,
+                  nav_hint(etext));
         cdp_reply_free(&rep);
         return SNAP_ENAVIGATE;
     }
@@ -941,8 +973,9 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
         }
         cdp_reply_free(&ev);
         if (rc == CDP_ETIMEOUT)
-            return snap_fail(r, SNAP_ETIMEOUT, "%s did not finish loading within %d ms",
-                             url, a->o.timeout_ms);
+            return snap_fail(r, SNAP_ETIMEOUT, "%s did not finish loading within %d ms; "
+                             "what did load stays open in tab t%d: a snapshot shows it",
+                             url, a->o.timeout_ms, tab_id);
         if (rc)
             return snap_fail(r, SNAP_EBROWSER, "navigate: %s", e.msg);
     }

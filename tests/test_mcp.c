@@ -805,6 +805,46 @@ static void t_open_javascript_url_refused_regression(void)
     stop(&c, 15000);
 }
 
+/* A refused scheme says how to do it instead: a file: URL names the
+ * http server to run and the URL to open, view-source: and chrome: say
+ * what to do instead; a failed navigation names the way on after
+ * Chromium's error (issue 13, point 8c). */
+static void t_open_local_url_says_how_regression(void)
+{
+    if (!testlib_need_browser())
+        return;
+    child c;
+    if (!CHECK(start(&c, BROWSER_ARGS)) || !handshake(&c))
+        return;
+    static const struct { const char *args, *want[2]; } U[] = {
+        {"{\"url\":\"file:///etc/hostname\"}",
+         {"cdpgate mcp never opens file: URLs; serve the folder over http",
+          "python3 -m http.server 8000"}},
+        {"{\"url\":\" FILE:///tmp/x.html\"}", {"never opens file: URLs", "http://127.0.0.1:8000/"}},
+        {"{\"url\":\"view-source:http://a.test/\"}",
+         {"view-source: URLs are never opened", "open the page's own http(s) URL"}},
+        {"{\"url\":\"chrome://settings\"}", {"chrome: URLs are never opened", "ask the user"}},
+    };
+    for (int i = 0; i < 4; i++) {
+        json_doc *d = call_tool(&c, 2 + i, "browser_open", U[i].args);
+        CHECK(is_error(d));
+        for (int k = 0; k < 2; k++)
+            if (!CHECK(strstr(result_text(d), U[i].want[k]) != NULL))
+                test_fail_detail("%s: %s", U[i].args, result_text(d));
+        CHECK_STR("invalid_argument",
+                  json_str(json_path(json_doc_root(d), "result.structuredContent.error"), NULL));
+        json_doc_free(d);
+    }
+    char args[128];
+    snprintf(args, sizeof args, "{\"url\":\"http://127.0.0.1:%d/\"}", fixture_closed_port());
+    json_doc *d = call_tool(&c, 9, "browser_open", args);
+    CHECK(is_error(d));
+    if (!CHECK(strstr(result_text(d), "ERR_CONNECTION_REFUSED; nothing listens at that address")))
+        test_fail_detail("%s", result_text(d));
+    json_doc_free(d);
+    stop(&c, 15000);
+}
+
 /* Page text with bidi, invisible and C1 characters (tests/fixtures/shapes/
  * bidi.html) reaches the model only as visible escapes, in the text AND in
  * structuredContent: no response line of browser_snapshot, browser_tabs or
@@ -1534,6 +1574,7 @@ static const test_case TESTS[] = {
     {"lazy_browser", t_lazy_browser},
     {"tools_end_to_end", t_tools_end_to_end},
     {"open_javascript_url_refused_regression", t_open_javascript_url_refused_regression},
+    {"open_local_url_says_how_regression", t_open_local_url_says_how_regression},
     {"bidi_structured_regression", t_bidi_structured_regression},
     {"cancel_and_ping", t_cancel_and_ping},
     {"browser_dies", t_browser_dies},
