@@ -533,14 +533,9 @@ static int press_run(snap_agent *a, const char *key, const char *obs, snap_gated
             if (snap_act_call(a, session, "Runtime.callFunctionOn",
                               snap_act_fn_params(obs_oid, snap_js_collect_fn, NULL, true, false),
                               &co) == 0) {
-                const char *added = json_str(snap_act_fn_value(&co), NULL);
-                if (added && *added) {
-                    base_buf_printf(&rp.page, "new text: ");
-                    snap_act_sb_page(&rp.page, added, 300, 0);
-                    json_w_key(&rp.extra, "new_text");
-                    snap_json_page(&rp.extra, added);
-                    rp.has_extra = true;
-                }
+                const json_val *v = snap_act_fn_value(&co);
+                if (json_is(v, JSON_OBJECT))
+                    snap_act_report_recorded(v, NULL, false, false, &rp);
             }
             snap_act_pfree(&co);
         }

@@ -112,6 +112,12 @@ typedef struct {
     /* The action may have submitted a form with a password or one-time-code
      * field: URLs are redacted strictly, also hiding those fields' names. */
     secret_form sf;
+    /* The recorder was read (snap_act_report_recorded): with nothing in
+     * page, dialog or navigation, the result can say nothing changed. */
+    bool watched;
+    bool changed;              /* it saw something change on the page */
+    bool added;                /* it saw nodes added or shown (P5b: new controls) */
+    bool states;               /* the element's states were read back */
 } act_report;
 
 /* ---- locating an element for input ---- */
@@ -204,6 +210,8 @@ int snap_act_recheck_page(snap_agent *a, snap_gated *g, const char *tool, int ta
 void snap_act_collect_changes(snap_agent *a, const char *session, const char *obs_oid,
                               const char *elem_oid, act_report *rp);
 void snap_act_states_line(const act_report *rp, char *buf, size_t cap);
+void snap_act_report_recorded(const json_val *v, const char *skip, bool secret, bool focus,
+                              act_report *rp);
 void snap_act_release_all(snap_agent *a, target *tg, session_set *ss);
 
 /* ---- act_input.c ---- */

@@ -254,6 +254,12 @@ void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *st, b
         base_buf_printf(b, "no navigation, dialog or new tab");
 }
 
+/* Whether anything snap_settled_describe reports followed. */
+static bool settled_any(const snap_settled *st)
+{
+    return st->closed || st->navigated || st->nnew || st->dialog || st->timed_out;
+}
+
 /* A URL redacted for structured results (new), "" when absent. */
 void snap_act_json_url(json_w *w, const char *url)
 {
@@ -377,7 +383,13 @@ int snap_act_finish(snap_agent *a, int tab_id, const char *did, const snap_settl
         base_buf_printf(&text, "%s\n", a->nav_note);
     a->nav_note[0] = 0;
     base_buf_printf(&text, "%s: ", did);
-    snap_settled_describe(a, t, &st, &text);
+    /* The recorder watched the page and saw nothing: say so, rather than
+     * only what did not happen (which read as "nothing happened" also when
+     * a filter hid half a list). */
+    if (rp->watched && !rp->changed && !rp->page.len && !settled_any(&st))
+        base_buf_printf(&text, "no %svisible change on the page", rp->states ? "other " : "");
+    else
+        snap_settled_describe(a, t, &st, &text);
     if (st.nnew)
         base_buf_printf(&text, " (still on t%d; tabs switch t%d to go there)", cur ? cur->id : 0,
                         st.new_tabs[0]);
@@ -653,7 +665,6 @@ void snap_act_collect_changes(snap_agent *a, const char *session, const char *ob
         snap_act_pwait(a, &co);
     snap_act_pwait(a, &af);
     const json_val *sv = *obs_oid ? snap_act_fn_value(&co) : NULL;
-    const char *added = json_str(sv, NULL);
     const json_val *av = snap_act_fn_value(&af);
     static const char *const KEYS[] = {"checked", "expanded", "pressed", "selected"};
     for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
@@ -663,21 +674,129 @@ void snap_act_collect_changes(snap_agent *a, const char *session, const char *ob
         json_w_key(&rp->extra, KEYS[i]);
         snap_json_page(&rp->extra, v);
         rp->has_extra = true;
+        rp->states = true;
     }
     if (json_get(av, "gone")) {
         json_w_key(&rp->extra, "element_removed");
         json_w_bool(&rp->extra, true);
         rp->has_extra = true;
     }
-    if (added && *added) {
-        base_buf_printf(&rp->page, "new text: ");
+    if (json_is(sv, JSON_OBJECT))
+        snap_act_report_recorded(sv, NULL, false, true, rp);
+    snap_act_pfree(&co);
+    snap_act_pfree(&af);
+}
+
+/* "label: a | b" on a line of its own, the texts of the array v as page text. */
+static void page_texts(base_buf *b, const char *label, const json_val *v)
+{
+    base_buf_printf(b, "%s%s", b->len ? "\n" : "", label);
+    int i = 0;
+    for (const json_val *x = json_first(v); x; x = json_next(x), i++) {
+        if (i)
+            base_buf_put(b, " | ", 3);
+        snap_act_sb_page(b, json_str(x, NULL), 100, 0);
+    }
+}
+
+/* "hidden: 2 items: a | b" (the count may exceed the texts shown). */
+static void page_counted(act_report *rp, const json_val *v, const char *what,
+                         const char *arr, const char *cnt)
+{
+    int64_t n = json_get_int(v, cnt, 0);
+    if (n <= 0)
+        return;
+    char label[64];
+    snprintf(label, sizeof label, "%s: %lld item%s%s", what, (long long)n, n == 1 ? "" : "s",
+             json_first(json_get(v, arr)) ? ": " : "");
+    page_texts(&rp->page, label, json_get(v, arr));
+    char key[32];
+    snprintf(key, sizeof key, "%s_count", what);
+    json_w_key(&rp->extra, key);
+    json_w_int(&rp->extra, n);
+    snprintf(key, sizeof key, "%s_text", what);
+    json_w_key(&rp->extra, key);
+    json_w_arr_begin(&rp->extra);
+    for (const json_val *x = json_first(json_get(v, arr)); x; x = json_next(x))
+        snap_json_page(&rp->extra, json_str(x, NULL) ? json_str(x, NULL) : "");
+    json_w_arr_end(&rp->extra);
+    rp->has_extra = true;
+    rp->changed = true;
+}
+
+/* Write what the recorder saw (snap_js_collect_fn's object v) into rp:
+ * lines for the page block ("new text: ...", "removed: ...", "hidden: 2
+ * items: ...", "shown: ...", "list 3 -> 1 items", "focus moved to textbox
+ * "Edit""), the same as structured members. All of it is page text,
+ * escaped by the page-text writer. No new text when secret (typing into a
+ * secret field), nor when it is skip (the text typed); no focus line
+ * unless focus (press reports the focus itself). Values of fields are
+ * never in it: the recorder reads DOM text and labels only. */
+void snap_act_report_recorded(const json_val *v, const char *skip, bool secret, bool focus,
+                              act_report *rp)
+{
+    rp->watched = true;
+    rp->added |= json_bool(json_get(v, "any"));
+    const char *added = json_get_str(v, "t");
+    if (added && *added && !secret && !(skip && strcmp(added, skip) == 0)) {
+        base_buf_printf(&rp->page, "%snew text: ", rp->page.len ? "\n" : "");
         snap_act_sb_page(&rp->page, added, 300, 0);
         json_w_key(&rp->extra, "new_text");
         snap_json_page(&rp->extra, added);
         rp->has_extra = true;
+        rp->changed = true;
+    } else if (added && *added) {
+        rp->changed = true;     /* the field's own text: the page did change */
     }
-    snap_act_pfree(&co);
-    snap_act_pfree(&af);
+    const json_val *rm = json_get(v, "rm");
+    if (json_first(rm)) {
+        page_texts(&rp->page, "removed: ", rm);
+        json_w_key(&rp->extra, "removed_text");
+        json_w_arr_begin(&rp->extra);
+        for (const json_val *x = json_first(rm); x; x = json_next(x))
+            snap_json_page(&rp->extra, json_str(x, NULL) ? json_str(x, NULL) : "");
+        json_w_arr_end(&rp->extra);
+        rp->has_extra = true;
+        rp->changed = true;
+    }
+    page_counted(rp, v, "hidden", "hid", "nh");
+    page_counted(rp, v, "shown", "shn", "ns");
+    const json_val *l = json_first(json_get(v, "lists"));
+    for (int i = 0; l; l = json_next(l), i++) {
+        int64_t b, after;
+        if (!json_int(json_first(l), &b) || !json_int(json_next(json_first(l)), &after))
+            continue;
+        base_buf_printf(&rp->page, "%slist %lld -> %lld items", rp->page.len ? "\n" : "",
+                        (long long)b, (long long)after);
+        if (!i) {
+            json_w_key(&rp->extra, "count_before");
+            json_w_int(&rp->extra, b);
+            json_w_key(&rp->extra, "count_after");
+            json_w_int(&rp->extra, after);
+        }
+        rp->has_extra = true;
+        rp->changed = true;
+    }
+    const json_val *f = json_get(v, "focus");
+    const char *role = json_get_str(f, "role");
+    if (focus && role && *role) {
+        const char *name = json_get_str(f, "name");
+        base_buf_printf(&rp->page, "%sfocus moved to ", rp->page.len ? "\n" : "");
+        snap_act_sb_page(&rp->page, role, 32, 0);
+        if (name && *name) {
+            base_buf_put(&rp->page, " ", 1);
+            snap_act_sb_quoted(&rp->page, name, 80);
+        }
+        json_w_key(&rp->extra, "focus");
+        json_w_obj_begin(&rp->extra);
+        json_w_key(&rp->extra, "role");
+        snap_json_page(&rp->extra, role);
+        json_w_key(&rp->extra, "name");
+        snap_json_page(&rp->extra, name ? name : "");
+        json_w_obj_end(&rp->extra);
+        rp->has_extra = true;
+        rp->changed = true;
+    }
 }
 
 /* One line of states for the result text: "now checked", "expanded". */

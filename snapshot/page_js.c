@@ -149,15 +149,52 @@ const char snap_js_cover_fn[] =
     "all.sort(function(x,y){return(K.test(nm(y))?1:0)-(K.test(nm(x))?1:0);});"
     "return[c,m].concat(all.slice(0,4));}";
 
-/* Watch the element's document for text added or changed by the action.
- * Returns a recorder object; snap_js_collect_fn reads and stops it.
+/* Page-check helper (JS source, a var statement): vis(x) is true when
+ * the element has a box, is not visibility:hidden and is not inside
+ * aria-hidden=true (hidden from the accessibility tree the snapshot reads).
+ * Runs: inside the recorder scripts below (not on its own). */
+#define VIS_SRC \
+    "var vis=function(x){return x.isConnected&&x.getClientRects().length>0&&" \
+    "getComputedStyle(x).visibility!=='hidden'&&!(x.closest&&x.closest('[aria-hidden=true]'));};"
+
+/* Page-check helper (JS source, a var statement): tx(x) is the text of the
+ * node's text nodes (no script or style), joined by spaces: what a node
+ * held, readable also once detached (innerText needs a box). Cut at 400.
+ * Runs: inside the recorder scripts below (not on its own). */
+#define TX_SRC \
+    "var tx=function(x){if(x.nodeType===3)return x.data.slice(0,400);var o=[],n=0," \
+    "w=document.createTreeWalker(x,4,{acceptNode:function(t){for(var p=t.parentNode;p&&p!==x;" \
+    "p=p.parentNode)if(/^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/.test(p.nodeName))return 2;" \
+    "return 1;}});for(var t=w.nextNode();t&&n<400;t=w.nextNode()){o.push(t.data);" \
+    "n+=t.data.length;}return o.join(' ').slice(0,400);};"
+
+/* Watch the element's document for what the action changes: text added or
+ * changed, nodes removed (their text taken when the observer sees them:
+ * detached nodes have no box), elements hidden or shown by their hidden,
+ * class, style, aria-hidden or open attributes, the visible items of the
+ * document's lists (up to 64 lists, 1,000 items each, noted now to count
+ * them again after), and where the focus is. At most 200 nodes of each
+ * kind. Returns a recorder object; snap_js_collect_fn reads and stops it.
  * Runs: inside snap_js_observe_fn and snap_js_observe_doc_expr. */
 #define OBSERVE_SRC \
-    "function(){var d=this.ownerDocument||document,rec={n:[]};" \
+    "function(){" VIS_SRC TX_SRC "var d=this.ownerDocument||document," \
+    "rec={n:[],rm:[],at:[],el:this.nodeType===1?this:null,vis:vis,tx:tx};" \
+    "rec.dp=function(){var a=d.activeElement;" \
+    "while(a&&a.shadowRoot&&a.shadowRoot.activeElement)a=a.shadowRoot.activeElement;return a;};" \
+    "rec.f0=rec.dp();rec.L=[].slice.call(d.querySelectorAll('ul,ol,[role=list],[role=listbox]," \
+    "[role=grid],[role=tree],[role=menu],tbody'),0,64).map(function(l){" \
+    "return{l:l,c:[].slice.call(l.children,0,1000).filter(vis)};});" \
     "var o=new MutationObserver(function(ms){ms.forEach(function(m){" \
-    "if(rec.n.length>200)return;if(m.type==='characterData')rec.n.push(m.target);" \
-    "else m.addedNodes.forEach(function(x){rec.n.push(x);});});});" \
-    "o.observe(d,{subtree:true,childList:true,characterData:true});rec.o=o;return rec;}"
+    "if(m.type==='characterData'){if(rec.n.length<200)rec.n.push(m.target);}" \
+    "else if(m.type==='attributes'){if(rec.at.length<200)rec.at.push([m.target," \
+    "m.attributeName,m.oldValue]);}" \
+    "else{m.addedNodes.forEach(function(x){if(rec.n.length<200)rec.n.push(x);});" \
+    "m.removedNodes.forEach(function(x){if(rec.rm.length<200&&(x.nodeType===1||" \
+    "x.nodeType===3)&&!/^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/.test(x.nodeName))" \
+    "rec.rm.push([x,tx(x)]);});}});});" \
+    "o.observe(d,{subtree:true,childList:true,characterData:true,attributes:true," \
+    "attributeOldValue:true,attributeFilter:['hidden','class','style','aria-hidden','open']});" \
+    "rec.o=o;return rec;}"
 
 /* Runs: on a node, the element acted on (click, type). Returns: by
  * reference, the recorder (read by snap_js_collect_fn), in the node's world. */
@@ -168,21 +205,75 @@ const char snap_js_observe_fn[] = OBSERVE_SRC;
  * Returns: by reference, the recorder. */
 const char snap_js_observe_doc_expr[] = "(" OBSERVE_SRC ").call(document)";
 
-/* New visible text since snap_js_observe_fn, outermost nodes only, at most 300
- * characters.
- * Runs: on the recorder object of snap_js_observe_*. Returns: a string
- * (new visible text, at most 300 characters). */
+/* What changed since snap_js_observe_fn, and stop watching:
+ *   t: new visible text, outermost nodes only (one string, at most 300
+ *      characters); text a node removed meanwhile held is not new (a list
+ *      rendered again);
+ *   rm: the text of nodes removed and not put back (outermost, at most 8);
+ *   hid, shn: the text of elements hidden or shown (list items, and
+ *      elements whose hidden, style, aria-hidden or open attribute says
+ *      they were shown or hidden before; a class change alone says
+ *      nothing about before, outside lists), at most 8 each, with their
+ *      counts nh, ns;
+ *   lists: [[before, after]] visible items, of the lists whose count
+ *      changed (at most 2);
+ *   focus: {role, name} of the element that has the focus now when it
+ *      moved there (not the element acted on, nor inside it); name from
+ *      aria-label, a label, placeholder or title (a button's or link's
+ *      text), never a value;
+ *   any: true when the recorder saw added or shown nodes.
+ * Texts are whitespace-collapsed, each at most 80 characters.
+ * Runs: on the recorder object of snap_js_observe_*. Returns: that object
+ * (plain values). */
 const char snap_js_collect_fn[] =
-    "function(){var r=this;r.o.disconnect();var seen=[],out=[];"
+    "function(){var r=this;r.o.disconnect();var vis=r.vis,tx=r.tx,seen=[],out=[],keys=[];"
+    "var C=function(s){return String(s||'').replace(" SHOWN_WS ",' ')" SHOWN_TRIM ";};"
+    "var cut=function(s){s=C(s);return s.length>80?s.slice(0,80)+'\\u2026':s;};"
     "var txt=function(x){if(!x.isConnected)return'';"
     "var e=x.nodeType===1?x:x.parentElement;if(!e||!e.getClientRects().length)return'';"
     "if(/^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/.test(e.tagName))return'';"
-    "var s=x.nodeType===3?x.data:x.nodeType===1?(x.innerText||''):'';"
-    "return s.replace(" SHOWN_WS ",' ')" SHOWN_TRIM ";};"
+    "var s=x.nodeType===3?x.data:x.nodeType===1?(x.innerText||''):'';return C(s);};"
     "r.n.forEach(function(x){if(seen.indexOf(x)>=0)return;"
     "for(var p=x.parentNode;p;p=p.parentNode)if(seen.indexOf(p)>=0)return;"
-    "seen.push(x);var s=txt(x);if(s&&out.indexOf(s)<0)out.push(s);});"
-    "var s=out.join(' | ');return s.length>300?s.slice(0,300)+'\\u2026':s;}";
+    "seen.push(x);var s=txt(x);if(s&&out.indexOf(s)<0){out.push(s);keys.push(C(tx(x)));}});"
+    "var res={rm:[],hid:[],shn:[],nh:0,ns:0,lists:[]},added=new Set(r.n);"
+    "r.rm.forEach(function(p){var x=p[0];if(x.isConnected)return;"
+    "for(var q=r.rm.length;q--;)if(r.rm[q][0]!==x&&r.rm[q][0].contains&&r.rm[q][0].contains(x))"
+    "return;var s=C(p[1]);if(!s)return;var i=keys.indexOf(s);"
+    "if(i>=0){keys.splice(i,1);out.splice(i,1);return;}"
+    "if(res.rm.indexOf(cut(s))<0&&res.rm.length<8)res.rm.push(cut(s));});"
+    "var H=[],S=[];"
+    "r.L.forEach(function(e){if(!e.l.isConnected)return;"
+    "var now=[].slice.call(e.l.children,0,1000).filter(vis),was=new Set(e.c),is=new Set(now);"
+    "e.c.forEach(function(c){if(c.isConnected&&!is.has(c))H.push(c);});"
+    "now.forEach(function(c){if(!was.has(c)&&!added.has(c))S.push(c);});"
+    "if(now.length!==e.c.length&&res.lists.length<2)res.lists.push([e.c.length,now.length]);});"
+    "var done=new Set();r.at.forEach(function(p){var x=p[0],k=p[1],ov=p[2];"
+    "if(done.has(x)||x.nodeType!==1||!x.isConnected)return;var was=null;"
+    "if(k==='hidden')was=ov===null;else if(k==='aria-hidden')was=ov!=='true';"
+    "else if(k==='open')was=ov!==null;"
+    "else if(k==='style')was=!/display\\s*:\\s*none|visibility\\s*:\\s*hidden/i.test(ov||'');"
+    "if(was===null)return;done.add(x);var now=vis(x);if(was===now)return;"
+    "(now?S:H).push(x);});"
+    "var outer=function(L){return L.filter(function(x){return!L.some(function(y){"
+    "return y!==x&&y.contains(x);});});};"
+    "H=outer(H);S=outer(S);res.nh=H.length;res.ns=S.length;"
+    "H.forEach(function(x){var s=cut(tx(x));if(s&&res.hid.length<8)res.hid.push(s);});"
+    "S.forEach(function(x){var s=cut(x.innerText||tx(x));if(s&&res.shn.length<8)"
+    "res.shn.push(s);});"
+    "var f=r.dp(),el=r.el;if(f&&f!==r.f0&&f!==document.body&&f!==document.documentElement&&"
+    "!(el&&(f===el||el.contains(f)||f.contains(el)))){"
+    "var tg=f.tagName.toLowerCase(),ty=(f.type||'').toLowerCase(),ro=f.getAttribute('role')||("
+    "tg==='input'?(/^(checkbox|radio)$/.test(ty)?ty:/^(submit|reset|button)$/.test(ty)?'button':"
+    "ty==='range'?'slider':ty==='search'?'searchbox':'textbox'):tg==='textarea'?'textbox':"
+    "tg==='button'?'button':tg==='a'?'link':tg==='select'?'combobox':"
+    "f.isContentEditable?'textbox':tg);"
+    "var nm=f.getAttribute('aria-label')||(f.labels&&f.labels[0]?f.labels[0].innerText:'')||"
+    "f.getAttribute('placeholder')||f.getAttribute('title')||"
+    "(/^(button|link|menuitem|tab|option)$/.test(ro)?f.innerText:'')||'';"
+    "res.focus={role:C(ro).slice(0,32),name:cut(nm)};}"
+    "var s=out.join(' | ');res.t=s.length>300?s.slice(0,300)+'\\u2026':s;"
+    "res.any=!!(out.length||S.length);return res;}";
 
 /* The element's state after the action (checkbox, radio, ARIA states).
  * Runs: on a node, the element after the action (act_result.c).

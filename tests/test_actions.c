@@ -498,7 +498,7 @@ static void t_click_204_does_not_wait(void)
     CHECK(!bool_member(r.structured, "timed_out"));
     CHECK(ms < a->o.timeout_ms / 2);
     CHECK(!bool_member(r.structured, "navigated"));
-    has(r.text, "no navigation");
+    has(r.text, "no visible change on the page");
     snap_result_free(&r);
     /* A slow page is waited for (load), not cut short. */
     ref_css(a, "#slow", ref);
@@ -1903,6 +1903,79 @@ static void t_hover(void)
     }
 }
 
+/* ---- what changed (issue 13, point 5) ---- */
+
+/* Click the element css selects on the current page; the result stays in r. */
+static int click_css(snap_agent *a, const char *css, snap_result *r)
+{
+    char ref[16];
+    ref_css(a, css, ref);
+    return click(a, ref, r, NULL);
+}
+
+/* A filter that renders its list again, one that hides items with a class,
+ * a panel shown by its hidden attribute, a button that moves the focus, a
+ * click that changes nothing: each result says what changed (removed
+ * text, hidden or shown items, the list's count before and after, where
+ * the focus went), or that nothing visible changed; never only what did
+ * not happen (issue 13, point 5a). */
+static void t_filter_reports_removed_regression(void)
+{
+    snap_agent *a = agent_at("/act/todo.html");
+    if (!a)
+        return;
+    snap_result r = {0};
+    CHECK_INT(0, click_css(a, "#f-active", &r));
+    show(&r);
+    has(r.text, "removed: Buy milk");
+    has(r.text, "list 3 -> 2 items");
+    CHECK(!strstr(r.text ? r.text : "", "no visible change"));
+    CHECK(!strstr(r.text ? r.text : "", "Walk the dog"));    /* rendered again, not new */
+    CHECK_INT(3, int_member(r.structured, "count_before"));
+    CHECK_INT(2, int_member(r.structured, "count_after"));
+    char buf[128];
+    has(str_member(r.structured, "removed_text.0", buf, sizeof buf), "Buy milk");
+    CHECK_INT(0, click_css(a, "#f-completed", &r));
+    show(&r);
+    has(r.text, "removed: Walk the dog");
+    has(r.text, "Write report");
+    has(r.text, "new text: Buy milk");
+    has(r.text, "list 2 -> 1 items");
+    /* The menu button shows its panel (the hidden attribute). */
+    CHECK_INT(0, click_css(a, "#more", &r));
+    show(&r);
+    has(r.text, "shown: 1 item: Export Import Print");
+    CHECK_INT(1, int_member(r.structured, "shown_count"));
+    /* A button that changes nothing visible (its own focus is not news). */
+    CHECK_INT(0, click_css(a, "#print", &r));
+    show(&r);
+    has(r.text, "no visible change on the page");
+    CHECK(!strstr(r.text ? r.text : "", "page-content"));
+    /* A button that moves the focus to the new-todo field. */
+    CHECK_INT(0, click_css(a, "#add-focus", &r));
+    show(&r);
+    has(r.text, "focus moved to textbox \"New todo\"");
+    CHECK_STR("textbox", str_member(r.structured, "focus.role", buf, sizeof buf));
+    snap_result_free(&r);
+    snap_agent_free(a);
+    /* Filtered out by a class: hidden, not removed. */
+    a = agent_at("/act/todo.html?mode=class");
+    if (!a)
+        return;
+    CHECK_INT(0, click_css(a, "#f-active", &r));
+    show(&r);
+    has(r.text, "hidden: 1 item: Buy milk");
+    has(r.text, "list 3 -> 2 items");
+    CHECK(!strstr(r.text ? r.text : "", "removed:"));
+    CHECK_INT(1, int_member(r.structured, "hidden_count"));
+    CHECK_INT(0, click_css(a, "#f-all", &r));
+    show(&r);
+    has(r.text, "shown: 1 item: Buy milk");
+    has(r.text, "list 2 -> 3 items");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 /* A password typed into a field whose name also reads like a recipient
  * ("cc"), under a grant with recipients: a takeover, and the password is
  * in no result and no audit line (the gate never sees it as an address). */
@@ -2211,6 +2284,7 @@ static const test_case TESTS[] = {
     {"secret_survives_type_change_regression", t_secret_survives_type_change_regression},
     {"upload_and_eval_need_grant", t_upload_and_eval_need_grant},
     {"hover", t_hover},
+    {"filter_reports_removed_regression", t_filter_reports_removed_regression},
     {"click_own_pseudo_element_regression", t_click_own_pseudo_element_regression},
     {"password_never_a_recipient_regression", t_password_never_a_recipient_regression},
     {"recipients_everywhere_regression", t_recipients_everywhere_regression},
