@@ -54,6 +54,8 @@ int snap_act_begin(snap_agent *a, const char *obs, snap_tab **out, snap_result *
     if (rc)
         return rc;
     snap_nav_note(a, snap_tab_current(a), a->nav_note, sizeof a->nav_note);
+    for (size_t i = 0; i < a->ntabs; i++)      /* moves within a page from here on */
+        a->tabs[i].inpage_mark = a->tabs[i].inpage;
     a->nact_secret = 0;                 /* the last action's form is done with */
     *out = snap_tab_current(a);         /* the check synced: tabs may have moved */
     return *out ? 0 : snap_act_fail(r, SNAP_ENOTAB, "the tab closed; open a page first");
@@ -232,6 +234,9 @@ void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *st, b
     if (st->navigated && t && !t->closed && t->nframes) {
         base_buf_printf(b, "%snavigated to ", b->len > start ? "; " : "");
         snap_act_sb_url(b, t->frames[0].url, 300);
+    } else if (st->in_page && t && !t->closed && t->nframes) {
+        base_buf_printf(b, "%smoved within the page to ", b->len > start ? "; " : "");
+        snap_act_sb_url(b, t->frames[0].url, 300);
     }
     for (int i = 0; i < st->nnew; i++) {
         snap_tab *nt = snap_tab_by_id(a, st->new_tabs[i]);
@@ -257,7 +262,8 @@ void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *st, b
 /* Whether anything snap_settled_describe reports followed. */
 static bool settled_any(const snap_settled *st)
 {
-    return st->closed || st->navigated || st->nnew || st->dialog || st->timed_out;
+    return st->closed || st->navigated || st->in_page || st->nnew || st->dialog ||
+           st->timed_out;
 }
 
 /* A URL redacted for structured results (new), "" when absent. */
@@ -355,6 +361,7 @@ int snap_act_finish(snap_agent *a, int tab_id, const char *did, const snap_settl
     snap_tab *t = snap_tab_by_id(a, tab_id);
     if (t && t->closed)
         st.closed = true;
+    st.in_page = t && !st.navigated && t->inpage != t->inpage_mark;
     if (st.closed && a->cur == tab_id) {
         /* The tab closed itself (window.close): continue in its opener, or
          * in the most recent open tab. */
@@ -388,6 +395,8 @@ int snap_act_finish(snap_agent *a, int tab_id, const char *did, const snap_settl
      * a filter hid half a list). */
     if (rp->watched && !rp->changed && !rp->page.len && !settled_any(&st))
         base_buf_printf(&text, "no %svisible change on the page", rp->states ? "other " : "");
+    else if (rp->watched && !settled_any(&st))
+        base_buf_printf(&text, "the page changed in place (no navigation, dialog or new tab)");
     else
         snap_settled_describe(a, t, &st, &text);
     if (st.nnew)
@@ -415,6 +424,10 @@ int snap_act_finish(snap_agent *a, int tab_id, const char *did, const snap_settl
     json_w_int(&w, tab_id);
     json_w_key(&w, "navigated");
     json_w_bool(&w, st.navigated);
+    if (st.in_page) {
+        json_w_key(&w, "in_page");
+        json_w_bool(&w, true);
+    }
     if (t && t->nframes && t->frames[0].url) {
         json_w_key(&w, "url");
         snap_act_json_url(&w, t->frames[0].url);

@@ -420,6 +420,8 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
         snap_frame *f = id ? snap_frame_find(t, id) : NULL;
         if (f)
             set_url(a, &f->url, json_get_str(p, "url"));
+        if (f && f == &t->frames[0])
+            t->inpage++;         /* a hash route or pushState: reported by actions */
         act_secret_url(a, f);
     } else if (strcmp(method, "Page.frameNavigated") == 0) {
         frame_update(a, t, session, json_get(p, "frame"));

@@ -87,6 +87,9 @@ typedef struct {
     snap_frame *frames;          /* frames[0] is the main frame */
     size_t nframes, capframes;
     uint64_t nav;                /* bumps on every new main-frame document */
+    uint64_t inpage;             /* bumps on every same-document navigation of the
+                                    main frame (a hash route, pushState) */
+    uint64_t inpage_mark;        /* inpage when the current action began */
     char *title;                 /* last known (new) */
     /* JS dialog, from Page.javascriptDialogOpening until answered/closed */
     bool dialog_open;
@@ -547,6 +550,8 @@ typedef struct {
     int nnew;
     bool closed;                 /* t was closed (e.g. window.close()) */
     bool timed_out;              /* the deadline passed while still busy */
+    bool in_page;                /* the main frame moved within its document
+                                    (set by snap_act_finish from tab->inpage) */
 } snap_settled;
 int snap_settle(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
                 int64_t deadline_ms, snap_settled *out);

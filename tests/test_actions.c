@@ -1976,6 +1976,39 @@ static void t_filter_reports_removed_regression(void)
     snap_agent_free(a);
 }
 
+/* A hash route is a move within the page, said as such with its URL
+ * (redacted as every URL is), not "no navigation" (issue 13, point 3b). */
+static void t_hash_route_reported_regression(void)
+{
+    snap_agent *a = agent_at("/act/todo.html");
+    if (!a)
+        return;
+    snap_result r = {0};
+    CHECK_INT(0, click_css(a, "#f-completed", &r));
+    show(&r);
+    has(r.text, "moved within the page to http://a.test:");
+    has(r.text, "/act/todo.html#/completed");
+    CHECK(bool_member(r.structured, "in_page"));
+    CHECK(!bool_member(r.structured, "navigated"));
+    CHECK_INT(0, click_css(a, "#deep", &r));
+    show(&r);
+    has(r.text, "moved within the page to http://a.test:");
+    has(r.text, "/act/todo.html#/2/1");
+    /* The next action that does not move says nothing of it. */
+    CHECK_INT(0, click_css(a, "#more", &r));
+    CHECK(!strstr(r.text ? r.text : "", "moved within"));
+    CHECK(!bool_member(r.structured, "in_page"));
+    /* A token in the fragment is hidden like in any URL. */
+    CHECK_INT(0, click_css(a, "#tok", &r));
+    show(&r);
+    has(r.text, "moved within the page to ");
+    has(r.text, "access_token=[redacted]");
+    CHECK(!strstr(r.text ? r.text : "", "s3cr3tTok"));
+    CHECK(!strstr(r.structured ? r.structured : "", "s3cr3tTok"));
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 /* A password typed into a field whose name also reads like a recipient
  * ("cc"), under a grant with recipients: a takeover, and the password is
  * in no result and no audit line (the gate never sees it as an address). */
@@ -2285,6 +2318,7 @@ static const test_case TESTS[] = {
     {"upload_and_eval_need_grant", t_upload_and_eval_need_grant},
     {"hover", t_hover},
     {"filter_reports_removed_regression", t_filter_reports_removed_regression},
+    {"hash_route_reported_regression", t_hash_route_reported_regression},
     {"click_own_pseudo_element_regression", t_click_own_pseudo_element_regression},
     {"password_never_a_recipient_regression", t_password_never_a_recipient_regression},
     {"recipients_everywhere_regression", t_recipients_everywhere_regression},
