@@ -312,7 +312,7 @@ static int tabs_list(snap_agent *a, snap_result *r)
     json_w_arr_begin(&w);
     size_t nclosed = 0;
     for (size_t i = 0; i < a->ntabs; i++) {
-        if (!a->tabs[i].closed)
+        if (!a->tabs[i].closed || a->tabs[i].discarded)
             continue;
         json_w_int(&w, a->tabs[i].id);
         nclosed++;

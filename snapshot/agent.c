@@ -902,8 +902,8 @@ static int check_scheme(snap_agent *a, const char *url, snap_result *r)
  * load, the login-wall check of a restored session. note (may be "") is
  * told before the snapshot; a note_code (SNAP_ELOGIN) becomes the result's
  * code, with the snapshot still in the text. */
-static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, char *note,
-                    size_t note_cap, int note_code, snap_result *r)
+static int open_nav_in(snap_agent *a, const char *url, size_t ctx, bool new_tab, char *note,
+                       size_t note_cap, int note_code, bool *navigated, snap_result *r)
 {
     if (snap_sync(a))
         return snap_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
@@ -950,6 +950,7 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
         cdp_reply_free(&rep);
         return SNAP_ENAVIGATE;
     }
+    *navigated = true;
     const char *loader = json_get_str(rep.result, "loaderId");
     bool cross_doc = loader && *loader;
     cdp_reply_free(&rep);
@@ -1028,6 +1029,48 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
     r->structured = json_w_take(&w, NULL);
     r->code = note_code;
     return note_code;
+}
+
+/* open_nav_in; when it fails before the page navigated, in a tab it made
+ * (a name that does not resolve, a refused connection), that empty tab is
+ * closed and the tab that was current before is current again: a failed
+ * open leaves the tabs as they were (issue 13, point 6e). A page that
+ * navigated but did not finish loading stays: it has what did load. */
+static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, char *note,
+                    size_t note_cap, int note_code, snap_result *r)
+{
+    int cur0 = a->cur;
+    size_t ntabs0 = a->ntabs;
+    bool navigated = false;
+    int rc = open_nav_in(a, url, ctx, new_tab, note, note_cap, note_code, &navigated, r);
+    if (!rc || navigated || a->cur == cur0)
+        return rc;
+    snap_tab *t = snap_tab_by_id(a, a->cur);
+    if (!t || (size_t)(t - a->tabs) < ntabs0 || !t->created)
+        return rc;
+    if (!t->closed && !cdp_conn_dead(a->c)) {
+        json_w w;
+        json_w_init(&w);
+        json_w_obj_begin(&w);
+        json_w_key(&w, "targetId");
+        json_w_str(&w, t->target);
+        json_w_obj_end(&w);
+        char *params = json_w_take(&w, NULL);
+        char saved[SNAP_PERMIT_MAX];
+        snap_permit_push(a, "teardown", saved);
+        if (params)
+            snap_cdp_call(a, NULL, "Target.closeTarget", params, 3000, NULL, NULL);
+        snap_permit_begin(a, saved);
+        free(params);
+    }
+    t = snap_tab_by_id(a, a->cur);
+    if (t) {
+        t->closed = true;
+        t->discarded = true;
+    }
+    snap_tab *prev = cur0 ? snap_tab_by_id(a, cur0) : NULL;
+    a->cur = prev && !prev->closed ? cur0 : 0;
+    return rc;
 }
 
 int snap_open_in(snap_agent *a, const char *url, size_t ctx, bool new_tab, snap_result *r)

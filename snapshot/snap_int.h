@@ -83,6 +83,7 @@ typedef struct {
     char session[SNAP_ID_MAX];
     bool created;                /* this agent opened it (closed at free) */
     bool closed;                 /* closed or crashed: never adopted again */
+    bool discarded;              /* made by an open that failed, then closed: not listed */
     int opener;                  /* tab id of the opener for popups, else 0 */
     snap_frame *frames;          /* frames[0] is the main frame */
     size_t nframes, capframes;

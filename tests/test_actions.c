@@ -549,6 +549,41 @@ static int new_tab_of(const snap_result *r)
     return (int)int_member(r->structured, "new_tabs.0.tab");
 }
 
+/* An open in a new tab that fails before the page navigated (nothing
+ * listens on the port) closes the tab it made and makes the tab that was
+ * current before current again: the tab list is as it was, and the next
+ * snapshot is of the page the agent was on (issue 13, point 6e). */
+static void t_open_new_tab_fail_regression(void)
+{
+    snap_agent *a = agent_at("/act/popups.html");
+    if (!a)
+        return;
+    snap_result r = {0};
+    CHECK_INT(0, snap_tabs(a, "list", NULL, &r));
+    char *before = r.text ? strdup(r.text) : NULL;
+    char *sbefore = r.structured ? strdup(r.structured) : NULL;
+    snap_result_free(&r);
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", fixture_closed_port());
+    CHECK_INT(SNAP_ENAVIGATE, snap_open(a, url, true, &r));
+    has(r.text, "ERR_CONNECTION_REFUSED");
+    snap_result_free(&r);
+    CHECK_INT(0, snap_tabs(a, "list", NULL, &r));
+    if (!CHECK(before && r.text && strcmp(before, r.text) == 0))
+        test_fail_detail("before:\n%s\nafter:\n%s", before ? before : "", r.text ? r.text : "");
+    if (!CHECK(sbefore && r.structured && strcmp(sbefore, r.structured) == 0))
+        test_fail_detail("before: %s\nafter: %s", sbefore ? sbefore : "",
+                         r.structured ? r.structured : "");
+    snap_result_free(&r);
+    snap_query q = {0};
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    has(r.text, "popups.html");
+    snap_result_free(&r);
+    free(before);
+    free(sbefore);
+    snap_agent_free(a);
+}
+
 static void t_popups_become_tabs(void)
 {
     snap_agent *a = agent_at("/act/popups.html");
@@ -2358,6 +2393,7 @@ static const test_case TESTS[] = {
     {"shown_password_not_echoed_regression", t_shown_password_not_echoed_regression},
     {"url_redact", t_url_redact},
     {"screenshot_wide_page_is_cut_regression", t_screenshot_wide_page_is_cut_regression},
+    {"open_new_tab_fail_regression", t_open_new_tab_fail_regression},
     {0},
 };
 
