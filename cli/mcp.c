@@ -83,6 +83,7 @@ static const tool_def TOOLS[MCP_T_COUNT] = {
     }},
     [MCP_T_CLICK] = {"browser_click", "Click an element by ref (like e5).", false, {
         {"ref", P_STR, true, F(ref), NULL, NULL},
+        {"double", P_BOOL, false, F(dbl), "double-click", NULL},
         {"obs", P_STR, false, F(obs), OBS_DESC, NULL},
     }},
     [MCP_T_HOVER] = {"browser_hover", "Move the mouse over an element (hover menus, "

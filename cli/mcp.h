@@ -67,7 +67,7 @@ typedef enum {
 typedef struct {
     const char *url, *ref, *obs, *text, *query, *key, *direction, *action, *tab;
     const char *path, *expression;
-    bool new_tab, submit, forward, full_page, accept, text_mode;
+    bool new_tab, submit, forward, full_page, accept, text_mode, dbl;
     int64_t offset, text_offset;
     const char *values[MCP_MAX_VALUES];
     size_t nvalues;

@@ -455,7 +455,7 @@ static int call_snap(serve *S, mcp_tool tool, const mcp_args *a, snap_result *r)
         return snap_observe(g, &q, r);
     }
     case MCP_T_CLICK:
-        return snap_click(g, a->ref, a->obs, r);
+        return a->dbl ? snap_dblclick(g, a->ref, a->obs, r) : snap_click(g, a->ref, a->obs, r);
     case MCP_T_HOVER:
         return snap_hover(g, a->ref, a->obs, r);
     case MCP_T_TYPE:

@@ -432,7 +432,7 @@ static int click_object(snap_agent *a, const target *tg, const char *oid, const 
     int rc = snap_act_locate(a, tg->tab, tg->frame, oid, be, what, true, ss, &loc, r);
     if (rc)
         return rc;
-    return snap_act_mouse_click(a, tg->tab, loc.x, loc.y, dialog, r);
+    return snap_act_mouse_click(a, tg->tab, loc.x, loc.y, false, dialog, r);
 }
 
 /* The ARIA path of select: open a combobox with a click, then click each

@@ -145,21 +145,27 @@ static char *mouse_params(const char *type, int x, int y, const char *button, in
                            "clickCount", clicks, "modifiers", modifiers);
 }
 
-/* A left click at (x, y) in the tab's top-level coordinates. */
-int snap_act_mouse_click(snap_agent *a, int tab_id, int x, int y, bool *dialog,
+/* A left click at (x, y) in the tab's top-level coordinates; with dbl a
+ * double click: pressed and released with clickCount 1, then again with
+ * clickCount 2 (the browser then fires click, click, dblclick, as for a
+ * user's double click). */
+int snap_act_mouse_click(snap_agent *a, int tab_id, int x, int y, bool dbl, bool *dialog,
                          snap_result *r)
 {
     snap_tab *t = snap_tab_by_id(a, tab_id);
     if (!t || t->closed)
         return snap_act_fail(r, SNAP_ENOTAB, "the tab closed");
-    static const char *const M[3] = {"Input.dispatchMouseEvent", "Input.dispatchMouseEvent",
+    static const char *const M[5] = {"Input.dispatchMouseEvent", "Input.dispatchMouseEvent",
+                                     "Input.dispatchMouseEvent", "Input.dispatchMouseEvent",
                                      "Input.dispatchMouseEvent"};
-    char *p[3] = {
+    char *p[5] = {
         mouse_params("mouseMoved", x, y, "none", 0, 0),
         mouse_params("mousePressed", x, y, "left", 1, 0),
         mouse_params("mouseReleased", x, y, "left", 1, 0),
+        dbl ? mouse_params("mousePressed", x, y, "left", 2, 0) : NULL,
+        dbl ? mouse_params("mouseReleased", x, y, "left", 2, 0) : NULL,
     };
-    return snap_act_dispatch_input(a, tab_id, t->session, M, p, 3, dialog, r);
+    return snap_act_dispatch_input(a, tab_id, t->session, M, p, dbl ? 5 : 3, dialog, r);
 }
 
 /* The mouse to (x, y) and left there: the page sees it hover. */

@@ -219,7 +219,7 @@ void snap_act_release_all(snap_agent *a, target *tg, session_set *ss);
 int snap_act_dispatch_input(snap_agent *a, int tab_id, const char *session_in,
                             const char *const *methods, char **prms, size_t n, bool *dialog,
                             snap_result *r);
-int snap_act_mouse_click(snap_agent *a, int tab_id, int x, int y, bool *dialog,
+int snap_act_mouse_click(snap_agent *a, int tab_id, int x, int y, bool dbl, bool *dialog,
                          snap_result *r);
 int snap_act_mouse_move(snap_agent *a, int tab_id, int x, int y, bool *dialog, snap_result *r);
 bool snap_act_name_eq(const char *a, size_t alen, const char *b);

@@ -44,10 +44,15 @@ int snap_act_gate_page(snap_agent *a, const char *tool, bool state_change, bool 
 #define HOVER_REPORT_MAX 8
 #define HOVER_REPORT_LINES 4000
 
-/* Click the ref's element, or (hover) move the mouse over it. */
-static int pointer_run(snap_agent *a, const char *ref, const char *obs, bool hover,
+enum { PT_CLICK, PT_HOVER, PT_DBLCLICK };
+
+/* Click the ref's element, double-click it, or (hover) move the mouse over
+ * it. A double click is a click to the gate (tool "click": the same checks
+ * and the same decision); only the input differs. */
+static int pointer_run(snap_agent *a, const char *ref, const char *obs, int kind,
                        snap_result *r)
 {
+    bool hover = kind == PT_HOVER;
     const char *tool = hover ? "hover" : "click";
     uint64_t *before = NULL;     /* hover: the controls shown before */
     size_t nbefore = 0;
@@ -141,7 +146,8 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, bool hov
             goto done;
         }
     } else if ((rc = hover ? snap_act_mouse_move(a, tg.tab, loc.x, loc.y, &dialog, r)
-                           : snap_act_mouse_click(a, tg.tab, loc.x, loc.y, &dialog, r))) {
+                           : snap_act_mouse_click(a, tg.tab, loc.x, loc.y, kind == PT_DBLCLICK,
+                                                  &dialog, r))) {
         goto done;
     }
     /* The page reports its next frame: with nothing else happening, the
@@ -156,12 +162,13 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, bool hov
         frame_call = pf.sent ? pf.id : 0;
     }
     char did[800];
-    snprintf(did, sizeof did, "%s %s", hover ? "hovered over" : "clicked", tg.what);
+    snprintf(did, sizeof did, "%s %s", hover ? "hovered over" :
+             kind == PT_DBLCLICK ? "double-clicked" : "clicked", tg.what);
     snap_settled st;
     if ((rc = snap_act_settle_after(a, tg.tab, nav0, tabs0, deadline, frame_call, did, &st, r)))
         goto done;
     act_report rp;
-    snap_act_report_init(&rp, tool, tg.ref);
+    snap_act_report_init(&rp, kind == PT_DBLCLICK ? "dblclick" : tool, tg.ref);
     rp.sf = loc.sf;
     if (snap_act_page_usable(a, tg.tab, &st))
         snap_act_collect_changes(a, tg.session, obs_oid, tg.oid, &rp);
@@ -193,12 +200,17 @@ done:
 
 int snap_click(snap_agent *a, const char *ref, const char *obs, snap_result *r)
 {
-    return pointer_run(a, ref, obs, false, r);
+    return pointer_run(a, ref, obs, PT_CLICK, r);
+}
+
+int snap_dblclick(snap_agent *a, const char *ref, const char *obs, snap_result *r)
+{
+    return pointer_run(a, ref, obs, PT_DBLCLICK, r);
 }
 
 int snap_hover(snap_agent *a, const char *ref, const char *obs, snap_result *r)
 {
-    return pointer_run(a, ref, obs, true, r);
+    return pointer_run(a, ref, obs, PT_HOVER, r);
 }
 
 /* ---- scroll ---- */

@@ -148,6 +148,10 @@ int snap_observe(snap_agent *a, const snap_query *q, snap_result *r);
 int snap_open(snap_agent *a, const char *url, bool new_tab, snap_result *r);
 /* obs may be NULL; when given it must still be valid for the tab. */
 int snap_click(snap_agent *a, const char *ref, const char *obs, snap_result *r);
+/* A double click on the ref's element (editing a list item, selecting a
+ * word): checked and gated exactly as a click (the gate's tool "click");
+ * the result says "double-clicked". */
+int snap_dblclick(snap_agent *a, const char *ref, const char *obs, snap_result *r);
 /* Move the mouse over the ref's element and leave it there (menus and
  * controls that appear on hover; a disabled control's tooltip). Checked as
  * for a click (scrolled into view, not covered) but never as disabled; a

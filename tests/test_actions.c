@@ -2044,6 +2044,64 @@ static void t_hash_route_reported_regression(void)
     snap_agent_free(a);
 }
 
+/* Editing a TodoMVC item needs a double click: it opens the edit box (the
+ * focus goes there), typing with Enter renames the item, and the result
+ * says so. Under a grant a double click is a click: refused without
+ * "click", done with it (issue 13, point 6a). */
+static void t_dblclick_edit_regression(void)
+{
+    snap_agent *a = agent_at("/act/todo.html");
+    if (!a)
+        return;
+    snap_result r = {0};
+    char ref[16], buf[64];
+    ref_css(a, "li[data-i='1'] label", ref);
+    CHECK_INT(0, snap_dblclick(a, ref, NULL, &r));
+    show(&r);
+    has(r.text, "double-clicked");
+    has(r.text, "focus moved to textbox \"Edit\"");
+    CHECK_STR("dblclick", str_member(r.structured, "action", buf, sizeof buf));
+    check_eval(a, "document.querySelector('li.editing .edit') === document.activeElement",
+               "true");
+    ref_css(a, "li.editing .edit", ref);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_type(a, ref, "Walk the cat", true, NULL, &r));
+    show(&r);
+    has(r.text, "new text: Walk the cat");
+    has(r.text, "removed: Walk the dog");
+    check_eval(a, "todos[1].title", "\"Walk the cat\"");
+    /* A single click on the label does not edit. */
+    ref_css(a, "li[data-i='2'] label", ref);
+    CHECK_INT(0, click(a, ref, &r, NULL));
+    check_eval(a, "document.querySelectorAll('li.editing').length", "0");
+    snap_result_free(&r);
+    snap_agent_free(a);
+    char origin[64];
+    snprintf(origin, sizeof origin, "http://a.test:%d", world.port);
+    const char *origins[] = {origin};
+    const char *tools[] = {"open", "snapshot", "click"};
+    for (int with = 0; with < 2; with++) {
+        gate_grant g = {0};
+        g.task = "dblclick-test";
+        g.tools = tools;
+        g.ntools = with ? 3 : 2;
+        g.origins = origins;
+        g.norigins = 1;
+        gate *gt;
+        a = agent_granted(&g, NULL, "/act/todo.html", &gt);
+        if (a) {
+            ref_css(a, "li[data-i='0'] label", ref);
+            CHECK_INT(with ? 0 : SNAP_EDENIED, snap_dblclick(a, ref, NULL, &r));
+            if (!with)
+                has(r.text, "click");
+            check_eval(a, "document.querySelectorAll('li.editing').length", with ? "1" : "0");
+        }
+        snap_result_free(&r);
+        snap_agent_free(a);
+        gate_free(gt);
+    }
+}
+
 /* A password typed into a field whose name also reads like a recipient
  * ("cc"), under a grant with recipients: a takeover, and the password is
  * in no result and no audit line (the gate never sees it as an address). */
@@ -2354,6 +2412,7 @@ static const test_case TESTS[] = {
     {"hover", t_hover},
     {"filter_reports_removed_regression", t_filter_reports_removed_regression},
     {"hash_route_reported_regression", t_hash_route_reported_regression},
+    {"dblclick_edit_regression", t_dblclick_edit_regression},
     {"click_own_pseudo_element_regression", t_click_own_pseudo_element_regression},
     {"password_never_a_recipient_regression", t_password_never_a_recipient_regression},
     {"recipients_everywhere_regression", t_recipients_everywhere_regression},

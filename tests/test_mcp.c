@@ -689,6 +689,12 @@ static void t_tools_end_to_end(void)
     if (!CHECK(!is_error(d)))
         test_fail_detail("browser_click: %s", result_text(d));
     json_doc_free(d);
+    /* double:true is a double click (issue 13, point 6a). */
+    snprintf(args, sizeof args, "{\"ref\":\"%s\",\"double\":true}", greet_ref);
+    d = call_tool(&c, 30, "browser_click", args);
+    if (!CHECK(!is_error(d)) || !CHECK(strstr(result_text(d), "double-clicked")))
+        test_fail_detail("browser_click double: %s", result_text(d));
+    json_doc_free(d);
     d = call_tool(&c, 14, "browser_snapshot", "{\"text\":true}");
     if (!CHECK(strstr(result_text(d), "Hello, Ada!")))
         test_fail_detail("page text: %s", result_text(d));
