@@ -181,16 +181,19 @@ static int type_press_enter(snap_agent *a, const target *tg, char *did, size_t c
  * what was typed (noted in did, cap bytes), or for a secret field only its
  * length. */
 static void type_report_value(act_report *rp, const char *value, const char *text, bool secret,
-                              char *did, size_t cap)
+                              bool submit, char *did, size_t cap)
 {
     if (!secret) {
         bool same = strcmp(value, text) == 0;
         if (!same)
-            snprintf(did + strlen(did), cap - strlen(did),
-                     " (the field holds something else than what was typed)");
-        base_buf_printf(&rp->page, "value now: ");
-        snap_act_sb_page(&rp->page, value, 300, PAGE_KEEP_NL);
-        json_w_key(&rp->extra, "value");
+            snprintf(did + strlen(did), cap - strlen(did), " (the field %s something else than "
+                     "what was typed)", submit ? "held" : "holds");
+        /* After a submit, what it holds then is read again (type_report_after). */
+        if (!submit) {
+            base_buf_printf(&rp->page, "value now: ");
+            snap_act_sb_page(&rp->page, value, 300, PAGE_KEEP_NL);
+        }
+        json_w_key(&rp->extra, submit ? "value_typed" : "value");
         snap_json_page(&rp->extra, value);
         json_w_key(&rp->extra, "value_matches");
         json_w_bool(&rp->extra, same);
@@ -201,6 +204,44 @@ static void type_report_value(act_report *rp, const char *value, const char *tex
         json_w_int(&rp->extra, (int64_t)strlen(value));
     }
     rp->has_extra = true;
+}
+
+/* After a submit settled on the same document: what the field holds now,
+ * read again (issue 13, point 5c): "the field was cleared", "the field now
+ * holds ...", "the field is gone from the page"; for a secret field only
+ * whether it was cleared or how many characters it holds, never a value. */
+static void type_report_after(snap_agent *a, const target *tg, bool secret, act_report *rp)
+{
+    pcall vv;
+    if (snap_act_call(a, tg->session, "Runtime.callFunctionOn",
+                      snap_act_fn_params(tg->oid, snap_js_value_fn, NULL, true, false), &vv)) {
+        snap_act_pfree(&vv);
+        return;
+    }
+    const json_val *v = snap_act_fn_value(&vv);
+    const char *s = json_str(v, NULL);
+    const char *how = !s ? "gone" : !*s ? "cleared" : "kept";
+    base_buf_printf(&rp->page, "%safter the submit: ", rp->page.len ? "\n" : "");
+    if (!s) {
+        base_buf_printf(&rp->page, "the field is gone from the page");
+    } else if (!*s) {
+        base_buf_printf(&rp->page, "the field was cleared");
+    } else if (secret) {
+        base_buf_printf(&rp->page, "the field still holds %zu characters (a secret field: not "
+                        "shown)", strlen(s));
+        json_w_key(&rp->extra, "length_after");
+        json_w_int(&rp->extra, (int64_t)strlen(s));
+    } else {
+        base_buf_printf(&rp->page, "the field now holds ");
+        snap_act_sb_quoted(&rp->page, s, 300);
+        json_w_key(&rp->extra, "value");
+        snap_json_page(&rp->extra, s);
+    }
+    json_w_key(&rp->extra, "field_after");
+    json_w_str(&rp->extra, how);
+    rp->has_extra = true;
+    rp->changed = true;
+    snap_act_pfree(&vv);
 }
 
 /* New text near the field since the recorder obs_oid started, into the
@@ -369,8 +410,10 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     snap_act_report_init(&rp, "type", f.tg.ref);
     rp.sf = sf;
     if (value)
-        type_report_value(&rp, value, text, secret, did, sizeof did);
+        type_report_value(&rp, value, text, secret, submit, did, sizeof did);
     free(value);
+    if (submit && snap_act_page_usable(a, tab_id, &st))
+        type_report_after(a, &f.tg, secret, &rp);
     if (snap_act_page_usable(a, tab_id, &st) && *obs_oid)
         type_report_new_text(a, fs, obs_oid, text, secret, &rp);
     rc = snap_act_finish(a, tab_id, did, &st, &rp, r);

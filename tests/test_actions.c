@@ -2102,6 +2102,48 @@ static void t_dblclick_edit_regression(void)
     }
 }
 
+/* type with submit reports what the field holds after the submit settled,
+ * not before Enter: cleared (a new todo), gone (an edit box rendered
+ * away), rewritten and kept (issue 13, point 5c). (A secret field would
+ * report its length only; cdpgate does not type into one: takeover.) */
+static void t_type_submit_value_after_regression(void)
+{
+    snap_agent *a = agent_at("/act/todo.html");
+    if (!a)
+        return;
+    snap_result r = {0};
+    char ref[16], buf[64];
+    ref_css(a, "#new", ref);
+    CHECK_INT(0, snap_type(a, ref, "Buy bread", true, NULL, &r));
+    show(&r);
+    has(r.text, "after the submit: the field was cleared");
+    has(r.text, "new text: Buy bread");
+    has(r.text, "list 3 -> 4 items");
+    CHECK(!strstr(r.text ? r.text : "", "value now: Buy bread"));
+    CHECK_STR("cleared", str_member(r.structured, "field_after", buf, sizeof buf));
+    CHECK(bool_member(r.structured, "value_matches"));
+    check_eval(a, "document.getElementById('new').value", "\"\"");
+    snap_result_free(&r);
+    ref_css(a, "li[data-i='0'] label", ref);
+    CHECK_INT(0, snap_dblclick(a, ref, NULL, &r));
+    snap_result_free(&r);
+    ref_css(a, "li.editing .edit", ref);
+    CHECK_INT(0, snap_type(a, ref, "Buy oat milk", true, NULL, &r));
+    show(&r);
+    has(r.text, "after the submit: the field is gone from the page");
+    CHECK_STR("gone", str_member(r.structured, "field_after", buf, sizeof buf));
+    snap_result_free(&r);
+    /* A field the submit rewrote (trimmed) and kept: what it holds then. */
+    ref_css(a, "#find", ref);
+    CHECK_INT(0, snap_type(a, ref, "  milk  ", true, NULL, &r));
+    show(&r);
+    has(r.text, "after the submit: the field now holds \"milk\"");
+    CHECK_STR("milk", str_member(r.structured, "value", buf, sizeof buf));
+    CHECK_STR("kept", str_member(r.structured, "field_after", buf, sizeof buf));
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 /* A password typed into a field whose name also reads like a recipient
  * ("cc"), under a grant with recipients: a takeover, and the password is
  * in no result and no audit line (the gate never sees it as an address). */
@@ -2413,6 +2455,7 @@ static const test_case TESTS[] = {
     {"filter_reports_removed_regression", t_filter_reports_removed_regression},
     {"hash_route_reported_regression", t_hash_route_reported_regression},
     {"dblclick_edit_regression", t_dblclick_edit_regression},
+    {"type_submit_value_after_regression", t_type_submit_value_after_regression},
     {"click_own_pseudo_element_regression", t_click_own_pseudo_element_regression},
     {"password_never_a_recipient_regression", t_password_never_a_recipient_regression},
     {"recipients_everywhere_regression", t_recipients_everywhere_regression},
