@@ -364,7 +364,7 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     int tab_id = f.tg.tab;
     snap_tab *t = snap_tab_by_id(a, tab_id);
     uint64_t nav0 = t ? t->nav : 0;
-    uint64_t inflight0 = t && t->inflight > 0 ? (uint64_t)t->inflight : 0;
+    uint64_t own_seq0 = t ? t->own_seq : 0;
     size_t tabs0 = a->ntabs;
     bool dialog = false;
     const char *methods[12];
@@ -400,7 +400,7 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     }
     snap_settled st;
     rc = submit ? snap_act_settle(a, tab_id, nav0, tabs0, f.deadline, did, &st, r)
-                : snap_act_settle_light(a, tab_id, nav0, tabs0, inflight0, f.deadline, did, &st,
+                : snap_act_settle_light(a, tab_id, nav0, tabs0, own_seq0, f.deadline, did, &st,
                                         r);
     if (rc) {
         free(value);

@@ -191,7 +191,7 @@ int snap_act_settle_after(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0
 int snap_act_settle(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0, int64_t deadline,
                     const char *did, snap_settled *st, snap_result *r);
 int snap_act_settle_light(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0,
-                          uint64_t inflight0, int64_t deadline, const char *did,
+                          uint64_t own_seq0, int64_t deadline, const char *did,
                           snap_settled *st, snap_result *r);
 bool snap_act_page_usable(snap_agent *a, int tab_id, const snap_settled *st);
 int snap_act_finish(snap_agent *a, int tab_id, const char *did, const snap_settled *st0,

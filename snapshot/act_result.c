@@ -257,6 +257,74 @@ void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *st, b
                         b->len > start ? "; " : "");
     if (b->len == start)
         base_buf_printf(b, "no navigation, dialog or new tab");
+    snap_settled_pending(a, t, st, b);
+}
+
+/* A pending request's URL as shown (st->pending[i].url: no query or
+ * fragment was kept): the path alone on the page's own origin; session
+ * values scrubbed, redacted, one token (snap_act_sb_url). */
+static void sb_pending_url(snap_agent *a, snap_tab *t, const char *url, base_buf *b)
+{
+    const char *o = t && t->nframes ? t->frames[0].origin : "";
+    size_t ol = strlen(o);
+    if (ol && strncmp(url, o, ol) == 0 && url[ol] == '/')
+        url += ol;
+    char *sc = snap_scrub_url(a, url);
+    snap_act_sb_url(b, sc ? sc : "", 120);
+    free(sc);
+}
+
+void snap_settled_pending(snap_agent *a, snap_tab *t, const snap_settled *st, base_buf *b)
+{
+    if (!st->npending) {
+        if (st->capped)
+            base_buf_printf(b, "; the wait ended at the %d s settle cap",
+                            SNAP_SETTLE_CAP_MS / 1000);
+        return;
+    }
+    base_buf_printf(b, "; still pending%s: %zu request%s (",
+                    st->capped ? " at the settle cap" : "", st->npending,
+                    st->npending == 1 ? "" : "s");
+    size_t shown = st->npending < 4 ? st->npending : 4;
+    for (size_t i = 0; i < shown; i++) {
+        base_buf_printf(b, "%s%s ", i ? ", " : "", st->pending[i].method);
+        sb_pending_url(a, t, st->pending[i].url, b);
+        if (st->pending[i].own)
+            base_buf_puts(b, " [this action's]");
+    }
+    if (st->npending > shown)
+        base_buf_printf(b, ", %zu more", st->npending - shown);
+    base_buf_puts(b, ")");
+}
+
+void snap_settled_json(snap_agent *a, snap_tab *t, const snap_settled *st, json_w *w)
+{
+    if (st->capped) {
+        json_w_key(w, "settle_capped");
+        json_w_bool(w, true);
+    }
+    if (!st->npending)
+        return;
+    json_w_key(w, "pending_count");
+    json_w_int(w, (int64_t)st->npending);
+    json_w_key(w, "pending");
+    json_w_arr_begin(w);
+    for (size_t i = 0; i < st->npending && i < 4; i++) {
+        json_w_obj_begin(w);
+        json_w_key(w, "method");
+        snap_json_page(w, st->pending[i].method);
+        json_w_key(w, "url");
+        base_buf u = {0};
+        sb_pending_url(a, t, st->pending[i].url, &u);
+        snap_json_page(w, u.s && !u.oom ? u.s : "");
+        base_buf_free(&u);
+        json_w_key(w, "type");
+        snap_json_page(w, st->pending[i].type);
+        json_w_key(w, "own");
+        json_w_bool(w, st->pending[i].own);
+        json_w_obj_end(w);
+    }
+    json_w_arr_end(w);
 }
 
 /* Whether anything snap_settled_describe reports followed. */
@@ -323,20 +391,20 @@ int snap_act_settle(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0, int6
 }
 
 /* After input that seldom has consequences (typing without submit): if
- * nothing started on the tab (no navigation, no request in flight, no popup,
- * no dialog) by the time the page answered a later call, skip the quiet
- * window; otherwise settle as usual. (t->activity is not used: it also
- * counts DOM events, which typing itself causes.) */
+ * nothing started on the tab (no navigation, no request of its own since
+ * own_seq0 = t->own_seq before the input, no popup, no dialog) by the time
+ * the page answered a later call, skip the quiet window; otherwise settle
+ * as usual. (A polling page's requests do not count.) */
 int snap_act_settle_light(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0,
-                          uint64_t inflight0, int64_t deadline, const char *did,
+                          uint64_t own_seq0, int64_t deadline, const char *did,
                           snap_settled *st, snap_result *r)
 {
     if (snap_sync(a))
         return snap_act_fail(r, SNAP_EBROWSER, "%s, then the browser went away: %s", did,
                              cdp_conn_error(a->c));
     snap_tab *t = snap_tab_by_id(a, tab_id);
-    if (t && !t->closed && !t->dialog_open && !t->loading &&
-        (uint64_t)t->inflight <= inflight0 && t->nav == nav0 && a->ntabs == tabs0) {
+    if (t && !t->closed && !t->dialog_open && !t->loading && t->own_seq == own_seq0 &&
+        t->nav == nav0 && a->ntabs == tabs0) {
         memset(st, 0, sizeof *st);
         return 0;
     }
@@ -393,12 +461,15 @@ int snap_act_finish(snap_agent *a, int tab_id, const char *did, const snap_settl
     /* The recorder watched the page and saw nothing: say so, rather than
      * only what did not happen (which read as "nothing happened" also when
      * a filter hid half a list). */
-    if (rp->watched && !rp->changed && !rp->page.len && !settled_any(&st))
+    if (rp->watched && !rp->changed && !rp->page.len && !settled_any(&st)) {
         base_buf_printf(&text, "no %svisible change on the page", rp->states ? "other " : "");
-    else if (rp->watched && !settled_any(&st))
+        snap_settled_pending(a, t, &st, &text);
+    } else if (rp->watched && !settled_any(&st)) {
         base_buf_printf(&text, "the page changed in place (no navigation, dialog or new tab)");
-    else
+        snap_settled_pending(a, t, &st, &text);
+    } else {
         snap_settled_describe(a, t, &st, &text);
+    }
     if (st.nnew)
         base_buf_printf(&text, " (still on t%d; tabs switch t%d to go there)", cur ? cur->id : 0,
                         st.new_tabs[0]);
@@ -463,6 +534,7 @@ int snap_act_finish(snap_agent *a, int tab_id, const char *did, const snap_settl
         json_w_key(&w, "timed_out");
         json_w_bool(&w, true);
     }
+    snap_settled_json(a, t, &st, &w);
     if (rp->has_extra) {
         json_w_obj_end(&rp->extra);
         char *ex = json_w_take(&rp->extra, NULL);

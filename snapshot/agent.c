@@ -273,6 +273,7 @@ static void frames_from_tree(const snap_agent *a, snap_tab *t, const char *sessi
 static void tab_clear(snap_tab *t)
 {
     snap_cache_free(t->cache);
+    snap_net_clear(t);
     for (size_t i = 0; i < t->nframes; i++)
         free(t->frames[i].url);
     free(t->frames);
@@ -411,10 +412,13 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
         return;
     /* Only what can be a consequence of an action counts as activity: DOM
      * mutation events of an animated page must not keep a wait from settling. */
-    if ((strncmp(method, "Page.", 5) == 0 && strcmp(method, "Page.lifecycleEvent") != 0) ||
-        strncmp(method, "Network.request", 15) == 0 ||
+    bool page_evt = strncmp(method, "Page.", 5) == 0 &&
+                    strcmp(method, "Page.lifecycleEvent") != 0;
+    if (page_evt || strncmp(method, "Network.request", 15) == 0 ||
         strncmp(method, "Network.loading", 15) == 0)
         t->activity++;
+    if (page_evt)
+        t->settle_evt++;
     if (strcmp(method, "Page.navigatedWithinDocument") == 0) {
         const char *id = json_get_str(p, "frameId");
         snap_frame *f = id ? snap_frame_find(t, id) : NULL;
@@ -469,16 +473,9 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
             t->doc_status = (int)json_get_int(json_get(p, "response"), "status", 0);
             snap_agent_copyid(t->doc_loader, loader);
         }
-    } else if (strcmp(method, "Network.requestWillBeSent") == 0) {
-        if (!json_get(p, "redirectResponse"))
-            t->inflight++;
-        t->last_net_ms = (uint64_t)base_now_ms();
-    } else if (strcmp(method, "Network.loadingFinished") == 0 ||
-               strcmp(method, "Network.loadingFailed") == 0) {
-        if (t->inflight > 0)
-            t->inflight--;
-        t->last_net_ms = (uint64_t)base_now_ms();
     }
+    if (strncmp(method, "Network.", 8) == 0)
+        snap_net_event(a, t, method, p);
 }
 
 /* ---- session setup ---- */
@@ -897,6 +894,66 @@ static int check_scheme(snap_agent *a, const char *url, snap_result *r)
     return rc;
 }
 
+/* The text told before an open's snapshot: note, then (when the settle
+ * after the load ended with requests out: a polling page, a long poll) a
+ * line naming what is still pending. 0 or SNAP_ENOMEM. */
+static int open_pending(snap_agent *a, snap_tab *t, const snap_settled *st, const char *note,
+                        snap_result *r)
+{
+    base_buf b = {0};
+    base_buf_puts(&b, note);
+    if (st->npending || st->capped) {
+        if (b.len && b.s[b.len - 1] != '\n')
+            base_buf_putc(&b, '\n');
+        size_t at = b.len;
+        snap_settled_pending(a, t, st, &b);
+        /* "; still pending: ..." begins a line of its own here. */
+        if (b.len >= at + 2 && !b.oom) {
+            memmove(b.s + at, b.s + at + 2, b.len - at - 2 + 1);
+            b.len -= 2;
+        }
+    }
+    if (b.oom) {
+        base_buf_free(&b);
+        return snap_fail(r, SNAP_ENOMEM, "out of memory");
+    }
+    free(r->text);
+    r->text = b.len ? b.s : NULL;
+    if (!b.len)
+        base_buf_free(&b);
+    return 0;
+}
+
+/* Add the pending requests to an open's structured result (a snapshot's
+ * JSON object, rewritten with them at its end). 0 or SNAP_ENOMEM. */
+static int open_pending_json(snap_agent *a, snap_tab *t, const snap_settled *st,
+                             snap_result *r)
+{
+    if ((!st->npending && !st->capped) || !r->structured)
+        return 0;
+    json_doc *d = json_parse(r->structured, strlen(r->structured), NULL, NULL);
+    if (!d)
+        return snap_fail(r, SNAP_ENOMEM, "out of memory");
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    for (const json_val *m = json_first(json_doc_root(d)); m; m = json_next(m)) {
+        size_t kl;
+        const char *k = json_key(m, &kl);
+        json_w_keyn(&w, k, kl);
+        json_w_val(&w, m);
+    }
+    json_doc_free(d);
+    snap_settled_json(a, t, st, &w);
+    json_w_obj_end(&w);
+    char *js = json_w_take(&w, NULL);
+    if (!js)
+        return snap_fail(r, SNAP_ENOMEM, "out of memory");
+    free(r->structured);
+    r->structured = js;
+    return 0;
+}
+
 /* Navigate in the current tab when it is in context ctx (and !new_tab),
  * else in a new tab there; restore pending localStorage first; after the
  * load, the login-wall check of a restored session. note (may be "") is
@@ -1011,10 +1068,12 @@ static int open_nav_in(snap_agent *a, const char *url, size_t ctx, bool new_tab,
     t = snap_tab_by_id(a, tab_id);
     if (!t || t->closed)
         return snap_fail(r, SNAP_ENOTAB, "the tab closed while loading %s", url);
-    if (*note)
-        r->text = base_strdup(note);
+    if ((rc = open_pending(a, t, &st, note, r)))
+        return rc;
     snap_query q = {0};
     rc = snap_build(a, t, &q, r);
+    if (rc == 0)
+        rc = open_pending_json(a, t, &st, r);
     if (rc || !note_code)
         return rc;
     /* The page is open, but the session could not be used: say so as the

@@ -28,4 +28,13 @@
 void snap_agent_setstr(char **dst, const char *s);
 void snap_agent_copyid(char dst[SNAP_ID_MAX], const char *s);
 
+/* ---- agent_wait.c ---- */
+
+/* Record a Network.requestWillBeSent / loadingFinished / loadingFailed
+ * event (params p) of one of tab t's sessions in t's request table;
+ * other methods are ignored. The listener's: records only, never waits. */
+void snap_net_event(snap_agent *a, snap_tab *t, const char *method, const json_val *p);
+/* Free t's request table (the tab is cleared). */
+void snap_net_clear(snap_tab *t);
+
 #endif

@@ -200,6 +200,16 @@ static const snap_js *script_find(const char *src, bool secret)
     return NULL;
 }
 
+/* A state-changing command or page script goes out: the requests that
+ * start in the next SNAP_OWN_MS are its consequences (snap_req.own), and
+ * settling waits for those only. */
+static void input_out(snap_agent *a)
+{
+    int64_t now = base_now_ms();
+    a->input_ms = now;
+    a->own_until = now + SNAP_OWN_MS;
+}
+
 /* 0 when method may go out now, else CDP_EPROTOCOL with e filled. secret:
  * params carry session values (the copy parsed here is wiped). */
 static int sink_check(snap_agent *a, const char *method, const char *params, bool secret,
@@ -219,21 +229,29 @@ static int sink_check(snap_agent *a, const char *method, const char *params, boo
         json_doc_free(d);
         /* The one exception: the eval tool, which the grant must name and
          * the human confirms every time (policy.c asked the gate). */
-        if (!s && rt_eval && (have & P_EVAL))
+        if (!s && rt_eval && (have & P_EVAL)) {
+            input_out(a);
             return 0;
+        }
         if (!s)
             return refuse(e, "%s refused at the sink: the script is not one compiled "
                           "into cdpgate (permit: %s)", method, a->permit);
         if ((flags & SNAP_JS_WRITE) && !have)
             return refuse(e, "%s refused at the sink: the script changes the page and "
                           "no action is permitted (permit: %s)", method, a->permit);
+        if (flags & SNAP_JS_WRITE)
+            input_out(a);
         return 0;
     }
     for (size_t i = 0; i < sizeof METHODS / sizeof METHODS[0]; i++) {
         if (strcmp(METHODS[i].method, method) != 0)
             continue;
-        if (METHODS[i].need == 0 || (METHODS[i].need & have))
+        if (METHODS[i].need == 0)
             return 0;
+        if (METHODS[i].need & have) {
+            input_out(a);
+            return 0;
+        }
         return refuse(e, "%s refused at the sink: it changes state and the action in "
                       "progress does not permit it (permit: %s)", method, a->permit);
     }
@@ -388,8 +406,10 @@ static void note_blocked(snap_agent *a, snap_tab *t, const char *method, const c
              why ? why : "refused");
     free(shown);
     free(why);
-    if (t)
+    if (t) {
         t->activity++;
+        t->settle_evt++;
+    }
 }
 
 /* Continue or fail a paused request (a refused document is cancelled:

@@ -77,6 +77,28 @@ typedef struct {
     char world_session[SNAP_ID_MAX];
 } snap_frame;
 
+/* A network request in flight (Network.requestWillBeSent until
+ * loadingFinished/loadingFailed). url is the page's (new; cut at '?' or
+ * '#' when recorded: no query or fragment value is ever kept; shown only
+ * through snap_settled_describe's redaction). own: it started while an
+ * action's consequences were awaited (the main frame loading, within
+ * SNAP_OWN_MS of a state-changing command let out by the sink, or within
+ * SNAP_CHAIN_MS of an own request's end). */
+#define SNAP_REQ_MAX 64
+typedef struct {
+    char id[SNAP_ID_MAX];        /* requestId */
+    char method[8];
+    char type[20];               /* Network.ResourceType, "" unknown */
+    char *url;
+    int64_t start_ms;            /* base_now_ms() when it was seen to start */
+    int64_t last_ms;             /* ... and when it was last heard of */
+    bool own;
+    bool answered;               /* its response came (a body nobody reads may
+                                    never finish loading: see agent_wait.c) */
+} snap_req;
+#define SNAP_OWN_MS 150
+#define SNAP_CHAIN_MS 30
+
 typedef struct {
     int id;                      /* shown as "t<id>" */
     char target[SNAP_ID_MAX];
@@ -100,9 +122,20 @@ typedef struct {
     char dialog_frame[SNAP_ID_MAX]; /* frameId whose script opened it ("" unknown) */
     char *dialog_url;            /* that frame's URL as the event gave it (new;
                                     redacted as frame URLs are; NULL unknown) */
-    /* network requests in flight on this tab's sessions (for quiet waits) */
-    int inflight;
-    uint64_t last_net_ms;        /* monotonic ms of the last request event */
+    /* agent_wait.c: the network requests in flight on this tab's sessions
+     * (settling waits for the action's own ones; the rest are named as
+     * still pending): reqs[0..nreqs) (new, SNAP_REQ_MAX at most; a request
+     * past that is counted in reqs_lost and never waited for). own_seq
+     * counts the own requests ever started (snap_act_settle_light). */
+    snap_req *reqs;
+    size_t nreqs;
+    uint64_t reqs_lost;
+    uint64_t own_seq;
+    /* Events that can be an action's consequence, for the settle's quiet
+     * window: Page events but lifecycle ones, own requests' starts and
+     * ends, requests the gate refused. (Unlike activity, which the cache
+     * reads, another request's events do not count.) */
+    uint64_t settle_evt;
     bool loading;                /* main frame between frameStartedLoading and load */
     uint64_t activity;           /* bumps on every navigation/network/dialog event */
     struct snap_cache *cache;    /* observe_cache.c: the last snapshot built (owned;
@@ -273,6 +306,12 @@ struct snap_agent {
     int64_t covered_until;       /* base_now_ms() the cover ends: 0 while the action
                                     runs; its settling sets it GATE_COVER_MS ahead */
     int covered_cls;             /* its GATE_CLASS_* */
+    /* sink.c and agent_wait.c: a request that starts before own_until
+     * (base_now_ms()) is an action's own (see snap_req); input_ms: when
+     * the sink last let a state-changing command or page script out (a
+     * settle waits only for own requests started since). */
+    int64_t own_until;
+    int64_t input_ms;
 };
 
 /* ---- sink.c: the one path to the browser ---- */
@@ -539,11 +578,15 @@ int snap_obs_check(snap_agent *a, const char *obs, snap_result *r);
  * out-of-process iframe sessions. 0 or SNAP_EBROWSER when the browser is gone. */
 int snap_sync(snap_agent *a);
 
-/* Wait for the consequences of an action on tab t, started after event
- * sequence `since`: a navigation (to its load, following script and meta
- * redirects), network requests (until quiet), a dialog (returns at once), a
- * popup (adopted as a new tab). Event-driven with a short quiet window, and
- * bounded by deadline_ms (monotonic). Fills *out. */
+/* Wait for the consequences of an action on tab t: a navigation (to its
+ * load, following script and meta redirects), the action's own network
+ * requests (snap_req: until answered), a dialog (returns at once), a popup
+ * (adopted as a new tab). Requests that are not the action's own (polls,
+ * long polls, beacons, streams) never hold it. Event-driven with a short
+ * quiet window, ended by the settle cap (SNAP_SETTLE_CAP_MS after the
+ * input or the last load) and bounded by deadline_ms (monotonic). Fills
+ * *out, with the requests still pending. */
+#define SNAP_SETTLE_CAP_MS 3000
 typedef struct {
     bool navigated;              /* the main frame has a new document */
     bool dialog;                 /* a JS dialog is open on t */
@@ -553,6 +596,18 @@ typedef struct {
     bool timed_out;              /* the deadline passed while still busy */
     bool in_page;                /* the main frame moved within its document
                                     (set by snap_act_finish from tab->inpage) */
+    bool capped;                 /* the settle cap ended the wait while an own
+                                    request was still out (snap_settle) */
+    /* Requests of t still in flight when the wait ended: npending in all,
+     * the first four described (url cut at '?' or '#': never a query
+     * value), own ones first. */
+    size_t npending;
+    struct {
+        char method[8];
+        char type[20];
+        char url[200];
+        bool own;
+    } pending[4];
 } snap_settled;
 int snap_settle(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
                 int64_t deadline_ms, snap_settled *out);
@@ -571,6 +626,13 @@ int snap_settle_frame(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tab
  * (snap_act_sb_url), the dialog message through the page-text writer
  * (snap_obs_put_page: escapes, cut on a character boundary). */
 void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *s, base_buf *b);
+/* The requests still pending after a settle (nothing when none): appended
+ * to b as "; still pending: 2 requests (GET /poll, POST /collect)" (URLs
+ * cut at their query, redacted, session values scrubbed, the page's own
+ * origin left out), and as JSON members "pending_count", "pending":
+ * [{method, url, type, own}] and "settle_capped" into an open object. */
+void snap_settled_pending(snap_agent *a, snap_tab *t, const snap_settled *s, base_buf *b);
+void snap_settled_json(snap_agent *a, snap_tab *t, const snap_settled *s, json_w *w);
 
 /* ---- act_util.c ---- */
 

@@ -221,6 +221,14 @@ static void serve(int fd)
         reply(fd, 200, "text/html", "<title>slow</title>slow", 23);
         return;
     }
+    if (strcmp(path, "/hold") == 0) {
+        /* A long poll: answered after ms, or ended when the client goes. */
+        long ms = q && strncmp(q, "ms=", 3) == 0 ? strtol(q + 3, NULL, 10) : 30000;
+        struct pollfd hp = {fd, POLLIN, 0};
+        if (poll(&hp, 1, ms > 0 && ms < 600000 ? (int)ms : 30000) == 0)
+            reply(fd, 200, "text/plain", "held", 4);
+        return;
+    }
     if (strcmp(path, "/status") == 0) {
         int code = q && strncmp(q, "code=", 5) == 0 ? (int)strtol(q + 5, NULL, 10) : 500;
         reply(fd, code, "text/html", "<title>status</title>status", 27);

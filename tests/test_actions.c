@@ -513,6 +513,59 @@ static void t_click_204_does_not_wait(void)
     snap_agent_free(a);
 }
 
+/* Issue 13, point 4(c): a page that is never network-quiet (a poll every
+ * 150 ms, a long poll held open, a beacon every 300 ms) used to make an
+ * open and every action wait out the whole timeout. The open now settles
+ * on the load and the page's own first requests and names what is still
+ * pending (path only: never a query value); a click whose handler fetches
+ * a 1 s route still waits for that request. */
+static void t_never_quiet_regression(void)
+{
+    if (!need_browser())
+        return;
+    snap_opts o = {.timeout_ms = 30000};
+    snap_agent *a = testlib_agent(world.browser, &o);
+    if (!a)
+        return;
+    char url[256];
+    testlib_world_url(&world, url, sizeof url, "a.test", "/act/poll.html");
+    snap_result r = {0};
+    int64_t t0 = base_now_ms();
+    CHECK_INT(0, snap_open(a, url, true, &r));
+    double ms = ms_since(t0);
+    print_timing("open of a page that is never network-quiet", ms);
+    /* Not a timing target: "did not wait out the 30 s timeout". */
+    if (!CHECK(ms < 10000))
+        test_fail_detail("the open took %.0f ms", ms);
+    has(r.text, "Never quiet");
+    has(r.text, "still pending");
+    has(r.text, "GET /hold");
+    has(r.structured, "\"pending\":[");
+    CHECK(r.text && !strstr(r.text, "secret-cursor"));
+    CHECK(r.structured && !strstr(r.structured, "secret-cursor"));
+    CHECK(r.text && !strstr(r.text, "v-77"));
+    snap_result_free(&r);
+    /* The button's own request (1 s) is waited for; the polls are not. */
+    char ref[16];
+    ref_css(a, "#load", ref);
+    t0 = base_now_ms();
+    CHECK_INT(0, snap_click(a, ref, NULL, &r));
+    ms = ms_since(t0);
+    print_timing("click whose handler fetches a 1 s route", ms);
+    CHECK(ms >= 1000);
+    CHECK(ms < 10000);
+    CHECK(!bool_member(r.structured, "timed_out"));
+    CHECK(!bool_member(r.structured, "settle_capped"));
+    has(r.text, "still pending: ");
+    CHECK(r.text && !strstr(r.text, "/slow"));      /* answered, so not pending */
+    snap_result_free(&r);
+    snap_query q = {.query = "report"};
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    has(r.text, "report loaded");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 /* ---- refs that no longer resolve ---- */
 
 static void t_stale_ref_after_navigation(void)
@@ -2465,6 +2518,7 @@ static const test_case TESTS[] = {
     {"click_far_below_fold", t_click_far_below_fold},
     {"click_removed_node", t_click_removed_node},
     {"click_204_does_not_wait", t_click_204_does_not_wait},
+    {"never_quiet_regression", t_never_quiet_regression},
     {"stale_ref_after_navigation", t_stale_ref_after_navigation},
     {"popups_become_tabs", t_popups_become_tabs},
     {"ref_in_closed_tab", t_ref_in_closed_tab},
