@@ -113,9 +113,12 @@ static const tool_def TOOLS[MCP_T_COUNT] = {
     [MCP_T_BACK] = {"browser_back", "Go back in history, or forward.", false, {
         {"forward", P_BOOL, false, F(forward), NULL, NULL},
     }},
-    [MCP_T_SCREENSHOT] = {"browser_screenshot", "PNG of the viewport or the full page.",
-        true, {
+    [MCP_T_SCREENSHOT] = {"browser_screenshot",
+        "Image of the viewport, the full page, an element or a region (at most 800 KB: "
+        "downscaled or JPEG past it, and it says so).", true, {
         {"full_page", P_BOOL, false, F(full_page), NULL, NULL},
+        {"ref", P_STR, false, F(ref), "clip to this element", NULL},
+        {"region", P_STR, false, F(region), "x,y,width,height in page px", NULL},
     }},
     [MCP_T_TABS] = {"browser_tabs", "List, switch to or close tabs.", false, {
         {"action", P_ENUM, true, F(action), NULL, TAB_ACTIONS},
@@ -574,7 +577,8 @@ static void send_tool_result(mcp_server *s, const char *id, const mcp_result *r)
             json_w_key(&w, "data");
             json_w_strn(&w, b64, n);
             json_w_key(&w, "mimeType");
-            json_w_str(&w, "image/png");
+            json_w_str(&w, r->image_len > 2 && r->image[0] == 0xff && r->image[1] == 0xd8
+                               ? "image/jpeg" : "image/png");
             json_w_obj_end(&w);
             free(b64);
         } else {

@@ -66,7 +66,7 @@ typedef enum {
  * false or 0; has_* says whether an optional member was given. */
 typedef struct {
     const char *url, *ref, *obs, *text, *query, *key, *direction, *action, *tab;
-    const char *path, *expression;
+    const char *path, *expression, *region;
     bool new_tab, submit, forward, full_page, accept, text_mode, dbl;
     int64_t offset, text_offset;
     const char *values[MCP_MAX_VALUES];
@@ -78,7 +78,7 @@ typedef struct {
 typedef struct {
     char *text;
     char *structured;
-    uint8_t *image;         /* PNG */
+    uint8_t *image;         /* PNG or JPEG (sent with its own mimeType) */
     size_t image_len;
     bool is_error;
 } mcp_result;

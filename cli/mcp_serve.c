@@ -432,6 +432,39 @@ static bool javascript_url(const char *url)
     return k == sizeof JS - 1;
 }
 
+/* browser_screenshot: capped at MCP_SHOT_MAX_BYTES (a tool result the
+ * model can take; base64 adds a third), clipped to a ref or a region. */
+#define MCP_SHOT_MAX_BYTES (800u * 1024u)
+
+static int screenshot(snap_agent *g, const mcp_args *a, snap_result *r)
+{
+    snap_shot_opts o = {0};
+    o.full_page = a->full_page;
+    o.max_bytes = MCP_SHOT_MAX_BYTES;
+    o.ref = a->ref;
+    if (a->region) {
+        char tail = 0;
+        if (sscanf(a->region, "%lf,%lf,%lf,%lf%c", &o.x, &o.y, &o.w, &o.h, &tail) != 4 ||
+            !(o.w >= 1 && o.h >= 1 && o.x >= 0 && o.y >= 0 && o.w <= 1e6 && o.h <= 1e6 &&
+              o.x <= 1e7 && o.y <= 1e7)) {
+            memset(r, 0, sizeof *r);
+            r->text = dup_str("region is x,y,width,height in page CSS px, e.g. 0,1200,800,600 "
+                              "(width and height at least 1)");
+            r->structured = dup_str("{\"ok\":false,\"error\":\"invalid_argument\","
+                                    "\"message\":\"region is x,y,width,height\"}");
+            return SNAP_EINVAL;
+        }
+    }
+    if (o.ref && a->region) {
+        memset(r, 0, sizeof *r);
+        r->text = dup_str("give a ref or a region, not both");
+        r->structured = dup_str("{\"ok\":false,\"error\":\"invalid_argument\","
+                                "\"message\":\"give a ref or a region, not both\"}");
+        return SNAP_EINVAL;
+    }
+    return snap_screenshot_with(g, &o, r);
+}
+
 static int call_snap(serve *S, mcp_tool tool, const mcp_args *a, snap_result *r)
 {
     snap_agent *g = S->agent;
@@ -469,7 +502,7 @@ static int call_snap(serve *S, mcp_tool tool, const mcp_args *a, snap_result *r)
     case MCP_T_BACK:
         return snap_history(g, a->forward ? 1 : -1, r);
     case MCP_T_SCREENSHOT:
-        return snap_screenshot(g, a->full_page, r);
+        return screenshot(g, a, r);
     case MCP_T_TABS:
         return snap_tabs(g, a->action, a->tab, r);
     case MCP_T_DIALOG:

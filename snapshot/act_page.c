@@ -550,62 +550,80 @@ int snap_dialog(snap_agent *a, bool accept, const char *prompt_text, snap_result
 #define SHOT_MAX_HEIGHT 16384   /* full-page captures are cut here (and say so) */
 #define SHOT_MAX_WIDTH 4096     /* and here: a page can be made arbitrarily wide */
 
-static int screenshot_run(snap_agent *a, bool full_page, snap_result *r)
+/* One capture as asked: format "png" or "jpeg" (quality q), clip in page
+ * CSS px with its scale (clip NULL: the viewport as it is). */
+typedef struct {
+    double x, y, w, h;
+} shot_rect;
+
+typedef struct {
+    uint8_t *img;
+    size_t len;
+    uint32_t width, height;
+    bool jpeg;
+} shot_img;
+
+/* Width and height of a PNG or a JPEG (its first SOF marker); false when
+ * the bytes are neither. */
+static bool shot_dims(const uint8_t *p, size_t n, bool *jpeg, uint32_t *w, uint32_t *h)
 {
-    snap_tab *t;
-    int rc = snap_act_begin(a, NULL, &t, r);
-    if (rc)
-        return rc;
-    char *prm;
-    double cw = 0, ch = 0;
-    bool cut = false;
-    if (full_page) {
-        pcall lm;
-        if (snap_act_call0(a, t->session, "Page.getLayoutMetrics", &lm)) {
-            rc = snap_act_fail(r, SNAP_EBROWSER, "screenshot: %s", lm.e.msg);
-            snap_act_pfree(&lm);
-            return rc;
-        }
-        const json_val *cs = json_get(lm.rep.result, "cssContentSize");
-        cw = snap_act_dceil(json_num(json_get(cs, "width")));
-        ch = snap_act_dceil(json_num(json_get(cs, "height")));
-        snap_act_pfree(&lm);
-        if (ch > SHOT_MAX_HEIGHT) {
-            ch = SHOT_MAX_HEIGHT;
-            cut = true;
-        }
-        if (cw > SHOT_MAX_WIDTH) {
-            cw = SHOT_MAX_WIDTH;
-            cut = true;
-        }
-        if (cw < 1 || ch < 1)
-            full_page = false;
+    static const uint8_t SIG[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    if (n >= 24 && memcmp(p, SIG, 8) == 0) {
+        *jpeg = false;
+        *w = (uint32_t)p[16] << 24 | (uint32_t)p[17] << 16 | (uint32_t)p[18] << 8 | p[19];
+        *h = (uint32_t)p[20] << 24 | (uint32_t)p[21] << 16 | (uint32_t)p[22] << 8 | p[23];
+        return true;
     }
-    if (full_page) {
+    if (n < 4 || p[0] != 0xff || p[1] != 0xd8 || p[2] != 0xff)
+        return false;
+    *jpeg = true;
+    for (size_t i = 2; i + 9 < n;) {
+        if (p[i] != 0xff)
+            return false;
+        uint8_t m = p[i + 1];
+        size_t len = (size_t)p[i + 2] << 8 | p[i + 3];
+        if (m >= 0xc0 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc) {
+            *h = (uint32_t)p[i + 5] << 8 | p[i + 6];
+            *w = (uint32_t)p[i + 7] << 8 | p[i + 8];
+            return true;
+        }
+        i += 2 + len;
+    }
+    return false;
+}
+
+static int shot_take(snap_agent *a, const char *session, const shot_rect *clip, double scale,
+                     bool beyond, int quality, shot_img *out, snap_result *r)
+{
+    memset(out, 0, sizeof *out);
+    char *cl = NULL;
+    if (clip) {
         json_w w;
         json_w_init(&w);
         json_w_obj_begin(&w);
         json_w_key(&w, "x");
-        json_w_int(&w, 0);
+        json_w_num(&w, clip->x);
         json_w_key(&w, "y");
-        json_w_int(&w, 0);
+        json_w_num(&w, clip->y);
         json_w_key(&w, "width");
-        json_w_num(&w, cw);
+        json_w_num(&w, clip->w);
         json_w_key(&w, "height");
-        json_w_num(&w, ch);
+        json_w_num(&w, clip->h);
         json_w_key(&w, "scale");
-        json_w_int(&w, 1);
+        json_w_num(&w, scale);
         json_w_obj_end(&w);
-        char *clip = json_w_take(&w, NULL);
-        prm = clip
-            ? snap_act_params("srb", "format", "png", "clip", clip, "captureBeyondViewport", true)
-            : NULL;
-        free(clip);
-    } else {
-        prm = snap_act_params("s", "format", "png");
+        if (!(cl = json_w_take(&w, NULL)))
+            return snap_act_fail(r, SNAP_ENOMEM, "out of memory");
     }
+    char *prm = quality ? clip ? snap_act_params("sirb", "format", "jpeg", "quality", quality,
+                                                 "clip", cl, "captureBeyondViewport", beyond)
+                               : snap_act_params("si", "format", "jpeg", "quality", quality)
+                        : clip ? snap_act_params("srb", "format", "png", "clip", cl,
+                                                 "captureBeyondViewport", beyond)
+                               : snap_act_params("s", "format", "png");
+    free(cl);
     pcall pc;
-    rc = snap_act_call(a, t->session, "Page.captureScreenshot", prm, &pc);
+    int rc = snap_act_call(a, session, "Page.captureScreenshot", prm, &pc);
     size_t blen = 0;
     const char *b64 = rc ? NULL : json_str(json_get(pc.rep.result, "data"), &blen);
     if (!b64) {
@@ -617,36 +635,237 @@ static int screenshot_run(snap_agent *a, bool full_page, snap_result *r)
     uint8_t *img = malloc(cap ? cap : 1);
     ssize_t n = img ? base_b64_decode(b64, blen, img, cap) : -1;
     snap_act_pfree(&pc);
-    static const uint8_t SIG[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    if (n < 24 || memcmp(img, SIG, 8) != 0) {
+    if (n < 0 || !shot_dims(img, (size_t)n, &out->jpeg, &out->width, &out->height) ||
+        out->jpeg != (quality != 0)) {
         bool oom = !img;
         free(img);
         return snap_act_fail(r, oom ? SNAP_ENOMEM : SNAP_EBROWSER, "screenshot: %s",
-                             oom ? "out of memory" : "the browser sent no PNG");
+                             oom ? "out of memory" : quality ? "the browser sent no JPEG"
+                                                            : "the browser sent no PNG");
     }
-    uint32_t width = (uint32_t)img[16] << 24 | (uint32_t)img[17] << 16 |
-                     (uint32_t)img[18] << 8 | img[19];
-    uint32_t height = (uint32_t)img[20] << 24 | (uint32_t)img[21] << 16 |
-                      (uint32_t)img[22] << 8 | img[23];
-    r->image = img;
-    r->image_len = (size_t)n;
+    out->img = img;
+    out->len = (size_t)n;
+    return 0;
+}
+
+/* The page box of the element behind ref, in page CSS px (its border box
+ * plus the scroll offset), in the tab's own session: 0, or the failure. */
+static int shot_ref_box(snap_agent *a, const char *ref, int *tab_id, shot_rect *box,
+                        snap_result *r)
+{
+    target tg;
+    memset(&tg, 0, sizeof tg);
+    int rc = snap_act_resolve(a, ref, &tg, r);
+    if (rc)
+        return rc;
+    session_set ss = {0};
+    snap_tab *t = snap_tab_by_id(a, tg.tab);
+    *tab_id = tg.tab;
+    if (!t || strcmp(t->session, tg.session) != 0) {
+        snap_act_release_all(a, &tg, &ss);
+        return snap_act_fail(r, SNAP_EINVAL, "%s is inside a frame of another site: a "
+                             "screenshot clips to it only through its frame's own ref (or "
+                             "take the viewport)", tg.what);
+    }
+    pcall bm, lm;
+    rc = snap_act_call(a, tg.session, "DOM.getBoxModel", snap_act_params("s", "objectId", tg.oid),
+                       &bm);
+    const json_val *q = rc ? NULL : json_get(json_get(bm.rep.result, "model"), "border");
+    double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
+    size_t k = 0;
+    for (const json_val *v = json_first(q); v; v = json_next(v), k++) {
+        double d = json_num(v);
+        if (k % 2 == 0) {
+            x0 = snap_act_dmin(x0, d);
+            x1 = snap_act_dmax(x1, d);
+        } else {
+            y0 = snap_act_dmin(y0, d);
+            y1 = snap_act_dmax(y1, d);
+        }
+    }
+    snap_act_pfree(&bm);
+    if (k < 8 || x1 - x0 < 1 || y1 - y0 < 1) {
+        rc = snap_act_fail(r, SNAP_ENOTVISIBLE, "%s has no box on the page to clip to "
+                           "(hidden or zero size)", tg.what);
+        snap_act_release_all(a, &tg, &ss);
+        return rc;
+    }
+    double px = 0, py = 0;
+    if (snap_act_call0(a, tg.session, "Page.getLayoutMetrics", &lm) == 0) {
+        const json_val *vv = json_get(lm.rep.result, "cssVisualViewport");
+        px = json_num(json_get(vv, "pageX"));
+        py = json_num(json_get(vv, "pageY"));
+    }
+    snap_act_pfree(&lm);
+    snap_act_release_all(a, &tg, &ss);
+    *box = (shot_rect){x0 + px, y0 + py, x1 - x0, y1 - y0};
+    return 0;
+}
+
+/* The area to take: the full page (cut at SHOT_MAX_*), the viewport (at its
+ * scroll offset), or o's region; *page_h the page's height. */
+static int shot_area(snap_agent *a, snap_tab *t, const snap_shot_opts *o, shot_rect *area,
+                     bool *cut, double *page_h, snap_result *r)
+{
+    pcall lm;
+    if (snap_act_call0(a, t->session, "Page.getLayoutMetrics", &lm)) {
+        int rc = snap_act_fail(r, SNAP_EBROWSER, "screenshot: %s", lm.e.msg);
+        snap_act_pfree(&lm);
+        return rc;
+    }
+    const json_val *cs = json_get(lm.rep.result, "cssContentSize");
+    const json_val *vv = json_get(lm.rep.result, "cssVisualViewport");
+    double cw = snap_act_dceil(json_num(json_get(cs, "width")));
+    double ch = snap_act_dceil(json_num(json_get(cs, "height")));
+    *page_h = ch;
+    if (o->w > 0 && o->h > 0) {
+        *area = (shot_rect){snap_act_dmax(o->x, 0), snap_act_dmax(o->y, 0), o->w, o->h};
+    } else if (o->full_page && cw >= 1 && ch >= 1) {
+        *area = (shot_rect){0, 0, cw, ch};
+    } else {
+        *area = (shot_rect){json_num(json_get(vv, "pageX")), json_num(json_get(vv, "pageY")),
+                            snap_act_dfloor(json_num(json_get(vv, "clientWidth"))),
+                            snap_act_dfloor(json_num(json_get(vv, "clientHeight")))};
+    }
+    snap_act_pfree(&lm);
+    if (area->h > SHOT_MAX_HEIGHT) {
+        area->h = SHOT_MAX_HEIGHT;
+        *cut = true;
+    }
+    if (area->w > SHOT_MAX_WIDTH) {
+        area->w = SHOT_MAX_WIDTH;
+        *cut = true;
+    }
+    if (area->w < 1 || area->h < 1)
+        return snap_act_fail(r, SNAP_EINVAL, "the region to take is empty");
+    return 0;
+}
+
+/* Square root by Newton's method (no libm in the link), for v > 0. */
+static double shot_sqrt(double v)
+{
+    double x = v > 1 ? v : 1;
+    for (int i = 0; i < 60; i++)
+        x = (x + v / x) / 2;
+    return x;
+}
+
+/* Take area at scale 1 as PNG; while over o->max_bytes, downscale (PNG
+ * while the scale stays >= 0.5), then JPEG at quality 80, then 60 with
+ * smaller scales. *first_len is the size of the first capture. */
+static int shot_fit(snap_agent *a, snap_tab *t, const snap_shot_opts *o, const shot_rect *area,
+                    bool beyond, shot_img *im, size_t *first_len, double *scale, int *quality,
+                    snap_result *r)
+{
+    *scale = 1;
+    *quality = 0;
+    int rc = shot_take(a, t->session, area, 1, beyond, 0, im, r);
+    if (rc)
+        return rc;
+    *first_len = im->len;
+    for (int step = 0; o->max_bytes && im->len > o->max_bytes && step < 6; step++) {
+        double s = *scale * shot_sqrt((double)o->max_bytes / (double)im->len) * 0.92;
+        if (step == 0 && s >= 0.5) {
+            *scale = s;
+        } else if (*quality == 0) {
+            *quality = 80;
+        } else if (*quality == 80) {
+            *quality = 60;
+        } else {
+            *scale = snap_act_dmax(s, 0.02);
+        }
+        free(im->img);
+        if ((rc = shot_take(a, t->session, area, *scale, beyond, *quality, im, r)))
+            return rc;
+    }
+    return 0;
+}
+
+static void shot_size(base_buf *b, size_t n)
+{
+    if (n >= 10 * 1024)
+        base_buf_printf(b, "%zu KB", (n + 512) / 1024);
+    else
+        base_buf_printf(b, "%zu bytes", n);
+}
+
+static int screenshot_run(snap_agent *a, const snap_shot_opts *o, snap_result *r)
+{
+    snap_tab *t;
+    int rc = snap_act_begin(a, NULL, &t, r);
+    if (rc)
+        return rc;
+    shot_rect area;
+    bool cut = false, clipped = (o->ref && *o->ref) || (o->w > 0 && o->h > 0);
+    double page_h = 0;
+    if (o->ref && *o->ref) {
+        int tab_id = t->id;
+        if ((rc = shot_ref_box(a, o->ref, &tab_id, &area, r)))
+            return rc;
+        t = snap_tab_by_id(a, tab_id);
+        if (!t)
+            return snap_act_fail(r, SNAP_ENOTAB, "the tab closed");
+    } else if ((rc = shot_area(a, t, o, &area, &cut, &page_h, r))) {
+        return rc;
+    }
+    bool full = o->full_page && !clipped;
+    shot_img im;
+    size_t first = 0;
+    double scale;
+    int quality;
+    if ((rc = shot_fit(a, t, o, &area, full || clipped, &im, &first, &scale, &quality, r)))
+        return rc;
+    r->image = im.img;
+    r->image_len = im.len;
     snap_obs_issue(a, t, r->obs);
     base_buf b = {0};
-    base_buf_printf(&b, "screenshot of tab t%d (%s): %ux%u PNG, %zd bytes%s [obs %s]", t->id,
-                    full_page ? "full page" : "viewport", width, height, n,
-                    cut ? "; the page is larger, cut at 4096x16384 px" : "", r->obs);
+    base_buf_printf(&b, "screenshot of tab t%d (%s): %ux%u %s", t->id,
+                    o->ref && *o->ref ? "element" : clipped ? "region" : full ? "full page"
+                                                                             : "viewport",
+                    im.width, im.height, im.jpeg ? "JPEG" : "PNG");
+    if (quality)
+        base_buf_printf(&b, " q%d", quality);
+    base_buf_printf(&b, ", ");
+    shot_size(&b, im.len);
+    if (o->max_bytes && (scale < 1 || quality)) {
+        base_buf_printf(&b, " (cap ");
+        shot_size(&b, o->max_bytes);
+        base_buf_printf(&b, "; the %.0fx%.0f PNG was ", area.w, area.h);
+        shot_size(&b, first);
+        if (scale < 1)
+            base_buf_printf(&b, "; downscaled %.2fx", scale);
+        base_buf_printf(&b, ")");
+    }
+    if (o->max_bytes && im.len > o->max_bytes)
+        base_buf_printf(&b, "; still over the cap: take a region or an element (ref)");
+    if (cut)
+        base_buf_printf(&b, "; the page is larger, cut at 4096x16384 px (it is %.0f px high: "
+                        "a region from y=16384 shows the rest)", page_h);
+    base_buf_printf(&b, " [obs %s]", r->obs);
     json_w w;
     snap_result_begin(&w, 0);
     json_w_key(&w, "tab");
     json_w_int(&w, t->id);
     json_w_key(&w, "full_page");
-    json_w_bool(&w, full_page);
+    json_w_bool(&w, full);
     json_w_key(&w, "width");
-    json_w_uint(&w, width);
+    json_w_uint(&w, im.width);
     json_w_key(&w, "height");
-    json_w_uint(&w, height);
+    json_w_uint(&w, im.height);
+    json_w_key(&w, "format");
+    json_w_str(&w, im.jpeg ? "jpeg" : "png");
     json_w_key(&w, "bytes");
-    json_w_uint(&w, (uint64_t)n);
+    json_w_uint(&w, (uint64_t)im.len);
+    if (o->max_bytes) {
+        json_w_key(&w, "original_bytes");
+        json_w_uint(&w, (uint64_t)first);
+        json_w_key(&w, "scale");
+        json_w_num(&w, scale);
+        if (quality) {
+            json_w_key(&w, "quality");
+            json_w_int(&w, quality);
+        }
+    }
     if (cut) {
         json_w_key(&w, "cut");
         json_w_bool(&w, true);
@@ -663,13 +882,20 @@ static int screenshot_run(snap_agent *a, bool full_page, snap_result *r)
     return 0;
 }
 
-int snap_screenshot(snap_agent *a, bool full_page, snap_result *r)
+int snap_screenshot_with(snap_agent *a, const snap_shot_opts *o, snap_result *r)
 {
     snap_gated gg;
     int rc = snap_act_gate_page(a, "screenshot", false, false, NULL, NULL, &gg, r);
     if (rc)
         return rc;
-    rc = screenshot_run(a, full_page, r);
+    rc = screenshot_run(a, o, r);
     snap_gate_done(a, &gg, rc, r);
     return rc;
+}
+
+int snap_screenshot(snap_agent *a, bool full_page, snap_result *r)
+{
+    snap_shot_opts o = {0};
+    o.full_page = full_page;
+    return snap_screenshot_with(a, &o, r);
 }

@@ -104,7 +104,7 @@ typedef struct {
     char *text;
     char *structured;
     char obs[16];           /* observation id this result carries */
-    uint8_t *image;         /* screenshots: PNG bytes (new) */
+    uint8_t *image;         /* screenshots: PNG or JPEG bytes (new) */
     size_t image_len;
 } snap_result;
 void snap_result_free(snap_result *r);
@@ -186,6 +186,20 @@ int snap_upload(snap_agent *a, const char *ref, const char *path, const char *ob
 int snap_eval(snap_agent *a, const char *expression, snap_result *r);
 /* PNG of the viewport or the full page: r->image. */
 int snap_screenshot(snap_agent *a, bool full_page, snap_result *r);
+/* A screenshot as asked: of the element behind ref (clipped to its border
+ * box), of a region of the page (w, h > 0; page CSS px), of the full page
+ * (cut at 4096x16384 px, and it says so) or of the viewport. max_bytes > 0
+ * caps r->image: over it, the capture is retaken downscaled (Chromium's
+ * clip scale), then as JPEG quality 80, then 60 at smaller scales (r->image
+ * starts with the JPEG magic then); the text states the original and the
+ * delivered size, scale and format. */
+typedef struct {
+    bool full_page;
+    size_t max_bytes;       /* 0: no cap */
+    const char *ref;        /* "e12", or NULL */
+    double x, y, w, h;      /* a region, when w > 0 and h > 0 */
+} snap_shot_opts;
+int snap_screenshot_with(snap_agent *a, const snap_shot_opts *o, snap_result *r);
 
 /* ---- browser contexts, sessions and the login handoff (session.c) ----
  *

@@ -1769,6 +1769,78 @@ static void t_screenshot_wide_page_is_cut_regression(void)
 }
 
 
+/* A byte cap fits a screenshot of incompressible content into a tool
+ * result: the full page of tests/fixtures/shapes/tall.html (noise, 23,000
+ * px high) comes back under the cap, downscaled and as JPEG, saying so and
+ * that the page was cut; the bytes are a JPEG. A clip to a ref is that
+ * element's size, also below the viewport; a region is its size; without a
+ * cap the PNG is as before (issue 13, point 7). */
+static void t_screenshot_cap_regression(void)
+{
+    snap_agent *a = agent_at("/shapes/tall.html");
+    if (!a)
+        return;
+    const size_t cap = 800 * 1024;
+    snap_shot_opts o = {0};
+    o.full_page = true;
+    o.max_bytes = cap;
+    snap_result r = {0};
+    CHECK_INT(0, snap_screenshot_with(a, &o, &r));
+    show(&r);
+    if (!CHECK(r.image && r.image_len > 1000 && r.image_len <= cap))
+        test_fail_detail("%zu bytes (cap %zu)", r.image_len, cap);
+    CHECK(r.image && r.image[0] == 0xff && r.image[1] == 0xd8 && r.image[2] == 0xff);
+    has(r.text, "JPEG q");
+    has(r.text, "downscaled");
+    has(r.text, "cap 800 KB");
+    has(r.text, "cut at");
+    char fmt[16];
+    CHECK_STR("jpeg", str_member(r.structured, "format", fmt, sizeof fmt));
+    CHECK(int_member(r.structured, "original_bytes") > (int64_t)cap);
+    snap_result_free(&r);
+
+    char box[16];
+    ref_css(a, "#box", box);
+    memset(&o, 0, sizeof o);
+    o.ref = box;
+    o.max_bytes = cap;
+    CHECK_INT(0, snap_screenshot_with(a, &o, &r));
+    show(&r);
+    int64_t w = int_member(r.structured, "width"), h = int_member(r.structured, "height");
+    if (!CHECK(w >= 320 && w <= 322 && h >= 122 && h <= 124))
+        test_fail_detail("element shot %lldx%lld, want 321x123", (long long)w, (long long)h);
+    CHECK(r.image && r.image[0] == 0x89 && r.image[1] == 'P');
+    has(r.text, "(element)");
+    snap_result_free(&r);
+    /* The box is red: its pixels are, whichever scroll offset the page has. */
+    char *v = eval_in(a, NULL, "(window.scrollTo(0, 700), window.scrollY)");
+    free(v);
+    CHECK_INT(0, snap_screenshot_with(a, &o, &r));
+    w = int_member(r.structured, "width");
+    h = int_member(r.structured, "height");
+    if (!CHECK(w >= 320 && w <= 322 && h >= 122 && h <= 124))
+        test_fail_detail("scrolled element shot %lldx%lld", (long long)w, (long long)h);
+    snap_result_free(&r);
+
+    memset(&o, 0, sizeof o);
+    o.x = 10;
+    o.y = 20000;
+    o.w = 200;
+    o.h = 100;
+    CHECK_INT(0, snap_screenshot_with(a, &o, &r));
+    CHECK_INT(200, int_member(r.structured, "width"));
+    CHECK_INT(100, int_member(r.structured, "height"));
+    has(r.text, "(region)");
+    snap_result_free(&r);
+
+    /* No cap (the CLI's screenshot -o): the viewport PNG as taken. */
+    CHECK_INT(0, snap_screenshot(a, false, &r));
+    CHECK(r.image && r.image[0] == 0x89 && r.image[1] == 'P');
+    CHECK(!strstr(r.text ? r.text : "", "cap"));
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 /* ---- upload and eval: tools a grant must name ---- */
 
 static int asked_eval;
@@ -2550,6 +2622,7 @@ static const test_case TESTS[] = {
     {"url_redact", t_url_redact},
     {"screenshot_wide_page_is_cut_regression", t_screenshot_wide_page_is_cut_regression},
     {"open_new_tab_fail_regression", t_open_new_tab_fail_regression},
+    {"screenshot_cap_regression", t_screenshot_cap_regression},
     {0},
 };
 

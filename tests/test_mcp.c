@@ -851,6 +851,53 @@ static void t_open_local_url_says_how_regression(void)
     stop(&c, 15000);
 }
 
+/* browser_screenshot fits a tool result: the full page of
+ * tests/fixtures/shapes/tall.html (incompressible noise) comes back as a
+ * JPEG (mimeType image/jpeg) of at most 800 KB, saying it was downscaled;
+ * a region is clipped to its size; a malformed region is refused with the
+ * form to use (issue 13, point 7). */
+static void t_screenshot_cap_mcp_regression(void)
+{
+    if (!testlib_need_browser())
+        return;
+    child c;
+    if (!CHECK(start(&c, BROWSER_ARGS)) || !handshake(&c))
+        return;
+    char url[256], args[512];
+    testlib_world_url(&world, url, sizeof url, "a.test", "/shapes/tall.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    json_doc *d = call_tool(&c, 2, "browser_open", args);
+    CHECK(!is_error(d));
+    json_doc_free(d);
+    d = call_tool(&c, 3, "browser_screenshot", "{\"full_page\":true}");
+    CHECK(!is_error(d));
+    const json_val *img = NULL;
+    for (const json_val *e = json_first(json_path(json_doc_root(d), "result.content")); e;
+         e = json_next(e))
+        if (json_get_str(e, "type") && strcmp(json_get_str(e, "type"), "image") == 0)
+            img = e;
+    CHECK(img != NULL);
+    CHECK_STR("image/jpeg", json_get_str(img, "mimeType"));
+    const char *data = json_get_str(img, "data");
+    CHECK(data && strncmp(data, "/9j/", 4) == 0);   /* \xff\xd8\xff */
+    if (!CHECK(data && strlen(data) <= (800 * 1024 + 2) / 3 * 4))
+        test_fail_detail("%zu base64 chars", data ? strlen(data) : 0);
+    CHECK(strstr(result_text(d), "downscaled") != NULL);
+    CHECK(strstr(result_text(d), "cut at") != NULL);
+    json_doc_free(d);
+    d = call_tool(&c, 4, "browser_screenshot", "{\"region\":\"37,1500,321,123\"}");
+    CHECK(!is_error(d));
+    const json_val *sc = json_path(json_doc_root(d), "result.structuredContent");
+    CHECK_INT(321, json_get_int(sc, "width", 0));
+    CHECK_INT(123, json_get_int(sc, "height", 0));
+    json_doc_free(d);
+    d = call_tool(&c, 5, "browser_screenshot", "{\"region\":\"37,1500,wide\"}");
+    CHECK(is_error(d));
+    CHECK(strstr(result_text(d), "x,y,width,height") != NULL);
+    json_doc_free(d);
+    stop(&c, 15000);
+}
+
 /* Page text with bidi, invisible and C1 characters (tests/fixtures/shapes/
  * bidi.html) reaches the model only as visible escapes, in the text AND in
  * structuredContent: no response line of browser_snapshot, browser_tabs or
@@ -1581,6 +1628,7 @@ static const test_case TESTS[] = {
     {"tools_end_to_end", t_tools_end_to_end},
     {"open_javascript_url_refused_regression", t_open_javascript_url_refused_regression},
     {"open_local_url_says_how_regression", t_open_local_url_says_how_regression},
+    {"screenshot_cap_mcp_regression", t_screenshot_cap_mcp_regression},
     {"bidi_structured_regression", t_bidi_structured_regression},
     {"cancel_and_ping", t_cancel_and_ping},
     {"browser_dies", t_browser_dies},
