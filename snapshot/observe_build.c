@@ -60,25 +60,103 @@ int snap_obs_vchild(const vnode *x)
 
 static void walk(build *B, int fi, int ai, int parent, int depth);
 
-/* Text child: merged into the previous sibling when that is text too. */
+/* ---- inline runs ----
+ *
+ * Text reads like the page: pieces of one line of the page (text around
+ * code, emphasis, strong ..., links and buttons inside a sentence) are one
+ * run. Text pieces under inline wrappers join into one V_TEXT with the
+ * page's own spacing (the StaticText names keep their boundary spaces; a
+ * whitespace-only piece is kept as that space), never with an invented
+ * one, so a word the page breaks with <wbr> stays whole. Elements never
+ * join: a link or button keeps its own line and ref, and the text after it
+ * starts a new V_TEXT marked VF_RUN (VF_SPACE when the page has a space
+ * before it), which text mode joins to the line before (page_text). An
+ * unknown wrapper (generic, an ignored node) counts as a block: a line
+ * break too many, never a control hidden inside a run of text. */
+
+/* Inline wrappers: flat, printed as nothing, inside a line of text. */
+static const char *const INLINE_ROLES[] = {
+    "strong", "emphasis", "mark", "time", "subscript", "superscript", "insertion",
+    "deletion", "Abbr", "code", "ContentDeletion", "ContentInsertion", NULL,
+};
+
+/* Is vnode j an inline wrapper (a clickable one is not: it may become a
+ * "clickable" line, and must keep its text)? */
+static bool inline_wrap(const build *B, int j)
+{
+    const vnode *x = &B->v[j];
+    if (x->kind != V_FLAT || (x->vf & VF_DROP) || !snap_obs_in_list(snap_obs_vrole(B, x),
+                                                                   INLINE_ROLES))
+        return false;
+    const sess_st *S = &B->ss[B->fr[x->frame].sess];
+    return !(x->backend > 0 && snap_obs_ids_has(&S->click, x->backend));
+}
+
+/* Is vnode j a link or button (an element that sits inside a line)? */
+static bool inline_elem(const build *B, int j)
+{
+    const vnode *x = &B->v[j];
+    if (x->kind != V_ELEM || (x->vf & VF_DROP))
+        return false;
+    const char *r = snap_obs_vrole(B, x);
+    return strcmp(r, "link") == 0 || strcmp(r, "button") == 0;
+}
+
+/* The block p is in: p, or its nearest ancestor that is not inline
+ * (wrappers, and with elems inline links and buttons too). */
+static int run_block(const build *B, int p, bool elems)
+{
+    while (p >= 0 && (inline_wrap(B, p) || (elems && inline_elem(B, p))))
+        p = B->v[p].parent;
+    return p;
+}
+
+/* Does a piece under parent, written at vnode upto, run on from vnode l
+ * (text, or an inline element whose subtree is done)? Everything written
+ * between them must be inline (wrappers; with elems also links and
+ * buttons), and both in the same block. */
+static bool runs_on(const build *B, int l, int parent, int upto, bool elems)
+{
+    if (l < 0 || l >= upto || (B->v[l].vf & VF_DROP))
+        return false;
+    int from = B->v[l].kind == V_TEXT ? l + 1 : B->v[l].end;
+    for (int j = from; j < upto; j++)
+        if (!inline_wrap(B, j) && !(elems && inline_elem(B, j)))
+            return false;
+    return run_block(B, B->v[l].parent, elems) == run_block(B, parent, elems);
+}
+
+/* Mark a new printed vnode i under parent that runs on from the piece
+ * before it (lead: its text starts with whitespace). */
+static void run_mark(build *B, int i, int parent, bool lead)
+{
+    int l = B->run_last;
+    if (runs_on(B, l, parent, i, true)) {
+        B->v[i].vf |= VF_RUN;
+        /* Two controls side by side: the whitespace between them is not in
+         * the accessibility tree, and a space too many is harmless. */
+        if (B->run_ws || lead || (B->v[l].kind == V_ELEM && B->v[i].kind == V_ELEM))
+            B->v[i].vf |= VF_SPACE;
+    }
+}
+
+static bool is_ws(char c)
+{
+    return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f';
+}
+
+/* Text child: joined to the text before it when they are one run (see
+ * above), else a V_TEXT of its own. */
 static void add_text(build *B, int parent, int fi, const char *s)
 {
-    if (!s || snap_obs_blank(s))
+    if (!s || !*s)
         return;
-    int last = -1;
-    /* The previous sibling is the last vnode whose parent is `parent`;
-     * since vnodes are preorder, it is found walking back over the tail. */
-    if (B->nv && parent >= 0) {
-        int j = (int)B->nv - 1;
-        while (j > parent && B->v[j].parent != parent)
-            j = B->v[j].parent;
-        if (j > parent && B->v[j].parent == parent)
-            last = j;
-    }
-    /* Runs of text join into one line while nothing else was written to
-     * the arena since the run's last piece. */
-    if (last >= 0 && B->v[last].kind == V_TEXT && last == B->tail_text &&
-        B->arena.len == B->tail_len) {
+    bool blank = snap_obs_blank(s);
+    int last = B->tail_text;
+    /* A run of text joins while nothing else was written to the arena
+     * since the run's last piece. */
+    if (last >= 0 && B->v[last].kind == V_TEXT && B->arena.len == B->tail_len &&
+        runs_on(B, last, parent, (int)B->nv, false)) {
         vnode *x = &B->v[last];
         if (x->vf & VF_STR) {
             /* Joined text is the arena's: the first piece moves there. */
@@ -87,22 +165,26 @@ static void add_text(build *B, int parent, int fi, const char *s)
                 return;
             base_buf_put(&B->arena, snap_obs_vtext(B, x), x->tlen);
             x->toff = (uint32_t)off;
-            x->vf &= ~VF_STR & 0x7Fu;
+            x->vf &= ~VF_STR & 0x1FFu;
         }
-        const char *p = B->arena.s + x->toff;
-        bool sp = x->tlen && (p[x->tlen - 1] == ' ' || p[x->tlen - 1] == '\n');
-        if (!sp && s[0] != ' ' && s[0] != '\n')
-            base_buf_putc(&B->arena, ' ');
         base_buf_puts(&B->arena, s);
         B->v[last].tlen = (uint32_t)(B->arena.len - B->v[last].toff);
         B->tail_len = B->arena.len;
+        B->run_last = last;
+        B->run_ws = is_ws(s[strlen(s) - 1]);
+        return;
+    }
+    if (blank) {
+        B->run_ws = true;   /* the space between two pieces of a run */
         return;
     }
     int i = snap_obs_vnew(B, parent, V_TEXT, fi);
     if (i < 0)
         return;
     B->v[i].aux = 1;
-    B->tail_text = i;
+    run_mark(B, i, parent, is_ws(s[0]));
+    B->tail_text = B->run_last = i;
+    B->run_ws = is_ws(s[strlen(s) - 1]);
     /* A single piece is read where it is, in the frame's strings (the
      * cache keeps them): no copy. */
     const base_buf *str = &B->fr[fi].str;
@@ -243,6 +325,8 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
     /* Below MAX_DEPTH, walk_deep has the node walked without its children
      * (depth > MAX_DEPTH): it walks them itself, flattened. */
     bool shallow = depth > MAX_DEPTH;
+    if ((rc & RC_DROP) && strcmp(role, "LineBreak") == 0)
+        add_text(B, parent, fi, "\n");   /* <br>: the line's own break */
     if (rc & RC_DROP)
         return;
     if (n->flags & AX_IGNORED) {
@@ -331,6 +415,8 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
         x = &B->v[i];
         x->role = ri;
     }
+    if (!flat && inline_elem(B, i))
+        run_mark(B, i, parent, false);
     if (!(rc & RC_LEAF) && !editable_top && !shallow)
         walk_kids(B, fi, ai, i, depth);
     x = &B->v[i];
@@ -360,6 +446,8 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
         }
     }
     snap_obs_finish(B, i);
+    if (inline_elem(B, i))
+        B->run_last = i;
 }
 
 /* The descendants of ai, below MAX_DEPTH levels, flattened under parent:
@@ -413,6 +501,7 @@ static void walk_deep(build *B, int fi, int ai, int parent)
             bool leaf = (rc & (RC_LEAF | RC_TEXT | RC_FRAME)) != 0 || (n->st & ST_EDITABLE) ||
                 (name && *name &&
                  snap_obs_in_list(snap_obs_ax_role(F, n), snap_obs_NAME_FROM_CONTENT));
+            B->run_last = -1;   /* flattened: no element runs on from another */
             walk(B, fi, k, parent, MAX_DEPTH + 1);
             F = &B->fr[fi];
             if (leaf || !nk)
@@ -424,7 +513,7 @@ static void walk_deep(build *B, int fi, int ai, int parent)
             }
             st = nst;
             st[ns++] = (lvl){kid0, nk, 0};
-            B->tail_text = -1;   /* its text does not run on from the text before */
+            B->tail_text = B->run_last = -1;   /* its text does not run on */
             continue;
         }
         if (descend && snap_obs_ax_nkids(F, (size_t)k)) {
@@ -436,7 +525,7 @@ static void walk_deep(build *B, int fi, int ai, int parent)
             st = nst;
             st[ns++] = (lvl){n->kid0, snap_obs_ax_nkids(F, (size_t)k), 0};
             if (!(n->flags & AX_IGNORED) && !(snap_obs_ax_cls(F, n) & RC_GENERIC))
-                B->tail_text = -1;   /* a paragraph, a cell: a block of its own */
+                B->tail_text = B->run_last = -1;   /* a paragraph, a cell: a block */
         }
     }
     free(st);

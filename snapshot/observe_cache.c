@@ -218,12 +218,23 @@ static uint64_t frames_sig(const snap_tab *t)
     return h;
 }
 
-/* Page text: one line per printed line that carries text, whole. */
+/* Page text: one line per printed line that carries text, whole, except
+ * that a line marked VF_RUN runs on from the one before it (with a space
+ * when the page has one: VF_SPACE), as innerText reads. An element's name
+ * is shown only when it has no text of its own in the run (a link's text
+ * under it stands for its name, an aria-label is not read twice). */
 static void page_text(const struct snap_cache *C, base_buf *out)
 {
+    bool open = false;           /* a line was written and not ended */
     for (size_t k = 0; k < C->n; k++) {
         const vnode *x = &C->l[k];
+        bool run = (x->vf & VF_RUN) && open;
         size_t before = out->len;
+        if (run && (x->vf & VF_SPACE))
+            base_buf_putc(out, ' ');
+        else if (!run && open)
+            base_buf_putc(out, '\n');
+        size_t start = out->len;
         if (x->kind == V_TEXT || (x->kind == V_ELEM && strcmp(crole(C, x), "clickable") == 0)) {
             snap_obs_put_page(out, ctext(C, x), x->tlen, (size_t)-1, PAGE_KEEP_NL);
         } else if (x->kind == V_FRAME) {
@@ -233,12 +244,21 @@ static void page_text(const struct snap_cache *C, base_buf *out)
             base_buf_putc(out, ']');
         } else if (x->kind == V_ELEM) {
             const char *name = cname(C, x);
-            if (name && *name && !snap_obs_blank(name))
+            bool own = k + 1 < C->n && C->l[k + 1].parent == (int32_t)k &&
+                       C->l[k + 1].kind == V_TEXT;
+            if (name && *name && !snap_obs_blank(name) && !own)
                 snap_obs_put_page(out, name, strlen(name), (size_t)-1, PAGE_KEEP_NL);
         }
-        if (out->len > before)
-            base_buf_putc(out, '\n');
+        if (out->len > start) {
+            open = true;
+        } else {
+            out->len = before;   /* nothing shown: no separator either */
+            if (out->s)
+                out->s[out->len] = 0;
+        }
     }
+    if (open)
+        base_buf_putc(out, '\n');
 }
 
 /* Hand the build's printed lines and strings over to a new cache (NULL
@@ -635,7 +655,7 @@ static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
     snap_cache_free(t->cache);
     t->cache = NULL;
     build B = {0};
-    B.tail_text = -1;
+    B.tail_text = B.run_last = -1;
     B.a = a;
     B.t = t;
     B.tab_id = t->id;

@@ -176,6 +176,9 @@ enum {
     VF_CTX = 32,                 /* aux holds a row context */
     VF_STR = 64,                 /* V_TEXT: toff is in the frame's str (one
                                     StaticText's name), not in the arena */
+    VF_RUN = 128,                /* text or an inline link/button that runs on
+                                    from the line before it (text mode joins) */
+    VF_SPACE = 256,              /* VF_RUN: the page has a space before it */
 };
 
 /* The frames a build takes (vnode.frame is 16 bits); more is out of memory. */
@@ -196,7 +199,7 @@ typedef struct {
     unsigned st : 14;            /* ST_* */
     unsigned axf : 6;            /* its AX node's axn.flags, 0 for none */
     unsigned kind : 2;           /* V_* */
-    unsigned vf : 7;             /* VF_* */
+    unsigned vf : 9;             /* VF_* */
 } vnode;
 
 typedef struct {
@@ -215,6 +218,8 @@ typedef struct {
     const char *title;           /* the main frame's RootWebArea name (in its str) */
     int tail_text;               /* the V_TEXT vnode written last, and the arena */
     size_t tail_len;             /* length then: it may take more text while equal */
+    int run_last;                /* the text or inline element printed last, -1 */
+    bool run_ws;                 /* the page had whitespace after it */
     base_buf arena;
     size_t deep;                 /* nodes below MAX_DEPTH, shown flattened */
     size_t deep_left;            /* visits walk_deep may still make */
