@@ -15,7 +15,8 @@
 # into the product.
 #
 # Environment: BUILD (default build), CC (default cc), RUNS (samples per
-# figure, default 7), YYJSON_DIR.
+# figure, default 7), YYJSON_DIR, JSON_BENCH_CLOCK (cpu: thread CPU time
+# instead of wall time, for a loaded machine).
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}

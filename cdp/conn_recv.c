@@ -251,7 +251,8 @@ static void handle_event(cdp_conn *c, json_doc *doc, const char *session,
 }
 
 /* Hand a parsed value to a sink as the events json_stream would give
- * (strings whole). Returns 0 or what the sink returned. */
+ * (strings whole; JSON_STREAM_SKIP honoured as the stream does). Returns 0
+ * or what the sink returned. */
 static int replay(const json_val *v, unsigned depth, cdp_sink_fn fn, void *ud)
 {
     json_event ev;
@@ -275,16 +276,18 @@ static int replay(const json_val *v, unsigned depth, cdp_sink_fn fn, void *ud)
         bool obj = json_is(v, JSON_OBJECT);
         ev.type = obj ? JSON_EV_OBJ_BEGIN : JSON_EV_ARR_BEGIN;
         int r = fn(ud, &ev);
-        if (r)
+        if (r && r != JSON_STREAM_SKIP)
             return r;
-        for (const json_val *m = json_first(v); m; m = json_next(m)) {
+        for (const json_val *m = r ? NULL : json_first(v); m; m = json_next(m)) {
             if (obj) {
                 json_event k;
                 memset(&k, 0, sizeof k);
                 k.type = JSON_EV_KEY;
                 k.depth = depth + 1;
                 k.str = json_key(m, &k.len);
-                if ((r = fn(ud, &k)) != 0)
+                if ((r = fn(ud, &k)) == JSON_STREAM_SKIP)
+                    continue;
+                if (r)
                     return r;
             }
             if ((r = replay(m, depth + 1, fn, ud)) != 0)
@@ -294,7 +297,8 @@ static int replay(const json_val *v, unsigned depth, cdp_sink_fn fn, void *ud)
         break;
     }
     }
-    return fn(ud, &ev);
+    int r = fn(ud, &ev);
+    return r == JSON_STREAM_SKIP ? 0 : r;
 }
 
 /* The sink of p stopped with code r: the call fails with it. */
@@ -457,6 +461,8 @@ static int in_event(void *ud, const json_event *ev)
         json_event e = *ev;
         e.depth--;
         int r = p && p->sink && p->state == 0 && !p->discard ? p->sink(p->sink_ud, &e) : 0;
+        if (r == JSON_STREAM_SKIP)
+            return r;           /* the stream skips what the sink does not read */
         if (r) {
             m->sink_rc = r;
             m->mode = IN_SKIP;

@@ -256,8 +256,17 @@ typedef struct {
     size_t offset;        /* input offset of the token's first byte */
 } json_event;
 
-/* Return 0 to go on; any other value stops the stream, and feed returns it. */
+/* Return 0 to go on; JSON_STREAM_SKIP to skip (see below); any other value
+ * stops the stream, and feed returns it. */
 typedef int (*json_stream_fn)(void *ud, const json_event *ev);
+
+/* Returned for a JSON_EV_KEY: the member's value comes with no events at
+ * all. For a JSON_EV_OBJ_BEGIN or JSON_EV_ARR_BEGIN: the container's
+ * contents come with no events, and its END event still comes. For any
+ * other event it means 0. A skipped value is still read and checked in
+ * full: what is accepted or rejected, error codes and offsets, are the
+ * same as without skipping; it only costs no callbacks and no copies. */
+#define JSON_STREAM_SKIP 0x534b4950
 
 typedef struct {
     size_t max_size;      /* input bytes; 0 = JSON_DEFAULT_MAX_SIZE */

@@ -25,6 +25,16 @@
  *  - UTF-8 is validated as in json_utf8_seq: the allowed range of the first
  *    continuation byte depends on the lead byte (no overlongs, surrogates or
  *    code points above U+10FFFF); a bad sequence is reported at its lead.
+ *    ASCII runs inside strings are scanned eight bytes at a time
+ *    (json_str_special, as json_parse does).
+ *  - JSON_STREAM_SKIP: the same machine runs over the skipped value (so it
+ *    is validated exactly as before: grammar, escapes, UTF-8, depth,
+ *    numbers' range, size), but emit() hands nothing to the callback and
+ *    string bytes are not copied. `skip` says which: SK_ON while inside the
+ *    value; after_value() at the depth the skip began ends it, SK_LAST when
+ *    the value's own last event is still to be swallowed (a member's
+ *    value), SK_OFF when the container's END is to be reported (a skip
+ *    asked at its BEGIN).
  */
 #include "json/json_int.h"
 
@@ -48,6 +58,9 @@ enum {
 
 /* String sub-states. */
 enum { STR_PLAIN, STR_ESC, STR_U, STR_HI, STR_HI_BS };
+
+/* Skipping (JSON_STREAM_SKIP). */
+enum { SK_OFF, SK_ON, SK_LAST };
 
 /* Number sub-states: the grammar -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
 enum { N_MINUS, N_ZERO, N_INT, N_DOT, N_FRAC, N_E, N_ESIGN, N_EXP };
@@ -80,6 +93,10 @@ struct json_stream {
     const char *lit;
     unsigned lit_i, lit_n;
     int lit_ev;
+    /* skipping */
+    int skip;                   /* SK_* */
+    bool skip_keep_end;         /* asked at a BEGIN: its END is reported */
+    size_t skip_depth;          /* depth of the skipped value */
 };
 
 /* ---- small helpers ---- */
@@ -116,6 +133,8 @@ static bool reserve(json_stream *s, size_t extra)
 
 static bool put(json_stream *s, const void *p, size_t n)
 {
+    if (s->skip && s->state == S_STR)
+        return true;            /* a skipped string's text is not kept */
     if (!reserve(s, n))
         return false;
     memcpy(s->buf + s->len, p, n);
@@ -151,8 +170,24 @@ static bool put_cp(json_stream *s, unsigned cp)
 
 static int emit(json_stream *s, json_event *ev, size_t off)
 {
+    if (s->skip) {
+        if (s->skip == SK_LAST)
+            s->skip = SK_OFF;
+        return 0;
+    }
     ev->offset = off;
     int r = s->fn ? s->fn(s->ud, ev) : 0;
+    if (r == JSON_STREAM_SKIP) {
+        /* A KEY's value, or a container's contents (the BEGIN is
+         * emitted before the depth goes up, so both skip at s->depth). */
+        if (ev->type == JSON_EV_KEY || ev->type == JSON_EV_OBJ_BEGIN ||
+            ev->type == JSON_EV_ARR_BEGIN) {
+            s->skip = SK_ON;
+            s->skip_keep_end = ev->type != JSON_EV_KEY;
+            s->skip_depth = s->depth;
+        }
+        return 0;
+    }
     if (r)
         return fail(s, r, off, "stopped by the consumer");
     return 0;
@@ -183,10 +218,13 @@ static int emit_text(json_stream *s, int type)
     return emit(s, &ev, s->tok_off);
 }
 
-/* A value ended: where the grammar goes next. */
+/* A value ended (its last event is emitted next): where the grammar goes
+ * next, and whether a skip ends with it. */
 static void after_value(json_stream *s)
 {
     s->state = s->depth ? S_AFTER : S_DONE;
+    if (s->skip && s->depth == s->skip_depth)
+        s->skip = s->skip_keep_end ? SK_OFF : SK_LAST;
 }
 
 static inline bool is_ws(unsigned c)
@@ -272,6 +310,7 @@ void json_stream_reset(json_stream *s)
     s->err.msg = NULL;
     s->depth = 0;
     s->len = 0;
+    s->skip = SK_OFF;
     /* Give back a big buffer left by a long token. */
     if (s->cap > ((size_t)1 << 20)) {
         free(s->buf);
@@ -375,7 +414,7 @@ static bool put_escape_cp(json_stream *s, unsigned cp)
 static size_t str_run(json_stream *s, const uint8_t *p, size_t n, size_t base)
 {
     size_t lim = n;
-    if (!s->is_key) {
+    if (!s->is_key && !s->skip) {
         size_t room = s->max_string > s->len ? s->max_string - s->len : 1;
         if (lim > room)
             lim = room;
@@ -384,6 +423,20 @@ static size_t str_run(json_stream *s, const uint8_t *p, size_t n, size_t base)
     unsigned need = s->u8_need;
     /* Past lim only to finish a character: pieces end on boundaries. */
     while (i < n && (i < lim || need)) {
+        if (!need) {
+            /* Plain ASCII eight bytes at a time, up to the first byte
+             * that needs a look ('"', '\\', control, non-ASCII). */
+            while (i + 8 <= lim) {
+                uint64_t m = json_str_special(json_load64(p + i));
+                if (m) {
+                    i += JSON_FIRST_FLAG(m);
+                    break;
+                }
+                i += 8;
+            }
+            if (i >= lim)
+                break;
+        }
         unsigned c = p[i];
         if (need) {
             if (c < s->u8_lo || c > s->u8_hi) {
@@ -426,7 +479,7 @@ static size_t str_run(json_stream *s, const uint8_t *p, size_t n, size_t base)
         i++;
     }
     s->u8_need = need;
-    if (!put(s, p, i)) {
+    if (i && !put(s, p, i)) {
         fail(s, JSON_ENOMEM, base, "out of memory");
         return (size_t)-1;
     }

@@ -241,6 +241,7 @@ enum {
 typedef struct {
     frame_st *F;
     bool oom;
+    bool noskip;                 /* tests: never answer JSON_STREAM_SKIP */
     bool nodes_key, nodes_seen;
     int in_nodes;                /* 1 inside result.nodes */
     bool in_node;                /* inside an object element of nodes */

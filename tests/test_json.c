@@ -1361,6 +1361,136 @@ static void t_stream_cases(void)
     json_stream_free(s);
 }
 
+/* JSON_STREAM_SKIP changes nothing but the events: on every JSONTestSuite
+ * file, with a callback that skips every KEY/BEGIN, or every second or
+ * third one (at each phase), fed whole, a byte at a time and split at every
+ * byte (the two big n_ files at 97 points), the stream accepts and rejects
+ * as json_parse does, with the same error code and offset, and reports
+ * what is not skipped exactly (tests/json_canon.h). */
+static void t_stream_skip_suite(void)
+{
+    char dir[1024], path[2048];
+    suite_dir(dir, sizeof dir, "test_parsing");
+    DIR *d = opendir(dir);
+    if (!CHECK(d != NULL))
+        return;
+    int files = 0, runs = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *n = e->d_name;
+        if (n[0] == '.' || strlen(n) < 3)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, n);
+        size_t len;
+        char *buf = test_read_file(path, &len);
+        if (!CHECK(buf != NULL))
+            continue;
+        files++;
+        const uint8_t *u = (const uint8_t *)buf;
+        int why = 0;
+        for (unsigned p = 1; p <= 3 && !why; p++) {
+            for (unsigned ph = 0; ph < p && !why; ph++) {
+                why = canon_compare_skip(u, len, 0, 0, 0, 0, p, ph);
+                if (!why)
+                    why = canon_compare_skip(u, len, 0, 1, 0, 0, p, ph);
+                if (!why)
+                    why = canon_compare_skip(u, len, 1, 3, 0, 2, p, ph);
+                runs += 3;
+                if (why)
+                    test_fail_detail("%s skipping 1 in %u (phase %u): differs "
+                                     "(json_canon.h:%d)", n, p, ph, why);
+            }
+        }
+        size_t step = len > 4096 ? len / 97 : 1;
+        for (size_t k = 0; k <= len && !why; k += step) {
+            why = canon_compare_skip(u, len, k, 0, 0, 0, 2, 1);
+            runs++;
+            if (why)
+                test_fail_detail("%s skipping, split at %zu: differs (json_canon.h:%d)", n, k,
+                                 why);
+        }
+        if (why)
+            CHECK(!"skipping stream == parse");
+        free(buf);
+    }
+    closedir(d);
+    printf("json_stream skipping: %d files, %d runs agree with json_parse\n", files, runs);
+    CHECK_INT(318, files);
+}
+
+/* What a skip hands out: a skipped member's value gives no event at all,
+ * a skipped container its END only; SKIP anywhere else means 0; a long
+ * skipped string is neither handed out in pieces nor gathered. */
+typedef struct {
+    char log[256];
+    size_t n;
+    long parts;
+} skip_log;
+
+static int skip_some(void *ud, const json_event *ev)
+{
+    skip_log *L = ud;
+    static const char tag[] = "?{}[]KPSNtfn";
+    if (L->n + 1 < sizeof L->log)
+        L->log[L->n++] = tag[ev->type];
+    L->log[L->n] = 0;
+    L->parts += ev->type == JSON_EV_STR_PART;
+    if (ev->type == JSON_EV_KEY && ev->str[0] == 's')
+        return JSON_STREAM_SKIP;
+    if (ev->type == JSON_EV_ARR_BEGIN && ev->depth == 1)
+        return JSON_STREAM_SKIP;
+    if (ev->type == JSON_EV_STR || ev->type == JSON_EV_NUM || ev->type == JSON_EV_OBJ_END)
+        return JSON_STREAM_SKIP;    /* means 0 */
+    return 0;
+}
+
+static void t_stream_skip_events(void)
+{
+    const char *doc = "{\"a\":\"x\",\"s1\":{\"b\":[1,{\"c\":2}],\"d\":\"\\u00e9\"},"
+                      "\"e\":[\"y\",{\"z\":3}],\"s2\":\"long\",\"f\":{\"s3\":[[]],\"g\":null},"
+                      "\"s4\":7,\"h\":true}";
+    skip_log L = {{0}, 0, 0};
+    json_stream *s = json_stream_new(NULL, skip_some, &L);
+    for (size_t k = 0; k <= strlen(doc); k++) {
+        json_stream_reset(s);
+        L.n = 0;
+        CHECK_INT(0, json_stream_feed(s, doc, k));
+        CHECK_INT(0, json_stream_feed(s, doc + k, strlen(doc) - k));
+        CHECK_INT(0, json_stream_end(s));
+        if (!CHECK_STR("{KSKK[]KK{KKn}KKt}", L.log))
+            break;
+    }
+    /* An 8 MB string value skipped: no pieces, and no buffer for it. */
+    size_t n = (size_t)8 << 20;
+    char *big = malloc(n + 32);
+    memcpy(big, "{\"s\":\"", 6);
+    for (size_t i = 6; i < n; i += 3)
+        memcpy(big + i, "\xe2\x82\xac", 3);
+    size_t end = 6 + (n - 6) / 3 * 3;
+    memcpy(big + end, "\",\"t\":1}", 8);
+    json_stream_opts o = {0, 0, 1000};
+    json_stream *t = json_stream_new(&o, skip_some, &L);
+    L.n = 0;
+    long before = test_alloc_count();
+    for (size_t off = 0; off < end + 8; off += 4093)
+        CHECK_INT(0, json_stream_feed(t, big + off, end + 8 - off < 4093 ? end + 8 - off : 4093));
+    CHECK_INT(0, json_stream_end(t));
+    CHECK(test_alloc_count() - before < 4);
+    CHECK_INT(0, L.parts);
+    CHECK_STR("{KKN}", L.log);
+    /* Still checked in full: a bad byte inside the skipped string. */
+    big[end - 2] = (char)0xff;
+    json_stream_reset(t);
+    int r = json_stream_feed(t, big, end + 8);
+    CHECK_INT(JSON_EUTF8, r);
+    json_err pe;
+    CHECK(json_parse(big, end + 8, NULL, &pe) == NULL);
+    CHECK_INT(pe.offset, json_stream_error(t)->offset);
+    json_stream_free(t);
+    json_stream_free(s);
+    free(big);
+}
+
 /* A long string arrives in pieces of at most max_string bytes, each ending
  * on a character boundary, and memory stays small for a big input. */
 typedef struct {
@@ -1514,6 +1644,8 @@ static const test_case TESTS[] = {
     {"stream_cases", t_stream_cases},
     {"stream_pieces", t_stream_pieces},
     {"stream_stop_and_oom", t_stream_stop_and_oom},
+    {"stream_skip_suite", t_stream_skip_suite},
+    {"stream_skip_events", t_stream_skip_events},
     {0, 0},
 };
 

@@ -1025,6 +1025,27 @@ static void t_ax_digest_stream(void)
         "{\"nodes\":{\"a\":{\"nodeId\":\"1\"},\"b\":{\"nodeId\":\"2\",\"childIds\":[\"1\"]}}}",
         "{\"nodes\":7}",
         "{}",
+        /* What the sink skips (JSON_STREAM_SKIP) next to what it reads:
+         * sources before a value, unused properties (name first or
+         * last), a non-string property name, InlineTextBoxes with members
+         * after the role, containers where scalars belong. */
+        ("{\"frameId\":{\"x\":[1]},\"nodes\":[{\"nodeId\":\"1\",\"ignored\":false,"
+        "\"ignoredReasons\":[{\"name\":\"x\",\"value\":{\"value\":true}}],"
+        "\"role\":{\"type\":\"role\",\"sources\":[{\"value\":\"no\"}],\"value\":\"button\"},"
+        "\"chromeRole\":{\"value\":9},\"name\":{\"sources\":[{\"type\":\"contents\","
+        "\"value\":{\"value\":\"x\"}}],\"value\":\"Go\",\"value\":\"no\"},"
+        "\"properties\":[{\"name\":\"labelledby\",\"value\":{\"type\":\"nodeList\","
+        "\"relatedNodes\":[{\"idref\":\"a\"}]}},{\"value\":{\"value\":true},\"name\":\"busy\"},"
+        "{\"name\":5,\"value\":{\"value\":true}},{\"name\":\"level\",\"value\":"
+        "{\"relatedNodes\":[1],\"value\":2}},{\"name\":[\"focused\"],\"value\":{\"value\":true}},"
+        "{\"name\":\"focusable\",\"value\":[true]},{\"name\":\"selected\",\"value\":"
+        "{\"value\":{\"value\":true}}},[{\"name\":\"disabled\"}]],"
+        "\"childIds\":[\"2\",{\"a\":\"3\"},\"3\"],\"backendDOMNodeId\":[4]},"
+        "{\"nodeId\":\"2\",\"role\":{\"value\":\"InlineTextBox\"},\"nodeId\":\"5\","
+        "\"role\":{\"value\":\"button\"},\"childIds\":[\"1\"]},"
+        "{\"role\":{\"value\":\"InlineTextBox\"},\"nodeId\":\"6\"},"
+        "{\"nodeId\":[\"3\"],\"role\":[\"button\"]},{\"nodeId\":\"3\",\"role\":[{\"value\":\"x\"}],"
+        "\"name\":{\"value\":[\"n\"]},\"value\":{\"value\":{\"value\":1}}}]}"),
         /* For the walk's reordering (ax_reorder): out of order with an
          * orphan; a shared child; a cycle. */
         ("{\"nodes\":[{\"nodeId\":\"5\",\"role\":{\"value\":\"generic\"}},"
