@@ -388,6 +388,18 @@ static int start_value(json_stream *s, unsigned c, size_t off)
     }
 }
 
+/* A key's opening quote at off. */
+static void begin_key(json_stream *s, size_t off)
+{
+    s->state = S_STR;
+    s->ss = STR_PLAIN;
+    s->is_key = true;
+    s->len = 0;
+    s->u8_need = 0;
+    s->hi_pending = false;
+    s->tok_off = off;
+}
+
 static int close_ctr(json_stream *s, size_t off)
 {
     bool obj = s->stk[s->depth - 1];
@@ -535,13 +547,7 @@ int json_stream_feed(json_stream *s, const void *data, size_t n)
             if (is_ws(c)) {
                 i++;
             } else if (c == '"') {
-                s->state = S_STR;
-                s->ss = STR_PLAIN;
-                s->is_key = true;
-                s->len = 0;
-                s->u8_need = 0;
-                s->hi_pending = false;
-                s->tok_off = off;
+                begin_key(s, off);
                 i++;
             } else {
                 r = fail(s, JSON_ESYNTAX, off, "string key expected");
@@ -553,6 +559,12 @@ int json_stream_feed(json_stream *s, const void *data, size_t n)
             else if (c == ':') {
                 s->state = S_VALUE;
                 i++;
+                /* Most often the value follows at once: start it here
+                 * (what S_VALUE would do next round). */
+                if (i < n && !is_ws(in[i])) {
+                    r = start_value(s, in[i], s->off + i);
+                    i++;
+                }
             } else {
                 r = fail(s, JSON_ESYNTAX, off, "':' expected");
             }
@@ -564,6 +576,14 @@ int json_stream_feed(json_stream *s, const void *data, size_t n)
             } else if (c == ',') {
                 s->state = obj ? S_KEY : S_VALUE;
                 i++;
+                /* The next key or element follows at once, most often. */
+                if (i < n && obj && in[i] == '"') {
+                    begin_key(s, s->off + i);
+                    i++;
+                } else if (i < n && !obj && !is_ws(in[i])) {
+                    r = start_value(s, in[i], s->off + i);
+                    i++;
+                }
             } else if (c == (obj ? '}' : ']')) {
                 r = close_ctr(s, off);
                 i++;

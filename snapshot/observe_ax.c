@@ -596,6 +596,7 @@ static void axs_node_begin(axsink *S)
     S->field = AF_OTHER;
     S->seen = 0;
     S->has_id = S->has_role = S->has_name = S->has_value = false;
+    S->textbox = false;
     S->ignored = S->has_num = false;
     S->num = 0;
     S->backend = 0;
@@ -680,6 +681,7 @@ static int axs_rnv(axsink *S, const json_event *ev, unsigned d)
         if (axs_text(b, ev)) {
             *has = true;
             S->sub = false;
+            S->textbox = f == AF_ROLE && b->s && strcmp(b->s, "InlineTextBox") == 0;
         }
         return 0;
     }
@@ -797,26 +799,32 @@ static int axs_inner(axsink *S, const json_event *ev, unsigned d)
     return f == AF_PROPS ? axs_props(S, ev, d) : 0;
 }
 
+/* The AF_* of a node member's key (matched whole, as json_get does). */
+static int axs_field(const char *k, size_t n)
+{
+    static const struct { const char *k; size_t n; int f; } names[] = {
+        {"role", 4, AF_ROLE}, {"name", 4, AF_NAME}, {"value", 5, AF_VALUE},
+        {"nodeId", 6, AF_ID}, {"ignored", 7, AF_IGNORED}, {"childIds", 8, AF_KIDS},
+        {"properties", 10, AF_PROPS}, {"backendDOMNodeId", 16, AF_BACKEND},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && names[i].n <= n; i++)
+        if (names[i].n == n && memcmp(k, names[i].k, n) == 0)
+            return names[i].f;
+    return AF_OTHER;
+}
+
 /* A node member's key at depth 3: which field, or skip its value. */
 static int axs_key(axsink *S, const json_event *ev)
 {
-    static const char *const names[] = {
-        "", "nodeId", "ignored", "role", "name", "value", "childIds",
-        "backendDOMNodeId", "properties",
-    };
     S->field = AF_OTHER;
     /* An InlineTextBox is never kept (ax_add): nothing after its role
      * matters. */
-    if (S->has_role && S->role.s && strcmp(S->role.s, "InlineTextBox") == 0)
+    if (S->textbox)
         return AXS_SKIP(S);
-    for (int f = 1; f <= AF_PROPS; f++) {
-        if (strcmp(ev->str, names[f]) == 0) {
-            if (!(S->seen & (1u << f))) {
-                S->field = f;
-                S->seen |= 1u << f;
-            }
-            break;
-        }
+    int f = axs_field(ev->str, ev->len);
+    if (f != AF_OTHER && !(S->seen & (1u << f))) {
+        S->field = f;
+        S->seen |= 1u << f;
     }
     return S->field == AF_OTHER ? AXS_SKIP(S) : 0;
 }

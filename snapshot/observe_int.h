@@ -242,6 +242,7 @@ typedef struct {
     frame_st *F;
     bool oom;
     bool noskip;                 /* tests: never answer JSON_STREAM_SKIP */
+    bool textbox;                /* this node's role is InlineTextBox */
     bool nodes_key, nodes_seen;
     int in_nodes;                /* 1 inside result.nodes */
     bool in_node;                /* inside an object element of nodes */
