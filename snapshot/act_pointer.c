@@ -39,8 +39,9 @@ int snap_act_gate_page(snap_agent *a, const char *tool, bool state_change, bool 
     return snap_gate_ask(a, &gi, g, r);
 }
 
-/* A hover names the controls it brought into view: at most this many, on
- * pages whose last snapshot had at most HOVER_REPORT_LINES lines. */
+/* A hover names the controls it brought into view, and so does a click
+ * whose recorder saw nodes added or shown (a menu, a panel): at most this
+ * many, on pages whose last snapshot had at most HOVER_REPORT_LINES lines. */
 #define HOVER_REPORT_MAX 8
 #define HOVER_REPORT_LINES 4000
 
@@ -54,7 +55,7 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, int kind
 {
     bool hover = kind == PT_HOVER;
     const char *tool = hover ? "hover" : "click";
-    uint64_t *before = NULL;     /* hover: the controls shown before */
+    uint64_t *before = NULL;     /* the controls of the last snapshot */
     size_t nbefore = 0;
     snap_tab *t;
     int rc = snap_act_begin(a, obs, &t, r);
@@ -116,10 +117,11 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, int kind
     uint64_t nav0 = t ? t->nav : 0;
     size_t tabs0 = a->ntabs;
     bool dialog = false;
-    /* A hover is for what it shows: the controls of the last snapshot are
-     * noted, to name the ones that appear (not on huge pages, where the
+    /* A hover is for what it shows, and a click may open a menu: the
+     * controls of the last snapshot are noted (from the cache, no round
+     * trip), to name the ones that appear (not on huge pages, where the
      * rebuild would cost more than the agent's own next snapshot). */
-    if (hover && t)
+    if (t)
         before = snap_controls_now(t, HOVER_REPORT_LINES, &nbefore);
     /* Input for an out-of-process frame is routed by the browser from the
      * frame's last composited layout: wait until that frame has produced
@@ -173,10 +175,12 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, int kind
     if (snap_act_page_usable(a, tg.tab, &st))
         snap_act_collect_changes(a, tg.session, obs_oid, tg.oid, &rp);
     t = snap_tab_by_id(a, tg.tab);
-    if (before && t && snap_act_page_usable(a, tg.tab, &st) && !st.nnew) {
+    /* A click rebuilds only when its recorder saw something appear. */
+    if (before && t && snap_act_page_usable(a, tg.tab, &st) && !st.nnew && (hover || rp.added)) {
         char *shown = snap_controls_new(a, t, before, nbefore, HOVER_REPORT_MAX);
         if (shown) {
-            base_buf_printf(&rp.page, "%snow shown:\n", rp.page.len ? "\n" : "");
+            base_buf_printf(&rp.page, "%s%s\n", rp.page.len ? "\n" : "",
+                            hover ? "now shown:" : "new controls:");
             base_buf_put(&rp.page, shown, strlen(shown));
             free(shown);
         }

@@ -2269,6 +2269,45 @@ static void t_type_submit_value_after_regression(void)
     snap_agent_free(a);
 }
 
+/* A click that opens a panel lists the panel's controls with their refs,
+ * as a hover does, and those are the refs the next snapshot gives; a click
+ * that shows nothing lists nothing (issue 13, point 5b). */
+static void t_click_lists_new_controls_regression(void)
+{
+    snap_agent *a = agent_at("/act/todo.html");
+    if (!a)
+        return;
+    snap_result r = {0};
+    char ref[16], exp[16] = "", imp[16] = "";
+    ref_by_query(a, "Export", NULL, ref);
+    CHECK_STR("", ref);                        /* hidden until the menu opens */
+    ref_by_query(a, "More", "button", ref);
+    if (!CHECK(ref[0] == 'e'))
+        test_fail_detail("no More button in the snapshot");
+    CHECK_INT(0, click(a, ref, &r, "click opening a panel (new controls listed)"));
+    show(&r);
+    has(r.text, "new controls:\nbutton \"Export\" [e");
+    has(r.text, "button \"Import\" [e");
+    has(r.text, "button \"Print\" [e");
+    const char *d = r.text ? strstr(r.text, "button \"Export\" [") : NULL;
+    if (d)
+        sscanf(d + strlen("button \"Export\" ["), "%15[^]]", exp);
+    d = r.text ? strstr(r.text, "button \"Import\" [") : NULL;
+    if (d)
+        sscanf(d + strlen("button \"Import\" ["), "%15[^]]", imp);
+    CHECK(!strstr(r.text ? r.text : "", "\"More\" [e"));    /* only what is new */
+    snap_result_free(&r);
+    ref_by_query(a, "Export", "button", ref);
+    CHECK_STR(exp, ref);
+    ref_by_query(a, "Import", "button", ref);
+    CHECK_STR(imp, ref);
+    /* A click that shows nothing new lists nothing. */
+    CHECK_INT(0, click(a, exp, &r, NULL));
+    CHECK(!strstr(r.text ? r.text : "", "new controls"));
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 /* A password typed into a field whose name also reads like a recipient
  * ("cc"), under a grant with recipients: a takeover, and the password is
  * in no result and no audit line (the gate never sees it as an address). */
@@ -2581,6 +2620,7 @@ static const test_case TESTS[] = {
     {"hash_route_reported_regression", t_hash_route_reported_regression},
     {"dblclick_edit_regression", t_dblclick_edit_regression},
     {"type_submit_value_after_regression", t_type_submit_value_after_regression},
+    {"click_lists_new_controls_regression", t_click_lists_new_controls_regression},
     {"click_own_pseudo_element_regression", t_click_own_pseudo_element_regression},
     {"password_never_a_recipient_regression", t_password_never_a_recipient_regression},
     {"recipients_everywhere_regression", t_recipients_everywhere_regression},
