@@ -410,14 +410,10 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
     snap_tab *t = snap_tab_by_session(a, session);
     if (!t)
         return;
-    /* Only what can be a consequence of an action counts as activity: DOM
-     * mutation events of an animated page must not keep a wait from settling. */
-    bool page_evt = strncmp(method, "Page.", 5) == 0 &&
-                    strcmp(method, "Page.lifecycleEvent") != 0;
-    if (page_evt || strncmp(method, "Network.request", 15) == 0 ||
-        strncmp(method, "Network.loading", 15) == 0)
-        t->activity++;
-    if (page_evt)
+    /* Only what can be a consequence of an action counts for settling:
+     * DOM mutation events of an animated page must not keep a wait from
+     * settling (requests: agent_wait.c). */
+    if (strncmp(method, "Page.", 5) == 0 && strcmp(method, "Page.lifecycleEvent") != 0)
         t->settle_evt++;
     if (strcmp(method, "Page.navigatedWithinDocument") == 0) {
         const char *id = json_get_str(p, "frameId");

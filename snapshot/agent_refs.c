@@ -328,6 +328,58 @@ int64_t snap_frame_world(snap_agent *a, int tab_id, const char *frame_id_in)
     return world;
 }
 
+int snap_frame_mut_read(snap_agent *a, int tab_id, size_t n, const char (*ids)[SNAP_ID_MAX],
+                        int64_t *out)
+{
+    enum { MAX = 64 };
+    uint64_t call[MAX];
+    int bad = 0;
+    if (n > MAX)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        out[i] = -2;
+        call[i] = 0;
+        int64_t world = snap_frame_world(a, tab_id, ids[i]);
+        snap_tab *t = snap_tab_by_id(a, tab_id);
+        snap_frame *f = t ? snap_frame_find(t, ids[i]) : NULL;
+        if (world <= 0 || !f) {
+            bad = -1;
+            continue;
+        }
+        json_w w;
+        json_w_init(&w);
+        json_w_obj_begin(&w);
+        json_w_key(&w, "expression");
+        json_w_str(&w, snap_js_mut_expr);
+        json_w_key(&w, "contextId");
+        json_w_int(&w, world);
+        json_w_key(&w, "returnByValue");
+        json_w_bool(&w, true);
+        json_w_obj_end(&w);
+        char *pj = json_w_take(&w, NULL);
+        int rc = pj ? snap_cdp_send(a, f->session, "Runtime.evaluate", pj, &call[i], NULL)
+                    : -1;
+        free(pj);
+        if (rc)
+            bad = -1;
+    }
+    /* Pipelined: every frame's read is out before the first answer. */
+    for (size_t i = 0; i < n; i++) {
+        if (!call[i])
+            continue;
+        cdp_reply rep = {0};
+        int rc = cdp_wait(a->c, call[i], a->o.timeout_ms, &rep, NULL);
+        const json_val *res = rc ? NULL : json_get(rep.result, "result");
+        if (res && !json_get(rep.result, "exceptionDetails") &&
+            json_is(json_get(res, "value"), JSON_NUMBER))
+            out[i] = (int64_t)json_num(json_get(res, "value"));
+        else
+            bad = -1;
+        cdp_reply_free(&rep);
+    }
+    return bad;
+}
+
 /* Forget the frame's world (its context was found gone). */
 static void frame_world_drop(snap_agent *a, int tab_id, const char *frame_id)
 {

@@ -33,10 +33,16 @@ typedef struct {
 
 struct snap_cache {
     int tab;
-    uint64_t nav, activity;      /* the tab's counters when the build began */
+    uint64_t nav;                /* the tab's counter when the build began */
     uint64_t sig;                /* frames_sig() then */
-    uint64_t cmd;                /* cdp_last_id() when the build ended */
+    uint64_t changes;            /* a->changes then */
     int64_t built_ms;
+    /* The frames' mutation counters read just before the build (mut_ok:
+     * every one was read; else the cache is never reused). */
+    char (*mut_ids)[SNAP_ID_MAX];
+    int64_t *mut;
+    size_t nmut;
+    bool mut_ok;
     cframe *fr;
     size_t nfr;
     const char *title;           /* the main frame's RootWebArea name (in fr[0].str) */
@@ -57,6 +63,8 @@ void snap_cache_free(struct snap_cache *C)
     for (size_t i = 0; i < C->nfr; i++)
         free(C->fr[i].str);
     free(C->fr);
+    free(C->mut_ids);
+    free(C->mut);
     free(C->l);
     free(C->rt);
     free(C->arena);
@@ -631,26 +639,71 @@ static void place_orphans(build *B)
     }
 }
 
-/* Can t's cached snapshot serve query q? Only while nothing may have
- * changed: same document and frames, no page or network event on the tab,
- * no command sent to the browser by anyone (an action, an evaluation, a
- * navigation), and not older than a few seconds (input values and CSS
- * change without any event). A plain first page is held to a shorter age
- * than paging, queries and text mode. */
+/* The warm cache (issue 13, point 4b). Can t's cached snapshot serve
+ * query q? While nothing may have changed: the same document and frames,
+ * no state-changing command let out by the sink since (input, navigation,
+ * a page script that changes the page: a->changes), every frame's
+ * mutation counter in cdpgate's isolated world as it was just before
+ * the build (one pipelined read per frame; a failed read is a change),
+ * and not older than CACHE_MAX_AGE_MS (what changes without a mutation
+ * or an input event: CSS-only changes, a value or state set by script,
+ * closed shadow roots). Read-only commands, the gate's answers to paused
+ * requests and the page's own network traffic do not count. */
 static bool cache_valid(snap_agent *a, snap_tab *t, const snap_query *q)
 {
+    (void)q;
     const struct snap_cache *C = t->cache;
     if (!C)
         return false;
-    bool plain = q->offset == 0 && !(q->query && *q->query) && !q->text;
     int64_t age = base_now_ms() - C->built_ms;
-    return C->tab == t->id && C->nav == t->nav && C->activity == t->activity &&
-           C->cmd == cdp_last_id(a->c) && C->sig == frames_sig(t) && age >= 0 &&
-           age <= (plain ? CACHE_FRESH_MS : CACHE_MAX_AGE_MS);
+    if (C->tab != t->id || C->nav != t->nav || C->changes != a->changes || !C->mut_ok ||
+        C->sig != frames_sig(t) || age < 0 || age > CACHE_MAX_AGE_MS)
+        return false;
+    int64_t *now = calloc(C->nmut ? C->nmut : 1, sizeof *now);
+    int tab = t->id;
+    bool same = now && snap_frame_mut_read(a, tab, C->nmut,
+                                           (const char (*)[SNAP_ID_MAX])C->mut_ids, now) == 0;
+    for (size_t i = 0; same && i < C->nmut; i++)
+        same = now[i] >= 0 && now[i] == C->mut[i];
+    free(now);
+    /* The reads may have let events in: the tab is looked at again. */
+    t = snap_tab_by_id(a, tab);
+    return same && t && t->cache == C && C->nav == t->nav && C->sig == frames_sig(t);
 }
 
-/* Read the page and replace t->cache. 0 or a SNAP_E* code with r filled. */
-static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
+/* The mutation counters of t's live frames, read (installed the first
+ * time in a document) just before a build: *C gets them. */
+static void mut_before(snap_agent *a, snap_tab *t, struct snap_cache *M)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->nframes; i++)
+        n += !t->frames[i].gone;
+    M->mut_ok = false;
+    M->nmut = 0;
+    if (!n || n > 64)
+        return;
+    M->mut_ids = calloc(n, sizeof *M->mut_ids);
+    M->mut = calloc(n, sizeof *M->mut);
+    if (!M->mut_ids || !M->mut)
+        return;
+    for (size_t i = 0; i < t->nframes; i++)
+        if (!t->frames[i].gone)
+            snprintf(M->mut_ids[M->nmut++], SNAP_ID_MAX, "%s", t->frames[i].id);
+    int tab = t->id;
+    bool ok = snap_frame_mut_read(a, tab, M->nmut, (const char (*)[SNAP_ID_MAX])M->mut_ids,
+                                  M->mut) == 0;
+    /* -1: installed now, so it counts from 0. */
+    for (size_t i = 0; ok && i < M->nmut; i++) {
+        if (M->mut[i] == -1)
+            M->mut[i] = 0;
+        ok = M->mut[i] >= 0;
+    }
+    M->mut_ok = ok;
+}
+
+/* Read the page and replace t->cache, with the mutation counters M read
+ * just before (taken on success). 0 or a SNAP_E* code with r filled. */
+static int rebuild_read(snap_agent *a, snap_tab *t, struct snap_cache *M, snap_result *r)
 {
     snap_cache_free(t->cache);
     t->cache = NULL;
@@ -660,7 +713,7 @@ static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
     B.t = t;
     B.tab_id = t->id;
     int tab = t->id;
-    uint64_t nav = t->nav, activity = t->activity, sig = frames_sig(t);
+    uint64_t nav = t->nav, sig = frames_sig(t), changes = a->changes;
     int rc = snap_obs_fetch(&B);
     if (rc) {
         char why[200];
@@ -672,7 +725,6 @@ static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
         return snap_fail(r, SNAP_EBROWSER, "cannot read the page's accessibility tree: %s",
                          why);
     }
-    uint64_t cmd = cdp_last_id(a->c);
     for (size_t i = 0; i < B.nfr; i++)
         B.hintv += B.fr[i].nnodes;
     B.hintv += B.nfr;
@@ -725,10 +777,15 @@ static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
         return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
     C->tab = tab;
     C->nav = nav;
-    C->activity = activity;
     C->sig = sig;
-    C->cmd = cmd;
+    C->changes = changes;
     C->built_ms = base_now_ms();
+    C->mut_ids = M->mut_ids;         /* taken */
+    C->mut = M->mut;
+    C->nmut = M->nmut;
+    C->mut_ok = M->mut_ok;
+    M->mut_ids = NULL;
+    M->mut = NULL;
     /* The event listener may have moved the tabs while the replies came. */
     t = snap_tab_by_id(a, tab);
     if (!t) {
@@ -737,6 +794,22 @@ static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
     }
     t->cache = C;
     return 0;
+}
+
+/* Read the page and replace t->cache. 0 or a SNAP_E* code with r filled. */
+static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
+{
+    int tab = t->id;
+    struct snap_cache M = {0};
+    a->builds++;
+    snap_cache_free(t->cache);
+    t->cache = NULL;
+    mut_before(a, t, &M);
+    t = snap_tab_by_id(a, tab);
+    int rc = t ? rebuild_read(a, t, &M, r) : snap_fail(r, SNAP_ENOTAB, "the tab closed");
+    free(M.mut_ids);
+    free(M.mut);
+    return rc;
 }
 
 /* ---- what an action brought into view ---- */

@@ -65,8 +65,7 @@
 #define CTX_MAX_CHARS 40         /* row context */
 #define OPTIONS_MAX 30           /* native <select> options listed inline */
 #define MAX_DEPTH 400            /* deeper structure is flattened (walk_deep) */
-#define CACHE_FRESH_MS 1000      /* a cached snapshot serves a plain first page this long */
-#define CACHE_MAX_AGE_MS 4000    /* and paging, queries, text mode this long */
+#define CACHE_MAX_AGE_MS 60000   /* a cached snapshot serves at most this long */
 
 /* ---- backend id sets (sorted arrays) ---- */
 

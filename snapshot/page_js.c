@@ -532,6 +532,29 @@ const char snap_js_redirect_expr[] =
     "taking you|you will be|signing you in|logging you in|continue to/i.test("
     "t.slice(0,600)+' '+document.title);return[d,t.length<600&&n<=2,w];})()";
 
+/* The warm cache's mutation counter (agent_refs.c snap_frame_mut_read;
+ * issue 13, point 4b). Runs in cdpgate's isolated world of a frame
+ * (snap_frame_world), never the page's: the page's scripts can neither
+ * read nor reset it. The first call in a document installs a
+ * MutationObserver (child lists, attributes, text; on the document and
+ * on every open shadow root found then or added later) and capture
+ * listeners on the window for input, change, focus moves and <details>
+ * toggles (a typed value or a focus change moves no DOM node), and
+ * returns -1; later calls return how many changes it has counted. */
+const char snap_js_mut_expr[] =
+    "(function(){var g=globalThis,s=g.__cdpgateMut;if(s&&s.d===document)return s.n;"
+    "s={n:0,d:document};var seen=new WeakSet(),O={subtree:true,childList:true,"
+    "attributes:true,characterData:true};"
+    "var o=new MutationObserver(function(rs){s.n++;for(var i=0;i<rs.length;i++){"
+    "var a=rs[i].addedNodes;for(var j=0;j<a.length;j++)sh(a[j]);}});"
+    "function sh(n){if(!n||(n.nodeType!==1&&n.nodeType!==9&&n.nodeType!==11))return;"
+    "var w=document.createTreeWalker(n,1),e=n.nodeType===1?n:w.nextNode();"
+    "for(;e;e=w.nextNode()){var r=e.shadowRoot;if(r&&!seen.has(r)){seen.add(r);"
+    "o.observe(r,O);sh(r);}}}"
+    "o.observe(document,O);sh(document);var f=function(){s.n++;};"
+    "['input','change','focusin','focusout','toggle'].forEach(function(k){"
+    "window.addEventListener(k,f,true);});g.__cdpgateMut=s;return -1;})()";
+
 /* ==== browser contexts and login (session.c) ==== */
 
 /* localStorage of the origin: set from a JSON array of pairs (a template:
@@ -729,6 +752,7 @@ const snap_js snap_page_scripts[] = {
     /* the agent (agent*.c) */
     {snap_js_connected_fn, NULL, SNAP_JS_READ},
     {snap_js_redirect_expr, NULL, SNAP_JS_READ},
+    {snap_js_mut_expr, NULL, SNAP_JS_READ},    /* isolated world only */
     /* browser contexts and login (session.c) */
     {snap_js_wall, NULL, SNAP_JS_READ},
     {snap_js_ls_get, NULL, SNAP_JS_READ},

@@ -42,6 +42,7 @@ extern const char snap_js_scroll_frame_expr[];
 /* the agent (agent*.c) */
 extern const char snap_js_connected_fn[];
 extern const char snap_js_redirect_expr[];
+extern const char snap_js_mut_expr[];
 
 /* browser contexts and login (session.c) */
 extern const char snap_js_ls_set_prefix[];

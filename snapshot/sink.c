@@ -202,12 +202,13 @@ static const snap_js *script_find(const char *src, bool secret)
 
 /* A state-changing command or page script goes out: the requests that
  * start in the next SNAP_OWN_MS are its consequences (snap_req.own), and
- * settling waits for those only. */
+ * settling waits for those only; a cached snapshot is not reused. */
 static void input_out(snap_agent *a)
 {
     int64_t now = base_now_ms();
     a->input_ms = now;
     a->own_until = now + SNAP_OWN_MS;
+    a->changes++;
 }
 
 /* 0 when method may go out now, else CDP_EPROTOCOL with e filled. secret:
@@ -406,10 +407,8 @@ static void note_blocked(snap_agent *a, snap_tab *t, const char *method, const c
              why ? why : "refused");
     free(shown);
     free(why);
-    if (t) {
-        t->activity++;
+    if (t)
         t->settle_evt++;
-    }
 }
 
 /* Continue or fail a paused request (a refused document is cancelled:

@@ -133,11 +133,10 @@ typedef struct {
     uint64_t own_seq;
     /* Events that can be an action's consequence, for the settle's quiet
      * window: Page events but lifecycle ones, own requests' starts and
-     * ends, requests the gate refused. (Unlike activity, which the cache
-     * reads, another request's events do not count.) */
+     * ends, requests the gate refused. (Another request's events do not
+     * count.) */
     uint64_t settle_evt;
     bool loading;                /* main frame between frameStartedLoading and load */
-    uint64_t activity;           /* bumps on every navigation/network/dialog event */
     struct snap_cache *cache;    /* observe_cache.c: the last snapshot built (owned;
                                     freed with snap_cache_free) */
     size_t ctx;                  /* index in agent->ctxs; never changes */
@@ -312,6 +311,11 @@ struct snap_agent {
      * settle waits only for own requests started since). */
     int64_t own_until;
     int64_t input_ms;
+    /* sink.c: state-changing commands and page scripts let out (a cached
+     * snapshot built before the last one is not reused); observe_cache.c:
+     * snapshots built (the tests read it). */
+    uint64_t changes;
+    uint64_t builds;
 };
 
 /* ---- sink.c: the one path to the browser ---- */
@@ -563,6 +567,15 @@ void snap_resolved_release(snap_agent *a, snap_resolved *res);
  * prototypes and builtins there are the browser's own. Returns its
  * execution context id, 0 when it cannot be made (callers fail closed). */
 int64_t snap_frame_world(snap_agent *a, int tab_id, const char *frame_id);
+/* The warm cache's mutation counters (page_js.c snap_js_mut_expr) of the
+ * n frames ids[] of tab tab_id (n <= 64), read in cdpgate's isolated
+ * world with one pipelined Runtime.evaluate per frame: out[i] is the
+ * frame document's count of changes, -1 when the counter was installed
+ * by this very call (a new document or world), -2 when it could not be
+ * read. 0 when every frame was read, -1 otherwise (the caller rebuilds:
+ * fail safe). */
+int snap_frame_mut_read(snap_agent *a, int tab_id, size_t n, const char (*ids)[SNAP_ID_MAX],
+                        int64_t *out);
 
 /* Issue an observation id for the tab; writes "o<n>" into out[16]. */
 void snap_obs_issue(snap_agent *a, snap_tab *t, char out[16]);
