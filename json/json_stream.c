@@ -600,6 +600,15 @@ int json_stream_feed(json_stream *s, const void *data, size_t n)
                 r = fail(s, JSON_ESYNTAX, off, "unexpected data after the value");
             break;
         case S_LIT:
+            if (n - i >= s->lit_n - s->lit_i &&
+                memcmp(in + i, s->lit + s->lit_i, s->lit_n - s->lit_i) == 0) {
+                /* The rest of the literal is here: all at once. */
+                i += s->lit_n - s->lit_i;
+                s->lit_i = s->lit_n;
+                after_value(s);
+                r = emit_simple(s, s->lit_ev, s->tok_off);
+                break;
+            }
             if (c != (unsigned char)s->lit[s->lit_i]) {
                 r = fail(s, JSON_ESYNTAX, s->tok_off, "invalid literal");
                 break;
@@ -705,6 +714,12 @@ int json_stream_feed(json_stream *s, const void *data, size_t n)
                     if (s->is_key) {
                         s->state = S_COLON;
                         r = emit_text(s, JSON_EV_KEY);
+                        /* Most often ':' and the value follow at once. */
+                        if (!r && i + 1 < n && in[i] == ':' && !is_ws(in[i + 1])) {
+                            s->state = S_VALUE;
+                            r = start_value(s, in[i + 1], s->off + i + 1);
+                            i += 2;
+                        }
                     } else {
                         after_value(s);
                         r = emit_text(s, JSON_EV_STR);
