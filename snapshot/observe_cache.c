@@ -123,7 +123,7 @@ static bool render(const struct snap_cache *C, const vnode *x, base_buf *out)
             return false;
         }
         const cframe *F = &C->fr[snap_obs_vchild(x)];
-        const char *o = F->origin[0] ? F->origin : "null";
+        const char *o = F->origin[0] ? F->origin : "(not loaded)";
         base_buf_puts(out, " origin=");
         snap_obs_put_page(out, o, strlen(o), 120, 0);
         if (F->ax_rc)
@@ -246,7 +246,8 @@ static void page_text(const struct snap_cache *C, base_buf *out)
         if (x->kind == V_TEXT || (x->kind == V_ELEM && strcmp(crole(C, x), "clickable") == 0)) {
             snap_obs_put_page(out, ctext(C, x), x->tlen, (size_t)-1, PAGE_KEEP_NL);
         } else if (x->kind == V_FRAME) {
-            const char *o = snap_obs_vchild(x) >= 0 ? C->fr[snap_obs_vchild(x)].origin : "";
+            const char *o = snap_obs_vchild(x) >= 0 ? C->fr[snap_obs_vchild(x)].origin
+                                                    : "(not loaded)";
             base_buf_puts(out, "[frame ");
             snap_obs_put_page(out, o, strlen(o), 120, 0);
             base_buf_putc(out, ']');
@@ -269,6 +270,25 @@ static void page_text(const struct snap_cache *C, base_buf *out)
         base_buf_putc(out, '\n');
 }
 
+/* The origin a frame line shows, never empty (issue 13, point 8a): the
+ * browser reports "://" for an about:blank or about:srcdoc frame, whose
+ * content the parent wrote (its real origin is the parent's, or an opaque
+ * one when sandboxed: the line does not guess which), and "null" for an
+ * opaque origin. */
+static void frame_origin_shown(const snap_frame *f, char *out, size_t cap)
+{
+    const char *o = f->origin;
+    const char *u = f->url ? f->url : "";
+    if (*o && strcmp(o, "://") != 0 && strcmp(o, "null") != 0)
+        snprintf(out, cap, "%s", o);
+    else if (strncmp(u, "about:", 6) == 0 || !*u)
+        snprintf(out, cap, "(about:blank/srcdoc, content from the parent)");
+    else if (strcmp(o, "null") == 0)
+        snprintf(out, cap, "opaque (sandboxed or data:)");
+    else
+        snprintf(out, cap, "(not loaded)");
+}
+
 /* Hand the build's printed lines and strings over to a new cache (NULL
  * when out of memory): the vnodes of L's lines are compacted in place at
  * the start of B->v (L's vnodes are increasing, so line k never overwrites
@@ -289,7 +309,7 @@ static struct snap_cache *cache_from(build *B, const lines *L)
         cframe *cf = &C->fr[i];
         snprintf(cf->id, sizeof cf->id, "%s", F->f->id);
         snprintf(cf->loader, sizeof cf->loader, "%s", F->f->loader);
-        snprintf(cf->origin, sizeof cf->origin, "%s", F->f->origin);
+        frame_origin_shown(F->f, cf->origin, sizeof cf->origin);
         cf->ax_rc = F->ax_rc;
         snprintf(cf->err, sizeof cf->err, "%s", F->err);
         cf->str = F->str.s;
@@ -620,8 +640,14 @@ static void place_orphans(build *B)
              * back/forward cache keeps its frames alive, and an iframe
              * removed a moment ago may not be reported detached yet). No
              * line for it. A frame the parent owns but whose iframe is not
-             * in the parent's tree (inside hidden content) still shows. */
+             * in the parent's tree (inside hidden content) still shows. A
+             * frame with no known parent shows only when the main frame's
+             * document owns it: an out-of-process frame of a page left for
+             * the back/forward cache, or of a parent whose link was lost,
+             * is announced by its target alone and showed as a top-level
+             * frame line on later pages (issue 13, point 8a). */
             if ((F->parent < 0 && F->f->parent[0]) ||
+                (F->parent < 0 && (!F->own_done || F->own_rc || F->owner <= 0)) ||
                 (F->parent >= 0 && (F->own_rc == CDP_EPROTOCOL || B->fr[F->parent].ghost))) {
                 F->placed = F->ghost = true;
                 progress = true;

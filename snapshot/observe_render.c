@@ -265,8 +265,12 @@ int snap_obs_fetch(build *B)
             snprintf(F->err, sizeof F->err, "%.150s", e.msg);
         else
             calls[nc++] = (fcall){0, i, F->ax_call};
-        if (F->parent >= 0) {
-            F->own_rc = snap_cdp_send(a, B->fr[F->parent].f->session, "DOM.getFrameOwner", p,
+        /* Whose document owns the frame: its parent's; for a frame whose
+         * parent is not known (an out-of-process frame announced by its
+         * target only), the main frame's, or nobody's (issue 13, 8a). */
+        int owner_fr = F->parent >= 0 ? F->parent : i > 0 ? 0 : -1;
+        if (owner_fr >= 0) {
+            F->own_rc = snap_cdp_send(a, B->fr[owner_fr].f->session, "DOM.getFrameOwner", p,
                                  &F->own_call, NULL);
             if (!F->own_rc)
                 calls[nc++] = (fcall){1, i, F->own_call};

@@ -888,6 +888,118 @@ static void t_removed_frames_dropped_regression(void)
     snap_agent_free(a);
 }
 
+/* The frames of a site visited earlier never come back in a later
+ * snapshot of another site: not as a frame line, not through a query, not
+ * after back/forward between the later sites (issue 13, point 8a). The
+ * first page has an out-of-process frame from b.test holding one from
+ * a.test; the later ones are c.test and d.test, other sites again. */
+static void earlier_site_lacks(snap_agent *a, const char *want, const char *where)
+{
+    snap_result r = {0};
+    char *t = observe_until(a, want, &r);
+    if (!CHECK(!strstr(t, "b.test") && !strstr(t, "B button") && !strstr(t, "Leaf button") &&
+               !strstr(t, "frame origin=") && !strstr(t, "frame \"")))
+        test_fail_detail("%s:\n%s", where, t);
+    snap_result_free(&r);
+    snap_query q = {0};
+    q.query = "button";
+    t = observe(a, &q, &r);
+    if (!CHECK(!strstr(t, "B button") && !strstr(t, "Leaf button")))
+        test_fail_detail("%s, query:\n%s", where, t);
+    snap_result_free(&r);
+    memset(&q, 0, sizeof q);
+    q.text = true;
+    t = observe(a, &q, &r);
+    if (!CHECK(!strstr(t, "[frame") && !strstr(t, "Cross-origin child")))
+        test_fail_detail("%s, text:\n%s", where, t);
+    snap_result_free(&r);
+}
+
+static void t_earlier_site_frame_regression(void)
+{
+    if (!need_browser())
+        return;
+    snap_agent *a = agent(0);
+    if (!a || open_page(a, "a.test", "/shapes/frames.html")) {
+        snap_agent_free(a);
+        return;
+    }
+    snap_result r = {0};
+    observe_until(a, "Leaf button", &r);
+    snap_result_free(&r);
+    if (open_page(a, "c.test", "/shapes/rows.html") == 0)
+        earlier_site_lacks(a, "title=\"Rows", "c.test");
+    if (open_page(a, "d.test", "/shapes/article.html") == 0)
+        earlier_site_lacks(a, "d.test", "d.test");
+    CHECK_INT(0, snap_history(a, -1, &r));
+    snap_result_free(&r);
+    earlier_site_lacks(a, "title=\"Rows", "back to c.test");
+    CHECK_INT(0, snap_history(a, 1, &r));
+    snap_result_free(&r);
+    earlier_site_lacks(a, "d.test", "forward to d.test");
+    /* Back twice to the framed page (restored from the cache), then away. */
+    CHECK_INT(0, snap_history(a, -1, &r));
+    snap_result_free(&r);
+    CHECK_INT(0, snap_history(a, -1, &r));
+    snap_result_free(&r);
+    /* Restored with its frames in place: no frame line of its own at the
+     * top level for the inner a.test frame, which sits in b.test's. */
+    char *t = observe_until(a, "Leaf button", &r);
+    if (!CHECK(count_of(t, "button \"Leaf button\"") == 1 && !strstr(t, "\nframe origin=")))
+        test_fail_detail("restored:\n%s", t);
+    snap_result_free(&r);
+    CHECK_INT(0, snap_history(a, 1, &r));
+    snap_result_free(&r);
+    earlier_site_lacks(a, "title=\"Rows", "forward again to c.test");
+    /* The framed page in a new tab, a later site in another one. */
+    char url[256];
+    testlib_world_url(&world, url, sizeof url, "a.test", "/shapes/frames.html?tab");
+    CHECK_INT(0, snap_open(a, url, true, &r));
+    snap_result_free(&r);
+    observe_until(a, "Leaf button", &r);
+    snap_result_free(&r);
+    testlib_world_url(&world, url, sizeof url, "e.test", "/shapes/rows.html?e");
+    CHECK_INT(0, snap_open(a, url, true, &r));
+    snap_result_free(&r);
+    earlier_site_lacks(a, "e.test", "e.test in a new tab");
+    testlib_world_url(&world, url, sizeof url, "f.test", "/shapes/rows.html?f");
+    CHECK_INT(0, snap_open(a, url, false, &r));
+    snap_result_free(&r);
+    earlier_site_lacks(a, "f.test", "f.test after e.test");
+    snap_agent_free(a);
+}
+
+/* No frame line has an empty origin (the browser reports "://"): an
+ * about:blank frame the parent writes into, an empty one, a srcdoc frame
+ * and a sandboxed srcdoc frame say what they are, in element and in text
+ * mode (issue 13, point 8a). */
+static void t_no_empty_origin_regression(void)
+{
+    if (!need_browser())
+        return;
+    snap_agent *a = agent(0);
+    if (!a || open_page(a, "a.test", "/shapes/blank-frames.html")) {
+        snap_agent_free(a);
+        return;
+    }
+    snap_result r = {0};
+    char *t = observe_until(a, "Srcdoc button", &r);
+    CHECK_HAS(t, "Blank button");
+    if (!CHECK(!strstr(t, "origin=null") && !strstr(t, "origin= ") && !strstr(t, "origin=\n") &&
+               !strstr(t, "origin=://")))
+        test_fail_detail("%s", t);
+    CHECK(count_of(t, "origin=(about:blank/srcdoc, content from the parent)") == 4);
+    snap_result_free(&r);
+    snap_query q = {0};
+    q.text = true;
+    t = observe(a, &q, &r);
+    if (!CHECK(!strstr(t, "[frame ]") && !strstr(t, "[frame null]") &&
+               !strstr(t, "[frame ://]")))
+        test_fail_detail("%s", t);
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 /* The matches count of a query (0 when none, -1 when unreadable). */
 static long query_matches(snap_agent *a, const char *query, bool text)
 {
@@ -1410,6 +1522,8 @@ static const test_case TESTS[] = {
     {"open_schemes_and_header_regression", t_open_schemes_and_header_regression},
     {"deep_page_not_empty_regression", t_deep_page_not_empty_regression},
     {"removed_frames_dropped_regression", t_removed_frames_dropped_regression},
+    {"earlier_site_frame_regression", t_earlier_site_frame_regression},
+    {"no_empty_origin_regression", t_no_empty_origin_regression},
     {"bidi_escaped_regression", t_bidi_escaped_regression},
     {NULL, NULL},
 };
