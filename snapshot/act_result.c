@@ -733,27 +733,60 @@ int snap_act_recheck_page(snap_agent *a, snap_gated *g, const char *tool, int ta
 
 /* ---- what changed ---- */
 
+/* The states keys[0..3] (checked, expanded, pressed, selected) of the
+ * element's accessibility node (a getPartialAXTree result), as the
+ * snapshot reads them: "true", "false" or "mixed" into out[i], "" when
+ * the node has no such property. False when the node is ignored or has
+ * none of them (then the DOM's reading stands: a label's control). */
+static bool ax_node_states(const json_val *result, const char *const *keys, char out[4][8])
+{
+    const json_val *n0 = json_at(json_get(result, "nodes"), 0);
+    if (!n0 || json_bool(json_get(n0, "ignored")))
+        return false;
+    bool any = false;
+    for (const json_val *p = json_first(json_get(n0, "properties")); p; p = json_next(p)) {
+        const char *k = json_get_str(p, "name");
+        const json_val *v = json_get(json_get(p, "value"), "value");
+        for (size_t i = 0; k && i < 4; i++) {
+            if (strcmp(k, keys[i]) != 0)
+                continue;
+            const char *s = json_str(v, NULL);
+            snprintf(out[i], sizeof out[i], "%s", s && strcmp(s, "mixed") == 0 ? "mixed" :
+                     json_bool(v) || (s && strcmp(s, "true") == 0) ? "true" : "false");
+            any = true;
+        }
+    }
+    return any;
+}
+
 /* Read what changed (text added near the element, its states) into rp:
  * text for the page block, members for structured. obs_oid is the recorder
  * from snap_js_observe_fn (may be ""), elem_oid the element. */
 void snap_act_collect_changes(snap_agent *a, const char *session, const char *obs_oid,
                               const char *elem_oid, act_report *rp)
 {
-    pcall co, af;
+    pcall co, af, ax;
     memset(&co, 0, sizeof co);
     if (*obs_oid)
         snap_act_psend_p(a, session, "Runtime.callFunctionOn",
                          snap_act_fn_params(obs_oid, snap_js_collect_fn, NULL, true, false), &co);
     snap_act_psend_p(a, session, "Runtime.callFunctionOn",
                      snap_act_fn_params(elem_oid, snap_js_after_fn, NULL, true, false), &af);
+    /* The states from the accessibility tree, the snapshot's own source,
+     * in the same round trip (issue 13, point 5d). */
+    snap_act_psend_p(a, session, "Accessibility.getPartialAXTree",
+                     snap_act_params("sb", "objectId", elem_oid, "fetchRelatives", false), &ax);
     if (*obs_oid)
         snap_act_pwait(a, &co);
     snap_act_pwait(a, &af);
+    bool ax_ok = snap_act_pwait(a, &ax) == 0;
     const json_val *sv = *obs_oid ? snap_act_fn_value(&co) : NULL;
     const json_val *av = snap_act_fn_value(&af);
     static const char *const KEYS[] = {"checked", "expanded", "pressed", "selected"};
+    char axv[4][8] = {"", "", "", ""};
+    bool from_ax = ax_ok && ax_node_states(ax.rep.result, KEYS, axv);
     for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
-        const char *v = json_get_str(av, KEYS[i]);
+        const char *v = from_ax ? (axv[i][0] ? axv[i] : NULL) : json_get_str(av, KEYS[i]);
         if (!v)
             continue;
         json_w_key(&rp->extra, KEYS[i]);
@@ -770,6 +803,7 @@ void snap_act_collect_changes(snap_agent *a, const char *session, const char *ob
         snap_act_report_recorded(sv, NULL, false, true, rp);
     snap_act_pfree(&co);
     snap_act_pfree(&af);
+    snap_act_pfree(&ax);
 }
 
 /* "label: a | b" on a line of its own, the texts of the array v as page text. */

@@ -2308,6 +2308,69 @@ static void t_click_lists_new_controls_regression(void)
     snap_agent_free(a);
 }
 
+/* The snapshot line of the first element whose line holds name (new
+ * string, "" when none). */
+static char *snapshot_line(snap_agent *a, const char *name)
+{
+    snap_query q = {0};
+    q.query = name;
+    snap_result r = {0};
+    char *out = NULL;
+    if (snap_observe(a, &q, &r) == 0 && r.text) {
+        const char *l = strstr(r.text, name);
+        if (l) {
+            while (l > r.text && l[-1] != '\n')
+                l--;
+            const char *e = strchr(l, '\n');
+            size_t n = e ? (size_t)(e - l) : strlen(l);
+            out = malloc(n + 1);
+            if (out) {
+                memcpy(out, l, n);
+                out[n] = 0;
+            }
+        }
+    }
+    snap_result_free(&r);
+    return out ? out : strdup("");
+}
+
+/* A click's states come from the accessibility tree, as the snapshot's do,
+ * so the two agree where the DOM's attributes say something else or
+ * nothing: a checkbox its handler made indeterminate, a <details> opened
+ * by its summary, an aria-pressed toggle (issue 13, point 5d). */
+static void t_states_agree_regression(void)
+{
+    snap_agent *a = agent_at("/act/states.html");
+    if (!a)
+        return;
+    snap_result r = {0};
+    char buf[32];
+    CHECK_INT(0, click_css(a, "#tri", &r));
+    show(&r);
+    has(r.text, "(now mixed)");
+    CHECK_STR("mixed", str_member(r.structured, "checked", buf, sizeof buf));
+    char *line = snapshot_line(a, "Select all");
+    if (!CHECK(strstr(line, " mixed")))
+        test_fail_detail("snapshot line: %s", line);
+    free(line);
+    CHECK_INT(0, click_css(a, "#sum", &r));
+    show(&r);
+    has(r.text, "expanded=true");
+    line = snapshot_line(a, "More info");
+    if (!CHECK(strstr(line, " expanded")))
+        test_fail_detail("snapshot line: %s", line);
+    free(line);
+    CHECK_INT(0, click_css(a, "#bold", &r));
+    show(&r);
+    has(r.text, "pressed=true");
+    line = snapshot_line(a, "Bold");
+    if (!CHECK(strstr(line, " pressed")))
+        test_fail_detail("snapshot line: %s", line);
+    free(line);
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 /* A password typed into a field whose name also reads like a recipient
  * ("cc"), under a grant with recipients: a takeover, and the password is
  * in no result and no audit line (the gate never sees it as an address). */
@@ -2621,6 +2684,7 @@ static const test_case TESTS[] = {
     {"dblclick_edit_regression", t_dblclick_edit_regression},
     {"type_submit_value_after_regression", t_type_submit_value_after_regression},
     {"click_lists_new_controls_regression", t_click_lists_new_controls_regression},
+    {"states_agree_regression", t_states_agree_regression},
     {"click_own_pseudo_element_regression", t_click_own_pseudo_element_regression},
     {"password_never_a_recipient_regression", t_password_never_a_recipient_regression},
     {"recipients_everywhere_regression", t_recipients_everywhere_regression},
