@@ -172,18 +172,21 @@ const char snap_js_cover_fn[] =
  * changed, nodes removed (their text taken when the observer sees them:
  * detached nodes have no box), elements hidden or shown by their hidden,
  * class, style, aria-hidden or open attributes, the visible items of the
- * document's lists (up to 64 lists, 1,000 items each, noted now to count
- * them again after), and where the focus is. At most 200 nodes of each
- * kind. Returns a recorder object; snap_js_collect_fn reads and stops it.
+ * document's lists (up to 64 lists, 1,000 items each and 2,000 in all;
+ * an empty list is watched for 100; noted now to count them again after),
+ * and where the focus is. At most 200 nodes of each kind. Returns a
+ * recorder object; snap_js_collect_fn reads and stops it.
  * Runs: inside snap_js_observe_fn and snap_js_observe_doc_expr. */
 #define OBSERVE_SRC \
     "function(){" VIS_SRC TX_SRC "var d=this.ownerDocument||document," \
     "rec={n:[],rm:[],at:[],el:this.nodeType===1?this:null,vis:vis,tx:tx};" \
     "rec.dp=function(){var a=d.activeElement;" \
     "while(a&&a.shadowRoot&&a.shadowRoot.activeElement)a=a.shadowRoot.activeElement;return a;};" \
-    "rec.f0=rec.dp();rec.L=[].slice.call(d.querySelectorAll('ul,ol,[role=list],[role=listbox]," \
-    "[role=grid],[role=tree],[role=menu],tbody'),0,64).map(function(l){" \
-    "return{l:l,c:[].slice.call(l.children,0,1000).filter(vis)};});" \
+    "rec.f0=rec.dp();var bud=2000;rec.L=[].slice.call(d.querySelectorAll('ul,ol,[role=list]," \
+    "[role=listbox],[role=grid],[role=tree],[role=menu],tbody'),0,64).map(function(l){" \
+    "var m=l.children.length?Math.min(1000,bud):100;if(m<=0)return null;" \
+    "var c=[].slice.call(l.children,0,m);bud-=c.length;return{l:l,m:m,c:c.filter(vis)};})" \
+    ".filter(Boolean);" \
     "var o=new MutationObserver(function(ms){ms.forEach(function(m){" \
     "if(m.type==='characterData'){if(rec.n.length<200)rec.n.push(m.target);}" \
     "else if(m.type==='attributes'){if(rec.at.length<200)rec.at.push([m.target," \
@@ -244,7 +247,7 @@ const char snap_js_collect_fn[] =
     "if(res.rm.indexOf(cut(s))<0&&res.rm.length<8)res.rm.push(cut(s));});"
     "var H=[],S=[];"
     "r.L.forEach(function(e){if(!e.l.isConnected)return;"
-    "var now=[].slice.call(e.l.children,0,1000).filter(vis),was=new Set(e.c),is=new Set(now);"
+    "var now=[].slice.call(e.l.children,0,e.m).filter(vis),was=new Set(e.c),is=new Set(now);"
     "e.c.forEach(function(c){if(c.isConnected&&!is.has(c))H.push(c);});"
     "now.forEach(function(c){if(!was.has(c)&&!added.has(c))S.push(c);});"
     "if(now.length!==e.c.length&&res.lists.length<2)res.lists.push([e.c.length,now.length]);});"
