@@ -824,8 +824,8 @@ static void t_open_local_url_says_how_regression(void)
         return;
     static const struct { const char *args, *want[2]; } U[] = {
         {"{\"url\":\"file:///etc/hostname\"}",
-         {"cdpgate mcp never opens file: URLs; serve the folder over http",
-          "python3 -m http.server 8000"}},
+         {"cdpgate mcp never opens file: URLs (a file: page can read other local files)",
+          "python3 -m http.server 8000 --bind 127.0.0.1 --directory FOLDER"}},
         {"{\"url\":\" FILE:///tmp/x.html\"}", {"never opens file: URLs", "http://127.0.0.1:8000/"}},
         {"{\"url\":\"view-source:http://a.test/\"}",
          {"view-source: URLs are never opened", "open the page's own http(s) URL"}},
