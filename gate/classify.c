@@ -407,6 +407,11 @@ static bool tool_is(const gate_request *req, const char *t)
     return req->tool && strcmp(req->tool, t) == 0;
 }
 
+const char *gate_action_name(const gate_request *req)
+{
+    return req && req->dbl && tool_is(req, "click") ? "dblclick" : req ? req->tool : NULL;
+}
+
 bool gate_is_state_change(const gate_request *req)
 {
     static const char *const CHANGE[] = {"click", "type", "select", "press", "upload", "eval"};

@@ -421,7 +421,7 @@ static void decide_class(const gate *gt, const gate_request *req, const char *or
             return;
         }
         gate_verdict(d, GATE_CONFIRM, "auth_change: %s %s on authenticated origin %s is "
-                     "confirmed every time", req->tool, d->target, origin);
+                     "confirmed every time", gate_action_name(req), d->target, origin);
         return;
     default:
         if (strcmp(req->tool, "eval") == 0)
@@ -524,7 +524,7 @@ static void build_decision(gate *gt, json_w *w, uint64_t seq, void *ud)
     const gate_decision *d = l->d;
     w_head(gt, w, seq, "decision");
     w_common(gt, w);
-    gate_w_text(w, "action", r ? r->tool : NULL, 64);
+    gate_w_text(w, "action", gate_action_name(r), 64);
     gate_w_text(w, "origin", r ? r->origin : NULL, GATE_ORIGIN_MAX);
     gate_w_text(w, "url", r ? r->url : NULL, GATE_AUDIT_URL_MAX);
     gate_w_text(w, "target", d->target, sizeof d->target);

@@ -263,6 +263,10 @@ typedef struct {
                                        recipient in a recipient field; never
                                        audited, never quoted for a secret field */
     const char *key;                /* press: the key (shown) */
+    bool dbl;                       /* click: a double click (two clicks on the
+                                       element): judged as the tool click, shown
+                                       to the human and audited as the action
+                                       "dblclick" */
     const char *const *options;     /* select: the options chosen (shown; checked
                                        as recipients in a recipient field) */
     size_t noptions;

@@ -108,6 +108,9 @@ bool gate_tool_known(const char *tool);
 /* The tool changes page state whatever the caller says (click, type,
  * select, press, upload, eval), or the caller says so. */
 bool gate_is_state_change(const gate_request *req);
+/* The action as shown and audited: the tool, or "dblclick" for a double
+ * click (a click with dbl). */
+const char *gate_action_name(const gate_request *req);
 /* A data-carrying request's own evidence: GATE_CONSEQ_DELETE for the
  * DELETE method, else the kind its URL path's words name (the form-action
  * path table), else GATE_CONSEQ_NONE; why (may be NULL) gets the words. */

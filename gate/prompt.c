@@ -387,12 +387,15 @@ char *gate_prompt_message(const gate *gt, const gate_request *req, const gate_de
     if (!req->origin || gate_origin_parse(req->origin, origin, sizeof origin, ORIGIN_LENIENT,
                                           NULL))
         snprintf(origin, sizeof origin, "a page with no http(s) origin");
-    const char *verb = tool_verb(req->tool);
+    /* A double click is two clicks: the human is told so. */
+    const char *act = gate_action_name(req);
+    const char *verb = strcmp(act, "dblclick") == 0 ? "double-click (two clicks) an element"
+                                                    : tool_verb(req->tool);
     base_buf_puts(&b, "cdpgate: the agent asks to ");
     if (verb)
         base_buf_puts(&b, verb);
     base_buf_puts(&b, verb ? " (" : "use ");
-    tb_esc(&b, req->tool, 40, false, 0);
+    tb_esc(&b, act, 40, false, 0);
     base_buf_puts(&b, verb ? ") on " : " on ");
     base_buf_puts(&b, origin);
     base_buf_puts(&b, ". Nothing happens unless you allow it; allowing covers this one action "
@@ -441,7 +444,7 @@ char *gate_prompt_json(const gate *gt, const gate_request *req, const gate_decis
         return NULL;
     json_w w;
     gate_prompt_begin(&w, msg);
-    gate_w_text(&w, "action", req->tool, 64);
+    gate_w_text(&w, "action", gate_action_name(req), 64);
     w_esc(&w, "origin", req->origin, GATE_ORIGIN_MAX, 0);
     w_esc(&w, "url", req->url, GATE_AUDIT_URL_MAX, 0);
     if (req->dialog)

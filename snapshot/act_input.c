@@ -145,27 +145,74 @@ static char *mouse_params(const char *type, int x, int y, const char *button, in
                            "clickCount", clicks, "modifiers", modifiers);
 }
 
-/* A left click at (x, y) in the tab's top-level coordinates; with dbl a
- * double click: pressed and released with clickCount 1, then again with
- * clickCount 2 (the browser then fires click, click, dblclick, as for a
- * user's double click). */
-int snap_act_mouse_click(snap_agent *a, int tab_id, int x, int y, bool dbl, bool *dialog,
+/* A left click at (x, y) in the tab's top-level coordinates: the mouse
+ * moved there, pressed and released with clickCount 1. With second, the
+ * second click of a double click only: pressed and released with
+ * clickCount 2 (the browser then fires click and dblclick, as for a user's
+ * double click); snap_act_dbl_click decides whether it is sent. */
+int snap_act_mouse_click(snap_agent *a, int tab_id, int x, int y, bool second, bool *dialog,
                          snap_result *r)
 {
     snap_tab *t = snap_tab_by_id(a, tab_id);
     if (!t || t->closed)
         return snap_act_fail(r, SNAP_ENOTAB, "the tab closed");
-    static const char *const M[5] = {"Input.dispatchMouseEvent", "Input.dispatchMouseEvent",
-                                     "Input.dispatchMouseEvent", "Input.dispatchMouseEvent",
+    static const char *const M[3] = {"Input.dispatchMouseEvent", "Input.dispatchMouseEvent",
                                      "Input.dispatchMouseEvent"};
-    char *p[5] = {
-        mouse_params("mouseMoved", x, y, "none", 0, 0),
-        mouse_params("mousePressed", x, y, "left", 1, 0),
-        mouse_params("mouseReleased", x, y, "left", 1, 0),
-        dbl ? mouse_params("mousePressed", x, y, "left", 2, 0) : NULL,
-        dbl ? mouse_params("mouseReleased", x, y, "left", 2, 0) : NULL,
+    char *p[3] = {
+        second ? NULL : mouse_params("mouseMoved", x, y, "none", 0, 0),
+        mouse_params("mousePressed", x, y, "left", second ? 2 : 1, 0),
+        mouse_params("mouseReleased", x, y, "left", second ? 2 : 1, 0),
     };
-    return snap_act_dispatch_input(a, tab_id, t->session, M, p, dbl ? 5 : 3, dialog, r);
+    return snap_act_dispatch_input(a, tab_id, t->session, M + second, p + second, second ? 2 : 3,
+                                   dialog, r);
+}
+
+/* A double click at loc on tg, after the gate's decision g: the first
+ * click, then the second only when it would go where the first did: no
+ * dialog open, the same document (nav0), the element what the gate was
+ * told (its facts, g->facts), and the node at the click point still the
+ * element or inside it (snap_act_hit_still). Otherwise the second is not
+ * sent and why (cap) says what the page did ("" when sent). 0, or the
+ * input's error. */
+int snap_act_dbl_click(snap_agent *a, const snap_gated *g, const target *tg, const located *loc,
+                       uint64_t nav0, session_set *ss, bool *dialog, char *why, size_t cap,
+                       snap_result *r)
+{
+    why[0] = 0;
+    int rc = snap_act_mouse_click(a, tg->tab, loc->x, loc->y, false, dialog, r);
+    if (rc)
+        return rc;
+    snap_sync(a);
+    snap_tab *t = snap_tab_by_id(a, tg->tab);
+    char w[400];
+    if (*dialog || (t && t->dialog_open))
+        snprintf(why, cap, "a dialog opened after the first click");
+    else if (!t || t->closed)
+        snprintf(why, cap, "the tab closed after the first click");
+    else if (t->nav != nav0)
+        snprintf(why, cap, "the first click started loading another page");
+    else if (snap_gate_facts_same(a, g, tg->session, tg->oid, w, sizeof w))
+        snprintf(why, cap, "the element changed after the first click (%s)", w);
+    else if (!snap_act_hit_still(a, tg, loc, ss, w, sizeof w))
+        snprintf(why, cap, "the page put %s under the pointer after the first click", w);
+    if (why[0]) {
+        size_t n = strlen(why);
+        snprintf(why + n, cap - n, "; the second click was not sent");
+        return 0;
+    }
+    return snap_act_mouse_click(a, tg->tab, loc->x, loc->y, true, dialog, r);
+}
+
+/* A double click whose second click was not sent (why, from
+ * snap_act_dbl_click; "" when it was): did and the result say so. */
+void snap_act_dbl_note(act_report *rp, char *did, size_t cap, const char *why)
+{
+    if (!*why)
+        return;
+    snprintf(did + strlen(did), cap - strlen(did), " once, not twice: %s", why);
+    json_w_key(&rp->extra, "second_click");
+    json_w_str(&rp->extra, "not sent");
+    rp->has_extra = true;
 }
 
 /* The mouse to (x, y) and left there: the page sees it hover. */

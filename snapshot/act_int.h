@@ -124,6 +124,7 @@ typedef struct {
 
 typedef struct {
     int x, y;                   /* top-level coordinates of the click point */
+    int lx, ly;                 /* the same point in the element's session */
     bool option;                /* an <option> of a <select> */
     char tag[16];
     secret_form sf;             /* it is in a form with a password/OTP field */
@@ -219,8 +220,12 @@ void snap_act_release_all(snap_agent *a, target *tg, session_set *ss);
 int snap_act_dispatch_input(snap_agent *a, int tab_id, const char *session_in,
                             const char *const *methods, char **prms, size_t n, bool *dialog,
                             snap_result *r);
-int snap_act_mouse_click(snap_agent *a, int tab_id, int x, int y, bool dbl, bool *dialog,
+int snap_act_mouse_click(snap_agent *a, int tab_id, int x, int y, bool second, bool *dialog,
                          snap_result *r);
+int snap_act_dbl_click(snap_agent *a, const snap_gated *g, const target *tg, const located *loc,
+                       uint64_t nav0, session_set *ss, bool *dialog, char *why, size_t cap,
+                       snap_result *r);
+void snap_act_dbl_note(act_report *rp, char *did, size_t cap, const char *why);
 int snap_act_mouse_move(snap_agent *a, int tab_id, int x, int y, bool *dialog, snap_result *r);
 bool snap_act_name_eq(const char *a, size_t alen, const char *b);
 size_t snap_act_key_events(const keydef *k, int mods, const char **methods, char **prms);
@@ -232,6 +237,8 @@ void snap_act_ax_role_name(const json_val *ax, const json_val *desc, char *role,
 int snap_act_locate(snap_agent *a, int tab_id, const char *frame_id, const char *oid,
                     int backend, const char *what, bool check_enabled, session_set *ss,
                     located *loc, snap_result *r);
+bool snap_act_hit_still(snap_agent *a, const target *tg, const located *loc, session_set *ss,
+                        char *what, size_t cap);
 
 /* ---- act_pointer.c ---- */
 

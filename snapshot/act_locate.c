@@ -460,10 +460,99 @@ int snap_act_locate(snap_agent *a, int tab_id, const char *frame_id, const char 
         goto out;
     loc->x = (int)snap_act_dfloor(ox);
     loc->y = (int)snap_act_dfloor(oy);
+    loc->lx = x;
+    loc->ly = y;
 out:
     snap_act_pfree(&sc);
     snap_act_pfree(&st);
     snap_act_pfree(&qu);
     snap_act_pfree(&lm);
     return rc;
+}
+
+/* What the node hb (in session s, frame hframe of tab tab_id) is, for a
+ * message: its role, name (page text, escaped) and a ref of its own. */
+static void hit_describe(snap_agent *a, int tab_id, const char *s, const char *hframe, int hb,
+                         char *what, size_t cap)
+{
+    pcall d, x;
+    snap_act_psend_p(a, s, "DOM.describeNode", snap_act_params("i", "backendNodeId", hb), &d);
+    snap_act_psend_p(a, s, "Accessibility.getPartialAXTree",
+                     snap_act_params("ib", "backendNodeId", hb, "fetchRelatives", false), &x);
+    snap_act_pwait(a, &d);
+    snap_act_pwait(a, &x);
+    char role[32], name[200];
+    snap_act_ax_role_name(x.rep.result, d.rep.result, role, sizeof role, name, sizeof name);
+    snap_act_pfree(&d);
+    snap_act_pfree(&x);
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    snap_frame *hf = t ? snap_frame_find(t, hframe) : NULL;
+    uint32_t n = hf ? snap_ref_for(a, tab_id, hf->id, hf->loader, hb, role, name) : 0;
+    base_buf b = {0};
+    snap_act_sb_page(&b, role, 32, 0);
+    if (name[0]) {
+        base_buf_put(&b, " ", 1);
+        snap_act_sb_quoted(&b, name, 80);
+    }
+    if (n)
+        base_buf_printf(&b, " [e%u]", n);
+    snprintf(what, cap, "%s", b.s && !b.oom ? b.s : "another element");
+    free(b.s);
+    snap_act_utf8_repair(what);
+}
+
+/* After a double click's first click, in the element's frame, once the
+ * page has run its next frame: is the node at the click point (loc, as
+ * snap_act_locate found it) still tg's element or inside it (hit_belongs,
+ * in cdpgate's isolated world), and its frame still where it was? False
+ * when it is not or cannot be told (fail closed), with what (cap) saying
+ * what is there now (page text escaped). */
+bool snap_act_hit_still(snap_agent *a, const target *tg, const located *loc, session_set *ss,
+                        char *what, size_t cap)
+{
+    snprintf(what, cap, "the element could not be found at the click point again");
+    snap_tab *t = snap_tab_by_id(a, tg->tab);
+    snap_frame *f = t && !t->closed ? snap_frame_find(t, tg->frame) : NULL;
+    if (!f || f->gone)
+        return false;
+    char s[SNAP_ID_MAX];
+    snprintf(s, sizeof s, "%s", f->session);
+    int64_t world = snap_frame_world(a, tg->tab, tg->frame);
+    if (world <= 0)
+        return false;
+    /* What the click set going by its next frame is in (the page's own
+     * requestAnimationFrame cannot hold this up: it runs in cdpgate's world). */
+    pcall fw, lm;
+    snap_act_call(a, s, "Runtime.evaluate",
+                  snap_act_params("sbbi", "expression", snap_js_frame_expr, "awaitPromise", true,
+                                  "returnByValue", true, "contextId", (int)world),
+                  &fw);
+    snap_act_pfree(&fw);
+    int rc = snap_act_call0(a, s, "Page.getLayoutMetrics", &lm);
+    const json_val *vp = json_get(lm.rep.result, "cssLayoutViewport");
+    double sx = json_num(json_get(vp, "pageX")), sy = json_num(json_get(vp, "pageY"));
+    snap_act_pfree(&lm);
+    if (rc)
+        return false;
+    int hb;
+    char hframe[SNAP_ID_MAX];
+    if (hit_test(a, s, loc->lx, loc->ly, sx, sy, &hb, hframe) || !hb) {
+        snprintf(what, cap, "nothing that can be hit");
+        return false;
+    }
+    if (hb != tg->backend && !hit_belongs(a, s, world, tg->oid, hb)) {
+        hit_describe(a, tg->tab, s, hframe, hb, what, cap);
+        return false;
+    }
+    /* In an out-of-process frame: nothing of a parent page covers it now,
+     * and it has not moved. */
+    double ox = loc->lx, oy = loc->ly;
+    snap_result scratch = {0};
+    rc = locate_up_frames(a, tg->tab, tg->frame, tg->what, ss, &ox, &oy, &scratch);
+    snap_result_free(&scratch);
+    if (rc || (int)snap_act_dfloor(ox) != loc->x || (int)snap_act_dfloor(oy) != loc->y) {
+        snprintf(what, cap, "something else over the frame the element is in");
+        return false;
+    }
+    return true;
 }

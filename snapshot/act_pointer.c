@@ -47,9 +47,28 @@ int snap_act_gate_page(snap_agent *a, const char *tool, bool state_change, bool 
 
 enum { PT_CLICK, PT_HOVER, PT_DBLCLICK };
 
+/* Input for an out-of-process frame is routed by the browser from the
+ * frame's last composited layout: wait until tg's frame, if it is one, has
+ * produced two animation frames, so a frame that just loaded or moved
+ * takes the input where the checks found its element. */
+static void oopif_drawn(snap_agent *a, const target *tg)
+{
+    snap_tab *t = snap_tab_by_id(a, tg->tab);
+    snap_frame *tf = t ? snap_frame_find(t, tg->frame) : NULL;
+    if (!tf || !tf->oopif)
+        return;
+    pcall pr;
+    snap_act_call(a, tg->session, "Runtime.evaluate",
+                  snap_act_params("sbb", "expression", snap_js_raf2_expr, "awaitPromise", true,
+                                  "returnByValue", true),
+                  &pr);
+    snap_act_pfree(&pr);
+}
+
 /* Click the ref's element, double-click it, or (hover) move the mouse over
  * it. A double click is a click to the gate (tool "click": the same checks
- * and the same decision); only the input differs. */
+ * and the same decision), shown to the human and audited as "dblclick"; its
+ * second click goes only where the first went (snap_act_dbl_click). */
 static int pointer_run(snap_agent *a, const char *ref, const char *obs, int kind,
                        snap_result *r)
 {
@@ -104,6 +123,7 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, int kind
         .ref_n = tg.n,
         .facts = json_is(snap_act_fn_value(&fc), JSON_OBJECT) ? snap_act_fn_value(&fc) : NULL,
         .state_change = !hover,
+        .dbl = kind == PT_DBLCLICK,
         .obs = obs};
     rc = snap_gate_ask(a, &gi, &gg, r);
     snap_act_pfree(&fc);
@@ -117,26 +137,15 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, int kind
     uint64_t nav0 = t ? t->nav : 0;
     size_t tabs0 = a->ntabs;
     bool dialog = false;
+    char second[600] = "";      /* a double click's second click not sent: why */
     /* A hover is for what it shows, and a click may open a menu: the
      * controls of the last snapshot are noted (from the cache, no round
      * trip), to name the ones that appear (not on huge pages, where the
      * rebuild would cost more than the agent's own next snapshot). */
     if (t)
         before = snap_controls_now(t, HOVER_REPORT_LINES, &nbefore);
-    /* Input for an out-of-process frame is routed by the browser from the
-     * frame's last composited layout: wait until that frame has produced
-     * two animation frames, so a frame that just loaded or moved takes the
-     * click where the checks found its element. */
-    t = snap_tab_by_id(a, tg.tab);
-    snap_frame *tf = t ? snap_frame_find(t, tg.frame) : NULL;
-    if (tf && tf->oopif && !loc.option) {
-        pcall pr;
-        snap_act_call(a, tg.session, "Runtime.evaluate",
-                      snap_act_params("sbb", "expression", snap_js_raf2_expr, "awaitPromise", true,
-                                      "returnByValue", true),
-                      &pr);
-        snap_act_pfree(&pr);
-    }
+    if (!loc.option)
+        oopif_drawn(a, &tg);
     if (loc.option) {
         pcall po;
         rc = snap_act_call(a, tg.session, "Runtime.callFunctionOn",
@@ -148,8 +157,9 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, int kind
             goto done;
         }
     } else if ((rc = hover ? snap_act_mouse_move(a, tg.tab, loc.x, loc.y, &dialog, r)
-                           : snap_act_mouse_click(a, tg.tab, loc.x, loc.y, kind == PT_DBLCLICK,
-                                                  &dialog, r))) {
+                : kind == PT_DBLCLICK ? snap_act_dbl_click(a, &gg, &tg, &loc, nav0, &ss, &dialog,
+                                                           second, sizeof second, r)
+                : snap_act_mouse_click(a, tg.tab, loc.x, loc.y, false, &dialog, r))) {
         goto done;
     }
     /* The page reports its next frame: with nothing else happening, the
@@ -163,9 +173,9 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, int kind
                          &pf);
         frame_call = pf.sent ? pf.id : 0;
     }
-    char did[800];
+    char did[1200];
     snprintf(did, sizeof did, "%s %s", hover ? "hovered over" :
-             kind == PT_DBLCLICK ? "double-clicked" : "clicked", tg.what);
+             kind == PT_DBLCLICK && !*second ? "double-clicked" : "clicked", tg.what);
     snap_settled st;
     if ((rc = snap_act_settle_after(a, tg.tab, nav0, tabs0, deadline, frame_call, did, &st, r)))
         goto done;
@@ -193,6 +203,7 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, int kind
     snap_act_states_line(&rp, states, sizeof states);
     if (states[0] && !hover)
         snprintf(did + strlen(did), sizeof did - strlen(did), " (%s)", states);
+    snap_act_dbl_note(&rp, did, sizeof did, second);
     rc = snap_act_finish(a, tg.tab, did, &st, &rp, r);
     snap_act_report_free(&rp);
 done:

@@ -245,6 +245,7 @@ static void request_from(const snap_gate_in *in, gate_request *q, char *dorigin,
     q->file = in->file;
     q->script = in->script;
     q->key = in->key;
+    q->dbl = in->dbl;
     q->options = in->options;
     q->noptions = in->noptions;
     q->egress = in->egress;
@@ -370,8 +371,9 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     json_doc_free(pdoc);
     free(url);
     /* A human answered: keep what they were shown of the element, so the
-     * caller can check it is still so before anything is sent. */
-    if (g->d.decision == GATE_ALLOW && g->d.confirmed && fv) {
+     * caller can check it is still so before anything is sent (and before
+     * a double click's second click, whoever allowed it). */
+    if (g->d.decision == GATE_ALLOW && (g->d.confirmed || in->dbl) && fv) {
         g->facts = json_write(fv, NULL);
         if (!g->facts) {
             json_doc_free(facts);
@@ -380,7 +382,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     }
     json_doc_free(facts);
     if (g->d.decision != GATE_ALLOW)
-        return refusal(a, &g->d, in->tool, r);
+        return refusal(a, &g->d, in->dbl ? "dblclick" : in->tool, r);
     (void)rc;
     g->allowed = true;
     g->audit_outcome = g->d.pending;

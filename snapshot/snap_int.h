@@ -408,6 +408,7 @@ typedef struct {
                                     confirms, checked as a recipient in a
                                     recipient field; never for a secret field) */
     const char *key;             /* press: the key (shown) */
+    bool dbl;                    /* click: a double click (gate_request.dbl) */
     const char *const *options;  /* select: the options chosen (shown, checked
                                     as recipients in a recipient field) */
     size_t noptions;

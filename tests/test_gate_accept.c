@@ -3786,6 +3786,83 @@ out:
     rig_down(&x);
 }
 
+/* Review s9, finding F1 (issue 13, point 6a): a double click's second
+ * click went, unjudged, to whatever the first click put under the
+ * pointer, inside the first one's confirmation cover, and the human was
+ * asked about a "click". gate/bank/dbl.html on the authenticated
+ * bank.test: "Rename account" puts "Delete account" (which posts
+ * dbl-delete) where it was; "Start closing" relabels itself "Close
+ * account now" (its next click posts dbl-close); "Mark read" stays as it
+ * is. The human is asked about a double click (two clicks), audited as
+ * "dblclick"; the second click is sent only to the same, unchanged
+ * element. Fails on the main before the fix: the prompt said "click",
+ * dbl-delete and dbl-close were posted. */
+static void t_red_dblclick_swap(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/dbl.html", &r));
+    snap_result_free(&r);
+    hook_answer = GATE_ALLOW;
+    int calls = hook_calls;
+    snap_result o;
+    int rc = do_observe(x.a, &o);
+    char ref[16], obs[16], mark[16], step[16];
+    snprintf(obs, sizeof obs, "%s", o.obs);
+    CHECK(rc == 0 && ref_in(o.text, "Rename account", ref) && ref_in(o.text, "Mark read", mark) &&
+          ref_in(o.text, "Start closing", step));
+    snap_result_free(&o);
+    rc = snap_dblclick(x.a, ref, obs, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("double click: %s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "once, not twice");
+    CHECK_HAS(r.text, "the page put button \"Delete account\"");
+    CHECK_HAS(r.text, "under the pointer after the first click; the second click was not sent");
+    CHECK_HAS(r.structured, "\"second_click\":\"not sent\"");
+    snap_result_free(&r);
+    /* The human was asked once, about a double click. */
+    CHECK_INT(calls + 1, hook_calls);
+    CHECK_HAS(last_prompt(), "double-click (two clicks) an element (dblclick)");
+    CHECK_HAS(last_prompt(), "\"action\":\"dblclick\"");
+    CHECK_INT(1, log_wait("POST", "bank.test", "tag=dbl-rename", 1, 5000));
+    /* The relabelled element: the second click does not go either. */
+    calls = hook_calls;
+    rc = snap_dblclick(x.a, step, NULL, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("double click: %s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "the element changed after the first click (its text changed); the second "
+                      "click was not sent");
+    snap_result_free(&r);
+    CHECK_INT(calls + 1, hook_calls);
+    /* An element that stays what it is gets both clicks and the dblclick. */
+    calls = hook_calls;
+    rc = snap_dblclick(x.a, mark, NULL, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("double click: %s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "double-clicked");
+    CHECK_LACKS(r.text, "not sent");
+    snap_result_free(&r);
+    CHECK_INT(calls + 1, hook_calls);
+    CHECK_INT(2, log_wait("POST", "bank.test", "tag=dbl-mark", 2, 5000));
+    CHECK_INT(1, log_wait("POST", "bank.test", "tag=dblmark-dbl", 1, 5000));
+    barrier(x.a);
+    check_none("POST", "bank.test", "tag=dbl-delete");
+    check_none("POST", "bank.test", "tag=dbl-close");
+    CHECK_INT(3, file_lines_with(last_audit, "\"action\":\"dblclick\"", "\"decision\":\"allow\""));
+    /* The button the page put there, clicked on its own: a stop, nobody
+     * asked. */
+    calls = hook_calls;
+    rc = act_on(x.a, "Delete account", 'c', NULL, false, &r);
+    check_refusal(&r, rc, SNAP_ESTOP, "stop", "unbound_stop");
+    snap_result_free(&r);
+    CHECK_INT(calls, hook_calls);
+    check_none("POST", "bank.test", "tag=dbl-delete");
+out:
+    rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
     {"attached_browser", t_attached_browser},
@@ -3851,6 +3928,7 @@ static const test_case TESTS[] = {
     {"red_mcp_stderr_escaped", t_red_mcp_stderr_escaped},
     {"red_download_nowhere", t_red_download_nowhere},
     {"red_main_world_lies", t_red_main_world_lies},
+    {"red_dblclick_swap", t_red_dblclick_swap},
     {"confirmed_dialog_changed", t_confirmed_dialog_changed},
     {NULL, NULL},
 };
