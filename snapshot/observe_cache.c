@@ -93,8 +93,9 @@ static bool cact(const vnode *x)
     return x->kind == V_ELEM && (x->vf & (VF_ACT | VF_DROP)) == VF_ACT;
 }
 
-/* Render one line (no indentation, no ref) into out. */
-static bool render(const struct snap_cache *C, const vnode *x, base_buf *out)
+/* Render one line (no indentation, no ref) into out, text cut at tmax
+ * bytes. */
+static bool render_cut(const struct snap_cache *C, const vnode *x, base_buf *out, size_t tmax)
 {
     switch (x->kind) {
     case V_TEXT: {
@@ -106,7 +107,7 @@ static bool render(const struct snap_cache *C, const vnode *x, base_buf *out)
         }
         memcpy(tmp, ctext(C, x), x->tlen);
         tmp[x->tlen] = 0;
-        bool cut = snap_obs_put_page(out, tmp, x->tlen, TEXT_MAX_CHARS, PAGE_QUOTED);
+        bool cut = snap_obs_put_page(out, tmp, x->tlen, tmax, PAGE_QUOTED);
         free(tmp);
         base_buf_putc(out, '"');
         return cut;
@@ -154,6 +155,50 @@ static bool render(const struct snap_cache *C, const vnode *x, base_buf *out)
         }
     }
     return false;
+}
+
+static bool render(const struct snap_cache *C, const vnode *x, base_buf *out)
+{
+    return render_cut(C, x, out, TEXT_MAX_CHARS);
+}
+
+/* A text line too long to show whole, as the part around the first match
+ * of query (EXCERPT bytes each side, "…" where cut) into out. False (out
+ * untouched) when the line is short or the match is not in its text. */
+#define EXCERPT 60
+static bool render_excerpt(const struct snap_cache *C, const vnode *x, const char *query,
+                           base_buf *out)
+{
+    size_t n = x->tlen, ql = strlen(query);
+    if (x->kind != V_TEXT || n <= TEXT_MAX_CHARS)
+        return false;
+    const char *raw = ctext(C, x);
+    char *fs = malloc(n + ql + 1);
+    uint32_t *map = malloc((n + 1) * sizeof *map);
+    if (!fs || !map) {
+        free(fs), free(map);
+        return false;
+    }
+    size_t fq = snap_obs_fold(query, ql, fs, NULL);
+    size_t fn = snap_obs_fold(raw, n, fs + fq, map);
+    size_t j = snap_obs_fold_find(fs + fq, fn, fs, fq, 0);
+    size_t b = j < fn ? map[j] : n, e = j + fq < fn ? map[j + fq] : n;
+    free(fs), free(map);
+    if (j >= fn || e + 2 < TEXT_MAX_CHARS)
+        return false;           /* no match, or it shows in the plain cut */
+    size_t wb = b > EXCERPT ? b - EXCERPT : 0, we = e + EXCERPT < n ? e + EXCERPT : n;
+    while (wb > 0 && ((unsigned char)raw[wb] & 0xC0) == 0x80)
+        wb--;
+    while (we < n && ((unsigned char)raw[we] & 0xC0) == 0x80)
+        we++;
+    base_buf_putc(out, '"');
+    if (wb > 0)
+        base_buf_puts(out, "\xe2\x80\xa6");
+    snap_obs_put_page(out, raw + wb, we - wb, (size_t)-1, PAGE_QUOTED);
+    if (we < n)
+        base_buf_puts(out, "\xe2\x80\xa6");
+    base_buf_putc(out, '"');
+    return true;
 }
 
 /* The tail after the ref: value, options, states, row context. */
@@ -393,15 +438,6 @@ static void header(const struct snap_cache *C, snap_agent *a, snap_tab *t, const
 static const char *open_fmt = "<<<page-content nonce=%s>>>\n";
 static const char *close_fmt = "<<<end page-content nonce=%s>>>\n";
 
-/* Place the page of text that fits; fills the structured fields. */
-typedef struct {
-    size_t total, shown, first, next;   /* lines (or chars in text mode) */
-    size_t refs;
-    bool truncated;
-    size_t matches;
-    bool text_cut;               /* a text line was shortened ("…") */
-} page_info;
-
 static void write_structured(const struct snap_cache *C, snap_tab *t, const snap_query *q,
                              const char *obs, const page_info *pi, size_t text_len,
                              snap_result *r)
@@ -446,6 +482,13 @@ static void write_structured(const struct snap_cache *C, snap_tab *t, const snap
         json_w_str(&w, q->query);
         json_w_key(&w, "matches");
         json_w_uint(&w, pi->matches);
+        json_w_key(&w, "matches_shown");
+        json_w_uint(&w, pi->mshown);
+        json_w_key(&w, "match_offsets");
+        json_w_arr_begin(&w);
+        for (size_t i = 0; i < pi->mshown; i++)
+            json_w_uint(&w, pi->moff[i]);
+        json_w_arr_end(&w);
     }
     json_w_key(&w, "truncated");
     json_w_bool(&w, pi->truncated);
@@ -461,12 +504,44 @@ static void write_structured(const struct snap_cache *C, snap_tab *t, const snap
     r->structured = json_w_take(&w, NULL);
 }
 
-/* Element mode: lines from offset (or the query's matches) while they fit. */
+/* Line li as printed at its depth, with its ref, into ln (emptied first);
+ * ctx: a context line around a match, marked '~' and without a ref (the
+ * first ref of a query's result is a match's). */
+static void put_line(snap_agent *a, snap_tab *t, const struct snap_cache *C, size_t li,
+                     bool ctx, const char *query, base_buf *ln, page_info *pi)
+{
+    const vnode *c = &C->l[li];
+    ln->len = 0;
+    if (ctx)
+        base_buf_putc(ln, '~');
+    for (int d = ctx ? 1 : 0; d < c->end; d++)
+        base_buf_putc(ln, ' ');
+    if (!query || !render_excerpt(C, c, query, ln))
+        pi->text_cut |= render(C, c, ln);
+    if (cact(c) && !ctx) {
+        const cframe *F = &C->fr[c->frame];
+        const char *nm = cname(C, c);
+        uint32_t ref = snap_ref_for(a, t->id, F->id, F->loader, c->backend, crole(C, c),
+                                    nm ? nm : "");
+        if (ref) {
+            base_buf_printf(ln, " [e%u]", ref);
+            pi->refs++;
+        }
+    }
+    render_tail(C, c, ln);
+    base_buf_putc(ln, '\n');
+}
+
+/* Element mode: lines from offset (or the query's matches) while they
+ * fit. With a query, each match (at most MATCHES_PAGE a page) comes under
+ * a "[match i/N @L]" line (L: its line offset, which offset=L without the
+ * query opens), its ancestors not shown yet, and a line of context on
+ * each side ('~'); offset counts matches. */
 static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C,
                           const snap_query *q, size_t room, base_buf *out, page_info *pi)
 {
     const char *query = q->query && *q->query ? q->query : NULL;
-    base_buf ln = {0};
+    base_buf ln = {0}, blk = {0};
     /* Which lines count: all, or the ones matching the query (its text
      * without the ref and indentation: head and tail). */
     unsigned char *match = calloc(C->n ? C->n : 1, 1);
@@ -480,7 +555,7 @@ static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C
     for (size_t k = 0; k < C->n; k++) {
         if (query) {
             ln.len = 0;
-            render(C, &C->l[k], &ln);
+            render_cut(C, &C->l[k], &ln, (size_t)-1);
             render_tail(C, &C->l[k], &ln);
             if (ln.oom)
                 break;
@@ -502,125 +577,64 @@ static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C
     }
     pi->first = q->offset < total ? q->offset : total;
     pi->next = pi->first;
+    pi->mfirst = pi->first;
     size_t start_len = out->len;
     for (; k < C->n; k++) {
         if (!match[k])
             continue;
+        if (query && pi->mshown == MATCHES_PAGE) {
+            pi->truncated = true;
+            break;
+        }
         /* Ancestors first (once), so a page or a match keeps its place. */
         int chain[64];
         int nc = 0;
         for (int p = C->l[k].parent; p >= 0 && nc < 64; p = C->l[p].parent)
             if (!shown[p])
                 chain[nc++] = p;
-        bool fits = true;
-        size_t mark = out->len;
-        /* Render: chain (outermost first), then the line itself. */
-        for (int ci = nc - 1; ci >= -1 && fits; ci--) {
-            size_t li = ci >= 0 ? (size_t)chain[ci] : k;
-            const vnode *c = &C->l[li];
-            ln.len = 0;
-            for (int d = 0; d < c->end; d++)
-                base_buf_putc(&ln, ' ');
-            bool cut = render(C, c, &ln);
-            uint32_t ref = 0;
-            if (cact(c)) {
-                const cframe *F = &C->fr[c->frame];
-                const char *nm = cname(C, c);
-                ref = snap_ref_for(a, t->id, F->id, F->loader, c->backend, crole(C, c),
-                                   nm ? nm : "");
-                if (ref)
-                    base_buf_printf(&ln, " [e%u]", ref);
-            }
-            render_tail(C, c, &ln);
-            base_buf_putc(&ln, '\n');
-            if (ln.oom || out->len - start_len + ln.len > room) {
-                fits = false;
-                break;
-            }
-            base_buf_put(out, ln.s, ln.len);
-            shown[li] = 1;
-            pi->text_cut |= cut;
-            if (ref)
-                pi->refs++;
+        page_info save = *pi;
+        blk.len = 0;
+        if (query)
+            base_buf_printf(&blk, "[match %zu/%zu @%zu]\n", pi->next + 1, total, k);
+        for (int ci = nc - 1; ci >= 0; ci--) {
+            put_line(a, t, C, (size_t)chain[ci], false, NULL, &ln, pi);
+            base_buf_put(&blk, ln.s, ln.len);
         }
-        if (!fits) {
-            out->len = mark;
-            if (out->s)
-                out->s[out->len] = 0;
+        bool before = query && k > 0 && !shown[k - 1] && !match[k - 1] &&
+                      (nc == 0 || (size_t)chain[0] != k - 1);
+        bool after = query && k + 1 < C->n && !match[k + 1] && C->l[k + 1].end >= C->l[k].end;
+        if (before) {
+            put_line(a, t, C, k - 1, true, NULL, &ln, pi);
+            base_buf_put(&blk, ln.s, ln.len);
+        }
+        put_line(a, t, C, k, false, query, &ln, pi);
+        base_buf_put(&blk, ln.s, ln.len);
+        if (after) {
+            put_line(a, t, C, k + 1, true, NULL, &ln, pi);
+            base_buf_put(&blk, ln.s, ln.len);
+        }
+        if (blk.oom || ln.oom || out->len - start_len + blk.len > room) {
+            *pi = save;
             pi->truncated = true;
             break;
         }
+        base_buf_put(out, blk.s, blk.len);
+        for (int ci = 0; ci < nc; ci++)
+            shown[chain[ci]] = 1;
+        shown[k] = 1;
+        if (before)
+            shown[k - 1] = 1;
+        if (after)
+            shown[k + 1] = 1;
+        if (query && pi->mshown < MATCHES_PAGE)
+            pi->moff[pi->mshown++] = k;
         pi->shown++;
         pi->next++;
     }
     free(match);
     free(shown);
     free(ln.s);
-}
-
-/* Text mode: characters from text_offset (or the first match of the query
- * at or after it), cut at a character boundary. */
-static void page_chars(const base_buf *txt, const snap_query *q, size_t room, base_buf *out,
-                       page_info *pi)
-{
-    const char *s = txt->s ? txt->s : "";
-    size_t n = txt->len;
-    size_t start = q->text_offset < n ? q->text_offset : n;
-    while (start < n && ((unsigned char)s[start] & 0xC0) == 0x80)
-        start++;
-    if (q->query && *q->query) {
-        /* The text and the query are folded once (snap_obs_fold), the
-         * text with a map back to its offsets: linear in the text. */
-        size_t ql = strlen(q->query);
-        size_t found = n;
-        size_t count = 0;
-        char *fs = malloc(n + ql + 1);
-        uint32_t *map = malloc((n + 1) * sizeof *map);
-        if (!fs || !map) {
-            free(fs), free(map);
-            out->oom = true;
-            return;
-        }
-        size_t fq = snap_obs_fold(q->query, ql, fs, NULL);
-        char *ft = fs + fq;
-        size_t fn = snap_obs_fold(s, n, ft, map);
-        for (size_t j = snap_obs_fold_find(ft, fn, fs, fq, 0); fq && j < fn;
-             j = snap_obs_fold_find(ft, fn, fs, fq, j + 1)) {
-            if (map[j] >= start && found == n)
-                found = map[j];
-            count++;
-        }
-        free(fs), free(map);
-        pi->matches = count;
-        if (found < n) {
-            /* Start at the beginning of the line holding the match. */
-            size_t b = found;
-            while (b > start && s[b - 1] != '\n' && found - b < 200)
-                b--;
-            start = b;
-        } else {
-            start = n;
-        }
-    }
-    size_t end = start + room < n ? start + room : n;
-    while (end > start && end < n && ((unsigned char)s[end] & 0xC0) == 0x80)
-        end--;
-    /* Prefer to end after a newline when one is near the cut. */
-    if (end < n) {
-        size_t e = end;
-        while (e > start && s[e - 1] != '\n' && end - e < 300)
-            e--;
-        if (e > start && s[e - 1] == '\n')
-            end = e;
-    }
-    base_buf_put(out, s + start, end - start);
-    if (end > start && s[end - 1] != '\n')
-        base_buf_putc(out, '\n');
-    pi->total = n;
-    pi->first = start;
-    pi->shown = end - start;
-    pi->next = end;
-    pi->truncated = end < n;
+    free(blk.s);
 }
 
 /* Frames not placed under an Iframe node (owner unknown, or not in the
@@ -965,18 +979,29 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
             free(out.s);
             return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
         }
-        page_chars(&txt, q, room, &out, &pi);
+        if (q->query && *q->query)
+            snap_obs_page_text_matches(&txt, q, room, &out, &pi);
+        else
+            snap_obs_page_chars(&txt, q, room, &out, &pi);
         free(txt.s);
     } else
         page_elements(a, t, C, q, room, &out, &pi);
     base_buf_puts(&out, close_line);
-    if (q->text) {
+    if (q->text && q->query && *q->query) {
+        if (pi.mshown == 0)
+            base_buf_puts(&out, "[end] no match at or after text_offset\n");
+        else
+            base_buf_printf(&out, "[%s] matches %zu-%zu of %zu", pi.truncated ? "more" : "end",
+                            pi.mfirst + 1, pi.mfirst + pi.mshown, pi.matches);
+        if (pi.mshown && pi.truncated)
+            base_buf_printf(&out, "; next: text_offset=%zu with the same query", pi.next);
+        if (pi.mshown)
+            base_buf_putc(&out, '\n');
+    } else if (q->text) {
         if (pi.truncated)
             base_buf_printf(&out,
                             "[more] text %zu-%zu of %zu chars shown; next: text_offset=%zu\n",
                             pi.first, pi.first + pi.shown, pi.total, pi.next);
-        else if (q->query && *q->query && pi.shown == 0)
-            base_buf_puts(&out, "[end] no match at or after text_offset\n");
         else
             base_buf_printf(&out, "[end] text %zu-%zu of %zu chars\n", pi.first,
                             pi.first + pi.shown, pi.total);
@@ -984,8 +1009,9 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
         const char *what = q->query && *q->query ? "matching lines" : "lines";
         if (pi.truncated)
             base_buf_printf(&out, "[more] %s %zu-%zu of %zu shown, %zu left; next: offset=%zu "
-                            "(or a query)\n", what, pi.first + 1, pi.first + pi.shown, pi.total,
-                            pi.total - pi.first - pi.shown, pi.next);
+                            "%s\n", what, pi.first + 1, pi.first + pi.shown, pi.total,
+                            pi.total - pi.first - pi.shown, pi.next,
+                            q->query && *q->query ? "with the same query" : "(or a query)");
         else if (pi.first > 0 || (q->query && *q->query))
             base_buf_printf(&out, "[end] %s %zu-%zu of %zu\n", what,
                             pi.total ? pi.first + 1 : 0, pi.first + pi.shown, pi.total);

@@ -311,6 +311,24 @@ typedef struct {
     size_t n, cap;
 } lines;
 
+/* ---- a page of the observation (observe_cache.c, observe_render.c) ---- */
+
+/* What the page placed (filled for the structured result). */
+#define MATCHES_PAGE 8            /* element mode: matches shown per page */
+#define TEXT_MATCHES_PAGE 6       /* text mode: matches shown per page */
+#define TEXT_AROUND 240           /* text mode: chars shown each side of a match */
+
+typedef struct {
+    size_t total, shown, first, next;   /* lines (or chars in text mode) */
+    size_t refs;
+    bool truncated;
+    size_t matches;
+    size_t mfirst, mshown;       /* with a query: index of the first match shown,
+                                    and how many */
+    size_t moff[MATCHES_PAGE];   /* each one's line (text mode: char) offset */
+    bool text_cut;               /* a text line was shortened ("…") */
+} page_info;
+
 /* ---- observe_tree.c ---- */
 
 void snap_obs_put_quoted(base_buf *b, const char *s, size_t max);
@@ -376,6 +394,10 @@ void snap_obs_row_context(build *B);
 /* ---- observe_render.c ---- */
 
 void snap_obs_collect_lines(build *B, lines *L, int i, int depth, int pline);
+void snap_obs_page_chars(const base_buf *txt, const snap_query *q, size_t room, base_buf *out,
+                         page_info *pi);
+void snap_obs_page_text_matches(const base_buf *txt, const snap_query *q, size_t room,
+                                base_buf *out, page_info *pi);
 void snap_obs_dedup_lines(build *B, lines *L);
 void snap_obs_free_build(build *B);
 int snap_obs_fetch(build *B);

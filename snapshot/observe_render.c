@@ -1,6 +1,6 @@
 /*
- * observe_render.c — rendering the view tree: lines, budget and paging, the whole
- * snapshot (snap_build).
+ * observe_render.c — rendering the view tree: lines, budget and paging, text-mode
+ * pages and query excerpts, the whole snapshot (snap_build).
  *
  * Part of snapshot/ (see observe_int.h for what the observe_* files share).
  */
@@ -86,6 +86,147 @@ void snap_obs_dedup_lines(build *B, lines *L)
     }
     L->n = w;
     free(map);
+}
+
+/* ---- text mode pages ---- */
+
+/* Text mode: characters from text_offset, cut at a character boundary
+ * (a page ends at a line break when one is near). With a query:
+ * snap_obs_page_text_matches. */
+void snap_obs_page_chars(const base_buf *txt, const snap_query *q, size_t room, base_buf *out,
+                         page_info *pi)
+{
+    const char *s = txt->s ? txt->s : "";
+    size_t n = txt->len;
+    size_t start = q->text_offset < n ? q->text_offset : n;
+    while (start < n && ((unsigned char)s[start] & 0xC0) == 0x80)
+        start++;
+    size_t end = start + room < n ? start + room : n;
+    while (end > start && end < n && ((unsigned char)s[end] & 0xC0) == 0x80)
+        end--;
+    /* Prefer to end after a newline when one is near the cut. */
+    if (end < n) {
+        size_t e = end;
+        while (e > start && s[e - 1] != '\n' && end - e < 300)
+            e--;
+        if (e > start && s[e - 1] == '\n')
+            end = e;
+    }
+    base_buf_put(out, s + start, end - start);
+    if (end > start && s[end - 1] != '\n')
+        base_buf_putc(out, '\n');
+    pi->total = n;
+    pi->first = start;
+    pi->shown = end - start;
+    pi->next = end;
+    pi->truncated = end < n;
+}
+
+/* The bounds of the text shown around a match [b, e) of s (n bytes):
+ * TEXT_AROUND chars each side, moved in to a word or line boundary and a
+ * character boundary, never past lo on the left. */
+static void around(const char *s, size_t n, size_t b, size_t e, size_t lo, size_t *wb,
+                   size_t *we)
+{
+    size_t x = b > lo + TEXT_AROUND ? b - TEXT_AROUND : lo;
+    size_t y = e + TEXT_AROUND < n ? e + TEXT_AROUND : n;
+    if (x > lo) {
+        size_t z = x;
+        while (z < b && s[z - 1] != ' ' && s[z - 1] != '\n')
+            z++;
+        x = z < b ? z : x;
+    }
+    if (y < n) {
+        size_t z = y;
+        while (z > e && s[z] != ' ' && s[z] != '\n')
+            z--;
+        y = z > e ? z : y;
+    }
+    while (x > lo && ((unsigned char)s[x] & 0xC0) == 0x80)
+        x--;
+    while (y < n && y > e && ((unsigned char)s[y] & 0xC0) == 0x80)
+        y--;
+    *wb = x;
+    *we = y;
+}
+
+/* Text mode with a query: each match at or after text_offset (at most
+ * TEXT_MATCHES_PAGE a page) under "[match i/N @text_offset=O]" with the
+ * text around it (around()); matches whose surroundings overlap share
+ * one excerpt. The text and the query are folded once (snap_obs_fold),
+ * the text with a map back to its offsets: linear in the text. next is
+ * just past the last match shown. */
+void snap_obs_page_text_matches(const base_buf *txt, const snap_query *q, size_t room,
+                                 base_buf *out, page_info *pi)
+{
+    const char *s = txt->s ? txt->s : "";
+    size_t n = txt->len, ql = strlen(q->query);
+    char *fs = malloc(n + ql + 1);
+    uint32_t *map = malloc((n + 1) * sizeof *map);
+    if (!fs || !map) {
+        free(fs), free(map);
+        out->oom = true;
+        return;
+    }
+    size_t fq = snap_obs_fold(q->query, ql, fs, NULL);
+    char *ft = fs + fq;
+    size_t fn = snap_obs_fold(s, n, ft, map);
+    size_t from = q->text_offset < n ? q->text_offset : n;
+    size_t count = 0, before = 0, shown_to = from, start_len = out->len;
+    for (size_t j = snap_obs_fold_find(ft, fn, fs, fq, 0); fq && j < fn;
+         j = snap_obs_fold_find(ft, fn, fs, fq, j + 1)) {
+        count++;
+        before += map[j] < from;
+    }
+    pi->total = n;
+    pi->first = pi->next = from;
+    for (size_t j = snap_obs_fold_find(ft, fn, fs, fq, 0); fq && j < fn && !pi->truncated;
+         j = snap_obs_fold_find(ft, fn, fs, fq, j + 1)) {
+        size_t b = map[j];
+        if (b < from)
+            continue;
+        size_t e = j + fq < fn ? map[j + fq] : n;
+        while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\n'))
+            e--;
+        if (pi->mshown == TEXT_MATCHES_PAGE) {
+            pi->truncated = true;
+            continue;
+        }
+        size_t wb, we, mark = out->len;
+        around(s, n, b, e, shown_to, &wb, &we);
+        if (we <= shown_to) {
+            /* Inside the excerpt already shown. */
+            pi->moff[pi->mshown++] = b;
+            pi->next = e;
+            continue;
+        }
+        if (wb < shown_to)
+            wb = shown_to;
+        base_buf_printf(out, "[match %zu/%zu @text_offset=%zu]\n", before + pi->mshown + 1,
+                        count, b);
+        if (wb > 0 && s[wb - 1] != '\n')
+            base_buf_puts(out, "\xe2\x80\xa6");
+        base_buf_put(out, s + wb, we - wb);
+        if (we < n && s[we] != '\n')
+            base_buf_puts(out, "\xe2\x80\xa6");
+        base_buf_putc(out, '\n');
+        if (out->len - start_len > room) {
+            out->len = mark;
+            if (out->s)
+                out->s[mark] = 0;
+            pi->truncated = true;
+            continue;
+        }
+        if (pi->mshown == 0)
+            pi->first = wb;
+        pi->moff[pi->mshown++] = b;
+        pi->shown += we - wb;
+        pi->next = e;
+        shown_to = we;
+    }
+    free(fs), free(map);
+    pi->matches = count;
+    pi->mfirst = before;
 }
 
 /* ---- the whole thing ---- */

@@ -1125,6 +1125,118 @@ static void t_inline_runs_regression(void)
     snap_agent_free(a);
 }
 
+/* The paragraph of shapes/find.html holding its i-th "marigold" (0-based). */
+static int find_hit_paragraph(size_t i)
+{
+    for (int p = 1; p <= 40; p++)
+        if ((p * 7) % 40 < 23 && i-- == 0)
+            return p;
+    return -1;
+}
+
+/* Observe q; its structured result parsed (free with json_doc_free). */
+static json_doc *observe_doc(snap_agent *a, const snap_query *q, snap_result *r)
+{
+    observe(a, q, r);
+    const char *st = r->structured ? r->structured : "{}";
+    json_doc *d = json_parse(st, strlen(st), NULL, NULL);
+    CHECK(d != NULL);
+    return d;
+}
+
+/* Regression (issue 13, point 2): a query's result could not be navigated:
+ * no offset per match to jump to, no context, and text mode returned a
+ * whole budget from the first hit. Now each match comes with its offset
+ * and total, a line of context each side (element mode) or the text
+ * around it (text mode), and a next offset for the following matches. */
+static void t_query_navigate_regression(void)
+{
+    if (!need_browser())
+        return;
+    snap_agent *a = agent(0);
+    if (!a || open_page(a, "a.test", "/shapes/find.html")) {
+        snap_agent_free(a);
+        return;
+    }
+    snap_query q = {0};
+    q.query = "marigold";
+    snap_result r = {0};
+    json_doc *d = observe_doc(a, &q, &r);
+    const json_val *root = json_doc_root(d);
+    CHECK_INT(23, json_get_int(root, "matches", -1));
+    CHECK_INT(8, json_get_int(root, "matches_shown", -1));
+    CHECK_INT(8, json_get_int(root, "next_offset", -1));
+    CHECK_HAS(r.text, "[match 1/23 @");
+    CHECK_HAS(r.text, "[match 8/23 @");
+    CHECK_LACKS(r.text, "[match 9/23");
+    CHECK_HAS(r.text, "\n~");                  /* context lines */
+    CHECK_HAS(r.text, "next: offset=8 with the same query");
+    const json_val *offs = json_get(root, "match_offsets");
+    CHECK_INT(8, (long long)json_len(offs));
+    /* Each match's offset, without the query, opens the page at it. */
+    size_t i = 0;
+    for (const json_val *o = json_first(offs); o; o = json_next(o), i++) {
+        snap_query oq = {0};
+        oq.offset = (size_t)json_num(o);
+        oq.budget_chars = 1000;
+        snap_result orr = {0};
+        const char *t = observe(a, &oq, &orr);
+        char want[64];
+        snprintf(want, sizeof want, "\"Paragraph %d. ", find_hit_paragraph(i));
+        const char *first = strstr(t, "\"Paragraph ");
+        if (!CHECK(first && strncmp(first, want, strlen(want)) == 0))
+            test_fail_detail("match %zu at offset %zu: want %s in\n%s", i, oq.offset, want, t);
+        snap_result_free(&orr);
+    }
+    json_doc_free(d);
+    snap_result_free(&r);
+    /* The next page starts at match 9. */
+    q.offset = 8;
+    d = observe_doc(a, &q, &r);
+    CHECK_HAS(r.text, "[match 9/23 @");
+    CHECK_LACKS(r.text, "[match 8/23");
+    CHECK_INT(23, json_get_int(json_doc_root(d), "matches", -1));
+    json_doc_free(d);
+    snap_result_free(&r);
+    /* Text mode: each match with the text around it, not a budget from
+     * the first hit; the one in <code> and the one split by <em> count. */
+    snap_query tq = {0};
+    tq.query = "marigold";
+    tq.text = true;
+    d = observe_doc(a, &tq, &r);
+    root = json_doc_root(d);
+    CHECK_INT(23, json_get_int(root, "matches", -1));
+    CHECK_INT(6, json_get_int(root, "matches_shown", -1));
+    long long shown = json_get_int(root, "shown_chars", -1);
+    if (!CHECK(shown > 0 && shown <= 6 * (2 * 240 + 8)))
+        test_fail_detail("shown_chars %lld for 6 matches", shown);
+    CHECK_HAS(r.text, "[match 1/23 @text_offset=");
+    CHECK_HAS(r.text, "[match 6/23 @text_offset=");
+    CHECK_LACKS(r.text, "Paragraph 40.");
+    long long next = json_get_int(root, "next_text_offset", -1);
+    const json_val *to = json_get(root, "match_offsets");
+    CHECK(json_len(to) == 6 && next > (long long)json_num(json_at(to, 5)));
+    size_t first_off = (size_t)json_num(json_at(to, 0));
+    json_doc_free(d);
+    snap_result_free(&r);
+    tq.text_offset = next > 0 ? (size_t)next : 0;
+    d = observe_doc(a, &tq, &r);
+    CHECK_HAS(r.text, "[match 7/23 @text_offset=");
+    CHECK_LACKS(r.text, "[match 6/23");
+    json_doc_free(d);
+    snap_result_free(&r);
+    /* A match's text offset opens the text there. */
+    snap_query xq = {0};
+    xq.text = true;
+    xq.text_offset = first_off;
+    xq.budget_chars = 700;
+    observe(a, &xq, &r);
+    const char *c = strstr(r.text, ">>>\n");
+    CHECK(c && strncmp(c + 4, "marigold", 8) == 0);
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 /* ---- the folded query matcher (pure) ---- */
 
 /* In observe_tree.c (observe_int.h); snap_obs_fold is declared above. */
@@ -1501,6 +1613,7 @@ static const test_case TESTS[] = {
     {"fold_matcher", t_fold_matcher},
     {"query_folds_regression", t_query_folds_regression},
     {"inline_runs_regression", t_inline_runs_regression},
+    {"query_navigate_regression", t_query_navigate_regression},
     {"ax_digest_stream", t_ax_digest_stream},
     {"ax_wide_ids", t_ax_wide_ids},
     {"frames_nested", t_frames_nested},
