@@ -743,7 +743,8 @@ static void mut_before(snap_agent *a, snap_tab *t, struct snap_cache *M)
 
 /* Read the page and replace t->cache, with the mutation counters M read
  * just before (taken on success). 0 or a SNAP_E* code with r filled. */
-static int rebuild_read(snap_agent *a, snap_tab *t, struct snap_cache *M, snap_result *r)
+static int rebuild_read(snap_agent *a, snap_tab *t, struct snap_cache *M, int64_t *ph,
+                        snap_result *r)
 {
     snap_cache_free(t->cache);
     t->cache = NULL;
@@ -755,6 +756,7 @@ static int rebuild_read(snap_agent *a, snap_tab *t, struct snap_cache *M, snap_r
     int tab = t->id;
     uint64_t nav = t->nav, sig = frames_sig(t), changes = a->changes;
     int rc = snap_obs_fetch(&B);
+    ph[2] = base_now_ns();
     if (rc) {
         char why[200];
         snprintf(why, sizeof why, "%s", B.nfr && B.fr[0].err[0] ? B.fr[0].err
@@ -772,11 +774,13 @@ static int rebuild_read(snap_agent *a, snap_tab *t, struct snap_cache *M, snap_r
      * nodes, the rest after. */
     for (size_t i = 0; i < B.nfr && !rc; i++)
         rc = snap_obs_ax_reorder(&B.fr[i]);
+    ph[3] = base_now_ns();
     if (rc) {
         snap_obs_free_build(&B);
         return snap_fail(r, rc, "out of memory building the snapshot");
     }
     snap_obs_mask_secrets(&B);
+    ph[4] = base_now_ns();
     if (B.oom) {
         snap_obs_free_build(&B);
         return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
@@ -787,6 +791,7 @@ static int rebuild_read(snap_agent *a, snap_tab *t, struct snap_cache *M, snap_r
     B.fr[0].placed = true;
     snap_obs_walk_frame_root(&B, 0, -1, 0);
     place_orphans(&B);
+    ph[5] = base_now_ns();
     /* The view has what it shows: the records and child lists go (the
      * strings stay, the view points into them). */
     for (size_t i = 0; i < B.nfr; i++) {
@@ -800,10 +805,15 @@ static int rebuild_read(snap_agent *a, snap_tab *t, struct snap_cache *M, snap_r
         F->nnodes = F->nkid = F->nchunk = F->released = 0;
     }
     snap_obs_row_context(&B);
+    ph[6] = base_now_ns();
     lines L = {0};
     for (size_t i = 0; i < B.nv && !B.oom; i = (size_t)B.v[i].end)
         snap_obs_collect_lines(&B, &L, (int)i, 0, -1);
     snap_obs_dedup_lines(&B, &L);
+    ph[7] = base_now_ns();
+    ph[9] = (int64_t)B.hintv;
+    ph[10] = (int64_t)L.n;
+    ph[11] = (int64_t)B.nfr;
     struct snap_cache *C = NULL;
     if (!B.oom && !B.arena.oom)
         C = cache_from(&B, &L);
@@ -813,6 +823,7 @@ static int rebuild_read(snap_agent *a, snap_tab *t, struct snap_cache *M, snap_r
     }
     free(L.l);
     snap_obs_free_build(&B);
+    ph[8] = base_now_ns();
     if (!C)
         return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
     C->tab = tab;
@@ -841,14 +852,29 @@ static int rebuild(snap_agent *a, snap_tab *t, snap_result *r)
 {
     int tab = t->id;
     struct snap_cache M = {0};
+    /* Phase times (ns) of a cold build for snap_opts.timing: start,
+     * counters, fetch, reorder, mask, walk, row context, lines, cache;
+     * then nodes, lines, frames. */
+    int64_t ph[12] = {base_now_ns()};
     a->builds++;
     snap_cache_free(t->cache);
     t->cache = NULL;
     mut_before(a, t, &M);
+    ph[1] = base_now_ns();
     t = snap_tab_by_id(a, tab);
-    int rc = t ? rebuild_read(a, t, &M, r) : snap_fail(r, SNAP_ENOTAB, "the tab closed");
+    int rc = t ? rebuild_read(a, t, &M, ph, r) : snap_fail(r, SNAP_ENOTAB, "the tab closed");
     free(M.mut_ids);
     free(M.mut);
+    if (a->o.timing && rc == 0) {
+        static const char *const NAME[] = {"counters", "fetch", "reorder", "mask", "walk",
+                                           "rows", "lines", "cache"};
+        fprintf(stderr, "timing: snapshot");
+        for (int i = 1; i <= 8; i++)
+            fprintf(stderr, " %s=%.1f", NAME[i - 1], (double)(ph[i] - ph[i - 1]) / 1e6);
+        fprintf(stderr, " total_ms=%.1f nodes=%lld lines=%lld frames=%lld\n",
+                (double)(ph[8] - ph[0]) / 1e6, (long long)ph[9], (long long)ph[10],
+                (long long)ph[11]);
+    }
     return rc;
 }
 

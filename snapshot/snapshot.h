@@ -86,6 +86,9 @@ typedef struct {
                                contexts" below */
     struct gate *gate;      /* the policy gate (borrowed; gate/gate.h). NULL: the
                                agent makes its own with no grant (the open web) */
+    bool timing;            /* print each cold snapshot's phase times to stderr
+                               ("timing: snapshot counters=... fetch=... ms";
+                               the CLI sets it from CDPGATE_TIMING=1) */
 } snap_opts;
 /* The gate's confirmation hook (gate_confirm_fn, installed by the host) is
  * the one call from snapshot/ back up into the host: the agent runs it from
