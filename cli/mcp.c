@@ -64,7 +64,7 @@ typedef struct {
 #define F(field) offsetof(mcp_args, field)
 
 static const char *const DIRECTIONS[] = {"up", "down", "top", "bottom", NULL};
-static const char *const TAB_ACTIONS[] = {"list", "switch", "close", NULL};
+static const char *const TAB_ACTIONS[] = {"list", "switch", "close", "problems", NULL};
 
 static const char OBS_DESC[] = "observation id the ref came from";
 
@@ -120,7 +120,8 @@ static const tool_def TOOLS[MCP_T_COUNT] = {
         {"ref", P_STR, false, F(ref), "clip to this element", NULL},
         {"region", P_STR, false, F(region), "x,y,width,height in page px", NULL},
     }},
-    [MCP_T_TABS] = {"browser_tabs", "List, switch to or close tabs.", false, {
+    [MCP_T_TABS] = {"browser_tabs",
+        "List, switch to or close tabs; problems: a tab's page errors.", false, {
         {"action", P_ENUM, true, F(action), NULL, TAB_ACTIONS},
         {"tab", P_STR, false, F(tab), "like t2", NULL},
     }},

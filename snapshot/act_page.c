@@ -339,6 +339,50 @@ static int tabs_list(snap_agent *a, snap_result *r)
     return 0;
 }
 
+static void problem_line(void *ud, const char *text)
+{
+    base_buf *b = ud;
+    base_buf_puts(b, "\n- ");
+    snap_act_sb_page(b, text, 220, 0);
+}
+
+/* tabs problems: the browser's errors on the tab's page since it loaded
+ * (issue 13, point 6c). */
+static int tabs_problems(snap_agent *a, snap_tab *t, snap_result *r)
+{
+    size_t n = snap_problems_count(t);
+    base_buf b = {0};
+    base_buf_printf(&b, "tab t%d: %zu problem%s reported by the browser since the page loaded",
+                    t->id, n, n == 1 ? "" : "s");
+    if (n > SNAP_PROBLEMS_MAX)
+        base_buf_printf(&b, " (the last %d)", SNAP_PROBLEMS_MAX);
+    if (n) {
+        base_buf_printf(&b, "\n<<<page-content nonce=%s>>>", a->nonce);
+        snap_problems_each(t, problem_line, &b);
+        base_buf_printf(&b, "\n<<<end page-content nonce=%s>>>", a->nonce);
+    } else {
+        base_buf_puts(&b, " (failed requests, answers >= 400, refused content; console "
+                          "messages are not read)");
+    }
+    snap_obs_issue(a, t, r->obs);
+    json_w w;
+    snap_result_begin(&w, 0);
+    json_w_key(&w, "tab");
+    json_w_int(&w, t->id);
+    json_w_key(&w, "problems");
+    json_w_uint(&w, n);
+    json_w_key(&w, "obs");
+    json_w_str(&w, r->obs);
+    json_w_key(&w, "message");
+    snap_json_page(&w, b.s ? b.s : "");
+    json_w_obj_end(&w);
+    r->text = b.s;
+    r->structured = json_w_take(&w, NULL);
+    if (b.oom || !r->text || !r->structured)
+        return snap_act_fail(r, SNAP_ENOMEM, "out of memory");
+    return 0;
+}
+
 static int tabs_run(snap_agent *a, const char *action, const char *tab, snap_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -347,10 +391,16 @@ static int tabs_run(snap_agent *a, const char *action, const char *tab, snap_res
     if (!action || !*action || strcmp(action, "list") == 0)
         return tabs_list(a, r);
     bool sw = strcmp(action, "switch") == 0, cl = strcmp(action, "close") == 0;
-    if (!sw && !cl)
-        return snap_act_fail(r, SNAP_EINVAL, "tabs action '%.20s' is not list, switch or close",
-                             action);
+    bool pr = strcmp(action, "problems") == 0;
+    if (!sw && !cl && !pr)
+        return snap_act_fail(r, SNAP_EINVAL, "tabs action '%.20s' is not list, switch, close "
+                             "or problems", action);
     snap_tab *cur = snap_tab_current(a);
+    if (pr && !(tab && *tab)) {
+        if (!cur)
+            return snap_act_fail(r, SNAP_ENOTAB, "no open tab: open a page first");
+        return tabs_problems(a, cur, r);
+    }
     if (cur && cur->dialog_open)
         return snap_act_refuse_dialog(a, cur, r);
     int id = tab && *tab ? parse_tab(tab) : (cl && cur ? cur->id : 0);
@@ -363,6 +413,8 @@ static int tabs_run(snap_agent *a, const char *action, const char *tab, snap_res
     if (t->closed)
         return snap_act_fail(r, SNAP_ENOTAB, "tab t%d is closed (closed tabs never come back; "
                              "tabs list shows the open ones)", id);
+    if (pr)
+        return tabs_problems(a, t, r);
     char *prm = snap_act_params("s", "targetId", t->target);
     pcall pc;
     int rc = snap_act_call(a, NULL, sw ? "Target.activateTarget" : "Target.closeTarget", prm, &pc);

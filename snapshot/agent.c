@@ -274,6 +274,7 @@ static void tab_clear(snap_tab *t)
 {
     snap_cache_free(t->cache);
     snap_net_clear(t);
+    snap_problems_clear(t);
     for (size_t i = 0; i < t->nframes; i++)
         free(t->frames[i].url);
     free(t->frames);
@@ -472,6 +473,8 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
     }
     if (strncmp(method, "Network.", 8) == 0)
         snap_net_event(a, t, method, p);
+    else if (strncmp(method, "Log.", 4) == 0)
+        snap_problem_event(a, t, method, p);
 }
 
 /* ---- session setup ---- */
@@ -485,6 +488,7 @@ static int session_init(snap_agent *a, snap_tab *t, const char *session, bool ma
         {"Page.enable", NULL},
         {"Page.setLifecycleEventsEnabled", "{\"enabled\":true}"},
         {"Network.enable", "{\"maxTotalBufferSize\":0,\"maxResourceBufferSize\":0}"},
+        {"Log.enable", NULL},
         {"Target.setAutoAttach",
          "{\"autoAttach\":true,\"waitForDebuggerOnStart\":false,\"flatten\":true}"},
         {"Page.getFrameTree", NULL},

@@ -430,9 +430,12 @@ static void header(const struct snap_cache *C, snap_agent *a, snap_tab *t, const
     put_token(out, f->url ? f->url : "", 200);
     base_buf_puts(out, " origin=");
     put_token(out, f->origin, 120);
-    base_buf_printf(out, " auth=%s obs=%s epoch=%llu tab=t%d\n",
+    base_buf_printf(out, " auth=%s obs=%s epoch=%llu tab=t%d",
                     snap_tab_auth(a, t) ? "yes" : "no", obs,
                     (unsigned long long)gate_epoch(a->gate), t->id);
+    if (snap_problems_count(t))     /* issue 13, 6c: tabs problems lists them */
+        base_buf_printf(out, " problems=%zu", snap_problems_count(t));
+    base_buf_putc(out, '\n');
 }
 
 static const char *open_fmt = "<<<page-content nonce=%s>>>\n";

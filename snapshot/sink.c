@@ -91,6 +91,7 @@ static const struct {
     {"DOM.getNodeForLocation", 0},
     {"DOM.resolveNode", 0},
     {"DOMSnapshot.captureSnapshot", 0},
+    {"Log.enable", 0},                     /* the browser's own errors (agent_problems.c) */
     {"Network.enable", 0},
     {"Page.captureScreenshot", 0},
     {"Page.enable", 0},

@@ -56,6 +56,7 @@
 #include "json/json.h"
 
 #define SNAP_ID_MAX 128          /* CDP ids (frame, loader, target, session) */
+#define SNAP_PROBLEMS_MAX 10     /* problems kept per tab (agent_problems.c) */
 #define SNAP_PERMIT_MAX 16       /* a sink permit name, NUL included */
 
 typedef struct {
@@ -144,6 +145,11 @@ typedef struct {
      * (Network.responseReceived, type Document) and that document's loader;
      * 0 and "" before one came. */
     int doc_status;
+    /* The browser's log errors since the document loaded (agent_problems.c):
+     * the count and the last SNAP_PROBLEMS_MAX texts, a ring. */
+    char *problem[SNAP_PROBLEMS_MAX];
+    size_t nproblems;
+    uint64_t problems_nav;       /* t->nav they belong to */
     char doc_loader[SNAP_ID_MAX];
     uint64_t seen_nav;           /* nav when the agent last got an observation of */
     uint32_t seen_obs;           /* the tab (snap_obs_issue), and its number */
@@ -737,5 +743,16 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r);
  * no-op. */
 struct snap_cache;
 void snap_cache_free(struct snap_cache *c);
+
+/* ---- agent_problems.c: what shows that a page is broken ---- */
+
+/* Record a Log.entryAdded of level error (params p) of one of t's
+ * sessions; other methods are ignored. The listener's: never waits. */
+void snap_problem_event(snap_agent *a, snap_tab *t, const char *method, const json_val *p);
+/* How many since t's document loaded (0 after a navigation). */
+size_t snap_problems_count(const snap_tab *t);
+/* fn on each kept text, oldest first (redacted, cut; page text). */
+void snap_problems_each(const snap_tab *t, void (*fn)(void *ud, const char *text), void *ud);
+void snap_problems_clear(snap_tab *t);
 
 #endif

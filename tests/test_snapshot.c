@@ -1000,6 +1000,48 @@ static void t_no_empty_origin_regression(void)
     snap_agent_free(a);
 }
 
+/* A broken page shows it: tests/fixtures/act/broken.html has a missing
+ * image and a fetch answered 404 (its URL holds a token). The header says
+ * problems=2, `tabs problems` lists both, the token redacted; console
+ * messages are not read (no Runtime.enable). A new document starts at 0
+ * (issue 13, point 6c). */
+static void t_problems_reported_regression(void)
+{
+    if (!need_browser())
+        return;
+    snap_agent *a = agent(0);
+    if (!a || open_page(a, "a.test", "/act/broken.html")) {
+        snap_agent_free(a);
+        return;
+    }
+    snap_result r = {0};
+    char *t = observe_until(a, "problems=2", &r);
+    CHECK_HAS(t, "tab=t1 problems=2\n");
+    CHECK_HAS(t, "api 404");
+    snap_result_free(&r);
+    CHECK_INT(0, snap_tabs(a, "problems", NULL, &r));
+    t = r.text ? r.text : "";
+    if (!CHECK(strstr(t, "2 problems reported") != NULL))
+        test_fail_detail("%s", t);
+    CHECK_HAS(t, "no-such-image.png");
+    CHECK_HAS(t, "no-such-api");
+    CHECK_HAS(t, "404");
+    CHECK_LACKS(t, "SECRET-TOKEN");
+    CHECK_LACKS(t, "console error text");
+    if (!CHECK(r.structured && !strstr(r.structured, "SECRET-TOKEN")))
+        test_fail_detail("%s", r.structured ? r.structured : "");
+    snap_result_free(&r);
+    if (open_page(a, "a.test", "/shapes/rows.html") == 0) {
+        t = observe(a, NULL, &r);
+        CHECK_LACKS(t, "problems=");
+        snap_result_free(&r);
+        CHECK_INT(0, snap_tabs(a, "problems", "t1", &r));
+        CHECK_HAS(r.text, "0 problems");
+        snap_result_free(&r);
+    }
+    snap_agent_free(a);
+}
+
 /* The matches count of a query (0 when none, -1 when unreadable). */
 static long query_matches(snap_agent *a, const char *query, bool text)
 {
@@ -1637,6 +1679,7 @@ static const test_case TESTS[] = {
     {"removed_frames_dropped_regression", t_removed_frames_dropped_regression},
     {"earlier_site_frame_regression", t_earlier_site_frame_regression},
     {"no_empty_origin_regression", t_no_empty_origin_regression},
+    {"problems_reported_regression", t_problems_reported_regression},
     {"bidi_escaped_regression", t_bidi_escaped_regression},
     {NULL, NULL},
 };
