@@ -8,9 +8,13 @@
  * label). docs/gate.md has the rules and the word lists in prose; the tables
  * below are the source of truth.
  *
- * Implementation notes. Strings are split into words: runs of ASCII letters
- * and digits (bytes >= 0x80 count as letters, so non-ASCII words never match
- * an ASCII phrase); field attributes are also split at camelCase humps
+ * Implementation notes. Strings are first folded as snapshot/'s query
+ * matcher folds them (gate_char_fold: zero-width, bidi and other invisible
+ * characters read as nothing, so "Dele\u200bte" is "Delete"; white space
+ * beyond ASCII as a space; full-width forms as ASCII), non-ASCII
+ * punctuation read as a space; then split into words: runs of ASCII
+ * letters and digits (other bytes >= 0x80 count as letters, so non-ASCII
+ * words never match an ASCII phrase); field attributes are also split at camelCase humps
  * ("oneTimeCode"). A phrase is a sequence of lower-case words matched
  * case-insensitively on whole words ("pin" never matches "spinner"); "*" in
  * a phrase stands for any number of words ("email * to"). A phrase may be
@@ -267,7 +271,7 @@ static const char *const AUTOCOMPLETE_CRED[] = {
 /* ---- words ---- */
 
 typedef struct {
-    const char *s;
+    char s[SCAN_MAX + 1]; /* the string folded (fold_copy) */
     size_t n;
     unsigned short off[WORDS_MAX];
     unsigned char len[WORDS_MAX];
@@ -285,19 +289,56 @@ static bool camel_hump(const char *s, size_t i)
     return i > 0 && s[i] >= 'A' && s[i] <= 'Z' && s[i - 1] >= 'a' && s[i - 1] <= 'z';
 }
 
+/* Punctuation and symbols beyond ASCII that end a word as ASCII
+ * punctuation does ("Delete\u2026", "Delete\u2014account"): Latin-1's
+ * (but its letters ª µ º), the general punctuation block, CJK's. */
+static bool punct_at(const unsigned char *p, size_t l)
+{
+    uint32_t c = l == 2 ? ((p[0] & 0x1Fu) << 6) | (p[1] & 0x3Fu)
+               : l == 3 ? ((p[0] & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu)
+               : 0;
+    return (c >= 0xA1 && c <= 0xBF && c != 0xAA && c != 0xB5 && c != 0xBA) || c == 0xD7 ||
+           c == 0xF7 || (c >= 0x2010 && c <= 0x205E) || (c >= 0x3001 && c <= 0x3003) ||
+           (c >= 0x3008 && c <= 0x3011);
+}
+
+/* Copy the first SCAN_MAX bytes of s into out (SCAN_MAX + 1), folded as
+ * snapshot/'s query matcher folds (gate_char_fold: invisible characters
+ * read as nothing, so "Dele\u200bte" is "Delete"; white space beyond
+ * ASCII as a space; full-width forms as ASCII), and non-ASCII punctuation
+ * as a space. Never longer than s. */
+static void fold_copy(char *out, const char *s)
+{
+    size_t i = 0, o = 0, n = strnlen(s, SCAN_MAX);
+    while (i < n) {
+        size_t l;
+        int f = gate_char_fold(s + i, n - i, &l);
+        if (f == GATE_FOLD_DROP) {
+        } else if (f) {
+            out[o++] = (char)f;
+        } else if (l > 1 && punct_at((const unsigned char *)s + i, l)) {
+            out[o++] = ' ';
+        } else {
+            memcpy(out + o, s + i, l);
+            o += l;
+        }
+        i += l;
+    }
+    out[o] = 0;
+}
+
 static void words_split(words *w, const char *s, bool camel)
 {
-    w->s = s ? s : "";
+    fold_copy(w->s, s ? s : "");
     w->n = 0;
     size_t i = 0;
-    while (w->n < WORDS_MAX && i < SCAN_MAX && w->s[i]) {
+    while (w->n < WORDS_MAX && w->s[i]) {
         if (!word_byte((unsigned char)w->s[i])) {
             i++;
             continue;
         }
         size_t b = i++;
-        while (i < SCAN_MAX && word_byte((unsigned char)w->s[i]) &&
-               !(camel && camel_hump(w->s, i)))
+        while (word_byte((unsigned char)w->s[i]) && !(camel && camel_hump(w->s, i)))
             i++;
         w->off[w->n] = (unsigned short)b;
         w->len[w->n] = (unsigned char)(i - b > 255 ? 255 : i - b);

@@ -462,6 +462,22 @@ size_t gate_text_escape(char *out, size_t cap, const char *s, size_t len, unsign
 #define GATE_CHAR_ESC_MAX 16
 size_t gate_char_escape(char *esc, const char *s, size_t n, size_t *used);
 
+/* How cdpgate reads a character when it matches words, the one fold that
+ * the gate's classifier (its phrases: gate_classify) and snapshot/'s
+ * query matcher share, so that what the model finds as "delete account"
+ * the gate reads as "delete account" too. For the character at s (n bytes
+ * left), *used set to the bytes it takes (as gate_char_escape): returns
+ * GATE_FOLD_DROP when it reads as nothing (every character of the list
+ * above that is not white space: the soft hyphen, zero-width and joiner
+ * characters, bidi and other format controls, variation selectors,
+ * invisible fillers, tags, C1 controls), ' ' when it reads as a space
+ * (white space beyond ASCII: U+0085, U+00A0, U+1680, U+2000-200A,
+ * U+2028, U+2029, U+202F, U+205F, U+3000), the ASCII character a
+ * full-width form stands for (U+FF01-FF5E), else 0: it reads as it is
+ * (ASCII among them: callers fold ASCII their own way). */
+#define GATE_FOLD_DROP (-1)
+int gate_char_fold(const char *s, size_t n, size_t *used);
+
 /* The human-facing text of a confirmation (new, free(); NULL when out of
  * memory): the verdict line first (what will happen, the class, the
  * origin, "Allow it once?"), then what the agent supplied (the text to

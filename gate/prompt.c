@@ -78,6 +78,31 @@ size_t gate_char_escape(char *esc, const char *s, size_t n, size_t *used)
     return esc_of(esc, (const unsigned char *)s, l, c);
 }
 
+/* How a character reads when words are matched (gate_char_fold): white
+ * space, and the hidden characters above that are not white space (read
+ * as nothing: a reader does not see them between two letters). */
+static int fold_of(uint32_t c)
+{
+    if (c == 0x0085 || c == 0x00A0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
+        c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000)
+        return ' ';
+    if (c >= 0xFF01 && c <= 0xFF5E)
+        return (int)(c - 0xFF01 + 0x21);
+    return hidden(c) ? GATE_FOLD_DROP : 0;
+}
+
+int gate_char_fold(const char *s, size_t n, size_t *used)
+{
+    uint32_t c = 0;
+    if (!n) {
+        *used = 0;
+        return 0;
+    }
+    size_t l = utf8_get((const unsigned char *)s, n, &c);
+    *used = l ? l : 1;
+    return l > 1 ? fold_of(c) : 0;
+}
+
 size_t gate_text_escape(char *out, size_t cap, const char *s, size_t len, unsigned flags)
 {
     size_t o = 0, need = 0, i = 0;

@@ -7,6 +7,7 @@
  */
 #include "snapshot/observe_int.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,52 +194,70 @@ bool snap_obs_contains_ci(const char *hay, size_t hlen, const char *needle)
     return false;
 }
 
-/* The folded matching form (snap_obs_fold): whitespace runs (space, tab,
- * CR, LF, FF, no-break space) are one space; zero-width characters (U+200B
- * ZWSP, U+200C ZWNJ, U+200D ZWJ, U+2060 word joiner, U+FEFF) and the soft
- * hyphen U+00AD are dropped, so that a word the page breaks with <wbr>, a
- * zero-width space or a soft hyphen still reads as one; ASCII letters are
- * lower case. Other bytes are kept as they are. The observation shows the
- * dropped characters as their escapes (gate_char_escape: "\u200b"), and
- * queries match what it shows, so the escape is dropped as well. Returns
- * how many bytes of s one folding unit takes and sets *out to what it
- * folds to: ' ' for whitespace, 0 for a dropped character, else the byte
- * itself. */
+/* The code point of the escape at s (n bytes left) that the observation
+ * writes for a character it never shows raw (gate_char_escape: "\u200b",
+ * "\u{e0041}"), encoded as UTF-8 into u8 (4 bytes); its length in s, else 0. */
+static size_t esc_unit(const unsigned char *s, size_t n, unsigned char *u8, size_t *u8n)
+{
+    if (n < 6 || s[0] != '\\' || s[1] != 'u')
+        return 0;
+    bool brace = s[2] == '{';
+    size_t i = brace ? 3 : 2, end = brace ? (n < 11 ? n : 11) : 6;
+    uint32_t c = 0;
+    size_t d = 0;
+    for (; i < end && isxdigit(s[i]); i++, d++)
+        c = c * 16 + (uint32_t)(isdigit(s[i]) ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10);
+    if (brace ? (i >= n || s[i] != '}' || d < 5) : d != 4)
+        return 0;
+    if (c < 0x80 || (c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF)
+        return 0;
+    if (c < 0x800) {
+        u8[0] = (unsigned char)(0xC0 | c >> 6);
+        *u8n = 2;
+    } else if (c < 0x10000) {
+        u8[0] = (unsigned char)(0xE0 | c >> 12);
+        u8[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+        *u8n = 3;
+    } else {
+        u8[0] = (unsigned char)(0xF0 | c >> 18);
+        u8[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
+        u8[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+        *u8n = 4;
+    }
+    u8[*u8n - 1] = (unsigned char)(0x80 | (c & 0x3F));
+    return brace ? i + 1 : 6;
+}
+
+/* The folded matching form (snap_obs_fold): ASCII whitespace (space, tab,
+ * CR, LF, FF) is a space and ASCII letters are lower case; other
+ * characters fold as the gate's classifier folds them (gate_char_fold, the
+ * one definition): white space beyond ASCII (no-break space, ...) is a
+ * space, invisible characters (zero-width, soft hyphen, bidi and other
+ * format controls, tags) are dropped, so that a word the page breaks with
+ * <wbr>, a zero-width space or a soft hyphen still reads as one, and
+ * full-width forms read as ASCII. Whitespace runs are one space. The
+ * observation shows the invisible characters as their escapes
+ * (gate_char_escape: "\u200b"), and queries match what it shows, so an
+ * escape folds as its character. Returns how many bytes of s one folding
+ * unit takes and sets *out to what it folds to: ' ' for whitespace, 0 for
+ * a dropped character, else one byte. */
 static size_t fold_unit(const unsigned char *s, size_t n, unsigned char *out)
 {
-    static const char *const ESC[] = {"\\u200b", "\\u200c", "\\u200d", "\\u2060",
-                                      "\\ufeff", "\\u00ad"};
-    unsigned char c = s[0];
-    if (c == '\\' && n >= 6 && s[1] == 'u') {
-        for (size_t k = 0; k < sizeof ESC / sizeof ESC[0]; k++) {
-            if (memcmp(s, ESC[k], 6) == 0) {
-                *out = 0;
-                return 6;
-            }
-        }
+    unsigned char c = s[0], u8[4];
+    size_t u8n = 0, used, l = esc_unit(s, n, u8, &u8n);
+    int f = l ? gate_char_fold((const char *)u8, u8n, &used)
+              : gate_char_fold((const char *)s, n, &used);
+    if (l && !f)
+        l = 0; /* an escape of a character shown as it is: kept as written */
+    if (f) {
+        *out = f == GATE_FOLD_DROP ? 0 : (unsigned char)(f >= 'A' && f <= 'Z' ? f + 32 : f);
+        return l ? l : used;
     }
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f') {
         *out = ' ';
         return 1;
     }
-    if (c >= 'A' && c <= 'Z') {
-        *out = (unsigned char)(c + 32);
-        return 1;
-    }
-    if (c == 0xC2 && n >= 2 && (s[1] == 0xA0 || s[1] == 0xAD)) {
-        *out = s[1] == 0xA0 ? ' ' : 0;
-        return 2;
-    }
-    if (c == 0xE2 && n >= 3 && ((s[1] == 0x80 && s[2] >= 0x8B && s[2] <= 0x8D) ||
-                                (s[1] == 0x81 && s[2] == 0xA0))) {
-        *out = 0;
-        return 3;
-    }
-    if (c == 0xEF && n >= 3 && s[1] == 0xBB && s[2] == 0xBF) {
-        *out = 0;
-        return 3;
-    }
-    *out = c;
+    *out = c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
     return 1;
 }
 

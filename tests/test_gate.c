@@ -917,6 +917,94 @@ static void t_classify_table(void)
     free(big);
 }
 
+/* Issue 13 review F8: the classifier reads a label as snapshot/'s query
+ * matcher does (gate_char_fold): a stop word broken by a character a reader
+ * does not see is the word, white space beyond ASCII and punctuation end
+ * a word, full-width letters are ASCII. Before, "Dele\u200bte account"
+ * was one unknown word: a confirmable click, not a stop. */
+static const class_case INVISIBLE[] = {
+    {"zero-width space", 0, 1, {.role = "button", .name = "Dele\xe2\x80\x8bte account"}, 0,
+     CONSEQ(DELETE)},
+    {"soft hyphen", 0, 1, {.role = "button", .name = "Tra\xc2\xadnsfer money"}, 0,
+     CONSEQ(SEND)},
+    {"word joiner and ZWJ", 0, 1, {.role = "button", .name = "Pub\xe2\x81\xa0li\xe2\x80\x8dsh"},
+     0, CONSEQ(PUBLISH)},
+    {"bidi marks and override", 0, 1, {.role = "button",
+     .name = "\xe2\x80\xae" "De\xe2\x80\x8ele\xe2\x80\x8fte\xe2\x80\xac"}, 0, CONSEQ(DELETE)},
+    {"isolates", 0, 1, {.role = "button", .name = "\xe2\x81\xa6" "Delete\xe2\x81\xa9 file"}, 0,
+     CONSEQ(DELETE)},
+    {"mongolian vowel separator", 0, 1, {.role = "button", .name = "Del\xe1\xa0\x8e" "ete"}, 0,
+     CONSEQ(DELETE)},
+    {"combining grapheme joiner", 0, 1, {.role = "button", .name = "De\xcd\x8flete"}, 0,
+     CONSEQ(DELETE)},
+    {"BOM inside", 0, 1, {.role = "button", .name = "Del\xef\xbb\xbf" "ete"}, 0,
+     CONSEQ(DELETE)},
+    {"tag character", 0, 1, {.role = "button", .name = "Dele\xf3\xa0\x80\x81te"}, 0,
+     CONSEQ(DELETE)},
+    {"C1 control", 0, 1, {.role = "button", .name = "Dele\xc2\x80te"}, 0, CONSEQ(DELETE)},
+    {"no-break space", 0, 1, {.role = "button", .name = "Send\xc2\xa0money"}, 0, CONSEQ(SEND)},
+    {"ideographic space", 0, 1, {.role = "button", .name = "Place\xe3\x80\x80order"}, 0,
+     CONSEQ(PURCHASE)},
+    {"ellipsis", 0, 1, {.role = "button", .name = "Delete\xe2\x80\xa6"}, 0, CONSEQ(DELETE)},
+    {"em dash", 0, 1, {.role = "button", .name = "Account\xe2\x80\x94" "delete"}, 0,
+     CONSEQ(DELETE)},
+    {"full-width", 0, 1, {.role = "button",
+     .name = "\xef\xbc\xa4\xef\xbd\x85\xef\xbd\x8c\xef\xbd\x85\xef\xbd\x94\xef\xbd\x85"}, 0,
+     CONSEQ(DELETE)},
+    {"zero-width in dialog", "dialog", 1, {0}, "Dele\xe2\x80\x8bte account permanently?",
+     CONSEQ(DELETE)},
+    {"zero-width in a credential field", "type", 0, {.role = "textbox",
+     .field = "pass\xe2\x80\x8bword"}, 0, PLAIN(CREDENTIAL)},
+    {"zero-width in a generic button's row", 0, 1, {.role = "button", .name = "Y\xe2\x80\x8b" "es",
+     .row = "Dele\xc2\xadte project?"}, 0, CONSEQ(DELETE)},
+    {"an accented letter stays a letter", 0, 1, {.role = "button", .name = "Pay\xc3\xa9"}, 0,
+     PLAIN(AUTH_CHANGE)},
+    {"exclusion still masks", 0, 1, {.role = "button",
+     .name = "Re\xe2\x80\x8bmove from cart"}, 0, PLAIN(AUTH_CHANGE)},
+};
+
+static void t_classify_invisible(void)
+{
+    for (size_t i = 0; i < sizeof INVISIBLE / sizeof INVISIBLE[0]; i++) {
+        const class_case *c = &INVISIBLE[i];
+        gate_request r;
+        memset(&r, 0, sizeof r);
+        r.tool = c->tool ? c->tool : "click";
+        r.authenticated = c->auth;
+        r.state_change = true;
+        r.target = c->t.role || c->t.name || c->t.field ? &c->t : NULL;
+        r.dialog = c->dialog;
+        int kind = -1;
+        char why[256];
+        int cls = gate_classify(&r, &kind, why, sizeof why);
+        if (!CHECK_INT(c->cls, cls) || !CHECK_INT(c->kind, kind))
+            test_fail_detail("case \"%s\": got %s/%s (%s)", c->label, gate_class_name(cls),
+                             gate_conseq_name(kind), why);
+    }
+    /* The one fold (gate_char_fold), which snapshot/'s matcher uses too. */
+    static const struct {
+        const char *s;
+        int fold;
+        size_t used;
+    } F[] = {{"\xe2\x80\x8b", GATE_FOLD_DROP, 3}, {"\xc2\xad", GATE_FOLD_DROP, 2},
+             {"\xe2\x80\x8e", GATE_FOLD_DROP, 3}, {"\xe2\x81\xa9", GATE_FOLD_DROP, 3},
+             {"\xe1\xa0\x8e", GATE_FOLD_DROP, 3}, {"\xef\xbb\xbf", GATE_FOLD_DROP, 3},
+             {"\xf3\xa0\x80\x81", GATE_FOLD_DROP, 4}, {"\xc2\x80", GATE_FOLD_DROP, 2},
+             {"\xc2\xa0", ' ', 2}, {"\xc2\x85", ' ', 2}, {"\xe2\x80\xa8", ' ', 3},
+             {"\xe3\x80\x80", ' ', 3}, {"\xef\xbc\xa4", 'D', 3}, {"\xef\xbd\x9e", '~', 3},
+             {"\xc3\xa9", 0, 2}, {"\xe2\x80\xa6", 0, 3}, {"a", 0, 1}, {"\xff", 0, 1},
+             {"\xe2\x80", 0, 1}};
+    for (size_t i = 0; i < sizeof F / sizeof F[0]; i++) {
+        size_t used = 99;
+        int f = gate_char_fold(F[i].s, strlen(F[i].s), &used);
+        if (!CHECK_INT(F[i].fold, f) || !CHECK_INT((int)F[i].used, (int)used))
+            test_fail_detail("fold case %zu", i);
+    }
+    size_t used = 99;
+    CHECK_INT(0, gate_char_fold("", 0, &used));
+    CHECK_INT(0, (int)used);
+}
+
 /* ---- decisions ---- */
 
 typedef struct {
@@ -2828,6 +2916,7 @@ static const test_case TESTS[] = {
     {"origin_entries_parsed", t_origin_entries_parsed},
     {"tools_identities", t_tools_identities},
     {"classify_table", t_classify_table},
+    {"classify_invisible", t_classify_invisible},
     {"decide_order", t_decide_order},
     {"modes_epochs", t_modes_epochs},
     {"confirm_hook", t_confirm_hook},

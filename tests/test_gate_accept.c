@@ -1055,6 +1055,54 @@ out:
     rig_down(&x);
 }
 
+/* Issue 13 review F8: a stop word broken by a character a reader does not
+ * see (U+200B, U+00AD, U+200E with U+2060), by a no-break space or
+ * followed by an ellipsis is read as the word: the query matcher finds
+ * "Dele\u200bte account" as a delete, and the gate stops it as one (it
+ * was a confirmable auth_change click). */
+static void t_consequential_stop_invisible(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    int calls = hook_calls;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/invisible.html", &r));
+    CHECK_HAS(r.text, "auth=yes");
+    snap_result_free(&r);
+    snap_query q = {0};
+    q.query = "delete account";
+    CHECK_INT(0, snap_observe(x.a, &q, &r));
+    CHECK_HAS(r.text, "Dele\\u200bte account");
+    snap_result_free(&r);
+    static const struct {
+        const char *name, *kind;
+    } B[] = {{"Dele\\u200bte account", "delete"}, {"Tra\\u00adnsfer money", "send"},
+             {"Delete account\"", "delete"},   {"Pa\\u200ey\\u2060 now", "purchase"},
+             {"Wire\u00a0funds", "send"},      {"Delete\u2026", "delete"}};
+    for (size_t i = 0; i < sizeof B / sizeof B[0]; i++) {
+        int rc = act_on(x.a, B[i].name, 'c', NULL, false, &r);
+        check_refusal(&r, rc, SNAP_ESTOP, "stop", "unbound_stop");
+        char k[48];
+        snprintf(k, sizeof k, "\"kind\":\"%s\"", B[i].kind);
+        if (!CHECK_HAS(r.structured, k))
+            test_fail_detail("button %zu: %s", i + 1, r.text ? r.text : "");
+        snap_result_free(&r);
+    }
+    CHECK_INT(calls, hook_calls);
+    barrier(x.a);
+    static const char *const TAGS[] = {"zw-delete",  "shy-transfer", "plain-delete",
+                                       "lrm-pay",    "nbsp-wire",    "ellipsis-delete"};
+    for (size_t i = 0; i < sizeof TAGS / sizeof TAGS[0]; i++) {
+        char t[40];
+        snprintf(t, sizeof t, "tag=%s", TAGS[i]);
+        check_none("POST", "bank.test", t);
+    }
+out:
+    rig_down(&x);
+}
+
 /* ==== 4. the confirmation prompt on an authenticated state change ==== */
 
 static void t_confirm_allowed_and_denied(void)
@@ -3876,6 +3924,7 @@ static const test_case TESTS[] = {
     {"grant_denies_egress", t_grant_denies_egress},
     {"contexts_cookies_apart", t_contexts_cookies_apart},
     {"consequential_stop", t_consequential_stop},
+    {"consequential_stop_invisible", t_consequential_stop_invisible},
     {"confirm_allowed_and_denied", t_confirm_allowed_and_denied},
     {"auth_reads_no_prompt", t_auth_reads_no_prompt},
     {"auth_requests_confirmed", t_auth_requests_confirmed},
