@@ -712,7 +712,15 @@ static int shot_ref_box(snap_agent *a, const char *ref, int *tab_id, shot_rect *
         return rc;
     session_set ss = {0};
     snap_tab *t = snap_tab_by_id(a, tg.tab);
-    *tab_id = tg.tab;
+    if (tg.tab != *tab_id) {
+        /* The gate judged (and the audit names) the current tab: a ref of
+         * another tab is refused, and the current tab stays as it was. */
+        int cur = *tab_id;
+        a->cur = cur;
+        snap_act_release_all(a, &tg, &ss);
+        return snap_act_fail(r, SNAP_EINVAL, "%s is in tab t%d, not the current tab t%d: "
+                             "switch to it first (browser_tabs)", tg.what, tg.tab, cur);
+    }
     if (!t || strcmp(t->session, tg.session) != 0) {
         snap_act_release_all(a, &tg, &ss);
         return snap_act_fail(r, SNAP_EINVAL, "%s is inside a frame of another site: a "
@@ -754,6 +762,22 @@ static int shot_ref_box(snap_agent *a, const char *ref, int *tab_id, shot_rect *
     return 0;
 }
 
+/* Cut area at SHOT_MAX_* (a page can make a page or an element arbitrarily
+ * large, and the browser fails on a huge capture): true if it was cut. */
+static bool shot_cap(shot_rect *area)
+{
+    bool cut = false;
+    if (area->h > SHOT_MAX_HEIGHT) {
+        area->h = SHOT_MAX_HEIGHT;
+        cut = true;
+    }
+    if (area->w > SHOT_MAX_WIDTH) {
+        area->w = SHOT_MAX_WIDTH;
+        cut = true;
+    }
+    return cut;
+}
+
 /* The area to take: the full page (cut at SHOT_MAX_*), the viewport (at its
  * scroll offset), or o's region; *page_h the page's height. */
 static int shot_area(snap_agent *a, snap_tab *t, const snap_shot_opts *o, shot_rect *area,
@@ -780,14 +804,7 @@ static int shot_area(snap_agent *a, snap_tab *t, const snap_shot_opts *o, shot_r
                             snap_act_dfloor(json_num(json_get(vv, "clientHeight")))};
     }
     snap_act_pfree(&lm);
-    if (area->h > SHOT_MAX_HEIGHT) {
-        area->h = SHOT_MAX_HEIGHT;
-        *cut = true;
-    }
-    if (area->w > SHOT_MAX_WIDTH) {
-        area->w = SHOT_MAX_WIDTH;
-        *cut = true;
-    }
+    *cut = shot_cap(area);
     if (area->w < 1 || area->h < 1)
         return snap_act_fail(r, SNAP_EINVAL, "the region to take is empty");
     return 0;
@@ -857,6 +874,7 @@ static int screenshot_run(snap_agent *a, const snap_shot_opts *o, snap_result *r
         t = snap_tab_by_id(a, tab_id);
         if (!t)
             return snap_act_fail(r, SNAP_ENOTAB, "the tab closed");
+        cut = shot_cap(&area);
     } else if ((rc = shot_area(a, t, o, &area, &cut, &page_h, r))) {
         return rc;
     }
@@ -890,7 +908,10 @@ static int screenshot_run(snap_agent *a, const snap_shot_opts *o, snap_result *r
     }
     if (o->max_bytes && im.len > o->max_bytes)
         base_buf_printf(&b, "; still over the cap: take a region or an element (ref)");
-    if (cut)
+    if (cut && o->ref && *o->ref)
+        base_buf_printf(&b, "; the element is larger, cut to its top left 4096x16384 px "
+                        "(a region shows the rest)");
+    else if (cut)
         base_buf_printf(&b, "; the page is larger, cut at 4096x16384 px (it is %.0f px high: "
                         "a region from y=16384 shows the rest)", page_h);
     base_buf_printf(&b, " [obs %s]", r->obs);

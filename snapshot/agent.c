@@ -865,8 +865,8 @@ static int check_scheme(snap_agent *a, const char *url, snap_result *r)
                        "code in the current page; open an http(s) URL");
     else if (!a->o.allow_local && strcmp(scheme, "file") == 0)
         rc = snap_fail(r, SNAP_EINVAL, "cdpgate mcp never opens file: URLs (a file: page can "
-                       "read other local files); if the user wants that page opened, serve "
-                       "only its folder, on loopback only (e.g. python3 -m http.server 8000 "
+                       "read other local files); if the user wants that page opened, ask them to "
+                       "serve only its folder, on loopback only (e.g. python3 -m http.server 8000 "
                        "--bind 127.0.0.1 --directory FOLDER) and open "
                        "http://127.0.0.1:8000/ and the file's name (under a task grant, the "
                        "grant must name that origin)");

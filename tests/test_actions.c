@@ -1841,6 +1841,46 @@ static void t_screenshot_cap_regression(void)
     snap_agent_free(a);
 }
 
+/* A clip to a ref is cut like a full page: an element of 6000x20000 px is
+ * taken at most 4096x16384 and the result says so (before, the browser was
+ * asked for the whole box and failed after seconds). A ref of another tab
+ * is refused: the gate judged, and the audit names, the current tab, and
+ * a screenshot never switches tabs (session 9 review, F7). */
+static void t_screenshot_ref_capped_regression(void)
+{
+    snap_agent *a = agent_at("/shapes/huge.html");
+    if (!a)
+        return;
+    char huge[16];
+    ref_css(a, "#huge", huge);
+    snap_shot_opts o = {0};
+    o.ref = huge;
+    snap_result r = {0};
+    CHECK_INT(0, snap_screenshot_with(a, &o, &r));
+    show(&r);
+    int64_t w = int_member(r.structured, "width"), h = int_member(r.structured, "height");
+    if (!CHECK(w >= 4000 && w <= 4096 && h >= 16000 && h <= 16384))
+        test_fail_detail("element shot %lldx%lld, want 4096x16384", (long long)w, (long long)h);
+    has(r.text, "the element is larger, cut");
+    CHECK(r.structured && strstr(r.structured, "\"cut\":true"));
+    snap_result_free(&r);
+
+    char url[256];
+    testlib_world_url(&world, url, sizeof url, "b.test", "/shapes/tall.html");
+    CHECK_INT(0, snap_open(a, url, true, &r));
+    snap_result_free(&r);
+    CHECK_INT(SNAP_EINVAL, snap_screenshot_with(a, &o, &r));
+    has(r.text, "not the current tab");
+    CHECK(r.image == NULL);
+    snap_result_free(&r);
+    snap_query q = {0};
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    has(r.text, "Tall noise");
+    CHECK(r.text && !strstr(r.text, "Huge element"));
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 /* ---- upload and eval: tools a grant must name ---- */
 
 static int asked_eval;
@@ -2727,6 +2767,7 @@ static const test_case TESTS[] = {
     {"screenshot_wide_page_is_cut_regression", t_screenshot_wide_page_is_cut_regression},
     {"open_new_tab_fail_regression", t_open_new_tab_fail_regression},
     {"screenshot_cap_regression", t_screenshot_cap_regression},
+    {"screenshot_ref_capped_regression", t_screenshot_ref_capped_regression},
     {0},
 };
 
