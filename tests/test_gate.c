@@ -2904,6 +2904,44 @@ static void t_names_exclusions(void)
     gate_free(NULL);
 }
 
+/* A double click is judged as a click on its element (the same class and
+ * decision: a consequential one is a stop, a state change is confirmed)
+ * and the human is told it is two clicks: "dblclick" in the message and
+ * the action (s9 review F1). */
+static void t_dblclick_judged_as_click(void)
+{
+    hook_state h = {GATE_ALLOW, NULL, 0, ""};
+    gate_opts o = {.confirm = hook, .confirm_ud = &h};
+    gate *gt = mk(BANK, &o);
+    if (!gt)
+        return;
+    gate_decision d, dc;
+    gate_target ren = {.role = "button", .name = "Rename account"};
+    gate_target del = {.role = "button", .name = "Delete account"};
+    gate_request r = click("https://bank.test", true, &ren);
+    r.dbl = true;
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
+    CHECK_INT(GATE_CLASS_AUTH_CHANGE, d.cls);
+    CHECK_INT(1, h.calls);
+    has(d.reason, "auth_change: dblclick button");
+    json_doc *doc = json_parse(h.prompt, strlen(h.prompt), NULL, NULL);
+    const json_val *p = json_doc_root(doc);
+    CHECK_STR("dblclick", json_get_str(p, "action"));
+    has(json_get_str(p, "message"), "cdpgate: the agent asks to double-click (two clicks) an "
+        "element (dblclick) on https://bank.test.");
+    json_doc_free(doc);
+    gate_request c = click("https://bank.test", true, &del);
+    r.target = &del;
+    CHECK_INT(0, gate_decide(gt, &r, &d));
+    CHECK_INT(0, gate_decide(gt, &c, &dc));
+    CHECK_INT(GATE_STOP, d.decision);
+    CHECK_INT(dc.decision, d.decision);
+    CHECK_INT(dc.cls, d.cls);
+    CHECK_INT(1, h.calls);
+    gate_free(gt);
+}
+
 static const test_case TESTS[] = {
     {"grant_full", t_grant_full},
     {"grant_errors", t_grant_errors},
@@ -2926,6 +2964,7 @@ static const test_case TESTS[] = {
     {"reason_page_text_escaped_regression", t_reason_page_text_escaped_regression},
     {"text_escape", t_text_escape},
     {"prompt_names_what_happens", t_prompt_names_what_happens},
+    {"dblclick_judged_as_click", t_dblclick_judged_as_click},
     {"recipients_everywhere", t_recipients_everywhere},
     {"recipients_read_back", t_recipients_read_back},
     {"prompt_lists_recipients", t_prompt_lists_recipients},
