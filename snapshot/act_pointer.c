@@ -65,6 +65,68 @@ static void oopif_drawn(snap_agent *a, const target *tg)
     snap_act_pfree(&pr);
 }
 
+/* After a scroll, or a click that moved within the page (an anchor): the
+ * heading of the section now in view, as page text, into rp ("now in
+ * view: h2 "String Methods""; structured in_view {tag, text}). Read in
+ * cdpgate's isolated world of the main frame; nothing when it cannot be. */
+static void report_in_view(snap_agent *a, int tab_id, act_report *rp)
+{
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    if (!t || !t->nframes)
+        return;
+    char session[SNAP_ID_MAX], fid[SNAP_ID_MAX];
+    snprintf(session, sizeof session, "%s", t->session);
+    snprintf(fid, sizeof fid, "%s", t->frames[0].id);
+    int64_t world = snap_frame_world(a, tab_id, fid);
+    if (world <= 0)
+        return;
+    pcall pc;
+    if (snap_act_call(a, session, "Runtime.evaluate",
+                      snap_act_params("sbi", "expression", snap_js_in_view_expr, "returnByValue",
+                                      true, "contextId", (int)world),
+                      &pc) == 0) {
+        const json_val *v = snap_act_fn_value(&pc);
+        const char *tag = json_get_str(v, "tag"), *text = json_get_str(v, "text");
+        if (tag && text && *text) {
+            base_buf_printf(&rp->page, "%snow in view: ", rp->page.len ? "\n" : "");
+            snap_act_sb_page(&rp->page, tag, 8, 0);
+            base_buf_put(&rp->page, " ", 1);
+            snap_act_sb_quoted(&rp->page, text, 120);
+            json_w_key(&rp->extra, "in_view");
+            json_w_obj_begin(&rp->extra);
+            json_w_key(&rp->extra, "tag");
+            snap_json_page(&rp->extra, tag);
+            json_w_key(&rp->extra, "text");
+            snap_json_page(&rp->extra, text);
+            json_w_obj_end(&rp->extra);
+            rp->has_extra = true;
+        }
+    }
+    snap_act_pfree(&pc);
+}
+
+/* After a pointer action on tab tab_id: the controls that appeared since
+ * the last snapshot (before, nbefore: its controls), for a hover always and
+ * for a click only when its recorder saw something appear (one build);
+ * after a click that moved within the page, the section now in view. */
+static void report_appeared(snap_agent *a, int tab_id, const snap_settled *st, bool hover,
+                            const uint64_t *before, size_t nbefore, act_report *rp)
+{
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    if (before && t && snap_act_page_usable(a, tab_id, st) && !st->nnew && (hover || rp->added)) {
+        char *shown = snap_controls_new(a, t, before, nbefore, HOVER_REPORT_MAX);
+        if (shown) {
+            base_buf_printf(&rp->page, "%s%s\n", rp->page.len ? "\n" : "",
+                            hover ? "now shown:" : "new controls:");
+            base_buf_put(&rp->page, shown, strlen(shown));
+            free(shown);
+        }
+    }
+    t = snap_tab_by_id(a, tab_id);
+    if (!hover && t && t->inpage != t->inpage_mark && snap_act_page_usable(a, tab_id, st))
+        report_in_view(a, tab_id, rp);
+}
+
 /* Click the ref's element, double-click it, or (hover) move the mouse over
  * it. A double click is a click to the gate (tool "click": the same checks
  * and the same decision), shown to the human and audited as "dblclick"; its
@@ -184,17 +246,7 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, int kind
     rp.sf = loc.sf;
     if (snap_act_page_usable(a, tg.tab, &st))
         snap_act_collect_changes(a, tg.session, obs_oid, tg.oid, &rp);
-    t = snap_tab_by_id(a, tg.tab);
-    /* A click rebuilds only when its recorder saw something appear. */
-    if (before && t && snap_act_page_usable(a, tg.tab, &st) && !st.nnew && (hover || rp.added)) {
-        char *shown = snap_controls_new(a, t, before, nbefore, HOVER_REPORT_MAX);
-        if (shown) {
-            base_buf_printf(&rp.page, "%s%s\n", rp.page.len ? "\n" : "",
-                            hover ? "now shown:" : "new controls:");
-            base_buf_put(&rp.page, shown, strlen(shown));
-            free(shown);
-        }
-    }
+    report_appeared(a, tg.tab, &st, hover, before, nbefore, &rp);
     free(before);
     before = NULL;
     /* The element's states after a click (a hover changes none of its own
@@ -316,6 +368,7 @@ static int scroll_run(snap_agent *a, const char *ref, const char *direction, sna
         return rc;
     }
     act_report rp;
+    bool in_view = false;
     snap_act_report_init(&rp, "scroll", ref && *ref ? ref : NULL);
     t = snap_tab_by_id(a, tab_id);
     if (snap_act_page_usable(a, tab_id, &st) && scroll_eval(a, tab_id, 0, &sv) == 0) {
@@ -341,8 +394,11 @@ static int scroll_run(snap_agent *a, const char *ref, const char *direction, sna
         json_w_key(&rp.extra, "viewport");
         json_w_int(&rp.extra, vh);
         rp.has_extra = true;
+        in_view = !*inner;      /* the page scrolled, not an inner box */
     }
     snap_act_pfree(&sv);
+    if (in_view)
+        report_in_view(a, tab_id, &rp);
     rc = snap_act_finish(a, tab_id, did, &st, &rp, r);
     snap_act_report_free(&rp);
     snap_act_release_all(a, &tg, &ss);

@@ -515,6 +515,23 @@ const char snap_js_scroll_frame_expr[] =
     "new Promise(function(r){var f=function(){r(1);};setTimeout(f,1000);"
     "requestAnimationFrame(function(){setTimeout(f,0);});})";
 
+/* Which section is in view: the last heading (h1-h6, role=heading, up to
+ * 5,000) whose top is above the first third of the viewport, else the
+ * first one below it in view; its level and text (at most 120
+ * characters). Read only.
+ * Runs: in the page, in cdpgate's isolated world of the main frame (after
+ * a scroll, or a click that moved within the page). Returns: {tag, text}
+ * or null. */
+const char snap_js_in_view_expr[] =
+    "(function(){var hs=document.querySelectorAll('h1,h2,h3,h4,h5,h6,[role=heading]'),"
+    "lim=innerHeight/3,best=null,next=null;"
+    "for(var i=0;i<hs.length&&i<5000;i++){var b=hs[i].getBoundingClientRect();"
+    "if(!b.width&&!b.height)continue;if(b.top<=lim)best=hs[i];"
+    "else{if(b.top<innerHeight)next=hs[i];break;}}var h=best||next;if(!h)return null;"
+    "var t=String(h.innerText||h.textContent||'').replace(" SHOWN_WS ",' ')" SHOWN_TRIM ";"
+    "var lv=h.getAttribute('aria-level')||(/^H[1-6]$/.test(h.tagName)?h.tagName.slice(1):'');"
+    "return{tag:'h'+lv,text:t.length>120?t.slice(0,120)+'\\u2026':t};})()";
+
 /* ==== the agent (agent*.c) ==== */
 
 /* Whether a node is still in its document. Runs: on a node, a ref
@@ -746,6 +763,7 @@ const snap_js snap_page_scripts[] = {
     {snap_js_raf2_expr, NULL, SNAP_JS_READ},
     {snap_js_frame_expr, NULL, SNAP_JS_READ},
     {snap_js_scroll_frame_expr, NULL, SNAP_JS_READ},
+    {snap_js_in_view_expr, NULL, SNAP_JS_READ},
     {snap_js_value_select_fn, NULL, SNAP_JS_READ},
     {snap_js_sf_expr, NULL, SNAP_JS_READ},
     {snap_js_focus_expr, NULL, SNAP_JS_READ},

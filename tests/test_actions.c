@@ -2411,6 +2411,38 @@ static void t_states_agree_regression(void)
     snap_agent_free(a);
 }
 
+/* After a click on an in-page anchor, and after a scroll, the result names
+ * the section now in view (its heading), so the agent knows where it is
+ * (issue 13, point 3c). */
+static void t_anchor_in_view_regression(void)
+{
+    snap_agent *a = agent_at("/act/anchors.html");
+    if (!a)
+        return;
+    snap_result r = {0};
+    char buf[64];
+    CHECK_INT(0, click_css(a, "#to-7", &r));
+    show(&r);
+    has(r.text, "moved within the page to ");
+    has(r.text, "#sec-7");
+    has(r.text, "now in view: h2 \"Section 7: topic 7\"");
+    CHECK_STR("Section 7: topic 7", str_member(r.structured, "in_view.text", buf, sizeof buf));
+    snap_result_free(&r);
+    CHECK_INT(0, snap_scroll(a, NULL, "down", &r));
+    show(&r);
+    has(r.text, "now in view: h2 \"Section 7: topic 7\"");
+    snap_result_free(&r);
+    CHECK_INT(0, snap_scroll(a, NULL, "top", &r));
+    show(&r);
+    has(r.text, "now in view: h1 \"Manual\"");
+    snap_result_free(&r);
+    CHECK_INT(0, snap_scroll(a, NULL, "bottom", &r));
+    show(&r);
+    has(r.text, "now in view: h2 \"Section 10: topic 10\"");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 /* A password typed into a field whose name also reads like a recipient
  * ("cc"), under a grant with recipients: a takeover, and the password is
  * in no result and no audit line (the gate never sees it as an address). */
@@ -2725,6 +2757,7 @@ static const test_case TESTS[] = {
     {"type_submit_value_after_regression", t_type_submit_value_after_regression},
     {"click_lists_new_controls_regression", t_click_lists_new_controls_regression},
     {"states_agree_regression", t_states_agree_regression},
+    {"anchor_in_view_regression", t_anchor_in_view_regression},
     {"click_own_pseudo_element_regression", t_click_own_pseudo_element_regression},
     {"password_never_a_recipient_regression", t_password_never_a_recipient_regression},
     {"recipients_everywhere_regression", t_recipients_everywhere_regression},
