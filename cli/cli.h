@@ -29,6 +29,7 @@ typedef struct {
     bool timing;        /* CDPGATE_TIMING=1: print timestamps on stderr */
     const char *output; /* -o FILE (screenshot) */
     bool full_page;     /* --full-page (screenshot) */
+    size_t max_bytes;   /* --max-bytes N (screenshot): cap, downscale/JPEG past it; 0 none */
     size_t max_message; /* --max-message BYTES (mcp); 0 = 4 MiB */
     int login_done_fd;  /* --login-done-fd N (mcp): the host's "the human is done
                            logging in" signal; -1 = none */

@@ -245,7 +245,8 @@ int cli_snapshot(const cli_opts *o, int argc, char **argv)
 int cli_screenshot(const cli_opts *o, int argc, char **argv)
 {
     if (argc != 2 || !o->output) {
-        fprintf(stderr, "usage: cdpgate screenshot URL -o FILE [--full-page]\n");
+        fprintf(stderr, "usage: cdpgate screenshot URL -o FILE [--full-page] "
+                "[--max-bytes N]\n");
         return EXIT_USAGE;
     }
     opened u;
@@ -253,7 +254,10 @@ int cli_screenshot(const cli_opts *o, int argc, char **argv)
     if (rc == 0) {
         snap_result r;
         memset(&r, 0, sizeof r);
-        int sr = snap_screenshot(u.a, o->full_page, &r);
+        snap_shot_opts so = {0};
+        so.full_page = o->full_page;
+        so.max_bytes = o->max_bytes;
+        int sr = snap_screenshot_with(u.a, &so, &r);
         if (sr < 0 || !r.image) {
             rc = snap_failed(&u, "screenshot", &r, sr < 0 ? sr : SNAP_EBROWSER);
         } else {
@@ -264,7 +268,9 @@ int cli_screenshot(const cli_opts *o, int argc, char **argv)
                         strerror(errno));
                 rc = EXIT_FAIL;
             } else {
-                printf("%s: %zu bytes, PNG\n", o->output, r.image_len);
+                printf("%s: %zu bytes, %s\n", o->output, r.image_len,
+                       r.image_len > 2 && r.image[0] == 0xff && r.image[1] == 0xd8 ? "JPEG"
+                                                                                  : "PNG");
             }
         }
         snap_result_free(&r);

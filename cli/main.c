@@ -77,6 +77,8 @@ static const char USAGE_OPTIONS[] =
 "  --timeout MS          deadline for each step (default 30000)\n"
 "  -o, --output FILE     screenshot: the PNG file to write\n"
 "  --full-page           screenshot: the whole page, not only the viewport\n"
+"  --max-bytes N         screenshot: at most N bytes, downscaled or JPEG past\n"
+"                        it (default: the PNG as taken, no cap)\n"
 "  --max-message BYTES   mcp: longest accepted message (default 4194304); a\n"
 "                        longer line is answered with an error and skipped\n"
 "  --login-done-fd N     mcp: a byte on fd N says the human finished the\n"
@@ -252,6 +254,13 @@ int main(int argc, char **argv)
             o.output = val;
         } else if (strcmp(a, "--full-page") == 0) {
             o.full_page = true;
+        } else if (strcmp(a, "--max-bytes") == 0) {
+            NEEDVAL();
+            if (parse_size(val, &o.max_bytes)) {
+                fprintf(stderr, "cdpgate: --max-bytes wants bytes (64..1073741824), "
+                        "not '%s'\n", val);
+                return EXIT_USAGE;
+            }
         } else if (strcmp(a, "--max-message") == 0) {
             NEEDVAL();
             if (parse_size(val, &o.max_message)) {

@@ -1325,6 +1325,22 @@ static void t_cli(void)
         CHECK_MEM("\x89PNG\r\n\x1a\n", 8, png, 8);
     free(png);
     free(out), free(err);
+    /* With --max-bytes, a page of noise fits: downscaled JPEG (issue 13, 7). */
+    char tall[256];
+    testlib_world_url(&world, tall, sizeof tall, "a.test", "/shapes/tall.html");
+    snprintf(cmd, sizeof cmd, "%s --browser-arg='%s' screenshot %s -o %s --full-page "
+             "--max-bytes 300000", testlib_cdpgate_bin(), FIXTURE_HOST_RULES, tall, file);
+    rc = fixture_run(cmd, &out, &err);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("stderr: %s", err);
+    CHECK(out && strstr(out, "JPEG") != NULL);
+    png = test_read_file(file, &len);
+    if (!CHECK(png && len > 1000 && len <= 300000))
+        test_fail_detail("%zu bytes", len);
+    if (png && len >= 3)
+        CHECK_MEM("\xff\xd8\xff", 3, png, 3);
+    free(png);
+    free(out), free(err);
     unlink(file);
 }
 
