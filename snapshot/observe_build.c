@@ -975,13 +975,17 @@ void snap_obs_row_context(build *B)
             const int *g = acts + s;     /* sorted by index within the group */
             for (size_t q = s; q < e; q++) {
                 int me = acts[q];
-                int cont = -1;
-                for (int p = B->v[me].parent; p >= 0; p = B->v[p].parent) {
+                /* The nearest container that holds this twin alone and
+                 * has text of its own: the key of a key/value row, a
+                 * table row's first cell, not the title of the whole
+                 * card or page above it (issue 13, point 8b). */
+                bool named = false;
+                for (int p = B->v[me].parent; p >= 0 && !named; p = B->v[p].parent) {
                     if (members_in(g, e - s, p, B->v[p].end) > 1)
                         break;
-                    cont = p;
+                    named = ctx_label(B, p, me);
                 }
-                if (cont < 0 || !ctx_label(B, cont, me)) {
+                if (!named) {
                     size_t off = ctx_begin(B);
                     base_buf_printf(&B->arena, "#%zu of %zu", q - s + 1, e - s);
                     ctx_end(B, me, off);

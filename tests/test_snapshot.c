@@ -1279,6 +1279,33 @@ static void t_query_navigate_regression(void)
     snap_agent_free(a);
 }
 
+/* Regression (issue 13, point 8b): look-alike controls took their row
+ * context from the largest container that held them alone, here a card
+ * whose first text is a title every card shares: three "(row: Contact)".
+ * Now the nearest container with text names them: the row's key. */
+static void t_row_context_key_regression(void)
+{
+    if (!need_browser())
+        return;
+    snap_agent *a = agent(0);
+    if (!a || open_page(a, "a.test", "/shapes/kv.html")) {
+        snap_agent_free(a);
+        return;
+    }
+    snap_result r = {0};
+    char *t = observe(a, NULL, &r);
+    static const char *const keys[] = {"(row: email", "(row: phone", "(row: city"};
+    char buf[300];
+    for (size_t i = 0; i < 3; i++) {
+        const char *l = line_of(t, keys[i], buf, sizeof buf);
+        if (!CHECK(strstr(l, "button \"Remove\"") != NULL))
+            test_fail_detail("no Remove line with %s in:\n%s", keys[i], t);
+    }
+    CHECK_LACKS(t, "(row: Contact");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 /* ---- the folded query matcher (pure) ---- */
 
 /* In observe_tree.c (observe_int.h); snap_obs_fold is declared above. */
@@ -1667,6 +1694,7 @@ static const test_case TESTS[] = {
     {"query_folds_regression", t_query_folds_regression},
     {"inline_runs_regression", t_inline_runs_regression},
     {"query_navigate_regression", t_query_navigate_regression},
+    {"row_context_key_regression", t_row_context_key_regression},
     {"ax_digest_stream", t_ax_digest_stream},
     {"ax_wide_ids", t_ax_wide_ids},
     {"frames_nested", t_frames_nested},
