@@ -829,17 +829,17 @@ bool snap_is_load(void *ud, const json_val *p)
     return name && frame && strcmp(name, "load") == 0 && strcmp(frame, m->frame) == 0;
 }
 
-/* The way on after a navigation error Chromium names (net::ERR_...):
- * "" when there is nothing better to say than the error itself. */
-static const char *nav_hint(const char *etext)
+/* The way on after a navigation error (net::ERR_...), "" if none; never
+ * a way around a safeguard (ERR_CERT_: not http; issue 13 review F4). */
+const char *snap_agent_nav_hint(const char *etext)
 {
     static const struct { const char *err, *hint; } H[] = {
         {"ERR_NAME_NOT_RESOLVED", "; the host name does not resolve: check its spelling"},
         {"ERR_CONNECTION_REFUSED", "; nothing listens at that address: is the server running, "
                                    "on that port?"},
         {"ERR_CONNECTION_TIMED_OUT", "; the server did not answer: try again later"},
-        {"ERR_CERT_", "; the site's certificate is not valid here: open its http URL only if "
-                      "the site serves one, never a look-alike"},
+        {"ERR_CERT_", "; the certificate is not trusted (maybe intercepted); cdpgate will not "
+                      "bypass it: do not retry over http or another host, tell the user"},
         {"ERR_BLOCKED_BY_CLIENT", "; the task's grant does not allow that request (the "
                                   "grant names the origins open may visit)"},
         {"ERR_INVALID_URL", "; write a whole URL such as https://example.org/"},
@@ -1005,7 +1005,7 @@ static int open_nav_in(snap_agent *a, const char *url, size_t ctx, bool new_tab,
     const char *etext = json_get_str(rep.result, "errorText");
     if (etext && *etext) {
         snap_fail(r, SNAP_ENAVIGATE, "navigation to %s failed: %s%s", url, etext,
-                  nav_hint(etext));
+                  snap_agent_nav_hint(etext));
         cdp_reply_free(&rep);
         return SNAP_ENAVIGATE;
     }

@@ -27,6 +27,9 @@
 
 void snap_agent_setstr(char **dst, const char *s);
 void snap_agent_copyid(char dst[SNAP_ID_MAX], const char *s);
+/* The hint appended to a failed navigation's error (Chromium's errorText,
+ * "net::ERR_..."): static, "" when there is none. */
+const char *snap_agent_nav_hint(const char *etext);
 
 /* ---- agent_wait.c ---- */
 

@@ -1363,6 +1363,33 @@ static void t_fold_matcher(void)
     CHECK(!snap_obs_contains_ci("pass word", 9, "password"));
 }
 
+/* ---- the hint after a failed navigation (pure) ---- */
+
+/* In agent.c (agent_int.h). */
+const char *snap_agent_nav_hint(const char *etext);
+
+/* Issue 13 review F4: a certificate error's hint pointed the agent at the
+ * site's http URL, which an on-path attacker (the usual cause of such an
+ * error) then serves. It says the certificate is not trusted, that
+ * cdpgate will not bypass it, and neither http nor another host. */
+static void t_nav_hint_cert_regression(void)
+{
+    static const char *const CERT[] = {
+        "net::ERR_CERT_AUTHORITY_INVALID", "net::ERR_CERT_COMMON_NAME_INVALID",
+        "net::ERR_CERT_DATE_INVALID", "net::ERR_CERT_REVOKED",
+    };
+    for (size_t i = 0; i < sizeof CERT / sizeof CERT[0]; i++) {
+        const char *h = snap_agent_nav_hint(CERT[i]);
+        CHECK_HAS(h, "the certificate is not trusted");
+        CHECK_HAS(h, "cdpgate will not bypass it");
+        CHECK_HAS(h, "do not retry over http or another host, tell the user");
+        if (!CHECK(strstr(h, "http URL") == NULL && strstr(h, "open its") == NULL))
+            test_fail_detail("%s: %s", CERT[i], h);
+    }
+    CHECK_HAS(snap_agent_nav_hint("net::ERR_CONNECTION_REFUSED"), "nothing listens");
+    CHECK_STR("", snap_agent_nav_hint("net::ERR_ABORTED"));
+}
+
 /* ---- the AX reply digested as a stream ---- */
 
 /* In observe.c: digest a saved reply through json_parse and through the
@@ -1691,6 +1718,7 @@ static void t_bidi_escaped_regression(void)
 
 static const test_case TESTS[] = {
     {"fold_matcher", t_fold_matcher},
+    {"nav_hint_cert_regression", t_nav_hint_cert_regression},
     {"query_folds_regression", t_query_folds_regression},
     {"inline_runs_regression", t_inline_runs_regression},
     {"query_navigate_regression", t_query_navigate_regression},
