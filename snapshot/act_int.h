@@ -118,6 +118,7 @@ typedef struct {
     bool changed;              /* it saw something change on the page */
     bool added;                /* it saw nodes added or shown (P5b: new controls) */
     bool states;               /* the element's states were read back */
+    int restyled;              /* elements restyled with what they show unknown */
 } act_report;
 
 /* ---- locating an element for input ---- */

@@ -460,9 +460,17 @@ int snap_act_finish(snap_agent *a, int tab_id, const char *did, const snap_settl
     base_buf_printf(&text, "%s: ", did);
     /* The recorder watched the page and saw nothing: say so, rather than
      * only what did not happen (which read as "nothing happened" also when
-     * a filter hid half a list). */
-    if (rp->watched && !rp->changed && !rp->page.len && !settled_any(&st)) {
-        base_buf_printf(&text, "no %svisible change on the page", rp->states ? "other " : "");
+     * a filter hid half a list), and never claim more than it watched
+     * (review F3): what it cannot see is named. */
+    if (rp->watched && !rp->changed && !rp->page.len && rp->restyled && !settled_any(&st)) {
+        base_buf_printf(&text, "the page changed in place: the class or style of %d element%s "
+                        "changed (what that shows or hides was not read)", rp->restyled,
+                        rp->restyled == 1 ? "" : "s");
+        snap_settled_pending(a, t, &st, &text);
+    } else if (rp->watched && !rp->changed && !rp->page.len && !settled_any(&st)) {
+        base_buf_printf(&text, "no %schange seen on the page (not watched: closed shadow roots, "
+                        "other sites' frames, changes made by CSS alone)",
+                        rp->states ? "other " : "");
         snap_settled_pending(a, t, &st, &text);
     } else if (rp->watched && !settled_any(&st)) {
         base_buf_printf(&text, "the page changed in place (no navigation, dialog or new tab)");
@@ -856,6 +864,7 @@ void snap_act_report_recorded(const json_val *v, const char *skip, bool secret, 
 {
     rp->watched = true;
     rp->added |= json_bool(json_get(v, "any"));
+    rp->restyled = (int)json_get_int(v, "cu", 0);
     const char *added = json_get_str(v, "t");
     if (added && *added && !secret && !(skip && strcmp(added, skip) == 0)) {
         base_buf_printf(&rp->page, "%snew text: ", rp->page.len ? "\n" : "");

@@ -158,13 +158,18 @@ const char snap_js_cover_fn[] =
     "getComputedStyle(x).visibility!=='hidden'&&!(x.closest&&x.closest('[aria-hidden=true]'));};"
 
 /* Page-check helper (JS source, a var statement): tx(x) is the text of the
- * node's text nodes (no script or style), joined by spaces: what a node
- * held, readable also once detached (innerText needs a box). Cut at 400.
+ * node's text nodes (no script, style, noscript or template, in any case:
+ * SVG and XHTML name them in lower case; nothing inside an element with
+ * aria-hidden=true or the hidden attribute), joined by spaces: what a node held, readable also
+ * once detached (innerText needs a box). Cut at 400.
  * Runs: inside the recorder scripts below (not on its own). */
 #define TX_SRC \
-    "var tx=function(x){if(x.nodeType===3)return x.data.slice(0,400);var o=[],n=0," \
-    "w=document.createTreeWalker(x,4,{acceptNode:function(t){for(var p=t.parentNode;p&&p!==x;" \
-    "p=p.parentNode)if(/^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/.test(p.nodeName))return 2;" \
+    "var hx=function(p){return /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/i.test(p.nodeName)||" \
+    "(p.nodeType===1&&(p.getAttribute('aria-hidden')==='true'||p.hasAttribute('hidden')));};" \
+    "var tx=function(x){if(x.nodeType===3)return x.data.slice(0,400);" \
+    "if(/^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/i.test(x.nodeName))return'';var o=[],n=0," \
+    "w=(x.ownerDocument||document).createTreeWalker(x,4,{acceptNode:function(t){" \
+    "for(var p=t.parentNode;p&&p!==x;p=p.parentNode)if(hx(p))return 2;" \
     "return 1;}});for(var t=w.nextNode();t&&n<400;t=w.nextNode()){o.push(t.data);" \
     "n+=t.data.length;}return o.join(' ').slice(0,400);};"
 
@@ -172,31 +177,57 @@ const char snap_js_cover_fn[] =
  * changed, nodes removed (their text taken when the observer sees them:
  * detached nodes have no box), elements hidden or shown by their hidden,
  * class, style, aria-hidden or open attributes, the visible items of the
- * document's lists (up to 64 lists, 1,000 items each and 2,000 in all;
- * an empty list is watched for 100; noted now to count them again after),
- * and where the focus is. At most 200 nodes of each kind. Returns a
- * recorder object; snap_js_collect_fn reads and stops it.
+ * document's lists, and where the focus is. At most 200 nodes of each kind.
+ * Also watched: the open shadow roots and same-origin frames found in the
+ * first 5,000 elements (at most 32 roots; shadow roots of added elements
+ * too), toggle/beforetoggle events (popovers, details), and a visibility
+ * sample of up to 200 candidates (the element, the next siblings of it and
+ * of its 4 nearest ancestors, aria-controls targets, popovers, menus,
+ * dialogs, listboxes, tooltips) so that a class or style change can say
+ * what it showed or hid. Lists: the ones holding the element first, then
+ * those under its 2nd to 4th ancestors, then in document order: at most 64
+ * lists and 2,000 items in all (review F10: the cost of every action stays
+ * bounded on pages with big lists; an empty list is watched for 100);
+ * only a list read whole is counted.
+ * Returns a recorder object; snap_js_collect_fn reads and stops it.
  * Runs: inside snap_js_observe_fn and snap_js_observe_doc_expr. */
 #define OBSERVE_SRC \
     "function(){" VIS_SRC TX_SRC "var d=this.ownerDocument||document," \
-    "rec={n:[],rm:[],at:[],el:this.nodeType===1?this:null,vis:vis,tx:tx};" \
+    "rec={n:[],rm:[],at:[],tg:[],el:this.nodeType===1?this:null,vis:vis,tx:tx,hx:hx,d:d,w:0};" \
     "rec.dp=function(){var a=d.activeElement;" \
     "while(a&&a.shadowRoot&&a.shadowRoot.activeElement)a=a.shadowRoot.activeElement;return a;};" \
-    "rec.f0=rec.dp();var bud=2000;rec.L=[].slice.call(d.querySelectorAll('ul,ol,[role=list]," \
-    "[role=listbox],[role=grid],[role=tree],[role=menu],tbody'),0,64).map(function(l){" \
-    "var m=l.children.length?Math.min(1000,bud):100;if(m<=0)return null;" \
-    "var c=[].slice.call(l.children,0,m);bud-=c.length;return{l:l,m:m,c:c.filter(vis)};})" \
-    ".filter(Boolean);" \
+    "rec.f0=rec.dp();var el=rec.el,bud=2000,ls=[]," \
+    "LS='ul,ol,[role=list],[role=listbox],[role=grid],[role=tree],[role=menu],tbody'," \
+    "ad=function(l){if(ls.length<64&&ls.indexOf(l)<0)ls.push(l);};" \
+    "for(var a=el,i=0;a&&i<6;a=a.parentElement,i++){if(a.matches(LS))ad(a);" \
+    "if(i>1&&i<5)[].slice.call(a.querySelectorAll(LS),0,64).forEach(ad);}" \
+    "[].slice.call(d.querySelectorAll(LS),0,64).forEach(ad);" \
+    "rec.L=ls.map(function(l){var m=l.children.length?Math.min(1000,bud):100;if(m<=0)return null;" \
+    "var c=[].slice.call(l.children,0,m);bud-=c.length;" \
+    "return{l:l,m:m,full:c.length===l.children.length,c:c.filter(vis)};}).filter(Boolean);" \
+    "rec.sm=new Map();var sp=function(x){if(x&&x.nodeType===1&&!rec.sm.has(x)&&rec.sm.size<200)" \
+    "rec.sm.set(x,vis(x));};sp(el);for(var a=el,i=0;a&&i<5;a=a.parentElement,i++)" \
+    "for(var s=a.nextElementSibling,j=0;s&&j<4;s=s.nextElementSibling,j++)sp(s);" \
+    "if(el)(el.getAttribute('aria-controls')||'').split(/\\s+/).forEach(function(c){" \
+    "if(c)sp(d.getElementById(c));});[].slice.call(d.querySelectorAll('[popover],[role=menu]," \
+    "[role=dialog],[role=listbox],[role=tooltip],dialog'),0,200).forEach(sp);" \
+    "var O={subtree:true,childList:true,characterData:true,attributes:true," \
+    "attributeOldValue:true,attributeFilter:['hidden','class','style','aria-hidden','open']};" \
     "var o=new MutationObserver(function(ms){ms.forEach(function(m){" \
     "if(m.type==='characterData'){if(rec.n.length<200)rec.n.push(m.target);}" \
     "else if(m.type==='attributes'){if(rec.at.length<200)rec.at.push([m.target," \
     "m.attributeName,m.oldValue]);}" \
-    "else{m.addedNodes.forEach(function(x){if(rec.n.length<200)rec.n.push(x);});" \
+    "else{m.addedNodes.forEach(function(x){if(rec.n.length<200)rec.n.push(x);" \
+    "if(x.shadowRoot&&rec.w<32){rec.w++;o.observe(x.shadowRoot,O);}});" \
     "m.removedNodes.forEach(function(x){if(rec.rm.length<200&&(x.nodeType===1||" \
-    "x.nodeType===3)&&!/^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/.test(x.nodeName))" \
-    "rec.rm.push([x,tx(x)]);});}});});" \
-    "o.observe(d,{subtree:true,childList:true,characterData:true,attributes:true," \
-    "attributeOldValue:true,attributeFilter:['hidden','class','style','aria-hidden','open']});" \
+    "x.nodeType===3)&&!hx(x))rec.rm.push([x,tx(x)]);});}});});" \
+    "var k=0,W=function(r){if(rec.w>=32)return;rec.w++;o.observe(r,O);" \
+    "var it=(r.ownerDocument||r).createTreeWalker(r,1);" \
+    "for(var e=it.nextNode();e&&k<5000;e=it.nextNode(),k++){if(e.shadowRoot)W(e.shadowRoot);" \
+    "if(/^I?FRAME$/.test(e.tagName)){try{var c=e.contentDocument;if(c&&c.documentElement)W(c);}" \
+    "catch(_){}}}};W(d);" \
+    "rec.T=function(ev){if(rec.tg.length<50)rec.tg.push([ev.target,ev.newState]);};" \
+    "d.addEventListener('toggle',rec.T,true);d.addEventListener('beforetoggle',rec.T,true);" \
     "rec.o=o;return rec;}"
 
 /* Runs: on a node, the element acted on (click, type). Returns: by
@@ -215,11 +246,13 @@ const char snap_js_observe_doc_expr[] = "(" OBSERVE_SRC ").call(document)";
  *   rm: the text of nodes removed and not put back (outermost, at most 8);
  *   hid, shn: the text of elements hidden or shown (list items, and
  *      elements whose hidden, style, aria-hidden or open attribute says
- *      they were shown or hidden before; a class change alone says
- *      nothing about before, outside lists), at most 8 each, with their
- *      counts nh, ns;
- *   lists: [[before, after]] visible items, of the lists whose count
- *      changed (at most 2);
+ *      they were shown or hidden before, popovers and details toggled, and
+ *      sampled candidates whose visibility differs from the sample), at
+ *      most 8 each, with their counts nh, ns;
+ *   cu: elements whose class or style changed with no way to say what
+ *      that showed (not sampled), counted;
+ *   lists: [[before, after]] visible items, of the lists read whole whose
+ *      count changed (at most 2);
  *   focus: {role, name} of the element that has the focus now when it
  *      moved there (not the element acted on, nor inside it); name from
  *      aria-label, a label, placeholder or title (a button's or link's
@@ -229,17 +262,18 @@ const char snap_js_observe_doc_expr[] = "(" OBSERVE_SRC ").call(document)";
  * Runs: on the recorder object of snap_js_observe_*. Returns: that object
  * (plain values). */
 const char snap_js_collect_fn[] =
-    "function(){var r=this;r.o.disconnect();var vis=r.vis,tx=r.tx,seen=[],out=[],keys=[];"
+    "function(){var r=this;r.o.disconnect();r.d.removeEventListener('toggle',r.T,true);"
+    "r.d.removeEventListener('beforetoggle',r.T,true);var vis=r.vis,tx=r.tx,seen=[],out=[],keys=[];"
     "var C=function(s){return String(s||'').replace(" SHOWN_WS ",' ')" SHOWN_TRIM ";};"
     "var cut=function(s){s=C(s);return s.length>80?s.slice(0,80)+'\\u2026':s;};"
     "var txt=function(x){if(!x.isConnected)return'';"
     "var e=x.nodeType===1?x:x.parentElement;if(!e||!e.getClientRects().length)return'';"
-    "if(/^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/.test(e.tagName))return'';"
+    "if(r.hx(e))return'';"
     "var s=x.nodeType===3?x.data:x.nodeType===1?(x.innerText||''):'';return C(s);};"
     "r.n.forEach(function(x){if(seen.indexOf(x)>=0)return;"
     "for(var p=x.parentNode;p;p=p.parentNode)if(seen.indexOf(p)>=0)return;"
     "seen.push(x);var s=txt(x);if(s&&out.indexOf(s)<0){out.push(s);keys.push(C(tx(x)));}});"
-    "var res={rm:[],hid:[],shn:[],nh:0,ns:0,lists:[]},added=new Set(r.n);"
+    "var res={rm:[],hid:[],shn:[],nh:0,ns:0,lists:[],cu:0},added=new Set(r.n);"
     "r.rm.forEach(function(p){var x=p[0];if(x.isConnected)return;"
     "for(var q=r.rm.length;q--;)if(r.rm[q][0]!==x&&r.rm[q][0].contains&&r.rm[q][0].contains(x))"
     "return;var s=C(p[1]);if(!s)return;var i=keys.indexOf(s);"
@@ -247,16 +281,23 @@ const char snap_js_collect_fn[] =
     "if(res.rm.indexOf(cut(s))<0&&res.rm.length<8)res.rm.push(cut(s));});"
     "var H=[],S=[];"
     "r.L.forEach(function(e){if(!e.l.isConnected)return;"
-    "var now=[].slice.call(e.l.children,0,e.m).filter(vis),was=new Set(e.c),is=new Set(now);"
+    "var lim=e.m,now=[].slice.call(e.l.children,0,lim).filter(vis),"
+    "was=new Set(e.c),is=new Set(now);"
     "e.c.forEach(function(c){if(c.isConnected&&!is.has(c))H.push(c);});"
     "now.forEach(function(c){if(!was.has(c)&&!added.has(c))S.push(c);});"
-    "if(now.length!==e.c.length&&res.lists.length<2)res.lists.push([e.c.length,now.length]);});"
-    "var done=new Set();r.at.forEach(function(p){var x=p[0],k=p[1],ov=p[2];"
+    "if(e.full&&e.l.children.length<=lim&&now.length!==e.c.length&&res.lists.length<2)"
+    "res.lists.push([e.c.length,now.length]);});"
+    "var done=new Set();r.tg.forEach(function(p){var x=p[0];if(done.has(x)||!x.isConnected)return;"
+    "var now=vis(x);if(now!==(p[1]==='open'))return;done.add(x);(now?S:H).push(x);});"
+    "r.sm.forEach(function(v,x){if(done.has(x)||!x.isConnected||vis(x)===v)return;done.add(x);"
+    "(v?H:S).push(x);});"
+    "r.at.forEach(function(p){var x=p[0],k=p[1],ov=p[2];"
     "if(done.has(x)||x.nodeType!==1||!x.isConnected)return;var was=null;"
     "if(k==='hidden')was=ov===null;else if(k==='aria-hidden')was=ov!=='true';"
     "else if(k==='open')was=ov!==null;"
     "else if(k==='style')was=!/display\\s*:\\s*none|visibility\\s*:\\s*hidden/i.test(ov||'');"
-    "if(was===null)return;done.add(x);var now=vis(x);if(was===now)return;"
+    "if(was===null){if(!r.sm.has(x)&&!done.has(x)){done.add(x);res.cu++;}return;}"
+    "done.add(x);var now=vis(x);if(was===now)return;"
     "(now?S:H).push(x);});"
     "var outer=function(L){return L.filter(function(x){return!L.some(function(y){"
     "return y!==x&&y.contains(x);});});};"

@@ -498,7 +498,7 @@ static void t_click_204_does_not_wait(void)
     CHECK(!bool_member(r.structured, "timed_out"));
     CHECK(ms < a->o.timeout_ms / 2);
     CHECK(!bool_member(r.structured, "navigated"));
-    has(r.text, "no visible change on the page");
+    has(r.text, "no change seen on the page (not watched: ");
     snap_result_free(&r);
     /* A slow page is waited for (load), not cut short. */
     ref_css(a, "#slow", ref);
@@ -2149,7 +2149,7 @@ static void t_filter_reports_removed_regression(void)
     /* A button that changes nothing visible (its own focus is not news). */
     CHECK_INT(0, click_css(a, "#print", &r));
     show(&r);
-    has(r.text, "no visible change on the page");
+    has(r.text, "no change seen on the page (not watched: ");
     CHECK(!strstr(r.text ? r.text : "", "page-content"));
     /* A button that moves the focus to the new-todo field. */
     CHECK_INT(0, click_css(a, "#add-focus", &r));
@@ -2746,7 +2746,77 @@ static void t_secret_survives_type_change_regression(void)
     unlink(audit);
 }
 
+/* Review F3/F6: a class-toggled menu (on the menu or on its wrapper), a
+ * popover, an open shadow root and a same-origin frame each change what
+ * the page shows; none may read "no change seen". A class change far from
+ * the element says the page changed without claiming what it showed. A
+ * removed item's aria-hidden text and its SVG style/script text never
+ * reach the result; a click that changes nothing names what is not
+ * watched (fixture act/unwatched.html). */
+static void t_unwatched_changes_regression(void)
+{
+    snap_agent *a = agent_at("/act/unwatched.html");
+    if (!a)
+        return;
+    static const char *const C[][2] = {
+        {"#b-class", "shown: 1 item: Sign out everywhere Transfer funds"},
+        {"#b-wrap", "Export ledger"},
+        {"#b-pop", "Close account"},
+        {"#b-shadow", "new text: Confirm payment"},
+        {"#b-frame", "new text: Payment sent to Mallory"},
+        {"#b-far", "the class or style of 1 element changed"},
+    };
+    snap_result r = {0};
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        CHECK_INT(0, click_css(a, C[i][0], &r));
+        show(&r);
+        if (!CHECK(!strstr(r.text ? r.text : "", "no change seen")))
+            test_fail_detail("%s: %s", C[i][0], r.text ? r.text : "");
+        has(r.text, C[i][1]);
+    }
+    CHECK_INT(0, click_css(a, "#b-inj", &r));
+    show(&r);
+    has(r.text, "removed: Item one");
+    CHECK(!strstr(r.text ? r.text : "", "HIDDEN-SECRET"));
+    CHECK(!strstr(r.text ? r.text : "", "SVG-"));
+    CHECK(!strstr(r.structured ? r.structured : "", "HIDDEN-SECRET"));
+    CHECK(!strstr(r.structured ? r.structured : "", "SVG-"));
+    CHECK_INT(0, click_css(a, "#b-noop", &r));
+    show(&r);
+    has(r.text, "no change seen on the page (not watched: closed shadow roots");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+/* Review F10: the recorder reads at most 2,000 list items in all, the
+ * lists near the element first: with 12 lists of 1,000 items before it,
+ * a filter still reports its own list, and a list read only in part is
+ * never counted (fixture act/biglists.html; the timings are printed). */
+static void t_recorder_lists_bounded_regression(void)
+{
+    snap_agent *a = agent_at("/act/biglists.html?12");
+    if (!a)
+        return;
+    snap_result r = {0};
+    int64_t t0 = base_now_ms();
+    CHECK_INT(0, click_css(a, "#noop", &r));
+    print_timing("click, 12 lists of 1,000 items", ms_since(t0));
+    show(&r);
+    has(r.text, "no change seen on the page");
+    t0 = base_now_ms();
+    CHECK_INT(0, click_css(a, "#filter", &r));
+    print_timing("filter click, 12 lists of 1,000 items", ms_since(t0));
+    show(&r);
+    has(r.text, "list 3 -> 1 items");
+    has(r.text, "hidden: 2 items: Pay rent | Walk dog");
+    CHECK(!strstr(r.text ? r.text : "", "-> 1000"));
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 static const test_case TESTS[] = {
+    {"recorder_lists_bounded_regression", t_recorder_lists_bounded_regression},
+    {"unwatched_changes_regression", t_unwatched_changes_regression},
     {"click_plain", t_click_plain},
     {"secret_survives_type_change_regression", t_secret_survives_type_change_regression},
     {"upload_and_eval_need_grant", t_upload_and_eval_need_grant},
