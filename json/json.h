@@ -205,6 +205,9 @@ void json_w_null(json_w *w);
 void json_w_raw(json_w *w, const char *json, size_t len, bool validate);
 /* Serialise a parsed value (deep). */
 void json_w_val(json_w *w, const json_val *v);
+/* Write each member of object obj (deep) into the object being written;
+ * nothing when obj is not an object. */
+void json_w_members(json_w *w, const json_val *obj);
 
 /* Shortest round-trip text of a finite double into out (>= 32 bytes).
  * Returns the length, or -1 for NaN/inf. */

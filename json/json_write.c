@@ -648,6 +648,18 @@ void json_w_val(json_w *w, const json_val *v)
         w->buf[w->len] = 0;
 }
 
+void json_w_members(json_w *w, const json_val *obj)
+{
+    if (!json_is(obj, JSON_OBJECT))
+        return;
+    for (const json_val *m = json_first(obj); m; m = json_next(m)) {
+        size_t kl;
+        const char *k = json_key(m, &kl);
+        json_w_keyn(w, k, kl);
+        json_w_val(w, m);
+    }
+}
+
 char *json_write(const json_val *v, size_t *len)
 {
     json_w w;

@@ -185,6 +185,7 @@ void snap_act_secret_form_known(snap_agent *a, int tab_id, const char *frame_id,
                                 const char *session, const char *oid, secret_form *sf);
 void snap_act_secret_form_arm(snap_agent *a, const secret_form *sf);
 void snap_act_json_url(json_w *w, const char *url);
+int snap_act_result_end(json_w *w, base_buf *b, snap_result *r);
 void snap_act_report_init(act_report *rp, const char *action, const char *ref);
 void snap_act_report_free(act_report *rp);
 int snap_act_settle_after(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0,

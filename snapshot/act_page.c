@@ -371,16 +371,7 @@ static int tabs_problems(snap_agent *a, snap_tab *t, snap_result *r)
     json_w_int(&w, t->id);
     json_w_key(&w, "problems");
     json_w_uint(&w, n);
-    json_w_key(&w, "obs");
-    json_w_str(&w, r->obs);
-    json_w_key(&w, "message");
-    snap_json_page(&w, b.s ? b.s : "");
-    json_w_obj_end(&w);
-    r->text = b.s;
-    r->structured = json_w_take(&w, NULL);
-    if (b.oom || !r->text || !r->structured)
-        return snap_act_fail(r, SNAP_ENOMEM, "out of memory");
-    return 0;
+    return snap_act_result_end(&w, &b, r);
 }
 
 static int tabs_run(snap_agent *a, const char *action, const char *tab, snap_result *r)
@@ -466,17 +457,8 @@ static int tabs_run(snap_agent *a, const char *action, const char *tab, snap_res
         json_w_key(&w, "url");
         snap_act_json_url(&w, tab_url(now));
     }
-    json_w_key(&w, "obs");
-    json_w_str(&w, r->obs);
-    json_w_key(&w, "message");
-    snap_json_page(&w, b.s ? b.s : "");
-    json_w_obj_end(&w);
     r->code = 0;
-    r->text = b.s;
-    r->structured = json_w_take(&w, NULL);
-    if (!r->text || !r->structured)
-        return snap_act_fail(r, SNAP_ENOMEM, "out of memory");
-    return 0;
+    return snap_act_result_end(&w, &b, r);
 }
 
 int snap_tabs(snap_agent *a, const char *action, const char *tab, snap_result *r)
@@ -943,16 +925,7 @@ static int screenshot_run(snap_agent *a, const snap_shot_opts *o, snap_result *r
         json_w_key(&w, "cut");
         json_w_bool(&w, true);
     }
-    json_w_key(&w, "obs");
-    json_w_str(&w, r->obs);
-    json_w_key(&w, "message");
-    snap_json_page(&w, b.s ? b.s : "");
-    json_w_obj_end(&w);
-    r->text = b.s;
-    r->structured = json_w_take(&w, NULL);
-    if (!r->text || !r->structured)
-        return snap_act_fail(r, SNAP_ENOMEM, "out of memory");
-    return 0;
+    return snap_act_result_end(&w, &b, r);
 }
 
 int snap_screenshot_with(snap_agent *a, const snap_shot_opts *o, snap_result *r)

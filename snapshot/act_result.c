@@ -335,6 +335,24 @@ static bool settled_any(const snap_settled *st)
 }
 
 /* A URL redacted for structured results (new), "" when absent. */
+/* End a result whose text is b: the structured result w (an open object)
+ * gets "obs" and "message" (b through the page-text writer) and is closed;
+ * r takes both. 0, or SNAP_ENOMEM with r failed. */
+int snap_act_result_end(json_w *w, base_buf *b, snap_result *r)
+{
+    json_w_key(w, "obs");
+    json_w_str(w, r->obs);
+    json_w_key(w, "message");
+    snap_json_page(w, b->s ? b->s : "");
+    json_w_obj_end(w);
+    r->text = b->s;
+    b->s = NULL;
+    r->structured = json_w_take(w, NULL);
+    if (b->oom || !r->text || !r->structured)
+        return snap_act_fail(r, SNAP_ENOMEM, "out of memory");
+    return 0;
+}
+
 void snap_act_json_url(json_w *w, const char *url)
 {
     char *red = snap_url_redact(url ? url : "", false, NULL);
@@ -547,12 +565,7 @@ int snap_act_finish(snap_agent *a, int tab_id, const char *did, const snap_settl
         json_w_obj_end(&rp->extra);
         char *ex = json_w_take(&rp->extra, NULL);
         json_doc *d = ex ? json_parse(ex, strlen(ex), NULL, NULL) : NULL;
-        for (const json_val *m = json_first(json_doc_root(d)); m; m = json_next(m)) {
-            size_t kl;
-            const char *k = json_key(m, &kl);
-            json_w_keyn(&w, k, kl);
-            json_w_val(&w, m);
-        }
+        json_w_members(&w, json_doc_root(d));
         json_doc_free(d);
         free(ex);
     }

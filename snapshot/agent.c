@@ -763,6 +763,22 @@ snap_agent *snap_agent_new(cdp_browser *b, const snap_opts *o, cdp_err *err)
     return a;
 }
 
+/* Target.closeTarget for t, under the permit the caller holds; the answer
+ * is not waited on beyond 3 s and its failure changes nothing here. */
+static void tab_close_target(snap_agent *a, const snap_tab *t)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "targetId");
+    json_w_str(&w, t->target);
+    json_w_obj_end(&w);
+    char *params = json_w_take(&w, NULL);
+    if (params)
+        snap_cdp_call(a, NULL, "Target.closeTarget", params, 3000, NULL, NULL);
+    free(params);
+}
+
 void snap_agent_free(snap_agent *a)
 {
     if (!a)
@@ -773,18 +789,8 @@ void snap_agent_free(snap_agent *a)
     snap_permit_begin(a, "teardown");
     for (size_t i = 0; i < a->ntabs; i++) {
         snap_tab *t = &a->tabs[i];
-        if (t->created && !t->closed && !cdp_conn_dead(a->c)) {
-            json_w w;
-            json_w_init(&w);
-            json_w_obj_begin(&w);
-            json_w_key(&w, "targetId");
-            json_w_str(&w, t->target);
-            json_w_obj_end(&w);
-            char *params = json_w_take(&w, NULL);
-            if (params)
-                snap_cdp_call(a, NULL, "Target.closeTarget", params, 3000, NULL, NULL);
-            free(params);
-        }
+        if (t->created && !t->closed && !cdp_conn_dead(a->c))
+            tab_close_target(a, t);
         tab_clear(t);
     }
     snap_ctx_free_all(a);
@@ -939,12 +945,7 @@ static int open_pending_json(snap_agent *a, snap_tab *t, const snap_settled *st,
     json_w w;
     json_w_init(&w);
     json_w_obj_begin(&w);
-    for (const json_val *m = json_first(json_doc_root(d)); m; m = json_next(m)) {
-        size_t kl;
-        const char *k = json_key(m, &kl);
-        json_w_keyn(&w, k, kl);
-        json_w_val(&w, m);
-    }
+    json_w_members(&w, json_doc_root(d));
     json_doc_free(d);
     snap_settled_json(a, t, st, &w);
     json_w_obj_end(&w);
@@ -1110,19 +1111,10 @@ static int open_nav(snap_agent *a, const char *url, size_t ctx, bool new_tab, ch
     if (!t || (size_t)(t - a->tabs) < ntabs0 || !t->created)
         return rc;
     if (!t->closed && !cdp_conn_dead(a->c)) {
-        json_w w;
-        json_w_init(&w);
-        json_w_obj_begin(&w);
-        json_w_key(&w, "targetId");
-        json_w_str(&w, t->target);
-        json_w_obj_end(&w);
-        char *params = json_w_take(&w, NULL);
         char saved[SNAP_PERMIT_MAX];
         snap_permit_push(a, "teardown", saved);
-        if (params)
-            snap_cdp_call(a, NULL, "Target.closeTarget", params, 3000, NULL, NULL);
+        tab_close_target(a, t);
         snap_permit_begin(a, saved);
-        free(params);
     }
     t = snap_tab_by_id(a, a->cur);
     if (t) {
