@@ -33,6 +33,10 @@
  * finished). */
 #define ANSWERED_QUIET_MS 200
 #define ANSWERED_KEEP_MS 2000
+/* A request with no answer after this long (a long poll, a request the
+ * server holds; every settle is over by then) is forgotten: it is no
+ * longer named as pending. */
+#define UNANSWERED_KEEP_MS 60000
 
 /* Implementation notes. A page that polls its server every fraction of a
  * second, holds a long poll or streams analytics is never network-quiet:
@@ -71,12 +75,38 @@ static void req_drop(snap_tab *t, size_t i)
 }
 
 /* Forget answered requests not heard of for ANSWERED_KEEP_MS (a response
- * whose body the page never reads). */
+ * whose body the page never reads), requests of an earlier document (a
+ * keepalive fetch outlives its page: issue 13 review F2) and unanswered
+ * ones after UNANSWERED_KEEP_MS. */
 static void req_sweep(snap_tab *t, int64_t now)
 {
-    for (size_t i = t->nreqs; i > 0; i--)
-        if (t->reqs[i - 1].answered && now - t->reqs[i - 1].last_ms > ANSWERED_KEEP_MS)
+    for (size_t i = t->nreqs; i > 0; i--) {
+        const snap_req *q = &t->reqs[i - 1];
+        if ((q->answered && now - q->last_ms > ANSWERED_KEEP_MS) || q->nav != t->nav ||
+            now - q->start_ms > UNANSWERED_KEEP_MS)
             req_drop(t, i - 1);
+    }
+}
+
+/* Room for one more request: when the table is full, the oldest request
+ * that no settle waits for (not own, or own but older than any settle
+ * lasts) makes way, so a page's pile of requests never keeps the action's
+ * out; false when every one may still be waited for. */
+static bool req_room(snap_tab *t, int64_t now)
+{
+    if (t->nreqs < SNAP_REQ_MAX)
+        return true;
+    size_t old = SNAP_REQ_MAX;
+    for (size_t i = 0; i < t->nreqs; i++) {
+        const snap_req *q = &t->reqs[i];
+        if ((!q->own || now - q->start_ms > SNAP_SETTLE_CAP_MS) &&
+            (old == SNAP_REQ_MAX || q->start_ms < t->reqs[old].start_ms))
+            old = i;
+    }
+    if (old == SNAP_REQ_MAX)
+        return false;
+    req_drop(t, old);
+    return true;
 }
 
 static void req_start(snap_agent *a, snap_tab *t, const char *id, const json_val *p,
@@ -98,7 +128,7 @@ static void req_start(snap_agent *a, snap_tab *t, const char *id, const json_val
     if (!t->reqs)
         t->reqs = calloc(SNAP_REQ_MAX, sizeof *t->reqs);
     req_sweep(t, now);
-    if (!t->reqs || t->nreqs == SNAP_REQ_MAX) {
+    if (!t->reqs || !req_room(t, now)) {
         t->reqs_lost++;
         return;
     }
@@ -112,8 +142,12 @@ static void req_start(snap_agent *a, snap_tab *t, const char *id, const json_val
             !(*c >= 'A' && *c <= 'Z') && !(*c >= 'a' && *c <= 'z'))
             *c = '?';
     snprintf(q->type, sizeof q->type, "%s", type ? type : "");
-    q->url = url ? url_cut(url) : NULL;
+    /* While the human has control the model is told a request's origin
+     * alone (docs/gate.md "What is shown of a page's request"). */
+    q->human = a->gate && gate_mode(a->gate) == GATE_MODE_HUMAN;
+    q->url = !url ? NULL : q->human ? snap_request_origin_shown(a, url) : url_cut(url);
     q->start_ms = q->last_ms = now;
+    q->nav = t->nav;
     q->own = own;
 }
 
@@ -173,12 +207,12 @@ static size_t own_out(const snap_tab *t, int64_t since_ms, int64_t now)
 static void pending_fill(const snap_tab *t, int64_t since_ms, snap_settled *out)
 {
     for (size_t i = 0; i < t->nreqs; i++)
-        out->npending += !t->reqs[i].answered;
+        out->npending += !t->reqs[i].answered && t->reqs[i].nav == t->nav;
     size_t k = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < t->nreqs && k < 4; i++) {
             const snap_req *q = &t->reqs[i];
-            if (q->answered)
+            if (q->answered || q->nav != t->nav)
                 continue;
             bool own = q->own && q->start_ms >= since_ms;
             if (own != (pass == 0))

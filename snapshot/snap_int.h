@@ -93,7 +93,11 @@ typedef struct {
     char *url;
     int64_t start_ms;            /* base_now_ms() when it was seen to start */
     int64_t last_ms;             /* ... and when it was last heard of */
+    uint64_t nav;                /* the tab's nav when it started: a request of
+                                    an earlier document is forgotten */
     bool own;
+    bool human;                  /* started while the human had control: url is
+                                    its scheme://host:port alone */
     bool answered;               /* its response came (a body nobody reads may
                                     never finish loading: see agent_wait.c) */
 } snap_req;

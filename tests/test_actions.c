@@ -519,6 +519,59 @@ static void t_click_204_does_not_wait(void)
  * on the load and the page's own first requests and names what is still
  * pending (path only: never a query value); a click whose handler fetches
  * a 1 s route still waits for that request. */
+static int click_css(snap_agent *a, const char *css, snap_result *r);
+
+/* Issue 13 review F2: a page whose 70 held requests fill the tab's
+ * request table no longer keeps the click's own request out of it: the
+ * click waits for its 1 s request (before: it returned at once with "no
+ * visible change", the own request neither waited for nor named). */
+static void t_settle_full_table_regression(void)
+{
+    snap_agent *a = agent_at("/act/settle-full.html");
+    if (!a)
+        return;
+    struct timespec ts = {0, 500000000};
+    nanosleep(&ts, NULL);            /* the 70 requests are out */
+    snap_result r = {0};
+    int64_t t0 = base_now_ms();
+    CHECK_INT(0, click_css(a, "#load", &r));
+    double ms = ms_since(t0);
+    if (!CHECK(ms >= 1000))
+        test_fail_detail("returned after %.0f ms: %s", ms, r.text ? r.text : "");
+    has(r.text, "report loaded");
+    CHECK(r.text && !strstr(r.text, "/slow"));      /* answered, so not pending */
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
+/* Issue 13 review F2: requests of an earlier document (keepalive fetches
+ * the server holds) are forgotten on the next page: not named as pending
+ * there, and they do not keep the next click's own request out. */
+static void t_settle_keepalive_regression(void)
+{
+    snap_agent *a = agent_at("/act/settle-keepalive.html");
+    if (!a)
+        return;
+    struct timespec ts = {0, 500000000};
+    nanosleep(&ts, NULL);
+    snap_result r = {0};
+    CHECK_INT(0, click_css(a, "#go", &r));
+    has(r.text, "navigated to http://a.test");
+    snap_result_free(&r);
+    nanosleep(&ts, NULL);
+    int64_t t0 = base_now_ms();
+    CHECK_INT(0, click_css(a, "#load", &r));
+    double ms = ms_since(t0);
+    if (!CHECK(ms >= 1000))
+        test_fail_detail("returned after %.0f ms: %s", ms, r.text ? r.text : "");
+    has(r.text, "report loaded");
+    if (!CHECK(r.text && !strstr(r.text, "b.test") && r.structured &&
+               !strstr(r.structured, "b.test")))
+        test_fail_detail("an earlier page's request named: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 static void t_never_quiet_regression(void)
 {
     if (!need_browser())
@@ -2838,6 +2891,8 @@ static const test_case TESTS[] = {
     {"click_removed_node", t_click_removed_node},
     {"click_204_does_not_wait", t_click_204_does_not_wait},
     {"never_quiet_regression", t_never_quiet_regression},
+    {"settle_full_table_regression", t_settle_full_table_regression},
+    {"settle_keepalive_regression", t_settle_keepalive_regression},
     {"stale_ref_after_navigation", t_stale_ref_after_navigation},
     {"popups_become_tabs", t_popups_become_tabs},
     {"ref_in_closed_tab", t_ref_in_closed_tab},
