@@ -1103,6 +1103,35 @@ out:
     rig_down(&x);
 }
 
+/* Issue 13 review F5: a request the page started while the human had
+ * control is named as pending by its origin alone (gate.md "What is shown
+ * of a page's request"), never by its path. */
+static void t_human_pending_origin_only(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "a.test", "/gate/human/poll.html", &r));
+    snap_result_free(&r);
+    gate_set_mode(x.g, GATE_MODE_HUMAN, "test: the human drives");
+    int64_t end = base_now_ms() + 3000;
+    while (base_now_ms() < end) {
+        struct pollfd pfd = {cdp_conn_fd(x.a->c), POLLIN, 0};
+        poll(&pfd, 1, 50);
+        snap_idle(x.a);
+    }
+    gate_set_mode(x.g, GATE_MODE_AGENT, "test: back to the agent");
+    CHECK_INT(0, act_on(x.a, "Nothing", 'c', NULL, false, &r));
+    CHECK_HAS(r.text, "still pending: 1 request (GET http://a.test");
+    if (!CHECK(r.text && !strstr(r.text, "/hold") && r.structured &&
+               !strstr(r.structured, "/hold")))
+        test_fail_detail("the path is named: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+out:
+    rig_down(&x);
+}
+
 /* ==== 4. the confirmation prompt on an authenticated state change ==== */
 
 static void t_confirm_allowed_and_denied(void)
@@ -3925,6 +3954,7 @@ static const test_case TESTS[] = {
     {"contexts_cookies_apart", t_contexts_cookies_apart},
     {"consequential_stop", t_consequential_stop},
     {"consequential_stop_invisible", t_consequential_stop_invisible},
+    {"human_pending_origin_only", t_human_pending_origin_only},
     {"confirm_allowed_and_denied", t_confirm_allowed_and_denied},
     {"auth_reads_no_prompt", t_auth_reads_no_prompt},
     {"auth_requests_confirmed", t_auth_requests_confirmed},
