@@ -43,7 +43,7 @@ check_tree() {
         *.requestPaused|*.frame*|*.lifecycleEvent|*.javascriptDialog*|*.navigatedWithinDocument|\
         *.requestWillBeSent|*.loadingFinished|*.loadingFailed|*.attachedToTarget|\
         *.detachedFromTarget|*.targetCreated|*.targetDestroyed|*.targetCrashed|\
-        *.targetInfoChanged|*.responseReceived|*.webSocketCreated|Network.loading|\
+        *.targetInfoChanged|*.responseReceived|*.webSocketCreated|*.entryAdded|Network.loading|\
         Network.request) continue;;
         # sent by sink.c itself (the interception answers)
         Fetch.continueRequest|Fetch.failRequest) continue;;
