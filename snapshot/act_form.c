@@ -134,25 +134,68 @@ static int type_prep_fail(snap_gated *gg, const json_val *v, int rpr, const char
     return 0;
 }
 
-/* Read back what the field holds (pages reformat and truncate): a copy to
- * free, or NULL. */
-static char *type_read_value(snap_agent *a, const target *tg)
+/* What a read-back of the field (snap_js_value_fn) gave: its value, or for
+ * a field that is secret now (or known to be) only its length. */
+typedef struct {
+    char *value;        /* a copy to free; NULL when secret, gone or unread */
+    size_t len;         /* its length in bytes (for a secret field too) */
+    bool read;          /* an answer came */
+    bool gone;          /* the field left the page */
+    bool secret;        /* secret now, known to be, or the answer was not
+                           understood (fail closed: no value, no length) */
+    bool has_len;       /* len is known */
+} field_value;
+
+/* Parse snap_js_value_fn's answer v (NULL: none came) into fv; known: the
+ * field is known to be secret, whatever the answer says. */
+static void type_value_parse(const json_val *v, bool known, field_value *fv)
 {
-    char *value = NULL;
-    pcall vv;
-    if (snap_act_call(a, tg->session, "Runtime.callFunctionOn",
-                      snap_act_fn_params(tg->oid, snap_js_value_fn, NULL, true, false),
-                      &vv) == 0) {
-        const char *s = json_str(snap_act_fn_value(&vv), NULL);
-        if (s) {
-            size_t len = strlen(s);
-            value = malloc(len + 1);
-            if (value)
-                memcpy(value, s, len + 1);
-        }
+    memset(fv, 0, sizeof *fv);
+    if (!v)
+        return;
+    fv->read = true;
+    if (json_is(v, JSON_NULL)) {
+        fv->gone = true;
+        return;
     }
+    const char *s = json_get_str(v, "v");
+    if (json_is(v, JSON_OBJECT) && s && !json_get(v, "s")) {
+        fv->len = strlen(s);
+        fv->has_len = true;
+        fv->secret = known;
+        if (!known) {
+            fv->value = malloc(fv->len + 1);
+            if (fv->value)
+                memcpy(fv->value, s, fv->len + 1);
+            else
+                fv->read = false;
+        }
+        return;
+    }
+    fv->secret = true;
+    int64_t n = -1;
+    if (json_is(v, JSON_OBJECT) && json_int(json_get(v, "n"), &n) && n >= 0) {
+        fv->len = (size_t)n;
+        fv->has_len = true;
+    }
+}
+
+/* The parameters of a read-back of tg's field (snap_js_value_fn); known:
+ * it is known to be secret, so only its length comes back. */
+static char *type_value_params(const target *tg, bool known)
+{
+    return snap_act_fn_params(tg->oid, snap_js_value_fn, known ? "[{\"value\":true}]" : NULL,
+                              true, false);
+}
+
+/* Read back what the field holds (pages reformat and truncate). */
+static void type_read_value(snap_agent *a, const target *tg, bool known, field_value *fv)
+{
+    pcall vv;
+    int rc = snap_act_call(a, tg->session, "Runtime.callFunctionOn",
+                           type_value_params(tg, known), &vv);
+    type_value_parse(rc ? NULL : snap_act_fn_value(&vv), known, fv);
     snap_act_pfree(&vv);
-    return value;
 }
 
 /* Press Enter after the text and add " and pressed Enter" to did (cap
@@ -177,71 +220,78 @@ static int type_press_enter(snap_agent *a, const target *tg, char *did, size_t c
     return 0;
 }
 
-/* What the field holds now, into the report: the value and whether it is
- * what was typed (noted in did, cap bytes), or for a secret field only its
- * length. */
-static void type_report_value(act_report *rp, const char *value, const char *text, bool secret,
-                              bool submit, char *did, size_t cap)
+/* What the field held after the text went in, into the report: the value
+ * and whether it is what was typed (noted in did, cap bytes), or for a
+ * secret field only its length. secret: the field is secret, now or after
+ * the submit (a page may make it one then: its earlier value is withheld
+ * too). */
+static void type_report_value(act_report *rp, const field_value *fv, const char *text,
+                              bool secret, bool submit, char *did, size_t cap)
 {
-    if (!secret) {
-        bool same = strcmp(value, text) == 0;
+    if (!fv->read || fv->gone)
+        return;
+    if (!secret && !fv->secret && fv->value) {
+        bool same = strcmp(fv->value, text) == 0;
         if (!same)
             snprintf(did + strlen(did), cap - strlen(did), " (the field %s something else than "
                      "what was typed)", submit ? "held" : "holds");
         /* After a submit, what it holds then is read again (type_report_after). */
         if (!submit) {
             base_buf_printf(&rp->page, "value now: ");
-            snap_act_sb_page(&rp->page, value, 300, PAGE_KEEP_NL);
+            snap_act_sb_page(&rp->page, fv->value, 300, PAGE_KEEP_NL);
         }
         json_w_key(&rp->extra, submit ? "value_typed" : "value");
-        snap_json_page(&rp->extra, value);
+        snap_json_page(&rp->extra, fv->value);
         json_w_key(&rp->extra, "value_matches");
         json_w_bool(&rp->extra, same);
     } else {
         json_w_key(&rp->extra, "secret");
         json_w_bool(&rp->extra, true);
-        json_w_key(&rp->extra, "length");
-        json_w_int(&rp->extra, (int64_t)strlen(value));
+        if (fv->has_len) {
+            json_w_key(&rp->extra, "length");
+            json_w_int(&rp->extra, (int64_t)fv->len);
+        }
     }
     rp->has_extra = true;
 }
 
 /* After a submit settled on the same document: what the field holds now,
- * read again (issue 13, point 5c): "the field was cleared", "the field now
- * holds ...", "the field is gone from the page"; for a secret field only
- * whether it was cleared or how many characters it holds, never a value. */
-static void type_report_after(snap_agent *a, const target *tg, bool secret, act_report *rp)
+ * read again (issue 13, point 5c) into fv: "the field was cleared", "the
+ * field now holds ...", "the field is gone from the page". Whether it is
+ * secret is decided again at this read, with the snapshot's rules
+ * (snap_js_value_fn): a page may have made it a password or one-time-code
+ * field on submit. For a secret field (then, before, or noted ever), or an
+ * answer not understood: only whether it was cleared or how many
+ * characters it holds, never a value; the value never leaves the page. */
+static void type_report_after(const field_value *fv, bool secret, act_report *rp)
 {
-    pcall vv;
-    if (snap_act_call(a, tg->session, "Runtime.callFunctionOn",
-                      snap_act_fn_params(tg->oid, snap_js_value_fn, NULL, true, false), &vv)) {
-        snap_act_pfree(&vv);
+    if (!fv->read)
         return;
-    }
-    const json_val *v = snap_act_fn_value(&vv);
-    const char *s = json_str(v, NULL);
-    const char *how = !s ? "gone" : !*s ? "cleared" : "kept";
+    bool hide = secret || fv->secret;
+    const char *how = fv->gone ? "gone" : fv->has_len && !fv->len ? "cleared" : "kept";
     base_buf_printf(&rp->page, "%safter the submit: ", rp->page.len ? "\n" : "");
-    if (!s) {
+    if (fv->gone) {
         base_buf_printf(&rp->page, "the field is gone from the page");
-    } else if (!*s) {
+    } else if (fv->has_len && !fv->len) {
         base_buf_printf(&rp->page, "the field was cleared");
-    } else if (secret) {
+    } else if (hide && fv->has_len) {
         base_buf_printf(&rp->page, "the field still holds %zu characters (a secret field: not "
-                        "shown)", strlen(s));
+                        "shown)", fv->len);
         json_w_key(&rp->extra, "length_after");
-        json_w_int(&rp->extra, (int64_t)strlen(s));
+        json_w_int(&rp->extra, (int64_t)fv->len);
+    } else if (hide || !fv->value) {
+        base_buf_printf(&rp->page, "the field holds something (a secret field: not shown)");
+        how = "unknown";
     } else {
         base_buf_printf(&rp->page, "the field now holds ");
-        snap_act_sb_quoted(&rp->page, s, 300);
+        snap_act_sb_quoted(&rp->page, fv->value, 300);
         json_w_key(&rp->extra, "value");
-        snap_json_page(&rp->extra, s);
+        snap_json_page(&rp->extra, fv->value);
     }
     json_w_key(&rp->extra, "field_after");
     json_w_str(&rp->extra, how);
     rp->has_extra = true;
     rp->changed = true;
-    snap_act_pfree(&vv);
 }
 
 /* New text near the field since the recorder obs_oid started, into the
@@ -338,7 +388,10 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     if (snap_act_fn_object(&ob) && strlen(snap_act_fn_object(&ob)) < SNAP_ID_MAX)
         snprintf(obs_oid, sizeof obs_oid, "%s", snap_act_fn_object(&ob));
     const json_val *v = snap_act_fn_value(&pr);
-    bool secret = json_bool(json_get(v, "secret"));
+    /* Secret: by the snapshot's rules now, or noted secret before (a
+     * password field the page made type=text since). */
+    const snap_ref *rf = f.tg.n && f.tg.n <= a->nrefs ? &a->refs[f.tg.n - 1] : NULL;
+    bool secret = json_bool(json_get(v, "secret")) || snap_secret_of_ref(a, rf) != 0;
     bool had = json_bool(json_get(v, "had"));
     bool select = json_get(v, "select") != NULL;
     secret_form sf = {0};
@@ -387,7 +440,10 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     }
     if (n && (rc = snap_act_dispatch_input(a, tab_id, f.tg.session, methods, prms, n, &dialog, r)))
         goto done;
-    char *value = dialog ? NULL : type_read_value(a, &f.tg);
+    field_value fv = {0}, fa = {0};
+    if (!dialog)
+        type_read_value(a, &f.tg, secret, &fv);
+    secret |= fv.secret;
     char did[800];
     if (secret)
         snprintf(did, sizeof did, "typed %zu characters into %s (a secret field: not shown)",
@@ -395,7 +451,7 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     else
         snprintf(did, sizeof did, "%s %s", *text ? "typed into" : "cleared", what);
     if (submit && !dialog && (rc = type_press_enter(a, &f.tg, did, sizeof did, &dialog, r))) {
-        free(value);
+        free(fv.value);
         goto done;
     }
     snap_settled st;
@@ -403,17 +459,21 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
                 : snap_act_settle_light(a, tab_id, nav0, tabs0, own_seq0, f.deadline, did, &st,
                                         r);
     if (rc) {
-        free(value);
+        free(fv.value);
         goto done;
+    }
+    if (submit && snap_act_page_usable(a, tab_id, &st)) {
+        type_read_value(a, &f.tg, secret, &fa);
+        secret |= fa.secret;
     }
     act_report rp;
     snap_act_report_init(&rp, "type", f.tg.ref);
     rp.sf = sf;
-    if (value)
-        type_report_value(&rp, value, text, secret, submit, did, sizeof did);
-    free(value);
-    if (submit && snap_act_page_usable(a, tab_id, &st))
-        type_report_after(a, &f.tg, secret, &rp);
+    type_report_value(&rp, &fv, text, secret, submit, did, sizeof did);
+    if (submit)
+        type_report_after(&fa, secret, &rp);
+    free(fv.value);
+    free(fa.value);
     if (snap_act_page_usable(a, tab_id, &st) && *obs_oid)
         type_report_new_text(a, fs, obs_oid, text, secret, &rp);
     rc = snap_act_finish(a, tab_id, did, &st, &rp, r);

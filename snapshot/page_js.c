@@ -56,6 +56,18 @@
     "(i.getAttribute('autocomplete')||'').toLowerCase()));});" \
     "return s.length?s.slice(0,8).map(function(i){return String(i.name||'');}):null;};"
 
+/* Page-check helper (JS source, a var statement): isSec(e) is true when e
+ * is a secret field by the snapshot's rules (observe_dom.c): type password
+ * (the attribute holds "password" in any case), or an autocomplete hint
+ * for a password, a one-time code or a payment card (cc-*). Stricter than
+ * the snapshot in one way only: any element, not only <input>.
+ * Runs: inside the scripts below that start with it (not on its own). */
+#define SEC_SRC \
+    "var isSec=function(e){var A=function(k){return String(e.getAttribute&&" \
+    "e.getAttribute(k)||'').toLowerCase();};" \
+    "return String(e.type||'').toLowerCase()==='password'||A('type').indexOf('password')>=0||" \
+    "/password|one-time-code|cc-/.test(A('autocomplete'));};"
+
 /* Page-check helper (JS source, a var statement): fw(e) is "" when the
  * keys of the page go to e (the focused element, through open shadow
  * roots, is e, or, for a contenteditable, an editable element holding e or
@@ -371,7 +383,7 @@ const char snap_js_file_input_fn[] =
  * Runs: on a node (type); changes the page (focus, selection). Returns:
  * {tag, secret, sf?, ce?, had, focused} or {gone|select|no|disabled}. */
 const char snap_js_prep_type_fn[] =
-    "function(){" SF_SRC FW_SRC
+    "function(){" SF_SRC FW_SRC SEC_SRC
     "var e=this.nodeType===1?this:this.parentElement;if(!e)return{gone:1};"
     "if(e.tagName==='LABEL'&&e.control)e=e.control;"
     "var r={tag:e.tagName.toLowerCase()},t=(e.type||'').toLowerCase();"
@@ -385,21 +397,24 @@ const char snap_js_prep_type_fn[] =
     "if(txt&&e.readOnly)return{disabled:'read-only'};"
     "if(e.closest('[aria-disabled=true]'))return{disabled:'aria-disabled'};"
     "if(e.closest('[inert]'))return{disabled:'inert (blocked by a modal)'};"
-    "r.secret=t==='password'||/one-time-code|current-password|new-password/.test("
-    "(e.getAttribute('autocomplete')||'').toLowerCase());var sf=sfOf(e);if(sf)r.sf=sf;"
+    "r.secret=isSec(e);var sf=sfOf(e);if(sf)r.sf=sf;"
     "e.focus();"
     "if(!txt){var s=getSelection(),g=document.createRange();g.selectNodeContents(e);"
     "s.removeAllRanges();s.addRange(g);r.ce=1;r.had=e.textContent.length>0;}"
     "else{try{e.select();}catch(x){}r.had=e.value.length>0;}"
     "var to=fw(e);r.focused=!to;if(to)r.to=to;return r;}";
 
-/* The value now in the field (text of a contenteditable).
- * Runs: on a node (type, after the text went in). Returns: a string or
- * null. */
+/* The value now in the field (text of a contenteditable), unless the field
+ * is secret now (isSec: the page may have made it one since it was typed
+ * into) or the argument k is true (cdpgate knows it was one): then only
+ * its length in UTF-8 bytes, the value never leaves the page.
+ * Runs: on a node (type, after the text went in, and after a submit).
+ * Returns: {v: string}, {s: 1, n: length} or null (gone). */
 const char snap_js_value_fn[] =
-    "function(){var e=this.nodeType===1?this:this.parentElement;"
+    "function(k){" SEC_SRC "var e=this.nodeType===1?this:this.parentElement;"
     "if(e&&e.tagName==='LABEL'&&e.control)e=e.control;if(!e||!e.isConnected)return null;"
-    "return(e.tagName==='INPUT'||e.tagName==='TEXTAREA')?e.value:e.innerText;}";
+    "var v=String((e.tagName==='INPUT'||e.tagName==='TEXTAREA')?e.value:e.innerText);"
+    "return k===true||isSec(e)?{s:1,n:new TextEncoder().encode(v).length}:{v:v};}";
 
 /* A native <select>: pick options by value, then label (exact, then
  * case-insensitive), set them as a user's pick would (input + change), or

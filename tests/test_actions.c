@@ -2362,6 +2362,46 @@ static void t_type_submit_value_after_regression(void)
     snap_agent_free(a);
 }
 
+/* A field the page turns secret when the form is submitted (type=password,
+ * an autocomplete hint for a one-time code or a card, a code of the page's
+ * own put in a PASSWORD field) is re-checked when it is read back after the
+ * submit, with the snapshot's rules: only its length is reported, never
+ * what it holds, neither the typed text nor the page's value. Failed
+ * before: the field counted as secret only if it was one before the
+ * submit, so "the field now holds ..." showed it in full. */
+static void t_type_readback_turned_secret_regression(void)
+{
+    snap_agent *a = agent_at("/act/turnsecret.html");
+    if (!a)
+        return;
+    static const char *const ids[] = {"#pw", "#otc", "#cc", "#own"};
+    static const char *const typed[] = {"Plain-phrase-1", "Plain-phrase-2", "Plain-phrase-3",
+                                        "Plain-phrase-4"};
+    static const int64_t len_after[] = {14, 14, 14, 18};
+    snap_result r = {0};
+    char ref[16], buf[64];
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        ref_css(a, ids[i], ref);
+        memset(&r, 0, sizeof r);
+        if (!CHECK_INT(0, snap_type(a, ref, typed[i], true, NULL, &r)))
+            test_fail_detail("%s: %s", ids[i], r.text ? r.text : "");
+        show(&r);
+        whole(&r);
+        const char *t = r.text ? r.text : "", *s = r.structured ? r.structured : "";
+        if (!CHECK(!strstr(t, typed[i]) && !strstr(s, typed[i]) &&
+                   !strstr(t, "PageOwnSecret") && !strstr(s, "PageOwnSecret")))
+            test_fail_detail("%s read back: %s\n%s", ids[i], t, s);
+        has(r.text, "after the submit: the field still holds");
+        has(r.text, "(a secret field: not shown)");
+        CHECK_INT(len_after[i], int_member(r.structured, "length_after"));
+        CHECK_STR("kept", str_member(r.structured, "field_after", buf, sizeof buf));
+        CHECK(bool_member(r.structured, "secret"));
+        snap_result_free(&r);
+    }
+    check_eval(a, "document.getElementById('own').value", "\"PageOwnSecret-Q7x9\"");
+    snap_agent_free(a);
+}
+
 /* A click that opens a panel lists the panel's controls with their refs,
  * as a hover does, and those are the refs the next snapshot gives; a click
  * that shows nothing lists nothing (issue 13, point 5b). */
@@ -2878,6 +2918,7 @@ static const test_case TESTS[] = {
     {"hash_route_reported_regression", t_hash_route_reported_regression},
     {"dblclick_edit_regression", t_dblclick_edit_regression},
     {"type_submit_value_after_regression", t_type_submit_value_after_regression},
+    {"type_readback_turned_secret_regression", t_type_readback_turned_secret_regression},
     {"click_lists_new_controls_regression", t_click_lists_new_controls_regression},
     {"states_agree_regression", t_states_agree_regression},
     {"anchor_in_view_regression", t_anchor_in_view_regression},
