@@ -252,6 +252,7 @@ void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *st, b
                         t->dialog_type);
         sb_dialog_message(a, b, t);
     }
+    snap_dl_describe(a, st, b, start);
     if (st->timed_out)
         base_buf_printf(b, "%sstill busy when the wait ended (outcome unknown)",
                         b->len > start ? "; " : "");
@@ -299,6 +300,7 @@ void snap_settled_pending(snap_agent *a, snap_tab *t, const snap_settled *st, ba
 
 void snap_settled_json(snap_agent *a, snap_tab *t, const snap_settled *st, json_w *w)
 {
+    snap_dl_json(a, st, w);
     if (st->capped) {
         json_w_key(w, "settle_capped");
         json_w_bool(w, true);
@@ -331,7 +333,7 @@ void snap_settled_json(snap_agent *a, snap_tab *t, const snap_settled *st, json_
 static bool settled_any(const snap_settled *st)
 {
     return st->closed || st->navigated || st->in_page || st->nnew || st->dialog ||
-           st->timed_out;
+           st->timed_out || st->ndls;
 }
 
 /* A URL redacted for structured results (new), "" when absent. */

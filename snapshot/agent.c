@@ -347,6 +347,10 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
     }
     if (strcmp(method, "Network.webSocketCreated") == 0)
         snap_sink_socket(a, session, p);
+    if ((!session || !*session) && strncmp(method, "Browser.download", 16) == 0) {
+        snap_dl_event(a, method, p);
+        return;
+    }
     if (strncmp(method, "Target.", 7) == 0) {
         const char *m = method + 7;
         const json_val *info = json_get(p, "targetInfo");
@@ -806,6 +810,7 @@ void snap_agent_free(snap_agent *a)
     if (a->gate_owned)
         gate_free(a->gate);
     snap_scrub_free(a);
+    snap_dl_free(a);
     free(a);
 }
 

@@ -171,6 +171,8 @@ void snap_net_event(snap_agent *a, snap_tab *t, const char *method, const json_v
     if (!done && !(answer && !q->answered))
         return;
     q->answered = true;
+    if (q->own && !done && snap_dl_attachment(json_get(p, "response")))
+        snap_dl_expect(a, t->id);        /* the browser will start a download */
     if (q->own) {
         /* What the answer's handler sends next is the action's too. */
         if (a->own_until < now + SNAP_CHAIN_MS)
@@ -363,7 +365,8 @@ static int settle_once(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t ta
             was_loading = false;
             cap_from = now;
         }
-        bool own = own_out(t, since_ms, now) > 0;
+        /* A download the action started is its consequence too. */
+        bool own = own_out(t, since_ms, now) > 0 || snap_dl_busy(a, tab_id, since_ms);
         if (t->loading || own)
             quick = false;
         bool framed = quick && cdp_reply_ready(a->c, frame_call);
@@ -398,6 +401,7 @@ static int settle_once(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t ta
     t = snap_tab_by_id(a, tab_id);
     if (t)
         pending_fill(t, since_ms, out);
+    snap_dl_settled(a, tab_id, since_ms, out);
     if (frame_call)
         cdp_forget(a->c, frame_call);    /* answered or not, nobody reads it */
     t = snap_tab_by_id(a, tab_id);

@@ -326,6 +326,8 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
         tg.submits = json_bool(json_get(fv, "sub")) || in->submit;
         tg.href = jstr(fv, "href");
         tg.download = json_bool(json_get(fv, "dl"));
+        if (tg.download && in->tool && strcmp(in->tool, "click") == 0)
+            snap_dl_expect(a, in->tab);  /* the click starts a download */
         have_target = true;
         /* A field that was a password or a one-time-code field stays one
          * for the gate, whatever the page changed it to since. */

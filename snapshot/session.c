@@ -184,7 +184,10 @@ static int create_context(snap_agent *a, char id[SNAP_ID_MAX], bool privileged, 
         return rc;
     snap_session_copyid(id, json_get_str(rep.result, "browserContextId"));
     cdp_reply_free(&rep);
-    return *id ? 0 : CDP_EPROTOCOL;
+    if (!*id)
+        return CDP_EPROTOCOL;
+    snap_dl_context(a, id);      /* downloads: into a file scope, or denied */
+    return 0;
 }
 
 int snap_ctx_untrusted(snap_agent *a, snap_result *r)
@@ -203,6 +206,8 @@ int snap_ctx_untrusted(snap_agent *a, snap_result *r)
     snap_session_copyid(c->id, id);
     c->created = rc == 0;
     a->ctx_shared = rc != 0;
+    if (a->ctx_shared)
+        snap_dl_context(a, NULL);   /* the default context's downloads */
     return 0;
 }
 

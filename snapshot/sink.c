@@ -90,6 +90,8 @@ static const struct {
     {"DOM.getFrameOwner", 0},
     {"DOM.getNodeForLocation", 0},
     {"DOM.resolveNode", 0},
+    {"Browser.setDownloadBehavior", 0},    /* a new context's downloads: into a file
+                                              scope under file_transfer, else denied */
     {"DOMSnapshot.captureSnapshot", 0},
     {"Log.enable", 0},                     /* the browser's own errors (agent_problems.c) */
     {"Network.enable", 0},

@@ -232,6 +232,20 @@ typedef struct {
 
 typedef struct snap_scrub snap_scrub;   /* scrub.c */
 
+/* download.c: one download the browser reported (issue 13, point 6d). */
+#define SNAP_DL_MAX 8            /* downloads remembered per agent (a ring) */
+#define SNAP_DL_NAME_MAX 81      /* a sanitized file name, with its NUL */
+enum { SNAP_DL_RUNNING, SNAP_DL_SAVED, SNAP_DL_BLOCKED, SNAP_DL_FAILED };
+typedef struct {
+    char guid[SNAP_ID_MAX];      /* the browser's id (hex and '-') */
+    int tab;                     /* the tab whose frame started it; 0: unknown */
+    int64_t start_ms;            /* base_now_ms() at downloadWillBegin */
+    char name[SNAP_DL_NAME_MAX]; /* the suggested name, sanitized */
+    char file[SNAP_DL_NAME_MAX + 8]; /* the name saved under (name, or name-2...) */
+    int64_t total, received;     /* bytes (the saved file's size once saved) */
+    int state;                   /* SNAP_DL_* */
+} snap_download;
+
 struct snap_agent {
     cdp_browser *b;
     cdp_conn *c;
@@ -326,6 +340,14 @@ struct snap_agent {
      * snapshots built (the tests read it). */
     uint64_t changes;
     uint64_t builds;
+    /* download.c: the downloads seen (a ring of SNAP_DL_MAX, ndls in all)
+     * and the directory they are saved in (NULL: downloads are denied). */
+    snap_download dls[SNAP_DL_MAX];
+    size_t ndls;
+    char *dl_dir;
+    bool dl_decided;
+    int dl_expect_tab;           /* a download is expected on this tab (0: none) */
+    int64_t dl_expect_until;     /* base_now_ms() until which it is waited for */
 };
 
 /* ---- sink.c: the one path to the browser ---- */
@@ -610,6 +632,30 @@ int snap_sync(snap_agent *a);
  * quiet window, ended by the settle cap (SNAP_SETTLE_CAP_MS after the
  * input or the last load) and bounded by deadline_ms (monotonic). Fills
  * *out, with the requests still pending. */
+/* ---- download.c: downloads (issue 13, point 6d) ---- */
+
+/* The page-suggested name s as it may be shown and saved: letters, digits
+ * and ".-_+()," kept, any other run one '_', no leading '.', at most
+ * SNAP_DL_NAME_MAX - 1 bytes, "download" when nothing is left. */
+void snap_dl_name_clean(const char *s, char out[SNAP_DL_NAME_MAX]);
+/* Set the download behaviour of a new browser context (ctx_id ""/NULL:
+ * the default one): allowAndName into the agent's download directory
+ * (made on first use, 0700, inside the grant's first usable file scope)
+ * when the grant has egress file_transfer and a file scope, else deny;
+ * events on either way. A refusal leaves the browser's default. */
+void snap_dl_context(snap_agent *a, const char *ctx_id);
+/* Browser.downloadWillBegin / downloadProgress (the browser session). */
+void snap_dl_event(snap_agent *a, const char *method, const json_val *p);
+/* An action on tab is expected to start a download (its own request was
+ * answered as an attachment, or it clicks a link with a download
+ * attribute): a settle waits for the download to begin, within its cap.
+ * snap_dl_attachment: whether a Network.Response's headers say
+ * "Content-Disposition: attachment". */
+void snap_dl_expect(snap_agent *a, int tab);
+bool snap_dl_attachment(const json_val *response);
+/* Removes the download directory when nothing was saved in it. */
+void snap_dl_free(snap_agent *a);
+
 #define SNAP_SETTLE_CAP_MS 3000
 typedef struct {
     bool navigated;              /* the main frame has a new document */
@@ -632,6 +678,10 @@ typedef struct {
         char url[200];
         bool own;
     } pending[4];
+    /* Downloads tab t started since the action's input: ndls in all, the
+     * first four copied (download.c). */
+    int ndls;
+    snap_download dls[4];
 } snap_settled;
 int snap_settle(snap_agent *a, snap_tab *t, uint64_t since_nav, size_t tabs_before,
                 int64_t deadline_ms, snap_settled *out);
@@ -657,6 +707,15 @@ void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *s, ba
  * [{method, url, type, own}] and "settle_capped" into an open object. */
 void snap_settled_pending(snap_agent *a, snap_tab *t, const snap_settled *s, base_buf *b);
 void snap_settled_json(snap_agent *a, snap_tab *t, const snap_settled *s, json_w *w);
+/* (download.c) Whether a download tab started since since_ms is still in
+ * progress (a settle waits for it, within its cap); the downloads into
+ * out; their lines ("download: report.pdf (12,345 bytes) saved to PATH",
+ * "download of x.pdf blocked: ...") appended to b ("; " first unless b
+ * holds nothing past start); their JSON member "downloads". */
+bool snap_dl_busy(snap_agent *a, int tab, int64_t since_ms);
+void snap_dl_settled(snap_agent *a, int tab, int64_t since_ms, snap_settled *out);
+void snap_dl_describe(snap_agent *a, const snap_settled *st, base_buf *b, size_t start);
+void snap_dl_json(snap_agent *a, const snap_settled *st, json_w *w);
 
 /* ---- act_util.c ---- */
 

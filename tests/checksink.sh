@@ -44,6 +44,7 @@ check_tree() {
         *.requestWillBeSent|*.loadingFinished|*.loadingFailed|*.attachedToTarget|\
         *.detachedFromTarget|*.targetCreated|*.targetDestroyed|*.targetCrashed|\
         *.targetInfoChanged|*.responseReceived|*.webSocketCreated|*.entryAdded|Network.loading|\
+        Browser.downloadWillBegin|Browser.downloadProgress|Browser.download|\
         Network.request) continue;;
         # sent by sink.c itself (the interception answers)
         Fetch.continueRequest|Fetch.failRequest) continue;;

@@ -9,6 +9,7 @@
 #include "cdp/cdp.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -227,6 +228,29 @@ static void serve(int fd)
         struct pollfd hp = {fd, POLLIN, 0};
         if (poll(&hp, 1, ms > 0 && ms < 600000 ? (int)ms : 30000) == 0)
             reply(fd, 200, "text/plain", "held", 4);
+        return;
+    }
+    if (strcmp(path, "/download") == 0) {
+        /* An attachment (issue 13, point 6d): name= is the file name the
+         * server suggests (letters, digits, '.', '-', '_' kept); the body is
+         * 12,345 bytes of a known pattern, so a saved copy can be checked. */
+        char name[80] = "report.pdf", hdr[400];
+        if (q && strncmp(q, "name=", 5) == 0) {
+            size_t k = 0;
+            for (const char *c = q + 5; *c && *c != '&' && k < sizeof name - 1; c++)
+                if (isalnum((unsigned char)*c) || strchr(".-_", *c))
+                    name[k++] = *c;
+            name[k] = 0;
+        }
+        char body[12345];
+        for (size_t i = 0; i < sizeof body; i++)
+            body[i] = (char)('a' + i % 26);
+        int hl = snprintf(hdr, sizeof hdr, "HTTP/1.1 200 OK\r\nContent-Type: application/pdf\r\n"
+                          "Content-Disposition: attachment; filename=\"%s\"\r\n"
+                          "Content-Length: %zu\r\nCache-Control: no-store\r\n"
+                          "Connection: close\r\n\r\n", name, sizeof body);
+        if (hl > 0 && hl < (int)sizeof hdr && write(fd, hdr, (size_t)hl) == hl)
+            (void)!write(fd, body, sizeof body);
         return;
     }
     if (strcmp(path, "/status") == 0) {

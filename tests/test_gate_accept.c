@@ -33,6 +33,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -3818,6 +3819,163 @@ out:
     rig_down(&x);
 }
 
+/* Issue 13, point 6d: a download is reported as a download, never as "no
+ * navigation, dialog or new tab". act/download.html starts three: an
+ * <a download> link to the fixture's /download route (an attachment of
+ * 12,345 bytes), a Blob saved by an <a download>, and a button whose
+ * handler navigates to an attachment. Each file name carries the test's
+ * tag. */
+static const char *const DL_CLICKS[3][2] = {
+    {"Download report", "report-%s.pdf"},
+    {"Save notes", "notes-%s.txt"},
+    {"Export data", "export-%s.csv"},
+};
+
+/* Files named like this test's downloads anywhere a browser or cdpgate
+ * could write them (the home, /tmp, the working directory, the scratch
+ * tree), as find prints them; new. */
+static char *dl_files_found(const char *tag)
+{
+    char cmd[900];
+    snprintf(cmd, sizeof cmd, "find \"${HOME:-/root}\" /tmp . \"%s\" -xdev -type f \\( "
+             "-name 'report-%s*' -o -name 'notes-%s*' -o -name 'export-%s*' \\) "
+             "2>/dev/null | sort -u", world.root, tag, tag, tag);
+    char *o = NULL, *e = NULL;
+    fixture_run(cmd, &o, &e);
+    free(e);
+    return o;
+}
+
+/* Without file_transfer and a file scope: each download is named as
+ * blocked, audited, and no file appears anywhere. Fails on the main
+ * before the change: every click read "no navigation, dialog or new tab"
+ * (the browser dropped the download in silence). */
+static void t_download_reported_blocked(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    x.a->o.timeout_ms = 30000;
+    char tag[32], path[100], want[300], name[100];
+    snprintf(tag, sizeof tag, "b%ld", (long)getpid());
+    snprintf(path, sizeof path, "/act/download.html?%s", tag);
+    snap_result r;
+    if (!CHECK_INT(0, do_open(x.a, "a.test", path, &r)))
+        test_fail_detail("open: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    for (int i = 0; i < 3; i++) {
+        int rc = act_on(x.a, DL_CLICKS[i][0], 'c', NULL, false, &r);
+        snprintf(name, sizeof name, DL_CLICKS[i][1], tag);
+        snprintf(want, sizeof want, "download of %s blocked: the grant allows no downloads "
+                 "(needs egress file_transfer and a file scope)", name);
+        if (!CHECK_INT(0, rc) || !CHECK_HAS(r.text, want))
+            test_fail_detail("click %s: %s", DL_CLICKS[i][0], r.text ? r.text : "");
+        CHECK_LACKS(r.text, "no navigation, dialog or new tab");
+        CHECK_LACKS(r.text, "no change seen");
+        CHECK_HAS(r.structured, "\"state\":\"blocked\"");
+        snap_result_free(&r);
+        char *l = test_read_file(last_audit, NULL);
+        snprintf(want, sizeof want, "download of %s blocked", name);
+        if (!CHECK_HAS(l, want))
+            test_fail_detail("audit:\n%s", l ? l : "");
+        free(l);
+    }
+    barrier(x.a);
+    char *o = dl_files_found(tag);
+    if (!CHECK(o && !*o))
+        test_fail_detail("files were written:\n%s", o ? o : "");
+    free(o);
+out:
+    rig_down(&x);
+}
+
+static char dl_scope[400];
+
+static void dl_scoped(gate_grant *g)
+{
+    static const char *S[1];
+    S[0] = dl_scope;
+    g->file_scopes = S;
+    g->nfile_scopes = 1;
+    g->egress |= GATE_EGRESS_FILE;
+}
+
+/* With file_transfer and a file scope: each download is saved, under its
+ * (sanitized) name, in a 0700 directory of cdpgate's inside the scope,
+ * with the bytes the server sent, 0600; the result names it, its size and
+ * where it is; nothing lands outside the scope. Fails on the main before
+ * the change (nothing was saved, and the result said "no navigation"). */
+static void t_download_in_scope(void)
+{
+    snprintf(dl_scope, sizeof dl_scope, "%s/dl-scope", world.root);
+    mkdir(dl_scope, 0700);
+    rig x;
+    if (!rig_up(&x, dl_scoped))
+        goto out;
+    x.a->o.timeout_ms = 30000;
+    char tag[32], path[100], want[PATH_MAX + 300], name[100];
+    snprintf(tag, sizeof tag, "s%ld", (long)getpid());
+    snprintf(path, sizeof path, "/act/download.html?%s", tag);
+    snap_result r;
+    if (!CHECK_INT(0, do_open(x.a, "a.test", path, &r)))
+        test_fail_detail("open: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    static const char *const SIZE[3] = {"12,345", "21", "12,345"};
+    char real[PATH_MAX];
+    if (!CHECK(realpath(dl_scope, real) != NULL))
+        goto out;
+    for (int i = 0; i < 3; i++) {
+        int rc = act_on(x.a, DL_CLICKS[i][0], 'c', NULL, false, &r);
+        snprintf(name, sizeof name, DL_CLICKS[i][1], tag);
+        snprintf(want, sizeof want, "download: %s (%s bytes) saved to %s/cdpgate-downloads-",
+                 name, SIZE[i], real);
+        if (!CHECK_INT(0, rc) || !CHECK_HAS(r.text, want))
+            test_fail_detail("click %s: %s", DL_CLICKS[i][0], r.text ? r.text : "");
+        CHECK_LACKS(r.text, "no navigation, dialog or new tab");
+        snprintf(want, sizeof want, "/%s\"", name);
+        CHECK_HAS(r.structured, want);
+        CHECK_HAS(r.structured, "\"state\":\"saved\"");
+        snap_result_free(&r);
+    }
+    /* The files: in the scope only, with the server's bytes. */
+    char *o = dl_files_found(tag);
+    int n = 0;
+    for (char *l = o; l && *l; n++) {
+        char *nl = strchr(l, '\n');
+        if (nl)
+            *nl = 0;
+        if (!CHECK(strncmp(l, dl_scope, strlen(dl_scope)) == 0 && strstr(l, "/cdpgate-downloads-")))
+            test_fail_detail("a file outside the scope: %s", l);
+        struct stat sb;
+        if (CHECK_INT(0, stat(l, &sb))) {
+            CHECK_INT(0600, (int)(sb.st_mode & 0777));
+            char *dir = strdup(l);
+            *strrchr(dir, '/') = 0;
+            struct stat db;
+            if (CHECK_INT(0, stat(dir, &db)))
+                CHECK_INT(0700, (int)(db.st_mode & 0777));
+            free(dir);
+        }
+        size_t len = 0;
+        char *body = test_read_file(l, &len);
+        if (strstr(l, "/notes-")) {
+            CHECK(len == 21 && body && memcmp(body, "notes of the meeting\n", 21) == 0);
+        } else {
+            bool same = body && len == 12345;
+            for (size_t k = 0; same && k < len; k++)
+                same = body[k] == (char)('a' + k % 26);
+            if (!CHECK(same))
+                test_fail_detail("%s: %zu bytes, not the server's", l, len);
+        }
+        free(body);
+        l = nl ? nl + 1 : NULL;
+    }
+    CHECK_INT(3, n);
+    free(o);
+out:
+    rig_down(&x);
+}
+
 
 /* Red-team finding (d) of issue 11 point 15: the page's main world lies to
  * the gate. gate/red/main-world.html redefines, in its own scripts, the
@@ -4006,6 +4164,8 @@ static const test_case TESTS[] = {
     {"red_worker_data_out", t_red_worker_data_out},
     {"red_mcp_stderr_escaped", t_red_mcp_stderr_escaped},
     {"red_download_nowhere", t_red_download_nowhere},
+    {"download_reported_blocked", t_download_reported_blocked},
+    {"download_in_scope", t_download_in_scope},
     {"red_main_world_lies", t_red_main_world_lies},
     {"red_dblclick_swap", t_red_dblclick_swap},
     {"confirmed_dialog_changed", t_confirmed_dialog_changed},

@@ -1716,8 +1716,42 @@ static void t_bidi_escaped_regression(void)
     snap_agent_free(a);
 }
 
+/* Issue 13, point 6d: a download's suggested name is the page's text; as
+ * saved and shown it keeps no path separator, control, bidi or space
+ * character, no leading dot, and is bounded. */
+static void t_download_name_clean(void)
+{
+    static const char *const CASES[][2] = {
+        {"report.pdf", "report.pdf"},
+        {"../../etc/passwd", "_._.._etc_passwd"},
+        {"/abs/path.sh", "_abs_path.sh"},
+        {"a\\b\\c.txt", "a_b_c.txt"},
+        {".bashrc", "_bashrc"},
+        {"..", "_."},
+        {"evil\xe2\x80\xaegpj.exe", "evil_gpj.exe"},   /* U+202E */
+        {"line\nbreak\x1b[2J.txt", "line_break_2J.txt"},
+        {"Q3 report (final), v2+.pdf", "Q3_report_(final),_v2+.pdf"},
+        {"", "download"},
+        {"///", "download"},
+        {"\xe6\x97\xa5\xe6\x9c\xac.txt", "_.txt"},
+    };
+    char out[SNAP_DL_NAME_MAX];
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        snap_dl_name_clean(CASES[i][0], out);
+        CHECK_STR(CASES[i][1], out);
+    }
+    snap_dl_name_clean(NULL, out);
+    CHECK_STR("download", out);
+    char longname[400];
+    memset(longname, 'x', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    snap_dl_name_clean(longname, out);
+    CHECK_INT(SNAP_DL_NAME_MAX - 1, (int)strlen(out));
+}
+
 static const test_case TESTS[] = {
     {"fold_matcher", t_fold_matcher},
+    {"download_name_clean", t_download_name_clean},
     {"nav_hint_cert_regression", t_nav_hint_cert_regression},
     {"query_folds_regression", t_query_folds_regression},
     {"inline_runs_regression", t_inline_runs_regression},
