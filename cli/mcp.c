@@ -58,7 +58,7 @@ typedef struct {
     const char *name;
     const char *desc;
     bool read_only;
-    param params[5];            /* ends at name == NULL */
+    param params[6];            /* ends at name == NULL */
 } tool_def;
 
 #define F(field) offsetof(mcp_args, field)
@@ -80,6 +80,7 @@ static const tool_def TOOLS[MCP_T_COUNT] = {
         {"query", P_STR, false, F(query), "matches, with context and offsets", NULL},
         {"text", P_BOOL, false, F(text_mode), "page text instead of elements", NULL},
         {"text_offset", P_INT, false, F(text_offset), "where the text starts", NULL},
+        {"from", P_STR, false, F(from), "\"viewport\" (what is in view) or a ref", NULL},
     }},
     [MCP_T_CLICK] = {"browser_click", "Click an element by ref (like e5).", false, {
         {"ref", P_STR, true, F(ref), NULL, NULL},

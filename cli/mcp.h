@@ -66,7 +66,7 @@ typedef enum {
  * false or 0; has_* says whether an optional member was given. */
 typedef struct {
     const char *url, *ref, *obs, *text, *query, *key, *direction, *action, *tab;
-    const char *path, *expression, *region;
+    const char *path, *expression, *region, *from;
     bool new_tab, submit, forward, full_page, accept, text_mode, dbl;
     int64_t offset, text_offset;
     const char *values[MCP_MAX_VALUES];

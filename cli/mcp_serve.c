@@ -486,6 +486,7 @@ static int call_snap(serve *S, mcp_tool tool, const mcp_args *a, snap_result *r)
         q.query = a->query;
         q.text = a->text_mode;
         q.text_offset = (size_t)a->text_offset;
+        q.from = a->from;
         return snap_observe(g, &q, r);
     }
     case MCP_T_CLICK:

@@ -324,6 +324,9 @@ static int scroll_run(snap_agent *a, const char *ref, const char *direction, sna
             return rc;
         }
         snap_act_pfree(&sc);
+        /* It may have scrolled a box inside the page: the cached snapshot's
+         * layout boxes moved (a scroll of the page keeps them). */
+        a->changes++;
         snprintf(did, sizeof did, "scrolled %s into view", what);
     } else {
         static const char *const DIRS[] = {"down", "up", "top", "bottom"};
@@ -344,6 +347,9 @@ static int scroll_run(snap_agent *a, const char *ref, const char *direction, sna
     const json_val *v = snap_act_fn_value(&sv);
     int64_t h0 = json_get_int(v, "h", 0), y0 = json_get_int(v, "y0", 0);
     int64_t y1 = json_get_int(v, "y", 0);
+    const char *in0 = json_get_str(v, "inner");
+    if (in0 && *in0)
+        a->changes++;       /* a box inside the page scrolled: its layout moved */
     snap_act_pfree(&sv);
     if (rc) {
         rc = snap_act_fail(r, SNAP_EBROWSER, "scroll: %s", sv.e.msg);

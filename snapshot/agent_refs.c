@@ -388,10 +388,11 @@ static void frame_world_drop(snap_agent *a, int tab_id, const char *frame_id)
         f->world = 0;
 }
 
-int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r)
+/* The ref's document checks (see snap_int.h): 0 with *out, or a failure
+ * with what changed; what[] gets the short name for later messages. */
+static int ref_doc(snap_agent *a, const char *ref, snap_ref **out, snap_tab **tp,
+                   snap_frame **fp, char *what, size_t cap, snap_result *r)
 {
-    memset(out, 0, sizeof *out);
-    snap_sync(a);
     uint32_t n = parse_ref(ref);
     if (!n)
         return snap_fail(r, SNAP_EINVAL, "'%s' is not a ref: refs look like e12, as shown "
@@ -400,8 +401,7 @@ int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_re
         return snap_fail(r, SNAP_ENOREF, "no element e%u was ever issued; take a snapshot "
                          "and use a ref from it", n);
     snap_ref *rf = &a->refs[n - 1];
-    char what[SHORT_NAME_MAX];
-    short_name(a, rf, what, sizeof what);
+    short_name(a, rf, what, cap);
     int rtab = snap_ref_tab(a, rf);
     snap_tab *t = snap_tab_by_id(a, rtab);
     if (!t || t->closed)
@@ -415,6 +415,37 @@ int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_re
         return snap_fail(r, SNAP_ESTALE, "e%u (%s) belonged to an earlier document: the %s "
                          "navigated since (now %s); take a new snapshot", n, what,
                          f == &t->frames[0] ? "page" : "frame", f->url ? f->url : "");
+    *out = rf;
+    *tp = t;
+    *fp = f;
+    return 0;
+}
+
+int snap_ref_doc(snap_agent *a, const char *ref, snap_ref **out, snap_result *r)
+{
+    char what[SHORT_NAME_MAX];
+    snap_tab *t;
+    snap_frame *f;
+    return ref_doc(a, ref, out, &t, &f, what, sizeof what, r);
+}
+
+void snap_ref_what(const snap_agent *a, const snap_ref *rf, char *buf, size_t cap)
+{
+    short_name(a, rf, buf, cap);
+}
+
+int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r)
+{
+    memset(out, 0, sizeof *out);
+    snap_sync(a);
+    char what[SHORT_NAME_MAX];
+    snap_ref *rf;
+    snap_tab *t;
+    snap_frame *f;
+    int frc = ref_doc(a, ref, &rf, &t, &f, what, sizeof what, r);
+    if (frc)
+        return frc;
+    uint32_t n = rf->n;
     /* Resolved into cdpgate's isolated world of the frame: every script run
      * on the node (the gate's facts, actionability) sees the browser's own
      * prototypes, not what the page redefined in its main world. */

@@ -22,40 +22,6 @@
  * view tree are gone by then. The cache serves later requests on the same
  * tab while nothing may have changed (cache_valid). */
 
-typedef struct {
-    char id[SNAP_ID_MAX];
-    char loader[SNAP_ID_MAX];
-    char origin[256];
-    char *str;                   /* the frame's AX strings (owned) */
-    int ax_rc;                   /* its AX tree failed: frame lines say why */
-    char err[160];
-} cframe;
-
-struct snap_cache {
-    int tab;
-    uint64_t nav;                /* the tab's counter when the build began */
-    uint64_t sig;                /* frames_sig() then */
-    uint64_t changes;            /* a->changes then */
-    int64_t built_ms;
-    /* The frames' mutation counters read just before the build (mut_ok:
-     * every one was read; else the cache is never reused). */
-    char (*mut_ids)[SNAP_ID_MAX];
-    int64_t *mut;
-    size_t nmut;
-    bool mut_ok;
-    cframe *fr;
-    size_t nfr;
-    const char *title;           /* the main frame's RootWebArea name (in fr[0].str) */
-    size_t deep;                 /* nodes below MAX_DEPTH levels, shown flattened */
-    bool deep_cut;               /* and some not shown at all (walk_deep's bound) */
-    vnode *l;                    /* printed lines; parent: printed parent line or
-                                    -1, end: depth */
-    size_t n;
-    const char **rt;             /* role table (vnode.role) */
-    size_t nrt;
-    char *arena;                 /* text, options and row context */
-};
-
 void snap_cache_free(struct snap_cache *C)
 {
     if (!C)
@@ -68,6 +34,7 @@ void snap_cache_free(struct snap_cache *C)
     free(C->l);
     free(C->rt);
     free(C->arena);
+    free(C->box);
     free(C);
 }
 
@@ -275,13 +242,20 @@ static uint64_t frames_sig(const snap_tab *t)
  * that a line marked VF_RUN runs on from the one before it (with a space
  * when the page has one: VF_SPACE), as innerText reads. An element's name
  * is shown only when it has no text of its own in the run (a link's text
- * under it stands for its name, an aria-label is not read twice). */
-static void page_text(const struct snap_cache *C, base_buf *out)
+ * under it stands for its name, an aria-label is not read twice). With in
+ * (a view), only the lines it keeps. */
+static void page_text(const struct snap_cache *C, const unsigned char *in, base_buf *out)
 {
     bool open = false;           /* a line was written and not ended */
+    bool gap = false;            /* lines left out since (a view): no run across */
     for (size_t k = 0; k < C->n; k++) {
         const vnode *x = &C->l[k];
-        bool run = (x->vf & VF_RUN) && open;
+        if (in && !in[k]) {
+            gap = true;
+            continue;
+        }
+        bool run = (x->vf & VF_RUN) && open && !gap;
+        gap = false;
         size_t before = out->len;
         if (run && (x->vf & VF_SPACE))
             base_buf_putc(out, ' ');
@@ -361,6 +335,10 @@ static struct snap_cache *cache_from(build *B, const lines *L)
         memset(&F->str, 0, sizeof F->str);
     }
     C->title = B->title;
+    /* Where each line lies on the page (read from the tree before it is
+     * compacted): a viewport view picks lines by it. */
+    C->box = snap_obs_line_boxes(B, L);
+    C->doc_h = B->nfr ? B->ss[B->fr[0].sess].doc_h : 0;
     for (size_t k = 0; k < L->n; k++) {
         vnode x = B->v[L->l[k].v];
         x.parent = L->l[k].parent;
@@ -420,7 +398,7 @@ static void put_token(base_buf *out, const char *s, size_t max)
 
 /* Header line: title, URL, origin, auth, obs, epoch, tab. */
 static void header(const struct snap_cache *C, snap_agent *a, snap_tab *t, const char *obs,
-                   base_buf *out)
+                   const snap_view *v, base_buf *out)
 {
     snap_frame *f = &t->frames[0];
     const char *title = C->title ? C->title : t->title ? t->title : "";
@@ -435,6 +413,7 @@ static void header(const struct snap_cache *C, snap_agent *a, snap_tab *t, const
                     (unsigned long long)gate_epoch(a->gate), t->id);
     if (snap_problems_count(t))     /* issue 13, 6c: tabs problems lists them */
         base_buf_printf(out, " problems=%zu", snap_problems_count(t));
+    base_buf_puts(out, v->head);    /* issue 13, 3a: from the viewport or a ref */
     base_buf_putc(out, '\n');
 }
 
@@ -442,8 +421,8 @@ static const char *open_fmt = "<<<page-content nonce=%s>>>\n";
 static const char *close_fmt = "<<<end page-content nonce=%s>>>\n";
 
 static void write_structured(const struct snap_cache *C, snap_tab *t, const snap_query *q,
-                             const char *obs, const page_info *pi, size_t text_len,
-                             snap_result *r)
+                             const snap_view *v, const char *obs, const page_info *pi,
+                             size_t text_len, snap_result *r)
 {
     json_w w;
     snap_result_begin(&w, 0);
@@ -463,6 +442,18 @@ static void write_structured(const struct snap_cache *C, snap_tab *t, const snap
     json_w_str(&w, q->text ? "text" : "elements");
     json_w_key(&w, "frames");
     json_w_uint(&w, C->nfr);
+    if (v->kind != VIEW_ALL) {
+        json_w_key(&w, "from");
+        json_w_str(&w, q->from);
+    }
+    if (v->kind == VIEW_PORT) {
+        json_w_key(&w, "scroll_y");
+        json_w_int(&w, v->y);
+        json_w_key(&w, "viewport_height");
+        json_w_int(&w, v->h);
+        json_w_key(&w, "page_height");
+        json_w_int(&w, v->page_h);
+    }
     if (q->text) {
         json_w_key(&w, "text_chars");
         json_w_uint(&w, pi->total);
@@ -539,9 +530,11 @@ static void put_line(snap_agent *a, snap_tab *t, const struct snap_cache *C, siz
  * fit. With a query, each match (at most MATCHES_PAGE a page) comes under
  * a "[match i/N @L]" line (L: its line offset, which offset=L without the
  * query opens), its ancestors not shown yet, and a line of context on
- * each side ('~'); offset counts matches. */
+ * each side ('~'); offset counts matches. With in (a view: from), only
+ * the lines it keeps count, their ancestors shown above them. */
 static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C,
-                          const snap_query *q, size_t room, base_buf *out, page_info *pi)
+                          const snap_query *q, const unsigned char *in, size_t room,
+                          base_buf *out, page_info *pi)
 {
     const char *query = q->query && *q->query ? q->query : NULL;
     base_buf ln = {0}, blk = {0};
@@ -556,6 +549,8 @@ static void page_elements(snap_agent *a, snap_tab *t, const struct snap_cache *C
     }
     size_t total = 0;
     for (size_t k = 0; k < C->n; k++) {
+        if (in && !in[k])
+            continue;           /* not in the view (match[k] stays 0) */
         if (query) {
             ln.len = 0;
             render_cut(C, &C->l[k], &ln, (size_t)-1);
@@ -974,14 +969,27 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
     t = snap_tab_by_id(a, t->id);
     if (!t || t->closed || !t->nframes)
         return snap_fail(r, SNAP_ENOTAB, "the tab closed");
-    if (!cache_valid(a, t, q)) {
-        int tab = t->id;
-        int rc = rebuild(a, t, r);
+    int tab = t->id;
+    snap_view vw;
+    int rc = snap_obs_view_begin(a, t, q->from, &vw, r);
+    if (rc)
+        return rc;
+    t = snap_tab_by_id(a, tab);
+    if (!t || !cache_valid(a, t, q) || snap_obs_view_stale(t->cache, &vw)) {
+        rc = t ? rebuild(a, t, r) : snap_fail(r, SNAP_ENOTAB, "the tab closed");
+        /* The page may have scrolled while it was read. */
+        if (!rc && vw.kind == VIEW_PORT)
+            rc = snap_obs_view_metrics(a, tab, &vw, r);
         if (rc)
             return rc;
         t = snap_tab_by_id(a, tab);
+        if (!t || !t->cache)
+            return snap_fail(r, SNAP_ENOTAB, "the tab closed");
     }
     const struct snap_cache *C = t->cache;
+    unsigned char *in = snap_obs_view_mask(a, C, &vw, r, &rc);
+    if (rc)
+        return rc;
 
     if (!r->obs[0])
         snap_obs_issue(a, t, r->obs);
@@ -990,7 +998,7 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
     if (budget < MIN_BUDGET)
         budget = MIN_BUDGET;
     base_buf out = {0};
-    header(C, a, t, r->obs, &out);
+    header(C, a, t, r->obs, &vw, &out);
     base_buf_printf(&out, open_fmt, a->nonce);
     char close_line[96];
     snprintf(close_line, sizeof close_line, close_fmt, a->nonce);
@@ -1002,10 +1010,11 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
     if (q->text) {
         /* The page text, rendered for this page and dropped after it. */
         base_buf txt = {0};
-        page_text(C, &txt);
+        page_text(C, in, &txt);
         if (txt.oom) {
             free(txt.s);
             free(out.s);
+            free(in);
             return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
         }
         if (q->query && *q->query)
@@ -1013,8 +1022,10 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
         else
             snap_obs_page_chars(&txt, q, room, &out, &pi);
         free(txt.s);
-    } else
-        page_elements(a, t, C, q, room, &out, &pi);
+    } else {
+        page_elements(a, t, C, q, in, room, &out, &pi);
+    }
+    free(in);
     base_buf_puts(&out, close_line);
     if (q->text && q->query && *q->query) {
         if (pi.mshown == 0)
@@ -1060,7 +1071,7 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
         free(out.s);
         return snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
     }
-    write_structured(C, t, q, r->obs, &pi, out.len, r);
+    write_structured(C, t, q, &vw, r->obs, &pi, out.len, r);
     if (r->text && *r->text) {
         base_buf both = {0};
         base_buf_puts(&both, r->text);

@@ -1,6 +1,6 @@
 /*
  * observe_dom.c — the DOM snapshot (DOMSnapshot.captureSnapshot) read as a stream:
- * secret fields and clickables.
+ * secret fields, clickables and where each node lies in its document.
  *
  * Part of snapshot/ (see observe_int.h for what the observe_* files share).
  */
@@ -121,7 +121,11 @@ static void dom_parse(sess_st *S, const json_val *result)
  * "one-time-code". The sets are resolved at the end exactly as dom_parse
  * does (snap_dom_digest_check compares the two). */
 
-enum { DS_INPUT = 1, DS_TYPE = 2, DS_AUTOC = 4, DS_PW = 8, DS_OTC = 16, DS_CC = 32 };
+enum { DS_INPUT = 1, DS_TYPE = 2, DS_AUTOC = 4, DS_PW = 8, DS_OTC = 16, DS_CC = 32,
+       DS_FIXED = 64 };
+
+/* The members of nodes and layout that are read. */
+enum { DF_BACK = 1, DF_NAME, DF_ATTR, DF_CLICK, DF_PARENT, DF_LNODE, DF_LSTYLE, DF_LBOUNDS };
 
 static bool iv_push(ivec *v, int x)
 {
@@ -142,6 +146,11 @@ void snap_obs_ds_free(domsink *S)
         free(d->attr_off.v);
         free(d->attrs.v);
         free(d->click.v);
+        free(d->parent.v);
+        free(d->lnode.v);
+        free(d->ly0.v);
+        free(d->ly1.v);
+        free(d->lpos.v);
     }
     free(S->docs);
     free(S->flags);
@@ -204,9 +213,51 @@ static void ds_string_end(domsink *S)
         f |= DS_TYPE;
     if (S->total == 12 && memcmp(S->head, "autocomplete", 12) == 0)
         f |= DS_AUTOC;
+    if ((S->total == 5 && memcmp(S->head, "fixed", 5) == 0) ||
+        (S->total == 6 && memcmp(S->head, "sticky", 6) == 0))
+        f |= DS_FIXED;
     S->flags[S->nstr++] = f;
     S->cur = 0;
     S->headlen = S->total = S->ncarry = 0;
+}
+
+static int32_t clamp32(double x)
+{
+    return x != x ? 0 : x <= -2e9 ? -2000000000 : x >= 2e9 ? 2000000000 : (int32_t)x;
+}
+
+static int field_of(int sect, const char *key)
+{
+    static const char *const NODES[] = {"backendNodeId", "nodeName", "attributes",
+                                        "isClickable", "parentIndex"};
+    static const char *const LAYOUT[] = {"nodeIndex", "styles", "bounds"};
+    for (int i = 0; sect == 1 && i < 5; i++)
+        if (strcmp(key, NODES[i]) == 0)
+            return DF_BACK + i;
+    for (int i = 0; sect == 2 && i < 3; i++)
+        if (strcmp(key, LAYOUT[i]) == 0)
+            return DF_LNODE + i;
+    return 0;
+}
+
+/* One number of a bounds rect [x, y, width, height]: the rows it covers,
+ * whole pixels outward. */
+static void rect_num(domsink *S, dsdoc *doc, double x)
+{
+    size_t k = doc->ly0.n - 1;
+    if (S->rect_i == 1) {
+        S->rect_y = x;
+    } else if (S->rect_i == 3) {
+        double y0 = S->rect_y, y1 = S->rect_y + (x > 0 ? x : 0);
+        double f0 = (double)(int64_t)y0, c1 = (double)(int64_t)y1;
+        if (y0 == y0 && y0 > -2e9 && y0 < 2e9 && f0 > y0)
+            f0 -= 1;
+        if (y1 == y1 && y1 > -2e9 && y1 < 2e9 && c1 < y1)
+            c1 += 1;
+        doc->ly0.v[k] = clamp32(f0);
+        doc->ly1.v[k] = clamp32(c1);
+    }
+    S->rect_i++;
 }
 
 int snap_obs_ds_event(void *ud, const json_event *ev)
@@ -249,44 +300,134 @@ int snap_obs_ds_event(void *ud, const json_event *ev)
     dsdoc *doc = &S->docs[S->ndocs - 1];
     if (d == 3) {
         if (ev->type == JSON_EV_KEY)
-            S->in_nodes = strcmp(ev->str, "nodes") == 0;
+            S->sect = strcmp(ev->str, "nodes") == 0 ? 1 : strcmp(ev->str, "layout") == 0 ? 2
+                      : strcmp(ev->str, "contentHeight") == 0 ? 3 : 0;
+        else if (S->sect == 3 && ev->type == JSON_EV_NUM)
+            doc->content_h = clamp32(ev->num);
         return 0;
     }
-    if (!S->in_nodes)
+    if (S->sect != 1 && S->sect != 2)
         return 0;
     if (d == 4) {
         if (ev->type == JSON_EV_KEY)
-            S->field = strcmp(ev->str, "backendNodeId") == 0 ? 1
-                       : strcmp(ev->str, "nodeName") == 0 ? 2
-                       : strcmp(ev->str, "attributes") == 0 ? 3
-                       : strcmp(ev->str, "isClickable") == 0 ? 4 : 0;
+            S->field = field_of(S->sect, ev->str);
         return 0;
     }
     bool ok = true;
     int64_t v = ev->type == JSON_EV_NUM && ev->is_int ? ev->i : -1;
     if (d == 5) {
-        if (S->field == 1 && ev->type == JSON_EV_NUM)
+        if (S->field == DF_BACK && ev->type == JSON_EV_NUM)
             ok = iv_push(&doc->backs, (int)ev->num);
-        else if (S->field == 2 && snap_obs_is_value(ev))
+        else if (S->field == DF_NAME && snap_obs_is_value(ev))
             ok = iv_push(&doc->names, (int)v);
-        else if (S->field == 3 && ev->type == JSON_EV_ARR_BEGIN)
+        else if (S->field == DF_ATTR && ev->type == JSON_EV_ARR_BEGIN)
             ok = iv_push(&doc->attr_off, (int)doc->attrs.n);
-        else if (S->field == 4 && ev->type == JSON_EV_KEY)
+        else if (S->field == DF_CLICK && ev->type == JSON_EV_KEY)
             S->in_click_index = strcmp(ev->str, "index") == 0;
+        else if (S->field == DF_PARENT && snap_obs_is_value(ev))
+            ok = iv_push(&doc->parent, v >= 0 && v <= INT32_MAX ? (int)v : -1);
+        else if (S->field == DF_LNODE && snap_obs_is_value(ev))
+            ok = iv_push(&doc->lnode, v >= 0 && v <= INT32_MAX ? (int)v : -1);
+        else if (S->field == DF_LSTYLE && ev->type == JSON_EV_ARR_BEGIN)
+            ok = iv_push(&doc->lpos, -1);
+        else if (S->field == DF_LBOUNDS && ev->type == JSON_EV_ARR_BEGIN) {
+            S->rect_i = 0;
+            ok = iv_push(&doc->ly0, 0) && iv_push(&doc->ly1, 0);
+        }
     } else if (d == 6) {
-        if (S->field == 3 && snap_obs_is_value(ev))
+        if (S->field == DF_ATTR && snap_obs_is_value(ev))
             ok = iv_push(&doc->attrs, (int)v);
-        else if (S->field == 4 && S->in_click_index && snap_obs_is_value(ev))
+        else if (S->field == DF_CLICK && S->in_click_index && snap_obs_is_value(ev))
             ok = iv_push(&doc->click, (int)v);
+        else if (S->field == DF_LSTYLE && doc->lpos.n && doc->lpos.v[doc->lpos.n - 1] < 0)
+            doc->lpos.v[doc->lpos.n - 1] = v >= 0 && v <= INT32_MAX ? (int)v : -1;
+        else if (S->field == DF_LBOUNDS && ev->type == JSON_EV_NUM && doc->ly0.n)
+            rect_num(S, doc, ev->num);
     }
     if (!ok)
         S->oom = true;
     return S->oom ? CDP_ENOMEM : 0;
 }
 
+static int cmp_box(const void *x, const void *y)
+{
+    const nbox *a = x, *b = y;
+    return a->backend < b->backend ? -1 : a->backend > b->backend;
+}
+
+/* Where each node with a layout object lies (the union when it has
+ * several), sorted by backend; fixed and sticky elements and their
+ * descendants (the DOM's, by parentIndex) count as everywhere. Without
+ * memory, no boxes: what is in view is then unknown (snap_build says so). */
+static void boxes_finish(sess_st *T, const domsink *S)
+{
+    size_t total = 0;
+    for (size_t di = 0; di < S->ndocs; di++)
+        total += S->docs[di].lnode.n;
+    T->doc_h = S->ndocs ? S->docs[0].content_h : 0;
+    nbox *bx = total ? malloc(total * sizeof *bx) : NULL;
+    size_t n = 0;
+    for (size_t di = 0; bx && di < S->ndocs; di++) {
+        const dsdoc *d = &S->docs[di];
+        size_t nn = d->backs.n, nl = d->lnode.n;
+        unsigned char *fx = calloc(nn ? nn : 1, 1);
+        if (!fx || d->ly0.n < nl || d->ly1.n < nl) {
+            free(fx);
+            free(bx);
+            bx = NULL;
+            break;
+        }
+        for (size_t i = 0; i < nl && i < d->lpos.n; i++) {
+            int ni = d->lnode.v[i], ps = d->lpos.v[i];
+            if (ni >= 0 && (size_t)ni < nn && ps >= 0 && (size_t)ps < S->nstr &&
+                (S->flags[ps] & DS_FIXED))
+                fx[ni] = 1;
+        }
+        for (size_t i = 0; i < nn && i < d->parent.n; i++) {
+            int p = d->parent.v[i];
+            if (p >= 0 && (size_t)p < i && fx[p])
+                fx[i] = 1;
+        }
+        for (size_t i = 0; i < nl; i++) {
+            int ni = d->lnode.v[i];
+            if (ni < 0 || (size_t)ni >= nn || d->backs.v[ni] <= 0)
+                continue;
+            bool f = fx[ni];
+            bx[n++] = (nbox){d->backs.v[ni], f ? INT32_MIN : d->ly0.v[i],
+                             f ? INT32_MAX : d->ly1.v[i]};
+        }
+        free(fx);
+    }
+    if (!bx)
+        return;
+    qsort(bx, n, sizeof *bx, cmp_box);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (w && bx[w - 1].backend == bx[i].backend) {
+            if (bx[i].y0 < bx[w - 1].y0)
+                bx[w - 1].y0 = bx[i].y0;
+            if (bx[i].y1 > bx[w - 1].y1)
+                bx[w - 1].y1 = bx[i].y1;
+        } else {
+            bx[w++] = bx[i];
+        }
+    }
+    T->box = bx;
+    T->nbox = w;
+}
+
+/* The box of a node of session S, NULL when it has none (no layout object,
+ * or the DOM snapshot did not answer). */
+const nbox *snap_obs_box(const sess_st *S, int backend)
+{
+    nbox key = {backend, 0, 0};
+    return S->nbox && backend > 0 ? bsearch(&key, S->box, S->nbox, sizeof key, cmp_box) : NULL;
+}
+
 /* Resolve the streamed reply into the session's sets (as dom_parse does). */
 void snap_obs_ds_finish(sess_st *T, const domsink *S)
 {
+    boxes_finish(T, S);
     for (size_t di = 0; di < S->ndocs; di++) {
         const dsdoc *d = &S->docs[di];
         size_t nn = d->backs.n;
@@ -388,5 +529,6 @@ out:
     free(A.otc.v);
     free(B.pw.v);
     free(B.otc.v);
+    free(B.box);
     return rc;
 }

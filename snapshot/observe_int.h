@@ -76,6 +76,15 @@ typedef struct {
 
 /* ---- per-session and per-frame fetch state ---- */
 
+/* Where a node lies in its document (the DOM snapshot's layout bounds, CSS
+ * px from the top of the document, so a scroll does not move it): rows
+ * [y0, y1). A fixed or sticky element, and what is inside one, is in view
+ * wherever the page is scrolled: y0 = INT32_MIN, y1 = INT32_MAX. */
+typedef struct {
+    int backend;
+    int32_t y0, y1;
+} nbox;
+
 typedef struct {
     const char *id;              /* session id (borrowed from the tab's frames) */
     uint64_t call;
@@ -86,6 +95,9 @@ typedef struct {
     idset pw, otc;               /* of which type=password; one-time-code or
                                     current/new-password autocomplete */
     idset click;                 /* isClickable */
+    nbox *box;                   /* layout boxes, sorted by backend */
+    size_t nbox;
+    int32_t doc_h;               /* the first document's content height, 0 unknown */
     void *dss;                   /* domsink while the reply streams in */
 } sess_st;
 
@@ -277,17 +289,24 @@ typedef struct {
 
 typedef struct {
     ivec backs, names;           /* per node of the current document */
+    ivec parent;                 /* per node: parent node index, -1 */
     ivec attr_off;               /* per node: start in attrs (pairs follow) */
     ivec attrs;                  /* string indices, k v k v ... */
     ivec click;                  /* node indices */
+    ivec lnode, ly0, ly1, lpos;  /* per layout object: node index, rows, position
+                                    (string index of its computed "position") */
+    int32_t content_h;           /* contentHeight */
 } dsdoc;
 
 typedef struct {
     dsdoc *docs;
     size_t ndocs, capdocs;
     int where;                   /* 1 documents, 2 strings, 0 elsewhere */
-    int field;                   /* 1 backendNodeId 2 nodeName 3 attributes 4 isClickable */
-    bool in_nodes, in_click_index;
+    int field;                   /* DF_*: the member of nodes or layout being read */
+    int sect;                    /* 1 in nodes, 2 in layout, 3 at contentHeight */
+    bool in_click_index;
+    int rect_i;                  /* index of the number in the current bounds rect */
+    double rect_y;
     unsigned char *flags;        /* per string */
     size_t nstr, capstr;
     char head[16];               /* first bytes of the current string */
@@ -328,6 +347,75 @@ typedef struct {
     size_t moff[MATCHES_PAGE];   /* each one's line (text mode: char) offset */
     bool text_cut;               /* a text line was shortened ("…") */
 } page_info;
+
+/* ---- the cache (observe_cache.c) ----
+ *
+ * A build ends in a snap_cache: the printed lines as view nodes (the
+ * printed ones of the view tree, compacted in place, each with its depth
+ * and printed parent line), the strings they show (each frame's AX strings
+ * and the build's arena, handed over rather than copied) and the role
+ * table. */
+
+typedef struct {
+    char id[SNAP_ID_MAX];
+    char loader[SNAP_ID_MAX];
+    char origin[256];
+    char *str;                   /* the frame's AX strings (owned) */
+    int ax_rc;                   /* its AX tree failed: frame lines say why */
+    char err[160];
+} cframe;
+
+struct snap_cache {
+    int tab;
+    uint64_t nav;                /* the tab's counter when the build began */
+    uint64_t sig;                /* frames_sig() then */
+    uint64_t changes;            /* a->changes then */
+    int64_t built_ms;
+    /* The frames' mutation counters read just before the build (mut_ok:
+     * every one was read; else the cache is never reused). */
+    char (*mut_ids)[SNAP_ID_MAX];
+    int64_t *mut;
+    size_t nmut;
+    bool mut_ok;
+    cframe *fr;
+    size_t nfr;
+    const char *title;           /* the main frame's RootWebArea name (in fr[0].str) */
+    size_t deep;                 /* nodes below MAX_DEPTH levels, shown flattened */
+    bool deep_cut;               /* and some not shown at all (walk_deep's bound) */
+    vnode *l;                    /* printed lines; parent: printed parent line or
+                                    -1, end: depth */
+    size_t n;
+    const char **rt;             /* role table (vnode.role) */
+    size_t nrt;
+    char *arena;                 /* text, options and row context */
+    int32_t *box;                /* two per line, [y0, y1): the rows of the page a
+                                    main-frame line covers (observe_view.c); NULL
+                                    when the layout was not read */
+    int32_t doc_h;               /* the page's height then, 0 unknown */
+};
+
+/* ---- observe_view.c: a snapshot from the viewport or from a ref ---- */
+
+enum { VIEW_ALL, VIEW_PORT, VIEW_REF };
+
+typedef struct {
+    int kind;                    /* VIEW_* */
+    int32_t y, h, page_h;        /* VIEW_PORT: scroll position, viewport and page
+                                    height (CSS px), read fresh */
+    uint32_t ref;                /* VIEW_REF: the ref, its frame, document and node */
+    char frame[SNAP_ID_MAX];
+    char loader[SNAP_ID_MAX];
+    int backend;
+    char head[96];               /* for the header line: " view=..." */
+} snap_view;
+
+int32_t *snap_obs_line_boxes(const build *B, const lines *L);
+int snap_obs_view_begin(snap_agent *a, snap_tab *t, const char *from, snap_view *v,
+                        snap_result *r);
+int snap_obs_view_metrics(snap_agent *a, int tab_id, snap_view *v, snap_result *r);
+bool snap_obs_view_stale(const struct snap_cache *C, const snap_view *v);
+unsigned char *snap_obs_view_mask(snap_agent *a, const struct snap_cache *C, snap_view *v,
+                                  snap_result *r, int *rc);
 
 /* ---- observe_tree.c ---- */
 
@@ -372,6 +460,7 @@ bool snap_obs_masked(const char *s);
 /* ---- observe_dom.c ---- */
 
 unsigned snap_obs_secret_kind(const sess_st *S, int backend);
+const nbox *snap_obs_box(const sess_st *S, int backend);
 void snap_obs_ds_free(domsink *S);
 int snap_obs_ds_event(void *ud, const json_event *ev);
 void snap_obs_ds_finish(sess_st *T, const domsink *S);

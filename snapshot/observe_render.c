@@ -248,6 +248,7 @@ void snap_obs_free_build(build *B)
         free(B->ss[i].pw.v);
         free(B->ss[i].otc.v);
         free(B->ss[i].click.v);
+        free(B->ss[i].box);
         if (B->ss[i].dss) {
             snap_obs_ds_free(B->ss[i].dss);
             free(B->ss[i].dss);
@@ -378,8 +379,8 @@ int snap_obs_fetch(build *B)
         domsink *DS = calloc(1, sizeof *DS);
         B->ss[s].dss = DS;
         B->ss[s].rc = DS ? snap_cdp_send_sink(a, B->ss[s].id, "DOMSnapshot.captureSnapshot",
-                                         "{\"computedStyles\":[]}", snap_obs_ds_event, DS,
-                                         &B->ss[s].call, NULL)
+                                              "{\"computedStyles\":[\"position\"]}",
+                                              snap_obs_ds_event, DS, &B->ss[s].call, NULL)
                          : CDP_ENOMEM;
         if (!B->ss[s].rc)
             calls[nc++] = (fcall){2, s, B->ss[s].call};

@@ -825,7 +825,7 @@ const snap_js snap_page_scripts[] = {
     {snap_js_focus_expr, NULL, SNAP_JS_READ},
     {snap_js_focus_deep_expr, NULL, SNAP_JS_READ},
     {snap_js_focus_same_fn, NULL, SNAP_JS_READ},
-    {SCROLL_SRC "(", ")", SNAP_JS_WRITE},
+    {SCROLL_SRC "(", ")", SNAP_JS_WRITE | SNAP_JS_SCROLL},
     /* the agent (agent*.c) */
     {snap_js_connected_fn, NULL, SNAP_JS_READ},
     {snap_js_redirect_expr, NULL, SNAP_JS_READ},

@@ -205,13 +205,15 @@ static const snap_js *script_find(const char *src, bool secret)
 
 /* A state-changing command or page script goes out: the requests that
  * start in the next SNAP_OWN_MS are its consequences (snap_req.own), and
- * settling waits for those only; a cached snapshot is not reused. */
-static void input_out(snap_agent *a)
+ * settling waits for those only; a cached snapshot is not reused, unless
+ * the script only scrolls (SNAP_JS_SCROLL: issue 13, point 3a). */
+static void input_out(snap_agent *a, bool change)
 {
     int64_t now = base_now_ms();
     a->input_ms = now;
     a->own_until = now + SNAP_OWN_MS;
-    a->changes++;
+    if (change)
+        a->changes++;
 }
 
 /* 0 when method may go out now, else CDP_EPROTOCOL with e filled. secret:
@@ -234,7 +236,7 @@ static int sink_check(snap_agent *a, const char *method, const char *params, boo
         /* The one exception: the eval tool, which the grant must name and
          * the human confirms every time (policy.c asked the gate). */
         if (!s && rt_eval && (have & P_EVAL)) {
-            input_out(a);
+            input_out(a, true);
             return 0;
         }
         if (!s)
@@ -244,7 +246,7 @@ static int sink_check(snap_agent *a, const char *method, const char *params, boo
             return refuse(e, "%s refused at the sink: the script changes the page and "
                           "no action is permitted (permit: %s)", method, a->permit);
         if (flags & SNAP_JS_WRITE)
-            input_out(a);
+            input_out(a, !(flags & SNAP_JS_SCROLL));
         return 0;
     }
     for (size_t i = 0; i < sizeof METHODS / sizeof METHODS[0]; i++) {
@@ -253,7 +255,7 @@ static int sink_check(snap_agent *a, const char *method, const char *params, boo
         if (METHODS[i].need == 0)
             return 0;
         if (METHODS[i].need & have) {
-            input_out(a);
+            input_out(a, true);
             return 0;
         }
         return refuse(e, "%s refused at the sink: it changes state and the action in "

@@ -380,8 +380,11 @@ void snap_permit_push(snap_agent *a, const char *tool, char saved[SNAP_PERMIT_MA
 /* Page scripts compiled into the binary, all in page_js.c, listed in its
  * table snap_page_scripts (ended by {NULL}); src is the whole
  * expression or function, or with suffix a template: src, a JSON value
- * (data), suffix. SNAP_JS_WRITE: the script changes the page. */
-enum { SNAP_JS_READ = 0, SNAP_JS_WRITE = 1 };
+ * (data), suffix. SNAP_JS_WRITE: the script changes the page.
+ * SNAP_JS_SCROLL (with WRITE): it only scrolls, so a cached snapshot stays
+ * valid (its boxes are in document coordinates, and what the page's scroll
+ * handlers change, the mutation counter sees: observe_cache.c). */
+enum { SNAP_JS_READ = 0, SNAP_JS_WRITE = 1, SNAP_JS_SCROLL = 2 };
 typedef struct {
     const char *src;
     const char *suffix;
@@ -591,6 +594,13 @@ typedef struct {
     int64_t world;               /* that world's execution context id */
 } snap_resolved;
 int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r);
+/* The checks of snap_ref_resolve that need no call to the browser: the ref
+ * parses, was issued, and its tab, frame and document are still there. 0
+ * with *out (in a->refs: valid until the next ref is issued), or a failure
+ * in r saying what changed. */
+int snap_ref_doc(snap_agent *a, const char *ref, snap_ref **out, snap_result *r);
+/* role "name" of a ref for messages (page text, escaped; at most 512 bytes). */
+void snap_ref_what(const snap_agent *a, const snap_ref *rf, char *buf, size_t cap);
 /* Release what resolve took (the remote object). */
 void snap_resolved_release(snap_agent *a, snap_resolved *res);
 /* cdpgate's isolated world (Page.createIsolatedWorld "cdpgate") in frame

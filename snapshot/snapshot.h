@@ -139,6 +139,11 @@ typedef struct {
     const char *query;      /* only elements/lines whose text matches (case-insensitive) */
     bool text;              /* page text mode (paged by characters) instead of elements */
     size_t text_offset;
+    /* NULL or "": the whole page. "viewport": only what is in view now (the
+     * lines whose element lies in the viewport, fixed ones included, with
+     * their ancestors). "e12": that element and what is under it, with its
+     * ancestors. Paging, query and text mode apply within it. */
+    const char *from;
 } snap_query;
 
 int snap_observe(snap_agent *a, const snap_query *q, snap_result *r);

@@ -2536,6 +2536,83 @@ static void t_anchor_in_view_regression(void)
     snap_agent_free(a);
 }
 
+/* A snapshot of what is in view (issue 13, point 3a): after a click on
+ * an in-page anchor the viewport view holds the section it moved to and
+ * not the table of contents at the top; after the page scrolled with no
+ * change to its DOM (the page's own scroll, then cdpgate's scroll) the view
+ * follows the scroll position while the cached snapshot is reused; a view
+ * from a ref holds that element's subtree only; a bad from says why. */
+static void t_viewport_from_regression(void)
+{
+    snap_agent *a = agent_at("/act/anchors.html");
+    if (!a)
+        return;
+    snap_result r = {0};
+    CHECK_INT(0, click_css(a, "#to-7", &r));
+    snap_result_free(&r);
+    snap_query q = {0};
+    q.from = "viewport";
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    show(&r);
+    has(r.text, " view=viewport y=");
+    has(r.text, "h2 \"Section 7: topic 7\"");
+    CHECK_LACKS(r.text, "Section 1: topic 1");
+    CHECK_LACKS(r.text, "Go to section 1");
+    CHECK_LACKS(r.text, "Section 9: topic 9");
+    char buf[64];
+    CHECK_STR("viewport", str_member(r.structured, "from", buf, sizeof buf));
+    snap_result_free(&r);
+    /* The page scrolls itself (no DOM change): the cache serves, the view
+     * follows. */
+    uint64_t builds = a->builds;
+    free(eval_in(a, NULL, "window.scrollTo(0, document.getElementById('sec-9')"
+                          ".getBoundingClientRect().top + scrollY); 1"));
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    show(&r);
+    has(r.text, "h2 \"Section 9: topic 9\"");
+    CHECK_LACKS(r.text, "Section 7: topic 7");
+    snap_result_free(&r);
+    /* cdpgate's own scroll of the page keeps the cache too. */
+    CHECK_INT(0, snap_scroll(a, NULL, "top", &r));
+    snap_result_free(&r);
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    show(&r);
+    has(r.text, "h1 \"Manual\"");
+    has(r.text, "Go to section 1");
+    CHECK_LACKS(r.text, "Section 9: topic 9");
+    snap_result_free(&r);
+    if (!CHECK(a->builds == builds))
+        test_fail_detail("%llu builds for views of a page that only scrolled",
+                         (unsigned long long)(a->builds - builds));
+    /* From a ref: the table of contents and nothing else. */
+    char ref[16];
+    ref_css(a, "nav", ref);
+    q.from = ref;
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    show(&r);
+    has(r.text, "link \"Go to section 1\"");
+    has(r.text, "link \"Go to section 10\"");
+    CHECK_LACKS(r.text, "Manual");
+    CHECK_LACKS(r.text, "Section 1: topic 1");
+    snap_result_free(&r);
+    /* Query within the view. */
+    q.query = "section 4";
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    has(r.text, "Go to section 4");
+    CHECK_LACKS(r.text, "Section 4: topic 4");
+    snap_result_free(&r);
+    q.query = NULL;
+    q.from = "e999999";
+    CHECK_INT(SNAP_ENOREF, snap_observe(a, &q, &r));
+    has(r.text, "no element e999999 was ever issued");
+    snap_result_free(&r);
+    q.from = "middle";
+    CHECK_INT(SNAP_EINVAL, snap_observe(a, &q, &r));
+    has(r.text, "from must be \"viewport\" or a ref");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 /* A password typed into a field whose name also reads like a recipient
  * ("cc"), under a grant with recipients: a takeover, and the password is
  * in no result and no audit line (the gate never sees it as an address). */
@@ -2922,6 +2999,7 @@ static const test_case TESTS[] = {
     {"click_lists_new_controls_regression", t_click_lists_new_controls_regression},
     {"states_agree_regression", t_states_agree_regression},
     {"anchor_in_view_regression", t_anchor_in_view_regression},
+    {"viewport_from_regression", t_viewport_from_regression},
     {"click_own_pseudo_element_regression", t_click_own_pseudo_element_regression},
     {"password_never_a_recipient_regression", t_password_never_a_recipient_regression},
     {"recipients_everywhere_regression", t_recipients_everywhere_regression},

@@ -745,6 +745,11 @@ static void t_tools_end_to_end(void)
     d = call_tool(&c, 22, "browser_scroll", "{\"direction\":\"bottom\"}");
     CHECK(!is_error(d));
     json_doc_free(d);
+    /* What is in view after the scroll (issue 13, point 3a). */
+    d = call_tool(&c, 22, "browser_snapshot", "{\"from\":\"viewport\"}");
+    if (!CHECK(!is_error(d) && strstr(result_text(d), " view=viewport y=")))
+        test_fail_detail("from viewport: %s", result_text(d));
+    json_doc_free(d);
     d = call_tool(&c, 23, "browser_press", "{\"key\":\"Tab\"}");
     CHECK(!is_error(d));
     json_doc_free(d);

@@ -1,0 +1,177 @@
+/*
+ * observe_view.c — a snapshot from the viewport or from a ref (issue 13,
+ * point 3a): which lines of the cached snapshot a `from` keeps.
+ *
+ * Part of snapshot/ (see observe_int.h for what the observe_* files share).
+ *
+ * The viewport: every line of the main frame carries the rows of the page
+ * it covers, in document coordinates (the DOM snapshot's layout bounds,
+ * observe_dom.c), kept with the cache; a scroll does not move them, so a
+ * cached snapshot serves a viewport view after the page scrolled. The
+ * scroll position is read fresh on every request (Page.getLayoutMetrics:
+ * the browser's own figures, not the page's script), and a page whose
+ * height changed since the build is read again (its layout moved without
+ * a mutation: an image loaded, a font). A line is in view when its rows
+ * meet the viewport's; fixed and sticky elements and what is inside them
+ * are always in view; a line with no layout box of its own takes its
+ * nearest ancestor's. The lines of a frame are in view when the frame's
+ * line is (the whole frame: its own scroll is not read). Printed
+ * ancestors of the lines kept are shown above them as on any page.
+ *
+ * A ref: the ref's line and the lines under it (its subtree), its
+ * ancestors above them.
+ */
+#include "snapshot/observe_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The rows [y0, y1) each line of L covers in the main frame's page: its
+ * vnode's layout box, or its nearest ancestor's (a text, a wrapper with
+ * display:contents); a line of another frame gets none (it follows its
+ * frame's line), and a line with no box up to the root counts as
+ * everywhere. New (2 per line); NULL when the main frame's DOM snapshot
+ * was not read or out of memory. */
+int32_t *snap_obs_line_boxes(const build *B, const lines *L)
+{
+    if (!B->nfr || !B->ss[B->fr[0].sess].dom_ok)
+        return NULL;
+    const sess_st *S = &B->ss[B->fr[0].sess];
+    int32_t *bx = malloc((L->n ? L->n : 1) * 2 * sizeof *bx);
+    if (!bx)
+        return NULL;
+    for (size_t k = 0; k < L->n; k++) {
+        const nbox *b = NULL;
+        for (int v = L->l[k].v; v >= 0 && !b && B->v[v].frame == 0; v = B->v[v].parent)
+            b = snap_obs_box(S, B->v[v].backend);
+        bx[2 * k] = b ? b->y0 : INT32_MIN;
+        bx[2 * k + 1] = b ? b->y1 : INT32_MAX;
+    }
+    return bx;
+}
+
+/* The scroll position, the viewport's and the page's height, into v. */
+int snap_obs_view_metrics(snap_agent *a, int tab_id, snap_view *v, snap_result *r)
+{
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    if (!t)
+        return snap_fail(r, SNAP_ENOTAB, "the tab closed");
+    cdp_reply rep = {0};
+    cdp_err e = {0};
+    int rc = snap_cdp_call(a, t->session, "Page.getLayoutMetrics", NULL, a->o.timeout_ms, &rep,
+                           &e);
+    if (rc) {
+        cdp_reply_free(&rep);
+        return snap_fail(r, SNAP_EBROWSER, "cannot read where the page is scrolled to: %s",
+                         e.msg);
+    }
+    const json_val *vv = json_get(rep.result, "cssVisualViewport");
+    double y = json_num(json_get(vv, "pageY")), h = json_num(json_get(vv, "clientHeight"));
+    double ph = json_num(json_get(json_get(rep.result, "cssContentSize"), "height"));
+    cdp_reply_free(&rep);
+    v->y = y > 0 && y < 2e9 ? (int32_t)y : 0;
+    v->h = h > 0 && h < 2e9 ? (int32_t)(h + 0.5) : 0;
+    v->page_h = ph > 0 && ph < 2e9 ? (int32_t)(ph + 0.5) : 0;
+    snprintf(v->head, sizeof v->head, " view=viewport y=%ld-%ld of %ld", (long)v->y,
+             (long)v->y + v->h, (long)v->page_h);
+    return 0;
+}
+
+/* Parse from ("viewport" or a ref of tab t) into v; for the viewport, read
+ * where the page is now. 0, or a failure in r (a ref that is stale says
+ * what changed, as for any ref). */
+int snap_obs_view_begin(snap_agent *a, snap_tab *t, const char *from, snap_view *v,
+                        snap_result *r)
+{
+    memset(v, 0, sizeof *v);
+    if (!from || !*from)
+        return 0;
+    if (strcmp(from, "viewport") == 0) {
+        v->kind = VIEW_PORT;
+        return snap_obs_view_metrics(a, t->id, v, r);
+    }
+    snap_ref *rf = NULL;
+    int tab = t->id;
+    int rc = snap_ref_doc(a, from, &rf, r);
+    if (rc == SNAP_EINVAL)
+        return snap_fail(r, SNAP_EINVAL, "from must be \"viewport\" or a ref like e12 (as "
+                         "shown in [e12] in a snapshot), not '%.40s'", from);
+    if (rc)
+        return rc;
+    if (snap_ref_tab(a, rf) != tab)
+        return snap_fail(r, SNAP_EINVAL, "e%u is in tab t%d, not in the current tab t%d; "
+                         "switch to it first (tabs switch)", rf->n, snap_ref_tab(a, rf), tab);
+    v->kind = VIEW_REF;
+    v->ref = rf->n;
+    v->backend = rf->backend;
+    snprintf(v->frame, sizeof v->frame, "%s", snap_ref_frame(a, rf));
+    snprintf(v->loader, sizeof v->loader, "%s", a->refdocs[rf->doc].loader);
+    snprintf(v->head, sizeof v->head, " view=e%u", rf->n);
+    return 0;
+}
+
+/* Has the page's layout moved since C was built (its height changed), so
+ * that its boxes no longer say what is in view? */
+bool snap_obs_view_stale(const struct snap_cache *C, const snap_view *v)
+{
+    if (v->kind != VIEW_PORT || !C->doc_h || !v->page_h)
+        return false;
+    int32_t d = C->doc_h - v->page_h;
+    return d > 1 || d < -1;
+}
+
+/* Which lines of C the view keeps: new, one byte per line (free it); NULL
+ * for the whole page (*rc 0) or on a failure (*rc and r filled). */
+unsigned char *snap_obs_view_mask(snap_agent *a, const struct snap_cache *C, snap_view *v,
+                                  snap_result *r, int *rc)
+{
+    *rc = 0;
+    if (v->kind == VIEW_ALL)
+        return NULL;
+    if (v->kind == VIEW_PORT && !C->box) {
+        *rc = snap_fail(r, SNAP_EBROWSER, "the page's layout could not be read (its DOM "
+                        "snapshot failed), so what is in view is not known; take a snapshot "
+                        "without from, or with a query");
+        return NULL;
+    }
+    size_t at = C->n;
+    for (size_t k = 0; v->kind == VIEW_REF && k < C->n && at == C->n; k++) {
+        const vnode *x = &C->l[k];
+        const cframe *F = &C->fr[x->frame];
+        if (x->backend == v->backend && x->kind != V_TEXT && strcmp(F->id, v->frame) == 0 &&
+            strcmp(F->loader, v->loader) == 0)
+            at = k;
+    }
+    if (v->kind == VIEW_REF && at == C->n) {
+        char what[512];
+        snap_ref_what(a, &a->refs[v->ref - 1], what, sizeof what);
+        *rc = snap_fail(r, SNAP_ESTALE, "e%u (%s) is no longer on the page (removed or "
+                        "hidden); take a new snapshot", v->ref, what);
+        return NULL;
+    }
+    unsigned char *m = calloc(C->n ? C->n : 1, 1);
+    if (!m) {
+        *rc = snap_fail(r, SNAP_ENOMEM, "out of memory building the snapshot");
+        return NULL;
+    }
+    if (v->kind == VIEW_REF) {
+        m[at] = 1;
+        for (size_t k = at + 1; k < C->n && C->l[k].end > C->l[at].end; k++)
+            m[k] = 1;
+        return m;
+    }
+    int64_t top = v->y, bottom = (int64_t)v->y + v->h;
+    for (size_t k = 0; k < C->n; k++) {
+        const vnode *x = &C->l[k];
+        if (x->frame != 0 && x->parent >= 0) {
+            m[k] = m[x->parent];     /* a frame's lines follow its frame line */
+            continue;
+        }
+        int64_t y0 = C->box[2 * k], y1 = C->box[2 * k + 1];
+        if (y1 <= y0)
+            y1 = y0 + 1;             /* an empty box is a point */
+        m[k] = y0 < bottom && y1 > top;
+    }
+    return m;
+}
