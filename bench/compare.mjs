@@ -224,6 +224,18 @@ for (const n of notes) console.log(`  note: ${n}`);
             line('warm', c?.snapshot_median_ms, p?.snapshot_median_ms, 0.5);
             line('idle', c?.idle_ms, p?.idle_ms, 0.5);
         }
+        const floor = lib.cold_floor || {};
+        if (big.some((pg) => floor[pg.id])) {
+            console.log(`  browser's own share of a cold build: DOMSnapshot + getFullAXTree pipelined over a CDP` +
+                `\n  session (no cdpgate code) vs Playwright's ariaSnapshot, same page, alternating, medians;` +
+                `\n  the least cdpgate's cold ratio can be with getFullAXTree as its source (docs/snapshot.md)`);
+            for (const pg of big) {
+                const f = floor[pg.id];
+                if (!f) continue;
+                console.log(`  ${pad(pg.id, 10)}${pad('floor', 6)}${lpad(num(f.fetch_median_ms, 1), 10)}` +
+                    `${lpad(num(f.aria_median_ms, 1), 10)}${lpad(rtxt(ratio(f.fetch_median_ms, f.aria_median_ms)), 9)}`);
+            }
+        }
     }
     const tc = cm.pages?.todomvc, tp = pm.pages?.todomvc;
     if (tc?.filter_ms || tp?.filter_ms) {

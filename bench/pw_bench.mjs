@@ -75,6 +75,45 @@ async function actionable(page) {
     return { elements: out, dom_all: dom.all, dom_visible: dom.visible };
 }
 
+// The browser's own share of a cold cdpgate snapshot (issue 13, point 4d):
+// the two requests a build sends per frame (DOMSnapshot.captureSnapshot and
+// Accessibility.getFullAXTree, pipelined as observe_cache.c sends them)
+// over a CDP session, no cdpgate code in the timed part, alternating with
+// Playwright's ariaSnapshot on the same page, an invisible element's text
+// changed before each call (as serve.mjs ?mutate does). Their ratio is the
+// least cdpgate's cold ratio can be while getFullAXTree is its source
+// (docs/snapshot.md, "Cold path").
+async function coldFloor(page, n) {
+    const cdp = await page.context().newCDPSession(page);
+    const touch = () => page.evaluate(() => {
+        let d = document.getElementById('__cdpgate_bench_touch');
+        if (!d) {
+            d = document.createElement('span');
+            d.id = '__cdpgate_bench_touch';
+            d.style.display = 'none';
+            document.body.appendChild(d);
+        }
+        d.textContent = String(Math.random());
+    });
+    const fetch = [], aria = [];
+    try {
+        for (let i = 0; i < n; i++) {
+            await touch();
+            let t = now();
+            await Promise.all([cdp.send('DOMSnapshot.captureSnapshot', { computedStyles: [] }),
+                cdp.send('Accessibility.getFullAXTree')]);
+            fetch.push(now() - t);
+            await touch();
+            t = now();
+            await page.locator('body').ariaSnapshot({ timeout: 120000 });
+            aria.push(now() - t);
+        }
+    } finally {
+        await cdp.detach();
+    }
+    return { fetch_ms: fetch, fetch_median_ms: median(fetch), aria_ms: aria, aria_median_ms: median(aria) };
+}
+
 async function setupPage(page, pg) {
     if (pg.setup) {
         const box = page.getByRole(pg.setup.role, { name: pg.setup.name });
@@ -116,6 +155,7 @@ async function library() {
         result.lib.effect_seen = (await page.locator('#count').textContent()) === `Count: ${nAct + 5}`;
 
         result.lib.aria_snapshot = {};
+        result.lib.cold_floor = {};
         for (const pg of PAGES) {
             try {
                 await page.goto(base + pg.path);
@@ -128,6 +168,7 @@ async function library() {
                     ms.push(now() - t);
                 }
                 result.lib.aria_snapshot[pg.id] = { median_ms: median(ms), chars: snap.length };
+                if (pg.big) result.lib.cold_floor[pg.id] = await coldFloor(page, nSnap);
                 result.actionable[pg.id] = await actionable(page);
             } catch (e) {
                 result.actionable[pg.id] = { error: String(e.message).split('\n')[0] };
