@@ -95,6 +95,18 @@ int snap_act_resolve(snap_agent *a, const char *ref, target *tg, snap_result *r)
 {
     memset(tg, 0, sizeof *tg);
     snap_resolved res;
+    /* "text:Buy milk": the element of the current tab's observation with
+     * that text, given a ref first (observe_find.c). */
+    char tref[16];
+    if (ref && strncmp(ref, "text:", 5) == 0) {
+        snap_sync(a);
+        snap_tab *ct = snap_tab_current(a);
+        int trc = ct ? snap_text_target(a, ct->id, ref + 5, tref, r)
+                     : snap_fail(r, SNAP_ENOTAB, "no open tab; open a URL first");
+        if (trc)
+            return trc;
+        ref = tref;
+    }
     int rc = snap_ref_resolve(a, ref, &res, r);
     if (rc)
         return rc;

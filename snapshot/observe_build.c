@@ -146,8 +146,9 @@ static bool is_ws(char c)
 }
 
 /* Text child: joined to the text before it when they are one run (see
- * above), else a V_TEXT of its own. */
-static void add_text(build *B, int parent, int fi, const char *s)
+ * above), else a V_TEXT of its own, carrying the backend node of its
+ * first piece (a text node: what a text target clicks, act_locate.c). */
+static void add_text(build *B, int parent, int fi, const char *s, int32_t backend)
 {
     if (!s || !*s)
         return;
@@ -182,6 +183,7 @@ static void add_text(build *B, int parent, int fi, const char *s)
     if (i < 0)
         return;
     B->v[i].aux = 1;
+    B->v[i].backend = backend > 0 ? backend : 0;
     run_mark(B, i, parent, is_ws(s[0]));
     B->tail_text = B->run_last = i;
     B->run_ws = is_ws(s[strlen(s) - 1]);
@@ -326,7 +328,7 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
      * (depth > MAX_DEPTH): it walks them itself, flattened. */
     bool shallow = depth > MAX_DEPTH;
     if ((rc & RC_DROP) && strcmp(role, "LineBreak") == 0)
-        add_text(B, parent, fi, "\n");   /* <br>: the line's own break */
+        add_text(B, parent, fi, "\n", 0);   /* <br>: the line's own break */
     if (rc & RC_DROP)
         return;
     if (n->flags & AX_IGNORED) {
@@ -344,7 +346,7 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
         return;
     }
     if (rc & RC_TEXT) {
-        add_text(B, parent, fi, name);
+        add_text(B, parent, fi, name, backend);
         return;
     }
     int level = n->level;

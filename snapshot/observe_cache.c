@@ -958,6 +958,73 @@ char *snap_controls_new(snap_agent *a, snap_tab *t, const uint64_t *before, size
     return out.s;
 }
 
+/* ---- text targets (observe_find.c reads the lines through these) ---- */
+
+const struct snap_cache *snap_cache_fresh(snap_agent *a, int tab, snap_result *r)
+{
+    snap_tab *t = snap_tab_by_id(a, tab);
+    if (t && !t->closed && t->nframes && !cache_valid(a, t, NULL) && rebuild(a, t, r))
+        return NULL;
+    t = snap_tab_by_id(a, tab);
+    if (!t || t->closed || !t->cache)
+        snap_fail(r, SNAP_ENOTAB, "the tab closed");
+    return t && !t->closed ? t->cache : NULL;
+}
+
+size_t snap_cache_nlines(const struct snap_cache *C)
+{
+    return C->n;
+}
+
+/* Line k: its text (a text line, or a clickable's) or a control's name in
+ * *hay (*hn bytes; NULL for other lines), its frame; and whether it is a
+ * text line. */
+const vnode *snap_cache_line(const struct snap_cache *C, size_t k, const char **hay, size_t *hn,
+                             const char **frame_id, const char **loader)
+{
+    const vnode *x = &C->l[k];
+    const char *nm = x->kind == V_ELEM && cact(x) ? cname(C, x) : NULL;
+    *hay = x->kind == V_TEXT || (cact(x) && strcmp(crole(C, x), "clickable") == 0) ? ctext(C, x)
+           : nm;
+    *hn = *hay == nm ? (nm ? strlen(nm) : 0) : x->tlen;
+    *frame_id = C->fr[x->frame].id;
+    *loader = C->fr[x->frame].loader;
+    return x;
+}
+
+const vnode *snap_cache_line_vnode(const struct snap_cache *C, size_t k)
+{
+    return &C->l[k];
+}
+
+bool snap_cache_act(const vnode *x)
+{
+    return cact(x);
+}
+
+const char *snap_cache_role(const struct snap_cache *C, const vnode *x)
+{
+    return crole(C, x);
+}
+
+/* Line k as the snapshot prints it (text cut at max bytes), row context
+ * included, without its ref; then its origin when not the main frame's. */
+void snap_cache_render(const struct snap_cache *C, size_t k, size_t max, base_buf *out)
+{
+    render_cut(C, &C->l[k], out, max);
+    render_tail(C, &C->l[k], out);
+    if (C->l[k].frame && C->fr[C->l[k].frame].origin[0]) {
+        base_buf_puts(out, " in frame ");
+        snap_obs_put_page(out, C->fr[C->l[k].frame].origin, strlen(C->fr[C->l[k].frame].origin),
+                          120, 0);
+    }
+}
+
+int snap_cache_parent(const struct snap_cache *C, size_t k)
+{
+    return C->l[k].parent;
+}
+
 int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
 {
     snap_query dq = {0};

@@ -480,6 +480,19 @@ int snap_obs_ax_reorder(frame_st *F);
 void snap_obs_walk_frame_root(build *B, int fi, int parent, int depth);
 void snap_obs_row_context(build *B);
 
+/* ---- observe_cache.c: the lines a text target is found in (observe_find.c) ---- */
+
+struct snap_cache;
+const struct snap_cache *snap_cache_fresh(snap_agent *a, int tab, snap_result *r);
+size_t snap_cache_nlines(const struct snap_cache *C);
+const vnode *snap_cache_line(const struct snap_cache *C, size_t k, const char **hay, size_t *hn,
+                             const char **frame_id, const char **loader);
+const vnode *snap_cache_line_vnode(const struct snap_cache *C, size_t k);
+bool snap_cache_act(const vnode *x);
+const char *snap_cache_role(const struct snap_cache *C, const vnode *x);
+void snap_cache_render(const struct snap_cache *C, size_t k, size_t max, base_buf *out);
+int snap_cache_parent(const struct snap_cache *C, size_t k);
+
 /* ---- observe_render.c ---- */
 
 void snap_obs_collect_lines(build *B, lines *L, int i, int depth, int pline);

@@ -126,12 +126,15 @@ const char snap_js_state_fn[] =
 
 /* Is the hit node (argument) the element, inside it, or its label? A hit
  * on a ::before/::after box (a CSSPseudoElement, not a Node: TodoMVC's
- * check mark is its checkbox's ::after) counts as its element.
+ * check mark is its checkbox's ::after) counts as its element. A text node
+ * (a text target) takes a hit on itself or on the element it is directly
+ * in, never on another element inside that one.
  * Runs: on a node, the element; argument: the node hit at the click point
  * (act_locate.c). Returns: 1 inside, 2 its label, 3 it labels the hit, 0 other. */
 const char snap_js_contains_fn[] =
     "function(n){if(n&&n.nodeType===undefined&&n.element)n=n.element;"
     "for(var x=n;x;x=x.parentNode||x.host)if(x===this)return 1;"
+    "if(this.nodeType===3)return n===this.parentElement?1:0;"
     "var e=n.nodeType===1?n:n.parentElement,l=e&&e.closest('label');"
     "if(l&&l.control===this)return 2;"
     "if(this.tagName==='LABEL'&&this.control&&this.control===e)return 3;return 0;}";
@@ -680,12 +683,28 @@ const char snap_js_wall[] =
     "if(g)s.push(A(g,'aria-label'),g.tagName==='FIELDSET'&&g.querySelector('legend')?" \
     "g.querySelector('legend').innerText:'');return s.join(' ');};"
 
+/* The element a click on e acts on: e when it is a form control, else its
+ * nearest clickable ancestor (a link, button, summary, label or ARIA
+ * widget; across shadow roots, closed ones too: cdpgate's world holds the
+ * root it walks from) when there is one. A cell or a span inside a row
+ * button is a click on that button, and is judged by the button's name
+ * (up: e was such an ancestor; its aria-label goes into the text). */
+#define JS_CLICKED \
+    "var up=false;" \
+    "if(!/^(INPUT|SELECT|TEXTAREA|BUTTON|OPTION)$/.test(e.tagName)&&!e.isContentEditable){" \
+    "var CK='a[href],area[href],button,summary,label,[role=button],[role=link],[role=menuitem]," \
+    "[role=menuitemcheckbox],[role=menuitemradio],[role=tab],[role=option],[role=checkbox]," \
+    "[role=radio],[role=switch],[role=treeitem]';" \
+    "for(var x=e,i=0;x&&i<256;i++){if(x.matches&&x.matches(CK)){up=x!==e;e=x;break;}" \
+    "x=x.parentElement||(x.getRootNode&&x.getRootNode().host)||null;}}"
+
 /* What the gate needs of an element (plain values back).
  * Runs: on a node, the element of a gated action (policy.c, and
  * pipelined by the actions). Returns: {tag, type, ac, field, text, fa?, fm?,
  * fs?, sub?, href?, dl?, row?, lbl}. */
 const char snap_js_facts_fn[] =
     "function(){var e=this.nodeType===1?this:this.parentElement;if(!e)return{};"
+    JS_CLICKED
     "if(e.tagName==='LABEL'&&e.control)e=e.control;"
     "var N=function(s,n){return String(s||'').replace(/\\s+/g,' ').trim().slice(0,n||160);};"
     "var A=function(x,k){return x.getAttribute?x.getAttribute(k)||'':'';};"
@@ -694,6 +713,7 @@ const char snap_js_facts_fn[] =
     "field:N(A(e,'name')+' '+(e.id||'')+' '+A(e,'placeholder')+' '+A(e,'aria-label')),"
     "text:N(tag==='input'?(/^(submit|button|reset|image)$/.test(t)?e.value:''):"
     "tag==='textarea'||tag==='select'?'':e.innerText)};"
+    "if(up&&A(e,'aria-label'))r.text=N(A(e,'aria-label')+' '+r.text);"
     "var f=e.form||e.closest('form');"
     "if(f){var u=function(s){try{return new URL(s||'',document.baseURI).href;}"
     "catch(x){return'';}};"

@@ -543,6 +543,10 @@ int snap_open_in(snap_agent *a, const char *url, size_t ctx, bool new_tab, snap_
  * backend node) has none. Returns n (> 0) or 0 on allocation failure. */
 uint32_t snap_ref_for(snap_agent *a, int tab, const char *frame, const char *loader,
                       int backend, const char *role, const char *name);
+/* A text target (observe_find.c): the ref ("e12", into ref) of the one
+ * line of tab's observation that text names (see there), issuing it; 0, or
+ * SNAP_ENOREF (no such text) or SNAP_EINVAL (several: r lists them). */
+int snap_text_target(snap_agent *a, int tab, const char *text, char ref[16], snap_result *r);
 /* What an action brought into view: snap_controls_now, before it, takes
  * the identities of the actionable lines of the tab's cached snapshot (when
  * it is of the current document and has at most max_lines lines; else

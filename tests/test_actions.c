@@ -2320,6 +2320,58 @@ static void t_dblclick_edit_regression(void)
     }
 }
 
+/* Issue 13, point 6b: an element that is not a control is named by its
+ * text ("text:..." for a ref), matched like a query among the lines of the
+ * tab's observation: a label toggles its checkbox, a table cell runs its
+ * click handler; several matches are refused with the candidates; text the
+ * snapshot does not show (aria-hidden) is not found. */
+static void t_click_by_text_regression(void)
+{
+    snap_agent *a = agent_at("/act/textclick.html");
+    if (!a)
+        return;
+    snap_result r = {0};
+    char buf[64];
+    /* A label's text that is not its control's name is a line of its own:
+     * the click lands on the text, and the label toggles its checkbox. */
+    CHECK_INT(0, click(a, "text:I accept the terms", &r, NULL));
+    has(r.text, "clicked e");
+    has(r.text, "text \"I accept the terms\"");
+    CHECK_STR("click", str_member(r.structured, "action", buf, sizeof buf));
+    check_eval(a, "document.getElementById('terms').checked", "true");
+    /* A label that names its control is not printed apart from it: its
+     * text names the checkbox. */
+    CHECK_INT(0, click(a, "text:Send me the newsletter", &r, NULL));
+    has(r.text, "checkbox \"Send me the newsletter\"");
+    check_eval(a, "document.getElementById('news').checked", "true");
+    /* Folded like a query: case and whitespace runs. */
+    CHECK_INT(0, click(a, "text:  grace   HOPPER ", &r, NULL));
+    check_eval(a, "document.getElementById('out').textContent", "\"picked Grace Hopper\"");
+    check_eval(a, "picked.length", "1");
+    /* The ref it was given is the agent's: a second click by ref. */
+    char ref[16] = "";
+    const char *e = r.text ? strstr(r.text, "clicked e") : NULL;
+    if (CHECK(e != NULL))
+        snprintf(ref, sizeof ref, "%.*s", (int)strcspn(e + 8, " "), e + 8);
+    CHECK_INT(0, click(a, ref, &r, NULL));
+    check_eval(a, "picked.length", "2");
+    /* Two list items say "Report": refused, both named. */
+    CHECK_INT(SNAP_EINVAL, click(a, "text:report", &r, NULL));
+    has(r.text, "2 elements have that text");
+    has(r.text, "Report for March");
+    has(r.text, "Report for April");
+    has(r.text, "by its ref");
+    /* Hidden from the accessibility tree: not in the snapshot, not found. */
+    CHECK_INT(SNAP_ENOREF, click(a, "text:Secret shelf", &r, NULL));
+    has(r.text, "no element with that text; query the snapshot");
+    /* Hover takes a text target too. */
+    snap_result_free(&r);
+    CHECK_INT(0, snap_hover(a, "text:Ada Lovelace", NULL, &r));
+    has(r.text, "hovered over");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 /* type with submit reports what the field holds after the submit settled,
  * not before Enter: cleared (a new todo), gone (an edit box rendered
  * away), rewritten and kept (issue 13, point 5c). (A secret field would
@@ -2994,6 +3046,7 @@ static const test_case TESTS[] = {
     {"filter_reports_removed_regression", t_filter_reports_removed_regression},
     {"hash_route_reported_regression", t_hash_route_reported_regression},
     {"dblclick_edit_regression", t_dblclick_edit_regression},
+    {"click_by_text_regression", t_click_by_text_regression},
     {"type_submit_value_after_regression", t_type_submit_value_after_regression},
     {"type_readback_turned_secret_regression", t_type_readback_turned_secret_regression},
     {"click_lists_new_controls_regression", t_click_lists_new_controls_regression},

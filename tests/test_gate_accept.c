@@ -1056,6 +1056,82 @@ out:
     rig_down(&x);
 }
 
+/* Issue 13, point 6b: a click named by text ("text:...") is the click of
+ * the control the text is in, judged by that control's name: a "Cancel"
+ * inside a "Delete account" row link, a "Keep it" inside a "Delete
+ * account" role=button, a button's own text, a label for a Send button,
+ * text in a closed shadow root inside a delete link: each is stopped on the
+ * authenticated bank. Text the snapshot does not show (aria-hidden) is not
+ * found; text moved off screen is not clicked; the same text in a frame of
+ * another site makes the target ambiguous (refused with both), never a
+ * silent click in the frame. */
+static void t_red_text_target(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;       /* a stop is not a confirm: the hook is not asked */
+    int calls = hook_calls;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/textclick.html", &r));
+    CHECK_HAS(r.text, "auth=yes");
+    snap_result_free(&r);
+    static const struct {
+        const char *text, *kind, *what;
+    } S[] = {{"text:Cancel", "delete", "link \"Delete account\""},
+             {"text:Keep it", "delete", "button \"Delete account\""},
+             {"text:Send transfer now", "send", "button \"Not now\""},
+             {"text:Maybe later", "send", "text \"Maybe later\""},
+             {"text:Remember me", "delete", "link \"Delete account\""}};
+    for (size_t i = 0; i < sizeof S / sizeof S[0]; i++) {
+        memset(&r, 0, sizeof r);
+        int rc = snap_click(x.a, S[i].text, NULL, &r);
+        keep(&r);
+        check_refusal(&r, rc, SNAP_ESTOP, "stop", "unbound_stop");
+        char k[64];
+        snprintf(k, sizeof k, "\"kind\":\"%s\"", S[i].kind);
+        if (!CHECK(r.structured && strstr(r.structured, k)))
+            test_fail_detail("%s: %s", S[i].text, r.structured ? r.structured : "");
+        CHECK_HAS(r.text, S[i].what);
+        snap_result_free(&r);
+    }
+    /* Off screen by a trick: shown in the snapshot, not clickable. */
+    memset(&r, 0, sizeof r);
+    int rc = snap_click(x.a, "text:Archive", NULL, &r);
+    keep(&r);
+    CHECK(rc != 0);
+    snap_result_free(&r);
+    /* aria-hidden: not in the snapshot, not a target. */
+    memset(&r, 0, sizeof r);
+    CHECK_INT(SNAP_ENOREF, snap_click(x.a, "text:Undo", NULL, &r));
+    keep(&r);
+    CHECK_HAS(r.text, "no element with that text");
+    snap_result_free(&r);
+    /* The bank's "Not now" (the button its label names) and the same text
+     * in a frame of a.test: two targets, both listed. */
+    memset(&r, 0, sizeof r);
+    CHECK_INT(SNAP_EINVAL, snap_click(x.a, "text:Not now", NULL, &r));
+    keep(&r);
+    CHECK_HAS(r.text, "2 elements have that text");
+    CHECK_HAS(r.text, "in frame http://a.test");
+    CHECK_HAS(r.text, "button \"Not now\"");
+    snap_result_free(&r);
+    CHECK_INT(calls, hook_calls);
+    barrier(x.a);
+    static const char *const TAGS[] = {"text-rowdelete", "text-roledelete", "text-send",
+                                       "text-wire", "text-shadowdelete", "text-offscreen",
+                                       "text-hidden", "text-frame"};
+    for (size_t i = 0; i < sizeof TAGS / sizeof TAGS[0]; i++) {
+        char tag[64];
+        snprintf(tag, sizeof tag, "tag=%s", TAGS[i]);
+        check_none("GET", "bank.test", tag);
+        check_none("POST", "bank.test", tag);
+        check_none("GET", "a.test", tag);
+    }
+out:
+    rig_down(&x);
+}
+
 /* Issue 13 review F8: a stop word broken by a character a reader does not
  * see (U+200B, U+00AD, U+200E with U+2060), by a no-break space or
  * followed by an ellipsis is read as the word: the query matcher finds
@@ -4168,6 +4244,7 @@ static const test_case TESTS[] = {
     {"download_in_scope", t_download_in_scope},
     {"red_main_world_lies", t_red_main_world_lies},
     {"red_dblclick_swap", t_red_dblclick_swap},
+    {"red_text_target", t_red_text_target},
     {"confirmed_dialog_changed", t_confirmed_dialog_changed},
     {NULL, NULL},
 };
