@@ -67,6 +67,8 @@ static const char *const DIRECTIONS[] = {"up", "down", "top", "bottom", NULL};
 static const char *const TAB_ACTIONS[] = {"list", "switch", "close", "problems", NULL};
 
 static const char OBS_DESC[] = "observation id the ref came from";
+/* Issue 13, point 6b: a text target in place of a ref (observe_find.c). */
+static const char TEXT_REF_DESC[] = "or text:<its text> (a label, cell, list item)";
 
 static const tool_def TOOLS[MCP_T_COUNT] = {
     [MCP_T_OPEN] = {"browser_open", "Open a URL; returns the page's snapshot.", false, {
@@ -83,13 +85,13 @@ static const tool_def TOOLS[MCP_T_COUNT] = {
         {"from", P_STR, false, F(from), "\"viewport\" (what is in view) or a ref", NULL},
     }},
     [MCP_T_CLICK] = {"browser_click", "Click an element by ref (like e5).", false, {
-        {"ref", P_STR, true, F(ref), NULL, NULL},
+        {"ref", P_STR, true, F(ref), TEXT_REF_DESC, NULL},
         {"double", P_BOOL, false, F(dbl), "double-click", NULL},
         {"obs", P_STR, false, F(obs), OBS_DESC, NULL},
     }},
     [MCP_T_HOVER] = {"browser_hover", "Move the mouse over an element (hover menus, "
         "controls shown on hover).", false, {
-        {"ref", P_STR, true, F(ref), NULL, NULL},
+        {"ref", P_STR, true, F(ref), TEXT_REF_DESC, NULL},
         {"obs", P_STR, false, F(obs), OBS_DESC, NULL},
     }},
     [MCP_T_TYPE] = {"browser_type", "Fill a text field, replacing its value.", false, {

@@ -154,7 +154,11 @@ int snap_observe(snap_agent *a, const snap_query *q, snap_result *r);
  * (script and meta redirects followed). The result includes a snapshot
  * within the default budget. */
 int snap_open(snap_agent *a, const char *url, bool new_tab, snap_result *r);
-/* obs may be NULL; when given it must still be valid for the tab. */
+/* obs may be NULL; when given it must still be valid for the tab. Every
+ * action's ref may also be "text:<text>": the one element of the current
+ * tab's observation with that text (a label, a cell; matched like a query;
+ * a text inside a control is that control), given a ref; several or none
+ * are refused (SNAP_EINVAL with the candidates, SNAP_ENOREF). */
 int snap_click(snap_agent *a, const char *ref, const char *obs, snap_result *r);
 /* A double click on the ref's element (editing a list item, selecting a
  * word): checked and gated exactly as a click (the gate's tool "click");

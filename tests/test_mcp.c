@@ -699,6 +699,12 @@ static void t_tools_end_to_end(void)
     if (!CHECK(strstr(result_text(d), "Hello, Ada!")))
         test_fail_detail("page text: %s", result_text(d));
     json_doc_free(d);
+    /* A text target in place of a ref (issue 13, point 6b). */
+    d = call_tool(&c, 31, "browser_hover", "{\"ref\":\"text:hello, ada!\"}");
+    if (!CHECK(!is_error(d)) || !CHECK(strstr(result_text(d), "hovered over e")) ||
+        !CHECK(strstr(result_text(d), "(text \"Hello, Ada!\")")))
+        test_fail_detail("browser_hover text: %s", result_text(d));
+    json_doc_free(d);
     d = call_tool(&c, 15, "browser_snapshot", "{\"query\":\"Greet\"}");
     CHECK(strstr(result_text(d), "Greet") != NULL);
     CHECK(strstr(result_text(d), "Ask\"") == NULL);
