@@ -905,44 +905,171 @@ static bool ctx_end(build *B, int me, size_t off)
     return true;
 }
 
-/* The first text in the container that is not the control's own. */
-static bool ctx_label(build *B, int cont, int me)
+/* Text that says nothing alone (a separator: ":", "-", "="). */
+static bool ctx_punct(const char *s, size_t n)
 {
-    vnode *m = &B->v[me];
+    for (size_t i = 0; i < n; i++)
+        if (!strchr(" \t\n:;,.-=|/()[]{}*\xc2\xa0", s[i]))
+            return false;
+    return true;
+}
+
+static bool role_is(const build *B, int j, const char *r1, const char *r2)
+{
+    const char *r = snap_obs_vrole(B, &B->v[j]);
+    return strcmp(r, r1) == 0 || (r2 && strcmp(r, r2) == 0);
+}
+
+/* What vnode j offers as a row's key for control me (len set): a text
+ * line; a field's value (what the row holds: a key typed into a field, as
+ * in a JSON editor's tree), never a secret's; an element's name, unless
+ * it is a look-alike itself (tw: a drag handle in every row tells no row
+ * apart) or names what me does. NULL for none (a separator). */
+static const char *ctx_text(const build *B, int j, int me, const unsigned char *tw, size_t *len)
+{
+    const vnode *c = &B->v[j], *m = &B->v[me];
+    const char *s = NULL;
+    if (c->kind == V_TEXT && !(c->vf & VF_DROP)) {
+        s = snap_obs_vtext(B, c);
+        *len = c->tlen;
+    } else if (c->kind == V_ELEM) {
+        const char *val = textish_role(snap_obs_vrole(B, c)) && !(c->st & ST_SECRET)
+                          ? vvalue(B, c) : NULL;
+        const char *cn = snap_obs_vname(B, c), *mn = snap_obs_vname(B, m);
+        if (val && *val && !snap_obs_blank(val))
+            s = val;
+        else if (cn && *cn && !snap_obs_blank(cn) && !tw[j] &&
+                 !(strcmp(snap_obs_vrole(B, c), snap_obs_vrole(B, m)) == 0 &&
+                   snap_obs_same_text(cn, mn ? mn : "")))
+            s = cn;
+        *len = s ? strlen(s) : 0;
+    }
+    return s && *len && !ctx_punct(s, *len) ? s : NULL;
+}
+
+/* Write s as me's row context. */
+static bool ctx_put(build *B, int me, const char *s, size_t len)
+{
+    /* Copy out first: put_page may grow the arena that s points into. */
+    char *tmp = malloc(len + 1);
+    if (!tmp)
+        return false;
+    memcpy(tmp, s, len);
+    tmp[len] = 0;
+    size_t off = ctx_begin(B);
+    snap_obs_put_page(&B->arena, tmp, len, CTX_MAX_CHARS, 0);
+    free(tmp);
+    return ctx_end(B, me, off);
+}
+
+/* The key of control me in container cont. For a field (its value is the
+ * row's value), the nearest text before it in the container: the label,
+ * term or field name of a key/value row; for another control (a "Remove"
+ * at the row's end), and when nothing precedes a field, the container's
+ * first text: the row's key, a table row's first cell, a list item's
+ * text. Ancestors of me are not candidates (they are containers). */
+static bool ctx_label(build *B, int cont, int me, const unsigned char *tw)
+{
+    bool field = textish_role(snap_obs_vrole(B, &B->v[me])) ||
+                 role_is(B, me, "checkbox", "radio") || role_is(B, me, "switch", "slider");
+    const char *best = NULL;
+    size_t blen = 0;
     int limit = 400;
     for (int j = cont + 1; j < B->v[cont].end && limit-- > 0; j++) {
         if (j == me) {
+            if (best)
+                break;           /* a field: the nearest text before it */
             j = B->v[me].end - 1;
             continue;
         }
-        const vnode *c = &B->v[j];
-        const char *s = NULL;
-        size_t len = 0;
-        const char *cn = c->kind == V_ELEM ? snap_obs_vname(B, c) : NULL,
-                   *mn = snap_obs_vname(B, m);
-        if (c->kind == V_TEXT && !(c->vf & VF_DROP)) {
-            s = snap_obs_vtext(B, c);
-            len = c->tlen;
-        } else if (cn && *cn && !snap_obs_blank(cn) &&
-                   !(strcmp(snap_obs_vrole(B, c), snap_obs_vrole(B, m)) == 0 &&
-                     snap_obs_same_text(cn, mn ? mn : ""))) {
-            s = cn;
-            len = strlen(s);
-        }
-        if (!s || !len)
+        if (j < me && B->v[j].end > me)
+            continue;            /* an ancestor of me */
+        if (tw[j] && !textish_role(snap_obs_vrole(B, &B->v[j]))) {
+            j = B->v[j].end - 1; /* a look-alike's text is its name */
             continue;
-        /* Copy out first: put_page may grow the arena that s points into. */
-        char *tmp = malloc(len + 1);
-        if (!tmp)
-            return false;
-        memcpy(tmp, s, len);
-        tmp[len] = 0;
-        size_t off = ctx_begin(B);
-        snap_obs_put_page(&B->arena, tmp, len, CTX_MAX_CHARS, 0);
-        free(tmp);
-        return ctx_end(B, me, off);
+        }
+        size_t len = 0;
+        const char *s = ctx_text(B, j, me, tw, &len);
+        if (!s)
+            continue;
+        best = s;
+        blen = len;
+        if (!field || j > me)
+            break;
+    }
+    return best && ctx_put(B, me, best, blen);
+}
+
+/* A description list: me in a detail (dd) preceded by a term (dt): the
+ * term's first text is the key. */
+static bool ctx_term(build *B, int dd, int me, const unsigned char *tw)
+{
+    int pp = B->v[dd].parent, term = -1;
+    if (pp < 0)
+        return false;
+    for (int j = pp + 1; j < dd; j = B->v[j].end)
+        if (role_is(B, j, "term", "DescriptionListTerm"))
+            term = j;
+    for (int j = term + 1; term >= 0 && j < B->v[term].end; j++) {
+        size_t len = 0;
+        const char *s = ctx_text(B, j, me, tw, &len);
+        if (s)
+            return ctx_put(B, me, s, len);
     }
     return false;
+}
+
+/* A table row: its row header's text, if it has one. */
+static bool ctx_rowheader(build *B, int row, int me, const unsigned char *tw)
+{
+    for (int j = row + 1; j < B->v[row].end; j = B->v[j].end) {
+        if (!role_is(B, j, "th", "rowheader") || (j <= me && me < B->v[j].end))
+            continue;
+        for (int k = j; k < B->v[j].end; k++) {
+            size_t len = 0;
+            const char *s = ctx_text(B, k, me, tw, &len);
+            if (s)
+                return ctx_put(B, me, s, len);
+        }
+    }
+    return false;
+}
+
+/* Row context of twin me (g: its group, n members, sorted by index). */
+static void ctx_find(build *B, int me, const int *g, size_t n, const unsigned char *tw,
+                     size_t ordinal)
+{
+    /* The nearest container that holds this twin alone and has text of
+     * its own: the key of a key/value row, a table row's first cell, not
+     * the title of the whole card or page above it (issue 13, point 8b);
+     * in a description list the term; in a table the row, not the cell. */
+    for (int p = B->v[me].parent; p >= 0; p = B->v[p].parent) {
+        if (members_in(g, n, p, B->v[p].end) > 1)
+            break;
+        if (role_is(B, p, "definition", "DescriptionListDetail") && ctx_term(B, p, me, tw))
+            return;
+        int pp = B->v[p].parent;
+        if ((role_is(B, p, "cell", "gridcell") || role_is(B, p, "LayoutTableCell", NULL)) &&
+            pp >= 0 && role_is(B, pp, "row", "LayoutTableRow") &&
+            members_in(g, n, pp, B->v[pp].end) == 1)
+            continue;            /* the row names it */
+        if (role_is(B, p, "row", "LayoutTableRow") && ctx_rowheader(B, p, me, tw))
+            return;
+        if (ctx_label(B, p, me, tw))
+            return;
+    }
+    size_t off = ctx_begin(B);
+    base_buf_printf(&B->arena, "#%zu of %zu", ordinal + 1, n);
+    ctx_end(B, me, off);
+}
+
+/* Same role and name: look-alikes. */
+static bool same_group(const build *B, int x, int y)
+{
+    if (strcmp(snap_obs_vrole(B, &B->v[x]), snap_obs_vrole(B, &B->v[y])) != 0)
+        return false;
+    const char *xn = snap_obs_vname(B, &B->v[x]), *yn = snap_obs_vname(B, &B->v[y]);
+    return strcmp(xn ? xn : "", yn ? yn : "") == 0;
 }
 
 void snap_obs_row_context(build *B)
@@ -954,8 +1081,9 @@ void snap_obs_row_context(build *B)
     if (n < 2)
         return;
     int *acts = malloc(n * sizeof *acts), *tmp = malloc(n * sizeof *tmp);
-    if (!acts || !tmp) {
-        free(acts), free(tmp);
+    unsigned char *tw = calloc(B->nv, 1);    /* look-alikes, by vnode */
+    if (!acts || !tmp || !tw) {
+        free(acts), free(tmp), free(tw);
         return;
     }
     size_t k = 0;
@@ -963,39 +1091,21 @@ void snap_obs_row_context(build *B)
         if ((B->v[i].vf & (VF_ACT | VF_DROP)) == VF_ACT)
             acts[k++] = (int)i;
     sort_acts(acts, tmp, n, B);
-    for (size_t s = 0; s < n;) {
-        size_t e = s + 1;
-        const char *sn = snap_obs_vname(B, &B->v[acts[s]]);
-        while (e < n &&
-               strcmp(snap_obs_vrole(B, &B->v[acts[s]]), snap_obs_vrole(B, &B->v[acts[e]])) == 0) {
-            const char *en = snap_obs_vname(B, &B->v[acts[e]]);
-            if (strcmp(sn ? sn : "", en ? en : "") != 0)
-                break;
-            e++;
-        }
-        if (e - s > 1) {
-            const int *g = acts + s;     /* sorted by index within the group */
-            for (size_t q = s; q < e; q++) {
-                int me = acts[q];
-                /* The nearest container that holds this twin alone and
-                 * has text of its own: the key of a key/value row, a
-                 * table row's first cell, not the title of the whole
-                 * card or page above it (issue 13, point 8b). */
-                bool named = false;
-                for (int p = B->v[me].parent; p >= 0 && !named; p = B->v[p].parent) {
-                    if (members_in(g, e - s, p, B->v[p].end) > 1)
-                        break;
-                    named = ctx_label(B, p, me);
-                }
-                if (!named) {
-                    size_t off = ctx_begin(B);
-                    base_buf_printf(&B->arena, "#%zu of %zu", q - s + 1, e - s);
-                    ctx_end(B, me, off);
-                }
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t s = 0; s < n;) {
+            size_t e = s + 1;
+            while (e < n && same_group(B, acts[s], acts[e]))
+                e++;
+            for (size_t q = s; e - s > 1 && q < e; q++) {
+                if (pass == 0)
+                    tw[acts[q]] = 1;
+                else         /* acts + s: the group, sorted by index */
+                    ctx_find(B, acts[q], acts + s, e - s, tw, q - s);
             }
+            s = e;
         }
-        s = e;
     }
     free(acts);
     free(tmp);
+    free(tw);
 }

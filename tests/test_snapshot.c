@@ -1306,6 +1306,57 @@ static void t_row_context_key_regression(void)
     snap_agent_free(a);
 }
 
+/* Issue 13, point 8b (the rest): row context names the key that tells
+ * rows apart. In a JSON editor's tree the key is typed into a field and
+ * every row has the same drag handle: each "Remove", each drag handle and
+ * each "Value" field read the row's key, not the handle's title; in a
+ * description list the term, not the value beside the button; in th/td
+ * rows the row header; in a table whose button shares a cell with text,
+ * the row's first cell. Was: "(row: Drag to move)", "(row: 12 High St)",
+ * "(row: 40.00)". */
+static void t_row_context_kv_regression(void)
+{
+    if (!need_browser())
+        return;
+    snap_agent *a = agent(0);
+    if (!a || open_page(a, "a.test", "/shapes/kv.html")) {
+        snap_agent_free(a);
+        return;
+    }
+    snap_result r = {0};
+    snap_query q = {0};
+    q.budget_chars = 100000;
+    char *t = observe(a, &q, &r);
+    static const char *const want[][2] = {
+        {"button \"Remove\"", "(row: name)"}, {"button \"Remove\"", "(row: born)"},
+        {"button \"Remove\"", "(row: field)"},
+        {"textbox \"Value\"", "(row: name)"}, {"textbox \"Value\"", "(row: born)"},
+        {"button \"Drag to move\"", "(row: name)"},
+        {"button \"Edit\"", "(row: Street)"}, {"button \"Edit\"", "(row: Town)"},
+        {"textbox \"Size\"", "(row: Width)"}, {"textbox \"Size\"", "(row: Height)"},
+        {"button \"Pay\"", "(row: Gas)"}, {"button \"Pay\"", "(row: Water)"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        bool found = false;
+        for (const char *l = t; l && *l && !found;) {
+            const char *e = strchr(l, '\n');
+            size_t n = e ? (size_t)(e - l) : strlen(l);
+            char line[400];
+            snprintf(line, sizeof line, "%.*s", (int)(n < 399 ? n : 399), l);
+            found = strstr(line, want[i][0]) && strstr(line, want[i][1]);
+            l = e ? e + 1 : NULL;
+        }
+        if (!CHECK(found))
+            test_fail_detail("no line with %s %s in:\n%s", want[i][0], want[i][1], t);
+    }
+    CHECK_LACKS(t, "(row: Drag to move");
+    CHECK_LACKS(t, "(row: 12 High St");
+    CHECK_LACKS(t, "(row: 40.00");
+    CHECK_LACKS(t, "(row: Contact");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 /* ---- the folded query matcher (pure) ---- */
 
 /* In observe_tree.c (observe_int.h); snap_obs_fold is declared above. */
@@ -1757,6 +1808,7 @@ static const test_case TESTS[] = {
     {"inline_runs_regression", t_inline_runs_regression},
     {"query_navigate_regression", t_query_navigate_regression},
     {"row_context_key_regression", t_row_context_key_regression},
+    {"row_context_kv_regression", t_row_context_kv_regression},
     {"ax_digest_stream", t_ax_digest_stream},
     {"ax_wide_ids", t_ax_wide_ids},
     {"frames_nested", t_frames_nested},
