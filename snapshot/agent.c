@@ -1008,6 +1008,8 @@ static int open_nav_in(snap_agent *a, const char *url, size_t ctx, bool new_tab,
     free(params);
     if (rc)
         return snap_fail(r, SNAP_EBROWSER, "navigate: %s", e.msg);
+    if (json_bool(json_get(rep.result, "isDownload")))   /* no page: download.c reports */
+        return snap_dl_open(a, tab_id, deadline - a->o.timeout_ms, deadline, url, &rep, r);
     const char *etext = json_get_str(rep.result, "errorText");
     if (etext && *etext) {
         snap_fail(r, SNAP_ENAVIGATE, "navigation to %s failed: %s%s", url, etext,

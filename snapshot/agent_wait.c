@@ -171,8 +171,8 @@ void snap_net_event(snap_agent *a, snap_tab *t, const char *method, const json_v
     if (!done && !(answer && !q->answered))
         return;
     q->answered = true;
-    if (q->own && !done && snap_dl_attachment(json_get(p, "response")))
-        snap_dl_expect(a, t->id);        /* the browser will start a download */
+    if (q->own && !done)         /* an attachment: the browser will start a download */
+        snap_dl_response(a, t->id, json_get(p, "response"));
     if (q->own) {
         /* What the answer's handler sends next is the action's too. */
         if (a->own_until < now + SNAP_CHAIN_MS)

@@ -158,21 +158,42 @@ void snap_dl_expect(snap_agent *a, int tab)
 {
     a->dl_expect_tab = tab;
     a->dl_expect_until = base_now_ms() + SNAP_SETTLE_CAP_MS;
+    a->dl_expect_url[0] = a->dl_expect_mime[0] = 0;
 }
 
-bool snap_dl_attachment(const json_val *response)
+/* s cut to cap - 1 bytes, keeping only what a MIME type is made of
+ * (lower-cased letters, digits, "/.+-"): anything else ends it. */
+static void mime_clean(const char *s, char *out, size_t cap)
+{
+    size_t k = 0;
+    for (; s && s[k] && k < cap - 1; k++) {
+        char c = s[k] >= 'A' && s[k] <= 'Z' ? (char)(s[k] - 'A' + 'a') : s[k];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr("/.+-", c)))
+            break;
+        out[k] = c;
+    }
+    out[k] = 0;
+}
+
+void snap_dl_response(snap_agent *a, int tab, const json_val *response)
 {
     const json_val *h = json_get(response, "headers");
     for (const json_val *m = json_first(h); m; m = json_next(m)) {
         size_t n = 0;
         const char *k = json_key(m, &n);
         const char *v = json_str(m, NULL);
-        if (k && v && n == 19 && strncasecmp(k, "content-disposition", 19) == 0) {
-            v += strspn(v, " \t");
-            return strncasecmp(v, "attachment", 10) == 0;
-        }
+        if (!k || !v || n != 19 || strncasecmp(k, "content-disposition", 19) != 0)
+            continue;
+        v += strspn(v, " \t");
+        if (strncasecmp(v, "attachment", 10) != 0)
+            return;
+        snap_dl_expect(a, tab);
+        const char *url = json_get_str(response, "url");
+        snprintf(a->dl_expect_url, sizeof a->dl_expect_url, "%s", url ? url : "");
+        mime_clean(json_get_str(response, "mimeType"), a->dl_expect_mime,
+                   sizeof a->dl_expect_mime);
+        return;
     }
-    return false;
 }
 
 static snap_download *dl_find(snap_agent *a, const char *guid)
@@ -247,6 +268,11 @@ static void dl_begin(snap_agent *a, const json_val *p)
     if (t) {
         d->tab = t->id;
         t->settle_evt++;
+        const char *url = json_get_str(p, "url");
+        size_t cut = sizeof a->dl_expect_url - 1;
+        if (a->dl_expect_url[0] && url && strncmp(url, a->dl_expect_url, cut) == 0 &&
+            (strlen(a->dl_expect_url) < cut || strlen(url) >= cut))
+            snprintf(d->mime, sizeof d->mime, "%s", a->dl_expect_mime);
         if (a->dl_expect_tab == t->id)
             a->dl_expect_tab = 0;
     }
@@ -339,7 +365,8 @@ void snap_dl_describe(snap_agent *a, const snap_settled *st, base_buf *b, size_t
             base_buf_printf(b, "%sdownload of %s blocked: the grant allows no downloads (needs "
                             "egress file_transfer and a file scope)", sep, d->name);
         } else if (d->state == SNAP_DL_SAVED) {
-            base_buf_printf(b, "%sdownload: %s (", sep, d->name);
+            base_buf_printf(b, "%sdownload: %s (%s%s", sep, d->name, d->mime,
+                            d->mime[0] ? ", " : "");
             sb_count(b, d->received);
             base_buf_printf(b, " bytes) saved to %s/%s", a->dl_dir ? a->dl_dir : "", d->file);
         } else if (d->state == SNAP_DL_RUNNING) {
@@ -360,6 +387,45 @@ void snap_dl_describe(snap_agent *a, const snap_settled *st, base_buf *b, size_t
         base_buf_printf(b, "; %d more downloads", st->ndls - shown);
 }
 
+int snap_dl_open(snap_agent *a, int tab, int64_t since_ms, int64_t deadline_ms, const char *url,
+                 cdp_reply *rep, snap_result *r)
+{
+    cdp_reply_free(rep);
+    /* Its events may follow the reply; the attachment's response, which
+     * set the expectation with its type, came before it. */
+    bool begun = false;
+    for (size_t i = 0; i < SNAP_DL_MAX && i < a->ndls; i++)
+        begun |= a->dls[i].tab == tab && a->dls[i].start_ms >= since_ms;
+    if (!begun && a->dl_expect_tab != tab)
+        snap_dl_expect(a, tab);
+    for (;;) {
+        if (snap_sync(a))
+            return snap_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
+        int64_t now = base_now_ms();
+        if (!snap_dl_busy(a, tab, since_ms) || now >= deadline_ms)
+            break;
+        cdp_err e;
+        int rc = cdp_pump_one(a->c, deadline_ms - now < 50 ? (int)(deadline_ms - now) : 50, &e);
+        if (rc && rc != CDP_ETIMEOUT)
+            return snap_fail(r, SNAP_EBROWSER, "the browser is gone: %s", e.msg);
+    }
+    if (a->dl_expect_tab == tab)
+        a->dl_expect_tab = 0;
+    snap_settled st;
+    memset(&st, 0, sizeof st);
+    snap_dl_settled(a, tab, since_ms, &st);
+    base_buf b = {0};
+    if (st.ndls)
+        snap_dl_describe(a, &st, &b, 0);
+    else
+        base_buf_puts(&b, "the browser reported no download");
+    int rc = b.oom ? snap_fail(r, SNAP_ENOMEM, "out of memory")
+                   : snap_fail(r, SNAP_ENAVIGATE, "%s is a download, not a page (no page was "
+                               "opened): %s", url, b.s ? b.s : "");
+    base_buf_free(&b);
+    return rc;
+}
+
 void snap_dl_json(snap_agent *a, const snap_settled *st, json_w *w)
 {
     if (!st->ndls)
@@ -376,6 +442,10 @@ void snap_dl_json(snap_agent *a, const snap_settled *st, json_w *w)
         json_w_str(w, STATE[d->state]);
         json_w_key(w, "bytes");
         json_w_int(w, d->received);
+        if (d->mime[0]) {
+            json_w_key(w, "type");
+            json_w_str(w, d->mime);
+        }
         if (d->state == SNAP_DL_SAVED && a->dl_dir) {
             char path[PATH_MAX + SNAP_DL_NAME_MAX + 8];
             snprintf(path, sizeof path, "%s/%s", a->dl_dir, d->file);

@@ -243,6 +243,7 @@ typedef struct {
     char name[SNAP_DL_NAME_MAX]; /* the suggested name, sanitized */
     char file[SNAP_DL_NAME_MAX + 8]; /* the name saved under (name, or name-2...) */
     int64_t total, received;     /* bytes (the saved file's size once saved) */
+    char mime[64];               /* the attachment's type when known, else "" */
     int state;                   /* SNAP_DL_* */
 } snap_download;
 
@@ -348,6 +349,8 @@ struct snap_agent {
     bool dl_decided;
     int dl_expect_tab;           /* a download is expected on this tab (0: none) */
     int64_t dl_expect_until;     /* base_now_ms() until which it is waited for */
+    char dl_expect_url[256];     /* the attachment's URL (cut) and type, when known */
+    char dl_expect_mime[64];
 };
 
 /* ---- sink.c: the one path to the browser ---- */
@@ -660,13 +663,19 @@ void snap_dl_name_clean(const char *s, char out[SNAP_DL_NAME_MAX]);
 void snap_dl_context(snap_agent *a, const char *ctx_id);
 /* Browser.downloadWillBegin / downloadProgress (the browser session). */
 void snap_dl_event(snap_agent *a, const char *method, const json_val *p);
-/* An action on tab is expected to start a download (its own request was
- * answered as an attachment, or it clicks a link with a download
- * attribute): a settle waits for the download to begin, within its cap.
- * snap_dl_attachment: whether a Network.Response's headers say
- * "Content-Disposition: attachment". */
+/* An action on tab is expected to start a download (it clicks a link with
+ * a download attribute; snap_dl_response: its own request was answered,
+ * response a Network.Response, with "Content-Disposition: attachment",
+ * whose mimeType the download then reports): a settle waits for the
+ * download to begin, within its cap. */
 void snap_dl_expect(snap_agent *a, int tab);
-bool snap_dl_attachment(const json_val *response);
+void snap_dl_response(snap_agent *a, int tab, const json_val *response);
+/* An open whose navigation (Page.navigate's reply rep, freed here) turned
+ * out to be a download on tab: waits (until deadline_ms) for the download
+ * begun since since_ms to end and fails r with SNAP_ENAVIGATE saying that
+ * url is a download, not a page, and what became of it. */
+int snap_dl_open(snap_agent *a, int tab, int64_t since_ms, int64_t deadline_ms, const char *url,
+                 cdp_reply *rep, snap_result *r);
 /* Removes the download directory when nothing was saved in it. */
 void snap_dl_free(snap_agent *a);
 

@@ -3914,8 +3914,8 @@ static char *dl_files_found(const char *tag)
 {
     char cmd[900];
     snprintf(cmd, sizeof cmd, "find \"${HOME:-/root}\" /tmp . \"%s\" -xdev -type f \\( "
-             "-name 'report-%s*' -o -name 'notes-%s*' -o -name 'export-%s*' \\) "
-             "2>/dev/null | sort -u", world.root, tag, tag, tag);
+             "-name 'report-%s*' -o -name 'notes-%s*' -o -name 'export-%s*' -o "
+             "-name 'open-%s*' \\) 2>/dev/null | sort -u", world.root, tag, tag, tag, tag);
     char *o = NULL, *e = NULL;
     fixture_run(cmd, &o, &e);
     free(e);
@@ -3956,6 +3956,16 @@ static void t_download_reported_blocked(void)
             test_fail_detail("audit:\n%s", l ? l : "");
         free(l);
     }
+    /* Opening an attachment's URL: a download, not a page, nor
+     * "net::ERR_ABORTED". */
+    snprintf(path, sizeof path, "/download?name=open-%s.pdf", tag);
+    int rc = do_open(x.a, "a.test", path, &r);
+    snprintf(want, sizeof want, "is a download, not a page (no page was opened): download of "
+             "open-%s.pdf blocked: the grant allows no downloads", tag);
+    if (!CHECK_INT(SNAP_ENAVIGATE, rc) || !CHECK_HAS(r.text, want))
+        test_fail_detail("open: %s", r.text ? r.text : "");
+    CHECK_LACKS(r.text, "ERR_ABORTED");
+    snap_result_free(&r);
     barrier(x.a);
     char *o = dl_files_found(tag);
     if (!CHECK(o && !*o))
@@ -3996,7 +4006,10 @@ static void t_download_in_scope(void)
     if (!CHECK_INT(0, do_open(x.a, "a.test", path, &r)))
         test_fail_detail("open: %s", r.text ? r.text : "");
     snap_result_free(&r);
-    static const char *const SIZE[3] = {"12,345", "21", "12,345"};
+    /* The type is known from an attachment's response the tab saw (a
+     * navigation), not for an <a download> (the browser's own request) or
+     * a Blob. */
+    static const char *const SIZE[3] = {"12,345", "21", "application/pdf, 12,345"};
     char real[PATH_MAX];
     if (!CHECK(realpath(dl_scope, real) != NULL))
         goto out;
@@ -4013,6 +4026,14 @@ static void t_download_in_scope(void)
         CHECK_HAS(r.structured, "\"state\":\"saved\"");
         snap_result_free(&r);
     }
+    snprintf(path, sizeof path, "/download?name=open-%s.pdf", tag);
+    int rc = do_open(x.a, "a.test", path, &r);
+    snprintf(want, sizeof want, "is a download, not a page (no page was opened): download: "
+             "open-%s.pdf (application/pdf, 12,345 bytes) saved to %s/cdpgate-downloads-", tag,
+             real);
+    if (!CHECK_INT(SNAP_ENAVIGATE, rc) || !CHECK_HAS(r.text, want))
+        test_fail_detail("open: %s", r.text ? r.text : "");
+    snap_result_free(&r);
     /* The files: in the scope only, with the server's bytes. */
     char *o = dl_files_found(tag);
     int n = 0;
@@ -4046,7 +4067,7 @@ static void t_download_in_scope(void)
         free(body);
         l = nl ? nl + 1 : NULL;
     }
-    CHECK_INT(3, n);
+    CHECK_INT(4, n);
     free(o);
 out:
     rig_down(&x);
