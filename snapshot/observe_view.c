@@ -139,7 +139,7 @@ unsigned char *snap_obs_view_mask(snap_agent *a, const struct snap_cache *C, sna
     for (size_t k = 0; v->kind == VIEW_REF && k < C->n && at == C->n; k++) {
         const vnode *x = &C->l[k];
         const cframe *F = &C->fr[x->frame];
-        if (x->backend == v->backend && x->kind != V_TEXT && strcmp(F->id, v->frame) == 0 &&
+        if (x->backend == v->backend && strcmp(F->id, v->frame) == 0 &&
             strcmp(F->loader, v->loader) == 0)
             at = k;
     }

@@ -2624,6 +2624,13 @@ static void t_viewport_from_regression(void)
     has(r.text, "h2 \"Section 9: topic 9\"");
     CHECK_LACKS(r.text, "Section 7: topic 7");
     snap_result_free(&r);
+    /* Text mode within the view. */
+    q.text = true;
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    has(r.text, "Text of section 9.");
+    CHECK_LACKS(r.text, "Text of section 7.");
+    snap_result_free(&r);
+    q.text = false;
     /* cdpgate's own scroll of the page keeps the cache too. */
     CHECK_INT(0, snap_scroll(a, NULL, "top", &r));
     snap_result_free(&r);
@@ -2647,6 +2654,16 @@ static void t_viewport_from_regression(void)
     CHECK_LACKS(r.text, "Manual");
     CHECK_LACKS(r.text, "Section 1: topic 1");
     snap_result_free(&r);
+    /* From the ref of an element with nothing under it (a heading): its line. */
+    ref_css(a, "#sec-2", ref);
+    q.from = ref;
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    has(r.text, "h2 \"Section 2: topic 2\"");
+    CHECK_LACKS(r.text, "Text of section 2.");
+    snap_result_free(&r);
+    q.from = NULL;
+    ref_css(a, "nav", ref);
+    q.from = ref;
     /* Query within the view. */
     q.query = "section 4";
     CHECK_INT(0, snap_observe(a, &q, &r));
