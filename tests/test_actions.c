@@ -2370,6 +2370,17 @@ static void t_click_by_text_regression(void)
     has(r.text, "hovered over");
     snap_result_free(&r);
     snap_agent_free(a);
+    /* A TodoMVC label, named by its text: a double click edits it. */
+    a = agent_at("/act/todo.html");
+    if (!a)
+        return;
+    CHECK_INT(0, snap_dblclick(a, "text:Walk the dog", NULL, &r));
+    show(&r);
+    has(r.text, "double-clicked");
+    check_eval(a, "document.querySelectorAll('li.editing').length", "1");
+    check_eval(a, "document.querySelector('li.editing').getAttribute('data-i')", "\"1\"");
+    snap_result_free(&r);
+    snap_agent_free(a);
 }
 
 /* type with submit reports what the field holds after the submit settled,
