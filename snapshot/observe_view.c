@@ -13,9 +13,10 @@
  * height changed since the build is read again (its layout moved without
  * a mutation: an image loaded, a font). A line is in view when its rows
  * meet the viewport's; fixed and sticky elements and what is inside them
- * are always in view; a line with no layout box of its own takes its
- * nearest ancestor's. The lines of a frame are in view when the frame's
- * line is (the whole frame: its own scroll is not read). Printed
+ * are always in view; a line with no layout box of its own (a wrapper
+ * with display:contents) takes its nearest ancestor's. The lines of a
+ * frame are in view when the frame's line is (the whole frame: its own
+ * scroll is not read). Printed
  * ancestors of the lines kept are shown above them as on any page.
  *
  * A ref: the ref's line and the lines under it (its subtree), its
@@ -28,11 +29,11 @@
 #include <string.h>
 
 /* The rows [y0, y1) each line of L covers in the main frame's page: its
- * vnode's layout box, or its nearest ancestor's (a text, a wrapper with
- * display:contents); a line of another frame gets none (it follows its
- * frame's line), and a line with no box up to the root counts as
- * everywhere. New (2 per line); NULL when the main frame's DOM snapshot
- * was not read or out of memory. */
+ * vnode's layout box (a text line's: its first text node's), or its
+ * nearest ancestor's (a wrapper with display:contents); a line of
+ * another frame gets none (it follows its frame's line), and a line
+ * with no box up to the root counts as everywhere. New (2 per line);
+ * NULL when the main frame's DOM snapshot was not read or out of memory. */
 int32_t *snap_obs_line_boxes(const build *B, const lines *L)
 {
     if (!B->nfr || !B->ss[B->fr[0].sess].dom_ok)
