@@ -966,9 +966,11 @@ const struct snap_cache *snap_cache_fresh(snap_agent *a, int tab, snap_result *r
     if (t && !t->closed && t->nframes && !cache_valid(a, t, NULL) && rebuild(a, t, r))
         return NULL;
     t = snap_tab_by_id(a, tab);
-    if (!t || t->closed || !t->cache)
+    if (!t || t->closed || !t->nframes || !t->cache) {
         snap_fail(r, SNAP_ENOTAB, "the tab closed");
-    return t && !t->closed ? t->cache : NULL;
+        return NULL;
+    }
+    return t->cache;
 }
 
 size_t snap_cache_nlines(const struct snap_cache *C)
