@@ -1064,7 +1064,7 @@ out:
  * authenticated bank. Text the snapshot does not show (aria-hidden) is not
  * found; text moved off screen is not clicked; the same text in a frame of
  * another site makes the target ambiguous (refused with both), never a
- * silent click in the frame. */
+ * silent click in the frame. A plain cell's click is still confirmed. */
 static void t_red_text_target(void)
 {
     rig x;
@@ -1117,6 +1117,14 @@ static void t_red_text_target(void)
     CHECK_HAS(r.text, "button \"Not now\"");
     snap_result_free(&r);
     CHECK_INT(calls, hook_calls);
+    /* A plain cell of the authenticated bank: a click there is still
+     * confirmed by the human, shown as that text. */
+    memset(&r, 0, sizeof r);
+    CHECK_INT(0, snap_click(x.a, "text:Savings", NULL, &r));
+    keep(&r);
+    CHECK_INT(calls + 1, hook_calls);
+    CHECK_HAS(hook_prompt, "Savings");
+    snap_result_free(&r);
     barrier(x.a);
     static const char *const TAGS[] = {"text-rowdelete", "text-roledelete", "text-send",
                                        "text-wire", "text-shadowdelete", "text-offscreen",
