@@ -128,6 +128,12 @@ bool cdp_reply_ready(const cdp_conn *c, uint64_t id);
 uint64_t cdp_last_id(const cdp_conn *c);
 /* Stop waiting for id: its reply is dropped whenever it comes. */
 void cdp_forget(cdp_conn *c, uint64_t id);
+/* Round trips to the browser so far: a command sent while none is in
+ * flight (sent, not answered, not forgotten) starts one; commands sent
+ * while one is (pipelined) join it; a command forgotten before its answer
+ * (nobody waits for it) starts none. What an action costs in latency,
+ * beside cdp_last_id's count of commands. */
+uint64_t cdp_round_trips(const cdp_conn *c);
 /* cdp_send + cdp_wait. out may be NULL when the result is not needed. */
 int cdp_call(cdp_conn *c, const char *session, const char *method,
              const char *params, int timeout_ms, cdp_reply *out, cdp_err *err);

@@ -209,6 +209,15 @@ void cdp_pending_remove(cdp_conn *c, pending *p)
 
 /* ---- outgoing ---- */
 
+/* Is a call in flight (sent, not answered, not forgotten)? */
+static bool call_in_flight(const cdp_conn *c)
+{
+    for (size_t i = 0; i < c->npend; i++)
+        if (c->pend[i].state == 0 && !c->pend[i].discard)
+            return true;
+    return false;
+}
+
 static int send_call(cdp_conn *c, const char *session, const char *method,
                      const char *params, cdp_sink_fn sink, void *sink_ud, bool secret,
                      uint64_t *id_out, cdp_err *err);
@@ -282,6 +291,7 @@ static int send_call(cdp_conn *c, const char *session, const char *method,
     }
     pending *p = &c->pend[c->npend];
     memset(p, 0, sizeof *p);
+    p->rt = !call_in_flight(c);
     p->id = id;
     p->sink = sink;
     p->sink_ud = sink_ud;
@@ -303,6 +313,8 @@ static int send_call(cdp_conn *c, const char *session, const char *method,
         cdp_pending_remove(c, cdp_pending_find(c, id));
         return cdp_seterr(err, CDP_EDISCONNECTED, "%s", why);
     }
+    if (p->rt)
+        c->round_trips++;
     if (id_out)
         *id_out = id;
     return 0;
@@ -368,11 +380,31 @@ bool cdp_reply_ready(const cdp_conn *c, uint64_t id)
     return true;
 }
 
+uint64_t cdp_round_trips(const cdp_conn *c)
+{
+    return c->round_trips;
+}
+
 void cdp_forget(cdp_conn *c, uint64_t id)
 {
     pending *p = cdp_pending_find(c, id);
     if (!p)
         return;
+    if (p->rt && p->state == 0) {
+        /* Nobody waits for it: the round trip it started belongs to the
+         * first call sent after it that is still in flight, or to none. */
+        pending *next = NULL;
+        for (size_t i = 0; i < c->npend; i++) {
+            pending *q = &c->pend[i];
+            if (q->id > id && q->state == 0 && !q->discard && (!next || q->id < next->id))
+                next = q;
+        }
+        if (next)
+            next->rt = true;
+        else
+            c->round_trips--;
+        p->rt = false;
+    }
     if (p->state != 0)
         cdp_pending_remove(c, p);
     else

@@ -17,6 +17,7 @@ typedef struct {
     int state;                  /* 0 waiting, 1 replied, 2 failed */
     bool discard;               /* forgotten: drop the reply when it comes */
     bool secret;                /* cdp_send_secret: the reply is zeroed */
+    bool rt;                    /* it started a round trip (cdp_round_trips) */
     cdp_sink_fn sink;           /* the reply's result goes here, not into doc */
     void *sink_ud;
     json_doc *doc;
@@ -61,6 +62,7 @@ struct cdp_conn {
     ws_transport *t;
     cdp_opts o;
     uint64_t next_id;
+    uint64_t round_trips;       /* cdp_round_trips */
     pending *pend;
     size_t npend, cappend;
     ring_event *ring;           /* circular, o.event_ring slots */

@@ -188,16 +188,6 @@ static char *type_value_params(const target *tg, bool known)
                               true, false);
 }
 
-/* Read back what the field holds (pages reformat and truncate). */
-static void type_read_value(snap_agent *a, const target *tg, bool known, field_value *fv)
-{
-    pcall vv;
-    int rc = snap_act_call(a, tg->session, "Runtime.callFunctionOn",
-                           type_value_params(tg, known), &vv);
-    type_value_parse(rc ? NULL : snap_act_fn_value(&vv), known, fv);
-    snap_act_pfree(&vv);
-}
-
 /* Press Enter after the text and add " and pressed Enter" to did (cap
  * bytes). Enter goes where the focus is now: a page that moved it on input
  * (to another form, a frame) does not get the key. */
@@ -294,69 +284,208 @@ static void type_report_after(const field_value *fv, bool secret, act_report *rp
     rp->changed = true;
 }
 
-/* New text near the field since the recorder obs_oid started, into the
- * report (never for a secret field, nor the typed text itself, which shows
- * up as new text in contenteditables). */
-static void type_report_new_text(snap_agent *a, const char *fs, const char *obs_oid,
-                                 const char *text, bool secret, act_report *rp)
+/* What the recorder saw (collect: the reply of snap_js_collect_fn), into
+ * the report (never new text for a secret field, nor the typed text
+ * itself, which shows up as new text in contenteditables). */
+static void type_report_new_text(pcall *collect, const char *text, bool secret,
+                                 act_report *rp)
 {
-    pcall co;
-    if (snap_act_call(a, fs, "Runtime.callFunctionOn",
-                      snap_act_fn_params(obs_oid, snap_js_collect_fn, NULL, true, false),
-                      &co) == 0) {
-        const json_val *v = snap_act_fn_value(&co);
-        if (json_is(v, JSON_OBJECT))
-            snap_act_report_recorded(v, text, secret, true, rp);
-    }
-    snap_act_pfree(&co);
+    const json_val *v = snap_act_fn_value(collect);
+    if (json_is(v, JSON_OBJECT))
+        snap_act_report_recorded(v, text, secret, true, rp);
 }
 
 /* What type and select hold from field_gate to their end: the element,
- * the sessions its objects were made in, the gate's answer (the permit)
- * and the action's deadline. */
+ * the sessions its objects were made in, the gate's answer (the permit),
+ * the action's deadline and, for type, the recorder. */
 typedef struct {
     target tg;
     session_set ss;
     snap_gated gg;
     int64_t deadline;
+    char obs_oid[SNAP_ID_MAX];  /* the recorder (snap_js_observe_fn), or "" */
 } field_act;
+
+/* Stop f's recorder, not waiting (a failed type, or one that goes on as a
+ * select). */
+static void field_unobserve(snap_agent *a, field_act *f)
+{
+    if (f->obs_oid[0])
+        snap_act_send_forget(a, f->tg.session, "Runtime.callFunctionOn",
+                             snap_act_fn_params(f->obs_oid, snap_js_unobserve_fn, NULL, true,
+                                                false));
+    f->obs_oid[0] = 0;
+}
 
 /* The start type and select share: the deadline set, ref resolved into
  * f->tg and its session noted in f->ss, the gate asked about gi (its
  * element members are filled in here from f->tg), and after a
  * confirmation a check that the element is still the one the human was
- * shown. 0 with the permit held (the caller ends with snap_gate_done and
- * snap_act_release_all), or a SNAP_E* code with r filled and everything
- * released. */
-static int field_gate(snap_agent *a, const char *ref, snap_gate_in *gi, field_act *f,
-                      snap_result *r)
+ * shown. The element's facts for the gate (and for type, observe: the
+ * element scrolled into view and the recorder started, both reads, as a
+ * click does before the gate) go in the round trip of the check that the
+ * element is still in the document. 0 with the permit held (the caller
+ * ends with snap_gate_done and snap_act_release_all), or a SNAP_E* code
+ * with r filled and everything released. */
+static int field_gate(snap_agent *a, const char *ref, snap_gate_in *gi, bool observe,
+                      field_act *f, snap_result *r)
 {
     memset(&f->ss, 0, sizeof f->ss);
     memset(&f->gg, 0, sizeof f->gg);
+    f->obs_oid[0] = 0;
     f->deadline = base_now_ms() + a->o.timeout_ms;
     target *tg = &f->tg;
     session_set *ss = &f->ss;
     snap_gated *gg = &f->gg;
-    int rc = snap_act_resolve(a, ref, tg, r);
+    int rc = snap_act_resolve_start(a, ref, tg, r);
     if (rc)
         return rc;
     snap_act_sessions_note(ss, tg->session);
+    pcall fc, sc, ob;
+    snap_act_psend_p(a, tg->session, "Runtime.callFunctionOn", snap_gate_facts_params(tg->oid),
+                     &fc);
+    if (observe) {
+        snap_act_psend_p(a, tg->session, "DOM.scrollIntoViewIfNeeded",
+                         snap_act_params("s", "objectId", tg->oid), &sc);
+        snap_act_psend_p(a, tg->session, "Runtime.callFunctionOn",
+                         snap_act_fn_params(tg->oid, snap_js_observe_fn, NULL, false, false), &ob);
+    }
+    rc = snap_act_resolve_check(a, tg, r);
+    snap_act_pwait(a, &fc);
+    if (observe) {
+        snap_act_pwait(a, &sc);
+        snap_act_pwait(a, &ob);
+        const char *o = snap_act_fn_object(&ob);
+        if (o && strlen(o) < SNAP_ID_MAX)
+            snprintf(f->obs_oid, sizeof f->obs_oid, "%s", o);
+        snap_act_pfree(&sc);
+        snap_act_pfree(&ob);
+    }
     gi->tab = tg->tab;
     gi->frame = tg->frame;
     gi->session = tg->session;
     gi->oid = tg->oid;
     gi->ref_n = tg->n;
-    if ((rc = snap_gate_ask(a, gi, gg, r))) {
+    /* Not an object (an exception, no answer): the gate reads them itself
+     * and fails closed. */
+    gi->facts = json_is(snap_act_fn_value(&fc), JSON_OBJECT) ? snap_act_fn_value(&fc) : NULL;
+    if (!rc)
+        rc = snap_gate_ask(a, gi, gg, r);
+    gi->facts = NULL;
+    snap_act_pfree(&fc);
+    if (rc) {
+        field_unobserve(a, f);
         snap_act_release_all(a, tg, ss);
         return rc;
     }
     if ((rc = snap_act_recheck_target(a, gg, gi->tool, tg, ss, NULL, r))) {
         snap_gate_done(a, gg, rc, r);
+        field_unobserve(a, f);
         snap_act_release_all(a, tg, ss);
     }
     return rc;
 }
 
+/* After the text went in: read back what the field holds into fv, and
+ * without submit what the recorder saw, in the same round trip (the
+ * recorder keeps watching: *co is used only if the page then started
+ * nothing, else read again after the settle). These answers are also the
+ * barrier snap_act_settle_light relies on (a later call answered). */
+static void type_read_back(snap_agent *a, field_act *f, bool secret, bool submit,
+                           field_value *fv, pcall *co, bool *have_co)
+{
+    pcall vv;
+    *have_co = !submit && f->obs_oid[0];
+    if (*have_co)
+        memset(co, 0, sizeof *co);
+    snap_act_psend_p(a, f->tg.session, "Runtime.callFunctionOn", type_value_params(&f->tg, secret),
+                     &vv);
+    if (*have_co)
+        snap_act_psend_p(a, f->tg.session, "Runtime.callFunctionOn",
+                         snap_act_fn_params(f->obs_oid, snap_js_collect_fn, "[{\"value\":true}]",
+                                            true, false),
+                         co);
+    int rc = snap_act_pwait(a, &vv);
+    type_value_parse(rc ? NULL : snap_act_fn_value(&vv), secret, fv);
+    snap_act_pfree(&vv);
+    if (*have_co)
+        snap_act_pwait(a, co);
+}
+
+/* Once the page settled (usable): after a submit, the field read again
+ * into fa; and what the recorder saw into co, unless the early reading
+ * (have_co) stands (quiet: the page started nothing). One round trip. */
+static void type_read_settled(snap_agent *a, field_act *f, bool secret, bool submit, bool quiet,
+                              field_value *fa, pcall *co, bool *have_co)
+{
+    pcall vv;
+    if (*have_co && quiet && !submit)
+        return;
+    if (*have_co)
+        snap_act_pfree(co);
+    *have_co = f->obs_oid[0] != 0;
+    if (submit)
+        snap_act_psend_p(a, f->tg.session, "Runtime.callFunctionOn",
+                         type_value_params(&f->tg, secret), &vv);
+    if (*have_co) {
+        snap_act_psend_p(a, f->tg.session, "Runtime.callFunctionOn",
+                         snap_act_fn_params(f->obs_oid, snap_js_collect_fn, NULL, true, false), co);
+        f->obs_oid[0] = 0;      /* that collect stops it */
+    }
+    if (submit) {
+        int rc = snap_act_pwait(a, &vv);
+        type_value_parse(rc ? NULL : snap_act_fn_value(&vv), secret, fa);
+        snap_act_pfree(&vv);
+    }
+    if (*have_co)
+        snap_act_pwait(a, co);
+}
+
+/* Check the field takes text, focus it and select what it holds (one
+ * round trip, after the gate: it changes the page). 0, or a failure with
+ * everything released; *select when it is a <select> (released too). */
+static int type_prep(snap_agent *a, field_act *f, bool *secret, bool *had, bool *select,
+                     secret_form *sf, snap_result *r)
+{
+    pcall pr;
+    int rpr = snap_act_call(a, f->tg.session, "Runtime.callFunctionOn",
+                            snap_act_fn_params(f->tg.oid, snap_js_prep_type_fn, NULL, true, false),
+                            &pr);
+    const json_val *v = snap_act_fn_value(&pr);
+    /* Secret: by the snapshot's rules now, or noted secret before (a
+     * password field the page made type=text since). */
+    const snap_ref *rf = f->tg.n && f->tg.n <= a->nrefs ? &a->refs[f->tg.n - 1] : NULL;
+    *secret = json_bool(json_get(v, "secret")) || snap_secret_of_ref(a, rf) != 0;
+    *had = json_bool(json_get(v, "had"));
+    *select = json_get(v, "select") != NULL;
+    snap_act_secret_form_note(sf, v);
+    int fail = type_prep_fail(&f->gg, v, rpr, pr.e.msg, f->tg.what, *select, r);
+    snap_act_pfree(&pr);
+    if (fail || *select) {
+        snap_gate_done(a, &f->gg, fail, fail ? r : NULL);
+        field_unobserve(a, f);
+        snap_act_release_all(a, &f->tg, &f->ss);
+    }
+    return fail;
+}
+
+/* The keys for text (Delete to clear a field that had text): their count. */
+static size_t type_keys(const char *text, bool had, const char **methods, char **prms)
+{
+    if (*text) {
+        methods[0] = "Input.insertText";
+        prms[0] = snap_act_params("s", "text", text);
+        return 1;
+    }
+    return had ? snap_act_key_events(&KEY_DELETE, 0, methods, prms) : 0;
+}
+
+/* Round trips of a type without submit, the page quiet (issue 13, point
+ * 9; test_actions type_round_trips_regression): the ref resolved; its
+ * check that it is in the document with the gate's facts, the scroll and
+ * the recorder; the field prepared (after the gate); where the focus is
+ * (it gates the keys); the keys; the value read back with what the
+ * recorder saw. The releases at the end are not waited for. */
 int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
               const char *obs, snap_result *r)
 {
@@ -371,46 +500,17 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     field_act f;
     snap_gate_in gi = {.tool = "type", .state_change = true, .submit = submit, .text = text,
                        .obs = obs};
-    if ((rc = field_gate(a, ref, &gi, &f, r)))
+    if ((rc = field_gate(a, ref, &gi, true, &f, r)))
         return rc;
     const char *fs = f.tg.session, *what = f.tg.what;
-    pcall sc, ob, pr;
-    snap_act_psend_p(a, fs, "DOM.scrollIntoViewIfNeeded",
-                     snap_act_params("s", "objectId", f.tg.oid), &sc);
-    snap_act_psend_p(a, fs, "Runtime.callFunctionOn",
-                     snap_act_fn_params(f.tg.oid, snap_js_observe_fn, NULL, false, false), &ob);
-    snap_act_psend_p(a, fs, "Runtime.callFunctionOn",
-                     snap_act_fn_params(f.tg.oid, snap_js_prep_type_fn, NULL, true, false), &pr);
-    snap_act_pwait(a, &sc);
-    snap_act_pwait(a, &ob);
-    int rpr = snap_act_pwait(a, &pr);
-    char obs_oid[SNAP_ID_MAX] = "";
-    if (snap_act_fn_object(&ob) && strlen(snap_act_fn_object(&ob)) < SNAP_ID_MAX)
-        snprintf(obs_oid, sizeof obs_oid, "%s", snap_act_fn_object(&ob));
-    const json_val *v = snap_act_fn_value(&pr);
-    /* Secret: by the snapshot's rules now, or noted secret before (a
-     * password field the page made type=text since). */
-    const snap_ref *rf = f.tg.n && f.tg.n <= a->nrefs ? &a->refs[f.tg.n - 1] : NULL;
-    bool secret = json_bool(json_get(v, "secret")) || snap_secret_of_ref(a, rf) != 0;
-    bool had = json_bool(json_get(v, "had"));
-    bool select = json_get(v, "select") != NULL;
+    bool secret = false, had = false, select = false;
     secret_form sf = {0};
-    snap_act_secret_form_note(&sf, v);
-    int fail = type_prep_fail(&f.gg, v, rpr, pr.e.msg, what, select, r);
-    snap_act_pfree(&sc);
-    snap_act_pfree(&ob);
-    snap_act_pfree(&pr);
-    if (select && !fail) {
+    if ((rc = type_prep(a, &f, &secret, &had, &select, &sf, r)))
+        return rc;
+    if (select) {
         /* Typing into a <select> picks the option with that label. */
-        snap_gate_done(a, &f.gg, 0, NULL);
-        snap_act_release_all(a, &f.tg, &f.ss);
         const char *vals[1] = {text};
         return snap_select(a, ref, vals, 1, obs, r);
-    }
-    if (fail) {
-        snap_gate_done(a, &f.gg, fail, r);
-        snap_act_release_all(a, &f.tg, &f.ss);
-        return fail;
     }
     snap_act_secret_form_known(a, f.tg.tab, f.tg.frame, fs, f.tg.oid, &sf);
     snap_act_secret_form_arm(a, &sf);
@@ -422,13 +522,7 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     bool dialog = false;
     const char *methods[12];
     char *prms[12];
-    size_t n = 0;
-    if (*text) {
-        methods[n] = "Input.insertText";
-        prms[n++] = snap_act_params("s", "text", text);
-    } else if (had) {
-        n = snap_act_key_events(&KEY_DELETE, 0, methods, prms);
-    }
+    size_t n = type_keys(text, had, methods, prms);
     /* Again just before the keys leave: a handler that moves the focus
      * from a timer (not while the field took it) has run by now. */
     char to[96];
@@ -441,8 +535,10 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     if (n && (rc = snap_act_dispatch_input(a, tab_id, f.tg.session, methods, prms, n, &dialog, r)))
         goto done;
     field_value fv = {0}, fa = {0};
+    pcall co;
+    bool have_co = false, quiet = false;
     if (!dialog)
-        type_read_value(a, &f.tg, secret, &fv);
+        type_read_back(a, &f, secret, submit, &fv, &co, &have_co);
     secret |= fv.secret;
     char did[800];
     if (secret)
@@ -450,36 +546,36 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
                  strlen(text), what);
     else
         snprintf(did, sizeof did, "%s %s", *text ? "typed into" : "cleared", what);
-    if (submit && !dialog && (rc = type_press_enter(a, &f.tg, did, sizeof did, &dialog, r))) {
-        free(fv.value);
-        goto done;
-    }
     snap_settled st;
-    rc = submit ? snap_act_settle(a, tab_id, nav0, tabs0, f.deadline, did, &st, r)
-                : snap_act_settle_light(a, tab_id, nav0, tabs0, own_seq0, f.deadline, did, &st,
-                                        r);
-    if (rc) {
-        free(fv.value);
-        goto done;
-    }
-    if (submit && snap_act_page_usable(a, tab_id, &st)) {
-        type_read_value(a, &f.tg, secret, &fa);
+    if (submit && !dialog)
+        rc = type_press_enter(a, &f.tg, did, sizeof did, &dialog, r);
+    if (!rc)
+        rc = submit ? snap_act_settle(a, tab_id, nav0, tabs0, f.deadline, did, &st, r)
+                    : snap_act_settle_light(a, tab_id, nav0, tabs0, own_seq0, f.deadline, did,
+                                            &st, &quiet, r);
+    if (!rc && snap_act_page_usable(a, tab_id, &st)) {
+        type_read_settled(a, &f, secret, submit, quiet, &fa, &co, &have_co);
         secret |= fa.secret;
     }
-    act_report rp;
-    snap_act_report_init(&rp, "type", f.tg.ref);
-    rp.sf = sf;
-    type_report_value(&rp, &fv, text, secret, submit, did, sizeof did);
-    if (submit)
-        type_report_after(&fa, secret, &rp);
+    if (!rc) {
+        act_report rp;
+        snap_act_report_init(&rp, "type", f.tg.ref);
+        rp.sf = sf;
+        type_report_value(&rp, &fv, text, secret, submit, did, sizeof did);
+        if (submit)
+            type_report_after(&fa, secret, &rp);
+        if (have_co && snap_act_page_usable(a, tab_id, &st))
+            type_report_new_text(&co, text, secret, &rp);
+        rc = snap_act_finish(a, tab_id, did, &st, &rp, r);
+        snap_act_report_free(&rp);
+    }
+    if (have_co)
+        snap_act_pfree(&co);
     free(fv.value);
     free(fa.value);
-    if (snap_act_page_usable(a, tab_id, &st) && *obs_oid)
-        type_report_new_text(a, fs, obs_oid, text, secret, &rp);
-    rc = snap_act_finish(a, tab_id, did, &st, &rp, r);
-    snap_act_report_free(&rp);
 done:
     snap_gate_done(a, &f.gg, rc, r);
+    field_unobserve(a, &f);
     snap_act_release_all(a, &f.tg, &f.ss);
     return rc;
 }
@@ -639,7 +735,7 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
     field_act f;
     snap_gate_in gi = {.tool = "select", .state_change = true, .options = values, .noptions = n,
                        .obs = obs};
-    if ((rc = field_gate(a, ref, &gi, &f, r)))
+    if ((rc = field_gate(a, ref, &gi, false, &f, r)))
         return rc;
     const char *fs = f.tg.session, *what = f.tg.what;
     int tab_id = f.tg.tab;

@@ -82,6 +82,7 @@ typedef struct {
     char ref[16];
     char what[400];             /* "e5 (button "Save")" for messages (page text
                                    escaped: see sb_page) */
+    uint64_t conn_id;           /* snap_act_resolve_start's pending check */
 } target;
 
 /* A JS dialog as the human who confirms its accept is shown it, kept
@@ -162,6 +163,7 @@ char *snap_act_arg_str(const char *s);
 char *snap_act_arg_obj(const char *oid);
 void snap_act_psend(snap_agent *a, const char *session, const char *method, char *prm,
                     pcall *pc);
+void snap_act_send_forget(snap_agent *a, const char *session, const char *method, char *prm);
 void snap_act_psend_p(snap_agent *a, const char *session, const char *method, char *prm,
                       pcall *pc);
 int snap_act_pwait(snap_agent *a, pcall *pc);
@@ -180,6 +182,13 @@ int snap_act_refuse_dialog(snap_agent *a, snap_tab *t, snap_result *r);
 int snap_act_begin(snap_agent *a, const char *obs, snap_tab **out, snap_result *r);
 void snap_act_release_object(snap_agent *a, const char *session, char oid[SNAP_ID_MAX]);
 int snap_act_resolve(snap_agent *a, const char *ref, target *tg, snap_result *r);
+/* snap_act_resolve in two steps (snap_ref_resolve_start/_check): between
+ * them the caller may send read-only calls on tg->oid, answered in the
+ * same round trip as the check that the node is in the document. _check
+ * fails closed (tg->oid released) when it is not; nothing may be acted on
+ * before it. */
+int snap_act_resolve_start(snap_agent *a, const char *ref, target *tg, snap_result *r);
+int snap_act_resolve_check(snap_agent *a, target *tg, snap_result *r);
 void snap_act_secret_form_note(secret_form *sf, const json_val *v);
 void snap_act_secret_form_known(snap_agent *a, int tab_id, const char *frame_id,
                                 const char *session, const char *oid, secret_form *sf);
@@ -195,7 +204,7 @@ int snap_act_settle(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0, int6
                     const char *did, snap_settled *st, snap_result *r);
 int snap_act_settle_light(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0,
                           uint64_t own_seq0, int64_t deadline, const char *did,
-                          snap_settled *st, snap_result *r);
+                          snap_settled *st, bool *quiet, snap_result *r);
 bool snap_act_page_usable(snap_agent *a, int tab_id, const snap_settled *st);
 int snap_act_finish(snap_agent *a, int tab_id, const char *did, const snap_settled *st0,
                     act_report *rp, snap_result *r);

@@ -65,9 +65,8 @@ void snap_act_release_object(snap_agent *a, const char *session, char oid[SNAP_I
 {
     if (!oid[0])
         return;
-    pcall pc;
-    snap_act_call(a, session, "Runtime.releaseObject", snap_act_params("s", "objectId", oid), &pc);
-    snap_act_pfree(&pc);
+    snap_act_send_forget(a, session, "Runtime.releaseObject",
+                         snap_act_params("s", "objectId", oid));
     oid[0] = 0;
 }
 
@@ -93,6 +92,29 @@ static void describe_ref(uint32_t n, const char *role, const char *name, char *o
  * agent's choice) and must not have a dialog open. */
 int snap_act_resolve(snap_agent *a, const char *ref, target *tg, snap_result *r)
 {
+    int rc = snap_act_resolve_start(a, ref, tg, r);
+    return rc ? rc : snap_act_resolve_check(a, tg, r);
+}
+
+int snap_act_resolve_check(snap_agent *a, target *tg, snap_result *r)
+{
+    snap_resolved res = {0};
+    res.n = tg->n;
+    res.tab_id = tg->tab;
+    res.conn_id = tg->conn_id;
+    snprintf(res.session, sizeof res.session, "%s", tg->session);
+    snprintf(res.object_id, sizeof res.object_id, "%s", tg->oid);
+    tg->conn_id = 0;
+    int rc = snap_ref_resolve_check(a, &res, r);
+    if (rc)
+        tg->oid[0] = 0;         /* released */
+    else
+        a->cur = tg->tab;
+    return rc;
+}
+
+int snap_act_resolve_start(snap_agent *a, const char *ref, target *tg, snap_result *r)
+{
     memset(tg, 0, sizeof *tg);
     snap_resolved res;
     /* "text:Buy milk": the element of the current tab's observation with
@@ -107,10 +129,11 @@ int snap_act_resolve(snap_agent *a, const char *ref, target *tg, snap_result *r)
             return trc;
         ref = tref;
     }
-    int rc = snap_ref_resolve(a, ref, &res, r);
+    int rc = snap_ref_resolve_start(a, ref, &res, r);
     if (rc)
         return rc;
-    const snap_ref *rf = res.ref;
+    tg->conn_id = res.conn_id;
+    const snap_ref *rf = &a->refs[res.n - 1];
     tg->n = rf->n;
     tg->tab = snap_ref_tab(a, rf);
     tg->backend = rf->backend;
@@ -120,6 +143,12 @@ int snap_act_resolve(snap_agent *a, const char *ref, target *tg, snap_result *r)
     describe_ref(rf->n, snap_ref_role(a, rf), rf->name, tg->what, sizeof tg->what);
     snap_tab *t = snap_tab_by_id(a, tg->tab);
     snap_frame *f = t ? snap_frame_find(t, tg->frame) : NULL;
+    if (!f || t->dialog_open) {
+        /* The check is not read: its reply is dropped whenever it comes. */
+        if (tg->conn_id)
+            cdp_forget(a->c, tg->conn_id);
+        tg->conn_id = 0;
+    }
     if (!f)
         return snap_act_fail(r, SNAP_ESTALE, "%s: its frame is gone; take a new snapshot",
                              tg->what);
@@ -128,7 +157,6 @@ int snap_act_resolve(snap_agent *a, const char *ref, target *tg, snap_result *r)
         tg->oid[0] = 0;         /* the renderer would not answer a release now */
         return snap_act_refuse_dialog(a, t, r);
     }
-    a->cur = t->id;
     return 0;
 }
 
@@ -425,12 +453,13 @@ int snap_act_settle(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0, int6
 /* After input that seldom has consequences (typing without submit): if
  * nothing started on the tab (no navigation, no request of its own since
  * own_seq0 = t->own_seq before the input, no popup, no dialog) by the time
- * the page answered a later call, skip the quiet window; otherwise settle
- * as usual. (A polling page's requests do not count.) */
+ * the page answered a later call, skip the quiet window (*quiet set);
+ * otherwise settle as usual. (A polling page's requests do not count.) */
 int snap_act_settle_light(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0,
                           uint64_t own_seq0, int64_t deadline, const char *did,
-                          snap_settled *st, snap_result *r)
+                          snap_settled *st, bool *quiet, snap_result *r)
 {
+    *quiet = false;
     if (snap_sync(a))
         return snap_act_fail(r, SNAP_EBROWSER, "%s, then the browser went away: %s", did,
                              cdp_conn_error(a->c));
@@ -438,6 +467,7 @@ int snap_act_settle_light(snap_agent *a, int tab_id, uint64_t nav0, size_t tabs0
     if (t && !t->closed && !t->dialog_open && !t->loading && t->own_seq == own_seq0 &&
         t->nav == nav0 && a->ntabs == tabs0) {
         memset(st, 0, sizeof *st);
+        *quiet = true;
         return 0;
     }
     return snap_act_settle(a, tab_id, nav0, tabs0, deadline, did, st, r);

@@ -495,6 +495,18 @@ void snap_act_psend_p(snap_agent *a, const char *session, const char *method, ch
     snap_act_psend(a, session, method, prm, pc);
 }
 
+/* Send and do not wait (params consumed; NULL: nothing is sent): the
+ * reply is dropped whenever it comes. For calls with nothing to say back
+ * (releases, stopping the recorder), which the browser answers in order
+ * before the next command on the session. */
+void snap_act_send_forget(snap_agent *a, const char *session, const char *method, char *prm)
+{
+    uint64_t id;
+    if (prm && snap_cdp_send(a, session, method, prm, &id, NULL) == 0)
+        cdp_forget(a->c, id);
+    free(prm);
+}
+
 int snap_act_pwait(snap_agent *a, pcall *pc)
 {
     if (!pc->sent)
@@ -552,13 +564,9 @@ void snap_act_sessions_note(session_set *ss, const char *session)
 
 void snap_act_sessions_release(snap_agent *a, session_set *ss)
 {
-    pcall pc[MAX_SESSIONS];
+    /* Not waited for (issue 13, point 9: a round trip of every action). */
     for (size_t i = 0; i < ss->n; i++)
-        snap_act_psend_p(a, ss->s[i], "Runtime.releaseObjectGroup",
-                         snap_act_params("s", "objectGroup", ACT_GROUP), &pc[i]);
-    for (size_t i = 0; i < ss->n; i++) {
-        snap_act_pwait(a, &pc[i]);
-        snap_act_pfree(&pc[i]);
-    }
+        snap_act_send_forget(a, ss->s[i], "Runtime.releaseObjectGroup",
+                             snap_act_params("s", "objectGroup", ACT_GROUP));
     ss->n = 0;
 }

@@ -436,6 +436,12 @@ void snap_ref_what(const snap_agent *a, const snap_ref *rf, char *buf, size_t ca
 
 int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r)
 {
+    int rc = snap_ref_resolve_start(a, ref, out, r);
+    return rc ? rc : snap_ref_resolve_check(a, out, r);
+}
+
+int snap_ref_resolve_start(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r)
+{
     memset(out, 0, sizeof *out);
     snap_sync(a);
     char what[SHORT_NAME_MAX];
@@ -487,7 +493,8 @@ int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_re
     snap_agent_copyid(out->object_id, oid);
     cdp_reply_free(&rep);
     /* A node kept alive by a reference but taken out of the document is gone
-     * for the agent: never act on a detached look-alike. */
+     * for the agent: never act on a detached look-alike. Sent here, read by
+     * snap_ref_resolve_check (the caller may send read-only calls between). */
     json_w w;
     json_w_init(&w);
     json_w_obj_begin(&w);
@@ -499,20 +506,44 @@ int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_re
     json_w_bool(&w, true);
     json_w_obj_end(&w);
     char *cparams = json_w_take(&w, NULL);
-    rc = cparams ? snap_cdp_call(a, out->session, "Runtime.callFunctionOn", cparams,
-                            a->o.timeout_ms, &rep, &e) : CDP_ENOMEM;
+    out->n = n;
+    out->conn_id = 0;
+    if (cparams &&
+        snap_cdp_send(a, out->session, "Runtime.callFunctionOn", cparams, &out->conn_id, &e) != 0)
+        out->conn_id = 0;
     free(cparams);
-    bool connected = rc == 0 && json_bool(json_get(json_get(rep.result, "result"), "value"));
+    return 0;
+}
+
+int snap_ref_resolve_check(snap_agent *a, snap_resolved *out, snap_result *r)
+{
+    if (!out->n || out->n > a->nrefs) {
+        if (out->conn_id)
+            cdp_forget(a->c, out->conn_id);
+        out->conn_id = 0;
+        snap_resolved_release(a, out);
+        return snap_fail(r, SNAP_ENOREF, "no element e%u was ever issued", out->n);
+    }
+    snap_ref *rf = &a->refs[out->n - 1];
+    cdp_reply rep = {0};
+    cdp_err e = {0};
+    int rc = out->conn_id ? cdp_wait(a->c, out->conn_id, a->o.timeout_ms, &rep, &e)
+                          : CDP_ENOMEM;
+    out->conn_id = 0;
+    bool connected = rc == 0 && !json_get(rep.result, "exceptionDetails") &&
+                     json_bool(json_get(json_get(rep.result, "result"), "value"));
     cdp_reply_free(&rep);
     /* The calls above may have grown the arrays: look the pointers up again. */
-    t = snap_tab_by_id(a, out->tab_id);
+    snap_tab *t = snap_tab_by_id(a, out->tab_id);
     out->ref = rf;
     out->tab = t;
     out->frame = t ? snap_frame_find(t, snap_ref_frame(a, rf)) : NULL;
     if (!connected || !out->frame) {
+        char what[SHORT_NAME_MAX];
+        short_name(a, rf, what, sizeof what);
         snap_resolved_release(a, out);
         return snap_fail(r, SNAP_ESTALE, "e%u (%s) was removed from the page; take a new "
-                         "snapshot", n, what);
+                         "snapshot", out->n, what);
     }
     return 0;
 }

@@ -254,7 +254,18 @@ const char snap_js_observe_fn[] = OBSERVE_SRC;
  * Returns: by reference, the recorder. */
 const char snap_js_observe_doc_expr[] = "(" OBSERVE_SRC ").call(document)";
 
-/* What changed since snap_js_observe_fn, and stop watching:
+/* Stop the recorder r (JS source, a block). */
+#define UNOBSERVE_SRC \
+    "{r.o.disconnect();r.d.removeEventListener('toggle',r.T,true);" \
+    "r.d.removeEventListener('beforetoggle',r.T,true);}"
+
+/* Stop the recorder without reading it (after snap_js_collect_fn(true)).
+ * Runs: on the recorder object of snap_js_observe_*. Returns: nothing. */
+const char snap_js_unobserve_fn[] = "function(){var r=this;" UNOBSERVE_SRC "}";
+
+/* What changed since snap_js_observe_fn, and stop watching (unless the
+ * argument is true: then it keeps watching, and snap_js_unobserve_fn or
+ * another collect stops it):
  *   t: new visible text, outermost nodes only (one string, at most 300
  *      characters); text a node removed meanwhile held is not new (a list
  *      rendered again);
@@ -277,8 +288,8 @@ const char snap_js_observe_doc_expr[] = "(" OBSERVE_SRC ").call(document)";
  * Runs: on the recorder object of snap_js_observe_*. Returns: that object
  * (plain values). */
 const char snap_js_collect_fn[] =
-    "function(){var r=this;r.o.disconnect();r.d.removeEventListener('toggle',r.T,true);"
-    "r.d.removeEventListener('beforetoggle',r.T,true);var vis=r.vis,tx=r.tx,seen=[],out=[],keys=[];"
+    "function(k){var r=this;if(k!==true)" UNOBSERVE_SRC
+    "var vis=r.vis,tx=r.tx,seen=[],out=[],keys=[];"
     "var C=function(s){return String(s||'').replace(" SHOWN_WS ",' ')" SHOWN_TRIM ";};"
     "var cut=function(s){s=C(s);return s.length>80?s.slice(0,80)+'\\u2026':s;};"
     "var txt=function(x){if(!x.isConnected)return'';"
@@ -825,6 +836,7 @@ const snap_js snap_page_scripts[] = {
     {snap_js_observe_fn, NULL, SNAP_JS_READ},
     {snap_js_observe_doc_expr, NULL, SNAP_JS_READ},
     {snap_js_collect_fn, NULL, SNAP_JS_READ},
+    {snap_js_unobserve_fn, NULL, SNAP_JS_READ},
     {snap_js_after_fn, NULL, SNAP_JS_READ},
     {snap_js_pick_option_fn, NULL, SNAP_JS_WRITE},
     {snap_js_prep_type_fn, NULL, SNAP_JS_WRITE},

@@ -20,6 +20,7 @@ extern const char snap_js_cover_fn[];
 extern const char snap_js_observe_fn[];
 extern const char snap_js_observe_doc_expr[];
 extern const char snap_js_collect_fn[];
+extern const char snap_js_unobserve_fn[];
 extern const char snap_js_after_fn[];
 extern const char snap_js_pick_option_fn[];
 extern const char snap_js_raf2_expr[];

@@ -599,6 +599,9 @@ typedef struct {
     char object_id[SNAP_ID_MAX]; /* Runtime remote object of the node (DOM.resolveNode),
                                     in cdpgate's isolated world of its frame */
     int64_t world;               /* that world's execution context id */
+    uint32_t n;                  /* the ref's number */
+    uint64_t conn_id;            /* the check that the node is in the document,
+                                    sent and not yet read (0: none) */
 } snap_resolved;
 int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r);
 /* The checks of snap_ref_resolve that need no call to the browser: the ref
@@ -608,6 +611,14 @@ int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_re
 int snap_ref_doc(snap_agent *a, const char *ref, snap_ref **out, snap_result *r);
 /* role "name" of a ref for messages (page text, escaped; at most 512 bytes). */
 void snap_ref_what(const snap_agent *a, const snap_ref *rf, char *buf, size_t cap);
+/* snap_ref_resolve in two steps, so that read-only calls on the node can
+ * go in the same round trip as the check that it is still in the
+ * document: _start resolves it and sends the check (out->ref, tab and
+ * frame not set yet); _check reads the check (fails closed with the
+ * object released) and sets them. A caller that fails between releases
+ * the object and forgets conn_id (cdp_forget). */
+int snap_ref_resolve_start(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r);
+int snap_ref_resolve_check(snap_agent *a, snap_resolved *out, snap_result *r);
 /* Release what resolve took (the remote object). */
 void snap_resolved_release(snap_agent *a, snap_resolved *res);
 /* cdpgate's isolated world (Page.createIsolatedWorld "cdpgate") in frame
