@@ -938,7 +938,13 @@ int gate_note_request(gate *gt, const gate_net *n, const char *reason)
 
 int gate_note_refusal(gate *gt, const char *tool, const char *url, const char *reason)
 {
-    if (!gt)
+    return gate_note_decided(gt, tool, url, GATE_DENY, reason);
+}
+
+int gate_note_decided(gate *gt, const char *tool, const char *url, int decision,
+                      const char *reason)
+{
+    if (!gt || (decision != GATE_ALLOW && decision != GATE_DENY))
         return GATE_EINVAL;
     gate_request q = {0};
     q.tool = tool;
@@ -946,7 +952,7 @@ int gate_note_refusal(gate *gt, const char *tool, const char *url, const char *r
     q.url = url;
     gate_decision d;
     memset(&d, 0, sizeof d);
-    d.decision = GATE_DENY;
+    d.decision = decision;
     d.cls = GATE_CLASS_READ;
     gate_text_copy(d.reason, sizeof d.reason, reason, sizeof d.reason - 1);
     decision_line l = {&q, &d, false};

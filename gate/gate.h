@@ -423,6 +423,11 @@ int gate_note_request(gate *gt, const gate_net *n, const char *reason);
  * javascript:, file: or view-source: URL): a decision line with decision
  * deny, class read. url is shown as given (pass it redacted). */
 int gate_note_refusal(gate *gt, const char *tool, const char *url, const char *reason);
+/* The same for what the grant's standing rules decided outside a gate
+ * check (a download: saved into a file scope under file_transfer, or
+ * blocked): decision allow or deny (GATE_ALLOW/GATE_DENY), class read. */
+int gate_note_decided(gate *gt, const char *tool, const char *url, int decision,
+                      const char *reason);
 /* Whether origin is an asset origin of the grant (no grant: false). */
 bool gate_asset_allowed(const gate *gt, const char *origin);
 

@@ -26,8 +26,9 @@
  *  - A download belongs to the tab whose frame started it; an action's
  *    settle counts those of its tab started since its input
  *    (snap_dl_busy, snap_dl_settled) and its result reports them.
- *  - A blocked download is audited (gate_note_refusal, tool "download",
- *    the URL redacted); no file name or URL goes into an error message.
+ *  - Every download is audited when it begins (gate_note_decided, tool
+ *    "download", the URL redacted): deny when blocked, allow with the
+ *    directory when it may be saved.
  */
 #define _XOPEN_SOURCE 700     /* realpath, mkdtemp (POSIX.1-2008 XSI) */
 #include "snapshot/snap_int.h"
@@ -276,14 +277,19 @@ static void dl_begin(snap_agent *a, const json_val *p)
         if (a->dl_expect_tab == t->id)
             a->dl_expect_tab = 0;
     }
-    if (d->state == SNAP_DL_BLOCKED && a->gate) {
+    if (a->gate) {
         const char *url = json_get_str(p, "url");
         char *shown = snap_url_redact_act(a, url ? url : "");
         char *sc = shown ? snap_scrub_url(a, shown) : NULL;
-        char why[200];
-        snprintf(why, sizeof why, "download of %s blocked: the grant allows no downloads "
-                 "(needs egress file_transfer and a file scope)", d->name);
-        gate_note_refusal(a->gate, "download", sc ? sc : "", why);
+        char why[PATH_MAX + 200];
+        if (d->state == SNAP_DL_BLOCKED)
+            snprintf(why, sizeof why, "download of %s blocked: the grant allows no downloads "
+                     "(needs egress file_transfer and a file scope)", d->name);
+        else
+            snprintf(why, sizeof why, "download of %s allowed into %s (egress file_transfer, "
+                     "file scope)", d->name, a->dl_dir);
+        gate_note_decided(a->gate, "download", sc ? sc : "", d->state == SNAP_DL_BLOCKED ?
+                          GATE_DENY : GATE_ALLOW, why);
         free(sc);
         free(shown);
     }

@@ -2718,12 +2718,15 @@ static void t_check_net(void)
     n.url = "ws://evil.test/s";
     n.type = "WebSocket";
     CHECK_INT(0, gate_note_request(gt, &n, "refused by the context's network rule"));
+    CHECK_INT(0, gate_note_decided(gt, "download", "https://a.test/r.pdf", GATE_ALLOW,
+                                   "download of r.pdf allowed into /s/d"));
+    CHECK_INT(GATE_EINVAL, gate_note_decided(gt, "download", "x", GATE_CONFIRM, "x"));
     CHECK_INT(0, gate_note_refusal(gt, "open", "javascript:", "javascript: URLs are not "
                                    "opened"));
     gate_free(gt);
     size_t nl;
     json_doc **lines = read_lines(log, &nl);
-    CHECK_INT((size_t)denied + 3, nl);
+    CHECK_INT((size_t)denied + 4, nl);
     const json_val *l0 = nl ? json_doc_root(lines[0]) : NULL;
     CHECK_STR("request", json_get_str(l0, "event"));
     CHECK_STR("Image", json_get_str(l0, "type"));
@@ -2744,7 +2747,11 @@ static void t_check_net(void)
     CHECK_STR("open", json_get_str(last, "action"));
     CHECK_STR("deny", json_get_str(last, "decision"));
     CHECK_STR("javascript:", json_get_str(last, "url"));
-    const json_val *ws = nl > 1 ? json_doc_root(lines[nl - 2]) : NULL;
+    const json_val *dl = nl > 1 ? json_doc_root(lines[nl - 2]) : NULL;
+    CHECK_STR("download", json_get_str(dl, "action"));
+    CHECK_STR("allow", json_get_str(dl, "decision"));
+    CHECK_STR("read", json_get_str(dl, "class"));
+    const json_val *ws = nl > 2 ? json_doc_root(lines[nl - 3]) : NULL;
     CHECK_STR("WebSocket", json_get_str(ws, "type"));
     free_lines(lines, nl);
     const char *names[] = {"audit.log", NULL};

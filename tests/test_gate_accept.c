@@ -4033,6 +4033,20 @@ static void t_download_in_scope(void)
         CHECK_HAS(r.structured, want);
         CHECK_HAS(r.structured, "\"state\":\"saved\"");
         snap_result_free(&r);
+        /* Audited: allowed, and where to. */
+        char *l = test_read_file(last_audit, NULL);
+        snprintf(want, sizeof want, "download of %s allowed into %s/cdpgate-downloads-", name,
+                 real);
+        const char *line = l ? strstr(l, want) : NULL;
+        if (!CHECK(line != NULL))
+            test_fail_detail("audit:\n%s", l ? l : "");
+        const char *bol = line;
+        while (bol && bol > l && bol[-1] != '\n')
+            bol--;
+        const char *eol = line ? strchr(line, '\n') : NULL;
+        char *dec = bol ? strstr(bol, "\"decision\":\"allow\"") : NULL;
+        CHECK(dec != NULL && (!eol || dec < eol));
+        free(l);
     }
     snprintf(path, sizeof path, "/download?name=open-%s.pdf", tag);
     int rc = do_open(x.a, "a.test", path, &r);
