@@ -2751,6 +2751,39 @@ static void t_viewport_from_regression(void)
     snap_agent_free(a);
 }
 
+/* From the viewport, fixed content and frames (issue 13, point 3a): a
+ * fixed bar and the link inside it are in view wherever the page is
+ * scrolled; an iframe's content is in view with the iframe, and not when
+ * the iframe is scrolled away. */
+static void t_viewport_fixed_frames(void)
+{
+    snap_agent *a = agent_at("/act/viewport.html");
+    if (!a)
+        return;
+    snap_result r = {0};
+    snap_query q = {0};
+    q.from = "viewport";
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    show(&r);
+    has(r.text, "Site bar");
+    has(r.text, "link \"Home link\"");
+    has(r.text, "h2 \"First part\"");
+    CHECK_LACKS(r.text, "Frame button");
+    CHECK_LACKS(r.text, "Second part");
+    snap_result_free(&r);
+    free(eval_in(a, NULL, "document.getElementById('fr').scrollIntoView(); 1"));
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    show(&r);
+    has(r.text, "Site bar");
+    has(r.text, "link \"Home link\"");
+    has(r.text, "Words inside the frame");
+    has(r.text, "button \"Frame button\"");
+    CHECK_LACKS(r.text, "First part");
+    CHECK_LACKS(r.text, "Third part");
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 /* A password typed into a field whose name also reads like a recipient
  * ("cc"), under a grant with recipients: a takeover, and the password is
  * in no result and no audit line (the gate never sees it as an address). */
@@ -3140,6 +3173,7 @@ static const test_case TESTS[] = {
     {"states_agree_regression", t_states_agree_regression},
     {"anchor_in_view_regression", t_anchor_in_view_regression},
     {"viewport_from_regression", t_viewport_from_regression},
+    {"viewport_fixed_frames", t_viewport_fixed_frames},
     {"click_own_pseudo_element_regression", t_click_own_pseudo_element_regression},
     {"password_never_a_recipient_regression", t_password_never_a_recipient_regression},
     {"recipients_everywhere_regression", t_recipients_everywhere_regression},
