@@ -230,6 +230,8 @@ static void dl_save(snap_agent *a, snap_download *d)
     (void)fchmod(fd, 0600);
     close(fd);
     d->received = (int64_t)sb.st_size;
+    d->state = SNAP_DL_SAVED;
+    snprintf(d->file, sizeof d->file, "%s", d->guid);  /* kept there if no name is free */
     const char *dot = strrchr(d->name, '.');
     size_t stem = dot && dot != d->name ? (size_t)(dot - d->name) : strlen(d->name);
     for (int k = 1; k < 100; k++) {
@@ -239,24 +241,39 @@ static void dl_save(snap_agent *a, snap_download *d)
             n = snprintf(to, sizeof to, "%s/%.*s-%d%s", a->dl_dir, (int)stem, d->name, k,
                          d->name + stem);
         if (n < 0 || (size_t)n >= sizeof to)
-            break;
-        if (link(from, to) == 0) {
+            return;
+        bool moved = link(from, to) == 0;
+        if (moved) {
             unlink(from);
+        } else if (errno != EEXIST) {
+            /* No hard links on this file system: take the name with
+             * O_EXCL first, then move the file onto it. */
+            int nf = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+            if (nf < 0 && errno != EEXIST)
+                return;
+            if (nf >= 0) {
+                close(nf);
+                moved = rename(from, to) == 0;
+                if (!moved) {
+                    unlink(to);
+                    return;
+                }
+            }
+        }
+        if (moved) {
             snprintf(d->file, sizeof d->file, "%s", to + strlen(a->dl_dir) + 1);
-            d->state = SNAP_DL_SAVED;
             return;
         }
-        if (errno != EEXIST)
-            break;
     }
-    unlink(from);
-    d->state = SNAP_DL_FAILED;
 }
 
 static void dl_begin(snap_agent *a, const json_val *p)
 {
     const char *guid = json_get_str(p, "guid");
-    if (!guid_ok(guid) || dl_find(a, guid))
+    /* A frame of none of this agent's tabs: another agent's download (the
+     * browser session's events reach every agent on the browser). */
+    snap_tab *t = tab_of_frame(a, json_get_str(p, "frameId"));
+    if (!t || !guid_ok(guid) || dl_find(a, guid))
         return;
     snap_download *d = &a->dls[a->ndls % SNAP_DL_MAX];
     a->ndls++;
@@ -265,20 +282,16 @@ static void dl_begin(snap_agent *a, const json_val *p)
     snap_dl_name_clean(json_get_str(p, "suggestedFilename"), d->name);
     d->start_ms = base_now_ms();
     d->state = a->dl_dir ? SNAP_DL_RUNNING : SNAP_DL_BLOCKED;
-    snap_tab *t = tab_of_frame(a, json_get_str(p, "frameId"));
-    if (t) {
-        d->tab = t->id;
-        t->settle_evt++;
-        const char *url = json_get_str(p, "url");
-        size_t cut = sizeof a->dl_expect_url - 1;
-        if (a->dl_expect_url[0] && url && strncmp(url, a->dl_expect_url, cut) == 0 &&
-            (strlen(a->dl_expect_url) < cut || strlen(url) >= cut))
-            snprintf(d->mime, sizeof d->mime, "%s", a->dl_expect_mime);
-        if (a->dl_expect_tab == t->id)
-            a->dl_expect_tab = 0;
-    }
+    d->tab = t->id;
+    t->settle_evt++;
+    const char *url = json_get_str(p, "url");
+    size_t cut = sizeof a->dl_expect_url - 1;
+    if (a->dl_expect_url[0] && url && strncmp(url, a->dl_expect_url, cut) == 0 &&
+        (strlen(a->dl_expect_url) < cut || strlen(url) >= cut))
+        snprintf(d->mime, sizeof d->mime, "%s", a->dl_expect_mime);
+    if (a->dl_expect_tab == t->id)
+        a->dl_expect_tab = 0;
     if (a->gate) {
-        const char *url = json_get_str(p, "url");
         char *shown = snap_url_redact_act(a, url ? url : "");
         char *sc = shown ? snap_scrub_url(a, shown) : NULL;
         char why[PATH_MAX + 200];
@@ -453,7 +466,7 @@ void snap_dl_json(snap_agent *a, const snap_settled *st, json_w *w)
             json_w_str(w, d->mime);
         }
         if (d->state == SNAP_DL_SAVED && a->dl_dir) {
-            char path[PATH_MAX + SNAP_DL_NAME_MAX + 8];
+            char path[PATH_MAX + SNAP_ID_MAX + 2];
             snprintf(path, sizeof path, "%s/%s", a->dl_dir, d->file);
             json_w_key(w, "path");
             json_w_str(w, path);

@@ -260,6 +260,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     /* A confirmed action's cover ends when the agent asks for the next
      * action (see snap_gate_done). */
     a->covered_tab = 0;
+    a->dl_expect_tab = 0;        /* an earlier (refused) click's download is not awaited */
     snap_tab *t = in->tab ? snap_tab_by_id(a, in->tab) : NULL;
     char origin[256] = "";
     char *url = NULL;

@@ -241,7 +241,7 @@ typedef struct {
     int tab;                     /* the tab whose frame started it; 0: unknown */
     int64_t start_ms;            /* base_now_ms() at downloadWillBegin */
     char name[SNAP_DL_NAME_MAX]; /* the suggested name, sanitized */
-    char file[SNAP_DL_NAME_MAX + 8]; /* the name saved under (name, or name-2...) */
+    char file[SNAP_ID_MAX];      /* saved as: name, name-2..., or the guid */
     int64_t total, received;     /* bytes (the saved file's size once saved) */
     char mime[64];               /* the attachment's type when known, else "" */
     int state;                   /* SNAP_DL_* */

@@ -4048,8 +4048,17 @@ static void t_download_in_scope(void)
         CHECK(dec != NULL && (!eol || dec < eol));
         free(l);
     }
+    /* The same name again: saved beside the first, never over it. */
+    int rc = act_on(x.a, DL_CLICKS[0][0], 'c', NULL, false, &r);
+    snprintf(want, sizeof want, "download: report-%s.pdf (12,345 bytes) saved to %s/"
+             "cdpgate-downloads-", tag, real);
+    if (!CHECK_INT(0, rc) || !CHECK_HAS(r.text, want))
+        test_fail_detail("second click: %s", r.text ? r.text : "");
+    snprintf(want, sizeof want, "/report-%s-2.pdf [obs ", tag);
+    CHECK_HAS(r.text, want);
+    snap_result_free(&r);
     snprintf(path, sizeof path, "/download?name=open-%s.pdf", tag);
-    int rc = do_open(x.a, "a.test", path, &r);
+    rc = do_open(x.a, "a.test", path, &r);
     snprintf(want, sizeof want, "is a download, not a page (no page was opened): download: "
              "open-%s.pdf (application/pdf, 12,345 bytes) saved to %s/cdpgate-downloads-", tag,
              real);
@@ -4089,7 +4098,7 @@ static void t_download_in_scope(void)
         free(body);
         l = nl ? nl + 1 : NULL;
     }
-    CHECK_INT(4, n);
+    CHECK_INT(5, n);
     free(o);
 out:
     rig_down(&x);
