@@ -202,6 +202,8 @@ int main(int argc, char **argv)
     o.control_fd = -1;      /* control epochs (cli/mcp_serve.c) */
     const char *t = getenv("CDPGATE_TIMING");
     o.timing = t && *t == '1';
+    const char *wk = getenv("CDPGATE_WALKER");
+    o.walker = wk && *wk == '1';
     if (o.timing)
         fprintf(stderr, "timing: main_ns=%lld\n", t0);
     signal(SIGPIPE, SIG_IGN);

@@ -123,6 +123,8 @@ static int ref_hash_grow(snap_agent *a)
 uint32_t snap_ref_for(snap_agent *a, int tab, const char *frame, const char *loader,
                       int backend, const char *role, const char *name)
 {
+    if (backend <= 0)
+        return 0;   /* no node to resolve (the walker's lines: observe_walk.c) */
     if (!frame)
         frame = "";
     if (!loader)

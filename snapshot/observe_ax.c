@@ -361,6 +361,16 @@ static int ax_add(frame_st *F, const axpend *p)
     return 0;
 }
 
+/* One record from the walker (observe_walk.c): id > 0, children by id. */
+int snap_obs_ax_put(frame_st *F, int64_t id, const axrec *r)
+{
+    char ids[24];
+    snprintf(ids, sizeof ids, "%lld", (long long)id);
+    axpend p = {ids, r->role, r->name, r->value, false, r->has_num, r->num, r->kids, r->nk,
+                0, r->st, r->level};
+    return ax_add(F, &p);
+}
+
 /* One property (name k, value: on, its string s or NULL, its number num)
  * into state bits and level. */
 static void ax_state1(const char *k, bool on, const char *s, double num, unsigned *stp,

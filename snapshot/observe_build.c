@@ -384,7 +384,7 @@ static void walk(build *B, int fi, int ai, int parent, int depth)
         x = &B->v[i];
         x->role = ri;
     } else {
-        bool act = n->backend > 0 &&
+        bool act = (n->backend > 0 || F->walked) &&
             ((rc & RC_ACT) || editable_top ||
              ((st & ST_FOCUSABLE) && !(rc & RC_ROOT) && snap_obs_ids_has(&S->click, n->backend)));
         if (act)

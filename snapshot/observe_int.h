@@ -48,6 +48,11 @@
  *  - Refs are issued only for lines that are printed (snap_ref_for is
  *    idempotent per node and document), so a 3000-row page does not fill
  *    the ref table with refs nobody saw.
+ *
+ * Tests that include it (the walker's reader and records):
+ *   tests/test_walker.c      the walker's view against the AX tree's
+ *                            (snap_obs_walk_read, the records, a->walks)
+ *   tests/fuzz/fuzz_walk.c   snap_obs_walk_read on arbitrary input
  */
 #ifndef CDPGATE_OBSERVE_INT_H
 #define CDPGATE_OBSERVE_INT_H
@@ -142,6 +147,8 @@ typedef struct {
     int owner;                   /* backend node of the <iframe> in the parent, 0 unknown */
     bool placed;
     bool ghost;                  /* not in the page (place_orphans): no line */
+    bool walked;                 /* records from the walker (observe_walk.c): no
+                                    backend nodes, so no refs (snap_ref_for) */
     axn **nodes;                 /* chunks of AXC records (see ax_at) */
     size_t nnodes, nchunk;
     size_t released;             /* chunks [0, released) freed by the walk */
@@ -456,6 +463,23 @@ bool snap_obs_is_text(const json_event *ev);
 bool snap_obs_is_value(const json_event *ev);
 int snap_obs_ax_event(void *ud, const json_event *ev);
 bool snap_obs_masked(const char *s);
+/* A record from another source than an AX reply (the walker). */
+typedef struct {
+    const char *role, *name, *value;   /* NULL when absent */
+    bool has_num;
+    double num;
+    const int64_t *kids;               /* children's ids */
+    size_t nk;
+    unsigned st;                       /* ST_* */
+    int level;
+} axrec;
+int snap_obs_ax_put(frame_st *F, int64_t id, const axrec *r);
+
+/* ---- observe_walk.c ---- */
+
+int snap_obs_walk_read(frame_st *F, const char *s, size_t n, int64_t *mut, bool *unsure,
+                       char *err, size_t cap);
+int snap_obs_walk_fetch(build *B, frame_st *F);
 
 /* ---- observe_dom.c ---- */
 

@@ -371,11 +371,28 @@ int snap_obs_fetch(build *B)
             if (k != i && F->f->parent[0] && strcmp(B->fr[k].f->id, F->f->parent) == 0)
                 F->parent = (int)k;
     }
+    /* Opt-in (issue 13, point 4d): a single-frame tab read by the in-page
+     * walker (observe_walk.c). Its records have no backend nodes, so there
+     * is no DOM snapshot to join (the walker withheld secret values and
+     * marked those fields itself); anything unsure falls back to the AX
+     * tree. t is not read after this: the world's creation may let events in. */
+    bool walked = false;
+    if (a->o.walker && B->nfr == 1 && !B->fr[0].f->oopif) {
+        int wr = snap_obs_walk_fetch(B, &B->fr[0]);
+        if (wr == SNAP_ENOMEM) {
+            free(calls);
+            return wr;
+        }
+        walked = wr == 0;
+        B->fr[0].ax_done = walked;
+    }
     /* The DOM snapshots go first: their replies are digested into small
      * sets and freed before the AX replies (which are kept as records until
      * the walk) stream in, so the two never sit in memory together. */
     size_t nc = 0;
-    for (size_t s = 0; s < B->nss; s++) {
+    for (size_t s = 0; s < B->nss && walked; s++)
+        B->ss[s].done = B->ss[s].dom_ok = true;
+    for (size_t s = 0; s < B->nss && !walked; s++) {
         domsink *DS = calloc(1, sizeof *DS);
         B->ss[s].dss = DS;
         B->ss[s].rc = DS ? snap_cdp_send_sink(a, B->ss[s].id, "DOMSnapshot.captureSnapshot",
@@ -385,7 +402,7 @@ int snap_obs_fetch(build *B)
         if (!B->ss[s].rc)
             calls[nc++] = (fcall){2, s, B->ss[s].call};
     }
-    for (size_t i = 0; i < B->nfr; i++) {
+    for (size_t i = walked ? B->nfr : 0; i < B->nfr; i++) {
         frame_st *F = &B->fr[i];
         char *p = frame_params(F->f->id);
         if (!p) {

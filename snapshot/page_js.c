@@ -645,6 +645,268 @@ const char snap_js_mut_expr[] =
     "['input','change','focusin','focusout','toggle'].forEach(function(k){"
     "window.addEventListener(k,f,true);});g.__cdpgateMut=s;return -1;})()";
 
+/* ==== the snapshot (observe_walk.c) ==== */
+
+/* The in-page walker (issue 13, point 4d; opt-in: snap_opts.walker). Runs:
+ * in cdpgate's isolated world of a frame (snap_frame_world), so the page's
+ * scripts cannot patch what it calls. Walks the flat tree (open shadow
+ * roots followed, slots by their assigned nodes), skips what the AX tree
+ * ignores (display:none, aria-hidden, inert; visibility:hidden elements
+ * print nothing themselves but their children are walked), and computes
+ * for each element the role (HTML-AAM implicit roles, an explicit role
+ * with the none/presentation rules), the accessible name (accname 1.2,
+ * simplified: aria-labelledby, aria-label, a control's labels, alt, title,
+ * placeholder, a button's value, name from contents for the roles that
+ * allow it), the value of text fields and comboboxes (NEVER of a field
+ * observe_dom.c's rules call secret: type password, autocomplete
+ * one-time-code, current-password, new-password or cc-, nor of one that
+ * ever was: those get state z and no value), the states the view shows
+ * and a heading's level. It keeps the nodes it printed in
+ * __cdpgateWalk.els (index = record) with the document's mutation count.
+ * Four parts (C caps a string literal at 4095 bytes): snap_js_walk_def1..3
+ * declare the tables and functions as globals of the isolated world (the
+ * page cannot see them), sent before snap_js_walk_expr, which walks.
+ * Returns: one string, "W1 TAB mutations TAB u-if-unsure" then one record
+ * a line: depth TAB role TAB states TAB level TAB =name TAB value (=text
+ * or #number), every control character of page text turned into a space.
+ * "u": a name it could not settle (an aria-labelledby id not found, a
+ * focusable custom element, a long name from attributes) or a tree deeper
+ * than it walks: the caller falls back to the AX tree. Read by
+ * snap_obs_walk_read (observe_walk.c), which trusts none of it. */
+const char snap_js_walk_def1[] =
+    "var w_g=globalThis,w_W,w_M,w_mut,w_out,w_els,w_unsure,w_TK,w_MAXD=1000;\n"
+    "var w_NFC={button:1,link:1,heading:1,cell:1,gridcell:1,columnheader:1,rowheader:"
+    "1,checkbox:1,\n"
+    "radio:1,\"switch\":1,tab:1,option:1,MenuListOption:1,menuitem:1,menuitemcheckbox:1"
+    ",\n"
+    "menuitemradio:1,tooltip:1,ToggleButton:1,PopUpButton:1,DisclosureTriangle:1,tree"
+    "item:1};\n"
+    "var w_TAG={A:\"link\",ABBR:\"Abbr\",ADDRESS:\"group\",ARTICLE:\"article\",ASIDE:\"complem"
+    "entary\",\n"
+    "AUDIO:\"Audio\",B:\"generic\",BLOCKQUOTE:\"blockquote\",BODY:\"generic\",BR:\"LineBreak\",\n"
+    "BUTTON:\"button\",CANVAS:\"Canvas\",CAPTION:\"caption\",CODE:\"code\",DD:\"definition\",\n"
+    "DEL:\"deletion\",DETAILS:\"group\",DFN:\"term\",DIALOG:\"dialog\",DIV:\"generic\",\n"
+    "DL:\"DescriptionList\",DT:\"term\",EM:\"emphasis\",FIELDSET:\"group\",FIGCAPTION:\"Figure"
+    "Caption\",\n"
+    "FIGURE:\"figure\",FOOTER:\"contentinfo\",FORM:\"form\",H1:\"heading\",H2:\"heading\",H3:\"h"
+    "eading\",\n"
+    "H4:\"heading\",H5:\"heading\",H6:\"heading\",HEADER:\"banner\",HR:\"separator\",I:\"generic"
+    "\",\n"
+    "IFRAME:\"Iframe\",IMG:\"image\",INS:\"insertion\",LABEL:\"LabelText\",LEGEND:\"Legend\",\n"
+    "LI:\"listitem\",MAIN:\"main\",MARK:\"mark\",MENU:\"list\",METER:\"meter\",NAV:\"navigation\""
+    ",\n"
+    "OL:\"list\",OPTGROUP:\"group\",OUTPUT:\"status\",P:\"paragraph\",PRE:\"generic\",\n"
+    "PROGRESS:\"progressbar\",Q:\"generic\",S:\"deletion\",SEARCH:\"search\",SECTION:\"section"
+    "\",\n"
+    "SMALL:\"generic\",SPAN:\"generic\",STRONG:\"strong\",SUB:\"subscript\",SUMMARY:\"Disclosu"
+    "reTriangle\",\n"
+    "SUP:\"superscript\",SVG:\"SvgRoot\",TABLE:\"table\",TBODY:\"rowgroup\",TD:\"cell\",\n"
+    "TEXTAREA:\"textbox\",TFOOT:\"rowgroup\",THEAD:\"rowgroup\",TIME:\"time\",TR:\"row\",U:\"gen"
+    "eric\",\n"
+    "UL:\"list\",VIDEO:\"Video\"};\n"
+    "var w_SKIP={SCRIPT:1,STYLE:1,TEMPLATE:1,NOSCRIPT:1,HEAD:1,TITLE:1,META:1,LINK:1,"
+    "BASE:1,\n"
+    "DATALIST:1,PARAM:1,SOURCE:1,TRACK:1};\n"
+    "var w_INPUT={button:\"button\",submit:\"button\",reset:\"button\",image:\"button\",check"
+    "box:\"checkbox\",\n"
+    "radio:\"radio\",range:\"slider\",number:\"spinbutton\",search:\"searchbox\",color:\"Color"
+    "Well\",\n"
+    "date:\"date\",time:\"InputTime\",\"datetime-local\":\"DateTime\",month:\"DateTime\",week:\""
+    "DateTime\",\n"
+    "file:\"button\"};\n"
+    "function w_st(e,r){var f=\"\",a;\n"
+    "a=w_attr(e,\"aria-checked\");if(r===\"checkbox\"||r===\"radio\"||r===\"switch\"||r===\"me"
+    "nuitemcheckbox\"||r===\"menuitemradio\"){\n"
+    "if(e.tagName===\"INPUT\"){if(e.indeterminate)f+=\"m\";else if(e.checked)f+=\"c\";else "
+    "f+=\"0\";}\n"
+    "else if(a===\"mixed\")f+=\"m\";else if(a===\"true\")f+=\"c\";else f+=\"0\";}\n"
+    "a=w_attr(e,\"aria-pressed\");if(a===\"true\")f+=\"p\";else if(a===\"mixed\")f+=\"m\";\n"
+    "a=w_attr(e,\"aria-expanded\");if(a===\"true\")f+=\"x\";else if(a===\"false\")f+=\"o\";\n"
+    "if(e.tagName===\"SUMMARY\"&&e.parentElement&&e.parentElement.tagName===\"DETAILS\")f"
+    "+=e.parentElement.open?\"x\":\"o\";\n"
+    "if(r===\"combobox\"&&e.tagName===\"SELECT\"&&f.indexOf(\"x\")<0&&f.indexOf(\"o\")<0)f+=\""
+    "o\";\n"
+    "if((e.tagName===\"OPTION\"&&e.selected)||w_attr(e,\"aria-selected\")===\"true\")f+=\"s\""
+    ";\n"
+    "if(e.matches(\":disabled\")&&e.tagName!==\"FIELDSET\"||w_attr(e,\"aria-disabled\")==="
+    "\"true\")f"
+    "+=\"d\";\n"
+    "if(e.required||w_attr(e,\"aria-required\")===\"true\")f+=\"r\";\n"
+    "if(w_attr(e,\"aria-readonly\")===\"true\"||e.readOnly&&(e.tagName===\"INPUT\"||e.tagNa"
+    "me===\"TEXTAREA\"))f+=\"R\";\n"
+    "if(e.tabIndex>=0&&!e.matches(\":disabled\")&&(e.hasAttribute(\"tabindex\")||e.matche"
+    "s(\"a[href],button,input,select,textarea,summary,[contenteditable]\")))f+=\"f\";\n"
+    "if(e.isContentEditable&&!(e.parentElement&&e.parentElement.isContentEditable))f+"
+    "=\"e\";\n"
+    "if(e===document.activeElement&&e!==document.body)f+=\"F\";\n"
+    "if(w_attr(e,\"aria-invalid\")&&w_attr(e,\"aria-invalid\")!==\"false\")f+=\"i\";\n"
+    "return f;}\n"
+    "function w_rec(d,r,f,lv,nm,val){w_out.push(d+\"\\t\"+r+\"\\t\"+f+\"\\t\"+lv+\"\\t\"+(nm===nu"
+    "ll?\"\":\"=\"+w_cl(nm))+\"\\t\"+(val===null?\"\":val));}\n"
+    "function w_level(e){var a=w_attr(e,\"aria-level\");if(a&&+a>=1&&+a<=9)return +a;va"
+    "r m=/^H([1-6])$/.exec(e.tagName);return m?+m[1]:2;}\n";
+
+const char snap_js_walk_def2[] =
+    "function w_cl(s){return String(s).replace(/[\\u0000-\\u001f\\u007f]/g,\" \");}\n"
+    "function w_sq(s){return w_cl(s).replace(/\\s+/g,\" \");}\n"
+    "function w_trim(s){return w_sq(s).trim();}\n"
+    "function w_attr(e,k){var v=e.getAttribute(k);return v===null?null:v;}\n"
+    "function w_cs(e){return w_g.getComputedStyle(e);}\n"
+    "function w_hid(e){if(e.nodeType!==1)return false;if(w_attr(e,\"aria-hidden\")===\"t"
+    "rue\"||e.hasAttribute(\"inert\"))return true;\n"
+    "var s=w_cs(e);return s.display===\"none\"||s.visibility===\"hidden\"||s.visibility=="
+    "=\"collapse\";}\n"
+    "function w_secret(e){if(e.tagName!==\"INPUT\")return false;\n"
+    "var t=(w_attr(e,\"type\")||\"\").toLowerCase(),a=(w_attr(e,\"autocomplete\")||\"\").toLo"
+    "werCase();\n"
+    "var k=t.indexOf(\"password\")>=0||a.indexOf(\"one-time-code\")>=0||a.indexOf(\"curren"
+    "t-password\")>=0||\n"
+    "a.indexOf(\"new-password\")>=0||a.indexOf(\"cc-\")>=0;if(k)w_W.sec.add(e);return k||"
+    "w_W.sec.has(e);}\n"
+    "function w_inSel(e){for(var p=e.parentElement;p;p=p.parentElement)if(p.tagName=="
+    "=\"SELECT\")return p;return null;}\n"
+    "function w_scoped(e){for(var p=e.parentElement;p;p=p.parentElement){var t=p.tagN"
+    "ame;\n"
+    "if(t===\"ARTICLE\"||t===\"ASIDE\"||t===\"MAIN\"||t===\"NAV\"||t===\"SECTION\")return true;"
+    "}return false;}\n"
+    "function w_role(e){var r=w_attr(e,\"role\");\n"
+    "if(r){r=r.trim().split(/\\s+/)[0].toLowerCase();\n"
+    "if((r===\"none\"||r===\"presentation\")&&(e.tabIndex>=0&&e.hasAttribute(\"tabindex\")|"
+    "|w_attr(e,\"aria-label\")))r=\"\";\n"
+    "else if(r===\"none\"||r===\"presentation\")return \"none\";\n"
+    "else if(r===\"heading\"||r===\"img\"){return r===\"img\"?\"image\":r;}\n"
+    "else if(r)return r;}\n"
+    "var t=e.tagName;\n"
+    "if(t===\"A\")return e.hasAttribute(\"href\")?\"link\":\"generic\";\n"
+    "if(t===\"INPUT\"){var ty=(w_attr(e,\"type\")||\"text\").toLowerCase();if(ty===\"hidden\""
+    ")return \"\";\n"
+    "if(w_INPUT[ty])return w_INPUT[ty];return e.hasAttribute(\"list\")?\"combobox\":\"text"
+    "box\";}\n"
+    "if(t===\"SELECT\")return e.multiple||e.size>1?\"listbox\":\"combobox\";\n"
+    "if(t===\"OPTION\")return w_inSel(e)&&!(w_inSel(e).multiple||w_inSel(e).size>1)?\"Me"
+    "nuListOption\":\"option\";\n"
+    "if(t===\"IMG\")return w_attr(e,\"alt\")===\"\"?\"none\":\"image\";\n"
+    "if(t===\"HEADER\")return w_scoped(e)?\"sectionheader\":\"banner\";\n"
+    "if(t===\"FOOTER\")return w_scoped(e)?\"sectionfooter\":\"contentinfo\";\n"
+    "if(t===\"SECTION\")return (w_attr(e,\"aria-label\")||w_attr(e,\"aria-labelledby\"))?\"r"
+    "egion\":\"section\";\n"
+    "if(t===\"TH\"){var sc=(w_attr(e,\"scope\")||\"\").toLowerCase();return sc===\"row\"?\"row"
+    "header\":\"columnheader\";}\n"
+    "if(t===\"TABLE\"||t===\"TR\"||t===\"TD\"){var tb=t===\"TABLE\"?e:e.closest(\"table\");"
+    "if(tb&&!w_data(tb))return t===\"TABLE\"?\"LayoutTable\":t===\"TR\"?\"LayoutTableRow\":\""
+    "LayoutTableCell\";}\n"
+    "return w_TAG[t]||\"generic\";}\n"
+    "function w_labelsOf(e){var L=e.labels,s=[];if(!L)return \"\";for(var i=0;i<L.lengt"
+    "h;i++)s.push(w_txt(L[i],{},true,e));return s.join(\" \");}\n"
+    "function w_byIds(e,v,seen){var ids=v.trim().split(/\\s+/),s=[],r=e.getRootNode();\n"
+    "for(var i=0;i<ids.length;i++){var x=r.getElementById?r.getElementById(ids[i]):do"
+    "cument.getElementById(ids[i]);\n"
+    "if(!x){w_unsure=1;continue;}s.push(w_txt(x,seen,true,null,true));}return w_trim("
+    "s.join(\" \"));}\n"
+    "function w_ctlVal(e,r){var c=r===\"textbox\"||r===\"searchbox\"||r===\"combobox\"||"
+    "r===\"slider\"||r===\"spinbutton\";if(!c)return null;if(w_secret(e))return \"\";\n"
+    "if(e.tagName===\"SELECT\"){var o=e.options[e.selectedIndex];return o?w_trim(o.lab"
+    "el||o.textContent):\"\";}\n"
+    "if(r===\"combobox\"&&e.tagName!==\"INPUT\"&&e.tagName!==\"TEXTAREA\")return w_trim"
+    "(e.textContent);return typeof e.value===\"string\"?e.value:\"\";}\n";
+
+const char snap_js_walk_def3[] =
+    "function w_txt(e,seen,w_rec,skipCtl,ref){\n"
+    "if(e.nodeType===3)return w_sq(e.data);if(e.nodeType!==1)return \"\";\n"
+    "if(seen.__n>2000)return \"\";seen.__n=(seen.__n||0)+1;\n"
+    "if(!ref&&w_hid(e))return \"\";\n"
+    "if(e===skipCtl)return \"\";\n"
+    "var r=w_role(e),lb=w_attr(e,\"aria-labelledby\");\n"
+    "if(lb&&!seen.__lb){seen.__lb=1;var s1=w_byIds(e,lb,seen);seen.__lb=0;if(s1)retur"
+    "n s1;}\n"
+    "var al=w_attr(e,\"aria-label\");if(al&&al.trim())return w_trim(al);\n"
+    "if(w_rec&&!ref){var v=w_ctlVal(e,r);if(v!==null&&e!==skipCtl)return v;}\n"
+    "var n=w_native(e,r,seen);if(n)return n;\n"
+    "if(w_rec||w_NFC[r]){var c=w_content(e,seen,skipCtl);if(c)return c;}\n"
+    "var ti=w_attr(e,\"title\");return ti?w_trim(ti):\"\";}\n"
+    "function w_native(e,r,seen){var t=e.tagName;\n"
+    "if(t===\"INPUT\"){var ty=(w_attr(e,\"type\")||\"text\").toLowerCase();\n"
+    "if(ty===\"submit\"||ty===\"reset\"||ty===\"button\")return w_trim(e.hasAttribute(\"valu"
+    "e\")?w_attr(e,\"value\"):ty===\"submit\"?\"Submit\":ty===\"reset\"?\"Reset\":\"\");\n"
+    "if(ty===\"image\")return w_trim(w_attr(e,\"alt\")||w_attr(e,\"value\")||\"Submit\");\n"
+    "var l=w_trim(w_labelsOf(e));if(l)return l;var ti=w_attr(e,\"title\");if(ti&&ti.tri"
+    "m())return w_trim(ti);\n"
+    "var ph=w_attr(e,\"placeholder\");return ph?w_trim(ph):\"\";}\n"
+    "if(t===\"TEXTAREA\"||t===\"SELECT\"){var l2=w_trim(w_labelsOf(e));if(l2)return l2;va"
+    "r t2=w_attr(e,\"title\");if(t2&&t2.trim())return w_trim(t2);\n"
+    "var p2=w_attr(e,\"placeholder\");return p2&&t===\"TEXTAREA\"?w_trim(p2):\"\";}\n"
+    "if(t===\"IMG\"){var a=w_attr(e,\"alt\");return a?w_trim(a):\"\";}\n"
+    "if(t===\"FIELDSET\"){for(var c=e.firstElementChild;c;c=c.nextElementSibling)if(c.t"
+    "agName===\"LEGEND\")return w_trim(w_content(c,seen));return \"\";}\n"
+    "if(t===\"TABLE\"){var cp=e.caption;return cp?w_trim(w_content(cp,seen)):\"\";}\n"
+    "if(t===\"FIGURE\"){for(var f=e.firstElementChild;f;f=f.nextElementSibling)if(f.tag"
+    "Name===\"FIGCAPTION\")return w_trim(w_content(f,seen));return \"\";}\n"
+    "if(t===\"OPTION\")return w_trim(e.label||e.textContent);\n"
+    "return \"\";}\n"
+    "function w_data(t){var k=w_TK.get(t);if(k===undefined){k=!!(t.hasAttribute(\"role\""
+    ")||t.caption||t.tHead||t.tFoot||t.rows.length>=20||t.querySelector(\"th,col\"));w_TK"
+    ".set(t,k);}return k;}\n"
+    "function w_kids(e){if(e.shadowRoot)return e.shadowRoot.childNodes;\n"
+    "if(e.tagName===\"SLOT\"){var a=e.assignedNodes();if(a.length)return a;}return e.ch"
+    "ildNodes;}\n"
+    "function w_content(e,seen,skipCtl){var s=\"\";var K=w_kids(e);\n"
+    "for(var i=0;i<K.length;i++){var k=K[i];var x=w_txt(k,seen,true,skipCtl);if(!x)co"
+    "ntinue;\n"
+    "var blk=k.nodeType===1&&w_cs(k).display.indexOf(\"inline\")<0;\n"
+    "s+=blk?\" \"+x+\" \":x;}\n"
+    "return w_trim(s);}\n";
+
+const char snap_js_walk_expr[] =
+    "(function(){\n"
+    "function w_walk(p,d){var K=w_kids(p);\n"
+    "for(var i=0;i<K.length;i++){var n=K[i];\n"
+    "if(p.tagName===\"DETAILS\"&&!p.open&&n!==p.querySelector(\":scope>summary\"))continue;\n"
+    "if(n.nodeType===3){var s=w_sq(n.data),pe=n.parentElement;if(pe&&w_cs(pe).visibility!"
+    "==\"visible\")continue;if(s.trim()){if(pe&"
+    "&w_cs(pe).whiteSpace.indexOf(\"pre\")===0)s=w_cl(n.data);\n"
+    "w_els.push(n);w_rec(d,\"StaticText\",\"\",0,s,null);}continue;}\n"
+    "if(n.nodeType!==1||w_SKIP[n.tagName])continue;\n"
+    "if(w_attr(n,\"aria-hidden\")===\"true\"||n.hasAttribute(\"inert\"))continue;\n"
+    "var c=w_cs(n);if(c.display===\"none\")continue;\n"
+    "if(c.visibility===\"hidden\"||c.visibility===\"collapse\"||c.display===\"contents\"&&!"
+    "w_attr(n,\"role\")){w_walk(n,d);continue;}\n"
+    "if(d>=w_MAXD){w_unsure=1;continue;}\n"
+    "var r=w_role(n);if(!r)continue;\n"
+    "if(r===\"generic\"&&c.display===\"inline\"&&!n.hasAttribute(\"contenteditable\")&&!n."
+    "hasAttribute(\"tabindex\")&&!w_at"
+    "tr(n,\"aria-label\")&&!w_attr(n,\"title\")&&!n.shadowRoot){w_walk(n,d);continue;}\n"
+    "if(n.tagName.indexOf(\"-\")>0&&!w_attr(n,\"role\")&&n.tabIndex>=0&&n.hasAttribute(\"t"
+    "abindex\"))w_unsure=1;\n"
+    "var f=w_st(n,r),nm=null,val=null,sec=false;\n"
+    "var seen={};var x=w_txt(n,seen,false,null);if(x)nm=x;\n"
+    "if(nm&&nm.length>150&&!w_NFC[r])w_unsure=1;\n"
+    "if(r===\"textbox\"||r===\"searchbox\"||r===\"combobox\"||r===\"slider\"||r===\"spinbutton"
+    "\"){sec=w_secret(n);\n"
+    "if(sec)f+=\"z\";else{var v=w_ctlVal(n,r);if(v!==null&&v!==\"\"){val=(r===\"slider\"||r"
+    "===\"spinbutton\")&&v.trim()!==\"\"&&isFinite(+v)?\"#\"+(+v):\"=\"+w_cl(v);}}}\n"
+    "if(n.tagName===\"INPUT\"&&n.type===\"file\"){var fl=n.files;val=\"=\"+w_cl(fl&&fl.len"
+    "gth?fl.length===1?fl[0].name:fl.length+\" files\":\"No file chosen\");}\n"
+    "if(f.indexOf(\"e\")>=0)val=\"=\"+w_cl(n.textContent);\n"
+    "w_els.push(n);w_rec(d,r,f,r===\"heading\"?w_level(n):0,nm,val);\n"
+    "if(n.tagName===\"SELECT\"&&r===\"combobox\"){var o=n.options;w_rec(d+1,\"MenuListPopu"
+    "p\",\"\",0,null,nul"
+    "l);w_els.push(n);\n"
+    "for(var j=0;j<o.length;j++){w_els.push(o[j]);w_rec(d+2,w_role(o[j]),w_st(o[j],\"o"
+    "ption\"),0,w_trim(o[j].label||o[j].textContent),null);}continue;}\n"
+    "if(r===\"textbox\"||r===\"searchbox\"||r===\"spinbutton\"||n.tagName===\"IMG\"||n.tagNam"
+    "e===\"IFRAME\")continue;\n"
+    "w_walk(n,d+1);}}\n"
+    "w_W=w_g.__cdpgateWalk;\n"
+    "if(!w_W||w_W.d!==document){w_W={d:document,sec:new WeakSet(),els:[]};w_g.__cdpga"
+    "teWalk=w_W;}\n"
+    "w_M=w_g.__cdpgateMut;w_mut=w_M&&w_M.d===document?w_M.n:-1;\n"
+    "w_out=[];w_els=[];w_unsure=0;w_TK=new WeakMap();\n"
+    "var root=document.documentElement;w_els.push(document);\n"
+    "w_rec(0,\"RootWebArea\",\"\",0,document.title?w_trim(document.title):null,null);\n"
+    "if(root&&document.body)w_walk(document.body,1);\n"
+    "w_W.els=w_els;w_W.mut=w_mut;\n"
+    "return \"W1\\t\"+w_mut+\"\\t\"+(w_unsure?\"u\":\"\")+\"\\n\"+w_out.join(\"\\n\");})()\n";
+
 /* ==== browser contexts and login (session.c) ==== */
 
 /* localStorage of the origin: set from a JSON array of pairs (a template:
@@ -862,6 +1124,11 @@ const snap_js snap_page_scripts[] = {
     {snap_js_connected_fn, NULL, SNAP_JS_READ},
     {snap_js_redirect_expr, NULL, SNAP_JS_READ},
     {snap_js_mut_expr, NULL, SNAP_JS_READ},    /* isolated world only */
+    /* the snapshot (observe_walk.c) */
+    {snap_js_walk_def1, NULL, SNAP_JS_READ},   /* isolated world only */
+    {snap_js_walk_def2, NULL, SNAP_JS_READ},   /* isolated world only */
+    {snap_js_walk_def3, NULL, SNAP_JS_READ},   /* isolated world only */
+    {snap_js_walk_expr, NULL, SNAP_JS_READ},   /* isolated world only */
     /* browser contexts and login (session.c) */
     {snap_js_wall, NULL, SNAP_JS_READ},
     {snap_js_ls_get, NULL, SNAP_JS_READ},

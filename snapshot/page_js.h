@@ -46,6 +46,12 @@ extern const char snap_js_connected_fn[];
 extern const char snap_js_redirect_expr[];
 extern const char snap_js_mut_expr[];
 
+/* the snapshot (observe_walk.c) */
+extern const char snap_js_walk_def1[];
+extern const char snap_js_walk_def2[];
+extern const char snap_js_walk_def3[];
+extern const char snap_js_walk_expr[];
+
 /* browser contexts and login (session.c) */
 extern const char snap_js_ls_set_prefix[];
 extern const char snap_js_ls_set_suffix[];

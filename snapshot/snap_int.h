@@ -25,6 +25,7 @@
  *               observe_dom.c  DOM snapshot parsing (a stream)
  *               observe_build.c  the view tree, secret values, row context
  *               observe_render.c lines, budget, paging, snap_build
+ *               observe_walk.c   the in-page walker's view (opt-in)
  *               observe_cache.c  the cache, what an action brought into view
  *   actuation   act_util.c     numbers, page text and URLs in results,
  *                              params, pipelined calls
@@ -341,6 +342,7 @@ struct snap_agent {
      * snapshots built (the tests read it). */
     uint64_t changes;
     uint64_t builds;
+    uint64_t walks;              /* observe_walk.c: builds read by the walker */
     /* download.c: the downloads seen (a ring of SNAP_DL_MAX, ndls in all)
      * and the directory they are saved in (NULL: downloads are denied). */
     snap_download dls[SNAP_DL_MAX];

@@ -89,6 +89,10 @@ typedef struct {
     bool timing;            /* print each cold snapshot's phase times to stderr
                                ("timing: snapshot counters=... fetch=... ms";
                                the CLI sets it from CDPGATE_TIMING=1) */
+    bool walker;            /* build a single-frame tab's snapshot with the in-page
+                               walker instead of the AX tree (issue 13, point 4d,
+                               phase 1: read-only, no refs; the CLI sets it from
+                               CDPGATE_WALKER=1; see docs/snapshot.md) */
 } snap_opts;
 /* The gate's confirmation hook (gate_confirm_fn, installed by the host) is
  * the one call from snapshot/ back up into the host: the agent runs it from
