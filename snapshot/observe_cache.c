@@ -1044,7 +1044,9 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
     if (rc)
         return rc;
     t = snap_tab_by_id(a, tab);
-    if (!t || !cache_valid(a, t, q) || snap_obs_view_stale(t->cache, &vw)) {
+    bool warm = t && cache_valid(a, t, q);
+    t = snap_tab_by_id(a, tab);     /* the counter reads may have let events in */
+    if (!t || !warm || !t->cache || snap_obs_view_stale(t->cache, &vw)) {
         rc = t ? rebuild(a, t, r) : snap_fail(r, SNAP_ENOTAB, "the tab closed");
         /* The page may have scrolled while it was read. */
         if (!rc && vw.kind == VIEW_PORT)
