@@ -265,9 +265,61 @@ static void t_walker_matches_ax(void)
     CHECK_INT(0, (int)bad);
 }
 
+/* Secret fields in a walker view: no value, marked secret, no refs at all;
+ * and a password field the page turns into a text field after the walker
+ * saw it stays secret (the walker's per-document memory). */
+static void t_walker_secrets(void)
+{
+    if (!testlib_world_browser(&world))
+        return;
+    snap_opts o = {0};
+    o.walker = true;
+    snap_agent *a = testlib_agent(world.browser, &o);
+    char url[256];
+    testlib_world_url(&world, url, sizeof url, "a.test", "/shapes/secrets.html");
+    snap_result r = {0};
+    if (!a || !CHECK_INT(0, snap_open(a, url, false, &r))) {
+        snap_result_free(&r);
+        snap_agent_free(a);
+        return;
+    }
+    snap_result_free(&r);
+    static const char *const SECRETS[] = {"hunter2", "918273", "554433", "\xe2\x80\xa2"};
+    for (int round = 0; round < 2; round++) {
+        uint64_t w0 = a->walks;
+        a->changes++;
+        snap_query q = {0};
+        memset(&r, 0, sizeof r);
+        CHECK_INT(0, snap_observe(a, &q, &r));
+        const char *t = r.text ? r.text : "";
+        if (!CHECK(a->walks == w0 + 1))
+            test_fail_detail("round %d: not built by the walker", round);
+        for (size_t i = 0; i < sizeof SECRETS / sizeof SECRETS[0]; i++)
+            CHECK_LACKS(t, SECRETS[i]);
+        CHECK_HAS(t, "textbox \"Password\" secret");
+        CHECK_HAS(t, "=\"alice\"");
+        CHECK_LACKS(t, " [e");
+        snap_result_free(&r);
+        if (round == 0) {
+            /* The page shows the password as text ("show password"). */
+            snap_tab *tab = snap_tab_current(a);
+            char *p = testlib_eval_params("document.querySelector('[name=pw]').type = 'text'",
+                                          "awaitPromise");
+            cdp_reply rep;
+            if (CHECK(tab && p) &&
+                CHECK_INT(0, cdp_call(a->c, tab->session, "Runtime.evaluate", p, 10000, &rep,
+                                      NULL)))
+                cdp_reply_free(&rep);
+            free(p);
+        }
+    }
+    snap_agent_free(a);
+}
+
 static const test_case TESTS[] = {
     {"walk_read", t_walk_read},
     {"walker_matches_ax", t_walker_matches_ax},
+    {"walker_secrets", t_walker_secrets},
     {NULL, NULL},
 };
 
