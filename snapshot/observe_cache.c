@@ -818,6 +818,7 @@ static int rebuild_read(snap_agent *a, snap_tab *t, struct snap_cache *M, int64_
     if (C) {
         C->deep = B.deep;
         C->deep_cut = B.deep_cut;
+        C->walked = B.nfr && B.fr[0].walked;
     }
     free(L.l);
     snap_obs_free_build(&B);
@@ -1132,6 +1133,10 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
                             "has the whole text\n",
                             TEXT_MAX_CHARS);
     }
+    if (C->walked)
+        base_buf_puts(&out, "[note] this view was built by the in-page walker "
+                      "(CDPGATE_WALKER=1): read-only, its lines carry no refs; to act, take a "
+                      "snapshot without it\n");
     if (C->deep)
         base_buf_printf(&out, "[note] the page nests deeper than %d levels: the %zu nodes below "
                         "are shown flattened under their ancestor at that depth (in page order, "

@@ -389,6 +389,7 @@ struct snap_cache {
     const char *title;           /* the main frame's RootWebArea name (in fr[0].str) */
     size_t deep;                 /* nodes below MAX_DEPTH levels, shown flattened */
     bool deep_cut;               /* and some not shown at all (walk_deep's bound) */
+    bool walked;                 /* built by the walker: read-only (observe_walk.c) */
     vnode *l;                    /* printed lines; parent: printed parent line or
                                     -1, end: depth */
     size_t n;

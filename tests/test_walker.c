@@ -299,6 +299,7 @@ static void t_walker_secrets(void)
         CHECK_HAS(t, "textbox \"Password\" secret");
         CHECK_HAS(t, "=\"alice\"");
         CHECK_LACKS(t, " [e");
+        CHECK_HAS(t, "[note] this view was built by the in-page walker");
         snap_result_free(&r);
         if (round == 0) {
             /* The page shows the password as text ("show password"). */
