@@ -706,7 +706,8 @@ const char snap_js_walk_def1[] =
     "UL:\"list\",VIDEO:\"Video\"};\n"
     "var w_SKIP={SCRIPT:1,STYLE:1,TEMPLATE:1,NOSCRIPT:1,HEAD:1,TITLE:1,META:1,LINK:1,"
     "BASE:1,\n"
-    "DATALIST:1,PARAM:1,SOURCE:1,TRACK:1};\n"
+    "DATALIST:1,PARAM:1,SOURCE:1,TRACK:1,style:1,script:1,title:1,desc:1,defs:1,metadata:1"
+    "};\n"
     "var w_INPUT={button:\"button\",submit:\"button\",reset:\"button\",image:\"button\",check"
     "box:\"checkbox\",\n"
     "radio:\"radio\",range:\"slider\",number:\"spinbutton\",search:\"searchbox\",color:\"Color"
@@ -850,9 +851,9 @@ const char snap_js_walk_def3[] =
     "if(e.tagName===\"SLOT\"){var a=e.assignedNodes();if(a.length)return a;}return e.ch"
     "ildNodes;}\n"
     "function w_content(e,seen,skipCtl){var s=\"\";var K=w_kids(e);\n"
-    "for(var i=0;i<K.length;i++){var k=K[i];var x=w_txt(k,seen,true,skipCtl);if(!x)co"
-    "ntinue;\n"
-    "var blk=k.nodeType===1&&w_cs(k).display.indexOf(\"inline\")<0;\n"
+    "for(var i=0;i<K.length;i++){var k=K[i];if(k.nodeName===\"WBR\"){s+=\" \";continue;}\n"
+    "var x=w_txt(k,seen,true,skipCtl);if(!x)continue;\n"
+    "var dp=k.nodeType===1?w_cs(k).display:\"inline\",blk=dp!==\"inline\"&&dp!==\"contents\";\n"
     "s+=blk?\" \"+x+\" \":x;}\n"
     "return w_trim(s);}\n";
 
