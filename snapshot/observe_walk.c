@@ -1,7 +1,7 @@
 /*
  * observe_walk.c — the in-page walker's view (issue 13, point 4d, phase 1;
  * opt-in: snap_opts.walker, CDPGATE_WALKER=1 in the CLI). The walker script
- * (page_js.c snap_js_walk_expr) runs in cdpgate's isolated world of the main
+ * (page_walk.c snap_js_walk_expr) runs in cdpgate's isolated world of the main
  * frame of a single-frame tab; its output is read here into the same records
  * the AX sink fills (observe_ax.c), so observe_build.c and everything after
  * it build the view from them as from an AX tree.
@@ -43,7 +43,7 @@ static int fail(char *err, size_t cap, size_t ln, const char *why)
     return SNAP_EBROWSER;
 }
 
-/* The state letters of the script (page_js.c) as ST_* bits; -1 unknown. */
+/* The state letters of the script (page_walk.c) as ST_* bits; -1 unknown. */
 static int state_bit(char c)
 {
     switch (c) {

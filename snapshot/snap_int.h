@@ -43,7 +43,7 @@
  *                              holds its session, auth=
  *               scrub.c        session values never shown; refused requests
  *                              shown without their path and query
- *               page_js.c      every page script
+ *               page_js.c      every page script (the walker's: page_walk.c)
  */
 #ifndef CDPGATE_SNAP_INT_H
 #define CDPGATE_SNAP_INT_H
@@ -382,8 +382,8 @@ void snap_permit_end(snap_agent *a);
  * back with snap_permit_begin(a, saved). */
 void snap_permit_push(snap_agent *a, const char *tool, char saved[SNAP_PERMIT_MAX]);
 
-/* Page scripts compiled into the binary, all in page_js.c, listed in its
- * table snap_page_scripts (ended by {NULL}); src is the whole
+/* Page scripts compiled into the binary (page_js.c, page_walk.c), listed in
+ * page_js.c's table snap_page_scripts (ended by {NULL}); src is the whole
  * expression or function, or with suffix a template: src, a JSON value
  * (data), suffix. SNAP_JS_WRITE: the script changes the page.
  * SNAP_JS_SCROLL (with WRITE): it only scrolls, so a cached snapshot stays
