@@ -1,6 +1,7 @@
 /*
- * agent_int.h — internals shared by agent.c, agent_refs.c and agent_wait.c
- * only (the agent's state: tabs, frames, events, refs, observations).
+ * agent_int.h — internals shared by the agent*.c files only (agent.c,
+ * agent_open.c, agent_refs.c, agent_wait.c, agent_problems.c): the
+ * agent's state: tabs, frames, events, refs, observations.
  */
 #ifndef CDPGATE_AGENT_INT_H
 #define CDPGATE_AGENT_INT_H
@@ -30,6 +31,13 @@ void snap_agent_copyid(char dst[SNAP_ID_MAX], const char *s);
 /* The hint appended to a failed navigation's error (Chromium's errorText,
  * "net::ERR_..."): static, "" when there is none. */
 const char *snap_agent_nav_hint(const char *etext);
+/* Open a new tab in context ctxs[ctx] (Target.createTarget there, attach,
+ * enable Page/Network/Runtime/lifecycle, auto-attach to OOPIFs); it
+ * becomes the current tab. */
+int snap_tab_open(snap_agent *a, size_t ctx, snap_tab **out, snap_result *r);
+/* Target.closeTarget for t, under the permit the caller holds; the answer
+ * is not waited on beyond 3 s and its failure changes nothing here. */
+void snap_tab_close_target(snap_agent *a, const snap_tab *t);
 
 /* ---- agent_wait.c ---- */
 
