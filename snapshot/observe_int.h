@@ -375,7 +375,7 @@ typedef struct {
 struct snap_cache {
     int tab;
     uint64_t nav;                /* the tab's counter when the build began */
-    uint64_t sig;                /* frames_sig() then */
+    uint64_t sig;                /* frames_sig() then (observe_rebuild.c) */
     uint64_t changes;            /* a->changes then */
     int64_t built_ms;
     /* The frames' mutation counters read just before the build (mut_ok:
@@ -401,6 +401,15 @@ struct snap_cache {
                                     when the layout was not read */
     int32_t doc_h;               /* the page's height then, 0 unknown */
 };
+
+/* ---- observe_rebuild.c: reading the page into the cache ---- */
+
+/* Can t's cached snapshot serve query q (nothing may have changed since
+ * it was built)? Reads the frames' mutation counters: events may come in,
+ * so look the tab up again after. */
+bool snap_obs_cache_valid(snap_agent *a, snap_tab *t, const snap_query *q);
+/* Read the page and replace t->cache. 0 or a SNAP_E* code with r filled. */
+int snap_obs_rebuild(snap_agent *a, snap_tab *t, snap_result *r);
 
 /* ---- observe_view.c: a snapshot from the viewport or from a ref ---- */
 
