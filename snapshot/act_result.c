@@ -136,7 +136,7 @@ int snap_act_resolve_start(snap_agent *a, const char *ref, target *tg, snap_resu
     const snap_ref *rf = &a->refs[res.n - 1];
     tg->n = rf->n;
     tg->tab = snap_ref_tab(a, rf);
-    tg->backend = rf->backend;
+    tg->backend = res.backend;
     snprintf(tg->frame, sizeof tg->frame, "%s", snap_ref_frame(a, rf));
     snprintf(tg->oid, sizeof tg->oid, "%s", res.object_id);
     snprintf(tg->ref, sizeof tg->ref, "e%u", rf->n);

@@ -800,7 +800,7 @@ void snap_agent_free(snap_agent *a)
     snap_ctx_free_all(a);
     free(a->tabs);
     for (size_t i = 0; i < a->nrefs; i++)
-        free(a->refs[i].name);
+        snap_ref_clear(&a->refs[i]);
     free(a->refs);
     free(a->ref_hash);
     free(a->refdocs);

@@ -38,6 +38,26 @@ const char *snap_ref_role(const snap_agent *a, const snap_ref *rf)
     return a->ref_roles[rf->role];
 }
 
+void snap_ref_clear(snap_ref *rf)
+{
+    free(rf->name);
+    free(rf->gate_name);
+    rf->name = rf->gate_name = NULL;
+}
+
+const char *snap_ref_gate_role(const snap_agent *a, const snap_ref *rf)
+{
+    if (rf->backend > 0)
+        return snap_ref_role(a, rf);
+    return rf->gate_name ? a->ref_roles[rf->gate_role] : "";
+}
+
+const char *snap_ref_gate_name(const snap_ref *rf)
+{
+    const char *s = rf->backend > 0 ? rf->name : rf->gate_name;
+    return s ? s : "";
+}
+
 /* The index of document (tab, frame, loader) in a->refdocs, or -1. Refs
  * are issued a document at a time: the last one found is tried first. */
 static long refdoc_find(const snap_agent *a, int tab, const char *frame, const char *loader)
@@ -123,8 +143,8 @@ static int ref_hash_grow(snap_agent *a)
 uint32_t snap_ref_for(snap_agent *a, int tab, const char *frame, const char *loader,
                       int backend, const char *role, const char *name)
 {
-    if (backend <= 0)
-        return 0;   /* no node to resolve (the walker's lines: observe_walk.c) */
+    if (backend == 0)
+        return 0;   /* no node to resolve (text; a walker line without an id) */
     if (!frame)
         frame = "";
     if (!loader)
@@ -186,8 +206,8 @@ static struct snap_secret *secret_find(const snap_agent *a, uint32_t doc, int ba
 void snap_secret_note(snap_agent *a, int tab, const char *frame, const char *loader,
                       int backend, unsigned kind)
 {
-    if (!kind || backend <= 0)
-        return;
+    if (!kind || backend == 0)
+        return;   /* backend < 0: a walker ref's element (snap_ref_resolve) */
     long doc = refdoc_ix(a, tab, frame ? frame : "", loader ? loader : "");
     if (doc < 0)
         return;
@@ -330,6 +350,26 @@ int64_t snap_frame_world(snap_agent *a, int tab_id, const char *frame_id_in)
     return world;
 }
 
+int snap_world_eval(snap_agent *a, const char *session, int64_t world, const char *expr,
+                    uint64_t *id)
+{
+    *id = 0;
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "expression");
+    json_w_str(&w, expr);
+    json_w_key(&w, "contextId");
+    json_w_int(&w, world);
+    json_w_key(&w, "returnByValue");
+    json_w_bool(&w, true);
+    json_w_obj_end(&w);
+    char *pj = json_w_take(&w, NULL);
+    int rc = pj ? snap_cdp_send(a, session, "Runtime.evaluate", pj, id, NULL) : SNAP_ENOMEM;
+    free(pj);
+    return rc;
+}
+
 int snap_frame_mut_read(snap_agent *a, int tab_id, size_t n, const char (*ids)[SNAP_ID_MAX],
                         int64_t *out)
 {
@@ -348,21 +388,7 @@ int snap_frame_mut_read(snap_agent *a, int tab_id, size_t n, const char (*ids)[S
             bad = -1;
             continue;
         }
-        json_w w;
-        json_w_init(&w);
-        json_w_obj_begin(&w);
-        json_w_key(&w, "expression");
-        json_w_str(&w, snap_js_mut_expr);
-        json_w_key(&w, "contextId");
-        json_w_int(&w, world);
-        json_w_key(&w, "returnByValue");
-        json_w_bool(&w, true);
-        json_w_obj_end(&w);
-        char *pj = json_w_take(&w, NULL);
-        int rc = pj ? snap_cdp_send(a, f->session, "Runtime.evaluate", pj, &call[i], NULL)
-                    : -1;
-        free(pj);
-        if (rc)
+        if (snap_world_eval(a, f->session, world, snap_js_mut_expr, &call[i]))
             bad = -1;
     }
     /* Pipelined: every frame's read is out before the first answer. */
@@ -436,6 +462,182 @@ void snap_ref_what(const snap_agent *a, const snap_ref *rf, char *buf, size_t ca
     short_name(a, rf, buf, cap);
 }
 
+/* Runtime.callFunctionOn params: fn (a compiled-in walker function) on
+ * walker id `id` in isolated world `world` (new; NULL when out of memory). */
+static char *walker_fn_params(const char *fn, int64_t world, int id, bool by_value)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "functionDeclaration");
+    json_w_str(&w, fn);
+    json_w_key(&w, "executionContextId");
+    json_w_int(&w, world);
+    json_w_key(&w, "arguments");
+    json_w_arr_begin(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "value");
+    json_w_int(&w, id);
+    json_w_obj_end(&w);
+    json_w_arr_end(&w);
+    json_w_key(&w, "returnByValue");
+    json_w_bool(&w, by_value);
+    if (!by_value) {
+        json_w_key(&w, "objectGroup");
+        json_w_str(&w, "cdpgate");
+    }
+    json_w_obj_end(&w);
+    return json_w_take(&w, NULL);
+}
+
+/* Send method with params on session; 0 or an error (*id = 0). */
+static int send_owned(snap_agent *a, const char *session, const char *method, char *params,
+                      uint64_t *id)
+{
+    *id = 0;
+    int rc = params ? snap_cdp_send(a, session, method, params, id, NULL) : SNAP_ENOMEM;
+    free(params);
+    return rc;
+}
+
+static bool is_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static const char *ws_skip(const char *s)
+{
+    while (is_ws(*s))
+        s++;
+    return s;
+}
+
+/* Two names the same but for white space (a run of it is one space; none
+ * at the ends)? */
+static bool same_name(const char *x, const char *y)
+{
+    x = ws_skip(x);
+    y = ws_skip(y);
+    while (*x && *y) {
+        bool wx = is_ws(*x), wy = is_ws(*y);
+        if (wx != wy)
+            return false;
+        if (wx) {
+            x = ws_skip(x);
+            y = ws_skip(y);
+        } else if (*x++ != *y++) {
+            return false;
+        }
+    }
+    return !*ws_skip(x) && !*ws_skip(y);
+}
+
+/* Step 1 of walker_resolve: the element (objectId into out) and the secret
+ * kinds the walker ever saw on it, pipelined. 0, or a failure in r. */
+static int walker_element(snap_agent *a, snap_resolved *out, uint32_t n, int id,
+                          const char *what, unsigned *kind, snap_result *r)
+{
+    uint64_t call[2];
+    int rc = send_owned(a, out->session, "Runtime.callFunctionOn",
+                        walker_fn_params(snap_js_walk_ref_fn, out->world, id, false), &call[0]);
+    int rc2 = send_owned(a, out->session, "Runtime.callFunctionOn",
+                         walker_fn_params(snap_js_walk_sec_fn, out->world, id, true), &call[1]);
+    cdp_reply rep = {0}, sec = {0};
+    cdp_err e = {0};
+    rc = rc ? rc : cdp_wait(a->c, call[0], a->o.timeout_ms, &rep, &e);
+    rc2 = rc2 ? rc2 : cdp_wait(a->c, call[1], a->o.timeout_ms, &sec, NULL);
+    const char *oid = rc || json_get(rep.result, "exceptionDetails") ? NULL
+                      : json_get_str(json_get(rep.result, "result"), "objectId");
+    if (oid && strlen(oid) < SNAP_ID_MAX)
+        snap_agent_copyid(out->object_id, oid);
+    const json_val *kv = rc2 || json_get(sec.result, "exceptionDetails") ? NULL
+                         : json_get(json_get(sec.result, "result"), "value");
+    *kind = json_is(kv, JSON_NUMBER) ? (unsigned)json_num(kv) & 7u : 0;
+    cdp_reply_free(&rep);
+    cdp_reply_free(&sec);
+    if (rc)
+        return snap_fail(r, SNAP_EBROWSER, "e%u: %s", n, e.msg[0] ? e.msg : "no answer");
+    if (!out->object_id[0])
+        return snap_fail(r, SNAP_ESTALE, "e%u (%s) was removed from the page; take a new "
+                         "snapshot", n, what);
+    if (rc2) {
+        /* Not known whether it was ever secret: never act on it unknowing. */
+        snap_resolved_release(a, out);
+        return snap_fail(r, SNAP_EBROWSER, "e%u (%s): cdpgate could not read what it knows "
+                         "of the element; take a new snapshot and try again", n, what);
+    }
+    return 0;
+}
+
+/* A walker ref's element (docs/snapshot.md, phase 2): the walker's id
+ * looked up in cdpgate's isolated world of its frame (its objectId; none
+ * when the element left the document: stale, as an AX ref's node would
+ * be), then in one round trip its backend node (DOM.describeNode) and its
+ * AX node (Accessibility.getPartialAXTree, no relatives). The gate
+ * classifies the element by that node's role and name, never by the
+ * walker's; the AX name must be the walker's (but for white space): when
+ * it is not, the agent was shown another name than the gate would judge
+ * (and the AX name may hold what the walker withheld, a secret field's
+ * value), so it is refused. The secret kinds the walker saw on the element
+ * are noted (snap_secret_note) under the ref and the backend node, as the
+ * AX build notes them. Fails closed: without all of it, nothing acts. */
+static int walker_resolve(snap_agent *a, snap_resolved *out, uint32_t n, int id,
+                          const char *what, snap_result *r)
+{
+    unsigned kind = 0;
+    int rc = walker_element(a, out, n, id, what, &kind, r);
+    if (rc)
+        return rc;
+    char q[SNAP_ID_MAX + 64];
+    uint64_t call[2] = {0, 0};
+    snprintf(q, sizeof q, "{\"objectId\":\"%s\"}", out->object_id);
+    rc = snap_cdp_send(a, out->session, "DOM.describeNode", q, &call[0], NULL);
+    snprintf(q, sizeof q, "{\"objectId\":\"%s\",\"fetchRelatives\":false}", out->object_id);
+    rc = rc ? rc : snap_cdp_send(a, out->session, "Accessibility.getPartialAXTree", q, &call[1],
+                                 NULL);
+    cdp_reply dn = {0}, ax = {0};
+    bool ok = !rc && !cdp_wait(a->c, call[0], a->o.timeout_ms, &dn, NULL);
+    ok = call[1] && !cdp_wait(a->c, call[1], a->o.timeout_ms, &ax, NULL) && ok;
+    int backend = ok ? (int)json_get_int(json_get(dn.result, "node"), "backendNodeId", 0) : 0;
+    const json_val *node = NULL;
+    for (const json_val *x = ok ? json_first(json_get(ax.result, "nodes")) : NULL; x && !node;
+         x = json_next(x))
+        if (json_get_int(x, "backendDOMNodeId", 0) == backend)
+            node = x;
+    const char *role = node && !json_bool(json_get(node, "ignored"))
+                       ? json_get_str(json_get(node, "role"), "value") : NULL;
+    const char *name = node ? json_get_str(json_get(node, "name"), "value") : NULL;
+    snap_ref *rf = &a->refs[n - 1];
+    bool same = same_name(name ? name : "", rf->name ? rf->name : "");
+    long ri = backend > 0 && role && *role && same ? refrole_ix(a, role) : -1;
+    if (ri >= 0) {
+        snap_agent_setstr(&rf->gate_name, rf->name ? rf->name : "");
+        rf->gate_role = (uint16_t)ri;
+        out->backend = backend;
+        /* Copies: noting may grow a->refdocs. */
+        char fr[SNAP_ID_MAX], ld[SNAP_ID_MAX];
+        int tab = a->refdocs[rf->doc].tab;
+        snap_agent_copyid(fr, a->refdocs[rf->doc].frame);
+        snap_agent_copyid(ld, a->refdocs[rf->doc].loader);
+        snap_secret_note(a, tab, fr, ld, rf->backend, kind);
+        snap_secret_note(a, tab, fr, ld, backend, kind);
+    }
+    cdp_reply_free(&dn);
+    cdp_reply_free(&ax);
+    if (ri < 0 || !rf->gate_name) {
+        snap_resolved_release(a, out);
+        if (role && *role && !same)
+            return snap_fail(r, SNAP_EBROWSER, "e%u (%s): the browser's accessibility tree "
+                             "names this element differently from the walker's view, so the "
+                             "gate cannot judge what you were shown; take a snapshot without "
+                             "CDPGATE_WALKER and use a ref from it", n, what);
+        return snap_fail(r, SNAP_EBROWSER, "e%u (%s): its node in the accessibility tree "
+                         "could not be read, so the gate cannot classify it; take a new "
+                         "snapshot and try again", n, what);
+    }
+    return 0;
+}
+
 int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r)
 {
     int rc = snap_ref_resolve_start(a, ref, out, r);
@@ -464,7 +666,16 @@ int snap_ref_resolve_start(snap_agent *a, const char *ref, snap_resolved *out, s
     char fid[SNAP_ID_MAX];
     snap_agent_copyid(fid, f->id);
     int backend = rf->backend;
-    int rc = CDP_EPROTOCOL;
+    int rc = backend > 0 ? CDP_EPROTOCOL : 0;
+    if (backend < 0) {
+        out->world = snap_frame_world(a, out->tab_id, fid);
+        rc = out->world > 0 ? walker_resolve(a, out, n, -backend, what, r)
+                            : snap_fail(r, SNAP_ESTALE, "e%u (%s) was in a document cdpgate "
+                                        "can no longer reach; take a new snapshot", n, what);
+        if (rc)
+            return rc;
+    }
+    out->backend = backend > 0 ? backend : out->backend;
     for (int attempt = 0; attempt < 2 && rc == CDP_EPROTOCOL; attempt++) {
         if (attempt) {
             frame_world_drop(a, out->tab_id, fid); /* its context may be gone */
@@ -487,13 +698,15 @@ int snap_ref_resolve_start(snap_agent *a, const char *ref, snap_resolved *out, s
                          "snapshot", n, what);
     if (rc)
         return snap_fail(r, SNAP_EBROWSER, "e%u: %s", n, e.msg);
-    const char *oid = json_get_str(json_get(rep.result, "object"), "objectId");
-    if (!oid || strlen(oid) >= SNAP_ID_MAX) {
+    if (backend > 0) {
+        const char *oid = json_get_str(json_get(rep.result, "object"), "objectId");
+        if (!oid || strlen(oid) >= SNAP_ID_MAX) {
+            cdp_reply_free(&rep);
+            return snap_fail(r, SNAP_ESTALE, "e%u (%s) was removed from the page", n, what);
+        }
+        snap_agent_copyid(out->object_id, oid);
         cdp_reply_free(&rep);
-        return snap_fail(r, SNAP_ESTALE, "e%u (%s) was removed from the page", n, what);
     }
-    snap_agent_copyid(out->object_id, oid);
-    cdp_reply_free(&rep);
     /* A node kept alive by a reference but taken out of the document is gone
      * for the agent: never act on a detached look-alike. Sent here, read by
      * snap_ref_resolve_check (the caller may send read-only calls between). */

@@ -367,7 +367,7 @@ int snap_obs_ax_put(frame_st *F, int64_t id, const axrec *r)
     char ids[24];
     snprintf(ids, sizeof ids, "%lld", (long long)id);
     axpend p = {ids, r->role, r->name, r->value, false, r->has_num, r->num, r->kids, r->nk,
-                0, r->st, r->level};
+                r->backend, r->st, r->level};
     return ax_add(F, &p);
 }
 

@@ -800,10 +800,6 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
                             "has the whole text\n",
                             TEXT_MAX_CHARS);
     }
-    if (C->walked)
-        base_buf_puts(&out, "[note] this view was built by the in-page walker "
-                      "(CDPGATE_WALKER=1): read-only, its lines carry no refs; to act, take a "
-                      "snapshot without it\n");
     if (C->deep)
         base_buf_printf(&out, "[note] the page nests deeper than %d levels: the %zu nodes below "
                         "are shown flattened under their ancestor at that depth (in page order, "

@@ -147,8 +147,8 @@ typedef struct {
     int owner;                   /* backend node of the <iframe> in the parent, 0 unknown */
     bool placed;
     bool ghost;                  /* not in the page (place_orphans): no line */
-    bool walked;                 /* records from the walker (observe_walk.c): no
-                                    backend nodes, so no refs (snap_ref_for) */
+    bool walked;                 /* records from the walker (observe_walk.c): their
+                                    "backend" is the walker's element id, negated */
     axn **nodes;                 /* chunks of AXC records (see ax_at) */
     size_t nnodes, nchunk;
     size_t released;             /* chunks [0, released) freed by the walk */
@@ -389,7 +389,7 @@ struct snap_cache {
     const char *title;           /* the main frame's RootWebArea name (in fr[0].str) */
     size_t deep;                 /* nodes below MAX_DEPTH levels, shown flattened */
     bool deep_cut;               /* and some not shown at all (walk_deep's bound) */
-    bool walked;                 /* built by the walker: read-only (observe_walk.c) */
+    bool walked;                 /* built by the walker (observe_walk.c) */
     vnode *l;                    /* printed lines; parent: printed parent line or
                                     -1, end: depth */
     size_t n;
@@ -482,6 +482,8 @@ typedef struct {
     size_t nk;
     unsigned st;                       /* ST_* */
     int level;
+    int backend;                       /* < 0: a walker id, negated (a ref
+                                          resolved by agent_refs.c); 0 none */
 } axrec;
 int snap_obs_ax_put(frame_st *F, int64_t id, const axrec *r);
 

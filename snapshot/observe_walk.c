@@ -6,11 +6,15 @@
  * the AX sink fills (observe_ax.c), so observe_build.c and everything after
  * it build the view from them as from an AX tree.
  *
- * Its records have no backend node (the walker cannot give one): no line
- * gets a ref (the view is read-only: design point 3 is not wired yet), no
- * line joins the DOM snapshot (which is not fetched: the walker withholds
- * secret fields' values itself and marks them), and nothing of it reaches
- * the gate, which classifies an action from the AX node of its target.
+ * Its records have no backend node (the walker cannot give one): each
+ * element's record carries the walker's id for it (stable for the life of
+ * the document), kept negated where an AX record keeps its backend node, so
+ * an actionable line gets a walker ref (snap_ref_for) that agent_refs.c
+ * resolves at action time to the element's node, if it is still in the
+ * document. No line joins the DOM snapshot (which is not fetched: the
+ * walker withholds secret fields' values itself and marks them), and
+ * nothing of it reaches the gate, which classifies an action from the AX
+ * node of its target (read at resolve time for a walker ref).
  * The output is the page's influence: it is parsed as untrusted input
  * (bounded sizes and depths, every field checked, a clear error), and its
  * strings are printed through the same escaping as AX names.
@@ -35,6 +39,7 @@ typedef struct {
     int depth;
     unsigned st;
     int level;
+    int32_t id;                  /* the element's walker id, 0 for none */
 } wrec;
 
 static int fail(char *err, size_t cap, size_t ln, const char *why)
@@ -69,19 +74,30 @@ static int state_bit(char c)
 /* One record line l (NUL-terminated, tabs still in) into w. */
 static int parse_rec(char *l, size_t ln, int prev, wrec *w, char *err, size_t cap)
 {
-    char *f[6];
+    char *f[7];
     size_t nf = 0;
     f[nf++] = l;
     for (char *p = l; *p; p++) {
         if (*p != '\t')
             continue;
-        if (nf == 6)
+        if (nf == 7)
             return fail(err, cap, ln, "too many fields");
         *p = 0;
         f[nf++] = p + 1;
     }
-    if (nf != 6)
+    if (nf < 6)
         return fail(err, cap, ln, "too few fields");
+    /* The element's id (optional: none for text and the root): decimal,
+     * 1..INT32_MAX, and one id names one record in a walk. */
+    w->id = 0;
+    if (nf == 7 && f[6][0]) {
+        size_t il = strlen(f[6]);
+        long long v = il <= 10 && strspn(f[6], "0123456789") == il ? strtoll(f[6], NULL, 10)
+                                                                  : 0;
+        if (v < 1 || v > INT32_MAX)
+            return fail(err, cap, ln, "bad id");
+        w->id = (int32_t)v;
+    }
     size_t dl = strlen(f[0]);
     if (dl == 0 || dl > 4 || strspn(f[0], "0123456789") != dl)
         return fail(err, cap, ln, "bad depth");
@@ -121,6 +137,30 @@ static int parse_rec(char *l, size_t ln, int prev, wrec *w, char *err, size_t ca
     return 0;
 }
 
+static int cmp_id(const void *x, const void *y)
+{
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Each element id at most once in a walk: a ref (the id) names one line. */
+static int ids_once(const wrec *r, size_t n, char *err, size_t cap)
+{
+    int32_t *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return SNAP_ENOMEM;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (r[i].id)
+            v[m++] = r[i].id;
+    qsort(v, m, sizeof *v, cmp_id);
+    size_t dup = 0;
+    for (size_t i = 1; i < m && !dup; i++)
+        dup = v[i] == v[i - 1] ? i : 0;
+    free(v);
+    return dup ? fail(err, cap, 0, "an element id twice") : 0;
+}
+
 /* The records, parsed: children found by depth, then each one kept. */
 static int put_all(frame_st *F, const wrec *r, size_t n)
 {
@@ -150,7 +190,7 @@ static int put_all(frame_st *F, const wrec *r, size_t n)
             kid[nk[parent[i]] + fill[parent[i]]++] = (int64_t)i + 1;
     for (size_t i = 0; i < n && !rc; i++) {
         axrec a = {r[i].role, r[i].name, NULL, false, 0, kid + nk[i], fill[i], r[i].st,
-                   r[i].level};
+                   r[i].level, -r[i].id};
         if (r[i].value && r[i].value[0] == '#') {
             a.has_num = true;
             a.num = strtod(r[i].value + 1, NULL);
@@ -212,6 +252,8 @@ int snap_obs_walk_read(frame_st *F, const char *s, size_t n, int64_t *mut, bool 
     if (!rc && nr == 0)
         rc = fail(err, cap, 2, "no root");
     if (!rc)
+        rc = ids_once(r, nr, err, cap);
+    if (!rc)
         rc = put_all(F, r, nr);
     if (!rc)
         rc = snap_obs_ax_finish(F);
@@ -234,22 +276,8 @@ int snap_obs_walk_fetch(build *B, frame_st *F)
         return 1;
     uint64_t call[4] = {0};
     int rc = 0;
-    for (size_t k = 0; k < 4 && !rc; k++) {
-        json_w w;
-        json_w_init(&w);
-        json_w_obj_begin(&w);
-        json_w_key(&w, "expression");
-        json_w_str(&w, PART[k]);
-        json_w_key(&w, "contextId");
-        json_w_int(&w, world);
-        json_w_key(&w, "returnByValue");
-        json_w_bool(&w, true);
-        json_w_obj_end(&w);
-        char *pj = json_w_take(&w, NULL);
-        rc = pj ? snap_cdp_send(a, F->f->session, "Runtime.evaluate", pj, &call[k], NULL)
-                : SNAP_ENOMEM;
-        free(pj);
-    }
+    for (size_t k = 0; k < 4 && !rc; k++)
+        rc = snap_world_eval(a, F->f->session, world, PART[k], &call[k]);
     int tmo = a->o.timeout_ms > 0 ? a->o.timeout_ms : 15000;
     int ret = rc == SNAP_ENOMEM ? SNAP_ENOMEM : 1;
     for (size_t k = 0; k < 4; k++) {

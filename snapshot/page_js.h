@@ -51,6 +51,8 @@ extern const char snap_js_walk_def1[];
 extern const char snap_js_walk_def2[];
 extern const char snap_js_walk_def3[];
 extern const char snap_js_walk_expr[];
+extern const char snap_js_walk_ref_fn[];
+extern const char snap_js_walk_sec_fn[];
 
 /* browser contexts and login (session.c) */
 extern const char snap_js_ls_set_prefix[];

@@ -25,13 +25,19 @@
  * one-time-code, current-password, new-password or cc-, nor of one that
  * ever was: those get state z and no value), the states the view shows
  * and a heading's level. It keeps the nodes it printed in
- * __cdpgateWalk.els (index = record) with the document's mutation count.
+ * __cdpgateWalk.els (index = record) with the document's mutation count,
+ * and gives each element it prints an id for the life of the document
+ * (__cdpgateWalk.ids, a WeakMap; .by maps an id back to a WeakRef of its
+ * element: snap_js_walk_ref_fn); .sk keeps the secret kinds each field
+ * ever had (SNAP_SECRET_* bits: 1 password, 2 one-time code or current or
+ * new password, 4 card).
  * Four parts (C caps a string literal at 4095 bytes): snap_js_walk_def1..3
  * declare the tables and functions as globals of the isolated world (the
  * page cannot see them), sent before snap_js_walk_expr, which walks.
  * Returns: one string, "W1 TAB mutations TAB u-if-unsure" then one record
  * a line: depth TAB role TAB states TAB level TAB =name TAB value (=text
- * or #number), every control character of page text turned into a space.
+ * or #number) TAB id (the element's, empty for text and the root), every
+ * control character of page text turned into a space.
  * "u": a name it could not settle (an aria-labelledby id not found, a
  * focusable custom element, a long name from attributes) or a tree deeper
  * than it walks: the caller falls back to the AX tree. Read by
@@ -105,8 +111,10 @@ const char snap_js_walk_def1[] =
     "if(e===document.activeElement&&e!==document.body)f+=\"F\";\n"
     "if(w_attr(e,\"aria-invalid\")&&w_attr(e,\"aria-invalid\")!==\"false\")f+=\"i\";\n"
     "return f;}\n"
-    "function w_rec(d,r,f,lv,nm,val){w_out.push(d+\"\\t\"+r+\"\\t\"+f+\"\\t\"+lv+\"\\t\"+(nm===nu"
-    "ll?\"\":\"=\"+w_cl(nm))+\"\\t\"+(val===null?\"\":val));}\n"
+    "function w_rec(d,r,f,lv,nm,val,id){w_out.push(d+\"\\t\"+r+\"\\t\"+f+\"\\t\"+lv+\"\\t\"+(nm"
+    "===null?\"\":\"=\"+w_cl(nm))+\"\\t\"+(val===null?\"\":val)+\"\\t\"+(id||\"\"));}\n"
+    "function w_id(e){var i=w_W.ids.get(e);if(!i){i=++w_W.nid;w_W.ids.set(e,i);w_W.by.set(i,"
+    "new WeakRef(e));}return i;}\n"
     "function w_level(e){var a=w_attr(e,\"aria-level\");if(a&&+a>=1&&+a<=9)return +a;va"
     "r m=/^H([1-6])$/.exec(e.tagName);return m?+m[1]:2;}\n";
 
@@ -123,10 +131,10 @@ const char snap_js_walk_def2[] =
     "function w_secret(e){if(e.tagName!==\"INPUT\")return false;\n"
     "var t=(w_attr(e,\"type\")||\"\").toLowerCase(),a=(w_attr(e,\"autocomplete\")||\"\").toLo"
     "werCase();\n"
-    "var k=t.indexOf(\"password\")>=0||a.indexOf(\"one-time-code\")>=0||a.indexOf(\"curren"
-    "t-password\")>=0||\n"
-    "a.indexOf(\"new-password\")>=0||a.indexOf(\"cc-\")>=0;if(k)w_W.sec.add(e);return k||"
-    "w_W.sec.has(e);}\n"
+    "var k=(t.indexOf(\"password\")>=0?1:0)|(a.indexOf(\"one-time-code\")>=0||a.indexOf(\"c"
+    "urrent-password\")>=0||\n"
+    "a.indexOf(\"new-password\")>=0?2:0)|(a.indexOf(\"cc-\")>=0?4:0);if(k){w_W.sec.add(e);"
+    "w_W.sk.set(e,(w_W.sk.get(e)|0)|k);}return k>0||w_W.sec.has(e);}\n"
     "function w_inSel(e){for(var p=e.parentElement;p;p=p.parentElement)if(p.tagName=="
     "=\"SELECT\")return p;return null;}\n"
     "function w_scoped(e){for(var p=e.parentElement;p;p=p.parentElement){var t=p.tagN"
@@ -251,18 +259,19 @@ const char snap_js_walk_expr[] =
     "if(n.tagName===\"INPUT\"&&n.type===\"file\"){var fl=n.files;val=\"=\"+w_cl(fl&&fl.len"
     "gth?fl.length===1?fl[0].name:fl.length+\" files\":\"No file chosen\");}\n"
     "if(f.indexOf(\"e\")>=0)val=\"=\"+w_cl(n.textContent);\n"
-    "w_els.push(n);w_rec(d,r,f,r===\"heading\"?w_level(n):0,nm,val);\n"
+    "w_els.push(n);w_rec(d,r,f,r===\"heading\"?w_level(n):0,nm,val,w_id(n));\n"
     "if(n.tagName===\"SELECT\"&&r===\"combobox\"){var o=n.options;w_rec(d+1,\"MenuListPopu"
     "p\",\"\",0,null,nul"
     "l);w_els.push(n);\n"
     "for(var j=0;j<o.length;j++){w_els.push(o[j]);w_rec(d+2,w_role(o[j]),w_st(o[j],\"o"
-    "ption\"),0,w_trim(o[j].label||o[j].textContent),null);}continue;}\n"
+    "ption\"),0,w_trim(o[j].label||o[j].textContent),null,w_id(o[j]));}continue;}\n"
     "if(r===\"textbox\"||r===\"searchbox\"||r===\"spinbutton\"||n.tagName===\"IMG\"||n.tagNam"
     "e===\"IFRAME\")continue;\n"
     "w_walk(n,d+1);}}\n"
     "w_W=w_g.__cdpgateWalk;\n"
-    "if(!w_W||w_W.d!==document){w_W={d:document,sec:new WeakSet(),els:[]};w_g.__cdpga"
-    "teWalk=w_W;}\n"
+    "if(!w_W||w_W.d!==document||!w_W.sk){w_W={d:document,sec:new WeakSet(),els:[],ids:"
+    "new WeakMap(),by:new Map(),nid:0,sk:new WeakMap()};w_g.__cdpgateWalk=w_W;}\n"
+    "if(w_W.by.size>100000)w_W.by.forEach(function(v,k){if(!v.deref())w_W.by.delete(k);});\n"
     "w_M=w_g.__cdpgateMut;w_mut=w_M&&w_M.d===document?w_M.n:-1;\n"
     "w_out=[];w_els=[];w_unsure=0;w_TK=new WeakMap();\n"
     "var root=document.documentElement;w_els.push(document);\n"
@@ -270,3 +279,21 @@ const char snap_js_walk_expr[] =
     "if(root&&document.body)w_walk(document.body,1);\n"
     "w_W.els=w_els;w_W.mut=w_mut;\n"
     "return \"W1\\t\"+w_mut+\"\\t\"+(w_unsure?\"u\":\"\")+\"\\n\"+w_out.join(\"\\n\");})()\n";
+
+/* A walker ref (agent_refs.c): the element the walker gave id i in this
+ * document, while it is still in it; null when the document is another,
+ * the element was collected, or it is out of the document (stale).
+ * Runs: Runtime.callFunctionOn in cdpgate's isolated world of the ref's
+ * frame (executionContextId, the id as an argument), not by value: the
+ * caller takes the element's objectId. */
+const char snap_js_walk_ref_fn[] =
+    "function(i){var W=globalThis.__cdpgateWalk,r=W&&W.d===document&&W.by&&W.by.get(i),"
+    "e=r&&r.deref();return e&&e.isConnected?e:null;}";
+
+/* The SNAP_SECRET_* kinds the walker ever saw on the element of walker id
+ * i in this document (0: never secret, or no such element).
+ * Runs: Runtime.callFunctionOn in cdpgate's isolated world of the ref's
+ * frame (executionContextId, the id as an argument), by value. */
+const char snap_js_walk_sec_fn[] =
+    "function(i){var W=globalThis.__cdpgateWalk,r=W&&W.d===document&&W.by&&W.by.get(i),"
+    "e=r&&r.deref();return e&&W.sk?W.sk.get(e)|0:0;}";

@@ -311,8 +311,8 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     if (fv) {
         const snap_ref *rf = in->ref_n && in->ref_n <= a->nrefs ? &a->refs[in->ref_n - 1]
                                                                 : NULL;
-        tg.role = rf ? snap_ref_role(a, rf) : "";
-        tg.name = rf && rf->name ? rf->name : "";
+        tg.role = rf ? snap_ref_gate_role(a, rf) : "";
+        tg.name = rf ? snap_ref_gate_name(rf) : "";
         tg.text = jstr(fv, "text");
         tg.row = jstr(fv, "row");
         tg.tag = jstr(fv, "tag");

@@ -200,10 +200,23 @@ typedef struct {
 typedef struct {
     uint32_t n;                  /* "e<n>" */
     uint32_t doc;                /* a->refdocs[doc] */
-    int backend;                 /* backendDOMNodeId */
+    int backend;                 /* backendDOMNodeId; < 0: a walker ref, the
+                                    walker's element id negated (resolved at
+                                    action time: snap_ref_resolve) */
     uint16_t role;               /* a->ref_roles[role] */
+    uint16_t gate_role;          /* walker refs: the AX role read at the last
+                                    resolve, a->ref_roles[gate_role] */
     char *name;                  /* accessible name at issue (new) */
+    char *gate_name;             /* walker refs: the AX name read at the last
+                                    resolve (new; NULL: not read) */
 } snap_ref;
+/* Free what a ref owns (its names). */
+void snap_ref_clear(snap_ref *rf);
+/* The role and name the gate classifies a ref's element by: the AX node's.
+ * An AX ref's, as issued; a walker ref's, read from the AX node of the
+ * element at its last resolve (never the walker's; "" before one). */
+const char *snap_ref_gate_role(const snap_agent *a, const snap_ref *rf);
+const char *snap_ref_gate_name(const snap_ref *rf);
 
 typedef struct {
     uint32_t n;                  /* "o<n>" */
@@ -601,6 +614,8 @@ typedef struct {
     char object_id[SNAP_ID_MAX]; /* Runtime remote object of the node (DOM.resolveNode),
                                     in cdpgate's isolated world of its frame */
     int64_t world;               /* that world's execution context id */
+    int backend;                 /* the node's backendNodeId (a walker ref's:
+                                    DOM.describeNode of its element) */
     uint32_t n;                  /* the ref's number */
     uint64_t conn_id;            /* the check that the node is in the document,
                                     sent and not yet read (0: none) */
@@ -630,6 +645,11 @@ void snap_resolved_release(snap_agent *a, snap_resolved *res);
  * prototypes and builtins there are the browser's own. Returns its
  * execution context id, 0 when it cannot be made (callers fail closed). */
 int64_t snap_frame_world(snap_agent *a, int tab_id, const char *frame_id);
+/* Send Runtime.evaluate of a compiled-in expression in isolated world
+ * `world` (returnByValue) on session, not waited for: *id for cdp_wait.
+ * 0, or an error (*id = 0). */
+int snap_world_eval(snap_agent *a, const char *session, int64_t world, const char *expr,
+                    uint64_t *id);
 /* The warm cache's mutation counters (page_js.c snap_js_mut_expr) of the
  * n frames ids[] of tab tab_id (n <= 64), read in cdpgate's isolated
  * world with one pipelined Runtime.evaluate per frame: out[i] is the

@@ -1145,6 +1145,39 @@ out:
  * followed by an ellipsis is read as the word: the query matcher finds
  * "Dele\u200bte account" as a delete, and the gate stops it as one (it
  * was a confirmable auth_change click). */
+/* Issue 13, point 4 (walker phase 2): a click by a walker ref is
+ * classified as by an AX ref, from the AX node of its element (read at
+ * resolve time), never from the walker's name: the consequential stop of
+ * the bank's "Delete account permanently" is the same both ways. */
+static void t_walker_ref_stop(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    int calls = hook_calls;
+    for (int walker = 0; walker < 2; walker++) {
+        x.a->o.walker = walker;
+        snap_result r;
+        CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/settings.html", &r));
+        snap_result_free(&r);
+        uint64_t w0 = x.a->walks;
+        x.a->changes++;
+        int rc = act_on(x.a, "button \"Delete account permanently\"", 'c', NULL, false, &r);
+        if (!CHECK(x.a->walks == w0 + (uint64_t)walker))
+            test_fail_detail("walker %d: the view was not built as asked", walker);
+        check_refusal(&r, rc, SNAP_ESTOP, "stop", "unbound_stop");
+        CHECK_HAS(r.structured, "\"kind\":\"delete\"");
+        CHECK_HAS(r.text, "Delete account permanently");
+        snap_result_free(&r);
+    }
+    CHECK_INT(calls, hook_calls);
+    barrier(x.a);
+    check_none("POST", "bank.test", "tag=delete");
+out:
+    rig_down(&x);
+}
+
 static void t_consequential_stop_invisible(void)
 {
     rig x;
@@ -4242,6 +4275,7 @@ static const test_case TESTS[] = {
     {"consequential_stop_invisible", t_consequential_stop_invisible},
     {"human_pending_origin_only", t_human_pending_origin_only},
     {"confirm_allowed_and_denied", t_confirm_allowed_and_denied},
+    {"walker_ref_stop", t_walker_ref_stop},
     {"auth_reads_no_prompt", t_auth_reads_no_prompt},
     {"auth_requests_confirmed", t_auth_requests_confirmed},
     {"auth_hover_scroll_timer", t_auth_hover_scroll_timer},

@@ -35,7 +35,7 @@ static void t_walk_read(void)
     char err[160];
     const char *ok = "W1\t7\t\n0\tRootWebArea\t\t0\t=T\t\n1\theading\tf\t2\t=Hi\t\n"
                      "2\tStaticText\t\t0\t=Hi\t\n1\ttextbox\tfr\t0\t=Name\t=Bob\n"
-                     "1\tslider\t\t0\t=Vol\t#0.5";
+                     "1\tslider\t\t0\t=Vol\t#0.5\t7\n1\tbutton\t\t0\t=Go\t\t2147483647";
     CHECK_INT(0, read_one(ok, &unsure, &mut, err, sizeof err));
     CHECK(!unsure);
     CHECK_INT(7, (int)mut);
@@ -61,7 +61,12 @@ static void t_walk_read(void)
         "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tslider\t\t0\t\t#nan", /* bad number */
         "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tslider\t\t0\t\t#",    /* empty number */
         "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tbutton\t\t0\t",       /* too few */
-        "W1\t1\t\n0\tRootWebArea\t\t0\t\t\t",                        /* too many */
+        "W1\t1\t\n0\tRootWebArea\t\t0\t\t\t\t",                      /* too many */
+        "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tbutton\t\t0\t\t\tx",   /* bad id */
+        "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tbutton\t\t0\t\t\t0",   /* id 0 */
+        "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tbutton\t\t0\t\t\t2147483648",
+        "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tbutton\t\t0\t\t\t5\n"
+        "1\tlink\t\t0\t\t\t5",                                      /* an id twice */
         "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n99999\tbutton\t\t0\t\t", /* deep */
     };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
@@ -296,10 +301,11 @@ static void t_walker_secrets(void)
             test_fail_detail("round %d: not built by the walker", round);
         for (size_t i = 0; i < sizeof SECRETS / sizeof SECRETS[0]; i++)
             CHECK_LACKS(t, SECRETS[i]);
-        CHECK_HAS(t, "textbox \"Password\" secret");
+        const char *pl = strstr(t, "textbox \"Password\" [e");
+        if (!CHECK(pl && strchr(pl, ']') && strncmp(strchr(pl, ']'), "] secret", 8) == 0))
+            test_fail_detail("no secret Password line in:\n%.2000s", t);
         CHECK_HAS(t, "=\"alice\"");
-        CHECK_LACKS(t, " [e");
-        CHECK_HAS(t, "[note] this view was built by the in-page walker");
+        CHECK_LACKS(t, "[note] this view was built by the in-page walker");
         snap_result_free(&r);
         if (round == 0) {
             /* The page shows the password as text ("show password"). */
@@ -317,10 +323,235 @@ static void t_walker_secrets(void)
     snap_agent_free(a);
 }
 
+/* ---- walker refs (phase 2) ---- */
+
+/* The ref on the first line of text holding needle ("e12" into out). */
+static bool ref_in(const char *text, const char *needle, char out[16])
+{
+    out[0] = 0;
+    for (const char *p = text ? strstr(text, needle) : NULL; p; p = strstr(p + 1, needle)) {
+        const char *nl = strchr(p, '\n');
+        const char *e = strstr(p, "[e");
+        if (e && (!nl || e < nl)) {
+            snprintf(out, 16, "%.*s", (int)strcspn(e + 1, "]"), e + 1);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A view built by the walker (fails the test when it fell back), new. */
+static char *walker_view(snap_agent *a)
+{
+    uint64_t w0 = a->walks;
+    a->changes++;
+    snap_query q = {0};
+    snap_result r = {0};
+    int rc = snap_observe(a, &q, &r);
+    if (!CHECK_INT(0, rc) || !CHECK(a->walks == w0 + 1))
+        test_fail_detail("not a walker view (rc %d): %.2000s", rc, r.text ? r.text : "");
+    char *t = base_strdup(r.text ? r.text : "");
+    snap_result_free(&r);
+    return t;
+}
+
+/* The page's value of expr, as a string (new). */
+static char *page_str(snap_agent *a, const char *expr)
+{
+    snap_tab *tab = snap_tab_current(a);
+    char *p = testlib_eval_params(expr, "returnByValue");
+    cdp_reply rep;
+    char *out = NULL;
+    if (CHECK(tab && p) &&
+        CHECK_INT(0, cdp_call(a->c, tab->session, "Runtime.evaluate", p, 10000, &rep, NULL))) {
+        const char *v = json_get_str(json_get(rep.result, "result"), "value");
+        out = base_strdup(v ? v : "");
+        cdp_reply_free(&rep);
+    }
+    free(p);
+    return out ? out : base_strdup("");
+}
+
+static snap_agent *walker_agent(const char *path)
+{
+    if (!testlib_world_browser(&world))
+        return NULL;
+    snap_opts o = {0};
+    o.walker = true;
+    snap_agent *a = testlib_agent(world.browser, &o);
+    char url[256];
+    testlib_world_url(&world, url, sizeof url, "a.test", path);
+    snap_result r = {0};
+    if (!a || !CHECK_INT(0, snap_open(a, url, false, &r))) {
+        test_fail_detail("%s: %s", path, r.text ? r.text : "");
+        snap_result_free(&r);
+        snap_agent_free(a);
+        return NULL;
+    }
+    snap_result_free(&r);
+    return a;
+}
+
+static void click_ok(snap_agent *a, const char *ref, const char *status)
+{
+    snap_result r = {0};
+    int rc = snap_click(a, ref, NULL, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("click %s: %s", ref, r.text ? r.text : "");
+    snap_result_free(&r);
+    char *st = page_str(a, "document.getElementById('status').textContent");
+    CHECK_STR(status, st);
+    free(st);
+}
+
+/* A walker view's actionable lines carry refs that act as AX refs do: a
+ * click by one reaches its element; the ref stays the same across walks
+ * while its element is in the document (a change elsewhere does not make
+ * it stale); a ref whose element left the document, or was replaced by a
+ * look-alike, is refused as stale, and nothing is clicked. */
+static void t_walker_ref_click(void)
+{
+    snap_agent *a = walker_agent("/act/buttons.html");
+    if (!a)
+        return;
+    char *v = walker_view(a);
+    char plain[16], victim[16], remover[16];
+    CHECK_LACKS(v, "[note] this view was built by the in-page walker");
+    if (!CHECK(ref_in(v, "button \"Plain\"", plain) && ref_in(v, "\"Victim\"", victim) &&
+               ref_in(v, "\"Remove victim\"", remover)))
+        test_fail_detail("no refs in the walker view:\n%.2000s", v);
+    free(v);
+    click_ok(a, plain, "clicked plain");
+    /* The status text changed: walked again, Plain keeps its ref. */
+    v = walker_view(a);
+    char again[16];
+    CHECK(ref_in(v, "button \"Plain\"", again));
+    CHECK_STR(plain, again);
+    free(v);
+    click_ok(a, remover, "clicked removed");
+    snap_result r = {0};
+    CHECK_INT(SNAP_ESTALE, snap_click(a, victim, NULL, &r));
+    CHECK_HAS(r.text, "was removed from the page; take a new snapshot");
+    snap_result_free(&r);
+    /* The page puts a look-alike in Plain's place: the old ref is stale. */
+    free(page_str(a, "var b=document.getElementById('plain');b.replaceWith(b.cloneNode(true));"
+                     "document.getElementById('status').textContent='none';'ok'"));
+    CHECK_INT(SNAP_ESTALE, snap_click(a, plain, NULL, &r));
+    CHECK_HAS(r.text, "was removed from the page");
+    snap_result_free(&r);
+    char *st = page_str(a, "document.getElementById('status').textContent");
+    CHECK_STR("none", st);
+    free(st);
+    /* The new view names the new button with a new ref, which acts. */
+    v = walker_view(a);
+    CHECK(ref_in(v, "button \"Plain\"", again));
+    CHECK(strcmp(again, plain) != 0);
+    free(v);
+    click_ok(a, again, "clicked plain");
+    snap_agent_free(a);
+}
+
+/* Typing and choosing by walker refs: a text field, a native <select>. */
+static void t_walker_ref_type_select(void)
+{
+    snap_agent *a = walker_agent("/act/forms.html");
+    if (!a)
+        return;
+    char *v = walker_view(a);
+    char q[16], country[16];
+    if (!CHECK(ref_in(v, "textbox \"Query\"", q) && ref_in(v, "combobox \"Country\"", country)))
+        test_fail_detail("no refs in the walker view:\n%.2000s", v);
+    free(v);
+    snap_result r = {0};
+    if (!CHECK_INT(0, snap_type(a, q, "new words", false, NULL, &r)))
+        test_fail_detail("type: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    char *s = page_str(a, "document.getElementById('q').value");
+    CHECK_STR("new words", s);
+    free(s);
+    const char *vals[] = {"Germany"};
+    if (!CHECK_INT(0, snap_select(a, country, vals, 1, NULL, &r)))
+        test_fail_detail("select: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    s = page_str(a, "document.getElementById('log').textContent");
+    CHECK_STR("country=de", s);
+    free(s);
+    snap_agent_free(a);
+}
+
+/* A field the walker saw secret stays one for the gate when acted on by a
+ * walker ref, whatever the page made of it since (type=text, no
+ * autocomplete hint): typing there is a credential step (a takeover), as
+ * with an AX ref. And a button whose accessible name the browser computes
+ * from that field (aria-labelledby) now holds its value, which the walker
+ * withheld: refused, the value nowhere in the result. */
+static void t_walker_ref_secret_gate(void)
+{
+    if (!testlib_world_browser(&world))
+        return;
+    char origin[64];
+    testlib_world_origin(&world, origin, sizeof origin, "a.test");
+    const char *origins[] = {origin};
+    static const char *const tools[] = {"open", "snapshot", "click", "type"};
+    gate_grant g = {0};
+    g.task = "walker-secret";
+    g.origins = origins;
+    g.norigins = 1;
+    g.tools = tools;
+    g.ntools = sizeof tools / sizeof tools[0];
+    snap_opts o = {0};
+    o.walker = true;
+    testlib_rig x;
+    if (!testlib_rig_up(&x, &world, &g, NULL, &o))
+        goto out;
+    char url[256];
+    testlib_world_url(&world, url, sizeof url, "a.test", "/act/toggle.html");
+    snap_result r = {0};
+    if (!CHECK_INT(0, snap_open(x.a, url, false, &r)))
+        test_fail_detail("open: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    free(walker_view(x.a));                 /* seen while they are secret */
+    free(page_str(x.a, "var p=document.getElementById('pw');p.value='hunter2toggle';"
+                       "p.type='text';document.getElementById('code').value='864213';"
+                       "document.getElementById('code').removeAttribute('autocomplete');'ok'"));
+    char *v = walker_view(x.a);
+    char pw[16], code[16], show[16];
+    if (!CHECK(ref_in(v, "textbox \"Password\"", pw) && ref_in(v, "textbox \"Code\"", code) &&
+               ref_in(v, "button \"Show", show)))
+        test_fail_detail("no refs in:\n%.2000s", v);
+    CHECK_LACKS(v, "hunter2toggle");
+    CHECK_LACKS(v, "864213");
+    free(v);
+    const char *refs[] = {pw, code};
+    for (size_t i = 0; i < 2; i++) {
+        memset(&r, 0, sizeof r);
+        if (!CHECK_INT(SNAP_ETAKEOVER, snap_type(x.a, refs[i], "typed-by-agent", false, NULL,
+                                                 &r)))
+            test_fail_detail("%s: %s", refs[i], r.text ? r.text : "");
+        CHECK_LACKS(r.text, "hunter2toggle");
+        CHECK_LACKS(r.text, "864213");
+        snap_result_free(&r);
+    }
+    char *val = page_str(x.a, "document.getElementById('pw').value");
+    CHECK_STR("hunter2toggle", val);
+    free(val);
+    memset(&r, 0, sizeof r);
+    CHECK_INT(SNAP_EBROWSER, snap_click(x.a, show, NULL, &r));
+    CHECK_HAS(r.text, "names this element differently");
+    CHECK_LACKS(r.text, "hunter2toggle");
+    CHECK_LACKS(r.structured, "hunter2toggle");
+    snap_result_free(&r);
+out:
+    testlib_rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"walk_read", t_walk_read},
     {"walker_matches_ax", t_walker_matches_ax},
     {"walker_secrets", t_walker_secrets},
+    {"walker_ref_click", t_walker_ref_click},
+    {"walker_ref_type_select", t_walker_ref_type_select},
+    {"walker_ref_secret_gate", t_walker_ref_secret_gate},
     {NULL, NULL},
 };
 
