@@ -67,8 +67,12 @@ static void oopif_drawn(snap_agent *a, const target *tg)
 
 /* After a scroll, or a click that moved within the page (an anchor): the
  * heading of the section now in view, as page text, into rp ("now in
- * view: h2 "String Methods""; structured in_view {tag, text}). Read in
- * cdpgate's isolated world of the main frame; nothing when it cannot be. */
+ * view: h2 "String Methods""; structured in_view {tag, text}), or, when
+ * that section's heading is above the view and no other is on screen, "in
+ * the section under h2 "..." (its heading is above the view)" (structured
+ * section {tag, text}): a heading out of view is never said to be in it.
+ * Read in cdpgate's isolated world of the main frame; nothing when it
+ * cannot be. */
 static void report_in_view(snap_agent *a, int tab_id, act_report *rp)
 {
     snap_tab *t = snap_tab_by_id(a, tab_id);
@@ -87,12 +91,16 @@ static void report_in_view(snap_agent *a, int tab_id, act_report *rp)
                       &pc) == 0) {
         const json_val *v = snap_act_fn_value(&pc);
         const char *tag = json_get_str(v, "tag"), *text = json_get_str(v, "text");
+        bool above = json_bool(json_get(v, "above"));
         if (tag && text && *text) {
-            base_buf_printf(&rp->page, "%snow in view: ", rp->page.len ? "\n" : "");
+            base_buf_printf(&rp->page, "%s%s", rp->page.len ? "\n" : "",
+                            above ? "in the section under " : "now in view: ");
             snap_act_sb_page(&rp->page, tag, 8, 0);
             base_buf_put(&rp->page, " ", 1);
             snap_act_sb_quoted(&rp->page, text, 120);
-            json_w_key(&rp->extra, "in_view");
+            if (above)
+                base_buf_puts(&rp->page, " (its heading is above the view)");
+            json_w_key(&rp->extra, above ? "section" : "in_view");
             json_w_obj_begin(&rp->extra);
             json_w_key(&rp->extra, "tag");
             snap_json_page(&rp->extra, tag);

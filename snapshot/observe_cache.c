@@ -35,6 +35,7 @@ void snap_cache_free(struct snap_cache *C)
     free(C->rt);
     free(C->arena);
     free(C->box);
+    free(C->boxb);
     free(C);
 }
 
@@ -714,17 +715,23 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
     t = snap_tab_by_id(a, tab);
     bool warm = t && snap_obs_cache_valid(a, t, q);
     t = snap_tab_by_id(a, tab);     /* the counter reads may have let events in */
-    if (!t || !warm || !t->cache || snap_obs_view_stale(t->cache, &vw)) {
+    /* A warm cache serves a viewport view only with its boxes read again
+     * now (R5: layout moves without a mutation). */
+    if (t && warm && t->cache && vw.kind == VIEW_PORT &&
+        snap_obs_view_relayout(a, t, t->cache) != 0)
+        warm = false;
+    t = snap_tab_by_id(a, tab);     /* the read may have let events in */
+    if (!t || !warm || !t->cache) {
         rc = t ? snap_obs_rebuild(a, t, r) : snap_fail(r, SNAP_ENOTAB, "the tab closed");
-        /* The page may have scrolled while it was read. */
-        if (!rc && vw.kind == VIEW_PORT)
-            rc = snap_obs_view_metrics(a, tab, &vw, r);
         if (rc)
             return rc;
-        t = snap_tab_by_id(a, tab);
-        if (!t || !t->cache)
-            return snap_fail(r, SNAP_ENOTAB, "the tab closed");
     }
+    /* The page may have scrolled while it was read. */
+    if (vw.kind == VIEW_PORT && (rc = snap_obs_view_metrics(a, tab, &vw, r)))
+        return rc;
+    t = snap_tab_by_id(a, tab);
+    if (!t || !t->cache)
+        return snap_fail(r, SNAP_ENOTAB, "the tab closed");
     const struct snap_cache *C = t->cache;
     unsigned char *in = snap_obs_view_mask(a, C, &vw, r, &rc);
     if (rc)

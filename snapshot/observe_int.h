@@ -399,6 +399,11 @@ struct snap_cache {
     int32_t *box;                /* two per line, [y0, y1): the rows of the page a
                                     main-frame line covers (observe_view.c); NULL
                                     when the layout was not read */
+    int *boxb;                   /* per line, the node whose box it took (its own
+                                    or an ancestor's), 0 none: the layout is read
+                                    again by it for every viewport view */
+    uint64_t lay_sig;            /* which nodes of the main frame's session had a
+                                    layout object at the build (snap_obs_lay_sig) */
     int32_t doc_h;               /* the page's height then, 0 unknown */
 };
 
@@ -426,11 +431,12 @@ typedef struct {
     char head[96];               /* for the header line: " view=..." */
 } snap_view;
 
-int32_t *snap_obs_line_boxes(const build *B, const lines *L);
+int32_t *snap_obs_line_boxes(const build *B, const lines *L, int **boxb);
+uint64_t snap_obs_lay_sig(const sess_st *S);
+int snap_obs_view_relayout(snap_agent *a, snap_tab *t, struct snap_cache *C);
 int snap_obs_view_begin(snap_agent *a, snap_tab *t, const char *from, snap_view *v,
                         snap_result *r);
 int snap_obs_view_metrics(snap_agent *a, int tab_id, snap_view *v, snap_result *r);
-bool snap_obs_view_stale(const struct snap_cache *C, const snap_view *v);
 unsigned char *snap_obs_view_mask(snap_agent *a, const struct snap_cache *C, snap_view *v,
                                   snap_result *r, int *rc);
 

@@ -76,8 +76,13 @@ static struct snap_cache *cache_from(build *B, const lines *L)
     C->title = B->title;
     /* Where each line lies on the page (read from the tree before it is
      * compacted): a viewport view picks lines by it. */
-    C->box = snap_obs_line_boxes(B, L);
+    C->box = snap_obs_line_boxes(B, L, &C->boxb);
+    if (C->box && !C->boxb) {
+        free(C->box);            /* out of memory: no view from the viewport */
+        C->box = NULL;
+    }
     C->doc_h = B->nfr ? B->ss[B->fr[0].sess].doc_h : 0;
+    C->lay_sig = B->nfr ? snap_obs_lay_sig(&B->ss[B->fr[0].sess]) : 0;
     for (size_t k = 0; k < L->n; k++) {
         vnode x = B->v[L->l[k].v];
         x.parent = L->l[k].parent;

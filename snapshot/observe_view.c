@@ -6,12 +6,12 @@
  *
  * The viewport: every line of the main frame carries the rows of the page
  * it covers, in document coordinates (the DOM snapshot's layout bounds,
- * observe_dom.c), kept with the cache; a scroll does not move them, so a
- * cached snapshot serves a viewport view after the page scrolled. The
- * scroll position is read fresh on every request (Page.getLayoutMetrics:
- * the browser's own figures, not the page's script), and a page whose
- * height changed since the build is read again (its layout moved without
- * a mutation: an image loaded, a font). A line is in view when its rows
+ * observe_dom.c), and the node it took them from, kept with the cache. The
+ * rows are read again for every viewport view (snap_obs_view_relayout: a
+ * page's layout moves without a mutation, R5), so a warm cache serves the
+ * lines and the view is of the layout now; the scroll position is read
+ * fresh after that (Page.getLayoutMetrics: the browser's own figures, not
+ * the page's script). A line is in view when its rows
  * meet the viewport's; fixed and sticky elements and what is inside them
  * are always in view; a line with no layout box of its own (a wrapper
  * with display:contents) takes its nearest ancestor's. The lines of a
@@ -32,24 +32,103 @@
  * vnode's layout box (a text line's: its first text node's), or its
  * nearest ancestor's (a wrapper with display:contents); a line of
  * another frame gets none (it follows its frame's line), and a line
- * with no box up to the root counts as everywhere. New (2 per line);
- * NULL when the main frame's DOM snapshot was not read or out of memory. */
-int32_t *snap_obs_line_boxes(const build *B, const lines *L)
+ * with no box up to the root counts as everywhere. New (2 per line), and
+ * in *boxb the node each line took its box from (0: none; new, one per
+ * line, NULL when out of memory); NULL when the main frame's DOM snapshot
+ * was not read or out of memory. */
+int32_t *snap_obs_line_boxes(const build *B, const lines *L, int **boxb)
 {
+    *boxb = NULL;
     if (!B->nfr || !B->ss[B->fr[0].sess].dom_ok)
         return NULL;
     const sess_st *S = &B->ss[B->fr[0].sess];
     int32_t *bx = malloc((L->n ? L->n : 1) * 2 * sizeof *bx);
-    if (!bx)
+    int *bb = calloc(L->n ? L->n : 1, sizeof *bb);
+    if (!bx || !bb) {
+        free(bx);
+        free(bb);
         return NULL;
+    }
     for (size_t k = 0; k < L->n; k++) {
         const nbox *b = NULL;
         for (int v = L->l[k].v; v >= 0 && !b && B->v[v].frame == 0; v = B->v[v].parent)
             b = snap_obs_box(S, B->v[v].backend);
         bx[2 * k] = b ? b->y0 : INT32_MIN;
         bx[2 * k + 1] = b ? b->y1 : INT32_MAX;
+        bb[k] = b ? b->backend : 0;
     }
+    *boxb = bb;
     return bx;
+}
+
+/* Which nodes of a session have a layout object (S's boxes), as one
+ * number: a page that showed or hid content without a DOM mutation (a
+ * CSSOM rule's display) changes it. */
+uint64_t snap_obs_lay_sig(const sess_st *S)
+{
+    uint64_t h = 1469598103934665603ULL ^ S->nbox;
+    for (size_t i = 0; i < S->nbox; i++)
+        h = (h ^ (uint32_t)S->box[i].backend) * 1099511628211ULL;
+    return h;
+}
+
+/* R5 (review s10): the layout of a page moves without a DOM mutation (a
+ * CSS animation or transition, a CSSOM rule edited by a script or by the
+ * page's scroll listener, a scroll-driven animation, :target, a font), so
+ * the boxes C kept from its build never serve a viewport view: the main
+ * frame's session's DOM snapshot is read again (layout only is wanted,
+ * but the method has no such option) and each line of the main frame
+ * takes its box now from the node it took it from at the build. 0: C's
+ * boxes are now; 1: the nodes with a layout object are not the same set
+ * (content shown or hidden without a mutation: the caller builds again);
+ * -1: the layout could not be read (the caller builds again). */
+int snap_obs_view_relayout(snap_agent *a, snap_tab *t, struct snap_cache *C)
+{
+    if (!C->box || !C->boxb || !t->nframes || !t->frames[0].session[0])
+        return -1;
+    char session[SNAP_ID_MAX];
+    snprintf(session, sizeof session, "%s", t->frames[0].session);
+    int tmo = a->o.timeout_ms > 0 ? a->o.timeout_ms : 15000;
+    domsink *DS = calloc(1, sizeof *DS);
+    sess_st S = {.id = session};
+    uint64_t id = 0;
+    int rc = DS ? snap_cdp_send_sink(a, session, "DOMSnapshot.captureSnapshot",
+                                     "{\"computedStyles\":[\"position\"]}", snap_obs_ds_event,
+                                     DS, &id, NULL)
+                : -1;
+    if (rc == 0) {
+        cdp_reply rep = {0};
+        cdp_err e = {0};
+        rc = cdp_wait(a->c, id, tmo, &rep, &e);
+        cdp_reply_free(&rep);
+        if (rc == 0 && !DS->oom)
+            snap_obs_ds_finish(&S, DS);    /* the reply went through ds_event as it came */
+    }
+    if (DS)
+        snap_obs_ds_free(DS);
+    free(DS);
+    int ret = -1;
+    if (rc == 0 && S.dom_ok && S.box)
+        ret = snap_obs_lay_sig(&S) == C->lay_sig ? 0 : 1;
+    for (size_t k = 0; ret == 0 && k < C->n; k++) {
+        if (!C->boxb[k])
+            continue;        /* no box up to the root at the build: everywhere */
+        const nbox *b = snap_obs_box(&S, C->boxb[k]);
+        if (!b) {
+            ret = 1;         /* cannot happen with the same set; be safe */
+            break;
+        }
+        C->box[2 * k] = b->y0;
+        C->box[2 * k + 1] = b->y1;
+    }
+    if (ret == 0)
+        C->doc_h = S.doc_h;
+    free(S.secret.v);
+    free(S.pw.v);
+    free(S.otc.v);
+    free(S.click.v);
+    free(S.box);
+    return ret;
 }
 
 /* The scroll position, the viewport's and the page's height, into v. */
@@ -110,16 +189,6 @@ int snap_obs_view_begin(snap_agent *a, snap_tab *t, const char *from, snap_view 
     snprintf(v->loader, sizeof v->loader, "%s", a->refdocs[rf->doc].loader);
     snprintf(v->head, sizeof v->head, " view=e%u", rf->n);
     return 0;
-}
-
-/* Has the page's layout moved since C was built (its height changed), so
- * that its boxes no longer say what is in view? */
-bool snap_obs_view_stale(const struct snap_cache *C, const snap_view *v)
-{
-    if (v->kind != VIEW_PORT || !C->doc_h || !v->page_h)
-        return false;
-    int32_t d = C->doc_h - v->page_h;
-    return d > 1 || d < -1;
 }
 
 /* Which lines of C the view keeps: new, one byte per line (free it); NULL

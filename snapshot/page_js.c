@@ -586,21 +586,24 @@ const char snap_js_scroll_frame_expr[] =
     "requestAnimationFrame(function(){setTimeout(f,0);});})";
 
 /* Which section is in view: the last heading (h1-h6, role=heading, up to
- * 5,000) whose top is above the first third of the viewport, else the
- * first one below it in view; its level and text (at most 120
- * characters). Read only.
+ * 5,000) whose top is above the first third of the viewport, when it is
+ * on screen; else the first one below it on screen; else (the section's
+ * heading scrolled above the view: R5, review s10) that last heading,
+ * marked above. Its level and text (at most 120 characters). Read only.
  * Runs: in the page, in cdpgate's isolated world of the main frame (after
- * a scroll, or a click that moved within the page). Returns: {tag, text}
- * or null. */
+ * a scroll, or a click that moved within the page). Returns: {tag, text,
+ * above} or null. */
 const char snap_js_in_view_expr[] =
     "(function(){var hs=document.querySelectorAll('h1,h2,h3,h4,h5,h6,[role=heading]'),"
-    "lim=innerHeight/3,best=null,next=null;"
+    "vh=innerHeight,lim=vh/3,best=null,bb=null,next=null;"
     "for(var i=0;i<hs.length&&i<5000;i++){var b=hs[i].getBoundingClientRect();"
-    "if(!b.width&&!b.height)continue;if(b.top<=lim)best=hs[i];"
-    "else{if(b.top<innerHeight)next=hs[i];break;}}var h=best||next;if(!h)return null;"
+    "if(!b.width&&!b.height)continue;if(b.top<=lim){best=hs[i];bb=b;}"
+    "else{if(b.top<vh)next=hs[i];break;}}var up=false,h=null;"
+    "if(best&&bb.bottom>0)h=best;else if(next)h=next;else if(best){h=best;up=true;}"
+    "if(!h)return null;"
     "var t=String(h.innerText||h.textContent||'').replace(" SHOWN_WS ",' ')" SHOWN_TRIM ";"
     "var lv=h.getAttribute('aria-level')||(/^H[1-6]$/.test(h.tagName)?h.tagName.slice(1):'');"
-    "return{tag:'h'+lv,text:t.length>120?t.slice(0,120)+'\\u2026':t};})()";
+    "return{tag:'h'+lv,text:t.length>120?t.slice(0,120)+'\\u2026':t,above:up};})()";
 
 /* ==== the agent (agent*.c) ==== */
 
