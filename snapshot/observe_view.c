@@ -84,6 +84,8 @@ uint64_t snap_obs_lay_sig(const sess_st *S)
  * -1: the layout could not be read (the caller builds again). */
 int snap_obs_view_relayout(snap_agent *a, snap_tab *t, struct snap_cache *C)
 {
+    if (C->walked)
+        return 0;            /* a walker view has no boxes: all of it is shown */
     if (!C->box || !C->boxb || !t->nframes || !t->frames[0].session[0])
         return -1;
     char session[SNAP_ID_MAX];
