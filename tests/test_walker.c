@@ -65,8 +65,8 @@ static void t_walk_read(void)
         "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tbutton\t\t0\t\t\tx",   /* bad id */
         "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tbutton\t\t0\t\t\t0",   /* id 0 */
         "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tbutton\t\t0\t\t\t2147483648",
-        "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tbutton\t\t0\t\t\t5\n"
-        "1\tlink\t\t0\t\t\t5",                                      /* an id twice */
+        ("W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tbutton\t\t0\t\t\t5\n"
+         "1\tlink\t\t0\t\t\t5"),                                     /* an id twice */
         "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n99999\tbutton\t\t0\t\t", /* deep */
     };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
