@@ -629,6 +629,12 @@ static int consequential(const gate_request *req, char *why, size_t cap)
         if ((k = match_conseq(t->name, "name", why, cap)) ||
             (k = match_conseq(t->text, "text", why, cap)))
             return k;
+        /* Every other source of its name: a label can name a "Pay" button
+         * "Not interested" (its accessible name), an image inside it says
+         * what it does. */
+        for (size_t i = 0; i < t->nnames; i++)
+            if ((k = match_conseq(t->names[i], "name source", why, cap)))
+                return k;
         words w;
         words_split(&w, t->name && *t->name ? t->name : t->text, false);
         if ((w.n == 0 || words_generic(&w)) && (k = match_conseq(t->row, "row", why, cap)))

@@ -148,7 +148,7 @@ int gate_verdict(gate_decision *d, int decision, const char *fmt, ...)
 static void target_summary(const gate_request *req, char *out, size_t cap)
 {
     const gate_target *t = req->target;
-    char nm[208], tx[208], row[208], buf[700];
+    char nm[208], tx[208], row[208], via[280], buf[1000];
     /* Page text, escaped (gate_text_escape): a name cannot close its quotes
      * or hide characters in the reason the model, the audit and the human
      * read. */
@@ -159,7 +159,16 @@ static void target_summary(const gate_request *req, char *out, size_t cap)
         gate_text_quote(row, sizeof row, t->row, 200);
         const char *role = t->role && *t->role ? t->role : t->tag && *t->tag ? t->tag : "element";
         bool show_text = *tx && name != t->text && strcmp(tx, nm) != 0;
-        snprintf(buf, sizeof buf, "%.40s \"%s\"%s%s%s%s%s%s", role, nm,
+        /* The node the action named, when it acts on this element. */
+        via[0] = 0;
+        if (t->via_name) {
+            char vr[48], vn[208];
+            gate_text_quote(vr, sizeof vr, t->via_role && *t->via_role ? t->via_role : "node",
+                            40);
+            gate_text_quote(vn, sizeof vn, t->via_name, 60);
+            snprintf(via, sizeof via, " (via %s \"%s\")", vr, vn);
+        }
+        snprintf(buf, sizeof buf, "%.40s \"%s\"%s%s%s%s%s%s%s", role, nm, via,
                  show_text ? " (text: " : "", show_text ? tx : "", show_text ? ")" : "",
                  *row ? " (row: " : "", row, *row ? ")" : "");
     } else if (req->dialog) {

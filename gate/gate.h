@@ -214,6 +214,17 @@ typedef struct {
                                        a granted http(s) origin is a read (docs/gate.md,
                                        "Reads on authenticated origins") */
     bool download;                  /* that link has a download attribute */
+    const char *const *names;       /* every name source of the element (its
+                                       aria-label, aria-labelledby text, labels,
+                                       title, alt, its text, the alt/title/aria-
+                                       label of images and icons inside it):
+                                       any consequential one makes the action
+                                       consequential; shown to the human */
+    size_t nnames;
+    const char *via_role;           /* the action named another node that acts on
+                                       this element (a text in its label, a span
+                                       inside it): that node's role and name, */
+    const char *via_name;           /* shown "(via text "...")"; NULL: none */
 } gate_target;
 
 /* A recipient candidate the page holds in the form (or compose area) of a

@@ -336,6 +336,24 @@ static void page_line(base_buf *b, const char *label, const char *s, size_t max)
     base_buf_puts(b, "\n");
 }
 
+/* The other sources of the element's name (its label, aria-labelledby,
+ * title, an image's alt inside it ...) that say something else than its
+ * name and text: what the human clicks may read as any of them. */
+static void names_line(base_buf *b, const gate_target *t, const char *name)
+{
+    size_t shown = 0;
+    for (size_t i = 0; i < t->nnames; i++) {
+        const char *s = t->names[i];
+        if (!s || !*s || (name && strcmp(s, name) == 0) || (t->text && strcmp(s, t->text) == 0))
+            continue;
+        base_buf_puts(b, shown ? " | " : "  also named (label, title, alt, ...): ");
+        tb_esc(b, s, 160, true, 0);
+        shown++;
+    }
+    if (shown)
+        base_buf_puts(b, "\n");
+}
+
 #define PROMPT_RECIPIENTS_MAX 20
 
 /* The recipients read back from the form (page text): who it goes to. */
@@ -383,9 +401,18 @@ static void page_part(base_buf *b, const gate_request *req, const gate_decision 
             base_buf_puts(b, " ");
             tb_esc(b, name, 300, true, 0);
         }
+        if (t->via_name) {
+            /* The agent named another node, which acts on this element. */
+            base_buf_puts(b, " (via the ");
+            tb_esc(b, t->via_role && *t->via_role ? t->via_role : "node", 40, false, 0);
+            base_buf_puts(b, " ");
+            tb_esc(b, t->via_name, 120, true, 0);
+            base_buf_puts(b, ")");
+        }
         base_buf_puts(b, "\n");
         if (t->text && *t->text && (!name || strcmp(t->text, name) != 0))
             page_line(b, "its text", t->text, 300);
+        names_line(b, t, name);
         if (strcmp(req->tool, "click") != 0)
             page_line(b, "field (name, id, placeholder, label)", t->field, 300);
         if (!name)
@@ -479,6 +506,10 @@ char *gate_prompt_json(const gate *gt, const gate_request *req, const gate_decis
     w_esc(&w, "role", t ? t->role : req->dialog ? "dialog" : NULL, 64, 0);
     w_esc(&w, "name", t ? (t->name && *t->name ? t->name : t->text) : req->dialog, 200, 0);
     w_esc(&w, "row", t ? t->row : NULL, 200, 0);
+    if (t && t->via_name) {
+        w_esc(&w, "via_role", t->via_role, 64, 0);
+        w_esc(&w, "via_name", t->via_name, 200, 0);
+    }
     json_w_obj_end(&w);
     json_w_key(&w, "class");
     json_w_str(&w, gate_class_name(d->cls));

@@ -16,7 +16,10 @@
  * of another site, too) are refused with the candidates and their refs,
  * so the agent picks one. A text line outside any control is issued a ref
  * of role "text" on its text node (agent_refs.c), checked and gated as
- * the element the text is in (act_locate.c, policy.c).
+ * the element the text is in (act_locate.c, policy.c); when a click there
+ * acts on a control (a label's text: the control it labels), the action
+ * is gated as that control, under its own accessible name (policy.c,
+ * acted_read).
  *
  * Part of snapshot/ (see observe_int.h for what the observe_* files share).
  */

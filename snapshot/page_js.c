@@ -712,12 +712,18 @@ const char snap_js_wall[] =
     "for(var x=e,i=0;x&&i<256;i++){if(x.matches&&x.matches(CK)){up=x!==e;e=x;break;}" \
     "x=x.parentElement||(x.getRootNode&&x.getRootNode().host)||null;}}"
 
-/* What the gate needs of an element (plain values back).
+/* What the gate needs of an element (plain values back): the element an
+ * action on the node acts on (JS_CLICKED, a label's control).
  * Runs: on a node, the element of a gated action (policy.c, and
  * pipelined by the actions). Returns: {tag, type, ac, field, text, fa?, fm?,
- * fs?, sub?, href?, dl?, row?, lbl}. */
+ * fs?, sub?, href?, dl?, row?, lbl, nm?, via?}: nm, every source of the
+ * element's name (aria-label, aria-labelledby, labels, title, alt, its
+ * text, the alt, title or aria-label of what is inside it, CSS content),
+ * 12 at most; via, the element is another one than the node (a control,
+ * not a text's plain parent nor a label that labels nothing): policy.c
+ * gates the action under its name. */
 const char snap_js_facts_fn[] =
-    "function(){var e=this.nodeType===1?this:this.parentElement;if(!e)return{};"
+    "function(){var n0=this.nodeType===1?this:this.parentElement,e=n0;if(!e)return{};"
     JS_CLICKED
     "if(e.tagName==='LABEL'&&e.control)e=e.control;"
     "var N=function(s,n){return String(s||'').replace(/\\s+/g,' ').trim().slice(0,n||160);};"
@@ -752,7 +758,30 @@ const char snap_js_facts_fn[] =
     "'[aria-controls~=\"'+CSS.escape(id)+'\"],[aria-owns~=\"'+CSS.escape(id)+'\"]'));"
     "if(!own&&tag==='option'&&id)own=lst.ownerDocument.querySelector('[list=\"'+"
     "CSS.escape(id)+'\"]');if(own)lb+=' '+L(own);}}"
-    "r.lbl=N(lb,300);return r;}";
+    "r.lbl=N(lb,300);"
+    "var NS=[],ad=function(s){s=N(s);if(s&&NS.indexOf(s)<0&&NS.length<12)NS.push(s);};"
+    "var rt=e.getRootNode(),gd=rt.getElementById?rt:e.ownerDocument;ad(A(e,'aria-label'));"
+    "A(e,'aria-labelledby').split(/\\s+/).forEach(function(id){var l=id&&gd.getElementById(id);"
+    "if(l)ad(l.innerText||l.textContent);});"
+    "if(e.labels)[].forEach.call(e.labels,function(x){ad(x.innerText);});"
+    "ad(A(e,'title'));ad(A(e,'alt'));ad(r.text);"
+    "[].slice.call(e.querySelectorAll('img[alt],area[alt],input[alt],[aria-label],[title],"
+    "svg title'),0,32).forEach(function(x){if(x.tagName.toLowerCase()==='title')"
+    "ad(x.textContent);ad(A(x,'alt'));ad(A(x,'aria-label'));ad(A(x,'title'));});"
+    "['::before','::after'].forEach(function(p){var c=getComputedStyle(e,p).content;"
+    "if(/^\".*\"$/.test(c||''))ad(c.slice(1,-1));});"
+    "if(NS.length)r.nm=NS;"
+    "if(e.tagName!=='LABEL'&&(e!==n0||(this!==n0&&(/^(INPUT|SELECT|TEXTAREA|BUTTON|OPTION)$/"
+    ".test(e.tagName)||e.isContentEditable||(CK&&e.matches(CK))))))r.via=true;"
+    "return r;}";
+
+/* The element an action on the node acts on (as snap_js_facts_fn finds
+ * it), as an object for its backend id and accessibility node.
+ * Runs: on a node whose facts said via (policy.c). Returns: the element. */
+const char snap_js_acted_fn[] =
+    "function(){var e=this.nodeType===1?this:this.parentElement;if(!e)return null;"
+    JS_CLICKED
+    "if(e.tagName==='LABEL'&&e.control)e=e.control;return e;}";
 
 /* What the form (or compose area) of an element holds that may name a
  * recipient, read back for the gate before a consequential action
@@ -879,6 +908,7 @@ const snap_js snap_page_scripts[] = {
     {snap_js_ls_set_prefix, snap_js_ls_set_suffix, SNAP_JS_WRITE},
     /* the gate glue (policy.c) */
     {snap_js_facts_fn, NULL, SNAP_JS_READ},
+    {snap_js_acted_fn, NULL, SNAP_JS_READ},
     {snap_js_present_fn, NULL, SNAP_JS_READ},
     {NULL, NULL, 0},
 };

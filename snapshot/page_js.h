@@ -63,6 +63,7 @@ extern const char snap_js_wall[];
 
 /* the gate glue (policy.c) */
 extern const char snap_js_facts_fn[];
+extern const char snap_js_acted_fn[];
 extern const char snap_js_present_fn[];
 
 #endif

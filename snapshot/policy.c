@@ -9,12 +9,15 @@
  * element as the browser sees it: role and accessible name from the
  * accessibility tree (the ref), and from one read-only script on the node
  * its tag, input type, autocomplete, field names, the form it submits
- * (action, method, submit button) and its row. The gate's decision
- * (gate_check: grant, epoch, class, confirmation hook, audit) is final; an
- * allowed action gets the sink permit for its tool until snap_gate_done,
- * which audits the outcome of consequential and confirmed actions
- * ("done", or "unknown" when the browser went away or the wait ran out:
- * such an action is never retried).
+ * (action, method, submit button), its row and every source of its name.
+ * When the element an action acts on is another one than the node its ref
+ * names (a label's text, a span in a button), the action is judged as that
+ * element, under its own accessibility role and name (acted_read). The
+ * gate's decision (gate_check: grant, epoch, class, confirmation hook,
+ * audit) is final; an allowed action gets the sink permit for its tool
+ * until snap_gate_done, which audits the outcome of consequential and
+ * confirmed actions ("done", or "unknown" when the browser went away or
+ * the wait ran out: such an action is never retried).
  */
 #include "snapshot/snap_int.h"
 #include "snapshot/page_js.h"
@@ -253,6 +256,196 @@ static void request_from(const snap_gate_in *in, gate_request *q, char *dorigin,
     q->obs = in->obs;
 }
 
+/* The element an action acts on when it is another one than the node its
+ * ref names (the facts' "via": the control a label's text names, the
+ * button or link a text or a span is in): the action is judged as that
+ * element, under its own role and accessible name, never weaker than a
+ * click on it by its own ref (red team s10, R7). */
+typedef struct {
+    uint32_t n;                  /* its ref (its own from a snapshot, or issued) */
+    char role[32];               /* accessibility role */
+    char name[400];              /* accessible name (page text) */
+    char oid[SNAP_ID_MAX];       /* the element in cdpgate's world ("" none) */
+} acted_el;
+
+/* Let go of the object oid in session (not waited for). */
+static void object_release(snap_agent *a, const char *session, const char *oid)
+{
+    if (!oid || !*oid)
+        return;
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "objectId");
+    json_w_str(&w, oid);
+    json_w_obj_end(&w);
+    char *p = json_w_take(&w, NULL);
+    uint64_t id;
+    if (p && snap_cdp_send(a, session, "Runtime.releaseObject", p, &id, NULL) == 0)
+        cdp_forget(a->c, id);
+    free(p);
+}
+
+/* Runtime.callFunctionOn, DOM.describeNode or getPartialAXTree params on
+ * the object oid (new; NULL when out of memory). */
+static char *obj_params(const char *oid, const char *fn, bool ax)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "objectId");
+    json_w_str(&w, oid);
+    if (fn) {
+        json_w_key(&w, "functionDeclaration");
+        json_w_str(&w, fn);
+    }
+    if (ax) {
+        json_w_key(&w, "fetchRelatives");
+        json_w_bool(&w, false);
+    }
+    json_w_obj_end(&w);
+    return json_w_take(&w, NULL);
+}
+
+/* Send method with params (taken) on session and wait for its reply. */
+static int call_taken(snap_agent *a, const char *session, const char *method, char *params,
+                      cdp_reply *rep)
+{
+    int rc = params ? snap_cdp_call(a, session, method, params, a->o.timeout_ms, rep, NULL)
+                    : CDP_ENOMEM;
+    free(params);
+    return rc;
+}
+
+/* Read the element the action on in's node acts on (snap_js_acted_fn): its
+ * backend node, accessibility role and name, and a ref (its own when it
+ * has one). Fails closed: when it cannot be found or named (gone, hidden
+ * from the accessibility tree), the action is refused with its ref, so the
+ * agent can act on it by that ref if it is the one it means. */
+static int acted_read(snap_agent *a, const snap_gate_in *in, acted_el *el, snap_result *r)
+{
+    memset(el, 0, sizeof *el);
+    const snap_ref *rf = in->ref_n && in->ref_n <= a->nrefs ? &a->refs[in->ref_n - 1] : NULL;
+    char what[512] = "the element", frame[SNAP_ID_MAX] = "", loader[SNAP_ID_MAX] = "";
+    const char *why = "it could not be found";
+    int tab = 0, backend = 0;
+    char tag[32] = "element";
+    if (rf) {
+        snap_ref_what(a, rf, what, sizeof what);
+        snprintf(frame, sizeof frame, "%s", snap_ref_frame(a, rf));
+        snprintf(loader, sizeof loader, "%s", a->refdocs[rf->doc].loader);
+        tab = snap_ref_tab(a, rf);
+    }
+    cdp_reply rep = {0}, d = {0}, x = {0};
+    const char *o = NULL;
+    if (rf && in->oid && *in->oid && in->session &&
+        call_taken(a, in->session, "Runtime.callFunctionOn",
+                   obj_params(in->oid, snap_js_acted_fn, false), &rep) == 0 &&
+        !json_get(rep.result, "exceptionDetails"))
+        o = json_get_str(json_get(rep.result, "result"), "objectId");
+    if (o && strlen(o) < SNAP_ID_MAX) {
+        snprintf(el->oid, sizeof el->oid, "%s", o);
+        /* Its node and its accessibility node, in one round trip. */
+        uint64_t di = 0, xi = 0;
+        char *pd = obj_params(el->oid, NULL, false), *px = obj_params(el->oid, NULL, true);
+        int drc = pd ? snap_cdp_send(a, in->session, "DOM.describeNode", pd, &di, NULL) : -1;
+        int xrc = px ? snap_cdp_send(a, in->session, "Accessibility.getPartialAXTree", px, &xi,
+                                     NULL) : -1;
+        free(pd);
+        free(px);
+        if (drc == 0)
+            drc = cdp_wait(a->c, di, a->o.timeout_ms, &d, NULL);
+        if (xrc == 0)
+            xrc = cdp_wait(a->c, xi, a->o.timeout_ms, &x, NULL);
+        const json_val *node = drc == 0 ? json_get(d.result, "node") : NULL;
+        backend = (int)json_get_int(node, "backendNodeId", 0);
+        const char *ln = json_get_str(node, "localName");
+        if (ln && *ln)
+            snprintf(tag, sizeof tag, "%s", ln);
+        const json_val *ax = NULL;
+        for (const json_val *v = xrc == 0 ? json_first(json_get(x.result, "nodes")) : NULL; v;
+             v = json_next(v))
+            if (json_get_int(v, "backendDOMNodeId", 0) == backend)
+                ax = v;
+        const char *ro = json_get_str(json_get(ax, "role"), "value");
+        const json_val *nm = json_get(json_get(ax, "name"), "value");
+        why = !backend ? "its node could not be described"
+            : !ax || json_bool(json_get(ax, "ignored")) || !ro || !*ro
+            ? "it is hidden from the accessibility tree, so it has no name the gate can judge"
+            : nm && !json_is(nm, JSON_STRING) ? "its accessible name could not be read" : NULL;
+        if (!why) {
+            snprintf(el->role, sizeof el->role, "%s", ro);
+            snprintf(el->name, sizeof el->name, "%s", nm ? json_str(nm, NULL) : "");
+            el->n = snap_ref_for(a, tab, frame, loader, backend, el->role, el->name);
+            if (!el->n)
+                why = "out of memory";
+        }
+    }
+    cdp_reply_free(&rep);
+    cdp_reply_free(&d);
+    cdp_reply_free(&x);
+    if (!why)
+        return 0;
+    object_release(a, in->session, el->oid);
+    el->oid[0] = 0;
+    uint32_t n = backend ? snap_ref_for(a, tab, frame, loader, backend, tag, NULL) : 0;
+    char refs[64] = "";
+    if (n)
+        snprintf(refs, sizeof refs, " (%s [e%u])", tag, n);
+    return snap_fail(r, SNAP_EDENIED, "%s: %s acts on another element%s, which cannot be "
+                     "named for the gate: %s; nothing was done. Take a snapshot and act on "
+                     "that element by its ref if it is the one you mean.", in->tool, what,
+                     refs, why);
+}
+
+#define NAMES_MAX 12     /* name sources of an element the facts give */
+
+/* The gate's view of the element from its facts fv: role and name from
+ * its ref, or from el (the element it acts on, when that is another);
+ * names[] holds its name sources (borrowed from fv). */
+static void target_fill(snap_agent *a, const snap_gate_in *in, const json_val *fv,
+                        const acted_el *el, gate_target *tg, const char **names)
+{
+    const snap_ref *rf = in->ref_n && in->ref_n <= a->nrefs ? &a->refs[in->ref_n - 1] : NULL;
+    tg->role = rf ? snap_ref_gate_role(a, rf) : "";
+    tg->name = rf ? snap_ref_gate_name(rf) : "";
+    if (el->n) {
+        tg->via_role = tg->role;
+        tg->via_name = tg->name;
+        tg->role = el->role;
+        tg->name = el->name;
+        /* Whether it was ever secret is the element's own memory. */
+        rf = &a->refs[el->n - 1];
+    }
+    tg->text = jstr(fv, "text");
+    tg->row = jstr(fv, "row");
+    tg->tag = jstr(fv, "tag");
+    tg->input_type = jstr(fv, "type");
+    tg->autocomplete = jstr(fv, "ac");
+    tg->field = jstr(fv, "field");
+    tg->form_action = jstr(fv, "fa");
+    tg->form_method = jstr(fv, "fm");
+    tg->form_submit = jstr(fv, "fs");
+    tg->label = jstr(fv, "lbl");
+    tg->submits = json_bool(json_get(fv, "sub")) || in->submit;
+    tg->href = jstr(fv, "href");
+    tg->download = json_bool(json_get(fv, "dl"));
+    size_t n = 0;
+    for (const json_val *v = json_first(json_get(fv, "nm")); v && n < NAMES_MAX;
+         v = json_next(v))
+        if (json_str(v, NULL))
+            names[n++] = json_str(v, NULL);
+    tg->names = names;
+    tg->nnames = n;
+    /* A field that was a password or a one-time-code field stays one
+     * for the gate, whatever the page changed it to since. */
+    unsigned was = snap_secret_of_ref(a, rf);
+    if ((was & SNAP_SECRET_PW) && strcmp(tg->input_type, "password") != 0)
+        tg->input_type = "password";
+    else if ((was & SNAP_SECRET_OTC) && !secret_field(tg))
+        tg->autocomplete = "one-time-code";
+}
+
 int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_result *r)
 {
     memset(g, 0, sizeof *g);
@@ -308,35 +501,23 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
                              in->tool, e.msg[0] ? e.msg : "no answer");
         }
     }
+    /* The element the action really acts on, when it is another one. */
+    acted_el el = {0};
+    const char *names[NAMES_MAX];
+    if (fv && json_bool(json_get(fv, "via"))) {
+        int arc = acted_read(a, in, &el, r);
+        if (arc) {
+            free(url);
+            json_doc_free(facts);
+            return arc;
+        }
+    }
     if (fv) {
-        const snap_ref *rf = in->ref_n && in->ref_n <= a->nrefs ? &a->refs[in->ref_n - 1]
-                                                                : NULL;
-        tg.role = rf ? snap_ref_gate_role(a, rf) : "";
-        tg.name = rf ? snap_ref_gate_name(rf) : "";
-        tg.text = jstr(fv, "text");
-        tg.row = jstr(fv, "row");
-        tg.tag = jstr(fv, "tag");
-        tg.input_type = jstr(fv, "type");
-        tg.autocomplete = jstr(fv, "ac");
-        tg.field = jstr(fv, "field");
-        tg.form_action = jstr(fv, "fa");
-        tg.form_method = jstr(fv, "fm");
-        tg.form_submit = jstr(fv, "fs");
+        target_fill(a, in, fv, &el, &tg, names);
         tg.frame_url = frame_url;
-        tg.label = jstr(fv, "lbl");
-        tg.submits = json_bool(json_get(fv, "sub")) || in->submit;
-        tg.href = jstr(fv, "href");
-        tg.download = json_bool(json_get(fv, "dl"));
         if (tg.download && in->tool && strcmp(in->tool, "click") == 0)
             snap_dl_expect(a, in->tab);  /* the click starts a download */
         have_target = true;
-        /* A field that was a password or a one-time-code field stays one
-         * for the gate, whatever the page changed it to since. */
-        unsigned was = snap_secret_of_ref(a, rf);
-        if ((was & SNAP_SECRET_PW) && strcmp(tg.input_type, "password") != 0)
-            tg.input_type = "password";
-        else if ((was & SNAP_SECRET_OTC) && !secret_field(&tg))
-            tg.autocomplete = "one-time-code";
     }
     gate_request q = {0};
     char dorigin[256];
@@ -359,10 +540,14 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     if (have_target && gate_grant_get(a->gate) &&
         gate_classify(&q, NULL, NULL, 0) == GATE_CLASS_CONSEQUENTIAL) {
         char pw[200] = "the element is not available";
-        int prc = in->oid && *in->oid && in->session
-                      ? present_read(a, in, &q, &pdoc, &parr, pw, sizeof pw)
+        snap_gate_in on = *in;    /* the form of the element acted on */
+        if (el.oid[0])
+            on.oid = el.oid;
+        int prc = on.oid && *on.oid && in->session
+                      ? present_read(a, &on, &q, &pdoc, &parr, pw, sizeof pw)
                       : SNAP_EBROWSER;
         if (prc) {
+            object_release(a, in->session, el.oid);
             free(url);
             json_doc_free(facts);
             return snap_fail(r, prc, "%s: cannot read back the recipients its form holds for "
@@ -370,6 +555,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
         }
     }
     int rc = gate_check(a->gate, &q, &g->d);
+    object_release(a, in->session, el.oid);
     free(parr);
     json_doc_free(pdoc);
     free(url);
@@ -414,6 +600,8 @@ static const struct {
     {"fs", "its form's submit button"},
     {"sub", "whether it submits a form"},
     {"row", "the row it is in"},
+    {"nm", "what names it (its label, title, alt, ...)"},
+    {"via", "which element the action acts on"},
 };
 
 int snap_gate_facts_same(snap_agent *a, const snap_gated *g, const char *session,

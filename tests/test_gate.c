@@ -2949,6 +2949,51 @@ static void t_dblclick_judged_as_click(void)
     gate_free(gt);
 }
 
+/* Red team s10, R7 and its side note: the element an action acts on is
+ * judged by every source of its name, and the node the agent named (a
+ * label's text) is shown beside it. A button a label names "Not
+ * interested" holding <img alt="Pay invoice now"> is a send (stopped
+ * unbound, no question); a harmless one is confirmed with its other names
+ * and the node it was reached through shown to the human, in the prompt's
+ * target and in the audit's summary. Fails before the fix: names were not
+ * read (the first was a confirm of "Not interested"), nothing showed via. */
+static void t_names_via_regression(void)
+{
+    hook_state h = {GATE_DENY, NULL, 0, ""};
+    gate_opts o = {.confirm = hook, .confirm_ud = &h};
+    gate *gt = mk(BANK, &o);
+    if (!gt)
+        return;
+    gate_decision d;
+    const char *pay[] = {"Not interested", "Pay invoice now"};
+    gate_target b = {.role = "button", .name = "Not interested", .tag = "button",
+                     .names = pay, .nnames = 2};
+    gate_request r = click("https://bank.test", true, &b);
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_STOP, d.decision);
+    CHECK_INT(GATE_CONSEQ_SEND, d.conseq);
+    has(d.reason, "name source \"Pay invoice now\" has \"pay\"");
+    CHECK_INT(0, h.calls);
+    const char *arch[] = {"Later", "Archive", "OK"};
+    gate_target c = {.role = "button", .name = "Later", .text = "OK", .tag = "button",
+                     .names = arch, .nnames = 3, .via_role = "text",
+                     .via_name = "Remind me \"later\""};
+    r.target = &c;
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_CLASS_AUTH_CHANGE, d.cls);
+    CHECK_INT(1, h.calls);
+    has(d.target, "button \"Later\" (via text \"Remind me \\\"later\\\"\") (text: OK)");
+    json_doc *doc = json_parse(h.prompt, strlen(h.prompt), NULL, NULL);
+    const json_val *p = json_doc_root(doc);
+    const char *m = json_get_str(p, "message");
+    has(m, "\n  element: button \"Later\" (via the text \"Remind me \\\"later\\\"\")\n");
+    has(m, "\n  also named (label, title, alt, ...): \"Archive\"\n");
+    CHECK_STR("text", json_str(json_path(p, "target.via_role"), NULL));
+    CHECK_STR("Remind me \\\"later\\\"", json_str(json_path(p, "target.via_name"), NULL));
+    json_doc_free(doc);
+    gate_free(gt);
+}
+
 static const test_case TESTS[] = {
     {"grant_full", t_grant_full},
     {"grant_errors", t_grant_errors},
@@ -2972,6 +3017,7 @@ static const test_case TESTS[] = {
     {"text_escape", t_text_escape},
     {"prompt_names_what_happens", t_prompt_names_what_happens},
     {"dblclick_judged_as_click", t_dblclick_judged_as_click},
+    {"names_via_regression", t_names_via_regression},
     {"recipients_everywhere", t_recipients_everywhere},
     {"recipients_read_back", t_recipients_read_back},
     {"prompt_lists_recipients", t_prompt_lists_recipients},

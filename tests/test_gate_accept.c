@@ -1081,7 +1081,7 @@ static void t_red_text_target(void)
     } S[] = {{"text:Cancel", "delete", "link \"Delete account\""},
              {"text:Keep it", "delete", "button \"Delete account\""},
              {"text:Send transfer now", "send", "button \"Not now\""},
-             {"text:Maybe later", "send", "text \"Maybe later\""},
+             {"text:Maybe later", "send", "button \"Send wire\" (via text \"Maybe later\")"},
              {"text:Remember me", "delete", "link \"Delete account\""}};
     for (size_t i = 0; i < sizeof S / sizeof S[0]; i++) {
         memset(&r, 0, sizeof r);
@@ -1136,6 +1136,65 @@ static void t_red_text_target(void)
         check_none("POST", "bank.test", tag);
         check_none("GET", "a.test", tag);
     }
+out:
+    rig_down(&x);
+}
+
+/* Red team s10, R7 (issue 13): a text target on a <label> was gated under
+ * the label's text while the click acted on the control the label names.
+ * gate/bank/red-textlabel.html on the authenticated bank.test: "Remind me
+ * later" labels a button whose accessible name (aria-labelledby) is "Send
+ * wire transfer" and whose visible text is "OK"; "Not interested" labels a
+ * button holding only <img alt="Pay invoice now"> (its accessible name is
+ * the label's). The click is gated as the element it acts on, under its
+ * accessible name, every name source of it classified (the review's side
+ * note): both are sends, stopped (the hook is not asked), the refusal
+ * names the button (and the label's text it was reached through). A ref
+ * click on each button is stopped the same way. Fails on the main before the fix: the first was
+ * a confirm of `text "Remind me later"` (the POST went), the second a
+ * confirm of `button "Not interested"`. */
+static void t_red_text_label_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;       /* a stop is not a confirm: the hook is not asked */
+    int calls = hook_calls;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red-textlabel.html", &r));
+    CHECK_HAS(r.text, "auth=yes");
+    snap_result_free(&r);
+    static const struct {
+        const char *text, *what, *via, *why;
+    } S[] = {{"text:Remind me later", "button \"Send wire transfer\"",
+              "(via text \"Remind me later\")", "send: name \"Send wire transfer\""},
+             {"text:Not interested", "button \"Not interested\"", NULL,
+              "name source \"Pay invoice now\" has \"pay\""}};
+    for (size_t i = 0; i < sizeof S / sizeof S[0]; i++) {
+        memset(&r, 0, sizeof r);
+        int rc = snap_click(x.a, S[i].text, NULL, &r);
+        keep(&r);
+        check_refusal(&r, rc, SNAP_ESTOP, "stop", "unbound_stop");
+        CHECK_HAS(r.structured, "\"kind\":\"send\"");
+        CHECK_HAS(r.text, S[i].what);
+        if (S[i].via)
+            CHECK_HAS(r.text, S[i].via);
+        CHECK_HAS(r.text, S[i].why);
+        snap_result_free(&r);
+    }
+    /* A ref click on each button: the same stop. */
+    static const char *const B[] = {"button \"Send wire transfer\"", "button \"Not interested\""};
+    for (size_t i = 0; i < sizeof B / sizeof B[0]; i++) {
+        int rc = act_on(x.a, B[i], 'c', NULL, false, &r);
+        check_refusal(&r, rc, SNAP_ESTOP, "stop", "unbound_stop");
+        CHECK_HAS(r.structured, "\"kind\":\"send\"");
+        CHECK_HAS(r.text, B[i]);
+        snap_result_free(&r);
+    }
+    CHECK_INT(calls, hook_calls);
+    barrier(x.a);
+    check_none("POST", "bank.test", "tag=red-text-wire");
+    check_none("POST", "bank.test", "tag=red-text-pay");
 out:
     rig_down(&x);
 }
@@ -4331,6 +4390,7 @@ static const test_case TESTS[] = {
     {"red_main_world_lies", t_red_main_world_lies},
     {"red_dblclick_swap", t_red_dblclick_swap},
     {"red_text_target", t_red_text_target},
+    {"red_text_label_regression", t_red_text_label_regression},
     {"confirmed_dialog_changed", t_confirmed_dialog_changed},
     {NULL, NULL},
 };
