@@ -68,7 +68,11 @@ static void dom_parse(sess_st *S, const json_val *result)
             int64_t ni = -1;
             json_int(nm, &ni);
             const char *name = ni >= 0 && (size_t)ni < ns ? tab[ni] : NULL;
-            if (name && strcmp(name, "INPUT") == 0) {
+            /* The autocomplete hints make any element secret (a textarea
+             * of backup codes, a select of card expiry years, a
+             * contenteditable card field); type=password only an input. */
+            bool input = name && strcmp(name, "INPUT") == 0;
+            {
                 unsigned kind = 0;
                 const json_val *x = json_first(at);
                 while (x && json_next(x)) {
@@ -77,7 +81,7 @@ static void dom_parse(sess_st *S, const json_val *result)
                     json_int(json_next(x), &vi);
                     const char *key = ki >= 0 && (size_t)ki < ns ? tab[ki] : "";
                     const char *val = vi >= 0 && (size_t)vi < ns ? tab[vi] : "";
-                    if (key && val && strcmp(key, "type") == 0 &&
+                    if (input && key && val && strcmp(key, "type") == 0 &&
                         snap_obs_contains_ci(val, strlen(val), "password"))
                         kind |= SNAP_SECRET_PW;
                     if (key && val && strcmp(key, "autocomplete") == 0 &&
@@ -118,7 +122,8 @@ static void dom_parse(sess_st *S, const json_val *result)
  * the isClickable node indices; then, as result.strings streams past (it
  * comes after "documents"), one flag byte per string says whether it is
  * "INPUT", "type", "autocomplete", or contains "password" or
- * "one-time-code". The sets are resolved at the end exactly as dom_parse
+ * "one-time-code" (a type=password makes an input secret; the autocomplete
+ * hints any element). The sets are resolved at the end exactly as dom_parse
  * does (snap_dom_digest_check compares the two). */
 
 enum { DS_INPUT = 1, DS_TYPE = 2, DS_AUTOC = 4, DS_PW = 8, DS_OTC = 16, DS_CC = 32,
@@ -433,10 +438,9 @@ void snap_obs_ds_finish(sess_st *T, const domsink *S)
         size_t nn = d->backs.n;
         for (size_t i = 0; i < nn; i++) {
             int ni = i < d->names.n ? d->names.v[i] : -1;
-            if (ni < 0 || (size_t)ni >= S->nstr || !(S->flags[ni] & DS_INPUT))
-                continue;
             if (i >= d->attr_off.n)
                 continue;
+            bool input = ni >= 0 && (size_t)ni < S->nstr && (S->flags[ni] & DS_INPUT);
             size_t a0 = (size_t)d->attr_off.v[i];
             size_t a1 = i + 1 < d->attr_off.n ? (size_t)d->attr_off.v[i + 1] : d->attrs.n;
             unsigned kind = 0;
@@ -444,7 +448,7 @@ void snap_obs_ds_finish(sess_st *T, const domsink *S)
                 int ki = d->attrs.v[k], vi = d->attrs.v[k + 1];
                 unsigned char kf = ki >= 0 && (size_t)ki < S->nstr ? S->flags[ki] : 0;
                 unsigned char vf = vi >= 0 && (size_t)vi < S->nstr ? S->flags[vi] : 0;
-                if ((kf & DS_TYPE) && (vf & DS_PW))
+                if (input && (kf & DS_TYPE) && (vf & DS_PW))
                     kind |= SNAP_SECRET_PW;
                 if ((kf & DS_AUTOC) && (vf & (DS_OTC | DS_PW)))
                     kind |= SNAP_SECRET_OTC;

@@ -550,6 +550,49 @@ static void t_secrets_hidden(void)
     snap_agent_free(a);
 }
 
+/* Red team s11, S4: the autocomplete hints for one-time codes and payment
+ * cards make a <textarea>, a <select> and a contenteditable secret too
+ * (only <input> was): no value in a snapshot, text mode or a query. */
+static void t_secret_fields_regression(void)
+{
+    if (!need_browser())
+        return;
+    snap_agent *a = agent(0);
+    if (!a || open_page(a, "a.test", "/shapes/secret-fields.html")) {
+        snap_agent_free(a);
+        return;
+    }
+    const char *secrets[] = {"4111", "918273", "2031-EXPVAL", "CSC-4242"};
+    for (int mode = 0; mode < 3; mode++) {
+        snap_query q = {0};
+        q.text = mode == 1;
+        if (mode == 2)
+            q.query = "VAL";
+        snap_result r = {0};
+        char *t = observe(a, &q, &r);
+        for (size_t i = 0; i < sizeof secrets / sizeof secrets[0]; i++) {
+            if (!CHECK_LACKS(t, secrets[i]))
+                test_fail_detail("mode %d shows %s", mode, secrets[i]);
+            CHECK(r.structured == NULL || strstr(r.structured, secrets[i]) == NULL);
+        }
+        if (mode == 0) {
+            char buf[512];
+            line_of(t, "textbox \"Card number\"", buf, sizeof buf);
+            CHECK(strstr(buf, " secret") != NULL);
+            line_of(t, "textbox \"Backup codes\"", buf, sizeof buf);
+            CHECK(strstr(buf, " secret") != NULL);
+            line_of(t, "combobox \"Expiry year\"", buf, sizeof buf);
+            CHECK(strstr(buf, " secret") != NULL);
+            line_of(t, "textbox \"Security code\"", buf, sizeof buf);
+            CHECK(strstr(buf, " secret") != NULL);
+            /* A plain textarea keeps its value: the rule is the hint. */
+            CHECK_HAS(t, "plain-note-visible");
+        }
+        snap_result_free(&r);
+    }
+    snap_agent_free(a);
+}
+
 static void t_header_and_structured(void)
 {
     if (!need_browser())
@@ -1822,6 +1865,7 @@ static const test_case TESTS[] = {
     {"marker_not_forged", t_marker_not_forged},
     {"refs_stable", t_refs_stable},
     {"secrets_hidden", t_secrets_hidden},
+    {"secret_fields_regression", t_secret_fields_regression},
     {"header_and_structured", t_header_and_structured},
     {"size_big", t_size_big},
     {"cache_paging", t_cache_paging},

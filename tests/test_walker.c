@@ -222,7 +222,7 @@ static void t_walker_matches_ax(void)
      * phase 1: bidi, frames, blank-frames, frame-*, oopif...). */
     static const char *const PAGES[] = {
         "/shapes/article.html", "/shapes/hidden.html", "/shapes/inline.html",
-        "/shapes/kv.html", "/shapes/rows.html", "/shapes/secrets.html",
+        "/shapes/kv.html", "/shapes/rows.html", "/shapes/secrets.html", "/shapes/secret-fields.html",
         "/shapes/shadow.html", "/shapes/states.html", "/shapes/list200.html",
         "/shapes/find.html", "/shapes/deep.html", "/shapes/forge.html",
         "/shapes/tall.html",
