@@ -262,6 +262,27 @@ int snap_obs_walk_read(frame_st *F, const char *s, size_t n, int64_t *mut, bool 
     return rc;
 }
 
+/* The secret fields of a walk noted as "ever secret" under their backend
+ * nodes (snap_walk_secrets), as the AX build notes them from the DOM
+ * snapshot: what redacts their values from a form's URL and the audit
+ * when the agent acts from this view. 0, or -1: the view must not be used
+ * (more than SECRETS_MAX secret fields, or they could not be noted). */
+#define SECRETS_MAX 64
+static int note_secrets(build *B, frame_st *F)
+{
+    int ids[SECRETS_MAX];
+    size_t n = 0;
+    for (size_t i = 0; i < F->nnodes; i++) {
+        const axn *x = snap_obs_ax_at(F, i);
+        if (x->backend < 0 && (x->st & ST_SECRET)) {
+            if (n == SECRETS_MAX)
+                return -1;
+            ids[n++] = -x->backend;
+        }
+    }
+    return n ? snap_walk_secrets(B->a, B->tab_id, F->f->id, ids, n) : 0;
+}
+
 /* Run the walker in the isolated world of F's frame and read its output
  * into F: its three definitions and the walk, pipelined. 0: F holds the
  * records; 1: fall back to the AX tree (no world, a call or the parse
@@ -295,6 +316,8 @@ int snap_obs_walk_fetch(build *B, frame_st *F)
             bool unsure;
             int r = snap_obs_walk_read(F, s, len, &mut, &unsure, F->err, sizeof F->err);
             ret = r == SNAP_ENOMEM ? SNAP_ENOMEM : r || unsure ? 1 : 0;
+            if (ret == 0 && note_secrets(B, F) != 0)
+                ret = 1;
             if (ret)
                 snap_obs_ax_drop(F);
             a->walks += ret == 0;

@@ -645,6 +645,13 @@ void snap_resolved_release(snap_agent *a, snap_resolved *res);
  * prototypes and builtins there are the browser's own. Returns its
  * execution context id, 0 when it cannot be made (callers fail closed). */
 int64_t snap_frame_world(snap_agent *a, int tab_id, const char *frame_id);
+/* The fields of walker ids ids[0..n) (n <= 64) in frame frame_id of tab
+ * tab_id, which the walker marked secret: their backend nodes and the
+ * secret kinds it saw (snap_js_walk_sec_fn) noted with snap_secret_note,
+ * under the backend node and the walker id (negated). 0, or -1 when one
+ * could not be (the caller does not use the walker's view). */
+int snap_walk_secrets(snap_agent *a, int tab_id, const char *frame_id, const int *ids,
+                      size_t n);
 /* Send Runtime.evaluate of a compiled-in expression in isolated world
  * `world` (returnByValue) on session, not waited for: *id for cdp_wait.
  * 0, or an error (*id = 0). */

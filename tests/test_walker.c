@@ -541,6 +541,30 @@ static void t_walker_ref_secret_gate(void)
     CHECK_LACKS(r.text, "hunter2toggle");
     CHECK_LACKS(r.structured, "hunter2toggle");
     snap_result_free(&r);
+    /* A new document, where nothing was acted on: the agent submits the
+     * GET form from a walker view after the page turned the fields into
+     * plain ones. The URL it goes to carries them, and the result hides
+     * their values: the walk noted them "ever secret" under their nodes. */
+    memset(&r, 0, sizeof r);
+    CHECK_INT(0, snap_open(x.a, url, false, &r));
+    snap_result_free(&r);
+    free(walker_view(x.a));
+    free(page_str(x.a, "var p=document.getElementById('pw');p.value='hunter2toggle';"
+                       "p.type='text';document.getElementById('code').value='864213';"
+                       "document.getElementById('code').removeAttribute('autocomplete');'ok'"));
+    v = walker_view(x.a);
+    char sign[16];
+    CHECK(ref_in(v, "button \"Sign in\"", sign));
+    free(v);
+    memset(&r, 0, sizeof r);
+    if (!CHECK_INT(0, snap_click(x.a, sign, NULL, &r)))
+        test_fail_detail("sign in: %s", r.text ? r.text : "");
+    CHECK_HAS(r.text, "done.html?");
+    CHECK_LACKS(r.text, "hunter2toggle");
+    CHECK_LACKS(r.text, "864213");
+    CHECK_LACKS(r.structured, "hunter2toggle");
+    CHECK_LACKS(r.structured, "864213");
+    snap_result_free(&r);
 out:
     testlib_rig_down(&x);
 }
