@@ -39,8 +39,11 @@
  * or #number) TAB id (the element's, empty for text and the root), every
  * control character of page text turned into a space.
  * "u": a name it could not settle (an aria-labelledby id not found, a
- * focusable custom element, a long name from attributes) or a tree deeper
- * than it walks: the caller falls back to the AX tree. Read by
+ * focusable custom element, a long name from attributes), a tree deeper
+ * than it walks, or a closed shadow root it infers (w_closed: a custom
+ * element without an open root whose light child or text has no box, or
+ * with no light content and a box of its own; the walk stops there): the
+ * caller falls back to the AX tree. Read by
  * snap_obs_walk_read (observe_walk.c), which trusts none of it. */
 const char snap_js_walk_def1[] =
     "var w_g=globalThis,w_W,w_M,w_mut,w_out,w_els,w_unsure,w_TK,w_SC,w_AE,w_MAXD=1000;\n"
@@ -218,6 +221,13 @@ const char snap_js_walk_def3[] =
     "function w_data(t){var k=w_TK.get(t);if(k===undefined){k=!!(t.hasAttribute(\"role\""
     ")||t.caption||t.tHead||t.tFoot||t.rows.length>=20||t.querySelector(\"th,col\"));w_TK"
     ".set(t,k);}return k;}\n"
+    "function w_closed(e){if(e.shadowRoot||e.tagName.indexOf(\"-\")<1)return false;\n"
+    "for(var k=e.firstChild;k;k=k.nextSibling){if(k.nodeType===1){var d=w_cs(k).display;\n"
+    "if(d===\"none\"||d===\"contents\"||w_SKIP[k.tagName])continue;\n"
+    "return !k.getClientRects().length;}\n"
+    "if(k.nodeType===3&&k.data.trim()){var g=document.createRange();g.selectNodeContents(k);\n"
+    "return !g.getClientRects().length;}}\n"
+    "var b=e.getBoundingClientRect();return b.width>0&&b.height>0;}\n"
     "function w_kids(e){if(e.shadowRoot)return e.shadowRoot.childNodes;\n"
     "if(e.tagName===\"SLOT\"){var a=e.assignedNodes();if(a.length)return a;}return e.ch"
     "ildNodes;}\n"
@@ -230,7 +240,7 @@ const char snap_js_walk_def3[] =
 
 const char snap_js_walk_expr[] =
     "(function(){\n"
-    "function w_walk(p,d){var K=w_kids(p);\n"
+    "function w_walk(p,d){if(w_unsure)return;var K=w_kids(p);\n"
     "for(var i=0;i<K.length;i++){var n=K[i];\n"
     "if(p.tagName===\"DETAILS\"&&!p.open&&n!==p.querySelector(\":scope>summary\"))continue;\n"
     "if(n.nodeType===3){var s=w_sq(n.data),pe=n.parentElement;if(pe&&w_cs(pe).visibility!"
@@ -239,7 +249,7 @@ const char snap_js_walk_expr[] =
     "w_els.push(n);w_rec(d,\"StaticText\",\"\",0,s,null);}continue;}\n"
     "if(n.nodeType!==1||w_SKIP[n.tagName])continue;\n"
     "if(w_attr(n,\"aria-hidden\")===\"true\"||n.hasAttribute(\"inert\"))continue;\n"
-    "var c=w_cs(n);if(c.display===\"none\")continue;\n"
+    "var c=w_cs(n);if(c.display===\"none\")continue;if(w_closed(n)){w_unsure=1;return;}\n"
     "if(c.visibility===\"hidden\"||c.visibility===\"collapse\"||c.display===\"contents\"&&!"
     "w_attr(n,\"role\")){w_walk(n,d);continue;}\n"
     "if(d>=w_MAXD){w_unsure=1;continue;}\n"
