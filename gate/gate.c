@@ -673,6 +673,16 @@ static bool confirm_fresh(gate *gt, const gate_request *req, const gate_auth_req
         return false;
     uint64_t epoch0 = gt->epoch;
     bool confirmed = run_confirm(gt, req, aq, d);
+    /* The human may answer long after the question (the hook waits up to
+     * its own timeout): a grant that expired meanwhile allows nothing. */
+    const gate_grant *g = gt->grant;
+    if (confirmed && g && g->expires && gate_now(gt) >= g->expires) {
+        char tm[40];
+        gate_time_format(g->expires, tm, sizeof tm);
+        gate_verdict(d, GATE_DENY, "the grant expired at %s while the human was asked; %s", tm,
+                     undone);
+        return false;
+    }
     if (gt->epoch == epoch0 && gt->mode == GATE_MODE_AGENT)
         return confirmed;
     gate_verdict(d, GATE_STALE, "stale: control changed while the confirmation was pending "

@@ -1554,6 +1554,59 @@ static void t_open_schemes(void)
     gate_free(open_web);
 }
 
+/* Red team s11, L2: the human answers a confirmation after the grant
+ * expired (the hook waits up to its timeout): the yes allows nothing. */
+typedef struct {
+    fake_clock *clk;
+    int64_t answer_at;
+    int calls;
+} late_hook_state;
+
+static int late_hook(void *ud, const char *prompt, char *why, size_t cap)
+{
+    late_hook_state *h = ud;
+    (void)prompt;
+    h->calls++;
+    h->clk->t = h->answer_at;
+    snprintf(why, cap, "ok");
+    return GATE_ALLOW;
+}
+
+static void t_confirm_after_expiry_regression(void)
+{
+    fake_clock clk = {1999999990};
+    late_hook_state h = {&clk, 2000000005, 0};
+    gate_opts o = {.confirm = late_hook, .confirm_ud = &h, .now = clock_now, .now_ud = &clk};
+    gate *gt = mk(BANK, &o);
+    if (!gt)
+        return;
+    gate_decision d;
+    gate_target edit = {.role = "button", .name = "Edit"};
+    gate_request r = click("https://bank.test", true, &edit);
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(1, h.calls);
+    CHECK_INT(GATE_DENY, d.decision);
+    has(d.reason, "the grant expired at 2033-05-18T03:33:20Z while the human was asked");
+    CHECK(!d.confirmed);
+    /* A request paused in an authenticated context: the same. */
+    clk.t = 1999999990;
+    gate_auth_request q = {0};
+    q.method = "POST";
+    q.url = "https://bank.test/profile";
+    q.origin = "https://bank.test";
+    q.covered = -1;
+    CHECK_INT(0, gate_check_auth_request(gt, &q, &d));
+    CHECK_INT(2, h.calls);
+    CHECK_INT(GATE_DENY, d.decision);
+    has(d.reason, "while the human was asked; the request was not sent");
+    /* Answered in time: allowed as before. */
+    clk.t = 1999999990;
+    h.answer_at = 1999999995;
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
+    gate_free(gt);
+}
+
 static void t_confirm_hook(void)
 {
     hook_state h = {GATE_ALLOW, "looks right", 0, ""};
@@ -3010,6 +3063,7 @@ static const test_case TESTS[] = {
     {"decide_order", t_decide_order},
     {"modes_epochs", t_modes_epochs},
     {"confirm_hook", t_confirm_hook},
+    {"confirm_after_expiry_regression", t_confirm_after_expiry_regression},
     {"confirm_eval_script", t_confirm_eval_script},
     {"prompt_page_text_escaped", t_prompt_page_text_escaped},
     {"prompt_dialog_origin", t_prompt_dialog_origin},
