@@ -29,6 +29,7 @@
  */
 #include "gate/gate_int.h"
 #include "url/url.h"
+#include "base/base.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -221,6 +222,70 @@ static const rule PATH[] = {
     {"migrate", GATE_CONSEQ_PRODUCTION, AT_ANY},
     {"merge", GATE_CONSEQ_PRODUCTION, AT_ANY},
 };
+
+/* The words of a GET URL on an authenticated service (an open, a link's
+ * href, a GET form's action; path and query, percent-decoded, camelCase
+ * split): verbs that, on an endpoint a GET reaches, do the thing. Not the
+ * nouns of PATH (orders, messages, payments) nor page words (transfer,
+ * pay, checkout, post): they name pages that show a form, which a read
+ * may open. Whole query values of URLV_VALUE count too (op=close). */
+static const rule URLW[] = {
+    {"send", GATE_CONSEQ_SEND, AT_ANY},
+    {"send money", GATE_CONSEQ_SEND, AT_ANY},
+    {"sendmail", GATE_CONSEQ_SEND, AT_ANY},
+    {"wire", GATE_CONSEQ_SEND, AT_ANY},
+    {"remit", GATE_CONSEQ_SEND, AT_ANY},
+    {"submit payment", GATE_CONSEQ_SEND, AT_ANY},
+    {"make payment", GATE_CONSEQ_SEND, AT_ANY},
+    {"confirm payment", GATE_CONSEQ_SEND, AT_ANY},
+    {"authorize payment", GATE_CONSEQ_SEND, AT_ANY},
+    {"confirm transfer", GATE_CONSEQ_SEND, AT_ANY},
+    {"publish", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"tweet", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"retweet", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"repost", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"make public", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"buy", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"purchase", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"place order", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"confirm order", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"submit order", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"complete order", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"pay now", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"donate", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"confirm booking", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"delete", GATE_CONSEQ_DELETE, AT_ANY},
+    {"remove", GATE_CONSEQ_DELETE, AT_ANY},
+    {"destroy", GATE_CONSEQ_DELETE, AT_ANY},
+    {"erase", GATE_CONSEQ_DELETE, AT_ANY},
+    {"wipe", GATE_CONSEQ_DELETE, AT_ANY},
+    {"purge", GATE_CONSEQ_DELETE, AT_ANY},
+    {"terminate", GATE_CONSEQ_DELETE, AT_ANY},
+    {"revoke", GATE_CONSEQ_DELETE, AT_ANY},
+    {"unsubscribe", GATE_CONSEQ_DELETE, AT_ANY},
+    {"deactivate", GATE_CONSEQ_DELETE, AT_ANY},
+    {"close account", GATE_CONSEQ_DELETE, AT_ANY},
+    {"close my account", GATE_CONSEQ_DELETE, AT_ANY},
+    {"close your account", GATE_CONSEQ_DELETE, AT_ANY},
+    {"empty trash", GATE_CONSEQ_DELETE, AT_ANY},
+    {"cancel subscription", GATE_CONSEQ_DELETE, AT_ANY},
+    {"cancel membership", GATE_CONSEQ_DELETE, AT_ANY},
+    {"cancel order", GATE_CONSEQ_DELETE, AT_ANY},
+    {"cancel booking", GATE_CONSEQ_DELETE, AT_ANY},
+    {"deploy", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"rollout", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"rollback", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"roll back", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"promote", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"migrate", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"merge pull request", GATE_CONSEQ_PRODUCTION, AT_ANY},
+};
+
+/* A query value that is only one of these words, under a key that names
+ * what to do (action=close, op=cancel; not q=close, a search). */
+static const char *const URLV_VALUE[] = {"close", "cancel", "confirm", "approve", "execute"};
+static const char *const URLV_KEY[] = {"action", "op", "operation", "do", "cmd", "command",
+                                       "verb", "act", "task", "intent", "mode"};
 
 /* A button made only of these words ("OK", "Yes, I'm sure", "Continue")
  * says nothing itself: its row or dialog context is read instead. */
@@ -615,6 +680,112 @@ int gate_classify_request(const char *method, const char *url, char *why, size_t
     return r->kind;
 }
 
+/* Percent-decode [s, s + n) into out (cap), '+' read as a space; a byte
+ * that decodes to a control reads as a space. */
+static void pct_decode(const char *s, size_t n, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 1 < cap; i++) {
+        int c = (unsigned char)s[i], hi, lo;
+        if (c == '%' && i + 2 < n && (hi = base_hex_value(s[i + 1])) >= 0 &&
+            (lo = base_hex_value(s[i + 2])) >= 0) {
+            c = hi * 16 + lo;
+            i += 2;
+        } else if (c == '+') {
+            c = ' ';
+        }
+        out[o++] = (char)(c < 0x20 || c == 0x7f ? ' ' : c);
+    }
+    out[o] = 0;
+}
+
+/* One word of list (n entries), whole, ASCII case folded, in [v + b, v + l). */
+static const char *word_of(const char *v, size_t b, size_t l, const char *const *list, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (strlen(list[k]) == l - b && strncasecmp(v + b, list[k], l - b) == 0)
+            return list[k];
+    return NULL;
+}
+
+/* A query value of [p, end) that is one URLV_VALUE word under a URLV_KEY
+ * key, or NULL. */
+static const char *query_verb(const char *p, const char *end)
+{
+    while (p < end) {
+        const char *amp = memchr(p, '&', (size_t)(end - p));
+        const char *e = amp ? amp : end;
+        const char *eq = memchr(p, '=', (size_t)(e - p));
+        char key[24];
+        if (eq)
+            pct_decode(p, (size_t)(eq - p), key, sizeof key);
+        if (eq && word_of(key, 0, strlen(key), URLV_KEY, N(URLV_KEY))) {
+            char v[40];
+            pct_decode(eq + 1, (size_t)(e - eq - 1), v, sizeof v);
+            size_t b = strspn(v, " "), l = strlen(v);
+            while (l > b && v[l - 1] == ' ')
+                l--;
+            const char *w = word_of(v, b, l, URLV_VALUE, N(URLV_VALUE));
+            if (w)
+                return w;
+        }
+        p = e + 1;
+    }
+    return NULL;
+}
+
+int gate_classify_url(const char *url, char *why, size_t cap)
+{
+    if (why && cap)
+        why[0] = 0;
+    url_parts u;
+    if (!url || url_parse(url, &u, NULL) != 0)
+        return GATE_CONSEQ_NONE;
+    /* Path and query, up to the fragment (the browser never sends it). */
+    const char *p = url + u.rest, *end = url + u.rest_end;
+    const char *hash = memchr(p, '#', (size_t)(end - p));
+    if (hash)
+        end = hash;
+    /* A static page's file name (".html", ".htm") names a document, not an
+     * endpoint: its words are not read ("pin-send.html" shows a form). */
+    const char *qm = memchr(p, '?', (size_t)(end - p)), *pe = qm ? qm : end, *seg = pe;
+    while (seg > p && seg[-1] != '/')
+        seg--;
+    size_t sl = (size_t)(pe - seg);
+    bool page = (sl > 5 && strncasecmp(pe - 5, ".html", 5) == 0) ||
+                (sl > 4 && strncasecmp(pe - 4, ".htm", 4) == 0);
+    char raw[SCAN_MAX + 1];
+    snprintf(raw, sizeof raw, "%.*s%.*s", (int)((page ? seg : pe) - p), p, (int)(end - pe), pe);
+    char dec[SCAN_MAX + 1];
+    pct_decode(raw, strlen(raw), dec, sizeof dec);
+    words w;
+    words_split(&w, dec, true);
+    words_mask(&w);
+    const rule *r = rules_find(&w, URLW, N(URLW));
+    if (r) {
+        note(why, cap, "%s: the URL \"%s\" has \"%s\"", gate_conseq_name(r->kind), dec,
+             r->phrase);
+        return r->kind;
+    }
+    const char *v = qm ? query_verb(qm + 1, end) : NULL;
+    if (!v)
+        return GATE_CONSEQ_NONE;
+    note(why, cap, "%s: the URL \"%s\" has the query value \"%s\"", "delete", dec, v);
+    return GATE_CONSEQ_DELETE;
+}
+
+/* The URL a click or a GET form goes to, when its origin is the service
+ * whose session the context holds (req->service): its words, as an open's. */
+static int url_on_service(const gate_request *req, const char *url, char *why, size_t cap)
+{
+    char o[GATE_ORIGIN_MAX], svc[GATE_ORIGIN_MAX];
+    if (!req->service || !*req->service || !url || !*url ||
+        gate_origin_parse(req->service, svc, sizeof svc, ORIGIN_LENIENT, NULL) ||
+        gate_origin_parse(url, o, sizeof o, ORIGIN_LENIENT, NULL) || strcmp(o, svc) != 0)
+        return GATE_CONSEQ_NONE;
+    return gate_classify_url(url, why, cap);
+}
+
 static int consequential(const gate_request *req, char *why, size_t cap)
 {
     const gate_target *t = req->target;
@@ -640,9 +811,17 @@ static int consequential(const gate_request *req, char *why, size_t cap)
         if ((w.n == 0 || words_generic(&w)) && (k = match_conseq(t->row, "row", why, cap)))
             return k;
     }
+    /* Where it goes, on the service whose session the context holds: a
+     * link's href, a GET form's action (the words of the address a read
+     * would open are read as an open's). */
+    if (tool_is(req, "click") && t->href && (k = url_on_service(req, t->href, why, cap)))
+        return k;
     if (!t->submits)
         return GATE_CONSEQ_NONE;
     if ((k = match_conseq(t->form_submit, "submit button", why, cap)))
+        return k;
+    if (t->form_method && strcasecmp(t->form_method, "get") == 0 &&
+        (k = url_on_service(req, t->form_action, why, cap)))
         return k;
     return match_path(t, why, cap);
 }
@@ -655,13 +834,21 @@ int gate_classify(const gate_request *req, int *conseq, char *why, size_t cap)
         why[0] = 0;
     if (!req || !req->tool)
         return GATE_EINVAL;
+    /* An open of the service whose session the context holds: the words
+     * of the URL, as a link's name (a GET endpoint may do the thing). */
+    int k = tool_is(req, "open") ? url_on_service(req, req->url, why, cap) : 0;
+    if (k) {
+        if (conseq)
+            *conseq = k;
+        return GATE_CLASS_CONSEQUENTIAL;
+    }
     if (!gate_is_state_change(req)) {
         note(why, cap, "read: %s%s%s", req->tool, " does not change the page", "");
         return GATE_CLASS_READ;
     }
     if (credential(req, why, cap))
         return GATE_CLASS_CREDENTIAL;
-    int k = consequential(req, why, cap);
+    k = consequential(req, why, cap);
     if (k) {
         if (conseq)
             *conseq = k;

@@ -396,12 +396,30 @@ static bool nav_read(const gate *gt, const gate_request *req, gate_decision *d)
     return false;
 }
 
+/* A page of another origin in the browser context that holds a service's
+ * session: its requests to the service carry the session's cookies, so
+ * its actions are judged as on the service (issue 13 red team, S2). The
+ * words naming both, for the reason ("" when the page is the service's). */
+static void ctx_words(const gate_request *req, const char *origin, char *out, size_t cap)
+{
+    char svc[GATE_ORIGIN_MAX];
+    out[0] = 0;
+    if (!req->service || !*req->service ||
+        gate_origin_parse(req->service, svc, sizeof svc, ORIGIN_LENIENT, NULL) ||
+        strcmp(svc, origin) == 0)
+        return;
+    snprintf(out, cap, " (a page of %s in the browser context that holds the session of %s: "
+             "what it sends to %s carries that session)", origin, svc, svc);
+}
+
 /* Step 7: by class. */
 static void decide_class(const gate *gt, const gate_request *req, const char *origin,
                          const char *why, gate_decision *d)
 {
     const gate_grant *g = gt->grant;
     const char *kind = gate_conseq_name(d->conseq);
+    char cw[GATE_ORIGIN_MAX * 3 + 160];
+    ctx_words(req, origin, cw, sizeof cw);
     switch (d->cls) {
     case GATE_CLASS_CREDENTIAL:
         gate_verdict(d, GATE_TAKEOVER, "takeover: %s; the human completes it (the agent never "
@@ -417,20 +435,21 @@ static void decide_class(const gate *gt, const gate_request *req, const char *or
             return;
         }
         if (find_bound(g, req, origin)) {
-            gate_verdict(d, GATE_CONFIRM, "bound rule: %s %s on %s is named by the grant (%s)",
-                         kind, d->target, origin, why);
+            gate_verdict(d, GATE_CONFIRM, "bound rule: %s %s on %s%s is named by the grant (%s)",
+                         kind, d->target, origin, cw, why);
             return;
         }
-        gate_verdict(d, GATE_STOP, "unbound_stop: %s %s on authenticated origin %s; the human "
-                     "completes it, no bound rule names it (%s)", kind, d->target, origin, why);
+        gate_verdict(d, GATE_STOP, "unbound_stop: %s %s on authenticated origin %s%s; the "
+                     "human completes it, no bound rule names it (%s)", kind, d->target, origin,
+                     cw, why);
         return;
     case GATE_CLASS_AUTH_CHANGE:
         if (nav_read(gt, req, d)) {
             d->cls = GATE_CLASS_READ;
             return;
         }
-        gate_verdict(d, GATE_CONFIRM, "auth_change: %s %s on authenticated origin %s is "
-                     "confirmed every time", gate_action_name(req), d->target, origin);
+        gate_verdict(d, GATE_CONFIRM, "auth_change: %s %s on authenticated origin %s%s is "
+                     "confirmed every time", gate_action_name(req), d->target, origin, cw);
         return;
     default:
         if (strcmp(req->tool, "eval") == 0)

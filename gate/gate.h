@@ -252,7 +252,16 @@ typedef struct {
     const char *origin;             /* page origin; for open: the target's */
     const char *url;                /* redacted URL (audit only) */
     bool authenticated;             /* the context holds a vault/login session
-                                       for origin (never: "has cookies") */
+                                       for origin (never: "has cookies"), or the
+                                       tab's context holds one for another
+                                       origin (service): judged as on it */
+    const char *service;            /* the service origin whose session the tab's
+                                       browser context holds (for open: the
+                                       target's, when open restores or reuses
+                                       its session); NULL: none. A URL the action
+                                       goes to there (open's URL, a link's href,
+                                       a GET form's action) has its words read
+                                       (gate_classify_url) */
     bool state_change;              /* the tool changes page state (click,
                                        type, select, press, dialog accept,
                                        upload, eval); read tools are false */
@@ -314,6 +323,14 @@ typedef struct {
  * authenticated; *conseq the kind when consequential. why (may be NULL)
  * gets the words that decided it. */
 int gate_classify(const gate_request *req, int *conseq, char *why, size_t cap);
+
+/* The kind of consequential action a GET URL does by its words (path and
+ * query, percent-decoded: "/account/close-account/confirm",
+ * "/transfer/send?to=..", "?action=delete", "?op=close"), else
+ * GATE_CONSEQ_NONE; why (may be NULL) gets the words. Verbs only: the
+ * nouns of a listing page (orders, messages, payments) and the pages that
+ * show a form (transfer, checkout) are not consequential to open. */
+int gate_classify_url(const char *url, char *why, size_t cap);
 
 /* ---- the gate ---- */
 

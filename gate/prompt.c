@@ -254,6 +254,25 @@ static void verdict(base_buf *b, const gate_request *req, const gate_decision *d
     }
 }
 
+/* A page of another origin in a service's browser context: the human is
+ * told whose session rides with what it sends (issue 13 red team, S2). */
+static void service_line(base_buf *b, const gate_request *req, const char *origin)
+{
+    char svc[GATE_ORIGIN_MAX];
+    if (!req->service || !*req->service ||
+        gate_origin_parse(req->service, svc, sizeof svc, ORIGIN_LENIENT, NULL) ||
+        strcmp(svc, origin) == 0)
+        return;
+    base_buf_puts(b, "The page is on ");
+    base_buf_puts(b, origin);
+    base_buf_puts(b, ", but its tab is in the browser context that holds the signed-in "
+                     "session of ");
+    base_buf_puts(b, svc);
+    base_buf_puts(b, ": what it sends to ");
+    base_buf_puts(b, svc);
+    base_buf_puts(b, " carries that session.\n");
+}
+
 /* One line of what the agent supplied: "  label: \"escaped text\"". */
 static void supplied_line(base_buf *b, const char *label, const char *s, size_t max)
 {
@@ -463,6 +482,7 @@ char *gate_prompt_message(const gate *gt, const gate_request *req, const gate_de
                                                    : " (not the page's origin).\n");
     }
     verdict(&b, req, d, origin);
+    service_line(&b, req, origin);
     agent_part(&b, req);
     page_part(&b, req, d);
     base_buf_puts(&b, "\nAllow this one action?");
@@ -499,6 +519,8 @@ char *gate_prompt_json(const gate *gt, const gate_request *req, const gate_decis
     gate_w_text(&w, "action", gate_action_name(req), 64);
     w_esc(&w, "origin", req->origin, GATE_ORIGIN_MAX, 0);
     w_esc(&w, "url", req->url, GATE_AUDIT_URL_MAX, 0);
+    if (req->service && *req->service)
+        w_esc(&w, "service", req->service, GATE_ORIGIN_MAX, 0);
     if (req->dialog)
         w_esc(&w, "dialog_origin", req->dialog_origin, GATE_ORIGIN_MAX, 0);
     json_w_key(&w, "target");

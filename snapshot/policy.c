@@ -524,7 +524,12 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     request_from(in, &q, dorigin, sizeof dorigin);
     q.origin = origin;
     q.url = url ? url : "";
-    q.authenticated = t && !in->open_url ? snap_tab_auth(a, t) : in->authenticated;
+    /* A tab of a context holding a service's session is judged as on the
+     * service, whatever its page's origin (red team S2, S5). */
+    q.service = in->open_url ? (snap_origin_service(a, origin) ? origin : NULL)
+                             : snap_tab_service(a, t);
+    q.authenticated = t && !in->open_url ? snap_tab_auth(a, t) || q.service
+                                         : in->authenticated || q.service;
     q.target = have_target ? &tg : NULL;
     /* The text to type: shown to the human who confirms, and checked by the
      * gate when the field takes a recipient (To, Cc, payee, ...). Never the

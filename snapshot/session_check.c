@@ -238,3 +238,21 @@ bool snap_tab_auth(const snap_agent *a, const snap_tab *t)
     const snap_ctx *c = &a->ctxs[t->ctx];
     return c->creds && strcmp(t->frames[0].origin, c->origin) == 0;
 }
+
+const char *snap_tab_service(const snap_agent *a, const snap_tab *t)
+{
+    if (!t || t->ctx == 0 || t->ctx >= a->nctxs)
+        return NULL;
+    const snap_ctx *c = &a->ctxs[t->ctx];
+    return c->creds && c->origin[0] ? c->origin : NULL;
+}
+
+bool snap_origin_service(const snap_agent *a, const char *origin)
+{
+    if (!origin || !*origin)
+        return false;
+    for (size_t i = 1; i < a->nctxs; i++)
+        if (a->ctxs[i].creds && strcmp(a->ctxs[i].origin, origin) == 0)
+            return true;
+    return a->o.vault && gate_identity_for(a->gate, origin) != NULL;
+}

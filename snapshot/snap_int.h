@@ -850,6 +850,14 @@ void snap_ctx_check(snap_agent *a, int tab_id, const char *url, char *note, size
 /* Header's auth=: the tab's context holds a session restored from the vault
  * or captured by a login, and the tab's page is on that session's origin. */
 bool snap_tab_auth(const snap_agent *a, const snap_tab *t);
+/* The service origin whose session the tab's context holds (borrowed), or
+ * NULL: every action of that tab, whatever origin its page is on, is
+ * judged as on the service (its requests there carry the session). */
+const char *snap_tab_service(const snap_agent *a, const snap_tab *t);
+/* An open of origin would use a service's session: a context holds one for
+ * it, or the grant names an identity for it (open restores it from the
+ * vault; fail closed when the vault has none). */
+bool snap_origin_service(const snap_agent *a, const char *origin);
 /* Dispose the contexts this agent created; free what they hold. */
 void snap_ctx_free_all(snap_agent *a);
 

@@ -3047,7 +3047,108 @@ static void t_names_via_regression(void)
     gate_free(gt);
 }
 
+/* Issue 13 red team S5: the words of a GET URL (path and query,
+ * percent-decoded, camelCase split) on the authenticated service. Verbs
+ * are consequential; the pages that list things or show a form are not. */
+static void t_classify_url(void)
+{
+    static const struct {
+        const char *url;
+        int kind;
+    } U[] = {
+        {"https://bank.test/account/close-account/confirm", GATE_CONSEQ_DELETE},
+        {"https://bank.test/transfer/send?to=mallory&amount=5000", GATE_CONSEQ_SEND},
+        {"https://bank.test/items?action=delete&id=7", GATE_CONSEQ_DELETE},
+        {"https://bank.test/items?op=close", GATE_CONSEQ_DELETE},
+        {"https://bank.test/items?op=%20Cancel+", GATE_CONSEQ_DELETE},
+        {"https://bank.test/acct/closeAccount", GATE_CONSEQ_DELETE},
+        {"https://bank.test/acct/%64elete", GATE_CONSEQ_DELETE},
+        {"https://bank.test/list/unsubscribe?u=1", GATE_CONSEQ_DELETE},
+        {"https://bank.test/shop/placeOrder", GATE_CONSEQ_PURCHASE},
+        {"https://bank.test/ci/deploy?env=x", GATE_CONSEQ_PRODUCTION},
+        {"https://bank.test/transfer", GATE_CONSEQ_NONE},
+        {"https://bank.test/gate/bank/transfer.html?mcp8", GATE_CONSEQ_NONE},
+        {"https://bank.test/gate/bank/pin-send.html", GATE_CONSEQ_NONE},
+        {"https://bank.test/delete/x.HTM?id=1", GATE_CONSEQ_DELETE},
+        {"https://bank.test/x/page.html?action=delete", GATE_CONSEQ_DELETE},
+        {"https://bank.test/send-money.php?to=x", GATE_CONSEQ_SEND},
+        {"https://bank.test/orders", GATE_CONSEQ_NONE},
+        {"https://bank.test/messages/12", GATE_CONSEQ_NONE},
+        {"https://bank.test/post/123", GATE_CONSEQ_NONE},
+        {"https://bank.test/checkout", GATE_CONSEQ_NONE},
+        {"https://bank.test/payments?page=2", GATE_CONSEQ_NONE},
+        {"https://bank.test/search?q=close", GATE_CONSEQ_NONE},
+        {"https://bank.test/items?Action=Confirm&id=3", GATE_CONSEQ_DELETE},
+        {"https://bank.test/history#delete", GATE_CONSEQ_NONE},
+        {"https://bank.test/orders?filter=remove+filter", GATE_CONSEQ_NONE},
+        {"not a url", GATE_CONSEQ_NONE},
+    };
+    for (size_t i = 0; i < sizeof U / sizeof U[0]; i++) {
+        char why[256];
+        int k = gate_classify_url(U[i].url, why, sizeof why);
+        if (!CHECK_INT(U[i].kind, k))
+            test_fail_detail("%s: %s", U[i].url, why);
+    }
+    CHECK_INT(GATE_CONSEQ_NONE, gate_classify_url(NULL, NULL, 0));
+}
+
+/* Issue 13 red team S2 and S5, at the gate: a tab of the context that holds
+ * bank.test's session is judged as on bank.test whatever its page's
+ * origin (the reason names both); where the action goes on bank.test (a
+ * link's href, a GET form's action, an open's URL) has its words read. */
+static void t_decide_service_context(void)
+{
+    gate *gt = mk(BANK, NULL);
+    if (!gt)
+        return;
+    gate_decision d;
+    gate_target plain = {.role = "button", .name = "Show details"};
+    gate_request r = click("https://a.shop.test", true, &plain);
+    r.service = "https://bank.test";
+    CHECK_INT(GATE_CONFIRM, decide(gt, &r, &d));
+    has(d.reason, "a page of https://a.shop.test in the browser context that holds the "
+        "session of https://bank.test");
+    char *m = gate_prompt_message(gt, &r, &d);
+    has(m, "holds the signed-in session of https://bank.test");
+    free(m);
+    /* A link there named innocently, whose href on the bank closes the account. */
+    gate_target more = {.role = "link", .name = "Read more",
+                        .href = "https://bank.test/account/close-account/confirm"};
+    r = click("https://a.shop.test", true, &more);
+    r.service = "https://bank.test";
+    CHECK_INT(GATE_STOP, decide(gt, &r, &d));
+    CHECK_INT(GATE_CONSEQ_DELETE, d.conseq);
+    has(d.reason, "close-account");
+    /* The same href to another origin than the service: only a read. */
+    more.href = "https://a.shop.test/account/close-account/confirm";
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    CHECK_INT(GATE_CLASS_READ, d.cls);
+    /* A GET form to the service: its action's words. */
+    gate_target go = {.role = "button", .name = "Go", .submits = true, .form_method = "get",
+                      .form_action = "https://bank.test/items?action=delete"};
+    r = click("https://bank.test", true, &go);
+    r.service = "https://bank.test";
+    CHECK_INT(GATE_STOP, decide(gt, &r, &d));
+    /* Open of the service: the URL's words; elsewhere, or a page that shows
+     * a form, a read. */
+    r = readreq("open", "https://bank.test");
+    r.url = "https://bank.test/transfer/send?to=mallory&amount=5000";
+    r.service = "https://bank.test";
+    r.authenticated = true;
+    CHECK_INT(GATE_STOP, decide(gt, &r, &d));
+    CHECK_INT(GATE_CONSEQ_SEND, d.conseq);
+    r.url = "https://bank.test/transfer";
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    r.url = "https://bank.test/transfer/send?to=mallory";
+    r.service = NULL;
+    r.authenticated = false;
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    gate_free(gt);
+}
+
 static const test_case TESTS[] = {
+    {"classify_url", t_classify_url},
+    {"decide_service_context", t_decide_service_context},
     {"grant_full", t_grant_full},
     {"grant_errors", t_grant_errors},
     {"grant_egress_classes", t_grant_egress_classes},

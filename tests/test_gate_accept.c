@@ -1056,6 +1056,113 @@ out:
     rig_down(&x);
 }
 
+/* Issue 13 red team S2: a privileged tab that followed a link to another
+ * granted origin (a.test, in the bank's browser context) still sends the
+ * bank's cookies with what it sends to the bank. Its actions are judged as
+ * on the bank: a "Close my account" link and a "Delete all payees" GET
+ * form to the bank are stopped, a "Read more" link whose href on the bank
+ * is /account/close-account/confirm is stopped by the URL's words (S5),
+ * and a plain button there is confirmed, the human told both origins.
+ * Nothing reaches the bank. */
+static void t_red_away(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_DENY;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red-away.html", &r));
+    CHECK_HAS(r.text, "auth=yes");
+    snap_result_free(&r);
+    int calls = hook_calls;
+    int rc = act_on(x.a, "Partner offers", 'c', NULL, false, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s", r.text ? r.text : "");
+    snap_result_free(&r);
+    CHECK_INT(0, do_observe(x.a, &r));
+    CHECK_HAS(r.text, "a.test");
+    CHECK_HAS(r.text, "Partner offers");
+    snap_result_free(&r);
+    rc = act_on(x.a, "link \"Close my account\"", 'c', NULL, false, &r);
+    check_refusal(&r, rc, SNAP_ESTOP, "stop", "unbound_stop");
+    CHECK_HAS(r.text, O_BANK);
+    snap_result_free(&r);
+    rc = act_on(x.a, "link \"Read more\"", 'c', NULL, false, &r);
+    check_refusal(&r, rc, SNAP_ESTOP, "stop", "close-account");
+    CHECK_HAS(r.structured, "\"kind\":\"delete\"");
+    snap_result_free(&r);
+    rc = act_on(x.a, "button \"Delete all payees\"", 'c', NULL, false, &r);
+    check_refusal(&r, rc, SNAP_ESTOP, "stop", "unbound_stop");
+    snap_result_free(&r);
+    CHECK_INT(calls, hook_calls);
+    /* Anything else there is confirmed, the human told whose session it is. */
+    rc = act_on(x.a, "button \"Show details\"", 'c', NULL, false, &r);
+    check_refusal(&r, rc, SNAP_EDENIED, "deny", "declined by the human");
+    CHECK_INT(calls + 1, hook_calls);
+    CHECK_HAS(hook_prompt, "signed-in session of");
+    CHECK_HAS(hook_prompt, O_A);
+    CHECK_HAS(hook_prompt, O_BANK);
+    snap_result_free(&r);
+    char *out = page_eval(x.a, "document.getElementById('out').textContent");
+    CHECK_STR("", out);
+    free(out);
+    barrier(x.a);
+    check_none(NULL, "bank.test", "red-away-close");
+    check_none(NULL, "bank.test", "red-away-url");
+    check_none(NULL, "bank.test", "red-away-form");
+out:
+    rig_down(&x);
+}
+
+/* Issue 13 red team S5: an open of a GET URL on the authenticated bank
+ * reads the URL's words (path and query) as a link's name is read: a
+ * close-account confirm URL, a send with its recipient in the query, an
+ * action=delete query are stopped and never reach the bank; a page that
+ * shows a form (transfer.html) still opens. */
+static void t_red_open_get(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;       /* a stop is not a confirm: the hook is not asked */
+    int calls = hook_calls;
+    snap_result r;
+    static const char *const STOPPED[][2] = {
+        {"/account/close-account/confirm?tag=red-open-close", "delete"},
+        {"/transfer/send?to=mallory&amount=5000&tag=red-open-send", "send"},
+        {"/gate/items?action=delete&id=7&tag=red-open-query", "delete"},
+        {"/gate/items?op=close&tag=red-open-op", "delete"},
+        {"/gate/acct/closeAccount?tag=red-open-camel", "delete"},
+        {"/gate/acct/%64elete?tag=red-open-pct", "delete"},
+    };
+    for (size_t i = 0; i < sizeof STOPPED / sizeof STOPPED[0]; i++) {
+        int rc = do_open(x.a, "bank.test", STOPPED[i][0], &r);
+        check_refusal(&r, rc, SNAP_ESTOP, "stop", "unbound_stop");
+        char kind[40];
+        snprintf(kind, sizeof kind, "\"kind\":\"%s\"", STOPPED[i][1]);
+        CHECK_HAS(r.structured, kind);
+        snap_result_free(&r);
+    }
+    CHECK_INT(calls, hook_calls);
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/transfer.html?tag=red-open-form", &r));
+    CHECK_HAS(r.text, "auth=yes");
+    snap_result_free(&r);
+    /* Not the bank's session: the same words on a.test only navigate. */
+    CHECK_INT(0, do_open(x.a, "a.test", "/gate/sink?action=delete&tag=red-open-public", &r));
+    snap_result_free(&r);
+    barrier(x.a);
+    check_none(NULL, "bank.test", "red-open-close");
+    check_none(NULL, "bank.test", "red-open-send");
+    check_none(NULL, "bank.test", "red-open-query");
+    check_none(NULL, "bank.test", "red-open-op");
+    check_none(NULL, "bank.test", "red-open-camel");
+    check_none(NULL, "bank.test", "red-open-pct");
+    CHECK_INT(1, log_count("GET", "bank.test", "red-open-form"));
+    CHECK_INT(1, log_count("GET", "a.test", "red-open-public"));
+out:
+    rig_down(&x);
+}
+
 /* Issue 13, point 6b: a click named by text ("text:...") is the click of
  * the control the text is in, judged by that control's name: a "Cancel"
  * inside a "Delete account" row link, a "Keep it" inside a "Delete
@@ -4391,6 +4498,8 @@ static const test_case TESTS[] = {
     {"red_dblclick_swap", t_red_dblclick_swap},
     {"red_text_target", t_red_text_target},
     {"red_text_label_regression", t_red_text_label_regression},
+    {"red_away", t_red_away},
+    {"red_open_get", t_red_open_get},
     {"confirmed_dialog_changed", t_confirmed_dialog_changed},
     {NULL, NULL},
 };
