@@ -248,7 +248,10 @@ typedef struct {
 } gate_present;
 
 typedef struct {
-    const char *tool;               /* a gate_tool_names() name */
+    const char *tool;               /* a gate_tool_names() name, or "download": a
+                                       file the page downloads in an action, which
+                                       the grant governs by egress file_transfer
+                                       and the file scopes (file: where it goes) */
     const char *origin;             /* page origin; for open: the target's */
     const char *url;                /* redacted URL (audit only) */
     bool authenticated;             /* the context holds a vault/login session

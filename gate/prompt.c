@@ -221,7 +221,7 @@ static const char *tool_verb(const char *tool)
         {"eval", "run a script in the page"}, {"dialog", "accept the page's dialog"},
         {"upload", "upload a file"}, {"hover", "move the mouse over an element"},
         {"open", "open a page"}, {"login", "sign in"}, {"scroll", "scroll"},
-        {"back", "go back"},
+        {"back", "go back"}, {"download", "save a file the page downloads"},
     };
     for (size_t i = 0; i < sizeof V / sizeof V[0]; i++)
         if (strcmp(V[i][0], tool) == 0)
