@@ -527,6 +527,8 @@ static int session_init(snap_agent *a, snap_tab *t, const char *session, bool ma
     }
     if (rc)
         return snap_fail(r, SNAP_EBROWSER, "cannot set up the page: %s", e.msg);
+    if (main)
+        snap_dl_page_deny(a, session);  /* the context's behaviour was refused (R2) */
     return 0;
 }
 
@@ -608,6 +610,7 @@ int snap_sync(snap_agent *a)
         for (size_t i = 0; i < n; i++)
             do_work(a, &batch[i]);
     }
+    snap_dl_sync(a);                 /* downloads: cancel the page's, decide the agent's */
     snap_sink_asks(a);
     return rc ? SNAP_EBROWSER : 0;
 }
@@ -653,6 +656,7 @@ int snap_tab_open(snap_agent *a, size_t ctx, snap_tab **out, snap_result *r)
          * is not already one of our tabs. It lives in the default context,
          * which the open web then shares (snap_open says so once). */
         a->ctx_shared = true;
+        snap_dl_context(a, NULL);    /* the default context's downloads (R2) */
         if (snap_cdp_call(a, NULL, "Target.getTargets", NULL, a->o.timeout_ms, &rep, &e) == 0) {
             for (const json_val *ti = json_first(json_get(rep.result, "targetInfos")); ti;
                  ti = json_next(ti)) {

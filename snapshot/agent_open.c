@@ -193,6 +193,7 @@ static int open_nav_in(snap_agent *a, const char *url, size_t ctx, bool new_tab,
     uint64_t since = cdp_event_seq(a->c);
     uint64_t nav0 = t->nav;
     size_t tabs0 = a->ntabs;
+    snap_dl_act(a, tab_id);     /* a download the URL answers with is the open's own */
     cdp_reply rep;
     cdp_err e = {0};
     rc = snap_cdp_call(a, t->session, "Page.navigate", params, a->o.timeout_ms, &rep, &e);
@@ -201,6 +202,7 @@ static int open_nav_in(snap_agent *a, const char *url, size_t ctx, bool new_tab,
         return snap_fail(r, SNAP_EBROWSER, "navigate: %s", e.msg);
     if (json_bool(json_get(rep.result, "isDownload")))   /* no page: download.c reports */
         return snap_dl_open(a, tab_id, deadline - a->o.timeout_ms, deadline, url, &rep, r);
+    snap_dl_act_end(a);         /* a page: its scripts' downloads are not the open's */
     const char *etext = json_get_str(rep.result, "errorText");
     if (etext && *etext) {
         snap_fail(r, SNAP_ENAVIGATE, "navigation to %s failed: %s%s", url, etext,

@@ -446,6 +446,28 @@ static void target_fill(snap_agent *a, const snap_gate_in *in, const json_val *f
         tg->autocomplete = "one-time-code";
 }
 
+/* A tool whose input may make the page start a download. */
+static bool acts_on_page(const char *tool)
+{
+    static const char *const T[] = {"click", "type", "select", "press", "eval", "dialog"};
+    for (size_t i = 0; tool && i < sizeof T / sizeof T[0]; i++)
+        if (strcmp(T[i], tool) == 0)
+            return true;
+    return false;
+}
+
+/* Downloads the action's tab starts until it settled are its own (each
+ * still a gate decision: download.c); the others are the page's, canceled.
+ * Only after the allow (R8): a refused click awaits no download. */
+static void dl_allowed(snap_agent *a, const snap_gate_in *in, bool dl_link)
+{
+    if (!in->tab || !(in->state_change || acts_on_page(in->tool)))
+        return;
+    snap_dl_act(a, in->tab);
+    if (dl_link && strcmp(in->tool, "click") == 0)
+        snap_dl_expect(a, in->tab);  /* the click starts a download */
+}
+
 int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_result *r)
 {
     memset(g, 0, sizeof *g);
@@ -453,7 +475,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     /* A confirmed action's cover ends when the agent asks for the next
      * action (see snap_gate_done). */
     a->covered_tab = 0;
-    a->dl_expect_tab = 0;        /* an earlier (refused) click's download is not awaited */
+    snap_dl_act_end(a);          /* an earlier action's downloads are its own no more */
     snap_tab *t = in->tab ? snap_tab_by_id(a, in->tab) : NULL;
     char origin[256] = "";
     char *url = NULL;
@@ -515,8 +537,6 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     if (fv) {
         target_fill(a, in, fv, &el, &tg, names);
         tg.frame_url = frame_url;
-        if (tg.download && in->tool && strcmp(in->tool, "click") == 0)
-            snap_dl_expect(a, in->tab);  /* the click starts a download */
         have_target = true;
     }
     gate_request q = {0};
@@ -588,6 +608,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
         a->covered_until = 0;
     }
     snap_permit_begin(a, in->permit ? in->permit : in->tool);
+    dl_allowed(a, in, have_target && tg.download);
     return 0;
 }
 
@@ -665,6 +686,8 @@ void snap_gate_done(snap_agent *a, snap_gated *g, int rc, snap_result *r)
         return;
     g->allowed = false;
     snap_permit_end(a);
+    snap_dl_sync(a);             /* decide what began while it settled */
+    snap_dl_act_end(a);
     /* The cover of a confirmed action outlives its result by GATE_COVER_MS
      * (or until the next action is asked for, if sooner): a form POST or
      * fetch the confirmed click started can reach the driver after the
@@ -677,6 +700,12 @@ void snap_gate_done(snap_agent *a, snap_gated *g, int rc, snap_result *r)
         /* Requests of the page refused at the network level meanwhile. */
         char buf[1200] = "";
         snap_blocked_describe(a, g->blocked0, 0, buf, sizeof buf);
+        base_buf tb = {0};
+        snap_dl_tell(a, &tb);    /* downloads the page started on its own */
+        if (tb.s && !tb.oom)
+            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", buf[0] ? "\n" : "",
+                     tb.s);
+        base_buf_free(&tb);
         if (buf[0]) {
             size_t n = r->text ? strlen(r->text) : 0;
             char *nt = realloc(r->text, n + strlen(buf) + 3);

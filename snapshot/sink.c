@@ -90,8 +90,11 @@ static const struct {
     {"DOM.getFrameOwner", 0},
     {"DOM.getNodeForLocation", 0},
     {"DOM.resolveNode", 0},
+    {"Browser.cancelDownload", 0},         /* a download the gate refused, or one the
+                                              page started on its own (download.c) */
     {"Browser.setDownloadBehavior", 0},    /* a new context's downloads: into a file
                                               scope under file_transfer, else denied */
+    {"Page.setDownloadBehavior", 0},       /* deny, when the above was refused (R2) */
     {"DOMSnapshot.captureSnapshot", 0},
     {"Log.enable", 0},                     /* the browser's own errors (agent_problems.c) */
     {"Network.enable", 0},

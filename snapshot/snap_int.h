@@ -246,10 +246,16 @@ typedef struct {
 
 typedef struct snap_scrub snap_scrub;   /* scrub.c */
 
-/* download.c: one download the browser reported (issue 13, point 6d). */
-#define SNAP_DL_MAX 8            /* downloads remembered per agent (a ring) */
+/* download.c: one download the browser reported (issue 13, points 6d and
+ * round 2: R1 R4 R6 R8). */
+#define SNAP_DL_MAX 16           /* downloads of the agent's actions remembered (a ring;
+                                    one still undecided or running is never evicted) */
 #define SNAP_DL_NAME_MAX 81      /* a sanitized file name, with its NUL */
-enum { SNAP_DL_RUNNING, SNAP_DL_SAVED, SNAP_DL_BLOCKED, SNAP_DL_FAILED };
+#define SNAP_DL_CANCEL_MAX 64    /* page-started downloads waiting to be canceled */
+#define SNAP_DL_TASK_FILES 32    /* files saved per task, at most */
+#define SNAP_DL_TASK_BYTES (512LL * 1024 * 1024)   /* bytes saved per task, at most */
+enum { SNAP_DL_RUNNING, SNAP_DL_SAVED, SNAP_DL_BLOCKED, SNAP_DL_FAILED, SNAP_DL_PENDING,
+       SNAP_DL_DENIED };
 typedef struct {
     char guid[SNAP_ID_MAX];      /* the browser's id (hex and '-') */
     int tab;                     /* the tab whose frame started it; 0: unknown */
@@ -258,8 +264,22 @@ typedef struct {
     char file[SNAP_ID_MAX];      /* saved as: name, name-2..., or the guid */
     int64_t total, received;     /* bytes (the saved file's size once saved) */
     char mime[64];               /* the attachment's type when known, else "" */
-    int state;                   /* SNAP_DL_* */
+    int state;                   /* SNAP_DL_*; PENDING: the gate has not decided yet */
+    bool done;                   /* the browser completed it before the decision */
+    bool over;                   /* it passed the task's byte cap: to cancel */
+    char ctx[SNAP_ID_MAX];       /* its browser context ("": the default one) */
+    char url[256];               /* its URL, redacted and scrubbed (cut) */
+    char why[160];               /* DENIED: the gate's reason */
 } snap_download;
+
+/* A download the page started by itself, outside an allowed action of the
+ * agent: canceled at the next sync, audited, told in the next result. */
+typedef struct {
+    char guid[SNAP_ID_MAX];
+    char ctx[SNAP_ID_MAX];
+    char name[SNAP_DL_NAME_MAX];
+    char url[256];
+} snap_dl_page;
 
 struct snap_agent {
     cdp_browser *b;
@@ -356,16 +376,30 @@ struct snap_agent {
     uint64_t changes;
     uint64_t builds;
     uint64_t walks;              /* observe_walk.c: builds read by the walker */
-    /* download.c: the downloads seen (a ring of SNAP_DL_MAX, ndls in all)
-     * and the directory they are saved in (NULL: downloads are denied). */
+    /* download.c: the downloads of the agent's actions (a ring of
+     * SNAP_DL_MAX, ndls in all) and the directory they are saved in (NULL:
+     * downloads are denied). */
     snap_download dls[SNAP_DL_MAX];
     size_t ndls;
     char *dl_dir;
     bool dl_decided;
+    bool dl_syncing;             /* snap_dl_sync is running (no re-entry) */
+    bool dl_ungoverned;          /* a context's behaviour was refused (R2) */
+    bool dl_ungoverned_told;
+    int dl_act_tab;              /* an allowed action runs on this tab (0: none) */
+    int64_t dl_act_since;        /* base_now_ms() it was allowed */
     int dl_expect_tab;           /* a download is expected on this tab (0: none) */
     int64_t dl_expect_until;     /* base_now_ms() until which it is waited for */
     char dl_expect_url[256];     /* the attachment's URL (cut) and type, when known */
     char dl_expect_mime[64];
+    snap_dl_page dl_cancel[SNAP_DL_CANCEL_MAX];   /* page-started, to cancel */
+    size_t ndl_cancel;
+    size_t dl_cancel_lost;       /* more than the queue held (their files stay inert) */
+    size_t dl_page_told;         /* canceled page downloads not yet told (count) */
+    char dl_page_name[SNAP_DL_NAME_MAX];    /* the first of them */
+    int dl_files;                /* saved this task (SNAP_DL_TASK_FILES) */
+    int64_t dl_bytes;            /* and their bytes (SNAP_DL_TASK_BYTES) */
+    bool dl_cap_told;
 };
 
 /* ---- sink.c: the one path to the browser ---- */
@@ -699,10 +733,34 @@ void snap_dl_name_clean(const char *s, char out[SNAP_DL_NAME_MAX]);
  * the default one): allowAndName into the agent's download directory
  * (made on first use, 0700, inside the grant's first usable file scope)
  * when the grant has egress file_transfer and a file scope, else deny;
- * events on either way. A refusal leaves the browser's default. */
+ * events on either way. A refusal marks the agent's downloads ungoverned
+ * (audited, told once; each page session then gets snap_dl_page_deny). */
 void snap_dl_context(snap_agent *a, const char *ctx_id);
-/* Browser.downloadWillBegin / downloadProgress (the browser session). */
+/* After a refusal of snap_dl_context: Page.setDownloadBehavior deny on a
+ * page session (the browser honours it for that page). */
+void snap_dl_page_deny(snap_agent *a, const char *session);
+/* Browser.downloadWillBegin / downloadProgress (the browser session). The
+ * listener's: records only, never waits. A download begun while no
+ * allowed action of the agent runs on its tab (or a popup of it) is queued
+ * to be canceled; one begun in such an action waits for the gate. */
 void snap_dl_event(snap_agent *a, const char *method, const json_val *p);
+/* From snap_sync: cancel (Browser.cancelDownload) and audit the queued
+ * page-started downloads and their files; ask the gate about each of the
+ * actions' downloads not decided yet (tool "download", egress
+ * file_transfer, the file; confirmed by the hook on an authenticated
+ * origin) and cancel the refused ones; cancel one past the task's byte
+ * cap. */
+void snap_dl_sync(snap_agent *a);
+/* An action the gate allowed runs on tab (its downloads are its own);
+ * snap_dl_act_end: it has settled (no download is its own any more, nor
+ * expected). */
+void snap_dl_act(snap_agent *a, int tab);
+void snap_dl_act_end(snap_agent *a);
+/* Appended to b (a newline first unless b is empty): the downloads the
+ * page started on its own since the last time, canceled, their name as
+ * page content; and once, that downloads are ungoverned (R2) or that the
+ * task's cap was reached. Nothing when there is nothing to tell. */
+void snap_dl_tell(snap_agent *a, base_buf *b);
 /* An action on tab is expected to start a download (it clicks a link with
  * a download attribute; snap_dl_response: its own request was answered,
  * response a Network.Response, with "Content-Disposition: attachment",

@@ -4114,6 +4114,14 @@ static const char *const DL_CLICKS[3][2] = {
     {"Export data", "export-%s.csv"},
 };
 
+/* A download's name as results show it: page content, inside the
+ * agent's markers (round 2, R3). */
+static void dl_shown(const snap_agent *a, const char *name, char *out, size_t cap)
+{
+    snprintf(out, cap, "<<<page-content nonce=%s>>>%s<<<end page-content nonce=%s>>>",
+             a->nonce, name, a->nonce);
+}
+
 /* Files named like this test's downloads anywhere a browser or cdpgate
  * could write them (the home, /tmp, the working directory, the scratch
  * tree), as find prints them; new. */
@@ -4139,7 +4147,7 @@ static void t_download_reported_blocked(void)
     if (!rig_up(&x, NULL))
         goto out;
     x.a->o.timeout_ms = 30000;
-    char tag[32], path[100], want[300], name[100];
+    char tag[32], path[100], want[400], name[100], q[200];
     snprintf(tag, sizeof tag, "b%ld", (long)getpid());
     snprintf(path, sizeof path, "/act/download.html?%s", tag);
     snap_result r;
@@ -4149,8 +4157,9 @@ static void t_download_reported_blocked(void)
     for (int i = 0; i < 3; i++) {
         int rc = act_on(x.a, DL_CLICKS[i][0], 'c', NULL, false, &r);
         snprintf(name, sizeof name, DL_CLICKS[i][1], tag);
+        dl_shown(x.a, name, q, sizeof q);
         snprintf(want, sizeof want, "download of %s blocked: the grant allows no downloads "
-                 "(needs egress file_transfer and a file scope)", name);
+                 "(needs egress file_transfer and a file scope)", q);
         if (!CHECK_INT(0, rc) || !CHECK_HAS(r.text, want))
             test_fail_detail("click %s: %s", DL_CLICKS[i][0], r.text ? r.text : "");
         CHECK_LACKS(r.text, "no navigation, dialog or new tab");
@@ -4158,7 +4167,7 @@ static void t_download_reported_blocked(void)
         CHECK_HAS(r.structured, "\"state\":\"blocked\"");
         snap_result_free(&r);
         char *l = test_read_file(last_audit, NULL);
-        snprintf(want, sizeof want, "download of %s blocked", name);
+        snprintf(want, sizeof want, "download of \\\"%s\\\" blocked", name);
         if (!CHECK_HAS(l, want))
             test_fail_detail("audit:\n%s", l ? l : "");
         free(l);
@@ -4167,8 +4176,10 @@ static void t_download_reported_blocked(void)
      * "net::ERR_ABORTED". */
     snprintf(path, sizeof path, "/download?name=open-%s.pdf", tag);
     int rc = do_open(x.a, "a.test", path, &r);
+    snprintf(name, sizeof name, "open-%s.pdf", tag);
+    dl_shown(x.a, name, q, sizeof q);
     snprintf(want, sizeof want, "is a download, not a page (no page was opened): download of "
-             "open-%s.pdf blocked: the grant allows no downloads", tag);
+             "%s blocked: the grant allows no downloads", q);
     if (!CHECK_INT(SNAP_ENAVIGATE, rc) || !CHECK_HAS(r.text, want))
         test_fail_detail("open: %s", r.text ? r.text : "");
     CHECK_LACKS(r.text, "ERR_ABORTED");
@@ -4206,7 +4217,7 @@ static void t_download_in_scope(void)
     if (!rig_up(&x, dl_scoped))
         goto out;
     x.a->o.timeout_ms = 30000;
-    char tag[32], path[100], want[PATH_MAX + 300], name[100];
+    char tag[32], path[100], want[PATH_MAX + 900], name[100], q[200];
     snprintf(tag, sizeof tag, "s%ld", (long)getpid());
     snprintf(path, sizeof path, "/act/download.html?%s", tag);
     snap_result r;
@@ -4223,8 +4234,9 @@ static void t_download_in_scope(void)
     for (int i = 0; i < 3; i++) {
         int rc = act_on(x.a, DL_CLICKS[i][0], 'c', NULL, false, &r);
         snprintf(name, sizeof name, DL_CLICKS[i][1], tag);
-        snprintf(want, sizeof want, "download: %s (%s bytes) saved to %s/cdpgate-downloads-",
-                 name, SIZE[i], real);
+        dl_shown(x.a, name, q, sizeof q);
+        snprintf(want, sizeof want, "download of %s (%s bytes) saved to %s/cdpgate-downloads-",
+                 q, SIZE[i], real);
         if (!CHECK_INT(0, rc) || !CHECK_HAS(r.text, want))
             test_fail_detail("click %s: %s", DL_CLICKS[i][0], r.text ? r.text : "");
         CHECK_LACKS(r.text, "no navigation, dialog or new tab");
@@ -4232,10 +4244,9 @@ static void t_download_in_scope(void)
         CHECK_HAS(r.structured, want);
         CHECK_HAS(r.structured, "\"state\":\"saved\"");
         snap_result_free(&r);
-        /* Audited: allowed, and where to. */
+        /* Audited: the gate's decision (allow), and where to. */
         char *l = test_read_file(last_audit, NULL);
-        snprintf(want, sizeof want, "download of %s allowed into %s/cdpgate-downloads-", name,
-                 real);
+        snprintf(want, sizeof want, "\"file\":\"%s/cdpgate-downloads-", real);
         const char *line = l ? strstr(l, want) : NULL;
         if (!CHECK(line != NULL))
             test_fail_detail("audit:\n%s", l ? l : "");
@@ -4245,22 +4256,29 @@ static void t_download_in_scope(void)
         const char *eol = line ? strchr(line, '\n') : NULL;
         char *dec = bol ? strstr(bol, "\"decision\":\"allow\"") : NULL;
         CHECK(dec != NULL && (!eol || dec < eol));
+        char *act = bol ? strstr(bol, "\"action\":\"download\"") : NULL;
+        CHECK(act != NULL && (!eol || act < eol));
         free(l);
     }
     /* The same name again: saved beside the first, never over it. */
     int rc = act_on(x.a, DL_CLICKS[0][0], 'c', NULL, false, &r);
-    snprintf(want, sizeof want, "download: report-%s.pdf (12,345 bytes) saved to %s/"
-             "cdpgate-downloads-", tag, real);
+    snprintf(name, sizeof name, "report-%s.pdf", tag);
+    dl_shown(x.a, name, q, sizeof q);
+    snprintf(want, sizeof want, "download of %s (12,345 bytes) saved to %s/"
+             "cdpgate-downloads-", q, real);
     if (!CHECK_INT(0, rc) || !CHECK_HAS(r.text, want))
         test_fail_detail("second click: %s", r.text ? r.text : "");
-    snprintf(want, sizeof want, "/report-%s-2.pdf [obs ", tag);
+    snprintf(name, sizeof name, "report-%s-2.pdf", tag);
+    dl_shown(x.a, name, q, sizeof q);
+    snprintf(want, sizeof want, "/%s [obs ", q);
     CHECK_HAS(r.text, want);
     snap_result_free(&r);
     snprintf(path, sizeof path, "/download?name=open-%s.pdf", tag);
     rc = do_open(x.a, "a.test", path, &r);
-    snprintf(want, sizeof want, "is a download, not a page (no page was opened): download: "
-             "open-%s.pdf (application/pdf, 12,345 bytes) saved to %s/cdpgate-downloads-", tag,
-             real);
+    snprintf(name, sizeof name, "open-%s.pdf", tag);
+    dl_shown(x.a, name, q, sizeof q);
+    snprintf(want, sizeof want, "is a download, not a page (no page was opened): download of "
+             "%s (application/pdf, 12,345 bytes) saved to %s/cdpgate-downloads-", q, real);
     if (!CHECK_INT(SNAP_ENAVIGATE, rc) || !CHECK_HAS(r.text, want))
         test_fail_detail("open: %s", r.text ? r.text : "");
     snap_result_free(&r);
@@ -4425,6 +4443,167 @@ out:
     rig_down(&x);
 }
 
+/* Files in the download scope (find's lines; new). */
+static char *dl_scope_files(void)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "find '%s' -type f 2>/dev/null", dl_scope);
+    char *o = NULL, *e = NULL;
+    fixture_run(cmd, &o, &e);
+    free(e);
+    return o;
+}
+
+/* Round 2, R1 (review s10): with file_transfer and a scope, a page that
+ * starts downloads by itself (timers: conftest.py, test_zz_red.py, "..",
+ * Makefile, as Blobs) writes nothing: each is canceled at its start,
+ * audited, and the next result says so, its name as page content. Fails
+ * on the main before the change (conftest.py, test_zz_red.py, Makefile.txt
+ * were saved in the scope, never reported nor audited). */
+static void t_dl_page_canceled(void)
+{
+    snprintf(dl_scope, sizeof dl_scope, "%s/dl-plant", world.root);
+    mkdir(dl_scope, 0700);
+    rig x;
+    if (!rig_up(&x, dl_scoped))
+        goto out;
+    x.a->o.timeout_ms = 30000;
+    snap_result r;
+    if (!CHECK_INT(0, do_open(x.a, "a.test", "/gate/red/dl-plant.html", &r)))
+        test_fail_detail("open: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    testlib_sleep_ms(2500);
+    CHECK_INT(0, do_observe(x.a, &r));
+    base_buf told = {0};
+    base_buf_puts(&told, r.text ? r.text : "");
+    snap_result_free(&r);
+    int rc = act_on(x.a, "Harmless", 'c', NULL, false, &r);
+    CHECK_INT(0, rc);
+    base_buf_puts(&told, r.text ? r.text : "");
+    CHECK_LACKS(r.structured, "\"downloads\"");
+    snap_result_free(&r);
+    testlib_sleep_ms(500);
+    CHECK_INT(0, do_observe(x.a, &r));
+    snap_result_free(&r);
+    char want[200];
+    snprintf(want, sizeof want, "the page started a download of <<<page-content nonce=%s>>>",
+             x.a->nonce);
+    if (!CHECK_HAS(told.s, want) || !CHECK_HAS(told.s, "on its own (no action of the agent): "
+                                                       "canceled"))
+        test_fail_detail("results:\n%s", told.s ? told.s : "");
+    base_buf_free(&told);
+    char *o = dl_scope_files();
+    if (!CHECK(o && !*o))
+        test_fail_detail("files in the scope:\n%s", o ? o : "");
+    free(o);
+    char *l = test_read_file(last_audit, NULL);
+    static const char *const NAMES[] = {"conftest.py", "test_zz_red.py", "Makefile"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(want, sizeof want, "the page started a download of \\\"%s", NAMES[i]);
+        if (!CHECK_HAS(l, want))
+            test_fail_detail("audit:\n%s", l ? l : "");
+    }
+    free(l);
+out:
+    rig_down(&x);
+}
+
+/* Round 2, R4 (review s10): on an authenticated origin, a plain link the
+ * server answers as an attachment (the click is a read) and an open of an
+ * attachment's URL (a read) write nothing unless the human confirms the
+ * download itself; refused, the result says so and nothing is written.
+ * Confirmed, it is saved. Fails on the main before the change (both files
+ * were saved, the hook never asked). */
+static void t_dl_auth_confirmed(void)
+{
+    snprintf(dl_scope, sizeof dl_scope, "%s/dl-auth", world.root);
+    mkdir(dl_scope, 0700);
+    rig x;
+    if (!rig_up(&x, dl_scoped))
+        goto out;
+    x.a->o.timeout_ms = 30000;
+    hook_answer = GATE_DENY;
+    snap_result r;
+    if (!CHECK_INT(0, do_open(x.a, "bank.test", "/gate/red/dl-link.html", &r)))
+        test_fail_detail("open: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    int h0 = hook_calls;
+    int rc = act_on(x.a, "Statements", 'c', NULL, false, &r);
+    CHECK_INT(0, rc);
+    if (!CHECK_INT(h0 + 1, hook_calls) || !CHECK_HAS(r.text, "refused and canceled"))
+        test_fail_detail("click: %s", r.text ? r.text : "");
+    CHECK_HAS(r.structured, "\"state\":\"refused\"");
+    CHECK_HAS(hook_prompt, "save a file the page downloads");
+    CHECK_HAS(hook_prompt, "statement-all.csv");
+    snap_result_free(&r);
+    rc = do_open(x.a, "bank.test", "/download?name=bank-export.csv", &r);
+    if (!CHECK_INT(h0 + 2, hook_calls) || !CHECK_HAS(r.text, "refused and canceled"))
+        test_fail_detail("open: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    barrier(x.a);
+    char *o = dl_scope_files();
+    if (!CHECK(o && !*o))
+        test_fail_detail("files in the scope:\n%s", o ? o : "");
+    free(o);
+    /* Confirmed: saved. */
+    hook_answer = GATE_ALLOW;
+    if (!CHECK_INT(0, do_open(x.a, "bank.test", "/gate/red/dl-link.html", &r)))
+        test_fail_detail("open: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    rc = act_on(x.a, "Statements", 'c', NULL, false, &r);
+    if (!CHECK_INT(0, rc) || !CHECK_HAS(r.text, "12,345 bytes) saved to "))
+        test_fail_detail("click: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    o = dl_scope_files();
+    if (!CHECK(o && strstr(o, "/statement-all.csv\n")))
+        test_fail_detail("files in the scope:\n%s", o ? o : "");
+    free(o);
+out:
+    rig_down(&x);
+}
+
+/* Round 2, R6 (review s10): after the grant expired, a page's Blob
+ * download (and its link to an attachment) write nothing. Fails on the
+ * main before the change (late-blob.py was saved). */
+static void dl_scoped_expiring(gate_grant *g)
+{
+    dl_scoped(g);
+    g->expires = (int64_t)time(NULL) + 3600;
+}
+
+static void t_dl_expired(void)
+{
+    snprintf(dl_scope, sizeof dl_scope, "%s/dl-late", world.root);
+    mkdir(dl_scope, 0700);
+    rig x;
+    if (!rig_up(&x, dl_scoped_expiring))
+        goto out;
+    x.a->o.timeout_ms = 30000;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "a.test", "/gate/red/dl-late.html", &r));
+    snap_result_free(&r);
+    fake_now = (int64_t)time(NULL) + 7200;      /* the grant ran out */
+    testlib_sleep_ms(4500);
+    snap_query q = {0};
+    memset(&r, 0, sizeof r);
+    CHECK(snap_observe(x.a, &q, &r) != 0);     /* "the grant expired" */
+    snap_result_free(&r);
+    testlib_sleep_ms(300);
+    memset(&r, 0, sizeof r);
+    snap_observe(x.a, &q, &r);
+    snap_result_free(&r);
+    char *o = dl_scope_files();
+    if (!CHECK(o && !strstr(o, "late-") && !*o))
+        test_fail_detail("files in the scope:\n%s", o ? o : "");
+    free(o);
+    char *l = test_read_file(last_audit, NULL);
+    if (!CHECK_HAS(l, "the page started a download of \\\"late-blob.py"))
+        test_fail_detail("audit:\n%s", l ? l : "");
+    free(l);
+out:
+    rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
     {"attached_browser", t_attached_browser},
@@ -4494,6 +4673,9 @@ static const test_case TESTS[] = {
     {"red_download_nowhere", t_red_download_nowhere},
     {"download_reported_blocked", t_download_reported_blocked},
     {"download_in_scope", t_download_in_scope},
+    {"dl_page_canceled", t_dl_page_canceled},
+    {"dl_auth_confirmed", t_dl_auth_confirmed},
+    {"dl_expired", t_dl_expired},
     {"red_main_world_lies", t_red_main_world_lies},
     {"red_dblclick_swap", t_red_dblclick_swap},
     {"red_text_target", t_red_text_target},
