@@ -493,12 +493,18 @@ void snap_dl_event(snap_agent *a, const char *method, const json_val *p)
             dl_unlink(a, d->guid);   /* refused meanwhile: never kept */
         return;
     }
-    if (d->state == SNAP_DL_PENDING && done)
+    if (d->state == SNAP_DL_PENDING && done) {
         d->done = true;              /* named once the gate allows it */
-    else if (done && a->dl_dir && !d->over)
+    } else if (done && a->dl_dir && !d->over) {
         dl_save(a, d);
-    else
-        d->state = SNAP_DL_FAILED;
+    } else {
+        if (done)
+            dl_unlink(a, d->guid);   /* past the byte cap: never kept */
+        d->state = d->over ? SNAP_DL_DENIED : SNAP_DL_FAILED;
+        if (d->over)
+            snprintf(d->why, sizeof d->why, "the task's cap of %lld bytes of downloads was "
+                     "reached", (long long)SNAP_DL_TASK_BYTES);
+    }
     snap_tab *t = snap_tab_by_id(a, d->tab);
     if (t)
         t->settle_evt++;
