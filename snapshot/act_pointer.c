@@ -252,8 +252,12 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, int kind
     act_report rp;
     snap_act_report_init(&rp, kind == PT_DBLCLICK ? "dblclick" : tool, tg.ref);
     rp.sf = loc.sf;
+    /* The states are the element's the click acts on (a label's text:
+     * its control's), as the gate judged it. */
     if (snap_act_page_usable(a, tg.tab, &st))
-        snap_act_collect_changes(a, tg.session, obs_oid, tg.oid, &rp);
+        snap_act_collect_changes(a, tg.session, obs_oid,
+                                 gg.acted_oid[0] && strcmp(gg.acted_session, tg.session) == 0
+                                     ? gg.acted_oid : tg.oid, &rp);
     report_appeared(a, tg.tab, &st, hover, before, nbefore, &rp);
     free(before);
     before = NULL;

@@ -580,7 +580,13 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
         }
     }
     int rc = gate_check(a->gate, &q, &g->d);
-    object_release(a, in->session, el.oid);
+    if (g->d.decision == GATE_ALLOW && el.oid[0]) {
+        /* Kept for the change report (its states), until snap_gate_done. */
+        snprintf(g->acted_oid, sizeof g->acted_oid, "%s", el.oid);
+        snprintf(g->acted_session, sizeof g->acted_session, "%s", in->session);
+    } else {
+        object_release(a, in->session, el.oid);
+    }
     free(parr);
     json_doc_free(pdoc);
     free(url);
@@ -590,6 +596,8 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     if (g->d.decision == GATE_ALLOW && (g->d.confirmed || in->dbl) && fv) {
         g->facts = json_write(fv, NULL);
         if (!g->facts) {
+            object_release(a, g->acted_session, g->acted_oid);
+            g->acted_oid[0] = 0;
             json_doc_free(facts);
             return snap_fail(r, SNAP_ENOMEM, "%s: out of memory; nothing was done", in->tool);
         }
@@ -682,6 +690,8 @@ void snap_gate_done(snap_agent *a, snap_gated *g, int rc, snap_result *r)
 {
     free(g->facts);
     g->facts = NULL;
+    object_release(a, g->acted_session, g->acted_oid);
+    g->acted_oid[0] = 0;
     if (!g->allowed)
         return;
     g->allowed = false;

@@ -521,6 +521,11 @@ typedef struct {
      * the outcome's detail). */
     char *facts;
     char changed[400];
+    /* Allowed, on a node that acts on another element (a label's text for
+     * its control): that element in cdpgate's world of the node's session,
+     * for the change report; released by snap_gate_done. "" none. */
+    char acted_oid[SNAP_ID_MAX];
+    char acted_session[SNAP_ID_MAX];
 } snap_gated;
 
 /* Runtime.callFunctionOn params reading what the gate needs of the element

@@ -2324,7 +2324,8 @@ static void t_dblclick_edit_regression(void)
  * text ("text:..." for a ref), matched like a query among the lines of the
  * tab's observation: a label toggles its checkbox, a table cell runs its
  * click handler; several matches are refused with the candidates; text the
- * snapshot does not show (aria-hidden) is not found. */
+ * snapshot does not show (aria-hidden) is not found. The change report of a
+ * click on a label's text reads its control's states. */
 static void t_click_by_text_regression(void)
 {
     snap_agent *a = agent_at("/act/textclick.html");
@@ -2339,6 +2340,13 @@ static void t_click_by_text_regression(void)
     has(r.text, "text \"I accept the terms\"");
     CHECK_STR("click", str_member(r.structured, "action", buf, sizeof buf));
     check_eval(a, "document.getElementById('terms').checked", "true");
+    /* A text in a span of a label: the report reads the states of the
+     * control the click acts on (issue 13 residual; before, the span's:
+     * none). */
+    CHECK_INT(0, click(a, "text:Share my data", &r, NULL));
+    has(r.text, "text \"Share my data\"");
+    has(r.text, "(now checked)");
+    check_eval(a, "document.getElementById('share').checked", "true");
     /* A label that names its control is not printed apart from it: its
      * text names the checkbox. */
     CHECK_INT(0, click(a, "text:Send me the newsletter", &r, NULL));
