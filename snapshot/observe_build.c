@@ -71,8 +71,9 @@ static void walk(build *B, int fi, int ai, int parent, int depth);
  * join: a link or button keeps its own line and ref, and the text after it
  * starts a new V_TEXT marked VF_RUN (VF_SPACE when the page has a space
  * before it), which text mode joins to the line before (page_text). An
- * unknown wrapper (generic, an ignored node) counts as a block: a line
- * break too many, never a control hidden inside a run of text. */
+ * unknown wrapper (an ignored node, a generic that is not display:inline)
+ * counts as a block: a line break too many, never a control hidden inside
+ * a run of text. */
 
 /* Inline wrappers: flat, printed as nothing, inside a line of text. */
 static const char *const INLINE_ROLES[] = {
@@ -81,14 +82,20 @@ static const char *const INLINE_ROLES[] = {
 };
 
 /* Is vnode j an inline wrapper (a clickable one is not: it may become a
- * "clickable" line, and must keep its text)? */
+ * "clickable" line, and must keep its text)? One of INLINE_ROLES, or a
+ * generic whose computed display is "inline" (a span the browser keeps
+ * for its title or an ARIA attribute: the DOM snapshot's styles). */
 static bool inline_wrap(const build *B, int j)
 {
     const vnode *x = &B->v[j];
-    if (x->kind != V_FLAT || (x->vf & VF_DROP) || !snap_obs_in_list(snap_obs_vrole(B, x),
-                                                                   INLINE_ROLES))
+    if (x->kind != V_FLAT || (x->vf & VF_DROP))
         return false;
     const sess_st *S = &B->ss[B->fr[x->frame].sess];
+    const char *role = snap_obs_vrole(B, x);
+    if (!snap_obs_in_list(role, INLINE_ROLES) &&
+        !(strcmp(role, "generic") == 0 && x->backend > 0 &&
+          snap_obs_ids_has(&S->inl, x->backend)))
+        return false;
     return !(x->backend > 0 && snap_obs_ids_has(&S->click, x->backend));
 }
 

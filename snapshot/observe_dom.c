@@ -127,7 +127,7 @@ static void dom_parse(sess_st *S, const json_val *result)
  * does (snap_dom_digest_check compares the two). */
 
 enum { DS_INPUT = 1, DS_TYPE = 2, DS_AUTOC = 4, DS_PW = 8, DS_OTC = 16, DS_CC = 32,
-       DS_FIXED = 64 };
+       DS_FIXED = 64, DS_INLINE = 128 };
 
 /* The members of nodes and layout that are read. */
 enum { DF_BACK = 1, DF_NAME, DF_ATTR, DF_CLICK, DF_PARENT, DF_LNODE, DF_LSTYLE, DF_LBOUNDS };
@@ -156,6 +156,7 @@ void snap_obs_ds_free(domsink *S)
         free(d->ly0.v);
         free(d->ly1.v);
         free(d->lpos.v);
+        free(d->ldisp.v);
     }
     free(S->docs);
     free(S->flags);
@@ -221,6 +222,8 @@ static void ds_string_end(domsink *S)
     if ((S->total == 5 && memcmp(S->head, "fixed", 5) == 0) ||
         (S->total == 6 && memcmp(S->head, "sticky", 6) == 0))
         f |= DS_FIXED;
+    if (S->total == 6 && memcmp(S->head, "inline", 6) == 0)
+        f |= DS_INLINE;
     S->flags[S->nstr++] = f;
     S->cur = 0;
     S->headlen = S->total = S->ncarry = 0;
@@ -333,8 +336,10 @@ int snap_obs_ds_event(void *ud, const json_event *ev)
             ok = iv_push(&doc->parent, v >= 0 && v <= INT32_MAX ? (int)v : -1);
         else if (S->field == DF_LNODE && snap_obs_is_value(ev))
             ok = iv_push(&doc->lnode, v >= 0 && v <= INT32_MAX ? (int)v : -1);
-        else if (S->field == DF_LSTYLE && ev->type == JSON_EV_ARR_BEGIN)
-            ok = iv_push(&doc->lpos, -1);
+        else if (S->field == DF_LSTYLE && ev->type == JSON_EV_ARR_BEGIN) {
+            S->style_i = 0;
+            ok = iv_push(&doc->lpos, -1) && iv_push(&doc->ldisp, -1);
+        }
         else if (S->field == DF_LBOUNDS && ev->type == JSON_EV_ARR_BEGIN) {
             S->rect_i = 0;
             ok = iv_push(&doc->ly0, 0) && iv_push(&doc->ly1, 0);
@@ -344,8 +349,13 @@ int snap_obs_ds_event(void *ud, const json_event *ev)
             ok = iv_push(&doc->attrs, (int)v);
         else if (S->field == DF_CLICK && S->in_click_index && snap_obs_is_value(ev))
             ok = iv_push(&doc->click, (int)v);
-        else if (S->field == DF_LSTYLE && doc->lpos.n && doc->lpos.v[doc->lpos.n - 1] < 0)
-            doc->lpos.v[doc->lpos.n - 1] = v >= 0 && v <= INT32_MAX ? (int)v : -1;
+        else if (S->field == DF_LSTYLE && doc->lpos.n && snap_obs_is_value(ev)) {
+            /* computedStyles is [position, display] (observe_render.c) */
+            ivec *iv = S->style_i == 0 ? &doc->lpos : S->style_i == 1 ? &doc->ldisp : NULL;
+            if (iv && iv->n)
+                iv->v[iv->n - 1] = v >= 0 && v <= INT32_MAX ? (int)v : -1;
+            S->style_i++;
+        }
         else if (S->field == DF_LBOUNDS && ev->type == JSON_EV_NUM && doc->ly0.n)
             rect_num(S, doc, ev->num);
     }
@@ -462,9 +472,16 @@ void snap_obs_ds_finish(sess_st *T, const domsink *S)
             if (i >= 0 && (size_t)i < nn)
                 snap_obs_ids_add(&T->click, d->backs.v[i]);
         }
+        for (size_t k = 0; k < d->lnode.n && k < d->ldisp.n; k++) {
+            int i = d->lnode.v[k], ds = d->ldisp.v[k];
+            if (i >= 0 && (size_t)i < nn && ds >= 0 && (size_t)ds < S->nstr &&
+                (S->flags[ds] & DS_INLINE))
+                snap_obs_ids_add(&T->inl, d->backs.v[i]);
+        }
     }
     secrets_sort(T);
     snap_obs_ids_sort(&T->click);
+    snap_obs_ids_sort(&T->inl);
     T->dom_ok = true;
 }
 

@@ -100,6 +100,8 @@ typedef struct {
     idset pw, otc;               /* of which type=password; one-time-code or
                                     current/new-password autocomplete */
     idset click;                 /* isClickable */
+    idset inl;                   /* computed display "inline" (a generic that sits
+                                    inside a line of text) */
     nbox *box;                   /* layout boxes, sorted by backend */
     size_t nbox;
     int32_t doc_h;               /* the first document's content height, 0 unknown */
@@ -302,6 +304,7 @@ typedef struct {
     ivec click;                  /* node indices */
     ivec lnode, ly0, ly1, lpos;  /* per layout object: node index, rows, position
                                     (string index of its computed "position") */
+    ivec ldisp;                  /* and of its computed "display" (-1 none) */
     int32_t content_h;           /* contentHeight */
 } dsdoc;
 
@@ -313,6 +316,7 @@ typedef struct {
     int sect;                    /* 1 in nodes, 2 in layout, 3 at contentHeight */
     bool in_click_index;
     int rect_i;                  /* index of the number in the current bounds rect */
+    int style_i;                 /* index of the value in the current styles array */
     double rect_y;
     unsigned char *flags;        /* per string */
     size_t nstr, capstr;

@@ -248,6 +248,7 @@ void snap_obs_free_build(build *B)
         free(B->ss[i].pw.v);
         free(B->ss[i].otc.v);
         free(B->ss[i].click.v);
+        free(B->ss[i].inl.v);
         free(B->ss[i].box);
         if (B->ss[i].dss) {
             snap_obs_ds_free(B->ss[i].dss);
@@ -396,7 +397,7 @@ int snap_obs_fetch(build *B)
         domsink *DS = calloc(1, sizeof *DS);
         B->ss[s].dss = DS;
         B->ss[s].rc = DS ? snap_cdp_send_sink(a, B->ss[s].id, "DOMSnapshot.captureSnapshot",
-                                              "{\"computedStyles\":[\"position\"]}",
+                                              "{\"computedStyles\":[\"position\",\"display\"]}",
                                               snap_obs_ds_event, DS, &B->ss[s].call, NULL)
                          : CDP_ENOMEM;
         if (!B->ss[s].rc)

@@ -129,6 +129,7 @@ int snap_obs_view_relayout(snap_agent *a, snap_tab *t, struct snap_cache *C)
     free(S.pw.v);
     free(S.otc.v);
     free(S.click.v);
+    free(S.inl.v);
     free(S.box);
     return ret;
 }

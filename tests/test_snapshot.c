@@ -1187,6 +1187,11 @@ static void t_inline_runs_regression(void)
     CHECK_HAS(t, "\n \"str.split(sep=None, maxsplit=-1)\"\n");
     CHECK_HAS(t, "\n \"Return a list of the words in the string.\"\n");
     CHECK_HAS(t, "\n\"first block\"\n\"second block\"\n");
+    /* Spans the browser keeps as generics (a title, an ARIA attribute):
+     * display:inline ones sit in the line, a display:block one breaks it
+     * (issue 13, residual P1). */
+    CHECK_HAS(t, "\n\"Total 42 EUR due today at noon.\"\n");
+    CHECK_HAS(t, "\n\"Before\"\n\"the block span\"\n\"after.\"\n");
     CHECK(ref_on(t, "link \"reference manual\"") > 0);
     CHECK(ref_on(t, "button \"Delete all\"") > 0);
     snap_result_free(&r);
@@ -1204,6 +1209,7 @@ static void t_inline_runs_regression(void)
     }
     CHECK_HAS(t, "\nSee the reference manual for details.\n");
     CHECK_HAS(t, "\nPress Delete all to empty the list.\n");
+    CHECK_HAS(t, "\nTotal 42 EUR due today at noon.\n");
     CHECK_HAS(t, "\nfirst block\nsecond block\n");
     free(inner);
     snap_result_free(&r);
