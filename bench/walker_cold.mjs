@@ -73,7 +73,7 @@ function cdpgate(endpoint, url, walker) {
 export function walkerScripts(file) {
     const src = fs.readFileSync(file || path.join(ROOT, 'snapshot/page_walk.c'), 'utf8');
     const out = [];
-    for (const m of src.matchAll(/const char (snap_js_walk_\w+)\[\] =([\s\S]*?);\n/g)) {
+    for (const m of src.matchAll(/const char (snap_js_walk_(?:def\d|expr))\[\] =([\s\S]*?);\n/g)) {
         let s = '';
         for (const lit of m[2].matchAll(/"((?:[^"\\]|\\.)*)"/g))
             s += JSON.parse('"' + lit[1] + '"');
@@ -187,4 +187,6 @@ async function main() {
         fs.writeFileSync(outFile, JSON.stringify(results, null, 1));
 }
 
-await main();
+// Run only as a script (walkerScripts is also imported).
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+    await main();
