@@ -176,6 +176,27 @@ const char *snap_act_fn_object(const pcall *pc);
 void snap_act_sessions_note(session_set *ss, const char *session);
 void snap_act_sessions_release(snap_agent *a, session_set *ss);
 
+/* ---- act_shot_mask.c ---- */
+
+/* The sessions of a tab where a screenshot's mask is set (an opaque
+ * overlay on the secret fields with a value) and how many fields it covers. */
+#define SNAP_SHOT_MASK_MAX 16
+typedef struct {
+    char s[SNAP_SHOT_MASK_MAX][SNAP_ID_MAX];
+    size_t n;
+    int fields;
+} snap_shot_mask;
+/* Mask, in every frame of tab tab_id, the secret fields with a value (the
+ * snapshot's rules and the fields noted secret): 0 (m->fields masked,
+ * perhaps 0), or SNAP_EDENIED when they cannot all be masked (nothing
+ * left set). snap_shot_mask_off after the capture, always. */
+int snap_shot_mask_on(snap_agent *a, int tab_id, snap_shot_mask *m, snap_result *r);
+void snap_shot_mask_off(snap_agent *a, snap_shot_mask *m);
+/* Whether the element of a screenshot's ref is a secret field (noted, or by
+ * the rules); true when it cannot be told. */
+bool snap_shot_ref_secret(snap_agent *a, int tab_id, const char *frame_id, int backend,
+                          const char *session, const char *oid);
+
 /* ---- act_result.c ---- */
 
 int snap_act_refuse_dialog(snap_agent *a, snap_tab *t, snap_result *r);

@@ -709,6 +709,13 @@ static int shot_ref_box(snap_agent *a, const char *ref, int *tab_id, shot_rect *
                              "screenshot clips to it only through its frame's own ref (or "
                              "take the viewport)", tg.what);
     }
+    if (snap_shot_ref_secret(a, tg.tab, tg.frame, tg.backend, tg.session, tg.oid)) {
+        /* Its box is the value: refused outright, never only masked. */
+        rc = snap_act_fail(r, SNAP_EDENIED, "%s is a secret field: a screenshot of it would "
+                           "show its value (the snapshot shows it without)", tg.what);
+        snap_act_release_all(a, &tg, &ss);
+        return rc;
+    }
     pcall bm, lm;
     rc = snap_act_call(a, tg.session, "DOM.getBoxModel", snap_act_params("s", "objectId", tg.oid),
                        &bm);
@@ -865,7 +872,18 @@ static int screenshot_run(snap_agent *a, const snap_shot_opts *o, snap_result *r
     size_t first = 0;
     double scale;
     int quality;
-    if ((rc = shot_fit(a, t, o, &area, full || clipped, &im, &first, &scale, &quality, r)))
+    /* The secret fields with a value are masked for the capture only. */
+    snap_shot_mask m;
+    int tab_id = t->id;
+    if ((rc = snap_shot_mask_on(a, tab_id, &m, r)))
+        return rc;
+    if (!(t = snap_tab_by_id(a, tab_id))) {
+        snap_shot_mask_off(a, &m);
+        return snap_act_fail(r, SNAP_ENOTAB, "the tab closed");
+    }
+    rc = shot_fit(a, t, o, &area, full || clipped, &im, &first, &scale, &quality, r);
+    snap_shot_mask_off(a, &m);
+    if (rc)
         return rc;
     r->image = im.img;
     r->image_len = im.len;
@@ -896,6 +914,9 @@ static int screenshot_run(snap_agent *a, const snap_shot_opts *o, snap_result *r
     else if (cut)
         base_buf_printf(&b, "; the page is larger, cut at 4096x16384 px (it is %.0f px high: "
                         "a region from y=16384 shows the rest)", page_h);
+    if (m.fields)
+        base_buf_printf(&b, "; %d secret field%s masked (grey: values never shown)", m.fields,
+                        m.fields == 1 ? "" : "s");
     base_buf_printf(&b, " [obs %s]", r->obs);
     json_w w;
     snap_result_begin(&w, 0);
@@ -921,6 +942,8 @@ static int screenshot_run(snap_agent *a, const snap_shot_opts *o, snap_result *r
             json_w_int(&w, quality);
         }
     }
+    json_w_key(&w, "masked");
+    json_w_int(&w, m.fields);
     if (cut) {
         json_w_key(&w, "cut");
         json_w_bool(&w, true);

@@ -915,3 +915,8 @@ int snap_obs_check(snap_agent *a, const char *obs, snap_result *r)
     }
     return 0;
 }
+
+void snap_frame_world_forget(snap_agent *a, int tab_id, const char *frame_id)
+{
+    frame_world_drop(a, tab_id, frame_id);
+}

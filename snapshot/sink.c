@@ -85,6 +85,8 @@ static const struct {
     {"Accessibility.getFullAXTree", 0},
     {"Accessibility.getPartialAXTree", 0},
     {"DOM.describeNode", 0},
+    {"DOM.disable", 0},
+    {"DOM.enable", 0},                     /* Overlay.enable needs it (a screenshot's mask) */
     {"DOM.getBoxModel", 0},
     {"DOM.getContentQuads", 0},
     {"DOM.getFrameOwner", 0},
@@ -98,6 +100,12 @@ static const struct {
     {"DOMSnapshot.captureSnapshot", 0},
     {"Log.enable", 0},                     /* the browser's own errors (agent_problems.c) */
     {"Network.enable", 0},
+    {"Overlay.disable", 0},
+    {"Overlay.enable", 0},
+    /* A screenshot's mask over secret fields (act_shot_mask.c): painted by
+     * the browser above the page, which cannot see it. */
+    {"Overlay.hideHighlight", 0},
+    {"Overlay.highlightNode", 0},
     {"Page.captureScreenshot", 0},
     {"Page.enable", 0},
     {"Page.getFrameTree", 0},

@@ -696,6 +696,9 @@ int snap_walk_secrets(snap_agent *a, int tab_id, const char *frame_id, const int
  * 0, or an error (*id = 0). */
 int snap_world_eval(snap_agent *a, const char *session, int64_t world, const char *expr,
                     uint64_t *id);
+/* Forget frame_id's world: its context was found gone (a caller that
+ * then asks snap_frame_world again gets a new one). */
+void snap_frame_world_forget(snap_agent *a, int tab_id, const char *frame_id);
 /* The warm cache's mutation counters (page_js.c snap_js_mut_expr) of the
  * n frames ids[] of tab tab_id (n <= 64), read in cdpgate's isolated
  * world with one pipelined Runtime.evaluate per frame: out[i] is the
