@@ -256,11 +256,12 @@ static bool check_recipient(const gate_grant *g, const gate_request *req, gate_d
 
 /* The file, made absolute (cwd) and normalised lexically ("..": the
  * caller resolved symlinks with realpath before asking). */
-static bool check_file(const gate_grant *g, unsigned egress, const char *f, gate_decision *d)
+static bool check_file(const gate_grant *g, unsigned egress, const char *f, const char *given,
+                       gate_decision *d)
 {
     char abs[GATE_STR_MAX + 4096 + 2], norm[sizeof abs], q[72];
     const char *why;
-    gate_text_copy(q, sizeof q, f, 60);
+    gate_text_copy(q, sizeof q, given ? given : f, 60);
     if (!(egress & GATE_EGRESS_FILE)) {
         gate_verdict(d, GATE_DENY, "file %s: file transfer needs the file_transfer egress class",
                      q);
@@ -283,7 +284,8 @@ static bool check_file(const gate_grant *g, unsigned egress, const char *f, gate
     for (size_t i = 0; g && i < g->nfile_scopes; i++)
         if (gate_path_inside(g->file_scopes[i], norm))
             return true;
-    gate_text_copy(q, sizeof q, norm, 60);
+    if (!given)
+        gate_text_copy(q, sizeof q, norm, 60);
     gate_verdict(d, GATE_DENY, "file %s is outside the grant's file scopes", q);
     return false;
 }
@@ -329,7 +331,7 @@ static bool check_scope(const gate *gt, const gate_request *req, gate_decision *
     unsigned allowed = g ? g->egress : GATE_EGRESS_FETCH;
     if (!check_recipient(g, req, d))
         return false;
-    if (req->file && !check_file(g, allowed, req->file, d))
+    if (req->file && !check_file(g, allowed, req->file, req->file_given, d))
         return false;
     if (req->state_change && !check_form(gt, req, allowed, d))
         return false;

@@ -278,6 +278,9 @@ typedef struct {
                                        the ones given to a recipient field
                                        through text, options or an option */
     const char *file;               /* a file being uploaded/downloaded */
+    const char *file_given;         /* the path as the agent wrote it: refusals
+                                       name it, never file (its real path, which
+                                       would read symlinks back); NULL: file */
     const char *script;             /* eval: the JavaScript to run, shown to the
                                        human who confirms in full (model text);
                                        longer than GATE_SCRIPT_SHOWN: refused */

@@ -24,11 +24,18 @@ int snap_upload(snap_agent *a, const char *ref, const char *path, const char *ob
         return rc;
     if (!path || !*path)
         return snap_act_fail(r, SNAP_EINVAL, "upload needs the path of a file");
+    /* The file system is not looked at before the gate judged the path: a
+     * missing file is asked about by the path as given (the scope check is
+     * then lexical), so "missing" and "outside the scopes" read the same
+     * outside the grant's file scopes, and no refusal names a real path. */
     char *real = realpath(path, NULL);
     struct stat st;
-    if (!real || stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+    bool regular = real && stat(real, &st) == 0 && S_ISREG(st.st_mode);
+    if (!regular) {
         free(real);
-        return snap_act_fail(r, SNAP_EINVAL, "upload: %.300s is not a readable regular file", path);
+        real = strdup(path);
+        if (!real)
+            return snap_act_fail(r, SNAP_ENOMEM, "out of memory");
     }
     int64_t deadline = base_now_ms() + a->o.timeout_ms;
     target tg;
@@ -55,10 +62,15 @@ int snap_upload(snap_agent *a, const char *ref, const char *path, const char *ob
         goto done;
     snap_gate_in gi = {.tool = "upload", .tab = tg.tab, .frame = tg.frame,
                        .session = tg.session, .oid = tg.oid, .ref_n = tg.n,
-                       .state_change = true, .file = real, .egress = GATE_EGRESS_FILE,
-                       .obs = obs};
-    if ((rc = snap_gate_ask(a, &gi, &gg, r)) ||
-        (rc = snap_act_recheck_target(a, &gg, "upload", &tg, &ss, NULL, r)))
+                       .state_change = true, .file = real, .file_given = path,
+                       .egress = GATE_EGRESS_FILE, .obs = obs};
+    if ((rc = snap_gate_ask(a, &gi, &gg, r)))
+        goto done;
+    if (!regular) {
+        rc = snap_act_fail(r, SNAP_EINVAL, "upload: %.300s is not a readable regular file", path);
+        goto done;
+    }
+    if ((rc = snap_act_recheck_target(a, &gg, "upload", &tg, &ss, NULL, r)))
         goto done;
     snap_tab *t1 = snap_tab_by_id(a, tg.tab);
     uint64_t nav0 = t1 ? t1->nav : 0;

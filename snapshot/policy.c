@@ -246,6 +246,7 @@ static void request_from(const snap_gate_in *in, gate_request *q, char *dorigin,
         q->dialog_origin = dorigin;
     }
     q->file = in->file;
+    q->file_given = in->file_given;
     q->script = in->script;
     q->key = in->key;
     q->dbl = in->dbl;

@@ -504,6 +504,7 @@ typedef struct {
                                     (redacted; NULL unknown): its origin is
                                     shown to the human */
     const char *file;            /* upload: the resolved path of the file */
+    const char *file_given;      /* upload: the path as the agent wrote it */
     const char *script;          /* eval: the expression */
     unsigned egress;             /* GATE_EGRESS_* the action needs */
     const char *obs;

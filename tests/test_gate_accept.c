@@ -859,9 +859,27 @@ static void t_grant_denies_file(void)
     int rc = act_on(x.a, "Attachment", 'u', up_secret, false, &r);
     check_refusal(&r, rc, SNAP_EDENIED, "deny", "is outside the grant's file scopes");
     snap_result_free(&r);
-    /* A link inside the scope to a file outside it: the real path decides. */
+    /* A link inside the scope to a file outside it: the real path decides,
+     * and the refusal names the path as given, never where the link points
+     * (red team s11, L1). */
     rc = act_on(x.a, "Attachment", 'u', up_link, false, &r);
     check_refusal(&r, rc, SNAP_EDENIED, "deny", "is outside the grant's file scopes");
+    CHECK_HAS(r.text, "innocent.txt");
+    CHECK_LACKS(r.text, "keys.txt");
+    CHECK_LACKS(r.text, "private");
+    snap_result_free(&r);
+    /* A missing file outside the scopes reads like an existing one: the
+     * file system is not probed before the gate (L1). */
+    rc = act_on(x.a, "Attachment", 'u', "/nonexistent-l1/.ssh/id_ed25519", false, &r);
+    check_refusal(&r, rc, SNAP_EDENIED, "deny", "is outside the grant's file scopes");
+    CHECK_LACKS(r.text, "regular file");
+    snap_result_free(&r);
+    /* Missing inside the scope: said so, after the gate allowed the path. */
+    char miss[500];
+    snprintf(miss, sizeof miss, "%s/missing.txt", up_scope);
+    rc = act_on(x.a, "Attachment", 'u', miss, false, &r);
+    CHECK_INT(SNAP_EINVAL, rc);
+    CHECK_HAS(r.text, "is not a readable regular file");
     snap_result_free(&r);
     char *v = page_eval(x.a, "String(document.getElementById('f').files.length)");
     CHECK_STR("0", v);
