@@ -350,7 +350,8 @@ typedef struct gate gate;
  * text to show the human (gate_prompt_message below: cdpgate's verdict
  * first, then what the agent supplied, then the page's text after a
  * separator, everything page- or model-derived escaped with
- * gate_text_escape), and the same as fields: action, origin, url, target
+ * gate_text_escape), and the same as fields: action, origin, url, service
+ * (when the tab's browser context holds a session: its origin), target
  * {role, name, row} (escaped), class, kind, observation, epoch, reason,
  * task; for eval "script" (the whole script, escaped with GATE_ESC_LINES)
  * and "script_bytes"; for type "text", for press "key", for select
