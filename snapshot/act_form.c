@@ -150,13 +150,24 @@ static int type_prep_fail(snap_gated *gg, const json_val *v, int rpr, const char
  * a field that is secret now (or known to be) only its length. */
 typedef struct {
     char *value;        /* a copy to free; NULL when secret, gone or unread */
-    size_t len;         /* its length in bytes (for a secret field too) */
+    size_t len;         /* its length in characters (code points; for a
+                           secret field too) */
     bool read;          /* an answer came */
     bool gone;          /* the field left the page */
     bool secret;        /* secret now, known to be, or the answer was not
                            understood (fail closed: no value, no length) */
     bool has_len;       /* len is known */
 } field_value;
+
+/* The characters (code points) of the UTF-8 text s: what a length told to
+ * the agent counts, never bytes. */
+static size_t utf8_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
 
 /* Parse snap_js_value_fn's answer v (NULL: none came) into fv; known: the
  * field is known to be secret, whatever the answer says. */
@@ -172,14 +183,12 @@ static void type_value_parse(const json_val *v, bool known, field_value *fv)
     }
     const char *s = json_get_str(v, "v");
     if (json_is(v, JSON_OBJECT) && s && !json_get(v, "s")) {
-        fv->len = strlen(s);
+        fv->len = utf8_chars(s);
         fv->has_len = true;
         fv->secret = known;
         if (!known) {
-            fv->value = malloc(fv->len + 1);
-            if (fv->value)
-                memcpy(fv->value, s, fv->len + 1);
-            else
+            fv->value = base_strdup(s);
+            if (!fv->value)
                 fv->read = false;
         }
         return;
@@ -555,7 +564,7 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     char did[800];
     if (secret)
         snprintf(did, sizeof did, "typed %zu characters into %s (a secret field: not shown)",
-                 strlen(text), what);
+                 utf8_chars(text), what);
     else
         snprintf(did, sizeof did, "%s %s", *text ? "typed into" : "cleared", what);
     snap_settled st;

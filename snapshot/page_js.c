@@ -421,14 +421,14 @@ const char snap_js_prep_type_fn[] =
 /* The value now in the field (text of a contenteditable), unless the field
  * is secret now (isSec: the page may have made it one since it was typed
  * into) or the argument k is true (cdpgate knows it was one): then only
- * its length in UTF-8 bytes, the value never leaves the page.
+ * its length in characters (code points), the value never leaves the page.
  * Runs: on a node (type, after the text went in, and after a submit).
  * Returns: {v: string}, {s: 1, n: length} or null (gone). */
 const char snap_js_value_fn[] =
     "function(k){" SEC_SRC "var e=this.nodeType===1?this:this.parentElement;"
     "if(e&&e.tagName==='LABEL'&&e.control)e=e.control;if(!e||!e.isConnected)return null;"
     "var v=String((e.tagName==='INPUT'||e.tagName==='TEXTAREA')?e.value:e.innerText);"
-    "return k===true||isSec(e)?{s:1,n:new TextEncoder().encode(v).length}:{v:v};}";
+    "return k===true||isSec(e)?{s:1,n:Array.from(v).length}:{v:v};}";
 
 /* A native <select>: pick options by value, then label (exact, then
  * case-insensitive), set them as a user's pick would (input + change), or

@@ -2445,10 +2445,12 @@ static void t_type_readback_turned_secret_regression(void)
     snap_agent *a = agent_at("/act/turnsecret.html");
     if (!a)
         return;
-    static const char *const ids[] = {"#pw", "#otc", "#cc", "#own"};
+    static const char *const ids[] = {"#pw", "#otc", "#cc", "#own", "#pw2"};
+    /* The last one is 10 characters in 13 UTF-8 bytes: lengths are told in
+     * characters. */
     static const char *const typed[] = {"Plain-phrase-1", "Plain-phrase-2", "Plain-phrase-3",
-                                        "Plain-phrase-4"};
-    static const int64_t len_after[] = {14, 14, 14, 18};
+                                        "Plain-phrase-4", "P\xc3\xa4ssw\xc3\xb6rd-\xce\xa9"};
+    static const int64_t len_after[] = {14, 14, 14, 18, 10};
     snap_result r = {0};
     char ref[16], buf[64];
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
@@ -2470,6 +2472,19 @@ static void t_type_readback_turned_secret_regression(void)
         snap_result_free(&r);
     }
     check_eval(a, "document.getElementById('own').value", "\"PageOwnSecret-Q7x9\"");
+    /* A field the page makes secret as it is typed in: only the count of
+     * characters typed is told. */
+    ref_css(a, "#inpw", ref);
+    memset(&r, 0, sizeof r);
+    if (!CHECK_INT(0, snap_type(a, ref, typed[4], false, NULL, &r)))
+        test_fail_detail("#inpw: %s", r.text ? r.text : "");
+    show(&r);
+    has(r.text, "typed 10 characters into");
+    has(r.text, "(a secret field: not shown)");
+    CHECK_INT(10, int_member(r.structured, "length"));
+    CHECK(!strstr(r.text ? r.text : "", typed[4]) &&
+          !strstr(r.structured ? r.structured : "", typed[4]));
+    snap_result_free(&r);
     snap_agent_free(a);
 }
 
