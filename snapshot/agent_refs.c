@@ -610,6 +610,7 @@ static int walker_resolve(snap_agent *a, snap_resolved *out, uint32_t n, int id,
     snap_ref *rf = &a->refs[n - 1];
     bool same = same_name(name ? name : "", rf->name ? rf->name : "");
     long ri = backend > 0 && role && *role && same ? refrole_ix(a, role) : -1;
+    bool other_name = role && *role && !same;   /* read before the replies are freed */
     if (ri >= 0) {
         snap_agent_setstr(&rf->gate_name, rf->name ? rf->name : "");
         rf->gate_role = (uint16_t)ri;
@@ -626,7 +627,7 @@ static int walker_resolve(snap_agent *a, snap_resolved *out, uint32_t n, int id,
     cdp_reply_free(&ax);
     if (ri < 0 || !rf->gate_name) {
         snap_resolved_release(a, out);
-        if (role && *role && !same)
+        if (other_name)
             return snap_fail(r, SNAP_EBROWSER, "e%u (%s): the browser's accessibility tree "
                              "names this element differently from the walker's view, so the "
                              "gate cannot judge what you were shown; take a snapshot without "
