@@ -609,7 +609,8 @@ const char snap_js_in_view_expr[] =
 
 /* Whether a node is still in its document. Runs: on a node, a ref
  * being resolved (agent_refs.c). Returns: a boolean. */
-const char snap_js_connected_fn[] = "function(){return this.isConnected}";
+const char snap_js_connected_fn[] =
+    "function(){return this.isConnected&&this.ownerDocument===document}";
 
 /* [meta refresh delay in s or -1, little text and at most two controls,
  * redirect words in the text or title].

@@ -299,7 +299,7 @@ const char snap_js_walk_expr[] =
  * caller takes the element's objectId. */
 const char snap_js_walk_ref_fn[] =
     "function(i){var W=globalThis.__cdpgateWalk,r=W&&W.d===document&&W.by&&W.by.get(i),"
-    "e=r&&r.deref();return e&&e.isConnected?e:null;}";
+    "e=r&&r.deref();return e&&e.isConnected&&e.ownerDocument===document?e:null;}";
 
 /* The SNAP_SECRET_* kinds the walker ever saw on the element of walker id
  * i in this document (0: never secret, or no such element).

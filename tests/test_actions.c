@@ -481,6 +481,31 @@ static void t_click_removed_node(void)
     snap_agent_free(a);
 }
 
+/* Red team s11, L3: a ref resolves only in the document it was issued
+ * for; the page moving its node into another document (adoption into a
+ * srcdoc frame) makes it stale, never an action over there. */
+static void t_ref_adopted_stale_regression(void)
+{
+    snap_agent *a = agent_at("/act/adopt.html");
+    if (!a)
+        return;
+    char ref[16];
+    ref_css(a, "#k", ref);
+    char *m = eval_in(a, NULL, "(function(){var f=document.getElementById('f');"
+                      "f.contentDocument.body.appendChild(document.getElementById('k'));"
+                      "return 'moved'})()");
+    CHECK(m && strcmp(m, "\"moved\"") == 0);
+    free(m);
+    snap_result r = {0};
+    CHECK_INT(SNAP_ESTALE, click(a, ref, &r, NULL));
+    has(r.text, "removed");
+    snap_result_free(&r);
+    char *st = eval_in(a, NULL, "document.getElementById('status').textContent");
+    CHECK(st && strcmp(st, "\"none\"") == 0);
+    free(st);
+    snap_agent_free(a);
+}
+
 static void t_click_204_does_not_wait(void)
 {
     snap_agent *a = agent_at("/act/buttons.html");
@@ -3302,6 +3327,7 @@ static const test_case TESTS[] = {
     {"click_covered_names_cover", t_click_covered_names_cover},
     {"click_far_below_fold", t_click_far_below_fold},
     {"click_removed_node", t_click_removed_node},
+    {"ref_adopted_stale_regression", t_ref_adopted_stale_regression},
     {"click_204_does_not_wait", t_click_204_does_not_wait},
     {"never_quiet_regression", t_never_quiet_regression},
     {"settle_full_table_regression", t_settle_full_table_regression},
