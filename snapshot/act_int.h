@@ -168,6 +168,10 @@ void snap_act_psend_p(snap_agent *a, const char *session, const char *method, ch
                       pcall *pc);
 int snap_act_pwait(snap_agent *a, pcall *pc);
 void snap_act_pfree(pcall *pc);
+/* Wait for n DOM.resolveNode calls rs and append to the call-argument array
+ * being written in w one argument each: the node's objectId, or null for a
+ * node that is gone. Frees the replies. */
+void snap_act_args_resolved(snap_agent *a, pcall *rs, size_t n, json_w *w);
 int snap_act_call(snap_agent *a, const char *session, const char *method, char *prm,
                   pcall *pc);
 int snap_act_call0(snap_agent *a, const char *session, const char *method, pcall *pc);

@@ -217,20 +217,7 @@ void snap_act_secret_form_known(snap_agent *a, int tab_id, const char *frame_id,
     json_w w;
     json_w_init(&w);
     json_w_arr_begin(&w);
-    for (size_t i = 0; i < n; i++) {
-        const char *o = snap_act_pwait(a, &rs[i]) ? NULL
-                      : json_get_str(json_get(rs[i].rep.result, "object"), "objectId");
-        json_w_obj_begin(&w);
-        if (o) {
-            json_w_key(&w, "objectId");
-            json_w_str(&w, o);
-        } else {
-            json_w_key(&w, "value");
-            json_w_null(&w);
-        }
-        json_w_obj_end(&w);
-        snap_act_pfree(&rs[i]);
-    }
+    snap_act_args_resolved(a, rs, n, &w);
     json_w_arr_end(&w);
     char *args = json_w_take(&w, NULL);
     pcall pc;

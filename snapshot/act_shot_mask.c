@@ -100,21 +100,7 @@ static int mask_call(snap_agent *a, const shot_frame *f, int64_t world, const in
     json_w_key(&w, "value");
     json_w_int(&w, m);
     json_w_obj_end(&w);
-    for (size_t i = 0; i < n; i++) {
-        /* A node gone from the document is no field to mask. */
-        const char *o = snap_act_pwait(a, &rs[i]) ? NULL
-                      : json_get_str(json_get(rs[i].rep.result, "object"), "objectId");
-        json_w_obj_begin(&w);
-        if (o) {
-            json_w_key(&w, "objectId");
-            json_w_str(&w, o);
-        } else {
-            json_w_key(&w, "value");
-            json_w_null(&w);
-        }
-        json_w_obj_end(&w);
-        snap_act_pfree(&rs[i]);
-    }
+    snap_act_args_resolved(a, rs, n, &w); /* a node gone is no field to mask */
     json_w_arr_end(&w);
     char *args = json_w_take(&w, NULL);
     if (!args)

@@ -521,6 +521,25 @@ void snap_act_pfree(pcall *pc)
     cdp_reply_free(&pc->rep);
 }
 
+void snap_act_args_resolved(snap_agent *a, pcall *rs, size_t n, json_w *w)
+{
+    for (size_t i = 0; i < n; i++) {
+        /* A node gone from the document is passed as null. */
+        const char *o = snap_act_pwait(a, &rs[i]) ? NULL
+                      : json_get_str(json_get(rs[i].rep.result, "object"), "objectId");
+        json_w_obj_begin(w);
+        if (o) {
+            json_w_key(w, "objectId");
+            json_w_str(w, o);
+        } else {
+            json_w_key(w, "value");
+            json_w_null(w);
+        }
+        json_w_obj_end(w);
+        snap_act_pfree(&rs[i]);
+    }
+}
+
 /* One call, params consumed (must not be NULL: that means out of memory). */
 int snap_act_call(snap_agent *a, const char *session, const char *method, char *prm,
                   pcall *pc)
