@@ -786,9 +786,47 @@ static int url_on_service(const gate_request *req, const char *url, char *why, s
     return gate_classify_url(url, why, cap);
 }
 
+/* Whether the classifier reads all of s (SCAN_MAX bytes, WORDS_MAX words). */
+static bool words_whole(const char *s)
+{
+    if (!s || strnlen(s, SCAN_MAX + 1) > SCAN_MAX)
+        return !s;
+    words w;
+    words_split(&w, s, false);
+    if (w.n < WORDS_MAX)
+        return true;
+    const char *e = w.s + w.off[w.n - 1] + w.len[w.n - 1];
+    while (*e && !word_byte((unsigned char)*e))
+        e++;
+    return !*e;
+}
+
+/* select: the options the values pick, read as a control's name (an
+ * option "Close my account" chosen by its value "x1" is a delete). A label
+ * too long to be read whole is judged consequential (fail closed). */
+static int chosen_conseq(const gate_request *req, char *why, size_t cap)
+{
+    for (size_t i = 0; i < req->nchosen; i++) {
+        int k = match_conseq(req->chosen[i], "option chosen", why, cap);
+        if (k)
+            return k;
+        if (!words_whole(req->chosen[i])) {
+            note(why, cap, "%s: option chosen \"%s\" is %s", "production_change",
+                 req->chosen[i], "too long to be read whole");
+            return GATE_CONSEQ_PRODUCTION;
+        }
+    }
+    return GATE_CONSEQ_NONE;
+}
+
 static int consequential(const gate_request *req, char *why, size_t cap)
 {
     const gate_target *t = req->target;
+    if (tool_is(req, "select")) {
+        int k = chosen_conseq(req, why, cap);
+        if (k)
+            return k;
+    }
     bool activates = tool_is(req, "click") || tool_is(req, "press") || tool_is(req, "dialog") ||
                      (t && t->submits);
     if (!activates)

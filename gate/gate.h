@@ -296,6 +296,13 @@ typedef struct {
     const char *const *options;     /* select: the options chosen (shown; checked
                                        as recipients in a recipient field) */
     size_t noptions;
+    const char *const *chosen;      /* select: the options the values pick, read
+                                       from the page before the gate (page text:
+                                       label, text, aria-label, title): classified
+                                       as a control's name, checked as recipients
+                                       in a recipient field, shown to the human */
+    const char *const *chosen_values; /* and their values (page text; NULL: none) */
+    size_t nchosen;
     const gate_present *present;    /* recipients the form of a consequential
                                        action holds (read back by the caller);
                                        each one a recipient field takes, and
@@ -355,7 +362,8 @@ typedef struct gate gate;
  * {role, name, row} (escaped), class, kind, observation, epoch, reason,
  * task; for eval "script" (the whole script, escaped with GATE_ESC_LINES)
  * and "script_bytes"; for type "text", for press "key", for select
- * "options" (escaped). Never a secret. A host shows "message" as it is.
+ * "options" and "chosen" (the options they pick, page text; escaped).
+ * Never a secret. A host shows "message" as it is.
  * Return GATE_ALLOW or GATE_DENY (anything else is a deny); why (cap bytes)
  * may get the human's reason.
  *

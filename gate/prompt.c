@@ -399,6 +399,27 @@ static void recipients_line(base_buf *b, const gate_request *req, const gate_dec
         base_buf_puts(b, "\n");
 }
 
+/* select: the options the agent's values pick, as the page has them. */
+static void chosen_line(base_buf *b, const gate_request *req)
+{
+    for (size_t i = 0; i < req->nchosen && i < 20; i++) {
+        base_buf_puts(b, i ? ", " : "  option(s) chosen: ");
+        tb_esc(b, req->chosen[i], 300, true, 0);
+        if (req->chosen_values && req->chosen_values[i] && *req->chosen_values[i]) {
+            base_buf_puts(b, " (value ");
+            tb_esc(b, req->chosen_values[i], 100, true, 0);
+            base_buf_puts(b, ")");
+        }
+    }
+    if (req->nchosen > 20) {
+        char n[64];
+        snprintf(n, sizeof n, " ... and %zu more", req->nchosen - 20);
+        base_buf_puts(b, n);
+    }
+    if (req->nchosen)
+        base_buf_puts(b, "\n");
+}
+
 /* The page's own text: escaped and quoted, between separator lines. */
 static void page_part(base_buf *b, const gate_request *req, const gate_decision *d)
 {
@@ -440,6 +461,7 @@ static void page_part(base_buf *b, const gate_request *req, const gate_decision 
         if (t->submits)
             page_line(b, "submits a form to", t->form_action, 300);
         recipients_line(b, req, d);
+        chosen_line(b, req);
     } else if (press) {
         base_buf_puts(b, "  focused element: none (the key goes to the page)\n");
     }
@@ -568,6 +590,17 @@ char *gate_prompt_json(const gate *gt, const gate_request *req, const gate_decis
         for (size_t i = 0; i < req->noptions && i < 100; i++) {
             base_buf b = {0};
             tb_esc(&b, req->options[i], 200, false, 0);
+            json_w_str(&w, b.oom || !b.s ? "" : b.s);
+            free(b.s);
+        }
+        json_w_arr_end(&w);
+    }
+    if (req->nchosen) {
+        json_w_key(&w, "chosen");
+        json_w_arr_begin(&w);
+        for (size_t i = 0; i < req->nchosen && i < 100; i++) {
+            base_buf b = {0};
+            tb_esc(&b, req->chosen[i], 300, false, 0);
             json_w_str(&w, b.oom || !b.s ? "" : b.s);
             free(b.s);
         }

@@ -349,8 +349,21 @@ const char *gate_recipient_value(const gate_request *req, size_t i, int *kind)
         return NULL;
     if (strcmp(req->tool, "type") == 0)
         return i == 0 ? req->text : NULL;
-    if (strcmp(req->tool, "select") == 0)
-        return i < req->noptions ? req->options[i] : NULL;
+    if (strcmp(req->tool, "select") == 0) {
+        /* The model's strings, and what they pick: the options' labels and
+         * values as the page has them. */
+        if (i < req->noptions)
+            return req->options[i];
+        i -= req->noptions;
+        if (i < req->nchosen)
+            return req->chosen[i];
+        i -= req->nchosen;
+        if (!req->chosen_values || i >= req->nchosen)
+            return NULL;
+        /* A value is often an id ("p12"), no payee's name: only an address
+         * in it is checked (else the label, checked already, again). */
+        return strchr(req->chosen_values[i], '@') ? req->chosen_values[i] : req->chosen[i];
+    }
     /* An option clicked in a recipient field's list. */
     bool option = (t->role && (strcmp(t->role, "option") == 0 ||
                                strcmp(t->role, "menuitemradio") == 0 ||

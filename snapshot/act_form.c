@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 /* ---- upload ---- */
@@ -325,7 +326,84 @@ typedef struct {
     snap_gated gg;
     int64_t deadline;
     char obs_oid[SNAP_ID_MAX];  /* the recorder (snap_js_observe_fn), or "" */
+    /* select: the options the values pick, read before the gate
+     * (snap_js_select_pick_fn's answer; the strings point into it) */
+    pcall pick;
+    bool have_pick;
+    const char **chosen, **chosen_v;
+    size_t nchosen;
 } field_act;
+
+static void options_list(const json_val *v, base_buf *b);
+static char *arg_strs(const char *const *values, size_t n);
+
+/* Free what field_pick_read kept. */
+static void field_pick_free(field_act *f)
+{
+    if (f->have_pick)
+        snap_act_pfree(&f->pick);
+    f->have_pick = false;
+    free(f->chosen);
+    free(f->chosen_v);
+    f->chosen = f->chosen_v = NULL;
+    f->nchosen = 0;
+}
+
+/* "no option" from a {miss, total, avail} answer. */
+static int select_miss(const json_val *v, const char *what, snap_result *r)
+{
+    base_buf b = {0}, m = {0};
+    options_list(v, &b);
+    size_t i = 0;
+    for (const json_val *o = json_first(json_get(v, "miss")); o; o = json_next(o), i++) {
+        base_buf_printf(&m, "%s", i ? ", " : "");
+        snap_act_sb_quoted(&m, json_str(o, NULL), 100);
+    }
+    int rc = snap_act_fail(r, SNAP_EINVAL, "%s has no option %s; its options: %s", what,
+                           m.s ? m.s : "", b.s ? b.s : "none");
+    free(b.s);
+    free(m.s);
+    return rc;
+}
+
+/* select: the answer of snap_js_select_pick_fn (call rc) into f->chosen and
+ * gi: the gate judges the options the values pick, not the values. A value
+ * that picks nothing fails here, before the gate, as the select would. */
+static int field_pick_read(field_act *f, int rc, snap_gate_in *gi, snap_result *r)
+{
+    const json_val *v = rc ? NULL : snap_act_fn_value(&f->pick);
+    if (rc && rc != CDP_EPROTOCOL)
+        return snap_act_fail(r, SNAP_EBROWSER, "%s: %s", f->tg.what, f->pick.e.msg);
+    if (!v || json_get(v, "gone"))
+        return snap_act_fail(r, SNAP_ESTALE, "%s was removed from the page; take a new snapshot",
+                             f->tg.what);
+    if (json_get(v, "miss"))
+        return select_miss(v, f->tg.what, r);
+    const json_val *opts = json_get(v, "opts");
+    size_t n = 0;
+    for (const json_val *o = json_first(opts); o; o = json_next(o))
+        n++;
+    if (n != gi->noptions)
+        return snap_act_fail(r, SNAP_EBROWSER, "%s: the options chosen could not be read",
+                             f->tg.what);
+    f->chosen = calloc(n, sizeof *f->chosen);
+    f->chosen_v = calloc(n, sizeof *f->chosen_v);
+    if (!f->chosen || !f->chosen_v)
+        return snap_act_fail(r, SNAP_ENOMEM, "out of memory");
+    size_t i = 0;
+    for (const json_val *o = json_first(opts); o; o = json_next(o), i++) {
+        f->chosen[i] = json_get_str(o, "l");
+        f->chosen_v[i] = json_get_str(o, "v");
+        if (!f->chosen[i] || !f->chosen_v[i])
+            return snap_act_fail(r, SNAP_EBROWSER, "%s: the options chosen could not be read",
+                                 f->tg.what);
+    }
+    f->nchosen = n;
+    gi->chosen = f->chosen;
+    gi->chosen_values = f->chosen_v;
+    gi->nchosen = n;
+    return 0;
+}
 
 /* Stop f's recorder, not waiting (a failed type, or one that goes on as a
  * select). */
@@ -354,6 +432,9 @@ static int field_gate(snap_agent *a, const char *ref, snap_gate_in *gi, bool obs
     memset(&f->ss, 0, sizeof f->ss);
     memset(&f->gg, 0, sizeof f->gg);
     f->obs_oid[0] = 0;
+    f->have_pick = false;
+    f->chosen = f->chosen_v = NULL;
+    f->nchosen = 0;
     f->deadline = base_now_ms() + a->o.timeout_ms;
     target *tg = &f->tg;
     session_set *ss = &f->ss;
@@ -365,6 +446,16 @@ static int field_gate(snap_agent *a, const char *ref, snap_gate_in *gi, bool obs
     pcall fc, sc, ob;
     snap_act_psend_p(a, tg->session, "Runtime.callFunctionOn", snap_gate_facts_params(tg->oid),
                      &fc);
+    if (gi->options) {
+        char *args = arg_strs(gi->options, gi->noptions);
+        snap_act_psend_p(a, tg->session, "Runtime.callFunctionOn",
+                         args ? snap_act_fn_params(tg->oid, snap_js_select_pick_fn, args, true,
+                                                   false)
+                              : NULL,
+                         &f->pick);
+        free(args);
+        f->have_pick = true;
+    }
     if (observe) {
         snap_act_psend_p(a, tg->session, "DOM.scrollIntoViewIfNeeded",
                          snap_act_params("s", "objectId", tg->oid), &sc);
@@ -390,18 +481,25 @@ static int field_gate(snap_agent *a, const char *ref, snap_gate_in *gi, bool obs
     /* Not an object (an exception, no answer): the gate reads them itself
      * and fails closed. */
     gi->facts = json_is(snap_act_fn_value(&fc), JSON_OBJECT) ? snap_act_fn_value(&fc) : NULL;
+    if (f->have_pick) {
+        int prc = snap_act_pwait(a, &f->pick);
+        if (!rc)
+            rc = field_pick_read(f, prc, gi, r);
+    }
     if (!rc)
         rc = snap_gate_ask(a, gi, gg, r);
     gi->facts = NULL;
     snap_act_pfree(&fc);
     if (rc) {
         field_unobserve(a, f);
+        field_pick_free(f);
         snap_act_release_all(a, tg, ss);
         return rc;
     }
     if ((rc = snap_act_recheck_target(a, gg, gi->tool, tg, ss, NULL, r))) {
         snap_gate_done(a, gg, rc, r);
         field_unobserve(a, f);
+        field_pick_free(f);
         snap_act_release_all(a, tg, ss);
     }
     return rc;
@@ -618,8 +716,9 @@ static void options_list(const json_val *v, base_buf *b)
         base_buf_printf(b, "none");
 }
 
-/* [{"value":[v1, v2, ...]}] */
-static char *arg_strs(const char *const *values, size_t n)
+/* [{"value":[v1, v2, ...]}], and with f: a second argument, the options
+ * the gate judged [{"l":words,"v":value}, ...] */
+static char *arg_strs_exp(const char *const *values, size_t n, const field_act *f)
 {
     json_w w;
     json_w_init(&w);
@@ -631,8 +730,28 @@ static char *arg_strs(const char *const *values, size_t n)
         json_w_str(&w, values[i]);
     json_w_arr_end(&w);
     json_w_obj_end(&w);
+    if (f) {
+        json_w_obj_begin(&w);
+        json_w_key(&w, "value");
+        json_w_arr_begin(&w);
+        for (size_t i = 0; i < f->nchosen; i++) {
+            json_w_obj_begin(&w);
+            json_w_key(&w, "l");
+            json_w_str(&w, f->chosen[i]);
+            json_w_key(&w, "v");
+            json_w_str(&w, f->chosen_v[i]);
+            json_w_obj_end(&w);
+        }
+        json_w_arr_end(&w);
+        json_w_obj_end(&w);
+    }
     json_w_arr_end(&w);
     return json_w_take(&w, NULL);
+}
+
+static char *arg_strs(const char *const *values, size_t n)
+{
+    return arg_strs_exp(values, n, NULL);
 }
 
 /* Click an element given by object id in tg's frame (an ARIA option, the
@@ -657,10 +776,13 @@ static int click_object(snap_agent *a, const target *tg, const char *oid, const 
 
 /* The ARIA path of select: open a combobox with a click, then click each
  * option by name. */
-static int select_aria(snap_agent *a, const target *tg, const char *role,
-                       const char *const *values, size_t n, const char *what,
-                       session_set *ss, bool *dialog, base_buf *chosen, snap_result *r)
+static int select_aria(snap_agent *a, field_act *f, const char *role,
+                       const char *const *values, size_t n, bool *dialog, base_buf *chosen,
+                       snap_result *r)
 {
+    const target *tg = &f->tg;
+    const char *what = tg->what;
+    session_set *ss = &f->ss;
     bool combo = strcmp(role, "listbox") != 0;
     if (combo && n > 1)
         return snap_act_fail(r, SNAP_EINVAL, "%s is a combobox: choose one option at a time",
@@ -721,6 +843,21 @@ static int select_aria(snap_agent *a, const target *tg, const char *role,
                           &sel) == 0)
             already = json_bool(snap_act_fn_value(&sel));
         snap_act_pfree(&sel);
+        /* The option found must carry the words the gate judged. */
+        pcall ow;
+        const char *words = NULL;
+        if (snap_act_call(a, tg->session, "Runtime.callFunctionOn",
+                          snap_act_fn_params(ooid, snap_js_option_words_fn, NULL, true, false),
+                          &ow) == 0)
+            words = json_str(snap_act_fn_value(&ow), NULL);
+        bool same = words && i < f->nchosen && strcasecmp(words, f->chosen[i]) == 0;
+        snap_act_pfree(&ow);
+        if (!same)
+            return snap_act_fail(r, SNAP_ESTALE,
+                                 "the option of %s that the value picks is not the one the "
+                                 "gate judged (it was not in the list before it opened, or "
+                                 "changed); choose it by its name; no option was chosen",
+                                 what);
         char owhat[600];
         {
             base_buf ob = {0};
@@ -765,7 +902,7 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
     size_t tabs0 = a->ntabs;
     bool dialog = false;
     base_buf chosen = {0};
-    char *args = arg_strs(values, n);
+    char *args = arg_strs_exp(values, n, &f);
     pcall sc, sv;
     snap_act_psend_p(a, fs, "DOM.scrollIntoViewIfNeeded",
                      snap_act_params("s", "objectId", f.tg.oid), &sc);
@@ -789,17 +926,12 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
         rc = snap_act_fail(r, SNAP_EDISABLED, "%s is %s; no option can be chosen", what,
                            snap_act_pg(pb, sizeof pb, json_get_str(v, "disabled")));
     } else if (json_get(v, "miss")) {
-        base_buf b = {0}, m = {0};
-        options_list(v, &b);
-        size_t i = 0;
-        for (const json_val *o = json_first(json_get(v, "miss")); o; o = json_next(o), i++) {
-            base_buf_printf(&m, "%s", i ? ", " : "");
-            snap_act_sb_quoted(&m, json_str(o, NULL), 100);
-        }
-        rc = snap_act_fail(r, SNAP_EINVAL, "%s has no option %s; its options: %s", what,
-                           m.s ? m.s : "", b.s ? b.s : "none");
-        free(b.s);
-        free(m.s);
+        rc = select_miss(v, what, r);
+    } else if (json_get(v, "changed")) {
+        rc = snap_act_fail(r, SNAP_ESTALE,
+                           "the options of %s that the values pick changed since the gate "
+                           "judged them; nothing was chosen; take a new snapshot",
+                           what);
     } else if (json_get(v, "single")) {
         rc = snap_act_fail(r, SNAP_EINVAL, "%s takes one option, not %zu", what, n);
     } else if (json_get(v, "ok")) {
@@ -812,9 +944,9 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
         const char *role = json_get_str(v, "role");
         const char *popup = json_get_str(v, "popup");
         if (role && (strcmp(role, "listbox") == 0 || strcmp(role, "combobox") == 0))
-            rc = select_aria(a, &f.tg, role, values, n, what, &f.ss, &dialog, &chosen, r);
+            rc = select_aria(a, &f, role, values, n, &dialog, &chosen, r);
         else if (popup && strcmp(popup, "listbox") == 0)
-            rc = select_aria(a, &f.tg, "combobox", values, n, what, &f.ss, &dialog, &chosen, r);
+            rc = select_aria(a, &f, "combobox", values, n, &dialog, &chosen, r);
         else {
             char pt[256], pr[256];
             rc = snap_act_fail(
@@ -865,6 +997,7 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
     snap_act_report_free(&rp);
 done:
     snap_gate_done(a, &f.gg, rc, r);
+    field_pick_free(&f);
     snap_act_release_all(a, &f.tg, &f.ss);
     return rc;
 }

@@ -430,35 +430,85 @@ const char snap_js_value_fn[] =
     "var v=String((e.tagName==='INPUT'||e.tagName==='TEXTAREA')?e.value:e.innerText);"
     "return k===true||isSec(e)?{s:1,n:Array.from(v).length}:{v:v};}";
 
-/* A native <select>: pick options by value, then label (exact, then
- * case-insensitive), set them as a user's pick would (input + change), or
- * say what is available. Other elements: their role.
- * Runs: on a node, argument: the values (select); changes the page.
- * Returns: {ok:1, sel}, {miss, total, avail}, {single:1}, {disabled}, {role,
- * popup, tag} or {gone:1}. */
+/* What select matches on a native <select>: for each value the option
+ * whose value is it, else whose label is it (whitespace collapsed, then
+ * case folded), into pick (or miss); L(p): the option's words as the page
+ * shows or names them (label, text, aria-label, title). */
+#define SELECT_PICK_SRC                                                                   \
+    "var N=function(s){return String(s==null?'':s).replace(/\\s+/g,' ').trim();};"       \
+    "var L=function(p,x){var u=[];[p.label,p.textContent,p.getAttribute('aria-label'),"   \
+    "p.getAttribute('title'),x].forEach(function(s){s=N(s);if(s&&u.indexOf(s)<0)u.push(s);});" \
+    "return u.join(' / ');};"                                                             \
+    "var o=e.tagName==='SELECT'?[].slice.call(e.options):[],pick=[],miss=[];"             \
+    "vals.forEach(function(v){var w=N(v).toLowerCase();"                                  \
+    "var x=o.filter(function(p){return p.value===v;})[0]||"                               \
+    "o.filter(function(p){return N(p.label)===N(v);})[0]||"                               \
+    "o.filter(function(p){return N(p.label).toLowerCase()===w;})[0];"                     \
+    "if(!x)miss.push(v);else if(x.disabled||(x.parentElement&&x.parentElement.disabled))" \
+    "miss.push(v+' (disabled)');else pick.push(x);});"                                    \
+    "var MISS={miss:miss,total:o.length,avail:o.slice(0,40).map(function(p){"             \
+    "return N(p.label)+(p.value!==N(p.label)?' (value '+p.value+')':'');})};"
+
+/* Choose options of a native <select> by value or label (input and change
+ * events), exactly the ones the gate judged: exp, [{l, v}] from
+ * snap_js_select_pick_fn, or {changed} without touching anything. For
+ * another element: its role, aria-haspopup and tag (the ARIA path).
+ * Runs: on a node, the element (select), arguments: the values, exp.
+ * Returns: by value, {ok, sel}, {miss, total, avail}, {single},
+ * {disabled}, {changed}, {gone} or {role, popup, tag}. */
 const char snap_js_select_fn[] =
-    "function(vals){var e=this.nodeType===1?this:this.parentElement;if(!e)return{gone:1};"
+    "function(vals,exp){var e=this.nodeType===1?this:this.parentElement;if(!e)return{gone:1};"
     "if(e.tagName==='LABEL'&&e.control)e=e.control;"
     "if(e.tagName!=='SELECT')return{role:e.getAttribute('role')||'',"
     "popup:e.getAttribute('aria-haspopup')||'',tag:e.tagName.toLowerCase()};"
     "if(e.matches(':disabled'))return{disabled:e.hasAttribute('disabled')?'disabled':"
-    "'inside a disabled fieldset'};"
-    "var o=[].slice.call(e.options),pick=[],miss=[];"
-    "var N=function(s){return String(s).replace(/\\s+/g,' ').trim();};"
-    "vals.forEach(function(v){var w=N(v).toLowerCase();"
-    "var x=o.filter(function(p){return p.value===v;})[0]||"
-    "o.filter(function(p){return N(p.label)===N(v);})[0]||"
-    "o.filter(function(p){return N(p.label).toLowerCase()===w;})[0];"
-    "if(!x)miss.push(v);else if(x.disabled||(x.parentElement&&x.parentElement.disabled))"
-    "miss.push(v+' (disabled)');else pick.push(x);});"
-    "if(miss.length)return{miss:miss,total:o.length,avail:o.slice(0,40).map(function(p){"
-    "return N(p.label)+(p.value!==N(p.label)?' (value '+p.value+')':'');})};"
-    "if(!e.multiple&&pick.length>1)return{single:1};e.focus();"
+    "'inside a disabled fieldset'};" SELECT_PICK_SRC
+    "if(miss.length)return MISS;"
+    "if(!e.multiple&&pick.length>1)return{single:1};"
+    "if(!exp||exp.length!==pick.length||pick.some(function(p,i){return p.value!==exp[i].v||"
+    "L(p)!==exp[i].l;}))return{changed:1};e.focus();"
     "if(e.multiple)o.forEach(function(p){p.selected=pick.indexOf(p)>=0;});"
     "else pick[0].selected=true;"
     "e.dispatchEvent(new Event('input',{bubbles:true}));"
     "e.dispatchEvent(new Event('change',{bubbles:true}));"
     "return{ok:1,sel:pick.map(function(p){return N(p.label);})};}";
+
+/* The options the values pick, read before the gate: on a native <select>
+ * as snap_js_select_fn matches; on an ARIA listbox or combobox, in the
+ * listbox it is, controls or owns when it is there (by name, then case
+ * folded, then data-value or value), else the value itself as the name the
+ * option will have to carry (u: unresolved).
+ * Runs: on a node, the element (select), argument: the values.
+ * Returns: by value, {opts: [{l, v, n, u}]} (l the option's words, v its
+ * value, n its name), {miss, total, avail} or {gone}. */
+const char snap_js_select_pick_fn[] =
+    "function(vals){var e=this.nodeType===1?this:this.parentElement;if(!e)return{gone:1};"
+    "if(e.tagName==='LABEL'&&e.control)e=e.control;" SELECT_PICK_SRC
+    "if(e.tagName==='SELECT'){if(miss.length)return MISS;return{opts:pick.map(function(p){"
+    "return{l:L(p),v:p.value,n:N(p.label)};})};}"
+    "var d=e.ownerDocument,l=null;if(e.getAttribute('role')==='listbox')l=e;else{"
+    "var id=e.getAttribute('aria-controls')||e.getAttribute('aria-owns');"
+    "l=id&&d.getElementById(id.split(' ')[0]);"
+    "if(l&&l.getAttribute('role')!=='listbox')l=l.querySelector('[role=listbox]');"
+    "if(!l)l=e.querySelector('[role=listbox]');}"
+    "var os=l?[].slice.call(l.querySelectorAll('[role=option]')):[];"
+    "var nm=function(x){return N(x.getAttribute('aria-label')||x.textContent);};"
+    "return{opts:vals.map(function(v){var w=N(v).toLowerCase();"
+    "var m=os.filter(function(x){return nm(x)===N(v);})[0]||"
+    "os.filter(function(x){return nm(x).toLowerCase()===w;})[0]||"
+    "os.filter(function(x){return(x.getAttribute('data-value')||x.getAttribute('value'))"
+    "===v;})[0];"
+    "return m?{l:L(m,nm(m)),v:m.getAttribute('data-value')||m.getAttribute('value')||'',"
+    "n:nm(m)}:{l:N(v),v:'',n:N(v),u:1};})};}";
+
+/* An ARIA option's words as snap_js_select_pick_fn's L gives them (text,
+ * aria-label, title; the ones that differ, joined by " / "): what the
+ * gate judged must be what is clicked.
+ * Runs: on a node, an ARIA option (select). Returns: a string. */
+const char snap_js_option_words_fn[] =
+    "function(){var p=this,u=[];[p.textContent,p.getAttribute('aria-label'),"
+    "p.getAttribute('title')].forEach(function(s){s=String(s==null?'':s).replace(/\\s+/g,' ')"
+    ".trim();if(s&&u.indexOf(s)<0)u.push(s);});return u.join(' / ');}";
 
 /* ARIA: find the option named v in the listbox this element is, controls
  * or owns (or the visible listbox after a combobox opened), waiting up to a
@@ -878,6 +928,8 @@ const snap_js snap_page_scripts[] = {
     {snap_js_sf_known_fn, NULL, SNAP_JS_READ},
     {snap_js_select_fn, NULL, SNAP_JS_WRITE},
     {snap_js_find_option_fn, NULL, SNAP_JS_READ},
+    {snap_js_select_pick_fn, NULL, SNAP_JS_READ},
+    {snap_js_option_words_fn, NULL, SNAP_JS_READ},
     {snap_js_chosen_fn, NULL, SNAP_JS_READ},
     {snap_js_aria_selected_fn, NULL, SNAP_JS_READ},
     {snap_js_file_input_fn, NULL, SNAP_JS_READ},

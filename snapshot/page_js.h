@@ -32,6 +32,8 @@ extern const char snap_js_file_input_fn[];
 extern const char snap_js_prep_type_fn[];
 extern const char snap_js_value_fn[];
 extern const char snap_js_select_fn[];
+extern const char snap_js_select_pick_fn[];
+extern const char snap_js_option_words_fn[];
 extern const char snap_js_find_option_fn[];
 extern const char snap_js_aria_selected_fn[];
 extern const char snap_js_chosen_fn[];

@@ -252,6 +252,9 @@ static void request_from(const snap_gate_in *in, gate_request *q, char *dorigin,
     q->dbl = in->dbl;
     q->options = in->options;
     q->noptions = in->noptions;
+    q->chosen = in->chosen;
+    q->chosen_values = in->chosen_values;
+    q->nchosen = in->nchosen;
     q->egress = in->egress;
     q->epoch = in->epoch;
     q->obs = in->obs;

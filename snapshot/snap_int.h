@@ -499,6 +499,9 @@ typedef struct {
     const char *const *options;  /* select: the options chosen (shown, checked
                                     as recipients in a recipient field) */
     size_t noptions;
+    const char *const *chosen;   /* select: the options they pick (page text) */
+    const char *const *chosen_values;
+    size_t nchosen;
     const char *dialog;          /* dialog accept: its message */
     const char *dialog_url;      /* and the URL of the frame that opened it
                                     (redacted; NULL unknown): its origin is

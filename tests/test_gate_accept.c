@@ -1411,6 +1411,80 @@ out:
     rig_down(&x);
 }
 
+/* Red team s11, S3: browser_select is judged by the options its values
+ * pick, read from the page before the gate, not by the values: the option
+ * "Close my account permanently and wire the balance to mallory@evil.test"
+ * chosen by its value "x1" is a stop, as the same words on a button are
+ * (it was a confirm showing only "x1", and its onchange POST went). A
+ * harmless option is confirmed with its label shown as page text, and an
+ * option the page relabels while the human is asked is not chosen. */
+static void t_red_select_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    hook_agent = x.a;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red-select.html", &r));
+    CHECK_HAS(r.text, "auth=yes");
+    char ref[16] = "";
+    CHECK(ref_in(r.text, "combobox", ref));
+    snap_result_free(&r);
+    int calls = hook_calls;
+    int rc = act_on(x.a, "button \"Close my account", 'c', NULL, false, &r);
+    check_refusal(&r, rc, SNAP_ESTOP, "stop", "unbound_stop");
+    snap_result_free(&r);
+    /* Its words: a delete, stopped; its address: the recipient check. */
+    const char *x2[] = {"x2"};
+    memset(&r, 0, sizeof r);
+    rc = snap_select(x.a, ref, x2, 1, NULL, &r);
+    keep(&r);
+    check_refusal(&r, rc, SNAP_ESTOP, "stop", "unbound_stop");
+    CHECK_HAS(r.structured, "\"kind\":\"delete\"");
+    CHECK_HAS(r.text, "option chosen \"Delete all saved documents");
+    snap_result_free(&r);
+    const char *x1[] = {"x1"};
+    memset(&r, 0, sizeof r);
+    rc = snap_select(x.a, ref, x1, 1, NULL, &r);
+    keep(&r);
+    check_refusal(&r, rc, SNAP_EDENIED, "deny", "recipient mallory@evil.test is not in the grant");
+    CHECK_HAS(r.structured, "\"kind\":\"delete\"");
+    snap_result_free(&r);
+    CHECK_INT(calls, hook_calls);
+    /* Relabelled while the human is asked: not chosen. */
+    hook_page_script = "document.querySelector('option[value=k]').textContent="
+                       "'Close my account now'";
+    const char *k[] = {"k"};
+    memset(&r, 0, sizeof r);
+    rc = snap_select(x.a, ref, k, 1, NULL, &r);
+    keep(&r);
+    CHECK_INT(SNAP_ESTALE, rc);
+    CHECK_INT(calls + 1, hook_calls);
+    CHECK_HAS(hook_prompt, "option(s) chosen: \\\"Keep my account\\\" (value \\\"k\\\")");
+    snap_result_free(&r);
+    hook_page_script = NULL;
+    barrier(x.a);
+    check_none("POST", "bank.test", "tag=red-select");
+    /* A harmless option: confirmed showing its label, then chosen. */
+    const char *keep_acct[] = {"Keep my account"};
+    free(page_eval(x.a, "document.querySelector('option[value=k]').textContent="
+                        "'Keep my account'"));
+    memset(&r, 0, sizeof r);
+    rc = snap_select(x.a, ref, keep_acct, 1, NULL, &r);
+    keep(&r);
+    CHECK_INT(0, rc);
+    CHECK_INT(calls + 2, hook_calls);
+    CHECK_HAS(hook_prompt, "option(s) chosen: \\\"Keep my account\\\" (value \\\"k\\\")");
+    snap_result_free(&r);
+    barrier(x.a);
+    check_none("POST", "bank.test", "tag=red-select-btn");
+    CHECK_INT(1, log_count("POST", "bank.test", "tag=red-select-post"));
+out:
+    hook_page_script = NULL;
+    rig_down(&x);
+}
+
 /* Issue 13 review F8: a stop word broken by a character a reader does not
  * see (U+200B, U+00AD, U+200E with U+2060), by a no-break space or
  * followed by an ellipsis is read as the word: the query matcher finds
@@ -4785,6 +4859,7 @@ static const test_case TESTS[] = {
     {"red_dblclick_swap", t_red_dblclick_swap},
     {"red_text_target", t_red_text_target},
     {"red_text_label_regression", t_red_text_label_regression},
+    {"red_select_regression", t_red_select_regression},
     {"red_away", t_red_away},
     {"red_open_get", t_red_open_get},
     {"red_shot_secret_regression", t_red_shot_secret_regression},
