@@ -101,6 +101,7 @@ int cli_login(const cli_opts *o, int argc, char **argv)
     so.timeout_ms = o->timeout_ms;
     so.vault = v;
     so.gate = g;
+    so.login_any_origin = true;     /* the human typed the URL, not a model */
     snap_agent *a = snap_agent_new(b, &so, &e);
     int rc = EXIT_FAIL;
     snap_result r;
@@ -116,8 +117,9 @@ int cli_login(const cli_opts *o, int argc, char **argv)
         goto done;
     }
     snap_result_free(&r);
-    fprintf(stderr, "cdpgate login: log in to %s in the browser window. cdpgate notices when "
-            "the login page is gone; or press Enter here when you are done.\n", origin);
+    fprintf(stderr, "cdpgate login: %s: log in to %s (only there) in the browser window; "
+            "a session is saved only when the page ends on %s. cdpgate notices when the login "
+            "page is gone; or press Enter here when you are done.\n", origin, origin, origin);
     bool stdin_open = true, human_done = false;
     long long start = base_now_ns();
     int sr;

@@ -641,6 +641,10 @@ static void start_login(serve *S, const mcp_args *a, mcp_result *out)
         login_end(S);
         return;
     }
+    /* The human reads this where the host shows cdpgate's stderr: the
+     * origin first, plainly (red team s11, L4). */
+    fprintf(stderr, "cdpgate mcp: %s: log in to %s (only there) in the login window\n",
+            snap_login_origin(S->la), snap_login_origin(S->la));
     append_text(out, "Every other tool answers \"waiting for the human to finish logging "
                 "in\" until the login is done; then the session is restored here.");
 }

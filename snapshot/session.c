@@ -762,10 +762,11 @@ static int login_begin_run(snap_agent *a, const char *url, snap_result *r)
     a->login.tab = t ? t->id : 0;
     if (t)
         snap_obs_issue(a, t, r->obs);
-    snap_fail(r, SNAP_OK, "Login handoff: the login page of %s is open in its own browser "
-              "context (tab t%d). The human logs in there; the agent is blocked until the "
-              "login finishes. Credentials never pass through the agent.", origin,
-              a->login.tab);
+    snap_fail(r, SNAP_OK, "Log in to %s (only there). Login handoff: the login page of %s "
+              "is open in its own browser context (tab t%d); a session is saved only when "
+              "the page ends on %s. The human logs in there; the agent is blocked until the "
+              "login finishes. Credentials never pass through the agent.", origin, origin,
+              a->login.tab, origin);
     return 0;
 }
 
@@ -803,13 +804,55 @@ static int login_keeps_named(snap_agent *a, const char *origin, const char *when
     return rc;
 }
 
+/* Red team s11, L4: the model picks the login URL, so a login is only
+ * started on an origin the grant names an identity for, or one whose
+ * session the vault already holds: never on user content of any granted
+ * origin dressed as a bank's sign-in (the human would type the bank's
+ * password into it). `cdpgate login URL` (o.login_any_origin) takes the
+ * URL the human typed. 0, or the refusal in r (fail closed: a vault that
+ * cannot be listed refuses). */
+static int login_origin_named(snap_agent *a, const char *origin, snap_result *r)
+{
+    if (a->o.login_any_origin || !a->o.vault || gate_identity_for(a->gate, origin))
+        return 0;       /* no vault: login_begin_run refuses */
+    vault_meta *list = NULL;
+    size_t n = 0;
+    char verr[300] = "";
+    if (vault_list(a->o.vault, &list, &n, verr, sizeof verr))
+        return snap_fail(r, SNAP_EDENIED, "cannot read the vault's sessions (%s), so the login "
+                         "at %s was not started", verr, origin);
+    bool held = false;
+    for (size_t k = 0; k < n && !held; k++)
+        held = strcmp(list[k].origin, origin) == 0;
+    vault_list_free(list, n);
+    if (held)
+        return 0;
+    char names[700] = "";
+    size_t off = 0;
+    const gate_grant *g = gate_grant_get(a->gate);
+    for (size_t i = 0; g && i < g->nidentities && off + 4 < sizeof names; i++) {
+        int w = snprintf(names + off, sizeof names - off, "%s%s", off ? ", " : "",
+                         g->identities[i].service);
+        off = w < 0 ? sizeof names : off + (size_t)w;
+    }
+    return snap_fail(r, SNAP_EDENIED, "The login was not started: %s is not an origin the "
+                     "task grant names an identity for, and the vault holds no session of "
+                     "it, so no login page of it is shown to the human. Logins are only for %s%s"
+                     "origins whose session the vault already holds. To log in to %s, the "
+                     "grant names an identity for it (\"identities\"), or the user runs "
+                     "cdpgate login URL.", origin, *names ? names : "",
+                     *names ? ", or " : "", origin);
+}
+
 int snap_login_begin(snap_agent *a, const char *url, snap_result *r)
 {
     memset(r, 0, sizeof *r);
     /* Refused before the gate asks the human anything. */
     char origin[256];
     if (url && snap_url_origin(url, origin, sizeof origin) == 0) {
-        int krc = login_keeps_named(a, origin, "started", r);
+        int krc = login_origin_named(a, origin, r);
+        if (!krc)
+            krc = login_keeps_named(a, origin, "started", r);
         if (krc)
             return krc;
     }
@@ -933,6 +976,26 @@ static int login_ctx_close(snap_agent *a, size_t ci, char *why, size_t cap)
     return 0;
 }
 
+/* Red team s11, L4: "done" with the login tab on another origin than the
+ * one asked (a redirect, a link, even to an origin the grant names an
+ * identity for) saves nothing: the session would be of a page the human
+ * was not sent to log in to. The login ends, its context closed. */
+static int login_off_origin(snap_agent *a, size_t ci, const snap_tab *t, const char *origin,
+                            snap_result *r)
+{
+    char there[256];
+    snprintf(there, sizeof there, "%s", t->nframes && *t->frames[0].origin ?
+             t->frames[0].origin : "no page");
+    char cerr[300] = "";
+    int closed = login_ctx_close(a, ci, cerr, sizeof cerr);
+    a->login.active = false;
+    return snap_fail(r, SNAP_EDENIED, "The login was for %s, but the login tab is on %s, "
+                     "so nothing was saved (a session is only taken from the origin the "
+                     "login was started for); the login's browser context %s. Log in "
+                     "again and end on a page of %s.", origin, there,
+                     closed ? "could not be closed" : "is closed", origin);
+}
+
 static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -960,6 +1023,8 @@ static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
         return snap_fail(r, SNAP_EBLOCKED, "waiting for the human to finish logging in at %s",
                          origin);
     size_t ci = a->login.ctx;
+    if (!t->nframes || strcmp(t->frames[0].origin, origin) != 0)
+        return login_off_origin(a, ci, t, origin, r);
     char *state = NULL;
     size_t nck = 0, nls = 0;
     int64_t expiry = 0;

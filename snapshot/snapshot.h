@@ -93,6 +93,10 @@ typedef struct {
                                walker instead of the AX tree (issue 13, point 4d,
                                phase 1: read-only, no refs; the CLI sets it from
                                CDPGATE_WALKER=1; see docs/snapshot.md) */
+    bool login_any_origin;  /* snap_login_begin takes any http(s) origin (`cdpgate
+                               login URL`: the human typed it; never for a model,
+                               whose login needs an origin the grant names an
+                               identity for or one the vault holds a session of) */
 } snap_opts;
 /* The gate's confirmation hook (gate_confirm_fn, installed by the host) is
  * the one call from snapshot/ back up into the host: the agent runs it from
@@ -263,12 +267,18 @@ void snap_session_forget(snap_agent *a, const char *origin);
 /* The login handoff. snap_login_begin opens url in a new tab of a fresh
  * login context for url's origin (needs o.vault; the human's: its requests
  * are not judged and it has no network rule, so identity providers on
- * other origins work) and starts the blocked state; the caller shows that
+ * other origins work) and starts the blocked state. Unless o.login_any_origin,
+ * url's origin must be one the grant names an identity for or one the vault
+ * holds a session of (SNAP_EDENIED otherwise, naming the grant's: a model
+ * cannot send the human to a look-alike sign-in page on any granted
+ * origin). The caller shows that
  * window to a human (a headed browser) and calls snap_login_poll until it
  * returns something other than SNAP_EBLOCKED. The login is complete when
  * the page is back on the service's origin with no visible password field
  * and off the login path, or when human_done says the human declared it
- * done (a signal from the human, never from the agent). Then only session
+ * done (a signal from the human, never from the agent); a login tab whose
+ * top page is then on another origin than url's is refused (SNAP_EDENIED,
+ * nothing saved, the login's context closed). Then only session
  * state — the context's cookies for the service's domain and the origin's
  * localStorage, never form values — is sealed into the vault (format:
  * docs/vault.md, "Session state format v1"), the same state is set into a

@@ -535,10 +535,15 @@ static void t_unnamed_login_keeps_named(void)
         CHECK(!snap_login_active(a));
         snap_result_free(&r);
         /* A named session stored while an unnamed login runs: its capture
-         * is refused too, nothing saved. */
-        char surl[200], sorigin[128];
+         * is refused too, nothing saved. (With no grant, a login needs a
+         * session of the origin in the vault: red team s11, L4.) */
+        char surl[200], sorigin[128], dstate[300];
         testlib_world_url(&world, surl, sizeof surl, "shop.test", "/index.html");
         testlib_world_origin(&world, sorigin, sizeof sorigin, "shop.test");
+        snprintf(dstate, sizeof dstate, "{\"version\":1,\"cookies\":[{\"name\":\"shop_sid\","
+                 "\"value\":\"shop-old\",\"domain\":\"shop.test\",\"path\":\"/\","
+                 "\"httpOnly\":true,\"secure\":false}],\"localStorage\":{}}");
+        testlib_vault_plant(v, sorigin, "default", dstate, 0);
         CHECK_INT(0, snap_login_begin(a, surl, &r));
         snap_result_free(&r);
         plant_shop(v);
@@ -850,6 +855,104 @@ static void t_login_human_done(void)
     vault_close(v);
 }
 
+/* Red team s11, L4: the model picks the login URL. A login is only started
+ * on an origin the grant names an identity for or whose session the vault
+ * holds: a.test is granted but names no identity and has no session, so no
+ * login page of it is shown to the human (the refusal names the origins
+ * that can be logged into), and the human is not asked. On main it
+ * started. */
+static void t_login_origin_named(void)
+{
+    char dir[300];
+    vault *v = testlib_vault_new(world.root, dir, sizeof dir);
+    cdp_browser *b = v ? testlib_launch(host_args, false) : NULL;
+    if (!b) {
+        vault_close(v);
+        return;
+    }
+    char aurl[200], aorigin[128], borigin[128], sorigin[128];
+    testlib_world_url(&world, aurl, sizeof aurl, "a.test", "/gate/red/away.html");
+    testlib_world_origin(&world, aorigin, sizeof aorigin, "a.test");
+    testlib_world_origin(&world, borigin, sizeof borigin, "bank.test");
+    testlib_world_origin(&world, sorigin, sizeof sorigin, "shop.test");
+    snap_agent *a = agent_with(b, v);
+    snap_result r = {0};
+    if (a) {
+        int asked = confirms;
+        CHECK_INT(SNAP_EDENIED, snap_login_begin(a, aurl, &r));
+        const char *t = r.text ? r.text : "";
+        CHECK_HAS(t, "The login was not started");
+        CHECK_HAS(t, aorigin);
+        CHECK_HAS(t, borigin);
+        CHECK_HAS(t, sorigin);
+        CHECK_INT(asked, confirms);
+        CHECK(!snap_login_active(a));
+        CHECK_INT(0, (int)a->ntabs);
+        snap_result_free(&r);
+    }
+    snap_agent_free(a);
+    /* No grant, nothing in the vault: no origin can be logged into. */
+    snap_opts o = {0};
+    o.vault = v;
+    a = testlib_agent(b, &o);
+    if (a) {
+        char burl[200];
+        testlib_world_url(&world, burl, sizeof burl, "bank.test", "/bank/login.html");
+        CHECK_INT(SNAP_EDENIED, snap_login_begin(a, burl, &r));
+        CHECK_HAS(r.text ? r.text : "", "The login was not started");
+        CHECK(!snap_login_active(a));
+        snap_result_free(&r);
+    }
+    snap_agent_free(a);
+    cdp_browser_free(b);
+    vault_close(v);
+}
+
+/* Red team s11, L4: a login started on the bank whose tab ends on another
+ * origin (here the bank's own open redirect to shop.test, an origin the
+ * grant also names an identity for) saves nothing when the human says
+ * done: neither the bank's session nor the shop's. The handoff names the
+ * origin first. On main the capture was saved under the bank's origin. */
+static void t_login_done_elsewhere(void)
+{
+    char dir[300];
+    vault *v = testlib_vault_new(world.root, dir, sizeof dir);
+    cdp_browser *b = v ? testlib_launch(host_args, false) : NULL;
+    if (!b) {
+        vault_close(v);
+        return;
+    }
+    snap_agent *a = agent_with(b, v);
+    char url[400], shop[200], borigin[128], sorigin[128], first[200];
+    testlib_world_url(&world, shop, sizeof shop, "shop.test", "/index.html");
+    testlib_world_origin(&world, borigin, sizeof borigin, "bank.test");
+    testlib_world_origin(&world, sorigin, sizeof sorigin, "shop.test");
+    char path[300];
+    snprintf(path, sizeof path, "/gate/redirect?to=%s", shop);
+    testlib_world_url(&world, url, sizeof url, "bank.test", path);
+    snap_result r = {0};
+    if (a && CHECK_INT(0, snap_login_begin(a, url, &r))) {
+        snprintf(first, sizeof first, "Log in to %s (only there)", borigin);
+        CHECK(r.text && strncmp(r.text, first, strlen(first)) == 0);
+        snap_result_free(&r);
+        CHECK_INT(SNAP_EDENIED, snap_login_poll(a, true, &r));
+        const char *t = r.text ? r.text : "";
+        CHECK_HAS(t, "nothing was saved");
+        CHECK_HAS(t, sorigin);
+        CHECK_HAS(t, "the login's browser context is closed");
+        CHECK(!snap_login_active(a));
+        snap_result_free(&r);
+        vault_meta *list = NULL;
+        size_t n = 0;
+        if (CHECK_INT(0, vault_list(v, &list, &n, NULL, 0)))
+            CHECK_INT(0, (int)n);
+        vault_list_free(list, n);
+    }
+    snap_result_free(&r);
+    snap_agent_free(a);
+    cdp_browser_free(b);
+    vault_close(v);
+}
 
 /* ---- processes: Xvfb, cdpgate as a child ---- */
 
@@ -1519,6 +1622,8 @@ static const test_case TESTS[] = {
     {"login_headless_then_restore", t_login_headless_then_restore},
     {"login_human_done", t_login_human_done},
     {"unnamed_login_keeps_named", t_unnamed_login_keeps_named},
+    {"login_origin_named", t_login_origin_named},
+    {"login_done_elsewhere", t_login_done_elsewhere},
     {"cli_login_no_display", t_cli_login_no_display},
     {"cli_login_headed_xvfb", t_cli_login_headed_xvfb},
     {"mcp_login_and_plants", t_mcp_login_and_plants},
