@@ -198,10 +198,13 @@ typedef struct {
     const char *input_type;         /* <input type>, lower case */
     const char *autocomplete;       /* autocomplete attribute */
     const char *field;              /* name/id attributes of a field */
-    const char *form_action;        /* absolute URL of the form it submits */
-    const char *form_method;        /* "get", "post", "dialog" */
-    const char *form_submit;        /* for a field with submit: the name of
-                                       the form's submit button */
+    const char *form_action;        /* absolute URL the form is submitted to:
+                                       its submitter's formaction, else the
+                                       form's action */
+    const char *form_method;        /* "get", "post", "dialog" (likewise) */
+    const char *form_submit;        /* the names of the submitter: the submit
+                                       button clicked, or for Enter in a field
+                                       the form's default button */
     const char *frame_url;          /* URL of the element's frame (redacted) */
     const char *label;              /* label text, aria-labelledby, title, the
                                        text before it, the control an option

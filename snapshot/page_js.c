@@ -763,6 +763,27 @@ const char snap_js_wall[] =
     "for(var x=e,i=0;x&&i<256;i++){if(x.matches&&x.matches(CK)){up=x!==e;e=x;break;}" \
     "x=x.parentElement||(x.getRootNode&&x.getRootNode().host)||null;}}"
 
+/* The form f an action on e submits, as the browser submits it: the
+ * submitter is e when e is a submit button, else (Enter in a field, type
+ * with submit) the form's default button, the first submit button (button
+ * or input of type submit or image) associated with f in tree order, which
+ * may sit outside the form element (form=id), as Chromium's implicit
+ * submission clicks it (HTMLFormElement::SubmitImplicitly). The action and
+ * method are the submitter's formaction/formmethod when it has them, else
+ * the form's (an empty action is the document's URL; a method other than
+ * post or dialog is get), and fs the submitter's names. A form's named
+ * control that shadows a property it calls (<input name=getAttribute>)
+ * makes it throw: the gate refuses. Sets r.sub (e is a submit button, by
+ * its type property: <button type=bogus> is one), r.fa, r.fm, r.fs. */
+#define JS_SUBMITTER \
+    "if(f){var S=/^(submit|image)$/,sm=S.test(e.type)?e:null," \
+    "q=e.getRootNode().querySelectorAll('button,input');r.sub=!!sm;" \
+    "for(var i=0;!sm&&i<q.length;i++)if(q[i].form===f&&S.test(q[i].type))sm=q[i];" \
+    "var H=function(k){return sm&&sm.hasAttribute('form'+k)?A(sm,'form'+k):A(f,k);}," \
+    "fa=H('action'),m=H('method').toLowerCase();r.fm=/^(post|dialog)$/.test(m)?m:'get';" \
+    "try{r.fa=N(fa?new URL(fa,e.baseURI).href:document.URL,400);}catch(x){r.fa='';}" \
+    "if(sm)r.fs=N([A(sm,'aria-label'),sm.innerText,sm.value,sm.alt,sm.title].join(' '),400);}"
+
 /* What the gate needs of an element (plain values back): the element an
  * action on the node acts on (JS_CLICKED, a label's control).
  * Runs: on a node, the element of a gated action (policy.c, and
@@ -786,14 +807,7 @@ const char snap_js_facts_fn[] =
     "tag==='textarea'||tag==='select'?'':e.innerText)};"
     "if(up&&A(e,'aria-label'))r.text=N(A(e,'aria-label')+' '+r.text);"
     "var f=e.form||e.closest('form');"
-    "if(f){var u=function(s){try{return new URL(s||'',document.baseURI).href;}"
-    "catch(x){return'';}};"
-    "var fa=A(e,'formaction')||A(f,'action');r.fa=N(u(fa),400);"
-    "r.fm=N(A(e,'formmethod')||A(f,'method')||'get').toLowerCase();"
-    "var sb=f.querySelector('button[type=submit],button:not([type]),input[type=submit],"
-    "input[type=image]');if(sb)r.fs=N(A(sb,'aria-label')||sb.innerText||sb.value);"
-    "r.sub=(tag==='button'&&(t===''||t==='submit'))||(tag==='input'&&"
-    "(t==='submit'||t==='image'));}"
+    JS_SUBMITTER
     "var l=e.closest('a[href],area[href]');if(l&&typeof l.href==='string'&&"
     "!e.closest('button,input,select,textarea,[contenteditable]')){"
     "r.href=l.href.slice(0,2000);r.dl=l.hasAttribute('download');}"

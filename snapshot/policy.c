@@ -635,7 +635,7 @@ static const struct {
     {"text", "its text"},
     {"fa", "the address its form submits to"},
     {"fm", "its form's method"},
-    {"fs", "its form's submit button"},
+    {"fs", "the button that submits its form (Enter: the default button)"},
     {"sub", "whether it submits a form"},
     {"row", "the row it is in"},
     {"nm", "what names it (its label, title, alt, ...)"},

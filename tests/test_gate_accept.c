@@ -1485,6 +1485,60 @@ out:
     rig_down(&x);
 }
 
+/* Red team s11, S8: Enter in a field (type with submit, press Enter)
+ * submits the form with its default button, the first submit button of
+ * the form in tree order, which may sit outside the form element
+ * (form=id): the browser goes to that button's formaction with its
+ * formmethod. The gate judges that URL, not the form's action: both GETs
+ * (/account/close-account/confirm, /transfer/send?...&to=mallory on the
+ * authenticated bank) are consequential stops naming the real URL, in the
+ * result and the audit; nothing reaches those paths. On main the gate
+ * allowed them as "read: a GET form to .../gate/sink". */
+static int file_lines_with(const char *path, const char *a, const char *b);
+
+static void t_red_formaction_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;       /* a stop is not a confirm: the hook is not asked */
+    int calls = hook_calls;
+    snap_result r;
+    static const struct {
+        const char *field, *url;
+        bool press;
+    } S[] = {{"textbox \"Search\"", "URL \"/account/close-account/confirm\"", false},
+             {"textbox \"Filter\"", "URL \"/transfer/send\"", false},
+             {"textbox \"Filter\"", "URL \"/transfer/send\"", true}};
+    for (size_t i = 0; i < sizeof S / sizeof S[0]; i++) {
+        CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red-formaction.html", &r));
+        CHECK_HAS(r.text, "auth=yes");
+        snap_result_free(&r);
+        int rc = act_on(x.a, S[i].field, 't', "groceries", !S[i].press, &r);
+        if (S[i].press) {
+            /* Typing alone does not submit: allowed; then Enter in it. */
+            CHECK_INT(0, rc);
+            snap_result_free(&r);
+            rc = snap_press(x.a, "Enter", NULL, &r);
+            keep(&r);
+        }
+        check_refusal(&r, rc, SNAP_ESTOP, "stop", "unbound_stop");
+        CHECK_HAS(r.text, S[i].url);
+        snap_result_free(&r);
+    }
+    CHECK_INT(calls, hook_calls);
+    barrier(x.a);
+    check_none(NULL, "bank.test", "close-account");
+    check_none(NULL, "bank.test", "/transfer/send");
+    check_none(NULL, "bank.test", "tag=red-fa-");
+    /* The audit names the real URL, never the form's /gate/sink. */
+    CHECK(file_lines_with(last_audit, "close-account/confirm", "\"decision\":\"stop\"") >= 1);
+    CHECK(file_lines_with(last_audit, "transfer/send", "\"decision\":\"stop\"") >= 2);
+    CHECK_INT(0, file_lines_with(last_audit, "gate/sink", "\"decision\":\"allow\""));
+out:
+    rig_down(&x);
+}
+
 /* Issue 13 review F8: a stop word broken by a character a reader does not
  * see (U+200B, U+00AD, U+200E with U+2060), by a no-break space or
  * followed by an ellipsis is read as the word: the query matcher finds
@@ -4860,6 +4914,7 @@ static const test_case TESTS[] = {
     {"red_text_target", t_red_text_target},
     {"red_text_label_regression", t_red_text_label_regression},
     {"red_select_regression", t_red_select_regression},
+    {"red_formaction_regression", t_red_formaction_regression},
     {"red_away", t_red_away},
     {"red_open_get", t_red_open_get},
     {"red_shot_secret_regression", t_red_shot_secret_regression},
