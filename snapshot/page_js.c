@@ -775,10 +775,13 @@ const char snap_js_wall[] =
  * control that shadows a property it calls (<input name=getAttribute>)
  * makes it throw: the gate refuses. Sets r.sub (e is a submit button, by
  * its type property: <button type=bogus> is one), r.fa, r.fm, r.fs. */
+#define JS_FIND_SUBMITTER \
+    "var S=/^(submit|image)$/,sm=S.test(e.type)?e:null," \
+    "q=e.getRootNode().querySelectorAll('button,input');" \
+    "for(var i=0;!sm&&i<q.length;i++)if(q[i].form===f&&S.test(q[i].type))sm=q[i];"
+
 #define JS_SUBMITTER \
-    "if(f){var S=/^(submit|image)$/,sm=S.test(e.type)?e:null," \
-    "q=e.getRootNode().querySelectorAll('button,input');r.sub=!!sm;" \
-    "for(var i=0;!sm&&i<q.length;i++)if(q[i].form===f&&S.test(q[i].type))sm=q[i];" \
+    "if(f){" JS_FIND_SUBMITTER "r.sub=sm===e;" \
     "var H=function(k){return sm&&sm.hasAttribute('form'+k)?A(sm,'form'+k):A(f,k);}," \
     "fa=H('action'),m=H('method').toLowerCase();r.fm=/^(post|dialog)$/.test(m)?m:'get';" \
     "try{r.fa=N(fa?new URL(fa,e.baseURI).href:document.URL,400);}catch(x){r.fa='';}" \
@@ -919,6 +922,22 @@ const char snap_js_present_fn[] =
     "for(var k=x.firstChild;k;k=k.nextSibling)if(k.nodeType===3)chip(k.data);}"
     "return{p:out,cut:!!cut};}";
 
+/* The submitter of the form an action on the node submits (the submit
+ * button itself, else the form's default button: JS_FIND_SUBMITTER), when
+ * it has a name: the browser sends its name=value with the fields, so the
+ * recipient read-back checks it as one more field (snap_js_present_fn
+ * reads the fields; a <button form=id> outside the form and an input of
+ * type submit are not among them).
+ * Runs: on a node, the element of a consequential action (policy.c).
+ * Returns: {f, n, v} (its name and id, what names it, its value), or {}. */
+const char snap_js_submitter_fn[] =
+    "function(){var e=this.nodeType===1?this:this.parentElement;if(!e)return{};"
+    "if(e.tagName==='LABEL'&&e.control)e=e.control;"
+    "var f=e.form||e.closest('form');if(!f)return{};" JS_FIND_SUBMITTER
+    "var N=function(s){return String(s||'').replace(/\\s+/g,' ').trim().slice(0,160);};"
+    "if(!sm||!N(sm.name))return{};return{f:N(sm.name+' '+sm.id),"
+    "n:N(sm.getAttribute('aria-label')||sm.innerText||sm.alt),v:String(sm.value).slice(0,1100)};}";
+
 
 _Static_assert(sizeof snap_js_scroll_expr + 16 <= SNAP_JS_SCROLL_CAP, "snap_js_scroll_expr");
 _Static_assert(sizeof snap_js_ls_get + 40 <= SNAP_JS_LS_GET_CAP, "snap_js_ls_get");
@@ -979,5 +998,6 @@ const snap_js snap_page_scripts[] = {
     {snap_js_facts_fn, NULL, SNAP_JS_READ},
     {snap_js_acted_fn, NULL, SNAP_JS_READ},
     {snap_js_present_fn, NULL, SNAP_JS_READ},
+    {snap_js_submitter_fn, NULL, SNAP_JS_READ},
     {NULL, NULL, 0},
 };

@@ -70,5 +70,6 @@ extern const char snap_js_wall[];
 extern const char snap_js_facts_fn[];
 extern const char snap_js_acted_fn[];
 extern const char snap_js_present_fn[];
+extern const char snap_js_submitter_fn[];
 
 #endif

@@ -163,6 +163,35 @@ static int present_secrets(snap_agent *a, const snap_gate_in *in, char **out)
     return *out ? 0 : SNAP_ENOMEM;
 }
 
+/* The submitter's name=value of the form element oid submits, read by
+ * snap_js_submitter_fn into *doc: *sub its object ({f, n, v}, or NULL when
+ * it has none). Returns 0, or a SNAP_E* with why (cap). */
+static int submitter_read(snap_agent *a, const char *session, const char *oid, json_doc **doc,
+                          const json_val **sub, char *why, size_t cap)
+{
+    *doc = NULL;
+    *sub = NULL;
+    char *p = fn_on_params(oid, snap_js_submitter_fn, NULL);
+    cdp_reply rep = {0};
+    cdp_err e = {0};
+    int rc = p ? snap_cdp_call(a, session, "Runtime.callFunctionOn", p, a->o.timeout_ms, &rep,
+                               &e) : CDP_ENOMEM;
+    free(p);
+    const json_val *v = rc == 0 && !json_get(rep.result, "exceptionDetails")
+                            ? json_get(json_get(rep.result, "result"), "value") : NULL;
+    if (!json_is(v, JSON_OBJECT)) {
+        snprintf(why, cap, "%.150s", e.msg[0] ? e.msg : "the form's submitter could not be read");
+        cdp_reply_free(&rep);
+        return rc == CDP_ENOMEM ? SNAP_ENOMEM : SNAP_EBROWSER;
+    }
+    if (jstr(v, "v")[0])
+        *sub = v;
+    *doc = rep.doc;
+    rep.doc = NULL;
+    cdp_reply_free(&rep);
+    return 0;
+}
+
 /* The entries snap_js_present_fn read on element oid, for the gate: q->present
  * points into *doc and *arr (free both after gate_check). Fields ever
  * secret are skipped (present_secrets). Returns 0, or a SNAP_E* with why
@@ -206,12 +235,41 @@ static int present_read(snap_agent *a, const snap_gate_in *in, gate_request *q,
     size_t n = json_len(pl);
     if (n > 256)
         n = 256;
-    gate_present *ps = n ? calloc(n, sizeof *ps) : NULL;
-    if (n && !ps) {
+    /* The form's submitter sends its name=value too: one more field and
+     * its value as an address beside the fields (a chip), its strings
+     * copied behind the array (one allocation, freed as *arr). */
+    json_doc *sdoc = NULL;
+    const json_val *sub = NULL;
+    int src2 = submitter_read(a, session, oid, &sdoc, &sub, why, cap);
+    if (src2) {
+        cdp_reply_free(&rep);
+        return src2;
+    }
+    const char *sf = jstr(sub, "f"), *sn = jstr(sub, "n"), *sv = jstr(sub, "v");
+    size_t extra = sub ? strlen(sf) + strlen(sn) + strlen(sv) + 3 : 0;
+    bool at = sub && (strchr(sv, '@') || strstr(sv, "\xEF\xBC\xA0") || strstr(sv, "\xEF\xB9\xAB"));
+    size_t m = n + (sub ? 1 : 0) + (at ? 1 : 0);
+    gate_present *ps = m ? calloc(1, m * sizeof *ps + extra) : NULL;
+    if (m && !ps) {
         snprintf(why, cap, "out of memory");
+        json_doc_free(sdoc);
         cdp_reply_free(&rep);
         return SNAP_ENOMEM;
     }
+    if (sub) {
+        char *sp = (char *)(ps + m);
+        size_t fl = strlen(sf) + 1, nl = strlen(sn) + 1;
+        memcpy(sp, sf, fl);
+        memcpy(sp + fl, sn, nl);
+        memcpy(sp + fl + nl, sv, strlen(sv) + 1);
+        ps[n] = (gate_present){.field = sp, .label = sp, .name = sp + fl,
+                               .input_type = "submit", .autocomplete = "", .value = sp + fl + nl};
+        /* and an address in its value is one beside the fields (as the
+         * page script's chips: @, U+FF20, U+FE6B) */
+        if (at)
+            ps[n + 1] = (gate_present){.chip = true, .value = sp + fl + nl};
+    }
+    json_doc_free(sdoc);
     for (size_t i = 0; i < n; i++) {
         const json_val *x = json_at(pl, i);
         ps[i].chip = json_bool(json_get(x, "c"));
@@ -223,7 +281,7 @@ static int present_read(snap_agent *a, const snap_gate_in *in, gate_request *q,
         ps[i].value = jstr(x, "v");
     }
     q->present = ps;
-    q->npresent = n;
+    q->npresent = m;
     q->present_cut = json_bool(json_get(v, "cut")) || json_len(pl) > n;
     *arr = ps;
     *doc = rep.doc;

@@ -772,6 +772,44 @@ out:
     rig_down(&x);
 }
 
+/* Red team s11, S8 (the submitter's name=value): the browser sends the
+ * submitter's name=value with the fields, the clicked submit button or for
+ * Enter the form's default button, which may sit outside the form
+ * (form=id). A send whose submitter carries an ungranted recipient
+ * (name=to value=mallory@evil.test: an input of type submit, a button
+ * outside the form) is refused by the read-back, as a field holding it
+ * is; nothing is posted. On main the read-back never saw it (inputs of
+ * type submit and elements outside the form are not read) and the send
+ * was asked of the human with no recipient named. */
+static void t_recip_submitter_read_back(void)
+{
+    rig x;
+    int h0 = hook_calls;
+    if (!rig_up(&x, one_recipient))
+        goto out;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "a.test", "/gate/formaction-to.html", &r));
+    snap_result_free(&r);
+    int rc = act_on(x.a, "button \"Send\"", 'c', NULL, false, &r);
+    check_refusal(&r, rc, SNAP_EDENIED, "deny", "read back from the form before the send");
+    CHECK_HAS(r.text, "recipient mallory@evil.test is not in the grant");
+    snap_result_free(&r);
+    rc = act_on(x.a, "button \"Send note\"", 'c', NULL, false, &r);
+    check_refusal(&r, rc, SNAP_EDENIED, "deny", "read back from the form before the send");
+    CHECK_HAS(r.text, "recipient mallory@evil.test is not in the grant");
+    snap_result_free(&r);
+    /* Enter in the field: the default button outside the form submits. */
+    rc = act_on(x.a, "textbox \"Note\"", 't', "hi", true, &r);
+    check_refusal(&r, rc, SNAP_EDENIED, "deny", "read back from the form before the send");
+    CHECK_HAS(r.text, "recipient mallory@evil.test is not in the grant");
+    snap_result_free(&r);
+    barrier(x.a);
+    check_none(NULL, "a.test", "tag=fa-to-");
+    CHECK_INT(h0, hook_calls);
+out:
+    rig_down(&x);
+}
+
 /* The granted recipient, picked from the suggestions as a model would
  * (typed in full, then the option "Bob Partner bob@partner.test" clicked),
  * is sent with no question on an unauthenticated page: the post carries
@@ -4915,6 +4953,7 @@ static const test_case TESTS[] = {
     {"red_text_label_regression", t_red_text_label_regression},
     {"red_select_regression", t_red_select_regression},
     {"red_formaction_regression", t_red_formaction_regression},
+    {"recip_submitter_read_back", t_recip_submitter_read_back},
     {"red_away", t_red_away},
     {"red_open_get", t_red_open_get},
     {"red_shot_secret_regression", t_red_shot_secret_regression},
