@@ -3,10 +3,13 @@
  * interact, auth_change, consequential, credential) and, when consequential,
  * which kind (send, publish, purchase, delete, production_change).
  *
- * Pure and bounded: no allocation, no I/O; each string is cut to its first
- * SCAN_MAX bytes and WORDS_MAX words (a label longer than that is not a
- * label). docs/gate.md has the rules and the word lists in prose; the tables
- * below are the source of truth.
+ * Pure and bounded: no allocation, no I/O; a string is read a window of
+ * at most SCAN_MAX bytes and WORDS_MAX words at a time; the words a name,
+ * a text, a dialog or a field is judged by (match_conseq, match_cred) are
+ * read whole, window after window, each overlapping the last by
+ * WINDOW_OVERLAP words (red team s11, S9: a consequential word after 128
+ * words of filler was never read). docs/gate.md has the rules and the
+ * word lists in prose; the tables below are the source of truth.
  *
  * Implementation notes. Strings are first folded as snapshot/'s query
  * matcher folds them (gate_char_fold: zero-width, bidi and other invisible
@@ -37,6 +40,7 @@
 
 #define SCAN_MAX 4096u
 #define WORDS_MAX 128u
+#define WINDOW_OVERLAP 32u   /* words a window shares with the one before it */
 
 enum { AT_ANY, AT_FIRST, AT_WHOLE };
 
@@ -392,6 +396,25 @@ static void fold_copy(char *out, const char *s)
     out[o] = 0;
 }
 
+/* The bytes of s (as fold_copy reads them) that fold to its first fo
+ * output bytes. */
+static size_t fold_in(const char *s, size_t fo)
+{
+    size_t i = 0, o = 0, n = strnlen(s, SCAN_MAX);
+    while (i < n && o < fo) {
+        size_t l;
+        int f = gate_char_fold(s + i, n - i, &l);
+        if (f == GATE_FOLD_DROP)
+            ;
+        else if (f || (l > 1 && punct_at((const unsigned char *)s + i, l)))
+            o++;
+        else
+            o += l;
+        i += l;
+    }
+    return i;
+}
+
 static void words_split(words *w, const char *s, bool camel)
 {
     fold_copy(w->s, s ? s : "");
@@ -436,6 +459,37 @@ static size_t phrase_at(const words *w, size_t i, const char *p)
         p = next;
     }
     return k - i;
+}
+
+static void words_mask(words *w);
+static const rule *rules_find(const words *w, const rule *tab, size_t ntab);
+
+/* The longest phrase of tab (with CONSEQ's exclusions masked first when
+ * mask) matching s, read whole: in windows of at most SCAN_MAX bytes and
+ * WORDS_MAX words, each starting WINDOW_OVERLAP words before the end of
+ * the last (a phrase is far shorter), the first window with a match
+ * winning. w is scratch. */
+static const rule *find_whole(words *w, const char *s, bool camel, bool mask, const rule *tab,
+                              size_t ntab)
+{
+    size_t off = 0;
+    for (;;) {
+        words_split(w, s + off, camel);
+        if (mask)
+            words_mask(w);
+        const rule *r = rules_find(w, tab, ntab);
+        if (r)
+            return r;
+        if (w->n < WORDS_MAX && strnlen(s + off, SCAN_MAX + 1) <= SCAN_MAX)
+            return NULL;        /* this window read the rest */
+        size_t k = w->n > WINDOW_OVERLAP ? w->n - WINDOW_OVERLAP : w->n / 2;
+        size_t adv = w->n ? fold_in(s + off, w->off[k]) : 0;
+        if (adv == 0)           /* one word fills the window: go past it */
+            adv = fold_in(s + off, strlen(w->s));
+        if (adv == 0)
+            return NULL;
+        off += adv;
+    }
 }
 
 /* The longest phrase of tab matching anywhere in w (earliest on ties). */
@@ -556,10 +610,9 @@ static bool match_cred(const char *s, const char *label, bool entry, bool camel,
     if (!s || !*s)
         return false;
     words w;
-    words_split(&w, s, camel);
-    const rule *r = rules_find(&w, CRED, N(CRED));
+    const rule *r = find_whole(&w, s, camel, false, CRED, N(CRED));
     if (!r && entry)
-        r = rules_find(&w, CRED_ENTRY, N(CRED_ENTRY));
+        r = find_whole(&w, s, camel, false, CRED_ENTRY, N(CRED_ENTRY));
     if (!r)
         return false;
     note(why, cap, "credential: %s \"%s\" has \"%s\"", label, s, r->phrase);
@@ -622,9 +675,7 @@ static int match_conseq(const char *s, const char *label, char *why, size_t cap)
     if (!s || !*s)
         return GATE_CONSEQ_NONE;
     words w;
-    words_split(&w, s, false);
-    words_mask(&w);
-    const rule *r = rules_find(&w, CONSEQ, N(CONSEQ));
+    const rule *r = find_whole(&w, s, false, true, CONSEQ, N(CONSEQ));
     if (!r)
         return GATE_CONSEQ_NONE;
     note(why, cap, "%s: %s \"%s\" has \"", gate_conseq_name(r->kind), label, s);

@@ -358,16 +358,27 @@ static void page_line(base_buf *b, const char *label, const char *s, size_t max)
 /* The other sources of the element's name (its label, aria-labelledby,
  * title, an image's alt inside it ...) that say something else than its
  * name and text: what the human clicks may read as any of them. */
+#define PROMPT_NAMES_MAX 12
+
 static void names_line(base_buf *b, const gate_target *t, const char *name)
 {
-    size_t shown = 0;
+    size_t shown = 0, more = 0;
     for (size_t i = 0; i < t->nnames; i++) {
         const char *s = t->names[i];
         if (!s || !*s || (name && strcmp(s, name) == 0) || (t->text && strcmp(s, t->text) == 0))
             continue;
+        if (shown == PROMPT_NAMES_MAX) {
+            more++;     /* classified all the same; only the display is cut */
+            continue;
+        }
         base_buf_puts(b, shown ? " | " : "  also named (label, title, alt, ...): ");
         tb_esc(b, s, 160, true, 0);
         shown++;
+    }
+    if (more) {
+        char m[64];
+        snprintf(m, sizeof m, " ... and %zu more", more);
+        base_buf_puts(b, m);
     }
     if (shown)
         base_buf_puts(b, "\n");

@@ -785,24 +785,27 @@ const char snap_js_wall[] =
     "var H=function(k){return sm&&sm.hasAttribute('form'+k)?A(sm,'form'+k):A(f,k);}," \
     "fa=H('action'),m=H('method').toLowerCase();r.fm=/^(post|dialog)$/.test(m)?m:'get';" \
     "try{r.fa=N(fa?new URL(fa,e.baseURI).href:document.URL,400);}catch(x){r.fa='';}" \
-    "if(sm)r.fs=N([A(sm,'aria-label'),sm.innerText,sm.value,sm.alt,sm.title].join(' '),400);}"
+    "if(sm)r.fs=N([A(sm,'aria-label'),sm.innerText,sm.value,sm.alt,sm.title].join(' '));}"
 
 /* What the gate needs of an element (plain values back): the element an
  * action on the node acts on (JS_CLICKED, a label's control).
  * Runs: on a node, the element of a gated action (policy.c, and
  * pipelined by the actions). Returns: {tag, type, ac, field, text, fa?, fm?,
- * fs?, sub?, href?, dl?, row?, lbl, nm?, via?}: nm, every source of the
+ * fs?, sub?, href?, dl?, row?, lbl, nm?, nmx?, via?}: nm, every source of the
  * element's name (aria-label, aria-labelledby, labels, title, alt, its
- * text, the alt, title or aria-label of what is inside it, CSS content),
- * 12 at most; via, the element is another one than the node (a control,
- * not a text's plain parent nor a label that labels nothing): policy.c
- * gates the action under its name. */
+ * text, the alt, title or aria-label of what is inside it, the strings
+ * and attr() values of its and its descendants' CSS content), whole; nmx,
+ * "long" or "many" when they were too long or too many to give (every
+ * value is whole to 65,536 characters unless its cut is given); via,
+ * the element is another one than the node (a control, not a text's
+ * plain parent nor a label that labels nothing): policy.c gates the
+ * action under its name. */
 const char snap_js_facts_fn[] =
     "function(){var n0=this.nodeType===1?this:this.parentElement,e=n0;if(!e)return{};"
     JS_CLICKED
     "if(e.tagName==='LABEL'&&e.control)e=e.control;"
-    "var N=function(s,n){return String(s||'').replace(/\\s+/g,' ').trim().slice(0,n||160);};"
-    "var A=function(x,k){return x.getAttribute?x.getAttribute(k)||'':'';};"
+    "var N=(s,n)=>String(s||'').replace(/\\s+/g,' ').trim().slice(0,n||65537);"
+    "var A=(x,k)=>x.getAttribute?x.getAttribute(k)||'':'';"
     "var t=N(A(e,'type')).toLowerCase(),tag=e.tagName.toLowerCase();"
     "var r={tag:tag,type:t,ac:N(A(e,'autocomplete')).toLowerCase(),"
     "field:N(A(e,'name')+' '+(e.id||'')+' '+A(e,'placeholder')+' '+A(e,'aria-label')),"
@@ -827,17 +830,24 @@ const char snap_js_facts_fn[] =
     "if(!own&&tag==='option'&&id)own=lst.ownerDocument.querySelector('[list=\"'+"
     "CSS.escape(id)+'\"]');if(own)lb+=' '+L(own);}}"
     "r.lbl=N(lb,300);"
-    "var NS=[],ad=function(s){s=N(s);if(s&&NS.indexOf(s)<0&&NS.length<12)NS.push(s);};"
-    "var rt=e.getRootNode(),gd=rt.getElementById?rt:e.ownerDocument;ad(A(e,'aria-label'));"
-    "A(e,'aria-labelledby').split(/\\s+/).forEach(function(id){var l=id&&gd.getElementById(id);"
+    /* Every name source whole, for the classifier (the prompt cuts what it
+     * shows): past 256 distinct sources or 65,536 characters in one, nmx
+     * says so and policy.c refuses (red team s11, S9). */
+    "var NS=[],ad=s=>{s=N(s);if(s.length>65536)r.nmx='long';else if(s&&!NS.includes(s)){"
+    "if(NS[255])r.nmx='many';else NS.push(s);}};"
+    "var rt=e.getRootNode(),gd=rt.getElementById?rt:e.ownerDocument;"
+    "A(e,'aria-labelledby').split(/\\s+/).forEach(id=>{var l=id&&gd.getElementById(id);"
     "if(l)ad(l.innerText||l.textContent);});"
-    "if(e.labels)[].forEach.call(e.labels,function(x){ad(x.innerText);});"
-    "ad(A(e,'title'));ad(A(e,'alt'));ad(r.text);"
-    "[].slice.call(e.querySelectorAll('img[alt],area[alt],input[alt],[aria-label],[title],"
-    "svg title'),0,32).forEach(function(x){if(x.tagName.toLowerCase()==='title')"
-    "ad(x.textContent);ad(A(x,'alt'));ad(A(x,'aria-label'));ad(A(x,'title'));});"
-    "['::before','::after'].forEach(function(p){var c=getComputedStyle(e,p).content;"
-    "if(/^\".*\"$/.test(c||''))ad(c.slice(1,-1));});"
+    "if(e.labels)e.labels.forEach(x=>ad(x.innerText));ad(r.text);"
+    /* Of the element and of everything in it: alt, aria-label, title, an
+     * SVG <title>, and each quoted string of its CSS content and the
+     * attribute an attr() there reads (counters say nothing). */
+    "var cs=x=>{if(x.tagName=='title')ad(x.textContent);"
+    "['aria-label','title','alt'].forEach(k=>ad(A(x,k)));"
+    "['::before','::after'].forEach(p=>getComputedStyle(x,p).content.replace("
+    "/\"((?:[^\"\\\\]|\\\\.)*)\"|attr\\(\\s*([^\\s),]+)/g,(m,q,k)=>"
+    "ad(k?A(x,k):q.replace(/\\\\(.)/g,'$1'))));},"
+    "D=e.querySelectorAll('*');cs(e);if(D.length>4096)r.nmx='many';else D.forEach(cs);"
     "if(NS.length)r.nm=NS;"
     "if(e.tagName!=='LABEL'&&(e!==n0||(this!==n0&&(/^(INPUT|SELECT|TEXTAREA|BUTTON|OPTION)$/"
     ".test(e.tagName)||e.isContentEditable||(CK&&e.matches(CK))))))r.via=true;"

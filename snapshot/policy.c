@@ -326,7 +326,8 @@ static void request_from(const snap_gate_in *in, gate_request *q, char *dorigin,
 typedef struct {
     uint32_t n;                  /* its ref (its own from a snapshot, or issued) */
     char role[32];               /* accessibility role */
-    char name[400];              /* accessible name (page text) */
+    char *name;                  /* accessible name (page text), whole: the
+                                    classifier reads all of it (S9) */
     char oid[SNAP_ID_MAX];       /* the element in cdpgate's world ("" none) */
 } acted_el;
 
@@ -437,8 +438,9 @@ static int acted_read(snap_agent *a, const snap_gate_in *in, acted_el *el, snap_
             : nm && !json_is(nm, JSON_STRING) ? "its accessible name could not be read" : NULL;
         if (!why) {
             snprintf(el->role, sizeof el->role, "%s", ro);
-            snprintf(el->name, sizeof el->name, "%s", nm ? json_str(nm, NULL) : "");
-            el->n = snap_ref_for(a, tab, frame, loader, backend, el->role, el->name);
+            el->name = base_strdup(nm ? json_str(nm, NULL) : "");
+            el->n = el->name ? snap_ref_for(a, tab, frame, loader, backend, el->role, el->name)
+                             : 0;
             if (!el->n)
                 why = "out of memory";
         }
@@ -450,6 +452,8 @@ static int acted_read(snap_agent *a, const snap_gate_in *in, acted_el *el, snap_
         return 0;
     object_release(a, in->session, el->oid);
     el->oid[0] = 0;
+    free(el->name);
+    el->name = NULL;
     uint32_t n = backend ? snap_ref_for(a, tab, frame, loader, backend, tag, NULL) : 0;
     char refs[64] = "";
     if (n)
@@ -460,7 +464,8 @@ static int acted_read(snap_agent *a, const snap_gate_in *in, acted_el *el, snap_
                      refs, why);
 }
 
-#define NAMES_MAX 12     /* name sources of an element the facts give */
+#define NAMES_MAX 256    /* name sources of an element the facts give, at
+                            most (snap_js_facts_fn: more is refused) */
 
 /* The gate's view of the element from its facts fv: role and name from
  * its ref, or from el (the element it acts on, when that is another);
@@ -492,7 +497,7 @@ static void target_fill(snap_agent *a, const snap_gate_in *in, const json_val *f
     tg->submits = json_bool(json_get(fv, "sub")) || in->submit;
     tg->href = jstr(fv, "href");
     tg->download = json_bool(json_get(fv, "dl"));
-    size_t n = 0;
+    size_t n = 0;   /* names_check: no more than NAMES_MAX */
     for (const json_val *v = json_first(json_get(fv, "nm")); v && n < NAMES_MAX;
          v = json_next(v))
         if (json_str(v, NULL))
@@ -506,6 +511,24 @@ static void target_fill(snap_agent *a, const snap_gate_in *in, const json_val *f
         tg->input_type = "password";
     else if ((was & SNAP_SECRET_OTC) && !secret_field(tg))
         tg->autocomplete = "one-time-code";
+}
+
+/* Whether the gate can read every source of the element's name (facts
+ * fv): fails closed when the page gave too many or too long ones for the
+ * facts to carry them whole (nothing the classifier reads is cut: red team
+ * s11, S9); then, when the facts say via, the element acted on (el). */
+static int names_check(snap_agent *a, const snap_gate_in *in, const json_val *fv,
+                       acted_el *el, snap_result *r)
+{
+    const char *x = jstr(fv, "nmx");
+    size_t n = json_len(json_get(fv, "nm"));
+    if (!*x && n <= NAMES_MAX)
+        return json_bool(json_get(fv, "via")) ? acted_read(a, in, el, r) : 0;
+    return snap_fail(r, SNAP_EDENIED, "%s: the element has %s to judge (more than %d "
+                     "sources of its name, or one longer than 65,536 characters); the gate "
+                     "refuses what it cannot read whole: nothing was done", in->tool,
+                     strcmp(x, "long") == 0 ? "a name too long" : "too many names",
+                     NAMES_MAX);
 }
 
 /* A tool whose input may make the page start a download. */
@@ -588,13 +611,11 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     /* The element the action really acts on, when it is another one. */
     acted_el el = {0};
     const char *names[NAMES_MAX];
-    if (fv && json_bool(json_get(fv, "via"))) {
-        int arc = acted_read(a, in, &el, r);
-        if (arc) {
-            free(url);
-            json_doc_free(facts);
-            return arc;
-        }
+    int arc = fv ? names_check(a, in, fv, &el, r) : 0;
+    if (arc) {
+        free(url);
+        json_doc_free(facts);
+        return arc;
     }
     if (fv) {
         target_fill(a, in, fv, &el, &tg, names);
@@ -635,6 +656,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
                       : SNAP_EBROWSER;
         if (prc) {
             object_release(a, in->session, el.oid);
+            free(el.name);
             free(url);
             json_doc_free(facts);
             return snap_fail(r, prc, "%s: cannot read back the recipients its form holds for "
@@ -649,6 +671,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     } else {
         object_release(a, in->session, el.oid);
     }
+    free(el.name);               /* the decision holds its own copy */
     free(parr);
     json_doc_free(pdoc);
     free(url);
@@ -697,6 +720,7 @@ static const struct {
     {"sub", "whether it submits a form"},
     {"row", "the row it is in"},
     {"nm", "what names it (its label, title, alt, ...)"},
+    {"nmx", "what names it (now too much to judge)"},
     {"via", "which element the action acts on"},
 };
 

@@ -3047,6 +3047,74 @@ static void t_names_via_regression(void)
     gate_free(gt);
 }
 
+/* Red team s11, S9: the classifier reads a name, a text and every name
+ * source whole. The words after the first 128 (or the first 4,096 bytes)
+ * were never read: "OK" with 130 words of filler then "delete account" was
+ * a confirmable auth_change; so was a name source of 5,000 bytes ending in
+ * "Pay invoice now", and a text of 300 one-letter words then "Transfer".
+ * The prompt shows at most 12 name sources ("... and N more"), all of them
+ * classified. Fails on main before the fix (each was auth_change). */
+static void t_names_whole_regression(void)
+{
+    hook_state h = {GATE_DENY, NULL, 0, ""};
+    gate_opts o = {.confirm = hook, .confirm_ud = &h};
+    gate *gt = mk(BANK, &o);
+    if (!gt)
+        return;
+    static char name[2000], src[6000], text[1000];
+    size_t n = 0;
+    for (int i = 0; i < 130; i++)
+        n += (size_t)snprintf(name + n, sizeof name - n, "word%d ", i);
+    snprintf(name + n, sizeof name - n, "then delete account");
+    memset(src, 'x', 5000);
+    snprintf(src + 5000, sizeof src - 5000, " Pay invoice now");
+    n = 0;
+    for (int i = 0; i < 300; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "a ");
+    snprintf(text + n, sizeof text - n, "Transfer");
+    const char *many[20];
+    char buf[20][8];
+    for (int i = 0; i < 19; i++) {
+        snprintf(buf[i], sizeof buf[i], "n%02d", i);
+        many[i] = buf[i];
+    }
+    many[19] = "Pay invoice now";
+    static const struct {
+        const char *name, *text;
+        size_t nsrc;
+        int kind;
+    } C[] = {{NULL, NULL, 0, GATE_CONSEQ_DELETE},
+             {"Later", NULL, 1, GATE_CONSEQ_SEND},
+             {"Continue", NULL, 0, GATE_CONSEQ_SEND},
+             {"Not interested", NULL, 20, GATE_CONSEQ_SEND}};
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        const char *one[] = {src};
+        gate_target b = {.role = "button", .name = i == 0 ? name : C[i].name,
+                         .text = i == 2 ? text : "OK", .tag = "button",
+                         .names = i == 1 ? one : many, .nnames = C[i].nsrc};
+        gate_request r = click("https://bank.test", true, &b);
+        gate_decision d;
+        CHECK_INT(0, gate_check(gt, &r, &d));
+        if (!CHECK_INT(GATE_STOP, d.decision))
+            test_fail_detail("case %zu: %s", i, d.reason);
+        CHECK_INT(C[i].kind, d.conseq);
+    }
+    CHECK_INT(0, h.calls);
+    /* Twenty benign sources: a confirm, twelve shown. */
+    many[19] = "n19";
+    gate_target c = {.role = "button", .name = "Not interested", .tag = "button",
+                     .names = many, .nnames = 20};
+    gate_request r = click("https://bank.test", true, &c);
+    gate_decision d;
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_CLASS_AUTH_CHANGE, d.cls);
+    CHECK_INT(1, h.calls);
+    has(h.prompt, "n11\\\" ... and 8 more\\n");
+    if (!CHECK(strstr(h.prompt, "n12") == NULL))
+        test_fail_detail("a 13th source was shown: %s", h.prompt);
+    gate_free(gt);
+}
+
 /* Issue 13 red team S5: the words of a GET URL (path and query,
  * percent-decoded, camelCase split) on the authenticated service. Verbs
  * are consequential; the pages that list things or show a form are not. */
@@ -3173,6 +3241,7 @@ static const test_case TESTS[] = {
     {"prompt_names_what_happens", t_prompt_names_what_happens},
     {"dblclick_judged_as_click", t_dblclick_judged_as_click},
     {"names_via_regression", t_names_via_regression},
+    {"names_whole_regression", t_names_whole_regression},
     {"recipients_everywhere", t_recipients_everywhere},
     {"recipients_read_back", t_recipients_read_back},
     {"prompt_lists_recipients", t_prompt_lists_recipients},

@@ -1577,6 +1577,71 @@ out:
     rig_down(&x);
 }
 
+/* Red team s11, S9 (issue 13): the name sources of the element an action
+ * acts on were cut and capped before the classifier read them, so the
+ * consequential word was lost: an AX name cut at 400 bytes (a text target
+ * on a label whose control's aria-label ends in "send wire transfer now"),
+ * 12 benign titles filling the 12 sources, 32 inner elements filling the
+ * inner-element cap, a ::before `"Pay invoice now " counter(c)` the
+ * quoted-string test missed, an ::after `attr(data-x)`, a text cut at 160
+ * characters under aria-label "Continue". gate/bank/red-names.html on the
+ * authenticated bank.test: every click is an unbound stop (the hook is not
+ * asked), nothing is posted; a button with 300 distinct titles (more than
+ * the facts carry) is refused, fail closed. Fails on the main before the fix: all but the
+ * ref click on the long-named button were confirms, the POSTs went out. */
+static void t_red_names_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;       /* a stop is not a confirm: the hook is not asked */
+    int calls = hook_calls;
+    snap_result r;
+    static const struct {
+        const char *target, *kind, *why;
+    } S[] = {{"button \"Not interested\"", "send", "\"Pay invoice now\" has \"pay\""},
+             {"button \"Maybe later\"", "send", "\"Pay invoice now\" has \"pay\""},
+             {"button \"Dismiss\"", "delete", "\"Delete account\" has \"delete"},
+             {"text:Later", "send", "\" has \""},
+             {"button \"Please review", "send", "\" has \""},
+             {"button \"Skip\"", "send", "Pay invoice now\" has \"pay\""},
+             {"button \"Continue\"", "delete", "\" has \"delete"}};
+    for (size_t i = 0; i < sizeof S / sizeof S[0]; i++) {
+        CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red-names.html", &r));
+        CHECK_HAS(r.text, "auth=yes");
+        snap_result_free(&r);
+        int rc;
+        if (strncmp(S[i].target, "text:", 5) == 0) {
+            memset(&r, 0, sizeof r);
+            rc = snap_click(x.a, S[i].target, NULL, &r);
+            keep(&r);
+        } else {
+            rc = act_on(x.a, S[i].target, 'c', NULL, false, &r);
+        }
+        check_refusal(&r, rc, SNAP_ESTOP, "stop", "unbound_stop");
+        char k[64];
+        snprintf(k, sizeof k, "\"kind\":\"%s\"", S[i].kind);
+        CHECK_HAS(r.structured, k);
+        CHECK_HAS(r.text, S[i].why);
+        snap_result_free(&r);
+    }
+    /* 300 distinct titles: more than the facts carry whole, refused. */
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red-names.html", &r));
+    snap_result_free(&r);
+    int rc = act_on(x.a, "button \"Open\"", 'c', NULL, false, &r);
+    CHECK_INT(SNAP_EDENIED, rc);
+    CHECK_HAS(r.text, "too many names to judge");
+    snap_result_free(&r);
+    CHECK_INT(calls, hook_calls);
+    barrier(x.a);
+    static const char *const TAGS[] = {"tag=rn-many", "tag=rn-css", "tag=rn-32", "tag=rn-long",
+                                       "tag=rn-attr", "tag=rn-text", "tag=rn-over"};
+    for (size_t i = 0; i < sizeof TAGS / sizeof TAGS[0]; i++)
+        check_none("POST", "bank.test", TAGS[i]);
+out:
+    rig_down(&x);
+}
+
 /* Issue 13 review F8: a stop word broken by a character a reader does not
  * see (U+200B, U+00AD, U+200E with U+2060), by a no-break space or
  * followed by an ellipsis is read as the word: the query matcher finds
@@ -4951,6 +5016,7 @@ static const test_case TESTS[] = {
     {"red_dblclick_swap", t_red_dblclick_swap},
     {"red_text_target", t_red_text_target},
     {"red_text_label_regression", t_red_text_label_regression},
+    {"red_names_regression", t_red_names_regression},
     {"red_select_regression", t_red_select_regression},
     {"red_formaction_regression", t_red_formaction_regression},
     {"recip_submitter_read_back", t_recip_submitter_read_back},
