@@ -682,13 +682,14 @@ void snap_obs_mask_secrets(build *B)
             bool has_num = snap_obs_ax_num(F, n, &num);
             if (has_num)
                 oldlen += sizeof num;
+            /* mask_one left a copy in mn / mv, masked or not: append from
+             * those, never from F->str itself, which the append may move
+             * (a name or value read from it would be read after the free). */
             size_t off = F->str.len;
-            if (n->flags & AX_NAME)
-                base_buf_put(&F->str, hn ? mn.s : name, strlen(hn ? mn.s : name) + 1);
-            if (n->flags & AX_VALUE) {
-                value = snap_obs_ax_value(F, n);     /* F->str may have moved */
-                base_buf_put(&F->str, hv ? mv.s : value, strlen(hv ? mv.s : value) + 1);
-            }
+            if ((n->flags & AX_NAME) && name)
+                base_buf_put(&F->str, mn.s, strlen(mn.s) + 1);
+            if ((n->flags & AX_VALUE) && value)
+                base_buf_put(&F->str, mv.s, strlen(mv.s) + 1);
             if (has_num)
                 base_buf_put(&F->str, (const char *)&num, sizeof num);
             if (F->str.oom || off > UINT32_MAX) {
