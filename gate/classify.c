@@ -42,101 +42,116 @@
 #define WORDS_MAX 128u
 #define WINDOW_OVERLAP 32u   /* words a window shares with the one before it */
 
-enum { AT_ANY, AT_FIRST, AT_WHOLE };
+/* Where a phrase may stand (rule.at's low bits) and, in CONSEQ, which
+ * strings it is read in (its high bits): a name's (no flag), also a GET
+ * URL's (URL), or only a GET URL's (URL_ONLY). */
+enum { AT_ANY, AT_FIRST, AT_WHOLE, AT_BITS = 3 };
+enum { URL = 0x10, NOT_NAME = 0x20, URL_ONLY = URL | NOT_NAME };
 
 typedef struct {
     const char *phrase;
     unsigned char kind;         /* GATE_CONSEQ_*, or 1 for credential tables */
-    unsigned char at;
+    unsigned char at;           /* AT_* | URL, URL_ONLY */
 } rule;
 
 #define N(t) (sizeof(t) / sizeof((t)[0]))
 
-/* Consequential phrases on names, text, dialog messages, rows. */
+/* Consequential phrases on names, text, dialog messages, rows; those
+ * marked URL (or URL_ONLY) also in the words of a GET URL on an
+ * authenticated service (an open, a link's href, a GET form's action;
+ * path and query, percent-decoded, camelCase split): verbs that, on an
+ * endpoint a GET reaches, do the thing. Not the nouns of PATH (orders,
+ * messages, payments) nor page words (transfer, pay, checkout, post): they
+ * name pages that show a form, which a read may open. Whole query values
+ * of URLV_VALUE count too (op=close). */
 static const rule CONSEQ[] = {
-    {"send", GATE_CONSEQ_SEND, AT_ANY},
+    {"send", GATE_CONSEQ_SEND, AT_ANY | URL},
     {"send now", GATE_CONSEQ_SEND, AT_ANY},
-    {"send money", GATE_CONSEQ_SEND, AT_ANY},
+    {"send money", GATE_CONSEQ_SEND, AT_ANY | URL},
+    {"sendmail", GATE_CONSEQ_SEND, AT_ANY | URL_ONLY},
     {"transfer", GATE_CONSEQ_SEND, AT_ANY},
-    {"wire", GATE_CONSEQ_SEND, AT_ANY},
+    {"confirm transfer", GATE_CONSEQ_SEND, AT_ANY | URL_ONLY},
+    {"wire", GATE_CONSEQ_SEND, AT_ANY | URL},
     {"pay", GATE_CONSEQ_SEND, AT_ANY},
-    {"remit", GATE_CONSEQ_SEND, AT_ANY},
-    {"submit payment", GATE_CONSEQ_SEND, AT_ANY},
-    {"make payment", GATE_CONSEQ_SEND, AT_ANY},
+    {"remit", GATE_CONSEQ_SEND, AT_ANY | URL},
+    {"submit payment", GATE_CONSEQ_SEND, AT_ANY | URL},
+    {"make payment", GATE_CONSEQ_SEND, AT_ANY | URL},
     {"make a payment", GATE_CONSEQ_SEND, AT_ANY},
-    {"confirm payment", GATE_CONSEQ_SEND, AT_ANY},
+    {"confirm payment", GATE_CONSEQ_SEND, AT_ANY | URL},
     {"schedule payment", GATE_CONSEQ_SEND, AT_ANY},
-    {"authorize payment", GATE_CONSEQ_SEND, AT_ANY},
+    {"authorize payment", GATE_CONSEQ_SEND, AT_ANY | URL},
     {"reply", GATE_CONSEQ_SEND, AT_ANY},
     {"reply all", GATE_CONSEQ_SEND, AT_ANY},
     {"forward", GATE_CONSEQ_SEND, AT_ANY},
     {"email * to", GATE_CONSEQ_SEND, AT_FIRST},
     {"mail * to", GATE_CONSEQ_SEND, AT_FIRST},
 
-    {"publish", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"publish", GATE_CONSEQ_PUBLISH, AT_ANY | URL},
     {"post", GATE_CONSEQ_PUBLISH, AT_FIRST},
-    {"tweet", GATE_CONSEQ_PUBLISH, AT_ANY},
-    {"retweet", GATE_CONSEQ_PUBLISH, AT_ANY},
-    {"repost", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"tweet", GATE_CONSEQ_PUBLISH, AT_ANY | URL},
+    {"retweet", GATE_CONSEQ_PUBLISH, AT_ANY | URL},
+    {"repost", GATE_CONSEQ_PUBLISH, AT_ANY | URL},
     {"share publicly", GATE_CONSEQ_PUBLISH, AT_ANY},
     {"go live", GATE_CONSEQ_PUBLISH, AT_ANY},
-    {"make public", GATE_CONSEQ_PUBLISH, AT_ANY},
+    {"make public", GATE_CONSEQ_PUBLISH, AT_ANY | URL},
     {"make it public", GATE_CONSEQ_PUBLISH, AT_ANY},
     {"comment", GATE_CONSEQ_PUBLISH, AT_WHOLE},
 
-    {"buy", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"buy", GATE_CONSEQ_PURCHASE, AT_ANY | URL},
     {"buy now", GATE_CONSEQ_PURCHASE, AT_ANY},
-    {"purchase", GATE_CONSEQ_PURCHASE, AT_ANY},
-    {"place order", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"purchase", GATE_CONSEQ_PURCHASE, AT_ANY | URL},
+    {"place order", GATE_CONSEQ_PURCHASE, AT_ANY | URL},
     {"place your order", GATE_CONSEQ_PURCHASE, AT_ANY},
-    {"confirm order", GATE_CONSEQ_PURCHASE, AT_ANY},
-    {"submit order", GATE_CONSEQ_PURCHASE, AT_ANY},
-    {"complete order", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"confirm order", GATE_CONSEQ_PURCHASE, AT_ANY | URL},
+    {"submit order", GATE_CONSEQ_PURCHASE, AT_ANY | URL},
+    {"complete order", GATE_CONSEQ_PURCHASE, AT_ANY | URL},
     {"checkout", GATE_CONSEQ_PURCHASE, AT_ANY},
     {"check out", GATE_CONSEQ_PURCHASE, AT_ANY},
     {"order now", GATE_CONSEQ_PURCHASE, AT_ANY},
     {"subscribe", GATE_CONSEQ_PURCHASE, AT_ANY},
-    {"pay now", GATE_CONSEQ_PURCHASE, AT_ANY},
-    {"donate", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"pay now", GATE_CONSEQ_PURCHASE, AT_ANY | URL},
+    {"donate", GATE_CONSEQ_PURCHASE, AT_ANY | URL},
     {"book now", GATE_CONSEQ_PURCHASE, AT_ANY},
     {"reserve", GATE_CONSEQ_PURCHASE, AT_ANY},
-    {"confirm booking", GATE_CONSEQ_PURCHASE, AT_ANY},
+    {"confirm booking", GATE_CONSEQ_PURCHASE, AT_ANY | URL},
     {"upgrade now", GATE_CONSEQ_PURCHASE, AT_ANY},
 
-    {"delete", GATE_CONSEQ_DELETE, AT_ANY},
-    {"remove", GATE_CONSEQ_DELETE, AT_ANY},
-    {"destroy", GATE_CONSEQ_DELETE, AT_ANY},
-    {"erase", GATE_CONSEQ_DELETE, AT_ANY},
-    {"wipe", GATE_CONSEQ_DELETE, AT_ANY},
-    {"purge", GATE_CONSEQ_DELETE, AT_ANY},
-    {"terminate", GATE_CONSEQ_DELETE, AT_ANY},
-    {"revoke", GATE_CONSEQ_DELETE, AT_ANY},
+    {"delete", GATE_CONSEQ_DELETE, AT_ANY | URL},
+    {"remove", GATE_CONSEQ_DELETE, AT_ANY | URL},
+    {"destroy", GATE_CONSEQ_DELETE, AT_ANY | URL},
+    {"erase", GATE_CONSEQ_DELETE, AT_ANY | URL},
+    {"wipe", GATE_CONSEQ_DELETE, AT_ANY | URL},
+    {"purge", GATE_CONSEQ_DELETE, AT_ANY | URL},
+    {"terminate", GATE_CONSEQ_DELETE, AT_ANY | URL},
+    {"revoke", GATE_CONSEQ_DELETE, AT_ANY | URL},
+    {"unsubscribe", GATE_CONSEQ_DELETE, AT_ANY | URL_ONLY},
+    {"deactivate", GATE_CONSEQ_DELETE, AT_ANY | URL_ONLY},
     {"drop", GATE_CONSEQ_DELETE, AT_WHOLE},
     {"drop table", GATE_CONSEQ_DELETE, AT_ANY},
     {"drop database", GATE_CONSEQ_DELETE, AT_ANY},
-    {"close account", GATE_CONSEQ_DELETE, AT_ANY},
-    {"close my account", GATE_CONSEQ_DELETE, AT_ANY},
-    {"close your account", GATE_CONSEQ_DELETE, AT_ANY},
+    {"close account", GATE_CONSEQ_DELETE, AT_ANY | URL},
+    {"close my account", GATE_CONSEQ_DELETE, AT_ANY | URL},
+    {"close your account", GATE_CONSEQ_DELETE, AT_ANY | URL},
     {"deactivate account", GATE_CONSEQ_DELETE, AT_ANY},
-    {"empty trash", GATE_CONSEQ_DELETE, AT_ANY},
-    {"cancel subscription", GATE_CONSEQ_DELETE, AT_ANY},
+    {"empty trash", GATE_CONSEQ_DELETE, AT_ANY | URL},
+    {"cancel subscription", GATE_CONSEQ_DELETE, AT_ANY | URL},
     {"cancel my subscription", GATE_CONSEQ_DELETE, AT_ANY},
-    {"cancel membership", GATE_CONSEQ_DELETE, AT_ANY},
-    {"cancel order", GATE_CONSEQ_DELETE, AT_ANY},
-    {"cancel booking", GATE_CONSEQ_DELETE, AT_ANY},
+    {"cancel membership", GATE_CONSEQ_DELETE, AT_ANY | URL},
+    {"cancel order", GATE_CONSEQ_DELETE, AT_ANY | URL},
+    {"cancel booking", GATE_CONSEQ_DELETE, AT_ANY | URL},
     {"cancel reservation", GATE_CONSEQ_DELETE, AT_ANY},
 
-    {"deploy", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"deploy", GATE_CONSEQ_PRODUCTION, AT_ANY | URL},
     {"deploy to production", GATE_CONSEQ_PRODUCTION, AT_ANY},
     {"production", GATE_CONSEQ_PRODUCTION, AT_ANY},
     {"prod", GATE_CONSEQ_PRODUCTION, AT_ANY},
-    {"promote", GATE_CONSEQ_PRODUCTION, AT_ANY},
-    {"rollout", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"promote", GATE_CONSEQ_PRODUCTION, AT_ANY | URL},
+    {"rollout", GATE_CONSEQ_PRODUCTION, AT_ANY | URL},
     {"roll out", GATE_CONSEQ_PRODUCTION, AT_ANY},
-    {"rollback", GATE_CONSEQ_PRODUCTION, AT_ANY},
-    {"roll back", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"rollback", GATE_CONSEQ_PRODUCTION, AT_ANY | URL},
+    {"roll back", GATE_CONSEQ_PRODUCTION, AT_ANY | URL},
     {"merge", GATE_CONSEQ_PRODUCTION, AT_WHOLE},
-    {"merge pull request", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"merge pull request", GATE_CONSEQ_PRODUCTION, AT_ANY | URL},
     {"merge to main", GATE_CONSEQ_PRODUCTION, AT_ANY},
     {"merge into main", GATE_CONSEQ_PRODUCTION, AT_ANY},
     {"merge to master", GATE_CONSEQ_PRODUCTION, AT_ANY},
@@ -146,7 +161,7 @@ static const rule CONSEQ[] = {
     {"rebase and merge", GATE_CONSEQ_PRODUCTION, AT_ANY},
     {"confirm merge", GATE_CONSEQ_PRODUCTION, AT_ANY},
     {"apply to production", GATE_CONSEQ_PRODUCTION, AT_ANY},
-    {"migrate", GATE_CONSEQ_PRODUCTION, AT_ANY},
+    {"migrate", GATE_CONSEQ_PRODUCTION, AT_ANY | URL},
     {"migrate database", GATE_CONSEQ_PRODUCTION, AT_ANY},
     {"run migrations", GATE_CONSEQ_PRODUCTION, AT_ANY},
 };
@@ -225,64 +240,6 @@ static const rule PATH[] = {
     {"promote", GATE_CONSEQ_PRODUCTION, AT_ANY},
     {"migrate", GATE_CONSEQ_PRODUCTION, AT_ANY},
     {"merge", GATE_CONSEQ_PRODUCTION, AT_ANY},
-};
-
-/* The words of a GET URL on an authenticated service (an open, a link's
- * href, a GET form's action; path and query, percent-decoded, camelCase
- * split): verbs that, on an endpoint a GET reaches, do the thing. Not the
- * nouns of PATH (orders, messages, payments) nor page words (transfer,
- * pay, checkout, post): they name pages that show a form, which a read
- * may open. Whole query values of URLV_VALUE count too (op=close). */
-static const rule URLW[] = {
-    {"send", GATE_CONSEQ_SEND, AT_ANY},
-    {"send money", GATE_CONSEQ_SEND, AT_ANY},
-    {"sendmail", GATE_CONSEQ_SEND, AT_ANY},
-    {"wire", GATE_CONSEQ_SEND, AT_ANY},
-    {"remit", GATE_CONSEQ_SEND, AT_ANY},
-    {"submit payment", GATE_CONSEQ_SEND, AT_ANY},
-    {"make payment", GATE_CONSEQ_SEND, AT_ANY},
-    {"confirm payment", GATE_CONSEQ_SEND, AT_ANY},
-    {"authorize payment", GATE_CONSEQ_SEND, AT_ANY},
-    {"confirm transfer", GATE_CONSEQ_SEND, AT_ANY},
-    {"publish", GATE_CONSEQ_PUBLISH, AT_ANY},
-    {"tweet", GATE_CONSEQ_PUBLISH, AT_ANY},
-    {"retweet", GATE_CONSEQ_PUBLISH, AT_ANY},
-    {"repost", GATE_CONSEQ_PUBLISH, AT_ANY},
-    {"make public", GATE_CONSEQ_PUBLISH, AT_ANY},
-    {"buy", GATE_CONSEQ_PURCHASE, AT_ANY},
-    {"purchase", GATE_CONSEQ_PURCHASE, AT_ANY},
-    {"place order", GATE_CONSEQ_PURCHASE, AT_ANY},
-    {"confirm order", GATE_CONSEQ_PURCHASE, AT_ANY},
-    {"submit order", GATE_CONSEQ_PURCHASE, AT_ANY},
-    {"complete order", GATE_CONSEQ_PURCHASE, AT_ANY},
-    {"pay now", GATE_CONSEQ_PURCHASE, AT_ANY},
-    {"donate", GATE_CONSEQ_PURCHASE, AT_ANY},
-    {"confirm booking", GATE_CONSEQ_PURCHASE, AT_ANY},
-    {"delete", GATE_CONSEQ_DELETE, AT_ANY},
-    {"remove", GATE_CONSEQ_DELETE, AT_ANY},
-    {"destroy", GATE_CONSEQ_DELETE, AT_ANY},
-    {"erase", GATE_CONSEQ_DELETE, AT_ANY},
-    {"wipe", GATE_CONSEQ_DELETE, AT_ANY},
-    {"purge", GATE_CONSEQ_DELETE, AT_ANY},
-    {"terminate", GATE_CONSEQ_DELETE, AT_ANY},
-    {"revoke", GATE_CONSEQ_DELETE, AT_ANY},
-    {"unsubscribe", GATE_CONSEQ_DELETE, AT_ANY},
-    {"deactivate", GATE_CONSEQ_DELETE, AT_ANY},
-    {"close account", GATE_CONSEQ_DELETE, AT_ANY},
-    {"close my account", GATE_CONSEQ_DELETE, AT_ANY},
-    {"close your account", GATE_CONSEQ_DELETE, AT_ANY},
-    {"empty trash", GATE_CONSEQ_DELETE, AT_ANY},
-    {"cancel subscription", GATE_CONSEQ_DELETE, AT_ANY},
-    {"cancel membership", GATE_CONSEQ_DELETE, AT_ANY},
-    {"cancel order", GATE_CONSEQ_DELETE, AT_ANY},
-    {"cancel booking", GATE_CONSEQ_DELETE, AT_ANY},
-    {"deploy", GATE_CONSEQ_PRODUCTION, AT_ANY},
-    {"rollout", GATE_CONSEQ_PRODUCTION, AT_ANY},
-    {"rollback", GATE_CONSEQ_PRODUCTION, AT_ANY},
-    {"roll back", GATE_CONSEQ_PRODUCTION, AT_ANY},
-    {"promote", GATE_CONSEQ_PRODUCTION, AT_ANY},
-    {"migrate", GATE_CONSEQ_PRODUCTION, AT_ANY},
-    {"merge pull request", GATE_CONSEQ_PRODUCTION, AT_ANY},
 };
 
 /* A query value that is only one of these words, under a key that names
@@ -462,7 +419,7 @@ static size_t phrase_at(const words *w, size_t i, const char *p)
 }
 
 static void words_mask(words *w);
-static const rule *rules_find(const words *w, const rule *tab, size_t ntab);
+static const rule *rules_find(const words *w, const rule *tab, size_t ntab, bool url);
 
 /* The longest phrase of tab (with CONSEQ's exclusions masked first when
  * mask) matching s, read whole: in windows of at most SCAN_MAX bytes and
@@ -477,7 +434,7 @@ static const rule *find_whole(words *w, const char *s, bool camel, bool mask, co
         words_split(w, s + off, camel);
         if (mask)
             words_mask(w);
-        const rule *r = rules_find(w, tab, ntab);
+        const rule *r = rules_find(w, tab, ntab, false);
         if (r)
             return r;
         if (w->n < WORDS_MAX && strnlen(s + off, SCAN_MAX + 1) <= SCAN_MAX)
@@ -492,17 +449,19 @@ static const rule *find_whole(words *w, const char *s, bool camel, bool mask, co
     }
 }
 
-/* The longest phrase of tab matching anywhere in w (earliest on ties). */
-static const rule *rules_find(const words *w, const rule *tab, size_t ntab)
+/* The longest phrase of tab matching anywhere in w (earliest on ties):
+ * of the phrases marked URL when url, else of those not NOT_NAME. */
+static const rule *rules_find(const words *w, const rule *tab, size_t ntab, bool url)
 {
     const rule *best = NULL;
     size_t best_len = 0;
     for (size_t i = 0; i < w->n; i++) {
         for (size_t r = 0; r < ntab; r++) {
-            if (tab[r].at != AT_ANY && i != 0)
+            unsigned at = tab[r].at & AT_BITS;
+            if ((url ? !(tab[r].at & URL) : (tab[r].at & NOT_NAME)) || (at != AT_ANY && i != 0))
                 continue;
             size_t m = phrase_at(w, i, tab[r].phrase);
-            if (!m || (tab[r].at == AT_WHOLE && m != w->n))
+            if (!m || (at == AT_WHOLE && m != w->n))
                 continue;
             if (m > best_len) {
                 best = &tab[r];
@@ -653,7 +612,7 @@ static bool credential(const gate_request *req, char *why, size_t cap)
         if (t->frame_url && *t->frame_url) {
             words w;
             words_split(&w, t->frame_url, false);
-            const rule *r = rules_find(&w, FRAME, N(FRAME));
+            const rule *r = rules_find(&w, FRAME, N(FRAME), false);
             if (r) {
                 note(why, cap, "credential: %s \"%s\" names \"%s\"", "frame URL", t->frame_url,
                      r->phrase);
@@ -702,7 +661,7 @@ static int match_path(const gate_target *t, char *why, size_t cap)
     action_path(t->form_action, path, sizeof path);
     words w;
     words_split(&w, path, false);
-    const rule *r = rules_find(&w, PATH, N(PATH));
+    const rule *r = rules_find(&w, PATH, N(PATH), false);
     if (!r)
         return GATE_CONSEQ_NONE;
     char q[80];
@@ -723,7 +682,7 @@ int gate_classify_request(const char *method, const char *url, char *why, size_t
     action_path(url, path, sizeof path);
     words w;
     words_split(&w, path, false);
-    const rule *r = rules_find(&w, PATH, N(PATH));
+    const rule *r = rules_find(&w, PATH, N(PATH), false);
     if (!r)
         return GATE_CONSEQ_NONE;
     note(why, cap, "%s: request path \"%s\" has \"%s\"", gate_conseq_name(r->kind), path,
@@ -812,7 +771,7 @@ int gate_classify_url(const char *url, char *why, size_t cap)
     words w;
     words_split(&w, dec, true);
     words_mask(&w);
-    const rule *r = rules_find(&w, URLW, N(URLW));
+    const rule *r = rules_find(&w, CONSEQ, N(CONSEQ), true);
     if (r) {
         note(why, cap, "%s: the URL \"%s\" has \"%s\"", gate_conseq_name(r->kind), dec,
              r->phrase);
