@@ -1,0 +1,214 @@
+/*
+ * replay.h — record and replay (issue 14): the trail a task leaves, and
+ * (later sections) the recorder and the replayer.
+ *
+ * A trail is JSON Lines (docs/replay.md): a header line, then one step per
+ * line. The header says which format version it is, when and by which
+ * cdpgate it was recorded, and what a replay needs from the grant
+ * (origins, identities, tools, egress classes, consequential operations).
+ * A step holds the operation and its arguments (typed text may be a
+ * parameter "{{name}}"), the semantic target it acted on (never a ref or
+ * coordinates alone), the state it started from, the effect observed, and
+ * for browser_read the name of the output it produced. Steps are
+ * versioned: a healed step is a new revision of the same step number, the
+ * old revision kept in the file before it (replay runs the last one).
+ *
+ * Secrets: a trail never holds one. A value typed into a secret field is
+ * not recorded (the step says so, `secret`), a vault login or a takeover
+ * is recorded by identity, never as keystrokes. The types here carry what
+ * the recorder gives them; keeping secrets out is the recorder's rule.
+ *
+ * Ownership: a replay_trail owns every string and array reachable from it
+ * (replay_trail_free). Step structs passed in (replay_trail_add) are
+ * copied; the caller keeps its own. Callers read the trail's fields and
+ * change it only through the functions below.
+ *
+ * The parser (replay_trail_parse) does no I/O and treats its input as
+ * untrusted: explicit limits (REPLAY_MAX_*), strict fields (an unknown or
+ * duplicate key, a wrong type, a string over its limit is an error), and
+ * every error names the line: "trail line N: why". A last line with no
+ * newline that is not JSON is a torn write: it is dropped with a warning
+ * (replay_trail.warning), so a torn file is never unreadable.
+ * replay_trail_save writes the file all or nothing, mode 0600.
+ */
+#ifndef CDPGATE_REPLAY_H
+#define CDPGATE_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ---- errors ---- */
+
+enum {
+    REPLAY_OK = 0,
+    REPLAY_ENOMEM = -1,   /* allocation failed */
+    REPLAY_EPARSE = -2,   /* a line is not a valid trail line */
+    REPLAY_ELIMIT = -3,   /* a size or count limit was exceeded */
+    REPLAY_EIO = -4,      /* reading or writing the file failed */
+    REPLAY_EVERSION = -5, /* a trail format this cdpgate does not know */
+    REPLAY_EARG = -6,     /* a caller's argument is invalid */
+};
+
+/* Filled on failure; msg never holds a secret (a trail has none). */
+typedef struct {
+    int code;             /* REPLAY_E*, or REPLAY_OK */
+    unsigned line;        /* 1-based trail line, 0 when not about a line */
+    char msg[256];        /* "trail line N: why" */
+} replay_err;
+
+const char *replay_strerror(int code);
+
+/* ---- limits (untrusted input) ---- */
+
+#define REPLAY_TRAIL_VERSION 1
+#define REPLAY_MAX_TRAIL  ((size_t)16 << 20) /* bytes of a trail file */
+#define REPLAY_MAX_LINE   ((size_t)256 << 10) /* bytes of one line */
+#define REPLAY_MAX_STEPS  10000u             /* lines after the header */
+#define REPLAY_MAX_STR    4096u              /* bytes of one string field */
+#define REPLAY_MAX_ARGS   ((size_t)64 << 10) /* bytes of a step's args object */
+#define REPLAY_MAX_LIST   256u               /* entries of one list */
+#define REPLAY_MAX_DEPTH  16u                /* JSON nesting of a line */
+
+/* ---- the trail ---- */
+
+/* A list of strings (owned by the trail). */
+typedef struct {
+    char **v;
+    size_t n;
+} replay_list;
+
+/* One identity a trail needs: the service origin and its vault label. */
+typedef struct {
+    char *origin, *label;
+} replay_identity;
+
+/* A consequential operation the trail performs: the grant's `bound` rule
+ * that would pre-approve it (docs/gate.md) has these four fields. */
+typedef struct {
+    char *origin, *tool, *name, *row;  /* row may be NULL */
+} replay_bound;
+
+/* The header line: what the trail is and what a replay needs. A parsed
+ * trail's needs are the union of what its header declared and what its
+ * steps imply (replay_trail_parse runs replay_trail_needs), so an edited
+ * header cannot hide a need a step has. */
+typedef struct {
+    unsigned version;            /* REPLAY_TRAIL_VERSION */
+    char *created;               /* RFC 3339 UTC, e.g. 2026-12-03T06:30:00Z */
+    char *cdpgate;               /* the recording cdpgate's version */
+    char *task;                  /* the grant's task, or NULL */
+    replay_list origins;         /* exact origins the steps act on */
+    replay_identity *identities; /* vault identities the steps use */
+    size_t nidentities;
+    replay_list tools;           /* gate tool names (docs/gate.md) */
+    replay_list egress;          /* egress classes the steps needed */
+    replay_bound *consequential; /* consequential operations */
+    size_t nconsequential;
+} replay_header;
+
+/* What a step acted on, by meaning: replay re-finds it from a fresh
+ * observation with these, never by ref or coordinates. Any field may be
+ * NULL (not known); index 0 means unique or not known. */
+typedef struct {
+    char *role, *name;       /* accessible role and name */
+    char *row;               /* row or list item context (its text) */
+    char *section;           /* nearest heading or landmark name */
+    unsigned index;          /* 1-based among equals (same role, name, row) */
+    replay_list frames;      /* frame origin chain, outermost first; empty:
+                                the top document */
+    char *id;                /* stable attributes: the element's id, */
+    char *name_attr;         /* name="...", */
+    char *label;             /* label text or aria-label, */
+    char *placeholder;       /* placeholder, */
+    char *testid;            /* data-testid / data-test / data-qa */
+} replay_target;
+
+/* The state a step started from. */
+typedef struct {
+    char *origin;            /* the tab's origin */
+    char *url;               /* URL without volatile parameters */
+    char *title;
+    bool authenticated;      /* a restored or logged-in session on origin */
+    char *identity;          /* its vault identity label, or NULL */
+} replay_state;
+
+/* What the step was seen to do, so replay can check outcomes. */
+typedef struct {
+    char *navigated;         /* URL (volatile parameters dropped), or NULL */
+    char *new_tab;           /* a new tab's URL, or NULL */
+    char *dialog;            /* "alert: text", "confirm: ...", or NULL */
+    replay_list appeared;    /* text that appeared */
+    char *value;             /* a field's value or a read's text as read
+                                back (a parameter stays "{{name}}"; never
+                                for a secret field) */
+} replay_effect;
+
+/* One step (one line). `op` is the tool without "browser_": open, click,
+ * type, select, press, scroll, back, tabs, dialog, hover, upload, login,
+ * takeover, read. */
+typedef struct {
+    unsigned n;              /* step number, from 1 */
+    unsigned rev;            /* revision, from 1; a healed step is rev + 1 */
+    bool superseded;         /* a later revision of n follows (parser sets it) */
+    char *op;
+    char *args;              /* the arguments as one JSON object ("{}") */
+    char *cls;               /* the gate's class: read, interact,
+                                auth_change, consequential, credential */
+    replay_list egress;      /* egress classes the gate saw */
+    bool has_target;
+    replay_target target;
+    replay_state state;
+    replay_effect effect;
+    char *output;            /* browser_read: the output's name */
+    bool secret;             /* typed into a secret field: no value kept */
+    char *note;              /* for a person: "secret field, value not
+                                recorded", "identity X, session restored" */
+} replay_step;
+
+typedef struct {
+    replay_header h;
+    replay_step *steps;      /* file order; every revision */
+    size_t nsteps, cap;
+    char warning[256];       /* "" or e.g. the torn last line dropped */
+} replay_trail;
+
+/* A new empty trail (version set, created now in UTC, cdpgate = version,
+ * task may be NULL). NULL when out of memory. */
+replay_trail *replay_trail_new(const char *cdpgate_version, const char *task);
+void replay_trail_free(replay_trail *t);
+
+/* Parse a trail (untrusted; no I/O). New trail, or NULL with *err filled
+ * (err may be NULL). Blank lines are skipped; a torn last line is dropped
+ * with t->warning set. The header's needs are folded with the steps'. */
+replay_trail *replay_trail_parse(const char *buf, size_t len, replay_err *err);
+
+/* The trail as JSON Lines (new, NUL-terminated; free with free()), the
+ * header as it is (call replay_trail_needs after adding steps). 0 or
+ * REPLAY_E*. */
+int replay_trail_serialize(const replay_trail *t, char **out, size_t *len, replay_err *err);
+
+/* Append a copy of *s as step "last n + 1", revision 1 (s->n, s->rev and
+ * s->superseded are ignored). 0 or REPLAY_E*. */
+int replay_trail_add(replay_trail *t, const replay_step *s, replay_err *err);
+
+/* Heal step n: a copy of *s becomes its next revision, placed after its
+ * last one; the old revisions stay (superseded). 0 or REPLAY_E*
+ * (REPLAY_EARG when no step n exists). */
+int replay_trail_heal(replay_trail *t, unsigned n, const replay_step *s, replay_err *err);
+
+/* Fold what the steps imply into the header's needs (origins of states
+ * and opened URLs, identities, tools, egress, consequential steps). */
+int replay_trail_needs(replay_trail *t, replay_err *err);
+
+/* Free the strings and arrays a step struct owns (the trail's own steps
+ * are freed by replay_trail_free; this is for a caller's filled struct). */
+void replay_step_clear(replay_step *s);
+
+/* Read and parse a trail file (at most REPLAY_MAX_TRAIL bytes). */
+replay_trail *replay_trail_load(const char *path, replay_err *err);
+
+/* Write the trail to path all or nothing (temporary file, fsync, rename,
+ * fsync of the directory), mode 0600. 0 or REPLAY_E*. */
+int replay_trail_save(const replay_trail *t, const char *path, replay_err *err);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * fuzz_trail.c — libFuzzer target for the trail parser (replay/; also
+ * replayed over the checked-in corpus by tests/fuzz/replay.c in
+ * `make test`).
+ *
+ * Parse the input as a trail. On error nothing is returned and the message
+ * starts with "trail" and is valid UTF-8. When it parses, the serializer
+ * must write it, the text must parse again, and writing that must give the
+ * same bytes (the serializer's output is a fixed point); every step's
+ * revision ordering holds (superseded only when the same number follows).
+ */
+#include "json/json.h"
+#include "replay/replay.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(c) do { if (!(c)) abort(); } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    replay_err err;
+    replay_trail *t = replay_trail_parse((const char *)data, size, &err);
+    if (!t) {
+        size_t n = strnlen(err.msg, sizeof err.msg);
+        CHECK(n < sizeof err.msg && n > 0);
+        CHECK(strncmp(err.msg, "trail", 5) == 0);
+        CHECK(json_utf8_valid((const uint8_t *)err.msg, n) || n == sizeof err.msg - 1);
+        CHECK(err.code < 0);
+        return 0;
+    }
+    for (size_t i = 0; i < t->nsteps; i++) {
+        const replay_step *s = &t->steps[i];
+        bool next_same = i + 1 < t->nsteps && t->steps[i + 1].n == s->n;
+        CHECK(s->superseded == next_same);
+        CHECK(s->op && s->args && s->n >= 1 && s->rev >= 1);
+    }
+    char *a = NULL, *b = NULL;
+    size_t alen = 0, blen = 0;
+    if (replay_trail_serialize(t, &a, &alen, &err) == 0) {
+        replay_trail *u = replay_trail_parse(a, alen, &err);
+        CHECK(u);
+        CHECK(u->nsteps == t->nsteps);
+        CHECK(replay_trail_serialize(u, &b, &blen, &err) == 0);
+        CHECK(alen == blen && memcmp(a, b, alen) == 0);
+        replay_trail_free(u);
+    }
+    free(a);
+    free(b);
+    replay_trail_free(t);
+    return 0;
+}
