@@ -81,8 +81,8 @@ static size_t acts_on(const struct snap_cache *C, size_t k)
 }
 
 /* The ref of line k, issued ("text" for a text line, named by its first
- * 60 bytes); 0 when out of memory. */
-static uint32_t line_ref(snap_agent *a, int tab, const struct snap_cache *C, size_t k)
+ * 60 bytes); 0 when out of memory. observe_elems.c issues its refs too. */
+uint32_t snap_cache_line_ref(snap_agent *a, int tab, const struct snap_cache *C, size_t k)
 {
     const char *hay, *fid, *loader;
     size_t hn;
@@ -109,7 +109,7 @@ static void list_candidates(snap_agent *a, int tab, const struct snap_cache *C,
     for (size_t k = 0; k < n && shown < FIND_LIST_MAX; k++) {
         if (!tgt[k])
             continue;
-        uint32_t e = line_ref(a, tab, C, k);
+        uint32_t e = snap_cache_line_ref(a, tab, C, k);
         base_buf_puts(out, shown ? "; " : ": ");
         if (e)
             base_buf_printf(out, "[e%u] ", e);
@@ -176,7 +176,7 @@ int snap_text_target(snap_agent *a, int tab, const char *text, char ref[16], sna
                        ntgt, b.s && !b.oom ? b.s : "");
         free(b.s);
     } else {
-        uint32_t e = line_ref(a, tab, C, one);
+        uint32_t e = snap_cache_line_ref(a, tab, C, one);
         if (!e)
             rc = snap_fail(r, SNAP_ENOMEM, "out of memory");
         else

@@ -538,6 +538,9 @@ bool snap_cache_act(const vnode *x);
 const char *snap_cache_role(const struct snap_cache *C, const vnode *x);
 void snap_cache_render(const struct snap_cache *C, size_t k, size_t max, base_buf *out);
 int snap_cache_parent(const struct snap_cache *C, size_t k);
+/* observe_find.c: the ref of line k, issued as its snapshot line shows it
+ * (0: out of memory); observe_elems.c lists the lines with theirs. */
+uint32_t snap_cache_line_ref(snap_agent *a, int tab, const struct snap_cache *C, size_t k);
 
 /* ---- observe_render.c ---- */
 

@@ -156,6 +156,47 @@ typedef struct {
 
 int snap_observe(snap_agent *a, const snap_query *q, snap_result *r);
 
+/* ---- elements: what replay re-finds a recorded target among ---- */
+
+/* One actionable line of the current tab's observation (the lines that get
+ * a ref in a snapshot), as snap_elements lists them. Strings are borrowed
+ * from the list (valid until snap_elements_free), "" when absent; page
+ * text, untrusted. */
+typedef struct {
+    char ref[16];           /* issued for it, as a snapshot would ("e12") */
+    const char *role;       /* the snapshot's role: "button", "link", "textbox" ... */
+    const char *name;       /* the name the snapshot shows (a clickable's: its text) */
+    const char *row;        /* row context, as "(row: ...)" shows it: look-alikes only */
+    const char *section;    /* the nearest heading above it in the page */
+    const char *frame;      /* its frame's origin; "" in the main frame */
+    bool disabled;
+    /* Stable attributes of its element, read by snap_elements_attrs (DOM.describeNode:
+     * no page script runs): id, name, aria-label, placeholder, data-testid
+     * (else data-test, data-test-id, data-qa). Never a value. */
+    bool attrs;             /* they were read */
+    const char *id, *aname, *label, *placeholder, *testid;
+} snap_elem;
+
+typedef struct {
+    snap_elem *v;
+    size_t n;
+    char origin[256];       /* the main frame's origin */
+    char *url;              /* the main frame's URL (new) */
+    char *title;            /* its title (new) */
+    bool auth;              /* the page is authenticated (auth=yes) */
+} snap_elems;
+
+/* The actionable elements of the current tab, from its snapshot (the
+ * cached one when nothing may have changed, else the page read again, as
+ * a snapshot would be), each with a ref issued. 0, or a SNAP_E* code with
+ * r filled. Free *out with snap_elements_free (also after a failure). */
+int snap_elements(snap_agent *a, snap_elems *out, snap_result *r);
+/* Read the stable attributes of the elements whose want[i] is set (all of
+ * them when want is NULL), in one round trip. An element whose node cannot
+ * be described keeps attrs false. 0, or SNAP_ENOMEM / SNAP_ENOTAB. */
+int snap_elements_attrs(snap_agent *a, snap_elems *s, const bool *want, snap_result *r);
+void snap_elements_free(snap_elems *s);
+
 /* ---- actions ---- */
 
 /* Navigate the current tab (or a new one) and wait for the final page
