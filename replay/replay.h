@@ -37,6 +37,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "json/json.h"
+#include "snapshot/snapshot.h"
+
 /* ---- errors ---- */
 
 enum {
@@ -210,5 +213,47 @@ replay_trail *replay_trail_load(const char *path, replay_err *err);
 /* Write the trail to path all or nothing (temporary file, fsync, rename,
  * fsync of the directory), mode 0600. 0 or REPLAY_E*. */
 int replay_trail_save(const replay_trail *t, const char *path, replay_err *err);
+
+/* ---- replaying: re-finding a step's target (replay/match.c) ----
+ *
+ * Owned by replayplay (issue 14, points 4-5). A step's target is re-found
+ * in a fresh observation of the tab (snap_elements, snapshot/snapshot.h):
+ * the ONE element that passes every check (role, name folded for case and
+ * whitespace, row context when recorded, frame, each recorded stable
+ * attribute), the heading above breaking a tie; never the index among
+ * equals alone. Anything else is a divergence with the closest candidates
+ * and why each was rejected (docs/replay.md, "Re-finding a target"). */
+
+enum { REPLAY_FOUND = 0, REPLAY_MISSING = 1, REPLAY_AMBIGUOUS = 2 };
+#define REPLAY_CANDS_MAX 5
+
+typedef struct {
+    size_t elem;                 /* index into the snap_elems matched */
+    char why[200];               /* the check it failed (page text quoted, cut) */
+} replay_cand;
+
+typedef struct {
+    int verdict;                 /* REPLAY_FOUND, REPLAY_MISSING, REPLAY_AMBIGUOUS */
+    char ref[16];                /* FOUND: the element's ref, to act on */
+    size_t elem;                 /* FOUND: its index in the snap_elems */
+    size_t nlike;                /* AMBIGUOUS: how many passed every check */
+    replay_cand cand[REPLAY_CANDS_MAX]; /* the closest rejected (AMBIGUOUS: the
+                                    look-alikes first), best first */
+    size_t ncand;
+} replay_match;
+
+/* Read the current tab's elements into *s (the caller frees it with
+ * snap_elements_free, also on failure), the stable attributes of those
+ * sharing the target's role or name when it recorded any, and match. 0
+ * (m says what was found), or the snapshot's SNAP_E* code with r filled. */
+int replay_find(struct snap_agent *a, const replay_target *t, snap_elems *s, replay_match *m,
+                snap_result *r);
+/* The match as a JSON object: verdict ("found", "missing", "ambiguous"),
+ * expected (the target: role, name, row, section, index, frames, id,
+ * name_attr, label, placeholder, testid; those it has), ref when found,
+ * candidates (ref, role, name, row, section, frame, why). Page text,
+ * untrusted. */
+void replay_match_json(json_w *w, const replay_target *t, const snap_elems *s,
+                       const replay_match *m);
 
 #endif

@@ -9,6 +9,7 @@
  * its own agent and tab.
  */
 #include "tests/testlib.h"
+#include "replay/replay.h"
 #include "snapshot/snapshot.h"
 
 #include <stdio.h>
@@ -115,8 +116,222 @@ static void t_elements_list(void)
     snap_agent_free(a);
 }
 
+static char *dup_or_null(const char *s)
+{
+    return s && *s ? strdup(s) : NULL;
+}
+
+/* A target as the recorder would keep it for e (new strings). */
+static void target_of(const snap_elem *e, replay_target *t)
+{
+    memset(t, 0, sizeof *t);
+    t->role = dup_or_null(e->role);
+    t->name = dup_or_null(e->name);
+    t->row = dup_or_null(e->row);
+    t->section = dup_or_null(e->section);
+    t->id = dup_or_null(e->id);
+    t->name_attr = dup_or_null(e->aname);
+    t->label = dup_or_null(e->label);
+    t->placeholder = dup_or_null(e->placeholder);
+    t->testid = dup_or_null(e->testid);
+}
+
+static void target_free(replay_target *t)
+{
+    free(t->role), free(t->name), free(t->row), free(t->section), free(t->id);
+    free(t->name_attr), free(t->label), free(t->placeholder), free(t->testid);
+    memset(t, 0, sizeof *t);
+}
+
+/* Record: the targets of the elements named (role, name, row or NULL) on
+ * path, attributes read. */
+static bool record(snap_agent *a, const char *const (*want)[3], size_t n, replay_target *out)
+{
+    snap_elems s;
+    snap_result r = {0};
+    bool ok = CHECK_INT(0, snap_elements(a, &s, &r)) &&
+              CHECK_INT(0, snap_elements_attrs(a, &s, NULL, &r));
+    for (size_t i = 0; ok && i < n; i++) {
+        const snap_elem *e = elem(&s, want[i][0], want[i][1], want[i][2]);
+        if (!CHECK(e != NULL)) {
+            test_fail_detail("no single %s \"%s\"", want[i][0], want[i][1]);
+            dump(&s);
+            ok = false;
+        } else {
+            target_of(e, &out[i]);
+        }
+    }
+    snap_result_free(&r);
+    snap_elements_free(&s);
+    return ok;
+}
+
+static int open_path(snap_agent *a, const char *path)
+{
+    char url[256];
+    testlib_world_url(&world, url, sizeof url, "a.test", path);
+    snap_result r = {0};
+    int rc = snap_open(a, url, false, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("open %s: %s", url, r.text ? r.text : "");
+    snap_result_free(&r);
+    return rc;
+}
+
+/* Replay's find for t; the match's JSON into *json (new) when asked. */
+static int find(snap_agent *a, const replay_target *t, replay_match *m, char **json)
+{
+    snap_elems s;
+    snap_result r = {0};
+    int rc = replay_find(a, t, &s, m, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("replay_find: %s", r.text ? r.text : "");
+    if (json) {
+        json_w w;
+        json_w_init(&w);
+        replay_match_json(&w, t, &s, m);
+        *json = json_w_take(&w, NULL);
+        json_w_free(&w);
+    }
+    snap_result_free(&r);
+    snap_elements_free(&s);
+    return rc;
+}
+
+/* The page's status line: what was clicked, "none" when nothing was. */
+static void check_status(snap_agent *a, const char *want)
+{
+    snap_query q = {.text = true};
+    snap_result r = {0};
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    CHECK_HAS(r.text, want);
+    snap_result_free(&r);
+}
+
+static const char *const SHOP[][3] = {
+    {"button", "Add", "Banana"},
+    {"textbox", "Search", NULL},
+    {"button", "Checkout", NULL},
+};
+enum { T_ADD_BANANA, T_SEARCH, T_CHECKOUT, T_N };
+
+/* Classes and layout changed, sections moved, rows reordered: every
+ * target is still found, and row context picks Banana's Add where the
+ * row now stands third. */
+static void t_layout_changed_found(void)
+{
+    snap_agent *a = agent_at("/replay/shop.html");
+    replay_target t[T_N] = {0};
+    if (!a || !record(a, SHOP, T_N, t) || open_path(a, "/replay/shop-moved.html"))
+        goto out;
+    CHECK_STR("search-box", t[T_SEARCH].testid);
+    for (int i = 0; i < T_N; i++) {
+        replay_match m;
+        char *json = NULL;
+        if (!find(a, &t[i], &m, &json))
+            if (!CHECK_INT(REPLAY_FOUND, m.verdict))
+                test_fail_detail("target %d: %s", i, json ? json : "");
+        if (i == T_ADD_BANANA && m.verdict == REPLAY_FOUND) {
+            snap_result r = {0};
+            CHECK_INT(0, snap_click(a, m.ref, NULL, &r));
+            snap_result_free(&r);
+            check_status(a, "clicked add banana");
+        }
+        free(json);
+    }
+out:
+    for (int i = 0; i < T_N; i++)
+        target_free(&t[i]);
+    snap_agent_free(a);
+}
+
+/* A look-alike added beside the recorded control: ambiguous, both listed,
+ * nothing found to act on (and nothing clicked). */
+static void t_lookalike_ambiguous(void)
+{
+    snap_agent *a = agent_at("/replay/shop.html");
+    replay_target t[T_N] = {0};
+    if (!a || !record(a, SHOP, T_N, t) || open_path(a, "/replay/shop-lookalike.html"))
+        goto out;
+    replay_match m;
+    char *json = NULL;
+    if (!find(a, &t[T_CHECKOUT], &m, &json)) {
+        CHECK_INT(REPLAY_AMBIGUOUS, m.verdict);
+        CHECK_STR("", m.ref);
+        CHECK_INT(2, (int)m.nlike);
+        CHECK_INT(2, (int)m.ncand);
+        CHECK_HAS(json, "\"verdict\":\"ambiguous\"");
+        CHECK_HAS(json, "look-alike: 2 elements have this role, name (no row was recorded)");
+    }
+    free(json);
+    check_status(a, "none");
+    /* The rows' look-alikes keep telling themselves apart. */
+    if (!find(a, &t[T_ADD_BANANA], &m, NULL))
+        CHECK_INT(REPLAY_FOUND, m.verdict);
+out:
+    for (int i = 0; i < T_N; i++)
+        target_free(&t[i]);
+    snap_agent_free(a);
+}
+
+/* The recorded label changed: missing, the relabelled control the closest
+ * candidate with why ("name ..., not ..."), nothing clicked. */
+static void t_label_changed_diverges(void)
+{
+    snap_agent *a = agent_at("/replay/shop.html");
+    replay_target t[T_N] = {0};
+    if (!a || !record(a, SHOP, T_N, t) || open_path(a, "/replay/shop-relabel.html"))
+        goto out;
+    replay_match m;
+    char *json = NULL;
+    if (!find(a, &t[T_CHECKOUT], &m, &json)) {
+        CHECK_INT(REPLAY_MISSING, m.verdict);
+        CHECK_STR("", m.ref);
+        CHECK(m.ncand >= 1);
+        CHECK_HAS(json, "\"name\":\"Place order\",\"section\":\"Pay\","
+                  "\"why\":\"name \\\"Place order\\\", not \\\"Checkout\\\"\"");
+    }
+    free(json);
+    check_status(a, "none");
+out:
+    for (int i = 0; i < T_N; i++)
+        target_free(&t[i]);
+    snap_agent_free(a);
+}
+
+/* A stable attribute that reads differently rejects the element, even
+ * with role and name equal; one the recording did not have does not. */
+static void t_attribute_differs(void)
+{
+    snap_agent *a = agent_at("/replay/shop.html");
+    replay_target t[T_N] = {0};
+    if (!a || !record(a, SHOP, T_N, t))
+        goto out;
+    replay_match m;
+    char *json = NULL;
+    free(t[T_SEARCH].testid);
+    t[T_SEARCH].testid = strdup("search-old");
+    if (!find(a, &t[T_SEARCH], &m, &json)) {
+        CHECK_INT(REPLAY_MISSING, m.verdict);
+        CHECK_HAS(json, "test id \\\"search-box\\\", not \\\"search-old\\\"");
+    }
+    free(json);
+    free(t[T_SEARCH].testid);
+    t[T_SEARCH].testid = NULL;
+    if (!find(a, &t[T_SEARCH], &m, NULL))
+        CHECK_INT(REPLAY_FOUND, m.verdict);
+out:
+    for (int i = 0; i < T_N; i++)
+        target_free(&t[i]);
+    snap_agent_free(a);
+}
+
 static const test_case TESTS[] = {
     {"elements_list", t_elements_list},
+    {"layout_changed_found", t_layout_changed_found},
+    {"lookalike_ambiguous", t_lookalike_ambiguous},
+    {"label_changed_diverges", t_label_changed_diverges},
+    {"attribute_differs", t_attribute_differs},
     {0},
 };
 

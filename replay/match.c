@@ -1,0 +1,356 @@
+/*
+ * match.c — re-finding a recorded step's target in a fresh observation
+ * (issue 14, point 4): the one element of the tab that has the target's
+ * role, accessible name, row context, frame and stable attributes, or a
+ * divergence that says why not.
+ *
+ * The rule is fail closed: an element is acted on only when it is the ONLY
+ * element of the observation that passes every check. A check fails on a
+ * difference, never on an absence the recording did not rule out:
+ *   - role: equal (the snapshot's role: button, link, textbox ...);
+ *   - name: equal after folding case and whitespace (a changed label is a
+ *     divergence, never "close enough");
+ *   - row context: equal when the target has one (it names which of
+ *     several look-alikes it was: the row header, a key, "#2 of 3"); a
+ *     target recorded without one that now finds several look-alikes is
+ *     ambiguous;
+ *   - frame: the innermost origin of the target's frame chain equals the
+ *     element's frame origin (none: the element is in the top document);
+ *   - stable attributes: each one the target recorded (id, name=, label,
+ *     placeholder, test id) must read the same on the element (read by
+ *     snap_elements_attrs); a label may also be the element's name.
+ * The section (the heading above) only breaks a tie: when several elements
+ * pass, those under the recorded heading are kept if any are. The index
+ * among equals is never used to choose (a reordered list would pick the
+ * wrong row): it is reported only. Several left: ambiguous, nothing acted
+ * on. None: missing, with the closest candidates (by what they share with
+ * the target) and the first check each failed.
+ *
+ * match_elems does no I/O; replay_find reads the observation.
+ */
+#include "replay/replay.h"
+
+#include "json/json.h"
+#include "snapshot/snapshot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WHY_CUT 60               /* bytes of page text quoted in a reason */
+
+static const char *nz(const char *s)
+{
+    return s ? s : "";
+}
+
+static bool is_space(char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* The next character of *p folded: ASCII case lowered, a run of
+ * whitespace one space, none at either end; 0 at the end. */
+static char fold_next(const char **p)
+{
+    const char *s = *p;
+    if (!*s)
+        return 0;
+    if (is_space(*s)) {
+        while (is_space(*s))
+            s++;
+        *p = s;
+        return *s ? ' ' : 0;
+    }
+    *p = s + 1;
+    return *s >= 'A' && *s <= 'Z' ? (char)(*s + 32) : *s;
+}
+
+/* Equal once case (ASCII) and whitespace runs are folded and the ends
+ * trimmed? */
+static bool fold_eq(const char *x, const char *y)
+{
+    x = nz(x), y = nz(y);
+    while (is_space(*x))
+        x++;
+    while (is_space(*y))
+        y++;
+    for (;;) {
+        char a = fold_next(&x), b = fold_next(&y);
+        if (a != b)
+            return false;
+        if (!a)
+            return true;
+    }
+}
+
+/* Does one of x, y (folded by case) contain the other's first word? A
+ * loose likeness, only to rank the closest candidates. */
+static bool looks_like(const char *x, const char *y)
+{
+    x = nz(x), y = nz(y);
+    while (*y == ' ')
+        y++;
+    size_t n = strcspn(y, " ");
+    if (n < 3)
+        return false;
+    for (const char *p = x; *p; p++) {
+        size_t i = 0;
+        while (i < n && p[i] && ((p[i] | 32) == (y[i] | 32)))
+            i++;
+        if (i == n)
+            return true;
+    }
+    return false;
+}
+
+static const char *target_frame(const replay_target *t)
+{
+    return t->frames.n ? nz(t->frames.v[t->frames.n - 1]) : "";
+}
+
+static void why_put(char *why, size_t cap, const char *what, const char *got, const char *want)
+{
+    snprintf(why, cap, "%s \"%.*s\", not \"%.*s\"", what, WHY_CUT, nz(got), WHY_CUT, nz(want));
+}
+
+/* The first check e fails against t, written into why; true when it
+ * passes them all. */
+static bool check(const replay_target *t, const snap_elem *e, char *why, size_t cap)
+{
+    why[0] = 0;
+    const char *fr = target_frame(t);
+    if (strcmp(fr, nz(e->frame)) != 0) {
+        if (!*fr)
+            snprintf(why, cap, "in a frame of %.*s, not the top document", WHY_CUT, e->frame);
+        else
+            why_put(why, cap, "frame", *e->frame ? e->frame : "(top document)", fr);
+        return false;
+    }
+    if (t->role && !fold_eq(t->role, e->role)) {
+        why_put(why, cap, "role", e->role, t->role);
+        return false;
+    }
+    if (t->name && !fold_eq(t->name, e->name)) {
+        why_put(why, cap, "name", e->name, t->name);
+        return false;
+    }
+    if (t->row && *t->row && !fold_eq(t->row, e->row)) {
+        why_put(why, cap, "row", *e->row ? e->row : "(none)", t->row);
+        return false;
+    }
+    const struct {
+        const char *what, *want, *got;
+    } at[] = {
+        {"id", t->id, e->id}, {"name attribute", t->name_attr, e->aname},
+        {"placeholder", t->placeholder, e->placeholder}, {"test id", t->testid, e->testid},
+    };
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        if (!at[i].want || !*at[i].want || !e->attrs || strcmp(at[i].want, nz(at[i].got)) == 0)
+            continue;
+        why_put(why, cap, at[i].what, *nz(at[i].got) ? at[i].got : "(none)", at[i].want);
+        return false;
+    }
+    if (t->label && *t->label && e->attrs && !fold_eq(t->label, e->label) &&
+        !fold_eq(t->label, e->name)) {
+        why_put(why, cap, "label", *e->label ? e->label : e->name, t->label);
+        return false;
+    }
+    return true;
+}
+
+/* How much e shares with t, to rank the closest candidates. */
+static int likeness(const replay_target *t, const snap_elem *e)
+{
+    int s = 0;
+    if (t->role && fold_eq(t->role, e->role))
+        s += 3;
+    if (t->name && fold_eq(t->name, e->name))
+        s += 4;
+    else if (t->name && (looks_like(e->name, t->name) || looks_like(t->name, e->name)))
+        s += 2;
+    if (t->row && *t->row && fold_eq(t->row, e->row))
+        s += 2;
+    if (t->section && *t->section && fold_eq(t->section, e->section))
+        s += 1;
+    const char *want[] = {t->id, t->name_attr, t->placeholder, t->testid};
+    const char *got[] = {e->id, e->aname, e->placeholder, e->testid};
+    for (size_t i = 0; i < 4; i++)
+        if (want[i] && *want[i] && strcmp(want[i], nz(got[i])) == 0)
+            s += 2;
+    return s;
+}
+
+/* Keep the best REPLAY_CANDS_MAX by score (stable: document order on ties). */
+static void cand_add(replay_match *m, int *score, size_t i, int sc, const char *why)
+{
+    size_t at = m->ncand;
+    while (at > 0 && score[at - 1] < sc)
+        at--;
+    if (at >= REPLAY_CANDS_MAX)
+        return;
+    size_t last = m->ncand < REPLAY_CANDS_MAX ? m->ncand : REPLAY_CANDS_MAX - 1;
+    for (size_t k = last; k > at; k--) {
+        m->cand[k] = m->cand[k - 1];
+        score[k] = score[k - 1];
+    }
+    m->cand[at].elem = i;
+    snprintf(m->cand[at].why, sizeof m->cand[at].why, "%s", why);
+    score[at] = sc;
+    if (m->ncand < REPLAY_CANDS_MAX)
+        m->ncand++;
+}
+
+/* Match t among s (no I/O). 0, or REPLAY_ENOMEM. */
+static int match_elems(const replay_target *t, const snap_elems *s, replay_match *m)
+{
+    memset(m, 0, sizeof *m);
+    bool *pass = calloc(s->n ? s->n : 1, sizeof *pass);
+    if (!pass)
+        return REPLAY_ENOMEM;
+    int score[REPLAY_CANDS_MAX];
+    char why[sizeof m->cand[0].why];
+    size_t np = 0, last = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if ((pass[i] = check(t, &s->v[i], why, sizeof why))) {
+            np++;
+            last = i;
+        } else {
+            int sc = likeness(t, &s->v[i]);
+            if (sc >= 3)
+                cand_add(m, score, i, sc, why);
+        }
+    }
+    /* A tie is broken by the heading above, when that leaves any. */
+    if (np > 1 && t->section && *t->section) {
+        size_t ns = 0;
+        for (size_t i = 0; i < s->n; i++)
+            ns += pass[i] && fold_eq(t->section, s->v[i].section);
+        for (size_t i = 0; ns && i < s->n; i++) {
+            if (pass[i] && !fold_eq(t->section, s->v[i].section)) {
+                pass[i] = false;
+                np--;
+                why_put(why, sizeof why, "under heading", s->v[i].section, t->section);
+                cand_add(m, score, i, 100, why);
+            }
+        }
+        for (size_t i = 0; ns && i < s->n; i++)
+            if (pass[i])
+                last = i;
+    }
+    if (np == 1) {
+        m->verdict = REPLAY_FOUND;
+        m->elem = last;
+        snprintf(m->ref, sizeof m->ref, "%s", s->v[last].ref);
+    } else if (np > 1) {
+        /* Every look-alike is a candidate, listed before the rest. */
+        m->verdict = REPLAY_AMBIGUOUS;
+        m->nlike = np;
+        m->ncand = 0;
+        for (size_t i = 0; i < s->n; i++) {
+            if (!pass[i])
+                continue;
+            snprintf(why, sizeof why, "look-alike: %zu elements have this role, name%s",
+                     np, t->row && *t->row ? " and row" : " (no row was recorded)");
+            cand_add(m, score, i, 1000, why);
+        }
+    } else {
+        m->verdict = REPLAY_MISSING;
+    }
+    free(pass);
+    return 0;
+}
+
+int replay_find(snap_agent *a, const replay_target *t, snap_elems *s, replay_match *m,
+                snap_result *r)
+{
+    memset(m, 0, sizeof *m);
+    int rc = snap_elements(a, s, r);
+    if (rc)
+        return rc;
+    /* Attributes only where they can matter: the target recorded some, and
+     * the element shares its role or its name. */
+    bool any = (t->id && *t->id) || (t->name_attr && *t->name_attr) ||
+               (t->label && *t->label) || (t->placeholder && *t->placeholder) ||
+               (t->testid && *t->testid);
+    bool *want = any ? calloc(s->n ? s->n : 1, sizeof *want) : NULL;
+    if (any && !want)
+        return SNAP_ENOMEM;
+    size_t nw = 0;
+    for (size_t i = 0; want && i < s->n; i++)
+        nw += want[i] = fold_eq(t->role, s->v[i].role) || fold_eq(t->name, s->v[i].name);
+    rc = nw ? snap_elements_attrs(a, s, want, r) : 0;
+    free(want);
+    if (rc)
+        return rc;
+    return match_elems(t, s, m) ? SNAP_ENOMEM : 0;
+}
+
+static void str_member(json_w *w, const char *key, const char *v)
+{
+    if (v && *v) {
+        json_w_key(w, key);
+        json_w_str(w, v);
+    }
+}
+
+static void target_json(json_w *w, const replay_target *t)
+{
+    json_w_obj_begin(w);
+    str_member(w, "role", t->role);
+    str_member(w, "name", t->name);
+    str_member(w, "row", t->row);
+    str_member(w, "section", t->section);
+    if (t->index) {
+        json_w_key(w, "index");
+        json_w_uint(w, t->index);
+    }
+    if (t->frames.n) {
+        json_w_key(w, "frames");
+        json_w_arr_begin(w);
+        for (size_t i = 0; i < t->frames.n; i++)
+            json_w_str(w, t->frames.v[i]);
+        json_w_arr_end(w);
+    }
+    str_member(w, "id", t->id);
+    str_member(w, "name_attr", t->name_attr);
+    str_member(w, "label", t->label);
+    str_member(w, "placeholder", t->placeholder);
+    str_member(w, "testid", t->testid);
+    json_w_obj_end(w);
+}
+
+void replay_match_json(json_w *w, const replay_target *t, const snap_elems *s,
+                       const replay_match *m)
+{
+    static const char *verdict[] = {"found", "missing", "ambiguous"};
+    json_w_obj_begin(w);
+    json_w_key(w, "verdict");
+    json_w_str(w, verdict[m->verdict]);
+    json_w_key(w, "expected");
+    target_json(w, t);
+    if (m->verdict == REPLAY_FOUND) {
+        json_w_key(w, "ref");
+        json_w_str(w, m->ref);
+    }
+    json_w_key(w, "candidates");
+    json_w_arr_begin(w);
+    for (size_t i = 0; i < m->ncand; i++) {
+        const snap_elem *e = &s->v[m->cand[i].elem];
+        json_w_obj_begin(w);
+        json_w_key(w, "ref");
+        json_w_str(w, e->ref);
+        json_w_key(w, "role");
+        json_w_str(w, e->role);
+        json_w_key(w, "name");
+        json_w_str(w, e->name);
+        str_member(w, "row", e->row);
+        str_member(w, "section", e->section);
+        str_member(w, "frame", e->frame);
+        json_w_key(w, "why");
+        json_w_str(w, m->cand[i].why);
+        json_w_obj_end(w);
+    }
+    json_w_arr_end(w);
+    json_w_obj_end(w);
+}
