@@ -336,6 +336,25 @@ const char *snap_other_ctx(const snap_agent *a, const char *target)
     return NULL;
 }
 
+/* A session is gone: its tab closed (the tab's own session) or its
+ * frame (an out-of-process frame's). Told twice when a page closes: first
+ * Inspector.detached on the session itself, which already fails the calls
+ * pending on it (cdp/), then Target.detachedFromTarget on the browser's;
+ * under load the second can come reads later, so the first counts: an
+ * input whose reply a window.close() cut off finds its tab closed, not a
+ * browser error. */
+static void session_detached(snap_agent *a, const char *sid)
+{
+    for (size_t i = 0; sid && *sid && i < a->ntabs; i++) {
+        snap_tab *t = &a->tabs[i];
+        if (strcmp(t->session, sid) == 0)
+            t->closed = true;
+        for (size_t k = 0; k < t->nframes; k++)
+            if (strcmp(t->frames[k].session, sid) == 0)
+                t->frames[k].gone = true;
+    }
+}
+
 static void on_event(void *ud, cdp_conn *c, const char *session, const char *method,
                      const json_val *p)
 {
@@ -390,15 +409,7 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
                     cdp_forget(a->c, id);
             }
         } else if (strcmp(m, "detachedFromTarget") == 0) {
-            const char *sid = json_get_str(p, "sessionId");
-            for (size_t i = 0; sid && i < a->ntabs; i++) {
-                snap_tab *t = &a->tabs[i];
-                if (strcmp(t->session, sid) == 0)
-                    t->closed = true;
-                for (size_t k = 0; k < t->nframes; k++)
-                    if (strcmp(t->frames[k].session, sid) == 0)
-                        t->frames[k].gone = true;
-            }
+            session_detached(a, json_get_str(p, "sessionId"));
         } else if (strcmp(m, "targetDestroyed") == 0 || strcmp(m, "targetCrashed") == 0) {
             const char *tid = json_get_str(p, "targetId");
             snap_tab *t = tid ? tab_by_target(a, tid) : NULL;
@@ -410,6 +421,10 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
             if (t)
                 snap_agent_setstr(&t->title, json_get_str(info, "title"));
         }
+        return;
+    }
+    if (strcmp(method, "Inspector.detached") == 0) {
+        session_detached(a, session);
         return;
     }
     snap_tab *t = snap_tab_by_session(a, session);

@@ -9,6 +9,10 @@
 //   garbage   answer Browser.getVersion normally, then send non-JSON text
 //   die       drop the connection (no close frame) on the first Runtime.evaluate
 //   relay     relay everything unchanged
+//   latetarget  hold the browser's Target.detachedFromTarget and
+//             Target.targetDestroyed events back 500 ms (a loaded machine,
+//             where they come reads after the page session's
+//             Inspector.detached)
 const http = require('http');
 const WebSocket = require('ws');
 
@@ -33,7 +37,17 @@ wss.on('connection', (client) => {
   const queue = [];
   up.on('open', () => { for (const m of queue) up.send(m); queue.length = 0; });
   up.on('message', (data) => {
-    if (client.readyState === WebSocket.OPEN) client.send(data.toString());
+    const text = data.toString();
+    const send = () => { if (client.readyState === WebSocket.OPEN) client.send(text); };
+    if (mode === 'latetarget' && /Target\.(detachedFromTarget|targetDestroyed)/.test(text)) {
+      let m;
+      try { m = JSON.parse(text).method; } catch (e) { m = ''; }
+      if (m === 'Target.detachedFromTarget' || m === 'Target.targetDestroyed') {
+        setTimeout(send, 500);
+        return;
+      }
+    }
+    send();
   });
   up.on('close', () => client.close());
   client.on('close', () => up.close());
