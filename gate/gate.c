@@ -456,6 +456,9 @@ static void decide_class(const gate *gt, const gate_request *req, const char *or
     default:
         if (strcmp(req->tool, "eval") == 0)
             gate_verdict(d, GATE_CONFIRM, "eval: running a script is confirmed every time");
+        else if (req->page_download)
+            gate_verdict(d, GATE_CONFIRM, "page download: the page started it during the "
+                         "action (not the target's file): confirmed every time");
         else
             gate_verdict(d, GATE_ALLOW, "%s", why);
     }

@@ -281,6 +281,11 @@ typedef struct {
                                        the ones given to a recipient field
                                        through text, options or an option */
     const char *file;               /* a file being uploaded/downloaded */
+    bool page_download;             /* download: the page started it while an
+                                       action ran, and it is not the file the
+                                       action's target implies (its link, its
+                                       navigation, its form's response): the
+                                       page's, confirmed every time (S10) */
     const char *file_given;         /* the path as the agent wrote it: refusals
                                        name it, never file (its real path, which
                                        would read symlinks back); NULL: file */

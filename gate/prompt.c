@@ -236,6 +236,10 @@ static void verdict(base_buf *b, const gate_request *req, const gate_decision *d
     if (strcmp(req->tool, "eval") == 0) {
         base_buf_puts(b, "Why you are asked: running a script can do anything the page can; it is "
                          "confirmed every time.\n");
+    } else if (req->page_download && d->cls != GATE_CLASS_AUTH_CHANGE) {
+        base_buf_puts(b, "Why you are asked: the page itself started this download while the "
+                         "agent's action ran; it is not the file the element acted on points "
+                         "to. Confirmed every time.\n");
     } else if (d->cls == GATE_CLASS_CONSEQUENTIAL) {
         base_buf_puts(b, "Why you are asked: a consequential action (");
         base_buf_puts(b, gate_conseq_name(d->conseq));
@@ -570,6 +574,10 @@ char *gate_prompt_json(const gate *gt, const gate_request *req, const gate_decis
     json_w_str(&w, gate_class_name(d->cls));
     gate_w_text(&w, "kind", d->conseq ? gate_conseq_name(d->conseq) : NULL, 32);
     w_esc(&w, "observation", req->obs, 256, 0);
+    if (req->page_download) {
+        json_w_key(&w, "page_download");
+        json_w_bool(&w, true);
+    }
     if (d->cls == GATE_CLASS_CONSEQUENTIAL && req->npresent) {
         /* Who a consequential action goes to, read back from its form. */
         json_w_key(&w, "recipients");

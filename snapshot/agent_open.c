@@ -194,6 +194,7 @@ static int open_nav_in(snap_agent *a, const char *url, size_t ctx, bool new_tab,
     uint64_t nav0 = t->nav;
     size_t tabs0 = a->ntabs;
     snap_dl_act(a, tab_id);     /* a download the URL answers with is the open's own */
+    snap_dl_want(a, url, false);
     cdp_reply rep;
     cdp_err e = {0};
     rc = snap_cdp_call(a, t->session, "Page.navigate", params, a->o.timeout_ms, &rep, &e);

@@ -158,6 +158,10 @@ void snap_net_event(snap_agent *a, snap_tab *t, const char *method, const json_v
         return;
     int64_t now = base_now_ms();
     if (strcmp(method, "Network.requestWillBeSent") == 0) {
+        const json_val *rr = json_get(p, "redirectResponse");
+        if (rr)                  /* the action's link or form answered elsewhere */
+            snap_dl_redirect(a, t->id, json_get_str(rr, "url"),
+                             json_get_str(json_get(p, "request"), "url"));
         req_start(a, t, id, p, now);
         return;
     }

@@ -26,10 +26,15 @@
  *    holds no path separator, control or bidi character and no space.
  *  - A download is the agent's only when it begins while an action the
  *    gate allowed runs on its tab (or a popup of that tab), up to the end
- *    of the action's settle (snap_dl_act .. snap_dl_act_end); every other
- *    one is queued by the listener and canceled by snap_dl_sync
- *    (Browser.cancelDownload), its guid file removed, audited, and told in
- *    the next result (snap_dl_tell).
+ *    of the action's settle (snap_dl_act .. snap_dl_act_end), AND its URL
+ *    is one the action's target implies (snap_dl_want: its link's href,
+ *    its form's action, the URL opened, or where one of them redirected).
+ *    One that begins then from another URL (the page's click listener, a
+ *    timer) is the page's: kept apart (page), asked of the gate as a page
+ *    download, which the hook confirms every time (red team s11, S10).
+ *    Every other one is queued by the listener and canceled by
+ *    snap_dl_sync (Browser.cancelDownload), its guid file removed,
+ *    audited, and told in the next result (snap_dl_tell).
  *  - The agent's download is a gate decision (tool "download", egress
  *    file_transfer, the file it would be; authenticated when its context
  *    holds a session, so the hook confirms it), made in snap_dl_sync,
@@ -187,6 +192,7 @@ void snap_dl_free(snap_agent *a)
         rmdir(a->dl_dir);        /* only when nothing was saved in it */
     free(a->dl_dir);
     a->dl_dir = NULL;
+    snap_dl_act_end(a);
 }
 
 /* ---- events ---- */
@@ -292,15 +298,55 @@ static bool dl_own(const snap_agent *a, const snap_tab *t)
     return a->dl_act_tab && t && (t->id == a->dl_act_tab || t->opener == a->dl_act_tab);
 }
 
-/* An extension a file of that name is only read by, never run by the
- * tools a developer runs in a directory (pytest collects test_*.py and
- * conftest.py, make reads Makefile, npm package.json, ...). */
+/* url's length without its fragment (form: without its query either). */
+static size_t want_len(const char *url, bool form)
+{
+    return strcspn(url, form ? "?#" : "#");
+}
+
+void snap_dl_want(snap_agent *a, const char *url, bool form)
+{
+    if (!url || !*url || a->ndl_want >= SNAP_DL_WANT_MAX)
+        return;
+    size_t n = want_len(url, form);
+    char *c = malloc(n + 1);
+    if (!c)
+        return;                  /* fail closed: the download is the page's */
+    memcpy(c, url, n);
+    c[n] = 0;
+    a->dl_want[a->ndl_want].url = c;
+    a->dl_want[a->ndl_want++].form = form;
+}
+
+/* Is url one the allowed action's target implies? */
+static bool dl_implied(const snap_agent *a, const char *url)
+{
+    for (size_t i = 0; url && i < a->ndl_want; i++) {
+        size_t n = want_len(url, a->dl_want[i].form);
+        if (strlen(a->dl_want[i].url) == n && strncmp(a->dl_want[i].url, url, n) == 0)
+            return true;
+    }
+    return false;
+}
+
+void snap_dl_redirect(snap_agent *a, int tab, const char *from, const char *to)
+{
+    if (dl_own(a, snap_tab_by_id(a, tab)) && dl_implied(a, from) && !dl_implied(a, to))
+        snap_dl_want(a, to, false);
+}
+
+/* An extension a file of that name is only read, never run or rendered
+ * with scripts, by the tools a developer or a desktop opens it with
+ * (pytest collects test_*.py and conftest.py, make reads Makefile, npm
+ * package.json, Maven pom.xml; an svg or html runs its scripts when
+ * opened, an archive is unpacked, an office file, an ebook, a mail or a
+ * calendar entry is rendered or imported). Data only: every other name
+ * gets ".download" (red team s11, S10). */
 static bool name_inert(const char *name)
 {
     static const char *const EXT[] = {
-        "pdf", "csv", "txt", "png", "jpg", "jpeg", "gif", "webp", "svg", "zip", "gz",
-        "xlsx", "xls", "docx", "doc", "pptx", "odt", "ods", "odp", "mp3", "mp4", "wav",
-        "webm", "ogg", "xml", "ics", "vcf", "eml", "rtf", "epub", "tsv", "md", "log",
+        "pdf", "csv", "tsv", "txt", "log", "png", "jpg", "jpeg", "gif", "webp",
+        "mp3", "mp4", "wav", "webm", "ogg",
     };
     const char *dot = strrchr(name, '.');
     if (!dot || dot == name)
@@ -434,6 +480,9 @@ static void dl_begin(snap_agent *a, const json_val *p)
         return;
     char name[SNAP_DL_NAME_MAX];
     snap_dl_name_clean(json_get_str(p, "suggestedFilename"), name);
+    /* Begun during an allowed action on its tab: the action's when its
+     * target implies it, else the page's own (S10): both decided by the
+     * gate; outside an action: canceled. */
     snap_download *d = dl_own(a, t) ? dl_slot(a) : NULL;
     if (!d) {
         dl_page(a, guid, ctx, name, url);
@@ -447,12 +496,13 @@ static void dl_begin(snap_agent *a, const json_val *p)
     d->start_ms = base_now_ms();
     d->state = a->dl_dir ? SNAP_DL_PENDING : SNAP_DL_BLOCKED;
     d->tab = t->id;
+    d->page = !dl_implied(a, url);
     t->settle_evt++;
     size_t cut = sizeof a->dl_expect_url - 1;
     if (a->dl_expect_url[0] && url && strncmp(url, a->dl_expect_url, cut) == 0 &&
         (strlen(a->dl_expect_url) < cut || strlen(url) >= cut))
         snprintf(d->mime, sizeof d->mime, "%s", a->dl_expect_mime);
-    if (a->dl_expect_tab == t->id)
+    if (a->dl_expect_tab == t->id && !d->page)
         a->dl_expect_tab = 0;
     if (a->gate && d->state == SNAP_DL_BLOCKED) {
         char why[SNAP_DL_NAME_MAX + 200];
@@ -522,6 +572,9 @@ void snap_dl_act_end(snap_agent *a)
 {
     a->dl_act_tab = 0;
     a->dl_expect_tab = 0;
+    for (size_t i = 0; i < a->ndl_want; i++)
+        free(a->dl_want[i].url);
+    a->ndl_want = 0;
 }
 
 static void dl_cancel(snap_agent *a, const char *guid, const char *ctx)
@@ -582,6 +635,7 @@ static void dl_decide(snap_agent *a, snap_download *d)
     q.state_change = true;
     q.authenticated = t && t->ctx && t->ctx < a->nctxs && a->ctxs[t->ctx].creds;
     q.file = file;
+    q.page_download = d->page;
     q.egress = GATE_EGRESS_FILE;
     gate_decision gd;
     int64_t t0 = base_now_ms();
@@ -756,6 +810,9 @@ void snap_dl_describe(snap_agent *a, const snap_settled *st, base_buf *b, size_t
         } else {
             base_buf_puts(b, " failed (the browser canceled it or the file could not be kept)");
         }
+        if (d->page && d->state != SNAP_DL_BLOCKED)
+            base_buf_puts(b, " (the page started it during the action: not the file the "
+                             "action's target points to)");
     }
     if (st->ndls > shown)
         base_buf_printf(b, "; %d more downloads", st->ndls - shown);
@@ -820,6 +877,10 @@ void snap_dl_json(snap_agent *a, const snap_settled *st, json_w *w)
         json_w_str(w, STATE[d->state]);
         json_w_key(w, "bytes");
         json_w_int(w, d->received);
+        if (d->page) {
+            json_w_key(w, "started_by_page");
+            json_w_bool(w, true);
+        }
         if (d->mime[0]) {
             json_w_key(w, "type");
             json_w_str(w, d->mime);

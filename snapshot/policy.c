@@ -541,16 +541,26 @@ static bool acts_on_page(const char *tool)
     return false;
 }
 
-/* Downloads the action's tab starts until it settled are its own (each
- * still a gate decision: download.c); the others are the page's, canceled.
- * Only after the allow (R8): a refused click awaits no download. */
-static void dl_allowed(snap_agent *a, const snap_gate_in *in, bool dl_link)
+/* A download the action's tab starts until it settled is its own (still
+ * a gate decision: download.c) when its target implies it: the link it
+ * clicks (its href, with a download attribute or answered as an
+ * attachment), the form it submits (its action); any other is the page's,
+ * asked of the gate as a page download (red team s11, S10); outside the
+ * action, canceled. Only after the allow (R8): a refused click awaits no
+ * download. */
+static void dl_allowed(snap_agent *a, const snap_gate_in *in, const gate_target *tg)
 {
     if (!in->tab || !(in->state_change || acts_on_page(in->tool)))
         return;
     snap_dl_act(a, in->tab);
-    if (dl_link && strcmp(in->tool, "click") == 0)
-        snap_dl_expect(a, in->tab);  /* the click starts a download */
+    bool click = strcmp(in->tool, "click") == 0;
+    if (tg && click && tg->href && *tg->href) {
+        snap_dl_want(a, tg->href, false);
+        if (tg->download)
+            snap_dl_expect(a, in->tab);  /* the click starts a download */
+    }
+    if (tg && tg->submits && tg->form_action && *tg->form_action)
+        snap_dl_want(a, tg->form_action, true);
 }
 
 int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_result *r)
@@ -701,7 +711,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
         a->covered_until = 0;
     }
     snap_permit_begin(a, in->permit ? in->permit : in->tool);
-    dl_allowed(a, in, have_target && tg.download);
+    dl_allowed(a, in, have_target ? &tg : NULL);
     return 0;
 }
 

@@ -252,6 +252,7 @@ typedef struct snap_scrub snap_scrub;   /* scrub.c */
                                     one still undecided or running is never evicted) */
 #define SNAP_DL_NAME_MAX 81      /* a sanitized file name, with its NUL */
 #define SNAP_DL_CANCEL_MAX 64    /* page-started downloads waiting to be canceled */
+#define SNAP_DL_WANT_MAX 8       /* URLs an action's target implies (and their redirects) */
 #define SNAP_DL_TASK_FILES 32    /* files saved per task, at most */
 #define SNAP_DL_TASK_BYTES (512LL * 1024 * 1024)   /* bytes saved per task, at most */
 enum { SNAP_DL_RUNNING, SNAP_DL_SAVED, SNAP_DL_BLOCKED, SNAP_DL_FAILED, SNAP_DL_PENDING,
@@ -267,6 +268,8 @@ typedef struct {
     int state;                   /* SNAP_DL_*; PENDING: the gate has not decided yet */
     bool done;                   /* the browser completed it before the decision */
     bool over;                   /* it passed the task's byte cap: to cancel */
+    bool page;                   /* begun during an action, but not the file its
+                                    target implies: the page's (red team s11, S10) */
     char ctx[SNAP_ID_MAX];       /* its browser context ("": the default one) */
     char url[256];               /* its URL, redacted and scrubbed (cut) */
     char why[160];               /* DENIED: the gate's reason */
@@ -392,6 +395,15 @@ struct snap_agent {
     int64_t dl_expect_until;     /* base_now_ms() until which it is waited for */
     char dl_expect_url[256];     /* the attachment's URL (cut) and type, when known */
     char dl_expect_mime[64];
+    /* The URLs the allowed action's target implies a download from (its
+     * link's href, its form's action, the URL opened; new, no fragment),
+     * and where they redirected: only a download from one of them is the
+     * action's; form: compared up to the query (a GET form adds it). */
+    struct {
+        char *url;
+        bool form;
+    } dl_want[SNAP_DL_WANT_MAX];
+    size_t ndl_want;
     snap_dl_page dl_cancel[SNAP_DL_CANCEL_MAX];   /* page-started, to cancel */
     size_t ndl_cancel;
     size_t dl_cancel_lost;       /* more than the queue held (their files stay inert) */
@@ -768,6 +780,16 @@ void snap_dl_sync(snap_agent *a);
  * expected). */
 void snap_dl_act(snap_agent *a, int tab);
 void snap_dl_act_end(snap_agent *a);
+/* The allowed action's target implies a download from url (a link's href;
+ * form: a form's action, compared up to the query): a download that begins
+ * during its settle is the action's only when its URL is one of these (or
+ * a redirect of one, snap_dl_redirect); any other is the page's, asked of
+ * the gate as a page download (red team s11, S10). Cleared by
+ * snap_dl_act_end. */
+void snap_dl_want(snap_agent *a, const char *url, bool form);
+/* A request of tab was redirected from one URL to another (the listener's:
+ * records only): when from is one the action implies, to is too. */
+void snap_dl_redirect(snap_agent *a, int tab, const char *from, const char *to);
 /* Appended to b (a newline first unless b is empty): the downloads the
  * page started on its own since the last time, canceled, their name as
  * page content; and once, that downloads are ungoverned (R2) or that the

@@ -4568,6 +4568,11 @@ static void t_download_in_scope(void)
     if (!CHECK(realpath(dl_scope, real) != NULL))
         goto out;
     for (int i = 0; i < 3; i++) {
+        /* The button's handler navigates to the attachment: the page's
+         * download, not its target's (red team s11, S10): the human is
+         * asked, and allows it here. The two links' are the action's. */
+        hook_answer = i == 2 ? GATE_ALLOW : GATE_DENY;
+        int h0 = hook_calls;
         int rc = act_on(x.a, DL_CLICKS[i][0], 'c', NULL, false, &r);
         snprintf(name, sizeof name, DL_CLICKS[i][1], tag);
         dl_shown(x.a, name, q, sizeof q);
@@ -4575,6 +4580,12 @@ static void t_download_in_scope(void)
                  q, SIZE[i], real);
         if (!CHECK_INT(0, rc) || !CHECK_HAS(r.text, want))
             test_fail_detail("click %s: %s", DL_CLICKS[i][0], r.text ? r.text : "");
+        CHECK_INT(h0 + (i == 2), hook_calls);
+        if (i == 2)
+            CHECK_HAS(r.text, "(the page started it during the action: not the file the "
+                              "action's target points to)");
+        else
+            CHECK_LACKS(r.text, "the page started it");
         CHECK_LACKS(r.text, "no navigation, dialog or new tab");
         snprintf(want, sizeof want, "/%s\"", name);
         CHECK_HAS(r.structured, want);
@@ -4940,6 +4951,98 @@ out:
     rig_down(&x);
 }
 
+/* Red team s11, S10: a page's downloads ride on the agent's actions.
+ * gate/red/dl-ride.html registers a capture-phase click listener on the
+ * document that plants conftest.py, pom.xml and readme.svg (Blobs) on the
+ * agent's first click on a plain button. They begin during the action's
+ * settle but no target implies them: each is the page's, asked of the hook
+ * as a page download (refused: canceled, nothing written, said in the
+ * result, audited). Allowed, each is saved under an inert name
+ * (".download" on everything but data-only types: pom.xml and readme.svg
+ * too). gate/red/dl-ride2.html: the same listener on a real download link:
+ * the link's report is the action's (saved, not asked), the listener's
+ * conftest.py and a hidden frame's attachment are the page's. Fails on the
+ * main before the change: the three files were saved unasked, pom.xml and
+ * readme.svg under their own names. */
+static void t_red_dl_ride_regression(void)
+{
+    snprintf(dl_scope, sizeof dl_scope, "%s/dl-ride", world.root);
+    mkdir(dl_scope, 0700);
+    rig x;
+    if (!rig_up(&x, dl_scoped))
+        goto out;
+    x.a->o.timeout_ms = 30000;
+    snap_result r;
+    if (!CHECK_INT(0, do_open(x.a, "a.test", "/gate/red/dl-ride.html", &r)))
+        test_fail_detail("open: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    int h0 = hook_calls;
+    int rc = act_on(x.a, "Harmless", 'c', NULL, false, &r);
+    if (!CHECK_INT(0, rc) || !CHECK_HAS(r.text, "refused and canceled: declined by the human") ||
+        !CHECK_HAS(r.text, "the page started it during the action: not the file the action's "
+                           "target points to"))
+        test_fail_detail("click: %s", r.text ? r.text : "");
+    CHECK_LACKS(r.text, "saved to");
+    CHECK_HAS(r.structured, "\"started_by_page\":true");
+    CHECK_LACKS(r.structured, "\"state\":\"saved\"");
+    snap_result_free(&r);
+    if (!CHECK_INT(h0 + 3, hook_calls))
+        test_fail_detail("the hook was asked %d times", hook_calls - h0);
+    CHECK_HAS(hook_prompt, "the page itself started this download");
+    CHECK_HAS(hook_prompt, "\"page_download\":true");
+    barrier(x.a);
+    CHECK_INT(0, do_observe(x.a, &r));
+    snap_result_free(&r);
+    char *o = dl_scope_files();
+    if (!CHECK(o && !*o))
+        test_fail_detail("files in the scope:\n%s", o ? o : "");
+    free(o);
+    CHECK_INT(3, file_lines_with(last_audit, "\"action\":\"download\"", "page download: the "
+                                 "page started it during the action (not the target's file)"));
+    /* Allowed by the human: saved, every name inert. */
+    hook_answer = GATE_ALLOW;
+    CHECK_INT(0, do_open(x.a, "a.test", "/gate/red/dl-ride.html", &r));
+    snap_result_free(&r);
+    h0 = hook_calls;
+    rc = act_on(x.a, "Harmless", 'c', NULL, false, &r);
+    if (!CHECK_INT(0, rc) || !CHECK_INT(h0 + 3, hook_calls))
+        test_fail_detail("click: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    barrier(x.a);
+    CHECK_INT(0, do_observe(x.a, &r));
+    snap_result_free(&r);
+    o = dl_scope_files();
+    if (!CHECK_HAS(o, "/conftest.py.download\n") || !CHECK_HAS(o, "/pom.xml.download\n") ||
+        !CHECK_HAS(o, "/readme.svg.download\n"))
+        test_fail_detail("files in the scope:\n%s", o ? o : "");
+    CHECK_LACKS(o, "/pom.xml\n");
+    CHECK_LACKS(o, "/readme.svg\n");
+    free(o);
+    /* A real download link under the same listener: only its file is the
+     * action's. */
+    hook_answer = GATE_DENY;
+    CHECK_INT(0, do_open(x.a, "a.test", "/gate/red/dl-ride2.html", &r));
+    snap_result_free(&r);
+    h0 = hook_calls;
+    rc = act_on(x.a, "Report", 'c', NULL, false, &r);
+    if (!CHECK_INT(0, rc) || !CHECK_HAS(r.text, "(12,345 bytes) saved to "))
+        test_fail_detail("click: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    barrier(x.a);
+    CHECK_INT(0, do_observe(x.a, &r));
+    snap_result_free(&r);
+    if (!CHECK(hook_calls >= h0 + 1))
+        test_fail_detail("the page's downloads were not asked about");
+    o = dl_scope_files();
+    if (!CHECK_HAS(o, "/report-ride.pdf\n"))
+        test_fail_detail("files in the scope:\n%s", o ? o : "");
+    CHECK_LACKS(o, "frame-ride");
+    CHECK_LACKS(o, "conftest.py-2");     /* the first page's is conftest.py.download */
+    free(o);
+out:
+    rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
     {"attached_browser", t_attached_browser},
@@ -5012,6 +5115,7 @@ static const test_case TESTS[] = {
     {"dl_page_canceled", t_dl_page_canceled},
     {"dl_auth_confirmed", t_dl_auth_confirmed},
     {"dl_expired", t_dl_expired},
+    {"red_dl_ride_regression", t_red_dl_ride_regression},
     {"red_main_world_lies", t_red_main_world_lies},
     {"red_dblclick_swap", t_red_dblclick_swap},
     {"red_text_target", t_red_text_target},
