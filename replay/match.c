@@ -10,10 +10,12 @@
  *   - role: equal (the snapshot's role: button, link, textbox ...);
  *   - name: equal after folding case and whitespace (a changed label is a
  *     divergence, never "close enough");
- *   - row context: equal when the target has one (it names which of
- *     several look-alikes it was: the row header, a key, "#2 of 3"); a
- *     target recorded without one that now finds several look-alikes is
- *     ambiguous;
+ *   - row: when the target has one, either the snapshot's row context
+ *     (which names which of several look-alikes it was: the row header, a
+ *     key, "#2 of 3") or the text of the row the element is in (the gate's
+ *     row, its innerText), compared with digits left out so a changed price
+ *     keeps its row; a target recorded without one that now finds several
+ *     look-alikes is ambiguous;
  *   - frame: the innermost origin of the target's frame chain equals the
  *     element's frame origin (none: the element is in the top document);
  *   - stable attributes: each one the target recorded (id, name=, label,
@@ -38,6 +40,7 @@
 #include <string.h>
 
 #define WHY_CUT 60               /* bytes of page text quoted in a reason */
+#define ROW_CUT 100              /* a recorded row this long may have been cut */
 
 static const char *nz(const char *s)
 {
@@ -82,6 +85,36 @@ static bool fold_eq(const char *x, const char *y)
         if (!a)
             return true;
     }
+}
+
+/* Equal once folded as fold_eq and with digits left out (a price or a
+ * count that changed)? When want is long (the recorder cuts a row's text
+ * at 120 characters), got may go on after it. */
+static bool fold_eq_nodigits(const char *want, const char *got)
+{
+    bool cut = strlen(nz(want)) >= ROW_CUT;
+    const char *x = nz(want), *y = nz(got);
+    for (;;) {
+        char a, b;
+        do
+            a = fold_next(&x);
+        while (a >= '0' && a <= '9');
+        do
+            b = fold_next(&y);
+        while (b >= '0' && b <= '9');
+        if (!a)
+            return !b || cut;
+        if (a != b)
+            return false;
+    }
+}
+
+/* Does the recorded row want match e's? Either the snapshot's row context
+ * (a recording from snap_elements keeps it) or the text of the row the
+ * element is in (the gate's row: its innerText), digits left out. */
+static bool row_ok(const char *want, const snap_elem *e)
+{
+    return fold_eq(want, e->row) || (*nz(e->rowtext) && fold_eq_nodigits(want, e->rowtext));
 }
 
 /* Does one of x, y (folded by case) contain the other's first word? A
@@ -135,8 +168,8 @@ static bool check(const replay_target *t, const snap_elem *e, char *why, size_t 
         why_put(why, cap, "name", e->name, t->name);
         return false;
     }
-    if (t->row && *t->row && !fold_eq(t->row, e->row)) {
-        why_put(why, cap, "row", *e->row ? e->row : "(none)", t->row);
+    if (t->row && *t->row && !row_ok(t->row, e)) {
+        why_put(why, cap, "row", *e->row ? e->row : *e->rowtext ? e->rowtext : "(none)", t->row);
         return false;
     }
     const struct {
@@ -169,7 +202,7 @@ static int likeness(const replay_target *t, const snap_elem *e)
         s += 4;
     else if (t->name && (looks_like(e->name, t->name) || looks_like(t->name, e->name)))
         s += 2;
-    if (t->row && *t->row && fold_eq(t->row, e->row))
+    if (t->row && *t->row && row_ok(t->row, e))
         s += 2;
     if (t->section && *t->section && fold_eq(t->section, e->section))
         s += 1;

@@ -35,6 +35,7 @@ void snap_elements_free(snap_elems *s)
     for (size_t i = 0; i < s->n; i++) {
         snap_elem *e = &s->v[i];
         free((char *)e->role), free((char *)e->name), free((char *)e->row);
+        free((char *)e->rowtext);
         free((char *)e->section), free((char *)e->frame), free((char *)e->id);
         free((char *)e->aname), free((char *)e->label), free((char *)e->placeholder);
         free((char *)e->testid);
@@ -61,6 +62,47 @@ static char *dups(const char *s)
     return dupn(s ? s : "", s ? strlen(s) : 0);
 }
 
+/* The text of the row, list item or article line k is in: the lines under
+ * it joined by single spaces, an element's name only where no text line of
+ * its own follows it (as page text reads); new, "" when none. */
+static char *row_text(const struct snap_cache *C, size_t k)
+{
+    int p = snap_cache_parent(C, k);
+    for (; p >= 0; p = snap_cache_parent(C, (size_t)p)) {
+        const char *role = snap_cache_role(C, snap_cache_line_vnode(C, (size_t)p));
+        if (strcmp(role, "row") == 0 || strcmp(role, "listitem") == 0 ||
+            strcmp(role, "article") == 0)
+            break;
+    }
+    base_buf b = {0};
+    size_t n = snap_cache_nlines(C);
+    int32_t depth = p >= 0 ? snap_cache_line_vnode(C, (size_t)p)->end : 0;
+    for (size_t j = (size_t)p + 1; p >= 0 && j < n; j++) {
+        const vnode *x = snap_cache_line_vnode(C, j);
+        if (x->end <= depth)
+            break;
+        const char *hay, *fid, *loader;
+        size_t hn = 0;
+        snap_cache_line(C, j, &hay, &hn, &fid, &loader);
+        if (x->kind == V_ELEM && !hay) {
+            hay = snap_obs_vname_in(C->fr[x->frame].str, x);
+            hn = hay ? strlen(hay) : 0;
+        }
+        bool own = j + 1 < n && snap_cache_parent(C, j + 1) == (int)j &&
+                   snap_cache_line_vnode(C, j + 1)->kind == V_TEXT;
+        if (!hay || !hn || (x->kind == V_ELEM && own))
+            continue;
+        if (b.len)
+            base_buf_putc(&b, ' ');
+        base_buf_put(&b, hay, hn);
+    }
+    if (b.oom) {
+        base_buf_free(&b);
+        return NULL;
+    }
+    return b.s ? b.s : dups("");
+}
+
 /* Fill e from line k of C (section[0, sn): the heading above it). */
 static int elem_fill(snap_agent *a, int tab, const struct snap_cache *C, size_t k,
                      const char *section, size_t sn, snap_elem *e)
@@ -81,11 +123,12 @@ static int elem_fill(snap_agent *a, int tab, const struct snap_cache *C, size_t 
         e->row = dups("");
     }
     e->section = dupn(section ? section : "", section ? sn : 0);
+    e->rowtext = row_text(C, k);
     e->frame = dups(x->frame ? C->fr[x->frame].origin : "");
     e->disabled = (x->st & ST_DISABLED) != 0;
     e->id = dups(""), e->aname = dups(""), e->label = dups("");
     e->placeholder = dups(""), e->testid = dups("");
-    bool ok = n && e->role && e->name && e->row && e->section && e->frame && e->id &&
+    bool ok = n && e->role && e->name && e->row && e->rowtext && e->section && e->frame && e->id &&
               e->aname && e->label && e->placeholder && e->testid;
     return ok ? 0 : SNAP_ENOMEM;
 }

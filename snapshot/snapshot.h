@@ -167,6 +167,9 @@ typedef struct {
     const char *role;       /* the snapshot's role: "button", "link", "textbox" ... */
     const char *name;       /* the name the snapshot shows (a clickable's: its text) */
     const char *row;        /* row context, as "(row: ...)" shows it: look-alikes only */
+    const char *rowtext;    /* the text of the row, list item or article it is in, as
+                               the snapshot shows it (its lines joined by spaces; the
+                               gate's row is that element's innerText); "" none */
     const char *section;    /* the nearest heading above it in the page */
     const char *frame;      /* its frame's origin; "" in the main frame */
     bool disabled;

@@ -84,6 +84,8 @@ static void t_elements_list(void)
         dump(&s);
     if (add && q && co) {
         CHECK_STR("Basket", add->section);
+        CHECK_STR("Banana 0.80 Add", add->rowtext);
+        CHECK_STR("", co->rowtext);
         CHECK_STR("Pay", co->section);
         CHECK_STR("", co->row);
         CHECK_STR("", co->frame);
@@ -326,12 +328,44 @@ out:
     snap_agent_free(a);
 }
 
+/* A row recorded as the gate reads it (the row's text) finds its row where
+ * the rows moved and a price changed; a row that is gone is missing, and
+ * the other rows' look-alikes are not taken for it. */
+static void t_row_text(void)
+{
+    snap_agent *a = agent_at("/replay/shop-moved.html");
+    if (!a)
+        return;
+    replay_target t = {.role = "button", .name = "Add", .row = "Apple 1.20 Add"};
+    replay_match m;
+    char *json = NULL;
+    if (!find(a, &t, &m, &json) && CHECK_INT(REPLAY_FOUND, m.verdict)) {
+        snap_result r = {0};
+        CHECK_INT(0, snap_click(a, m.ref, NULL, &r));
+        snap_result_free(&r);
+        check_status(a, "clicked add apple");
+    } else {
+        test_fail_detail("%s", json ? json : "");
+    }
+    free(json);
+    json = NULL;
+    t.row = "Durian 9.00 Add";
+    if (!find(a, &t, &m, &json)) {
+        CHECK_INT(REPLAY_MISSING, m.verdict);
+        CHECK(m.ncand >= 3);
+        CHECK_HAS(json, "row \\\"Cherry\\\", not \\\"Durian 9.00 Add\\\"");
+    }
+    free(json);
+    snap_agent_free(a);
+}
+
 static const test_case TESTS[] = {
     {"elements_list", t_elements_list},
     {"layout_changed_found", t_layout_changed_found},
     {"lookalike_ambiguous", t_lookalike_ambiguous},
     {"label_changed_diverges", t_label_changed_diverges},
     {"attribute_differs", t_attribute_differs},
+    {"row_text", t_row_text},
     {0},
 };
 
