@@ -5,9 +5,16 @@
  *
  * Before a capture, in every frame of the tab (out-of-process frames
  * too), cdpgate's isolated world lists the secret fields with a value and
- * a box: those the snapshot's rules name (SHOT_SECRET_SEL) and every node
- * cdpgate noted secret in that document (snap_secret_note: a password the
- * page turned into text). Each frame process (CDP session) then gets one
+ * a box: those the snapshot's rules name (SHOT_SECRET_SEL) in the open
+ * trees, every node cdpgate noted secret in that document
+ * (snap_secret_note: a password the page turned into text), and every
+ * element a DOM snapshot of the frame's process taken now names secret
+ * by the same rules (red team s12, W2: closed shadow roots, which no
+ * script can search; each such element must be found in some frame's
+ * document, or the screenshot is refused). A field whose paint the
+ * overlay cannot cover (no box of its own, content outside its box, a
+ * text shadow, a reflection or drop-shadow filter) refuses the
+ * screenshot. Each frame process (CDP session) then gets one
  * Overlay.highlightNode: its node one of the fields, its selector
  * SHOT_SECRET_SEL (every field the rules name in that node's document or
  * shadow root), drawn opaque over content, padding and border. The
@@ -38,28 +45,63 @@
     "[autocomplete*=current-password i],[autocomplete*=new-password i],"                     \
     "[autocomplete*=cc- i]"
 
-/* The secret fields with a value and a box in the frame's document.
+/* The secret fields with a value in the frame's document, and whether
+ * the mask can cover all they paint.
  * Runs: in cdpgate's isolated world of a frame (executionContextId);
- * arguments: m (0 or 1), then the fields noted secret in the document.
- * Returns: m 0 {n, bad ("" or why they cannot be masked), names (at most
- * 4 labels, page text)}; m 1 the element the highlight is anchored on
- * (one matching no rule if any), null if none or bad. */
+ * arguments: m (0 or 1), k, then k fields noted secret in the document,
+ * then the session's secret elements from a DOM snapshot (closed shadow
+ * roots included; those of other documents of the session are skipped).
+ * A field is one to mask when it has a value and paints it: a box of its
+ * own, or for an element that is not a form control (a contenteditable),
+ * any rendered descendant. bad (why the mask cannot cover them) when:
+ * they are in several documents or shadow roots, two match no rule, one
+ * paints without a box of its own (display:contents), one's content
+ * paints outside its border box (overflow, a transformed or positioned
+ * child, a negative indent: Range client rects; a text field with
+ * overflow visible whose content is bigger than its box), a text shadow
+ * in one (not a form control: those clip), or
+ * an ancestor (flat tree) reflects or filters it elsewhere
+ * (-webkit-box-reflect, a drop-shadow or url() filter).
+ * Returns: m 0 {n, bad ("" or why), names (at most 4 labels, page text),
+ * own (the indices, among the snapshot's, of the elements of this
+ * document)}; m 1 the element the highlight is anchored on (one matching
+ * no rule if any), null if none or bad. */
 const char snap_js_shot_secrets_fn[] =
-    "function(m){var R='" SHOT_SECRET_SEL "',L=[],S=[],U=[],nm=[];"
-    "function add(e){if(!e||e.nodeType!==1||L.indexOf(e)>=0)return;"
-    "var v=e.tagName==='SELECT'?(e.selectedIndex>=0&&e.options[e.selectedIndex]?"
+    "function(m,k){var R='" SHOT_SECRET_SEL "',L=[],S=[],U=[],nm=[],o=[],bad='';"
+    "function ink(e){var c=/^(INPUT|TEXTAREA|SELECT)$/.test(e.tagName),"
+    "b=e.getClientRects().length,g=document.createRange();g.selectNodeContents(e);"
+    "var q=c?[]:g.getClientRects();if(!b&&!q.length)return '';"
+    "for(var p=e;p;p=p.assignedSlot||p.parentElement||(p.parentNode&&p.parentNode.host)){"
+    "var s=getComputedStyle(p);if(s.webkitBoxReflect&&s.webkitBoxReflect!=='none'||"
+    "/drop-shadow|url\\(/.test(s.filter))return 'a page style paints a copy of one elsewhere';}"
+    "if(c){var o=getComputedStyle(e);return e.tagName!=='SELECT'&&(o.overflowX==='visible'||"
+    "o.overflowY==='visible')&&(e.scrollWidth>e.clientWidth+1||e.scrollHeight>e.clientHeight+1)"
+    "?'the content of one paints outside its box':'';}"
+    "if(!b)return 'one paints with no box of its own to cover';"
+    "var B=e.getBoundingClientRect();"
+    "for(var i=0;i<q.length;i++){var r=q[i];if(r.width&&r.height&&(r.left<B.left-1||"
+    "r.top<B.top-1||r.right>B.right+1||r.bottom>B.bottom+1))"
+    "return 'the content of one paints outside its box';}"
+    "var D=e.querySelectorAll('*');if(D.length>500)return 'one holds too many elements';"
+    "for(var j=-1;j<D.length;j++)if(getComputedStyle(j<0?e:D[j]).textShadow!=='none')"
+    "return 'a text shadow paints one outside its box';return '';}"
+    "function add(e){if(!e||e.nodeType!==1||e.ownerDocument!==document||L.indexOf(e)>=0)"
+    "return;var v=e.tagName==='SELECT'?(e.selectedIndex>=0&&e.options[e.selectedIndex]?"
     "e.options[e.selectedIndex].text:''):(typeof e.value==='string'?e.value:e.textContent);"
-    "if(!v||!e.getClientRects().length)return;L.push(e);var r=e.getRootNode();"
+    "if(!v)return;var w=ink(e);if(w)bad=bad||w;else if(!e.getClientRects().length)return;"
+    "L.push(e);var r=e.getRootNode();"
     "if(S.indexOf(r)<0)S.push(r);if(!e.matches(R))U.push(e);if(nm.length<4){"
     "var l=e.labels&&e.labels.length?e.labels[0].innerText:"
     "(e.getAttribute('aria-label')||e.name||e.tagName.toLowerCase());"
     "nm.push(String(l||'').trim().slice(0,40));}}"
     "function walk(r,d){r.querySelectorAll(R).forEach(add);if(d<16)"
     "r.querySelectorAll('*').forEach(function(x){if(x.shadowRoot)walk(x.shadowRoot,d+1);});}"
-    "for(var i=1;i<arguments.length;i++)add(arguments[i]);walk(document,0);"
-    "var bad=S.length>1?'in several documents or shadow roots of one frame':"
-    "U.length>1?'several were turned from secret fields into plain ones':'';"
-    "if(m)return L.length&&!bad?(U[0]||L[0]):null;return{n:L.length,bad:bad,names:nm};}";
+    "for(var i=2;i<arguments.length;i++){var x=arguments[i];"
+    "if(i>=2+k&&x&&x.nodeType===1&&x.ownerDocument===document)o.push(i-2-k);add(x);}"
+    "walk(document,0);"
+    "bad=bad||(S.length>1?'in several documents or shadow roots of one frame':"
+    "U.length>1?'several were turned from secret fields into plain ones':'');"
+    "if(m)return L.length&&!bad?(U[0]||L[0]):null;return{n:L.length,bad:bad,names:nm,own:o};}";
 
 /* Whether the element is a secret field by the rules. Runs: on a node
  * (the element of a screenshot's ref). Returns: true or false. */
@@ -74,6 +116,7 @@ const char snap_js_shot_is_secret_fn[] =
 
 #define SHOT_FRAMES_MAX 64
 #define SHOT_KNOWN_MAX 32       /* remembered secrets looked at per frame */
+#define SHOT_DOM_MAX 256        /* secret elements of one session's DOM snapshot */
 
 typedef struct {
     char id[SNAP_ID_MAX];
@@ -82,26 +125,56 @@ typedef struct {
     char origin[256];
 } shot_frame;
 
-/* Call snap_js_shot_secrets_fn (mode m) in world with the remembered
- * fields be[n] resolved into it. 0 and pc filled, or -1. */
-static int mask_call(snap_agent *a, const shot_frame *f, int64_t world, const int *be,
-                     size_t n, int m, bool by_value, pcall *pc)
+/* The fields of one frame's search: those noted secret in its document
+ * (be) and every secret element of its session's DOM snapshot (ds, own:
+ * set for those some frame's search found in its document). */
+typedef struct {
+    int be[SHOT_KNOWN_MAX];
+    size_t nb;
+    const int *ds;
+    size_t nd;
+} shot_ids;
+
+typedef struct {
+    char session[SNAP_ID_MAX];
+    int *ids;
+    size_t n;
+    unsigned char *own;
+} shot_sess;
+
+static void arg_int(json_w *w, int v)
 {
-    pcall rs[SHOT_KNOWN_MAX];
+    json_w_obj_begin(w);
+    json_w_key(w, "value");
+    json_w_int(w, v);
+    json_w_obj_end(w);
+}
+
+/* Call snap_js_shot_secrets_fn (mode m) in world with the fields of ids
+ * resolved into it. 0 and pc filled, or -1. */
+static int mask_call(snap_agent *a, const shot_frame *f, int64_t world, const shot_ids *ids,
+                     int m, bool by_value, pcall *pc)
+{
+    size_t n = ids->nb + ids->nd;
+    pcall *rs = calloc(n ? n : 1, sizeof *rs);
+    if (!rs)
+        return -1;
     for (size_t i = 0; i < n; i++)
         snap_act_psend_p(a, f->session, "DOM.resolveNode",
-                         snap_act_params("isi", "backendNodeId", be[i], "objectGroup", ACT_GROUP,
+                         snap_act_params("isi", "backendNodeId",
+                                         i < ids->nb ? ids->be[i] : ids->ds[i - ids->nb],
+                                         "objectGroup", ACT_GROUP,
                                          "executionContextId", (int)world),
                          &rs[i]);
     json_w w;
     json_w_init(&w);
     json_w_arr_begin(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "value");
-    json_w_int(&w, m);
-    json_w_obj_end(&w);
-    snap_act_args_resolved(a, rs, n, &w); /* a node gone is no field to mask */
+    arg_int(&w, m);
+    arg_int(&w, (int)ids->nb);
+    /* A node gone, or of another frame's document, is passed as null. */
+    snap_act_args_resolved(a, rs, n, &w);
     json_w_arr_end(&w);
+    free(rs);
     char *args = json_w_take(&w, NULL);
     if (!args)
         return -1;
@@ -128,11 +201,11 @@ static bool mask_has(const snap_shot_mask *m, const char *session)
 
 /* Highlight the anchor (and SHOT_SECRET_SEL's matches) opaque in
  * f->session. 0, or -1 (the caller refuses). */
-static int mask_paint(snap_agent *a, const shot_frame *f, int64_t world, const int *be,
-                      size_t n, snap_shot_mask *m)
+static int mask_paint(snap_agent *a, const shot_frame *f, int64_t world, const shot_ids *ids,
+                      snap_shot_mask *m)
 {
     pcall pc;
-    if (mask_call(a, f, world, be, n, 1, false, &pc))
+    if (mask_call(a, f, world, ids, 1, false, &pc))
         return -1;
     const char *oid = snap_act_fn_object(&pc);
     char anchor[SNAP_ID_MAX];
@@ -188,10 +261,14 @@ static int mask_refuse(snap_agent *a, snap_shot_mask *m, snap_result *r, const s
 
 /* One frame: nothing to mask, masked, or refused (the masks so far off). */
 static int mask_frame(snap_agent *a, int tab_id, const shot_frame *f, snap_shot_mask *m,
-                      session_set *ss, snap_result *r)
+                      session_set *ss, shot_sess *sd, snap_result *r)
 {
-    int be[SHOT_KNOWN_MAX];
-    size_t n = snap_secret_list(a, tab_id, f->id, f->loader, be, SHOT_KNOWN_MAX);
+    shot_ids ids = {.ds = sd->ids, .nd = sd->n};
+    int be[SHOT_KNOWN_MAX + 1];
+    ids.nb = snap_secret_list(a, tab_id, f->id, f->loader, be, SHOT_KNOWN_MAX + 1);
+    if (ids.nb > SHOT_KNOWN_MAX)
+        return mask_refuse(a, m, r, f, NULL, "too many fields were noted secret");
+    memcpy(ids.be, be, ids.nb * sizeof *be);
     pcall pc;
     int64_t world = 0;
     int tries = 0;
@@ -203,13 +280,18 @@ static int mask_frame(snap_agent *a, int tab_id, const shot_frame *f, snap_shot_
         world = snap_frame_world(a, tab_id, f->id);
         if (world <= 0)
             return mask_refuse(a, m, r, f, NULL, "no isolated world");
-    } while (mask_call(a, f, world, be, n, 0, true, &pc) && ++tries < 2);
+    } while (mask_call(a, f, world, &ids, 0, true, &pc) && ++tries < 2);
     if (tries == 2)
         return mask_refuse(a, m, r, f, NULL, "the search failed");
     const json_val *v = snap_act_fn_value(&pc);
     int64_t cnt = 0;
     json_int(json_get(v, "n"), &cnt);
     const char *bad = json_get_str(v, "bad");
+    for (const json_val *x = json_first(json_get(v, "own")); x; x = json_next(x)) {
+        int64_t j = -1;
+        if (json_int(x, &j) && j >= 0 && (size_t)j < sd->n)
+            sd->own[j] = 1;
+    }
     int rc = 0;
     if (!v || cnt < 0 || !bad)
         rc = mask_refuse(a, m, r, f, NULL, "no answer");
@@ -218,7 +300,7 @@ static int mask_frame(snap_agent *a, int tab_id, const shot_frame *f, snap_shot_
     else if (cnt && mask_has(m, f->session))
         rc = mask_refuse(a, m, r, f, json_get(v, "names"),
                          "another frame of the same process has some too");
-    else if (cnt && mask_paint(a, f, world, be, n, m))
+    else if (cnt && mask_paint(a, f, world, &ids, m))
         rc = mask_refuse(a, m, r, f, json_get(v, "names"), "the mask could not be set");
     else
         m->fields += (int)cnt;
@@ -291,6 +373,61 @@ static int live_frames(snap_agent *a, shot_frame *fr, size_t *nf)
     return rc;
 }
 
+/* The secret elements of each session of the frames fr[nf], from a DOM
+ * snapshot of each (red team s12, W2: a field in a closed shadow root is
+ * not in any tree the page's scripts, or cdpgate's isolated world, can
+ * search). sd[] gets one entry per session, *nsd their number. 0, or a
+ * refusal in r. */
+static int sess_read(snap_agent *a, const shot_frame *fr, size_t nf, shot_sess *sd,
+                     size_t *nsd, snap_result *r)
+{
+    for (size_t i = 0; i < nf; i++) {
+        size_t k = 0;
+        while (k < *nsd && strcmp(sd[k].session, fr[i].session) != 0)
+            k++;
+        if (k < *nsd)
+            continue;
+        shot_sess *x = &sd[(*nsd)++];
+        snprintf(x->session, sizeof x->session, "%s", fr[i].session);
+        if (snap_dom_secret_ids(a, x->session, &x->ids, &x->n))
+            return snap_act_fail(r, SNAP_EDENIED, "screenshot refused: the DOM of the frame "
+                                 "of %s could not be read to find its secret fields",
+                                 fr[i].origin);
+        if (x->n > SHOT_DOM_MAX)
+            return snap_act_fail(r, SNAP_EDENIED, "screenshot refused: the page has more "
+                                 "than %d secret fields, too many to mask", SHOT_DOM_MAX);
+        x->own = calloc(x->n ? x->n : 1, 1);
+        if (!x->own)
+            return snap_act_fail(r, SNAP_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+static shot_sess *sess_of(shot_sess *sd, size_t nsd, const char *session)
+{
+    for (size_t k = 0; k < nsd; k++)
+        if (strcmp(sd[k].session, session) == 0)
+            return &sd[k];
+    return NULL;
+}
+
+/* Every secret element of the DOM snapshots was found in a frame's
+ * document: one that was not (its document is not a frame cdpgate
+ * searched, or it could not be resolved) refuses. 0 or the refusal. */
+static int sess_check(snap_agent *a, snap_shot_mask *m, const shot_sess *sd, size_t nsd,
+                      snap_result *r)
+{
+    for (size_t k = 0; k < nsd; k++)
+        for (size_t j = 0; j < sd[k].n; j++)
+            if (!sd[k].own[j]) {
+                snap_shot_mask_off(a, m);
+                return snap_act_fail(r, SNAP_EDENIED, "screenshot refused: a secret field of "
+                                     "the page is in no document that could be searched, so "
+                                     "it could not be masked; try again");
+            }
+    return 0;
+}
+
 int snap_shot_mask_on(snap_agent *a, int tab_id, snap_shot_mask *m, snap_result *r)
 {
     memset(m, 0, sizeof *m);
@@ -324,10 +461,23 @@ int snap_shot_mask_on(snap_agent *a, int tab_id, snap_shot_mask *m, snap_result 
         rc = snap_act_fail(r, SNAP_EDENIED, "screenshot refused: the frames of the page could "
                            "not all be read (one is new or its process does not answer), so "
                            "secret fields in them could not be masked; try again");
+    shot_sess *sd = calloc(SHOT_FRAMES_MAX, sizeof *sd);
+    size_t nsd = 0;
+    if (!rc && !sd)
+        rc = snap_act_fail(r, SNAP_ENOMEM, "out of memory");
+    if (!rc)
+        rc = sess_read(a, fr, nf, sd, &nsd, r);
     session_set ss = {0};
     for (size_t i = 0; !rc && i < nf; i++)
-        rc = mask_frame(a, tab_id, &fr[i], m, &ss, r);
+        rc = mask_frame(a, tab_id, &fr[i], m, &ss, sess_of(sd, nsd, fr[i].session), r);
+    if (!rc)
+        rc = sess_check(a, m, sd, nsd, r);
     snap_act_sessions_release(a, &ss);
+    for (size_t k = 0; sd && k < nsd; k++) {
+        free(sd[k].ids);
+        free(sd[k].own);
+    }
+    free(sd);
     free(fr);
     return rc;
 }

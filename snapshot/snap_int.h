@@ -651,6 +651,12 @@ unsigned snap_secret_of_ref(const snap_agent *a, const snap_ref *rf);
  * max into out; their number. */
 size_t snap_secret_list(const snap_agent *a, int tab, const char *frame, const char *loader,
                         int *out, size_t max);
+/* The backend node ids of every element the snapshot's rules call secret
+ * (observe_dom.c) in every document of a session, closed shadow roots
+ * included, read from a DOM snapshot taken now (observe_dom.c): new in
+ * *ids (free), their number in *n. 0, or -1 (the snapshot failed: the
+ * caller fails closed). */
+int snap_dom_secret_ids(snap_agent *a, const char *session, int **ids, size_t *n);
 
 /* What a ref was issued for: its tab, frame id and role. */
 int snap_ref_tab(const snap_agent *a, const snap_ref *rf);

@@ -1306,6 +1306,102 @@ out:
     rig_down(&x);
 }
 
+/* The view of the current page built by the walker (walker true) or the
+ * AX tree, new; *walked says whether the walker built it. */
+static char *view_by(snap_agent *a, bool walker, bool *walked)
+{
+    bool was = a->o.walker;
+    a->o.walker = walker;
+    uint64_t w0 = a->walks;
+    a->changes++;
+    snap_result r;
+    int rc = do_observe(a, &r);
+    if (walked)
+        *walked = a->walks == w0 + 1;
+    char *t = strdup(r.text ? r.text : "");
+    if (rc)
+        test_fail_detail("view rc %d: %s", rc, t ? t : "");
+    snap_result_free(&r);
+    a->o.walker = was;
+    return t;
+}
+
+/* One case of gate/bank/red-shot3.html, the view built by the walker or
+ * the AX tree: the viewport screenshot with one card number and with
+ * another (?alt) is masked (want: the result says so, the PNGs are the
+ * same) or refused (want NULL: no image, the refusal says why: why); the
+ * result never holds the number (the views are W1's: not checked here). */
+static void shot3_case(snap_agent *a, const char *c, bool walker, const char *want,
+                       const char *why)
+{
+    uint8_t *img[2] = {NULL, NULL};
+    size_t len[2] = {0, 0};
+    for (int alt = 0; alt < 2; alt++) {
+        char path[128];
+        snprintf(path, sizeof path, "/gate/bank/red-shot3.html?case=%s%s", c, alt ? "&alt" : "");
+        snap_result r;
+        bool was = a->o.walker;
+        a->o.walker = walker;       /* the open's own build too */
+        CHECK_INT(0, do_open(a, "bank.test", path, &r));
+        snap_result_free(&r);
+        free(view_by(a, walker, NULL));
+        a->o.walker = was;
+        memset(&r, 0, sizeof r);
+        int rc = snap_screenshot(a, false, &r);
+        keep(&r);
+        if (want) {
+            CHECK_INT(0, rc);
+            if (!CHECK(r.text && strstr(r.text, want)))
+                test_fail_detail("case %s walker %d: want \"%s\" in: %s", c, walker, want,
+                                 r.text ? r.text : "");
+        } else {
+            CHECK_INT(SNAP_EDENIED, rc);
+            if (!CHECK(r.text && strstr(r.text, why) && !r.image))
+                test_fail_detail("case %s walker %d: want a refusal (%s), got rc %d: %s", c,
+                                 walker, why, rc, r.text ? r.text : "");
+        }
+        CHECK_LACKS(r.text, alt ? "5500 9999" : "4111 2222");
+        img[alt] = r.image;
+        len[alt] = r.image_len;
+        r.image = NULL;
+        snap_result_free(&r);
+    }
+    if (!CHECK(!img[0] || !img[1] || (len[0] == len[1] && memcmp(img[0], img[1], len[0]) == 0)))
+        test_fail_detail("case %s walker %d: the PNGs differ: the card number is painted", c,
+                         walker);
+    free(img[0]);
+    free(img[1]);
+}
+
+/* Red team s12, W2: secret fields the screenshot mask's finder missed
+ * (gate/bank/red-shot3.html): a card input (cc) and a contenteditable
+ * card field (ce) in a closed shadow root of a div, found now through the
+ * DOM snapshot and masked, whatever built the view (the walker notes
+ * nothing in closed roots); a contenteditable whose text overflows its 2px
+ * box (ov) and one with display:contents (dc, no box at all): their ink
+ * cannot be covered, so the screenshot is refused. Fails on the main
+ * before this fix: every case is captured with the number painted (the
+ * PNGs differ). */
+static void t_red_shot3_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    const char *only = getenv("SHOT3_CASE");
+    static const struct {
+        const char *c, *want, *why;
+    } C[] = {{"cc", "; 1 secret field masked", NULL},
+             {"ce", "; 1 secret field masked", NULL},
+             {"ov", NULL, "paints outside its box"},
+             {"dc", NULL, "no box of its own"}};
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++)
+        for (int w = 0; w < 2; w++)
+            if (!only || strcmp(only, C[i].c) == 0)
+                shot3_case(x.a, C[i].c, w, C[i].want, C[i].why);
+out:
+    rig_down(&x);
+}
+
 /* Issue 13, point 6b: a click named by text ("text:...") is the click of
  * the control the text is in, judged by that control's name: a "Cancel"
  * inside a "Delete account" row link, a "Keep it" inside a "Delete
@@ -5127,6 +5223,7 @@ static const test_case TESTS[] = {
     {"red_away", t_red_away},
     {"red_open_get", t_red_open_get},
     {"red_shot_secret_regression", t_red_shot_secret_regression},
+    {"red_shot3_regression", t_red_shot3_regression},
     {"confirmed_dialog_changed", t_confirmed_dialog_changed},
     {NULL, NULL},
 };
