@@ -700,6 +700,118 @@ int snap_walk_secrets(snap_agent *a, int tab_id, const char *frame_id, const int
     return bad ? -1 : 0;
 }
 
+/* Runtime.callFunctionOn params: snap_js_walk_leak_fn in world on the
+ * names of the n nodes (new; NULL when out of memory). */
+static char *leak_params(int64_t world, const json_val *const *node, size_t n)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "functionDeclaration");
+    json_w_str(&w, snap_js_walk_leak_fn);
+    json_w_key(&w, "executionContextId");
+    json_w_int(&w, world);
+    json_w_key(&w, "arguments");
+    json_w_arr_begin(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "value");
+    json_w_arr_begin(&w);
+    for (size_t i = 0; i < n; i++) {
+        const char *nm = json_get_str(json_get(node[i], "name"), "value");
+        json_w_str(&w, nm ? nm : "");
+    }
+    json_w_arr_end(&w);
+    json_w_obj_end(&w);
+    json_w_arr_end(&w);
+    json_w_key(&w, "returnByValue");
+    json_w_bool(&w, true);
+    json_w_obj_end(&w);
+    return json_w_take(&w, NULL);
+}
+
+int snap_walk_ax_nodes(snap_agent *a, int tab_id, const char *frame_id, const int *ids,
+                       size_t n, snap_walk_ax_fn fn, void *ud)
+{
+    enum { MAX = SNAP_WALK_AX_MAX };
+    char fid[SNAP_ID_MAX], session[SNAP_ID_MAX];
+    snap_agent_copyid(fid, frame_id);
+    int64_t world = snap_frame_world(a, tab_id, fid);
+    snap_frame *f = world > 0 ? world_frame(a, tab_id, fid) : NULL;
+    if (!f || n > MAX || !n)
+        return -1;
+    snap_agent_copyid(session, f->session);
+    uint64_t el[MAX], dc[MAX], xc[MAX];
+    char oid[MAX][SNAP_ID_MAX];
+    cdp_reply ax[MAX];
+    const json_val *node[MAX];
+    int bad = 0;
+    memset(ax, 0, sizeof ax);
+    for (size_t i = 0; i < n; i++)
+        bad |= send_owned(a, session, "Runtime.callFunctionOn",
+                          walker_fn_params(snap_js_walk_ref_fn, world, ids[i], false), &el[i]);
+    /* Each element's backend node and AX node, pipelined. */
+    for (size_t i = 0; i < n; i++) {
+        cdp_reply rep = {0};
+        oid[i][0] = 0;
+        dc[i] = xc[i] = 0;
+        bool ok = el[i] && !cdp_wait(a->c, el[i], a->o.timeout_ms, &rep, NULL);
+        const char *o = ok ? json_get_str(json_get(rep.result, "result"), "objectId") : NULL;
+        if (o && strlen(o) < SNAP_ID_MAX)
+            snap_agent_copyid(oid[i], o);
+        cdp_reply_free(&rep);
+        if (!oid[i][0]) {
+            bad = -1;
+            continue;
+        }
+        char q[SNAP_ID_MAX + 48];
+        snprintf(q, sizeof q, "{\"objectId\":\"%.*s\"}", SNAP_ID_MAX - 1, oid[i]);
+        bad |= snap_cdp_send(a, session, "DOM.describeNode", q, &dc[i], NULL);
+        snprintf(q, sizeof q, "{\"objectId\":\"%.*s\",\"fetchRelatives\":false}",
+                 SNAP_ID_MAX - 1, oid[i]);
+        bad |= snap_cdp_send(a, session, "Accessibility.getPartialAXTree", q, &xc[i], NULL);
+    }
+    for (size_t i = 0; i < n; i++) {
+        cdp_reply rep = {0};
+        int backend = dc[i] && !cdp_wait(a->c, dc[i], a->o.timeout_ms, &rep, NULL)
+                      ? (int)json_get_int(json_get(rep.result, "node"), "backendNodeId", 0) : 0;
+        cdp_reply_free(&rep);
+        node[i] = NULL;
+        if (xc[i] && !cdp_wait(a->c, xc[i], a->o.timeout_ms, &ax[i], NULL))
+            for (const json_val *x = json_first(json_get(ax[i].result, "nodes"));
+                 x && !node[i] && backend > 0; x = json_next(x))
+                if (json_get_int(x, "backendDOMNodeId", 0) == backend)
+                    node[i] = x;
+        /* Ignored in the AX tree: the walker printed what the browser
+         * does not show; the whole tree decides. */
+        if (!node[i] || json_bool(json_get(node[i], "ignored")))
+            bad = -1;
+        snap_resolved r = {0};
+        snap_agent_copyid(r.session, session);
+        snap_agent_copyid(r.object_id, oid[i]);
+        if (oid[i][0])
+            snap_resolved_release(a, &r);
+    }
+    /* The names may be shown only when none holds a secret field's value. */
+    if (!bad) {
+        cdp_reply rep = {0};
+        uint64_t lc = 0;
+        bad |= send_owned(a, session, "Runtime.callFunctionOn",
+                          leak_params(world, node, n), &lc);
+        const json_val *v = lc && !cdp_wait(a->c, lc, a->o.timeout_ms, &rep, NULL) &&
+                            !json_get(rep.result, "exceptionDetails")
+                            ? json_get(json_get(rep.result, "result"), "value") : NULL;
+        if (!json_is(v, JSON_FALSE))
+            bad = -1;
+        cdp_reply_free(&rep);
+    }
+    for (size_t i = 0; i < n && !bad; i++)
+        bad = fn(ud, i, node[i]) ? -1 : 0;
+    for (size_t i = 0; i < n; i++)
+        cdp_reply_free(&ax[i]);
+    a->walk_ax_nodes += bad ? 0 : n;
+    return bad ? -1 : 0;
+}
+
 int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r)
 {
     int rc = snap_ref_resolve_start(a, ref, out, r);

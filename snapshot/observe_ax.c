@@ -409,7 +409,7 @@ static void ax_state1(const char *k, bool on, const char *s, double num, unsigne
 }
 
 /* The properties that matter, as state bits and level. */
-static unsigned ax_states(const json_val *props, int *level)
+unsigned snap_obs_ax_states(const json_val *props, int *level)
 {
     unsigned st = 0;
     for (const json_val *p = json_first(props); p; p = json_next(p)) {
@@ -459,7 +459,7 @@ static int ax_parse(frame_st *F, const json_val *result)
         for (const json_val *c = json_first(cl); c; c = json_next(c))
             kids[p.nk++] = ax_id(json_str(c, NULL));
         p.kids = kids;
-        p.st = ax_states(json_get(x, "properties"), &p.level);
+        p.st = snap_obs_ax_states(json_get(x, "properties"), &p.level);
         p.backend = (int)json_get_int(x, "backendDOMNodeId", 0);
         p.ignored = json_bool(json_get(x, "ignored"));
         rc = ax_add(F, &p);

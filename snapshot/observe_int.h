@@ -502,6 +502,9 @@ int snap_obs_ax_put(frame_st *F, int64_t id, const axrec *r);
 int snap_obs_walk_read(frame_st *F, const char *s, size_t n, int64_t *mut, bool *unsure,
                        char *err, size_t cap);
 int snap_obs_walk_fetch(build *B, frame_st *F);
+/* An AX node's properties (getFullAXTree / getPartialAXTree "properties")
+ * as ST_* bits, and its level (observe_ax.c). */
+unsigned snap_obs_ax_states(const json_val *props, int *level);
 
 /* ---- observe_dom.c ---- */
 

@@ -40,6 +40,7 @@ typedef struct {
     unsigned st;
     int level;
     int32_t id;                  /* the element's walker id, 0 for none */
+    bool nu;                     /* the walker was unsure of its name or role */
 } wrec;
 
 static int fail(char *err, size_t cap, size_t ln, const char *why)
@@ -113,7 +114,12 @@ static int parse_rec(char *l, size_t ln, int prev, wrec *w, char *err, size_t ca
         return fail(err, cap, ln, "the root must come first, and once");
     w->role = f[1];
     w->st = 0;
+    w->nu = false;
     for (const char *p = f[2]; *p; p++) {
+        if (*p == 'u' && w->id) {
+            w->nu = true;
+            continue;
+        }
         int b = state_bit(*p);
         if (b < 0 || p - f[2] > 16)
             return fail(err, cap, ln, "bad states");
@@ -207,8 +213,80 @@ static int put_all(frame_st *F, const wrec *r, size_t n)
     return rc;
 }
 
-int snap_obs_walk_read(frame_st *F, const char *s, size_t n, int64_t *mut, bool *unsure,
-                       char *err, size_t cap)
+/* The per-node fallback (design point 4): the records the walker was
+ * unsure of (state u: an aria-labelledby id it could not find, a focusable
+ * custom element without a role, a long name from attributes) take role,
+ * name, states and level from their elements' AX nodes; the walker's value
+ * and secret mark stay (the AX value of a field is never taken). */
+typedef struct {
+    wrec *r;
+    size_t *at;                  /* fix i is record at[i] */
+    char **own;                  /* the strings taken, freed after the put */
+} fixes;
+
+static bool role_ok(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    return n && n <= WALK_ROLE_MAX &&
+           strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-") == n &&
+           strcmp(s, "RootWebArea") != 0;
+}
+
+static int fix_one(void *ud, size_t i, const json_val *node)
+{
+    fixes *X = ud;
+    wrec *w = &X->r[X->at[i]];
+    const char *role = json_get_str(json_get(node, "role"), "value");
+    const char *name = json_get_str(json_get(node, "name"), "value");
+    if (!role_ok(role))
+        return -1;
+    X->own[2 * i] = strdup(role);
+    X->own[2 * i + 1] = name && *name ? strdup(name) : NULL;
+    if (!X->own[2 * i] || (name && *name && !X->own[2 * i + 1]))
+        return -1;
+    int level = 0;
+    unsigned st = snap_obs_ax_states(json_get(node, "properties"), &level);
+    w->role = X->own[2 * i];
+    w->name = X->own[2 * i + 1];
+    w->st = st | (w->st & ST_SECRET);
+    w->level = level;
+    return 0;
+}
+
+/* The unsure records of r[0..n) fixed from the AX tree (B: the build, to
+ * ask the browser; NULL: none can be). *unsure when some could not be. */
+static int fix_unsure(build *B, frame_st *F, wrec *r, size_t n, char ***own, size_t *nown,
+                      bool *unsure)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += r[i].nu;
+    if (!k)
+        return 0;
+    if (!B || k > SNAP_WALK_AX_MAX) {
+        *unsure = true;
+        return 0;
+    }
+    int ids[SNAP_WALK_AX_MAX];
+    size_t at[SNAP_WALK_AX_MAX];
+    *own = calloc(2 * k, sizeof **own);
+    if (!*own)
+        return SNAP_ENOMEM;
+    *nown = 2 * k;
+    k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (r[i].nu) {
+            at[k] = i;
+            ids[k++] = r[i].id;
+        }
+    fixes X = {r, at, *own};
+    if (snap_walk_ax_nodes(B->a, B->tab_id, F->f->id, ids, k, fix_one, &X) != 0)
+        *unsure = true;
+    return 0;
+}
+
+static int walk_read(build *B, frame_st *F, const char *s, size_t n, int64_t *mut, bool *unsure,
+                     char *err, size_t cap)
 {
     *unsure = false;
     *mut = -2;
@@ -253,13 +331,26 @@ int snap_obs_walk_read(frame_st *F, const char *s, size_t n, int64_t *mut, bool 
         rc = fail(err, cap, 2, "no root");
     if (!rc)
         rc = ids_once(r, nr, err, cap);
+    char **own = NULL;
+    size_t nown = 0;
+    if (!rc && !*unsure)
+        rc = fix_unsure(B, F, r, nr, &own, &nown, unsure);
     if (!rc)
         rc = put_all(F, r, nr);
     if (!rc)
         rc = snap_obs_ax_finish(F);
+    for (size_t i = 0; i < nown; i++)
+        free(own[i]);
+    free(own);
     free(r);
     free(buf);
     return rc;
+}
+
+int snap_obs_walk_read(frame_st *F, const char *s, size_t n, int64_t *mut, bool *unsure,
+                       char *err, size_t cap)
+{
+    return walk_read(NULL, F, s, n, mut, unsure, err, cap);
 }
 
 /* The secret fields of a walk noted as "ever secret" under their backend
@@ -314,7 +405,7 @@ int snap_obs_walk_fetch(build *B, frame_st *F)
         if (s) {
             int64_t mut;
             bool unsure;
-            int r = snap_obs_walk_read(F, s, len, &mut, &unsure, F->err, sizeof F->err);
+            int r = walk_read(B, F, s, len, &mut, &unsure, F->err, sizeof F->err);
             ret = r == SNAP_ENOMEM ? SNAP_ENOMEM : r || unsure ? 1 : 0;
             if (ret == 0 && note_secrets(B, F) != 0)
                 ret = 1;

@@ -999,6 +999,7 @@ const snap_js snap_page_scripts[] = {
     {snap_js_walk_expr, NULL, SNAP_JS_READ},   /* isolated world only */
     {snap_js_walk_ref_fn, NULL, SNAP_JS_READ}, /* isolated world only */
     {snap_js_walk_sec_fn, NULL, SNAP_JS_READ}, /* isolated world only */
+    {snap_js_walk_leak_fn, NULL, SNAP_JS_READ}, /* isolated world only */
     /* browser contexts and login (session.c) */
     {snap_js_wall, NULL, SNAP_JS_READ},
     {snap_js_ls_get, NULL, SNAP_JS_READ},

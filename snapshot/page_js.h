@@ -58,6 +58,7 @@ extern const char snap_js_walk_def3[];
 extern const char snap_js_walk_expr[];
 extern const char snap_js_walk_ref_fn[];
 extern const char snap_js_walk_sec_fn[];
+extern const char snap_js_walk_leak_fn[];
 
 /* browser contexts and login (session.c) */
 extern const char snap_js_ls_set_prefix[];

@@ -38,15 +38,17 @@
  * a line: depth TAB role TAB states TAB level TAB =name TAB value (=text
  * or #number) TAB id (the element's, empty for text and the root), every
  * control character of page text turned into a space.
- * "u": a name it could not settle (an aria-labelledby id not found, a
- * focusable custom element, a long name from attributes), a tree deeper
- * than it walks, or a closed shadow root it infers (w_closed: a custom
- * element without an open root whose light child or text has no box, or
- * with no light content and a box of its own; the walk stops there): the
- * caller falls back to the AX tree. Read by
+ * "u" in the header: a tree deeper than it walks, or a closed shadow root
+ * it infers (w_closed: a custom element without an open root whose light
+ * child or text has no box, or with no light content and a box of its
+ * own; the walk stops there): the caller falls back to the AX tree.
+ * State letter "u" on a record: a name or role it could not settle (an
+ * aria-labelledby id not found, a focusable custom element without a
+ * role, a long name from attributes): the caller reads that element's AX
+ * node (observe_walk.c, the per-node fallback). Read by
  * snap_obs_walk_read (observe_walk.c), which trusts none of it. */
 const char snap_js_walk_def1[] =
-    "var w_g=globalThis,w_W,w_M,w_mut,w_out,w_els,w_unsure,w_TK,w_SC,w_AE,w_MAXD=1000;\n"
+    "var w_g=globalThis,w_W,w_M,w_mut,w_out,w_els,w_unsure,w_nu,w_TK,w_SC,w_AE,w_MAXD=1000;\n"
     "var w_NFC={button:1,link:1,heading:1,cell:1,gridcell:1,columnheader:1,rowheader:"
     "1,checkbox:1,\n"
     "radio:1,\"switch\":1,tab:1,option:1,MenuListOption:1,menuitem:1,menuitemcheckbox:1"
@@ -136,7 +138,8 @@ const char snap_js_walk_def2[] =
     "a=(w_attr(e,\"autocomplete\")||\"\").toLowerCase();\n"
     "var k=(t.indexOf(\"password\")>=0?1:0)|(a.indexOf(\"one-time-code\")>=0||a.indexOf(\"c"
     "urrent-password\")>=0||\n"
-    "a.indexOf(\"new-password\")>=0?2:0)|(a.indexOf(\"cc-\")>=0?4:0);if(k){w_W.sec.add(e);"
+    "a.indexOf(\"new-password\")>=0?2:0)|(a.indexOf(\"cc-\")>=0?4:0);if(k){\n"
+    "if(!w_W.sec.has(e))w_W.secl.push(new WeakRef(e));w_W.sec.add(e);\n"
     "w_W.sk.set(e,(w_W.sk.get(e)|0)|k);}return k>0||w_W.sec.has(e);}\n"
     "function w_inSel(e){for(var p=e.parentElement;p;p=p.parentElement)if(p.tagName=="
     "=\"SELECT\")return p;return null;}\n"
@@ -176,7 +179,7 @@ const char snap_js_walk_def2[] =
     "function w_byIds(e,v,seen){var ids=v.trim().split(/\\s+/),s=[],r=e.getRootNode();\n"
     "for(var i=0;i<ids.length;i++){var x=r.getElementById?r.getElementById(ids[i]):do"
     "cument.getElementById(ids[i]);\n"
-    "if(!x){w_unsure=1;continue;}s.push(w_txt(x,seen,true,null,true));}return w_trim("
+    "if(!x){w_nu=1;continue;}s.push(w_txt(x,seen,true,null,true));}return w_trim("
     "s.join(\" \"));}\n"
     "function w_ctlVal(e,r){var c=r===\"textbox\"||r===\"searchbox\"||r===\"combobox\"||"
     "r===\"slider\"||r===\"spinbutton\";if(!c)return null;if(w_secret(e))return \"\";\n"
@@ -257,11 +260,11 @@ const char snap_js_walk_expr[] =
     "if(r===\"generic\"&&c.display===\"inline\"&&!n.hasAttribute(\"contenteditable\")&&!n."
     "hasAttribute(\"tabindex\")&&!w_at"
     "tr(n,\"aria-label\")&&!w_attr(n,\"title\")&&!n.shadowRoot){w_walk(n,d);continue;}\n"
-    "if(n.tagName.indexOf(\"-\")>0&&!w_attr(n,\"role\")&&n.tabIndex>=0&&n.hasAttribute(\"t"
-    "abindex\"))w_unsure=1;\n"
+    "var nu=0;if(n.tagName.indexOf(\"-\")>0&&!w_attr(n,\"role\")&&n.tabIndex>=0&&\n"
+    "n.hasAttribute(\"tabindex\"))nu=1;\n"
     "var f=w_st(n,r),nm=null,val=null,sec=false;\n"
-    "var seen={};var x=w_txt(n,seen,false,null,false,r);if(x)nm=x;\n"
-    "if(nm&&nm.length>150&&!w_NFC[r])w_unsure=1;\n"
+    "var seen={};w_nu=0;var x=w_txt(n,seen,false,null,false,r);if(x)nm=x;if(w_nu)nu=1;\n"
+    "if(nm&&nm.length>150&&!w_NFC[r])nu=1;if(nu)f+=\"u\";\n"
     "if(r===\"textbox\"||r===\"searchbox\"||r===\"combobox\"||r===\"slider\"||r===\"spinbutton"
     "\"){sec=w_secret(n);\n"
     "if(sec)f+=\"z\";else{var v=w_ctlVal(n,r);if(v!==null&&v!==\"\"){val=(r===\"slider\"||r"
@@ -280,8 +283,8 @@ const char snap_js_walk_expr[] =
     "e===\"IFRAME\")continue;\n"
     "w_walk(n,d+1);}}\n"
     "w_W=w_g.__cdpgateWalk;\n"
-    "if(!w_W||w_W.d!==document||!w_W.sk){w_W={d:document,sec:new WeakSet(),els:[],ids:"
-    "new WeakMap(),by:new Map(),nid:0,sk:new WeakMap()};w_g.__cdpgateWalk=w_W;}\n"
+    "if(!w_W||w_W.d!==document||!w_W.secl){w_W={d:document,sec:new WeakSet(),els:[],ids:"
+    "new WeakMap(),by:new Map(),nid:0,sk:new WeakMap(),secl:[]};w_g.__cdpgateWalk=w_W;}\n"
     "if(w_W.by.size>100000)w_W.by.forEach(function(v,k){if(!v.deref())w_W.by.delete(k);});\n"
     "w_M=w_g.__cdpgateMut;w_mut=w_M&&w_M.d===document?w_M.n:-1;\n"
     "w_out=[];w_els=[];w_unsure=0;w_TK=new WeakMap();w_SC=new Map();w_AE=document.activeElement;\n"
@@ -308,3 +311,35 @@ const char snap_js_walk_ref_fn[] =
 const char snap_js_walk_sec_fn[] =
     "function(i){var W=globalThis.__cdpgateWalk,r=W&&W.d===document&&W.by&&W.by.get(i),"
     "e=r&&r.deref();return e&&W.sk?W.sk.get(e)|0:0;}";
+
+/* The walker's per-node fallback (observe_walk.c): may the names the
+ * browser's AX tree gives the records the walker was unsure of be shown?
+ * Not when one holds the value of a secret field (observe_dom.c's rules,
+ * on any element in the document or an open shadow root, hidden or not)
+ * or of a field the walker ever saw secret (__cdpgateWalk.secl): the AX
+ * name of an element labelled by such a field may carry its value, which
+ * the walker never prints. White space runs compared as one space.
+ * Runs: Runtime.callFunctionOn in cdpgate's isolated world of the frame,
+ * the names (an array of strings) as the argument, by value. Returns:
+ * true when a name holds such a value (the caller reads the whole AX
+ * tree, which masks it), false otherwise. */
+const char snap_js_walk_leak_fn[] =
+    "function(names){var W=globalThis.__cdpgateWalk,v=[];\n"
+    "function sq(s){return String(s).replace(/\\s+/g,\" \").trim();}\n"
+    "function add(e){if(!e)return;var x=[];if(typeof e.value===\"string\")x.push(e.value);\n"
+    "if(e.tagName===\"SELECT\")for(var i=0;i<e.options.length;i++)if(e.options[i].selected)\n"
+    "x.push(e.options[i].label,e.options[i].textContent);\n"
+    "if(e.isContentEditable)x.push(e.textContent);\n"
+    "x.forEach(function(s){s=sq(s);if(s)v.push(s);});}\n"
+    "if(W&&W.d===document&&W.secl)W.secl.forEach(function(r){add(r.deref());});\n"
+    "function sec(e){var t=e.tagName===\"INPUT\"?String(e.getAttribute(\"type\")||\"\")"
+    ".toLowerCase():\"\",\n"
+    "a=String(e.getAttribute(\"autocomplete\")||\"\").toLowerCase();\n"
+    "return t.indexOf(\"password\")>=0||/one-time-code|current-password|new-password|cc-/"
+    ".test(a);}\n"
+    "function sc(r){var w=document.createTreeWalker(r,1),e;\n"
+    "while((e=w.nextNode())){if(e.shadowRoot)sc(e.shadowRoot);if(sec(e))add(e);}}\n"
+    "sc(document);\n"
+    "for(var i=0;i<names.length;i++){var n=sq(names[i]);\n"
+    "for(var j=0;j<v.length;j++)if(n.indexOf(v[j])>=0)return true;}\n"
+    "return false;}";

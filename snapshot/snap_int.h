@@ -379,6 +379,7 @@ struct snap_agent {
     uint64_t changes;
     uint64_t builds;
     uint64_t walks;              /* observe_walk.c: builds read by the walker */
+    uint64_t walk_ax_nodes;      /* ...and AX nodes read for its unsure records */
     /* download.c: the downloads of the agent's actions (a ring of
      * SNAP_DL_MAX, ndls in all) and the directory they are saved in (NULL:
      * downloads are denied). */
@@ -713,6 +714,18 @@ int64_t snap_frame_world(snap_agent *a, int tab_id, const char *frame_id);
  * could not be (the caller does not use the walker's view). */
 int snap_walk_secrets(snap_agent *a, int tab_id, const char *frame_id, const int *ids,
                       size_t n);
+/* The walker's per-node fallback (observe_walk.c): the AX nodes of walker
+ * ids ids[0..n) (1 <= n <= SNAP_WALK_AX_MAX) in frame frame_id of tab
+ * tab_id, each read with Accessibility.getPartialAXTree (no relatives) on
+ * its element, pipelined; fn(ud, i, node) for each, in order, while the
+ * replies are alive. Only when every element is still in the document,
+ * has an AX node that is not ignored, and no node's name holds the value
+ * of a secret field (snap_js_walk_leak_fn). 0, or -1 (nothing was handed
+ * to fn, or fn failed: the caller reads the whole AX tree). */
+#define SNAP_WALK_AX_MAX 64
+typedef int (*snap_walk_ax_fn)(void *ud, size_t i, const json_val *node);
+int snap_walk_ax_nodes(snap_agent *a, int tab_id, const char *frame_id, const int *ids,
+                       size_t n, snap_walk_ax_fn fn, void *ud);
 /* Send Runtime.evaluate of a compiled-in expression in isolated world
  * `world` (returnByValue) on session, not waited for: *id for cdp_wait.
  * 0, or an error (*id = 0). */

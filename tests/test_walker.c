@@ -42,12 +42,18 @@ static void t_walk_read(void)
     CHECK_INT(0, read_one("W1\t-1\tu\n0\tRootWebArea\t\t0\t\t", &unsure, &mut, err,
                           sizeof err));
     CHECK(unsure);
+    /* A record the walker was unsure of (state u, an element's): without
+     * a browser to ask for its AX node, the whole build is unsure. */
+    CHECK_INT(0, read_one("W1\t0\t\n0\tRootWebArea\t\t0\t\t\n1\tbutton\tfu\t0\t=Go\t\t5",
+                          &unsure, &mut, err, sizeof err));
+    CHECK(unsure);
     /* Malformed: each is refused with a message saying where. */
     static const char *const BAD[] = {
         "",                                              /* empty */
         "W2\t1\t\n0\tRootWebArea\t\t0\t\t",              /* not the walker's */
         "W1\tx\t\n0\tRootWebArea\t\t0\t\t",              /* bad header */
         "W1\t1\tq\n0\tRootWebArea\t\t0\t\t",             /* bad header flag */
+        "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tStaticText\tu\t0\t=x\t",  /* u, no element */
         "W1\t1\t",                                       /* no root */
         "W1\t1\t\n1\tRootWebArea\t\t0\t\t",              /* root not at 0 */
         "W1\t1\t\n0\tbutton\t\t0\t\t",                   /* root not first */
@@ -617,11 +623,67 @@ out:
     testlib_rig_down(&x);
 }
 
+/* Per-node fallback (design point 4): a page with a few elements the
+ * walker is unsure of (a focusable custom element whose role and name come
+ * from ElementInternals, an aria-labelledby id that is not there) is still
+ * walked; only those elements' AX nodes are read (getPartialAXTree), never
+ * the whole tree, and the view is the AX view line for line. Next to a
+ * secret field whose value the AX name would carry, the whole AX tree is
+ * read instead (it masks the value), and the value is nowhere. */
+static void t_walker_unsure_nodes(void)
+{
+    if (!testlib_world_browser(&world))
+        return;
+    snap_opts o = {0};
+    snap_agent *a = testlib_agent(world.browser, &o);
+    char url[256];
+    testlib_world_url(&world, url, sizeof url, "a.test", "/shapes/unsure.html");
+    snap_result r = {0};
+    if (!a || !CHECK_INT(0, snap_open(a, url, false, &r))) {
+        test_fail_detail("unsure.html: %s", r.text ? r.text : "");
+        snap_result_free(&r);
+        snap_agent_free(a);
+        return;
+    }
+    snap_result_free(&r);
+    char *ax = view_of(a, false);
+    uint64_t w0 = a->walks, n0 = a->walk_ax_nodes;
+    char *wk = view_of(a, true);
+    if (!CHECK(a->walks == w0 + 1))
+        test_fail_detail("unsure.html: the whole AX tree was read");
+    if (!CHECK(a->walk_ax_nodes == n0 + 2))
+        test_fail_detail("unsure.html: %llu AX nodes read, want 2",
+                         (unsigned long long)(a->walk_ax_nodes - n0));
+    CHECK_HAS(wk, "checkbox \"Dark mode\" checked");
+    CHECK_HAS(wk, "button \"Send the report\"");
+    CHECK_HAS(wk, "link \"Another link\"");
+    if (!CHECK_INT(0, (int)compare("/shapes/unsure.html", ax, wk)))
+        test_fail_detail("unsure.html: the walker's view is not the AX view");
+    free(ax);
+    free(wk);
+    testlib_world_url(&world, url, sizeof url, "a.test", "/shapes/unsure-secret.html");
+    memset(&r, 0, sizeof r);
+    if (CHECK_INT(0, snap_open(a, url, false, &r))) {
+        w0 = a->walks;
+        n0 = a->walk_ax_nodes;
+        wk = view_of(a, true);
+        CHECK(a->walks == w0);
+        CHECK(a->walk_ax_nodes == n0);
+        CHECK_HAS(wk, "button");
+        CHECK_LACKS(wk, "4111");
+        CHECK_LACKS(wk, "9876");
+        free(wk);
+    }
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 static const test_case TESTS[] = {
     {"walk_read", t_walk_read},
     {"walker_matches_ax", t_walker_matches_ax},
     {"walker_secrets", t_walker_secrets},
     {"walker_closed_shadow", t_walker_closed_shadow},
+    {"walker_unsure_nodes", t_walker_unsure_nodes},
     {"walker_ref_click", t_walker_ref_click},
     {"walker_ref_type_select", t_walker_ref_type_select},
     {"walker_ref_secret_gate", t_walker_ref_secret_gate},
