@@ -39,6 +39,10 @@ typedef struct {
     const char *confirm;/* --confirm CMD: the confirmation program */
     int control_fd;     /* --control-fd N (mcp): the host's control lines
                            "takeover", "pause", "release"; -1 = none */
+    const char *record;     /* --record FILE: append each gated action as a trail
+                               step (docs/replay.md) */
+    const char *record_dir; /* --record-dir DIR (mcp): browser_record's trails */
+    bool param_typed;       /* --param-typed: typed texts recorded as {{name}} */
     bool takeover_headless; /* --takeover-headless (mcp): browser_takeover may hand
                                a headless browser to a person (the host shows the
                                page another way); else refused there */

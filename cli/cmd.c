@@ -2,6 +2,7 @@
  * cmd.c — the subcommands eval, version, snapshot, screenshot and doctor.
  */
 #include "cli/cli.h"
+#include "cli/record.h"
 #include "base/base.h"
 #include "gate/gate.h"
 #include "snapshot/snapshot.h"
@@ -190,6 +191,12 @@ static int open_url(const cli_opts *o, const char *cmd, const char *url, opened 
     u->g = cli_gate_open(o, true, cmd);
     if (!u->g)
         return EXIT_USAGE;
+    /* --record FILE: the command's open is a step of the trail. */
+    cli_rec rec = {0};
+    rec.param_typed = o->param_typed;
+    rec.task = gate_grant_get(u->g) ? gate_grant_get(u->g)->task : NULL;
+    if (o->record && cli_rec_start(&rec, o->record, cmd) != 0)
+        return EXIT_USAGE;
     u->v = cli_vault_existing(cmd);
     u->b = cli_browser(o, cmd);
     if (!u->b)
@@ -203,18 +210,27 @@ static int open_url(const cli_opts *o, const char *cmd, const char *url, opened 
     so.vault = u->v;
     so.gate = u->g;
     u->a = snap_agent_new(u->b, &so, &e);
-    if (!u->a)
+    if (!u->a) {
+        cli_rec_stop(&rec);
         return step_failed(u->b, cmd, &e);
+    }
     snap_result r;
     memset(&r, 0, sizeof r);
+    cli_rec_before(&rec, u->a);
     int rc = snap_open(u->a, url, false, &r);
     if (rc < 0) {
         rc = snap_failed(u, cmd, &r, rc);
         snap_result_free(&r);
+        cli_rec_stop(&rec);
         return rc;
     }
+    char note[700];
+    mcp_args ma = {0};
+    ma.url = url;
+    cli_rec_after(&rec, u->a, MCP_T_OPEN, &ma, r.structured, note, sizeof note);
     snap_result_free(&r);
-    return 0;
+    cli_rec_stop(&rec);
+    return note[0] ? EXIT_FAIL : 0;   /* a step asked for and not written */
 }
 
 int cli_snapshot(const cli_opts *o, int argc, char **argv)

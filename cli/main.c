@@ -74,6 +74,11 @@ static const char USAGE_OPTIONS[] =
 "  --confirm CMD         confirmation program: the request as JSON on stdin,\n"
 "                        {\"decision\":\"allow\"|\"deny\"} on stdout; anything\n"
 "                        else, or no answer in 120 s, is a deny\n"
+"  --record FILE         record each action that passes the gate and succeeds\n"
+"                        as a step of the trail FILE (JSON Lines, mode 0600;\n"
+"                        an existing trail is continued; docs/replay.md)\n"
+"  --record-dir DIR      mcp: browser_record may record trails DIR/NAME.trail\n"
+"  --param-typed         recording: typed texts become parameters {{name}}\n"
 "  --timeout MS          deadline for each step (default 30000)\n"
 "  -o, --output FILE     screenshot: the PNG file to write\n"
 "  --full-page           screenshot: the whole page, not only the viewport\n"
@@ -279,6 +284,14 @@ int main(int argc, char **argv)
             NEEDVAL();
             if (parse_fd(a, val, &o.login_done_fd))
                 return EXIT_USAGE;
+        } else if (strcmp(a, "--record") == 0) {
+            NEEDVAL();
+            o.record = val;
+        } else if (strcmp(a, "--record-dir") == 0) {
+            NEEDVAL();
+            o.record_dir = val;
+        } else if (strcmp(a, "--param-typed") == 0) {
+            o.param_typed = true;
         } else if (strcmp(a, "--grant") == 0) {
             NEEDVAL();
             o.grant = val;

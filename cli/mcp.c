@@ -65,6 +65,7 @@ typedef struct {
 
 static const char *const DIRECTIONS[] = {"up", "down", "top", "bottom", NULL};
 static const char *const TAB_ACTIONS[] = {"list", "switch", "close", "problems", NULL};
+static const char *const RECORD_ACTIONS[] = {"start", "stop", NULL};
 
 static const char OBS_DESC[] = "observation id the ref came from";
 /* Issue 13, point 6b: a text target in place of a ref (observe_find.c). */
@@ -99,6 +100,7 @@ static const tool_def TOOLS[MCP_T_COUNT] = {
         {"text", P_STR, true, F(text), NULL, NULL},
         {"submit", P_BOOL, false, F(submit), "press Enter after", NULL},
         {"obs", P_STR, false, F(obs), OBS_DESC, NULL},
+        {"param", P_STR, false, F(param), "recording: keep the text as {{param}}", NULL},
     }},
     [MCP_T_SELECT] = {"browser_select", "Choose options in a select or listbox.", false, {
         {"ref", P_STR, true, F(ref), NULL, NULL},
@@ -151,6 +153,17 @@ static const tool_def TOOLS[MCP_T_COUNT] = {
         "The human is asked first whether a person is at the browser; if so, every tool is "
         "refused until the human gives control back.", false, {
         {"text", P_STR, false, F(text), "what the human should do", NULL},
+    }},
+    [MCP_T_READ] = {"browser_read", "Return the text of an element (ref) or of the lines "
+        "matching a query, as the named output of the task.", true, {
+        {"name", P_STR, true, F(name), "the output's name", NULL},
+        {"ref", P_STR, false, F(ref), NULL, NULL},
+        {"query", P_STR, false, F(query), "text to find instead of a ref", NULL},
+    }},
+    [MCP_T_RECORD] = {"browser_record", "Start or stop recording this task's actions as a "
+        "replayable trail.", false, {
+        {"action", P_ENUM, true, F(action), NULL, RECORD_ACTIONS},
+        {"name", P_STR, false, F(name), "the trail's name (start)", NULL},
     }},
 };
 

@@ -58,6 +58,7 @@ typedef enum {
     MCP_T_PRESS,
     MCP_T_SCROLL, MCP_T_BACK, MCP_T_SCREENSHOT, MCP_T_TABS, MCP_T_DIALOG,
     MCP_T_LOGIN, MCP_T_TAKEOVER, MCP_T_UPLOAD, MCP_T_EVAL,
+    MCP_T_READ, MCP_T_RECORD,    /* issue 14: cli/record.c */
     MCP_T_COUNT
 } mcp_tool;
 
@@ -67,6 +68,7 @@ typedef enum {
 typedef struct {
     const char *url, *ref, *obs, *text, *query, *key, *direction, *action, *tab;
     const char *path, *expression, *region, *from;
+    const char *name, *param;    /* browser_read, browser_record; browser_type */
     bool new_tab, submit, forward, full_page, accept, text_mode, dbl;
     int64_t offset, text_offset;
     const char *values[MCP_MAX_VALUES];

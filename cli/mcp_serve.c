@@ -30,6 +30,7 @@
 #include "gate/gate.h"
 #include "json/json.h"
 #include "cli/mcp.h"
+#include "cli/record.h"
 #include "snapshot/snapshot.h"
 #include "vault/vault.h"
 
@@ -73,6 +74,7 @@ typedef struct {
     uint64_t confirm_epoch; /* the epoch a --confirm question was asked at */
     char control[128];      /* a partial control line */
     size_t ncontrol;
+    cli_rec rec;            /* recording (cli/record.c) */
 } serve;
 
 /* ---- I/O ---- */
@@ -516,6 +518,8 @@ static int call_snap(serve *S, mcp_tool tool, const mcp_args *a, snap_result *r)
         return snap_eval(g, a->expression, r);
     case MCP_T_LOGIN:       /* run_tool handles these */
     case MCP_T_TAKEOVER:
+    case MCP_T_READ:
+    case MCP_T_RECORD:
     case MCP_T_COUNT:
         break;
     }
@@ -577,6 +581,8 @@ static bool login_step(serve *S)
      * on its next open (an attached browser already holds it). */
     if (rc == 0 && S->agent && S->la != S->agent)
         snap_session_forget(S->agent, origin);
+    if (rc == 0)    /* recorded by identity, never as keystrokes */
+        cli_rec_login(&S->rec, origin, gate_identity_for(S->gate, origin));
     login_end(S);
     return false;
 }
@@ -726,6 +732,13 @@ static void run_tool(void *ud, mcp_call *call, mcp_tool tool, const mcp_args *a,
         free(note);
         return;
     }
+    if (tool == MCP_T_RECORD) {
+        cli_rec_tool(&S->rec, S->agent, a, out);
+        if (note)
+            append_text(out, note);
+        free(note);
+        return;
+    }
     if (tool == MCP_T_LOGIN) {
         start_login(S, a, out);
         if (note)
@@ -781,10 +794,18 @@ static void run_snap_tool(serve *S, mcp_call *call, mcp_tool tool, const mcp_arg
     if (nav)
         mcp_progress(call, step++, total, tool == MCP_T_OPEN ? "loading the page"
                                                             : "going through history");
+    if (tool == MCP_T_READ) {
+        cli_rec_read(&S->rec, S->agent, a, out);
+        return;
+    }
     snap_result r;
     memset(&r, 0, sizeof r);
     long long t0 = base_now_ns();
+    cli_rec_before(&S->rec, S->agent);
     int rc = call_snap(S, tool, a, &r);
+    char rnote[700] = "";
+    if (rc == 0)
+        cli_rec_after(&S->rec, S->agent, tool, a, r.structured, rnote, sizeof rnote);
     if (S->o->timing)
         fprintf(stderr, "timing: tool=%d rc=%d ms=%.2f\n", (int)tool, rc,
                 (base_now_ns() - t0) / 1e6);
@@ -800,6 +821,8 @@ static void run_snap_tool(serve *S, mcp_call *call, mcp_tool tool, const mcp_arg
         out->text = dup_str(snap_strerror(rc));
     if (*died)
         append_text(out, died);
+    if (*rnote)
+        append_text(out, rnote);
     if (cdp_conn_dead(cdp_browser_conn(S->b))) {
         char reason[300];
         gone_reason(S, reason, sizeof reason);
@@ -847,6 +870,17 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
         mo.hidden |= 1u << MCP_T_UPLOAD;
     if (!gate_tool_allowed(S.gate, "eval"))
         mo.hidden |= 1u << MCP_T_EVAL;
+    /* Recording (issue 14): browser_record where the host gave a place
+     * for trails and the grant lets the task record. */
+    S.rec.dir = o->record_dir;
+    S.rec.param_typed = o->param_typed;
+    S.rec.task = gate_grant_get(S.gate) ? gate_grant_get(S.gate)->task : NULL;
+    if (!o->record_dir || !gate_tool_allowed(S.gate, "record"))
+        mo.hidden |= 1u << MCP_T_RECORD;
+    if (o->record && cli_rec_start(&S.rec, o->record, "mcp") != 0) {
+        gate_free(S.gate);
+        return EXIT_USAGE;
+    }
     S.srv = mcp_server_new(&mo);
     if (!S.srv) {
         fprintf(stderr, "cdpgate mcp: out of memory\n");
@@ -897,6 +931,7 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
         free(q);
     }
     drop_browser(&S);
+    cli_rec_stop(&S.rec);
     vault_close(S.v);
     mcp_lines_free(&S.lines);
     mcp_server_free(S.srv);

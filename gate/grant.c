@@ -31,7 +31,7 @@
 
 static const char *const TOOL_NAMES[] = {
     "open", "snapshot", "text", "click", "hover", "type", "select", "press", "scroll", "back",
-    "screenshot", "tabs", "dialog", "login", "upload", "eval", "takeover", NULL,
+    "screenshot", "tabs", "dialog", "login", "upload", "eval", "takeover", "record", NULL,
 };
 
 const char *const *gate_tool_names(void) { return TOOL_NAMES; }

@@ -256,4 +256,66 @@ int replay_find(struct snap_agent *a, const replay_target *t, snap_elems *s, rep
 void replay_match_json(json_w *w, const replay_target *t, const snap_elems *s,
                        const replay_match *m);
 
+/* ---- the recorder (record.c; issue 14, points 1-3) ----
+ *
+ * One recorder per trail file. Each action that passed the gate and
+ * succeeded is appended as a step and the file saved at once (all or
+ * nothing, 0600). What a step may never hold: a text typed into a field
+ * that is or was secret (or whose target the gate's chokepoint did not
+ * read: fail closed), a login's keystrokes (a login or takeover is
+ * recorded by identity: replay_rec_identity), a parameter's value (a text
+ * recorded as a parameter is written "{{name}}", its read-back too). */
+
+typedef struct replay_rec replay_rec;
+
+/* An action as the host called it (strings borrowed for the call). */
+typedef struct {
+    const char *op;              /* the tool without browser_ */
+    const char *url;             /* open */
+    bool new_tab;
+    const char *text;            /* type, dialog's prompt answer */
+    bool submit;
+    const char *param;           /* type: record the text as {{param}} */
+    const char *const *values;   /* select */
+    size_t nvalues;
+    const char *key;             /* press */
+    const char *direction;       /* scroll */
+    bool forward;                /* back */
+    bool dbl;                    /* click: a double click */
+    bool has_accept, accept;     /* dialog */
+    const char *action, *tab;    /* tabs */
+    const char *query;           /* read: a text query instead of a ref */
+    const char *output;          /* read: the output's name */
+    const char *value;           /* read: the text read (page text) */
+} replay_act;
+
+/* Record into path: an existing trail there is continued (each CLI
+ * command adds its step), a missing one is created now (the header
+ * alone), a file that is not a trail is refused and left alone. New
+ * recorder, or NULL with *err. */
+replay_rec *replay_rec_open(const char *path, const char *version, const char *task,
+                            replay_err *err);
+/* Close (the file is already saved after each step). NULL is a no-op. */
+void replay_rec_close(replay_rec *r);
+const char *replay_rec_path(const replay_rec *r);
+/* The trail as recorded so far (borrowed). */
+const replay_trail *replay_rec_trail(const replay_rec *r);
+/* Name a parameter: a typed text equal to value is recorded as {{name}}
+ * (the value is kept in memory only, wiped on close). Names: 1-64 of
+ * [A-Za-z0-9_-]. */
+int replay_rec_param(replay_rec *r, const char *name, const char *value, replay_err *err);
+/* On: every typed text becomes a parameter, named after the field's name
+ * attribute or id (else text1, text2, ...). */
+void replay_rec_param_typed(replay_rec *r, bool on);
+/* Append the step of an action that passed the gate and succeeded: f is
+ * what the gate's chokepoint read before it (snap_step_last; NULL: not
+ * known, then no typed text is recorded), structured the action's result
+ * object (its effect). 0 or REPLAY_E* (the step is not on disk then). */
+int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_facts *f,
+                      const char *structured, replay_err *err);
+/* Append a login or takeover step: "identity X, session restored" or
+ * "identity X, human logged in" (human), never what was typed. */
+int replay_rec_identity(replay_rec *r, const char *op, const char *origin,
+                        const char *identity, bool human, replay_err *err);
+
 #endif

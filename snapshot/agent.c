@@ -830,5 +830,6 @@ void snap_agent_free(snap_agent *a)
         gate_free(a->gate);
     snap_scrub_free(a);
     snap_dl_free(a);
+    snap_rec_free(a->rec);
     free(a);
 }

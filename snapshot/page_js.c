@@ -1010,5 +1010,7 @@ const snap_js snap_page_scripts[] = {
     {snap_js_acted_fn, NULL, SNAP_JS_READ},
     {snap_js_present_fn, NULL, SNAP_JS_READ},
     {snap_js_submitter_fn, NULL, SNAP_JS_READ},
+    /* recording (record.c) */
+    {snap_js_record_fn, NULL, SNAP_JS_READ},    /* isolated world only */
     {NULL, NULL, 0},
 };

@@ -59,6 +59,8 @@ extern const char snap_js_walk_expr[];
 extern const char snap_js_walk_ref_fn[];
 extern const char snap_js_walk_sec_fn[];
 extern const char snap_js_walk_leak_fn[];
+/* recording (record.c, where it is defined) */
+extern const char snap_js_record_fn[];
 
 /* browser contexts and login (session.c) */
 extern const char snap_js_ls_set_prefix[];

@@ -563,6 +563,22 @@ static void dl_allowed(snap_agent *a, const snap_gate_in *in, const gate_target 
         snap_dl_want(a, tg->form_action, true);
 }
 
+/* Recording (issue 14, record.c): an allowed action's target as the gate
+ * judged it, and the state it starts from, kept before anything is sent
+ * (a clicked element may vanish). el_oid: the element acted on when it is
+ * another than the node ("" none). */
+static void rec_step(snap_agent *a, const snap_gate_in *in, const gate_decision *d,
+                     const gate_request *q, snap_tab *t, const gate_target *tg,
+                     const char *el_oid)
+{
+    if (d->decision != GATE_ALLOW || !a->rec)
+        return;
+    snap_rec_in ri = {in->tool, d->cls, q->egress, q->origin, q->url, t, in->frame,
+                      q->authenticated, q->service, tg, tg && secret_field(tg), NULL,
+                      in->session, el_oid[0] ? el_oid : in->oid};
+    snap_rec_capture(a, &ri);
+}
+
 int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_result *r)
 {
     memset(g, 0, sizeof *g);
@@ -673,7 +689,8 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
                              "the gate: %s; nothing was done", in->tool, pw);
         }
     }
-    int rc = gate_check(a->gate, &q, &g->d);
+    gate_check(a->gate, &q, &g->d);
+    rec_step(a, in, &g->d, &q, t, have_target ? &tg : NULL, el.oid);
     if (g->d.decision == GATE_ALLOW && el.oid[0]) {
         /* Kept for the change report (its states), until snap_gate_done. */
         snprintf(g->acted_oid, sizeof g->acted_oid, "%s", el.oid);
@@ -700,7 +717,6 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     json_doc_free(facts);
     if (g->d.decision != GATE_ALLOW)
         return refusal(a, &g->d, in->dbl ? "dblclick" : in->tool, r);
-    (void)rc;
     g->allowed = true;
     g->audit_outcome = g->d.pending;
     /* The human confirmed this action just now: the data-carrying requests

@@ -284,10 +284,13 @@ typedef struct {
     char url[256];
 } snap_dl_page;
 
+typedef struct snap_rec snap_rec;   /* record.c */
+
 struct snap_agent {
     cdp_browser *b;
     cdp_conn *c;
     snap_opts o;
+    snap_rec *rec;               /* recording facts (record.c); NULL: off */
     snap_tab *tabs;
     size_t ntabs, captabs;
     int cur;                     /* current tab id, 0 when none */
@@ -829,6 +832,29 @@ int snap_dl_open(snap_agent *a, int tab, int64_t since_ms, int64_t deadline_ms, 
                  cdp_reply *rep, snap_result *r);
 /* Removes the download directory when nothing was saved in it. */
 void snap_dl_free(snap_agent *a);
+
+/* ---- record.c (issue 14: what replay/ records of an action) ---- */
+
+/* What snap_gate_ask knows of an action it allowed, before it is sent. */
+typedef struct {
+    const char *tool;
+    int cls;                     /* GATE_CLASS_* */
+    unsigned egress;             /* GATE_EGRESS_* */
+    const char *origin, *url;    /* as the gate saw them (url redacted) */
+    snap_tab *tab;               /* NULL for open in a new tab */
+    const char *frame;           /* the element's frame id (NULL: the top) */
+    bool authenticated;
+    const char *service;         /* the service whose session the tab holds */
+    const gate_target *target;   /* NULL for page-level actions */
+    bool secret;                 /* the target is or was a secret field */
+    const char *frame_origin;    /* its frame's origin when not the top one
+                                    (NULL: found from frame) */
+    const char *session, *oid;   /* the element acted on, for its attributes */
+} snap_rec_in;
+/* Keep in's facts (and read the element's stable attributes) as the last
+ * step's, when recording is on; nothing otherwise. */
+void snap_rec_capture(snap_agent *a, const snap_rec_in *in);
+void snap_rec_free(snap_rec *rc);
 
 #define SNAP_SETTLE_CAP_MS 3000
 typedef struct {

@@ -342,4 +342,42 @@ void snap_login_cancel(snap_agent *a);
 /* Give the agent a vault later (a login created the store). Borrowed. */
 void snap_agent_set_vault(snap_agent *a, struct vault *v);
 
+/* ---- recording (record.c; issue 14: replay/ keeps the trail) ----
+ *
+ * What an action that passed the gate started from and acted on, read at
+ * the gate's chokepoint before the action was sent (a clicked element may
+ * vanish). Page text as read, each string cut at 1 KiB; never a typed
+ * value, never a secret field's value (secret says the field is one).
+ * Borrowed from the agent: valid until its next action or
+ * snap_step_forget. NULL strings: not known. */
+typedef struct {
+    const char *tool;           /* the gate's tool name (a double click: click) */
+    const char *cls;            /* the gate's class (read, interact, ...) */
+    const char *const *egress;  /* egress classes it needed, NULL-terminated */
+    const char *origin;         /* the page's origin; for open, the target's */
+    const char *url;            /* the page's URL (redacted, session values
+                                   scrubbed); for open, the target's */
+    const char *title;          /* the tab's title before the action */
+    bool authenticated;         /* the tab holds a vault or login session */
+    const char *identity;       /* the grant's identity for it, when so */
+    bool has_target;            /* an action on an element: */
+    const char *role, *name;    /* as the gate judged them */
+    const char *row;            /* its row or list item's text */
+    const char *section;        /* the nearest section, form, dialog or region */
+    const char *label;          /* its label's text or aria-label */
+    const char *id, *name_attr, *placeholder, *testid;  /* stable attributes */
+    const char *frame_origin;   /* its frame's origin when not the top frame */
+    bool secret;                /* a secret field now or ever */
+} snap_step_facts;
+/* Keep the facts of each action that passes the gate (on costs one page
+ * read per action on an element). Off by default. */
+void snap_record_facts(snap_agent *a, bool on);
+/* The facts of the last action that passed the gate since
+ * snap_step_forget, or NULL (none, or recording off). */
+const snap_step_facts *snap_step_last(const snap_agent *a);
+void snap_step_forget(snap_agent *a);
+/* Describe the element behind ref (a read of it: browser_read) into the
+ * facts snap_step_last returns. 0, or SNAP_E* with r saying why. */
+int snap_step_describe(snap_agent *a, const char *ref, snap_result *r);
+
 #endif

@@ -699,7 +699,7 @@ static void t_tools_identities(void)
     size_t n = 0;
     while (names[n])
         n++;
-    CHECK_INT(17, n);
+    CHECK_INT(18, n);
     for (size_t i = 0; i < n; i++) {
         bool want = strcmp(names[i], "eval") != 0 && strcmp(names[i], "upload") != 0;
         if (!CHECK_INT(want, gate_tool_allowed(gt, names[i])))

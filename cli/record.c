@@ -1,0 +1,338 @@
+/*
+ * record.c — recording in the MCP server and the commands (issue 14,
+ * points 1-3): the glue between a tool call and replay/'s recorder.
+ *
+ * A tool call is recorded when it is an action (open, click, hover, type,
+ * select, press, scroll, back, tabs switch/close, dialog, upload), it
+ * passed the gate and it succeeded (rc 0): the gate's chokepoint read its
+ * target before it ran (snap_step_last), the result says what it did.
+ * Reads (snapshot, screenshot, tabs list) are not steps; browser_read is,
+ * as a named output. eval is never recorded (every call is the human's
+ * confirmation of that one script). A step that cannot be written is
+ * said in the tool's result and on stderr, never dropped silently.
+ *
+ * browser_record {action: start, name} records into DIR/NAME.trail under
+ * --record-dir DIR (the host chooses where trails go: the model only
+ * names one, [A-Za-z0-9_-], so it can write no other file); stop ends it.
+ */
+#include "cli/record.h"
+
+#include "gate/gate.h"
+#include "json/json.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_rec_start(cli_rec *c, const char *path, const char *cmd)
+{
+    replay_err err;
+    cli_rec_stop(c);
+    c->rec = replay_rec_open(path, CDPGATE_VERSION, c->task, &err);
+    if (!c->rec) {
+        fprintf(stderr, "cdpgate %s: --record %s: %s\n", cmd, path, err.msg);
+        return -1;
+    }
+    replay_rec_param_typed(c->rec, c->param_typed);
+    return 0;
+}
+
+void cli_rec_stop(cli_rec *c)
+{
+    replay_rec_close(c->rec);
+    c->rec = NULL;
+}
+
+void cli_rec_before(cli_rec *c, snap_agent *g)
+{
+    if (!g)
+        return;
+    snap_record_facts(g, c->rec != NULL);
+    snap_step_forget(g);
+}
+
+/* The op a tool call is recorded as, or NULL when it is not a step. */
+static const char *op_of(mcp_tool tool, const mcp_args *a)
+{
+    switch (tool) {
+    case MCP_T_OPEN: return "open";
+    case MCP_T_CLICK: return "click";
+    case MCP_T_HOVER: return "hover";
+    case MCP_T_TYPE: return "type";
+    case MCP_T_SELECT: return "select";
+    case MCP_T_PRESS: return "press";
+    case MCP_T_SCROLL: return "scroll";
+    case MCP_T_BACK: return "back";
+    case MCP_T_DIALOG: return "dialog";
+    case MCP_T_UPLOAD: return "upload";
+    case MCP_T_TABS:
+        return a->action && (strcmp(a->action, "switch") == 0 || strcmp(a->action, "close") == 0)
+                   ? "tabs" : NULL;
+    default: return NULL;
+    }
+}
+
+void cli_rec_after(cli_rec *c, snap_agent *g, mcp_tool tool, const mcp_args *a,
+                   const char *structured, char *note, size_t cap)
+{
+    note[0] = '\0';
+    const char *op = c->rec && g ? op_of(tool, a) : NULL;
+    if (!op)
+        return;
+    replay_act act = {0};
+    act.op = op;
+    act.url = a->url;
+    act.new_tab = a->new_tab;
+    act.text = a->text;
+    act.submit = a->submit;
+    act.param = a->param;
+    act.values = a->values;
+    act.nvalues = a->nvalues;
+    act.key = a->key;
+    act.direction = a->direction;
+    act.forward = a->forward;
+    act.dbl = a->dbl;
+    if (tool == MCP_T_DIALOG) {
+        act.has_accept = true;
+        act.accept = a->accept;
+    }
+    if (tool == MCP_T_TABS) {
+        act.action = a->action;
+        act.tab = a->tab;
+    }
+    replay_err err;
+    if (replay_rec_action(c->rec, &act, snap_step_last(g), structured, &err) != 0) {
+        snprintf(note, cap, "recording: this step was not written to %s: %s",
+                 replay_rec_path(c->rec), err.msg);
+        fprintf(stderr, "cdpgate: %s\n", note);
+    }
+}
+
+void cli_rec_login(cli_rec *c, const char *origin, const char *identity)
+{
+    replay_err err;
+    if (c->rec && replay_rec_identity(c->rec, "login", origin, identity, true, &err) != 0)
+        fprintf(stderr, "cdpgate: recording: the login step was not written to %s: %s\n",
+                replay_rec_path(c->rec), err.msg);
+}
+
+static char *text_dup(const char *s)
+{
+    return base_strdup(s ? s : "");
+}
+
+/* Whether line[0..n) holds query, ignoring ASCII case. */
+static bool line_has(const char *line, size_t n, const char *query)
+{
+    size_t q = strlen(query);
+    for (size_t i = 0; q && i + q <= n; i++) {
+        size_t k = 0;
+        while (k < q && tolower((unsigned char)line[i + k]) == tolower((unsigned char)query[k]))
+            k++;
+        if (k == q)
+            return true;
+    }
+    return false;
+}
+
+/* The page text between the result's page-content markers (new), "" when
+ * there are none (the markers are never spelled inside page text); with a
+ * query, only its lines that hold the query, without the match notes. */
+static char *between_markers(const char *text, const char *query)
+{
+    const char *o = text ? strstr(text, "<<<page-content nonce=") : NULL;
+    const char *s = o ? strstr(o, ">>>\n") : NULL;
+    const char *e = s ? strstr(s, "\n<<<end page-content nonce=") : NULL;
+    if (!e)
+        return text_dup("");
+    s += 4;
+    base_buf b = {0};
+    if (!query) {
+        base_buf_put(&b, s, (size_t)(e - s));
+        return base_buf_take(&b, NULL);
+    }
+    while (s < e) {
+        const char *nl = memchr(s, '\n', (size_t)(e - s));
+        size_t n = nl ? (size_t)(nl - s) : (size_t)(e - s);
+        if (n && strncmp(s, "[match ", 7) != 0 && line_has(s, n, query)) {
+            if (b.len)
+                base_buf_putc(&b, '\n');
+            base_buf_put(&b, s, n);
+        }
+        s += n + 1;
+    }
+    if (!b.len)
+        return text_dup("");
+    return base_buf_take(&b, NULL);
+}
+
+/* The state a read started from, from its result's structured object:
+ * origin, URL and title (page text as the result gives them). */
+static void read_state(const char *structured, json_doc **doc, snap_step_facts *f)
+{
+    *doc = structured ? json_parse(structured, strlen(structured), NULL, NULL) : NULL;
+    const json_val *v = json_doc_root(*doc);
+    f->tool = "text";
+    f->cls = "read";
+    f->origin = json_get_str(v, "origin");
+    f->url = json_get_str(v, "url");
+    f->title = json_get_str(v, "title");
+}
+
+static bool name_ok(const char *s)
+{
+    size_t n = 0;
+    for (; s && s[n]; n++) {
+        char ch = s[n];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '_' || ch == '-'))
+            return false;
+    }
+    return n >= 1 && n <= 64;
+}
+
+static void fail_out(mcp_result *out, const char *msg)
+{
+    out->text = text_dup(msg);
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "ok");
+    json_w_bool(&w, false);
+    json_w_key(&w, "error");
+    json_w_str(&w, "invalid_argument");
+    json_w_key(&w, "message");
+    json_w_str(&w, msg);
+    json_w_obj_end(&w);
+    out->structured = json_w_take(&w, NULL);
+    out->is_error = true;
+}
+
+void cli_rec_read(cli_rec *c, snap_agent *g, const mcp_args *a, mcp_result *out)
+{
+    if (!name_ok(a->name))
+        {
+        fail_out(out, "browser_read: name is 1-64 letters, digits, _ or -");
+        return;
+    }
+    if ((a->ref != NULL) == (a->query != NULL))
+        {
+        fail_out(out, "browser_read: give a ref or a query (one of them)");
+        return;
+    }
+    snap_result r;
+    memset(&r, 0, sizeof r);
+    cli_rec_before(c, g);
+    /* The target's facts first: a read does not go through an action. */
+    if (c->rec && a->ref && snap_step_describe(g, a->ref, &r) != 0) {
+        out->text = r.text;
+        out->structured = r.structured;
+        out->is_error = true;
+        r.text = r.structured = NULL;
+        snap_result_free(&r);
+        return;
+    }
+    snap_result_free(&r);
+    memset(&r, 0, sizeof r);
+    snap_query q = {0};
+    q.text = true;
+    q.from = a->ref;
+    q.query = a->query;
+    int rc = snap_observe(g, &q, &r);
+    if (rc != 0) {
+        out->text = r.text;
+        out->structured = r.structured;
+        out->is_error = true;
+        r.text = r.structured = NULL;
+        snap_result_free(&r);
+        return;
+    }
+    char *value = between_markers(r.text, a->query);
+    json_doc *sd = NULL;
+    snap_step_facts qf = {0};
+    if (!a->ref)
+        read_state(r.structured, &sd, &qf);
+    char note[700] = "";
+    if (c->rec && value) {
+        replay_act act = {0};
+        act.op = "read";
+        act.query = a->query;
+        act.output = a->name;
+        act.value = value;
+        replay_err err;
+        if (replay_rec_action(c->rec, &act, a->ref ? snap_step_last(g) : &qf, NULL,
+                              &err) != 0) {
+            snprintf(note, sizeof note, "recording: the output was not written to %s: %s",
+                     replay_rec_path(c->rec), err.msg);
+            fprintf(stderr, "cdpgate: %s\n", note);
+        }
+    }
+    base_buf t = {0};
+    base_buf_printf(&t, "output %s%s:\n%s", a->name, c->rec && !note[0] ? " (recorded)" : "",
+                    r.text ? r.text : "");
+    if (note[0])
+        base_buf_printf(&t, "\n%s", note);
+    out->text = base_buf_take(&t, NULL);
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "ok");
+    json_w_bool(&w, true);
+    json_w_key(&w, "name");
+    json_w_str(&w, a->name);
+    json_w_key(&w, "value");
+    json_w_str(&w, value ? value : "");
+    json_w_key(&w, "obs");
+    json_w_str(&w, r.obs);
+    json_w_key(&w, "recorded");
+    json_w_bool(&w, c->rec && !note[0]);
+    json_w_obj_end(&w);
+    out->structured = json_w_take(&w, NULL);
+    free(value);
+    json_doc_free(sd);
+    snap_result_free(&r);
+}
+
+void cli_rec_tool(cli_rec *c, snap_agent *g, const mcp_args *a, mcp_result *out)
+{
+    char msg[600];
+    if (a->action && strcmp(a->action, "stop") == 0) {
+        if (!c->rec)
+            {
+        fail_out(out, "browser_record: no recording runs");
+        return;
+    }
+        snprintf(msg, sizeof msg, "recording stopped: %zu steps in %s",
+                 replay_rec_trail(c->rec)->nsteps, replay_rec_path(c->rec));
+        cli_rec_stop(c);
+        if (g)
+            snap_record_facts(g, false);
+        out->text = text_dup(msg);
+        return;
+    }
+    if (!c->dir)
+        {
+        fail_out(out, "browser_record: the host gave no --record-dir");
+        return;
+    }
+    if (!name_ok(a->name))
+        {
+        fail_out(out, "browser_record: start needs a name: 1-64 letters, digits, _ or -");
+        return;
+    }
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s.trail", c->dir, a->name);
+    if (cli_rec_start(c, path, "mcp") != 0) {
+        snprintf(msg, sizeof msg, "browser_record: cannot record to trail %s (see the "
+                 "server's log)", a->name);
+        {
+        fail_out(out, msg);
+        return;
+    }
+    }
+    snprintf(msg, sizeof msg, "recording to trail %s: each action that passes the gate and "
+             "succeeds is a step; values typed into secret fields are never recorded",
+             a->name);
+    out->text = text_dup(msg);
+}

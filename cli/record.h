@@ -1,0 +1,46 @@
+/*
+ * record.h — recording for the MCP server and the commands (cli/record.c;
+ * issue 14, points 1-3): which tool calls become trail steps, the MCP
+ * tools browser_read and browser_record. Internal to cli/.
+ */
+#ifndef CDPGATE_CLI_RECORD_H
+#define CDPGATE_CLI_RECORD_H
+
+#include "cli/cli.h"
+#include "cli/mcp.h"
+#include "replay/replay.h"
+#include "snapshot/snapshot.h"
+
+/* The recording of one server or command: the recorder (NULL: not
+ * recording), where browser_record may put trails (--record-dir, NULL:
+ * the tool is not offered), --param-typed, and the task the grant names. */
+typedef struct {
+    replay_rec *rec;
+    const char *dir;
+    bool param_typed;
+    const char *task;
+} cli_rec;
+
+/* Start recording to path (--record FILE): 0, or -1 with the reason on
+ * stderr naming cmd. */
+int cli_rec_start(cli_rec *c, const char *path, const char *cmd);
+void cli_rec_stop(cli_rec *c);
+/* Before a tool call on agent g: forget the last call's facts. */
+void cli_rec_before(cli_rec *c, snap_agent *g);
+/* After a tool call that succeeded (rc 0) with the result's structured
+ * object: append its step when the tool is one that is recorded. A step
+ * that cannot be written is said in note (cap bytes; "" when recorded or
+ * not recorded by design) and on stderr. */
+void cli_rec_after(cli_rec *c, snap_agent *g, mcp_tool tool, const mcp_args *a,
+                   const char *structured, char *note, size_t cap);
+/* A login the human completed on origin under identity (NULL: the
+ * grant names none): a step "identity X, human logged in". */
+void cli_rec_login(cli_rec *c, const char *origin, const char *identity);
+/* browser_read: the text of a ref's element or of the lines matching a
+ * query, returned inside the page-content markers and recorded as the
+ * named output. */
+void cli_rec_read(cli_rec *c, snap_agent *g, const mcp_args *a, mcp_result *out);
+/* browser_record: start (name: the trail DIR/NAME.trail) or stop. */
+void cli_rec_tool(cli_rec *c, snap_agent *g, const mcp_args *a, mcp_result *out);
+
+#endif

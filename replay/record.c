@@ -1,0 +1,449 @@
+/*
+ * record.c — the recorder (issue 14, points 1-3): each action that passed
+ * the gate and succeeded becomes one step of the trail, saved at once
+ * (replay_trail_save: all or nothing, 0600), so a recording that dies
+ * keeps every step before.
+ *
+ * The step is made of what the host's call gave (the tool's arguments,
+ * without the ref), what the gate's chokepoint read of the target BEFORE
+ * the action (snap_step_facts: role, name, row, section, frame origin,
+ * stable attributes, the state it started from) and what the result says
+ * happened (its structured object: navigated, new tabs, dialog, new text,
+ * the value read back).
+ *
+ * No secret in a trail (point 2): a text typed into a field that is or was
+ * secret is not recorded (the step says "secret field, value not
+ * recorded"), nor its read-back; a login or takeover is recorded by
+ * identity and what the human did, never as keystrokes; a typed text that
+ * is a parameter is recorded as {{name}}, its read-back too; URLs lose
+ * their volatile query parameters (session ids, tokens, nonces, stamps).
+ */
+#include "replay/replay_int.h"
+
+#include "json/json.h"
+#include "snapshot/snapshot.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define PARAMS_MAX 64
+
+struct replay_rec {
+    replay_trail *t;
+    char *path;
+    bool param_typed;            /* every typed text becomes a parameter */
+    char *pname[PARAMS_MAX], *pval[PARAMS_MAX];
+    size_t nparams;
+};
+
+static const char SECRET_NOTE[] = "secret field, value not recorded";
+
+replay_rec *replay_rec_open(const char *path, const char *version, const char *task,
+                            replay_err *err)
+{
+    if (err)
+        memset(err, 0, sizeof *err);
+    if (!path || !*path) {
+        replay_fail(err, REPLAY_EARG, 0, "no file to record to");
+        return NULL;
+    }
+    replay_rec *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = base_strdup(path))) {
+        free(r);
+        replay_fail(err, REPLAY_ENOMEM, 0, "out of memory");
+        return NULL;
+    }
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        /* An existing trail is continued (one CLI command a step); a file
+         * that is not a trail is never overwritten. */
+        r->t = replay_trail_load(path, err);
+    } else {
+        r->t = replay_trail_new(version, task);
+        if (!r->t)
+            replay_fail(err, REPLAY_ENOMEM, 0, "out of memory");
+        else if (replay_trail_save(r->t, path, err) != 0) {
+            replay_trail_free(r->t);
+            r->t = NULL;
+        }
+    }
+    if (!r->t) {
+        replay_rec_close(r);
+        return NULL;
+    }
+    return r;
+}
+
+void replay_rec_close(replay_rec *r)
+{
+    if (!r)
+        return;
+    replay_trail_free(r->t);
+    free(r->path);
+    for (size_t i = 0; i < r->nparams; i++) {
+        base_memzero(r->pval[i], strlen(r->pval[i]));
+        free(r->pname[i]);
+        free(r->pval[i]);
+    }
+    free(r);
+}
+
+const char *replay_rec_path(const replay_rec *r)
+{
+    return r->path;
+}
+
+const replay_trail *replay_rec_trail(const replay_rec *r)
+{
+    return r->t;
+}
+
+void replay_rec_param_typed(replay_rec *r, bool on)
+{
+    r->param_typed = on;
+}
+
+static bool param_name_ok(const char *s)
+{
+    size_t n = 0;
+    for (; s && s[n]; n++)
+        if (!isalnum((unsigned char)s[n]) && s[n] != '_' && s[n] != '-')
+            return false;
+    return n >= 1 && n <= 64;
+}
+
+int replay_rec_param(replay_rec *r, const char *name, const char *value, replay_err *err)
+{
+    if (!param_name_ok(name))
+        return replay_fail(err, REPLAY_EARG, 0, "a parameter name is 1-64 letters, digits,"
+                           " _ or -");
+    for (size_t i = 0; i < r->nparams; i++)
+        if (strcmp(r->pname[i], name) == 0) {
+            char *v = base_strdup(value ? value : "");
+            if (!v)
+                return replay_fail(err, REPLAY_ENOMEM, 0, "out of memory");
+            base_memzero(r->pval[i], strlen(r->pval[i]));
+            free(r->pval[i]);
+            r->pval[i] = v;
+            return 0;
+        }
+    if (r->nparams >= PARAMS_MAX)
+        return replay_fail(err, REPLAY_ELIMIT, 0, "more than %d parameters", PARAMS_MAX);
+    char *n = base_strdup(name), *v = base_strdup(value ? value : "");
+    if (!n || !v) {
+        free(n);
+        free(v);
+        return replay_fail(err, REPLAY_ENOMEM, 0, "out of memory");
+    }
+    r->pname[r->nparams] = n;
+    r->pval[r->nparams++] = v;
+    return 0;
+}
+
+/* ---- URLs without volatile parameters ---- */
+
+static bool volatile_key(const char *k, size_t n)
+{
+    static const char *const V[] = {"sid", "session", "sessionid", "session_id", "phpsessid",
+                                    "jsessionid", "token", "access_token", "id_token",
+                                    "nonce", "state", "code", "csrf", "xsrf", "_csrf",
+                                    "auth", "key", "api_key", "sig", "signature", "ts",
+                                    "timestamp", "_", "cb", "cachebust", "rand", "random",
+                                    "t", "otp", "password", "pass", "secret", NULL};
+    char low[32];
+    if (n >= sizeof low)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)tolower((unsigned char)k[i]);
+    low[n] = '\0';
+    if (strncmp(low, "utm_", 4) == 0)
+        return true;
+    for (size_t i = 0; V[i]; i++)
+        if (strcmp(V[i], low) == 0)
+            return true;
+    return false;
+}
+
+/* url with the volatile query parameters dropped (new; NULL for NULL or
+ * when out of memory). */
+static char *url_stable(const char *url)
+{
+    if (!url)
+        return NULL;
+    const char *q = strchr(url, '?');
+    if (!q)
+        return base_strdup(url);
+    const char *frag = strchr(q, '#');
+    size_t qend = frag ? (size_t)(frag - url) : strlen(url);
+    base_buf b = {0};
+    base_buf_put(&b, url, (size_t)(q - url));
+    size_t pos = (size_t)(q - url) + 1;
+    bool first = true;
+    while (pos < qend) {
+        const char *amp = memchr(url + pos, '&', qend - pos);
+        size_t end = amp ? (size_t)(amp - url) : qend;
+        const char *eq = memchr(url + pos, '=', end - pos);
+        size_t klen = (eq ? (size_t)(eq - url) : end) - pos;
+        if (end > pos && !volatile_key(url + pos, klen)) {
+            base_buf_putc(&b, first ? '?' : '&');
+            base_buf_put(&b, url + pos, end - pos);
+            first = false;
+        }
+        pos = end + 1;
+    }
+    if (frag)
+        base_buf_puts(&b, frag);
+    return base_buf_take(&b, NULL);
+}
+
+/* ---- building a step ---- */
+
+/* The parameter a typed text is recorded as ("{{name}}", into out), or
+ * NULL when it is recorded as it is. */
+static const char *param_for(replay_rec *r, const replay_act *act, const snap_step_facts *f,
+                             char *out, size_t cap)
+{
+    const char *name = act->param;
+    for (size_t i = 0; !name && act->text && i < r->nparams; i++)
+        if (strcmp(r->pval[i], act->text) == 0)
+            name = r->pname[i];
+    char made[40];
+    if (!name && r->param_typed && act->text) {
+        const char *base = f && f->name_attr ? f->name_attr : f && f->id ? f->id : NULL;
+        if (base && param_name_ok(base) && strlen(base) < 32)
+            snprintf(made, sizeof made, "%s", base);
+        else
+            snprintf(made, sizeof made, "text%u", (unsigned)r->nparams + 1);
+        name = made;
+    }
+    if (!name)
+        return NULL;
+    if (act->text && replay_rec_param(r, name, act->text, NULL) != 0)
+        return NULL;
+    snprintf(out, cap, "{{%s}}", name);
+    return out;
+}
+
+/* The step's arguments as a JSON object (new). typed: the text to write
+ * for a typed text (a parameter, or NULL: none, a secret). */
+static char *args_json(const replay_act *act, const char *typed)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    if (act->url) {
+        json_w_key(&w, "url");
+        char *u = url_stable(act->url);
+        json_w_str(&w, u ? u : "");
+        free(u);
+    }
+    if (act->new_tab) { json_w_key(&w, "new_tab"); json_w_bool(&w, true); }
+    if (typed) { json_w_key(&w, "text"); json_w_str(&w, typed); }
+    if (act->submit) { json_w_key(&w, "submit"); json_w_bool(&w, true); }
+    if (act->nvalues) {
+        json_w_key(&w, "values");
+        json_w_arr_begin(&w);
+        for (size_t i = 0; i < act->nvalues; i++)
+            json_w_str(&w, act->values[i]);
+        json_w_arr_end(&w);
+    }
+    if (act->key) { json_w_key(&w, "key"); json_w_str(&w, act->key); }
+    if (act->direction) { json_w_key(&w, "direction"); json_w_str(&w, act->direction); }
+    if (act->forward) { json_w_key(&w, "forward"); json_w_bool(&w, true); }
+    if (act->dbl) { json_w_key(&w, "double"); json_w_bool(&w, true); }
+    if (act->has_accept) { json_w_key(&w, "accept"); json_w_bool(&w, act->accept); }
+    if (act->action) { json_w_key(&w, "action"); json_w_str(&w, act->action); }
+    if (act->tab) { json_w_key(&w, "tab"); json_w_str(&w, act->tab); }
+    if (act->query) { json_w_key(&w, "query"); json_w_str(&w, act->query); }
+    if (act->output) { json_w_key(&w, "name"); json_w_str(&w, act->output); }
+    json_w_obj_end(&w);
+    return json_w_take(&w, NULL);
+}
+
+static void fill_target(replay_step *s, const snap_step_facts *f, char **frames)
+{
+    s->has_target = true;
+    replay_target *g = &s->target;
+    g->role = (char *)f->role;
+    g->name = (char *)f->name;
+    g->row = (char *)f->row;
+    g->section = (char *)f->section;
+    g->label = (char *)f->label;
+    g->id = (char *)f->id;
+    g->name_attr = (char *)f->name_attr;
+    g->placeholder = (char *)f->placeholder;
+    g->testid = (char *)f->testid;
+    if (f->frame_origin && f->origin) {
+        frames[0] = (char *)f->origin;
+        frames[1] = (char *)f->frame_origin;
+        g->frames.v = frames;
+        g->frames.n = 2;
+    }
+}
+
+/* s with every parameter's value written {{name}} (new; NULL when out of
+ * memory): a page that echoes a parameter (a search box's "Results for
+ * ...") does not put its value in the trail. */
+static char *scrub_params(const replay_rec *r, const char *s)
+{
+    char *cur = base_strdup(s);
+    for (size_t i = 0; cur && i < r->nparams; i++) {
+        const char *v = r->pval[i];
+        size_t vl = strlen(v);
+        if (!vl || !strstr(cur, v))
+            continue;
+        base_buf b = {0};
+        const char *p = cur, *hit;
+        while ((hit = strstr(p, v))) {
+            base_buf_put(&b, p, (size_t)(hit - p));
+            base_buf_printf(&b, "{{%s}}", r->pname[i]);
+            p = hit + vl;
+        }
+        base_buf_puts(&b, p);
+        free(cur);
+        cur = base_buf_take(&b, NULL);
+    }
+    return cur;
+}
+
+/* The effect from the action's structured result (a JSON object). Strings
+ * are new and listed in owned[] (freed by the caller). */
+static void fill_effect(const replay_rec *r, replay_step *s, const json_val *res,
+                        const char *typed, const char *text, char **owned, size_t *nowned,
+                        char **appeared)
+{
+    if (json_bool(json_get(res, "navigated")))
+        owned[(*nowned)++] = s->effect.navigated = url_stable(json_get_str(res, "url"));
+    const json_val *nt = json_first(json_get(res, "new_tabs"));
+    if (nt)
+        owned[(*nowned)++] = s->effect.new_tab = url_stable(json_get_str(nt, "url"));
+    const json_val *d = json_get(res, "dialog");
+    if (d) {
+        base_buf b = {0};
+        base_buf_printf(&b, "%s: %s", json_get_str(d, "type") ? json_get_str(d, "type") : "",
+                        json_get_str(d, "message") ? json_get_str(d, "message") : "");
+        owned[(*nowned)++] = s->effect.dialog = base_buf_take(&b, NULL);
+    }
+    const char *nw = json_get_str(res, "new_text");
+    char *sc = nw && *nw && strlen(nw) <= REPLAY_MAX_STR && !s->secret ? scrub_params(r, nw)
+                                                                       : NULL;
+    if (sc) {
+        owned[(*nowned)++] = appeared[0] = sc;
+        s->effect.appeared.v = appeared;
+        s->effect.appeared.n = 1;
+    }
+    const char *v = json_get_str(res, "value");
+    if (s->secret || json_bool(json_get(res, "secret")) || !v)
+        return;
+    /* A read-back equal to a parameter's value is the parameter. */
+    if (typed && text && strcmp(v, text) == 0)
+        v = typed;
+    else if (typed)
+        return;
+    if (strlen(v) <= REPLAY_MAX_STR)
+        s->effect.value = (char *)v;
+}
+
+int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_facts *f,
+                      const char *structured, replay_err *err)
+{
+    if (!r || !act || !act->op)
+        return replay_fail(err, REPLAY_EARG, 0, "no action to record");
+    replay_step s;
+    memset(&s, 0, sizeof s);
+    s.op = (char *)act->op;
+    /* Fail closed: a text is recorded only when the chokepoint read a
+     * target that is not and never was a secret field. */
+    bool secret = !f || !f->has_target || f->secret;
+    char pbuf[80];
+    const char *typed = NULL;
+    if (act->text && !secret) {
+        typed = param_for(r, act, f, pbuf, sizeof pbuf);
+        if (!typed)
+            typed = act->text;
+    }
+    s.args = args_json(act, typed);
+    if (!s.args)
+        return replay_fail(err, REPLAY_ENOMEM, 0, "out of memory");
+    char *frames[2], *appeared[1], *owned[8] = {0};
+    size_t nowned = 0;
+    char *egress[4];
+    if (f) {
+        s.cls = (char *)f->cls;
+        for (size_t i = 0; f->egress && f->egress[i] && i < 3; i++)
+            egress[s.egress.n++] = (char *)f->egress[i];
+        s.egress.v = s.egress.n ? egress : NULL;
+        if (f->has_target)
+            fill_target(&s, f, frames);
+        s.state.origin = (char *)f->origin;
+        owned[nowned++] = s.state.url = url_stable(f->url);
+        s.state.title = (char *)f->title;
+        s.state.authenticated = f->authenticated;
+        s.state.identity = (char *)f->identity;
+    }
+    if (act->text && secret) {
+        s.secret = true;
+        s.note = (char *)SECRET_NOTE;
+    }
+    json_doc *d = structured ? json_parse(structured, strlen(structured), NULL, NULL) : NULL;
+    fill_effect(r, &s, json_doc_root(d), typed != act->text ? typed : NULL, act->text, owned,
+                &nowned, appeared);
+    if (act->output) {
+        s.output = (char *)act->output;
+        char *v = act->value && strlen(act->value) <= REPLAY_MAX_STR
+                      ? scrub_params(r, act->value) : NULL;
+        if (v)
+            owned[nowned++] = s.effect.value = v;
+    }
+    int rc = replay_trail_add(r->t, &s, err);
+    if (!rc)
+        rc = replay_trail_needs(r->t, err);
+    if (!rc)
+        rc = replay_trail_save(r->t, r->path, err);
+    json_doc_free(d);
+    free(s.args);
+    for (size_t i = 0; i < nowned; i++)
+        free(owned[i]);
+    return rc;
+}
+
+int replay_rec_identity(replay_rec *r, const char *op, const char *origin,
+                        const char *identity, bool human, replay_err *err)
+{
+    if (!r || !op)
+        return replay_fail(err, REPLAY_EARG, 0, "no step to record");
+    replay_step s;
+    memset(&s, 0, sizeof s);
+    s.op = (char *)op;
+    char note[300];
+    if (identity && *identity)
+        snprintf(note, sizeof note, "identity %.200s, %s", identity,
+                 human ? "human logged in" : "session restored");
+    else
+        snprintf(note, sizeof note, "%s", human ? "human logged in" : "session restored");
+    s.note = note;
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    if (origin && *origin) {
+        json_w_key(&w, "origin");
+        json_w_str(&w, origin);
+    }
+    json_w_obj_end(&w);
+    s.args = json_w_take(&w, NULL);
+    if (!s.args)
+        return replay_fail(err, REPLAY_ENOMEM, 0, "out of memory");
+    s.state.origin = (char *)origin;
+    s.state.identity = (char *)identity;
+    s.state.authenticated = identity && *identity;
+    int rc = replay_trail_add(r->t, &s, err);
+    if (!rc)
+        rc = replay_trail_needs(r->t, err);
+    if (!rc)
+        rc = replay_trail_save(r->t, r->path, err);
+    free(s.args);
+    return rc;
+}

@@ -1,0 +1,382 @@
+/*
+ * test_record.c — recording a task through MCP (issue 14, points 1-3), on
+ * real headless Chromium and the shop fixture (tests/fixtures/replay/):
+ * `cdpgate mcp --record FILE` writes one step per action that passed the
+ * gate and succeeded, each with its semantic target read before the
+ * action, its start state and its effect; a typed text named as a
+ * parameter is {{name}} everywhere in the trail (also where the page
+ * echoed it); a secret typed into a password field is nowhere in the
+ * trail's bytes; the file is mode 0600; browser_read returns the text
+ * inside the page-content markers and is recorded as a named output;
+ * browser_record keeps one trail per task under --record-dir only.
+ */
+#include "harness.h"
+#include "testlib.h"
+#include "fixture.h"
+
+#include "replay/replay.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static testlib_world world;
+
+#define SECRET "Zq7-SECRET-pw-4711"
+
+typedef fixture_child child;
+
+static bool ready(void)
+{
+    return testlib_need_browser() && testlib_need_cdpgate();
+}
+
+/* A grant for the shop's origin (tools: all but eval and upload). */
+static void write_grant(const char *path, const char *extra)
+{
+    char origin[200];
+    testlib_world_origin(&world, origin, sizeof origin, "shop.test");
+    FILE *f = fopen(path, "w");
+    if (!CHECK(f != NULL))
+        return;
+    fprintf(f, "{\"task\":\"price-watch\",\"origins\":[\"%s\"]%s}\n", origin,
+            extra ? extra : "");
+    fclose(f);
+}
+
+/* The ref on the line that ends with the row context needle. */
+static void row_ref(const char *text, const char *needle, char *out, size_t cap)
+{
+    out[0] = 0;
+    const char *p = text ? strstr(text, needle) : NULL;
+    const char *e = NULL;
+    for (const char *q = text; p && (q = strstr(q, "[e")) && q < p; q++)
+        e = q;
+    if (e)
+        snprintf(out, cap, "%.*s", (int)strcspn(e + 1, "]"), e + 1);
+}
+
+/* The step of t with op (the nth such, from 0), or NULL. */
+static const replay_step *step_of(const replay_trail *t, const char *op, int nth)
+{
+    for (size_t i = 0; t && i < t->nsteps; i++)
+        if (strcmp(t->steps[i].op, op) == 0 && nth-- == 0)
+            return &t->steps[i];
+    return NULL;
+}
+
+static bool list_has(const replay_list *l, const char *s)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i], s) == 0)
+            return true;
+    return false;
+}
+
+/* A recorded MCP session: the steps, their targets and effects, the
+ * parameter, the output, the needs; no secret in the bytes; 0600. */
+static void t_mcp_record(void)
+{
+    if (!ready())
+        return;
+    char trail[400], grant[400], rules[200], url[300], args[600], ref[16], origin[200];
+    snprintf(trail, sizeof trail, "%s/shop.trail", world.root);
+    snprintf(grant, sizeof grant, "%s/grant-rec.json", world.root);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    write_grant(grant, NULL);
+    testlib_world_origin(&world, origin, sizeof origin, "shop.test");
+    const char *env[] = {"CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "--record", trail,
+                          "mcp", NULL};
+    child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    testlib_mcp_init(&c, "record");
+    testlib_world_url(&world, url, sizeof url, "shop.test", "/replay/record-shop.html?sid=abc123&x=1");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    char *r = testlib_mcp_tool(&c, 2, "browser_open", args);
+    CHECK_HAS(r, "Add to cart");
+    char search[16], pw[16];
+    testlib_mcp_ref(r, "Search products", search, sizeof search);
+    testlib_mcp_ref(r, "Password", pw, sizeof pw);
+    row_ref(r, "(row: Floor lamp)", ref, sizeof ref);
+    if (!CHECK(*search && *pw && *ref)) {
+        test_fail_detail("%.3000s", r);
+        free(r);
+        goto out;
+    }
+    free(r);
+    /* A typed text named as a parameter. */
+    snprintf(args, sizeof args, "{\"ref\":\"%s\",\"text\":\"walnut lamp\",\"param\":\"query\"}",
+             search);
+    r = testlib_mcp_tool(&c, 3, "browser_type", args);
+    CHECK_LACKS(r, "\"isError\":true");
+    free(r);
+    /* The agent typing a password: refused by the gate, never recorded. */
+    snprintf(args, sizeof args, "{\"ref\":\"%s\",\"text\":\"" SECRET "\"}", pw);
+    r = testlib_mcp_tool(&c, 4, "browser_type", args);
+    CHECK_HAS(r, "\"isError\":true");
+    free(r);
+    /* The second row's button (same name as the first's). */
+    snprintf(args, sizeof args, "{\"ref\":\"%s\"}", ref);
+    r = testlib_mcp_tool(&c, 5, "browser_click", args);
+    CHECK_HAS(r, "Added to cart");
+    free(r);
+    /* The output. */
+    r = testlib_mcp_tool(&c, 6, "browser_snapshot", "{}");
+    char price[16];
+    testlib_mcp_ref(r, "$24.00", price, sizeof price);
+    free(r);
+    r = testlib_mcp_tool(&c, 7, "browser_read", "{\"query\":\"Price:\",\"name\":\"price\"}");
+    CHECK_HAS(r, "page-content nonce=");
+    CHECK_HAS(r, "\"name\":\"price\"");
+    CHECK_HAS(r, "$24.00");
+    CHECK_HAS(r, "\"recorded\":true");
+    free(r);
+    /* A read that names no output is refused, and not recorded. */
+    r = testlib_mcp_tool(&c, 8, "browser_read", "{\"query\":\"Price:\",\"name\":\"../x\"}");
+    CHECK_HAS(r, "\"isError\":true");
+    free(r);
+    /* Read-only calls are not steps. */
+    r = testlib_mcp_tool(&c, 9, "browser_tabs", "{\"action\":\"list\"}");
+    free(r);
+
+    struct stat st;
+    CHECK(stat(trail, &st) == 0 && (st.st_mode & 0777) == 0600);
+    size_t len = 0;
+    char *bytes = test_read_file(trail, &len);
+    if (!CHECK(bytes))
+        goto out;
+    CHECK(strstr(bytes, SECRET) == NULL);
+    CHECK(strstr(bytes, "walnut") == NULL);     /* the parameter's value, nowhere */
+    CHECK(strstr(bytes, "abc123") == NULL);     /* a volatile URL parameter */
+    replay_err err;
+    replay_trail *t = replay_trail_parse(bytes, len, &err);
+    if (!CHECK(t)) {
+        test_fail_detail("%s\n%s", err.msg, bytes);
+        free(bytes);
+        goto out;
+    }
+    CHECK_INT(4, t->nsteps);    /* open, type, click, read; nothing else */
+    CHECK_STR("price-watch", t->h.task);
+    CHECK(list_has(&t->h.origins, origin));
+    CHECK(list_has(&t->h.tools, "open") && list_has(&t->h.tools, "type") &&
+          list_has(&t->h.tools, "click") && list_has(&t->h.tools, "text"));
+    const replay_step *op = step_of(t, "open", 0), *ty = step_of(t, "type", 0),
+                      *cl = step_of(t, "click", 0), *rd = step_of(t, "read", 0);
+    if (CHECK(op && ty && cl && rd)) {
+        CHECK(strstr(op->args, "x=1") && !strstr(op->args, "sid="));
+        CHECK_STR("{\"text\":\"{{query}}\"}", ty->args);
+        CHECK(ty->has_target);
+        CHECK_STR("textbox", ty->target.role);
+        CHECK_STR("Search products", ty->target.name);
+        CHECK_STR("q", ty->target.id);
+        CHECK_STR("q", ty->target.name_attr);
+        CHECK_STR("search", ty->target.testid);
+        CHECK_STR("lamp, desk...", ty->target.placeholder);
+        CHECK_STR("Search", ty->target.section);
+        CHECK_STR(origin, ty->state.origin);
+        CHECK_STR("Shop", ty->state.title);
+        CHECK(!ty->state.authenticated);
+        CHECK_STR("{{query}}", ty->effect.value);
+        CHECK_STR("interact", ty->cls);
+        CHECK_STR("button", cl->target.role);
+        CHECK_STR("Add to cart", cl->target.name);
+        CHECK(cl->target.row && strstr(cl->target.row, "Floor lamp"));
+        CHECK_STR("add", cl->target.testid);
+        CHECK(cl->effect.appeared.n == 1 &&
+              strstr(cl->effect.appeared.v[0], "Added to cart: Floor lamp"));
+        CHECK_STR("price", rd->output);
+        CHECK(rd->effect.value && strstr(rd->effect.value, "$24.00"));
+        CHECK_STR("{\"query\":\"Price:\",\"name\":\"price\"}", rd->args);
+    } else {
+        test_fail_detail("%s", bytes);
+    }
+    replay_trail_free(t);
+    free(bytes);
+out:
+    testlib_child_free(&c);
+}
+
+/* browser_record: offered only under --record-dir (and a grant that lets
+ * the task record); a name, never a path; one trail per task. */
+static void t_mcp_record_tool(void)
+{
+    if (!ready())
+        return;
+    char dir[400], grant[400], rules[200], url[300], args[600];
+    snprintf(dir, sizeof dir, "%s/trails", world.root);
+    mkdir(dir, 0700);
+    snprintf(grant, sizeof grant, "%s/grant-tool.json", world.root);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    write_grant(grant, NULL);
+    const char *env[] = {"CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    /* Without --record-dir the tool is not listed. */
+    const char *argv0[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "mcp", NULL};
+    child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv0, false)))
+        return;
+    testlib_mcp_init(&c, "record");
+    char *r = testlib_mcp_request(&c, 2, "tools/list", "{}", 20000);
+    CHECK_HAS(r, "browser_read");
+    CHECK_LACKS(r, "browser_record");
+    free(r);
+    testlib_child_free(&c);
+    /* A grant whose tools list lacks "record" does not offer it either. */
+    char grant2[400];
+    snprintf(grant2, sizeof grant2, "%s/grant-tool2.json", world.root);
+    write_grant(grant2, ",\"tools\":[\"open\",\"snapshot\",\"click\"]");
+    const char *argv1[] = {testlib_cdpgate_bin(), rules, "--grant", grant2, "--record-dir", dir,
+                           "mcp", NULL};
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv1, false)))
+        return;
+    testlib_mcp_init(&c, "record");
+    r = testlib_mcp_request(&c, 2, "tools/list", "{}", 20000);
+    CHECK_LACKS(r, "browser_record");
+    free(r);
+    testlib_child_free(&c);
+
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "--record-dir", dir,
+                          "mcp", NULL};
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    testlib_mcp_init(&c, "record");
+    r = testlib_mcp_request(&c, 2, "tools/list", "{}", 20000);
+    CHECK_HAS(r, "browser_record");
+    free(r);
+    r = testlib_mcp_tool(&c, 3, "browser_record", "{\"action\":\"start\",\"name\":\"../evil\"}");
+    CHECK_HAS(r, "\"isError\":true");
+    free(r);
+    r = testlib_mcp_tool(&c, 4, "browser_record", "{\"action\":\"start\",\"name\":\"task-1\"}");
+    CHECK_HAS(r, "recording to trail task-1");
+    free(r);
+    testlib_world_url(&world, url, sizeof url, "shop.test", "/replay/record-shop.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    r = testlib_mcp_tool(&c, 5, "browser_open", args);
+    free(r);
+    r = testlib_mcp_tool(&c, 6, "browser_record", "{\"action\":\"stop\"}");
+    CHECK_HAS(r, "recording stopped: 1 steps");
+    free(r);
+    /* After stop, actions are not recorded. */
+    r = testlib_mcp_tool(&c, 7, "browser_scroll", "{\"direction\":\"down\"}");
+    free(r);
+    char path[500];
+    snprintf(path, sizeof path, "%s/task-1.trail", dir);
+    replay_err err;
+    replay_trail *t = replay_trail_load(path, &err);
+    if (CHECK(t)) {
+        CHECK_INT(1, t->nsteps);
+        CHECK_STR("open", t->steps[0].op);
+    } else {
+        test_fail_detail("%s", err.msg);
+    }
+    replay_trail_free(t);
+    struct stat st;
+    snprintf(path, sizeof path, "%s/../evil.trail", dir);
+    CHECK(stat(path, &st) != 0);
+    testlib_child_free(&c);
+}
+
+/* The recorder's rules without a browser: a text typed where the
+ * chokepoint read no target, or into a field that was ever secret, is not
+ * recorded; a login is recorded by identity. */
+static void t_rec_secret_rules(void)
+{
+    char dir[256], path[300];
+    if (testlib_tempdir("rec", dir, sizeof dir) != 0)
+        return;
+    snprintf(path, sizeof path, "%s/t.trail", dir);
+    replay_err err;
+    replay_rec *r = replay_rec_open(path, "0.1.0", "t", &err);
+    if (!CHECK(r))
+        return;
+    replay_act act = {0};
+    act.op = "type";
+    act.text = SECRET;
+    snap_step_facts f = {0};
+    f.has_target = true;
+    f.secret = true;
+    f.role = "textbox";
+    f.name = "Password";
+    CHECK_INT(0, replay_rec_action(r, &act, &f, "{\"ok\":true,\"value\":\"" SECRET "\"}",
+                                   &err));
+    CHECK_INT(0, replay_rec_action(r, &act, NULL, NULL, &err));
+    CHECK_INT(0, replay_rec_param(r, "who", "bob", &err));
+    CHECK_INT(REPLAY_EARG, replay_rec_param(r, "a b", "x", &err));
+    CHECK_INT(0, replay_rec_identity(r, "login", "https://bank.test", "alice", true, &err));
+    replay_rec_close(r);
+    size_t len = 0;
+    char *bytes = test_read_file(path, &len);
+    if (CHECK(bytes)) {
+        CHECK(strstr(bytes, SECRET) == NULL);
+        CHECK_HAS(bytes, "secret field, value not recorded");
+        CHECK_HAS(bytes, "identity alice, human logged in");
+        CHECK_HAS(bytes, "\"identities\":{\"https://bank.test\":\"alice\"}");
+    }
+    free(bytes);
+    /* A file that is not a trail is never recorded over. */
+    FILE *fp = fopen(path, "w");
+    if (fp) {
+        fputs("not a trail\n", fp);
+        fclose(fp);
+    }
+    CHECK(replay_rec_open(path, "0.1.0", NULL, &err) == NULL);
+    CHECK_HAS(err.msg, "trail line 1");
+    bytes = test_read_file(path, &len);
+    CHECK(bytes && strcmp(bytes, "not a trail\n") == 0);
+    free(bytes);
+    test_rm_rf(dir);
+}
+
+/* `cdpgate --record FILE snapshot URL`, twice: each command adds its open
+ * to the same trail; the volatile URL parameter is dropped. */
+static void t_cli_record(void)
+{
+    if (!ready())
+        return;
+    char trail[400], rules[200], url[300];
+    snprintf(trail, sizeof trail, "%s/cli.trail", world.root);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    testlib_world_url(&world, url, sizeof url, "shop.test", "/replay/record-shop.html?token=T0K3N");
+    const char *env[] = {"CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--record", trail, "snapshot", url,
+                          NULL};
+    for (int i = 0; i < 2; i++) {
+        child c;
+        if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+            return;
+        CHECK_INT(0, fixture_child_wait(&c, 60000));
+        testlib_child_free(&c);
+    }
+    replay_err err;
+    replay_trail *t = replay_trail_load(trail, &err);
+    if (CHECK(t)) {
+        CHECK_INT(2, t->nsteps);
+        CHECK(t->nsteps == 2 && strcmp(t->steps[1].op, "open") == 0 &&
+              t->steps[1].n == 2 && strstr(t->steps[1].args, "/replay/record-shop.html\"") &&
+              !strstr(t->steps[1].args, "T0K3N"));
+    } else {
+        test_fail_detail("%s", err.msg);
+    }
+    replay_trail_free(t);
+}
+
+static const test_case TESTS[] = {
+    {"cli_record", t_cli_record},
+    {"rec_secret_rules", t_rec_secret_rules},
+    {"mcp_record", t_mcp_record},
+    {"mcp_record_tool", t_mcp_record_tool},
+    {NULL, NULL},
+};
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    if (testlib_world_up(&world, "record", NULL, false) != 0)
+        return 1;
+    int rc = test_main(argc, argv, TESTS);
+    testlib_world_down(&world);
+    return rc;
+}
