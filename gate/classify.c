@@ -35,6 +35,7 @@
 #include "base/base.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -427,14 +428,14 @@ static const rule *rules_find(const words *w, const rule *tab, size_t ntab, bool
  * the last (a phrase is far shorter), the first window with a match
  * winning. w is scratch. */
 static const rule *find_whole(words *w, const char *s, bool camel, bool mask, const rule *tab,
-                              size_t ntab)
+                              size_t ntab, bool url)
 {
     size_t off = 0;
     for (;;) {
         words_split(w, s + off, camel);
         if (mask)
             words_mask(w);
-        const rule *r = rules_find(w, tab, ntab, false);
+        const rule *r = rules_find(w, tab, ntab, url);
         if (r)
             return r;
         if (w->n < WORDS_MAX && strnlen(s + off, SCAN_MAX + 1) <= SCAN_MAX)
@@ -569,9 +570,9 @@ static bool match_cred(const char *s, const char *label, bool entry, bool camel,
     if (!s || !*s)
         return false;
     words w;
-    const rule *r = find_whole(&w, s, camel, false, CRED, N(CRED));
+    const rule *r = find_whole(&w, s, camel, false, CRED, N(CRED), false);
     if (!r && entry)
-        r = find_whole(&w, s, camel, false, CRED_ENTRY, N(CRED_ENTRY));
+        r = find_whole(&w, s, camel, false, CRED_ENTRY, N(CRED_ENTRY), false);
     if (!r)
         return false;
     note(why, cap, "credential: %s \"%s\" has \"%s\"", label, s, r->phrase);
@@ -634,7 +635,7 @@ static int match_conseq(const char *s, const char *label, char *why, size_t cap)
     if (!s || !*s)
         return GATE_CONSEQ_NONE;
     words w;
-    const rule *r = find_whole(&w, s, false, true, CONSEQ, N(CONSEQ));
+    const rule *r = find_whole(&w, s, false, true, CONSEQ, N(CONSEQ), false);
     if (!r)
         return GATE_CONSEQ_NONE;
     note(why, cap, "%s: %s \"%s\" has \"", gate_conseq_name(r->kind), label, s);
@@ -644,12 +645,24 @@ static int match_conseq(const char *s, const char *label, char *why, size_t cap)
     return r->kind;
 }
 
-/* The path of a form's action or a request's URL as the browser reads it (url/url.h); a URL
- * the parser refuses is read whole (more words, never fewer). */
-static void action_path(const char *url, char *out, size_t cap)
+/* The path of a form's action or a request's URL as the browser sends it
+ * (url/url.h: dot segments resolved), on the heap (free it); a URL the
+ * parser refuses is read whole (more words, never fewer). NULL: out of
+ * memory. */
+static char *action_path(const char *url)
 {
-    if (url_path(url, out, cap))
-        snprintf(out, cap, "%s", url ? url : "");
+    size_t n = (url ? strlen(url) : 0) + 2;
+    char *out = malloc(n);
+    if (out && url_path(url, out, n))
+        snprintf(out, n, "%s", url ? url : "");
+    return out;
+}
+
+/* The PATH phrase in path, read whole (every word, in windows). */
+static const rule *path_rule(const char *path)
+{
+    words w;
+    return find_whole(&w, path, false, false, PATH, N(PATH), false);
 }
 
 static int match_path(const gate_target *t, char *why, size_t cap)
@@ -657,16 +670,21 @@ static int match_path(const gate_target *t, char *why, size_t cap)
     const char *m = t->form_method;
     if (!t->form_action || (m && (strcasecmp(m, "get") == 0 || strcasecmp(m, "dialog") == 0)))
         return GATE_CONSEQ_NONE;
-    char path[512];
-    action_path(t->form_action, path, sizeof path);
-    words w;
-    words_split(&w, path, false);
-    const rule *r = rules_find(&w, PATH, N(PATH), false);
-    if (!r)
+    char *path = action_path(t->form_action);
+    if (!path) {
+        note(why, cap, "%s: the form's action %s%s", "production_change",
+             "could not be read", " (out of memory)");
+        return GATE_CONSEQ_PRODUCTION;
+    }
+    const rule *r = path_rule(path);
+    if (!r) {
+        free(path);
         return GATE_CONSEQ_NONE;
+    }
     char q[80];
     snprintf(q, sizeof q, "%s (%s)", r->phrase, m ? m : "method not given");
     note(why, cap, "%s: form action path \"%s\" has %s", gate_conseq_name(r->kind), path, q);
+    free(path);
     return r->kind;
 }
 
@@ -678,16 +696,19 @@ int gate_classify_request(const char *method, const char *url, char *why, size_t
         note(why, cap, "%s: the request's method is %s%s", "delete", "DELETE", "");
         return GATE_CONSEQ_DELETE;
     }
-    char path[512];
-    action_path(url, path, sizeof path);
-    words w;
-    words_split(&w, path, false);
-    const rule *r = rules_find(&w, PATH, N(PATH), false);
-    if (!r)
-        return GATE_CONSEQ_NONE;
-    note(why, cap, "%s: request path \"%s\" has \"%s\"", gate_conseq_name(r->kind), path,
-         r->phrase);
-    return r->kind;
+    char *path = action_path(url);
+    if (!path) {
+        note(why, cap, "%s: the request's URL %s%s", "production_change",
+             "could not be read", " (out of memory)");
+        return GATE_CONSEQ_PRODUCTION;
+    }
+    const rule *r = path_rule(path);
+    int k = r ? r->kind : GATE_CONSEQ_NONE;
+    if (r)
+        note(why, cap, "%s: request path \"%s\" has \"%s\"", gate_conseq_name(r->kind), path,
+             r->phrase);
+    free(path);
+    return k;
 }
 
 /* Percent-decode [s, s + n) into out (cap), '+' read as a space; a byte
@@ -751,37 +772,56 @@ int gate_classify_url(const char *url, char *why, size_t cap)
     url_parts u;
     if (!url || url_parse(url, &u, NULL) != 0)
         return GATE_CONSEQ_NONE;
-    /* Path and query, up to the fragment (the browser never sends it). */
+    /* The query, up to the fragment (the browser never sends it). */
     const char *p = url + u.rest, *end = url + u.rest_end;
     const char *hash = memchr(p, '#', (size_t)(end - p));
     if (hash)
         end = hash;
+    const char *qm = memchr(p, '?', (size_t)(end - p));
+    /* The path as the browser sends it: dot segments resolved ("/x/../send"
+     * is "/send"; red team s12, G1), every word read (no cap on words or
+     * bytes: a URL padded with filler words is read to its end). */
+    size_t pn = (size_t)(end - p) + 2, qn = qm ? (size_t)(end - qm) : 0;
+    char *raw = malloc(pn + qn + 1), *dec = malloc(pn + qn + 1);
+    if (!raw || !dec || url_path(url, raw, pn)) {
+        free(raw);
+        free(dec);
+        note(why, cap, "%s: the URL %s%s", "production_change", "could not be read", "");
+        return GATE_CONSEQ_PRODUCTION;
+    }
     /* A static page's file name (".html", ".htm") names a document, not an
-     * endpoint: its words are not read ("pin-send.html" shows a form). */
-    const char *qm = memchr(p, '?', (size_t)(end - p)), *pe = qm ? qm : end, *seg = pe;
-    while (seg > p && seg[-1] != '/')
+     * endpoint: its words are not read ("pin-send.html" shows a form). Not
+     * when a query follows: frameworks route "/account/delete.html?id=7"
+     * to the delete endpoint (Rails' format suffix; red team s12, G1). */
+    size_t rl = strlen(raw), sl = rl;
+    char *seg = raw + rl;
+    while (seg > raw && seg[-1] != '/')
         seg--;
-    size_t sl = (size_t)(pe - seg);
-    bool page = (sl > 5 && strncasecmp(pe - 5, ".html", 5) == 0) ||
-                (sl > 4 && strncasecmp(pe - 4, ".htm", 4) == 0);
-    char raw[SCAN_MAX + 1];
-    snprintf(raw, sizeof raw, "%.*s%.*s", (int)((page ? seg : pe) - p), p, (int)(end - pe), pe);
-    char dec[SCAN_MAX + 1];
-    pct_decode(raw, strlen(raw), dec, sizeof dec);
+    sl = (size_t)(raw + rl - seg);
+    bool page = !qm && ((sl > 5 && strncasecmp(raw + rl - 5, ".html", 5) == 0) ||
+                        (sl > 4 && strncasecmp(raw + rl - 4, ".htm", 4) == 0));
+    if (page)
+        *seg = 0;
+    if (qm)
+        strncat(raw, qm, qn);
+    pct_decode(raw, strlen(raw), dec, pn + qn + 1);
     words w;
-    words_split(&w, dec, true);
-    words_mask(&w);
-    const rule *r = rules_find(&w, CONSEQ, N(CONSEQ), true);
+    const rule *r = find_whole(&w, dec, true, true, CONSEQ, N(CONSEQ), true);
+    int k = GATE_CONSEQ_NONE;
     if (r) {
         note(why, cap, "%s: the URL \"%s\" has \"%s\"", gate_conseq_name(r->kind), dec,
              r->phrase);
-        return r->kind;
+        k = r->kind;
+    } else {
+        const char *v = qm ? query_verb(qm + 1, end) : NULL;
+        if (v) {
+            note(why, cap, "%s: the URL \"%s\" has the query value \"%s\"", "delete", dec, v);
+            k = GATE_CONSEQ_DELETE;
+        }
     }
-    const char *v = qm ? query_verb(qm + 1, end) : NULL;
-    if (!v)
-        return GATE_CONSEQ_NONE;
-    note(why, cap, "%s: the URL \"%s\" has the query value \"%s\"", "delete", dec, v);
-    return GATE_CONSEQ_DELETE;
+    free(raw);
+    free(dec);
+    return k;
 }
 
 /* The URL a click or a GET form goes to, when its origin is the service

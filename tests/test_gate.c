@@ -3160,6 +3160,77 @@ static void t_classify_url(void)
     CHECK_INT(GATE_CONSEQ_NONE, gate_classify_url(NULL, NULL, 0));
 }
 
+/* Red team s12, G1: the URL the browser sends is what is judged. Dot
+ * segments are resolved ("/x/../transfer/send" is sent as "/transfer/send",
+ * "%2e" too), every word is read however many come first (130 filler
+ * words, a URL past 4 KiB), and a ".html" name is exempt only without a
+ * query. The same for a POST form's action path. Each of these was read
+ * (no question asked) before the fix. */
+static void t_classify_url_whole_regression(void)
+{
+    char *u = malloc(8192), *v = malloc(8192);
+    if (!CHECK(u && v)) {
+        free(u);
+        free(v);
+        return;
+    }
+    char why[512];
+    /* (a) 130 "/x" then 130 "/.." then the verb (Chromium removes the dots). */
+    strcpy(u, "https://bank.test");
+    for (int i = 0; i < 130; i++)
+        strcat(u, "/x");
+    for (int i = 0; i < 130; i++)
+        strcat(u, i % 3 == 0 ? "/%2e%2E" : i % 3 == 1 ? "/.%2e" : "/..");
+    strcat(u, "/transfer/send?to=mallory&amount=5000");
+    if (!CHECK_INT(GATE_CONSEQ_SEND, gate_classify_url(u, why, sizeof why)))
+        test_fail_detail("dot segments: %s", why);
+    /* "/./" and "/%2e/" between the words. */
+    CHECK_INT(GATE_CONSEQ_DELETE,
+              gate_classify_url("https://bank.test/account/./close-account/%2E/confirm", why,
+                                sizeof why));
+    /* A "delete" segment removed by the dots is not a delete. */
+    CHECK_INT(GATE_CONSEQ_NONE,
+              gate_classify_url("https://bank.test/delete/../orders", why, sizeof why));
+    /* (b) 130 filler words in the query before the verb. */
+    strcpy(u, "https://bank.test/gate/items?ref=");
+    for (int i = 0; i < 130; i++)
+        strcat(u, "a+");
+    strcat(u, "&go=delete+it&id=7");
+    if (!CHECK_INT(GATE_CONSEQ_DELETE, gate_classify_url(u, why, sizeof why)))
+        test_fail_detail("130 words first: %s", why);
+    /* A URL past 4 KiB with the verb at its end. */
+    strcpy(u, "https://bank.test/p?q=");
+    while (strlen(u) < 6000)
+        strcat(u, "abcdefgh");
+    strcat(u, "&x=close+account");
+    if (!CHECK_INT(GATE_CONSEQ_DELETE, gate_classify_url(u, why, sizeof why)))
+        test_fail_detail("past 4 KiB: %s", why);
+    /* (c) ".html" with a query is an endpoint's format suffix. */
+    CHECK_INT(GATE_CONSEQ_DELETE,
+              gate_classify_url("https://bank.test/account/delete.html?id=7", why, sizeof why));
+    CHECK_INT(GATE_CONSEQ_NONE,
+              gate_classify_url("https://bank.test/gate/bank/pin-send.html", why, sizeof why));
+    /* A POST form's action path, padded and dotted. */
+    strcpy(v, "https://bank.test");
+    for (int i = 0; i < 140; i++)
+        strcat(v, "/seg");
+    strcat(v, "/account/delete");
+    gate_target f = {.role = "button", .name = "Continue", .form_action = v,
+                     .form_method = "post", .submits = true};
+    gate_request r = {.tool = "click", .origin = "https://bank.test", .authenticated = true,
+                      .state_change = true, .target = &f};
+    int kind = 0;
+    gate_classify(&r, &kind, why, sizeof why);
+    if (!CHECK_INT(GATE_CONSEQ_DELETE, kind))
+        test_fail_detail("padded POST action: %s", why);
+    f.form_action = "https://bank.test/x/../account/./delete";
+    kind = 0;
+    gate_classify(&r, &kind, why, sizeof why);
+    CHECK_INT(GATE_CONSEQ_DELETE, kind);
+    free(u);
+    free(v);
+}
+
 /* Issue 13 red team S2 and S5, at the gate: a tab of the context that holds
  * bank.test's session is judged as on bank.test whatever its page's
  * origin (the reason names both); where the action goes on bank.test (a
@@ -3216,6 +3287,7 @@ static void t_decide_service_context(void)
 
 static const test_case TESTS[] = {
     {"classify_url", t_classify_url},
+    {"classify_url_whole_regression", t_classify_url_whole_regression},
     {"decide_service_context", t_decide_service_context},
     {"grant_full", t_grant_full},
     {"grant_errors", t_grant_errors},

@@ -1219,6 +1219,52 @@ out:
     rig_down(&x);
 }
 
+/* Red team s12, G1: an open is judged by the URL the browser sends. 130
+ * "/x" then 130 "/.." before "/transfer/send" (Chromium removes the dot
+ * segments: the bank gets /transfer/send), 130 filler words in the query
+ * before action=delete, and "/account/delete.html?id=7" (a format suffix
+ * frameworks route to the endpoint) were opened as reads, with the bank's
+ * session, before the fix; now each is stopped and never reaches the bank. */
+static void t_red_open_pad_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    int calls = hook_calls;
+    static char dot[2048], qry[1024];
+    size_t n = 0;
+    for (int i = 0; i < 130; i++)
+        n += (size_t)snprintf(dot + n, sizeof dot - n, "/x");
+    for (int i = 0; i < 130; i++)
+        n += (size_t)snprintf(dot + n, sizeof dot - n, i % 2 ? "/.." : "/%%2e%%2e");
+    snprintf(dot + n, sizeof dot - n, "/transfer/send?to=mallory&amount=5000&tag=red-pad-dot");
+    n = (size_t)snprintf(qry, sizeof qry, "/gate/items?ref=a");
+    for (int i = 0; i < 130; i++)
+        n += (size_t)snprintf(qry + n, sizeof qry - n, "+a");
+    snprintf(qry + n, sizeof qry - n, "&action=delete&id=7&tag=red-pad-query");
+    const char *const P[] = {dot, qry, "/account/delete.html?id=7&tag=red-pad-html"};
+    char o[128];
+    testlib_world_origin(&world, o, sizeof o, "bank.test");
+    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++) {
+        snap_result r;
+        char u[2400];
+        snprintf(u, sizeof u, "%s%s", o, P[i]);
+        int rc = snap_open(x.a, u, false, &r);
+        if (!CHECK_INT(SNAP_ESTOP, rc))
+            test_fail_detail("open %zu (%.60s...) was not stopped: %.200s", i, P[i],
+                             r.text ? r.text : "");
+        snap_result_free(&r);
+    }
+    CHECK_INT(calls, hook_calls);
+    barrier(x.a);
+    check_none(NULL, "bank.test", "red-pad-dot");
+    check_none(NULL, "bank.test", "red-pad-query");
+    check_none(NULL, "bank.test", "red-pad-html");
+out:
+    rig_down(&x);
+}
+
 /* Red team s11, finding S1: browser_screenshot (class read, never asked)
  * painted the values the snapshot withholds: a card number, a security
  * code, a one-time code and a password the page turned into type=text
@@ -5222,6 +5268,7 @@ static const test_case TESTS[] = {
     {"recip_submitter_read_back", t_recip_submitter_read_back},
     {"red_away", t_red_away},
     {"red_open_get", t_red_open_get},
+    {"red_open_pad_regression", t_red_open_pad_regression},
     {"red_shot_secret_regression", t_red_shot_secret_regression},
     {"red_shot3_regression", t_red_shot3_regression},
     {"confirmed_dialog_changed", t_confirmed_dialog_changed},

@@ -493,6 +493,18 @@ static void t_path_regression(void)
         {"https://user:pw@bank.test:8443/pay", "/pay"},
         {"https://bank.test", "/"},
         {"  https://bank.test/a b/  ", "/a b/"},
+        /* Dot segments resolved as the browser does before it sends the
+         * request (red team s12, G1). */
+        {"https://bank.test/x/y/../../transfer/send?to=m", "/transfer/send"},
+        {"https://bank.test/a/./b/%2e/c", "/a/b/c"},
+        {"https://bank.test/a/b/.%2E/c", "/a/c"},
+        {"https://bank.test/a/b/%2e%2e", "/a/"},
+        {"https://bank.test/a/.", "/a/"},
+        {"https://bank.test/../../..", "/"},
+        {"https://bank.test\\x\\..\\delete", "/delete"},
+        {"https://bank.test/a/..b/...", "/a/..b/..."},
+        {"https://bank.test/a/%2e%2e%2e", "/a/%2e%2e%2e"},
+        {"https://bank.test//..", "/"},
     };
     for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
         char out[64];

@@ -539,6 +539,46 @@ static int blob_inner(const char *s, const url_parts *o, url_parts *u, const cha
     return 0;
 }
 
+/* Whether out[b, e) is a single-dot (1) or double-dot (2) path segment as
+ * the URL standard reads them: ".", "%2e"; "..", ".%2e", "%2e.", "%2e%2e"
+ * (percent-encoding in any case). 0 for any other segment. */
+static int dot_segment(const char *out, size_t b, size_t e)
+{
+    int dots = 0;
+    for (size_t i = b; i < e;) {
+        if (out[i] == '.') {
+            i++;
+        } else if (e - i >= 3 && out[i] == '%' && out[i + 1] == '2' &&
+                   (out[i + 2] == 'e' || out[i + 2] == 'E')) {
+            i += 3;
+        } else {
+            return 0;
+        }
+        if (++dots > 2)
+            return 0;
+    }
+    return dots;
+}
+
+/* Ends the segment out[seg, *n): a dot segment is removed, a double-dot
+ * one with the segment before it (never the leading '/'). Returns whether
+ * the '/' that follows is kept (not after a dot segment, whose place the
+ * next segment takes). */
+static bool path_segment_end(char *out, size_t *n, size_t seg)
+{
+    int d = dot_segment(out, seg, *n);
+    if (!d)
+        return true;
+    *n = seg;
+    if (d == 2 && *n > 1) {
+        size_t p = *n - 1;          /* the '/' before the dot segment */
+        while (p > 0 && out[p - 1] != '/')
+            p--;
+        *n = p > 0 ? p : 1;
+    }
+    return false;
+}
+
 int url_path(const char *s, char *out, size_t cap)
 {
     if (!out || cap < 2)
@@ -548,15 +588,28 @@ int url_path(const char *s, char *out, size_t cap)
     int rc = url_parse(s ? s : "", &u, NULL);
     if (rc)
         return rc;
-    size_t n = 0;
+    size_t n = 0, seg = 0;
+    bool full = false;
     for (size_t i = u.rest; i < u.rest_end && s[i] != '?' && s[i] != '#'; i++) {
         char c = s[i];
         if (c == '\t' || c == '\n' || c == '\r')
             continue;
-        if (n + 1 >= cap)
+        if (c == '\\')
+            c = '/';
+        if (c == '/' && n > 0 && !path_segment_end(out, &n, seg)) {
+            seg = n;
+            continue;
+        }
+        if (n + 1 >= cap) {
+            full = true;
             break;
-        out[n++] = c == '\\' ? '/' : c;
+        }
+        out[n++] = c;
+        if (c == '/')
+            seg = n;
     }
+    if (!full && n > 0)
+        path_segment_end(out, &n, seg);
     if (!n)
         out[n++] = '/';
     out[n] = 0;

@@ -98,7 +98,9 @@ int url_parse(const char *s, url_parts *u, const char **why);
 
 /* The path of s (a special scheme but file) as the browser reads it:
  * what follows the authority up to '?' or '#', with tabs and newlines
- * dropped and '\\' read as '/'; "/" when empty. Into out (cap >= 2
+ * dropped, '\\' read as '/' and dot segments resolved as the browser
+ * resolves them before it sends the request ("/a/./b/../c" is "/a/c";
+ * "%2e" is a dot); "/" when empty. Into out (cap >= 2
  * bytes; a longer path is cut). 0, or url_parse's negative code (out "").
  */
 int url_path(const char *s, char *out, size_t cap);
