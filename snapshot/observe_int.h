@@ -245,6 +245,11 @@ typedef struct {
     size_t deep_left;            /* visits walk_deep may still make */
     bool deep_cut;               /* it ran out: some were not shown */
     bool oom;
+    /* The main frame's mutation counter, read in the walker's own batch
+     * (observe_walk.c) instead of a round trip of its own before the build:
+     * where it goes (NULL: read before), and whether it was read. */
+    int64_t *mut_defer;
+    bool mut_read;
 } build;
 
 /* Role classes, computed once per interned role. */

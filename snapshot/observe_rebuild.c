@@ -182,9 +182,22 @@ bool snap_obs_cache_valid(snap_agent *a, snap_tab *t, const snap_query *q)
     return same && t && t->cache == C && C->nav == t->nav && C->sig == frames_sig(t);
 }
 
+/* A tab the walker will read: its one live frame is the main frame, in
+ * process (observe_render.c's test, before the frames are looked at again). */
+static bool walker_tab(const snap_agent *a, const snap_tab *t)
+{
+    size_t live = 0;
+    for (size_t i = 0; i < t->nframes; i++)
+        live += !t->frames[i].gone;
+    return a->o.walker && live == 1 && t->nframes && !t->frames[0].gone &&
+           !t->frames[0].oopif;
+}
+
 /* The mutation counters of t's live frames, read (installed the first
- * time in a document) just before a build: *C gets them. */
-static void mut_before(snap_agent *a, snap_tab *t, struct snap_cache *M)
+ * time in a document) just before a build: *C gets them. A tab the walker
+ * reads (defer): only the ids; the walker's batch reads the counter just
+ * before its walk (rebuild_read), one round trip less. */
+static void mut_before(snap_agent *a, snap_tab *t, struct snap_cache *M, bool defer)
 {
     size_t n = 0;
     for (size_t i = 0; i < t->nframes; i++)
@@ -200,6 +213,8 @@ static void mut_before(snap_agent *a, snap_tab *t, struct snap_cache *M)
     for (size_t i = 0; i < t->nframes; i++)
         if (!t->frames[i].gone)
             snprintf(M->mut_ids[M->nmut++], SNAP_ID_MAX, "%s", t->frames[i].id);
+    if (defer)
+        return;
     int tab = t->id;
     bool ok = snap_frame_mut_read(a, tab, M->nmut, (const char (*)[SNAP_ID_MAX])M->mut_ids,
                                   M->mut) == 0;
@@ -214,8 +229,8 @@ static void mut_before(snap_agent *a, snap_tab *t, struct snap_cache *M)
 
 /* Read the page and replace t->cache, with the mutation counters M read
  * just before (taken on success). 0 or a SNAP_E* code with r filled. */
-static int rebuild_read(snap_agent *a, snap_tab *t, struct snap_cache *M, int64_t *ph,
-                        snap_result *r)
+static int rebuild_read(snap_agent *a, snap_tab *t, struct snap_cache *M, bool defer,
+                        int64_t *ph, snap_result *r)
 {
     snap_cache_free(t->cache);
     t->cache = NULL;
@@ -226,8 +241,16 @@ static int rebuild_read(snap_agent *a, snap_tab *t, struct snap_cache *M, int64_
     B.tab_id = t->id;
     int tab = t->id;
     uint64_t nav = t->nav, sig = frames_sig(t), changes = a->changes;
+    B.mut_defer = defer && M->nmut == 1 ? &M->mut[0] : NULL;
     int rc = snap_obs_fetch(&B);
     ph[2] = base_now_ns();
+    /* Deferred: installed now (-1) counts from 0; not read (the walker was
+     * not used after all, or the read failed): no warm cache. */
+    if (B.mut_defer) {
+        if (M->mut[0] == -1)
+            M->mut[0] = 0;
+        M->mut_ok = B.mut_read && M->mut[0] >= 0;
+    }
     if (rc) {
         char why[200];
         snprintf(why, sizeof why, "%s", B.nfr && B.fr[0].err[0] ? B.fr[0].err
@@ -331,10 +354,12 @@ int snap_obs_rebuild(snap_agent *a, snap_tab *t, snap_result *r)
     a->builds++;
     snap_cache_free(t->cache);
     t->cache = NULL;
-    mut_before(a, t, &M);
+    bool defer = walker_tab(a, t);
+    mut_before(a, t, &M, defer);
     ph[1] = base_now_ns();
     t = snap_tab_by_id(a, tab);
-    int rc = t ? rebuild_read(a, t, &M, ph, r) : snap_fail(r, SNAP_ENOTAB, "the tab closed");
+    int rc = t ? rebuild_read(a, t, &M, defer, ph, r)
+               : snap_fail(r, SNAP_ENOTAB, "the tab closed");
     free(M.mut_ids);
     free(M.mut);
     if (a->o.timing && rc == 0) {

@@ -375,7 +375,8 @@ static int note_secrets(build *B, frame_st *F)
 }
 
 /* Run the walker in the isolated world of F's frame and read its output
- * into F: its three definitions and the walk, pipelined. 0: F holds the
+ * into F: the mutation counter (B->mut_defer), its three definitions and
+ * the walk, pipelined. 0: F holds the
  * records; 1: fall back to the AX tree (no world, a call or the parse
  * failed, or the walker was unsure); SNAP_ENOMEM. */
 int snap_obs_walk_fetch(build *B, frame_st *F)
@@ -386,11 +387,24 @@ int snap_obs_walk_fetch(build *B, frame_st *F)
     int64_t world = snap_frame_world(a, B->tab_id, F->f->id);
     if (world <= 0)
         return 1;
-    uint64_t call[4] = {0};
-    int rc = 0;
+    uint64_t call[4] = {0}, mc = 0;
+    /* The mutation counter first (installed now in a new document), in
+     * the same batch: it runs before the walk, as a read before the build. */
+    int rc = B->mut_defer ? snap_world_eval(a, F->f->session, world, snap_js_mut_expr, &mc) : 0;
     for (size_t k = 0; k < 4 && !rc; k++)
         rc = snap_world_eval(a, F->f->session, world, PART[k], &call[k]);
     int tmo = a->o.timeout_ms > 0 ? a->o.timeout_ms : 15000;
+    if (mc) {
+        cdp_reply rep = {0};
+        const json_val *v = cdp_wait(a->c, mc, tmo, &rep, NULL) ||
+                            json_get(rep.result, "exceptionDetails")
+                            ? NULL : json_get(json_get(rep.result, "result"), "value");
+        if (json_is(v, JSON_NUMBER)) {
+            *B->mut_defer = (int64_t)json_num(v);
+            B->mut_read = true;
+        }
+        cdp_reply_free(&rep);
+    }
     int ret = rc == SNAP_ENOMEM ? SNAP_ENOMEM : 1;
     for (size_t k = 0; k < 4; k++) {
         if (!call[k])

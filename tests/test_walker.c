@@ -678,12 +678,63 @@ static void t_walker_unsure_nodes(void)
     snap_agent_free(a);
 }
 
+/* The warm cache on a walker build: the main frame's mutation counter is
+ * read in the walker's own batch (no round trip of its own before the
+ * build), so a second request on the unchanged page is served from the
+ * cache with one counter read, and a change in the page rebuilds it. */
+static void t_walker_warm_cache(void)
+{
+    if (!testlib_world_browser(&world))
+        return;
+    snap_opts o = {0};
+    o.walker = true;
+    snap_agent *a = testlib_agent(world.browser, &o);
+    char url[256];
+    testlib_world_url(&world, url, sizeof url, "a.test", "/shapes/unsure.html");
+    snap_result r = {0};
+    if (!a || !CHECK_INT(0, snap_open(a, url, false, &r))) {
+        test_fail_detail("open: %s", r.text ? r.text : "");
+        snap_result_free(&r);
+        snap_agent_free(a);
+        return;
+    }
+    snap_result_free(&r);
+    uint64_t b0 = a->builds, id0 = cdp_last_id(a->c);
+    snap_query q = {0};
+    q.query = "Closing";
+    if (CHECK_INT(0, snap_observe(a, &q, &r)))
+        CHECK_HAS(r.text, "Closing text.");
+    snap_result_free(&r);
+    CHECK(a->builds == b0);
+    if (!CHECK(cdp_last_id(a->c) - id0 <= 1))
+        test_fail_detail("%llu commands for a warm query",
+                         (unsigned long long)(cdp_last_id(a->c) - id0));
+    snap_sync(a);
+    snap_tab *t = snap_tab_current(a);
+    char *p = testlib_eval_params("document.querySelector('h2').textContent = 'Changed "
+                                  "heading'", "returnByValue");
+    cdp_reply rep;
+    if (CHECK(t && p) && CHECK_INT(0, cdp_call(a->c, t->session, "Runtime.evaluate", p, 10000,
+                                               &rep, NULL)))
+        cdp_reply_free(&rep);
+    free(p);
+    uint64_t w0 = a->walks;
+    q.query = "Changed";
+    if (CHECK_INT(0, snap_observe(a, &q, &r)))
+        CHECK_HAS(r.text, "Changed heading");
+    snap_result_free(&r);
+    CHECK(a->builds == b0 + 1);
+    CHECK(a->walks == w0 + 1);
+    snap_agent_free(a);
+}
+
 static const test_case TESTS[] = {
     {"walk_read", t_walk_read},
     {"walker_matches_ax", t_walker_matches_ax},
     {"walker_secrets", t_walker_secrets},
     {"walker_closed_shadow", t_walker_closed_shadow},
     {"walker_unsure_nodes", t_walker_unsure_nodes},
+    {"walker_warm_cache", t_walker_warm_cache},
     {"walker_ref_click", t_walker_ref_click},
     {"walker_ref_type_select", t_walker_ref_type_select},
     {"walker_ref_secret_gate", t_walker_ref_secret_gate},
