@@ -613,13 +613,18 @@ void snap_obs_mask_secrets(build *B)
         const sess_st *S = &B->ss[F->sess];
         for (size_t k = 0; k < F->nnodes; k++) {
             const axn *n = snap_obs_ax_at(F, k);
-            if (n->backend <= 0 || !textish_role(snap_obs_ax_role(F, n)))
+            if (n->backend <= 0)
                 continue;
+            /* Any role (red team s12, W1): Chromium gives a contenteditable
+             * <div> role generic, its text as its value. */
+            bool textish = textish_role(snap_obs_ax_role(F, n));
             unsigned kind = snap_obs_secret_kind(S, n->backend);
             if (kind)
                 snap_secret_note(B->a, B->tab_id, F->f->id, F->f->loader, n->backend, kind);
-            else
+            else if (textish || (n->st & ST_EDITABLE))
                 kind = snap_secret_kind(B->a, B->tab_id, F->f->id, F->f->loader, n->backend);
+            if (!textish && !kind)
+                continue;
             const char *v = snap_obs_ax_value(F, n);
             /* Without the DOM snapshot every text value is withheld (walk). */
             bool unknown = !S->dom_ok && strcmp(snap_obs_ax_role(F, n), "combobox") != 0;
@@ -933,10 +938,22 @@ static bool role_is(const build *B, int j, const char *r1, const char *r2)
  * in a JSON editor's tree), never a secret's; an element's name, unless
  * it is a look-alike itself (tw: a drag handle in every row tells no row
  * apart) or names what me does. NULL for none (a separator). */
+/* Whether vnode j is inside a secret field (the text of a contenteditable
+ * is its value: never a row key; red team s12, W1). */
+static bool in_secret(const build *B, int j)
+{
+    for (int p = B->v[j].parent; p >= 0; p = B->v[p].parent)
+        if (B->v[p].kind == V_ELEM && (B->v[p].st & ST_SECRET))
+            return true;
+    return false;
+}
+
 static const char *ctx_text(const build *B, int j, int me, const unsigned char *tw, size_t *len)
 {
     const vnode *c = &B->v[j], *m = &B->v[me];
     const char *s = NULL;
+    if (in_secret(B, j))
+        return NULL;
     if (c->kind == V_TEXT && !(c->vf & VF_DROP)) {
         s = snap_obs_vtext(B, c);
         *len = c->tlen;
