@@ -1415,7 +1415,7 @@ static void t_sdk_client(void)
         test_fail_detail("summary: %s", out);
     CHECK_STR("2025-11-25", json_get_str(r, "protocolVersion"));
     CHECK_STR("cdpgate", json_get_str(r, "serverName"));
-    CHECK_INT(14, json_get_int(r, "tools", 0));
+    CHECK_INT(15, json_get_int(r, "tools", 0));
     CHECK(json_get_int(r, "toolsListChars", 0) > 0);
     CHECK(json_bool(json_get(r, "unknownToolRejected")));
     CHECK(json_bool(json_get(r, "badArgsIsError")));
