@@ -802,8 +802,13 @@ int gate_classify_url(const char *url, char *why, size_t cap)
                         (sl > 4 && strncasecmp(raw + rl - 4, ".htm", 4) == 0));
     if (page)
         *seg = 0;
-    if (qm)
-        strncat(raw, qm, qn);
+    /* Tabs and newlines are dropped from the whole URL by the browser
+     * ("clo<TAB>se" is sent "close"). */
+    for (size_t i = 0, o = strlen(raw); qm && i < qn; i++)
+        if (qm[i] != '\t' && qm[i] != '\n' && qm[i] != '\r') {
+            raw[o++] = qm[i];
+            raw[o] = 0;
+        }
     pct_decode(raw, strlen(raw), dec, pn + qn + 1);
     words w;
     const rule *r = find_whole(&w, dec, true, true, CONSEQ, N(CONSEQ), true);

@@ -3188,6 +3188,14 @@ static void t_classify_url_whole_regression(void)
     CHECK_INT(GATE_CONSEQ_DELETE,
               gate_classify_url("https://bank.test/account/./close-account/%2E/confirm", why,
                                 sizeof why));
+    /* Tabs and newlines, which the browser drops, inside the words. */
+    CHECK_INT(GATE_CONSEQ_DELETE,
+              gate_classify_url("https://bank.test/account/clo\tse-account/con\nfirm", why,
+                                sizeof why));
+    CHECK_INT(GATE_CONSEQ_DELETE,
+              gate_classify_url("https://bank.test/items?action=de\r\nlete", why, sizeof why));
+    CHECK_INT(GATE_CONSEQ_DELETE,
+              gate_classify_url("https://bank.test/items?go=remo\tve+it", why, sizeof why));
     /* A "delete" segment removed by the dots is not a delete. */
     CHECK_INT(GATE_CONSEQ_NONE,
               gate_classify_url("https://bank.test/delete/../orders", why, sizeof why));
