@@ -422,6 +422,8 @@ static void decide_class(const gate *gt, const gate_request *req, const char *or
     const char *kind = gate_conseq_name(d->conseq);
     char cw[GATE_ORIGIN_MAX * 3 + 160];
     ctx_words(req, origin, cw, sizeof cw);
+    if (d->cls != GATE_CLASS_CREDENTIAL && gate_courier(gt, req, origin, d))
+        return;
     switch (d->cls) {
     case GATE_CLASS_CREDENTIAL:
         gate_verdict(d, GATE_TAKEOVER, "takeover: %s; the human completes it (the agent never "
@@ -738,6 +740,7 @@ int gate_check(gate *gt, const gate_request *req, gate_decision *d)
     if (!gt)
         return rc;
     bool confirmed = confirm_fresh(gt, req, NULL, d, "nothing was done");
+    gate_courier_note(gt, req, d);
     bool pending = d->decision == GATE_ALLOW &&
                    (d->cls == GATE_CLASS_CONSEQUENTIAL || confirmed);
     d->pending = pending;

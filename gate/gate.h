@@ -338,6 +338,9 @@ typedef struct {
                                        human answered; that may have taken minutes):
                                        the caller checks the page did not change
                                        meanwhile before it sends anything */
+    bool courier;                   /* confirmed because the task read a signed-in
+                                       service and the action hands the agent's data
+                                       to a page outside it (red team s11, S7) */
 } gate_decision;
 
 /* Classify without a gate (pure): the class from the tool, the target and

@@ -47,6 +47,8 @@ struct gate {
     gate_pending *pend;
     size_t npend, cappend;
     size_t pend_dropped;        /* pending beyond GATE_PENDING_MAX */
+    char tainted[GATE_ORIGIN_MAX];  /* the first signed-in origin the task
+                                       touched ("": none yet; courier.c) */
 };
 
 /* ---- gate.c ---- */
@@ -64,6 +66,17 @@ int gate_verdict(gate_decision *d, int decision, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* ---- courier.c (red team s11, S7) ---- */
+
+/* After gate_check's decision: an allowed action on a signed-in origin (or
+ * in a tab of a service's context) taints the task, for good. */
+void gate_courier_note(gate *gt, const gate_request *req, const gate_decision *d);
+/* The task is tainted and req hands model-chosen data (text, a typing key,
+ * a file, an address with a path/query/fragment) to a page outside every
+ * session: d becomes a confirmation (d->courier), true. */
+bool gate_courier(const gate *gt, const gate_request *req, const char *origin,
+                  gate_decision *d);
 
 /* ---- origin.c ---- */
 

@@ -236,6 +236,13 @@ static void verdict(base_buf *b, const gate_request *req, const gate_decision *d
     if (strcmp(req->tool, "eval") == 0) {
         base_buf_puts(b, "Why you are asked: running a script can do anything the page can; it is "
                          "confirmed every time.\n");
+    } else if (d->courier) {
+        base_buf_puts(b, "Why you are asked: this task has read pages of a signed-in service; "
+                         "what the agent gives this page (outside that session) may carry "
+                         "what it read there, and the page can send it anywhere. Allow only "
+                         "if the data below is fine for ");
+        base_buf_puts(b, origin);
+        base_buf_puts(b, " and anyone it sends to.\n");
     } else if (req->page_download && d->cls != GATE_CLASS_AUTH_CHANGE) {
         base_buf_puts(b, "Why you are asked: the page itself started this download while the "
                          "agent's action ran; it is not the file the element acted on points "
@@ -290,14 +297,20 @@ static void supplied_line(base_buf *b, const char *label, const char *s, size_t 
 /* What the agent supplied: model text, escaped. */
 static void agent_part(base_buf *b, const gate_request *req)
 {
+    bool dlg = req->text && strcmp(req->tool, "dialog") == 0;
+    bool open = req->url && strcmp(req->tool, "open") == 0;
     bool any = (req->text && strcmp(req->tool, "type") == 0) || req->key || req->noptions ||
-               req->file || req->recipient || req->script;
+               req->file || req->recipient || req->script || dlg || open;
     if (!any)
         return;
     base_buf_puts(b, "\nWhat the agent supplied (escaped: \\\" is a quote, \\n a line break, "
                      "\\uXXXX an invisible or control character):\n");
     if (req->text && strcmp(req->tool, "type") == 0)
         supplied_line(b, "text to type", req->text, 1000);
+    if (dlg)
+        supplied_line(b, "text for the dialog", req->text, 1000);
+    if (open)
+        supplied_line(b, "address to open", req->url, 1000);
     if (req->key)
         supplied_line(b, "key", req->key, 100);
     for (size_t i = 0; i < req->noptions && i < 20; i++) {
@@ -599,8 +612,12 @@ char *gate_prompt_json(const gate *gt, const gate_request *req, const gate_decis
         json_w_key(&w, "script_bytes");
         json_w_uint(&w, strlen(req->script));
     }
-    if (req->text && strcmp(req->tool, "type") == 0)
+    if (req->text && (strcmp(req->tool, "type") == 0 || strcmp(req->tool, "dialog") == 0))
         w_esc(&w, "text", req->text, 1000, 0);
+    if (d->courier) {
+        json_w_key(&w, "courier");
+        json_w_bool(&w, true);
+    }
     if (req->key)
         w_esc(&w, "key", req->key, 100, 0);
     if (req->noptions) {

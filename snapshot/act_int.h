@@ -93,6 +93,7 @@ typedef struct {
     char frame[SNAP_ID_MAX];     /* frameId whose script opened it ("" unknown) */
     char *message;               /* new; page text */
     char *url;                   /* that frame's URL (new, redacted; NULL unknown) */
+    const char *text;            /* a prompt's text the agent gives (borrowed; NULL none) */
 } act_dialog;
 
 /* Whether the element acted on sits in a form with a password or

@@ -559,6 +559,7 @@ int snap_dialog(snap_agent *a, bool accept, const char *prompt_text, snap_result
         snprintf(dl.frame, sizeof dl.frame, "%s", t->dialog_frame);
         dl.message = strdup(t->dialog_message ? t->dialog_message : "");
         dl.url = t->dialog_url ? strdup(t->dialog_url) : NULL;
+        dl.text = prompt_text && *prompt_text ? prompt_text : NULL;   /* S7: shown, judged */
         if (!dl.message || (t->dialog_url && !dl.url)) {
             free(dl.message);
             free(dl.url);

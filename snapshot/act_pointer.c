@@ -35,7 +35,8 @@ int snap_act_gate_page(snap_agent *a, const char *tool, bool state_change, bool 
         return 0;
     snap_gate_in gi = {.tool = tool, .tab = t->id, .state_change = state_change,
                        .submit = submit, .dialog = dialog ? dialog->message : NULL,
-                       .dialog_url = dialog ? dialog->url : NULL, .obs = obs};
+                       .dialog_url = dialog ? dialog->url : NULL, .obs = obs,
+                       .text = dialog ? dialog->text : NULL};
     return snap_gate_ask(a, &gi, g, r);
 }
 

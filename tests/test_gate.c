@@ -3243,6 +3243,90 @@ static void t_classify_url_whole_regression(void)
  * bank.test's session is judged as on bank.test whatever its page's
  * origin (the reason names both); where the action goes on bank.test (a
  * link's href, a GET form's action, an open's URL) has its words read. */
+/* Red team s11, S7 (the model as courier): before the task touched a
+ * signed-in origin, typing into a page outside every session is interact;
+ * after an allowed read there, every action that hands the agent's data to
+ * such a page is confirmed (the hook shown the data), and one whose data
+ * the prompt would hide is refused. Choices (a click, a named key) are not
+ * asked; the service's own pages keep their rules. */
+static void t_courier_taint(void)
+{
+    hook_state h = {GATE_DENY, "no", 0, ""};
+    gate_opts o = {.confirm = hook, .confirm_ud = &h};
+    gate *gt = mk(NULL, &o);     /* no grant: every tool but eval and upload */
+    if (!gt)
+        return;
+    gate_decision d;
+    gate_target box = {.role = "textbox", .name = "Search", .tag = "input",
+                       .input_type = "text"};
+    gate_request ty = click("https://a.shop.test", false, &box);
+    ty.tool = "type";
+    ty.text = "alice balance 12345.67";
+    CHECK_INT(0, gate_check(gt, &ty, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
+    CHECK_INT(0, h.calls);
+    /* A read of the bank: tainted from now on. */
+    gate_request rd = readreq("snapshot", "https://bank.test");
+    rd.authenticated = true;
+    CHECK_INT(0, gate_check(gt, &rd, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
+    CHECK_INT(0, gate_check(gt, &ty, &d));
+    CHECK_INT(GATE_DENY, d.decision);
+    CHECK(d.courier);
+    CHECK_INT(1, h.calls);
+    has(d.reason, "declined by the human");
+    has(h.prompt, "this task has read pages of a signed-in service");
+    has(h.prompt, "text to type: ");
+    has(h.prompt, "alice balance 12345.67");
+    h.answer = GATE_ALLOW;
+    CHECK_INT(0, gate_check(gt, &ty, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
+    CHECK(d.confirmed);
+    CHECK_INT(2, h.calls);
+    /* Keys: a character is data, a named key a choice. */
+    gate_request pr = readreq("press", "https://a.shop.test");
+    pr.state_change = true;
+    static const char *const DATA[] = {"7", "Shift+A", "+", "Control++", "\xc3\xa9"};
+    for (size_t i = 0; i < sizeof DATA / sizeof DATA[0]; i++) {
+        pr.key = DATA[i];
+        CHECK_INT(GATE_CONFIRM, decide(gt, &pr, &d));
+        CHECK(d.courier);
+    }
+    static const char *const NAMED[] = {"Enter", "Tab", "ArrowDown", "Shift+Tab"};
+    for (size_t i = 0; i < sizeof NAMED / sizeof NAMED[0]; i++) {
+        pr.key = NAMED[i];
+        CHECK_INT(GATE_ALLOW, decide(gt, &pr, &d));
+        CHECK(!d.courier);
+    }
+    /* Opens: an origin's root is a choice; a path, query or fragment data. */
+    gate_request op = readreq("open", "https://a.shop.test");
+    op.url = "https://a.shop.test/";
+    CHECK_INT(GATE_ALLOW, decide(gt, &op, &d));
+    op.url = "https://a.shop.test/search?q=12345";
+    CHECK_INT(GATE_CONFIRM, decide(gt, &op, &d));
+    op.url = "https://a.shop.test/#12345";
+    CHECK_INT(GATE_CONFIRM, decide(gt, &op, &d));
+    op.url = "https://a.shop.test/x?token=[redacted]";
+    CHECK_INT(GATE_DENY, decide(gt, &op, &d));
+    has(d.reason, "values hidden from the human");
+    /* A dialog's text: data. A click: a choice. */
+    gate_request dg = readreq("dialog", "https://a.shop.test");
+    dg.state_change = true;
+    dg.text = "12345.67";
+    CHECK_INT(GATE_CONFIRM, decide(gt, &dg, &d));
+    gate_target b = {.role = "button", .name = "Next"};
+    gate_request ck = click("https://a.shop.test", false, &b);
+    CHECK_INT(GATE_ALLOW, decide(gt, &ck, &d));
+    /* The service's own pages: their rules (auth_change), not the courier. */
+    gate_request own = click("https://bank.test", true, &box);
+    own.tool = "type";
+    own.text = "memo";
+    CHECK_INT(GATE_CONFIRM, decide(gt, &own, &d));
+    CHECK(!d.courier);
+    CHECK_INT(GATE_CLASS_AUTH_CHANGE, d.cls);
+    gate_free(gt);
+}
+
 static void t_decide_service_context(void)
 {
     gate *gt = mk(BANK, NULL);
@@ -3297,6 +3381,7 @@ static const test_case TESTS[] = {
     {"classify_url", t_classify_url},
     {"classify_url_whole_regression", t_classify_url_whole_regression},
     {"decide_service_context", t_decide_service_context},
+    {"courier_taint", t_courier_taint},
     {"grant_full", t_grant_full},
     {"grant_errors", t_grant_errors},
     {"grant_egress_classes", t_grant_egress_classes},

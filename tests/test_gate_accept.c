@@ -4475,7 +4475,11 @@ static void t_attached_browser(void)
         CHECK_HAS(r.text, "auth=yes");
         snap_result_free(&r);
         int before = log_count(NULL, "evil.test", "tag=atk-location");
+        /* After the bank, an open of an address outside its session is
+         * asked (red team s11, S7, the courier): allowed here. */
+        hook_answer = GATE_ALLOW;
         CHECK_INT(0, do_open(a, "news.test", "/gate/atk-location.html?attached", &r));
+        hook_answer = GATE_DENY;
         char said[4096];
         snprintf(said, sizeof said, "%s", r.text ? r.text : "");
         snap_result_free(&r);
@@ -5226,6 +5230,87 @@ out:
     rig_down(&x);
 }
 
+/* Red team s11, S7: the model as courier. gate/red/courier.html (a.test,
+ * the untrusted context) sends whatever is typed into its search box to
+ * the ungranted evil.test by `new Image().src`. Before the task touched the
+ * signed-in bank, typing there is interact, unasked. Once it has read the
+ * bank (gate/bank/red-away.html with alice's session), every action that
+ * hands the agent's data to a page outside that session is confirmed,
+ * showing the data: the open of an address with a path (allowed here),
+ * the type (refused: nothing typed, nothing reached evil.test), a key that
+ * types a character (refused); a named key (Tab) is not asked. Fails on
+ * the main before the change: no question, and evil.test got the balance
+ * and the account number. */
+static void t_red_courier_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "a.test", "/gate/red/courier.html", &r));
+    snap_result_free(&r);
+    int h0 = hook_calls;
+    int rc = act_on(x.a, "textbox \"Search\"", 't', "weather", false, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("type before the bank: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    CHECK_INT(h0, hook_calls);
+    CHECK_INT(1, log_wait(NULL, "evil.test", "q=weather", 1, 5000));
+    /* The task reads the bank. */
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red-away.html", &r));
+    snap_result_free(&r);
+    CHECK_INT(0, do_observe(x.a, &r));
+    snap_result_free(&r);
+    /* The open of an address outside the session: asked, the address shown. */
+    hook_answer = GATE_ALLOW;
+    h0 = hook_calls;
+    rc = do_open(x.a, "a.test", "/gate/red/courier.html", &r);
+    if (!CHECK_INT(0, rc) || !CHECK_INT(h0 + 1, hook_calls))
+        test_fail_detail("open: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    CHECK_HAS(hook_prompt, "this task has read pages of a signed-in service");
+    CHECK_HAS(hook_prompt, "address to open: \\\"http://a.test:");
+    CHECK_HAS(hook_prompt, "/gate/red/courier.html\\\"");
+    CHECK_HAS(hook_prompt, "\"courier\":true");
+    /* An address whose data the prompt would hide: refused, not asked. */
+    h0 = hook_calls;
+    rc = do_open(x.a, "a.test", "/gate/red/courier.html?token=12345.67", &r);
+    check_refusal(&r, rc, SNAP_EDENIED, "deny", "values hidden from the human");
+    snap_result_free(&r);
+    CHECK_INT(h0, hook_calls);
+    /* The type: asked, the text shown; refused, nothing is typed or sent. */
+    hook_answer = GATE_DENY;
+    h0 = hook_calls;
+    rc = act_on(x.a, "textbox \"Search\"", 't', "alice balance 12345.67 acct 7731", false, &r);
+    check_refusal(&r, rc, SNAP_EDENIED, "deny", "declined by the human");
+    CHECK_HAS(r.text, "courier: the task has read pages of http://bank.test");
+    snap_result_free(&r);
+    CHECK_INT(h0 + 1, hook_calls);
+    CHECK_HAS(hook_prompt, "text to type: \\\"alice balance 12345.67 acct 7731\\\"");
+    /* A key that types a character: asked; refused. A named key: not. */
+    h0 = hook_calls;
+    rc = snap_press(x.a, "7", NULL, &r);
+    check_refusal(&r, rc, SNAP_EDENIED, "deny", "courier");
+    snap_result_free(&r);
+    CHECK_INT(h0 + 1, hook_calls);
+    CHECK_HAS(hook_prompt, "key: \\\"7\\\"");
+    h0 = hook_calls;
+    memset(&r, 0, sizeof r);
+    rc = snap_press(x.a, "Tab", NULL, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("press Tab: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    CHECK_INT(h0, hook_calls);
+    barrier(x.a);
+    check_none(NULL, "evil.test", "tag=red-courier&q=alice");
+    check_none(NULL, "evil.test", "q=7");
+    /* The bank itself is still typed into as before (its own rules). */
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red-away.html", &r));
+    snap_result_free(&r);
+out:
+    rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
     {"attached_browser", t_attached_browser},
@@ -5299,6 +5384,7 @@ static const test_case TESTS[] = {
     {"dl_auth_confirmed", t_dl_auth_confirmed},
     {"dl_expired", t_dl_expired},
     {"red_dl_ride_regression", t_red_dl_ride_regression},
+    {"red_courier_regression", t_red_courier_regression},
     {"red_main_world_lies", t_red_main_world_lies},
     {"red_dblclick_swap", t_red_dblclick_swap},
     {"red_text_target", t_red_text_target},
