@@ -16,6 +16,11 @@ enum {
     EXIT_FAIL = 1,      /* the task failed: script threw, navigation failed */
     EXIT_USAGE = 2,     /* bad command line */
     EXIT_BROWSER = 3,   /* no browser, launch or attach failed, browser died */
+    /* `cdpgate replay` (cli/replay_cmd.c, docs/replay.md "Exit statuses"): */
+    EXIT_DIVERGED = 4,  /* the page changed: the divergence says where and why */
+    EXIT_REFUSED = 5,   /* the grant or --var lacks what the trail needs: nothing run */
+    EXIT_STOPPED = 6,   /* the gate refused or stopped a step */
+    EXIT_UNKNOWN = 7,   /* a step's outcome is unknown: not retried */
 };
 
 typedef struct {
@@ -59,6 +64,9 @@ int cli_version(const cli_opts *o, int argc, char **argv);
 int cli_demo(const cli_opts *o, int argc, char **argv);
 int cli_snapshot(const cli_opts *o, int argc, char **argv);
 int cli_screenshot(const cli_opts *o, int argc, char **argv);
+/* `cdpgate replay TRAIL [--var k=v]...` (cli/replay_cmd.c): argv[0] is
+ * "replay"; it parses its own options after it. */
+int cli_replay(const cli_opts *o, int argc, char **argv);
 /* `cdpgate mcp`: the MCP server on stdin/stdout (cli/mcp_serve.c). */
 int cli_mcp(const cli_opts *o, int argc, char **argv);
 

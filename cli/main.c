@@ -34,6 +34,11 @@ static const char USAGE[] =
 "  mcp                   serve the Model Context Protocol on stdin/stdout\n"
 "                        (JSON-RPC, one message per line; tools browser_*; the\n"
 "                        browser starts on the first tool call; docs/mcp.md)\n"
+"  replay TRAIL [--var name=value]...\n"
+"                        play a recorded trail again with no model, through\n"
+"                        the gate; prints one JSON object (exit 4 diverged,\n"
+"                        5 refused, 6 stopped by the gate, 7 outcome unknown;\n"
+"                        docs/replay.md)\n"
 "  vault list|rm|export|import\n"
 "                        the encrypted session store: list sessions, remove\n"
 "                        one, move one between machines sealed with a\n"
@@ -320,6 +325,9 @@ int main(int argc, char **argv)
             /* `vault` parses its own options (cli/vault_cmd.c). */
             if (npos == 1 && strcmp(a, "vault") == 0)
                 return cli_vault(&o, argc - i, argv + i);
+            /* `replay` too (--var; cli/replay_cmd.c). */
+            if (npos == 1 && strcmp(a, "replay") == 0)
+                return cli_replay(&o, argc - i, argv + i);
         }
 #undef NEEDVAL
     }

@@ -318,4 +318,37 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
 int replay_rec_identity(replay_rec *r, const char *op, const char *origin,
                         const char *identity, bool human, replay_err *err);
 
+/* ---- replaying a trail (replay/play.c) ----
+ *
+ * replay_run plays t's active steps on agent a under gate g (the same
+ * gate the agent asks: snap_opts.gate): first what the trail needs
+ * against g's grant and every {{name}} against vars (anything missing:
+ * REPLAY_RUN_REFUSED, nothing run); then each step re-found, acted on
+ * through snap_* as a live action, its effect checked. *out is the result
+ * as one JSON object (new; docs/replay.md "The result"): status, steps,
+ * done, missing, outputs, and the divergence, stopped, unknown or error
+ * member of the step that ended the run. Returns the status. */
+
+enum {
+    REPLAY_RUN_DONE = 0,         /* every step done, its effect as recorded */
+    REPLAY_RUN_DIVERGED = 1,     /* the page changed: a step not done (or its
+                                    effect not seen); the divergence says why */
+    REPLAY_RUN_REFUSED = 2,      /* the grant or --var lacks what the trail needs */
+    REPLAY_RUN_STOPPED = 3,      /* the gate refused or stopped a step */
+    REPLAY_RUN_UNKNOWN = 4,      /* a step's outcome is unknown: not retried */
+    REPLAY_RUN_FAILED = 5,       /* the browser failed, or a step cannot be read */
+};
+
+typedef struct {
+    const char *const *vars;     /* "name=value": the parameters' values */
+    size_t nvars;
+    bool check_only;             /* the up-front check alone: no step runs, a is
+                                    not used (may be NULL); status "ready" when
+                                    nothing is missing (REPLAY_RUN_DONE) */
+} replay_opts;
+
+struct gate;
+int replay_run(snap_agent *a, struct gate *g, const replay_trail *t, const replay_opts *o,
+               char **out);
+
 #endif

@@ -1,0 +1,631 @@
+/*
+ * play.c — replaying a trail (issue 14, points 4-5): with no model, each
+ * step of the trail again, through the same library calls as a live
+ * action, stopping where the page changed with an explained divergence.
+ *
+ * Order, per run:
+ *   1. Up front, before the browser is touched: what the trail needs
+ *      (its header's needs, folded with what the steps imply) against the
+ *      gate's grant (origins, identities, tools, egress classes, and each
+ *      consequential operation as a `bound` rule), and every parameter
+ *      {{name}} of the steps given a value. Anything missing: refused,
+ *      with the whole list, nothing run.
+ *   2. Each active step (the last revision of its number), in order:
+ *      the state it started from (origin, logged in) against the tab's
+ *      now; its target re-found (match.c: one element or a divergence);
+ *      the action through snap_* exactly as a live one (the gate judges
+ *      it there: confirmations run the host's hook again, a consequential
+ *      step stops unless the grant pre-approves it, origins are contained,
+ *      sessions come from the vault by the grant's identity); the waits
+ *      are the action's own, event-driven (no recorded delay, no sleep);
+ *      then the recorded effect (navigated to, text that appeared) checked
+ *      on a fresh read of the page.
+ *   3. The result: one JSON object (replay_run's *out).
+ *
+ * A step the gate refused or stopped ends the run ("stopped"); a step
+ * whose outcome is unknown (SNAP_EUNKNOWN, SNAP_ETIMEOUT: sent, then the
+ * browser or the wait failed) ends it too ("unknown") and is never tried
+ * again: a second click on "Pay" is not a retry anyone asked for.
+ * Anything else that differs is a divergence: which step, what was
+ * expected, what was found (closest candidates and why each was
+ * rejected), whether the step had acted, and a fresh observation of the
+ * page, so the agent can do that one step itself and go on from the next.
+ */
+#include "replay/replay.h"
+
+#include "base/base.h"
+#include "gate/gate.h"
+#include "json/json.h"
+#include "snapshot/snapshot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OBS_BUDGET 6000          /* characters of the fresh observation */
+#define VAR_NAME_MAX 64
+
+typedef struct {
+    snap_agent *a;
+    gate *g;
+    const replay_opts *o;
+    json_w *w;                   /* the result, open at the top object */
+    json_w outs;                 /* outputs: "name": text, ... */
+    size_t nouts;
+    unsigned done;
+} run;
+
+static const char *nz(const char *s)
+{
+    return s ? s : "";
+}
+
+/* ---- parameters ---- */
+
+/* The value --var gave name[0, n), or NULL. */
+static const char *var_get(const replay_opts *o, const char *name, size_t n)
+{
+    for (size_t i = 0; o && i < o->nvars; i++) {
+        const char *eq = strchr(o->vars[i], '=');
+        if (eq && (size_t)(eq - o->vars[i]) == n && memcmp(o->vars[i], name, n) == 0)
+            return eq + 1;
+    }
+    return NULL;
+}
+
+/* args with every {{name}} replaced by its value, escaped for a JSON
+ * string (new). NULL when out of memory or a name has no value: then
+ * *missing points at it and *mlen is its length. */
+static char *subst(const char *args, const replay_opts *o, const char **missing, size_t *mlen)
+{
+    base_buf b = {0};
+    const char *p = nz(args);
+    *missing = NULL;
+    for (;;) {
+        const char *q = strstr(p, "{{");
+        const char *e = q ? strstr(q + 2, "}}") : NULL;
+        if (!q || !e || e - q - 2 > VAR_NAME_MAX) {
+            base_buf_puts(&b, p);
+            break;
+        }
+        base_buf_put(&b, p, (size_t)(q - p));
+        const char *v = var_get(o, q + 2, (size_t)(e - q - 2));
+        if (!v) {
+            *missing = q + 2;
+            *mlen = (size_t)(e - q - 2);
+            base_buf_free(&b);
+            return NULL;
+        }
+        json_w w;
+        json_w_init(&w);
+        json_w_str(&w, v);
+        char *js = json_w_take(&w, NULL);
+        json_w_free(&w);
+        if (js && strlen(js) >= 2)
+            base_buf_put(&b, js + 1, strlen(js) - 2);   /* inside the quotes */
+        else
+            b.oom = true;
+        free(js);
+        p = e + 2;
+    }
+    if (b.oom) {
+        base_buf_free(&b);
+        return NULL;
+    }
+    return b.s ? b.s : strdup("");
+}
+
+/* ---- 1. what the trail needs against the grant ---- */
+
+static void missing_one(json_w *w, size_t *n, const char *kind, const char *value,
+                        const char *detail)
+{
+    json_w_obj_begin(w);
+    json_w_key(w, "need");
+    json_w_str(w, kind);
+    json_w_key(w, "value");
+    json_w_str(w, value);
+    if (detail) {
+        json_w_key(w, "detail");
+        json_w_str(w, detail);
+    }
+    json_w_obj_end(w);
+    (*n)++;
+}
+
+static unsigned egress_bit(const char *name)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } E[] = {
+        {"approved_origin_fetch", GATE_EGRESS_FETCH},
+        {"structured_send", GATE_EGRESS_SEND},
+        {"file_transfer", GATE_EGRESS_FILE},
+    };
+    for (size_t i = 0; i < sizeof E / sizeof E[0]; i++)
+        if (strcmp(E[i].name, name) == 0)
+            return E[i].bit;
+    return 0;
+}
+
+static bool bound_granted(const gate_grant *gg, const replay_bound *b)
+{
+    for (size_t i = 0; gg && i < gg->nbound; i++) {
+        const gate_bound *x = &gg->bound[i];
+        if (strcmp(x->origin, nz(b->origin)) == 0 && strcmp(x->tool, nz(b->tool)) == 0 &&
+            strcmp(x->name, nz(b->name)) == 0 &&
+            (!x->row || (b->row && strcmp(x->row, b->row) == 0)))
+            return true;
+    }
+    return false;
+}
+
+/* Write the needs h lists that g's grant lacks into w (an array open);
+ * their number. */
+static size_t needs_missing(const replay_header *h, gate *g, json_w *w)
+{
+    size_t n = 0;
+    const gate_grant *gg = gate_grant_get(g);
+    for (size_t i = 0; i < h->origins.n; i++)
+        if (!gate_origin_allowed(g, h->origins.v[i]))
+            missing_one(w, &n, "origin", h->origins.v[i], NULL);
+    for (size_t i = 0; i < h->nidentities; i++) {
+        const replay_identity *id = &h->identities[i];
+        const char *have = gate_identity_for(g, id->origin);
+        if (!have || strcmp(have, nz(id->label)) != 0)
+            missing_one(w, &n, "identity", nz(id->label), id->origin);
+    }
+    for (size_t i = 0; i < h->tools.n; i++)
+        if (!gate_tool_allowed(g, h->tools.v[i]))
+            missing_one(w, &n, "tool", h->tools.v[i], NULL);
+    for (size_t i = 0; i < h->egress.n; i++) {
+        unsigned bit = egress_bit(h->egress.v[i]);
+        if (!bit || !gg || !(gg->egress & bit))
+            missing_one(w, &n, "egress", h->egress.v[i], NULL);
+    }
+    for (size_t i = 0; i < h->nconsequential; i++) {
+        const replay_bound *b = &h->consequential[i];
+        if (bound_granted(gg, b))
+            continue;
+        char what[600];
+        snprintf(what, sizeof what, "%s \"%.200s\" on %.200s%s%.100s%s", nz(b->tool),
+                 nz(b->name), nz(b->origin), b->row ? " (row " : "", nz(b->row),
+                 b->row ? ")" : "");
+        missing_one(w, &n, "consequential", what,
+                    "no bound rule of the grant pre-approves it: it would stop");
+    }
+    return n;
+}
+
+/* Every parameter of the active steps without a value, into w; number. */
+static size_t vars_missing(const replay_trail *t, const replay_opts *o, json_w *w)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->nsteps; i++) {
+        const replay_step *s = &t->steps[i];
+        const char *m;
+        size_t ml;
+        char *x = s->superseded ? NULL : subst(s->args, o, &m, &ml);
+        if (!s->superseded && !x && m) {
+            char name[VAR_NAME_MAX + 1];
+            snprintf(name, sizeof name, "%.*s", (int)ml, m);
+            char detail[160];
+            snprintf(detail, sizeof detail, "step %u: give it with --var %s=VALUE", s->n, name);
+            missing_one(w, &n, "variable", name, detail);
+        }
+        free(x);
+    }
+    return n;
+}
+
+/* ---- 2. the steps ---- */
+
+/* A fresh observation of the page (within OBS_BUDGET) as a member. */
+static void observation(run *R)
+{
+    snap_query q = {.budget_chars = OBS_BUDGET};
+    snap_result r = {0};
+    snap_observe(R->a, &q, &r);
+    json_w_key(R->w, "observation");
+    json_w_str(R->w, r.text ? r.text : snap_strerror(r.code));
+    snap_result_free(&r);
+}
+
+/* Open the divergence object: step, op, reason, acted. The caller adds
+ * expected/found and closes it with div_end. */
+static void div_begin(run *R, const replay_step *s, const char *reason, bool acted)
+{
+    json_w_key(R->w, "divergence");
+    json_w_obj_begin(R->w);
+    json_w_key(R->w, "step");
+    json_w_uint(R->w, s->n);
+    json_w_key(R->w, "op");
+    json_w_str(R->w, nz(s->op));
+    json_w_key(R->w, "reason");
+    json_w_str(R->w, reason);
+    json_w_key(R->w, "acted");
+    json_w_bool(R->w, acted);
+}
+
+static int div_end(run *R)
+{
+    observation(R);
+    json_w_obj_end(R->w);
+    return REPLAY_RUN_DIVERGED;
+}
+
+/* A divergence with plain expected / found texts. */
+static int diverge(run *R, const replay_step *s, const char *reason, bool acted,
+                   const char *expected, const char *found)
+{
+    div_begin(R, s, reason, acted);
+    json_w_key(R->w, "expected");
+    json_w_str(R->w, expected);
+    json_w_key(R->w, "found");
+    json_w_str(R->w, found);
+    return div_end(R);
+}
+
+/* The state the step started from against the page now. 0 or a status. */
+static int check_state(run *R, const replay_step *s, const snap_elems *E)
+{
+    const replay_state *st = &s->state;
+    if (st->origin && *st->origin && strcmp(st->origin, E->origin) != 0)
+        return diverge(R, s, "origin", false, st->origin, E->origin);
+    if (st->authenticated && !E->auth) {
+        char want[600];
+        snprintf(want, sizeof want, "logged in on %.200s as identity %.100s (a session from "
+                 "the vault); it is not: the session expired or was not restored. Log in "
+                 "(cdpgate login %.200s, or browser_login), then replay from this step",
+                 nz(st->origin), st->identity ? st->identity : "(none)", nz(st->origin));
+        return diverge(R, s, "login", false, want, "not logged in (auth=no)");
+    }
+    return 0;
+}
+
+/* The target of s re-found: its ref into ref, or a divergence. */
+static int refind(run *R, const replay_step *s, snap_elems *E, char ref[16])
+{
+    replay_match m;
+    snap_result r = {0};
+    snap_elements_free(E);
+    int rc = replay_find(R->a, &s->target, E, &m, &r);
+    if (rc) {
+        int st = diverge(R, s, "observe", false, "a fresh observation",
+                         r.text ? r.text : snap_strerror(rc));
+        snap_result_free(&r);
+        return st;
+    }
+    snap_result_free(&r);
+    if (m.verdict == REPLAY_FOUND) {
+        snprintf(ref, 16, "%s", m.ref);
+        return 0;
+    }
+    div_begin(R, s, m.verdict == REPLAY_AMBIGUOUS ? "ambiguous" : "missing", false);
+    json_w_key(R->w, "match");
+    replay_match_json(R->w, &s->target, E, &m);
+    return div_end(R);
+}
+
+/* ---- the actions ---- */
+
+static const char *arg_str(const json_val *args, const char *k)
+{
+    return json_get_str(args, k);
+}
+
+static bool arg_bool(const json_val *args, const char *k)
+{
+    return json_bool(json_get(args, k));
+}
+
+static char lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+}
+
+/* Does line s[0, n) contain q (ASCII case folded)? */
+static bool line_has(const char *s, size_t n, const char *q)
+{
+    size_t m = strlen(q);
+    for (size_t i = 0; m && i + m <= n; i++) {
+        size_t k = 0;
+        while (k < m && lower(s[i + k]) == lower(q[k]))
+            k++;
+        if (k == m)
+            return true;
+    }
+    return false;
+}
+
+/* The text of a read, as browser_read returns it: the page text between
+ * the content markers of text; with a query, only its lines that hold
+ * the query (the "[match ...]" line left out). */
+static void put_read_text(json_w *w, const char *text, const char *query)
+{
+    const char *o = text ? strstr(text, "<<<page-content nonce=") : NULL;
+    const char *s = o ? strstr(o, ">>>\n") : NULL;
+    const char *e = s ? strstr(s, "\n<<<end page-content nonce=") : NULL;
+    if (!e) {
+        json_w_str(w, "");
+        return;
+    }
+    s += 4;
+    base_buf b = {0};
+    while (s < e) {
+        const char *nl = memchr(s, '\n', (size_t)(e - s));
+        size_t n = nl ? (size_t)(nl - s) : (size_t)(e - s);
+        if (!query || (n && strncmp(s, "[match ", 7) != 0 && line_has(s, n, query))) {
+            if (b.len)
+                base_buf_putc(&b, '\n');
+            base_buf_put(&b, s, n);
+        }
+        s += n + 1;
+    }
+    json_w_strn(w, b.s ? b.s : "", b.s ? b.len : 0);
+    base_buf_free(&b);
+}
+
+/* browser_read again: the element's text (ref) or the lines matching a
+ * query, kept as output `name`. */
+static int act_read(run *R, const json_val *args, const char *ref, snap_result *r)
+{
+    snap_query q = {.text = true, .from = ref, .query = ref ? NULL : arg_str(args, "query")};
+    int rc = snap_observe(R->a, &q, r);
+    const char *name = arg_str(args, "name");
+    if (rc == 0 && name) {
+        json_w_key(&R->outs, name);
+        put_read_text(&R->outs, r->text, q.query);
+        R->nouts++;
+    }
+    return rc;
+}
+
+/* Run op with its args (parameters filled) on ref (NULL: none). */
+static int act(run *R, const replay_step *s, const json_val *args, const char *ref,
+               snap_result *r)
+{
+    const char *op = nz(s->op);
+    if (strcmp(op, "open") == 0)
+        return snap_open(R->a, nz(arg_str(args, "url")), arg_bool(args, "new_tab"), r);
+    if (strcmp(op, "click") == 0)
+        return arg_bool(args, "double") ? snap_dblclick(R->a, ref, NULL, r)
+                                        : snap_click(R->a, ref, NULL, r);
+    if (strcmp(op, "hover") == 0)
+        return snap_hover(R->a, ref, NULL, r);
+    if (strcmp(op, "type") == 0)
+        return snap_type(R->a, ref, nz(arg_str(args, "text")), arg_bool(args, "submit"),
+                         NULL, r);
+    if (strcmp(op, "select") == 0) {
+        const json_val *vs = json_get(args, "values");
+        size_t n = json_len(vs), k = 0;
+        const char **v = calloc(n ? n : 1, sizeof *v);
+        if (!v)
+            return SNAP_ENOMEM;
+        for (const json_val *c = json_first(vs); c; c = json_next(c))
+            if (json_str(c, NULL))
+                v[k++] = json_str(c, NULL);
+        int rc = snap_select(R->a, ref, v, k, NULL, r);
+        free(v);
+        return rc;
+    }
+    if (strcmp(op, "press") == 0)
+        return snap_press(R->a, nz(arg_str(args, "key")), NULL, r);
+    if (strcmp(op, "scroll") == 0)
+        return snap_scroll(R->a, ref, arg_str(args, "direction"), r);
+    if (strcmp(op, "back") == 0)
+        return snap_history(R->a, arg_bool(args, "forward") ? 1 : -1, r);
+    if (strcmp(op, "dialog") == 0)
+        return snap_dialog(R->a, arg_bool(args, "accept"), arg_str(args, "text"), r);
+    if (strcmp(op, "tabs") == 0)
+        return snap_tabs(R->a, nz(arg_str(args, "action")), arg_str(args, "tab"), r);
+    if (strcmp(op, "read") == 0)
+        return act_read(R, args, ref, r);
+    if (strcmp(op, "login") == 0 || strcmp(op, "takeover") == 0)
+        return 0;   /* by identity: the session comes from the vault at the next open */
+    return SNAP_EINVAL;
+}
+
+/* What the action's code means for the run: 0 go on, else a status (the
+ * result's member written). */
+static int act_outcome(run *R, const replay_step *s, int rc, const snap_result *r)
+{
+    const char *text = r->text ? r->text : snap_strerror(rc);
+    if (rc == 0)
+        return 0;
+    if (rc == SNAP_EDENIED || rc == SNAP_ESTOP || rc == SNAP_ETAKEOVER) {
+        json_w_key(R->w, "stopped");
+        json_w_obj_begin(R->w);
+        json_w_key(R->w, "step");
+        json_w_uint(R->w, s->n);
+        json_w_key(R->w, "op");
+        json_w_str(R->w, nz(s->op));
+        json_w_key(R->w, "gate");
+        json_w_str(R->w, text);
+        json_w_obj_end(R->w);
+        return REPLAY_RUN_STOPPED;
+    }
+    if (rc == SNAP_EUNKNOWN || rc == SNAP_ETIMEOUT) {
+        json_w_key(R->w, "unknown");
+        json_w_obj_begin(R->w);
+        json_w_key(R->w, "step");
+        json_w_uint(R->w, s->n);
+        json_w_key(R->w, "op");
+        json_w_str(R->w, nz(s->op));
+        json_w_key(R->w, "detail");
+        json_w_str(R->w, text);
+        json_w_key(R->w, "retried");
+        json_w_bool(R->w, false);
+        json_w_obj_end(R->w);
+        return REPLAY_RUN_UNKNOWN;
+    }
+    if (rc == SNAP_EBROWSER || rc == SNAP_ENOMEM) {
+        json_w_key(R->w, "error");
+        json_w_str(R->w, text);
+        return REPLAY_RUN_FAILED;
+    }
+    const char *why = rc == SNAP_ECOVERED ? "cover" : rc == SNAP_EDIALOG ? "dialog"
+                      : rc == SNAP_ELOGIN ? "login" : rc == SNAP_EBLOCKED ? "login"
+                      : "action";
+    return diverge(R, s, why, false, "the action to succeed", text);
+}
+
+/* Fold-blind containment of needle in hay (ASCII case, whitespace runs). */
+static bool text_has(const char *hay, const char *needle)
+{
+    base_buf h = {0}, n = {0};
+    const char *src[2] = {nz(hay), nz(needle)};
+    base_buf *dst[2] = {&h, &n};
+    for (int k = 0; k < 2; k++) {
+        bool sp = false;
+        for (const char *p = src[k]; *p; p++) {
+            bool ws = *p == ' ' || (*p >= '\t' && *p <= '\r');
+            if (ws) {
+                sp = dst[k]->len > 0;
+                continue;
+            }
+            if (sp)
+                base_buf_putc(dst[k], ' ');
+            sp = false;
+            base_buf_putc(dst[k], lower(*p));
+        }
+    }
+    bool ok = !n.len || (h.s && n.s && strstr(h.s, n.s));
+    base_buf_free(&h);
+    base_buf_free(&n);
+    return ok;
+}
+
+/* scheme://host/path of a URL (no query, no fragment) into out. */
+static void url_base(const char *u, char *out, size_t cap)
+{
+    snprintf(out, cap, "%.*s", (int)strcspn(nz(u), "?#"), nz(u));
+}
+
+/* The recorded effect against the page after the step. 0 or a status. */
+static int check_effect(run *R, const replay_step *s)
+{
+    const replay_effect *ef = &s->effect;
+    if (!ef->navigated && !ef->appeared.n)
+        return 0;
+    snap_query q = {.text = true};
+    snap_result r = {0};
+    int rc = snap_observe(R->a, &q, &r);
+    if (rc) {
+        int st = diverge(R, s, "effect", true, "a page to check the effect on",
+                         r.text ? r.text : snap_strerror(rc));
+        snap_result_free(&r);
+        return st;
+    }
+    int st = 0;
+    if (ef->navigated) {
+        char want[2048], now[2048];
+        url_base(ef->navigated, want, sizeof want);
+        const char *u = r.text ? strstr(r.text, " url=") : NULL;
+        snprintf(now, sizeof now, "%.*s", u ? (int)strcspn(u + 5, " ") : 0, u ? u + 5 : "");
+        now[strcspn(now, "?#")] = 0;
+        if (strcmp(want, now) != 0)
+            st = diverge(R, s, "effect", true, ef->navigated, now);
+    }
+    for (size_t i = 0; !st && i < ef->appeared.n; i++) {
+        if (!text_has(r.text, ef->appeared.v[i])) {
+            char want[600];
+            snprintf(want, sizeof want, "the text \"%.500s\" on the page", ef->appeared.v[i]);
+            st = diverge(R, s, "effect", true, want, "not on the page");
+        }
+    }
+    snap_result_free(&r);
+    return st;
+}
+
+/* One step: state, target, action, effect. 0 or a status. */
+static int play_step(run *R, const replay_step *s, snap_elems *E)
+{
+    const char *m;
+    size_t ml;
+    char *args = subst(s->args, R->o, &m, &ml);
+    json_doc *d = args ? json_parse(args, strlen(args), NULL, NULL) : NULL;
+    free(args);
+    if (!d) {
+        json_w_key(R->w, "error");
+        json_w_str(R->w, "a step's arguments could not be read");
+        return REPLAY_RUN_FAILED;
+    }
+    const json_val *av = json_doc_root(d);
+    bool first_open = strcmp(nz(s->op), "open") == 0;
+    int st = 0;
+    char ref[16] = "";
+    if (!first_open) {
+        snap_result r = {0};
+        snap_elements_free(E);
+        int rc = snap_elements(R->a, E, &r);
+        st = rc ? diverge(R, s, "observe", false, "a page", r.text ? r.text : "") :
+             check_state(R, s, E);
+        snap_result_free(&r);
+    }
+    if (!st && s->has_target)
+        st = refind(R, s, E, ref);
+    if (!st) {
+        snap_result r = {0};
+        int rc = act(R, s, av, s->has_target ? ref : NULL, &r);
+        st = act_outcome(R, s, rc, &r);
+        snap_result_free(&r);
+    }
+    if (!st)
+        st = check_effect(R, s);
+    json_doc_free(d);
+    return st;
+}
+
+static const char *status_name(int st)
+{
+    static const char *N[] = {"done", "diverged", "refused", "stopped", "unknown", "failed"};
+    return st >= 0 && st <= REPLAY_RUN_FAILED ? N[st] : "failed";
+}
+
+int replay_run(snap_agent *a, gate *g, const replay_trail *t, const replay_opts *o,
+               char **out)
+{
+    json_w w;
+    json_w_init(&w);
+    run R = {.a = a, .g = g, .o = o, .w = &w};
+    json_w_init(&R.outs);
+    json_w_obj_begin(&R.outs);
+    json_w_obj_begin(&w);
+    size_t total = 0;
+    for (size_t i = 0; i < t->nsteps; i++)
+        total += !t->steps[i].superseded;
+    json_w_key(&w, "steps");
+    json_w_uint(&w, total);
+    /* 1. Up front: needs and parameters, nothing run when one lacks. */
+    json_w_key(&w, "missing");
+    json_w_arr_begin(&w);
+    size_t nmiss = needs_missing(&t->h, g, &w) + vars_missing(t, o, &w);
+    json_w_arr_end(&w);
+    int st = nmiss ? REPLAY_RUN_REFUSED : 0;
+    bool ready = !st && o && o->check_only;
+    snap_elems E = {0};
+    for (size_t i = 0; !st && !ready && i < t->nsteps; i++) {
+        if (t->steps[i].superseded)
+            continue;
+        st = play_step(&R, &t->steps[i], &E);
+        if (!st)
+            R.done++;
+    }
+    snap_elements_free(&E);
+    json_w_key(&w, "done");
+    json_w_uint(&w, R.done);
+    json_w_obj_end(&R.outs);
+    char *outs = json_w_take(&R.outs, NULL);
+    json_w_key(&w, "outputs");
+    json_w_raw(&w, outs ? outs : "{}", outs ? strlen(outs) : 2, false);
+    free(outs);
+    json_w_key(&w, "status");
+    json_w_str(&w, ready ? "ready" : status_name(st));
+    json_w_obj_end(&w);
+    json_w_free(&R.outs);
+    *out = json_w_take(&w, NULL);
+    json_w_free(&w);
+    return *out ? st : REPLAY_RUN_FAILED;
+}

@@ -1,0 +1,312 @@
+/*
+ * test_replay_play.c — replaying a trail (issue 14, points 4-5): replay_run
+ * on an agent under a gate, and `cdpgate replay` as a command, against real
+ * headless Chromium on the shop pages of tests/fixtures/replay/ (each a
+ * version of one page as it changes between a recording and a replay).
+ *
+ * The trails are written here as text (the format of docs/replay.md), with
+ * the fixture server's port filled in.
+ */
+#include "tests/testlib.h"
+#include "base/base.h"
+#include "gate/gate.h"
+#include "replay/replay.h"
+#include "snapshot/snapshot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static const char *host_args[] = {FIXTURE_HOST_RULES, NULL};
+static testlib_world world;
+static char O_A[64];
+static const char *ORIGINS[1];
+
+static void grant_a(gate_grant *g)
+{
+    memset(g, 0, sizeof *g);
+    testlib_world_origin(&world, O_A, sizeof O_A, "a.test");
+    ORIGINS[0] = O_A;
+    g->task = "replay";
+    g->principal = "test";
+    g->origins = ORIGINS;
+    g->norigins = 1;
+}
+
+/* The trail text with every "ORIGIN" replaced by a.test's origin (new). */
+static char *trail_text(const char *tmpl)
+{
+    base_buf b = {0};
+    char o[64];
+    testlib_world_origin(&world, o, sizeof o, "a.test");
+    for (const char *p = tmpl; *p;) {
+        const char *q = strstr(p, "ORIGIN");
+        if (!q) {
+            base_buf_puts(&b, p);
+            break;
+        }
+        base_buf_put(&b, p, (size_t)(q - p));
+        base_buf_puts(&b, o);
+        p = q + 6;
+    }
+    return b.s;
+}
+
+static replay_trail *trail(const char *tmpl)
+{
+    char *s = trail_text(tmpl);
+    replay_err err = {0};
+    replay_trail *t = s ? replay_trail_parse(s, strlen(s), &err) : NULL;
+    if (!CHECK(t != NULL))
+        test_fail_detail("trail: %s", err.msg);
+    free(s);
+    return t;
+}
+
+/* Play tmpl on a new rig under grant_a; the status, the result in *json. */
+static int play(testlib_rig *x, const char *tmpl, const char *const *vars, size_t nvars,
+                char **json)
+{
+    *json = NULL;
+    replay_trail *t = trail(tmpl);
+    if (!t)
+        return -1;
+    replay_opts ro = {.vars = vars, .nvars = nvars};
+    int st = replay_run(x->a, x->g, t, &ro, json);
+    replay_trail_free(t);
+    return st;
+}
+
+static bool rig(testlib_rig *x)
+{
+    gate_grant g;
+    grant_a(&g);
+    snap_opts o = {0};
+    o.timeout_ms = 10000;
+    return testlib_rig_up(x, &world, &g, NULL, &o);
+}
+
+/* The page's status line has want. */
+static void check_status(snap_agent *a, const char *want)
+{
+    snap_query q = {.text = true};
+    snap_result r = {0};
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    CHECK_HAS(r.text, want);
+    snap_result_free(&r);
+}
+
+#define HEAD "{\"cdpgate_trail\":1,\"created\":\"2026-12-03T06:30:00Z\",\"cdpgate\":\"0.1.0\"," \
+             "\"needs\":{\"origins\":[\"ORIGIN\"]}}\n"
+#define OPEN(page) "{\"step\":1,\"op\":\"open\",\"args\":{\"url\":\"ORIGIN/replay/" page "\"}}\n"
+
+static const char SHOP_TRAIL[] =
+    HEAD OPEN("shop-moved.html")
+    "{\"step\":2,\"op\":\"click\",\"args\":{},\"target\":{\"role\":\"button\",\"name\":\"Add\","
+    "\"row\":\"Banana 0.80 Add\",\"section\":\"Basket\"},\"state\":{\"origin\":\"ORIGIN\"},"
+    "\"effect\":{\"appeared\":[\"clicked add banana\"]}}\n"
+    "{\"step\":3,\"op\":\"type\",\"args\":{\"text\":\"{{fruit}}\"},\"target\":{\"role\":"
+    "\"textbox\",\"name\":\"Search\",\"testid\":\"search-box\"}}\n"
+    "{\"step\":4,\"op\":\"read\",\"args\":{\"query\":\"clicked\",\"name\":\"status\"}}\n";
+
+/* A recorded task replays on a page whose classes, layout and row order
+ * changed: each target re-found, the parameter filled, the effect seen,
+ * the output returned. */
+static void t_replay_done(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    const char *vars[] = {"fruit=kiwi \"gold\""};
+    char *json = NULL;
+    int st = play(&x, SHOP_TRAIL, vars, 1, &json);
+    if (!CHECK_INT(REPLAY_RUN_DONE, st))
+        test_fail_detail("%s", json ? json : "");
+    CHECK_HAS(json, "\"status\":\"done\"");
+    CHECK_HAS(json, "\"steps\":4");
+    CHECK_HAS(json, "\"done\":4");
+    CHECK_HAS(json, "\"outputs\":{\"status\":\"clicked add banana\"}");
+    free(json);
+    snap_query q = {.query = "Search"};
+    snap_result r = {0};
+    CHECK_INT(0, snap_observe(x.a, &q, &r));
+    CHECK_HAS(r.text, "=\"kiwi \\\"gold\\\"\"");
+    snap_result_free(&r);
+    testlib_rig_down(&x);
+}
+
+/* A look-alike added: the step diverges before acting, names both
+ * candidates and gives a fresh observation; nothing is clicked. */
+static void t_replay_lookalike_diverges(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    char *json = NULL;
+    int st = play(&x, HEAD OPEN("shop-lookalike.html")
+                  "{\"step\":2,\"op\":\"click\",\"args\":{},\"target\":{\"role\":\"button\","
+                  "\"name\":\"Checkout\",\"section\":\"Pay\"}}\n", NULL, 0, &json);
+    CHECK_INT(REPLAY_RUN_DIVERGED, st);
+    CHECK_HAS(json, "\"status\":\"diverged\"");
+    CHECK_HAS(json, "\"divergence\":{\"step\":2,\"op\":\"click\",\"reason\":\"ambiguous\","
+              "\"acted\":false");
+    CHECK_HAS(json, "look-alike: 2 elements");
+    CHECK_HAS(json, "\"observation\":\"[page] title=\\\"Shop\\\"");
+    CHECK_HAS(json, "\"done\":1");
+    free(json);
+    check_status(x.a, "none");
+    testlib_rig_down(&x);
+}
+
+/* A label changed: missing, the relabelled button the closest candidate,
+ * nothing clicked. */
+static void t_replay_label_diverges(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    char *json = NULL;
+    int st = play(&x, HEAD OPEN("shop-relabel.html")
+                  "{\"step\":2,\"op\":\"click\",\"args\":{},\"target\":{\"role\":\"button\","
+                  "\"name\":\"Checkout\"}}\n", NULL, 0, &json);
+    CHECK_INT(REPLAY_RUN_DIVERGED, st);
+    CHECK_HAS(json, "\"reason\":\"missing\"");
+    CHECK_HAS(json, "\"name\":\"Place order\"");
+    free(json);
+    check_status(x.a, "none");
+    testlib_rig_down(&x);
+}
+
+/* The effect recorded did not happen: diverged after acting (acted:
+ * true), so the agent checks rather than repeats. */
+static void t_replay_effect_diverges(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    char *json = NULL;
+    int st = play(&x, HEAD OPEN("shop.html")
+                  "{\"step\":2,\"op\":\"click\",\"args\":{},\"target\":{\"role\":\"button\","
+                  "\"name\":\"Checkout\"},\"effect\":{\"appeared\":[\"Order placed\"]}}\n",
+                  NULL, 0, &json);
+    CHECK_INT(REPLAY_RUN_DIVERGED, st);
+    CHECK_HAS(json, "\"reason\":\"effect\",\"acted\":true");
+    CHECK_HAS(json, "Order placed");
+    free(json);
+    check_status(x.a, "clicked checkout");
+    testlib_rig_down(&x);
+}
+
+/* What the grant lacks and a parameter without a value are refused up
+ * front, all listed, nothing run (no tab was opened). */
+static void t_replay_refused_up_front(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    char *json = NULL;
+    int st = play(&x,
+                  "{\"cdpgate_trail\":1,\"created\":\"2026-12-03T06:30:00Z\",\"cdpgate\":\"0.1.0\","
+                  "\"needs\":{\"origins\":[\"ORIGIN\",\"http://evil.test\"],"
+                  "\"identities\":{\"ORIGIN\":\"alice\"},\"egress\":[\"file_transfer\"],"
+                  "\"consequential\":[{\"origin\":\"ORIGIN\",\"tool\":\"click\","
+                  "\"name\":\"Checkout\"}]}}\n"
+                  OPEN("shop.html")
+                  "{\"step\":2,\"op\":\"type\",\"args\":{\"text\":\"{{fruit}}\"},\"target\":"
+                  "{\"role\":\"textbox\",\"name\":\"Search\"}}\n", NULL, 0, &json);
+    CHECK_INT(REPLAY_RUN_REFUSED, st);
+    CHECK_HAS(json, "\"status\":\"refused\"");
+    CHECK_HAS(json, "{\"need\":\"origin\",\"value\":\"http://evil.test\"}");
+    CHECK_HAS(json, "{\"need\":\"identity\",\"value\":\"alice\"");
+    CHECK_HAS(json, "{\"need\":\"egress\",\"value\":\"file_transfer\"}");
+    CHECK_HAS(json, "{\"need\":\"consequential\",\"value\":\"click \\\"Checkout\\\" on");
+    CHECK_HAS(json, "{\"need\":\"variable\",\"value\":\"fruit\"");
+    CHECK_HAS(json, "\"done\":0");
+    free(json);
+    snap_elems e;
+    snap_result r = {0};
+    CHECK_INT(SNAP_ENOTAB, snap_elements(x.a, &e, &r));
+    snap_elements_free(&e);
+    snap_result_free(&r);
+    testlib_rig_down(&x);
+}
+
+/* A step the gate will not let through on replay (text typed into a
+ * password field: the human takes over) stops the run with the gate's
+ * reason, and never echoes the text. */
+static void t_replay_gate_stops(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    char *json = NULL;
+    int st = play(&x, HEAD OPEN("shop-relabel.html")
+                  "{\"step\":2,\"op\":\"type\",\"args\":{\"text\":\"hunter2\"},"
+                  "\"class\":\"interact\",\"target\":{\"role\":\"textbox\","
+                  "\"name\":\"Password\"}}\n",
+                  NULL, 0, &json);
+    CHECK_INT(REPLAY_RUN_STOPPED, st);
+    CHECK_HAS(json, "\"status\":\"stopped\"");
+    CHECK_HAS(json, "\"stopped\":{\"step\":2,\"op\":\"type\",\"gate\":");
+    CHECK_HAS(json, "\"done\":1");
+    CHECK_LACKS(json, "hunter2");
+    free(json);
+    testlib_rig_down(&x);
+}
+
+/* `cdpgate replay`: one JSON object on stdout and the documented exit
+ * status (4: diverged). */
+static void t_cli_replay_exit(void)
+{
+    if (!testlib_need_cdpgate() || !testlib_world_browser(&world))
+        return;
+    char path[512], grant[512];
+    snprintf(path, sizeof path, "%s/look.trail", world.root);
+    snprintf(grant, sizeof grant, "%s/grant.json", world.root);
+    char *s = trail_text(HEAD OPEN("shop-lookalike.html")
+                         "{\"step\":2,\"op\":\"click\",\"args\":{},\"target\":{\"role\":"
+                         "\"button\",\"name\":\"Checkout\"}}\n");
+    char *g = trail_text("{\"task\":\"replay\",\"origins\":[\"ORIGIN\"]}");
+    FILE *f = fopen(path, "w"), *fg = fopen(grant, "w");
+    if (!CHECK(s && g && f && fg))
+        return;
+    fputs(s, f);
+    fputs(g, fg);
+    fclose(f);
+    fclose(fg);
+    free(s);
+    free(g);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s --browser-arg '%s' --grant %s replay %s 2>/dev/null",
+             testlib_cdpgate_bin(), FIXTURE_HOST_RULES, grant, path);
+    FILE *p = popen(cmd, "r");
+    char out[65536];
+    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[n] = 0;
+    int rc = p ? pclose(p) : -1;
+    CHECK(WIFEXITED(rc));
+    CHECK_INT(4, WEXITSTATUS(rc));
+    CHECK(out[0] == '{' && strchr(out, '\n') == out + n - 1);
+    CHECK_HAS(out, "\"reason\":\"ambiguous\"");
+}
+
+static const test_case TESTS[] = {
+    {"replay_done", t_replay_done},
+    {"replay_lookalike_diverges", t_replay_lookalike_diverges},
+    {"replay_label_diverges", t_replay_label_diverges},
+    {"replay_effect_diverges", t_replay_effect_diverges},
+    {"replay_refused_up_front", t_replay_refused_up_front},
+    {"replay_gate_stops", t_replay_gate_stops},
+    {"cli_replay_exit", t_cli_replay_exit},
+    {0},
+};
+
+int main(int argc, char **argv)
+{
+    if (testlib_world_up(&world, "replay-play", host_args, false) != 0)
+        return 1;
+    int rc = test_main(argc, argv, TESTS);
+    testlib_world_down(&world);
+    return rc;
+}
