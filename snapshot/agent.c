@@ -16,6 +16,7 @@
  */
 #include "snapshot/agent_int.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -610,6 +611,12 @@ static void do_work(snap_agent *a, pending_work *w)
             session_init(a, t, w->session, false, &scratch);
     }
     snap_result_free(&scratch);
+}
+
+int snap_read_timeout(const snap_agent *a)
+{
+    int t = a->o.timeout_ms > 0 ? a->o.timeout_ms : 15000;
+    return t > INT_MAX / SNAP_READ_FACTOR ? INT_MAX : t * SNAP_READ_FACTOR;
 }
 
 int snap_sync(snap_agent *a)

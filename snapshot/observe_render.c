@@ -336,7 +336,7 @@ int snap_obs_fetch(build *B)
 {
     snap_agent *a = B->a;
     snap_tab *t = B->t;
-    int tmo = a->o.timeout_ms > 0 ? a->o.timeout_ms : 15000;
+    int tmo = snap_read_timeout(a);
     if (t->nframes > FRAMES_MAX)
         return SNAP_ENOMEM;
     B->fr = calloc(t->nframes ? t->nframes : 1, sizeof *B->fr);

@@ -90,7 +90,7 @@ int snap_obs_view_relayout(snap_agent *a, snap_tab *t, struct snap_cache *C)
         return -1;
     char session[SNAP_ID_MAX];
     snprintf(session, sizeof session, "%s", t->frames[0].session);
-    int tmo = a->o.timeout_ms > 0 ? a->o.timeout_ms : 15000;
+    int tmo = snap_read_timeout(a);
     domsink *DS = calloc(1, sizeof *DS);
     sess_st S = {.id = session};
     uint64_t id = 0;

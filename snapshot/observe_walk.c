@@ -393,7 +393,7 @@ int snap_obs_walk_fetch(build *B, frame_st *F)
     int rc = B->mut_defer ? snap_world_eval(a, F->f->session, world, snap_js_mut_expr, &mc) : 0;
     for (size_t k = 0; k < 4 && !rc; k++)
         rc = snap_world_eval(a, F->f->session, world, PART[k], &call[k]);
-    int tmo = a->o.timeout_ms > 0 ? a->o.timeout_ms : 15000;
+    int tmo = snap_read_timeout(a);
     if (mc) {
         cdp_reply rep = {0};
         const json_val *v = cdp_wait(a->c, mc, tmo, &rep, NULL) ||

@@ -760,6 +760,15 @@ int snap_obs_check(snap_agent *a, const char *obs, snap_result *r);
 /* Process what arrived: pump ready messages, adopt popups, set up new
  * out-of-process iframe sessions. 0 or SNAP_EBROWSER when the browser is gone. */
 int snap_sync(snap_agent *a);
+/* The bound on one reply of a snapshot's reads (the DOM snapshot, the
+ * accessibility tree, the walker's script): SNAP_READ_FACTOR times the
+ * per-action timeout (60 s by default). A read has no outcome to lose, and
+ * CDP cannot cancel one: given up on, it keeps the renderer busy and the
+ * next call waits behind it, so the bound only gives up on a renderer that
+ * will not answer; what a page's size and the machine's load cost, it
+ * waits for (docs/snapshot.md, "Deadlines"). */
+#define SNAP_READ_FACTOR 4
+int snap_read_timeout(const snap_agent *a);
 
 /* Wait for the consequences of an action on tab t: a navigation (to its
  * load, following script and meta redirects), the action's own network

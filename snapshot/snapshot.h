@@ -79,7 +79,8 @@ struct vault;               /* vault/vault.h */
 
 typedef struct {
     size_t budget_chars;    /* default snapshot size budget; 0 = 12000 */
-    int timeout_ms;         /* per action; 0 = 15000 */
+    int timeout_ms;         /* per action; 0 = 15000. A snapshot's reads wait
+                               up to 4x (docs/snapshot.md, "Deadlines") */
     bool allow_local;       /* open file:, chrome:, devtools:, view-source: URLs
                                (the CLI's own commands; never for a model) */
     struct vault *vault;    /* session store (borrowed; NULL = none): see "Browser
