@@ -50,7 +50,8 @@
  * Runs: inside the scripts below that start with it (not on its own). */
 #define SF_SRC \
     "var sfOf=function(e){var f=e&&(e.form||(e.closest&&e.closest('form')));" \
-    "var L=f?[].slice.call(f.elements||[]):e?[e]:[];" \
+    "var L=f?[].slice.call(f instanceof HTMLFormElement?Object.getOwnPropertyDescriptor(" \
+    "HTMLFormElement.prototype,'elements').get.call(f):[]):e?[e]:[];" \
     "var s=L.filter(function(i){return i.tagName==='INPUT'&&((i.type||'').toLowerCase()===" \
     "'password'||/one-time-code|current-password|new-password/.test(" \
     "(i.getAttribute('autocomplete')||'').toLowerCase()));});" \
@@ -101,7 +102,7 @@ const char snap_js_sf_known_fn[] =
     "if(e&&e.tagName==='LABEL'&&e.control)e=e.control;"
     "var f=e&&(e.form||(e.closest&&e.closest('form'))),o=[];"
     "for(var i=0;i<arguments.length&&o.length<8;i++){var x=arguments[i];"
-    "if(x&&x.nodeType===1&&(x===e||(f&&(x.form===f||f.contains(x)))))"
+    "if(x&&x.nodeType===1&&(x===e||(f&&(x.form===f||Node.prototype.contains.call(f,x)))))"
     "o.push(String(x.name||'').slice(0,63));}return o;}";
 
 /* Checks on the element before input (one call, plain values back).
@@ -861,6 +862,22 @@ const char snap_js_acted_fn[] =
     JS_CLICKED
     "if(e.tagName==='LABEL'&&e.control)e=e.control;return e;}";
 
+/* Page-check helper (JS source, a var statement): the DOM read through the
+ * prototypes' own getters. A form's named controls shadow its built-in
+ * properties ([LegacyOverrideBuiltIns]), in cdpgate's isolated world too:
+ * `<input name=elements>` makes form.elements that input, and a read of
+ * it iterates nothing without throwing (red team s12, G4). A method a
+ * control shadows throws when called, and the script fails closed; a
+ * property read does not, so every property read on an element that may be
+ * a form goes through these: ELS(f) its controls (form= ones outside it
+ * too; [] when f is not a form), AT attributes, FC firstChild, NX
+ * nextSibling.
+ * Runs: inside the scripts below that use it (not on its own). */
+#define JS_SAFE_DOM \
+    "var GD=(C,k)=>Object.getOwnPropertyDescriptor(C.prototype,k).get," \
+    "ELS=f=>f instanceof HTMLFormElement?GD(HTMLFormElement,'elements').call(f):[]," \
+    "AT=GD(Element,'attributes'),FC=GD(Node,'firstChild'),NX=GD(Node,'nextSibling');"
+
 /* What the form (or compose area) of an element holds that may name a
  * recipient, read back for the gate before a consequential action
  * (gate_present): every field with a value (hidden inputs too; the options
@@ -881,28 +898,28 @@ const char snap_js_present_fn[] =
     "function(){var K=[].slice.call(arguments),e=this.nodeType===1?this:this.parentElement;"
     "if(!e)return{p:[]};"
     "if(e.tagName==='LABEL'&&e.control)e=e.control;"
-    "var N=function(s,n){return String(s||'').replace(/\\s+/g,' ').trim().slice(0,n||160);};"
-    "var A=function(x,k){return x.getAttribute?x.getAttribute(k)||'':'';};"
-    "var F='input,textarea,select,[contenteditable]';"
+    "var N=(s,n)=>{return String(s||'').replace(/\\s+/g,' ').trim().slice(0,n||160);};"
+    "var A=(x,k)=>{return x.getAttribute?x.getAttribute(k)||'':'';};"
+    "var F='input,textarea,select,[contenteditable]';" JS_SAFE_DOM
     "var c=e.form||e.closest('form,dialog,[role=dialog],[role=form]');"
     "for(var p=e.parentElement,i=0;!c&&p&&i<16;p=p.parentElement,i++){"
     "var q=p.querySelectorAll(F);for(var j=0;j<q.length;j++)if(q[j]!==e&&!q[j].contains(e)){"
     "c=p;break;}}"
     "if(!c)return{p:[]};"
     "var out=[],cut=0,seen={};"
-    "var add=function(o){if(out.length>=256){cut=1;return;}out.push(o);};"
+    "var add=o=>{if(out.length>=256){cut=1;return;}out.push(o);};"
     "var R=/[^\\s,;<>()\\[\\]\"']*[@\\uFF20\\uFE6B][^\\s,;<>()\\[\\]\"']*/g;"
-    "var T=function(s){return String(s||'').slice(0,4000).match(R)||[];};"
-    "var chip=function(s){T(s).forEach(function(t){if(!seen[t]){seen[t]=1;add({c:true,v:t});}});};"
+    "var T=s=>{return String(s||'').slice(0,4000).match(R)||[];};"
+    "var chip=s=>{T(s).forEach(t=>{if(!seen[t]){seen[t]=1;add({c:true,v:t});}});};"
     JS_FIELD_WORDS
-    "var NM=function(x){var s=A(x,'aria-label'),d=x.ownerDocument;if(!s)s=A(x,'aria-labelledby')"
-    ".split(/\\s+/).map(function(id){var l=id&&d.getElementById(id);return l?l.innerText:'';})"
-    ".join(' ');if(!N(s)&&x.labels)s=[].map.call(x.labels,function(l){return l.innerText;})"
+    "var NM=x=>{var s=A(x,'aria-label'),d=x.ownerDocument;if(!s)s=A(x,'aria-labelledby')"
+    ".split(/\\s+/).map(id=>{var l=id&&d.getElementById(id);return l?l.innerText:'';})"
+    ".join(' ');if(!N(s)&&x.labels)s=[].map.call(x.labels,l=>{return l.innerText;})"
     ".join(' ');if(!N(s))s=A(x,'title')||A(x,'placeholder');return N(s);};"
-    "var fl=[].slice.call(c.querySelectorAll(F));if(c.elements)[].forEach.call(c.elements,"
-    "function(x){if(fl.indexOf(x)<0)fl.push(x);});if(fl.length>2000){cut=1;fl=fl.slice(0,2000);}"
+    "var fl=[].slice.call(c.querySelectorAll(F));[].forEach.call(ELS(c),"
+    "x=>{if(fl.indexOf(x)<0)fl.push(x);});if(fl.length>2000){cut=1;fl=fl.slice(0,2000);}"
     "var roots=[];"
-    "fl.forEach(function(x){var tag=x.tagName.toLowerCase(),t=A(x,'type').toLowerCase(),"
+    "fl.forEach(x=>{var tag=x.tagName.toLowerCase(),t=A(x,'type').toLowerCase(),"
     "ac=A(x,'autocomplete').toLowerCase();"
     "if(tag!=='input'&&tag!=='textarea'&&tag!=='select'){if(!x.isContentEditable||"
     "(x.parentElement&&x.parentElement.isContentEditable))return;}"
@@ -912,24 +929,24 @@ const char snap_js_present_fn[] =
     "if(tag!=='input')roots.push(x);"
     "var o={f:N(A(x,'name')+' '+(x.id||'')+' '+A(x,'placeholder')+' '+A(x,'aria-label')),"
     "l:N(t==='hidden'?A(x,'name')+' '+(x.id||''):L(x),300),n:NM(x),t:t,ac:N(ac)};"
-    "var vs=[];if(tag==='select')[].forEach.call(x.selectedOptions||[],function(op){"
+    "var vs=[];if(tag==='select')[].forEach.call(x.selectedOptions||[],op=>{"
     "vs.push(op.label);if(op.value!==op.label)vs.push(op.value);});"
     "else if(tag==='input'||tag==='textarea')vs.push(x.value);"
-    "else{var v=x.innerText,ex=[];[].forEach.call(x.querySelectorAll('*'),function(y){"
-    "if(ex.length<64)[].forEach.call(y.attributes,function(at){T(at.value).forEach(function(k){"
+    "else{var v=x.innerText,ex=[];[].forEach.call(x.querySelectorAll('*'),y=>{"
+    "if(ex.length<64)[].forEach.call(y.attributes,at=>{T(at.value).forEach(k=>{"
     "ex.push(k);});});});vs.push(v+(ex.length?', '+ex.join(', '):''));}"
-    "vs.forEach(function(v){v=String(v||'').slice(0,1100);if(N(v))add({f:o.f,l:o.l,n:o.n,t:o.t,"
+    "vs.forEach(v=>{v=String(v||'').slice(0,1100);if(N(v))add({f:o.f,l:o.l,n:o.n,t:o.t,"
     "ac:o.ac,v:v});});});"
-    "var vis=function(x){return x.checkVisibility?x.checkVisibility():"
+    "var vis=x=>{return x.checkVisibility?x.checkVisibility():"
     "x.getClientRects().length>0;};"
-    "var n=0,w=document.createTreeWalker(c,NodeFilter.SHOW_ELEMENT,{acceptNode:function(x){"
+    "var n=0,w=document.createTreeWalker(c,NodeFilter.SHOW_ELEMENT,{acceptNode:x=>{"
     "if(roots.indexOf(x)>=0||/^(INPUT|SCRIPT|STYLE|TEMPLATE|NOSCRIPT)$/.test(x.tagName))"
     "return NodeFilter.FILTER_REJECT;"
     "if(x.matches('[role=listbox],[role=menu],[role=tooltip],datalist')&&!vis(x))"
     "return NodeFilter.FILTER_REJECT;return NodeFilter.FILTER_ACCEPT;}});"
     "for(var x=w.currentNode;x;x=w.nextNode()){if(++n>5000){cut=1;break;}"
-    "for(var i=0;i<x.attributes.length&&i<64;i++)chip(x.attributes[i].value);"
-    "for(var k=x.firstChild;k;k=k.nextSibling)if(k.nodeType===3)chip(k.data);}"
+    "var at=AT.call(x);for(var i=0;i<at.length&&i<64;i++)chip(at[i].value);"
+    "for(var k=FC.call(x);k;k=NX.call(k))if(k.nodeType===3)chip(k.data);}"
     "return{p:out,cut:!!cut};}";
 
 /* The submitter of the form an action on the node submits (the submit

@@ -625,6 +625,55 @@ out:
     rig_down(&x);
 }
 
+/* Red team s12, G4: a form's named controls shadow its properties in
+ * cdpgate's isolated world too (<input name=elements>: form.elements is that
+ * input, iterated as nothing, no error), so the recipient read-back missed a
+ * To field outside the form (form=f) holding mallory@evil.test, and the send
+ * went out; a form's firstChild / attributes shadowed hid an address written
+ * in it. Now the read-back goes through the prototypes' getters: refused; a
+ * shadowed method throws and the send is refused (fail closed); the granted
+ * recipient with the same names goes out. */
+static void t_clobber_send_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, one_recipient))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    static const char *const VAR[] = {"els", "fc", "qsa"};
+    for (size_t i = 0; i < sizeof VAR / sizeof VAR[0]; i++) {
+        snap_result r;
+        char path[80];
+        snprintf(path, sizeof path, "/gate/red/clobber-send.html?v=%s", VAR[i]);
+        CHECK_INT(0, do_open(x.a, "a.test", path, &r));
+        snap_result_free(&r);
+        int rc = act_on(x.a, "button \"Send\"", 'c', NULL, false, &r);
+        if (strcmp(VAR[i], "qsa") == 0) {
+            /* The read-back cannot run: refused, nothing done. */
+            CHECK(rc != 0);
+            CHECK_HAS(r.text, "cannot read back the recipients");
+            CHECK_HAS(r.text, "nothing was done");
+        } else if (!CHECK_INT(SNAP_EDENIED, rc)) {
+            test_fail_detail("v=%s: the send was not refused: %.300s", VAR[i],
+                             r.text ? r.text : "");
+        } else {
+            CHECK_HAS(r.text, "mallory@evil.test");
+        }
+        snap_result_free(&r);
+    }
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "a.test", "/gate/red/clobber-send.html?v=ok", &r));
+    snap_result_free(&r);
+    CHECK_INT(0, act_on(x.a, "button \"Send\"", 'c', NULL, false, &r));
+    snap_result_free(&r);
+    barrier(x.a);
+    check_none("POST", "a.test", "clob-els");
+    check_none("POST", "a.test", "clob-fc");
+    check_none("POST", "a.test", "clob-qsa");
+    CHECK(log_wait("POST", "a.test", "clob-ok", 1, 5000) >= 1);
+out:
+    rig_down(&x);
+}
+
 /* ---- recipients on a webmail compose form (issue 11, point 8) ---- */
 
 /* Type text into the To combobox of gate/mail.html. */
@@ -5396,6 +5445,7 @@ static const test_case TESTS[] = {
     {"red_away", t_red_away},
     {"red_open_get", t_red_open_get},
     {"red_open_pad_regression", t_red_open_pad_regression},
+    {"clobber_send_regression", t_clobber_send_regression},
     {"red_shot_secret_regression", t_red_shot_secret_regression},
     {"red_shot3_regression", t_red_shot3_regression},
     {"red_walk_secrets_regression", t_red_walk_secrets_regression},
