@@ -23,7 +23,10 @@
  * allow it), the value of text fields and comboboxes (NEVER of a field
  * observe_dom.c's rules call secret: type password, autocomplete
  * one-time-code, current-password, new-password or cc-, nor of one that
- * ever was: those get state z and no value), the states the view shows
+ * ever was: those get state z and no value; any editable element is
+ * tested too, a secret one's children are not walked, and a name read
+ * from a secret element's contents is "[secret]": red team s12, W1),
+ * the states the view shows
  * and a heading's level. It keeps the nodes it printed in
  * __cdpgateWalk.els (index = record) with the document's mutation count,
  * and gives each element it prints an id for the life of the document
@@ -200,7 +203,8 @@ const char snap_js_walk_def3[] =
     "var al=w_attr(e,\"aria-label\");if(al&&al.trim())return w_trim(al);\n"
     "if(w_rec&&!ref){var v=w_ctlVal(e,r);if(v!==null&&e!==skipCtl)return v;}\n"
     "var n=w_native(e,r,seen);if(n)return n;\n"
-    "if(w_rec||w_NFC[r]){var c=w_content(e,seen,skipCtl);if(c)return c;}\n"
+    "if(w_rec||w_NFC[r]){if(w_secret(e))return /\\S/.test(e.textContent)?\"[secret]\":\"\";\n"
+    "var c=w_content(e,seen,skipCtl);if(c)return c;}\n"
     "var ti=w_attr(e,\"title\");return ti?w_trim(ti):\"\";}\n"
     "function w_native(e,r,seen){var t=e.tagName;\n"
     "if(t===\"INPUT\"){var ty=(w_attr(e,\"type\")||\"text\").toLowerCase();\n"
@@ -266,12 +270,12 @@ const char snap_js_walk_expr[] =
     "var seen={};w_nu=0;var x=w_txt(n,seen,false,null,false,r);if(x)nm=x;if(w_nu)nu=1;\n"
     "if(nm&&nm.length>150&&!w_NFC[r])nu=1;if(nu)f+=\"u\";\n"
     "if(r===\"textbox\"||r===\"searchbox\"||r===\"combobox\"||r===\"slider\"||r===\"spinbutton"
-    "\"){sec=w_secret(n);\n"
+    "\"||f.indexOf(\"e\")>=0){sec=w_secret(n);\n"
     "if(sec)f+=\"z\";else{var v=w_ctlVal(n,r);if(v!==null&&v!==\"\"){val=(r===\"slider\"||r"
     "===\"spinbutton\")&&v.trim()!==\"\"&&isFinite(+v)?\"#\"+(+v):\"=\"+w_cl(v);}}}\n"
     "if(n.tagName===\"INPUT\"&&n.type===\"file\"){var fl=n.files;val=\"=\"+w_cl(fl&&fl.len"
     "gth?fl.length===1?fl[0].name:fl.length+\" files\":\"No file chosen\");}\n"
-    "if(f.indexOf(\"e\")>=0)val=\"=\"+w_cl(n.textContent);\n"
+    "if(f.indexOf(\"e\")>=0&&!sec)val=\"=\"+w_cl(n.textContent);\n"
     "w_els.push(n);w_rec(d,r,f,r===\"heading\"?w_level(n):0,nm,val,w_id(n));\n"
     "if(n.tagName===\"SELECT\"&&r===\"combobox\"){var o=n.options;w_rec(d+1,\"MenuListPopu"
     "p\",\"\",0,null,nul"
@@ -279,6 +283,7 @@ const char snap_js_walk_expr[] =
     "for(var j=0;j<o.length;j++){w_els.push(o[j]);w_rec(d+2,w_role(o[j]),w_st(o[j],\"o"
     "ption\"),0,sec&&o[j].selected?\"[secret]\":w_trim(o[j].label||o[j].textContent),null,\n"
     "w_id(o[j]));}continue;}\n"
+    "if(sec)continue;\n"
     "if(r===\"textbox\"||r===\"searchbox\"||r===\"spinbutton\"||n.tagName===\"IMG\"||n.tagNam"
     "e===\"IFRAME\")continue;\n"
     "w_walk(n,d+1);}}\n"

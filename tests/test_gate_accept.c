@@ -1538,6 +1538,13 @@ static void t_red_walk_secrets_regression(void)
     walk_secrets_check(false);
 }
 
+/* The same view built by the walker: fails on the main before this fix
+ * (CE1, CE3, CE5, TA4 and SH9 printed as values, text and names). */
+static void t_red_walk_secrets_walker_regression(void)
+{
+    walk_secrets_check(true);
+}
+
 /* Issue 13, point 6b: a click named by text ("text:...") is the click of
  * the control the text is in, judged by that control's name: a "Cancel"
  * inside a "Delete account" row link, a "Keep it" inside a "Delete
@@ -5449,6 +5456,7 @@ static const test_case TESTS[] = {
     {"red_shot_secret_regression", t_red_shot_secret_regression},
     {"red_shot3_regression", t_red_shot3_regression},
     {"red_walk_secrets_regression", t_red_walk_secrets_regression},
+    {"red_walk_secrets_walker_regression", t_red_walk_secrets_walker_regression},
     {"confirmed_dialog_changed", t_confirmed_dialog_changed},
     {NULL, NULL},
 };
