@@ -291,6 +291,95 @@ static void t_cli_replay_exit(void)
     CHECK_HAS(out, "\"reason\":\"ambiguous\"");
 }
 
+/* The file's text (new), NULL when it cannot be read. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    base_buf b = {0};
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        base_buf_put(&b, buf, n);
+    fclose(f);
+    return b.s;
+}
+
+/* A trail recorded by `cdpgate mcp --record` (the recorder's own target
+ * format: the gate's row text, its attributes) replays on the page after
+ * its classes, layout and row order changed: the two formats agree. */
+static void t_recorded_mcp_replays(void)
+{
+    if (!testlib_need_cdpgate() || !testlib_world_browser(&world))
+        return;
+    char path[512], grant[512], rules[400], data[600], url[256], args[400], ref[16];
+    snprintf(path, sizeof path, "%s/mcp.trail", world.root);
+    snprintf(grant, sizeof grant, "%s/grant-mcp.json", world.root);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/mcp-data", world.root);
+    char *g = trail_text("{\"task\":\"replay\",\"origins\":[\"ORIGIN\"]}");
+    FILE *fg = fopen(grant, "w");
+    if (!CHECK(g && fg))
+        return;
+    fputs(g, fg);
+    fclose(fg);
+    free(g);
+    const char *env[] = {data, NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "--record", path,
+                          "mcp", NULL};
+    fixture_child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    testlib_mcp_init(&c, "replay");
+    testlib_world_url(&world, url, sizeof url, "a.test", "/replay/shop.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    char *o = testlib_mcp_tool(&c, 2, "browser_open", args);
+    /* The ref before "(row: Banana)" on its line. */
+    const char *rb = o ? strstr(o, "(row: Banana)") : NULL;
+    while (rb && rb > o && strncmp(rb, "[e", 2) != 0)
+        rb--;
+    snprintf(ref, sizeof ref, "%.*s", rb ? (int)strcspn(rb + 1, "]") : 0, rb ? rb + 1 : "");
+    free(o);
+    snprintf(args, sizeof args, "{\"ref\":\"%s\"}", ref);
+    o = testlib_mcp_tool(&c, 3, "browser_click", args);
+    CHECK_HAS(o, "clicked add banana");
+    free(o);
+    testlib_child_free(&c);
+    char *rec = slurp(path);
+    if (!CHECK(rec != NULL))
+        return;
+    CHECK_HAS(rec, "\"op\":\"click\"");
+    /* The same task, on the page as it is now. */
+    char *moved = rec, *at = strstr(rec, "/replay/shop.html");
+    base_buf b = {0};
+    if (at) {
+        base_buf_put(&b, rec, (size_t)(at - rec));
+        base_buf_puts(&b, "/replay/shop-moved.html");
+        base_buf_puts(&b, at + strlen("/replay/shop.html"));
+        moved = b.s;
+    }
+    replay_err err = {0};
+    replay_trail *t = moved ? replay_trail_parse(moved, strlen(moved), &err) : NULL;
+    free(rec);
+    base_buf_free(&b);
+    testlib_rig x;
+    if (!CHECK(t != NULL) || !rig(&x)) {
+        replay_trail_free(t);
+        return;
+    }
+    char *json = NULL;
+    replay_opts ro = {0};
+    int st = replay_run(x.a, x.g, t, &ro, &json);
+    if (!CHECK_INT(REPLAY_RUN_DONE, st))
+        test_fail_detail("%s", json ? json : "");
+    CHECK_HAS(json, "\"done\":2");
+    free(json);
+    check_status(x.a, "clicked add banana");
+    replay_trail_free(t);
+    testlib_rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"replay_done", t_replay_done},
     {"replay_lookalike_diverges", t_replay_lookalike_diverges},
@@ -299,6 +388,7 @@ static const test_case TESTS[] = {
     {"replay_refused_up_front", t_replay_refused_up_front},
     {"replay_gate_stops", t_replay_gate_stops},
     {"cli_replay_exit", t_cli_replay_exit},
+    {"recorded_mcp_replays", t_recorded_mcp_replays},
     {0},
 };
 
