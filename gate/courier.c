@@ -89,6 +89,15 @@ bool gate_courier(const gate *gt, const gate_request *req, const char *origin,
 {
     if (!gt->tainted[0] || req->authenticated || (req->service && *req->service))
         return false;
+    if (strcmp(req->tool, "type") == 0 && req->text_withheld) {
+        /* A field that merely looks secret (autocomplete "x-password-y"):
+         * the text is kept from the prompt, so the human could not see it. */
+        d->courier = true;
+        gate_verdict(d, GATE_DENY, "courier: the task has read pages of %s (signed in); text "
+                     "for a field that looks secret, on a page outside that session, cannot be "
+                     "shown to the human who would be asked: refused", gt->tainted);
+        return true;
+    }
     const char *what = carries(req);
     if (!what)
         return false;

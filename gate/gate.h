@@ -296,6 +296,8 @@ typedef struct {
                                        to the human who confirms and checked as a
                                        recipient in a recipient field; never
                                        audited, never quoted for a secret field */
+    bool text_withheld;             /* type: the caller left text out (a field that
+                                       looks secret): the courier rule refuses it */
     const char *key;                /* press: the key (shown) */
     bool dbl;                       /* click: a double click (two clicks on the
                                        element): judged as the tool click, shown

@@ -660,11 +660,11 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     q.authenticated = t && !in->open_url ? snap_tab_auth(a, t) || q.service
                                          : in->authenticated || q.service;
     q.target = have_target ? &tg : NULL;
-    /* The text to type: shown to the human who confirms, and checked by the
-     * gate when the field takes a recipient (To, Cc, payee, ...). Never the
-     * text of a secret field. */
-    if (in->text && !(have_target && secret_field(&tg)))
-        q.text = in->text;
+    /* The text to type: shown to the human, checked in a recipient field. Never a
+     * secret field's: withheld, it is still data for the courier rule (S7). */
+    bool held = in->text && have_target && secret_field(&tg);
+    q.text = held ? NULL : in->text;
+    q.text_withheld = held && *in->text;
     /* A consequential action (a send, a payment): what its form holds is
      * read back for the gate, which checks the recipients in it (a
      * suggestion accepted with a key, or filled in by the page, is there

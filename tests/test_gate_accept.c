@@ -5360,6 +5360,19 @@ static void t_red_courier_regression(void)
     barrier(x.a);
     check_none(NULL, "evil.test", "tag=red-courier&q=alice");
     check_none(NULL, "evil.test", "q=7");
+    /* A box that looks secret to the driver (its text kept from the
+     * prompt): refused, not asked. */
+    hook_answer = GATE_ALLOW;
+    CHECK_INT(0, do_open(x.a, "a.test", "/gate/red/courier2.html", &r));
+    snap_result_free(&r);
+    hook_answer = GATE_DENY;
+    h0 = hook_calls;
+    rc = act_on(x.a, "textbox \"Search\"", 't', "alice balance 12345.67", false, &r);
+    check_refusal(&r, rc, SNAP_EDENIED, "deny", "cannot be shown to the human");
+    snap_result_free(&r);
+    CHECK_INT(h0, hook_calls);
+    barrier(x.a);
+    check_none(NULL, "evil.test", "tag=red-courier2&q=alice");
     /* The bank itself is still typed into as before (its own rules). */
     CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red-away.html", &r));
     snap_result_free(&r);
