@@ -645,6 +645,8 @@ static int match_conseq(const char *s, const char *label, char *why, size_t cap)
     return r->kind;
 }
 
+static void pct_decode(const char *s, size_t n, char *out, size_t cap);
+
 /* The path of a form's action or a request's URL as the browser sends it
  * (url/url.h: dot segments resolved), on the heap (free it); a URL the
  * parser refuses is read whole (more words, never fewer). NULL: out of
@@ -703,6 +705,24 @@ int gate_classify_request(const char *method, const char *url, char *why, size_t
         return GATE_CONSEQ_PRODUCTION;
     }
     const rule *r = path_rule(path);
+    if (!r) {
+        /* The words a GET URL is read with, too (percent-decoded, camelCase
+         * split): "/account/close-account/confirm" or "/newsletter/
+         * unsubscribe" is the same endpoint whichever method reaches it
+         * (red team s12, G9b). */
+        size_t n = strlen(path) + 1;
+        char *dec = malloc(n);
+        if (!dec) {
+            free(path);
+            note(why, cap, "%s: the request's URL %s%s", "production_change",
+                 "could not be read", " (out of memory)");
+            return GATE_CONSEQ_PRODUCTION;
+        }
+        pct_decode(path, n - 1, dec, n);
+        words w;
+        r = find_whole(&w, dec, true, true, CONSEQ, N(CONSEQ), true);
+        free(dec);
+    }
     int k = r ? r->kind : GATE_CONSEQ_NONE;
     if (r)
         note(why, cap, "%s: request path \"%s\" has \"%s\"", gate_conseq_name(r->kind), path,

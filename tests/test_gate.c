@@ -2914,6 +2914,29 @@ static void t_auth_reads_and_requests(void)
     CHECK_INT(0, gate_check_auth_request(gt, &pay, &d));
     CHECK_INT(GATE_ALLOW, d.decision);
     CHECK_INT(calls + 2, h.calls);
+    /* A request's path is read with a GET URL's words too (red team s12,
+     * G9b): stopped, and a confirmed non-consequential action (Save)
+     * does not cover it. */
+    static const char *const url_words[] = {
+        "https://bank.test/account/close-account/confirm?tag=x", "https://bank.test/account/closeAccount",
+        "https://bank.test/subscription/cancel-subscription", "https://bank.test/account/deactivate",
+        "https://bank.test/newsletter/unsubscribe", "https://bank.test/account/wipe",
+        "https://bank.test/a/%64elete"};
+    for (size_t i = 0; i < sizeof url_words / sizeof url_words[0]; i++) {
+        gate_auth_request cl = ar;
+        cl.method = "POST";
+        cl.url = url_words[i];
+        cl.covered = GATE_CLASS_AUTH_CHANGE;
+        CHECK_INT(0, gate_decide_auth_request(gt, &cl, &d));
+        if (!CHECK_INT(GATE_STOP, d.decision))
+            test_fail_detail("%s: %s", url_words[i], d.reason);
+    }
+    gate_auth_request prof = ar;
+    prof.method = "POST";
+    prof.url = "https://bank.test/profile/save?tag=close";
+    prof.covered = GATE_CLASS_AUTH_CHANGE;
+    CHECK_INT(0, gate_decide_auth_request(gt, &prof, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
     /* Paused: refused; the human's control: theirs. */
     ar.covered = -1;
     gate_set_mode(gt, GATE_MODE_PAUSED, "host");

@@ -551,6 +551,32 @@ out:
     rig_down(&x);
 }
 
+/* Red team s12, G9b (t_red_swap_post): a POST form to a harmless path whose
+ * submit listener rewrites its action to a consequential one after the
+ * human allowed "Save": the request the sink sees is read with the URL
+ * words ("close account") and stopped, not covered by the Save answer. */
+static void t_swap_post_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/swap-post.html", &r));
+    snap_result_free(&r);
+    int h0 = hook_calls;
+    int rc = act_on(x.a, "button \"Save\"", 'c', NULL, false, &r);
+    fprintf(stderr, "CLICK rc %d hook %d: %.400s\n", rc, hook_calls - h0, r.text ? r.text : "");
+    CHECK(hook_calls - h0 >= 1);          /* the human was asked about Save */
+    CHECK_HAS(r.text, "close account");
+    snap_result_free(&r);
+    barrier(x.a);
+    check_none("POST", "bank.test", "tag=swap-post");
+    check_none("POST", "bank.test", "close-account");
+out:
+    rig_down(&x);
+}
+
 static void t_grant_denies_origin(void)
 {
     rig x;
@@ -5382,6 +5408,7 @@ out:
 
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
+    {"swap_post_regression", t_swap_post_regression},
     {"attached_browser", t_attached_browser},
     {"grant_denies_origin", t_grant_denies_origin},
     {"grant_denies_recipient", t_grant_denies_recipient},
