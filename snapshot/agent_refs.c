@@ -569,6 +569,42 @@ static int walker_element(snap_agent *a, snap_resolved *out, uint32_t n, int id,
     return 0;
 }
 
+/* The AX name s masked in the isolated world of the ref's frame with the
+ * secret values the last walk noted (snap_js_walk_mask_fn): new, or NULL
+ * (none noted, no answer: the names then differ, and the action is
+ * refused). */
+static char *walker_masked(snap_agent *a, const snap_resolved *res, const char *s)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "functionDeclaration");
+    json_w_str(&w, snap_js_walk_mask_fn);
+    json_w_key(&w, "executionContextId");
+    json_w_int(&w, res->world);
+    json_w_key(&w, "arguments");
+    json_w_arr_begin(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "value");
+    json_w_str(&w, s);
+    json_w_obj_end(&w);
+    json_w_arr_end(&w);
+    json_w_key(&w, "returnByValue");
+    json_w_bool(&w, true);
+    json_w_obj_end(&w);
+    uint64_t id = 0;
+    cdp_reply rep = {0};
+    char *out = NULL;
+    if (send_owned(a, res->session, "Runtime.callFunctionOn", json_w_take(&w, NULL), &id) == 0 &&
+        cdp_wait(a->c, id, a->o.timeout_ms, &rep, NULL) == 0 &&
+        !json_get(rep.result, "exceptionDetails")) {
+        const char *v = json_get_str(json_get(rep.result, "result"), "value");
+        out = v ? base_strdup(v) : NULL;
+    }
+    cdp_reply_free(&rep);
+    return out;
+}
+
 /* A walker ref's element (docs/snapshot.md, phase 2): the walker's id
  * looked up in cdpgate's isolated world of its frame (its objectId; none
  * when the element left the document: stale, as an AX ref's node would
@@ -608,12 +644,25 @@ static int walker_resolve(snap_agent *a, snap_resolved *out, uint32_t n, int id,
                        ? json_get_str(json_get(node, "role"), "value") : NULL;
     const char *name = node ? json_get_str(json_get(node, "name"), "value") : NULL;
     snap_ref *rf = &a->refs[n - 1];
-    bool same = same_name(name ? name : "", rf->name ? rf->name : "");
+    /* A text line's ref (a text target) is named by the line's first
+     * bytes and gated as the text it is, as an AX text ref is: its node
+     * must be the text's (StaticText); the name is not compared (the line
+     * may join several text nodes). */
+    bool text = strcmp(snap_ref_role(a, rf), "text") == 0;
+    if (text && role && strcmp(role, "StaticText") != 0)
+        role = NULL;
+    bool same = text || same_name(name ? name : "", rf->name ? rf->name : "");
+    /* The walker's name shows "[secret]" where the AX name holds a secret
+     * field's value: the AX name masked as the walk masked it. */
+    char *masked = !same && name && rf->name && strstr(rf->name, "[secret]")
+                   ? walker_masked(a, out, name) : NULL;
+    same = same || (masked && same_name(masked, rf->name));
+    free(masked);
     long ri = backend > 0 && role && *role && same ? refrole_ix(a, role) : -1;
     bool other_name = role && *role && !same;   /* read before the replies are freed */
     if (ri >= 0) {
         snap_agent_setstr(&rf->gate_name, rf->name ? rf->name : "");
-        rf->gate_role = (uint16_t)ri;
+        rf->gate_role = text ? rf->role : (uint16_t)ri;
         out->backend = backend;
         /* Copies: noting may grow a->refdocs. */
         char fr[SNAP_ID_MAX], ld[SNAP_ID_MAX];
@@ -810,6 +859,42 @@ int snap_walk_ax_nodes(snap_agent *a, int tab_id, const char *frame_id, const in
         cdp_reply_free(&ax[i]);
     a->walk_ax_nodes += bad ? 0 : n;
     return bad ? -1 : 0;
+}
+
+int snap_ref_node_as(snap_agent *a, uint32_t n, bool walker)
+{
+    char ref[16];
+    snprintf(ref, sizeof ref, "e%u", n);
+    snap_resolved res;
+    snap_result r = {0};
+    int rc = snap_ref_resolve(a, ref, &res, &r);
+    snap_result_free(&r);
+    if (rc)
+        return 0;
+    int node = walker ? 0 : res.backend;
+    if (walker) {
+        json_w w;
+        json_w_init(&w);
+        json_w_obj_begin(&w);
+        json_w_key(&w, "objectId");
+        json_w_str(&w, res.object_id);
+        json_w_key(&w, "functionDeclaration");
+        json_w_str(&w, snap_js_walk_id_fn);
+        json_w_key(&w, "returnByValue");
+        json_w_bool(&w, true);
+        json_w_obj_end(&w);
+        uint64_t id = 0;
+        cdp_reply rep = {0};
+        if (send_owned(a, res.session, "Runtime.callFunctionOn", json_w_take(&w, NULL), &id) == 0 &&
+            cdp_wait(a->c, id, a->o.timeout_ms, &rep, NULL) == 0) {
+            const json_val *v = json_get(json_get(rep.result, "result"), "value");
+            double d = json_is(v, JSON_NUMBER) ? json_num(v) : 0;
+            node = d >= 1 && d <= INT32_MAX ? -(int)d : 0;
+        }
+        cdp_reply_free(&rep);
+    }
+    snap_resolved_release(a, &res);
+    return node;
 }
 
 int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r)

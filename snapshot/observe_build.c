@@ -93,8 +93,8 @@ static bool inline_wrap(const build *B, int j)
     const sess_st *S = &B->ss[B->fr[x->frame].sess];
     const char *role = snap_obs_vrole(B, x);
     if (!snap_obs_in_list(role, INLINE_ROLES) &&
-        !(strcmp(role, "generic") == 0 && x->backend > 0 &&
-          snap_obs_ids_has(&S->inl, x->backend)))
+        !(strcmp(role, "generic") == 0 &&
+          ((x->backend > 0 && snap_obs_ids_has(&S->inl, x->backend)) || (x->st & ST_INLINE))))
         return false;
     return !(x->backend > 0 && snap_obs_ids_has(&S->click, x->backend));
 }
@@ -190,7 +190,7 @@ static void add_text(build *B, int parent, int fi, const char *s, int32_t backen
     if (i < 0)
         return;
     B->v[i].aux = 1;
-    B->v[i].backend = backend > 0 ? backend : 0;
+    B->v[i].backend = backend > 0 || B->fr[fi].walked ? backend : 0;   /* < 0: a walker id */
     run_mark(B, i, parent, is_ws(s[0]));
     B->tail_text = B->run_last = i;
     B->run_ws = is_ws(s[strlen(s) - 1]);

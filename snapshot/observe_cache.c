@@ -725,10 +725,18 @@ int snap_build(snap_agent *a, snap_tab *t, const snap_query *q, snap_result *r)
         rc = t ? snap_obs_rebuild(a, t, r) : snap_fail(r, SNAP_ENOTAB, "the tab closed");
         if (rc)
             return rc;
+        t = snap_tab_by_id(a, tab);     /* a walker view's boxes: read now */
+        if (t && t->cache && t->cache->walked && vw.kind == VIEW_PORT)
+            snap_obs_walk_boxes(a, t, t->cache);
     }
     /* The page may have scrolled while it was read. */
     if (vw.kind == VIEW_PORT && (rc = snap_obs_view_metrics(a, tab, &vw, r)))
         return rc;
+    /* A ref of a view of the other kind (AX, walker): its node in this one's. */
+    t = snap_tab_by_id(a, tab);
+    if (vw.kind == VIEW_REF && t && t->cache && vw.backend &&
+        (vw.backend < 0) != t->cache->walked)
+        vw.backend = snap_ref_node_as(a, vw.ref, t->cache->walked);
     t = snap_tab_by_id(a, tab);
     if (!t || !t->cache)
         return snap_fail(r, SNAP_ENOTAB, "the tab closed");

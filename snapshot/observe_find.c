@@ -148,7 +148,7 @@ int snap_text_target(snap_agent *a, int tab, const char *text, char ref[16], sna
         const char *hay, *fid, *loader;
         size_t hn;
         const vnode *x = snap_cache_line(C, k, &hay, &hn, &fid, &loader);
-        if (x->backend > 0)
+        if (x->backend != 0)     /* a node's line (< 0: a walker's, text too) */
             count[cls[k] = (unsigned char)match_class(hay, hn, nd, nn, &buf, &cap)]++;
     }
     free(buf);

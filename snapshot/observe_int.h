@@ -180,6 +180,8 @@ enum {
     ST_COLLAPSED = 1 << 4, ST_SELECTED = 1 << 5, ST_PRESSED = 1 << 6, ST_REQUIRED = 1 << 7,
     ST_FOCUSED = 1 << 8, ST_READONLY = 1 << 9, ST_SECRET = 1 << 10, ST_INVALID = 1 << 11,
     ST_FOCUSABLE = 1 << 12, ST_EDITABLE = 1 << 13,
+    ST_INLINE = 1 << 14,         /* a walker generic with display:inline (not shown:
+                                    observe_build.c inline_wrap, as the AX path's S->inl) */
 };
 
 /* A view node: 36 bytes. It carries what it shows of its AX node (the
@@ -216,7 +218,7 @@ typedef struct {
                                     the arena, after its 16-bit length */
     uint16_t role;               /* printed role (elements): index into rt */
     uint16_t frame;              /* frame_st index (at most FRAMES_MAX) */
-    unsigned st : 14;            /* ST_* */
+    unsigned st : 15;            /* ST_* */
     unsigned axf : 6;            /* its AX node's axn.flags, 0 for none */
     unsigned kind : 2;           /* V_* */
     unsigned vf : 9;             /* VF_* */
@@ -443,6 +445,7 @@ typedef struct {
 int32_t *snap_obs_line_boxes(const build *B, const lines *L, int **boxb);
 uint64_t snap_obs_lay_sig(const sess_st *S);
 int snap_obs_view_relayout(snap_agent *a, snap_tab *t, struct snap_cache *C);
+int snap_obs_walk_boxes(snap_agent *a, snap_tab *t, struct snap_cache *C);
 int snap_obs_view_begin(snap_agent *a, snap_tab *t, const char *from, snap_view *v,
                         snap_result *r);
 int snap_obs_view_metrics(snap_agent *a, int tab_id, snap_view *v, snap_result *r);

@@ -23,6 +23,7 @@
  * ancestors above them.
  */
 #include "snapshot/observe_int.h"
+#include "snapshot/page_js.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,8 @@
 int32_t *snap_obs_line_boxes(const build *B, const lines *L, int **boxb)
 {
     *boxb = NULL;
-    if (!B->nfr || !B->ss[B->fr[0].sess].dom_ok)
+    /* A walker view's boxes are read when a view asks (snap_obs_walk_boxes). */
+    if (!B->nfr || !B->ss[B->fr[0].sess].dom_ok || B->fr[0].walked)
         return NULL;
     const sess_st *S = &B->ss[B->fr[0].sess];
     int32_t *bx = malloc((L->n ? L->n : 1) * 2 * sizeof *bx);
@@ -85,7 +87,7 @@ uint64_t snap_obs_lay_sig(const sess_st *S)
 int snap_obs_view_relayout(snap_agent *a, snap_tab *t, struct snap_cache *C)
 {
     if (C->walked)
-        return 0;            /* a walker view has no boxes: all of it is shown */
+        return snap_obs_walk_boxes(a, t, C);
     if (!C->box || !C->boxb || !t->nframes || !t->frames[0].session[0])
         return -1;
     char session[SNAP_ID_MAX];
@@ -131,6 +133,144 @@ int snap_obs_view_relayout(snap_agent *a, snap_tab *t, struct snap_cache *C)
     free(S.click.v);
     free(S.inl.v);
     free(S.box);
+    return ret;
+}
+
+/* ---- a walker view's boxes ---- */
+
+typedef struct {
+    int32_t id, y0, y1;
+    char kind;                   /* 'b' a box, 'f' everywhere, '-' none */
+} wbox;
+
+static int cmp_wbox(const void *x, const void *y)
+{
+    const wbox *p = x, *q = y;
+    return p->id < q->id ? -1 : p->id > q->id;
+}
+
+static int32_t clamp32(long long v)
+{
+    return v < INT32_MIN + 1LL ? INT32_MIN + 1 : v > INT32_MAX - 1LL ? INT32_MAX - 1 : (int32_t)v;
+}
+
+/* One line "id y0 y1", "id f" or "id -" of snap_js_walk_box_expr into b;
+ * false when it is not one. */
+static bool wbox_parse(const char *l, const char *end, wbox *b)
+{
+    char tmp[64];
+    size_t n = (size_t)(end - l);
+    if (n == 0 || n >= sizeof tmp)
+        return false;
+    memcpy(tmp, l, n);
+    tmp[n] = 0;
+    char *e = NULL;
+    long long id = strtoll(tmp, &e, 10);
+    if (e == tmp || *e != ' ' || id < 1 || id > INT32_MAX)
+        return false;
+    b->id = (int32_t)id;
+    if (strcmp(e, " f") == 0 || strcmp(e, " -") == 0) {
+        b->kind = e[1] == 'f' ? 'f' : '-';
+        return true;
+    }
+    char *e2 = NULL;
+    long long y0 = strtoll(e + 1, &e2, 10);
+    if (e2 == e + 1 || *e2 != ' ')
+        return false;
+    char *e3 = NULL;
+    long long y1 = strtoll(e2 + 1, &e3, 10);
+    if (e3 == e2 + 1 || *e3)
+        return false;
+    b->kind = 'b';
+    b->y0 = clamp32(y0);
+    b->y1 = clamp32(y1);
+    return true;
+}
+
+/* C's lines' boxes from the answer s (n bytes): each line its node's (by
+ * walker id), a fixed one's everywhere, one without (display:contents, a
+ * text record's list) its printed parent's, the root's everywhere. 0, or
+ * -1 (a malformed answer, out of memory). */
+static int walk_boxes_fill(struct snap_cache *C, const char *s, size_t n)
+{
+    size_t cnt = 0;
+    for (size_t i = 0; i < n; i++)
+        cnt += s[i] == '\n';
+    wbox *v = malloc((cnt ? cnt : 1) * sizeof *v);
+    int32_t *bx = C->box ? C->box : malloc((C->n ? C->n : 1) * 2 * sizeof *bx);
+    if (!v || !bx) {
+        free(v);
+        if (bx != C->box)
+            free(bx);
+        return -1;
+    }
+    C->box = bx;
+    size_t m = 0;
+    const char *p = memchr(s, '\n', n), *end = s + n;
+    while (p && p < end) {
+        const char *l = p + 1, *e = memchr(l, '\n', (size_t)(end - l));
+        if (!e)
+            e = end;
+        if (l < e && (m == cnt || !wbox_parse(l, e, &v[m++]))) {
+            free(v);
+            return -1;
+        }
+        p = e < end ? e : NULL;
+    }
+    qsort(v, m, sizeof *v, cmp_wbox);
+    for (size_t k = 0; k < C->n; k++) {
+        const vnode *x = &C->l[k];
+        wbox key = {.id = x->backend < 0 ? -x->backend : 0};
+        const wbox *b = key.id ? bsearch(&key, v, m, sizeof *v, cmp_wbox) : NULL;
+        int par = x->parent;
+        if (b && b->kind == 'b') {
+            bx[2 * k] = b->y0;
+            bx[2 * k + 1] = b->y1;
+        } else if (!(b && b->kind == 'f') && par >= 0 && (size_t)par < k) {
+            bx[2 * k] = bx[2 * par];
+            bx[2 * k + 1] = bx[2 * par + 1];
+        } else {
+            bx[2 * k] = INT32_MIN;
+            bx[2 * k + 1] = INT32_MAX;
+        }
+    }
+    free(v);
+    return 0;
+}
+
+/* The rows each line of walker view C covers now, read in cdpgate's
+ * isolated world of the main frame (snap_js_walk_box_expr: the layout of
+ * the nodes of the last walk), into C->box: a view from the viewport of
+ * a walker view is of the layout now, as an AX view's (R5). 0: C->box is
+ * now; 1: the layout is not the walk's (a node gained or lost its box,
+ * content hidden at the walk is shown: the caller walks again); -1: it
+ * could not be read (C->box freed: the view says the layout is unknown). */
+int snap_obs_walk_boxes(snap_agent *a, snap_tab *t, struct snap_cache *C)
+{
+    char session[SNAP_ID_MAX], fid[SNAP_ID_MAX];
+    if (!t->nframes || !t->frames[0].session[0])
+        return -1;
+    snprintf(session, sizeof session, "%s", t->frames[0].session);
+    snprintf(fid, sizeof fid, "%s", t->frames[0].id);
+    int64_t world = snap_frame_world(a, t->id, fid);   /* t may move: not read after */
+    uint64_t id = 0;
+    int ret = -1;
+    if (world > 0 && snap_world_eval(a, session, world, snap_js_walk_box_expr, &id) == 0) {
+        cdp_reply rep = {0};
+        int tmo = a->o.timeout_ms > 0 ? a->o.timeout_ms : 15000;
+        size_t n = 0;
+        const char *s = cdp_wait(a->c, id, tmo, &rep, NULL) == 0 &&
+                        !json_get(rep.result, "exceptionDetails")
+                        ? json_str(json_get(json_get(rep.result, "result"), "value"), &n) : NULL;
+        if (s && n >= 1 && (s[0] == '0' || s[0] == '1') && (n == 1 || s[1] == '\n') &&
+            walk_boxes_fill(C, s, n) == 0)
+            ret = s[0] == '1';
+        cdp_reply_free(&rep);
+    }
+    if (ret < 0) {
+        free(C->box);
+        C->box = NULL;
+    }
     return ret;
 }
 
@@ -209,7 +349,7 @@ unsigned char *snap_obs_view_mask(snap_agent *a, const struct snap_cache *C, sna
         return NULL;
     }
     size_t at = C->n;
-    for (size_t k = 0; v->kind == VIEW_REF && k < C->n && at == C->n; k++) {
+    for (size_t k = 0; v->kind == VIEW_REF && v->backend && k < C->n && at == C->n; k++) {
         const vnode *x = &C->l[k];
         const cframe *F = &C->fr[x->frame];
         if (x->backend == v->backend && strcmp(F->id, v->frame) == 0 &&

@@ -68,6 +68,7 @@ static int state_bit(char c)
     case 'F': return ST_FOCUSED;
     case 'i': return ST_INVALID;
     case 'z': return ST_SECRET;
+    case 'n': return ST_INLINE;
     default: return -1;
     }
 }
@@ -381,17 +382,18 @@ static int note_secrets(build *B, frame_st *F)
  * failed, or the walker was unsure); SNAP_ENOMEM. */
 int snap_obs_walk_fetch(build *B, frame_st *F)
 {
-    static const char *const PART[] = {snap_js_walk_def1, snap_js_walk_def2,
-                                       snap_js_walk_def3, snap_js_walk_expr};
+    static const char *const PART[] = {snap_js_walk_def1, snap_js_walk_def2, snap_js_walk_def3,
+                                       snap_js_walk_def4, snap_js_walk_expr};
+    enum { NPART = sizeof PART / sizeof PART[0] };
     snap_agent *a = B->a;
     int64_t world = snap_frame_world(a, B->tab_id, F->f->id);
     if (world <= 0)
         return 1;
-    uint64_t call[4] = {0}, mc = 0;
+    uint64_t call[NPART] = {0}, mc = 0;
     /* The mutation counter first (installed now in a new document), in
      * the same batch: it runs before the walk, as a read before the build. */
     int rc = B->mut_defer ? snap_world_eval(a, F->f->session, world, snap_js_mut_expr, &mc) : 0;
-    for (size_t k = 0; k < 4 && !rc; k++)
+    for (size_t k = 0; k < NPART && !rc; k++)
         rc = snap_world_eval(a, F->f->session, world, PART[k], &call[k]);
     int tmo = snap_read_timeout(a);
     if (mc) {
@@ -406,7 +408,7 @@ int snap_obs_walk_fetch(build *B, frame_st *F)
         cdp_reply_free(&rep);
     }
     int ret = rc == SNAP_ENOMEM ? SNAP_ENOMEM : 1;
-    for (size_t k = 0; k < 4; k++) {
+    for (size_t k = 0; k < NPART; k++) {
         if (!call[k])
             continue;
         cdp_reply rep = {0};
@@ -414,7 +416,7 @@ int snap_obs_walk_fetch(build *B, frame_st *F)
         bool ok = !wr && !json_get(rep.result, "exceptionDetails");
         rc = rc ? rc : ok ? 0 : 1;
         size_t len = 0;
-        const char *s = k == 3 && !rc
+        const char *s = k == NPART - 1 && !rc
             ? json_str(json_get(json_get(rep.result, "result"), "value"), &len) : NULL;
         if (s) {
             int64_t mut;

@@ -1013,10 +1013,14 @@ const snap_js snap_page_scripts[] = {
     {snap_js_walk_def1, NULL, SNAP_JS_READ},   /* isolated world only */
     {snap_js_walk_def2, NULL, SNAP_JS_READ},   /* isolated world only */
     {snap_js_walk_def3, NULL, SNAP_JS_READ},   /* isolated world only */
+    {snap_js_walk_def4, NULL, SNAP_JS_READ},   /* isolated world only */
     {snap_js_walk_expr, NULL, SNAP_JS_READ},   /* isolated world only */
     {snap_js_walk_ref_fn, NULL, SNAP_JS_READ}, /* isolated world only */
     {snap_js_walk_sec_fn, NULL, SNAP_JS_READ}, /* isolated world only */
     {snap_js_walk_leak_fn, NULL, SNAP_JS_READ}, /* isolated world only */
+    {snap_js_walk_mask_fn, NULL, SNAP_JS_READ}, /* isolated world only */
+    {snap_js_walk_id_fn, NULL, SNAP_JS_READ},  /* isolated world only */
+    {snap_js_walk_box_expr, NULL, SNAP_JS_READ}, /* isolated world only */
     /* browser contexts and login (session.c) */
     {snap_js_wall, NULL, SNAP_JS_READ},
     {snap_js_ls_get, NULL, SNAP_JS_READ},

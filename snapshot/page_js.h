@@ -55,10 +55,14 @@ extern const char snap_js_mut_expr[];
 extern const char snap_js_walk_def1[];
 extern const char snap_js_walk_def2[];
 extern const char snap_js_walk_def3[];
+extern const char snap_js_walk_def4[];
 extern const char snap_js_walk_expr[];
 extern const char snap_js_walk_ref_fn[];
 extern const char snap_js_walk_sec_fn[];
 extern const char snap_js_walk_leak_fn[];
+extern const char snap_js_walk_mask_fn[];
+extern const char snap_js_walk_id_fn[];
+extern const char snap_js_walk_box_expr[];
 /* recording (record.c, where it is defined) */
 extern const char snap_js_record_fn[];
 

@@ -51,7 +51,8 @@
  * node (observe_walk.c, the per-node fallback). Read by
  * snap_obs_walk_read (observe_walk.c), which trusts none of it. */
 const char snap_js_walk_def1[] =
-    "var w_g=globalThis,w_W,w_M,w_mut,w_out,w_els,w_unsure,w_nu,w_TK,w_SC,w_AE,w_MAXD=1000;\n"
+    "var w_g=globalThis,w_W,w_M,w_mut,w_out,w_els,w_nd,w_sv,w_unsure,w_nu,w_TK,w_SC,w_AE,\n"
+    "w_MAXD=1000;\n"
     "var w_NFC={button:1,link:1,heading:1,cell:1,gridcell:1,columnheader:1,rowheader:"
     "1,checkbox:1,\n"
     "radio:1,\"switch\":1,tab:1,option:1,MenuListOption:1,menuitem:1,menuitemcheckbox:1"
@@ -127,8 +128,8 @@ const char snap_js_walk_def1[] =
 
 const char snap_js_walk_def2[] =
     "function w_cl(s){return String(s).replace(/[\\u0000-\\u001f\\u007f]/g,\" \");}\n"
-    "function w_sq(s){return w_cl(s).replace(/\\s+/g,\" \");}\n"
-    "function w_trim(s){return w_sq(s).trim();}\n"
+    "function w_sq(s){return w_cl(s).replace(/ +/g,\" \");}\n"
+    "function w_trim(s){return w_sq(s).replace(/^ | $/g,\"\");}\n"
     "function w_attr(e,k){var v=e.getAttribute(k);return v===null?null:v;}\n"
     "function w_cs(e){var c=w_SC.get(e);if(c)return c;var s=w_g.getComputedStyle(e);\n"
     "c={display:s.display,visibility:s.visibility,s:s};w_SC.set(e,c);return c;}\n"
@@ -185,7 +186,7 @@ const char snap_js_walk_def2[] =
     "if(!x){w_nu=1;continue;}s.push(w_txt(x,seen,true,null,true));}return w_trim("
     "s.join(\" \"));}\n"
     "function w_ctlVal(e,r){var c=r===\"textbox\"||r===\"searchbox\"||r===\"combobox\"||"
-    "r===\"slider\"||r===\"spinbutton\";if(!c)return null;if(w_secret(e))return \"\";\n"
+    "r===\"slider\"||r===\"spinbutton\";if(!c)return null;if(w_secret(e))return w_secv(e);\n"
     "if(e.tagName===\"SELECT\"){var o=e.options[e.selectedIndex];return o?w_trim(o.lab"
     "el||o.textContent):\"\";}\n"
     "if(r===\"combobox\"&&e.tagName!==\"INPUT\"&&e.tagName!==\"TEXTAREA\")return w_trim"
@@ -201,11 +202,11 @@ const char snap_js_walk_def3[] =
     "if(lb&&!seen.__lb){seen.__lb=1;var s1=w_byIds(e,lb,seen);seen.__lb=0;if(s1)retur"
     "n s1;}\n"
     "var al=w_attr(e,\"aria-label\");if(al&&al.trim())return w_trim(al);\n"
-    "if(w_rec&&!ref){var v=w_ctlVal(e,r);if(v!==null&&e!==skipCtl)return v;}\n"
+    "if(w_rec){var v=w_ctlVal(e,r);if(v!==null&&e!==skipCtl&&(v!==\"\"||!ref))return v;}\n"
     "var n=w_native(e,r,seen);if(n)return n;\n"
     "if(w_rec||w_NFC[r]){if(w_secret(e))return /\\S/.test(e.textContent)?\"[secret]\":\"\";\n"
     "var c=w_content(e,seen,skipCtl);if(c)return c;}\n"
-    "var ti=w_attr(e,\"title\");return ti?w_trim(ti):\"\";}\n"
+    "var ti=w_attr(e,\"title\");return ti&&(!w_rec||ref)?w_trim(ti):\"\";}\n"
     "function w_native(e,r,seen){var t=e.tagName;\n"
     "if(t===\"INPUT\"){var ty=(w_attr(e,\"type\")||\"text\").toLowerCase();\n"
     "if(ty===\"submit\"||ty===\"reset\"||ty===\"button\")return w_trim(e.hasAttribute(\"valu"
@@ -217,6 +218,8 @@ const char snap_js_walk_def3[] =
     "if(t===\"TEXTAREA\"||t===\"SELECT\"){var l2=w_trim(w_labelsOf(e));if(l2)return l2;va"
     "r t2=w_attr(e,\"title\");if(t2&&t2.trim())return w_trim(t2);\n"
     "var p2=w_attr(e,\"placeholder\");return p2&&t===\"TEXTAREA\"?w_trim(p2):\"\";}\n"
+    "if(t===\"BUTTON\"||t===\"METER\"||t===\"OUTPUT\"||t===\"PROGRESS\")\n"
+    "return w_trim(w_labelsOf(e));\n"
     "if(t===\"IMG\"){var a=w_attr(e,\"alt\");return a?w_trim(a):\"\";}\n"
     "if(t===\"FIELDSET\"){for(var c=e.firstElementChild;c;c=c.nextElementSibling)if(c.t"
     "agName===\"LEGEND\")return w_trim(w_content(c,seen));return \"\";}\n"
@@ -245,6 +248,29 @@ const char snap_js_walk_def3[] =
     "s+=blk?\" \"+x+\" \":x;}\n"
     "return w_trim(s);}\n";
 
+/* Secret values (observe_build.c's snap_obs_mask_secrets, in the page):
+ * w_secv(e) notes the value of secret field e (a select's: its option's
+ * label) in w_sv and gives "[secret]" for it (nothing for a blank value;
+ * bullets or asterisks as they are); w_mask(s,V) replaces every value of
+ * V in s by "[secret]" (the longest at each place; one under 3 bytes of
+ * UTF-8 only as a whole word, as in C); w_maskl masks a record's name and
+ * text value. */
+const char snap_js_walk_def4[] =
+    "function w_secv(e){var v=\"\";if(e.tagName===\"SELECT\"){var o=e.options[e.selectedIndex];\n"
+    "v=o?w_trim(o.label||o.textContent):\"\";}else if(typeof e.value===\"string\")v=e.value;\n"
+    "else if(e.isContentEditable)v=e.textContent;\n"
+    "if(!/[^ \\t\\n\\r\\f]/.test(v))return \"\";if(/^[\\u2022\\u25cf*]+$/.test(v))return v;\n"
+    "if(w_sv.indexOf(v)<0)w_sv.push(v);return \"[secret]\";}\n"
+    "function w_wc(c){return c!==\"\"&&(c>\"\\x7f\"||/[A-Za-z0-9]/.test(c));}\n"
+    "function w_u8(v){var n=0;for(var i=0;i<v.length;i++){var c=v.charCodeAt(i);\n"
+    "n+=c<128?1:c<2048?2:c>=55296&&c<57344?2:3;}return n;}\n"
+    "function w_mask(s,V){var o=\"\",i=0;while(i<s.length){var b=0;\n"
+    "for(var k=0;k<V.length;k++){var v=V[k],l=v.length;if(l>b&&s.startsWith(v,i)&&(w_u8(v)>=3||\n"
+    "(i===0||!w_wc(s[i-1]))&&!w_wc(s.charAt(i+l))))b=l;}\n"
+    "if(b){o+=\"[secret]\";i+=b;}else o+=s[i++];}return o;}\n"
+    "function w_maskl(l){var f=l.split(\"\\t\");if(f[4])f[4]=\"=\"+w_mask(f[4].slice(1),w_sv);\n"
+    "if(f[5]&&f[5][0]===\"=\")f[5]=\"=\"+w_mask(f[5].slice(1),w_sv);return f.join(\"\\t\");}\n";
+
 const char snap_js_walk_expr[] =
     "(function(){\n"
     "function w_walk(p,d){if(w_unsure)return;var K=w_kids(p);\n"
@@ -253,10 +279,11 @@ const char snap_js_walk_expr[] =
     "if(n.nodeType===3){var s=w_sq(n.data),pe=n.parentElement;if(pe&&w_cs(pe).visibility!"
     "==\"visible\")continue;if(s.trim()){if(pe&"
     "&w_cs(pe).s.whiteSpace.indexOf(\"pre\")===0)s=w_cl(n.data);\n"
-    "w_els.push(n);w_rec(d,\"StaticText\",\"\",0,s,null);}continue;}\n"
+    "w_els.push(n);w_rec(d,\"StaticText\",\"\",0,s,null,w_id(n));}continue;}\n"
     "if(n.nodeType!==1||w_SKIP[n.tagName])continue;\n"
     "if(w_attr(n,\"aria-hidden\")===\"true\"||n.hasAttribute(\"inert\"))continue;\n"
-    "var c=w_cs(n);if(c.display===\"none\")continue;if(w_closed(n)){w_unsure=1;return;}\n"
+    "var c=w_cs(n);if(c.display===\"none\"){w_nd.push(n);continue;}\n"
+    "if(w_closed(n)){w_unsure=1;return;}\n"
     "if(c.visibility===\"hidden\"||c.visibility===\"collapse\"||c.display===\"contents\"&&!"
     "w_attr(n,\"role\")){w_walk(n,d);continue;}\n"
     "if(d>=w_MAXD){w_unsure=1;continue;}\n"
@@ -267,11 +294,13 @@ const char snap_js_walk_expr[] =
     "var nu=0;if(n.tagName.indexOf(\"-\")>0&&!w_attr(n,\"role\")&&n.tabIndex>=0&&\n"
     "n.hasAttribute(\"tabindex\"))nu=1;\n"
     "var f=w_st(n,r),nm=null,val=null,sec=false;\n"
+    "if(r===\"generic\"&&c.display===\"inline\")f+=\"n\";\n"
     "var seen={};w_nu=0;var x=w_txt(n,seen,false,null,false,r);if(x)nm=x;if(w_nu)nu=1;\n"
     "if(nm&&nm.length>150&&!w_NFC[r])nu=1;if(nu)f+=\"u\";\n"
     "if(r===\"textbox\"||r===\"searchbox\"||r===\"combobox\"||r===\"slider\"||r===\"spinbutton"
     "\"||f.indexOf(\"e\")>=0){sec=w_secret(n);\n"
-    "if(sec)f+=\"z\";else{var v=w_ctlVal(n,r);if(v!==null&&v!==\"\"){val=(r===\"slider\"||r"
+    "if(sec){f+=\"z\";w_secv(n);}\n"
+    "else{var v=w_ctlVal(n,r);if(v!==null&&v!==\"\"){val=(r===\"slider\"||r"
     "===\"spinbutton\")&&v.trim()!==\"\"&&isFinite(+v)?\"#\"+(+v):\"=\"+w_cl(v);}}}\n"
     "if(n.tagName===\"INPUT\"&&n.type===\"file\"){var fl=n.files;val=\"=\"+w_cl(fl&&fl.len"
     "gth?fl.length===1?fl[0].name:fl.length+\" files\":\"No file chosen\");}\n"
@@ -292,11 +321,13 @@ const char snap_js_walk_expr[] =
     "new WeakMap(),by:new Map(),nid:0,sk:new WeakMap(),secl:[]};w_g.__cdpgateWalk=w_W;}\n"
     "if(w_W.by.size>100000)w_W.by.forEach(function(v,k){if(!v.deref())w_W.by.delete(k);});\n"
     "w_M=w_g.__cdpgateMut;w_mut=w_M&&w_M.d===document?w_M.n:-1;\n"
-    "w_out=[];w_els=[];w_unsure=0;w_TK=new WeakMap();w_SC=new Map();w_AE=document.activeElement;\n"
+    "w_out=[];w_els=[];w_nd=[];w_sv=[];w_unsure=0;w_TK=new WeakMap();w_SC=new Map();\n"
+    "w_AE=document.activeElement;\n"
     "var root=document.documentElement;w_els.push(document);\n"
     "w_rec(0,\"RootWebArea\",\"\",0,document.title?w_trim(document.title):null,null);\n"
     "if(root&&document.body)w_walk(document.body,1);\n"
-    "w_W.els=w_els;w_W.mut=w_mut;\n"
+    "if(w_sv.length)w_out=w_out.map(w_maskl);\n"
+    "w_W.els=w_els;w_W.nd=w_nd;w_W.sv=w_sv;w_W.bkFor=null;w_W.mut=w_mut;\n"
     "return \"W1\\t\"+w_mut+\"\\t\"+(w_unsure?\"u\":\"\")+\"\\n\"+w_out.join(\"\\n\");})()\n";
 
 /* A walker ref (agent_refs.c): the element the walker gave id i in this
@@ -348,3 +379,50 @@ const char snap_js_walk_leak_fn[] =
     "for(var i=0;i<names.length;i++){var n=sq(names[i]);\n"
     "for(var j=0;j<v.length;j++)if(n.indexOf(v[j])>=0)return true;}\n"
     "return false;}";
+/* The walker's id for an element (an AX ref's, for a view from it on a
+ * walker view: snap_ref_node_as); 0 when the walk gave it none.
+ * Runs: Runtime.callFunctionOn on the element resolved in cdpgate's
+ * isolated world, by value. */
+const char snap_js_walk_id_fn[] =
+    "function(){var W=globalThis.__cdpgateWalk;\n"
+    "return W&&W.d===document&&W.ids&&W.ids.get(this)||0;}";
+
+/* A walker ref's AX name masked as the walk masked its view (w_mask with
+ * the secret values the last walk noted, __cdpgateWalk.sv), so that it
+ * compares with the walker's name (agent_refs.c walker_resolve); null when
+ * the document is another or no walk noted any.
+ * Runs: Runtime.callFunctionOn in cdpgate's isolated world of the ref's
+ * frame (executionContextId, the AX name as an argument), by value. */
+const char snap_js_walk_mask_fn[] =
+    "function(s){var W=globalThis.__cdpgateWalk;return W&&W.d===document&&W.sv&&W.sv.length&&"
+    "typeof w_mask===\"function\"?w_mask(String(s),W.sv):null;}";
+
+/* The rows of the page each node of the last walk covers, for a view from
+ * the viewport (observe_view.c snap_obs_walk_boxes): one line "id y0 y1"
+ * (document coordinates: the bounding box plus the scroll), "id f" (fixed
+ * or sticky, or inside such an element: always in view) or "id -" (no
+ * layout box: display:contents) per node with an id, after a first line
+ * "1" when the layout is not the walk's (a node that had a box at the
+ * first read has none now or the reverse, or content hidden by
+ * display:none at the walk is shown: the caller walks again), else "0".
+ * "" when no walk of this document is kept.
+ * Runs: Runtime.evaluate in cdpgate's isolated world of the main frame. */
+const char snap_js_walk_box_expr[] =
+    "(function(){var W=globalThis.__cdpgateWalk;if(!W||W.d!==document||!W.els||!W.nd)return \"\";\n"
+    "var E=W.els,o=[],ch=0,FX=new Map(),sy=scrollY,g=document.createRange(),\n"
+    "bk=W.bkFor===E?W.bk:null,nb=[];\n"
+    "function up(e){return e.assignedSlot||e.parentElement||\n"
+    "(e.parentNode&&e.parentNode.host)||null;}\n"
+    "function fx(e){if(!e||e.nodeType!==1)return false;var v=FX.get(e);if(v!==undefined)return v;\n"
+    "var p=getComputedStyle(e).position;v=p===\"fixed\"||p===\"sticky\"||fx(up(e));FX.set(e,v);\n"
+    "return v;}\n"
+    "for(var i=0;i<E.length;i++){var e=E[i],id=e&&W.ids.get(e);if(!id)continue;\n"
+    "var t=e.nodeType===3,R;if(t){g.selectNodeContents(e);R=g.getClientRects();}\n"
+    "else R=e.getClientRects();var has=R.length>0?1:0;\n"
+    "if(bk&&bk[nb.length]!==has)ch=1;nb.push(has);\n"
+    "if(!has){o.push(id+\" -\");continue;}if(fx(t?up(e):e)){o.push(id+\" f\");continue;}\n"
+    "var b=t?g.getBoundingClientRect():e.getBoundingClientRect();\n"
+    "o.push(id+\" \"+Math.floor(b.top+sy)+\" \"+Math.ceil(b.bottom+sy));}\n"
+    "for(var j=0;j<W.nd.length;j++){var h=W.nd[j];\n"
+    "if(h.isConnected&&getComputedStyle(h).display!==\"none\")ch=1;}\n"
+    "if(!bk){W.bk=nb;W.bkFor=E;}return (ch?\"1\":\"0\")+\"\\n\"+o.join(\"\\n\");})()";

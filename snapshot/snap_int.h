@@ -715,6 +715,12 @@ int64_t snap_frame_world(snap_agent *a, int tab_id, const char *frame_id);
  * secret kinds it saw (snap_js_walk_sec_fn) noted with snap_secret_note,
  * under the backend node and the walker id (negated). 0, or -1 when one
  * could not be (the caller does not use the walker's view). */
+/* Ref e<n>'s element in a view's numbering (a view from a ref, when the ref
+ * was issued by a view of the other kind): walker true, the walker's id for
+ * it, negated (an AX ref's element looked up in the isolated world); false,
+ * its backend node (a walker ref resolved). 0 when it has none (stale, not
+ * walked, a failure). */
+int snap_ref_node_as(snap_agent *a, uint32_t n, bool walker);
 int snap_walk_secrets(snap_agent *a, int tab_id, const char *frame_id, const int *ids,
                       size_t n);
 /* The walker's per-node fallback (observe_walk.c): the AX nodes of walker
