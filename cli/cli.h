@@ -32,7 +32,7 @@ typedef struct {
     const char *args[32];
     int nargs;
     bool timing;        /* CDPGATE_TIMING=1: print timestamps on stderr */
-    bool walker;        /* CDPGATE_WALKER=1: snapshots by the in-page walker (opt-in) */
+    bool ax_tree;       /* CDPGATE_WALKER=0: snapshots from the AX tree only (the walker off) */
     const char *output; /* -o FILE (screenshot) */
     bool full_page;     /* --full-page (screenshot) */
     size_t max_bytes;   /* --max-bytes N (screenshot): cap, downscale/JPEG past it; 0 none */

@@ -206,7 +206,7 @@ static int open_url(const cli_opts *o, const char *cmd, const char *url, opened 
     so.allow_local = true;  /* the operator's own command line, not a model */
     so.timeout_ms = o->timeout_ms;
     so.timing = o->timing;
-    so.walker = o->walker;
+    so.ax_tree = o->ax_tree;
     so.vault = u->v;
     so.gate = u->g;
     u->a = snap_agent_new(u->b, &so, &e);

@@ -109,7 +109,8 @@ static const char USAGE_OPTIONS[] =
 "environment: CDPGATE_BROWSER (browser path), TMPDIR (temporary profiles),\n"
 "XDG_DATA_HOME (the vault is $XDG_DATA_HOME/cdpgate), CDPGATE_KEY_CMD (a\n"
 "command printing the vault key), CDPGATE_TIMING=1 (timestamps on stderr,\n"
-"for benchmarks).\n"
+"for benchmarks), CDPGATE_WALKER=0 (snapshots from the accessibility tree\n"
+"only; by default a single-frame page is read by cdpgate's in-page walker).\n"
 "\n"
 "A launched browser gets a fresh temporary profile that is removed on exit,\n"
 "and never outlives cdpgate, even when cdpgate is killed.\n";
@@ -213,7 +214,7 @@ int main(int argc, char **argv)
     const char *t = getenv("CDPGATE_TIMING");
     o.timing = t && *t == '1';
     const char *wk = getenv("CDPGATE_WALKER");
-    o.walker = wk && *wk == '1';
+    o.ax_tree = wk && *wk == '0';
     if (o.timing)
         fprintf(stderr, "timing: main_ns=%lld\n", t0);
     signal(SIGPIPE, SIG_IGN);

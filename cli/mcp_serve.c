@@ -377,7 +377,7 @@ static int start_browser(serve *S, char *why, size_t cap)
     snap_opts so = {0};
     so.timeout_ms = S->o->timeout_ms;
     so.timing = S->o->timing;
-    so.walker = S->o->walker;
+    so.ax_tree = S->o->ax_tree;
     so.vault = S->v;
     so.gate = S->gate;
     S->agent = snap_agent_new(S->b, &so, &e);

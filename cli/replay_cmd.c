@@ -124,7 +124,7 @@ static int play(const cli_opts *o, gate *g, const replay_trail *t, const replay_
     snap_opts so = {0};
     so.timeout_ms = o->timeout_ms;
     so.timing = o->timing;
-    so.walker = o->walker;
+    so.ax_tree = o->ax_tree;
     so.vault = v;
     so.gate = g;
     snap_agent *a = snap_agent_new(b, &so, &e);

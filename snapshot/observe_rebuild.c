@@ -189,7 +189,7 @@ static bool walker_tab(const snap_agent *a, const snap_tab *t)
     size_t live = 0;
     for (size_t i = 0; i < t->nframes; i++)
         live += !t->frames[i].gone;
-    return a->o.walker && live == 1 && t->nframes && !t->frames[0].gone &&
+    return !a->o.ax_tree && live == 1 && t->nframes && !t->frames[0].gone &&
            !t->frames[0].oopif;
 }
 

@@ -372,13 +372,13 @@ int snap_obs_fetch(build *B)
             if (k != i && F->f->parent[0] && strcmp(B->fr[k].f->id, F->f->parent) == 0)
                 F->parent = (int)k;
     }
-    /* Opt-in (issue 13, point 4d): a single-frame tab read by the in-page
+    /* The default (issue 13, point 4): a single-frame tab read by the in-page
      * walker (observe_walk.c). Its records have no backend nodes, so there
      * is no DOM snapshot to join (the walker withheld secret values and
      * marked those fields itself); anything unsure falls back to the AX
      * tree. t is not read after this: the world's creation may let events in. */
     bool walked = false;
-    if (a->o.walker && B->nfr == 1 && !B->fr[0].f->oopif) {
+    if (!a->o.ax_tree && B->nfr == 1 && !B->fr[0].f->oopif) {
         int wr = snap_obs_walk_fetch(B, &B->fr[0]);
         if (wr == SNAP_ENOMEM) {
             free(calls);

@@ -1,6 +1,7 @@
 /*
- * observe_walk.c — the in-page walker's view (issue 13, point 4d, phase 1;
- * opt-in: snap_opts.walker, CDPGATE_WALKER=1 in the CLI). The walker script
+ * observe_walk.c — the in-page walker's view (issue 13, point 4: the default
+ * for a single-frame tab; snap_opts.ax_tree, CDPGATE_WALKER=0 in the CLI,
+ * turns it off). The walker script
  * (page_walk.c snap_js_walk_expr) runs in cdpgate's isolated world of the main
  * frame of a single-frame tab; its output is read here into the same records
  * the AX sink fills (observe_ax.c), so observe_build.c and everything after

@@ -10,7 +10,8 @@
 
 /* ==== the snapshot (observe_walk.c) ==== */
 
-/* The in-page walker (issue 13, point 4d; opt-in: snap_opts.walker). Runs:
+/* The in-page walker (issue 13, point 4; the default: snap_opts.ax_tree
+ * turns it off). Runs:
  * in cdpgate's isolated world of a frame (snap_frame_world), so the page's
  * scripts cannot patch what it calls. Walks the flat tree (open shadow
  * roots followed, slots by their assigned nodes), skips what the AX tree

@@ -25,7 +25,7 @@
  *               observe_dom.c  DOM snapshot parsing (a stream)
  *               observe_build.c  the view tree, secret values, row context
  *               observe_render.c lines, budget, paging, snap_build
- *               observe_walk.c   the in-page walker's view (opt-in)
+ *               observe_walk.c   the in-page walker's view (the default)
  *               observe_cache.c  the cache, what an action brought into view
  *   actuation   act_util.c     numbers, page text and URLs in results,
  *                              params, pipelined calls

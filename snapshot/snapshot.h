@@ -90,10 +90,11 @@ typedef struct {
     bool timing;            /* print each cold snapshot's phase times to stderr
                                ("timing: snapshot counters=... fetch=... ms";
                                the CLI sets it from CDPGATE_TIMING=1) */
-    bool walker;            /* build a single-frame tab's snapshot with the in-page
-                               walker instead of the AX tree (issue 13, point 4d,
-                               phase 1: read-only, no refs; the CLI sets it from
-                               CDPGATE_WALKER=1; see docs/snapshot.md) */
+    bool ax_tree;           /* build every snapshot from the browser's accessibility
+                               tree; false (the default): a single-frame tab's is
+                               built by the in-page walker, the AX tree its
+                               fallback (issue 13, point 4; the CLI sets it from
+                               CDPGATE_WALKER=0; see docs/snapshot.md) */
     bool login_any_origin;  /* snap_login_begin takes any http(s) origin (`cdpgate
                                login URL`: the human typed it; never for a model,
                                whose login needs an origin the grant names an

@@ -1431,8 +1431,8 @@ out:
  * AX tree, new; *walked says whether the walker built it. */
 static char *view_by(snap_agent *a, bool walker, bool *walked)
 {
-    bool was = a->o.walker;
-    a->o.walker = walker;
+    bool was = a->o.ax_tree;
+    a->o.ax_tree = !walker;
     uint64_t w0 = a->walks;
     a->changes++;
     snap_result r;
@@ -1443,7 +1443,7 @@ static char *view_by(snap_agent *a, bool walker, bool *walked)
     if (rc)
         test_fail_detail("view rc %d: %s", rc, t ? t : "");
     snap_result_free(&r);
-    a->o.walker = was;
+    a->o.ax_tree = was;
     return t;
 }
 
@@ -1461,12 +1461,12 @@ static void shot3_case(snap_agent *a, const char *c, bool walker, const char *wa
         char path[128];
         snprintf(path, sizeof path, "/gate/bank/red-shot3.html?case=%s%s", c, alt ? "&alt" : "");
         snap_result r;
-        bool was = a->o.walker;
-        a->o.walker = walker;       /* the open's own build too */
+        bool was = a->o.ax_tree;
+        a->o.ax_tree = !walker;     /* the open's own build too */
         CHECK_INT(0, do_open(a, "bank.test", path, &r));
         snap_result_free(&r);
         free(view_by(a, walker, NULL));
-        a->o.walker = was;
+        a->o.ax_tree = was;
         memset(&r, 0, sizeof r);
         int rc = snap_screenshot(a, false, &r);
         keep(&r);
@@ -1924,7 +1924,7 @@ static void t_walker_ref_stop(void)
     hook_answer = GATE_ALLOW;
     int calls = hook_calls;
     for (int walker = 0; walker < 2; walker++) {
-        x.a->o.walker = walker;
+        x.a->o.ax_tree = !walker;
         snap_result r;
         CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/settings.html", &r));
         snap_result_free(&r);

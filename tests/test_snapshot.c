@@ -419,7 +419,7 @@ static void t_article_text_paging(void)
 static snap_agent *agent_on(bool walker)
 {
     snap_opts o = {0};
-    o.walker = walker;
+    o.ax_tree = !walker;
     return testlib_agent(world.browser, &o);
 }
 
@@ -697,7 +697,7 @@ static void t_slow_read_regression(void)
     if (!need_browser())
         return;
     snap_opts o = {0};
-    o.walker = false;              /* the AX path: this is its deadline */
+    o.ax_tree = true;              /* the AX path: this is its deadline */
     snap_agent *a = testlib_agent(world.browser, &o);
     if (!a || open_page(a, "a.test", "/shapes/rows.html")) {
         snap_agent_free(a);

@@ -1,6 +1,7 @@
 /*
- * test_walker.c — the in-page walker (issue 13, point 4d, phase 1; opt-in,
- * snap_opts.walker): its output reader against malformed input, and the
+ * test_walker.c — the in-page walker (issue 13, point 4; the default path
+ * since session 12, snap_opts.ax_tree turns it off): its output reader
+ * against malformed input, and the
  * oracle: the view of each single-frame shapes/ and act/ fixture built
  * from the walker and from the AX tree, compared line by line (roles,
  * names, states, values, text). Every difference fails unless it is one of
@@ -120,7 +121,7 @@ static bool decided(const char *page, const char *ln, bool walker_side)
 /* The snapshot's element lines, refs taken out, one per line (new). */
 static char *view_of(snap_agent *a, bool walker)
 {
-    a->o.walker = walker;
+    a->o.ax_tree = !walker;
     a->changes++;                /* no cached view: build again */
     snap_query q = {0};
     q.budget_chars = 200000;
@@ -154,7 +155,7 @@ static char *view_of(snap_agent *a, bool walker)
         s = e ? e + 1 : s + n;
     }
     snap_result_free(&r);
-    a->o.walker = false;
+    a->o.ax_tree = true;
     return out.s ? out.s : strdup("");
 }
 
@@ -326,7 +327,7 @@ static void t_walker_secrets(void)
     if (!testlib_world_browser(&world))
         return;
     snap_opts o = {0};
-    o.walker = true;
+    o.ax_tree = false;
     snap_agent *a = testlib_agent(world.browser, &o);
     char url[256];
     testlib_world_url(&world, url, sizeof url, "a.test", "/shapes/secrets.html");
@@ -425,7 +426,7 @@ static snap_agent *walker_agent(const char *path)
     if (!testlib_world_browser(&world))
         return NULL;
     snap_opts o = {0};
-    o.walker = true;
+    o.ax_tree = false;
     snap_agent *a = testlib_agent(world.browser, &o);
     char url[256];
     testlib_world_url(&world, url, sizeof url, "a.test", path);
@@ -550,7 +551,7 @@ static void t_walker_ref_secret_gate(void)
     g.tools = tools;
     g.ntools = sizeof tools / sizeof tools[0];
     snap_opts o = {0};
-    o.walker = true;
+    o.ax_tree = false;
     testlib_rig x;
     if (!testlib_rig_up(&x, &world, &g, NULL, &o))
         goto out;
@@ -696,7 +697,7 @@ static void t_walker_warm_cache(void)
     if (!testlib_world_browser(&world))
         return;
     snap_opts o = {0};
-    o.walker = true;
+    o.ax_tree = false;
     snap_agent *a = testlib_agent(world.browser, &o);
     char url[256];
     testlib_world_url(&world, url, sizeof url, "a.test", "/shapes/unsure.html");
