@@ -1050,7 +1050,12 @@ int gate_decide_auth_request(gate *gt, const gate_auth_request *q, gate_decision
         gate_time_format(g->expires, tm, sizeof tm);
         return gate_verdict(d, GATE_DENY, "the grant expired at %s", tm);
     }
-    int kind = gate_classify_request(q->method, q->url, why, sizeof why);
+    /* A navigation (a document GET) is judged by the words of the URL the
+     * browser really sends, as an open's (red team s12, G9/G6). */
+    bool nav = q->document && (!q->method || strcasecmp(q->method, "GET") == 0 ||
+                               strcasecmp(q->method, "HEAD") == 0);
+    int kind = nav ? gate_classify_url(q->url, why, sizeof why)
+                   : gate_classify_request(q->method, q->url, why, sizeof why);
     if (kind) {
         d->cls = GATE_CLASS_CONSEQUENTIAL;
         d->conseq = kind;
@@ -1061,6 +1066,9 @@ int gate_decide_auth_request(gate *gt, const gate_auth_request *q, gate_decision
                             "authenticated origin %s; the human completes it (%s)",
                             gate_conseq_name(kind), d->target, o, why);
     }
+    if (nav)
+        return gate_verdict(d, GATE_ALLOW, "a navigation whose URL words are not "
+                            "consequential: a read");
     if (q->covered >= 0)
         return gate_verdict(d, GATE_ALLOW, "covered: the human confirmed the %s action in "
                             "progress on its tab", gate_class_name(q->covered));

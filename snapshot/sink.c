@@ -830,10 +830,19 @@ void snap_sink_paused(snap_agent *a, const json_val *p)
      * confirmed or stopped now, whatever made the page send it. */
     bool data_out = body || (method && strcasecmp(method, "GET") != 0 &&
                              strcasecmp(method, "HEAD") != 0);
+    /* A navigation (a document GET: a link, a form, a page script,
+     * back/forward, reload, each redirect hop) of a context holding a
+     * session, to the service: judged by the URL the browser really sends
+     * when its words are consequential (red team s12, G9, G6, S2). */
+    char nw[8];
+    bool nav = document && !data_out && shown && gate_classify_url(shown, nw, sizeof nw);
     int tab = 0;
-    const char *svc = d == GATE_ALLOW && !login && data_out &&
+    const char *svc = d == GATE_ALLOW && !login && (data_out || nav) &&
                       gate_mode(a->gate) != GATE_MODE_HUMAN
                     ? auth_origin(a, t, frame, url ? url : "", &tab) : NULL;
+    char uo[256];
+    if (svc && !data_out && (snap_url_origin(url ? url : "", uo, sizeof uo) || strcmp(uo, svc)))
+        svc = NULL;     /* a navigation away from the service carries no session there */
     if (svc) {
         /* To the authenticated service (a granted host): its path is shown
          * to the human who confirms, with session values scrubbed. */
