@@ -608,6 +608,36 @@ out:
     rig_down(&x);
 }
 
+/* Red team s12, G6 (t_red_press_link): Enter on a focused link to
+ * /account/close-account/confirm was a confirm whose prompt has no
+ * address; allowed, the GET went out with the session. Now the
+ * navigation is judged at the sink by its URL: stopped, never sent. */
+static void t_press_link_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/press-link.html", &r));
+    snap_result_free(&r);
+    CHECK_INT(0, do_observe(x.a, &r));
+    char obs[16];
+    snprintf(obs, sizeof obs, "%s", r.obs);
+    snap_result_free(&r);
+    memset(&r, 0, sizeof r);
+    int rc = snap_press(x.a, "Enter", obs, &r);
+    keep(&r);
+    fprintf(stderr, "PRESS rc %d: %.400s\n", rc, r.text ? r.text : "");
+    if (rc == 0)
+        CHECK_HAS(r.text, "(unbound_stop: the page sends a delete request GET");
+    snap_result_free(&r);
+    barrier(x.a);
+    check_none("GET", "bank.test", "tag=press-link");
+out:
+    rig_down(&x);
+}
+
 static void t_grant_denies_origin(void)
 {
     rig x;
@@ -5441,6 +5471,7 @@ static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
     {"swap_post_regression", t_swap_post_regression},
     {"swap_nav_regression", t_swap_nav_regression},
+    {"press_link_regression", t_press_link_regression},
     {"attached_browser", t_attached_browser},
     {"grant_denies_origin", t_grant_denies_origin},
     {"grant_denies_recipient", t_grant_denies_recipient},
