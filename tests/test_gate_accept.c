@@ -638,6 +638,26 @@ out:
     rig_down(&x);
 }
 
+/* Red team s12, the S2 residual: a page's own script (a timer setting
+ * location) navigates the session-holding context to
+ * /account/close-account/confirm: judged at the sink, never sent. */
+static void t_script_nav_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/script-nav.html", &r));
+    snap_result_free(&r);
+    usleep(1500 * 1000);
+    CHECK_INT(0, do_observe(x.a, &r));
+    snap_result_free(&r);
+    barrier(x.a);
+    check_none("GET", "bank.test", "tag=script-nav");
+out:
+    rig_down(&x);
+}
+
 static void t_grant_denies_origin(void)
 {
     rig x;
@@ -5472,6 +5492,7 @@ static const test_case TESTS[] = {
     {"swap_post_regression", t_swap_post_regression},
     {"swap_nav_regression", t_swap_nav_regression},
     {"press_link_regression", t_press_link_regression},
+    {"script_nav_regression", t_script_nav_regression},
     {"attached_browser", t_attached_browser},
     {"grant_denies_origin", t_grant_denies_origin},
     {"grant_denies_recipient", t_grant_denies_recipient},
