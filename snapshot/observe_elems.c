@@ -253,14 +253,25 @@ int snap_elements_attrs(snap_agent *a, snap_elems *s, const bool *want, snap_res
     for (size_t i = 0; i < s->n; i++) {
         snap_ref *rf;
         snap_result tmp = {0};
-        if ((want && !want[i]) || snap_ref_doc(a, s->v[i].ref, &rf, &tmp) || rf->backend <= 0) {
+        if ((want && !want[i]) || snap_ref_doc(a, s->v[i].ref, &rf, &tmp) || rf->backend == 0) {
             snap_result_free(&tmp);
             continue;
         }
+        int backend = rf->backend;
         snap_tab *t = snap_tab_by_id(a, snap_ref_tab(a, rf));
         snap_frame *f = t ? snap_frame_find(t, snap_ref_frame(a, rf)) : NULL;
+        if (backend < 0) {
+            /* A walker ref (the default build): its element's backend node
+             * is found by resolving it (agent_refs.c), one at a time. */
+            snap_resolved res;
+            backend = snap_ref_resolve_start(a, s->v[i].ref, &res, &tmp) ? 0 : res.backend;
+            snap_resolved_release(a, &res);
+            snap_result_free(&tmp);
+            if (backend <= 0)
+                continue;
+        }
         char q[48];
-        snprintf(q, sizeof q, "{\"backendNodeId\":%d}", rf->backend);
+        snprintf(q, sizeof q, "{\"backendNodeId\":%d}", backend);
         if (f)
             snap_cdp_send(a, f->session, "DOM.describeNode", q, &ids[i], NULL);
     }
