@@ -714,9 +714,10 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
             return snap_fail(r, SNAP_ENOMEM, "%s: out of memory; nothing was done", in->tool);
         }
     }
-    json_doc_free(facts);
-    if (g->d.decision != GATE_ALLOW)
+    if (g->d.decision != GATE_ALLOW) {
+        json_doc_free(facts);
         return refusal(a, &g->d, in->dbl ? "dblclick" : in->tool, r);
+    }
     g->allowed = true;
     g->audit_outcome = g->d.pending;
     /* The human confirmed this action just now: the data-carrying requests
@@ -727,7 +728,8 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
         a->covered_until = 0;
     }
     snap_permit_begin(a, in->permit ? in->permit : in->tool);
-    dl_allowed(a, in, have_target ? &tg : NULL);
+    dl_allowed(a, in, have_target ? &tg : NULL);   /* tg's strings are in facts */
+    json_doc_free(facts);
     return 0;
 }
 
