@@ -607,8 +607,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
         url = f->url ? strdup(f->url) : NULL;
         frame_url = url ? url : "";
     }
-    /* The element as the gate sees it. */
-    json_doc *facts = NULL;
+    json_doc *facts = NULL;         /* the element as the gate sees it */
     const json_val *fv = NULL;
     gate_target tg = {0};
     bool have_target = false;
@@ -634,8 +633,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
                              in->tool, e.msg[0] ? e.msg : "no answer");
         }
     }
-    /* The element the action really acts on, when it is another one. */
-    acted_el el = {0};
+    acted_el el = {0};              /* what it really acts on, when another one */
     const char *names[NAMES_MAX];
     int arc = fv ? names_check(a, in, fv, &el, r) : 0;
     if (arc) {
