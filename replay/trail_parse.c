@@ -31,6 +31,17 @@ static bool bad(pctx *c, int code, const char *fmt, const char *a, const char *b
     return false;
 }
 
+/* At most 64 bytes of the key k into kb, cut on a character boundary, so
+ * an error message quoting it stays UTF-8 (fuzz_trail checks it). */
+static void key_cut(char kb[65], const char *k)
+{
+    size_t n = strnlen(k, 64);
+    while (n > 0 && k[n] && ((unsigned char)k[n] & 0xC0) == 0x80)
+        n--;
+    memcpy(kb, k, n);
+    kb[n] = 0;
+}
+
 /* Every key of obj (named what) is one of the NULL-terminated keys. */
 static bool known_keys(pctx *c, const json_val *obj, const char *what,
                        const char *const *keys)
@@ -40,8 +51,11 @@ static bool known_keys(pctx *c, const json_val *obj, const char *what,
         size_t i = 0;
         while (keys[i] && strcmp(keys[i], k) != 0)
             i++;
-        if (!keys[i])
-            return bad(c, REPLAY_EPARSE, "%s: unknown field \"%.64s\"", what, k);
+        if (!keys[i]) {
+            char kb[65];
+            key_cut(kb, k);
+            return bad(c, REPLAY_EPARSE, "%s: unknown field \"%s\"", what, kb);
+        }
     }
     return true;
 }
@@ -179,8 +193,11 @@ static bool parse_identities(pctx *c, const json_val *v, replay_header *h)
         h->nidentities++;
         size_t len = 0;
         const char *s = json_str(m, &len);
-        if (!s || !len || len > REPLAY_MAX_STR || memchr(s, '\0', len))
-            return bad(c, REPLAY_EPARSE, "needs.identities.%.64s: not a label", k, NULL);
+        if (!s || !len || len > REPLAY_MAX_STR || memchr(s, '\0', len)) {
+            char kb[65];
+            key_cut(kb, k);
+            return bad(c, REPLAY_EPARSE, "needs.identities.%s: not a label", kb, NULL);
+        }
         if (!(d->label = base_strdup(s)))
             return bad(c, REPLAY_ENOMEM, "%s: out of memory", "needs.identities", NULL);
     }
