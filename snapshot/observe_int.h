@@ -507,8 +507,28 @@ int snap_obs_ax_put(frame_st *F, int64_t id, const axrec *r);
 
 /* ---- observe_walk.c ---- */
 
+/* The walker's output reader, incremental: fed the output in pieces of
+ * any size (a line may be cut between two), it puts each piece's records
+ * in F as they come and keeps a few integers a record besides (for the
+ * child lists, laid out at the end, and the id check): no buffer holds the
+ * whole output. B: the build, to fix the records the walker was unsure of
+ * from their AX nodes (NULL: none can be; the walk is then unsure). New;
+ * free with snap_obs_walk_rd_free (F's records stay: snap_obs_ax_drop
+ * them on failure). feed and end return 0, SNAP_ENOMEM, or SNAP_EBROWSER
+ * with err "walker output, line N: why"; a failure is kept (later calls
+ * return it). end: after the last piece; *mut, *unsure from the header
+ * (*unsure also when an unsure record could not be fixed). */
+typedef struct walk_rd walk_rd;
+walk_rd *snap_obs_walk_rd_new(build *B, frame_st *F);
+int snap_obs_walk_rd_feed(walk_rd *R, const char *s, size_t n, char *err, size_t cap);
+int snap_obs_walk_rd_end(walk_rd *R, int64_t *mut, bool *unsure, char *err, size_t cap);
+void snap_obs_walk_rd_free(walk_rd *R);
+/* The reader fed s[0..n) whole (tests), or in pieces of `piece` bytes
+ * (0: whole), with no browser. */
 int snap_obs_walk_read(frame_st *F, const char *s, size_t n, int64_t *mut, bool *unsure,
                        char *err, size_t cap);
+int snap_obs_walk_read_split(frame_st *F, const char *s, size_t n, size_t piece, int64_t *mut,
+                             bool *unsure, char *err, size_t cap);
 int snap_obs_walk_fetch(build *B, frame_st *F);
 /* An AX node's properties (getFullAXTree / getPartialAXTree "properties")
  * as ST_* bits, and its level (observe_ax.c). */

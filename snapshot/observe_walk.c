@@ -151,68 +151,15 @@ static int cmp_id(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-/* Each element id at most once in a walk: a ref (the id) names one line. */
-static int ids_once(const wrec *r, size_t n, char *err, size_t cap)
+/* Each element id at most once in a walk: a ref (the id) names one line.
+ * v[0..m): the ids met (sorted here). */
+static int ids_once(int32_t *v, size_t m, char *err, size_t cap)
 {
-    int32_t *v = malloc((n ? n : 1) * sizeof *v);
-    if (!v)
-        return SNAP_ENOMEM;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (r[i].id)
-            v[m++] = r[i].id;
     qsort(v, m, sizeof *v, cmp_id);
     size_t dup = 0;
     for (size_t i = 1; i < m && !dup; i++)
         dup = v[i] == v[i - 1] ? i : 0;
-    free(v);
     return dup ? fail(err, cap, 0, "an element id twice") : 0;
-}
-
-/* The records, parsed: children found by depth, then each one kept. */
-static int put_all(frame_st *F, const wrec *r, size_t n)
-{
-    int32_t *parent = malloc(n * sizeof *parent);
-    size_t *nk = calloc(n + 1, sizeof *nk);
-    int32_t *stack = malloc((WALK_MAX_DEPTH + 2) * sizeof *stack);
-    int64_t *kid = malloc(n * sizeof *kid);
-    int rc = parent && nk && stack && kid ? 0 : SNAP_ENOMEM;
-    for (size_t i = 0; i < n && !rc; i++) {
-        stack[r[i].depth] = (int32_t)i;
-        parent[i] = r[i].depth ? stack[r[i].depth - 1] : -1;
-        if (parent[i] >= 0)
-            nk[parent[i]]++;
-    }
-    /* nk[i] becomes the start of i's run in kid (exclusive prefix sums). */
-    size_t sum = 0;
-    for (size_t i = 0; i < n && !rc; i++) {
-        size_t c = nk[i];
-        nk[i] = sum;
-        sum += c;
-    }
-    size_t *fill = rc ? NULL : calloc(n + 1, sizeof *fill);
-    if (!rc && !fill)
-        rc = SNAP_ENOMEM;
-    for (size_t i = 0; i < n && !rc; i++)
-        if (parent[i] >= 0)
-            kid[nk[parent[i]] + fill[parent[i]]++] = (int64_t)i + 1;
-    for (size_t i = 0; i < n && !rc; i++) {
-        axrec a = {r[i].role, r[i].name, NULL, false, 0, kid + nk[i], fill[i], r[i].st,
-                   r[i].level, -r[i].id};
-        if (r[i].value && r[i].value[0] == '#') {
-            a.has_num = true;
-            a.num = strtod(r[i].value + 1, NULL);
-        } else if (r[i].value) {
-            a.value = r[i].value + 1;
-        }
-        rc = snap_obs_ax_put(F, (int64_t)i + 1, &a);
-    }
-    free(fill);
-    free(parent);
-    free(nk);
-    free(stack);
-    free(kid);
-    return rc;
 }
 
 /* The per-node fallback (design point 4): the records the walker was
@@ -255,18 +202,118 @@ static int fix_one(void *ud, size_t i, const json_val *node)
     return 0;
 }
 
-/* The unsure records of r[0..n) fixed from the AX tree (B: the build, to
- * ask the browser; NULL: none can be). *unsure when some could not be. */
-static int fix_unsure(build *B, frame_st *F, wrec *r, size_t n, char ***own, size_t *nown,
-                      bool *unsure)
+/* ---- the incremental reader ----
+ *
+ * The output comes in pieces (snap_obs_walk_fetch): no buffer holds all
+ * of it. Each piece's whole lines are parsed (the line cut at its end is
+ * carried to the next), their unsure records fixed from the AX tree (one
+ * batch a piece, SNAP_WALK_AX_MAX in the whole walk), and put in line
+ * order, their children still unknown; what the children are is kept a
+ * few integers a record (parent line, node index, child count, id), and
+ * the child lists are laid out at the end (place_kids) as ax_add would
+ * have laid them out had the records come with them. Every check of the
+ * whole-string reader is made: sizes, NUL, header, each record
+ * (parse_rec), the depth order, one root, each id once. */
+struct walk_rd {
+    build *B;                    /* to ask the browser (NULL: none can be) */
+    frame_st *F;
+    char *carry;                 /* the line cut at the last piece's end */
+    size_t ncarry, total, ln;    /* bytes carried, fed; lines read */
+    bool head;                   /* the header line was read */
+    int rc;                      /* the first failure, kept */
+    int64_t mut;
+    bool unsure;
+    int prev;                    /* the last record's depth */
+    size_t nr, cap, nid, nnu;    /* records; room; ids; unsure records */
+    int32_t *parent, *node, *ids;
+    uint32_t *cnt;               /* children of each record, then where
+                                    its run starts in F->kid (place_kids) */
+    int32_t stack[WALK_MAX_DEPTH + 2];   /* the open record at each depth */
+};
+
+walk_rd *snap_obs_walk_rd_new(build *B, frame_st *F)
+{
+    walk_rd *R = calloc(1, sizeof *R);
+    if (R) {
+        R->B = B;
+        R->F = F;
+        R->mut = -2;
+    }
+    return R;
+}
+
+void snap_obs_walk_rd_free(walk_rd *R)
+{
+    if (!R)
+        return;
+    free(R->carry);
+    free(R->parent);
+    free(R->node);
+    free(R->ids);
+    free(R->cnt);
+    free(R);
+}
+
+static int rd_fail(walk_rd *R, size_t ln, const char *why, char *err, size_t cap)
+{
+    return R->rc = fail(err, cap, ln, why);
+}
+
+/* The header line "W1 TAB mutations TAB [u]" (NUL-terminated). */
+static int rd_head(walk_rd *R, const char *l, char *err, size_t cap)
+{
+    R->head = true;
+    R->ln = 1;
+    if (strncmp(l, "W1\t", 3) != 0)
+        return rd_fail(R, 1, "not the walker's (no W1 header)", err, cap);
+    const char *h = l + 3;
+    char *end = NULL;
+    long long m = strtoll(h, &end, 10);
+    R->mut = m;
+    if (end == h || *end != '\t' || m < -1 || (end[1] && strcmp(end + 1, "u") != 0))
+        return rd_fail(R, 1, "bad header", err, cap);
+    R->unsure = end[1] == 'u';
+    return 0;
+}
+
+/* Room for n more records in the per-record arrays. */
+static int rd_grow(walk_rd *R, size_t n)
+{
+    if (R->nr + n <= R->cap)
+        return 0;
+    size_t c = R->cap ? R->cap : 256;
+    while (c < R->nr + n)
+        c *= 2;
+    int32_t *p = realloc(R->parent, c * sizeof *p);
+    if (p)
+        R->parent = p;
+    int32_t *d = p ? realloc(R->node, c * sizeof *d) : NULL;
+    if (d)
+        R->node = d;
+    int32_t *i = d ? realloc(R->ids, c * sizeof *i) : NULL;
+    if (i)
+        R->ids = i;
+    uint32_t *k = i ? realloc(R->cnt, c * sizeof *k) : NULL;
+    if (!k)
+        return SNAP_ENOMEM;
+    R->cnt = k;
+    R->cap = c;
+    return 0;
+}
+
+/* The unsure records of r[0..n) fixed from the AX tree, when there is a
+ * browser to ask and the walk has not met more than SNAP_WALK_AX_MAX of
+ * them; else the walk is unsure. own: the strings taken (*nown). */
+static int rd_fix(walk_rd *R, wrec *r, size_t n, char ***own, size_t *nown)
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         k += r[i].nu;
-    if (!k)
+    if (!k || R->unsure)
         return 0;
-    if (!B || k > SNAP_WALK_AX_MAX) {
-        *unsure = true;
+    R->nnu += k;
+    if (!R->B || R->nnu > SNAP_WALK_AX_MAX) {
+        R->unsure = true;
         return 0;
     }
     int ids[SNAP_WALK_AX_MAX];
@@ -282,77 +329,225 @@ static int fix_unsure(build *B, frame_st *F, wrec *r, size_t n, char ***own, siz
             ids[k++] = r[i].id;
         }
     fixes X = {r, at, *own};
-    if (snap_walk_ax_nodes(B->a, B->tab_id, F->f->id, ids, k, fix_one, &X) != 0)
-        *unsure = true;
+    if (snap_walk_ax_nodes(R->B->a, R->B->tab_id, R->F->f->id, ids, k, fix_one, &X) != 0)
+        R->unsure = true;
     return 0;
 }
 
-static int walk_read(build *B, frame_st *F, const char *s, size_t n, int64_t *mut, bool *unsure,
-                     char *err, size_t cap)
+/* The records r[0..n) put in F, their parents and ids noted. */
+static int rd_put(walk_rd *R, const wrec *r, size_t n)
 {
-    *unsure = false;
-    *mut = -2;
-    if (n > WALK_MAX_BYTES)
-        return fail(err, cap, 0, "too big");
-    if (memchr(s, 0, n))
-        return fail(err, cap, 0, "a NUL byte");
-    if (n < 3 || memcmp(s, "W1\t", 3) != 0)
-        return fail(err, cap, 1, "not the walker's (no W1 header)");
-    char *buf = malloc(n + 1);
-    size_t cr = 0;
-    for (size_t i = 0; i < n; i++)
-        cr += s[i] == '\n';
-    wrec *r = cr + 1 <= WALK_MAX_RECS ? calloc(cr + 1, sizeof *r) : NULL;
-    if (!buf || !r) {
-        free(buf);
-        free(r);
-        return cr + 1 > WALK_MAX_RECS ? fail(err, cap, 0, "too many records") : SNAP_ENOMEM;
+    frame_st *F = R->F;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = R->nr++;
+        R->stack[r[i].depth] = (int32_t)j;
+        R->parent[j] = r[i].depth ? R->stack[r[i].depth - 1] : -1;
+        R->cnt[j] = 0;
+        if (R->parent[j] >= 0)
+            R->cnt[R->parent[j]]++;
+        if (r[i].id)
+            R->ids[R->nid++] = r[i].id;
+        axrec a = {r[i].role, r[i].name, NULL, false, 0, NULL, 0, r[i].st, r[i].level,
+                   -r[i].id};
+        if (r[i].value && r[i].value[0] == '#') {
+            a.has_num = true;
+            a.num = strtod(r[i].value + 1, NULL);
+        } else if (r[i].value) {
+            a.value = r[i].value + 1;
+        }
+        size_t before = F->nnodes;
+        int rc = snap_obs_ax_put(F, (int64_t)j + 1, &a);
+        if (rc)
+            return rc;
+        R->node[j] = F->nnodes > before ? (int32_t)before : -1;
     }
-    memcpy(buf, s, n);
-    buf[n] = 0;
-    char *nl = strchr(buf, '\n');
-    if (nl)
-        *nl = 0;
-    char *h = buf + 3, *end = NULL;
-    long long m = strtoll(h, &end, 10);
-    int rc = 0;
-    if (end == h || *end != '\t' || m < -1 || (end[1] && strcmp(end + 1, "u") != 0))
-        rc = fail(err, cap, 1, "bad header");
-    *unsure = !rc && end[1] == 'u';
-    *mut = m;
-    size_t nr = 0, ln = 1;
-    for (char *l = nl ? nl + 1 : NULL; l && !rc; l = nl ? nl + 1 : NULL) {
-        ln++;
-        nl = strchr(l, '\n');
+    return 0;
+}
+
+/* The record lines of s (n lines, '\n' between them, NUL after the last):
+ * parsed, fixed, put. */
+static int rd_lines(walk_rd *R, char *s, size_t n, char *err, size_t cap)
+{
+    if (R->nr + n > WALK_MAX_RECS)
+        return rd_fail(R, 0, "too many records", err, cap);
+    wrec *r = calloc(n ? n : 1, sizeof *r);
+    int rc = r ? rd_grow(R, n) : SNAP_ENOMEM;
+    size_t k = 0;
+    for (char *l = s; l && !rc && k < n; k++) {
+        char *nl = strchr(l, '\n');
         if (nl)
             *nl = 0;
-        rc = parse_rec(l, ln, nr ? r[nr - 1].depth : -1, &r[nr], err, cap);
-        nr++;
+        int prev = k ? r[k - 1].depth : R->nr ? R->prev : -1;
+        rc = parse_rec(l, ++R->ln, prev, &r[k], err, cap);
+        l = nl ? nl + 1 : NULL;
     }
-    if (!rc && nr == 0)
-        rc = fail(err, cap, 2, "no root");
-    if (!rc)
-        rc = ids_once(r, nr, err, cap);
+    if (!rc && k)
+        R->prev = r[k - 1].depth;
     char **own = NULL;
     size_t nown = 0;
-    if (!rc && !*unsure)
-        rc = fix_unsure(B, F, r, nr, &own, &nown, unsure);
     if (!rc)
-        rc = put_all(F, r, nr);
+        rc = rd_fix(R, r, n, &own, &nown);
     if (!rc)
-        rc = snap_obs_ax_finish(F);
+        rc = rd_put(R, r, n);
     for (size_t i = 0; i < nown; i++)
         free(own[i]);
     free(own);
     free(r);
-    free(buf);
+    return R->rc = rc;
+}
+
+/* Whole lines of b (len bytes, NUL after): the header first when it has
+ * not been read. */
+static int rd_text(walk_rd *R, char *b, size_t len, char *err, size_t cap)
+{
+    if (!R->head) {
+        char *nl = memchr(b, '\n', len);
+        if (nl)
+            *nl = 0;
+        if (rd_head(R, b, err, cap) || !nl)
+            return R->rc;
+        len -= (size_t)(nl + 1 - b);
+        b = nl + 1;
+    }
+    size_t n = 1;
+    for (size_t i = 0; i < len; i++)
+        n += b[i] == '\n';
+    return rd_lines(R, b, n, err, cap);
+}
+
+int snap_obs_walk_rd_feed(walk_rd *R, const char *s, size_t n, char *err, size_t cap)
+{
+    if (R->rc)
+        return R->rc;
+    if (n > WALK_MAX_BYTES - R->total)
+        return rd_fail(R, 0, "too big", err, cap);
+    R->total += n;
+    if (memchr(s, 0, n))
+        return rd_fail(R, 0, "a NUL byte", err, cap);
+    size_t len = R->ncarry + n;
+    char *b = malloc(len + 1);
+    if (!b)
+        return R->rc = SNAP_ENOMEM;
+    if (R->ncarry)
+        memcpy(b, R->carry, R->ncarry);
+    memcpy(b + R->ncarry, s, n);
+    b[len] = 0;
+    free(R->carry);
+    R->carry = NULL;
+    R->ncarry = 0;
+    if (!R->head && len >= 3 && memcmp(b, "W1\t", 3) != 0) {
+        free(b);
+        return rd_fail(R, 1, "not the walker's (no W1 header)", err, cap);
+    }
+    char *last = NULL;
+    for (size_t i = len; i > 0 && !last; i--)
+        last = b[i - 1] == '\n' ? b + i - 1 : NULL;
+    if (!last) {                 /* no whole line yet: all of it is carried */
+        R->carry = b;
+        R->ncarry = len;
+        return 0;
+    }
+    size_t rest = len - (size_t)(last + 1 - b);
+    R->carry = malloc(rest + 1);
+    if (!R->carry) {
+        free(b);
+        return R->rc = SNAP_ENOMEM;
+    }
+    memcpy(R->carry, last + 1, rest + 1);
+    R->ncarry = rest;
+    *last = 0;
+    int rc = rd_text(R, b, (size_t)(last - b), err, cap);
+    free(b);
+    return rc;
+}
+
+/* The child lists, laid out as ax_add lays out those a record comes with:
+ * in record order, each record's children in line order, none kept for
+ * text (an AX StaticText's are InlineTextBoxes), AX_KIDS on a record with
+ * any. */
+static int place_kids(walk_rd *R)
+{
+    frame_st *F = R->F;
+    size_t total = 0;
+    for (size_t j = 0; j < R->nr; j++) {
+        uint32_t c = R->cnt[j];
+        R->cnt[j] = UINT32_MAX;
+        if (R->node[j] < 0)
+            continue;
+        axn *x = snap_obs_ax_at(F, (size_t)R->node[j]);
+        x->kid0 = (uint32_t)total;
+        x->flags |= c ? AX_KIDS : 0;
+        if (!(snap_obs_ax_cls(F, x) & RC_TEXT)) {
+            R->cnt[j] = (uint32_t)total;
+            total += c;
+        }
+    }
+    if (total > UINT32_MAX)
+        return SNAP_ENOMEM;
+    size_t idw = F->wide ? sizeof(int64_t) : sizeof(int32_t);
+    void *k = realloc(F->kid, (total ? total : 1) * idw);
+    if (!k)
+        return SNAP_ENOMEM;
+    F->kid = k;
+    F->kid_cap = total;
+    F->nkid = total;
+    for (size_t j = 0; j < R->nr; j++) {
+        int32_t p = R->parent[j];
+        if (p < 0 || R->cnt[p] == UINT32_MAX)
+            continue;
+        size_t at = R->cnt[p]++;
+        if (F->wide)
+            ((int64_t *)F->kid)[at] = (int64_t)j + 1;
+        else
+            ((int32_t *)F->kid)[at] = (int32_t)j + 1;
+    }
+    return 0;
+}
+
+int snap_obs_walk_rd_end(walk_rd *R, int64_t *mut, bool *unsure, char *err, size_t cap)
+{
+    int rc = R->rc;
+    if (!rc && !R->head && R->total < 3)
+        rc = rd_fail(R, 1, "not the walker's (no W1 header)", err, cap);
+    if (!rc) {                   /* the last line, or the header alone */
+        char empty[1] = "";
+        rc = rd_text(R, R->carry ? R->carry : empty, R->ncarry, err, cap);
+    }
+    if (!rc && R->nr == 0)
+        rc = rd_fail(R, 2, "no root", err, cap);
+    if (!rc)
+        rc = ids_once(R->ids, R->nid, err, cap);
+    if (!rc)
+        rc = place_kids(R);
+    if (!rc)
+        rc = snap_obs_ax_finish(R->F);
+    *mut = R->mut;
+    *unsure = R->unsure;
+    return R->rc = rc;
+}
+
+int snap_obs_walk_read_split(frame_st *F, const char *s, size_t n, size_t piece, int64_t *mut,
+                             bool *unsure, char *err, size_t cap)
+{
+    *mut = -2;
+    *unsure = false;
+    walk_rd *R = snap_obs_walk_rd_new(NULL, F);
+    if (!R)
+        return SNAP_ENOMEM;
+    int rc = 0;
+    for (size_t at = 0; at < n && !rc; at += piece ? piece : n) {
+        size_t k = piece && n - at > piece ? piece : n - at;
+        rc = snap_obs_walk_rd_feed(R, s + at, k, err, cap);
+    }
+    rc = snap_obs_walk_rd_end(R, mut, unsure, err, cap);
+    snap_obs_walk_rd_free(R);
     return rc;
 }
 
 int snap_obs_walk_read(frame_st *F, const char *s, size_t n, int64_t *mut, bool *unsure,
                        char *err, size_t cap)
 {
-    return walk_read(NULL, F, s, n, mut, unsure, err, cap);
+    return snap_obs_walk_read_split(F, s, n, 0, mut, unsure, err, cap);
 }
 
 /* The secret fields of a walk noted as "ever secret" under their backend
@@ -376,11 +571,77 @@ static int note_secrets(build *B, frame_st *F)
     return n ? snap_walk_secrets(B->a, B->tab_id, F->f->id, ids, n) : 0;
 }
 
+/* A walk's output piece from reply rep: its string (borrowed from rep),
+ * or NULL when the call failed or threw. */
+static const char *piece_of(snap_agent *a, uint64_t id, int tmo, cdp_reply *rep, size_t *len)
+{
+    *len = 0;
+    return cdp_wait(a->c, id, tmo, rep, NULL) || json_get(rep->result, "exceptionDetails")
+           ? NULL : json_str(json_get(json_get(rep->result, "result"), "value"), len);
+}
+
+#define WALK_MAX_PIECES 2048     /* WALK_MAX_BYTES in pieces of 85,000 units */
+#define WALK_WINDOW 2            /* pieces asked for ahead of the reader */
+
+/* The walk's output read into F: the first piece, s (n bytes: "pieces
+ * left NL" and its text, borrowed from *first, which is freed once it is
+ * read), then the others, asked for WALK_WINDOW ahead, each fed to the
+ * reader and freed before the next is read. 0, 1 (the output was
+ * refused, or a piece could not be had: *why says which), or SNAP_ENOMEM. */
+static int walk_pieces(build *B, frame_st *F, int64_t world, cdp_reply *first, const char *s,
+                       size_t n, bool *unsure, const char **why)
+{
+    snap_agent *a = B->a;
+    const char *nl = memchr(s, '\n', n < 8 ? n : 8);
+    long np = nl && nl > s && strspn(s, "0123456789") == (size_t)(nl - s)
+              ? strtol(s, NULL, 10) : -1;
+    *why = "unsure";
+    if (np < 0 || np > WALK_MAX_PIECES) {
+        *why = "bad piece count";
+        return 1;
+    }
+    walk_rd *R = snap_obs_walk_rd_new(B, F);
+    if (!R)
+        return SNAP_ENOMEM;
+    int rc = snap_obs_walk_rd_feed(R, nl + 1, n - (size_t)(nl + 1 - s), F->err, sizeof F->err);
+    cdp_reply_free(first);
+    uint64_t q[WALK_WINDOW] = {0};
+    long sent = 0, got = 0;
+    int tmo = snap_read_timeout(a);
+    bool lost = false;
+    while (got < np) {
+        while (!rc && !lost && sent < np && sent - got < WALK_WINDOW) {
+            uint64_t id = 0;
+            lost = snap_world_eval(a, F->f->session, world, snap_js_walk_next_expr, &id) != 0;
+            if (!lost)
+                q[sent++ % WALK_WINDOW] = id;
+        }
+        if (got == sent)
+            break;
+        cdp_reply rep = {0};
+        size_t len;
+        const char *p = piece_of(a, q[got++ % WALK_WINDOW], tmo, &rep, &len);
+        lost = lost || !p;
+        if (!rc && !lost)
+            rc = snap_obs_walk_rd_feed(R, p, len, F->err, sizeof F->err);
+        cdp_reply_free(&rep);
+    }
+    int64_t mut;
+    if (!rc && !lost)
+        rc = snap_obs_walk_rd_end(R, &mut, unsure, F->err, sizeof F->err);
+    snap_obs_walk_rd_free(R);
+    if (lost)
+        *why = "a piece of the output was lost";
+    else if (rc)
+        *why = F->err;
+    return rc == SNAP_ENOMEM ? SNAP_ENOMEM : rc || lost ? 1 : 0;
+}
+
 /* Run the walker in the isolated world of F's frame and read its output
- * into F: the mutation counter (B->mut_defer), its three definitions and
- * the walk, pipelined. 0: F holds the
- * records; 1: fall back to the AX tree (no world, a call or the parse
- * failed, or the walker was unsure); SNAP_ENOMEM. */
+ * into F: the mutation counter (B->mut_defer), its definitions and the
+ * walk, pipelined, then the walk's output piece by piece (walk_pieces).
+ * 0: F holds the records; 1: fall back to the AX tree (no world, a call
+ * or the parse failed, or the walker was unsure); SNAP_ENOMEM. */
 int snap_obs_walk_fetch(build *B, frame_st *F)
 {
     static const char *const PART[] = {snap_js_walk_def1, snap_js_walk_def2, snap_js_walk_def3,
@@ -420,18 +681,19 @@ int snap_obs_walk_fetch(build *B, frame_st *F)
         const char *s = k == NPART - 1 && !rc
             ? json_str(json_get(json_get(rep.result, "result"), "value"), &len) : NULL;
         if (s) {
-            int64_t mut;
-            bool unsure;
-            int r = walk_read(B, F, s, len, &mut, &unsure, F->err, sizeof F->err);
-            ret = r == SNAP_ENOMEM ? SNAP_ENOMEM : r || unsure ? 1 : 0;
+            bool unsure = false;
+            const char *why = "";
+            ret = walk_pieces(B, F, world, &rep, s, len, &unsure, &why);
+            if (ret == 0 && unsure)
+                ret = 1;
             if (ret == 0 && note_secrets(B, F) != 0)
                 ret = 1;
             if (ret)
                 snap_obs_ax_drop(F);
             a->walks += ret == 0;
             F->walked = ret == 0;
-            if (ret && a->o.timing)
-                fprintf(stderr, "timing: walker fallback: %s\n", r ? F->err : "unsure");
+            if (ret == 1 && a->o.timing)
+                fprintf(stderr, "timing: walker fallback: %s\n", why);
             F->err[0] = 0;
         }
         cdp_reply_free(&rep);

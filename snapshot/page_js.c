@@ -1015,6 +1015,7 @@ const snap_js snap_page_scripts[] = {
     {snap_js_walk_def3, NULL, SNAP_JS_READ},   /* isolated world only */
     {snap_js_walk_def4, NULL, SNAP_JS_READ},   /* isolated world only */
     {snap_js_walk_expr, NULL, SNAP_JS_READ},   /* isolated world only */
+    {snap_js_walk_next_expr, NULL, SNAP_JS_READ}, /* isolated world only */
     {snap_js_walk_ref_fn, NULL, SNAP_JS_READ}, /* isolated world only */
     {snap_js_walk_sec_fn, NULL, SNAP_JS_READ}, /* isolated world only */
     {snap_js_walk_leak_fn, NULL, SNAP_JS_READ}, /* isolated world only */

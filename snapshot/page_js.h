@@ -57,6 +57,7 @@ extern const char snap_js_walk_def2[];
 extern const char snap_js_walk_def3[];
 extern const char snap_js_walk_def4[];
 extern const char snap_js_walk_expr[];
+extern const char snap_js_walk_next_expr[];
 extern const char snap_js_walk_ref_fn[];
 extern const char snap_js_walk_sec_fn[];
 extern const char snap_js_walk_leak_fn[];

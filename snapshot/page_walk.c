@@ -38,10 +38,16 @@
  * Four parts (C caps a string literal at 4095 bytes): snap_js_walk_def1..3
  * declare the tables and functions as globals of the isolated world (the
  * page cannot see them), sent before snap_js_walk_expr, which walks.
- * Returns: one string, "W1 TAB mutations TAB u-if-unsure" then one record
+ * The output: one string, "W1 TAB mutations TAB u-if-unsure" then one record
  * a line: depth TAB role TAB states TAB level TAB =name TAB value (=text
  * or #number) TAB id (the element's, empty for text and the root), every
- * control character of page text turned into a space.
+ * control character of page text turned into a space. It is cut into
+ * pieces of at most 85,000 UTF-16 units (at most 255,000 bytes of UTF-8;
+ * never between the two halves of a surrogate pair), kept in the world
+ * (__cdpgateWalk.pq) but the first, so that no buffer of cdpgate holds
+ * the whole output (a large page's is megabytes). Returns: the number of
+ * pieces left, a newline, then the first piece; snap_js_walk_next_expr
+ * hands out the others in order.
  * "u" in the header: a tree deeper than it walks, or a closed shadow root
  * it infers (w_closed: a custom element without an open root whose light
  * child or text has no box, or with no light content and a box of its
@@ -329,7 +335,20 @@ const char snap_js_walk_expr[] =
     "if(root&&document.body)w_walk(document.body,1);\n"
     "if(w_sv.length)w_out=w_out.map(w_maskl);\n"
     "w_W.els=w_els;w_W.nd=w_nd;w_W.sv=w_sv;w_W.bkFor=null;w_W.mut=w_mut;\n"
-    "return \"W1\\t\"+w_mut+\"\\t\"+(w_unsure?\"u\":\"\")+\"\\n\"+w_out.join(\"\\n\");})()\n";
+    "var o=\"W1\\t\"+w_mut+\"\\t\"+(w_unsure?\"u\":\"\")+\"\\n\"+w_out.join(\"\\n\"),q=[],i=0,j;\n"
+    "w_out=null;while(i<o.length){j=Math.min(i+85000,o.length);\n"
+    "if(j<o.length&&o.charCodeAt(j-1)>=0xd800&&o.charCodeAt(j-1)<0xdc00)j--;\n"
+    "q.push(o.slice(i,j));i=j;}\n"
+    "w_W.pq=q.slice(1);return (q.length-1)+\"\\n\"+(q[0]||\"\");})()\n";
+
+/* The next piece of the walk's output (snap_js_walk_expr kept the pieces
+ * after the first in __cdpgateWalk.pq): each call takes one, in order; an
+ * exception when none is left, so a short read is never taken for the
+ * end of the output. Runs: Runtime.evaluate in cdpgate's isolated world
+ * of the walked frame, by value, once per piece (observe_walk.c). */
+const char snap_js_walk_next_expr[] =
+    "(function(){var W=globalThis.__cdpgateWalk,q=W&&W.d===document&&W.pq;"
+    "if(!q||!q.length)throw new Error(\"no piece\");return q.shift();})()";
 
 /* A walker ref (agent_refs.c): the element the walker gave id i in this
  * document, while it is still in it; null when the document is another,

@@ -90,6 +90,95 @@ static void t_walk_read(void)
     snap_obs_ax_drop(&F);
 }
 
+/* The records of A and B the same: roles, names, states, kids. */
+static bool same_records(const frame_st *A, const frame_st *B)
+{
+    if (A->nnodes != B->nnodes || A->nkid != B->nkid)
+        return false;
+    for (size_t i = 0; i < A->nnodes; i++) {
+        const axn *x = snap_obs_ax_at(A, i), *y = snap_obs_ax_at(B, i);
+        const char *xn = snap_obs_ax_name(A, x), *yn = snap_obs_ax_name(B, y);
+        size_t nk = snap_obs_ax_nkids(A, i);
+        if (strcmp(snap_obs_ax_role(A, x), snap_obs_ax_role(B, y)) != 0 || x->st != y->st ||
+            x->flags != y->flags || x->backend != y->backend || x->kid0 != y->kid0 ||
+            nk != snap_obs_ax_nkids(B, i) || !xn != !yn || (xn && strcmp(xn, yn) != 0) ||
+            memcmp(A->kix + x->kid0, B->kix + y->kid0, nk * sizeof *A->kix) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* s read in two pieces cut at c, by the reader's own calls. */
+static int read_cut(frame_st *F, const char *s, size_t n, size_t c, int64_t *mut,
+                    bool *unsure, char *err, size_t cap)
+{
+    walk_rd *R = snap_obs_walk_rd_new(NULL, F);
+    if (!R)
+        return SNAP_ENOMEM;
+    snap_obs_walk_rd_feed(R, s, c, err, cap);
+    snap_obs_walk_rd_feed(R, s + c, n - c, err, cap);
+    int rc = snap_obs_walk_rd_end(R, mut, unsure, err, cap);
+    snap_obs_walk_rd_free(R);
+    return rc;
+}
+
+/* One input read whole, then cut at every byte and in pieces of every
+ * size: the same answer each time (code, message, header, records). */
+static void split_same(const char *s, size_t n)
+{
+    frame_st W;
+    memset(&W, 0, sizeof W);
+    char ew[160] = "";
+    int64_t mw = 0;
+    bool uw = false;
+    int rw = snap_obs_walk_read(&W, s, n, &mw, &uw, ew, sizeof ew);
+    for (size_t k = 1; k <= 2 * n; k++) {
+        frame_st P;
+        memset(&P, 0, sizeof P);
+        char ep[160] = "";
+        int64_t mp = 0;
+        bool up = false;
+        bool cut = k <= n;       /* first every cut, then every piece size */
+        int rp = cut ? read_cut(&P, s, n, k, &mp, &up, ep, sizeof ep)
+                     : snap_obs_walk_read_split(&P, s, n, k - n, &mp, &up, ep, sizeof ep);
+        bool same = rp == rw && strcmp(ep, ew) == 0 && (rw || (mp == mw && up == uw &&
+                                                                same_records(&P, &W)));
+        snap_obs_ax_drop(&P);
+        if (!CHECK(same)) {
+            test_fail_detail("%s %zu: rc %d/%d err '%s'/'%s' of: %.*s", cut ? "cut at" : "pieces of",
+                             cut ? k : k - n, rp, rw, ep, ew, (int)n, s);
+            break;
+        }
+    }
+    snap_obs_ax_drop(&W);
+}
+
+static void t_walk_read_split(void)
+{
+    static const char *const IN[] = {
+        "W1\t7\t\n0\tRootWebArea\t\t0\t=T\t\n1\theading\tf\t2\t=Hi\t\n"
+        "2\tStaticText\t\t0\t=Hi\t\n1\ttextbox\tfr\t0\t=Name\t=Bob\n"
+        "1\tslider\t\t0\t=Vol\t#0.5\t7\n1\tbutton\t\t0\t=Go\t\t2147483647",
+        "W1\t-1\tu\n0\tRootWebArea\t\t0\t\t",
+        "W1\t0\t\n0\tRootWebArea\t\t0\t\t\n1\tbutton\tfu\t0\t=Go\t\t5",
+        /* text's children are not kept; a deeper list after a shallower */
+        "W1\t3\t\n0\tRootWebArea\t\t0\t\t\n1\tStaticText\t\t0\t=a\t\n2\tlink\t\t0\t=b\t\t4\n"
+        "1\tlist\t\t0\t\t\t2\n2\tlistitem\t\t0\t\t\t3\n3\tStaticText\t\t0\t=c\t\n"
+        "1\tInlineTextBox\t\t0\t\t\n2\tbutton\t\t0\t=d\t\t9",
+        "", "W", "W1", "W1\t", "W1\t1\t", "W1\t1\t\n", "W1\n", "W2\t1\t\n0\tRootWebArea\t\t0\t\t",
+        "W1\tx\t\n0\tRootWebArea\t\t0\t\t",
+        "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n",
+        "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n\n1\tbutton\t\t0\t\t",
+        "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n2\tbutton\t\t0\t\t",
+        "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tbutton\t\t0\t\t\t5\n1\tlink\t\t0\t\t\t5",
+        "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tbutton\t\t0\t\tx",
+    };
+    for (size_t i = 0; i < sizeof IN / sizeof IN[0]; i++)
+        split_same(IN[i], strlen(IN[i]));
+    static const char nul[] = "W1\t1\t\n0\tRootWebArea\t\t0\t=a\0b\t";
+    split_same(nul, sizeof nul - 1);
+}
+
 /* ---- the oracle ---- */
 
 /* Differences decided, each with its reason: the fixture, and a piece of
@@ -738,13 +827,76 @@ static void t_walker_warm_cache(void)
     snap_agent_free(a);
 }
 
+/* A page whose walk is larger than one piece (85,000 UTF-16 units): read
+ * in pieces (snap_js_walk_next_expr), every record there, the last one
+ * too, and no surrogate pair cut between two pieces (each paragraph's
+ * text is mostly U+1F600 (30, two units each), so the cuts fall inside the
+ * pairs' runs: a cut pair would come through as U+FFFD). */
+static void t_walker_pieces(void)
+{
+    if (!testlib_world_browser(&world))
+        return;
+    snap_opts o = {0};
+    o.ax_tree = false;
+    snap_agent *a = testlib_agent(world.browser, &o);
+    char url[256];
+    testlib_world_url(&world, url, sizeof url, "a.test", "/shapes/article.html");
+    snap_result r = {0};
+    if (!a || !CHECK_INT(0, snap_open(a, url, false, &r))) {
+        test_fail_detail("open: %s", r.text ? r.text : "");
+        snap_result_free(&r);
+        snap_agent_free(a);
+        return;
+    }
+    snap_result_free(&r);
+    snap_sync(a);
+    snap_tab *t = snap_tab_current(a);
+    char *p = testlib_eval_params(
+        "(function(){var e='\\u{1F600}'.repeat(30),h=[];for(var i=0;i<6000;i++)"
+        "h.push('<p>p'+i+' '+e+'</p>');document.body.insertAdjacentHTML('beforeend',"
+        "h.join(''));})()", "returnByValue");
+    cdp_reply rep;
+    if (CHECK(t && p) && CHECK_INT(0, cdp_call(a->c, t->session, "Runtime.evaluate", p, 10000,
+                                               &rep, NULL)))
+        cdp_reply_free(&rep);
+    free(p);
+    uint64_t w0 = a->walks;
+    snap_query q = {0};
+    char want[256];
+    for (int k = 0; k < 6000; k += 1499) {
+        snprintf(want, sizeof want, "p%d ", k);
+        size_t n = strlen(want);
+        for (int j = 0; j < 30; j++, n += 4)
+            memcpy(want + n, "\xf0\x9f\x98\x80", 5);
+        q.query = k == 0 ? "p0 " : want;
+        if (CHECK_INT(0, snap_observe(a, &q, &r))) {
+            CHECK_HAS(r.text, want);
+            CHECK_LACKS(r.text, "\xef\xbf\xbd");
+        }
+        snap_result_free(&r);
+    }
+    q.query = "p5999 ";
+    if (CHECK_INT(0, snap_observe(a, &q, &r)))
+        CHECK_HAS(r.text, "p5999 \xf0\x9f\x98\x80");
+    snap_result_free(&r);
+    q.query = strchr(want, ' ') + 1;          /* the 30 faces: on every line */
+    if (CHECK_INT(0, snap_observe(a, &q, &r)))
+        CHECK_HAS(r.text, " of 6000 ");
+    snap_result_free(&r);
+    if (!CHECK(a->walks > w0))
+        test_fail_detail("the walker fell back to the AX tree");
+    snap_agent_free(a);
+}
+
 static const test_case TESTS[] = {
     {"walk_read", t_walk_read},
+    {"walk_read_split", t_walk_read_split},
     {"walker_matches_ax", t_walker_matches_ax},
     {"walker_secrets", t_walker_secrets},
     {"walker_closed_shadow", t_walker_closed_shadow},
     {"walker_unsure_nodes", t_walker_unsure_nodes},
     {"walker_warm_cache", t_walker_warm_cache},
+    {"walker_pieces", t_walker_pieces},
     {"walker_ref_click", t_walker_ref_click},
     {"walker_ref_type_select", t_walker_ref_type_select},
     {"walker_ref_secret_gate", t_walker_ref_secret_gate},

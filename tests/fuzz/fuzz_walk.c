@@ -4,7 +4,9 @@
  * checked-in corpus by tests/fuzz/replay.c in `make test`).
  *
  * The input is the walker's string as the page's isolated world returned
- * it (page-influenced). The reader either refuses it with a message or
+ * it (page-influenced), read whole and then again in pieces (the
+ * incremental reader, as snap_obs_walk_fetch feeds it), with the same
+ * answer. The reader either refuses it with a message or
  * fills records that the AX side's accessors read back within bounds:
  * every child index is a record, every role is interned, and every record
  * of a frame is freed again.
@@ -42,6 +44,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             CHECK(!nm || strlen(nm) < size);
         }
     }
+    /* The incremental reader, fed the same input in pieces (of a size the
+     * input picks): the same answer as whole. */
+    frame_st P;
+    memset(&P, 0, sizeof P);
+    char perr[160] = "";
+    int64_t pmut = 0;
+    bool punsure = false;
+    size_t piece = size ? 1 + data[size - 1] % 64 : 1;
+    int prc = snap_obs_walk_read_split(&P, (const char *)data, size, piece, &pmut, &punsure,
+                                       perr, sizeof perr);
+    /* Refused the same, though not always with the same message: input
+     * with several faults may show another first when read piece by piece
+     * (a bad record before a NUL byte in a later piece). */
+    CHECK(prc == rc && (!rc || prc == SNAP_ENOMEM ||
+                        strncmp(perr, "walker output, line ", 20) == 0));
+    if (!rc)
+        CHECK(pmut == mut && punsure == unsure && P.nnodes == F.nnodes && P.nkid == F.nkid &&
+              memcmp(P.kix, F.kix, F.nkid * sizeof *F.kix) == 0);
+    snap_obs_ax_drop(&P);
     snap_obs_ax_drop(&F);
     return 0;
 }
