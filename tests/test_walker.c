@@ -61,6 +61,10 @@ static void t_walk_read(void)
         "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n2\tbutton\t\t0\t\t",     /* skips a depth */
         "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n0\tRootWebArea\t\t0\t\t", /* two roots */
         "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tbut ton\t\t0\t\t",    /* bad role */
+        /* a role the AX side drops, orphaning the children after it: the
+         * fuzz target found a kid index of -1 (walkmem) */
+        ("W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tInlineTextBox\t\t0\t\t\n"
+         "2\tbutton\t\t0\t=b\t\t3"),
         "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tbutton\tQ\t0\t\t",    /* bad state */
         "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tbutton\t\t12\t\t",    /* bad level */
         "W1\t1\t\n0\tRootWebArea\t\t0\t\t\n1\tbutton\t\t0\tx\t",    /* bad name */
