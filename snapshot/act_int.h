@@ -83,6 +83,10 @@ typedef struct {
     char what[400];             /* "e5 (button "Save")" for messages (page text
                                    escaped: see sb_page) */
     uint64_t conn_id;           /* snap_act_resolve_start's pending check */
+    bool ax_pending;            /* and a walker ref's AX node (snap_resolved) */
+    uint64_t ax_ids[2];
+    unsigned kind;
+    int64_t world;              /* cdpgate's isolated world of the frame */
 } target;
 
 /* A JS dialog as the human who confirms its accept is shown it, kept

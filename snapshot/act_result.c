@@ -104,12 +104,22 @@ int snap_act_resolve_check(snap_agent *a, target *tg, snap_result *r)
     res.conn_id = tg->conn_id;
     snprintf(res.session, sizeof res.session, "%s", tg->session);
     snprintf(res.object_id, sizeof res.object_id, "%s", tg->oid);
+    res.ax_pending = tg->ax_pending;
+    res.ax_ids[0] = tg->ax_ids[0];
+    res.ax_ids[1] = tg->ax_ids[1];
+    res.kind = tg->kind;
+    res.world = tg->world;
+    res.backend = tg->backend;
     tg->conn_id = 0;
+    tg->ax_pending = false;
+    tg->ax_ids[0] = tg->ax_ids[1] = 0;
     int rc = snap_ref_resolve_check(a, &res, r);
-    if (rc)
+    if (rc) {
         tg->oid[0] = 0;         /* released */
-    else
+    } else {
         a->cur = tg->tab;
+        tg->backend = res.backend;  /* a walker ref's: read by the check */
+    }
     return rc;
 }
 
@@ -133,6 +143,11 @@ int snap_act_resolve_start(snap_agent *a, const char *ref, target *tg, snap_resu
     if (rc)
         return rc;
     tg->conn_id = res.conn_id;
+    tg->ax_pending = res.ax_pending;
+    tg->ax_ids[0] = res.ax_ids[0];
+    tg->ax_ids[1] = res.ax_ids[1];
+    tg->kind = res.kind;
+    tg->world = res.world;
     const snap_ref *rf = &a->refs[res.n - 1];
     tg->n = rf->n;
     tg->tab = snap_ref_tab(a, rf);
@@ -147,7 +162,11 @@ int snap_act_resolve_start(snap_agent *a, const char *ref, target *tg, snap_resu
         /* The check is not read: its reply is dropped whenever it comes. */
         if (tg->conn_id)
             cdp_forget(a->c, tg->conn_id);
-        tg->conn_id = 0;
+        for (int i = 0; i < 2; i++)
+            if (tg->ax_ids[i])
+                cdp_forget(a->c, tg->ax_ids[i]);
+        tg->conn_id = tg->ax_ids[0] = tg->ax_ids[1] = 0;
+        tg->ax_pending = false;
     }
     if (!f)
         return snap_act_fail(r, SNAP_ESTALE, "%s: its frame is gone; take a new snapshot",

@@ -616,23 +616,51 @@ static char *walker_masked(snap_agent *a, const snap_resolved *res, const char *
  * (and the AX name may hold what the walker withheld, a secret field's
  * value), so it is refused. The secret kinds the walker saw on the element
  * are noted (snap_secret_note) under the ref and the backend node, as the
- * AX build notes them. Fails closed: without all of it, nothing acts. */
+ * AX build notes them. Fails closed: without all of it, nothing acts.
+ * walker_resolve sends the two AX calls (out->ax_ids) and walker_ax_check,
+ * called by snap_ref_resolve_check, reads them: the caller's read-only
+ * calls go out in the same round trip (issue 13, point 9). */
 static int walker_resolve(snap_agent *a, snap_resolved *out, uint32_t n, int id,
                           const char *what, snap_result *r)
 {
-    unsigned kind = 0;
-    int rc = walker_element(a, out, n, id, what, &kind, r);
+    int rc = walker_element(a, out, n, id, what, &out->kind, r);
     if (rc)
         return rc;
     char q[SNAP_ID_MAX + 64];
-    uint64_t call[2] = {0, 0};
     snprintf(q, sizeof q, "{\"objectId\":\"%s\"}", out->object_id);
-    rc = snap_cdp_send(a, out->session, "DOM.describeNode", q, &call[0], NULL);
+    if (snap_cdp_send(a, out->session, "DOM.describeNode", q, &out->ax_ids[0], NULL))
+        out->ax_ids[0] = 0;
     snprintf(q, sizeof q, "{\"objectId\":\"%s\",\"fetchRelatives\":false}", out->object_id);
-    rc = rc ? rc : snap_cdp_send(a, out->session, "Accessibility.getPartialAXTree", q, &call[1],
-                                 NULL);
+    if (snap_cdp_send(a, out->session, "Accessibility.getPartialAXTree", q, &out->ax_ids[1], NULL))
+        out->ax_ids[1] = 0;
+    out->ax_pending = true;
+    return 0;
+}
+
+/* Drop a walker ref's AX calls unread (their replies are dropped whenever
+ * they come). */
+static void walker_ax_forget(snap_agent *a, snap_resolved *out)
+{
+    for (int i = 0; i < 2; i++)
+        if (out->ax_ids[i])
+            cdp_forget(a->c, out->ax_ids[i]);
+    out->ax_ids[0] = out->ax_ids[1] = 0;
+    out->ax_pending = false;
+}
+
+/* The replies walker_resolve asked for, judged (see above): 0, or a
+ * failure with out released. */
+static int walker_ax_check(snap_agent *a, snap_resolved *out, snap_result *r)
+{
+    uint32_t n = out->n;
+    unsigned kind = out->kind;
+    uint64_t call[2] = {out->ax_ids[0], out->ax_ids[1]};
+    out->ax_ids[0] = out->ax_ids[1] = 0;
+    out->ax_pending = false;
+    char what[SHORT_NAME_MAX];
+    short_name(a, &a->refs[n - 1], what, sizeof what);
     cdp_reply dn = {0}, ax = {0};
-    bool ok = !rc && !cdp_wait(a->c, call[0], a->o.timeout_ms, &dn, NULL);
+    bool ok = call[0] && !cdp_wait(a->c, call[0], a->o.timeout_ms, &dn, NULL);
     ok = call[1] && !cdp_wait(a->c, call[1], a->o.timeout_ms, &ax, NULL) && ok;
     int backend = ok ? (int)json_get_int(json_get(dn.result, "node"), "backendNodeId", 0) : 0;
     const json_val *node = NULL;
@@ -995,8 +1023,17 @@ int snap_ref_resolve_check(snap_agent *a, snap_resolved *out, snap_result *r)
         if (out->conn_id)
             cdp_forget(a->c, out->conn_id);
         out->conn_id = 0;
+        walker_ax_forget(a, out);
         snap_resolved_release(a, out);
         return snap_fail(r, SNAP_ENOREF, "no element e%u was ever issued", out->n);
+    }
+    /* A walker ref: its AX node first (the gate's role and name). */
+    int wrc = out->ax_pending ? walker_ax_check(a, out, r) : 0;
+    if (wrc) {
+        if (out->conn_id)
+            cdp_forget(a->c, out->conn_id);
+        out->conn_id = 0;
+        return wrc;
     }
     snap_ref *rf = &a->refs[out->n - 1];
     cdp_reply rep = {0};

@@ -684,6 +684,11 @@ typedef struct {
     uint32_t n;                  /* the ref's number */
     uint64_t conn_id;            /* the check that the node is in the document,
                                     sent and not yet read (0: none) */
+    bool ax_pending;             /* a walker ref's AX node asked for, not yet
+                                    read: backend is set by the check */
+    uint64_t ax_ids[2];          /* its DOM.describeNode and
+                                    Accessibility.getPartialAXTree (0: not sent) */
+    unsigned kind;               /* the secret kinds the walker saw on it */
 } snap_resolved;
 int snap_ref_resolve(snap_agent *a, const char *ref, snap_resolved *out, snap_result *r);
 /* The checks of snap_ref_resolve that need no call to the browser: the ref
