@@ -1,0 +1,123 @@
+/*
+ * live.h — the live view (issue 15): a person takes over the agent's
+ * browser through a page cdpgate serves itself, on a headless machine
+ * too, reached by a link delivered out of band (never through the model).
+ *
+ * Layers, bottom up (each I/O-free unless it says otherwise):
+ *   1. live_http_parse        the server side of HTTP/1.1: one request head
+ *                             (request line, headers) with explicit size
+ *                             limits and an error naming what is wrong; no
+ *                             request body is accepted.
+ *   2. live_ws_upgrade        the WebSocket upgrade of such a request
+ *                             (RFC 6455 section 4.2: Sec-WebSocket-Accept
+ *                             from ws/'s SHA-1), and the server's framing
+ *                             through ws/ (live_ws_frame: unmasked frames
+ *                             out; ws_decoder_init(d, max, true) reads the
+ *                             masked frames in).
+ *   3. live_access            who may see the view: a one-time token traded
+ *                             for a session cookie, the Host and Origin of
+ *                             every request (see below).
+ *
+ * Nothing here logs, prints or returns the token or a cookie value except
+ * where a function's comment says it hands one to its caller (the link for
+ * the person, the Set-Cookie header for the browser). Error messages never
+ * quote a header value that could carry one (Cookie, the request target).
+ *
+ * Errors: functions return 0 or a negative LIVE_E* code and fill an
+ * optional live_err (NULL accepted) with a message naming what failed.
+ * No function keeps global state.
+ */
+#ifndef CDPGATE_LIVE_H
+#define CDPGATE_LIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    LIVE_OK = 0,
+    LIVE_EAGAIN = -1,       /* need more input (the request head is incomplete) */
+    LIVE_EBADREQ = -2,      /* malformed request: answer 400 and close */
+    LIVE_ETOOBIG = -3,      /* a size limit was passed: answer 431/414 and close */
+    LIVE_EUNSUPPORTED = -4, /* well-formed but not served (a body, HTTP/1.0) */
+    LIVE_EUPGRADE = -5,     /* not a valid WebSocket upgrade */
+    LIVE_EDENIED = -6,      /* access control refused the request */
+    LIVE_ENOMEM = -7,
+    LIVE_ERANDOM = -8,      /* the OS gave no random bytes */
+};
+const char *live_strerror(int code);
+
+typedef struct {
+    int code;               /* LIVE_E* */
+    char msg[160];          /* what failed and why; never a token or cookie value */
+    size_t offset;          /* byte offset in the input a parse error refers to */
+} live_err;
+
+/* ---- HTTP/1.1 request head (I/O-free) ---- */
+
+#define LIVE_HTTP_HEAD_MAX 8192     /* request line + headers + the empty line */
+#define LIVE_HTTP_TARGET_MAX 2048   /* the request target (path and query) */
+#define LIVE_HTTP_HEADERS_MAX 32    /* header fields */
+#define LIVE_HTTP_METHOD_MAX 16
+
+typedef struct {
+    const char *name;       /* lower-cased, NUL-terminated (in the request's copy) */
+    const char *value;      /* without surrounding blanks, NUL-terminated */
+} live_http_header;
+
+/* A parsed request head. The strings point into the request's own copy of
+ * the head (head[]), so the input buffer may be reused at once. */
+typedef struct {
+    const char *method;     /* "GET", ... (case-sensitive, as sent) */
+    const char *target;     /* origin-form: starts with '/' */
+    live_http_header headers[LIVE_HTTP_HEADERS_MAX];
+    size_t nheaders;
+    size_t head_len;        /* bytes of the input the head took, the empty line included */
+    char head[LIVE_HTTP_HEAD_MAX + 1];
+} live_http_request;
+
+/* Parse one request head from buf[0..len). Returns
+ *   LIVE_OK       req filled; req->head_len bytes were the head (bytes after
+ *                 it belong to the next request or, after an upgrade, to
+ *                 the WebSocket);
+ *   LIVE_EAGAIN   the head is incomplete and nothing seen so far is wrong;
+ *   LIVE_ETOOBIG  the head, the target, a method or the header count passed
+ *                 its limit (LIVE_HTTP_*);
+ *   LIVE_EBADREQ  malformed: the request line (method, origin-form target,
+ *                 "HTTP/1.1"), a bare CR or LF, a NUL or control byte, a
+ *                 header line that is folded or has blanks before its
+ *                 colon, a repeated header among those read once (Host,
+ *                 Origin, Cookie, Content-Length, Transfer-Encoding,
+ *                 Upgrade, Connection, Sec-WebSocket-Key/-Version), no Host;
+ *   LIVE_EUNSUPPORTED  HTTP/1.0 or 2, or a request with a body
+ *                 (Transfer-Encoding, or a Content-Length other than 0):
+ *                 nothing here reads a body, so none is accepted (no
+ *                 request smuggling through a body left unread).
+ * err->offset is where the fault is. */
+int live_http_parse(const char *buf, size_t len, live_http_request *req, live_err *err);
+
+/* The value of header name (lower-case), or NULL. Borrowed from req. */
+const char *live_http_get(const live_http_request *req, const char *name);
+
+/* True when the comma-separated list value holds token (case-insensitive):
+ * "keep-alive, Upgrade" holds "upgrade". */
+bool live_http_has_token(const char *value, const char *token);
+
+/* ---- WebSocket, server side ---- */
+
+/* Check that req is a WebSocket upgrade a server may accept (GET, HTTP/1.1,
+ * Upgrade: websocket, Connection: upgrade, Sec-WebSocket-Version: 13, a
+ * Sec-WebSocket-Key of 16 bytes in base64) and compute Sec-WebSocket-Accept
+ * into accept (28 characters and a NUL). 0 or LIVE_EUPGRADE (err names the
+ * header). Access control is live_access_judge's, not this. */
+int live_ws_upgrade(const live_http_request *req, char accept[29], live_err *err);
+
+/* The 101 response for an accepted upgrade: its length, or -1 when cap is
+ * too small. */
+int live_ws_response(char *out, size_t cap, const char accept[29]);
+
+/* A server frame's header (unmasked, as RFC 6455 wants from a server) for
+ * a whole message of len bytes: its length (2..10). */
+size_t live_ws_frame(uint8_t out[14], int opcode, uint64_t len);
+
+#endif

@@ -1,0 +1,84 @@
+/*
+ * fuzz_live.c — libFuzzer target for the live view's request parser and
+ * WebSocket upgrade check (live/live.h; also replayed over the checked-in
+ * corpus by tests/fuzz/replay.c in `make test`).
+ *
+ * The input is one request head. The parser returns one of its codes; on
+ * an error the message is set and the offset lies within the input. On
+ * success the head is within the limits and the input, ends with the empty
+ * line, every name is lower-case tchars, no value holds a control byte
+ * other than a tab or has blanks around it, Host is there, and every
+ * shorter prefix of the head is "need more" (the incremental reading
+ * agrees with the whole). The upgrade check then runs; when it accepts,
+ * the accept value is 28 base64 characters and the 101 response fits.
+ */
+#include "live/live.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(c) do { if (!(c)) abort(); } while (0)
+
+static void check_ok(const char *in, size_t size, const live_http_request *req)
+{
+    CHECK(req->head_len >= 4 && req->head_len <= size && req->head_len <= LIVE_HTTP_HEAD_MAX);
+    CHECK(memcmp(in + req->head_len - 4, "\r\n\r\n", 4) == 0);
+    CHECK(req->method[0] && strlen(req->method) <= LIVE_HTTP_METHOD_MAX);
+    CHECK(req->target[0] == '/' && strlen(req->target) <= LIVE_HTTP_TARGET_MAX);
+    CHECK(req->nheaders <= LIVE_HTTP_HEADERS_MAX);
+    CHECK(live_http_get(req, "host") != NULL);
+    for (size_t i = 0; i < req->nheaders; i++) {
+        const char *n = req->headers[i].name, *v = req->headers[i].value;
+        CHECK(n[0]);
+        for (const char *p = n; *p; p++)
+            CHECK(!(*p >= 'A' && *p <= 'Z') && *p != ' ' && *p != ':');
+        size_t vl = strlen(v);
+        for (size_t k = 0; k < vl; k++)
+            CHECK((unsigned char)v[k] >= 0x20 || v[k] == '\t');
+        if (vl)
+            CHECK(v[0] != ' ' && v[0] != '\t' && v[vl - 1] != ' ' && v[vl - 1] != '\t');
+        live_http_has_token(v, "upgrade");
+    }
+    /* prefixes: a few, spread over the head */
+    live_http_request *p = malloc(sizeof *p);
+    if (!p)
+        return;
+    size_t step = req->head_len / 7 + 1;
+    for (size_t k = 0; k < req->head_len; k += step)
+        CHECK(live_http_parse(in, k, p, NULL) == LIVE_EAGAIN);
+    CHECK(live_http_parse(in, req->head_len - 1, p, NULL) == LIVE_EAGAIN);
+    free(p);
+
+    char accept[29];
+    live_err err;
+    int rc = live_ws_upgrade(req, accept, &err);
+    CHECK(rc == LIVE_OK || (rc == LIVE_EUPGRADE && err.msg[0]));
+    if (rc == LIVE_OK) {
+        CHECK(strlen(accept) == 28);
+        char out[256];
+        CHECK(live_ws_response(out, sizeof out, accept) > 0);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    live_http_request *req = malloc(sizeof *req);
+    if (!req)
+        return 0;
+    const char *in = (const char *)data;
+    live_err err;
+    memset(&err, 0, sizeof err);
+    int rc = live_http_parse(in, size, req, &err);
+    CHECK(rc == LIVE_OK || rc == LIVE_EAGAIN || rc == LIVE_EBADREQ || rc == LIVE_ETOOBIG ||
+          rc == LIVE_EUNSUPPORTED);
+    if (rc == LIVE_EAGAIN)
+        CHECK(size < LIVE_HTTP_HEAD_MAX);
+    else if (rc != LIVE_OK)
+        CHECK(err.code == rc && err.msg[0] && err.offset <= size);
+    else
+        check_ok(in, size, req);
+    free(req);
+    return 0;
+}
