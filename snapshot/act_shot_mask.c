@@ -37,13 +37,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The snapshot's DOM rules for a secret field (observe_dom.c), as a CSS
+/* The one secret-field rule (SNAP_JS_SECRET_KIND, page_js.h), as a CSS
  * selector: type=password on an input, the autocomplete hints on any
  * element (a textarea, a select, a contenteditable). */
 #define SHOT_SECRET_SEL                                                                      \
-    "input[type*=password i],[autocomplete*=one-time-code i],"                               \
-    "[autocomplete*=current-password i],[autocomplete*=new-password i],"                     \
-    "[autocomplete*=cc- i]"
+    "input[type*=password i],[autocomplete*=password i],"                                    \
+    "[autocomplete*=one-time-code i],[autocomplete*=cc- i]"
 
 /* The secret fields with a value in the frame's document, and whether
  * the mask can cover all they paint.

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- DOMSnapshot: secrets and clickables ---- */
 
@@ -68,10 +69,12 @@ static void dom_parse(sess_st *S, const json_val *result)
             int64_t ni = -1;
             json_int(nm, &ni);
             const char *name = ni >= 0 && (size_t)ni < ns ? tab[ni] : NULL;
-            /* The autocomplete hints make any element secret (a textarea
-             * of backup codes, a select of card expiry years, a
-             * contenteditable card field); type=password only an input. */
-            bool input = name && strcmp(name, "INPUT") == 0;
+            /* The one secret-field rule (SNAP_JS_SECRET_KIND, page_js.h;
+             * docs/threat-model.md): the autocomplete hints make any
+             * element secret (a textarea of backup codes, a select of card
+             * expiry years, a contenteditable card field); type=password
+             * only an input (its name in any case: XHTML). */
+            bool input = name && strcasecmp(name, "INPUT") == 0;
             {
                 unsigned kind = 0;
                 const json_val *x = json_first(at);
@@ -86,8 +89,7 @@ static void dom_parse(sess_st *S, const json_val *result)
                         kind |= SNAP_SECRET_PW;
                     if (key && val && strcmp(key, "autocomplete") == 0 &&
                         (snap_obs_contains_ci(val, strlen(val), "one-time-code") ||
-                         snap_obs_contains_ci(val, strlen(val), "current-password") ||
-                         snap_obs_contains_ci(val, strlen(val), "new-password")))
+                         snap_obs_contains_ci(val, strlen(val), "password")))
                         kind |= SNAP_SECRET_OTC;
                     if (key && val && strcmp(key, "autocomplete") == 0 &&
                         snap_obs_contains_ci(val, strlen(val), "cc-"))
@@ -213,7 +215,7 @@ static void ds_string_end(domsink *S)
         S->capstr = c;
     }
     unsigned char f = S->cur;
-    if (S->total == 5 && memcmp(S->head, "INPUT", 5) == 0)
+    if (S->total == 5 && strncasecmp(S->head, "INPUT", 5) == 0)
         f |= DS_INPUT;
     if (S->total == 4 && memcmp(S->head, "type", 4) == 0)
         f |= DS_TYPE;

@@ -58,16 +58,10 @@
     "return s.length?s.slice(0,8).map(function(i){return String(i.name||'');}):null;};"
 
 /* Page-check helper (JS source, a var statement): isSec(e) is true when e
- * is a secret field by the snapshot's rules (observe_dom.c): type password
- * (the attribute holds "password" in any case), or an autocomplete hint
- * for a password, a one-time code or a payment card (cc-*). Stricter than
- * the snapshot in one way only: any element, not only <input>.
+ * is a secret field by the one secret-field rule (SNAP_JS_SECRET_KIND,
+ * page_js.h; the same in the walker and, in C, in observe_dom.c).
  * Runs: inside the scripts below that start with it (not on its own). */
-#define SEC_SRC \
-    "var isSec=function(e){var A=function(k){return String(e.getAttribute&&" \
-    "e.getAttribute(k)||'').toLowerCase();};" \
-    "return String(e.type||'').toLowerCase()==='password'||A('type').indexOf('password')>=0||" \
-    "/password|one-time-code|cc-/.test(A('autocomplete'));};"
+#define SEC_SRC "var isSec=function(e){return " SNAP_JS_SECRET_KIND "(e)>0;};"
 
 /* Page-check helper (JS source, a var statement): fw(e) is "" when the
  * keys of the page go to e (the focused element, through open shadow

@@ -1,9 +1,31 @@
 /*
  * page_js.h — the page scripts of page_js.c (read them there: each says what
  * it does, where it runs and what it returns). Internal to snapshot/.
+ *
+ * Tests that include it: tests/test_gate_accept.c, to run the one
+ * secret-field rule (SNAP_JS_SECRET_KIND) itself in a page and compare it
+ * with the views and the C rule (secret_rule_agree).
  */
 #ifndef CDPGATE_PAGE_JS_H
 #define CDPGATE_PAGE_JS_H
+
+/* The one secret-field rule (docs/threat-model.md, "The secret-field
+ * rule"): JavaScript source of a function expression, (e) -> its kind bits
+ * as SNAP_SECRET_* (snap_int.h): 1 an <input> (any case) whose type
+ * attribute holds "password" (any case); 2 an element whose autocomplete
+ * attribute holds "password" or "one-time-code"; 4 one whose autocomplete
+ * holds "cc-" (a payment card); 0 not secret. Attributes are read through
+ * Element.prototype (a form's named controls cannot hide them). Included
+ * by every script that asks (page_js.c isSec, page_walk.c w_secret and
+ * the walker's leak check); observe_dom.c applies the same rule in C to a
+ * DOM snapshot, act_shot_mask.c's SHOT_SECRET_SEL as a CSS selector. */
+#define SNAP_JS_SECRET_KIND \
+    "(function(e){if(!(e instanceof Element))return 0;" \
+    "var g=function(k){var v=Element.prototype.getAttribute.call(e,k);" \
+    "return v===null?'':String(v).toLowerCase();},a=g('autocomplete');" \
+    "return(String(e.localName).toLowerCase()==='input'&&g('type').indexOf('password')>=0?1:0)|" \
+    "(a.indexOf('password')>=0||a.indexOf('one-time-code')>=0?2:0)|" \
+    "(a.indexOf('cc-')>=0?4:0);})"
 
 /* Room for snap_js_scroll_expr and "(<int>)" (checked in page_js.c). */
 #define SNAP_JS_SCROLL_CAP 1024

@@ -22,9 +22,9 @@
  * simplified: aria-labelledby, aria-label, a control's labels, alt, title,
  * placeholder, a button's value, name from contents for the roles that
  * allow it), the value of text fields and comboboxes (NEVER of a field
- * observe_dom.c's rules call secret: type password, autocomplete
- * one-time-code, current-password, new-password or cc-, nor of one that
- * ever was: those get state z and no value; any editable element is
+ * the one secret-field rule calls secret (SNAP_JS_SECRET_KIND, page_js.h:
+ * an input of type password, autocomplete holding password, one-time-code
+ * or cc-), nor of one that ever was: those get state z and no value; any editable element is
  * tested too, a secret one's children are not walked, and a name read
  * from a secret element's contents is "[secret]": red team s12, W1),
  * the states the view shows
@@ -144,12 +144,8 @@ const char snap_js_walk_def2[] =
     "rue\"||e.hasAttribute(\"inert\"))return true;\n"
     "var s=w_cs(e);return s.display===\"none\"||s.visibility===\"hidden\"||s.visibility=="
     "=\"collapse\";}\n"
-    "function w_secret(e){\n"
-    "var t=e.tagName===\"INPUT\"?(w_attr(e,\"type\")||\"\").toLowerCase():\"\",\n"
-    "a=(w_attr(e,\"autocomplete\")||\"\").toLowerCase();\n"
-    "var k=(t.indexOf(\"password\")>=0?1:0)|(a.indexOf(\"one-time-code\")>=0||a.indexOf(\"c"
-    "urrent-password\")>=0||\n"
-    "a.indexOf(\"new-password\")>=0?2:0)|(a.indexOf(\"cc-\")>=0?4:0);if(k){\n"
+    "var w_seck=" SNAP_JS_SECRET_KIND ";\n"
+    "function w_secret(e){var k=w_seck(e);if(k){\n"
     "if(!w_W.sec.has(e))w_W.secl.push(new WeakRef(e));w_W.sec.add(e);\n"
     "w_W.sk.set(e,(w_W.sk.get(e)|0)|k);}return k>0||w_W.sec.has(e);}\n"
     "function w_inSel(e){for(var p=e.parentElement;p;p=p.parentElement)if(p.tagName=="
@@ -370,7 +366,7 @@ const char snap_js_walk_sec_fn[] =
 
 /* The walker's per-node fallback (observe_walk.c): may the names the
  * browser's AX tree gives the records the walker was unsure of be shown?
- * Not when one holds the value of a secret field (observe_dom.c's rules,
+ * Not when one holds the value of a secret field (SNAP_JS_SECRET_KIND,
  * on any element in the document or an open shadow root, hidden or not)
  * or of a field the walker ever saw secret (__cdpgateWalk.secl): the AX
  * name of an element labelled by such a field may carry its value, which
@@ -388,11 +384,7 @@ const char snap_js_walk_leak_fn[] =
     "if(e.isContentEditable)x.push(e.textContent);\n"
     "x.forEach(function(s){s=sq(s);if(s)v.push(s);});}\n"
     "if(W&&W.d===document&&W.secl)W.secl.forEach(function(r){add(r.deref());});\n"
-    "function sec(e){var t=e.tagName===\"INPUT\"?String(e.getAttribute(\"type\")||\"\")"
-    ".toLowerCase():\"\",\n"
-    "a=String(e.getAttribute(\"autocomplete\")||\"\").toLowerCase();\n"
-    "return t.indexOf(\"password\")>=0||/one-time-code|current-password|new-password|cc-/"
-    ".test(a);}\n"
+    "var sec=" SNAP_JS_SECRET_KIND ";\n"
     "function sc(r){var w=document.createTreeWalker(r,1),e;\n"
     "while((e=w.nextNode())){if(e.shadowRoot)sc(e.shadowRoot);if(sec(e))add(e);}}\n"
     "sc(document);\n"

@@ -28,6 +28,7 @@
 #include "gate/gate.h"
 #include "json/json.h"
 #include "snapshot/snap_int.h"
+#include "snapshot/page_js.h"
 #include "vault/vault.h"
 
 #include <dirent.h>
@@ -1650,6 +1651,94 @@ static void t_red_walk_secrets_regression(void)
 static void t_red_walk_secrets_walker_regression(void)
 {
     walk_secrets_check(true);
+}
+
+/* In observe_dom.c (test_snapshot.c declares it too): the DOMSnapshot reply
+ * digested both ways, compared. */
+int snap_dom_digest_check(const char *reply, size_t len, size_t piece, size_t *secrets,
+                          size_t *clicks, char *why, size_t cap);
+
+/* The fields of gate/bank/secret-rule.html: S* are secret by the one rule,
+ * P* are not (CSS text-security, a name hint, autocomplete=off, a div
+ * with type=password, an email field). */
+static const char *const RULE_IDS[] = {"S1", "S2", "S3", "S4",  "S5",  "S6", "S7", "S8", "S9",
+                                       "S10", "S11", "S12", "P1", "P2", "P3", "P4", "P5"};
+static const char *const RULE_VALS[] = {
+    "VAL-S1-pw",  "VAL-S2-pw",   "VAL-S3-otc",  "VAL-S4-cur",  "VAL-S5-new",  "VAL-S6-ccn",
+    "VAL-S7-csc", "VAL-S8-pwhint", "VAL-S9-ta", "VAL-S10-ce",  "VAL-S11-ce",  "VAL-S12-sel",
+    "VAL-P1-css", "VAL-P2-name", "VAL-P3-off",  "VAL-P4-ce",   "VAL-P5-mail"};
+
+/* Red team s12 / session 13: ONE secret-field rule. The same tricky fields
+ * (gate/bank/secret-rule.html) through (1) the shared JS rule every page
+ * script includes (SNAP_JS_SECRET_KIND: page_js.c isSec, page_walk.c
+ * w_secret), (2) the walker's view, (3) the AX view (whose secrets come
+ * from the C rule over a DOM snapshot), (4) the C rule itself, both of
+ * observe_dom.c's parsers over the page's DOM snapshot: all agree, secret
+ * exactly the S* fields. Fails on the main before: autocomplete=password
+ * (S8) was secret to isSec and the streamed C parser, not to the walker
+ * nor to the whole-reply parser; a div with type=password (P4) was secret
+ * to isSec only. */
+static void t_secret_rule_agree(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/secret-rule.html", &r));
+    snap_result_free(&r);
+    size_t n = sizeof RULE_IDS / sizeof RULE_IDS[0], nsec = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool want = RULE_IDS[i][0] == 'S';
+        nsec += want;
+        char expr[1024];
+        snprintf(expr, sizeof expr, "(" SNAP_JS_SECRET_KIND ")(document.getElementById('%s'))>0",
+                 RULE_IDS[i]);
+        char *v = page_eval(x.a, expr);
+        if (!CHECK_STR(want ? "true" : "false", v))
+            test_fail_detail("JS rule: %s", RULE_IDS[i]);
+        free(v);
+    }
+    for (int w = 0; w < 2; w++) {
+        bool walked = false;
+        char *t = view_by(x.a, w, &walked);
+        CHECK(walked == (w == 1));
+        for (size_t i = 0; t && i < n; i++) {
+            bool want = RULE_IDS[i][0] == 'S';
+            char key[32];
+            snprintf(key, sizeof key, "\"Field %s\"", RULE_IDS[i]);
+            const char *l = strstr(t, key);
+            size_t ll = l ? strcspn(l, "\n") : 0;
+            bool shown = strstr(t, RULE_VALS[i]) != NULL;
+            bool marked = l && memmem(l, ll, "secret", 6) != NULL;
+            if (!CHECK(l && shown == !want && marked == want))
+                test_fail_detail("%s view: %s shown %d marked %d (want secret %d):\n%s",
+                                 w ? "walker" : "AX", RULE_IDS[i], shown, marked, want, t);
+        }
+        free(t);
+    }
+    snap_tab *tab = snap_tab_current(x.a);
+    cdp_reply rep;
+    cdp_err e = {0};
+    if (CHECK(tab && cdp_call(x.a->c, tab->session, "DOMSnapshot.captureSnapshot",
+                              "{\"computedStyles\":[]}", 10000, &rep, &e) == 0)) {
+        size_t len = 0;
+        char *txt = json_write(rep.result, &len);
+        static const size_t pieces[] = {0, 5, 4096};
+        for (size_t k = 0; txt && k < sizeof pieces / sizeof pieces[0]; k++) {
+            char why[200];
+            size_t secrets = 0;
+            if (!CHECK_INT(0, snap_dom_digest_check(txt, len, pieces[k], &secrets, NULL, why,
+                                                    sizeof why)))
+                test_fail_detail("C rule, piece %zu: %s", pieces[k], why);
+            if (!CHECK_INT((int)nsec, (int)secrets))
+                test_fail_detail("C rule, piece %zu: %zu secret, want %zu", pieces[k], secrets,
+                                 nsec);
+        }
+        free(txt);
+        cdp_reply_free(&rep);
+    }
+out:
+    rig_down(&x);
 }
 
 /* Issue 13, point 6b: a click named by text ("text:...") is the click of
@@ -5581,6 +5670,7 @@ static const test_case TESTS[] = {
     {"red_shot3_regression", t_red_shot3_regression},
     {"red_walk_secrets_regression", t_red_walk_secrets_regression},
     {"red_walk_secrets_walker_regression", t_red_walk_secrets_walker_regression},
+    {"secret_rule_agree", t_secret_rule_agree},
     {"confirmed_dialog_changed", t_confirmed_dialog_changed},
     {NULL, NULL},
 };
