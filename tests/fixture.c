@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -120,6 +121,48 @@ static void log_request(const char *req, const char *method, const char *path,
 void fixture_server_log(const char *path)
 {
     snprintf(log_path, sizeof log_path, "%s", path ? path : "");
+}
+
+/* The switch (fixture_server_switch): a page of memory shared by the
+ * process that started the server, the server and its connection
+ * children (mapped before the server forks). */
+#define SWITCH_CAP 64
+static char *switch_page;
+
+int fixture_server_switch(const char *version)
+{
+    if (!switch_page || !version || strlen(version) >= SWITCH_CAP)
+        return -1;
+    for (const char *c = version; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_')
+            return -1;
+    memset(switch_page, 0, SWITCH_CAP);
+    memcpy(switch_page, version, strlen(version));
+    return 0;
+}
+
+/* The switch's version now (into out, "" when none). */
+static void switch_now(char *out)
+{
+    out[0] = 0;
+    if (switch_page)
+        memcpy(out, switch_page, SWITCH_CAP);
+    out[SWITCH_CAP - 1] = 0;
+}
+
+/* The retailer (tests/fixtures/retail/): every page but the login page
+ * wants the session cookie, and not under the switch "expired" (the
+ * site then ends the session: the cookie is expired with the redirect). */
+static void serve_retail(int fd, const char *req, const char *path)
+{
+    char c[4096], sw[SWITCH_CAP];
+    cookie_header(req, c, sizeof c);
+    switch_now(sw);
+    bool has = strstr(c, "retail_session=" FIXTURE_RETAIL_SESSION) != NULL;
+    if (has && strcmp(sw, "expired") != 0)
+        serve_file(fd, path);
+    else
+        redirect(fd, "/retail/login.html", has ? "retail_session=; Path=/; Max-Age=0" : NULL);
 }
 
 static const char *mime(const char *p)
@@ -296,6 +339,10 @@ static void serve(int fd)
                          "Set-Cookie: bank_pref=; Path=/; Max-Age=0\r\n");
         return;
     }
+    if (strncmp(path, "/retail/", 8) == 0 && strcmp(path, "/retail/login.html") != 0) {
+        serve_retail(fd, req, path);
+        return;
+    }
     if (strcmp(path, "/bank/account") == 0) {
         char c[4096];
         cookie_header(req, c, sizeof c);
@@ -320,10 +367,20 @@ static void serve_file_hdr(int fd, const char *path, const char *extra)
         reply(fd, 403, "text/plain", "no", 2);
         return;
     }
-    char file[1200];
+    char file[1200], sw[SWITCH_CAP];
     snprintf(file, sizeof file, "tests/fixtures%s%s", path,
              path[strlen(path) - 1] == '/' ? "index.html" : "");
-    int f = open(file, O_RDONLY);
+    /* Under the switch, DIR/VERSION/NAME stands in for DIR/NAME when it exists. */
+    switch_now(sw);
+    const char *base = strrchr(file, '/');
+    int f = -1;
+    if (sw[0] && base && base[1]) {
+        char alt[1300];
+        snprintf(alt, sizeof alt, "%.*s/%s%s", (int)(base - file), file, sw, base);
+        f = open(alt, O_RDONLY);
+    }
+    if (f < 0)
+        f = open(file, O_RDONLY);
     struct stat st;
     if (f < 0 || fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
         if (f >= 0)
@@ -349,6 +406,13 @@ static void serve_file_hdr(int fd, const char *path, const char *extra)
 
 int fixture_server_start(pid_t *pid)
 {
+    if (!switch_page) {
+        void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED)
+            switch_page = m;
+    }
+    if (switch_page)
+        memset(switch_page, 0, SWITCH_CAP);
     int s = socket(AF_INET, SOCK_STREAM, 0);
     if (s < 0)
         return -1;

@@ -39,6 +39,23 @@ int fixture_server_start(pid_t *pid);
 
 void fixture_server_stop(pid_t pid);
 
+/* The switch: pages that change between a recording and a replay, under
+ * the same URL. After fixture_server_switch("v2") (letters, digits, '-',
+ * '_'; at most 63), a request for DIR/NAME is served from
+ * tests/fixtures/DIR/v2/NAME when that file exists, else DIR/NAME as
+ * before; "" switches back. It holds for the server the process started
+ * (every later request: the value is in memory the server shares) and
+ * is reset by fixture_server_start. 0, or -1 (no server started, or a
+ * bad version).
+ * The retailer (tests/fixtures/retail/, a login-walled shop for the
+ * price-watch task): every /retail/ path but /retail/login.html is served
+ * only with the cookie retail_session=FIXTURE_RETAIL_SESSION (restored
+ * from the vault), else redirected to /retail/login.html; under the
+ * switch "expired" the site has ended the session: the redirect also
+ * expires the cookie (Max-Age=0). */
+int fixture_server_switch(const char *version);
+#define FIXTURE_RETAIL_SESSION "rs-planted-d00d5e"
+
 /* "http://HOST:PORT/PATH" for a fixture page (path starts with '/'),
  * truncated to cap. */
 void fixture_url(char *out, size_t cap, int port, const char *host, const char *path);
