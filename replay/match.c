@@ -111,10 +111,13 @@ static bool fold_eq_nodigits(const char *want, const char *got)
 
 /* Does the recorded row want match e's? Either the snapshot's row context
  * (a recording from snap_elements keeps it) or the text of the row the
- * element is in (the gate's row: its innerText), digits left out. */
+ * element is in (the gate's row: its innerText), digits left out. A list
+ * item holding nothing but the element (a link in an <li>) has no line of
+ * its own in a snapshot, so no row text: its text is the element's name. */
 static bool row_ok(const char *want, const snap_elem *e)
 {
-    return fold_eq(want, e->row) || (*nz(e->rowtext) && fold_eq_nodigits(want, e->rowtext));
+    const char *text = *nz(e->rowtext) ? e->rowtext : e->name;
+    return fold_eq(want, e->row) || (*nz(text) && fold_eq_nodigits(want, text));
 }
 
 /* Does one of x, y (folded by case) contain the other's first word? A
