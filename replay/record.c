@@ -284,29 +284,72 @@ static void fill_target(replay_step *s, const snap_step_facts *f, char **frames)
     }
 }
 
+/* cur with every v written {{name}} (new; cur is freed; NULL when out of
+ * memory or cur is NULL). */
+static char *replace_all(char *cur, const char *v, const char *name)
+{
+    size_t vl = strlen(v);
+    if (!cur || !vl || !strstr(cur, v))
+        return cur;
+    base_buf b = {0};
+    const char *p = cur, *hit;
+    while ((hit = strstr(p, v))) {
+        base_buf_put(&b, p, (size_t)(hit - p));
+        base_buf_printf(&b, "{{%s}}", name);
+        p = hit + vl;
+    }
+    base_buf_puts(&b, p);
+    free(cur);
+    return base_buf_take(&b, NULL);
+}
+
+/* v as a URL's query carries it (new): letters, digits and "-._~" kept, a
+ * space as '+' (a form's encoding, plus) or "%20", any other byte %XX. */
+static char *url_enc(const char *v, bool plus)
+{
+    base_buf b = {0};
+    for (const unsigned char *c = (const unsigned char *)v; *c; c++) {
+        if (isalnum(*c) || strchr("-._~", *c))
+            base_buf_putc(&b, (char)*c);
+        else if (*c == ' ' && plus)
+            base_buf_putc(&b, '+');
+        else
+            base_buf_printf(&b, "%%%02X", *c);
+    }
+    return base_buf_take(&b, NULL);
+}
+
 /* s with every parameter's value written {{name}} (new; NULL when out of
  * memory): a page that echoes a parameter (a search box's "Results for
- * ...") does not put its value in the trail. */
-static char *scrub_params(const replay_rec *r, const char *s)
+ * ...") does not put its value in the trail. In a URL (url), its encoded
+ * forms too: a search form's GET puts the value in the next page's URL. */
+static char *scrub_params(const replay_rec *r, const char *s, bool url)
 {
     char *cur = base_strdup(s);
     for (size_t i = 0; cur && i < r->nparams; i++) {
-        const char *v = r->pval[i];
-        size_t vl = strlen(v);
-        if (!vl || !strstr(cur, v))
-            continue;
-        base_buf b = {0};
-        const char *p = cur, *hit;
-        while ((hit = strstr(p, v))) {
-            base_buf_put(&b, p, (size_t)(hit - p));
-            base_buf_printf(&b, "{{%s}}", r->pname[i]);
-            p = hit + vl;
+        cur = replace_all(cur, r->pval[i], r->pname[i]);
+        for (int k = 0; url && cur && k < 2; k++) {
+            char *e = url_enc(r->pval[i], k == 0);
+            if (e) {
+                cur = replace_all(cur, e, r->pname[i]);
+            } else {
+                free(cur);
+                cur = NULL;
+            }
+            free(e);
         }
-        base_buf_puts(&b, p);
-        free(cur);
-        cur = base_buf_take(&b, NULL);
     }
     return cur;
+}
+
+/* url without its volatile query parameters and with the parameters'
+ * values written {{name}} (new; NULL for NULL or when out of memory). */
+static char *url_clean(const replay_rec *r, const char *url)
+{
+    char *u = url_stable(url);
+    char *c = u ? scrub_params(r, u, true) : NULL;
+    free(u);
+    return c;
 }
 
 /* The effect from the action's structured result (a JSON object). Strings
@@ -316,10 +359,10 @@ static void fill_effect(const replay_rec *r, replay_step *s, const json_val *res
                         char **appeared)
 {
     if (json_bool(json_get(res, "navigated")))
-        owned[(*nowned)++] = s->effect.navigated = url_stable(json_get_str(res, "url"));
+        owned[(*nowned)++] = s->effect.navigated = url_clean(r, json_get_str(res, "url"));
     const json_val *nt = json_first(json_get(res, "new_tabs"));
     if (nt)
-        owned[(*nowned)++] = s->effect.new_tab = url_stable(json_get_str(nt, "url"));
+        owned[(*nowned)++] = s->effect.new_tab = url_clean(r, json_get_str(nt, "url"));
     const json_val *d = json_get(res, "dialog");
     if (d) {
         base_buf b = {0};
@@ -328,8 +371,8 @@ static void fill_effect(const replay_rec *r, replay_step *s, const json_val *res
         owned[(*nowned)++] = s->effect.dialog = base_buf_take(&b, NULL);
     }
     const char *nw = json_get_str(res, "new_text");
-    char *sc = nw && *nw && strlen(nw) <= REPLAY_MAX_STR && !s->secret ? scrub_params(r, nw)
-                                                                       : NULL;
+    char *sc = nw && *nw && strlen(nw) <= REPLAY_MAX_STR && !s->secret
+                   ? scrub_params(r, nw, false) : NULL;
     if (sc) {
         owned[(*nowned)++] = appeared[0] = sc;
         s->effect.appeared.v = appeared;
@@ -379,7 +422,7 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
         if (f->has_target)
             fill_target(&s, f, frames);
         s.state.origin = (char *)f->origin;
-        owned[nowned++] = s.state.url = url_stable(f->url);
+        owned[nowned++] = s.state.url = url_clean(r, f->url);
         s.state.title = (char *)f->title;
         s.state.authenticated = f->authenticated;
         s.state.identity = (char *)f->identity;
@@ -394,7 +437,7 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
     if (act->output) {
         s.output = (char *)act->output;
         char *v = act->value && strlen(act->value) <= REPLAY_MAX_STR
-                      ? scrub_params(r, act->value) : NULL;
+                      ? scrub_params(r, act->value, false) : NULL;
         if (v)
             owned[nowned++] = s.effect.value = v;
     }
