@@ -633,6 +633,13 @@ typedef struct {
 } gate_takeover_req;
 int gate_takeover(gate *gt, const gate_takeover_req *t, gate_decision *d);
 
+/* An access to the live view (issue 15; live/live.h) in the audit log:
+ * {"event":"live", task, epoch, mode, "decision":"allow"|"deny", "reason":
+ * what}. what is the live view's static account of the decision (a token
+ * traded, refused and why, a page served); the caller never passes a token,
+ * a cookie or anything the person typed. 0, or GATE_EIO. */
+int gate_audit_live(gate *gt, bool allowed, const char *what);
+
 /* ---- v1 exclusions ---- */
 
 /* Threats named and not enforced in v1 (NULL-terminated, each "name: why"). */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The question (new, free(); NULL when out of memory): cdpgate's words
  * first, the agent's reason escaped after them. */
@@ -165,4 +166,44 @@ int gate_takeover(gate *gt, const gate_takeover_req *t, gate_decision *d)
         return arc;
     gate_set_mode(gt, GATE_MODE_HUMAN, "agent (browser_takeover), a person confirmed");
     return 0;
+}
+
+/* ---- the live view's access lines (issue 15) ---- */
+
+typedef struct {
+    bool allowed;
+    const char *what;
+} live_line;
+
+static void build_live(gate *gt, json_w *w, uint64_t seq, void *ud)
+{
+    const live_line *l = ud;
+    const gate_grant *g = gt->grant;
+    char tm[40];
+    gate_time_format(gate_now(gt), tm, sizeof tm);
+    json_w_obj_begin(w);
+    json_w_key(w, "time");
+    json_w_str(w, tm);
+    json_w_key(w, "seq");
+    json_w_uint(w, seq);
+    json_w_key(w, "event");
+    json_w_str(w, "live");
+    gate_w_text(w, "task", g ? g->task : NULL, GATE_STR_MAX);
+    json_w_key(w, "epoch");
+    json_w_uint(w, gt->epoch);
+    json_w_key(w, "mode");
+    json_w_str(w, gate_mode_name(gt->mode));
+    json_w_key(w, "decision");
+    json_w_str(w, l->allowed ? "allow" : "deny");
+    gate_w_text(w, "reason", l->what, 256);
+    json_w_key(w, "pid");
+    json_w_int(w, (int64_t)getpid());
+    json_w_obj_end(w);
+}
+
+int gate_audit_live(gate *gt, bool allowed, const char *what)
+{
+    live_line l = {allowed, what};
+    uint64_t seq;
+    return gate_audit_line(gt, build_live, &l, false, &seq);
 }

@@ -13,7 +13,7 @@
  * and never quote the target or a header value (a token or a cookie may
  * be in them).
  */
-#include "live/live.h"
+#include "live/live_int.h"
 
 #include "base/base.h"
 #include "ws/ws.h"
@@ -39,10 +39,7 @@ const char *live_strerror(int code)
     }
 }
 
-/* Fill err (may be NULL) with code, offset and the message; returns code.
- * The message never holds a token or cookie value. */
-__attribute__((format(printf, 4, 5)))
-static int live_fail(live_err *err, int code, size_t offset, const char *fmt, ...)
+int live_fail(live_err *err, int code, size_t offset, const char *fmt, ...)
 {
     if (err) {
         err->code = code;

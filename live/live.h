@@ -16,7 +16,8 @@
  *                             masked frames in).
  *   3. live_access            who may see the view: a one-time token traded
  *                             for a session cookie, the Host and Origin of
- *                             every request (see below).
+ *                             every request (see below); random bytes come
+ *                             from the OS (base/).
  *
  * Nothing here logs, prints or returns the token or a cookie value except
  * where a function's comment says it hands one to its caller (the link for
@@ -119,5 +120,75 @@ int live_ws_response(char *out, size_t cap, const char accept[29]);
 /* A server frame's header (unmasked, as RFC 6455 wants from a server) for
  * a whole message of len bytes: its length (2..10). */
 size_t live_ws_frame(uint8_t out[14], int opcode, uint64_t len);
+
+/* ---- access control (I/O-free but for the random bytes) ---- */
+
+/*
+ * Who may see the view. The server binds loopback by default; the person
+ * gets a link holding a one-time token (32 random bytes from the OS, in
+ * the link's path, never after a '?': a link cut at the '?' must not half
+ * work). Trading the token (GET /live/TOKEN) once, before it expires,
+ * gives the browser a session cookie (32 more random bytes; HttpOnly,
+ * SameSite=Strict, Path=/); the viewer (GET /) and its WebSocket
+ * (GET /ws) need that cookie. Every request must name this server in Host
+ * (no DNS rebinding: a name that resolves to loopback is not enough) and,
+ * when it has an Origin, be from this server's origin; the WebSocket
+ * upgrade must carry that Origin (no cross-site WebSocket), and a request
+ * a browser says came from another site (Sec-Fetch-Site) is refused but
+ * for the link itself (the person may click it in a web mail).
+ * Comparisons of the token and the cookie take the same time whatever
+ * they hold.
+ */
+typedef struct live_access live_access;
+
+#define LIVE_TOKEN_TTL_MS (10 * 60 * 1000)  /* the link's default lifetime */
+#define LIVE_COOKIE_NAME "cdpgate_live"
+
+typedef struct {
+    const char *host;       /* the bound address as a browser writes it in a
+                               URL: "127.0.0.1" (NULL), "[::1]", a name */
+    int port;               /* the bound port, 1..65535 */
+    int64_t token_ttl_ms;   /* the token can be traded this long; 0 = LIVE_TOKEN_TTL_MS */
+    int64_t session_ttl_ms; /* the cookie works this long after the trade; 0 = until
+                               live_access_end */
+} live_access_opts;
+
+/* New access state at time now_ms (the caller's clock, base_now_ms in a
+ * server), with a fresh token. NULL with err filled (bad options, no
+ * random bytes, no memory). Free with live_access_free (it wipes). */
+live_access *live_access_new(const live_access_opts *o, int64_t now_ms, live_err *err);
+void live_access_free(live_access *a);
+
+/* The link for the person, "http://HOST:PORT/live/TOKEN": the one function
+ * that hands out the token, for the out-of-band channel only (never a log,
+ * the audit or a tool result). Its length, or -1 when cap is too small. */
+int live_access_link(const live_access *a, char *out, size_t cap);
+
+/* End the session (control handed back): the cookie stops working, the
+ * token too if it was never traded. */
+void live_access_end(live_access *a);
+
+typedef enum {
+    LIVE_REQ_REFUSED = 0,   /* answer status; reason says why */
+    LIVE_REQ_REDEEM,        /* the token was traded: answer with set_cookie and send
+                               the browser on to "/" */
+    LIVE_REQ_VIEW,          /* the viewer page */
+    LIVE_REQ_SOCKET,        /* the viewer's WebSocket: check it with live_ws_upgrade */
+} live_req_kind;
+
+typedef struct {
+    live_req_kind kind;
+    int status;             /* the HTTP status to answer: 200, 403, 404, 405 */
+    const char *reason;     /* static text for the audit: what was decided and why
+                               ("token reused", "foreign Origin", ...); never a value */
+    char set_cookie[128];   /* LIVE_REQ_REDEEM: the Set-Cookie header's value. It holds
+                               the session: send it to the browser, nowhere else */
+} live_decision;
+
+/* Decide a parsed request at time now_ms (a trade uses up the token).
+ * Always fills d; returns 0 when d lets the request in, LIVE_EDENIED when
+ * it refuses it. */
+int live_access_judge(live_access *a, const live_http_request *req, int64_t now_ms,
+                      live_decision *d);
 
 #endif

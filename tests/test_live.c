@@ -2,8 +2,12 @@
  * test_live.c — the live view (live/live.h, issue 15): the server side of
  * HTTP/1.1 (request heads: fields, limits, malformed and unsupported
  * requests, fed whole and byte by byte), the WebSocket upgrade (RFC 6455's
- * sample key, refusals) and the server's framing through ws/.
+ * sample key, refusals), the server's framing through ws/, and the access
+ * control: the one-time token (traded once, reused, expired), the Host
+ * (DNS rebinding), the Origin (cross-site WebSocket) and the session
+ * cookie.
  */
+#include "gate/gate.h"
 #include "live/live.h"
 #include "tests/harness.h"
 #include "ws/ws.h"
@@ -315,6 +319,348 @@ static void t_ws_server_framing(void)
     CHECK_INT(0x81, sh[0]);
 }
 
+/* ---- access control ---- */
+
+/* Parse "METHOD TARGET" with the given extra header lines (each ending in
+ * CRLF) and judge it at time now. */
+static int judge(live_access *a, const char *target, const char *host, const char *extra,
+                 int64_t now, live_decision *d)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "GET %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", target, host,
+             extra ? extra : "");
+    live_http_request req;
+    live_err err = {0};
+    if (!CHECK_INT(LIVE_OK, live_http_parse(buf, strlen(buf), &req, &err))) {
+        test_fail_detail("%s\n", err.msg);
+        memset(d, 0, sizeof *d);
+        d->reason = "";
+        return -100;
+    }
+    return live_access_judge(a, &req, now, d);
+}
+
+static const char HOST[] = "127.0.0.1:4711";
+static const char ORIGIN[] = "Origin: http://127.0.0.1:4711\r\n";
+
+/* The token from a's link ("/live/TOKEN" into path). */
+static void link_path(const live_access *a, char *path, size_t cap)
+{
+    char link[256];
+    int n = live_access_link(a, link, sizeof link);
+    CHECK(n > 0);
+    const char *p = strstr(link, "/live/");
+    snprintf(path, cap, "%s", p ? p : "/none");
+}
+
+/* The cookie header line for the Set-Cookie of a trade. */
+static void cookie_line(const live_decision *d, char *out, size_t cap)
+{
+    size_t n = strcspn(d->set_cookie, ";");
+    snprintf(out, cap, "Cookie: other=1; %.*s\r\n", (int)n, d->set_cookie);
+}
+
+static live_access *access_new(int64_t token_ttl, int64_t session_ttl)
+{
+    live_access_opts o = {.port = 4711, .token_ttl_ms = token_ttl,
+                          .session_ttl_ms = session_ttl};
+    live_err err = {0};
+    live_access *a = live_access_new(&o, 1000, &err);
+    if (!CHECK(a != NULL))
+        test_fail_detail("%s\n", err.msg);
+    return a;
+}
+
+static void t_access_trade(void)
+{
+    live_access *a = access_new(0, 0);
+    if (!a)
+        return;
+    char link[256], path[128];
+    CHECK_INT(70, live_access_link(a, link, sizeof link));
+    CHECK(strncmp(link, "http://127.0.0.1:4711/live/", 27) == 0);
+    CHECK(strspn(link + 27, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                            "0123456789-_") == 43);
+    CHECK(strchr(link, '?') == NULL);
+    CHECK_INT(-1, live_access_link(a, link, 40));
+    link_path(a, path, sizeof path);
+    live_decision d;
+    CHECK_INT(LIVE_OK, judge(a, path, HOST, NULL, 2000, &d));
+    CHECK_INT(LIVE_REQ_REDEEM, d.kind);
+    CHECK_INT(200, d.status);
+    CHECK(strncmp(d.set_cookie, "cdpgate_live=", 13) == 0);
+    CHECK(strstr(d.set_cookie, "; Path=/; HttpOnly; SameSite=Strict") == d.set_cookie + 56);
+    CHECK(strstr(d.set_cookie, path + 6) == NULL);    /* the session is not the token */
+    char ck[200], extra[400];
+    cookie_line(&d, ck, sizeof ck);
+    CHECK_INT(LIVE_OK, judge(a, "/", HOST, ck, 3000, &d));
+    CHECK_INT(LIVE_REQ_VIEW, d.kind);
+    CHECK_INT(LIVE_OK, judge(a, "/?x=1", "LOCALHOST:4711", ck, 3000, &d));
+    snprintf(extra, sizeof extra, "%s%sSec-Fetch-Site: same-origin\r\n", ck, ORIGIN);
+    CHECK_INT(LIVE_OK, judge(a, "/ws", HOST, extra, 3000, &d));
+    CHECK_INT(LIVE_REQ_SOCKET, d.kind);
+    CHECK_INT(LIVE_EDENIED, judge(a, "/favicon.ico", HOST, ck, 3000, &d));
+    CHECK_INT(404, d.status);
+    /* two states draw two tokens */
+    live_access *b = access_new(0, 0);
+    char path2[128];
+    if (b)
+        link_path(b, path2, sizeof path2);
+    CHECK(b && strcmp(path, path2) != 0);
+    live_access_free(b);
+    live_access_free(a);
+}
+
+/* A token trades once: the second use is refused and said so; the first
+ * session goes on. */
+static void t_access_token_reused(void)
+{
+    live_access *a = access_new(0, 0);
+    if (!a)
+        return;
+    char path[128], ck[200];
+    link_path(a, path, sizeof path);
+    live_decision d;
+    CHECK_INT(LIVE_OK, judge(a, path, HOST, NULL, 2000, &d));
+    cookie_line(&d, ck, sizeof ck);
+    CHECK_INT(LIVE_EDENIED, judge(a, path, HOST, NULL, 2001, &d));
+    CHECK_INT(403, d.status);
+    CHECK(strstr(d.reason, "already used") != NULL);
+    CHECK(d.set_cookie[0] == 0);
+    CHECK_INT(LIVE_OK, judge(a, "/", HOST, ck, 2002, &d));
+    /* another token, one character changed */
+    path[10] = path[10] == 'A' ? 'B' : 'A';
+    CHECK_INT(LIVE_EDENIED, judge(a, path, HOST, NULL, 2003, &d));
+    CHECK(strstr(d.reason, "unknown token") != NULL);
+    CHECK_INT(LIVE_EDENIED, judge(a, "/live/", HOST, NULL, 2003, &d));
+    live_access_free(a);
+}
+
+/* The token lives token_ttl_ms (10 minutes by default). */
+static void t_access_token_expired(void)
+{
+    live_access *a = access_new(0, 0);
+    live_access *b = access_new(5000, 0);
+    if (!a || !b) {
+        live_access_free(a);
+        live_access_free(b);
+        return;
+    }
+    char pa[128], pb[128];
+    link_path(a, pa, sizeof pa);
+    link_path(b, pb, sizeof pb);
+    live_decision d;
+    CHECK_INT(LIVE_EDENIED, judge(a, pa, HOST, NULL, 1000 + LIVE_TOKEN_TTL_MS + 1, &d));
+    CHECK(strstr(d.reason, "expired") != NULL);
+    CHECK_INT(LIVE_OK, judge(a, pa, HOST, NULL, 1000 + LIVE_TOKEN_TTL_MS, &d));
+    CHECK_INT(LIVE_EDENIED, judge(b, pb, HOST, NULL, 6001, &d));
+    CHECK(strstr(d.reason, "expired") != NULL);
+    CHECK_INT(600000, LIVE_TOKEN_TTL_MS);
+    live_access_free(a);
+    live_access_free(b);
+}
+
+/* Host must name this server: a DNS name rebound to 127.0.0.1 does not;
+ * a refused request does not use the token up. */
+static void t_access_wrong_host(void)
+{
+    live_access *a = access_new(0, 0);
+    if (!a)
+        return;
+    char path[128];
+    link_path(a, path, sizeof path);
+    live_decision d;
+    static const char *const bad[] = {"evil.example:4711", "evil.example", "127.0.0.1:4712",
+                                      "127.0.0.1", "127.0.0.1:4711.evil", "[::1]:4711"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (!CHECK_INT(LIVE_EDENIED, judge(a, path, bad[i], NULL, 2000, &d)) ||
+            !CHECK(strstr(d.reason, "Host") != NULL))
+            test_fail_detail("Host %s\n", bad[i]);
+        CHECK_INT(403, d.status);
+    }
+    CHECK_INT(LIVE_OK, judge(a, path, "localhost:4711", NULL, 2000, &d));
+    live_access_free(a);
+}
+
+/* Origin, when given, is this server's; the socket needs it; a request a
+ * browser says is from another site is refused (but for the link). */
+static void t_access_foreign_origin(void)
+{
+    live_access *a = access_new(0, 0);
+    if (!a)
+        return;
+    char path[128], ck[200], extra[400];
+    link_path(a, path, sizeof path);
+    live_decision d;
+    static const char *const bad[] = {"http://evil.example", "null", "https://127.0.0.1:4711",
+                                      "http://127.0.0.1:4712", "http://localhost.evil:4711"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(extra, sizeof extra, "Origin: %s\r\n", bad[i]);
+        if (!CHECK_INT(LIVE_EDENIED, judge(a, path, HOST, extra, 2000, &d)) ||
+            !CHECK(strstr(d.reason, "foreign Origin") != NULL))
+            test_fail_detail("Origin %s\n", bad[i]);
+    }
+    /* the link clicked in another site is traded (the token is the proof) */
+    CHECK_INT(LIVE_OK, judge(a, path, HOST, "Sec-Fetch-Site: cross-site\r\n", 2000, &d));
+    cookie_line(&d, ck, sizeof ck);
+    snprintf(extra, sizeof extra, "%sOrigin: http://evil.example\r\n", ck);
+    CHECK_INT(LIVE_EDENIED, judge(a, "/ws", HOST, extra, 2001, &d));
+    CHECK(strstr(d.reason, "foreign Origin") != NULL);
+    CHECK_INT(LIVE_EDENIED, judge(a, "/ws", HOST, ck, 2001, &d));
+    CHECK(strstr(d.reason, "without an Origin") != NULL);
+    snprintf(extra, sizeof extra, "%sSec-Fetch-Site: cross-site\r\n", ck);
+    CHECK_INT(LIVE_EDENIED, judge(a, "/", HOST, extra, 2001, &d));
+    CHECK(strstr(d.reason, "another site") != NULL);
+    snprintf(extra, sizeof extra, "%s%sSec-Fetch-Site: same-site\r\n", ck, ORIGIN);
+    CHECK_INT(LIVE_EDENIED, judge(a, "/ws", HOST, extra, 2001, &d));
+    live_access_free(a);
+}
+
+static void t_access_cookie(void)
+{
+    live_access *a = access_new(0, 5000);
+    if (!a)
+        return;
+    char path[128], ck[200], extra[400];
+    link_path(a, path, sizeof path);
+    live_decision d;
+    /* before the trade no cookie works, however it is guessed */
+    char guess[200];
+    snprintf(guess, sizeof guess, "Cookie: cdpgate_live=%s\r\n", path + 6);
+    CHECK_INT(LIVE_EDENIED, judge(a, "/", HOST, guess, 1500, &d));
+    CHECK_INT(LIVE_EDENIED, judge(a, "/", HOST, NULL, 1500, &d));
+    CHECK(strstr(d.reason, "no session cookie") != NULL);
+    CHECK_INT(LIVE_OK, judge(a, path, HOST, NULL, 2000, &d));
+    cookie_line(&d, ck, sizeof ck);
+    CHECK_INT(LIVE_EDENIED, judge(a, "/", HOST, guess, 2001, &d));
+    CHECK(strstr(d.reason, "wrong session cookie") != NULL);
+    snprintf(extra, sizeof extra, "Cookie: cdpgate_live=x; %s", ck + 8);
+    CHECK_INT(LIVE_EDENIED, judge(a, "/", HOST, extra, 2001, &d));
+    CHECK(strstr(d.reason, "two session cookies") != NULL);
+    CHECK_INT(LIVE_OK, judge(a, "/", HOST, ck, 7000, &d));
+    CHECK_INT(LIVE_EDENIED, judge(a, "/", HOST, ck, 7001, &d));
+    CHECK(strstr(d.reason, "expired") != NULL);
+    live_access_free(a);
+    /* after the hand-back nothing works */
+    a = access_new(0, 0);
+    if (!a)
+        return;
+    link_path(a, path, sizeof path);
+    CHECK_INT(LIVE_OK, judge(a, path, HOST, NULL, 2000, &d));
+    cookie_line(&d, ck, sizeof ck);
+    live_access_end(a);
+    CHECK_INT(LIVE_EDENIED, judge(a, "/", HOST, ck, 2001, &d));
+    CHECK(strstr(d.reason, "ended") != NULL);
+    live_access_free(a);
+    a = access_new(0, 0);
+    if (!a)
+        return;
+    link_path(a, path, sizeof path);
+    live_access_end(a);
+    CHECK_INT(LIVE_EDENIED, judge(a, path, HOST, NULL, 2000, &d));
+    CHECK(strstr(d.reason, "ended") != NULL);
+    live_access_free(a);
+}
+
+/* No reason quotes the token or the session value; bad options refused. */
+static void t_access_reasons_and_opts(void)
+{
+    live_access *a = access_new(0, 0);
+    if (!a)
+        return;
+    char path[128], ck[200];
+    link_path(a, path, sizeof path);
+    live_decision d;
+    const char *reasons[8];
+    int n = 0;
+    judge(a, path, "evil:1", NULL, 2000, &d);
+    reasons[n++] = d.reason;
+    judge(a, path, HOST, "Origin: http://x\r\n", 2000, &d);
+    reasons[n++] = d.reason;
+    judge(a, path, HOST, NULL, 2000, &d);
+    reasons[n++] = d.reason;
+    cookie_line(&d, ck, sizeof ck);
+    char session[64];
+    snprintf(session, sizeof session, "%.43s", strchr(ck, '=') ? strstr(ck, "live=") + 5 : "");
+    judge(a, path, HOST, NULL, 2000, &d);
+    reasons[n++] = d.reason;
+    judge(a, "/", HOST, ck, 2000, &d);
+    reasons[n++] = d.reason;
+    for (int i = 0; i < n; i++)
+        CHECK(reasons[i] && reasons[i][0] && !strstr(reasons[i], path + 6) &&
+              !strstr(reasons[i], session));
+    live_access_free(a);
+
+    live_err err = {0};
+    live_access_opts o = {.port = 0};
+    CHECK(live_access_new(&o, 0, &err) == NULL);
+    CHECK(strstr(err.msg, "port") != NULL);
+    o.port = 80;
+    o.host = "evil/x";
+    CHECK(live_access_new(&o, 0, &err) == NULL);
+    o.host = "[::1]";
+    a = live_access_new(&o, 0, &err);
+    CHECK(a != NULL);
+    if (!a)
+        return;
+    char link[256];
+    live_access_link(a, link, sizeof link);
+    CHECK(strncmp(link, "http://[::1]:80/live/", 21) == 0);
+    link_path(a, path, sizeof path);
+    CHECK_INT(LIVE_OK, judge(a, path, "localhost:80", "Origin: http://[::1]:80\r\n", 1, &d));
+    live_access_free(a);
+}
+
+/* Each decision goes to the gate's audit log as a "live" line: refusals
+ * with their reason, never the token or the session value. */
+static void t_access_audit(void)
+{
+    char dir[] = "/tmp/test_live_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char log[300];
+    snprintf(log, sizeof log, "%s/audit.jsonl", dir);
+    gate_opts go = {.audit = log};
+    gate_err gerr;
+    gate *gt = gate_new(NULL, &go, &gerr);
+    live_access *a = access_new(0, 0);
+    CHECK(gt != NULL);
+    if (!gt || !a) {
+        gate_free(gt);
+        live_access_free(a);
+        test_rm_rf(dir);
+        return;
+    }
+    char path[128], ck[200];
+    link_path(a, path, sizeof path);
+    live_decision d;
+    int rc = judge(a, path, HOST, NULL, 2000, &d);
+    CHECK_INT(0, gate_audit_live(gt, rc == LIVE_OK, d.reason));
+    cookie_line(&d, ck, sizeof ck);
+    rc = judge(a, path, HOST, NULL, 2001, &d);
+    CHECK_INT(0, gate_audit_live(gt, rc == LIVE_OK, d.reason));
+    rc = judge(a, path, "evil.example:4711", NULL, 2001, &d);
+    CHECK_INT(0, gate_audit_live(gt, rc == LIVE_OK, d.reason));
+    gate_free(gt);
+    char *text = test_read_file(log, NULL);
+    CHECK(text != NULL);
+    if (text) {
+        CHECK(strstr(text, "\"event\":\"live\",") != NULL);
+        CHECK(strstr(text, "\"decision\":\"allow\",\"reason\":\"token traded for a session\""));
+        CHECK(strstr(text, "\"decision\":\"deny\",\"reason\":\"token refused: already used"));
+        CHECK(strstr(text, "\"reason\":\"refused: Host is not this server"));
+        const char *sv = strstr(ck, "live=");
+        CHECK(sv && strstr(text, path + 6) == NULL);
+        if (sv) {
+            char session[44];
+            snprintf(session, sizeof session, "%.43s", sv + 5);
+            CHECK(strstr(text, session) == NULL);
+        }
+        free(text);
+    }
+    live_access_free(a);
+    test_rm_rf(dir);
+}
+
 static const test_case TESTS[] = {
     {"http_basic", t_http_basic},
     {"http_split", t_http_split},
@@ -325,6 +671,14 @@ static const test_case TESTS[] = {
     {"ws_upgrade", t_ws_upgrade},
     {"ws_upgrade_refused", t_ws_upgrade_refused},
     {"ws_server_framing", t_ws_server_framing},
+    {"access_trade", t_access_trade},
+    {"access_token_reused", t_access_token_reused},
+    {"access_token_expired", t_access_token_expired},
+    {"access_wrong_host", t_access_wrong_host},
+    {"access_foreign_origin", t_access_foreign_origin},
+    {"access_cookie", t_access_cookie},
+    {"access_reasons_and_opts", t_access_reasons_and_opts},
+    {"access_audit", t_access_audit},
     {0},
 };
 

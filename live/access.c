@@ -1,0 +1,258 @@
+/*
+ * access.c — who may see the live view (live/live.h, "access control"):
+ * the one-time token in the person's link, the session cookie it is traded
+ * for, and the Host, Origin and Sec-Fetch-Site of every request.
+ *
+ * Invariants: the token and the session value are 32 random bytes each
+ * from the OS, written base64url (43 characters); they leave this file only
+ * through live_access_link (the token, for the out-of-band channel) and a
+ * trade's Set-Cookie (the session, for the browser). They are compared in
+ * constant time and wiped when the state is freed. A token trades once;
+ * after live_access_end nothing works any more. The reasons a decision
+ * gives are static text: they are audited and never hold a value.
+ */
+#include "live/live_int.h"
+
+#include "base/base.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define SECRET_BYTES 32
+#define SECRET_LEN 43           /* base64url of 32 bytes, unpadded */
+#define HOSTS_MAX 2
+
+struct live_access {
+    char host[HOSTS_MAX][280];      /* "127.0.0.1:4711", "localhost:4711" */
+    char origin[HOSTS_MAX][290];    /* "http://" + host */
+    int nhosts;
+    char token[SECRET_LEN + 1];
+    char session[SECRET_LEN + 1];
+    int64_t token_deadline;
+    int64_t session_ttl, session_deadline;  /* deadline 0: until ended */
+    bool traded, ended;
+};
+
+/* 32 random bytes as base64url without padding into out[SECRET_LEN + 1]. */
+static int draw_secret(char *out)
+{
+    uint8_t raw[SECRET_BYTES];
+    char b64[BASE_B64_ENCLEN(SECRET_BYTES) + 1];
+    if (base_random(raw, sizeof raw) != 0)
+        return -1;
+    base_b64_encode(raw, sizeof raw, b64);
+    for (int i = 0; i < SECRET_LEN; i++)
+        out[i] = b64[i] == '+' ? '-' : b64[i] == '/' ? '_' : b64[i];
+    out[SECRET_LEN] = 0;
+    base_memzero(raw, sizeof raw);
+    base_memzero(b64, sizeof b64);
+    return 0;
+}
+
+/* a[0..an) equals the secret s, in time independent of where they differ. */
+static bool secret_eq(const char *a, size_t an, const char *s)
+{
+    if (an != SECRET_LEN)
+        return false;
+    unsigned char d = 0;
+    for (size_t i = 0; i < SECRET_LEN; i++)
+        d |= (unsigned char)(a[i] ^ s[i]);
+    return d == 0;
+}
+
+/* A host as a URL writes it: a name or IPv4 of [A-Za-z0-9.-], or an IPv6
+ * literal in brackets. */
+static bool host_ok(const char *h)
+{
+    size_t n = strlen(h);
+    if (n == 0 || n > 255)
+        return false;
+    if (h[0] == '[')
+        return n > 2 && h[n - 1] == ']' && strspn(h + 1, "0123456789abcdefABCDEF:.") == n - 2;
+    return strspn(h, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-") == n;
+}
+
+static void add_host(live_access *a, const char *host, int port)
+{
+    snprintf(a->host[a->nhosts], sizeof a->host[0], "%s:%d", host, port);
+    snprintf(a->origin[a->nhosts], sizeof a->origin[0], "http://%s:%d", host, port);
+    a->nhosts++;
+}
+
+live_access *live_access_new(const live_access_opts *o, int64_t now_ms, live_err *err)
+{
+    const char *host = o && o->host ? o->host : "127.0.0.1";
+    if (!o || o->port < 1 || o->port > 65535) {
+        live_fail(err, LIVE_EBADREQ, 0, "live view: port out of range");
+        return NULL;
+    }
+    if (!host_ok(host) || o->token_ttl_ms < 0 || o->session_ttl_ms < 0) {
+        live_fail(err, LIVE_EBADREQ, 0, "live view: bad host or lifetime");
+        return NULL;
+    }
+    live_access *a = calloc(1, sizeof *a);
+    if (!a) {
+        live_fail(err, LIVE_ENOMEM, 0, "live view: out of memory");
+        return NULL;
+    }
+    add_host(a, host, o->port);
+    if (strcmp(host, "127.0.0.1") == 0 || strcmp(host, "[::1]") == 0)
+        add_host(a, "localhost", o->port);
+    if (draw_secret(a->token) != 0 || draw_secret(a->session) != 0) {
+        live_access_free(a);
+        live_fail(err, LIVE_ERANDOM, 0, "live view: no random bytes from the OS");
+        return NULL;
+    }
+    a->token_deadline = now_ms + (o->token_ttl_ms ? o->token_ttl_ms : LIVE_TOKEN_TTL_MS);
+    a->session_ttl = o->session_ttl_ms;
+    return a;
+}
+
+void live_access_free(live_access *a)
+{
+    if (!a)
+        return;
+    base_memzero(a, sizeof *a);
+    free(a);
+}
+
+int live_access_link(const live_access *a, char *out, size_t cap)
+{
+    int n = snprintf(out, cap, "http://%s/live/%s", a->host[0], a->token);
+    if (n < 0 || (size_t)n >= cap) {
+        if (cap)
+            base_memzero(out, cap);
+        return -1;
+    }
+    return n;
+}
+
+void live_access_end(live_access *a)
+{
+    a->ended = true;
+}
+
+static int refuse(live_decision *d, int status, const char *reason)
+{
+    d->kind = LIVE_REQ_REFUSED;
+    d->status = status;
+    d->reason = reason;
+    return LIVE_EDENIED;
+}
+
+static bool is_origin(const live_access *a, const char *v)
+{
+    for (int i = 0; i < a->nhosts; i++)
+        if (strcasecmp(a->origin[i], v) == 0)
+            return true;
+    return false;
+}
+
+static bool is_host(const live_access *a, const char *v)
+{
+    for (int i = 0; i < a->nhosts; i++)
+        if (strcasecmp(a->host[i], v) == 0)
+            return true;
+    return false;
+}
+
+/* GET /live/TOKEN: trade the token for the session cookie. */
+static int redeem(live_access *a, const char *tok, int64_t now, live_decision *d)
+{
+    if (a->ended)
+        return refuse(d, 403, "token refused: the live view has ended");
+    if (!secret_eq(tok, strlen(tok), a->token))
+        return refuse(d, 403, "token refused: unknown token");
+    if (a->traded)
+        return refuse(d, 403, "token refused: already used (the link was opened before)");
+    if (now > a->token_deadline)
+        return refuse(d, 403, "token refused: expired");
+    a->traded = true;
+    a->session_deadline = a->session_ttl ? now + a->session_ttl : 0;
+    snprintf(d->set_cookie, sizeof d->set_cookie, "%s=%s; Path=/; HttpOnly; SameSite=Strict",
+             LIVE_COOKIE_NAME, a->session);
+    d->kind = LIVE_REQ_REDEEM;
+    d->status = 200;
+    d->reason = "token traded for a session";
+    return LIVE_OK;
+}
+
+/* The value of our cookie in a Cookie header: 1 found (*v, *n), 0 none,
+ * -1 given twice. */
+static int find_cookie(const char *h, const char **v, size_t *n)
+{
+    int found = 0;
+    size_t nl = strlen(LIVE_COOKIE_NAME);
+    while (h && *h) {
+        while (*h == ' ' || *h == ';')
+            h++;
+        const char *e = strchr(h, ';');
+        size_t len = e ? (size_t)(e - h) : strlen(h);
+        if (len > nl && strncmp(h, LIVE_COOKIE_NAME, nl) == 0 && h[nl] == '=') {
+            if (found)
+                return -1;
+            found = 1;
+            *v = h + nl + 1;
+            *n = len - nl - 1;
+            while (*n && (*v)[*n - 1] == ' ')
+                (*n)--;
+        }
+        h = e;
+    }
+    return found;
+}
+
+/* The viewer and its socket: the session cookie. */
+static int session(live_access *a, const live_http_request *req, int64_t now,
+                   live_decision *d)
+{
+    if (a->ended)
+        return refuse(d, 403, "session refused: the live view has ended");
+    const char *v = NULL;
+    size_t n = 0;
+    int f = find_cookie(live_http_get(req, "cookie"), &v, &n);
+    if (f < 0)
+        return refuse(d, 403, "session refused: two session cookies");
+    if (f == 0)
+        return refuse(d, 403, "session refused: no session cookie (open the link first)");
+    if (!a->traded || !secret_eq(v, n, a->session))
+        return refuse(d, 403, "session refused: wrong session cookie");
+    if (a->session_deadline && now > a->session_deadline)
+        return refuse(d, 403, "session refused: expired");
+    return LIVE_OK;
+}
+
+int live_access_judge(live_access *a, const live_http_request *req, int64_t now_ms,
+                      live_decision *d)
+{
+    memset(d, 0, sizeof *d);
+    const char *host = live_http_get(req, "host");
+    if (!host || !is_host(a, host))
+        return refuse(d, 403, "refused: Host is not this server (DNS rebinding?)");
+    const char *origin = live_http_get(req, "origin");
+    if (origin && !is_origin(a, origin))
+        return refuse(d, 403, "refused: foreign Origin");
+    if (strcmp(req->method, "GET") != 0)
+        return refuse(d, 405, "refused: method not allowed");
+    if (strncmp(req->target, "/live/", 6) == 0)
+        return redeem(a, req->target + 6, now_ms, d);
+    const char *site = live_http_get(req, "sec-fetch-site");
+    if (site && strcmp(site, "same-origin") != 0 && strcmp(site, "none") != 0)
+        return refuse(d, 403, "refused: a request from another site");
+    size_t plen = strcspn(req->target, "?");
+    bool view = plen == 1;
+    bool sock = plen == 3 && strncmp(req->target, "/ws", 3) == 0;
+    if (!view && !sock)
+        return refuse(d, 404, "refused: no such page");
+    if (sock && !origin)
+        return refuse(d, 403, "refused: WebSocket upgrade without an Origin");
+    int rc = session(a, req, now_ms, d);
+    if (rc != LIVE_OK)
+        return rc;
+    d->kind = sock ? LIVE_REQ_SOCKET : LIVE_REQ_VIEW;
+    d->status = 200;
+    d->reason = sock ? "viewer socket opened" : "viewer page served";
+    return LIVE_OK;
+}
