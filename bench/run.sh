@@ -33,6 +33,15 @@ bench_cc "$BUILD/bench/vault_bench" bench/vault_bench.c -DVAULT_BENCH_EVP -lcryp
 "$BUILD/bench/vault_bench" "${BENCH_VAULT_MIB:-64}" || exit 1
 echo; bench_cc "$BUILD/bench/gate_bench" bench/gate_bench.c &&
     "$BUILD/bench/gate_bench" "$BUILD/bench" || exit 1
+# Record and replay (issue 14, point 7): the price-watch task live through
+# `cdpgate mcp` (tool calls counted) beside `cdpgate replay` (zero calls),
+# and replay_run against the same actions' own times.
+echo; if bench_cc "$BUILD/bench/replay_bench" bench/replay_bench.c tests/fixture.c; then
+    timeout 900 "$BUILD/bench/replay_bench" "$BUILD/cdpgate" "$BUILD/bench" \
+        "${BENCH_REPLAY_N:-5}" || echo "replay_bench failed (its stderr above)"
+else
+    echo "replay_bench does not build"
+fi
 fi
 
 # ---- Agent-facing figures (issue 3 part 6): cdpgate beside playwright-core

@@ -14,6 +14,8 @@
 #                 bench/json_bench.sh does)
 #   vault_bench   1 MiB per backend
 #   gate_bench    BENCH_QUICK: 5 batches of a hundredth of the calls
+#   replay_bench  the price-watch task once live through cdpgate mcp, once
+#                 by cdpgate replay, once in the library (the fixture server)
 #   act_bench     3 clicks and types, the generated pages (dense, long)
 #   load_bench    one load of the generated dense page, egress rule off/on
 #   mcp_bench.mjs `cdpgate mcp` on the generated pages, 1 run each
@@ -62,6 +64,9 @@ else
 fi
 build vault_bench && run vault_bench 60 "$out/vault_bench" 1
 build gate_bench && run gate_bench 60 "$out/gate_bench" "$out"
+if build replay_bench tests/fixture.c; then
+    run replay_bench 300 "$out/replay_bench" "$BUILD/cdpgate" "$out" 1
+fi
 
 # The generated pages, served on loopback (the server is stopped by its pid).
 site="$out/site"
