@@ -190,16 +190,27 @@ void snap_act_sessions_release(snap_agent *a, session_set *ss);
 /* The sessions of a tab where a screenshot's mask is set (an opaque
  * overlay on the secret fields with a value) and how many fields it covers. */
 #define SNAP_SHOT_MASK_MAX 16
+#define SNAP_SHOT_FRAMES_MAX 64
 typedef struct {
-    char s[SNAP_SHOT_MASK_MAX][SNAP_ID_MAX];
+    char s[SNAP_SHOT_MASK_MAX][SNAP_ID_MAX];    /* the sessions with a highlight */
     size_t n;
     int fields;
+    struct {
+        char session[SNAP_ID_MAX];
+        int64_t world;
+    } w[SNAP_SHOT_FRAMES_MAX];                  /* the worlds watching their fields */
+    size_t nw;
 } snap_shot_mask;
 /* Mask, in every frame of tab tab_id, the secret fields with a value (the
  * snapshot's rules and the fields noted secret): 0 (m->fields masked,
  * perhaps 0), or SNAP_EDENIED when they cannot all be masked (nothing
- * left set). snap_shot_mask_off after the capture, always. */
+ * left set). Every frame searched watches its fields from then on.
+ * After the capture, snap_shot_mask_check then snap_shot_mask_off, always. */
 int snap_shot_mask_on(snap_agent *a, int tab_id, snap_shot_mask *m, snap_result *r);
+/* Whether the secret fields of every frame searched are still those the
+ * search found, unchanged (nothing watched changed, the same search finds
+ * the same fields): 0, or 1 (changed, or it could not be told). */
+int snap_shot_mask_check(snap_agent *a, snap_shot_mask *m);
 void snap_shot_mask_off(snap_agent *a, snap_shot_mask *m);
 /* Whether the element of a screenshot's ref is a secret field (noted, or by
  * the rules); true when it cannot be told. */

@@ -683,10 +683,27 @@ static int shot_take(snap_agent *a, const char *session, const shot_rect *clip, 
     return 0;
 }
 
+/* The visual viewport vv (Page.getLayoutMetrics' cssVisualViewport) as a
+ * page rectangle. */
+static void shot_view(const json_val *vv, shot_rect *view)
+{
+    *view = (shot_rect){json_num(json_get(vv, "pageX")), json_num(json_get(vv, "pageY")),
+                        snap_act_dfloor(json_num(json_get(vv, "clientWidth"))),
+                        snap_act_dfloor(json_num(json_get(vv, "clientHeight")))};
+}
+
+/* Whether area lies in view (1 px of rounding aside): then it is taken as
+ * the browser shows it, with the mask; else beyond the viewport. */
+static bool shot_in_view(const shot_rect *area, const shot_rect *view)
+{
+    return view->w >= 1 && view->h >= 1 && area->x >= view->x - 1 && area->y >= view->y - 1 &&
+           area->x + area->w <= view->x + view->w + 1 && area->y + area->h <= view->y + view->h + 1;
+}
+
 /* The page box of the element behind ref, in page CSS px (its border box
  * plus the scroll offset), in the tab's own session: 0, or the failure. */
 static int shot_ref_box(snap_agent *a, const char *ref, int *tab_id, shot_rect *box,
-                        snap_result *r)
+                        shot_rect *view, snap_result *r)
 {
     target tg;
     memset(&tg, 0, sizeof tg);
@@ -741,10 +758,12 @@ static int shot_ref_box(snap_agent *a, const char *ref, int *tab_id, shot_rect *
         return rc;
     }
     double px = 0, py = 0;
+    *view = (shot_rect){0, 0, 0, 0};    /* unknown: taken beyond the viewport */
     if (snap_act_call0(a, tg.session, "Page.getLayoutMetrics", &lm) == 0) {
         const json_val *vv = json_get(lm.rep.result, "cssVisualViewport");
         px = json_num(json_get(vv, "pageX"));
         py = json_num(json_get(vv, "pageY"));
+        shot_view(vv, view);
     }
     snap_act_pfree(&lm);
     snap_act_release_all(a, &tg, &ss);
@@ -771,7 +790,7 @@ static bool shot_cap(shot_rect *area)
 /* The area to take: the full page (cut at SHOT_MAX_*), the viewport (at its
  * scroll offset), or o's region; *page_h the page's height. */
 static int shot_area(snap_agent *a, snap_tab *t, const snap_shot_opts *o, shot_rect *area,
-                     bool *cut, double *page_h, snap_result *r)
+                     shot_rect *view, bool *cut, double *page_h, snap_result *r)
 {
     pcall lm;
     if (snap_act_call0(a, t->session, "Page.getLayoutMetrics", &lm)) {
@@ -784,15 +803,13 @@ static int shot_area(snap_agent *a, snap_tab *t, const snap_shot_opts *o, shot_r
     double cw = snap_act_dceil(json_num(json_get(cs, "width")));
     double ch = snap_act_dceil(json_num(json_get(cs, "height")));
     *page_h = ch;
-    if (o->w > 0 && o->h > 0) {
+    shot_view(vv, view);
+    if (o->w > 0 && o->h > 0)
         *area = (shot_rect){snap_act_dmax(o->x, 0), snap_act_dmax(o->y, 0), o->w, o->h};
-    } else if (o->full_page && cw >= 1 && ch >= 1) {
+    else if (o->full_page && cw >= 1 && ch >= 1)
         *area = (shot_rect){0, 0, cw, ch};
-    } else {
-        *area = (shot_rect){json_num(json_get(vv, "pageX")), json_num(json_get(vv, "pageY")),
-                            snap_act_dfloor(json_num(json_get(vv, "clientWidth"))),
-                            snap_act_dfloor(json_num(json_get(vv, "clientHeight")))};
-    }
+    else
+        *area = *view;
     snap_act_pfree(&lm);
     *cut = shot_cap(area);
     if (area->w < 1 || area->h < 1)
@@ -840,6 +857,53 @@ static int shot_fit(snap_agent *a, snap_tab *t, const snap_shot_opts *o, const s
     return 0;
 }
 
+/* Take area with the secret fields masked (act_shot_mask.c). Beyond the
+ * viewport the overlay covers nothing out of view (and the page is laid
+ * out again for the capture), so a page with a secret field with a value
+ * is refused then (red team s12, W4). The fields are watched from the
+ * search to after the capture: a change discards the image, taken once
+ * more, then refused (W6). 0 with *im and *fields (masked), or the
+ * failure. */
+static int shot_masked(snap_agent *a, int tab_id, const snap_shot_opts *o, const shot_rect *area,
+                       bool beyond, shot_img *im, size_t *first, double *scale, int *quality,
+                       int *fields, snap_result *r)
+{
+    for (int tries = 0;; tries++) {
+        snap_shot_mask m;
+        int rc = snap_shot_mask_on(a, tab_id, &m, r);
+        if (rc)
+            return rc;
+        snap_tab *t = snap_tab_by_id(a, tab_id);
+        if (!t)
+            rc = snap_act_fail(r, SNAP_ENOTAB, "the tab closed");
+        else if (beyond && m.fields)
+            rc = snap_act_fail(r, SNAP_EDENIED, "screenshot refused: the page has %d secret "
+                               "field%s with a value, and a capture beyond the viewport (a full "
+                               "page, or a region or element not wholly in view) cannot mask "
+                               "them: the mask covers only what is in view. Take the viewport "
+                               "(scrolled to the part you need) or a region inside it; the "
+                               "snapshot shows the page without their values", m.fields,
+                               m.fields == 1 ? "" : "s");
+        else
+            rc = shot_fit(a, t, o, area, beyond, im, first, scale, quality, r);
+        int changed = rc ? 0 : snap_shot_mask_check(a, &m);
+        snap_shot_mask_off(a, &m);
+        if (rc)
+            return rc;
+        if (!changed) {
+            *fields = m.fields;
+            return 0;
+        }
+        free(im->img);
+        im->img = NULL;
+        if (tries)
+            return snap_act_fail(r, SNAP_EDENIED, "screenshot refused: the page changed its "
+                                 "secret fields (or what holds them) while the screenshot was "
+                                 "taken, twice, so an image could show their values; the "
+                                 "snapshot shows the page without them");
+    }
+}
+
 static void shot_size(base_buf *b, size_t n)
 {
     if (n >= 10 * 1024)
@@ -854,38 +918,35 @@ static int screenshot_run(snap_agent *a, const snap_shot_opts *o, snap_result *r
     int rc = snap_act_begin(a, NULL, &t, r);
     if (rc)
         return rc;
-    shot_rect area;
+    shot_rect area, view;
     bool cut = false, clipped = (o->ref && *o->ref) || (o->w > 0 && o->h > 0);
     double page_h = 0;
     if (o->ref && *o->ref) {
         int tab_id = t->id;
-        if ((rc = shot_ref_box(a, o->ref, &tab_id, &area, r)))
+        if ((rc = shot_ref_box(a, o->ref, &tab_id, &area, &view, r)))
             return rc;
         t = snap_tab_by_id(a, tab_id);
         if (!t)
             return snap_act_fail(r, SNAP_ENOTAB, "the tab closed");
         cut = shot_cap(&area);
-    } else if ((rc = shot_area(a, t, o, &area, &cut, &page_h, r))) {
+    } else if ((rc = shot_area(a, t, o, &area, &view, &cut, &page_h, r))) {
         return rc;
     }
     bool full = o->full_page && !clipped;
     shot_img im;
     size_t first = 0;
-    double scale;
-    int quality;
+    double scale = 1;
+    int quality = 0, fields = 0;
     /* The secret fields with a value are masked for the capture only. */
-    snap_shot_mask m;
     int tab_id = t->id;
-    if ((rc = snap_shot_mask_on(a, tab_id, &m, r)))
-        return rc;
-    if (!(t = snap_tab_by_id(a, tab_id))) {
-        snap_shot_mask_off(a, &m);
-        return snap_act_fail(r, SNAP_ENOTAB, "the tab closed");
-    }
-    rc = shot_fit(a, t, o, &area, full || clipped, &im, &first, &scale, &quality, r);
-    snap_shot_mask_off(a, &m);
+    rc = shot_masked(a, tab_id, o, &area, !shot_in_view(&area, &view), &im, &first, &scale,
+                     &quality, &fields, r);
     if (rc)
         return rc;
+    if (!(t = snap_tab_by_id(a, tab_id))) {
+        free(im.img);
+        return snap_act_fail(r, SNAP_ENOTAB, "the tab closed");
+    }
     r->image = im.img;
     r->image_len = im.len;
     snap_obs_issue(a, t, r->obs);
@@ -915,9 +976,9 @@ static int screenshot_run(snap_agent *a, const snap_shot_opts *o, snap_result *r
     else if (cut)
         base_buf_printf(&b, "; the page is larger, cut at 4096x16384 px (it is %.0f px high: "
                         "a region from y=16384 shows the rest)", page_h);
-    if (m.fields)
-        base_buf_printf(&b, "; %d secret field%s masked (grey: values never shown)", m.fields,
-                        m.fields == 1 ? "" : "s");
+    if (fields)
+        base_buf_printf(&b, "; %d secret field%s masked (grey: values never shown)", fields,
+                        fields == 1 ? "" : "s");
     base_buf_printf(&b, " [obs %s]", r->obs);
     json_w w;
     snap_result_begin(&w, 0);
@@ -944,7 +1005,7 @@ static int screenshot_run(snap_agent *a, const snap_shot_opts *o, snap_result *r
         }
     }
     json_w_key(&w, "masked");
-    json_w_int(&w, m.fields);
+    json_w_int(&w, fields);
     if (cut) {
         json_w_key(&w, "cut");
         json_w_bool(&w, true);

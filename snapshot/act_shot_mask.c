@@ -47,28 +47,49 @@
 /* The secret fields with a value in the frame's document, and whether
  * the mask can cover all they paint.
  * Runs: in cdpgate's isolated world of a frame (executionContextId);
- * arguments: m (0 or 1), k, then k fields noted secret in the document,
- * then the session's secret elements from a DOM snapshot (closed shadow
- * roots included; those of other documents of the session are skipped).
+ * arguments: m (0 search, 1 anchor, 2 check, 3 stop), k, then k fields
+ * noted secret in the document, then the session's secret elements from
+ * a DOM snapshot (closed shadow roots included; those of other documents
+ * of the session are skipped).
  * A field is one to mask when it has a value and paints it: a box of its
  * own, or for an element that is not a form control (a contenteditable),
- * any rendered descendant. bad (why the mask cannot cover them) when:
- * they are in several documents or shadow roots, two match no rule, one
- * paints without a box of its own (display:contents), one's content
- * paints outside its border box (overflow, a transformed or positioned
- * child, a negative indent: Range client rects; a text field with
- * overflow visible whose content is bigger than its box), a text shadow
- * in one (not a form control: those clip), or
- * an ancestor (flat tree) reflects or filters it elsewhere
- * (-webkit-box-reflect, a drop-shadow or url() filter).
+ * any rendered descendant. A plain form control (open trees) whose value
+ * is a secret field's (3 characters or more, white space and dashes
+ * aside) is one to mask too (red team s12, W5: a "confirm your card"
+ * mirror). bad (why the mask cannot cover them) when:
+ * they are in several documents or shadow roots, two match no rule (two
+ * mirrors), one paints without a box of its own (display:contents), one's
+ * content paints outside its border box (overflow, a transformed or
+ * positioned child, a negative indent: Range client rects; a text field
+ * with overflow visible whose content is bigger than its box), a text
+ * shadow in one (not a form control: those clip), an ancestor (flat tree)
+ * reflects or filters it elsewhere (-webkit-box-reflect, a drop-shadow or
+ * url() filter), or rendered text of the open trees holds a secret value
+ * of 6 characters or more (W5).
+ * m 0 also keeps the search (arguments, fields) in the world
+ * (__cdpgateShot, unseen by the page) and watches, until m 2 or 3, every
+ * open tree and the fields' roots (red team s12, W6): a change of any
+ * type or autocomplete attribute, of an attribute of a field, of what is
+ * in one, of an attribute of an ancestor, or a removal of a field or an
+ * ancestor.
  * Returns: m 0 {n, bad ("" or why), names (at most 4 labels, page text),
  * own (the indices, among the snapshot's, of the elements of this
  * document)}; m 1 the element the highlight is anchored on (one matching
- * no rule if any), null if none or bad. */
+ * no rule if any), null if none or bad; m 2 true when nothing watched
+ * changed and the same search finds the same fields (then stops
+ * watching); m 3 stops watching. */
 const char snap_js_shot_secrets_fn[] =
-    "function(m,k){var R='" SHOT_SECRET_SEL "',L=[],S=[],U=[],nm=[],o=[],bad='';"
+    "function(m,k){var R='" SHOT_SECRET_SEL "',g=globalThis,s=g.__cdpgateShot,"
+    "A=[].slice.call(arguments,2),Q=document,L=[],S=[],U=[],nm=[],o=[],V=[],C=[],T=[],bad='',h=0;"
+    "if(m>1){if(!s||s.d!==Q)return m>2;h=s.h||hit(s.o.takeRecords());"
+    "s.o.disconnect();g.__cdpgateShot=null;if(m>2)return true;A=s.a;k=s.k;}"
+    "function hit(rs){for(var i=0;i<rs.length;i++){var x=rs[i],t=x.target,"
+    "at=x.type==='attributes';if(at&&/^(type|autocomplete)$/.test(x.attributeName))return 1;"
+    "for(var j=0;j<s.L.length;j++){var e=s.L[j];if(e.contains(t)||at&&t.contains(e))return 1;"
+    "for(var q=0;q<x.removedNodes.length;q++)if(x.removedNodes[q].contains(e))return 1;}}"
+    "return 0;}"
     "function ink(e){var c=/^(INPUT|TEXTAREA|SELECT)$/.test(e.tagName),"
-    "b=e.getClientRects().length,g=document.createRange();g.selectNodeContents(e);"
+    "b=e.getClientRects().length,g=Q.createRange();g.selectNodeContents(e);"
     "var q=c?[]:g.getClientRects();if(!b&&!q.length)return '';"
     "for(var p=e;p;p=p.assignedSlot||p.parentElement||(p.parentNode&&p.parentNode.host)){"
     "var s=getComputedStyle(p);if(s.webkitBoxReflect&&s.webkitBoxReflect!=='none'||"
@@ -84,23 +105,40 @@ const char snap_js_shot_secrets_fn[] =
     "var D=e.querySelectorAll('*');if(D.length>500)return 'one holds too many elements';"
     "for(var j=-1;j<D.length;j++)if(getComputedStyle(j<0?e:D[j]).textShadow!=='none')"
     "return 'a text shadow paints one outside its box';return '';}"
-    "function add(e){if(!e||e.nodeType!==1||e.ownerDocument!==document||L.indexOf(e)>=0)"
-    "return;var v=e.tagName==='SELECT'?(e.selectedIndex>=0&&e.options[e.selectedIndex]?"
-    "e.options[e.selectedIndex].text:''):(typeof e.value==='string'?e.value:e.textContent);"
-    "if(!v)return;var w=ink(e);if(w)bad=bad||w;else if(!e.getClientRects().length)return;"
-    "L.push(e);var r=e.getRootNode();"
-    "if(S.indexOf(r)<0)S.push(r);if(!e.matches(R))U.push(e);if(nm.length<4){"
+    "function val(e){return e.tagName==='SELECT'?(e.selectedIndex>=0&&"
+    "e.options[e.selectedIndex]?e.options[e.selectedIndex].text:''):"
+    "typeof e.value==='string'?e.value:e.textContent;}"
+    "function nz(v){return String(v).replace(/[\\s-]+/g,'');}"
+    "function add(e,u){if(!e||e.nodeType!==1||e.ownerDocument!==Q||L.indexOf(e)>=0)"
+    "return;var v=val(e);if(!v)return;var w=ink(e);if(w)bad=bad||w;"
+    "else if(!e.getClientRects().length)return;"
+    "L.push(e);if(!u&&nz(v).length>2)V.push(nz(v));var r=e.getRootNode();"
+    "if(S.indexOf(r)<0)S.push(r);if(u||!e.matches(R))U.push(e);if(nm.length<4){"
     "var l=e.labels&&e.labels.length?e.labels[0].innerText:"
     "(e.getAttribute('aria-label')||e.name||e.tagName.toLowerCase());"
     "nm.push(String(l||'').trim().slice(0,40));}}"
-    "function walk(r,d){r.querySelectorAll(R).forEach(add);if(d<16)"
+    "function walk(r,d){T.push(r);r.querySelectorAll(R).forEach(function(e){add(e);});"
+    "r.querySelectorAll('input,textarea,select').forEach(function(x){C.push(x);});if(d<16)"
     "r.querySelectorAll('*').forEach(function(x){if(x.shadowRoot)walk(x.shadowRoot,d+1);});}"
-    "for(var i=2;i<arguments.length;i++){var x=arguments[i];"
-    "if(i>=2+k&&x&&x.nodeType===1&&x.ownerDocument===document)o.push(i-2-k);add(x);}"
-    "walk(document,0);"
+    "function eq(a,b){return a.length===b.length&&a.every(function(x,i){return x===b[i];});}"
+    "for(var i=0;i<A.length;i++){var x=A[i];"
+    "if(i>=k&&x&&x.nodeType===1&&x.ownerDocument===Q)o.push(i-k);add(x);}"
+    "walk(Q,0);if(V.length){C.forEach(function(x){if(V.indexOf(nz(val(x)))>=0)add(x,1);});"
+    "for(var i=0;i<T.length&&!bad;i++){var tw=Q.createTreeWalker(T[i],4),n,p,d;"
+    "while(!bad&&(n=tw.nextNode())){p=n.parentElement;d=nz(n.data);"
+    "if(d.length>5&&p&&V.some(function(v){return v.length>5&&d.indexOf(v)>=0;})&&"
+    "!L.some(function(e){return e.contains(n);})&&p.getClientRects().length)"
+    "bad='a secret value is repeated in the page\\'s text';}}}"
     "bad=bad||(S.length>1?'in several documents or shadow roots of one frame':"
-    "U.length>1?'several were turned from secret fields into plain ones':'');"
-    "if(m)return L.length&&!bad?(U[0]||L[0]):null;return{n:L.length,bad:bad,names:nm,own:o};}";
+    "U.length>1?'a secret value is repeated in plain fields, or several fields turned plain'"
+    ":'');"
+    "if(m>1)return !h&&bad===s.bad&&eq(L,s.L)&&eq(U,s.U);"
+    "if(m)return L.length&&!bad?(U[0]||L[0]):null;if(s)s.o.disconnect();"
+    "s={d:Q,a:A,k:k,L:L,U:U,bad:bad,h:0};"
+    "s.o=new MutationObserver(function(rs){if(hit(rs))s.h=1;});"
+    "T.concat(S).forEach(function(r){s.o.observe(r,{subtree:true,childList:true,"
+    "attributes:true,characterData:true});});g.__cdpgateShot=s;"
+    "return{n:L.length,bad:bad,names:nm,own:o};}";
 
 /* Whether the element is a secret field by the rules. Runs: on a node
  * (the element of a screenshot's ref). Returns: true or false. */
@@ -113,7 +151,7 @@ const char snap_js_shot_is_secret_fn[] =
     "\"paddingColor\":{\"r\":128,\"g\":128,\"b\":128,\"a\":1},"                              \
     "\"borderColor\":{\"r\":128,\"g\":128,\"b\":128,\"a\":1}}"
 
-#define SHOT_FRAMES_MAX 64
+#define SHOT_FRAMES_MAX SNAP_SHOT_FRAMES_MAX
 #define SHOT_KNOWN_MAX 32       /* remembered secrets looked at per frame */
 #define SHOT_DOM_MAX 256        /* secret elements of one session's DOM snapshot */
 
@@ -282,6 +320,10 @@ static int mask_frame(snap_agent *a, int tab_id, const shot_frame *f, snap_shot_
     } while (mask_call(a, f, world, &ids, 0, true, &pc) && ++tries < 2);
     if (tries == 2)
         return mask_refuse(a, m, r, f, NULL, "the search failed");
+    if (m->nw < SNAP_SHOT_FRAMES_MAX) {
+        snprintf(m->w[m->nw].session, SNAP_ID_MAX, "%s", f->session);
+        m->w[m->nw++].world = world;
+    }
     const json_val *v = snap_act_fn_value(&pc);
     int64_t cnt = 0;
     json_int(json_get(v, "n"), &cnt);
@@ -481,8 +523,40 @@ int snap_shot_mask_on(snap_agent *a, int tab_id, snap_shot_mask *m, snap_result 
     return rc;
 }
 
+/* The parameters of snap_js_shot_secrets_fn in mode md (2 check, 3 stop)
+ * in world: no fields (the world kept the search's). */
+static char *mask_mode_params(int md, int64_t world)
+{
+    char args[64];
+    snprintf(args, sizeof args, "[{\"value\":%d},{\"value\":0}]", md);
+    return snap_act_params("sirbs", "functionDeclaration", snap_js_shot_secrets_fn,
+                           "executionContextId", (int)world, "arguments", args,
+                           "returnByValue", true, "objectGroup", ACT_GROUP);
+}
+
+int snap_shot_mask_check(snap_agent *a, snap_shot_mask *m)
+{
+    pcall pc[SNAP_SHOT_FRAMES_MAX];
+    for (size_t i = 0; i < m->nw; i++)
+        snap_act_psend_p(a, m->w[i].session, "Runtime.callFunctionOn",
+                         mask_mode_params(2, m->w[i].world), &pc[i]);
+    int changed = 0;
+    for (size_t i = 0; i < m->nw; i++) {
+        if (snap_act_pwait(a, &pc[i]) || json_get(pc[i].rep.result, "exceptionDetails") ||
+            !json_is(snap_act_fn_value(&pc[i]), JSON_TRUE))
+            changed = 1;
+        snap_act_pfree(&pc[i]);
+    }
+    m->nw = 0;      /* each world stopped watching */
+    return changed;
+}
+
 void snap_shot_mask_off(snap_agent *a, snap_shot_mask *m)
 {
+    for (size_t i = 0; i < m->nw; i++)
+        snap_act_send_forget(a, m->w[i].session, "Runtime.callFunctionOn",
+                             mask_mode_params(3, m->w[i].world));
+    m->nw = 0;
     for (size_t i = 0; i < m->n; i++) {
         snap_act_send_forget(a, m->s[i], "Overlay.hideHighlight", snap_act_params(""));
         snap_act_send_forget(a, m->s[i], "Overlay.disable", snap_act_params(""));

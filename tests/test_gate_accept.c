@@ -1605,6 +1605,195 @@ out:
     rig_down(&x);
 }
 
+/* Open path on the bank with the view built by the walker (walker true)
+ * or the AX tree (the open's own build too). */
+static void shot_open_by(snap_agent *a, const char *path, bool walker)
+{
+    snap_result r;
+    bool was = a->o.ax_tree;
+    a->o.ax_tree = !walker;
+    CHECK_INT(0, do_open(a, "bank.test", path, &r));
+    snap_result_free(&r);
+    free(view_by(a, walker, NULL));
+    a->o.ax_tree = was;
+}
+
+/* A screenshot with o (NULL: the viewport): want NULL, refused (no image,
+ * the text holds why); else taken and its text holds want; the image in
+ * *img (NULL when refused). never: a value the result must not hold. */
+static void shot_want(snap_agent *a, const snap_shot_opts *o, const char *what,
+                      const char *want, const char *why, const char *never, uint8_t **img,
+                      size_t *len)
+{
+    snap_shot_opts v = {0};
+    snap_result r;
+    memset(&r, 0, sizeof r);
+    int rc = snap_screenshot_with(a, o ? o : &v, &r);
+    keep(&r);
+    if (want) {
+        if (!CHECK_INT(0, rc) || !CHECK(r.text && strstr(r.text, want)))
+            test_fail_detail("%s: want \"%s\" in: %s", what, want, r.text ? r.text : "");
+    } else if (!CHECK_INT(SNAP_EDENIED, rc) || !CHECK(r.text && strstr(r.text, why)) ||
+               !CHECK(!r.image)) {
+        test_fail_detail("%s: want a refusal (%s), got rc %d: %s", what, why, rc,
+                         r.text ? r.text : "");
+    }
+    CHECK_LACKS(r.text, never);
+    if (img) {
+        *img = r.image;
+        *len = r.image_len;
+        r.image = NULL;
+    }
+    snap_result_free(&r);
+}
+
+static void shot_same(const char *what, uint8_t *img[2], const size_t len[2])
+{
+    if (!CHECK(img[0] && img[1] && len[0] == len[1] && memcmp(img[0], img[1], len[0]) == 0))
+        test_fail_detail("%s: the PNGs differ or are missing (%zu, %zu bytes): the card "
+                         "number is painted", what, len[0], len[1]);
+    free(img[0]);
+    free(img[1]);
+}
+
+/* Red team s12, W4 (gate/bank/red-shot4.html: a long page, a card field
+ * at y ~2,350, below the 493 px viewport): the overlay mask covers only
+ * what is in view, so a capture beyond the viewport (the full page, a
+ * region below the fold) is refused while a secret field with a value is
+ * on the page; a region inside the viewport and the viewport scrolled to
+ * the field are taken, masked (the PNGs with two card numbers are byte
+ * for byte the same). Both build paths. Fails on the main before the
+ * change: the full page and the region were taken with the number
+ * painted, saying "1 secret field masked". */
+static void t_red_shot_full_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    static const char *const P[2] = {"/gate/bank/red-shot4.html", "/gate/bank/red-shot4.html?alt"};
+    static const char *const NUM[2] = {"4111 2222", "5500 9999"};
+    for (int w = 0; w < 2; w++) {
+        uint8_t *img[2] = {NULL, NULL}, *in[2] = {NULL, NULL};
+        size_t len[2] = {0, 0}, inl[2] = {0, 0};
+        for (int alt = 0; alt < 2; alt++) {
+            shot_open_by(x.a, P[alt], w);
+            snap_shot_opts o = {0};
+            o.full_page = true;
+            shot_want(x.a, &o, "full page", NULL, "beyond the viewport", NUM[alt], NULL, NULL);
+            memset(&o, 0, sizeof o);
+            o.y = 2250;
+            o.w = 700;
+            o.h = 250;
+            shot_want(x.a, &o, "region below the fold", NULL, "beyond the viewport", NUM[alt],
+                      NULL, NULL);
+            o.y = 0;
+            o.h = 200;
+            shot_want(x.a, &o, "region in view", "(region): 700x200 PNG",
+                      NULL, NUM[alt], &in[alt], &inl[alt]);
+            snap_result r;
+            CHECK_INT(0, snap_scroll(x.a, NULL, "bottom", &r));
+            keep(&r);
+            snap_result_free(&r);
+            shot_want(x.a, NULL, "viewport at the field", "; 1 secret field masked", NULL,
+                      NUM[alt], &img[alt], &len[alt]);
+        }
+        shot_same(w ? "walker: viewport at the field" : "AX: viewport at the field", img, len);
+        shot_same(w ? "walker: region in view" : "AX: region in view", in, inl);
+    }
+out:
+    rig_down(&x);
+}
+
+/* Red team s12, W5 (gate/bank/red-shot5.html): the page repeats the card
+ * number in a plain field ("Card number again"): that field is masked
+ * too (2 fields; the PNGs with two numbers are the same). Repeated in two
+ * plain fields (?two, one without the spaces) the one overlay cannot
+ * cover them all, and echoed into the page's text (?text) it cannot be
+ * covered at all: refused. Both build paths. Fails on the main before
+ * the change: "1 secret field masked" and the mirror painted. */
+static void t_red_shot_mirror_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    static const char *const NUM[2] = {"4111 2222", "5500 9999"};
+    for (int w = 0; w < 2; w++) {
+        uint8_t *img[2] = {NULL, NULL};
+        size_t len[2] = {0, 0};
+        for (int alt = 0; alt < 2; alt++) {
+            shot_open_by(x.a, alt ? "/gate/bank/red-shot5.html?alt" : "/gate/bank/red-shot5.html",
+                         w);
+            shot_want(x.a, NULL, "mirror", "; 2 secret fields masked", NULL, NUM[alt],
+                      &img[alt], &len[alt]);
+        }
+        shot_same(w ? "walker: mirror" : "AX: mirror", img, len);
+        shot_open_by(x.a, "/gate/bank/red-shot5.html?two", w);
+        shot_want(x.a, NULL, "two mirrors", NULL, "a secret value is repeated", NUM[0], NULL,
+                  NULL);
+        shot_open_by(x.a, "/gate/bank/red-shot5.html?text", w);
+        shot_want(x.a, NULL, "text echo", NULL, "repeated in the page's text", NUM[0], NULL,
+                  NULL);
+    }
+out:
+    rig_down(&x);
+}
+
+/* Red team s12, W6 (gate/bank/red-shot6.html): the page flips the second
+ * card field's autocomplete hint between cc-number and off every
+ * animation frame, so the overlay's selector, evaluated again when the
+ * browser paints, misses it in some frames. The search now watches the
+ * fields (a MutationObserver in cdpgate's isolated world) from the search
+ * to after the capture and searches again: a change discards the image
+ * (retried once, then refused). 6 viewport screenshots per value and
+ * build path: none paints a number (every image taken is the same).
+ * Fails on the main before the change: 1-3 of 8 painted the second
+ * number ("2 secret fields masked"). */
+static void t_red_shot_blink_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    enum { N = 6 };
+    for (int w = 0; w < 2; w++) {
+        uint8_t *img[2 * N] = {NULL};
+        size_t len[2 * N] = {0};
+        int got = 0, refused = 0;
+        for (int alt = 0; alt < 2; alt++) {
+            shot_open_by(x.a, alt ? "/gate/bank/red-shot6.html?alt" : "/gate/bank/red-shot6.html",
+                         w);
+            for (int i = 0; i < N; i++) {
+                snap_result r;
+                memset(&r, 0, sizeof r);
+                int rc = snap_screenshot(x.a, false, &r);
+                keep(&r);
+                if (rc) {
+                    refused++;
+                    if (!CHECK_INT(SNAP_EDENIED, rc) || !CHECK(!r.image))
+                        test_fail_detail("shot %d/%d: rc %d: %s", alt, i, rc,
+                                         r.text ? r.text : "");
+                    CHECK_HAS(r.text, "changed its secret fields");
+                } else if (CHECK(r.image != NULL)) {
+                    img[got] = r.image;
+                    len[got++] = r.image_len;
+                    r.image = NULL;
+                }
+                CHECK_LACKS(r.text, alt ? "5100 7777" : "4000 1111");
+                snap_result_free(&r);
+            }
+        }
+        int diff = 0;
+        for (int i = 1; i < got; i++)
+            diff += len[i] != len[0] || memcmp(img[i], img[0], len[0]) != 0;
+        if (!CHECK_INT(0, diff))
+            test_fail_detail("walker %d: %d of %d screenshots differ (%d refused): a value "
+                             "was painted", w, diff, got, refused);
+        for (int i = 0; i < got; i++)
+            free(img[i]);
+    }
+out:
+    rig_down(&x);
+}
+
 /* Red team s12, W1 (gate/bank/red-walk1.html): the values of secret
  * fields by the rules (contenteditable <div>s with autocomplete
  * one-time-code or cc-*, with or without role=textbox, text in a span, an
@@ -5668,6 +5857,9 @@ static const test_case TESTS[] = {
     {"clobber_send_regression", t_clobber_send_regression},
     {"red_shot_secret_regression", t_red_shot_secret_regression},
     {"red_shot3_regression", t_red_shot3_regression},
+    {"red_shot_full_regression", t_red_shot_full_regression},
+    {"red_shot_mirror_regression", t_red_shot_mirror_regression},
+    {"red_shot_blink_regression", t_red_shot_blink_regression},
     {"red_walk_secrets_regression", t_red_walk_secrets_regression},
     {"red_walk_secrets_walker_regression", t_red_walk_secrets_walker_regression},
     {"secret_rule_agree", t_secret_rule_agree},
