@@ -26,7 +26,17 @@
  * One highlight per session can mask one node plus the selector's matches
  * in one document or shadow root: when the fields of a session are in two
  * documents or shadow roots, or two of them match no rule, or a frame
- * cannot be read, the screenshot is refused (fail closed).
+ * cannot be read, the screenshot is refused (fail closed). A plain form
+ * control repeating a secret value is a field to mask (one matching no
+ * rule); rendered text repeating one refuses (red team s12, W5).
+ *
+ * The browser evaluates the selector again when it paints, so the set
+ * masked must be the set found (W6): each frame's search is kept in its
+ * isolated world and watched (MutationObserver) until
+ * snap_shot_mask_check, after the capture, searches again; the caller
+ * discards an image taken while anything watched changed. The overlay
+ * covers only the viewport: the caller refuses a capture beyond it while
+ * any field is masked (act_page.c, W4).
  *
  * Part of snapshot/ (see act_int.h for what the act_* files share).
  */
