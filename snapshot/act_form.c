@@ -141,7 +141,8 @@ static int type_prep_fail(snap_gated *gg, const json_val *v, int rpr, const char
     if (!select && !json_bool(json_get(v, "focused"))) {
         /* The text goes where the focus is: it must be the field named (or
          * inside it, for a contenteditable), confirmed or not (a focus
-         * handler may have moved it). */
+         * handler may have moved it, at once, in a microtask or from a
+         * timer it set: snap_js_prep_type_fn looks again a task later). */
         return snap_act_focus_lost(gg, "type", what, json_get_str(v, "to"), r);
     }
     return 0;
@@ -560,15 +561,17 @@ static void type_read_settled(snap_agent *a, field_act *f, bool secret, bool sub
         snap_act_pwait(a, co);
 }
 
-/* Check the field takes text, focus it and select what it holds (one
- * round trip, after the gate: it changes the page). 0, or a failure with
- * everything released; *select when it is a <select> (released too). */
+/* Check the field takes text, focus it, select what it holds and, a task
+ * later, check that the focus stayed on it (one round trip, after the
+ * gate: it changes the page; the keys follow only if the focus stayed).
+ * 0, or a failure with everything released; *select when it is a
+ * <select> (released too). */
 static int type_prep(snap_agent *a, field_act *f, bool *secret, bool *had, bool *select,
                      secret_form *sf, snap_result *r)
 {
     pcall pr;
     int rpr = snap_act_call(a, f->tg.session, "Runtime.callFunctionOn",
-                            snap_act_fn_params(f->tg.oid, snap_js_prep_type_fn, NULL, true, false),
+                            snap_act_fn_params(f->tg.oid, snap_js_prep_type_fn, NULL, true, true),
                             &pr);
     const json_val *v = snap_act_fn_value(&pr);
     /* Secret: by the snapshot's rules now, or noted secret before (a
@@ -602,9 +605,9 @@ static size_t type_keys(const char *text, bool had, const char **methods, char *
 /* Round trips of a type without submit, the page quiet (issue 13, point
  * 9; test_actions type_round_trips_regression): the ref resolved; its
  * check that it is in the document with the gate's facts, the scroll and
- * the recorder; the field prepared (after the gate); where the focus is
- * (it gates the keys); the keys; the value read back with what the
- * recorder saw. The releases at the end are not waited for. */
+ * the recorder; the field prepared (after the gate) with where the focus
+ * is a task later (it gates the keys); the keys; the value read back with
+ * what the recorder saw. The releases at the end are not waited for. */
 int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
               const char *obs, snap_result *r)
 {
@@ -642,15 +645,6 @@ int snap_type(snap_agent *a, const char *ref, const char *text, bool submit,
     const char *methods[12];
     char *prms[12];
     size_t n = type_keys(text, had, methods, prms);
-    /* Again just before the keys leave: a handler that moves the focus
-     * from a timer (not while the field took it) has run by now. */
-    char to[96];
-    if (n && snap_act_focus_where(a, fs, f.tg.oid, to, sizeof to)) {
-        for (size_t i = 0; i < n; i++)
-            free(prms[i]);
-        rc = snap_act_focus_lost(&f.gg, "type", what, to, r);
-        goto done;
-    }
     if (n && (rc = snap_act_dispatch_input(a, tab_id, f.tg.session, methods, prms, n, &dialog, r)))
         goto done;
     field_value fv = {0}, fa = {0};

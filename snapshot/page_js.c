@@ -388,9 +388,14 @@ const char snap_js_file_input_fn[] =
     "if(e.matches(':disabled'))return{disabled:1};return{ok:1};}";
 
 /* Check the element takes text, focus it and select what it holds (so the
- * inserted text replaces it). Plain values back.
- * Runs: on a node (type); changes the page (focus, selection). Returns:
- * {tag, secret, sf?, ce?, had, focused} or {gone|select|no|disabled}. */
+ * inserted text replaces it), then where the focus is: at once, and when
+ * it is still there, again a task later (a page's focus handler may move
+ * it in a microtask or a timer of its own: the keys are sent only if it
+ * stayed; a hidden page's timers are throttled, so there a posted message
+ * is the task). Plain values back.
+ * Runs: on a node (type), awaited; changes the page (focus, selection).
+ * Returns: {tag, secret, sf?, ce?, had, focused, to?} or
+ * {gone|select|no|disabled}. */
 const char snap_js_prep_type_fn[] =
     "function(){" SF_SRC FW_SRC SEC_SRC
     "var e=this.nodeType===1?this:this.parentElement;if(!e)return{gone:1};"
@@ -411,7 +416,10 @@ const char snap_js_prep_type_fn[] =
     "if(!txt){var s=getSelection(),g=document.createRange();g.selectNodeContents(e);"
     "s.removeAllRanges();s.addRange(g);r.ce=1;r.had=e.textContent.length>0;}"
     "else{try{e.select();}catch(x){}r.had=e.value.length>0;}"
-    "var to=fw(e);r.focused=!to;if(to)r.to=to;return r;}";
+    "var to=fw(e);if(to){r.focused=false;r.to=to;return r;}"
+    "return new Promise(function(ok){var f=function(){var t=fw(e);r.focused=!t;if(t)r.to=t;"
+    "ok(r);};if(!document.hidden){setTimeout(f,0);return;}var c=new MessageChannel();"
+    "c.port1.onmessage=f;c.port2.postMessage(0);});}";
 
 /* The value now in the field (text of a contenteditable), unless the field
  * is secret now (isSec: the page may have made it one since it was typed
