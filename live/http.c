@@ -35,6 +35,7 @@ const char *live_strerror(int code)
     case LIVE_EDENIED: return "access refused";
     case LIVE_ENOMEM: return "out of memory";
     case LIVE_ERANDOM: return "no random bytes from the OS";
+    case LIVE_EIO: return "socket error";
     default: return "unknown error";
     }
 }

@@ -18,6 +18,9 @@
  *                             for a session cookie, the Host and Origin of
  *                             every request (see below); random bytes come
  *                             from the OS (base/).
+ *   4. live_server            the socket loop: loopback listener,
+ *                             connections, the viewer page (viewer.c), the
+ *                             viewer's WebSocket, frames with ack pacing.
  *
  * Nothing here logs, prints or returns the token or a cookie value except
  * where a function's comment says it hands one to its caller (the link for
@@ -45,6 +48,7 @@ enum {
     LIVE_EDENIED = -6,      /* access control refused the request */
     LIVE_ENOMEM = -7,
     LIVE_ERANDOM = -8,      /* the OS gave no random bytes */
+    LIVE_EIO = -9,          /* a socket call failed */
 };
 const char *live_strerror(int code);
 
@@ -190,5 +194,61 @@ typedef struct {
  * it refuses it. */
 int live_access_judge(live_access *a, const live_http_request *req, int64_t now_ms,
                       live_decision *d);
+
+/* ---- the server (sockets; the one place live/ does I/O) ---- */
+
+/*
+ * One live view: a listening socket on loopback, the access state, at most
+ * LIVE_CONNS_MAX connections, and one viewer (the WebSocket of the session;
+ * a new one replaces the old). Single-threaded: the host calls
+ * live_server_pump from its own loop (or live_server_pollfd to poll with
+ * its other descriptors). HTTP answers close their connection; writes are
+ * bounded by a deadline, and a connection that cannot take its answer is
+ * closed. Frames: the host offers each new JPEG with live_server_frame;
+ * the server keeps only the latest and sends it when the viewer has
+ * acknowledged the previous one (acknowledgement pacing: a slow viewer
+ * gets fewer frames, never a queue). Every decision on a request goes to
+ * the audit callback; the token, the cookie, frames and what the person
+ * sends are never given to it.
+ */
+typedef struct live_server live_server;
+
+#define LIVE_CONNS_MAX 8
+
+typedef struct {
+    const char *bind;       /* "127.0.0.1" (NULL) or "::1": loopback only, anything
+                               else is refused (no TLS yet) */
+    int port;               /* 0: a free port (live_server_port says which) */
+    int64_t token_ttl_ms;   /* live_access_opts' */
+    int64_t session_ttl_ms;
+    /* Each decision: allowed or not, and why (static text, no value). */
+    void (*audit)(void *ud, bool allowed, const char *what);
+    /* A text message of the viewer other than an acknowledgement: the
+     * person's input or hand-back, as JSON (borrowed for the call; never
+     * log it: it holds what the person typed). */
+    void (*message)(void *ud, const char *json, size_t len);
+    void *ud;
+} live_server_opts;
+
+/* Bind and listen. NULL with err filled. */
+live_server *live_server_new(const live_server_opts *o, live_err *err);
+/* Close every connection, end the access (the link and the cookie stop
+ * working) and free. NULL is a no-op. */
+void live_server_free(live_server *s);
+int live_server_port(const live_server *s);
+/* The person's link (live_access_link). */
+int live_server_link(const live_server *s, char *out, size_t cap);
+/* Wait up to timeout_ms (0: do not wait) for something to do, then do it:
+ * accept, read and answer requests, read the viewer's messages (callbacks
+ * run here), send the latest frame when it is due. 0, or LIVE_EIO-like
+ * errors of the listening socket (connection errors only close it). */
+int live_server_pump(live_server *s, int timeout_ms);
+/* Offer a frame (copied; replaces one not yet sent). 0 or LIVE_ENOMEM. */
+int live_server_frame(live_server *s, const uint8_t *jpeg, size_t len);
+/* Send a text message to the viewer now (state: {"url":..,"control":..}).
+ * 0, or LIVE_EDENIED when no viewer is connected. */
+int live_server_text(live_server *s, const char *json, size_t len);
+/* True while a viewer is connected. */
+bool live_server_viewing(const live_server *s);
 
 #endif

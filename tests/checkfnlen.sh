@@ -66,7 +66,7 @@ check() {
     return $r
 }
 
-files=$(ls url/*.c json/*.c ws/*.c cdp/*.c gate/*.c snapshot/*.c vault/*.c cli/*.c 2>/dev/null)
+files=$(ls base/*.c url/*.c json/*.c ws/*.c cdp/*.c gate/*.c snapshot/*.c vault/*.c replay/*.c live/*.c cli/*.c 2>/dev/null)
 if [ "${1:-}" = -l ]; then
     LIST=1 check $files
     exit 0

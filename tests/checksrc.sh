@@ -5,7 +5,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 bad=0
-files=$(ls base/*.[ch] url/*.[ch] json/*.[ch] ws/*.[ch] cdp/*.[ch] gate/*.[ch] snapshot/*.[ch] vault/*.[ch] cli/*.[ch] 2>/dev/null)
+files=$(ls base/*.[ch] url/*.[ch] json/*.[ch] ws/*.[ch] cdp/*.[ch] gate/*.[ch] snapshot/*.[ch] vault/*.[ch] replay/*.[ch] live/*.[ch] cli/*.[ch] 2>/dev/null)
 for f in $files; do
     awk -v f="$f" 'length($0) > 100 { printf "%s:%d: line longer than 100 columns\n", f, NR; b=1 }
         /\t/ { printf "%s:%d: tab\n", f, NR; b=1 }

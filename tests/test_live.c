@@ -7,14 +7,20 @@
  * (DNS rebinding), the Origin (cross-site WebSocket) and the session
  * cookie.
  */
+#include "base/base.h"
 #include "gate/gate.h"
 #include "live/live.h"
 #include "tests/harness.h"
 #include "ws/ws.h"
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 static const char GET[] =
     "GET /live/abc?x=1 HTTP/1.1\r\n"
@@ -661,6 +667,285 @@ static void t_access_audit(void)
     test_rm_rf(dir);
 }
 
+/* ---- the server, over real sockets (no browser) ---- */
+
+typedef struct {
+    char reasons[32][160];
+    int nreasons;
+    char msgs[8][256];
+    int nmsgs;
+} srv_log;
+
+static void srv_audit(void *ud, bool ok, const char *what)
+{
+    srv_log *l = ud;
+    if (l->nreasons < 32)
+        snprintf(l->reasons[l->nreasons++], sizeof l->reasons[0], "%s %s", ok ? "allow" : "deny",
+                 what);
+}
+
+static void srv_message(void *ud, const char *json, size_t len)
+{
+    srv_log *l = ud;
+    if (l->nmsgs < 8)
+        snprintf(l->msgs[l->nmsgs++], sizeof l->msgs[0], "%.*s", (int)len, json);
+}
+
+static int srv_connect(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    return fd;
+}
+
+/* Read what fd has into out (appending at *n), pumping the server, until
+ * stop appears in it, EOF, or 3 s. */
+static void srv_read(live_server *srv, int fd, char *out, size_t cap, size_t *n,
+                     const char *stop)
+{
+    int64_t end = base_now_ms() + 3000;
+    while (base_now_ms() < end) {
+        live_server_pump(srv, 10);
+        ssize_t r = read(fd, out + *n, cap - 1 - *n);
+        if (r > 0) {
+            *n += (size_t)r;
+            out[*n] = 0;
+            if (stop && strstr(out, stop))
+                return;
+            continue;
+        }
+        if (r == 0)
+            return;
+    }
+}
+
+/* One HTTP exchange: the answer (head and body) into out. */
+static void srv_http(live_server *srv, const char *req, char *out, size_t cap)
+{
+    out[0] = 0;
+    int fd = srv_connect(live_server_port(srv));
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    CHECK_INT(0, base_write_all(fd, req, strlen(req), base_deadline_in(2000), 0, NULL));
+    size_t n = 0;
+    srv_read(srv, fd, out, cap, &n, NULL);
+    close(fd);
+}
+
+static void ws_send_text(int fd, const char *msg)
+{
+    uint8_t buf[512];
+    const uint8_t mask[4] = {9, 8, 7, 6};
+    size_t ml = strlen(msg);
+    size_t h = ws_frame_header(buf, WS_OP_TEXT, true, ml, mask);
+    memcpy(buf + h, msg, ml);
+    ws_mask(buf + h, ml, mask, 0);
+    CHECK_INT(0, base_write_all(fd, buf, h + ml, base_deadline_in(2000), 0, NULL));
+}
+
+/* The next message the viewer's socket gets (pumping the server), or
+ * WS_EV_NONE after wait_ms. */
+static ws_event ws_next(live_server *srv, int fd, ws_decoder *d, int wait_ms)
+{
+    ws_event ev = {0};
+    int64_t end = base_now_ms() + wait_ms;
+    uint8_t b[4096];
+    while (base_now_ms() < end) {
+        live_server_pump(srv, 10);
+        ssize_t r = read(fd, b, sizeof b);
+        if (r <= 0)
+            continue;
+        size_t off = 0;
+        while (off < (size_t)r) {
+            off += ws_decoder_feed(d, b + off, (size_t)r - off, &ev);
+            if (ev.type != WS_EV_NONE)
+                return ev;  /* the tests send one frame at a time */
+        }
+    }
+    ev.type = WS_EV_NONE;
+    return ev;
+}
+
+static void t_server_flow(void)
+{
+    srv_log log = {0};
+    live_server_opts o = {.audit = srv_audit, .message = srv_message, .ud = &log};
+    live_err err = {0};
+    live_server *srv = live_server_new(&o, &err);
+    if (!CHECK(srv != NULL)) {
+        test_fail_detail("%s\n", err.msg);
+        return;
+    }
+    int port = live_server_port(srv);
+    CHECK(port > 0);
+    char link[256], req[1024], host[64];
+    CHECK(live_server_link(srv, link, sizeof link) > 0);
+    snprintf(host, sizeof host, "127.0.0.1:%d", port);
+    const char *path = strstr(link, "/live/");
+    CHECK(path != NULL);
+    if (!path) {
+        live_server_free(srv);
+        return;
+    }
+    static char out[16384];
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, host);
+    srv_http(srv, req, out, sizeof out);
+    CHECK(strncmp(out, "HTTP/1.1 200 OK\r\n", 17) == 0);
+    const char *sc = strstr(out, "Set-Cookie: cdpgate_live=");
+    CHECK(sc != NULL);
+    CHECK(strstr(out, "; Path=/; HttpOnly; SameSite=Strict\r\n") != NULL);
+    CHECK(strstr(out, "http-equiv=\"refresh\" content=\"0;url=/\"") != NULL);
+    char cookie[128] = "";
+    if (sc)
+        snprintf(cookie, sizeof cookie, "%.*s", (int)strcspn(sc + 12, ";"), sc + 12);
+    /* the link again: refused */
+    srv_http(srv, req, out, sizeof out);
+    CHECK(strncmp(out, "HTTP/1.1 403 ", 13) == 0);
+    CHECK(strstr(out, "already used") != NULL);
+    /* the page, under its CSP */
+    snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: %s\r\nCookie: %s\r\n\r\n", host, cookie);
+    srv_http(srv, req, out, sizeof out);
+    CHECK(strncmp(out, "HTTP/1.1 200 OK\r\n", 17) == 0);
+    const char *csp = strstr(out, "Content-Security-Policy: default-src 'none'; script-src "
+                                  "'nonce-");
+    CHECK(csp != NULL);
+    char nonce[40] = "x";
+    const char *nv = csp ? strstr(csp, "'nonce-") : NULL;
+    if (nv)
+        snprintf(nonce, sizeof nonce, "%.*s", (int)strcspn(nv + 7, "'"), nv + 7);
+    CHECK_INT(24, strlen(nonce));
+    char tag[80];
+    snprintf(tag, sizeof tag, "<script nonce=\"%s\">", nonce);
+    CHECK(strstr(out, tag) != NULL);
+    CHECK(strstr(out, "connect-src ws://127.0.0.1:") != NULL);
+    CHECK(strstr(out, "frame-ancestors 'none'") != NULL);
+    CHECK(strstr(out, "Hand back to the agent") != NULL);
+    CHECK(strstr(out, "src=\"http") == NULL && strstr(out, "https://") == NULL);
+    /* a wrong Host, over the socket */
+    snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: rebound.example:%d\r\nCookie: %s\r\n\r\n",
+             port, cookie);
+    srv_http(srv, req, out, sizeof out);
+    CHECK(strncmp(out, "HTTP/1.1 403 ", 13) == 0);
+    /* a malformed request */
+    srv_http(srv, "GET / HTTP/1.1\r\nHost : x\r\n\r\n", out, sizeof out);
+    CHECK(strncmp(out, "HTTP/1.1 400 ", 13) == 0);
+
+    /* frames offered before a viewer: only the latest is kept */
+    CHECK_INT(0, live_server_frame(srv, (const uint8_t *)"frame-A", 7));
+    CHECK_INT(0, live_server_frame(srv, (const uint8_t *)"frame-B", 7));
+    int fd = srv_connect(port);
+    CHECK(fd >= 0);
+    snprintf(req, sizeof req, "GET /ws HTTP/1.1\r\nHost: %s\r\nOrigin: http://%s\r\n"
+             "Cookie: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+             host, host, cookie);
+    CHECK_INT(0, base_write_all(fd, req, strlen(req), base_deadline_in(2000), 0, NULL));
+    size_t n = 0;
+    srv_read(srv, fd, out, sizeof out, &n, "\r\n\r\n");
+    CHECK(strncmp(out, "HTTP/1.1 101 ", 13) == 0);
+    CHECK(live_server_viewing(srv));
+    ws_decoder d;
+    ws_decoder_init(&d, 0, false);
+    /* the first frame may have come with the 101 */
+    const char *hend = strstr(out, "\r\n\r\n");
+    size_t rest = hend ? n - (size_t)(hend + 4 - out) : 0;
+    ws_event ev = {0};
+    if (rest)
+        ws_decoder_feed(&d, (const uint8_t *)hend + 4, rest, &ev);
+    if (ev.type == WS_EV_NONE)
+        ev = ws_next(srv, fd, &d, 2000);
+    CHECK_INT(WS_EV_MESSAGE, ev.type);
+    CHECK_INT(WS_OP_BINARY, ev.opcode);
+    CHECK_MEM("frame-B", 7, ev.data, ev.len);
+    /* no acknowledgement yet: the next frames wait, the latest wins */
+    live_server_frame(srv, (const uint8_t *)"frame-C", 7);
+    live_server_frame(srv, (const uint8_t *)"frame-DD", 8);
+    ev = ws_next(srv, fd, &d, 300);
+    CHECK_INT(WS_EV_NONE, ev.type);
+    ws_send_text(fd, "{\"t\":\"ack\"}");
+    ev = ws_next(srv, fd, &d, 2000);
+    CHECK_INT(WS_EV_MESSAGE, ev.type);
+    CHECK_MEM("frame-DD", 8, ev.data, ev.len);
+    /* state to the viewer, input from it */
+    CHECK_INT(0, live_server_text(srv, "{\"control\":\"human\"}", 19));
+    ev = ws_next(srv, fd, &d, 2000);
+    CHECK_INT(WS_OP_TEXT, ev.opcode);
+    ws_send_text(fd, "{\"t\":\"key\",\"type\":\"down\",\"key\":\".\",\"code\":\"Period\",\"m\":0}");
+    ws_send_text(fd, "{\"t\":\"handback\"}");
+    for (int k = 0; k < 50 && log.nmsgs < 2; k++)
+        live_server_pump(srv, 10);
+    CHECK_INT(2, log.nmsgs);
+    CHECK_STR("{\"t\":\"key\",\"type\":\"down\",\"key\":\".\",\"code\":\"Period\",\"m\":0}",
+              log.msgs[0]);
+    CHECK_STR("{\"t\":\"handback\"}", log.msgs[1]);
+    ws_decoder_free(&d);
+    close(fd);
+    for (int k = 0; k < 50 && live_server_viewing(srv); k++)
+        live_server_pump(srv, 10);
+    CHECK(!live_server_viewing(srv));
+
+    /* the audit: each decision, no token, no cookie */
+    const char *want[] = {"allow token traded", "deny token refused: already used",
+                          "allow viewer page served", "deny refused: Host is not this server",
+                          "deny refused: malformed", "allow viewer socket opened",
+                          "allow viewer socket closed"};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        bool found = false;
+        for (int j = 0; j < log.nreasons; j++)
+            found = found || strncmp(log.reasons[j], want[k], strlen(want[k])) == 0;
+        if (!CHECK(found))
+            test_fail_detail("no audit line \"%s\"\n", want[k]);
+    }
+    for (int j = 0; j < log.nreasons; j++)
+        CHECK(!strstr(log.reasons[j], path + 6) && !strstr(log.reasons[j], cookie + 13));
+    live_server_free(srv);
+}
+
+/* No socket beyond loopback (there is no TLS yet); a WebSocket without the
+ * cookie, or from another Origin, is refused. */
+static void t_server_refusals(void)
+{
+    live_err err = {0};
+    live_server_opts o = {.bind = "0.0.0.0"};
+    CHECK(live_server_new(&o, &err) == NULL);
+    CHECK(strstr(err.msg, "loopback only") != NULL);
+    o.bind = "192.168.1.10";
+    CHECK(live_server_new(&o, &err) == NULL);
+    o.bind = NULL;
+    live_server *srv = live_server_new(&o, &err);
+    CHECK(srv != NULL);
+    if (!srv)
+        return;
+    char req[1024], host[64];
+    static char out[4096];
+    snprintf(host, sizeof host, "127.0.0.1:%d", live_server_port(srv));
+    snprintf(req, sizeof req, "GET /ws HTTP/1.1\r\nHost: %s\r\nOrigin: http://%s\r\n"
+             "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+             host, host);
+    srv_http(srv, req, out, sizeof out);
+    CHECK(strncmp(out, "HTTP/1.1 403 ", 13) == 0);
+    CHECK(strstr(out, "no session cookie") != NULL);
+    CHECK(!live_server_viewing(srv));
+    snprintf(req, sizeof req, "GET /ws HTTP/1.1\r\nHost: %s\r\nOrigin: http://evil.example\r\n"
+             "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+             host);
+    srv_http(srv, req, out, sizeof out);
+    CHECK(strstr(out, "foreign Origin") != NULL);
+    live_server_free(srv);
+}
+
 static const test_case TESTS[] = {
     {"http_basic", t_http_basic},
     {"http_split", t_http_split},
@@ -679,6 +964,8 @@ static const test_case TESTS[] = {
     {"access_cookie", t_access_cookie},
     {"access_reasons_and_opts", t_access_reasons_and_opts},
     {"access_audit", t_access_audit},
+    {"server_flow", t_server_flow},
+    {"server_refusals", t_server_refusals},
     {0},
 };
 

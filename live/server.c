@@ -1,0 +1,473 @@
+/*
+ * server.c — the live view's socket loop (live/live.h, "the server"): a
+ * listening socket on loopback, HTTP requests read with live_http_parse
+ * and decided by live_access_judge, the viewer page, the viewer's
+ * WebSocket (ws/'s decoder in server mode), and the latest frame sent when
+ * the viewer acknowledged the previous one.
+ *
+ * Invariants: every socket is non-blocking and close-on-exec; a
+ * connection's head must arrive within HEAD_MS; writes wait at most
+ * WRITE_MS, after which the connection is closed (a stalled viewer never
+ * stalls the host for long). Nothing here logs; the audit callback gets
+ * static reasons. Buffers that held the person's messages are ws/'s
+ * decoder's (zeroed by it); the frame buffer is zeroed before it is freed.
+ */
+#include "live/live_int.h"
+
+#include "base/base.h"
+#include "ws/ws.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define HEAD_MS 5000
+#define WRITE_MS 2000
+#define MESSAGE_MAX (64 * 1024)
+
+typedef struct {
+    int fd;                         /* -1: free slot */
+    bool ws;
+    int64_t since;
+    size_t inlen;
+    char in[LIVE_HTTP_HEAD_MAX];
+    ws_decoder dec;
+} conn;
+
+struct live_server {
+    int lfd, port;
+    live_server_opts o;
+    live_access *acc;
+    conn c[LIVE_CONNS_MAX];
+    int viewer;                     /* index of the viewer's connection, or -1 */
+    uint8_t *frame;
+    size_t frame_len, frame_cap;
+    bool frame_new, acked;
+};
+
+static void audit(live_server *s, bool ok, const char *what)
+{
+    if (s->o.audit)
+        s->o.audit(s->o.ud, ok, what);
+}
+
+static void conn_close(live_server *s, int i)
+{
+    conn *c = &s->c[i];
+    if (c->fd < 0)
+        return;
+    close(c->fd);
+    if (c->ws)
+        ws_decoder_free(&c->dec);
+    base_memzero(c->in, c->inlen);
+    c->fd = -1;
+    c->ws = false;
+    c->inlen = 0;
+    if (s->viewer == i)
+        s->viewer = -1;
+}
+
+static int put(conn *c, const void *p, size_t n)
+{
+    return base_write_all(c->fd, p, n, base_deadline_in(WRITE_MS), BASE_WRITE_SOCKET, NULL);
+}
+
+/* A whole HTTP answer, then the connection is closed. */
+static void answer(live_server *s, int i, int status, const char *headers,
+                   const char *body, size_t blen)
+{
+    static const struct { int code; const char *text; } T[] = {
+        {200, "OK"}, {400, "Bad Request"}, {403, "Forbidden"}, {404, "Not Found"},
+        {405, "Method Not Allowed"}, {414, "URI Too Long"},
+        {431, "Request Header Fields Too Large"}, {505, "HTTP Version Not Supported"},
+    };
+    const char *text = "Error";
+    for (size_t k = 0; k < sizeof T / sizeof T[0]; k++)
+        if (T[k].code == status)
+            text = T[k].text;
+    char head[1024];
+    int n = snprintf(head, sizeof head, "HTTP/1.1 %d %s\r\n%sContent-Length: %zu\r\n"
+                     "Cache-Control: no-store\r\nReferrer-Policy: no-referrer\r\n"
+                     "X-Content-Type-Options: nosniff\r\nX-Frame-Options: DENY\r\n"
+                     "Connection: close\r\n\r\n", status, text, headers ? headers : "", blen);
+    if (n > 0 && (size_t)n < sizeof head && put(&s->c[i], head, (size_t)n) == 0 && blen)
+        put(&s->c[i], body, blen);
+    base_memzero(head, sizeof head);
+    conn_close(s, i);
+}
+
+static void refuse_text(live_server *s, int i, int status, const char *why)
+{
+    char body[256];
+    int n = snprintf(body, sizeof body, "cdpgate live view: %s\n", why);
+    answer(s, i, status, "Content-Type: text/plain; charset=utf-8\r\n", body,
+           n > 0 && (size_t)n < sizeof body ? (size_t)n : 0);
+}
+
+/* The trade's answer: the cookie, and a page that moves on to "/" itself
+ * (a redirect would keep the cross-site context of a link clicked in
+ * another site, and the Strict cookie would not be sent). */
+static void serve_redeem(live_server *s, int i, const live_decision *d)
+{
+    static const char body[] =
+        "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0;url=/\">"
+        "<title>cdpgate live view</title>Opening the live view...";
+    char headers[300];
+    snprintf(headers, sizeof headers, "Set-Cookie: %s\r\nContent-Type: text/html; "
+             "charset=utf-8\r\nContent-Security-Policy: default-src 'none'\r\n", d->set_cookie);
+    answer(s, i, 200, headers, body, sizeof body - 1);
+    base_memzero(headers, sizeof headers);
+}
+
+static void serve_view(live_server *s, int i, const char *host)
+{
+    uint8_t raw[16];
+    char nonce[BASE_B64_ENCLEN(16) + 1];
+    if (base_random(raw, sizeof raw) != 0) {
+        refuse_text(s, i, 403, "no random bytes for the page");
+        return;
+    }
+    base_b64_encode(raw, sizeof raw, nonce);
+    char *page = malloc(LIVE_VIEWER_CAP);
+    int n = page ? live_viewer_page(page, LIVE_VIEWER_CAP, nonce) : -1;
+    char headers[700];
+    snprintf(headers, sizeof headers, "Content-Type: text/html; charset=utf-8\r\n"
+             "Content-Security-Policy: default-src 'none'; script-src 'nonce-%s'; "
+             "style-src 'nonce-%s'; img-src blob:; connect-src ws://%s; base-uri 'none'; "
+             "form-action 'none'; frame-ancestors 'none'\r\n", nonce, nonce, host);
+    if (n < 0)
+        refuse_text(s, i, 403, "out of memory");
+    else
+        answer(s, i, 200, headers, page, (size_t)n);
+    free(page);
+}
+
+static void serve_socket(live_server *s, int i, const live_http_request *req)
+{
+    char accept[29], resp[256];
+    live_err err = {0};
+    if (live_ws_upgrade(req, accept, &err) != LIVE_OK) {
+        audit(s, false, "refused: not a valid WebSocket upgrade");
+        refuse_text(s, i, 400, err.msg);
+        return;
+    }
+    int n = live_ws_response(resp, sizeof resp, accept);
+    if (n < 0 || put(&s->c[i], resp, (size_t)n) != 0) {
+        conn_close(s, i);
+        return;
+    }
+    if (s->viewer >= 0) {
+        audit(s, true, "a new viewer socket replaces the previous one");
+        conn_close(s, s->viewer);
+    }
+    conn *c = &s->c[i];
+    c->ws = true;
+    ws_decoder_init(&c->dec, MESSAGE_MAX, true);
+    s->viewer = i;
+    s->acked = true;                /* the first frame goes at once */
+    s->frame_new = s->frame_len > 0;
+    audit(s, true, "viewer socket opened");
+}
+
+static void feed(live_server *s, int i, const uint8_t *p, size_t n);
+
+static int parse_status(int rc)
+{
+    return rc == LIVE_ETOOBIG ? 431 : rc == LIVE_EUNSUPPORTED ? 505 : 400;
+}
+
+/* The connection's head is complete or wrong: decide and answer. */
+static void on_head(live_server *s, int i)
+{
+    conn *c = &s->c[i];
+    live_http_request *req = malloc(sizeof *req);
+    if (!req) {
+        conn_close(s, i);
+        return;
+    }
+    live_err err = {0};
+    int rc = live_http_parse(c->in, c->inlen, req, &err);
+    if (rc == LIVE_EAGAIN) {
+        free(req);
+        return;
+    }
+    if (rc != LIVE_OK) {
+        audit(s, false, "refused: malformed or unsupported request");
+        refuse_text(s, i, parse_status(rc), err.msg);
+    } else {
+        live_decision d;
+        rc = live_access_judge(s->acc, req, base_now_ms(), &d);
+        if (!(rc == LIVE_OK && d.kind == LIVE_REQ_SOCKET))
+            audit(s, rc == LIVE_OK, d.reason);
+        if (rc != LIVE_OK)
+            refuse_text(s, i, d.status, d.reason);
+        else if (d.kind == LIVE_REQ_REDEEM)
+            serve_redeem(s, i, &d);
+        else if (d.kind == LIVE_REQ_VIEW)
+            serve_view(s, i, live_http_get(req, "host"));
+        else
+            serve_socket(s, i, req);
+        base_memzero(&d, sizeof d);
+        conn *v = &s->c[i];
+        if (v->fd >= 0 && v->ws && v->inlen > req->head_len)
+            feed(s, i, (const uint8_t *)v->in + req->head_len, v->inlen - req->head_len);
+    }
+    base_memzero(req, sizeof *req);
+    free(req);
+}
+
+static int send_frame(live_server *s, int i, int op, const void *p, size_t n)
+{
+    uint8_t h[14];
+    size_t hl = live_ws_frame(h, op, n);
+    if (put(&s->c[i], h, hl) != 0 || (n && put(&s->c[i], p, n) != 0)) {
+        conn_close(s, i);
+        return LIVE_EIO;
+    }
+    return LIVE_OK;
+}
+
+/* One event of the viewer's socket. */
+static void on_event(live_server *s, int i, const ws_event *ev)
+{
+    if (ev->type == WS_EV_PING) {
+        send_frame(s, i, WS_OP_PONG, ev->data, ev->len);
+    } else if (ev->type == WS_EV_CLOSE || ev->type == WS_EV_ERROR) {
+        if (ev->type == WS_EV_CLOSE)
+            send_frame(s, i, WS_OP_CLOSE, "\x03\xe8", 2);
+        audit(s, true, ev->type == WS_EV_CLOSE ? "viewer socket closed"
+                                               : "viewer socket closed: protocol error");
+        conn_close(s, i);
+    } else if (ev->type == WS_EV_MESSAGE && ev->opcode == WS_OP_TEXT) {
+        static const char ack[] = "{\"t\":\"ack\"}";
+        if (ev->len == sizeof ack - 1 && memcmp(ev->data, ack, sizeof ack - 1) == 0)
+            s->acked = true;
+        else if (s->o.message && i == s->viewer)
+            s->o.message(s->o.ud, (const char *)ev->data, ev->len);
+    }
+}
+
+/* Bytes of the viewer's socket: their events, in order. */
+static void feed(live_server *s, int i, const uint8_t *p, size_t n)
+{
+    size_t off = 0;
+    while (off < n && s->c[i].fd >= 0 && s->c[i].ws) {
+        ws_event ev;
+        off += ws_decoder_feed(&s->c[i].dec, p + off, n - off, &ev);
+        if (ev.type == WS_EV_NONE)
+            break;
+        on_event(s, i, &ev);
+    }
+}
+
+static void on_readable(live_server *s, int i)
+{
+    conn *c = &s->c[i];
+    uint8_t buf[16384];
+    ssize_t r;
+    if (!c->ws) {
+        r = read(c->fd, c->in + c->inlen, sizeof c->in - c->inlen);
+        if (r <= 0) {
+            if (r == 0 || (errno != EAGAIN && errno != EINTR))
+                conn_close(s, i);
+            return;
+        }
+        c->inlen += (size_t)r;
+        on_head(s, i);
+        return;
+    }
+    r = read(c->fd, buf, sizeof buf);
+    if (r <= 0) {
+        if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+            audit(s, true, "viewer socket closed");
+            conn_close(s, i);
+        }
+        return;
+    }
+    feed(s, i, buf, (size_t)r);
+    base_memzero(buf, (size_t)r);
+}
+
+static void on_accept(live_server *s)
+{
+    int fd = accept(s->lfd, NULL, NULL);
+    if (fd < 0)
+        return;
+    int fl = fcntl(fd, F_GETFL);
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+        close(fd);
+        return;
+    }
+    for (int i = 0; i < LIVE_CONNS_MAX; i++) {
+        if (s->c[i].fd < 0) {
+            s->c[i].fd = fd;
+            s->c[i].since = base_now_ms();
+            s->c[i].inlen = 0;
+            return;
+        }
+    }
+    audit(s, false, "refused: too many connections");
+    close(fd);
+}
+
+/* Listen on addr:port (loopback). */
+static int listen_on(live_server *s, const char *addr, int port, live_err *err)
+{
+    bool v6 = strcmp(addr, "::1") == 0;
+    if (!v6 && strcmp(addr, "127.0.0.1") != 0)
+        return live_fail(err, LIVE_EDENIED, 0, "live view: binding %s is refused: loopback "
+                         "only (127.0.0.1 or ::1) without TLS", v6 ? "::1" : "that address");
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof ss);
+    socklen_t sl;
+    if (v6) {
+        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+        a->sin6_family = AF_INET6;
+        a->sin6_port = htons((uint16_t)port);
+        a->sin6_addr = in6addr_loopback;
+        sl = sizeof *a;
+    } else {
+        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+        a->sin_family = AF_INET;
+        a->sin_port = htons((uint16_t)port);
+        a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        sl = sizeof *a;
+    }
+    s->lfd = socket(ss.ss_family, SOCK_STREAM, 0);
+    if (s->lfd < 0 || fcntl(s->lfd, F_SETFD, FD_CLOEXEC) < 0 ||
+        fcntl(s->lfd, F_SETFL, O_NONBLOCK) < 0 || bind(s->lfd, (struct sockaddr *)&ss, sl) < 0 ||
+        listen(s->lfd, 16) < 0 || getsockname(s->lfd, (struct sockaddr *)&ss, &sl) < 0)
+        return live_fail(err, LIVE_EIO, 0, "live view: cannot listen on %s port %d: %s",
+                         v6 ? "::1" : "127.0.0.1", port, strerror(errno));
+    s->port = ntohs(v6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                       : ((struct sockaddr_in *)&ss)->sin_port);
+    return LIVE_OK;
+}
+
+live_server *live_server_new(const live_server_opts *o, live_err *err)
+{
+    live_server *s = calloc(1, sizeof *s);
+    if (!s) {
+        live_fail(err, LIVE_ENOMEM, 0, "live view: out of memory");
+        return NULL;
+    }
+    s->o = *o;
+    s->viewer = -1;
+    for (int i = 0; i < LIVE_CONNS_MAX; i++)
+        s->c[i].fd = -1;
+    const char *addr = o->bind ? o->bind : "127.0.0.1";
+    if (o->port < 0 || o->port > 65535) {
+        live_fail(err, LIVE_EBADREQ, 0, "live view: port out of range");
+        free(s);
+        return NULL;
+    }
+    if (listen_on(s, addr, o->port, err) != LIVE_OK) {
+        if (s->lfd >= 0)
+            close(s->lfd);
+        free(s);
+        return NULL;
+    }
+    live_access_opts ao = {.host = strcmp(addr, "::1") == 0 ? "[::1]" : "127.0.0.1",
+                           .port = s->port, .token_ttl_ms = o->token_ttl_ms,
+                           .session_ttl_ms = o->session_ttl_ms};
+    s->acc = live_access_new(&ao, base_now_ms(), err);
+    if (!s->acc) {
+        close(s->lfd);
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void live_server_free(live_server *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < LIVE_CONNS_MAX; i++)
+        conn_close(s, i);
+    close(s->lfd);
+    live_access_end(s->acc);
+    live_access_free(s->acc);
+    base_memzero(s->frame, s->frame_cap);
+    free(s->frame);
+    free(s);
+}
+
+int live_server_port(const live_server *s) { return s->port; }
+bool live_server_viewing(const live_server *s) { return s->viewer >= 0; }
+
+int live_server_link(const live_server *s, char *out, size_t cap)
+{
+    return live_access_link(s->acc, out, cap);
+}
+
+int live_server_frame(live_server *s, const uint8_t *jpeg, size_t len)
+{
+    if (len > s->frame_cap) {
+        uint8_t *nb = malloc(len);
+        if (!nb)
+            return LIVE_ENOMEM;
+        base_memzero(s->frame, s->frame_cap);
+        free(s->frame);
+        s->frame = nb;
+        s->frame_cap = len;
+    }
+    memcpy(s->frame, jpeg, len);
+    s->frame_len = len;
+    s->frame_new = true;
+    return LIVE_OK;
+}
+
+int live_server_text(live_server *s, const char *json, size_t len)
+{
+    if (s->viewer < 0)
+        return LIVE_EDENIED;
+    return send_frame(s, s->viewer, WS_OP_TEXT, json, len);
+}
+
+int live_server_pump(live_server *s, int timeout_ms)
+{
+    struct pollfd p[LIVE_CONNS_MAX + 1];
+    int idx[LIVE_CONNS_MAX + 1], n = 0;
+    p[n].fd = s->lfd;
+    p[n].events = POLLIN;
+    idx[n++] = -1;
+    int64_t now = base_now_ms();
+    for (int i = 0; i < LIVE_CONNS_MAX; i++) {
+        if (s->c[i].fd < 0)
+            continue;
+        if (!s->c[i].ws && now - s->c[i].since > HEAD_MS) {
+            audit(s, false, "refused: no complete request in time");
+            conn_close(s, i);
+            continue;
+        }
+        p[n].fd = s->c[i].fd;
+        p[n].events = POLLIN;
+        idx[n++] = i;
+    }
+    int r = poll(p, (nfds_t)n, timeout_ms);
+    if (r < 0 && errno != EINTR)
+        return live_fail(NULL, LIVE_EIO, 0, "poll");
+    for (int k = 0; r > 0 && k < n; k++) {
+        if (!p[k].revents)
+            continue;
+        if (idx[k] < 0)
+            on_accept(s);
+        else if (s->c[idx[k]].fd == p[k].fd)
+            on_readable(s, idx[k]);
+    }
+    if (s->viewer >= 0 && s->frame_new && s->acked) {
+        s->frame_new = false;
+        s->acked = false;
+        send_frame(s, s->viewer, WS_OP_BINARY, s->frame, s->frame_len);
+    }
+    return LIVE_OK;
+}

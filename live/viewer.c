@@ -1,0 +1,81 @@
+/*
+ * viewer.c — the live view's page (issue 15, point 3): one HTML document
+ * with its style and script inline, nothing loaded from elsewhere, under a
+ * Content-Security-Policy that allows only this response's nonce for the
+ * script and the style, frames as blob: images and a WebSocket to this
+ * server (live_viewer_page, served by server.c).
+ *
+ * What the script does: opens ws://HOST/ws; shows each binary message
+ * (a JPEG frame) and acknowledges it ({"t":"ack"}: the server sends the
+ * next frame only then, the latest one); shows the text messages' url and
+ * control; sends the person's input as JSON text messages: mouse (moves
+ * coalesced to one per animation frame), wheel, keys (key, code,
+ * modifiers: 1 alt, 2 ctrl, 4 meta, 8 shift), paste as text; and
+ * {"t":"handback"} from the button. Coordinates are in the frame's pixels.
+ * It keeps nothing and sends nothing anywhere else.
+ */
+#include "live/live_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char PAGE_HEAD[] =
+    "<!doctype html><html><head><meta charset=\"utf-8\"><title>cdpgate live view</title>"
+    "<meta name=\"referrer\" content=\"no-referrer\"><style nonce=\"%s\">"
+    "body{margin:0;font:14px system-ui,sans-serif;background:#222;color:#eee}"
+    "#bar{display:flex;gap:1em;align-items:center;padding:6px 10px;background:#333}"
+    "#url{flex:1;overflow:hidden;white-space:nowrap;text-overflow:ellipsis}"
+    "#v{display:block;max-width:100%%;outline:none}button{font:inherit}</style></head>"
+    "<body><div id=\"bar\"><span id=\"who\">connecting</span><span id=\"url\"></span>"
+    "<button id=\"back\">Hand back to the agent</button></div>"
+    "<img id=\"v\" tabindex=\"0\" alt=\"the browser's tab\"><script nonce=\"%s\">";
+
+static const char PAGE_SCRIPT[] =
+    "'use strict';"
+    "const v=document.getElementById('v'),who=document.getElementById('who'),"
+    "url=document.getElementById('url');"
+    "const ws=new WebSocket('ws://'+location.host+'/ws');ws.binaryType='blob';"
+    "let cur=null,move=null,raf=0;"
+    "function send(m){if(ws.readyState===1)ws.send(JSON.stringify(m));}"
+    "ws.onmessage=e=>{if(typeof e.data==='string'){const m=JSON.parse(e.data);"
+    "if(typeof m.url==='string')url.textContent=m.url;"
+    "if(typeof m.control==='string')who.textContent='control: '+m.control;return;}"
+    "const u=URL.createObjectURL(e.data);v.onload=()=>{if(cur)URL.revokeObjectURL(cur);"
+    "cur=u;send({t:'ack'});};v.src=u;};"
+    "ws.onclose=()=>{who.textContent='disconnected';};"
+    "function pt(e){const r=v.getBoundingClientRect();"
+    "return{x:Math.round((e.clientX-r.left)*v.naturalWidth/r.width),"
+    "y:Math.round((e.clientY-r.top)*v.naturalHeight/r.height)};}"
+    "function mods(e){return(e.altKey?1:0)|(e.ctrlKey?2:0)|(e.metaKey?4:0)|(e.shiftKey?8:0);}"
+    "function flush(){if(move){send(move);move=null;}}"
+    "v.addEventListener('mousemove',e=>{move=Object.assign({t:'mouse',type:'move',"
+    "b:e.buttons,m:mods(e)},pt(e));"
+    "if(!raf)raf=requestAnimationFrame(()=>{raf=0;flush();});});"
+    "for(const [ev,ty] of [['mousedown','down'],['mouseup','up']])"
+    "v.addEventListener(ev,e=>{e.preventDefault();v.focus();flush();"
+    "send(Object.assign({t:'mouse',type:ty,button:e.button,b:e.buttons,m:mods(e),"
+    "n:e.detail},pt(e)));});"
+    "v.addEventListener('wheel',e=>{e.preventDefault();flush();"
+    "send(Object.assign({t:'wheel',dx:e.deltaX,dy:e.deltaY,m:mods(e)},pt(e)));},"
+    "{passive:false});"
+    "v.addEventListener('contextmenu',e=>e.preventDefault());"
+    "function paste(e){return(e.ctrlKey||e.metaKey)&&(e.key==='v'||e.key==='V');}"
+    "for(const [ev,ty] of [['keydown','down'],['keyup','up']])"
+    "v.addEventListener(ev,e=>{if(e.isComposing||paste(e))return;e.preventDefault();"
+    "send({t:'key',type:ty,key:e.key,code:e.code,m:mods(e),rep:e.repeat});});"
+    "document.addEventListener('paste',e=>{e.preventDefault();"
+    "const s=e.clipboardData.getData('text/plain');if(s)send({t:'text',text:s});});"
+    "document.getElementById('back').onclick=()=>send({t:'handback'});";
+
+static const char PAGE_TAIL[] = "</script></body></html>";
+
+int live_viewer_page(char *out, size_t cap, const char *nonce)
+{
+    int n = snprintf(out, cap, PAGE_HEAD, nonce, nonce);
+    if (n < 0 || (size_t)n + sizeof PAGE_SCRIPT + sizeof PAGE_TAIL > cap)
+        return -1;
+    memcpy(out + n, PAGE_SCRIPT, sizeof PAGE_SCRIPT - 1);
+    n += (int)sizeof PAGE_SCRIPT - 1;
+    memcpy(out + n, PAGE_TAIL, sizeof PAGE_TAIL);
+    return n + (int)sizeof PAGE_TAIL - 1;
+}
