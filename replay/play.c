@@ -503,6 +503,25 @@ static void url_base(const char *u, char *out, size_t cap)
     snprintf(out, cap, "%.*s", (int)strcspn(nz(u), "?#"), nz(u));
 }
 
+/* A recorded effect's text with each {{name}} given by --var written as
+ * its value (new; as it is when a name has none): a page that echoes a
+ * parameter was recorded as "Results for {{query}}". NULL: out of memory. */
+static char *effect_text(const char *s, const replay_opts *o)
+{
+    base_buf b = {0};
+    const char *p = nz(s);
+    for (const char *q; (q = strstr(p, "{{"));) {
+        const char *e = strstr(q + 2, "}}");
+        const char *v = e && e - q - 2 <= VAR_NAME_MAX ? var_get(o, q + 2, (size_t)(e - q - 2))
+                                                       : NULL;
+        base_buf_put(&b, p, (size_t)(q - p));
+        base_buf_puts(&b, v ? v : "{{");
+        p = v ? e + 2 : q + 2;
+    }
+    base_buf_puts(&b, p);
+    return base_buf_take(&b, NULL);
+}
+
 /* The recorded effect against the page after the step. 0 or a status. */
 static int check_effect(run *R, const replay_step *s)
 {
@@ -529,11 +548,14 @@ static int check_effect(run *R, const replay_step *s)
             st = diverge(R, s, "effect", true, ef->navigated, now);
     }
     for (size_t i = 0; !st && i < ef->appeared.n; i++) {
-        if (!text_has(r.text, ef->appeared.v[i])) {
+        char *at = effect_text(ef->appeared.v[i], R->o);
+        if (!at || !text_has(r.text, at)) {
             char want[600];
-            snprintf(want, sizeof want, "the text \"%.500s\" on the page", ef->appeared.v[i]);
+            snprintf(want, sizeof want, "the text \"%.500s\" on the page",
+                     at ? at : ef->appeared.v[i]);
             st = diverge(R, s, "effect", true, want, "not on the page");
         }
+        free(at);
     }
     snap_result_free(&r);
     return st;

@@ -284,6 +284,48 @@ static void t_param_search(void)
     replay_out_free(&o);
 }
 
+/* A parameter the page echoes where it was typed (record-shop.html shows
+ * "Results for ..." as the search box is filled): the step's effect is
+ * recorded as "Results for {{query}}", and on replay it is checked with
+ * the --var value in its place (a different search: done, not an effect
+ * divergence). */
+static void t_param_echo_replays(void)
+{
+    if (!ready() || !record_shop())
+        return;
+    char trail[400], url[300], args[600], box[16];
+    snprintf(trail, sizeof trail, "%s/echo.trail", world.root);
+    const char *env[] = {"CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    fixture_child c;
+    if (!mcp_start(&c, env, shop_grant, trail))
+        return;
+    testlib_world_url(&world, url, sizeof url, "a.test", "/replay/record-shop.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    char *r = testlib_mcp_tool(&c, 2, "browser_open", args);
+    testlib_mcp_ref(r, "textbox \\\"Search products", box, sizeof box);
+    bool ok = CHECK(*box);
+    free(r);
+    snprintf(args, sizeof args, "{\"ref\":\"%s\",\"text\":\"walnut lamp\",\"param\":\"query\"}",
+             box);
+    r = ok ? testlib_mcp_tool(&c, 3, "browser_type", args) : NULL;
+    ok = ok && CHECK_LACKS(r, "\"isError\":true");
+    free(r);
+    testlib_child_free(&c);
+    char *t = test_read_file(trail, NULL);
+    ok = ok && CHECK_HAS(t, "\"appeared\":[\"Results for {{query}}\"]");
+    CHECK_LACKS(t, "walnut");
+    free(t);
+    if (!ok)
+        return;
+    const char *vars[] = {"query=brass lamp", NULL};
+    replay_out o = replay_cli(NULL, shop_grant, trail, vars);
+    check_one_line(&o);
+    if (!CHECK_INT(0, o.rc))
+        test_fail_detail("%s\n%.2000s", o.out, o.err);
+    CHECK_HAS(o.out, "\"done\":2");
+    replay_out_free(&o);
+}
+
 /* Replay the shop trail under switch version v: diverged (exit 4) at the
  * click (step 2) for reason, before acting: the fresh observation shows
  * the page's click count still at 0. */
@@ -594,6 +636,7 @@ static const test_case TESTS[] = {
     {"price_watch_zero_calls", t_price_watch_zero_calls},
     {"layout_changed_done", t_layout_changed_done},
     {"param_search", t_param_search},
+    {"param_echo_replays", t_param_echo_replays},
     {"lookalike_diverges", t_lookalike_diverges},
     {"label_changed_diverges", t_label_changed_diverges},
     {"banner_diverges", t_banner_diverges},
