@@ -284,6 +284,16 @@ static const rule CRED_ENTRY[] = {
     {"secret", 1, AT_ANY},
 };
 
+/* Words beside a code-shaped field that make it a one-time-code field
+ * (code_near), besides CRED's. */
+static const rule CODE_NEAR[] = {
+    {"digit code", 1, AT_ANY}, {"code we sent", 1, AT_ANY}, {"code we texted", 1, AT_ANY},
+    {"code we emailed", 1, AT_ANY}, {"code sent to", 1, AT_ANY},
+    {"code you received", 1, AT_ANY}, {"confirmation code", 1, AT_ANY},
+    {"login code", 1, AT_ANY}, {"sign in code", 1, AT_ANY},
+    {"authentication code", 1, AT_ANY},
+};
+
 /* Words in a frame URL (host and path) that mark a challenge frame. */
 static const rule FRAME[] = {
     {"captcha", 1, AT_ANY}, {"recaptcha", 1, AT_ANY}, {"hcaptcha", 1, AT_ANY},
@@ -599,6 +609,29 @@ static bool autocomplete_cred(const char *ac, char *why, size_t cap)
     return false;
 }
 
+/* A field named only by the text beside it ("Your one-time code from the
+ * SMS:", "Enter the 6-digit code" before an unlabelled input) that has a
+ * code's shape: numeric input or 4 to 8 characters at most. The text
+ * beside a field (its label words: the text before it, its group's
+ * legend) counts only with that shape, so a "Two-factor authentication"
+ * section's phone number or a "ZIP code" field stays a plain field. */
+static bool code_near(const gate_target *t, char *why, size_t cap)
+{
+    bool shaped = (t->input_mode && strcmp(t->input_mode, "numeric") == 0) ||
+                  (t->max_length >= 4 && t->max_length <= 8);
+    if (!shaped || !t->label || !*t->label)
+        return false;
+    words w;
+    const rule *r = find_whole(&w, t->label, false, false, CRED, N(CRED), false);
+    if (!r)
+        r = find_whole(&w, t->label, false, false, CODE_NEAR, N(CODE_NEAR), false);
+    if (!r)
+        return false;
+    note(why, cap, "credential: %s \"%s\" has \"%s\"", "code-shaped field beside", t->label,
+         r->phrase);
+    return true;
+}
+
 static bool credential(const gate_request *req, char *why, size_t cap)
 {
     const gate_target *t = req->target;
@@ -623,6 +656,13 @@ static bool credential(const gate_request *req, char *why, size_t cap)
         if (match_cred(t->name, "name", entry, false, why, cap) ||
             match_cred(t->text, "text", entry, false, why, cap) ||
             match_cred(t->field, "field", entry, true, why, cap))
+            return true;
+        /* Every source of its name (a key pressed into the focused field
+         * has no ref, so no name: its label says "Verification code"). */
+        for (size_t i = 0; i < t->nnames; i++)
+            if (match_cred(t->names[i], "name source", entry, false, why, cap))
+                return true;
+        if (entry && code_near(t, why, cap))
             return true;
     }
     return match_cred(req->dialog, "dialog", true, false, why, cap);
@@ -921,7 +961,9 @@ static int consequential(const gate_request *req, char *why, size_t cap)
                 return k;
         words w;
         words_split(&w, t->name && *t->name ? t->name : t->text, false);
-        if ((w.n == 0 || words_generic(&w)) && (k = match_conseq(t->row, "row", why, cap)))
+        if ((w.n == 0 || words_generic(&w)) &&
+            ((k = match_conseq(t->row, "row", why, cap)) ||
+             (k = match_conseq(t->dialog_text, "dialog", why, cap))))
             return k;
     }
     /* Where it goes, on the service whose session the context holds: a

@@ -228,6 +228,13 @@ typedef struct {
                                        this element (a text in its label, a span
                                        inside it): that node's role and name, */
     const char *via_name;           /* shown "(via text "...")"; NULL: none */
+    const char *dialog_text;        /* the dialog it is in (a dialog, alertdialog,
+                                       aria-modal, a fixed overlay or "modal"
+                                       box): its name, description and text,
+                                       whole; a generic button ("OK", "Yes") is
+                                       judged by it, as by its row */
+    const char *input_mode;         /* a field's inputmode attribute, lower case */
+    int max_length;                 /* a field's maxlength; 0: none */
 } gate_target;
 
 /* A recipient candidate the page holds in the form (or compose area) of a

@@ -793,16 +793,23 @@ const char snap_js_wall[] =
 /* What the gate needs of an element (plain values back): the element an
  * action on the node acts on (JS_CLICKED, a label's control).
  * Runs: on a node, the element of a gated action (policy.c, and
- * pipelined by the actions). Returns: {tag, type, ac, field, text, fa?, fm?,
- * fs?, sub?, href?, dl?, row?, lbl, nm?, nmx?, via?}: nm, every source of the
- * element's name (aria-label, aria-labelledby, labels, title, alt, its
- * text, the alt, title or aria-label of what is inside it, the strings
- * and attr() values of its and its descendants' CSS content), whole; nmx,
- * "long" or "many" when they were too long or too many to give (every
- * value is whole to 65,536 characters unless its cut is given); via,
- * the element is another one than the node (a control, not a text's
- * plain parent nor a label that labels nothing): policy.c gates the
- * action under its name. */
+ * pipelined by the actions). A template: snap_js_facts_fn, a JSON number
+ * (the longest string read whole, SNAP_JS_FACTS_WHOLE), snap_js_facts_tail
+ * (two literals: one would pass C's 4,095-byte cap). Returns: {tag, type,
+ * ac, im?, ml?, field, text, fa?, fm?, fs?, sub?, href?, dl?, row?, dlg?,
+ * lbl, nm?, nmx?, via?}: row, the table row, list item or card it is in,
+ * whole; dlg, the dialog (a dialog or alertdialog, an aria-modal, a fixed
+ * overlay, a "modal", "dialog" or "popup" class) it is in: its name,
+ * description and text, whole; im and ml, its inputmode and maxlength;
+ * nm, every source of the element's name (aria-label, aria-labelledby,
+ * labels, title, alt, its text, the alt, title or aria-label of what is
+ * inside it and the value of a plain field inside it, the strings and
+ * attr() values of its and its descendants' CSS content), whole; nmx,
+ * "long" or "many" when they (or the row or dialog) were too long or too
+ * many to give (every value is whole to 65,536 characters unless its cut
+ * is given); via, the element is another one than the node (a control,
+ * not a text's plain parent nor a label that labels nothing): policy.c
+ * gates the action under its name. */
 const char snap_js_facts_fn[] =
     "function(){var n0=this.nodeType===1?this:this.parentElement,e=n0;if(!e)return{};"
     JS_CLICKED
@@ -811,17 +818,16 @@ const char snap_js_facts_fn[] =
     "var A=(x,k)=>x.getAttribute?x.getAttribute(k)||'':'';"
     "var t=N(A(e,'type')).toLowerCase(),tag=e.tagName.toLowerCase();"
     "var r={tag:tag,type:t,ac:N(A(e,'autocomplete')).toLowerCase(),"
+    "im:N(A(e,'inputmode')).toLowerCase(),"
     "field:N(A(e,'name')+' '+(e.id||'')+' '+A(e,'placeholder')+' '+A(e,'aria-label')),"
     "text:N(tag==='input'?(/^(submit|button|reset|image)$/.test(t)?e.value:''):"
-    "tag==='textarea'||tag==='select'?'':e.innerText)};"
+    "tag==='textarea'||tag==='select'?'':e.innerText)};if(e.maxLength>0)r.ml=e.maxLength;"
     "if(up&&A(e,'aria-label'))r.text=N(A(e,'aria-label')+' '+r.text);"
     "var f=e.form||e.closest('form');"
     JS_SUBMITTER
     "var l=e.closest('a[href],area[href]');if(l&&typeof l.href==='string'&&"
     "!e.closest('button,input,select,textarea,[contenteditable]')){"
     "r.href=l.href.slice(0,2000);r.dl=l.hasAttribute('download');}"
-    "var row=e.closest('tr,li,[role=row],[role=listitem],article');"
-    "if(row)r.row=N(row.innerText,120);"
     /* Words that may name a recipient field: labels, aria-labelledby, title,
      * placeholders, the text just before the field (a "To:" beside a
      * contenteditable), and for an option the control it belongs to. */
@@ -832,26 +838,42 @@ const char snap_js_facts_fn[] =
     "'[aria-controls~=\"'+CSS.escape(id)+'\"],[aria-owns~=\"'+CSS.escape(id)+'\"]'));"
     "if(!own&&tag==='option'&&id)own=lst.ownerDocument.querySelector('[list=\"'+"
     "CSS.escape(id)+'\"]');if(own)lb+=' '+L(own);}}"
-    "r.lbl=N(lb,300);"
+    "r.lbl=N(lb,300);var W=";
+const char snap_js_facts_tail[] =
+    ";var lg=s=>{if(s.length>W)r.nmx='long';return s;},SK=" SNAP_JS_SECRET_KIND ";"
     /* Every name source whole, for the classifier (the prompt cuts what it
      * shows): past 256 distinct sources or 65,536 characters in one, nmx
      * says so and policy.c refuses (red team s11, S9). */
-    "var NS=[],ad=s=>{s=N(s);if(s.length>65536)r.nmx='long';else if(s&&!NS.includes(s)){"
+    "var NS=[],ad=s=>{s=N(s);if(s.length>W)r.nmx='long';else if(s&&!NS.includes(s)){"
     "if(NS[255])r.nmx='many';else NS.push(s);}};"
     "var rt=e.getRootNode(),gd=rt.getElementById?rt:e.ownerDocument;"
     "A(e,'aria-labelledby').split(/\\s+/).forEach(id=>{var l=id&&gd.getElementById(id);"
     "if(l)ad(l.innerText||l.textContent);});"
     "if(e.labels)e.labels.forEach(x=>ad(x.innerText));ad(r.text);"
     /* Of the element and of everything in it: alt, aria-label, title, an
-     * SVG <title>, and each quoted string of its CSS content and the
-     * attribute an attr() there reads (counters say nothing). */
+     * SVG <title>, a plain field's value (a read-only input showing "Delete
+     * account": red team s12, G5; never a secret field's, by the one
+     * secret-field rule), and each quoted string of its CSS
+     * content and the attribute an attr() there reads (counters say
+     * nothing). */
     "var cs=x=>{if(x.tagName=='title')ad(x.textContent);"
     "['aria-label','title','alt'].forEach(k=>ad(A(x,k)));"
+    "if(x!==e&&/^(INPUT|TEXTAREA)$/.test(x.tagName)&&x.type!=='hidden'&&!SK(x))ad(x.value);"
     "['::before','::after'].forEach(p=>getComputedStyle(x,p).content.replace("
     "/\"((?:[^\"\\\\]|\\\\.)*)\"|attr\\(\\s*([^\\s),]+)/g,(m,q,k)=>"
     "ad(k?A(x,k):q.replace(/\\\\(.)/g,'$1'))));},"
     "D=e.querySelectorAll('*');cs(e);if(D.length>4096)r.nmx='many';else D.forEach(cs);"
     "if(NS.length)r.nm=NS;"
+    /* The context a generic button ("OK", "Yes") is judged by: its row,
+     * its dialog (red team s12, G2, G7), whole. */
+    "var row=e.closest('tr,li,[role=row],[role=listitem],article');"
+    "if(row)r.row=lg(N(row.innerText));"
+    "var dg=e.closest('dialog,[role=dialog],[role=alertdialog],[aria-modal=true]');"
+    "for(var x=e.parentElement;!dg&&x&&x!==e.ownerDocument.body;x=x.parentElement)"
+    "if(getComputedStyle(x).position==='fixed'||/modal|dialog|popup/i.test(A(x,'class')))dg=x;"
+    "if(dg){var ds=[A(dg,'aria-label')];['aria-labelledby','aria-describedby'].forEach(k=>"
+    "A(dg,k).split(/\\s+/).forEach(id=>{var l=id&&gd.getElementById(id);if(l)ds.push("
+    "l.innerText);}));ds.push(dg.innerText);r.dlg=lg(N(ds.join(' ')));}"
     "if(e.tagName!=='LABEL'&&(e!==n0||(this!==n0&&(/^(INPUT|SELECT|TEXTAREA|BUTTON|OPTION)$/"
     ".test(e.tagName)||e.isContentEditable||(CK&&e.matches(CK))))))r.via=true;"
     "return r;}";
@@ -1030,7 +1052,7 @@ const snap_js snap_page_scripts[] = {
     {snap_js_ls_keys, NULL, SNAP_JS_READ},
     {snap_js_ls_set_prefix, snap_js_ls_set_suffix, SNAP_JS_WRITE},
     /* the gate glue (policy.c) */
-    {snap_js_facts_fn, NULL, SNAP_JS_READ},
+    {snap_js_facts_fn, snap_js_facts_tail, SNAP_JS_READ},
     {snap_js_acted_fn, NULL, SNAP_JS_READ},
     {snap_js_present_fn, NULL, SNAP_JS_READ},
     {snap_js_submitter_fn, NULL, SNAP_JS_READ},

@@ -97,7 +97,11 @@ extern const char snap_js_ls_keys[];
 extern const char snap_js_wall[];
 
 /* the gate glue (policy.c) */
+/* A template (page_js.c): snap_js_facts_fn, SNAP_JS_FACTS_WHOLE, then
+ * snap_js_facts_tail. */
+#define SNAP_JS_FACTS_WHOLE "65536"
 extern const char snap_js_facts_fn[];
+extern const char snap_js_facts_tail[];
 extern const char snap_js_acted_fn[];
 extern const char snap_js_present_fn[];
 extern const char snap_js_submitter_fn[];

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Runtime.callFunctionOn params running the page function fn on the
  * object oid with the arguments args (a JSON array, NULL for none), the
@@ -50,7 +51,15 @@ static char *fn_on_params(const char *oid, const char *fn, const char *args)
 
 char *snap_gate_facts_params(const char *oid)
 {
-    return fn_on_params(oid, snap_js_facts_fn, NULL);
+    size_t n = strlen(snap_js_facts_fn) + sizeof SNAP_JS_FACTS_WHOLE +
+               strlen(snap_js_facts_tail);
+    char *fn = malloc(n);
+    if (!fn)
+        return NULL;
+    snprintf(fn, n, "%s%s%s", snap_js_facts_fn, SNAP_JS_FACTS_WHOLE, snap_js_facts_tail);
+    char *p = fn_on_params(oid, fn, NULL);
+    free(fn);
+    return p;
 }
 
 /* A password or one-time-code field: what is typed there is a secret and is
@@ -329,7 +338,17 @@ typedef struct {
     char *name;                  /* accessible name (page text), whole: the
                                     classifier reads all of it (S9) */
     char oid[SNAP_ID_MAX];       /* the element in cdpgate's world ("" none) */
+    char *shadow;                /* the text of the shadow roots in the element
+                                    (open and closed), whole; NULL: none */
 } acted_el;
+
+/* Free what el holds (not its object). */
+static void acted_free(acted_el *el)
+{
+    free(el->name);
+    free(el->shadow);
+    el->name = el->shadow = NULL;
+}
 
 /* Let go of the object oid in session (not waited for). */
 static void object_release(snap_agent *a, const char *session, const char *oid)
@@ -497,11 +516,17 @@ static void target_fill(snap_agent *a, const snap_gate_in *in, const json_val *f
     tg->submits = json_bool(json_get(fv, "sub")) || in->submit;
     tg->href = jstr(fv, "href");
     tg->download = json_bool(json_get(fv, "dl"));
+    tg->dialog_text = jstr(fv, "dlg");
+    tg->input_mode = jstr(fv, "im");
+    int64_t ml = json_get_int(fv, "ml", 0);
+    tg->max_length = ml > 0 && ml < 65536 ? (int)ml : 0;
     size_t n = 0;   /* names_check: no more than NAMES_MAX */
     for (const json_val *v = json_first(json_get(fv, "nm")); v && n < NAMES_MAX;
          v = json_next(v))
         if (json_str(v, NULL))
             names[n++] = json_str(v, NULL);
+    if (el->shadow)
+        names[n++] = el->shadow;   /* names has room for one more */
     tg->names = names;
     tg->nnames = n;
     /* A field that was a password or a one-time-code field stays one
@@ -513,6 +538,89 @@ static void target_fill(snap_agent *a, const snap_gate_in *in, const json_val *f
         tg->autocomplete = "one-time-code";
 }
 
+#define SHADOW_MAX 65536  /* the text of an element's shadow roots read, at most */
+
+/* Append s to b, its white space runs made one space. */
+static void put_words(base_buf *b, const char *s)
+{
+    for (; s && *s && b->len <= SHADOW_MAX; s++) {
+        bool sp = *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\f';
+        if (!sp)
+            base_buf_putc(b, *s);
+        else if (b->len && b->s[b->len - 1] != ' ')
+            base_buf_putc(b, ' ');
+    }
+    if (b->len && b->s[b->len - 1] != ' ')
+        base_buf_putc(b, ' ');
+}
+
+/* The text of every shadow root in the DOM node v, as DOM.describeNode
+ * pierce gives it (open and closed roots: page scripts, cdpgate's too,
+ * cannot see into a closed one), appended to b: its text nodes (not a
+ * style's or a script's), alt, title and aria-label. in: v is in one. */
+static void shadow_collect(const json_val *v, bool in, base_buf *b)
+{
+    const char *nn = json_get_str(v, "nodeName");
+    if (b->len > SHADOW_MAX || (nn && (strcasecmp(nn, "style") == 0 ||
+                                       strcasecmp(nn, "script") == 0 ||
+                                       strcasecmp(nn, "template") == 0)))
+        return;
+    if (in && json_get_int(v, "nodeType", 0) == 3)
+        put_words(b, json_get_str(v, "nodeValue"));
+    const json_val *at = in ? json_get(v, "attributes") : NULL;
+    for (size_t i = 0; i + 1 < json_len(at); i += 2) {
+        const char *k = json_str(json_at(at, i), NULL);
+        if (k && (strcmp(k, "alt") == 0 || strcmp(k, "title") == 0 ||
+                  strcmp(k, "aria-label") == 0))
+            put_words(b, json_str(json_at(at, i + 1), NULL));
+    }
+    for (const json_val *c = json_first(json_get(v, "children")); c; c = json_next(c))
+        shadow_collect(c, in, b);
+    for (const json_val *c = json_first(json_get(v, "shadowRoots")); c; c = json_next(c))
+        shadow_collect(c, true, b);
+}
+
+/* The text of the shadow roots in the element a click or a key acts on
+ * (oid), for the gate as one more source of its name: a button labelled
+ * "OK" whose shadow root shows "Pay invoice now" is a payment (red team
+ * s12, G5). Fails closed: unread, or longer than SHADOW_MAX, nothing is
+ * done. */
+static int shadow_read(snap_agent *a, const snap_gate_in *in, const char *oid, acted_el *el,
+                       snap_result *r)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "objectId");
+    json_w_str(&w, oid);
+    json_w_key(&w, "depth");
+    json_w_int(&w, -1);
+    json_w_key(&w, "pierce");
+    json_w_bool(&w, true);
+    json_w_obj_end(&w);
+    cdp_reply rep = {0};
+    int rc = call_taken(a, in->session, "DOM.describeNode", json_w_take(&w, NULL), &rep);
+    const json_val *node = rc == 0 ? json_get(rep.result, "node") : NULL;
+    base_buf b = {0};
+    if (node)
+        shadow_collect(node, false, &b);
+    cdp_reply_free(&rep);
+    const char *why = !node ? "its node could not be described"
+                    : b.oom ? "out of memory"
+                    : b.len > SHADOW_MAX ? "it is longer than 65,536 characters" : NULL;
+    if (why) {
+        base_buf_free(&b);
+        return snap_fail(r, node && b.oom ? SNAP_ENOMEM : SNAP_EDENIED,
+                         "%s: the gate cannot read the text of the element's shadow roots, "
+                         "a source of its name: %s; nothing was done", in->tool, why);
+    }
+    if (b.len && b.s[b.len - 1] == ' ')
+        b.s[--b.len] = 0;
+    el->shadow = b.len ? base_buf_take(&b, NULL) : NULL;
+    base_buf_free(&b);
+    return 0;
+}
+
 /* Whether the gate can read every source of the element's name (facts
  * fv): fails closed when the page gave too many or too long ones for the
  * facts to carry them whole (nothing the classifier reads is cut: red team
@@ -522,13 +630,22 @@ static int names_check(snap_agent *a, const snap_gate_in *in, const json_val *fv
 {
     const char *x = jstr(fv, "nmx");
     size_t n = json_len(json_get(fv, "nm"));
-    if (!*x && n <= NAMES_MAX)
-        return json_bool(json_get(fv, "via")) ? acted_read(a, in, el, r) : 0;
-    return snap_fail(r, SNAP_EDENIED, "%s: the element has %s to judge (more than %d "
-                     "sources of its name, or one longer than 65,536 characters); the gate "
-                     "refuses what it cannot read whole: nothing was done", in->tool,
-                     strcmp(x, "long") == 0 ? "a name too long" : "too many names",
-                     NAMES_MAX);
+    if (*x || n > NAMES_MAX)
+        return snap_fail(r, SNAP_EDENIED, "%s: the element has %s to judge (more than %d "
+                         "sources of its name, or one, its row or its dialog longer than "
+                         "65,536 characters); the gate refuses what it cannot read whole: "
+                         "nothing was done", in->tool,
+                         strcmp(x, "long") == 0 ? "a name too long" : "too many names",
+                         NAMES_MAX);
+    int rc = json_bool(json_get(fv, "via")) ? acted_read(a, in, el, r) : 0;
+    bool acts = strcmp(in->tool, "click") == 0 || strcmp(in->tool, "press") == 0;
+    const char *oid = el->oid[0] ? el->oid : in->oid;
+    if (rc == 0 && acts && oid && *oid && in->session && (rc = shadow_read(a, in, oid, el, r))) {
+        object_release(a, in->session, el->oid);
+        free(el->name);
+        memset(el, 0, sizeof *el);
+    }
+    return rc;
 }
 
 /* A tool whose input may make the page start a download. */
@@ -634,7 +751,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
         }
     }
     acted_el el = {0};              /* what it really acts on, when another one */
-    const char *names[NAMES_MAX];
+    const char *names[NAMES_MAX + 1];
     int arc = fv ? names_check(a, in, fv, &el, r) : 0;
     if (arc) {
         free(url);
@@ -680,7 +797,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
                       : SNAP_EBROWSER;
         if (prc) {
             object_release(a, in->session, el.oid);
-            free(el.name);
+            acted_free(&el);
             free(url);
             json_doc_free(facts);
             return snap_fail(r, prc, "%s: cannot read back the recipients its form holds for "
@@ -696,7 +813,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     } else {
         object_release(a, in->session, el.oid);
     }
-    free(el.name);               /* the decision holds its own copy */
+    acted_free(&el);             /* the decision holds its own copy */
     free(parr);
     json_doc_free(pdoc);
     free(url);
@@ -745,6 +862,9 @@ static const struct {
     {"fs", "the button that submits its form (Enter: the default button)"},
     {"sub", "whether it submits a form"},
     {"row", "the row it is in"},
+    {"dlg", "the dialog it is in"},
+    {"im", "its inputmode"},
+    {"ml", "its maxlength"},
     {"nm", "what names it (its label, title, alt, ...)"},
     {"nmx", "what names it (now too much to judge)"},
     {"via", "which element the action acts on"},

@@ -5765,11 +5765,168 @@ out:
     rig_down(&x);
 }
 
+/* ---- red team s12, G5 G2 G7 G8 G11: what the gate reads of an action ---- */
+
+/* Click each of needles[] on bank.test's page path, on both snapshot paths
+ * (AX tree, walker): every one is a consequential stop, and none of the
+ * posts tagged tag reaches the server. */
+static void stops_both_paths(const char *path, const char *const *needles, size_t n,
+                             const char *tag)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    for (int walker = 0; walker < 2; walker++) {
+        x.a->o.ax_tree = !walker;
+        for (size_t i = 0; i < n; i++) {
+            snap_result r;
+            CHECK_INT(0, do_open(x.a, "bank.test", path, &r));
+            snap_result_free(&r);
+            int h0 = hook_calls;
+            int rc = act_on(x.a, needles[i], 'c', NULL, false, &r);
+            if (!CHECK_INT(SNAP_ESTOP, rc))
+                test_fail_detail("walker %d: %s was not stopped: %s", walker, needles[i],
+                                 r.text ? r.text : "");
+            CHECK_HAS(r.structured, "\"decision\":\"stop\"");
+            CHECK_INT(h0, hook_calls);
+            snap_result_free(&r);
+        }
+    }
+    barrier(x.a);
+    check_none("POST", "bank.test", tag);
+out:
+    rig_down(&x);
+}
+
+/* G5: a button's own shadow-root text (open, closed) and a read-only
+ * input's value inside it are sources of its name: "OK" showing "Pay
+ * invoice now" is a payment. Control: the same words in light DOM. */
+static void t_shadow_name_regression(void)
+{
+    static const char *const B[] = {"button \"Fine\"", "button \"OK\"", "button \"Later\"",
+                                    "button \"Close\""};
+    stops_both_paths("/gate/bank/red-shadowname.html", B, 4, "red-shn-");
+}
+
+/* G2: a generic "Yes" / "Confirm" / "OK" in a dialog (role dialog with
+ * aria-modal, <dialog open>, a "modal" box) whose text deletes, sends or
+ * closes the account is judged by that text: a stop. */
+static void t_modal_regression(void)
+{
+    static const char *const B[] = {"button \"Yes\"", "button \"Confirm\"", "button \"OK\""};
+    stops_both_paths("/gate/bank/red-modal.html", B, 3, "red-modal-");
+}
+
+/* G7: a generic button's row is read whole: "Remove this payee" after 120
+ * characters still makes "OK" a delete. Control: the words early. */
+static void t_row_cut_regression(void)
+{
+    static const char *const B[] = {"button \"Yes\"", "button \"OK\""};
+    stops_both_paths("/gate/bank/red-rowcut.html", B, 2, "red-rowcut");
+}
+
+/* G8: an unlabelled code-shaped field (inputmode numeric, maxlength 6)
+ * after "Your one-time code from the SMS:" is a one-time-code field: a
+ * takeover (control: the labelled one). Not over-triggered: a "ZIP code"
+ * numeric field, a phone number in a "Two-factor authentication" group,
+ * and a generic "OK" in a harmless dialog stay plain confirms. */
+static void t_otp_near_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    for (int walker = 0; walker < 2; walker++) {
+        x.a->o.ax_tree = !walker;
+        snap_result r;
+        CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red-otpnear.html", &r));
+        snap_result_free(&r);
+        int rc = act_on(x.a, "textbox \"Verification code\"", 't', "493817", false, &r);
+        check_refusal(&r, rc, SNAP_ETAKEOVER, "takeover", NULL);
+        snap_result_free(&r);
+        rc = act_on(x.a, "textbox [e", 't', "493817", false, &r);
+        check_refusal(&r, rc, SNAP_ETAKEOVER, "takeover", "one-time code");
+        snap_result_free(&r);
+        char *v = page_eval(x.a, "document.querySelector('[name=c1]').value");
+        CHECK_STR("", v);
+        free(v);
+        CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/names-plain.html", &r));
+        snap_result_free(&r);
+        int h0 = hook_calls;
+        rc = act_on(x.a, "textbox [e", 't', "94110", false, &r);
+        if (!CHECK_INT(0, rc))
+            test_fail_detail("walker %d: the ZIP code field: %s", walker, r.text ? r.text : "");
+        snap_result_free(&r);
+        rc = act_on(x.a, "textbox \"Phone number\"", 't', "5550100", false, &r);
+        if (!CHECK_INT(0, rc))
+            test_fail_detail("walker %d: the phone field: %s", walker, r.text ? r.text : "");
+        snap_result_free(&r);
+        CHECK_INT(h0 + 2, hook_calls);
+        v = page_eval(x.a, "document.querySelector('[name=zip]').value+'/'+"
+                           "document.querySelector('[name=phone]').value");
+        CHECK_STR("94110/5550100", v);
+        free(v);
+        rc = act_on(x.a, "button \"OK\"", 'c', NULL, false, &r);
+        if (!CHECK_INT(0, rc))
+            test_fail_detail("walker %d: OK in a harmless dialog: %s", walker,
+                             r.text ? r.text : "");
+        CHECK_INT(h0 + 3, hook_calls);
+        CHECK_HAS(hook_prompt, "Save your display preferences?");
+        snap_result_free(&r);
+    }
+    barrier(x.a);
+    CHECK_INT(2, log_count("POST", "bank.test", "tag=names-plain-ok"));
+out:
+    rig_down(&x);
+}
+
+/* G11: a printable key pressed into the focused "Verification code" field
+ * is a takeover, as type is (control: a password field). */
+static void t_press_keys_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    static const char *const P[] = {"/gate/bank/red-presskey.html",
+                                    "/gate/bank/red-presskey.html?pw"};
+    for (int walker = 0; walker < 2; walker++) {
+        x.a->o.ax_tree = !walker;
+        for (int i = 0; i < 2; i++) {
+            snap_result r;
+            CHECK_INT(0, do_open(x.a, "bank.test", P[i], &r));
+            snap_result_free(&r);
+            CHECK_INT(0, do_observe(x.a, &r));
+            char obs[16];
+            snprintf(obs, sizeof obs, "%s", r.obs);
+            snap_result_free(&r);
+            memset(&r, 0, sizeof r);
+            int rc = snap_press(x.a, "4", obs, &r);
+            keep(&r);
+            check_refusal(&r, rc, SNAP_ETAKEOVER, "takeover", NULL);
+            snap_result_free(&r);
+            char *v = page_eval(x.a, i ? "document.getElementById('p').value"
+                                       : "document.getElementById('c').value");
+            if (!CHECK_STR("", v))
+                test_fail_detail("walker %d, %s: a key went into the field", walker, P[i]);
+            free(v);
+        }
+    }
+out:
+    rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
     {"swap_post_regression", t_swap_post_regression},
     {"swap_nav_regression", t_swap_nav_regression},
     {"press_link_regression", t_press_link_regression},
+    {"shadow_name_regression", t_shadow_name_regression},
+    {"modal_regression", t_modal_regression},
+    {"row_cut_regression", t_row_cut_regression},
+    {"otp_near_regression", t_otp_near_regression},
+    {"press_keys_regression", t_press_keys_regression},
     {"script_nav_regression", t_script_nav_regression},
     {"attached_browser", t_attached_browser},
     {"grant_denies_origin", t_grant_denies_origin},
