@@ -165,6 +165,14 @@ static const tool_def TOOLS[MCP_T_COUNT] = {
         {"action", P_ENUM, true, F(action), NULL, RECORD_ACTIONS},
         {"name", P_STR, false, F(name), "the trail's name (start)", NULL},
     }},
+    [MCP_T_REPLAY] = {"browser_replay", "Replay a recorded trail without you; it stops where "
+        "the page changed and says where.", false, {
+        {"trail", P_STR, true, F(name), "its name", NULL},
+        {"vars", P_STRS, false, F(values), "name=value", NULL},
+        {"from", P_INT, false, F(step), "go on from this step", NULL},
+        {"update", P_BOOL, false, F(update), "your next action replaces the diverged step",
+         NULL},
+    }},
 };
 
 #undef F

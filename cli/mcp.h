@@ -59,6 +59,7 @@ typedef enum {
     MCP_T_SCROLL, MCP_T_BACK, MCP_T_SCREENSHOT, MCP_T_TABS, MCP_T_DIALOG,
     MCP_T_LOGIN, MCP_T_TAKEOVER, MCP_T_UPLOAD, MCP_T_EVAL,
     MCP_T_READ, MCP_T_RECORD,    /* issue 14: cli/record.c */
+    MCP_T_REPLAY,                /* issue 14: cli/replay_mcp.c */
     MCP_T_COUNT
 } mcp_tool;
 
@@ -71,6 +72,8 @@ typedef struct {
     const char *name, *param;    /* browser_read, browser_record; browser_type */
     bool new_tab, submit, forward, full_page, accept, text_mode, dbl;
     int64_t offset, text_offset;
+    int64_t step;                /* browser_replay: from this step */
+    bool update;                 /* browser_replay: heal a diverged step */
     const char *values[MCP_MAX_VALUES];
     size_t nvalues;
 } mcp_args;

@@ -520,6 +520,7 @@ static int call_snap(serve *S, mcp_tool tool, const mcp_args *a, snap_result *r)
     case MCP_T_TAKEOVER:
     case MCP_T_READ:
     case MCP_T_RECORD:
+    case MCP_T_REPLAY:
     case MCP_T_COUNT:
         break;
     }
@@ -783,7 +784,7 @@ static void run_snap_tool(serve *S, mcp_call *call, mcp_tool tool, const mcp_arg
             return;
         }
     }
-    if (*died && tool != MCP_T_OPEN) {
+    if (*died && tool != MCP_T_OPEN && tool != MCP_T_REPLAY) {
         snprintf(why, sizeof why, "%s Open a page with browser_open.", died);
         out->text = dup_str(why);
         out->is_error = true;
@@ -796,6 +797,11 @@ static void run_snap_tool(serve *S, mcp_call *call, mcp_tool tool, const mcp_arg
                                                             : "going through history");
     if (tool == MCP_T_READ) {
         cli_rec_read(&S->rec, S->agent, a, out);
+        return;
+    }
+    if (tool == MCP_T_REPLAY) {
+        cli_rec_before(&S->rec, S->agent);
+        cli_replay_tool(&S->rec, S->agent, S->gate, a, out);
         return;
     }
     snap_result r;
@@ -877,6 +883,8 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
     S.rec.task = gate_grant_get(S.gate) ? gate_grant_get(S.gate)->task : NULL;
     if (!o->record_dir || !gate_tool_allowed(S.gate, "record"))
         mo.hidden |= 1u << MCP_T_RECORD;
+    if (!o->record_dir || !gate_tool_allowed(S.gate, "replay"))
+        mo.hidden |= 1u << MCP_T_REPLAY;
     if (o->record && cli_rec_start(&S.rec, o->record, "mcp") != 0) {
         gate_free(S.gate);
         return EXIT_USAGE;

@@ -38,18 +38,71 @@ int cli_rec_start(cli_rec *c, const char *path, const char *cmd)
     return 0;
 }
 
+void cli_rec_heal_arm(cli_rec *c, const char *path, unsigned n, const char *const *vars,
+                      size_t nvars)
+{
+    free(c->heal_path);
+    c->heal_path = NULL;
+    for (size_t i = 0; i < c->nheal_vars; i++) {
+        base_memzero(c->heal_vars[i], strlen(c->heal_vars[i]));
+        free(c->heal_vars[i]);
+    }
+    c->nheal_vars = 0;
+    if (!path || !(c->heal_path = base_strdup(path)))
+        return;
+    c->heal_n = n;
+    for (size_t i = 0; i < nvars && i < MCP_MAX_VALUES; i++)
+        if ((c->heal_vars[c->nheal_vars] = base_strdup(vars[i])))
+            c->nheal_vars++;
+}
+
 void cli_rec_stop(cli_rec *c)
 {
     replay_rec_close(c->rec);
     c->rec = NULL;
+    cli_rec_heal_arm(c, NULL, 0, NULL, 0);
 }
 
 void cli_rec_before(cli_rec *c, snap_agent *g)
 {
     if (!g)
         return;
-    snap_record_facts(g, c->rec != NULL);
+    snap_record_facts(g, c->rec != NULL || c->heal_path != NULL);
     snap_step_forget(g);
+}
+
+/* The armed heal: act (with f and structured) becomes the next revision
+ * of step heal_n of the trail heal_path; what happened said in note. */
+static void heal_step(cli_rec *c, const replay_act *act, const snap_step_facts *f,
+                      const char *structured, char *note, size_t cap)
+{
+    replay_err err = {0};
+    replay_rec *r = replay_rec_open(c->heal_path, CDPGATE_VERSION, c->task, &err);
+    int rc = r ? 0 : -1;
+    for (size_t i = 0; !rc && i < c->nheal_vars; i++) {
+        char *eq = strchr(c->heal_vars[i], '=');
+        if (eq) {
+            *eq = '\0';
+            replay_rec_param(r, c->heal_vars[i], eq + 1, NULL);
+            *eq = '=';
+        }
+    }
+    if (!rc)
+        rc = replay_rec_heal(r, c->heal_n, &err);
+    if (!rc)
+        rc = replay_rec_action(r, act, f, structured, &err);
+    const char *slash = strrchr(c->heal_path, '/');
+    if (rc)
+        snprintf(note, cap, "replay --update: step %u of trail %s was not healed: %s",
+                 c->heal_n, slash ? slash + 1 : c->heal_path, err.msg);
+    else
+        snprintf(note, cap, "replay --update: this action is now step %u of trail %s (a new "
+                 "revision; the old one is kept). Go on with browser_replay from %u.",
+                 c->heal_n, slash ? slash + 1 : c->heal_path, c->heal_n + 1);
+    if (rc)
+        fprintf(stderr, "cdpgate: %s\n", note);
+    replay_rec_close(r);
+    cli_rec_heal_arm(c, NULL, 0, NULL, 0);
 }
 
 /* The op a tool call is recorded as, or NULL when it is not a step. */
@@ -77,7 +130,7 @@ void cli_rec_after(cli_rec *c, snap_agent *g, mcp_tool tool, const mcp_args *a,
                    const char *structured, char *note, size_t cap)
 {
     note[0] = '\0';
-    const char *op = c->rec && g ? op_of(tool, a) : NULL;
+    const char *op = (c->rec || c->heal_path) && g ? op_of(tool, a) : NULL;
     if (!op)
         return;
     replay_act act = {0};
@@ -102,11 +155,13 @@ void cli_rec_after(cli_rec *c, snap_agent *g, mcp_tool tool, const mcp_args *a,
         act.tab = a->tab;
     }
     replay_err err;
-    if (replay_rec_action(c->rec, &act, snap_step_last(g), structured, &err) != 0) {
+    if (c->rec && replay_rec_action(c->rec, &act, snap_step_last(g), structured, &err) != 0) {
         snprintf(note, cap, "recording: this step was not written to %s: %s",
                  replay_rec_path(c->rec), err.msg);
         fprintf(stderr, "cdpgate: %s\n", note);
     }
+    if (c->heal_path && !note[0])
+        heal_step(c, &act, snap_step_last(g), structured, note, cap);
 }
 
 void cli_rec_login(cli_rec *c, const char *origin, const char *identity)
@@ -180,7 +235,7 @@ static void read_state(const char *structured, json_doc **doc, snap_step_facts *
     f->title = json_get_str(v, "title");
 }
 
-static bool name_ok(const char *s)
+bool cli_rec_name_ok(const char *s)
 {
     size_t n = 0;
     for (; s && s[n]; n++) {
@@ -211,7 +266,7 @@ static void fail_out(mcp_result *out, const char *msg)
 
 void cli_rec_read(cli_rec *c, snap_agent *g, const mcp_args *a, mcp_result *out)
 {
-    if (!name_ok(a->name))
+    if (!cli_rec_name_ok(a->name))
         {
         fail_out(out, "browser_read: name is 1-64 letters, digits, _ or -");
         return;
@@ -316,7 +371,7 @@ void cli_rec_tool(cli_rec *c, snap_agent *g, const mcp_args *a, mcp_result *out)
         fail_out(out, "browser_record: the host gave no --record-dir");
         return;
     }
-    if (!name_ok(a->name))
+    if (!cli_rec_name_ok(a->name))
         {
         fail_out(out, "browser_record: start needs a name: 1-64 letters, digits, _ or -");
         return;

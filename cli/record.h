@@ -19,6 +19,14 @@ typedef struct {
     const char *dir;
     bool param_typed;
     const char *task;
+    /* browser_replay {update: true} diverged at step heal_n of the trail
+     * heal_path: the next live action that is a step heals it (written
+     * back as its next revision), with the replay's vars as parameters
+     * (heal_vars, "name=value", copied; wiped when done). */
+    char *heal_path;
+    unsigned heal_n;
+    char *heal_vars[MCP_MAX_VALUES];
+    size_t nheal_vars;
 } cli_rec;
 
 /* Start recording to path (--record FILE): 0, or -1 with the reason on
@@ -42,5 +50,19 @@ void cli_rec_login(cli_rec *c, const char *origin, const char *identity);
 void cli_rec_read(cli_rec *c, snap_agent *g, const mcp_args *a, mcp_result *out);
 /* browser_record: start (name: the trail DIR/NAME.trail) or stop. */
 void cli_rec_tool(cli_rec *c, snap_agent *g, const mcp_args *a, mcp_result *out);
+/* Arm or disarm (path NULL) healing: the next live step heals step n of
+ * the trail at path, typed values equal to a var kept as its {{name}}. */
+void cli_rec_heal_arm(cli_rec *c, const char *path, unsigned n, const char *const *vars,
+                      size_t nvars);
+/* A trail name browser_record and browser_replay take: 1-64 of
+ * [A-Za-z0-9_-]. */
+bool cli_rec_name_ok(const char *s);
+
+struct gate;
+/* browser_replay (cli/replay_mcp.c): play DIR/TRAIL.trail on g under gt
+ * from step `from`, the structured result as replay_run gives it; with
+ * update, a divergence arms healing. */
+void cli_replay_tool(cli_rec *c, snap_agent *g, struct gate *gt, const mcp_args *a,
+                     mcp_result *out);
 
 #endif

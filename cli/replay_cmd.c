@@ -12,6 +12,10 @@
  * of --confirm or the terminal, as for every command) plays the steps.
  * Open steps take http(s) URLs only: a trail is a file that may have been
  * edited, not the operator's own command line.
+ *
+ * --from N plays from step N on, on a fresh browser (the operator did the
+ * steps before it); --dry-run prints the plan (each step with the gate's
+ * decision on what the trail recorded) and starts no browser at all.
  */
 #include "cli/cli.h"
 #include "base/base.h"
@@ -27,8 +31,8 @@
 #define REPLAY_VARS_MAX 64
 
 static const char USAGE_REPLAY[] =
-    "usage: cdpgate [options] replay TRAIL [--var name=value]... [--grant FILE] "
-    "[--audit FILE] [--confirm CMD] [--timeout MS]\n";
+    "usage: cdpgate [options] replay TRAIL [--var name=value]... [--from N] [--dry-run] "
+    "[--grant FILE] [--audit FILE] [--confirm CMD] [--timeout MS]\n";
 
 /* The exit status of a run's status. */
 static int exit_of(int st)
@@ -46,15 +50,16 @@ static int exit_of(int st)
 /* Parse argv (after "replay") into o2, the trail path and the vars. 0, or
  * EXIT_USAGE with the reason on stderr. */
 static int parse(int argc, char **argv, cli_opts *o2, const char **trail, const char **vars,
-                 size_t *nvars)
+                 replay_opts *ro)
 {
     *trail = NULL;
+    size_t *nvars = &ro->nvars;
     *nvars = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool val = strcmp(a, "--var") == 0 || strcmp(a, "--grant") == 0 ||
                    strcmp(a, "--audit") == 0 || strcmp(a, "--confirm") == 0 ||
-                   strcmp(a, "--timeout") == 0;
+                   strcmp(a, "--timeout") == 0 || strcmp(a, "--from") == 0;
         if (val && i + 1 >= argc) {
             fprintf(stderr, "cdpgate replay: %s wants a value\n%s", a, USAGE_REPLAY);
             return EXIT_USAGE;
@@ -68,6 +73,16 @@ static int parse(int argc, char **argv, cli_opts *o2, const char **trail, const 
                 return EXIT_USAGE;
             }
             vars[(*nvars)++] = v;
+        } else if (strcmp(a, "--dry-run") == 0) {
+            ro->dry_run = true;
+        } else if (strcmp(a, "--from") == 0) {
+            char *end;
+            long n = strtol(argv[++i], &end, 10);
+            if (*end || n < 1 || n > (long)REPLAY_MAX_STEPS) {
+                fprintf(stderr, "cdpgate replay: --from wants a step number\n");
+                return EXIT_USAGE;
+            }
+            ro->from = (unsigned)n;
         } else if (strcmp(a, "--grant") == 0) {
             o2->grant = argv[++i];
         } else if (strcmp(a, "--audit") == 0) {
@@ -149,8 +164,8 @@ int cli_replay(const cli_opts *o, int argc, char **argv)
 {
     cli_opts o2 = *o;
     const char *path, *vars[REPLAY_VARS_MAX];
-    size_t nvars;
-    int rc = parse(argc, argv, &o2, &path, vars, &nvars);
+    replay_opts ro = {.vars = vars};
+    int rc = parse(argc, argv, &o2, &path, vars, &ro);
     if (rc)
         return rc;
     replay_err err = {0};
@@ -166,11 +181,11 @@ int cli_replay(const cli_opts *o, int argc, char **argv)
         replay_trail_free(t);
         return EXIT_USAGE;
     }
-    /* Up front, before a browser starts. */
-    replay_opts ro = {.vars = vars, .nvars = nvars, .check_only = true};
+    /* Up front, before a browser starts (a dry run: all of it). */
+    ro.check_only = !ro.dry_run;
     char *json = NULL;
     int st = replay_run(NULL, g, t, &ro, &json);
-    if (st != REPLAY_RUN_DONE) {
+    if (st != REPLAY_RUN_DONE || ro.dry_run) {
         rc = print_result(st, json);
     } else {
         free(json);

@@ -76,7 +76,8 @@ bool gate_tool_allowed(const gate *gt, const char *tool)
         return false;
     const gate_grant *g = gt ? gt->grant : NULL;
     if (!g || !g->ntools)
-        return strcmp(tool, "eval") != 0 && strcmp(tool, "upload") != 0;
+        return strcmp(tool, "eval") != 0 && strcmp(tool, "upload") != 0 &&
+               strcmp(tool, "replay") != 0;
     for (size_t i = 0; i < g->ntools; i++)
         if (strcmp(g->tools[i], tool) == 0)
             return true;

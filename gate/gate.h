@@ -32,7 +32,7 @@
  * deny. (Hosts install the callback: the MCP server asks the client by
  * elicitation, or runs the --confirm program; the CLI asks on the TTY.)
  *
- * With no grant (gate_new(NULL, ...)): every tool but "eval" and "upload",
+ * With no grant (gate_new(NULL, ...)): every tool but "eval", "upload" and "replay",
  * every http(s) origin, no privileged sessions (no identities), egress
  * approved_origin_fetch for every origin; classes still apply (credential
  * fields are still a takeover).
@@ -98,7 +98,7 @@ typedef struct {
 
 /* A grant as embedders fill it (all pointers borrowed; gate_new copies).
  * Lists: NULL/0 means empty. tools NULL/0 means the default tool set (every
- * tool but "eval" and "upload"). */
+ * tool but "eval", "upload" and "replay"). */
 typedef struct {
     const char *task;               /* task id, shown in the audit log */
     const char *principal;          /* who set the task */
@@ -149,7 +149,7 @@ void gate_grant_free(gate_grant *g);
 
 /* The tool names a grant may list (NULL-terminated): open, snapshot, text,
  * click, type, select, press, scroll, back, screenshot, tabs, dialog,
- * login, upload, eval, takeover. */
+ * login, upload, eval, takeover, record, replay. */
 const char *const *gate_tool_names(void);
 
 /* ---- classes, decisions ---- */

@@ -31,7 +31,8 @@
 
 static const char *const TOOL_NAMES[] = {
     "open", "snapshot", "text", "click", "hover", "type", "select", "press", "scroll", "back",
-    "screenshot", "tabs", "dialog", "login", "upload", "eval", "takeover", "record", NULL,
+    "screenshot", "tabs", "dialog", "login", "upload", "eval", "takeover", "record",
+    "replay", NULL,
 };
 
 const char *const *gate_tool_names(void) { return TOOL_NAMES; }

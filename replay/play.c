@@ -31,7 +31,7 @@
  * rejected), whether the step had acted, and a fresh observation of the
  * page, so the agent can do that one step itself and go on from the next.
  */
-#include "replay/replay.h"
+#include "replay/replay_int.h"
 
 #include "base/base.h"
 #include "gate/gate.h"
@@ -73,10 +73,7 @@ static const char *var_get(const replay_opts *o, const char *name, size_t n)
     return NULL;
 }
 
-/* args with every {{name}} replaced by its value, escaped for a JSON
- * string (new). NULL when out of memory or a name has no value: then
- * *missing points at it and *mlen is its length. */
-static char *subst(const char *args, const replay_opts *o, const char **missing, size_t *mlen)
+char *replay_subst(const char *args, const replay_opts *o, const char **missing, size_t *mlen)
 {
     base_buf b = {0};
     const char *p = nz(args);
@@ -198,6 +195,12 @@ static size_t needs_missing(const replay_header *h, gate *g, json_w *w)
     return n;
 }
 
+/* The first step number played. */
+static unsigned first_step(const replay_opts *o)
+{
+    return o && o->from > 1 ? o->from : 1;
+}
+
 /* Every parameter of the active steps without a value, into w; number. */
 static size_t vars_missing(const replay_trail *t, const replay_opts *o, json_w *w)
 {
@@ -206,7 +209,9 @@ static size_t vars_missing(const replay_trail *t, const replay_opts *o, json_w *
         const replay_step *s = &t->steps[i];
         const char *m;
         size_t ml;
-        char *x = s->superseded ? NULL : subst(s->args, o, &m, &ml);
+        if (s->n < first_step(o))
+            continue;
+        char *x = s->superseded ? NULL : replay_subst(s->args, o, &m, &ml);
         if (!s->superseded && !x && m) {
             char name[VAR_NAME_MAX + 1];
             snprintf(name, sizeof name, "%.*s", (int)ml, m);
@@ -566,7 +571,7 @@ static int play_step(run *R, const replay_step *s, snap_elems *E)
 {
     const char *m;
     size_t ml;
-    char *args = subst(s->args, R->o, &m, &ml);
+    char *args = replay_subst(s->args, R->o, &m, &ml);
     json_doc *d = args ? json_parse(args, strlen(args), NULL, NULL) : NULL;
     free(args);
     if (!d) {
@@ -626,10 +631,17 @@ int replay_run(snap_agent *a, gate *g, const replay_trail *t, const replay_opts 
     size_t nmiss = needs_missing(&t->h, g, &w) + vars_missing(t, o, &w);
     json_w_arr_end(&w);
     int st = nmiss ? REPLAY_RUN_REFUSED : 0;
-    bool ready = !st && o && o->check_only;
+    bool dry = o && o->dry_run;
+    bool ready = !st && o && (o->check_only || dry);
+    if (first_step(o) > 1) {
+        json_w_key(&w, "from");
+        json_w_uint(&w, first_step(o));
+    }
+    if (dry)
+        replay_plan(g, t, o, &w);
     snap_elems E = {0};
     for (size_t i = 0; !st && !ready && i < t->nsteps; i++) {
-        if (t->steps[i].superseded)
+        if (t->steps[i].superseded || t->steps[i].n < first_step(o))
             continue;
         st = play_step(&R, &t->steps[i], &E);
         if (!st)
@@ -644,7 +656,7 @@ int replay_run(snap_agent *a, gate *g, const replay_trail *t, const replay_opts 
     json_w_raw(&w, outs ? outs : "{}", outs ? strlen(outs) : 2, false);
     free(outs);
     json_w_key(&w, "status");
-    json_w_str(&w, ready ? "ready" : status_name(st));
+    json_w_str(&w, ready ? (dry ? "planned" : "ready") : status_name(st));
     json_w_obj_end(&w);
     json_w_free(&R.outs);
     *out = json_w_take(&w, NULL);

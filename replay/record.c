@@ -37,6 +37,7 @@ struct replay_rec {
     bool param_typed;            /* every typed text becomes a parameter */
     char *pname[PARAMS_MAX], *pval[PARAMS_MAX];
     size_t nparams;
+    unsigned heal;               /* the next step heals step `heal` (0: none) */
 };
 
 static const char SECRET_NOTE[] = "secret field, value not recorded";
@@ -99,6 +100,31 @@ const char *replay_rec_path(const replay_rec *r)
 const replay_trail *replay_rec_trail(const replay_rec *r)
 {
     return r->t;
+}
+
+int replay_rec_heal(replay_rec *r, unsigned n, replay_err *err)
+{
+    for (size_t i = 0; r && n && i < r->t->nsteps; i++) {
+        if (r->t->steps[i].n == n) {
+            r->heal = n;
+            return 0;
+        }
+    }
+    return replay_fail(err, REPLAY_EARG, 0, "no step %u to heal", n);
+}
+
+/* The step s into the trail (a new step, or the heal asked for) and the
+ * file saved. */
+static int commit(replay_rec *r, const replay_step *s, replay_err *err)
+{
+    unsigned heal = r->heal;
+    r->heal = 0;
+    int rc = heal ? replay_trail_heal(r->t, heal, s, err) : replay_trail_add(r->t, s, err);
+    if (!rc)
+        rc = replay_trail_needs(r->t, err);
+    if (!rc)
+        rc = replay_trail_save(r->t, r->path, err);
+    return rc;
 }
 
 void replay_rec_param_typed(replay_rec *r, bool on)
@@ -441,11 +467,7 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
         if (v)
             owned[nowned++] = s.effect.value = v;
     }
-    int rc = replay_trail_add(r->t, &s, err);
-    if (!rc)
-        rc = replay_trail_needs(r->t, err);
-    if (!rc)
-        rc = replay_trail_save(r->t, r->path, err);
+    int rc = commit(r, &s, err);
     json_doc_free(d);
     free(s.args);
     for (size_t i = 0; i < nowned; i++)
@@ -482,11 +504,7 @@ int replay_rec_identity(replay_rec *r, const char *op, const char *origin,
     s.state.origin = (char *)origin;
     s.state.identity = (char *)identity;
     s.state.authenticated = identity && *identity;
-    int rc = replay_trail_add(r->t, &s, err);
-    if (!rc)
-        rc = replay_trail_needs(r->t, err);
-    if (!rc)
-        rc = replay_trail_save(r->t, r->path, err);
+    int rc = commit(r, &s, err);
     free(s.args);
     return rc;
 }

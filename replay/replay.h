@@ -313,6 +313,11 @@ void replay_rec_param_typed(replay_rec *r, bool on);
  * object (its effect). 0 or REPLAY_E* (the step is not on disk then). */
 int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_facts *f,
                       const char *structured, replay_err *err);
+/* The next step this recorder appends (replay_rec_action,
+ * replay_rec_identity) heals step n instead (replay_trail_heal: its next
+ * revision, the old ones kept): the agent's substitute for a step that
+ * diverged (--update). 0, or REPLAY_EARG when the trail has no step n. */
+int replay_rec_heal(replay_rec *r, unsigned n, replay_err *err);
 /* Append a login or takeover step: "identity X, session restored" or
  * "identity X, human logged in" (human), never what was typed. */
 int replay_rec_identity(replay_rec *r, const char *op, const char *origin,
@@ -345,6 +350,17 @@ typedef struct {
     bool check_only;             /* the up-front check alone: no step runs, a is
                                     not used (may be NULL); status "ready" when
                                     nothing is missing (REPLAY_RUN_DONE) */
+    unsigned from;               /* play from step number `from` on (0 or 1: from
+                                    the first): the agent did a diverged step
+                                    itself and the replay goes on after it, on
+                                    the tab as it is; earlier steps are not
+                                    played and give no output */
+    bool dry_run;                /* the plan alone (plan.c): each step from
+                                    `from` on with the gate's decision on what
+                                    the trail recorded (gate_decide: no hook,
+                                    no audit line); a is not used (may be NULL),
+                                    nothing is opened or acted on; status
+                                    "planned" (REPLAY_RUN_DONE) or "refused" */
 } replay_opts;
 
 struct gate;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 static const char *host_args[] = {FIXTURE_HOST_RULES, NULL};
@@ -255,6 +256,208 @@ static void t_replay_gate_stops(void)
     testlib_rig_down(&x);
 }
 
+
+/* from: the agent did the diverged step itself; the replay goes on from
+ * the next step on the tab as it is (issue 14, point 5). */
+static void t_replay_from(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    static const char T[] = HEAD OPEN("shop-lookalike.html")
+        "{\"step\":2,\"op\":\"click\",\"args\":{},\"target\":{\"role\":\"button\","
+        "\"name\":\"Checkout\"}}\n"
+        "{\"step\":3,\"op\":\"read\",\"args\":{\"query\":\"clicked\",\"name\":\"status\"}}\n";
+    char *json = NULL;
+    CHECK_INT(REPLAY_RUN_DIVERGED, play(&x, T, NULL, 0, &json));
+    CHECK_HAS(json, "\"step\":2");
+    free(json);
+    /* The agent's own step 2: the second Checkout. */
+    snap_elems e;
+    snap_result r = {0};
+    CHECK_INT(0, snap_elements(x.a, &e, &r));
+    snap_result_free(&r);
+    const char *ref = NULL;
+    for (size_t i = 0; i < e.n; i++)
+        if (e.v[i].name && strcmp(e.v[i].name, "Checkout") == 0)
+            ref = e.v[i].ref;
+    if (CHECK(ref != NULL))
+        CHECK_INT(0, snap_click(x.a, ref, NULL, &r));
+    snap_result_free(&r);
+    snap_elements_free(&e);
+    replay_trail *t = trail(T);
+    replay_opts ro = {.from = 3};
+    json = NULL;
+    int st = t ? replay_run(x.a, x.g, t, &ro, &json) : -1;
+    if (!CHECK_INT(REPLAY_RUN_DONE, st))
+        test_fail_detail("%s", json ? json : "");
+    CHECK_HAS(json, "\"from\":3");
+    CHECK_HAS(json, "\"done\":1");
+    CHECK_HAS(json, "\"outputs\":{\"status\":\"clicked look-alike\"}");
+    free(json);
+    replay_trail_free(t);
+    testlib_rig_down(&x);
+}
+
+/* --dry-run: the plan, each step with the gate's decision on what the
+ * trail recorded; nothing opened (the agent has no tab after it). */
+static void t_replay_dry_run(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    char *json = NULL;
+    replay_trail *t = trail(HEAD OPEN("shop.html")
+        "{\"step\":2,\"op\":\"click\",\"args\":{},\"class\":\"interact\",\"target\":{\"role\":"
+        "\"button\",\"name\":\"Add\",\"row\":\"Banana\"},\"state\":{\"origin\":\"ORIGIN\"}}\n"
+        "{\"step\":3,\"op\":\"type\",\"args\":{},\"class\":\"credential\",\"secret\":true,"
+        "\"target\":{\"role\":\"textbox\",\"name\":\"Password\"},\"state\":{\"origin\":"
+        "\"ORIGIN\"}}\n"
+        "{\"step\":4,\"op\":\"open\",\"args\":{\"url\":\"http://evil.test/x\"}}\n");
+    replay_opts ro = {.dry_run = true};
+    int st = t ? replay_run(x.a, x.g, t, &ro, &json) : -1;
+    CHECK_INT(REPLAY_RUN_REFUSED, st);
+    CHECK_HAS(json, "{\"need\":\"origin\",\"value\":\"http://evil.test\"}");
+    CHECK_HAS(json, "\"plan\":[{\"step\":1,\"op\":\"open\",\"decision\":\"allow\"");
+    CHECK_HAS(json, "{\"step\":2,\"op\":\"click\",\"target\":\"button \\\"Add\\\" (row: Banana)\","
+              "\"origin\":");
+    CHECK_HAS(json, "\"step\":3,\"op\":\"type\"");
+    CHECK_HAS(json, "\"decision\":\"stop\"");
+    CHECK_HAS(json, "{\"step\":4,\"op\":\"open\",\"decision\":\"refused\"");
+    CHECK_HAS(json, "\"done\":0");
+    free(json);
+    /* from 2 on, the granted steps alone: planned. */
+    replay_trail_free(t);
+    t = trail(HEAD OPEN("shop.html")
+        "{\"step\":2,\"op\":\"click\",\"args\":{},\"target\":{\"role\":\"button\",\"name\":"
+        "\"Add\"},\"state\":{\"origin\":\"ORIGIN\"}}\n");
+    ro.from = 2;
+    json = NULL;
+    st = t ? replay_run(x.a, x.g, t, &ro, &json) : -1;
+    CHECK_INT(REPLAY_RUN_DONE, st);
+    CHECK_HAS(json, "\"plan\":[{\"step\":2,\"op\":\"click\"");
+    CHECK_HAS(json, "\"decision\":\"allow\"");
+    CHECK_HAS(json, "\"status\":\"planned\"");
+    free(json);
+    replay_trail_free(t);
+    snap_elems e;
+    snap_result r = {0};
+    CHECK_INT(SNAP_ENOTAB, snap_elements(x.a, &e, &r));
+    snap_elements_free(&e);
+    snap_result_free(&r);
+    testlib_rig_down(&x);
+}
+
+
+/* browser_replay on MCP (issue 14, point 5): listed only under
+ * --record-dir and a grant naming "replay"; the trail by name, never a
+ * path; a divergence as a structured result; with update, the agent's
+ * next action is written back as the diverged step's next revision (the
+ * old one kept); from goes on after it; the next replay uses the healed
+ * step. */
+static void t_mcp_replay_update(void)
+{
+    if (!testlib_need_cdpgate() || !testlib_world_browser(&world))
+        return;
+    char dir[512], path[600], grant[512], grant2[512], rules[400], data[600], ref[16];
+    snprintf(dir, sizeof dir, "%s/mcp-trails", world.root);
+    mkdir(dir, 0700);
+    snprintf(path, sizeof path, "%s/add.trail", dir);
+    snprintf(grant, sizeof grant, "%s/grant-replay.json", world.root);
+    snprintf(grant2, sizeof grant2, "%s/grant-noreplay.json", world.root);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/mcp-data", world.root);
+    char *tr = trail_text(HEAD OPEN("shop.html")
+        "{\"step\":2,\"op\":\"click\",\"args\":{},\"target\":{\"role\":\"button\","
+        "\"name\":\"Add to basket\",\"row\":\"Banana\"}}\n"
+        "{\"step\":3,\"op\":\"read\",\"args\":{\"query\":\"clicked\",\"name\":\"status\"}}\n");
+    char *g = trail_text("{\"task\":\"replay\",\"origins\":[\"ORIGIN\"],\"tools\":[\"open\","
+                         "\"snapshot\",\"text\",\"click\",\"replay\"]}");
+    char *g2 = trail_text("{\"task\":\"replay\",\"origins\":[\"ORIGIN\"]}");
+    FILE *f = fopen(path, "w"), *fg = fopen(grant, "w"), *fg2 = fopen(grant2, "w");
+    if (!CHECK(tr && g && g2 && f && fg && fg2))
+        return;
+    fputs(tr, f);
+    fputs(g, fg);
+    fputs(g2, fg2);
+    fclose(f);
+    fclose(fg);
+    fclose(fg2);
+    free(tr);
+    free(g);
+    free(g2);
+    const char *env[] = {data, NULL};
+    fixture_child c;
+    /* The default tool set does not hold "replay": not offered. */
+    const char *argv0[] = {testlib_cdpgate_bin(), rules, "--grant", grant2, "--record-dir", dir,
+                           "mcp", NULL};
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv0, false)))
+        return;
+    testlib_mcp_init(&c, "replay");
+    char *o = testlib_mcp_request(&c, 2, "tools/list", "{}", 20000);
+    CHECK_HAS(o, "browser_snapshot");
+    CHECK_LACKS(o, "browser_replay");
+    free(o);
+    testlib_child_free(&c);
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "--record-dir", dir,
+                          "mcp", NULL};
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    testlib_mcp_init(&c, "replay");
+    o = testlib_mcp_request(&c, 2, "tools/list", "{}", 20000);
+    CHECK_HAS(o, "\"name\":\"browser_replay\"");
+    free(o);
+    o = testlib_mcp_tool(&c, 3, "browser_replay", "{\"trail\":\"../add\"}");
+    CHECK_HAS(o, "\"isError\":true");
+    CHECK_HAS(o, "trail is a name");
+    free(o);
+    /* The button was "Add to basket" when recorded; it reads "Add" now. */
+    o = testlib_mcp_tool(&c, 4, "browser_replay", "{\"trail\":\"add\",\"update\":true}");
+    CHECK_HAS(o, "\"structuredContent\":{\"steps\":3");
+    CHECK_HAS(o, "\"divergence\":{\"step\":2,\"op\":\"click\",\"reason\":\"missing\"");
+    CHECK_HAS(o, "\"status\":\"diverged\"");
+    CHECK_HAS(o, "\"isError\":true");
+    free(o);
+    /* The agent does step 2 itself: Banana's Add. */
+    o = testlib_mcp_tool(&c, 5, "browser_snapshot", "{}");
+    const char *rb = o ? strstr(o, "(row: Banana)") : NULL;
+    while (rb && rb > o && strncmp(rb, "[e", 2) != 0)
+        rb--;
+    snprintf(ref, sizeof ref, "%.*s", rb ? (int)strcspn(rb + 1, "]") : 0, rb ? rb + 1 : "");
+    free(o);
+    char args[200];
+    snprintf(args, sizeof args, "{\"ref\":\"%s\"}", ref);
+    o = testlib_mcp_tool(&c, 6, "browser_click", args);
+    CHECK_HAS(o, "clicked add banana");
+    CHECK_HAS(o, "is now step 2 of trail add.trail");
+    free(o);
+    o = testlib_mcp_tool(&c, 7, "browser_replay", "{\"trail\":\"add\",\"from\":3}");
+    CHECK_HAS(o, "\"status\":\"done\"");
+    CHECK_HAS(o, "\"outputs\":{\"status\":\"clicked add banana\"}");
+    free(o);
+    /* The whole trail again: the healed step runs. */
+    o = testlib_mcp_tool(&c, 8, "browser_replay", "{\"trail\":\"add\"}");
+    CHECK_HAS(o, "\"done\":3");
+    CHECK_HAS(o, "\"status\":\"done\"");
+    free(o);
+    testlib_child_free(&c);
+    replay_err err = {0};
+    replay_trail *t = replay_trail_load(path, &err);
+    if (!CHECK(t != NULL)) {
+        test_fail_detail("%s", err.msg);
+        return;
+    }
+    CHECK_INT(4, (long long)t->nsteps);
+    if (t->nsteps == 4) {
+        CHECK(t->steps[1].superseded);
+        CHECK_STR("Add to basket", t->steps[1].target.name);
+        CHECK_INT(2, t->steps[2].n);
+        CHECK_INT(2, t->steps[2].rev);
+        CHECK_STR("Add", t->steps[2].target.name);
+    }
+    replay_trail_free(t);
+}
+
 /* `cdpgate replay`: one JSON object on stdout and the documented exit
  * status (4: diverged). */
 static void t_cli_replay_exit(void)
@@ -389,6 +592,9 @@ static const test_case TESTS[] = {
     {"replay_gate_stops", t_replay_gate_stops},
     {"cli_replay_exit", t_cli_replay_exit},
     {"recorded_mcp_replays", t_recorded_mcp_replays},
+    {"replay_from", t_replay_from},
+    {"replay_dry_run", t_replay_dry_run},
+    {"mcp_replay_update", t_mcp_replay_update},
     {0},
 };
 
