@@ -21,9 +21,11 @@
  * fact), so the page cannot make an action look empty.
  */
 #include "gate/gate_int.h"
+#include "url/url.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 void gate_courier_note(gate *gt, const gate_request *req, const gate_decision *d)
 {
@@ -57,20 +59,68 @@ static bool key_types(const char *key)
     return chars == 1;
 }
 
-/* An address carries data past its origin: a path other than "/", a
- * query or a fragment (or it is no http(s) URL at all). */
-static bool url_carries(const char *url)
+/* A key command that may paste the clipboard: a modifier other than
+ * Shift (Control+V, Meta+V, Control+Shift+V, and every other shortcut, as
+ * platforms bind paste differently), or Insert (Shift+Insert) or Paste.
+ * The clipboard is the browser's, shared by every context (and in a
+ * headed browser the desktop's): what it holds cannot be shown to the
+ * human, so such a key is refused, not asked (red team s13, C1). */
+static bool key_command(const char *key)
+{
+    if (!key || !*key)
+        return false;
+    const char *p = key;
+    for (;;) {
+        const char *plus = strchr(p, '+');
+        if (!plus || plus == p || plus[1] == 0)
+            break;
+        size_t len = (size_t)(plus - p);
+        if (!(len == 5 && strncasecmp(p, "shift", 5) == 0))
+            return true;
+        p = plus + 1;
+    }
+    return strcasecmp(p, "insert") == 0 || strcasecmp(p, "paste") == 0;
+}
+
+/* The origin is one the grant names literally (not through a "*."
+ * pattern, which lets the model choose the host's labels). */
+static bool origin_literal(const gate *gt, const char *origin)
+{
+    if (!gt->grant || !origin || !*origin)
+        return false;
+    for (size_t i = 0; i < gt->grant->norigins; i++)
+        if (strcmp(gt->grant->origins[i], origin) == 0)
+            return true;
+    return false;
+}
+
+/* An address carries data past its origin unless the browser will send
+ * nothing but a literally granted origin's root: judged as the browser
+ * reads the URL (url/url.h: '\\' is '/', tabs and newlines dropped, dot
+ * segments resolved), never as text. It carries when it is no http(s)
+ * URL, holds userinfo, has a path other than "/", a query or a fragment,
+ * or its host was chosen under a "*." pattern (each label is free text
+ * the browser sends in DNS and in the Host header; red team s13, C2). */
+static bool url_carries(const gate *gt, const char *url)
 {
     if (!url || !*url)
         return false;
-    const char *s = strstr(url, "://");
-    if (!s)
+    url_parts u;
+    char origin[URL_ORIGIN_MAX], path[8];
+    if (url_parse(url, &u, NULL) != URL_OK || u.userinfo ||
+        (u.scheme != URL_SCHEME_HTTP && u.scheme != URL_SCHEME_HTTPS))
         return true;
-    const char *rest = s + 3 + strcspn(s + 3, "/?#");
-    return !(rest[0] == 0 || (rest[0] == '/' && rest[1] == 0));
+    if (url_path(url, path, sizeof path) != URL_OK || strcmp(path, "/") != 0)
+        return true;
+    if (u.rest_end > u.rest && strpbrk(url + u.rest, "?#") &&
+        (size_t)(strpbrk(url + u.rest, "?#") - url) < u.rest_end)
+        return true;
+    if (url_parts_origin(&u, origin, sizeof origin) != URL_OK)
+        return true;
+    return !origin_literal(gt, origin);
 }
 
-static const char *carries(const gate_request *req)
+static const char *carries(const gate *gt, const gate_request *req)
 {
     const char *t = req->tool;
     if ((strcmp(t, "type") == 0 || strcmp(t, "dialog") == 0) && req->text && *req->text)
@@ -79,9 +129,33 @@ static const char *carries(const gate_request *req)
         return "a key that types a character";
     if (strcmp(t, "upload") == 0 && req->file)
         return "a file to upload";
-    if (strcmp(t, "open") == 0 && url_carries(req->url))
-        return "an address to open (its path, query or fragment)";
+    if (strcmp(t, "select") == 0 && req->noptions > 1)
+        return "several options to choose (which ones, and their order, spell data)";
+    if (strcmp(t, "open") == 0 && url_carries(gt, req->url))
+        return "an address to open (its path, query, fragment or a host under a \"*.\" pattern)";
     return NULL;
+}
+
+/* The question shows the agent's data whole (GATE_SHOWN_*): beyond that
+ * it could not be seen, so a courier action is refused (red s13, C4). */
+static bool shown_whole(const gate_request *req)
+{
+    const char *t = req->tool;
+    if ((strcmp(t, "type") == 0 || strcmp(t, "dialog") == 0) && req->text &&
+        strlen(req->text) > GATE_SHOWN_MAX)
+        return false;
+    if (strcmp(t, "open") == 0 && req->url && strlen(req->url) > GATE_SHOWN_MAX)
+        return false;
+    if (req->file && strlen(req->file) > GATE_SHOWN_MAX)
+        return false;
+    if (strcmp(t, "select") == 0) {
+        if (req->noptions > GATE_SHOWN_OPTIONS)
+            return false;
+        for (size_t i = 0; i < req->noptions; i++)
+            if (req->options[i] && strlen(req->options[i]) > GATE_SHOWN_OPTION)
+                return false;
+    }
+    return true;
 }
 
 bool gate_courier(const gate *gt, const gate_request *req, const char *origin,
@@ -98,10 +172,28 @@ bool gate_courier(const gate *gt, const gate_request *req, const char *origin,
                      "shown to the human who would be asked: refused", gt->tainted);
         return true;
     }
-    const char *what = carries(req);
+    if (strcmp(req->tool, "press") == 0 && key_command(req->key)) {
+        d->courier = true;
+        gate_verdict(d, GATE_DENY, "courier: the task has read pages of %s (signed in); a key "
+                     "command (a modifier other than Shift, or Insert) on a page outside that "
+                     "session may paste the clipboard, which cannot be shown to the human who "
+                     "would be asked: refused (type the text instead: it is shown)",
+                     gt->tainted);
+        return true;
+    }
+    const char *what = carries(gt, req);
     if (!what)
         return false;
     d->courier = true;
+    if (!shown_whole(req)) {
+        gate_verdict(d, GATE_DENY, "courier: the task has read pages of %s (signed in); %s "
+                     "for a page outside that session is longer than the question to the "
+                     "human shows (text, an address or a file name over %d bytes, over %d "
+                     "options or an option over %d bytes): refused, as the human could not "
+                     "see all of it (give it in parts)", gt->tainted, what, GATE_SHOWN_MAX,
+                     GATE_SHOWN_OPTIONS, GATE_SHOWN_OPTION);
+        return true;
+    }
     /* The human must see the data: an address whose values the driver
      * hides from prompts (a secret-looking parameter, a session value) is
      * refused, not asked. */

@@ -67,6 +67,13 @@ int gate_verdict(gate_decision *d, int decision, const char *fmt, ...)
 #endif
     ;
 
+/* What a question to the human shows of the agent's data, whole
+ * (prompt.c cuts longer values with "… cut"; courier.c refuses data it
+ * could not show: red team s13, C4). */
+#define GATE_SHOWN_MAX 1000         /* bytes of a text, address or file name */
+#define GATE_SHOWN_OPTIONS 20       /* options listed */
+#define GATE_SHOWN_OPTION 200       /* bytes of one option */
+
 /* ---- courier.c (red team s11, S7) ---- */
 
 /* After gate_check's decision: an allowed action on a signed-in origin (or

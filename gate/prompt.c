@@ -306,28 +306,28 @@ static void agent_part(base_buf *b, const gate_request *req)
     base_buf_puts(b, "\nWhat the agent supplied (escaped: \\\" is a quote, \\n a line break, "
                      "\\uXXXX an invisible or control character):\n");
     if (req->text && strcmp(req->tool, "type") == 0)
-        supplied_line(b, "text to type", req->text, 1000);
+        supplied_line(b, "text to type", req->text, GATE_SHOWN_MAX);
     if (dlg)
-        supplied_line(b, "text for the dialog", req->text, 1000);
+        supplied_line(b, "text for the dialog", req->text, GATE_SHOWN_MAX);
     if (open)
-        supplied_line(b, "address to open", req->url, 1000);
+        supplied_line(b, "address to open", req->url, GATE_SHOWN_MAX);
     if (req->key)
         supplied_line(b, "key", req->key, 100);
-    for (size_t i = 0; i < req->noptions && i < 20; i++) {
+    for (size_t i = 0; i < req->noptions && i < GATE_SHOWN_OPTIONS; i++) {
         base_buf_puts(b, i ? ", " : "  option(s) to choose: ");
-        tb_esc(b, req->options[i], 200, true, 0);
-        if (i + 1 == req->noptions || i + 1 == 20)
+        tb_esc(b, req->options[i], GATE_SHOWN_OPTION, true, 0);
+        if (i + 1 == req->noptions || i + 1 == GATE_SHOWN_OPTIONS)
             base_buf_puts(b, "\n");
     }
-    if (req->noptions > 20) {
+    if (req->noptions > GATE_SHOWN_OPTIONS) {
         char n[64];
-        snprintf(n, sizeof n, "  ... and %zu more options\n", req->noptions - 20);
+        snprintf(n, sizeof n, "  ... and %zu more options\n", req->noptions - GATE_SHOWN_OPTIONS);
         base_buf_puts(b, n);
     }
     if (req->recipient)
         supplied_line(b, "recipient", req->recipient, 300);
     if (req->file)
-        supplied_line(b, "file", req->file, 1000);
+        supplied_line(b, "file", req->file, GATE_SHOWN_MAX);
     if (req->script) {
         size_t n = strlen(req->script);
         size_t need = gate_text_escape(NULL, 0, req->script, n, GATE_ESC_LINES);
@@ -614,7 +614,7 @@ char *gate_prompt_json(const gate *gt, const gate_request *req, const gate_decis
         json_w_uint(&w, strlen(req->script));
     }
     if (req->text && (strcmp(req->tool, "type") == 0 || strcmp(req->tool, "dialog") == 0))
-        w_esc(&w, "text", req->text, 1000, 0);
+        w_esc(&w, "text", req->text, GATE_SHOWN_MAX, 0);
     if (d->courier) {
         json_w_key(&w, "courier");
         json_w_bool(&w, true);

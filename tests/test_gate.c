@@ -3311,7 +3311,7 @@ static void t_courier_taint(void)
     /* Keys: a character is data, a named key a choice. */
     gate_request pr = readreq("press", "https://a.shop.test");
     pr.state_change = true;
-    static const char *const DATA[] = {"7", "Shift+A", "+", "Control++", "\xc3\xa9"};
+    static const char *const DATA[] = {"7", "Shift+A", "+", "\xc3\xa9"};
     for (size_t i = 0; i < sizeof DATA / sizeof DATA[0]; i++) {
         pr.key = DATA[i];
         CHECK_INT(GATE_CONFIRM, decide(gt, &pr, &d));
@@ -3323,10 +3323,23 @@ static void t_courier_taint(void)
         CHECK_INT(GATE_ALLOW, decide(gt, &pr, &d));
         CHECK(!d.courier);
     }
-    /* Opens: an origin's root is a choice; a path, query or fragment data. */
+    /* A key command may paste the clipboard, which no prompt can show:
+     * refused unasked (red team s13, C1). */
+    static const char *const CMD[] = {"Shift+Insert", "Control+V", "Meta+v", "Ctrl+Shift+V",
+                                      "Insert", "Alt+a", "Control++", "shift+insert"};
+    for (size_t i = 0; i < sizeof CMD / sizeof CMD[0]; i++) {
+        pr.key = CMD[i];
+        int calls = h.calls;
+        CHECK_INT(GATE_DENY, decide(gt, &pr, &d));
+        CHECK(d.courier);
+        has(d.reason, "may paste the clipboard");
+        CHECK_INT(calls, h.calls);
+    }
+    /* Opens: with no grant the host is the model's choice too (red team
+     * s13, C2): even an origin's root carries. */
     gate_request op = readreq("open", "https://a.shop.test");
     op.url = "https://a.shop.test/";
-    CHECK_INT(GATE_ALLOW, decide(gt, &op, &d));
+    CHECK_INT(GATE_CONFIRM, decide(gt, &op, &d));
     op.url = "https://a.shop.test/search?q=12345";
     CHECK_INT(GATE_CONFIRM, decide(gt, &op, &d));
     op.url = "https://a.shop.test/#12345";
@@ -3349,6 +3362,61 @@ static void t_courier_taint(void)
     CHECK_INT(GATE_CONFIRM, decide(gt, &own, &d));
     CHECK(!d.courier);
     CHECK_INT(GATE_CLASS_AUTH_CHANGE, d.cls);
+    gate_free(gt);
+    /* Under a grant: a literally granted origin's root is a choice; a
+     * host under its "*." pattern, a backslash path, userinfo, an empty
+     * query are data, judged as the browser reads the address. */
+    gt = mk("{\"task\":\"t\",\"origins\":[\"https://bank.test\",\"https://a.shop.test\",\"*.shop.test\"]}",
+            &o);
+    if (!gt)
+        return;
+    CHECK_INT(0, gate_check(gt, &rd, &d));
+    CHECK_INT(GATE_ALLOW, d.decision);
+    static const struct { const char *url; int want; } OPENS[] = {
+        {"https://a.shop.test/", GATE_ALLOW},
+        {"https://A.SHOP.test:443", GATE_ALLOW},
+        {"https://a.shop.test/./", GATE_ALLOW},
+        {"https://a.shop.test\\DE4450010517", GATE_CONFIRM},
+        {"https://a.shop.test/\\x", GATE_CONFIRM},
+        {"https://de4450010517.shop.test/", GATE_CONFIRM},
+        {"https://iban:DE44@a.shop.test/", GATE_CONFIRM},
+        {"https://a.shop.test/?", GATE_CONFIRM},
+        {"https://a.shop.test/#", GATE_CONFIRM},
+        {"https://a.shop.test/%2e%2e/x", GATE_CONFIRM},
+        {"https://a.shop.test:8443/", GATE_CONFIRM},
+    };
+    for (size_t i = 0; i < sizeof OPENS / sizeof OPENS[0]; i++) {
+        op.url = OPENS[i].url;
+        if (!CHECK_INT(OPENS[i].want, decide(gt, &op, &d)))
+            test_fail_detail("open %s", OPENS[i].url);
+    }
+    /* Data the question could not show whole is refused (red team s13,
+     * C4); several options are data, one is a choice (C3). */
+    char big[1002];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    ty.text = big;
+    int calls = h.calls;
+    CHECK_INT(GATE_DENY, decide(gt, &ty, &d));
+    has(d.reason, "longer than the question to the human shows");
+    big[1000] = 0;
+    CHECK_INT(GATE_CONFIRM, decide(gt, &ty, &d));
+    CHECK_INT(calls, h.calls);
+    gate_request sel = readreq("select", "https://a.shop.test");
+    sel.state_change = true;
+    static const char *const OPTS[25] = {"d1-5", "d2-4", "d3-0"};
+    sel.options = OPTS;
+    sel.noptions = 1;
+    CHECK_INT(GATE_ALLOW, decide(gt, &sel, &d));
+    sel.noptions = 3;
+    CHECK_INT(GATE_CONFIRM, decide(gt, &sel, &d));
+    CHECK(d.courier);
+    static const char *const MANY[25] = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j",
+                                         "k", "l", "m", "n", "o", "p", "q", "r", "s", "t",
+                                         "u", "v", "w", "x", "y"};
+    sel.options = MANY;
+    sel.noptions = 21;
+    CHECK_INT(GATE_DENY, decide(gt, &sel, &d));
     gate_free(gt);
 }
 
