@@ -5,12 +5,16 @@
  * sample key, refusals), the server's framing through ws/, and the access
  * control: the one-time token (traded once, reused, expired), the Host
  * (DNS rebinding), the Origin (cross-site WebSocket) and the session
- * cookie.
+ * cookie; and the page itself in a real headless Chromium acting as the
+ * person (viewer_browser).
  */
 #include "base/base.h"
+#include "cdp/cdp.h"
 #include "gate/gate.h"
+#include "json/json.h"
 #include "live/live.h"
 #include "tests/harness.h"
+#include "tests/testlib.h"
 #include "ws/ws.h"
 
 #include <arpa/inet.h>
@@ -946,6 +950,196 @@ static void t_server_refusals(void)
     live_server_free(srv);
 }
 
+/* ---- the viewer page in a real browser (the person's) ---- */
+
+typedef struct {
+    live_server *srv;
+    cdp_conn *c;
+    const char *session;
+} person;
+
+/* A CDP call on the person's page, the server pumped while it waits. */
+static int person_call(person *p, const char *method, const char *params, cdp_reply *out)
+{
+    uint64_t id = 0;
+    cdp_err e = {0};
+    if (cdp_send(p->c, p->session, method, params, &id, &e) != 0)
+        return -1;
+    int64_t end = base_now_ms() + 10000;
+    while (!cdp_reply_ready(p->c, id) && base_now_ms() < end) {
+        live_server_pump(p->srv, 2);
+        cdp_pump(p->c, 2, &e);
+    }
+    cdp_reply r = {0};
+    int rc = cdp_wait(p->c, id, 100, &r, &e);
+    if (rc != 0)
+        test_fail_detail("%s: %s\n", method, e.msg);
+    if (out)
+        *out = r;
+    else
+        cdp_reply_free(&r);
+    return rc;
+}
+
+/* The value of expr in the person's page as a string ("" on failure). */
+static void person_eval(person *p, const char *expr, char *out, size_t cap)
+{
+    out[0] = 0;
+    char *params = testlib_eval_params(expr, "returnByValue");
+    cdp_reply r = {0};
+    if (params && person_call(p, "Runtime.evaluate", params, &r) == 0) {
+        const json_val *v = json_get(json_get(r.result, "result"), "value");
+        if (v && json_str(v, NULL))
+            snprintf(out, cap, "%s", json_str(v, NULL));
+        else if (v)
+            snprintf(out, cap, "%.0f", json_num(v));
+    }
+    cdp_reply_free(&r);
+    free(params);
+}
+
+/* Pump both until cond(ud) or 10 s. */
+static bool person_until(person *p, bool (*cond)(void *), void *ud)
+{
+    int64_t end = base_now_ms() + 10000;
+    cdp_err e;
+    while (!cond(ud) && base_now_ms() < end) {
+        live_server_pump(p->srv, 5);
+        cdp_pump(p->c, 5, &e);
+    }
+    return cond(ud);
+}
+
+static bool is_viewing(void *ud) { return live_server_viewing(ud); }
+static bool has_msgs(void *ud) { return ((srv_log *)ud)->nmsgs >= 5; }
+
+/* A key event in the person's page (Input.dispatchKeyEvent). */
+static void person_key(person *p, const char *type, const char *key, const char *code,
+                       int mods, const char *text)
+{
+    char params[256];
+    snprintf(params, sizeof params, "{\"type\":\"%s\",\"key\":\"%s\",\"code\":\"%s\","
+             "\"modifiers\":%d%s%s%s}", type, key, code, mods, text ? ",\"text\":\"" : "",
+             text ? text : "", text ? "\"" : "");
+    CHECK_INT(0, person_call(p, "Input.dispatchKeyEvent", params, NULL));
+}
+
+/* Issue 15, points 1, 3 and 5 (first part): a second headless Chromium,
+ * the person, opens the link: the token is traded, the page loads under
+ * its CSP and opens its WebSocket; a real JPEG is shown and acknowledged,
+ * so the next frame comes; a click, '.' (which peers' viewers turned into
+ * Delete), a shifted 'A' and the hand-back button reach the host as the
+ * page's messages with the right key, code and modifiers. A screenshot of
+ * the live view is left in the scratch directory's place:
+ * build/tests/live-view.png (an artifact, not committed). */
+static void t_viewer_browser(void)
+{
+    if (!testlib_need_browser())
+        return;
+    srv_log log = {0};
+    live_server_opts o = {.audit = srv_audit, .message = srv_message, .ud = &log};
+    live_err err = {0};
+    live_server *srv = live_server_new(&o, &err);
+    cdp_browser *b = srv ? testlib_launch(NULL, false) : NULL;
+    cdp_err e = {0};
+    cdp_page *pg = b ? cdp_page_open(b, 10000, &e) : NULL;
+    CHECK(srv && b && pg);
+    if (!pg) {
+        cdp_browser_free(b);
+        live_server_free(srv);
+        return;
+    }
+    person p = {srv, cdp_browser_conn(b), cdp_page_session(pg)};
+    char link[256], params[512], v[4096];
+    live_server_link(srv, link, sizeof link);
+    snprintf(params, sizeof params, "{\"url\":\"%s\"}", link);
+    CHECK_INT(0, person_call(&p, "Page.navigate", params, NULL));
+    CHECK(person_until(&p, is_viewing, srv));
+    person_eval(&p, "document.title", v, sizeof v);
+    CHECK_STR("cdpgate live view", v);
+    /* a real JPEG: the person's own page, captured */
+    cdp_reply r = {0};
+    CHECK_INT(0, person_call(&p, "Page.captureScreenshot",
+                             "{\"format\":\"jpeg\",\"quality\":60}", &r));
+    const char *b64 = json_get_str(r.result, "data");
+    size_t blen = b64 ? strlen(b64) : 0;
+    uint8_t *jpeg = malloc(blen + 1);
+    ssize_t jl = jpeg && b64 ? base_b64_decode(b64, blen, jpeg, blen) : -1;
+    cdp_reply_free(&r);
+    CHECK(jl > 100);
+    if (jl > 100) {
+        live_server_frame(srv, jpeg, (size_t)jl);
+        for (int k = 0; k < 200; k++) {
+            person_eval(&p, "String(document.getElementById('v').naturalWidth)", v, sizeof v);
+            if (strcmp(v, "0") != 0 && v[0])
+                break;
+        }
+        CHECK(strtol(v, NULL, 10) > 100);
+        char src1[200];
+        person_eval(&p, "document.getElementById('v').src", src1, sizeof src1);
+        CHECK(strncmp(src1, "blob:http://127.0.0.1:", 22) == 0);
+        /* the page acknowledged the first frame: the second one comes */
+        live_server_frame(srv, jpeg, (size_t)jl);
+        for (int k = 0; k < 200; k++) {
+            person_eval(&p, "document.getElementById('v').src", v, sizeof v);
+            if (strcmp(v, src1) != 0)
+                break;
+        }
+        CHECK(strcmp(v, src1) != 0);
+    }
+    free(jpeg);
+    static const char state[] = "{\"url\":\"https://bank.test/login\",\"control\":\"human\"}";
+    CHECK_INT(0, live_server_text(srv, state, sizeof state - 1));
+    for (int k = 0; k < 100; k++) {
+        person_eval(&p, "document.getElementById('who').textContent", v, sizeof v);
+        if (strcmp(v, "control: human") == 0)
+            break;
+    }
+    CHECK_STR("control: human", v);
+    person_eval(&p, "document.getElementById('url').textContent", v, sizeof v);
+    CHECK_STR("https://bank.test/login", v);
+    /* input: a click on the frame, '.', a shifted A, the button */
+    CHECK_INT(0, person_call(&p, "Input.dispatchMouseEvent", "{\"type\":\"mousePressed\","
+                             "\"x\":60,\"y\":90,\"button\":\"left\",\"clickCount\":1}", NULL));
+    CHECK_INT(0, person_call(&p, "Input.dispatchMouseEvent", "{\"type\":\"mouseReleased\","
+                             "\"x\":60,\"y\":90,\"button\":\"left\",\"clickCount\":1}", NULL));
+    person_key(&p, "keyDown", ".", "Period", 0, ".");
+    person_key(&p, "keyDown", "A", "KeyA", 8, "A");
+    person_eval(&p, "document.getElementById('back').click(),'ok'", v, sizeof v);
+    CHECK(person_until(&p, has_msgs, &log));
+    int down = -1, dot = -1, shift_a = -1, back = -1;
+    for (int k = 0; k < log.nmsgs; k++) {
+        const char *m = log.msgs[k];
+        if (strstr(m, "\"t\":\"mouse\",\"type\":\"down\",\"button\":0"))
+            down = k;
+        if (strstr(m, "\"t\":\"key\",\"type\":\"down\",\"key\":\".\",\"code\":\"Period\",\"m\":0"))
+            dot = k;
+        if (strstr(m, "\"key\":\"A\",\"code\":\"KeyA\",\"m\":8"))
+            shift_a = k;
+        if (strcmp(m, "{\"t\":\"handback\"}") == 0)
+            back = k;
+    }
+    if (!CHECK(down >= 0 && dot > down && shift_a > dot && back > shift_a))
+        for (int k = 0; k < log.nmsgs; k++)
+            test_fail_detail("message %d: %s\n", k, log.msgs[k]);
+    /* the artifact */
+    CHECK_INT(0, person_call(&p, "Page.captureScreenshot", "{\"format\":\"png\"}", &r));
+    b64 = json_get_str(r.result, "data");
+    blen = b64 ? strlen(b64) : 0;
+    uint8_t *png = malloc(blen + 1);
+    jl = png && b64 ? base_b64_decode(b64, blen, png, blen) : -1;
+    FILE *f = jl > 0 ? fopen("build/tests/live-view.png", "wb") : NULL;
+    if (f) {
+        fwrite(png, 1, (size_t)jl, f);
+        fclose(f);
+    }
+    free(png);
+    cdp_reply_free(&r);
+    cdp_page_free(pg);
+    cdp_browser_free(b);
+    live_server_free(srv);
+}
+
 static const test_case TESTS[] = {
     {"http_basic", t_http_basic},
     {"http_split", t_http_split},
@@ -966,6 +1160,7 @@ static const test_case TESTS[] = {
     {"access_audit", t_access_audit},
     {"server_flow", t_server_flow},
     {"server_refusals", t_server_refusals},
+    {"viewer_browser", t_viewer_browser},
     {0},
 };
 
