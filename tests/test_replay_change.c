@@ -484,6 +484,7 @@ static bool record_retail(int *calls)
     fixture_child c;
     if (!mcp_start(&c, env, retail_grant, trail))
         return false;
+    CHECK_INT(1, mcp_procs());      /* the detector the replay is checked with sees it */
     int n = 0;
     testlib_world_url(&world, url, sizeof url, "retail.test", "/retail/home.html");
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
