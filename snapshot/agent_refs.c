@@ -462,32 +462,45 @@ void snap_ref_what(const snap_agent *a, const snap_ref *rf, char *buf, size_t ca
     short_name(a, rf, buf, cap);
 }
 
-/* Runtime.callFunctionOn params: fn (a compiled-in walker function) on
- * walker id `id` in isolated world `world` (new; NULL when out of memory). */
+/* Runtime.callFunctionOn params of fn (a compiled-in walker function) in
+ * isolated world `world` with one argument: walker_params_begin writes up
+ * to the argument's value, which the caller writes next, and
+ * walker_params_end closes them (new; NULL when out of memory). */
+static void walker_params_begin(json_w *w, const char *fn, int64_t world)
+{
+    json_w_init(w);
+    json_w_obj_begin(w);
+    json_w_key(w, "functionDeclaration");
+    json_w_str(w, fn);
+    json_w_key(w, "executionContextId");
+    json_w_int(w, world);
+    json_w_key(w, "arguments");
+    json_w_arr_begin(w);
+    json_w_obj_begin(w);
+    json_w_key(w, "value");
+}
+
+static char *walker_params_end(json_w *w, bool by_value)
+{
+    json_w_obj_end(w);
+    json_w_arr_end(w);
+    json_w_key(w, "returnByValue");
+    json_w_bool(w, by_value);
+    if (!by_value) {
+        json_w_key(w, "objectGroup");
+        json_w_str(w, "cdpgate");
+    }
+    json_w_obj_end(w);
+    return json_w_take(w, NULL);
+}
+
+/* Those params with the walker id `id` as the argument. */
 static char *walker_fn_params(const char *fn, int64_t world, int id, bool by_value)
 {
     json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "functionDeclaration");
-    json_w_str(&w, fn);
-    json_w_key(&w, "executionContextId");
-    json_w_int(&w, world);
-    json_w_key(&w, "arguments");
-    json_w_arr_begin(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "value");
+    walker_params_begin(&w, fn, world);
     json_w_int(&w, id);
-    json_w_obj_end(&w);
-    json_w_arr_end(&w);
-    json_w_key(&w, "returnByValue");
-    json_w_bool(&w, by_value);
-    if (!by_value) {
-        json_w_key(&w, "objectGroup");
-        json_w_str(&w, "cdpgate");
-    }
-    json_w_obj_end(&w);
-    return json_w_take(&w, NULL);
+    return walker_params_end(&w, by_value);
 }
 
 /* Send method with params on session; 0 or an error (*id = 0). */
@@ -576,26 +589,13 @@ static int walker_element(snap_agent *a, snap_resolved *out, uint32_t n, int id,
 static char *walker_masked(snap_agent *a, const snap_resolved *res, const char *s)
 {
     json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "functionDeclaration");
-    json_w_str(&w, snap_js_walk_mask_fn);
-    json_w_key(&w, "executionContextId");
-    json_w_int(&w, res->world);
-    json_w_key(&w, "arguments");
-    json_w_arr_begin(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "value");
+    walker_params_begin(&w, snap_js_walk_mask_fn, res->world);
     json_w_str(&w, s);
-    json_w_obj_end(&w);
-    json_w_arr_end(&w);
-    json_w_key(&w, "returnByValue");
-    json_w_bool(&w, true);
-    json_w_obj_end(&w);
     uint64_t id = 0;
     cdp_reply rep = {0};
     char *out = NULL;
-    if (send_owned(a, res->session, "Runtime.callFunctionOn", json_w_take(&w, NULL), &id) == 0 &&
+    if (send_owned(a, res->session, "Runtime.callFunctionOn", walker_params_end(&w, true),
+                   &id) == 0 &&
         cdp_wait(a->c, id, a->o.timeout_ms, &rep, NULL) == 0 &&
         !json_get(rep.result, "exceptionDetails")) {
         const char *v = json_get_str(json_get(rep.result, "result"), "value");
@@ -782,28 +782,14 @@ int snap_walk_secrets(snap_agent *a, int tab_id, const char *frame_id, const int
 static char *leak_params(int64_t world, const json_val *const *node, size_t n)
 {
     json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "functionDeclaration");
-    json_w_str(&w, snap_js_walk_leak_fn);
-    json_w_key(&w, "executionContextId");
-    json_w_int(&w, world);
-    json_w_key(&w, "arguments");
-    json_w_arr_begin(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "value");
+    walker_params_begin(&w, snap_js_walk_leak_fn, world);
     json_w_arr_begin(&w);
     for (size_t i = 0; i < n; i++) {
         const char *nm = json_get_str(json_get(node[i], "name"), "value");
         json_w_str(&w, nm ? nm : "");
     }
     json_w_arr_end(&w);
-    json_w_obj_end(&w);
-    json_w_arr_end(&w);
-    json_w_key(&w, "returnByValue");
-    json_w_bool(&w, true);
-    json_w_obj_end(&w);
-    return json_w_take(&w, NULL);
+    return walker_params_end(&w, true);
 }
 
 int snap_walk_ax_nodes(snap_agent *a, int tab_id, const char *frame_id, const int *ids,
