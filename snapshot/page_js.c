@@ -736,20 +736,59 @@ const char snap_js_wall[] =
 
 /* ==== the gate glue (policy.c) ==== */
 
+/* Page-check helper (JS source, a var statement): the DOM read through the
+ * prototypes' own getters. A form's named controls shadow its built-in
+ * properties ([LegacyOverrideBuiltIns]), in cdpgate's isolated world too:
+ * `<input name=elements>` makes form.elements that input, and a read of
+ * it iterates nothing without throwing (red team s12, G4). A method a
+ * control shadows throws when called, and the script fails closed; a
+ * property read does not, so every property read on an element that may be
+ * a form goes through these: ELS(f) its controls (form= ones outside it
+ * too; [] when f is not a form), AT attributes, FC firstChild, NX
+ * nextSibling.
+ * Runs: inside the scripts below that use it (not on its own). */
+#define JS_SAFE_DOM \
+    "var GD=(C,k)=>Object.getOwnPropertyDescriptor(C.prototype,k).get," \
+    "ELS=f=>f instanceof HTMLFormElement?GD(HTMLFormElement,'elements').call(f):[]," \
+    "AT=GD(Element,'attributes'),FC=GD(Node,'firstChild'),NX=GD(Node,'nextSibling');"
+
+/* Page-check helper (JS source, var statements; needs JS_SAFE_DOM before
+ * it): TX(x) is x's text as innerText gives it, with the text of every
+ * secret field in it (the one rule, SNAP_JS_SECRET_KIND as SK, or a field
+ * the walker ever saw secret in this document: __cdpgateWalk.sec; IS(z)
+ * says which) replaced by "[secret]", and "[secret]" whole when x is or is
+ * inside such a field: a contenteditable's text, a select's options (red
+ * team s12, W3). An element holding no secret field gives its own
+ * innerText; one that holds one is read child by child (text nodes,
+ * rendered elements, blocks apart). Properties are read through the
+ * prototypes (a form's named controls cannot shadow them).
+ * Runs: inside the scripts below that use it (not on its own). */
+#define JS_SAFE_TEXT \
+    "var SK=" SNAP_JS_SECRET_KIND ",WS=globalThis.__cdpgateWalk,EP=Element.prototype," \
+    "IT0=GD(HTMLElement,'innerText'),PE=GD(Node,'parentElement');" \
+    "WS=WS&&WS.d===document&&WS.sec;var IS=z=>SK(z)>0||!!(WS&&WS.has(z))," \
+    "HS=x=>IS(x)||[].some.call(EP.querySelectorAll.call(x,'*'),IS)," \
+    "T0=x=>{if(IS(x))return' [secret] ';if(!HS(x))return x instanceof HTMLElement?" \
+    "IT0.call(x):'';var o='';for(var c=FC.call(x);c;c=NX.call(c))if(c instanceof Text)" \
+    "o+=c.data;else if(c instanceof Element&&EP.checkVisibility.call(c))o+=/^inline/.test(" \
+    "getComputedStyle(c).display)?T0(c):' '+T0(c)+' ';return o;}," \
+    "TX=x=>{if(!x)return'';for(var p=x;p;p=PE.call(p))if(IS(p))return'[secret]';return T0(x);};"
+
 /* The words that may name a field x (the in-script helper L, one copy for
  * the two scripts below): its labels, aria-labelledby, title, placeholders,
  * name and id, the text just before it (a "To:" beside a contenteditable),
- * and its group's label or legend. Needs the script's N and A. */
+ * and its group's label or legend. Needs the script's N, A and IT (an
+ * element's text: innerText, or TX where no secret text may go). */
 #define JS_FIELD_WORDS \
     "var L=function(x){var s=[],d=x.ownerDocument;if(x.labels)for(var i=0;i<x.labels.length;" \
-    "i++)s.push(x.labels[i].innerText);(A(x,'aria-labelledby')).split(/\\s+/).forEach(" \
-    "function(id){var l=id&&d.getElementById(id);if(l)s.push(l.innerText);});" \
+    "i++)s.push(IT(x.labels[i]));(A(x,'aria-labelledby')).split(/\\s+/).forEach(" \
+    "function(id){var l=id&&d.getElementById(id);if(l)s.push(IT(l));});" \
     "s.push(A(x,'title'),A(x,'aria-placeholder'),A(x,'data-placeholder'),A(x,'aria-label')," \
     "A(x,'name'),x.id||'',A(x,'placeholder'));var p=x.previousElementSibling;" \
-    "if(p&&!p.matches('input,select,textarea,button'))s.push(N(p.innerText,40));" \
+    "if(p&&!p.matches('input,select,textarea,button'))s.push(N(IT(p),40));" \
     "var g=x.parentElement&&x.parentElement.closest('[aria-label],[role=group],fieldset');" \
     "if(g)s.push(A(g,'aria-label'),g.tagName==='FIELDSET'&&g.querySelector('legend')?" \
-    "g.querySelector('legend').innerText:'');return s.join(' ');};"
+    "IT(g.querySelector('legend')):'');return s.join(' ');};"
 
 /* The element a click on e acts on: e when it is a form control, else its
  * nearest clickable ancestor (a link, button, summary, label or ARIA
@@ -788,7 +827,7 @@ const char snap_js_wall[] =
     "var H=function(k){return sm&&sm.hasAttribute('form'+k)?A(sm,'form'+k):A(f,k);}," \
     "fa=H('action'),m=H('method').toLowerCase();r.fm=/^(post|dialog)$/.test(m)?m:'get';" \
     "try{r.fa=N(fa?new URL(fa,e.baseURI).href:document.URL,400);}catch(x){r.fa='';}" \
-    "if(sm)r.fs=N([A(sm,'aria-label'),sm.innerText,sm.value,sm.alt,sm.title].join(' '));}"
+    "if(sm)r.fs=N([A(sm,'aria-label'),IT(sm),sm.value,sm.alt,sm.title].join(' '));}"
 
 /* What the gate needs of an element (plain values back): the element an
  * action on the node acts on (JS_CLICKED, a label's control).
@@ -809,25 +848,30 @@ const char snap_js_wall[] =
  * many to give (every value is whole to 65,536 characters unless its cut
  * is given); via, the element is another one than the node (a control,
  * not a text's plain parent nor a label that labels nothing): policy.c
- * gates the action under its name. */
+ * gates the action under its name. No fact carries a secret field's text:
+ * text, row, dlg, lbl, fs and the name sources are read through TX
+ * (JS_SAFE_TEXT: "[secret]" for it; red team s12, W3). */
 const char snap_js_facts_fn[] =
     "function(){var n0=this.nodeType===1?this:this.parentElement,e=n0;if(!e)return{};"
     JS_CLICKED
     "if(e.tagName==='LABEL'&&e.control)e=e.control;"
     "var N=(s,n)=>String(s||'').replace(/\\s+/g,' ').trim().slice(0,n||65537);"
-    "var A=(x,k)=>x.getAttribute?x.getAttribute(k)||'':'';"
+    "var A=(x,k)=>x.getAttribute?x.getAttribute(k)||'':'';" JS_SAFE_DOM JS_SAFE_TEXT "var IT=TX;"
     "var t=N(A(e,'type')).toLowerCase(),tag=e.tagName.toLowerCase();"
     "var r={tag:tag,type:t,ac:N(A(e,'autocomplete')).toLowerCase(),"
     "im:N(A(e,'inputmode')).toLowerCase(),"
     "field:N(A(e,'name')+' '+(e.id||'')+' '+A(e,'placeholder')+' '+A(e,'aria-label')),"
     "text:N(tag==='input'?(/^(submit|button|reset|image)$/.test(t)?e.value:''):"
-    "tag==='textarea'||tag==='select'?'':e.innerText)};if(e.maxLength>0)r.ml=e.maxLength;"
+    "tag==='textarea'||tag==='select'?'':TX(e))};if(e.maxLength>0)r.ml=e.maxLength;"
     "if(up&&A(e,'aria-label'))r.text=N(A(e,'aria-label')+' '+r.text);"
     "var f=e.form||e.closest('form');"
     JS_SUBMITTER
     "var l=e.closest('a[href],area[href]');if(l&&typeof l.href==='string'&&"
     "!e.closest('button,input,select,textarea,[contenteditable]')){"
     "r.href=l.href.slice(0,2000);r.dl=l.hasAttribute('download');}"
+    "var W=";
+const char snap_js_facts_tail[] =
+    ";var lg=s=>{if(s.length>W)r.nmx='long';return s;};"
     /* Words that may name a recipient field: labels, aria-labelledby, title,
      * placeholders, the text just before the field (a "To:" beside a
      * contenteditable), and for an option the control it belongs to. */
@@ -838,9 +882,7 @@ const char snap_js_facts_fn[] =
     "'[aria-controls~=\"'+CSS.escape(id)+'\"],[aria-owns~=\"'+CSS.escape(id)+'\"]'));"
     "if(!own&&tag==='option'&&id)own=lst.ownerDocument.querySelector('[list=\"'+"
     "CSS.escape(id)+'\"]');if(own)lb+=' '+L(own);}}"
-    "r.lbl=N(lb,300);var W=";
-const char snap_js_facts_tail[] =
-    ";var lg=s=>{if(s.length>W)r.nmx='long';return s;},SK=" SNAP_JS_SECRET_KIND ";"
+    "r.lbl=N(lb,300);"
     /* Every name source whole, for the classifier (the prompt cuts what it
      * shows): past 256 distinct sources or 65,536 characters in one, nmx
      * says so and policy.c refuses (red team s11, S9). */
@@ -848,8 +890,8 @@ const char snap_js_facts_tail[] =
     "if(NS[255])r.nmx='many';else NS.push(s);}};"
     "var rt=e.getRootNode(),gd=rt.getElementById?rt:e.ownerDocument;"
     "A(e,'aria-labelledby').split(/\\s+/).forEach(id=>{var l=id&&gd.getElementById(id);"
-    "if(l)ad(l.innerText||l.textContent);});"
-    "if(e.labels)e.labels.forEach(x=>ad(x.innerText));ad(r.text);"
+    "if(l)ad(HS(l)?TX(l):l.innerText||l.textContent);});"
+    "if(e.labels)e.labels.forEach(x=>ad(TX(x)));ad(r.text);"
     /* Of the element and of everything in it: alt, aria-label, title, an
      * SVG <title>, a plain field's value (a read-only input showing "Delete
      * account": red team s12, G5; never a secret field's, by the one
@@ -858,7 +900,7 @@ const char snap_js_facts_tail[] =
      * nothing). */
     "var cs=x=>{if(x.tagName=='title')ad(x.textContent);"
     "['aria-label','title','alt'].forEach(k=>ad(A(x,k)));"
-    "if(x!==e&&/^(INPUT|TEXTAREA)$/.test(x.tagName)&&x.type!=='hidden'&&!SK(x))ad(x.value);"
+    "if(x!==e&&/^(INPUT|TEXTAREA)$/.test(x.tagName)&&x.type!=='hidden'&&!IS(x))ad(x.value);"
     "['::before','::after'].forEach(p=>getComputedStyle(x,p).content.replace("
     "/\"((?:[^\"\\\\]|\\\\.)*)\"|attr\\(\\s*([^\\s),]+)/g,(m,q,k)=>"
     "ad(k?A(x,k):q.replace(/\\\\(.)/g,'$1'))));},"
@@ -867,13 +909,13 @@ const char snap_js_facts_tail[] =
     /* The context a generic button ("OK", "Yes") is judged by: its row,
      * its dialog (red team s12, G2, G7), whole. */
     "var row=e.closest('tr,li,[role=row],[role=listitem],article');"
-    "if(row)r.row=lg(N(row.innerText));"
+    "if(row)r.row=lg(N(TX(row)));"
     "var dg=e.closest('dialog,[role=dialog],[role=alertdialog],[aria-modal=true]');"
     "for(var x=e.parentElement;!dg&&x&&x!==e.ownerDocument.body;x=x.parentElement)"
     "if(getComputedStyle(x).position==='fixed'||/modal|dialog|popup/i.test(A(x,'class')))dg=x;"
     "if(dg){var ds=[A(dg,'aria-label')];['aria-labelledby','aria-describedby'].forEach(k=>"
     "A(dg,k).split(/\\s+/).forEach(id=>{var l=id&&gd.getElementById(id);if(l)ds.push("
-    "l.innerText);}));ds.push(dg.innerText);r.dlg=lg(N(ds.join(' ')));}"
+    "TX(l));}));ds.push(TX(dg));r.dlg=lg(N(ds.join(' ')));}"
     "if(e.tagName!=='LABEL'&&(e!==n0||(this!==n0&&(/^(INPUT|SELECT|TEXTAREA|BUTTON|OPTION)$/"
     ".test(e.tagName)||e.isContentEditable||(CK&&e.matches(CK))))))r.via=true;"
     "return r;}";
@@ -885,22 +927,6 @@ const char snap_js_acted_fn[] =
     "function(){var e=this.nodeType===1?this:this.parentElement;if(!e)return null;"
     JS_CLICKED
     "if(e.tagName==='LABEL'&&e.control)e=e.control;return e;}";
-
-/* Page-check helper (JS source, a var statement): the DOM read through the
- * prototypes' own getters. A form's named controls shadow its built-in
- * properties ([LegacyOverrideBuiltIns]), in cdpgate's isolated world too:
- * `<input name=elements>` makes form.elements that input, and a read of
- * it iterates nothing without throwing (red team s12, G4). A method a
- * control shadows throws when called, and the script fails closed; a
- * property read does not, so every property read on an element that may be
- * a form goes through these: ELS(f) its controls (form= ones outside it
- * too; [] when f is not a form), AT attributes, FC firstChild, NX
- * nextSibling.
- * Runs: inside the scripts below that use it (not on its own). */
-#define JS_SAFE_DOM \
-    "var GD=(C,k)=>Object.getOwnPropertyDescriptor(C.prototype,k).get," \
-    "ELS=f=>f instanceof HTMLFormElement?GD(HTMLFormElement,'elements').call(f):[]," \
-    "AT=GD(Element,'attributes'),FC=GD(Node,'firstChild'),NX=GD(Node,'nextSibling');"
 
 /* What the form (or compose area) of an element holds that may name a
  * recipient, read back for the gate before a consequential action
@@ -924,7 +950,7 @@ const char snap_js_present_fn[] =
     "if(e.tagName==='LABEL'&&e.control)e=e.control;"
     "var N=(s,n)=>{return String(s||'').replace(/\\s+/g,' ').trim().slice(0,n||160);};"
     "var A=(x,k)=>{return x.getAttribute?x.getAttribute(k)||'':'';};"
-    "var F='input,textarea,select,[contenteditable]';" JS_SAFE_DOM
+    "var F='input,textarea,select,[contenteditable]',IT=x=>x.innerText;" JS_SAFE_DOM
     "var c=e.form||e.closest('form,dialog,[role=dialog],[role=form]');"
     "for(var p=e.parentElement,i=0;!c&&p&&i<16;p=p.parentElement,i++){"
     "var q=p.querySelectorAll(F);for(var j=0;j<q.length;j++)if(q[j]!==e&&!q[j].contains(e)){"

@@ -1985,6 +1985,131 @@ out:
     rig_down(&x);
 }
 
+/* Red team s12, W3 (gate/bank/red-rows.html): the gate's facts (text,
+ * row, label, name sources) never carry a secret field's text: a click on
+ * the button beside a one-time-code contenteditable, a card-expiry select
+ * (its options), a one-time-code textarea, a password and a card input,
+ * asked (allowed: the prompt, the audit) and refused (the result the
+ * model reads names the target, row included): no value anywhere, and
+ * the row says "[secret]" where the field's text was, on the walker's
+ * view and on the AX tree's. Fails on the main before this fix: `(row:
+ * Code ROWCE-2222 Use code)` and `(row: Expiry 2030 ROWSEL-2031 Update)`
+ * in the refusal, the prompt and the audit. */
+static void rows_check(bool walker)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    bool was = x.a->o.ax_tree;
+    x.a->o.ax_tree = !walker;
+    snap_result r;
+    static const char *const B[] = {"Regenerate", "Use code", "Update", "Show", "Save card"};
+    static const char *const RV[] = {"ROWTA", "ROWCE", "ROWSEL", "ROWPW", "ROWCC", "2030"};
+    size_t nb = sizeof B / sizeof B[0];
+    for (size_t i = 0; i < 2 * nb; i++) {
+        hook_answer = i < nb ? GATE_ALLOW : GATE_DENY;
+        if (i % nb == 0) {
+            CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red-rows.html", &r));
+            snap_result_free(&r);
+        }
+        char needle[64];
+        snprintf(needle, sizeof needle, "button \"%s\"", B[i % nb]);
+        hook_prompt[0] = 0;
+        int h0 = hook_calls;
+        int rc = act_on(x.a, needle, 'c', NULL, false, &r);
+        CHECK_INT(h0 + 1, hook_calls);
+        CHECK_INT(i < nb ? 0 : SNAP_EDENIED, rc);
+        for (size_t k = 0; k < sizeof RV / sizeof RV[0]; k++)
+            if (!CHECK(!strstr(hook_prompt, RV[k]) && !(r.text && strstr(r.text, RV[k])) &&
+                       !(r.structured && strstr(r.structured, RV[k]))))
+                test_fail_detail("walker %d, click %s: %s in the prompt or the result", walker,
+                                 B[i % nb], RV[k]);
+        if (i == nb + 1)
+            CHECK_HAS(r.text, "row: Code [secret] Use code");
+        if (i == nb + 2)
+            CHECK_HAS(r.text, "row: Expiry [secret] Update");
+        snap_result_free(&r);
+    }
+    char *au = test_read_file(last_audit, NULL);
+    CHECK(au != NULL);
+    for (size_t k = 0; au && k < sizeof RV / sizeof RV[0]; k++)
+        if (!CHECK(!strstr(au, RV[k])))
+            test_fail_detail("walker %d: %s in the audit log", walker, RV[k]);
+    free(au);
+    x.a->o.ax_tree = was;
+out:
+    rig_down(&x);
+}
+
+static void t_red_rows_regression(void)
+{
+    rows_check(true);
+}
+
+/* The same with the AX tree's view (the facts are the same script). */
+static void t_red_rows_ax_regression(void)
+{
+    rows_check(false);
+}
+
+/* Red team s12, W3b (gate/red/rec-row.html on a.test): a trail recorded
+ * by `cdpgate mcp --record` of clicks on buttons whose rows hold a secret
+ * contenteditable and a secret select holds neither value (the recorder
+ * takes the row from the facts, masked now), nor the code and token of
+ * the opened URL. Fails on the main before this fix: the trail holds
+ * `"row":"Backup code REC-OTP-5511 Use it"` and `"row":"Expiry
+ * REC-EXP-2031 Keep"`. */
+static void t_red_rec_row_regression(void)
+{
+    if (!testlib_need_browser() || !testlib_need_cdpgate())
+        return;
+    char trail[400], grant[400], rules[200], url[300], args[600], origin[200], ref[16];
+    snprintf(trail, sizeof trail, "%s/red-row.trail", world.root);
+    snprintf(grant, sizeof grant, "%s/grant-red-rec.json", world.root);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    testlib_world_origin(&world, origin, sizeof origin, "a.test");
+    FILE *f = fopen(grant, "w");
+    if (!CHECK(f != NULL))
+        return;
+    fprintf(f, "{\"task\":\"red-rec\",\"origins\":[\"%s\"]}\n", origin);
+    fclose(f);
+    const char *env[] = {"CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "--record", trail,
+                          "mcp", NULL};
+    fixture_child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    testlib_mcp_init(&c, "red-rec");
+    testlib_world_url(&world, url, sizeof url, "a.test",
+                      "/gate/red/rec-row.html?code=OAUTHCODE9911&state=st1&token=TOKEN7788");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    char *r = testlib_mcp_tool(&c, 2, "browser_open", args);
+    testlib_mcp_ref(r, "Use it", ref, sizeof ref);
+    free(r);
+    snprintf(args, sizeof args, "{\"ref\":\"%s\"}", ref);
+    r = testlib_mcp_tool(&c, 3, "browser_click", args);
+    CHECK_LACKS(r, "REC-OTP");
+    free(r);
+    r = testlib_mcp_tool(&c, 4, "browser_snapshot", "{}");
+    testlib_mcp_ref(r, "Keep", ref, sizeof ref);
+    free(r);
+    snprintf(args, sizeof args, "{\"ref\":\"%s\"}", ref);
+    r = testlib_mcp_tool(&c, 5, "browser_click", args);
+    CHECK_LACKS(r, "REC-EXP");
+    free(r);
+    char *t = test_read_file(trail, NULL);
+    CHECK(t != NULL);
+    /* both clicks recorded, their rows masked */
+    CHECK_HAS(t, "Backup code [secret] Use it");
+    CHECK_HAS(t, "Expiry [secret] Keep");
+    CHECK_LACKS(t, "REC-OTP");
+    CHECK_LACKS(t, "REC-EXP");
+    CHECK_LACKS(t, "OAUTHCODE");
+    CHECK_LACKS(t, "TOKEN7788");
+    free(t);
+    testlib_child_free(&c);
+}
+
 /* Issue 13, point 6b: a click named by text ("text:...") is the click of
  * the control the text is in, judged by that control's name: a "Cancel"
  * inside a "Delete account" row link, a "Keep it" inside a "Delete
@@ -6202,6 +6327,9 @@ static const test_case TESTS[] = {
     {"red_walk_secrets_regression", t_red_walk_secrets_regression},
     {"red_walk_secrets_walker_regression", t_red_walk_secrets_walker_regression},
     {"secret_rule_agree", t_secret_rule_agree},
+    {"red_rows_regression", t_red_rows_regression},
+    {"red_rows_ax_regression", t_red_rows_ax_regression},
+    {"red_rec_row_regression", t_red_rec_row_regression},
     {"confirmed_dialog_changed", t_confirmed_dialog_changed},
     {NULL, NULL},
 };
