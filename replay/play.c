@@ -566,6 +566,79 @@ static int check_effect(run *R, const replay_step *s)
     return st;
 }
 
+/* Folded equality (ASCII case, whitespace runs). */
+static bool text_eq(const char *a, const char *b)
+{
+    return text_has(a, b) && text_has(b, a);
+}
+
+/* The recorded value with its parameters filled (new), NULL when it
+ * cannot be (out of memory, a name without a value). */
+static char *value_filled(const char *value, const replay_opts *o)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_arr_begin(&w);
+    json_w_str(&w, value);
+    json_w_arr_end(&w);
+    char *js = json_w_take(&w, NULL);
+    json_w_free(&w);
+    const char *m;
+    size_t ml;
+    char *f = js ? replay_subst(js, o, &m, &ml) : NULL;
+    free(js);
+    json_doc *d = f ? json_parse(f, strlen(f), NULL, NULL) : NULL;
+    free(f);
+    const char *v = json_str(json_first(json_doc_root(d)), NULL);
+    char *out = v ? base_strdup(v) : NULL;
+    json_doc_free(d);
+    return out;
+}
+
+/* The effects the action's own result shows against the recorded ones:
+ * the new tab it opened (its URL without query and fragment), the dialog
+ * (type and message, folded), the value read back (parameters filled). A
+ * read's value is the text read when recording: it is no check. 0 or a
+ * status. */
+static int check_result(run *R, const replay_step *s, const char *structured)
+{
+    const replay_effect *ef = &s->effect;
+    bool value = ef->value && strcmp(nz(s->op), "read") != 0;
+    if (!ef->new_tab && !ef->dialog && !value)
+        return 0;
+    json_doc *d = structured ? json_parse(structured, strlen(structured), NULL, NULL) : NULL;
+    const json_val *res = json_doc_root(d);
+    char want[2048], now[2048];
+    int st = 0;
+    if (ef->new_tab) {
+        const char *u = json_get_str(json_first(json_get(res, "new_tabs")), "url");
+        url_base(ef->new_tab, want, sizeof want);
+        url_base(u, now, sizeof now);
+        if (!u || strcmp(want, now) != 0)
+            st = diverge(R, s, "effect", true, ef->new_tab, u ? now : "no new tab");
+    }
+    const json_val *dg = json_get(res, "dialog");
+    if (!st && ef->dialog) {
+        snprintf(now, sizeof now, "%s: %s", nz(json_get_str(dg, "type")),
+                 nz(json_get_str(dg, "message")));
+        if (!dg || !text_eq(now, ef->dialog))
+            st = diverge(R, s, "effect", true, ef->dialog, dg ? now : "no dialog");
+    }
+    if (!st && value) {
+        char *v = value_filled(ef->value, R->o);
+        const char *got = json_get_str(res, "value");
+        if (!v || !got || strcmp(v, got) != 0) {
+            snprintf(want, sizeof want, "the field reads \"%.1900s\"", v ? v : ef->value);
+            snprintf(now, sizeof now, got ? "it reads \"%.1900s\"" : "no value read back%s",
+                     got ? got : "");
+            st = diverge(R, s, "effect", true, want, now);
+        }
+        free(v);
+    }
+    json_doc_free(d);
+    return st;
+}
+
 /* One step: state, target, action, effect. 0 or a status. */
 static int play_step(run *R, const replay_step *s, snap_elems *E)
 {
@@ -597,6 +670,8 @@ static int play_step(run *R, const replay_step *s, snap_elems *E)
         snap_result r = {0};
         int rc = act(R, s, av, s->has_target ? ref : NULL, &r);
         st = act_outcome(R, s, rc, &r);
+        if (!st)
+            st = check_result(R, s, r.structured);
         snap_result_free(&r);
     }
     if (!st)

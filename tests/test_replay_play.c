@@ -458,6 +458,78 @@ static void t_mcp_replay_update(void)
     replay_trail_free(t);
 }
 
+
+/* Play tmpl on x; the status; the result into *json (new). */
+static int play_on(testlib_rig *x, const char *tmpl, char **json)
+{
+    *json = NULL;
+    replay_trail *t = trail(tmpl);
+    replay_opts ro = {0};
+    int st = t ? replay_run(x->a, x->g, t, &ro, json) : -1;
+    replay_trail_free(t);
+    return st;
+}
+
+#define EFF_OPEN OPEN("effects.html")
+#define EFF_TYPE(field, value) \
+    "{\"step\":2,\"op\":\"type\",\"args\":{\"text\":\"abc\"},\"target\":{\"role\":\"textbox\"," \
+    "\"name\":\"" field "\"},\"effect\":{\"value\":\"" value "\"}}\n"
+#define EFF_CLICK(role, name, effect) \
+    "{\"step\":2,\"op\":\"click\",\"args\":{},\"target\":{\"role\":\"" role "\",\"name\":\"" \
+    name "\"},\"effect\":{" effect "}}\n"
+
+/* The effects a step's own result shows are checked (issue 14, point 5):
+ * the value read back, a dialog, a new tab; each one that differs is an
+ * effect divergence after acting. */
+static void t_replay_effects_checked(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    char *json;
+    /* The value reads back as recorded. */
+    int st = play_on(&x, HEAD EFF_OPEN EFF_TYPE("Code", "abc"), &json);
+    if (!CHECK_INT(REPLAY_RUN_DONE, st))
+        test_fail_detail("%s", json ? json : "");
+    free(json);
+    /* The page now upper-cases what is typed. */
+    st = play_on(&x, HEAD EFF_OPEN EFF_TYPE("Shout", "abc"), &json);
+    CHECK_INT(REPLAY_RUN_DIVERGED, st);
+    CHECK_HAS(json, "\"reason\":\"effect\",\"acted\":true");
+    CHECK_HAS(json, "\"expected\":\"the field reads \\\"abc\\\"\",\"found\":\"it reads "
+              "\\\"ABC\\\"\"");
+    free(json);
+    /* The dialog as recorded; then one whose message changed. */
+    st = play_on(&x, HEAD EFF_OPEN EFF_CLICK("button", "Save", "\"dialog\":\"alert: Saved\""),
+                 &json);
+    if (!CHECK_INT(REPLAY_RUN_DONE, st))
+        test_fail_detail("%s", json ? json : "");
+    free(json);
+    snap_result r = {0};
+    CHECK_INT(0, snap_dialog(x.a, true, NULL, &r));
+    snap_result_free(&r);
+    st = play_on(&x, HEAD EFF_OPEN EFF_CLICK("button", "Save", "\"dialog\":\"alert: Deleted\""),
+                 &json);
+    CHECK_INT(REPLAY_RUN_DIVERGED, st);
+    CHECK_HAS(json, "\"expected\":\"alert: Deleted\",\"found\":\"alert: Saved\"");
+    free(json);
+    CHECK_INT(0, snap_dialog(x.a, true, NULL, &r));
+    snap_result_free(&r);
+    /* The new tab as recorded; then one the page no longer opens. */
+    st = play_on(&x, HEAD EFF_OPEN EFF_CLICK("link", "Help",
+                 "\"new_tab\":\"ORIGIN/replay/shop.html\""), &json);
+    if (!CHECK_INT(REPLAY_RUN_DONE, st))
+        test_fail_detail("%s", json ? json : "");
+    free(json);
+    st = play_on(&x, HEAD EFF_OPEN EFF_CLICK("link", "Help",
+                 "\"new_tab\":\"ORIGIN/replay/help.html\""), &json);
+    CHECK_INT(REPLAY_RUN_DIVERGED, st);
+    CHECK_HAS(json, "/replay/help.html\",\"found\":\"");
+    CHECK_HAS(json, "/replay/shop.html\"");
+    free(json);
+    testlib_rig_down(&x);
+}
+
 /* `cdpgate replay`: one JSON object on stdout and the documented exit
  * status (4: diverged). */
 static void t_cli_replay_exit(void)
@@ -595,6 +667,7 @@ static const test_case TESTS[] = {
     {"replay_from", t_replay_from},
     {"replay_dry_run", t_replay_dry_run},
     {"mcp_replay_update", t_mcp_replay_update},
+    {"replay_effects_checked", t_replay_effects_checked},
     {0},
 };
 
