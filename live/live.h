@@ -195,6 +195,28 @@ typedef struct {
 int live_access_judge(live_access *a, const live_http_request *req, int64_t now_ms,
                       live_decision *d);
 
+/* ---- the person's input (I/O-free) ---- */
+
+/* One CDP command for one viewer message. */
+typedef struct {
+    const char *method;     /* static: "Input.dispatchKeyEvent", "Input.dispatchMouseEvent",
+                               "Input.insertText" */
+    char *params;           /* new JSON object; holds what the person typed: send it, never
+                               log it; live_input_free wipes and frees it */
+    size_t len;
+} live_input_cmd;
+
+/* Translate a viewer message (live/server.c hands them to the host) into
+ * the CDP command that performs it on the tab: 1 and *cmd filled; 0 for
+ * {"t":"handback"} (*handback true, no command); LIVE_EBADREQ for a
+ * message that is not valid input (err says which kind, never a value),
+ * LIVE_ENOMEM. Keys: key, code and modifiers as the viewer saw them, the
+ * virtual key code from the physical key, text for a key that types one
+ * character (see input.c). */
+int live_input_translate(const char *msg, size_t len, live_input_cmd *cmd, bool *handback,
+                         live_err *err);
+void live_input_free(live_input_cmd *cmd);
+
 /* ---- the server (sockets; the one place live/ does I/O) ---- */
 
 /*

@@ -671,6 +671,135 @@ static void t_access_audit(void)
     test_rm_rf(dir);
 }
 
+/* ---- the person's input as CDP commands ---- */
+
+/* Translate msg; the params into out ("" when none). Returns the code. */
+static int tr(const char *msg, char *out, size_t cap, const char **method, bool *back)
+{
+    live_input_cmd c;
+    live_err err = {0};
+    bool hb = false;
+    int rc = live_input_translate(msg, strlen(msg), &c, &hb, &err);
+    snprintf(out, cap, "%s", c.params ? c.params : "");
+    if (method)
+        *method = c.method;
+    if (back)
+        *back = hb;
+    live_input_free(&c);
+    return rc;
+}
+
+static void t_input_keys(void)
+{
+    char out[512];
+    const char *method = NULL;
+    /* '.' is Period (190), never Delete (46), and types "." */
+    CHECK_INT(1, tr("{\"t\":\"key\",\"type\":\"down\",\"key\":\".\",\"code\":\"Period\",\"m\":0}",
+                    out, sizeof out, &method, NULL));
+    CHECK_STR("Input.dispatchKeyEvent", method);
+    CHECK_STR("{\"type\":\"keyDown\",\"key\":\".\",\"code\":\"Period\",\"modifiers\":0,"
+              "\"windowsVirtualKeyCode\":190,\"text\":\".\",\"unmodifiedText\":\".\"}", out);
+    static const struct { const char *msg, *want; } K[] = {
+        {"{\"t\":\"key\",\"type\":\"down\",\"key\":\"A\",\"code\":\"KeyA\",\"m\":8}",
+         "\"type\":\"keyDown\",\"key\":\"A\",\"code\":\"KeyA\",\"modifiers\":8,"
+         "\"windowsVirtualKeyCode\":65,\"text\":\"A\""},
+        {"{\"t\":\"key\",\"type\":\"down\",\"key\":\"@\",\"code\":\"Digit2\",\"m\":8}",
+         "\"windowsVirtualKeyCode\":50,\"text\":\"@\""},
+        {"{\"t\":\"key\",\"type\":\"down\",\"key\":\"Backspace\",\"code\":\"Backspace\",\"m\":0}",
+         "{\"type\":\"rawKeyDown\",\"key\":\"Backspace\",\"code\":\"Backspace\",\"modifiers\":0,"
+         "\"windowsVirtualKeyCode\":8}"},
+        {"{\"t\":\"key\",\"type\":\"down\",\"key\":\"Tab\",\"code\":\"Tab\",\"m\":8}",
+         "\"type\":\"rawKeyDown\",\"key\":\"Tab\",\"code\":\"Tab\",\"modifiers\":8,"
+         "\"windowsVirtualKeyCode\":9}"},
+        {"{\"t\":\"key\",\"type\":\"down\",\"key\":\"Enter\",\"code\":\"Enter\",\"m\":0}",
+         "\"type\":\"keyDown\",\"key\":\"Enter\",\"code\":\"Enter\",\"modifiers\":0,"
+         "\"windowsVirtualKeyCode\":13,\"text\":\"\\r\""},
+        {"{\"t\":\"key\",\"type\":\"down\",\"key\":\"a\",\"code\":\"KeyA\",\"m\":2}",
+         "\"type\":\"rawKeyDown\",\"key\":\"a\",\"code\":\"KeyA\",\"modifiers\":2,"
+         "\"windowsVirtualKeyCode\":65}"},
+        {"{\"t\":\"key\",\"type\":\"up\",\"key\":\".\",\"code\":\"Period\",\"m\":0}",
+         "{\"type\":\"keyUp\",\"key\":\".\",\"code\":\"Period\",\"modifiers\":0,"
+         "\"windowsVirtualKeyCode\":190}"},
+        {"{\"t\":\"key\",\"type\":\"down\",\"key\":\"\\u00e9\",\"code\":\"Quote\",\"m\":0,"
+         "\"rep\":true}", "\"text\":\"\\u00e9\",\"unmodifiedText\":\"\\u00e9\","
+         "\"autoRepeat\":true}"},
+        {"{\"t\":\"key\",\"type\":\"down\",\"key\":\"ArrowLeft\",\"code\":\"ArrowLeft\",\"m\":0}",
+         "\"windowsVirtualKeyCode\":37}"},
+        {"{\"t\":\"key\",\"type\":\"down\",\"key\":\"F5\",\"code\":\"F5\",\"m\":0}",
+         "\"windowsVirtualKeyCode\":116}"},
+    };
+    for (size_t i = 0; i < sizeof K / sizeof K[0]; i++) {
+        int rc = tr(K[i].msg, out, sizeof out, NULL, NULL);
+        char want[300];
+        /* the writer escapes non-ASCII as it likes: compare decoded */
+        snprintf(want, sizeof want, "%s", K[i].want);
+        json_doc *a = json_parse(out, strlen(out), NULL, NULL);
+        bool ok = rc == 1 && a != NULL;
+        if (ok && strstr(K[i].msg, "u00e9")) {
+            ok = strcmp(json_get_str(json_doc_root(a), "text"), "\xc3\xa9") == 0 &&
+                 json_bool(json_get(json_doc_root(a), "autoRepeat"));
+        } else if (ok) {
+            ok = strstr(out, want) != NULL;
+        }
+        json_doc_free(a);
+        if (!CHECK(ok))
+            test_fail_detail("case %zu: %s\n  got %s\n", i, K[i].msg, out);
+    }
+}
+
+static void t_input_mouse_text_handback(void)
+{
+    char out[512];
+    const char *method = NULL;
+    bool back = false;
+    CHECK_INT(1, tr("{\"t\":\"mouse\",\"type\":\"down\",\"button\":0,\"b\":1,\"m\":0,\"n\":2,"
+                    "\"x\":61,\"y\":83}", out, sizeof out, &method, NULL));
+    CHECK_STR("Input.dispatchMouseEvent", method);
+    CHECK_STR("{\"type\":\"mousePressed\",\"x\":61,\"y\":83,\"modifiers\":0,\"buttons\":1,"
+              "\"button\":\"left\",\"clickCount\":2}", out);
+    CHECK_INT(1, tr("{\"t\":\"mouse\",\"type\":\"move\",\"b\":0,\"m\":8,\"x\":1.5,\"y\":2}",
+                    out, sizeof out, NULL, NULL));
+    CHECK_STR("{\"type\":\"mouseMoved\",\"x\":1.5,\"y\":2,\"modifiers\":8,\"buttons\":0}", out);
+    CHECK_INT(1, tr("{\"t\":\"wheel\",\"dx\":0,\"dy\":-120,\"m\":0,\"x\":5,\"y\":6}",
+                    out, sizeof out, NULL, NULL));
+    CHECK_STR("{\"type\":\"mouseWheel\",\"x\":5,\"y\":6,\"modifiers\":0,\"deltaX\":0,"
+              "\"deltaY\":-120}", out);
+    CHECK_INT(1, tr("{\"t\":\"text\",\"text\":\"p@ss w0rd!\"}", out, sizeof out, &method,
+                    NULL));
+    CHECK_STR("Input.insertText", method);
+    CHECK_STR("{\"text\":\"p@ss w0rd!\"}", out);
+    CHECK_INT(0, tr("{\"t\":\"handback\"}", out, sizeof out, NULL, &back));
+    CHECK(back);
+    CHECK_STR("", out);
+}
+
+/* Refused input; no message quotes a value (the person's text). */
+static void t_input_bad(void)
+{
+    static const char *const bad[] = {
+        "", "not json", "[1]", "{}", "{\"t\":\"eval\",\"text\":\"SECRETVALUE\"}",
+        "{\"t\":\"key\",\"type\":\"press\",\"key\":\"SECRETVALUE\",\"code\":\"KeyA\"}",
+        "{\"t\":\"key\",\"type\":\"down\",\"key\":\"a\",\"code\":\"Key A\"}",
+        "{\"t\":\"key\",\"type\":\"down\",\"key\":\"\",\"code\":\"KeyA\"}",
+        "{\"t\":\"key\",\"type\":\"down\",\"key\":\"a\",\"code\":\"KeyA\",\"m\":16}",
+        "{\"t\":\"mouse\",\"type\":\"down\",\"x\":-1,\"y\":0}",
+        "{\"t\":\"mouse\",\"type\":\"drag\",\"x\":1,\"y\":0}",
+        "{\"t\":\"mouse\",\"type\":\"down\",\"x\":\"1\",\"y\":0}",
+        "{\"t\":\"text\",\"text\":\"\"}", "{\"t\":\"text\",\"text\":5}",
+        "{\"t\":\"key\",\"t\":\"text\",\"text\":\"SECRETVALUE\"}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        live_input_cmd c;
+        live_err err = {0};
+        bool hb = true;
+        int rc = live_input_translate(bad[i], strlen(bad[i]), &c, &hb, &err);
+        if (!CHECK_INT(LIVE_EBADREQ, rc) || !CHECK(c.params == NULL && !hb) ||
+            !CHECK(err.msg[0] && !strstr(err.msg, "SECRETVALUE")))
+            test_fail_detail("case %zu: %s\n", i, bad[i]);
+        live_input_free(&c);
+    }
+}
+
 /* ---- the server, over real sockets (no browser) ---- */
 
 typedef struct {
@@ -1029,9 +1158,10 @@ static void person_key(person *p, const char *type, const char *key, const char 
  * its CSP and opens its WebSocket; a real JPEG is shown and acknowledged,
  * so the next frame comes; a click, '.' (which peers' viewers turned into
  * Delete), a shifted 'A' and the hand-back button reach the host as the
- * page's messages with the right key, code and modifiers. A screenshot of
- * the live view is left in the scratch directory's place:
- * build/tests/live-view.png (an artifact, not committed). */
+ * page's messages with the right key, code and modifiers, and translated
+ * (live_input_translate) they type ".A" into a field of another tab. A
+ * screenshot of the live view is left in build/tests/live-view.png (an
+ * artifact, not committed). */
 static void t_viewer_browser(void)
 {
     if (!testlib_need_browser())
@@ -1122,6 +1252,28 @@ static void t_viewer_browser(void)
     if (!CHECK(down >= 0 && dot > down && shift_a > dot && back > shift_a))
         for (int k = 0; k < log.nmsgs; k++)
             test_fail_detail("message %d: %s\n", k, log.msgs[k]);
+    /* the person's keys, translated, typed into a field of another tab
+     * (the agent's tab stands in): '.' stays '.', the shifted A is 'A' */
+    cdp_page *tab = cdp_page_open(b, 10000, &e);
+    CHECK(tab != NULL);
+    if (tab) {
+        person t = {srv, p.c, cdp_page_session(tab)};
+        person_eval(&t, "document.body.innerHTML='<input id=f>';"
+                        "document.getElementById('f').focus(),'ok'", v, sizeof v);
+        for (int k = 0; k < log.nmsgs; k++) {
+            if (!strstr(log.msgs[k], "\"t\":\"key\""))
+                continue;
+            live_input_cmd cmd;
+            bool hb;
+            CHECK_INT(1, live_input_translate(log.msgs[k], strlen(log.msgs[k]), &cmd, &hb, NULL));
+            if (cmd.params)
+                CHECK_INT(0, person_call(&t, cmd.method, cmd.params, NULL));
+            live_input_free(&cmd);
+        }
+        person_eval(&t, "document.getElementById('f').value", v, sizeof v);
+        CHECK_STR(".A", v);
+        cdp_page_free(tab);
+    }
     /* the artifact */
     CHECK_INT(0, person_call(&p, "Page.captureScreenshot", "{\"format\":\"png\"}", &r));
     b64 = json_get_str(r.result, "data");
@@ -1158,6 +1310,9 @@ static const test_case TESTS[] = {
     {"access_cookie", t_access_cookie},
     {"access_reasons_and_opts", t_access_reasons_and_opts},
     {"access_audit", t_access_audit},
+    {"input_keys", t_input_keys},
+    {"input_mouse_text_handback", t_input_mouse_text_handback},
+    {"input_bad", t_input_bad},
     {"server_flow", t_server_flow},
     {"server_refusals", t_server_refusals},
     {"viewer_browser", t_viewer_browser},

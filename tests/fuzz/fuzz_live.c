@@ -11,7 +11,10 @@
  * shorter prefix of the head is "need more" (the incremental reading
  * agrees with the whole). The upgrade check then runs; when it accepts,
  * the accept value is 28 base64 characters and the 101 response fits.
+ * An input starting with '{' is a viewer message instead
+ * (live_input_translate): a command's params parse back as JSON.
  */
+#include "json/json.h"
 #include "live/live.h"
 
 #include <stdlib.h>
@@ -62,8 +65,34 @@ static void check_ok(const char *in, size_t size, const live_http_request *req)
     }
 }
 
+/* A viewer message (input starting with '{'): translated or refused;
+ * a command's params are a JSON object the reader takes back. */
+static void check_input(const char *in, size_t size)
+{
+    live_input_cmd cmd;
+    live_err err;
+    bool hb = false;
+    memset(&err, 0, sizeof err);
+    int rc = live_input_translate(in, size, &cmd, &hb, &err);
+    CHECK(rc == 1 || rc == 0 || rc == LIVE_EBADREQ || rc == LIVE_ENOMEM);
+    CHECK((rc == 1) == (cmd.params != NULL) && (rc == 0) == hb);
+    if (rc == 1) {
+        CHECK(cmd.method && cmd.len && cmd.params[0] == '{' && cmd.params[cmd.len - 1] == '}');
+        json_doc *d = json_parse(cmd.params, cmd.len, NULL, NULL);
+        CHECK(d != NULL);
+        json_doc_free(d);
+    } else if (rc < 0) {
+        CHECK(err.msg[0]);
+    }
+    live_input_free(&cmd);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    if (size && data[0] == '{') {
+        check_input((const char *)data, size);
+        return 0;
+    }
     live_http_request *req = malloc(sizeof *req);
     if (!req)
         return 0;
