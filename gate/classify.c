@@ -967,9 +967,10 @@ static int consequential(const gate_request *req, char *why, size_t cap)
             return k;
     }
     /* Where it goes, on the service whose session the context holds: a
-     * link's href, a GET form's action (the words of the address a read
+     * link's href (clicked, or a key pressed on the focused link: red team
+     * s12, G6), a GET form's action (the words of the address a read
      * would open are read as an open's). */
-    if (tool_is(req, "click") && t->href && (k = url_on_service(req, t->href, why, cap)))
+    if (t->href && (k = url_on_service(req, t->href, why, cap)))
         return k;
     if (!t->submits)
         return GATE_CONSEQ_NONE;

@@ -487,6 +487,7 @@ static void page_part(base_buf *b, const gate_request *req, const gate_decision 
             page_line(b, "its label and the text beside it", t->label, 300);
         page_line(b, "row", t->row, 300);
         page_line(b, "in the dialog", t->dialog_text, 300);
+        page_line(b, "a link to", t->href, 400);
         if (t->submits)
             page_line(b, "submits a form to", t->form_action, 300);
         recipients_line(b, req, d);

@@ -6222,6 +6222,53 @@ out:
     rig_down(&x);
 }
 
+/* G6: Enter on a focused link reads its href's words at the gate, as a
+ * click does: the close-account link is a stop before anyone is asked
+ * (the sink's stop after the human's yes was the only guard); a harmless
+ * focused link is asked with its address shown ("a link to"). */
+static void t_press_link_prompt_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    static const char *const P[] = {"/gate/bank/press-link.html",
+                                    "/gate/bank/names-presslink.html"};
+    for (int walker = 0; walker < 2; walker++) {
+        x.a->o.ax_tree = !walker;
+        for (int i = 0; i < 2; i++) {
+            snap_result r;
+            CHECK_INT(0, do_open(x.a, "bank.test", P[i], &r));
+            snap_result_free(&r);
+            CHECK_INT(0, do_observe(x.a, &r));
+            char obs[16];
+            snprintf(obs, sizeof obs, "%s", r.obs);
+            snap_result_free(&r);
+            int h0 = hook_calls;
+            hook_prompt[0] = 0;
+            memset(&r, 0, sizeof r);
+            int rc = snap_press(x.a, "Enter", obs, &r);
+            keep(&r);
+            if (i == 0) {
+                check_refusal(&r, rc, SNAP_ESTOP, "stop", "close account");
+                CHECK_INT(h0, hook_calls);
+            } else {
+                if (!CHECK_INT(0, rc))
+                    test_fail_detail("walker %d: %s", walker, r.text ? r.text : "");
+                CHECK_INT(h0 + 1, hook_calls);
+                CHECK_HAS(hook_prompt, "a link to: \\\"http://bank.test:");
+                CHECK_HAS(hook_prompt, "/gate/sink?tag=names-presslink\\\"");
+            }
+            snap_result_free(&r);
+        }
+    }
+    barrier(x.a);
+    check_none("GET", "bank.test", "tag=press-link");
+    CHECK_INT(2, log_count("GET", "bank.test", "tag=names-presslink"));
+out:
+    rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
     {"swap_post_regression", t_swap_post_regression},
@@ -6232,6 +6279,7 @@ static const test_case TESTS[] = {
     {"row_cut_regression", t_row_cut_regression},
     {"otp_near_regression", t_otp_near_regression},
     {"press_keys_regression", t_press_keys_regression},
+    {"press_link_prompt_regression", t_press_link_prompt_regression},
     {"script_nav_regression", t_script_nav_regression},
     {"attached_browser", t_attached_browser},
     {"grant_denies_origin", t_grant_denies_origin},
