@@ -264,7 +264,7 @@ int snap_elements_attrs(snap_agent *a, snap_elems *s, const bool *want, snap_res
             /* A walker ref (the default build): its element's backend node
              * is found by resolving it (agent_refs.c), one at a time. */
             snap_resolved res;
-            backend = snap_ref_resolve_start(a, s->v[i].ref, &res, &tmp) ? 0 : res.backend;
+            backend = snap_ref_resolve(a, s->v[i].ref, &res, &tmp) ? 0 : res.backend;
             snap_resolved_release(a, &res);
             snap_result_free(&tmp);
             if (backend <= 0)
