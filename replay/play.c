@@ -664,6 +664,13 @@ static int play_step(run *R, const replay_step *s, snap_elems *E)
              check_state(R, s, E);
         snap_result_free(&r);
     }
+    /* An address whose secret the trail did not keep (a bearer token in
+     * its path or fragment, written "[redacted]"): never opened as such. */
+    if (!st && first_open && strstr(nz(arg_str(av, "url")), "[redacted]"))
+        st = diverge(R, s, "secret", false, "an address holding a secret (a bearer token: a "
+                     "password-reset, magic-login or invitation link) that the trail does not "
+                     "keep", "open it yourself (the agent, or a person), then replay from the "
+                     "next step");
     if (!st && s->has_target)
         st = refind(R, s, E, ref);
     if (!st) {

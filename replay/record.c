@@ -195,10 +195,8 @@ static bool volatile_key(const char *k, size_t n)
 
 /* url with the volatile query parameters dropped (new; NULL for NULL or
  * when out of memory). */
-static char *url_stable(const char *url)
+static char *url_stable_query(const char *url)
 {
-    if (!url)
-        return NULL;
     const char *q = strchr(url, '?');
     if (!q)
         return base_strdup(url);
@@ -225,6 +223,100 @@ static char *url_stable(const char *url)
     return base_buf_take(&b, NULL);
 }
 
+/* A path segment or fragment that looks like a bearer secret (a
+ * password-reset, magic-login, invitation or OAuth token: red team s13,
+ * R1): 16 or more URL-safe characters mixing letters and digits, or 8 or
+ * more after a segment naming such a link. Order numbers and UUIDs match
+ * too: a step that opens one diverges at replay (fail closed). */
+static bool bearer_like(const char *s, size_t n, bool after_kw)
+{
+    bool alpha = false, digit = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (isalpha(c))
+            alpha = true;
+        else if (isdigit(c))
+            digit = true;
+        else if (!strchr("-_.~%+=", c))
+            return false;
+    }
+    return after_kw ? n >= 8 && (digit || n >= 16) : n >= 16 && alpha && digit;
+}
+
+static bool bearer_word(const char *s, size_t n)
+{
+    static const char *const W[] = {"reset", "magic", "verif", "confirm", "invit", "activat",
+                                    "login", "signin", "sign-in", "token", "auth", "unsubscribe",
+                                    NULL};
+    char low[40];
+    if (n >= sizeof low)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)tolower((unsigned char)s[i]);
+    low[n] = '\0';
+    for (size_t i = 0; W[i]; i++)
+        if (strstr(low, W[i]))
+            return true;
+    return false;
+}
+
+/* u (the path and what follows it, after the authority) with bearer-like
+ * path segments and a fragment holding values or a bearer-like text
+ * written "[redacted]", into b. */
+static void put_path_scrubbed(base_buf *b, const char *u)
+{
+    size_t plen = strcspn(u, "?#");
+    size_t pos = 0;
+    bool kw = false;
+    while (pos < plen) {
+        if (u[pos] == '/') {
+            base_buf_putc(b, '/');
+            pos++;
+            continue;
+        }
+        size_t n = strcspn(u + pos, "/?#");
+        if (bearer_like(u + pos, n, kw))
+            base_buf_puts(b, "[redacted]");
+        else
+            base_buf_put(b, u + pos, n);
+        kw = bearer_word(u + pos, n);
+        pos += n;
+    }
+    const char *frag = strchr(u + plen, '#');
+    size_t qlen = frag ? (size_t)(frag - (u + plen)) : strlen(u + plen);
+    base_buf_put(b, u + plen, qlen);
+    if (!frag)
+        return;
+    if (strchr(frag, '=') || bearer_like(frag + 1, strlen(frag + 1), false))
+        base_buf_puts(b, "#[redacted]");
+    else
+        base_buf_puts(b, frag);
+}
+
+/* url with bearer-like path segments and fragments written "[redacted]"
+ * (new; NULL when out of memory). */
+static char *url_scrub_bearer(const char *url)
+{
+    const char *s = strstr(url, "://");
+    const char *path = s ? s + 3 + strcspn(s + 3, "/\\?#") : url + strlen(url);
+    base_buf b = {0};
+    base_buf_put(&b, url, (size_t)(path - url));
+    put_path_scrubbed(&b, path);
+    return base_buf_take(&b, NULL);
+}
+
+/* url with the volatile query parameters dropped and bearer-like path
+ * segments and fragments redacted (new; NULL for NULL or when out of
+ * memory). */
+static char *url_stable(const char *url)
+{
+    if (!url)
+        return NULL;
+    char *u = url_stable_query(url);
+    char *c = u ? url_scrub_bearer(u) : NULL;
+    free(u);
+    return c;
+}
 /* ---- building a step ---- */
 
 /* The parameter a typed text is recorded as ("{{name}}", into out), or

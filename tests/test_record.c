@@ -330,6 +330,52 @@ static void t_rec_secret_rules(void)
     test_rm_rf(dir);
 }
 
+/* Bearer secrets in an address are never recorded (red team s13, R1): a
+ * password-reset token in the path, an OAuth token in the fragment, in
+ * the arguments and the state alike; an ordinary address is kept as it
+ * is. Fails before the change: both tokens in args.url and state.url. */
+static void t_rec_bearer_urls(void)
+{
+    char dir[256], path[300];
+    if (testlib_tempdir("rec", dir, sizeof dir) != 0)
+        return;
+    snprintf(path, sizeof path, "%s/t.trail", dir);
+    replay_err err;
+    replay_rec *r = replay_rec_open(path, "0.1.0", "t", &err);
+    if (!CHECK(r))
+        return;
+    static const char *const U[] = {
+        "http://a.test:8080/reset-password/Zq8vT3kLm9Xw2RpY7sNd4HfJ",
+        "http://a.test:8080/app/paste.html#access_token=FRAGTOKEN5566&token_type=bearer",
+        "http://a.test:8080/invite/ab12cd34ef",
+        "http://a.test:8080/#eyJhbGciOiJIUzI1NiJ9x1",
+        "https://docs.python.org/3.12/library/stdtypes.html#str.split",
+    };
+    for (size_t i = 0; i < sizeof U / sizeof U[0]; i++) {
+        replay_act act = {0};
+        act.op = "open";
+        act.url = U[i];
+        snap_step_facts f = {0};
+        f.url = U[i];
+        f.origin = "http://a.test:8080";
+        CHECK_INT(0, replay_rec_action(r, &act, &f, "{\"ok\":true}", &err));
+    }
+    replay_rec_close(r);
+    char *bytes = test_read_file(path, NULL);
+    if (CHECK(bytes)) {
+        CHECK_LACKS(bytes, "Zq8vT3kLm9Xw2RpY7sNd4HfJ");
+        CHECK_LACKS(bytes, "FRAGTOKEN5566");
+        CHECK_LACKS(bytes, "ab12cd34ef");
+        CHECK_LACKS(bytes, "eyJhbGciOiJIUzI1NiJ9x1");
+        CHECK_HAS(bytes, "\"url\":\"http://a.test:8080/reset-password/[redacted]\"");
+        CHECK_HAS(bytes, "\"url\":\"http://a.test:8080/app/paste.html#[redacted]\"");
+        CHECK_HAS(bytes, "\"url\":\"https://docs.python.org/3.12/library/stdtypes.html"
+                         "#str.split\"");
+    }
+    free(bytes);
+    test_rm_rf(dir);
+}
+
 /* `cdpgate --record FILE snapshot URL`, twice: each command adds its open
  * to the same trail; the volatile URL parameter is dropped. */
 static void t_cli_record(void)
@@ -366,6 +412,7 @@ static void t_cli_record(void)
 static const test_case TESTS[] = {
     {"cli_record", t_cli_record},
     {"rec_secret_rules", t_rec_secret_rules},
+    {"rec_bearer_urls", t_rec_bearer_urls},
     {"mcp_record", t_mcp_record},
     {"mcp_record_tool", t_mcp_record_tool},
     {NULL, NULL},

@@ -179,6 +179,24 @@ static void t_replay_label_diverges(void)
     testlib_rig_down(&x);
 }
 
+/* An open whose address held a bearer secret the trail did not keep
+ * ("[redacted]", red team s13, R1) is never opened as written: it
+ * diverges with the reason "secret" before anything is sent. */
+static void t_replay_redacted_open(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    char *json = NULL;
+    int st = play(&x, HEAD "{\"step\":1,\"op\":\"open\",\"args\":{\"url\":"
+                  "\"ORIGIN/replay/reset/[redacted]\"}}\n", NULL, 0, &json);
+    CHECK_INT(REPLAY_RUN_DIVERGED, st);
+    CHECK_HAS(json, "\"reason\":\"secret\",\"acted\":false");
+    CHECK_HAS(json, "open it yourself");
+    free(json);
+    testlib_rig_down(&x);
+}
+
 /* The effect recorded did not happen: diverged after acting (acted:
  * true), so the agent checks rather than repeats. */
 static void t_replay_effect_diverges(void)
@@ -659,6 +677,7 @@ static const test_case TESTS[] = {
     {"replay_done", t_replay_done},
     {"replay_lookalike_diverges", t_replay_lookalike_diverges},
     {"replay_label_diverges", t_replay_label_diverges},
+    {"replay_redacted_open", t_replay_redacted_open},
     {"replay_effect_diverges", t_replay_effect_diverges},
     {"replay_refused_up_front", t_replay_refused_up_front},
     {"replay_gate_stops", t_replay_gate_stops},
