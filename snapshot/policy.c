@@ -22,6 +22,7 @@
 #include "snapshot/snap_int.h"
 #include "snapshot/page_js.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,92 @@ static int submitter_read(snap_agent *a, const char *session, const char *oid, j
     return 0;
 }
 
+/* Red team s12, G10: the query of a POST form's action (the submitter's
+ * formaction when it has one: the facts' fa) is read back as fields named
+ * by their keys, since frameworks that merge query and body parameters
+ * (PHP $_REQUEST, Rails params, Spring @RequestParam) read a `bcc` there
+ * as the form's. The query of target tg's form action when it POSTs
+ * (*len its bytes, before any '#'), else NULL; *pairs the '&'-separated
+ * pairs in it (at most ACTQ_MAX are read: more, or an action the facts cut
+ * (400 characters), and *cut is set: the gate refuses). */
+#define ACTQ_MAX 64
+static const char *action_query(const gate_target *tg, size_t *len, size_t *pairs, bool *cut)
+{
+    *len = *pairs = 0;
+    const char *fa = tg ? tg->form_action : NULL;
+    if (!fa || !tg->form_method || strcmp(tg->form_method, "post") != 0)
+        return NULL;
+    if (strlen(fa) >= 400)
+        *cut = true;
+    const char *qs = strchr(fa, '?');
+    if (!qs)
+        return NULL;
+    qs++;
+    *len = strcspn(qs, "#");
+    for (size_t i = 0; i < *len;) {
+        size_t k = strcspn(qs + i, "&#");
+        if (k)
+            ++*pairs;
+        i += k + 1;
+    }
+    if (*pairs > ACTQ_MAX) {
+        *pairs = ACTQ_MAX;
+        *cut = true;
+    }
+    return qs;
+}
+
+/* Percent-decode s[0..n) as application/x-www-form-urlencoded into out
+ * (n + 1 bytes): '+' is a space, and so is a decoded control character (a
+ * %00 must not end the string before an address). Returns out. */
+static char *form_decode(const char *s, size_t n, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '+') {
+            c = ' ';
+        } else if (c == '%' && i + 2 < n && isxdigit((unsigned char)s[i + 1]) &&
+                   isxdigit((unsigned char)s[i + 2])) {
+            char h[3] = {s[i + 1], s[i + 2], 0};
+            c = (unsigned char)strtoul(h, NULL, 16);
+            i += 2;
+        }
+        out[o++] = (char)(c < 0x20 || c == 0x7f ? ' ' : c);
+    }
+    out[o] = 0;
+    return out;
+}
+
+/* Fill ps[0..) with the pairs of query qs (qlen bytes; at most max): each a
+ * hidden field named by its key holding its decoded value, and an address
+ * in a value also one beside the fields (a chip), the strings written at
+ * sp. Returns the entries filled. */
+static size_t action_fields(const char *qs, size_t qlen, size_t max, gate_present *ps, char *sp)
+{
+    size_t n = 0, done = 0;
+    for (size_t i = 0; i < qlen && done < max;) {
+        size_t k = strcspn(qs + i, "&#");
+        if (k > qlen - i)
+            k = qlen - i;
+        if (k) {
+            const char *eq = memchr(qs + i, '=', k);
+            size_t kl = eq ? (size_t)(eq - (qs + i)) : k;
+            char *key = form_decode(qs + i, kl, sp);
+            sp += kl + 1;
+            char *val = form_decode(eq ? eq + 1 : "", eq ? k - kl - 1 : 0, sp);
+            sp += (eq ? k - kl - 1 : 0) + 1;
+            ps[n++] = (gate_present){.field = key, .label = key, .name = key,
+                                     .input_type = "hidden", .autocomplete = "", .value = val};
+            if (strchr(val, '@') || strstr(val, "\xEF\xBC\xA0") || strstr(val, "\xEF\xB9\xAB"))
+                ps[n++] = (gate_present){.chip = true, .value = val};
+            done++;
+        }
+        i += k + 1;
+    }
+    return n;
+}
+
 /* The entries snap_js_present_fn read on element oid, for the gate: q->present
  * points into *doc and *arr (free both after gate_check). Fields ever
  * secret are skipped (present_secrets). Returns 0, or a SNAP_E* with why
@@ -255,9 +342,13 @@ static int present_read(snap_agent *a, const snap_gate_in *in, gate_request *q,
         return src2;
     }
     const char *sf = jstr(sub, "f"), *sn = jstr(sub, "n"), *sv = jstr(sub, "v");
-    size_t extra = sub ? strlen(sf) + strlen(sn) + strlen(sv) + 3 : 0;
+    size_t subl = sub ? strlen(sf) + strlen(sn) + strlen(sv) + 3 : 0, extra = subl;
     bool at = sub && (strchr(sv, '@') || strstr(sv, "\xEF\xBC\xA0") || strstr(sv, "\xEF\xB9\xAB"));
-    size_t m = n + (sub ? 1 : 0) + (at ? 1 : 0);
+    size_t qlen, npairs;
+    bool qcut = false;
+    const char *qs = action_query(q->target, &qlen, &npairs, &qcut);
+    extra += qs ? qlen + 2 * npairs + 2 : 0;
+    size_t m = n + (sub ? 1 : 0) + (at ? 1 : 0) + 2 * npairs;
     gate_present *ps = m ? calloc(1, m * sizeof *ps + extra) : NULL;
     if (m && !ps) {
         snprintf(why, cap, "out of memory");
@@ -279,6 +370,9 @@ static int present_read(snap_agent *a, const snap_gate_in *in, gate_request *q,
             ps[n + 1] = (gate_present){.chip = true, .value = sp + fl + nl};
     }
     json_doc_free(sdoc);
+    size_t used = n + (sub ? 1 : 0) + (at ? 1 : 0);
+    if (qs)
+        used += action_fields(qs, qlen, npairs, ps + used, (char *)(ps + m) + subl);
     for (size_t i = 0; i < n; i++) {
         const json_val *x = json_at(pl, i);
         ps[i].chip = json_bool(json_get(x, "c"));
@@ -290,8 +384,8 @@ static int present_read(snap_agent *a, const snap_gate_in *in, gate_request *q,
         ps[i].value = jstr(x, "v");
     }
     q->present = ps;
-    q->npresent = m;
-    q->present_cut = json_bool(json_get(v, "cut")) || json_len(pl) > n;
+    q->npresent = used;
+    q->present_cut = json_bool(json_get(v, "cut")) || json_len(pl) > n || qcut;
     *arr = ps;
     *doc = rep.doc;
     rep.doc = NULL;

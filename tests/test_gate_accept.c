@@ -2110,6 +2110,46 @@ static void t_red_rec_row_regression(void)
     testlib_child_free(&c);
 }
 
+/* Red team s12, G10 (gate/red/rcpt-query.html, rcpt-query2.html on a.test,
+ * the grant's recipients: bob@partner.test): a recipient in a POST form's
+ * action query (`?bcc=mallory%40evil.test`; `cc+list=%00mallory%40evil%2Etest`
+ * encoded) is read back as the form's fields are: the send is refused,
+ * nothing reaches the server; a query naming only the granted recipient is
+ * sent. Fails on the main before this fix: the POST with bcc=mallory goes
+ * out. */
+static void t_red_rcpt_query_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, one_recipient))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    static const struct {
+        const char *path, *tag;
+        bool sent;
+    } C[] = {{"/gate/red/rcpt-query.html", "red-rcpt-query", false},
+             {"/gate/red/rcpt-query2.html?enc", "red-rcpt-enc", false},
+             {"/gate/red/rcpt-query2.html?ok", "red-rcpt-ok", true}};
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        snap_result r;
+        CHECK_INT(0, do_open(x.a, "a.test", C[i].path, &r));
+        snap_result_free(&r);
+        int rc = act_on(x.a, "button \"Send\"", 'c', NULL, false, &r);
+        if (!CHECK_INT(C[i].sent ? 0 : SNAP_EDENIED, rc))
+            test_fail_detail("%s: %s", C[i].path, r.text ? r.text : "");
+        if (!C[i].sent)
+            CHECK_HAS(r.text, "mallory@evil.test is not in the grant");
+        snap_result_free(&r);
+        barrier(x.a);
+        if (C[i].sent)
+            CHECK_INT(1, log_count("POST", "a.test", C[i].tag));
+        else
+            check_none("POST", "a.test", C[i].tag);
+    }
+    check_no_evil("rcpt query");
+out:
+    rig_down(&x);
+}
+
 /* Issue 13, point 6b: a click named by text ("text:...") is the click of
  * the control the text is in, judged by that control's name: a "Cancel"
  * inside a "Delete account" row link, a "Keep it" inside a "Delete
@@ -6378,6 +6418,7 @@ static const test_case TESTS[] = {
     {"red_rows_regression", t_red_rows_regression},
     {"red_rows_ax_regression", t_red_rows_ax_regression},
     {"red_rec_row_regression", t_red_rec_row_regression},
+    {"red_rcpt_query_regression", t_red_rcpt_query_regression},
     {"confirmed_dialog_changed", t_confirmed_dialog_changed},
     {NULL, NULL},
 };
