@@ -171,6 +171,18 @@ int replay_rec_param(replay_rec *r, const char *name, const char *value, replay_
 
 /* ---- URLs without volatile parameters ---- */
 
+/* s[0..n) lower-cased into low (cap bytes with its NUL); false when it
+ * does not fit. */
+static bool lower_copy(char *low, size_t cap, const char *s, size_t n)
+{
+    if (n >= cap)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)tolower((unsigned char)s[i]);
+    low[n] = '\0';
+    return true;
+}
+
 static bool volatile_key(const char *k, size_t n)
 {
     static const char *const V[] = {"sid", "session", "sessionid", "session_id", "phpsessid",
@@ -180,11 +192,8 @@ static bool volatile_key(const char *k, size_t n)
                                     "timestamp", "_", "cb", "cachebust", "rand", "random",
                                     "t", "otp", "password", "pass", "secret", NULL};
     char low[32];
-    if (n >= sizeof low)
+    if (!lower_copy(low, sizeof low, k, n))
         return false;
-    for (size_t i = 0; i < n; i++)
-        low[i] = (char)tolower((unsigned char)k[i]);
-    low[n] = '\0';
     if (strncmp(low, "utm_", 4) == 0)
         return true;
     for (size_t i = 0; V[i]; i++)
@@ -249,11 +258,8 @@ static bool bearer_word(const char *s, size_t n)
                                     "login", "signin", "sign-in", "token", "auth", "unsubscribe",
                                     NULL};
     char low[40];
-    if (n >= sizeof low)
+    if (!lower_copy(low, sizeof low, s, n))
         return false;
-    for (size_t i = 0; i < n; i++)
-        low[i] = (char)tolower((unsigned char)s[i]);
-    low[n] = '\0';
     for (size_t i = 0; W[i]; i++)
         if (strstr(low, W[i]))
             return true;
