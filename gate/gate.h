@@ -600,6 +600,18 @@ int gate_decide_auth_request(gate *gt, const gate_auth_request *q, gate_decision
 #define GATE_COVER_MS 3000
 int gate_check_auth_request(gate *gt, const gate_auth_request *q, gate_decision *d);
 
+/* One field (name, value decoded) of a data-carrying request a page sends
+ * while a confirmed action covers its tab (sink.c reads the body and the
+ * query the browser really sends; red team s13 P1-P3): shown is what the
+ * human was shown of the action's form (its read-back, gate_present; none
+ * for an action with no form read back). A field the human was shown must
+ * carry a value they saw; any other field's recipient (an address in any
+ * field, any value of a field named To, Cc, payee, IBAN, ...) must be in
+ * the grant's recipients. Returns 0, or -1 with why (cap; it names the
+ * field, and an address refused, never another value). No audit. */
+int gate_check_sent_field(const gate *gt, const char *name, const char *value,
+                          const gate_present *shown, size_t nshown, char *why, size_t cap);
+
 /* ---- control epochs ---- */
 
 enum { GATE_MODE_AGENT, GATE_MODE_HUMAN, GATE_MODE_PAUSED };

@@ -436,3 +436,80 @@ int gate_recipient_present(const gate_grant *g, const gate_request *req, int con
     }
     return 0;
 }
+
+/* ---- what a request sent under a confirmation carries ---- */
+
+/* Whether the read-back entry's field names start with the name sent (the
+ * page script gives "name id placeholder aria-label", space-separated). */
+static bool shown_name(const gate_present *p, const char *name)
+{
+    size_t n = strlen(name);
+    return !p->chip && p->field && n && strncmp(p->field, name, n) == 0 &&
+           (p->field[n] == ' ' || p->field[n] == 0);
+}
+
+/* a and b equal but for carriage returns (a form sends a textarea's line
+ * breaks as CR LF); a shown value cut at the read-back's 1,100 characters
+ * is compared as a prefix. */
+static bool sent_equal(const char *shown, const char *sent)
+{
+    size_t sl = strlen(shown);
+    for (;;) {
+        while (*shown == '\r')
+            shown++;
+        while (*sent == '\r')
+            sent++;
+        if (!*shown)
+            return !*sent || sl >= 1100;
+        if (*shown != *sent)
+            return false;
+        shown++;
+        sent++;
+    }
+}
+
+static bool has_at(const char *v)
+{
+    return strchr(v, '@') || strstr(v, "\xef\xbc\xa0") || strstr(v, "\xef\xb9\xab");
+}
+
+int gate_check_sent_field(const gate *gt, const char *name, const char *value,
+                          const gate_present *shown, size_t nshown, char *why, size_t cap)
+{
+    if (!value || !*value || !name)
+        return 0;
+    char q[100];
+    gate_text_quote(q, sizeof q, name, 60);
+    /* A field the human was shown: its value must be one they saw. */
+    bool named = false;
+    for (size_t i = 0; i < nshown; i++) {
+        if (!shown_name(&shown[i], name) || !shown[i].value)
+            continue;
+        named = true;
+        if (sent_equal(shown[i].value, value))
+            return 0;   /* read back, judged and shown before the yes */
+    }
+    if (named) {
+        snprintf(why, cap, "the page changed the field \"%s\" after the human allowed the "
+                 "action: what is sent is not what they were shown", q);
+        return -1;
+    }
+    /* Not shown: a recipient in it must be granted, as in a form read back
+     * (an address anywhere; any value of a recipient field by its name). */
+    gate_target t = {.field = name};
+    int kind = gate_recipient_field(&t);
+    if (kind == GATE_RFIELD_NONE) {
+        if (!has_at(value))
+            return 0;
+        for (size_t i = 0; i < nshown; i++)
+            if (shown[i].chip && shown[i].value && sent_equal(shown[i].value, value))
+                return 0;
+        kind = GATE_RFIELD_ADDRESS;
+    }
+    char w[400];
+    if (gate_recipient_check(gate_grant_get(gt), value, kind, w, sizeof w) == 0)
+        return 0;
+    snprintf(why, cap, "%s, in the field \"%s\" the page sent under the human's yes (never "
+             "shown to them)", w, q);
+    return -1;
+}

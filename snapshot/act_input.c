@@ -167,6 +167,33 @@ int snap_act_mouse_click(snap_agent *a, int tab_id, int x, int y, bool second, b
                                    dialog, r);
 }
 
+/* A click the human confirmed, at loc on tg: the pointer is moved there
+ * first (the page's pointermove and mouseover listeners run), then the
+ * node at the point must still be tg's element or inside it
+ * (snap_act_hit_still) before the press; else nothing is pressed and the
+ * cover of the yes ends (red team s13 P1: a page moved another form's
+ * "Send" under the pointer on its arrival, after the re-check). */
+int snap_act_judged_click(snap_agent *a, const target *tg, const located *loc, session_set *ss,
+                          bool *dialog, snap_result *r)
+{
+    int rc = snap_act_mouse_move(a, tg->tab, loc->x, loc->y, dialog, r);
+    if (rc || *dialog)
+        return rc;
+    char w[400];
+    if (!snap_act_hit_still(a, tg, loc, ss, w, sizeof w)) {
+        a->covered_tab = 0;
+        return snap_act_fail(r, SNAP_ECOVERED, "%s: the page moved another element under the "
+                             "pointer (%s): not clicked", tg->what, w);
+    }
+    snap_tab *t = snap_tab_by_id(a, tg->tab);
+    if (!t || t->closed)
+        return snap_act_fail(r, SNAP_ENOTAB, "the tab closed");
+    static const char *const M[2] = {"Input.dispatchMouseEvent", "Input.dispatchMouseEvent"};
+    char *p[2] = {mouse_params("mousePressed", loc->x, loc->y, "left", 1, 0),
+                  mouse_params("mouseReleased", loc->x, loc->y, "left", 1, 0)};
+    return snap_act_dispatch_input(a, tg->tab, t->session, M, p, 2, dialog, r);
+}
+
 /* A double click at loc on tg, after the gate's decision g: the first
  * click, then the second only when it would go where the first did: no
  * dialog open, the same document (nav0), the element what the gate was

@@ -274,6 +274,11 @@ int snap_act_dispatch_input(snap_agent *a, int tab_id, const char *session_in,
                             snap_result *r);
 int snap_act_mouse_click(snap_agent *a, int tab_id, int x, int y, bool second, bool *dialog,
                          snap_result *r);
+/* A click the human confirmed: the pointer moved to loc, then pressed only
+ * when the node there is still tg's element (else SNAP_ECOVERED, "the page
+ * moved another element under the pointer: not clicked"). */
+int snap_act_judged_click(snap_agent *a, const target *tg, const located *loc, session_set *ss,
+                          bool *dialog, snap_result *r);
 int snap_act_dbl_click(snap_agent *a, const snap_gated *g, const target *tg, const located *loc,
                        uint64_t nav0, session_set *ss, bool *dialog, char *why, size_t cap,
                        snap_result *r);

@@ -230,6 +230,7 @@ static int pointer_run(snap_agent *a, const char *ref, const char *obs, int kind
     } else if ((rc = hover ? snap_act_mouse_move(a, tg.tab, loc.x, loc.y, &dialog, r)
                 : kind == PT_DBLCLICK ? snap_act_dbl_click(a, &gg, &tg, &loc, nav0, &ss, &dialog,
                                                            second, sizeof second, r)
+                : gg.d.confirmed ? snap_act_judged_click(a, &tg, &loc, &ss, &dialog, r)
                 : snap_act_mouse_click(a, tg.tab, loc.x, loc.y, false, &dialog, r))) {
         goto done;
     }

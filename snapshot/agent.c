@@ -816,6 +816,7 @@ void snap_agent_free(snap_agent *a)
     cdp_unlisten(a->c, on_event, a);
     cdp_conn_share(a->c, -1);
     snap_sink_free(a);
+    snap_cover_drop(a);
     snap_permit_begin(a, "teardown");
     for (size_t i = 0; i < a->ntabs; i++) {
         snap_tab *t = &a->tabs[i];

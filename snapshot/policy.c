@@ -790,6 +790,21 @@ static void rec_step(snap_agent *a, const snap_gate_in *in, const gate_decision 
     snap_rec_capture(a, &ri);
 }
 
+/* The human confirmed this action just now: the data-carrying requests its
+ * tab sends while it runs are covered by that answer (sink.c), and must
+ * carry what the human was shown of its form (sink_body.c; out of memory,
+ * nothing is kept and the cover passes no field it cannot compare). */
+static void cover_begin(snap_agent *a, const snap_gated *g, const snap_tab *t,
+                        const gate_request *q)
+{
+    if (g->d.decision != GATE_ALLOW || !g->d.confirmed || !t)
+        return;
+    a->covered_tab = t->id;
+    a->covered_cls = g->d.cls;
+    a->covered_until = 0;
+    snap_cover_keep(a, q->present, q->npresent);
+}
+
 int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_result *r)
 {
     memset(g, 0, sizeof *g);
@@ -797,6 +812,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     /* A confirmed action's cover ends when the agent asks for the next
      * action (see snap_gate_done). */
     a->covered_tab = 0;
+    snap_cover_drop(a);
     snap_dl_act_end(a);          /* an earlier action's downloads are its own no more */
     snap_tab *t = in->tab ? snap_tab_by_id(a, in->tab) : NULL;
     char origin[256] = "";
@@ -900,6 +916,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     }
     gate_check(a->gate, &q, &g->d);
     rec_step(a, in, &g->d, &q, t, have_target ? &tg : NULL, el.oid);
+    cover_begin(a, g, t, &q);
     if (g->d.decision == GATE_ALLOW && el.oid[0]) {
         /* Kept for the change report (its states), until snap_gate_done. */
         snprintf(g->acted_oid, sizeof g->acted_oid, "%s", el.oid);
@@ -917,6 +934,7 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     if (g->d.decision == GATE_ALLOW && (g->d.confirmed || in->dbl) && fv) {
         g->facts = json_write(fv, NULL);
         if (!g->facts) {
+            a->covered_tab = 0;
             object_release(a, g->acted_session, g->acted_oid);
             g->acted_oid[0] = 0;
             json_doc_free(facts);
@@ -929,13 +947,6 @@ int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_res
     }
     g->allowed = true;
     g->audit_outcome = g->d.pending;
-    /* The human confirmed this action just now: the data-carrying requests
-     * its tab sends while it runs are covered by that answer (sink.c). */
-    if (g->d.confirmed && t) {
-        a->covered_tab = t->id;
-        a->covered_cls = g->d.cls;
-        a->covered_until = 0;
-    }
     snap_permit_begin(a, in->permit ? in->permit : in->tool);
     dl_allowed(a, in, have_target ? &tg : NULL);   /* tg's strings are in facts */
     json_doc_free(facts);

@@ -648,6 +648,7 @@ static int auth_request(snap_agent *a, const json_val *p, const char *svc, int t
                         const char *shown, bool document, char *reason, size_t cap)
 {
     const json_val *req = json_get(p, "request");
+    const char *raw_url = json_get_str(req, "url");
     const char *rid = json_get_str(p, "requestId");
     const char *method = json_get_str(req, "method");
     const char *type = json_get_str(p, "resourceType");
@@ -667,6 +668,22 @@ static int auth_request(snap_agent *a, const json_val *p, const char *svc, int t
     bool cover_on = a->covered_tab && a->covered_tab == tab &&
                     (!a->covered_until || base_now_ms() < a->covered_until);
     q.covered = cover_on ? a->covered_cls : -1;
+    /* Under a cover: what the browser really sends is what the human
+     * allowed (sink_body.c; red team s13 P1-P3), before the cover lets it
+     * through. */
+    if (cover_on && snap_cover_check(a, req, raw_url, reason, cap)) {
+        gate_net n = {0};
+        n.method = q.method;
+        n.url = shown;
+        n.shown = shown;
+        n.type = type;
+        n.document = document;
+        n.has_body = true;
+        n.data = true;
+        n.privileged = true;
+        gate_note_request(a->gate, &n, reason);
+        return GATE_DENY;
+    }
     gate_decision d;
     gate_decide_auth_request(a->gate, &q, &d);
     if (d.decision == GATE_CONFIRM) {

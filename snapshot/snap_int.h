@@ -370,6 +370,11 @@ struct snap_agent {
     int64_t covered_until;       /* base_now_ms() the cover ends: 0 while the action
                                     runs; its settling sets it GATE_COVER_MS ahead */
     int covered_cls;             /* its GATE_CLASS_* */
+    /* sink_body.c: what the human was shown of that action's form (its
+     * read-back; NULL: none), kept while the cover lasts. */
+    gate_present *cover_shown;
+    size_t ncover_shown;
+    bool cover_oom;              /* it could not be kept: the cover passes no field */
     /* sink.c and agent_wait.c: a request that starts before own_until
      * (base_now_ms()) is an action's own (see snap_req); input_ms: when
      * the sink last let a state-changing command or page script out (a
@@ -486,6 +491,15 @@ char *snap_sink_context_params(const snap_agent *a);
 void snap_sink_asks(snap_agent *a);
 /* At agent free: refuse what still waits, free the queue. */
 void snap_sink_free(snap_agent *a);
+/* sink_body.c: keep what the human was shown of a confirmed action's form
+ * (copied; n 0: none) while its cover lasts (out of memory: cover_oom, and
+ * snap_cover_check refuses); drop it.
+ * snap_cover_check: the query of url and the body of req (a request the
+ * cover would pass) checked field by field (gate_check_sent_field): 0, or
+ * -1 with why (cap), never a value but a refused address. */
+void snap_cover_keep(snap_agent *a, const gate_present *p, size_t n);
+void snap_cover_drop(snap_agent *a);
+int snap_cover_check(snap_agent *a, const json_val *req, const char *url, char *why, size_t cap);
 /* Append "blocked before it left: URL (reason)" for the requests refused
  * since the count since (a->nblocked before the action) on tab tab_id. */
 void snap_blocked_describe(snap_agent *a, uint64_t since, int tab_id, char *buf, size_t cap);

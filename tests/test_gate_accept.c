@@ -6309,6 +6309,122 @@ out:
     rig_down(&x);
 }
 
+/* Red team s13, P2/P3/P3b (sendgate): what the human allowed is what is
+ * sent. A bound "Send" (recipients: bob) on forms whose submission the page
+ * changes: the To value or a new cc while the human is asked (swapTo, run
+ * by the hook: val, add), the amount likewise (amt), a form-associated
+ * custom element's cc (face-hidden, face-text), a formdata listener
+ * (formdata). The sink reads the body the browser sends under the yes:
+ * nothing named mallory, nor 5000, leaves, and the result says it was
+ * blocked. A control (none: no change) is sent. Both snapshot paths. */
+typedef struct {
+    const char *path, *tag, *script;
+} sent_case;
+
+static void sent_is_shown(bool walker)
+{
+    static const sent_case C[] = {
+        {"/gate/bank/red-rcptswap.html?v=none", "tag=red-rcptswap-none", NULL},
+        {"/gate/bank/red-rcptswap.html?v=val", "tag=red-rcptswap-val", "swapTo(),1"},
+        {"/gate/bank/red-rcptswap.html?v=add", "tag=red-rcptswap-add", "swapTo(),1"},
+        {"/gate/bank/red-rcptswap.html?v=amt", "tag=red-rcptswap-amt", "swapTo(),1"},
+        {"/gate/bank/red-face.html?v=hidden", "tag=red-face-hidden", NULL},
+        {"/gate/bank/red-face.html?v=text", "tag=red-face-text", NULL},
+        {"/gate/bank/red-formdata.html", "tag=red-formdata", NULL},
+    };
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        rig x;
+        if (!rig_up(&x, with_pin_bound)) {
+            rig_down(&x);
+            continue;
+        }
+        x.a->o.ax_tree = !walker;
+        hook_agent = x.a;
+        hook_answer = GATE_ALLOW;
+        snap_result r;
+        CHECK_INT(0, do_open(x.a, "bank.test", C[i].path, &r));
+        snap_result_free(&r);
+        int h0 = hook_calls;
+        hook_prompt[0] = 0;
+        hook_page_script = C[i].script;
+        act_on(x.a, "button \"Send\"", 'c', NULL, false, &r);
+        hook_page_script = NULL;
+        CHECK(hook_calls > h0);
+        CHECK_HAS(hook_prompt, "bob@partner.test");
+        char *res = r.text ? strdup(r.text) : NULL;
+        snap_result_free(&r);
+        barrier(x.a);
+        char *l = log_lines(C[i].tag);
+        if (i == 0) {
+            /* The control: unchanged, it goes (to bob, 50). */
+            if (!CHECK(l && strstr(l, "to=bob%40partner.test") && strstr(l, "amount=50")))
+                test_fail_detail("%s: the unchanged send did not go: %s\n%s", C[i].path,
+                                 res ? res : "", l ? l : "");
+        } else {
+            if (!CHECK(!l || (!strstr(l, "mallory") && !strstr(l, "amount=5000"))))
+                test_fail_detail("%s: the human was shown bob and 50; the POST differs:\n%s",
+                                 C[i].path, l);
+            if (!CHECK(res && strstr(res, "blocked before it left")))
+                test_fail_detail("%s: the result does not say it was blocked: %s", C[i].path,
+                                 res ? res : "");
+        }
+        free(l);
+        free(res);
+        rig_down(&x);
+    }
+}
+
+static void t_red_sent_is_shown_regression(void)
+{
+    sent_is_shown(true);
+}
+
+static void t_red_sent_is_shown_ax_regression(void)
+{
+    sent_is_shown(false);
+}
+
+/* Red team s13, P1 (sendgate): the human allows "Save draft"; the page
+ * moves its "Send" button (another form: to mallory) under the pointer on
+ * the mouse's arrival (gate/bank/red-swapclick.html, grant recipients
+ * bob). Nothing is pressed: the result says the page moved another
+ * element under the pointer, not clicked; nothing is posted (and the
+ * sink would refuse Send's POST to mallory under the cover anyway). */
+static void swapclick(bool walker)
+{
+    rig x;
+    if (!rig_up(&x, one_recipient))
+        goto out;
+    x.a->o.ax_tree = !walker;
+    hook_answer = GATE_ALLOW;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red-swapclick.html?v=plain", &r));
+    snap_result_free(&r);
+    int h0 = hook_calls;
+    act_on(x.a, "button \"Save draft\"", 'c', NULL, false, &r);
+    CHECK(hook_calls > h0);
+    fprintf(stderr, "swapclick: %.1200s\n", r.text ? r.text : "");
+    /* The press did not land on Send: not clicked, said so. */
+    CHECK_HAS(r.text, "the page moved another element under the pointer");
+    CHECK_HAS(r.text, "not clicked");
+    snap_result_free(&r);
+    barrier(x.a);
+    check_none("POST", "bank.test", "tag=red-swapclick-send-plain");
+    check_none("POST", "bank.test", "tag=red-swapclick-draft");
+out:
+    rig_down(&x);
+}
+
+static void t_red_swapclick_regression(void)
+{
+    swapclick(true);
+}
+
+static void t_red_swapclick_ax_regression(void)
+{
+    swapclick(false);
+}
+
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
     {"swap_post_regression", t_swap_post_regression},
@@ -6420,6 +6536,10 @@ static const test_case TESTS[] = {
     {"red_rec_row_regression", t_red_rec_row_regression},
     {"red_rcpt_query_regression", t_red_rcpt_query_regression},
     {"confirmed_dialog_changed", t_confirmed_dialog_changed},
+    {"red_sent_is_shown_regression", t_red_sent_is_shown_regression},
+    {"red_sent_is_shown_ax_regression", t_red_sent_is_shown_ax_regression},
+    {"red_swapclick_regression", t_red_swapclick_regression},
+    {"red_swapclick_ax_regression", t_red_swapclick_ax_regression},
     {NULL, NULL},
 };
 
