@@ -389,6 +389,15 @@ static void words_split(words *w, const char *s, bool camel)
     w->n = 0;
     size_t i = 0;
     while (w->n < WORDS_MAX && w->s[i]) {
+        /* The mask cdpgate writes where a secret field's text was (the
+         * view and the gate's facts: "[secret]") is no word of the text:
+         * a row or label holding a masked field is not a credential name
+         * for that (a page writing it gains nothing a name without the
+         * word would not). */
+        if (w->s[i] == '[' && strncasecmp(w->s + i, "[secret]", 8) == 0) {
+            i += 8;
+            continue;
+        }
         if (!word_byte((unsigned char)w->s[i])) {
             i++;
             continue;

@@ -965,6 +965,40 @@ static const class_case INVISIBLE[] = {
      .name = "Re\xe2\x80\x8bmove from cart"}, 0, PLAIN(AUTH_CHANGE)},
 };
 
+/* The mask "[secret]" the view and the gate's facts write where a secret
+ * field's text was is no credential word: a label or row holding a masked
+ * field keeps its own class (W3's mask had made a search box's label
+ * "Search [secret]" a credential name: test_gate_accept
+ * red_courier_regression); the word itself still is one. */
+static void t_classify_secret_mask(void)
+{
+    static const struct {
+        const char *name, *row;
+        int cls;
+    } C[] = {
+        {"Search [secret]", NULL, GATE_CLASS_INTERACT},
+        {"Use code", "Code [SECRET] Use code", GATE_CLASS_INTERACT},
+        {"Secret answer", NULL, GATE_CLASS_CREDENTIAL},
+        {"Search [secret] secret", NULL, GATE_CLASS_CREDENTIAL},
+        {"Password [secret]", NULL, GATE_CLASS_CREDENTIAL},
+    };
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        gate_target t = {.role = "textbox", .name = C[i].name, .row = C[i].row,
+                         .tag = "input", .input_type = "text"};
+        gate_request r;
+        memset(&r, 0, sizeof r);
+        r.tool = "type";
+        r.text = "x";
+        r.state_change = true;
+        r.target = &t;
+        int kind = -1;
+        char why[256];
+        int cls = gate_classify(&r, &kind, why, sizeof why);
+        if (!CHECK_INT(C[i].cls, cls))
+            test_fail_detail("\"%s\": %s (%s)", C[i].name, gate_class_name(cls), why);
+    }
+}
+
 static void t_classify_invisible(void)
 {
     for (size_t i = 0; i < sizeof INVISIBLE / sizeof INVISIBLE[0]; i++) {
@@ -3475,6 +3509,7 @@ static const test_case TESTS[] = {
     {"classify_url_whole_regression", t_classify_url_whole_regression},
     {"decide_service_context", t_decide_service_context},
     {"courier_taint", t_courier_taint},
+    {"classify_secret_mask", t_classify_secret_mask},
     {"grant_full", t_grant_full},
     {"grant_errors", t_grant_errors},
     {"grant_egress_classes", t_grant_egress_classes},
