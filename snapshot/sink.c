@@ -481,8 +481,7 @@ static void field_add(char *out, size_t cap, int *n, const char *s, size_t len)
     (*n)++;
 }
 
-/* The header value named name (case-insensitive) of a request, or NULL. */
-static const char *header(const json_val *req, const char *name)
+const char *snap_request_header(const json_val *req, const char *name)
 {
     for (const json_val *h = json_first(json_get(req, "headers")); h; h = json_next(h)) {
         const char *k = json_key(h, NULL);
@@ -498,7 +497,7 @@ static const char *header(const json_val *req, const char *name)
 static void body_fields(const json_val *req, char *out, size_t cap)
 {
     out[0] = 0;
-    const char *ct = header(req, "Content-Type");
+    const char *ct = snap_request_header(req, "Content-Type");
     const char *pd = json_get_str(req, "postData");
     char *buf = NULL;
     size_t len = 0;

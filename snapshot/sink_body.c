@@ -237,16 +237,6 @@ static void text_addresses(cover_ck *k, char *s, size_t len)
     }
 }
 
-static const char *header(const json_val *req, const char *name)
-{
-    for (const json_val *h = json_first(json_get(req, "headers")); h; h = json_next(h)) {
-        const char *k = json_key(h, NULL);
-        if (k && strcasecmp(k, name) == 0)
-            return json_str(h, NULL);
-    }
-    return NULL;
-}
-
 /* The body the browser sends, whole, into a new buffer (*len), or NULL
  * with why: none, too large, or unreadable. */
 static char *body_read(const json_val *req, size_t *len, const char **why)
@@ -330,7 +320,7 @@ int snap_cover_check(snap_agent *a, const json_val *req, const char *url, char *
         return -1;
     }
     if (b) {
-        const char *ct = header(req, "Content-Type");
+        const char *ct = snap_request_header(req, "Content-Type");
         size_t i = 0;
         while (i < len && strchr(" \t\r\n", b[i]) && b[i])
             i++;

@@ -491,6 +491,10 @@ char *snap_sink_context_params(const snap_agent *a);
 void snap_sink_asks(snap_agent *a);
 /* At agent free: refuse what still waits, free the queue. */
 void snap_sink_free(snap_agent *a);
+/* sink.c: the header value named name (case-insensitive) of a Fetch
+ * request object, or NULL (sink_body.c reads Content-Type with it). */
+const char *snap_request_header(const json_val *req, const char *name);
+
 /* sink_body.c: keep what the human was shown of a confirmed action's form
  * (copied; n 0: none) while its cover lasts (out of memory: cover_oom, and
  * snap_cover_check refuses); drop it.
