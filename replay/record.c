@@ -233,22 +233,143 @@ static char *url_stable_query(const char *url)
 }
 
 /* A path segment or fragment that looks like a bearer secret (a
- * password-reset, magic-login, invitation or OAuth token: red team s13,
- * R1): 16 or more URL-safe characters mixing letters and digits, or 8 or
- * more after a segment naming such a link. Order numbers and UUIDs match
- * too: a step that opens one diverges at replay (fail closed). */
-static bool bearer_like(const char *s, size_t n, bool after_kw)
+ * password-reset, magic-login, invitation or OAuth token, an API key: red
+ * team s13, R1). Only URL-safe characters ("-_.~%+=" besides letters and
+ * digits), and one of:
+ *  - a JWT: three dot-separated base64url parts, the first "eyJ...";
+ *  - hex: 32 or more hex digits, hyphens aside (a digest, a UUID), with a
+ *    digit;
+ *  - a base64/base64url-shaped text of 16 or more characters mixing
+ *    letters and digits that is NOT a sequence of words: parts joined by
+ *    "-_.~" each of which is a word (lower-case, Capitalised or upper-case
+ *    letters), a number, or a short mix of the two in at most three runs
+ *    ("q3", "v2", "256gb", "x86"): "#release-notes-2024-q3" is no token;
+ *  - after a segment naming such a link (bearer_word: "reset", "invite",
+ *    ...), no sequence of words and 8 or more characters with a digit, or
+ *    16 or more.
+ * Random tokens have many letter/digit runs, so they fail the word test
+ * ("sk_live_4eC39HqLy...": its third part). A step that opens a redacted
+ * address diverges at replay (fail closed). */
+static bool bearer_chars(const char *s, size_t n, bool *alpha, bool *digit)
 {
-    bool alpha = false, digit = false;
+    *alpha = *digit = false;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (isalpha(c))
-            alpha = true;
+            *alpha = true;
         else if (isdigit(c))
-            digit = true;
+            *digit = true;
         else if (!strchr("-_.~%+=", c))
             return false;
     }
+    return true;
+}
+
+static bool bearer_sep(char c)
+{
+    return c == '-' || c == '_' || c == '.' || c == '~' || c == '+';
+}
+
+/* What s[0..n) is as a part of a word sequence (see bearer_like). */
+enum { PART_NONE, PART_WORD, PART_NUMBER, PART_MIX };
+
+static int bearer_part(const char *s, size_t n)
+{
+    size_t runs = 0, lower = 0, upper = 0, letters = 0;
+    int last = 0;   /* 1 letter, 2 digit */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        int k = isalpha(c) ? 1 : isdigit(c) ? 2 : 0;
+        bool pct = c == '%' && i + 2 < n && isxdigit((unsigned char)s[i + 1]) &&
+                   isxdigit((unsigned char)s[i + 2]);
+        if (pct) {
+            k = 1;   /* a percent-encoded letter ("caf%C3%A9"), of no case */
+            i += 2;
+        }
+        if (!k)
+            return PART_NONE;
+        if (k != last)
+            runs++;
+        last = k;
+        if (k == 1 && !pct) {
+            bool first = letters++ == 0;
+            if (islower(c))
+                lower++;
+            else if (!first)
+                upper++;
+        }
+    }
+    /* Letters: all lower case, all upper case, or Capitalised. */
+    if (lower && upper)
+        return PART_NONE;
+    if (runs == 1)
+        return last == 1 ? PART_WORD : PART_NUMBER;
+    return runs <= 3 && n <= 12 ? PART_MIX : PART_NONE;
+}
+
+/* s[0..n) is a sequence of words and numbers joined by "-_.~+": every
+ * part a word, a number or a short mix, one word of 3 letters or more,
+ * no more mixes than words. */
+static bool bearer_words(const char *s, size_t n)
+{
+    size_t pos = 0, words = 0, mixes = 0;
+    bool long_word = false;
+    while (pos <= n) {
+        size_t e = pos;
+        while (e < n && !bearer_sep(s[e]))
+            e++;
+        if (e > pos) {
+            int k = bearer_part(s + pos, e - pos);
+            if (k == PART_NONE)
+                return false;
+            words += k == PART_WORD;
+            mixes += k == PART_MIX;
+            long_word = long_word || (k == PART_WORD && e - pos >= 3);
+        }
+        pos = e + 1;
+    }
+    return long_word && mixes <= words;
+}
+
+static bool bearer_jwt(const char *s, size_t n)
+{
+    if (n < 16 || strncmp(s, "eyJ", 3) != 0)
+        return false;
+    size_t dots = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '.')
+            dots++;
+        else if (!isalnum(c) && c != '-' && c != '_' && c != '=')
+            return false;
+    }
+    return dots == 2;
+}
+
+static bool bearer_hex(const char *s, size_t n)
+{
+    size_t hex = 0;
+    bool digit = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (isxdigit(c))
+            hex++;
+        else if (c != '-')
+            return false;
+        digit = digit || isdigit(c);
+    }
+    return hex >= 32 && digit;
+}
+
+static bool bearer_like(const char *s, size_t n, bool after_kw)
+{
+    bool alpha, digit;
+    if (!bearer_chars(s, n, &alpha, &digit))
+        return false;
+    if (bearer_jwt(s, n) || bearer_hex(s, n))
+        return true;
+    if (bearer_words(s, n))
+        return false;
     return after_kw ? n >= 8 && (digit || n >= 16) : n >= 16 && alpha && digit;
 }
 

@@ -376,6 +376,79 @@ static void t_rec_bearer_urls(void)
     test_rm_rf(dir);
 }
 
+/* Bearer-like is a token's shape, not any long text mixing letters and
+ * digits (red team s13, R1, refined): fragments and path words that are
+ * words and numbers joined by hyphens or underscores are kept (the
+ * replay of "#release-notes-2024-q3" diverged once it was recorded
+ * "#[redacted]"); a JWT, 32 hex digits, a UUID, a 40-character
+ * base64url token, an "sk_live_..." key and a numeric code after
+ * "verify" are still redacted. Fails before the change: the kept ones
+ * were "[redacted]". */
+static void t_rec_bearer_shape(void)
+{
+    static const char *const KEEP[] = {
+        "http://a.test:8080/docs/changes.html#release-notes-2024-q3",
+        "http://a.test:8080/blog/2024/05/my-first-post-v2#section-3-2-introduction",
+        "http://a.test:8080/shop/iphone-15-pro-max-256gb",
+        "http://a.test:8080/wiki/Release_Notes_2024_Q3_Final",
+        "http://a.test:8080/recettes/caf%C3%A9-und-kuchen-rezepte-2024",
+        "http://a.test:8080/orders/ORD-2024-000123-summary",
+    };
+    static const char *const REDACT[] = {
+        "http://a.test:8080/s/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.dozjgNryP4J3jVmNHl0w5N_X",
+        "http://a.test:8080/d/9f86d081884c7d659a2feaa0c55ad015",
+        "http://a.test:8080/i/123e4567-e89b-12d3-a456-426614174000",
+        "http://a.test:8080/m/Q2hhbmdlLXRoaXMtdG9rZW4tMTIzNDU2Nzg5MA_x",
+        "http://a.test:8080/k/sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+        "http://a.test:8080/k/sk_live_abcdef1234567890abcd",
+        "http://a.test:8080/verify/73920184",
+        "http://a.test:8080/t/ab12-cd34-ef56-gh78-ij90",
+        "http://a.test:8080/a/x#a8f3k2m9x7q1w5e4",
+    };
+    static const char *const GONE[] = {
+        "dozjgNryP4J3jVmNHl0w5N_X", "9f86d081884c7d659a2feaa0c55ad015",
+        "426614174000", "Q2hhbmdlLXRoaXMtdG9rZW4tMTIzNDU2Nzg5MA_x", "4eC39HqLyjWDarjtT1zdp7dc",
+        "abcdef1234567890abcd", "73920184", "ab12-cd34", "a8f3k2m9x7q1w5e4",
+    };
+    char dir[256], path[300];
+    if (testlib_tempdir("rec", dir, sizeof dir) != 0)
+        return;
+    snprintf(path, sizeof path, "%s/t.trail", dir);
+    replay_err err;
+    replay_rec *r = replay_rec_open(path, "0.1.0", "t", &err);
+    if (!CHECK(r))
+        return;
+    const char *const *L[] = {KEEP, REDACT};
+    size_t N[] = {sizeof KEEP / sizeof KEEP[0], sizeof REDACT / sizeof REDACT[0]};
+    for (size_t l = 0; l < 2; l++)
+        for (size_t i = 0; i < N[l]; i++) {
+            replay_act act = {0};
+            act.op = "open";
+            act.url = L[l][i];
+            snap_step_facts f = {0};
+            f.url = L[l][i];
+            f.origin = "http://a.test:8080";
+            CHECK_INT(0, replay_rec_action(r, &act, &f, "{\"ok\":true}", &err));
+        }
+    replay_rec_close(r);
+    char *bytes = test_read_file(path, NULL);
+    if (CHECK(bytes)) {
+        char want[300];
+        for (size_t i = 0; i < N[0]; i++) {
+            snprintf(want, sizeof want, "\"url\":\"%s\"", KEEP[i]);
+            if (!CHECK_HAS(bytes, want))
+                fprintf(stderr, "  kept? %s\n", KEEP[i]);
+        }
+        for (size_t i = 0; i < sizeof GONE / sizeof GONE[0]; i++)
+            if (!CHECK_LACKS(bytes, GONE[i]))
+                fprintf(stderr, "  redacted? %s\n", GONE[i]);
+        CHECK_HAS(bytes, "\"url\":\"http://a.test:8080/verify/[redacted]\"");
+        CHECK_HAS(bytes, "\"url\":\"http://a.test:8080/a/x#[redacted]\"");
+    }
+    free(bytes);
+    test_rm_rf(dir);
+}
+
 /* `cdpgate --record FILE snapshot URL`, twice: each command adds its open
  * to the same trail; the volatile URL parameter is dropped. */
 static void t_cli_record(void)
@@ -413,6 +486,7 @@ static const test_case TESTS[] = {
     {"cli_record", t_cli_record},
     {"rec_secret_rules", t_rec_secret_rules},
     {"rec_bearer_urls", t_rec_bearer_urls},
+    {"rec_bearer_shape", t_rec_bearer_shape},
     {"mcp_record", t_mcp_record},
     {"mcp_record_tool", t_mcp_record_tool},
     {NULL, NULL},
