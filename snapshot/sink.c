@@ -11,7 +11,9 @@
  *     tools the table allows for that method. Permits are set by
  *     snap_permit_begin after the gate allowed the action (policy.c) and by
  *     the agent's own housekeeping (restoring a granted session, closing
- *     its tabs at the end);
+ *     its tabs at the end); the 'human' permit (human.c: the person's input
+ *     from the live view) permits the Input methods only while the gate's
+ *     control mode is human, nothing otherwise;
  *   - Runtime.evaluate and Runtime.callFunctionOn run only scripts compiled
  *     into the binary: the expression or function must be one of the
  *     registered scripts (snap_page_scripts, page_js.c), a template's
@@ -62,6 +64,8 @@ enum {
     P_UPLOAD = 1 << 13,
     P_SCREENSHOT = 1 << 14,
     P_HOVER = 1 << 15,
+    P_HUMAN = 1 << 16,      /* the person's input from the live view (human.c): counts
+                               only while the gate's control mode is human */
 };
 #define P_INPUT (P_CLICK | P_TYPE | P_SELECT | P_PRESS | P_SCROLL | P_HOVER)
 #define P_ANY 0xffff
@@ -72,7 +76,7 @@ static const struct {
 } PERMIT_TOOLS[] = {
     {"open", P_OPEN}, {"click", P_CLICK}, {"type", P_TYPE}, {"select", P_SELECT},
     {"press", P_PRESS}, {"scroll", P_SCROLL}, {"back", P_BACK}, {"tabs", P_TABS},
-    {"dialog", P_DIALOG}, {"login", P_LOGIN}, {"restore", P_RESTORE},
+    {"dialog", P_DIALOG}, {"login", P_LOGIN}, {"restore", P_RESTORE}, {"human", P_HUMAN},
     {"teardown", P_TEARDOWN}, {"eval", P_EVAL}, {"upload", P_UPLOAD},
     {"screenshot", P_SCREENSHOT}, {"hover", P_HOVER},
 };
@@ -107,6 +111,10 @@ static const struct {
     {"Overlay.hideHighlight", 0},
     {"Overlay.highlightNode", 0},
     {"Page.captureScreenshot", 0},
+    /* The live view's frames (cast.c): for the person only, never the model. */
+    {"Page.screencastFrameAck", 0},
+    {"Page.startScreencast", 0},
+    {"Page.stopScreencast", 0},
     {"Page.enable", 0},
     {"Page.getFrameTree", 0},
     {"Page.getLayoutMetrics", 0},
@@ -128,9 +136,10 @@ static const struct {
     {"Fetch.disable", P_RESTORE},
     {"Fetch.enable", P_RESTORE},
     {"Fetch.fulfillRequest", P_RESTORE},
-    {"Input.dispatchKeyEvent", P_INPUT},
-    {"Input.dispatchMouseEvent", P_INPUT},
-    {"Input.insertText", P_TYPE | P_SELECT},
+    {"Input.dispatchKeyEvent", P_INPUT | P_HUMAN},
+    {"Input.dispatchMouseEvent", P_INPUT | P_HUMAN},
+    {"Input.imeSetComposition", P_HUMAN},
+    {"Input.insertText", P_TYPE | P_SELECT | P_HUMAN},
     {"Page.handleJavaScriptDialog", P_DIALOG | P_TEARDOWN},
     {"Page.navigate", P_OPEN | P_RESTORE | P_LOGIN},
     {"Page.navigateToHistoryEntry", P_BACK},
@@ -233,6 +242,10 @@ static int sink_check(snap_agent *a, const char *method, const char *params, boo
                       cdp_err *e)
 {
     unsigned have = permit_bit(a->permit);
+    /* The 'human' permit is the person's, and only while they hold control:
+     * under any other mode it permits nothing (fail closed). */
+    if ((have & P_HUMAN) && !(a->gate && gate_mode(a->gate) == GATE_MODE_HUMAN))
+        have = 0;
     bool rt_eval = strcmp(method, M_RUNTIME_EVAL) == 0;
     if (rt_eval || strcmp(method, M_RUNTIME_CALL) == 0) {
         json_opts po = {0};
@@ -296,6 +309,17 @@ int snap_cdp_send_sink(snap_agent *a, const char *session, const char *method,
         return rc;
     }
     return cdp_send_sink(a->c, session, method, params, fn, ud, id, e);
+}
+
+int snap_cdp_send_secret(snap_agent *a, const char *session, const char *method,
+                         const char *params, uint64_t *id, cdp_err *e)
+{
+    int rc = sink_check(a, method, params, true, e);
+    if (rc) {
+        *id = 0;
+        return rc;
+    }
+    return cdp_send_secret(a->c, session, method, params, id, e);
 }
 
 int snap_cdp_call_secret(snap_agent *a, const char *session, const char *method,

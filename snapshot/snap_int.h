@@ -10,6 +10,8 @@
  *                            snap_obs_issue, snap_tab_by_id), URL redaction
  *   tests/test_gate_accept.c the current tab and its sync with the browser
  *   tests/test_login.c       the current tab, tabs by id
+ *   tests/test_takeover.c    the current tab; the sink's 'human' permit
+ *                            refused outside the human's control
  *   tests/fuzz/fuzz_url.c    snap_url_redact on the URL parser's inputs
  *
  * Files (the module's layers; internal headers: agent_int.h, observe_int.h,
@@ -439,10 +441,15 @@ int snap_cdp_call(snap_agent *a, const char *session, const char *method, const 
  * localStorage): cdp_call_secret, and the sink's own parse is wiped too. */
 int snap_cdp_call_secret(snap_agent *a, const char *session, const char *method,
                          const char *params, int timeout_ms, cdp_reply *out, cdp_err *e);
+/* cdp_send_secret through the sink (the person's input: human.c). */
+int snap_cdp_send_secret(snap_agent *a, const char *session, const char *method,
+                         const char *params, uint64_t *id, cdp_err *e);
 /* Permits: tool is a sink permit name (open, click, type, select, press,
  * scroll, back, tabs, dialog, login, restore, teardown, eval, upload,
  * screenshot). Set only after the gate allowed the action (policy.c) or for
- * the agent's own housekeeping; cleared at the end of the action. */
+ * the agent's own housekeeping; cleared at the end of the action. "human"
+ * (human.c) is the person's input from the live view: it permits the Input
+ * methods only while the gate's control mode is human. */
 void snap_permit_begin(snap_agent *a, const char *tool);
 void snap_permit_end(snap_agent *a);
 /* The agent's own housekeeping inside whatever action runs: the permit

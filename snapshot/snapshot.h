@@ -382,4 +382,17 @@ void snap_step_forget(snap_agent *a);
  * facts snap_step_last returns. 0, or SNAP_E* with r saying why. */
 int snap_step_describe(snap_agent *a, const char *ref, snap_result *r);
 
+/* ---- the live view (issue 15; human.c, cast.c) ---- */
+
+/* The person's input from the live view (live_input_translate's command:
+ * method Input.dispatchMouseEvent, dispatchKeyEvent, insertText or
+ * imeSetComposition, params its JSON) sent to the current tab through the
+ * sink under the 'human' permit: only while the gate's control mode is
+ * human. params holds what the person typed: sent as a secret, never kept.
+ * Does not wait for the browser. 0, or SNAP_EDENIED (the human does not
+ * hold control), SNAP_EINVAL (not an input method), SNAP_ENOTAB,
+ * SNAP_EBROWSER; why (cap bytes) says which, never quoting params. */
+int snap_human_input(snap_agent *a, const char *method, const char *params, char *why,
+                     size_t cap);
+
 #endif
