@@ -648,17 +648,69 @@ static void put_words(base_buf *b, const char *s)
         base_buf_putc(b, ' ');
 }
 
+/* Where shadow_collect reads: the element's document (tab, frame,
+ * loader), for the fields noted ever secret there (snap_secret_kind). */
+typedef struct {
+    const snap_agent *a;
+    int tab;
+    const char *frame, *loader;
+} shadow_doc;
+
+static bool has_ci(const char *s, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; s && *s; s++)
+        if (strncasecmp(s, needle, n) == 0)
+            return true;
+    return false;
+}
+
+/* The one secret-field rule (SNAP_JS_SECRET_KIND, page_js.h) on the
+ * described node v: an <input> whose type holds "password", an element
+ * whose autocomplete holds "password", "one-time-code" or "cc-"; or a
+ * node noted ever secret in its document. */
+static bool shadow_secret(const shadow_doc *d, const json_val *v)
+{
+    if (json_get_int(v, "nodeType", 0) != 1)
+        return false;
+    const char *ln = json_get_str(v, "localName");
+    bool input = ln && strcasecmp(ln, "input") == 0;
+    const json_val *at = json_get(v, "attributes");
+    for (size_t i = 0; i + 1 < json_len(at); i += 2) {
+        const char *k = json_str(json_at(at, i), NULL);
+        const char *x = json_str(json_at(at, i + 1), NULL);
+        if (!k || !x)
+            continue;
+        if (input && strcasecmp(k, "type") == 0 && has_ci(x, "password"))
+            return true;
+        if (strcasecmp(k, "autocomplete") == 0 &&
+            (has_ci(x, "password") || has_ci(x, "one-time-code") || has_ci(x, "cc-")))
+            return true;
+    }
+    int be = (int)json_get_int(v, "backendNodeId", 0);
+    return d->a && be > 0 && snap_secret_kind(d->a, d->tab, d->frame, d->loader, be) != 0;
+}
+
 /* The text of every shadow root in the DOM node v, as DOM.describeNode
  * pierce gives it (open and closed roots: page scripts, cdpgate's too,
- * cannot see into a closed one), appended to b: its text nodes (not a
- * style's or a script's), alt, title and aria-label. in: v is in one. */
-static void shadow_collect(const json_val *v, bool in, base_buf *b)
+ * cannot see into a closed one; and the user-agent roots of form
+ * controls, which hold an input's live value), appended to b: its text
+ * nodes (not a style's or a script's), alt, title and aria-label. in: v
+ * is in one. A secret field (shadow_secret), in a root or not, is
+ * "[secret]" and nothing of it is read: its text, its attributes, its
+ * user-agent root (session 14; a one-time code in a contenteditable of
+ * a button's closed root reached the name the human is shown). */
+static void shadow_collect(const shadow_doc *d, const json_val *v, bool in, base_buf *b)
 {
     const char *nn = json_get_str(v, "nodeName");
     if (b->len > SHADOW_MAX || (nn && (strcasecmp(nn, "style") == 0 ||
                                        strcasecmp(nn, "script") == 0 ||
                                        strcasecmp(nn, "template") == 0)))
         return;
+    if (shadow_secret(d, v)) {
+        put_words(b, "[secret]");
+        return;
+    }
     if (in && json_get_int(v, "nodeType", 0) == 3)
         put_words(b, json_get_str(v, "nodeValue"));
     const json_val *at = in ? json_get(v, "attributes") : NULL;
@@ -669,9 +721,9 @@ static void shadow_collect(const json_val *v, bool in, base_buf *b)
             put_words(b, json_str(json_at(at, i + 1), NULL));
     }
     for (const json_val *c = json_first(json_get(v, "children")); c; c = json_next(c))
-        shadow_collect(c, in, b);
+        shadow_collect(d, c, in, b);
     for (const json_val *c = json_first(json_get(v, "shadowRoots")); c; c = json_next(c))
-        shadow_collect(c, true, b);
+        shadow_collect(d, c, true, b);
 }
 
 /* The text of the shadow roots in the element a click or a key acts on
@@ -696,8 +748,12 @@ static int shadow_read(snap_agent *a, const snap_gate_in *in, const char *oid, a
     int rc = call_taken(a, in->session, "DOM.describeNode", json_w_take(&w, NULL), &rep);
     const json_val *node = rc == 0 ? json_get(rep.result, "node") : NULL;
     base_buf b = {0};
+    snap_tab *t = snap_tab_by_id(a, in->tab);
+    snap_frame *f = !t ? NULL : in->frame && *in->frame ? snap_frame_find(t, in->frame)
+                  : t->nframes ? &t->frames[0] : NULL;
+    shadow_doc d = {a, t ? t->id : 0, f ? f->id : "", f ? f->loader : ""};
     if (node)
-        shadow_collect(node, false, &b);
+        shadow_collect(&d, node, false, &b);
     cdp_reply_free(&rep);
     const char *why = !node ? "its node could not be described"
                     : b.oom ? "out of memory"

@@ -6161,6 +6161,51 @@ static void t_shadow_name_regression(void)
     stops_both_paths("/gate/bank/red-shadowname.html", B, 4, "red-shn-");
 }
 
+/* The shadow-root text the gate reads as a source of a button's name
+ * (G5's fix, DOM.describeNode pierce) passes through the secret-field
+ * rule (session 14): a one-time code in a contenteditable, a card number
+ * and a password input (its title) inside a button's open or closed
+ * shadow root are "[secret]" in the name sources the human is shown,
+ * and nowhere in the result; the shadow root's other text still is a
+ * name. So is a password input's live value, which its user-agent root
+ * holds (a password input inside a button of light DOM). Fails before:
+ * the prompt showed "also named: Show the code OPENOTP48291 OPEN 4111
+ * ... OPENPWVAL", and "LIGHTPWVAL". */
+static void t_red_shadow_secret_regression(void)
+{
+    static const char *const B[] = {"button \"Open codes\"", "button \"Later codes\"",
+                                    "button \"Light codes\""};
+    static const char *const LEAK[] = {"OTP48291", "4111 1111", "PWTITLE", "PWVAL"};
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_DENY;
+    for (int walker = 0; walker < 2; walker++) {
+        x.a->o.ax_tree = !walker;
+        for (size_t i = 0; i < 3; i++) {
+            snap_result r;
+            CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red-shadowsecret.html", &r));
+            snap_result_free(&r);
+            hook_prompt[0] = 0;
+            int h0 = hook_calls;
+            int rc = act_on(x.a, B[i], 'c', NULL, false, &r);
+            CHECK(rc != 0 && rc != 999);
+            CHECK_INT(h0 + 1, hook_calls);
+            if (i < 2)
+                CHECK_HAS(hook_prompt, "Show the code");
+            CHECK_HAS(hook_prompt, "[secret]");
+            for (size_t k = 0; k < sizeof LEAK / sizeof LEAK[0]; k++)
+                if (!CHECK(!strstr(hook_prompt, LEAK[k]) && !(r.text && strstr(r.text, LEAK[k])) &&
+                           !(r.structured && strstr(r.structured, LEAK[k]))))
+                    test_fail_detail("walker %d, %s: %s shown:\n%s", walker, B[i], LEAK[k],
+                                     hook_prompt);
+            snap_result_free(&r);
+        }
+    }
+out:
+    rig_down(&x);
+}
+
 /* G2: a generic "Yes" / "Confirm" / "OK" in a dialog (role dialog with
  * aria-modal, <dialog open>, a "modal" box) whose text deletes, sends or
  * closes the account is judged by that text: a stop. */
@@ -6438,6 +6483,7 @@ static const test_case TESTS[] = {
     {"swap_nav_regression", t_swap_nav_regression},
     {"press_link_regression", t_press_link_regression},
     {"shadow_name_regression", t_shadow_name_regression},
+    {"red_shadow_secret_regression", t_red_shadow_secret_regression},
     {"modal_regression", t_modal_regression},
     {"row_cut_regression", t_row_cut_regression},
     {"otp_near_regression", t_otp_near_regression},
