@@ -67,6 +67,8 @@ int cli_screenshot(const cli_opts *o, int argc, char **argv);
 /* `cdpgate replay TRAIL [--var k=v]...` (cli/replay_cmd.c): argv[0] is
  * "replay"; it parses its own options after it. */
 int cli_replay(const cli_opts *o, int argc, char **argv);
+/* `cdpgate evidence verify DIR` (cli/evidence_cmd.c, docs/evidence.md). */
+int cli_evidence(const cli_opts *o, int argc, char **argv);
 /* `cdpgate mcp`: the MCP server on stdin/stdout (cli/mcp_serve.c). */
 int cli_mcp(const cli_opts *o, int argc, char **argv);
 

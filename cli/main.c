@@ -54,6 +54,9 @@ static const char USAGE[] =
 "                        vault export/import)\n"
 "  policy                what the gate enforces under --grant FILE (or with no\n"
 "                        grant), and the v1 exclusions it does not enforce\n"
+"  evidence verify DIR   check an evidence folder (--evidence): each record's\n"
+"                        digest, the chain, the screenshots, the manifest;\n"
+"                        exit 1 when it does not verify (docs/evidence.md)\n"
 "  demo                  walk the embedded demo site step by step: open,\n"
 "                        snapshot, click, type, a popup, a dialog\n"
 "  help                  this text\n"
@@ -187,6 +190,8 @@ static int main_command(cli_opts *o, int npos, char **pos)
         rc = cli_login(o, npos, pos);
     } else if (strcmp(cmd, "policy") == 0) {
         rc = cli_policy(o, npos, pos);
+    } else if (strcmp(cmd, "evidence") == 0) {
+        rc = cli_evidence(o, npos, pos);
     } else {
         fprintf(stderr, "cdpgate: unknown command '%s' (see cdpgate --help)\n", cmd);
         return EXIT_USAGE;
