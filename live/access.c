@@ -3,10 +3,15 @@
  * the one-time token in the person's link, the session cookie it is traded
  * for, and the Host, Origin and Sec-Fetch-Site of every request.
  *
- * Invariants: the token and the session value are 32 random bytes each
- * from the OS, written base64url (43 characters); they leave this file only
- * through live_access_link (the token, for the out-of-band channel) and a
- * trade's Set-Cookie (the session, for the browser). They are compared in
+ * Each link is a pass: the control link's (the person's) and up to
+ * LIVE_WATCHERS_MAX read-only watch links', each with its own token and
+ * session; a decision says whose pass let it in (live_decision.role).
+ *
+ * Invariants: each token and session value is 32 random bytes from the OS,
+ * written base64url (43 characters); they leave this file only through
+ * live_access_link / live_access_watch_link (a token, for the out-of-band
+ * channel) and a trade's Set-Cookie (a session, for the browser). A lookup
+ * compares the value with every pass, so its time does not say which. They are compared in
  * constant time and wiped when the state is freed. A token trades once;
  * after live_access_end nothing works any more. The reasons a decision
  * gives are static text: they are audited and never hold a value.
@@ -24,15 +29,24 @@
 #define SECRET_LEN 43           /* base64url of 32 bytes, unpadded */
 #define HOSTS_MAX 2
 
+/* One link: its token, the session it trades for, and their lifetimes. */
+typedef struct {
+    char token[SECRET_LEN + 1];
+    char session[SECRET_LEN + 1];
+    int64_t token_deadline;
+    int64_t session_deadline;       /* 0: until ended */
+    bool traded;
+} pass;
+
 struct live_access {
     char host[HOSTS_MAX][280];      /* "127.0.0.1:4711", "localhost:4711" */
     char origin[HOSTS_MAX][290];    /* "http://" + host */
     int nhosts;
-    char token[SECRET_LEN + 1];
-    char session[SECRET_LEN + 1];
-    int64_t token_deadline;
-    int64_t session_ttl, session_deadline;  /* deadline 0: until ended */
-    bool traded, ended;
+    pass ctl;                       /* the person's link: control */
+    pass watch[LIVE_WATCHERS_MAX];  /* read-only links, issued on demand */
+    int nwatch;
+    int64_t token_ttl, session_ttl;
+    bool ended;
 };
 
 /* 32 random bytes as base64url without padding into out[SECRET_LEN + 1]. */
@@ -81,6 +95,17 @@ static void add_host(live_access *a, const char *host, int port)
     a->nhosts++;
 }
 
+/* A fresh token and session for p, the token good until now + ttl. */
+static int pass_draw(pass *p, int64_t ttl, int64_t now)
+{
+    if (draw_secret(p->token) != 0 || draw_secret(p->session) != 0)
+        return -1;
+    p->token_deadline = now + ttl;
+    p->session_deadline = 0;
+    p->traded = false;
+    return 0;
+}
+
 live_access *live_access_new(const live_access_opts *o, int64_t now_ms, live_err *err)
 {
     const char *host = o && o->host ? o->host : "127.0.0.1";
@@ -100,13 +125,13 @@ live_access *live_access_new(const live_access_opts *o, int64_t now_ms, live_err
     add_host(a, host, o->port);
     if (strcmp(host, "127.0.0.1") == 0 || strcmp(host, "[::1]") == 0)
         add_host(a, "localhost", o->port);
-    if (draw_secret(a->token) != 0 || draw_secret(a->session) != 0) {
+    a->token_ttl = o->token_ttl_ms ? o->token_ttl_ms : LIVE_TOKEN_TTL_MS;
+    a->session_ttl = o->session_ttl_ms;
+    if (pass_draw(&a->ctl, a->token_ttl, now_ms) != 0) {
         live_access_free(a);
         live_fail(err, LIVE_ERANDOM, 0, "live view: no random bytes from the OS");
         return NULL;
     }
-    a->token_deadline = now_ms + (o->token_ttl_ms ? o->token_ttl_ms : LIVE_TOKEN_TTL_MS);
-    a->session_ttl = o->session_ttl_ms;
     return a;
 }
 
@@ -118,15 +143,68 @@ void live_access_free(live_access *a)
     free(a);
 }
 
-int live_access_link(const live_access *a, char *out, size_t cap)
+static int write_link(const live_access *a, const pass *p, char *out, size_t cap)
 {
-    int n = snprintf(out, cap, "http://%s/live/%s", a->host[0], a->token);
+    int n = snprintf(out, cap, "http://%s/live/%s", a->host[0], p->token);
     if (n < 0 || (size_t)n >= cap) {
         if (cap)
             base_memzero(out, cap);
         return -1;
     }
     return n;
+}
+
+int live_access_link(const live_access *a, char *out, size_t cap)
+{
+    return write_link(a, &a->ctl, out, cap);
+}
+
+int live_access_watch_link(live_access *a, int64_t now_ms, char *out, size_t cap,
+                           live_err *err)
+{
+    if (a->ended)
+        return live_fail(err, LIVE_EDENIED, 0, "live view: ended, no more watch links");
+    if (a->nwatch >= LIVE_WATCHERS_MAX)
+        return live_fail(err, LIVE_ETOOBIG, 0, "live view: at most %d watch links",
+                         LIVE_WATCHERS_MAX);
+    if (cap < 300)
+        return live_fail(err, LIVE_ETOOBIG, 0, "live view: the link needs 300 bytes");
+    pass *p = &a->watch[a->nwatch];
+    if (pass_draw(p, a->token_ttl, now_ms) != 0) {
+        base_memzero(p, sizeof *p);
+        return live_fail(err, LIVE_ERANDOM, 0, "live view: no random bytes from the OS");
+    }
+    a->nwatch++;
+    return write_link(a, p, out, cap);
+}
+
+/* Seconds from now to deadline, at least 0. */
+static int64_t secs_left(int64_t deadline, int64_t now)
+{
+    return deadline > now ? (deadline - now + 999) / 1000 : 0;
+}
+
+void live_access_state_get(const live_access *a, int64_t now_ms, live_access_state *st)
+{
+    memset(st, 0, sizeof *st);
+    st->ended = a->ended;
+    st->control_opened = a->ctl.traded;
+    st->control_expires_s = a->ctl.traded ? (a->ctl.session_deadline ?
+                            secs_left(a->ctl.session_deadline, now_ms) : -1)
+                            : secs_left(a->ctl.token_deadline, now_ms);
+    st->watch_links = a->nwatch;
+    st->watch_expires_s = -1;
+    for (int i = 0; i < a->nwatch; i++) {
+        const pass *p = &a->watch[i];
+        if (p->traded) {
+            st->watch_opened++;
+            continue;
+        }
+        int64_t left = secs_left(p->token_deadline, now_ms);
+        if (left > 0 && (st->watch_expires_s < 0 || left < st->watch_expires_s))
+            st->watch_expires_s = left;
+    }
+    st->session_ttl_s = a->session_ttl ? (a->session_ttl + 999) / 1000 : -1;
 }
 
 void live_access_end(live_access *a)
@@ -137,6 +215,8 @@ void live_access_end(live_access *a)
 static int refuse(live_decision *d, int status, const char *reason)
 {
     d->kind = LIVE_REQ_REFUSED;
+    d->role = LIVE_ROLE_NONE;
+    d->watcher = -1;
     d->status = status;
     d->reason = reason;
     return LIVE_EDENIED;
@@ -158,24 +238,49 @@ static bool is_host(const live_access *a, const char *v)
     return false;
 }
 
+/* The pass whose token (or, session: whose session) is v[0..n), its role
+ * and watcher index in *role and *idx; every pass is compared, so the time
+ * taken does not say which matched. NULL when none. */
+static pass *pass_find(live_access *a, const char *v, size_t n, bool session,
+                       live_role *role, int *idx)
+{
+    pass *found = NULL;
+    if (secret_eq(v, n, session ? a->ctl.session : a->ctl.token)) {
+        found = &a->ctl;
+        *role = LIVE_ROLE_CONTROL;
+        *idx = -1;
+    }
+    for (int i = 0; i < a->nwatch; i++) {
+        pass *p = &a->watch[i];
+        if (secret_eq(v, n, session ? p->session : p->token)) {
+            found = p;
+            *role = LIVE_ROLE_WATCH;
+            *idx = i;
+        }
+    }
+    return found;
+}
+
 /* GET /live/TOKEN: trade the token for the session cookie. */
 static int redeem(live_access *a, const char *tok, int64_t now, live_decision *d)
 {
     if (a->ended)
         return refuse(d, 403, "token refused: the live view has ended");
-    if (!secret_eq(tok, strlen(tok), a->token))
+    pass *p = pass_find(a, tok, strlen(tok), false, &d->role, &d->watcher);
+    if (!p)
         return refuse(d, 403, "token refused: unknown token");
-    if (a->traded)
+    if (p->traded)
         return refuse(d, 403, "token refused: already used (the link was opened before)");
-    if (now > a->token_deadline)
+    if (now > p->token_deadline)
         return refuse(d, 403, "token refused: expired");
-    a->traded = true;
-    a->session_deadline = a->session_ttl ? now + a->session_ttl : 0;
+    p->traded = true;
+    p->session_deadline = a->session_ttl ? now + a->session_ttl : 0;
     snprintf(d->set_cookie, sizeof d->set_cookie, "%s=%s; Path=/; HttpOnly; SameSite=Strict",
-             LIVE_COOKIE_NAME, a->session);
+             LIVE_COOKIE_NAME, p->session);
     d->kind = LIVE_REQ_REDEEM;
     d->status = 200;
-    d->reason = "token traded for a session";
+    d->reason = d->role == LIVE_ROLE_WATCH ? "watch token traded for a read-only session"
+                                            : "token traded for a session";
     return LIVE_OK;
 }
 
@@ -217,9 +322,10 @@ static int session(live_access *a, const live_http_request *req, int64_t now,
         return refuse(d, 403, "session refused: two session cookies");
     if (f == 0)
         return refuse(d, 403, "session refused: no session cookie (open the link first)");
-    if (!a->traded || !secret_eq(v, n, a->session))
+    pass *p = pass_find(a, v, n, true, &d->role, &d->watcher);
+    if (!p || !p->traded)
         return refuse(d, 403, "session refused: wrong session cookie");
-    if (a->session_deadline && now > a->session_deadline)
+    if (p->session_deadline && now > p->session_deadline)
         return refuse(d, 403, "session refused: expired");
     return LIVE_OK;
 }
@@ -228,6 +334,7 @@ int live_access_judge(live_access *a, const live_http_request *req, int64_t now_
                       live_decision *d)
 {
     memset(d, 0, sizeof *d);
+    d->watcher = -1;
     const char *host = live_http_get(req, "host");
     if (!host || !is_host(a, host))
         return refuse(d, 403, "refused: Host is not this server (DNS rebinding?)");
@@ -251,8 +358,10 @@ int live_access_judge(live_access *a, const live_http_request *req, int64_t now_
     int rc = session(a, req, now_ms, d);
     if (rc != LIVE_OK)
         return rc;
+    bool w = d->role == LIVE_ROLE_WATCH;
     d->kind = sock ? LIVE_REQ_SOCKET : LIVE_REQ_VIEW;
     d->status = 200;
-    d->reason = sock ? "viewer socket opened" : "viewer page served";
+    d->reason = sock ? (w ? "watcher socket opened (read-only)" : "viewer socket opened")
+                     : (w ? "watcher page served (read-only)" : "viewer page served");
     return LIVE_OK;
 }

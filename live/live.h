@@ -142,11 +142,24 @@ size_t live_ws_frame(uint8_t out[14], int opcode, uint64_t len);
  * for the link itself (the person may click it in a web mail).
  * Comparisons of the token and the cookie take the same time whatever
  * they hold.
+ *
+ * Read-only watchers: the host may issue up to LIVE_WATCHERS_MAX watch
+ * links (live_access_watch_link), each a one-time token of its own, with
+ * the control link's lifetime, traded for a session of its own (the same
+ * cookie name: the value says the role). A watcher sees the page and the
+ * frames; the server refuses (and audits) any input from its socket.
  */
 typedef struct live_access live_access;
 
 #define LIVE_TOKEN_TTL_MS (10 * 60 * 1000)  /* the link's default lifetime */
 #define LIVE_COOKIE_NAME "cdpgate_live"
+#define LIVE_WATCHERS_MAX 4                 /* watch links per live view */
+
+typedef enum {
+    LIVE_ROLE_NONE = 0,
+    LIVE_ROLE_CONTROL,      /* the person's link: sees and controls */
+    LIVE_ROLE_WATCH,        /* a watch link: sees, never controls */
+} live_role;
 
 typedef struct {
     const char *host;       /* the bound address as a browser writes it in a
@@ -168,6 +181,28 @@ void live_access_free(live_access *a);
  * the audit or a tool result). Its length, or -1 when cap is too small. */
 int live_access_link(const live_access *a, char *out, size_t cap);
 
+/* Issue a new read-only watch link at time now_ms ("http://HOST:PORT/live/
+ * WTOKEN": a token of its own, the control link's lifetime, one trade),
+ * into out (cap >= 300): like live_access_link, for the out-of-band channel
+ * only. Its length, or LIVE_ETOOBIG (LIVE_WATCHERS_MAX links issued, or cap
+ * too small), LIVE_EDENIED (ended), LIVE_ERANDOM; err says which. */
+int live_access_watch_link(live_access *a, int64_t now_ms, char *out, size_t cap,
+                           live_err *err);
+
+/* Who can see and control, and when links expire (for the page: no value
+ * in it). Seconds are rounded up; -1 means "no deadline". */
+typedef struct {
+    bool ended;
+    bool control_opened;        /* the control link was traded */
+    int64_t control_expires_s;  /* not opened: the link's seconds left (0: expired);
+                                   opened: the session's, -1 until the hand-back */
+    int watch_links;            /* watch links issued */
+    int watch_opened;           /* of which traded */
+    int64_t watch_expires_s;    /* the soonest an unopened watch link expires, -1 none */
+    int64_t session_ttl_s;      /* a session's lifetime once opened, -1 until hand-back */
+} live_access_state;
+void live_access_state_get(const live_access *a, int64_t now_ms, live_access_state *st);
+
 /* End the session (control handed back): the cookie stops working, the
  * token too if it was never traded. */
 void live_access_end(live_access *a);
@@ -182,6 +217,8 @@ typedef enum {
 
 typedef struct {
     live_req_kind kind;
+    live_role role;         /* a trade, a page or a socket: whose (control or watch) */
+    int watcher;            /* LIVE_ROLE_WATCH: which watch link (0..); else -1 */
     int status;             /* the HTTP status to answer: 200, 403, 404, 405 */
     const char *reason;     /* static text for the audit: what was decided and why
                                ("token reused", "foreign Origin", ...); never a value */
@@ -221,17 +258,21 @@ void live_input_free(live_input_cmd *cmd);
 
 /*
  * One live view: a listening socket on loopback, the access state, at most
- * LIVE_CONNS_MAX connections, and one viewer (the WebSocket of the session;
- * a new one replaces the old). Single-threaded: the host calls
- * live_server_pump from its own loop (or live_server_pollfd to poll with
+ * LIVE_CONNS_MAX connections, one control viewer (the WebSocket of the control
+ * link's session; a new one replaces the old) and read-only watchers' sockets
+ * (watch links' sessions: they get the frames and the state messages; any
+ * other message from them is refused and audited). Single-threaded: the host
+ * calls live_server_pump from its own loop (or live_server_pollfd to poll with
  * its other descriptors). HTTP answers close their connection; writes are
  * bounded by a deadline, and a connection that cannot take its answer is
- * closed. Frames: the host offers each new JPEG with live_server_frame;
- * the server keeps only the latest and sends it when the viewer has
- * acknowledged the previous one (acknowledgement pacing: a slow viewer
- * gets fewer frames, never a queue). Every decision on a request goes to
- * the audit callback; the token, the cookie, frames and what the person
- * sends are never given to it.
+ * closed. Frames: the host offers each new JPEG with live_server_frame; the
+ * server keeps only the latest and sends it to each socket when that socket
+ * acknowledged the previous one (acknowledgement pacing: a slow viewer gets
+ * fewer frames, never a queue, and never slows another). Each socket also gets
+ * {"t":"access",...} when it opens and when sockets or links change
+ * (docs/takeover.md, "Messages to the viewer"). Every decision on a request
+ * goes to the audit callback; the token, the cookie, frames and what the
+ * person sends are never given to it.
  */
 typedef struct live_server live_server;
 
@@ -267,10 +308,16 @@ int live_server_link(const live_server *s, char *out, size_t cap);
 int live_server_pump(live_server *s, int timeout_ms);
 /* Offer a frame (copied; replaces one not yet sent). 0 or LIVE_ENOMEM. */
 int live_server_frame(live_server *s, const uint8_t *jpeg, size_t len);
-/* Send a text message to the viewer now (state: {"url":..,"control":..}).
- * 0, or LIVE_EDENIED when no viewer is connected. */
+/* Send a text message now to every socket, the control viewer's and the
+ * watchers' (the state messages below). 0, or LIVE_EDENIED when none is
+ * connected. */
 int live_server_text(live_server *s, const char *json, size_t len);
-/* True while a viewer is connected. */
+/* True while the control viewer is connected. */
 bool live_server_viewing(const live_server *s);
+/* A new read-only watch link (live_access_watch_link), audited as issued
+ * (never the link); the sockets' access message is resent. */
+int live_server_watch_link(live_server *s, char *out, size_t cap, live_err *err);
+/* How many watchers' sockets are open. */
+int live_server_watchers(const live_server *s);
 
 #endif

@@ -12,8 +12,9 @@ int live_fail(live_err *err, int code, size_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* viewer.c: the viewer page with nonce (for its script and style) into
- * out: its length, or -1 when cap is too small (LIVE_VIEWER_CAP fits). */
-#define LIVE_VIEWER_CAP 8192
-int live_viewer_page(char *out, size_t cap, const char *nonce);
+ * out, read-only (a watcher's: no input sent, no hand-back) when watch:
+ * its length, or -1 when cap is too small (LIVE_VIEWER_CAP fits). */
+#define LIVE_VIEWER_CAP 16384
+int live_viewer_page(char *out, size_t cap, const char *nonce, bool watch);
 
 #endif

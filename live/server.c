@@ -32,9 +32,15 @@
 #define WRITE_MS 2000
 #define MESSAGE_MAX (64 * 1024)
 
+#define REFUSALS_AUDITED 8          /* a watcher's refused messages audited per socket */
+
 typedef struct {
     int fd;                         /* -1: free slot */
     bool ws;
+    live_role role;                 /* ws: the control viewer's or a watcher's */
+    bool acked;                     /* ws: the last frame sent was acknowledged */
+    uint64_t sent;                  /* ws: the sequence number of the last frame sent */
+    int refused;                    /* ws, watcher: input messages refused */
     int64_t since;
     size_t inlen;
     char in[LIVE_HTTP_HEAD_MAX];
@@ -46,10 +52,11 @@ struct live_server {
     live_server_opts o;
     live_access *acc;
     conn c[LIVE_CONNS_MAX];
-    int viewer;                     /* index of the viewer's connection, or -1 */
+    int viewer;                     /* index of the control viewer's connection, or -1 */
     uint8_t *frame;
     size_t frame_len, frame_cap;
-    bool frame_new, acked;
+    uint64_t frame_seq;             /* counts the frames offered; 0: none yet */
+    bool access_dirty;              /* the sockets' access message is to be resent */
 };
 
 static void audit(live_server *s, bool ok, const char *what)
@@ -64,11 +71,14 @@ static void conn_close(live_server *s, int i)
     if (c->fd < 0)
         return;
     close(c->fd);
-    if (c->ws)
+    if (c->ws) {
         ws_decoder_free(&c->dec);
+        s->access_dirty = true;
+    }
     base_memzero(c->in, c->inlen);
     c->fd = -1;
     c->ws = false;
+    c->role = LIVE_ROLE_NONE;
     c->inlen = 0;
     if (s->viewer == i)
         s->viewer = -1;
@@ -126,7 +136,7 @@ static void serve_redeem(live_server *s, int i, const live_decision *d)
     base_memzero(headers, sizeof headers);
 }
 
-static void serve_view(live_server *s, int i, const char *host)
+static void serve_view(live_server *s, int i, const char *host, bool watch)
 {
     uint8_t raw[16];
     char nonce[BASE_B64_ENCLEN(16) + 1];
@@ -136,7 +146,7 @@ static void serve_view(live_server *s, int i, const char *host)
     }
     base_b64_encode(raw, sizeof raw, nonce);
     char *page = malloc(LIVE_VIEWER_CAP);
-    int n = page ? live_viewer_page(page, LIVE_VIEWER_CAP, nonce) : -1;
+    int n = page ? live_viewer_page(page, LIVE_VIEWER_CAP, nonce, watch) : -1;
     char headers[700];
     snprintf(headers, sizeof headers, "Content-Type: text/html; charset=utf-8\r\n"
              "Content-Security-Policy: default-src 'none'; script-src 'nonce-%s'; "
@@ -149,7 +159,8 @@ static void serve_view(live_server *s, int i, const char *host)
     free(page);
 }
 
-static void serve_socket(live_server *s, int i, const live_http_request *req)
+static void serve_socket(live_server *s, int i, const live_http_request *req,
+                         const live_decision *d)
 {
     char accept[29], resp[256];
     live_err err = {0};
@@ -163,17 +174,22 @@ static void serve_socket(live_server *s, int i, const live_http_request *req)
         conn_close(s, i);
         return;
     }
-    if (s->viewer >= 0) {
+    bool watch = d->role == LIVE_ROLE_WATCH;
+    if (!watch && s->viewer >= 0) {
         audit(s, true, "a new viewer socket replaces the previous one");
         conn_close(s, s->viewer);
     }
     conn *c = &s->c[i];
     c->ws = true;
+    c->role = watch ? LIVE_ROLE_WATCH : LIVE_ROLE_CONTROL;
+    c->acked = true;                /* the first frame goes at once */
+    c->sent = 0;
+    c->refused = 0;
     ws_decoder_init(&c->dec, MESSAGE_MAX, true);
-    s->viewer = i;
-    s->acked = true;                /* the first frame goes at once */
-    s->frame_new = s->frame_len > 0;
-    audit(s, true, "viewer socket opened");
+    if (!watch)
+        s->viewer = i;
+    s->access_dirty = true;
+    audit(s, true, d->reason);
 }
 
 static void feed(live_server *s, int i, const uint8_t *p, size_t n);
@@ -208,12 +224,14 @@ static void on_head(live_server *s, int i)
             audit(s, rc == LIVE_OK, d.reason);
         if (rc != LIVE_OK)
             refuse_text(s, i, d.status, d.reason);
-        else if (d.kind == LIVE_REQ_REDEEM)
+        else if (d.kind == LIVE_REQ_REDEEM) {
             serve_redeem(s, i, &d);
+            s->access_dirty = true;
+        }
         else if (d.kind == LIVE_REQ_VIEW)
-            serve_view(s, i, live_http_get(req, "host"));
+            serve_view(s, i, live_http_get(req, "host"), d.role == LIVE_ROLE_WATCH);
         else
-            serve_socket(s, i, req);
+            serve_socket(s, i, req, &d);
         base_memzero(&d, sizeof d);
         conn *v = &s->c[i];
         if (v->fd >= 0 && v->ws && v->inlen > req->head_len)
@@ -234,7 +252,22 @@ static int send_frame(live_server *s, int i, int op, const void *p, size_t n)
     return LIVE_OK;
 }
 
-/* One event of the viewer's socket. */
+/* A message from a watcher's socket other than an acknowledgement: never
+ * handed to the host; audited (the first REFUSALS_AUDITED per socket, then
+ * once more to say the rest are not). */
+static void refuse_watcher(live_server *s, int i)
+{
+    conn *c = &s->c[i];
+    if (c->refused < REFUSALS_AUDITED)
+        audit(s, false, "refused: input from a read-only watcher");
+    else if (c->refused == REFUSALS_AUDITED)
+        audit(s, false, "refused: more input from a read-only watcher (not audited again "
+                        "on this socket)");
+    if (c->refused <= REFUSALS_AUDITED)
+        c->refused++;
+}
+
+/* One event of a viewer's (or watcher's) socket. */
 static void on_event(live_server *s, int i, const ws_event *ev)
 {
     if (ev->type == WS_EV_PING) {
@@ -248,7 +281,9 @@ static void on_event(live_server *s, int i, const ws_event *ev)
     } else if (ev->type == WS_EV_MESSAGE && ev->opcode == WS_OP_TEXT) {
         static const char ack[] = "{\"t\":\"ack\"}";
         if (ev->len == sizeof ack - 1 && memcmp(ev->data, ack, sizeof ack - 1) == 0)
-            s->acked = true;
+            s->c[i].acked = true;
+        else if (s->c[i].role == LIVE_ROLE_WATCH)
+            refuse_watcher(s, i);
         else if (s->o.message && i == s->viewer)
             s->o.message(s->o.ud, (const char *)ev->data, ev->len);
     }
@@ -422,15 +457,74 @@ int live_server_frame(live_server *s, const uint8_t *jpeg, size_t len)
     }
     memcpy(s->frame, jpeg, len);
     s->frame_len = len;
-    s->frame_new = true;
+    s->frame_seq++;
     return LIVE_OK;
 }
 
 int live_server_text(live_server *s, const char *json, size_t len)
 {
-    if (s->viewer < 0)
-        return LIVE_EDENIED;
-    return send_frame(s, s->viewer, WS_OP_TEXT, json, len);
+    int sent = 0;
+    for (int i = 0; i < LIVE_CONNS_MAX; i++)
+        if (s->c[i].fd >= 0 && s->c[i].ws && send_frame(s, i, WS_OP_TEXT, json, len) == 0)
+            sent++;
+    return sent ? LIVE_OK : LIVE_EDENIED;
+}
+
+int live_server_watchers(const live_server *s)
+{
+    int n = 0;
+    for (int i = 0; i < LIVE_CONNS_MAX; i++)
+        n += s->c[i].fd >= 0 && s->c[i].ws && s->c[i].role == LIVE_ROLE_WATCH;
+    return n;
+}
+
+int live_server_watch_link(live_server *s, char *out, size_t cap, live_err *err)
+{
+    int n = live_access_watch_link(s->acc, base_now_ms(), out, cap, err);
+    if (n >= 0) {
+        audit(s, true, "watch link issued (read-only)");
+        s->access_dirty = true;
+    }
+    return n;
+}
+
+/* The access message of connection i: its role, who can see and control,
+ * when links expire (live/live.h "the viewer's messages"). */
+static void send_access(live_server *s, int i)
+{
+    live_access_state st;
+    live_access_state_get(s->acc, base_now_ms(), &st);
+    char m[400], ce[24] = "null", we[24] = "null";
+    if (st.control_expires_s >= 0)
+        snprintf(ce, sizeof ce, "%lld", (long long)st.control_expires_s);
+    if (st.watch_expires_s >= 0)
+        snprintf(we, sizeof we, "%lld", (long long)st.watch_expires_s);
+    int n = snprintf(m, sizeof m, "{\"t\":\"access\",\"you\":\"%s\",\"control\":{\"opened\":%s,"
+                     "\"expires\":%s,\"viewing\":%s},\"watch\":{\"links\":%d,\"opened\":%d,"
+                     "\"expires\":%s,\"watching\":%d}}",
+                     s->c[i].role == LIVE_ROLE_WATCH ? "watch" : "control",
+                     st.control_opened ? "true" : "false", ce, s->viewer >= 0 ? "true" : "false",
+                     st.watch_links, st.watch_opened, we, live_server_watchers(s));
+    if (n > 0 && (size_t)n < sizeof m)
+        send_frame(s, i, WS_OP_TEXT, m, (size_t)n);
+}
+
+/* Each socket that is due gets the latest frame; the access message goes
+ * out again when sockets or links changed. */
+static void send_due(live_server *s)
+{
+    bool dirty = s->access_dirty;
+    s->access_dirty = false;
+    for (int i = 0; i < LIVE_CONNS_MAX; i++) {
+        conn *c = &s->c[i];
+        if (c->fd >= 0 && c->ws && dirty)
+            send_access(s, i);
+        if (c->fd < 0 || !c->ws || !c->acked || !s->frame_seq || c->sent == s->frame_seq)
+            continue;
+        c->acked = false;
+        c->sent = s->frame_seq;
+        send_frame(s, i, WS_OP_BINARY, s->frame, s->frame_len);
+    }
 }
 
 int live_server_pump(live_server *s, int timeout_ms)
@@ -464,10 +558,6 @@ int live_server_pump(live_server *s, int timeout_ms)
         else if (s->c[idx[k]].fd == p[k].fd)
             on_readable(s, idx[k]);
     }
-    if (s->viewer >= 0 && s->frame_new && s->acked) {
-        s->frame_new = false;
-        s->acked = false;
-        send_frame(s, s->viewer, WS_OP_BINARY, s->frame, s->frame_len);
-    }
+    send_due(s);
     return LIVE_OK;
 }

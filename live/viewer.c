@@ -7,12 +7,15 @@
  *
  * What the script does: opens ws://HOST/ws; shows each binary message
  * (a JPEG frame) and acknowledges it ({"t":"ack"}: the server sends the
- * next frame only then, the latest one); shows the text messages' url and
- * control; sends the person's input as JSON text messages: mouse (moves
- * coalesced to one per animation frame), wheel, keys (key, code,
- * modifiers: 1 alt, 2 ctrl, 4 meta, 8 shift), paste as text; and
- * {"t":"handback"} from the button. Coordinates are in the frame's pixels.
- * It keeps nothing and sends nothing anywhere else.
+ * next frame only then, the latest one); shows the text messages (the
+ * access message: its role, who can watch and control, when links expire,
+ * counted down in the page; url and control); sends the person's input as
+ * JSON text messages: mouse (moves coalesced to one per animation frame),
+ * wheel, keys (key, code, modifiers: 1 alt, 2 ctrl, 4 meta, 8 shift),
+ * paste as text; and {"t":"handback"} from the button. Coordinates are in
+ * the frame's pixels. A watcher's page (RO) shows "watching (read-only)"
+ * and sends nothing but acknowledgements. It keeps nothing and sends
+ * nothing anywhere else.
  */
 #include "live/live_int.h"
 
@@ -25,21 +28,41 @@ static const char PAGE_HEAD[] =
     "body{margin:0;font:14px system-ui,sans-serif;background:#222;color:#eee}"
     "#bar{display:flex;gap:1em;align-items:center;padding:6px 10px;background:#333}"
     "#url{flex:1;overflow:hidden;white-space:nowrap;text-overflow:ellipsis}"
+    "#me{font-weight:bold}#acc{padding:2px 10px;background:#2a2a2a;color:#bbb;font-size:12px}"
     "#v{display:block;max-width:100%%;outline:none}button{font:inherit}</style></head>"
-    "<body><div id=\"bar\"><span id=\"who\">connecting</span><span id=\"url\"></span>"
-    "<button id=\"back\">Hand back to the agent</button></div>"
-    "<img id=\"v\" tabindex=\"0\" alt=\"the browser's tab\"><script nonce=\"%s\">";
+    "<body><div id=\"bar\"><span id=\"me\"></span><span id=\"who\">connecting</span>"
+    "<span id=\"url\"></span><button id=\"back\">Hand back to the agent</button></div>"
+    "<div id=\"acc\"></div>"
+    "<img id=\"v\" tabindex=\"0\" alt=\"the browser's tab\"><script nonce=\"%s\">"
+    "'use strict';const RO=%s;";
 
 static const char PAGE_SCRIPT[] =
-    "'use strict';"
-    "const v=document.getElementById('v'),who=document.getElementById('who'),"
-    "url=document.getElementById('url');"
+    "const $=i=>document.getElementById(i);"
+    "const v=$('v'),who=$('who'),url=$('url'),accEl=$('acc');"
+    "$('me').textContent=RO?'watching (read-only)':'you can take control';"
+    "if(RO)$('back').hidden=true;"
     "const ws=new WebSocket('ws://'+location.host+'/ws');ws.binaryType='blob';"
-    "let cur=null,move=null,raf=0;"
+    "let cur=null,move=null,raf=0,acc=null;"
     "function send(m){if(ws.readyState===1)ws.send(JSON.stringify(m));}"
-    "ws.onmessage=e=>{if(typeof e.data==='string'){const m=JSON.parse(e.data);"
+    "function input(m){if(!RO)send(m);}"
+    "function fmt(s){s=Math.max(0,Math.round(s));"
+    "return Math.floor(s/60)+' min '+String(s%60).padStart(2,'0')+' s';}"
+    "function showAcc(){if(!acc)return;const gone=(Date.now()-acc.at)/1000,"
+    "c=acc.control,w=acc.watch,left=e=>e-gone;let t;"
+    "if(c.opened)t='control link: opened'+(c.expires===null?', until the hand-back':"
+    "', the session ends in '+fmt(left(c.expires)));"
+    "else t=left(c.expires)>0?'control link: not opened yet, expires in '+"
+    "fmt(left(c.expires)):'control link: expired';"
+    "t+=c.viewing?' (a person is viewing)':'';"
+    "t+=' \\u00b7 read-only watchers: '+w.watching+' watching';"
+    "if(w.links)t+=', '+w.opened+' of '+w.links+' watch links opened';"
+    "if(w.expires!==null)t+=', unopened ones expire in '+fmt(left(w.expires));"
+    "accEl.textContent=t;}"
+    "setInterval(showAcc,1000);"
+    "function onText(m){if(m.t==='access'){acc=m;acc.at=Date.now();showAcc();return;}"
     "if(typeof m.url==='string')url.textContent=m.url;"
-    "if(typeof m.control==='string')who.textContent='control: '+m.control;return;}"
+    "if(typeof m.control==='string')who.textContent='control: '+m.control;}"
+    "ws.onmessage=e=>{if(typeof e.data==='string'){onText(JSON.parse(e.data));return;}"
     "const u=URL.createObjectURL(e.data);v.onload=()=>{if(cur)URL.revokeObjectURL(cur);"
     "cur=u;send({t:'ack'});};v.src=u;};"
     "ws.onclose=()=>{who.textContent='disconnected';};"
@@ -47,31 +70,32 @@ static const char PAGE_SCRIPT[] =
     "return{x:Math.round((e.clientX-r.left)*v.naturalWidth/r.width),"
     "y:Math.round((e.clientY-r.top)*v.naturalHeight/r.height)};}"
     "function mods(e){return(e.altKey?1:0)|(e.ctrlKey?2:0)|(e.metaKey?4:0)|(e.shiftKey?8:0);}"
-    "function flush(){if(move){send(move);move=null;}}"
+    "function flush(){if(move){input(move);move=null;}}"
+    "if(!RO){"
     "v.addEventListener('mousemove',e=>{move=Object.assign({t:'mouse',type:'move',"
     "b:e.buttons,m:mods(e)},pt(e));"
     "if(!raf)raf=requestAnimationFrame(()=>{raf=0;flush();});});"
     "for(const [ev,ty] of [['mousedown','down'],['mouseup','up']])"
     "v.addEventListener(ev,e=>{e.preventDefault();v.focus();flush();"
-    "send(Object.assign({t:'mouse',type:ty,button:e.button,b:e.buttons,m:mods(e),"
+    "input(Object.assign({t:'mouse',type:ty,button:e.button,b:e.buttons,m:mods(e),"
     "n:e.detail},pt(e)));});"
     "v.addEventListener('wheel',e=>{e.preventDefault();flush();"
-    "send(Object.assign({t:'wheel',dx:e.deltaX,dy:e.deltaY,m:mods(e)},pt(e)));},"
+    "input(Object.assign({t:'wheel',dx:e.deltaX,dy:e.deltaY,m:mods(e)},pt(e)));},"
     "{passive:false});"
     "v.addEventListener('contextmenu',e=>e.preventDefault());"
     "function paste(e){return(e.ctrlKey||e.metaKey)&&(e.key==='v'||e.key==='V');}"
     "for(const [ev,ty] of [['keydown','down'],['keyup','up']])"
     "v.addEventListener(ev,e=>{if(e.isComposing||paste(e))return;e.preventDefault();"
-    "send({t:'key',type:ty,key:e.key,code:e.code,m:mods(e),rep:e.repeat});});"
+    "input({t:'key',type:ty,key:e.key,code:e.code,m:mods(e),rep:e.repeat});});"
     "document.addEventListener('paste',e=>{e.preventDefault();"
-    "const s=e.clipboardData.getData('text/plain');if(s)send({t:'text',text:s});});"
-    "document.getElementById('back').onclick=()=>send({t:'handback'});";
+    "const s=e.clipboardData.getData('text/plain');if(s)input({t:'text',text:s});});"
+    "$('back').onclick=()=>input({t:'handback'});}";
 
 static const char PAGE_TAIL[] = "</script></body></html>";
 
-int live_viewer_page(char *out, size_t cap, const char *nonce)
+int live_viewer_page(char *out, size_t cap, const char *nonce, bool watch)
 {
-    int n = snprintf(out, cap, PAGE_HEAD, nonce, nonce);
+    int n = snprintf(out, cap, PAGE_HEAD, nonce, nonce, watch ? "true" : "false");
     if (n < 0 || (size_t)n + sizeof PAGE_SCRIPT + sizeof PAGE_TAIL > cap)
         return -1;
     memcpy(out + n, PAGE_SCRIPT, sizeof PAGE_SCRIPT - 1);

@@ -572,6 +572,83 @@ static void t_access_cookie(void)
     live_access_free(a);
 }
 
+/* Watch links (issue 15, point 3: read-only watchers): each a token of
+ * its own, traded once for a session of its own whose decisions say
+ * LIVE_ROLE_WATCH; at most LIVE_WATCHERS_MAX; the state says who can see
+ * and when links expire; nothing after the end. */
+static void t_access_watch(void)
+{
+    live_access *a = access_new(0, 0);
+    if (!a)
+        return;
+    char path[128], wlink[300], wlink2[300], ck[200], wck[200];
+    link_path(a, path, sizeof path);
+    live_access_state st;
+    live_access_state_get(a, 1000, &st);
+    CHECK(!st.control_opened && !st.ended);
+    CHECK_INT(600, st.control_expires_s);
+    CHECK_INT(0, st.watch_links);
+    CHECK_INT(-1, st.watch_expires_s);
+    CHECK_INT(-1, st.session_ttl_s);
+    live_err err = {0};
+    CHECK_INT(LIVE_ETOOBIG, live_access_watch_link(a, 1000, wlink, 100, &err));
+    CHECK_INT(70, live_access_watch_link(a, 61000, wlink, sizeof wlink, &err));
+    CHECK(strncmp(wlink, "http://127.0.0.1:4711/live/", 27) == 0 && !strchr(wlink, '?'));
+    CHECK(strstr(wlink, path + 6) == NULL);
+    CHECK_INT(70, live_access_watch_link(a, 61000, wlink2, sizeof wlink2, &err));
+    CHECK(strcmp(wlink, wlink2) != 0);
+    live_decision d;
+    CHECK_INT(LIVE_OK, judge(a, path, HOST, NULL, 2000, &d));
+    CHECK_INT(LIVE_ROLE_CONTROL, d.role);
+    CHECK_INT(-1, d.watcher);
+    cookie_line(&d, ck, sizeof ck);
+    CHECK_INT(LIVE_OK, judge(a, strstr(wlink, "/live/"), HOST, NULL, 3000, &d));
+    CHECK_INT(LIVE_REQ_REDEEM, d.kind);
+    CHECK_INT(LIVE_ROLE_WATCH, d.role);
+    CHECK_INT(0, d.watcher);
+    CHECK(strstr(d.reason, "watch token traded") != NULL);
+    cookie_line(&d, wck, sizeof wck);
+    CHECK(strcmp(ck, wck) != 0);
+    CHECK_INT(LIVE_EDENIED, judge(a, strstr(wlink, "/live/"), HOST, NULL, 3001, &d));
+    CHECK(strstr(d.reason, "already used") != NULL);
+    CHECK_INT(LIVE_ROLE_NONE, d.role);
+    /* the watcher's page and socket say watch; the person's say control */
+    CHECK_INT(LIVE_OK, judge(a, "/", HOST, wck, 3002, &d));
+    CHECK_INT(LIVE_REQ_VIEW, d.kind);
+    CHECK_INT(LIVE_ROLE_WATCH, d.role);
+    CHECK(strstr(d.reason, "read-only") != NULL);
+    char extra[400];
+    snprintf(extra, sizeof extra, "%s%s", wck, ORIGIN);
+    CHECK_INT(LIVE_OK, judge(a, "/ws", HOST, extra, 3002, &d));
+    CHECK_INT(LIVE_REQ_SOCKET, d.kind);
+    CHECK_INT(LIVE_ROLE_WATCH, d.role);
+    CHECK_INT(LIVE_OK, judge(a, "/", HOST, ck, 3002, &d));
+    CHECK_INT(LIVE_ROLE_CONTROL, d.role);
+    /* the second watch link expires with the control link's lifetime,
+     * counted from when it was issued */
+    live_access_state_get(a, 4000, &st);
+    CHECK(st.control_opened);
+    CHECK_INT(-1, st.control_expires_s);
+    CHECK_INT(2, st.watch_links);
+    CHECK_INT(1, st.watch_opened);
+    CHECK_INT(657, st.watch_expires_s);
+    CHECK_INT(LIVE_EDENIED, judge(a, strstr(wlink2, "/live/"), HOST, NULL,
+                                  61000 + LIVE_TOKEN_TTL_MS + 1, &d));
+    CHECK(strstr(d.reason, "expired") != NULL);
+    /* at most LIVE_WATCHERS_MAX */
+    for (int i = 2; i < LIVE_WATCHERS_MAX; i++)
+        CHECK_INT(70, live_access_watch_link(a, 5000, wlink2, sizeof wlink2, &err));
+    CHECK_INT(LIVE_ETOOBIG, live_access_watch_link(a, 5000, wlink2, sizeof wlink2, &err));
+    CHECK(strstr(err.msg, "at most") != NULL);
+    /* the end ends the watchers too */
+    live_access_end(a);
+    CHECK_INT(LIVE_EDENIED, judge(a, "/", HOST, wck, 5001, &d));
+    CHECK_INT(LIVE_EDENIED, live_access_watch_link(a, 5001, wlink2, sizeof wlink2, &err));
+    live_access_state_get(a, 5001, &st);
+    CHECK(st.ended);
+    live_access_free(a);
+}
+
 /* No reason quotes the token or the session value; bad options refused. */
 static void t_access_reasons_and_opts(void)
 {
@@ -803,7 +880,7 @@ static void t_input_bad(void)
 /* ---- the server, over real sockets (no browser) ---- */
 
 typedef struct {
-    char reasons[32][160];
+    char reasons[64][160];
     int nreasons;
     char msgs[8][256];
     int nmsgs;
@@ -812,7 +889,7 @@ typedef struct {
 static void srv_audit(void *ud, bool ok, const char *what)
 {
     srv_log *l = ud;
-    if (l->nreasons < 32)
+    if (l->nreasons < 64)
         snprintf(l->reasons[l->nreasons++], sizeof l->reasons[0], "%s %s", ok ? "allow" : "deny",
                  what);
 }
@@ -886,27 +963,114 @@ static void ws_send_text(int fd, const char *msg)
     CHECK_INT(0, base_write_all(fd, buf, h + ml, base_deadline_in(2000), 0, NULL));
 }
 
-/* The next message the viewer's socket gets (pumping the server), or
- * WS_EV_NONE after wait_ms. */
-static ws_event ws_next(live_server *srv, int fd, ws_decoder *d, int wait_ms)
+/* A viewer's socket on the test's side: bytes read but not yet decoded
+ * are kept (several frames may come in one read). */
+typedef struct {
+    int fd;
+    ws_decoder d;
+    uint8_t buf[65536];
+    size_t off, len;
+} wsc;
+
+static void wsc_init(wsc *c, int fd)
+{
+    c->fd = fd;
+    c->off = c->len = 0;
+    ws_decoder_init(&c->d, 0, false);
+}
+
+/* Bytes read with the 101 that belong to the socket. */
+static void wsc_put(wsc *c, const void *p, size_t n)
+{
+    if (n > sizeof c->buf - c->len)
+        n = sizeof c->buf - c->len;
+    memcpy(c->buf + c->len, p, n);
+    c->len += n;
+}
+
+/* The next event of the socket (pumping the server), text messages too,
+ * or WS_EV_NONE after wait_ms. */
+static ws_event wsc_any(live_server *srv, wsc *c, int wait_ms)
 {
     ws_event ev = {0};
     int64_t end = base_now_ms() + wait_ms;
-    uint8_t b[4096];
-    while (base_now_ms() < end) {
-        live_server_pump(srv, 10);
-        ssize_t r = read(fd, b, sizeof b);
-        if (r <= 0)
-            continue;
-        size_t off = 0;
-        while (off < (size_t)r) {
-            off += ws_decoder_feed(d, b + off, (size_t)r - off, &ev);
+    for (;;) {
+        while (c->off < c->len) {
+            c->off += ws_decoder_feed(&c->d, c->buf + c->off, c->len - c->off, &ev);
             if (ev.type != WS_EV_NONE)
-                return ev;  /* the tests send one frame at a time */
+                return ev;
         }
+        c->off = c->len = 0;
+        if (base_now_ms() >= end)
+            break;
+        live_server_pump(srv, 10);
+        ssize_t r = read(c->fd, c->buf, sizeof c->buf);
+        if (r > 0)
+            c->len = (size_t)r;
     }
     ev.type = WS_EV_NONE;
     return ev;
+}
+
+/* The next event other than an access message ({"t":"access",...}: the
+ * server sends one when sockets or links change), or WS_EV_NONE. */
+static ws_event wsc_next(live_server *srv, wsc *c, int wait_ms)
+{
+    int64_t end = base_now_ms() + wait_ms;
+    for (;;) {
+        int64_t left = end - base_now_ms();
+        ws_event ev = wsc_any(srv, c, left > 0 ? (int)left : 0);
+        if (ev.type != WS_EV_MESSAGE || ev.opcode != WS_OP_TEXT || ev.len < 13 ||
+            memcmp(ev.data, "{\"t\":\"access\"", 13) != 0)
+            return ev;
+    }
+}
+
+/* Open the viewer's socket with cookie (a control or a watch session). */
+static bool wsc_open(live_server *srv, wsc *c, const char *cookie)
+{
+    char host[64], req[1024], out[4096];
+    snprintf(host, sizeof host, "127.0.0.1:%d", live_server_port(srv));
+    int fd = srv_connect(live_server_port(srv));
+    wsc_init(c, fd);
+    if (!CHECK(fd >= 0))
+        return false;
+    snprintf(req, sizeof req, "GET /ws HTTP/1.1\r\nHost: %s\r\nOrigin: http://%s\r\n"
+             "Cookie: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+             host, host, cookie);
+    CHECK_INT(0, base_write_all(fd, req, strlen(req), base_deadline_in(2000), 0, NULL));
+    size_t n = 0;
+    srv_read(srv, fd, out, sizeof out, &n, "\r\n\r\n");
+    const char *hend = strstr(out, "\r\n\r\n");
+    if (!CHECK(strncmp(out, "HTTP/1.1 101 ", 13) == 0) || !hend)
+        return false;
+    wsc_put(c, hend + 4, n - (size_t)(hend + 4 - out));
+    return true;
+}
+
+static void wsc_close(wsc *c)
+{
+    ws_decoder_free(&c->d);
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+}
+
+/* Trade the token of link (a control or watch link) over HTTP: the cookie
+ * ("cdpgate_live=...") into cookie. */
+static void srv_trade(live_server *srv, const char *link, char *cookie, size_t cap)
+{
+    char req[512];
+    static char out[4096];
+    const char *path = strstr(link, "/live/");
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n",
+             path ? path : "/none", live_server_port(srv));
+    srv_http(srv, req, out, sizeof out);
+    const char *sc = strstr(out, "Set-Cookie: ");
+    cookie[0] = 0;
+    if (CHECK(sc != NULL))
+        snprintf(cookie, cap, "%.*s", (int)strcspn(sc + 12, ";"), sc + 12);
 }
 
 static void t_server_flow(void)
@@ -976,42 +1140,33 @@ static void t_server_flow(void)
     /* frames offered before a viewer: only the latest is kept */
     CHECK_INT(0, live_server_frame(srv, (const uint8_t *)"frame-A", 7));
     CHECK_INT(0, live_server_frame(srv, (const uint8_t *)"frame-B", 7));
-    int fd = srv_connect(port);
-    CHECK(fd >= 0);
-    snprintf(req, sizeof req, "GET /ws HTTP/1.1\r\nHost: %s\r\nOrigin: http://%s\r\n"
-             "Cookie: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
-             host, host, cookie);
-    CHECK_INT(0, base_write_all(fd, req, strlen(req), base_deadline_in(2000), 0, NULL));
-    size_t n = 0;
-    srv_read(srv, fd, out, sizeof out, &n, "\r\n\r\n");
-    CHECK(strncmp(out, "HTTP/1.1 101 ", 13) == 0);
+    wsc w;
+    CHECK(wsc_open(srv, &w, cookie));
+    int fd = w.fd;
     CHECK(live_server_viewing(srv));
-    ws_decoder d;
-    ws_decoder_init(&d, 0, false);
-    /* the first frame may have come with the 101 */
-    const char *hend = strstr(out, "\r\n\r\n");
-    size_t rest = hend ? n - (size_t)(hend + 4 - out) : 0;
-    ws_event ev = {0};
-    if (rest)
-        ws_decoder_feed(&d, (const uint8_t *)hend + 4, rest, &ev);
-    if (ev.type == WS_EV_NONE)
-        ev = ws_next(srv, fd, &d, 2000);
+    /* the access message first: this socket's role, who else can see */
+    ws_event ev = wsc_any(srv, &w, 2000);
+    CHECK_INT(WS_OP_TEXT, ev.opcode);
+    static const char acc[] = "{\"t\":\"access\",\"you\":\"control\",\"control\":{"
+        "\"opened\":true,\"expires\":null,\"viewing\":true},\"watch\":{\"links\":0,"
+        "\"opened\":0,\"expires\":null,\"watching\":0}}";
+    CHECK_MEM(acc, sizeof acc - 1, ev.data, ev.len);
+    ev = wsc_next(srv, &w, 2000);
     CHECK_INT(WS_EV_MESSAGE, ev.type);
     CHECK_INT(WS_OP_BINARY, ev.opcode);
     CHECK_MEM("frame-B", 7, ev.data, ev.len);
     /* no acknowledgement yet: the next frames wait, the latest wins */
     live_server_frame(srv, (const uint8_t *)"frame-C", 7);
     live_server_frame(srv, (const uint8_t *)"frame-DD", 8);
-    ev = ws_next(srv, fd, &d, 300);
+    ev = wsc_next(srv, &w, 300);
     CHECK_INT(WS_EV_NONE, ev.type);
     ws_send_text(fd, "{\"t\":\"ack\"}");
-    ev = ws_next(srv, fd, &d, 2000);
+    ev = wsc_next(srv, &w, 2000);
     CHECK_INT(WS_EV_MESSAGE, ev.type);
     CHECK_MEM("frame-DD", 8, ev.data, ev.len);
     /* state to the viewer, input from it */
     CHECK_INT(0, live_server_text(srv, "{\"control\":\"human\"}", 19));
-    ev = ws_next(srv, fd, &d, 2000);
+    ev = wsc_next(srv, &w, 2000);
     CHECK_INT(WS_OP_TEXT, ev.opcode);
     ws_send_text(fd, "{\"t\":\"key\",\"type\":\"down\",\"key\":\".\",\"code\":\"Period\",\"m\":0}");
     ws_send_text(fd, "{\"t\":\"handback\"}");
@@ -1021,8 +1176,7 @@ static void t_server_flow(void)
     CHECK_STR("{\"t\":\"key\",\"type\":\"down\",\"key\":\".\",\"code\":\"Period\",\"m\":0}",
               log.msgs[0]);
     CHECK_STR("{\"t\":\"handback\"}", log.msgs[1]);
-    ws_decoder_free(&d);
-    close(fd);
+    wsc_close(&w);
     for (int k = 0; k < 50 && live_server_viewing(srv); k++)
         live_server_pump(srv, 10);
     CHECK(!live_server_viewing(srv));
@@ -1076,6 +1230,111 @@ static void t_server_refusals(void)
              host);
     srv_http(srv, req, out, sizeof out);
     CHECK(strstr(out, "foreign Origin") != NULL);
+    live_server_free(srv);
+}
+
+static int count_reasons(const srv_log *l, const char *prefix)
+{
+    int n = 0;
+    for (int j = 0; j < l->nreasons; j++)
+        n += strncmp(l->reasons[j], prefix, strlen(prefix)) == 0;
+    return n;
+}
+
+/* Read-only watchers over real sockets: a watch link's page is the
+ * read-only page; its socket gets the frames (paced by its own
+ * acknowledgements) and the state messages, and its input is refused and
+ * audited, never handed to the host; it does not replace the person's
+ * socket; the audit holds no token or cookie. */
+static void t_server_watchers(void)
+{
+    srv_log log = {0};
+    live_server_opts o = {.audit = srv_audit, .message = srv_message, .ud = &log};
+    live_server *srv = live_server_new(&o, NULL);
+    if (!CHECK(srv != NULL))
+        return;
+    char link[256], wlink[300], ck[128], wck[128], req[1024];
+    static char out[32768];
+    live_server_link(srv, link, sizeof link);
+    live_err err = {0};
+    CHECK(live_server_watch_link(srv, wlink, sizeof wlink, &err) > 0);
+    CHECK_INT(1, count_reasons(&log, "allow watch link issued (read-only)"));
+    srv_trade(srv, link, ck, sizeof ck);
+    srv_trade(srv, wlink, wck, sizeof wck);
+    CHECK_INT(1, count_reasons(&log, "allow watch token traded for a read-only session"));
+    /* the pages: read-only for the watcher */
+    snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nCookie: %s\r\n\r\n",
+             live_server_port(srv), wck);
+    srv_http(srv, req, out, sizeof out);
+    CHECK(strstr(out, "HTTP/1.1 200 OK\r\n") == out && strstr(out, "const RO=true;"));
+    snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nCookie: %s\r\n\r\n",
+             live_server_port(srv), ck);
+    srv_http(srv, req, out, sizeof out);
+    CHECK(strstr(out, "const RO=false;") != NULL);
+    wsc pc, wc;
+    CHECK(wsc_open(srv, &pc, ck));
+    CHECK(wsc_open(srv, &wc, wck));
+    CHECK(live_server_viewing(srv));
+    CHECK_INT(1, live_server_watchers(srv));
+    /* the watcher's access message: its role, who else sees */
+    static const char want[] = "{\"t\":\"access\",\"you\":\"watch\",\"control\":{\"opened\":"
+        "true,\"expires\":null,\"viewing\":true},\"watch\":{\"links\":1,\"opened\":1,"
+        "\"expires\":null,\"watching\":1}}";
+    ws_event ev = wsc_any(srv, &wc, 2000);
+    CHECK_MEM(want, sizeof want - 1, ev.data, ev.len);
+    /* the person's socket hears of the watcher */
+    bool seen = false;
+    for (int k = 0; k < 3 && !seen; k++) {
+        ev = wsc_any(srv, &pc, 1000);
+        char m[512];
+        snprintf(m, sizeof m, "%.*s", (int)ev.len, ev.data ? (const char *)ev.data : "");
+        seen = ev.type == WS_EV_MESSAGE && strstr(m, "\"watching\":1}") != NULL;
+    }
+    CHECK(seen);
+    /* frames: both get the first; each socket is paced by its own acks */
+    live_server_frame(srv, (const uint8_t *)"frame-1", 7);
+    ev = wsc_next(srv, &pc, 2000);
+    CHECK_MEM("frame-1", 7, ev.data, ev.len);
+    ev = wsc_next(srv, &wc, 2000);
+    CHECK_MEM("frame-1", 7, ev.data, ev.len);
+    ws_send_text(pc.fd, "{\"t\":\"ack\"}");
+    live_server_frame(srv, (const uint8_t *)"frame-2", 7);
+    ev = wsc_next(srv, &pc, 2000);
+    CHECK_MEM("frame-2", 7, ev.data, ev.len);
+    ev = wsc_next(srv, &wc, 300);
+    CHECK_INT(WS_EV_NONE, ev.type);
+    ws_send_text(wc.fd, "{\"t\":\"ack\"}");
+    ev = wsc_next(srv, &wc, 2000);
+    CHECK_MEM("frame-2", 7, ev.data, ev.len);
+    /* state messages reach both */
+    CHECK_INT(0, live_server_text(srv, "{\"t\":\"url\"}", 11));
+    ev = wsc_next(srv, &pc, 2000);
+    CHECK_MEM("{\"t\":\"url\"}", 11, ev.data, ev.len);
+    ev = wsc_next(srv, &wc, 2000);
+    CHECK_MEM("{\"t\":\"url\"}", 11, ev.data, ev.len);
+    /* the watcher's input: refused, audited (8, then once more), never the host's */
+    for (int k = 0; k < 12; k++)
+        ws_send_text(wc.fd, k % 2 ? "{\"t\":\"handback\"}"
+                              : "{\"t\":\"text\",\"text\":\"not-from-the-person\"}");
+    for (int k = 0; k < 100 && count_reasons(&log, "deny refused: more input") == 0; k++)
+        live_server_pump(srv, 10);
+    CHECK_INT(8, count_reasons(&log, "deny refused: input from a read-only watcher"));
+    CHECK_INT(1, count_reasons(&log, "deny refused: more input from a read-only watcher"));
+    CHECK_INT(0, log.nmsgs);
+    /* the person's input still goes through */
+    ws_send_text(pc.fd, "{\"t\":\"handback\"}");
+    for (int k = 0; k < 100 && log.nmsgs == 0; k++)
+        live_server_pump(srv, 10);
+    CHECK_INT(1, log.nmsgs);
+    wsc_close(&wc);
+    for (int k = 0; k < 100 && live_server_watchers(srv) > 0; k++)
+        live_server_pump(srv, 10);
+    CHECK_INT(0, live_server_watchers(srv));
+    CHECK(live_server_viewing(srv));
+    for (int j = 0; j < log.nreasons; j++)
+        CHECK(!strstr(log.reasons[j], strstr(wlink, "/live/") + 6) &&
+              !strstr(log.reasons[j], wck + 13) && !strstr(log.reasons[j], ck + 13));
+    wsc_close(&pc);
     live_server_free(srv);
 }
 
@@ -1151,6 +1410,48 @@ static void person_key(person *p, const char *type, const char *key, const char 
              "\"modifiers\":%d%s%s%s}", type, key, code, mods, text ? ",\"text\":\"" : "",
              text ? text : "", text ? "\"" : "");
     CHECK_INT(0, person_call(p, "Input.dispatchKeyEvent", params, NULL));
+}
+
+static bool watcher_in(void *ud) { return live_server_watchers(ud) == 1; }
+
+/* Read-only watchers in the browser: a watch link opened in another tab
+ * (through localhost: its own cookie jar, the person's cookie stays) shows
+ * "watching (read-only)", no hand-back button, and who can see and
+ * control; the person's page hears of the watcher. */
+static void watcher_page(person *p, cdp_browser *b)
+{
+    char wlink[300], params[512], v[1024];
+    CHECK(live_server_watch_link(p->srv, wlink, sizeof wlink, NULL) > 0);
+    const char *path = strstr(wlink, "/live/");
+    snprintf(params, sizeof params, "{\"url\":\"http://localhost:%d%s\"}",
+             live_server_port(p->srv), path ? path : "/none");
+    cdp_err e = {0};
+    cdp_page *tab = cdp_page_open(b, 10000, &e);
+    if (!CHECK(tab != NULL))
+        return;
+    person w = {p->srv, p->c, cdp_page_session(tab)};
+    CHECK_INT(0, person_call(&w, "Page.navigate", params, NULL));
+    CHECK(person_until(&w, watcher_in, p->srv));
+    for (int k = 0; k < 100; k++) {
+        person_eval(&w, "document.getElementById('acc').textContent", v, sizeof v);
+        if (strstr(v, "1 watching"))
+            break;
+    }
+    CHECK(strstr(v, "control link: opened, until the hand-back (a person is viewing)") == v);
+    CHECK(strstr(v, "read-only watchers: 1 watching, 1 of 1 watch links opened") != NULL);
+    person_eval(&w, "document.getElementById('me').textContent", v, sizeof v);
+    CHECK_STR("watching (read-only)", v);
+    person_eval(&w, "String(document.getElementById('back').hidden)", v, sizeof v);
+    CHECK_STR("true", v);
+    for (int k = 0; k < 100; k++) {
+        person_eval(p, "document.getElementById('acc').textContent", v, sizeof v);
+        if (strstr(v, "1 watching"))
+            break;
+    }
+    CHECK(strstr(v, "read-only watchers: 1 watching") != NULL);
+    person_eval(p, "document.getElementById('me').textContent", v, sizeof v);
+    CHECK_STR("you can take control", v);
+    cdp_page_free(tab);
 }
 
 /* Issue 15, points 1, 3 and 5 (first part): a second headless Chromium,
@@ -1274,6 +1575,7 @@ static void t_viewer_browser(void)
         CHECK_STR(".A", v);
         cdp_page_free(tab);
     }
+    watcher_page(&p, b);
     /* the artifact */
     CHECK_INT(0, person_call(&p, "Page.captureScreenshot", "{\"format\":\"png\"}", &r));
     b64 = json_get_str(r.result, "data");
@@ -1310,11 +1612,13 @@ static const test_case TESTS[] = {
     {"access_cookie", t_access_cookie},
     {"access_reasons_and_opts", t_access_reasons_and_opts},
     {"access_audit", t_access_audit},
+    {"access_watch", t_access_watch},
     {"input_keys", t_input_keys},
     {"input_mouse_text_handback", t_input_mouse_text_handback},
     {"input_bad", t_input_bad},
     {"server_flow", t_server_flow},
     {"server_refusals", t_server_refusals},
+    {"server_watchers", t_server_watchers},
     {"viewer_browser", t_viewer_browser},
     {0},
 };
