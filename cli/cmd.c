@@ -216,7 +216,7 @@ static int open_url(const cli_opts *o, const char *cmd, const char *url, opened 
     }
     snap_result r;
     memset(&r, 0, sizeof r);
-    cli_rec_before(&rec, u->a);
+    cli_rec_before(&rec, u->a, NULL);
     int rc = snap_open(u->a, url, false, &r);
     if (rc < 0) {
         rc = snap_failed(u, cmd, &r, rc);

@@ -800,14 +800,14 @@ static void run_snap_tool(serve *S, mcp_call *call, mcp_tool tool, const mcp_arg
         return;
     }
     if (tool == MCP_T_REPLAY) {
-        cli_rec_before(&S->rec, S->agent);
+        cli_rec_before(&S->rec, S->agent, NULL);
         cli_replay_tool(&S->rec, S->agent, S->gate, a, out);
         return;
     }
     snap_result r;
     memset(&r, 0, sizeof r);
     long long t0 = base_now_ns();
-    cli_rec_before(&S->rec, S->agent);
+    cli_rec_before(&S->rec, S->agent, a->ref);
     int rc = call_snap(S, tool, a, &r);
     char rnote[700] = "";
     if (rc == 0)

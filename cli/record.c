@@ -63,12 +63,16 @@ void cli_rec_stop(cli_rec *c)
     cli_rec_heal_arm(c, NULL, 0, NULL, 0);
 }
 
-void cli_rec_before(cli_rec *c, snap_agent *g)
+void cli_rec_before(cli_rec *c, snap_agent *g, const char *ref)
 {
     if (!g)
         return;
     snap_record_facts(g, c->rec != NULL || c->heal_path != NULL);
     snap_step_forget(g);
+    /* The target's equals, counted before the action changes the page
+     * (only a look; without it the step has no index among equals). */
+    if (c->rec && ref)
+        replay_rec_look(c->rec, g, ref);
 }
 
 /* The armed heal: act (with f and structured) becomes the next revision
@@ -278,7 +282,7 @@ void cli_rec_read(cli_rec *c, snap_agent *g, const mcp_args *a, mcp_result *out)
     }
     snap_result r;
     memset(&r, 0, sizeof r);
-    cli_rec_before(c, g);
+    cli_rec_before(c, g, a->ref);
     /* The target's facts first: a read does not go through an action. */
     if (c->rec && a->ref && snap_step_describe(g, a->ref, &r) != 0) {
         out->text = r.text;

@@ -33,8 +33,10 @@ typedef struct {
  * stderr naming cmd. */
 int cli_rec_start(cli_rec *c, const char *path, const char *cmd);
 void cli_rec_stop(cli_rec *c);
-/* Before a tool call on agent g: forget the last call's facts. */
-void cli_rec_before(cli_rec *c, snap_agent *g);
+/* Before a tool call on agent g: forget the last call's facts; when
+ * recording a call on an element (ref, else NULL), look at the tab's
+ * elements so its step records the index among equals. */
+void cli_rec_before(cli_rec *c, snap_agent *g, const char *ref);
 /* After a tool call that succeeded (rc 0) with the result's structured
  * object: append its step when the tool is one that is recorded. A step
  * that cannot be written is said in note (cap bytes; "" when recorded or

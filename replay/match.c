@@ -22,15 +22,18 @@
  *     placeholder, test id) must read the same on the element (read by
  *     snap_elements_attrs); a label may also be the element's name.
  * The section (the heading above) only breaks a tie: when several elements
- * pass, those under the recorded heading are kept if any are. The index
- * among equals is never used to choose (a reordered list would pick the
- * wrong row): it is reported only. Several left: ambiguous, nothing acted
+ * pass, those under the recorded heading are kept if any are. Then the
+ * recorded index among equals chooses, but only when exactly as many
+ * elements pass as the recording counted (equals): a look-alike added or
+ * one gone leaves it ambiguous. Several left: ambiguous, nothing acted
  * on. None: missing, with the closest candidates (by what they share with
  * the target) and the first check each failed.
  *
- * match_elems does no I/O; replay_find reads the observation.
+ * match_elems does no I/O; replay_find reads the observation. At
+ * recording, replay_look and replay_equals count the same equals the same
+ * way, so an unchanged page replays to the same element.
  */
-#include "replay/replay.h"
+#include "replay/replay_int.h"
 
 #include "json/json.h"
 #include "snapshot/snapshot.h"
@@ -237,6 +240,81 @@ static void cand_add(replay_match *m, int *score, size_t i, int sc, const char *
         m->ncand++;
 }
 
+/* Mark in pass[] the elements of s that pass every check of t, the heading
+ * above breaking a tie (when several pass, those under the recorded
+ * heading are kept if any are); the others become m's closest candidates
+ * (m NULL: none kept, score unused). The number that pass. */
+static size_t passing(const replay_target *t, const snap_elems *s, bool *pass, replay_match *m,
+                      int *score)
+{
+    char why[sizeof m->cand[0].why];
+    size_t np = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if ((pass[i] = check(t, &s->v[i], why, sizeof why))) {
+            np++;
+        } else if (m) {
+            int sc = likeness(t, &s->v[i]);
+            if (sc >= 3)
+                cand_add(m, score, i, sc, why);
+        }
+    }
+    if (np < 2 || !t->section || !*t->section)
+        return np;
+    size_t ns = 0;
+    for (size_t i = 0; i < s->n; i++)
+        ns += pass[i] && fold_eq(t->section, s->v[i].section);
+    for (size_t i = 0; ns && i < s->n; i++) {
+        if (pass[i] && !fold_eq(t->section, s->v[i].section)) {
+            pass[i] = false;
+            np--;
+            why_put(why, sizeof why, "under heading", s->v[i].section, t->section);
+            if (m)
+                cand_add(m, score, i, 100, why);
+        }
+    }
+    return np;
+}
+
+/* The k-th (1-based) element of s marked in pass; s->n when none. */
+static size_t nth_pass(const snap_elems *s, const bool *pass, size_t k)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (pass[i] && --k == 0)
+            return i;
+    return s->n;
+}
+
+/* Several passed: ambiguous, every look-alike a candidate (listed before
+ * the rest), unless the recorded index among equals may choose: exactly
+ * as many equals pass as were recorded. */
+static void several(const replay_target *t, const snap_elems *s, const bool *pass, size_t np,
+                    replay_match *m, int *score)
+{
+    size_t at = t->index && t->equals == np && t->index <= np ? nth_pass(s, pass, t->index)
+                                                              : s->n;
+    m->nlike = np;
+    if (at < s->n) {
+        m->verdict = REPLAY_FOUND;
+        m->by_index = true;
+        m->elem = at;
+        snprintf(m->ref, sizeof m->ref, "%s", s->v[at].ref);
+        return;
+    }
+    m->verdict = REPLAY_AMBIGUOUS;
+    m->ncand = 0;
+    char why[sizeof m->cand[0].why], was[120] = "";
+    if (t->index && t->equals)
+        snprintf(was, sizeof was, "; %u when recorded, so the index among equals (%u) does "
+                 "not choose", t->equals, t->index);
+    for (size_t i = 0; i < s->n; i++) {
+        if (!pass[i])
+            continue;
+        snprintf(why, sizeof why, "look-alike: %zu elements have this role, name%s%s", np,
+                 t->row && *t->row ? " and row" : " (no row was recorded)", was);
+        cand_add(m, score, i, 1000, why);
+    }
+}
+
 /* Match t among s (no I/O). 0, or REPLAY_ENOMEM. */
 static int match_elems(const replay_target *t, const snap_elems *s, replay_match *m)
 {
@@ -245,56 +323,53 @@ static int match_elems(const replay_target *t, const snap_elems *s, replay_match
     if (!pass)
         return REPLAY_ENOMEM;
     int score[REPLAY_CANDS_MAX];
-    char why[sizeof m->cand[0].why];
-    size_t np = 0, last = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        if ((pass[i] = check(t, &s->v[i], why, sizeof why))) {
-            np++;
-            last = i;
-        } else {
-            int sc = likeness(t, &s->v[i]);
-            if (sc >= 3)
-                cand_add(m, score, i, sc, why);
-        }
-    }
-    /* A tie is broken by the heading above, when that leaves any. */
-    if (np > 1 && t->section && *t->section) {
-        size_t ns = 0;
-        for (size_t i = 0; i < s->n; i++)
-            ns += pass[i] && fold_eq(t->section, s->v[i].section);
-        for (size_t i = 0; ns && i < s->n; i++) {
-            if (pass[i] && !fold_eq(t->section, s->v[i].section)) {
-                pass[i] = false;
-                np--;
-                why_put(why, sizeof why, "under heading", s->v[i].section, t->section);
-                cand_add(m, score, i, 100, why);
-            }
-        }
-        for (size_t i = 0; ns && i < s->n; i++)
-            if (pass[i])
-                last = i;
-    }
+    size_t np = passing(t, s, pass, m, score);
     if (np == 1) {
         m->verdict = REPLAY_FOUND;
-        m->elem = last;
-        snprintf(m->ref, sizeof m->ref, "%s", s->v[last].ref);
+        m->elem = nth_pass(s, pass, 1);
+        snprintf(m->ref, sizeof m->ref, "%s", s->v[m->elem].ref);
     } else if (np > 1) {
-        /* Every look-alike is a candidate, listed before the rest. */
-        m->verdict = REPLAY_AMBIGUOUS;
-        m->nlike = np;
-        m->ncand = 0;
-        for (size_t i = 0; i < s->n; i++) {
-            if (!pass[i])
-                continue;
-            snprintf(why, sizeof why, "look-alike: %zu elements have this role, name%s",
-                     np, t->row && *t->row ? " and row" : " (no row was recorded)");
-            cand_add(m, score, i, 1000, why);
-        }
+        several(t, s, pass, np, m, score);
     } else {
         m->verdict = REPLAY_MISSING;
     }
     free(pass);
     return 0;
+}
+
+void replay_equals(const replay_target *t, const snap_elems *s, const char *ref,
+                   unsigned *index, unsigned *count)
+{
+    *index = *count = 0;
+    bool *pass = ref ? calloc(s->n ? s->n : 1, sizeof *pass) : NULL;
+    if (!pass)
+        return;
+    size_t np = passing(t, s, pass, NULL, NULL);
+    unsigned k = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (pass[i] && ++k && strcmp(s->v[i].ref, ref) == 0)
+            *index = k;
+    if (*index)
+        *count = (unsigned)np;
+    free(pass);
+}
+
+int replay_look(snap_agent *a, const char *ref, snap_elems *s)
+{
+    snap_result r = {0};
+    int rc = snap_elements(a, s, &r);
+    const snap_elem *me = NULL;
+    for (size_t i = 0; !rc && ref && i < s->n; i++)
+        if (strcmp(s->v[i].ref, ref) == 0)
+            me = &s->v[i];
+    bool *want = me ? calloc(s->n, sizeof *want) : NULL;
+    for (size_t i = 0; want && i < s->n; i++)
+        want[i] = fold_eq(me->role, s->v[i].role) || fold_eq(me->name, s->v[i].name);
+    if (!rc)
+        rc = !me ? SNAP_EINVAL : want ? snap_elements_attrs(a, s, want, &r) : SNAP_ENOMEM;
+    free(want);
+    snap_result_free(&r);
+    return rc;
 }
 
 int replay_find(snap_agent *a, const replay_target *t, snap_elems *s, replay_match *m,
@@ -341,6 +416,10 @@ static void target_json(json_w *w, const replay_target *t)
         json_w_key(w, "index");
         json_w_uint(w, t->index);
     }
+    if (t->equals) {
+        json_w_key(w, "equals");
+        json_w_uint(w, t->equals);
+    }
     if (t->frames.n) {
         json_w_key(w, "frames");
         json_w_arr_begin(w);
@@ -368,6 +447,10 @@ void replay_match_json(json_w *w, const replay_target *t, const snap_elems *s,
     if (m->verdict == REPLAY_FOUND) {
         json_w_key(w, "ref");
         json_w_str(w, m->ref);
+    }
+    if (m->by_index) {
+        json_w_key(w, "by_index");
+        json_w_bool(w, true);
     }
     json_w_key(w, "candidates");
     json_w_arr_begin(w);

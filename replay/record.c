@@ -38,6 +38,8 @@ struct replay_rec {
     char *pname[PARAMS_MAX], *pval[PARAMS_MAX];
     size_t nparams;
     unsigned heal;               /* the next step heals step `heal` (0: none) */
+    snap_elems look;             /* the tab's elements before the action on */
+    char look_ref[16];           /* this ref (replay_rec_look; "": none) */
 };
 
 static const char SECRET_NOTE[] = "secret field, value not recorded";
@@ -78,10 +80,45 @@ replay_rec *replay_rec_open(const char *path, const char *version, const char *t
     return r;
 }
 
+static void look_clear(replay_rec *r)
+{
+    snap_elements_free(&r->look);
+    r->look_ref[0] = '\0';
+}
+
+int replay_rec_look(replay_rec *r, snap_agent *a, const char *ref)
+{
+    if (!r)
+        return SNAP_EINVAL;
+    look_clear(r);
+    if (!a || !ref || !*ref || strlen(ref) >= sizeof r->look_ref)
+        return SNAP_EINVAL;
+    int rc = replay_look(a, ref, &r->look);
+    if (rc)
+        snap_elements_free(&r->look);
+    else
+        snprintf(r->look_ref, sizeof r->look_ref, "%s", ref);
+    return rc;
+}
+
+/* The target's index among its equals when the look before the action
+ * found several (replay_equals: as replay will count them). */
+static void target_index(replay_rec *r, replay_target *g)
+{
+    unsigned index = 0, count = 0;
+    if (r->look_ref[0])
+        replay_equals(g, &r->look, r->look_ref, &index, &count);
+    if (count >= 2) {
+        g->index = index;
+        g->equals = count;
+    }
+}
+
 void replay_rec_close(replay_rec *r)
 {
     if (!r)
         return;
+    look_clear(r);
     replay_trail_free(r->t);
     free(r->path);
     for (size_t i = 0; i < r->nparams; i++) {
@@ -664,8 +701,10 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
         for (size_t i = 0; f->egress && f->egress[i] && i < 3; i++)
             egress[s.egress.n++] = (char *)f->egress[i];
         s.egress.v = s.egress.n ? egress : NULL;
-        if (f->has_target)
+        if (f->has_target) {
             fill_target(&s, f, frames);
+            target_index(r, &s.target);
+        }
         s.state.origin = (char *)f->origin;
         owned[nowned++] = s.state.url = url_clean(r, f->url);
         s.state.title = (char *)f->title;
@@ -686,6 +725,7 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
         if (v)
             owned[nowned++] = s.effect.value = v;
     }
+    look_clear(r);
     int rc = commit(r, &s, err);
     json_doc_free(d);
     free(s.args);

@@ -116,7 +116,11 @@ typedef struct {
     char *role, *name;       /* accessible role and name */
     char *row;               /* row or list item context (its text) */
     char *section;           /* nearest heading or landmark name */
-    unsigned index;          /* 1-based among equals (same role, name, row) */
+    unsigned index;          /* 1-based among its equals in document order
+                                (the elements that pass every check of this
+                                target), 0: unique or not known */
+    unsigned equals;         /* how many equals there were when recorded (2
+                                or more with an index; 0: not known) */
     replay_list frames;      /* frame origin chain, outermost first; empty:
                                 the top document */
     char *id;                /* stable attributes: the element's id, */
@@ -220,9 +224,11 @@ int replay_trail_save(const replay_trail *t, const char *path, replay_err *err);
  * in a fresh observation of the tab (snap_elements, snapshot/snapshot.h):
  * the ONE element that passes every check (role, name folded for case and
  * whitespace, row context when recorded, frame, each recorded stable
- * attribute), the heading above breaking a tie; never the index among
- * equals alone. Anything else is a divergence with the closest candidates
- * and why each was rejected (docs/replay.md, "Re-finding a target"). */
+ * attribute), the heading above breaking a tie, then the recorded index
+ * among equals only when exactly as many equals pass as were recorded (a
+ * look-alike added or removed: ambiguous). Anything else is a divergence
+ * with the closest candidates and why each was rejected (docs/replay.md,
+ * "Re-finding a target"). */
 
 enum { REPLAY_FOUND = 0, REPLAY_MISSING = 1, REPLAY_AMBIGUOUS = 2 };
 #define REPLAY_CANDS_MAX 5
@@ -236,7 +242,10 @@ typedef struct {
     int verdict;                 /* REPLAY_FOUND, REPLAY_MISSING, REPLAY_AMBIGUOUS */
     char ref[16];                /* FOUND: the element's ref, to act on */
     size_t elem;                 /* FOUND: its index in the snap_elems */
-    size_t nlike;                /* AMBIGUOUS: how many passed every check */
+    size_t nlike;                /* AMBIGUOUS: how many passed every check;
+                                    FOUND by index: how many equals */
+    bool by_index;               /* FOUND among equals by the recorded index
+                                    (their count as recorded) */
     replay_cand cand[REPLAY_CANDS_MAX]; /* the closest rejected (AMBIGUOUS: the
                                     look-alikes first), best first */
     size_t ncand;
@@ -307,6 +316,12 @@ int replay_rec_param(replay_rec *r, const char *name, const char *value, replay_
 /* On: every typed text becomes a parameter, named after the field's name
  * attribute or id (else text1, text2, ...). */
 void replay_rec_param_typed(replay_rec *r, bool on);
+/* Before an action on ref (an element of the current tab): look at the
+ * tab's elements as replay will (replay_find), so the step the next
+ * replay_rec_action appends records its target's index among equals and
+ * their count. Only a look: it acts on nothing. 0, or the snapshot's
+ * SNAP_E* code (the step is then recorded without an index). */
+int replay_rec_look(replay_rec *r, snap_agent *a, const char *ref);
 /* Append the step of an action that passed the gate and succeeded: f is
  * what the gate's chokepoint read before it (snap_step_last; NULL: not
  * known, then no typed text is recorded), structured the action's result

@@ -24,6 +24,17 @@ int replay_fail(replay_err *err, int code, unsigned line, const char *fmt, ...)
 char *replay_subst(const char *args, const replay_opts *o, const char **missing,
                    size_t *mlen);
 
+/* The tab's elements as replay_find reads them for a target like the
+ * element behind ref: the stable attributes of those sharing its role or
+ * name read (match.c). 0 or SNAP_E*; free *s with snap_elements_free. */
+int replay_look(snap_agent *a, const char *ref, snap_elems *s);
+/* The index (1-based, document order) of the element behind ref among the
+ * elements of s that pass every check of t (match_elems's, the heading's
+ * tie-break included) into *index, and their count into *count; both 0
+ * when ref's element is not one of them. */
+void replay_equals(const replay_target *t, const snap_elems *s, const char *ref,
+                   unsigned *index, unsigned *count);
+
 struct gate;
 /* The "plan" member of a dry run: each active step from o->from on with
  * the gate's decision on what the trail recorded (plan.c). */

@@ -185,6 +185,7 @@ static bool step_copy(replay_step *to, const replay_step *s)
     d->row = dup_opt(g->row, &oom);
     d->section = dup_opt(g->section, &oom);
     d->index = g->index;
+    d->equals = g->equals;
     list_copy(&d->frames, &g->frames, &oom);
     d->id = dup_opt(g->id, &oom);
     d->name_attr = dup_opt(g->name_attr, &oom);

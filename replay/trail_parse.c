@@ -273,9 +273,9 @@ static bool parse_header(pctx *c, const json_val *root, replay_header *h)
 
 static bool parse_target(pctx *c, const json_val *v, replay_target *g)
 {
-    static const char *const keys[] = {"role", "name", "row", "section", "index", "frames",
-                                       "id", "name_attr", "label", "placeholder", "testid",
-                                       NULL};
+    static const char *const keys[] = {"role", "name", "row", "section", "index", "equals",
+                                       "frames", "id", "name_attr", "label", "placeholder",
+                                       "testid", NULL};
     const char *w = "target";
     return known_keys(c, v, w, keys) &&
            get_str(c, v, "role", w, false, &g->role) &&
@@ -283,6 +283,7 @@ static bool parse_target(pctx *c, const json_val *v, replay_target *g)
            get_str(c, v, "row", w, false, &g->row) &&
            get_str(c, v, "section", w, false, &g->section) &&
            get_uint(c, v, "index", w, 100000, 0, &g->index) &&
+           get_uint(c, v, "equals", w, 100000, 0, &g->equals) &&
            get_list(c, v, "frames", w, &g->frames) &&
            get_str(c, v, "id", w, false, &g->id) &&
            get_str(c, v, "name_attr", w, false, &g->name_attr) &&

@@ -99,6 +99,10 @@ static void w_target(json_w *w, const replay_target *g)
         json_w_key(w, "index");
         json_w_uint(w, g->index);
     }
+    if (g->equals) {
+        json_w_key(w, "equals");
+        json_w_uint(w, g->equals);
+    }
     w_list(w, "frames", &g->frames);
     w_opt(w, "id", g->id);
     w_opt(w, "name_attr", g->name_attr);

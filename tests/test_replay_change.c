@@ -185,17 +185,23 @@ static void ref_before(const char *text, const char *needle, char *out, size_t c
 /* The shop task, recorded once: open the shop, add a banana (the second
  * row's Add), read the status, search for a fruit given as the parameter
  * "fruit" (typed "walnut" while recording), read the results. */
+/* The shop's grant: a.test, nothing else. */
+static bool shop_grant_ready(void)
+{
+    snprintf(shop_grant, sizeof shop_grant, "%s/grant-shop.json", world.root);
+    char origin[200], g[400];
+    testlib_world_origin(&world, origin, sizeof origin, "a.test");
+    snprintf(g, sizeof g, "{\"task\":\"fruit\",\"origins\":[\"%s\"]}\n", origin);
+    return write_text(shop_grant, g);
+}
+
 static bool record_shop(void)
 {
     if (*shop_trail)
         return true;
     char trail[400], url[300], args[600], add[16], box[16];
     snprintf(trail, sizeof trail, "%s/shop.trail", world.root);
-    snprintf(shop_grant, sizeof shop_grant, "%s/grant-shop.json", world.root);
-    char origin[200], g[400];
-    testlib_world_origin(&world, origin, sizeof origin, "a.test");
-    snprintf(g, sizeof g, "{\"task\":\"fruit\",\"origins\":[\"%s\"]}\n", origin);
-    if (!write_text(shop_grant, g))
+    if (!shop_grant_ready())
         return false;
     const char *env[] = {"CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
     fixture_child c;
@@ -429,6 +435,63 @@ static void t_torn_trail(void)
     replay_out_free(&o);
 }
 
+/* Three look-alike "Details" links in list items with no text of their
+ * own: the step recorded on the second keeps its index among equals (2 of
+ * 3), and replay clicks the second again; with a fourth look-alike added
+ * the count differs, so the index does not choose: ambiguous, nothing
+ * clicked. */
+static void t_index_among_equals(void)
+{
+    if (!ready() || !shop_grant_ready())
+        return;
+    char trail[400], url[300], args[600], ref[16];
+    snprintf(trail, sizeof trail, "%s/details.trail", world.root);
+    const char *env[] = {"CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    fixture_child c;
+    if (!mcp_start(&c, env, shop_grant, trail))
+        return;
+    testlib_world_url(&world, url, sizeof url, "a.test", "/replay/live/details.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    char *r = testlib_mcp_tool(&c, 2, "browser_open", args);
+    ref_before(r, "(row: #2 of 3)", ref, sizeof ref);
+    bool ok = CHECK(*ref);
+    if (!ok)
+        test_fail_detail("%.3000s", r);
+    free(r);
+    snprintf(args, sizeof args, "{\"ref\":\"%s\"}", ref);
+    r = ok ? testlib_mcp_tool(&c, 3, "browser_click", args) : NULL;
+    ok = ok && CHECK_HAS(r, "opened: order 2");
+    free(r);
+    r = ok ? testlib_mcp_tool(&c, 4, "browser_read", "{\"query\":\"opened:\",\"name\":"
+                              "\"opened\"}") : NULL;
+    ok = ok && CHECK_HAS(r, "\"recorded\":true");
+    free(r);
+    testlib_child_free(&c);
+    char *t = test_read_file(trail, NULL);
+    ok = ok && CHECK_HAS(t, "\"index\":2,\"equals\":3");
+    free(t);
+    if (!ok)
+        return;
+    replay_out o = replay_cli(NULL, shop_grant, trail, NULL);
+    check_one_line(&o);
+    if (!CHECK_INT(0, o.rc))
+        test_fail_detail("%s\n%.2000s", o.out, o.err);
+    CHECK_HAS(o.out, "\"outputs\":{\"opened\":\"opened: order 2\"}");
+    replay_out_free(&o);
+    CHECK_INT(0, fixture_server_switch("more"));
+    o = replay_cli(NULL, shop_grant, trail, NULL);
+    CHECK_INT(0, fixture_server_switch(""));
+    check_one_line(&o);
+    if (!CHECK_INT(4, o.rc))
+        test_fail_detail("%s\n%.2000s", o.out, o.err);
+    CHECK_HAS(o.out, "\"divergence\":{\"step\":2,\"op\":\"click\",\"reason\":\"ambiguous\","
+              "\"acted\":false");
+    CHECK_HAS(o.out, "look-alike: 4 elements");
+    CHECK_HAS(o.out, "3 when recorded, so the index among equals (2) does not choose");
+    CHECK_HAS(o.out, "opened: none");          /* nothing was clicked */
+    replay_out_free(&o);
+}
+
 /* ---- the retailer: the price behind a session from the vault ---- */
 
 /* The vault of XDG_DATA_HOME=retail_data holds the retailer's session
@@ -644,6 +707,7 @@ static const test_case TESTS[] = {
     {"session_expired_diverges", t_session_expired_diverges},
     {"consequential_stopped", t_consequential_stopped},
     {"torn_trail", t_torn_trail},
+    {"index_among_equals", t_index_among_equals},
     {0},
 };
 
