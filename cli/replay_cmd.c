@@ -122,6 +122,8 @@ static int print_result(int st, char *json)
         return EXIT_FAIL;
     }
     printf("%s\n", json);
+    /* The host reads the result now, not after the browser's teardown. */
+    fflush(stdout);
     free(json);
     return exit_of(st);
 }
