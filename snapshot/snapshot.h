@@ -395,4 +395,49 @@ int snap_step_describe(snap_agent *a, const char *ref, snap_result *r);
 int snap_human_input(snap_agent *a, const char *method, const char *params, char *why,
                      size_t cap);
 
+/* The screencast of the current tab for the person's view (cast.c): JPEG
+ * frames from Page.startScreencast, each acknowledged at once; a
+ * re-capture when no frame came for idle_ms (a still page sends none);
+ * the cast follows the current tab. Frames go to frame() only: never
+ * written anywhere, never in a tool result. */
+typedef struct {
+    int width, height;          /* the JPEG's pixels */
+    double device_w, device_h;  /* the viewport in DIP (Page.screencastFrame
+                                   metadata; 0 before the first such frame) */
+    double page_scale;          /* pageScaleFactor (pinch zoom) */
+    double offset_top;          /* DIP above the page in the frame */
+    int tab;                    /* the tab it shows ("t<tab>") */
+} snap_cast_meta;
+
+typedef struct {
+    int quality;                /* JPEG quality 1..100; 0: 70 */
+    int max_w, max_h;           /* the largest frame; 0: 1280 x 720 */
+    int idle_ms;                /* re-capture after this long without a frame; 0: 1000 */
+    /* Each frame: the JPEG bytes and what they show (borrowed for the call;
+     * runs inside the connection's event dispatch or snap_cast_step: it
+     * must not call into the agent or the connection). */
+    void (*frame)(void *ud, const uint8_t *jpeg, size_t len, const snap_cast_meta *m);
+    void *ud;
+} snap_cast_opts;
+
+typedef struct snap_cast snap_cast;
+
+/* Start casting the current tab (if any). NULL with why filled. */
+snap_cast *snap_cast_start(snap_agent *a, const snap_cast_opts *o, char *why, size_t cap);
+/* Call often (after pumping the connection): follows the current tab,
+ * collects and asks for re-captures. 0, or SNAP_EBROWSER when the browser
+ * is gone. NULL is a no-op. */
+int snap_cast_step(snap_cast *c);
+/* Stop the screencast and free. NULL is a no-op. */
+void snap_cast_stop(snap_cast *c);
+/* What the last frame showed, NULL before the first. */
+const snap_cast_meta *snap_cast_last(const snap_cast *c);
+/* A point in frame pixels (as the viewer clicked it) into the page's CSS
+ * pixels for Input.dispatchMouseEvent (the frame is the viewport scaled
+ * to the JPEG's size). 0, or -1 before the first frame. */
+int snap_cast_point(const snap_cast *c, double fx, double fy, double *x, double *y);
+/* The width and height of a JPEG from its SOF marker (bounded: fuzzed by
+ * fuzz_cast). 0, or -1 when p is no JPEG with a frame header. */
+int snap_cast_jpeg_size(const uint8_t *p, size_t n, int *w, int *h);
+
 #endif

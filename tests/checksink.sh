@@ -45,7 +45,7 @@ check_tree() {
         *.detachedFromTarget|*.targetCreated|*.targetDestroyed|*.targetCrashed|\
         *.targetInfoChanged|*.responseReceived|*.webSocketCreated|*.entryAdded|Network.loading|\
         Browser.downloadWillBegin|Browser.downloadProgress|Browser.download|\
-        Network.request|Inspector.detached) continue;;
+        Network.request|Inspector.detached|Page.screencastFrame) continue;;
         # sent by sink.c itself (the interception answers)
         Fetch.continueRequest|Fetch.failRequest) continue;;
         esac

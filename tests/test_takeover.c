@@ -143,8 +143,109 @@ static void t_human_input_lock(void)
     testlib_rig_down(&x);
 }
 
+typedef struct {
+    int n;
+    size_t bytes;
+    bool jpeg;              /* every frame was a JPEG (FF D8) */
+    int w, h, tab;
+} frames_seen;
+
+static void on_frame(void *ud, const uint8_t *jpeg, size_t len, const snap_cast_meta *m)
+{
+    frames_seen *f = ud;
+    f->n++;
+    f->bytes = len;
+    f->jpeg = (f->n == 1 || f->jpeg) && len > 4 && jpeg[0] == 0xff && jpeg[1] == 0xd8;
+    f->w = m->width;
+    f->h = m->height;
+    f->tab = m->tab;
+}
+
+/* Pump the browser and step the cast until f->n reaches n (10 s). */
+static bool cast_until(snap_agent *a, snap_cast *c, const frames_seen *f, int n, int tab)
+{
+    int64_t end = testlib_now_ms() + 10000;
+    cdp_err e;
+    while ((f->n < n || (tab && f->tab != tab)) && testlib_now_ms() < end) {
+        cdp_pump(a->c, 20, &e);
+        snap_cast_step(c);
+    }
+    return f->n >= n && (!tab || f->tab == tab);
+}
+
+/* Issue 15, point 2: the screencast of the current tab: JPEG frames (the
+ * bytes, no base64) within the cast's size, frames still coming on a page
+ * that does not change (re-captured), a point in frame pixels scaled to
+ * the page's CSS pixels, and the cast following a new current tab. */
+static void t_cast_frames(void)
+{
+    testlib_rig x;
+    if (!rig_up(&x) || !open_login(&x)) {
+        testlib_rig_down(&x);
+        return;
+    }
+    frames_seen f = {0};
+    snap_cast_opts o = {.max_w = 400, .max_h = 300, .frame = on_frame, .ud = &f};
+    char why[200];
+    snap_cast *c = snap_cast_start(x.a, &o, why, sizeof why);
+    if (!CHECK(c != NULL)) {
+        test_fail_detail("%s\n", why);
+        testlib_rig_down(&x);
+        return;
+    }
+    int t1 = snap_tab_current(x.a)->id;
+    CHECK(cast_until(x.a, c, &f, 1, t1));
+    CHECK(f.jpeg);
+    CHECK(f.w > 0 && f.w <= 400 && f.h > 0 && f.h <= 300);
+    CHECK_INT(t1, f.tab);
+    /* a still page: frames keep coming (a re-capture about every second) */
+    int n = f.n;
+    CHECK(cast_until(x.a, c, &f, n + 2, 0));
+    CHECK(f.jpeg);
+    const snap_cast_meta *m = snap_cast_last(c);
+    double px = 0, py = 0;
+    CHECK(m && m->device_w > f.w);     /* the viewport is larger than the frame */
+    CHECK_INT(0, snap_cast_point(c, f.w / 2.0, f.h / 2.0, &px, &py));
+    char *vw = page_eval(x.a, "String(innerWidth)"), *vh = page_eval(x.a, "String(innerHeight)");
+    if (!CHECK(px > atof(vw) / 2 - 4 && px < atof(vw) / 2 + 4 && py > atof(vh) / 2 - 4 &&
+               py < atof(vh) / 2 + 4))
+        test_fail_detail("frame %dx%d centre -> %.1f,%.1f; viewport %s x %s\n", f.w, f.h,
+                         px, py, vw, vh);
+    free(vw);
+    free(vh);
+    /* a new tab becomes current: the cast follows it */
+    char url[200];
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/signedout.html");
+    snap_result r = {0};
+    CHECK_INT(0, snap_open(x.a, url, true, &r));
+    snap_result_free(&r);
+    int t2 = snap_tab_current(x.a)->id;
+    CHECK(t2 != t1);
+    CHECK(cast_until(x.a, c, &f, f.n + 1, t2));
+    snap_cast_stop(c);
+    testlib_rig_down(&x);
+}
+
+/* A JPEG's size from its SOF marker; what is no JPEG is refused. */
+static void t_cast_jpeg_size(void)
+{
+    static const uint8_t ok[] = {0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 0x4a, 0x46, 0xff, 0xc0,
+                                 0x00, 0x0b, 0x08, 0x02, 0xd0, 0x05, 0x00, 0x01, 0x01, 0x11,
+                                 0x00};
+    int w = 0, h = 0;
+    CHECK_INT(0, snap_cast_jpeg_size(ok, sizeof ok, &w, &h));
+    CHECK_INT(1280, w);
+    CHECK_INT(720, h);
+    CHECK_INT(-1, snap_cast_jpeg_size(ok, sizeof ok - 10, &w, &h));
+    CHECK_INT(-1, snap_cast_jpeg_size(ok + 1, sizeof ok - 1, &w, &h));
+    static const uint8_t sos[] = {0xff, 0xd8, 0xff, 0xda, 0x00, 0x02, 0xff, 0xc0};
+    CHECK_INT(-1, snap_cast_jpeg_size(sos, sizeof sos, &w, &h));
+}
+
 static const test_case TESTS[] = {
     {"human_input_lock", t_human_input_lock},
+    {"cast_frames", t_cast_frames},
+    {"cast_jpeg_size", t_cast_jpeg_size},
     {0},
 };
 
