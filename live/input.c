@@ -10,8 +10,11 @@
  * page gets keydown, keypress and input, shifted characters as the viewer
  * saw them); other keys (Backspace, Tab, arrows, shortcuts) are a
  * rawKeyDown, Enter with its "\r" text. Modifiers use CDP's bits (1 Alt,
- * 2 Ctrl, 4 Meta, 8 Shift), which the viewer sends as they are. Paste is
- * Input.insertText. Mouse coordinates are the frame's pixels (the host
+ * 2 Ctrl, 4 Meta, 8 Shift), which the viewer sends as they are. Paste,
+ * and the text an IME commits, is Input.insertText; the composition before
+ * the commit is Input.imeSetComposition (the page shows the candidate
+ * where the person types). A tab message is no command: its id goes to
+ * the host. Mouse coordinates are the frame's pixels (the host
  * scales them if its frames are scaled).
  *
  * The parameters hold what the person typed: they are written by a secret
@@ -27,6 +30,7 @@
 #include <string.h>
 
 #define TEXT_MAX (32 * 1024)
+#define IME_MAX 1024                /* a composition's text, bytes */
 
 /* The windows virtual key code of a physical key (US layout), 0 unknown. */
 static int vk_of(const char *code, const char *key)
@@ -79,6 +83,59 @@ static bool small_name(const char *s, size_t max)
     size_t n = s ? strlen(s) : 0;
     return s && n <= max && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                                       "0123456789") == n;
+}
+
+/* UTF-16 code units of the UTF-8 text t[0..n) (the unit of a textarea's
+ * selection): 2 for a 4-byte sequence, else 1 per character. */
+static size_t utf16_units(const char *t, size_t n)
+{
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)t[i];
+        if ((c & 0xc0) != 0x80)
+            u += c >= 0xf0 ? 2 : 1;
+    }
+    return u;
+}
+
+/* {"t":"ime","text","sel":[start,end]}: the composition so far (the IME's
+ * candidate, not yet typed) as Input.imeSetComposition; an empty text
+ * cancels it. The selection is in UTF-16 units within the text, the caret
+ * at its end when sel is absent. The commit comes as a text message. */
+static int ime_cmd(const json_val *m, json_w *w, live_err *err)
+{
+    size_t tl = 0;
+    const char *text = json_str(json_get(m, "text"), &tl);
+    const json_val *sel = json_get(m, "sel");
+    size_t units = text ? utf16_units(text, tl) : 0;
+    int64_t a = (int64_t)units, b = (int64_t)units;
+    bool ok = text && tl <= IME_MAX;
+    if (ok && sel)
+        ok = json_is(sel, JSON_ARRAY) && json_len(sel) == 2 && json_int(json_at(sel, 0), &a) &&
+             json_int(json_at(sel, 1), &b) && a >= 0 && a <= b && (uint64_t)b <= units;
+    if (!ok)
+        return live_fail(err, LIVE_EBADREQ, 0, "input: an ime message needs a text of at most "
+                         "%d bytes and sel [start,end] within it", IME_MAX);
+    json_w_key(w, "text");
+    json_w_strn(w, text, tl);
+    json_w_key(w, "selectionStart");
+    json_w_int(w, a);
+    json_w_key(w, "selectionEnd");
+    json_w_int(w, b);
+    return LIVE_OK;
+}
+
+/* {"t":"tab","id"}: the person chose a tab; its id into cmd->tab. */
+static int tab_msg(const json_val *m, live_input_cmd *cmd, live_err *err)
+{
+    const char *id = json_get_str(m, "id");
+    size_t n = id ? strlen(id) : 0;
+    if (!id || !n || n >= sizeof cmd->tab ||
+        strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") != n)
+        return live_fail(err, LIVE_EBADREQ, 0, "input: a tab message needs an id of 1..%zu "
+                         "letters, digits, '-', '_' or '.'", sizeof cmd->tab - 1);
+    memcpy(cmd->tab, id, n + 1);
+    return LIVE_OK;
 }
 
 static int key_cmd(const json_val *m, json_w *w, live_err *err)
@@ -179,6 +236,11 @@ int live_input_translate(const char *msg, size_t len, live_input_cmd *cmd, bool 
         *handback = true;
         return 0;
     }
+    if (strcmp(t, "tab") == 0) {
+        int trc = tab_msg(m, cmd, err);
+        json_doc_free(doc);
+        return trc == LIVE_OK ? 2 : trc;
+    }
     json_w w;
     json_w_init_secret(&w);
     json_w_obj_begin(&w);
@@ -189,6 +251,9 @@ int live_input_translate(const char *msg, size_t len, live_input_cmd *cmd, bool 
     } else if (strcmp(t, "mouse") == 0 || strcmp(t, "wheel") == 0) {
         cmd->method = "Input.dispatchMouseEvent";
         rc = mouse_cmd(m, t[0] == 'w', &w, err);
+    } else if (strcmp(t, "ime") == 0) {
+        cmd->method = "Input.imeSetComposition";
+        rc = ime_cmd(m, &w, err);
     } else if (strcmp(t, "text") == 0) {
         size_t tl = 0;
         const char *text = json_str(json_get(m, "text"), &tl);

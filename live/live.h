@@ -237,15 +237,19 @@ int live_access_judge(live_access *a, const live_http_request *req, int64_t now_
 /* One CDP command for one viewer message. */
 typedef struct {
     const char *method;     /* static: "Input.dispatchKeyEvent", "Input.dispatchMouseEvent",
-                               "Input.insertText" */
+                               "Input.insertText", "Input.imeSetComposition" */
     char *params;           /* new JSON object; holds what the person typed: send it, never
                                log it; live_input_free wipes and frees it */
     size_t len;
+    char tab[65];           /* {"t":"tab"} (return 2): the tab the person chose, its
+                               target id; no command */
 } live_input_cmd;
 
 /* Translate a viewer message (live/server.c hands them to the host) into
  * the CDP command that performs it on the tab: 1 and *cmd filled; 0 for
- * {"t":"handback"} (*handback true, no command); LIVE_EBADREQ for a
+ * {"t":"handback"} (*handback true, no command); 2 for {"t":"tab","id"}
+ * (the person chose that tab: cmd->tab holds its id, no command; the host
+ * switches to it if it is the session's); LIVE_EBADREQ for a
  * message that is not valid input (err says which kind, never a value),
  * LIVE_ENOMEM. Keys: key, code and modifiers as the viewer saw them, the
  * virtual key code from the physical key, text for a key that types one

@@ -12,7 +12,10 @@
  * counted down in the page; url and control); sends the person's input as
  * JSON text messages: mouse (moves coalesced to one per animation frame),
  * wheel, keys (key, code, modifiers: 1 alt, 2 ctrl, 4 meta, 8 shift),
- * paste as text; and {"t":"handback"} from the button. Coordinates are in
+ * paste as text, IME compositions ({"t":"ime","text","sel"}) and their
+ * commit as text, all through a hidden textarea a press on the frame
+ * focuses (at the pointer, so an IME's candidates show there); and
+ * {"t":"handback"} from the button. Coordinates are in
  * the frame's pixels. A watcher's page (RO) shows "watching (read-only)"
  * and sends nothing but acknowledgements. It keeps nothing and sends
  * nothing anywhere else.
@@ -29,16 +32,20 @@ static const char PAGE_HEAD[] =
     "#bar{display:flex;gap:1em;align-items:center;padding:6px 10px;background:#333}"
     "#url{flex:1;overflow:hidden;white-space:nowrap;text-overflow:ellipsis}"
     "#me{font-weight:bold}#acc{padding:2px 10px;background:#2a2a2a;color:#bbb;font-size:12px}"
-    "#v{display:block;max-width:100%%;outline:none}button{font:inherit}</style></head>"
+    "#v{display:block;max-width:100%%;outline:none}button{font:inherit}"
+    "#ime{position:fixed;left:0;top:0;width:2px;height:1.2em;opacity:0;border:0;padding:0;"
+    "margin:0;resize:none;overflow:hidden;pointer-events:none}</style></head>"
     "<body><div id=\"bar\"><span id=\"me\"></span><span id=\"who\">connecting</span>"
     "<span id=\"url\"></span><button id=\"back\">Hand back to the agent</button></div>"
     "<div id=\"acc\"></div>"
-    "<img id=\"v\" tabindex=\"0\" alt=\"the browser's tab\"><script nonce=\"%s\">"
+    "<img id=\"v\" alt=\"the browser's tab\"><textarea id=\"ime\" autocomplete=\"off\" "
+    "autocapitalize=\"off\" spellcheck=\"false\" aria-label=\"keyboard input\"></textarea>"
+    "<script nonce=\"%s\">"
     "'use strict';const RO=%s;";
 
 static const char PAGE_SCRIPT[] =
     "const $=i=>document.getElementById(i);"
-    "const v=$('v'),who=$('who'),url=$('url'),accEl=$('acc');"
+    "const v=$('v'),who=$('who'),url=$('url'),accEl=$('acc'),ta=$('ime');"
     "$('me').textContent=RO?'watching (read-only)':'you can take control';"
     "if(RO)$('back').hidden=true;"
     "const ws=new WebSocket('ws://'+location.host+'/ws');ws.binaryType='blob';"
@@ -75,8 +82,12 @@ static const char PAGE_SCRIPT[] =
     "v.addEventListener('mousemove',e=>{move=Object.assign({t:'mouse',type:'move',"
     "b:e.buttons,m:mods(e)},pt(e));"
     "if(!raf)raf=requestAnimationFrame(()=>{raf=0;flush();});});"
+    /* a press focuses the hidden textarea at the pointer: keys, IME and
+     * paste go there, and an IME shows its candidates where the person
+     * types */
     "for(const [ev,ty] of [['mousedown','down'],['mouseup','up']])"
-    "v.addEventListener(ev,e=>{e.preventDefault();v.focus();flush();"
+    "v.addEventListener(ev,e=>{e.preventDefault();ta.style.left=e.clientX+'px';"
+    "ta.style.top=e.clientY+'px';ta.focus();flush();"
     "input(Object.assign({t:'mouse',type:ty,button:e.button,b:e.buttons,m:mods(e),"
     "n:e.detail},pt(e)));});"
     "v.addEventListener('wheel',e=>{e.preventDefault();flush();"
@@ -84,12 +95,23 @@ static const char PAGE_SCRIPT[] =
     "{passive:false});"
     "v.addEventListener('contextmenu',e=>e.preventDefault());"
     "function paste(e){return(e.ctrlKey||e.metaKey)&&(e.key==='v'||e.key==='V');}"
+    /* keys: sent as they are, the default prevented (nothing lands in the
+     * textarea, nothing doubles); not while an IME composes (229), not a
+     * dead key (its composition brings the character), not the paste
+     * shortcut (the paste event brings the text) */
     "for(const [ev,ty] of [['keydown','down'],['keyup','up']])"
-    "v.addEventListener(ev,e=>{if(e.isComposing||paste(e))return;e.preventDefault();"
+    "ta.addEventListener(ev,e=>{if(e.isComposing||e.keyCode===229||e.key==='Dead'||paste(e))"
+    "return;e.preventDefault();"
     "input({t:'key',type:ty,key:e.key,code:e.code,m:mods(e),rep:e.repeat});});"
+    /* IME: the composition as it changes, then the commit as text */
+    "ta.addEventListener('input',e=>{if(e.isComposing){input({t:'ime',text:ta.value,"
+    "sel:[ta.selectionStart,ta.selectionEnd]});return;}"
+    "if(ta.value)input({t:'text',text:ta.value});ta.value='';});"
+    "ta.addEventListener('compositionend',e=>{input(e.data?{t:'text',text:e.data}:"
+    "{t:'ime',text:'',sel:[0,0]});ta.value='';});"
     "document.addEventListener('paste',e=>{e.preventDefault();"
     "const s=e.clipboardData.getData('text/plain');if(s)input({t:'text',text:s});});"
-    "$('back').onclick=()=>input({t:'handback'});}";
+    "$('back').onclick=()=>input({t:'handback'});ta.focus();}";
 
 static const char PAGE_TAIL[] = "</script></body></html>";
 

@@ -877,12 +877,63 @@ static void t_input_bad(void)
     }
 }
 
+/* IME: the composition as Input.imeSetComposition (selection in UTF-16
+ * units, the caret at the end by default, an empty text cancels); the
+ * commit and paste as Input.insertText; a tab message is no command but
+ * its id (issue 15, point 1: "IME text", "shows the tab list"). */
+static void t_input_ime_tab(void)
+{
+    char out[512];
+    const char *method = NULL;
+    CHECK_INT(1, tr("{\"t\":\"ime\",\"text\":\"\u306b\u307b\",\"sel\":[1,2]}", out, sizeof out,
+                    &method, NULL));
+    CHECK_STR("Input.imeSetComposition", method);
+    CHECK_STR("{\"text\":\"\u306b\u307b\",\"selectionStart\":1,\"selectionEnd\":2}", out);
+    /* an emoji is two UTF-16 units: the caret after it is 2 */
+    CHECK_INT(1, tr("{\"t\":\"ime\",\"text\":\"\\ud83d\\ude00\"}", out, sizeof out, NULL, NULL));
+    CHECK(strstr(out, "\"selectionStart\":2,\"selectionEnd\":2}") != NULL);
+    CHECK_INT(1, tr("{\"t\":\"ime\",\"text\":\"\",\"sel\":[0,0]}", out, sizeof out, NULL, NULL));
+    CHECK_STR("{\"text\":\"\",\"selectionStart\":0,\"selectionEnd\":0}", out);
+    CHECK_INT(1, tr("{\"t\":\"text\",\"text\":\"\u65e5\u672c\"}", out, sizeof out, &method, NULL));
+    CHECK_STR("Input.insertText", method);
+    static const char *const bad[] = {
+        "{\"t\":\"ime\"}", "{\"t\":\"ime\",\"text\":1}",
+        "{\"t\":\"ime\",\"text\":\"ab\",\"sel\":[0,3]}",
+        "{\"t\":\"ime\",\"text\":\"ab\",\"sel\":[2,1]}",
+        "{\"t\":\"ime\",\"text\":\"ab\",\"sel\":[-1,1]}",
+        "{\"t\":\"ime\",\"text\":\"ab\",\"sel\":[1]}",
+        "{\"t\":\"ime\",\"text\":\"ab\",\"sel\":[0.5,1]}",
+        "{\"t\":\"ime\",\"text\":\"ab\",\"sel\":\"0,1\"}",
+        "{\"t\":\"tab\"}", "{\"t\":\"tab\",\"id\":\"\"}", "{\"t\":\"tab\",\"id\":\"a b\"}",
+        "{\"t\":\"tab\",\"id\":\"x\\\"y\"}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (!CHECK_INT(LIVE_EBADREQ, tr(bad[i], out, sizeof out, NULL, NULL)))
+            test_fail_detail("%s\n", bad[i]);
+    char big[1200] = "{\"t\":\"ime\",\"text\":\"";
+    size_t n = strlen(big);
+    memset(big + n, 'x', 1025);
+    snprintf(big + n + 1025, sizeof big - n - 1025, "\"}");
+    CHECK_INT(LIVE_EBADREQ, tr(big, out, sizeof out, NULL, NULL));
+    /* a tab: its id, no command */
+    live_input_cmd c;
+    bool hb = true;
+    static const char tab[] = "{\"t\":\"tab\",\"id\":\"9A3F0C1E5B2D4A6F8E7D6C5B4A392817\"}";
+    CHECK_INT(2, live_input_translate(tab, sizeof tab - 1, &c, &hb, NULL));
+    CHECK(!hb && c.params == NULL && c.method == NULL);
+    CHECK_STR("9A3F0C1E5B2D4A6F8E7D6C5B4A392817", c.tab);
+    live_input_free(&c);
+    char longid[200];
+    snprintf(longid, sizeof longid, "{\"t\":\"tab\",\"id\":\"%065d\"}", 0);
+    CHECK_INT(LIVE_EBADREQ, tr(longid, out, sizeof out, NULL, NULL));
+}
+
 /* ---- the server, over real sockets (no browser) ---- */
 
 typedef struct {
     char reasons[64][160];
     int nreasons;
-    char msgs[8][256];
+    char msgs[32][256];
     int nmsgs;
 } srv_log;
 
@@ -897,7 +948,7 @@ static void srv_audit(void *ud, bool ok, const char *what)
 static void srv_message(void *ud, const char *json, size_t len)
 {
     srv_log *l = ud;
-    if (l->nmsgs < 8)
+    if (l->nmsgs < 32)
         snprintf(l->msgs[l->nmsgs++], sizeof l->msgs[0], "%.*s", (int)len, json);
 }
 
@@ -1399,7 +1450,12 @@ static bool person_until(person *p, bool (*cond)(void *), void *ud)
 }
 
 static bool is_viewing(void *ud) { return live_server_viewing(ud); }
-static bool has_msgs(void *ud) { return ((srv_log *)ud)->nmsgs >= 5; }
+/* The hand-back came (the page's last message). */
+static bool has_msgs(void *ud)
+{
+    const srv_log *l = ud;
+    return l->nmsgs > 0 && strcmp(l->msgs[l->nmsgs - 1], "{\"t\":\"handback\"}") == 0;
+}
 
 /* A key event in the person's page (Input.dispatchKeyEvent). */
 static void person_key(person *p, const char *type, const char *key, const char *code,
@@ -1536,9 +1592,17 @@ static void t_viewer_browser(void)
                              "\"x\":60,\"y\":90,\"button\":\"left\",\"clickCount\":1}", NULL));
     person_key(&p, "keyDown", ".", "Period", 0, ".");
     person_key(&p, "keyDown", "A", "KeyA", 8, "A");
+    /* an IME composes (the person's browser's own composition events in
+     * the page's textarea), then commits; then a paste */
+    CHECK_INT(0, person_call(&p, "Input.imeSetComposition", "{\"text\":\"\u306b\u307b\","
+                             "\"selectionStart\":2,\"selectionEnd\":2}", NULL));
+    CHECK_INT(0, person_call(&p, "Input.insertText", "{\"text\":\"\u65e5\u672c\"}", NULL));
+    person_eval(&p, "(()=>{const d=new DataTransfer();d.setData('text/plain',' pasted-Text 1');"
+                    "document.getElementById('ime').dispatchEvent(new ClipboardEvent('paste',"
+                    "{clipboardData:d,bubbles:true}));return 'ok';})()", v, sizeof v);
     person_eval(&p, "document.getElementById('back').click(),'ok'", v, sizeof v);
     CHECK(person_until(&p, has_msgs, &log));
-    int down = -1, dot = -1, shift_a = -1, back = -1;
+    int down = -1, dot = -1, shift_a = -1, ime = -1, commit = -1, pasted = -1, back = -1;
     for (int k = 0; k < log.nmsgs; k++) {
         const char *m = log.msgs[k];
         if (strstr(m, "\"t\":\"mouse\",\"type\":\"down\",\"button\":0"))
@@ -1547,10 +1611,17 @@ static void t_viewer_browser(void)
             dot = k;
         if (strstr(m, "\"key\":\"A\",\"code\":\"KeyA\",\"m\":8"))
             shift_a = k;
+        if (ime < 0 && strstr(m, "{\"t\":\"ime\",\"text\":\"\u306b\u307b\",\"sel\":[2,2]}"))
+            ime = k;
+        if (strcmp(m, "{\"t\":\"text\",\"text\":\"\u65e5\u672c\"}") == 0)
+            commit = k;
+        if (strcmp(m, "{\"t\":\"text\",\"text\":\" pasted-Text 1\"}") == 0)
+            pasted = k;
         if (strcmp(m, "{\"t\":\"handback\"}") == 0)
             back = k;
     }
-    if (!CHECK(down >= 0 && dot > down && shift_a > dot && back > shift_a))
+    if (!CHECK(down >= 0 && dot > down && shift_a > dot && ime > shift_a && commit > ime &&
+               pasted > commit && back > pasted))
         for (int k = 0; k < log.nmsgs; k++)
             test_fail_detail("message %d: %s\n", k, log.msgs[k]);
     /* the person's keys, translated, typed into a field of another tab
@@ -1562,7 +1633,8 @@ static void t_viewer_browser(void)
         person_eval(&t, "document.body.innerHTML='<input id=f>';"
                         "document.getElementById('f').focus(),'ok'", v, sizeof v);
         for (int k = 0; k < log.nmsgs; k++) {
-            if (!strstr(log.msgs[k], "\"t\":\"key\""))
+            if (!strstr(log.msgs[k], "\"t\":\"key\"") && !strstr(log.msgs[k], "\"t\":\"ime\"") &&
+                !strstr(log.msgs[k], "\"t\":\"text\""))
                 continue;
             live_input_cmd cmd;
             bool hb;
@@ -1572,7 +1644,7 @@ static void t_viewer_browser(void)
             live_input_free(&cmd);
         }
         person_eval(&t, "document.getElementById('f').value", v, sizeof v);
-        CHECK_STR(".A", v);
+        CHECK_STR(".A\u65e5\u672c pasted-Text 1", v);
         cdp_page_free(tab);
     }
     watcher_page(&p, b);
@@ -1616,6 +1688,7 @@ static const test_case TESTS[] = {
     {"input_keys", t_input_keys},
     {"input_mouse_text_handback", t_input_mouse_text_handback},
     {"input_bad", t_input_bad},
+    {"input_ime_tab", t_input_ime_tab},
     {"server_flow", t_server_flow},
     {"server_refusals", t_server_refusals},
     {"server_watchers", t_server_watchers},

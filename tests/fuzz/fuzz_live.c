@@ -12,7 +12,8 @@
  * agrees with the whole). The upgrade check then runs; when it accepts,
  * the accept value is 28 base64 characters and the 101 response fits.
  * An input starting with '{' is a viewer message instead
- * (live_input_translate): a command's params parse back as JSON.
+ * (live_input_translate: keys, mouse, text, IME, tab, hand-back): a
+ * command's params parse back as JSON; a tab's id is of the allowed bytes.
  */
 #include "json/json.h"
 #include "live/live.h"
@@ -74,8 +75,12 @@ static void check_input(const char *in, size_t size)
     bool hb = false;
     memset(&err, 0, sizeof err);
     int rc = live_input_translate(in, size, &cmd, &hb, &err);
-    CHECK(rc == 1 || rc == 0 || rc == LIVE_EBADREQ || rc == LIVE_ENOMEM);
+    CHECK(rc == 2 || rc == 1 || rc == 0 || rc == LIVE_EBADREQ || rc == LIVE_ENOMEM);
     CHECK((rc == 1) == (cmd.params != NULL) && (rc == 0) == hb);
+    if (rc == 2)    /* a tab: its id, of the allowed bytes, no command */
+        CHECK(!cmd.method && cmd.tab[0] && strlen(cmd.tab) < sizeof cmd.tab &&
+              strspn(cmd.tab, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                              "0123456789-_.") == strlen(cmd.tab));
     if (rc == 1) {
         CHECK(cmd.method && cmd.len && cmd.params[0] == '{' && cmd.params[cmd.len - 1] == '}');
         json_doc *d = json_parse(cmd.params, cmd.len, NULL, NULL);
