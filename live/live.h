@@ -316,6 +316,36 @@ int live_server_frame(live_server *s, const uint8_t *jpeg, size_t len);
  * watchers' (the state messages below). 0, or LIVE_EDENIED when none is
  * connected. */
 int live_server_text(live_server *s, const char *json, size_t len);
+/* ---- the session's state, as the viewer shows it ----
+ *
+ * The host tells the viewer where the tab is, who holds control and which
+ * tabs there are; the server sends each message to every socket at once
+ * and keeps the latest of each kind, so a socket that opens later (a
+ * watcher, a reload) gets them right after its access message. Messages
+ * (docs/takeover.md, "Messages to the viewer"):
+ *   {"t":"url","url","origin"}
+ *   {"t":"control","who":"human|agent","epoch"}
+ *   {"t":"tabs","tabs":[{"id","title","url","current"}],"more"?}
+ * Titles and URLs are page data: written escaped, shown as text, cut at
+ * LIVE_STATE_TEXT_MAX (titles LIVE_STATE_TITLE_MAX) bytes on a character
+ * boundary, LIVE_TABS_MAX tabs ("more" counts the rest). The person's
+ * click on a tab comes back as {"t":"tab","id"} (live_input_translate
+ * returns 2). Each returns 0 or LIVE_ENOMEM. */
+#define LIVE_STATE_TEXT_MAX 2048
+#define LIVE_STATE_TITLE_MAX 200
+#define LIVE_TABS_MAX 32
+
+typedef struct {
+    const char *id;         /* the tab's target id (what {"t":"tab"} sends back) */
+    const char *title;
+    const char *url;
+    bool current;           /* the tab the view shows */
+} live_tab;
+
+int live_server_send_url(live_server *s, const char *url, const char *origin);
+int live_server_send_control(live_server *s, bool human, int64_t epoch);
+int live_server_send_tabs(live_server *s, const live_tab *tabs, size_t n);
+
 /* True while the control viewer is connected. */
 bool live_server_viewing(const live_server *s);
 /* A new read-only watch link (live_access_watch_link), audited as issued

@@ -17,4 +17,10 @@ int live_fail(live_err *err, int code, size_t offset, const char *fmt, ...)
 #define LIVE_VIEWER_CAP 16384
 int live_viewer_page(char *out, size_t cap, const char *nonce, bool watch);
 
+/* state.c: the state messages (live.h, "the session's state"), new
+ * (free them), their length in *len; NULL when out of memory. */
+char *live_state_url(const char *url, const char *origin, size_t *len);
+char *live_state_control(bool human, int64_t epoch, size_t *len);
+char *live_state_tabs(const live_tab *tabs, size_t n, size_t *len);
+
 #endif

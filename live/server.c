@@ -32,6 +32,7 @@
 #define WRITE_MS 2000
 #define MESSAGE_MAX (64 * 1024)
 
+#define STATE_KINDS 3               /* url, control, tabs */
 #define REFUSALS_AUDITED 8          /* a watcher's refused messages audited per socket */
 
 typedef struct {
@@ -39,6 +40,7 @@ typedef struct {
     bool ws;
     live_role role;                 /* ws: the control viewer's or a watcher's */
     bool acked;                     /* ws: the last frame sent was acknowledged */
+    bool fresh;                     /* ws: opened; the kept state is due */
     uint64_t sent;                  /* ws: the sequence number of the last frame sent */
     int refused;                    /* ws, watcher: input messages refused */
     int64_t since;
@@ -56,6 +58,8 @@ struct live_server {
     uint8_t *frame;
     size_t frame_len, frame_cap;
     uint64_t frame_seq;             /* counts the frames offered; 0: none yet */
+    char *state[STATE_KINDS];       /* the latest url, control and tabs messages */
+    size_t state_len[STATE_KINDS];
     bool access_dirty;              /* the sockets' access message is to be resent */
 };
 
@@ -183,6 +187,7 @@ static void serve_socket(live_server *s, int i, const live_http_request *req,
     c->ws = true;
     c->role = watch ? LIVE_ROLE_WATCH : LIVE_ROLE_CONTROL;
     c->acked = true;                /* the first frame goes at once */
+    c->fresh = true;
     c->sent = 0;
     c->refused = 0;
     ws_decoder_init(&c->dec, MESSAGE_MAX, true);
@@ -433,6 +438,8 @@ void live_server_free(live_server *s)
     live_access_free(s->acc);
     base_memzero(s->frame, s->frame_cap);
     free(s->frame);
+    for (int k = 0; k < STATE_KINDS; k++)
+        free(s->state[k]);
     free(s);
 }
 
@@ -468,6 +475,39 @@ int live_server_text(live_server *s, const char *json, size_t len)
         if (s->c[i].fd >= 0 && s->c[i].ws && send_frame(s, i, WS_OP_TEXT, json, len) == 0)
             sent++;
     return sent ? LIVE_OK : LIVE_EDENIED;
+}
+
+/* Keep msg as the latest of its kind (owned from here) and send it. */
+static int keep_state(live_server *s, int kind, char *msg, size_t len)
+{
+    if (!msg)
+        return LIVE_ENOMEM;
+    free(s->state[kind]);
+    s->state[kind] = msg;
+    s->state_len[kind] = len;
+    live_server_text(s, msg, len);
+    return LIVE_OK;
+}
+
+int live_server_send_url(live_server *s, const char *url, const char *origin)
+{
+    size_t n = 0;
+    char *m = live_state_url(url, origin, &n);
+    return keep_state(s, 0, m, n);
+}
+
+int live_server_send_control(live_server *s, bool human, int64_t epoch)
+{
+    size_t n = 0;
+    char *m = live_state_control(human, epoch, &n);
+    return keep_state(s, 1, m, n);
+}
+
+int live_server_send_tabs(live_server *s, const live_tab *tabs, size_t n)
+{
+    size_t len = 0;
+    char *m = live_state_tabs(tabs, n, &len);
+    return keep_state(s, 2, m, len);
 }
 
 int live_server_watchers(const live_server *s)
@@ -517,8 +557,13 @@ static void send_due(live_server *s)
     s->access_dirty = false;
     for (int i = 0; i < LIVE_CONNS_MAX; i++) {
         conn *c = &s->c[i];
-        if (c->fd >= 0 && c->ws && dirty)
+        if (c->fd >= 0 && c->ws && (dirty || c->fresh))
             send_access(s, i);
+        for (int k = 0; c->fd >= 0 && c->ws && c->fresh && k < STATE_KINDS; k++)
+            if (s->state[k])
+                send_frame(s, i, WS_OP_TEXT, s->state[k], s->state_len[k]);
+        if (c->fd >= 0)
+            c->fresh = false;
         if (c->fd < 0 || !c->ws || !c->acked || !s->frame_seq || c->sent == s->frame_seq)
             continue;
         c->acked = false;

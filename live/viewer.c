@@ -9,7 +9,8 @@
  * (a JPEG frame) and acknowledges it ({"t":"ack"}: the server sends the
  * next frame only then, the latest one); shows the text messages (the
  * access message: its role, who can watch and control, when links expire,
- * counted down in the page; url and control); sends the person's input as
+ * counted down in the page; the URL and origin, who holds control, the
+ * tab list, a click on a tab sent as {"t":"tab","id"}); sends the person's input as
  * JSON text messages: mouse (moves coalesced to one per animation frame),
  * wheel, keys (key, code, modifiers: 1 alt, 2 ctrl, 4 meta, 8 shift),
  * paste as text, IME compositions ({"t":"ime","text","sel"}) and their
@@ -31,13 +32,18 @@ static const char PAGE_HEAD[] =
     "body{margin:0;font:14px system-ui,sans-serif;background:#222;color:#eee}"
     "#bar{display:flex;gap:1em;align-items:center;padding:6px 10px;background:#333}"
     "#url{flex:1;overflow:hidden;white-space:nowrap;text-overflow:ellipsis}"
+    "#me,#org{font-weight:bold}#tabs{display:flex;gap:4px;padding:4px 10px;background:#2a2a2a;"
+    "overflow-x:auto}#tabs button{max-width:14em;overflow:hidden;white-space:nowrap;"
+    "text-overflow:ellipsis;background:#444;color:#eee;border:0;padding:2px 8px}"
+    "#tabs button.cur{background:#777;font-weight:bold}"
     "#me{font-weight:bold}#acc{padding:2px 10px;background:#2a2a2a;color:#bbb;font-size:12px}"
     "#v{display:block;max-width:100%%;outline:none}button{font:inherit}"
     "#ime{position:fixed;left:0;top:0;width:2px;height:1.2em;opacity:0;border:0;padding:0;"
     "margin:0;resize:none;overflow:hidden;pointer-events:none}</style></head>"
     "<body><div id=\"bar\"><span id=\"me\"></span><span id=\"who\">connecting</span>"
-    "<span id=\"url\"></span><button id=\"back\">Hand back to the agent</button></div>"
-    "<div id=\"acc\"></div>"
+    "<span id=\"org\"></span><span id=\"url\"></span>"
+    "<button id=\"back\">Hand back to the agent</button></div>"
+    "<div id=\"acc\"></div><div id=\"tabs\"></div>"
     "<img id=\"v\" alt=\"the browser's tab\"><textarea id=\"ime\" autocomplete=\"off\" "
     "autocapitalize=\"off\" spellcheck=\"false\" aria-label=\"keyboard input\"></textarea>"
     "<script nonce=\"%s\">"
@@ -45,7 +51,7 @@ static const char PAGE_HEAD[] =
 
 static const char PAGE_SCRIPT[] =
     "const $=i=>document.getElementById(i);"
-    "const v=$('v'),who=$('who'),url=$('url'),accEl=$('acc'),ta=$('ime');"
+    "const v=$('v'),who=$('who'),url=$('url'),accEl=$('acc'),ta=$('ime'),tabs=$('tabs');"
     "$('me').textContent=RO?'watching (read-only)':'you can take control';"
     "if(RO)$('back').hidden=true;"
     "const ws=new WebSocket('ws://'+location.host+'/ws');ws.binaryType='blob';"
@@ -67,8 +73,17 @@ static const char PAGE_SCRIPT[] =
     "accEl.textContent=t;}"
     "setInterval(showAcc,1000);"
     "function onText(m){if(m.t==='access'){acc=m;acc.at=Date.now();showAcc();return;}"
-    "if(typeof m.url==='string')url.textContent=m.url;"
-    "if(typeof m.control==='string')who.textContent='control: '+m.control;}"
+    "if(m.t==='url'){url.textContent=m.url;$('org').textContent=m.origin;return;}"
+    "if(m.t==='control'){who.textContent=m.who==='human'?'the person has control':"
+    "'the agent has control';return;}"
+    "if(m.t==='tabs')showTabs(m);}"
+    /* the tab list: titles as text; a click asks the host for that tab */
+    "function showTabs(m){tabs.textContent='';for(const t of m.tabs){"
+    "const b=document.createElement('button');b.textContent=t.title||t.url||'(new tab)';"
+    "b.title=t.url;if(t.current)b.className='cur';"
+    "if(RO)b.disabled=true;else b.onclick=()=>input({t:'tab',id:t.id});tabs.append(b);}"
+    "if(m.more){const s=document.createElement('span');s.textContent='+'+m.more;"
+    "tabs.append(s);}}"
     "ws.onmessage=e=>{if(typeof e.data==='string'){onText(JSON.parse(e.data));return;}"
     "const u=URL.createObjectURL(e.data);v.onload=()=>{if(cur)URL.revokeObjectURL(cur);"
     "cur=u;send({t:'ack'});};v.src=u;};"

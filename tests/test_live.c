@@ -1389,6 +1389,60 @@ static void t_server_watchers(void)
     live_server_free(srv);
 }
 
+/* The state messages (issue 15, point 1: "shows the tab list ..., the URL
+ * and origin, who holds control"): sent to every socket at once, the
+ * latest of each kind kept for a socket that opens later; page data
+ * escaped, long titles cut on a character boundary, the list bounded. */
+static void t_server_state(void)
+{
+    live_server_opts o = {0};
+    live_server *srv = live_server_new(&o, NULL);
+    if (!CHECK(srv != NULL))
+        return;
+    char link[256], ck[128], title[400];
+    live_server_link(srv, link, sizeof link);
+    srv_trade(srv, link, ck, sizeof ck);
+    /* a title of 199 'x' and an e-acute (2 bytes): cut before the e-acute */
+    memset(title, 'x', 199);
+    snprintf(title + 199, sizeof title - 199, "\u00e9tail");
+    live_tab t[LIVE_TABS_MAX + 2];
+    for (int i = 0; i < LIVE_TABS_MAX + 2; i++)
+        t[i] = (live_tab){"T", "t", "u", false};
+    t[0] = (live_tab){"A1", "Say \"hi\" <i>", "https://a.test/?q=1&r=2", true};
+    t[1] = (live_tab){"B2", title, "https://b.test/", false};
+    CHECK_INT(0, live_server_send_url(srv, "https://a.test/p", "https://a.test"));
+    CHECK_INT(0, live_server_send_control(srv, false, 1));
+    CHECK_INT(0, live_server_send_control(srv, true, 2));
+    CHECK_INT(0, live_server_send_tabs(srv, t, LIVE_TABS_MAX + 2));
+    wsc w;
+    CHECK(wsc_open(srv, &w, ck));
+    ws_event ev = wsc_next(srv, &w, 2000);
+    static const char url[] = "{\"t\":\"url\",\"url\":\"https://a.test/p\",\"origin\":"
+                              "\"https://a.test\"}";
+    CHECK_MEM(url, sizeof url - 1, ev.data, ev.len);
+    ev = wsc_next(srv, &w, 2000);
+    static const char ctl[] = "{\"t\":\"control\",\"who\":\"human\",\"epoch\":2}";
+    CHECK_MEM(ctl, sizeof ctl - 1, ev.data, ev.len);
+    ev = wsc_next(srv, &w, 2000);
+    char m[16384];
+    snprintf(m, sizeof m, "%.*s", (int)ev.len, ev.data ? (const char *)ev.data : "");
+    CHECK(strncmp(m, "{\"t\":\"tabs\",\"tabs\":[{\"id\":\"A1\",\"title\":\"Say \\\"hi\\\" <i>\","
+                     "\"url\":\"https://a.test/?q=1&r=2\",\"current\":true},{\"id\":\"B2\","
+                     "\"title\":\"xxx", 120) == 0);
+    const char *b2 = strstr(m, "\"B2\",\"title\":\"");
+    CHECK(b2 && strncmp(b2 + 14 + 199, "\",\"url\"", 7) == 0);
+    CHECK(strstr(m, "],\"more\":2}") != NULL);
+    json_doc *d = json_parse(m, strlen(m), NULL, NULL);
+    CHECK(d && json_len(json_get(json_doc_root(d), "tabs")) == LIVE_TABS_MAX);
+    json_doc_free(d);
+    /* a change goes out at once */
+    CHECK_INT(0, live_server_send_url(srv, "https://a.test/q", "https://a.test"));
+    ev = wsc_next(srv, &w, 2000);
+    CHECK(ev.len > 20 && memcmp(ev.data, "{\"t\":\"url\",\"url\":\"https://a.test/q\"", 33) == 0);
+    wsc_close(&w);
+    live_server_free(srv);
+}
+
 /* ---- the viewer page in a real browser (the person's) ---- */
 
 typedef struct {
@@ -1575,16 +1629,32 @@ static void t_viewer_browser(void)
         CHECK(strcmp(v, src1) != 0);
     }
     free(jpeg);
-    static const char state[] = "{\"url\":\"https://bank.test/login\",\"control\":\"human\"}";
-    CHECK_INT(0, live_server_text(srv, state, sizeof state - 1));
+    CHECK_INT(0, live_server_send_url(srv, "https://bank.test/login", "https://bank.test"));
+    CHECK_INT(0, live_server_send_control(srv, true, 3));
+    static const live_tab tabs[] = {
+        {"T1", "<b>Bank</b> login", "https://bank.test/login", true},
+        {"T2", "Mail", "https://mail.test/", false},
+    };
+    CHECK_INT(0, live_server_send_tabs(srv, tabs, 2));
     for (int k = 0; k < 100; k++) {
         person_eval(&p, "document.getElementById('who').textContent", v, sizeof v);
-        if (strcmp(v, "control: human") == 0)
+        if (strcmp(v, "the person has control") == 0)
             break;
     }
-    CHECK_STR("control: human", v);
+    CHECK_STR("the person has control", v);
     person_eval(&p, "document.getElementById('url').textContent", v, sizeof v);
     CHECK_STR("https://bank.test/login", v);
+    person_eval(&p, "document.getElementById('org').textContent", v, sizeof v);
+    CHECK_STR("https://bank.test", v);
+    for (int k = 0; k < 100; k++) {
+        person_eval(&p, "Array.from(document.querySelectorAll('#tabs button'),b=>b.className+"
+                        "':'+b.textContent).join('|')", v, sizeof v);
+        if (v[0])
+            break;
+    }
+    CHECK_STR("cur:<b>Bank</b> login|:Mail", v);   /* a title is text, never markup */
+    person_eval(&p, "String(document.querySelectorAll('#tabs b').length)", v, sizeof v);
+    CHECK_STR("0", v);
     /* input: a click on the frame, '.', a shifted A, the button */
     CHECK_INT(0, person_call(&p, "Input.dispatchMouseEvent", "{\"type\":\"mousePressed\","
                              "\"x\":60,\"y\":90,\"button\":\"left\",\"clickCount\":1}", NULL));
@@ -1600,9 +1670,11 @@ static void t_viewer_browser(void)
     person_eval(&p, "(()=>{const d=new DataTransfer();d.setData('text/plain',' pasted-Text 1');"
                     "document.getElementById('ime').dispatchEvent(new ClipboardEvent('paste',"
                     "{clipboardData:d,bubbles:true}));return 'ok';})()", v, sizeof v);
+    person_eval(&p, "document.querySelectorAll('#tabs button')[1].click(),'ok'", v, sizeof v);
     person_eval(&p, "document.getElementById('back').click(),'ok'", v, sizeof v);
     CHECK(person_until(&p, has_msgs, &log));
-    int down = -1, dot = -1, shift_a = -1, ime = -1, commit = -1, pasted = -1, back = -1;
+    int down = -1, dot = -1, shift_a = -1, ime = -1, commit = -1, pasted = -1, tabc = -1;
+    int back = -1;
     for (int k = 0; k < log.nmsgs; k++) {
         const char *m = log.msgs[k];
         if (strstr(m, "\"t\":\"mouse\",\"type\":\"down\",\"button\":0"))
@@ -1617,11 +1689,13 @@ static void t_viewer_browser(void)
             commit = k;
         if (strcmp(m, "{\"t\":\"text\",\"text\":\" pasted-Text 1\"}") == 0)
             pasted = k;
+        if (strcmp(m, "{\"t\":\"tab\",\"id\":\"T2\"}") == 0)
+            tabc = k;
         if (strcmp(m, "{\"t\":\"handback\"}") == 0)
             back = k;
     }
     if (!CHECK(down >= 0 && dot > down && shift_a > dot && ime > shift_a && commit > ime &&
-               pasted > commit && back > pasted))
+               pasted > commit && tabc > pasted && back > tabc))
         for (int k = 0; k < log.nmsgs; k++)
             test_fail_detail("message %d: %s\n", k, log.msgs[k]);
     /* the person's keys, translated, typed into a field of another tab
@@ -1692,6 +1766,7 @@ static const test_case TESTS[] = {
     {"server_flow", t_server_flow},
     {"server_refusals", t_server_refusals},
     {"server_watchers", t_server_watchers},
+    {"server_state", t_server_state},
     {"viewer_browser", t_viewer_browser},
     {0},
 };
