@@ -1039,3 +1039,71 @@ const char *gate_conseq_name(int kind)
 {
     return kind >= 0 && (size_t)kind < N(CONSEQ_NAMES) ? CONSEQ_NAMES[kind] : "unknown";
 }
+
+/* ---- the operation a request's body names (red team s14, R4-9) ---- */
+
+/* Keys whose value names the operation at an RPC-style endpoint (a PHP or
+ * Rails dispatcher's action=, a GraphQL operationName), besides the query
+ * keys a GET URL's verb is read under (URLV_KEY); _method and the method
+ * override headers (read by the sink as the key "_method") make a POST
+ * the method they name. */
+static const char *const BODY_OP_KEY[] = {"_action", "operationname", "method", "_method",
+                                          "mutation"};
+
+/* Whether GraphQL text holds the word "mutation" (a query document that
+ * changes state; "query" operations read). */
+static bool gql_mutation(const char *v)
+{
+    words w;
+    words_split(&w, v, false);
+    for (size_t i = 0; i < w.n; i++)
+        if (w.len[i] == 8 && strncasecmp(w.s + w.off[i], "mutation", 8) == 0)
+            return true;
+    return w.n >= WORDS_MAX;    /* not read whole: read its words (fail closed) */
+}
+
+/* The key, as a why names it: [A-Za-z0-9_.-], cut. */
+static void op_key_shown(const char *key, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; key[i] && o + 1 < cap && i < 40; i++) {
+        char c = key[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '-' || c == '.';
+        out[o++] = ok ? c : '?';
+    }
+    out[o] = 0;
+}
+
+int gate_classify_body_op(const char *key, const char *value, char *why, size_t cap)
+{
+    if (why && cap)
+        why[0] = 0;
+    if (!key || !value || !*value)
+        return GATE_CONSEQ_NONE;
+    size_t kl = strlen(key);
+    bool op = word_of(key, 0, kl, URLV_KEY, N(URLV_KEY)) ||
+              word_of(key, 0, kl, BODY_OP_KEY, N(BODY_OP_KEY));
+    bool gql = kl == 5 && strcasecmp(key, "query") == 0 && gql_mutation(value);
+    if (!op && !gql)
+        return GATE_CONSEQ_NONE;
+    char ks[48];
+    op_key_shown(key, ks, sizeof ks);
+    words w;
+    const rule *r = find_whole(&w, value, true, true, CONSEQ, N(CONSEQ), true);
+    if (r) {
+        note(why, cap, "%s: the body's field \"%s\" names \"%s\"", gate_conseq_name(r->kind), ks,
+             r->phrase);
+        return r->kind;
+    }
+    /* One verb alone ("close", "cancel", "approve"), as in a GET's query. */
+    size_t b = strspn(value, " \t\r\n"), l = strlen(value);
+    while (l > b && strchr(" \t\r\n", value[l - 1]))
+        l--;
+    const char *v = op ? word_of(value, b, l, URLV_VALUE, N(URLV_VALUE)) : NULL;
+    if (v) {
+        note(why, cap, "%s: the body's field \"%s\" names \"%s\"", "delete", ks, v);
+        return GATE_CONSEQ_DELETE;
+    }
+    return GATE_CONSEQ_NONE;
+}

@@ -365,6 +365,14 @@ int gate_classify(const gate_request *req, int *conseq, char *why, size_t cap);
  * show a form (transfer, checkout) are not consequential to open. */
 int gate_classify_url(const char *url, char *why, size_t cap);
 
+/* The kind of consequential operation a field of a request's body names
+ * (red team s14, R4-9): the value of an operation key (action, op, cmd,
+ * do, operationName, _method, ... as a GET query's verbs are read) or a
+ * GraphQL mutation under "query", by the words of gate_classify_url
+ * (camelCase split: deleteAccount); else GATE_CONSEQ_NONE. why (may be
+ * NULL) names the key and the words, never the value. */
+int gate_classify_body_op(const char *key, const char *value, char *why, size_t cap);
+
 /* ---- the gate ---- */
 
 typedef struct gate gate;

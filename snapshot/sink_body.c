@@ -73,6 +73,22 @@ typedef struct {
     int bad;
 } cover_ck;
 
+/* The operation a field names (action=close-account, a GraphQL
+ * deleteAccount mutation, _method=DELETE; red team s14, R4-9): under the
+ * cover of an action that was not itself consequential, a consequential
+ * one is stopped, as its URL words would be (the human completes it). */
+static void field_op(cover_ck *k, const char *name, const char *val)
+{
+    char w[300];
+    int kind = gate_classify_body_op(name, val, w, sizeof w);
+    if (!kind || k->a->covered_cls == GATE_CLASS_CONSEQUENTIAL)
+        return;
+    snprintf(k->why, k->cap, "unbound_stop: the page's request names a %s operation under "
+             "the human's yes to an action that was not one (%s); the human completes it",
+             gate_conseq_name(kind), w);
+    k->bad = 1;
+}
+
 /* One field: decoded copies, a NUL inside a value made visible (so it
  * cannot hide a tail from the comparison). */
 static void field(cover_ck *k, const char *n, size_t nl, const char *v, size_t vl)
@@ -90,6 +106,8 @@ static void field(cover_ck *k, const char *n, size_t nl, const char *v, size_t v
     if (gate_check_sent_field(k->a->gate, name, val, k->a->cover_shown, k->a->ncover_shown,
                               k->why, k->cap))
         k->bad = 1;
+    else
+        field_op(k, name, val);
     base_memzero(val, sizeof val);
 }
 
@@ -135,66 +153,191 @@ static void form_fields(cover_ck *k, char *s, size_t len)
     }
 }
 
-/* multipart/form-data: each part's name="..." and content (a file's
- * content is not a field the human fills: skipped). */
-static void multipart_fields(cover_ck *k, const char *ct, const char *s, size_t len)
+/* One parameter of a header value ("form-data; name=\"to\"", a
+ * Content-Type's "boundary=..."): parameters after the first ';', split on
+ * ';' with optional spaces, names case-insensitive, a value a token or a
+ * quoted string (backslash escapes read), as servers read them. 1: found
+ * (out, cap: cut is malformed), 0: absent, -1: malformed or given twice
+ * (servers differ on which one counts: fail closed). */
+static int header_param(const char *v, size_t vl, const char *name, char *out, size_t cap)
 {
-    const char *bp = strstr(ct, "boundary=");
-    char bnd[200];
-    if (!bp) {
-        snprintf(k->why, k->cap, "its multipart body names no boundary: it cannot be read to "
-                 "check it against what the human allowed");
-        k->bad = 1;
-        return;
+    const char *p = memchr(v, ';', vl), *end = v + vl;
+    int found = 0;
+    size_t nl = strlen(name);
+    while (p && p < end) {
+        p++;
+        while (p < end && (*p == ' ' || *p == '\t' || *p == ';'))
+            p++;
+        const char *n = p;
+        while (p < end && *p != '=' && *p != ';')
+            p++;
+        const char *ne = p;
+        while (ne > n && (ne[-1] == ' ' || ne[-1] == '\t'))
+            ne--;
+        if (p >= end || *p == ';')
+            continue;                                   /* no value */
+        p++;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        bool match = (size_t)(ne - n) == nl && strncasecmp(n, name, nl) == 0;
+        size_t o = 0;
+        if (p < end && *p == '"') {
+            for (p++; p < end && *p != '"'; p++) {
+                if (*p == '\\' && p + 1 < end)
+                    p++;
+                if (match && o + 1 < cap)
+                    out[o++] = *p;
+                else if (match)
+                    return -1;
+            }
+            if (p >= end)
+                return -1;                              /* unterminated */
+            p++;
+        } else {
+            for (; p < end && *p != ';' && *p != ' ' && *p != '\t'; p++) {
+                if (match && o + 1 < cap)
+                    out[o++] = *p;
+                else if (match)
+                    return -1;
+            }
+        }
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p < end && *p != ';')
+            return -1;                                  /* junk after a value */
+        if (match) {
+            if (found)
+                return -1;
+            out[o] = 0;
+            found = 1;
+        }
+        p = p < end ? p : NULL;
     }
-    bp += 9;
-    if (*bp == '"')
-        bp++;
-    size_t bl = strcspn(bp, "\";, ");
-    if (bl + 5 > sizeof bnd || !bl) {
-        snprintf(k->why, k->cap, "its multipart boundary cannot be read");
-        k->bad = 1;
-        return;
+    return found;
+}
+
+static bool ci_eq(const char *s, size_t n, const char *lit)
+{
+    return strlen(lit) == n && strncasecmp(s, lit, n) == 0;
+}
+
+/* Whether [s, s + n) holds lit, ASCII case folded. */
+static bool ci_has(const char *s, size_t n, const char *lit)
+{
+    size_t l = strlen(lit);
+    for (size_t i = 0; i + l <= n; i++)
+        if (strncasecmp(s + i, lit, l) == 0)
+            return true;
+    return false;
+}
+
+/* A part's head [h, he) (header lines, CR LF each): its field name into
+ * name (cap), *file when a file. 0, or -1 with why (fail closed: a head
+ * with another header than Content-Disposition and Content-Type, a folded
+ * or bare-LF line, a disposition other than form-data, none, twice, or
+ * without a name). */
+static int part_head(cover_ck *k, const char *h, const char *he, char *name, size_t cap,
+                     bool *file)
+{
+    int seen = 0;
+    *file = false;
+    for (const char *l = h; l < he;) {
+        const char *le = l;
+        while (le < he && *le != '\r' && *le != '\n')
+            le++;
+        const char *colon = memchr(l, ':', (size_t)(le - l));
+        if (le < he && (le + 1 >= he || le[0] != '\r' || le[1] != '\n'))
+            colon = NULL;                       /* a bare CR or LF */
+        if (!colon || *l == ' ' || *l == '\t')
+            goto bad;
+        const char *v = colon + 1;
+        while (v < le && (*v == ' ' || *v == '\t'))
+            v++;
+        size_t vl = (size_t)(le - v);
+        if (ci_eq(l, (size_t)(colon - l), "Content-Disposition")) {
+            size_t tl = strcspn(v, ";\r\n");
+            tl = tl < vl ? tl : vl;
+            while (tl && (v[tl - 1] == ' ' || v[tl - 1] == '\t'))
+                tl--;
+            char tmp[8];
+            if (seen++ || !ci_eq(v, tl, "form-data") ||
+                header_param(v, vl, "name", name, cap) != 1 ||
+                header_param(v, vl, "name*", tmp, sizeof tmp) != 0)
+                goto bad;
+            int f1 = header_param(v, vl, "filename", tmp, sizeof tmp);
+            int f2 = header_param(v, vl, "filename*", tmp, sizeof tmp);
+            if (f1 < 0 && f2 < 0)
+                goto bad;
+            *file = f1 != 0 || f2 != 0;
+        } else if (!ci_eq(l, (size_t)(colon - l), "Content-Type")) {
+            goto bad;
+        }
+        l = le + 2;
     }
-    int w = snprintf(bnd, sizeof bnd, "\r\n--%.*s", (int)bl, bp);
-    size_t wl = (size_t)w;
+    if (seen == 1)
+        return 0;
+bad:
+    snprintf(k->why, k->cap, "a part of its multipart body has a head the sink does not read "
+             "as every server would (one Content-Disposition: form-data with a name, and "
+             "Content-Type): it cannot be checked against what the human allowed");
+    k->bad = 1;
+    return -1;
+}
+
+static int multipart_bad(cover_ck *k, const char *what)
+{
+    snprintf(k->why, k->cap, "its multipart body %s: it cannot be read to check it against "
+             "what the human allowed", what);
+    k->bad = 1;
+    return -1;
+}
+
+/* multipart/form-data, read as servers read it: the boundary a parameter
+ * of the Content-Type, the body starting with it (no preamble), each
+ * part's head parsed as headers (part_head), its content up to the next
+ * delimiter, the close delimiter at the end; a file's content is not a
+ * field the human fills (skipped). Anything else: refused. */
+static int multipart_fields(cover_ck *k, const char *ct, const char *s, size_t len)
+{
+    char bnd[80], name[200];
+    if (header_param(ct, strlen(ct), "boundary", bnd + 4, sizeof bnd - 4) != 1 || !bnd[4])
+        return multipart_bad(k, "names no boundary it can read");
+    memcpy(bnd, "\r\n--", 4);
+    size_t wl = strlen(bnd);
     const char *end = s + len;
-    /* The first boundary has no CR LF before it. */
-    const char *p = len >= wl - 2 && memcmp(s, bnd + 2, wl - 2) == 0 ? s + wl - 2 : NULL;
-    while (p && p < end && !k->bad) {
-        const char *h = p;
-        const char *body = NULL;
-        for (const char *x = h; x + 4 <= end; x++)
-            if (memcmp(x, "\r\n\r\n", 4) == 0) {
-                body = x + 4;
+    if (len < wl - 2 || memcmp(s, bnd + 2, wl - 2) != 0)
+        return multipart_bad(k, "does not start with its boundary");
+    const char *p = s + wl - 2;
+    while (!k->bad) {
+        if (end - p >= 2 && p[0] == '-' && p[1] == '-')
+            return 0;                           /* the close delimiter */
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (end - p < 2 || p[0] != '\r' || p[1] != '\n')
+            return multipart_bad(k, "has a boundary line it cannot read");
+        const char *h = p + 2, *body = NULL;
+        for (const char *x = h; x + 2 <= end; x++)
+            if (memcmp(x, "\r\n", 2) == 0 &&
+                (x == h || (x >= h + 2 && memcmp(x - 2, "\r\n", 2) == 0))) {
+                body = x + 2;
                 break;
             }
-        if (!body)
-            break;
         const char *next = NULL;
-        for (const char *x = body; x + wl <= end; x++)
+        for (const char *x = body; x && x + wl <= end; x++)
             if (memcmp(x, bnd, wl) == 0) {
                 next = x;
                 break;
             }
-        if (!next)
-            next = end;
-        const char *nm = NULL;
-        bool file = false;
-        for (const char *x = h; x + 6 <= body; x++) {
-            if (!nm && memcmp(x, " name=\"", 7) == 0 && x + 7 <= body)
-                nm = x + 7;
-            if (memcmp(x, "filename", 8) == 0)
-                file = true;
-        }
-        if (nm && !file) {
-            size_t nl = 0;
-            while (nm + nl < body && nm[nl] != '"')
-                nl++;
-            field(k, nm, nl, body, (size_t)(next - body));
-        }
-        p = next < end ? next + wl : NULL;
+        if (!body || !next)
+            return multipart_bad(k, "has a part with no end");
+        bool file;
+        if (part_head(k, h, body - 2, name, sizeof name, &file))
+            return -1;
+        if (!file)
+            field(k, name, strlen(name), body, (size_t)(next - body));
+        p = next + wl;
     }
+    return -1;
 }
 
 /* A JSON document: every string member, named by its key (an array's
@@ -214,16 +357,44 @@ static void json_fields(cover_ck *k, const json_val *v, const char *key, int dep
         field(k, key, strlen(key), s ? s : "", s ? l : 0);
         return;
     }
+    /* Numbers and booleans are values too (an amount sent as 5000): their
+     * JSON text, compared with the shown field of the same key. */
+    char num[40];
+    int nl = json_is(v, JSON_NUMBER) ? json_fmt_double(json_num(v), num)
+           : json_is(v, JSON_TRUE) ? snprintf(num, sizeof num, "true")
+           : json_is(v, JSON_FALSE) ? snprintf(num, sizeof num, "false") : 0;
+    if (nl > 0) {
+        field(k, key, strlen(key), num, (size_t)nl);
+        return;
+    }
     for (const json_val *c = json_first(v); c && !k->bad; c = json_next(c)) {
         const char *ck = json_key(c, NULL);
         json_fields(k, c, ck ? ck : key, depth + 1);
     }
 }
 
+/* An '@' written as an escape a server or a script reads back ("\u0040",
+ * "\x40", "&#64;", "&#x40;", "&commat;") made one in place; returns the
+ * new length. */
+static size_t at_unescape(char *s, size_t len)
+{
+    static const char *const E[] = {"\\u0040", "\\x40", "&#64;", "&#x40;", "&commat;"};
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        size_t el = 0;
+        for (size_t e = 0; !el && e < sizeof E / sizeof E[0]; e++)
+            if (len - i >= strlen(E[e]) && strncasecmp(s + i, E[e], strlen(E[e])) == 0)
+                el = strlen(E[e]);
+        s[o++] = el ? '@' : s[i];
+        i += el ? el : 1;
+    }
+    return o;
+}
+
 /* Another body (text, XML, ...): every word holding an address. */
 static void text_addresses(cover_ck *k, char *s, size_t len)
 {
-    len = pct_decode(s, len);
+    len = at_unescape(s, pct_decode(s, len));
     for (size_t i = 0; i < len && !k->bad;) {
         while (i < len && strchr(" \t\r\n,;<>()[]{}\"'&=:", s[i]) && s[i])
             i++;
@@ -289,6 +460,112 @@ static char *body_read(const json_val *req, size_t *len, const char **why)
     return buf;
 }
 
+/* The path's segments, decoded: an address in one is a recipient as a
+ * field's is (REST: POST /users/{email}/transfers; red team s14, R4-7). */
+static void path_addresses(cover_ck *k, const char *url)
+{
+    const char *p = url ? strstr(url, "://") : NULL;
+    p = p ? strchr(p + 3, '/') : NULL;
+    while (p && *p && *p != '?' && *p != '#' && !k->bad) {
+        p++;
+        size_t l = strcspn(p, "/?#");
+        char seg[COVER_VALUE_MAX + 1];
+        size_t n = l < COVER_VALUE_MAX ? l : COVER_VALUE_MAX;
+        memcpy(seg, p, n);
+        n = at_unescape(seg, pct_decode(seg, n));
+        if (memchr(seg, '@', n) || ci_has(seg, n, "\xef\xbc\xa0") || ci_has(seg, n, "\xef\xb9\xab"))
+            field(k, "(the request's path)", 20, seg, n);
+        p += l;
+    }
+}
+
+/* The method the request says it is, besides its own (Express
+ * method-override, ASP.NET, Google APIs; R4-9): read as a "_method"
+ * field. */
+static void method_override(cover_ck *k, const json_val *req)
+{
+    static const char *const H[] = {"X-HTTP-Method-Override", "X-HTTP-Method",
+                                    "X-Method-Override"};
+    for (size_t i = 0; i < sizeof H / sizeof H[0] && !k->bad; i++) {
+        const char *v = snap_request_header(req, H[i]);
+        if (v)
+            field(k, "_method", 7, v, strlen(v));
+    }
+}
+
+/* Whether the Content-Type's charset (if any) is one whose bytes read as
+ * ASCII for the characters the readers look for. */
+static bool charset_ok(const char *ct)
+{
+    static const char *const OK[] = {"utf-8", "utf8", "us-ascii", "ascii", "iso-8859-1",
+                                     "latin1", "windows-1252"};
+    char cs[40];
+    int r = ct ? header_param(ct, strlen(ct), "charset", cs, sizeof cs) : 0;
+    if (r <= 0)
+        return r == 0;
+    for (size_t i = 0; i < sizeof OK / sizeof OK[0]; i++)
+        if (strcasecmp(cs, OK[i]) == 0)
+            return true;
+    return false;
+}
+
+static int body_bad(cover_ck *k, const char *what)
+{
+    snprintf(k->why, k->cap, "its body %s: it cannot be checked against what the human "
+             "allowed", what);
+    k->bad = 1;
+    return -1;
+}
+
+/* A JSON document (by its type, or a '{' or '[' after an optional BOM and
+ * spaces, as servers that parse JSON whatever the type read it): read
+ * whole or refused, never read as text. */
+static void json_body(cover_ck *k, const char *b, size_t len)
+{
+    json_opts po = {0};
+    po.flags = JSON_SECRET;
+    json_doc *d = json_parse(b, len, &po, NULL);
+    if (d)
+        json_fields(k, json_doc_root(d), "", 0);
+    else
+        (void)body_bad(k, "is JSON the sink cannot parse (malformed, or nested too deep)");
+    json_doc_free(d);
+}
+
+/* The body, by what it is. Under a cover every reader a server might use
+ * is applied: a form type (or none) is read as a form, and as JSON too
+ * when it looks like JSON. Another type is compared with nothing: refused
+ * when the human was shown fields (they cannot be compared), else its
+ * addresses are read. */
+static int cover_body(cover_ck *k, const json_val *req, char *b, size_t len)
+{
+    const char *ct = snap_request_header(req, "Content-Type");
+    const char *ce = snap_request_header(req, "Content-Encoding");
+    if (ce && ce[strspn(ce, " \t")] && strcasecmp(ce + strspn(ce, " \t"), "identity") != 0)
+        return body_bad(k, "is compressed (Content-Encoding), which the sink does not read");
+    if (!charset_ok(ct))
+        return body_bad(k, "is in a charset the sink does not read");
+    size_t i = len >= 3 && memcmp(b, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    while (i < len && strchr(" \t\r\n", b[i]) && b[i])
+        i++;
+    bool form = !ct || strncasecmp(ct, "application/x-www-form-urlencoded", 33) == 0;
+    size_t tl = ct ? strcspn(ct, ";") : 0;
+    bool json = (ct && ci_has(ct, tl, "json")) ||
+                (i < len && (b[i] == '{' || b[i] == '['));
+    if (ct && strncasecmp(ct, "multipart/form-data", 19) == 0)
+        return multipart_fields(k, ct, b, len);
+    if (json)
+        json_body(k, b + i, len - i);
+    if (form && !k->bad)
+        form_fields(k, b, len);
+    else if (!json && !form && !k->bad && i < len && k->a->ncover_shown)
+        return body_bad(k, "is of a type the sink does not read (not a form, multipart or "
+                        "JSON), and the human was shown fields to compare it with");
+    else if (!json && !form && !k->bad)
+        text_addresses(k, b, len);
+    return k->bad ? -1 : 0;
+}
+
 int snap_cover_check(snap_agent *a, const json_val *req, const char *url, char *why, size_t cap)
 {
     cover_ck k = {a, why, cap, 0};
@@ -297,9 +574,11 @@ int snap_cover_check(snap_agent *a, const json_val *req, const char *url, char *
                  "cannot be compared with what they were shown");
         return -1;
     }
+    method_override(&k, req);
+    path_addresses(&k, url);
     /* The query, as sent. */
     const char *q = url ? strchr(url, '?') : NULL;
-    if (q) {
+    if (q && !k.bad) {
         size_t ql = strcspn(q + 1, "#");
         char *qs = malloc(ql + 1);
         if (!qs) {
@@ -320,26 +599,7 @@ int snap_cover_check(snap_agent *a, const json_val *req, const char *url, char *
         return -1;
     }
     if (b) {
-        const char *ct = snap_request_header(req, "Content-Type");
-        size_t i = 0;
-        while (i < len && strchr(" \t\r\n", b[i]) && b[i])
-            i++;
-        if (ct && strncasecmp(ct, "multipart/form-data", 19) == 0) {
-            multipart_fields(&k, ct, b, len);
-        } else if (i < len && (b[i] == '{' || b[i] == '[')) {
-            json_opts po = {0};
-            po.flags = JSON_SECRET;
-            json_doc *d = json_parse(b, len, &po, NULL);
-            if (d)
-                json_fields(&k, json_doc_root(d), "", 0);
-            else
-                text_addresses(&k, b, len);
-            json_doc_free(d);
-        } else if (!ct || strncasecmp(ct, "application/x-www-form-urlencoded", 33) == 0) {
-            form_fields(&k, b, len);
-        } else {
-            text_addresses(&k, b, len);
-        }
+        (void)cover_body(&k, req, b, len);
         base_memzero(b, len);
         free(b);
     }

@@ -3219,6 +3219,39 @@ static void t_classify_url(void)
     CHECK_INT(GATE_CONSEQ_NONE, gate_classify_url(NULL, NULL, 0));
 }
 
+/* Red team s14, R4-9: the operation a request's body names. An operation
+ * key's value (action, op, operationName, _method), a GraphQL mutation's
+ * words (camelCase split); not another key's value, nor a query. */
+static void t_classify_body_op(void)
+{
+    static const struct {
+        const char *key, *value;
+        int kind;
+    } B[] = {
+        {"action", "close-account", GATE_CONSEQ_DELETE},
+        {"action", "save-draft", GATE_CONSEQ_NONE},
+        {"Action", " Confirm ", GATE_CONSEQ_DELETE},
+        {"op", "sendMoney", GATE_CONSEQ_SEND},
+        {"operationName", "DeleteAccount", GATE_CONSEQ_DELETE},
+        {"operationName", "SaveDraft", GATE_CONSEQ_NONE},
+        {"_method", "DELETE", GATE_CONSEQ_DELETE},
+        {"_method", "PUT", GATE_CONSEQ_NONE},
+        {"query", "mutation SaveDraft { deleteAccount(confirm: true) }", GATE_CONSEQ_DELETE},
+        {"query", "query { account { deletedAt closeAccountUrl } }", GATE_CONSEQ_NONE},
+        {"note", "please delete my account", GATE_CONSEQ_NONE},
+        {"action", "", GATE_CONSEQ_NONE},
+    };
+    for (size_t i = 0; i < sizeof B / sizeof B[0]; i++) {
+        char why[256];
+        int k = gate_classify_body_op(B[i].key, B[i].value, why, sizeof why);
+        if (!CHECK_INT(B[i].kind, k))
+            test_fail_detail("%s=%s: %s", B[i].key, B[i].value, why);
+        if (k)
+            CHECK(!strstr(why, B[i].value));    /* the words, never the value */
+    }
+    CHECK_INT(GATE_CONSEQ_NONE, gate_classify_body_op(NULL, "x", NULL, 0));
+}
+
 /* Red team s12, G1: the URL the browser sends is what is judged. Dot
  * segments are resolved ("/x/../transfer/send" is sent as "/transfer/send",
  * "%2e" too), every word is read however many come first (130 filler
@@ -3506,6 +3539,7 @@ static void t_decide_service_context(void)
 
 static const test_case TESTS[] = {
     {"classify_url", t_classify_url},
+    {"classify_body_op", t_classify_body_op},
     {"classify_url_whole_regression", t_classify_url_whole_regression},
     {"decide_service_context", t_decide_service_context},
     {"courier_taint", t_courier_taint},

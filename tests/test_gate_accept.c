@@ -6477,6 +6477,192 @@ static void t_red_swapclick_ax_regression(void)
     swapclick(false);
 }
 
+/* ---- red team s14 (round 4) ---- */
+
+/* R4-7: what the human allowed is what is sent, bypassed by the body
+ * reader. The human is asked about "Send" (To bob, Amount 50: the grant's
+ * bound rule) and says yes; the page's submit listener posts its own body
+ * under the cover (gate/bank/red4-body.html), written so that
+ * snap_cover_check reads no field a server reads: a multipart part header
+ * "form-data;name=" (no space: the sink looks for " name=\""), a part
+ * with another header holding the word "filename" (the sink skips it as
+ * a file), a JSON document nested 1,100 deep (the JSON parser's limit is
+ * 1,024: the text fallback only looks for '@', and "\u0040" hides it),
+ * JSON after a UTF-8 BOM (not '{': the text fallback). Node's
+ * body-parser, busboy, Go's encoding/json and mime/multipart read to =
+ * mallory@evil.test and amount = 5000 from each. v=plain (the same JSON,
+ * readable) is the control: blocked. Walker path. Fails on main = flaw
+ * present (the POSTs with mallory reach the server). */
+static void t_red4_sent_body_regression(void)
+{
+    static const char *const VS[] = {"plain", "nospace", "fnhdr", "deep", "bom", "path",
+                                     "gzip", "num"};
+    for (size_t i = 0; i < sizeof VS / sizeof VS[0]; i++) {
+        rig x;
+        if (!rig_up(&x, with_pin_bound)) {
+            rig_down(&x);
+            continue;
+        }
+        hook_agent = x.a;
+        hook_answer = GATE_ALLOW;
+        char path[120], tag[80];
+        snprintf(path, sizeof path, "/gate/bank/red4-body.html?v=%s", VS[i]);
+        snprintf(tag, sizeof tag, "tag=red4-body-%s ", VS[i]);
+        snap_result r;
+        CHECK_INT(0, do_open(x.a, "bank.test", path, &r));
+        snap_result_free(&r);
+        int h0 = hook_calls;
+        act_on(x.a, "button \"Send\"", 'c', NULL, false, &r);
+        CHECK(hook_calls > h0);
+        CHECK_HAS(hook_prompt, "bob@partner.test");
+        char *res = r.text ? strdup(r.text) : NULL;
+        snap_result_free(&r);
+        barrier(x.a);
+        char *l = log_lines(tag);
+        /* gzip: the log shows the compressed bytes; that it arrived is the fault */
+        const char *bd = l ? strstr(l, " body=") : NULL;
+        bool bad = l && (strstr(l, "mallory") || (bd && strstr(bd, "5000")) ||
+                         (strcmp(VS[i], "gzip") == 0 && *l));
+        if (!CHECK(!bad))
+            test_fail_detail("v=%s: the human was shown bob and 50; the server got:\n%s\n"
+                             "result: %.600s\n", VS[i], l, res ? res : "");
+        free(l);
+        free(res);
+        rig_down(&x);
+    }
+}
+
+/* R4-9: the operation in a covered request's body is never read. The
+ * human confirms "Save draft" on the signed-in bank (auth_change). The
+ * page's POST under that cover carries the operation in its body: a
+ * form's hidden action=save-draft turned into close-account by a
+ * formdata listener (a PHP/Rails-style dispatcher: index.php?...
+ * action=...), or a GraphQL mutation deleteAccount, to a path with no
+ * consequential word (gate/bank/red4-op.html); and a method override (a POST
+ * with _method=DELETE in the body, or X-HTTP-Method-Override: DELETE),
+ * which Rails/Laravel/Express/ASP.NET route as the DELETE the sink stops. The sink judges a covered
+ * request by its method and path words (red team s12, G9b: a POST to
+ * /account/close-account/confirm is a stop even under a Save's cover)
+ * and its recipients (s13 P2/P3), not its body's words: both go out.
+ * Fails on main = flaw present. */
+static void t_red4_op_in_body_regression(void)
+{
+    static const char *const VS[] = {"form", "json", "mo", "hdr"};
+    for (size_t i = 0; i < sizeof VS / sizeof VS[0]; i++) {
+        rig x;
+        if (!rig_up(&x, NULL)) {
+            rig_down(&x);
+            continue;
+        }
+        hook_agent = x.a;
+        hook_answer = GATE_ALLOW;
+        char path[120], tag[80];
+        snprintf(path, sizeof path, "/gate/bank/red4-op.html?v=%s", VS[i]);
+        snprintf(tag, sizeof tag, "tag=red4-op-%s ", VS[i]);
+        snap_result r;
+        CHECK_INT(0, do_open(x.a, "bank.test", path, &r));
+        CHECK_HAS(r.text, "auth=yes");
+        snap_result_free(&r);
+        int h0 = hook_calls;
+        act_on(x.a, "button \"Save draft\"", 'c', NULL, false, &r);
+        CHECK(hook_calls > h0);
+        char *res = r.text ? strdup(r.text) : NULL;
+        snap_result_free(&r);
+        barrier(x.a);
+        char *l = log_lines(tag);
+        if (!CHECK(!l || (!strstr(l, "close-account") && !strstr(l, "deleteAccount") &&
+                          !strstr(l, "account=main"))))
+            test_fail_detail("v=%s: the human allowed \"Save draft\"; the server got:\n%s\n"
+                             "result: %.600s\n", VS[i], l, res ? res : "");
+        free(l);
+        free(res);
+        rig_down(&x);
+    }
+}
+
+/* Probe (held on main: the gate refuses a recipient value that long, "too
+ * long to check"): a recipient past the read-back's 1,100 characters. The To field
+ * (gate/bank/red4-long.html) holds "bob@partner.test", 1,100 spaces,
+ * ",mallory@evil.test" from the page's load: the read-back keeps the
+ * first 1,100 characters of each value (page_js.c, no cut flag), so the
+ * gate judges and the human is shown bob alone; the sink compares a shown
+ * value of 1,100 characters as a prefix (recipient.c sent_equal), so the
+ * POST with mallory is "what they were shown". v=short (bob,mallory) is
+ * the control: refused. Fails on main = flaw present (the long POST
+ * reaches the server). */
+static void t_red4_long_rcpt_regression(void)
+{
+    static const char *const VS[] = {"short", "long"};
+    for (size_t i = 0; i < sizeof VS / sizeof VS[0]; i++) {
+        rig x;
+        if (!rig_up(&x, with_pin_bound)) {
+            rig_down(&x);
+            continue;
+        }
+        hook_agent = x.a;
+        hook_answer = GATE_ALLOW;
+        char path[120], tag[80];
+        snprintf(path, sizeof path, "/gate/bank/red4-long.html?v=%s", VS[i]);
+        snprintf(tag, sizeof tag, "tag=red4-long-%s ", VS[i]);
+        snap_result r;
+        CHECK_INT(0, do_open(x.a, "bank.test", path, &r));
+        snap_result_free(&r);
+        char *has = page_eval(x.a, "String(document.forms[0].to.value.indexOf('mallory@evil.test') > 1000 ? 'far' : 'near')");
+        act_on(x.a, "button \"Send\"", 'c', NULL, false, &r);
+        char *res = r.text ? strdup(r.text) : NULL;
+        snap_result_free(&r);
+        barrier(x.a);
+        char *l = log_lines(tag);
+        if (!CHECK(!l || !*l))
+            test_fail_detail("v=%s (mallory %s in To): the POST reached the server:\n%.400s\n"
+                             "result: %.600s\nprompt: %.800s\n", VS[i], has ? has : "?", l,
+                             res ? res : "", hook_prompt);
+        free(has);
+        free(l);
+        free(res);
+        rig_down(&x);
+    }
+}
+
+/* Probe (held on main: the popup's POST is checked as the opener's): s13
+ * P3b with the form's target=_blank. The human allows "Send"
+ * (To bob, 50); the formdata listener sets mallory, 5000; the POST leaves
+ * from the new tab, which the cover (a->covered_tab) does not include, so
+ * the sink's field check (snap_cover_check) never runs: the request is
+ * asked again as any page request, showing method, URL and field NAMES
+ * only (never values), and a human who just said yes to "Send to bob"
+ * says yes again (the hook here answers yes, as the person would): the
+ * POST to mallory goes. An ungranted recipient in a request to the
+ * service should be refused whether or not a cover runs. Fails on main =
+ * flaw present. */
+static void t_red4_blank_swap_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, with_pin_bound)) {
+        rig_down(&x);
+        return;
+    }
+    hook_agent = x.a;
+    hook_answer = GATE_ALLOW;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red4-blank.html", &r));
+    snap_result_free(&r);
+    int h0 = hook_calls;
+    act_on(x.a, "button \"Send\"", 'c', NULL, false, &r);
+    CHECK(hook_calls > h0);
+    char *res = r.text ? strdup(r.text) : NULL;
+    snap_result_free(&r);
+    barrier(x.a);
+    char *l = log_lines("tag=red4-blank");
+    if (!CHECK(!l || !strstr(l, "mallory")))
+        test_fail_detail("the human was shown bob and 50 (asked %d times; last prompt:\n%.900s)"
+                         "\nthe server got:\n%s\nresult: %.600s\n", hook_calls - h0,
+                         hook_prompt, l, res ? res : "");
+    free(l);
+    free(res);
+    rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
     {"swap_post_regression", t_swap_post_regression},
@@ -6593,6 +6779,10 @@ static const test_case TESTS[] = {
     {"red_sent_is_shown_ax_regression", t_red_sent_is_shown_ax_regression},
     {"red_swapclick_regression", t_red_swapclick_regression},
     {"red_swapclick_ax_regression", t_red_swapclick_ax_regression},
+    {"red4_sent_body_regression", t_red4_sent_body_regression},
+    {"red4_op_in_body_regression", t_red4_op_in_body_regression},
+    {"red4_long_rcpt_regression", t_red4_long_rcpt_regression},
+    {"red4_blank_swap_regression", t_red4_blank_swap_regression},
     {NULL, NULL},
 };
 
