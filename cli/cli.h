@@ -48,6 +48,8 @@ typedef struct {
                                step (docs/replay.md) */
     const char *record_dir; /* --record-dir DIR (mcp): browser_record's trails */
     bool param_typed;       /* --param-typed: typed texts recorded as {{name}} */
+    const char *evidence;   /* --evidence DIR: the session recorded as evidence
+                               (docs/evidence.md) */
     bool takeover_headless; /* --takeover-headless (mcp): browser_takeover may hand
                                a headless browser to a person (the host shows the
                                page another way); else refused there */

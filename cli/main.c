@@ -87,6 +87,12 @@ static const char USAGE_OPTIONS[] =
 "                        an existing trail is continued; docs/replay.md)\n"
 "  --record-dir DIR      mcp: browser_record may record trails DIR/NAME.trail\n"
 "  --param-typed         recording: typed texts become parameters {{name}}\n"
+"  --evidence DIR        mcp: record the session as evidence in a new folder\n"
+"                        DIR/TASK-TIME-PID: navigations, actions with the\n"
+"                        gate's decisions, takeovers, console errors, network\n"
+"                        metadata, a screenshot after each step; secrets\n"
+"                        masked; hash-chained (cdpgate evidence verify;\n"
+"                        docs/evidence.md)\n"
 "  --timeout MS          deadline for each step (default 30000)\n"
 "  -o, --output FILE     screenshot: the PNG file to write\n"
 "  --full-page           screenshot: the whole page, not only the viewport\n"
@@ -301,6 +307,9 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--record-dir") == 0) {
             NEEDVAL();
             o.record_dir = val;
+        } else if (strcmp(a, "--evidence") == 0) {
+            NEEDVAL();
+            o.evidence = val;
         } else if (strcmp(a, "--param-typed") == 0) {
             o.param_typed = true;
         } else if (strcmp(a, "--grant") == 0) {

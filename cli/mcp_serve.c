@@ -31,6 +31,7 @@
 #include "json/json.h"
 #include "cli/mcp.h"
 #include "cli/record.h"
+#include "cli/evid.h"
 #include "snapshot/snapshot.h"
 #include "vault/vault.h"
 
@@ -75,6 +76,7 @@ typedef struct {
     char control[128];      /* a partial control line */
     size_t ncontrol;
     cli_rec rec;            /* recording (cli/record.c) */
+    cli_evid ev;            /* --evidence (cli/evid.c) */
 } serve;
 
 /* ---- I/O ---- */
@@ -345,6 +347,7 @@ static int confirm_hook(void *ud, const char *prompt, char *why, size_t cap)
 
 static void drop_browser(serve *S)
 {
+    cli_evid_detach(&S->ev);
     snap_agent_free(S->agent);
     S->agent = NULL;
     cdp_browser_free(S->b);
@@ -380,12 +383,14 @@ static int start_browser(serve *S, char *why, size_t cap)
     so.ax_tree = S->o->ax_tree;
     so.vault = S->v;
     so.gate = S->gate;
+    cli_evid_opts(&S->ev, &so);
     S->agent = snap_agent_new(S->b, &so, &e);
     if (!S->agent) {
         snprintf(why, cap, "cannot attach to the browser: %s", e.msg);
         drop_browser(S);
         return -1;
     }
+    cli_evid_attach(&S->ev, S->b, S->agent);
     fprintf(stderr, "cdpgate mcp: %s over the %s, ready in %.0f ms\n",
             cdp_browser_product(S->b), cdp_conn_transport(cdp_browser_conn(S->b)),
             (base_now_ns() - t0) / 1e6);
@@ -808,10 +813,12 @@ static void run_snap_tool(serve *S, mcp_call *call, mcp_tool tool, const mcp_arg
     memset(&r, 0, sizeof r);
     long long t0 = base_now_ns();
     cli_rec_before(&S->rec, S->agent, a->ref);
+    cli_evid_before(&S->ev, S->agent);
     int rc = call_snap(S, tool, a, &r);
     char rnote[700] = "";
     if (rc == 0)
         cli_rec_after(&S->rec, S->agent, tool, a, r.structured, rnote, sizeof rnote);
+    cli_evid_after(&S->ev, S->agent, tool, a, rc, &r);
     if (S->o->timing)
         fprintf(stderr, "timing: tool=%d rc=%d ms=%.2f\n", (int)tool, rc,
                 (base_now_ns() - t0) / 1e6);
@@ -889,9 +896,15 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
         gate_free(S.gate);
         return EXIT_USAGE;
     }
+    if (o->evidence && cli_evid_start(&S.ev, o->evidence, S.gate, "mcp") != 0) {
+        cli_rec_stop(&S.rec);
+        gate_free(S.gate);
+        return EXIT_USAGE;
+    }
     S.srv = mcp_server_new(&mo);
     if (!S.srv) {
         fprintf(stderr, "cdpgate mcp: out of memory\n");
+        cli_evid_stop(&S.ev, "mcp");
         gate_free(S.gate);
         return EXIT_FAIL;
     }
@@ -939,6 +952,7 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
         free(q);
     }
     drop_browser(&S);
+    cli_evid_stop(&S.ev, "mcp");
     cli_rec_stop(&S.rec);
     vault_close(S.v);
     mcp_lines_free(&S.lines);

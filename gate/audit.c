@@ -401,10 +401,26 @@ static void log_refresh(gate *gt)
     gt->known_end = st.st_size;
 }
 
+/* With no audit log open: the line built for the tap alone. */
+static void tap_only(gate *gt, gate_line_fn build, void *ud, uint64_t seq)
+{
+    json_w w;
+    json_w_init(&w);
+    build(gt, &w, seq, ud);
+    size_t len = 0;
+    char *line = json_w_error(&w) ? NULL : json_w_take(&w, &len);
+    json_w_free(&w);
+    if (line)
+        gt->tap(gt->tap_ud, line, len);
+    free(line);
+}
+
 int gate_audit_line(gate *gt, gate_line_fn build, void *ud, bool sync, uint64_t *seq)
 {
     if (gt->fd < 0) {
         *seq = ++gt->seq;
+        if (gt->tap)
+            tap_only(gt, build, ud, *seq);
         return 0;
     }
     log_lock(gt->fd, F_WRLCK);
@@ -437,9 +453,11 @@ int gate_audit_line(gate *gt, gate_line_fn build, void *ud, bool sync, uint64_t 
         else
             gt->known_end += (off_t)(len + 1);
     }
+    log_lock(gt->fd, F_UNLCK);
+    if (!rc && gt->tap)
+        gt->tap(gt->tap_ud, out, len);
     if (out != stackbuf)
         free(out);
     free(line);
-    log_lock(gt->fd, F_UNLCK);
     return rc;
 }

@@ -60,6 +60,12 @@ void gate_free(gate *gt)
     free(gt);
 }
 
+void gate_set_tap(gate *gt, gate_tap_fn fn, void *ud)
+{
+    gt->tap = fn;
+    gt->tap_ud = ud;
+}
+
 void gate_set_confirm(gate *gt, gate_confirm_fn fn, void *ud)
 {
     gt->confirm = fn;

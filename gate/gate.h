@@ -422,6 +422,13 @@ typedef struct {
 gate *gate_new(const gate_grant *g, const gate_opts *o, gate_err *err);
 void gate_free(gate *gt);
 void gate_set_confirm(gate *gt, gate_confirm_fn fn, void *ud);
+/* The audit tap (evidence, issue 16): fn gets every audit line the gate
+ * writes (decisions, mode changes, outcomes, page requests; no newline),
+ * also when no audit log is open, after the line is written. The line
+ * holds no secret value (see "Audit log" above). fn must not call back
+ * into the gate. NULL fn: none. */
+typedef void (*gate_tap_fn)(void *ud, const char *line, size_t len);
+void gate_set_tap(gate *gt, gate_tap_fn fn, void *ud);
 /* The grant in force (borrowed), NULL when none. */
 const gate_grant *gate_grant_get(const gate *gt);
 

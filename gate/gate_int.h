@@ -42,6 +42,8 @@ struct gate {
     bool need_fresh;            /* control came back: state changes wait for
                                    gate_observed */
     int fd;                     /* audit log, -1 when none */
+    gate_tap_fn tap;            /* gate_set_tap (evidence), NULL: none */
+    void *tap_ud;
     uint64_t seq;               /* largest audit seq known */
     off_t known_end;            /* log size after our last write or read */
     gate_pending *pend;

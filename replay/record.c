@@ -457,9 +457,7 @@ static void put_path_scrubbed(base_buf *b, const char *u)
         base_buf_puts(b, frag);
 }
 
-/* url with bearer-like path segments and fragments written "[redacted]"
- * (new; NULL when out of memory). */
-static char *url_scrub_bearer(const char *url)
+char *replay_url_scrub(const char *url)
 {
     const char *s = strstr(url, "://");
     const char *path = s ? s + 3 + strcspn(s + 3, "/\\?#") : url + strlen(url);
@@ -477,7 +475,7 @@ static char *url_stable(const char *url)
     if (!url)
         return NULL;
     char *u = url_stable_query(url);
-    char *c = u ? url_scrub_bearer(u) : NULL;
+    char *c = u ? replay_url_scrub(u) : NULL;
     free(u);
     return c;
 }

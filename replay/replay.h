@@ -298,6 +298,14 @@ typedef struct {
     const char *value;           /* read: the text read (page text) */
 } replay_act;
 
+/* url with the recorder's bearer rule applied (new; NULL when out of
+ * memory): a path segment that looks like a bearer secret (16+ URL-safe
+ * characters mixing letters and digits, 8+ after a reset, magic, verify,
+ * invite, login or token segment) and a fragment holding values or a
+ * bearer-like text are written "[redacted]". The evidence recorder
+ * (cli/evid.c) shows URLs through it too. */
+char *replay_url_scrub(const char *url);
+
 /* Record into path: an existing trail there is continued (each CLI
  * command adds its step), a missing one is created now (the header
  * alone), a file that is not a trail is refused and left alone. New

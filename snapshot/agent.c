@@ -521,6 +521,10 @@ static int session_init(snap_agent *a, snap_tab *t, const char *session, bool ma
     for (; sent < N; sent++)
         if ((rc = snap_cdp_send(a, session, CMDS[sent].m, CMDS[sent].p, &ids[sent], &e)))
             break;
+    /* The host reads console errors (snap_opts.console): not waited on. */
+    uint64_t rid = 0;
+    if (!rc && a->o.console && snap_cdp_send(a, session, "Runtime.enable", NULL, &rid, NULL) == 0)
+        cdp_forget(a->c, rid);
     for (size_t i = 0; i < sent; i++) {
         cdp_reply rep = {0};
         int rc2 = cdp_wait(a->c, ids[i], a->o.timeout_ms, &rep, &e);

@@ -175,6 +175,8 @@ static int hexval(int c)
 
 void snap_scrub_note(snap_agent *a, const char *val, size_t n)
 {
+    if (val && a->o.secret_fn)
+        a->o.secret_fn(a->o.secret_ud, val, n);
     snap_scrub *sc = val && n >= SCRUB_MIN ? scrub_get(a) : NULL;
     if (!sc)
         return;
@@ -469,4 +471,12 @@ char *snap_request_audit_url(const snap_agent *a, const char *url)
     free(o);
     free(rest);
     return s;
+}
+
+char *snap_url_shown(const snap_agent *a, const char *url)
+{
+    char *red = url ? snap_url_redact(url, false, NULL) : NULL;
+    char *sc = red ? snap_scrub_url(a, red) : NULL;
+    free(red);
+    return sc;
 }

@@ -121,6 +121,7 @@ static const struct {
     {"Page.createIsolatedWorld", 0},       /* cdpgate's own world: unseen by the page */
     {"Page.getNavigationHistory", 0},
     {"Page.setLifecycleEventsEnabled", 0},
+    {"Runtime.enable", 0},                 /* snap_opts.console: the host's console errors */
     {"Runtime.getProperties", 0},
     {"Runtime.releaseObject", 0},
     {"Runtime.releaseObjectGroup", 0},

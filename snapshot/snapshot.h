@@ -95,6 +95,19 @@ typedef struct {
                                built by the in-page walker, the AX tree its
                                fallback (issue 13, point 4; the CLI sets it from
                                CDPGATE_WALKER=0; see docs/snapshot.md) */
+    /* Evidence (issue 16, point 3): secret_fn gets each session value (a
+     * cookie's or a localStorage item's, n bytes) the agent restores from
+     * the vault or captures from a login, when it is known, so the host can
+     * scrub it byte-exact from what it records; the host never shows it and
+     * wipes it when done. NULL: none. */
+    void (*secret_fn)(void *ud, const char *val, size_t n);
+    void *secret_ud;
+    /* Read each page's console errors and uncaught exceptions: Runtime.enable
+     * on every page session, so Runtime.consoleAPICalled and
+     * Runtime.exceptionThrown reach the connection's listeners (the host's).
+     * A page can tell Runtime is enabled (docs/threat-model.md); off by
+     * default (`--evidence` turns it on). */
+    bool console;
     bool login_any_origin;  /* snap_login_begin takes any http(s) origin (`cdpgate
                                login URL`: the human typed it; never for a model,
                                whose login needs an origin the grant names an
@@ -304,6 +317,11 @@ int snap_screenshot_with(snap_agent *a, const snap_shot_opts *o, snap_result *r)
  * user info dropped). 0, or -1 when the URL is not http(s), is refused by
  * url_parse, or does not fit in cap. */
 int snap_url_origin(const char *url, char *out, size_t cap);
+/* url as every output of the agent shows it (new; NULL when out of
+ * memory): the values of query and fragment parameters named like secrets
+ * (password, token, ...) written "[redacted]", and every session value
+ * the agent restored or captured, raw or encoded, "[session-value]". */
+char *snap_url_shown(const snap_agent *a, const char *url);
 /* Forget the contexts of origin (after a new login saved a new session):
  * its tabs stay open, still authenticated while their context holds the
  * old session, and the next open of the origin restores the session from

@@ -9,10 +9,14 @@
  * comments).
  */
 #include "evidence/evidence.h"
+#include "json/json.h"
+#include "vault/vault.h"
+#include "tests/fixture.h"
 #include "tests/harness.h"
 #include "tests/testlib.h"
 #include "base/base.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -356,6 +360,317 @@ static void t_verify_limits(void)
     free(r);
 }
 
+
+/* The viewer (index.html) works offline from the disk, in a real browser:
+ * its script runs under its own CSP (the list is built), stepping to an
+ * action shows the screenshot that followed it (the image loads from the
+ * folder), and a record's page text is shown as text, not markup. */
+static void t_viewer_offline(void)
+{
+    cdp_browser *b = testlib_world_browser(&world);
+    if (!b)
+        return;
+    char dir[600], fin[EVIDENCE_HEX_LEN + 1];
+    new_dir(dir, sizeof dir, "viewer");
+    evidence_err err = {0};
+    evidence *e = evidence_open(dir, "viewer", &err);
+    if (!CHECK(e))
+        return;
+    CHECK_INT(0, evidence_rec_begin(e, "action"));
+    evidence_rec_str(e, "tool", "click");
+    evidence_rec_str(e, "name", "<img src=x onerror=document.title='pwned'></script><b>");
+    CHECK_INT(0, evidence_rec_end(e, &err));
+    CHECK_INT(0, evidence_shot(e, PNG1, sizeof PNG1, "after record 1", &err));
+    CHECK_INT(0, evidence_close(e, fin, &err));
+    cdp_err ce = {0};
+    cdp_page *p = cdp_page_open(b, 10000, &ce);
+    if (!CHECK(p))
+        return;
+    char url[700];
+    snprintf(url, sizeof url, "file://%s/index.html", dir);
+    CHECK_INT(0, cdp_page_navigate(p, url, 10000, &ce));
+    char *out = NULL;
+    static const char EXPR[] =
+        "new Promise(ok => { const bs = document.querySelectorAll('#list button'); "
+        "bs[0].click(); const im = document.querySelector('#rec img'); "
+        "const done = () => ok(JSON.stringify({n: bs.length, title: document.title, "
+        "img: im ? im.getAttribute('src') : '', w: im ? im.naturalWidth : -1, "
+        "name: document.querySelector('#rec dl').textContent.includes('onerror'), "
+        "bold: document.querySelectorAll('#rec b').length})); "
+        "if (!im || im.complete) done(); else { im.onload = done; im.onerror = done; } })";
+    char expr[1200];
+    snprintf(expr, sizeof expr, "%s", EXPR);
+    if (CHECK_INT(0, cdp_page_eval(p, expr, 10000, &out, &ce))) {
+        CHECK_HAS(out, "\\\"n\\\":2");
+        CHECK_HAS(out, "\\\"title\\\":\\\"cdpgate evidence\\\"");
+        CHECK_HAS(out, "\\\"img\\\":\\\"shot-0001.png\\\"");
+        CHECK_HAS(out, "\\\"w\\\":1");
+        CHECK_HAS(out, "\\\"name\\\":true");
+        CHECK_HAS(out, "\\\"bold\\\":0");
+    } else {
+        test_fail_detail("%s", ce.msg);
+    }
+    free(out);
+    cdp_page_free(p);
+}
+
+/* ==== the browser: cdpgate mcp --evidence ==== */
+
+/* The password the human types during the takeover (joined at run time
+ * in the human's script; planted: it must be nowhere in the evidence). */
+#define HUMAN_PW_A "pw-evid"
+#define HUMAN_PW_B "ence-h4x0r-91"
+
+typedef fixture_child child;
+
+/* The DevTools endpoint of the browser cdpgate launched with --port and
+ * TMPDIR=tmp ("" when none). */
+static void endpoint_of(const char *tmp, char *out, size_t cap)
+{
+    out[0] = 0;
+    for (int tries = 0; tries < 100 && !*out; tries++) {
+        DIR *d = opendir(tmp);
+        struct dirent *de;
+        while (d && (de = readdir(d)) && !*out) {
+            if (strncmp(de->d_name, "cdpgate-", 8) != 0)
+                continue;
+            char p[1100];
+            snprintf(p, sizeof p, "%s/%s/profile/DevToolsActivePort", tmp, de->d_name);
+            char *s = test_read_file(p, NULL);
+            char *nl = s ? strchr(s, '\n') : NULL;
+            if (nl) {
+                *nl = 0;
+                nl[1 + strcspn(nl + 1, "\n")] = 0;
+                snprintf(out, cap, "ws://127.0.0.1:%s%s", s, nl + 1);
+            }
+            free(s);
+        }
+        if (d)
+            closedir(d);
+        if (!*out)
+            testlib_sleep_ms(100);
+    }
+}
+
+/* The human, through a second DevTools client: the password typed into
+ * the page's password field (its value set, as a person's typing ends). */
+static void human_types_password(const char *endpoint)
+{
+    cdp_err e = {0};
+    cdp_browser *h = cdp_browser_connect(endpoint, NULL, 10000, &e);
+    if (!CHECK(h != NULL)) {
+        test_fail_detail("second client: %s", e.msg);
+        return;
+    }
+    cdp_conn *c = cdp_browser_conn(h);
+    char target[128] = "", session[128] = "";
+    cdp_reply rep;
+    if (cdp_call(c, NULL, "Target.getTargets", NULL, 5000, &rep, &e) == 0) {
+        for (const json_val *ti = json_first(json_get(rep.result, "targetInfos")); ti;
+             ti = json_next(ti)) {
+            const char *u = json_get_str(ti, "url");
+            if (u && strstr(u, "/bank/evidence.html"))
+                snprintf(target, sizeof target, "%s", json_get_str(ti, "targetId"));
+        }
+        cdp_reply_free(&rep);
+    }
+    char params[400];
+    snprintf(params, sizeof params, "{\"targetId\":\"%s\",\"flatten\":true}", target);
+    if (CHECK(*target) && cdp_call(c, NULL, "Target.attachToTarget", params, 5000, &rep, &e) == 0) {
+        snprintf(session, sizeof session, "%s", json_get_str(rep.result, "sessionId"));
+        cdp_reply_free(&rep);
+    }
+    snprintf(params, sizeof params, "{\"expression\":\"document.getElementById('pw').value = "
+             "'%s' + '%s'; document.getElementById('pw').value.length\"}", HUMAN_PW_A,
+             HUMAN_PW_B);
+    if (CHECK(*session) && CHECK_INT(0, cdp_call(c, session, "Runtime.evaluate", params, 5000,
+                                                 &rep, &e))) {
+        CHECK_INT((long long)strlen(HUMAN_PW_A HUMAN_PW_B),
+                  (long long)json_get_int(json_get(rep.result, "result"), "value", 0));
+        cdp_reply_free(&rep);
+    }
+    cdp_browser_free(h);
+}
+
+/* The one folder under dir (the session's), into out. */
+static bool session_dir(const char *dir, char *out, size_t cap)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int n = 0;
+    while (d && (de = readdir(d)))
+        if (de->d_name[0] != '.' && ++n == 1)
+            snprintf(out, cap, "%.500s/%.200s", dir, de->d_name);
+    if (d)
+        closedir(d);
+    return CHECK_INT(1, n);
+}
+
+/* The records of kind (and holding needle when given): how many. */
+static int count_records(const char *recs, const char *kind, const char *needle)
+{
+    char k[64];
+    snprintf(k, sizeof k, "\"kind\":\"%s\"", kind);
+    int n = 0;
+    for (const char *p = recs; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char *line = malloc(len + 1);
+        if (line) {
+            memcpy(line, p, len);
+            line[len] = 0;
+            if (strstr(line, k) && (!needle || strstr(line, needle)))
+                n++;
+            free(line);
+        }
+        p = nl ? nl + 1 : p + len;
+    }
+    return n;
+}
+
+/* Issue 16, point 3 as a whole: a scripted session on the bank fixture
+ * (its session restored from the vault; a page that logs the session
+ * cookie to the console and puts the token in URLs), an action the gate
+ * confirms, one it refuses (the agent typing into a password field), a
+ * takeover during which the human types the password, an action after.
+ * Then: no secret byte-exact anywhere in the folder (cookie values, the
+ * localStorage token, the password, raw or percent-encoded), the chain
+ * verifies and an edit is found, a record for each action with the gate's
+ * decision, the takeover's start and end, console, network and navigation
+ * records, and the screenshot after the last step masked the password
+ * field. */
+static void t_mcp_session(void)
+{
+    if (!testlib_need_browser() || !testlib_need_cdpgate())
+        return;
+    char data[500], vdir[600], err[300] = "", tmp[500], tmpenv[600], evdir[500];
+    snprintf(data, sizeof data, "%s/mcpdata", world.root);
+    mkdir(data, 0700);
+    snprintf(vdir, sizeof vdir, "%s/cdpgate", data);
+    vault *v = vault_open(vdir, NULL, err, sizeof err);
+    if (!CHECK(v != NULL)) {
+        test_fail_detail("vault_open: %s", err);
+        return;
+    }
+    char origin[128], state[1600];
+    testlib_world_origin(&world, origin, sizeof origin, "bank.test");
+    if (CHECK(testlib_bank_state(state, sizeof state, origin, FIXTURE_BANK_SESSION, NULL) > 0))
+        testlib_vault_plant(v, origin, "alice", state, 0);
+    vault_close(v);
+    char grant[500];
+    snprintf(grant, sizeof grant, "%s/grant.json", world.root);
+    FILE *f = fopen(grant, "w");
+    if (!CHECK(f != NULL))
+        return;
+    fprintf(f, "{\"task\":\"evidence-test\",\"principal\":\"test\",\"origins\":[\"%s\"],"
+            "\"identities\":{\"%s\":\"alice\"},\"egress\":[\"approved_origin_fetch\"]}\n",
+            origin, origin);
+    fclose(f);
+    snprintf(tmp, sizeof tmp, "%s/mcptmp", world.root);
+    mkdir(tmp, 0700);
+    snprintf(tmpenv, sizeof tmpenv, "TMPDIR=%s", tmp);
+    snprintf(evdir, sizeof evdir, "%s/evidence", world.root);
+    char env_data[600], rules[200];
+    snprintf(env_data, sizeof env_data, "XDG_DATA_HOME=%s", data);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    const char *env[] = {env_data, tmpenv, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY",
+                         NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), "--port", rules, "--grant", grant,
+                          "--confirm", "echo '{\"decision\":\"allow\"}'", "--control-fd", "3",
+                          "--evidence", evdir, "mcp", NULL};
+    child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, true)))
+        return;
+    testlib_mcp_init(&c, "evidence");
+    char url[300], args[400], nick[16], pw[16], save[16];
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/evidence.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    char *r = testlib_mcp_tool(&c, 2, "browser_open", args);
+    CHECK_HAS(r, "auth=yes");
+    free(r);
+    r = testlib_mcp_tool(&c, 3, "browser_snapshot", "{}");
+    testlib_mcp_ref(r, "Nickname", nick, sizeof nick);
+    testlib_mcp_ref(r, "Password", pw, sizeof pw);
+    free(r);
+    /* Confirmed (an authenticated page): allowed. */
+    snprintf(args, sizeof args, "{\"ref\":\"%s\",\"text\":\"Alice B\"}", nick);
+    r = testlib_mcp_tool(&c, 4, "browser_type", args);
+    CHECK_LACKS(r, "\"isError\":true");
+    free(r);
+    /* The agent never types into a password field. */
+    snprintf(args, sizeof args, "{\"ref\":\"%s\",\"text\":\"guess-1234\"}", pw);
+    r = testlib_mcp_tool(&c, 5, "browser_type", args);
+    CHECK_HAS(r, "\"isError\":true");
+    free(r);
+    /* The human takes over and types the password. */
+    char ep[200];
+    endpoint_of(tmp, ep, sizeof ep);
+    CHECK(write(c.fd3_w, "takeover\n", 9) == 9);
+    CHECK(testlib_child_stderr_wait(&c, "control is with the human", 5000));
+    if (CHECK(*ep))
+        human_types_password(ep);
+    CHECK(write(c.fd3_w, "release\n", 8) == 8);
+    CHECK(testlib_child_stderr_wait(&c, "control is with the agent", 5000));
+    r = testlib_mcp_tool(&c, 6, "browser_snapshot", "{}");
+    testlib_mcp_ref(r, "Save settings", save, sizeof save);
+    free(r);
+    snprintf(args, sizeof args, "{\"ref\":\"%s\"}", save);
+    r = testlib_mcp_tool(&c, 7, "browser_click", args);
+    CHECK_LACKS(r, "\"isError\":true");
+    free(r);
+    close(c.in);
+    c.in = -1;
+    CHECK(testlib_child_stderr_wait(&c, "final digest", 20000));
+    testlib_child_free(&c);
+
+    char sdir[800];
+    if (!session_dir(evdir, sdir, sizeof sdir))
+        return;
+    evidence_report rep;
+    evidence_err ee = {0};
+    if (!CHECK_INT(0, evidence_verify(sdir, &rep, &ee)))
+        test_fail_detail("%s", ee.msg);
+    CHECK(rep.files >= 3);
+    static const char *const SECRETS[] = {FIXTURE_BANK_SESSION, FIXTURE_BANK_PREF,
+                                          FIXTURE_BANK_TOKEN, HUMAN_PW_A HUMAN_PW_B,
+                                          "bank_pref%3D" FIXTURE_BANK_PREF, NULL};
+    for (size_t i = 0; SECRETS[i]; i++)
+        check_dir_lacks(sdir, SECRETS[i]);
+    size_t n = 0;
+    char *recs = slurp(sdir, "records.jsonl", &n);
+    CHECK(count_records(recs, "action", "\"tool\":\"open\"") == 1);
+    CHECK(count_records(recs, "action", "\"tool\":\"type\",\"ref\"") == 2);
+    CHECK(count_records(recs, "action", "\"name\":\"Nickname\"") == 1);
+    CHECK(count_records(recs, "action", "\"text\":\"Alice B\",\"decision\":\"allow\"") == 1);
+    CHECK(count_records(recs, "action", "\"ok\":false") == 1);
+    CHECK(count_records(recs, "action", "\"tool\":\"click\"") == 1);
+    CHECK(count_records(recs, "action", "\"name\":\"Save settings\"") == 1);
+    CHECK(count_records(recs, "takeover", "\"event\":\"start\"") == 1);
+    CHECK(count_records(recs, "takeover", "\"event\":\"end\"") == 1);
+    CHECK(count_records(recs, "console", "[secret]") >= 1);
+    CHECK(count_records(recs, "console", "debug cookie=") == 1);
+    CHECK(count_records(recs, "navigation", "evidence.html") >= 1);
+    CHECK(count_records(recs, "network", "evidence.html") >= 1);
+    CHECK(count_records(recs, "gate", "\"decision\":\"allow\"") >= 3);
+    CHECK(count_records(recs, "shot", "(click); secret fields masked: 1") == 1);
+    CHECK(count_records(recs, "shot", NULL) >= 4);
+    free(recs);
+    char *m = slurp(sdir, "manifest.json", &n);
+    CHECK_HAS(m, "\"viewport\":");
+    CHECK_HAS(m, "\"browser\":");
+    CHECK_HAS(m, "\"cdpgate\":");
+    free(m);
+    /* Tampering is found on the real folder too. */
+    char *raw = slurp(sdir, "records.jsonl", &n);
+    char *p = raw ? strstr(raw, "Alice B") : NULL;
+    if (CHECK(p)) {
+        p[0] = 'M';
+        put(sdir, "records.jsonl", raw, n);
+        check_broken(sdir, "edited", 0);
+    }
+    free(raw);
+}
+
 static const test_case TESTS[] = {
     {"chain_verifies", t_chain_verifies},
     {"tamper_edited", t_tamper_edited},
@@ -365,13 +680,16 @@ static const test_case TESTS[] = {
     {"tamper_files", t_tamper_files},
     {"secret_structure", t_secret_structure},
     {"verify_limits", t_verify_limits},
+    {"viewer_offline", t_viewer_offline},
+    {"mcp_session", t_mcp_session},
     {NULL, NULL},
 };
 
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
-    if (testlib_world_up(&world, "evidence", NULL, false) != 0)
+    static const char *const ARGS[] = {FIXTURE_HOST_RULES, NULL};
+    if (testlib_world_up(&world, "evidence", ARGS, false) != 0)
         return 1;
     int rc = test_main(argc, argv, TESTS);
     testlib_world_down(&world);
