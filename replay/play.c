@@ -52,6 +52,8 @@ typedef struct {
     json_w *w;                   /* the result, open at the top object */
     json_w outs;                 /* outputs: "name": text, ... */
     size_t nouts;
+    json_w norm;                 /* values matched once normalised: [...] */
+    size_t nnorm;
     unsigned done;
 } run;
 
@@ -595,6 +597,81 @@ static char *value_filled(const char *value, const replay_opts *o)
     return out;
 }
 
+/* How a value read back compares with the recorded one (docs/replay.md,
+ * "The value check"): exactly, once whitespace is folded (runs one space,
+ * the ends trimmed; case kept), or by its digits when both are
+ * numeric-ish (a field that formats "1234" as "1,234", a phone number). */
+enum { VAL_DIFF, VAL_EXACT, VAL_SPACE, VAL_DIGITS };
+
+/* s with whitespace runs one space and the ends trimmed, into b. */
+static void fold_space(const char *s, base_buf *b)
+{
+    bool sp = false;
+    for (const char *p = s; *p; p++) {
+        if (*p == ' ' || (*p >= '\t' && *p <= '\r')) {
+            sp = b->len > 0;
+            continue;
+        }
+        if (sp)
+            base_buf_putc(b, ' ');
+        sp = false;
+        base_buf_putc(b, *p);
+    }
+}
+
+/* Numeric-ish: digits and the separators a field's formatting adds
+ * (space, comma, '-', '(', ')', '+', '/'), at least one digit; its digits
+ * into b. A '.' is no separator: "12.34" is not "1234". */
+static bool digits_of(const char *s, base_buf *b)
+{
+    for (const char *p = s; *p; p++) {
+        if (*p >= '0' && *p <= '9')
+            base_buf_putc(b, *p);
+        else if (!strchr(" ,-()+/\t", *p))
+            return false;
+    }
+    return b->len > 0;
+}
+
+static bool buf_eq(const base_buf *x, const base_buf *y)
+{
+    return !x->oom && !y->oom && x->len == y->len && (!x->len || memcmp(x->s, y->s, x->len) == 0);
+}
+
+static int value_cmp(const char *want, const char *got)
+{
+    if (strcmp(want, got) == 0)
+        return VAL_EXACT;
+    base_buf a = {0}, b = {0};
+    fold_space(want, &a);
+    fold_space(got, &b);
+    int how = buf_eq(&a, &b) ? VAL_SPACE : VAL_DIFF;
+    base_buf_free(&a);
+    base_buf_free(&b);
+    if (how == VAL_DIFF && digits_of(want, &a) && digits_of(got, &b) && buf_eq(&a, &b))
+        how = VAL_DIGITS;
+    base_buf_free(&a);
+    base_buf_free(&b);
+    return how;
+}
+
+/* A value that matched only once normalised, kept for the result. */
+static void note_normalised(run *R, const replay_step *s, int how, const char *want,
+                            const char *got)
+{
+    json_w_obj_begin(&R->norm);
+    json_w_key(&R->norm, "step");
+    json_w_uint(&R->norm, s->n);
+    json_w_key(&R->norm, "rule");
+    json_w_str(&R->norm, how == VAL_DIGITS ? "digits" : "whitespace");
+    json_w_key(&R->norm, "expected");
+    json_w_str(&R->norm, want);
+    json_w_key(&R->norm, "found");
+    json_w_str(&R->norm, got);
+    json_w_obj_end(&R->norm);
+    R->nnorm++;
+}
+
 /* The effects the action's own result shows against the recorded ones:
  * the new tab it opened (its URL without query and fragment), the dialog
  * (type and message, folded), the value read back (parameters filled). A
@@ -627,7 +704,10 @@ static int check_result(run *R, const replay_step *s, const char *structured)
     if (!st && value) {
         char *v = value_filled(ef->value, R->o);
         const char *got = json_get_str(res, "value");
-        if (!v || !got || strcmp(v, got) != 0) {
+        int how = v && got ? value_cmp(v, got) : VAL_DIFF;
+        if (how > VAL_EXACT)
+            note_normalised(R, s, how, v, got);
+        if (how == VAL_DIFF) {
             snprintf(want, sizeof want, "the field reads \"%.1900s\"", v ? v : ef->value);
             snprintf(now, sizeof now, got ? "it reads \"%.1900s\"" : "no value read back%s",
                      got ? got : "");
@@ -701,6 +781,8 @@ int replay_run(snap_agent *a, gate *g, const replay_trail *t, const replay_opts 
     run R = {.a = a, .g = g, .o = o, .w = &w};
     json_w_init(&R.outs);
     json_w_obj_begin(&R.outs);
+    json_w_init(&R.norm);
+    json_w_arr_begin(&R.norm);
     json_w_obj_begin(&w);
     size_t total = 0;
     for (size_t i = 0; i < t->nsteps; i++)
@@ -737,6 +819,14 @@ int replay_run(snap_agent *a, gate *g, const replay_trail *t, const replay_opts 
     json_w_key(&w, "outputs");
     json_w_raw(&w, outs ? outs : "{}", outs ? strlen(outs) : 2, false);
     free(outs);
+    json_w_arr_end(&R.norm);
+    char *norm = R.nnorm ? json_w_take(&R.norm, NULL) : NULL;
+    if (norm) {
+        json_w_key(&w, "normalised");
+        json_w_raw(&w, norm, strlen(norm), false);
+    }
+    free(norm);
+    json_w_free(&R.norm);
     json_w_key(&w, "status");
     json_w_str(&w, ready ? (dry ? "planned" : "ready") : status_name(st));
     json_w_obj_end(&w);

@@ -492,6 +492,9 @@ static int play_on(testlib_rig *x, const char *tmpl, char **json)
 #define EFF_TYPE(field, value) \
     "{\"step\":2,\"op\":\"type\",\"args\":{\"text\":\"abc\"},\"target\":{\"role\":\"textbox\"," \
     "\"name\":\"" field "\"},\"effect\":{\"value\":\"" value "\"}}\n"
+#define EFF_TYPE_AS(field, text, value) \
+    "{\"step\":2,\"op\":\"type\",\"args\":{\"text\":\"" text "\"},\"target\":{\"role\":" \
+    "\"textbox\",\"name\":\"" field "\"},\"effect\":{\"value\":\"" value "\"}}\n"
 #define EFF_CLICK(role, name, effect) \
     "{\"step\":2,\"op\":\"click\",\"args\":{},\"target\":{\"role\":\"" role "\",\"name\":\"" \
     name "\"},\"effect\":{" effect "}}\n"
@@ -544,6 +547,53 @@ static void t_replay_effects_checked(void)
     CHECK_INT(REPLAY_RUN_DIVERGED, st);
     CHECK_HAS(json, "/replay/help.html\",\"found\":\"");
     CHECK_HAS(json, "/replay/shop.html\"");
+    free(json);
+    testlib_rig_down(&x);
+}
+
+/* A field that reformats what is typed: the value check folds whitespace
+ * and, when both sides are numeric-ish, compares digits; the result says
+ * which steps matched only so. Case is kept, a '.' is no separator, and
+ * other digits still diverge. */
+static void t_replay_value_normalised(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    char *json;
+    int st = play_on(&x, HEAD EFF_OPEN EFF_TYPE_AS("Amount", "1234", "1234"), &json);
+    if (!CHECK_INT(REPLAY_RUN_DONE, st))
+        test_fail_detail("%s", json ? json : "");
+    CHECK_HAS(json, "\"normalised\":[{\"step\":2,\"rule\":\"digits\",\"expected\":\"1234\","
+              "\"found\":\"1,234\"}]");
+    free(json);
+    st = play_on(&x, HEAD EFF_OPEN EFF_TYPE_AS("Phone", "5551234567", "555-123-4567"), &json);
+    if (!CHECK_INT(REPLAY_RUN_DONE, st))
+        test_fail_detail("%s", json ? json : "");
+    CHECK_HAS(json, "\"found\":\"(555) 123-4567\"");
+    free(json);
+    st = play_on(&x, HEAD EFF_OPEN EFF_TYPE_AS("Nick", " ann  lee ", " ann  lee "), &json);
+    if (!CHECK_INT(REPLAY_RUN_DONE, st))
+        test_fail_detail("%s", json ? json : "");
+    CHECK_HAS(json, "\"rule\":\"whitespace\",\"expected\":\" ann  lee \",\"found\":"
+              "\"ann  lee\"");
+    free(json);
+    /* An exact match says nothing. */
+    st = play_on(&x, HEAD EFF_OPEN EFF_TYPE_AS("Amount", "1234", "1,234"), &json);
+    CHECK_INT(REPLAY_RUN_DONE, st);
+    CHECK_LACKS(json, "normalised");
+    free(json);
+    /* Other digits, a decimal point, another case: divergences. */
+    st = play_on(&x, HEAD EFF_OPEN EFF_TYPE_AS("Amount", "1234", "1243"), &json);
+    CHECK_INT(REPLAY_RUN_DIVERGED, st);
+    CHECK_HAS(json, "\"found\":\"it reads \\\"1,234\\\"\"");
+    free(json);
+    st = play_on(&x, HEAD EFF_OPEN EFF_TYPE_AS("Amount", "1234", "12.34"), &json);
+    CHECK_INT(REPLAY_RUN_DIVERGED, st);
+    free(json);
+    st = play_on(&x, HEAD EFF_OPEN EFF_TYPE_AS("Shout", "abc", "abc"), &json);
+    CHECK_INT(REPLAY_RUN_DIVERGED, st);
+    CHECK_LACKS(json, "normalised");
     free(json);
     testlib_rig_down(&x);
 }
@@ -687,6 +737,7 @@ static const test_case TESTS[] = {
     {"replay_dry_run", t_replay_dry_run},
     {"mcp_replay_update", t_mcp_replay_update},
     {"replay_effects_checked", t_replay_effects_checked},
+    {"replay_value_normalised", t_replay_value_normalised},
     {0},
 };
 
