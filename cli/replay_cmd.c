@@ -16,6 +16,9 @@
  * --from N plays from step N on, on a fresh browser (the operator did the
  * steps before it); --dry-run prints the plan (each step with the gate's
  * decision on what the trail recorded) and starts no browser at all.
+ * --update N STEPFILE heals step N: the last step of STEPFILE (a trail the
+ * substitute action was recorded into, --record) becomes step N's next
+ * revision, the old one kept; the trail is written, nothing replayed.
  */
 #include "cli/cli.h"
 #include "base/base.h"
@@ -32,7 +35,15 @@
 
 static const char USAGE_REPLAY[] =
     "usage: cdpgate [options] replay TRAIL [--var name=value]... [--from N] [--dry-run] "
-    "[--grant FILE] [--audit FILE] [--confirm CMD] [--timeout MS]\n";
+    "[--grant FILE] [--audit FILE] [--confirm CMD] [--timeout MS]\n"
+    "       cdpgate replay TRAIL --update N STEPFILE   (step N healed by STEPFILE's last "
+    "step)\n";
+
+/* --update N STEPFILE (upd.n 0: not asked). */
+typedef struct {
+    unsigned n;
+    const char *file;
+} update_req;
 
 /* The exit status of a run's status. */
 static int exit_of(int st)
@@ -49,8 +60,24 @@ static int exit_of(int st)
 
 /* Parse argv (after "replay") into o2, the trail path and the vars. 0, or
  * EXIT_USAGE with the reason on stderr. */
+/* --update's step number (argv[i]) and file (argv[i + 1]) into u. 0 or
+ * EXIT_USAGE. */
+static int parse_update(int argc, char **argv, int i, update_req *u)
+{
+    char *end;
+    long n = i + 1 < argc ? strtol(argv[i], &end, 10) : 0;
+    if (i + 1 >= argc || *end || n < 1 || n > (long)REPLAY_MAX_STEPS) {
+        fprintf(stderr, "cdpgate replay: --update wants a step number and a file\n%s",
+                USAGE_REPLAY);
+        return EXIT_USAGE;
+    }
+    u->n = (unsigned)n;
+    u->file = argv[i + 1];
+    return 0;
+}
+
 static int parse(int argc, char **argv, cli_opts *o2, const char **trail, const char **vars,
-                 replay_opts *ro)
+                 replay_opts *ro, update_req *upd)
 {
     *trail = NULL;
     size_t *nvars = &ro->nvars;
@@ -64,7 +91,11 @@ static int parse(int argc, char **argv, cli_opts *o2, const char **trail, const 
             fprintf(stderr, "cdpgate replay: %s wants a value\n%s", a, USAGE_REPLAY);
             return EXIT_USAGE;
         }
-        if (strcmp(a, "--var") == 0) {
+        if (strcmp(a, "--update") == 0) {
+            if (parse_update(argc, argv, i + 1, upd))
+                return EXIT_USAGE;
+            i += 2;
+        } else if (strcmp(a, "--var") == 0) {
             const char *v = argv[++i];
             const char *eq = strchr(v, '=');
             if (!eq || eq == v || *nvars == REPLAY_VARS_MAX) {
@@ -128,6 +159,40 @@ static int print_result(int st, char *json)
     return exit_of(st);
 }
 
+/* --update: step u->n of t (read from path) healed by the last active step
+ * of u->file, t written back (all or nothing, 0600); one JSON line says
+ * what became of it. The exit status. */
+static int update(const char *path, replay_trail *t, const update_req *u)
+{
+    replay_err err = {0};
+    replay_trail *sub = replay_trail_load(u->file, &err);
+    if (!sub) {
+        fprintf(stderr, "cdpgate replay: --update %s: %s\n", u->file, err.msg);
+        return EXIT_FAIL;
+    }
+    const replay_step *last = NULL;
+    for (size_t i = 0; i < sub->nsteps; i++)
+        if (!sub->steps[i].superseded)
+            last = &sub->steps[i];
+    int rc = last ? replay_trail_heal(t, u->n, last, &err) : REPLAY_EARG;
+    if (!rc)
+        rc = replay_trail_needs(t, &err);
+    if (!rc)
+        rc = replay_trail_save(t, path, &err);
+    unsigned rev = 0;
+    for (size_t i = 0; !rc && i < t->nsteps; i++)
+        if (t->steps[i].n == u->n && !t->steps[i].superseded)
+            rev = t->steps[i].rev;
+    if (rc)
+        fprintf(stderr, "cdpgate replay: --update %u %s: %s\n", u->n, u->file,
+                last ? err.msg : "it holds no step");
+    else
+        printf("{\"status\":\"updated\",\"step\":%u,\"rev\":%u,\"from_step\":%u}\n", u->n,
+               rev, last->n);
+    replay_trail_free(sub);
+    return rc ? EXIT_FAIL : EXIT_OK;
+}
+
 /* Launch, make the agent on g and play t. */
 static int play(const cli_opts *o, gate *g, const replay_trail *t, const replay_opts *ro)
 {
@@ -167,7 +232,8 @@ int cli_replay(const cli_opts *o, int argc, char **argv)
     cli_opts o2 = *o;
     const char *path, *vars[REPLAY_VARS_MAX];
     replay_opts ro = {.vars = vars};
-    int rc = parse(argc, argv, &o2, &path, vars, &ro);
+    update_req upd = {0};
+    int rc = parse(argc, argv, &o2, &path, vars, &ro, &upd);
     if (rc)
         return rc;
     replay_err err = {0};
@@ -178,6 +244,11 @@ int cli_replay(const cli_opts *o, int argc, char **argv)
     }
     if (t->warning[0])
         fprintf(stderr, "cdpgate replay: %s: %s\n", path, t->warning);
+    if (upd.n) {
+        rc = update(path, t, &upd);
+        replay_trail_free(t);
+        return rc;
+    }
     gate *g = cli_gate_open(&o2, true, "replay");
     if (!g) {
         replay_trail_free(t);

@@ -429,9 +429,7 @@ static int act(run *R, const replay_step *s, const json_val *args, const char *r
         return snap_tabs(R->a, nz(arg_str(args, "action")), arg_str(args, "tab"), r);
     if (strcmp(op, "read") == 0)
         return act_read(R, args, ref, r);
-    if (strcmp(op, "login") == 0 || strcmp(op, "takeover") == 0)
-        return 0;   /* by identity: the session comes from the vault at the next open */
-    return SNAP_EINVAL;
+    return SNAP_EINVAL;   /* login and takeover: login_step */
 }
 
 /* What the action's code means for the run: 0 go on, else a status (the
@@ -719,6 +717,63 @@ static int check_result(run *R, const replay_step *s, const char *structured)
     return st;
 }
 
+static bool is_login(const char *op)
+{
+    return strcmp(nz(op), "login") == 0 || strcmp(nz(op), "takeover") == 0;
+}
+
+/* After a login step restored the session: a tab on its origin that is
+ * not authenticated is opened again, in the session's context (as a live
+ * login reopens the page the human ended on). 0 or a status. */
+static int login_reopen(run *R, const replay_step *s, const char *origin)
+{
+    snap_elems E = {0};
+    snap_result r = {0};
+    int rc = snap_elements(R->a, &E, &r);
+    snap_result_free(&r);
+    int st = 0;
+    if (!rc && !E.auth && strcmp(E.origin, origin) == 0 && E.url) {
+        memset(&r, 0, sizeof r);
+        rc = snap_open(R->a, E.url, false, &r);
+        st = act_outcome(R, s, rc, &r);
+        snap_result_free(&r);
+    }
+    snap_elements_free(&E);
+    return st;
+}
+
+/* A login or takeover step, recorded by identity (never keystrokes): the
+ * session of its origin restored from the vault by the grant's identity
+ * (snap_session_restore, the path an open takes), or a login divergence
+ * AT this step with the way back: a person logs in, then the replay goes
+ * on from the next step. 0 or a status. */
+static int login_step(run *R, const replay_step *s, const json_val *args)
+{
+    const char *origin = arg_str(args, "origin");
+    if (!origin || !*origin)
+        origin = s->state.origin;
+    snap_result r = {0};
+    int rc = origin && *origin ? snap_session_restore(R->a, origin, &r) : SNAP_EINVAL;
+    if (rc == 0) {
+        snap_result_free(&r);
+        return login_reopen(R, s, origin);
+    }
+    if (rc == SNAP_EBROWSER || rc == SNAP_ENOMEM) {
+        int st = act_outcome(R, s, rc, &r);
+        snap_result_free(&r);
+        return st;
+    }
+    char want[900], found[1600];
+    snprintf(want, sizeof want, "a session of %.200s as identity %.100s, restored from the "
+             "vault (recorded: %.300s)", origin ? origin : "(no origin recorded)",
+             s->state.identity ? s->state.identity : "(none)", s->note ? s->note : nz(s->op));
+    snprintf(found, sizeof found, "%.900s. A person logs in (cdpgate login %.200s, or "
+             "browser_login, or browser_takeover and logs in by hand), then replay from step "
+             "%u", r.text ? r.text : snap_strerror(rc), origin ? origin : "ORIGIN", s->n + 1);
+    snap_result_free(&r);
+    return diverge(R, s, "login", false, want, found);
+}
+
 /* One step: state, target, action, effect. 0 or a status. */
 static int play_step(run *R, const replay_step *s, snap_elems *E)
 {
@@ -733,6 +788,11 @@ static int play_step(run *R, const replay_step *s, snap_elems *E)
         return REPLAY_RUN_FAILED;
     }
     const json_val *av = json_doc_root(d);
+    if (is_login(s->op)) {
+        int ls = login_step(R, s, av);
+        json_doc_free(d);
+        return ls;
+    }
     bool first_open = strcmp(nz(s->op), "open") == 0;
     int st = 0;
     char ref[16] = "";

@@ -658,6 +658,26 @@ int snap_ctx_prime(snap_agent *a, int tab_id, snap_result *r)
     return rc;
 }
 
+int snap_session_restore(snap_agent *a, const char *origin, snap_result *r)
+{
+    char url[300], norm[256], note[900];
+    if (!origin || snprintf(url, sizeof url, "%s/", origin) >= (int)sizeof url ||
+        snap_url_origin(url, norm, sizeof norm) != 0 || strcmp(norm, origin) != 0)
+        return snap_fail(r, SNAP_EINVAL, "not an origin: \"%.200s\"", origin ? origin : "");
+    if (!a->o.vault)
+        return snap_fail(r, SNAP_ELOGIN, "no session vault is open, so no session of %s can "
+                         "be restored", origin);
+    size_t idx = 0;
+    int code = 0;
+    int rc = snap_ctx_pick(a, url, &idx, note, sizeof note, &code, r);
+    if (rc)
+        return rc;
+    if (!idx)
+        return snap_fail(r, SNAP_ELOGIN, "%s", note[0] ? note : "the vault holds no session "
+                         "for this origin under the grant's identity");
+    return 0;
+}
+
 void snap_session_forget(snap_agent *a, const char *origin)
 {
     for (size_t i = 1; i < a->nctxs; i++)

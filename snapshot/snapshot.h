@@ -327,6 +327,14 @@ char *snap_url_shown(const snap_agent *a, const char *url);
  * old session, and the next open of the origin restores the session from
  * the vault again. */
 void snap_session_forget(snap_agent *a, const char *origin);
+/* Restore the session of origin from the vault under the identity the
+ * grant names for it, the path snap_open takes before opening a page of
+ * the origin (nothing is opened): replay's login and takeover steps. 0
+ * when a context of the agent holds that session now (restored, or held
+ * already); SNAP_ELOGIN with r->text saying why not (no vault, no stored
+ * session, expired, another identity, held by another task); SNAP_EINVAL
+ * when origin is not one. */
+int snap_session_restore(snap_agent *a, const char *origin, snap_result *r);
 
 /* The login handoff. snap_login_begin opens url in a new tab of a fresh
  * login context for url's origin (needs o.vault; the human's: its requests

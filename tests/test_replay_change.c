@@ -696,6 +696,138 @@ static void t_consequential_stopped(void)
     replay_out_free(&o);
 }
 
+/* `cdpgate replay TRAIL --update N FILE` (no browser): exit status and
+ * stdout, as replay_cli gives them. */
+static replay_out update_cli(const char *trail, const char *n, const char *file)
+{
+    replay_out o = {.rc = -1};
+    const char *argv[] = {testlib_cdpgate_bin(), "replay", trail, "--update", n, file, NULL};
+    fixture_child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, NULL, argv, false)))
+        return o;
+    fixture_child_read_until(&c, 0, "\n", 30000);
+    o.rc = fixture_child_wait(&c, 30000);
+    o.out = strdup(c.got ? c.got : "");
+    o.err = fixture_child_stderr(&c);
+    testlib_child_free(&c);
+    return o;
+}
+
+/* The substitute for a diverged step, written back from the CLI: the shop
+ * trail diverges at its click where "Add" became "Add to basket"; the
+ * agent does that click itself in a recording of its own (fix.trail: the
+ * open, then the click); `--update 2 fix.trail` makes the click step 2's
+ * second revision, the first kept in the file; the next replay on the
+ * changed page is done. A step number the trail lacks changes nothing. */
+static void t_update_heals(void)
+{
+    if (!ready() || !record_shop())
+        return;
+    char heal[400], fix[400], url[300], args[400], add[16];
+    snprintf(heal, sizeof heal, "%s/heal.trail", world.root);
+    snprintf(fix, sizeof fix, "%s/fix.trail", world.root);
+    char *t = test_read_file(shop_trail, NULL);
+    bool ok = CHECK(t != NULL) && write_text(heal, t);
+    free(t);
+    unlink(fix);
+    const char *vars[] = {"fruit=mango", NULL};
+    CHECK_INT(0, fixture_server_switch("relabel"));
+    replay_out o = ok ? replay_cli(NULL, shop_grant, heal, vars) : (replay_out){.rc = -1};
+    ok = ok && CHECK_INT(4, o.rc) && CHECK_HAS(o.out, "\"step\":2,\"op\":\"click\"");
+    replay_out_free(&o);
+    const char *env[] = {"CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    fixture_child c;
+    if (ok && mcp_start(&c, env, shop_grant, fix)) {
+        testlib_world_url(&world, url, sizeof url, "a.test", "/replay/live/shop.html");
+        snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+        char *r = testlib_mcp_tool(&c, 2, "browser_open", args);
+        ref_before(r, "(row: Banana)", add, sizeof add);
+        ok = CHECK(*add) && CHECK_HAS(r, "Add to basket");
+        free(r);
+        snprintf(args, sizeof args, "{\"ref\":\"%s\"}", add);
+        r = ok ? testlib_mcp_tool(&c, 3, "browser_click", args) : NULL;
+        ok = ok && CHECK_HAS(r, "clicks: 1, last: add banana");
+        free(r);
+        testlib_child_free(&c);
+    }
+    o = ok ? update_cli(heal, "2", fix) : (replay_out){.rc = -1};
+    if (ok && !CHECK_INT(0, o.rc))
+        test_fail_detail("%s\n%s", o.out, o.err);
+    CHECK_HAS(o.out, "{\"status\":\"updated\",\"step\":2,\"rev\":2,\"from_step\":2}");
+    replay_out_free(&o);
+    t = test_read_file(heal, NULL);
+    CHECK_HAS(t, "{\"step\":2,\"rev\":1,\"op\":\"click\"");     /* the old one, kept */
+    CHECK_HAS(t, "{\"step\":2,\"rev\":2,\"op\":\"click\"");
+    CHECK_HAS(t, "\"name\":\"Add to basket\"");
+    free(t);
+    o = ok ? replay_cli(NULL, shop_grant, heal, vars) : (replay_out){.rc = -1};
+    if (ok && !CHECK_INT(0, o.rc))
+        test_fail_detail("%s\n%.2000s", o.out, o.err);
+    CHECK_HAS(o.out, "\"status\":\"clicks: 1, last: add banana\"");
+    replay_out_free(&o);
+    CHECK_INT(0, fixture_server_switch(""));
+    char *before = test_read_file(heal, NULL);
+    o = update_cli(heal, "9", fix);
+    CHECK_INT(1, o.rc);
+    CHECK_HAS(o.err, "no step 9");
+    replay_out_free(&o);
+    t = test_read_file(heal, NULL);
+    CHECK(before && t && strcmp(before, t) == 0);
+    free(before);
+    free(t);
+}
+
+/* A login step (recorded by identity, "identity alice, human logged in",
+ * never keystrokes) restores the session from the vault at that step, by
+ * the grant's identity; with no session for it the replay diverges AT
+ * that step (login, with the way back: a person logs in, then the replay
+ * goes on from the next step), not later on a page that wanted it. */
+static void t_login_step(void)
+{
+    char origin[200], path[400], url[300], t[3000], nov[450];
+    if (!ready() || !retail_setup(origin, sizeof origin))
+        return;
+    snprintf(path, sizeof path, "%s/login.trail", world.root);
+    testlib_world_url(&world, url, sizeof url, "retail.test", "/retail/lamp.html");
+    snprintf(t, sizeof t,
+             "{\"cdpgate_trail\":1,\"created\":\"2026-12-03T06:30:00Z\",\"cdpgate\":\"0.1.0\"}\n"
+             "{\"step\":1,\"op\":\"login\",\"args\":{\"origin\":\"%s\"},\"state\":{\"origin\":"
+             "\"%s\",\"authenticated\":true,\"identity\":\"alice\"},\"note\":\"identity alice, "
+             "human logged in\"}\n"
+             "{\"step\":2,\"op\":\"open\",\"args\":{\"url\":\"%s\"},\"state\":{\"origin\":"
+             "\"%s\",\"authenticated\":true,\"identity\":\"alice\"}}\n"
+             "{\"step\":3,\"op\":\"read\",\"args\":{\"query\":\"Price:\",\"name\":\"price\"},"
+             "\"state\":{\"origin\":\"%s\",\"authenticated\":true,\"identity\":\"alice\"},"
+             "\"output\":\"price\"}\n", origin, origin, url, origin, origin);
+    if (!write_text(path, t))
+        return;
+    const char *env[] = {retail_env, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    replay_out o = replay_cli(env, retail_grant, path, NULL);
+    check_one_line(&o);
+    if (!CHECK_INT(0, o.rc))
+        test_fail_detail("%s\n%.2000s", o.out, o.err);
+    CHECK_HAS(o.out, "\"outputs\":{\"price\":\"Price: $24.00\"}");
+    CHECK_LACKS(o.out, FIXTURE_RETAIL_SESSION);
+    replay_out_free(&o);
+    /* No vault at all, so no session for alice. */
+    snprintf(nov, sizeof nov, "XDG_DATA_HOME=%s/no-vault", world.root);
+    const char *env2[] = {nov, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    o = replay_cli(env2, retail_grant, path, NULL);
+    check_one_line(&o);
+    if (!CHECK_INT(4, o.rc))
+        test_fail_detail("%s\n%.2000s", o.out, o.err);
+    CHECK_HAS(o.out, "\"divergence\":{\"step\":1,\"op\":\"login\",\"reason\":\"login\","
+              "\"acted\":false");
+    CHECK_HAS(o.out, "as identity alice, restored from the vault (recorded: identity alice, "
+              "human logged in)");
+    char way[400];
+    snprintf(way, sizeof way, "A person logs in (cdpgate login %s, or browser_login, or "
+             "browser_takeover and logs in by hand), then replay from step 2", origin);
+    CHECK_HAS(o.out, way);
+    CHECK_HAS(o.out, "\"done\":0");
+    replay_out_free(&o);
+}
+
 static const test_case TESTS[] = {
     {"price_watch_zero_calls", t_price_watch_zero_calls},
     {"layout_changed_done", t_layout_changed_done},
@@ -708,6 +840,8 @@ static const test_case TESTS[] = {
     {"consequential_stopped", t_consequential_stopped},
     {"torn_trail", t_torn_trail},
     {"index_among_equals", t_index_among_equals},
+    {"update_heals", t_update_heals},
+    {"login_step", t_login_step},
     {0},
 };
 
