@@ -283,8 +283,13 @@ typedef struct live_server live_server;
 #define LIVE_CONNS_MAX 8
 
 typedef struct {
-    const char *bind;       /* "127.0.0.1" (NULL) or "::1": loopback only, anything
-                               else is refused (no TLS yet) */
+    const char *bind;       /* an IPv4 or IPv6 literal: "127.0.0.1" (NULL) or "::1";
+                               any other address only with insecure_bind (there is
+                               no TLS yet) */
+    bool insecure_bind;     /* allow bind beyond loopback, in clear text: the host
+                               must print live_server_warning to the person */
+    const char *public_host;/* the host the link names and Host must carry: NULL is
+                               the bound address; required for 0.0.0.0 and :: */
     int port;               /* 0: a free port (live_server_port says which) */
     int64_t token_ttl_ms;   /* live_access_opts' */
     int64_t session_ttl_ms;
@@ -303,6 +308,10 @@ live_server *live_server_new(const live_server_opts *o, live_err *err);
  * working) and free. NULL is a no-op. */
 void live_server_free(live_server *s);
 int live_server_port(const live_server *s);
+/* NULL on loopback; bound beyond it (insecure_bind), the warning (static
+ * text) the host must show the person before it sends the link. The
+ * server also audits it when it starts. */
+const char *live_server_warning(const live_server *s);
 /* The person's link (live_access_link). */
 int live_server_link(const live_server *s, char *out, size_t cap);
 /* Wait up to timeout_ms (0: do not wait) for something to do, then do it:

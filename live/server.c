@@ -61,6 +61,7 @@ struct live_server {
     char *state[STATE_KINDS];       /* the latest url, control and tabs messages */
     size_t state_len[STATE_KINDS];
     bool access_dirty;              /* the sockets' access message is to be resent */
+    bool insecure;                  /* bound beyond loopback (insecure_bind) */
 };
 
 static void audit(live_server *s, bool ok, const char *what)
@@ -358,37 +359,68 @@ static void on_accept(live_server *s)
     close(fd);
 }
 
-/* Listen on addr:port (loopback). */
+/* addr as a socket address (port set): loopback by name, any IPv4 or
+ * IPv6 literal; *loop says whether it is 127.0.0.1 or ::1. */
+static int parse_addr(const char *addr, int port, struct sockaddr_storage *ss, socklen_t *sl,
+                      bool *loop)
+{
+    memset(ss, 0, sizeof *ss);
+    struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+    if (inet_pton(AF_INET, addr, &a4->sin_addr) == 1) {
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons((uint16_t)port);
+        *sl = sizeof *a4;
+        *loop = a4->sin_addr.s_addr == htonl(INADDR_LOOPBACK);
+        return 0;
+    }
+    if (inet_pton(AF_INET6, addr, &a6->sin6_addr) == 1) {
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons((uint16_t)port);
+        *sl = sizeof *a6;
+        *loop = memcmp(&a6->sin6_addr, &in6addr_loopback, sizeof in6addr_loopback) == 0;
+        return 0;
+    }
+    return -1;
+}
+
+/* Listen on addr:port: loopback, or beyond it with insecure_bind. */
 static int listen_on(live_server *s, const char *addr, int port, live_err *err)
 {
-    bool v6 = strcmp(addr, "::1") == 0;
-    if (!v6 && strcmp(addr, "127.0.0.1") != 0)
-        return live_fail(err, LIVE_EDENIED, 0, "live view: binding %s is refused: loopback "
-                         "only (127.0.0.1 or ::1) without TLS", v6 ? "::1" : "that address");
     struct sockaddr_storage ss;
-    memset(&ss, 0, sizeof ss);
     socklen_t sl;
-    if (v6) {
-        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-        a->sin6_family = AF_INET6;
-        a->sin6_port = htons((uint16_t)port);
-        a->sin6_addr = in6addr_loopback;
-        sl = sizeof *a;
-    } else {
-        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-        a->sin_family = AF_INET;
-        a->sin_port = htons((uint16_t)port);
-        a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        sl = sizeof *a;
-    }
+    bool loop = false;
+    if (parse_addr(addr, port, &ss, &sl, &loop) != 0)
+        return live_fail(err, LIVE_EBADREQ, 0, "live view: bind wants an IPv4 or IPv6 address");
+    if (!loop && !s->o.insecure_bind)
+        return live_fail(err, LIVE_EDENIED, 0, "live view: binding that address is refused: "
+                         "loopback only (127.0.0.1 or ::1) without TLS, unless insecure_bind "
+                         "is set");
+    s->insecure = !loop;
     s->lfd = socket(ss.ss_family, SOCK_STREAM, 0);
     if (s->lfd < 0 || fcntl(s->lfd, F_SETFD, FD_CLOEXEC) < 0 ||
         fcntl(s->lfd, F_SETFL, O_NONBLOCK) < 0 || bind(s->lfd, (struct sockaddr *)&ss, sl) < 0 ||
         listen(s->lfd, 16) < 0 || getsockname(s->lfd, (struct sockaddr *)&ss, &sl) < 0)
-        return live_fail(err, LIVE_EIO, 0, "live view: cannot listen on %s port %d: %s",
-                         v6 ? "::1" : "127.0.0.1", port, strerror(errno));
-    s->port = ntohs(v6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-                       : ((struct sockaddr_in *)&ss)->sin_port);
+        return live_fail(err, LIVE_EIO, 0, "live view: cannot listen on that address, port "
+                         "%d: %s", port, strerror(errno));
+    s->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                             : ((struct sockaddr_in *)&ss)->sin_port);
+    return LIVE_OK;
+}
+
+/* The host the link names (and Host must): the public host when given,
+ * else the bound address ("[v6]"); a wildcard needs a public host. */
+static int link_host(const live_server_opts *o, const char *addr, char *out, size_t cap,
+                     live_err *err)
+{
+    if (o->public_host) {
+        snprintf(out, cap, "%s", o->public_host);
+        return LIVE_OK;
+    }
+    if (strcmp(addr, "0.0.0.0") == 0 || strcmp(addr, "::") == 0)
+        return live_fail(err, LIVE_EBADREQ, 0, "live view: binding every address needs "
+                         "public_host (the name the person's browser uses)");
+    snprintf(out, cap, strchr(addr, ':') ? "[%s]" : "%s", addr);
     return LIVE_OK;
 }
 
@@ -409,14 +441,18 @@ live_server *live_server_new(const live_server_opts *o, live_err *err)
         free(s);
         return NULL;
     }
-    if (listen_on(s, addr, o->port, err) != LIVE_OK) {
+    char host[260];
+    s->lfd = -1;
+    /* the host is checked before a wildcard is bound (never bound for nothing) */
+    if ((o->insecure_bind && link_host(o, addr, host, sizeof host, err) != LIVE_OK) ||
+        listen_on(s, addr, o->port, err) != LIVE_OK ||
+        link_host(o, addr, host, sizeof host, err) != LIVE_OK) {
         if (s->lfd >= 0)
             close(s->lfd);
         free(s);
         return NULL;
     }
-    live_access_opts ao = {.host = strcmp(addr, "::1") == 0 ? "[::1]" : "127.0.0.1",
-                           .port = s->port, .token_ttl_ms = o->token_ttl_ms,
+    live_access_opts ao = {.host = host, .port = s->port, .token_ttl_ms = o->token_ttl_ms,
                            .session_ttl_ms = o->session_ttl_ms};
     s->acc = live_access_new(&ao, base_now_ms(), err);
     if (!s->acc) {
@@ -424,6 +460,8 @@ live_server *live_server_new(const live_server_opts *o, live_err *err)
         free(s);
         return NULL;
     }
+    if (s->insecure)
+        audit(s, true, "warning: listening beyond loopback without TLS (insecure_bind)");
     return s;
 }
 
@@ -444,6 +482,15 @@ void live_server_free(live_server *s)
 }
 
 int live_server_port(const live_server *s) { return s->port; }
+
+const char *live_server_warning(const live_server *s)
+{
+    return s->insecure ? "live view: listening beyond loopback without TLS (insecure_bind): "
+                         "the link, the session cookie, every frame and what the person types "
+                         "cross the network in clear text; anyone who can see that traffic "
+                         "can watch the session or take it over. Use it only on a network "
+                         "you trust, for as short as you can." : NULL;
+}
 bool live_server_viewing(const live_server *s) { return s->viewer >= 0; }
 
 int live_server_link(const live_server *s, char *out, size_t cap)

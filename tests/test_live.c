@@ -1443,6 +1443,71 @@ static void t_server_state(void)
     live_server_free(srv);
 }
 
+/* Binding beyond loopback (issue 15, point 3): refused without
+ * insecure_bind; with it, the server binds (127.0.0.2 here: beyond the
+ * loopback literal, still on this machine), the link names the public
+ * host, only that Host is let in, and the warning is there for the host
+ * to print and in the audit; every address needs a public host; a
+ * loopback server has no warning. */
+static void t_server_insecure_bind(void)
+{
+    srv_log log = {0};
+    live_err err = {0};
+    live_server_opts o = {.bind = "127.0.0.2", .audit = srv_audit, .ud = &log};
+    CHECK(live_server_new(&o, &err) == NULL);
+    CHECK(strstr(err.msg, "unless insecure_bind") != NULL);
+    o.insecure_bind = true;
+    o.bind = "0.0.0.0";
+    CHECK(live_server_new(&o, &err) == NULL);
+    CHECK(strstr(err.msg, "public_host") != NULL);
+    o.bind = "lan.example";
+    CHECK(live_server_new(&o, &err) == NULL);
+    o.bind = "127.0.0.2";
+    o.public_host = "viewer.lan.test";
+    live_server *srv = live_server_new(&o, &err);
+    if (!CHECK(srv != NULL)) {
+        test_fail_detail("%s\n", err.msg);
+        return;
+    }
+    const char *w = live_server_warning(srv);
+    CHECK(w && strstr(w, "without TLS") && strstr(w, "clear text"));
+    CHECK_INT(1, count_reasons(&log, "allow warning: listening beyond loopback without TLS"));
+    char link[256], want[64], req[512];
+    static char out[4096];
+    int port = live_server_port(srv);
+    live_server_link(srv, link, sizeof link);
+    snprintf(want, sizeof want, "http://viewer.lan.test:%d/live/", port);
+    CHECK(strncmp(link, want, strlen(want)) == 0);
+    const char *hosts[] = {"127.0.0.2", "localhost", "viewer.lan.test"};
+    for (int k = 0; k < 3; k++) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = {0};
+        a.sin_family = AF_INET;
+        a.sin_port = htons((uint16_t)port);
+        inet_pton(AF_INET, "127.0.0.2", &a.sin_addr);
+        if (!CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0)) {
+            if (fd >= 0)
+                close(fd);
+            break;
+        }
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s:%d\r\n\r\n",
+                 strstr(link, "/live/"), hosts[k], port);
+        CHECK_INT(0, base_write_all(fd, req, strlen(req), base_deadline_in(2000), 0, NULL));
+        size_t n = 0;
+        out[0] = 0;
+        srv_read(srv, fd, out, sizeof out, &n, NULL);
+        close(fd);
+        if (!CHECK(strncmp(out, k < 2 ? "HTTP/1.1 403 " : "HTTP/1.1 200 ", 13) == 0))
+            test_fail_detail("Host %s\n", hosts[k]);
+    }
+    live_server_free(srv);
+    o = (live_server_opts){0};
+    srv = live_server_new(&o, NULL);
+    CHECK(srv && live_server_warning(srv) == NULL);
+    live_server_free(srv);
+}
+
 /* ---- the viewer page in a real browser (the person's) ---- */
 
 typedef struct {
@@ -1767,6 +1832,7 @@ static const test_case TESTS[] = {
     {"server_refusals", t_server_refusals},
     {"server_watchers", t_server_watchers},
     {"server_state", t_server_state},
+    {"server_insecure_bind", t_server_insecure_bind},
     {"viewer_browser", t_viewer_browser},
     {0},
 };
