@@ -834,7 +834,38 @@ static const char *query_verb(const char *p, const char *end)
     return NULL;
 }
 
+/* A static file's extension (a style, a script, an image, a font, a source
+ * map), at the end of a last path segment of len bytes. */
+static bool static_name(const char *seg, size_t len)
+{
+    static const char *const EXT[] = {"css", "js", "mjs", "png", "jpg", "jpeg", "gif", "svg",
+                                      "webp", "ico", "woff", "woff2", "ttf", "otf", "map"};
+    const char *dot = NULL;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)seg[i];
+        /* Only a plain name: a ';' (path parameters some servers strip
+         * before routing), '%' or another byte is read as written. */
+        bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (!alnum && c != '.' && c != '-' && c != '_')
+            return false;
+        if (c == '.')
+            dot = seg + i;
+    }
+    if (!dot || dot == seg)
+        return false;
+    size_t el = (size_t)(seg + len - dot - 1);
+    for (size_t k = 0; k < N(EXT); k++)
+        if (strlen(EXT[k]) == el && strncasecmp(dot + 1, EXT[k], el) == 0)
+            return true;
+    return false;
+}
+
 int gate_classify_url(const char *url, char *why, size_t cap)
+{
+    return gate_classify_get(url, false, why, cap);
+}
+
+int gate_classify_get(const char *url, bool statics, char *why, size_t cap)
 {
     if (why && cap)
         why[0] = 0;
@@ -861,14 +892,19 @@ int gate_classify_url(const char *url, char *why, size_t cap)
     /* A static page's file name (".html", ".htm") names a document, not an
      * endpoint: its words are not read ("pin-send.html" shows a form). Not
      * when a query follows: frameworks route "/account/delete.html?id=7"
-     * to the delete endpoint (Rails' format suffix; red team s12, G1). */
+     * to the delete endpoint (Rails' format suffix; red team s12, G1).
+     * With statics (a page's own request that is no navigation, red team
+     * s13, N3), a static file's name likewise: "/icons/send.svg" and
+     * "/js/delete-dialog.js" load; the directory words are still read
+     * ("/account/delete/x.png" is a delete). */
     size_t rl = strlen(raw), sl = rl;
     char *seg = raw + rl;
     while (seg > raw && seg[-1] != '/')
         seg--;
     sl = (size_t)(raw + rl - seg);
     bool page = !qm && ((sl > 5 && strncasecmp(raw + rl - 5, ".html", 5) == 0) ||
-                        (sl > 4 && strncasecmp(raw + rl - 4, ".htm", 4) == 0));
+                        (sl > 4 && strncasecmp(raw + rl - 4, ".htm", 4) == 0) ||
+                        (statics && static_name(seg, sl)));
     if (page)
         *seg = 0;
     /* Tabs and newlines are dropped from the whole URL by the browser
@@ -898,14 +934,13 @@ int gate_classify_url(const char *url, char *why, size_t cap)
     return k;
 }
 
-/* The URL a click or a GET form goes to, when its origin is the service
- * whose session the context holds (req->service): its words, as an open's. */
+/* The URL a click or a GET form goes to, when the session the context
+ * holds (req->service) goes with it (the service's site or a subdomain: a
+ * Domain= cookie reaches www.bank.test; red team s13, N2): its words, as
+ * an open's. */
 static int url_on_service(const gate_request *req, const char *url, char *why, size_t cap)
 {
-    char o[GATE_ORIGIN_MAX], svc[GATE_ORIGIN_MAX];
-    if (!req->service || !*req->service || !url || !*url ||
-        gate_origin_parse(req->service, svc, sizeof svc, ORIGIN_LENIENT, NULL) ||
-        gate_origin_parse(url, o, sizeof o, ORIGIN_LENIENT, NULL) || strcmp(o, svc) != 0)
+    if (!req->service || !*req->service || !url || !*url || !url_same_site(req->service, url))
         return GATE_CONSEQ_NONE;
     return gate_classify_url(url, why, cap);
 }

@@ -1058,24 +1058,36 @@ int gate_decide_auth_request(gate *gt, const gate_auth_request *q, gate_decision
         return gate_verdict(d, GATE_DENY, "the grant expired at %s", tm);
     }
     /* A navigation (a document GET) is judged by the words of the URL the
-     * browser really sends, as an open's (red team s12, G9/G6). */
-    bool nav = q->document && (!q->method || strcasecmp(q->method, "GET") == 0 ||
-                               strcasecmp(q->method, "HEAD") == 0);
-    int kind = nav ? gate_classify_url(q->url, why, sizeof why)
+     * browser really sends, as an open's (red team s12, G9/G6), and so is
+     * every GET the page sends there (red team s13, N3: an image, a
+     * fetch(), a prefetch), a static file's name left out but for a
+     * document's. */
+    bool get = (!q->method || strcasecmp(q->method, "GET") == 0 ||
+                strcasecmp(q->method, "HEAD") == 0);
+    bool nav = get && (q->document || q->get);
+    bool statics = q->resource && *q->resource && strcmp(q->resource, "Document") != 0;
+    int kind = nav ? gate_classify_get(q->url, statics, why, sizeof why)
                    : gate_classify_request(q->method, q->url, why, sizeof why);
     if (kind) {
         d->cls = GATE_CLASS_CONSEQUENTIAL;
         d->conseq = kind;
-        if (q->covered == GATE_CLASS_CONSEQUENTIAL)
+        if (q->covered == GATE_CLASS_CONSEQUENTIAL && (!nav || q->shown_url))
             return gate_verdict(d, GATE_ALLOW, "covered: the consequential action the human "
                                 "confirmed (a bound rule) is in progress on its tab (%s)", why);
+        /* Under the cover, a GET to another address than the one the human
+         * was shown is not what they said yes to (red team s12, G9b). */
+        if (q->covered == GATE_CLASS_CONSEQUENTIAL)
+            return gate_verdict(d, GATE_CONFIRM, "%s: the page sends %s to authenticated "
+                                "origin %s while the action the human confirmed runs, but to "
+                                "another address than the one they were shown: asked on its "
+                                "own (%s)", gate_conseq_name(kind), d->target, o, why);
         return gate_verdict(d, GATE_STOP, "unbound_stop: the page sends a %s request %s to "
                             "authenticated origin %s; the human completes it (%s)",
                             gate_conseq_name(kind), d->target, o, why);
     }
     if (nav)
-        return gate_verdict(d, GATE_ALLOW, "a navigation whose URL words are not "
-                            "consequential: a read");
+        return gate_verdict(d, GATE_ALLOW, "a %s whose URL words are not consequential: a "
+                            "read", q->document ? "navigation" : "GET");
     if (q->covered >= 0)
         return gate_verdict(d, GATE_ALLOW, "covered: the human confirmed the %s action in "
                             "progress on its tab", gate_class_name(q->covered));

@@ -364,6 +364,13 @@ int gate_classify(const gate_request *req, int *conseq, char *why, size_t cap);
  * nouns of a listing page (orders, messages, payments) and the pages that
  * show a form (transfer, checkout) are not consequential to open. */
 int gate_classify_url(const char *url, char *why, size_t cap);
+/* As gate_classify_url, for a GET a page sends; statics (a request that is
+ * no navigation: an image, a script, a style, a fetch(), a prefetch) also
+ * leaves out the words of a static file's name (css js mjs png jpg jpeg
+ * gif svg webp ico woff woff2 ttf otf map: "/icons/send.svg") when no query
+ * follows, as of a ".html" page's; the directory words are read
+ * ("/account/delete/x.png" is a delete). */
+int gate_classify_get(const char *url, bool statics, char *why, size_t cap);
 
 /* The kind of consequential operation a field of a request's body names
  * (red team s14, R4-9): the value of an operation key (action, op, cmd,
@@ -585,9 +592,19 @@ typedef struct {
     const char *resource;           /* the browser's resource type: "Fetch",
                                        "XHR", "Document", "Ping", ... */
     bool document;                  /* a navigation (form post) */
+    bool get;                       /* a GET or HEAD that carries no data, of any
+                                       resource type (an image, a fetch(), a
+                                       prefetch): judged by its URL's words
+                                       (gate_classify_get, statics unless its
+                                       resource is "Document"), else a read */
     int covered;                    /* -1: no confirmed action in progress on its
                                        tab; else that action's GATE_CLASS_* (the
                                        human confirmed it a moment ago) */
+    bool shown_url;                 /* its URL is the one the human was shown for
+                                       that action (a link's href, the form's
+                                       action), or it is a redirect hop of a
+                                       request the cover let through: only then
+                                       does a consequential GET pass the cover */
     uint64_t epoch;                 /* the control epoch the page sent it under
                                        (0: now); another than the current one:
                                        stale, refused (a request is never judged

@@ -859,12 +859,21 @@ static void cover_begin(snap_agent *a, const snap_gated *g, const snap_tab *t,
     a->covered_cls = g->d.cls;
     a->covered_until = 0;
     snap_cover_keep(a, q->present, q->npresent);
+    /* Where the human was shown it goes: a link's href, else the form it
+     * submits (a GET form's query is its fields). Only that address passes
+     * a consequential GET under the cover (red team s12, G9b). */
+    const gate_target *tg = q->target;
+    if (tg && tg->href && *tg->href)
+        snap_cover_url(a, tg->href, false);
+    else if (tg && tg->submits && tg->form_action && *tg->form_action)
+        snap_cover_url(a, tg->form_action, !tg->form_method ||
+                       strcasecmp(tg->form_method, "post") != 0);
 }
 
 int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_result *r)
 {
     memset(g, 0, sizeof *g);
-    g->blocked0 = a->nblocked;
+    g->blocked0 = a->blocked_told;   /* and those made while it idled */
     /* A confirmed action's cover ends when the agent asks for the next
      * action (see snap_gate_done). */
     a->covered_tab = 0;
@@ -1103,6 +1112,7 @@ void snap_gate_done(snap_agent *a, snap_gated *g, int rc, snap_result *r)
         /* Requests of the page refused at the network level meanwhile. */
         char buf[1200] = "";
         snap_blocked_describe(a, g->blocked0, 0, buf, sizeof buf);
+        a->blocked_told = a->nblocked;
         base_buf tb = {0};
         snap_dl_tell(a, &tb);    /* downloads the page started on its own */
         if (tb.s && !tb.oom)

@@ -45,6 +45,7 @@
 #include <strings.h>
 
 #include "gate/gate.h"
+#include "url/url.h"
 
 /* Tool sets for permits (bit per tool name in PERMIT_TOOLS). */
 enum {
@@ -476,6 +477,22 @@ static void answer(snap_agent *a, const char *rid, bool allow, bool document)
 
 /* ---- data-carrying requests of authenticated contexts ---- */
 
+/* Whether a paused request carries data: a body, or a method other than
+ * GET and HEAD. */
+static bool carries_data(const json_val *req)
+{
+    const char *m = json_get_str(req, "method");
+    return json_bool(json_get(req, "hasPostData")) || json_get(req, "postDataEntries") ||
+           (m && strcasecmp(m, "GET") != 0 && strcasecmp(m, "HEAD") != 0);
+}
+
+/* Whether a GET of type (the browser's resource type) leaves out a static
+ * file's name (gate_classify_get): anything but a document; unknown: no. */
+static bool get_statics(const char *type)
+{
+    return type && *type && strcmp(type, "Document") != 0;
+}
+
 #define FIELDS_MAX 16           /* field names shown */
 #define FIELD_NAME_MAX 40       /* bytes of one name shown */
 #define BODY_SCAN_MAX 65536u    /* bytes of a body read for its names */
@@ -615,8 +632,9 @@ static bool holds_session(const snap_ctx *c)
  * service worker: its requests carry its target id as their frame); one of
  * no known context, while a context holds a session, counts as sent from
  * it: fail closed (before, a shared worker of the bank posted to another
- * granted origin unasked). Either way, one that goes to the origin of an
- * authenticated context counts as authenticated. */
+ * granted origin unasked). Either way, one that goes to the site of an
+ * authenticated context (its origin's host, or a host its cookies reach:
+ * url_same_site) counts as authenticated. */
 static const char *auth_origin(snap_agent *a, snap_tab *t, const char *frame, const char *url,
                                int *tab)
 {
@@ -629,11 +647,9 @@ static const char *auth_origin(snap_agent *a, snap_tab *t, const char *frame, co
     if (t)
         return t->ctx < a->nctxs && holds_session(&a->ctxs[t->ctx]) ? a->ctxs[t->ctx].origin
                                                                      : NULL;
-    char o[256];
-    if (snap_url_origin(url, o, sizeof o) == 0)
-        for (size_t i = 0; i < a->nctxs; i++)
-            if (holds_session(&a->ctxs[i]) && strcmp(a->ctxs[i].origin, o) == 0)
-                return a->ctxs[i].origin;
+    for (size_t i = 0; i < a->nctxs; i++)
+        if (holds_session(&a->ctxs[i]) && url_same_site(a->ctxs[i].origin, url))
+            return a->ctxs[i].origin;
     const char *bctx = frame ? snap_other_ctx(a, frame) : NULL;
     for (size_t i = 0; i < a->nctxs; i++) {
         const snap_ctx *c = &a->ctxs[i];
@@ -689,9 +705,14 @@ static int auth_request(snap_agent *a, const json_val *p, const char *svc, int t
     q.fields = fields;
     q.resource = type ? type : "";
     q.document = document;
+    q.get = !carries_data(req);
     bool cover_on = a->covered_tab && a->covered_tab == tab &&
                     (!a->covered_until || base_now_ms() < a->covered_until);
     q.covered = cover_on ? a->covered_cls : -1;
+    /* The address the human was shown, or a redirect hop of a request the
+     * cover let through: only these GETs pass it (red team s12, G9b). */
+    q.shown_url = cover_on && snap_cover_shown_url(a, raw_url,
+                                                    json_get_str(p, "redirectedRequestId"));
     /* Under a cover: what the browser really sends is what the human
      * allowed (sink_body.c; red team s13 P1-P3), before the cover lets it
      * through. */
@@ -721,6 +742,8 @@ static int auth_request(snap_agent *a, const json_val *p, const char *svc, int t
             snprintf(k->origin, sizeof k->origin, "%s", svc);
             snprintf(k->resource, sizeof k->resource, "%s", q.resource);
             k->document = document;
+            k->get = q.get;
+            k->covered = q.covered;
             k->tab = tab;
             k->epoch = gate_epoch(a->gate);
             if (k->method && k->url && k->fields) {
@@ -734,6 +757,8 @@ static int auth_request(snap_agent *a, const json_val *p, const char *svc, int t
         return GATE_DENY;
     }
     gate_check_auth_request(a->gate, &q, &d);
+    if (cover_on && d.decision == GATE_ALLOW)
+        snap_cover_passed(a, rid);
     size_t n = strlen(d.reason);
     n = n < cap ? n : cap - 1;
     memcpy(reason, d.reason, n);
@@ -763,7 +788,8 @@ void snap_sink_asks(snap_agent *a)
         q.fields = k.fields;
         q.resource = k.resource;
         q.document = k.document;
-        q.covered = -1;
+        q.get = k.get;
+        q.covered = k.covered;  /* a GET under a cover to another address */
         q.epoch = k.epoch;      /* control changed since it was sent: refused */
         gate_decision d;
         gate_check_auth_request(a->gate, &q, &d);
@@ -869,21 +895,24 @@ void snap_sink_paused(snap_agent *a, const json_val *p)
     }
     /* Data to an authenticated origin's session is a state change there:
      * confirmed or stopped now, whatever made the page send it. */
-    bool data_out = body || (method && strcasecmp(method, "GET") != 0 &&
-                             strcasecmp(method, "HEAD") != 0);
-    /* A navigation (a document GET: a link, a form, a page script,
-     * back/forward, reload, each redirect hop) of a context holding a
-     * session, to the service: judged by the URL the browser really sends
-     * when its words are consequential (red team s12, G9, G6, S2). */
+    bool data_out = carries_data(req);
+    /* A GET of a context holding a session, to the service: a navigation
+     * (a link, a form, a page script, back/forward, reload, each redirect
+     * hop; red team s12, G9, G6, S2) and every other resource type (a
+     * prefetch, an image, a script, a GET fetch(); red team s13, N3):
+     * judged by the URL the browser really sends when its words are
+     * consequential. */
     char nw[8];
-    bool nav = document && !data_out && shown && gate_classify_url(shown, nw, sizeof nw);
+    bool get = !data_out && shown && gate_classify_get(shown, get_statics(type), nw, sizeof nw);
     int tab = 0;
-    const char *svc = d == GATE_ALLOW && !login && (data_out || nav) &&
+    const char *svc = d == GATE_ALLOW && !login && (data_out || get) &&
                       gate_mode(a->gate) != GATE_MODE_HUMAN
                     ? auth_origin(a, t, frame, url ? url : "", &tab) : NULL;
-    char uo[256];
-    if (svc && !data_out && (snap_url_origin(url ? url : "", uo, sizeof uo) || strcmp(uo, svc)))
-        svc = NULL;     /* a navigation away from the service carries no session there */
+    /* A GET away from the service carries no session there: its cookies
+     * reach the service's site and its subdomains (a Domain= cookie: red
+     * team s13, N2), not other hosts. */
+    if (svc && !data_out && !url_same_site(svc, url ? url : ""))
+        svc = NULL;
     if (svc) {
         /* To the authenticated service (a granted host): its path is shown
          * to the human who confirms, with session values scrubbed. */

@@ -36,6 +36,46 @@ void snap_cover_drop(snap_agent *a)
     a->cover_shown = NULL;
     a->ncover_shown = 0;
     a->cover_oom = false;
+    free(a->cover_url);
+    a->cover_url = NULL;
+    a->cover_url_path = false;
+    a->ncover_rid = 0;
+}
+
+void snap_cover_url(snap_agent *a, const char *url, bool path_only)
+{
+    free(a->cover_url);
+    a->cover_url = NULL;
+    if (!url || !*url)
+        return;
+    size_t n = strcspn(url, "#");
+    if (path_only)
+        n = strcspn(url, "?#");
+    a->cover_url = malloc(n + 1);       /* out of memory: no address passes */
+    if (a->cover_url) {
+        memcpy(a->cover_url, url, n);
+        a->cover_url[n] = 0;
+    }
+    a->cover_url_path = path_only;
+}
+
+bool snap_cover_shown_url(const snap_agent *a, const char *url, const char *redirected_from)
+{
+    for (unsigned i = 0; redirected_from && i < a->ncover_rid && i < 4; i++)
+        if (strcmp(a->cover_rid[i], redirected_from) == 0)
+            return true;
+    if (!a->cover_url || !url)
+        return false;
+    size_t n = strcspn(url, a->cover_url_path ? "?#" : "#");
+    return n == strlen(a->cover_url) && strncmp(url, a->cover_url, n) == 0;
+}
+
+void snap_cover_passed(snap_agent *a, const char *rid)
+{
+    if (!rid || strlen(rid) >= SNAP_ID_MAX)
+        return;
+    snprintf(a->cover_rid[a->ncover_rid % 4], SNAP_ID_MAX, "%s", rid);
+    a->ncover_rid++;
 }
 
 void snap_cover_keep(snap_agent *a, const gate_present *p, size_t n)

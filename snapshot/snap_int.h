@@ -236,6 +236,8 @@ typedef struct {
     char origin[256];            /* the authenticated service origin */
     char resource[24];
     bool document;
+    bool get;                    /* a GET or HEAD carrying no data */
+    int covered;                 /* the cover it was sent under (-1: none) */
     int tab;                     /* 0: not one of the agent's tabs */
     uint64_t epoch;              /* the control epoch it was sent under */
 } snap_ask;
@@ -359,6 +361,10 @@ struct snap_agent {
     size_t nact_secret;
     snap_blocked blocked[SNAP_BLOCKED_MAX];
     uint64_t nblocked;
+    /* How many of them a result has told: a refusal made while the agent
+     * was idle (no action in flight: a page timer, snap_idle) is told in
+     * its next result (red team s13, N3). */
+    uint64_t blocked_told;
     /* scrub.c: keyed hashes of the session values restored or captured. */
     snap_scrub *scrub;
     /* sink.c: requests of authenticated contexts waiting for the human;
@@ -377,6 +383,14 @@ struct snap_agent {
     gate_present *cover_shown;
     size_t ncover_shown;
     bool cover_oom;              /* it could not be kept: the cover passes no field */
+    /* The address the human was shown for it (a link's href, a form's
+     * action; NULL: none) and the requests the cover let through (a
+     * redirect hop of one is theirs too): only these pass a consequential
+     * GET under the cover (red team s12, G9b's second half). */
+    char *cover_url;
+    bool cover_url_path;         /* a GET form's: the query is the fields' */
+    char cover_rid[4][SNAP_ID_MAX];
+    unsigned ncover_rid;
     /* sink.c and agent_wait.c: a request that starts before own_until
      * (base_now_ms()) is an action's own (see snap_req); input_ms: when
      * the sink last let a state-changing command or page script out (a
@@ -510,6 +524,14 @@ const char *snap_request_header(const json_val *req, const char *name);
  * -1 with why (cap), never a value but a refused address. */
 void snap_cover_keep(snap_agent *a, const gate_present *p, size_t n);
 void snap_cover_drop(snap_agent *a);
+/* Keep the address the human was shown for the confirmed action (url, its
+ * fragment left out; path_only: compared up to its query, a GET form's).
+ * snap_cover_shown_url: whether a request (its URL, and the Fetch id of the
+ * request whose redirect it follows, NULL: none) is that one, or a
+ * redirect hop of one the cover let through (snap_cover_passed). */
+void snap_cover_url(snap_agent *a, const char *url, bool path_only);
+bool snap_cover_shown_url(const snap_agent *a, const char *url, const char *redirected_from);
+void snap_cover_passed(snap_agent *a, const char *rid);
 int snap_cover_check(snap_agent *a, const json_val *req, const char *url, char *why, size_t cap);
 /* Append "blocked before it left: URL (reason)" for the requests refused
  * since the count since (a->nblocked before the action) on tab tab_id. */

@@ -328,6 +328,13 @@ static void serve(int fd)
             redirect(fd, "/bank/login.html?error=1", NULL);
         return;
     }
+    if (strcmp(path, "/gate/domain-cookie") == 0) {
+        /* A cookie scoped to the domain (every subdomain gets it): red team
+         * s13, N2 (test_gate_accept red_nav_domain_regression). */
+        redirect(fd, "/gate/sink?tag=domain-cookie-set",
+                 "bank_wide=wide-31f0; Domain=bank.test; Path=/; SameSite=Lax");
+        return;
+    }
     if (strcmp(path, "/bank/signout") == 0) {
         /* The service ends the session: expires both cookies (only=pref:
          * bank_pref alone); the page clears localStorage unless only= says

@@ -2847,6 +2847,49 @@ static void t_check_net(void)
     tmp_done(names);
 }
 
+/* Red team s13, N3, and s12, G9b's second half: a GET of any resource
+ * type to the service is judged by its URL words (a static file's name
+ * left out but for a document's); under a confirmed consequential cover
+ * only the address the human was shown passes, another one is asked. */
+static void t_auth_gets_and_cover_url(void)
+{
+    hook_state h = {.answer = GATE_DENY, .why = "no"};
+    gate_opts o = {.confirm = hook, .confirm_ud = &h};
+    gate *gt = mk(BANK, &o);
+    if (!gt)
+        return;
+    gate_decision d;
+    gate_auth_request g = {.method = "GET", .url = "https://bank.test/account/close-account/"
+                           "confirm?x=1", .origin = "https://bank.test", .resource = "Image",
+                           .get = true, .covered = -1};
+    gate_decide_auth_request(gt, &g, &d);
+    CHECK_INT(GATE_STOP, d.decision);
+    g.covered = GATE_CLASS_CONSEQUENTIAL;
+    gate_decide_auth_request(gt, &g, &d);
+    CHECK_INT(GATE_CONFIRM, d.decision);
+    CHECK_HAS(d.reason, "another address than the one they were shown");
+    g.shown_url = true;
+    gate_decide_auth_request(gt, &g, &d);
+    CHECK_INT(GATE_ALLOW, d.decision);
+    g.covered = GATE_CLASS_AUTH_CHANGE;         /* a "Save" covers no delete */
+    gate_decide_auth_request(gt, &g, &d);
+    CHECK_INT(GATE_STOP, d.decision);
+    g = (gate_auth_request){.method = "GET", .url = "https://bank.test/js/delete-dialog.js",
+                            .origin = "https://bank.test", .resource = "Script", .get = true,
+                            .covered = -1};
+    gate_decide_auth_request(gt, &g, &d);
+    CHECK_INT(GATE_ALLOW, d.decision);
+    g.resource = "Document";
+    gate_decide_auth_request(gt, &g, &d);
+    CHECK_INT(GATE_STOP, d.decision);
+    g.resource = "Image";
+    g.url = "https://bank.test/gate/sink?tag=read";
+    gate_decide_auth_request(gt, &g, &d);
+    CHECK_INT(GATE_ALLOW, d.decision);
+    CHECK_INT(GATE_CLASS_AUTH_CHANGE, d.cls);
+    gate_free(gt);
+}
+
 /* Issue 11, point 14: on an authenticated origin a plain link or a GET
  * form to a granted origin is a read; what the page sends with data from
  * an authenticated context is confirmed (covered by a confirmed action in
@@ -3258,6 +3301,39 @@ static void t_classify_body_op(void)
  * words, a URL past 4 KiB), and a ".html" name is exempt only without a
  * query. The same for a POST form's action path. Each of these was read
  * (no question asked) before the fix. */
+/* Red team s13, N3: a page's own GET that is no navigation leaves out a
+ * static file's name (no query after it), never its directory words, nor
+ * a name with path parameters or escapes a server may route otherwise; a
+ * navigation (statics false) reads every name but a ".html" page's. */
+static void t_classify_get_statics(void)
+{
+    static const struct {
+        const char *url;
+        bool statics;
+        int want;
+    } C[] = {
+        {"http://bank.test/icons/send.svg", true, GATE_CONSEQ_NONE},
+        {"http://bank.test/js/delete-dialog.js", true, GATE_CONSEQ_NONE},
+        {"http://bank.test/css/publish.css", true, GATE_CONSEQ_NONE},
+        {"http://bank.test/fonts/Remove.WOFF2", true, GATE_CONSEQ_NONE},
+        {"http://bank.test/js/delete-dialog.mjs#x", true, GATE_CONSEQ_NONE},
+        {"http://bank.test/account/delete/x.png", true, GATE_CONSEQ_DELETE},
+        {"http://bank.test/icons/send.svg?to=mallory", true, GATE_CONSEQ_SEND},
+        {"http://bank.test/icons/send.svg?", true, GATE_CONSEQ_SEND},
+        {"http://bank.test/account/delete;x.png", true, GATE_CONSEQ_DELETE},
+        {"http://bank.test/account/delete%2Epng", true, GATE_CONSEQ_DELETE},
+        {"http://bank.test/account/delete.json", true, GATE_CONSEQ_DELETE},
+        {"http://bank.test/account/delete", true, GATE_CONSEQ_DELETE},
+        {"http://bank.test/icons/send.svg", false, GATE_CONSEQ_SEND},
+        {"http://bank.test/js/delete-dialog.js", false, GATE_CONSEQ_DELETE},
+        {"http://bank.test/pin-send.html", false, GATE_CONSEQ_NONE},
+    };
+    char why[300];
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++)
+        if (!CHECK_INT(C[i].want, gate_classify_get(C[i].url, C[i].statics, why, sizeof why)))
+            test_fail_detail("%s (statics %d): %s", C[i].url, C[i].statics, why);
+}
+
 static void t_classify_url_whole_regression(void)
 {
     char *u = malloc(8192), *v = malloc(8192);
@@ -3541,6 +3617,8 @@ static const test_case TESTS[] = {
     {"classify_url", t_classify_url},
     {"classify_body_op", t_classify_body_op},
     {"classify_url_whole_regression", t_classify_url_whole_regression},
+    {"classify_get_statics", t_classify_get_statics},
+    {"auth_gets_and_cover_url", t_auth_gets_and_cover_url},
     {"decide_service_context", t_decide_service_context},
     {"courier_taint", t_courier_taint},
     {"classify_secret_mask", t_classify_secret_mask},

@@ -182,6 +182,7 @@ static void check_none(const char *method, const char *host, const char *part)
 /* ---- gates, agents ---- */
 
 static int hook_answer = GATE_DENY;
+static int hook_allow_max = -1;     /* >= 0: allow that many, then deny */
 static int hook_calls;
 static char hook_prompt[8192];
 static gate *hook_takeover;     /* set: the hook hands control to the human meanwhile */
@@ -264,8 +265,13 @@ static int hook(void *ud, const char *prompt, char *why, size_t cap)
         dialog_swap(hook_agent);
     if (hook_takeover)
         gate_set_mode(hook_takeover, GATE_MODE_HUMAN, "test (human took over while asked)");
-    snprintf(why, cap, "%s", hook_answer == GATE_ALLOW ? "the test allows" : "the test says no");
-    return hook_answer;
+    int answer = hook_answer;
+    if (answer == GATE_ALLOW && hook_allow_max >= 0 && hook_allow_max-- == 0) {
+        answer = GATE_DENY;
+        hook_allow_max = 0;
+    }
+    snprintf(why, cap, "%s", answer == GATE_ALLOW ? "the test allows" : "the test says no");
+    return answer;
 }
 
 static int64_t clock_now(void *ud)
@@ -356,6 +362,7 @@ static void rig_down(rig *x)
     hook_page_navigates = false;
     hook_dialog_swap = false;
     hook_agent = NULL;
+    hook_allow_max = -1;
     fake_now = 0;
 }
 
@@ -6663,6 +6670,150 @@ static void t_red4_blank_swap_regression(void)
     rig_down(&x);
 }
 
+/* Red team s13, N3 (t_red_nav pf, img, fget): in the context holding
+ * bank.test's session, the page's own GETs to the service (a
+ * <link rel=prefetch>, new Image(), a GET fetch(), any resource type) to
+ * /account/close-account/confirm went out with the session cookie,
+ * unjudged: only navigations were. Now every GET of the context to the
+ * service is judged by its URL words at the sink: stopped, never sent.
+ * The fail-closed cost avoided: static files whose last path segment has a
+ * verb (/icons/send.svg, /js/delete-dialog.js, /css/publish.css) load,
+ * while a static file under a consequential directory (/account/delete/
+ * x.png) is judged. A refusal made while the agent is idle (a page timer;
+ * the embedder's snap_idle answers it) is told in the agent's next result
+ * (before, only the refusals made during an action were). */
+static void t_red_page_get_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red-pageget.html", &r));
+    snap_result_free(&r);
+    /* Idle: the page's timer sends one more; the embedder answers it. */
+    for (int64_t end = base_now_ms() + 10000;
+         base_now_ms() < end && log_count("GET", "bank.test", "tag=n3-idle-done") < 1;) {
+        snap_idle(x.a);
+        testlib_sleep_ms(50);
+    }
+    CHECK_INT(1, log_count("GET", "bank.test", "tag=n3-idle-done"));
+    CHECK_INT(0, do_observe(x.a, &r));
+    if (!CHECK(r.text && strstr(r.text, "blocked before it left: GET") &&
+               strstr(r.text, "(Image;") && strstr(r.text, "unbound_stop")))
+        test_fail_detail("the refusal made while idle is not told: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    barrier(x.a);
+    static const char *const NOT[] = {"confirm?tag=n3-pf", "confirm?tag=n3-img",
+                                      "confirm?tag=n3-fget", "confirm?tag=n3-idle",
+                                      "/account/delete/x.png"};
+    for (size_t i = 0; i < sizeof NOT / sizeof NOT[0]; i++)
+        check_none("GET", "bank.test", NOT[i]);
+    static const char *const LOADED[] = {"/gate/bank/icons/send.svg",
+                                         "/gate/bank/js/delete-dialog.js",
+                                         "/gate/bank/css/publish.css"};
+    for (size_t i = 0; i < sizeof LOADED / sizeof LOADED[0]; i++)
+        if (!CHECK_INT(1, log_count("GET", "bank.test", LOADED[i])))
+            test_fail_detail("the static file %s did not load", LOADED[i]);
+out:
+    rig_down(&x);
+}
+
+/* The base grant and www.bank.test, which a Domain=bank.test cookie reaches. */
+static void with_www(gate_grant *g)
+{
+    static char o_www[64];
+    static const char *O[6];
+    testlib_world_origin(&world, o_www, sizeof o_www, "www.bank.test");
+    for (size_t i = 0; i < 5; i++)
+        O[i] = g->origins[i];
+    O[5] = o_www;
+    g->origins = O;
+    g->norigins = 6;
+}
+
+/* Red team s13, N2 (t_red_nav_domain): the session was decided by origin
+ * equality, but a cookie of it scoped to the domain (Domain=bank.test, set
+ * by the fixture's /gate/domain-cookie) goes to every subdomain, so with
+ * www.bank.test in the grant a page's GETs there to
+ * /account/close-account/confirm (an image, a script's navigation) carried
+ * the session unjudged, and a link there was a read. Now a host carries
+ * the session when it is the service's site or a subdomain of it
+ * (url_same_site): judged as the service's, stopped, never sent. The
+ * control request to www.bank.test shows the cookie does go there. */
+static void t_red_nav_domain_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, with_www))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    snap_result r;
+    if (!CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red-navdomain.html?nav", &r)))
+        test_fail_detail("open: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    usleep(1500 * 1000);
+    CHECK_INT(0, do_observe(x.a, &r));
+    snap_result_free(&r);
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red-navdomain.html", &r));
+    snap_result_free(&r);
+    int rc = act_on(x.a, "link \"Statements\"", 'c', NULL, false, &r);
+    if (!CHECK(rc != 0 || (r.text && strstr(r.text, "blocked before it left"))))
+        test_fail_detail("the link to www.bank.test's close-account went: %s",
+                         r.text ? r.text : "");
+    snap_result_free(&r);
+    barrier(x.a);
+    /* The premise: the session's cookie reaches www.bank.test. */
+    char *l = log_lines("tag=n2-ok");
+    if (!CHECK(l && strstr(l, "www.bank.test") && strstr(l, "bank_wide")))
+        test_fail_detail("the control request to www.bank.test: %s", l ? l : "(none)");
+    free(l);
+    check_none("GET", "www.bank.test", "tag=n2-img");
+    check_none("GET", "www.bank.test", "tag=n2-nav");
+    check_none("GET", "www.bank.test", "tag=n2-link");
+out:
+    rig_down(&x);
+}
+
+/* The base grant with one bound rule: click "Close account" on the bank. */
+static void with_close_bound(gate_grant *g)
+{
+    static gate_bound b[1];
+    b[0] = (gate_bound){O_BANK, "click", "Close account", NULL};
+    g->bound = b;
+    g->nbound = 1;
+}
+
+/* Red team s12, G9b's second half: under a confirmation's cover every
+ * consequential GET of the tab passed, not only the one the human was
+ * shown. The human confirms "Close account" (bound), shown its link; the
+ * page's click handler also sends an image and a frame to other
+ * consequential addresses. Now only the address shown passes the cover
+ * (it goes, in its frame); each other one is asked on its own (the
+ * human, asked again, says no): never sent. */
+static void t_red_cover_url_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, with_close_bound))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    hook_allow_max = 1;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red-coverurl.html", &r));
+    snap_result_free(&r);
+    int h0 = hook_calls;
+    int rc = act_on(x.a, "link \"Close account\"", 'c', NULL, false, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("click: %s", r.text ? r.text : "");
+    snap_result_free(&r);
+    barrier(x.a);
+    CHECK(hook_calls - h0 >= 2);
+    CHECK_HAS(hook_prompt, "another address than the one they were shown");
+    CHECK_INT(1, log_count("GET", "bank.test", "tag=g9b-shown"));
+    check_none("GET", "bank.test", "tag=g9b-img");
+    check_none("GET", "bank.test", "tag=g9b-frame");
+out:
+    rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
     {"swap_post_regression", t_swap_post_regression},
@@ -6783,6 +6934,9 @@ static const test_case TESTS[] = {
     {"red4_op_in_body_regression", t_red4_op_in_body_regression},
     {"red4_long_rcpt_regression", t_red4_long_rcpt_regression},
     {"red4_blank_swap_regression", t_red4_blank_swap_regression},
+    {"red_page_get_regression", t_red_page_get_regression},
+    {"red_nav_domain_regression", t_red_nav_domain_regression},
+    {"red_cover_url_regression", t_red_cover_url_regression},
     {NULL, NULL},
 };
 

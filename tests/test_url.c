@@ -520,7 +520,46 @@ static void t_path_regression(void)
     CHECK_STR("/abcdef", out);
 }
 
+/* Red team s13, N2: which hosts carry the cookies of a session held for a
+ * service: its site (the last two labels, no public-suffix list) and every
+ * subdomain of it, any scheme and port; an IP address or a single label
+ * only itself; a two-label public suffix makes more hosts count, never
+ * fewer. */
+static void t_same_site(void)
+{
+    static const struct {
+        const char *svc, *url;
+        bool want;
+    } C[] = {
+        {"http://bank.test:8080", "http://bank.test:8080/x", true},
+        {"http://bank.test:8080", "http://www.bank.test:8080/account/close", true},
+        {"http://bank.test:8080", "https://a.b.bank.test/x", true},
+        {"http://bank.test", "http://WWW.Bank.Test./x", true},
+        {"https://www.bank.test", "http://bank.test/x", true},
+        {"https://www.bank.test", "http://api.bank.test:9/x", true},
+        {"https://www.bank.test", "wss://api.bank.test/x", true},
+        {"http://bank.test", "http://evilbank.test/x", false},
+        {"http://bank.test", "http://bank.test.evil.test/x", false},
+        {"http://bank.test", "http://evil.test/x", false},
+        {"http://bank.test", "data:text/html,x", false},
+        {"http://bank.test", "not a url", false},
+        {"http://bank.co.uk", "http://other.co.uk/x", true},      /* fail closed */
+        {"http://127.0.0.1:8080", "http://127.0.0.1:9/x", true},
+        {"http://127.0.0.1:8080", "http://1.127.0.0.1/x", false},
+        {"http://127.0.0.1:8080", "http://0.1/x", false},
+        {"http://[::1]:8080", "http://[::1]/x", true},
+        {"http://[::1]:8080", "http://[::2]/x", false},
+        {"http://localhost:8080", "http://localhost/x", true},
+        {"http://localhost:8080", "http://a.localhost/x", true},
+        {"http://localhost:8080", "http://otherhost/x", false},
+    };
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++)
+        if (!CHECK(url_same_site(C[i].svc, C[i].url) == C[i].want))
+            test_fail_detail("%s for %s: want %d", C[i].url, C[i].svc, C[i].want);
+}
+
 static const test_case TESTS[] = {
+    {"same_site", t_same_site},
     {"path_regression", t_path_regression},
     {"origins_table", t_origins_table},
     {"parts", t_parts},

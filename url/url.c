@@ -636,3 +636,57 @@ int url_origin(const char *s, char *out, size_t cap, const char **why)
         return fail(why, URL_ETOOLONG, "origin too long");
     return 0;
 }
+
+/* ---- the site a session's cookies reach ---- */
+
+/* Whether a serialised host is an IP address (IPv4 dotted, IPv6 in
+ * brackets): url_parse writes every numeric last label as IPv4. */
+static bool host_ip(const char *h, size_t n)
+{
+    if (n && h[0] == '[')
+        return true;
+    size_t i = n;
+    while (i && h[i - 1] != '.')
+        i--;
+    if (i == n)
+        return false;
+    for (size_t k = i; k < n; k++)
+        if (h[k] < '0' || h[k] > '9')
+            return false;
+    return true;
+}
+
+static bool web_host(const char *s, char *host, size_t *len)
+{
+    url_parts u;
+    if (!s || url_parse(s, &u, NULL) != 0 || u.scheme == URL_SCHEME_FTP ||
+        u.scheme == URL_SCHEME_OTHER || u.scheme == URL_SCHEME_FILE)
+        return false;
+    size_t n = strlen(u.host);
+    while (n && u.host[n - 1] == '.')
+        n--;
+    memcpy(host, u.host, n);
+    host[n] = 0;
+    *len = n;
+    return n > 0;
+}
+
+bool url_same_site(const char *service, const char *url)
+{
+    char sh[URL_HOST_MAX], uh[URL_HOST_MAX];
+    size_t sn, un;
+    if (!web_host(service, sh, &sn) || !web_host(url, uh, &un))
+        return false;
+    if (host_ip(sh, sn))
+        return strcmp(uh, sh) == 0;     /* an IP address is its own site */
+    /* The site: the last two labels, or the whole host (a single label). */
+    const char *site = sh;
+    int dots = 0;
+    for (size_t i = sn; i > 0 && site == sh; i--)
+        if (sh[i - 1] == '.' && ++dots == 2)
+            site = sh + i;
+    size_t tn = strlen(site);
+    if (un == tn)
+        return strcmp(uh, site) == 0;
+    return un > tn && uh[un - tn - 1] == '.' && strcmp(uh + un - tn, site) == 0;
+}

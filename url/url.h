@@ -117,6 +117,19 @@ int url_origin(const char *s, char *out, size_t cap, const char **why);
 /* Serialise the origin of a parsed URL (0, or URL_ETOOLONG). */
 int url_parts_origin(const url_parts *u, char *out, size_t cap);
 
+/* Whether a request to url carries the cookies of a session held for
+ * service (an origin or a URL): url's host is the site of service's host
+ * or a subdomain of it, whatever the scheme and port (a cookie is sent to
+ * every port, and a Domain= cookie to every subdomain of its domain). The
+ * site is approximated without a public-suffix list: the host's last two
+ * labels ("www.bank.test" -> "bank.test", so "app.bank.test" carries it);
+ * an IP address or a single label ("localhost") is its own site. Under a
+ * suffix of two labels ("bank.co.uk" -> "co.uk") every host under it
+ * counts: more hosts than the cookies reach, never fewer (fail closed).
+ * Trailing dots are ignored. False when either does not parse with an
+ * http(s) or ws(s) scheme. */
+bool url_same_site(const char *service, const char *url);
+
 /* The scheme's default port: 80, 443, 80, 443, 21; 0 for others. */
 int url_default_port(url_scheme s);
 
