@@ -8,8 +8,9 @@
  * URL_ORIGIN_MAX, and parses to itself (normalising is idempotent); the
  * parts' offsets lie within the input and the port within 0..65535. The
  * session key (snap_url_origin) is the same origin for http(s); the gate
- * without a grant allows exactly the http(s) URLs it can read; the
- * WebSocket client and the redactor run on the same bytes.
+ * without a grant allows exactly the http(s) URLs it can read; an http(s)
+ * URL is within its own site (url_same_site); the WebSocket client and the
+ * redactor run on the same bytes.
  */
 #include "gate/gate.h"
 #include "snapshot/snap_int.h"
@@ -79,6 +80,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             CHECK(allowed == (http && !u.host_pct));
         gate_free(gt);
     }
+
+    /* The session's cookie scope (url_same_site): an http(s) URL's host is
+     * within its own site; a URL and a service either way parse without
+     * reading past the input. */
+    if (http && u.host[strspn(u.host, ".")])
+        CHECK(url_same_site(s, s));
+    (void)url_same_site("http://bank.test", s);
+    (void)url_same_site(s, "http://www.bank.test/x");
 
     ws_url w;
     if (ws_url_parse(s, &w, NULL, 0) == 0)
