@@ -64,7 +64,7 @@ CPPFLAGS += -DCDPGATE_OPENSSL=1
 LDLIBS   += -lssl -lcrypto
 endif
 
-MODULES  = base url json ws cdp gate snapshot vault replay live evidence
+MODULES  = base url json ws cdp gate snapshot vault replay live evidence a11y
 LIB_SRC  = $(sort $(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_SRC  = $(sort $(wildcard cli/*.c))

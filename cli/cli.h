@@ -53,6 +53,14 @@ typedef struct {
     bool takeover_headless; /* --takeover-headless (mcp): browser_takeover may hand
                                a headless browser to a person (the host shows the
                                page another way); else refused there */
+    /* The accessibility scan (cli/a11y_cmd.c, docs/a11y.md). */
+    const char *axe;        /* --axe FILE: axe-core's axe.min.js */
+    const char *a11y_tags;  /* --tags LIST (comma-separated) */
+    const char *a11y_include[32], *a11y_exclude[32];  /* --include/--exclude SEL */
+    size_t a11y_ninclude, a11y_nexclude;
+    int a11y_frame_ms;      /* --frame-timeout MS */
+    int a11y_cap_ms;        /* --scan-timeout MS */
+    const char *a11y_dir;   /* --a11y-dir DIR (mcp): browser_a11y_scan's reports */
 } cli_opts;
 
 /* Launch or attach according to opts; prints the error and returns NULL. */
@@ -71,6 +79,9 @@ int cli_screenshot(const cli_opts *o, int argc, char **argv);
 int cli_replay(const cli_opts *o, int argc, char **argv);
 /* `cdpgate evidence verify DIR` (cli/evidence_cmd.c, docs/evidence.md). */
 int cli_evidence(const cli_opts *o, int argc, char **argv);
+/* `cdpgate a11y URL... -o DIR` (cli/a11y_cmd.c): an accessibility scan of
+ * each URL, reports into DIR. */
+int cli_a11y(const cli_opts *o, int argc, char **argv);
 /* `cdpgate mcp`: the MCP server on stdin/stdout (cli/mcp_serve.c). */
 int cli_mcp(const cli_opts *o, int argc, char **argv);
 

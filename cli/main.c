@@ -31,6 +31,16 @@ static const char USAGE[] =
 "  screenshot URL -o FILE\n"
 "                        open URL and write a PNG of the viewport to FILE\n"
 "                        (--full-page: the whole page)\n"
+"  a11y URL... -o DIR    scan each URL for accessibility problems with axe-core\n"
+"                        (installed by you: --axe FILE, CDPGATE_AXE, or\n"
+"                        ./node_modules/axe-core; `npm install axe-core`), in\n"
+"                        every frame; prints a summary per URL and writes\n"
+"                        DIR/a11y[-N].json (axe's results) and .html (a report\n"
+"                        by WCAG success criterion; docs/a11y.md). Options:\n"
+"                        --tags LIST (default wcag2a,wcag2aa,wcag21aa,wcag22aa),\n"
+"                        --include SEL, --exclude SEL, --frame-timeout MS,\n"
+"                        --scan-timeout MS; `cdpgate mcp` offers the tool\n"
+"                        browser_a11y_scan when the grant names a11y_scan\n"
 "  mcp                   serve the Model Context Protocol on stdin/stdout\n"
 "                        (JSON-RPC, one message per line; tools browser_*; the\n"
 "                        browser starts on the first tool call; docs/mcp.md)\n"
@@ -94,6 +104,7 @@ static const char USAGE_OPTIONS[] =
 "                        metadata, a screenshot after each step; secrets\n"
 "                        masked; hash-chained (cdpgate evidence verify;\n"
 "                        docs/evidence.md)\n"
+"  --a11y-dir DIR        mcp: where browser_a11y_scan writes its reports\n"
 "  --timeout MS          deadline for each step (default 30000)\n"
 "  -o, --output FILE     screenshot: the PNG file to write\n"
 "  --full-page           screenshot: the whole page, not only the viewport\n"
@@ -170,6 +181,40 @@ static int parse_fd(const char *opt, const char *s, int *out)
     return 0;
 }
 
+/* The accessibility scan's options (cli/a11y_cmd.c), each with a value. */
+static bool a11y_opt(const char *a)
+{
+    static const char *const OPTS[] = {"--axe", "--tags", "--include", "--exclude",
+                                       "--frame-timeout", "--scan-timeout", "--a11y-dir"};
+    for (size_t i = 0; i < sizeof OPTS / sizeof OPTS[0]; i++)
+        if (strcmp(a, OPTS[i]) == 0)
+            return true;
+    return false;
+}
+
+static int a11y_set(cli_opts *o, const char *a, const char *val)
+{
+    if (strcmp(a, "--axe") == 0) {
+        o->axe = val;
+    } else if (strcmp(a, "--tags") == 0) {
+        o->a11y_tags = val;
+    } else if (strcmp(a, "--a11y-dir") == 0) {
+        o->a11y_dir = val;
+    } else if (strcmp(a, "--include") == 0 || strcmp(a, "--exclude") == 0) {
+        bool inc = a[3] == 'n';
+        size_t *n = inc ? &o->a11y_ninclude : &o->a11y_nexclude;
+        if (*n == 32) {
+            fprintf(stderr, "cdpgate: at most 32 %s\n", a);
+            return -1;
+        }
+        (inc ? o->a11y_include : o->a11y_exclude)[(*n)++] = val;
+    } else if (parse_int(val, a[2] == 'f' ? &o->a11y_frame_ms : &o->a11y_cap_ms)) {
+        fprintf(stderr, "cdpgate: %s wants milliseconds (1..3600000), not '%s'\n", a, val);
+        return -1;
+    }
+    return 0;
+}
+
 /* Run the command pos[0] (pos ends with NULL); its exit code. */
 static int main_command(cli_opts *o, int npos, char **pos)
 {
@@ -191,6 +236,8 @@ static int main_command(cli_opts *o, int npos, char **pos)
         rc = cli_snapshot(o, npos, pos);
     } else if (strcmp(cmd, "screenshot") == 0) {
         rc = cli_screenshot(o, npos, pos);
+    } else if (strcmp(cmd, "a11y") == 0) {
+        rc = cli_a11y(o, npos, pos);
     } else if (strcmp(cmd, "mcp") == 0) {
         rc = cli_mcp(o, npos, pos);
     } else if (strcmp(cmd, "login") == 0) {
@@ -322,6 +369,10 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--confirm") == 0) {
             NEEDVAL();
             o.confirm = val;
+        } else if (a11y_opt(a)) {
+            NEEDVAL();
+            if (a11y_set(&o, a, val))
+                return EXIT_USAGE;
         } else if (strcmp(a, "--timeout") == 0) {
             NEEDVAL();
             if (parse_int(val, &o.timeout_ms)) {

@@ -173,6 +173,14 @@ static const tool_def TOOLS[MCP_T_COUNT] = {
         {"update", P_BOOL, false, F(update), "your next action replaces the diverged step",
          NULL},
     }},
+    [MCP_T_A11Y] = {"browser_a11y_scan", "Scan the current page for accessibility problems "
+        "(axe-core, every frame): counts, top rules with WCAG criteria, elements as refs; the "
+        "full report goes to files.", true, {
+        {"tags", P_STR, false, F(tags), "comma-separated axe tags (default wcag2a,wcag2aa,"
+         "wcag21aa,wcag22aa)", NULL},
+        {"include", P_STR, false, F(include), "CSS selector: only this region", NULL},
+        {"exclude", P_STR, false, F(exclude), "CSS selector: leave this region out", NULL},
+    }},
 };
 
 #undef F

@@ -60,6 +60,7 @@ typedef enum {
     MCP_T_LOGIN, MCP_T_TAKEOVER, MCP_T_UPLOAD, MCP_T_EVAL,
     MCP_T_READ, MCP_T_RECORD,    /* issue 14: cli/record.c */
     MCP_T_REPLAY,                /* issue 14: cli/replay_mcp.c */
+    MCP_T_A11Y,                  /* issue 16: cli/a11y_cmd.c */
     MCP_T_COUNT
 } mcp_tool;
 
@@ -74,6 +75,7 @@ typedef struct {
     int64_t offset, text_offset;
     int64_t step;                /* browser_replay: from this step */
     bool update;                 /* browser_replay: heal a diverged step */
+    const char *tags, *include, *exclude;   /* browser_a11y_scan */
     const char *values[MCP_MAX_VALUES];
     size_t nvalues;
 } mcp_args;

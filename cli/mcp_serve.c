@@ -32,6 +32,7 @@
 #include "cli/mcp.h"
 #include "cli/record.h"
 #include "cli/evid.h"
+#include "cli/a11y_cmd.h"
 #include "snapshot/snapshot.h"
 #include "vault/vault.h"
 
@@ -77,7 +78,18 @@ typedef struct {
     size_t ncontrol;
     cli_rec rec;            /* recording (cli/record.c) */
     cli_evid ev;            /* --evidence (cli/evid.c) */
+    cli_a11y_state a11y;    /* browser_a11y_scan (cli/a11y_cmd.c) */
 } serve;
+
+/* Whether the grant lists tool by name (not merely the default set). */
+static bool grant_names(const gate *g, const char *tool)
+{
+    const gate_grant *gr = gate_grant_get(g);
+    for (size_t i = 0; gr && i < gr->ntools; i++)
+        if (strcmp(gr->tools[i], tool) == 0)
+            return true;
+    return false;
+}
 
 /* ---- I/O ---- */
 
@@ -521,6 +533,9 @@ static int call_snap(serve *S, mcp_tool tool, const mcp_args *a, snap_result *r)
         return snap_upload(g, a->ref, a->path, a->obs, r);
     case MCP_T_EVAL:
         return snap_eval(g, a->expression, r);
+    case MCP_T_A11Y:
+        cli_a11y_tool(&S->a11y, S->o, g, a->tags, a->include, a->exclude, r);
+        return r->code < 0 ? r->code : 0;
     case MCP_T_LOGIN:       /* run_tool handles these */
     case MCP_T_TAKEOVER:
     case MCP_T_READ:
@@ -883,6 +898,9 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
         mo.hidden |= 1u << MCP_T_UPLOAD;
     if (!gate_tool_allowed(S.gate, "eval"))
         mo.hidden |= 1u << MCP_T_EVAL;
+    /* The accessibility scan (issue 16): only when the grant names it. */
+    if (!grant_names(S.gate, "a11y_scan"))
+        mo.hidden |= 1u << MCP_T_A11Y;
     /* Recording (issue 14): browser_record where the host gave a place
      * for trails and the grant lets the task record. */
     S.rec.dir = o->record_dir;
@@ -954,6 +972,7 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
     drop_browser(&S);
     cli_evid_stop(&S.ev, "mcp");
     cli_rec_stop(&S.rec);
+    cli_a11y_free(&S.a11y);
     vault_close(S.v);
     mcp_lines_free(&S.lines);
     mcp_server_free(S.srv);

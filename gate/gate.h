@@ -149,7 +149,9 @@ void gate_grant_free(gate_grant *g);
 
 /* The tool names a grant may list (NULL-terminated): open, snapshot, text,
  * click, type, select, press, scroll, back, screenshot, tabs, dialog,
- * login, upload, eval, takeover, record, replay. */
+ * login, upload, eval, takeover, record, replay, a11y_scan (the accessibility
+ * scan, a read: in the default set, but `cdpgate mcp` lists its tool only
+ * when the grant names it). */
 const char *const *gate_tool_names(void);
 
 /* ---- classes, decisions ---- */

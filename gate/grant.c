@@ -32,7 +32,7 @@
 static const char *const TOOL_NAMES[] = {
     "open", "snapshot", "text", "click", "hover", "type", "select", "press", "scroll", "back",
     "screenshot", "tabs", "dialog", "login", "upload", "eval", "takeover", "record",
-    "replay", NULL,
+    "replay", "a11y_scan", NULL,
 };
 
 const char *const *gate_tool_names(void) { return TOOL_NAMES; }
@@ -184,7 +184,8 @@ static int pack_tools(const gate_grant *s, gate_grant *d, const char **l, area *
         if (!gate_tool_known(s->tools[i]))
             return fail(err, "grant: tools[%zu]: %s is not a tool (open, snapshot, text, "
                         "click, type, select, press, scroll, back, screenshot, tabs, dialog, "
-                        "login, upload, eval, takeover)", i, quoted(q, sizeof q, s->tools[i]));
+                        "login, upload, eval, takeover, record, replay, a11y_scan)", i,
+                        quoted(q, sizeof q, s->tools[i]));
         l[i] = put(a, s->tools[i]);
     }
     d->tools = s->ntools ? l : NULL;

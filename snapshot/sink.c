@@ -67,9 +67,10 @@ enum {
     P_HOVER = 1 << 15,
     P_HUMAN = 1 << 16,      /* the person's input from the live view (human.c): counts
                                only while the gate's control mode is human */
+    P_A11Y = 1 << 17,       /* the accessibility scan (axe_run.c) */
 };
 #define P_INPUT (P_CLICK | P_TYPE | P_SELECT | P_PRESS | P_SCROLL | P_HOVER)
-#define P_ANY 0xffff
+#define P_ANY 0x3ffff
 
 static const struct {
     const char *name;
@@ -79,7 +80,7 @@ static const struct {
     {"press", P_PRESS}, {"scroll", P_SCROLL}, {"back", P_BACK}, {"tabs", P_TABS},
     {"dialog", P_DIALOG}, {"login", P_LOGIN}, {"restore", P_RESTORE}, {"human", P_HUMAN},
     {"teardown", P_TEARDOWN}, {"eval", P_EVAL}, {"upload", P_UPLOAD},
-    {"screenshot", P_SCREENSHOT}, {"hover", P_HOVER},
+    {"screenshot", P_SCREENSHOT}, {"hover", P_HOVER}, {"a11y_scan", P_A11Y},
 };
 
 /* need 0: free (reading, setup). Anything not listed is refused. */
@@ -193,7 +194,7 @@ static int refuse(cdp_err *e, const char *fmt, const char *what, const char *per
 /* The script tables (page_js.c holds every page script). */
 static const snap_js *const *script_tables(void)
 {
-    static const snap_js *const T[] = {snap_page_scripts, NULL};
+    static const snap_js *const T[] = {snap_page_scripts, snap_axe_scripts, NULL};
     return T;
 }
 
@@ -238,6 +239,13 @@ static void input_out(snap_agent *a, bool change)
         a->changes++;
 }
 
+/* Whether src is the axe-core source the running scan registered. */
+static bool axe_src_is(const snap_agent *a, const char *src)
+{
+    return src && a->axe_src && strlen(src) == a->axe_len &&
+           memcmp(src, a->axe_src, a->axe_len) == 0;
+}
+
 /* 0 when method may go out now, else CDP_EPROTOCOL with e filled. secret:
  * params carry session values (the copy parsed here is wiped). */
 static int sink_check(snap_agent *a, const char *method, const char *params, bool secret,
@@ -258,17 +266,30 @@ static int sink_check(snap_agent *a, const char *method, const char *params, boo
                             : NULL;
         const snap_js *s = src ? script_find(src, secret) : NULL;
         unsigned flags = s ? s->flags : 0;
-        json_doc_free(d);
         /* The one exception: the eval tool, which the grant must name and
          * the human confirms every time (policy.c asked the gate). */
         if (!s && rt_eval && (have & P_EVAL)) {
+            json_doc_free(d);
             input_out(a, true);
             return 0;
         }
+        /* The accessibility scan's deliberate path: the axe-core file the
+         * user installed, byte for byte as snap_axe_run was given it, and
+         * only under its permit (axe_run.c runs it in an isolated world of
+         * its own; it reads the DOM and changes nothing). */
+        if (!s && rt_eval && (have & P_A11Y) && axe_src_is(a, src)) {
+            json_doc_free(d);
+            return 0;
+        }
+        json_doc_free(d);
+        if (s && (flags & SNAP_JS_A11Y) && !(have & P_A11Y))
+            return refuse(e, "%s refused at the sink: an accessibility scan's script outside "
+                          "a scan (permit: %s)", method, a->permit);
         if (!s)
             return refuse(e, "%s refused at the sink: the script is not one compiled "
                           "into cdpgate (permit: %s)", method, a->permit);
-        if ((flags & SNAP_JS_WRITE) && !have)
+        /* The scan's permit is read-only: no script that changes the page. */
+        if ((flags & SNAP_JS_WRITE) && !(have & ~(unsigned)P_A11Y))
             return refuse(e, "%s refused at the sink: the script changes the page and "
                           "no action is permitted (permit: %s)", method, a->permit);
         if (flags & SNAP_JS_WRITE)

@@ -352,6 +352,10 @@ struct snap_agent {
     } *secrets;
     size_t nsecrets, next_secret;
     char permit[SNAP_PERMIT_MAX]; /* tool name; "" = none */
+    /* The axe-core source a running accessibility scan registered with the
+     * sink (axe_run.c; borrowed for the scan, NULL otherwise). */
+    const char *axe_src;
+    size_t axe_len;
     char nav_note[600];          /* act_result.c: snap_nav_note at an action's start */
     /* act.c: the names of the fields that are or ever were secret in the
      * form of the latest action (set before its input, cleared when the
@@ -478,7 +482,9 @@ void snap_permit_push(snap_agent *a, const char *tool, char saved[SNAP_PERMIT_MA
  * SNAP_JS_SCROLL (with WRITE): it only scrolls, so a cached snapshot stays
  * valid (its boxes are in document coordinates, and what the page's scroll
  * handlers change, the mutation counter sees: observe_cache.c). */
-enum { SNAP_JS_READ = 0, SNAP_JS_WRITE = 1, SNAP_JS_SCROLL = 2 };
+/* SNAP_JS_A11Y: the accessibility scan's scripts (axe_run.c), which call
+ * the user-installed axe-core: only under the scan's permit (a11y_scan). */
+enum { SNAP_JS_READ = 0, SNAP_JS_WRITE = 1, SNAP_JS_SCROLL = 2, SNAP_JS_A11Y = 4 };
 typedef struct {
     const char *src;
     const char *suffix;
@@ -486,6 +492,8 @@ typedef struct {
 } snap_js;
 /* Every page script, in page_js.c (read them there). */
 extern const snap_js snap_page_scripts[];
+/* The accessibility scan's scripts, in axe_run.c (SNAP_JS_A11Y). */
+extern const snap_js snap_axe_scripts[];
 
 /* With a grant: intercept every request of the browser (Fetch at the
  * browser level) so that the page's own navigations, popups, redirects and

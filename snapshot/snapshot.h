@@ -466,4 +466,51 @@ int snap_cast_point(const snap_cast *c, double fx, double fy, double *x, double 
  * fuzz_cast). 0, or -1 when p is no JPEG with a frame header. */
 int snap_cast_jpeg_size(const uint8_t *p, size_t n, int *w, int *h);
 
+/* ---- the accessibility scan's page side (axe_run.c; issue 16) ----
+ *
+ * Runs a user-installed axe-core (its source is given: cdpgate ships none)
+ * in every frame of the current tab, out-of-process frames included, each
+ * in an isolated world of its own ("cdpgate-axe", made anew for each scan):
+ * the page's CSP does not apply there and the page's scripts cannot reach
+ * axe's builtins (a page that redefines Array.prototype.map or window.axe
+ * changes nothing). As @axe-core/playwright does: axe.runPartial in each
+ * frame with the frame context axe.utils.getFrameContexts gives for it,
+ * then axe.finishRun over the partial results in the top frame's world.
+ * Each frame runs in two phases: every rule but the slow ones
+ * (color-contrast, color-contrast-enhanced, link-in-text-block,
+ * target-size), then those; each phase of each frame has frame_ms, the
+ * whole scan cap_ms. Rules a phase did not finish are listed as not
+ * evaluated (never as passed). Gated as the tool "a11y_scan" (a read); the
+ * sink lets the source out only under that permit and only byte for byte
+ * as given (sink.c). Nothing is run in the page's own world; axe reads the
+ * DOM and does not change it. */
+typedef struct {
+    const char *src;        /* axe-core's source as the user installed it (borrowed) */
+    size_t len;
+    const char *tags;       /* JSON array of tags ("[\"wcag2a\"]") */
+    const char *context;    /* JSON axe context {"include":[...],"exclude":[...]} */
+    int frame_ms;           /* per frame and phase; 0 = 30000 */
+    int cap_ms;             /* the whole scan; 0 = 120000 */
+} snap_axe_opts;
+typedef struct snap_axe_scan snap_axe_scan;
+/* 0 with *out (free with snap_axe_free), or a SNAP_E* code with r saying
+ * why (no page open, the gate refused, axe did not load in the top frame,
+ * the cap ran out before the top frame was done). */
+int snap_axe_run(snap_agent *a, const snap_axe_opts *o, snap_axe_scan **out, snap_result *r);
+/* axe.finishRun's results (JSON text, as axe produced them; page text:
+ * the html snippets still hold whatever the page's markup holds). */
+const char *snap_axe_results(const snap_axe_scan *s);
+/* What was not evaluated: JSON array of {"frame": URL (redacted), "rules":
+ * [...], "reason": "..."}; "[]" when everything ran. */
+const char *snap_axe_skipped(const snap_axe_scan *s);
+const char *snap_axe_version(const snap_axe_scan *s);
+/* The frames scanned and found (the top frame included). */
+size_t snap_axe_frames(const snap_axe_scan *s, size_t *found);
+/* The ref of the element an axe node's target names (a JSON array: the
+ * frame selectors, then the node's), issued as a snapshot would (its
+ * accessibility role and name), into ref[16]; "" when it cannot be found
+ * again (gone, frame not scanned). 0, or SNAP_ENOMEM. */
+int snap_axe_ref(snap_agent *a, snap_axe_scan *s, const char *target, char ref[16]);
+void snap_axe_free(snap_axe_scan *s);
+
 #endif

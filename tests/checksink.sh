@@ -1,7 +1,7 @@
 #!/bin/sh
 # The one-chokepoint check (issue 5, point 1), run by tests/run.sh.
 #
-#   1. In snapshot/ and cli/, only snapshot/sink.c sends CDP commands
+#   1. In snapshot/, cli/ and a11y/, only snapshot/sink.c sends CDP commands
 #      (cdp_send, cdp_call, cdp_send_sink, cdp_page_*). Everything else goes
 #      through snap_cdp_send/snap_cdp_call, which refuse state-changing
 #      methods without a gate permit and page scripts that are not
@@ -19,7 +19,8 @@ cd "$(dirname "$0")/.." || exit 1
 check_tree() {
     root=$1
     bad=0
-    for f in "$root"/snapshot/*.c "$root"/cli/*.c; do
+    for f in "$root"/snapshot/*.c "$root"/cli/*.c "$root"/a11y/*.c; do
+        [ -f "$f" ] || continue
         case "$f" in */snapshot/sink.c) continue;; esac
         hits=$(grep -nE '(^|[^a-z_])(cdp_send|cdp_call|cdp_send_sink|cdp_send_secret|cdp_call_secret|cdp_page_[a-z_]+)[ ]*\(' "$f" \
             | grep -vE '^\s*[0-9]+:\s*(\*|/\*)')

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs what `make test` needs: Chromium (Debian's package), clang and its
 # sanitizer runtime, libssl-dev for the OPENSSL=1 build, Node's test peers,
-# Xvfb (the headed login test).
+# Xvfb (the headed login test), axe-core (test_a11y, from npm).
 # As root it installs with apt-get; otherwise it prints the exact command.
 set -u
 need=""
@@ -25,8 +25,11 @@ if [ -n "$need" ]; then
         exit 1
     fi
 fi
+# axe-core: the accessibility scan's tests (test_a11y) use the user-installed
+# file, as a user would (never part of cdpgate).
 if [ ! -d tests/peers/node_modules/ws ] || \
-   [ ! -d tests/peers/node_modules/@modelcontextprotocol/sdk ]; then
+   [ ! -d tests/peers/node_modules/@modelcontextprotocol/sdk ] || \
+   [ ! -f tests/peers/node_modules/axe-core/axe.min.js ]; then
     (cd tests/peers && npm install --no-audit --no-fund --silent >/dev/null 2>&1) || {
         echo "setup: npm install in tests/peers failed"; exit 1; }
 fi

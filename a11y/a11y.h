@@ -1,0 +1,107 @@
+/*
+ * a11y.h — accessibility scans with axe-core (issue 16, points 1 and 2;
+ * docs/a11y.md).
+ *
+ * axe-core is not part of cdpgate: a11y_axe_load reads the file the user
+ * installed (--axe FILE, the environment variable CDPGATE_AXE, or a
+ * well-known install path); when there is none, its error says exactly how
+ * to get one. a11y_scan runs it in every frame of the agent's current tab
+ * (snap_axe_run, snapshot.h: isolated worlds, the page's CSP and scripts
+ * do not matter, timeouts leave rules "not evaluated") and makes:
+ *   - the summary the model reads: counts by impact, the top rules with
+ *     their WCAG success criteria, each element as a snapshot ref (so the
+ *     agent can look at it or act on it). No page text: selectors and HTML
+ *     snippets stay in the files;
+ *   - the files (when a directory is given): STEM.json, axe's results as
+ *     axe produced them plus "notEvaluated", and STEM.html, a self-contained
+ *     report (no network) grouped by WCAG success criterion, with a
+ *     screenshot crop of each violation (the screenshot path's secret-field
+ *     rules apply: a crop of a secret field is refused, and said).
+ * Field values never reach a file: every value attribute of an input
+ * (buttons and boxes aside) and every textarea's text in axe's html
+ * snippets is replaced by "[scrubbed]" (a11y_results_scrub).
+ *
+ * One scan is one call on one tab, so a sweep over many targets (issue 16,
+ * point 4) calls it once per target's session.
+ */
+#ifndef CDPGATE_A11Y_H
+#define CDPGATE_A11Y_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "snapshot/snapshot.h"
+
+#define A11Y_AXE_MAX ((size_t)8 << 20)     /* axe-core's file: at most 8 MiB */
+#define A11Y_RESULTS_MAX ((size_t)64 << 20) /* axe's results read: at most 64 MiB */
+#define A11Y_TAGS_DEFAULT "wcag2a,wcag2aa,wcag21aa,wcag22aa"
+#define A11Y_SELECTORS_MAX 32              /* include/exclude selectors each */
+
+/* Find and read axe-core: path when given (only it), else $CDPGATE_AXE,
+ * else the first well-known path that exists (docs/a11y.md lists them:
+ * ./node_modules/axe-core/axe.min.js, then the global install paths). *src is new (free it),
+ * used (cap ucap) names the file read. 0, or -1 with why: what was tried
+ * and how to get axe-core (`npm install axe-core`, then --axe or
+ * CDPGATE_AXE). A file over A11Y_AXE_MAX or empty is refused. */
+int a11y_axe_load(const char *path, char **src, size_t *len, char *used, size_t ucap,
+                  char *why, size_t cap);
+
+typedef struct {
+    const char *tags;               /* comma-separated; NULL = A11Y_TAGS_DEFAULT */
+    const char *const *include;     /* CSS selectors (borrowed) */
+    size_t ninclude;
+    const char *const *exclude;
+    size_t nexclude;
+    int frame_ms, cap_ms;           /* 0: snap_axe_opts' defaults */
+    const char *dir;                /* the report files go here; NULL: none */
+    const char *stem;               /* their name: STEM.json, STEM.html; NULL "a11y" */
+    size_t top;                     /* rules in the summary; 0 = 10 */
+    size_t crops;                   /* screenshot crops in the HTML; 0 = 40 */
+} a11y_opts;
+
+typedef struct {
+    char *text;                     /* the summary for the model (new) */
+    char *structured;               /* the same as JSON (new) */
+    size_t violations, elements;    /* violated rules, their elements */
+    size_t review;                  /* rules that need review */
+    size_t not_evaluated;           /* distinct rules not evaluated somewhere */
+} a11y_report;
+
+/* Check tags ("wcag2a,wcag2aa": letters, digits, '-', '.', '_') into a JSON
+ * array (new); 0, or -1 with why. */
+int a11y_tags_json(const char *tags, char **out, char *why, size_t cap);
+/* Scan the agent's current tab (a reader's tool: the gate sees
+ * "a11y_scan"). axe's source src[0..len) is borrowed. 0 with *out (free
+ * with a11y_report_free), or a SNAP_E* code with r saying why. */
+int a11y_scan(snap_agent *a, const char *src, size_t len, const a11y_opts *o,
+              a11y_report *out, snap_result *r);
+void a11y_report_free(a11y_report *rep);
+
+/* ---- the pieces, on axe's results as text (page data: bounded, any
+ * input is safe; tests/fuzz/fuzz_a11y.c) ---- */
+
+/* axe's results with every field value out of the html snippets (new
+ * JSON text), or NULL when json is not a JSON object or is over
+ * A11Y_RESULTS_MAX. */
+char *a11y_results_scrub(const char *json, size_t len);
+/* An html snippet with its field values replaced (new). */
+char *a11y_html_scrub(const char *html);
+/* The WCAG success criterion an axe tag names ("wcag1410" -> "1.4.10")
+ * into out; false when it names none. */
+bool a11y_wcag_sc(const char *tag, char *out, size_t cap);
+
+/* One element's screenshot crop for the HTML report (borrowed). */
+typedef struct {
+    const unsigned char *png;       /* PNG or JPEG bytes; NULL: none */
+    size_t len;
+    const char *note;               /* why there is none ("a secret field") */
+} a11y_crop;
+/* crop(ud, rule_index, node_index): the crop of violation rule i's node k,
+ * or NULL. */
+typedef const a11y_crop *(*a11y_crop_fn)(void *ud, size_t rule, size_t node);
+/* The self-contained HTML report of scrubbed results (new), or NULL when
+ * they do not parse. skipped: snap_axe_skipped's JSON (may be NULL). */
+char *a11y_html_report(const char *results, const char *skipped, a11y_crop_fn crop,
+                       void *ud);
+
+#endif

@@ -1,0 +1,469 @@
+/*
+ * scan.c — one accessibility scan of the agent's current tab: axe run
+ * through snapshot/ (snap_axe_run), its results scrubbed, each violation's
+ * element given a snapshot ref, screenshot crops taken through the
+ * screenshot path (its secret-field rules: a refused crop is noted, never
+ * taken another way), the files written and the model's summary made.
+ */
+#include "a11y/a11y.h"
+
+#include "base/base.h"
+#include "json/json.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REFS_MAX 200                /* violation elements given a ref */
+#define REFS_SHOWN 8                /* refs per rule in the summary */
+#define CROP_BYTES 150000           /* one crop, at most */
+
+/* r says why (msg is ours, never page text); code back. */
+static int fail(snap_result *r, int code, const char *msg)
+{
+    free(r->text);
+    r->text = base_strdup(msg);
+    r->code = code;
+    return code;
+}
+
+static const char *const IMPACTS[] = {"critical", "serious", "moderate", "minor"};
+
+static int impact_rank(const char *imp)
+{
+    for (int i = 0; i < 4; i++)
+        if (imp && strcmp(imp, IMPACTS[i]) == 0)
+            return 4 - i;
+    return 0;
+}
+
+typedef struct {
+    snap_agent *a;
+    snap_axe_scan *scan;
+    const a11y_opts *o;
+    json_doc *d;                    /* the scrubbed results */
+    const json_val *viol;
+    size_t nrules;
+    size_t *off;                    /* off[i]: rule i's first element's flat index */
+    size_t total;                   /* elements in all violations */
+    char (*refs)[16];               /* refs[flat]: "" none (REFS_MAX at most) */
+    size_t nrefs;
+    a11y_crop *crops;               /* crops[flat] (o->crops at most) */
+    uint8_t **imgs;
+    size_t ncrops;
+    char json_path[600], html_path[600];
+} run;
+
+/* {"include":[...],"exclude":[...]} as @axe-core/playwright builds it. */
+static char *context_json(const a11y_opts *o)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "exclude");
+    json_w_arr_begin(&w);
+    for (size_t i = 0; i < o->nexclude && i < A11Y_SELECTORS_MAX; i++)
+        json_w_str(&w, o->exclude[i]);
+    json_w_arr_end(&w);
+    json_w_key(&w, "include");
+    json_w_arr_begin(&w);
+    for (size_t i = 0; i < o->ninclude && i < A11Y_SELECTORS_MAX; i++)
+        json_w_str(&w, o->include[i]);
+    json_w_arr_end(&w);
+    json_w_obj_end(&w);
+    return json_w_take(&w, NULL);
+}
+
+/* The flat index table and a ref for each of the first REFS_MAX elements. */
+static int map_refs(run *R)
+{
+    R->nrules = json_len(R->viol);
+    R->off = calloc(R->nrules + 1, sizeof *R->off);
+    if (!R->off)
+        return -1;
+    size_t i = 0;
+    for (const json_val *r = json_first(R->viol); r; r = json_next(r), i++) {
+        R->off[i] = R->total;
+        R->total += json_len(json_get(r, "nodes"));
+    }
+    R->off[R->nrules] = R->total;
+    R->nrefs = R->total < REFS_MAX ? R->total : REFS_MAX;
+    R->refs = calloc(R->nrefs + 1, sizeof *R->refs);
+    if (!R->refs)
+        return -1;
+    size_t flat = 0;
+    for (const json_val *r = json_first(R->viol); r && flat < R->nrefs; r = json_next(r))
+        for (const json_val *n = json_first(json_get(r, "nodes")); n && flat < R->nrefs;
+             n = json_next(n), flat++) {
+            char *t = json_write(json_get(n, "target"), NULL);
+            if (t && snap_axe_ref(R->a, R->scan, t, R->refs[flat]) != 0)
+                R->refs[flat][0] = 0;
+            free(t);
+        }
+    return 0;
+}
+
+/* A crop of each of the first o->crops elements that have a ref. */
+static void take_crops(run *R)
+{
+    size_t want = R->o->crops ? R->o->crops : 40;
+    R->ncrops = R->nrefs;
+    R->crops = calloc(R->ncrops + 1, sizeof *R->crops);
+    R->imgs = calloc(R->ncrops + 1, sizeof *R->imgs);
+    if (!R->crops || !R->imgs)
+        return;
+    size_t taken = 0;
+    for (size_t f = 0; f < R->ncrops; f++) {
+        if (!R->refs[f][0]) {
+            R->crops[f].note = "the element has no ref (not found again, or past the first "
+                               "200 elements)";
+            continue;
+        }
+        if (taken == want) {
+            R->crops[f].note = "past the crops limit";
+            continue;
+        }
+        snap_shot_opts so = {0};
+        so.ref = R->refs[f];
+        so.max_bytes = CROP_BYTES;
+        snap_result r;
+        memset(&r, 0, sizeof r);
+        int rc = snap_screenshot_with(R->a, &so, &r);
+        taken++;
+        if (rc == 0 && r.image) {
+            R->imgs[f] = r.image;
+            R->crops[f].png = r.image;
+            R->crops[f].len = r.image_len;
+            r.image = NULL;
+        } else {
+            R->crops[f].note = rc == SNAP_EDENIED ? "refused by the gate or the "
+                               "secret-field rules" : snap_strerror(rc);
+        }
+        snap_result_free(&r);
+    }
+}
+
+static const a11y_crop *crop_of(void *ud, size_t rule, size_t node)
+{
+    run *R = ud;
+    if (!R->crops || rule >= R->nrules)
+        return NULL;
+    size_t f = R->off[rule] + node;
+    return f < R->ncrops ? &R->crops[f] : NULL;
+}
+
+/* Write name's data (the directory must exist). */
+static int put_file(const char *path, const char *data, size_t len, char *why, size_t cap)
+{
+    int step = 0;
+    if (base_file_put(AT_FDCWD, path, data, len, BASE_PUT_REPLACE, &step) == 0)
+        return 0;
+    snprintf(why, cap, "cannot write %s", path);
+    return -1;
+}
+
+static int write_files(run *R, const char *scrubbed, char *why, size_t cap)
+{
+    const char *stem = R->o->stem && *R->o->stem ? R->o->stem : "a11y";
+    snprintf(R->json_path, sizeof R->json_path, "%s/%s.json", R->o->dir, stem);
+    snprintf(R->html_path, sizeof R->html_path, "%s/%s.html", R->o->dir, stem);
+    /* axe's object, plus what was not evaluated. */
+    base_buf b = {0};
+    size_t n = strlen(scrubbed);
+    base_buf_put(&b, scrubbed, n ? n - 1 : 0);
+    base_buf_printf(&b, ",\"notEvaluated\":%s}\n", snap_axe_skipped(R->scan));
+    int rc = b.oom ? -1 : put_file(R->json_path, b.s, b.len, why, cap);
+    base_buf_free(&b);
+    if (rc)
+        return rc;
+    char *html = a11y_html_report(scrubbed, snap_axe_skipped(R->scan), crop_of, R);
+    rc = html ? put_file(R->html_path, html, strlen(html), why, cap) : -1;
+    free(html);
+    return rc;
+}
+
+/* The distinct rule ids of the skipped list, as a JSON array (new). */
+static size_t skipped_rules(const char *skipped, json_w *w)
+{
+    json_doc *d = json_parse(skipped, strlen(skipped), NULL, NULL);
+    const char *seen[256];
+    size_t n = 0;
+    json_w_arr_begin(w);
+    for (const json_val *s = json_first(json_doc_root(d)); s; s = json_next(s))
+        for (const json_val *r = json_first(json_get(s, "rules")); r; r = json_next(r)) {
+            const char *id = json_str(r, NULL);
+            bool have = false;
+            for (size_t i = 0; i < n && !have; i++)
+                have = strcmp(seen[i], id) == 0;
+            if (!have && id && n < 256) {
+                seen[n++] = id;
+                json_w_str(w, id);
+            }
+        }
+    json_w_arr_end(w);
+    json_doc_free(d);
+    return n;
+}
+
+/* Rules in the order the summary lists them: impact, then elements. */
+static void top_order(const run *R, size_t *ord)
+{
+    const json_val *v[4096];
+    size_t n = R->nrules < 4096 ? R->nrules : 4096;
+    size_t i = 0;
+    for (const json_val *r = json_first(R->viol); r && i < n; r = json_next(r))
+        v[i] = r, ord[i] = i, i++;
+    for (size_t a = 1; a < n; a++)
+        for (size_t b = a; b > 0; b--) {
+            const json_val *x = v[ord[b - 1]], *y = v[ord[b]];
+            int rx = impact_rank(json_get_str(x, "impact")),
+                ry = impact_rank(json_get_str(y, "impact"));
+            size_t nx = json_len(json_get(x, "nodes")), ny = json_len(json_get(y, "nodes"));
+            if (rx > ry || (rx == ry && nx >= ny))
+                break;
+            size_t t = ord[b - 1];
+            ord[b - 1] = ord[b];
+            ord[b] = t;
+        }
+}
+
+static void top_put(const run *R, base_buf *b, json_w *w, size_t top)
+{
+    size_t n = R->nrules < 4096 ? R->nrules : 4096;
+    size_t *ord = calloc(n + 1, sizeof *ord);
+    if (!ord)
+        return;
+    top_order(R, ord);
+    json_w_key(w, "top");
+    json_w_arr_begin(w);
+    for (size_t j = 0; j < n && j < top; j++) {
+        const json_val *r = json_at(R->viol, ord[j]);
+        const char *id = json_get_str(r, "id"), *imp = json_get_str(r, "impact");
+        size_t nodes = json_len(json_get(r, "nodes"));
+        json_w_obj_begin(w);
+        json_w_key(w, "rule");
+        json_w_str(w, id);
+        json_w_key(w, "impact");
+        json_w_str(w, imp);
+        base_buf_printf(b, "- %s [%s]", id ? id : "?", imp ? imp : "no impact");
+        json_w_key(w, "wcag");
+        json_w_arr_begin(w);
+        for (const json_val *t = json_first(json_get(r, "tags")); t; t = json_next(t)) {
+            char sc[16];
+            if (a11y_wcag_sc(json_str(t, NULL), sc, sizeof sc)) {
+                json_w_str(w, sc);
+                base_buf_printf(b, " WCAG %s", sc);
+            }
+        }
+        json_w_arr_end(w);
+        json_w_key(w, "elements");
+        json_w_uint(w, nodes);
+        base_buf_printf(b, ": %zu element%s", nodes, nodes == 1 ? "" : "s");
+        json_w_key(w, "refs");
+        json_w_arr_begin(w);
+        size_t shown = 0, noref = 0;
+        for (size_t k = 0; k < nodes; k++) {
+            size_t f = R->off[ord[j]] + k;
+            if (f < R->nrefs && R->refs[f][0] && shown < REFS_SHOWN) {
+                json_w_str(w, R->refs[f]);
+                base_buf_printf(b, "%s%s", shown ? " " : " (", R->refs[f]);
+                shown++;
+            } else if (f >= R->nrefs || !R->refs[f][0]) {
+                noref++;
+            }
+        }
+        json_w_arr_end(w);
+        if (shown)
+            base_buf_puts(b, nodes > shown + noref ? " ...)" : ")");
+        if (noref)
+            base_buf_printf(b, "; %zu without a ref", noref);
+        base_buf_puts(b, "\n");
+        json_w_obj_end(w);
+    }
+    json_w_arr_end(w);
+    free(ord);
+}
+
+static size_t nodes_of(const json_val *list)
+{
+    size_t n = 0;
+    for (const json_val *r = json_first(list); r; r = json_next(r))
+        n += json_len(json_get(r, "nodes"));
+    return n;
+}
+
+/* The counts by impact into b and w. */
+static void counts_put(const run *R, base_buf *b, json_w *w, a11y_report *out)
+{
+    const json_val *root = json_doc_root(R->d);
+    out->violations = R->nrules;
+    out->elements = R->total;
+    base_buf_printf(b, "Violations: %zu rule%s, %zu element%s (", R->nrules,
+                    R->nrules == 1 ? "" : "s", R->total, R->total == 1 ? "" : "s");
+    json_w_key(w, "violations");
+    json_w_obj_begin(w);
+    json_w_key(w, "rules");
+    json_w_uint(w, R->nrules);
+    json_w_key(w, "elements");
+    json_w_uint(w, R->total);
+    for (int i = 0; i < 4; i++) {
+        size_t rules = 0, nodes = 0;
+        for (const json_val *r = json_first(R->viol); r; r = json_next(r))
+            if (impact_rank(json_get_str(r, "impact")) == 4 - i) {
+                rules++;
+                nodes += json_len(json_get(r, "nodes"));
+            }
+        json_w_key(w, IMPACTS[i]);
+        json_w_obj_begin(w);
+        json_w_key(w, "rules");
+        json_w_uint(w, rules);
+        json_w_key(w, "elements");
+        json_w_uint(w, nodes);
+        json_w_obj_end(w);
+        base_buf_printf(b, "%s%s %zu", i ? ", " : "", IMPACTS[i], nodes);
+    }
+    json_w_obj_end(w);
+    const json_val *inc = json_get(root, "incomplete");
+    out->review = json_len(inc);
+    base_buf_printf(b, " elements).\nNeeds review (not violations; a person checks them): "
+                    "%zu rule%s, %zu element%s.\n", json_len(inc),
+                    json_len(inc) == 1 ? "" : "s", nodes_of(inc), nodes_of(inc) == 1 ? "" : "s");
+    json_w_key(w, "needs_review");
+    json_w_obj_begin(w);
+    json_w_key(w, "rules");
+    json_w_uint(w, json_len(inc));
+    json_w_key(w, "elements");
+    json_w_uint(w, nodes_of(inc));
+    json_w_obj_end(w);
+}
+
+static int summarize(run *R, const char *tags, a11y_report *out)
+{
+    base_buf b = {0};
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    size_t found = 0, scanned = snap_axe_frames(R->scan, &found);
+    base_buf_printf(&b, "Accessibility scan with axe-core %s (tags %s): %zu of %zu frame%s "
+                    "scanned.\n", snap_axe_version(R->scan), tags, scanned, found,
+                    found == 1 ? "" : "s");
+    json_w_key(&w, "axe");
+    json_w_str(&w, snap_axe_version(R->scan));
+    json_w_key(&w, "tags");
+    json_w_str(&w, tags);
+    json_w_key(&w, "frames");
+    json_w_obj_begin(&w);
+    json_w_key(&w, "scanned");
+    json_w_uint(&w, scanned);
+    json_w_key(&w, "found");
+    json_w_uint(&w, found);
+    json_w_obj_end(&w);
+    counts_put(R, &b, &w, out);
+    json_w_key(&w, "not_evaluated");
+    json_w ne;
+    json_w_init(&ne);
+    out->not_evaluated = skipped_rules(snap_axe_skipped(R->scan), &ne);
+    char *nes = json_w_take(&ne, NULL);
+    json_w_raw(&w, nes ? nes : "[]", nes ? strlen(nes) : 2, false);
+    base_buf_printf(&b, "Not evaluated (a timeout or a frame not scanned; neither passed nor "
+                    "failed): %s\n", out->not_evaluated ? nes : "none");
+    free(nes);
+    if (R->nrules)
+        base_buf_puts(&b, "Top rules (elements as refs: look with browser_snapshot "
+                      "from=REF, act on them as usual):\n");
+    top_put(R, &b, &w, R->o->top ? R->o->top : 10);
+    if (R->o->dir) {
+        base_buf_printf(&b, "Full report: %s and %s\n", R->json_path, R->html_path);
+        json_w_key(&w, "files");
+        json_w_obj_begin(&w);
+        json_w_key(&w, "json");
+        json_w_str(&w, R->json_path);
+        json_w_key(&w, "html");
+        json_w_str(&w, R->html_path);
+        json_w_obj_end(&w);
+    }
+    json_w_obj_end(&w);
+    out->text = base_buf_take(&b, NULL);
+    out->structured = json_w_take(&w, NULL);
+    return out->text && out->structured ? 0 : -1;
+}
+
+static void run_free(run *R)
+{
+    for (size_t f = 0; R->imgs && f < R->ncrops; f++)
+        free(R->imgs[f]);
+    free(R->imgs);
+    free(R->crops);
+    free(R->refs);
+    free(R->off);
+    json_doc_free(R->d);
+    snap_axe_free(R->scan);
+}
+
+/* After the scan: scrub, refs, crops, files, summary. */
+static int report(run *R, const char *tags, a11y_report *out, snap_result *r)
+{
+    const char *res = snap_axe_results(R->scan);
+    char *scrubbed = a11y_results_scrub(res, strlen(res));
+    json_opts po = {0};
+    po.max_size = A11Y_RESULTS_MAX;
+    po.max_depth = 256;
+    R->d = scrubbed ? json_parse(scrubbed, strlen(scrubbed), &po, NULL) : NULL;
+    R->viol = json_get(json_doc_root(R->d), "violations");
+    if (!R->d || map_refs(R)) {
+        free(scrubbed);
+        return fail(r, SNAP_ENOMEM, "a11y scan: axe's results could not be read");
+    }
+    char why[700];
+    if (R->o->dir) {
+        take_crops(R);
+        if (write_files(R, scrubbed, why, sizeof why)) {
+            free(scrubbed);
+            return fail(r, SNAP_EINVAL, why);
+        }
+    }
+    free(scrubbed);
+    if (summarize(R, tags, out))
+        return fail(r, SNAP_ENOMEM, "a11y scan: out of memory");
+    return 0;
+}
+
+int a11y_scan(snap_agent *a, const char *src, size_t len, const a11y_opts *o,
+              a11y_report *out, snap_result *r)
+{
+    memset(out, 0, sizeof *out);
+    memset(r, 0, sizeof *r);
+    char why[300];
+    char *tags = NULL, *ctx = context_json(o);
+    if (a11y_tags_json(o->tags, &tags, why, sizeof why) || !ctx) {
+        free(ctx);
+        free(tags);
+        return fail(r, SNAP_EINVAL, ctx ? why : "out of memory");
+    }
+    snap_axe_opts ao = {src, len, tags, ctx, o->frame_ms, o->cap_ms};
+    run R;
+    memset(&R, 0, sizeof R);
+    R.a = a;
+    R.o = o;
+    R.viol = NULL;
+    int rc = snap_axe_run(a, &ao, &R.scan, r);
+    free(ctx);
+    free(tags);
+    if (rc == 0) {
+        snap_result_free(r);
+        memset(r, 0, sizeof *r);
+        rc = report(&R, o->tags && *o->tags ? o->tags : A11Y_TAGS_DEFAULT, out, r);
+        if (rc)
+            a11y_report_free(out);
+    }
+    run_free(&R);
+    return rc;
+}
+
+void a11y_report_free(a11y_report *rep)
+{
+    free(rep->text);
+    free(rep->structured);
+    memset(rep, 0, sizeof *rep);
+}

@@ -1,0 +1,211 @@
+/*
+ * a11y_cmd.c — `cdpgate a11y URL... -o DIR`: an accessibility scan of each
+ * URL (a11y/a11y.h), one after the other in one browser, each page opened
+ * as `cdpgate snapshot` opens it (the gate on --grant, sessions from the
+ * vault), and browser_a11y_scan's part of `cdpgate mcp` (cli_a11y_tool).
+ * A URL that fails is said on stderr and the others go on; the exit code
+ * is then 1.
+ */
+#include "cli/cli.h"
+#include "cli/a11y_cmd.h"
+
+#include "a11y/a11y.h"
+#include "base/base.h"
+#include "gate/gate.h"
+#include "snapshot/snapshot.h"
+#include "vault/vault.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* The scan's options from the command line. */
+static a11y_opts opts_of(const cli_opts *o, const char *dir, const char *stem)
+{
+    a11y_opts ao = {0};
+    ao.tags = o->a11y_tags;
+    ao.include = o->a11y_include;
+    ao.ninclude = o->a11y_ninclude;
+    ao.exclude = o->a11y_exclude;
+    ao.nexclude = o->a11y_nexclude;
+    ao.frame_ms = o->a11y_frame_ms;
+    ao.cap_ms = o->a11y_cap_ms;
+    ao.dir = dir;
+    ao.stem = stem;
+    return ao;
+}
+
+static int make_dir(const char *dir)
+{
+    if (mkdir(dir, 0700) == 0 || errno == EEXIST) {
+        struct stat st;
+        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+            return 0;
+    }
+    fprintf(stderr, "cdpgate a11y: cannot make the directory %s: %s\n", dir,
+            strerror(errno ? errno : ENOTDIR));
+    return -1;
+}
+
+/* Open url in a and scan it; prints the summary. 0, or EXIT_FAIL. */
+static int scan_one(const cli_opts *o, snap_agent *a, const char *src, size_t len,
+                    const char *url, const char *stem)
+{
+    snap_result r;
+    memset(&r, 0, sizeof r);
+    int rc = snap_open(a, url, false, &r);
+    if (rc < 0) {
+        fprintf(stderr, "cdpgate a11y: %s: %s\n", url, r.text ? r.text : snap_strerror(rc));
+        snap_result_free(&r);
+        return EXIT_FAIL;
+    }
+    snap_result_free(&r);
+    a11y_opts ao = opts_of(o, o->output, stem);
+    a11y_report rep;
+    rc = a11y_scan(a, src, len, &ao, &rep, &r);
+    if (rc < 0) {
+        fprintf(stderr, "cdpgate a11y: %s: %s\n", url, r.text ? r.text : snap_strerror(rc));
+        snap_result_free(&r);
+        return EXIT_FAIL;
+    }
+    printf("== %s\n%s", url, rep.text);
+    fflush(stdout);
+    a11y_report_free(&rep);
+    snap_result_free(&r);
+    return 0;
+}
+
+static int scan_all(const cli_opts *o, gate *g, vault *v, int argc, char **argv,
+                    const char *src, size_t len)
+{
+    cdp_browser *b = cli_browser(o, "a11y");
+    if (!b)
+        return EXIT_BROWSER;
+    cdp_err e = {0};
+    snap_opts so = {0};
+    so.allow_local = true;  /* the operator's own command line, not a model */
+    so.timeout_ms = o->timeout_ms;
+    so.ax_tree = o->ax_tree;
+    so.vault = v;
+    so.gate = g;
+    snap_agent *a = snap_agent_new(b, &so, &e);
+    if (!a) {
+        fprintf(stderr, "cdpgate a11y: %s\n", e.msg);
+        cdp_browser_free(b);
+        return EXIT_BROWSER;
+    }
+    int rc = EXIT_OK;
+    for (int i = 1; i < argc; i++) {
+        char stem[32];
+        snprintf(stem, sizeof stem, argc > 2 ? "a11y-%d" : "a11y", i);
+        if (scan_one(o, a, src, len, argv[i], stem))
+            rc = EXIT_FAIL;
+        if (cdp_conn_dead(cdp_browser_conn(b))) {
+            fprintf(stderr, "cdpgate a11y: the browser died\n");
+            rc = EXIT_BROWSER;
+            break;
+        }
+    }
+    snap_agent_free(a);
+    cdp_browser_free(b);
+    return rc;
+}
+
+int cli_a11y(const cli_opts *o, int argc, char **argv)
+{
+    if (argc < 2 || !o->output) {
+        fprintf(stderr, "usage: cdpgate a11y URL... -o DIR [--axe FILE] [--tags LIST] "
+                "[--include SEL]... [--exclude SEL]... [--frame-timeout MS] "
+                "[--scan-timeout MS]\n");
+        return EXIT_USAGE;
+    }
+    char *src = NULL, used[600], why[1200];
+    size_t len = 0;
+    if (a11y_axe_load(o->axe, &src, &len, used, sizeof used, why, sizeof why)) {
+        fprintf(stderr, "cdpgate a11y: %s\n", why);
+        return EXIT_FAIL;
+    }
+    char *tags = NULL;
+    if (a11y_tags_json(o->a11y_tags, &tags, why, sizeof why)) {
+        fprintf(stderr, "cdpgate a11y: --%s\n", why);
+        free(src);
+        return EXIT_USAGE;
+    }
+    free(tags);
+    if (make_dir(o->output)) {
+        free(src);
+        return EXIT_FAIL;
+    }
+    gate *g = cli_gate_open(o, true, "a11y");
+    if (!g) {
+        free(src);
+        return EXIT_USAGE;
+    }
+    vault *v = cli_vault_existing("a11y");
+    int rc = scan_all(o, g, v, argc, argv, src, len);
+    vault_close(v);
+    gate_free(g);
+    free(src);
+    return rc;
+}
+
+/* ---- browser_a11y_scan (cdpgate mcp) ---- */
+
+void cli_a11y_tool(cli_a11y_state *st, const cli_opts *o, snap_agent *a,
+                   const char *tags, const char *include, const char *exclude,
+                   snap_result *r)
+{
+    memset(r, 0, sizeof *r);
+    char why[1200];
+    if (!st->src) {
+        char used[600];
+        if (a11y_axe_load(o->axe, &st->src, &st->len, used, sizeof used, why, sizeof why)) {
+            r->code = SNAP_EINVAL;
+            r->text = base_strdup(why);
+            return;
+        }
+    }
+    const char *dir = o->a11y_dir;
+    if (dir && make_dir(dir))
+        dir = NULL;
+    char stem[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    snprintf(stem, sizeof stem, "a11y-%04d%02d%02d-%02d%02d%02d-%u", tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ++st->seq);
+    a11y_opts ao = opts_of(o, dir, stem);
+    if (tags)
+        ao.tags = tags;
+    if (include) {
+        ao.include = &include;
+        ao.ninclude = 1;
+    }
+    if (exclude) {
+        ao.exclude = &exclude;
+        ao.nexclude = 1;
+    }
+    a11y_report rep;
+    int rc = a11y_scan(a, st->src, st->len, &ao, &rep, r);
+    if (rc < 0)
+        return;
+    base_buf b = {0};
+    base_buf_puts(&b, rep.text);
+    if (!dir)
+        base_buf_puts(&b, "No report files: the host gave no --a11y-dir.\n");
+    snap_result_free(r);
+    memset(r, 0, sizeof *r);
+    r->text = base_buf_take(&b, NULL);
+    r->structured = rep.structured;
+    rep.structured = NULL;
+    a11y_report_free(&rep);
+}
+
+void cli_a11y_free(cli_a11y_state *st)
+{
+    free(st->src);
+    memset(st, 0, sizeof *st);
+}

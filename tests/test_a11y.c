@@ -1,0 +1,435 @@
+/*
+ * test_a11y.c — the accessibility scan (issue 16, points 1 and 2): axe-core
+ * from the user's install (tests/peers/node_modules/axe-core, installed by
+ * tests/setup.sh), run by cdpgate on fixture pages with known violations
+ * (tests/fixtures/a11y/): a cross-origin frame on b.test (out of process),
+ * a strict CSP (script-src 'none'), a page that sabotages its own world
+ * (Array.prototype.map, Promise.prototype.then, JSON.parse, window.axe),
+ * more frames than a scan takes. Exact rule ids and element counts; refs
+ * the agent can act on; field values never in the files; the missing-axe
+ * error; the grant; tools/list without the grant.
+ */
+#include "tests/testlib.h"
+#include "a11y/a11y.h"
+#include "base/base.h"
+#include "json/json.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *host_args[] = {FIXTURE_HOST_RULES, "--site-per-process", NULL};
+static testlib_world world;
+static char axe_path[512];
+
+#define PLANT_PW "pw-planted-4242"
+
+/* axe-core's source (new), or NULL after test_skip when it is not
+ * installed (tests/setup.sh installs it). */
+static char *axe_src(size_t *len)
+{
+    char *src = NULL, used[600], why[1200];
+    if (a11y_axe_load(axe_path, &src, len, used, sizeof used, why, sizeof why)) {
+        test_skip("axe-core is not installed in tests/peers (sh tests/setup.sh)");
+        return NULL;
+    }
+    return src;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    base_buf b = {0};
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        base_buf_put(&b, buf, n);
+    fclose(f);
+    return base_buf_take(&b, NULL);
+}
+
+/* A rig with no grant (the default tool set) or with grant g. */
+static bool rig(testlib_rig *x, const gate_grant *g)
+{
+    snap_opts o = {0};
+    o.timeout_ms = 20000;
+    return testlib_rig_up(x, &world, g, NULL, &o);
+}
+
+static bool open_page(snap_agent *a, const char *host, const char *path)
+{
+    char url[256];
+    testlib_world_url(&world, url, sizeof url, host, path);
+    snap_result r = {0};
+    int rc = snap_open(a, url, false, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("open %s: %s", url, r.text ? r.text : "");
+    snap_result_free(&r);
+    return rc == 0;
+}
+
+/* Scan a's tab into dir (may be NULL); 0 or the code, r freed. */
+static int scan(snap_agent *a, const char *dir, a11y_report *rep)
+{
+    size_t len;
+    char *src = axe_src(&len);
+    if (!src)
+        return -100;
+    a11y_opts o = {0};
+    o.dir = dir;
+    snap_result r = {0};
+    int rc = a11y_scan(a, src, len, &o, rep, &r);
+    if (rc)
+        test_fail_detail("a11y_scan: %d %s", rc, r.text ? r.text : "");
+    snap_result_free(&r);
+    free(src);
+    return rc;
+}
+
+/* "id:count,id:count" of the violations in axe's results JSON (in axe's
+ * order), into out. */
+static void violations_of(const char *json, char *out, size_t cap)
+{
+    out[0] = 0;
+    json_doc *d = json ? json_parse(json, strlen(json), NULL, NULL) : NULL;
+    size_t n = 0;
+    for (const json_val *v = json_first(json_get(json_doc_root(d), "violations")); v;
+         v = json_next(v))
+        n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%s%s:%zu", n ? "," : "",
+                              json_get_str(v, "id"), json_len(json_get(v, "nodes")));
+    json_doc_free(d);
+}
+
+/* ---- no browser ---- */
+
+static void t_scrub(void)
+{
+    static const struct {
+        const char *in, *out;
+    } C[] = {
+        {"<input type=\"password\" id=\"pw\" value=\"" PLANT_PW "\">",
+         "<input type=\"password\" id=\"pw\" value=\"[scrubbed]\">"},
+        {"<input value='4111111111111111' autocomplete=cc-number>",
+         "<input value='[scrubbed]' autocomplete=\"cc-number\">"},
+        {"<INPUT TYPE=text VALUE=123456>", "<INPUT TYPE=\"text\" VALUE=\"[scrubbed]\">"},
+        {"<input type=\"hidden\" value=\"tok\">", "<input type=\"hidden\" value=\"[scrubbed]\">"},
+        {"<input type=\"submit\" value=\"Send\">", "<input type=\"submit\" value=\"Send\">"},
+        {"<textarea name=\"n\">secret note</textarea>",
+         "<textarea name=\"n\">[scrubbed]</textarea>"},
+        /* axe cut the snippet inside the value: the rest is gone. */
+        {"<input type=\"password\" value=\"pw-plan", "<input type=\"password\" value=\"[scrubbed]"},
+        {"<p>a < b</p>", "<p>a < b</p>"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        char *s = a11y_html_scrub(C[i].in);
+        CHECK_STR(C[i].out, s);
+        free(s);
+    }
+    /* In results: every "html", nested (relatedNodes) too. */
+    const char *res = "{\"violations\":[{\"nodes\":[{\"html\":\"<input value=\\\"" PLANT_PW
+                      "\\\">\",\"any\":[{\"relatedNodes\":[{\"html\":\"<input value=\\\""
+                      PLANT_PW "\\\">\"}]}]}]}]}";
+    char *s = a11y_results_scrub(res, strlen(res));
+    CHECK(s != NULL);
+    CHECK_LACKS(s, PLANT_PW);
+    CHECK_HAS(s, "[scrubbed]");
+    free(s);
+    CHECK(a11y_results_scrub("[1]", 3) == NULL);
+}
+
+static void t_wcag_tags(void)
+{
+    char sc[16];
+    CHECK(a11y_wcag_sc("wcag111", sc, sizeof sc) && strcmp(sc, "1.1.1") == 0);
+    CHECK(a11y_wcag_sc("wcag1410", sc, sizeof sc) && strcmp(sc, "1.4.10") == 0);
+    CHECK(!a11y_wcag_sc("wcag2aa", sc, sizeof sc));
+    CHECK(!a11y_wcag_sc("wcag21aa", sc, sizeof sc));
+    CHECK(!a11y_wcag_sc("best-practice", sc, sizeof sc));
+    char *j = NULL, why[200];
+    CHECK_INT(0, a11y_tags_json(NULL, &j, why, sizeof why));
+    CHECK_STR("[\"wcag2a\",\"wcag2aa\",\"wcag21aa\",\"wcag22aa\"]", j);
+    free(j);
+    CHECK_INT(-1, a11y_tags_json("wcag2a,\"x", &j, why, sizeof why));
+    CHECK_INT(-1, a11y_tags_json("wcag2a,", &j, why, sizeof why));
+    CHECK_INT(-1, a11y_tags_json(",a", &j, why, sizeof why));
+}
+
+/* No axe anywhere: the error says how to get it. */
+static void t_axe_missing(void)
+{
+    if (!testlib_need_cdpgate())
+        return;
+    char dir[256];
+    if (testlib_tempdir("a11y-noaxe", dir, sizeof dir))
+        return;
+    char cmd[2400], *out = NULL, *err = NULL;
+    char bin[600];
+    const char *b0 = testlib_cdpgate_bin();
+    char cwd[300] = "";
+    if (b0[0] != '/' && !getcwd(cwd, sizeof cwd))
+        cwd[0] = 0;
+    snprintf(bin, sizeof bin, "%s%s%s", cwd, *cwd ? "/" : "", b0);
+    snprintf(cmd, sizeof cmd, "cd %s && env -u CDPGATE_AXE HOME=%s %s a11y "
+             "http://a.test/ -o %s/out", dir, dir, bin, dir);
+    int st = fixture_run(cmd, &out, &err);
+    CHECK_INT(1, st);
+    CHECK_HAS(err, "axe-core was not found");
+    CHECK_HAS(err, "npm install axe-core");
+    CHECK_HAS(err, "--axe");
+    CHECK_HAS(err, "CDPGATE_AXE");
+    free(out);
+    free(err);
+    /* --axe names a file that is not there: that file is named. */
+    snprintf(cmd, sizeof cmd, "%s a11y http://a.test/ -o %s/out --axe %s/nope.js", bin, dir,
+             dir);
+    st = fixture_run(cmd, &out, &err);
+    CHECK_INT(1, st);
+    CHECK_HAS(err, "nope.js");
+    CHECK_HAS(err, "npm install axe-core");
+    free(out);
+    free(err);
+    /* Over the size limit. */
+    char big[400];
+    snprintf(big, sizeof big, "%s/big.js", dir);
+    int fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHECK(fd >= 0 && ftruncate(fd, (off_t)A11Y_AXE_MAX + 1) == 0);
+    if (fd >= 0)
+        close(fd);
+    char *src = NULL, used[600], why[1200];
+    size_t len;
+    CHECK_INT(-1, a11y_axe_load(big, &src, &len, used, sizeof used, why, sizeof why));
+    CHECK_HAS(why, "over 8 MiB");
+    test_rm_rf(dir);
+}
+
+/* ---- with the browser ---- */
+
+/* The fixture: a cross-origin frame, refs, files. */
+static void t_scan_frames(void)
+{
+    testlib_rig x;
+    if (!rig(&x, NULL))
+        return;
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/frames", world.root);
+    mkdir(dir, 0700);
+    a11y_report rep;
+    if (open_page(x.a, "a.test", "/a11y/index.html") && scan(x.a, dir, &rep) == 0) {
+        char path[400];
+        snprintf(path, sizeof path, "%s/a11y.json", dir);
+        char *json = slurp(path);
+        char got[400];
+        violations_of(json, got, sizeof got);
+        CHECK_STR("button-name:1,image-alt:2,label:2,color-contrast:1", got);
+        /* The frame's node carries its frame's selector first. */
+        CHECK_HAS(json, "\"target\":[\"#inner\",\"#nameless\"]");
+        CHECK_HAS(json, "\"notEvaluated\":[]");
+        CHECK_LACKS(json, PLANT_PW);
+        snprintf(path, sizeof path, "%s/a11y.html", dir);
+        char *html = slurp(path);
+        CHECK_HAS(html, "WCAG 1.1.1");
+        CHECK_HAS(html, "WCAG 4.1.2");
+        CHECK_HAS(html, "Needs review");
+        CHECK_HAS(html, "data:image/png;base64,");
+        CHECK_LACKS(html, PLANT_PW);
+        CHECK_LACKS(html, "<script");
+        CHECK_HAS(rep.text, "2 of 2 frames scanned");
+        CHECK_HAS(rep.text, "- image-alt [critical] WCAG 1.1.1: 2 elements (e");
+        CHECK_HAS(rep.text, "- button-name [critical] WCAG 4.1.2: 1 element (e");
+        CHECK_LACKS(rep.text, PLANT_PW);
+        CHECK_INT(4, rep.violations);
+        CHECK_INT(6, rep.elements);
+        CHECK_INT(0, rep.not_evaluated);
+        /* The label rule's first element is the text field #q: its ref
+         * takes typing. */
+        json_doc *d = json_parse(rep.structured, strlen(rep.structured), NULL, NULL);
+        const char *ref = NULL;
+        for (const json_val *t = json_first(json_get(json_doc_root(d), "top")); t;
+             t = json_next(t))
+            if (strcmp(json_get_str(t, "rule"), "label") == 0)
+                ref = json_str(json_first(json_get(t, "refs")), NULL);
+        CHECK(ref != NULL);
+        snap_result r = {0};
+        if (ref) {
+            CHECK_INT(0, snap_type(x.a, ref, "hello", false, NULL, &r));
+            snap_result_free(&r);
+        }
+        json_doc_free(d);
+        free(json);
+        free(html);
+        a11y_report_free(&rep);
+    }
+    testlib_rig_down(&x);
+}
+
+/* One page, one known violation: csp.html (script-src 'none') and
+ * sabotage.html (its world's builtins and window.axe replaced). */
+static void one_violation(const char *path)
+{
+    testlib_rig x;
+    if (!rig(&x, NULL))
+        return;
+    a11y_report rep;
+    if (open_page(x.a, "a.test", path) && scan(x.a, NULL, &rep) == 0) {
+        CHECK_INT(1, rep.violations);
+        CHECK_INT(1, rep.elements);
+        CHECK_HAS(rep.text, "- image-alt [critical] WCAG 1.1.1: 1 element (e");
+        CHECK_HAS(rep.text, "1 of 1 frame scanned");
+        a11y_report_free(&rep);
+    }
+    testlib_rig_down(&x);
+}
+
+static void t_scan_csp(void) { one_violation("/a11y/csp.html"); }
+static void t_scan_sabotage(void) { one_violation("/a11y/sabotage.html"); }
+
+/* More frames than a scan takes (64): the rest are "not evaluated", with
+ * the reason, never passed. */
+static void t_scan_frames_cap(void)
+{
+    testlib_rig x;
+    if (!rig(&x, NULL))
+        return;
+    a11y_report rep;
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/many", world.root);
+    mkdir(dir, 0700);
+    if (open_page(x.a, "a.test", "/a11y/many.html") && scan(x.a, dir, &rep) == 0) {
+        CHECK_HAS(rep.text, "64 of 71 frames scanned");
+        char path[400];
+        snprintf(path, sizeof path, "%s/a11y.json", dir);
+        char *json = slurp(path);
+        char got[200];
+        violations_of(json, got, sizeof got);
+        CHECK_STR("image-alt:63", got);
+        json_doc *d = json ? json_parse(json, strlen(json), NULL, NULL) : NULL;
+        const json_val *ne = json_get(json_doc_root(d), "notEvaluated");
+        CHECK_INT(7, json_len(ne));
+        CHECK_STR("its frame could not be reached", json_get_str(json_at(ne, 0), "reason"));
+        CHECK(json_len(json_get(json_at(ne, 0), "rules")) > 40);
+        CHECK(rep.not_evaluated > 40);
+        json_doc_free(d);
+        free(json);
+        a11y_report_free(&rep);
+    }
+    testlib_rig_down(&x);
+}
+
+/* A grant that does not name a11y_scan refuses the scan. */
+static void t_scan_grant(void)
+{
+    char origin[128];
+    testlib_world_origin(&world, origin, sizeof origin, "a.test");
+    const char *origins[] = {origin};
+    const char *tools_no[] = {"open", "snapshot", "screenshot"};
+    const char *tools_yes[] = {"open", "snapshot", "screenshot", "a11y_scan"};
+    for (int yes = 0; yes < 2; yes++) {
+        gate_grant g = {0};
+        g.task = "a11y";
+        g.tools = yes ? tools_yes : tools_no;
+        g.ntools = yes ? 4 : 3;
+        g.origins = origins;
+        g.norigins = 1;
+        testlib_rig x;
+        if (!rig(&x, &g))
+            return;
+        size_t len;
+        char *src = axe_src(&len);
+        if (src && open_page(x.a, "a.test", "/a11y/csp.html")) {
+            a11y_opts o = {0};
+            a11y_report rep;
+            snap_result r = {0};
+            int rc = a11y_scan(x.a, src, len, &o, &rep, &r);
+            CHECK_INT(yes ? 0 : SNAP_EDENIED, rc);
+            if (!yes)
+                CHECK_HAS(r.text, "a11y_scan");
+            else
+                CHECK_INT(1, rep.violations);
+            a11y_report_free(&rep);
+            snap_result_free(&r);
+        }
+        free(src);
+        testlib_rig_down(&x);
+    }
+}
+
+/* tools/list: browser_a11y_scan only when the grant names a11y_scan; the
+ * tool's answer is the summary. */
+static void t_mcp_listed(void)
+{
+    if (!testlib_need_cdpgate() || !testlib_need_browser())
+        return;
+    for (int yes = 0; yes < 2; yes++) {
+        char gpath[400];
+        snprintf(gpath, sizeof gpath, "%s/grant%d.json", world.root, yes);
+        FILE *f = fopen(gpath, "w");
+        if (!CHECK(f != NULL))
+            return;
+        fprintf(f, "{\"task\":\"a11y\",\"tools\":[\"open\",\"snapshot\"%s],\"origins\":"
+                "[\"http://a.test:%d\"]}", yes ? ",\"a11y_scan\"" : "", world.port);
+        fclose(f);
+        char env_axe[600];
+        snprintf(env_axe, sizeof env_axe, "CDPGATE_AXE=%s", axe_path);
+        const char *env[] = {env_axe, NULL};
+        const char *argv[] = {testlib_cdpgate_bin(), "--browser-arg", FIXTURE_HOST_RULES,
+                              "--grant", gpath, "--a11y-dir", world.root, "mcp", NULL};
+        fixture_child c;
+        if (testlib_child_spawn(&c, world.root, env, argv, false))
+            return;
+        testlib_mcp_init(&c, "test_a11y");
+        char *tl = testlib_mcp_request(&c, 2, "tools/list", "{}", 20000);
+        if (yes)
+            CHECK_HAS(tl, "\"browser_a11y_scan\"");
+        else
+            CHECK_LACKS(tl, "a11y");
+        free(tl);
+        if (yes) {
+            char url[256], args[400];
+            testlib_world_url(&world, url, sizeof url, "a.test", "/a11y/csp.html");
+            snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+            free(testlib_mcp_tool(&c, 3, "browser_open", args));
+            char *res = testlib_mcp_tool(&c, 4, "browser_a11y_scan", "{}");
+            CHECK_HAS(res, "image-alt [critical] WCAG 1.1.1: 1 element");
+            CHECK_HAS(res, "Full report: ");
+            CHECK_HAS(res, "\"structuredContent\":{\"axe\":\"4.14.1\"");
+            CHECK_HAS(res, "\"violations\":{\"rules\":1,\"elements\":1");
+            free(res);
+        }
+        testlib_child_free(&c);
+    }
+}
+
+static const test_case TESTS[] = {
+    {"scrub", t_scrub},
+    {"wcag_tags", t_wcag_tags},
+    {"axe_missing", t_axe_missing},
+    {"scan_frames", t_scan_frames},
+    {"scan_csp", t_scan_csp},
+    {"scan_sabotage", t_scan_sabotage},
+    {"scan_frames_cap", t_scan_frames_cap},
+    {"scan_grant", t_scan_grant},
+    {"mcp_listed", t_mcp_listed},
+    {0},
+};
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    char cwd[300];
+    if (!getcwd(cwd, sizeof cwd))
+        return 1;
+    snprintf(axe_path, sizeof axe_path, "%s/tests/peers/node_modules/axe-core/axe.min.js",
+             cwd);
+    if (testlib_world_up(&world, "a11y", host_args, false) != 0)
+        return 1;
+    int rc = test_main(argc, argv, TESTS);
+    testlib_world_down(&world);
+    return rc;
+}
