@@ -42,6 +42,15 @@ echo; if bench_cc "$BUILD/bench/replay_bench" bench/replay_bench.c tests/fixture
 else
     echo "replay_bench does not build"
 fi
+# The live view (issue 15, point 6): input latency, frames per second and
+# frame latency on an animated 1280x720 page, bytes per frame against
+# base64 in JSON, resident size streaming against idle.
+echo; if bench_cc "$BUILD/bench/live_bench" bench/live_bench.c tests/fixture.c; then
+    timeout 300 "$BUILD/bench/live_bench" "$BUILD/bench" "${BENCH_LIVE_N:-100}" ||
+        echo "live_bench failed (its stderr above)"
+else
+    echo "live_bench does not build"
+fi
 fi
 
 # ---- Agent-facing figures (issue 3 part 6): cdpgate beside playwright-core

@@ -16,6 +16,7 @@
 #   gate_bench    BENCH_QUICK: 5 batches of a hundredth of the calls
 #   replay_bench  the price-watch task once live through cdpgate mcp, once
 #                 by cdpgate replay, once in the library (the fixture server)
+#   live_bench    the live view: 3 s of frames, 10 input samples
 #   act_bench     3 clicks and types, the generated pages (dense, long)
 #   load_bench    one load of the generated dense page, egress rule off/on
 #   mcp_bench.mjs `cdpgate mcp` on the generated pages, 1 run each
@@ -66,6 +67,9 @@ build vault_bench && run vault_bench 60 "$out/vault_bench" 1
 build gate_bench && run gate_bench 60 "$out/gate_bench" "$out"
 if build replay_bench tests/fixture.c; then
     run replay_bench 300 "$out/replay_bench" "$BUILD/cdpgate" "$out" 1
+fi
+if build live_bench tests/fixture.c; then
+    run live_bench 300 "$out/live_bench" "$out" 10
 fi
 
 # The generated pages, served on loopback (the server is stopped by its pid).
