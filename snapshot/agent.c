@@ -841,6 +841,7 @@ void snap_agent_free(snap_agent *a)
     if (a->gate_owned)
         gate_free(a->gate);
     snap_scrub_free(a);
+    snap_secval_free(a);
     snap_dl_free(a);
     snap_rec_free(a->rec);
     free(a);

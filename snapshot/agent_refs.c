@@ -98,6 +98,13 @@ static long refdoc_ix(snap_agent *a, int tab, const char *frame, const char *loa
     return (long)a->nrefdocs++;
 }
 
+long snap_refdoc_ix(snap_agent *a, int tab, const char *frame, const char *loader, bool add)
+{
+    frame = frame ? frame : "";
+    loader = loader ? loader : "";
+    return add ? refdoc_ix(a, tab, frame, loader) : refdoc_find(a, tab, frame, loader);
+}
+
 /* The index of role in a->ref_roles (cut at 31 bytes), adding it; -1 when
  * out of memory. */
 static long refrole_ix(snap_agent *a, const char *role)

@@ -608,6 +608,11 @@ void snap_obs_mask_secrets(build *B)
 {
     const char **vals = NULL;
     size_t nv = 0, cv = 0;
+    bool *read = calloc(B->nfr + 1, sizeof *read);
+    if (!read) {
+        B->oom = true;
+        return;
+    }
     for (size_t fi = 0; fi < B->nfr; fi++) {
         frame_st *F = &B->fr[fi];
         const sess_st *S = &B->ss[F->sess];
@@ -626,16 +631,23 @@ void snap_obs_mask_secrets(build *B)
             if (!textish && !kind)
                 continue;
             const char *v = snap_obs_ax_value(F, n);
+            if (kind && n->backend > 0 && v && snap_obs_masked(v) && !read[fi]) {
+                read[fi] = true;   /* a password's value, bullets in the AX tree */
+                snap_obs_secret_values(B, F);
+            }
             /* Without the DOM snapshot every text value is withheld (walk). */
             bool unknown = !S->dom_ok && strcmp(snap_obs_ax_role(F, n), "combobox") != 0;
             if ((!kind && !unknown) || !v || !*v || snap_obs_masked(v) || snap_obs_blank(v))
                 continue;
+            if (kind)   /* remembered for the document's later builds (W7) */
+                snap_secval_note(B->a, B->tab_id, F->f->id, F->f->loader, v, strlen(v));
             if (nv == cv) {
                 size_t c = cv ? cv * 2 : 8;
                 const char **nvs = realloc(vals, c * sizeof *nvs);
                 if (!nvs) {
                     B->oom = true;
                     free(vals);
+                    free(read);
                     return;
                 }
                 vals = nvs;
@@ -644,18 +656,38 @@ void snap_obs_mask_secrets(build *B)
             vals[nv++] = v;
         }
     }
-    if (!nv) {
+    free(read);
+    base_buf hits = {0};
+    snap_obs_remembered(B, &hits);
+    size_t nh = 0;
+    for (size_t i = 0; i < hits.len; i++)
+        nh += hits.s[i] == 0;
+    if (!nv && !nh) {
         free(vals);
         return;
     }
-    /* The values point into the frames' strings, which grow below: copy. */
+    /* The values point into the frames' strings, which grow below: copy
+     * (with the remembered ones found, after them). */
     base_buf all = {0};
-    size_t *offs = malloc(nv * sizeof *offs);
+    const char **nvals = realloc(vals, (nv + nh + 1) * sizeof *nvals);
+    size_t *offs = nvals ? malloc((nv + nh + 1) * sizeof *offs) : NULL;
+    if (nvals)
+        vals = nvals;
     for (size_t i = 0; offs && i < nv; i++) {
         offs[i] = all.len;
         base_buf_put(&all, vals[i], strlen(vals[i]) + 1);
     }
-    if (!offs || all.oom) {
+    for (size_t i = 0, at = 0; offs && i < nh; i++) {
+        offs[nv + i] = all.len + at;
+        at += strlen(hits.s + at) + 1;
+    }
+    if (hits.len)
+        base_buf_put(&all, hits.s, hits.len);
+    if (hits.s)
+        base_memzero(hits.s, hits.cap);
+    free(hits.s);
+    nv += nh;
+    if (!offs || all.oom || hits.oom) {
         B->oom = true;
         free(offs);
         free(all.s);

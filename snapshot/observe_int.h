@@ -551,6 +551,16 @@ const char *snap_obs_vname(const build *B, const vnode *x);
 char *snap_obs_vtext(const build *B, const vnode *x);
 int snap_obs_vchild(const vnode *x);
 void snap_obs_finish(build *B, int i);
+/* The values of F's document's secret fields read in its isolated world
+ * (snap_js_secret_values_expr: the AX tree shows a password's as
+ * bullets) and remembered as keyed hashes (snap_secval_note; W7). */
+void snap_obs_secret_values(build *B, frame_st *F);
+/* secval.c: every name and value of the build that is or holds a
+ * remembered secret value (secval.c), into hits (NUL-separated);
+ * a field or an editable whose value is one becomes secret (ST_SECRET:
+ * its value withheld; and noted ever secret: the gate treats it as the
+ * password field it stands for). */
+void snap_obs_remembered(build *B, base_buf *hits);
 void snap_obs_mask_secrets(build *B);
 int snap_obs_ax_root(const frame_st *F);
 int snap_obs_ax_reorder(frame_st *F);

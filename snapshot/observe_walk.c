@@ -575,6 +575,56 @@ static int note_secrets(build *B, frame_st *F)
     return n ? snap_walk_secrets(B->a, B->tab_id, F->f->id, ids, n) : 0;
 }
 
+/* Whether the walk read into F printed a secret field (state z). */
+static bool secret_noted(const frame_st *F)
+{
+    for (size_t i = 0; i < F->nnodes; i++)
+        if (snap_obs_ax_at(F, i)->st & ST_SECRET)
+            return true;
+    return false;
+}
+
+/* The secret values the walk in F's frame noted (snap_js_walk_sv_expr),
+ * remembered as keyed hashes for the document's later builds (red team
+ * s13, W7: a field swapped for a new node holding the value is masked
+ * then, by snap_obs_mask_secrets, on either build path). A secret call:
+ * the reply is wiped; nothing when it fails (the walk masked this build
+ * itself). */
+static void note_values(build *B, frame_st *F, int64_t world, const char *expr)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "expression");
+    json_w_str(&w, expr);
+    json_w_key(&w, "contextId");
+    json_w_int(&w, world);
+    json_w_key(&w, "returnByValue");
+    json_w_bool(&w, true);
+    json_w_obj_end(&w);
+    char *pj = json_w_take(&w, NULL);
+    cdp_reply rep = {0};
+    if (pj && snap_cdp_call_secret(B->a, F->f->session, "Runtime.evaluate", pj,
+                                   snap_read_timeout(B->a), &rep, NULL) == 0) {
+        const json_val *v = json_get(json_get(rep.result, "result"), "value");
+        for (const json_val *x = json_first(v); x; x = json_next(x)) {
+            size_t n = 0;
+            const char *sv = json_str(x, &n);
+            if (sv)
+                snap_secval_note(B->a, B->tab_id, F->f->id, F->f->loader, sv, n);
+        }
+    }
+    cdp_reply_free(&rep);
+    free(pj);
+}
+
+void snap_obs_secret_values(build *B, frame_st *F)
+{
+    int64_t world = snap_frame_world(B->a, B->tab_id, F->f->id);
+    if (world > 0)
+        note_values(B, F, world, snap_js_secret_values_expr);
+}
+
 /* A walk's output piece from reply rep: its string (borrowed from rep),
  * or NULL when the call failed or threw. */
 static const char *piece_of(snap_agent *a, uint64_t id, int tmo, cdp_reply *rep, size_t *len)
@@ -688,6 +738,8 @@ int snap_obs_walk_fetch(build *B, frame_st *F)
             bool unsure = false;
             const char *why = "";
             ret = walk_pieces(B, F, world, &rep, s, len, &unsure, &why);
+            if (ret != SNAP_ENOMEM && secret_noted(F))
+                note_values(B, F, world, snap_js_walk_sv_expr);
             if (ret == 0 && unsure)
                 ret = 1;
             if (ret == 0 && note_secrets(B, F) != 0)

@@ -1072,6 +1072,8 @@ const snap_js snap_page_scripts[] = {
     {snap_js_walk_mask_fn, NULL, SNAP_JS_READ}, /* isolated world only */
     {snap_js_walk_id_fn, NULL, SNAP_JS_READ},  /* isolated world only */
     {snap_js_walk_box_expr, NULL, SNAP_JS_READ}, /* isolated world only */
+    {snap_js_walk_sv_expr, NULL, SNAP_JS_READ},  /* isolated world only */
+    {snap_js_secret_values_expr, NULL, SNAP_JS_READ}, /* isolated world only */
     /* browser contexts and login (session.c) */
     {snap_js_wall, NULL, SNAP_JS_READ},
     {snap_js_ls_get, NULL, SNAP_JS_READ},

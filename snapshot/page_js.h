@@ -86,6 +86,8 @@ extern const char snap_js_walk_leak_fn[];
 extern const char snap_js_walk_mask_fn[];
 extern const char snap_js_walk_id_fn[];
 extern const char snap_js_walk_box_expr[];
+extern const char snap_js_walk_sv_expr[];
+extern const char snap_js_secret_values_expr[];
 /* recording (record.c, where it is defined) */
 extern const char snap_js_record_fn[];
 

@@ -409,6 +409,35 @@ const char snap_js_walk_mask_fn[] =
     "function(s){var W=globalThis.__cdpgateWalk;return W&&W.d===document&&W.sv&&W.sv.length&&"
     "typeof w_mask===\"function\"?w_mask(String(s),W.sv):null;}";
 
+/* The secret values the last walk noted (__cdpgateWalk.sv, at most 64),
+ * for observe_walk.c to remember as keyed hashes (snap_secval_note: red
+ * team s13, W7); [] when the document is another. The values stay in
+ * the world only until the next walk (w_sv is made anew each walk).
+ * Runs: Runtime.evaluate in cdpgate's isolated world of the walked frame,
+ * by value, as a secret call (snap_cdp_call_secret: the reply is wiped). */
+const char snap_js_walk_sv_expr[] =
+    "(function(){var W=globalThis.__cdpgateWalk;"
+    "return W&&W.d===document&&W.sv?W.sv.slice(0,64):[];})()";
+
+/* The values of the secret fields of the document (the one rule,
+ * SNAP_JS_SECRET_KIND, on every element of it and of its open shadow
+ * roots, and the fields the walker ever saw secret: __cdpgateWalk.secl),
+ * at most 64: on the AX path, whose tree shows a password's value as
+ * bullets, for observe_walk.c to remember them as keyed hashes
+ * (snap_secval_note: red team s13, W7). Blank and bullet-only values are
+ * left out. Runs: Runtime.evaluate in cdpgate's isolated world of the
+ * frame, by value, as a secret call (snap_cdp_call_secret: the reply is
+ * wiped). */
+const char snap_js_secret_values_expr[] =
+    "(function(){var W=globalThis.__cdpgateWalk,v=[],sec=" SNAP_JS_SECRET_KIND ";\n"
+    "function add(e){if(!e||v.length>=64)return;var s=typeof e.value===\"string\"?e.value:\n"
+    "e.isContentEditable?e.textContent:\"\";\n"
+    "if(/\\S/.test(s)&&!/^[\\u2022\\u25cf*]+$/.test(s)&&v.indexOf(s)<0)v.push(s);}\n"
+    "if(W&&W.d===document&&W.secl)W.secl.forEach(function(r){add(r.deref());});\n"
+    "function sc(r){var w=document.createTreeWalker(r,1),e;\n"
+    "while((e=w.nextNode())){if(e.shadowRoot)sc(e.shadowRoot);if(sec(e))add(e);}}\n"
+    "sc(document);return v;})()";
+
 /* The rows of the page each node of the last walk covers, for a view from
  * the viewport (observe_view.c snap_obs_walk_boxes): one line "id y0 y1"
  * (document coordinates: the bounding box plus the scroll), "id f" (fixed

@@ -249,6 +249,7 @@ typedef struct {
 } snap_blocked;
 
 typedef struct snap_scrub snap_scrub;   /* scrub.c */
+typedef struct snap_secval snap_secval; /* secval.c */
 
 /* download.c: one download the browser reported (issue 13, points 6d and
  * round 2: R1 R4 R6 R8). */
@@ -371,6 +372,8 @@ struct snap_agent {
     uint64_t blocked_told;
     /* scrub.c: keyed hashes of the session values restored or captured. */
     snap_scrub *scrub;
+    /* secval.c: keyed hashes of the values of secret fields, per document. */
+    snap_secval *secval;
     /* sink.c: requests of authenticated contexts waiting for the human;
      * the action in progress the human confirmed (its requests are covered
      * by that confirmation while it runs). */
@@ -703,6 +706,9 @@ enum { SNAP_SECRET_PW = 1, SNAP_SECRET_OTC = 2, SNAP_SECRET_CC = 4 };
 void snap_secret_note(snap_agent *a, int tab, const char *frame, const char *loader,
                       int backend, unsigned kind);
 /* The kinds noted for a node (0: never secret), by document or by ref. */
+/* The index of document (tab, frame, loader) in a->refdocs (add: made
+ * when not there), or -1. */
+long snap_refdoc_ix(snap_agent *a, int tab, const char *frame, const char *loader, bool add);
 unsigned snap_secret_kind(const snap_agent *a, int tab, const char *frame, const char *loader,
                           int backend);
 unsigned snap_secret_of_ref(const snap_agent *a, const snap_ref *rf);
@@ -1010,6 +1016,16 @@ char *snap_url_redact(const char *url, bool strict, const char *const *fields);
  * latest action's form (a->act_secret): for URLs the page sends or reaches
  * while an action runs (the sink's audit, frame URLs). */
 char *snap_url_redact_act(const snap_agent *a, const char *url);
+
+/* ---- secval.c: secret values remembered as keyed hashes (W7) ---- */
+
+#define SECVAL_LEN_MAX 256   /* normalised bytes: a longer value is not remembered */
+/* Remember the value v (n bytes) of a secret field of document (tab,
+ * frame, loader) as a keyed hash of it normalised (white space runs one
+ * space, trimmed, ASCII lower-cased), never the value. */
+void snap_secval_note(snap_agent *a, int tab, const char *frame, const char *loader,
+                      const char *v, size_t n);
+void snap_secval_free(snap_agent *a);
 
 /* ---- scrub.c: session values never shown ---- */
 

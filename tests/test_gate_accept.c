@@ -1892,6 +1892,46 @@ out:
     rig_down(&x);
 }
 
+/* Red team s13, W7 (gate/bank/red-walk-swap.html): "show password" by
+ * node swap. A build sees the filled password field; the page then
+ * replaces it by a new text input holding its value (as it is, padded
+ * with white space, upper-cased) or writes the value into a paragraph;
+ * the next build masks it, whichever path built either view (the
+ * walker's values reach the same keyed-hash store: secval.c). Fails
+ * before: the value in the second view on every path pair. */
+static void t_red_walk_swap_regression(void)
+{
+    static const char *const MODE[] = {"plain", "pad", "case", "text"};
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    for (int p = 0; p < 4; p++)
+        for (size_t m = 0; m < sizeof MODE / sizeof MODE[0]; m++) {
+            bool w1 = p & 1, w2 = p & 2;
+            snap_result r;
+            CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red-walk-swap.html", &r));
+            snap_result_free(&r);
+            free(page_eval(x.a, "document.getElementById('pw').value='Swap-Secret-4471'"));
+            bool walked = false;
+            char *t = view_by(x.a, w1, &walked);
+            CHECK(walked == w1);
+            CHECK(t && !strstr(t, "4471"));
+            free(t);
+            char js[64];
+            snprintf(js, sizeof js, "swap('%s')", MODE[m]);
+            free(page_eval(x.a, js));
+            t = view_by(x.a, w2, &walked);
+            CHECK(walked == w2);
+            if (!CHECK(t && !strstr(t, "4471") && !strstr(t, "SECRET")))
+                test_fail_detail("walker %d then %d, %s:\n%s", w1, w2, MODE[m], t ? t : "");
+            /* The field swapped in is a secret field; the text masks it. */
+            CHECK_HAS(t, m == 3 ? "Your password is [secret]" : "] secret\n");
+            free(t);
+        }
+out:
+    rig_down(&x);
+}
+
 static void t_red_walk_secrets_regression(void)
 {
     walk_secrets_check(false);
@@ -6919,6 +6959,7 @@ static const test_case TESTS[] = {
     {"red_shot_blink_regression", t_red_shot_blink_regression},
     {"shot_animation_regression", t_shot_animation_regression},
     {"red_walk_secrets_regression", t_red_walk_secrets_regression},
+    {"red_walk_swap_regression", t_red_walk_swap_regression},
     {"red_walk_secrets_walker_regression", t_red_walk_secrets_walker_regression},
     {"secret_rule_agree", t_secret_rule_agree},
     {"red_rows_regression", t_red_rows_regression},
