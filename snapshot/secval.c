@@ -16,7 +16,11 @@
  * trimmed, ASCII letters lower-cased (a page that pads or changes the
  * case of the value does not escape). Values of more than SECVAL_LEN_MAX
  * normalised bytes are not remembered; past SECVAL_MAX entries the
- * oldest is forgotten (a ring). Residuals (docs/threat-model.md): a value
+ * oldest is forgotten (a ring). The parts of a value of at most
+ * SECVAL_PARTS_OF bytes (SECVAL_PART_MIN bytes or more) are remembered
+ * too, in a ring of their own: a field whose whole value is one is
+ * masked (a value split across two fields); a text or name only for a
+ * whole value or a word equal to one. Residuals (docs/threat-model.md): a value
  * split across nodes, or shown transformed otherwise.
  */
 #include "snapshot/snap_int.h"
@@ -27,6 +31,9 @@
 #include <string.h>
 
 #define SECVAL_MAX 1024
+#define SECVAL_PARTS_MAX 4096
+#define SECVAL_PART_MIN 4    /* bytes: a shorter part of a value is not remembered */
+#define SECVAL_PARTS_OF 32   /* the parts of values up to this long are remembered */
 #define SECVAL_MAC 16
 
 typedef struct {
@@ -35,11 +42,17 @@ typedef struct {
     uint8_t mac[SECVAL_MAC];
 } secval_ent;
 
+/* A ring of entries: past cap the oldest is forgotten. */
+typedef struct {
+    secval_ent *e;
+    size_t cap, n, next;
+    uint64_t lens;              /* bit l % 64: an entry of normalised length l */
+} secval_ring;
+
 struct snap_secval {
     uint8_t key[32];
-    secval_ent e[SECVAL_MAX];
-    size_t n, next;
-    uint64_t lens;              /* bit l % 64: a value of normalised length l */
+    secval_ring whole;          /* the values */
+    secval_ring parts;          /* their parts (a value split across fields) */
 };
 
 static bool ws(unsigned char c)
@@ -101,12 +114,43 @@ static snap_secval *secval_get(snap_agent *a)
     snap_secval *sv = calloc(1, sizeof *sv);
     if (!sv)
         return NULL;
-    if (base_random(sv->key, sizeof sv->key) != 0) {
+    sv->whole.e = calloc(SECVAL_MAX, sizeof *sv->whole.e);
+    sv->parts.e = calloc(SECVAL_PARTS_MAX, sizeof *sv->parts.e);
+    sv->whole.cap = SECVAL_MAX;
+    sv->parts.cap = SECVAL_PARTS_MAX;
+    if (!sv->whole.e || !sv->parts.e || base_random(sv->key, sizeof sv->key) != 0) {
+        free(sv->whole.e);
+        free(sv->parts.e);
         free(sv);
         return NULL;
     }
     a->secval = sv;
     return sv;
+}
+
+static bool ring_has(const secval_ring *r, uint32_t doc, uint32_t len,
+                     const uint8_t mac[SECVAL_MAC])
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->e[i].doc == doc && r->e[i].len == len && memcmp(r->e[i].mac, mac, SECVAL_MAC) == 0)
+            return true;
+    return false;
+}
+
+/* Remember nv[0..k) (normalised) for doc in ring r. */
+static void ring_add(const snap_secval *sv, secval_ring *r, uint32_t doc, const char *nv,
+                     size_t k)
+{
+    secval_ent e = {doc, (uint32_t)k, {0}};
+    mac_of(sv, nv, k, e.mac);
+    if (!ring_has(r, e.doc, e.len, e.mac)) {
+        r->e[r->next] = e;
+        r->next = (r->next + 1) % r->cap;
+        if (r->n < r->cap)
+            r->n++;
+        r->lens |= 1ull << (k % 64);
+    }
+    base_memzero(&e, sizeof e);
 }
 
 void snap_secval_note(snap_agent *a, int tab, const char *frame, const char *loader,
@@ -116,41 +160,39 @@ void snap_secval_note(snap_agent *a, int tab, const char *frame, const char *loa
     size_t k = norm(v, n, nv);
     long doc = k ? snap_refdoc_ix(a, tab, frame, loader, true) : -1;
     snap_secval *sv = doc >= 0 ? secval_get(a) : NULL;
-    if (!sv) {
-        base_memzero(nv, sizeof nv);
-        return;
+    uint8_t mac[SECVAL_MAC];
+    if (sv)
+        mac_of(sv, nv, k, mac);
+    /* Known already (each build notes the fields it sees): its parts too. */
+    if (sv && !ring_has(&sv->whole, (uint32_t)doc, (uint32_t)k, mac)) {
+        ring_add(sv, &sv->whole, (uint32_t)doc, nv, k);
+        /* Its parts (a page that shows it split across two fields). */
+        for (size_t l = SECVAL_PART_MIN; k <= SECVAL_PARTS_OF && l < k; l++)
+            for (size_t i = 0; i + l <= k; i++)
+                ring_add(sv, &sv->parts, (uint32_t)doc, nv + i, l);
     }
-    secval_ent e = {(uint32_t)doc, (uint32_t)k, {0}};
-    mac_of(sv, nv, k, e.mac);
     base_memzero(nv, sizeof nv);
-    for (size_t i = 0; i < sv->n; i++)
-        if (sv->e[i].doc == e.doc && sv->e[i].len == e.len &&
-            memcmp(sv->e[i].mac, e.mac, SECVAL_MAC) == 0)
-            return;
-    sv->e[sv->next] = e;
-    sv->next = (sv->next + 1) % SECVAL_MAX;
-    if (sv->n < SECVAL_MAX)
-        sv->n++;
-    sv->lens |= 1ull << (k % 64);
+    base_memzero(mac, sizeof mac);
 }
 
 /* The document's index when it has remembered values, else -1. */
 static long secval_doc(const snap_agent *a, int tab, const char *frame, const char *loader)
 {
-    if (!a->secval || !a->secval->n)
+    if (!a->secval || !a->secval->whole.n)
         return -1;
     long doc = snap_refdoc_ix((snap_agent *)a, tab, frame, loader, false);
-    for (size_t i = 0; doc >= 0 && i < a->secval->n; i++)
-        if (a->secval->e[i].doc == (uint32_t)doc)
+    for (size_t i = 0; doc >= 0 && i < a->secval->whole.n; i++)
+        if (a->secval->whole.e[i].doc == (uint32_t)doc)
             return doc;
     return -1;
 }
 
-/* Whether s[0..n), normalised, is a value remembered for doc. */
-static bool seen_whole(const snap_secval *sv, long doc, const char *s, size_t n)
+/* Whether s[0..n), normalised, is an entry of ring r for doc. */
+static bool seen_whole(const snap_secval *sv, const secval_ring *r, long doc, const char *s,
+                       size_t n)
 {
     size_t l = norm_len(s, n);
-    if (!l || l > SECVAL_LEN_MAX || !(sv->lens & (1ull << (l % 64))))
+    if (!l || l > SECVAL_LEN_MAX || !(r->lens & (1ull << (l % 64))))
         return false;
     char nv[SECVAL_LEN_MAX];
     size_t k = norm(s, n, nv);
@@ -158,9 +200,7 @@ static bool seen_whole(const snap_secval *sv, long doc, const char *s, size_t n)
     bool hit = false;
     if (k) {
         mac_of(sv, nv, k, mac);
-        for (size_t i = 0; i < sv->n && !hit; i++)
-            hit = sv->e[i].doc == (uint32_t)doc && sv->e[i].len == k &&
-                  memcmp(sv->e[i].mac, mac, SECVAL_MAC) == 0;
+        hit = ring_has(r, (uint32_t)doc, (uint32_t)k, mac);
     }
     base_memzero(nv, sizeof nv);
     base_memzero(mac, sizeof mac);
@@ -181,7 +221,7 @@ static size_t secval_seen(const snap_agent *a, long doc, const char *s, size_t *
     size_t n = s ? strlen(s) : 0;
     if (!sv || doc < 0 || !n)
         return 0;
-    if (seen_whole(sv, doc, s, n)) {
+    if (seen_whole(sv, &sv->whole, doc, s, n)) {
         *off = 0;
         return n;
     }
@@ -197,11 +237,11 @@ static size_t secval_seen(const snap_agent *a, long doc, const char *s, size_t *
             b++;
         while (e > b && punct((unsigned char)s[e - 1]))
             e--;
-        if (j > i && j - i < n && seen_whole(sv, doc, s + i, j - i)) {
+        if (j > i && j - i < n && seen_whole(sv, &sv->whole, doc, s + i, j - i)) {
             *off = i;
             return j - i;
         }
-        if (e > b && (b > i || e < j) && seen_whole(sv, doc, s + b, e - b)) {
+        if (e > b && (b > i || e < j) && seen_whole(sv, &sv->whole, doc, s + b, e - b)) {
             *off = b;
             return e - b;
         }
@@ -239,12 +279,18 @@ void snap_obs_remembered(build *B, base_buf *hits)
             if (n->flags & AX_NAME)
                 remembered_in(B, doc, snap_obs_ax_name(F, n), hits);
             const char *v = snap_obs_ax_value(F, n);
-            if (!v || !remembered_in(B, doc, v, hits))
-                continue;
             const char *role = snap_obs_ax_role(F, n);
-            bool textish = strcmp(role, "textbox") == 0 || strcmp(role, "searchbox") == 0 ||
-                           strcmp(role, "combobox") == 0 || strcmp(role, "spinbutton") == 0;
-            if (textish || (n->st & ST_EDITABLE)) {
+            bool field = (n->st & ST_EDITABLE) || strcmp(role, "textbox") == 0 ||
+                         strcmp(role, "searchbox") == 0 || strcmp(role, "combobox") == 0 ||
+                         strcmp(role, "spinbutton") == 0;
+            bool whole = v && remembered_in(B, doc, v, hits);
+            /* A field holding a part of one (split across two fields). */
+            if (v && !whole && field &&
+                seen_whole(B->a->secval, &B->a->secval->parts, doc, v, strlen(v))) {
+                whole = true;
+                base_buf_put(hits, v, strlen(v) + 1);
+            }
+            if (whole && field) {
                 n->st |= ST_SECRET;
                 snap_secret_note(B->a, B->tab_id, F->f->id, F->f->loader, n->backend,
                                  SNAP_SECRET_PW);
@@ -257,6 +303,10 @@ void snap_secval_free(snap_agent *a)
 {
     if (!a->secval)
         return;
+    base_memzero(a->secval->whole.e, SECVAL_MAX * sizeof *a->secval->whole.e);
+    base_memzero(a->secval->parts.e, SECVAL_PARTS_MAX * sizeof *a->secval->parts.e);
+    free(a->secval->whole.e);
+    free(a->secval->parts.e);
     base_memzero(a->secval, sizeof *a->secval);
     free(a->secval);
     a->secval = NULL;
