@@ -520,6 +520,18 @@ void cli_evid_after(cli_evid *v, snap_agent *g, mcp_tool tool, const mcp_args *a
     shot_after(v, g, what);
 }
 
+void cli_evid_result(cli_evid *v, snap_agent *g, const char *kind, const char *json)
+{
+    if (!v->e || evidence_rec_begin(v->e, kind) != 0)
+        return;
+    uint64_t n = evidence_count(v->e) + 1;
+    evidence_rec_json(v->e, "result", json, json ? strlen(json) : 0);
+    rec_done(v);
+    char what[64];
+    snprintf(what, sizeof what, "after record %llu (%s)", (unsigned long long)n, kind);
+    shot_after(v, g, what);
+}
+
 void cli_evid_note(cli_evid *v, const char *kind, const char *event, const char *what)
 {
     if (!v->e || evidence_rec_begin(v->e, kind) != 0)

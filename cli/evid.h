@@ -50,6 +50,9 @@ void cli_evid_detach(cli_evid *v);
 void cli_evid_before(cli_evid *v, snap_agent *g);
 void cli_evid_after(cli_evid *v, snap_agent *g, mcp_tool tool, const mcp_args *a, int rc,
                     const snap_result *r);
+/* A whole run's result (a replay's JSON, scrubbed) as a record of kind,
+ * then a screenshot. */
+void cli_evid_result(cli_evid *v, snap_agent *g, const char *kind, const char *json);
 /* A note of the host's (a login handed over and ended, a takeover asked):
  * kind and what (no secret). */
 void cli_evid_note(cli_evid *v, const char *kind, const char *event, const char *what);

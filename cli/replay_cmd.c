@@ -21,6 +21,7 @@
  * revision, the old one kept; the trail is written, nothing replayed.
  */
 #include "cli/cli.h"
+#include "cli/evid.h"
 #include "base/base.h"
 #include "gate/gate.h"
 #include "replay/replay.h"
@@ -193,12 +194,17 @@ static int update(const char *path, replay_trail *t, const update_req *u)
     return rc ? EXIT_FAIL : EXIT_OK;
 }
 
-/* Launch, make the agent on g and play t. */
+/* Launch, make the agent on g and play t (with --evidence, recorded). */
 static int play(const cli_opts *o, gate *g, const replay_trail *t, const replay_opts *ro)
 {
+    cli_evid ev;
+    memset(&ev, 0, sizeof ev);
+    if (o->evidence && cli_evid_start(&ev, o->evidence, g, "replay") != 0)
+        return EXIT_USAGE;
     vault *v = cli_vault_existing("replay");
     cdp_browser *b = cli_browser(o, "replay");
     if (!b) {
+        cli_evid_stop(&ev, "replay");
         vault_close(v);
         return EXIT_BROWSER;
     }
@@ -209,18 +215,22 @@ static int play(const cli_opts *o, gate *g, const replay_trail *t, const replay_
     so.ax_tree = o->ax_tree;
     so.vault = v;
     so.gate = g;
+    cli_evid_opts(&ev, &so);
     snap_agent *a = snap_agent_new(b, &so, &e);
     int rc;
     if (!a) {
         fprintf(stderr, "cdpgate replay: %s\n", e.msg);
         rc = EXIT_BROWSER;
     } else {
+        cli_evid_attach(&ev, b, a);
         char *json = NULL;
         int st = replay_run(a, g, t, ro, &json);
+        cli_evid_result(&ev, a, "replay", json);
         rc = print_result(st, json);
         if (st == REPLAY_RUN_FAILED && cdp_conn_dead(cdp_browser_conn(b)))
             rc = EXIT_BROWSER;
     }
+    cli_evid_stop(&ev, "replay");
     snap_agent_free(a);
     cdp_browser_free(b);
     vault_close(v);

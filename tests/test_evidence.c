@@ -671,6 +671,60 @@ static void t_mcp_session(void)
     free(raw);
 }
 
+/* `cdpgate --evidence DIR replay TRAIL`: a trail recorded by a command is
+ * played with evidence: the folder verifies and holds the replay's result,
+ * the gate's decision on its step, the navigation and a screenshot. */
+static void t_cli_replay(void)
+{
+    if (!testlib_need_browser() || !testlib_need_cdpgate())
+        return;
+    char trail[600], grant[600], evdir[600], url[300], cmd[3000], origin[128];
+    snprintf(trail, sizeof trail, "%s/ev.trail", world.root);
+    snprintf(grant, sizeof grant, "%s/grant-replay.json", world.root);
+    snprintf(evdir, sizeof evdir, "%s/evidence-replay", world.root);
+    testlib_world_url(&world, url, sizeof url, "shop.test", "/replay/record-shop.html");
+    testlib_world_origin(&world, origin, sizeof origin, "shop.test");
+    FILE *f = fopen(grant, "w");
+    if (!CHECK(f != NULL))
+        return;
+    fprintf(f, "{\"task\":\"replay-evidence\",\"principal\":\"test\",\"origins\":[\"%s\"]}\n",
+            origin);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "env -u CDPGATE_KEY_CMD -u DISPLAY -u WAYLAND_DISPLAY "
+             "XDG_DATA_HOME='%s/replaydata' '%s' '--browser-arg=%s' --record '%s' snapshot '%s' "
+             ">/dev/null 2>&1", world.root, testlib_cdpgate_bin(), FIXTURE_HOST_RULES, trail,
+             url);
+    int st = system(cmd);
+    if (!CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+        return;
+    snprintf(cmd, sizeof cmd, "env -u CDPGATE_KEY_CMD -u DISPLAY -u WAYLAND_DISPLAY "
+             "XDG_DATA_HOME='%s/replaydata' '%s' '--browser-arg=%s' --grant '%s' --evidence '%s' "
+             "replay '%s' >/dev/null 2>'%s/replay.err'", world.root, testlib_cdpgate_bin(),
+             FIXTURE_HOST_RULES, grant, evdir, trail, world.root);
+    st = system(cmd);
+    if (!CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+        char p[700];
+        snprintf(p, sizeof p, "%s/replay.err", world.root);
+        char *e = test_read_file(p, NULL);
+        test_fail_detail("%s", e ? e : "");
+        free(e);
+    }
+    char sdir[800];
+    if (!session_dir(evdir, sdir, sizeof sdir))
+        return;
+    evidence_err ee = {0};
+    if (!CHECK_INT(0, evidence_verify(sdir, NULL, &ee)))
+        test_fail_detail("%s", ee.msg);
+    size_t n = 0;
+    char *recs = slurp(sdir, "records.jsonl", &n);
+    CHECK(count_records(recs, "session", "\"command\":\"replay\"") == 1);
+    CHECK(count_records(recs, "replay", "\"result\":") == 1);
+    CHECK(count_records(recs, "gate", "\"action\":\"open\"") >= 1);
+    CHECK(count_records(recs, "navigation", "record-shop.html") >= 1);
+    CHECK(count_records(recs, "shot", "(replay)") == 1);
+    free(recs);
+}
+
 static const test_case TESTS[] = {
     {"chain_verifies", t_chain_verifies},
     {"tamper_edited", t_tamper_edited},
@@ -682,6 +736,7 @@ static const test_case TESTS[] = {
     {"verify_limits", t_verify_limits},
     {"viewer_offline", t_viewer_offline},
     {"mcp_session", t_mcp_session},
+    {"cli_replay", t_cli_replay},
     {NULL, NULL},
 };
 
