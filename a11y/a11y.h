@@ -65,6 +65,7 @@ typedef struct {
     size_t violations, elements;    /* violated rules, their elements */
     size_t review;                  /* rules that need review */
     size_t not_evaluated;           /* distinct rules not evaluated somewhere */
+    double axe_ms;                  /* the scan in the page alone (snap_axe_run) */
 } a11y_report;
 
 /* Check tags ("wcag2a,wcag2aa": letters, digits, '-', '.', '_') into a JSON

@@ -447,13 +447,16 @@ int a11y_scan(snap_agent *a, const char *src, size_t len, const a11y_opts *o,
     R.a = a;
     R.o = o;
     R.viol = NULL;
+    int64_t t0 = base_now_ns();
     int rc = snap_axe_run(a, &ao, &R.scan, r);
+    double axe_ms = (double)(base_now_ns() - t0) / 1e6;
     free(ctx);
     free(tags);
     if (rc == 0) {
         snap_result_free(r);
         memset(r, 0, sizeof *r);
         rc = report(&R, o->tags && *o->tags ? o->tags : A11Y_TAGS_DEFAULT, out, r);
+        out->axe_ms = axe_ms;
         if (rc)
             a11y_report_free(out);
     }

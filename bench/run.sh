@@ -130,6 +130,23 @@ fi
 node bench/compare.mjs "$R"
 echo
 cat "$R/load.txt"
+# Accessibility scans (issue 16, point 5): cdpgate beside @axe-core/playwright,
+# same axe-core file and tags: the real pages here, the fixture pages (a
+# cross-origin frame, a strict CSP, a sabotaged page) from a second server.
+echo
+A11Y_SRV=$BENCH_SRV
+mkdir -p "$R/a11y"
+if bench_serve tests/fixtures "$R/a11y"; then
+    a="http://a.test:$BENCH_PORT/a11y"
+    BASE_A=$(echo "$BASE" | sed 's/127.0.0.1/a.test/')
+    timeout 1800 node bench/a11y_bench.mjs "$BUILD/cdpgate" "$R/a11y.json" \
+        frames="$a/index.html" csp="$a/csp.html" sabotage="$a/sabotage.html" \
+        todomvc="$BASE_A/todomvc/examples/vanillajs/index.html" \
+        swagger="$BASE_A/swagger/index.html" postgres="$BASE_A/postgres/sql-select.html" \
+        python="$BASE_A/python/library/stdtypes.html" || echo "  a11y_bench failed"
+    bench_serve_stop
+fi
+BENCH_SRV=$A11Y_SRV
 bench_serve_stop
 trap - EXIT INT TERM
 echo "(raw figures: $R/*.json; snapshot texts: $R/snap/)"

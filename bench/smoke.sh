@@ -21,6 +21,7 @@
 #   load_bench    one load of the generated dense page, egress rule off/on
 #   mcp_bench.mjs `cdpgate mcp` on the generated pages, 1 run each
 #   compare.mjs   the tables of the two above
+#   a11y_bench.mjs the accessibility scan on the fixture pages, once each
 # The third-party pages and the peers' side (pw_bench.mjs: playwright-core
 # and @playwright/mcp, bench/peers from npm) are not run here: without
 # bench/peers installed, mcp_bench.mjs takes the MCP client from tests/peers
@@ -110,6 +111,22 @@ else
 fi
 bench_serve_stop
 trap - EXIT INT TERM
+
+# The accessibility scan (issue 16, point 5) on the fixture pages, one run
+# each; beside @axe-core/playwright only when bench/peers is installed.
+mkdir -p "$out/a11y"
+if bench_serve tests/fixtures "$out/a11y"; then
+    trap 'kill $BENCH_SRV 2>/dev/null' EXIT INT TERM
+    a="http://a.test:$BENCH_PORT/a11y"
+    echo "== a11y_bench.mjs"
+    timeout 300 node bench/a11y_bench.mjs "$BUILD/cdpgate" "$out/a11y/a11y.json" \
+        frames="$a/index.html" csp="$a/csp.html" sabotage="$a/sabotage.html" ||
+        fail "a11y_bench.mjs exited $?"
+    bench_serve_stop
+    trap - EXIT INT TERM
+else
+    fail "a11y_bench: serve.mjs did not start"
+fi
 
 if [ $bad -eq 0 ]; then
     echo "bench smoke: every benchmark ran (figures above are rough: BENCH_QUICK)"

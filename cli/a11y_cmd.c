@@ -71,6 +71,9 @@ static int scan_one(const cli_opts *o, snap_agent *a, const char *src, size_t le
         snap_result_free(&r);
         return EXIT_FAIL;
     }
+    if (o->timing)      /* bench/a11y_bench.mjs reads it */
+        fprintf(stderr, "timing: a11y axe_ms=%.1f violations=%zu elements=%zu\n", rep.axe_ms,
+                rep.violations, rep.elements);
     printf("== %s\n%s", url, rep.text);
     fflush(stdout);
     a11y_report_free(&rep);
