@@ -257,6 +257,9 @@ typedef struct {
     const char *value;              /* the value (an option's label or value, the
                                        text of a contenteditable, the address of
                                        a chip) */
+    const char *input_mode;         /* its inputmode attribute, lower case ("decimal"):
+                                       with a currency beside it, an amount the
+                                       prompt shows */
 } gate_present;
 
 typedef struct {

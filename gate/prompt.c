@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- escaping ---- */
 
@@ -427,6 +428,101 @@ static void recipients_line(base_buf *b, const gate_request *req, const gate_dec
         base_buf_puts(b, "\n");
 }
 
+/* Whether s has one of words (n) as a whole word, ASCII case folded; a
+ * word ends at any byte that is no letter and where camelCase turns
+ * ("totalPrice": total, price). */
+static bool ascii_alpha(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool has_word(const char *s, const char *const *words, size_t n)
+{
+    for (size_t i = 0; s && s[i];) {
+        while (s[i] && !ascii_alpha((unsigned char)s[i]))
+            i++;
+        size_t b = i;
+        while (s[i] && ascii_alpha((unsigned char)s[i]) &&
+               !(i > b && s[i] >= 'A' && s[i] <= 'Z' && s[i - 1] >= 'a' && s[i - 1] <= 'z'))
+            i++;
+        for (size_t k = 0; k < n && i > b; k++)
+            if (strlen(words[k]) == i - b && strncasecmp(s + b, words[k], i - b) == 0)
+                return true;
+    }
+    return false;
+}
+
+/* A currency beside a field: a sign in its label, name or value ($, EUR,
+ * pound, yen, rupee, won, ruble, lira, shekel, baht, dong signs) or a
+ * currency code word. */
+static bool has_currency(const char *s)
+{
+    static const char *const SIGN[] = {"$", "\xe2\x82\xac", "\xc2\xa3", "\xc2\xa5",
+                                       "\xe2\x82\xb9", "\xe2\x82\xa9", "\xe2\x82\xbd",
+                                       "\xe2\x82\xba", "\xe2\x82\xaa", "\xe0\xb8\xbf",
+                                       "\xe2\x82\xab"};
+    static const char *const CODE[] = {"usd", "eur", "gbp", "jpy", "chf", "cad", "aud",
+                                       "inr", "cny", "sek", "nok", "dkk", "currency"};
+    for (size_t i = 0; s && i < sizeof SIGN / sizeof SIGN[0]; i++)
+        if (strstr(s, SIGN[i]))
+            return true;
+    return has_word(s, CODE, sizeof CODE / sizeof CODE[0]);
+}
+
+/* A field of the form that holds an amount (red team s13, P2 residual):
+ * named so (amount, price, total, sum, cost, fee ...: its name, id,
+ * label or accessible name), or a decimal/numeric field (inputmode, or
+ * type number) with a currency beside it. */
+static bool present_amount(const gate_present *p)
+{
+    static const char *const W[] = {"amount", "amt", "price", "total", "subtotal", "sum",
+                                     "cost", "fee", "fees", "charge", "payment", "value"};
+    if (p->chip || !p->value || !*p->value)
+        return false;
+    size_t n = sizeof W / sizeof W[0] - 1;      /* "value" only with a currency */
+    if (has_word(p->field, W, n) || has_word(p->label, W, n) || has_word(p->name, W, n))
+        return true;
+    bool num = (p->input_mode && (strcmp(p->input_mode, "decimal") == 0 ||
+                                  strcmp(p->input_mode, "numeric") == 0)) ||
+               (p->input_type && strcmp(p->input_type, "number") == 0) ||
+               has_word(p->field, W + n, 1);
+    return num && (has_currency(p->label) || has_currency(p->name) || has_currency(p->value));
+}
+
+#define PROMPT_AMOUNTS_MAX 8
+
+/* The amounts the form being submitted holds, as read back: the human
+ * sees what they allow (the sink then compares what is sent with it). */
+static void amounts_line(base_buf *b, const gate_request *req, const gate_decision *d)
+{
+    if (d->cls != GATE_CLASS_CONSEQUENTIAL)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < req->npresent; i++) {
+        const gate_present *p = &req->present[i];
+        if (!present_amount(p))
+            continue;
+        if (n < PROMPT_AMOUNTS_MAX) {
+            base_buf_puts(b, n ? ", " : "  amount read back from its form: ");
+            tb_esc(b, p->value, 100, true, 0);
+            const char *by = p->field && *p->field ? p->field : p->label;
+            if (by && *by) {
+                base_buf_puts(b, " (field ");
+                tb_esc(b, by, 60, true, 0);
+                base_buf_puts(b, ")");
+            }
+        }
+        n++;
+    }
+    if (n > PROMPT_AMOUNTS_MAX) {
+        char m[64];
+        snprintf(m, sizeof m, " ... and %zu more", n - PROMPT_AMOUNTS_MAX);
+        base_buf_puts(b, m);
+    }
+    if (n)
+        base_buf_puts(b, "\n");
+}
+
 /* select: the options the agent's values pick, as the page has them. */
 static void chosen_line(base_buf *b, const gate_request *req)
 {
@@ -491,6 +587,7 @@ static void page_part(base_buf *b, const gate_request *req, const gate_decision 
         if (t->submits)
             page_line(b, "submits a form to", t->form_action, 300);
         recipients_line(b, req, d);
+        amounts_line(b, req, d);
         chosen_line(b, req);
     } else if (press) {
         base_buf_puts(b, "  focused element: none (the key goes to the page)\n");

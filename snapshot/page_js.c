@@ -943,7 +943,8 @@ const char snap_js_acted_fn[] =
  * arguments: the fields noted ever secret in its document (a password
  * field the page made type=text since), skipped like a password field.
  * A hidden input is named by its name and id only (no text near it).
- * Returns: {p: [{c?, f, l, n, t, ac, v}], cut}. */
+ * Returns: {p: [{c?, f, l, n, t, ac, im, v}], cut} (im: its inputmode, for
+ * the amount the prompt shows). */
 const char snap_js_present_fn[] =
     "function(){var K=[].slice.call(arguments),e=this.nodeType===1?this:this.parentElement;"
     "if(!e)return{p:[]};"
@@ -978,15 +979,15 @@ const char snap_js_present_fn[] =
     "if(tag==='input'&&/^(checkbox|radio)$/.test(t)&&!x.checked)return;"
     "if(tag!=='input')roots.push(x);"
     "var o={f:N(A(x,'name')+' '+(x.id||'')+' '+A(x,'placeholder')+' '+A(x,'aria-label')),"
-    "l:N(t==='hidden'?A(x,'name')+' '+(x.id||''):L(x),300),n:NM(x),t:t,ac:N(ac)};"
+    "l:N(t==='hidden'?A(x,'name')+' '+(x.id||''):L(x),300),n:NM(x),t:t,ac:N(ac),"
+    "im:N(A(x,'inputmode'),20).toLowerCase()};"
     "var vs=[];if(tag==='select')[].forEach.call(x.selectedOptions||[],op=>{"
     "vs.push(op.label);if(op.value!==op.label)vs.push(op.value);});"
     "else if(tag==='input'||tag==='textarea')vs.push(x.value);"
     "else{var v=x.innerText,ex=[];[].forEach.call(x.querySelectorAll('*'),y=>{"
     "if(ex.length<64)[].forEach.call(y.attributes,at=>{T(at.value).forEach(k=>{"
     "ex.push(k);});});});vs.push(v+(ex.length?', '+ex.join(', '):''));}"
-    "vs.forEach(v=>{v=String(v||'').slice(0,1100);if(N(v))add({f:o.f,l:o.l,n:o.n,t:o.t,"
-    "ac:o.ac,v:v});});});"
+    "vs.forEach(v=>{v=String(v||'').slice(0,1100);if(N(v))add({...o,v:v});});});"
     "var vis=x=>{return x.checkVisibility?x.checkVisibility():"
     "x.getClientRects().length>0;};"
     "var n=0,w=document.createTreeWalker(c,NodeFilter.SHOW_ELEMENT,{acceptNode:x=>{"

@@ -381,6 +381,7 @@ static int present_read(snap_agent *a, const snap_gate_in *in, gate_request *q,
         ps[i].name = jstr(x, "n");
         ps[i].input_type = jstr(x, "t");
         ps[i].autocomplete = jstr(x, "ac");
+        ps[i].input_mode = jstr(x, "im");
         ps[i].value = jstr(x, "v");
     }
     q->present = ps;

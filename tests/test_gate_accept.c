@@ -6855,6 +6855,50 @@ out:
     rig_down(&x);
 }
 
+/* Red team s13, P2 residual: the human was shown the recipients of a send
+ * but not its amount (compared at the sink, never shown). The prompt now
+ * shows each amount the form holds: a field named amount, and one named
+ * by nothing but inputmode=decimal with a currency sign beside it. The
+ * sink still compares it: the page turning 50 into 5000 while the human
+ * is asked is refused, never sent. */
+static void t_red_amount_shown_regression(void)
+{
+    static const struct {
+        const char *path, *want, *script, *tag;
+    } C[] = {
+        {"/gate/bank/red-amount.html", "amount read back from its form: \\\"75.25\\\"", NULL,
+         "tag=red-amount"},
+        {"/gate/bank/red-rcptswap.html?v=amt", "amount read back from its form: \\\"50\\\"",
+         "swapTo(),1", "tag=red-rcptswap-amt"},
+    };
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        rig x;
+        if (!rig_up(&x, with_pin_bound)) {
+            rig_down(&x);
+            continue;
+        }
+        hook_agent = x.a;
+        hook_answer = GATE_ALLOW;
+        snap_result r;
+        CHECK_INT(0, do_open(x.a, "bank.test", C[i].path, &r));
+        snap_result_free(&r);
+        hook_prompt[0] = 0;
+        hook_page_script = C[i].script;
+        act_on(x.a, "button \"Send\"", 'c', NULL, false, &r);
+        hook_page_script = NULL;
+        if (!CHECK(strstr(hook_prompt, C[i].want) != NULL))
+            test_fail_detail("%s: the prompt does not show the amount:\n%.1500s", C[i].path,
+                             hook_prompt);
+        snap_result_free(&r);
+        barrier(x.a);
+        if (C[i].script)
+            check_none("POST", "bank.test", C[i].tag);
+        else
+            CHECK_INT(1, log_count("POST", "bank.test", C[i].tag));
+        rig_down(&x);
+    }
+}
+
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
     {"swap_post_regression", t_swap_post_regression},
@@ -6979,6 +7023,7 @@ static const test_case TESTS[] = {
     {"red_page_get_regression", t_red_page_get_regression},
     {"red_nav_domain_regression", t_red_nav_domain_regression},
     {"red_cover_url_regression", t_red_cover_url_regression},
+    {"red_amount_shown_regression", t_red_amount_shown_regression},
     {NULL, NULL},
 };
 
