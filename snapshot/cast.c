@@ -95,6 +95,7 @@ static void cast_deliver(snap_cast *c, const char *b64, size_t blen, const json_
         c->meta.width = w;
         c->meta.height = h;
         c->meta.tab = c->tab;
+        c->meta.recaptured = meta == NULL;
         c->last_ms = base_now_ms();
         if (c->o.frame)
             c->o.frame(c->o.ud, jpeg, (size_t)n, &c->meta);
@@ -152,7 +153,7 @@ static void cast_follow(snap_cast *c)
     snprintf(p, sizeof p, "{\"format\":\"jpeg\",\"quality\":%d,\"maxWidth\":%d,"
              "\"maxHeight\":%d,\"everyNthFrame\":1}", c->o.quality, c->o.max_w, c->o.max_h);
     cast_send(c, c->session, "Page.startScreencast", p);
-    c->last_ms = 0;     /* a first frame now, whether the page paints or not */
+    c->last_ms = base_now_ms();     /* the screencast sends a first frame */
 }
 
 static void shot_collect(snap_cast *c)

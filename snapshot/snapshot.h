@@ -433,6 +433,8 @@ typedef struct {
     double page_scale;          /* pageScaleFactor (pinch zoom) */
     double offset_top;          /* DIP above the page in the frame */
     int tab;                    /* the tab it shows ("t<tab>") */
+    bool recaptured;            /* a re-capture of a still page (the viewport at its
+                                   own size), not a screencast frame */
 } snap_cast_meta;
 
 typedef struct {

@@ -144,10 +144,11 @@ static void t_human_input_lock(void)
 }
 
 typedef struct {
-    int n;
+    int n, cast, recaptured;
     size_t bytes;
     bool jpeg;              /* every frame was a JPEG (FF D8) */
     int w, h, tab;
+    int cast_w, cast_h;     /* the largest screencast frame */
 } frames_seen;
 
 static void on_frame(void *ud, const uint8_t *jpeg, size_t len, const snap_cast_meta *m)
@@ -159,18 +160,27 @@ static void on_frame(void *ud, const uint8_t *jpeg, size_t len, const snap_cast_
     f->w = m->width;
     f->h = m->height;
     f->tab = m->tab;
+    if (m->recaptured) {
+        f->recaptured++;
+        return;
+    }
+    f->cast++;
+    f->cast_w = m->width > f->cast_w ? m->width : f->cast_w;
+    f->cast_h = m->height > f->cast_h ? m->height : f->cast_h;
 }
 
-/* Pump the browser and step the cast until f->n reaches n (10 s). */
-static bool cast_until(snap_agent *a, snap_cast *c, const frames_seen *f, int n, int tab)
+/* Pump the browser and step the cast until *count reaches n and the
+ * last frame shows tab (0: any) (20 s). */
+static bool cast_until(snap_agent *a, snap_cast *c, const frames_seen *f, const int *count,
+                       int n, int tab)
 {
-    int64_t end = testlib_now_ms() + 10000;
+    int64_t end = testlib_now_ms() + 20000;
     cdp_err e;
-    while ((f->n < n || (tab && f->tab != tab)) && testlib_now_ms() < end) {
+    while ((*count < n || (tab && f->tab != tab)) && testlib_now_ms() < end) {
         cdp_pump(a->c, 20, &e);
         snap_cast_step(c);
     }
-    return f->n >= n && (!tab || f->tab == tab);
+    return *count >= n && (!tab || f->tab == tab);
 }
 
 /* Issue 15, point 2: the screencast of the current tab: JPEG frames (the
@@ -194,18 +204,14 @@ static void t_cast_frames(void)
         return;
     }
     int t1 = snap_tab_current(x.a)->id;
-    CHECK(cast_until(x.a, c, &f, 1, t1));
+    CHECK(cast_until(x.a, c, &f, &f.cast, 1, t1));
     CHECK(f.jpeg);
-    CHECK(f.w > 0 && f.w <= 400 && f.h > 0 && f.h <= 300);
+    CHECK(f.cast_w > 0 && f.cast_w <= 400 && f.cast_h > 0 && f.cast_h <= 300);
     CHECK_INT(t1, f.tab);
-    /* a still page: frames keep coming (a re-capture about every second) */
-    int n = f.n;
-    CHECK(cast_until(x.a, c, &f, n + 2, 0));
-    CHECK(f.jpeg);
     const snap_cast_meta *m = snap_cast_last(c);
     double px = 0, py = 0;
-    CHECK(m && m->device_w > f.w);     /* the viewport is larger than the frame */
-    CHECK_INT(0, snap_cast_point(c, f.w / 2.0, f.h / 2.0, &px, &py));
+    CHECK(m && !m->recaptured && m->device_w > m->width);  /* the frame is scaled down */
+    CHECK_INT(0, snap_cast_point(c, m->width / 2.0, m->height / 2.0, &px, &py));
     char *vw = page_eval(x.a, "String(innerWidth)"), *vh = page_eval(x.a, "String(innerHeight)");
     if (!CHECK(px > atof(vw) / 2 - 4 && px < atof(vw) / 2 + 4 && py > atof(vh) / 2 - 4 &&
                py < atof(vh) / 2 + 4))
@@ -213,6 +219,9 @@ static void t_cast_frames(void)
                          px, py, vw, vh);
     free(vw);
     free(vh);
+    /* a still page: frames keep coming (a re-capture about every second) */
+    CHECK(cast_until(x.a, c, &f, &f.recaptured, f.recaptured + 2, 0));
+    CHECK(f.jpeg);
     /* a new tab becomes current: the cast follows it */
     char url[200];
     testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/signedout.html");
@@ -221,7 +230,7 @@ static void t_cast_frames(void)
     snap_result_free(&r);
     int t2 = snap_tab_current(x.a)->id;
     CHECK(t2 != t1);
-    CHECK(cast_until(x.a, c, &f, f.n + 1, t2));
+    CHECK(cast_until(x.a, c, &f, &f.n, f.n + 1, t2));
     snap_cast_stop(c);
     testlib_rig_down(&x);
 }
