@@ -137,6 +137,34 @@ static const char USAGE_OPTIONS[] =
 "A launched browser gets a fresh temporary profile that is removed on exit,\n"
 "and never outlives cdpgate, even when cdpgate is killed.\n";
 
+/* The live view's options (issue 15), apart: one string has a size limit. */
+static const char USAGE_LIVE[] =
+"\nthe live view for a human takeover (issue 15; docs/takeover.md):\n"
+"  --live                mcp: a takeover (browser_takeover, or a password,\n"
+"                        one-time code or challenge the gate stops at) opens\n"
+"                        the live view: cdpgate serves the tab on 127.0.0.1\n"
+"                        for a person, who hands control back from it. The\n"
+"                        link goes out of band, never to the model: a URL\n"
+"                        elicitation when the client supports it, else\n"
+"                        --live-notify, else --confirm's program, else stderr\n"
+"  --live-notify PROG    mcp --live: run PROG (sh -c) with the link on stdin\n"
+"  --live-ttl SECONDS    mcp --live: the link's lifetime (default 600)\n";
+
+/* The options before the command line: defaults and the environment. */
+static void opts_defaults(cli_opts *o, long long t0)
+{
+    memset(o, 0, sizeof *o);
+    o->timeout_ms = 30000;
+    o->login_done_fd = -1;  /* login handoff (cli/login.c) */
+    o->control_fd = -1;     /* control epochs (cli/mcp_serve.c) */
+    const char *t = getenv("CDPGATE_TIMING");
+    o->timing = t && *t == '1';
+    const char *wk = getenv("CDPGATE_WALKER");
+    o->ax_tree = wk && *wk == '0';
+    if (o->timing)
+        fprintf(stderr, "timing: main_ns=%lld\n", t0);
+}
+
 /* For benchmarks: the driver's own peak resident set (not the browser's). */
 static void print_peak_rss(void)
 {
@@ -224,6 +252,7 @@ static int main_command(cli_opts *o, int npos, char **pos)
     if (strcmp(cmd, "help") == 0) {
         fputs(USAGE, stdout);
         fputs(USAGE_OPTIONS, stdout);
+        fputs(USAGE_LIVE, stdout);
         return EXIT_OK;
     } else if (strcmp(cmd, "doctor") == 0) {
         rc = cli_doctor(o, npos, pos);
@@ -267,16 +296,8 @@ int main(int argc, char **argv)
      * A fixed threshold keeps them mapped, returned to the system on free. */
     mallopt(M_MMAP_THRESHOLD, 64 * 1024);
 #endif
-    cli_opts o = {0};
-    o.timeout_ms = 30000;
-    o.login_done_fd = -1;   /* login handoff (cli/login.c) */
-    o.control_fd = -1;      /* control epochs (cli/mcp_serve.c) */
-    const char *t = getenv("CDPGATE_TIMING");
-    o.timing = t && *t == '1';
-    const char *wk = getenv("CDPGATE_WALKER");
-    o.ax_tree = wk && *wk == '0';
-    if (o.timing)
-        fprintf(stderr, "timing: main_ns=%lld\n", t0);
+    cli_opts o;
+    opts_defaults(&o, t0);
     signal(SIGPIPE, SIG_IGN);
 
     /* Options may come before or after the command; positionals in order. */
@@ -298,7 +319,8 @@ int main(int argc, char **argv)
         } } while (0)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(USAGE, stdout);
-        fputs(USAGE_OPTIONS, stdout);
+            fputs(USAGE_OPTIONS, stdout);
+            fputs(USAGE_LIVE, stdout);
             return EXIT_OK;
         } else if (strcmp(a, "--version") == 0) {
             printf("cdpgate %s\n", CDPGATE_VERSION);
@@ -315,6 +337,16 @@ int main(int argc, char **argv)
             o.headed = true;
         } else if (strcmp(a, "--takeover-headless") == 0) {
             o.takeover_headless = true;
+        } else if (strcmp(a, "--live") == 0) {
+            o.live = true;
+        } else if (strcmp(a, "--live-notify") == 0) {
+            NEEDVAL();
+            o.live_notify = val;
+        } else if (strcmp(a, "--live-ttl") == 0) {
+            NEEDVAL();
+            if (parse_int(val, &o.live_ttl_s) || o.live_ttl_s < 10 || o.live_ttl_s > 86400)
+                return fprintf(stderr, "cdpgate: --live-ttl wants seconds (10..86400)\n"),
+                       EXIT_USAGE;
         } else if (strcmp(a, "--browser-arg") == 0) {
             NEEDVAL();
             if (o.nargs == 31) {
@@ -403,6 +435,7 @@ int main(int argc, char **argv)
     if (npos == 0) {
         fputs(USAGE, stderr);
         fputs(USAGE_OPTIONS, stderr);
+        fputs(USAGE_LIVE, stderr);
         return EXIT_USAGE;
     }
     return main_command(&o, npos, pos);

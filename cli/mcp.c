@@ -210,6 +210,7 @@ struct mcp_server {
     char *cancelled[MAX_CANCELLED];  /* ids cancelled before being handled */
     unsigned next_cancelled;
     bool client_elicit;     /* the client declared the elicitation capability */
+    bool client_elicit_url; /* ... with URL mode (elicitation.url, MCP 2025-11-25) */
     /* The one server-to-client request in flight (elicitation/create). */
     unsigned req_seq;
     char req_id[32];        /* serialised id, "" when none is waiting */
@@ -770,6 +771,52 @@ int mcp_elicit_begin(mcp_call *call, const char *message, const char *schema)
     return 0;
 }
 
+bool mcp_client_can_elicit_url(const mcp_server *s)
+{
+    return s->client_elicit_url;
+}
+
+int mcp_elicit_url_begin(mcp_call *call, const char *message, const char *url)
+{
+    mcp_server *s = call->s;
+    if (!s->client_elicit_url)
+        return -1;
+    free(s->req_result);
+    s->req_result = NULL;
+    s->req_state = 0;
+    snprintf(s->req_id, sizeof s->req_id, "\"cdpgate-%u\"", ++s->req_seq);
+    char eid[32];
+    snprintf(eid, sizeof eid, "cdpgate-live-%u", s->req_seq);
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "jsonrpc");
+    json_w_str(&w, "2.0");
+    json_w_key(&w, "id");
+    json_w_raw(&w, s->req_id, strlen(s->req_id), false);
+    json_w_key(&w, "method");
+    json_w_str(&w, "elicitation/create");
+    json_w_key(&w, "params");
+    json_w_obj_begin(&w);
+    json_w_key(&w, "mode");
+    json_w_str(&w, "url");
+    json_w_key(&w, "message");
+    json_w_str(&w, message);
+    json_w_key(&w, "url");
+    json_w_str(&w, url);
+    json_w_key(&w, "elicitationId");
+    json_w_str(&w, eid);
+    json_w_obj_end(&w);
+    json_w_obj_end(&w);
+    if (json_w_error(&w)) {
+        json_w_free(&w);
+        s->req_id[0] = 0;
+        return -1;
+    }
+    emit(s, &w);
+    return 0;
+}
+
 int mcp_elicit_poll(mcp_server *s, char **result)
 {
     *result = NULL;
@@ -799,8 +846,9 @@ static void initialize(mcp_server *s, const char *id, const json_val *params)
         if (strcmp(*p, want) == 0)
             v = *p;
     snprintf(s->version, sizeof s->version, "%s", v);
-    s->client_elicit = json_is(json_get(json_get(params, "capabilities"), "elicitation"),
-                               JSON_OBJECT);
+    const json_val *el = json_get(json_get(params, "capabilities"), "elicitation");
+    s->client_elicit = json_is(el, JSON_OBJECT);
+    s->client_elicit_url = json_is(json_get(el, "url"), JSON_OBJECT);
     json_w w;
     msg_begin(&w, id);
     json_w_key(&w, "result");

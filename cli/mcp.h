@@ -147,6 +147,13 @@ bool mcp_cancelled(mcp_call *call);
 bool mcp_client_can_elicit(const mcp_server *s);
 int mcp_elicit_begin(mcp_call *call, const char *message, const char *schema);
 int mcp_elicit_poll(mcp_server *s, char **result);
+/* URL-mode elicitation (MCP 2025-11-25): whether the client declared
+ * elicitation.url, and elicitation/create {mode:"url", message, url,
+ * elicitationId} (the live view's link, for the person: the client opens
+ * it out of band, never in the model's context); -1 when it cannot. The
+ * answer (accept: the user opened it) comes through mcp_elicit_poll. */
+bool mcp_client_can_elicit_url(const mcp_server *s);
+int mcp_elicit_url_begin(mcp_call *call, const char *message, const char *url);
 
 /* ---- line splitting ---- */
 

@@ -33,6 +33,7 @@
 #include "cli/record.h"
 #include "cli/evid.h"
 #include "cli/a11y_cmd.h"
+#include "cli/takeover.h"
 #include "snapshot/snapshot.h"
 #include "vault/vault.h"
 
@@ -79,6 +80,7 @@ typedef struct {
     cli_rec rec;            /* recording (cli/record.c) */
     cli_evid ev;            /* --evidence (cli/evid.c) */
     cli_a11y_state a11y;    /* browser_a11y_scan (cli/a11y_cmd.c) */
+    cli_takeover *tk;       /* the live view while a takeover runs (--live) */
 } serve;
 
 /* Whether the grant lists tool by name (not merely the default set). */
@@ -676,6 +678,122 @@ static void start_login(serve *S, const mcp_args *a, mcp_result *out)
                 "in\" until the login is done; then the session is restored here.");
 }
 
+/* ---- the live view (--live; cli/takeover.c) ---- */
+
+/* The link to the person, out of band: a URL elicitation when the client
+ * supports it, else --live-notify, else --confirm's program, else stderr.
+ * Never in a tool result, never in the audit. */
+static void live_deliver(serve *S, const char *link, const char *what)
+{
+    char msg[900], why[300];
+    snprintf(msg, sizeof msg, "cdpgate: the agent hands the browser to a person: %s. Open the "
+             "live view to take over (it works once, on this machine, for %d minutes); hand "
+             "control back from it when you are done.", what,
+             (S->o->live_ttl_s ? S->o->live_ttl_s : 600) / 60);
+    if (S->call && mcp_client_can_elicit_url(S->srv) &&
+        mcp_elicit_url_begin(S->call, msg, link) == 0) {
+        fprintf(stderr, "cdpgate mcp: live view: the link went to the client (URL "
+                "elicitation)\n");
+        return;
+    }
+    if (S->o->live_notify) {
+        cli_confirm_program(S->o->live_notify, link, 10000, why, sizeof why);
+        fprintf(stderr, "cdpgate mcp: live view: the link went to --live-notify\n");
+        return;
+    }
+    if (S->o->confirm) {
+        json_w w;
+        json_w_init(&w);
+        json_w_obj_begin(&w);
+        json_w_key(&w, "class");
+        json_w_str(&w, "live");
+        json_w_key(&w, "message");
+        json_w_str(&w, msg);
+        json_w_key(&w, "link");
+        json_w_str(&w, link);
+        json_w_obj_end(&w);
+        char *p = json_w_take(&w, NULL);
+        json_w_free(&w);
+        if (p)
+            cli_confirm_program(S->o->confirm, p, 10000, why, sizeof why);
+        free(p);
+        fprintf(stderr, "cdpgate mcp: live view: the link went to the --confirm program\n");
+        return;
+    }
+    fprintf(stderr, "cdpgate mcp: %s\n  %s\n", msg, link);
+}
+
+/* Serve the live view; when it ended, give control back to the agent and
+ * keep the account for the agent's next result. True while it runs. */
+static bool live_step(serve *S)
+{
+    if (!S->tk)
+        return false;
+    if (cli_takeover_step(S->tk))
+        return true;
+    const char *how = cli_takeover_handed_back(S->tk) && cli_takeover_seen(S->tk)
+                      ? "handed control back from the live view"
+                      : cli_takeover_seen(S->tk) ? "lost control: the host moved it"
+                      : "never opened the live view (the link expired)";
+    if (gate_mode(S->gate) == GATE_MODE_HUMAN)
+        gate_set_mode(S->gate, GATE_MODE_AGENT, "person (live view hand-back)");
+    char *note = cli_takeover_end(S->tk, how);
+    S->tk = NULL;
+    fprintf(stderr, "cdpgate mcp: live view ended: the person %s; control is with the %s "
+            "(epoch %llu)\n", how, gate_mode_name(gate_mode(S->gate)),
+            (unsigned long long)gate_epoch(S->gate));
+    if (note && S->login_note) {
+        size_t a = strlen(S->login_note), b = strlen(note);
+        char *t = realloc(S->login_note, a + b + 2);
+        if (t) {
+            t[a] = '\n';
+            memcpy(t + a + 1, note, b + 1);
+            S->login_note = t;
+        }
+        free(note);
+    } else if (note) {
+        S->login_note = note;
+    }
+    return false;
+}
+
+/* A takeover through the live view: control passes when the person opens
+ * the link (cli/takeover.c), which is the sign that a person is at the
+ * browser; until then and while they hold it, every tool is refused. */
+static void live_begin(serve *S, const char *what, mcp_result *out)
+{
+    char why[700], link[256];
+    if (gate_mode(S->gate) != GATE_MODE_AGENT) {
+        snprintf(why, sizeof why, "takeover refused: control is not the agent's (%s)",
+                 gate_mode_name(gate_mode(S->gate)));
+        out->text = dup_str(why);
+        out->is_error = true;
+        return;
+    }
+    if (!S->agent && start_browser(S, why, sizeof why)) {
+        out->text = dup_str(why);
+        out->is_error = true;
+        return;
+    }
+    S->tk = cli_takeover_start(S->agent, S->gate, (int64_t)S->o->live_ttl_s * 1000, link,
+                               sizeof link, why, sizeof why);
+    if (!S->tk) {
+        char m[800];
+        snprintf(m, sizeof m, "takeover refused: %s. Control stays with the agent.", why);
+        out->text = dup_str(m);
+        out->is_error = true;
+        return;
+    }
+    live_deliver(S, link, what);
+    memset(link, 0, sizeof link);
+    fprintf(stderr, "cdpgate mcp: live view: waiting for the person (%s)\n", what);
+    snprintf(why, sizeof why, "A person was asked, out of band, to take over the browser in "
+             "cdpgate's live view (for: %s). Every tool is refused while the human is in "
+             "control; once they hand back, the next result says what changed. Wait, then "
+             "take a new snapshot.", what);
+    out->text = dup_str(why);
+}
+
 /* browser_takeover: control goes to the human only when a person at the
  * browser confirms it (gate_takeover asks through confirm_hook), and never
  * for a headless browser cdpgate launched unless the host passed
@@ -689,6 +807,13 @@ static int take_over_settle(void *ud)
 static void take_over(serve *S, const mcp_args *a, mcp_result *out)
 {
     char why[700];
+    if (S->o->live) {
+        char what[600] = "";
+        gate_text_escape(what, sizeof what - 12, a->text ? a->text : "the agent asked",
+                         strlen(a->text ? a->text : "the agent asked"), 0);
+        live_begin(S, what, out);
+        return;
+    }
     gate_takeover_req t = {0};
     t.said = a->text;
     t.no_window = !S->o->connect && !S->o->headed && !S->o->takeover_headless;
@@ -735,6 +860,14 @@ static void run_tool(void *ud, mcp_call *call, mcp_tool tool, const mcp_args *a,
     S->gen++;
     S->call = call;
     control_step(S);
+    /* While the live view waits for the person or they hold control: the
+     * lock (issue 15, point 4). */
+    if (live_step(S)) {
+        out->text = dup_str("the human is in control (live view): every tool is refused "
+                            "until the person hands control back. Try again later.");
+        out->is_error = true;
+        return;
+    }
     /* While the human logs in, the agent is blocked: every tool is refused. */
     if (login_step(S)) {
         snprintf(why, sizeof why, "waiting for the human to finish logging in at %s; "
@@ -952,7 +1085,8 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
         /* A running login is watched while idle, so it is captured even if
          * the human closes the window before the agent's next call. */
         bool waiting = login_step(&S);
-        read_input(&S, waiting ? 250 : -1);
+        read_input(&S, S.tk ? 20 : waiting ? 250 : -1);
+        live_step(&S);
         /* No tool runs (a confirmation asked now cannot be an elicitation
          * of a call): the page's requests that wait for the human are
          * asked of the --confirm program, else refused. */
@@ -963,6 +1097,7 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
     if (S.la && snap_login_active(S.la))
         snap_login_cancel(S.la);
     login_end(&S);
+    cli_takeover_free(S.tk);
     free(S.login_note);
     while (S.head) {
         qline *q = S.head;

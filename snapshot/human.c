@@ -13,6 +13,7 @@
 #include "snapshot/snap_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gate/gate.h"
@@ -61,4 +62,45 @@ int snap_human_input(snap_agent *a, const char *method, const char *params, char
     cdp_forget(a->c, id);   /* a secret call keeps its slot: its reply is wiped */
     why[0] = 0;
     return 0;
+}
+
+int snap_human_url(snap_agent *a, char *out, size_t cap)
+{
+    snap_tab *t = snap_tab_current(a);
+    out[0] = 0;
+    if (!t || !t->nframes || !t->frames[0].url)
+        return SNAP_ENOTAB;
+    char *r = snap_url_redact_act(a, t->frames[0].url);
+    snprintf(out, cap, "%s", r ? r : "");
+    free(r);
+    return r ? 0 : SNAP_ENOMEM;
+}
+
+/* One "domain name" line per cookie of reply r (names only). */
+static char *cookie_names(const json_val *cookies)
+{
+    size_t cap = 1, n = 0;
+    for (const json_val *c = json_first(cookies); c; c = json_next(c))
+        cap += strlen(json_get_str(c, "name") ? json_get_str(c, "name") : "") +
+               strlen(json_get_str(c, "domain") ? json_get_str(c, "domain") : "") + 2;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    for (const json_val *c = json_first(cookies); c; c = json_next(c)) {
+        const char *nm = json_get_str(c, "name"), *dm = json_get_str(c, "domain");
+        n += (size_t)snprintf(out + n, cap - n, "%s %s\n", dm ? dm : "", nm ? nm : "");
+    }
+    out[n] = 0;
+    return out;
+}
+
+char *snap_human_cookies(snap_agent *a)
+{
+    cdp_reply r = {0};
+    cdp_err e = {0};
+    if (snap_cdp_call_secret(a, NULL, "Storage.getCookies", NULL, 0, &r, &e) != 0)
+        return NULL;
+    char *out = cookie_names(json_get(r.result, "cookies"));
+    cdp_reply_free(&r);     /* wipes the values */
+    return out;
 }

@@ -420,6 +420,12 @@ int snap_step_describe(snap_agent *a, const char *ref, snap_result *r);
  * SNAP_EBROWSER; why (cap bytes) says which, never quoting params. */
 int snap_human_input(snap_agent *a, const char *method, const char *params, char *why,
                      size_t cap);
+/* The current tab's URL, redacted as in results (session values out). 0, or
+ * SNAP_ENOTAB / SNAP_ENOMEM (out ""). */
+int snap_human_url(snap_agent *a, char *out, size_t cap);
+/* The browser's cookies by name: one "domain name" line each (new), never a
+ * value (the reply is read as a secret and wiped); NULL on failure. */
+char *snap_human_cookies(snap_agent *a);
 
 /* The screencast of the current tab for the person's view (cast.c): JPEG
  * frames from Page.startScreencast, each acknowledged at once; a

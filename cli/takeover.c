@@ -1,0 +1,278 @@
+/*
+ * takeover.c — the live view wired to the MCP server's browser (issue 15):
+ * while the human holds control, the live server (live/) serves the
+ * current tab's screencast (snapshot/cast.c) on loopback and the person's
+ * input goes to the tab through the sink (snap_human_input: accepted only
+ * while the gate's mode is human). Control passes to the human when the
+ * person opens the link (the viewer connects): that is the sign a person
+ * is at the browser; until then the agent waits and the page's requests
+ * are still judged under the agent's rules. The person's hand-back (the viewer's
+ * button) gives control back to the agent; the agent's next result gets a
+ * compact account (cli_takeover_end): the URL now, the origins visited,
+ * the cookie names set (never a value).
+ *
+ * Nothing here logs or keeps what the person typed, or a frame; the link
+ * (the token) is handed to the caller for the out-of-band channel only.
+ */
+#include "cli/takeover.h"
+#include "base/base.h"
+#include "gate/gate.h"
+#include "json/json.h"
+#include "live/live.h"
+#include "snapshot/snapshot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TK_ORIGINS_MAX 16
+
+struct cli_takeover {
+    snap_agent *a;
+    gate *g;
+    live_server *srv;
+    snap_cast *cast;
+    bool handback;
+    bool seen;                  /* a viewer connected once */
+    int64_t start_ms, ttl_ms;
+    char url[2048];             /* the current tab's, as last sent to the viewer */
+    char origins[TK_ORIGINS_MAX][256];
+    int norigins;
+    char *cookies0;             /* cookie names before ("domain name" lines) */
+};
+
+static void tk_audit(void *ud, bool allowed, const char *what)
+{
+    cli_takeover *t = ud;
+    gate_audit_live(t->g, allowed, what);
+}
+
+static void tk_frame(void *ud, const uint8_t *jpeg, size_t len, const snap_cast_meta *m)
+{
+    cli_takeover *t = ud;
+    (void)m;
+    live_server_frame(t->srv, jpeg, len);
+}
+
+/* The viewer's mouse point (frame pixels) into CSS pixels: params again
+ * with x and y scaled (new; NULL when they need no change). */
+static char *tk_scale(cli_takeover *t, const char *params)
+{
+    json_doc *d = json_parse(params, strlen(params), NULL, NULL);
+    const json_val *r = d ? json_doc_root(d) : NULL;
+    double x = 0, y = 0;
+    if (!r || snap_cast_point(t->cast, json_num(json_get(r, "x")), json_num(json_get(r, "y")),
+                              &x, &y) != 0) {
+        json_doc_free(d);
+        return NULL;
+    }
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    for (const json_val *m = json_first(r); m; m = json_next(m)) {
+        size_t kl = 0;
+        const char *k = json_key(m, &kl);
+        char key[32];
+        snprintf(key, sizeof key, "%.*s", (int)(kl < 31 ? kl : 31), k);
+        json_w_key(&w, key);
+        if (strcmp(key, "x") == 0 || strcmp(key, "y") == 0) {
+            json_w_num(&w, strcmp(key, "x") == 0 ? x : y);
+            continue;
+        }
+        char *v = json_write(m, NULL);
+        if (v)
+            json_w_raw(&w, v, strlen(v), true);
+        free(v);
+    }
+    json_w_obj_end(&w);
+    json_doc_free(d);
+    char *out = json_w_take(&w, NULL);
+    json_w_free(&w);
+    return out;
+}
+
+static void tk_message(void *ud, const char *json, size_t len)
+{
+    cli_takeover *t = ud;
+    live_input_cmd cmd = {0};
+    bool hb = false;
+    int rc = live_input_translate(json, len, &cmd, &hb, NULL);
+    if (rc == 0 && hb) {
+        t->handback = true;
+        return;
+    }
+    if (rc != 1)
+        return;
+    char *scaled = strcmp(cmd.method, "Input.dispatchMouseEvent") == 0
+                   ? tk_scale(t, cmd.params) : NULL;
+    char why[300];
+    if (snap_human_input(t->a, cmd.method, scaled ? scaled : cmd.params, why, sizeof why) != 0)
+        fprintf(stderr, "cdpgate mcp: live view: %s\n", why);
+    free(scaled);
+    live_input_free(&cmd);
+}
+
+/* The viewer's state line: the URL, its origin, who holds control. */
+static void tk_send_state(cli_takeover *t)
+{
+    char origin[256] = "";
+    snap_url_origin(t->url, origin, sizeof origin);
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "url");
+    json_w_str(&w, t->url);
+    json_w_key(&w, "origin");
+    json_w_str(&w, origin);
+    json_w_key(&w, "control");
+    json_w_str(&w, gate_mode_name(gate_mode(t->g)));
+    json_w_obj_end(&w);
+    size_t n = 0;
+    char *s = json_w_take(&w, &n);
+    json_w_free(&w);
+    if (s)
+        live_server_text(t->srv, s, n);
+    free(s);
+}
+
+/* The current URL: a new one is sent to the viewer and its origin kept. */
+static void tk_follow_url(cli_takeover *t, bool force)
+{
+    char url[2048];
+    if (snap_human_url(t->a, url, sizeof url) != 0)
+        return;
+    if (!force && strcmp(url, t->url) == 0)
+        return;
+    snprintf(t->url, sizeof t->url, "%s", url);
+    char origin[256];
+    if (snap_url_origin(url, origin, sizeof origin) == 0 && *origin) {
+        bool have = false;
+        for (int i = 0; i < t->norigins; i++)
+            have = have || strcmp(t->origins[i], origin) == 0;
+        if (!have && t->norigins < TK_ORIGINS_MAX)
+            snprintf(t->origins[t->norigins++], sizeof t->origins[0], "%s", origin);
+    }
+    tk_send_state(t);
+}
+
+cli_takeover *cli_takeover_start(snap_agent *a, gate *g, int64_t ttl_ms, char *link,
+                                 size_t linkcap, char *why, size_t cap)
+{
+    cli_takeover *t = calloc(1, sizeof *t);
+    if (!t) {
+        snprintf(why, cap, "out of memory");
+        return NULL;
+    }
+    t->a = a;
+    t->g = g;
+    t->ttl_ms = ttl_ms > 0 ? ttl_ms : LIVE_TOKEN_TTL_MS;
+    t->start_ms = base_now_ms();
+    live_server_opts o = {.token_ttl_ms = t->ttl_ms, .audit = tk_audit,
+                          .message = tk_message, .ud = t};
+    live_err err = {0};
+    t->srv = live_server_new(&o, &err);
+    snap_cast_opts co = {.frame = tk_frame, .ud = t};
+    t->cast = t->srv ? snap_cast_start(a, &co, why, cap) : NULL;
+    if (!t->srv)
+        snprintf(why, cap, "the live view cannot start: %s", err.msg);
+    if (!t->cast || live_server_link(t->srv, link, linkcap) < 0) {
+        cli_takeover_free(t);
+        return NULL;
+    }
+    t->cookies0 = snap_human_cookies(a);
+    tk_follow_url(t, true);
+    return t;
+}
+
+bool cli_takeover_step(cli_takeover *t)
+{
+    if (!t || t->handback)
+        return false;
+    live_server_pump(t->srv, 0);
+    if (live_server_viewing(t->srv) && !t->seen) {
+        /* The person opened the link: a person is at the browser now, so
+         * control passes (what the page sent before is judged under the
+         * agent's rules first, as for a confirmed takeover). */
+        t->seen = true;
+        if (gate_mode(t->g) != GATE_MODE_AGENT || snap_handover(t->a) != 0) {
+            t->handback = true;
+            return false;
+        }
+        gate_set_mode(t->g, GATE_MODE_HUMAN, "person (live view)");
+        snap_idle(t->a);
+        tk_follow_url(t, true);
+    }
+    snap_cast_step(t->cast);
+    tk_follow_url(t, false);
+    /* nobody opened the link in its lifetime: control goes back */
+    if (!t->seen && base_now_ms() - t->start_ms > t->ttl_ms)
+        t->handback = true;
+    return !t->handback && (!t->seen || gate_mode(t->g) == GATE_MODE_HUMAN);
+}
+
+/* The cookie names in now that were not in before, "name (domain)", ", "
+ * joined into out. */
+static void tk_new_cookies(const char *before, const char *now, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (const char *p = now; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t l = nl ? (size_t)(nl - p) : strlen(p);
+        char line[400];
+        snprintf(line, sizeof line, "%.*s\n", (int)(l < 398 ? l : 398), p);
+        if (!before || !strstr(before, line)) {
+            const char *sp = strchr(line, ' ');
+            line[strlen(line) - 1] = 0;
+            if (sp && n + strlen(line) + 8 < cap)
+                n += (size_t)snprintf(out + n, cap - n, "%s%s (%.*s)", n ? ", " : "", sp + 1,
+                                      (int)(sp - line), line);
+        }
+        p += l + (nl ? 1 : 0);
+    }
+}
+
+char *cli_takeover_end(cli_takeover *t, const char *how)
+{
+    if (!t)
+        return NULL;
+    tk_follow_url(t, false);
+    char *now = snap_human_cookies(t->a);
+    char cookies[1200], origins[TK_ORIGINS_MAX * 260] = "";
+    tk_new_cookies(t->cookies0, now, cookies, sizeof cookies);
+    free(now);
+    size_t n = 0;
+    for (int i = 0; i < t->norigins; i++)
+        n += (size_t)snprintf(origins + n, sizeof origins - n, "%s%s", i ? ", " : "",
+                              t->origins[i]);
+    size_t cap = 4000 + strlen(t->url);
+    char *out = malloc(cap);
+    if (out)
+        snprintf(out, cap, "The person %s (epoch %llu). During the takeover: the page now is "
+                 "%s; origins visited: %s; cookies set (names only): %s. Refs and "
+                 "observations from before the takeover are stale: take a new snapshot.",
+                 how, (unsigned long long)gate_epoch(t->g), *t->url ? t->url : "(no tab)",
+                 *origins ? origins : "(none)", *cookies ? cookies : "(none)");
+    cli_takeover_free(t);
+    return out;
+}
+
+bool cli_takeover_handed_back(const cli_takeover *t)
+{
+    return t && t->handback;
+}
+
+bool cli_takeover_seen(const cli_takeover *t)
+{
+    return t && t->seen;
+}
+
+void cli_takeover_free(cli_takeover *t)
+{
+    if (!t)
+        return;
+    snap_cast_stop(t->cast);
+    live_server_free(t->srv);
+    free(t->cookies0);
+    free(t);
+}

@@ -1,0 +1,37 @@
+/*
+ * takeover.h — the live view wired to `cdpgate mcp`'s browser (issue 15;
+ * cli/takeover.c): the server, the screencast, the person's input and the
+ * hand-back account. Internal to cli/.
+ */
+#ifndef CDPGATE_CLI_TAKEOVER_H
+#define CDPGATE_CLI_TAKEOVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct snap_agent;
+struct gate;
+typedef struct cli_takeover cli_takeover;
+
+/* Start the live view on loopback for the agent a under gate g (control
+ * passes to the human when the person opens it: cli_takeover_step): the
+ * link (the one-time token: for the
+ * out-of-band channel only) into link. ttl_ms: the link's lifetime (0: the
+ * default); unopened that long, control goes back. NULL with why filled. */
+cli_takeover *cli_takeover_start(struct snap_agent *a, struct gate *g, int64_t ttl_ms,
+                                 char *link, size_t linkcap, char *why, size_t cap);
+/* Serve without waiting: requests, the person's input, frames; when the
+ * person first opens the view, control passes to the human (gate mode
+ * human, after snap_handover). True while the link waits or the person
+ * holds control; false once they handed back (or the link expired
+ * unopened, or control was moved elsewhere). */
+bool cli_takeover_step(cli_takeover *t);
+bool cli_takeover_handed_back(const cli_takeover *t);
+bool cli_takeover_seen(const cli_takeover *t);
+/* Stop and free; the account for the agent's next result (new): how it
+ * ended, the URL now, origins visited, cookie names set (never values). */
+char *cli_takeover_end(cli_takeover *t, const char *how);
+void cli_takeover_free(cli_takeover *t);
+
+#endif
