@@ -96,9 +96,15 @@ static char *cookie_names(const json_val *cookies)
 
 char *snap_human_cookies(snap_agent *a)
 {
+    /* the current tab's browser context (the agent's are not the default) */
+    snap_tab *t = snap_tab_current(a);
+    const char *ctx = t && t->ctx < a->nctxs ? a->ctxs[t->ctx].id : "";
+    char params[SNAP_ID_MAX + 32] = "{}";
+    if (*ctx)
+        snprintf(params, sizeof params, "{\"browserContextId\":\"%s\"}", ctx);
     cdp_reply r = {0};
     cdp_err e = {0};
-    if (snap_cdp_call_secret(a, NULL, "Storage.getCookies", NULL, 0, &r, &e) != 0)
+    if (snap_cdp_call_secret(a, NULL, "Storage.getCookies", params, 0, &r, &e) != 0)
         return NULL;
     char *out = cookie_names(json_get(r.result, "cookies"));
     cdp_reply_free(&r);     /* wipes the values */

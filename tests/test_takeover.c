@@ -15,9 +15,11 @@
 #include "tests/testlib.h"
 
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static testlib_world world;
 static const char *host_args[] = {FIXTURE_HOST_RULES, NULL};
@@ -251,10 +253,291 @@ static void t_cast_jpeg_size(void)
     CHECK_INT(-1, snap_cast_jpeg_size(sos, sizeof sos, &w, &h));
 }
 
+/* ---- the person: a second headless Chromium on the live view ---- */
+
+typedef struct {
+    cdp_conn *c;
+    const char *session;
+} person;
+
+static int person_call(person *p, const char *method, const char *params, cdp_reply *out)
+{
+    cdp_err e = {0};
+    cdp_reply r = {0};
+    int rc = cdp_call(p->c, p->session, method, params, 20000, &r, &e);
+    if (rc != 0)
+        test_fail_detail("%s: %s\n", method, e.msg);
+    if (out)
+        *out = r;
+    else
+        cdp_reply_free(&r);
+    return rc;
+}
+
+static void person_eval(person *p, const char *expr, char *out, size_t cap)
+{
+    out[0] = 0;
+    char *params = testlib_eval_params(expr, "returnByValue");
+    cdp_reply r = {0};
+    if (params && person_call(p, "Runtime.evaluate", params, &r) == 0) {
+        const json_val *v = json_get(json_get(r.result, "result"), "value");
+        if (v && json_str(v, NULL))
+            snprintf(out, cap, "%s", json_str(v, NULL));
+        else if (v)
+            snprintf(out, cap, "%.0f", json_num(v));
+    }
+    cdp_reply_free(&r);
+    free(params);
+}
+
+/* A key pressed and released in the viewer (it goes to its textarea). */
+static void person_key(person *p, const char *key, const char *code, int mods,
+                       const char *text)
+{
+    char params[320];
+    for (int up = 0; up < 2; up++) {
+        snprintf(params, sizeof params, "{\"type\":\"%s\",\"key\":\"%s\",\"code\":\"%s\","
+                 "\"modifiers\":%d%s%s%s}", up ? "keyUp" : text ? "keyDown" : "rawKeyDown",
+                 key, code, mods, text && !up ? ",\"text\":\"" : "", text && !up ? text : "",
+                 text && !up ? "\"" : "");
+        person_call(p, "Input.dispatchKeyEvent", params, NULL);
+    }
+}
+
+/* Type s key by key: letters, digits and a few punctuation keys, shifted
+ * where a US keyboard shifts them. */
+static void person_type(person *p, const char *s)
+{
+    static const char *const SHIFTED = "!@#$%^&*()";
+    static const char *const DIGITS = "1234567890";
+    for (; *s; s++) {
+        char key[2] = {*s, 0}, code[16];
+        int mods = 0;
+        const char *sh = strchr(SHIFTED, *s);
+        if (*s >= 'a' && *s <= 'z')
+            snprintf(code, sizeof code, "Key%c", *s - 32);
+        else if (*s >= 'A' && *s <= 'Z')
+            snprintf(code, sizeof code, "Key%c", *s), mods = 8;
+        else if (*s >= '0' && *s <= '9')
+            snprintf(code, sizeof code, "Digit%c", *s);
+        else if (sh && *s)
+            snprintf(code, sizeof code, "Digit%c", DIGITS[sh - SHIFTED]), mods = 8;
+        else if (*s == '.')
+            snprintf(code, sizeof code, "Period");
+        else
+            snprintf(code, sizeof code, "Minus");
+        person_key(p, key, code, mods, key);
+    }
+}
+
+static char *read_text_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = calloc(1, 1 << 20);
+    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    (void)n;
+    fclose(f);
+    return buf;
+}
+
+/* Wait (20 s) until the file at path holds a line; that line into out. */
+static bool wait_line(const char *path, char *out, size_t cap)
+{
+    for (int k = 0; k < 400; k++) {
+        char *t = read_text_file(path);
+        char *nl = t ? strchr(t, '\n') : NULL;
+        if (nl) {
+            snprintf(out, cap, "%.*s", (int)(nl - t), t);
+            free(t);
+            return true;
+        }
+        free(t);
+        testlib_sleep_ms(50);
+    }
+    return false;
+}
+
+#define PW "Pa$$w0rd!Q."     /* what the person types as the password (planted) */
+
+/* Issue 15, point 5 (the integration test): cdpgate mcp --live with a
+ * headless browser; the agent asks for a takeover; the link reaches the
+ * person through a --live-notify program (never the tool result); tools
+ * are refused while the human is in control; a second headless Chromium,
+ * the person, opens the link and logs in to the bank through the streamed
+ * view (a click, keys with shifted characters and punctuation, Backspace,
+ * Tab, a paste, Enter) and hands back; the agent's next result has the
+ * account and the agent continues signed in; the link is refused when
+ * used again; the password is in no result, no stderr and no audit line. */
+static void t_mcp_live_login(void)
+{
+    if (!testlib_need_browser() || !testlib_need_cdpgate())
+        return;
+    char tmp[300], rules[200], notify[1400], linkfile[400], audit[400], args[600];
+    snprintf(tmp, sizeof tmp, "%s/mcplive", world.root);
+    mkdir(tmp, 0700);
+    snprintf(linkfile, sizeof linkfile, "%s/link", tmp);
+    snprintf(audit, sizeof audit, "%s/audit.log", tmp);
+    snprintf(notify, sizeof notify, "cat > %s.part && mv %s.part %s", linkfile, linkfile,
+             linkfile);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--audit", audit, "--live",
+                          "--live-notify", notify, "mcp", NULL};
+    fixture_child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, NULL, argv, false)))
+        return;
+    testlib_mcp_init(&c, "t");
+    char login[200], acct[200];
+    testlib_world_url(&world, login, sizeof login, "bank.test", "/bank/login.html");
+    testlib_world_url(&world, acct, sizeof acct, "bank.test", "/bank/account");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", login);
+    char *r = testlib_mcp_tool(&c, 2, "browser_open", args);
+    CHECK_HAS(r, "Sign in");
+    free(r);
+    r = testlib_mcp_tool(&c, 3, "browser_takeover", "{\"text\":\"log in to the bank\"}");
+    CHECK_HAS(r, "A person was asked, out of band");
+    CHECK_LACKS(r, "/live/");
+    CHECK_LACKS(r, "127.0.0.1:");
+    CHECK_LACKS(r, "\"isError\":true");
+    char *results = r;
+    char link[300] = "";
+    CHECK(wait_line(linkfile, link, sizeof link));
+    CHECK(strncmp(link, "http://127.0.0.1:", 17) == 0 && strstr(link, "/live/"));
+    /* the lock: every tool is refused while the link waits */
+    r = testlib_mcp_tool(&c, 4, "browser_snapshot", "{}");
+    CHECK_HAS(r, "the human is in control");
+    CHECK_HAS(r, "\"isError\":true");
+    free(r);
+    cdp_browser *b = testlib_launch(NULL, false);
+    cdp_err e = {0};
+    cdp_page *pg = b ? cdp_page_open(b, 10000, &e) : NULL;
+    if (!CHECK(pg != NULL)) {
+        cdp_browser_free(b);
+        free(results);
+        testlib_child_free(&c);
+        return;
+    }
+    person p = {cdp_browser_conn(b), cdp_page_session(pg)};
+    char v[4096];
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", link);
+    person_call(&p, "Page.navigate", args, NULL);
+    /* the stream: a frame of the agent's tab shown */
+    for (int k = 0; k < 400; k++) {
+        person_eval(&p, "document.getElementById('v')&&document.getElementById('v')"
+                    ".naturalWidth>0&&document.getElementById('who').textContent", v, sizeof v);
+        if (strcmp(v, "control: human") == 0)
+            break;
+        testlib_sleep_ms(50);
+    }
+    CHECK_STR("control: human", v);
+    person_eval(&p, "document.getElementById('url').textContent", v, sizeof v);
+    CHECK_HAS(v, "/bank/login.html");
+    /* during the takeover too */
+    r = testlib_mcp_tool(&c, 5, "browser_click", "{\"ref\":\"e1\"}");
+    CHECK_HAS(r, "the human is in control");
+    free(r);
+    /* a click on the frame (the page's heading: nothing to focus), then
+     * Tab to the user field */
+    person_eval(&p, "(()=>{const r=document.getElementById('v').getBoundingClientRect();"
+                "return Math.round(r.left+20)+','+Math.round(r.top+20)})()", v, sizeof v);
+    int cx = atoi(v), cy = atoi(strchr(v, ',') ? strchr(v, ',') + 1 : "0");
+    for (int up = 0; up < 2; up++) {
+        snprintf(args, sizeof args, "{\"type\":\"%s\",\"x\":%d,\"y\":%d,\"button\":\"left\","
+                 "\"clickCount\":1}", up ? "mouseReleased" : "mousePressed", cx, cy);
+        person_call(&p, "Input.dispatchMouseEvent", args, NULL);
+    }
+    person_key(&p, "Tab", "Tab", 0, NULL);
+    person_type(&p, "alicex");
+    person_key(&p, "Backspace", "Backspace", 0, NULL);
+    person_key(&p, "Tab", "Tab", 0, NULL);
+    person_type(&p, PW);
+    person_key(&p, "Tab", "Tab", 0, NULL);
+    /* the one-time code pasted */
+    person_eval(&p, "(()=>{const d=new DataTransfer();d.setData('text/plain','" FIXTURE_BANK_OTP
+                "');document.dispatchEvent(new ClipboardEvent('paste',{clipboardData:d,"
+                "bubbles:true}));return 'ok'})()", v, sizeof v);
+    person_key(&p, "Enter", "Enter", 0, "\r");
+    /* the person sees the account page, then hands back */
+    for (int k = 0; k < 400; k++) {
+        person_eval(&p, "document.getElementById('url').textContent", v, sizeof v);
+        if (strstr(v, "/bank/account"))
+            break;
+        testlib_sleep_ms(50);
+    }
+    CHECK_HAS(v, "/bank/account");
+    /* the artifact: the live view showing the signed-in account page */
+    cdp_reply shot = {0};
+    if (person_call(&p, "Page.captureScreenshot", "{\"format\":\"png\"}", &shot) == 0) {
+        size_t bl = 0;
+        const char *b64 = json_str(json_get(shot.result, "data"), &bl);
+        uint8_t *png = b64 ? malloc(bl + 1) : NULL;
+        ssize_t pl = png ? base_b64_decode(b64, bl, png, bl) : -1;
+        FILE *f = pl > 0 ? fopen("build/tests/live-view-takeover.png", "wb") : NULL;
+        if (f) {
+            fwrite(png, 1, (size_t)pl, f);
+            fclose(f);
+        }
+        free(png);
+    }
+    cdp_reply_free(&shot);
+    person_eval(&p, "document.getElementById('back').click(),'ok'", v, sizeof v);
+    /* the agent: its next result has the account; it goes on signed in */
+    bool back = false;
+    int id = 6;
+    for (int k = 0; k < 100 && !back; k++, id++) {
+        r = testlib_mcp_tool(&c, id, "browser_snapshot", "{}");
+        back = !strstr(r, "the human is in control");
+        if (back) {
+            CHECK_HAS(r, "handed control back from the live view");
+            CHECK_HAS(r, "/bank/account");
+            CHECK_HAS(r, "bank_session");
+            CHECK_LACKS(r, FIXTURE_BANK_SESSION);
+        }
+        size_t a = strlen(results), bl = strlen(r);
+        char *t = realloc(results, a + bl + 1);
+        if (t) {
+            memcpy(t + a, r, bl + 1);
+            results = t;
+        }
+        free(r);
+        if (!back)
+            testlib_sleep_ms(100);
+    }
+    CHECK(back);
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", acct);
+    r = testlib_mcp_tool(&c, id++, "browser_open", args);
+    CHECK_HAS(r, "Account overview");
+    CHECK_LACKS(r, "Sign in to Bank");
+    free(r);
+    /* the link again: refused (the token was used; the view has ended) */
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", link);
+    person_call(&p, "Page.navigate", args, NULL);
+    testlib_sleep_ms(300);
+    person_eval(&p, "document.title", v, sizeof v);
+    CHECK(strcmp(v, "cdpgate live view") != 0);
+    /* no secret anywhere */
+    char *err = fixture_child_stderr(&c), *aud = read_text_file(audit);
+    const char *plants[] = {PW, FIXTURE_BANK_OTP, FIXTURE_BANK_SESSION, NULL};
+    testlib_check_no_plants(plants, "the results", results);
+    testlib_check_no_plants(plants, "stderr", err);
+    testlib_check_no_plants(plants, "the audit", aud);
+    CHECK_HAS(aud, "\"event\":\"live\"");
+    CHECK_LACKS(err, link + 17);
+    CHECK_LACKS(aud, strstr(link, "/live/") ? strstr(link, "/live/") + 6 : link);
+    free(err);
+    free(aud);
+    free(results);
+    cdp_page_free(pg);
+    cdp_browser_free(b);
+    testlib_child_free(&c);
+}
+
 static const test_case TESTS[] = {
     {"human_input_lock", t_human_input_lock},
     {"cast_frames", t_cast_frames},
     {"cast_jpeg_size", t_cast_jpeg_size},
+    {"mcp_live_login", t_mcp_live_login},
     {0},
 };
 
