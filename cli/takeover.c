@@ -112,27 +112,14 @@ static void tk_message(void *ud, const char *json, size_t len)
     live_input_free(&cmd);
 }
 
-/* The viewer's state line: the URL, its origin, who holds control. */
+/* The viewer's state: the URL and its origin, who holds control. */
 static void tk_send_state(cli_takeover *t)
 {
     char origin[256] = "";
     snap_url_origin(t->url, origin, sizeof origin);
-    json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "url");
-    json_w_str(&w, t->url);
-    json_w_key(&w, "origin");
-    json_w_str(&w, origin);
-    json_w_key(&w, "control");
-    json_w_str(&w, gate_mode_name(gate_mode(t->g)));
-    json_w_obj_end(&w);
-    size_t n = 0;
-    char *s = json_w_take(&w, &n);
-    json_w_free(&w);
-    if (s)
-        live_server_text(t->srv, s, n);
-    free(s);
+    live_server_send_url(t->srv, t->url, origin);
+    live_server_send_control(t->srv, gate_mode(t->g) == GATE_MODE_HUMAN,
+                             (int64_t)gate_epoch(t->g));
 }
 
 /* The current URL: a new one is sent to the viewer and its origin kept. */

@@ -426,11 +426,11 @@ static void t_mcp_live_login(void)
     for (int k = 0; k < 400; k++) {
         person_eval(&p, "document.getElementById('v')&&document.getElementById('v')"
                     ".naturalWidth>0&&document.getElementById('who').textContent", v, sizeof v);
-        if (strcmp(v, "control: human") == 0)
+        if (strcmp(v, "the person has control") == 0)
             break;
         testlib_sleep_ms(50);
     }
-    CHECK_STR("control: human", v);
+    CHECK_STR("the person has control", v);
     person_eval(&p, "document.getElementById('url').textContent", v, sizeof v);
     CHECK_HAS(v, "/bank/login.html");
     /* during the takeover too */
