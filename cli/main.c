@@ -197,6 +197,35 @@ static int parse_int(const char *s, int *out)
     return 0;
 }
 
+/* --live, --live-notify PROG, --live-ttl SECONDS (the live view, issue
+ * 15): 1 when a was one of them (its value taken from val or argv[++*i]),
+ * 0 when not, -1 after printing a usage error. */
+static int live_opt(cli_opts *o, const char *a, const char *val, int argc, char **argv, int *i)
+{
+    if (strcmp(a, "--live") == 0) {
+        o->live = true;
+        return 1;
+    }
+    bool notify = strcmp(a, "--live-notify") == 0, ttl = strcmp(a, "--live-ttl") == 0;
+    if (!notify && !ttl)
+        return 0;
+    if (!val && *i + 1 >= argc) {
+        fprintf(stderr, "cdpgate: %s needs a value\n", a);
+        return -1;
+    }
+    if (!val)
+        val = argv[++*i];
+    if (notify) {
+        o->live_notify = val;
+        return 1;
+    }
+    if (parse_int(val, &o->live_ttl_s) || o->live_ttl_s < 10 || o->live_ttl_s > 86400) {
+        fprintf(stderr, "cdpgate: --live-ttl wants seconds (10..86400), not '%s'\n", val);
+        return -1;
+    }
+    return 1;
+}
+
 /* --control-fd, --login-done-fd: a descriptor number >= 3. */
 static int parse_fd(const char *opt, const char *s, int *out)
 {
@@ -317,6 +346,11 @@ int main(int argc, char **argv)
             } \
             val = argv[++i]; \
         } } while (0)
+        int lv = live_opt(&o, a, val, argc, argv, &i);
+        if (lv < 0)
+            return EXIT_USAGE;
+        if (lv > 0)
+            continue;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(USAGE, stdout);
             fputs(USAGE_OPTIONS, stdout);
@@ -337,16 +371,6 @@ int main(int argc, char **argv)
             o.headed = true;
         } else if (strcmp(a, "--takeover-headless") == 0) {
             o.takeover_headless = true;
-        } else if (strcmp(a, "--live") == 0) {
-            o.live = true;
-        } else if (strcmp(a, "--live-notify") == 0) {
-            NEEDVAL();
-            o.live_notify = val;
-        } else if (strcmp(a, "--live-ttl") == 0) {
-            NEEDVAL();
-            if (parse_int(val, &o.live_ttl_s) || o.live_ttl_s < 10 || o.live_ttl_s > 86400)
-                return fprintf(stderr, "cdpgate: --live-ttl wants seconds (10..86400)\n"),
-                       EXIT_USAGE;
         } else if (strcmp(a, "--browser-arg") == 0) {
             NEEDVAL();
             if (o.nargs == 31) {
