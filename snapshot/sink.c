@@ -736,8 +736,10 @@ static int auth_request(snap_agent *a, const json_val *p, const char *svc, int t
                                                     json_get_str(p, "redirectedRequestId"));
     /* Under a cover: what the browser really sends is what the human
      * allowed (sink_body.c; red team s13 P1-P3), before the cover lets it
-     * through. */
-    if (cover_on && snap_cover_check(a, req, raw_url, reason, cap)) {
+     * through. Outside one: a recipient in it is granted, or it is refused
+     * before the human is asked (red team s14, R4-13). */
+    if (cover_on ? snap_cover_check(a, req, raw_url, reason, cap)
+                 : !q.get && snap_sent_recipients(a, req, raw_url, reason, cap)) {
         gate_net n = {0};
         n.method = q.method;
         n.url = shown;
@@ -925,6 +927,10 @@ void snap_sink_paused(snap_agent *a, const json_val *p)
      * consequential. */
     char nw[8];
     bool get = !data_out && shown && gate_classify_get(shown, get_statics(type), nw, sizeof nw);
+    /* While a confirmed action covers a tab, any navigation to the service
+     * (a GET form, a link) is checked against what the human was shown,
+     * its query read as fields, whatever its words (red team s14, R4-11). */
+    get = get || (document && !data_out && a->covered_tab);
     int tab = 0;
     const char *svc = d == GATE_ALLOW && !login && (data_out || get) &&
                       gate_mode(a->gate) != GATE_MODE_HUMAN

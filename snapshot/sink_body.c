@@ -111,6 +111,8 @@ typedef struct {
     char *why;
     size_t cap;
     int bad;
+    bool rcpt_only;              /* outside a cover: recipients only (snap_sent_recipients) */
+    bool rcpt;                   /* the refusal is a recipient's */
 } cover_ck;
 
 /* The operation a field names (action=close-account, a GraphQL
@@ -143,10 +145,11 @@ static void field(cover_ck *k, const char *n, size_t nl, const char *v, size_t v
     for (size_t i = 0; i < vl; i++)
         val[i] = v[i] ? v[i] : '?';
     val[vl] = 0;
-    if (gate_check_sent_field(k->a->gate, name, val, k->a->cover_shown, k->a->ncover_shown,
-                              k->why, k->cap))
-        k->bad = 1;
-    else
+    const gate_present *sh = k->rcpt_only ? NULL : k->a->cover_shown;
+    if (gate_check_sent_field(k->a->gate, name, val, sh, sh ? k->a->ncover_shown : 0, k->why,
+                              k->cap))
+        k->bad = k->rcpt = 1;
+    else if (!k->rcpt_only)
         field_op(k, name, val);
     base_memzero(val, sizeof val);
 }
@@ -598,7 +601,7 @@ static int cover_body(cover_ck *k, const json_val *req, char *b, size_t len)
         json_body(k, b + i, len - i);
     if (form && !k->bad)
         form_fields(k, b, len);
-    else if (!json && !form && !k->bad && i < len && k->a->ncover_shown)
+    else if (!json && !form && !k->bad && i < len && !k->rcpt_only && k->a->ncover_shown)
         return body_bad(k, "is of a type the sink does not read (not a form, multipart or "
                         "JSON), and the human was shown fields to compare it with");
     else if (!json && !form && !k->bad)
@@ -606,42 +609,70 @@ static int cover_body(cover_ck *k, const json_val *req, char *b, size_t len)
     return k->bad ? -1 : 0;
 }
 
-int snap_cover_check(snap_agent *a, const json_val *req, const char *url, char *why, size_t cap)
+/* The readers over a request: its method override, path, query, body. */
+static int cover_run(cover_ck *k, const json_val *req, const char *url)
 {
-    cover_ck k = {a, why, cap, 0};
-    if (a->cover_oom) {
-        snprintf(why, cap, "out of memory when the human's answer was kept: what is sent "
-                 "cannot be compared with what they were shown");
-        return -1;
-    }
-    method_override(&k, req);
-    path_addresses(&k, url);
+    method_override(k, req);
+    path_addresses(k, url);
     /* The query, as sent. */
     const char *q = url ? strchr(url, '?') : NULL;
-    if (q && !k.bad) {
+    if (q && !k->bad) {
         size_t ql = strcspn(q + 1, "#");
         char *qs = malloc(ql + 1);
         if (!qs) {
-            snprintf(why, cap, "out of memory");
+            snprintf(k->why, k->cap, "out of memory");
             return -1;
         }
         memcpy(qs, q + 1, ql);
         qs[ql] = 0;
-        form_fields(&k, qs, ql);
+        form_fields(k, qs, ql);
         base_memzero(qs, ql);
         free(qs);
     }
     size_t len;
     const char *bw;
-    char *b = k.bad ? NULL : body_read(req, &len, &bw);
-    if (!b && bw && !k.bad) {
-        snprintf(why, cap, "%s against what the human allowed", bw);
+    char *b = k->bad ? NULL : body_read(req, &len, &bw);
+    if (!b && bw && !k->bad) {
+        snprintf(k->why, k->cap, "%s against what the human allowed", bw);
         return -1;
     }
     if (b) {
-        (void)cover_body(&k, req, b, len);
+        (void)cover_body(k, req, b, len);
         base_memzero(b, len);
         free(b);
     }
-    return k.bad ? -1 : 0;
+    return k->bad ? -1 : 0;
+}
+
+int snap_cover_check(snap_agent *a, const json_val *req, const char *url, char *why, size_t cap)
+{
+    cover_ck k = {a, why, cap, 0, false, false};
+    if (a->cover_oom) {
+        snprintf(why, cap, "out of memory when the human's answer was kept: what is sent "
+                 "cannot be compared with what they were shown");
+        return -1;
+    }
+    return cover_run(&k, req, url);
+}
+
+int snap_sent_recipients(snap_agent *a, const json_val *req, const char *url, char *why,
+                         size_t cap)
+{
+    cover_ck k = {a, why, cap, 0, true, false};
+    if (cover_run(&k, req, url) == 0 || k.rcpt)
+        return k.rcpt ? -1 : 0;
+    /* A body the readers refused: its addresses, read as text (the human
+     * is asked when none is refused, as before). */
+    k.bad = 0;
+    size_t len;
+    const char *bw;
+    char *b = body_read(req, &len, &bw);
+    if (b) {
+        text_addresses(&k, b, len);
+        base_memzero(b, len);
+        free(b);
+    }
+    if (!k.rcpt)
+        why[0] = 0;
+    return k.rcpt ? -1 : 0;
 }

@@ -544,6 +544,14 @@ void snap_cover_url(snap_agent *a, const char *url, bool path_only);
 bool snap_cover_shown_url(const snap_agent *a, const char *url, const char *redirected_from);
 void snap_cover_passed(snap_agent *a, const char *rid);
 int snap_cover_check(snap_agent *a, const json_val *req, const char *url, char *why, size_t cap);
+/* Outside a cover, a data-carrying request of a session-holding context to
+ * its service: the recipient part of snap_cover_check (an address in any
+ * field, the path or a text body; any value of a field named To, Cc,
+ * payee, ...) against the grant's recipients (red team s14, R4-13): -1
+ * with why when one is not granted (refused, never asked); 0 otherwise,
+ * a body it cannot read included (the human is asked, as before). */
+int snap_sent_recipients(snap_agent *a, const json_val *req, const char *url, char *why,
+                         size_t cap);
 /* Append "blocked before it left: URL (reason)" for the requests refused
  * since the count since (a->nblocked before the action) on tab tab_id. */
 void snap_blocked_describe(snap_agent *a, uint64_t since, int tab_id, char *buf, size_t cap);

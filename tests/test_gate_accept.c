@@ -6899,6 +6899,127 @@ static void t_red_amount_shown_regression(void)
     }
 }
 
+/* R4-13: the human allows "Send" (To bob, 50: the read-back shown); the
+ * page's shared worker (no tab: outside the cover) posts to=mallory,
+ * amount=5000 to the service (gate/bank/red4-shw.html). The request is
+ * asked again (as a page request of the signed-in context) showing its
+ * method, URL and field NAMES only: "to, amount" look like what the human
+ * just allowed, and a yes sends mallory (the hook answers yes, as the
+ * person would a second time). The recipient in it is never checked
+ * against the grant outside a cover. Fails on main = flaw present. */
+static void t_red4_worker_rcpt_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, with_pin_bound)) {
+        rig_down(&x);
+        return;
+    }
+    hook_agent = x.a;
+    hook_answer = GATE_ALLOW;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red4-shw.html", &r));
+    snap_result_free(&r);
+    int h0 = hook_calls;
+    act_on(x.a, "button \"Send\"", 'c', NULL, false, &r);
+    char *res = r.text ? strdup(r.text) : NULL;
+    snap_result_free(&r);
+    for (int k = 0; k < 40; k++) {
+        snap_idle(x.a);
+        usleep(50000);
+    }
+    barrier(x.a);
+    char *l = log_lines("tag=red4-shw ");
+    if (!CHECK(!l || !strstr(l, "mallory")))
+        test_fail_detail("asked %d times; last prompt:\n%.900s\nthe server got:\n%s\n"
+                         "result: %.500s\n", hook_calls - h0, hook_prompt, l,
+                         res ? res : "");
+    free(l);
+    free(res);
+    rig_down(&x);
+}
+
+/* R4-11: s13 P3b (formdata rewrites the entry list after the human's yes)
+ * with a GET form. The human is asked about "Send" (To bob, Amount 50, a
+ * bound rule) and says yes; the formdata listener sets mallory and 5000
+ * (gate/bank/red4-getform.html?v=swap). The submission is a document GET
+ * whose URL words are not consequential, so sink.c never hands it to
+ * auth_request and its cover check (snap_cover_check): it leaves with the
+ * session. v=none is the control (bob, 50: goes). Fails on main = flaw
+ * present. */
+static void t_red4_get_swap_regression(void)
+{
+    static const char *const VS[] = {"none", "swap"};
+    for (size_t i = 0; i < sizeof VS / sizeof VS[0]; i++) {
+        rig x;
+        if (!rig_up(&x, with_pin_bound)) {
+            rig_down(&x);
+            continue;
+        }
+        hook_agent = x.a;
+        hook_answer = GATE_ALLOW;
+        char path[120];
+        snprintf(path, sizeof path, "/gate/bank/red4-getform.html?v=%s", VS[i]);
+        snap_result r;
+        CHECK_INT(0, do_open(x.a, "bank.test", path, &r));
+        snap_result_free(&r);
+        int h0 = hook_calls;
+        hook_prompt[0] = 0;
+        act_on(x.a, "button \"Send\"", 'c', NULL, false, &r);
+        CHECK(hook_calls > h0);
+        CHECK_HAS(hook_prompt, "bob@partner.test");
+        char *res = r.text ? strdup(r.text) : NULL;
+        snap_result_free(&r);
+        barrier(x.a);
+        char *l = log_lines("tag=red4-get&");
+        if (i == 0) {
+            if (!CHECK(l && strstr(l, "to=bob%40partner.test")))
+                test_fail_detail("control: the unchanged GET send did not go: %s\n%s",
+                                 res ? res : "", l ? l : "");
+        } else if (!CHECK(!l || !strstr(l, "mallory"))) {
+            test_fail_detail("v=swap: the human was shown bob and 50; the server got:\n%s\n"
+                             "result: %.600s\n", l, res ? res : "");
+        }
+        free(l);
+        free(res);
+        rig_down(&x);
+    }
+}
+
+/* R4-11 (link): the human is asked about the link "Send" (a bound rule),
+ * shown "a link to: .../gate/sink?...to=bob...&amount=50"; the page
+ * rewrites the href on mousedown (gate/bank/red4-getlink.html). The URL's
+ * words are not consequential, so the navigation is never judged at the
+ * sink: the browser goes to to=mallory, amount=5000 with the session.
+ * Fails on main = flaw present. */
+static void t_red4_link_swap_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, with_pin_bound)) {
+        rig_down(&x);
+        return;
+    }
+    hook_agent = x.a;
+    hook_answer = GATE_ALLOW;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red4-getlink.html", &r));
+    snap_result_free(&r);
+    int h0 = hook_calls;
+    hook_prompt[0] = 0;
+    act_on(x.a, "link \"Send\"", 'c', NULL, false, &r);
+    char *res = r.text ? strdup(r.text) : NULL;
+    snap_result_free(&r);
+    CHECK(hook_calls > h0);
+    CHECK_HAS(hook_prompt, "bob%40partner.test");
+    barrier(x.a);
+    char *l = log_lines("tag=red4-link&");
+    if (!CHECK(!l || !strstr(l, "mallory")))
+        test_fail_detail("the human was shown the link to bob and 50; the browser went:\n%s\n"
+                         "result: %.600s\n", l, res ? res : "");
+    free(l);
+    free(res);
+    rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
     {"swap_post_regression", t_swap_post_regression},
@@ -7024,6 +7145,9 @@ static const test_case TESTS[] = {
     {"red_nav_domain_regression", t_red_nav_domain_regression},
     {"red_cover_url_regression", t_red_cover_url_regression},
     {"red_amount_shown_regression", t_red_amount_shown_regression},
+    {"red4_worker_rcpt_regression", t_red4_worker_rcpt_regression},
+    {"red4_get_swap_regression", t_red4_get_swap_regression},
+    {"red4_link_swap_regression", t_red4_link_swap_regression},
     {NULL, NULL},
 };
 
