@@ -13,6 +13,8 @@
  *   tests/test_takeover.c    the current tab; the sink's 'human' permit
  *                            refused outside the human's control
  *   tests/fuzz/fuzz_url.c    snap_url_redact on the URL parser's inputs
+ *   tests/fuzz/fuzz_sink.c   snap_cover_check and snap_sent_recipients (sink_body.c)
+ *                            on page-built request bodies
  *
  * Files (the module's layers; internal headers: agent_int.h, observe_int.h,
  * act_int.h, session_int.h; every page script in page_js.c):
