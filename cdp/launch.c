@@ -331,10 +331,12 @@ static void browser_kill(cdp_browser *b)
     if (!b->reaped && waitpid(b->pid, &b->status, 0) == b->pid)
         b->reaped = true;
     /* Helpers of the group (renderers, zygotes) may linger for a moment.
-     * On Linux the driver is their subreaper (launch): orphaned, they are
-     * its children, reaped here, so the wait ends when the last one has
-     * died. Elsewhere a dead helper may stay a zombie until init reaps it,
-     * and the bound ends the wait (it was 0.5 to 2 s a replay, issue 14). */
+     * When the host made this process a subreaper (the cdpgate program
+     * does, on Linux: cli/main.c; a library never changes that for its
+     * embedder), orphaned helpers are its children, reaped here, so the
+     * wait ends when the last one has died. Otherwise a dead helper may
+     * stay a zombie until init reaps it, and the bound ends the wait (it
+     * was 0.5 to 2 s a replay, issue 14). */
     for (int i = 0; i < 100; i++) {
         while (waitpid(-b->pid, NULL, WNOHANG) > 0)
             ;
@@ -581,12 +583,6 @@ cdp_browser *cdp_browser_launch(const cdp_launch_opts *o, cdp_err *err)
 
     char logpath[600];
     snprintf(logpath, sizeof logpath, "%s/stderr.log", b->tmpdir);
-#if defined(__linux__)
-    /* The browser's helpers orphaned when it dies become this process's
-     * children, so browser_kill reaps them and knows when they are gone
-     * (rather than waiting out a bound on zombies init has not reaped). */
-    prctl(PR_SET_CHILD_SUBREAPER, 1);
-#endif
     b->pid = fork();
     if (b->pid < 0) {
         cdp_seterr(err, CDP_ELAUNCH, "fork: %s", strerror(errno));

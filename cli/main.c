@@ -12,6 +12,9 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 static const char USAGE[] =
 "usage: cdpgate [options] <command> [args]\n"
@@ -314,9 +317,9 @@ static int main_command(cli_opts *o, int npos, char **pos)
     return rc;
 }
 
-int main(int argc, char **argv)
+/* What the program sets for its own process (a library never does). */
+static void process_setup(void)
 {
-    long long t0 = base_now_ns();
 #if defined(M_MMAP_THRESHOLD)
     /* glibc raises its mmap threshold to the size of each mapped block
      * freed, after which a snapshot's big arrays (the AX records, the view
@@ -325,9 +328,23 @@ int main(int argc, char **argv)
      * A fixed threshold keeps them mapped, returned to the system on free. */
     mallopt(M_MMAP_THRESHOLD, 64 * 1024);
 #endif
+#if defined(__linux__)
+    /* The browser's helpers orphaned when it dies become this program's
+     * children, so the library's teardown reaps them and knows at once when
+     * they are gone (issue 14: exit took 2 s waiting on zombies init had not
+     * reaped). Set by the program, never by the library: a subreaper is a
+     * process-wide role an embedder must choose itself. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+#endif
+    signal(SIGPIPE, SIG_IGN);
+}
+
+int main(int argc, char **argv)
+{
+    long long t0 = base_now_ns();
+    process_setup();
     cli_opts o;
     opts_defaults(&o, t0);
-    signal(SIGPIPE, SIG_IGN);
 
     /* Options may come before or after the command; positionals in order. */
     char *pos[64];
