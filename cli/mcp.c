@@ -736,39 +736,52 @@ bool mcp_client_can_elicit(const mcp_server *s)
     return s->client_elicit;
 }
 
+/* A request to the client, elicitation/create: a new request id, and the
+ * message written up to its params' members (elicit_send ends it). */
+static void elicit_open(mcp_server *s, json_w *w)
+{
+    free(s->req_result);
+    s->req_result = NULL;
+    s->req_state = 0;
+    snprintf(s->req_id, sizeof s->req_id, "\"cdpgate-%u\"", ++s->req_seq);
+    json_w_init(w);
+    json_w_obj_begin(w);
+    json_w_key(w, "jsonrpc");
+    json_w_str(w, "2.0");
+    json_w_key(w, "id");
+    json_w_raw(w, s->req_id, strlen(s->req_id), false);
+    json_w_key(w, "method");
+    json_w_str(w, "elicitation/create");
+    json_w_key(w, "params");
+    json_w_obj_begin(w);
+}
+
+/* The params and the message closed and sent: 0, or -1 (nothing sent). */
+static int elicit_send(mcp_server *s, json_w *w)
+{
+    json_w_obj_end(w);
+    json_w_obj_end(w);
+    if (json_w_error(w)) {
+        json_w_free(w);
+        s->req_id[0] = 0;
+        return -1;
+    }
+    emit(s, w);
+    return 0;
+}
+
 int mcp_elicit_begin(mcp_call *call, const char *message, const char *schema)
 {
     mcp_server *s = call->s;
     if (!s->client_elicit)
         return -1;
-    free(s->req_result);
-    s->req_result = NULL;
-    s->req_state = 0;
-    snprintf(s->req_id, sizeof s->req_id, "\"cdpgate-%u\"", ++s->req_seq);
     json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "jsonrpc");
-    json_w_str(&w, "2.0");
-    json_w_key(&w, "id");
-    json_w_raw(&w, s->req_id, strlen(s->req_id), false);
-    json_w_key(&w, "method");
-    json_w_str(&w, "elicitation/create");
-    json_w_key(&w, "params");
-    json_w_obj_begin(&w);
+    elicit_open(s, &w);
     json_w_key(&w, "message");
     json_w_str(&w, message);
     json_w_key(&w, "requestedSchema");
     json_w_raw(&w, schema, strlen(schema), true);
-    json_w_obj_end(&w);
-    json_w_obj_end(&w);
-    if (json_w_error(&w)) {
-        json_w_free(&w);
-        s->req_id[0] = 0;
-        return -1;
-    }
-    emit(s, &w);
-    return 0;
+    return elicit_send(s, &w);
 }
 
 bool mcp_client_can_elicit_url(const mcp_server *s)
@@ -781,23 +794,10 @@ int mcp_elicit_url_begin(mcp_call *call, const char *message, const char *url)
     mcp_server *s = call->s;
     if (!s->client_elicit_url)
         return -1;
-    free(s->req_result);
-    s->req_result = NULL;
-    s->req_state = 0;
-    snprintf(s->req_id, sizeof s->req_id, "\"cdpgate-%u\"", ++s->req_seq);
+    json_w w;
+    elicit_open(s, &w);
     char eid[32];
     snprintf(eid, sizeof eid, "cdpgate-live-%u", s->req_seq);
-    json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "jsonrpc");
-    json_w_str(&w, "2.0");
-    json_w_key(&w, "id");
-    json_w_raw(&w, s->req_id, strlen(s->req_id), false);
-    json_w_key(&w, "method");
-    json_w_str(&w, "elicitation/create");
-    json_w_key(&w, "params");
-    json_w_obj_begin(&w);
     json_w_key(&w, "mode");
     json_w_str(&w, "url");
     json_w_key(&w, "message");
@@ -806,15 +806,7 @@ int mcp_elicit_url_begin(mcp_call *call, const char *message, const char *url)
     json_w_str(&w, url);
     json_w_key(&w, "elicitationId");
     json_w_str(&w, eid);
-    json_w_obj_end(&w);
-    json_w_obj_end(&w);
-    if (json_w_error(&w)) {
-        json_w_free(&w);
-        s->req_id[0] = 0;
-        return -1;
-    }
-    emit(s, &w);
-    return 0;
+    return elicit_send(s, &w);
 }
 
 int mcp_elicit_poll(mcp_server *s, char **result)
