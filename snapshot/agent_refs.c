@@ -357,10 +357,10 @@ int64_t snap_frame_world(snap_agent *a, int tab_id, const char *frame_id_in)
     return world;
 }
 
-int snap_world_eval(snap_agent *a, const char *session, int64_t world, const char *expr,
-                    uint64_t *id)
+/* Runtime.evaluate's parameters for expr in the isolated world, by value
+ * (malloc'd; NULL when out of memory). */
+char *snap_world_eval_params(int64_t world, const char *expr)
 {
-    *id = 0;
     json_w w;
     json_w_init(&w);
     json_w_obj_begin(&w);
@@ -372,6 +372,14 @@ int snap_world_eval(snap_agent *a, const char *session, int64_t world, const cha
     json_w_bool(&w, true);
     json_w_obj_end(&w);
     char *pj = json_w_take(&w, NULL);
+    return pj;
+}
+
+int snap_world_eval(snap_agent *a, const char *session, int64_t world, const char *expr,
+                    uint64_t *id)
+{
+    *id = 0;
+    char *pj = snap_world_eval_params(world, expr);
     int rc = pj ? snap_cdp_send(a, session, "Runtime.evaluate", pj, id, NULL) : SNAP_ENOMEM;
     free(pj);
     return rc;

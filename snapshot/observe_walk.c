@@ -592,17 +592,7 @@ static bool secret_noted(const frame_st *F)
  * itself). */
 static void note_values(build *B, frame_st *F, int64_t world, const char *expr)
 {
-    json_w w;
-    json_w_init(&w);
-    json_w_obj_begin(&w);
-    json_w_key(&w, "expression");
-    json_w_str(&w, expr);
-    json_w_key(&w, "contextId");
-    json_w_int(&w, world);
-    json_w_key(&w, "returnByValue");
-    json_w_bool(&w, true);
-    json_w_obj_end(&w);
-    char *pj = json_w_take(&w, NULL);
+    char *pj = snap_world_eval_params(world, expr);
     cdp_reply rep = {0};
     if (pj && snap_cdp_call_secret(B->a, F->f->session, "Runtime.evaluate", pj,
                                    snap_read_timeout(B->a), &rep, NULL) == 0) {

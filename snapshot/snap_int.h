@@ -814,6 +814,7 @@ int snap_walk_ax_nodes(snap_agent *a, int tab_id, const char *frame_id, const in
 /* Send Runtime.evaluate of a compiled-in expression in isolated world
  * `world` (returnByValue) on session, not waited for: *id for cdp_wait.
  * 0, or an error (*id = 0). */
+char *snap_world_eval_params(int64_t world, const char *expr);
 int snap_world_eval(snap_agent *a, const char *session, int64_t world, const char *expr,
                     uint64_t *id);
 /* Forget frame_id's world: its context was found gone (a caller that
