@@ -6,9 +6,11 @@
  * tests/fuzz/replay.c in `make test`).
  *
  * Invariants: nothing crashes or leaks; a scrubbed snippet never holds a
- * value the input gave a password <input> (planted here: "pw-planted"); the
- * report never holds a raw '<' from the input (every text is escaped:
- * "<script" never appears).
+ * value the input gave a password <input> (planted here: a marker the input
+ * itself does not hold, so the marker's presence in the output can only be
+ * the leaked value: the input's own text is kept as text); the report never
+ * holds a raw '<' from the input (every text is escaped: "<script" never
+ * appears).
  */
 #include "a11y/a11y.h"
 
@@ -19,6 +21,20 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
+
+/* Case-blind strstr: the scrubber keeps the case of the text it keeps. */
+static int has_ci(const char *h, const char *n)
+{
+    size_t k = strlen(n);
+    for (; *h; h++) {
+        size_t i = 0;
+        while (i < k && h[i] && (h[i] | 0x20) == (n[i] | 0x20))
+            i++;
+        if (i == k)
+            return 1;
+    }
+    return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -34,15 +50,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(h);
     size_t n = strlen(s);
     char *in = malloc(n + 64);
-    if (in) {
-        static const char P[] = "<input type=password value=\"pw-planted";
+    /* The first marker the input does not hold (the input's own text
+     * stays in the output as text, so a marker it holds proves nothing). */
+    static const char *const MARK[] = { "pw-planted", "qx7-hidden", "zj4-secret" };
+    const char *mark = NULL;
+    for (size_t i = 0; i < sizeof MARK / sizeof *MARK && !mark; i++)
+        if (!has_ci(s, MARK[i]))
+            mark = MARK[i];
+    if (in && mark) {
+        static const char P[] = "<input type=password value=\"";
+        size_t m = strlen(mark);
         memcpy(in, P, sizeof P - 1);
-        memcpy(in + sizeof P - 1, s, n + 1);
+        memcpy(in + sizeof P - 1, mark, m);
+        memcpy(in + sizeof P - 1 + m, s, n + 1);
         h = a11y_html_scrub(in);
-        CHECK(!h || !strstr(h, "pw-planted"));
+        CHECK(!h || !has_ci(h, mark));
         free(h);
-        free(in);
     }
+    free(in);
     /* Results. */
     char *r = a11y_results_scrub(s, size);
     char *html = a11y_html_report(s, s, NULL, NULL);
