@@ -105,4 +105,56 @@ typedef const a11y_crop *(*a11y_crop_fn)(void *ud, size_t rule, size_t node);
 char *a11y_html_report(const char *results, const char *skipped, a11y_crop_fn crop,
                        void *ud);
 
+/* ---- a sweep over many targets (issue 16, point 4; a11y/sweep.c,
+ * cli/sweep.c runs it; docs/a11y.md "A sweep") ----
+ *
+ * The TARGETS file is JSON Lines: one object a line, blank lines and
+ * lines starting with '#' skipped, fields (strict: an unknown or repeated
+ * field is an error naming the line) "url" (http(s), required), "id" (the
+ * target's directory name: letters, digits, '.', '_', '-', a letter or
+ * digit first; default "tNNN", its position), "identity" (a vault
+ * identity: the grant must name it for the URL's origin), "trail" (a
+ * replay trail played after the URL is opened, to reach the page under
+ * test; a relative path is relative to the TARGETS file). Untrusted input:
+ * the limits below; tests/fuzz/fuzz_sweep.c. */
+#define A11Y_SWEEP_FILE_MAX ((size_t)1 << 20)     /* bytes of a TARGETS file */
+#define A11Y_SWEEP_LINE_MAX ((size_t)16 << 10)    /* bytes of one line */
+#define A11Y_SWEEP_TARGETS_MAX 1000u
+#define A11Y_SWEEP_STR_MAX 2048u                  /* bytes of a URL */
+#define A11Y_SWEEP_ID_MAX 64u
+
+typedef struct {
+    char *id, *url;             /* id: set (the default when not given) */
+    char *identity, *trail;     /* NULL: none */
+    unsigned line;              /* its line in the file */
+} a11y_target;
+
+typedef struct {
+    a11y_target *v;             /* owned: a11y_targets_free */
+    size_t n;
+} a11y_targets;
+
+/* Parse a TARGETS file's text (no I/O). 0 with *out (at least one
+ * target), or -1 with why ("targets line N: why") and *out empty. */
+int a11y_targets_parse(const char *buf, size_t len, a11y_targets *out, char *why, size_t cap);
+void a11y_targets_free(a11y_targets *t);
+
+/* One target's row of the sweep's index (strings borrowed). */
+typedef struct {
+    const char *id, *url, *identity, *trail;
+    const char *state;          /* "done", "partial" (a report, some rules not
+                                   evaluated: a timeout), "failed", "pending" */
+    const char *reason;         /* partial, failed: why; else NULL */
+    double seconds;             /* its last run; 0 when not run */
+    const char *results;        /* its a11y.json text (page data), NULL: none */
+    size_t results_len;
+} a11y_sweep_row;
+
+/* The index across targets: *json (index.json: counts by state, the
+ * violations' elements by impact, needs review, the top rules across
+ * targets, and each row with its own counts read from its results) and
+ * *html (index.html: self-contained, a table across targets, every text
+ * escaped), both new. 0, or -1 (out of memory). */
+int a11y_sweep_index(const a11y_sweep_row *rows, size_t n, char **json, char **html);
+
 #endif

@@ -4,7 +4,7 @@
  * as `cdpgate snapshot` opens it (the gate on --grant, sessions from the
  * vault), and browser_a11y_scan's part of `cdpgate mcp` (cli_a11y_tool).
  * A URL that fails is said on stderr and the others go on; the exit code
- * is then 1.
+ * is then 1. With --sweep TARGETS, cli/sweep.c runs the targets instead.
  */
 #include "cli/cli.h"
 #include "cli/a11y_cmd.h"
@@ -23,7 +23,7 @@
 #include <time.h>
 
 /* The scan's options from the command line. */
-static a11y_opts opts_of(const cli_opts *o, const char *dir, const char *stem)
+a11y_opts cli_a11y_opts(const cli_opts *o, const char *dir, const char *stem)
 {
     a11y_opts ao = {0};
     ao.tags = o->a11y_tags;
@@ -63,7 +63,7 @@ static int scan_one(const cli_opts *o, snap_agent *a, const char *src, size_t le
         return EXIT_FAIL;
     }
     snap_result_free(&r);
-    a11y_opts ao = opts_of(o, o->output, stem);
+    a11y_opts ao = cli_a11y_opts(o, o->output, stem);
     a11y_report rep;
     rc = a11y_scan(a, src, len, &ao, &rep, &r);
     if (rc < 0) {
@@ -119,10 +119,11 @@ static int scan_all(const cli_opts *o, gate *g, vault *v, int argc, char **argv,
 
 int cli_a11y(const cli_opts *o, int argc, char **argv)
 {
-    if (argc < 2 || !o->output) {
+    if ((o->a11y_sweep ? argc != 1 : argc < 2) || !o->output) {
         fprintf(stderr, "usage: cdpgate a11y URL... -o DIR [--axe FILE] [--tags LIST] "
                 "[--include SEL]... [--exclude SEL]... [--frame-timeout MS] "
-                "[--scan-timeout MS]\n");
+                "[--scan-timeout MS]\n       cdpgate a11y --sweep TARGETS -o DIR "
+                "[--jobs N] [the same options]\n");
         return EXIT_USAGE;
     }
     char *src = NULL, used[600], why[1200];
@@ -146,6 +147,12 @@ int cli_a11y(const cli_opts *o, int argc, char **argv)
     if (!g) {
         free(src);
         return EXIT_USAGE;
+    }
+    if (o->a11y_sweep) {        /* cli/sweep.c: each target opens its own */
+        gate_free(g);
+        int rc = cli_a11y_sweep(o, src, len);
+        free(src);
+        return rc;
     }
     vault *v = cli_vault_existing("a11y");
     int rc = scan_all(o, g, v, argc, argv, src, len);
@@ -180,7 +187,7 @@ void cli_a11y_tool(cli_a11y_state *st, const cli_opts *o, snap_agent *a,
     gmtime_r(&now, &tm);
     snprintf(stem, sizeof stem, "a11y-%04d%02d%02d-%02d%02d%02d-%u", tm.tm_year + 1900,
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ++st->seq);
-    a11y_opts ao = opts_of(o, dir, stem);
+    a11y_opts ao = cli_a11y_opts(o, dir, stem);
     if (tags)
         ao.tags = tags;
     if (include) {

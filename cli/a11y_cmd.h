@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "a11y/a11y.h"
 #include "cli/cli.h"
 #include "snapshot/snapshot.h"
 
@@ -23,5 +24,15 @@ void cli_a11y_tool(cli_a11y_state *st, const cli_opts *o, snap_agent *a,
                    const char *tags, const char *include, const char *exclude,
                    snap_result *r);
 void cli_a11y_free(cli_a11y_state *st);
+
+/* The scan's options from the command line (--tags, --include, ...),
+ * reports into dir as STEM.json and STEM.html. */
+a11y_opts cli_a11y_opts(const cli_opts *o, const char *dir, const char *stem);
+
+/* `cdpgate a11y --sweep TARGETS -o DIR [--jobs N]` (cli/sweep.c; docs/a11y.md
+ * "A sweep"): every target in a session of its own, at most --jobs at once,
+ * axe-core's source src[0..len) given. The exit status: 0 when every target
+ * is done, 1 when one is partial or failed, 2 for a bad TARGETS file. */
+int cli_a11y_sweep(const cli_opts *o, const char *src, size_t len);
 
 #endif

@@ -61,6 +61,8 @@ typedef struct {
     int a11y_frame_ms;      /* --frame-timeout MS */
     int a11y_cap_ms;        /* --scan-timeout MS */
     const char *a11y_dir;   /* --a11y-dir DIR (mcp): browser_a11y_scan's reports */
+    const char *a11y_sweep; /* --sweep TARGETS (a11y): the sweep's targets file */
+    int a11y_jobs;          /* --jobs N (a11y --sweep): targets at once; 0 = 2 */
     bool live;              /* --live (mcp): a takeover opens the live view (issue 15) */
     const char *live_notify;/* --live-notify PROG: gets the live view's link on stdin */
     int live_ttl_s;         /* --live-ttl SECONDS: the link's lifetime; 0 = 600 */

@@ -140,6 +140,22 @@ static const char USAGE_OPTIONS[] =
 "A launched browser gets a fresh temporary profile that is removed on exit,\n"
 "and never outlives cdpgate, even when cdpgate is killed.\n";
 
+/* The sweep (issue 16, point 4), apart: one string has a size limit. */
+static const char USAGE_SWEEP[] =
+"\nmany accessibility scans (docs/a11y.md, \"A sweep\"):\n"
+"  a11y --sweep TARGETS -o DIR [--jobs N]\n"
+"                        scan many targets, each in a fresh session of its\n"
+"                        own (a browser each), N at once (default 2): TARGETS\n"
+"                        is JSON Lines, {\"url\":..., \"id\":..., \"identity\":\n"
+"                        ..., \"trail\":...} a line (a vault identity the grant\n"
+"                        names; a replay trail played to reach the page).\n"
+"                        Progress on stderr; a failed target is recorded and\n"
+"                        the sweep goes on; DIR/ID/ holds each report and\n"
+"                        status, DIR/index.json and index.html the table; run\n"
+"                        it again to finish: done targets are skipped\n"
+"                        (docs/a11y.md); --evidence DIR records each\n"
+"                        target's session in DIR/ID/\n";
+
 /* The live view's options (issue 15), apart: one string has a size limit. */
 static const char USAGE_LIVE[] =
 "\nthe live view for a human takeover (issue 15; docs/takeover.md):\n"
@@ -152,6 +168,14 @@ static const char USAGE_LIVE[] =
 "                        --live-notify, else --confirm's program, else stderr\n"
 "  --live-notify PROG    mcp --live: run PROG (sh -c) with the link on stdin\n"
 "  --live-ttl SECONDS    mcp --live: the link's lifetime (default 600)\n";
+
+static void usage(FILE *f)
+{
+    fputs(USAGE, f);
+    fputs(USAGE_OPTIONS, f);
+    fputs(USAGE_SWEEP, f);
+    fputs(USAGE_LIVE, f);
+}
 
 /* The options before the command line: defaults and the environment. */
 static void opts_defaults(cli_opts *o, long long t0)
@@ -246,7 +270,8 @@ static int parse_fd(const char *opt, const char *s, int *out)
 static bool a11y_opt(const char *a)
 {
     static const char *const OPTS[] = {"--axe", "--tags", "--include", "--exclude",
-                                       "--frame-timeout", "--scan-timeout", "--a11y-dir"};
+                                       "--frame-timeout", "--scan-timeout", "--a11y-dir",
+                                       "--sweep", "--jobs"};
     for (size_t i = 0; i < sizeof OPTS / sizeof OPTS[0]; i++)
         if (strcmp(a, OPTS[i]) == 0)
             return true;
@@ -261,6 +286,13 @@ static int a11y_set(cli_opts *o, const char *a, const char *val)
         o->a11y_tags = val;
     } else if (strcmp(a, "--a11y-dir") == 0) {
         o->a11y_dir = val;
+    } else if (strcmp(a, "--sweep") == 0) {
+        o->a11y_sweep = val;
+    } else if (strcmp(a, "--jobs") == 0) {
+        if (parse_int(val, &o->a11y_jobs) || o->a11y_jobs > 16) {
+            fprintf(stderr, "cdpgate: --jobs wants 1..16, not '%s'\n", val);
+            return -1;
+        }
     } else if (strcmp(a, "--include") == 0 || strcmp(a, "--exclude") == 0) {
         bool inc = a[3] == 'n';
         size_t *n = inc ? &o->a11y_ninclude : &o->a11y_nexclude;
@@ -282,9 +314,7 @@ static int main_command(cli_opts *o, int npos, char **pos)
     const char *cmd = pos[0];
     int rc;
     if (strcmp(cmd, "help") == 0) {
-        fputs(USAGE, stdout);
-        fputs(USAGE_OPTIONS, stdout);
-        fputs(USAGE_LIVE, stdout);
+        usage(stdout);
         return EXIT_OK;
     } else if (strcmp(cmd, "doctor") == 0) {
         rc = cli_doctor(o, npos, pos);
@@ -369,9 +399,7 @@ int main(int argc, char **argv)
         if (lv > 0)
             continue;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(USAGE, stdout);
-            fputs(USAGE_OPTIONS, stdout);
-            fputs(USAGE_LIVE, stdout);
+            usage(stdout);
             return EXIT_OK;
         } else if (strcmp(a, "--version") == 0) {
             printf("cdpgate %s\n", CDPGATE_VERSION);
@@ -474,9 +502,7 @@ int main(int argc, char **argv)
     }
     pos[npos] = NULL;
     if (npos == 0) {
-        fputs(USAGE, stderr);
-        fputs(USAGE_OPTIONS, stderr);
-        fputs(USAGE_LIVE, stderr);
+        usage(stderr);
         return EXIT_USAGE;
     }
     return main_command(&o, npos, pos);

@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <stdatomic.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -141,6 +142,58 @@ int fixture_server_switch(const char *version)
     return 0;
 }
 
+/* The barrier (/barrier?n=N&key=K): the rest of the switch's page holds
+ * BARRIER_SLOTS counters by key, under a spin lock. */
+#define BARRIER_SLOTS 16
+typedef struct {
+    char key[28];
+    atomic_int count;
+} barrier_slot;
+
+static barrier_slot *barrier_slot_of(const char *key)
+{
+    if (!switch_page)
+        return NULL;
+    atomic_flag *lock = (atomic_flag *)(switch_page + 256);
+    barrier_slot *sl = (barrier_slot *)(switch_page + 512);
+    while (atomic_flag_test_and_set(lock))
+        ;
+    barrier_slot *got = NULL;
+    for (int i = 0; i < BARRIER_SLOTS && !got; i++)
+        if (strcmp(sl[i].key, key) == 0 || !sl[i].key[0]) {
+            got = &sl[i];
+            snprintf(got->key, sizeof got->key, "%s", key);
+        }
+    atomic_flag_clear(lock);
+    return got;
+}
+
+/* Count this request under key; answer when n have come (each sees the
+ * others: "together"), or after 20 s alone ("alone"). The page has one
+ * image without alt text whose class says which: a scan's report shows it. */
+static void barrier(int fd, const char *q)
+{
+    char key[28] = "", page[400];
+    long n = 2;
+    for (const char *p = q; p && *p; p = strchr(p, '&') ? strchr(p, '&') + 1 : NULL) {
+        if (strncmp(p, "n=", 2) == 0)
+            n = strtol(p + 2, NULL, 10);
+        if (strncmp(p, "key=", 4) == 0)
+            snprintf(key, sizeof key, "%.*s", (int)strcspn(p + 4, "&"), p + 4);
+    }
+    barrier_slot *b = barrier_slot_of(key[0] ? key : "default");
+    int seen = b ? atomic_fetch_add(&b->count, 1) + 1 : 0;
+    for (int i = 0; b && seen < n && i < 1000; i++) {
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+        seen = atomic_load(&b->count);
+    }
+    int len = snprintf(page, sizeof page, "<!doctype html><html lang=\"en\"><head><title>"
+                       "Barrier</title></head><body><main><h1>Barrier</h1><img src=\"/none.png"
+                       "\" class=\"%s\"></main></body></html>", seen >= n ? "together" : "alone");
+    reply(fd, 200, "text/html", page, (size_t)len);
+}
+
 /* The switch's version now (into out, "" when none). */
 static void switch_now(char *out)
 {
@@ -263,6 +316,10 @@ static void serve(int fd)
         struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);
         reply(fd, 200, "text/html", "<title>slow</title>slow", 23);
+        return;
+    }
+    if (strcmp(path, "/barrier") == 0) {
+        barrier(fd, q);
         return;
     }
     if (strcmp(path, "/hold") == 0) {

@@ -11,7 +11,9 @@
 
 /* Serve tests/fixtures/ on 127.0.0.1 (any host name reaching it works, see
  * FIXTURE_HOST_RULES) from a forked child, one child per connection.
- * Special paths: /slow?ms=N answers after N ms; /status?code=N answers N;
+ * Special paths: /slow?ms=N answers after N ms; /barrier?n=N&key=K
+ * answers when N requests for K have come (a page whose image without
+ * alt text has the class "together"), or after 20 s ("alone"); /status?code=N answers N;
  * /echo-host answers the Host header; /echo-cookie shows the Cookie header
  * in a page. The bank (tests/fixtures/bank/, for the login tests):
  * a POST of the login form (user, pw, otp) to /bank/login/verify with

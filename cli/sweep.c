@@ -1,0 +1,762 @@
+/*
+ * sweep.c — `cdpgate a11y --sweep TARGETS -o DIR [--jobs N]` (issue 16,
+ * point 4; docs/a11y.md "A sweep"): an accessibility scan of each target
+ * of a TARGETS file (a11y_targets_parse), each in a fresh session of its
+ * own: a child process per target with its own browser (so its own
+ * profile, contexts and identity lease), at most N at once. A target
+ * restores its vault identity's session as every command does (the grant
+ * must name that identity for its origin), may play a replay trail through
+ * the gate to reach the page under test, and is scanned as `cdpgate a11y`
+ * scans a URL.
+ *
+ * Files: DIR/ID/a11y.json and a11y.html (the scan's report), DIR/ID/
+ * summary.txt (the summary), DIR/ID/log.txt (the child's stderr) and, last,
+ * DIR/ID/status.json (state done, partial or failed, the reason, the time):
+ * every one written all or nothing (base_file_put), so an interrupted
+ * sweep leaves no torn file. DIR/index.json and DIR/index.html are made
+ * again after each target. A rerun with the same DIR skips the targets
+ * whose status.json says done for the same url, identity and trail, and
+ * runs the others again. A target that fails (load error, login diverged,
+ * replay diverged or refused, the scan failed) is recorded with its reason
+ * and the sweep goes on; a timeout in the scan leaves a report whose rules
+ * were not all evaluated: partial, run again by the next sweep.
+ * Progress goes to stderr: "[i/n] ID: state".
+ */
+#include "cli/cli.h"
+#include "cli/a11y_cmd.h"
+#include "cli/evid.h"
+
+#include "a11y/a11y.h"
+#include "base/base.h"
+#include "gate/gate.h"
+#include "json/json.h"
+#include "replay/replay.h"
+#include "snapshot/snapshot.h"
+#include "vault/vault.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
+
+#define JOBS_MAX 16
+
+/* The sweep as a whole (the parent's). */
+typedef struct {
+    const cli_opts *o;
+    const char *src;            /* axe-core's source */
+    size_t len;
+    a11y_targets t;
+    char base[1024];            /* the TARGETS file's directory */
+    bool *done;                 /* done[i]: nothing to do for target i */
+} sweep;
+
+/* One target's run (the child's). */
+typedef struct {
+    const cli_opts *o;
+    const a11y_target *t;
+    char dir[1200];             /* DIR/ID */
+    int64_t t0;
+    char started[32];
+    gate *g;
+    snap_agent *a;
+    char reason[600];
+    char *replay;               /* the replay's result JSON (new), or NULL */
+    a11y_report rep;
+    bool scanned;
+} job;
+
+/* ---- files ---- */
+
+static int put(const char *dir, const char *name, const char *data, size_t len)
+{
+    char path[1300];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return base_file_put(AT_FDCWD, path, data, len, BASE_PUT_REPLACE, NULL);
+}
+
+/* The text of path (new, NUL-terminated), at most max bytes; NULL. */
+static char *slurp(const char *path, size_t max, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    base_buf b = {0};
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0 && b.len <= max)
+        base_buf_put(&b, buf, (size_t)n);
+    close(fd);
+    if (n < 0 || b.len > max || b.oom) {
+        base_buf_free(&b);
+        return NULL;
+    }
+    if (!b.s)
+        base_buf_puts(&b, "");
+    return base_buf_take(&b, len);
+}
+
+static bool same(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* A target's status.json, parsed (NULL: none or unreadable). */
+static json_doc *status_read(const char *out, const char *id)
+{
+    char path[1300];
+    snprintf(path, sizeof path, "%s/%s/status.json", out, id);
+    size_t len = 0;
+    char *s = slurp(path, 1 << 20, &len);
+    json_doc *d = s ? json_parse(s, len, NULL, NULL) : NULL;
+    free(s);
+    return d;
+}
+
+/* The status says done for this very target (url, identity, trail). */
+static bool status_done(const json_val *st, const a11y_target *t)
+{
+    const char *s = json_get_str(st, "state");
+    return s && strcmp(s, "done") == 0 && same(json_get_str(st, "url"), t->url) &&
+           same(json_get_str(st, "identity"), t->identity) &&
+           same(json_get_str(st, "trail"), t->trail);
+}
+
+/* ---- the child: one target ---- */
+
+static void status_write(job *j, const char *state)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    const char *k[] = {"id", "url", "identity", "trail", "state", "started"};
+    const char *v[] = {j->t->id, j->t->url, j->t->identity, j->t->trail, state, j->started};
+    for (size_t i = 0; i < 6; i++) {
+        json_w_key(&w, k[i]);
+        json_w_str(&w, v[i]);
+    }
+    json_w_key(&w, "reason");
+    json_w_str(&w, j->reason[0] ? j->reason : NULL);
+    json_w_key(&w, "seconds");
+    json_w_num(&w, (double)(base_now_ms() - j->t0) / 1000.0);
+    if (j->scanned) {
+        json_w_key(&w, "violations");
+        json_w_uint(&w, j->rep.violations);
+        json_w_key(&w, "elements");
+        json_w_uint(&w, j->rep.elements);
+        json_w_key(&w, "needs_review");
+        json_w_uint(&w, j->rep.review);
+        json_w_key(&w, "not_evaluated");
+        json_w_uint(&w, j->rep.not_evaluated);
+    }
+    if (j->replay) {
+        json_w_key(&w, "replay");
+        json_w_raw(&w, j->replay, strlen(j->replay), true);
+    }
+    json_w_obj_end(&w);
+    size_t n = 0;
+    char *s = json_w_take(&w, &n);
+    json_w_free(&w);
+    if (!s || put(j->dir, "status.json", s, n) != 0)
+        fprintf(stderr, "cdpgate a11y: cannot write %s/status.json: %s\n", j->dir,
+                strerror(errno));
+    free(s);
+}
+
+static int why(job *j, const char *fmt, const char *what, const snap_result *r, int rc)
+{
+    snprintf(j->reason, sizeof j->reason, fmt, what,
+             r && r->text ? r->text : snap_strerror(rc));
+    /* One line: a result's text may run on. */
+    for (char *p = j->reason; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    return -1;
+}
+
+/* The trail: loaded (relative to the TARGETS file) and checked against
+ * the grant before any browser starts. */
+static replay_trail *trail_load(job *j, const char *base)
+{
+    char path[2200];
+    if (j->t->trail[0] == '/')
+        snprintf(path, sizeof path, "%s", j->t->trail);
+    else
+        snprintf(path, sizeof path, "%s/%s", base, j->t->trail);
+    replay_err err = {0};
+    replay_trail *tr = replay_trail_load(path, &err);
+    if (!tr) {
+        snprintf(j->reason, sizeof j->reason, "replay: the trail %s: %s", j->t->trail,
+                 err.msg);
+        return NULL;
+    }
+    replay_opts ro = {.check_only = true};
+    char *json = NULL;
+    int st = replay_run(NULL, j->g, tr, &ro, &json);
+    if (st != REPLAY_RUN_DONE) {
+        snprintf(j->reason, sizeof j->reason, "replay refused: the grant lacks what the "
+                 "trail %s needs (see \"replay\")", j->t->trail);
+        j->replay = json;
+        replay_trail_free(tr);
+        return NULL;
+    }
+    free(json);
+    return tr;
+}
+
+/* The target's identity: the one the grant names for its origin, its
+ * session restored from the vault. */
+static int identity_restore(job *j)
+{
+    char origin[300];
+    if (snap_url_origin(j->t->url, origin, sizeof origin))
+        return why(j, "login: %s: %s", "not an http(s) URL", NULL, SNAP_EINVAL);
+    const char *named = gate_identity_for(j->g, origin);
+    if (!named || strcmp(named, j->t->identity) != 0) {
+        snprintf(j->reason, sizeof j->reason, "login: the grant names %s%s%s for %s, not "
+                 "the target's identity \"%s\"", named ? "\"" : "no identity",
+                 named ? named : "", named ? "\"" : "", origin, j->t->identity);
+        return -1;
+    }
+    snap_result r = {0};
+    int rc = snap_session_restore(j->a, origin, &r);
+    if (rc)
+        why(j, "login: %s: %s", "the session was not restored", &r, rc);
+    snap_result_free(&r);
+    return rc ? -1 : 0;
+}
+
+/* After the open (and the trail): the page under test must be signed in
+ * when the target names an identity. */
+static int identity_check(job *j)
+{
+    snap_elems s;
+    memset(&s, 0, sizeof s);
+    snap_result r = {0};
+    int rc = snap_elements(j->a, &s, &r);
+    if (rc == 0 && !s.auth) {
+        char *u = snap_url_shown(j->a, s.url ? s.url : "");
+        snprintf(j->reason, sizeof j->reason, "login diverged: the page %s is not signed in "
+                 "as \"%s\" (the site rejected or ended the session)", u ? u : "",
+                 j->t->identity);
+        free(u);
+        rc = -1;
+    } else if (rc) {
+        why(j, "login: %s: %s", "the page could not be read", &r, rc);
+    }
+    snap_elements_free(&s);
+    snap_result_free(&r);
+    return rc ? -1 : 0;
+}
+
+static int open_target(job *j)
+{
+    snap_result r = {0};
+    int rc = snap_open(j->a, j->t->url, false, &r);
+    if (rc)
+        why(j, "load error: %s: %s", j->t->url, &r, rc);
+    snap_result_free(&r);
+    return rc ? -1 : 0;
+}
+
+static int play_trail(job *j, const replay_trail *tr)
+{
+    replay_opts ro = {0};
+    char *json = NULL;
+    int st = replay_run(j->a, j->g, tr, &ro, &json);
+    j->replay = json;
+    if (st == REPLAY_RUN_DONE)
+        return 0;
+    static const char *const WHAT[] = {"done", "diverged", "refused", "stopped by the gate",
+                                       "outcome unknown", "failed"};
+    snprintf(j->reason, sizeof j->reason, "replay %s: the trail %s did not reach the page "
+             "under test (see \"replay\")", st >= 0 && st <= 5 ? WHAT[st] : "failed",
+             j->t->trail);
+    return -1;
+}
+
+/* A scan that timed out somewhere: partial (its rules not evaluated). */
+static bool timed_out(const job *j)
+{
+    char path[1300];
+    snprintf(path, sizeof path, "%s/a11y.json", j->dir);
+    size_t len = 0;
+    char *s = slurp(path, A11Y_RESULTS_MAX, &len);
+    json_opts po = {.max_size = A11Y_RESULTS_MAX, .max_depth = 256};
+    json_doc *d = s ? json_parse(s, len, &po, NULL) : NULL;
+    free(s);
+    bool t = false;
+    for (const json_val *x = json_first(json_get(json_doc_root(d), "notEvaluated")); x;
+         x = json_next(x)) {
+        const char *r = json_get_str(x, "reason");
+        t = t || (r && strstr(r, "timed out"));
+    }
+    json_doc_free(d);
+    return t;
+}
+
+static int scan(job *j, const char *src, size_t len)
+{
+    a11y_opts ao = cli_a11y_opts(j->o, j->dir, "a11y");
+    snap_result r = {0};
+    int rc = a11y_scan(j->a, src, len, &ao, &j->rep, &r);
+    if (rc) {
+        why(j, "scan: %s: %s", "axe-core did not run", &r, rc);
+        snap_result_free(&r);
+        return -1;
+    }
+    snap_result_free(&r);
+    j->scanned = true;
+    put(j->dir, "summary.txt", j->rep.text, strlen(j->rep.text));
+    if (j->rep.not_evaluated && timed_out(j)) {
+        snprintf(j->reason, sizeof j->reason, "axe timeout: %zu rules not evaluated "
+                 "somewhere (--frame-timeout, --scan-timeout); the report holds the rest",
+                 j->rep.not_evaluated);
+        return 1;
+    }
+    return 0;
+}
+
+/* The browser, the agent (sessions from the vault), the evidence. */
+static int run_browser(job *j, const char *src, size_t len, const replay_trail *tr,
+                       cli_evid *ev)
+{
+    vault *v = cli_vault_existing("a11y");
+    cdp_browser *b = cli_browser(j->o, "a11y");
+    if (!b) {
+        cli_evid_stop(ev, "a11y");
+        vault_close(v);
+        snprintf(j->reason, sizeof j->reason, "the browser did not start (see log.txt)");
+        return -1;
+    }
+    cdp_err e = {0};
+    snap_opts so = {0};
+    so.allow_local = true;  /* the operator's own TARGETS file, as its command line */
+    so.timeout_ms = j->o->timeout_ms;
+    so.ax_tree = j->o->ax_tree;
+    so.vault = v;
+    so.gate = j->g;
+    cli_evid_opts(ev, &so);
+    j->a = snap_agent_new(b, &so, &e);
+    int rc = -1;
+    if (!j->a) {
+        snprintf(j->reason, sizeof j->reason, "the browser: %s", e.msg);
+    } else {
+        cli_evid_attach(ev, b, j->a);
+        rc = j->t->identity ? identity_restore(j) : 0;
+        rc = rc ? rc : open_target(j);
+        rc = rc ? rc : tr ? play_trail(j, tr) : 0;
+        rc = rc ? rc : j->t->identity ? identity_check(j) : 0;
+        rc = rc ? rc : scan(j, src, len);
+        if (j->scanned)
+            cli_evid_result(ev, j->a, "a11y", j->rep.structured);
+    }
+    cli_evid_stop(ev, "a11y");
+    snap_agent_free(j->a);
+    j->a = NULL;
+    cdp_browser_free(b);
+    vault_close(v);
+    return rc;
+}
+
+/* The evidence folder of this target: EVID/ID/<task>-<time>-<pid>. */
+static int evid_start(job *j, cli_evid *ev)
+{
+    if (!j->o->evidence)
+        return 0;
+    char d[1200];
+    snprintf(d, sizeof d, "%s/%s", j->o->evidence, j->t->id);
+    if (cli_evid_start(ev, d, j->g, "a11y") == 0)
+        return 0;
+    snprintf(j->reason, sizeof j->reason, "--evidence %.400s: cannot record (see log.txt)", d);
+    return -1;
+}
+
+static void stamp(char *out, size_t cap)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    if (!gmtime_r(&now, &tm) || !strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf(out, cap, "?");
+}
+
+/* The child's work: 0 done, 1 partial, 2 failed (status.json says). */
+static int job_run(job *j, const sweep *S)
+{
+    j->t0 = base_now_ms();
+    stamp(j->started, sizeof j->started);
+    j->g = cli_gate_open(j->o, false, "a11y");
+    if (!j->g) {
+        snprintf(j->reason, sizeof j->reason, "the grant cannot be used (see log.txt)");
+        status_write(j, "failed");
+        return 2;
+    }
+    replay_trail *tr = NULL;
+    cli_evid ev;
+    memset(&ev, 0, sizeof ev);
+    int rc = j->t->trail && !(tr = trail_load(j, S->base)) ? -1 : 0;
+    rc = rc ? rc : evid_start(j, &ev);
+    rc = rc ? rc : run_browser(j, S->src, S->len, tr, &ev);
+    status_write(j, rc == 0 ? "done" : rc > 0 ? "partial" : "failed");
+    replay_trail_free(tr);
+    gate_free(j->g);
+    free(j->replay);
+    if (j->scanned)
+        a11y_report_free(&j->rep);
+    return rc == 0 ? 0 : rc > 0 ? 1 : 2;
+}
+
+/* In the forked child: stderr to DIR/ID/log.txt, die with the parent. */
+static _Noreturn void child(const sweep *S, size_t i, pid_t parent)
+{
+#if defined(__linux__)
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);   /* reaps its own browser's helpers */
+#endif
+    if (getppid() != parent)
+        _exit(2);
+    job j;
+    memset(&j, 0, sizeof j);
+    j.o = S->o;
+    j.t = &S->t.v[i];
+    snprintf(j.dir, sizeof j.dir, "%s/%s", S->o->output, j.t->id);
+    char log[1300];
+    snprintf(log, sizeof log, "%s/log.txt", j.dir);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd >= 0) {
+        dup2(fd, 2);
+        close(fd);
+    }
+    int fdn = open("/dev/null", O_RDWR);
+    if (fdn >= 0) {
+        dup2(fdn, 0);
+        dup2(fdn, 1);
+        close(fdn);
+    }
+    int rc = job_run(&j, S);
+    fflush(NULL);
+    _exit(rc);
+}
+
+/* ---- the parent: scheduling, progress, the index ---- */
+
+typedef struct {
+    pid_t pid;                  /* 0: free */
+    size_t t;
+    char key[600];              /* origin NUL identity: one lease at a time */
+} slot;
+
+static void key_of(const a11y_target *t, char *out, size_t cap)
+{
+    char origin[300] = "";
+    out[0] = 0;
+    if (t->identity && snap_url_origin(t->url, origin, sizeof origin) == 0)
+        snprintf(out, cap, "%s %s", origin, t->identity);
+}
+
+/* Make the index again from every target's files (all or nothing). */
+static void index_write(const sweep *S)
+{
+    size_t n = S->t.n;
+    a11y_sweep_row *rows = calloc(n, sizeof *rows);
+    json_doc **docs = calloc(n, sizeof *docs);
+    char **res = calloc(n, sizeof *res);
+    for (size_t i = 0; rows && docs && res && i < n; i++) {
+        const a11y_target *t = &S->t.v[i];
+        docs[i] = status_read(S->o->output, t->id);
+        const json_val *st = json_doc_root(docs[i]);
+        bool mine = same(json_get_str(st, "url"), t->url);
+        a11y_sweep_row *r = &rows[i];
+        *r = (a11y_sweep_row){t->id, t->url, t->identity, t->trail, "pending", NULL, 0, NULL,
+                              0};
+        if (!mine)
+            continue;
+        r->state = json_get_str(st, "state") ? json_get_str(st, "state") : "pending";
+        r->reason = json_get_str(st, "reason");
+        r->seconds = json_num(json_get(st, "seconds"));
+        if (strcmp(r->state, "done") == 0 || strcmp(r->state, "partial") == 0) {
+            char path[1300];
+            snprintf(path, sizeof path, "%s/%s/a11y.json", S->o->output, t->id);
+            res[i] = slurp(path, A11Y_RESULTS_MAX, &r->results_len);
+            r->results = res[i];
+        }
+    }
+    char *js = NULL, *html = NULL;
+    if (rows && docs && res && a11y_sweep_index(rows, n, &js, &html) == 0) {
+        if (put(S->o->output, "index.json", js, strlen(js)) ||
+            put(S->o->output, "index.html", html, strlen(html)))
+            fprintf(stderr, "cdpgate a11y: cannot write the index in %s: %s\n", S->o->output,
+                    strerror(errno));
+    }
+    free(js);
+    free(html);
+    for (size_t i = 0; docs && res && i < n; i++) {
+        json_doc_free(docs[i]);
+        free(res[i]);
+    }
+    free(rows);
+    free(docs);
+    free(res);
+}
+
+/* A child that ended without a status (killed, crashed): one said for it. */
+static void lost_write(const sweep *S, const a11y_target *t, int status)
+{
+    char dir[1200], reason[200];
+    snprintf(dir, sizeof dir, "%s/%s", S->o->output, t->id);
+    snprintf(reason, sizeof reason, "the run ended without a result (%s %d; see log.txt)",
+             WIFSIGNALED(status) ? "signal" : "exit",
+             WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    const char *k[] = {"id", "url", "identity", "trail", "state", "reason"};
+    const char *v[] = {t->id, t->url, t->identity, t->trail, "failed", reason};
+    for (size_t i = 0; i < 6; i++) {
+        json_w_key(&w, k[i]);
+        json_w_str(&w, v[i]);
+    }
+    json_w_obj_end(&w);
+    size_t len = 0;
+    char *s = json_w_take(&w, &len);
+    json_w_free(&w);
+    if (s)
+        put(dir, "status.json", s, len);
+    free(s);
+}
+
+/* "[i/n] ID: state ..." for a target that ended. 0 done, 1 not. */
+static int progress_end(const sweep *S, size_t i, int status)
+{
+    const a11y_target *t = &S->t.v[i];
+    json_doc *d = status_read(S->o->output, t->id);
+    const json_val *st = json_doc_root(d);
+    const char *state = json_get_str(st, "state");
+    if (!state || !same(json_get_str(st, "url"), t->url)) {
+        json_doc_free(d);
+        lost_write(S, t, status);
+        d = status_read(S->o->output, t->id);
+        st = json_doc_root(d);
+        state = "failed";
+    }
+    fprintf(stderr, "[%zu/%zu] %s: %s in %.1f s", i + 1, S->t.n, t->id, state,
+            json_num(json_get(st, "seconds")));
+    if (strcmp(state, "failed") != 0)
+        fprintf(stderr, ": %lld violated rules, %lld elements, %lld need review",
+                (long long)json_get_int(st, "violations", 0),
+                (long long)json_get_int(st, "elements", 0),
+                (long long)json_get_int(st, "needs_review", 0));
+    if (json_get_str(st, "reason"))
+        fprintf(stderr, ": %s", json_get_str(st, "reason"));
+    fputc('\n', stderr);
+    int rc = strcmp(state, "done") == 0 ? 0 : 1;
+    json_doc_free(d);
+    return rc;
+}
+
+/* The next target to start: pending, its identity not in use by a
+ * running one. n when none. */
+static size_t next_target(const sweep *S, const bool *started, const slot *sl, int jobs)
+{
+    for (size_t i = 0; i < S->t.n; i++) {
+        if (S->done[i] || started[i])
+            continue;
+        char k[600];
+        key_of(&S->t.v[i], k, sizeof k);
+        bool busy = false;
+        for (int s = 0; s < jobs && k[0]; s++)
+            busy = busy || (sl[s].pid && strcmp(sl[s].key, k) == 0);
+        if (!busy)
+            return i;
+    }
+    return S->t.n;
+}
+
+static int start(const sweep *S, slot *s, size_t i)
+{
+    char dir[1200];
+    snprintf(dir, sizeof dir, "%s/%s", S->o->output, S->t.v[i].id);
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        fprintf(stderr, "cdpgate a11y: cannot make %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    /* A run again: the old files go first, the status first of all. */
+    static const char *const OLD[] = {"status.json", "a11y.json", "a11y.html", "summary.txt"};
+    for (size_t k = 0; k < 4; k++) {
+        char p[1300];
+        snprintf(p, sizeof p, "%s/%s", dir, OLD[k]);
+        unlink(p);
+    }
+    fflush(NULL);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "cdpgate a11y: fork: %s\n", strerror(errno));
+        return -1;
+    }
+    if (pid == 0)
+        child(S, i, parent);
+    s->pid = pid;
+    s->t = i;
+    key_of(&S->t.v[i], s->key, sizeof s->key);
+    fprintf(stderr, "[%zu/%zu] %s: started %s\n", i + 1, S->t.n, S->t.v[i].id,
+            S->t.v[i].url);
+    return 0;
+}
+
+/* Wait for one child of ours to end; its slot freed. The failures. */
+static int reap(sweep *S, slot *sl, int jobs)
+{
+    for (;;) {
+        int status = 0;
+        pid_t p = waitpid(-1, &status, 0);
+        if (p < 0 && errno == EINTR)
+            continue;
+        if (p < 0)
+            return 0;
+        for (int s = 0; s < jobs; s++)
+            if (sl[s].pid == p) {
+                sl[s].pid = 0;
+                int bad = progress_end(S, sl[s].t, status);
+                S->done[sl[s].t] = true;
+                index_write(S);
+                return bad;
+            }
+        /* a browser helper orphaned to us (the subreaper): reaped */
+    }
+}
+
+static int schedule(sweep *S, int jobs)
+{
+    slot sl[JOBS_MAX];
+    memset(sl, 0, sizeof sl);
+    bool *started = calloc(S->t.n, sizeof *started);
+    if (!started)
+        return EXIT_FAIL;
+    int failed = 0, running = 0;
+    for (;;) {
+        while (running < jobs) {
+            size_t i = next_target(S, started, sl, jobs);
+            if (i == S->t.n)
+                break;
+            int s = 0;
+            while (sl[s].pid)
+                s++;
+            started[i] = true;
+            if (start(S, &sl[s], i)) {
+                S->done[i] = true;
+                failed++;
+                continue;
+            }
+            running++;
+        }
+        if (running == 0)
+            break;
+        failed += reap(S, sl, jobs);
+        running--;
+    }
+    free(started);
+    return failed ? EXIT_FAIL : EXIT_OK;
+}
+
+/* Targets done in an earlier run: skipped, said. */
+static size_t skip_done(sweep *S)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < S->t.n; i++) {
+        json_doc *d = status_read(S->o->output, S->t.v[i].id);
+        S->done[i] = status_done(json_doc_root(d), &S->t.v[i]);
+        json_doc_free(d);
+        if (S->done[i]) {
+            n++;
+            fprintf(stderr, "[%zu/%zu] %s: done before (skipped)\n", i + 1, S->t.n,
+                    S->t.v[i].id);
+        }
+    }
+    return n;
+}
+
+static int targets_load(sweep *S, const char *path)
+{
+    size_t len = 0;
+    char *buf = slurp(path, A11Y_SWEEP_FILE_MAX, &len);
+    if (!buf) {
+        fprintf(stderr, "cdpgate a11y: --sweep %s: cannot read it (or over %zu bytes)\n",
+                path, A11Y_SWEEP_FILE_MAX);
+        return -1;
+    }
+    char err[400];
+    int rc = a11y_targets_parse(buf, len, &S->t, err, sizeof err);
+    free(buf);
+    if (rc) {
+        fprintf(stderr, "cdpgate a11y: --sweep %s: %s\n", path, err);
+        return -1;
+    }
+    const char *slash = strrchr(path, '/');
+    if (slash)
+        snprintf(S->base, sizeof S->base, "%.*s", (int)(slash - path), path);
+    else
+        snprintf(S->base, sizeof S->base, ".");
+    if (!S->base[0])
+        snprintf(S->base, sizeof S->base, "/");
+    return 0;
+}
+
+/* One sweep at a time in DIR: DIR/.sweep.lock, held while it runs. */
+static int lock_dir(const char *dir)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/.sweep.lock", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        fprintf(stderr, "cdpgate a11y: %s: %s\n", path, fd < 0 ? strerror(errno) :
+                "another sweep is running in this directory");
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int cli_a11y_sweep(const cli_opts *o, const char *src, size_t len)
+{
+    sweep S;
+    memset(&S, 0, sizeof S);
+    S.o = o;
+    S.src = src;
+    S.len = len;
+    if (targets_load(&S, o->a11y_sweep))
+        return EXIT_USAGE;
+    int jobs = o->a11y_jobs ? o->a11y_jobs : 2;
+    int lk = lock_dir(o->output);
+    S.done = calloc(S.t.n, sizeof *S.done);
+    if (lk < 0 || !S.done || (o->evidence && mkdir(o->evidence, 0700) && errno != EEXIST)) {
+        if (o->evidence && lk >= 0 && S.done)
+            fprintf(stderr, "cdpgate a11y: --evidence %s: %s\n", o->evidence, strerror(errno));
+        if (lk >= 0)
+            close(lk);
+        free(S.done);
+        a11y_targets_free(&S.t);
+        return EXIT_FAIL;
+    }
+    size_t before = skip_done(&S);
+    fprintf(stderr, "sweep: %zu targets, %zu done before, %zu to run, %d at a time\n",
+            S.t.n, before, S.t.n - before, jobs);
+    int rc = schedule(&S, jobs);
+    index_write(&S);
+    fprintf(stderr, "sweep: index %s/index.html\n", o->output);
+    close(lk);
+    free(S.done);
+    a11y_targets_free(&S.t);
+    return rc;
+}

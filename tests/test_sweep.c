@@ -1,0 +1,512 @@
+/*
+ * test_sweep.c — `cdpgate a11y --sweep TARGETS -o DIR` (issue 16, point
+ * 4): real headless Chromium per target, fixture pages under several host
+ * names (a.test, b.test, retail.test), axe-core from tests/peers.
+ *
+ * - sweep: six targets, two at a time: two pages behind a barrier of the
+ *   fixture server (each answered only when the other's request has come:
+ *   the two were running at once, seen by the server, not timed), the
+ *   cross-origin frame fixture, the login-walled retailer behind the vault
+ *   identity alice, the retailer's lamp page reached through a replay
+ *   trail, and a page on a closed port (failed: "load error", recorded,
+ *   the others done). The index's counts equal each target's a11y.json;
+ *   the session's value is in no file; each target's evidence verifies.
+ * - resume: four targets one at a time, the sweep killed (SIGKILL) while
+ *   the third loads; no status for it, the first two done; the rerun says
+ *   the first two were done before, does not load them again (the server's
+ *   log), finishes the other two.
+ * - targets_file: the TARGETS parser's errors name the line; a bad file is
+ *   refused before any browser starts (exit 2).
+ */
+#include "tests/testlib.h"
+#include "a11y/a11y.h"
+#include "base/base.h"
+#include "json/json.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *host_args[] = {FIXTURE_HOST_RULES, "--site-per-process", NULL};
+static testlib_world world;
+static char axe_env[600];
+static char retail_data[400], retail_env[450];
+
+static bool write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!CHECK(f != NULL))
+        return false;
+    fputs(text, f);
+    return CHECK_INT(0, fclose(f));
+}
+
+/* Lines of the request log holding both a and b. */
+static int log_count(const char *a, const char *b)
+{
+    char *s = test_read_file(world.log, NULL);
+    int n = 0;
+    for (char *l = s; l && *l;) {
+        char *e = strchr(l, '\n');
+        if (e)
+            *e = 0;
+        if (strstr(l, a) && strstr(l, b))
+            n++;
+        l = e ? e + 1 : l + strlen(l);
+    }
+    free(s);
+    return n;
+}
+
+static bool ready(void)
+{
+    if (!testlib_need_browser() || !testlib_need_cdpgate())
+        return false;
+    char path[600];
+    snprintf(path, sizeof path, "%s", axe_env + strlen("CDPGATE_AXE="));
+    if (access(path, R_OK) != 0) {
+        test_skip("axe-core is not installed in tests/peers (sh tests/setup.sh)");
+        return false;
+    }
+    return true;
+}
+
+/* The vault of XDG_DATA_HOME=retail_data holds the retailer's session for
+ * alice. */
+static bool vault_setup(void)
+{
+    if (*retail_data)
+        return true;
+    char origin[200], vdir[500], err[300] = "", state[600];
+    testlib_world_origin(&world, origin, sizeof origin, "retail.test");
+    snprintf(retail_data, sizeof retail_data, "%s/retail-data", world.root);
+    snprintf(retail_env, sizeof retail_env, "XDG_DATA_HOME=%s", retail_data);
+    mkdir(retail_data, 0700);
+    snprintf(vdir, sizeof vdir, "%s/cdpgate", retail_data);
+    vault *v = vault_open(vdir, NULL, err, sizeof err);
+    if (!CHECK(v != NULL)) {
+        test_fail_detail("vault_open: %s", err);
+        return false;
+    }
+    snprintf(state, sizeof state, "{\"version\":1,\"cookies\":[{\"name\":\"retail_session\","
+             "\"value\":\"" FIXTURE_RETAIL_SESSION "\",\"domain\":\"retail.test\",\"path\":\"/\","
+             "\"httpOnly\":true,\"secure\":false,\"sameSite\":\"Lax\"}],\"localStorage\":{}}");
+    int rc = testlib_vault_plant(v, origin, "alice", state, 0);
+    vault_close(v);
+    return rc == 0;
+}
+
+typedef struct {
+    int rc;
+    char *err;
+} run_out;
+
+/* cdpgate a11y --sweep targets -o out --jobs jobs [--grant g] [--evidence ev];
+ * kill_at: when not NULL, SIGKILL it once its stderr holds kill_at. */
+static run_out sweep_run(const char *targets, const char *out, int jobs, const char *g,
+                         const char *ev, const char *kill_at)
+{
+    run_out o = {.rc = -1};
+    char rules[300], j[8];
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    snprintf(j, sizeof j, "%d", jobs);
+    const char *argv[20] = {testlib_cdpgate_bin(), rules, "--browser-arg=--site-per-process",
+                            "--timeout", "90000", "a11y", "--sweep", targets, "-o", out,
+                            "--jobs", j};
+    size_t n = 12;
+    if (g) {
+        argv[n++] = "--grant";
+        argv[n++] = g;
+    }
+    if (ev) {
+        argv[n++] = "--evidence";
+        argv[n++] = ev;
+    }
+    argv[n] = NULL;
+    const char *env[] = {axe_env, retail_env[0] ? retail_env : "CDPGATE_UNUSED",
+                         "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    fixture_child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return o;
+    if (kill_at) {
+        if (CHECK(testlib_child_stderr_wait(&c, kill_at, 120000)))
+            kill(c.pid, SIGKILL);
+    }
+    o.rc = fixture_child_wait(&c, 240000);
+    o.err = fixture_child_stderr(&c);
+    testlib_child_free(&c);
+    return o;
+}
+
+static json_doc *read_json(const char *dir, const char *id, const char *name)
+{
+    char path[700];
+    if (id)
+        snprintf(path, sizeof path, "%s/%s/%s", dir, id, name);
+    else
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t len = 0;
+    char *s = test_read_file(path, &len);
+    json_doc *d = s ? json_parse(s, len, NULL, NULL) : NULL;
+    free(s);
+    return d;
+}
+
+static char *read_text(const char *dir, const char *id, const char *name)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s/%s", dir, id, name);
+    return test_read_file(path, NULL);
+}
+
+static const char *state_of(const char *dir, const char *id, char *buf, size_t cap)
+{
+    json_doc *d = read_json(dir, id, "status.json");
+    snprintf(buf, cap, "%s", d ? json_get_str(json_doc_root(d), "state") ?
+             json_get_str(json_doc_root(d), "state") : "?" : "(none)");
+    json_doc_free(d);
+    return buf;
+}
+
+/* The index row of id equals what its a11y.json holds: elements by
+ * impact, violated rules and elements, needs review. */
+static void check_row(const char *dir, const json_val *row)
+{
+    const char *id = json_get_str(row, "id");
+    json_doc *d = read_json(dir, id, "a11y.json");
+    if (!CHECK(d != NULL)) {
+        test_fail_detail("no a11y.json for %s", id ? id : "?");
+        return;
+    }
+    static const char *const IMP[] = {"critical", "serious", "moderate", "minor"};
+    int64_t by[4] = {0}, rules = 0, elements = 0, rr = 0, re = 0;
+    const json_val *root = json_doc_root(d);
+    for (const json_val *v = json_first(json_get(root, "violations")); v; v = json_next(v)) {
+        int64_t k = (int64_t)json_len(json_get(v, "nodes"));
+        rules++;
+        elements += k;
+        for (int i = 0; i < 4; i++)
+            if (strcmp(json_get_str(v, "impact") ? json_get_str(v, "impact") : "", IMP[i]) == 0)
+                by[i] += k;
+    }
+    for (const json_val *v = json_first(json_get(root, "incomplete")); v; v = json_next(v)) {
+        rr++;
+        re += (int64_t)json_len(json_get(v, "nodes"));
+    }
+    const json_val *vi = json_get(row, "violations"), *nr = json_get(row, "needs_review");
+    CHECK_INT(rules, json_get_int(vi, "rules", -1));
+    CHECK_INT(elements, json_get_int(vi, "elements", -1));
+    for (int i = 0; i < 4; i++)
+        if (!CHECK_INT(by[i], json_get_int(vi, IMP[i], -1)))
+            test_fail_detail("%s: %s", id, IMP[i]);
+    CHECK_INT(rr, json_get_int(nr, "rules", -1));
+    CHECK_INT(re, json_get_int(nr, "elements", -1));
+    json_doc_free(d);
+}
+
+static bool has_bytes(const char *t, size_t len, const char *s)
+{
+    size_t n = strlen(s);
+    for (size_t i = 0; t && i + n <= len; i++)
+        if (memcmp(t + i, s, n) == 0)
+            return true;
+    return false;
+}
+
+/* No file under dir holds s. */
+static void check_no_file_has(const char *dir, const char *s)
+{
+    DIR *dp = opendir(dir);
+    struct dirent *e;
+    while (dp && (e = readdir(dp))) {
+        if (e->d_name[0] == '.' && (!e->d_name[1] || e->d_name[1] == '.'))
+            continue;
+        char p[900];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(p, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            check_no_file_has(p, s);
+            continue;
+        }
+        size_t len = 0;
+        char *t = test_read_file(p, &len);
+        if (!CHECK(!t || !has_bytes(t, len, s)))
+            test_fail_detail("%s holds the planted secret", p);
+        free(t);
+    }
+    if (dp)
+        closedir(dp);
+}
+
+/* The one evidence folder under ev/id verifies. */
+static void check_evidence(const char *ev, const char *id)
+{
+    char d[700], cmd[1600];
+    snprintf(d, sizeof d, "%s/%s", ev, id);
+    DIR *dp = opendir(d);
+    struct dirent *e;
+    int n = 0;
+    while (dp && (e = readdir(dp)))
+        if (e->d_name[0] != '.') {
+            n++;
+            snprintf(cmd, sizeof cmd, "%s evidence verify '%s/%s'", testlib_cdpgate_bin(), d,
+                     e->d_name);
+            char *out = NULL, *err = NULL;
+            if (!CHECK_INT(0, fixture_run(cmd, &out, &err)))
+                test_fail_detail("%s: %s %s", cmd, out ? out : "", err ? err : "");
+            free(out);
+            free(err);
+        }
+    if (dp)
+        closedir(dp);
+    if (!CHECK_INT(1, n))
+        test_fail_detail("evidence folders under %s", d);
+}
+
+/* The trail to the lamp: on the retailer's home (signed in as alice),
+ * click the link "Desk lamp". */
+static bool lamp_trail(const char *path, const char *origin)
+{
+    char t[1600];
+    snprintf(t, sizeof t, "{\"cdpgate_trail\":1,\"created\":\"2026-12-03T18:00:00Z\","
+             "\"cdpgate\":\"0.1.0\",\"task\":\"sweep\"}\n"
+             "{\"step\":1,\"op\":\"click\",\"args\":{},\"class\":\"interact\",\"target\":"
+             "{\"role\":\"link\",\"name\":\"Desk lamp\"},\"state\":{\"origin\":\"%s\",\"url\":"
+             "\"%s/retail/home.html\",\"title\":\"Your account — Lamp Store\","
+             "\"authenticated\":true,\"identity\":\"alice\"},\"effect\":{\"navigated\":"
+             "\"%s/retail/lamp.html?from=home\"}}\n", origin, origin, origin);
+    return write_text(path, t);
+}
+
+static void t_sweep(void)
+{
+    if (!ready() || !vault_setup())
+        return;
+    char a[200], b[200], r[200], dead[200], targets[400], grant[400], lamp[400], out[400],
+        ev[400], text[4000], g[1200];
+    testlib_world_origin(&world, a, sizeof a, "a.test");
+    testlib_world_origin(&world, b, sizeof b, "b.test");
+    testlib_world_origin(&world, r, sizeof r, "retail.test");
+    snprintf(dead, sizeof dead, "http://a.test:%d", fixture_closed_port());
+    snprintf(targets, sizeof targets, "%s/sweep/targets.jsonl", world.root);
+    snprintf(lamp, sizeof lamp, "%s/sweep/lamp.trail", world.root);
+    snprintf(grant, sizeof grant, "%s/sweep/grant.json", world.root);
+    snprintf(out, sizeof out, "%s/sweep/out", world.root);
+    snprintf(ev, sizeof ev, "%s/sweep/evidence", world.root);
+    char sd[400];
+    snprintf(sd, sizeof sd, "%s/sweep", world.root);
+    mkdir(sd, 0700);
+    snprintf(text, sizeof text,
+             "# two at once: each barrier page is answered when the other's request came\n"
+             "{\"id\":\"bar1\",\"url\":\"%s/barrier?key=sweep1&n=2\"}\n"
+             "{\"id\":\"bar2\",\"url\":\"%s/barrier?key=sweep1&n=2&b=1\"}\n"
+             "{\"id\":\"frames\",\"url\":\"%s/a11y/index.html\"}\n"
+             "{\"id\":\"shop\",\"url\":\"%s/retail/home.html\",\"identity\":\"alice\"}\n"
+             "{\"id\":\"lamp\",\"url\":\"%s/retail/home.html\",\"identity\":\"alice\","
+             "\"trail\":\"lamp.trail\"}\n"
+             "{\"id\":\"down\",\"url\":\"%s/\"}\n", a, b, a, r, r, dead);
+    snprintf(g, sizeof g, "{\"task\":\"sweep\",\"origins\":[\"%s\",\"%s\",\"%s\",\"%s\"],"
+             "\"identities\":{\"%s\":\"alice\"}}\n", a, b, r, dead, r);
+    if (!write_text(targets, text) || !write_text(grant, g) || !lamp_trail(lamp, r))
+        return;
+    run_out o = sweep_run(targets, out, 2, grant, ev, NULL);
+    CHECK_INT(1, o.rc);         /* one target failed */
+    CHECK_HAS(o.err, "sweep: 6 targets, 0 done before, 6 to run, 2 at a time");
+    CHECK_HAS(o.err, "[6/6] down: failed");
+    CHECK_HAS(o.err, "load error");
+    CHECK_HAS(o.err, "[3/6] frames: done");
+    char st[32];
+    static const char *const DONE[] = {"bar1", "bar2", "frames", "shop", "lamp"};
+    for (size_t i = 0; i < 5; i++)
+        if (!CHECK(strcmp(state_of(out, DONE[i], st, sizeof st), "done") == 0))
+            test_fail_detail("%s: state %s\nstderr:\n%s", DONE[i], st, o.err ? o.err : "");
+    CHECK_HAS(state_of(out, "down", st, sizeof st), "failed");
+    char *s = read_text(out, "down", "status.json");
+    CHECK_HAS(s, "\"reason\":\"load error: ");
+    free(s);
+    /* The two barrier pages were answered together: two at once. */
+    for (size_t i = 0; i < 2; i++) {
+        s = read_text(out, DONE[i], "a11y.json");
+        CHECK_HAS(s, "class=\\\"together\\\"");
+        CHECK_LACKS(s, "alone");
+        free(s);
+    }
+    /* The frames fixture: its known violations, the frame's target. */
+    s = read_text(out, "frames", "a11y.json");
+    CHECK_HAS(s, "[\"#inner\",\"#nameless\"]");
+    free(s);
+    /* Signed in as alice: the account's home, and the lamp through the trail. */
+    s = read_text(out, "shop", "a11y.json");
+    CHECK_HAS(s, "/retail/home.html\"");
+    free(s);
+    s = read_text(out, "lamp", "a11y.json");
+    CHECK_HAS(s, "/retail/lamp.html?from=home\"");
+    free(s);
+    s = read_text(out, "lamp", "status.json");
+    CHECK_HAS(s, "\"replay\":{");
+    CHECK_HAS(s, "\"status\":\"done\"}}");
+    free(s);
+    /* The index: the states, and each row's counts as its report's. */
+    json_doc *d = read_json(out, NULL, "index.json");
+    const json_val *ix = json_doc_root(d);
+    CHECK_INT(6, json_get_int(ix, "targets", -1));
+    CHECK_INT(5, json_get_int(ix, "done", -1));
+    CHECK_INT(1, json_get_int(ix, "failed", -1));
+    int rows = 0;
+    for (const json_val *row = json_first(json_get(ix, "rows")); row; row = json_next(row)) {
+        rows++;
+        if (strcmp(json_get_str(row, "state") ? json_get_str(row, "state") : "", "done") == 0)
+            check_row(out, row);
+    }
+    CHECK_INT(6, rows);
+    int64_t frames_el = json_get_int(json_get(json_at(json_get(ix, "rows"), 2), "violations"),
+                                     "elements", -1);
+    CHECK_INT(6, frames_el);    /* button-name 1, image-alt 2, label 2, color-contrast 1 */
+    json_doc_free(d);
+    char ip[500];
+    snprintf(ip, sizeof ip, "%s/index.html", out);
+    s = test_read_file(ip, NULL);
+    CHECK_HAS(s, "Content-Security-Policy");
+    CHECK_HAS(s, "<a href=\"lamp/a11y.html\">report</a>");
+    CHECK_HAS(s, "failed: load error");
+    free(s);
+    check_no_file_has(out, FIXTURE_RETAIL_SESSION);
+    check_no_file_has(ev, FIXTURE_RETAIL_SESSION);
+    check_evidence(ev, "frames");
+    check_evidence(ev, "lamp");
+    free(o.err);
+}
+
+static void t_resume(void)
+{
+    if (!ready())
+        return;
+    char a[200], targets[600], out[600], text[2000], sd[400];
+    testlib_world_origin(&world, a, sizeof a, "a.test");
+    snprintf(sd, sizeof sd, "%s/resume", world.root);
+    mkdir(sd, 0700);
+    snprintf(targets, sizeof targets, "%s/targets.jsonl", sd);
+    snprintf(out, sizeof out, "%s/out", sd);
+    snprintf(text, sizeof text,
+             "{\"id\":\"r1\",\"url\":\"%s/a11y/csp.html?r=1\"}\n"
+             "{\"id\":\"r2\",\"url\":\"%s/a11y/csp.html?r=2\"}\n"
+             "{\"id\":\"r3\",\"url\":\"%s/slow?ms=8000&r=3\"}\n"
+             "{\"id\":\"r4\",\"url\":\"%s/a11y/csp.html?r=4\"}\n", a, a, a, a);
+    if (!write_text(targets, text))
+        return;
+    run_out o = sweep_run(targets, out, 1, NULL, NULL, "[3/4] r3: started");
+    char st[32];
+    CHECK_HAS(o.err, "[2/4] r2: done");
+    CHECK_LACKS(o.err, "[3/4] r3: done");
+    CHECK_HAS(state_of(out, "r1", st, sizeof st), "done");
+    CHECK_HAS(state_of(out, "r2", st, sizeof st), "done");
+    CHECK_HAS(state_of(out, "r3", st, sizeof st), "(none)");   /* nothing torn */
+    json_doc *d = read_json(out, NULL, "index.json");
+    CHECK_INT(2, json_get_int(json_doc_root(d), "done", -1));
+    CHECK_INT(2, json_get_int(json_doc_root(d), "pending", -1));
+    json_doc_free(d);
+    free(o.err);
+    CHECK_INT(1, log_count("a.test", "/a11y/csp.html?r=1"));
+    o = sweep_run(targets, out, 1, NULL, NULL, NULL);
+    CHECK_INT(0, o.rc);
+    CHECK_HAS(o.err, "sweep: 4 targets, 2 done before, 2 to run, 1 at a time");
+    CHECK_HAS(o.err, "[1/4] r1: done before (skipped)");
+    CHECK_HAS(o.err, "[2/4] r2: done before (skipped)");
+    CHECK_HAS(o.err, "[3/4] r3: done");
+    CHECK_HAS(o.err, "[4/4] r4: done");
+    /* The done ones were not loaded again. */
+    CHECK_INT(1, log_count("a.test", "/a11y/csp.html?r=1"));
+    CHECK_INT(1, log_count("a.test", "/a11y/csp.html?r=2"));
+    CHECK_INT(1, log_count("a.test", "/a11y/csp.html?r=4"));
+    d = read_json(out, NULL, "index.json");
+    CHECK_INT(4, json_get_int(json_doc_root(d), "done", -1));
+    json_doc_free(d);
+    free(o.err);
+}
+
+static void t_targets_file(void)
+{
+    static const struct {
+        const char *text, *err;
+    } BAD[] = {
+        {"{\"url\":\"https://a.test/\",\"id\":\"../x\"}\n", "targets line 1: id:"},
+        {"\n# c\n{\"url\":\"https://a.test/\",\"tagret\":1}\n",
+         "targets line 3: unknown field \"tagret\""},
+        {"{\"url\":\"https://a.test/\",\"url\":\"https://b.test/\"}\n", "targets line 1: not JSON"},
+        {"{\"url\":\"https://a.test/\",\"id\":\"a\"}\n{\"url\":\"https://b.test/\",\"id\":\"a\"}\n",
+         "targets line 2: id \"a\" again (line 1)"},
+        {"{\"url\":\"file:///etc/passwd\"}\n", "targets line 1: url: not an http(s) URL"},
+        {"{\"id\":\"x\"}\n", "targets line 1: no url"},
+        {"# nothing\n\n", "no target in the file"},
+        {"[1]\n", "targets line 1: not a JSON object"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        a11y_targets t;
+        char why[300] = "";
+        CHECK_INT(-1, a11y_targets_parse(BAD[i].text, strlen(BAD[i].text), &t, why, sizeof why));
+        CHECK_HAS(why, BAD[i].err);
+    }
+    a11y_targets t;
+    char why[300] = "";
+    const char *ok = "{\"url\":\"https://a.test/\"}\n\n{\"url\":\"http://b.test:81/x\",\"id\":"
+                     "\"b\",\"identity\":\"alice\",\"trail\":\"x.trail\"}\n{\"url\":\"https://c"
+                     ".test/\"}";
+    if (CHECK_INT(0, a11y_targets_parse(ok, strlen(ok), &t, why, sizeof why))) {
+        CHECK_INT(3, (int)t.n);
+        CHECK_HAS(t.v[0].id, "t001");
+        CHECK_HAS(t.v[1].id, "b");
+        CHECK_HAS(t.v[1].identity, "alice");
+        CHECK_HAS(t.v[2].id, "t003");
+        CHECK_INT(4, (int)t.v[2].line);
+        a11y_targets_free(&t);
+    }
+    /* The command refuses a bad file before any browser starts. */
+    if (!testlib_need_cdpgate())
+        return;
+    char path[400], cmd[1400];
+    snprintf(path, sizeof path, "%s/bad-targets.jsonl", world.root);
+    if (!write_text(path, "{\"url\":\"https://a.test/\",\"tagret\":1}\n"))
+        return;
+    snprintf(cmd, sizeof cmd, "%s a11y --sweep '%s' -o '%s/bad-out' --axe /nonexistent-axe.js",
+             testlib_cdpgate_bin(), path, world.root);
+    char *so = NULL, *se = NULL;
+    int rc = fixture_run(cmd, &so, &se);
+    CHECK(rc != 0);
+    free(so);
+    free(se);
+    snprintf(cmd, sizeof cmd, "CDPGATE_AXE='%s' %s a11y --sweep '%s' -o '%s/bad-out'",
+             axe_env + strlen("CDPGATE_AXE="), testlib_cdpgate_bin(), path, world.root);
+    rc = fixture_run(cmd, &so, &se);
+    CHECK_INT(2, rc);
+    CHECK_HAS(se, "targets line 1: unknown field \"tagret\"");
+    free(so);
+    free(se);
+}
+
+static const test_case TESTS[] = {
+    {"targets_file", t_targets_file},
+    {"sweep", t_sweep},
+    {"resume", t_resume},
+    {0},
+};
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    char cwd[300];
+    if (!getcwd(cwd, sizeof cwd))
+        return 1;
+    snprintf(axe_env, sizeof axe_env,
+             "CDPGATE_AXE=%s/tests/peers/node_modules/axe-core/axe.min.js", cwd);
+    if (testlib_world_up(&world, "sweep", host_args, true) != 0)
+        return 1;
+    int rc = test_main(argc, argv, TESTS);
+    testlib_world_down(&world);
+    return rc;
+}
