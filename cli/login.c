@@ -5,14 +5,19 @@
  *
  * The browser is launched headed (a visible window) on the login page, in a
  * fresh browser context of its own; the human logs in there while cdpgate
- * watches. It ends when the page is back on the service's origin with no
- * visible password field and off the login path, or when the human presses
- * Enter in this terminal (a line on stdin). Then only the session state —
+ * watches. With no display ($DISPLAY and $WAYLAND_DISPLAY unset) or with
+ * --live, it runs headless and the person logs in through cdpgate's live
+ * view of that tab (cli/takeover.c; issue 15), the link delivered out of
+ * band; the person's hand-back from the view says done, like Enter. It
+ * ends when the page is back on the service's origin with no visible
+ * password field and off the login path, or when the human presses Enter
+ * in this terminal (a line on stdin). Then only the session state —
  * that context's cookies for the service and the origin's localStorage,
  * never form values — is sealed into the vault. Nothing the page shows or
  * holds is printed.
  */
 #include "cli/cli.h"
+#include "cli/takeover.h"
 #include "gate/gate.h"
 #include "snapshot/snapshot.h"
 #include "vault/vault.h"
@@ -61,6 +66,78 @@ struct vault *cli_vault_existing(const char *cmd)
     return v;
 }
 
+/* Wait for the login's end: Enter here, the page leaving the login
+ * (snap_login_poll's detection), or the person's hand-back from the live
+ * view (tk, when it runs: served meanwhile). snap_login_poll's code with r
+ * filled, or LOGIN_GAVE_UP (said on stderr, nothing saved). */
+#define LOGIN_GAVE_UP 1
+static int login_wait(snap_agent *a, gate *g, cli_takeover *tk, snap_result *r)
+{
+    bool stdin_open = true, human_done = false, live = tk != NULL;
+    long long start = base_now_ns(), last = 0;
+    for (;;) {
+        struct pollfd pfd = {0, POLLIN, 0};
+        int pr = poll(&pfd, stdin_open ? 1 : 0, live ? 20 : LOGIN_POLL_MS);
+        if (pr > 0 && (pfd.revents & (POLLIN | POLLHUP))) {
+            char buf[256];
+            ssize_t n = read(0, buf, sizeof buf);
+            if (n <= 0 && !(n < 0 && errno == EINTR))
+                stdin_open = false;     /* no terminal: only detection ends it */
+            else if (n > 0 && memchr(buf, '\n', (size_t)n))
+                human_done = true;
+        }
+        if (live && !cli_takeover_step(tk)) {
+            live = false;
+            if (!cli_takeover_seen(tk)) {
+                snap_login_cancel(a);
+                fprintf(stderr, "cdpgate login: nobody opened the live view while its link "
+                        "lived; nothing was saved\n");
+                return LOGIN_GAVE_UP;
+            }
+            human_done = true;      /* the person handed back: they are done */
+            if (gate_mode(g) == GATE_MODE_HUMAN)
+                gate_set_mode(g, GATE_MODE_AGENT, "person (live view hand-back)");
+        }
+        long long now = base_now_ns();
+        if (!human_done && (now - last) / 1000000 < LOGIN_POLL_MS)
+            continue;
+        last = now;
+        int sr = snap_login_poll(a, human_done, r);
+        if (sr != SNAP_EBLOCKED)
+            return sr;
+        snap_result_free(r);
+        if ((now - start) / 1000000 > LOGIN_MAX_MS) {
+            snap_login_cancel(a);
+            fprintf(stderr, "cdpgate login: no login within 30 minutes; nothing was saved\n");
+            return LOGIN_GAVE_UP;
+        }
+    }
+}
+
+/* Issue 15, point 2: with no display (or --live) the browser runs
+ * headless and the person logs in through the live view of its login tab,
+ * the link delivered out of band (--live-notify, --confirm's program, or
+ * this terminal). NULL with the reason printed. */
+static cli_takeover *login_live_start(const cli_opts *o, snap_agent *a, gate *g,
+                                      const char *origin)
+{
+    char link[256], why[400], msg[1000];
+    cli_takeover *tk = cli_takeover_start(a, g, (int64_t)o->live_ttl_s * 1000, link,
+                                          sizeof link, why, sizeof why);
+    if (!tk) {
+        fprintf(stderr, "cdpgate login: the live view cannot start: %s\n", why);
+        return NULL;
+    }
+    snprintf(msg, sizeof msg, "log in to %s (only there) in cdpgate's live view of the login "
+             "page (the link works once, on this machine, for %d minutes); a session is saved "
+             "only when the page ends on %s. cdpgate notices when the login page is gone; or "
+             "hand back from the view, or press Enter here, when you are done.", origin,
+             (o->live_ttl_s ? o->live_ttl_s : 600) / 60, origin);
+    cli_takeover_deliver(o, "login", link, msg);
+    memset(link, 0, sizeof link);
+    return tk;
+}
+
 int cli_login(const cli_opts *o, int argc, char **argv)
 {
     if (argc != 2) {
@@ -73,10 +150,8 @@ int cli_login(const cli_opts *o, int argc, char **argv)
         fprintf(stderr, "cdpgate login: give the http or https URL of the login page\n");
         return EXIT_USAGE;
     }
-    if (!o->connect && !cli_has_display()) {
-        fprintf(stderr, "cdpgate login: %s\n", CLI_NO_DISPLAY);
-        return EXIT_FAIL;
-    }
+    /* no display here: the person logs in through the live view */
+    bool live = o->live || (!o->connect && !cli_has_display());
     char err[400] = "";
     /* The grant says which identity the session is saved under. */
     gate *g = cli_gate_open(o, true, "login");
@@ -89,7 +164,7 @@ int cli_login(const cli_opts *o, int argc, char **argv)
         return EXIT_FAIL;
     }
     cli_opts lo = *o;
-    lo.headed = true;
+    lo.headed = !live;
     cdp_browser *b = cli_browser(&lo, "login");
     if (!b) {
         vault_close(v);
@@ -103,7 +178,8 @@ int cli_login(const cli_opts *o, int argc, char **argv)
     so.gate = g;
     so.login_any_origin = true;     /* the human typed the URL, not a model */
     snap_agent *a = snap_agent_new(b, &so, &e);
-    int rc = EXIT_FAIL;
+    int rc = EXIT_FAIL, sr = 0;
+    cli_takeover *tk = NULL;
     snap_result r;
     memset(&r, 0, sizeof r);
     if (!a) {
@@ -117,33 +193,16 @@ int cli_login(const cli_opts *o, int argc, char **argv)
         goto done;
     }
     snap_result_free(&r);
-    fprintf(stderr, "cdpgate login: %s: log in to %s (only there) in the browser window; "
-            "a session is saved only when the page ends on %s. cdpgate notices when the login "
-            "page is gone; or press Enter here when you are done.\n", origin, origin, origin);
-    bool stdin_open = true, human_done = false;
-    long long start = base_now_ns();
-    int sr;
-    for (;;) {
-        struct pollfd pfd = {0, POLLIN, 0};
-        int pr = poll(&pfd, stdin_open ? 1 : 0, LOGIN_POLL_MS);
-        if (pr > 0 && (pfd.revents & (POLLIN | POLLHUP))) {
-            char buf[256];
-            ssize_t n = read(0, buf, sizeof buf);
-            if (n <= 0 && !(n < 0 && errno == EINTR))
-                stdin_open = false;     /* no terminal: only detection ends it */
-            else if (n > 0 && memchr(buf, '\n', (size_t)n))
-                human_done = true;
-        }
-        sr = snap_login_poll(a, human_done, &r);
-        if (sr != SNAP_EBLOCKED)
-            break;
-        snap_result_free(&r);
-        if ((base_now_ns() - start) / 1000000 > LOGIN_MAX_MS) {
-            snap_login_cancel(a);
-            fprintf(stderr, "cdpgate login: no login within 30 minutes; nothing was saved\n");
-            goto done;
-        }
-    }
+    if (live && !(tk = login_live_start(o, a, g, origin)))
+        goto done;
+    if (!live)
+        fprintf(stderr, "cdpgate login: %s: log in to %s (only there) in the browser window; "
+                "a session is saved only when the page ends on %s. cdpgate notices when the "
+                "login page is gone; or press Enter here when you are done.\n", origin, origin,
+                origin);
+    sr = login_wait(a, g, tk, &r);
+    if (sr == LOGIN_GAVE_UP)
+        goto done;
     if (sr == 0) {
         printf("%s\n", r.text ? r.text : "saved");
         rc = EXIT_OK;
@@ -153,6 +212,7 @@ int cli_login(const cli_opts *o, int argc, char **argv)
     }
 done:
     snap_result_free(&r);
+    cli_takeover_free(tk);
     snap_agent_free(a);
     cdp_browser_free(b);
     vault_close(v);

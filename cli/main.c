@@ -64,8 +64,10 @@ static const char USAGE[] =
 "                        cookies and localStorage are sealed into the vault\n"
 "                        under the identity --grant names for it (else\n"
 "                        \"default\"); later runs whose grant names that\n"
-"                        identity restore them (needs a display; else use\n"
-"                        vault export/import)\n"
+"                        identity restore them. With no display (or --live)\n"
+"                        the browser runs headless and the person logs in\n"
+"                        through the live view (its link: --live-notify,\n"
+"                        --confirm's program, else stderr)\n"
 "  policy                what the gate enforces under --grant FILE (or with no\n"
 "                        grant), and the v1 exclusions it does not enforce\n"
 "  evidence verify DIR   check an evidence folder (--evidence): each record's\n"
@@ -165,9 +167,11 @@ static const char USAGE_LIVE[] =
 "                        for a person, who hands control back from it. The\n"
 "                        link goes out of band, never to the model: a URL\n"
 "                        elicitation when the client supports it, else\n"
-"                        --live-notify, else --confirm's program, else stderr\n"
-"  --live-notify PROG    mcp --live: run PROG (sh -c) with the link on stdin\n"
-"  --live-ttl SECONDS    mcp --live: the link's lifetime (default 600)\n";
+"                        --live-notify, else --confirm's program, else stderr.\n"
+"                        login: the person logs in through the live view\n"
+"                        (the default with no display)\n"
+"  --live-notify PROG    mcp, login: run PROG (sh -c) with the link on stdin\n"
+"  --live-ttl SECONDS    mcp, login: the link's lifetime (default 600)\n";
 
 static void usage(FILE *f)
 {

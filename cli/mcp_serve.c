@@ -685,7 +685,7 @@ static void start_login(serve *S, const mcp_args *a, mcp_result *out)
  * Never in a tool result, never in the audit. */
 static void live_deliver(serve *S, const char *link, const char *what)
 {
-    char msg[900], why[300];
+    char msg[900];
     snprintf(msg, sizeof msg, "cdpgate: the agent hands the browser to a person: %s. Open the "
              "live view to take over (it works once, on this machine, for %d minutes); hand "
              "control back from it when you are done.", what,
@@ -696,31 +696,7 @@ static void live_deliver(serve *S, const char *link, const char *what)
                 "elicitation)\n");
         return;
     }
-    if (S->o->live_notify) {
-        cli_confirm_program(S->o->live_notify, link, 10000, why, sizeof why);
-        fprintf(stderr, "cdpgate mcp: live view: the link went to --live-notify\n");
-        return;
-    }
-    if (S->o->confirm) {
-        json_w w;
-        json_w_init(&w);
-        json_w_obj_begin(&w);
-        json_w_key(&w, "class");
-        json_w_str(&w, "live");
-        json_w_key(&w, "message");
-        json_w_str(&w, msg);
-        json_w_key(&w, "link");
-        json_w_str(&w, link);
-        json_w_obj_end(&w);
-        char *p = json_w_take(&w, NULL);
-        json_w_free(&w);
-        if (p)
-            cli_confirm_program(S->o->confirm, p, 10000, why, sizeof why);
-        free(p);
-        fprintf(stderr, "cdpgate mcp: live view: the link went to the --confirm program\n");
-        return;
-    }
-    fprintf(stderr, "cdpgate mcp: %s\n  %s\n", msg, link);
+    cli_takeover_deliver(S->o, "mcp", link, msg);
 }
 
 /* Serve the live view; when it ended, give control back to the agent and
@@ -775,6 +751,18 @@ static void live_begin(serve *S, const char *what, mcp_result *out)
         out->is_error = true;
         return;
     }
+    /* A session the person logs into is saved at the hand-back under the
+     * grant's identity (snap_human_handback): the vault is opened for it. */
+    const gate_grant *gr = gate_grant_get(S->gate);
+    if (!S->v && gr && gr->nidentities) {
+        char err[400] = "";
+        S->v = vault_open(NULL, NULL, err, sizeof err);
+        if (S->v)
+            snap_agent_set_vault(S->agent, S->v);
+        else
+            fprintf(stderr, "cdpgate mcp: live view: the session vault cannot be opened (%s): "
+                    "a login during the takeover is not saved\n", err);
+    }
     S->tk = cli_takeover_start(S->agent, S->gate, (int64_t)S->o->live_ttl_s * 1000, link,
                                sizeof link, why, sizeof why);
     if (!S->tk) {
@@ -792,6 +780,32 @@ static void live_begin(serve *S, const char *what, mcp_result *out)
              "control; once they hand back, the next result says what changed. Wait, then "
              "take a new snapshot.", what);
     out->text = dup_str(why);
+}
+
+/* The gate's takeover stop (a password, one-time code or CAPTCHA met by
+ * the agent's action) under --live: the live view starts as for
+ * browser_takeover, the link out of band; the model's result says that the
+ * action was not done and that a person was asked, and what for (issue
+ * 15, point 2). */
+static void live_from_stop(serve *S, mcp_result *out)
+{
+    char origin[256] = "", url[2048], what[600];
+    if (snap_human_url(S->agent, url, sizeof url) == 0)
+        snap_url_origin(url, origin, sizeof origin);
+    snprintf(what, sizeof what, "a password, one-time code or CAPTCHA%s%s stopped the agent "
+             "(cdpgate never enters them: the person does)", *origin ? " at " : "", origin);
+    mcp_result lr;
+    memset(&lr, 0, sizeof lr);
+    live_begin(S, what, &lr);
+    if (lr.is_error) {
+        append_text(out, lr.text ? lr.text : "the live view did not start");
+    } else {
+        free(out->text);
+        out->text = dup_str("The action was not done: it needs a person (the gate's "
+                            "human_takeover stop).");
+        append_text(out, lr.text ? lr.text : "");
+    }
+    free(lr.text);
 }
 
 /* browser_takeover: control goes to the human only when a person at the
@@ -980,6 +994,8 @@ static void run_snap_tool(serve *S, mcp_call *call, mcp_tool tool, const mcp_arg
     out->is_error = rc < 0;
     if (rc < 0 && !out->text)
         out->text = dup_str(snap_strerror(rc));
+    if (rc == SNAP_ETAKEOVER && S->o->live && !S->tk)
+        live_from_stop(S, out);
     if (*died)
         append_text(out, died);
     if (*rnote)

@@ -8,13 +8,15 @@
  * is at the browser; until then the agent waits and the page's requests
  * are still judged under the agent's rules. The person's hand-back (the viewer's
  * button) gives control back to the agent; the agent's next result gets a
- * compact account (cli_takeover_end): the URL now, the origins visited,
- * the cookie names set (never a value).
+ * compact account (cli_takeover_end): the URL now, logged in or not (and
+ * the session captured into the vault: snap_human_handback), the origins
+ * visited, the cookie names set (never a value), a fresh observation id.
  *
  * Nothing here logs or keeps what the person typed, or a frame; the link
  * (the token) is handed to the caller for the out-of-band channel only.
  */
 #include "cli/takeover.h"
+#include "cli/cli.h"
 #include "base/base.h"
 #include "gate/gate.h"
 #include "json/json.h"
@@ -219,6 +221,24 @@ static void tk_new_cookies(const char *before, const char *now, char *out, size_
     }
 }
 
+/* "Logged in: ..." for the account (out, cap bytes). */
+static void tk_logged_in(const snap_handback *h, char *out, size_t cap)
+{
+    if (h->saved)
+        snprintf(out, cap, "logged in: %s at %s; the session (%zu cookies, %zu localStorage "
+                 "items; no form values) is saved in the vault under the identity \"%s\" "
+                 "and later runs restore it%s", h->logged_in ? "yes" : "no", h->origin,
+                 h->ncookies, h->nls, h->identity,
+                 h->logged_in ? "; the page is open in the session's own browser context "
+                 "(auth=yes)" : "");
+    else
+        snprintf(out, cap, "logged in: %s%s%s%s%s", h->logged_in ? "yes" : "no",
+                 *h->origin ? " at " : "", h->origin, *h->note ? " (" : "",
+                 *h->note ? h->note : "");
+    if (!h->saved && *h->note)
+        snprintf(out + strlen(out), cap - strlen(out), ")");
+}
+
 char *cli_takeover_end(cli_takeover *t, const char *how)
 {
     if (!t)
@@ -232,14 +252,22 @@ char *cli_takeover_end(cli_takeover *t, const char *how)
     for (int i = 0; i < t->norigins; i++)
         n += (size_t)snprintf(origins + n, sizeof origins - n, "%s%s", i ? ", " : "",
                               t->origins[i]);
-    size_t cap = 4000 + strlen(t->url);
+    /* the cast ends before the session moves (its tab may close) */
+    snap_cast_stop(t->cast);
+    t->cast = NULL;
+    snap_handback h;
+    snap_human_handback(t->a, &h);
+    char login[1200];
+    tk_logged_in(&h, login, sizeof login);
+    size_t cap = 6000 + strlen(t->url);
     char *out = malloc(cap);
     if (out)
         snprintf(out, cap, "The person %s (epoch %llu). During the takeover: the page now is "
-                 "%s; origins visited: %s; cookies set (names only): %s. Refs and "
-                 "observations from before the takeover are stale: take a new snapshot.",
-                 how, (unsigned long long)gate_epoch(t->g), *t->url ? t->url : "(no tab)",
-                 *origins ? origins : "(none)", *cookies ? cookies : "(none)");
+                 "%s; %s; origins visited: %s; cookies set (names only): %s. New observation "
+                 "%s: refs and observations from before the takeover are stale; take a new "
+                 "snapshot.", how, (unsigned long long)gate_epoch(t->g),
+                 *t->url ? t->url : "(no tab)", login, *origins ? origins : "(none)",
+                 *cookies ? cookies : "(none)", h.obs);
     cli_takeover_free(t);
     return out;
 }
@@ -262,4 +290,36 @@ void cli_takeover_free(cli_takeover *t)
     live_server_free(t->srv);
     free(t->cookies0);
     free(t);
+}
+
+void cli_takeover_deliver(const cli_opts *o, const char *cmd, const char *link,
+                          const char *msg)
+{
+    char why[300];
+    if (o->live_notify) {
+        cli_confirm_program(o->live_notify, link, 10000, why, sizeof why);
+        fprintf(stderr, "cdpgate %s: live view: the link went to --live-notify\n", cmd);
+        return;
+    }
+    if (o->confirm) {
+        json_w w;
+        json_w_init(&w);
+        json_w_obj_begin(&w);
+        json_w_key(&w, "class");
+        json_w_str(&w, "live");
+        json_w_key(&w, "message");
+        json_w_str(&w, msg);
+        json_w_key(&w, "link");
+        json_w_str(&w, link);
+        json_w_obj_end(&w);
+        char *p = json_w_take(&w, NULL);
+        json_w_free(&w);
+        if (p)
+            cli_confirm_program(o->confirm, p, 10000, why, sizeof why);
+        free(p);
+        fprintf(stderr, "cdpgate %s: live view: the link went to the --confirm program\n",
+                cmd);
+        return;
+    }
+    fprintf(stderr, "cdpgate %s: %s\n  %s\n", cmd, msg, link);
 }

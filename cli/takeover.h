@@ -1,7 +1,8 @@
 /*
- * takeover.h — the live view wired to `cdpgate mcp`'s browser (issue 15;
+ * takeover.h — the live view wired to the agent's browser (issue 15;
  * cli/takeover.c): the server, the screencast, the person's input and the
- * hand-back account. Internal to cli/.
+ * hand-back account; `cdpgate mcp --live` and `cdpgate login`. Internal to
+ * cli/.
  */
 #ifndef CDPGATE_CLI_TAKEOVER_H
 #define CDPGATE_CLI_TAKEOVER_H
@@ -9,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "cli/cli.h"
 
 struct snap_agent;
 struct gate;
@@ -33,5 +36,11 @@ bool cli_takeover_seen(const cli_takeover *t);
  * ended, the URL now, origins visited, cookie names set (never values). */
 char *cli_takeover_end(cli_takeover *t, const char *how);
 void cli_takeover_free(cli_takeover *t);
+/* The link to the person, out of band (never in a result, a log or the
+ * audit): the --live-notify program (on its stdin), else the --confirm
+ * program ({"class":"live","message","link"}), else stderr prefixed
+ * "cdpgate CMD: ". msg: what the person is asked to do. */
+void cli_takeover_deliver(const cli_opts *o, const char *cmd, const char *link,
+                          const char *msg);
 
 #endif

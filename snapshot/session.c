@@ -55,7 +55,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STATE_MAX (8u << 20)    /* bytes of a session state we accept */
+#define STATE_MAX SNAP_STATE_MAX
 
 void snap_session_copyid(char dst[SNAP_ID_MAX], const char *s)
 {
@@ -317,8 +317,8 @@ static void session_values_note(snap_agent *a, const json_val *cookies, const ch
  * snap_ctx_check). rule: created with the grant's network rule (sink.c).
  * 0 with *idx set; else a snap_fail code, with *idx set (and the context
  * STALE) when the context was created, 0 when not. */
-static int ctx_from_state(snap_agent *a, const char *origin, const json_val *root, bool rule,
-                          size_t *idx, snap_result *r)
+int snap_session_ctx_from_state(snap_agent *a, const char *origin, const json_val *root,
+                                bool rule, size_t *idx, snap_result *r)
 {
     *idx = 0;
     char id[SNAP_ID_MAX];
@@ -468,7 +468,7 @@ static int restore(snap_agent *a, const char *origin, size_t *idx, char *note, s
         return 1;
     }
     size_t ci = 0;
-    int rc = ctx_from_state(a, origin, root, true, &ci, r);
+    int rc = snap_session_ctx_from_state(a, origin, root, true, &ci, r);
     json_doc_free(d);
     if (!ci) {
         if (!from)
@@ -795,7 +795,7 @@ static int login_begin_run(snap_agent *a, const char *url, snap_result *r)
  * the vault holds for the origin under a named identity: the vault keeps
  * one session per origin. 0, or the refusal in r (fail closed: a vault
  * that cannot be listed refuses too). when: "started" or "saved". */
-static int login_keeps_named(snap_agent *a, const char *origin, const char *when,
+int snap_session_keeps_named(snap_agent *a, const char *origin, const char *when,
                              snap_result *r)
 {
     const char *ident = gate_identity_for(a->gate, origin);
@@ -872,7 +872,7 @@ int snap_login_begin(snap_agent *a, const char *url, snap_result *r)
     if (url && snap_url_origin(url, origin, sizeof origin) == 0) {
         int krc = login_origin_named(a, origin, r);
         if (!krc)
-            krc = login_keeps_named(a, origin, "started", r);
+            krc = snap_session_keeps_named(a, origin, "started", r);
         if (krc)
             return krc;
     }
@@ -888,8 +888,8 @@ int snap_login_begin(snap_agent *a, const char *url, snap_result *r)
 
 /* Read the service's cookies and the origin's localStorage of the login's
  * context into a session state v1 document (new; wipe_free). */
-static int capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
-                   size_t *ncookies, size_t *nls, int64_t *expiry, cdp_err *e)
+int snap_session_capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
+                         size_t *ncookies, size_t *nls, int64_t *expiry, cdp_err *e)
 {
     *out = NULL;
     *ncookies = *nls = 0;
@@ -1049,7 +1049,7 @@ static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
     size_t nck = 0, nls = 0;
     int64_t expiry = 0;
     cdp_err e = {0};
-    int rc = capture(a, &a->ctxs[ci], tab_id, &state, &nck, &nls, &expiry, &e);
+    int rc = snap_session_capture(a, &a->ctxs[ci], tab_id, &state, &nck, &nls, &expiry, &e);
     if (rc) {
         snap_login_cancel(a);
         return snap_fail(r, SNAP_EBROWSER, "cannot read the session of %s: %s; nothing was "
@@ -1059,7 +1059,7 @@ static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
     /* Saved under the identity the grant names for the service, else
      * "default" (a later grant names it to have the session restored);
      * checked again, as a named session may have been stored meanwhile. */
-    if (login_keeps_named(a, origin, "saved", r)) {
+    if (snap_session_keeps_named(a, origin, "saved", r)) {
         wipe_free(state);
         char why[900];
         snprintf(why, sizeof why, "%s", r->text ? r->text : "");
@@ -1102,8 +1102,8 @@ static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
         po.max_depth = 16;
         po.flags = JSON_SECRET;
         json_doc *d = json_parse(state, strlen(state), &po, NULL);
-        mv = d ? ctx_from_state(a, origin, json_doc_root(d), gate_grant_get(a->gate) != NULL,
-                                &ni, r)
+        mv = d ? snap_session_ctx_from_state(a, origin, json_doc_root(d),
+                                             gate_grant_get(a->gate) != NULL, &ni, r)
                : snap_fail(r, SNAP_ENOMEM, "out of memory");
         json_doc_free(d);
     }

@@ -1,6 +1,6 @@
 /*
- * session_int.h — internals shared by session.c and session_check.c only
- * (browser contexts, session restore, the login handoff; whether a context
+ * session_int.h — internals shared by session.c, session_check.c and handback.c
+ * only (browser contexts, session restore, the login handoff; whether a context
  * still holds its session).
  */
 #ifndef CDPGATE_SESSION_INT_H
@@ -19,6 +19,24 @@ void snap_session_origin_host(const char *origin, char *out, size_t cap);
 /* Whether a cookie of domain (leading dot allowed) belongs to the service
  * at host: the host's own cookies, its parent domain's, its subdomains'. */
 bool snap_session_cookie_for_host(const char *domain, const char *host);
+
+#define SNAP_STATE_MAX (8u << 20)   /* bytes of a session state we accept */
+/* Read the service's cookies (context c) and the origin's localStorage
+ * (tab tab_id, when on c's origin) into a session state v1 document (new;
+ * wipe it), counting them; *expiry: the latest cookie expiry when the
+ * session is persistent cookies only, else 0. */
+int snap_session_capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
+                         size_t *ncookies, size_t *nls, int64_t *expiry, cdp_err *e);
+/* A new privileged context for origin holding the session of root (rule:
+ * with the grant's network rule). 0 with *idx set, else a snap_fail code
+ * (*idx set, the context STALE, when it was created). */
+int snap_session_ctx_from_state(snap_agent *a, const char *origin, const json_val *root,
+                                bool rule, size_t *idx, snap_result *r);
+/* A session saved under "default" never replaces one the vault holds for
+ * origin under a named identity: 0, or the refusal in r. when: "started",
+ * "saved". */
+int snap_session_keeps_named(snap_agent *a, const char *origin, const char *when,
+                             snap_result *r);
 
 /* ---- session_check.c ---- */
 

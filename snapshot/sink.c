@@ -142,6 +142,8 @@ static const struct {
     {"Input.dispatchKeyEvent", P_INPUT | P_HUMAN},
     {"Input.dispatchMouseEvent", P_INPUT | P_HUMAN},
     {"Input.imeSetComposition", P_HUMAN},
+    {"Network.deleteCookies", P_LOGIN},    /* a session moved out of the untrusted context
+                                              at the hand-back (handback.c) */
     {"Input.insertText", P_TYPE | P_SELECT | P_HUMAN},
     {"Page.handleJavaScriptDialog", P_DIALOG | P_TEARDOWN},
     {"Page.navigate", P_OPEN | P_RESTORE | P_LOGIN},

@@ -426,6 +426,24 @@ int snap_human_url(snap_agent *a, char *out, size_t cap);
 /* The browser's cookies by name: one "domain name" line each (new), never a
  * value (the reply is read as a secret and wiped); NULL on failure. */
 char *snap_human_cookies(snap_agent *a);
+/* The hand-back (handback.c): whether the current tab is logged in, by the
+ * gate's rule (auth=yes: its context is privileged for the page's origin
+ * and holds a session), after a session the person logged into during the
+ * takeover is saved in the vault under the identity the grant names for
+ * the origin (the rules of `cdpgate login`: off the login wall, the
+ * service's cookies and the origin's localStorage, never a form value;
+ * audited) and moved out of the untrusted context into one of its own,
+ * where the page is opened again. Counts, names and ids only: no value. */
+typedef struct {
+    bool logged_in;         /* the current tab is authenticated now */
+    bool saved;             /* a session was saved in the vault */
+    char origin[256];       /* the current tab's origin ("" when none) */
+    char identity[128];     /* the grant's identity for it ("" when none) */
+    size_t ncookies, nls;   /* what the saved session holds */
+    char obs[16];           /* a fresh observation id (older refs are stale) */
+    char note[700];         /* why nothing was saved, when it was not */
+} snap_handback;
+void snap_human_handback(snap_agent *a, snap_handback *h);
 
 /* The screencast of the current tab for the person's view (cast.c): JPEG
  * frames from Page.startScreencast, each acknowledged at once; a

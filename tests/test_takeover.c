@@ -533,11 +533,269 @@ static void t_mcp_live_login(void)
     testlib_child_free(&c);
 }
 
+/* ---- the gate's stop, the hand-back into the vault, cdpgate login (issue 15) ---- */
+
+/* A task grant for the bank naming the identity "alice" for it, written
+ * into dir; its path into out. */
+static void write_grant(const char *dir, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/grant.json", dir);
+    FILE *f = fopen(out, "w");
+    if (!CHECK(f != NULL))
+        return;
+    fprintf(f, "{\"task\":\"takeover-test\",\"principal\":\"test\",\"origins\":[\"%s\"],"
+            "\"identities\":{\"%s\":\"alice\"},\"egress\":[\"approved_origin_fetch\"]}\n",
+            O_BANK, O_BANK);
+    fclose(f);
+}
+
+/* The person opens link in their own browser (b, a new page into *pg) and
+ * waits (20 s) for the view to say they have control. */
+static bool person_open(cdp_browser *b, cdp_page **pg, person *p, const char *link)
+{
+    cdp_err e = {0};
+    *pg = b ? cdp_page_open(b, 10000, &e) : NULL;
+    if (!CHECK(*pg != NULL))
+        return false;
+    p->c = cdp_browser_conn(b);
+    p->session = cdp_page_session(*pg);
+    char args[400], v[256] = "";
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", link);
+    person_call(p, "Page.navigate", args, NULL);
+    for (int k = 0; k < 400; k++) {
+        person_eval(p, "document.getElementById('v')&&document.getElementById('v')"
+                    ".naturalWidth>0&&document.getElementById('who').textContent", v, sizeof v);
+        if (strcmp(v, "the person has control") == 0)
+            break;
+        testlib_sleep_ms(50);
+    }
+    return CHECK_STR("the person has control", v);
+}
+
+/* The person signs in to the bank through the view: a click on the frame,
+ * Tab, the user name, Tab, the password (shifted characters, punctuation),
+ * Tab, the one-time code pasted, Enter. */
+static void person_sign_in(person *p)
+{
+    char v[256], args[300];
+    person_eval(p, "(()=>{const r=document.getElementById('v').getBoundingClientRect();"
+                "return Math.round(r.left+20)+','+Math.round(r.top+20)})()", v, sizeof v);
+    int cx = atoi(v), cy = atoi(strchr(v, ',') ? strchr(v, ',') + 1 : "0");
+    for (int up = 0; up < 2; up++) {
+        snprintf(args, sizeof args, "{\"type\":\"%s\",\"x\":%d,\"y\":%d,\"button\":\"left\","
+                 "\"clickCount\":1}", up ? "mouseReleased" : "mousePressed", cx, cy);
+        person_call(p, "Input.dispatchMouseEvent", args, NULL);
+    }
+    person_key(p, "Tab", "Tab", 0, NULL);
+    person_type(p, "alice");
+    person_key(p, "Tab", "Tab", 0, NULL);
+    person_type(p, PW);
+    person_key(p, "Tab", "Tab", 0, NULL);
+    person_eval(p, "(()=>{const d=new DataTransfer();d.setData('text/plain','" FIXTURE_BANK_OTP
+                "');document.dispatchEvent(new ClipboardEvent('paste',{clipboardData:d,"
+                "bubbles:true}));return 'ok'})()", v, sizeof v);
+    person_key(p, "Enter", "Enter", 0, "\r");
+}
+
+/* results += r (r freed). */
+static char *gather(char *results, char *r)
+{
+    size_t a = results ? strlen(results) : 0, b = strlen(r);
+    char *t = realloc(results, a + b + 1);
+    if (t)
+        memcpy(t + a, r, b + 1);
+    free(r);
+    return t ? t : results;
+}
+
+/* A new cdpgate process (env: the same vault) opens the account page:
+ * signed in from the vault (auth=yes). */
+static void check_restored(const char *const *env, const char *grant, const char *rules)
+{
+    char acct[200];
+    testlib_world_url(&world, acct, sizeof acct, "bank.test", "/bank/account");
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "snapshot", acct,
+                          NULL};
+    fixture_child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    CHECK_INT(0, fixture_child_wait(&c, 30000));
+    const char *out = c.got ? c.got : "";
+    CHECK_HAS(out, "auth=yes");
+    CHECK_HAS(out, "Account overview");
+    const char *plants[] = {PW, FIXTURE_BANK_OTP, FIXTURE_BANK_SESSION, FIXTURE_BANK_TOKEN,
+                            NULL};
+    testlib_check_no_plants(plants, "the new run's snapshot", out);
+    testlib_child_free(&c);
+}
+
+/* Issue 15, points 2 and 4: under `cdpgate mcp --live` the gate's own
+ * takeover stop (the agent types into the password field) starts the live
+ * view and sends the link out of band (--live-notify), the result saying
+ * only that a person was asked and what for; the person (a second headless
+ * Chromium) signs in through the view and hands back; the agent's next
+ * result says logged in: yes, the URL, the origins, the cookie names (never
+ * a value) and a fresh observation id, and its page is authenticated
+ * (auth=yes); the session is in the vault under the grant's identity
+ * (audited), and a new cdpgate run restores it signed in; the old ref is
+ * stale; nothing typed reaches a result, stderr or the audit. */
+static void t_mcp_gate_stop_handback(void)
+{
+    if (!testlib_need_browser() || !testlib_need_cdpgate())
+        return;
+    char tmp[300], rules[200], notify[1400], linkfile[400], audit[400], args[600], data[400];
+    char grant[400], login[200], ref[32] = "", link[300] = "";
+    snprintf(tmp, sizeof tmp, "%s/gatestop", world.root);
+    mkdir(tmp, 0700);
+    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/data", tmp);
+    snprintf(linkfile, sizeof linkfile, "%s/link", tmp);
+    snprintf(audit, sizeof audit, "%s/audit.log", tmp);
+    snprintf(notify, sizeof notify, "cat > %s.part && mv %s.part %s", linkfile, linkfile,
+             linkfile);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    write_grant(tmp, grant, sizeof grant);
+    const char *env[] = {data, "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "--audit", audit,
+                          "--live", "--live-notify", notify, "mcp", NULL};
+    fixture_child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    testlib_mcp_init(&c, "t");
+    testlib_world_url(&world, login, sizeof login, "bank.test", "/bank/login.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", login);
+    char *r = testlib_mcp_tool(&c, 2, "browser_open", args);
+    CHECK_HAS(r, "Sign in");
+    testlib_mcp_ref(r, "Password", ref, sizeof ref);
+    CHECK(*ref);
+    char *results = r;
+    snprintf(args, sizeof args, "{\"ref\":\"%s\",\"text\":\"hunter2\"}", ref);
+    r = testlib_mcp_tool(&c, 3, "browser_type", args);
+    CHECK_HAS(r, "The action was not done: it needs a person");
+    CHECK_HAS(r, "A person was asked, out of band");
+    CHECK_HAS(r, "password, one-time code or CAPTCHA at http://bank.test:");
+    CHECK_LACKS(r, "/live/");
+    CHECK_LACKS(r, "127.0.0.1:");
+    results = gather(results, r);
+    CHECK(wait_line(linkfile, link, sizeof link));
+    CHECK(strncmp(link, "http://127.0.0.1:", 17) == 0);
+    r = testlib_mcp_tool(&c, 4, "browser_snapshot", "{}");
+    CHECK_HAS(r, "the human is in control");
+    results = gather(results, r);
+    cdp_browser *b = testlib_launch(NULL, false);
+    cdp_page *pg = NULL;
+    person p = {0};
+    if (person_open(b, &pg, &p, link)) {
+        person_sign_in(&p);
+        char v[2048] = "";
+        for (int k = 0; k < 400 && !strstr(v, "/bank/account"); k++) {
+            person_eval(&p, "document.getElementById('url').textContent", v, sizeof v);
+            testlib_sleep_ms(50);
+        }
+        CHECK_HAS(v, "/bank/account");
+        person_eval(&p, "document.getElementById('back').click(),'ok'", v, sizeof v);
+    }
+    bool back = false;
+    int id = 5;
+    for (int k = 0; k < 100 && !back; k++, id++) {
+        r = testlib_mcp_tool(&c, id, "browser_snapshot", "{}");
+        back = !strstr(r, "the human is in control");
+        if (back) {
+            CHECK_HAS(r, "handed control back from the live view");
+            CHECK_HAS(r, "logged in: yes at http://bank.test:");
+            CHECK_HAS(r, "saved in the vault under the identity \\\"alice\\\"");
+            CHECK_HAS(r, "bank_session");
+            CHECK_HAS(r, "New observation o");
+            CHECK_HAS(r, "auth=yes");
+            CHECK_HAS(r, "Account overview");
+        }
+        results = gather(results, r);
+        if (!back)
+            testlib_sleep_ms(100);
+    }
+    CHECK(back);
+    /* the ref from before the takeover: stale */
+    snprintf(args, sizeof args, "{\"ref\":\"%s\",\"text\":\"x\"}", ref);
+    r = testlib_mcp_tool(&c, id++, "browser_type", args);
+    CHECK_HAS(r, "\"isError\":true");
+    results = gather(results, r);
+    if (pg)
+        cdp_page_free(pg);
+    cdp_browser_free(b);
+    char *err = fixture_child_stderr(&c), *aud = read_text_file(audit);
+    const char *plants[] = {PW, FIXTURE_BANK_OTP, FIXTURE_BANK_SESSION, FIXTURE_BANK_TOKEN,
+                            FIXTURE_BANK_PREF, NULL};
+    testlib_check_no_plants(plants, "the results", results);
+    testlib_check_no_plants(plants, "stderr", err);
+    testlib_check_no_plants(plants, "the audit", aud);
+    CHECK_HAS(aud, "saved in the vault under identity alice");
+    CHECK_LACKS(err, link + 17);
+    CHECK_LACKS(aud, link + 17);
+    free(err);
+    free(aud);
+    free(results);
+    testlib_child_free(&c);
+    check_restored(env, grant, rules);
+}
+
+/* Issue 15, point 2: `cdpgate login` with no display runs the browser
+ * headless and serves the live view of the login page; the link goes out
+ * of band (--live-notify); the person signs in through it; the session is
+ * saved in the vault under the grant's identity as by a windowed login, and
+ * a new run restores it. */
+static void t_cli_login_live(void)
+{
+    if (!testlib_need_browser() || !testlib_need_cdpgate())
+        return;
+    char tmp[300], rules[200], notify[1400], linkfile[400], data[400], grant[400];
+    char login[200], link[300] = "";
+    snprintf(tmp, sizeof tmp, "%s/loginlive", world.root);
+    mkdir(tmp, 0700);
+    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/data", tmp);
+    snprintf(linkfile, sizeof linkfile, "%s/link", tmp);
+    snprintf(notify, sizeof notify, "cat > %s.part && mv %s.part %s", linkfile, linkfile,
+             linkfile);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    write_grant(tmp, grant, sizeof grant);
+    testlib_world_url(&world, login, sizeof login, "bank.test", "/bank/login.html");
+    const char *env[] = {data, "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "--live-notify",
+                          notify, "login", login, NULL};
+    fixture_child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    CHECK(wait_line(linkfile, link, sizeof link));
+    CHECK(strncmp(link, "http://127.0.0.1:", 17) == 0);
+    cdp_browser *b = testlib_launch(NULL, false);
+    cdp_page *pg = NULL;
+    person p = {0};
+    if (person_open(b, &pg, &p, link))
+        person_sign_in(&p);
+    CHECK_INT(0, fixture_child_wait(&c, 60000));
+    const char *out = c.got ? c.got : "";
+    CHECK_HAS(out, "saved in the vault");
+    char *err = fixture_child_stderr(&c);
+    CHECK_HAS(err, "live view: the link went to --live-notify");
+    CHECK_LACKS(err, "no display");
+    const char *plants[] = {PW, FIXTURE_BANK_OTP, FIXTURE_BANK_SESSION, FIXTURE_BANK_TOKEN,
+                            FIXTURE_BANK_PREF, NULL};
+    testlib_check_no_plants(plants, "login stdout", out);
+    testlib_check_no_plants(plants, "login stderr", err);
+    CHECK_LACKS(err, link + 17);
+    free(err);
+    if (pg)
+        cdp_page_free(pg);
+    cdp_browser_free(b);
+    testlib_child_free(&c);
+    check_restored(env, grant, rules);
+}
+
 static const test_case TESTS[] = {
     {"human_input_lock", t_human_input_lock},
     {"cast_frames", t_cast_frames},
     {"cast_jpeg_size", t_cast_jpeg_size},
     {"mcp_live_login", t_mcp_live_login},
+    {"mcp_gate_stop_handback", t_mcp_gate_stop_handback},
+    {"cli_login_live", t_cli_login_live},
     {0},
 };
 
