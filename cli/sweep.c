@@ -311,7 +311,9 @@ static int scan(job *j, const char *src, size_t len)
     snap_result r = {0};
     int rc = a11y_scan(j->a, src, len, &ao, &j->rep, &r);
     if (rc) {
-        why(j, "scan: %s: %s", "axe-core did not run", &r, rc);
+        bool late = r.text && (strstr(r.text, "in time") || strstr(r.text, "timed out"));
+        why(j, late ? "axe timeout: %s: %s" : "scan: %s: %s", "axe-core did not finish", &r,
+            rc);
         snap_result_free(&r);
         return -1;
     }

@@ -15,6 +15,8 @@
  *   the third loads; no status for it, the first two done; the rerun says
  *   the first two were done before, does not load them again (the server's
  *   log), finishes the other two.
+ * - axe_timeout: a scan that times out (--frame-timeout 1) fails with
+ *   "axe timeout", exit 1; the rerun runs it again.
  * - targets_file: the TARGETS parser's errors name the line; a bad file is
  *   refused before any browser starts (exit 2).
  */
@@ -107,8 +109,9 @@ typedef struct {
 
 /* cdpgate a11y --sweep targets -o out --jobs jobs [--grant g] [--evidence ev];
  * kill_at: when not NULL, SIGKILL it once its stderr holds kill_at. */
-static run_out sweep_run(const char *targets, const char *out, int jobs, const char *g,
-                         const char *ev, const char *kill_at)
+static run_out sweep_run_x(const char *targets, const char *out, int jobs, const char *g,
+                           const char *ev, const char *kill_at, const char *opt,
+                           const char *val)
 {
     run_out o = {.rc = -1};
     char rules[300], j[8];
@@ -126,6 +129,10 @@ static run_out sweep_run(const char *targets, const char *out, int jobs, const c
         argv[n++] = "--evidence";
         argv[n++] = ev;
     }
+    if (opt) {
+        argv[n++] = opt;
+        argv[n++] = val;
+    }
     argv[n] = NULL;
     const char *env[] = {axe_env, retail_env[0] ? retail_env : "CDPGATE_UNUSED",
                          "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
@@ -140,6 +147,12 @@ static run_out sweep_run(const char *targets, const char *out, int jobs, const c
     o.err = fixture_child_stderr(&c);
     testlib_child_free(&c);
     return o;
+}
+
+static run_out sweep_run(const char *targets, const char *out, int jobs, const char *g,
+                         const char *ev, const char *kill_at)
+{
+    return sweep_run_x(targets, out, jobs, g, ev, kill_at, NULL, NULL);
 }
 
 static json_doc *read_json(const char *dir, const char *id, const char *name)
@@ -430,6 +443,38 @@ static void t_resume(void)
     free(o.err);
 }
 
+/* A scan that times out (--frame-timeout 1: the top frame not scanned in
+ * time): failed, "axe timeout", exit 1; a rerun runs it again. */
+static void t_axe_timeout(void)
+{
+    if (!ready())
+        return;
+    char a[200], targets[600], out[600], text[600], sd[400], st[32];
+    testlib_world_origin(&world, a, sizeof a, "a.test");
+    snprintf(sd, sizeof sd, "%s/timeout", world.root);
+    mkdir(sd, 0700);
+    snprintf(targets, sizeof targets, "%s/targets.jsonl", sd);
+    snprintf(out, sizeof out, "%s/out", sd);
+    snprintf(text, sizeof text, "{\"id\":\"p1\",\"url\":\"%s/a11y/csp.html?p=1\"}\n", a);
+    if (!write_text(targets, text))
+        return;
+    run_out o = sweep_run_x(targets, out, 1, NULL, NULL, NULL, "--frame-timeout", "1");
+    CHECK_INT(1, o.rc);
+    CHECK_HAS(o.err, "[1/1] p1: failed");
+    CHECK_HAS(o.err, "axe timeout: axe-core did not finish: ");
+    CHECK_HAS(state_of(out, "p1", st, sizeof st), "failed");
+    json_doc *d = read_json(out, NULL, "index.json");
+    CHECK_INT(1, json_get_int(json_doc_root(d), "failed", -1));
+    json_doc_free(d);
+    free(o.err);
+    o = sweep_run(targets, out, 1, NULL, NULL, NULL);
+    CHECK_INT(0, o.rc);
+    CHECK_HAS(o.err, "sweep: 1 targets, 0 done before, 1 to run");
+    CHECK_HAS(o.err, "[1/1] p1: done");
+    CHECK_INT(2, log_count("a.test", "/a11y/csp.html?p=1"));
+    free(o.err);
+}
+
 static void t_targets_file(void)
 {
     static const struct {
@@ -493,6 +538,7 @@ static const test_case TESTS[] = {
     {"targets_file", t_targets_file},
     {"sweep", t_sweep},
     {"resume", t_resume},
+    {"axe_timeout", t_axe_timeout},
     {0},
 };
 
