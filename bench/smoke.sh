@@ -22,6 +22,7 @@
 #   mcp_bench.mjs `cdpgate mcp` on the generated pages, 1 run each
 #   compare.mjs   the tables of the two above
 #   a11y_bench.mjs the accessibility scan on the fixture pages, once each
+#   sweep_bench.mjs a sweep of 4 targets, --jobs 2 vs one after another
 # The third-party pages and the peers' side (pw_bench.mjs: playwright-core
 # and @playwright/mcp, bench/peers from npm) are not run here: without
 # bench/peers installed, mcp_bench.mjs takes the MCP client from tests/peers
@@ -122,6 +123,9 @@ if bench_serve tests/fixtures "$out/a11y"; then
     timeout 300 node bench/a11y_bench.mjs "$BUILD/cdpgate" "$out/a11y/a11y.json" \
         frames="$a/index.html" csp="$a/csp.html" sabotage="$a/sabotage.html" ||
         fail "a11y_bench.mjs exited $?"
+    echo "== sweep_bench.mjs"
+    timeout 600 node bench/sweep_bench.mjs "$BUILD/cdpgate" "$out/a11y/sweep.json" 4 \
+        "$a/csp.html" "$a/sabotage.html" || fail "sweep_bench.mjs exited $?"
     bench_serve_stop
     trap - EXIT INT TERM
 else
