@@ -166,7 +166,9 @@ static double replay_once(bench *B)
     fixture_child_read_until(&c, 0, "\n", B->wait_ms);
     int rc = fixture_child_wait(&c, B->wait_ms);
     double ms = bench_now_ms() - t0;
-    bool ok = rc == 0 && c.got && strstr(c.got, "\"outputs\":{\"price\":\"Price: $19.99\"}");
+    /* the output framed in the page-content markers (red team s14, R4-6) */
+    bool ok = rc == 0 && c.got && strstr(c.got, "\"outputs\":{\"price\":\"<<<page-content ") &&
+              strstr(c.got, ">>>\\nPrice: $19.99\\n<<<end page-content nonce=");
     if (!ok)
         fprintf(stderr, "replay_bench: cdpgate replay exited %d: %.600s\n", rc,
                 c.got ? c.got : "");

@@ -397,11 +397,15 @@ int replay_find(snap_agent *a, const replay_target *t, snap_elems *s, replay_mat
     return match_elems(t, s, m) ? SNAP_ENOMEM : 0;
 }
 
+/* A member holding page text (a target's or an element's strings, the
+ * why quoting them): escaped as a snapshot's structured strings are
+ * (snap_json_page: no raw bidi or invisible character; red team s14,
+ * R4-6). */
 static void str_member(json_w *w, const char *key, const char *v)
 {
     if (v && *v) {
         json_w_key(w, key);
-        json_w_str(w, v);
+        snap_json_page(w, v);
     }
 }
 
@@ -424,7 +428,7 @@ static void target_json(json_w *w, const replay_target *t)
         json_w_key(w, "frames");
         json_w_arr_begin(w);
         for (size_t i = 0; i < t->frames.n; i++)
-            json_w_str(w, t->frames.v[i]);
+            snap_json_page(w, t->frames.v[i]);
         json_w_arr_end(w);
     }
     str_member(w, "id", t->id);
@@ -460,14 +464,14 @@ void replay_match_json(json_w *w, const replay_target *t, const snap_elems *s,
         json_w_key(w, "ref");
         json_w_str(w, e->ref);
         json_w_key(w, "role");
-        json_w_str(w, e->role);
+        snap_json_page(w, e->role);
         json_w_key(w, "name");
-        json_w_str(w, e->name);
+        snap_json_page(w, e->name);
         str_member(w, "row", e->row);
         str_member(w, "section", e->section);
         str_member(w, "frame", e->frame);
         json_w_key(w, "why");
-        json_w_str(w, m->cand[i].why);
+        snap_json_page(w, m->cand[i].why);
         json_w_obj_end(w);
     }
     json_w_arr_end(w);

@@ -75,43 +75,49 @@ static const char *var_get(const replay_opts *o, const char *name, size_t n)
     return NULL;
 }
 
+/* v escaped for a JSON string, without its quotes, into b. */
+static void put_json_inner(base_buf *b, const char *v)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_str(&w, v);
+    char *js = json_w_take(&w, NULL);
+    json_w_free(&w);
+    if (js && strlen(js) >= 2)
+        base_buf_put(b, js + 1, strlen(js) - 2);
+    else
+        b->oom = true;
+    free(js);
+}
+
 char *replay_subst(const char *args, const replay_opts *o, const char **missing, size_t *mlen)
 {
     base_buf b = {0};
     const char *p = nz(args);
     *missing = NULL;
-    for (;;) {
-        const char *q = strstr(p, "{{");
-        const char *e = q ? strstr(q + 2, "}}") : NULL;
-        if (!q || !e || e - q - 2 > VAR_NAME_MAX) {
-            base_buf_puts(&b, p);
-            break;
+    while (*p) {
+        size_t nl = 0;
+        int k = replay_ph_at(p, &nl);
+        if (k == REPLAY_PH_ESC) {
+            base_buf_puts(&b, "{{");
+            p += 4;
+            continue;
         }
-        base_buf_put(&b, p, (size_t)(q - p));
-        const char *v = var_get(o, q + 2, (size_t)(e - q - 2));
+        if (k != REPLAY_PH_NAME) {
+            base_buf_putc(&b, *p++);
+            continue;
+        }
+        const char *v = var_get(o, p + 2, nl);
         if (!v) {
-            *missing = q + 2;
-            *mlen = (size_t)(e - q - 2);
+            *missing = p + 2;
+            *mlen = nl;
             base_buf_free(&b);
             return NULL;
         }
-        json_w w;
-        json_w_init(&w);
-        json_w_str(&w, v);
-        char *js = json_w_take(&w, NULL);
-        json_w_free(&w);
-        if (js && strlen(js) >= 2)
-            base_buf_put(&b, js + 1, strlen(js) - 2);   /* inside the quotes */
-        else
-            b.oom = true;
-        free(js);
-        p = e + 2;
+        put_json_inner(&b, v);
+        p += nl + 4;
     }
-    if (b.oom) {
-        base_buf_free(&b);
-        return NULL;
-    }
-    return b.s ? b.s : strdup("");
+    return base_buf_take(&b, NULL);
 }
 
 /* ---- 1. what the trail needs against the grant ---- */
@@ -268,9 +274,9 @@ static int diverge(run *R, const replay_step *s, const char *reason, bool acted,
 {
     div_begin(R, s, reason, acted);
     json_w_key(R->w, "expected");
-    json_w_str(R->w, expected);
+    snap_json_page(R->w, expected);
     json_w_key(R->w, "found");
-    json_w_str(R->w, found);
+    snap_json_page(R->w, found);
     return div_end(R);
 }
 
@@ -347,30 +353,35 @@ static bool line_has(const char *s, size_t n, const char *q)
 }
 
 /* The text of a read, as browser_read returns it: the page text between
- * the content markers of text; with a query, only its lines that hold
- * the query (the "[match ...]" line left out). */
+ * the content markers of text, the markers kept around it (page text in
+ * the result is always framed: red team s14, R4-6); with a query, only
+ * its lines that hold the query (the "[match ...]" line left out). */
 static void put_read_text(json_w *w, const char *text, const char *query)
 {
     const char *o = text ? strstr(text, "<<<page-content nonce=") : NULL;
     const char *s = o ? strstr(o, ">>>\n") : NULL;
     const char *e = s ? strstr(s, "\n<<<end page-content nonce=") : NULL;
-    if (!e) {
+    const char *close = e ? strstr(e + 1, ">>>") : NULL;
+    if (!close) {
         json_w_str(w, "");
         return;
     }
     s += 4;
     base_buf b = {0};
+    base_buf_put(&b, o, (size_t)(s - o));
+    size_t at = b.len;
     while (s < e) {
         const char *nl = memchr(s, '\n', (size_t)(e - s));
         size_t n = nl ? (size_t)(nl - s) : (size_t)(e - s);
         if (!query || (n && strncmp(s, "[match ", 7) != 0 && line_has(s, n, query))) {
-            if (b.len)
+            if (b.len > at)
                 base_buf_putc(&b, '\n');
             base_buf_put(&b, s, n);
         }
         s += n + 1;
     }
-    json_w_strn(w, b.s ? b.s : "", b.s ? b.len : 0);
+    base_buf_put(&b, e, (size_t)(close + 3 - e));
+    json_w_strn(w, b.s && !b.oom ? b.s : "", b.s && !b.oom ? b.len : 0);
     base_buf_free(&b);
 }
 
@@ -515,15 +526,18 @@ static char *effect_text(const char *s, const replay_opts *o)
 {
     base_buf b = {0};
     const char *p = nz(s);
-    for (const char *q; (q = strstr(p, "{{"));) {
-        const char *e = strstr(q + 2, "}}");
-        const char *v = e && e - q - 2 <= VAR_NAME_MAX ? var_get(o, q + 2, (size_t)(e - q - 2))
-                                                       : NULL;
-        base_buf_put(&b, p, (size_t)(q - p));
-        base_buf_puts(&b, v ? v : "{{");
-        p = v ? e + 2 : q + 2;
+    while (*p) {
+        size_t nl = 0;
+        int k = replay_ph_at(p, &nl);
+        const char *v = k == REPLAY_PH_NAME ? var_get(o, p + 2, nl) : NULL;
+        if (k == REPLAY_PH_ESC)
+            base_buf_puts(&b, "{{");
+        else if (v)
+            base_buf_puts(&b, v);
+        else
+            base_buf_put(&b, p, k == REPLAY_PH_NAME ? nl + 4 : 1);
+        p += k == REPLAY_PH_ESC ? 4 : k == REPLAY_PH_NAME ? nl + 4 : 1;
     }
-    base_buf_puts(&b, p);
     return base_buf_take(&b, NULL);
 }
 
@@ -663,9 +677,9 @@ static void note_normalised(run *R, const replay_step *s, int how, const char *w
     json_w_key(&R->norm, "rule");
     json_w_str(&R->norm, how == VAL_DIGITS ? "digits" : "whitespace");
     json_w_key(&R->norm, "expected");
-    json_w_str(&R->norm, want);
+    snap_json_page(&R->norm, want);
     json_w_key(&R->norm, "found");
-    json_w_str(&R->norm, got);
+    snap_json_page(&R->norm, got);
     json_w_obj_end(&R->norm);
     R->nnorm++;
 }
@@ -811,6 +825,12 @@ static int play_step(run *R, const replay_step *s, snap_elems *E)
                      "password-reset, magic-login or invitation link) that the trail does not "
                      "keep", "open it yourself (the agent, or a person), then replay from the "
                      "next step");
+    /* A value the trail did not keep (typed, pressed or chosen in a
+     * secret field: red team s14, R4-2): never entered as an empty one. */
+    if (!st && s->secret)
+        st = diverge(R, s, "secret", false, "a value typed, pressed or chosen in a secret "
+                     "field, which the trail does not keep", "enter it yourself (browser_login "
+                     "or a person), then replay from the next step");
     if (!st && s->has_target)
         st = refind(R, s, E, ref);
     if (!st) {

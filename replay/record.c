@@ -206,7 +206,7 @@ int replay_rec_param(replay_rec *r, const char *name, const char *value, replay_
     return 0;
 }
 
-/* ---- URLs without volatile parameters ---- */
+/* ---- URLs without volatile parameters and without secrets ---- */
 
 /* s[0..n) lower-cased into low (cap bytes with its NUL); false when it
  * does not fit. */
@@ -220,14 +220,16 @@ static bool lower_copy(char *low, size_t cap, const char *s, size_t n)
     return true;
 }
 
+/* A query key whose value changes on every visit and that replay gets
+ * afresh (a session id: the vault restores the session; a nonce or CSRF
+ * token; a cache buster, a time stamp, a campaign tag): dropped. Other
+ * secrets are redacted (url_query_scrub), never dropped. */
 static bool volatile_key(const char *k, size_t n)
 {
     static const char *const V[] = {"sid", "session", "sessionid", "session_id", "phpsessid",
-                                    "jsessionid", "token", "access_token", "id_token",
-                                    "nonce", "state", "code", "csrf", "xsrf", "_csrf",
-                                    "auth", "key", "api_key", "sig", "signature", "ts",
-                                    "timestamp", "_", "cb", "cachebust", "rand", "random",
-                                    "t", "otp", "password", "pass", "secret", NULL};
+                                    "jsessionid", "nonce", "csrf", "xsrf", "_csrf", "ts",
+                                    "timestamp", "_", "cb", "cachebust", "rand", "random", "t",
+                                    NULL};
     char low[32];
     if (!lower_copy(low, sizeof low, k, n))
         return false;
@@ -269,21 +271,23 @@ static char *url_stable_query(const char *url)
     return base_buf_take(&b, NULL);
 }
 
-/* A path segment or fragment that looks like a bearer secret (a
- * password-reset, magic-login, invitation or OAuth token, an API key: red
- * team s13, R1). Only URL-safe characters ("-_.~%+=" besides letters and
- * digits), and one of:
+/* A path segment, a query value or a fragment that looks like a bearer
+ * secret (a password-reset, magic-login, invitation or OAuth token, an
+ * API key, a signature: red team s13 R1, s14 R4-1). Only URL characters
+ * ("-_.~%+=:!*$,/" besides letters and digits), and one of:
  *  - a JWT: three dot-separated base64url parts, the first "eyJ...";
  *  - hex: 32 or more hex digits, hyphens aside (a digest, a UUID), with a
  *    digit;
  *  - a base64/base64url-shaped text of 16 or more characters mixing
  *    letters and digits that is NOT a sequence of words: parts joined by
- *    "-_.~" each of which is a word (lower-case, Capitalised or upper-case
- *    letters), a number, or a short mix of the two in at most three runs
- *    ("q3", "v2", "256gb", "x86"): "#release-notes-2024-q3" is no token;
+ *    "-_.~+:,/" each of which is a word (lower-case, Capitalised or
+ *    upper-case letters), a number, or a short mix of the two in at most
+ *    three runs ("q3", "v2", "256gb", "x86"): "#release-notes-2024-q3" is
+ *    no token; a signed value ("MQ:1vJvNA:sLq2X...") is one;
  *  - after a segment naming such a link (bearer_word: "reset", "invite",
- *    ...), no sequence of words and 8 or more characters with a digit, or
- *    16 or more.
+ *    ...) or under a key naming one (key_secret: "code", "state", "key"),
+ *    no sequence of words and 8 or more characters with a digit, or 16
+ *    or more.
  * Random tokens have many letter/digit runs, so they fail the word test
  * ("sk_live_4eC39HqLy...": its third part). A step that opens a redacted
  * address diverges at replay (fail closed). */
@@ -296,7 +300,7 @@ static bool bearer_chars(const char *s, size_t n, bool *alpha, bool *digit)
             *alpha = true;
         else if (isdigit(c))
             *digit = true;
-        else if (!strchr("-_.~%+=", c))
+        else if (!c || !strchr("-_.~%+=:!*$,/", c))
             return false;
     }
     return true;
@@ -304,7 +308,7 @@ static bool bearer_chars(const char *s, size_t n, bool *alpha, bool *digit)
 
 static bool bearer_sep(char c)
 {
-    return c == '-' || c == '_' || c == '.' || c == '~' || c == '+';
+    return c && strchr("-_.~+:,/", c) != NULL;
 }
 
 /* What s[0..n) is as a part of a word sequence (see bearer_like). */
@@ -414,7 +418,7 @@ static bool bearer_word(const char *s, size_t n)
 {
     static const char *const W[] = {"reset", "magic", "verif", "confirm", "invit", "activat",
                                     "login", "signin", "sign-in", "token", "auth", "unsubscribe",
-                                    NULL};
+                                    "callback", "ticket", "saml", NULL};
     char low[40];
     if (!lower_copy(low, sizeof low, s, n))
         return false;
@@ -424,14 +428,113 @@ static bool bearer_word(const char *s, size_t n)
     return false;
 }
 
+static bool word_in(const char *w, const char *const *list)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strcmp(w, list[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Where a word of a query key ends: at a character that is no letter or
+ * digit, or at a camelCase boundary ("accessToken", "APIKey"). */
+static size_t key_word_end(const char *k, size_t n, size_t i)
+{
+    for (i++; i < n && isalnum((unsigned char)k[i]); i++) {
+        unsigned char c = (unsigned char)k[i], p = (unsigned char)k[i - 1];
+        bool next_lower = i + 1 < n && islower((unsigned char)k[i + 1]);
+        if (isupper(c) && (islower(p) || (isupper(p) && next_lower)))
+            break;
+    }
+    return i;
+}
+
+/* What a query key k[0..n) says of its value: KEY_STRONG, a secret
+ * whatever it looks like (a token, password, signature, ticket, API key,
+ * magic link: "access_token", "accessToken", "X-Amz-Signature",
+ * "apikey"); KEY_WEAK, a secret when it is shaped like one (an OAuth
+ * "code" or "state", a "key", a "hash"); else KEY_PLAIN. One rule, by
+ * the key's words: split at non-alphanumerics and camelCase boundaries,
+ * lower-cased; words run together ("resettoken", "sessiontoken") are
+ * caught by the strong parts found anywhere in the key. */
+enum { KEY_PLAIN, KEY_WEAK, KEY_STRONG };
+
+static int key_secret(const char *k, size_t n)
+{
+    static const char *const SUB[] = {"token", "secret", "passw", "apikey", "signature",
+                                      "credential", "ticket", "magic", "bearer", "jwt", "saml",
+                                      NULL};
+    static const char *const STRONG[] = {"sig", "pwd", "pass", "passcode", "otp", "auth",
+                                         "authorization", "assertion", "hmac", "pin", "mfa",
+                                         NULL};
+    static const char *const WEAK[] = {"code", "state", "key", "hash", "reset", "verify",
+                                       "verification", "confirm", "confirmation", "invite",
+                                       "invitation", "activation", "activate", "access",
+                                       NULL};
+    char joined[65], w[65];
+    size_t j = 0;
+    for (size_t i = 0; i < n && j < sizeof joined - 1; i++)
+        if (isalnum((unsigned char)k[i]))
+            joined[j++] = (char)tolower((unsigned char)k[i]);
+    joined[j] = '\0';
+    for (size_t i = 0; SUB[i]; i++)
+        if (strstr(joined, SUB[i]))
+            return KEY_STRONG;
+    int kind = KEY_PLAIN;
+    for (size_t i = 0; i < n;) {
+        if (!isalnum((unsigned char)k[i])) {
+            i++;
+            continue;
+        }
+        size_t e = key_word_end(k, n, i);
+        if (lower_copy(w, sizeof w, k + i, e - i)) {
+            if (word_in(w, STRONG))
+                return KEY_STRONG;
+            if (word_in(w, WEAK))
+                kind = KEY_WEAK;
+        }
+        i = e;
+    }
+    return kind;
+}
+
+/* The query q[0..n) (after the '?') into b with the value of each
+ * parameter that is a secret written "[redacted]" (the key kept): under
+ * a strong key any value, under a weak key or after a path segment naming
+ * a secret link (kw) one shaped like a token, under any key a JWT, a hex
+ * digest or a token-shaped text (bearer_like). A parameter without '=' is
+ * a value. */
+static void put_query_scrubbed(base_buf *b, const char *q, size_t n, bool kw)
+{
+    size_t pos = 0;
+    while (pos <= n) {
+        const char *amp = memchr(q + pos, '&', n - pos);
+        size_t end = amp ? (size_t)(amp - q) : n;
+        const char *eq = memchr(q + pos, '=', end - pos);
+        size_t klen = eq ? (size_t)(eq - (q + pos)) : 0;
+        size_t vat = eq ? pos + klen + 1 : pos;
+        int ks = eq ? key_secret(q + pos, klen) : KEY_PLAIN;
+        bool secret = end > vat && (ks == KEY_STRONG ||
+                                    bearer_like(q + vat, end - vat, kw || ks == KEY_WEAK));
+        base_buf_put(b, q + pos, vat - pos);
+        if (secret)
+            base_buf_puts(b, "[redacted]");
+        else
+            base_buf_put(b, q + vat, end - vat);
+        if (amp)
+            base_buf_putc(b, '&');
+        pos = end + 1;
+    }
+}
+
 /* u (the path and what follows it, after the authority) with bearer-like
- * path segments and a fragment holding values or a bearer-like text
- * written "[redacted]", into b. */
+ * path segments, secret query values and a fragment holding values or a
+ * bearer-like text written "[redacted]", into b. */
 static void put_path_scrubbed(base_buf *b, const char *u)
 {
     size_t plen = strcspn(u, "?#");
     size_t pos = 0;
-    bool kw = false;
+    bool kw = false, any_kw = false;
     while (pos < plen) {
         if (u[pos] == '/') {
             base_buf_putc(b, '/');
@@ -444,11 +547,15 @@ static void put_path_scrubbed(base_buf *b, const char *u)
         else
             base_buf_put(b, u + pos, n);
         kw = bearer_word(u + pos, n);
+        any_kw = any_kw || kw;
         pos += n;
     }
     const char *frag = strchr(u + plen, '#');
     size_t qlen = frag ? (size_t)(frag - (u + plen)) : strlen(u + plen);
-    base_buf_put(b, u + plen, qlen);
+    if (qlen) {
+        base_buf_putc(b, '?');
+        put_query_scrubbed(b, u + plen + 1, qlen - 1, any_kw);
+    }
     if (!frag)
         return;
     if (strchr(frag, '=') || bearer_like(frag + 1, strlen(frag + 1), false))
@@ -460,16 +567,28 @@ static void put_path_scrubbed(base_buf *b, const char *u)
 char *replay_url_scrub(const char *url)
 {
     const char *s = strstr(url, "://");
-    const char *path = s ? s + 3 + strcspn(s + 3, "/\\?#") : url + strlen(url);
+    const char *auth = s ? s + 3 : NULL;
+    size_t alen = auth ? strcspn(auth, "/\\?#") : 0;
+    const char *path = auth ? auth + alen : url + strlen(url);
+    const char *at = NULL;   /* the userinfo's end: its last '@' */
+    for (size_t i = 0; i < alen; i++)
+        if (auth[i] == '@')
+            at = auth + i;
     base_buf b = {0};
-    base_buf_put(&b, url, (size_t)(path - url));
+    if (at) {
+        base_buf_put(&b, url, (size_t)(auth - url));
+        base_buf_puts(&b, "[redacted]");
+        base_buf_put(&b, at, (size_t)(path - at));
+    } else {
+        base_buf_put(&b, url, (size_t)(path - url));
+    }
     put_path_scrubbed(&b, path);
     return base_buf_take(&b, NULL);
 }
 
-/* url with the volatile query parameters dropped and bearer-like path
- * segments and fragments redacted (new; NULL for NULL or when out of
- * memory). */
+/* url with the volatile query parameters dropped and its secrets (the
+ * userinfo, bearer-like path segments, secret query values, fragments)
+ * redacted (new; NULL for NULL or when out of memory). */
 static char *url_stable(const char *url)
 {
     if (!url)
@@ -479,6 +598,7 @@ static char *url_stable(const char *url)
     free(u);
     return c;
 }
+
 /* ---- building a step ---- */
 
 /* The parameter a typed text is recorded as ("{{name}}", into out), or
@@ -507,9 +627,23 @@ static const char *param_for(replay_rec *r, const replay_act *act, const snap_st
     return out;
 }
 
+/* s as recorded text: every "{{" written "{{{{" (replay_lit_put), so only
+ * the recorder's own parameters read as {{name}} (red team s14, R4-5). */
+static void w_lit(json_w *w, const char *s)
+{
+    char *l = replay_lit_dup(s);
+    if (l)
+        json_w_str(w, l);
+    else
+        json_w_null(w);
+    free(l);
+}
+
 /* The step's arguments as a JSON object (new). typed: the text to write
- * for a typed text (a parameter, or NULL: none, a secret). */
-static char *args_json(const replay_act *act, const char *typed)
+ * for a typed text, as it is (a parameter, or recorded text already
+ * escaped; NULL: none, a secret). held: a key or a select's values that
+ * are not recorded (a secret field's). */
+static char *args_json(const replay_act *act, const char *typed, bool held)
 {
     json_w w;
     json_w_init(&w);
@@ -517,28 +651,28 @@ static char *args_json(const replay_act *act, const char *typed)
     if (act->url) {
         json_w_key(&w, "url");
         char *u = url_stable(act->url);
-        json_w_str(&w, u ? u : "");
+        w_lit(&w, u ? u : "");
         free(u);
     }
     if (act->new_tab) { json_w_key(&w, "new_tab"); json_w_bool(&w, true); }
     if (typed) { json_w_key(&w, "text"); json_w_str(&w, typed); }
     if (act->submit) { json_w_key(&w, "submit"); json_w_bool(&w, true); }
-    if (act->nvalues) {
+    if (act->nvalues && !held) {
         json_w_key(&w, "values");
         json_w_arr_begin(&w);
         for (size_t i = 0; i < act->nvalues; i++)
-            json_w_str(&w, act->values[i]);
+            w_lit(&w, act->values[i]);
         json_w_arr_end(&w);
     }
-    if (act->key) { json_w_key(&w, "key"); json_w_str(&w, act->key); }
-    if (act->direction) { json_w_key(&w, "direction"); json_w_str(&w, act->direction); }
+    if (act->key && !held) { json_w_key(&w, "key"); w_lit(&w, act->key); }
+    if (act->direction) { json_w_key(&w, "direction"); w_lit(&w, act->direction); }
     if (act->forward) { json_w_key(&w, "forward"); json_w_bool(&w, true); }
     if (act->dbl) { json_w_key(&w, "double"); json_w_bool(&w, true); }
     if (act->has_accept) { json_w_key(&w, "accept"); json_w_bool(&w, act->accept); }
-    if (act->action) { json_w_key(&w, "action"); json_w_str(&w, act->action); }
-    if (act->tab) { json_w_key(&w, "tab"); json_w_str(&w, act->tab); }
-    if (act->query) { json_w_key(&w, "query"); json_w_str(&w, act->query); }
-    if (act->output) { json_w_key(&w, "name"); json_w_str(&w, act->output); }
+    if (act->action) { json_w_key(&w, "action"); w_lit(&w, act->action); }
+    if (act->tab) { json_w_key(&w, "tab"); w_lit(&w, act->tab); }
+    if (act->query) { json_w_key(&w, "query"); w_lit(&w, act->query); }
+    if (act->output) { json_w_key(&w, "name"); w_lit(&w, act->output); }
     json_w_obj_end(&w);
     return json_w_take(&w, NULL);
 }
@@ -564,25 +698,6 @@ static void fill_target(replay_step *s, const snap_step_facts *f, char **frames)
     }
 }
 
-/* cur with every v written {{name}} (new; cur is freed; NULL when out of
- * memory or cur is NULL). */
-static char *replace_all(char *cur, const char *v, const char *name)
-{
-    size_t vl = strlen(v);
-    if (!cur || !vl || !strstr(cur, v))
-        return cur;
-    base_buf b = {0};
-    const char *p = cur, *hit;
-    while ((hit = strstr(p, v))) {
-        base_buf_put(&b, p, (size_t)(hit - p));
-        base_buf_printf(&b, "{{%s}}", name);
-        p = hit + vl;
-    }
-    base_buf_puts(&b, p);
-    free(cur);
-    return base_buf_take(&b, NULL);
-}
-
 /* v as a URL's query carries it (new): letters, digits and "-._~" kept, a
  * space as '+' (a form's encoding, plus) or "%20", any other byte %XX. */
 static char *url_enc(const char *v, bool plus)
@@ -599,27 +714,61 @@ static char *url_enc(const char *v, bool plus)
     return base_buf_take(&b, NULL);
 }
 
-/* s with every parameter's value written {{name}} (new; NULL when out of
- * memory): a page that echoes a parameter (a search box's "Results for
- * ...") does not put its value in the trail. In a URL (url), its encoded
- * forms too: a search form's GET puts the value in the next page's URL. */
+/* The parameter whose value (or, in a URL, one of its encodings: enc[i],
+ * two a parameter) is longest at s: its index, the length into *len; -1
+ * when none is. */
+static int param_at(const replay_rec *r, char *const *enc, const char *s, size_t *len)
+{
+    int best = -1;
+    *len = 0;
+    for (size_t i = 0; i < r->nparams; i++)
+        for (int k = 0; k < 3; k++) {
+            const char *v = k == 0 ? r->pval[i] : enc ? enc[2 * i + (size_t)k - 1] : NULL;
+            size_t n = v ? strlen(v) : 0;
+            if (n > *len && strncmp(s, v, n) == 0) {
+                best = (int)i;
+                *len = n;
+            }
+        }
+    return best;
+}
+
+/* s as recorded text (literal "{{" written "{{{{") with every parameter's
+ * value written {{name}} (new; NULL when out of memory): a page that
+ * echoes a parameter (a search box's "Results for ...") does not put its
+ * value in the trail. In a URL (url), its encoded forms too: a search
+ * form's GET puts the value in the next page's URL. */
 static char *scrub_params(const replay_rec *r, const char *s, bool url)
 {
-    char *cur = base_strdup(s);
-    for (size_t i = 0; cur && i < r->nparams; i++) {
-        cur = replace_all(cur, r->pval[i], r->pname[i]);
-        for (int k = 0; url && cur && k < 2; k++) {
-            char *e = url_enc(r->pval[i], k == 0);
-            if (e) {
-                cur = replace_all(cur, e, r->pname[i]);
-            } else {
-                free(cur);
-                cur = NULL;
-            }
-            free(e);
-        }
+    char *enc[2 * PARAMS_MAX] = {0};
+    bool oom = false;
+    for (size_t i = 0; url && i < r->nparams; i++) {
+        enc[2 * i] = url_enc(r->pval[i], true);
+        enc[2 * i + 1] = url_enc(r->pval[i], false);
+        oom = oom || !enc[2 * i] || !enc[2 * i + 1];
     }
-    return cur;
+    base_buf b = {0};
+    size_t lit = 0, pos = 0, n = strlen(s);
+    while (!oom && pos < n) {
+        size_t len;
+        int p = param_at(r, url ? enc : NULL, s + pos, &len);
+        if (p < 0) {
+            pos++;
+            continue;
+        }
+        replay_lit_put(&b, s + lit, pos - lit);
+        base_buf_printf(&b, "{{%s}}", r->pname[p]);
+        pos += len;
+        lit = pos;
+    }
+    replay_lit_put(&b, s + lit, n - lit);
+    for (size_t i = 0; i < 2 * r->nparams && i < 2 * PARAMS_MAX; i++)
+        free(enc[i]);
+    if (oom) {
+        base_buf_free(&b);
+        return NULL;
+    }
+    return base_buf_take(&b, NULL);
 }
 
 /* url without its volatile query parameters and with the parameters'
@@ -663,11 +812,9 @@ static void fill_effect(const replay_rec *r, replay_step *s, const json_val *res
         return;
     /* A read-back equal to a parameter's value is the parameter. */
     if (typed && text && strcmp(v, text) == 0)
-        v = typed;
-    else if (typed)
-        return;
-    if (strlen(v) <= REPLAY_MAX_STR)
-        s->effect.value = (char *)v;
+        s->effect.value = (char *)typed;
+    else if (!typed && strlen(v) <= REPLAY_MAX_STR)
+        owned[(*nowned)++] = s->effect.value = replay_lit_dup(v);
 }
 
 int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_facts *f,
@@ -681,14 +828,16 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
     /* Fail closed: a text is recorded only when the chokepoint read a
      * target that is not and never was a secret field. */
     bool secret = !f || !f->has_target || f->secret;
+    /* Nor a key pressed while a secret field has focus (or the
+     * chokepoint read nothing), nor a secret select's values (red team
+     * s14, R4-2). */
+    bool held = (act->text && secret) || (act->nvalues && secret) ||
+                (act->key && (!f || f->secret));
     char pbuf[80];
-    const char *typed = NULL;
-    if (act->text && !secret) {
-        typed = param_for(r, act, f, pbuf, sizeof pbuf);
-        if (!typed)
-            typed = act->text;
-    }
-    s.args = args_json(act, typed);
+    const char *param = act->text && !secret ? param_for(r, act, f, pbuf, sizeof pbuf) : NULL;
+    char *lit = act->text && !secret && !param ? replay_lit_dup(act->text) : NULL;
+    s.args = args_json(act, param ? param : lit, held);
+    free(lit);
     if (!s.args)
         return replay_fail(err, REPLAY_ENOMEM, 0, "out of memory");
     char *frames[2], *appeared[1], *owned[8] = {0};
@@ -709,13 +858,12 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
         s.state.authenticated = f->authenticated;
         s.state.identity = (char *)f->identity;
     }
-    if (act->text && secret) {
+    if (held) {
         s.secret = true;
         s.note = (char *)SECRET_NOTE;
     }
     json_doc *d = structured ? json_parse(structured, strlen(structured), NULL, NULL) : NULL;
-    fill_effect(r, &s, json_doc_root(d), typed != act->text ? typed : NULL, act->text, owned,
-                &nowned, appeared);
+    fill_effect(r, &s, json_doc_root(d), param, act->text, owned, &nowned, appeared);
     if (act->output) {
         s.output = (char *)act->output;
         char *v = act->value && strlen(act->value) <= REPLAY_MAX_STR
@@ -752,7 +900,7 @@ int replay_rec_identity(replay_rec *r, const char *op, const char *origin,
     json_w_obj_begin(&w);
     if (origin && *origin) {
         json_w_key(&w, "origin");
-        json_w_str(&w, origin);
+        w_lit(&w, origin);
     }
     json_w_obj_end(&w);
     s.args = json_w_take(&w, NULL);

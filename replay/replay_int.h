@@ -18,6 +18,20 @@ int replay_fail(replay_err *err, int code, unsigned line, const char *fmt, ...)
 #endif
     ;
 
+/* Parameters in a trail's strings (docs/replay.md, "Parameters"): in a
+ * step's args, effect.appeared and effect.value, "{{name}}" (name: 1-64
+ * of [A-Za-z0-9_-]) is a parameter the recorder wrote, and a literal "{{"
+ * of recorded text is written "{{{{", so that no text typed or read can
+ * spell a parameter (red team s14, R4-5). What is at p: REPLAY_PH_ESC
+ * ("{{{{", a literal "{{": 4 bytes), REPLAY_PH_NAME ("{{name}}": the
+ * name's length into *nlen), or REPLAY_PH_NONE (a literal character). */
+enum { REPLAY_PH_NONE, REPLAY_PH_ESC, REPLAY_PH_NAME };
+int replay_ph_at(const char *p, size_t *nlen);
+/* s[0..n) as recorded text into b: every "{{" written "{{{{". */
+void replay_lit_put(base_buf *b, const char *s, size_t n);
+/* The same, new (NULL for NULL or when out of memory). */
+char *replay_lit_dup(const char *s);
+
 /* args with every {{name}} replaced by its value from o->vars, escaped for
  * a JSON string (new). NULL when out of memory or a name has no value:
  * then *missing points at it and *mlen is its length (play.c). */

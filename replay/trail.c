@@ -54,6 +54,53 @@ int replay_fail(replay_err *err, int code, unsigned line, const char *fmt, ...)
     return code;
 }
 
+/* ---- parameters in recorded strings ---- */
+
+#define PH_NAME_MAX 64
+
+static bool ph_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '-';
+}
+
+int replay_ph_at(const char *p, size_t *nlen)
+{
+    if (p[0] != '{' || p[1] != '{')
+        return REPLAY_PH_NONE;
+    if (p[2] == '{' && p[3] == '{')
+        return REPLAY_PH_ESC;
+    size_t n = 0;
+    while (n <= PH_NAME_MAX && ph_name_char(p[2 + n]))
+        n++;
+    if (n < 1 || n > PH_NAME_MAX || p[2 + n] != '}' || p[3 + n] != '}')
+        return REPLAY_PH_NONE;
+    *nlen = n;
+    return REPLAY_PH_NAME;
+}
+
+void replay_lit_put(base_buf *b, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (s[i] == '{' && i + 1 < n && s[i + 1] == '{') {
+            base_buf_puts(b, "{{{{");
+            i += 2;
+        } else {
+            base_buf_putc(b, s[i++]);
+        }
+    }
+}
+
+char *replay_lit_dup(const char *s)
+{
+    if (!s)
+        return NULL;
+    base_buf b = {0};
+    replay_lit_put(&b, s, strlen(s));
+    return base_buf_take(&b, NULL);
+}
+
 /* ---- freeing ---- */
 
 static void list_clear(replay_list *l)

@@ -831,6 +831,17 @@ static void dl_allowed(snap_agent *a, const snap_gate_in *in, const gate_target 
         snap_dl_want(a, tg->form_action, true);
 }
 
+/* A field whose value a trail never keeps (record.c; red team s14, R4-2):
+ * a credential field (secret_field), a payment card's (autocomplete
+ * "cc-...": no credential to the gate, but the snapshot withholds its
+ * value), or one noted ever secret (the snapshot's one rule). */
+static bool rec_secret(const snap_agent *a, const snap_gate_in *in, const gate_target *tg)
+{
+    const snap_ref *rf = in->ref_n && in->ref_n <= a->nrefs ? &a->refs[in->ref_n - 1] : NULL;
+    return secret_field(tg) || has_ci(tg->autocomplete, "cc-") ||
+           (rf && snap_secret_of_ref(a, rf) != 0);
+}
+
 /* Recording (issue 14, record.c): an allowed action's target as the gate
  * judged it, and the state it starts from, kept before anything is sent
  * (a clicked element may vanish). el_oid: the element acted on when it is
@@ -842,7 +853,7 @@ static void rec_step(snap_agent *a, const snap_gate_in *in, const gate_decision 
     if (d->decision != GATE_ALLOW || !a->rec)
         return;
     snap_rec_in ri = {in->tool, d->cls, q->egress, q->origin, q->url, t, in->frame,
-                      q->authenticated, q->service, tg, tg && secret_field(tg), NULL,
+                      q->authenticated, q->service, tg, tg && rec_secret(a, in, tg), NULL,
                       in->session, el_oid[0] ? el_oid : in->oid};
     snap_rec_capture(a, &ri);
 }

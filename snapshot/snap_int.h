@@ -658,12 +658,8 @@ void snap_result_set(json_w *w, snap_result *r);
  * escaped; at most max bytes of s[0..n), "…" when cut (returns true). */
 enum { PAGE_QUOTED = 1, PAGE_KEEP_NL = 2 };
 bool snap_obs_put_page(base_buf *b, const char *s, size_t n, size_t max, unsigned mode);
-/* A page-derived string (title, URL, name, value, dialog message, page text)
- * into a structured result: bidi, invisible and C1 characters and invalid
- * UTF-8 as visible escapes (text "\\u202e", the text view's escapes), never
- * raw (observe_tree.c). Every structured string that came from a page goes
- * through it. */
-void snap_json_page(json_w *w, const char *s);
+/* snap_json_page (snapshot.h): every structured string that came from a
+ * page goes through it. */
 /* A page-derived JSON value (an eval result) the same way: every string,
  * keys included, through snap_json_page's escaping. */
 void snap_json_page_val(json_w *w, const json_val *v);

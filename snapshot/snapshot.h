@@ -215,6 +215,13 @@ int snap_elements(snap_agent *a, snap_elems *out, snap_result *r);
 int snap_elements_attrs(snap_agent *a, snap_elems *s, const bool *want, snap_result *r);
 void snap_elements_free(snap_elems *s);
 
+/* A page-derived string (title, URL, name, value, dialog message, page
+ * text, an element's attributes) into a structured (JSON) result: bidi,
+ * invisible and C1 characters and invalid UTF-8 as visible escapes (text
+ * "\\u202e", the text view's escapes), never raw (observe_tree.c); NULL
+ * writes null. replay/ writes its result's page strings through it. */
+void snap_json_page(json_w *w, const char *s);
+
 /* ---- actions ---- */
 
 /* Navigate the current tab (or a new one) and wait for the final page

@@ -450,7 +450,8 @@ static void t_rec_bearer_shape(void)
 }
 
 /* `cdpgate --record FILE snapshot URL`, twice: each command adds its open
- * to the same trail; the volatile URL parameter is dropped. */
+ * to the same trail; the URL's token is redacted (red team s14, R4-1: a
+ * secret is written "[redacted]", never dropped silently). */
 static void t_cli_record(void)
 {
     if (!ready())
@@ -474,7 +475,8 @@ static void t_cli_record(void)
     if (CHECK(t)) {
         CHECK_INT(2, t->nsteps);
         CHECK(t->nsteps == 2 && strcmp(t->steps[1].op, "open") == 0 &&
-              t->steps[1].n == 2 && strstr(t->steps[1].args, "/replay/record-shop.html\"") &&
+              t->steps[1].n == 2 &&
+              strstr(t->steps[1].args, "/replay/record-shop.html?token=[redacted]\"") &&
               !strstr(t->steps[1].args, "T0K3N"));
     } else {
         test_fail_detail("%s", err.msg);
@@ -482,11 +484,313 @@ static void t_cli_record(void)
     replay_trail_free(t);
 }
 
+/* ---- red team s14 (round 4): trailsec's regression tests ---- */
+
+/* R4-1's rule is general (token shape + key words), not the red team's
+ * names: other secret keys and shapes are redacted (the key kept, the
+ * value "[redacted]"), ordinary parameters and paths are kept as they
+ * are (a word value under a weak key, "authuser", "keyword", a wiki
+ * title with ':'), and noise (utm_*, a cache buster) is still dropped.
+ * Fails before the change: the redacted ones were written or dropped. */
+static void t_rec_url_rule(void)
+{
+    static const char *const KEEP[] = {
+        "http://a.test:8080/issues?state=open&page=2&sort=price",
+        "http://a.test:8080/s?q=walnut+lamp&authuser=0&keyword=shoes",
+        "http://a.test:8080/wiki/Category:1990s_American_films",
+        "http://a.test:8080/shop?country_code=US&lang=en",
+        "http://a.test:8080/next?return=/account/settings",
+    };
+    static const char *const WANT[] = {
+        "http://a.test:8080/oauth/callback?code=[redacted]&state=[redacted]",
+        "http://a.test:8080/sso?SAMLResponse=[redacted]&RelayState=x",
+        "http://a.test:8080/f.pdf?X-Goog-Signature=[redacted]&Key-Pair-Id=[redacted]",
+        "http://a.test:8080/login?pwd=[redacted]&user=bob",
+        "http://a.test:8080/dl?id=[redacted]",
+        "http://[redacted]@a.test:8080/x",
+        "http://a.test:8080/p?oauth_token=[redacted]",
+    };
+    static const char *const U[] = {
+        "http://a.test:8080/oauth/callback?code=4/0AX4XfWhQx9&state=af0ifjsldkj",
+        "http://a.test:8080/sso?SAMLResponse=PHNhbWxwOlJlc3BvbnNlIHhtbG5z&RelayState=x",
+        "http://a.test:8080/f.pdf?X-Goog-Signature=9a8b7c&Key-Pair-Id=APKAEIBAERJR2EXAMPLE",
+        "http://a.test:8080/login?pwd=hunter2&user=bob&utm_source=mail&cb=123",
+        "http://a.test:8080/dl?id=9f86d081884c7d659a2feaa0c55ad015",
+        "http://bob@a.test:8080/x",
+        "http://a.test:8080/p?oauth_token=abc",
+    };
+    char dir[256], path[300];
+    if (testlib_tempdir("rec", dir, sizeof dir) != 0)
+        return;
+    snprintf(path, sizeof path, "%s/t.trail", dir);
+    replay_err err;
+    replay_rec *r = replay_rec_open(path, "0.1.0", "t", &err);
+    if (!CHECK(r))
+        return;
+    const char *const *L[] = {KEEP, U};
+    size_t N[] = {sizeof KEEP / sizeof KEEP[0], sizeof U / sizeof U[0]};
+    for (size_t l = 0; l < 2; l++)
+        for (size_t i = 0; i < N[l]; i++) {
+            replay_act act = {.op = "open", .url = L[l][i]};
+            snap_step_facts f = {.url = L[l][i], .origin = "http://a.test:8080"};
+            CHECK_INT(0, replay_rec_action(r, &act, &f, "{\"ok\":true}", &err));
+        }
+    replay_rec_close(r);
+    char *bytes = test_read_file(path, NULL);
+    char want[300];
+    for (size_t i = 0; bytes && i < N[0]; i++) {
+        snprintf(want, sizeof want, "\"url\":\"%s\"", KEEP[i]);
+        if (!CHECK_HAS(bytes, want))
+            fprintf(stderr, "  kept? %s\n", KEEP[i]);
+    }
+    for (size_t i = 0; bytes && i < N[1]; i++) {
+        snprintf(want, sizeof want, "\"url\":\"%s\"", WANT[i]);
+        if (!CHECK_HAS(bytes, want))
+            fprintf(stderr, "  redacted? %s\n", WANT[i]);
+    }
+    CHECK(bytes != NULL);
+    free(bytes);
+    test_rm_rf(dir);
+}
+
+/* R4-5 at the recorder: a typed text, a key, a query and a read that
+ * spell "{{name}}" are written with "{{" as "{{{{" (docs/replay.md,
+ * "Parameters"), the recorder's own parameter as {{name}}, also where a
+ * page echoes its value beside literal braces. Fails before the change:
+ * "{{ssn}}" was written as it is. */
+static void t_rec_param_escape(void)
+{
+    char dir[256], path[300];
+    if (testlib_tempdir("rec", dir, sizeof dir) != 0)
+        return;
+    snprintf(path, sizeof path, "%s/t.trail", dir);
+    replay_err err;
+    replay_rec *r = replay_rec_open(path, "0.1.0", "t", &err);
+    if (!CHECK(r))
+        return;
+    snap_step_facts f = {.has_target = true, .role = "textbox", .name = "Q",
+                         .origin = "http://a.test:8080"};
+    replay_act t1 = {.op = "type", .text = "walnut", .param = "q"};
+    CHECK_INT(0, replay_rec_action(r, &t1, &f, "{\"ok\":true,\"new_text\":\"{walnut} "
+                                   "{{q}}\"}", &err));
+    replay_act t2 = {.op = "type", .text = "see {{ssn}} {{{x"};
+    CHECK_INT(0, replay_rec_action(r, &t2, &f, "{\"ok\":true,\"value\":\"see {{ssn}} {{{x\"}",
+                                   &err));
+    replay_act rd = {.op = "read", .query = "{{q}}", .output = "o", .value = "{{ssn}}"};
+    CHECK_INT(0, replay_rec_action(r, &rd, &f, "{\"ok\":true}", &err));
+    replay_rec_close(r);
+    char *bytes = test_read_file(path, NULL);
+    if (CHECK(bytes)) {
+        CHECK_HAS(bytes, "\"text\":\"{{q}}\"");
+        CHECK_HAS(bytes, "\"appeared\":[\"{{{q}}} {{{{q}}\"]");
+        CHECK_HAS(bytes, "\"text\":\"see {{{{ssn}} {{{{{x\"");
+        CHECK_HAS(bytes, "\"value\":\"see {{{{ssn}} {{{{{x\"");
+        CHECK_HAS(bytes, "\"query\":\"{{{{q}}\"");
+        CHECK_HAS(bytes, "\"value\":\"{{{{ssn}}\"");
+        CHECK_LACKS(bytes, "\"see {{ssn}}");
+    }
+    free(bytes);
+    test_rm_rf(dir);
+}
+
+/* R4-1: bearer secrets in an address the recorder keeps. R1's fix reads
+ * path segments (letters and digits and "-_.~%+=" only) and fragments,
+ * and drops query keys of a fixed list: a token in a query value under
+ * another key (a magic-login link's ?magic=, a reset link's
+ * ?reset_token=, a CAS ticket, an S3 presigned URL, an API key), a
+ * signed path segment holding ':' (Django's TimestampSigner) and a
+ * password in the userinfo are written into the trail as they are.
+ * Fails on main = flaw present. */
+static void t_red4_rec_url_secrets(void)
+{
+    char dir[256], path[300];
+    if (testlib_tempdir("rec", dir, sizeof dir) != 0)
+        return;
+    snprintf(path, sizeof path, "%s/t.trail", dir);
+    replay_err err;
+    replay_rec *r = replay_rec_open(path, "0.1.0", "t", &err);
+    if (!CHECK(r))
+        return;
+    static const char *const U[] = {
+        "http://a.test:8080/login/magic?magic=MAGICq8vT3kLm9Xw2RpY7",
+        "http://a.test:8080/password/reset?reset_token=RSTq7w8E9r0T1y2U3i4",
+        "http://a.test:8080/cas/login?service=x&ticket=ST-1234-TICKETfGhIjKlMnOp",
+        "http://a.test:8080/r.pdf?X-Amz-Credential=AKIA&X-Amz-Signature=AMZSIG0a1b2c3d4e5f6a7b8",
+        "http://a.test:8080/api/export?apikey=APIKEYlive51HxYzAbCdEf",
+        "http://a.test:8080/confirm-email/MQ:1vJvNA:DJANGOsLq2Xz8PbR7tYv/",
+        "http://alice:USERINFOpw77@a.test:8080/",
+        "http://a.test:8080/oauth/cb?refresh_token=REFRESHq8vT3kLm9Xw2",
+        "http://a.test:8080/app?accessToken=CAMELACCESSq8vT3kLm9",
+        "http://a.test:8080/app?sessionToken=CAMELSESSq8vT3kLm9",
+    };
+    static const char *const SECRETS[] = {
+        "MAGICq8vT3kLm9Xw2RpY7", "RSTq7w8E9r0T1y2U3i4", "TICKETfGhIjKlMnOp",
+        "AMZSIG0a1b2c3d4e5f6a7b8", "APIKEYlive51HxYzAbCdEf", "DJANGOsLq2Xz8PbR7tYv",
+        "USERINFOpw77", "REFRESHq8vT3kLm9Xw2", "CAMELACCESSq8vT3kLm9", "CAMELSESSq8vT3kLm9",
+    };
+    for (size_t i = 0; i < sizeof U / sizeof U[0]; i++) {
+        replay_act act = {0};
+        act.op = "open";
+        act.url = U[i];
+        snap_step_facts f = {0};
+        f.url = U[i];
+        f.origin = "http://a.test:8080";
+        CHECK_INT(0, replay_rec_action(r, &act, &f, "{\"ok\":true}", &err));
+    }
+    replay_rec_close(r);
+    char *bytes = test_read_file(path, NULL);
+    if (CHECK(bytes))
+        for (size_t i = 0; i < sizeof SECRETS / sizeof SECRETS[0]; i++)
+            CHECK_LACKS(bytes, SECRETS[i]);
+    free(bytes);
+    test_rm_rf(dir);
+}
+
+/* R4-2: keys pressed into a secret field are recorded. A text typed into
+ * a field that is or was secret is not (the step says "secret field,
+ * value not recorded"), but browser_press's key is written whatever the
+ * focused field: a card number entered digit by digit with press into an
+ * autocomplete=cc-number field (no credential to the gate: cc-csc only)
+ * puts the number in the trail, one key a step; a select's values on a
+ * cc-exp select likewise. The facts here are what the chokepoint gives
+ * for such a field (has_target, secret). Fails on main = flaw present. */
+static void t_red4_rec_press_secret(void)
+{
+    char dir[256], path[300];
+    if (testlib_tempdir("rec", dir, sizeof dir) != 0)
+        return;
+    snprintf(path, sizeof path, "%s/t.trail", dir);
+    replay_err err;
+    replay_rec *r = replay_rec_open(path, "0.1.0", "t", &err);
+    if (!CHECK(r))
+        return;
+    snap_step_facts f = {0};
+    f.has_target = true;
+    f.secret = true;
+    f.role = "textbox";
+    f.name = "Card number";
+    f.origin = "http://a.test:8080";
+    static const char *const K[] = {"Digit7", "9", "3", "1"};
+    for (size_t i = 0; i < sizeof K / sizeof K[0]; i++) {
+        replay_act act = {0};
+        act.op = "press";
+        act.key = K[i];
+        CHECK_INT(0, replay_rec_action(r, &act, &f, "{\"ok\":true}", &err));
+    }
+    const char *vals[] = {"EXPMONTH11"};
+    replay_act sel = {0};
+    sel.op = "select";
+    sel.values = vals;
+    sel.nvalues = 1;
+    f.name = "Expiry month";
+    f.role = "combobox";
+    CHECK_INT(0, replay_rec_action(r, &sel, &f, "{\"ok\":true}", &err));
+    replay_rec_close(r);
+    char *bytes = test_read_file(path, NULL);
+    if (CHECK(bytes)) {
+        CHECK_LACKS(bytes, "\"key\":\"9\"");
+        CHECK_LACKS(bytes, "\"key\":\"Digit7\"");
+        CHECK_LACKS(bytes, "EXPMONTH11");
+    }
+    free(bytes);
+    test_rm_rf(dir);
+}
+
+/* R4-2 end to end, and browser_read on a box holding secret fields: in
+ * `cdpgate mcp --record`, the agent clicks the card field of
+ * tests/fixtures/red4/card.html (autocomplete=cc-number) and presses
+ * 4, 1, 1, 1 (allowed: a card number is no credential to the gate, only
+ * cc-csc is), selects the cc-exp-month select's 11, then reads the box
+ * holding a password, a one-time-code contenteditable and a saved card
+ * field (browser_read, recorded as an output). The trail must hold none
+ * of the keys, the month or the secret values; the read's result none of
+ * the secret values. Fails on main = flaw present. */
+static void t_red4_mcp_press_secret(void)
+{
+    if (!ready())
+        return;
+    char trail[400], grant[400], rules[200], url[300], args[600], cc[16], exp[16], box[16];
+    snprintf(trail, sizeof trail, "%s/red4card.trail", world.root);
+    snprintf(grant, sizeof grant, "%s/grant-red4.json", world.root);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    write_grant(grant, NULL);
+    const char *env[] = {"CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "--record", trail,
+                          "mcp", NULL};
+    child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    testlib_mcp_init(&c, "record");
+    testlib_world_url(&world, url, sizeof url, "shop.test", "/red4/card.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    char *r = testlib_mcp_tool(&c, 2, "browser_open", args);
+    testlib_mcp_ref(r, "Card number", cc, sizeof cc);
+    testlib_mcp_ref(r, "Expiry month", exp, sizeof exp);
+    CHECK_LACKS(r, "PWPREFILL4242");
+    CHECK_LACKS(r, "OTPTEXT9911");
+    CHECK_LACKS(r, "4111222233334444");
+    if (!CHECK(*cc && *exp)) {
+        test_fail_detail("%.3000s", r);
+        free(r);
+        goto out;
+    }
+    free(r);
+    snprintf(args, sizeof args, "{\"ref\":\"%s\"}", cc);
+    r = testlib_mcp_tool(&c, 3, "browser_click", args);
+    CHECK_LACKS(r, "\"isError\":true");
+    free(r);
+    static const char *const K[] = {"4", "1", "1", "7"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(args, sizeof args, "{\"key\":\"%s\"}", K[i]);
+        r = testlib_mcp_tool(&c, 4 + i, "browser_press", args);
+        if (!CHECK_LACKS(r, "\"isError\":true"))
+            test_fail_detail("press %s: %.1500s", K[i], r);
+        free(r);
+    }
+    snprintf(args, sizeof args, "{\"ref\":\"%s\",\"values\":[\"11\"]}", exp);
+    r = testlib_mcp_tool(&c, 9, "browser_select", args);
+    if (!CHECK_LACKS(r, "\"isError\":true"))
+        test_fail_detail("select: %.1500s", r);
+    free(r);
+    /* browser_read on the part of the page with the secret fields */
+    r = testlib_mcp_tool(&c, 10, "browser_read", "{\"query\":\"Code\",\"name\":\"codes\"}");
+    CHECK_LACKS(r, "OTPTEXT9911");
+    free(r);
+    r = testlib_mcp_tool(&c, 11, "browser_snapshot", "{}");
+    testlib_mcp_ref(r, "Saved card", box, sizeof box);
+    free(r);
+    if (*box) {
+        snprintf(args, sizeof args, "{\"ref\":\"%s\",\"name\":\"saved\"}", box);
+        r = testlib_mcp_tool(&c, 12, "browser_read", args);
+        CHECK_LACKS(r, "4111222233334444");
+        free(r);
+    }
+    char *bytes = test_read_file(trail, NULL);
+    if (CHECK(bytes)) {
+        CHECK_HAS(bytes, "\"op\":\"press\"");
+        CHECK_LACKS(bytes, "\"key\":\"7\"");
+        CHECK_LACKS(bytes, "\"key\":\"4\"");
+        CHECK_LACKS(bytes, "\"values\":[\"11\"]");
+        CHECK_LACKS(bytes, "PWPREFILL4242");
+        CHECK_LACKS(bytes, "OTPTEXT9911");
+        CHECK_LACKS(bytes, "4111222233334444");
+        CHECK_LACKS(bytes, "4117");
+    }
+    free(bytes);
+out:
+    testlib_child_free(&c);
+}
+
 static const test_case TESTS[] = {
     {"cli_record", t_cli_record},
     {"rec_secret_rules", t_rec_secret_rules},
     {"rec_bearer_urls", t_rec_bearer_urls},
     {"rec_bearer_shape", t_rec_bearer_shape},
+    {"red4_rec_url_secrets", t_red4_rec_url_secrets},
+    {"rec_url_rule", t_rec_url_rule},
+    {"rec_param_escape", t_rec_param_escape},
+    {"red4_rec_press_secret", t_red4_rec_press_secret},
+    {"red4_mcp_press_secret", t_red4_mcp_press_secret},
     {"mcp_record", t_mcp_record},
     {"mcp_record_tool", t_mcp_record_tool},
     {NULL, NULL},

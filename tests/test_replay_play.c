@@ -127,7 +127,7 @@ static void t_replay_done(void)
     CHECK_HAS(json, "\"status\":\"done\"");
     CHECK_HAS(json, "\"steps\":4");
     CHECK_HAS(json, "\"done\":4");
-    CHECK_HAS(json, "\"outputs\":{\"status\":\"clicked add banana\"}");
+    CHECK(testlib_replay_output(json, "status", "clicked add banana"));
     free(json);
     snap_query q = {.query = "Search"};
     snap_result r = {0};
@@ -311,7 +311,7 @@ static void t_replay_from(void)
         test_fail_detail("%s", json ? json : "");
     CHECK_HAS(json, "\"from\":3");
     CHECK_HAS(json, "\"done\":1");
-    CHECK_HAS(json, "\"outputs\":{\"status\":\"clicked look-alike\"}");
+    CHECK(testlib_replay_output(json, "status", "clicked look-alike"));
     free(json);
     replay_trail_free(t);
     testlib_rig_down(&x);
@@ -451,7 +451,7 @@ static void t_mcp_replay_update(void)
     free(o);
     o = testlib_mcp_tool(&c, 7, "browser_replay", "{\"trail\":\"add\",\"from\":3}");
     CHECK_HAS(o, "\"status\":\"done\"");
-    CHECK_HAS(o, "\"outputs\":{\"status\":\"clicked add banana\"}");
+    CHECK(testlib_replay_output(o, "status", "clicked add banana"));
     free(o);
     /* The whole trail again: the healed step runs. */
     o = testlib_mcp_tool(&c, 8, "browser_replay", "{\"trail\":\"add\"}");
@@ -723,6 +723,108 @@ static void t_recorded_mcp_replays(void)
     testlib_rig_down(&x);
 }
 
+/* ---- red team s14 (round 4): trailsec's regression tests ---- */
+
+/* R4-5: {{name}} injection. The recorder writes a typed text as it is
+ * unless it is a parameter, so a text the model typed that holds the
+ * characters "{{ssn}}" (a page told it to) is recorded as
+ * {"text":"{{ssn}}"}; replay substitutes every {{name}} of a step's
+ * arguments, so the person's --var ssn=... (given for the trail's real
+ * ssn parameter) is typed into the Comment field too (or into an open's
+ * URL). Recorded here through the recorder itself, then replayed on
+ * tests/fixtures/red4/form.html. Fails on main = flaw present. */
+static void t_red4_var_injection(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    char dir[256], path[300], url[300];
+    if (testlib_tempdir("red4", dir, sizeof dir) != 0) {
+        testlib_rig_down(&x);
+        return;
+    }
+    snprintf(path, sizeof path, "%s/apply.trail", dir);
+    snprintf(url, sizeof url, "%s/red4/form.html", O_A);
+    replay_err err = {0};
+    replay_rec *rec = replay_rec_open(path, "0.1.0", "apply", &err);
+    if (!CHECK(rec)) {
+        testlib_rig_down(&x);
+        return;
+    }
+    replay_act op = {.op = "open", .url = url};
+    snap_step_facts fo = {.origin = O_A, .url = url};
+    CHECK_INT(0, replay_rec_action(rec, &op, &fo, "{\"ok\":true}", &err));
+    /* the person's parameter */
+    replay_act t1 = {.op = "type", .text = "111-22-3333", .param = "ssn"};
+    snap_step_facts f1 = {.has_target = true, .role = "textbox", .name = "SSN", .origin = O_A,
+                          .url = url};
+    CHECK_INT(0, replay_rec_action(rec, &t1, &f1, "{\"ok\":true}", &err));
+    /* what the model typed into the comment box: page-supplied text */
+    replay_act t2 = {.op = "type", .text = "see {{ssn}}"};
+    snap_step_facts f2 = {.has_target = true, .role = "textbox", .name = "Comment",
+                          .origin = O_A, .url = url};
+    CHECK_INT(0, replay_rec_action(rec, &t2, &f2, "{\"ok\":true}", &err));
+    replay_rec_close(rec);
+    replay_trail *t = replay_trail_load(path, &err);
+    if (!CHECK(t)) {
+        test_fail_detail("%s", err.msg);
+        testlib_rig_down(&x);
+        return;
+    }
+    const char *vars[] = {"ssn=987-65-4321"};
+    replay_opts ro = {.vars = vars, .nvars = 1};
+    char *json = NULL;
+    int st = replay_run(x.a, x.g, t, &ro, &json);
+    replay_trail_free(t);
+    CHECK_INT(REPLAY_RUN_DONE, st);
+    snap_query q = {.query = "Comment"};
+    snap_result r = {0};
+    CHECK_INT(0, snap_observe(x.a, &q, &r));
+    /* The Comment field's own line (the match shows the SSN field above
+     * it as context, with the parameter rightly typed there). */
+    const char *c = r.text ? strstr(r.text, "textbox \"Comment\"") : NULL;
+    char line[400];
+    snprintf(line, sizeof line, "%.*s", c ? (int)strcspn(c, "\n") : 0, c ? c : "");
+    CHECK(c != NULL);
+    if (!CHECK_LACKS(line, "987-65-4321"))
+        test_fail_detail("replay: %s\n", json ? json : "");
+    CHECK_HAS(line, "=\"see {{ssn}}\"");
+    snap_result_free(&r);
+    free(json);
+    test_rm_rf(dir);
+    testlib_rig_down(&x);
+}
+
+/* R4-6: page text in replay's result outside the page-content markers,
+ * and attribute values raw. A read step's output is the page's text cut
+ * out of the markers (put_read_text), and a divergence's candidates
+ * carry names and the "why" of each, which quotes the element's id /
+ * test id / placeholder / aria-label as DOM.describeNode gave them: a
+ * U+202E in a data-testid reaches structuredContent raw (every other
+ * page-derived string is escaped as \u202e). Fails on main = flaw
+ * present. */
+static void t_red4_replay_result_framing(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    char *json = NULL;
+    play(&x, HEAD "{\"step\":1,\"op\":\"open\",\"args\":{\"url\":\"ORIGIN/red4/attr.html\"}}\n"
+         "{\"step\":2,\"op\":\"read\",\"args\":{\"query\":\"Note:\",\"name\":\"note\"}}\n"
+         "{\"step\":3,\"op\":\"click\",\"args\":{},\"target\":{\"role\":\"button\","
+         "\"name\":\"Go\",\"testid\":\"go-1\"}}\n", NULL, 0, &json);
+    CHECK_HAS(json, "\"reason\":\"missing\"");
+    /* the output: page text, but not marked as such */
+    const char *o = json ? strstr(json, "\"outputs\":{\"note\":\"") : NULL;
+    if (CHECK(o != NULL) && !CHECK(strncmp(o + 19, "<<<page-content", 15) == 0))
+        test_fail_detail("output unframed: %.200s\n", o);
+    /* the raw U+202E */
+    if (!CHECK_LACKS(json, "\xe2\x80\xae"))
+        test_fail_detail("%s\n", json ? json : "");
+    free(json);
+    testlib_rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"replay_done", t_replay_done},
     {"replay_lookalike_diverges", t_replay_lookalike_diverges},
@@ -738,6 +840,8 @@ static const test_case TESTS[] = {
     {"mcp_replay_update", t_mcp_replay_update},
     {"replay_effects_checked", t_replay_effects_checked},
     {"replay_value_normalised", t_replay_value_normalised},
+    {"red4_var_injection", t_red4_var_injection},
+    {"red4_replay_result_framing", t_red4_replay_result_framing},
     {0},
 };
 

@@ -369,6 +369,22 @@ void testlib_mcp_init(fixture_child *c, const char *client)
     CHECK(write(c->in, N, sizeof N - 1) == (ssize_t)(sizeof N - 1));
 }
 
+bool testlib_replay_output(const char *json, const char *name, const char *value)
+{
+    char head[300], tail[1200];
+    snprintf(head, sizeof head, "\"%s\":\"<<<page-content nonce=", name);
+    snprintf(tail, sizeof tail, ">>>\\n%s\\n<<<end page-content nonce=", value);
+    const char *outs = json ? strstr(json, "\"outputs\":{") : NULL;
+    const char *h = outs ? strstr(outs, head) : NULL;
+    const char *t = h ? strstr(h + strlen(head), ">>>") : NULL;
+    if (!t || strncmp(t, tail, strlen(tail)) != 0)
+        return false;
+    /* the same nonce closes it, then the value's quote */
+    const char *n1 = h + strlen(head), *n2 = t + strlen(tail);
+    size_t nl = (size_t)(t - n1);
+    return strncmp(n1, n2, nl) == 0 && strncmp(n2 + nl, ">>>\"", 4) == 0;
+}
+
 void testlib_mcp_ref(const char *text, const char *needle, char *out, size_t cap)
 {
     out[0] = 0;

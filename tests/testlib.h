@@ -178,5 +178,9 @@ void testlib_mcp_init(fixture_child *c, const char *client);
 /* The ref on the (JSON-escaped) snapshot line holding needle: "e12" into
  * out, "" when no line holding needle has one. */
 void testlib_mcp_ref(const char *text, const char *needle, char *out, size_t cap);
+/* Whether a replay result (JSON text) has an output name holding value (JSON-escaped) framed in the page-content markers as
+ * replay writes page text: "<<<page-content nonce=N>>>\nVALUE\n<<<end
+ * page-content nonce=N>>>" (red team s14, R4-6). */
+bool testlib_replay_output(const char *json, const char *name, const char *value);
 
 #endif

@@ -8,6 +8,9 @@
  * must write it, the text must parse again, and writing that must give the
  * same bytes (the serializer's output is a fixed point); every step's
  * revision ordering holds (superseded only when the same number follows).
+ * The input as a URL through the recorder's secret rule (replay_url_scrub:
+ * userinfo, path, query values, fragment): it returns a string, and a
+ * second pass keeps every "[redacted]" of the first.
  */
 #include "json/json.h"
 #include "replay/replay.h"
@@ -22,6 +25,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    char *z = malloc(size + 1);
+    CHECK(z);
+    memcpy(z, data, size);
+    z[size] = '\0';
+    char *u1 = replay_url_scrub(z);
+    char *u2 = u1 ? replay_url_scrub(u1) : NULL;
+    CHECK(u1 && u2);
+    size_t r1 = 0, r2 = 0;
+    for (const char *p = u1; (p = strstr(p, "[redacted]")); p++)
+        r1++;
+    for (const char *p = u2; (p = strstr(p, "[redacted]")); p++)
+        r2++;
+    CHECK(r2 >= r1);
+    free(u1);
+    free(u2);
+    free(z);
     replay_err err;
     replay_trail *t = replay_trail_parse((const char *)data, size, &err);
     if (!t) {
