@@ -256,7 +256,7 @@ char *cli_takeover_end(cli_takeover *t, const char *how)
     snap_cast_stop(t->cast);
     t->cast = NULL;
     snap_handback h;
-    snap_human_handback(t->a, &h);
+    snap_human_handback(t->a, t->seen, &h);
     char login[1200];
     tk_logged_in(&h, login, sizeof login);
     size_t cap = 6000 + strlen(t->url);

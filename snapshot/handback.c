@@ -190,7 +190,7 @@ static int hb_untrusted(snap_agent *a, snap_tab *t, snap_handback *h, snap_resul
     return rc;
 }
 
-static void hb_run(snap_agent *a, snap_handback *h)
+static void hb_run(snap_agent *a, bool person, snap_handback *h)
 {
     snap_result r;
     memset(&r, 0, sizeof r);
@@ -198,6 +198,10 @@ static void hb_run(snap_agent *a, snap_handback *h)
     snap_tab *t = snap_tab_current(a);
     if (!t || t->closed || !t->nframes || !*t->frames[0].origin) {
         snprintf(h->note, sizeof h->note, "no page of a web origin is open");
+    } else if (!person) {
+        /* nobody held control: nothing of theirs to save */
+        snprintf(h->origin, sizeof h->origin, "%s", t->frames[0].origin);
+        snprintf(h->note, sizeof h->note, "nobody took control, so nothing was saved");
     } else if (snap_tab_auth(a, t)) {
         snprintf(h->origin, sizeof h->origin, "%s", t->frames[0].origin);
         const char *ident = gate_identity_for(a->gate, h->origin);
@@ -222,11 +226,11 @@ static void hb_run(snap_agent *a, snap_handback *h)
         snap_obs_issue(a, t, h->obs);
 }
 
-void snap_human_handback(snap_agent *a, snap_handback *h)
+void snap_human_handback(snap_agent *a, bool person, snap_handback *h)
 {
     memset(h, 0, sizeof *h);
     char saved[SNAP_PERMIT_MAX];
     snap_permit_push(a, "login", saved);
-    hb_run(a, h);
+    hb_run(a, person, h);
     snap_permit_begin(a, saved);
 }

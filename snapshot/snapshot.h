@@ -440,7 +440,9 @@ char *snap_human_cookies(snap_agent *a);
  * the origin (the rules of `cdpgate login`: off the login wall, the
  * service's cookies and the origin's localStorage, never a form value;
  * audited) and moved out of the untrusted context into one of its own,
- * where the page is opened again. Counts, names and ids only: no value. */
+ * where the page is opened again. person: a person held control (the link
+ * was opened); when false nothing is saved. Counts, names and ids only:
+ * no value. */
 typedef struct {
     bool logged_in;         /* the current tab is authenticated now */
     bool saved;             /* a session was saved in the vault */
@@ -450,7 +452,7 @@ typedef struct {
     char obs[16];           /* a fresh observation id (older refs are stale) */
     char note[700];         /* why nothing was saved, when it was not */
 } snap_handback;
-void snap_human_handback(snap_agent *a, snap_handback *h);
+void snap_human_handback(snap_agent *a, bool person, snap_handback *h);
 
 /* The screencast of the current tab for the person's view (cast.c): JPEG
  * frames from Page.startScreencast, each acknowledged at once; a

@@ -13,6 +13,7 @@
 #include "snapshot/snap_int.h"
 #include "tests/harness.h"
 #include "tests/testlib.h"
+#include "vault/vault.h"
 
 #include <signal.h>
 #include <stdint.h>
@@ -533,6 +534,104 @@ static void t_mcp_live_login(void)
     testlib_child_free(&c);
 }
 
+/* ---- the hand-back's rules, in process (snap_human_handback) ---- */
+
+/* How many sessions the vault holds for origin (under identity, when not
+ * NULL). */
+static int vault_count(vault *v, const char *origin, const char *identity)
+{
+    vault_meta *list = NULL;
+    size_t n = 0;
+    int k = 0;
+    if (!CHECK_INT(0, vault_list(v, &list, &n, NULL, 0)))
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        k += strcmp(list[i].origin, origin) == 0 &&
+             (!identity || strcmp(list[i].identity, identity) == 0);
+    vault_list_free(list, n);
+    return k;
+}
+
+/* Issue 15, point 4: a session is saved at the hand-back only when a person
+ * held control, on an origin the grant names an identity for, off the login
+ * wall; then it is in the vault under that identity, the current tab is
+ * authenticated (auth=yes) in a privileged context of its own, the
+ * untrusted context no longer holds the service's cookie, and a fresh
+ * observation id is given; nothing returned holds a value. */
+static void t_handback_rules(void)
+{
+    char vdir[300], url[200];
+    vault *v = testlib_vault_new(world.root, vdir, sizeof vdir);
+    if (!v)
+        return;
+    gate_identity ids[] = {{O_BANK, "alice"}};
+    gate_grant g;
+    memset(&g, 0, sizeof g);
+    ORIGINS[0] = O_BANK;
+    g.task = "handback test";
+    g.principal = "test";
+    g.origins = ORIGINS;
+    g.norigins = 1;
+    g.identities = ids;
+    g.nidentities = 1;
+    snap_opts o = {0};
+    o.timeout_ms = 10000;
+    o.vault = v;
+    testlib_rig x;
+    if (!testlib_rig_up(&x, &world, &g, NULL, &o) || !open_login(&x)) {
+        testlib_rig_down(&x);
+        vault_close(v);
+        return;
+    }
+    CHECK_INT(0, (int)snap_tab_current(x.a)->ctx);      /* the untrusted context */
+    free(page_eval(x.a, "document.cookie='bank_session=" FIXTURE_BANK_SESSION "; path=/',''"));
+    snap_handback h;
+    /* on the login page: not logged in, nothing saved */
+    snap_human_handback(x.a, true, &h);
+    CHECK(!h.saved && !h.logged_in);
+    CHECK_HAS(h.note, "still shows a login");
+    CHECK(h.obs[0] == 'o');
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/account");
+    snap_result r = {0};
+    CHECK_INT(0, snap_open(x.a, url, false, &r));
+    CHECK_HAS(r.text, "Account overview");
+    snap_result_free(&r);
+    /* nobody held control: nothing saved */
+    snap_human_handback(x.a, false, &h);
+    CHECK(!h.saved && !h.logged_in);
+    CHECK_HAS(h.note, "nobody took control");
+    CHECK_INT(0, vault_count(v, O_BANK, NULL));
+    /* the person logged in: saved under alice, moved, authenticated */
+    char obs0[16];
+    snprintf(obs0, sizeof obs0, "%s", h.obs);
+    snap_human_handback(x.a, true, &h);
+    if (!CHECK(h.saved && h.logged_in))
+        test_fail_detail("note: %s\n", h.note);
+    CHECK_STR("alice", h.identity);
+    CHECK(h.ncookies >= 1);
+    CHECK(h.obs[0] == 'o' && strcmp(h.obs, obs0) != 0);
+    CHECK_INT(1, vault_count(v, O_BANK, "alice"));
+    snap_tab *t = snap_tab_current(x.a);
+    CHECK(t && t->ctx != 0 && snap_tab_auth(x.a, t));
+    char *title = page_eval(x.a, "document.querySelector('h1').textContent");
+    CHECK_STR("Account overview", title);
+    free(title);
+    /* the untrusted context holds the bank's cookie no more */
+    char params[SNAP_ID_MAX + 40];
+    snprintf(params, sizeof params, "{\"browserContextId\":\"%s\"}", x.a->ctxs[0].id);
+    cdp_reply rep = {0};
+    cdp_err e = {0};
+    if (CHECK_INT(0, cdp_call(x.a->c, NULL, "Storage.getCookies", params, 10000, &rep, &e))) {
+        char *all = json_write(rep.result, NULL);
+        CHECK_LACKS(all, "bank_session");
+        free(all);
+    }
+    cdp_reply_free(&rep);
+    CHECK_LACKS(h.note, FIXTURE_BANK_SESSION);
+    testlib_rig_down(&x);
+    vault_close(v);
+}
+
 /* ---- the gate's stop, the hand-back into the vault, cdpgate login (issue 15) ---- */
 
 /* A task grant for the bank naming the identity "alice" for it, written
@@ -796,6 +895,7 @@ static const test_case TESTS[] = {
     {"mcp_live_login", t_mcp_live_login},
     {"mcp_gate_stop_handback", t_mcp_gate_stop_handback},
     {"cli_login_live", t_cli_login_live},
+    {"handback_rules", t_handback_rules},
     {0},
 };
 
