@@ -247,28 +247,42 @@ static size_t exchange(lb *L, int fd, const char *req, char *out, size_t cap, co
     return n;
 }
 
-/* The viewer: the link's token traded for the cookie, the socket opened. */
+/* The viewer: the link's token traded for the cookie, the page fetched
+ * for its socket's nonce, the socket opened (live/live.h, access). */
 static int viewer_open(lb *L)
 {
-    char link[256], req[1024], host[64], cookie[128] = "";
-    static char out[8192];
+    char link[256], req[1024], host[64], base[128], cookie[256] = "", wsn[64] = "";
+    static char out[32768];
     int port = live_server_port(L->srv);
     snprintf(host, sizeof host, "127.0.0.1:%d", port);
-    if (live_server_link(L->srv, link, sizeof link) < 0)
+    if (live_server_link(L->srv, link, sizeof link) < 0 || !strstr(link, "/v/") ||
+        !strstr(link, "/live/"))
         return -1;
+    const char *path = strstr(link, "/v/");
+    snprintf(base, sizeof base, "%.*s/", (int)(strstr(link, "/live/") - path), path);
     int fd = tcp_connect(port);
-    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", strstr(link, "/live/"),
-             host);
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, host);
     exchange(L, fd, req, out, sizeof out, NULL);
     close(fd);
     const char *sc = strstr(out, "Set-Cookie: ");
     if (!sc)
         return -1;
     snprintf(cookie, sizeof cookie, "%.*s", (int)strcspn(sc + 12, ";"), sc + 12);
+    fd = tcp_connect(port);
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\nCookie: %s\r\n\r\n", base, host,
+             cookie);
+    exchange(L, fd, req, out, sizeof out, "</html>");
+    close(fd);
+    const char *w = strstr(out, "WSN='");
+    if (!w)
+        return -1;
+    snprintf(wsn, sizeof wsn, "%.*s", (int)strcspn(w + 5, "'"), w + 5);
     L->fd = tcp_connect(port);
-    snprintf(req, sizeof req, "GET /ws HTTP/1.1\r\nHost: %s\r\nOrigin: http://%s\r\nCookie: %s"
-             "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "
-             "dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", host, host, cookie);
+    snprintf(req, sizeof req, "GET %sws HTTP/1.1\r\nHost: %s\r\nOrigin: http://%s\r\n"
+             "Cookie: %s\r\nSec-WebSocket-Protocol: %s, %s\r\nUpgrade: websocket\r\n"
+             "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+             "Sec-WebSocket-Version: 13\r\n\r\n", base, host, host, cookie, LIVE_WS_PROTOCOL,
+             wsn);
     size_t n = exchange(L, L->fd, req, out, sizeof out, "\r\n\r\n");
     const char *end = strstr(out, "\r\n\r\n");
     if (strncmp(out, "HTTP/1.1 101 ", 13) != 0 || !end)

@@ -1,18 +1,22 @@
 /*
  * access.c — who may see the live view (live/live.h, "access control"):
- * the one-time token in the person's link, the session cookie it is traded
- * for, and the Host, Origin and Sec-Fetch-Site of every request.
+ * the path each link lives under (/v/ID/), the one-time token in the
+ * person's link, the session cookie it is traded for (scoped to that
+ * path), the nonce each page served hands its WebSocket, and the Host,
+ * Origin and Sec-Fetch-Site of every request.
  *
  * Each link is a pass: the control link's (the person's) and up to
  * LIVE_WATCHERS_MAX read-only watch links', each with its own token and
  * session; a decision says whose pass let it in (live_decision.role).
  *
- * Invariants: each token and session value is 32 random bytes from the OS,
- * written base64url (43 characters); they leave this file only through
- * live_access_link / live_access_watch_link (a token, for the out-of-band
- * channel) and a trade's Set-Cookie (a session, for the browser). A lookup
- * compares the value with every pass, so its time does not say which. They are compared in
- * constant time and wiped when the state is freed. A token trades once;
+ * Invariants: each path id, token, session value and page nonce is 32
+ * random bytes from the OS, written base64url (43 characters); they leave
+ * this file only through live_access_link / live_access_watch_link (a path
+ * and token, for the out-of-band channel), a trade's Set-Cookie (a
+ * session, for the browser) and a page decision's page_nonce (for that
+ * page). A path lookup compares the value with every pass, so its time
+ * does not say which. They are compared in constant time and wiped when
+ * the state is freed; a nonce is wiped when a socket uses it. A token trades once;
  * after live_access_end nothing works any more. The reasons a decision
  * gives are static text: they are audited and never hold a value.
  */
@@ -29,10 +33,15 @@
 #define SECRET_LEN 43           /* base64url of 32 bytes, unpadded */
 #define HOSTS_MAX 2
 
-/* One link: its token, the session it trades for, and their lifetimes. */
+/* One link: the path it lives under (/v/ID/), its token, the session it
+ * trades for, their lifetimes, and the nonce of the page served last (the
+ * one its WebSocket must present, once). */
 typedef struct {
+    char id[SECRET_LEN + 1];
     char token[SECRET_LEN + 1];
     char session[SECRET_LEN + 1];
+    char wsn[SECRET_LEN + 1];
+    bool wsn_live;
     int64_t token_deadline;
     int64_t session_deadline;       /* 0: until ended */
     bool traded;
@@ -95,11 +104,12 @@ static void add_host(live_access *a, const char *host, int port)
     a->nhosts++;
 }
 
-/* A fresh token and session for p, the token good until now + ttl. */
+/* A fresh path, token and session for p, the token good until now + ttl. */
 static int pass_draw(pass *p, int64_t ttl, int64_t now)
 {
-    if (draw_secret(p->token) != 0 || draw_secret(p->session) != 0)
+    if (draw_secret(p->id) != 0 || draw_secret(p->token) != 0 || draw_secret(p->session) != 0)
         return -1;
+    p->wsn_live = false;
     p->token_deadline = now + ttl;
     p->session_deadline = 0;
     p->traded = false;
@@ -145,7 +155,7 @@ void live_access_free(live_access *a)
 
 static int write_link(const live_access *a, const pass *p, char *out, size_t cap)
 {
-    int n = snprintf(out, cap, "http://%s/live/%s", a->host[0], p->token);
+    int n = snprintf(out, cap, "http://%s/v/%s/live/%s", a->host[0], p->id, p->token);
     if (n < 0 || (size_t)n >= cap) {
         if (cap)
             base_memzero(out, cap);
@@ -238,36 +248,34 @@ static bool is_host(const live_access *a, const char *v)
     return false;
 }
 
-/* The pass whose token (or, session: whose session) is v[0..n), its role
- * and watcher index in *role and *idx; every pass is compared, so the time
- * taken does not say which matched. NULL when none. */
-static pass *pass_find(live_access *a, const char *v, size_t n, bool session,
-                       live_role *role, int *idx)
+/* The pass whose path is /v/v[0..n)/, its role and watcher index into d;
+ * every pass is compared, so the time taken does not say which. NULL when
+ * none. */
+static pass *pass_by_id(live_access *a, const char *v, size_t n, live_decision *d)
 {
     pass *found = NULL;
-    if (secret_eq(v, n, session ? a->ctl.session : a->ctl.token)) {
+    if (secret_eq(v, n, a->ctl.id)) {
         found = &a->ctl;
-        *role = LIVE_ROLE_CONTROL;
-        *idx = -1;
+        d->role = LIVE_ROLE_CONTROL;
+        d->watcher = -1;
     }
     for (int i = 0; i < a->nwatch; i++) {
-        pass *p = &a->watch[i];
-        if (secret_eq(v, n, session ? p->session : p->token)) {
-            found = p;
-            *role = LIVE_ROLE_WATCH;
-            *idx = i;
+        if (secret_eq(v, n, a->watch[i].id)) {
+            found = &a->watch[i];
+            d->role = LIVE_ROLE_WATCH;
+            d->watcher = i;
         }
     }
     return found;
 }
 
-/* GET /live/TOKEN: trade the token for the session cookie. */
-static int redeem(live_access *a, const char *tok, int64_t now, live_decision *d)
+/* GET /v/ID/live/TOKEN: trade p's token for its session cookie, scoped to
+ * p's path (other ports of the host never get a request on it). */
+static int redeem(live_access *a, pass *p, const char *tok, int64_t now, live_decision *d)
 {
     if (a->ended)
         return refuse(d, 403, "token refused: the live view has ended");
-    pass *p = pass_find(a, tok, strlen(tok), false, &d->role, &d->watcher);
-    if (!p)
+    if (!secret_eq(tok, strlen(tok), p->token))
         return refuse(d, 403, "token refused: unknown token");
     if (p->traded)
         return refuse(d, 403, "token refused: already used (the link was opened before)");
@@ -275,8 +283,8 @@ static int redeem(live_access *a, const char *tok, int64_t now, live_decision *d
         return refuse(d, 403, "token refused: expired");
     p->traded = true;
     p->session_deadline = a->session_ttl ? now + a->session_ttl : 0;
-    snprintf(d->set_cookie, sizeof d->set_cookie, "%s=%s; Path=/; HttpOnly; SameSite=Strict",
-             LIVE_COOKIE_NAME, p->session);
+    snprintf(d->set_cookie, sizeof d->set_cookie, "%s=%s; Path=/v/%s/; HttpOnly; "
+             "SameSite=Strict", LIVE_COOKIE_NAME, p->session, p->id);
     d->kind = LIVE_REQ_REDEEM;
     d->status = 200;
     d->reason = d->role == LIVE_ROLE_WATCH ? "watch token traded for a read-only session"
@@ -284,11 +292,18 @@ static int redeem(live_access *a, const char *tok, int64_t now, live_decision *d
     return LIVE_OK;
 }
 
-/* The value of our cookie in a Cookie header: 1 found (*v, *n), 0 none,
- * -1 given twice. */
-static int find_cookie(const char *h, const char **v, size_t *n)
+#define COOKIES_MAX 8   /* cookies of our name a request may carry */
+
+/* Our cookies in a Cookie header against p's session: 1 one of them is
+ * it, 0 none is there, -1 some are but none is it, -2 more than
+ * COOKIES_MAX. Several are tolerated: a page of another port of the host
+ * can set cookies of this name (cookies ignore ports), and the browser
+ * sends them along with ours; only p's session lets a request in. Each
+ * is compared in full. */
+static int cookie_match(const char *h, const pass *p)
 {
-    int found = 0;
+    int seen = 0;
+    bool ok = false;
     size_t nl = strlen(LIVE_COOKIE_NAME);
     while (h && *h) {
         while (*h == ' ' || *h == ';')
@@ -296,37 +311,102 @@ static int find_cookie(const char *h, const char **v, size_t *n)
         const char *e = strchr(h, ';');
         size_t len = e ? (size_t)(e - h) : strlen(h);
         if (len > nl && strncmp(h, LIVE_COOKIE_NAME, nl) == 0 && h[nl] == '=') {
-            if (found)
-                return -1;
-            found = 1;
-            *v = h + nl + 1;
-            *n = len - nl - 1;
-            while (*n && (*v)[*n - 1] == ' ')
-                (*n)--;
+            if (++seen > COOKIES_MAX)
+                return -2;
+            const char *v = h + nl + 1;
+            size_t n = len - nl - 1;
+            while (n && v[n - 1] == ' ')
+                n--;
+            ok = secret_eq(v, n, p->session) || ok;
         }
         h = e;
     }
-    return found;
+    return ok ? 1 : seen ? -1 : 0;
 }
 
-/* The viewer and its socket: the session cookie. */
-static int session(live_access *a, const live_http_request *req, int64_t now,
+/* The page and its socket: p's session cookie. */
+static int session(live_access *a, const pass *p, const live_http_request *req, int64_t now,
                    live_decision *d)
 {
     if (a->ended)
         return refuse(d, 403, "session refused: the live view has ended");
-    const char *v = NULL;
-    size_t n = 0;
-    int f = find_cookie(live_http_get(req, "cookie"), &v, &n);
-    if (f < 0)
-        return refuse(d, 403, "session refused: two session cookies");
+    int f = cookie_match(live_http_get(req, "cookie"), p);
+    if (f == -2)
+        return refuse(d, 403, "session refused: too many session cookies");
     if (f == 0)
         return refuse(d, 403, "session refused: no session cookie (open the link first)");
-    pass *p = pass_find(a, v, n, true, &d->role, &d->watcher);
-    if (!p || !p->traded)
+    if (f < 0 || !p->traded)
         return refuse(d, 403, "session refused: wrong session cookie");
     if (p->session_deadline && now > p->session_deadline)
         return refuse(d, 403, "session refused: expired");
+    return LIVE_OK;
+}
+
+/* The socket's Sec-WebSocket-Protocol offers LIVE_WS_PROTOCOL and the
+ * nonce of the page p served last; that nonce is used up here (one socket
+ * per page load). */
+static bool nonce_take(pass *p, const char *v)
+{
+    bool proto = false, ok = false;
+    for (int items = 0; v && *v; items++) {
+        v += strspn(v, " \t,");
+        size_t n = strcspn(v, " \t,");
+        if (n == 0 || items >= 4)
+            break;
+        if (n == strlen(LIVE_WS_PROTOCOL) && strncmp(v, LIVE_WS_PROTOCOL, n) == 0)
+            proto = true;
+        else if (p->wsn_live && secret_eq(v, n, p->wsn))
+            ok = true;
+        v += n;
+    }
+    if (!proto || !ok)
+        return false;
+    base_memzero(p->wsn, sizeof p->wsn);
+    p->wsn_live = false;
+    return true;
+}
+
+typedef enum { ROUTE_NONE, ROUTE_TRADE, ROUTE_VIEW, ROUTE_SOCKET } route;
+
+/* The target's route: "/v/ID/" then "live/TOKEN" (*tok), "" (the page; a
+ * query is allowed) or "ws"; *p the pass whose path it is. */
+static route route_of(live_access *a, const char *t, pass **p, const char **tok,
+                      live_decision *d)
+{
+    if (strncmp(t, "/v/", 3) != 0)
+        return ROUTE_NONE;
+    const char *id = t + 3;
+    size_t n = strcspn(id, "/?");
+    if (id[n] != '/' || !(*p = pass_by_id(a, id, n, d)))
+        return ROUTE_NONE;
+    const char *rest = id + n + 1;
+    if (strncmp(rest, "live/", 5) == 0) {
+        *tok = rest + 5;
+        return ROUTE_TRADE;
+    }
+    size_t rl = strcspn(rest, "?");
+    return rl == 0 ? ROUTE_VIEW : rl == 2 && strncmp(rest, "ws", 2) == 0 ? ROUTE_SOCKET
+                                                                         : ROUTE_NONE;
+}
+
+/* The page (a fresh nonce for its socket) or the socket (that nonce). */
+static int view_or_socket(pass *p, const live_http_request *req, bool sock, live_decision *d)
+{
+    bool w = d->role == LIVE_ROLE_WATCH;
+    if (sock && !nonce_take(p, live_http_get(req, "sec-websocket-protocol")))
+        return refuse(d, 403, "refused: WebSocket without the nonce of a page served to this "
+                              "session (a cookie alone never opens the socket)");
+    if (!sock) {
+        if (draw_secret(p->wsn) != 0)
+            return refuse(d, 403, "refused: no random bytes for the page");
+        p->wsn_live = true;
+        memcpy(d->page_nonce, p->wsn, sizeof p->wsn);
+    }
+    snprintf(d->base, sizeof d->base, "/v/%s/", p->id);
+    d->kind = sock ? LIVE_REQ_SOCKET : LIVE_REQ_VIEW;
+    d->status = 200;
+    d->reason = sock ? (w ? "watcher socket opened (read-only)" : "viewer socket opened")
+                     : (w ? "watcher page served (read-only)" : "viewer page served");
     return LIVE_OK;
 }
 
@@ -343,25 +423,18 @@ int live_access_judge(live_access *a, const live_http_request *req, int64_t now_
         return refuse(d, 403, "refused: foreign Origin");
     if (strcmp(req->method, "GET") != 0)
         return refuse(d, 405, "refused: method not allowed");
-    if (strncmp(req->target, "/live/", 6) == 0)
-        return redeem(a, req->target + 6, now_ms, d);
+    pass *p = NULL;
+    const char *tok = NULL;
+    route r = route_of(a, req->target, &p, &tok, d);
+    if (r == ROUTE_NONE)
+        return refuse(d, 404, "refused: no such page");
+    if (r == ROUTE_TRADE)
+        return redeem(a, p, tok, now_ms, d);
     const char *site = live_http_get(req, "sec-fetch-site");
     if (site && strcmp(site, "same-origin") != 0 && strcmp(site, "none") != 0)
         return refuse(d, 403, "refused: a request from another site");
-    size_t plen = strcspn(req->target, "?");
-    bool view = plen == 1;
-    bool sock = plen == 3 && strncmp(req->target, "/ws", 3) == 0;
-    if (!view && !sock)
-        return refuse(d, 404, "refused: no such page");
-    if (sock && !origin)
+    if (r == ROUTE_SOCKET && !origin)
         return refuse(d, 403, "refused: WebSocket upgrade without an Origin");
-    int rc = session(a, req, now_ms, d);
-    if (rc != LIVE_OK)
-        return rc;
-    bool w = d->role == LIVE_ROLE_WATCH;
-    d->kind = sock ? LIVE_REQ_SOCKET : LIVE_REQ_VIEW;
-    d->status = 200;
-    d->reason = sock ? (w ? "watcher socket opened (read-only)" : "viewer socket opened")
-                     : (w ? "watcher page served (read-only)" : "viewer page served");
-    return LIVE_OK;
+    int rc = session(a, p, req, now_ms, d);
+    return rc != LIVE_OK ? rc : view_or_socket(p, req, r == ROUTE_SOCKET, d);
 }

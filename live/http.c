@@ -56,7 +56,8 @@ int live_fail(live_err *err, int code, size_t offset, const char *fmt, ...)
 /* The headers a request may carry once: the live view decides on each. */
 static const char *const ONCE[] = {
     "host", "origin", "cookie", "content-length", "transfer-encoding", "upgrade",
-    "connection", "sec-websocket-key", "sec-websocket-version", "sec-fetch-site", NULL
+    "connection", "sec-websocket-key", "sec-websocket-version", "sec-websocket-protocol",
+    "sec-fetch-site", NULL
 };
 
 static bool tchar(unsigned char c)
@@ -278,13 +279,15 @@ int live_ws_upgrade(const live_http_request *req, char accept[29], live_err *err
     return LIVE_OK;
 }
 
-int live_ws_response(char *out, size_t cap, const char accept[29])
+int live_ws_response(char *out, size_t cap, const char accept[29], const char *protocol)
 {
     int n = snprintf(out, cap, "HTTP/1.1 101 Switching Protocols\r\n"
                                "Upgrade: websocket\r\n"
                                "Connection: Upgrade\r\n"
                                "Sec-WebSocket-Accept: %.28s\r\n"
-                               "\r\n", accept);
+                               "%s%s%s"
+                               "\r\n", accept, protocol ? "Sec-WebSocket-Protocol: " : "",
+                     protocol ? protocol : "", protocol ? "\r\n" : "");
     return n < 0 || (size_t)n >= cap ? -1 : n;
 }
 

@@ -93,7 +93,8 @@ typedef struct {
  *                 header line that is folded or has blanks before its
  *                 colon, a repeated header among those read once (Host,
  *                 Origin, Cookie, Content-Length, Transfer-Encoding,
- *                 Upgrade, Connection, Sec-WebSocket-Key/-Version), no Host;
+ *                 Upgrade, Connection, Sec-WebSocket-Key/-Version/-Protocol,
+ *                 Sec-Fetch-Site), no Host;
  *   LIVE_EUNSUPPORTED  HTTP/1.0 or 2, or a request with a body
  *                 (Transfer-Encoding, or a Content-Length other than 0):
  *                 nothing here reads a body, so none is accepted (no
@@ -117,9 +118,10 @@ bool live_http_has_token(const char *value, const char *token);
  * header). Access control is live_access_judge's, not this. */
 int live_ws_upgrade(const live_http_request *req, char accept[29], live_err *err);
 
-/* The 101 response for an accepted upgrade: its length, or -1 when cap is
- * too small. */
-int live_ws_response(char *out, size_t cap, const char accept[29]);
+/* The 101 response for an accepted upgrade, with Sec-WebSocket-Protocol:
+ * protocol when not NULL (one the client offered): its length, or -1 when
+ * cap is too small. */
+int live_ws_response(char *out, size_t cap, const char accept[29], const char *protocol);
 
 /* A server frame's header (unmasked, as RFC 6455 wants from a server) for
  * a whole message of len bytes: its length (2..10). */
@@ -131,28 +133,40 @@ size_t live_ws_frame(uint8_t out[14], int opcode, uint64_t len);
  * Who may see the view. The server binds loopback by default; the person
  * gets a link holding a one-time token (32 random bytes from the OS, in
  * the link's path, never after a '?': a link cut at the '?' must not half
- * work). Trading the token (GET /live/TOKEN) once, before it expires,
- * gives the browser a session cookie (32 more random bytes; HttpOnly,
- * SameSite=Strict, Path=/); the viewer (GET /) and its WebSocket
- * (GET /ws) need that cookie. Every request must name this server in Host
- * (no DNS rebinding: a name that resolves to loopback is not enough) and,
- * when it has an Origin, be from this server's origin; the WebSocket
- * upgrade must carry that Origin (no cross-site WebSocket), and a request
- * a browser says came from another site (Sec-Fetch-Site) is refused but
- * for the link itself (the person may click it in a web mail).
- * Comparisons of the token and the cookie take the same time whatever
- * they hold.
+ * work). Each link lives under a path of its own, /v/ID/ (ID: 32 more
+ * random bytes), and everything of the view is under it: the trade
+ * (GET /v/ID/live/TOKEN), the page (GET /v/ID/) and its WebSocket
+ * (GET /v/ID/ws). Trading the token once, before it expires, gives the
+ * browser a session cookie (32 more random bytes; Path=/v/ID/, HttpOnly,
+ * SameSite=Strict): cookies ignore ports, so a host-wide cookie would go
+ * to every other port of 127.0.0.1 too (red team R4-3); scoped to the
+ * unguessable path, it goes only to this view's requests, and a cookie of
+ * the same name another port sets for the host is ignored (several are
+ * tolerated, only the session lets a request in). The page and the socket
+ * need the cookie; the socket also needs the nonce of a page served to
+ * that session (a fresh one each time the page is served, in the page's
+ * script, never in a cookie), offered in Sec-WebSocket-Protocol next to
+ * LIVE_WS_PROTOCOL, and used up by the socket it opens: a replayed Cookie
+ * header alone never opens a socket. Every request must name this server
+ * in Host (no DNS rebinding: a name that resolves to loopback is not
+ * enough) and, when it has an Origin, be from this server's origin; the
+ * WebSocket upgrade must carry that Origin (no cross-site WebSocket), and
+ * a request a browser says came from another site (Sec-Fetch-Site) is
+ * refused but for the link itself (the person may click it in a web
+ * mail). Comparisons of the path, token, cookie and nonce take the same
+ * time whatever they hold.
  *
  * Read-only watchers: the host may issue up to LIVE_WATCHERS_MAX watch
- * links (live_access_watch_link), each a one-time token of its own, with
- * the control link's lifetime, traded for a session of its own (the same
- * cookie name: the value says the role). A watcher sees the page and the
- * frames; the server refuses (and audits) any input from its socket.
+ * links (live_access_watch_link), each a path, one-time token and session
+ * of its own, with the control link's lifetime. A watcher sees the page
+ * and the frames; the server refuses (and audits) any input from its
+ * socket.
  */
 typedef struct live_access live_access;
 
 #define LIVE_TOKEN_TTL_MS (10 * 60 * 1000)  /* the link's default lifetime */
 #define LIVE_COOKIE_NAME "cdpgate_live"
+#define LIVE_WS_PROTOCOL "cdpgate-live"         /* the subprotocol the socket offers and gets */
 #define LIVE_WATCHERS_MAX 4                 /* watch links per live view */
 
 typedef enum {
@@ -176,13 +190,14 @@ typedef struct {
 live_access *live_access_new(const live_access_opts *o, int64_t now_ms, live_err *err);
 void live_access_free(live_access *a);
 
-/* The link for the person, "http://HOST:PORT/live/TOKEN": the one function
+/* The link for the person, "http://HOST:PORT/v/ID/live/TOKEN": the one function
  * that hands out the token, for the out-of-band channel only (never a log,
  * the audit or a tool result). Its length, or -1 when cap is too small. */
 int live_access_link(const live_access *a, char *out, size_t cap);
 
-/* Issue a new read-only watch link at time now_ms ("http://HOST:PORT/live/
- * WTOKEN": a token of its own, the control link's lifetime, one trade),
+/* Issue a new read-only watch link at time now_ms ("http://HOST:PORT/v/WID/
+ * live/WTOKEN": a path and token of its own, the control link's lifetime,
+ * one trade),
  * into out (cap >= 300): like live_access_link, for the out-of-band channel
  * only. Its length, or LIVE_ETOOBIG (LIVE_WATCHERS_MAX links issued, or cap
  * too small), LIVE_EDENIED (ended), LIVE_ERANDOM; err says which. */
@@ -210,9 +225,10 @@ void live_access_end(live_access *a);
 typedef enum {
     LIVE_REQ_REFUSED = 0,   /* answer status; reason says why */
     LIVE_REQ_REDEEM,        /* the token was traded: answer with set_cookie and send
-                               the browser on to "/" */
-    LIVE_REQ_VIEW,          /* the viewer page */
-    LIVE_REQ_SOCKET,        /* the viewer's WebSocket: check it with live_ws_upgrade */
+                               the browser on to the page, "/v/ID/" */
+    LIVE_REQ_VIEW,          /* the viewer page: it carries page_nonce */
+    LIVE_REQ_SOCKET,        /* the viewer's WebSocket (its page's nonce used up): check
+                               it with live_ws_upgrade, answer with LIVE_WS_PROTOCOL */
 } live_req_kind;
 
 typedef struct {
@@ -222,11 +238,16 @@ typedef struct {
     int status;             /* the HTTP status to answer: 200, 403, 404, 405 */
     const char *reason;     /* static text for the audit: what was decided and why
                                ("token reused", "foreign Origin", ...); never a value */
-    char set_cookie[128];   /* LIVE_REQ_REDEEM: the Set-Cookie header's value. It holds
+    char set_cookie[192];   /* LIVE_REQ_REDEEM: the Set-Cookie header's value. It holds
                                the session: send it to the browser, nowhere else */
+    char page_nonce[48];    /* LIVE_REQ_VIEW: the nonce the page's socket must offer;
+                               into the page only, never a log or a cookie */
+    char base[56];          /* VIEW and SOCKET: the link's path, "/v/ID/" (for the
+                               page's Content-Security-Policy) */
 } live_decision;
 
-/* Decide a parsed request at time now_ms (a trade uses up the token).
+/* Decide a parsed request at time now_ms (a trade uses up the token, a
+ * page draws a new nonce for its socket, a socket uses that nonce up).
  * Always fills d; returns 0 when d lets the request in, LIVE_EDENIED when
  * it refuses it. */
 int live_access_judge(live_access *a, const live_http_request *req, int64_t now_ms,
@@ -263,7 +284,8 @@ void live_input_free(live_input_cmd *cmd);
 /*
  * One live view: a listening socket on loopback, the access state, at most
  * LIVE_CONNS_MAX connections, one control viewer (the WebSocket of the control
- * link's session; a new one replaces the old) and read-only watchers' sockets
+ * link's session; while it is open a second control socket is refused and
+ * audited, never silently put in its place) and read-only watchers' sockets
  * (watch links' sessions: they get the frames and the state messages; any
  * other message from them is refused and audited). Single-threaded: the host
  * calls live_server_pump from its own loop (or live_server_pollfd to poll with

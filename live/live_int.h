@@ -11,11 +11,14 @@
 int live_fail(live_err *err, int code, size_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* viewer.c: the viewer page with nonce (for its script and style) into
- * out, read-only (a watcher's: no input sent, no hand-back) when watch:
- * its length, or -1 when cap is too small (LIVE_VIEWER_CAP fits). */
+/* viewer.c: the viewer page with nonce (for its script and style) and
+ * ws_nonce (what its socket offers, base64url) into out, read-only (a
+ * watcher's: no input sent, no hand-back) when watch: its length, or -1
+ * when cap is too small (LIVE_VIEWER_CAP fits) or ws_nonce is not
+ * base64url. */
 #define LIVE_VIEWER_CAP 16384
-int live_viewer_page(char *out, size_t cap, const char *nonce, bool watch);
+int live_viewer_page(char *out, size_t cap, const char *nonce, const char *ws_nonce,
+                     bool watch);
 
 /* state.c: the state messages (live.h, "the session's state"), new
  * (free them), their length in *len; NULL when out of memory. */

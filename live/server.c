@@ -126,22 +126,25 @@ static void refuse_text(live_server *s, int i, int status, const char *why)
            n > 0 && (size_t)n < sizeof body ? (size_t)n : 0);
 }
 
-/* The trade's answer: the cookie, and a page that moves on to "/" itself
- * (a redirect would keep the cross-site context of a link clicked in
- * another site, and the Strict cookie would not be sent). */
+/* The trade's answer: the cookie, and a page that moves on to the view's
+ * page itself, "../" from /v/ID/live/TOKEN (a redirect would keep the
+ * cross-site context of a link clicked in another site, and the Strict
+ * cookie would not be sent). */
 static void serve_redeem(live_server *s, int i, const live_decision *d)
 {
     static const char body[] =
-        "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0;url=/\">"
+        "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0;url=../\">"
         "<title>cdpgate live view</title>Opening the live view...";
-    char headers[300];
+    char headers[400];
     snprintf(headers, sizeof headers, "Set-Cookie: %s\r\nContent-Type: text/html; "
              "charset=utf-8\r\nContent-Security-Policy: default-src 'none'\r\n", d->set_cookie);
     answer(s, i, 200, headers, body, sizeof body - 1);
     base_memzero(headers, sizeof headers);
 }
 
-static void serve_view(live_server *s, int i, const char *host, bool watch)
+/* The page: its socket's nonce (d->page_nonce) in its script; its CSP
+ * lets it connect to its own socket, ws://HOST/v/ID/ws, only. */
+static void serve_view(live_server *s, int i, const char *host, const live_decision *d)
 {
     uint8_t raw[16];
     char nonce[BASE_B64_ENCLEN(16) + 1];
@@ -151,17 +154,41 @@ static void serve_view(live_server *s, int i, const char *host, bool watch)
     }
     base_b64_encode(raw, sizeof raw, nonce);
     char *page = malloc(LIVE_VIEWER_CAP);
-    int n = page ? live_viewer_page(page, LIVE_VIEWER_CAP, nonce, watch) : -1;
-    char headers[700];
+    int n = page ? live_viewer_page(page, LIVE_VIEWER_CAP, nonce, d->page_nonce,
+                                    d->role == LIVE_ROLE_WATCH) : -1;
+    char headers[800];
     snprintf(headers, sizeof headers, "Content-Type: text/html; charset=utf-8\r\n"
              "Content-Security-Policy: default-src 'none'; script-src 'nonce-%s'; "
-             "style-src 'nonce-%s'; img-src blob:; connect-src ws://%s; base-uri 'none'; "
-             "form-action 'none'; frame-ancestors 'none'\r\n", nonce, nonce, host);
+             "style-src 'nonce-%s'; img-src blob:; connect-src ws://%s%sws; base-uri 'none'; "
+             "form-action 'none'; frame-ancestors 'none'\r\n", nonce, nonce, host, d->base);
     if (n < 0)
         refuse_text(s, i, 403, "out of memory");
     else
         answer(s, i, 200, headers, page, (size_t)n);
+    if (page)
+        base_memzero(page, LIVE_VIEWER_CAP);
     free(page);
+}
+
+static void on_readable(live_server *s, int i);
+
+/* A second control socket while the person's is open: the person's is
+ * kept, never silently replaced (red team R4-3). Its pending bytes are
+ * read first: a reload's close may be waiting there. True when refused. */
+static bool second_control(live_server *s, int i)
+{
+    int v = s->viewer;
+    if (v < 0 || v == i)
+        return false;
+    struct pollfd p = {.fd = s->c[v].fd, .events = POLLIN};
+    if (poll(&p, 1, 0) > 0)
+        on_readable(s, v);
+    if (s->viewer < 0)
+        return false;
+    audit(s, false, "refused: a second control socket while the person's is open (the "
+                    "person's is kept)");
+    refuse_text(s, i, 403, "another viewer holds control of this live view");
+    return true;
 }
 
 static void serve_socket(live_server *s, int i, const live_http_request *req,
@@ -174,15 +201,13 @@ static void serve_socket(live_server *s, int i, const live_http_request *req,
         refuse_text(s, i, 400, err.msg);
         return;
     }
-    int n = live_ws_response(resp, sizeof resp, accept);
+    bool watch = d->role == LIVE_ROLE_WATCH;
+    if (!watch && second_control(s, i))
+        return;
+    int n = live_ws_response(resp, sizeof resp, accept, LIVE_WS_PROTOCOL);
     if (n < 0 || put(&s->c[i], resp, (size_t)n) != 0) {
         conn_close(s, i);
         return;
-    }
-    bool watch = d->role == LIVE_ROLE_WATCH;
-    if (!watch && s->viewer >= 0) {
-        audit(s, true, "a new viewer socket replaces the previous one");
-        conn_close(s, s->viewer);
     }
     conn *c = &s->c[i];
     c->ws = true;
@@ -235,7 +260,7 @@ static void on_head(live_server *s, int i)
             s->access_dirty = true;
         }
         else if (d.kind == LIVE_REQ_VIEW)
-            serve_view(s, i, live_http_get(req, "host"), d.role == LIVE_ROLE_WATCH);
+            serve_view(s, i, live_http_get(req, "host"), &d);
         else
             serve_socket(s, i, req, &d);
         base_memzero(&d, sizeof d);

@@ -5,7 +5,11 @@
  * script and the style, frames as blob: images and a WebSocket to this
  * server (live_viewer_page, served by server.c).
  *
- * What the script does: opens ws://HOST/ws; shows each binary message
+ * What the script does: opens its WebSocket at "ws" relative to the page
+ * (ws://HOST/v/ID/ws: every URL of the view is relative to the link's
+ * path), offering LIVE_WS_PROTOCOL and the nonce this response carries
+ * (WSN: the server drew it for this page; the socket uses it up, a
+ * cookie alone never opens the socket); shows each binary message
  * (a JPEG frame) and acknowledges it ({"t":"ack"}: the server sends the
  * next frame only then, the latest one); shows the text messages (the
  * access message: its role, who can watch and control, when links expire,
@@ -47,14 +51,15 @@ static const char PAGE_HEAD[] =
     "<img id=\"v\" alt=\"the browser's tab\"><textarea id=\"ime\" autocomplete=\"off\" "
     "autocapitalize=\"off\" spellcheck=\"false\" aria-label=\"keyboard input\"></textarea>"
     "<script nonce=\"%s\">"
-    "'use strict';const RO=%s;";
+    "'use strict';const RO=%s,WSN='%s';";
 
 static const char PAGE_SCRIPT[] =
     "const $=i=>document.getElementById(i);"
     "const v=$('v'),who=$('who'),url=$('url'),accEl=$('acc'),ta=$('ime'),tabs=$('tabs');"
     "$('me').textContent=RO?'watching (read-only)':'you can take control';"
     "if(RO)$('back').hidden=true;"
-    "const ws=new WebSocket('ws://'+location.host+'/ws');ws.binaryType='blob';"
+    "const ws=new WebSocket(new URL('ws',location.href).href.replace(/^http/,'ws'),"
+    "['" LIVE_WS_PROTOCOL "',WSN]);ws.binaryType='blob';"
     "let cur=null,move=null,raf=0,acc=null;"
     "function send(m){if(ws.readyState===1)ws.send(JSON.stringify(m));}"
     "function input(m){if(!RO)send(m);}"
@@ -130,9 +135,13 @@ static const char PAGE_SCRIPT[] =
 
 static const char PAGE_TAIL[] = "</script></body></html>";
 
-int live_viewer_page(char *out, size_t cap, const char *nonce, bool watch)
+int live_viewer_page(char *out, size_t cap, const char *nonce, const char *ws_nonce,
+                     bool watch)
 {
-    int n = snprintf(out, cap, PAGE_HEAD, nonce, nonce, watch ? "true" : "false");
+    if (strspn(ws_nonce, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        != strlen(ws_nonce))
+        return -1;
+    int n = snprintf(out, cap, PAGE_HEAD, nonce, nonce, watch ? "true" : "false", ws_nonce);
     if (n < 0 || (size_t)n + sizeof PAGE_SCRIPT + sizeof PAGE_TAIL > cap)
         return -1;
     memcpy(out + n, PAGE_SCRIPT, sizeof PAGE_SCRIPT - 1);

@@ -3,10 +3,13 @@
  * HTTP/1.1 (request heads: fields, limits, malformed and unsupported
  * requests, fed whole and byte by byte), the WebSocket upgrade (RFC 6455's
  * sample key, refusals), the server's framing through ws/, and the access
- * control: the one-time token (traded once, reused, expired), the Host
- * (DNS rebinding), the Origin (cross-site WebSocket) and the session
- * cookie; and the page itself in a real headless Chromium acting as the
- * person (viewer_browser).
+ * control: the link's own path (/v/ID/: vp() builds a session's URLs from
+ * its link), the one-time token (traded once, reused, expired), the Host
+ * (DNS rebinding), the Origin (cross-site WebSocket), the session cookie
+ * scoped to the path, the page's nonce for its socket, one control socket
+ * at a time; and the page itself in a real headless Chromium acting as the
+ * person (viewer_browser; red4_live_cookie_port: the cookie never reaches
+ * another loopback port).
  */
 #include "base/base.h"
 #include "cdp/cdp.h"
@@ -23,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -227,7 +232,7 @@ static void t_ws_upgrade(void)
     CHECK_INT(LIVE_OK, live_ws_upgrade(&req, accept, &err));
     CHECK_STR("s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", accept);
     char out[256];
-    int n = live_ws_response(out, sizeof out, accept);
+    int n = live_ws_response(out, sizeof out, accept, NULL);
     CHECK(n > 0);
     CHECK_STR("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
               "Connection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n",
@@ -238,7 +243,10 @@ static void t_ws_upgrade(void)
     CHECK_INT(WS_OK, ws_handshake_check(out, (size_t)n, "dGhlIHNhbXBsZSBub25jZQ==", &used,
                                         werr, sizeof werr));
     CHECK_INT(n, used);
-    CHECK_INT(-1, live_ws_response(out, 40, accept));
+    CHECK_INT(-1, live_ws_response(out, 40, accept, NULL));
+    /* the subprotocol the viewer's socket offers is answered */
+    n = live_ws_response(out, sizeof out, accept, LIVE_WS_PROTOCOL);
+    CHECK(n > 0 && strstr(out, "\r\nSec-WebSocket-Protocol: cdpgate-live\r\n\r\n") != NULL);
 }
 
 static void t_ws_upgrade_refused(void)
@@ -353,14 +361,47 @@ static int judge(live_access *a, const char *target, const char *host, const cha
 static const char HOST[] = "127.0.0.1:4711";
 static const char ORIGIN[] = "Origin: http://127.0.0.1:4711\r\n";
 
-/* The token from a's link ("/live/TOKEN" into path). */
+/* The path of a's link ("/v/ID/live/TOKEN" into path). */
 static void link_path(const live_access *a, char *path, size_t cap)
 {
     char link[256];
     int n = live_access_link(a, link, sizeof link);
     CHECK(n > 0);
-    const char *p = strstr(link, "/live/");
+    const char *p = strstr(link, "/v/");
     snprintf(path, cap, "%s", p ? p : "/none");
+}
+
+/* The token in a link or its path. */
+#define TOK(p) (strstr((p), "/live/") ? strstr((p), "/live/") + 6 : (p))
+
+/* The session's base path, taken from its link (or the link's path):
+ * "/v/ID/" and then rest ("" the page, "ws" its socket), in one of a few
+ * rotating buffers. Every URL of the view is under it. */
+static const char *vp(const char *link, const char *rest)
+{
+    static char buf[8][256];
+    static int k;
+    char *o = buf[k++ % 8];
+    const char *v = strstr(link, "/v/"), *l = v ? strstr(v, "/live/") : NULL;
+    if (v && l)
+        snprintf(o, sizeof buf[0], "%.*s/%s", (int)(l - v), v, rest);
+    else
+        snprintf(o, sizeof buf[0], "/none/%s", rest);
+    return o;
+}
+
+/* vp for a's control link. */
+static const char *ap(const live_access *a, const char *rest)
+{
+    char link[256];
+    live_access_link(a, link, sizeof link);
+    return vp(link, rest);
+}
+
+/* The page decision d's nonce as the socket's header line. */
+static void proto_line(const live_decision *d, char *out, size_t cap)
+{
+    snprintf(out, cap, "Sec-WebSocket-Protocol: %s, %s\r\n", LIVE_WS_PROTOCOL, d->page_nonce);
 }
 
 /* The cookie header line for the Set-Cookie of a trade. */
@@ -386,11 +427,12 @@ static void t_access_trade(void)
     live_access *a = access_new(0, 0);
     if (!a)
         return;
-    char link[256], path[128];
-    CHECK_INT(70, live_access_link(a, link, sizeof link));
-    CHECK(strncmp(link, "http://127.0.0.1:4711/live/", 27) == 0);
-    CHECK(strspn(link + 27, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                            "0123456789-_") == 43);
+    static const char B64U[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    char link[256], path[128], want[200];
+    CHECK_INT(116, live_access_link(a, link, sizeof link));
+    CHECK(strncmp(link, "http://127.0.0.1:4711/v/", 24) == 0);
+    CHECK(strspn(link + 24, B64U) == 43 && strncmp(link + 67, "/live/", 6) == 0);
+    CHECK(strspn(link + 73, B64U) == 43);
     CHECK(strchr(link, '?') == NULL);
     CHECK_INT(-1, live_access_link(a, link, 40));
     link_path(a, path, sizeof path);
@@ -399,24 +441,45 @@ static void t_access_trade(void)
     CHECK_INT(LIVE_REQ_REDEEM, d.kind);
     CHECK_INT(200, d.status);
     CHECK(strncmp(d.set_cookie, "cdpgate_live=", 13) == 0);
-    CHECK(strstr(d.set_cookie, "; Path=/; HttpOnly; SameSite=Strict") == d.set_cookie + 56);
-    CHECK(strstr(d.set_cookie, path + 6) == NULL);    /* the session is not the token */
-    char ck[200], extra[400];
+    /* the cookie is scoped to the link's path, never the whole host */
+    snprintf(want, sizeof want, "; Path=%s; HttpOnly; SameSite=Strict", ap(a, ""));
+    CHECK_STR(want, d.set_cookie + 56);
+    CHECK(strstr(d.set_cookie, TOK(path)) == NULL);    /* the session is not the token */
+    char ck[200], extra[400], pr[120];
     cookie_line(&d, ck, sizeof ck);
-    CHECK_INT(LIVE_OK, judge(a, "/", HOST, ck, 3000, &d));
+    CHECK_INT(LIVE_OK, judge(a, ap(a, ""), HOST, ck, 3000, &d));
     CHECK_INT(LIVE_REQ_VIEW, d.kind);
-    CHECK_INT(LIVE_OK, judge(a, "/?x=1", "LOCALHOST:4711", ck, 3000, &d));
-    snprintf(extra, sizeof extra, "%s%sSec-Fetch-Site: same-origin\r\n", ck, ORIGIN);
-    CHECK_INT(LIVE_OK, judge(a, "/ws", HOST, extra, 3000, &d));
+    CHECK_STR(ap(a, ""), d.base);
+    CHECK(strlen(d.page_nonce) == 43 && strspn(d.page_nonce, B64U) == 43);
+    proto_line(&d, pr, sizeof pr);
+    CHECK_INT(LIVE_OK, judge(a, ap(a, "?x=1"), "LOCALHOST:4711", ck, 3000, &d));
+    snprintf(extra, sizeof extra, "%s%sSec-Fetch-Site: same-origin\r\n%s", ck, ORIGIN, pr);
+    /* the nonce of the last page served (the second one), not the first */
+    CHECK_INT(LIVE_EDENIED, judge(a, ap(a, "ws"), HOST, extra, 3000, &d));
+    CHECK(strstr(d.reason, "without the nonce") != NULL);
+    proto_line(&d, pr, sizeof pr);
+    CHECK_INT(LIVE_OK, judge(a, ap(a, ""), HOST, ck, 3000, &d));
+    proto_line(&d, pr, sizeof pr);
+    snprintf(extra, sizeof extra, "%s%sSec-Fetch-Site: same-origin\r\n%s", ck, ORIGIN, pr);
+    CHECK_INT(LIVE_OK, judge(a, ap(a, "ws"), HOST, extra, 3000, &d));
     CHECK_INT(LIVE_REQ_SOCKET, d.kind);
-    CHECK_INT(LIVE_EDENIED, judge(a, "/favicon.ico", HOST, ck, 3000, &d));
+    /* the nonce opens one socket */
+    CHECK_INT(LIVE_EDENIED, judge(a, ap(a, "ws"), HOST, extra, 3000, &d));
+    CHECK(strstr(d.reason, "without the nonce") != NULL);
+    CHECK_INT(LIVE_EDENIED, judge(a, ap(a, "favicon.ico"), HOST, ck, 3000, &d));
     CHECK_INT(404, d.status);
-    /* two states draw two tokens */
+    /* nothing is served outside the link's path */
+    static const char *const outside[] = {"/", "/ws", "/v/", "/v//", "/favicon.ico"};
+    for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++)
+        if (!CHECK_INT(LIVE_EDENIED, judge(a, outside[i], HOST, ck, 3000, &d)) ||
+            !CHECK_INT(404, d.status))
+            test_fail_detail("%s\n", outside[i]);
+    /* two states draw two tokens and two paths */
     live_access *b = access_new(0, 0);
     char path2[128];
     if (b)
         link_path(b, path2, sizeof path2);
-    CHECK(b && strcmp(path, path2) != 0);
+    CHECK(b && strcmp(TOK(path), TOK(path2)) != 0 && strcmp(ap(a, ""), ap(b, "")) != 0);
     live_access_free(b);
     live_access_free(a);
 }
@@ -437,12 +500,16 @@ static void t_access_token_reused(void)
     CHECK_INT(403, d.status);
     CHECK(strstr(d.reason, "already used") != NULL);
     CHECK(d.set_cookie[0] == 0);
-    CHECK_INT(LIVE_OK, judge(a, "/", HOST, ck, 2002, &d));
+    CHECK_INT(LIVE_OK, judge(a, ap(a, ""), HOST, ck, 2002, &d));
     /* another token, one character changed */
-    path[10] = path[10] == 'A' ? 'B' : 'A';
+    char *t = (char *)TOK(path);
+    t[10] = t[10] == 'A' ? 'B' : 'A';
     CHECK_INT(LIVE_EDENIED, judge(a, path, HOST, NULL, 2003, &d));
     CHECK(strstr(d.reason, "unknown token") != NULL);
-    CHECK_INT(LIVE_EDENIED, judge(a, "/live/", HOST, NULL, 2003, &d));
+    CHECK_INT(LIVE_EDENIED, judge(a, ap(a, "live/"), HOST, NULL, 2003, &d));
+    /* the token under another path, or none */
+    CHECK_INT(LIVE_EDENIED, judge(a, strstr(path, "/live/"), HOST, NULL, 2003, &d));
+    CHECK_INT(404, d.status);
     live_access_free(a);
 }
 
@@ -499,7 +566,7 @@ static void t_access_foreign_origin(void)
     live_access *a = access_new(0, 0);
     if (!a)
         return;
-    char path[128], ck[200], extra[400];
+    char path[128], ck[200], extra[600], pr[120];
     link_path(a, path, sizeof path);
     live_decision d;
     static const char *const bad[] = {"http://evil.example", "null", "https://127.0.0.1:4711",
@@ -513,16 +580,22 @@ static void t_access_foreign_origin(void)
     /* the link clicked in another site is traded (the token is the proof) */
     CHECK_INT(LIVE_OK, judge(a, path, HOST, "Sec-Fetch-Site: cross-site\r\n", 2000, &d));
     cookie_line(&d, ck, sizeof ck);
-    snprintf(extra, sizeof extra, "%sOrigin: http://evil.example\r\n", ck);
-    CHECK_INT(LIVE_EDENIED, judge(a, "/ws", HOST, extra, 2001, &d));
+    CHECK_INT(LIVE_OK, judge(a, ap(a, ""), HOST, ck, 2001, &d));
+    proto_line(&d, pr, sizeof pr);
+    snprintf(extra, sizeof extra, "%s%sOrigin: http://evil.example\r\n", ck, pr);
+    CHECK_INT(LIVE_EDENIED, judge(a, ap(a, "ws"), HOST, extra, 2001, &d));
     CHECK(strstr(d.reason, "foreign Origin") != NULL);
-    CHECK_INT(LIVE_EDENIED, judge(a, "/ws", HOST, ck, 2001, &d));
+    snprintf(extra, sizeof extra, "%s%s", ck, pr);
+    CHECK_INT(LIVE_EDENIED, judge(a, ap(a, "ws"), HOST, extra, 2001, &d));
     CHECK(strstr(d.reason, "without an Origin") != NULL);
     snprintf(extra, sizeof extra, "%sSec-Fetch-Site: cross-site\r\n", ck);
-    CHECK_INT(LIVE_EDENIED, judge(a, "/", HOST, extra, 2001, &d));
+    CHECK_INT(LIVE_EDENIED, judge(a, ap(a, ""), HOST, extra, 2001, &d));
     CHECK(strstr(d.reason, "another site") != NULL);
-    snprintf(extra, sizeof extra, "%s%sSec-Fetch-Site: same-site\r\n", ck, ORIGIN);
-    CHECK_INT(LIVE_EDENIED, judge(a, "/ws", HOST, extra, 2001, &d));
+    snprintf(extra, sizeof extra, "%s%s%sSec-Fetch-Site: same-site\r\n", ck, ORIGIN, pr);
+    CHECK_INT(LIVE_EDENIED, judge(a, ap(a, "ws"), HOST, extra, 2001, &d));
+    /* none of these used the nonce up: the page's own socket opens */
+    snprintf(extra, sizeof extra, "%s%s%s", ck, ORIGIN, pr);
+    CHECK_INT(LIVE_OK, judge(a, ap(a, "ws"), HOST, extra, 2001, &d));
     live_access_free(a);
 }
 
@@ -531,24 +604,34 @@ static void t_access_cookie(void)
     live_access *a = access_new(0, 5000);
     if (!a)
         return;
-    char path[128], ck[200], extra[400];
+    char path[128], ck[200], extra[600];
     link_path(a, path, sizeof path);
     live_decision d;
     /* before the trade no cookie works, however it is guessed */
     char guess[200];
-    snprintf(guess, sizeof guess, "Cookie: cdpgate_live=%s\r\n", path + 6);
-    CHECK_INT(LIVE_EDENIED, judge(a, "/", HOST, guess, 1500, &d));
-    CHECK_INT(LIVE_EDENIED, judge(a, "/", HOST, NULL, 1500, &d));
+    snprintf(guess, sizeof guess, "Cookie: cdpgate_live=%s\r\n", TOK(path));
+    CHECK_INT(LIVE_EDENIED, judge(a, ap(a, ""), HOST, guess, 1500, &d));
+    CHECK_INT(LIVE_EDENIED, judge(a, ap(a, ""), HOST, NULL, 1500, &d));
     CHECK(strstr(d.reason, "no session cookie") != NULL);
     CHECK_INT(LIVE_OK, judge(a, path, HOST, NULL, 2000, &d));
     cookie_line(&d, ck, sizeof ck);
-    CHECK_INT(LIVE_EDENIED, judge(a, "/", HOST, guess, 2001, &d));
+    CHECK_INT(LIVE_EDENIED, judge(a, ap(a, ""), HOST, guess, 2001, &d));
     CHECK(strstr(d.reason, "wrong session cookie") != NULL);
+    /* cookies of the same name another port set for the host come along
+     * (cookie tossing): tolerated, only the session lets the request in */
     snprintf(extra, sizeof extra, "Cookie: cdpgate_live=x; %s", ck + 8);
-    CHECK_INT(LIVE_EDENIED, judge(a, "/", HOST, extra, 2001, &d));
-    CHECK(strstr(d.reason, "two session cookies") != NULL);
-    CHECK_INT(LIVE_OK, judge(a, "/", HOST, ck, 7000, &d));
-    CHECK_INT(LIVE_EDENIED, judge(a, "/", HOST, ck, 7001, &d));
+    CHECK_INT(LIVE_OK, judge(a, ap(a, ""), HOST, extra, 2001, &d));
+    snprintf(extra, sizeof extra, "Cookie: cdpgate_live=x; cdpgate_live=%s\r\n", TOK(path));
+    CHECK_INT(LIVE_EDENIED, judge(a, ap(a, ""), HOST, extra, 2001, &d));
+    CHECK(strstr(d.reason, "wrong session cookie") != NULL);
+    snprintf(extra, sizeof extra, "Cookie: %s", ck + 8);
+    for (int i = 0; i < 8; i++)
+        snprintf(extra + strlen(extra) - 2, sizeof extra - strlen(extra) + 2,
+                 "; cdpgate_live=%d\r\n", i);
+    CHECK_INT(LIVE_EDENIED, judge(a, ap(a, ""), HOST, extra, 2001, &d));
+    CHECK(strstr(d.reason, "too many session cookies") != NULL);
+    CHECK_INT(LIVE_OK, judge(a, ap(a, ""), HOST, ck, 7000, &d));
+    CHECK_INT(LIVE_EDENIED, judge(a, ap(a, ""), HOST, ck, 7001, &d));
     CHECK(strstr(d.reason, "expired") != NULL);
     live_access_free(a);
     /* after the hand-back nothing works */
@@ -559,7 +642,7 @@ static void t_access_cookie(void)
     CHECK_INT(LIVE_OK, judge(a, path, HOST, NULL, 2000, &d));
     cookie_line(&d, ck, sizeof ck);
     live_access_end(a);
-    CHECK_INT(LIVE_EDENIED, judge(a, "/", HOST, ck, 2001, &d));
+    CHECK_INT(LIVE_EDENIED, judge(a, ap(a, ""), HOST, ck, 2001, &d));
     CHECK(strstr(d.reason, "ended") != NULL);
     live_access_free(a);
     a = access_new(0, 0);
@@ -592,38 +675,50 @@ static void t_access_watch(void)
     CHECK_INT(-1, st.session_ttl_s);
     live_err err = {0};
     CHECK_INT(LIVE_ETOOBIG, live_access_watch_link(a, 1000, wlink, 100, &err));
-    CHECK_INT(70, live_access_watch_link(a, 61000, wlink, sizeof wlink, &err));
-    CHECK(strncmp(wlink, "http://127.0.0.1:4711/live/", 27) == 0 && !strchr(wlink, '?'));
-    CHECK(strstr(wlink, path + 6) == NULL);
-    CHECK_INT(70, live_access_watch_link(a, 61000, wlink2, sizeof wlink2, &err));
-    CHECK(strcmp(wlink, wlink2) != 0);
+    CHECK_INT(116, live_access_watch_link(a, 61000, wlink, sizeof wlink, &err));
+    CHECK(strncmp(wlink, "http://127.0.0.1:4711/v/", 24) == 0 && !strchr(wlink, '?'));
+    CHECK(strstr(wlink, TOK(path)) == NULL);
+    /* a path of its own: its cookie never shadows the person's */
+    CHECK(strcmp(vp(wlink, ""), ap(a, "")) != 0);
+    CHECK_INT(116, live_access_watch_link(a, 61000, wlink2, sizeof wlink2, &err));
+    CHECK(strcmp(wlink, wlink2) != 0 && strcmp(vp(wlink, ""), vp(wlink2, "")) != 0);
     live_decision d;
     CHECK_INT(LIVE_OK, judge(a, path, HOST, NULL, 2000, &d));
     CHECK_INT(LIVE_ROLE_CONTROL, d.role);
     CHECK_INT(-1, d.watcher);
     cookie_line(&d, ck, sizeof ck);
-    CHECK_INT(LIVE_OK, judge(a, strstr(wlink, "/live/"), HOST, NULL, 3000, &d));
+    CHECK_INT(LIVE_OK, judge(a, strstr(wlink, "/v/"), HOST, NULL, 3000, &d));
     CHECK_INT(LIVE_REQ_REDEEM, d.kind);
     CHECK_INT(LIVE_ROLE_WATCH, d.role);
     CHECK_INT(0, d.watcher);
     CHECK(strstr(d.reason, "watch token traded") != NULL);
     cookie_line(&d, wck, sizeof wck);
     CHECK(strcmp(ck, wck) != 0);
-    CHECK_INT(LIVE_EDENIED, judge(a, strstr(wlink, "/live/"), HOST, NULL, 3001, &d));
+    CHECK_INT(LIVE_EDENIED, judge(a, strstr(wlink, "/v/"), HOST, NULL, 3001, &d));
     CHECK(strstr(d.reason, "already used") != NULL);
     CHECK_INT(LIVE_ROLE_NONE, d.role);
     /* the watcher's page and socket say watch; the person's say control */
-    CHECK_INT(LIVE_OK, judge(a, "/", HOST, wck, 3002, &d));
+    CHECK_INT(LIVE_OK, judge(a, vp(wlink, ""), HOST, wck, 3002, &d));
     CHECK_INT(LIVE_REQ_VIEW, d.kind);
     CHECK_INT(LIVE_ROLE_WATCH, d.role);
     CHECK(strstr(d.reason, "read-only") != NULL);
-    char extra[400];
-    snprintf(extra, sizeof extra, "%s%s", wck, ORIGIN);
-    CHECK_INT(LIVE_OK, judge(a, "/ws", HOST, extra, 3002, &d));
+    char extra[600], pr[120];
+    proto_line(&d, pr, sizeof pr);
+    snprintf(extra, sizeof extra, "%s%s%s", wck, ORIGIN, pr);
+    CHECK_INT(LIVE_OK, judge(a, vp(wlink, "ws"), HOST, extra, 3002, &d));
     CHECK_INT(LIVE_REQ_SOCKET, d.kind);
     CHECK_INT(LIVE_ROLE_WATCH, d.role);
-    CHECK_INT(LIVE_OK, judge(a, "/", HOST, ck, 3002, &d));
+    CHECK_INT(LIVE_OK, judge(a, ap(a, ""), HOST, ck, 3002, &d));
     CHECK_INT(LIVE_ROLE_CONTROL, d.role);
+    /* a session opens only its own path: the watcher's cookie not the
+     * person's page, the person's not the watcher's */
+    CHECK_INT(LIVE_EDENIED, judge(a, ap(a, ""), HOST, wck, 3002, &d));
+    CHECK(strstr(d.reason, "wrong session cookie") != NULL);
+    CHECK_INT(LIVE_EDENIED, judge(a, vp(wlink, ""), HOST, ck, 3002, &d));
+    /* nor a watch token under the person's path */
+    snprintf(extra, sizeof extra, "%slive/%s", ap(a, ""), TOK(wlink2));
+    CHECK_INT(LIVE_EDENIED, judge(a, extra, HOST, NULL, 3003, &d));
+    CHECK(strstr(d.reason, "unknown token") != NULL);
     /* the second watch link expires with the control link's lifetime,
      * counted from when it was issued */
     live_access_state_get(a, 4000, &st);
@@ -632,17 +727,17 @@ static void t_access_watch(void)
     CHECK_INT(2, st.watch_links);
     CHECK_INT(1, st.watch_opened);
     CHECK_INT(657, st.watch_expires_s);
-    CHECK_INT(LIVE_EDENIED, judge(a, strstr(wlink2, "/live/"), HOST, NULL,
+    CHECK_INT(LIVE_EDENIED, judge(a, strstr(wlink2, "/v/"), HOST, NULL,
                                   61000 + LIVE_TOKEN_TTL_MS + 1, &d));
     CHECK(strstr(d.reason, "expired") != NULL);
     /* at most LIVE_WATCHERS_MAX */
     for (int i = 2; i < LIVE_WATCHERS_MAX; i++)
-        CHECK_INT(70, live_access_watch_link(a, 5000, wlink2, sizeof wlink2, &err));
+        CHECK_INT(116, live_access_watch_link(a, 5000, wlink2, sizeof wlink2, &err));
     CHECK_INT(LIVE_ETOOBIG, live_access_watch_link(a, 5000, wlink2, sizeof wlink2, &err));
     CHECK(strstr(err.msg, "at most") != NULL);
     /* the end ends the watchers too */
     live_access_end(a);
-    CHECK_INT(LIVE_EDENIED, judge(a, "/", HOST, wck, 5001, &d));
+    CHECK_INT(LIVE_EDENIED, judge(a, vp(wlink, ""), HOST, wck, 5001, &d));
     CHECK_INT(LIVE_EDENIED, live_access_watch_link(a, 5001, wlink2, sizeof wlink2, &err));
     live_access_state_get(a, 5001, &st);
     CHECK(st.ended);
@@ -671,10 +766,12 @@ static void t_access_reasons_and_opts(void)
     snprintf(session, sizeof session, "%.43s", strchr(ck, '=') ? strstr(ck, "live=") + 5 : "");
     judge(a, path, HOST, NULL, 2000, &d);
     reasons[n++] = d.reason;
-    judge(a, "/", HOST, ck, 2000, &d);
+    judge(a, ap(a, ""), HOST, ck, 2000, &d);
+    reasons[n++] = d.reason;
+    judge(a, ap(a, "ws"), HOST, ck, 2000, &d);
     reasons[n++] = d.reason;
     for (int i = 0; i < n; i++)
-        CHECK(reasons[i] && reasons[i][0] && !strstr(reasons[i], path + 6) &&
+        CHECK(reasons[i] && reasons[i][0] && !strstr(reasons[i], TOK(path)) &&
               !strstr(reasons[i], session));
     live_access_free(a);
 
@@ -692,7 +789,7 @@ static void t_access_reasons_and_opts(void)
         return;
     char link[256];
     live_access_link(a, link, sizeof link);
-    CHECK(strncmp(link, "http://[::1]:80/live/", 21) == 0);
+    CHECK(strncmp(link, "http://[::1]:80/v/", 18) == 0);
     link_path(a, path, sizeof path);
     CHECK_INT(LIVE_OK, judge(a, path, "localhost:80", "Origin: http://[::1]:80\r\n", 1, &d));
     live_access_free(a);
@@ -736,7 +833,7 @@ static void t_access_audit(void)
         CHECK(strstr(text, "\"decision\":\"deny\",\"reason\":\"token refused: already used"));
         CHECK(strstr(text, "\"reason\":\"refused: Host is not this server"));
         const char *sv = strstr(ck, "live=");
-        CHECK(sv && strstr(text, path + 6) == NULL);
+        CHECK(sv && strstr(text, TOK(path)) == NULL);
         if (sv) {
             char session[44];
             snprintf(session, sizeof session, "%.43s", sv + 5);
@@ -1077,27 +1174,68 @@ static ws_event wsc_next(live_server *srv, wsc *c, int wait_ms)
     }
 }
 
-/* Open the viewer's socket with cookie (a control or a watch session). */
-static bool wsc_open(live_server *srv, wsc *c, const char *cookie)
+/* The page of link's session (cookie): the nonce its socket offers into
+ * wsn ("" when there is none). */
+static void srv_page_nonce(live_server *srv, const char *link, const char *cookie, char *wsn,
+                           size_t cap)
 {
-    char host[64], req[1024], out[4096];
+    char req[1024];
+    static char out[32768];
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nCookie: %s\r\n\r\n",
+             vp(link, ""), live_server_port(srv), cookie);
+    srv_http(srv, req, out, sizeof out);
+    const char *w = strstr(out, "WSN='");
+    wsn[0] = 0;
+    if (CHECK(w != NULL))
+        snprintf(wsn, cap, "%.*s", (int)strcspn(w + 5, "'"), w + 5);
+}
+
+/* The upgrade request of link's socket with cookie and the page's nonce
+ * wsn (NULL: no Sec-WebSocket-Protocol) into req. */
+static void ws_req(live_server *srv, const char *link, const char *cookie, const char *wsn,
+                   char *req, size_t cap)
+{
+    char host[64], proto[128] = "";
     snprintf(host, sizeof host, "127.0.0.1:%d", live_server_port(srv));
+    if (wsn)
+        snprintf(proto, sizeof proto, "Sec-WebSocket-Protocol: %s, %s\r\n", LIVE_WS_PROTOCOL,
+                 wsn);
+    snprintf(req, cap, "GET %s HTTP/1.1\r\nHost: %s\r\nOrigin: http://%s\r\nCookie: %s\r\n%s"
+             "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "
+             "dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", vp(link, "ws"),
+             host, host, cookie, proto);
+}
+
+/* Send req (an upgrade) on a new connection: its fd, the answer's head in
+ * out, what came after it into c (when c). */
+static int ws_send_req(live_server *srv, const char *req, char *out, size_t cap, wsc *c)
+{
     int fd = srv_connect(live_server_port(srv));
-    wsc_init(c, fd);
+    if (c)
+        wsc_init(c, fd);
+    out[0] = 0;
     if (!CHECK(fd >= 0))
-        return false;
-    snprintf(req, sizeof req, "GET /ws HTTP/1.1\r\nHost: %s\r\nOrigin: http://%s\r\n"
-             "Cookie: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
-             host, host, cookie);
+        return -1;
     CHECK_INT(0, base_write_all(fd, req, strlen(req), base_deadline_in(2000), 0, NULL));
     size_t n = 0;
-    srv_read(srv, fd, out, sizeof out, &n, "\r\n\r\n");
+    srv_read(srv, fd, out, cap, &n, "\r\n\r\n");
     const char *hend = strstr(out, "\r\n\r\n");
-    if (!CHECK(strncmp(out, "HTTP/1.1 101 ", 13) == 0) || !hend)
-        return false;
-    wsc_put(c, hend + 4, n - (size_t)(hend + 4 - out));
-    return true;
+    if (c && hend)
+        wsc_put(c, hend + 4, n - (size_t)(hend + 4 - out));
+    return fd;
+}
+
+/* Open the socket of link's session (cookie: a control or a watch
+ * session) as its page does: the page fetched, its nonce offered. */
+static bool wsc_open(live_server *srv, wsc *c, const char *link, const char *cookie)
+{
+    char req[1024], wsn[64];
+    static char out[4096];
+    srv_page_nonce(srv, link, cookie, wsn, sizeof wsn);
+    ws_req(srv, link, cookie, wsn, req, sizeof req);
+    ws_send_req(srv, req, out, sizeof out, c);
+    return CHECK(strncmp(out, "HTTP/1.1 101 ", 13) == 0) &&
+           CHECK(strstr(out, "\r\nSec-WebSocket-Protocol: cdpgate-live\r\n") != NULL);
 }
 
 static void wsc_close(wsc *c)
@@ -1114,7 +1252,7 @@ static void srv_trade(live_server *srv, const char *link, char *cookie, size_t c
 {
     char req[512];
     static char out[4096];
-    const char *path = strstr(link, "/live/");
+    const char *path = strstr(link, "/v/");
     snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n",
              path ? path : "/none", live_server_port(srv));
     srv_http(srv, req, out, sizeof out);
@@ -1139,7 +1277,7 @@ static void t_server_flow(void)
     char link[256], req[1024], host[64];
     CHECK(live_server_link(srv, link, sizeof link) > 0);
     snprintf(host, sizeof host, "127.0.0.1:%d", port);
-    const char *path = strstr(link, "/live/");
+    const char *path = strstr(link, "/v/");
     CHECK(path != NULL);
     if (!path) {
         live_server_free(srv);
@@ -1151,8 +1289,10 @@ static void t_server_flow(void)
     CHECK(strncmp(out, "HTTP/1.1 200 OK\r\n", 17) == 0);
     const char *sc = strstr(out, "Set-Cookie: cdpgate_live=");
     CHECK(sc != NULL);
-    CHECK(strstr(out, "; Path=/; HttpOnly; SameSite=Strict\r\n") != NULL);
-    CHECK(strstr(out, "http-equiv=\"refresh\" content=\"0;url=/\"") != NULL);
+    char wantc[200];
+    snprintf(wantc, sizeof wantc, "; Path=%s; HttpOnly; SameSite=Strict\r\n", vp(link, ""));
+    CHECK(strstr(out, wantc) != NULL);
+    CHECK(strstr(out, "http-equiv=\"refresh\" content=\"0;url=../\"") != NULL);
     char cookie[128] = "";
     if (sc)
         snprintf(cookie, sizeof cookie, "%.*s", (int)strcspn(sc + 12, ";"), sc + 12);
@@ -1161,7 +1301,8 @@ static void t_server_flow(void)
     CHECK(strncmp(out, "HTTP/1.1 403 ", 13) == 0);
     CHECK(strstr(out, "already used") != NULL);
     /* the page, under its CSP */
-    snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: %s\r\nCookie: %s\r\n\r\n", host, cookie);
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\nCookie: %s\r\n\r\n", vp(link, ""),
+             host, cookie);
     srv_http(srv, req, out, sizeof out);
     CHECK(strncmp(out, "HTTP/1.1 200 OK\r\n", 17) == 0);
     const char *csp = strstr(out, "Content-Security-Policy: default-src 'none'; script-src "
@@ -1175,13 +1316,22 @@ static void t_server_flow(void)
     char tag[80];
     snprintf(tag, sizeof tag, "<script nonce=\"%s\">", nonce);
     CHECK(strstr(out, tag) != NULL);
-    CHECK(strstr(out, "connect-src ws://127.0.0.1:") != NULL);
+    snprintf(wantc, sizeof wantc, "connect-src ws://%s%sws;", host, vp(link, ""));
+    CHECK(strstr(out, wantc) != NULL);
+    /* the socket's nonce: in the page's script, nowhere in a header */
+    const char *wsn = strstr(out, "WSN='");
+    CHECK(wsn && strcspn(wsn + 5, "'") == 43);
+    if (wsn) {
+        snprintf(wantc, sizeof wantc, "%.43s", wsn + 5);
+        const char *body = strstr(out, "\r\n\r\n");
+        CHECK(body && strstr(out, wantc) > body);
+    }
     CHECK(strstr(out, "frame-ancestors 'none'") != NULL);
     CHECK(strstr(out, "Hand back to the agent") != NULL);
     CHECK(strstr(out, "src=\"http") == NULL && strstr(out, "https://") == NULL);
     /* a wrong Host, over the socket */
-    snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: rebound.example:%d\r\nCookie: %s\r\n\r\n",
-             port, cookie);
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: rebound.example:%d\r\nCookie: %s\r\n\r\n",
+             vp(link, ""), port, cookie);
     srv_http(srv, req, out, sizeof out);
     CHECK(strncmp(out, "HTTP/1.1 403 ", 13) == 0);
     /* a malformed request */
@@ -1192,7 +1342,7 @@ static void t_server_flow(void)
     CHECK_INT(0, live_server_frame(srv, (const uint8_t *)"frame-A", 7));
     CHECK_INT(0, live_server_frame(srv, (const uint8_t *)"frame-B", 7));
     wsc w;
-    CHECK(wsc_open(srv, &w, cookie));
+    CHECK(wsc_open(srv, &w, link, cookie));
     int fd = w.fd;
     CHECK(live_server_viewing(srv));
     /* the access message first: this socket's role, who else can see */
@@ -1245,7 +1395,7 @@ static void t_server_flow(void)
             test_fail_detail("no audit line \"%s\"\n", want[k]);
     }
     for (int j = 0; j < log.nreasons; j++)
-        CHECK(!strstr(log.reasons[j], path + 6) && !strstr(log.reasons[j], cookie + 13));
+        CHECK(!strstr(log.reasons[j], TOK(path)) && !strstr(log.reasons[j], cookie + 13));
     live_server_free(srv);
 }
 
@@ -1264,23 +1414,143 @@ static void t_server_refusals(void)
     CHECK(srv != NULL);
     if (!srv)
         return;
-    char req[1024], host[64];
+    char req[1024], host[64], link[256], ck[128];
     static char out[4096];
+    live_server_link(srv, link, sizeof link);
     snprintf(host, sizeof host, "127.0.0.1:%d", live_server_port(srv));
-    snprintf(req, sizeof req, "GET /ws HTTP/1.1\r\nHost: %s\r\nOrigin: http://%s\r\n"
-             "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
-             host, host);
+    ws_req(srv, link, "x=1", NULL, req, sizeof req);
     srv_http(srv, req, out, sizeof out);
     CHECK(strncmp(out, "HTTP/1.1 403 ", 13) == 0);
     CHECK(strstr(out, "no session cookie") != NULL);
     CHECK(!live_server_viewing(srv));
-    snprintf(req, sizeof req, "GET /ws HTTP/1.1\r\nHost: %s\r\nOrigin: http://evil.example\r\n"
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\nOrigin: http://evil.example\r\n"
              "Upgrade: websocket\r\nConnection: Upgrade\r\n"
              "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
-             host);
+             vp(link, "ws"), host);
     srv_http(srv, req, out, sizeof out);
     CHECK(strstr(out, "foreign Origin") != NULL);
+    /* the session cookie alone (no page's nonce, or a made-up one) */
+    srv_trade(srv, link, ck, sizeof ck);
+    ws_req(srv, link, ck, NULL, req, sizeof req);
+    srv_http(srv, req, out, sizeof out);
+    CHECK(strncmp(out, "HTTP/1.1 403 ", 13) == 0 && strstr(out, "without the nonce"));
+    ws_req(srv, link, ck, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", req, sizeof req);
+    srv_http(srv, req, out, sizeof out);
+    CHECK(strncmp(out, "HTTP/1.1 403 ", 13) == 0 && strstr(out, "without the nonce"));
+    /* the old paths serve nothing */
+    snprintf(req, sizeof req, "GET /ws HTTP/1.1\r\nHost: %s\r\nOrigin: http://%s\r\nCookie: %s"
+             "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+             host, host, ck);
+    srv_http(srv, req, out, sizeof out);
+    CHECK(strncmp(out, "HTTP/1.1 404 ", 13) == 0);
+    CHECK(!live_server_viewing(srv));
+    live_server_free(srv);
+}
+
+static int count_reasons(const srv_log *l, const char *prefix);
+
+/* Connections that only hold a slot (so the person's socket takes a
+ * higher one), accepted by the server. */
+static void hold_slots(live_server *srv, int *fds, int n)
+{
+    for (int k = 0; k < n; k++)
+        fds[k] = srv_connect(live_server_port(srv));
+    for (int k = 0; k < 20; k++)
+        live_server_pump(srv, 5);
+}
+
+/* Wait (up to 3 s, not pumping the server) until what was written on fd
+ * reached the other end: loopback delivers in the kernel's own time on a
+ * busy machine. Where the queue cannot be asked, a short wait. */
+static void sent_through(int fd)
+{
+#ifdef TIOCOUTQ
+    int64_t end = base_now_ms() + 3000;
+    int q = 1;
+    while (ioctl(fd, TIOCOUTQ, &q) == 0 && q > 0 && base_now_ms() < end)
+        poll(NULL, 0, 5);
+#else
+    (void)fd;
+    poll(NULL, 0, 200);
+#endif
+}
+
+/* R4-3 (c): while the person's socket is open, a second control socket is
+ * refused and audited, never put in its place, even with the cookie and a
+ * fresh page's nonce; the person's socket goes on (frames, input). A
+ * reload (the old socket's close already sent when the new one asks) is
+ * let in: the old socket's pending close is read first, even when the new
+ * connection's slot is served before it. */
+static void t_server_one_control(void)
+{
+    srv_log log = {0};
+    live_server_opts o = {.audit = srv_audit, .message = srv_message, .ud = &log};
+    live_server *srv = live_server_new(&o, NULL);
+    if (!CHECK(srv != NULL))
+        return;
+    char link[256], ck[128], req[1024], wsn[64];
+    static char out[4096];
+    live_server_link(srv, link, sizeof link);
+    srv_trade(srv, link, ck, sizeof ck);
+    int hold[2];
+    hold_slots(srv, hold, 2);
+    wsc pc, ac;
+    CHECK(wsc_open(srv, &pc, link, ck));
+    CHECK(live_server_viewing(srv));
+    for (int k = 0; k < 2; k++)
+        if (hold[k] >= 0)
+            close(hold[k]);
+    for (int k = 0; k < 20; k++)
+        live_server_pump(srv, 5);
+    /* the second socket: the cookie and a nonce of its own page */
+    srv_page_nonce(srv, link, ck, wsn, sizeof wsn);
+    ws_req(srv, link, ck, wsn, req, sizeof req);
+    int afd = ws_send_req(srv, req, out, sizeof out, &ac);
+    if (!CHECK(strncmp(out, "HTTP/1.1 403 ", 13) == 0))
+        test_fail_detail("a second control socket was let in: %.40s\n", out);
+    CHECK(strstr(out, "another viewer holds control") != NULL);
+    CHECK_INT(1, count_reasons(&log, "deny refused: a second control socket while the "
+                                     "person's is open"));
+    if (afd >= 0)
+        close(afd);
+    ws_decoder_free(&ac.d);
+    /* the person's socket goes on */
+    CHECK(live_server_viewing(srv));
+    live_server_frame(srv, (const uint8_t *)"frame-P", 7);
+    ws_event ev = wsc_next(srv, &pc, 2000);
+    CHECK_MEM("frame-P", 7, ev.data, ev.len);
+    ws_send_text(pc.fd, "{\"t\":\"handback\"}");
+    for (int k = 0; k < 100 && log.nmsgs == 0; k++)
+        live_server_pump(srv, 10);
+    CHECK_INT(1, log.nmsgs);
+    /* a reload: the new page; the new socket's request accepted, then the
+     * old socket's close; both are read in one pump, the new connection's
+     * (a lower slot) first */
+    srv_page_nonce(srv, link, ck, wsn, sizeof wsn);
+    ws_req(srv, link, ck, wsn, req, sizeof req);
+    int nfd = srv_connect(live_server_port(srv));
+    CHECK(nfd >= 0);
+    CHECK_INT(0, base_write_all(nfd, req, strlen(req), base_deadline_in(2000), 0, NULL));
+    live_server_pump(srv, 100);
+    uint8_t cl[14];
+    const uint8_t mask[4] = {1, 2, 3, 4};
+    size_t h = ws_frame_header(cl, WS_OP_CLOSE, true, 0, mask);
+    CHECK_INT(0, base_write_all(pc.fd, cl, h, base_deadline_in(2000), 0, NULL));
+    sent_through(pc.fd);
+    size_t n = 0;
+    out[0] = 0;
+    srv_read(srv, nfd, out, sizeof out, &n, "\r\n\r\n");
+    if (!CHECK(strncmp(out, "HTTP/1.1 101 ", 13) == 0)) {
+        test_fail_detail("the reload's socket was refused: %.60s\n", out);
+        for (int j = 0; j < log.nreasons; j++)
+            test_fail_detail("  audit: %s\n", log.reasons[j]);
+    }
+    CHECK(live_server_viewing(srv));
+    CHECK_INT(1, count_reasons(&log, "deny refused: a second control socket"));
+    if (nfd >= 0)
+        close(nfd);
+    wsc_close(&pc);
     live_server_free(srv);
 }
 
@@ -1314,17 +1584,17 @@ static void t_server_watchers(void)
     srv_trade(srv, wlink, wck, sizeof wck);
     CHECK_INT(1, count_reasons(&log, "allow watch token traded for a read-only session"));
     /* the pages: read-only for the watcher */
-    snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nCookie: %s\r\n\r\n",
-             live_server_port(srv), wck);
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nCookie: %s\r\n\r\n",
+             vp(wlink, ""), live_server_port(srv), wck);
     srv_http(srv, req, out, sizeof out);
-    CHECK(strstr(out, "HTTP/1.1 200 OK\r\n") == out && strstr(out, "const RO=true;"));
-    snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nCookie: %s\r\n\r\n",
-             live_server_port(srv), ck);
+    CHECK(strstr(out, "HTTP/1.1 200 OK\r\n") == out && strstr(out, "const RO=true,"));
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nCookie: %s\r\n\r\n",
+             vp(link, ""), live_server_port(srv), ck);
     srv_http(srv, req, out, sizeof out);
-    CHECK(strstr(out, "const RO=false;") != NULL);
+    CHECK(strstr(out, "const RO=false,") != NULL);
     wsc pc, wc;
-    CHECK(wsc_open(srv, &pc, ck));
-    CHECK(wsc_open(srv, &wc, wck));
+    CHECK(wsc_open(srv, &pc, link, ck));
+    CHECK(wsc_open(srv, &wc, wlink, wck));
     CHECK(live_server_viewing(srv));
     CHECK_INT(1, live_server_watchers(srv));
     /* the watcher's access message: its role, who else sees */
@@ -1383,7 +1653,7 @@ static void t_server_watchers(void)
     CHECK_INT(0, live_server_watchers(srv));
     CHECK(live_server_viewing(srv));
     for (int j = 0; j < log.nreasons; j++)
-        CHECK(!strstr(log.reasons[j], strstr(wlink, "/live/") + 6) &&
+        CHECK(!strstr(log.reasons[j], TOK(wlink)) &&
               !strstr(log.reasons[j], wck + 13) && !strstr(log.reasons[j], ck + 13));
     wsc_close(&pc);
     live_server_free(srv);
@@ -1415,7 +1685,7 @@ static void t_server_state(void)
     CHECK_INT(0, live_server_send_control(srv, true, 2));
     CHECK_INT(0, live_server_send_tabs(srv, t, LIVE_TABS_MAX + 2));
     wsc w;
-    CHECK(wsc_open(srv, &w, ck));
+    CHECK(wsc_open(srv, &w, link, ck));
     ws_event ev = wsc_next(srv, &w, 2000);
     static const char url[] = "{\"t\":\"url\",\"url\":\"https://a.test/p\",\"origin\":"
                               "\"https://a.test\"}";
@@ -1476,7 +1746,7 @@ static void t_server_insecure_bind(void)
     static char out[4096];
     int port = live_server_port(srv);
     live_server_link(srv, link, sizeof link);
-    snprintf(want, sizeof want, "http://viewer.lan.test:%d/live/", port);
+    snprintf(want, sizeof want, "http://viewer.lan.test:%d/v/", port);
     CHECK(strncmp(link, want, strlen(want)) == 0);
     const char *hosts[] = {"127.0.0.2", "localhost", "viewer.lan.test"};
     for (int k = 0; k < 3; k++) {
@@ -1492,7 +1762,7 @@ static void t_server_insecure_bind(void)
         }
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
         snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s:%d\r\n\r\n",
-                 strstr(link, "/live/"), hosts[k], port);
+                 strstr(link, "/v/"), hosts[k], port);
         CHECK_INT(0, base_write_all(fd, req, strlen(req), base_deadline_in(2000), 0, NULL));
         size_t n = 0;
         out[0] = 0;
@@ -1588,18 +1858,22 @@ static void person_key(person *p, const char *type, const char *key, const char 
 }
 
 static bool watcher_in(void *ud) { return live_server_watchers(ud) == 1; }
+/* The person's second socket opened (a reload). */
+static bool two_sockets(void *ud)
+{
+    return count_reasons(ud, "allow viewer socket opened") == 2;
+}
 
 /* Read-only watchers in the browser: a watch link opened in another tab
- * (through localhost: its own cookie jar, the person's cookie stays) shows
+ * of the same browser (127.0.0.1 too: its cookie is scoped to its own
+ * path, the person's stays as it is) shows
  * "watching (read-only)", no hand-back button, and who can see and
  * control; the person's page hears of the watcher. */
 static void watcher_page(person *p, cdp_browser *b)
 {
     char wlink[300], params[512], v[1024];
     CHECK(live_server_watch_link(p->srv, wlink, sizeof wlink, NULL) > 0);
-    const char *path = strstr(wlink, "/live/");
-    snprintf(params, sizeof params, "{\"url\":\"http://localhost:%d%s\"}",
-             live_server_port(p->srv), path ? path : "/none");
+    snprintf(params, sizeof params, "{\"url\":\"%s\"}", wlink);
     cdp_err e = {0};
     cdp_page *tab = cdp_page_open(b, 10000, &e);
     if (!CHECK(tab != NULL))
@@ -1787,6 +2061,14 @@ static void t_viewer_browser(void)
         cdp_page_free(tab);
     }
     watcher_page(&p, b);
+    /* the person reloads the page (after the watcher's cookie was set in
+     * the same browser): the new page's socket takes the old one's place
+     * (its close comes first), with the person's cookie */
+    CHECK_INT(1, count_reasons(&log, "allow viewer socket opened"));
+    CHECK_INT(0, person_call(&p, "Page.reload", "{}", NULL));
+    CHECK(person_until(&p, two_sockets, &log));
+    CHECK(live_server_viewing(srv));
+    CHECK_INT(0, count_reasons(&log, "deny refused: a second control socket"));
     /* the artifact */
     CHECK_INT(0, person_call(&p, "Page.captureScreenshot", "{\"format\":\"png\"}", &r));
     b64 = json_get_str(r.result, "data");
@@ -1805,7 +2087,124 @@ static void t_viewer_browser(void)
     live_server_free(srv);
 }
 
+/* ---- red team s14 (round 4) ---- */
+
+/* R4-3: the live view's session cookie reaches every other loopback port.
+ * Cookies are scoped by host, not by port (RFC 6265, 8.5), and the
+ * cookie is "cdpgate_live=...; Path=/; HttpOnly; SameSite=Strict" for
+ * 127.0.0.1; SameSite compares sites, and 127.0.0.1:OTHER is the same
+ * site as 127.0.0.1:PORT. So once the person opened the link, any request
+ * of their browser to another port of 127.0.0.1 (a local listener of
+ * another user: a link they click, or any page that navigates their tab
+ * there and then fetches itself) carries the session cookie; with it a
+ * plain socket (Host and Origin are the client's to write) opens the
+ * viewer socket, which replaces the person's: the other user sees the
+ * signed-in session and drives it. Fails on main = flaw present. */
+static int red4_listen(int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t al = sizeof a;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 4) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &al) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+static void t_red4_live_cookie_port(void)
+{
+    if (!testlib_need_browser())
+        return;
+    srv_log log = {0};
+    live_server_opts o = {.audit = srv_audit, .message = srv_message, .ud = &log};
+    live_err err = {0};
+    live_server *srv = live_server_new(&o, &err);
+    cdp_browser *b = srv ? testlib_launch(NULL, false) : NULL;
+    cdp_err e = {0};
+    cdp_page *pg = b ? cdp_page_open(b, 10000, &e) : NULL;
+    int oport = 0, lfd = red4_listen(&oport);
+    CHECK(srv && b && pg && lfd >= 0);
+    if (!pg || lfd < 0) {
+        if (lfd >= 0)
+            close(lfd);
+        cdp_browser_free(b);
+        live_server_free(srv);
+        return;
+    }
+    person p = {srv, cdp_browser_conn(b), cdp_page_session(pg)};
+    char link[256], params[512];
+    live_server_link(srv, link, sizeof link);
+    snprintf(params, sizeof params, "{\"url\":\"%s\"}", link);
+    CHECK_INT(0, person_call(&p, "Page.navigate", params, NULL));
+    CHECK(person_until(&p, is_viewing, srv));
+    /* the person's browser visits another port of 127.0.0.1 */
+    snprintf(params, sizeof params, "{\"url\":\"http://127.0.0.1:%d/hello\"}", oport);
+    uint64_t id = 0;
+    CHECK_INT(0, cdp_send(p.c, p.session, "Page.navigate", params, &id, &e));
+    static char head[8192];
+    size_t hn = 0;
+    int cfd = -1;
+    int64_t end = base_now_ms() + 10000;
+    while (base_now_ms() < end && !strstr(head, "\r\n\r\n")) {
+        live_server_pump(srv, 5);
+        cdp_pump(p.c, 5, &e);
+        if (cfd < 0) {
+            cfd = accept(lfd, NULL, NULL);
+            if (cfd >= 0)
+                fcntl(cfd, F_SETFL, fcntl(cfd, F_GETFL) | O_NONBLOCK);
+            continue;
+        }
+        ssize_t r = read(cfd, head + hn, sizeof head - 1 - hn);
+        if (r > 0) {
+            hn += (size_t)r;
+            head[hn] = 0;
+        }
+    }
+    static const char ans[] = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 2"
+                              "\r\nConnection: close\r\n\r\nhi";
+    if (cfd >= 0) {
+        base_write_all(cfd, ans, sizeof ans - 1, base_deadline_in(2000), 0, NULL);
+        close(cfd);
+    }
+    close(lfd);
+    /* what the other port got: the live view's session cookie */
+    const char *ck = strstr(head, "cdpgate_live=");
+    if (!CHECK(ck == NULL)) {
+        char cookie[128];
+        snprintf(cookie, sizeof cookie, "%.*s", (int)strcspn(ck, ";\r\n"), ck);
+        /* and with it, from a plain socket, the viewer socket */
+        char req[1024], host[64];
+        static char out[4096];
+        snprintf(host, sizeof host, "127.0.0.1:%d", live_server_port(srv));
+        int fd = srv_connect(live_server_port(srv));
+        snprintf(req, sizeof req, "GET /ws HTTP/1.1\r\nHost: %s\r\nOrigin: http://%s\r\n"
+                 "Cookie: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13"
+                 "\r\n\r\n", host, host, cookie);
+        if (fd >= 0) {
+            base_write_all(fd, req, strlen(req), base_deadline_in(2000), 0, NULL);
+            size_t n = 0;
+            srv_read(srv, fd, out, sizeof out, &n, "\r\n\r\n");
+            if (!CHECK(strncmp(out, "HTTP/1.1 101 ", 13) != 0))
+                test_fail_detail("a stolen cookie opened the viewer socket of the live view "
+                                 "(the person's socket replaced)\n");
+            close(fd);
+        }
+    }
+    cdp_page_free(pg);
+    cdp_browser_free(b);
+    live_server_free(srv);
+}
+
 static const test_case TESTS[] = {
+    {"red4_live_cookie_port", t_red4_live_cookie_port},
     {"http_basic", t_http_basic},
     {"http_split", t_http_split},
     {"http_limits", t_http_limits},
@@ -1830,6 +2229,7 @@ static const test_case TESTS[] = {
     {"input_ime_tab", t_input_ime_tab},
     {"server_flow", t_server_flow},
     {"server_refusals", t_server_refusals},
+    {"server_one_control", t_server_one_control},
     {"server_watchers", t_server_watchers},
     {"server_state", t_server_state},
     {"server_insecure_bind", t_server_insecure_bind},

@@ -11,6 +11,9 @@
  * shorter prefix of the head is "need more" (the incremental reading
  * agrees with the whole). The upgrade check then runs; when it accepts,
  * the accept value is 28 base64 characters and the 101 response fits.
+ * The access judge decides the request (its target, Cookie and
+ * Sec-WebSocket-Protocol read): a decision always has a reason and a
+ * status, and only a trade holds a cookie, only a page a nonce.
  * An input starting with '{' is a viewer message instead
  * (live_input_translate: keys, mouse, text, IME, tab, hand-back): a
  * command's params parse back as JSON; a tab's id is of the allowed bytes.
@@ -62,8 +65,27 @@ static void check_ok(const char *in, size_t size, const live_http_request *req)
     if (rc == LIVE_OK) {
         CHECK(strlen(accept) == 28);
         char out[256];
-        CHECK(live_ws_response(out, sizeof out, accept) > 0);
+        CHECK(live_ws_response(out, sizeof out, accept, NULL) > 0);
+        CHECK(live_ws_response(out, sizeof out, accept, LIVE_WS_PROTOCOL) > 0);
     }
+}
+
+/* The access judge on a parsed request (a fresh state: the fuzzer cannot
+ * know its path, so this reads the routes and headers, and refuses). */
+static void check_judge(const live_http_request *req)
+{
+    live_access_opts o = {.port = 4711};
+    live_access *a = live_access_new(&o, 1000, NULL);
+    if (!a)
+        return;
+    live_decision d;
+    int rc = live_access_judge(a, req, 2000, &d);
+    CHECK(rc == LIVE_OK || rc == LIVE_EDENIED);
+    CHECK(d.reason && d.reason[0] && d.status >= 200 && d.status < 500);
+    CHECK(d.kind == LIVE_REQ_REDEEM || !d.set_cookie[0]);
+    CHECK(d.kind == LIVE_REQ_VIEW || !d.page_nonce[0]);
+    CHECK((rc == LIVE_OK) == (d.kind != LIVE_REQ_REFUSED));
+    live_access_free(a);
 }
 
 /* A viewer message (input starting with '{'): translated or refused;
@@ -111,8 +133,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(size < LIVE_HTTP_HEAD_MAX);
     else if (rc != LIVE_OK)
         CHECK(err.code == rc && err.msg[0] && err.offset <= size);
-    else
+    else {
         check_ok(in, size, req);
+        check_judge(req);
+    }
     free(req);
     return 0;
 }
