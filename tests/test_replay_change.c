@@ -290,6 +290,86 @@ static void t_param_search(void)
     replay_out_free(&o);
 }
 
+/* `cdpgate --grant GRANT replay TRAIL EXTRA...` with input on its stdin
+ * (then closed; NULL: closed at once). */
+static replay_out replay_cli_in(const char *grant, const char *trail,
+                                const char *const *extra, const char *input)
+{
+    replay_out o = {.rc = -1};
+    char rules[300];
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    const char *argv[32] = {testlib_cdpgate_bin(), rules, "--grant", grant, "replay", trail};
+    size_t n = 6;
+    for (size_t i = 0; extra && extra[i] && n + 2 < 32; i++)
+        argv[n++] = extra[i];
+    argv[n] = NULL;
+    fixture_child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, NULL, argv, false)))
+        return o;
+    if (input)
+        CHECK(write(c.in, input, strlen(input)) == (ssize_t)strlen(input));
+    close(c.in);
+    c.in = -1;
+    fixture_child_read_until(&c, 0, "\n", 90000);
+    o.rc = fixture_child_wait(&c, 60000);
+    o.out = strdup(c.got ? c.got : "");
+    o.err = fixture_child_stderr(&c);
+    testlib_child_free(&c);
+    return o;
+}
+
+/* Parameter values off the command line (--var is in ps for every local
+ * user): --var-file FILE (name=value lines, comments, blank lines, CRLF;
+ * the user's own file, mode 0600, else refused before anything runs) and
+ * --var-stdin; a malformed --var or line is named by its place, its value
+ * never echoed; a name given twice is refused. Fails before the change:
+ * the options did not exist, and a malformed --var was echoed. */
+static void t_var_file(void)
+{
+    if (!ready() || !record_shop())
+        return;
+    char vf[400];
+    snprintf(vf, sizeof vf, "%s/vars.txt", world.root);
+    FILE *f = fopen(vf, "w");
+    if (!CHECK(f))
+        return;
+    fputs("# the search\r\n\r\nfruit=mango\r\n", f);
+    fclose(f);
+    CHECK_INT(0, chmod(vf, 0644));
+    const char *file_args[] = {"--var-file", vf, NULL};
+    replay_out o = replay_cli_in(shop_grant, shop_trail, file_args, NULL);
+    CHECK_INT(2, o.rc);
+    CHECK_HAS(o.err, "mode 0644 gives group/world access");
+    CHECK_LACKS(o.err, "mango");
+    CHECK_LACKS(o.out, "\"status\"");
+    replay_out_free(&o);
+    CHECK_INT(0, chmod(vf, 0600));
+    o = replay_cli_in(shop_grant, shop_trail, file_args, NULL);
+    check_one_line(&o);
+    if (!CHECK_INT(0, o.rc))
+        test_fail_detail("%s\n%.2000s", o.out, o.err);
+    CHECK(testlib_replay_output(o.out, "results", "Results for mango: 3 found"));
+    replay_out_free(&o);
+    const char *stdin_args[] = {"--var-stdin", NULL};
+    o = replay_cli_in(shop_grant, shop_trail, stdin_args, "fruit=kiwi\n");
+    if (!CHECK_INT(0, o.rc))
+        test_fail_detail("%s\n%.2000s", o.out, o.err);
+    CHECK(testlib_replay_output(o.out, "results", "Results for kiwi: 3 found"));
+    replay_out_free(&o);
+    const char *twice[] = {"--var", "fruit=pear", "--var-stdin", NULL};
+    o = replay_cli_in(shop_grant, shop_trail, twice, "# c\nfruit=MANGOSECRET77\n");
+    CHECK_INT(2, o.rc);
+    CHECK_HAS(o.err, "--var-stdin line 2: a name given twice");
+    CHECK_LACKS(o.err, "MANGOSECRET77");
+    replay_out_free(&o);
+    const char *bad[] = {"--var", "fruit:VARSECRET42", NULL};
+    o = replay_cli_in(shop_grant, shop_trail, bad, NULL);
+    CHECK_INT(2, o.rc);
+    CHECK_HAS(o.err, "the 1st --var is not");
+    CHECK_LACKS(o.err, "VARSECRET42");
+    replay_out_free(&o);
+}
+
 /* A parameter the page echoes where it was typed (record-shop.html shows
  * "Results for ..." as the search box is filled): the step's effect is
  * recorded as "Results for {{query}}", and on replay it is checked with
@@ -832,6 +912,7 @@ static const test_case TESTS[] = {
     {"price_watch_zero_calls", t_price_watch_zero_calls},
     {"layout_changed_done", t_layout_changed_done},
     {"param_search", t_param_search},
+    {"var_file", t_var_file},
     {"param_echo_replays", t_param_echo_replays},
     {"lookalike_diverges", t_lookalike_diverges},
     {"label_changed_diverges", t_label_changed_diverges},
