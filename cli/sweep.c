@@ -214,9 +214,9 @@ static replay_trail *trail_load(job *j, const char *base)
     return tr;
 }
 
-/* The target's identity: the one the grant names for its origin, its
- * session restored from the vault. */
-static int identity_restore(job *j)
+/* The target's identity must be the one the grant names for its origin
+ * (before any browser starts). */
+static int identity_named(job *j)
 {
     char origin[300];
     if (snap_url_origin(j->t->url, origin, sizeof origin))
@@ -228,6 +228,15 @@ static int identity_restore(job *j)
                  named ? named : "", named ? "\"" : "", origin, j->t->identity);
         return -1;
     }
+    return 0;
+}
+
+/* Its session restored from the vault (snap_open's path). */
+static int identity_restore(job *j)
+{
+    char origin[300];
+    if (snap_url_origin(j->t->url, origin, sizeof origin))
+        return why(j, "login: %s: %s", "not an http(s) URL", NULL, SNAP_EINVAL);
     snap_result r = {0};
     int rc = snap_session_restore(j->a, origin, &r);
     if (rc)
@@ -406,7 +415,8 @@ static int job_run(job *j, const sweep *S)
     replay_trail *tr = NULL;
     cli_evid ev;
     memset(&ev, 0, sizeof ev);
-    int rc = j->t->trail && !(tr = trail_load(j, S->base)) ? -1 : 0;
+    int rc = j->t->identity ? identity_named(j) : 0;
+    rc = rc ? rc : j->t->trail && !(tr = trail_load(j, S->base)) ? -1 : 0;
     rc = rc ? rc : evid_start(j, &ev);
     rc = rc ? rc : run_browser(j, S->src, S->len, tr, &ev);
     status_write(j, rc == 0 ? "done" : rc > 0 ? "partial" : "failed");

@@ -17,6 +17,8 @@
  *   log), finishes the other two.
  * - axe_timeout: a scan that times out (--frame-timeout 1) fails with
  *   "axe timeout", exit 1; the rerun runs it again.
+ * - login: the site ends alice's session on sight: "login diverged"; a
+ *   target naming bob under a grant naming alice: refused, never opened.
  * - targets_file: the TARGETS parser's errors name the line; a bad file is
  *   refused before any browser starts (exit 2).
  */
@@ -475,6 +477,48 @@ static void t_axe_timeout(void)
     free(o.err);
 }
 
+/* Login failures, recorded: the retailer ends alice's session when it
+ * sees it (the switch "expired": a redirect to its login page expiring the
+ * cookie): "login diverged"; a target naming bob where the grant names
+ * alice: refused before anything is restored. */
+static void t_login(void)
+{
+    if (!ready() || !vault_setup())
+        return;
+    char r[200], targets[600], out[600], grant[600], text[1200], g[600], sd[400], st[32];
+    testlib_world_origin(&world, r, sizeof r, "retail.test");
+    snprintf(sd, sizeof sd, "%s/login", world.root);
+    mkdir(sd, 0700);
+    snprintf(targets, sizeof targets, "%s/targets.jsonl", sd);
+    snprintf(grant, sizeof grant, "%s/grant.json", sd);
+    snprintf(out, sizeof out, "%s/out", sd);
+    snprintf(text, sizeof text,
+             "{\"id\":\"ended\",\"url\":\"%s/retail/home.html\",\"identity\":\"alice\"}\n"
+             "{\"id\":\"bob\",\"url\":\"%s/retail/home.html?bob=1\",\"identity\":\"bob\"}\n",
+             r, r);
+    snprintf(g, sizeof g, "{\"task\":\"sweep\",\"origins\":[\"%s\"],\"identities\":"
+             "{\"%s\":\"alice\"}}\n", r, r);
+    if (!write_text(targets, text) || !write_text(grant, g))
+        return;
+    CHECK_INT(0, fixture_server_switch("expired"));
+    run_out o = sweep_run(targets, out, 2, grant, NULL, NULL);
+    fixture_server_switch("");
+    CHECK_INT(1, o.rc);
+    CHECK_HAS(state_of(out, "ended", st, sizeof st), "failed");
+    CHECK_HAS(state_of(out, "bob", st, sizeof st), "failed");
+    char *s = read_text(out, "ended", "status.json");
+    CHECK_HAS(s, "\"reason\":\"login diverged: the page ");
+    CHECK_LACKS(s, FIXTURE_RETAIL_SESSION);
+    free(s);
+    s = read_text(out, "bob", "status.json");
+    CHECK_HAS(s, "\"reason\":\"login: the grant names \\\"alice\\\" for ");
+    free(s);
+    CHECK_INT(0, log_count("retail.test", "/retail/home.html?bob=1"));
+    if (o.rc != 1)
+        test_fail_detail("stderr:\n%s", o.err ? o.err : "");
+    free(o.err);
+}
+
 static void t_targets_file(void)
 {
     static const struct {
@@ -539,6 +583,7 @@ static const test_case TESTS[] = {
     {"sweep", t_sweep},
     {"resume", t_resume},
     {"axe_timeout", t_axe_timeout},
+    {"login", t_login},
     {0},
 };
 
