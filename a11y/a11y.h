@@ -57,6 +57,7 @@ typedef struct {
     const char *stem;               /* their name: STEM.json, STEM.html; NULL "a11y" */
     size_t top;                     /* rules in the summary; 0 = 10 */
     size_t crops;                   /* screenshot crops in the HTML; 0 = 40 */
+    bool keep;                      /* the files' contents in the report too (evidence) */
 } a11y_opts;
 
 typedef struct {
@@ -66,6 +67,11 @@ typedef struct {
     size_t review;                  /* rules that need review */
     size_t not_evaluated;           /* distinct rules not evaluated somewhere */
     double axe_ms;                  /* the scan in the page alone (snap_axe_run) */
+    /* With a11y_opts.keep (with or without dir): what STEM.json and
+     * STEM.html hold (new; NULL otherwise). */
+    char *json, *html;
+    size_t json_len, html_len;
+    char *url;                      /* the page's URL as axe read it (new; NULL unknown) */
 } a11y_report;
 
 /* Check tags ("wcag2a,wcag2aa": letters, digits, '-', '.', '_') into a JSON

@@ -163,24 +163,30 @@ static int put_file(const char *path, const char *data, size_t len, char *why, s
     return -1;
 }
 
-static int write_files(run *R, const char *scrubbed, char *why, size_t cap)
+/* The report files' contents into out (json, html), written to o->dir
+ * when there is one. */
+static int make_files(run *R, const char *scrubbed, a11y_report *out, char *why, size_t cap)
 {
-    const char *stem = R->o->stem && *R->o->stem ? R->o->stem : "a11y";
-    snprintf(R->json_path, sizeof R->json_path, "%s/%s.json", R->o->dir, stem);
-    snprintf(R->html_path, sizeof R->html_path, "%s/%s.html", R->o->dir, stem);
     /* axe's object, plus what was not evaluated. */
     base_buf b = {0};
     size_t n = strlen(scrubbed);
     base_buf_put(&b, scrubbed, n ? n - 1 : 0);
     base_buf_printf(&b, ",\"notEvaluated\":%s}\n", snap_axe_skipped(R->scan));
-    int rc = b.oom ? -1 : put_file(R->json_path, b.s, b.len, why, cap);
-    base_buf_free(&b);
-    if (rc)
-        return rc;
-    char *html = a11y_html_report(scrubbed, snap_axe_skipped(R->scan), crop_of, R);
-    rc = html ? put_file(R->html_path, html, strlen(html), why, cap) : -1;
-    free(html);
-    return rc;
+    out->json = base_buf_take(&b, &out->json_len);
+    out->html = a11y_html_report(scrubbed, snap_axe_skipped(R->scan), crop_of, R);
+    out->html_len = out->html ? strlen(out->html) : 0;
+    if (!out->json || !out->html) {
+        snprintf(why, cap, "a11y scan: out of memory");
+        return -1;
+    }
+    if (!R->o->dir)
+        return 0;
+    const char *stem = R->o->stem && *R->o->stem ? R->o->stem : "a11y";
+    snprintf(R->json_path, sizeof R->json_path, "%s/%s.json", R->o->dir, stem);
+    snprintf(R->html_path, sizeof R->html_path, "%s/%s.html", R->o->dir, stem);
+    if (put_file(R->json_path, out->json, out->json_len, why, cap))
+        return -1;
+    return put_file(R->html_path, out->html, out->html_len, why, cap);
 }
 
 /* The distinct rule ids of the skipped list, as a JSON array (new). */
@@ -416,16 +422,24 @@ static int report(run *R, const char *tags, a11y_report *out, snap_result *r)
         return fail(r, SNAP_ENOMEM, "a11y scan: axe's results could not be read");
     }
     char why[700];
-    if (R->o->dir) {
+    if (R->o->dir || R->o->keep) {
         take_crops(R);
-        if (write_files(R, scrubbed, why, sizeof why)) {
+        if (make_files(R, scrubbed, out, why, sizeof why)) {
             free(scrubbed);
             return fail(r, SNAP_EINVAL, why);
         }
     }
     free(scrubbed);
+    const char *url = json_get_str(json_doc_root(R->d), "url");
+    out->url = url ? base_strdup(url) : NULL;
     if (summarize(R, tags, out))
         return fail(r, SNAP_ENOMEM, "a11y scan: out of memory");
+    if (!R->o->keep) {
+        free(out->json);
+        free(out->html);
+        out->json = out->html = NULL;
+        out->json_len = out->html_len = 0;
+    }
     return 0;
 }
 
@@ -468,5 +482,8 @@ void a11y_report_free(a11y_report *rep)
 {
     free(rep->text);
     free(rep->structured);
+    free(rep->json);
+    free(rep->html);
+    free(rep->url);
     memset(rep, 0, sizeof *rep);
 }

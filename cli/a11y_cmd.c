@@ -50,13 +50,19 @@ static int make_dir(const char *dir)
     return -1;
 }
 
-/* Open url in a and scan it; prints the summary. 0, or EXIT_FAIL. */
-static int scan_one(const cli_opts *o, snap_agent *a, const char *src, size_t len,
-                    const char *url, const char *stem)
+/* Open url in a and scan it (with ev recording, the open is an action
+ * record and the scan an a11y record); prints the summary. 0, or
+ * EXIT_FAIL. */
+static int scan_one(const cli_opts *o, snap_agent *a, cli_evid *ev, const char *src,
+                    size_t len, const char *url, const char *stem)
 {
     snap_result r;
     memset(&r, 0, sizeof r);
+    cli_evid_before(ev, a);
     int rc = snap_open(a, url, false, &r);
+    mcp_args ma = {0};
+    ma.url = url;
+    cli_evid_after(ev, a, MCP_T_OPEN, &ma, rc < 0 ? rc : 0, &r);
     if (rc < 0) {
         fprintf(stderr, "cdpgate a11y: %s: %s\n", url, r.text ? r.text : snap_strerror(rc));
         snap_result_free(&r);
@@ -64,6 +70,7 @@ static int scan_one(const cli_opts *o, snap_agent *a, const char *src, size_t le
     }
     snap_result_free(&r);
     a11y_opts ao = cli_a11y_opts(o, o->output, stem);
+    ao.keep = ev->e != NULL;
     a11y_report rep;
     rc = a11y_scan(a, src, len, &ao, &rep, &r);
     if (rc < 0) {
@@ -71,6 +78,7 @@ static int scan_one(const cli_opts *o, snap_agent *a, const char *src, size_t le
         snap_result_free(&r);
         return EXIT_FAIL;
     }
+    cli_evid_a11y(ev, &rep);
     if (o->timing)      /* bench/a11y_bench.mjs reads it */
         fprintf(stderr, "timing: a11y axe_ms=%.1f violations=%zu elements=%zu\n", rep.axe_ms,
                 rep.violations, rep.elements);
@@ -81,8 +89,8 @@ static int scan_one(const cli_opts *o, snap_agent *a, const char *src, size_t le
     return 0;
 }
 
-static int scan_all(const cli_opts *o, gate *g, vault *v, int argc, char **argv,
-                    const char *src, size_t len)
+static int scan_all(const cli_opts *o, gate *g, vault *v, cli_evid *ev, int argc,
+                    char **argv, const char *src, size_t len)
 {
     cdp_browser *b = cli_browser(o, "a11y");
     if (!b)
@@ -94,17 +102,19 @@ static int scan_all(const cli_opts *o, gate *g, vault *v, int argc, char **argv,
     so.ax_tree = o->ax_tree;
     so.vault = v;
     so.gate = g;
+    cli_evid_opts(ev, &so);
     snap_agent *a = snap_agent_new(b, &so, &e);
     if (!a) {
         fprintf(stderr, "cdpgate a11y: %s\n", e.msg);
         cdp_browser_free(b);
         return EXIT_BROWSER;
     }
+    cli_evid_attach(ev, b, a);
     int rc = EXIT_OK;
     for (int i = 1; i < argc; i++) {
         char stem[32];
         snprintf(stem, sizeof stem, argc > 2 ? "a11y-%d" : "a11y", i);
-        if (scan_one(o, a, src, len, argv[i], stem))
+        if (scan_one(o, a, ev, src, len, argv[i], stem))
             rc = EXIT_FAIL;
         if (cdp_conn_dead(cdp_browser_conn(b))) {
             fprintf(stderr, "cdpgate a11y: the browser died\n");
@@ -112,6 +122,7 @@ static int scan_all(const cli_opts *o, gate *g, vault *v, int argc, char **argv,
             break;
         }
     }
+    cli_evid_detach(ev);
     snap_agent_free(a);
     cdp_browser_free(b);
     return rc;
@@ -154,8 +165,16 @@ int cli_a11y(const cli_opts *o, int argc, char **argv)
         free(src);
         return rc;
     }
+    cli_evid ev;
+    memset(&ev, 0, sizeof ev);
+    if (o->evidence && cli_evid_start(&ev, o->evidence, g, "a11y") != 0) {
+        gate_free(g);
+        free(src);
+        return EXIT_USAGE;
+    }
     vault *v = cli_vault_existing("a11y");
-    int rc = scan_all(o, g, v, argc, argv, src, len);
+    int rc = scan_all(o, g, v, &ev, argc, argv, src, len);
+    cli_evid_stop(&ev, "a11y");
     vault_close(v);
     gate_free(g);
     free(src);
@@ -164,7 +183,7 @@ int cli_a11y(const cli_opts *o, int argc, char **argv)
 
 /* ---- browser_a11y_scan (cdpgate mcp) ---- */
 
-void cli_a11y_tool(cli_a11y_state *st, const cli_opts *o, snap_agent *a,
+void cli_a11y_tool(cli_a11y_state *st, const cli_opts *o, snap_agent *a, cli_evid *ev,
                    const char *tags, const char *include, const char *exclude,
                    snap_result *r)
 {
@@ -198,10 +217,12 @@ void cli_a11y_tool(cli_a11y_state *st, const cli_opts *o, snap_agent *a,
         ao.exclude = &exclude;
         ao.nexclude = 1;
     }
+    ao.keep = ev->e != NULL;
     a11y_report rep;
     int rc = a11y_scan(a, st->src, st->len, &ao, &rep, r);
     if (rc < 0)
         return;
+    cli_evid_a11y(ev, &rep);
     base_buf b = {0};
     base_buf_puts(&b, rep.text);
     if (!dir)

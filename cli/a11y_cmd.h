@@ -10,6 +10,7 @@
 
 #include "a11y/a11y.h"
 #include "cli/cli.h"
+#include "cli/evid.h"
 #include "snapshot/snapshot.h"
 
 typedef struct {
@@ -19,8 +20,10 @@ typedef struct {
 } cli_a11y_state;
 
 /* Scan a's current tab (tags, include, exclude: NULL for the command
- * line's); r gets the summary (text, structured) or the error. */
-void cli_a11y_tool(cli_a11y_state *st, const cli_opts *o, snap_agent *a,
+ * line's); r gets the summary (text, structured) or the error. With ev
+ * recording (--evidence), the scan is a record of kind a11y with its
+ * reports (cli_evid_a11y). */
+void cli_a11y_tool(cli_a11y_state *st, const cli_opts *o, snap_agent *a, cli_evid *ev,
                    const char *tags, const char *include, const char *exclude,
                    snap_result *r);
 void cli_a11y_free(cli_a11y_state *st);

@@ -2,6 +2,7 @@
  * cmd.c — the subcommands eval, version, snapshot, screenshot and doctor.
  */
 #include "cli/cli.h"
+#include "cli/evid.h"
 #include "cli/record.h"
 #include "base/base.h"
 #include "gate/gate.h"
@@ -61,6 +62,8 @@ typedef struct {
     snap_agent *a;
     vault *v;
     gate *g;
+    cli_evid ev;            /* --evidence (cli/evid.c) */
+    const char *cmd;
 } opened;
 
 static int open_url(const cli_opts *o, const char *cmd, const char *url, opened *u);
@@ -68,6 +71,7 @@ static int open_url(const cli_opts *o, const char *cmd, const char *url, opened 
 /* Free what open_url set up (what it did not is NULL). */
 static void close_url(opened *u)
 {
+    cli_evid_stop(&u->ev, u->cmd);
     snap_agent_free(u->a);
     gate_free(u->g);
     cdp_browser_free(u->b);
@@ -92,7 +96,11 @@ static int eval_gated(const cli_opts *o, const char *url, const char *expr)
     if (rc == 0) {
         snap_result r;
         memset(&r, 0, sizeof r);
+        cli_evid_before(&u.ev, u.a);
         int er = snap_eval(u.a, expr, &r);
+        mcp_args ma = {0};
+        ma.expression = expr;
+        cli_evid_after(&u.ev, u.a, MCP_T_EVAL, &ma, er, &r);
         json_doc *d = er == 0 && r.structured
                           ? json_parse(r.structured, strlen(r.structured), NULL, NULL) : NULL;
         const json_val *val = d ? json_get(json_doc_root(d), "value") : NULL;
@@ -119,6 +127,13 @@ int cli_eval(const cli_opts *o, int argc, char **argv)
     const char *url = argv[1], *expr = argv[2];
     if (o->grant)
         return eval_gated(o, url, expr);
+    if (o->evidence) {
+        /* Without a grant, eval is a plain DevTools evaluate: no agent, no
+         * gate, nothing to record through (docs/evidence.md). */
+        fprintf(stderr, "cdpgate eval: --evidence needs --grant (the grant must name the "
+                "eval tool): without one, eval runs outside the agent and its gate\n");
+        return EXIT_USAGE;
+    }
     cdp_browser *b = cli_browser(o, "eval");
     if (!b)
         return EXIT_BROWSER;
@@ -185,11 +200,12 @@ int cli_version(const cli_opts *o, int argc, char **argv)
  * way, close_url(u) afterwards. */
 static int open_url(const cli_opts *o, const char *cmd, const char *url, opened *u)
 {
-    u->a = NULL;
-    u->b = NULL;
-    u->v = NULL;
+    memset(u, 0, sizeof *u);
+    u->cmd = cmd;
     u->g = cli_gate_open(o, true, cmd);
     if (!u->g)
+        return EXIT_USAGE;
+    if (o->evidence && cli_evid_start(&u->ev, o->evidence, u->g, cmd) != 0)
         return EXIT_USAGE;
     /* --record FILE: the command's open is a step of the trail. */
     cli_rec rec = {0};
@@ -209,15 +225,21 @@ static int open_url(const cli_opts *o, const char *cmd, const char *url, opened 
     so.ax_tree = o->ax_tree;
     so.vault = u->v;
     so.gate = u->g;
+    cli_evid_opts(&u->ev, &so);
     u->a = snap_agent_new(u->b, &so, &e);
     if (!u->a) {
         cli_rec_stop(&rec);
         return step_failed(u->b, cmd, &e);
     }
+    cli_evid_attach(&u->ev, u->b, u->a);
     snap_result r;
     memset(&r, 0, sizeof r);
     cli_rec_before(&rec, u->a, NULL);
+    cli_evid_before(&u->ev, u->a);
     int rc = snap_open(u->a, url, false, &r);
+    mcp_args ma = {0};
+    ma.url = url;
+    cli_evid_after(&u->ev, u->a, MCP_T_OPEN, &ma, rc < 0 ? rc : 0, &r);
     if (rc < 0) {
         rc = snap_failed(u, cmd, &r, rc);
         snap_result_free(&r);
@@ -225,8 +247,6 @@ static int open_url(const cli_opts *o, const char *cmd, const char *url, opened 
         return rc;
     }
     char note[700];
-    mcp_args ma = {0};
-    ma.url = url;
     cli_rec_after(&rec, u->a, MCP_T_OPEN, &ma, r.structured, note, sizeof note);
     snap_result_free(&r);
     cli_rec_stop(&rec);
@@ -249,6 +269,7 @@ int cli_snapshot(const cli_opts *o, int argc, char **argv)
         if (sr < 0) {
             rc = snap_failed(&u, "snapshot", &r, sr);
         } else {
+            cli_evid_text(&u.ev, "snapshot", r.text ? r.text : "", r.obs);
             fputs(r.text ? r.text : "", stdout);
             if (r.text && *r.text && r.text[strlen(r.text) - 1] != '\n')
                 putchar('\n');
@@ -278,6 +299,7 @@ int cli_screenshot(const cli_opts *o, int argc, char **argv)
         if (sr < 0 || !r.image) {
             rc = snap_failed(&u, "screenshot", &r, sr < 0 ? sr : SNAP_EBROWSER);
         } else {
+            cli_evid_image(&u.ev, r.image, r.image_len, "the screenshot command's image");
             int fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
             if (fd < 0 || base_write_all(fd, r.image, r.image_len, BASE_NO_DEADLINE, 0, NULL) ||
                 close(fd) != 0) {

@@ -446,6 +446,8 @@ static void rec_target(cli_evid *v, snap_agent *g, const mcp_args *a, mcp_tool t
         evidence_rec_str(v->e, "key", a->key);
     if (tool == MCP_T_TABS)
         evidence_rec_str(v->e, "action", a->action);
+    if (tool == MCP_T_EVAL)
+        evidence_rec_str(v->e, "expression", a->expression);
 }
 
 /* The PNG's size from its header, into the manifest once. */
@@ -514,6 +516,8 @@ void cli_evid_after(cli_evid *v, snap_agent *g, mcp_tool tool, const mcp_args *a
         evidence_rec_str(v->e, "error", snap_strerror(rc));
     if (r && r->obs[0])
         evidence_rec_str(v->e, "obs", r->obs);
+    if (tool == MCP_T_EVAL && rc == 0 && r && r->structured)
+        evidence_rec_json(v->e, "result", r->structured, strlen(r->structured));
     rec_done(v);
     char what[64];
     snprintf(what, sizeof what, "after record %llu (%s)", (unsigned long long)n, name);
@@ -530,6 +534,94 @@ void cli_evid_result(cli_evid *v, snap_agent *g, const char *kind, const char *j
     char what[64];
     snprintf(what, sizeof what, "after record %llu (%s)", (unsigned long long)n, kind);
     shot_after(v, g, what);
+}
+
+/* One report file into the folder (scrubbed of the secrets) and its item
+ * of the record's "files"; false (said once) when it could not be. */
+static bool a11y_file(cli_evid *v, const char *name, const char *data, size_t n, json_w *w)
+{
+    char hex[EVIDENCE_HEX_LEN + 1];
+    evidence_err err = {0};
+    if (evidence_put(v->e, name, data, n, true, hex, &err) != 0) {
+        if (!v->failed)
+            fprintf(stderr, "cdpgate: evidence: %s\n", err.msg);
+        v->failed = true;
+        return false;
+    }
+    json_w_obj_begin(w);
+    json_w_key(w, "file");
+    json_w_str(w, name);
+    json_w_key(w, "sha256");
+    json_w_str(w, hex);
+    json_w_obj_end(w);
+    return true;
+}
+
+void cli_evid_a11y(cli_evid *v, const a11y_report *rep)
+{
+    if (!v->e || !rep->structured)
+        return;
+    char jn[32], hn[32];
+    unsigned k = ++v->a11y;
+    snprintf(jn, sizeof jn, "a11y-%04u.json", k);
+    snprintf(hn, sizeof hn, "a11y-%04u.html", k);
+    json_w w;
+    json_w_init(&w);
+    json_w_arr_begin(&w);
+    bool ok = rep->json && a11y_file(v, jn, rep->json, rep->json_len, &w);
+    ok = rep->html && a11y_file(v, hn, rep->html, rep->html_len, &w) && ok;
+    json_w_arr_end(&w);
+    size_t fl = 0;
+    char *files = json_w_take(&w, &fl);
+    json_doc *d = json_parse(rep->structured, strlen(rep->structured), NULL, NULL);
+    const char *axe = json_get_str(json_doc_root(d), "axe");
+    if (axe)
+        evidence_meta_set(v->e, "axe", axe);
+    if (evidence_rec_begin(v->e, "a11y") == 0) {
+        rec_url(v, "url", rep->url);
+        evidence_rec_str(v->e, "axe", axe);
+        evidence_rec_str(v->e, "tags", json_get_str(json_doc_root(d), "tags"));
+        evidence_rec_json(v->e, "summary", rep->structured, strlen(rep->structured));
+        if (files)
+            evidence_rec_json(v->e, "files", files, fl);
+        if (!ok)
+            evidence_rec_str(v->e, "note", "a report file could not be written");
+        rec_done(v);
+    }
+    json_doc_free(d);
+    free(files);
+}
+
+void cli_evid_text(cli_evid *v, const char *kind, const char *text, const char *obs)
+{
+    if (!v->e || !text)
+        return;
+    char name[48], hex[EVIDENCE_HEX_LEN + 1];
+    snprintf(name, sizeof name, "%s-%04u.txt", kind, ++v->texts);
+    evidence_err err = {0};
+    size_t n = strlen(text);
+    if (evidence_put(v->e, name, text, n, true, hex, &err) != 0) {
+        if (!v->failed)
+            fprintf(stderr, "cdpgate: evidence: %s\n", err.msg);
+        v->failed = true;
+        return;
+    }
+    if (evidence_rec_begin(v->e, kind) != 0)
+        return;
+    evidence_rec_str(v->e, "file", name);
+    evidence_rec_str(v->e, "sha256", hex);
+    if (obs && *obs)
+        evidence_rec_str(v->e, "obs", obs);
+    rec_done(v);
+}
+
+void cli_evid_image(cli_evid *v, const uint8_t *img, size_t n, const char *note)
+{
+    evidence_err err = {0};
+    if (v->e && evidence_shot(v->e, img, n, note, &err) != 0 && !v->failed) {
+        v->failed = true;
+        fprintf(stderr, "cdpgate: evidence: %s\n", err.msg);
+    }
 }
 
 void cli_evid_note(cli_evid *v, const char *kind, const char *event, const char *what)

@@ -6,6 +6,7 @@
 #ifndef CDPGATE_CLI_EVID_H
 #define CDPGATE_CLI_EVID_H
 
+#include "a11y/a11y.h"
 #include "cli/cli.h"
 #include "cli/mcp.h"
 #include "evidence/evidence.h"
@@ -30,6 +31,8 @@ typedef struct {
     bool viewport;              /* the manifest has the viewport */
     unsigned nnet;
     unsigned shots_skipped;
+    unsigned a11y;              /* accessibility reports kept */
+    unsigned texts;             /* text files kept (cli_evid_text) */
     struct { char id[48]; char method[16]; } req[CLI_EVID_REQS];
     unsigned nreq;
     char main_frame[CLI_EVID_FRAMES][48];
@@ -53,6 +56,20 @@ void cli_evid_after(cli_evid *v, snap_agent *g, mcp_tool tool, const mcp_args *a
 /* A whole run's result (a replay's JSON, scrubbed) as a record of kind,
  * then a screenshot. */
 void cli_evid_result(cli_evid *v, snap_agent *g, const char *kind, const char *json);
+/* An accessibility scan (made with a11y_opts.keep): its JSON and HTML
+ * reports copied into the folder as a11y-NNNN.json / .html (scrubbed of
+ * the secrets) and a record of kind "a11y": the page's URL as shown, axe's
+ * version and the tags, the summary (rep->structured: counts, rules,
+ * criteria, refs; no page text) and the two files with their SHA-256
+ * ("files", checked by the verifier); the manifest gets "axe". */
+void cli_evid_a11y(cli_evid *v, const a11y_report *rep);
+/* A command's text output (a snapshot) as KIND-NNNN.txt in the folder
+ * (scrubbed of the secrets) and a record of kind naming it (file, sha256,
+ * the observation id). */
+void cli_evid_text(cli_evid *v, const char *kind, const char *text, const char *obs);
+/* An image the command produced (the screenshot command's) as a shot
+ * record with note. */
+void cli_evid_image(cli_evid *v, const uint8_t *img, size_t n, const char *note);
 /* A note of the host's (a login handed over and ended, a takeover asked):
  * kind and what (no secret). */
 void cli_evid_note(cli_evid *v, const char *kind, const char *event, const char *what);

@@ -536,7 +536,7 @@ static int call_snap(serve *S, mcp_tool tool, const mcp_args *a, snap_result *r)
     case MCP_T_EVAL:
         return snap_eval(g, a->expression, r);
     case MCP_T_A11Y:
-        cli_a11y_tool(&S->a11y, S->o, g, a->tags, a->include, a->exclude, r);
+        cli_a11y_tool(&S->a11y, S->o, g, &S->ev, a->tags, a->include, a->exclude, r);
         return r->code < 0 ? r->code : 0;
     case MCP_T_LOGIN:       /* run_tool handles these */
     case MCP_T_TAKEOVER:

@@ -119,6 +119,17 @@ int evidence_shot(evidence *e, const uint8_t *img, size_t n, const char *note,
  * is read for its digest. 0 or a code. */
 int evidence_file(evidence *e, const char *kind, const char *path, evidence_err *err);
 
+/* A file of the caller's (a report) written into the folder as name (a
+ * plain name, [A-Za-z0-9._-], not starting with a dot, not one of the
+ * folder's own, and not there yet), mode 0600, all or nothing; with scrub,
+ * its bytes are first scrubbed of every secret like a record's strings
+ * (text: JSON, HTML). hex gets the SHA-256 of what was written, for the
+ * record that names it (as "file" and "sha256", or an item of "files":
+ * [{"file","sha256"}]; the verifier checks both). No record is written
+ * here. 0 or a code with err. */
+int evidence_put(evidence *e, const char *name, const void *data, size_t n, bool scrub,
+                 char hex[EVIDENCE_HEX_LEN + 1], evidence_err *err);
+
 /* End the session: manifest.json and index.html written, secrets wiped,
  * e freed (also on failure). final_hex (NULL accepted) gets the final
  * digest. 0 or a code with err. NULL e: 0. */

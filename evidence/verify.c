@@ -55,12 +55,13 @@ typedef struct {
     char prev[EVIDENCE_HEX_LEN + 1];
 } vstate;
 
-/* The named file of a record (file, sha256), checked when in the folder. */
-static int check_file(vstate *v, const json_val *root, uint64_t ln)
+/* One named file (file, sha256 of item: the record, or an item of its
+ * "files"), checked when in the folder. */
+static int check_named(vstate *v, const json_val *item, uint64_t ln)
 {
     size_t fn = 0, hn = 0;
-    const char *f = json_str(json_get(root, "file"), &fn);
-    const char *h = json_str(json_get(root, "sha256"), &hn);
+    const char *f = json_str(json_get(item, "file"), &fn);
+    const char *h = json_str(json_get(item, "sha256"), &hn);
     if (!f && !h)
         return 0;
     if (!f || !h || !hex64(h, hn) || memchr(f, 0, fn))
@@ -84,6 +85,25 @@ static int check_file(vstate *v, const json_val *root, uint64_t ln)
                                                           : "does not match its sha256");
     v->out->files++;
     return 0;
+}
+
+/* The files a record names: its own file/sha256, then each item of its
+ * "files" array (an object with file and sha256; at most 64). */
+static int check_file(vstate *v, const json_val *root, uint64_t ln)
+{
+    int rc = check_named(v, root, ln);
+    const json_val *fs = json_get(root, "files");
+    if (rc || !fs)
+        return rc;
+    if (!json_is(fs, JSON_ARRAY) || json_len(fs) > 64)
+        return evidence_fail(v->err, EVIDENCE_EBROKEN, "record %llu: a bad files field",
+                             (unsigned long long)ln);
+    for (const json_val *it = json_first(fs); it && !rc; it = json_next(it))
+        rc = !json_is(it, JSON_OBJECT) || !json_get(it, "file")
+                 ? evidence_fail(v->err, EVIDENCE_EBROKEN, "record %llu: a bad files item",
+                                 (unsigned long long)ln)
+                 : check_named(v, it, ln);
+    return rc;
 }
 
 /* One line (no newline) at place ln. */

@@ -8,8 +8,10 @@
  * The records and the manifest are embedded as JSON (every '<' written
  * \u003c, so no text closes the element); the script puts every value
  * on the page as text (textContent), never as markup, and takes an image
- * only from a record whose file name is shot-NNNN.png|jpeg. Page text in a
- * record is data here too.
+ * only from a record whose file name is shot-NNNN.png|jpeg. An a11y record
+ * (an accessibility scan) shows its top rules and links to its reports,
+ * only names a11y-NNNN.json|html (a snapshot record's snapshot-NNNN.txt
+ * likewise). Page text in a record is data here too.
  */
 #include "evidence/evidence_int.h"
 #include "vault/vault.h"
@@ -32,7 +34,8 @@ static const char CSS[] =
 static const char JS[] =
 "(function(){"
 "function J(id){return JSON.parse(document.getElementById(id).textContent);}"
-"var R=J('records'),M=J('manifest'),cur=0,SHOT=/^shot-[0-9]{4}\\.(png|jpeg)$/;"
+"var R=J('records'),M=J('manifest'),cur=0,SHOT=/^shot-[0-9]{4}\\.(png|jpeg)$/,"
+"REP=/^(a11y-[0-9]{4}\\.(json|html)|snapshot-[0-9]{4}\\.txt)$/;"
 "var list=document.getElementById('list'),rec=document.getElementById('rec'),"
 "pos=document.getElementById('pos');"
 "function el(t,x){var e=document.createElement(t);if(x!=null)e.textContent=String(x);"
@@ -40,7 +43,14 @@ static const char JS[] =
 "function sum(r){var s=r.kind;if(r.tool)s+=' '+r.tool;"
 "if(r.role||r.name)s+=' '+(r.role||'')+' \"'+(r.name||'')+'\"';"
 "if(r.decision)s+=' \\u2192 '+r.decision;if(r.url)s+=' '+r.url;"
-"if(r.file)s+=' '+r.file;return s;}"
+"if(r.file)s+=' '+r.file;var v=r.summary&&r.summary.violations;"
+"if(r.kind==='a11y'&&v)s+=': '+v.rules+' rules, '+v.elements+' elements';return s;}"
+"function a11y(r){var S=r.summary||{},d=el('div');"
+"(S.top||[]).forEach(function(t){d.appendChild(el('p',t.rule+' ['+t.impact+'] WCAG '+"
+"(t.wcag||[]).join(' ')+': '+t.elements+' element(s)'));});"
+"(r.files||[]).forEach(function(f){if(!REP.test(f.file))return;var a=el('a','Open the "
+"report '+f.file);a.href=f.file;var p=el('p');p.appendChild(a);d.appendChild(p);});"
+"return d;}"
 "function shotFor(i){for(var j=i;j<R.length;j++){var r=R[j];"
 "if(r.kind==='shot'&&SHOT.test(r.file))return r;"
 "if(j>i&&r.kind==='action')break;}return null;}"
@@ -49,7 +59,9 @@ static const char JS[] =
 "rec.appendChild(el('h2','Record '+r.n+': '+r.kind));var dl=el('dl');"
 "Object.keys(r).forEach(function(k){var v=r[k];dl.appendChild(el('dt',k));"
 "dl.appendChild(el('dd',typeof v==='string'?v:JSON.stringify(v)));});"
-"rec.appendChild(dl);var s=shotFor(cur);if(s){var f=el('figure'),im=el('img');"
+"rec.appendChild(dl);if(r.kind==='a11y')rec.appendChild(a11y(r));"
+"if(r.kind==='snapshot')rec.appendChild(a11y({files:[r]}));var s=shotFor(cur);"
+"if(s){var f=el('figure'),im=el('img');"
 "im.src=s.file;im.alt='Screenshot '+s.file+' (record '+s.n+')';f.appendChild(im);"
 "f.appendChild(el('figcaption',s.file+' sha256 '+s.sha256));rec.appendChild(f);}"
 "pos.textContent=(cur+1)+' / '+R.length;"

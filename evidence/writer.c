@@ -242,6 +242,34 @@ int evidence_file(evidence *e, const char *kind, const char *path, evidence_err 
     return evidence_rec_end(e, err);
 }
 
+int evidence_put(evidence *e, const char *name, const void *data, size_t n, bool scrub,
+                 char hex[EVIDENCE_HEX_LEN + 1], evidence_err *err)
+{
+    size_t len = name ? strlen(name) : 0;
+    bool ok = len > 0 && len < 128 && name[0] != '.' && strcmp(name, "records.jsonl") != 0 &&
+              strcmp(name, "manifest.json") != 0 && strcmp(name, "index.html") != 0;
+    for (size_t i = 0; ok && i < len; i++)
+        ok = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+             (name[i] >= '0' && name[i] <= '9') || name[i] == '.' || name[i] == '_' ||
+             name[i] == '-';
+    if (!e || !ok || (!data && n))
+        return evidence_fail(err, EVIDENCE_EINVAL, "evidence: a file's name must be a plain "
+                             "new name in the folder");
+    if (n > EVIDENCE_FILE_MAX)
+        return evidence_fail(err, EVIDENCE_ELIMIT, "evidence: %s: over %zu bytes", name,
+                             EVIDENCE_FILE_MAX);
+    size_t sn = n;
+    char *s = scrub ? evidence_scrub(e, data, n, &sn) : NULL;
+    if (scrub && !s)
+        return evidence_fail(err, EVIDENCE_ENOMEM, "evidence: out of memory");
+    const void *out = s ? (const void *)s : data;
+    int rc = put_file(e, name, out, sn, err);
+    if (!rc)
+        evidence_hash_hex(out, sn, hex);
+    free(s);
+    return rc;
+}
+
 /* manifest.json (replacing none). */
 static int write_manifest(evidence *e, evidence_err *err)
 {

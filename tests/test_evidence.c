@@ -297,6 +297,70 @@ static void t_tamper_files(void)
     free(m);
 }
 
+/* Report files a record names in "files" (evidence_put): scrubbed of the
+ * secrets before they reach the disk, each checked by the verifier (an
+ * edited or removed one is found); a name outside the folder is refused. */
+static void t_put_files(void)
+{
+    char dir[600], fin[EVIDENCE_HEX_LEN + 1];
+    new_dir(dir, sizeof dir, "putfiles");
+    evidence_err err = {0};
+    evidence *e = evidence_open(dir, "put", &err);
+    if (!CHECK(e))
+        return;
+    CHECK_INT(0, evidence_secret_add(e, SECRET, strlen(SECRET)));
+    static const char html[] = "<p>a link <a href=\"/x?sid=s3ss10n-V4LUE-9f8e7d6c\">x</a></p>";
+    static const char js[] = "{\"violations\":[]}";
+    char h1[EVIDENCE_HEX_LEN + 1], h2[EVIDENCE_HEX_LEN + 1];
+    CHECK_INT(0, evidence_put(e, "a11y-0001.json", js, strlen(js), true, h1, &err));
+    CHECK_INT(0, evidence_put(e, "a11y-0001.html", html, strlen(html), true, h2, &err));
+    CHECK_INT(EVIDENCE_EINVAL, evidence_put(e, "../x.html", js, 2, true, h1, &err));
+    CHECK_INT(EVIDENCE_EINVAL, evidence_put(e, "records.jsonl", js, 2, true, h1, &err));
+    CHECK_INT(EVIDENCE_EIO, evidence_put(e, "a11y-0001.json", js, 2, true, h1, &err));
+    char files[400];
+    snprintf(files, sizeof files, "[{\"file\":\"a11y-0001.json\",\"sha256\":\"%s\"},"
+             "{\"file\":\"a11y-0001.html\",\"sha256\":\"%s\"}]", h1, h2);
+    CHECK_INT(0, evidence_rec_begin(e, "a11y"));
+    evidence_rec_json(e, "files", files, strlen(files));
+    CHECK_INT(0, evidence_rec_end(e, &err));
+    CHECK_INT(0, evidence_close(e, fin, &err));
+    evidence_report rep;
+    if (!CHECK_INT(0, evidence_verify(dir, &rep, &err)))
+        test_fail_detail("%s", err.msg);
+    CHECK_INT(2, (long long)rep.files);
+    check_dir_lacks(dir, SECRET);
+    size_t n = 0;
+    char *h = slurp(dir, "a11y-0001.html", &n);
+    CHECK_HAS(h, "sid=[secret]");
+    if (h) {
+        h[1] = 'P';
+        put(dir, "a11y-0001.html", h, n);
+        check_broken(dir, "a11y-0001.html does not match its sha256", 1);
+    }
+    free(h);
+    char p[700];
+    snprintf(p, sizeof p, "%s/a11y-0001.html", dir);
+    unlink(p);
+    check_broken(dir, "a11y-0001.html is missing", 1);
+    /* A bad files item is broken, not skipped. */
+    const char bad[] = "{\"n\":1,\"t\":\"x\",\"kind\":\"a11y\",\"files\":[3]";
+    size_t ln = 0;
+    char zero[EVIDENCE_HEX_LEN + 1];
+    memset(zero, '0', EVIDENCE_HEX_LEN);
+    zero[EVIDENCE_HEX_LEN] = 0;
+    char *line = evidence_line_seal(bad, strlen(bad), zero, &ln);
+    if (CHECK(line)) {
+        char *buf = malloc(ln + 2);
+        memcpy(buf, line, ln);
+        buf[ln] = '\n';
+        CHECK_INT(EVIDENCE_EBROKEN, evidence_verify_buf(buf, ln + 1, NULL, 0, NULL, NULL, NULL,
+                                                        &err));
+        CHECK_HAS(err.msg, "a bad files item");
+        free(buf);
+    }
+    free(line);
+}
+
 /* A secret that equals part of a record's structure withholds the record;
  * a secret shorter than the minimum is not scrubbed. */
 static void t_secret_structure(void)
@@ -725,6 +789,282 @@ static void t_cli_replay(void)
     free(recs);
 }
 
+/* axe-core as tests/setup.sh installs it (tests/peers), absolute, into
+ * out; false after test_skip when it is not there. */
+static bool axe_file(char *out, size_t cap)
+{
+    char cwd[400];
+    if (!getcwd(cwd, sizeof cwd))
+        cwd[0] = 0;
+    snprintf(out, cap, "%s/tests/peers/node_modules/axe-core/axe.min.js", cwd);
+    if (access(out, R_OK) == 0)
+        return true;
+    test_skip("axe-core is not installed in tests/peers (sh tests/setup.sh)");
+    return false;
+}
+
+/* The a11y fixture's password value (tests/fixtures/a11y/index.html):
+ * never in the evidence. */
+#define A11Y_PLANT "pw-planted-4242"
+
+/* The viewer steps to the a11y record: its rules and links to its reports
+ * (JSON text of what the page shows, new). */
+static char *viewer_a11y(const char *sdir)
+{
+    cdp_browser *b = testlib_world_browser(&world);
+    if (!b)
+        return NULL;
+    cdp_err ce = {0};
+    cdp_page *p = cdp_page_open(b, 10000, &ce);
+    if (!CHECK(p))
+        return NULL;
+    char url[1000];
+    snprintf(url, sizeof url, "file://%s/index.html", sdir);
+    char *out = NULL;
+    static const char EXPR[] =
+        "(() => { const bs = [...document.querySelectorAll('#list button')]; "
+        "const b = bs.find(x => x.textContent.startsWith('a11y ')); if (!b) return 'none'; "
+        "b.click(); return JSON.stringify({item: b.textContent, "
+        "links: [...document.querySelectorAll('#rec a')].map(a => a.getAttribute('href')), "
+        "text: document.querySelector('#rec').textContent}); })()";
+    if (!CHECK_INT(0, cdp_page_navigate(p, url, 10000, &ce)) ||
+        !CHECK_INT(0, cdp_page_eval(p, EXPR, 10000, &out, &ce)))
+        test_fail_detail("%s", ce.msg);
+    cdp_page_free(p);
+    return out;
+}
+
+/* `cdpgate --evidence DIR a11y URL -o OUT` (issue 16, point 3's "the axe
+ * results"): the scan of the a11y fixture (a frame from b.test) is a
+ * record of kind a11y with its summary, its two reports copied into the
+ * folder (the same bytes as OUT's: nothing to scrub there) and hashed;
+ * the manifest names axe's version; the folder verifies, an edited report
+ * is found; the viewer shows the rules and links the reports; the
+ * password field's value is in no file. */
+static void t_cli_a11y(void)
+{
+    char axe[600];
+    if (!testlib_need_browser() || !testlib_need_cdpgate() || !axe_file(axe, sizeof axe))
+        return;
+    char evdir[600], out[600], url[300], cmd[4000];
+    snprintf(evdir, sizeof evdir, "%s/evidence-a11y", world.root);
+    snprintf(out, sizeof out, "%s/a11y-out", world.root);
+    testlib_world_url(&world, url, sizeof url, "a.test", "/a11y/index.html");
+    snprintf(cmd, sizeof cmd, "env -u CDPGATE_KEY_CMD -u DISPLAY -u WAYLAND_DISPLAY "
+             "XDG_DATA_HOME='%s/a11ydata' '%s' '--browser-arg=%s' --browser-arg=--site-per-process "
+             "--evidence '%s' a11y '%s' -o '%s' --axe '%s' >'%s/a11y.out' 2>'%s/a11y.err'",
+             world.root, testlib_cdpgate_bin(), FIXTURE_HOST_RULES, evdir, url, out, axe,
+             world.root, world.root);
+    int st = system(cmd);
+    if (!CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+        char p[700];
+        snprintf(p, sizeof p, "%s/a11y.err", world.root);
+        char *e = test_read_file(p, NULL);
+        test_fail_detail("%s", e ? e : "");
+        free(e);
+    }
+    char sdir[800];
+    if (!session_dir(evdir, sdir, sizeof sdir))
+        return;
+    evidence_report rep;
+    evidence_err ee = {0};
+    if (!CHECK_INT(0, evidence_verify(sdir, &rep, &ee)))
+        test_fail_detail("%s", ee.msg);
+    CHECK(rep.files >= 3);  /* the shot after the open, the two reports */
+    size_t n = 0;
+    char *recs = slurp(sdir, "records.jsonl", &n);
+    CHECK(count_records(recs, "session", "\"command\":\"a11y\"") == 1);
+    CHECK(count_records(recs, "action", "\"tool\":\"open\"") == 1);
+    CHECK(count_records(recs, "a11y", "\"violations\":{\"rules\":4,\"elements\":6") == 1);
+    CHECK(count_records(recs, "a11y", "\"axe\":\"4.14.1\"") == 1);
+    CHECK(count_records(recs, "a11y", "/a11y/index.html") == 1);
+    CHECK(count_records(recs, "a11y", "\"file\":\"a11y-0001.json\",\"sha256\":") == 1);
+    CHECK(count_records(recs, "a11y", "\"file\":\"a11y-0001.html\",\"sha256\":") == 1);
+    free(recs);
+    char *m = slurp(sdir, "manifest.json", &n);
+    CHECK_HAS(m, "\"axe\":\"4.14.1\"");
+    free(m);
+    /* The copies are the reports -o wrote, byte for byte. */
+    size_t a = 0, b = 0;
+    char *mine = slurp(sdir, "a11y-0001.json", &a), *theirs = slurp(out, "a11y.json", &b);
+    CHECK(mine && theirs && a == b && memcmp(mine, theirs, a) == 0);
+    CHECK_HAS(mine, "\"target\":[\"#inner\",\"#nameless\"]");
+    free(mine);
+    free(theirs);
+    check_dir_lacks(sdir, A11Y_PLANT);
+    char *v = viewer_a11y(sdir);
+    CHECK_HAS(v, "rules, 6 elements");
+    CHECK_HAS(v, "button-name [critical] WCAG 4.1.2: 1 element(s)");
+    CHECK_HAS(v, "a11y-0001.html");
+    CHECK_HAS(v, "a11y-0001.json");
+    free(v);
+    char *h = slurp(sdir, "a11y-0001.html", &n);
+    char *at = h ? strstr(h, "button-name") : NULL;
+    if (CHECK(at)) {
+        at[0] = 'B';
+        put(sdir, "a11y-0001.html", h, n);
+        check_broken(sdir, "a11y-0001.html does not match its sha256", 0);
+    }
+    free(h);
+}
+
+/* browser_a11y_scan under `cdpgate mcp --evidence` (no --a11y-dir): the
+ * scan is an a11y record, its reports are in the evidence folder only. */
+static void t_mcp_a11y(void)
+{
+    char axe[600];
+    if (!testlib_need_browser() || !testlib_need_cdpgate() || !axe_file(axe, sizeof axe))
+        return;
+    char grant[600], evdir[600], origin[128], url[300], args[400];
+    snprintf(grant, sizeof grant, "%s/grant-a11y.json", world.root);
+    snprintf(evdir, sizeof evdir, "%s/evidence-mcp-a11y", world.root);
+    testlib_world_origin(&world, origin, sizeof origin, "a.test");
+    FILE *f = fopen(grant, "w");
+    if (!CHECK(f != NULL))
+        return;
+    fprintf(f, "{\"task\":\"a11y-mcp\",\"principal\":\"test\",\"tools\":[\"open\",\"snapshot\","
+            "\"screenshot\",\"a11y_scan\"],\"origins\":[\"%s\"]}\n", origin);
+    fclose(f);
+    char env_axe[700], env_data[700], rules[200];
+    snprintf(env_axe, sizeof env_axe, "CDPGATE_AXE=%s", axe);
+    snprintf(env_data, sizeof env_data, "XDG_DATA_HOME=%s/mcpa11ydata", world.root);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    const char *env[] = {env_axe, env_data, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY",
+                         NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "--evidence", evdir,
+                          "mcp", NULL};
+    child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    testlib_mcp_init(&c, "evidence-a11y");
+    testlib_world_url(&world, url, sizeof url, "a.test", "/a11y/csp.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    free(testlib_mcp_tool(&c, 2, "browser_open", args));
+    char *r = testlib_mcp_tool(&c, 3, "browser_a11y_scan", "{}");
+    CHECK_HAS(r, "image-alt [critical] WCAG 1.1.1: 1 element");
+    CHECK_HAS(r, "No report files");
+    free(r);
+    close(c.in);
+    c.in = -1;
+    CHECK(testlib_child_stderr_wait(&c, "final digest", 20000));
+    testlib_child_free(&c);
+    char sdir[800];
+    if (!session_dir(evdir, sdir, sizeof sdir))
+        return;
+    evidence_report rep;
+    evidence_err ee = {0};
+    if (!CHECK_INT(0, evidence_verify(sdir, &rep, &ee)))
+        test_fail_detail("%s", ee.msg);
+    size_t n = 0;
+    char *recs = slurp(sdir, "records.jsonl", &n);
+    CHECK(count_records(recs, "a11y", "\"violations\":{\"rules\":1,\"elements\":1") == 1);
+    CHECK(count_records(recs, "a11y", "csp.html") == 1);
+    CHECK(count_records(recs, "gate", "a11y_scan") >= 1);
+    free(recs);
+    char *j = slurp(sdir, "a11y-0001.json", &n);
+    CHECK_HAS(j, "\"id\":\"image-alt\"");
+    free(j);
+}
+
+/* Run `cdpgate ARGS` (shell words) with --evidence EVDIR before them;
+ * its exit status, stdout into out (new). */
+static int oneshot(const char *evdir, const char *args, char **out)
+{
+    char cmd[4000], p[700];
+    snprintf(cmd, sizeof cmd, "env -u CDPGATE_KEY_CMD -u DISPLAY -u WAYLAND_DISPLAY "
+             "XDG_DATA_HOME='%s/oneshotdata' '%s' '--browser-arg=%s' --evidence '%s' %s "
+             ">'%s/oneshot.out' 2>'%s/oneshot.err'", world.root, testlib_cdpgate_bin(),
+             FIXTURE_HOST_RULES, evdir, args, world.root, world.root);
+    int st = system(cmd);
+    snprintf(p, sizeof p, "%s/oneshot.out", world.root);
+    *out = test_read_file(p, NULL);
+    int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    if (rc != 0) {
+        snprintf(p, sizeof p, "%s/oneshot.err", world.root);
+        char *e = test_read_file(p, NULL);
+        fprintf(stderr, "cdpgate %s: exit %d: %s\n", args, rc, e ? e : "");
+        free(e);
+    }
+    return rc;
+}
+
+/* The session folder under evdir, verified; its records (new) or NULL. */
+static char *verified_records(const char *evdir, char *sdir, size_t cap)
+{
+    if (!session_dir(evdir, sdir, cap))
+        return NULL;
+    evidence_err ee = {0};
+    if (!CHECK_INT(0, evidence_verify(sdir, NULL, &ee)))
+        test_fail_detail("%s", ee.msg);
+    return slurp(sdir, "records.jsonl", NULL);
+}
+
+/* --evidence on the one-shot commands (issue 16, point 3): snapshot,
+ * screenshot and eval (under a grant) each record the open (an action,
+ * with the gate's decision and a shot) and their own output: the
+ * snapshot's text as a file, the screenshot's image (the same bytes as
+ * -o's), the eval's expression and value; eval without a grant refuses
+ * --evidence. */
+static void t_cli_oneshot(void)
+{
+    if (!testlib_need_browser() || !testlib_need_cdpgate())
+        return;
+    char url[300], args[1200], evdir[600], sdir[800], origin[128], grant[600], *out = NULL;
+    testlib_world_url(&world, url, sizeof url, "shop.test", "/replay/record-shop.html");
+    snprintf(evdir, sizeof evdir, "%s/ev-snapshot", world.root);
+    snprintf(args, sizeof args, "snapshot '%s'", url);
+    CHECK_INT(0, oneshot(evdir, args, &out));
+    char *recs = verified_records(evdir, sdir, sizeof sdir);
+    CHECK(count_records(recs, "session", "\"command\":\"snapshot\"") == 1);
+    CHECK(count_records(recs, "action", "\"tool\":\"open\"") == 1);
+    CHECK(count_records(recs, "snapshot", "\"file\":\"snapshot-0001.txt\"") == 1);
+    char *txt = slurp(sdir, "snapshot-0001.txt", NULL);
+    CHECK(txt && out && strncmp(out, txt, strlen(txt)) == 0);
+    free(txt);
+    free(recs);
+    free(out);
+
+    snprintf(evdir, sizeof evdir, "%s/ev-screenshot", world.root);
+    snprintf(args, sizeof args, "screenshot '%s' -o '%s/shot.png'", url, world.root);
+    CHECK_INT(0, oneshot(evdir, args, &out));
+    free(out);
+    recs = verified_records(evdir, sdir, sizeof sdir);
+    CHECK(count_records(recs, "shot", "the screenshot command's image") == 1);
+    CHECK(count_records(recs, "shot", "(open)") == 1);
+    size_t a = 0, b = 0;
+    char *img = slurp(sdir, "shot-0002.png", &a), *mine = slurp(world.root, "shot.png", &b);
+    CHECK(img && mine && a == b && memcmp(img, mine, a) == 0);
+    free(img);
+    free(mine);
+    free(recs);
+
+    testlib_world_origin(&world, origin, sizeof origin, "shop.test");
+    snprintf(grant, sizeof grant, "%s/grant-eval.json", world.root);
+    FILE *f = fopen(grant, "w");
+    if (!CHECK(f != NULL))
+        return;
+    fprintf(f, "{\"task\":\"eval-evidence\",\"principal\":\"test\",\"tools\":[\"open\","
+            "\"snapshot\",\"screenshot\",\"eval\"],\"origins\":[\"%s\"]}\n", origin);
+    fclose(f);
+    snprintf(evdir, sizeof evdir, "%s/ev-eval", world.root);
+    snprintf(args, sizeof args, "--grant '%s' --confirm \"echo '{\\\"decision\\\":\\\"allow\\\"}'\" "
+             "eval '%s' 'document.title + \"!\"'", grant, url);
+    CHECK_INT(0, oneshot(evdir, args, &out));
+    CHECK_HAS(out, "!");
+    free(out);
+    recs = verified_records(evdir, sdir, sizeof sdir);
+    CHECK(count_records(recs, "action", "\"tool\":\"eval\"") == 1);
+    CHECK(count_records(recs, "action", "\"expression\":\"document.title + \\\"!\\\"\"") == 1);
+    CHECK(count_records(recs, "action", "\"result\":{") == 1);
+    CHECK(count_records(recs, "shot", "(eval)") == 1);
+    free(recs);
+    /* Without a grant eval is outside the agent: --evidence is refused. */
+    snprintf(evdir, sizeof evdir, "%s/ev-eval-nogrant", world.root);
+    snprintf(args, sizeof args, "eval '%s' '1+1'", url);
+    CHECK_INT(2, oneshot(evdir, args, &out));
+    free(out);
+}
+
 static const test_case TESTS[] = {
     {"chain_verifies", t_chain_verifies},
     {"tamper_edited", t_tamper_edited},
@@ -733,10 +1073,14 @@ static const test_case TESTS[] = {
     {"tamper_tail", t_tamper_tail},
     {"tamper_files", t_tamper_files},
     {"secret_structure", t_secret_structure},
+    {"put_files", t_put_files},
     {"verify_limits", t_verify_limits},
     {"viewer_offline", t_viewer_offline},
     {"mcp_session", t_mcp_session},
     {"cli_replay", t_cli_replay},
+    {"cli_a11y", t_cli_a11y},
+    {"mcp_a11y", t_mcp_a11y},
+    {"cli_oneshot", t_cli_oneshot},
     {NULL, NULL},
 };
 
