@@ -287,6 +287,14 @@ int snap_act_mouse_move(snap_agent *a, int tab_id, int x, int y, bool *dialog, s
 bool snap_act_name_eq(const char *a, size_t alen, const char *b);
 size_t snap_act_key_events(const keydef *k, int mods, const char **methods, char **prms);
 
+/* Where frame frame_id's session viewport sits in the tab's top-level
+ * viewport: (*ox, *oy) is the sum of the content-box origins of the
+ * iframes of each out-of-process frame above it (0, 0 in the tab's own
+ * process), and clip (x0, y0, x1, y1, top-level viewport px) the part of
+ * it those iframes show (unbounded when there are none). 0, or a SNAP_E*
+ * code with r (what names the element in messages). */
+int snap_act_frame_origin(snap_agent *a, int tab_id, const char *frame_id, const char *what,
+                          double *ox, double *oy, double clip[4], snap_result *r);
 /* ---- act_locate.c ---- */
 
 void snap_act_ax_role_name(const json_val *ax, const json_val *desc, char *role, size_t rcap,

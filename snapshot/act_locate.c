@@ -272,6 +272,80 @@ static snap_frame *frame_parent(snap_tab *t, snap_frame *f)
     return f->parent[0] ? snap_frame_find(t, f->parent) : NULL;
 }
 
+/* The out-of-process frame above gid's session: the topmost ancestor of
+ * gid in the same session (its root, into gid) and that root's parent's
+ * session (into ps); false when gid's session is the tab's own. */
+static bool frame_hop(snap_tab *t, char gid[SNAP_ID_MAX], char ps[SNAP_ID_MAX], bool *lost)
+{
+    snap_frame *g = snap_frame_find(t, gid);
+    *lost = !g;
+    if (!g || strcmp(g->session, t->session) == 0)
+        return false;
+    snap_frame *p = frame_parent(t, g);
+    while (p && strcmp(p->session, g->session) == 0) {
+        g = p;
+        p = frame_parent(t, g);
+    }
+    *lost = !p || p->gone;
+    if (*lost)
+        return false;
+    snprintf(gid, SNAP_ID_MAX, "%s", g->id);
+    snprintf(ps, SNAP_ID_MAX, "%s", p->session);
+    return true;
+}
+
+int snap_act_frame_origin(snap_agent *a, int tab_id, const char *frame_id, const char *what,
+                          double *ox, double *oy, double clip[4], snap_result *r)
+{
+    char gid[SNAP_ID_MAX], ps[SNAP_ID_MAX];
+    snprintf(gid, sizeof gid, "%s", frame_id);
+    *ox = *oy = 0;
+    clip[0] = clip[1] = -1e18;
+    clip[2] = clip[3] = 1e18;
+    for (int depth = 0; depth <= 32; depth++) {
+        /* Looked up again every round: the frame array moves during calls. */
+        snap_tab *t = snap_tab_by_id(a, tab_id);
+        bool lost = !t;
+        if (t && !frame_hop(t, gid, ps, &lost) && !lost)
+            return 0;
+        if (lost)
+            break;
+        snap_frame *root = snap_frame_find(t, gid);
+        snap_frame *p = root ? frame_parent(t, root) : NULL;
+        if (!p)
+            break;
+        char pid[SNAP_ID_MAX];
+        snprintf(pid, sizeof pid, "%s", p->id);
+        pcall fo, bm;
+        int be = 0;
+        if (snap_act_call(a, ps, "DOM.getFrameOwner", snap_act_params("s", "frameId", gid),
+                          &fo) == 0)
+            be = (int)json_get_int(fo.rep.result, "backendNodeId", 0);
+        snap_act_pfree(&fo);
+        const json_val *q = NULL;
+        if (be && snap_act_call(a, ps, "DOM.getBoxModel",
+                                snap_act_params("i", "backendNodeId", be), &bm) == 0)
+            q = json_get(json_get(bm.rep.result, "model"), "content");
+        double x0 = json_num(json_at(q, 0)), y0 = json_num(json_at(q, 1));
+        double x1 = json_num(json_at(q, 4)), y1 = json_num(json_at(q, 5));
+        size_t nq = json_len(q);
+        if (be)
+            snap_act_pfree(&bm);
+        if (nq < 8)
+            return snap_act_fail(r, SNAP_ENOTVISIBLE, "%s: the frame it is in has no box in its "
+                                 "parent page", what);
+        /* Into the parent's coordinates, cut to the iframe's content box. */
+        *ox += x0;
+        *oy += y0;
+        clip[0] = snap_act_dmax(clip[0] + x0, x0);
+        clip[1] = snap_act_dmax(clip[1] + y0, y0);
+        clip[2] = snap_act_dmin(clip[2] + x0, x1);
+        clip[3] = snap_act_dmin(clip[3] + y0, y1);
+        snprintf(gid, sizeof gid, "%s", pid);
+    }
+    return snap_act_fail(r, SNAP_ESTALE, "%s: its frame is no longer in the page", what);
+}
+
 /* Whether the node hit (backend id hb, in session s) is the element oid,
  * inside it, its label, or labelled by it (snap_js_contains_fn). Both are
  * in cdpgate's isolated world (world, oid's): the page cannot redefine the

@@ -701,7 +701,8 @@ static bool shot_in_view(const shot_rect *area, const shot_rect *view)
 }
 
 /* The page box of the element behind ref, in page CSS px (its border box
- * plus the scroll offset), in the tab's own session: 0, or the failure. */
+ * plus the scroll offset; inside out-of-process frames, plus their
+ * iframes' offsets and cut to what they show): 0, or the failure. */
 static int shot_ref_box(snap_agent *a, const char *ref, int *tab_id, shot_rect *box,
                         shot_rect *view, snap_result *r)
 {
@@ -721,11 +722,16 @@ static int shot_ref_box(snap_agent *a, const char *ref, int *tab_id, shot_rect *
         return snap_act_fail(r, SNAP_EINVAL, "%s is in tab t%d, not the current tab t%d: "
                              "switch to it first (browser_tabs)", tg.what, tg.tab, cur);
     }
-    if (!t || strcmp(t->session, tg.session) != 0) {
+    /* An element in an out-of-process frame (another site's): its box is in
+     * its frame's viewport, moved by the iframes' offsets in the page and
+     * cut to what they show. */
+    double ox = 0, oy = 0, clip[4] = {-1e18, -1e18, 1e18, 1e18};
+    char top[SNAP_ID_MAX];
+    snprintf(top, sizeof top, "%s", t ? t->session : "");
+    if (!t || (strcmp(top, tg.session) != 0 &&
+               (rc = snap_act_frame_origin(a, tg.tab, tg.frame, tg.what, &ox, &oy, clip, r)))) {
         snap_act_release_all(a, &tg, &ss);
-        return snap_act_fail(r, SNAP_EINVAL, "%s is inside a frame of another site: a "
-                             "screenshot clips to it only through its frame's own ref (or "
-                             "take the viewport)", tg.what);
+        return t ? rc : snap_act_fail(r, SNAP_ENOTAB, "the tab closed");
     }
     if (snap_shot_ref_secret(a, tg.tab, tg.frame, tg.backend, tg.session, tg.oid)) {
         /* Its box is the value: refused outright, never only masked. */
@@ -751,6 +757,10 @@ static int shot_ref_box(snap_agent *a, const char *ref, int *tab_id, shot_rect *
         }
     }
     snap_act_pfree(&bm);
+    x0 = snap_act_dmax(x0 + ox, clip[0]);
+    y0 = snap_act_dmax(y0 + oy, clip[1]);
+    x1 = snap_act_dmin(x1 + ox, clip[2]);
+    y1 = snap_act_dmin(y1 + oy, clip[3]);
     if (k < 8 || x1 - x0 < 1 || y1 - y0 < 1) {
         rc = snap_act_fail(r, SNAP_ENOTVISIBLE, "%s has no box on the page to clip to "
                            "(hidden or zero size)", tg.what);
@@ -759,7 +769,7 @@ static int shot_ref_box(snap_agent *a, const char *ref, int *tab_id, shot_rect *
     }
     double px = 0, py = 0;
     *view = (shot_rect){0, 0, 0, 0};    /* unknown: taken beyond the viewport */
-    if (snap_act_call0(a, tg.session, "Page.getLayoutMetrics", &lm) == 0) {
+    if (snap_act_call0(a, top, "Page.getLayoutMetrics", &lm) == 0) {
         const json_val *vv = json_get(lm.rep.result, "cssVisualViewport");
         px = json_num(json_get(vv, "pageX"));
         py = json_num(json_get(vv, "pageY"));
