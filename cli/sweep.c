@@ -317,6 +317,7 @@ static bool timed_out(const job *j)
 static int scan(job *j, const char *src, size_t len)
 {
     a11y_opts ao = cli_a11y_opts(j->o, j->dir, "a11y");
+    ao.keep = j->o->evidence != NULL;    /* the reports into the evidence too */
     snap_result r = {0};
     int rc = a11y_scan(j->a, src, len, &ao, &j->rep, &r);
     if (rc) {
@@ -370,7 +371,7 @@ static int run_browser(job *j, const char *src, size_t len, const replay_trail *
         rc = rc ? rc : j->t->identity ? identity_check(j) : 0;
         rc = rc ? rc : scan(j, src, len);
         if (j->scanned)
-            cli_evid_result(ev, j->a, "a11y", j->rep.structured);
+            cli_evid_a11y(ev, &j->rep);
     }
     cli_evid_stop(ev, "a11y");
     snap_agent_free(j->a);

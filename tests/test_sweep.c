@@ -277,6 +277,12 @@ static void check_evidence(const char *ev, const char *id)
                 test_fail_detail("%s: %s %s", cmd, out ? out : "", err ? err : "");
             free(out);
             free(err);
+            /* The scan's record names its two reports, hashed in the folder. */
+            snprintf(cmd, sizeof cmd, "%s/%s/records.jsonl", d, e->d_name);
+            char *recs = test_read_file(cmd, NULL);
+            CHECK_HAS(recs, "\"kind\":\"a11y\"");
+            CHECK_HAS(recs, "{\"file\":\"a11y-0001.html\",\"sha256\":\"");
+            free(recs);
         }
     if (dp)
         closedir(dp);
