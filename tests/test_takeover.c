@@ -15,12 +15,16 @@
 #include "tests/testlib.h"
 #include "vault/vault.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static testlib_world world;
 static const char *host_args[] = {FIXTURE_HOST_RULES, NULL};
@@ -888,6 +892,278 @@ static void t_cli_login_live(void)
     check_restored(env, grant, rules);
 }
 
+/* The elicitation/create request the server sent after from (its line,
+ * new), or NULL after 20 s. */
+static char *elicit_line(fixture_child *c, size_t from)
+{
+    const char *p = fixture_child_read_until(c, from, "\"method\":\"elicitation/create\"", 20000);
+    if (!p)
+        return NULL;
+    while (p > c->got && p[-1] != '\n')
+        p--;
+    size_t off = (size_t)(p - c->got);
+    const char *e = fixture_child_read_until(c, off, "\n", 5000);
+    p = c->got + off;
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    char *r = malloc(len + 1);
+    if (r) {
+        memcpy(r, p, len);
+        r[len] = 0;
+    }
+    return r;
+}
+
+/* One raw HTTP request to the live view's port (from link) with the
+ * given Host and extra header lines: the answer's first 2 KB into out. */
+static void raw_http(const char *link, const char *target, const char *host, const char *extra,
+                     char *out, size_t cap)
+{
+    int port = atoi(link + 17);
+    char req[1024];
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", target, host,
+             extra ? extra : "");
+    out[0] = 0;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (!CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0)) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    CHECK(write(fd, req, strlen(req)) == (ssize_t)strlen(req));
+    size_t n = 0;
+    for (ssize_t r; n + 1 < cap && (r = read(fd, out + n, cap - 1 - n)) > 0;)
+        n += (size_t)r;
+    out[n] = 0;
+    close(fd);
+}
+
+/* Issue 15, points 3 and 5, end to end through `cdpgate mcp --live`: a
+ * client that declares URL-mode elicitation gets the link by
+ * elicitation/create (mode url), and the tool result never holds it; then,
+ * against the running view: a DNS-rebinding Host (the person's own browser
+ * sent to rebind.test, which resolves to 127.0.0.1), a foreign Origin and a
+ * cross-site WebSocket from a web page are refused and audited without
+ * using the token up; the person opens the link and has control; the same
+ * link opened again in another tab is refused "already used", the person
+ * keeps control; the hand-back ends it. No token in the result, stderr or
+ * the audit. */
+static void t_mcp_live_refusals(void)
+{
+    if (!testlib_need_browser() || !testlib_need_cdpgate())
+        return;
+    char tmp[300], rules[200], audit[400], args[600], v[2048];
+    static char out[4096];
+    snprintf(tmp, sizeof tmp, "%s/mcprefuse", world.root);
+    mkdir(tmp, 0700);
+    snprintf(audit, sizeof audit, "%s/audit.log", tmp);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--audit", audit, "--live", "mcp",
+                          NULL};
+    fixture_child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, NULL, argv, false)))
+        return;
+    char *r = testlib_mcp_request(&c, 1, "initialize", "{\"protocolVersion\":\"2025-11-25\","
+                                  "\"capabilities\":{\"elicitation\":{\"form\":{},\"url\":{}}},"
+                                  "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}", 20000);
+    CHECK_HAS(r, "cdpgate");
+    free(r);
+    static const char N[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
+    CHECK(write(c.in, N, sizeof N - 1) == (ssize_t)(sizeof N - 1));
+    char login[200];
+    testlib_world_url(&world, login, sizeof login, "bank.test", "/bank/login.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", login);
+    r = testlib_mcp_tool(&c, 2, "browser_open", args);
+    CHECK_HAS(r, "Sign in");
+    free(r);
+    /* the link by URL-mode elicitation */
+    size_t from = c.ngot;
+    CHECK(testlib_mcp_send(&c, 3, "tools/call", "{\"name\":\"browser_takeover\","
+                           "\"arguments\":{\"text\":\"log in to the bank\"}}"));
+    char *el = elicit_line(&c, from);
+    json_doc *ed = el ? json_parse(el, strlen(el), NULL, NULL) : NULL;
+    const json_val *ep = ed ? json_get(json_doc_root(ed), "params") : NULL;
+    char link[300] = "";
+    if (CHECK(ep != NULL)) {
+        CHECK_STR("url", json_get_str(ep, "mode"));
+        snprintf(link, sizeof link, "%s", json_get_str(ep, "url") ? json_get_str(ep, "url") : "");
+        char *id = json_write(json_get(json_doc_root(ed), "id"), NULL);
+        char line[300];
+        snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"action\":"
+                 "\"accept\"}}\n", id ? id : "0");
+        CHECK(write(c.in, line, strlen(line)) == (ssize_t)strlen(line));
+        free(id);
+    }
+    json_doc_free(ed);
+    free(el);
+    CHECK(strncmp(link, "http://127.0.0.1:", 17) == 0 && strstr(link, "/v/") &&
+          strstr(link, "/live/"));
+    r = testlib_mcp_response(&c, from, 3, 20000);
+    CHECK_HAS(r, "A person was asked");
+    CHECK_LACKS(r, "/live/");
+    CHECK_LACKS(r, "/v/");
+    CHECK_LACKS(r, "127.0.0.1:");
+    char *results = r;
+    const char *path = strstr(link + 7, "/");
+    const char *tok = strstr(link, "/live/") ? strstr(link, "/live/") + 6 : link;
+    /* DNS rebinding, from a raw client and from the person's own browser */
+    char host[80];
+    snprintf(host, sizeof host, "rebind.test:%d", atoi(link + 17));
+    raw_http(link, path ? path : "/", host, NULL, out, sizeof out);
+    CHECK(strncmp(out, "HTTP/1.1 403 ", 13) == 0 && strstr(out, "Host is not this server"));
+    cdp_browser *b = testlib_launch(host_args, false);
+    cdp_err e = {0};
+    cdp_page *pg = b ? cdp_page_open(b, 10000, &e) : NULL;
+    person p = {b ? cdp_browser_conn(b) : NULL, pg ? cdp_page_session(pg) : NULL};
+    if (CHECK(pg != NULL)) {
+        snprintf(args, sizeof args, "{\"url\":\"http://%s%s\"}", host, path ? path : "/");
+        person_call(&p, "Page.navigate", args, NULL);
+        for (int k = 0; k < 200 && !strstr(v, "Host is not this server"); k++) {
+            person_eval(&p, "document.body?document.body.innerText:''", v, sizeof v);
+            testlib_sleep_ms(50);
+        }
+        CHECK_HAS(v, "Host is not this server");
+        /* a web page's cross-site WebSocket to the view (its Origin) */
+        char bank[200], js[700];
+        testlib_world_url(&world, bank, sizeof bank, "bank.test", "/bank/login.html");
+        snprintf(args, sizeof args, "{\"url\":\"%s\"}", bank);
+        person_call(&p, "Page.navigate", args, NULL);
+        testlib_sleep_ms(300);
+        snprintf(js, sizeof js, "window.__r='';const w=new WebSocket('ws://127.0.0.1:%d%.*sws');"
+                 "w.onopen=()=>{window.__r='open'};w.onerror=()=>{window.__r='refused'};'ok'",
+                 atoi(link + 17), (int)(strstr(link, "/live/") - path + 1), path);
+        person_eval(&p, js, v, sizeof v);
+        v[0] = 0;
+        for (int k = 0; k < 200 && !v[0]; k++) {
+            person_eval(&p, "window.__r", v, sizeof v);
+            testlib_sleep_ms(v[0] ? 0 : 50);
+        }
+        CHECK_STR("refused", v);
+    }
+    /* a foreign Origin on the trade itself */
+    snprintf(host, sizeof host, "127.0.0.1:%d", atoi(link + 17));
+    raw_http(link, path ? path : "/", host, "Origin: http://evil.test\r\n", out, sizeof out);
+    CHECK(strncmp(out, "HTTP/1.1 403 ", 13) == 0 && strstr(out, "foreign Origin"));
+    /* the token was not used up: the person opens the link */
+    cdp_page *ppg = NULL;
+    person pp;
+    CHECK(person_open(b, &ppg, &pp, link));
+    /* the link again, in another tab: already used; the person keeps control */
+    if (pg) {
+        snprintf(args, sizeof args, "{\"url\":\"%s\"}", link);
+        person_call(&p, "Page.navigate", args, NULL);
+        v[0] = 0;
+        for (int k = 0; k < 200 && !strstr(v, "already used"); k++) {
+            person_eval(&p, "document.body?document.body.innerText:''", v, sizeof v);
+            testlib_sleep_ms(50);
+        }
+        CHECK_HAS(v, "already used");
+    }
+    r = testlib_mcp_tool(&c, 4, "browser_snapshot", "{}");
+    CHECK_HAS(r, "the human is in control");
+    results = gather(results, r);
+    if (ppg) {
+        person_eval(&pp, "document.getElementById('who').textContent", v, sizeof v);
+        CHECK_STR("the person has control", v);
+        person_eval(&pp, "document.getElementById('back').click(),'ok'", v, sizeof v);
+    }
+    bool back = false;
+    for (int k = 0, id = 5; k < 100 && !back; k++, id++) {
+        r = testlib_mcp_tool(&c, id, "browser_snapshot", "{}");
+        back = strstr(r, "the human is in control") == NULL;
+        results = gather(results, r);
+        if (!back)
+            testlib_sleep_ms(100);
+    }
+    CHECK(back);
+    CHECK_HAS(results, "handed control back from the live view");
+    char *err = fixture_child_stderr(&c), *aud = read_text_file(audit);
+    CHECK_HAS(aud, "refused: Host is not this server");
+    CHECK_HAS(aud, "refused: foreign Origin");
+    CHECK_HAS(aud, "token refused: already used");
+    CHECK_HAS(aud, "token traded for a session");
+    CHECK_LACKS(aud, tok);
+    CHECK_LACKS(err, tok);
+    CHECK_LACKS(results, tok);
+    free(err);
+    free(aud);
+    free(results);
+    if (ppg)
+        cdp_page_free(ppg);
+    if (pg)
+        cdp_page_free(pg);
+    cdp_browser_free(b);
+    testlib_child_free(&c);
+}
+
+/* Issue 15, point 3, end to end: a link nobody opens in its lifetime
+ * (--live-ttl 10) expires: control goes back to the agent, whose next
+ * result says the link expired, and the link opened afterwards shows no
+ * view. */
+static void t_mcp_live_expired(void)
+{
+    if (!testlib_need_browser() || !testlib_need_cdpgate())
+        return;
+    char tmp[300], rules[200], notify[1400], linkfile[400], args[600], v[1024] = "";
+    snprintf(tmp, sizeof tmp, "%s/mcpexpire", world.root);
+    mkdir(tmp, 0700);
+    snprintf(linkfile, sizeof linkfile, "%s/link", tmp);
+    snprintf(notify, sizeof notify, "cat > %s.part && mv %s.part %s", linkfile, linkfile,
+             linkfile);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--live", "--live-ttl", "10",
+                          "--live-notify", notify, "mcp", NULL};
+    fixture_child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, NULL, argv, false)))
+        return;
+    testlib_mcp_init(&c, "t");
+    char login[200];
+    testlib_world_url(&world, login, sizeof login, "bank.test", "/bank/login.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", login);
+    char *r = testlib_mcp_tool(&c, 2, "browser_open", args);
+    free(r);
+    int64_t t0 = base_now_ms();
+    r = testlib_mcp_tool(&c, 3, "browser_takeover", "{\"text\":\"log in to the bank\"}");
+    CHECK_HAS(r, "A person was asked, out of band");
+    free(r);
+    char link[300] = "";
+    CHECK(wait_line(linkfile, link, sizeof link));
+    /* the lock holds until the link's lifetime is over, then control is back */
+    bool back = false;
+    for (int id = 4; id < 400 && !back; id++) {
+        r = testlib_mcp_tool(&c, id, "browser_snapshot", "{}");
+        back = strstr(r, "the human is in control") == NULL;
+        if (back) {
+            CHECK(base_now_ms() - t0 >= 10000);
+            CHECK_HAS(r, "never opened the live view (the link expired)");
+        }
+        free(r);
+        if (!back)
+            testlib_sleep_ms(200);
+    }
+    CHECK(back);
+    /* the expired link: no view */
+    cdp_browser *b = testlib_launch(NULL, false);
+    cdp_err e = {0};
+    cdp_page *pg = b ? cdp_page_open(b, 10000, &e) : NULL;
+    if (CHECK(pg != NULL)) {
+        person p = {cdp_browser_conn(b), cdp_page_session(pg)};
+        snprintf(args, sizeof args, "{\"url\":\"%s\"}", link);
+        person_call(&p, "Page.navigate", args, NULL);
+        testlib_sleep_ms(500);
+        person_eval(&p, "document.title", v, sizeof v);
+        CHECK(strcmp(v, "cdpgate live view") != 0);
+        person_eval(&p, "String(!!document.getElementById('back'))", v, sizeof v);
+        CHECK_STR("false", v);
+        cdp_page_free(pg);
+    }
+    cdp_browser_free(b);
+    testlib_child_free(&c);
+}
+
 static const test_case TESTS[] = {
     {"human_input_lock", t_human_input_lock},
     {"cast_frames", t_cast_frames},
@@ -896,6 +1172,8 @@ static const test_case TESTS[] = {
     {"mcp_gate_stop_handback", t_mcp_gate_stop_handback},
     {"cli_login_live", t_cli_login_live},
     {"handback_rules", t_handback_rules},
+    {"mcp_live_refusals", t_mcp_live_refusals},
+    {"mcp_live_expired", t_mcp_live_expired},
     {0},
 };
 
