@@ -292,9 +292,12 @@ void live_input_free(live_input_cmd *cmd);
  * its other descriptors). HTTP answers close their connection; writes are
  * bounded by a deadline, and a connection that cannot take its answer is
  * closed. Frames: the host offers each new JPEG with live_server_frame; the
- * server keeps only the latest and sends it to each socket when that socket
- * acknowledged the previous one (acknowledgement pacing: a slow viewer gets
- * fewer frames, never a queue, and never slows another). Each socket also gets
+ * server keeps only the latest and sends it to each socket that has not had
+ * it while fewer than LIVE_FRAME_WINDOW frames sent to that socket are
+ * unacknowledged (acknowledgement pacing with a small window: one frame can
+ * travel while the viewer shows the other, so the round trip does not cap
+ * the frame rate; a slow viewer gets fewer frames, never a queue, and never
+ * slows another). Each socket also gets
  * {"t":"access",...} when it opens and when sockets or links change
  * (docs/takeover.md, "Messages to the viewer"). Every decision on a request
  * goes to the audit callback; the token, the cookie, frames and what the
@@ -303,6 +306,7 @@ void live_input_free(live_input_cmd *cmd);
 typedef struct live_server live_server;
 
 #define LIVE_CONNS_MAX 8
+#define LIVE_FRAME_WINDOW 2     /* frames a socket may have unacknowledged */
 
 typedef struct {
     const char *bind;       /* an IPv4 or IPv6 literal: "127.0.0.1" (NULL) or "::1";

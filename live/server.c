@@ -2,8 +2,8 @@
  * server.c — the live view's socket loop (live/live.h, "the server"): a
  * listening socket on loopback, HTTP requests read with live_http_parse
  * and decided by live_access_judge, the viewer page, the viewer's
- * WebSocket (ws/'s decoder in server mode), and the latest frame sent when
- * the viewer acknowledged the previous one.
+ * WebSocket (ws/'s decoder in server mode), and the latest frame sent
+ * while fewer than LIVE_FRAME_WINDOW sent ones are unacknowledged.
  *
  * Invariants: every socket is non-blocking and close-on-exec; a
  * connection's head must arrive within HEAD_MS; writes wait at most
@@ -39,7 +39,7 @@ typedef struct {
     int fd;                         /* -1: free slot */
     bool ws;
     live_role role;                 /* ws: the control viewer's or a watcher's */
-    bool acked;                     /* ws: the last frame sent was acknowledged */
+    int unacked;                    /* ws: frames sent, not yet acknowledged */
     bool fresh;                     /* ws: opened; the kept state is due */
     uint64_t sent;                  /* ws: the sequence number of the last frame sent */
     int refused;                    /* ws, watcher: input messages refused */
@@ -212,7 +212,7 @@ static void serve_socket(live_server *s, int i, const live_http_request *req,
     conn *c = &s->c[i];
     c->ws = true;
     c->role = watch ? LIVE_ROLE_WATCH : LIVE_ROLE_CONTROL;
-    c->acked = true;                /* the first frame goes at once */
+    c->unacked = 0;                 /* the first frame goes at once */
     c->fresh = true;
     c->sent = 0;
     c->refused = 0;
@@ -311,8 +311,10 @@ static void on_event(live_server *s, int i, const ws_event *ev)
         conn_close(s, i);
     } else if (ev->type == WS_EV_MESSAGE && ev->opcode == WS_OP_TEXT) {
         static const char ack[] = "{\"t\":\"ack\"}";
-        if (ev->len == sizeof ack - 1 && memcmp(ev->data, ack, sizeof ack - 1) == 0)
-            s->c[i].acked = true;
+        if (ev->len == sizeof ack - 1 && memcmp(ev->data, ack, sizeof ack - 1) == 0) {
+            if (s->c[i].unacked > 0)
+                s->c[i].unacked--;
+        }
         else if (s->c[i].role == LIVE_ROLE_WATCH)
             refuse_watcher(s, i);
         else if (s->o.message && i == s->viewer)
@@ -621,7 +623,8 @@ static void send_access(live_server *s, int i)
         send_frame(s, i, WS_OP_TEXT, m, (size_t)n);
 }
 
-/* Each socket that is due gets the latest frame; the access message goes
+/* Each socket that is due gets the latest frame (one it has not had, while
+ * fewer than LIVE_FRAME_WINDOW are unacknowledged); the access message goes
  * out again when sockets or links changed. */
 static void send_due(live_server *s)
 {
@@ -636,9 +639,10 @@ static void send_due(live_server *s)
                 send_frame(s, i, WS_OP_TEXT, s->state[k], s->state_len[k]);
         if (c->fd >= 0)
             c->fresh = false;
-        if (c->fd < 0 || !c->ws || !c->acked || !s->frame_seq || c->sent == s->frame_seq)
+        if (c->fd < 0 || !c->ws || c->unacked >= LIVE_FRAME_WINDOW || !s->frame_seq ||
+            c->sent == s->frame_seq)
             continue;
-        c->acked = false;
+        c->unacked++;
         c->sent = s->frame_seq;
         send_frame(s, i, WS_OP_BINARY, s->frame, s->frame_len);
     }

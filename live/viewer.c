@@ -10,8 +10,10 @@
  * path), offering LIVE_WS_PROTOCOL and the nonce this response carries
  * (WSN: the server drew it for this page; the socket uses it up, a
  * cookie alone never opens the socket); shows each binary message
- * (a JPEG frame) and acknowledges it ({"t":"ack"}: the server sends the
- * next frame only then, the latest one); shows the text messages (the
+ * (a JPEG frame) and acknowledges it ({"t":"ack"}, once per frame: when
+ * shown, when it failed to decode, or when a newer one replaced it before
+ * it was shown; the server sends the latest frame while fewer than
+ * LIVE_FRAME_WINDOW are unacknowledged); shows the text messages (the
  * access message: its role, who can watch and control, when links expire,
  * counted down in the page; the URL and origin, who holds control, the
  * tab list, a click on a tab sent as {"t":"tab","id"}); sends the person's input as
@@ -89,15 +91,26 @@ static const char PAGE_SCRIPT[] =
     "if(RO)b.disabled=true;else b.onclick=()=>input({t:'tab',id:t.id});tabs.append(b);}"
     "if(m.more){const s=document.createElement('span');s.textContent='+'+m.more;"
     "tabs.append(s);}}"
+    /* frames: one decoding (ld) and at most one waiting (nx, the newest;
+     * one it replaces is acknowledged unseen): each frame acknowledged
+     * exactly once, when shown, failed or replaced, so the server's window
+     * (two unacknowledged) never sticks */
+    "let ld=null,nx=null;"
+    "function show(b){ld=URL.createObjectURL(b);v.src=ld;}"
+    "function shown(ok){const u=ld;ld=null;if(ok){if(cur)URL.revokeObjectURL(cur);cur=u;}"
+    "else URL.revokeObjectURL(u);send({t:'ack'});if(nx){const b=nx;nx=null;show(b);}}"
+    "v.onload=()=>shown(true);v.onerror=()=>shown(false);"
     "ws.onmessage=e=>{if(typeof e.data==='string'){onText(JSON.parse(e.data));return;}"
-    "const u=URL.createObjectURL(e.data);v.onload=()=>{if(cur)URL.revokeObjectURL(cur);"
-    "cur=u;send({t:'ack'});};v.src=u;};"
+    "if(!ld){show(e.data);return;}if(nx)send({t:'ack'});nx=e.data;};"
     "ws.onclose=()=>{who.textContent='disconnected';};"
     "function pt(e){const r=v.getBoundingClientRect();"
     "return{x:Math.round((e.clientX-r.left)*v.naturalWidth/r.width),"
     "y:Math.round((e.clientY-r.top)*v.naturalHeight/r.height)};}"
     "function mods(e){return(e.altKey?1:0)|(e.ctrlKey?2:0)|(e.metaKey?4:0)|(e.shiftKey?8:0);}"
-    "function flush(){if(move){input(move);move=null;}}"
+    "function flush(){if(move){input(move);move=null;}}";
+
+/* the person's input (not on a watcher's page) */
+static const char PAGE_INPUT[] =
     "if(!RO){"
     "v.addEventListener('mousemove',e=>{move=Object.assign({t:'mouse',type:'move',"
     "b:e.buttons,m:mods(e)},pt(e));"
@@ -142,10 +155,12 @@ int live_viewer_page(char *out, size_t cap, const char *nonce, const char *ws_no
         != strlen(ws_nonce))
         return -1;
     int n = snprintf(out, cap, PAGE_HEAD, nonce, nonce, watch ? "true" : "false", ws_nonce);
-    if (n < 0 || (size_t)n + sizeof PAGE_SCRIPT + sizeof PAGE_TAIL > cap)
+    if (n < 0 || (size_t)n + sizeof PAGE_SCRIPT + sizeof PAGE_INPUT + sizeof PAGE_TAIL > cap)
         return -1;
     memcpy(out + n, PAGE_SCRIPT, sizeof PAGE_SCRIPT - 1);
     n += (int)sizeof PAGE_SCRIPT - 1;
+    memcpy(out + n, PAGE_INPUT, sizeof PAGE_INPUT - 1);
+    n += (int)sizeof PAGE_INPUT - 1;
     memcpy(out + n, PAGE_TAIL, sizeof PAGE_TAIL);
     return n + (int)sizeof PAGE_TAIL - 1;
 }

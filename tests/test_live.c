@@ -1356,15 +1356,21 @@ static void t_server_flow(void)
     CHECK_INT(WS_EV_MESSAGE, ev.type);
     CHECK_INT(WS_OP_BINARY, ev.opcode);
     CHECK_MEM("frame-B", 7, ev.data, ev.len);
-    /* no acknowledgement yet: the next frames wait, the latest wins */
+    /* one frame unacknowledged: the latest of the next ones goes (a window
+     * of LIVE_FRAME_WINDOW, server_window); then, two unacknowledged, the
+     * next waits for an acknowledgement */
     live_server_frame(srv, (const uint8_t *)"frame-C", 7);
     live_server_frame(srv, (const uint8_t *)"frame-DD", 8);
+    ev = wsc_next(srv, &w, 2000);
+    CHECK_INT(WS_EV_MESSAGE, ev.type);
+    CHECK_MEM("frame-DD", 8, ev.data, ev.len);
+    live_server_frame(srv, (const uint8_t *)"frame-E", 7);
     ev = wsc_next(srv, &w, 300);
     CHECK_INT(WS_EV_NONE, ev.type);
     ws_send_text(fd, "{\"t\":\"ack\"}");
     ev = wsc_next(srv, &w, 2000);
     CHECK_INT(WS_EV_MESSAGE, ev.type);
-    CHECK_MEM("frame-DD", 8, ev.data, ev.len);
+    CHECK_MEM("frame-E", 7, ev.data, ev.len);
     /* state to the viewer, input from it */
     CHECK_INT(0, live_server_text(srv, "{\"control\":\"human\"}", 19));
     ev = wsc_next(srv, &w, 2000);
@@ -1622,11 +1628,17 @@ static void t_server_watchers(void)
     live_server_frame(srv, (const uint8_t *)"frame-2", 7);
     ev = wsc_next(srv, &pc, 2000);
     CHECK_MEM("frame-2", 7, ev.data, ev.len);
+    ev = wsc_next(srv, &wc, 2000);
+    CHECK_MEM("frame-2", 7, ev.data, ev.len);
+    /* the watcher has two unacknowledged (the window), the person one */
+    live_server_frame(srv, (const uint8_t *)"frame-3", 7);
+    ev = wsc_next(srv, &pc, 2000);
+    CHECK_MEM("frame-3", 7, ev.data, ev.len);
     ev = wsc_next(srv, &wc, 300);
     CHECK_INT(WS_EV_NONE, ev.type);
     ws_send_text(wc.fd, "{\"t\":\"ack\"}");
     ev = wsc_next(srv, &wc, 2000);
-    CHECK_MEM("frame-2", 7, ev.data, ev.len);
+    CHECK_MEM("frame-3", 7, ev.data, ev.len);
     /* state messages reach both */
     CHECK_INT(0, live_server_text(srv, "{\"t\":\"url\"}", 11));
     ev = wsc_next(srv, &pc, 2000);
@@ -1709,6 +1721,79 @@ static void t_server_state(void)
     CHECK_INT(0, live_server_send_url(srv, "https://a.test/q", "https://a.test"));
     ev = wsc_next(srv, &w, 2000);
     CHECK(ev.len > 20 && memcmp(ev.data, "{\"t\":\"url\",\"url\":\"https://a.test/q\"", 33) == 0);
+    wsc_close(&w);
+    live_server_free(srv);
+}
+
+/* The frame window (issue 15, point 6): a socket never has more than
+ * LIVE_FRAME_WINDOW frames unacknowledged, whatever is offered; frames
+ * offered meanwhile are not queued: the latest one wins; an
+ * acknowledgement too many does not widen the window; a frame already
+ * sent is not sent again. Not timed: "nothing comes" is a short wait in
+ * which the server is pumped. */
+static int wsc_frames(live_server *srv, wsc *c, int wait_ms, char *last, size_t cap)
+{
+    int n = 0;
+    for (;;) {
+        ws_event ev = wsc_next(srv, c, wait_ms);
+        if (ev.type != WS_EV_MESSAGE)
+            return n;
+        if (ev.opcode != WS_OP_BINARY)
+            continue;
+        n++;
+        snprintf(last, cap, "%.*s", (int)ev.len, (const char *)ev.data);
+    }
+}
+
+static void t_server_window(void)
+{
+    srv_log log = {0};
+    live_server_opts o = {.audit = srv_audit, .message = srv_message, .ud = &log};
+    live_server *srv = live_server_new(&o, NULL);
+    if (!CHECK(srv != NULL))
+        return;
+    char link[256], ck[128], last[32] = "";
+    live_server_link(srv, link, sizeof link);
+    srv_trade(srv, link, ck, sizeof ck);
+    wsc w;
+    if (!CHECK(wsc_open(srv, &w, link, ck))) {
+        live_server_free(srv);
+        return;
+    }
+    CHECK_INT(2, LIVE_FRAME_WINDOW);
+    /* 20 frames offered, the server pumped after each: only 2 reach the
+     * socket (the first two), the rest wait */
+    for (int k = 1; k <= 20; k++) {
+        char f[16];
+        snprintf(f, sizeof f, "frame-%d", k);
+        live_server_frame(srv, (const uint8_t *)f, strlen(f));
+        live_server_pump(srv, 5);
+    }
+    CHECK_INT(2, wsc_frames(srv, &w, 300, last, sizeof last));
+    CHECK_STR("frame-2", last);
+    /* one acknowledgement: one frame, the latest (frame-20, not frame-3) */
+    ws_send_text(w.fd, "{\"t\":\"ack\"}");
+    CHECK_INT(1, wsc_frames(srv, &w, 300, last, sizeof last));
+    CHECK_STR("frame-20", last);
+    /* every frame acknowledged and nothing new: nothing is sent again */
+    for (int k = 0; k < 2; k++)
+        ws_send_text(w.fd, "{\"t\":\"ack\"}");
+    CHECK_INT(0, wsc_frames(srv, &w, 300, last, sizeof last));
+    /* acknowledgements of nothing (a confused or hostile page) do not
+     * widen the window */
+    for (int k = 0; k < 5; k++)
+        ws_send_text(w.fd, "{\"t\":\"ack\"}");
+    live_server_pump(srv, 50);
+    for (int k = 21; k <= 30; k++) {
+        char f[16];
+        snprintf(f, sizeof f, "frame-%d", k);
+        live_server_frame(srv, (const uint8_t *)f, strlen(f));
+        live_server_pump(srv, 5);
+    }
+    CHECK_INT(2, wsc_frames(srv, &w, 300, last, sizeof last));
+    CHECK_STR("frame-22", last);
+    /* the acknowledgements came as text messages, never to the host */
+    CHECK_INT(0, log.nmsgs);
     wsc_close(&w);
     live_server_free(srv);
 }
@@ -2231,6 +2316,7 @@ static const test_case TESTS[] = {
     {"server_refusals", t_server_refusals},
     {"server_one_control", t_server_one_control},
     {"server_watchers", t_server_watchers},
+    {"server_window", t_server_window},
     {"server_state", t_server_state},
     {"server_insecure_bind", t_server_insecure_bind},
     {"viewer_browser", t_viewer_browser},
