@@ -157,6 +157,11 @@ typedef void (*cdp_event_fn)(void *ud, cdp_conn *c, const char *session,
  * cdp_event_claimed true), for events exactly one listener must answer. */
 void cdp_event_claim(cdp_conn *c);
 bool cdp_event_claimed(const cdp_conn *c);
+/* Inside a listener: the event is used up: it is not kept in the ring for
+ * late waiters (cdp_wait_event cannot see it). For big events only their
+ * listener wants, e.g. the live view's screencast frames (~40-60 KB each,
+ * at 25 a second they would fill the ring's bytes: 4 MiB by default). */
+void cdp_event_consume(cdp_conn *c);
 /* Whether (fn, ud) is the last registered listener with function fn: among
  * several users of one function, the one that sees each event last. */
 bool cdp_listener_last(const cdp_conn *c, cdp_event_fn fn, void *ud);

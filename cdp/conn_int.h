@@ -72,6 +72,7 @@ struct cdp_conn {
     size_t nlis;
     int users;              /* cdp_conn_share: agents sharing this connection */
     bool claimed;           /* cdp_event_claim: a listener took the event */
+    bool consumed;          /* cdp_event_consume: not kept in the ring */
     target_rec *tg;
     size_t ntg, captg;
     cdp_target view;            /* returned by cdp_target_* */

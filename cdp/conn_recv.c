@@ -240,12 +240,12 @@ static void handle_event(cdp_conn *c, json_doc *doc, const char *session,
         session_gone(c, session, "target detached while waiting for the reply");
     }
     c->seq++;
-    c->claimed = false;
+    c->claimed = c->consumed = false;
     for (size_t i = 0; i < c->nlis; i++)
         c->lis[i].fn(c->lis[i].ud, c, session, method, params);
     c->claimed = false;
-    if (secret == 2)
-        json_doc_free(doc);     /* zeroed; nobody may wait for it */
+    if (secret == 2 || c->consumed)
+        json_doc_free(doc);     /* zeroed when secret; nobody may wait for it */
     else
         ring_push(c, session, method, doc);
 }
@@ -765,6 +765,8 @@ void cdp_unlisten(cdp_conn *c, cdp_event_fn fn, void *ud)
 uint64_t cdp_event_seq(const cdp_conn *c) { return c->seq; }
 
 void cdp_event_claim(cdp_conn *c) { c->claimed = true; }
+
+void cdp_event_consume(cdp_conn *c) { c->consumed = true; }
 
 bool cdp_event_claimed(const cdp_conn *c) { return c->claimed; }
 

@@ -8,7 +8,11 @@
  * idle_ms, the tab is captured again (Page.captureScreenshot of the
  * viewport at its own size, one at a time). The cast follows the
  * current tab (a tab switch, a popup that became current):
- * snap_cast_step moves it.
+ * snap_cast_step moves it. When the tab navigates (its main frame
+ * committed, its DOM or load event fired), it is captured again at once,
+ * so the view does not show the old page until the next frame or idle_ms.
+ * Frames are consumed (cdp_event_consume: never kept in the connection's
+ * event ring) and decoded into one buffer reused for every frame.
  *
  * Frames are for the person's view only: this file never writes them
  * anywhere, and they never reach a tool result (the model's screenshots
@@ -34,7 +38,10 @@ struct snap_cast {
     snap_cast_meta meta;        /* of the last frame */
     int64_t last_ms;            /* when the last frame came (or the cast began) */
     uint64_t shot;              /* a re-capture in flight, 0 none */
+    bool now;                   /* a re-capture is due at once (a navigation) */
     char shot_session[SNAP_ID_MAX];
+    uint8_t *jpeg;              /* the decoded frame: one buffer, reused */
+    size_t jpeg_cap;
 };
 
 static uint16_t be16(const uint8_t *p)
@@ -78,12 +85,30 @@ int snap_cast_jpeg_size(const uint8_t *p, size_t n, int *w, int *h)
     return -1;
 }
 
+/* The decode buffer, at least need bytes (grown, never shrunk: frames of
+ * one tab are about the same size; zeroed when replaced or freed). */
+static uint8_t *cast_buffer(snap_cast *c, size_t need)
+{
+    if (need <= c->jpeg_cap)
+        return c->jpeg;
+    size_t cap = need + need / 4;
+    uint8_t *nb = malloc(cap);
+    if (!nb)
+        return NULL;
+    if (c->jpeg)
+        base_memzero(c->jpeg, c->jpeg_cap);
+    free(c->jpeg);
+    c->jpeg = nb;
+    c->jpeg_cap = cap;
+    return nb;
+}
+
 static void cast_deliver(snap_cast *c, const char *b64, size_t blen, const json_val *meta)
 {
     if (blen > CAST_FRAME_MAX)
         return;
-    uint8_t *jpeg = malloc(blen / 4 * 3 + 4);
-    ssize_t n = jpeg ? base_b64_decode(b64, blen, jpeg, blen / 4 * 3 + 4) : -1;
+    uint8_t *jpeg = cast_buffer(c, blen / 4 * 3 + 4);
+    ssize_t n = jpeg ? base_b64_decode(b64, blen, jpeg, c->jpeg_cap) : -1;
     int w = 0, h = 0;
     if (n > 0 && snap_cast_jpeg_size(jpeg, (size_t)n, &w, &h) == 0) {
         if (meta) {
@@ -100,16 +125,35 @@ static void cast_deliver(snap_cast *c, const char *b64, size_t blen, const json_
         if (c->o.frame)
             c->o.frame(c->o.ud, jpeg, (size_t)n, &c->meta);
     }
-    free(jpeg);
+}
+
+/* The cast tab's main frame navigated or loaded: its view is captured at
+ * once (the screencast may hold the old page's picture until the new one
+ * paints again, and a still page sends nothing), not after idle_ms. */
+static bool cast_navigated(const char *method, const json_val *params)
+{
+    if (strcmp(method, "Page.loadEventFired") == 0 ||
+        strcmp(method, "Page.domContentEventFired") == 0)
+        return true;
+    return strcmp(method, "Page.frameNavigated") == 0 &&
+           !json_get(json_get(params, "frame"), "parentId");
 }
 
 static void cast_event(void *ud, cdp_conn *conn, const char *session, const char *method,
                        const json_val *params)
 {
     snap_cast *c = ud;
-    (void)conn;
-    if (strcmp(method, "Page.screencastFrame") != 0 || !session ||
-        strcmp(session, c->session) != 0)
+    if (strncmp(method, "Page.", 5) != 0)
+        return;
+    if (session && c->session[0] && strcmp(session, c->session) == 0 &&
+        cast_navigated(method, params)) {
+        c->now = true;
+        return;
+    }
+    if (strcmp(method, "Page.screencastFrame") != 0)
+        return;
+    cdp_event_consume(conn);    /* a frame is for the view only: not kept */
+    if (!session || strcmp(session, c->session) != 0)
         return;
     char ack[64];
     snprintf(ack, sizeof ack, "{\"sessionId\":%.0f}", json_num(json_get(params, "sessionId")));
@@ -181,8 +225,9 @@ int snap_cast_step(snap_cast *c)
         return SNAP_EBROWSER;
     cast_follow(c);
     shot_collect(c);
-    if (!c->session[0] || c->shot || base_now_ms() - c->last_ms < c->o.idle_ms)
+    if (!c->session[0] || c->shot || (!c->now && base_now_ms() - c->last_ms < c->o.idle_ms))
         return 0;
+    c->now = false;
     /* The viewport as it is (no clip: a scaled clip makes Chromium emulate
      * the smaller size for a moment, and the screencast sends a frame of
      * it); a viewer scales the image, snap_cast_point the clicks. */
@@ -233,6 +278,9 @@ void snap_cast_stop(snap_cast *c)
         cast_send(c, c->session, "Page.stopScreencast", NULL);
     if (c->shot)
         cdp_forget(c->a->c, c->shot);
+    if (c->jpeg)
+        base_memzero(c->jpeg, c->jpeg_cap);
+    free(c->jpeg);
     free(c);
 }
 

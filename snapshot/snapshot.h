@@ -456,8 +456,9 @@ void snap_human_handback(snap_agent *a, bool person, snap_handback *h);
 
 /* The screencast of the current tab for the person's view (cast.c): JPEG
  * frames from Page.startScreencast, each acknowledged at once; a
- * re-capture when no frame came for idle_ms (a still page sends none);
- * the cast follows the current tab. Frames go to frame() only: never
+ * re-capture when no frame came for idle_ms (a still page sends none)
+ * and at once when the tab navigates (commit, DOM ready, load); the cast
+ * follows the current tab. Frames go to frame() only: never
  * written anywhere, never in a tool result. */
 typedef struct {
     int width, height;          /* the JPEG's pixels */

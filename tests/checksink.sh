@@ -46,7 +46,8 @@ check_tree() {
         *.detachedFromTarget|*.targetCreated|*.targetDestroyed|*.targetCrashed|\
         *.targetInfoChanged|*.responseReceived|*.webSocketCreated|*.entryAdded|Network.loading|\
         Browser.downloadWillBegin|Browser.downloadProgress|Browser.download|\
-        Network.request|Inspector.detached|Page.screencastFrame) continue;;
+        Network.request|Inspector.detached|Page.screencastFrame|Page.loadEventFired|\
+        Page.domContentEventFired) continue;;
         # sent by sink.c itself (the interception answers)
         Fetch.continueRequest|Fetch.failRequest) continue;;
         esac
