@@ -71,14 +71,37 @@ struct vault *cli_vault_existing(const char *cmd)
  * view (tk, when it runs: served meanwhile). snap_login_poll's code with r
  * filled, or LOGIN_GAVE_UP (said on stderr, nothing saved). */
 #define LOGIN_GAVE_UP 1
-static int login_wait(snap_agent *a, gate *g, cli_takeover *tk, snap_result *r)
+
+/* Wait up to ms for the terminal (stdin, when open) or, while the live
+ * view runs (tk), its sockets and the browser's connection bc: the
+ * person's input, the frame acknowledgements and the screencast's frames
+ * (acknowledged as they are read: Chromium sends 2 unacknowledged at most)
+ * wake the loop at once, not at LOGIN_POLL_MS. 1 when stdin is readable
+ * (or hung up), else 0. */
+static int login_poll(bool stdin_open, const cli_takeover *tk, cdp_conn *bc, int ms)
+{
+    struct pollfd p[2 + CLI_TAKEOVER_FDS] = {{stdin_open ? 0 : -1, POLLIN, 0},
+                                             {tk ? cdp_conn_fd(bc) : -1, POLLIN, 0}};
+    int fds[CLI_TAKEOVER_FDS];
+    int n = cli_takeover_fds(tk, fds, CLI_TAKEOVER_FDS);
+    for (int k = 0; k < n; k++)
+        p[2 + k] = (struct pollfd){fds[k], POLLIN, 0};
+    int pr = poll(p, (nfds_t)(2 + n), ms);
+    if (pr > 0 && p[1].revents) {
+        cdp_err e;
+        cdp_pump(bc, 0, &e);
+    }
+    return pr > 0 && (p[0].revents & (POLLIN | POLLHUP)) ? 1 : 0;
+}
+
+static int login_wait(snap_agent *a, gate *g, cli_takeover *tk, cdp_conn *bc,
+                      snap_result *r)
 {
     bool stdin_open = true, human_done = false, live = tk != NULL;
     long long start = base_now_ns(), last = 0;
     for (;;) {
-        struct pollfd pfd = {0, POLLIN, 0};
-        int pr = poll(&pfd, stdin_open ? 1 : 0, live ? 20 : LOGIN_POLL_MS);
-        if (pr > 0 && (pfd.revents & (POLLIN | POLLHUP))) {
+        int pr = login_poll(stdin_open, live ? tk : NULL, bc, live ? 20 : LOGIN_POLL_MS);
+        if (pr > 0) {
             char buf[256];
             ssize_t n = read(0, buf, sizeof buf);
             if (n <= 0 && !(n < 0 && errno == EINTR))
@@ -200,7 +223,7 @@ int cli_login(const cli_opts *o, int argc, char **argv)
                 "a session is saved only when the page ends on %s. cdpgate notices when the "
                 "login page is gone; or press Enter here when you are done.\n", origin, origin,
                 origin);
-    sr = login_wait(a, g, tk, &r);
+    sr = login_wait(a, g, tk, cdp_browser_conn(b), &r);
     if (sr == LOGIN_GAVE_UP)
         goto done;
     if (sr == 0) {

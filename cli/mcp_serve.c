@@ -188,9 +188,16 @@ static void read_input(serve *S, int timeout_ms)
      * for the gate, which must answer them while no tool runs too. */
     cdp_conn *bc = S->b && S->agent ? cdp_browser_conn(S->b) : NULL;
     int bfd = bc ? cdp_conn_fd(bc) : -1;
-    struct pollfd pfd[3] = {{0, POLLIN, 0}, {S->control_open ? S->o->control_fd : -1, POLLIN, 0},
-                            {bfd, POLLIN, 0}};
-    int r = poll(pfd, 3, timeout_ms);
+    struct pollfd pfd[3 + CLI_TAKEOVER_FDS] = {{0, POLLIN, 0},
+                                              {S->control_open ? S->o->control_fd : -1, POLLIN, 0},
+                                              {bfd, POLLIN, 0}};
+    /* and the live view's sockets: the person's input and the frame
+     * acknowledgements wake the loop (live_step runs after this) */
+    int live[CLI_TAKEOVER_FDS];
+    int nl = cli_takeover_fds(S->tk, live, CLI_TAKEOVER_FDS);
+    for (int k = 0; k < nl; k++)
+        pfd[3 + k] = (struct pollfd){live[k], POLLIN, 0};
+    int r = poll(pfd, (nfds_t)(3 + nl), timeout_ms);
     if (r < 0 && errno != EINTR && errno != EAGAIN)
         S->eof = true;
     if (r > 0 && S->control_open && pfd[1].revents)

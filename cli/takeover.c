@@ -199,6 +199,13 @@ bool cli_takeover_step(cli_takeover *t)
     return !t->handback && (!t->seen || gate_mode(t->g) == GATE_MODE_HUMAN);
 }
 
+_Static_assert(CLI_TAKEOVER_FDS >= LIVE_SERVER_FDS, "room for the live server's fds");
+
+int cli_takeover_fds(const cli_takeover *t, int *fds, int cap)
+{
+    return t && t->srv ? live_server_fds(t->srv, fds, cap) : 0;
+}
+
 /* The cookie names in now that were not in before, "name (domain)", ", "
  * joined into out. */
 static void tk_new_cookies(const char *before, const char *now, char *out, size_t cap)

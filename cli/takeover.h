@@ -30,6 +30,11 @@ cli_takeover *cli_takeover_start(struct snap_agent *a, struct gate *g, int64_t t
  * holds control; false once they handed back (or the link expired
  * unopened, or control was moved elsewhere). */
 bool cli_takeover_step(cli_takeover *t);
+/* The live server's descriptors for the host's poll (live_server_fds): when
+ * one is ready, call cli_takeover_step at once (the person's input and the
+ * frame acknowledgements wait for no timeout). Their count. */
+int cli_takeover_fds(const cli_takeover *t, int *fds, int cap);
+#define CLI_TAKEOVER_FDS 16     /* room for them all (live's LIVE_SERVER_FDS) */
 bool cli_takeover_handed_back(const cli_takeover *t);
 bool cli_takeover_seen(const cli_takeover *t);
 /* Stop and free; the account for the agent's next result (new): how it

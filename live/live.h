@@ -288,7 +288,7 @@ void live_input_free(live_input_cmd *cmd);
  * audited, never silently put in its place) and read-only watchers' sockets
  * (watch links' sessions: they get the frames and the state messages; any
  * other message from them is refused and audited). Single-threaded: the host
- * calls live_server_pump from its own loop (or live_server_pollfd to poll with
+ * calls live_server_pump from its own loop (or live_server_fds to poll with
  * its other descriptors). HTTP answers close their connection; writes are
  * bounded by a deadline, and a connection that cannot take its answer is
  * closed. Frames: the host offers each new JPEG with live_server_frame; the
@@ -345,6 +345,13 @@ int live_server_link(const live_server *s, char *out, size_t cap);
  * run here), send the latest frame when it is due. 0, or LIVE_EIO-like
  * errors of the listening socket (connection errors only close it). */
 int live_server_pump(live_server *s, int timeout_ms);
+/* The descriptors to poll for input (POLLIN) with the host's own: the
+ * listening socket and each connection's, at most LIVE_SERVER_FDS; their
+ * count (as many as fit in cap). When one is ready the host calls
+ * live_server_pump(s, 0): the person's input and acknowledgements are
+ * then handled at once, not at the host's next timeout. */
+int live_server_fds(const live_server *s, int *fds, int cap);
+#define LIVE_SERVER_FDS (LIVE_CONNS_MAX + 1)
 /* Offer a frame (copied; replaces one not yet sent). 0 or LIVE_ENOMEM. */
 int live_server_frame(live_server *s, const uint8_t *jpeg, size_t len);
 /* Send a text message now to every socket, the control viewer's and the

@@ -682,3 +682,14 @@ int live_server_pump(live_server *s, int timeout_ms)
     send_due(s);
     return LIVE_OK;
 }
+
+int live_server_fds(const live_server *s, int *fds, int cap)
+{
+    int n = 0;
+    if (n < cap && s->lfd >= 0)
+        fds[n++] = s->lfd;
+    for (int i = 0; i < LIVE_CONNS_MAX && n < cap; i++)
+        if (s->c[i].fd >= 0)
+            fds[n++] = s->c[i].fd;
+    return n;
+}

@@ -23,6 +23,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1794,6 +1795,21 @@ static void t_server_window(void)
     CHECK_STR("frame-22", last);
     /* the acknowledgements came as text messages, never to the host */
     CHECK_INT(0, log.nmsgs);
+    /* the descriptors a host polls (cli/takeover.c, mcp's and login's
+     * loops): the listening socket and this one; an acknowledgement makes
+     * one readable, and pumping without waiting then sends the frame */
+    int fds[LIVE_SERVER_FDS];
+    CHECK_INT(2, live_server_fds(srv, fds, LIVE_SERVER_FDS));
+    CHECK_INT(1, live_server_fds(srv, fds, 1));
+    live_server_frame(srv, (const uint8_t *)"frame-31", 8);
+    ws_send_text(w.fd, "{\"t\":\"ack\"}");
+    struct pollfd pf[2] = {{fds[0], POLLIN, 0}, {-1, POLLIN, 0}};
+    live_server_fds(srv, fds, LIVE_SERVER_FDS);
+    pf[1].fd = fds[1];
+    CHECK(poll(pf, 2, 5000) > 0 && (pf[1].revents & POLLIN));
+    live_server_pump(srv, 0);
+    CHECK_INT(1, wsc_frames(srv, &w, 300, last, sizeof last));
+    CHECK_STR("frame-31", last);
     wsc_close(&w);
     live_server_free(srv);
 }
