@@ -206,7 +206,12 @@ static void hb_run(snap_agent *a, bool person, snap_handback *h)
         snprintf(h->origin, sizeof h->origin, "%s", t->frames[0].origin);
         const char *ident = gate_identity_for(a->gate, h->origin);
         char *state = NULL;
-        if (ident && a->o.vault) {
+        /* saved again only off the login wall: a person who signed out
+         * never replaces the stored session with what is left */
+        if (ident && a->o.vault && snap_session_login_wall(a, t->id) != 0) {
+            snprintf(h->note, sizeof h->note, "the page shows a login, so the stored "
+                     "session was not replaced");
+        } else if (ident && a->o.vault) {
             snprintf(h->identity, sizeof h->identity, "%s", ident);
             if (hb_seal(a, t->ctx, t->id, ident, h, &state, &r))
                 snprintf(h->note, sizeof h->note, "%s", r.text ? r.text : "");

@@ -669,6 +669,18 @@ static void t_handback_rules(void)
     }
     cdp_reply_free(&rep);
     CHECK_LACKS(h.note, FIXTURE_BANK_SESSION);
+    /* an authenticated tab: its session saved again from its own context;
+     * on the login page (signed out, say), the stored one is kept */
+    snap_human_handback(x.a, true, &h);
+    CHECK(h.saved && h.logged_in);
+    CHECK_INT(1, vault_count(v, O_BANK, "alice"));
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/login.html");
+    memset(&r, 0, sizeof r);
+    CHECK_INT(0, snap_open(x.a, url, false, &r));
+    snap_result_free(&r);
+    snap_human_handback(x.a, true, &h);
+    CHECK(!h.saved);
+    CHECK_HAS(h.note, "the stored session was not replaced");
     testlib_rig_down(&x);
     vault_close(v);
 }
