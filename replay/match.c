@@ -13,14 +13,20 @@
  *   - row: when the target has one, either the snapshot's row context
  *     (which names which of several look-alikes it was: the row header, a
  *     key, "#2 of 3") or the text of the row the element is in (the gate's
- *     row, its innerText), compared with digits left out so a changed price
- *     keeps its row; a target recorded without one that now finds several
- *     look-alikes is ambiguous;
+ *     row, its innerText), digits compared too (a row that differs only in
+ *     its digits is another invoice, account or amount: red team s14,
+ *     R4-8), except where the recorded row says "{{#}}" (any one number:
+ *     the recorder writes it for an amount, a person may write it); a
+ *     target recorded without one that now finds several look-alikes is
+ *     ambiguous;
  *   - frame: the innermost origin of the target's frame chain equals the
  *     element's frame origin (none: the element is in the top document);
  *   - stable attributes: each one the target recorded (id, name=, label,
  *     placeholder, test id) must read the same on the element (read by
- *     snap_elements_attrs); a label may also be the element's name.
+ *     snap_elements_attrs; an element whose attributes were not read fails
+ *     it); a label may also be the element's name. A target with neither
+ *     role nor name (a key pressed on the focused field) has every
+ *     element's attributes read.
  * The section (the heading above) only breaks a tie: when several elements
  * pass, those under the recorded heading are kept if any are. Then the
  * recorded index among equals chooses, but only when exactly as many
@@ -90,21 +96,44 @@ static bool fold_eq(const char *x, const char *y)
     }
 }
 
-/* Equal once folded as fold_eq and with digits left out (a price or a
- * count that changed)? When want is long (the recorder cuts a row's text
- * at 120 characters), got may go on after it. */
-static bool fold_eq_nodigits(const char *want, const char *got)
+/* A number as a row marker "{{#}}" stands for it: a digit, then digits,
+ * '.' and ','; its length at p (0: none). */
+static size_t number_len(const char *p)
+{
+    size_t n = 0;
+    if (*p < '0' || *p > '9')
+        return 0;
+    while ((p[n] >= '0' && p[n] <= '9') || ((p[n] == '.' || p[n] == ',') && p[n + 1] >= '0' &&
+                                            p[n + 1] <= '9'))
+        n++;
+    return n;
+}
+
+/* Equal once folded as fold_eq, digits compared like any character (red
+ * team s14, R4-8: invoice 1001 is not invoice 7777), except where want
+ * holds the marker REPLAY_ROW_NUMBER ("{{#}}": the recorder writes it for
+ * an amount, a person may write it): there got has one number, any. When
+ * want is long (the recorder cuts a row's text at 120 characters), got may
+ * go on after it. */
+static bool row_eq(const char *want, const char *got)
 {
     bool cut = strlen(nz(want)) >= ROW_CUT;
     const char *x = nz(want), *y = nz(got);
+    static const char mark[] = REPLAY_ROW_NUMBER;
+    while (is_space(*x))
+        x++;
+    while (is_space(*y))
+        y++;
     for (;;) {
-        char a, b;
-        do
-            a = fold_next(&x);
-        while (a >= '0' && a <= '9');
-        do
-            b = fold_next(&y);
-        while (b >= '0' && b <= '9');
+        if (strncmp(x, mark, sizeof mark - 1) == 0) {
+            size_t n = number_len(y);
+            if (!n)
+                return false;
+            x += sizeof mark - 1;
+            y += n;
+            continue;
+        }
+        char a = fold_next(&x), b = fold_next(&y);
         if (!a)
             return !b || cut;
         if (a != b)
@@ -114,13 +143,14 @@ static bool fold_eq_nodigits(const char *want, const char *got)
 
 /* Does the recorded row want match e's? Either the snapshot's row context
  * (a recording from snap_elements keeps it) or the text of the row the
- * element is in (the gate's row: its innerText), digits left out. A list
- * item holding nothing but the element (a link in an <li>) has no line of
- * its own in a snapshot, so no row text: its text is the element's name. */
+ * element is in (the gate's row: its innerText), digits compared except
+ * at a "{{#}}" marker. A list item holding nothing but the element (a
+ * link in an <li>) has no line of its own in a snapshot, so no row text:
+ * its text is the element's name. */
 static bool row_ok(const char *want, const snap_elem *e)
 {
     const char *text = *nz(e->rowtext) ? e->rowtext : e->name;
-    return fold_eq(want, e->row) || (*nz(text) && fold_eq_nodigits(want, text));
+    return row_eq(want, e->row) || (*nz(text) && row_eq(want, text));
 }
 
 /* Does one of x, y (folded by case) contain the other's first word? A
@@ -184,15 +214,18 @@ static bool check(const replay_target *t, const snap_elem *e, char *why, size_t 
         {"id", t->id, e->id}, {"name attribute", t->name_attr, e->aname},
         {"placeholder", t->placeholder, e->placeholder}, {"test id", t->testid, e->testid},
     };
+    /* Fail closed: a recorded attribute the element's could not be read
+     * for is a difference (B-1: a target of attributes alone). */
     for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
-        if (!at[i].want || !*at[i].want || !e->attrs || strcmp(at[i].want, nz(at[i].got)) == 0)
+        if (!at[i].want || !*at[i].want || (e->attrs && strcmp(at[i].want, nz(at[i].got)) == 0))
             continue;
-        why_put(why, cap, at[i].what, *nz(at[i].got) ? at[i].got : "(none)", at[i].want);
+        why_put(why, cap, at[i].what, !e->attrs ? "(not read)" : *nz(at[i].got) ? at[i].got
+                                                                   : "(none)", at[i].want);
         return false;
     }
-    if (t->label && *t->label && e->attrs && !fold_eq(t->label, e->label) &&
-        !fold_eq(t->label, e->name)) {
-        why_put(why, cap, "label", *e->label ? e->label : e->name, t->label);
+    if (t->label && *t->label && !fold_eq(t->label, e->name) &&
+        (!e->attrs || !fold_eq(t->label, e->label))) {
+        why_put(why, cap, "label", *nz(e->label) ? e->label : e->name, t->label);
         return false;
     }
     return true;
@@ -387,9 +420,12 @@ int replay_find(snap_agent *a, const replay_target *t, snap_elems *s, replay_mat
     bool *want = any ? calloc(s->n ? s->n : 1, sizeof *want) : NULL;
     if (any && !want)
         return SNAP_ENOMEM;
+    /* A target of attributes alone (a key pressed on the focused field:
+     * no role, no name) reads every element's. */
+    bool all = !(t->role && *t->role) && !(t->name && *t->name);
     size_t nw = 0;
     for (size_t i = 0; want && i < s->n; i++)
-        nw += want[i] = fold_eq(t->role, s->v[i].role) || fold_eq(t->name, s->v[i].name);
+        nw += want[i] = all || fold_eq(t->role, s->v[i].role) || fold_eq(t->name, s->v[i].name);
     rc = nw ? snap_elements_attrs(a, s, want, r) : 0;
     free(want);
     if (rc)

@@ -428,8 +428,8 @@ static int act(run *R, const replay_step *s, const json_val *args, const char *r
         free(v);
         return rc;
     }
-    if (strcmp(op, "press") == 0)
-        return snap_press(R->a, nz(arg_str(args, "key")), NULL, r);
+    if (strcmp(op, "press") == 0)   /* on its re-found target, focused (B-1) */
+        return snap_press_on(R->a, ref, nz(arg_str(args, "key")), NULL, r);
     if (strcmp(op, "scroll") == 0)
         return snap_scroll(R->a, ref, arg_str(args, "direction"), r);
     if (strcmp(op, "back") == 0)

@@ -698,6 +698,61 @@ static void fill_target(replay_step *s, const snap_step_facts *f, char **frames)
     }
 }
 
+/* The length of the number at p (a digit, then digits, '.' and ','
+ * between digits), 0: none. */
+static size_t row_number(const char *p)
+{
+    size_t n = 0;
+    if (!isdigit((unsigned char)*p))
+        return 0;
+    while (isdigit((unsigned char)p[n]) ||
+           ((p[n] == '.' || p[n] == ',') && isdigit((unsigned char)p[n + 1])))
+        n++;
+    return n;
+}
+
+/* A currency sign ends at row[0, at) (a space between allowed)? */
+static bool after_currency(const char *row, size_t at)
+{
+    static const char *const C[] = {"$", "\xe2\x82\xac", "\xc2\xa3", "\xc2\xa5",
+                                    "\xe2\x82\xb9", NULL};
+    if (at && row[at - 1] == ' ')
+        at--;
+    for (size_t i = 0; C[i]; i++) {
+        size_t n = strlen(C[i]);
+        if (at >= n && memcmp(row + at - n, C[i], n) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* A row as the trail keeps it (new; NULL for NULL or out of memory): each
+ * amount written REPLAY_ROW_NUMBER, so a price that changed keeps its row
+ * while an invoice or account number that differs does not (red team
+ * s14, R4-8). An amount: a number after a currency sign, or one ending in
+ * a separator and two digits ("20.00", "1,234.50", "9,99"). Any other
+ * number stays as it is and must be equal at replay. */
+static char *row_mark(const char *row)
+{
+    if (!row)
+        return NULL;
+    base_buf b = {0};
+    for (size_t i = 0; row[i];) {
+        bool edge = i == 0 || !isalnum((unsigned char)row[i - 1]);
+        size_t n = edge ? row_number(row + i) : 0;
+        bool cents = n >= 4 && (row[i + n - 3] == '.' || row[i + n - 3] == ',');
+        if (n && (cents || after_currency(row, i)) && !isalnum((unsigned char)row[i + n])) {
+            base_buf_puts(&b, REPLAY_ROW_NUMBER);
+            i += n;
+        } else {
+            size_t k = n ? n : 1;
+            base_buf_put(&b, row + i, k);
+            i += k;
+        }
+    }
+    return base_buf_take(&b, NULL);
+}
+
 /* v as a URL's query carries it (new): letters, digits and "-._~" kept, a
  * space as '+' (a form's encoding, plus) or "%20", any other byte %XX. */
 static char *url_enc(const char *v, bool plus)
@@ -842,6 +897,7 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
         return replay_fail(err, REPLAY_ENOMEM, 0, "out of memory");
     char *frames[2], *appeared[1], *owned[8] = {0};
     size_t nowned = 0;
+    bool oom = false;
     char *egress[4];
     if (f) {
         s.cls = (char *)f->cls;
@@ -850,6 +906,8 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
         s.egress.v = s.egress.n ? egress : NULL;
         if (f->has_target) {
             fill_target(&s, f, frames);
+            if (f->row && !(owned[nowned++] = s.target.row = row_mark(f->row)))
+                oom = true;
             target_index(r, &s.target);
         }
         s.state.origin = (char *)f->origin;
@@ -872,7 +930,7 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
             owned[nowned++] = s.effect.value = v;
     }
     look_clear(r);
-    int rc = commit(r, &s, err);
+    int rc = oom ? replay_fail(err, REPLAY_ENOMEM, 0, "out of memory") : commit(r, &s, err);
     json_doc_free(d);
     free(s.args);
     for (size_t i = 0; i < nowned; i++)

@@ -231,6 +231,10 @@ int replay_trail_save(const replay_trail *t, const char *path, replay_err *err);
  * "Re-finding a target"). */
 
 enum { REPLAY_FOUND = 0, REPLAY_MISSING = 1, REPLAY_AMBIGUOUS = 2 };
+/* In a target's row: any one number stands here (an amount that may
+ * change: the recorder writes it for one; a person may write it). Digits
+ * anywhere else in a row must be equal (red team s14, R4-8). */
+#define REPLAY_ROW_NUMBER "{{#}}"
 #define REPLAY_CANDS_MAX 5
 
 typedef struct {

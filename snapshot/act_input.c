@@ -745,3 +745,60 @@ int snap_press(snap_agent *a, const char *key, const char *obs, snap_result *r)
     snap_act_release_object(a, session, oid);
     return rc;
 }
+
+/* Focus tg's element under the press permit and check the keys go to it.
+ * 0, or SNAP_ESTALE / SNAP_EBROWSER with r saying why (nothing pressed). */
+static int focus_target(snap_agent *a, const target *tg, snap_result *r)
+{
+    pcall pc;
+    int rc = snap_act_call(a, tg->session, "Runtime.callFunctionOn",
+                           snap_act_fn_params(tg->oid, snap_js_focus_fn, NULL, true, false), &pc);
+    snap_act_pfree(&pc);
+    if (rc)
+        return snap_act_fail(r, SNAP_EBROWSER, "press on %s: the element could not be given "
+                             "the focus; nothing was pressed", tg->what);
+    char to[120];
+    if (snap_act_focus_where(a, tg->session, tg->oid, to, sizeof to) != 0)
+        return snap_act_fail(r, SNAP_ESTALE, "press on %s: the element did not take the focus "
+                             "(the keys would go to %s); nothing was pressed", tg->what, to);
+    return 0;
+}
+
+int snap_press_on(snap_agent *a, const char *ref, const char *key, const char *obs,
+                  snap_result *r)
+{
+    if (!ref || !*ref)
+        return snap_press(a, key, obs, r);
+    snap_tab *t;
+    int rc = snap_act_begin(a, obs, &t, r);
+    if (rc)
+        return rc;
+    target tg;
+    if ((rc = snap_act_resolve(a, ref, &tg, r)))
+        return rc;
+    session_set ss = {0};
+    snap_act_sessions_note(&ss, tg.session);
+    snap_gated gg = {0};
+    t = snap_tab_by_id(a, tg.tab);
+    uint64_t nav0 = t ? t->nav : 0;
+    if (!t || !t->nframes || strcmp(tg.frame, t->frames[0].id) != 0) {
+        rc = snap_act_fail(r, SNAP_EINVAL, "press on %s: the element is in a frame; click it, "
+                           "then press", tg.what);
+        goto done;
+    }
+    bool submit = key && (strcmp(key, "Enter") == 0 || strcmp(key, "Return") == 0);
+    snap_gate_in gi = {.tool = "press", .tab = tg.tab, .frame = tg.frame, .session = tg.session,
+                       .oid = tg.oid, .ref_n = tg.n, .state_change = true, .submit = submit,
+                       .key = key, .obs = obs};
+    if ((rc = snap_gate_ask(a, &gi, &gg, r)))
+        goto done;
+    rc = focus_target(a, &tg, r);
+    if (!rc && gg.d.confirmed)
+        rc = recheck_focus(a, &gg, tg.tab, nav0, tg.session, tg.oid, r);
+    if (!rc)
+        rc = press_run(a, key, obs, &gg, tg.oid, r);
+done:
+    snap_gate_done(a, &gg, rc, r);
+    snap_act_release_all(a, &tg, &ss);
+    return rc;
+}

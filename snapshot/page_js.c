@@ -85,6 +85,14 @@ const char snap_js_focus_on_fn[] =
     "function(){" FW_SRC "var e=this.nodeType===1?this:this.parentElement;"
     "if(e&&e.tagName==='LABEL'&&e.control)e=e.control;return fw(e);}";
 
+/* Give the element the focus (a key pressed on a replayed step's target,
+ * snap_press_on; a label's control for a label).
+ * Runs: on a node, under the press permit (act_input.c). Returns: nothing;
+ * snap_js_focus_on_fn says where the keys go then. */
+const char snap_js_focus_fn[] =
+    "function(){var e=this.nodeType===1?this:this.parentElement;"
+    "if(e&&e.tagName==='LABEL'&&e.control)e=e.control;if(e&&e.focus)e.focus();}";
+
 /* Which of the fields noted secret in the element's document (tab,
  * frame_id; snap_secret_note) are the element or in its form: the page
  * may have made them type=text since, which sfOf() cannot see.
@@ -1036,6 +1044,7 @@ const snap_js snap_page_scripts[] = {
     {snap_js_prep_type_fn, NULL, SNAP_JS_WRITE},
     {snap_js_value_fn, NULL, SNAP_JS_READ},
     {snap_js_focus_on_fn, NULL, SNAP_JS_READ},
+    {snap_js_focus_fn, NULL, SNAP_JS_WRITE},
     {snap_js_sf_known_fn, NULL, SNAP_JS_READ},
     {snap_js_select_fn, NULL, SNAP_JS_WRITE},
     {snap_js_find_option_fn, NULL, SNAP_JS_READ},

@@ -35,6 +35,7 @@
 
 /* the actions (act_*.c) */
 extern const char snap_js_focus_on_fn[];
+extern const char snap_js_focus_fn[];
 extern const char snap_js_sf_known_fn[];
 /* screenshots (act_shot_mask.c, where they are defined) */
 extern const char snap_js_shot_secrets_fn[];

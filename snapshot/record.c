@@ -15,6 +15,7 @@
 #include "snapshot/snap_int.h"
 #include "snapshot/page_js.h"
 #include "snapshot/observe_int.h"
+#include "snapshot/act_int.h"
 
 #include "gate/gate.h"
 
@@ -156,6 +157,29 @@ static void read_stable(snap_agent *a, snap_rec *rc, const char *session, const 
     cdp_reply_free(&rep);
 }
 
+/* The accessible role and name of the element oid (in session) into rc,
+ * when the gate judged it by no ref (a key pressed on the focused
+ * element): the semantic target replay re-finds it by (B-1). */
+static void read_role_name(snap_agent *a, snap_rec *rc, const char *session, const char *oid)
+{
+    if (!session || !*session || !oid || !*oid)
+        return;
+    pcall d, x;
+    snap_act_psend_p(a, session, "DOM.describeNode", snap_act_params("s", "objectId", oid), &d);
+    snap_act_psend_p(a, session, "Accessibility.getPartialAXTree",
+                     snap_act_params("sb", "objectId", oid, "fetchRelatives", false), &x);
+    snap_act_pwait(a, &d);
+    snap_act_pwait(a, &x);
+    char role[32] = "", name[200] = "";
+    if (d.rep.result && x.rep.result)
+        snap_act_ax_role_name(x.rep.result, d.rep.result, role, sizeof role, name,
+                              sizeof name);
+    rc->f.role = keep(rc, S_ROLE, role);
+    rc->f.name = keep(rc, S_NAME, name);
+    snap_act_pfree(&d);
+    snap_act_pfree(&x);
+}
+
 static void set_egress(snap_rec *rc, unsigned bits)
 {
     size_t n = 0;
@@ -210,6 +234,8 @@ void snap_rec_capture(snap_agent *a, const snap_rec_in *in)
             snap_url_origin(f->url, buf, sizeof buf) == 0)
             fo = buf;
         rc->f.frame_origin = keep(rc, S_FRAME, fo);
+        if (!rc->f.role && !rc->f.name)
+            read_role_name(a, rc, in->session, in->oid);
         read_stable(a, rc, in->session, in->oid);
     }
     rc->valid = true;

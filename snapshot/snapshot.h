@@ -250,6 +250,12 @@ int snap_select(snap_agent *a, const char *ref, const char *const *values, size_
                 const char *obs, snap_result *r);
 /* key: "Enter", "Tab", "Escape", "ArrowDown", "a", "Control+A" ... */
 int snap_press(snap_agent *a, const char *key, const char *obs, snap_result *r);
+/* A key pressed on the ref's element (a replayed press step's target):
+ * gated as a press on that element, which is then given the focus (under
+ * the press permit) and must hold it when the key is sent; an element in
+ * a frame is refused (SNAP_EINVAL). ref NULL: snap_press. */
+int snap_press_on(snap_agent *a, const char *ref, const char *key, const char *obs,
+                  snap_result *r);
 /* ref NULL scrolls the page: direction "down"/"up"/"top"/"bottom"; with a
  * ref, scrolls that element into view. */
 int snap_scroll(snap_agent *a, const char *ref, const char *direction, snap_result *r);

@@ -825,6 +825,101 @@ static void t_red4_replay_result_framing(void)
     testlib_rig_down(&x);
 }
 
+/* ---- red team s14 (round 4): trailplay's regression tests ---- */
+
+/* R4-8: a row that differs only in its digits is another row. The trail
+ * clicked "Approve" in the row "Invoice 1001 ACME Ltd due 20.00 Approve";
+ * at the replay that invoice is gone and the page has "Invoice 7777 ACME
+ * Ltd due 99999.00 Approve" (tests/fixtures/red4/invoices.html): a
+ * divergence, nothing clicked. The same row recorded with its amount
+ * marked "{{#}}" (as the recorder writes an amount) finds the row of the
+ * same invoice whose amount changed. Failed before the fix: done, 7777
+ * approved. */
+static void t_red4_row_digits(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    char *json = NULL;
+    int st = play(&x, HEAD "{\"step\":1,\"op\":\"open\",\"args\":{\"url\":\"ORIGIN/red4/"
+                  "invoices.html\"}}\n"
+                  "{\"step\":2,\"op\":\"click\",\"args\":{},\"target\":{\"role\":\"button\","
+                  "\"name\":\"Approve\",\"row\":\"Invoice 1001 ACME Ltd due 20.00 Approve\"}}\n",
+                  NULL, 0, &json);
+    if (!CHECK_INT(REPLAY_RUN_DIVERGED, st))
+        test_fail_detail("%s\n", json ? json : "");
+    CHECK_HAS(json, "\"reason\":\"missing\"");
+    snap_query q = {.text = true};
+    snap_result r = {0};
+    CHECK_INT(0, snap_observe(x.a, &q, &r));
+    CHECK_LACKS(r.text, "approved invoice");
+    snap_result_free(&r);
+    free(json);
+    /* the amount marked: any amount, the same invoice */
+    st = play(&x, HEAD "{\"step\":1,\"op\":\"open\",\"args\":{\"url\":\"ORIGIN/red4/"
+              "invoices.html\"}}\n"
+              "{\"step\":2,\"op\":\"click\",\"args\":{},\"target\":{\"role\":\"button\","
+              "\"name\":\"Approve\",\"row\":\"Invoice 7777 ACME Ltd due {{#}} Approve\"}}\n",
+              NULL, 0, &json);
+    if (!CHECK_INT(REPLAY_RUN_DONE, st))
+        test_fail_detail("%s\n", json ? json : "");
+    check_status(x.a, "approved invoice 7777");
+    free(json);
+    /* the marker stands for a number only, and one */
+    st = play(&x, HEAD "{\"step\":1,\"op\":\"open\",\"args\":{\"url\":\"ORIGIN/red4/"
+              "invoices.html\"}}\n"
+              "{\"step\":2,\"op\":\"click\",\"args\":{},\"target\":{\"role\":\"button\","
+              "\"name\":\"Approve\",\"row\":\"Invoice {{#}} Other Co due {{#}} {{#}}\"}}\n",
+              NULL, 0, &json);
+    CHECK_INT(REPLAY_RUN_DIVERGED, st);
+    free(json);
+    testlib_rig_down(&x);
+}
+
+/* B-1: a press step as the recorder wrote it before (its target from the
+ * focused field: id, name attribute, label; no role, no name) replays: the
+ * target is re-found by its attributes (every element's read), given the
+ * focus, and the key goes there. The search box is not focused by the
+ * step before (a click on Checkout): the replay focuses it. Failed before
+ * the fix: ambiguous, every element passed. A press whose field is gone
+ * diverges before anything is pressed. */
+static void t_red4_press_step_replays(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    char *json = NULL;
+    int st = play(&x, HEAD OPEN("shop.html")
+                  "{\"step\":2,\"op\":\"click\",\"args\":{},\"target\":{\"role\":\"button\","
+                  "\"name\":\"Checkout\"}}\n"
+                  "{\"step\":3,\"op\":\"press\",\"args\":{\"key\":\"k\"},\"target\":{\"id\":\"q\","
+                  "\"name_attr\":\"q\",\"label\":\"Search\"}}\n", NULL, 0, &json);
+    if (!CHECK_INT(REPLAY_RUN_DONE, st))
+        test_fail_detail("%.1500s\n", json ? json : "");
+    free(json);
+    snap_query q = {.query = "Search"};
+    snap_result r = {0};
+    CHECK_INT(0, snap_observe(x.a, &q, &r));
+    if (!CHECK_HAS(r.text, "=\"k\" focused"))
+        test_fail_detail("%.1500s\n", r.text ? r.text : "");
+    snap_result_free(&r);
+    /* with its role and name, as the recorder writes it now */
+    st = play(&x, HEAD OPEN("shop.html")
+              "{\"step\":2,\"op\":\"press\",\"args\":{\"key\":\"z\"},\"target\":{\"role\":"
+              "\"textbox\",\"name\":\"Search\",\"id\":\"q\"}}\n", NULL, 0, &json);
+    if (!CHECK_INT(REPLAY_RUN_DONE, st))
+        test_fail_detail("%.1500s\n", json ? json : "");
+    free(json);
+    /* the field is gone (another id): nothing pressed */
+    st = play(&x, HEAD OPEN("shop.html")
+              "{\"step\":2,\"op\":\"press\",\"args\":{\"key\":\"Enter\"},\"target\":{\"id\":"
+              "\"q-old\",\"label\":\"Search\"}}\n", NULL, 0, &json);
+    CHECK_INT(REPLAY_RUN_DIVERGED, st);
+    CHECK_HAS(json, "\"reason\":\"missing\"");
+    free(json);
+    testlib_rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"replay_done", t_replay_done},
     {"replay_lookalike_diverges", t_replay_lookalike_diverges},
@@ -842,6 +937,8 @@ static const test_case TESTS[] = {
     {"replay_value_normalised", t_replay_value_normalised},
     {"red4_var_injection", t_red4_var_injection},
     {"red4_replay_result_framing", t_red4_replay_result_framing},
+    {"red4_row_digits", t_red4_row_digits},
+    {"red4_press_step_replays", t_red4_press_step_replays},
     {0},
 };
 
