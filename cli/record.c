@@ -14,6 +14,11 @@
  * browser_record {action: start, name} records into DIR/NAME.trail under
  * --record-dir DIR (the host chooses where trails go: the model only
  * names one, [A-Za-z0-9_-], so it can write no other file); stop ends it.
+ * The model's recording is its own (cli_rec.mine): it never stops or
+ * switches the host's --record, and it writes only trails it made in this
+ * session or ones a person marked "agent_editable" (red team s14, R4-4:
+ * replay_rec_open_as); a trail it made says "by":"agent", a step it adds
+ * to another says so too, and an unattended replay shows them.
  */
 #include "cli/record.h"
 
@@ -24,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int cli_rec_start(cli_rec *c, const char *path, const char *cmd)
 {
@@ -60,19 +66,41 @@ void cli_rec_stop(cli_rec *c)
 {
     replay_rec_close(c->rec);
     c->rec = NULL;
+    replay_rec_close(c->mine);
+    c->mine = NULL;
+    for (size_t i = 0; i < c->nmade; i++)
+        free(c->made[i]);
+    c->nmade = 0;
     cli_rec_heal_arm(c, NULL, 0, NULL, 0);
+}
+
+bool cli_rec_made(const cli_rec *c, const char *name)
+{
+    for (size_t i = 0; name && i < c->nmade; i++)
+        if (strcmp(c->made[i], name) == 0)
+            return true;
+    return false;
 }
 
 void cli_rec_before(cli_rec *c, snap_agent *g, const char *ref)
 {
     if (!g)
         return;
-    snap_record_facts(g, c->rec != NULL || c->heal_path != NULL);
+    snap_record_facts(g, c->rec || c->mine || c->heal_path);
     snap_step_forget(g);
     /* The target's equals, counted before the action changes the page
      * (only a look; without it the step has no index among equals). */
-    if (c->rec && ref)
-        replay_rec_look(c->rec, g, ref);
+    replay_rec *both[2] = {c->rec, c->mine};
+    for (int i = 0; i < 2; i++)
+        if (both[i] && ref)
+            replay_rec_look(both[i], g, ref);
+}
+
+/* The trail name of a path DIR/NAME.trail (borrowed into path). */
+static const char *trail_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
 }
 
 /* The armed heal: act (with f and structured) becomes the next revision
@@ -81,7 +109,12 @@ static void heal_step(cli_rec *c, const replay_act *act, const snap_step_facts *
                       const char *structured, char *note, size_t cap)
 {
     replay_err err = {0};
-    replay_rec *r = replay_rec_open(c->heal_path, CDPGATE_VERSION, c->task, &err);
+    char name[80];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(trail_name(c->heal_path), "."),
+             trail_name(c->heal_path));
+    unsigned flags = REPLAY_REC_AGENT | REPLAY_REC_EXISTING |
+                     (cli_rec_made(c, name) ? REPLAY_REC_OWN : 0);
+    replay_rec *r = replay_rec_open_as(c->heal_path, CDPGATE_VERSION, c->task, flags, &err);
     int rc = r ? 0 : -1;
     for (size_t i = 0; !rc && i < c->nheal_vars; i++) {
         char *eq = strchr(c->heal_vars[i], '=');
@@ -134,7 +167,7 @@ void cli_rec_after(cli_rec *c, snap_agent *g, mcp_tool tool, const mcp_args *a,
                    const char *structured, char *note, size_t cap)
 {
     note[0] = '\0';
-    const char *op = (c->rec || c->heal_path) && g ? op_of(tool, a) : NULL;
+    const char *op = (c->rec || c->mine || c->heal_path) && g ? op_of(tool, a) : NULL;
     if (!op)
         return;
     replay_act act = {0};
@@ -159,9 +192,13 @@ void cli_rec_after(cli_rec *c, snap_agent *g, mcp_tool tool, const mcp_args *a,
         act.tab = a->tab;
     }
     replay_err err;
-    if (c->rec && replay_rec_action(c->rec, &act, snap_step_last(g), structured, &err) != 0) {
-        snprintf(note, cap, "recording: this step was not written to %s: %s",
-                 replay_rec_path(c->rec), err.msg);
+    replay_rec *both[2] = {c->rec, c->mine};
+    for (int i = 0; i < 2; i++) {
+        if (!both[i] || note[0] ||
+            replay_rec_action(both[i], &act, snap_step_last(g), structured, &err) == 0)
+            continue;
+        snprintf(note, cap, "recording: this step was not written to trail %s: %s",
+                 trail_name(replay_rec_path(both[i])), err.msg);
         fprintf(stderr, "cdpgate: %s\n", note);
     }
     if (c->heal_path && !note[0])
@@ -171,9 +208,11 @@ void cli_rec_after(cli_rec *c, snap_agent *g, mcp_tool tool, const mcp_args *a,
 void cli_rec_login(cli_rec *c, const char *origin, const char *identity)
 {
     replay_err err;
-    if (c->rec && replay_rec_identity(c->rec, "login", origin, identity, true, &err) != 0)
-        fprintf(stderr, "cdpgate: recording: the login step was not written to %s: %s\n",
-                replay_rec_path(c->rec), err.msg);
+    replay_rec *both[2] = {c->rec, c->mine};
+    for (int i = 0; i < 2; i++)
+        if (both[i] && replay_rec_identity(both[i], "login", origin, identity, true, &err) != 0)
+            fprintf(stderr, "cdpgate: recording: the login step was not written to %s: %s\n",
+                    replay_rec_path(both[i]), err.msg);
 }
 
 static char *text_dup(const char *s)
@@ -280,11 +319,25 @@ void cli_rec_read(cli_rec *c, snap_agent *g, const mcp_args *a, mcp_result *out)
         fail_out(out, "browser_read: give a ref or a query (one of them)");
         return;
     }
+    /* A second output of the same name would hide the first at replay
+     * (red team s14, R4-4): refused before anything is read. */
+    replay_rec *both[2] = {c->rec, c->mine};
+    for (int i = 0; i < 2; i++) {
+        unsigned n = both[i] ? replay_rec_output_step(both[i], a->name) : 0;
+        if (n) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "browser_read: the output name %s is step %u's already "
+                     "in the trail being recorded; choose another name", a->name, n);
+            fail_out(out, msg);
+            return;
+        }
+    }
     snap_result r;
     memset(&r, 0, sizeof r);
     cli_rec_before(c, g, a->ref);
     /* The target's facts first: a read does not go through an action. */
-    if (c->rec && a->ref && snap_step_describe(g, a->ref, &r) != 0) {
+    bool recording = c->rec || c->mine;
+    if (recording && a->ref && snap_step_describe(g, a->ref, &r) != 0) {
         out->text = r.text;
         out->structured = r.structured;
         out->is_error = true;
@@ -313,22 +366,23 @@ void cli_rec_read(cli_rec *c, snap_agent *g, const mcp_args *a, mcp_result *out)
     if (!a->ref)
         read_state(r.structured, &sd, &qf);
     char note[700] = "";
-    if (c->rec && value) {
+    for (int i = 0; i < 2 && value; i++) {
         replay_act act = {0};
         act.op = "read";
         act.query = a->query;
         act.output = a->name;
         act.value = value;
         replay_err err;
-        if (replay_rec_action(c->rec, &act, a->ref ? snap_step_last(g) : &qf, NULL,
-                              &err) != 0) {
-            snprintf(note, sizeof note, "recording: the output was not written to %s: %s",
-                     replay_rec_path(c->rec), err.msg);
-            fprintf(stderr, "cdpgate: %s\n", note);
-        }
+        if (!both[i] || note[0] ||
+            replay_rec_action(both[i], &act, a->ref ? snap_step_last(g) : &qf, NULL,
+                              &err) == 0)
+            continue;
+        snprintf(note, sizeof note, "recording: the output was not written to trail %s: %s",
+                 trail_name(replay_rec_path(both[i])), err.msg);
+        fprintf(stderr, "cdpgate: %s\n", note);
     }
     base_buf t = {0};
-    base_buf_printf(&t, "output %s%s:\n%s", a->name, c->rec && !note[0] ? " (recorded)" : "",
+    base_buf_printf(&t, "output %s%s:\n%s", a->name, recording && !note[0] ? " (recorded)" : "",
                     r.text ? r.text : "");
     if (note[0])
         base_buf_printf(&t, "\n%s", note);
@@ -345,7 +399,7 @@ void cli_rec_read(cli_rec *c, snap_agent *g, const mcp_args *a, mcp_result *out)
     json_w_key(&w, "obs");
     json_w_str(&w, r.obs);
     json_w_key(&w, "recorded");
-    json_w_bool(&w, c->rec && !note[0]);
+    json_w_bool(&w, recording && !note[0]);
     json_w_obj_end(&w);
     out->structured = json_w_take(&w, NULL);
     free(value);
@@ -353,45 +407,74 @@ void cli_rec_read(cli_rec *c, snap_agent *g, const mcp_args *a, mcp_result *out)
     snap_result_free(&r);
 }
 
+/* browser_record stop: the model's own recording only. */
+static void rec_tool_stop(cli_rec *c, snap_agent *g, mcp_result *out)
+{
+    char msg[600];
+    if (!c->mine) {
+        fail_out(out, c->rec ? "browser_record: no recording of yours runs (the host's own "
+                              "recording is not yours to stop)"
+                            : "browser_record: no recording runs");
+        return;
+    }
+    snprintf(msg, sizeof msg, "recording stopped: %zu steps in trail %s",
+             replay_rec_trail(c->mine)->nsteps, trail_name(replay_rec_path(c->mine)));
+    replay_rec_close(c->mine);
+    c->mine = NULL;
+    if (g && !c->rec && !c->heal_path)
+        snap_record_facts(g, false);
+    out->text = text_dup(msg);
+}
+
+/* Note name as made in this session (a trail browser_record created). */
+static void made_add(cli_rec *c, const char *name)
+{
+    if (c->nmade < CLI_REC_MADE_MAX && !cli_rec_made(c, name) &&
+        (c->made[c->nmade] = base_strdup(name)))
+        c->nmade++;
+}
+
 void cli_rec_tool(cli_rec *c, snap_agent *g, const mcp_args *a, mcp_result *out)
 {
     char msg[600];
     if (a->action && strcmp(a->action, "stop") == 0) {
-        if (!c->rec)
-            {
-        fail_out(out, "browser_record: no recording runs");
+        rec_tool_stop(c, g, out);
         return;
     }
-        snprintf(msg, sizeof msg, "recording stopped: %zu steps in %s",
-                 replay_rec_trail(c->rec)->nsteps, replay_rec_path(c->rec));
-        cli_rec_stop(c);
-        if (g)
-            snap_record_facts(g, false);
-        out->text = text_dup(msg);
-        return;
-    }
-    if (!c->dir)
-        {
+    if (!c->dir) {
         fail_out(out, "browser_record: the host gave no --record-dir");
         return;
     }
-    if (!cli_rec_name_ok(a->name))
-        {
+    if (!cli_rec_name_ok(a->name)) {
         fail_out(out, "browser_record: start needs a name: 1-64 letters, digits, _ or -");
         return;
     }
     char path[1200];
     snprintf(path, sizeof path, "%s/%s.trail", c->dir, a->name);
-    if (cli_rec_start(c, path, "mcp") != 0) {
-        snprintf(msg, sizeof msg, "browser_record: cannot record to trail %s (see the "
-                 "server's log)", a->name);
-        {
+    if (c->rec && strcmp(replay_rec_path(c->rec), path) == 0) {
+        fail_out(out, "browser_record: the host records into that trail itself");
+        return;
+    }
+    /* Only the model's own recording is switched, never the host's. */
+    replay_rec_close(c->mine);
+    c->mine = NULL;
+    struct stat st;
+    bool existed = stat(path, &st) == 0;
+    unsigned flags = REPLAY_REC_AGENT | (cli_rec_made(c, a->name) ? REPLAY_REC_OWN : 0);
+    replay_err err = {0};
+    c->mine = replay_rec_open_as(path, CDPGATE_VERSION, c->task, flags, &err);
+    if (!c->mine) {
+        fprintf(stderr, "cdpgate mcp: browser_record %s: %s\n", a->name, err.msg);
+        snprintf(msg, sizeof msg, "browser_record: cannot record to trail %s: %s", a->name,
+                 err.code == REPLAY_EARG ? err.msg : "see the server's log");
         fail_out(out, msg);
         return;
     }
-    }
-    snprintf(msg, sizeof msg, "recording to trail %s: each action that passes the gate and "
+    replay_rec_param_typed(c->mine, c->param_typed);
+    if (!existed)
+        made_add(c, a->name);
+    snprintf(msg, sizeof msg, "recording to trail %s%s: each action that passes the gate and "
              "succeeds is a step; values typed into secret fields are never recorded",
-             a->name);
+             a->name, existed ? " (continued)" : "");
     out->text = text_dup(msg);
 }

@@ -14,8 +14,15 @@
 /* The recording of one server or command: the recorder (NULL: not
  * recording), where browser_record may put trails (--record-dir, NULL:
  * the tool is not offered), --param-typed, and the task the grant names. */
+#define CLI_REC_MADE_MAX 64
+
 typedef struct {
-    replay_rec *rec;
+    replay_rec *rec;             /* the host's --record FILE: never the model's to
+                                    stop or switch */
+    replay_rec *mine;            /* the model's browser_record (under --record-dir) */
+    char *made[CLI_REC_MADE_MAX]; /* trail names browser_record made in this session
+                                    (the model may go on with them and heal them) */
+    size_t nmade;
     const char *dir;
     bool param_typed;
     const char *task;
@@ -29,10 +36,14 @@ typedef struct {
     size_t nheal_vars;
 } cli_rec;
 
-/* Start recording to path (--record FILE): 0, or -1 with the reason on
- * stderr naming cmd. */
+/* Start the host's recording to path (--record FILE): 0, or -1 with the
+ * reason on stderr naming cmd. */
 int cli_rec_start(cli_rec *c, const char *path, const char *cmd);
+/* End every recording (the host's and the model's) and forget the names
+ * made. */
 void cli_rec_stop(cli_rec *c);
+/* Did browser_record make trail name in this session? */
+bool cli_rec_made(const cli_rec *c, const char *name);
 /* Before a tool call on agent g: forget the last call's facts; when
  * recording a call on an element (ref, else NULL), look at the tab's
  * elements so its step records the index among equals. */

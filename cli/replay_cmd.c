@@ -48,8 +48,8 @@
 
 static const char USAGE_REPLAY[] =
     "usage: cdpgate [options] replay TRAIL [--var name=value]... [--var-file FILE] "
-    "[--var-stdin] [--from N] [--dry-run] [--grant FILE] [--audit FILE] [--confirm CMD] "
-    "[--timeout MS]\n"
+    "[--var-stdin] [--from N] [--dry-run] [--accept-agent-steps] [--grant FILE] "
+    "[--audit FILE] [--confirm CMD] [--timeout MS]\n"
     "       (--var is visible to other local users in ps; --var-file FILE (mode 0600) and "
     "--var-stdin read name=value lines)\n"
     "       cdpgate replay TRAIL --update N STEPFILE   (step N healed by STEPFILE's last "
@@ -133,6 +133,8 @@ static int parse(int argc, char **argv, cli_opts *o2, const char **trail, const 
             upd->var_stdin = true;
         } else if (strcmp(a, "--dry-run") == 0) {
             ro->dry_run = true;
+        } else if (strcmp(a, "--accept-agent-steps") == 0) {
+            ro->agent_steps = true;
         } else if (strcmp(a, "--from") == 0) {
             char *end;
             long n = strtol(argv[++i], &end, 10);

@@ -93,7 +93,8 @@ void cli_replay_tool(cli_rec *c, snap_agent *g, gate *gt, const mcp_args *a,
     }
     char path[1200];
     snprintf(path, sizeof path, "%s/%s.trail", c->dir, a->name);
-    if (a->update && c->rec && strcmp(replay_rec_path(c->rec), path) == 0) {
+    if (a->update && ((c->rec && strcmp(replay_rec_path(c->rec), path) == 0) ||
+                      (c->mine && strcmp(replay_rec_path(c->mine), path) == 0))) {
         fail(out, "browser_replay: update on the trail being recorded now; stop the "
                   "recording first");
         return;
@@ -101,11 +102,23 @@ void cli_replay_tool(cli_rec *c, snap_agent *g, gate *gt, const mcp_args *a,
     replay_err err = {0};
     replay_trail *t = replay_trail_load(path, &err);
     if (!t) {
-        snprintf(msg, sizeof msg, "browser_replay: trail %s: %s", a->name, err.msg);
+        snprintf(msg, sizeof msg, "browser_replay: trail %s: %s", a->name,
+                 err.code == REPLAY_EIO ? "cannot be read" : err.msg);
+        fail(out, msg);
+        return;
+    }
+    /* A heal writes into the trail: only one the model may change (red
+     * team s14, R4-4; replay_rec_open_as). */
+    if (a->update && !t->h.agent_editable && !(t->h.by_agent && cli_rec_made(c, a->name))) {
+        replay_trail_free(t);
+        snprintf(msg, sizeof msg, "browser_replay: update: trail %s is not yours to change (it "
+                 "was not made by browser_record in this session, and no person marked it "
+                 "\"agent_editable\"); replay it without update", a->name);
         fail(out, msg);
         return;
     }
     replay_opts ro = {0};
+    ro.agent_steps = true;   /* attended: the model plays what the model wrote */
     ro.vars = a->values;
     ro.nvars = a->nvalues;
     ro.from = a->step > 0 && a->step <= REPLAY_MAX_STEPS ? (unsigned)a->step : 0;

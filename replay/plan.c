@@ -125,14 +125,20 @@ static void decide(gate *g, const replay_step *s, const json_val *args, gate_dec
     }
 }
 
-/* One step of the plan, as an object. */
-static void plan_step(gate *g, const replay_step *s, const replay_opts *o, json_w *w)
+/* One step of the plan, as an object; by_agent: the model wrote it (its
+ * provenance shown: red team s14, R4-4). */
+static void plan_step(gate *g, const replay_step *s, bool by_agent, const replay_opts *o,
+                      json_w *w)
 {
     json_w_obj_begin(w);
     json_w_key(w, "step");
     json_w_uint(w, s->n);
     json_w_key(w, "op");
     json_w_str(w, nz(s->op));
+    if (by_agent) {
+        json_w_key(w, "by");
+        json_w_str(w, "agent");
+    }
     if (s->has_target) {
         char t[600];
         target_text(s, t, sizeof t);
@@ -184,7 +190,7 @@ void replay_plan(gate *g, const replay_trail *t, const replay_opts *o, json_w *w
     for (size_t i = 0; i < t->nsteps; i++) {
         const replay_step *s = &t->steps[i];
         if (!s->superseded && s->n >= (o && o->from ? o->from : 1))
-            plan_step(g, s, o, w);
+            plan_step(g, s, s->by_agent || t->h.by_agent, o, w);
     }
     json_w_arr_end(w);
 }

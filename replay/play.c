@@ -232,6 +232,63 @@ static size_t vars_missing(const replay_trail *t, const replay_opts *o, json_w *
     return n;
 }
 
+/* Steps the model wrote (red team s14, R4-4) when the run may not play
+ * them: the whole trail when the agent made it, else each step "by":
+ * "agent", in one need "agent_steps". Their number (0 or 1). */
+static size_t agent_missing(const replay_trail *t, const replay_opts *o, json_w *w)
+{
+    if (o && o->agent_steps)
+        return 0;
+    base_buf b = {0};
+    size_t n = 0;
+    for (size_t i = 0; i < t->nsteps; i++) {
+        const replay_step *s = &t->steps[i];
+        if (s->superseded || s->n < first_step(o) || !(s->by_agent || t->h.by_agent))
+            continue;
+        if (n++ < 20)
+            base_buf_printf(&b, "%s%u", b.len ? ", " : "steps ", s->n);
+    }
+    if (n > 20)
+        base_buf_printf(&b, " and %zu more", n - 20);
+    size_t m = 0;
+    if (n && !b.oom)
+        missing_one(w, &m, "agent_steps", b.s, t->h.by_agent
+                    ? "the trail was made by the model (\"by\":\"agent\" in its header): "
+                      "a person reviews it and deletes that \"by\", or replays with "
+                      "--accept-agent-steps"
+                    : "the model wrote these steps into the trail (\"by\":\"agent\"): a "
+                      "person reviews them and deletes their \"by\", or replays with "
+                      "--accept-agent-steps");
+    else if (n)
+        missing_one(w, &m, "agent_steps", "(out of memory)", NULL);
+    base_buf_free(&b);
+    return m;
+}
+
+/* Two active steps producing the same output: the later would hide the
+ * earlier's (red team s14, R4-4). One need "output" per name. */
+static size_t outputs_missing(const replay_trail *t, json_w *w)
+{
+    size_t m = 0;
+    char a[REPLAY_MAX_STR + 1], b[REPLAY_MAX_STR + 1];
+    for (size_t i = 0; i < t->nsteps; i++) {
+        const replay_step *s = &t->steps[i];
+        if (s->superseded || !replay_step_output(s, a, sizeof a))
+            continue;
+        for (size_t k = 0; k < i; k++) {
+            const replay_step *p = &t->steps[k];
+            if (p->superseded || !replay_step_output(p, b, sizeof b) || strcmp(a, b) != 0)
+                continue;
+            char detail[120];
+            snprintf(detail, sizeof detail, "steps %u and %u both produce it: an output has "
+                     "one step", p->n, s->n);
+            missing_one(w, &m, "output", a, detail);
+            break;
+        }
+    }
+    return m;
+}
+
 /* ---- 2. the steps ---- */
 
 /* A fresh observation of the page (within OBS_BUDGET) as a member. */
@@ -872,7 +929,8 @@ int replay_run(snap_agent *a, gate *g, const replay_trail *t, const replay_opts 
     /* 1. Up front: needs and parameters, nothing run when one lacks. */
     json_w_key(&w, "missing");
     json_w_arr_begin(&w);
-    size_t nmiss = needs_missing(&t->h, g, &w) + vars_missing(t, o, &w);
+    size_t nmiss = needs_missing(&t->h, g, &w) + vars_missing(t, o, &w) +
+                   agent_missing(t, o, &w) + outputs_missing(t, &w);
     json_w_arr_end(&w);
     int st = nmiss ? REPLAY_RUN_REFUSED : 0;
     bool dry = o && o->dry_run;

@@ -38,6 +38,8 @@ struct replay_rec {
     char *pname[PARAMS_MAX], *pval[PARAMS_MAX];
     size_t nparams;
     unsigned heal;               /* the next step heals step `heal` (0: none) */
+    bool mark_agent;             /* each step written "by":"agent" (the model's, in a
+                                    trail it did not make: replay_rec_open_as) */
     snap_elems look;             /* the tab's elements before the action on */
     char look_ref[16];           /* this ref (replay_rec_look; "": none) */
 };
@@ -46,6 +48,31 @@ static const char SECRET_NOTE[] = "secret field, value not recorded";
 
 replay_rec *replay_rec_open(const char *path, const char *version, const char *task,
                             replay_err *err)
+{
+    return replay_rec_open_as(path, version, task, 0, err);
+}
+
+/* May the model write into t (an existing trail) under flags? Refused
+ * unless it made it in this session (REPLAY_REC_OWN) or a person marked it
+ * agent_editable; then r->mark_agent says whether its steps carry "by". */
+static int agent_may(replay_rec *r, unsigned flags, replay_err *err)
+{
+    const replay_header *h = &r->t->h;
+    if (!(flags & REPLAY_REC_AGENT))
+        return 0;
+    if (h->by_agent && (flags & REPLAY_REC_OWN))
+        return 0;
+    if (h->agent_editable) {
+        r->mark_agent = !h->by_agent || !(flags & REPLAY_REC_OWN);
+        return 0;
+    }
+    return replay_fail(err, REPLAY_EARG, 0, "the trail is not the agent's to change: it was "
+                       "made by %s and is not marked \"agent_editable\"",
+                       h->by_agent ? "an agent in another session" : "the host or a person");
+}
+
+replay_rec *replay_rec_open_as(const char *path, const char *version, const char *task,
+                               unsigned flags, replay_err *err)
 {
     if (err)
         memset(err, 0, sizeof *err);
@@ -64,8 +91,16 @@ replay_rec *replay_rec_open(const char *path, const char *version, const char *t
         /* An existing trail is continued (one CLI command a step); a file
          * that is not a trail is never overwritten. */
         r->t = replay_trail_load(path, err);
+        if (r->t && agent_may(r, flags, err) != 0) {
+            replay_trail_free(r->t);
+            r->t = NULL;
+        }
+    } else if (flags & REPLAY_REC_EXISTING) {
+        replay_fail(err, REPLAY_EARG, 0, "no such trail");
     } else {
         r->t = replay_trail_new(version, task);
+        if (r->t)
+            r->t->h.by_agent = (flags & REPLAY_REC_AGENT) != 0;
         if (!r->t)
             replay_fail(err, REPLAY_ENOMEM, 0, "out of memory");
         else if (replay_trail_save(r->t, path, err) != 0) {
@@ -152,10 +187,11 @@ int replay_rec_heal(replay_rec *r, unsigned n, replay_err *err)
 
 /* The step s into the trail (a new step, or the heal asked for) and the
  * file saved. */
-static int commit(replay_rec *r, const replay_step *s, replay_err *err)
+static int commit(replay_rec *r, replay_step *s, replay_err *err)
 {
     unsigned heal = r->heal;
     r->heal = 0;
+    s->by_agent = r->mark_agent;
     int rc = heal ? replay_trail_heal(r->t, heal, s, err) : replay_trail_add(r->t, s, err);
     if (!rc)
         rc = replay_trail_needs(r->t, err);
@@ -872,11 +908,28 @@ static void fill_effect(const replay_rec *r, replay_step *s, const json_val *res
         owned[(*nowned)++] = s->effect.value = replay_lit_dup(v);
 }
 
+unsigned replay_rec_output_step(const replay_rec *r, const char *name)
+{
+    char buf[REPLAY_MAX_STR + 1];
+    for (size_t i = 0; r && name && i < r->t->nsteps; i++) {
+        const replay_step *s = &r->t->steps[i];
+        const char *o = s->superseded ? NULL : replay_step_output(s, buf, sizeof buf);
+        if (o && strcmp(o, name) == 0 && s->n != r->heal)
+            return s->n;
+    }
+    return 0;
+}
+
 int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_facts *f,
                       const char *structured, replay_err *err)
 {
     if (!r || !act || !act->op)
         return replay_fail(err, REPLAY_EARG, 0, "no action to record");
+    unsigned taken = replay_rec_output_step(r, act->output);
+    if (taken)
+        return replay_fail(err, REPLAY_EARG, 0, "the output name \"%.64s\" is step %u's "
+                           "already: each output of a trail has a name of its own",
+                           act->output, taken);
     replay_step s;
     memset(&s, 0, sizeof s);
     s.op = (char *)act->op;

@@ -100,6 +100,9 @@ typedef struct {
     char *created;               /* RFC 3339 UTC, e.g. 2026-12-03T06:30:00Z */
     char *cdpgate;               /* the recording cdpgate's version */
     char *task;                  /* the grant's task, or NULL */
+    bool by_agent;               /* "by":"agent": the model made it (browser_record
+                                    in an MCP session); absent: the host or a person */
+    bool agent_editable;         /* a person lets the model extend and heal it */
     replay_list origins;         /* exact origins the steps act on */
     replay_identity *identities; /* vault identities the steps use */
     size_t nidentities;
@@ -170,6 +173,9 @@ typedef struct {
     bool secret;             /* typed into a secret field: no value kept */
     char *note;              /* for a person: "secret field, value not
                                 recorded", "identity X, session restored" */
+    bool by_agent;           /* "by":"agent": the model wrote it into a trail it
+                                did not make (an agent-editable one, or a heal):
+                                an unattended replay needs --accept-agent-steps */
 } replay_step;
 
 typedef struct {
@@ -316,6 +322,20 @@ char *replay_url_scrub(const char *url);
  * recorder, or NULL with *err. */
 replay_rec *replay_rec_open(const char *path, const char *version, const char *task,
                             replay_err *err);
+/* replay_rec_open for a recording of the model's (red team s14, R4-4):
+ * flags REPLAY_REC_AGENT: a new trail is made "by":"agent"; an existing
+ * one is continued only when this session made it (REPLAY_REC_OWN, and its
+ * header says by agent) or a person marked it "agent_editable" (then each
+ * step the recorder writes says "by":"agent"); any other is refused
+ * (REPLAY_EARG) and left alone. REPLAY_REC_EXISTING: a missing trail is an
+ * error, not made (a heal). flags 0: replay_rec_open. */
+enum { REPLAY_REC_AGENT = 1, REPLAY_REC_OWN = 2, REPLAY_REC_EXISTING = 4 };
+replay_rec *replay_rec_open_as(const char *path, const char *version, const char *task,
+                               unsigned flags, replay_err *err);
+/* The step number whose output is named name (an active step; not the one
+ * being healed), 0: none. replay_rec_action refuses a second output of
+ * the same name (REPLAY_EARG): a trail's outputs have names of their own. */
+unsigned replay_rec_output_step(const replay_rec *r, const char *name);
 /* Close (the file is already saved after each step). NULL is a no-op. */
 void replay_rec_close(replay_rec *r);
 const char *replay_rec_path(const replay_rec *r);
@@ -388,6 +408,12 @@ typedef struct {
                                     no audit line); a is not used (may be NULL),
                                     nothing is opened or acted on; status
                                     "planned" (REPLAY_RUN_DONE) or "refused" */
+    bool agent_steps;            /* play steps the model wrote ("by":"agent", or
+                                    a trail made by the agent) without a person
+                                    having adopted them: an attended replay
+                                    (browser_replay) or --accept-agent-steps;
+                                    false: such steps refuse the run up front
+                                    (need "agent_steps") */
 } replay_opts;
 
 struct gate;

@@ -49,6 +49,11 @@ int replay_look(snap_agent *a, const char *ref, snap_elems *s);
 void replay_equals(const replay_target *t, const snap_elems *s, const char *ref,
                    unsigned *index, unsigned *count);
 
+/* The name of the output step s produces into buf (cap bytes): a read
+ * step's args.name (what replay keys the output by), else its "output"
+ * field; NULL when it produces none (trail.c). */
+const char *replay_step_output(const replay_step *s, char *buf, size_t cap);
+
 struct gate;
 /* The "plan" member of a dry run: each active step from o->from on with
  * the gate's decision on what the trail recorded (plan.c). */

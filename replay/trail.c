@@ -251,6 +251,7 @@ static bool step_copy(replay_step *to, const replay_step *s)
     to->effect.value = dup_opt(s->effect.value, &oom);
     to->output = dup_opt(s->output, &oom);
     to->secret = s->secret;
+    to->by_agent = s->by_agent;
     to->note = dup_opt(s->note, &oom);
     if (oom)
         replay_step_clear(to);
@@ -459,4 +460,19 @@ int replay_trail_needs(replay_trail *t, replay_err *err)
                                replay_strerror(rc), t->steps[i].n);
     }
     return 0;
+}
+
+const char *replay_step_output(const replay_step *s, char *buf, size_t cap)
+{
+    const char *name = NULL;
+    json_doc *d = s->op && strcmp(s->op, "read") == 0 && s->args
+                      ? json_parse(s->args, strlen(s->args), NULL, NULL) : NULL;
+    if (d)
+        name = json_get_str(json_doc_root(d), "name");
+    if (!name)
+        name = s->output;
+    if (name)
+        snprintf(buf, cap, "%s", name);
+    json_doc_free(d);
+    return name ? buf : NULL;
 }

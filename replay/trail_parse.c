@@ -165,6 +165,21 @@ static const json_val *get_obj(pctx *c, const json_val *obj, const char *key,
     return *ok ? v : NULL;
 }
 
+/* A "by" member: absent, or "agent" (the only author a trail names; the
+ * host or a person writes none). */
+static bool get_by(pctx *c, const json_val *obj, const char *what, bool *out)
+{
+    const json_val *v = json_get(obj, "by");
+    *out = false;
+    if (!v)
+        return true;
+    const char *s = json_str(v, NULL);
+    if (!s || strcmp(s, "agent") != 0)
+        return bad(c, REPLAY_EPARSE, "%s.by: not \"%s\"", what, "agent");
+    *out = true;
+    return true;
+}
+
 /* ---- the header ---- */
 
 static bool parse_identities(pctx *c, const json_val *v, replay_header *h)
@@ -237,7 +252,7 @@ static bool parse_bounds(pctx *c, const json_val *v, replay_header *h)
 static bool parse_header(pctx *c, const json_val *root, replay_header *h)
 {
     static const char *const keys[] = {"cdpgate_trail", "created", "cdpgate", "task",
-                                       "needs", NULL};
+                                       "by", "agent_editable", "needs", NULL};
     static const char *const nkeys[] = {"origins", "identities", "tools", "egress",
                                         "consequential", NULL};
     const json_val *ver = json_get(root, "cdpgate_trail");
@@ -254,7 +269,9 @@ static bool parse_header(pctx *c, const json_val *root, replay_header *h)
     if (!known_keys(c, root, "header", keys) ||
         !get_str(c, root, "created", "header", true, &h->created) ||
         !get_str(c, root, "cdpgate", "header", true, &h->cdpgate) ||
-        !get_str(c, root, "task", "header", false, &h->task))
+        !get_str(c, root, "task", "header", false, &h->task) ||
+        !get_by(c, root, "header", &h->by_agent) ||
+        !get_bool(c, root, "agent_editable", "header", &h->agent_editable))
         return false;
     needs = get_obj(c, root, "needs", "header", &ok);
     if (!ok)
@@ -344,7 +361,7 @@ static bool parse_step(pctx *c, const json_val *root, replay_step *s)
 {
     static const char *const keys[] = {"step", "rev", "op", "args", "class", "egress",
                                        "target", "state", "effect", "output", "secret",
-                                       "note", NULL};
+                                       "note", "by", NULL};
     const char *w = "step";
     bool ok = true;
     if (!json_is(root, JSON_OBJECT))
@@ -360,7 +377,8 @@ static bool parse_step(pctx *c, const json_val *root, replay_step *s)
         !get_list(c, root, "egress", w, &s->egress) ||
         !get_str(c, root, "output", w, false, &s->output) ||
         !get_bool(c, root, "secret", w, &s->secret) ||
-        !get_str(c, root, "note", w, false, &s->note))
+        !get_str(c, root, "note", w, false, &s->note) ||
+        !get_by(c, root, w, &s->by_agent))
         return false;
     if (s->n < 1 || s->rev < 1)
         return bad(c, REPLAY_EPARSE, "%s: \"step\" and \"rev\" start at %s", w, "1");

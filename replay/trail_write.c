@@ -47,6 +47,12 @@ static void w_header(json_w *w, const replay_header *h)
     w_opt(w, "created", h->created);
     w_opt(w, "cdpgate", h->cdpgate);
     w_opt(w, "task", h->task);
+    if (h->by_agent)
+        w_opt(w, "by", "agent");
+    if (h->agent_editable) {
+        json_w_key(w, "agent_editable");
+        json_w_bool(w, true);
+    }
     json_w_key(w, "needs");
     json_w_obj_begin(w);
     json_w_key(w, "origins");
@@ -149,6 +155,8 @@ static void w_step(json_w *w, const replay_step *s)
         json_w_bool(w, true);
     }
     w_opt(w, "note", s->note);
+    if (s->by_agent)
+        w_opt(w, "by", "agent");
     json_w_obj_end(w);
 }
 

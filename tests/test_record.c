@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 static testlib_world world;
 
@@ -781,6 +782,203 @@ out:
     testlib_child_free(&c);
 }
 
+/* ---- red team s14 (round 4): trailplay's regression tests ---- */
+
+/* The person's unattended replay of trail (cdpgate replay, extra options
+ * before the trail's path) into out; its exit status. */
+static int cli_replay(const char *grant, const char *trail, const char *extra, char *out,
+                      size_t cap)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s --browser-arg '%s' --grant %s replay %s %s 2>/dev/null",
+             testlib_cdpgate_bin(), FIXTURE_HOST_RULES, grant, extra, trail);
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(out, 1, cap - 1, p) : 0;
+    out[n] = 0;
+    int st = p ? pclose(p) : -1;
+    return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* R4-4: the model writes into the person's trails. A person keeps
+ * DIR/price-watch.trail (open the shop, read "Price:" as the output
+ * price) for an unattended `cdpgate replay`. In an MCP session under
+ * --record-dir, the model calls browser_record start with the same name:
+ * refused (before the fix the recorder went on with the person's trail, so
+ * the model's next actions became steps 3, 4, here another read named
+ * price, and the next `cdpgate replay` returned the model's "price").
+ * browser_replay with update on that trail is refused too. A trail the
+ * model makes says "by":"agent": the unattended replay refuses it (exit 5,
+ * agent_steps) unless --accept-agent-steps. A second output of one name
+ * is refused while recording. */
+static void t_red4_mcp_trail_poison(void)
+{
+    if (!ready())
+        return;
+    char dir[400], trail[500], grant[400], rules[200], url[300], args[600], origin[200];
+    snprintf(dir, sizeof dir, "%s/red4trails", world.root);
+    mkdir(dir, 0700);
+    snprintf(trail, sizeof trail, "%s/price-watch.trail", dir);
+    snprintf(grant, sizeof grant, "%s/grant-red4p.json", world.root);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    write_grant(grant, ",\"tools\":[\"open\",\"snapshot\",\"text\",\"record\",\"replay\"]");
+    testlib_world_origin(&world, origin, sizeof origin, "shop.test");
+    FILE *f = fopen(trail, "w");
+    if (!CHECK(f))
+        return;
+    fprintf(f, "{\"cdpgate_trail\":1,\"created\":\"2026-12-03T06:30:00Z\",\"cdpgate\":\"0.1.0\","
+            "\"task\":\"price-watch\",\"needs\":{\"origins\":[\"%s\"],\"tools\":[\"open\","
+            "\"text\"]}}\n"
+            "{\"step\":1,\"op\":\"open\",\"args\":{\"url\":\"%s/replay/record-shop.html\"}}\n"
+            "{\"step\":2,\"op\":\"read\",\"args\":{\"query\":\"Price:\",\"name\":\"price\"}}\n",
+            origin, origin);
+    fclose(f);
+    const char *env[] = {"CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "--record-dir", dir,
+                          "mcp", NULL};
+    child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    testlib_mcp_init(&c, "record");
+    char *r = testlib_mcp_tool(&c, 2, "browser_record",
+                               "{\"action\":\"start\",\"name\":\"price-watch\"}");
+    CHECK_HAS(r, "\"isError\":true");     /* an existing trail is not the model's to extend */
+    CHECK_HAS(r, "not the agent's to change");
+    free(r);
+    testlib_world_url(&world, url, sizeof url, "shop.test", "/replay/record-shop.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    r = testlib_mcp_tool(&c, 3, "browser_open", args);
+    free(r);
+    r = testlib_mcp_tool(&c, 4, "browser_read", "{\"query\":\"Floor lamp\",\"name\":\"price\"}");
+    free(r);
+    r = testlib_mcp_tool(&c, 5, "browser_record", "{\"action\":\"stop\"}");
+    free(r);
+    /* a heal of the person's trail: refused before anything runs */
+    r = testlib_mcp_tool(&c, 6, "browser_replay",
+                         "{\"trail\":\"price-watch\",\"update\":true,\"from\":2}");
+    CHECK_HAS(r, "\"isError\":true");
+    CHECK_HAS(r, "not yours to change");
+    free(r);
+    /* the model's own trail: made "by":"agent"; one output name once */
+    r = testlib_mcp_tool(&c, 7, "browser_record", "{\"action\":\"start\",\"name\":\"mine\"}");
+    CHECK_HAS(r, "recording to trail mine");
+    free(r);
+    r = testlib_mcp_tool(&c, 8, "browser_open", args);
+    free(r);
+    r = testlib_mcp_tool(&c, 9, "browser_read", "{\"query\":\"Price:\",\"name\":\"price\"}");
+    CHECK_LACKS(r, "\"isError\":true");
+    free(r);
+    r = testlib_mcp_tool(&c, 10, "browser_read", "{\"query\":\"Floor lamp\",\"name\":\"price\"}");
+    CHECK_HAS(r, "\"isError\":true");
+    CHECK_HAS(r, "is step 2's already");
+    free(r);
+    r = testlib_mcp_tool(&c, 11, "browser_record", "{\"action\":\"stop\"}");
+    CHECK_HAS(r, "recording stopped: 2 steps");
+    free(r);
+    /* made in this session: the model may go on with it */
+    r = testlib_mcp_tool(&c, 12, "browser_record", "{\"action\":\"start\",\"name\":\"mine\"}");
+    CHECK_HAS(r, "recording to trail mine (continued)");
+    free(r);
+    testlib_child_free(&c);
+    replay_err err;
+    replay_trail *t = replay_trail_load(trail, &err);
+    if (CHECK(t)) {
+        if (!CHECK_INT(2, t->nsteps))
+            test_fail_detail("the person's trail now has %zu steps\n", t->nsteps);
+    }
+    replay_trail_free(t);
+    /* the person's unattended replay */
+    static char out[65536];
+    CHECK_INT(0, cli_replay(grant, trail, "", out, sizeof out));
+    CHECK_HAS(out, "\"status\":\"done\"");
+    if (!CHECK_LACKS(out, "Floor lamp"))
+        test_fail_detail("replay result: %.2000s\n", out);
+    /* the model's trail, unattended: refused, then accepted */
+    char mine[500];
+    snprintf(mine, sizeof mine, "%s/mine.trail", dir);
+    char *bytes = test_read_file(mine, NULL);
+    CHECK_HAS(bytes, "\"by\":\"agent\"");
+    free(bytes);
+    CHECK_INT(5, cli_replay(grant, mine, "", out, sizeof out));
+    CHECK_HAS(out, "\"need\":\"agent_steps\",\"value\":\"steps 1, 2\"");
+    CHECK_INT(5, cli_replay(grant, mine, "--dry-run", out, sizeof out));
+    CHECK_HAS(out, "\"step\":1,\"op\":\"open\",\"by\":\"agent\"");
+    CHECK_INT(0, cli_replay(grant, mine, "--accept-agent-steps", out, sizeof out));
+    CHECK_HAS(out, "\"outputs\":{\"price\":");
+    /* two steps of one output name (a trail edited by hand): refused */
+    f = fopen(trail, "a");
+    if (CHECK(f)) {
+        fprintf(f, "{\"step\":3,\"op\":\"read\",\"args\":{\"query\":\"Floor lamp\","
+                "\"name\":\"price\"}}\n");
+        fclose(f);
+    }
+    CHECK_INT(5, cli_replay(grant, trail, "", out, sizeof out));
+    CHECK_HAS(out, "\"need\":\"output\",\"value\":\"price\"");
+    CHECK_LACKS(out, "Floor lamp");
+}
+
+/* With both --record FILE (the host's) and --record-dir, browser_record
+ * starts and stops the model's own recording only: the host's trail goes
+ * on recording every step (before the fix, browser_record start stopped
+ * the host's recorder and switched to the model's trail; stop ended it),
+ * and the model cannot record into the host's file. */
+static void t_mcp_host_record_kept(void)
+{
+    if (!ready())
+        return;
+    char dir[400], host[500], grant[400], rules[200], url[300], args[600];
+    snprintf(dir, sizeof dir, "%s/hosttrails", world.root);
+    mkdir(dir, 0700);
+    snprintf(host, sizeof host, "%s/host.trail", dir);
+    snprintf(grant, sizeof grant, "%s/grant-host.json", world.root);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    write_grant(grant, NULL);
+    const char *env[] = {"CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "--record", host,
+                          "--record-dir", dir, "mcp", NULL};
+    child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    testlib_mcp_init(&c, "record");
+    testlib_world_url(&world, url, sizeof url, "shop.test", "/replay/record-shop.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    char *r = testlib_mcp_tool(&c, 2, "browser_open", args);              /* host: 1 */
+    free(r);
+    r = testlib_mcp_tool(&c, 3, "browser_record", "{\"action\":\"stop\"}");
+    CHECK_HAS(r, "\"isError\":true");
+    CHECK_HAS(r, "not yours to stop");
+    free(r);
+    r = testlib_mcp_tool(&c, 4, "browser_record", "{\"action\":\"start\",\"name\":\"host\"}");
+    CHECK_HAS(r, "\"isError\":true");
+    free(r);
+    r = testlib_mcp_tool(&c, 5, "browser_record", "{\"action\":\"start\",\"name\":\"t1\"}");
+    CHECK_HAS(r, "recording to trail t1");
+    free(r);
+    r = testlib_mcp_tool(&c, 6, "browser_scroll", "{\"direction\":\"down\"}");  /* both */
+    free(r);
+    r = testlib_mcp_tool(&c, 7, "browser_record", "{\"action\":\"stop\"}");
+    CHECK_HAS(r, "recording stopped: 1 steps");
+    free(r);
+    r = testlib_mcp_tool(&c, 8, "browser_scroll", "{\"direction\":\"up\"}");    /* host */
+    free(r);
+    testlib_child_free(&c);
+    replay_err err;
+    replay_trail *t = replay_trail_load(host, &err);
+    if (CHECK(t)) {
+        if (!CHECK_INT(3, t->nsteps))
+            test_fail_detail("the host's trail has %zu steps\n", t->nsteps);
+        CHECK(!t->h.by_agent);
+    }
+    replay_trail_free(t);
+    char path[500];
+    snprintf(path, sizeof path, "%s/t1.trail", dir);
+    t = replay_trail_load(path, &err);
+    if (CHECK(t)) {
+        CHECK_INT(1, t->nsteps);
+        CHECK(t->h.by_agent);
+    }
+    replay_trail_free(t);
+}
+
 static const test_case TESTS[] = {
     {"cli_record", t_cli_record},
     {"rec_secret_rules", t_rec_secret_rules},
@@ -793,6 +991,8 @@ static const test_case TESTS[] = {
     {"red4_mcp_press_secret", t_red4_mcp_press_secret},
     {"mcp_record", t_mcp_record},
     {"mcp_record_tool", t_mcp_record_tool},
+    {"red4_mcp_trail_poison", t_red4_mcp_trail_poison},
+    {"mcp_host_record_kept", t_mcp_host_record_kept},
     {NULL, NULL},
 };
 

@@ -385,7 +385,12 @@ static void t_mcp_replay_update(void)
     snprintf(grant2, sizeof grant2, "%s/grant-noreplay.json", world.root);
     snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
     snprintf(data, sizeof data, "XDG_DATA_HOME=%s/mcp-data", world.root);
-    char *tr = trail_text(HEAD OPEN("shop.html")
+    /* A person's trail that lets the model heal it (red team s14, R4-4:
+     * without "agent_editable" update is refused: test_record
+     * red4_mcp_trail_poison). */
+    char *tr = trail_text("{\"cdpgate_trail\":1,\"created\":\"2026-12-03T06:30:00Z\","
+        "\"cdpgate\":\"0.1.0\",\"agent_editable\":true,\"needs\":{\"origins\":[\"ORIGIN\"]}}\n"
+        OPEN("shop.html")
         "{\"step\":2,\"op\":\"click\",\"args\":{},\"target\":{\"role\":\"button\","
         "\"name\":\"Add to basket\",\"row\":\"Banana\"}}\n"
         "{\"step\":3,\"op\":\"read\",\"args\":{\"query\":\"clicked\",\"name\":\"status\"}}\n");
@@ -472,6 +477,8 @@ static void t_mcp_replay_update(void)
         CHECK_INT(2, t->steps[2].n);
         CHECK_INT(2, t->steps[2].rev);
         CHECK_STR("Add", t->steps[2].target.name);
+        CHECK(t->steps[2].by_agent);       /* the model's heal says so */
+        CHECK(!t->steps[1].by_agent);
     }
     replay_trail_free(t);
 }
