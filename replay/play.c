@@ -500,6 +500,8 @@ static int act(run *R, const replay_step *s, const json_val *args, const char *r
     return SNAP_EINVAL;   /* login and takeover: login_step */
 }
 
+static bool is_login(const char *op);
+
 /* What the action's code means for the run: 0 go on, else a status (the
  * result's member written). */
 static int act_outcome(run *R, const replay_step *s, int rc, const snap_result *r)
@@ -519,7 +521,11 @@ static int act_outcome(run *R, const replay_step *s, int rc, const snap_result *
         json_w_obj_end(R->w);
         return REPLAY_RUN_STOPPED;
     }
-    if (rc == SNAP_EUNKNOWN || rc == SNAP_ETIMEOUT) {
+    /* The browser failed during an action that may have been sent (a
+     * click whose page then died): what it did is not known either, and
+     * it is not tried again (issue 14, point 4). A read sends nothing. */
+    bool sent = strcmp(nz(s->op), "read") != 0 && !is_login(s->op);
+    if (rc == SNAP_EUNKNOWN || rc == SNAP_ETIMEOUT || (rc == SNAP_EBROWSER && sent)) {
         json_w_key(R->w, "unknown");
         json_w_obj_begin(R->w);
         json_w_key(R->w, "step");

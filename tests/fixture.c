@@ -194,6 +194,49 @@ static void barrier(int fd, const char *q)
     reply(fd, 200, "text/html", page, (size_t)len);
 }
 
+/* fixture_server_die_parent: the parent pid whose browser /die kills,
+ * kept in the shared page after the switch's bytes. */
+#define DIE_AT SWITCH_CAP
+
+void fixture_server_die_parent(pid_t parent)
+{
+    if (switch_page)
+        memcpy(switch_page + DIE_AT, &parent, sizeof parent);
+}
+
+/* SIGKILL each process whose parent is parent and whose command line
+ * holds "chrom" (the browser; never the fixture server). */
+static void kill_browsers(pid_t parent)
+{
+    DIR *d = parent > 0 ? opendir("/proc") : NULL;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char p[300], buf[4096];
+        snprintf(p, sizeof p, "/proc/%s/stat", e->d_name);
+        int fd = open(p, O_RDONLY);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        char *rp = n > 0 ? (buf[n] = 0, strrchr(buf, ')')) : NULL;
+        int pp = 0;
+        if (!rp || sscanf(rp + 1, " %*c %d", &pp) != 1 || pp != parent)
+            continue;
+        snprintf(p, sizeof p, "/proc/%s/cmdline", e->d_name);
+        fd = open(p, O_RDONLY);
+        n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        for (ssize_t i = 0; i < n; i++)
+            buf[i] = buf[i] ? buf[i] : ' ';
+        if (n > 0 && (buf[n] = 0, strstr(buf, "chrom")))
+            kill((pid_t)atoi(e->d_name), SIGKILL);
+    }
+    if (d)
+        closedir(d);
+}
+
 /* The switch's version now (into out, "" when none). */
 static void switch_now(char *out)
 {
@@ -309,6 +352,18 @@ static void serve(int fd)
     }
     if (strcmp(path, "/gate/redirect") == 0 && q && strncmp(q, "to=", 3) == 0) {
         redirect(fd, q + 3, NULL);
+        return;
+    }
+    if (strcmp(path, "/die") == 0) {
+        /* The request is in (logged above); the browser that sent it dies
+         * before any answer: an action's outcome the driver cannot know. */
+        pid_t parent = 0;
+        if (switch_page)
+            memcpy(&parent, switch_page + DIE_AT, sizeof parent);
+        kill_browsers(parent);
+        struct timespec ts = {3, 0};
+        nanosleep(&ts, NULL);
+        reply(fd, 200, "text/html", "<title>late</title>late", 23);
         return;
     }
     if (strcmp(path, "/slow") == 0) {

@@ -75,6 +75,11 @@ void fixture_url(char *out, size_t cap, int port, const char *host, const char *
  * whose report-uri is evil.test's /gate/sink?tag=net-cspreport. Requests
  * with other methods than GET and POST are logged, then answered 400. */
 void fixture_server_log(const char *path);
+/* A request to /die (logged like any) then SIGKILLs the browser processes
+ * (command line holding "chrom") whose parent is parent, and answers 3 s
+ * later: the browser is gone after the page sent the request (an action
+ * whose outcome cannot be known). Set after fixture_server_start; 0: none. */
+void fixture_server_die_parent(pid_t parent);
 
 /* Browser argument mapping the fixture host names (*.test) to loopback:
  * a.test -> 127.0.0.1, b.test -> 127.0.0.2 (a different site, so an iframe

@@ -908,6 +908,73 @@ static void t_login_step(void)
     replay_out_free(&o);
 }
 
+/* Issue 14, point 4: a step whose outcome is unknown is never retried.
+ * The trail clicks "Save notes", whose form POSTs to /die: the fixture
+ * server logs the request, then kills the browser of the replaying
+ * process before it answers (fixture_server_die_parent). `cdpgate replay`
+ * stops at that step with exit 7, status unknown, "retried":false, the
+ * step not done; the request reached the server once. The same trail
+ * through browser_replay in an MCP session (its own browser killed the
+ * same way): the result says unknown and not retried; one more request,
+ * never two. */
+static void t_unknown_not_retried(void)
+{
+    if (!ready())
+        return;
+    char origin[200], dir[400], trail[500], grant[400], text[1200], rules[300];
+    testlib_world_origin(&world, origin, sizeof origin, "a.test");
+    snprintf(dir, sizeof dir, "%s/unknown", world.root);
+    mkdir(dir, 0700);
+    snprintf(trail, sizeof trail, "%s/send.trail", dir);
+    snprintf(grant, sizeof grant, "%s/grant-unknown.json", world.root);
+    snprintf(text, sizeof text, "{\"task\":\"send\",\"origins\":[\"%s\"],\"tools\":[\"open\","
+             "\"click\",\"snapshot\",\"replay\"],\"egress\":[\"approved_origin_fetch\"]}\n", origin);
+    if (!write_text(grant, text))
+        return;
+    snprintf(text, sizeof text, "{\"cdpgate_trail\":1,\"created\":\"2026-12-03T06:30:00Z\","
+             "\"cdpgate\":\"0.1.0\",\"needs\":{\"origins\":[\"%s\"]}}\n"
+             "{\"step\":1,\"op\":\"open\",\"args\":{\"url\":\"%s/replay/send.html\"}}\n"
+             "{\"step\":2,\"op\":\"click\",\"args\":{},\"target\":{\"role\":\"button\","
+             "\"name\":\"Save notes\"},\"state\":{\"origin\":\"%s\"}}\n", origin, origin,
+             origin);
+    if (!write_text(trail, text))
+        return;
+    int before = log_count("POST a.test", "/die");
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "replay", trail,
+                          NULL};
+    fixture_child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, NULL, argv, false)))
+        return;
+    fixture_server_die_parent(c.pid);
+    fixture_child_read_until(&c, 0, "\n", 90000);
+    int rc = fixture_child_wait(&c, 60000);
+    if (!CHECK_INT(7, rc))
+        test_fail_detail("stdout: %s", c.got ? c.got : "");
+    CHECK_HAS(c.got, "\"status\":\"unknown\"");
+    CHECK_HAS(c.got, "\"unknown\":{\"step\":2,\"op\":\"click\"");
+    CHECK_HAS(c.got, "\"retried\":false");
+    CHECK_HAS(c.got, "\"done\":1");
+    testlib_child_free(&c);
+    CHECK_INT(before + 1, log_count("POST a.test", "/die"));
+    /* through browser_replay */
+    const char *env[] = {"CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *margv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "--record-dir", dir,
+                           "mcp", NULL};
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, margv, false)))
+        return;
+    testlib_mcp_init(&c, "replaytest");
+    fixture_server_die_parent(c.pid);
+    char *r = testlib_mcp_tool(&c, 2, "browser_replay", "{\"trail\":\"send\"}");
+    CHECK_HAS(r, "\"isError\":true");
+    CHECK_HAS(r, "\"status\":\"unknown\"");
+    CHECK_HAS(r, "\"retried\":false");
+    free(r);
+    testlib_child_free(&c);
+    fixture_server_die_parent(0);
+    CHECK_INT(before + 2, log_count("POST a.test", "/die"));
+}
+
 static const test_case TESTS[] = {
     {"price_watch_zero_calls", t_price_watch_zero_calls},
     {"layout_changed_done", t_layout_changed_done},
@@ -923,6 +990,7 @@ static const test_case TESTS[] = {
     {"index_among_equals", t_index_among_equals},
     {"update_heals", t_update_heals},
     {"login_step", t_login_step},
+    {"unknown_not_retried", t_unknown_not_retried},
     {0},
 };
 
