@@ -134,6 +134,22 @@ static void on_line(void *ud, const char *line, size_t len, bool too_long)
     enqueue(ud, line, len, too_long);
 }
 
+/* The human had control (--control-fd) and gave it back logged in: one
+ * trail step "identity X, human logged in" on the tab's origin (never what
+ * they did: issue 14, point 2); replay restores that identity's session
+ * from the vault or diverges 'login' at it. Not logged in: no step. */
+static void rec_takeover(serve *S)
+{
+    if (!S->agent || (!S->rec.rec && !S->rec.mine))
+        return;
+    snap_elems E = {0};
+    snap_result r = {0};
+    if (snap_elements(S->agent, &E, &r) == 0 && E.auth && *E.origin)
+        cli_rec_takeover(&S->rec, E.origin, gate_identity_for(S->gate, E.origin));
+    snap_result_free(&r);
+    snap_elements_free(&E);
+}
+
 /* One line of the host's control channel. */
 static void control_line(serve *S, const char *line)
 {
@@ -144,7 +160,10 @@ static void control_line(serve *S, const char *line)
         fprintf(stderr, "cdpgate mcp: control: unknown command (takeover, pause, release)\n");
         return;
     }
+    bool was_human = gate_mode(S->gate) == GATE_MODE_HUMAN;
     uint64_t e = gate_set_mode(S->gate, mode, "host (--control-fd)");
+    if (was_human && mode == GATE_MODE_AGENT)
+        rec_takeover(S);
     fprintf(stderr, "cdpgate mcp: control is with the %s now (epoch %llu)\n",
             gate_mode_name(mode), (unsigned long long)e);
 }
@@ -720,7 +739,13 @@ static bool live_step(serve *S)
                       : "never opened the live view (the link expired)";
     if (gate_mode(S->gate) == GATE_MODE_HUMAN)
         gate_set_mode(S->gate, GATE_MODE_AGENT, "person (live view hand-back)");
-    char *note = cli_takeover_end(S->tk, how);
+    bool seen = cli_takeover_seen(S->tk);
+    cli_takeover_login lg = {0};
+    char *note = cli_takeover_end(S->tk, how, &lg);
+    /* The person logged in by hand: one trail step by identity (issue 14,
+     * point 2), never what they typed. */
+    if (seen && lg.logged_in && *lg.origin)
+        cli_rec_takeover(&S->rec, lg.origin, *lg.identity ? lg.identity : NULL);
     S->tk = NULL;
     fprintf(stderr, "cdpgate mcp: live view ended: the person %s; control is with the %s "
             "(epoch %llu)\n", how, gate_mode_name(gate_mode(S->gate)),

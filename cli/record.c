@@ -215,6 +215,17 @@ void cli_rec_login(cli_rec *c, const char *origin, const char *identity)
                     replay_rec_path(both[i]), err.msg);
 }
 
+void cli_rec_takeover(cli_rec *c, const char *origin, const char *identity)
+{
+    replay_err err;
+    replay_rec *both[2] = {c->rec, c->mine};
+    for (int i = 0; i < 2; i++)
+        if (both[i] &&
+            replay_rec_identity(both[i], "takeover", origin, identity, true, &err) != 0)
+            fprintf(stderr, "cdpgate: recording: the takeover step was not written to %s: "
+                    "%s\n", replay_rec_path(both[i]), err.msg);
+}
+
 static char *text_dup(const char *s)
 {
     return base_strdup(s ? s : "");

@@ -57,6 +57,9 @@ void cli_rec_after(cli_rec *c, snap_agent *g, mcp_tool tool, const mcp_args *a,
 /* A login the human completed on origin under identity (NULL: the
  * grant names none): a step "identity X, human logged in". */
 void cli_rec_login(cli_rec *c, const char *origin, const char *identity);
+/* The human had control (a takeover) and gave it back on origin: a step
+ * "identity X, human logged in" (op takeover), never what they did. */
+void cli_rec_takeover(cli_rec *c, const char *origin, const char *identity);
 /* browser_read: the text of a ref's element or of the lines matching a
  * query, returned inside the page-content markers and recorded as the
  * named output. */

@@ -246,7 +246,7 @@ static void tk_logged_in(const snap_handback *h, char *out, size_t cap)
         snprintf(out + strlen(out), cap - strlen(out), ")");
 }
 
-char *cli_takeover_end(cli_takeover *t, const char *how)
+char *cli_takeover_end(cli_takeover *t, const char *how, cli_takeover_login *lg)
 {
     if (!t)
         return NULL;
@@ -264,6 +264,11 @@ char *cli_takeover_end(cli_takeover *t, const char *how)
     t->cast = NULL;
     snap_handback h;
     snap_human_handback(t->a, t->seen, &h);
+    if (lg) {
+        lg->logged_in = h.logged_in;
+        snprintf(lg->origin, sizeof lg->origin, "%s", h.origin);
+        snprintf(lg->identity, sizeof lg->identity, "%s", h.identity);
+    }
     char login[1200];
     tk_logged_in(&h, login, sizeof login);
     size_t cap = 6000 + strlen(t->url);

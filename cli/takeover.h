@@ -37,9 +37,17 @@ int cli_takeover_fds(const cli_takeover *t, int *fds, int cap);
 #define CLI_TAKEOVER_FDS 16     /* room for them all (live's LIVE_SERVER_FDS) */
 bool cli_takeover_handed_back(const cli_takeover *t);
 bool cli_takeover_seen(const cli_takeover *t);
+/* What the hand-back found (for a recording's takeover step): the tab is
+ * logged in on origin, under the grant's identity ("" when none). */
+typedef struct {
+    bool logged_in;
+    char origin[256];
+    char identity[128];
+} cli_takeover_login;
 /* Stop and free; the account for the agent's next result (new): how it
- * ended, the URL now, origins visited, cookie names set (never values). */
-char *cli_takeover_end(cli_takeover *t, const char *how);
+ * ended, the URL now, origins visited, cookie names set (never values).
+ * login (may be NULL) gets what the hand-back found. */
+char *cli_takeover_end(cli_takeover *t, const char *how, cli_takeover_login *login);
 void cli_takeover_free(cli_takeover *t);
 /* The link to the person, out of band (never in a result, a log or the
  * audit): the --live-notify program (on its stdin), else the --confirm

@@ -781,6 +781,34 @@ static void check_restored(const char *const *env, const char *grant, const char
     testlib_child_free(&c);
 }
 
+/* Issue 14, point 2: the recording (--record) of that session holds the
+ * takeover as one step by identity ("identity alice, human logged in",
+ * op takeover, the bank's origin), never what the person typed; `cdpgate
+ * replay` of it restores alice's session from the vault at that step and
+ * is done. */
+static void check_takeover_step(const char *const *env, const char *grant, const char *rules,
+                                const char *trail)
+{
+    char *bytes = read_text_file(trail);
+    CHECK_HAS(bytes, "\"op\":\"takeover\"");
+    CHECK_HAS(bytes, "identity alice, human logged in");
+    const char *plants[] = {PW, FIXTURE_BANK_OTP, FIXTURE_BANK_SESSION, FIXTURE_BANK_TOKEN,
+                            "hunter2", NULL};
+    testlib_check_no_plants(plants, "the trail", bytes);
+    free(bytes);
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "replay", trail,
+                          NULL};
+    fixture_child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    int rc = fixture_child_wait(&c, 60000);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("replay: %s", c.got ? c.got : "");
+    CHECK_HAS(c.got, "\"status\":\"done\"");
+    testlib_check_no_plants(plants, "the replay's result", c.got);
+    testlib_child_free(&c);
+}
+
 /* Issue 15, points 2 and 4: under `cdpgate mcp --live` the gate's own
  * takeover stop (the agent types into the password field) starts the live
  * view and sends the link out of band (--live-notify), the result saying
@@ -796,8 +824,9 @@ static void t_mcp_gate_stop_handback(void)
     if (!testlib_need_browser() || !testlib_need_cdpgate())
         return;
     char tmp[300], rules[200], notify[1400], linkfile[400], audit[400], args[600], data[400];
-    char grant[400], login[200], ref[32] = "", link[300] = "";
+    char grant[400], login[200], ref[32] = "", link[300] = "", trail[400];
     snprintf(tmp, sizeof tmp, "%s/gatestop", world.root);
+    snprintf(trail, sizeof trail, "%s/gatestop/task.trail", world.root);
     mkdir(tmp, 0700);
     snprintf(data, sizeof data, "XDG_DATA_HOME=%s/data", tmp);
     snprintf(linkfile, sizeof linkfile, "%s/link", tmp);
@@ -808,7 +837,7 @@ static void t_mcp_gate_stop_handback(void)
     write_grant(tmp, grant, sizeof grant);
     const char *env[] = {data, "DISPLAY", "WAYLAND_DISPLAY", NULL};
     const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "--audit", audit,
-                          "--live", "--live-notify", notify, "mcp", NULL};
+                          "--live", "--live-notify", notify, "--record", trail, "mcp", NULL};
     fixture_child c;
     if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
         return;
@@ -887,6 +916,7 @@ static void t_mcp_gate_stop_handback(void)
     free(results);
     testlib_child_free(&c);
     check_restored(env, grant, rules);
+    check_takeover_step(env, grant, rules, trail);
 }
 
 /* Issue 15, point 2: `cdpgate login` with no display runs the browser
