@@ -35,6 +35,12 @@ const TAGS = ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'];
 // Every *.test host on loopback: a.test and b.test are two sites, so a frame
 // of one in the other is out of process (--site-per-process).
 const HOST_RULES = '--host-resolver-rules=MAP *.test 127.0.0.1';
+// One window size for both sides: cdpgate's headless window is Chromium's
+// default (a 780x493 viewport) and playwright emulates a 1280x720 viewport
+// unless told otherwise; axe's layout-dependent rules (target-size,
+// color-contrast of what is on screen) then see two different pages. Both
+// launch with this window and playwright keeps it (viewport: null).
+const WINDOW = '--window-size=1280,720';
 const here = path.dirname(new URL(import.meta.url).pathname);
 const AXE = [path.join(here, 'peers/node_modules/axe-core/axe.min.js'),
     path.join(here, '../tests/peers/node_modules/axe-core/axe.min.js')].find((p) => fs.existsSync(p));
@@ -73,7 +79,7 @@ function diff(a, b) {
 function cdpgateScan(url) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cdpgate-a11y-bench-'));
     const r = spawnSync(bin, ['--browser-arg', HOST_RULES, '--browser-arg', '--site-per-process',
-        'a11y', url, '-o', dir, '--axe', AXE], {
+        '--browser-arg', WINDOW, 'a11y', url, '-o', dir, '--axe', AXE], {
         encoding: 'utf8', env: { ...process.env, CDPGATE_TIMING: '1' }, timeout: 300000,
     });
     try {
@@ -92,8 +98,8 @@ function cdpgateScan(url) {
 async function pwScans(url) {
     const udd = fs.mkdtempSync(path.join(os.tmpdir(), 'cdpgate-a11y-pw-'));
     const ctx = await chromium.launchPersistentContext(udd, {
-        executablePath: BROWSER, headless: true, chromiumSandbox: false,
-        args: [...BROWSER_ARGS, HOST_RULES, '--site-per-process'],
+        executablePath: BROWSER, headless: true, chromiumSandbox: false, viewport: null,
+        args: [...BROWSER_ARGS, HOST_RULES, '--site-per-process', WINDOW],
     });
     const runs = [];
     const axeSource = fs.readFileSync(AXE, 'utf8');

@@ -9,14 +9,17 @@
 #   build/bench/site/jsoneditor/  npm `jsoneditor` (examples/03_switch_mode.html)
 #   build/bench/site/python/      Debian's python3.11-doc HTML (library/stdtypes.html)
 #   build/bench/site/postgres/    Debian's postgresql-doc-15 HTML (sql-select.html)
+#   build/bench/site/debref/      Debian's debian-reference-en HTML (the Debian
+#                                 Reference manual; a11y_bench.mjs: ch02.en.html)
+#                                 with its style and icons (debian-reference-common)
 #   build/bench/site/gen/         act.html, dense.html (651 controls), long.html
 #
-# npm packages go to bench/peers/node_modules (git-ignored). The three Debian
+# npm packages go to bench/peers/node_modules (git-ignored). The five Debian
 # packages are used where installed; otherwise their .deb files are fetched
 # with `apt-get download` and unpacked into build/bench/debroot, which changes
 # nothing on the system (installing golang-github-docker-docker-dev would pull
-# ~250 Go packages for one YAML file, and the two doc packages would upgrade
-# the system's python3.11 and postgresql-15). When that is impossible, as root
+# ~250 Go packages for one YAML file, and the python and postgresql doc packages
+# would upgrade the system's python3.11 and postgresql-15). When that is impossible, as root
 # it falls back to apt-get install; otherwise it prints the command.
 #
 #   sh bench/pages.sh [BUILD]      exits non-zero when the site cannot be built
@@ -38,6 +41,7 @@ fi
 PYDOC=usr/share/doc/python3.11/html
 PGDOC=usr/share/doc/postgresql-doc-15/html
 SPEC=usr/share/gocode/src/github.com/docker/docker/api/swagger.yaml
+DEBREF=usr/share/debian-reference
 
 # where PKG's file REL is: installed, or unpacked into DEBROOT
 locate() { # PKG REL
@@ -56,6 +60,8 @@ fetch_deb() { # PKG
 missing=""
 for spec in "python3.11-doc $PYDOC/library/stdtypes.html" \
             "postgresql-doc-15 $PGDOC/sql-select.html" \
+            "debian-reference-en $DEBREF/ch02.en.html" \
+            "debian-reference-common $DEBREF/debian-reference.css" \
             "golang-github-docker-docker-dev $SPEC"; do
     set -- $spec
     locate "$1" "$2" >/dev/null && continue
@@ -81,6 +87,7 @@ ln -s "$NM/todomvc" "$SITE/todomvc"
 ln -s "$NM/jsoneditor" "$SITE/jsoneditor"
 ln -s "$(dirname "$(dirname "$(locate python3.11-doc $PYDOC/library/stdtypes.html)")")" "$SITE/python"
 ln -s "$(dirname "$(locate postgresql-doc-15 $PGDOC/sql-select.html)")" "$SITE/postgres"
+ln -s "$(dirname "$(locate debian-reference-en $DEBREF/ch02.en.html)")" "$SITE/debref"
 for f in "$NM"/swagger-ui-dist/*; do
     case "$(basename "$f")" in swagger-initializer.js|*.map|package.json) continue ;; esac
     ln -s "$f" "$SITE/swagger/$(basename "$f")"

@@ -143,7 +143,8 @@ if bench_serve tests/fixtures "$R/a11y"; then
         frames="$a/index.html" csp="$a/csp.html" sabotage="$a/sabotage.html" \
         todomvc="$BASE_A/todomvc/examples/vanillajs/index.html" \
         swagger="$BASE_A/swagger/index.html" postgres="$BASE_A/postgres/sql-select.html" \
-        python="$BASE_A/python/library/stdtypes.html" || echo "  a11y_bench failed"
+        python="$BASE_A/python/library/stdtypes.html" \
+        debref="$BASE_A/debref/ch02.en.html" || echo "  a11y_bench failed"
     # The sweep (issue 16, point 4): 10 targets, --jobs 2 vs one after another.
     timeout 1800 node bench/sweep_bench.mjs "$BUILD/cdpgate" "$R/sweep.json" 10 \
         "$a/index.html" "$a/csp.html" "$a/sabotage.html" || echo "  sweep_bench failed"
