@@ -10,6 +10,7 @@
  * from what the request carries (it carries no typed text).
  */
 #include "gate/gate_int.h"
+#include "url/url.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -190,6 +191,24 @@ static void target_summary(const gate_request *req, char *out, size_t cap)
     gate_text_copy(out, cap, buf, 200);
 }
 
+/* The first 60 bytes of url for a reason, secrets hidden by the one URL
+ * rule (url_redact: named and token-shaped values, userinfo), as page
+ * text in quotes (gate_text_quote) when quote: a reason reaches the audit,
+ * the result and the evidence. Only the origin when out of memory. */
+static void url_for_reason(char *q, size_t cap, const char *url, bool quote)
+{
+    char *red = url_redact(url, URL_REDACT_STRICT | URL_REDACT_TOKENS, NULL);
+    char origin[GATE_ORIGIN_MAX];
+    const char *s = red ? red : "(an address)";
+    if (!red && gate_origin_parse(url, origin, sizeof origin, ORIGIN_LENIENT, NULL) == 0)
+        s = origin;
+    if (quote)
+        gate_text_quote(q, cap, s, 60);
+    else
+        gate_text_copy(q, cap, s, 60);
+    free(red);
+}
+
 /* Step 5: the page origin. No origin: only reads (tabs, takeover). An
  * opaque origin ("null", about:blank): reads only. */
 static bool check_origin(const gate *gt, const gate_request *req, bool change,
@@ -203,7 +222,7 @@ static bool check_origin(const gate *gt, const gate_request *req, bool change,
     if (gt->grant && req->tool && strcmp(req->tool, "open") == 0 &&
         !(req->url && gate_url_allowed(gt, req->url))) {
         char on[GATE_ORIGIN_MAX];
-        gate_text_quote(q, sizeof q, req->url ? req->url : "", 60);
+        url_for_reason(q, sizeof q, req->url ? req->url : "", true);
         if (req->url && gate_origin_parse(req->url, on, sizeof on, ORIGIN_LENIENT, NULL) == 0)
             gate_verdict(d, GATE_DENY, "origin %s is not in the grant", on);
         else
@@ -318,7 +337,7 @@ static bool check_form(const gate *gt, const gate_request *req, unsigned allowed
     if (strcmp(m, "dialog") == 0)
         return true;
     char q[160];
-    gate_text_quote(q, sizeof q, t->form_action, 60);
+    url_for_reason(q, sizeof q, t->form_action, true);
     if (!gate_url_allowed(gt, t->form_action)) {
         gate_verdict(d, GATE_DENY, "the form sends to \"%s\", whose origin is not in the grant",
                      q);
@@ -388,7 +407,7 @@ static bool nav_read(const gate *gt, const gate_request *req, gate_decision *d)
     char q[72];
     if (click && t->href && *t->href && !t->download && http_url(t->href) &&
         gate_url_allowed(gt, t->href)) {
-        gate_text_copy(q, sizeof q, t->href, 60);
+        url_for_reason(q, sizeof q, t->href, false);
         gate_verdict(d, GATE_ALLOW, "read: a link to %s on an authenticated origin is a "
                      "navigation that only reads (what the page sends is confirmed when it "
                      "leaves)", q);
@@ -397,7 +416,7 @@ static bool nav_read(const gate *gt, const gate_request *req, gate_decision *d)
     bool get_form = t->form_action && http_url(t->form_action) && t->form_method &&
                     strcmp(t->form_method, "get") == 0 && gate_url_allowed(gt, t->form_action);
     if (get_form && ((click && t->submits) || type)) {
-        gate_text_copy(q, sizeof q, t->form_action, 60);
+        url_for_reason(q, sizeof q, t->form_action, false);
         gate_verdict(d, GATE_ALLOW, "read: a GET form to %s on an authenticated origin only "
                      "navigates (what the page sends is confirmed when it leaves)", q);
         return true;

@@ -308,12 +308,11 @@ typedef struct {
     const char *value;           /* read: the text read (page text) */
 } replay_act;
 
-/* url with the recorder's bearer rule applied (new; NULL when out of
- * memory): a path segment that looks like a bearer secret (16+ URL-safe
- * characters mixing letters and digits, 8+ after a reset, magic, verify,
- * invite, login or token segment) and a fragment holding values or a
- * bearer-like text are written "[redacted]". The evidence recorder
- * (cli/evid.c) shows URLs through it too. */
+/* url with the recorder's bearer rule applied: url_redact(url,
+ * URL_REDACT_TOKENS, NULL) (url/url.h, the one rule; new; NULL when out of
+ * memory): secret-named parameters, and path segments, query values and a
+ * fragment shaped like bearer secrets are written "[redacted]". The
+ * evidence recorder (cli/evid.c) shows URLs through it too. */
 char *replay_url_scrub(const char *url);
 
 /* Record into path: an existing trail there is continued (each CLI

@@ -1007,14 +1007,13 @@ void snap_dl_json(snap_agent *a, const snap_settled *st, json_w *w);
 
 /* ---- act_util.c ---- */
 
-/* url with secrets hidden, for showing (new; free with free(); NULL when out
- * of memory): the userinfo ("user:pass@") and the values of query and
- * fragment parameters whose names say password, passwd, pwd, pass, otp,
- * secret, token, signature, credential or API key become "[redacted]";
- * with strict (a form with a password or one-time-code field was
- * submitted) also code, pin, key, auth, mfa and the names in fields
- * (NULL-terminated, may be NULL; "*" stands for every name); "code" also
- * beside OAuth's "state".
+/* url with secrets hidden, for showing: url_redact (url/url.h, the one
+ * rule) by name, URL_REDACT_STRICT when strict (new; free with free();
+ * NULL when out of memory): the userinfo and the values of query and
+ * fragment parameters named like secrets become "[redacted]"; with strict
+ * (a form with a password or one-time-code field was submitted) also
+ * code, key, auth, mfa and the names in fields (NULL-terminated, may be
+ * NULL; "*" stands for every name).
  * agent.c should store frame URLs through it (frame_update and
  * Page.navigatedWithinDocument), so that every output shows the redacted
  * form. */

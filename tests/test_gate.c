@@ -2892,6 +2892,68 @@ static void t_auth_gets_and_cover_url(void)
     gate_free(gt);
 }
 
+/* gate_check (audited), 0 expected: the decision. */
+static int checked(gate *gt, const gate_request *r, gate_decision *d)
+{
+    CHECK_INT(0, gate_check(gt, r, d));
+    return d->decision;
+}
+
+/* Session 14 (evidence work): the reason of a link's or a GET form's read
+ * quoted the first 60 bytes of its URL as it was, so a piece of a token in
+ * that URL reached the audit, the result and the evidence. Now it goes
+ * through the one URL rule (url_redact): userinfo, secret-named and
+ * token-shaped values, token-shaped path segments hidden. */
+static void t_nav_read_scrubbed_regression(void)
+{
+    if (tmp_setup())
+        return;
+    char log[512];
+    tmp_path(log, sizeof log, "navread.log");
+    unlink(log);
+    gate_opts o = {.audit = log};
+    gate *gt = mk(BANK, &o);
+    if (!gt)
+        return;
+    gate_decision d;
+    gate_target link = {.role = "link", .name = "Open", .tag = "a",
+                        .href = "https://bob:hunter2pw@bank.test/p/4eC39HqLyjWDarjtT1zd?x=1"};
+    gate_request r = click("https://bank.test", true, &link);
+    CHECK_INT(GATE_ALLOW, checked(gt, &r, &d));
+    has(d.reason, "a link to https://[redacted]@bank.test/p/[redacted]?x=1 ");
+    CHECK_LACKS(d.reason, "hunter2pw");
+    CHECK_LACKS(d.reason, "4eC39H");
+    link.href = "https://bank.test/view?token=Tk99secretvalue&id=Zx81kQ2mPv9LsT4nW";
+    CHECK_INT(GATE_ALLOW, checked(gt, &r, &d));
+    has(d.reason, "view?token=[redacted]&id=[redacted]");
+    CHECK_LACKS(d.reason, "Tk99");
+    CHECK_LACKS(d.reason, "Zx81");
+    gate_target form = {.role = "button", .name = "Search", .tag = "button",
+                        .form_action = "https://bank.test/s/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOjF9.c2ln",
+                        .form_method = "get", .submits = true};
+    r = click("https://bank.test", true, &form);
+    CHECK_INT(GATE_ALLOW, checked(gt, &r, &d));
+    has(d.reason, "a GET form to https://bank.test/s/[redacted]");
+    CHECK_LACKS(d.reason, "eyJ");
+    /* A plain address stays readable. */
+    link.href = "https://bank.test/statements/2024-q3?page=2";
+    r = click("https://bank.test", true, &link);
+    CHECK_INT(GATE_ALLOW, checked(gt, &r, &d));
+    has(d.reason, "a link to https://bank.test/statements/2024-q3?page=2 ");
+    gate_free(gt);
+    char *a = test_read_file(log, NULL);
+    CHECK(a != NULL);
+    if (a) {
+        has(a, "[redacted]");
+        CHECK_LACKS(a, "hunter2pw");
+        CHECK_LACKS(a, "4eC39H");
+        CHECK_LACKS(a, "Tk99");
+        CHECK_LACKS(a, "Zx81");
+        CHECK_LACKS(a, "eyJ");
+    }
+    free(a);
+}
+
 /* Issue 11, point 14: on an authenticated origin a plain link or a GET
  * form to a granted origin is a read; what the page sends with data from
  * an authenticated context is confirmed (covered by a confirmed action in
@@ -3662,6 +3724,7 @@ static const test_case TESTS[] = {
     {"audit_fail_closed", t_audit_fail_closed},
     {"check_request", t_check_request},
     {"auth_reads_and_requests", t_auth_reads_and_requests},
+    {"nav_read_scrubbed_regression", t_nav_read_scrubbed_regression},
     {"check_net", t_check_net},
     {"names_exclusions", t_names_exclusions},
     {0, 0},

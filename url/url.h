@@ -40,7 +40,8 @@
  * URL_RAW_HOST_MAX bytes as written), a blob: URL's inner URL of at most
  * URL_RAW_MAX bytes. Longer ones are URL_ETOOLONG.
  *
- * Nothing here allocates or does I/O; there is no global state.
+ * Nothing here does I/O; only url_redact allocates; there is no global
+ * state.
  */
 #ifndef CDPGATE_URL_H
 #define CDPGATE_URL_H
@@ -135,5 +136,31 @@ int url_default_port(url_scheme s);
 
 /* A static text for a URL_E* code. */
 const char *url_strerror(int code);
+
+/* ---- Hiding secrets in a URL (redact.c) ----
+ * The one rule every URL cdpgate shows, audits or records goes through
+ * (the agent's results, the gate's reasons and audit, the trail, the
+ * evidence). url with secrets written "[redacted]" (new, free with free();
+ * NULL for NULL or when out of memory):
+ *  - always: the userinfo ("user:pass@", as the browser reads the
+ *    authority), and the values of query and fragment parameters whose
+ *    names say password, passwd, pwd, pass, otp, secret, token, signature,
+ *    credential, API key or PIN (split at case changes: "accessToken");
+ *    "code" beside OAuth's "state";
+ *  - URL_REDACT_STRICT (a form with a password or one-time-code field was
+ *    submitted): also code, key, auth, mfa and the names in fields
+ *    (NULL-terminated, may be NULL; "*" stands for every name);
+ *  - URL_REDACT_TOKENS (the bearer rule): path segments, query values and
+ *    a fragment shaped like a bearer secret (a JWT; 32+ hex digits; 16+
+ *    URL-safe characters mixing letters and digits that are no sequence
+ *    of words; 8+ with a digit after a reset, magic, verify, invite,
+ *    login or token segment or key), and a fragment holding values. */
+#define URL_REDACT_STRICT 1u
+#define URL_REDACT_TOKENS 2u
+char *url_redact(const char *url, unsigned flags, const char *const *fields);
+/* Whether a parameter or field named name (n bytes, percent-encoded or
+ * not) has its value hidden by that rule (strict: URL_REDACT_STRICT's
+ * names too): the same test for a URL's query and a body's fields. */
+bool url_secret_name(const char *name, size_t n, bool strict);
 
 #endif
