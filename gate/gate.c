@@ -614,70 +614,6 @@ static void build_decision(gate *gt, json_w *w, uint64_t seq, void *ud)
     w_tail(w);
 }
 
-/* The human-facing text for a paused request (new, free(); NULL when out
- * of memory): the verdict first, then the page-chosen parts (URL, field
- * names) escaped with gate_text_escape, so they cannot pass for cdpgate's
- * own words. */
-static char *request_message(const gate_auth_request *q, const gate_decision *d)
-{
-    char m[40], o[GATE_ORIGIN_MAX * 2], u[GATE_AUDIT_URL_MAX * 2], f[1300], r[80];
-    gate_text_escape(m, sizeof m, q->method ? q->method : "GET",
-                     strlen(q->method ? q->method : "GET"), 0);
-    gate_text_escape(o, sizeof o, q->origin ? q->origin : "", strlen(q->origin ? q->origin : ""),
-                     0);
-    gate_text_escape(u, sizeof u, q->url, strlen(q->url), 0);
-    gate_text_escape(f, sizeof f, q->fields ? q->fields : "", strlen(q->fields ? q->fields : ""),
-                     0);
-    gate_text_escape(r, sizeof r, q->resource ? q->resource : "",
-                     strlen(q->resource ? q->resource : ""), 0);
-    bool stop = d->decision == GATE_STOP;
-    size_t cap = 1024 + strlen(m) + strlen(o) + strlen(u) + strlen(f) + strlen(r);
-    char *out = malloc(cap);
-    if (!out)
-        return NULL;
-    snprintf(out, cap, "cdpgate: the page on %s (authenticated) is about to send a %s request "
-             "that carries data there; the agent did not name it. Allow it once?%s\n"
-             "--- the request (page text) ---\nmethod: %s\nurl: %s\nfields (names only): "
-             "%s\nresource: %s\n--- end of the request ---", o, m,
-             stop ? " (it is stopped: the human completes it)" : "", m, u, *f ? f : "(none)",
-             *r ? r : "?");
-    return out;
-}
-
-/* The confirmation request for a paused request of an authenticated
- * context (new, free()): the same keys as gate_prompt_json's, the target a
- * "request" named by its method and URL, and the method, the body's field
- * names and the resource type besides. */
-static char *request_prompt(const gate *gt, const gate_auth_request *q, const gate_decision *d)
-{
-    char *msg = request_message(q, d);
-    if (!msg)
-        return NULL;
-    json_w w;
-    gate_prompt_begin(&w, msg);
-    gate_w_text(&w, "action", "request", 16);
-    gate_w_text(&w, "origin", q->origin, GATE_ORIGIN_MAX);
-    gate_w_text(&w, "url", q->url, GATE_AUDIT_URL_MAX);
-    gate_w_text(&w, "method", q->method ? q->method : "GET", 32);
-    gate_w_text(&w, "fields", q->fields, 600);
-    gate_w_text(&w, "resource", q->resource, 32);
-    json_w_key(&w, "target");
-    json_w_obj_begin(&w);
-    gate_w_text(&w, "role", "request", 16);
-    gate_w_text(&w, "name", d->target, sizeof d->target);
-    gate_w_text(&w, "row", NULL, 0);
-    json_w_obj_end(&w);
-    json_w_key(&w, "class");
-    json_w_str(&w, gate_class_name(d->cls));
-    gate_w_text(&w, "kind", d->conseq ? gate_conseq_name(d->conseq) : NULL, 32);
-    gate_w_text(&w, "observation", NULL, 0);
-    json_w_key(&w, "epoch");
-    json_w_uint(&w, gt->epoch);
-    gate_w_text(&w, "reason", d->reason, sizeof d->reason);
-    gate_w_text(&w, "task", gt->grant ? gt->grant->task : NULL, GATE_STR_MAX);
-    return gate_prompt_end(&w);
-}
-
 /* Turn a confirm into allow or deny. Returns true when the human allowed.
  * aq: a paused request of an authenticated context (its own prompt), else
  * NULL (req's prompt). */
@@ -690,7 +626,7 @@ static bool run_confirm(gate *gt, const gate_request *req, const gate_auth_reque
         gate_verdict(d, GATE_DENY, "no confirmation hook, so a confirm is a deny (%s)", prior);
         return false;
     }
-    char *p = aq ? request_prompt(gt, aq, d) : gate_prompt_json(gt, req, d);
+    char *p = aq ? gate_request_prompt(gt, aq, d) : gate_prompt_json(gt, req, d);
     if (!p) {
         gate_verdict(d, GATE_DENY, "out of memory building the confirmation request (%s)", prior);
         return false;

@@ -586,7 +586,8 @@ char *gate_prompt_message(const gate *gt, const gate_request *req, const gate_de
 /* A data-carrying request (a method other than GET/HEAD, or a body) that a
  * page of an authenticated browser context is about to send, paused by the
  * driver: whatever started it (a click, a key, a hover, a scroll, a timer).
- * The human is shown its method, URL and body field names, never values. */
+ * The human is shown its method, URL, body field names and the values of
+ * its recipients and amounts (never another value). */
 typedef struct {
     const char *method;             /* "POST", "DELETE", ... */
     const char *url;                /* the request URL, secrets redacted */
@@ -594,6 +595,11 @@ typedef struct {
                                        context that sends it */
     const char *fields;             /* body field names, ", "-separated (never
                                        values); NULL or "": none or unknown */
+    const char *values;             /* the recipients and amounts it sends, as
+                                       'name="value"', ", "-separated, session
+                                       values scrubbed (gate_sent_field_shown:
+                                       never a secret-named field); NULL or "":
+                                       none */
     const char *resource;           /* the browser's resource type: "Fetch",
                                        "XHR", "Document", "Ping", ... */
     bool document;                  /* a navigation (form post) */
@@ -636,6 +642,15 @@ int gate_decide_auth_request(gate *gt, const gate_auth_request *q, gate_decision
  * origins", rule 4). The caller keeps the clock (gate_auth_request.covered). */
 #define GATE_COVER_MS 3000
 int gate_check_auth_request(gate *gt, const gate_auth_request *q, gate_decision *d);
+
+/* Whether the human asked about a page's request is shown the value of
+ * its field name (decoded) (red team s14, R4-13 residual): a recipient (an
+ * address in the value, or a field named To, Cc, payee, IBAN, ...) or an
+ * amount (amount, price, total, fee, ...), never a field whose name says
+ * it is a secret (url_secret_name, strict: password, token, PIN, code, key,
+ * ...). Shown values are what the request carries, so they are what a yes
+ * sends (the request waits at the browser, its body fixed). */
+bool gate_sent_field_shown(const char *name, const char *value);
 
 /* One field (name, value decoded) of a data-carrying request a page sends
  * while a confirmed action covers its tab (sink.c reads the body and the

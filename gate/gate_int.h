@@ -166,6 +166,15 @@ int64_t gate_now(const gate *gt);
  * as its escape (\u202e, \u{e0041}; never cut in half). Quotes are kept:
  * page text inside quotes goes through gate_text_quote. NULL -> "". */
 void gate_text_copy(char *out, size_t cap, const char *s, size_t max);
+/* Whether s names an amount (amount, price, total, sum, cost, fee, ...:
+ * whole words, camelCase split; prompt.c). */
+bool gate_amount_name(const char *s);
+/* The confirmation request for a paused request of an authenticated
+ * context (new, free(); NULL when out of memory): the same keys as
+ * gate_prompt_json's, the target a "request" named by its method and URL,
+ * and the method, the body's field names, the values of its recipients
+ * and amounts and the resource type besides. */
+char *gate_request_prompt(const gate *gt, const gate_auth_request *q, const gate_decision *d);
 /* In place: the same cleaning for a buffer snprintf may have cut. */
 void gate_text_clean(char *s);
 /* Write s as a JSON string, cleaned and cut to max bytes (NULL -> null). */

@@ -2,7 +2,8 @@
  * prompt.c — what a human is shown when the gate asks: the escaping of
  * page- and model-derived text (gate_text_escape), the human-facing
  * message (gate_prompt_message) and the hook's JSON request
- * (gate_prompt_json).
+ * (gate_prompt_json), and those of a page's paused request
+ * (gate_request_prompt).
  *
  * Invariants: every string that came from the page (names, rows, texts,
  * dialog messages, field names, URLs) or from the model (the text to type,
@@ -404,6 +405,14 @@ static void names_line(base_buf *b, const gate_target *t, const char *name)
 
 #define PROMPT_RECIPIENTS_MAX 20
 
+/* The element is a link: its read-back is its address's query (what the
+ * navigation sends), not a form's fields. */
+static bool link_sends(const gate_request *req)
+{
+    const gate_target *t = req->target;
+    return t && t->href && *t->href && !t->submits;
+}
+
 /* The recipients read back from the form (page text): who it goes to. */
 static void recipients_line(base_buf *b, const gate_request *req, const gate_decision *d)
 {
@@ -414,7 +423,9 @@ static void recipients_line(base_buf *b, const gate_request *req, const gate_dec
         if (!gate_recipient_read_back(req, i, d->conseq))
             continue;
         if (n < PROMPT_RECIPIENTS_MAX) {
-            base_buf_puts(b, n ? ", " : "  recipients read back from its form: ");
+            base_buf_puts(b, n                ? ", "
+                             : link_sends(req) ? "  recipients in the link's address: "
+                                               : "  recipients read back from its form: ");
             tb_esc(b, req->present[i].value, 300, true, 0);
         }
         n++;
@@ -469,18 +480,26 @@ static bool has_currency(const char *s)
     return has_word(s, CODE, sizeof CODE / sizeof CODE[0]);
 }
 
+static const char *const AMOUNT_WORDS[] = {"amount", "amt", "price", "total", "subtotal", "sum",
+                                           "cost", "fee", "fees", "charge", "payment", "value"};
+#define AMOUNT_NAMED (sizeof AMOUNT_WORDS / sizeof AMOUNT_WORDS[0] - 1) /* "value": currency */
+
+bool gate_amount_name(const char *s)
+{
+    return has_word(s, AMOUNT_WORDS, AMOUNT_NAMED);
+}
+
 /* A field of the form that holds an amount (red team s13, P2 residual):
  * named so (amount, price, total, sum, cost, fee ...: its name, id,
  * label or accessible name), or a decimal/numeric field (inputmode, or
  * type number) with a currency beside it. */
 static bool present_amount(const gate_present *p)
 {
-    static const char *const W[] = {"amount", "amt", "price", "total", "subtotal", "sum",
-                                     "cost", "fee", "fees", "charge", "payment", "value"};
+    const char *const *W = AMOUNT_WORDS;
+    size_t n = AMOUNT_NAMED;                    /* "value" only with a currency */
     if (p->chip || !p->value || !*p->value)
         return false;
-    size_t n = sizeof W / sizeof W[0] - 1;      /* "value" only with a currency */
-    if (has_word(p->field, W, n) || has_word(p->label, W, n) || has_word(p->name, W, n))
+    if (gate_amount_name(p->field) || gate_amount_name(p->label) || gate_amount_name(p->name))
         return true;
     bool num = (p->input_mode && (strcmp(p->input_mode, "decimal") == 0 ||
                                   strcmp(p->input_mode, "numeric") == 0)) ||
@@ -503,7 +522,8 @@ static void amounts_line(base_buf *b, const gate_request *req, const gate_decisi
         if (!present_amount(p))
             continue;
         if (n < PROMPT_AMOUNTS_MAX) {
-            base_buf_puts(b, n ? ", " : "  amount read back from its form: ");
+            base_buf_puts(b, n ? ", " : link_sends(req) ? "  amount in the link's address: "
+                                                         : "  amount read back from its form: ");
             tb_esc(b, p->value, 100, true, 0);
             const char *by = p->field && *p->field ? p->field : p->label;
             if (by && *by) {
@@ -642,6 +662,43 @@ char *gate_prompt_message(const gate *gt, const gate_request *req, const gate_de
     return b.s;
 }
 
+/* gate_auth_request.values for a human: 'to "bob@partner.test", amount
+ * "50"', each part escaped (new, free(); "" when none; NULL when out of
+ * memory). */
+static char *values_text(const char *values)
+{
+    base_buf b = {0};
+    size_t n = 0;
+    for (const char *p = values ? values : ""; *p;) {
+        const char *end = strchr(p, '\x1e'), *us = strchr(p, '\x1f');
+        if (!end)
+            end = p + strlen(p);
+        if (n++)
+            base_buf_puts(&b, ", ");
+        if (us && us < end && us[1] == '\x1e' && us - p == 3 && strncmp(p, "...", 3) == 0) {
+            base_buf_puts(&b, "... and more");
+        } else if (us && us < end) {
+            char *name = strndup(p, (size_t)(us - p));
+            char *val = strndup(us + 1, (size_t)(end - us - 1));
+            if (name && val) {
+                tb_esc(&b, name, 60, false, 0);
+                base_buf_puts(&b, " ");
+                tb_esc(&b, val, 220, true, 0);
+            } else {
+                b.oom = true;
+            }
+            free(name);
+            free(val);
+        }
+        p = *end ? end + 1 : end;
+    }
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s ? b.s : base_strdup("");
+}
+
 /* ---- the hook's JSON ---- */
 
 static void w_esc(json_w *w, const char *key, const char *s, size_t max, unsigned flags)
@@ -745,6 +802,80 @@ char *gate_prompt_json(const gate *gt, const gate_request *req, const gate_decis
     json_w_uint(&w, gt->epoch);
     gate_w_text(&w, "reason", d->reason, sizeof d->reason);
     w_esc(&w, "task", gt->grant ? gt->grant->task : NULL, GATE_STR_MAX, 0);
+    return gate_prompt_end(&w);
+}
+
+/* The human-facing text for a paused request (new, free(); NULL when out
+ * of memory): the verdict first, then the page-chosen parts (URL, field
+ * names) escaped with gate_text_escape, so they cannot pass for cdpgate's
+ * own words. */
+static char *request_message(const gate_auth_request *q, const gate_decision *d)
+{
+    char *v = values_text(q->values);
+    if (!v)
+        return NULL;
+    char m[40], o[GATE_ORIGIN_MAX * 2], u[GATE_AUDIT_URL_MAX * 2], f[1300], r[80];
+    gate_text_escape(m, sizeof m, q->method ? q->method : "GET",
+                     strlen(q->method ? q->method : "GET"), 0);
+    gate_text_escape(o, sizeof o, q->origin ? q->origin : "", strlen(q->origin ? q->origin : ""),
+                     0);
+    gate_text_escape(u, sizeof u, q->url, strlen(q->url), 0);
+    gate_text_escape(f, sizeof f, q->fields ? q->fields : "", strlen(q->fields ? q->fields : ""),
+                     0);
+    gate_text_escape(r, sizeof r, q->resource ? q->resource : "",
+                     strlen(q->resource ? q->resource : ""), 0);
+    bool stop = d->decision == GATE_STOP;
+    size_t cap = 1024 + strlen(m) + strlen(o) + strlen(u) + strlen(f) + strlen(r) + strlen(v);
+    char *out = malloc(cap);
+    if (!out) {
+        free(v);
+        return NULL;
+    }
+    snprintf(out, cap, "cdpgate: the page on %s (authenticated) is about to send a %s request "
+             "that carries data there; the agent did not name it. Allow it once?%s\n"
+             "--- the request (page text) ---\nmethod: %s\nurl: %s\nfields (names): "
+             "%s\nrecipients and amounts it sends (values; other values not shown): %s\n"
+             "resource: %s\n--- end of the request ---", o, m,
+             stop ? " (it is stopped: the human completes it)" : "", m, u, *f ? f : "(none)",
+             *v ? v : "(none found)", *r ? r : "?");
+    free(v);
+    return out;
+}
+
+/* The confirmation request for a paused request of an authenticated
+ * context (new, free()): the same keys as gate_prompt_json's, the target a
+ * "request" named by its method and URL, and the method, the body's field
+ * names and the resource type besides. */
+char *gate_request_prompt(const gate *gt, const gate_auth_request *q, const gate_decision *d)
+{
+    char *msg = request_message(q, d);
+    if (!msg)
+        return NULL;
+    json_w w;
+    gate_prompt_begin(&w, msg);
+    gate_w_text(&w, "action", "request", 16);
+    gate_w_text(&w, "origin", q->origin, GATE_ORIGIN_MAX);
+    gate_w_text(&w, "url", q->url, GATE_AUDIT_URL_MAX);
+    gate_w_text(&w, "method", q->method ? q->method : "GET", 32);
+    gate_w_text(&w, "fields", q->fields, 600);
+    char *v = values_text(q->values);
+    gate_w_text(&w, "values", v ? v : "", 1400);
+    free(v);
+    gate_w_text(&w, "resource", q->resource, 32);
+    json_w_key(&w, "target");
+    json_w_obj_begin(&w);
+    gate_w_text(&w, "role", "request", 16);
+    gate_w_text(&w, "name", d->target, sizeof d->target);
+    gate_w_text(&w, "row", NULL, 0);
+    json_w_obj_end(&w);
+    json_w_key(&w, "class");
+    json_w_str(&w, gate_class_name(d->cls));
+    gate_w_text(&w, "kind", d->conseq ? gate_conseq_name(d->conseq) : NULL, 32);
+    gate_w_text(&w, "observation", NULL, 0);
+    json_w_key(&w, "epoch");
+    json_w_uint(&w, gt->epoch);
+    gate_w_text(&w, "reason", d->reason, sizeof d->reason);
+    gate_w_text(&w, "task", gt->grant ? gt->grant->task : NULL, GATE_STR_MAX);
     return gate_prompt_end(&w);
 }
 

@@ -18,6 +18,7 @@
  * credential field's value as a recipient (the caller checks the class).
  */
 #include "gate/gate_int.h"
+#include "url/url.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -471,6 +472,15 @@ static bool sent_equal(const char *shown, const char *sent)
 static bool has_at(const char *v)
 {
     return strchr(v, '@') || strstr(v, "\xef\xbc\xa0") || strstr(v, "\xef\xb9\xab");
+}
+
+bool gate_sent_field_shown(const char *name, const char *value)
+{
+    if (!name || !value || !*value || url_secret_name(name, strlen(name), true))
+        return false;
+    gate_target t = {.field = name};
+    return has_at(value) || gate_recipient_field(&t) != GATE_RFIELD_NONE ||
+           gate_amount_name(name);
 }
 
 int gate_check_sent_field(const gate *gt, const char *name, const char *value,

@@ -206,16 +206,23 @@ static int submitter_read(snap_agent *a, const char *session, const char *oid, j
  * formaction when it has one: the facts' fa) is read back as fields named
  * by their keys, since frameworks that merge query and body parameters
  * (PHP $_REQUEST, Rails params, Spring @RequestParam) read a `bcc` there
- * as the form's. The query of target tg's form action when it POSTs
- * (*len its bytes, before any '#'), else NULL; *pairs the '&'-separated
- * pairs in it (at most ACTQ_MAX are read: more, or an action the facts cut
- * (400 characters), and *cut is set: the gate refuses). */
+ * as the form's. A link's query is what it sends (red team s14, R4-11 and
+ * R4-13 residuals): read back the same way, so the human is shown its
+ * recipients and amounts as values, the grant's recipients are checked in
+ * it, and the cover compares the navigation the browser makes with them
+ * (an href swapped after the yes to another amount is refused). The
+ * query of target tg's link, or of its form action when it POSTs (*len its
+ * bytes, before any '#'), else NULL; *pairs the '&'-separated pairs in it
+ * (at most ACTQ_MAX are read: more, or an address the facts cut (400
+ * characters), and *cut is set: the gate refuses). */
 #define ACTQ_MAX 64
 static const char *action_query(const gate_target *tg, size_t *len, size_t *pairs, bool *cut)
 {
     *len = *pairs = 0;
     const char *fa = tg ? tg->form_action : NULL;
-    if (!fa || !tg->form_method || strcmp(tg->form_method, "post") != 0)
+    if (tg && tg->href && *tg->href && !tg->submits)
+        fa = tg->href;
+    else if (!fa || !tg->form_method || strcmp(tg->form_method, "post") != 0)
         return NULL;
     if (strlen(fa) >= 400)
         *cut = true;
@@ -286,6 +293,27 @@ static size_t action_fields(const char *qs, size_t qlen, size_t max, gate_presen
         i += k + 1;
     }
     return n;
+}
+
+/* The query of link tg as the fields it sends (new array, strings behind
+ * it; NULL when it has none, or when out of memory: *oom). */
+static gate_present *link_fields(const gate_target *tg, size_t *n, bool *oom)
+{
+    size_t qlen = 0, npairs = 0;
+    bool cut = false;
+    *n = 0;
+    *oom = false;
+    const char *qs = tg && tg->href && *tg->href && !tg->submits
+                         ? action_query(tg, &qlen, &npairs, &cut) : NULL;
+    if (!qs || !npairs)
+        return NULL;
+    gate_present *ps = calloc(1, 2 * npairs * sizeof *ps + qlen + 2 * npairs + 2);
+    if (!ps) {
+        *oom = true;
+        return NULL;
+    }
+    *n = action_fields(qs, qlen, npairs, ps, (char *)(ps + 2 * npairs));
+    return ps;
 }
 
 /* The entries snap_js_present_fn read on element oid, for the gate: q->present
@@ -870,7 +898,18 @@ static void cover_begin(snap_agent *a, const snap_gated *g, const snap_tab *t,
     a->covered_tab = t->id;
     a->covered_cls = g->d.cls;
     a->covered_until = 0;
-    snap_cover_keep(a, q->present, q->npresent);
+    if (q->npresent) {
+        snap_cover_keep(a, q->present, q->npresent);
+    } else {
+        /* A link confirmed without a read-back (not consequential): what
+         * its address sends is what the human was shown all the same. */
+        size_t n = 0;
+        bool oom = false;
+        gate_present *lp = link_fields(q->target, &n, &oom);
+        snap_cover_keep(a, lp, n);
+        a->cover_oom = a->cover_oom || oom;
+        free(lp);
+    }
     /* Where the human was shown it goes: a link's href, else the form it
      * submits (a GET form's query is its fields). Only that address passes
      * a consequential GET under the cover (red team s12, G9b). */

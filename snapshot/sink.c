@@ -691,6 +691,7 @@ static void ask_clear(snap_ask *k)
     free(k->method);
     free(k->url);
     free(k->fields);
+    free(k->values);
     memset(k, 0, sizeof *k);
 }
 
@@ -726,6 +727,25 @@ static int auth_request(snap_agent *a, const json_val *p, const char *svc, int t
     q.url = shown;
     q.origin = svc;
     q.fields = fields;
+    /* Its recipients and amounts, as values (R4-13 residual): a session
+     * value there is scrubbed too. */
+    char values[1200] = "";
+    if (carries_data(req)) {
+        char *v = snap_sent_values(a, req, raw_url);
+        char *sv = v ? snap_scrub_str(a, v) : NULL;
+        size_t n = sv ? strlen(sv) : 0;
+        if (n >= sizeof values) {        /* whole values only, then "..." */
+            n = sizeof values - 6;
+            while (n && sv[n - 1] != '\x1e')
+                n--;
+        }
+        memcpy(values, sv ? sv : "", n);
+        snprintf(values + n, sizeof values - n, "%s",
+                 sv && n < strlen(sv) ? "...\x1f\x1e" : "");
+        free(sv);
+        free(v);
+    }
+    q.values = values;
     q.resource = type ? type : "";
     q.document = document;
     q.get = !carries_data(req);
@@ -764,6 +784,7 @@ static int auth_request(snap_agent *a, const json_val *p, const char *svc, int t
             k->method = dup0(q.method);
             k->url = dup0(shown);
             k->fields = dup0(fields);
+            k->values = dup0(values);
             snprintf(k->origin, sizeof k->origin, "%s", svc);
             snprintf(k->resource, sizeof k->resource, "%s", q.resource);
             k->document = document;
@@ -771,7 +792,7 @@ static int auth_request(snap_agent *a, const json_val *p, const char *svc, int t
             k->covered = q.covered;
             k->tab = tab;
             k->epoch = gate_epoch(a->gate);
-            if (k->method && k->url && k->fields) {
+            if (k->method && k->url && k->fields && k->values) {
                 a->nasks++;
                 return -1;
             }
@@ -811,6 +832,7 @@ void snap_sink_asks(snap_agent *a)
         q.url = k.url;
         q.origin = k.origin;
         q.fields = k.fields;
+        q.values = k.values;
         q.resource = k.resource;
         q.document = k.document;
         q.get = k.get;

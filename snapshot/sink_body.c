@@ -113,7 +113,39 @@ typedef struct {
     int bad;
     bool rcpt_only;              /* outside a cover: recipients only (snap_sent_recipients) */
     bool rcpt;                   /* the refusal is a recipient's */
+    base_buf *shown;             /* snap_sent_values: the values a human is shown */
+    size_t nshown;
 } cover_ck;
+
+#define SHOWN_VALUES_MAX 16      /* values listed for the human (then "...") */
+#define SHOWN_VALUE_MAX 200      /* bytes of one value listed */
+
+/* s[0..n) into b, a control character written as a space (the list's
+ * separators are controls). */
+static void shown_put(base_buf *b, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        base_buf_putc(b, (unsigned char)s[i] < 0x20 ? ' ' : s[i]);
+}
+
+/* A field a human asked about the request is shown (gate_sent_field_shown:
+ * a recipient or an amount, never a secret-named field): into k->shown. */
+static void shown_field(cover_ck *k, const char *name, const char *val)
+{
+    if (!gate_sent_field_shown(name, val))
+        return;
+    if (k->nshown++ == SHOWN_VALUES_MAX) {
+        base_buf_puts(k->shown, "...\x1f\x1e");
+        return;
+    }
+    if (k->nshown > SHOWN_VALUES_MAX)
+        return;
+    size_t vl = strlen(val);
+    shown_put(k->shown, name, strlen(name));
+    base_buf_putc(k->shown, '\x1f');
+    shown_put(k->shown, val, vl < SHOWN_VALUE_MAX ? vl : SHOWN_VALUE_MAX);
+    base_buf_puts(k->shown, vl > SHOWN_VALUE_MAX ? " (cut)\x1e" : "\x1e");
+}
 
 /* The operation a field names (action=close-account, a GraphQL
  * deleteAccount mutation, _method=DELETE; red team s14, R4-9): under the
@@ -146,7 +178,9 @@ static void field(cover_ck *k, const char *n, size_t nl, const char *v, size_t v
         val[i] = v[i] ? v[i] : '?';
     val[vl] = 0;
     const gate_present *sh = k->rcpt_only ? NULL : k->a->cover_shown;
-    if (gate_check_sent_field(k->a->gate, name, val, sh, sh ? k->a->ncover_shown : 0, k->why,
+    if (k->shown)
+        shown_field(k, name, val);
+    else if (gate_check_sent_field(k->a->gate, name, val, sh, sh ? k->a->ncover_shown : 0, k->why,
                               k->cap))
         k->bad = k->rcpt = 1;
     else if (!k->rcpt_only)
@@ -646,7 +680,7 @@ static int cover_run(cover_ck *k, const json_val *req, const char *url)
 
 int snap_cover_check(snap_agent *a, const json_val *req, const char *url, char *why, size_t cap)
 {
-    cover_ck k = {a, why, cap, 0, false, false};
+    cover_ck k = {a, why, cap, 0, false, false, NULL, 0};
     if (a->cover_oom) {
         snprintf(why, cap, "out of memory when the human's answer was kept: what is sent "
                  "cannot be compared with what they were shown");
@@ -658,7 +692,7 @@ int snap_cover_check(snap_agent *a, const json_val *req, const char *url, char *
 int snap_sent_recipients(snap_agent *a, const json_val *req, const char *url, char *why,
                          size_t cap)
 {
-    cover_ck k = {a, why, cap, 0, true, false};
+    cover_ck k = {a, why, cap, 0, true, false, NULL, 0};
     if (cover_run(&k, req, url) == 0 || k.rcpt)
         return k.rcpt ? -1 : 0;
     /* A body the readers refused: its addresses, read as text (the human
@@ -675,4 +709,29 @@ int snap_sent_recipients(snap_agent *a, const json_val *req, const char *url, ch
     if (!k.rcpt)
         why[0] = 0;
     return k.rcpt ? -1 : 0;
+}
+
+char *snap_sent_values(snap_agent *a, const json_val *req, const char *url)
+{
+    char why[300];
+    base_buf b = {0};
+    cover_ck k = {a, why, sizeof why, 0, true, false, &b, 0};
+    if (cover_run(&k, req, url) != 0) {
+        /* A body the readers refused: its addresses, read as text. */
+        size_t len;
+        const char *bw;
+        char *body = body_read(req, &len, &bw);
+        k.bad = 0;
+        if (body) {
+            text_addresses(&k, body, len);
+            base_memzero(body, len);
+            free(body);
+        }
+    }
+    if (b.oom) {
+        base_buf_free(&b);
+        return NULL;
+    }
+    char *s = base_buf_take(&b, NULL);
+    return s ? s : base_strdup("");
 }

@@ -13,7 +13,8 @@
  *   tests/test_takeover.c    the current tab; the sink's 'human' permit
  *                            refused outside the human's control
  *   tests/fuzz/fuzz_url.c    snap_url_redact on the URL parser's inputs
- *   tests/fuzz/fuzz_sink.c   snap_cover_check and snap_sent_recipients (sink_body.c)
+ *   tests/fuzz/fuzz_sink.c   snap_cover_check, snap_sent_recipients and snap_sent_values
+ *                            (sink_body.c)
  *                            on page-built request bodies
  *
  * Files (the module's layers; internal headers: agent_int.h, observe_int.h,
@@ -235,6 +236,7 @@ typedef struct {
 typedef struct {
     char rid[SNAP_ID_MAX];       /* Fetch requestId */
     char *method, *url, *fields; /* new; url redacted, fields names only */
+    char *values;                /* new; its recipients and amounts (snap_sent_values) */
     char origin[256];            /* the authenticated service origin */
     char resource[24];
     bool document;
@@ -554,6 +556,12 @@ int snap_cover_check(snap_agent *a, const json_val *req, const char *url, char *
  * a body it cannot read included (the human is asked, as before). */
 int snap_sent_recipients(snap_agent *a, const json_val *req, const char *url, char *why,
                          size_t cap);
+/* What a human asked about such a request is shown of its values (red
+ * team s14, R4-13 residual): its recipients and amounts as the readers
+ * above read them (gate_sent_field_shown; never a secret-named field), in
+ * gate_auth_request.values' form (name 0x1F value 0x1E ...; a control in
+ * either a space). New (free()); "" when none; NULL when out of memory. */
+char *snap_sent_values(snap_agent *a, const json_val *req, const char *url);
 /* Append "blocked before it left: URL (reason)" for the requests refused
  * since the count since (a->nblocked before the action) on tab tab_id. */
 void snap_blocked_describe(snap_agent *a, uint64_t since, int tab_id, char *buf, size_t cap);

@@ -2954,6 +2954,46 @@ static void t_nav_read_scrubbed_regression(void)
     free(a);
 }
 
+/* R4-13's residual (session 15): a page request's question shows the
+ * values of its recipients and amounts (escaped), never a secret-named
+ * field's; gate_sent_field_shown decides which. */
+static void t_request_values_shown(void)
+{
+    CHECK(gate_sent_field_shown("to", "bob@partner.test"));
+    CHECK(gate_sent_field_shown("note", "mallory@evil.test"));
+    CHECK(gate_sent_field_shown("amount", "5000"));
+    CHECK(gate_sent_field_shown("totalPrice", "12.50"));
+    CHECK(gate_sent_field_shown("payee", "ACME"));
+    CHECK(!gate_sent_field_shown("note", "hello"));
+    CHECK(!gate_sent_field_shown("pin", "4321"));
+    CHECK(!gate_sent_field_shown("password", "a@b.test"));
+    CHECK(!gate_sent_field_shown("accessToken", "x@y.test"));
+    CHECK(!gate_sent_field_shown("amount", ""));
+    hook_state h = {.answer = GATE_DENY, .why = "no"};
+    gate_opts o = {.confirm = hook, .confirm_ud = &h};
+    gate *gt = mk(BANK, &o);
+    if (!gt)
+        return;
+    gate_decision d;
+    gate_auth_request ar = {.method = "POST", .url = "https://bank.test/api/items",
+                            .origin = "https://bank.test", .fields = "to, amount, pin",
+                            .values = "to\x1f" "bob@partner.test\x1e" "amount\x1f" "5000\x1e"
+                                      "memo\x1f" "a\"b\x1e" "...\x1f\x1e",
+                            .resource = "Fetch", .covered = -1};
+    CHECK_INT(0, gate_check_auth_request(gt, &ar, &d));
+    CHECK_INT(GATE_DENY, d.decision);
+    has(h.prompt, "fields (names): to, amount, pin\\n");
+    has(h.prompt, "recipients and amounts it sends (values; other values not shown): "
+                  "to \\\"bob@partner.test\\\", amount \\\"5000\\\", "
+                  "memo \\\"a\\\\\\\"b\\\", ... and more\\n");
+    has(h.prompt, "\"values\":\"to \\\"bob@partner.test\\\"");
+    ar.values = NULL;
+    CHECK_INT(0, gate_check_auth_request(gt, &ar, &d));
+    has(h.prompt, "recipients and amounts it sends (values; other values not shown): "
+                  "(none found)");
+    gate_free(gt);
+}
+
 /* Issue 11, point 14: on an authenticated origin a plain link or a GET
  * form to a granted origin is a read; what the page sends with data from
  * an authenticated context is confirmed (covered by a confirmed action in
@@ -3725,6 +3765,7 @@ static const test_case TESTS[] = {
     {"check_request", t_check_request},
     {"auth_reads_and_requests", t_auth_reads_and_requests},
     {"nav_read_scrubbed_regression", t_nav_read_scrubbed_regression},
+    {"request_values_shown", t_request_values_shown},
     {"check_net", t_check_net},
     {"names_exclusions", t_names_exclusions},
     {0, 0},

@@ -6849,8 +6849,8 @@ static void t_red_cover_url_regression(void)
     CHECK(hook_calls - h0 >= 2);
     CHECK_HAS(hook_prompt, "another address than the one they were shown");
     CHECK_INT(1, log_count("GET", "bank.test", "tag=g9b-shown"));
-    check_none("GET", "bank.test", "tag=g9b-img");
-    check_none("GET", "bank.test", "tag=g9b-frame");
+    check_none("GET", "bank.test", "t2=g9b-img");
+    check_none("GET", "bank.test", "t2=g9b-frame");
 out:
     rig_down(&x);
 }
@@ -6938,6 +6938,45 @@ static void t_red4_worker_rcpt_regression(void)
     rig_down(&x);
 }
 
+/* R4-13's residual (session 15): outside a cover a page request to a
+ * granted recipient is asked, and the question showed its field NAMES only
+ * ("to, amount"), never what it sends: the shared worker posts to bob
+ * (granted) with 5000 after the human allowed 50 (v=amount). Now the
+ * question shows its recipients and amounts as values, never the PIN it
+ * carries (fails before: no "5000" in the question). */
+static void t_red4_worker_values_regression(void)
+{
+    rig x;
+    if (!rig_up(&x, with_pin_bound)) {
+        rig_down(&x);
+        return;
+    }
+    hook_agent = x.a;
+    hook_answer = GATE_DENY;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red4-shw.html?v=amount", &r));
+    snap_result_free(&r);
+    hook_answer = GATE_ALLOW;
+    hook_allow_max = 1;          /* "Send" allowed; the worker's request refused */
+    act_on(x.a, "button \"Send\"", 'c', NULL, false, &r);
+    snap_result_free(&r);
+    for (int k = 0; k < 40 && !strstr(hook_prompt, "\"action\":\"request\""); k++) {
+        snap_idle(x.a);
+        usleep(50000);
+    }
+    CHECK_HAS(hook_prompt, "\"action\":\"request\"");
+    CHECK_HAS(hook_prompt, "recipients and amounts it sends (values; other values not shown): "
+                           "to \\\"bob@partner.test\\\", amount \\\"5000\\\"");
+    CHECK_HAS(hook_prompt, "\"values\":\"to \\\"bob@partner.test\\\", amount \\\"5000\\\"\"");
+    CHECK_LACKS(hook_prompt, "Pq77zz");
+    barrier(x.a);
+    char *l = log_lines("tag=red4-shw ");
+    CHECK(!l || !strstr(l, "amount=5000"));
+    free(l);
+    hook_allow_max = -1;
+    rig_down(&x);
+}
+
 /* R4-11: s13 P3b (formdata rewrites the entry list after the human's yes)
  * with a GET form. The human is asked about "Send" (To bob, Amount 50, a
  * bound rule) and says yes; the formdata listener sets mallory and 5000
@@ -6990,34 +7029,50 @@ static void t_red4_get_swap_regression(void)
  * rewrites the href on mousedown (gate/bank/red4-getlink.html). The URL's
  * words are not consequential, so the navigation is never judged at the
  * sink: the browser goes to to=mallory, amount=5000 with the session.
- * Fails on main = flaw present. */
+ * Fails on main = flaw present. Session 15 (the residual): with v=amount
+ * only the amount is swapped (bob is granted), and the link's query was
+ * never compared with what the human was shown: 5000 went (fails before
+ * the link's query was read back as fields). The question shows the
+ * link's recipient and amount as values. v=none: the control goes. */
 static void t_red4_link_swap_regression(void)
 {
-    rig x;
-    if (!rig_up(&x, with_pin_bound)) {
+    static const char *const LV[] = {"swap", "amount", "none"};
+    for (size_t i = 0; i < 3; i++) {
+        rig x;
+        if (!rig_up(&x, with_pin_bound)) {
+            rig_down(&x);
+            return;
+        }
+        hook_agent = x.a;
+        hook_answer = GATE_ALLOW;
+        snap_result r;
+        char path[96];
+        snprintf(path, sizeof path, "/gate/bank/red4-getlink.html?v=%s", LV[i]);
+        CHECK_INT(0, do_open(x.a, "bank.test", path, &r));
+        snap_result_free(&r);
+        int h0 = hook_calls;
+        hook_prompt[0] = 0;
+        act_on(x.a, "link \"Send\"", 'c', NULL, false, &r);
+        char *res = r.text ? strdup(r.text) : NULL;
+        snap_result_free(&r);
+        CHECK(hook_calls > h0);
+        CHECK_HAS(hook_prompt, "bob%40partner.test");
+        CHECK_HAS(hook_prompt, "recipients in the link's address: \\\"bob@partner.test\\\"");
+        CHECK_HAS(hook_prompt, "amount in the link's address: \\\"50\\\" (field \\\"amount\\\")");
+        barrier(x.a);
+        char *l = log_lines("tag=red4-link&");
+        if (i == 2) {
+            if (!CHECK(l && strstr(l, "to=bob%40partner.test&amount=50")))
+                test_fail_detail("control: the unchanged link did not go: %s\n%s",
+                                 res ? res : "", l ? l : "");
+        } else if (!CHECK(!l || (!strstr(l, "mallory") && !strstr(l, "amount=5000")))) {
+            test_fail_detail("v=%s: the human was shown the link to bob and 50; the browser "
+                             "went:\n%s\nresult: %.600s\n", LV[i], l, res ? res : "");
+        }
+        free(l);
+        free(res);
         rig_down(&x);
-        return;
     }
-    hook_agent = x.a;
-    hook_answer = GATE_ALLOW;
-    snap_result r;
-    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/bank/red4-getlink.html", &r));
-    snap_result_free(&r);
-    int h0 = hook_calls;
-    hook_prompt[0] = 0;
-    act_on(x.a, "link \"Send\"", 'c', NULL, false, &r);
-    char *res = r.text ? strdup(r.text) : NULL;
-    snap_result_free(&r);
-    CHECK(hook_calls > h0);
-    CHECK_HAS(hook_prompt, "bob%40partner.test");
-    barrier(x.a);
-    char *l = log_lines("tag=red4-link&");
-    if (!CHECK(!l || !strstr(l, "mallory")))
-        test_fail_detail("the human was shown the link to bob and 50; the browser went:\n%s\n"
-                         "result: %.600s\n", l, res ? res : "");
-    free(l);
-    free(res);
-    rig_down(&x);
 }
 
 static const test_case TESTS[] = {
@@ -7148,6 +7203,7 @@ static const test_case TESTS[] = {
     {"red4_worker_rcpt_regression", t_red4_worker_rcpt_regression},
     {"red4_get_swap_regression", t_red4_get_swap_regression},
     {"red4_link_swap_regression", t_red4_link_swap_regression},
+    {"red4_worker_values_regression", t_red4_worker_values_regression},
     {NULL, NULL},
 };
 

@@ -1,6 +1,7 @@
 /*
  * fuzz_sink.c — libFuzzer target for the sink's reader of what a page
- * sends (snapshot/sink_body.c: snap_cover_check, snap_sent_recipients),
+ * sends (snapshot/sink_body.c: snap_cover_check, snap_sent_recipients,
+ * snap_sent_values),
  * also replayed over the checked-in corpus by tests/fuzz/replay.c in
  * `make test`.
  *
@@ -16,6 +17,7 @@
 #include "gate/gate.h"
 #include "json/json.h"
 #include "snapshot/snap_int.h"
+#include "url/url.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -119,6 +121,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         a->covered_cls = GATE_CLASS_CONSEQUENTIAL;
         run(a, json_doc_root(d), url, true);
         run(a, json_doc_root(d), url, false);
+        /* What a human is shown of it: recipients and amounts only, each
+         * pair "name 0x1F value 0x1E", never a secret-named field. */
+        char *v = snap_sent_values(a, json_doc_root(d), url);
+        if (v) {
+            size_t n = strlen(v);
+            CHECK(!n || v[n - 1] == '\x1e');
+            for (char *q = v; *q;) {
+                char *us = strchr(q, '\x1f'), *rs = strchr(q, '\x1e');
+                CHECK(us && rs && us < rs);
+                *us = 0;
+                CHECK(!url_secret_name(q, strlen(q), true));
+                q = rs + 1;
+            }
+        }
+        free(v);
         snap_cover_drop(a);
     }
     gate_free(gt);
