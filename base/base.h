@@ -149,4 +149,8 @@ void base_memzero(void *p, size_t n);
 /* The value of the hex digit c (0-9, a-f, A-F), or -1 when c is none. */
 int base_hex_value(int c);
 
+/* Cut s back to whole UTF-8 characters: snprintf into a full buffer may
+ * end inside one. Only a torn last sequence is removed. */
+void base_utf8_trim(char *s);
+
 #endif

@@ -158,3 +158,16 @@ int base_hex_value(int c)
         return c - 'A' + 10;
     return -1;
 }
+
+void base_utf8_trim(char *s)
+{
+    size_t n = strlen(s), k = n;
+    while (k > 0 && n - k < 3 && ((unsigned char)s[k - 1] & 0xc0) == 0x80)
+        k--;
+    if (k > 0 && (unsigned char)s[k - 1] >= 0xc0) {
+        unsigned char c = (unsigned char)s[k - 1];
+        size_t need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+        if (n - (k - 1) < need)
+            s[k - 1] = 0;
+    }
+}

@@ -22,20 +22,6 @@
 
 #define PROBLEM_TEXT_MAX 200
 
-/* Cut s back to whole UTF-8 characters (snprintf may end inside one). */
-static void utf8_trim(char *s)
-{
-    size_t n = strlen(s), k = n;
-    while (k > 0 && ((unsigned char)s[k - 1] & 0xc0) == 0x80)
-        k--;
-    if (k > 0 && (unsigned char)s[k - 1] >= 0xc0) {
-        unsigned char c = (unsigned char)s[k - 1];
-        size_t need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
-        if (n - (k - 1) < need)
-            s[k - 1] = 0;
-    }
-}
-
 /* Forget the problems of an earlier document of t. */
 static void problems_reset(snap_tab *t)
 {
@@ -108,7 +94,7 @@ void snap_problem_event(snap_agent *a, snap_tab *t, const char *method, const js
     char line[PROBLEM_TEXT_MAX + 1];
     snprintf(line, sizeof line, "[%s] %s%s%s", source ? source : "other",
              rtext ? rtext : "", surl ? " at " : "", surl ? surl : "");
-    utf8_trim(line);
+    base_utf8_trim(line);
     free(rtext);
     free(rurl);
     free(surl);

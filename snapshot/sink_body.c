@@ -686,15 +686,19 @@ int snap_cover_check(snap_agent *a, const json_val *req, const char *url, char *
                  "cannot be compared with what they were shown");
         return -1;
     }
-    return cover_run(&k, req, url);
+    int rc = cover_run(&k, req, url);
+    base_utf8_trim(why);        /* a reason cut at cap may end inside a character */
+    return rc;
 }
 
 int snap_sent_recipients(snap_agent *a, const json_val *req, const char *url, char *why,
                          size_t cap)
 {
     cover_ck k = {a, why, cap, 0, true, false, NULL, 0};
-    if (cover_run(&k, req, url) == 0 || k.rcpt)
+    if (cover_run(&k, req, url) == 0 || k.rcpt) {
+        base_utf8_trim(why);
         return k.rcpt ? -1 : 0;
+    }
     /* A body the readers refused: its addresses, read as text (the human
      * is asked when none is refused, as before). */
     k.bad = 0;
@@ -708,6 +712,7 @@ int snap_sent_recipients(snap_agent *a, const json_val *req, const char *url, ch
     }
     if (!k.rcpt)
         why[0] = 0;
+    base_utf8_trim(why);        /* a reason cut at cap may end inside a character */
     return k.rcpt ? -1 : 0;
 }
 
