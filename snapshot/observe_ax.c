@@ -231,9 +231,9 @@ static int ax_add(frame_st *F, const axpend *p)
     if (!p->id || (p->role && strcmp(p->role, "InlineTextBox") == 0))
         return 0;
     int64_t id = ax_id(p->id);
-    if (ax_find(F, id) >= 0)
+    if (!F->dense && ax_find(F, id) >= 0)
         return 0;
-    if (!F->wide) {
+    if (!F->wide && !F->dense) {
         bool narrow = ax_narrow(id);
         for (size_t i = 0; i < p->nk && narrow; i++)
             narrow = ax_narrow(p->kids[i]);
@@ -244,7 +244,7 @@ static int ax_add(frame_st *F, const axpend *p)
     /* Grow the records, and the index at three quarters load (linear
      * probing stays short there, and the index is smaller than at half load). */
     size_t k = F->nnodes;
-    if ((k + 1) * 4 > F->hcap * 3) {
+    if (!F->dense && (k + 1) * 4 > F->hcap * 3) {
         size_t hc = F->hcap ? F->hcap * 2 : 1024;
         if (hc / 4 * 3 > INT32_MAX)
             return SNAP_ENOMEM;
@@ -348,6 +348,9 @@ static int ax_add(frame_st *F, const axpend *p)
             ((int32_t *)F->kid)[F->nkid + i] = (int32_t)p->kids[i];
     }
     F->nkid += nk;
+    F->nnodes = k + 1;
+    if (F->dense)
+        return 0;
     if (F->wide)
         ((int64_t *)F->ids)[k] = id;
     else
@@ -357,7 +360,6 @@ static int ax_add(frame_st *F, const axpend *p)
     while (F->hash[h])
         h = (h + 1) & m;
     F->hash[h] = (int)k + 1;
-    F->nnodes = k + 1;
     return 0;
 }
 
@@ -483,11 +485,12 @@ int snap_obs_ax_finish(frame_st *F)
         if (!buf)
             return SNAP_ENOMEM;
     }
-    for (size_t i = 0; i < F->nkid; i++) {
+    for (size_t i = 0; i < F->nkid && !F->dense; i++) {
         int64_t id = ax_idv(F, buf, i);
         int32_t k = ax_find(F, id);
         memcpy(buf + i * sizeof k, &k, sizeof k);
     }
+    F->dense = false;           /* dense: the reader wrote the indices */
     free(F->hash);
     free(F->ids);
     F->hash = NULL;
@@ -526,6 +529,7 @@ void snap_obs_ax_drop(frame_st *F)
     F->nchunk = F->released = 0;
     F->preorder = false;
     F->wide = false;
+    F->dense = false;
 }
 
 /* ---- AX replies as a stream ----

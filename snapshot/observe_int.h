@@ -167,6 +167,10 @@ typedef struct {
     size_t nroles, caproles;
     int *hash;                   /* nodeId -> index + 1, open addressing, until ax_finish */
     size_t hcap;
+    bool dense;                  /* walker records (observe_walk.c): ids are 1, 2, ...
+                                    in record order and the reader writes child
+                                    indices itself, so no ids, no index (the
+                                    driver's peak on a big page: issue 3) */
     void *axs;                   /* axsink while the AX reply streams in */
 } frame_st;
 

@@ -242,6 +242,7 @@ walk_rd *snap_obs_walk_rd_new(build *B, frame_st *F)
         R->B = B;
         R->F = F;
         R->mut = -2;
+        F->dense = F->nnodes == 0;   /* record j is id j + 1: no index */
     }
     return R;
 }
@@ -500,7 +501,9 @@ static int place_kids(walk_rd *R)
         if (p < 0 || R->cnt[p] == UINT32_MAX)
             continue;
         size_t at = R->cnt[p]++;
-        if (F->wide)
+        if (F->dense)           /* the child's index itself (ax_finish) */
+            ((int32_t *)F->kid)[at] = R->node[j];
+        else if (F->wide)
             ((int64_t *)F->kid)[at] = (int64_t)j + 1;
         else
             ((int32_t *)F->kid)[at] = (int32_t)j + 1;
