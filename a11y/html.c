@@ -22,16 +22,7 @@
 
 static void esc(base_buf *b, const char *s)
 {
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': base_buf_puts(b, "&lt;"); break;
-        case '>': base_buf_puts(b, "&gt;"); break;
-        case '&': base_buf_puts(b, "&amp;"); break;
-        case '"': base_buf_puts(b, "&quot;"); break;
-        case '\'': base_buf_puts(b, "&#39;"); break;
-        default: base_buf_putc(b, *s);
-        }
-    }
+    base_buf_put_html(b, s);
 }
 
 static void esc_json(base_buf *b, const json_val *v)

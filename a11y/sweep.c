@@ -343,16 +343,7 @@ static void row_w(json_w *w, const a11y_sweep_row *r, const counts *c)
 
 static void esc(base_buf *b, const char *s)
 {
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': base_buf_puts(b, "&lt;"); break;
-        case '>': base_buf_puts(b, "&gt;"); break;
-        case '&': base_buf_puts(b, "&amp;"); break;
-        case '"': base_buf_puts(b, "&quot;"); break;
-        case '\'': base_buf_puts(b, "&#39;"); break;
-        default: base_buf_putc(b, *s);
-        }
-    }
+    base_buf_put_html(b, s);
 }
 
 static const char STYLE[] =

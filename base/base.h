@@ -116,6 +116,8 @@ void base_buf_vprintf(base_buf *b, const char *fmt, va_list ap)
 char *base_buf_take(base_buf *b, size_t *len);
 /* Free the text and zero the buffer. NULL is a no-op. */
 void base_buf_free(base_buf *b);
+/* s with < > & " ' written as HTML character references (NULL: nothing). */
+void base_buf_put_html(base_buf *b, const char *s);
 
 /* A growing array: room for need elements of size bytes in arr (NULL at
  * first) whose capacity is *cap, doubling from first. Returns the array,
@@ -152,5 +154,9 @@ int base_hex_value(int c);
 /* Cut s back to whole UTF-8 characters: snprintf into a full buffer may
  * end inside one. Only a torn last sequence is removed. */
 void base_utf8_trim(char *s);
+
+/* s[0..n) lower-cased (ASCII) into low, cap bytes with its NUL; false when
+ * it does not fit. */
+bool base_lower_copy(char *low, size_t cap, const char *s, size_t n);
 
 #endif

@@ -125,3 +125,17 @@ char *base_strdup(const char *s)
         memcpy(d, s, n);
     return d;
 }
+
+void base_buf_put_html(base_buf *b, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '<': base_buf_puts(b, "&lt;"); break;
+        case '>': base_buf_puts(b, "&gt;"); break;
+        case '&': base_buf_puts(b, "&amp;"); break;
+        case '"': base_buf_puts(b, "&quot;"); break;
+        case '\'': base_buf_puts(b, "&#39;"); break;
+        default: base_buf_putc(b, *s);
+        }
+    }
+}

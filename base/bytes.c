@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* getrandom */
 #include "base/base.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -170,4 +171,14 @@ void base_utf8_trim(char *s)
         if (n - (k - 1) < need)
             s[k - 1] = 0;
     }
+}
+
+bool base_lower_copy(char *low, size_t cap, const char *s, size_t n)
+{
+    if (n >= cap)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)tolower((unsigned char)s[i]);
+    low[n] = '\0';
+    return true;
 }

@@ -245,18 +245,6 @@ int replay_rec_param(replay_rec *r, const char *name, const char *value, replay_
 
 /* ---- URLs without volatile parameters and without secrets ---- */
 
-/* s[0..n) lower-cased into low (cap bytes with its NUL); false when it
- * does not fit. */
-static bool lower_copy(char *low, size_t cap, const char *s, size_t n)
-{
-    if (n >= cap)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        low[i] = (char)tolower((unsigned char)s[i]);
-    low[n] = '\0';
-    return true;
-}
-
 /* A query key whose value changes on every visit and that replay gets
  * afresh (a session id: the vault restores the session; a nonce or CSRF
  * token; a cache buster, a time stamp, a campaign tag): dropped. Other
@@ -268,7 +256,7 @@ static bool volatile_key(const char *k, size_t n)
                                     "timestamp", "_", "cb", "cachebust", "rand", "random", "t",
                                     NULL};
     char low[32];
-    if (!lower_copy(low, sizeof low, k, n))
+    if (!base_lower_copy(low, sizeof low, k, n))
         return false;
     if (strncmp(low, "utm_", 4) == 0)
         return true;

@@ -223,18 +223,6 @@ static char *redact_query(const char *url, bool strict, const char *const *field
 
 /* ---- by shape: bearer-like segments and values ---- */
 
-/* s[0..n) lower-cased into low (cap bytes with its NUL); false when it
- * does not fit. */
-static bool redact_lower(char *low, size_t cap, const char *s, size_t n)
-{
-    if (n >= cap)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        low[i] = (char)tolower((unsigned char)s[i]);
-    low[n] = '\0';
-    return true;
-}
-
 /* A path segment, a query value or a fragment that looks like a bearer
  * secret (a password-reset, magic-login, invitation or OAuth token, an
  * API key, a signature: red team s13 R1, s14 R4-1). Only URL characters
@@ -384,7 +372,7 @@ static bool bearer_word(const char *s, size_t n)
                                     "login", "signin", "sign-in", "token", "auth", "unsubscribe",
                                     "callback", "ticket", "saml", NULL};
     char low[40];
-    if (!redact_lower(low, sizeof low, s, n))
+    if (!base_lower_copy(low, sizeof low, s, n))
         return false;
     for (size_t i = 0; W[i]; i++)
         if (strstr(low, W[i]))
@@ -451,7 +439,7 @@ static int key_secret(const char *k, size_t n)
             continue;
         }
         size_t e = key_word_end(k, n, i);
-        if (redact_lower(w, sizeof w, k + i, e - i)) {
+        if (base_lower_copy(w, sizeof w, k + i, e - i)) {
             if (word_in(w, STRONG))
                 return KEY_STRONG;
             if (word_in(w, WEAK))
