@@ -520,7 +520,21 @@ static void put_path_scrubbed(base_buf *b, const char *u)
  * the path, query and fragment. */
 static char *redact_tokens(const char *url)
 {
+    /* The authority follows a scheme at the start ("https://", also
+     * "blob:https://"), never a "://" met later: a relative address or a
+     * text holding a URL in its query is scrubbed as a path and query as a
+     * whole (make fuzz, fuzz_url: a nested "http://" taken for the
+     * authority left the text before it unscrubbed, so a second pass hid
+     * more than the first). */
     const char *s = strstr(url, "://");
+    if (s) {
+        const char *c = url;
+        bool scheme = isalpha((unsigned char)*c);
+        for (; scheme && c < s; c++)
+            scheme = isalnum((unsigned char)*c) || strchr("+-.:", *c) != NULL;
+        if (!scheme)
+            s = NULL;
+    }
     const char *auth = s ? s + 3 : NULL;
     size_t alen = auth ? strcspn(auth, "/\\?#") : 0;
     const char *path = auth ? auth + alen : url + strlen(url);
