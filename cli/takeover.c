@@ -12,6 +12,14 @@
  * the session captured into the vault: snap_human_handback), the origins
  * visited, the cookie names set (never a value), a fresh observation id.
  *
+ * Tabs: the viewer gets the tab list of the context the person controls
+ * (title and origin, the shown one marked) whenever it changes; a popup
+ * the page opens is followed (it becomes the current tab, and the cast
+ * moves to it), its opener again when it closes; the person's choice of a
+ * tab ({"t":"tab"}, from the control viewer only: live/ refuses a
+ * watcher's) goes through snap_human_tab_switch (the sink's 'human_tab'
+ * permit) and is audited.
+ *
  * Nothing here logs or keeps what the person typed, or a frame; the link
  * (the token) is handed to the caller for the out-of-band channel only.
  */
@@ -41,6 +49,10 @@ struct cli_takeover {
     char origins[TK_ORIGINS_MAX][256];
     int norigins;
     char *cookies0;             /* cookie names before ("domain name" lines) */
+    snap_human_seen tabs_seen;  /* snap_human_follow's state */
+    snap_human_tab tabs[SNAP_HUMAN_TABS_MAX];   /* the tab list as last sent */
+    size_t ntabs, tabs_total;
+    bool tabs_sent;
 };
 
 static void tk_audit(void *ud, bool allowed, const char *what)
@@ -93,6 +105,21 @@ static char *tk_scale(cli_takeover *t, const char *params)
     return out;
 }
 
+/* The person chose a tab in the view ({"t":"tab"}): switched through the
+ * sink (snap_human_tab_switch), audited either way (the tab's id only). */
+static void tk_tab(cli_takeover *t, const char *id)
+{
+    char why[300], line[360];
+    int rc = snap_human_tab_switch(t->a, id, why, sizeof why);
+    if (rc == 0)
+        snprintf(line, sizeof line, "the person switched the view to tab %s", id);
+    else
+        snprintf(line, sizeof line, "%s", why);
+    gate_audit_live(t->g, rc == 0, line);
+    if (rc)
+        fprintf(stderr, "cdpgate: live view: %s\n", why);
+}
+
 static void tk_message(void *ud, const char *json, size_t len)
 {
     cli_takeover *t = ud;
@@ -103,6 +130,8 @@ static void tk_message(void *ud, const char *json, size_t len)
         t->handback = true;
         return;
     }
+    if (rc == 2)
+        tk_tab(t, cmd.tab);
     if (rc != 1)
         return;
     char *scaled = strcmp(cmd.method, "Input.dispatchMouseEvent") == 0
@@ -144,6 +173,27 @@ static void tk_follow_url(cli_takeover *t, bool force)
     tk_send_state(t);
 }
 
+/* The tab list of the person's context, sent when it changed (a popup, a
+ * switch, a title, a tab closed): titles and origins, never a path. */
+static void tk_send_tabs(cli_takeover *t)
+{
+    snap_human_tab now[SNAP_HUMAN_TABS_MAX];
+    size_t total = 0;
+    size_t n = snap_human_tabs(t->a, now, SNAP_HUMAN_TABS_MAX, &total);
+    if (t->tabs_sent && n == t->ntabs && total == t->tabs_total &&
+        memcmp(now, t->tabs, n * sizeof now[0]) == 0)
+        return;
+    memcpy(t->tabs, now, n * sizeof now[0]);
+    t->ntabs = n;
+    t->tabs_total = total;
+    t->tabs_sent = true;
+    live_tab lt[SNAP_HUMAN_TABS_MAX];
+    for (size_t i = 0; i < n; i++)
+        lt[i] = (live_tab){.id = now[i].id, .title = now[i].title, .url = NULL,
+                           .current = now[i].current, .origin = now[i].origin};
+    live_server_send_tabs(t->srv, lt, n);
+}
+
 cli_takeover *cli_takeover_start(snap_agent *a, gate *g, int64_t ttl_ms, char *link,
                                  size_t linkcap, char *why, size_t cap)
 {
@@ -169,7 +219,9 @@ cli_takeover *cli_takeover_start(snap_agent *a, gate *g, int64_t ttl_ms, char *l
         return NULL;
     }
     t->cookies0 = snap_human_cookies(a);
+    snap_human_follow(a, &t->tabs_seen);    /* the tabs open now are not popups */
     tk_follow_url(t, true);
+    tk_send_tabs(t);
     return t;
 }
 
@@ -191,8 +243,12 @@ bool cli_takeover_step(cli_takeover *t)
         snap_idle(t->a);
         tk_follow_url(t, true);
     }
+    /* a popup the page opened is shown (and its opener again when it
+     * closes); the cast follows the current tab */
+    snap_human_follow(t->a, &t->tabs_seen);
     snap_cast_step(t->cast);
     tk_follow_url(t, false);
+    tk_send_tabs(t);
     /* nobody opened the link in its lifetime: control goes back */
     if (!t->seen && base_now_ms() - t->start_ms > t->ttl_ms)
         t->handback = true;

@@ -367,7 +367,7 @@ int live_server_text(live_server *s, const char *json, size_t len);
  * (docs/takeover.md, "Messages to the viewer"):
  *   {"t":"url","url","origin"}
  *   {"t":"control","who":"human|agent","epoch"}
- *   {"t":"tabs","tabs":[{"id","title","url","current"}],"more"?}
+ *   {"t":"tabs","tabs":[{"id","title","origin","url","current"}],"more"?}
  * Titles and URLs are page data: written escaped, shown as text, cut at
  * LIVE_STATE_TEXT_MAX (titles LIVE_STATE_TITLE_MAX) bytes on a character
  * boundary, LIVE_TABS_MAX tabs ("more" counts the rest). The person's
@@ -378,10 +378,11 @@ int live_server_text(live_server *s, const char *json, size_t len);
 #define LIVE_TABS_MAX 32
 
 typedef struct {
-    const char *id;         /* the tab's target id (what {"t":"tab"} sends back) */
+    const char *id;         /* the tab's id (what {"t":"tab"} sends back: "t2") */
     const char *title;
-    const char *url;
+    const char *url;        /* NULL: none sent ("") */
     bool current;           /* the tab the view shows */
+    const char *origin;     /* shown next to the title; NULL: "" */
 } live_tab;
 
 int live_server_send_url(live_server *s, const char *url, const char *origin);

@@ -80,6 +80,8 @@ char *live_state_tabs(const live_tab *tabs, size_t n, size_t *len)
         put_cut(&w, tabs[i].id ? tabs[i].id : "", 64);
         json_w_key(&w, "title");
         put_cut(&w, tabs[i].title ? tabs[i].title : "", LIVE_STATE_TITLE_MAX);
+        json_w_key(&w, "origin");
+        put_cut(&w, tabs[i].origin ? tabs[i].origin : "", LIVE_STATE_TEXT_MAX);
         json_w_key(&w, "url");
         put_cut(&w, tabs[i].url ? tabs[i].url : "", LIVE_STATE_TEXT_MAX);
         json_w_key(&w, "current");

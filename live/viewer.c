@@ -16,7 +16,8 @@
  * LIVE_FRAME_WINDOW are unacknowledged); shows the text messages (the
  * access message: its role, who can watch and control, when links expire,
  * counted down in the page; the URL and origin, who holds control, the
- * tab list, a click on a tab sent as {"t":"tab","id"}); sends the person's input as
+ * tab list (each tab's title and origin, the shown one marked), a click
+ * on a tab sent as {"t":"tab","id"}); sends the person's input as
  * JSON text messages: mouse (moves coalesced to one per animation frame),
  * wheel, keys (key, code, modifiers: 1 alt, 2 ctrl, 4 meta, 8 shift),
  * paste as text, IME compositions ({"t":"ime","text","sel"}) and their
@@ -86,8 +87,9 @@ static const char PAGE_SCRIPT[] =
     "if(m.t==='tabs')showTabs(m);}"
     /* the tab list: titles as text; a click asks the host for that tab */
     "function showTabs(m){tabs.textContent='';for(const t of m.tabs){"
-    "const b=document.createElement('button');b.textContent=t.title||t.url||'(new tab)';"
-    "b.title=t.url;if(t.current)b.className='cur';"
+    "const b=document.createElement('button');"
+    "b.textContent=(t.title||'(untitled)')+(t.origin?' \\u00b7 '+t.origin:'');"
+    "b.title=t.url||t.origin;if(t.current)b.className='cur';"
     "if(RO)b.disabled=true;else b.onclick=()=>input({t:'tab',id:t.id});tabs.append(b);}"
     "if(m.more){const s=document.createElement('span');s.textContent='+'+m.more;"
     "tabs.append(s);}}"

@@ -240,7 +240,7 @@ static const char *tab_url(const snap_tab *t)
 
 /* Titles arrive with Target.targetInfoChanged, which may lag a load: read
  * them fresh (one round trip) before showing tabs. */
-static void refresh_titles(snap_agent *a)
+void snap_tab_titles(snap_agent *a)
 {
     pcall pc;
     if (snap_act_call0(a, NULL, "Target.getTargets", &pc) == 0) {
@@ -267,7 +267,7 @@ static void refresh_titles(snap_agent *a)
 
 static int tabs_list(snap_agent *a, snap_result *r)
 {
-    refresh_titles(a);
+    snap_tab_titles(a);
     base_buf b = {0};
     json_w w;
     snap_result_begin(&w, 0);
@@ -431,7 +431,7 @@ static int tabs_run(snap_agent *a, const char *action, const char *tab, snap_res
         }
         snap_sync(a);
     }
-    refresh_titles(a);
+    snap_tab_titles(a);
     snap_tab *now = snap_tab_current(a);
     snap_obs_issue(a, now, r->obs);
     base_buf b = {0};

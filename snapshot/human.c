@@ -9,9 +9,19 @@
  *
  * What the person typed is in params: it is sent as a secret command
  * (cdp_send_secret: its reply is wiped too) and never logged or kept.
+ *
+ * The tabs of the view: the open tabs of the current tab's browser context
+ * (the context the person controls) are listed for the viewer (title and
+ * origin); the person's choice of one is brought to the front under the
+ * 'human_tab' permit (Target.activateTarget only, only while the human
+ * holds control, only a tab of that context: sink.c checks it again) and
+ * becomes the current tab; a popup the page opens becomes the current tab
+ * as a browser shows it, and when it closes its opener does
+ * (snap_human_follow). The screencast (cast.c) follows the current tab.
  */
 #include "snapshot/snap_int.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,4 +119,155 @@ char *snap_human_cookies(snap_agent *a)
     char *out = cookie_names(json_get(r.result, "cookies"));
     cdp_reply_free(&r);     /* wipes the values */
     return out;
+}
+
+/* ---- the tabs of the live view ---- */
+
+#define HUMAN_TITLES_MS 1000        /* the tabs' titles read again this often */
+
+/* The browser context the person controls: the current tab's (a tab
+ * closed just now still names it until snap_human_follow moves on). */
+static bool human_ctx(snap_agent *a, size_t *ctx)
+{
+    snap_tab *cur = snap_tab_by_id(a, a->cur);
+    if (!cur)
+        return false;
+    *ctx = cur->ctx;
+    return true;
+}
+
+static bool human_tab_mine(const snap_tab *t, size_t ctx)
+{
+    return t && !t->closed && !t->discarded && t->ctx == ctx;
+}
+
+static void human_tab_fill(snap_agent *a, const snap_tab *t, snap_human_tab *o)
+{
+    memset(o, 0, sizeof *o);
+    snprintf(o->id, sizeof o->id, "t%d", t->id);
+    snprintf(o->title, sizeof o->title, "%s", t->title ? t->title : "");
+    base_utf8_trim(o->title);
+    if (!t->nframes || !t->frames[0].url ||
+        snap_url_origin(t->frames[0].url, o->origin, sizeof o->origin) != 0)
+        o->origin[0] = 0;
+    o->current = t->id == a->cur;
+}
+
+size_t snap_human_tabs(snap_agent *a, snap_human_tab *out, size_t cap, size_t *total)
+{
+    size_t ctx = 0, n = 0, all = 0;
+    if (human_ctx(a, &ctx)) {
+        for (size_t i = 0; i < a->ntabs; i++) {
+            if (!human_tab_mine(&a->tabs[i], ctx))
+                continue;
+            if (n < cap)
+                human_tab_fill(a, &a->tabs[i], &out[n++]);
+            all++;
+        }
+    }
+    if (total)
+        *total = all;
+    return n;
+}
+
+/* "t2" -> 2; 0 when id is not one. */
+static int human_tab_id(const char *id)
+{
+    if (!id || id[0] != 't' || !id[1] || strlen(id) > 9 ||
+        strspn(id + 1, "0123456789") != strlen(id + 1))
+        return 0;
+    return (int)strtol(id + 1, NULL, 10);
+}
+
+/* Bring tab t to the front under the 'human_tab' permit (sink.c checks
+ * the mode and that t is a tab of the person's context). Sent, not waited
+ * on (as the person's input): no event is dispatched while the permit is
+ * held. */
+static int human_activate(snap_agent *a, const snap_tab *t, char *why, size_t cap)
+{
+    char params[SNAP_ID_MAX + 24];
+    snprintf(params, sizeof params, "{\"targetId\":\"%s\"}", t->target);
+    char saved[SNAP_PERMIT_MAX];
+    snap_permit_push(a, "human_tab", saved);
+    cdp_err e = {0};
+    uint64_t id = 0;
+    int rc = snap_cdp_send(a, NULL, "Target.activateTarget", params, &id, &e);
+    snap_permit_begin(a, saved);
+    if (rc == 0)
+        cdp_forget(a->c, id);
+    if (rc) {
+        snprintf(why, cap, "the tab was not switched: %s", e.msg);
+        return SNAP_EBROWSER;
+    }
+    return 0;
+}
+
+int snap_human_tab_switch(snap_agent *a, const char *id, char *why, size_t cap)
+{
+    if (!a->gate || gate_mode(a->gate) != GATE_MODE_HUMAN) {
+        snprintf(why, cap, "the person's tab choice is refused: the human does not hold "
+                 "control (%s)", a->gate ? gate_mode_name(gate_mode(a->gate)) : "no gate");
+        return SNAP_EDENIED;
+    }
+    size_t ctx = 0;
+    int n = human_tab_id(id);
+    snap_tab *t = n ? snap_tab_by_id(a, n) : NULL;
+    if (!t || t->closed || t->discarded || !human_ctx(a, &ctx)) {
+        snprintf(why, cap, "the person's tab choice is refused: no such open tab");
+        return SNAP_ENOTAB;
+    }
+    if (t->ctx != ctx) {
+        snprintf(why, cap, "the person's tab choice is refused: t%d is not a tab of the "
+                 "browser context the person controls", t->id);
+        return SNAP_EDENIED;
+    }
+    int rc = human_activate(a, t, why, cap);
+    if (rc)
+        return rc;
+    a->cur = t->id;
+    why[0] = 0;
+    return 0;
+}
+
+/* The current tab closed: its opener when open, else the most recent open
+ * tab of the same context. */
+static int human_fallback(snap_agent *a, const snap_tab *gone)
+{
+    snap_tab *op = gone->opener ? snap_tab_by_id(a, gone->opener) : NULL;
+    if (human_tab_mine(op, gone->ctx))
+        return op->id;
+    for (size_t i = a->ntabs; i > 0; i--)
+        if (human_tab_mine(&a->tabs[i - 1], gone->ctx))
+            return a->tabs[i - 1].id;
+    return 0;
+}
+
+bool snap_human_follow(snap_agent *a, snap_human_seen *seen)
+{
+    snap_sync(a);                   /* adopts the popups the page opened */
+    int was = a->cur;
+    size_t ctx = 0;
+    int64_t now = base_now_ms();
+    bool fresh = seen->started && a->ntabs > seen->ntabs;
+    if (!fresh && now - seen->titles_ms >= HUMAN_TITLES_MS) {
+        snap_tab_titles(a);
+        seen->titles_ms = now;
+    }
+    if (!seen->started || !human_ctx(a, &ctx)) {
+        seen->started = true;
+        seen->ntabs = a->ntabs;
+        return false;
+    }
+    for (size_t i = seen->ntabs; i < a->ntabs; i++)
+        if (human_tab_mine(&a->tabs[i], ctx))
+            a->cur = a->tabs[i].id;     /* a popup: the browser shows it */
+    if (fresh) {
+        snap_tab_titles(a);             /* its title may have come before it was adopted */
+        seen->titles_ms = now;
+    }
+    seen->ntabs = a->ntabs;
+    snap_tab *cur = snap_tab_by_id(a, a->cur);
+    if (cur && cur->closed)
+        a->cur = human_fallback(a, cur);
+    return a->cur != was;
 }

@@ -13,7 +13,10 @@
  *     the agent's own housekeeping (restoring a granted session, closing
  *     its tabs at the end); the 'human' permit (human.c: the person's input
  *     from the live view) permits the Input methods only while the gate's
- *     control mode is human, nothing otherwise;
+ *     control mode is human, nothing otherwise; the 'human_tab' permit (the
+ *     person's tab choice in the view) permits Target.activateTarget of an
+ *     open tab of the current tab's browser context only, under the same
+ *     mode rule;
  *   - Runtime.evaluate and Runtime.callFunctionOn run only scripts compiled
  *     into the binary: the expression or function must be one of the
  *     registered scripts (snap_page_scripts, page_js.c), a template's
@@ -68,9 +71,12 @@ enum {
     P_HUMAN = 1 << 16,      /* the person's input from the live view (human.c): counts
                                only while the gate's control mode is human */
     P_A11Y = 1 << 17,       /* the accessibility scan (axe_run.c) */
+    P_HUMAN_TAB = 1 << 18,  /* the person's tab choice in the live view (human.c): only
+                               while the gate's control mode is human, only a tab of
+                               the context the person controls (human_tab_ok) */
 };
 #define P_INPUT (P_CLICK | P_TYPE | P_SELECT | P_PRESS | P_SCROLL | P_HOVER)
-#define P_ANY 0x3ffff
+#define P_ANY 0x7ffff
 
 static const struct {
     const char *name;
@@ -81,6 +87,7 @@ static const struct {
     {"dialog", P_DIALOG}, {"login", P_LOGIN}, {"restore", P_RESTORE}, {"human", P_HUMAN},
     {"teardown", P_TEARDOWN}, {"eval", P_EVAL}, {"upload", P_UPLOAD},
     {"screenshot", P_SCREENSHOT}, {"hover", P_HOVER}, {"a11y_scan", P_A11Y},
+    {"human_tab", P_HUMAN_TAB},
 };
 
 /* need 0: free (reading, setup). Anything not listed is refused. */
@@ -150,7 +157,7 @@ static const struct {
     {"Page.navigateToHistoryEntry", P_BACK},
     {"Page.resetNavigationHistory", P_OPEN | P_LOGIN},
     {"Storage.setCookies", P_RESTORE},
-    {"Target.activateTarget", P_TABS},
+    {"Target.activateTarget", P_TABS | P_HUMAN_TAB},
     {"Target.closeTarget", P_TABS | P_TEARDOWN},
     {"Target.createTarget", P_OPEN | P_LOGIN},
     {"Target.disposeBrowserContext", P_TEARDOWN | P_LOGIN},
@@ -248,16 +255,39 @@ static bool axe_src_is(const snap_agent *a, const char *src)
            memcmp(src, a->axe_src, a->axe_len) == 0;
 }
 
+/* The 'human_tab' permit's command: Target.activateTarget of an open tab
+ * of the agent's in the current tab's browser context (the person's). */
+static bool human_tab_ok(snap_agent *a, const char *method, const char *params)
+{
+    if (strcmp(method, "Target.activateTarget") != 0)
+        return true;            /* the table refuses every other method */
+    json_doc *d = params ? json_parse(params, strlen(params), NULL, NULL) : NULL;
+    const char *id = d ? json_get_str(json_doc_root(d), "targetId") : NULL;
+    snap_tab *cur = snap_tab_by_id(a, a->cur);
+    bool ok = false;
+    for (size_t i = 0; id && cur && i < a->ntabs; i++) {
+        const snap_tab *t = &a->tabs[i];
+        ok = ok || (strcmp(t->target, id) == 0 && !t->closed && t->ctx == cur->ctx);
+    }
+    json_doc_free(d);
+    return ok;
+}
+
 /* 0 when method may go out now, else CDP_EPROTOCOL with e filled. secret:
  * params carry session values (the copy parsed here is wiped). */
 static int sink_check(snap_agent *a, const char *method, const char *params, bool secret,
                       cdp_err *e)
 {
     unsigned have = permit_bit(a->permit);
-    /* The 'human' permit is the person's, and only while they hold control:
-     * under any other mode it permits nothing (fail closed). */
-    if ((have & P_HUMAN) && !(a->gate && gate_mode(a->gate) == GATE_MODE_HUMAN))
+    /* The 'human' and 'human_tab' permits are the person's, and only while
+     * they hold control: under any other mode they permit nothing (fail
+     * closed). */
+    if ((have & (P_HUMAN | P_HUMAN_TAB)) &&
+        !(a->gate && gate_mode(a->gate) == GATE_MODE_HUMAN))
         have = 0;
+    if ((have & P_HUMAN_TAB) && !human_tab_ok(a, method, params))
+        return refuse(e, "%s refused at the sink: not an open tab of the browser context the "
+                      "person controls (permit: %s)", method, a->permit);
     bool rt_eval = strcmp(method, M_RUNTIME_EVAL) == 0;
     if (rt_eval || strcmp(method, M_RUNTIME_CALL) == 0) {
         json_opts po = {0};
@@ -290,8 +320,9 @@ static int sink_check(snap_agent *a, const char *method, const char *params, boo
         if (!s)
             return refuse(e, "%s refused at the sink: the script is not one compiled "
                           "into cdpgate (permit: %s)", method, a->permit);
-        /* The scan's permit is read-only: no script that changes the page. */
-        if ((flags & SNAP_JS_WRITE) && !(have & ~(unsigned)P_A11Y))
+        /* The scan's permit is read-only: no script that changes the page
+         * (nor the person's tab choice's). */
+        if ((flags & SNAP_JS_WRITE) && !(have & ~(unsigned)(P_A11Y | P_HUMAN_TAB)))
             return refuse(e, "%s refused at the sink: the script changes the page and "
                           "no action is permitted (permit: %s)", method, a->permit);
         if (flags & SNAP_JS_WRITE)

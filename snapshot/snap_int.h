@@ -673,6 +673,9 @@ bool snap_obs_put_page(base_buf *b, const char *s, size_t n, size_t max, unsigne
 void snap_json_page_val(json_w *w, const json_val *v);
 snap_tab *snap_tab_by_id(snap_agent *a, int id);
 snap_tab *snap_tab_current(snap_agent *a);     /* NULL when no open tab */
+/* The open tabs' titles from the browser (Target.getTargets; act_page.c):
+ * a popup adopted after its title changed missed that event. */
+void snap_tab_titles(snap_agent *a);
 snap_tab *snap_tab_by_session(snap_agent *a, const char *session);
 snap_frame *snap_frame_find(snap_tab *t, const char *frame_id);
 /* The browserContextId of a target no tab accounts for (a shared or service

@@ -436,6 +436,45 @@ int snap_human_input(snap_agent *a, const char *method, const char *params, char
 /* The current tab's URL, redacted as in results (session values out). 0, or
  * SNAP_ENOTAB / SNAP_ENOMEM (out ""). */
 int snap_human_url(snap_agent *a, char *out, size_t cap);
+/* The tabs of the live view (human.c): the open tabs of the current tab's
+ * browser context (the context the person controls; another context's
+ * tabs are never listed nor chosen), in the order they were opened. The
+ * title is page data (cut on a character boundary); the origin only, never
+ * a path. */
+#define SNAP_HUMAN_TABS_MAX 32
+typedef struct {
+    char id[16];            /* "t2": what the viewer sends back to choose it */
+    char title[256];
+    char origin[256];       /* "" for about:blank and the like */
+    bool current;           /* the tab the view shows */
+} snap_human_tab;
+/* Up to cap of them into out; their count, and *total (may be NULL) all of
+ * them. */
+size_t snap_human_tabs(snap_agent *a, snap_human_tab *out, size_t cap, size_t *total);
+/* The person chose tab id ("t2") in the view: only while the gate's mode
+ * is human, only a tab of the context the person controls. It is brought
+ * to the front (Target.activateTarget through the sink under the
+ * 'human_tab' permit, which permits that method only, only then and only
+ * for such a tab) and becomes the current tab (the screencast follows it;
+ * the agent continues there after the hand-back). 0, or SNAP_EDENIED (not
+ * the human's control, a tab of another context), SNAP_ENOTAB (no such
+ * open tab), SNAP_EBROWSER; why says which. */
+int snap_human_tab_switch(snap_agent *a, const char *id, char *why, size_t cap);
+/* While the live view runs: adopt the tabs the page opened (a popup:
+ * window.open, target=_blank) and follow them as a browser does: a new
+ * tab opened from the current tab's context becomes the current tab; when
+ * the current tab closes (a popup's window.close), its opener, else the
+ * context's most recent open tab, does. The tabs' titles are read again
+ * when a tab is adopted and once a second (the browser's title events lag
+ * or come before a popup is adopted). *seen: the caller's state, zeroed at
+ * first (the tabs open then are not new). True when the current tab
+ * changed. */
+typedef struct {
+    bool started;
+    size_t ntabs;           /* the tabs seen so far */
+    int64_t titles_ms;      /* when the titles were last read */
+} snap_human_seen;
+bool snap_human_follow(snap_agent *a, snap_human_seen *seen);
 /* The browser's cookies by name: one "domain name" line each (new), never a
  * value (the reply is read as a secret and wiped); NULL on failure. */
 char *snap_human_cookies(snap_agent *a);

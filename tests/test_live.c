@@ -1648,8 +1648,9 @@ static void t_server_watchers(void)
     CHECK_MEM("{\"t\":\"url\"}", 11, ev.data, ev.len);
     /* the watcher's input: refused, audited (8, then once more), never the host's */
     for (int k = 0; k < 12; k++)
-        ws_send_text(wc.fd, k % 2 ? "{\"t\":\"handback\"}"
-                              : "{\"t\":\"text\",\"text\":\"not-from-the-person\"}");
+        ws_send_text(wc.fd, k % 3 == 1 ? "{\"t\":\"handback\"}"
+                            : k % 3 == 2 ? "{\"t\":\"tab\",\"id\":\"t1\"}"   /* a tab switch */
+                            : "{\"t\":\"text\",\"text\":\"not-from-the-person\"}");
     for (int k = 0; k < 100 && count_reasons(&log, "deny refused: more input") == 0; k++)
         live_server_pump(srv, 10);
     CHECK_INT(8, count_reasons(&log, "deny refused: input from a read-only watcher"));
@@ -1690,9 +1691,9 @@ static void t_server_state(void)
     snprintf(title + 199, sizeof title - 199, "\u00e9tail");
     live_tab t[LIVE_TABS_MAX + 2];
     for (int i = 0; i < LIVE_TABS_MAX + 2; i++)
-        t[i] = (live_tab){"T", "t", "u", false};
-    t[0] = (live_tab){"A1", "Say \"hi\" <i>", "https://a.test/?q=1&r=2", true};
-    t[1] = (live_tab){"B2", title, "https://b.test/", false};
+        t[i] = (live_tab){"T", "t", "u", false, NULL};
+    t[0] = (live_tab){"A1", "Say \"hi\" <i>", "https://a.test/?q=1&r=2", true, "https://a.test"};
+    t[1] = (live_tab){"B2", title, NULL, false, "https://b.test"};
     CHECK_INT(0, live_server_send_url(srv, "https://a.test/p", "https://a.test"));
     CHECK_INT(0, live_server_send_control(srv, false, 1));
     CHECK_INT(0, live_server_send_control(srv, true, 2));
@@ -1710,10 +1711,14 @@ static void t_server_state(void)
     char m[16384];
     snprintf(m, sizeof m, "%.*s", (int)ev.len, ev.data ? (const char *)ev.data : "");
     CHECK(strncmp(m, "{\"t\":\"tabs\",\"tabs\":[{\"id\":\"A1\",\"title\":\"Say \\\"hi\\\" <i>\","
-                     "\"url\":\"https://a.test/?q=1&r=2\",\"current\":true},{\"id\":\"B2\","
-                     "\"title\":\"xxx", 120) == 0);
+                     "\"origin\":\"https://a.test\",\"url\":\"https://a.test/?q=1&r=2\","
+                     "\"current\":true},{\"id\":\"B2\",\"title\":\"xxx", 150) == 0);
     const char *b2 = strstr(m, "\"B2\",\"title\":\"");
-    CHECK(b2 && strncmp(b2 + 14 + 199, "\",\"url\"", 7) == 0);
+    static const char b2_tail[] = "\",\"origin\":\"https://b.test\",\"url\":\"\",";
+    CHECK(b2 && strncmp(b2 + 14 + 199, b2_tail, sizeof b2_tail - 1) == 0);
+    /* a tab with no origin or URL given: empty strings */
+    CHECK(strstr(m, "{\"id\":\"T\",\"title\":\"t\",\"origin\":\"\",\"url\":\"u\","
+                    "\"current\":false}") != NULL);
     CHECK(strstr(m, "],\"more\":2}") != NULL);
     json_doc *d = json_parse(m, strlen(m), NULL, NULL);
     CHECK(d && json_len(json_get(json_doc_root(d), "tabs")) == LIVE_TABS_MAX);
@@ -2072,10 +2077,11 @@ static void t_viewer_browser(void)
     CHECK_INT(0, live_server_send_url(srv, "https://bank.test/login", "https://bank.test"));
     CHECK_INT(0, live_server_send_control(srv, true, 3));
     static const live_tab tabs[] = {
-        {"T1", "<b>Bank</b> login", "https://bank.test/login", true},
-        {"T2", "Mail", "https://mail.test/", false},
+        {"T1", "<b>Bank</b> login", "https://bank.test/login", true, "https://bank.test"},
+        {"T2", "Mail", NULL, false, "https://mail.test"},
+        {"T3", "", NULL, false, NULL},
     };
-    CHECK_INT(0, live_server_send_tabs(srv, tabs, 2));
+    CHECK_INT(0, live_server_send_tabs(srv, tabs, 3));
     for (int k = 0; k < 100; k++) {
         person_eval(&p, "document.getElementById('who').textContent", v, sizeof v);
         if (strcmp(v, "the person has control") == 0)
@@ -2092,7 +2098,11 @@ static void t_viewer_browser(void)
         if (v[0])
             break;
     }
-    CHECK_STR("cur:<b>Bank</b> login|:Mail", v);   /* a title is text, never markup */
+    /* a title is text, never markup; each with its origin */
+    CHECK_STR("cur:<b>Bank</b> login \u00b7 https://bank.test|:Mail \u00b7 https://mail.test|"
+              ":(untitled)", v);
+    person_eval(&p, "document.querySelectorAll('#tabs button')[1].title", v, sizeof v);
+    CHECK_STR("https://mail.test", v);
     person_eval(&p, "String(document.querySelectorAll('#tabs b').length)", v, sizeof v);
     CHECK_STR("0", v);
     /* input: a click on the frame, '.', a shifted A, the button */

@@ -295,6 +295,209 @@ static void t_cast_jpeg_size(void)
     CHECK_INT(-1, snap_cast_jpeg_size(sos, sizeof sos, &w, &h));
 }
 
+/* ---- the tabs of the live view (issue 15, point 1) ---- */
+
+/* The person's click (snap_human_input) in the middle of the element sel
+ * of the current tab. */
+static void human_click(snap_agent *a, const char *sel)
+{
+    char expr[300], why[300], p[200];
+    snprintf(expr, sizeof expr, "(()=>{const r=document.querySelector('%s')"
+             ".getBoundingClientRect();return Math.round(r.left+r.width/2)+','+"
+             "Math.round(r.top+r.height/2)})()", sel);
+    char *v = page_eval(a, expr);
+    int x = atoi(v), y = atoi(strchr(v, ',') ? strchr(v, ',') + 1 : "0");
+    free(v);
+    for (int up = 0; up < 2; up++) {
+        snprintf(p, sizeof p, "{\"type\":\"%s\",\"x\":%d,\"y\":%d,\"button\":\"left\","
+                 "\"buttons\":%d,\"clickCount\":1}", up ? "mouseReleased" : "mousePressed",
+                 x, y, up ? 0 : 1);
+        CHECK_INT(0, snap_human_input(a, "Input.dispatchMouseEvent", p, why, sizeof why));
+    }
+}
+
+/* Follow the page's tabs (snap_human_follow) and step the cast until the
+ * current tab is not from (20 s): the new current tab's id, 0 when none. */
+static int follow_until(snap_agent *a, snap_cast *c, snap_human_seen *seen, int from)
+{
+    int64_t end = testlib_now_ms() + 20000;
+    cdp_err e;
+    while (a->cur == from && testlib_now_ms() < end) {
+        cdp_pump(a->c, 20, &e);
+        snap_human_follow(a, seen);
+        snap_cast_step(c);
+    }
+    return a->cur == from ? 0 : a->cur;
+}
+
+/* The person's tab list (snap_human_tabs) as "id:title:origin:*" lines
+ * ('*' marks the current) into out, once it is want (titles come with the
+ * browser's events: 10 s). */
+static void tabs_now(snap_agent *a, const char *want, char *out, size_t cap)
+{
+    for (int k = 0; k < 500; k++) {
+        snap_human_tab t[SNAP_HUMAN_TABS_MAX];
+        size_t n = snap_human_tabs(a, t, SNAP_HUMAN_TABS_MAX, NULL), off = 0;
+        out[0] = 0;
+        for (size_t i = 0; i < n && off < cap; i++)
+            off += (size_t)snprintf(out + off, cap - off, "%s:%s:%s%s\n", t[i].id, t[i].title,
+                                    t[i].origin, t[i].current ? ":*" : "");
+        if (strcmp(out, want) == 0)
+            return;
+        cdp_err e;
+        cdp_pump(a->c, 20, &e);
+    }
+}
+
+/* The 'human_tab' permit at the sink: Target.activateTarget of target,
+ * refused (want_refused) or sent. */
+static void sink_activate(snap_agent *a, const char *target, bool want_refused)
+{
+    char prm[SNAP_ID_MAX + 24];
+    snprintf(prm, sizeof prm, "{\"targetId\":\"%s\"}", target);
+    cdp_err e = {0};
+    snap_permit_begin(a, "human_tab");
+    int rc = snap_cdp_call(a, NULL, "Target.activateTarget", prm, 5000, NULL, &e);
+    snap_permit_end(a);
+    if (want_refused) {
+        CHECK(rc != 0);
+        CHECK_HAS(e.msg, "refused at the sink");
+    } else if (!CHECK_INT(0, rc)) {
+        test_fail_detail("%s\n", e.msg);
+    }
+}
+
+/* Issue 15, point 1: the live view's tabs. The person's context only is
+ * listed (the bank's restored session, in a privileged context of its own,
+ * is not); a target=_blank popup the person opens is followed (the current
+ * tab, the cast on it); the person switches back (Target.activateTarget
+ * under the 'human_tab' permit); a tab of another context, an unknown id
+ * and any other method under that permit are refused (here and at the
+ * sink); a window.open popup that closes itself gives the view back to its
+ * opener; the agent's control ends the permit. */
+static void t_human_tabs(void)
+{
+    char vdir[300], url[200], shop[64], state[1200], why[300], id[16], list[2000], want[600];
+    vault *v = testlib_vault_new(world.root, vdir, sizeof vdir);
+    if (!v)
+        return;
+    if (CHECK(testlib_bank_state(state, sizeof state, O_BANK, FIXTURE_BANK_SESSION, NULL) > 0))
+        testlib_vault_plant(v, O_BANK, "alice", state, 0);
+    testlib_world_origin(&world, shop, sizeof shop, "shop.test");
+    const char *origins[] = {O_BANK, shop};
+    gate_identity ids[] = {{O_BANK, "alice"}};
+    gate_grant g;
+    memset(&g, 0, sizeof g);
+    g.task = "tabs test";
+    g.principal = "test";
+    g.origins = origins;
+    g.norigins = 2;
+    g.identities = ids;
+    g.nidentities = 1;
+    snap_opts o = {0};
+    o.timeout_ms = 10000;
+    o.vault = v;
+    testlib_rig x;
+    snap_result r = {0};
+    /* the page with popups in the untrusted context; then the bank's
+     * session restored into a privileged context of its own (a new tab) */
+    testlib_world_url(&world, url, sizeof url, "shop.test", "/act/popups.html");
+    if (!testlib_rig_up(&x, &world, &g, NULL, &o) ||
+        !CHECK_INT(0, snap_open(x.a, url, false, &r))) {
+        test_fail_detail("%s\n", r.text ? r.text : "");
+        snap_result_free(&r);
+        testlib_rig_down(&x);
+        vault_close(v);
+        return;
+    }
+    snap_result_free(&r);
+    snap_tab *t = snap_tab_current(x.a);
+    int pop = t->id;
+    CHECK_INT(0, (int)t->ctx);          /* the untrusted context */
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/account");
+    memset(&r, 0, sizeof r);
+    if (!CHECK_INT(0, snap_open(x.a, url, true, &r)))
+        test_fail_detail("%s\n", r.text ? r.text : "");
+    CHECK_HAS(r.text, "Account overview");
+    snap_result_free(&r);
+    t = snap_tab_current(x.a);
+    int bank = t->id;
+    char bank_target[SNAP_ID_MAX];
+    snprintf(bank_target, sizeof bank_target, "%s", t->target);
+    CHECK(bank != pop && t->ctx != 0);  /* the restored session's own context */
+    /* the agent goes back to the first tab; the person takes over there */
+    snprintf(id, sizeof id, "t%d", pop);
+    memset(&r, 0, sizeof r);
+    CHECK_INT(0, snap_tabs(x.a, "switch", id, &r));
+    snap_result_free(&r);
+    t = snap_tab_current(x.a);
+    frames_seen f = {0};
+    snap_cast_opts co = {.frame = on_frame, .ud = &f};
+    snap_cast *c = snap_cast_start(x.a, &co, why, sizeof why);
+    if (!CHECK(c != NULL)) {
+        testlib_rig_down(&x);
+        vault_close(v);
+        return;
+    }
+    snap_human_seen seen = {0};
+    CHECK(!snap_human_follow(x.a, &seen));
+    snprintf(want, sizeof want, "t%d:Popups:%s:*\n", pop, shop);
+    tabs_now(x.a, want, list, sizeof list);
+    CHECK_STR(want, list);
+    /* the agent holds control: no switch, no permit */
+    snprintf(id, sizeof id, "t%d", pop);
+    CHECK_INT(SNAP_EDENIED, snap_human_tab_switch(x.a, id, why, sizeof why));
+    CHECK_HAS(why, "the human does not hold control");
+    sink_activate(x.a, t->target, true);
+    gate_set_mode(x.g, GATE_MODE_HUMAN, "test");
+    /* the person opens a target=_blank link: the view follows the popup */
+    human_click(x.a, "#blank");
+    int p1 = follow_until(x.a, c, &seen, pop);
+    t = snap_tab_by_id(x.a, p1);
+    CHECK(p1 && p1 != pop && t && t->opener == pop && t->ctx == 0);
+    CHECK(cast_until(x.a, c, &f, &f.n, f.n + 1, p1));
+    snprintf(want, sizeof want, "t%d:Popups:%s\nt%d:Target page:%s:*\n", pop, shop, p1, shop);
+    tabs_now(x.a, want, list, sizeof list);
+    CHECK_STR(want, list);
+    /* the person switches back */
+    CHECK_INT(0, snap_human_tab_switch(x.a, id, why, sizeof why));
+    CHECK_INT(pop, x.a->cur);
+    CHECK(cast_until(x.a, c, &f, &f.n, f.n + 1, pop));
+    /* another context's tab, an unknown id: refused; at the sink too */
+    snprintf(id, sizeof id, "t%d", bank);
+    CHECK_INT(SNAP_EDENIED, snap_human_tab_switch(x.a, id, why, sizeof why));
+    CHECK_HAS(why, "not a tab of the browser context the person controls");
+    CHECK_INT(SNAP_ENOTAB, snap_human_tab_switch(x.a, "t99", why, sizeof why));
+    CHECK_INT(SNAP_ENOTAB, snap_human_tab_switch(x.a, "1", why, sizeof why));
+    CHECK_INT(pop, x.a->cur);
+    sink_activate(x.a, bank_target, true);
+    sink_activate(x.a, snap_tab_by_id(x.a, p1)->target, false);
+    cdp_err e = {0};
+    snap_permit_begin(x.a, "human_tab");
+    CHECK(snap_cdp_call(x.a, snap_tab_current(x.a)->session, "Input.insertText",
+                        "{\"text\":\"q\"}", 5000, NULL, &e) != 0);
+    snap_permit_end(x.a);
+    CHECK_HAS(e.msg, "refused at the sink");
+    /* window.open: followed; the popup closes itself: back to its opener */
+    human_click(x.a, "#winopen");
+    int p2 = follow_until(x.a, c, &seen, pop);
+    CHECK(p2 && p2 != pop && p2 != p1);
+    free(page_eval(x.a, "setTimeout(()=>window.close(),0),''"));
+    CHECK_INT(pop, follow_until(x.a, c, &seen, p2));
+    CHECK(cast_until(x.a, c, &f, &f.n, f.n + 1, pop));
+    snprintf(want, sizeof want, "t%d:Popups:%s:*\nt%d:Target page:%s\n", pop, shop, p1, shop);
+    tabs_now(x.a, want, list, sizeof list);
+    CHECK_STR(want, list);
+    /* control back with the agent: the permit is dead */
+    gate_set_mode(x.g, GATE_MODE_AGENT, "test");
+    snprintf(id, sizeof id, "t%d", p1);
+    CHECK_INT(SNAP_EDENIED, snap_human_tab_switch(x.a, id, why, sizeof why));
+    sink_activate(x.a, snap_tab_by_id(x.a, p1)->target, true);
+    snap_cast_stop(c);
+    testlib_rig_down(&x);
+    vault_close(v);
+}
+
 /* ---- the person: a second headless Chromium on the live view ---- */
 
 typedef struct {
@@ -1243,17 +1446,125 @@ static void t_mcp_live_expired(void)
     testlib_child_free(&c);
 }
 
+/* The person's page: wait (20 s) until expr comes to want. */
+static bool person_until(person *p, const char *expr, const char *want, char *v, size_t cap)
+{
+    for (int k = 0; k < 400; k++) {
+        person_eval(p, expr, v, cap);
+        if (strcmp(v, want) == 0)
+            return true;
+        testlib_sleep_ms(50);
+    }
+    return false;
+}
+
+#define TABS_SHOWN "Array.from(document.querySelectorAll('#tabs button'),b=>(b.className?'*':'')" \
+                   "+b.textContent.split(' \\u00b7 ')[0]).join('|')"
+
+/* Issue 15, point 1, end to end: cdpgate mcp --live; the person, in the
+ * view, opens a target=_blank link of the agent's page (Tab, Enter): the
+ * view follows the popup (the tab list shows both, the popup marked; the
+ * URL is the popup's); the person clicks the first tab in
+ * the list: the view and the agent's current tab go back to it (audited);
+ * after the hand-back the agent continues on the tab the person left. */
+static void t_mcp_live_tabs(void)
+{
+    if (!testlib_need_browser() || !testlib_need_cdpgate())
+        return;
+    char tmp[300], rules[200], notify[1400], linkfile[400], audit[400], args[600], v[4096];
+    snprintf(tmp, sizeof tmp, "%s/mcptabs", world.root);
+    mkdir(tmp, 0700);
+    snprintf(linkfile, sizeof linkfile, "%s/link", tmp);
+    snprintf(audit, sizeof audit, "%s/audit.log", tmp);
+    snprintf(notify, sizeof notify, "cat > %s.part && mv %s.part %s", linkfile, linkfile,
+             linkfile);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--audit", audit, "--live",
+                          "--live-notify", notify, "mcp", NULL};
+    fixture_child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, NULL, argv, false)))
+        return;
+    testlib_mcp_init(&c, "t");
+    char page[200];
+    testlib_world_url(&world, page, sizeof page, "shop.test", "/act/popups.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", page);
+    char *r = testlib_mcp_tool(&c, 2, "browser_open", args);
+    CHECK_HAS(r, "Popups");
+    free(r);
+    r = testlib_mcp_tool(&c, 3, "browser_takeover", "{\"text\":\"pick the right page\"}");
+    CHECK_HAS(r, "A person was asked, out of band");
+    free(r);
+    char link[300] = "";
+    CHECK(wait_line(linkfile, link, sizeof link));
+    cdp_browser *b = testlib_launch(NULL, false);
+    cdp_page *pg = NULL;
+    person p;
+    if (!person_open(b, &pg, &p, link)) {
+        cdp_page_free(pg);
+        cdp_browser_free(b);
+        testlib_child_free(&c);
+        return;
+    }
+    if (!CHECK(person_until(&p, TABS_SHOWN, "*Popups", v, sizeof v)))
+        test_fail_detail("tabs shown: %s\n", v);
+    /* a click on the heading, Tab to the target=_blank link, Enter */
+    person_eval(&p, "(()=>{const r=document.getElementById('v').getBoundingClientRect();"
+                "return Math.round(r.left+20)+','+Math.round(r.top+20)})()", v, sizeof v);
+    int cx = atoi(v), cy = atoi(strchr(v, ',') ? strchr(v, ',') + 1 : "0");
+    for (int up = 0; up < 2; up++) {
+        snprintf(args, sizeof args, "{\"type\":\"%s\",\"x\":%d,\"y\":%d,\"button\":\"left\","
+                 "\"clickCount\":1}", up ? "mouseReleased" : "mousePressed", cx, cy);
+        person_call(&p, "Input.dispatchMouseEvent", args, NULL);
+    }
+    person_key(&p, "Tab", "Tab", 0, NULL);
+    person_key(&p, "Enter", "Enter", 0, "\r");
+    /* the popup is shown: listed and marked, its URL */
+    if (!CHECK(person_until(&p, TABS_SHOWN, "Popups|*Target page", v, sizeof v)))
+        test_fail_detail("tabs shown: %s\n", v);
+    CHECK(person_until(&p, "String(document.getElementById('url').textContent.includes("
+                       "'/act/target.html'))", "true", v, sizeof v));
+    person_eval(&p, "document.querySelectorAll('#tabs button')[1].textContent", v, sizeof v);
+    CHECK_HAS(v, "Target page \u00b7 http://shop.test:");
+    /* the person chooses the first tab: the view goes back to it */
+    person_eval(&p, "document.querySelectorAll('#tabs button')[0].click(),'ok'", v, sizeof v);
+    CHECK(person_until(&p, TABS_SHOWN, "*Popups|Target page", v, sizeof v));
+    CHECK(person_until(&p, "String(document.getElementById('url').textContent.includes("
+                       "'/act/popups.html'))", "true", v, sizeof v));
+    person_eval(&p, "document.getElementById('back').click(),'ok'", v, sizeof v);
+    bool back = false;
+    for (int id = 4; id < 100 && !back; id++) {
+        r = testlib_mcp_tool(&c, id, "browser_tabs", "{\"action\":\"list\"}");
+        back = !strstr(r, "the human is in control");
+        if (back) {
+            CHECK_HAS(r, "Target page");
+            CHECK_HAS(r, "(current) \\\"Popups");   /* JSON-escaped quotes */
+        }
+        free(r);
+        if (!back)
+            testlib_sleep_ms(100);
+    }
+    CHECK(back);
+    char *aud = read_text_file(audit);
+    CHECK_HAS(aud, "the person switched the view to tab t");
+    free(aud);
+    cdp_page_free(pg);
+    cdp_browser_free(b);
+    testlib_child_free(&c);
+}
+
 static const test_case TESTS[] = {
     {"human_input_lock", t_human_input_lock},
     {"cast_frames", t_cast_frames},
     {"cast_follows_navigation", t_cast_follows_navigation},
     {"cast_jpeg_size", t_cast_jpeg_size},
+    {"human_tabs", t_human_tabs},
     {"mcp_live_login", t_mcp_live_login},
     {"mcp_gate_stop_handback", t_mcp_gate_stop_handback},
     {"cli_login_live", t_cli_login_live},
     {"handback_rules", t_handback_rules},
     {"mcp_live_refusals", t_mcp_live_refusals},
     {"mcp_live_expired", t_mcp_live_expired},
+    {"mcp_live_tabs", t_mcp_live_tabs},
     {0},
 };
 
