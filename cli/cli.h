@@ -113,8 +113,6 @@ struct vault;
 int cli_login(const cli_opts *o, int argc, char **argv);
 /* True when a visible window can be shown: $DISPLAY or $WAYLAND_DISPLAY. */
 bool cli_has_display(void);
-/* What login says without a display (points to vault export/import). */
-extern const char CLI_NO_DISPLAY[];
 /* The session vault when its directory exists already (so a plain snapshot
  * never creates a key); NULL otherwise, or with a warning on stderr naming
  * cmd when it cannot be opened. Close with vault_close. */

@@ -33,12 +33,6 @@
 #define LOGIN_MAX_MS (30 * 60 * 1000)   /* a login left alone ends after 30 min */
 #define LOGIN_POLL_MS 250
 
-const char CLI_NO_DISPLAY[] =
-    "there is no display here ($DISPLAY and $WAYLAND_DISPLAY are unset), so no browser "
-    "window can be shown for the human to log in. Log in on a machine with a display "
-    "(cdpgate login URL) and move the session here: there `cdpgate vault export ORIGIN "
-    "-o FILE`, here `cdpgate vault import FILE`.";
-
 bool cli_has_display(void)
 {
     const char *d = getenv("DISPLAY"), *w = getenv("WAYLAND_DISPLAY");

@@ -170,8 +170,8 @@ static const char USAGE_LIVE[] =
 "                        link goes out of band, never to the model: a URL\n"
 "                        elicitation when the client supports it, else\n"
 "                        --live-notify, else --confirm's program, else stderr.\n"
-"                        login: the person logs in through the live view\n"
-"                        (the default with no display)\n"
+"                        login, browser_login: the person logs in through\n"
+"                        the live view (the default with no display)\n"
 "  --live-notify PROG    mcp, login: run PROG (sh -c) with the link on stdin\n"
 "  --live-ttl SECONDS    mcp, login: the link's lifetime (default 600)\n";
 

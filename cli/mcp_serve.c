@@ -15,13 +15,10 @@
  *
  * Sessions and login: the agent restores stored sessions from the vault
  * (when its directory exists) into privileged browser contexts.
- * browser_login opens a second, headed browser (a visible window; with
- * --connect, the attached browser itself) on the login page and hands it to
- * the human: until the login finishes, every tool call (browser_login too)
- * is refused with "waiting for the human to finish logging in". The login
- * ends when the page shows it is done, or when the host writes a byte to
- * the --login-done-fd descriptor (the human said done). A tool argument can
- * never end it: the agent must not be able to declare a login finished.
+ * browser_login (cli/mcp_login.c) hands a login to the human in a window,
+ * or with no display through the live view: until the login finishes,
+ * every tool call (browser_login too) is refused with "waiting for the
+ * human to finish logging in".
  * End of input ends the server: the browser is closed and the profile
  * removed.
  */
@@ -34,6 +31,7 @@
 #include "cli/evid.h"
 #include "cli/a11y_cmd.h"
 #include "cli/takeover.h"
+#include "cli/mcp_int.h"
 #include "snapshot/snapshot.h"
 #include "vault/vault.h"
 
@@ -55,33 +53,7 @@ typedef struct qline {
     char data[];
 } qline;
 
-typedef struct {
-    const cli_opts *o;
-    mcp_server *srv;
-    mcp_lines lines;
-    qline *head, *tail;
-    bool eof;
-    bool out_dead;          /* stdout closed: stop */
-    unsigned gen;           /* counts tool calls */
-    cdp_browser *b;
-    snap_agent *agent;
-    /* login handoff */
-    vault *v;               /* the session store, or NULL */
-    cdp_browser *lb;        /* the headed login browser (NULL with --connect) */
-    snap_agent *la;         /* the login's agent (S->agent with --connect) */
-    char *login_note;       /* how the last login ended, for the next result */
-    bool done_fd_open;
-    gate *gate;             /* the policy gate (--grant, --audit, --confirm) */
-    mcp_call *call;         /* the tool call running now (for elicitation) */
-    bool control_open;      /* --control-fd still readable */
-    uint64_t confirm_epoch; /* the epoch a --confirm question was asked at */
-    char control[128];      /* a partial control line */
-    size_t ncontrol;
-    cli_rec rec;            /* recording (cli/record.c) */
-    cli_evid ev;            /* --evidence (cli/evid.c) */
-    cli_a11y_state a11y;    /* browser_a11y_scan (cli/a11y_cmd.c) */
-    cli_takeover *tk;       /* the live view while a takeover runs (--live) */
-} serve;
+typedef struct cli_mcp_serve serve;
 
 /* Whether the grant lists tool by name (not merely the default set). */
 static bool grant_names(const gate *g, const char *tool)
@@ -207,24 +179,29 @@ static void read_input(serve *S, int timeout_ms)
      * for the gate, which must answer them while no tool runs too. */
     cdp_conn *bc = S->b && S->agent ? cdp_browser_conn(S->b) : NULL;
     int bfd = bc ? cdp_conn_fd(bc) : -1;
-    struct pollfd pfd[3 + CLI_TAKEOVER_FDS] = {{0, POLLIN, 0},
+    /* a headless login's browser: its screencast frames */
+    cdp_conn *lc = S->ltk && S->lb ? cdp_browser_conn(S->lb) : NULL;
+    struct pollfd pfd[4 + CLI_TAKEOVER_FDS] = {{0, POLLIN, 0},
                                               {S->control_open ? S->o->control_fd : -1, POLLIN, 0},
-                                              {bfd, POLLIN, 0}};
-    /* and the live view's sockets: the person's input and the frame
-     * acknowledgements wake the loop (live_step runs after this) */
+                                              {bfd, POLLIN, 0},
+                                              {lc ? cdp_conn_fd(lc) : -1, POLLIN, 0}};
+    /* and the live view's sockets (a takeover's or a login's: never both,
+     * every tool is refused while either runs): the person's input and the
+     * frame acknowledgements wake the loop (live_step runs after this) */
     int live[CLI_TAKEOVER_FDS];
-    int nl = cli_takeover_fds(S->tk, live, CLI_TAKEOVER_FDS);
+    int nl = cli_takeover_fds(S->tk ? S->tk : S->ltk, live, CLI_TAKEOVER_FDS);
     for (int k = 0; k < nl; k++)
-        pfd[3 + k] = (struct pollfd){live[k], POLLIN, 0};
-    int r = poll(pfd, (nfds_t)(3 + nl), timeout_ms);
+        pfd[4 + k] = (struct pollfd){live[k], POLLIN, 0};
+    int r = poll(pfd, (nfds_t)(4 + nl), timeout_ms);
     if (r < 0 && errno != EINTR && errno != EAGAIN)
         S->eof = true;
     if (r > 0 && S->control_open && pfd[1].revents)
         control_step(S);
-    if (r > 0 && bfd >= 0 && pfd[2].revents) {
-        cdp_err pe;
+    cdp_err pe;
+    if (r > 0 && bfd >= 0 && pfd[2].revents)
         cdp_pump(bc, 0, &pe);
-    }
+    if (r > 0 && lc && pfd[3].revents)
+        cdp_pump(lc, 0, &pe);
     if (r <= 0 || !pfd[0].revents)
         return;
     char buf[65536];
@@ -578,130 +555,23 @@ static int call_snap(serve *S, mcp_tool tool, const mcp_args *a, snap_result *r)
 static void run_snap_tool(serve *S, mcp_call *call, mcp_tool tool, const mcp_args *a,
                           mcp_result *out);
 
-/* ---- the login handoff ---- */
+/* ---- for the login handoff (cli/mcp_login.c) ---- */
 
-/* The host's "the human is done" signal: a byte on --login-done-fd. */
-static bool done_signal(serve *S)
+void cli_mcp_append(mcp_result *out, const char *more)
 {
-    if (S->o->login_done_fd < 0 || !S->done_fd_open)
-        return false;
-    struct pollfd pfd = {S->o->login_done_fd, POLLIN, 0};
-    if (poll(&pfd, 1, 0) <= 0)
-        return false;
-    char buf[64];
-    ssize_t n = read(S->o->login_done_fd, buf, sizeof buf);
-    if (n > 0)
-        return true;
-    if (n == 0 || (errno != EINTR && errno != EAGAIN))
-        S->done_fd_open = false;    /* closed: only detection ends a login now */
-    return false;
+    append_text(out, more);
 }
 
-static void login_end(serve *S)
+int cli_mcp_browser(serve *S, char *why, size_t cap)
 {
-    if (S->la != S->agent)
-        snap_agent_free(S->la);
-    S->la = NULL;
-    cdp_browser_free(S->lb);
-    S->lb = NULL;
+    return start_browser(S, why, cap);
 }
 
-/* Advance a running login: when it has ended, keep how (for the next tool
- * result and stderr) and close its browser. True while it still waits. */
-static bool login_step(serve *S)
-{
-    if (!S->la || !snap_login_active(S->la))
-        return false;
-    char origin[256];
-    snprintf(origin, sizeof origin, "%s", snap_login_origin(S->la));
-    snap_result r;
-    memset(&r, 0, sizeof r);
-    int rc = snap_login_poll(S->la, done_signal(S), &r);
-    if (rc == SNAP_EBLOCKED) {
-        snap_result_free(&r);
-        return true;
-    }
-    fprintf(stderr, "cdpgate mcp: the login at %s %s\n", origin,
-            rc == 0 ? "finished; its session is saved" : "ended without a session");
-    free(S->login_note);
-    S->login_note = dup_str(r.text ? r.text : snap_strerror(rc));
-    snap_result_free(&r);
-    /* A login in its own browser: the main browser restores the new session
-     * on its next open (an attached browser already holds it). */
-    if (rc == 0 && S->agent && S->la != S->agent)
-        snap_session_forget(S->agent, origin);
-    if (rc == 0)    /* recorded by identity, never as keystrokes */
-        cli_rec_login(&S->rec, origin, gate_identity_for(S->gate, origin));
-    login_end(S);
-    return false;
-}
+static void live_deliver(serve *S, const char *link, const char *what);
 
-static void start_login(serve *S, const mcp_args *a, mcp_result *out)
+void cli_mcp_deliver(serve *S, const char *link, const char *what)
 {
-    char why[900];
-    if (!S->o->connect && !cli_has_display()) {
-        snprintf(why, sizeof why, "browser_login: %s", CLI_NO_DISPLAY);
-        out->text = dup_str(why);
-        out->is_error = true;
-        return;
-    }
-    if (!S->v) {
-        char err[400] = "";
-        S->v = vault_open(NULL, NULL, err, sizeof err);
-        if (!S->v) {
-            snprintf(why, sizeof why, "browser_login: the session vault cannot be opened: %s",
-                     err);
-            out->text = dup_str(why);
-            out->is_error = true;
-            return;
-        }
-        if (S->agent)
-            snap_agent_set_vault(S->agent, S->v);
-    }
-    if (S->o->connect) {
-        /* The attached browser is the user's own, with its own window. */
-        if (!S->agent && start_browser(S, why, sizeof why)) {
-            out->text = dup_str(why);
-            out->is_error = true;
-            return;
-        }
-        S->la = S->agent;
-    } else {
-        cli_opts lo = *S->o;
-        lo.headed = true;
-        cdp_err e = {0};
-        S->lb = cli_browser_open(&lo, &e);
-        snap_opts so = {0};
-        so.timeout_ms = S->o->timeout_ms;
-        so.vault = S->v;
-        so.gate = S->gate;
-        S->la = S->lb ? snap_agent_new(S->lb, &so, &e) : NULL;
-        if (!S->la) {
-            snprintf(why, sizeof why, "browser_login: cannot start a visible browser: %s",
-                     e.msg);
-            out->text = dup_str(why);
-            out->is_error = true;
-            login_end(S);
-            return;
-        }
-    }
-    snap_result r;
-    memset(&r, 0, sizeof r);
-    int rc = snap_login_begin(S->la, a->url, &r);
-    out->text = r.text;
-    r.text = NULL;
-    snap_result_free(&r);
-    out->is_error = rc != 0;
-    if (rc) {
-        login_end(S);
-        return;
-    }
-    /* The human reads this where the host shows cdpgate's stderr: the
-     * origin first, plainly (red team s11, L4). */
-    fprintf(stderr, "cdpgate mcp: %s: log in to %s (only there) in the login window\n",
-            snap_login_origin(S->la), snap_login_origin(S->la));
-    append_text(out, "Every other tool answers \"waiting for the human to finish logging "
-                "in\" until the login is done; then the session is restored here.");
+    live_deliver(S, link, what);
 }
 
 /* ---- the live view (--live; cli/takeover.c) ---- */
@@ -915,7 +785,7 @@ static void run_tool(void *ud, mcp_call *call, mcp_tool tool, const mcp_args *a,
         return;
     }
     /* While the human logs in, the agent is blocked: every tool is refused. */
-    if (login_step(S)) {
+    if (cli_mcp_login_step(S)) {
         snprintf(why, sizeof why, "waiting for the human to finish logging in at %s; "
                  "every tool is refused until then. Try again later.",
                  snap_login_origin(S->la));
@@ -940,7 +810,7 @@ static void run_tool(void *ud, mcp_call *call, mcp_tool tool, const mcp_args *a,
         return;
     }
     if (tool == MCP_T_LOGIN) {
-        start_login(S, a, out);
+        cli_mcp_login_start(S, a, out);
         if (note)
             append_text(out, note);
         free(note);
@@ -1132,8 +1002,8 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
 #endif
         /* A running login is watched while idle, so it is captured even if
          * the human closes the window before the agent's next call. */
-        bool waiting = login_step(&S);
-        read_input(&S, S.tk ? 20 : waiting ? 250 : -1);
+        bool waiting = cli_mcp_login_step(&S);
+        read_input(&S, S.tk || S.ltk ? 20 : waiting ? 250 : -1);
         live_step(&S);
         /* No tool runs (a confirmation asked now cannot be an elicitation
          * of a call): the page's requests that wait for the human are
@@ -1144,7 +1014,7 @@ int cli_mcp(const cli_opts *o, int argc, char **argv)
     }
     if (S.la && snap_login_active(S.la))
         snap_login_cancel(S.la);
-    login_end(&S);
+    cli_mcp_login_end(&S);
     cli_takeover_free(S.tk);
     free(S.login_note);
     while (S.head) {

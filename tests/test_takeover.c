@@ -1552,6 +1552,97 @@ static void t_mcp_live_tabs(void)
     testlib_child_free(&c);
 }
 
+/* Issue 15, point 2: browser_login over MCP on a machine without a
+ * display (no --live given): the login page opens in a headless browser
+ * and the person logs in through cdpgate's live view of it, the link
+ * delivered out of band (--live-notify) exactly as for browser_takeover,
+ * never in the result; every tool waits meanwhile; the login ends when the
+ * page leaves the login wall; the session is saved under the grant's
+ * identity and the agent's browser opens the account signed in; nothing
+ * typed reaches a result, stderr or the audit. */
+static void t_mcp_browser_login_live(void)
+{
+    if (!testlib_need_browser() || !testlib_need_cdpgate())
+        return;
+    char tmp[300], rules[200], notify[1400], linkfile[400], audit[400], args[600], data[400];
+    char grant[400], login[200], acct[200], link[300] = "";
+    snprintf(tmp, sizeof tmp, "%s/mcploginlive", world.root);
+    mkdir(tmp, 0700);
+    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/data", tmp);
+    snprintf(linkfile, sizeof linkfile, "%s/link", tmp);
+    snprintf(audit, sizeof audit, "%s/audit.log", tmp);
+    snprintf(notify, sizeof notify, "cat > %s.part && mv %s.part %s", linkfile, linkfile,
+             linkfile);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    write_grant(tmp, grant, sizeof grant);
+    const char *env[] = {data, "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "--audit", audit,
+                          "--live-notify", notify, "mcp", NULL};
+    fixture_child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    testlib_mcp_init(&c, "t");
+    testlib_world_url(&world, login, sizeof login, "bank.test", "/bank/login.html");
+    testlib_world_url(&world, acct, sizeof acct, "bank.test", "/bank/account");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", login);
+    char *r = testlib_mcp_tool(&c, 2, "browser_login", args);
+    CHECK_HAS(r, "Login handoff");
+    CHECK_HAS(r, "a person was asked, out of band, to log in through cdpgate's live view");
+    CHECK_LACKS(r, "no display here ($DISPLAY");
+    CHECK_LACKS(r, "\"isError\":true");
+    CHECK_LACKS(r, "/live/");
+    CHECK_LACKS(r, "127.0.0.1:");
+    char *results = r;
+    CHECK(wait_line(linkfile, link, sizeof link));
+    CHECK(strncmp(link, "http://127.0.0.1:", 17) == 0 && strstr(link, "/live/"));
+    r = testlib_mcp_tool(&c, 3, "browser_snapshot", "{}");
+    CHECK_HAS(r, "waiting for the human to finish logging in");
+    results = gather(results, r);
+    cdp_browser *b = testlib_launch(NULL, false);
+    cdp_page *pg = NULL;
+    person p = {0};
+    if (person_open(b, &pg, &p, link)) {
+        char v[2048] = "";
+        person_eval(&p, "document.getElementById('url').textContent", v, sizeof v);
+        CHECK_HAS(v, "/bank/login.html");
+        person_sign_in(&p);
+    }
+    /* the page left the login wall: the login ends, the session is saved */
+    bool done = false;
+    int id = 4;
+    for (int k = 0; k < 150 && !done; k++, id++) {
+        r = testlib_mcp_tool(&c, id, "browser_tabs", "{\"action\":\"list\"}");
+        done = !strstr(r, "waiting for the human");
+        if (done)
+            CHECK_HAS(r, "Login finished");
+        results = gather(results, r);
+        if (!done)
+            testlib_sleep_ms(200);
+    }
+    CHECK(done);
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", acct);
+    r = testlib_mcp_tool(&c, id++, "browser_open", args);
+    CHECK_HAS(r, "Account overview");
+    CHECK_HAS(r, "auth=yes");
+    results = gather(results, r);
+    if (pg)
+        cdp_page_free(pg);
+    cdp_browser_free(b);
+    char *err = fixture_child_stderr(&c), *aud = read_text_file(audit);
+    const char *plants[] = {PW, FIXTURE_BANK_OTP, FIXTURE_BANK_SESSION, FIXTURE_BANK_TOKEN,
+                            NULL};
+    testlib_check_no_plants(plants, "the results", results);
+    testlib_check_no_plants(plants, "stderr", err);
+    testlib_check_no_plants(plants, "the audit", aud);
+    CHECK_HAS(err, "the link went to --live-notify");
+    CHECK_LACKS(err, link + 17);
+    CHECK_LACKS(aud, link + 17);
+    free(err);
+    free(aud);
+    free(results);
+    testlib_child_free(&c);
+}
+
 static const test_case TESTS[] = {
     {"human_input_lock", t_human_input_lock},
     {"cast_frames", t_cast_frames},
@@ -1565,6 +1656,7 @@ static const test_case TESTS[] = {
     {"mcp_live_refusals", t_mcp_live_refusals},
     {"mcp_live_expired", t_mcp_live_expired},
     {"mcp_live_tabs", t_mcp_live_tabs},
+    {"mcp_browser_login_live", t_mcp_browser_login_live},
     {0},
 };
 
