@@ -173,7 +173,9 @@ static const char USAGE_LIVE[] =
 "                        login, browser_login: the person logs in through\n"
 "                        the live view (the default with no display)\n"
 "  --live-notify PROG    mcp, login: run PROG (sh -c) with the link on stdin\n"
-"  --live-ttl SECONDS    mcp, login: the link's lifetime (default 600)\n";
+"  --live-ttl SECONDS    mcp, login: the link's lifetime (default 600)\n"
+"  --control-fd N        mcp: a line \"watch\" while the live view runs issues\n"
+"                        a read-only watch link, delivered as the person's\n";
 
 static void usage(FILE *f)
 {

@@ -123,13 +123,38 @@ static void rec_takeover(serve *S)
 }
 
 /* One line of the host's control channel. */
+/* "watch" on the control channel: a read-only watch link of the live
+ * view that runs (a takeover's or a login's), out of band like the
+ * person's (cli_takeover_watch): the host's own command, never the model's. */
+static void control_watch(serve *S)
+{
+    cli_takeover *tk = S->tk ? S->tk : S->ltk;
+    char link[300], why[200];
+    if (!tk) {
+        fprintf(stderr, "cdpgate mcp: control: watch: no live view runs\n");
+        return;
+    }
+    if (cli_takeover_watch(tk, link, sizeof link, why, sizeof why) != 0) {
+        fprintf(stderr, "cdpgate mcp: control: watch: %s\n", why);
+        return;
+    }
+    cli_takeover_deliver(S->o, "mcp", link, "cdpgate: a read-only watch link of the live view "
+                         "(it shows the browser as the person works; it never controls it)");
+    memset(link, 0, sizeof link);
+}
+
 static void control_line(serve *S, const char *line)
 {
+    if (strcmp(line, "watch") == 0) {
+        control_watch(S);
+        return;
+    }
     int mode = strcmp(line, "takeover") == 0 ? GATE_MODE_HUMAN
              : strcmp(line, "pause") == 0 ? GATE_MODE_PAUSED
              : strcmp(line, "release") == 0 ? GATE_MODE_AGENT : -1;
     if (mode < 0) {
-        fprintf(stderr, "cdpgate mcp: control: unknown command (takeover, pause, release)\n");
+        fprintf(stderr, "cdpgate mcp: control: unknown command (takeover, pause, release, "
+                "watch)\n");
         return;
     }
     bool was_human = gate_mode(S->gate) == GATE_MODE_HUMAN;

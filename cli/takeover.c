@@ -340,6 +340,16 @@ char *cli_takeover_end(cli_takeover *t, const char *how, cli_takeover_login *lg)
     return out;
 }
 
+int cli_takeover_watch(cli_takeover *t, char *link, size_t cap, char *why, size_t whycap)
+{
+    live_err err = {0};
+    if (live_server_watch_link(t->srv, link, cap, &err) < 0) {
+        snprintf(why, whycap, "no watch link: %s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
 bool cli_takeover_handed_back(const cli_takeover *t)
 {
     return t && t->handback;

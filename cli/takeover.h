@@ -35,6 +35,11 @@ bool cli_takeover_step(cli_takeover *t);
  * frame acknowledgements wait for no timeout). Their count. */
 int cli_takeover_fds(const cli_takeover *t, int *fds, int cap);
 #define CLI_TAKEOVER_FDS 16     /* room for them all (live's LIVE_SERVER_FDS) */
+/* A new read-only watch link of the view (live_server_watch_link: a path,
+ * token and session of its own, the person's link's lifetime, at most
+ * LIVE_WATCHERS_MAX), for the out-of-band channel only. 0, or -1 with why
+ * filled. */
+int cli_takeover_watch(cli_takeover *t, char *link, size_t cap, char *why, size_t whycap);
 bool cli_takeover_handed_back(const cli_takeover *t);
 bool cli_takeover_seen(const cli_takeover *t);
 /* What the hand-back found (for a recording's takeover step): the tab is

@@ -1461,10 +1461,58 @@ static bool person_until(person *p, const char *expr, const char *want, char *v,
 #define TABS_SHOWN "Array.from(document.querySelectorAll('#tabs button'),b=>(b.className?'*':'')" \
                    "+b.textContent.split(' \\u00b7 ')[0]).join('|')"
 
+/* The host asks for a watch link ("watch" on --control-fd); it comes out
+ * of band (the notify program rewrites linkfile); a watcher's page in
+ * the person's browser shows the tabs, its buttons disabled; a tab choice
+ * sent on its socket anyway is refused and audited, never done. */
+static void watcher_tab_refused(fixture_child *c, cdp_browser *b, const char *linkfile,
+                                const char *link, const char *audit)
+{
+    char wlink[300] = "", v[1024] = "", args[400];
+    CHECK(write(c->fd3_w, "watch\n", 6) == 6);
+    for (int k = 0; k < 400 && (!wlink[0] || strcmp(wlink, link) == 0); k++) {
+        wait_line(linkfile, wlink, sizeof wlink);
+        testlib_sleep_ms(50);
+    }
+    if (!CHECK(wlink[0] && strcmp(wlink, link) != 0 && strstr(wlink, "/live/")))
+        return;
+    cdp_err e = {0};
+    cdp_page *wp = cdp_page_open(b, 10000, &e);
+    if (!CHECK(wp != NULL))
+        return;
+    person w = {cdp_browser_conn(b), cdp_page_session(wp)};
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", wlink);
+    person_call(&w, "Page.navigate", args, NULL);
+    CHECK(person_until(&w, "document.getElementById('me').textContent",
+                       "watching (read-only)", v, sizeof v));
+    CHECK(person_until(&w, TABS_SHOWN, "Popups|*Target page", v, sizeof v));
+    person_eval(&w, "String(document.querySelectorAll('#tabs button')[0].disabled)", v,
+                sizeof v);
+    CHECK_STR("true", v);
+    /* the watcher's own socket sends a tab choice: refused, audited */
+    person_eval(&w, "ws.send(JSON.stringify({t:'tab',id:'t1'})),'sent'", v, sizeof v);
+    CHECK_STR("sent", v);
+    char *aud = NULL;
+    for (int k = 0; k < 200; k++) {
+        free(aud);
+        aud = read_text_file(audit);
+        if (aud && strstr(aud, "refused: input from a read-only watcher"))
+            break;
+        testlib_sleep_ms(50);
+    }
+    CHECK_HAS(aud, "refused: input from a read-only watcher");
+    CHECK_LACKS(aud, "switched the view");
+    CHECK_LACKS(aud, strstr(wlink, "/live/") + 6);
+    free(aud);
+    cdp_page_free(wp);
+}
+
 /* Issue 15, point 1, end to end: cdpgate mcp --live; the person, in the
  * view, opens a target=_blank link of the agent's page (Tab, Enter): the
  * view follows the popup (the tab list shows both, the popup marked; the
- * URL is the popup's); the person clicks the first tab in
+ * URL is the popup's); a watcher (the host's "watch" on --control-fd)
+ * sees the list but its tab choice is refused and audited; the person
+ * clicks the first tab in
  * the list: the view and the agent's current tab go back to it (audited);
  * after the hand-back the agent continues on the tab the person left. */
 static void t_mcp_live_tabs(void)
@@ -1480,9 +1528,9 @@ static void t_mcp_live_tabs(void)
              linkfile);
     snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
     const char *argv[] = {testlib_cdpgate_bin(), rules, "--audit", audit, "--live",
-                          "--live-notify", notify, "mcp", NULL};
+                          "--live-notify", notify, "--control-fd", "3", "mcp", NULL};
     fixture_child c;
-    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, NULL, argv, false)))
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, NULL, argv, true)))
         return;
     testlib_mcp_init(&c, "t");
     char page[200];
@@ -1525,6 +1573,9 @@ static void t_mcp_live_tabs(void)
                        "'/act/target.html'))", "true", v, sizeof v));
     person_eval(&p, "document.querySelectorAll('#tabs button')[1].textContent", v, sizeof v);
     CHECK_HAS(v, "Target page \u00b7 http://shop.test:");
+    watcher_tab_refused(&c, b, linkfile, link, audit);
+    person_eval(&p, TABS_SHOWN, v, sizeof v);
+    CHECK_STR("Popups|*Target page", v);
     /* the person chooses the first tab: the view goes back to it */
     person_eval(&p, "document.querySelectorAll('#tabs button')[0].click(),'ok'", v, sizeof v);
     CHECK(person_until(&p, TABS_SHOWN, "*Popups|Target page", v, sizeof v));
