@@ -266,26 +266,56 @@ static bool volatile_key(const char *k, size_t n)
     return false;
 }
 
-/* url with the volatile query parameters dropped (new; NULL for NULL or
- * when out of memory). */
+/* A path's segment parameters p[0..n) (from a ';') into b without the
+ * volatile ones (";jsessionid=...": a session id the server wrote into
+ * the URL; red team s15, R5-2): replay gets its session afresh. */
+static void put_params_stable(base_buf *b, const char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t e = i + 1;
+        while (e < n && p[e] != ';' && p[e] != '/')
+            e++;
+        const char *eq = p[i] == ';' ? memchr(p + i, '=', e - i) : NULL;
+        if (!eq || !volatile_key(p + i + 1, (size_t)(eq - (p + i + 1))))
+            base_buf_put(b, p + i, e - i);
+        i = e;
+    }
+}
+
+/* url with the volatile query and path parameters dropped (new; NULL for
+ * NULL or when out of memory). Pairs are split at '&' and ';' as
+ * url_redact splits them; a kept pair keeps the separator before it. */
 static char *url_stable_query(const char *url)
 {
-    const char *q = strchr(url, '?');
-    if (!q)
-        return base_strdup(url);
-    const char *frag = strchr(q, '#');
-    size_t qend = frag ? (size_t)(frag - url) : strlen(url);
+    const char *sch = strstr(url, "://");
+    size_t at = sch && sch < url + strcspn(url, "/?#") ? (size_t)(sch - url) + 3 : 0;
+    at += strcspn(url + at, "/?#");
+    size_t qat = at + strcspn(url + at, "?#");
     base_buf b = {0};
-    base_buf_put(&b, url, (size_t)(q - url));
-    size_t pos = (size_t)(q - url) + 1;
+    base_buf_put(&b, url, at);
+    for (size_t i = at; i < qat;) {
+        size_t n = strcspn(url + i, ";/?#"), e = i + n;
+        base_buf_put(&b, url + i, n);
+        if (url[e] == ';') {
+            size_t pe = e + strcspn(url + e, "/?#");
+            put_params_stable(&b, url + e, pe - e);
+            e = pe;
+        }
+        if (e < qat && url[e] == '/')
+            base_buf_putc(&b, url[e++]);
+        i = e;
+    }
+    const char *frag = strchr(url + qat, '#');
+    size_t qend = frag ? (size_t)(frag - url) : strlen(url);
+    size_t pos = qat + 1;
     bool first = true;
-    while (pos < qend) {
-        const char *amp = memchr(url + pos, '&', qend - pos);
-        size_t end = amp ? (size_t)(amp - url) : qend;
+    while (url[qat] == '?' && pos <= qend) {
+        size_t end = pos + strcspn(url + pos, "&;#");
         const char *eq = memchr(url + pos, '=', end - pos);
         size_t klen = (eq ? (size_t)(eq - url) : end) - pos;
         if (end > pos && !volatile_key(url + pos, klen)) {
-            base_buf_putc(&b, first ? '?' : '&');
+            base_buf_putc(&b, first ? '?' : url[pos - 1]);
             base_buf_put(&b, url + pos, end - pos);
             first = false;
         }

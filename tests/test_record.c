@@ -15,6 +15,7 @@
 #include "fixture.h"
 
 #include "replay/replay.h"
+#include "url/url.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -554,6 +555,149 @@ static void t_rec_url_rule(void)
     test_rm_rf(dir);
 }
 
+/* Red team s15 (red5, R5-2): secrets the trail's URL rule still writes:
+ * a password under "pw" (the fixture bank's own field name) or "userPw",
+ * a ';jsessionid=' path parameter, a ';'-separated query pair, a token in
+ * a nested return URL (raw and percent-encoded). Each secret must be
+ * absent from the trail file. Fails on main 8072822. */
+static void t_red5_rec_url_more(void)
+{
+    static const char *const U[] = {
+        "http://a.test:8080/bank/login/verify?user=alice&pw=hunt3r7&otp=123456",
+        "http://a.test:8080/p?q=1&userPw=Tr0ub4dorPw",
+        "http://a.test:8080/account;jsessionid=0123456789ABCDEF0123456789ABCDEF",
+        "http://a.test:8080/a?x=1;access_token=abcdefgh12345",
+        "http://a.test:8080/x?next=/cb?token=nestedtok1",
+        "http://a.test:8080/x?redirect=http%3A%2F%2Fb.test%2Fcb%3Faccess_token%3Dencodedtok1",
+    };
+    static const char *const SECRETS5[] = {"hunt3r7", "Tr0ub4dorPw",
+        "0123456789ABCDEF0123456789ABCDEF", "abcdefgh12345", "nestedtok1", "encodedtok1"};
+    char dir[256], path[300];
+    if (testlib_tempdir("rec", dir, sizeof dir) != 0)
+        return;
+    snprintf(path, sizeof path, "%s/t.trail", dir);
+    replay_err err;
+    replay_rec *r = replay_rec_open(path, "0.1.0", "t", &err);
+    if (!CHECK(r))
+        return;
+    for (size_t i = 0; i < sizeof U / sizeof U[0]; i++) {
+        replay_act act = {.op = "open", .url = U[i]};
+        snap_step_facts f = {.url = U[i], .origin = "http://a.test:8080"};
+        CHECK_INT(0, replay_rec_action(r, &act, &f, "{\"ok\":true}", &err));
+    }
+    replay_rec_close(r);
+    char *bytes = test_read_file(path, NULL);
+    for (size_t i = 0; bytes && i < sizeof SECRETS5 / sizeof SECRETS5[0]; i++)
+        if (!CHECK(!strstr(bytes, SECRETS5[i])))
+            fprintf(stderr, "  in the trail: %s\n", U[i]);
+    CHECK(bytes != NULL);
+    free(bytes);
+    test_rm_rf(dir);
+}
+
+/* Record one "open" step per URL of u (n) into a new trail; its bytes
+ * (new), NULL on failure. */
+static char *rec_opens(const char *const *u, size_t n)
+{
+    char dir[256], path[300];
+    if (testlib_tempdir("rec", dir, sizeof dir) != 0)
+        return NULL;
+    snprintf(path, sizeof path, "%s/t.trail", dir);
+    replay_err err;
+    replay_rec *r = replay_rec_open(path, "0.1.0", "t", &err);
+    if (!CHECK(r))
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        replay_act act = {.op = "open", .url = u[i]};
+        snap_step_facts f = {.url = u[i], .origin = "http://a.test:8080"};
+        CHECK_INT(0, replay_rec_action(r, &act, &f, "{\"ok\":true}", &err));
+    }
+    replay_rec_close(r);
+    char *bytes = test_read_file(path, NULL);
+    test_rm_rf(dir);
+    return bytes;
+}
+
+/* R5-2's rule is general, both sides: what a demanding reader expects
+ * hidden is (short password keys, ';' pairs and path parameters of any
+ * name, personal numbers under their keys, a nested return URL raw or
+ * percent-encoded, a short code after a short-link segment), and docs,
+ * search, pagination and plain return addresses stay as they are; a
+ * session id in a path parameter is dropped as a query's is (the replay
+ * gets a session afresh). Each URL goes through url_redact twice
+ * (idempotent). Fails before the fix: the secrets were kept. */
+static void t_rec_url_r5_rule(void)
+{
+    static const char *const KEEP[] = {
+        "http://a.test:8080/docs/3/library/stdtypes.html#str.split",
+        "http://a.test:8080/search?q=walnut+lamp&start=10&p=2",
+        "http://a.test:8080/search?p=walnut+lamp",
+        "http://a.test:8080/list?page=3&per_page=50;sort=price",
+        "http://a.test:8080/blog/?p=123",
+        "http://a.test:8080/shop?cc=US&card=gift&cardType=visa&account=settings",
+        "http://a.test:8080/r/programming",
+        "http://a.test:8080/s?k=walnut+lamp",
+        "http://a.test:8080/next?return=/account/settings",
+        "http://a.test:8080/login?continue=https%3A%2F%2Fmail.a.test%2Finbox",
+    };
+    static const char *const WANT[] = {
+        "http://a.test:8080/login?user=alice&pw=[redacted]",
+        "http://a.test:8080/l?p=[redacted]&userPw=[redacted]&passwd=[redacted]",
+        "http://a.test:8080/account;x=[redacted]/a",
+        "http://a.test:8080/a?x=1;access_token=[redacted]",
+        "http://a.test:8080/f?ssn=[redacted]&card=[redacted]&cvv=[redacted]&iban=[redacted]",
+        "http://a.test:8080/f?cardNumber=[redacted]&account_no=[redacted]&cc=[redacted]",
+        "http://a.test:8080/x?next=/cb?token=[redacted]",
+        ("http://a.test:8080/x?continue=https%3A%2F%2Fb.test%2Fcb%3Fcode%3D[redacted]"
+         "%26state%3D[redacted]"),
+        "http://a.test:8080/r/[redacted]",
+        "http://a.test:8080/x?n=%2Fa%3BJSESSIONID%3D[redacted]",
+    };
+    static const char *const U[] = {
+        "http://a.test:8080/login?user=alice&pw=hunt3r",
+        "http://a.test:8080/l?p=hunter2&userPw=Tr0ub4dor&passwd=letmein",
+        "http://a.test:8080/account;jsessionid=0123456789ABCDEF;x=y/a;sid=77",
+        "http://a.test:8080/a?x=1;access_token=abcdefgh12345",
+        "http://a.test:8080/f?ssn=123-45-6789&card=4111111111111111&cvv=123&iban=GB82WEST",
+        "http://a.test:8080/f?cardNumber=4111111111111111&account_no=12345678&cc=4111111111111111",
+        "http://a.test:8080/x?next=/cb?token=nestedtok1",
+        ("http://a.test:8080/x?continue=https%3A%2F%2Fb.test%2Fcb%3Fcode%3Dq8vT3kLm9Xw2%26"
+         "state%3DRpY7sNd4HfJ8xQ"),
+        "http://a.test:8080/r/Kx9mQ2vB7",
+        "http://a.test:8080/x?n=%2Fa%3BJSESSIONID%3DZZ99",
+    };
+    const char *all[sizeof KEEP / sizeof KEEP[0] + sizeof U / sizeof U[0]];
+    size_t nk = sizeof KEEP / sizeof KEEP[0], nu = sizeof U / sizeof U[0];
+    memcpy(all, KEEP, sizeof KEEP);
+    memcpy(all + nk, U, sizeof U);
+    char *bytes = rec_opens(all, nk + nu);
+    char want[400];
+    for (size_t i = 0; bytes && i < nk + nu; i++) {
+        snprintf(want, sizeof want, "\"url\":\"%s\"", i < nk ? KEEP[i] : WANT[i - nk]);
+        if (!CHECK_HAS(bytes, want))
+            fprintf(stderr, "  from %s\n", all[i]);
+    }
+    CHECK(bytes != NULL);
+    free(bytes);
+    /* the one rule, every flag: applied again, nothing changes */
+    for (size_t i = 0; i < nk + nu; i++)
+        for (unsigned fl = 0; fl < 4; fl++) {
+            char *r1 = url_redact(all[i], fl, NULL), *r2 = r1 ? url_redact(r1, fl, NULL) : NULL;
+            if (!CHECK(r1 && r2 && strcmp(r1, r2) == 0))
+                fprintf(stderr, "  not idempotent (%u): %s -> %s -> %s\n", fl, all[i],
+                        r1 ? r1 : "", r2 ? r2 : "");
+            free(r1);
+            free(r2);
+        }
+    /* shown to the model (by name, no token shapes): the same names */
+    char *r = url_redact(U[1], 0, NULL);
+    CHECK_STR("http://a.test:8080/l?p=[redacted]&userPw=[redacted]&passwd=[redacted]", r);
+    free(r);
+    r = url_redact(U[6], 0, NULL);
+    CHECK_STR(WANT[6], r);
+    free(r);
+}
+
 /* R4-5 at the recorder: a typed text, a key, a query and a read that
  * spell "{{name}}" are written with "{{" as "{{{{" (docs/replay.md,
  * "Parameters"), the recorder's own parameter as {{name}}, also where a
@@ -986,6 +1130,8 @@ static const test_case TESTS[] = {
     {"rec_bearer_shape", t_rec_bearer_shape},
     {"red4_rec_url_secrets", t_red4_rec_url_secrets},
     {"rec_url_rule", t_rec_url_rule},
+    {"red5_rec_url_more", t_red5_rec_url_more},
+    {"rec_url_r5_rule", t_rec_url_r5_rule},
     {"rec_param_escape", t_rec_param_escape},
     {"red4_rec_press_secret", t_red4_rec_press_secret},
     {"red4_mcp_press_secret", t_red4_mcp_press_secret},

@@ -80,8 +80,9 @@ static bool name_has_word(const char *name, size_t n, const char *const *words,
 }
 
 static const char *const SECRET_WORDS[] = {
-    "password", "passwd", "pwd", "pass", "passcode", "passphrase", "otp", "totp", "hotp",
-    "secret", "token", "apikey", "sig", "signature", "credential", "credentials", "pin", NULL,
+    "password", "passwd", "pwd", "pw", "pword", "pass", "passcode", "passphrase", "otp", "totp",
+    "hotp", "secret", "token", "apikey", "sig", "signature", "credential", "credentials", "pin",
+    "sid", "sessionid", "jsessionid", "phpsessid", NULL,
 };
 static const char *const SECRET_PARTS[] = {"passw", "token", "secret", NULL};
 /* Also when the form that was submitted had a password or one-time-code
@@ -111,18 +112,103 @@ bool url_secret_name(const char *name, size_t n, bool strict)
     return name && secret_param(name, n, strict, NULL);
 }
 
+/* ---- shared by both parts: pairs, path parameters, nested URLs ---- */
+
+/* How a pass is run: by name (strict, fields) or by shape (tokens). */
+typedef struct {
+    bool tokens;
+    bool strict;
+    const char *const *fields;
+} redact_ctx;
+
+#define NEST_MAX 3   /* URLs inside values inside values ... scrubbed this deep */
+
+static char *redact_query(const char *url, const redact_ctx *c, int depth);
+static char *redact_tokens(const char *url, int depth);
+static bool key_personal(const char *k, size_t kn, const char *v, size_t vn);
+
+/* Where the pair at p ends (before end): at '&' or ';'. Both parts split
+ * a query or a fragment the same way (red team s15, R5-2: ';' pairs). */
+static const char *pair_end(const char *p, const char *end)
+{
+    while (p < end && *p != '&' && *p != ';')
+        p++;
+    return p;
+}
+
+/* v[0..n) percent-decoded once (new; "%00" and '+' left as they are). */
+static char *pct_decode(const char *v, size_t n)
+{
+    base_buf b = {0};
+    for (size_t i = 0; i < n; i++) {
+        char c = v[i];
+        if (c == '%' && i + 2 < n && isxdigit((unsigned char)v[i + 1]) &&
+            isxdigit((unsigned char)v[i + 2])) {
+            char hex[3] = {v[i + 1], v[i + 2], 0};
+            char x = (char)strtol(hex, NULL, 16);
+            if (x) {
+                c = x;
+                i += 2;
+            }
+        }
+        base_buf_putc(&b, c);
+    }
+    return base_buf_take(&b, NULL);
+}
+
+/* s percent-encoded as encodeURIComponent does, '[' and ']' kept (so a
+ * "[redacted]" in it reads as one), into b. */
+static void put_pct(base_buf *b, const char *s)
+{
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (isalnum(*c) || strchr("-_.!~*'()[]", *c))
+            base_buf_putc(b, (char)*c);
+        else
+            base_buf_printf(b, "%%%02X", *c);
+    }
+}
+
+/* The value v[0..n) of a pair that is not hidden as a whole, into b. A
+ * value holding a URL once percent-decoded ("://", '?', ';' or '#': a
+ * return address "next=/cb?token=...", "continue=https%3A%2F%2F...") is
+ * that URL scrubbed by the same pass, written back as it came (as it is,
+ * or percent-encoded again) when anything was hidden; deeper than
+ * NEST_MAX, the value is "[redacted]" (R5-2). */
+static void put_value(base_buf *b, const char *v, size_t n, const redact_ctx *c, int depth)
+{
+    char *d = pct_decode(v, n);
+    bool nested = d && (strstr(d, "://") || strpbrk(d, "?;#"));
+    char *r = !nested || depth >= NEST_MAX ? NULL
+              : c->tokens ? redact_tokens(d, depth + 1) : redact_query(d, c, depth + 1);
+    if (!d || (nested && depth < NEST_MAX && !r))
+        b->oom = true;
+    else if (nested && depth >= NEST_MAX)
+        base_buf_puts(b, "[redacted]");
+    else if (!r || strcmp(r, d) == 0)
+        base_buf_put(b, v, n);
+    else if (strlen(d) == n && memcmp(d, v, n) == 0)
+        base_buf_puts(b, r);
+    else
+        put_pct(b, r);
+    free(r);
+    free(d);
+}
+
 /* Redact name=value pairs of [p, end) separated by '&' or ';' into b. */
-static void redact_pairs(base_buf *b, const char *p, const char *end, bool strict,
-                         const char *const *fields)
+static void redact_pairs(base_buf *b, const char *p, const char *end, const redact_ctx *c,
+                         int depth)
 {
     while (p < end) {
-        const char *amp = p;
-        while (amp < end && *amp != '&' && *amp != ';')
-            amp++;
+        const char *amp = pair_end(p, end);
         const char *eq = memchr(p, '=', (size_t)(amp - p));
-        if (eq && secret_param(p, (size_t)(eq - p), strict, fields) && eq + 1 < amp) {
+        size_t kn = eq ? (size_t)(eq - p) : 0, vn = eq ? (size_t)(amp - eq - 1) : 0;
+        if (eq && vn && (secret_param(p, kn, c->strict, c->fields) ||
+                         key_personal(p, kn, eq + 1, vn))) {
             base_buf_put(b, p, (size_t)(eq + 1 - p));
             base_buf_printf(b, "[redacted]");
+        } else if (eq) {
+            base_buf_put(b, p, (size_t)(eq + 1 - p));
+            put_value(b, eq + 1, vn, c, depth);
         } else {
             base_buf_put(b, p, (size_t)(amp - p));
         }
@@ -143,7 +229,47 @@ static bool has_param(const char *p, const char *end, const char *name)
     return false;
 }
 
-static char *redact_query(const char *url, bool strict, const char *const *fields)
+/* A path segment's parameters s[0..n) (from its first ';'): each one's
+ * value written "[redacted]", whatever its name (";jsessionid=...",
+ * ";sid=...": a session id the server rewrote into the URL; R5-2). */
+static void put_seg_params(base_buf *b, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t e = i + 1;
+        while (e < n && s[e] != ';')
+            e++;
+        const char *eq = memchr(s + i, '=', e - i);
+        if (eq && (size_t)(eq - s) + 1 < e) {
+            base_buf_put(b, s + i, (size_t)(eq + 1 - (s + i)));
+            base_buf_puts(b, "[redacted]");
+        } else {
+            base_buf_put(b, s + i, e - i);
+        }
+        i = e;
+    }
+}
+
+/* The path p[0..n) into b with every segment's parameters hidden. */
+static void put_path_params(base_buf *b, const char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t e = i;
+        while (e < n && p[e] != '/')
+            e++;
+        const char *sc = memchr(p + i, ';', e - i);
+        size_t core = sc ? (size_t)(sc - (p + i)) : e - i;
+        base_buf_put(b, p + i, core);
+        put_seg_params(b, p + i + core, e - i - core);
+        if (e < n)
+            base_buf_putc(b, '/');
+        i = e + 1;
+    }
+}
+
+/* url redacted by name (c: not tokens), depth: how deep in values. */
+static char *redact_query(const char *url, const redact_ctx *c, int depth)
 {
     if (!url)
         return NULL;
@@ -153,7 +279,8 @@ static char *redact_query(const char *url, bool strict, const char *const *field
      * '\\' ends the authority, "//" is optional, tabs and newlines do not
      * count), hidden up to the last '@' before the host. */
     url_parts up;
-    if (url_parse(url, &up, NULL) == 0) {
+    int prc = url_parse(url, &up, NULL);
+    if (prc == 0) {
         const char *auth = strchr(url, ':') + 1, *rest = url + up.rest, *at = NULL;
         while (auth < rest && (*auth == '/' || *auth == '\\' || *auth == '\t' ||
                                *auth == '\n' || *auth == '\r'))
@@ -192,18 +319,25 @@ static char *redact_query(const char *url, bool strict, const char *const *field
     const char *hash = memchr(p, '#', (size_t)(end - p));
     const char *qend = hash ? hash : end;
     const char *qm = memchr(p, '?', (size_t)(qend - p));
-    base_buf_put(&b, p, (size_t)((qm ? qm : qend) - p));
+    /* A path's parameters, but not in an opaque URL's text (data:,
+     * javascript:, mailto:) */
+    if (prc != URL_EOPAQUE)
+        put_path_params(&b, p, (size_t)((qm ? qm : qend) - p));
+    else
+        base_buf_put(&b, p, (size_t)((qm ? qm : qend) - p));
+    redact_ctx st = *c;
     if (qm) {
-        bool st = strict || (has_param(qm + 1, qend, "state") && has_param(qm + 1, qend, "code"));
+        st.strict = c->strict || (has_param(qm + 1, qend, "state") &&
+                                  has_param(qm + 1, qend, "code"));
         base_buf_put(&b, "?", 1);
-        redact_pairs(&b, qm + 1, qend, st, fields);
+        redact_pairs(&b, qm + 1, qend, &st, depth);
     }
     if (hash) {
         base_buf_put(&b, "#", 1);
         if (memchr(hash + 1, '=', (size_t)(end - hash - 1))) {
-            bool st = strict || (has_param(hash + 1, end, "state") &&
-                                 has_param(hash + 1, end, "code"));
-            redact_pairs(&b, hash + 1, end, st, fields);
+            st.strict = c->strict || (has_param(hash + 1, end, "state") &&
+                                      has_param(hash + 1, end, "code"));
+            redact_pairs(&b, hash + 1, end, &st, depth);
         } else {
             base_buf_put(&b, hash + 1, (size_t)(end - hash - 1));
         }
@@ -366,18 +500,32 @@ static bool bearer_like(const char *s, size_t n, bool after_kw)
     return after_kw ? n >= 8 && (digit || n >= 16) : n >= 16 && alpha && digit;
 }
 
-static bool bearer_word(const char *s, size_t n)
+/* What a path segment s[0..n) says of the next one: BW_NAMED, it names a
+ * secret link ("reset", "invite", "login", ...: the next segment and the
+ * query's values are read after a keyword); BW_SHORT, a short-link prefix
+ * (one letter, "go", "share", "link": "/r/Kx9mQ2vB7", a magic-link code
+ * of 8+ characters; red team s15, R5-2), the next segment only; else 0. */
+enum { BW_NONE, BW_SHORT, BW_NAMED };
+
+static int bearer_word(const char *s, size_t n)
 {
     static const char *const W[] = {"reset", "magic", "verif", "confirm", "invit", "activat",
                                     "login", "signin", "sign-in", "token", "auth", "unsubscribe",
                                     "callback", "ticket", "saml", NULL};
+    static const char *const SHORT[] = {"go", "ml", "link", "links", "share", "shared", "sso",
+                                        "otp", "code", "key", NULL};
     char low[40];
     if (!base_lower_copy(low, sizeof low, s, n))
-        return false;
+        return BW_NONE;
     for (size_t i = 0; W[i]; i++)
         if (strstr(low, W[i]))
-            return true;
-    return false;
+            return BW_NAMED;
+    if (n == 1 && isalpha((unsigned char)low[0]))
+        return BW_SHORT;
+    for (size_t i = 0; SHORT[i]; i++)
+        if (strcmp(low, SHORT[i]) == 0)
+            return BW_SHORT;
+    return BW_NONE;
 }
 
 static bool word_in(const char *w, const char *const *list)
@@ -416,9 +564,9 @@ static int key_secret(const char *k, size_t n)
     static const char *const SUB[] = {"token", "secret", "passw", "apikey", "signature",
                                       "credential", "ticket", "magic", "bearer", "jwt", "saml",
                                       NULL};
-    static const char *const STRONG[] = {"sig", "pwd", "pass", "passcode", "otp", "auth",
-                                         "authorization", "assertion", "hmac", "pin", "mfa",
-                                         NULL};
+    static const char *const STRONG[] = {"sig", "pwd", "pw", "pword", "pass", "passcode", "otp",
+                                         "auth", "authorization", "assertion", "hmac", "pin",
+                                         "mfa", "sid", NULL};
     static const char *const WEAK[] = {"code", "state", "key", "hash", "reset", "verify",
                                        "verification", "confirm", "confirmation", "invite",
                                        "invitation", "activation", "activate", "access",
@@ -450,63 +598,138 @@ static int key_secret(const char *k, size_t n)
     return kind;
 }
 
+/* Is k[0..kn)'s word list (split as key_secret splits, lower-cased) or
+ * its letters and digits run together (joined) one of list / holding one
+ * of parts? */
+static bool key_has(const char *k, size_t kn, const char *joined, const char *const *list,
+                    const char *const *parts)
+{
+    for (size_t i = 0; parts && parts[i]; i++)
+        if (strstr(joined, parts[i]))
+            return true;
+    char w[65];
+    for (size_t i = 0; list && i < kn;) {
+        if (!isalnum((unsigned char)k[i])) {
+            i++;
+            continue;
+        }
+        size_t e = key_word_end(k, kn, i);
+        if (base_lower_copy(w, sizeof w, k + i, e - i) && word_in(w, list))
+            return true;
+        i = e;
+    }
+    return false;
+}
+
+/* Personal data and session ids under their usual keys (red team s15,
+ * R5-2), for both parts of the rule:
+ *  - always: a session id ("JSESSIONID", "session_id", "sessId"), a
+ *    social security number, a card's security code, an IBAN;
+ *  - when the value holds 3 digits or more: a card or account number
+ *    ("card", "cc", "cardNumber", "acct", "account_no", "routing",
+ *    "sortcode"): "card=gift", "cc=US", "account=settings" stay;
+ *  - under the one-letter key "p": a value of one word mixing letters and
+ *    digits or holding a symbol (a password: "p=hunter2"), not a number
+ *    or words (a page "p=2", Yahoo's search "p=walnut+lamp"), nor a text
+ *    holding '/', '?', '#', ';', ':' or '['. */
+static bool key_personal(const char *k, size_t kn, const char *v, size_t vn)
+{
+    static const char *const ALWAYS[] = {"ssn", "cvv", "cvv2", "cvc", "cvc2", "csc", "cvn",
+                                         "iban", "sid", NULL};
+    static const char *const ALWAYS_IN[] = {"sessionid", "sessid", "socialsecurity",
+                                            "securitycode", NULL};
+    static const char *const NUM[] = {"card", "cc", "acct", "routing", "bsb", NULL};
+    static const char *const NUM_IN[] = {"cardnum", "cardno", "creditcard", "debitcard", "ccnum",
+                                         "accountnum", "accountno", "accountnr", "acctnum",
+                                         "acctno", "sortcode", NULL};
+    char joined[65];
+    size_t j = 0;
+    for (size_t i = 0; i < kn && j < sizeof joined - 1; i++)
+        if (isalnum((unsigned char)k[i]))
+            joined[j++] = (char)tolower((unsigned char)k[i]);
+    joined[j] = 0;
+    if (key_has(k, kn, joined, ALWAYS, ALWAYS_IN))
+        return true;
+    size_t digits = 0, alpha = 0, other = 0;
+    for (size_t i = 0; i < vn; i++) {
+        unsigned char c = (unsigned char)v[i];
+        digits += isdigit(c) != 0;
+        alpha += isalpha(c) != 0;
+        other += !isalnum(c) && !strchr("-_.", c);
+    }
+    if (digits >= 3 && key_has(k, kn, joined, NUM, NUM_IN))
+        return true;
+    /* "p": one word, not a text holding delimiters (a nested URL: what
+     * its scrub hides or keeps may never turn the whole value into a
+     * password on a second pass: idempotent, fuzz_url) */
+    bool word = true;
+    for (size_t i = 0; i < vn && word; i++)
+        word = !strchr("+/?#;:[", v[i]) &&
+               !(v[i] == '%' && i + 2 < vn && v[i + 1] == '2' && v[i + 2] == '0');
+    return strcmp(joined, "p") == 0 && kn == 1 && word && ((digits && alpha) || other);
+}
+
 /* The query q[0..n) (after the '?') into b with the value of each
  * parameter that is a secret written "[redacted]" (the key kept): under
  * a strong key any value, under a weak key or after a path segment naming
  * a secret link (kw) one shaped like a token, under any key a JWT, a hex
  * digest or a token-shaped text (bearer_like). A parameter without '=' is
  * a value. */
-static void put_query_scrubbed(base_buf *b, const char *q, size_t n, bool kw)
+static void put_query_scrubbed(base_buf *b, const char *q, size_t n, bool kw, int depth)
 {
+    static const redact_ctx tokens = {.tokens = true};
     size_t pos = 0;
     while (pos <= n) {
-        const char *amp = memchr(q + pos, '&', n - pos);
-        size_t end = amp ? (size_t)(amp - q) : n;
+        size_t end = (size_t)(pair_end(q + pos, q + n) - q);
         const char *eq = memchr(q + pos, '=', end - pos);
         size_t klen = eq ? (size_t)(eq - (q + pos)) : 0;
         size_t vat = eq ? pos + klen + 1 : pos;
         int ks = eq ? key_secret(q + pos, klen) : KEY_PLAIN;
         bool secret = end > vat && (ks == KEY_STRONG ||
+                                    (eq && key_personal(q + pos, klen, q + vat, end - vat)) ||
                                     bearer_like(q + vat, end - vat, kw || ks == KEY_WEAK));
         base_buf_put(b, q + pos, vat - pos);
         if (secret)
             base_buf_puts(b, "[redacted]");
         else
-            base_buf_put(b, q + vat, end - vat);
-        if (amp)
-            base_buf_putc(b, '&');
+            put_value(b, q + vat, end - vat, &tokens, depth);
+        if (end < n)
+            base_buf_putc(b, q[end]);
         pos = end + 1;
     }
 }
 
 /* u (the path and what follows it, after the authority) with bearer-like
- * path segments, secret query values and a fragment holding values or a
+ * path segments (a segment's part before its parameters; the parameters'
+ * values hidden), secret query values and a fragment holding values or a
  * bearer-like text written "[redacted]", into b. */
-static void put_path_scrubbed(base_buf *b, const char *u)
+static void put_path_scrubbed(base_buf *b, const char *u, int depth)
 {
     size_t plen = strcspn(u, "?#");
     size_t pos = 0;
-    bool kw = false, any_kw = false;
+    int kw = BW_NONE;
+    bool any_kw = false;
     while (pos < plen) {
         if (u[pos] == '/') {
             base_buf_putc(b, '/');
             pos++;
             continue;
         }
-        size_t n = strcspn(u + pos, "/?#");
-        if (bearer_like(u + pos, n, kw))
+        size_t n = strcspn(u + pos, "/?#"), core = strcspn(u + pos, "/?#;");
+        if (bearer_like(u + pos, core, kw != BW_NONE))
             base_buf_puts(b, "[redacted]");
         else
-            base_buf_put(b, u + pos, n);
-        kw = bearer_word(u + pos, n);
-        any_kw = any_kw || kw;
+            base_buf_put(b, u + pos, core);
+        put_seg_params(b, u + pos + core, n - core);
+        kw = bearer_word(u + pos, core);
+        any_kw = any_kw || kw == BW_NAMED;
         pos += n;
     }
     const char *frag = strchr(u + plen, '#');
     size_t qlen = frag ? (size_t)(frag - (u + plen)) : strlen(u + plen);
     if (qlen) {
         base_buf_putc(b, '?');
-        put_query_scrubbed(b, u + plen + 1, qlen - 1, any_kw);
+        put_query_scrubbed(b, u + plen + 1, qlen - 1, any_kw, depth);
     }
     if (!frag)
         return;
@@ -516,16 +739,30 @@ static void put_path_scrubbed(base_buf *b, const char *u)
         base_buf_puts(b, frag);
 }
 
+/* Does url start with a scheme ("https:", "mailto:")? */
+static bool has_scheme(const char *url)
+{
+    size_t n = strcspn(url, ":/?#");
+    if (!n || url[n] != ':' || !isalpha((unsigned char)url[0]))
+        return false;
+    for (size_t i = 1; i < n; i++)
+        if (!isalnum((unsigned char)url[i]) && !strchr("+-.", url[i]))
+            return false;
+    return true;
+}
+
 /* url (redacted by name) with the bearer rule applied: the userinfo, then
  * the path, query and fragment. */
-static char *redact_tokens(const char *url)
+static char *redact_tokens(const char *url, int depth)
 {
     /* The authority follows a scheme at the start ("https://", also
      * "blob:https://"), never a "://" met later: a relative address or a
      * text holding a URL in its query is scrubbed as a path and query as a
      * whole (make fuzz, fuzz_url: a nested "http://" taken for the
      * authority left the text before it unscrubbed, so a second pass hid
-     * more than the first). */
+     * more than the first). A text with no scheme at all (a relative
+     * address, a return address inside a value) is all path, query and
+     * fragment; an opaque URL's text (data:, mailto:) is kept. */
     const char *s = strstr(url, "://");
     if (s) {
         const char *c = url;
@@ -537,7 +774,7 @@ static char *redact_tokens(const char *url)
     }
     const char *auth = s ? s + 3 : NULL;
     size_t alen = auth ? strcspn(auth, "/\\?#") : 0;
-    const char *path = auth ? auth + alen : url + strlen(url);
+    const char *path = auth ? auth + alen : has_scheme(url) ? url + strlen(url) : url;
     const char *at = NULL;   /* the userinfo's end: its last '@' */
     for (size_t i = 0; i < alen; i++)
         if (auth[i] == '@')
@@ -550,16 +787,17 @@ static char *redact_tokens(const char *url)
     } else {
         base_buf_put(&b, url, (size_t)(path - url));
     }
-    put_path_scrubbed(&b, path);
+    put_path_scrubbed(&b, path, depth);
     return base_buf_take(&b, NULL);
 }
 
 char *url_redact(const char *url, unsigned flags, const char *const *fields)
 {
-    char *r = redact_query(url, (flags & URL_REDACT_STRICT) != 0, fields);
+    redact_ctx c = {.strict = (flags & URL_REDACT_STRICT) != 0, .fields = fields};
+    char *r = redact_query(url, &c, 0);
     if (!r || !(flags & URL_REDACT_TOKENS))
         return r;
-    char *t = redact_tokens(r);
+    char *t = redact_tokens(r, 0);
     free(r);
     return t;
 }
