@@ -102,8 +102,14 @@ void cli_replay_tool(cli_rec *c, snap_agent *g, gate *gt, const mcp_args *a,
     replay_err err = {0};
     replay_trail *t = replay_trail_load(path, &err);
     if (!t) {
+        /* Never the host's --record-dir (the model knows trails by name):
+         * the loader's message without the path it starts with */
+        const char *at = strstr(err.msg, path), *rest = at ? at + strlen(path) : "";
+        rest += strspn(rest, ": ");
         snprintf(msg, sizeof msg, "browser_replay: trail %s: %s", a->name,
-                 err.code == REPLAY_EIO ? "cannot be read" : err.msg);
+                 err.code == REPLAY_EIO ? "cannot be read"
+                 : at && !strstr(rest, c->dir) ? rest
+                 : strstr(err.msg, c->dir) ? "cannot be loaded" : err.msg);
         fail(out, msg);
         return;
     }

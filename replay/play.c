@@ -355,12 +355,35 @@ static int check_state(run *R, const replay_step *s, const snap_elems *E)
 }
 
 /* The target of s re-found: its ref into ref, or a divergence. */
+static char *filled_text(const char *s, const replay_opts *o, bool keep_esc);
+
+/* s's target with its page texts filled (filled_text; the strings into
+ * own[5], new); false when out of memory. */
+static bool target_filled(const replay_step *s, const replay_opts *o, replay_target *t,
+                          char *own[5])
+{
+    *t = s->target;
+    char **f[] = {&t->name, &t->row, &t->section, &t->label, &t->placeholder};
+    bool ok = true;
+    for (size_t i = 0; i < 5; i++) {
+        own[i] = *f[i] ? filled_text(*f[i], o, i == 1) : NULL;
+        ok = ok && (!*f[i] || own[i]);
+        *f[i] = own[i];
+    }
+    return ok;
+}
+
 static int refind(run *R, const replay_step *s, snap_elems *E, char ref[16])
 {
     replay_match m;
     snap_result r = {0};
     snap_elements_free(E);
-    int rc = replay_find(R->a, &s->target, E, &m, &r);
+    replay_target t;
+    char *own[5];
+    bool ok = target_filled(s, R->o, &t, own);
+    int rc = ok ? replay_find(R->a, &t, E, &m, &r) : SNAP_ENOMEM;
+    for (size_t i = 0; i < 5; i++)
+        free(own[i]);
     if (rc) {
         int st = diverge(R, s, "observe", false, "a fresh observation",
                          r.text ? r.text : snap_strerror(rc));
@@ -374,7 +397,7 @@ static int refind(run *R, const replay_step *s, snap_elems *E, char ref[16])
     }
     div_begin(R, s, m.verdict == REPLAY_AMBIGUOUS ? "ambiguous" : "missing", false);
     json_w_key(R->w, "match");
-    replay_match_json(R->w, &s->target, E, &m);
+    replay_match_json(R->w, &s->target, E, &m, R->a);
     return div_end(R);
 }
 
@@ -582,10 +605,12 @@ static void url_base(const char *u, char *out, size_t cap)
     snprintf(out, cap, "%.*s", (int)strcspn(nz(u), "?#"), nz(u));
 }
 
-/* A recorded effect's text with each {{name}} given by --var written as
- * its value (new; as it is when a name has none): a page that echoes a
- * parameter was recorded as "Results for {{query}}". NULL: out of memory. */
-static char *effect_text(const char *s, const replay_opts *o)
+/* A recorded text with each {{name}} given by --var written as its value
+ * (new; as it is when a name has none): a page that echoes a parameter
+ * was recorded as "Results for {{query}}", a button as "Remove {{who}}".
+ * A literal "{{" ("{{{{") as "{{", or kept "{{{{" for a row (replay_row_eq
+ * reads it). NULL: out of memory. */
+static char *filled_text(const char *s, const replay_opts *o, bool keep_esc)
 {
     base_buf b = {0};
     const char *p = nz(s);
@@ -594,7 +619,7 @@ static char *effect_text(const char *s, const replay_opts *o)
         int k = replay_ph_at(p, &nl);
         const char *v = k == REPLAY_PH_NAME ? var_get(o, p + 2, nl) : NULL;
         if (k == REPLAY_PH_ESC)
-            base_buf_puts(&b, "{{");
+            base_buf_puts(&b, keep_esc ? "{{{{" : "{{");
         else if (v)
             base_buf_puts(&b, v);
         else
@@ -602,6 +627,11 @@ static char *effect_text(const char *s, const replay_opts *o)
         p += k == REPLAY_PH_ESC ? 4 : k == REPLAY_PH_NAME ? nl + 4 : 1;
     }
     return base_buf_take(&b, NULL);
+}
+
+static char *effect_text(const char *s, const replay_opts *o)
+{
+    return filled_text(s, o, false);
 }
 
 /* The recorded effect against the page after the step. 0 or a status. */

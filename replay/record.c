@@ -456,37 +456,66 @@ static size_t row_number(const char *p)
     return n;
 }
 
-/* A currency sign ends at row[0, at) (a space between allowed)? */
+/* The currency signs an amount is written with. */
+static const char *const SIGNS[] = {"$", "\xe2\x82\xac", "\xc2\xa3", "\xc2\xa5", "\xe2\x82\xb9",
+                                    "\xe2\x82\xa9", "\xe2\x82\xbd", "\xe2\x82\xba", "\xe2\x82\xaa",
+                                    NULL};
+
+/* Is s[0..3) a currency code (ISO 4217, the common ones)? */
+static bool currency_code(const char *s)
+{
+    static const char C[] = "USD EUR GBP JPY CHF CAD AUD NZD INR CNY RMB SEK NOK DKK PLN CZK "
+                            "HUF BRL MXN ZAR SGD HKD KRW TRY RUB ILS AED SAR";
+    for (size_t i = 0; i + 3 <= sizeof C - 1; i += 4)
+        if (memcmp(C + i, s, 3) == 0)
+            return true;
+    return false;
+}
+
+/* A currency sign or code ends at row[0, at) (a space between allowed;
+ * a code stands on its own: "USD", not "XUSD")? */
 static bool after_currency(const char *row, size_t at)
 {
-    static const char *const C[] = {"$", "\xe2\x82\xac", "\xc2\xa3", "\xc2\xa5",
-                                    "\xe2\x82\xb9", NULL};
     if (at && row[at - 1] == ' ')
         at--;
-    for (size_t i = 0; C[i]; i++) {
-        size_t n = strlen(C[i]);
-        if (at >= n && memcmp(row + at - n, C[i], n) == 0)
+    for (size_t i = 0; SIGNS[i]; i++) {
+        size_t n = strlen(SIGNS[i]);
+        if (at >= n && memcmp(row + at - n, SIGNS[i], n) == 0)
             return true;
     }
-    return false;
+    return at >= 3 && currency_code(row + at - 3) &&
+           (at == 3 || !isalnum((unsigned char)row[at - 4]));
+}
+
+/* A currency sign or code starts at row + at (a space between allowed)? */
+static bool before_currency(const char *row, size_t at)
+{
+    if (row[at] == ' ')
+        at++;
+    for (size_t i = 0; SIGNS[i]; i++)
+        if (strncmp(row + at, SIGNS[i], strlen(SIGNS[i])) == 0)
+            return true;
+    return strnlen(row + at, 3) == 3 && currency_code(row + at) &&
+           !isalnum((unsigned char)row[at + 3]);
 }
 
 /* A row as the trail keeps it (new; NULL for NULL or out of memory): each
  * amount written REPLAY_ROW_NUMBER, so a price that changed keeps its row
  * while an invoice or account number that differs does not (red team
- * s14, R4-8). An amount: a number after a currency sign, or one ending in
- * a separator and two digits ("20.00", "1,234.50", "9,99"). Any other
- * number stays as it is and must be equal at replay. */
-static char *row_mark(const char *row)
+ * s14, R4-8). An amount: a number after a currency sign or code, or
+ * before one ("$20.00", "EUR 1,234.50", "9,99 €", "20.00 USD"). Any other
+ * number stays as it is and must be equal at replay: "Invoice 2023.11" or
+ * "account 4711.00" is no amount (red team s15, R5-3). */
+char *replay_row_mark(const char *row)
 {
     if (!row)
         return NULL;
     base_buf b = {0};
     for (size_t i = 0; row[i];) {
-        bool edge = i == 0 || !isalnum((unsigned char)row[i - 1]);
+        bool edge = i == 0 || !isalnum((unsigned char)row[i - 1]) || after_currency(row, i);
         size_t n = edge ? row_number(row + i) : 0;
-        bool cents = n >= 4 && (row[i + n - 3] == '.' || row[i + n - 3] == ',');
-        if (n && (cents || after_currency(row, i)) && !isalnum((unsigned char)row[i + n])) {
+        bool end = n && (!isalnum((unsigned char)row[i + n]) || before_currency(row, i + n));
+        if (end && (after_currency(row, i) || before_currency(row, i + n))) {
             base_buf_puts(&b, REPLAY_ROW_NUMBER);
             i += n;
         } else {
@@ -581,6 +610,64 @@ static char *url_clean(const replay_rec *r, const char *url)
     return c;
 }
 
+/* cut (a row the recorder cut) without a trailing part of a parameter's
+ * value the cut split: that part is no {{name}} and is dropped. */
+static void cut_partial(const replay_rec *r, char *cut)
+{
+    size_t len = strlen(cut), drop = 0;
+    for (size_t i = 0; i < r->nparams; i++) {
+        size_t vn = strlen(r->pval[i]);
+        for (size_t k = vn > len + 1 ? len : vn ? vn - 1 : 0; k > drop; k--)
+            if (memcmp(cut + len - k, r->pval[i], k) == 0) {
+                drop = k;
+                break;
+            }
+    }
+    cut[len - drop] = '\0';
+}
+
+/* A target's row as the trail keeps it (new; NULL when out of memory):
+ * cut at REPLAY_ROW_CUT UTF-16 units (the only row replay matches by its
+ * start: REPLAY_ROW_CUT_MARK after it), as recorded text ("{{" written
+ * "{{{{", so no page spells the marker) with, when params, each
+ * parameter's value written {{name}}, its amounts marked. */
+static char *row_kept(const replay_rec *r, const char *row, bool params)
+{
+    char cut[REPLAY_ROW_CUT_MAX];
+    bool was_cut = replay_row_cut(row, cut, sizeof cut);
+    if (was_cut)
+        cut_partial(r, cut);
+    char *esc = params ? scrub_params(r, was_cut ? cut : row, false)
+                       : replay_lit_dup(was_cut ? cut : row);
+    char *m = esc ? replay_row_mark(esc) : NULL;
+    free(esc);
+    if (!m || !was_cut)
+        return m;
+    base_buf b = {0};
+    base_buf_puts(&b, m);
+    base_buf_puts(&b, REPLAY_ROW_CUT_MARK);
+    free(m);
+    return base_buf_take(&b, NULL);
+}
+
+/* The target's page texts with each parameter's value written {{name}}
+ * (as a typed text is: a button "Remove Alice" after Alice was typed as
+ * {{who}} is recorded "Remove {{who}}"; replay fills it in), a literal
+ * "{{" written "{{{{": its name, row, section, label and placeholder.
+ * After target_index, which counted equals with the page's own texts.
+ * The new strings go into owned[]; false when out of memory. */
+static bool target_scrub(const replay_rec *r, replay_target *g, const char *row,
+                         char **owned, size_t *nowned)
+{
+    char **f[] = {&g->name, &g->section, &g->label, &g->placeholder};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (*f[i] && !(owned[(*nowned)++] = *f[i] = scrub_params(r, *f[i], false)))
+            return false;
+    if (row && !(owned[(*nowned)++] = g->row = row_kept(r, row, true)))
+        return false;
+    return true;
+}
+
 /* The effect from the action's structured result (a JSON object). Strings
  * are new and listed in owned[] (freed by the caller). */
 static void fill_effect(const replay_rec *r, replay_step *s, const json_val *res,
@@ -657,7 +744,7 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
     free(lit);
     if (!s.args)
         return replay_fail(err, REPLAY_ENOMEM, 0, "out of memory");
-    char *frames[2], *appeared[1], *owned[8] = {0};
+    char *frames[2], *appeared[1], *owned[16] = {0};
     size_t nowned = 0;
     bool oom = false;
     char *egress[4];
@@ -668,9 +755,10 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
         s.egress.v = s.egress.n ? egress : NULL;
         if (f->has_target) {
             fill_target(&s, f, frames);
-            if (f->row && !(owned[nowned++] = s.target.row = row_mark(f->row)))
+            if (f->row && !(owned[nowned++] = s.target.row = row_kept(r, f->row, false)))
                 oom = true;
             target_index(r, &s.target);
+            oom = oom || !target_scrub(r, &s.target, f->row, owned, &nowned);
         }
         s.state.origin = (char *)f->origin;
         owned[nowned++] = s.state.url = url_clean(r, f->url);

@@ -241,6 +241,24 @@ enum { REPLAY_FOUND = 0, REPLAY_MISSING = 1, REPLAY_AMBIGUOUS = 2 };
  * change: the recorder writes it for one; a person may write it). Digits
  * anywhere else in a row must be equal (red team s14, R4-8). */
 #define REPLAY_ROW_NUMBER "{{#}}"
+/* At the end of a target's row: the recorder cut the row here (after its
+ * first 120 UTF-16 units); the page's row may go on. In the "{{" space,
+ * which page text never reaches (recorded text writes "{{" as "{{{{"). */
+#define REPLAY_ROW_CUT_MARK "{{\xe2\x80\xa6}}"
+/* A row as the recorder writes it into a target (new; NULL for NULL or out
+ * of memory): each amount (a number after or before a currency sign or
+ * code: "$20.00", "20.00 EUR") written REPLAY_ROW_NUMBER; any other number
+ * kept, so it must be equal at replay ("Invoice 2023.11"; red team s15,
+ * R5-3) (record.c). */
+char *replay_row_mark(const char *row);
+/* Does a recorded row want match the page's row got? Equal once case
+ * (ASCII) and whitespace runs are folded, digits compared, any one number
+ * at a REPLAY_ROW_NUMBER, a literal "{{" written "{{{{" in want. A row
+ * that ends in REPLAY_ROW_CUT_MARK matches a page row that starts with
+ * what was kept and goes on; any other row must be the page's whole row
+ * (red team s15, R5-3: never "starts with" for a row that was not cut)
+ * (match.c). */
+bool replay_row_eq(const char *want, const char *got);
 #define REPLAY_CANDS_MAX 5
 
 typedef struct {
@@ -270,10 +288,11 @@ int replay_find(struct snap_agent *a, const replay_target *t, snap_elems *s, rep
 /* The match as a JSON object: verdict ("found", "missing", "ambiguous"),
  * expected (the target: role, name, row, section, index, frames, id,
  * name_attr, label, placeholder, testid; those it has), ref when found,
- * candidates (ref, role, name, row, section, frame, why). Page text,
- * untrusted. */
+ * candidates, each {ref, page}: page its role, name, row, section, frame
+ * and why as lines "role: button", framed in a's page-content markers
+ * (snap_json_page_framed). Page text, untrusted. */
 void replay_match_json(json_w *w, const replay_target *t, const snap_elems *s,
-                       const replay_match *m);
+                       const replay_match *m, const snap_agent *a);
 
 /* ---- the recorder (record.c; issue 14, points 1-3) ----
  *

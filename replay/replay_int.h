@@ -49,6 +49,17 @@ int replay_look(snap_agent *a, const char *ref, snap_elems *s);
 void replay_equals(const replay_target *t, const snap_elems *s, const char *ref,
                    unsigned *index, unsigned *count);
 
+/* A target's row is cut at REPLAY_ROW_CUT UTF-16 units, REPLAY_ROW_CUT_MARK
+ * written after it; what is kept is at most REPLAY_ROW_CUT_MAX bytes with
+ * its NUL. */
+#define REPLAY_ROW_CUT 120u
+#define REPLAY_ROW_CUT_MAX (4u * REPLAY_ROW_CUT + 8u)
+/* row as the recorder cuts it (whitespace runs one space, the ends
+ * trimmed, its first REPLAY_ROW_CUT UTF-16 units) into out (cap bytes,
+ * at least REPLAY_ROW_CUT_MAX): true when row is longer than that (it
+ * was cut), false (out unspecified) when not (match.c). */
+bool replay_row_cut(const char *row, char *out, size_t cap);
+
 /* The name of the output step s produces into buf (cap bytes): a read
  * step's args.name (what replay keys the output by), else its "output"
  * field; NULL when it produces none (trail.c). */

@@ -135,6 +135,24 @@ void snap_json_page(json_w *w, const char *s)
         json_page_n(w, s, strlen(s), false);
 }
 
+void snap_json_page_framed(json_w *w, const snap_agent *a, const char *const *kv, size_t n)
+{
+    base_buf b = {0};
+    base_buf_printf(&b, "<<<page-content nonce=%s>>>", a->nonce);
+    for (size_t i = 0; i + 1 < n; i += 2) {
+        if (!kv[i + 1] || !*kv[i + 1])
+            continue;
+        base_buf_printf(&b, "\n%s: ", kv[i]);
+        snap_obs_put_page(&b, kv[i + 1], strlen(kv[i + 1]), 1024, 0);
+    }
+    base_buf_printf(&b, "\n<<<end page-content nonce=%s>>>", a->nonce);
+    if (b.oom || !b.s)
+        json_w_null(w);
+    else
+        json_w_strn(w, b.s, b.len);
+    base_buf_free(&b);
+}
+
 void snap_json_page_val(json_w *w, const json_val *v)
 {
     size_t n = 0;

@@ -28,7 +28,8 @@
  * for a label): id, name attribute (nm), placeholder (ph), test id (tid:
  * data-testid, data-test, data-qa, data-cy), its label's text or
  * aria-label (lb), its row or list item's text (row, as the facts give
- * it), and the name of the nearest section, form, dialog or
+ * it; at most 300 characters: the recorder cuts it, replay/record.c), and
+ * the name of the nearest section, form, dialog or
  * region around it (sec: its aria-label, else its first legend or
  * heading). Never a value.
  * Runs: on a node, in cdpgate's isolated world (record.c). Returns: that
@@ -42,7 +43,7 @@ const char snap_js_record_fn[] =
     "tid:A('data-testid')||A('data-test')||A('data-qa')||A('data-cy'),"
     "lb:e.labels&&e.labels.length?N(e.labels[0].innerText):A('aria-label')};"
     "var w=e.closest('tr,li,[role=row],[role=listitem],article');"
-    "if(w)r.row=N(w.innerText).slice(0,120);"
+    "if(w)r.row=N(w.innerText);"
     "var s=e.closest('section,article,aside,nav,main,form,fieldset,dialog,"
     "[role=region],[role=dialog],[role=form],[role=navigation]');"
     "if(s){var h=s.querySelector('legend,h1,h2,h3,h4,h5,h6');"

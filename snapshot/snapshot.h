@@ -221,6 +221,13 @@ void snap_elements_free(snap_elems *s);
  * "\\u202e", the text view's escapes), never raw (observe_tree.c); NULL
  * writes null. replay/ writes its result's page strings through it. */
 void snap_json_page(json_w *w, const char *s);
+/* Page-derived texts framed in a's page-content markers, as one JSON
+ * string: "<<<page-content nonce=N>>>", then a line "label: text" for
+ * each pair of kv (n strings: label, text, ...; an empty or NULL text
+ * left out; the text written as the snapshot writes page text: one line,
+ * escapes, no marker spelled, cut at 1 KiB), then "<<<end page-content
+ * nonce=N>>>". replay/ frames a divergence's candidates with it. */
+void snap_json_page_framed(json_w *w, const snap_agent *a, const char *const *kv, size_t n);
 
 /* ---- actions ---- */
 

@@ -698,6 +698,110 @@ static void t_rec_url_r5_rule(void)
     free(r);
 }
 
+/* R5-3 at the recorder: a number is written "{{#}}" only as an amount
+ * (beside a currency sign or code), never as a reference ("Invoice
+ * 2023.11"); a long row is cut at 120 characters with the recorder's own
+ * marker, which no page text can spell (a page's "{{" is "{{{{"). Fails
+ * before the fix: "Invoice {{#}}", the long row whole. */
+static void t_red5_rec_rows(void)
+{
+    static const char *const ROWS[] = {
+        "Invoice 2023.11 from Acme Ltd  Pay",
+        "Acme Ltd, account 4711.00, Pay",
+        "Widget $24.50 or 20.00 EUR or EUR 1,234.50 or 9,99 \xe2\x82\xac Buy",
+        ("Payee Alice Smith, Acme Supplies Ltd, 12 High Street, Springfield, account ending 4321, "
+         "added 2024-01-02, reference 0042 -- Pay now to IBAN GB00 MALLORY"),
+        "Pay Alice {{\xe2\x80\xa6}}",
+    };
+    static const char *const WANT[] = {
+        "\"row\":\"Invoice 2023.11 from Acme Ltd  Pay\"",
+        "\"row\":\"Acme Ltd, account 4711.00, Pay\"",
+        "\"row\":\"Widget ${{#}} or {{#}} EUR or EUR {{#}} or {{#}} \xe2\x82\xac Buy\"",
+        ("\"row\":\"Payee Alice Smith, Acme Supplies Ltd, 12 High Street, Springfield, account "
+         "ending 4321, added 2024-01-02, reference 0042{{\xe2\x80\xa6}}\""),
+        "\"row\":\"Pay Alice {{{{\xe2\x80\xa6}}\"",
+    };
+    char dir[256], path[300];
+    if (testlib_tempdir("rec", dir, sizeof dir) != 0)
+        return;
+    snprintf(path, sizeof path, "%s/t.trail", dir);
+    replay_err err;
+    replay_rec *r = replay_rec_open(path, "0.1.0", "t", &err);
+    if (!CHECK(r))
+        return;
+    for (size_t i = 0; i < sizeof ROWS / sizeof ROWS[0]; i++) {
+        replay_act act = {.op = "click"};
+        snap_step_facts f = {.has_target = true, .role = "button", .name = "Pay",
+                             .row = ROWS[i], .origin = "http://a.test:8080"};
+        CHECK_INT(0, replay_rec_action(r, &act, &f, "{\"ok\":true}", &err));
+    }
+    replay_rec_close(r);
+    char *bytes = test_read_file(path, NULL);
+    for (size_t i = 0; bytes && i < sizeof WANT / sizeof WANT[0]; i++)
+        if (!CHECK_HAS(bytes, WANT[i]))
+            fprintf(stderr, "  row %zu\n", i);
+    CHECK(bytes != NULL);
+    free(bytes);
+    /* the matcher: a reference is compared, an amount is any number, a
+     * row not cut is whole, a cut one is a start */
+    char *m = replay_row_mark("Invoice 2023.11 from Acme Ltd  Pay");
+    CHECK(m && !replay_row_eq(m, "Invoice 9999.99 from Acme Ltd  Pay"));
+    CHECK(m && replay_row_eq(m, "Invoice 2023.11  from acme ltd Pay"));
+    free(m);
+    m = replay_row_mark("Widget $24.50 Buy");
+    CHECK(m && replay_row_eq(m, "Widget $99.00 Buy") && !replay_row_eq(m, "Widget $ Buy"));
+    free(m);
+    const char *payee = ROWS[3];
+    char rec[200];
+    snprintf(rec, sizeof rec, "%.104s", payee);
+    CHECK(!replay_row_eq(rec, payee));
+    CHECK(replay_row_eq(rec, rec));
+    snprintf(rec, sizeof rec, "%.104s{{\xe2\x80\xa6}}", payee);
+    CHECK(replay_row_eq(rec, payee));
+    CHECK(!replay_row_eq(rec, "Payee Alice Smith"));
+    test_rm_rf(dir);
+}
+
+/* Issue 14 (trailurl, point 4): a parameter's value in a later step's
+ * target (its name, row, label, placeholder) is written {{name}}, as in a
+ * typed text, a literal "{{" as "{{{{"; a value the row's cut split is
+ * dropped, not kept in part. Fails before: "Alice Smith" in the trail. */
+static void t_rec_target_params(void)
+{
+    char dir[256], path[300];
+    if (testlib_tempdir("rec", dir, sizeof dir) != 0)
+        return;
+    snprintf(path, sizeof path, "%s/t.trail", dir);
+    replay_err err;
+    replay_rec *r = replay_rec_open(path, "0.1.0", "t", &err);
+    if (!CHECK(r))
+        return;
+    CHECK_INT(0, replay_rec_param(r, "who", "Alice Smith", &err));
+    replay_act act = {.op = "click"};
+    snap_step_facts f = {.has_target = true, .role = "button", .name = "Open Alice Smith",
+                         .row = "Alice Smith {{x}} $5.00 Open Alice Smith",
+                         .label = "Alice Smith", .placeholder = "e.g. Alice Smith",
+                         .section = "Alice Smith's files", .origin = "http://a.test:8080"};
+    CHECK_INT(0, replay_rec_action(r, &act, &f, "{\"ok\":true}", &err));
+    char row[200];
+    snprintf(row, sizeof row, "%0115d Alice Smith", 0);
+    f.row = row;
+    CHECK_INT(0, replay_rec_action(r, &act, &f, "{\"ok\":true}", &err));
+    replay_rec_close(r);
+    char *bytes = test_read_file(path, NULL);
+    if (CHECK(bytes)) {
+        CHECK_LACKS(bytes, "Alice");
+        CHECK_HAS(bytes, "\"name\":\"Open {{who}}\"");
+        CHECK_HAS(bytes, "\"row\":\"{{who}} {{{{x}} ${{#}} Open {{who}}\"");
+        CHECK_HAS(bytes, "\"label\":\"{{who}}\"");
+        CHECK_HAS(bytes, "\"placeholder\":\"e.g. {{who}}\"");
+        CHECK_HAS(bytes, "\"section\":\"{{who}}'s files\"");
+        CHECK_HAS(bytes, "0000 {{\xe2\x80\xa6}}\"");
+    }
+    free(bytes);
+    test_rm_rf(dir);
+}
+
 /* R4-5 at the recorder: a typed text, a key, a query and a read that
  * spell "{{name}}" are written with "{{" as "{{{{" (docs/replay.md,
  * "Parameters"), the recorder's own parameter as {{name}}, also where a
@@ -1132,6 +1236,8 @@ static const test_case TESTS[] = {
     {"rec_url_rule", t_rec_url_rule},
     {"red5_rec_url_more", t_red5_rec_url_more},
     {"rec_url_r5_rule", t_rec_url_r5_rule},
+    {"red5_rec_rows", t_red5_rec_rows},
+    {"rec_target_params", t_rec_target_params},
     {"rec_param_escape", t_rec_param_escape},
     {"red4_rec_press_secret", t_red4_rec_press_secret},
     {"red4_mcp_press_secret", t_red4_mcp_press_secret},

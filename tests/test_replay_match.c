@@ -191,7 +191,7 @@ static int find(snap_agent *a, const replay_target *t, replay_match *m, char **j
     if (json) {
         json_w w;
         json_w_init(&w);
-        replay_match_json(&w, t, &s, m);
+        replay_match_json(&w, t, &s, m, a);
         *json = json_w_take(&w, NULL);
         json_w_free(&w);
     }
@@ -290,8 +290,10 @@ static void t_label_changed_diverges(void)
         CHECK_INT(REPLAY_MISSING, m.verdict);
         CHECK_STR("", m.ref);
         CHECK(m.ncand >= 1);
-        CHECK_HAS(json, "\"name\":\"Place order\",\"section\":\"Pay\","
-                  "\"why\":\"name \\\"Place order\\\", not \\\"Checkout\\\"\"");
+        /* the candidate's page text framed in the markers (R4-6) */
+        CHECK_HAS(json, "\"page\":\"<<<page-content nonce=");
+        CHECK_HAS(json, "\\nname: Place order\\nsection: Pay\\n"
+                  "why: name \\\"Place order\\\", not \\\"Checkout\\\"\\n<<<end page-content");
     }
     free(json);
     check_status(a, "none");

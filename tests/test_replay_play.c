@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static const char *host_args[] = {FIXTURE_HOST_RULES, NULL};
 static testlib_world world;
@@ -173,7 +174,7 @@ static void t_replay_label_diverges(void)
                   "\"name\":\"Checkout\"}}\n", NULL, 0, &json);
     CHECK_INT(REPLAY_RUN_DIVERGED, st);
     CHECK_HAS(json, "\"reason\":\"missing\"");
-    CHECK_HAS(json, "\"name\":\"Place order\"");
+    CHECK_HAS(json, "\\nname: Place order\\n");
     free(json);
     check_status(x.a, "none");
     testlib_rig_down(&x);
@@ -434,6 +435,23 @@ static void t_mcp_replay_update(void)
     CHECK_HAS(o, "\"isError\":true");
     CHECK_HAS(o, "trail is a name");
     free(o);
+    /* A trail that cannot be loaded: the reason, never the host's
+     * --record-dir (trailurl, point 5; failed before: "trail big:
+     * DIR/big.trail: larger than ..."). A sparse file over the limit. */
+    char big[700];
+    snprintf(big, sizeof big, "%s/big.trail", dir);
+    FILE *fb = fopen(big, "w");
+    if (CHECK(fb != NULL)) {
+        CHECK_INT(0, ftruncate(fileno(fb), (off_t)REPLAY_MAX_TRAIL + 1));
+        fclose(fb);
+    }
+    o = testlib_mcp_tool(&c, 30, "browser_replay", "{\"trail\":\"big\"}");
+    CHECK_HAS(o, "\"isError\":true");
+    CHECK_HAS(o, "trail big: larger than");
+    if (!CHECK_LACKS(o, "mcp-trails"))
+        test_fail_detail("%.400s\n", o ? o : "");
+    free(o);
+    unlink(big);
     /* The button was "Add to basket" when recorded; it reads "Add" now. */
     o = testlib_mcp_tool(&c, 4, "browser_replay", "{\"trail\":\"add\",\"update\":true}");
     CHECK_HAS(o, "\"structuredContent\":{\"steps\":3");
@@ -828,6 +846,12 @@ static void t_red4_replay_result_framing(void)
     /* the raw U+202E */
     if (!CHECK_LACKS(json, "\xe2\x80\xae"))
         test_fail_detail("%s\n", json ? json : "");
+    /* the candidates' page text framed in the markers too, not only
+     * escaped (R4-6 residual; failed before: role, name, why as members) */
+    const char *cd = json ? strstr(json, "\"candidates\":[{\"ref\":\"") : NULL;
+    const char *pg = cd ? strstr(cd, "\",\"page\":\"<<<page-content nonce=") : NULL;
+    if (!CHECK(cd && pg && !strstr(cd, "\"why\":")))
+        test_fail_detail("candidates: %.600s\n", cd ? cd : "(none)");
     free(json);
     testlib_rig_down(&x);
 }
@@ -927,6 +951,74 @@ static void t_red4_press_step_replays(void)
     testlib_rig_down(&x);
 }
 
+/* ---- red team s15 (round 5): trailurl's regression tests ---- */
+
+#define OPEN5 "{\"step\":1,\"op\":\"open\",\"args\":{\"url\":\"ORIGIN/red5/rows.html\"}}\n"
+#define CLICK5(name, row) "{\"step\":2,\"op\":\"click\",\"args\":{},\"target\":{\"role\":" \
+    "\"button\",\"name\":\"" name "\",\"row\":\"" row "\"}}\n"
+#define PAYEE "Payee Alice Smith, Acme Supplies Ltd, 12 High Street, Springfield, account " \
+    "ending 4321, added 2024-01-02 --"
+
+/* Play one click step on red5/rows.html: its status, the page's status
+ * line checked for want (NULL: nothing was clicked). */
+static int play_row(testlib_rig *x, const char *step, const char *const *vars, size_t nvars,
+                    const char *want)
+{
+    char tmpl[1200];
+    snprintf(tmpl, sizeof tmpl, "%s%s%s", HEAD, OPEN5, step);
+    char *json = NULL;
+    int st = play(x, tmpl, vars, nvars, &json);
+    snap_query q = {.text = true};
+    snap_result r = {0};
+    CHECK_INT(0, snap_observe(x->a, &q, &r));
+    if (want ? !CHECK_HAS(r.text, want) : !CHECK_LACKS(r.text, "clicked"))
+        test_fail_detail("%s\n", json ? json : "");
+    snap_result_free(&r);
+    free(json);
+    return st;
+}
+
+/* R5-3: a row's look-alikes. A number that is no amount ("Invoice
+ * 2023.11", as the recorder now keeps it) must be equal: the row of
+ * invoice 9999.99 is another. A recorded row of 100-119 characters (the
+ * old matcher took any row of 100+ for a cut one) does not match the same
+ * row going on with another IBAN. An amount marked "{{#}}" still finds
+ * its row whose price changed. Failed before the fix: the payee row's
+ * "Choose now" was clicked (done). */
+static void t_red5_row_lookalikes(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    CHECK_INT(REPLAY_RUN_DIVERGED,
+              play_row(&x, CLICK5("Choose", "Invoice 2023.11 from Acme Ltd Choose"), NULL, 0,
+                       NULL));
+    CHECK_INT(REPLAY_RUN_DIVERGED,
+              play_row(&x, CLICK5("Choose now", PAYEE " Choose now"), NULL, 0, NULL));
+    CHECK_INT(REPLAY_RUN_DONE,
+              play_row(&x, CLICK5("Choose", "Widget ${{#}} Choose"), NULL, 0, "clicked choose"));
+    /* cut by the recorder: what it kept is the start of the row */
+    CHECK_INT(REPLAY_RUN_DONE,
+              play_row(&x, CLICK5("Choose now", PAYEE " Choose now to IBAN{{\xe2\x80\xa6}}"), NULL,
+                       0, "clicked choose now"));
+    testlib_rig_down(&x);
+}
+
+/* Issue 14 (trailurl, point 4): a target's name and row recorded with a
+ * parameter's value written {{who}} are filled in at replay: the button
+ * of the person the vars name is clicked. */
+static void t_target_params_replay(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    const char *vars[] = {"who=Bob Jones"};
+    CHECK_INT(REPLAY_RUN_DONE,
+              play_row(&x, CLICK5("Open {{who}}", "{{who}} Open {{who}}"), vars, 1,
+                       "clicked open bob jones"));
+    testlib_rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"replay_done", t_replay_done},
     {"replay_lookalike_diverges", t_replay_lookalike_diverges},
@@ -946,6 +1038,8 @@ static const test_case TESTS[] = {
     {"red4_replay_result_framing", t_red4_replay_result_framing},
     {"red4_row_digits", t_red4_row_digits},
     {"red4_press_step_replays", t_red4_press_step_replays},
+    {"red5_row_lookalikes", t_red5_row_lookalikes},
+    {"target_params_replay", t_target_params_replay},
     {0},
 };
 
