@@ -193,6 +193,7 @@ void snap_act_sessions_release(snap_agent *a, session_set *ss);
 #define SNAP_SHOT_FRAMES_MAX 64
 typedef struct {
     char s[SNAP_SHOT_MASK_MAX][SNAP_ID_MAX];    /* the sessions with a highlight */
+    int64_t sw[SNAP_SHOT_MASK_MAX];             /* the world of each one's masked frame */
     size_t n;
     int fields;
     struct {

@@ -21,7 +21,9 @@
  * browser paints the overlay into Page.captureScreenshot above the page:
  * no page style (!important, inline, ::selection, -webkit-text-security)
  * reaches it, and the page's scripts can neither see nor remove it. It is
- * hidden right after the capture.
+ * hidden right after the capture. Each frame process paints it in its
+ * own next frame, so the capture waits until every masked frame has
+ * drawn (mask_drawn).
  *
  * One highlight per session can mask one node plus the selector's matches
  * in one document or shadow root: when the fields of a session are in two
@@ -263,6 +265,7 @@ static int mask_paint(snap_agent *a, const shot_frame *f, int64_t world, const s
     snap_act_pfree(&pc);
     if (!*anchor || m->n >= SNAP_SHOT_MASK_MAX)
         return -1;
+    m->sw[m->n] = world;
     snprintf(m->s[m->n++], SNAP_ID_MAX, "%s", f->session);
     int rc = snap_act_call0(a, f->session, "DOM.enable", &pc);
     snap_act_pfree(&pc);
@@ -482,6 +485,47 @@ static int sess_check(snap_agent *a, snap_shot_mask *m, const shot_sess *sd, siz
     return 0;
 }
 
+/* Resolves 1 once the frame has begun three animation frames after its
+ * mask was set (the frame that painted it committed and drawn), 0 after
+ * 3 s without (a frame that does not draw).
+ * Runs: in cdpgate's isolated world of a masked frame, awaited. */
+const char snap_js_shot_drawn_expr[] =
+    "new Promise(function(r){setTimeout(function(){r(0)},3000);"
+    "requestAnimationFrame(function(){requestAnimationFrame(function(){"
+    "requestAnimationFrame(function(){r(1)})})})})";
+
+/* Each masked frame drew its mask before the capture. The overlay is
+ * painted by the frame's own renderer in its next frame; the capture
+ * redraws the tab's top frame only and takes an out-of-process frame as
+ * it last drew: a frame whose renderer was busy when the mask was set
+ * was captured with its secret values painted (test_gate_accept
+ * red_shot_secret_regression, a cross-site frame with long tasks). 0, or
+ * the refusal (the masks off). */
+static int mask_drawn(snap_agent *a, snap_shot_mask *m, snap_result *r)
+{
+    pcall pc[SNAP_SHOT_MASK_MAX];
+    for (size_t i = 0; i < m->n; i++)
+        snap_act_psend_p(a, m->s[i], "Runtime.evaluate",
+                         snap_act_params("sbbi", "expression", snap_js_shot_drawn_expr,
+                                         "awaitPromise", true, "returnByValue", true,
+                                         "contextId", (int)m->sw[i]),
+                         &pc[i]);
+    bool drawn = true;
+    for (size_t i = 0; i < m->n; i++) {
+        const json_val *v = snap_act_pwait(a, &pc[i]) ? NULL : snap_act_fn_value(&pc[i]);
+        int64_t one = 0;
+        if (!v || !json_int(v, &one) || one != 1)
+            drawn = false;
+        snap_act_pfree(&pc[i]);
+    }
+    if (drawn)
+        return 0;
+    snap_shot_mask_off(a, m);
+    return snap_act_fail(r, SNAP_EDENIED, "screenshot refused: a frame with secret fields did "
+                         "not draw the mask over them (it does not render, or is too busy), "
+                         "so the image could show their values; try again");
+}
+
 int snap_shot_mask_on(snap_agent *a, int tab_id, snap_shot_mask *m, snap_result *r)
 {
     memset(m, 0, sizeof *m);
@@ -526,6 +570,8 @@ int snap_shot_mask_on(snap_agent *a, int tab_id, snap_shot_mask *m, snap_result 
         rc = mask_frame(a, tab_id, &fr[i], m, &ss, sess_of(sd, nsd, fr[i].session), r);
     if (!rc)
         rc = sess_check(a, m, sd, nsd, r);
+    if (!rc && m->n)
+        rc = mask_drawn(a, m, r);
     snap_act_sessions_release(a, &ss);
     for (size_t k = 0; sd && k < nsd; k++) {
         free(sd[k].ids);

@@ -1064,6 +1064,7 @@ const snap_js snap_page_scripts[] = {
     {snap_js_focus_same_fn, NULL, SNAP_JS_READ},
     {snap_js_shot_secrets_fn, NULL, SNAP_JS_READ},     /* act_shot_mask.c */
     {snap_js_shot_is_secret_fn, NULL, SNAP_JS_READ},   /* act_shot_mask.c */
+    {snap_js_shot_drawn_expr, NULL, SNAP_JS_READ},     /* act_shot_mask.c */
     {SCROLL_SRC "(", ")", SNAP_JS_WRITE | SNAP_JS_SCROLL},
     /* the agent (agent*.c) */
     {snap_js_connected_fn, NULL, SNAP_JS_READ},

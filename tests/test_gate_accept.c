@@ -1449,7 +1449,7 @@ static bool shot_secret_png(snap_agent *a, const char *path, const char *want, u
     /* The snapshot sees the password while it is one (the page turns it
      * into text 4 s after it loads). */
     CHECK_INT(0, do_observe(a, &r));
-    if (!r.text || !strstr(r.text, "Password"))
+    if (!CHECK(r.text && strstr(r.text, "Password")))
         test_fail_detail("snapshot of %s: %s", path, r.text ? r.text : "");
     snap_result_free(&r);
     usleep(4500000);
@@ -1457,14 +1457,30 @@ static bool shot_secret_png(snap_agent *a, const char *path, const char *want, u
     int rc = snap_screenshot(a, false, &r);
     keep(&r);
     CHECK_INT(0, rc);
-    if (!r.text || !strstr(r.text, want))
+    if (!CHECK(r.text && strstr(r.text, want)))
         test_fail_detail("screenshot of %s: want \"%s\" in: %s", path, want,
                          r.text ? r.text : "");
     *img = r.image;
     *len = r.image_len;
     r.image = NULL;
     snap_result_free(&r);
-    return *img != NULL;
+    return CHECK(*img != NULL);
+}
+
+/* CDPGATE_TEST_SHOTS=DIR keeps the two PNGs of a failed comparison. */
+static void shot_keep(const char *path, const uint8_t *img, size_t n)
+{
+    const char *dir = getenv("CDPGATE_TEST_SHOTS");
+    char f[512];
+    if (!dir || !*dir)
+        return;
+    snprintf(f, sizeof f, "%s/%s.png", dir, strchr(path, '?') ? strchr(path, '?') + 1 : "plain");
+    FILE *fp = fopen(f, "wb");
+    if (fp) {
+        fwrite(img, 1, n, fp);
+        fclose(fp);
+        test_fail_detail("kept %s", f);
+    }
 }
 
 static void shot_secret_same(snap_agent *a, const char *p1, const char *p2, const char *want)
@@ -1472,9 +1488,12 @@ static void shot_secret_same(snap_agent *a, const char *p1, const char *p2, cons
     uint8_t *i1 = NULL, *i2 = NULL;
     size_t n1 = 0, n2 = 0;
     if (shot_secret_png(a, p1, want, &i1, &n1) && shot_secret_png(a, p2, want, &i2, &n2) &&
-        (n1 != n2 || memcmp(i1, i2, n1) != 0))
+        !CHECK(n1 == n2 && memcmp(i1, i2, n1) == 0)) {
         test_fail_detail("%s and %s: the PNGs differ (%zu, %zu bytes): the secret values "
                          "are painted", p1, p2, n1, n2);
+        shot_keep(p1, i1, n1);
+        shot_keep(p2, i2, n2);
+    }
     free(i1);
     free(i2);
 }
@@ -1493,7 +1512,7 @@ static void t_red_shot_secret_regression(void)
     snap_result r;
     char ref[16];
     CHECK_INT(0, do_observe(x.a, &r));
-    if (!ref_in(r.text, "Card number", ref))
+    if (!CHECK(ref_in(r.text, "Card number", ref)))
         test_fail_detail("no ref for the card number in: %s", r.text ? r.text : "");
     snap_result_free(&r);
     snap_shot_opts o = {0};
@@ -1503,14 +1522,14 @@ static void t_red_shot_secret_regression(void)
     keep(&r);
     CHECK_INT(SNAP_EDENIED, rc);
     CHECK_HAS(r.text, "is a secret field");
-    if (r.image)
+    if (!CHECK(r.image == NULL))
         test_fail_detail("an image came back for a secret field's ref");
     snap_result_free(&r);
     /* (the 3-digit codes are too short to look for in sizes and ids) */
     static const char *const VALS[] = {"4111 2222", "493817", "hunter2", "5500 9999",
                                        "775102", "Other-Secret9"};
     for (size_t i = 0; i < sizeof VALS / sizeof VALS[0]; i++)
-        if (seen && nseen > seen0 && strstr(seen + seen0, VALS[i]))
+        if (!CHECK(!(seen && nseen > seen0 && strstr(seen + seen0, VALS[i]))))
             test_fail_detail("a result holds the secret value %s", VALS[i]);
 out:
     rig_down(&x);
