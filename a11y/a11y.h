@@ -19,7 +19,12 @@
  *     rules apply: a crop of a secret field is refused, and said).
  * Field values never reach a file: every value attribute of an input
  * (buttons and boxes aside) and every textarea's text in axe's html
- * snippets is replaced by "[scrubbed]" (a11y_results_scrub).
+ * snippets is replaced by "[scrubbed]" (a11y_results_scrub). Nor do session
+ * values: every string of the results and of the not-evaluated list (an
+ * element's html, its target selector, a message) is passed through
+ * snap_text_shown before the files (and the evidence's copies) are made,
+ * so a cookie or storage value the agent restored from the vault or
+ * captured from a login is "[session-value]" in STEM.json and STEM.html.
  *
  * One scan is one call on one tab, so a sweep over many targets (issue 16,
  * point 4) calls it once per target's session.
@@ -67,6 +72,8 @@ typedef struct {
     size_t review;                  /* rules that need review */
     size_t not_evaluated;           /* distinct rules not evaluated somewhere */
     double axe_ms;                  /* the scan in the page alone (snap_axe_run) */
+    double refs_ms, crops_ms;       /* the refs found, the crops taken (CDPGATE_TIMING) */
+    double files_ms;                /* scrub, the reports made and written */
     /* With a11y_opts.keep (with or without dir): what STEM.json and
      * STEM.html hold (new; NULL otherwise). */
     char *json, *html;
@@ -91,6 +98,17 @@ void a11y_report_free(a11y_report *rep);
  * JSON text), or NULL when json is not a JSON object or is over
  * A11Y_RESULTS_MAX. */
 char *a11y_results_scrub(const char *json, size_t len);
+/* A string as it may be written (new), or NULL (out of memory: the string
+ * is then written "[scrubbed]"). a11y_scan passes snap_text_shown: the
+ * session values out of every string. */
+typedef char *(*a11y_text_fn)(void *ud, const char *s);
+/* a11y_results_scrub, and every string (keys too) also passed through fn
+ * (NULL: none) after the field values are out. */
+char *a11y_results_scrub_with(const char *json, size_t len, a11y_text_fn fn, void *ud);
+/* Any JSON text (an array too: snap_axe_skipped's) with every string
+ * passed through fn (new), or NULL when it is not JSON or is over
+ * A11Y_RESULTS_MAX. */
+char *a11y_json_scrub(const char *json, size_t len, a11y_text_fn fn, void *ud);
 /* An html snippet with its field values replaced (new). */
 char *a11y_html_scrub(const char *html);
 /* The WCAG success criterion an axe tag names ("wcag1410" -> "1.4.10")

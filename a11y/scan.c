@@ -4,6 +4,11 @@
  * element given a snapshot ref, screenshot crops taken through the
  * screenshot path (its secret-field rules: a refused crop is noted, never
  * taken another way), the files written and the model's summary made.
+ * Every string of the results and of the not-evaluated list goes through
+ * snap_text_shown first (the session values out: a11y.h), so neither the
+ * files nor the copies kept for the evidence hold one. An element whose
+ * selector held a session value is then not found again (no ref, no
+ * crop): its selector as written names "[session-value]".
  */
 #include "a11y/a11y.h"
 
@@ -52,6 +57,7 @@ typedef struct {
     a11y_crop *crops;               /* crops[flat] (o->crops at most) */
     uint8_t **imgs;
     size_t ncrops;
+    char *skipped;                  /* snap_axe_skipped, scrubbed (new) */
     char json_path[600], html_path[600];
 } run;
 
@@ -104,44 +110,52 @@ static int map_refs(run *R)
     return 0;
 }
 
-/* A crop of each of the first o->crops elements that have a ref. */
+/* A crop of each of the first o->crops elements that have a ref, all
+ * under one secret-field search (snap_screenshot_refs). */
 static void take_crops(run *R)
 {
     size_t want = R->o->crops ? R->o->crops : 40;
     R->ncrops = R->nrefs;
     R->crops = calloc(R->ncrops + 1, sizeof *R->crops);
     R->imgs = calloc(R->ncrops + 1, sizeof *R->imgs);
-    if (!R->crops || !R->imgs)
+    const char **refs = calloc(want + 1, sizeof *refs);
+    size_t *at = calloc(want + 1, sizeof *at);
+    snap_shot_crop *got = calloc(want + 1, sizeof *got);
+    if (!R->crops || !R->imgs || !refs || !at || !got) {
+        free(refs);
+        free(at);
+        free(got);
         return;
-    size_t taken = 0;
+    }
+    size_t n = 0;
     for (size_t f = 0; f < R->ncrops; f++) {
-        if (!R->refs[f][0]) {
+        if (!R->refs[f][0])
             R->crops[f].note = "the element has no ref (not found again, or past the first "
                                "200 elements)";
-            continue;
-        }
-        if (taken == want) {
+        else if (n == want)
             R->crops[f].note = "past the crops limit";
-            continue;
-        }
-        snap_shot_opts so = {0};
-        so.ref = R->refs[f];
-        so.max_bytes = CROP_BYTES;
-        snap_result r;
-        memset(&r, 0, sizeof r);
-        int rc = snap_screenshot_with(R->a, &so, &r);
-        taken++;
-        if (rc == 0 && r.image) {
-            R->imgs[f] = r.image;
-            R->crops[f].png = r.image;
-            R->crops[f].len = r.image_len;
-            r.image = NULL;
-        } else {
-            R->crops[f].note = rc == SNAP_EDENIED ? "refused by the gate or the "
-                               "secret-field rules" : snap_strerror(rc);
-        }
-        snap_result_free(&r);
+        else
+            refs[n] = R->refs[f], at[n++] = f;
     }
+    snap_result r;
+    memset(&r, 0, sizeof r);
+    int rc = n ? snap_screenshot_refs(R->a, refs, n, CROP_BYTES, got, &r) : 0;
+    for (size_t k = 0; k < n; k++) {
+        a11y_crop *c = &R->crops[at[k]];
+        int code = rc ? rc : got[k].code;
+        if (!code && got[k].img) {
+            R->imgs[at[k]] = got[k].img;
+            c->png = got[k].img;
+            c->len = got[k].len;
+        } else {
+            c->note = code == SNAP_EDENIED ? "refused by the gate or the secret-field rules"
+                                           : snap_strerror(code ? code : SNAP_EBROWSER);
+        }
+    }
+    snap_result_free(&r);
+    free(refs);
+    free(at);
+    free(got);
 }
 
 static const a11y_crop *crop_of(void *ud, size_t rule, size_t node)
@@ -171,9 +185,9 @@ static int make_files(run *R, const char *scrubbed, a11y_report *out, char *why,
     base_buf b = {0};
     size_t n = strlen(scrubbed);
     base_buf_put(&b, scrubbed, n ? n - 1 : 0);
-    base_buf_printf(&b, ",\"notEvaluated\":%s}\n", snap_axe_skipped(R->scan));
+    base_buf_printf(&b, ",\"notEvaluated\":%s}\n", R->skipped);
     out->json = base_buf_take(&b, &out->json_len);
-    out->html = a11y_html_report(scrubbed, snap_axe_skipped(R->scan), crop_of, R);
+    out->html = a11y_html_report(scrubbed, R->skipped, crop_of, R);
     out->html_len = out->html ? strlen(out->html) : 0;
     if (!out->json || !out->html) {
         snprintf(why, cap, "a11y scan: out of memory");
@@ -369,7 +383,7 @@ static int summarize(run *R, const char *tags, a11y_report *out)
     json_w_key(&w, "not_evaluated");
     json_w ne;
     json_w_init(&ne);
-    out->not_evaluated = skipped_rules(snap_axe_skipped(R->scan), &ne);
+    out->not_evaluated = skipped_rules(R->skipped, &ne);
     char *nes = json_w_take(&ne, NULL);
     json_w_raw(&w, nes ? nes : "[]", nes ? strlen(nes) : 2, false);
     base_buf_printf(&b, "Not evaluated (a timeout or a frame not scanned; neither passed nor "
@@ -403,33 +417,47 @@ static void run_free(run *R)
     free(R->crops);
     free(R->refs);
     free(R->off);
+    free(R->skipped);
     json_doc_free(R->d);
     snap_axe_free(R->scan);
+}
+
+static char *text_shown(void *ud, const char *s)
+{
+    return snap_text_shown(ud, s);
 }
 
 /* After the scan: scrub, refs, crops, files, summary. */
 static int report(run *R, const char *tags, a11y_report *out, snap_result *r)
 {
-    const char *res = snap_axe_results(R->scan);
-    char *scrubbed = a11y_results_scrub(res, strlen(res));
+    int64_t t0 = base_now_ns();
+    const char *res = snap_axe_results(R->scan), *sk = snap_axe_skipped(R->scan);
+    char *scrubbed = a11y_results_scrub_with(res, strlen(res), text_shown, R->a);
+    R->skipped = a11y_json_scrub(sk, strlen(sk), text_shown, R->a);
     json_opts po = {0};
     po.max_size = A11Y_RESULTS_MAX;
     po.max_depth = 256;
     R->d = scrubbed ? json_parse(scrubbed, strlen(scrubbed), &po, NULL) : NULL;
     R->viol = json_get(json_doc_root(R->d), "violations");
-    if (!R->d || map_refs(R)) {
+    int64_t t1 = base_now_ns();
+    if (!R->d || !R->skipped || map_refs(R)) {
         free(scrubbed);
         return fail(r, SNAP_ENOMEM, "a11y scan: axe's results could not be read");
     }
+    int64_t t2 = base_now_ns(), t3 = t2;
     char why[700];
     if (R->o->dir || R->o->keep) {
         take_crops(R);
+        t3 = base_now_ns();
         if (make_files(R, scrubbed, out, why, sizeof why)) {
             free(scrubbed);
             return fail(r, SNAP_EINVAL, why);
         }
     }
     free(scrubbed);
+    out->refs_ms = (double)(t2 - t1) / 1e6;
+    out->crops_ms = (double)(t3 - t2) / 1e6;
+    out->files_ms = (double)(t1 - t0 + base_now_ns() - t3) / 1e6;
     const char *url = json_get_str(json_doc_root(R->d), "url");
     out->url = url ? base_strdup(url) : NULL;
     if (summarize(R, tags, out))

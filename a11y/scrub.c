@@ -10,7 +10,9 @@
  * image, checkbox, radio, range, color), whatever else the element says
  * about itself (a password field typed "text", a one-time code, a card
  * number are all inputs), and the text of every <textarea>. A snippet axe
- * cut inside a value loses the rest of it.
+ * cut inside a value loses the rest of it. With a text function (the
+ * *_with and a11y_json_scrub forms), every string and key of the document
+ * then goes through it too (a11y_scan's: the session values out).
  */
 #include "a11y/a11y.h"
 
@@ -172,50 +174,83 @@ char *a11y_html_scrub(const char *html)
     return base_buf_take(&b, NULL);
 }
 
-/* Copy v into w with every "html" string scrubbed. */
-static void scrub_val(json_w *w, const json_val *v)
+/* A string through fn (when given) into w; fn's failure writes MASK. */
+static void str_put(json_w *w, const char *s, a11y_text_fn fn, void *ud, bool key)
+{
+    char *t = fn ? fn(ud, s) : NULL;
+    const char *out = fn ? (t ? t : MASK) : s;
+    if (key)
+        json_w_key(w, out);
+    else
+        json_w_str(w, out);
+    free(t);
+}
+
+/* Copy v into w with every "html" string scrubbed, and every string and
+ * key through fn. */
+static void scrub_val(json_w *w, const json_val *v, a11y_text_fn fn, void *ud)
 {
     if (json_is(v, JSON_OBJECT)) {
         json_w_obj_begin(w);
         for (const json_val *m = json_first(v); m; m = json_next(m)) {
             size_t kl;
             const char *k = json_key(m, &kl);
-            json_w_keyn(w, k, kl);
+            if (fn)
+                str_put(w, k, fn, ud, true);
+            else
+                json_w_keyn(w, k, kl);
             if (kl == 4 && memcmp(k, "html", 4) == 0 && json_is(m, JSON_STRING)) {
                 char *s = a11y_html_scrub(json_str(m, NULL));
-                json_w_str(w, s ? s : MASK);
+                str_put(w, s ? s : MASK, fn, ud, false);
                 free(s);
             } else {
-                scrub_val(w, m);
+                scrub_val(w, m, fn, ud);
             }
         }
         json_w_obj_end(w);
     } else if (json_is(v, JSON_ARRAY)) {
         json_w_arr_begin(w);
         for (const json_val *m = json_first(v); m; m = json_next(m))
-            scrub_val(w, m);
+            scrub_val(w, m, fn, ud);
         json_w_arr_end(w);
+    } else if (fn && json_is(v, JSON_STRING)) {
+        str_put(w, json_str(v, NULL), fn, ud, false);
     } else {
         json_w_val(w, v);
     }
 }
 
-char *a11y_results_scrub(const char *json, size_t len)
+static char *scrub_doc(const char *json, size_t len, bool object, a11y_text_fn fn, void *ud)
 {
     json_opts po = {0};
     po.max_size = A11Y_RESULTS_MAX;
     po.max_depth = 256;
     json_doc *d = json ? json_parse(json, len, &po, NULL) : NULL;
     const json_val *root = json_doc_root(d);
-    if (!json_is(root, JSON_OBJECT)) {
+    if (!root || (object && !json_is(root, JSON_OBJECT))) {
         json_doc_free(d);
         return NULL;
     }
     json_w w;
     json_w_init(&w);
-    scrub_val(&w, root);
+    scrub_val(&w, root, fn, ud);
     json_doc_free(d);
     return json_w_take(&w, NULL);
+}
+
+char *a11y_results_scrub(const char *json, size_t len)
+{
+    return scrub_doc(json, len, true, NULL, NULL);
+}
+
+char *a11y_results_scrub_with(const char *json, size_t len, a11y_text_fn fn, void *ud)
+{
+    return scrub_doc(json, len, true, fn, ud);
+}
+
+char *a11y_json_scrub(const char *json, size_t len, a11y_text_fn fn, void *ud)
+{
+    return scrub_doc(json, len, false, fn, ud);
 }
 
 bool a11y_wcag_sc(const char *tag, char *out, size_t cap)

@@ -59,7 +59,10 @@ static int scan_one(const cli_opts *o, snap_agent *a, cli_evid *ev, const char *
     snap_result r;
     memset(&r, 0, sizeof r);
     cli_evid_before(ev, a);
+    int64_t t0 = base_now_ms();
     int rc = snap_open(a, url, false, &r);
+    if (o->timing)
+        fprintf(stderr, "timing: a11y open_ms=%lld\n", (long long)(base_now_ms() - t0));
     mcp_args ma = {0};
     ma.url = url;
     cli_evid_after(ev, a, MCP_T_OPEN, &ma, rc < 0 ? rc : 0, &r);
@@ -80,8 +83,9 @@ static int scan_one(const cli_opts *o, snap_agent *a, cli_evid *ev, const char *
     }
     cli_evid_a11y(ev, &rep);
     if (o->timing)      /* bench/a11y_bench.mjs reads it */
-        fprintf(stderr, "timing: a11y axe_ms=%.1f violations=%zu elements=%zu\n", rep.axe_ms,
-                rep.violations, rep.elements);
+        fprintf(stderr, "timing: a11y axe_ms=%.1f refs_ms=%.1f crops_ms=%.1f files_ms=%.1f "
+                "violations=%zu elements=%zu\n", rep.axe_ms, rep.refs_ms, rep.crops_ms,
+                rep.files_ms, rep.violations, rep.elements);
     printf("== %s\n%s", url, rep.text);
     fflush(stdout);
     a11y_report_free(&rep);
@@ -100,6 +104,7 @@ static int scan_all(const cli_opts *o, gate *g, vault *v, cli_evid *ev, int argc
     so.allow_local = true;  /* the operator's own command line, not a model */
     so.timeout_ms = o->timeout_ms;
     so.ax_tree = o->ax_tree;
+    so.timing = o->timing;
     so.vault = v;
     so.gate = g;
     cli_evid_opts(ev, &so);

@@ -308,7 +308,7 @@ static bool timed_out(const job *j)
     for (const json_val *x = json_first(json_get(json_doc_root(d), "notEvaluated")); x;
          x = json_next(x)) {
         const char *r = json_get_str(x, "reason");
-        t = t || (r && strstr(r, "timed out"));
+        t = t || (r && (strstr(r, "timed out") || strstr(r, "time ran out")));
     }
     json_doc_free(d);
     return t;
@@ -330,10 +330,12 @@ static int scan(job *j, const char *src, size_t len)
     snap_result_free(&r);
     j->scanned = true;
     put(j->dir, "summary.txt", j->rep.text, strlen(j->rep.text));
-    if (j->rep.not_evaluated && timed_out(j)) {
-        snprintf(j->reason, sizeof j->reason, "axe timeout: %zu rules not evaluated "
-                 "somewhere (--frame-timeout, --scan-timeout); the report holds the rest",
-                 j->rep.not_evaluated);
+    if (j->rep.not_evaluated) {     /* never "done": some rules were not evaluated */
+        bool late = timed_out(j);
+        snprintf(j->reason, sizeof j->reason, "%s%zu rules not evaluated somewhere (%s); the "
+                 "report holds the rest", late ? "axe timeout: " : "", j->rep.not_evaluated,
+                 late ? "--frame-timeout, --scan-timeout" : "a frame not scanned: see "
+                 "notEvaluated");
         return 1;
     }
     return 0;

@@ -1040,3 +1040,84 @@ int snap_screenshot(snap_agent *a, bool full_page, snap_result *r)
     o.full_page = full_page;
     return snap_screenshot_with(a, &o, r);
 }
+
+/* ---- crops of many elements under one secret-field search ---- */
+
+static void crops_free(snap_shot_crop *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(out[i].img);
+        out[i].img = NULL;
+        out[i].len = 0;
+    }
+}
+
+/* One element's crop while the mask m is on (screenshot_run's rules: a
+ * capture beyond the viewport is refused when the page has a secret field
+ * with a value). 0 with *im, or the code. */
+static int crop_one(snap_agent *a, int tab_id, const char *ref, size_t max_bytes,
+                    const snap_shot_mask *m, shot_img *im)
+{
+    snap_result r;
+    memset(&r, 0, sizeof r);
+    shot_rect area, view;
+    int tid = tab_id;
+    int rc = shot_ref_box(a, ref, &tid, &area, &view, &r);
+    snap_tab *t = rc ? NULL : snap_tab_by_id(a, tid);
+    if (!rc && !t)
+        rc = SNAP_ENOTAB;
+    if (!rc) {
+        shot_cap(&area);
+        bool beyond = !shot_in_view(&area, &view);
+        snap_shot_opts o = {0};
+        o.max_bytes = max_bytes;
+        size_t first = 0;
+        double scale = 1;
+        int quality = 0;
+        rc = beyond && m->fields ? SNAP_EDENIED
+                                 : shot_fit(a, t, &o, &area, beyond, im, &first, &scale,
+                                            &quality, &r);
+    }
+    snap_result_free(&r);
+    return rc;
+}
+
+int snap_screenshot_refs(snap_agent *a, const char *const *refs, size_t n, size_t max_bytes,
+                         snap_shot_crop *out, snap_result *r)
+{
+    memset(out, 0, n * sizeof *out);
+    snap_gated gg;
+    int rc = snap_act_gate_page(a, "screenshot", false, false, NULL, NULL, &gg, r);
+    if (rc)
+        return rc;
+    snap_tab *t = NULL;
+    rc = snap_act_begin(a, NULL, &t, r);
+    int tab_id = t ? t->id : 0;
+    for (int tries = 0; !rc; tries++) {
+        snap_shot_mask m;
+        if ((rc = snap_shot_mask_on(a, tab_id, &m, r)))
+            break;
+        for (size_t i = 0; i < n; i++) {
+            shot_img im;
+            memset(&im, 0, sizeof im);
+            out[i].code = crop_one(a, tab_id, refs[i], max_bytes, &m, &im);
+            out[i].img = out[i].code ? NULL : im.img;
+            out[i].len = out[i].code ? 0 : im.len;
+            if (out[i].code)
+                free(im.img);
+        }
+        int changed = snap_shot_mask_check(a, &m);
+        snap_shot_mask_off(a, &m);
+        if (!changed)
+            break;
+        crops_free(out, n);
+        if (tries)
+            rc = snap_act_fail(r, SNAP_EDENIED, "screenshots refused: the page changed its "
+                               "secret fields (or what holds them) while the crops were taken, "
+                               "twice, so an image could show their values");
+    }
+    if (rc)
+        crops_free(out, n);
+    snap_gate_done(a, &gg, rc, r);
+    return rc;
+}

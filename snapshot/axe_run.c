@@ -38,7 +38,10 @@
 #define AXE_KIDS_MAX 128            /* child frames followed per frame */
 #define AXE_FRAME_MS 30000
 #define AXE_CAP_MS 120000
-#define AXE_FINISH_MIN_MS 10000     /* finishRun's time even past the cap */
+#define AXE_FINISH_MIN_MS 10000     /* finishRun's time even past the cap (or the
+                                       frame timeout when longer: a finishRun cut
+                                       loses every frame's results) */
+#define AXE_ANSWER_MS 10000         /* a frame's answer after its phase's race ended */
 #define AXE_PARTIALS_MAX ((size_t)48 << 20)
 
 /* Rules that take most of a scan's time on big pages: run in a phase of
@@ -112,12 +115,18 @@ struct snap_axe_scan {
     char *skipped;
     json_w skip;                /* the skipped list being written */
     int64_t deadline;
+    int64_t fr_deadline;        /* the frame being set up: its own end (0: none) */
     int frame_ms;
 };
 
+/* The time left (at least min_ms): the scan's, or less while a child
+ * frame is set up (fr_deadline: frame_ms of its own, so a frame that never
+ * answers cannot take the others' time). */
 static int remain(const snap_axe_scan *S, int min_ms)
 {
-    int64_t left = S->deadline - base_now_ms();
+    int64_t end = S->fr_deadline && S->fr_deadline < S->deadline ? S->fr_deadline
+                                                                 : S->deadline;
+    int64_t left = end - base_now_ms();
     return left < min_ms ? min_ms : left > 3600000 ? 3600000 : (int)left;
 }
 
@@ -375,11 +384,13 @@ static int fr_setup(snap_agent *a, snap_axe_scan *S, size_t i, const snap_axe_op
 {
     char why[300] = "";
     axe_fr *f = &S->f[i];
+    S->fr_deadline = i ? base_now_ms() + S->frame_ms : 0;
     int rc = fr_world(a, S, f, why, sizeof why);
     if (!rc)
         rc = fr_inject(a, S, &S->f[i], o, i == 0, why, sizeof why);
     if (!rc)
         rc = fr_children(a, S, i, why, sizeof why);
+    S->fr_deadline = 0;
     S->f[i].ready = rc == 0;
     if (rc && i) {
         char reason[400];
@@ -414,7 +425,7 @@ static bool any_slow(const snap_axe_scan *S)
 
 /* Read one phase's reply for entry i. */
 static void phase_read(snap_axe_scan *S, size_t i, int phase, int rc, cdp_reply *rep,
-                       const char *cdp_why)
+                       const char *cdp_why, int ms)
 {
     axe_fr *f = &S->f[i];
     char why[300] = "";
@@ -432,7 +443,8 @@ static void phase_read(snap_axe_scan *S, size_t i, int phase, int rc, cdp_reply 
     if (rc)
         snprintf(reason, sizeof reason, "%.200s", cdp_why);
     else if (json_bool(json_get(v, "timeout")))
-        snprintf(reason, sizeof reason, "timed out after %d ms", S->frame_ms);
+        snprintf(reason, sizeof reason, "timed out after %d ms%s", ms,
+                 ms < S->frame_ms ? " (the scan's time left)" : "");
     else
         snprintf(reason, sizeof reason, "axe failed: %.200s",
                  json_get_str(v, "error") ? json_get_str(v, "error") : why);
@@ -448,6 +460,9 @@ static void phase_run(snap_agent *a, snap_axe_scan *S, int phase)
 {
     uint64_t ids[AXE_FRAMES_MAX] = {0};
     bool tried[AXE_FRAMES_MAX] = {0};
+    int64_t until[AXE_FRAMES_MAX] = {0};
+    int used[AXE_FRAMES_MAX] = {0};
+    bool stopped[AXE_FRAMES_MAX] = {0};
     int rcs[AXE_FRAMES_MAX];
     char why[AXE_FRAMES_MAX][160];
     for (size_t i = 0; i < S->n; i++) {
@@ -460,6 +475,10 @@ static void phase_run(snap_agent *a, snap_axe_scan *S, int phase)
         int ms = remain(S, 1);
         if (ms > S->frame_ms)
             ms = S->frame_ms;
+        /* Its race ends after ms; a frame whose process does not answer
+         * (busy, hung) is given up AXE_ANSWER_MS later, not at the cap. */
+        until[i] = base_now_ms() + ms + AXE_ANSWER_MS;
+        used[i] = ms;
         char *arg = phase_arg(S, f, phase, ms);
         char *prm = arg ? fn_params(f->world, FN_PARTIAL, arg, true, true) : NULL;
         free(arg);
@@ -476,15 +495,29 @@ static void phase_run(snap_agent *a, snap_axe_scan *S, int phase)
         cdp_reply rep = {0};
         if (ids[i]) {
             cdp_err e = {0};
-            rcs[i] = cdp_wait(a->c, ids[i], remain(S, 1), &rep, &e);
+            int64_t left = until[i] - base_now_ms();
+            int ms = remain(S, 1);
+            bool own = left < ms;
+            rcs[i] = cdp_wait(a->c, ids[i], own ? (left > 1 ? (int)left : 1) : ms, &rep, &e);
             if (rcs[i] == CDP_ETIMEOUT) {
                 cdp_forget(a->c, ids[i]);
-                snprintf(why[i], sizeof why[i], "the scan's time ran out");
+                /* Its process is busy with axe's run (one long task: a slow
+                 * rule on a huge page): stopped, else finishRun (the top
+                 * frame's) would wait behind it and fail. */
+                bool done = false;
+                for (size_t k = 0; k < i && !done; k++)
+                    done = stopped[k] && strcmp(S->f[k].session, S->f[i].session) == 0;
+                if (!done)
+                    snap_act_send_forget(a, S->f[i].session, "Runtime.terminateExecution",
+                                         snap_act_params(""));
+                stopped[i] = true;
+                snprintf(why[i], sizeof why[i], own ? "timed out: its process did not answer"
+                                                    : "the scan's time ran out");
             } else if (rcs[i]) {
                 snprintf(why[i], sizeof why[i], "%.150s", e.msg);
             }
         }
-        phase_read(S, i, phase, rcs[i], &rep, why[i]);
+        phase_read(S, i, phase, rcs[i], &rep, why[i], used[i]);
         cdp_reply_free(&rep);
     }
 }
@@ -577,14 +610,22 @@ static int finish(snap_agent *a, snap_axe_scan *S, snap_result *r)
                          arg ? "over 48 MiB" : "too big for memory");
     }
     char why[300] = "";
-    cdp_reply rep;
-    int rc = axe_call(a, S->f[0].session, "Runtime.callFunctionOn",
-                      fn_params(S->f[0].world, FN_FINISH, arg, true, true),
-                      remain(S, AXE_FINISH_MIN_MS), &rep, why, sizeof why);
+    /* Twice at most: a run stopped by terminateExecution (phase_run) can
+     * stop the next script instead when it had just ended. */
+    for (int k = 0; k < 2 && !S->results; k++) {
+        cdp_reply rep;
+        int rc = axe_call(a, S->f[0].session, "Runtime.callFunctionOn",
+                          fn_params(S->f[0].world, FN_FINISH, arg, true, true),
+                          remain(S, S->frame_ms > AXE_FINISH_MIN_MS ? S->frame_ms
+                                                                    : AXE_FINISH_MIN_MS),
+                          &rep, why, sizeof why);
+        const json_val *v = rc ? NULL : fn_value(&rep, why, sizeof why);
+        S->results = json_is(v, JSON_OBJECT) ? json_write(v, NULL) : NULL;
+        cdp_reply_free(&rep);
+        if (rc == CDP_ETIMEOUT)
+            break;
+    }
     free(arg);
-    const json_val *v = rc ? NULL : fn_value(&rep, why, sizeof why);
-    S->results = json_is(v, JSON_OBJECT) ? json_write(v, NULL) : NULL;
-    cdp_reply_free(&rep);
     if (!S->results)
         return snap_fail(r, SNAP_EBROWSER, "a11y scan: axe.finishRun failed: %s",
                          *why ? why : "no results");
@@ -616,17 +657,27 @@ static int scan(snap_agent *a, const snap_axe_opts *o, snap_axe_scan *S, snap_re
     S->options = base_buf_take(&b, NULL);
     if (!S->options)
         return snap_fail(r, SNAP_ENOMEM, "a11y scan: out of memory");
+    int64_t ph[5] = {base_now_ns()};
     int rc = scan_top(a, S, o, r);
     if (rc)
         return rc;
+    ph[1] = base_now_ns();
     phase_run(a, S, 0);
+    ph[2] = base_now_ns();
     if (!S->f[0].fast)
         return snap_fail(r, SNAP_ETIMEOUT, "a11y scan: the top frame was not scanned in time "
                          "(%d ms per frame, %d ms in all)", S->frame_ms,
                          o->cap_ms > 0 ? o->cap_ms : AXE_CAP_MS);
     if (any_slow(S))
         phase_run(a, S, 1);
-    return finish(a, S, r);
+    ph[3] = base_now_ns();
+    rc = finish(a, S, r);
+    ph[4] = base_now_ns();
+    if (a->o.timing)        /* CDPGATE_TIMING=1 */
+        fprintf(stderr, "timing: axe setup=%.1f fast=%.1f slow=%.1f finish=%.1f frames=%zu\n",
+                (double)(ph[1] - ph[0]) / 1e6, (double)(ph[2] - ph[1]) / 1e6,
+                (double)(ph[3] - ph[2]) / 1e6, (double)(ph[4] - ph[3]) / 1e6, S->n);
+    return rc;
 }
 
 static void release_worlds(snap_agent *a, snap_axe_scan *S)

@@ -480,3 +480,8 @@ char *snap_url_shown(const snap_agent *a, const char *url)
     free(red);
     return sc;
 }
+
+char *snap_text_shown(const snap_agent *a, const char *s)
+{
+    return snap_scrub_str(a, s ? s : "");
+}

@@ -134,6 +134,9 @@ static const struct {
     {"Runtime.getProperties", 0},
     {"Runtime.releaseObject", 0},
     {"Runtime.releaseObjectGroup", 0},
+    /* A scan phase whose frame did not answer in time: axe's run there
+     * stopped, so finishRun and the page are not held behind it (axe_run.c). */
+    {"Runtime.terminateExecution", P_A11Y},
     {"Storage.getCookies", 0},
     {"Target.attachToTarget", 0},
     {"Target.createBrowserContext", 0},

@@ -299,6 +299,24 @@ typedef struct {
     double x, y, w, h;      /* a region, when w > 0 and h > 0 */
 } snap_shot_opts;
 int snap_screenshot_with(snap_agent *a, const snap_shot_opts *o, snap_result *r);
+/* Crops of the elements behind refs[0..n) (an a11y report's: many crops of
+ * one page), each as snap_screenshot_with(ref, max_bytes) takes one, but
+ * gated once (tool "screenshot") and under one search for the page's
+ * secret fields: the mask on, every crop taken, the fields checked
+ * unchanged, the mask off (a change discards every crop; taken once more,
+ * then refused). A search of the page (a DOM snapshot of every frame) for
+ * each crop made 40 crops of a large page take minutes (session 16).
+ * out[i]: the image (new; free it) or NULL with code, the SNAP_E* why
+ * (SNAP_EDENIED: a secret field, or beyond the viewport while the page has
+ * a secret field with a value). 0, or the failure of the whole (the gate,
+ * no page, the search) with r saying why and every out[i] empty. */
+typedef struct {
+    uint8_t *img;
+    size_t len;
+    int code;
+} snap_shot_crop;
+int snap_screenshot_refs(snap_agent *a, const char *const *refs, size_t n, size_t max_bytes,
+                         snap_shot_crop *out, snap_result *r);
 
 /* ---- browser contexts, sessions and the login handoff (session.c) ----
  *
@@ -342,6 +360,14 @@ int snap_url_origin(const char *url, char *out, size_t cap);
  * (password, token, ...) written "[redacted]", and every session value
  * the agent restored or captured, raw or encoded, "[session-value]". */
 char *snap_url_shown(const snap_agent *a, const char *url);
+/* Any text (page data about to be written to a file: an a11y report's
+ * strings) as every output of the agent shows it (new; NULL when out of
+ * memory): every session value the agent restored or captured (values of
+ * at least 8 bytes and the tokens in them; raw, percent-decoded,
+ * lower-cased or base64-encoded) replaced with "[session-value]". A text
+ * over 16 KiB keeps its first 16 KiB ("[N more bytes withheld]"). A plain
+ * copy when the agent holds no session value. */
+char *snap_text_shown(const snap_agent *a, const char *s);
 /* Forget the contexts of origin (after a new login saved a new session):
  * its tabs stay open, still authenticated while their context holds the
  * old session, and the next open of the origin restores the session from

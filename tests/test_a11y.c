@@ -401,6 +401,112 @@ static void t_scan_frames_cap(void)
     testlib_rig_down(&x);
 }
 
+/* Whether a node of axe's list (passes, violations, ...) of rule id (NULL:
+ * any rule) is inside the frame sel names (a JSON string: "\"#hung\"": its
+ * target is that frame's selector, then the node's); sel NULL: any node. */
+static bool listed(const json_val *list, const char *rule, const char *sel)
+{
+    for (const json_val *r = json_first(list); r; r = json_next(r)) {
+        if (rule && strcmp(json_get_str(r, "id") ? json_get_str(r, "id") : "", rule) != 0)
+            continue;
+        if (!sel)
+            return true;
+        for (const json_val *n = json_first(json_get(r, "nodes")); n; n = json_next(n)) {
+            const json_val *tg = json_get(n, "target");
+            char *t = json_len(tg) > 1 ? json_write(json_first(tg), NULL) : NULL;
+            bool hit = t && strcmp(t, sel) == 0;
+            free(t);
+            if (hit)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* A frame that never answers (a11y/hang.html: the frame from b.test blocks
+ * its process once loaded): the scan ends (its set-up has the frame's
+ * timeout, not the whole cap), the report is written with the top frame's
+ * results, the frame's rules are "not evaluated" with why, and nothing of
+ * the frame is among the passes (or anywhere else). Before session 16 the
+ * frame's set-up waited for the whole cap, and the top frame then had no
+ * time left: the scan failed. */
+/* Wait (up to 120 s) until the server's request log holds needle. */
+static bool log_wait(const char *needle)
+{
+    for (int i = 0; i < 1200; i++) {
+        char *s = test_read_file(world.log, NULL);
+        bool hit = s && strstr(s, needle);
+        free(s);
+        if (hit)
+            return true;
+        testlib_sleep_ms(100);
+    }
+    return false;
+}
+
+static void t_scan_frame_hung(void)
+{
+    testlib_rig x;
+    if (!rig(&x, NULL))
+        return;
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/hung", world.root);
+    mkdir(dir, 0700);
+    size_t len;
+    char *src = axe_src(&len);
+    /* The page open (its snapshot taken), then the frame added: it blocks. */
+    bool up = src && open_page(x.a, "a.test", "/a11y/hang.html");
+    if (up && CHECK_INT(0, fixture_server_switch("hang")))
+        up = CHECK(log_wait("/hold?ms=300000"));
+    if (up) {
+        a11y_opts o = {0};
+        o.dir = dir;
+        o.frame_ms = 8000;
+        o.cap_ms = 60000;
+        a11y_report rep;
+        snap_result r = {0};
+        int rc = a11y_scan(x.a, src, len, &o, &rep, &r);
+        if (!CHECK_INT(0, rc))
+            test_fail_detail("a11y_scan: %s", r.text ? r.text : "");
+        snap_result_free(&r);
+        if (rc == 0) {
+            CHECK_HAS(rep.text, "1 of 2 frames scanned");
+            CHECK_HAS(rep.text, "Not evaluated (a timeout or a frame not scanned; neither "
+                      "passed nor failed): [\"");
+            CHECK_HAS(rep.text, "\"image-alt\"");
+            CHECK(rep.not_evaluated > 20);
+            CHECK_INT(0, rep.violations);
+            char path[400];
+            snprintf(path, sizeof path, "%s/a11y.json", dir);
+            char *json = slurp(path);
+            json_doc *d = json ? json_parse(json, strlen(json), NULL, NULL) : NULL;
+            const json_val *root = json_doc_root(d);
+            const json_val *ne = json_get(root, "notEvaluated");
+            CHECK_INT(1, json_len(ne));
+            CHECK_HAS(json_get_str(json_at(ne, 0), "reason"), "timed out");
+            CHECK(json_len(json_get(json_at(ne, 0), "rules")) > 20);
+            static const char *const LISTS[] = {"passes", "violations", "incomplete",
+                                                "inapplicable"};
+            for (size_t i = 0; i < 4; i++)
+                if (!CHECK(!listed(json_get(root, LISTS[i]), NULL, "\"#hung\"")))
+                    test_fail_detail("a node of the hung frame among the %s", LISTS[i]);
+            /* The top frame's own results are there. */
+            CHECK(listed(json_get(root, "passes"), "frame-title", NULL));
+            json_doc_free(d);
+            free(json);
+            snprintf(path, sizeof path, "%s/a11y.html", dir);
+            char *html = slurp(path);
+            CHECK_HAS(html, "<h2>Not evaluated</h2>");
+            CHECK_HAS(html, "axe could not run in it: timed out");
+            free(html);
+            a11y_report_free(&rep);
+        }
+    }
+    fixture_server_switch("");
+    free(src);
+    testlib_rig_down(&x);
+}
+
 /* A grant that does not name a11y_scan refuses the scan. */
 static void t_scan_grant(void)
 {
@@ -493,6 +599,7 @@ static const test_case TESTS[] = {
     {"scan_csp", t_scan_csp},
     {"scan_sabotage", t_scan_sabotage},
     {"scan_frames_cap", t_scan_frames_cap},
+    {"scan_frame_hung", t_scan_frame_hung},
     {"crop_frame", t_crop_frame},
     {"scan_grant", t_scan_grant},
     {"mcp_listed", t_mcp_listed},
@@ -507,7 +614,7 @@ int main(int argc, char **argv)
         return 1;
     snprintf(axe_path, sizeof axe_path, "%s/tests/peers/node_modules/axe-core/axe.min.js",
              cwd);
-    if (testlib_world_up(&world, "a11y", host_args, false) != 0)
+    if (testlib_world_up(&world, "a11y", host_args, true) != 0)
         return 1;
     int rc = test_main(argc, argv, TESTS);
     testlib_world_down(&world);

@@ -36,6 +36,9 @@
 #include <unistd.h>
 
 static const char *host_args[] = {FIXTURE_HOST_RULES, "--site-per-process", NULL};
+/* The session value a11y/shown.html shows (vault identity carol on a.test). */
+#define SHOWN_SESSION "as-shown-5eed77c0"
+
 static testlib_world world;
 static char axe_env[600];
 static char retail_data[400], retail_env[450];
@@ -100,6 +103,12 @@ static bool vault_setup(void)
              "\"value\":\"" FIXTURE_RETAIL_SESSION "\",\"domain\":\"retail.test\",\"path\":\"/\","
              "\"httpOnly\":true,\"secure\":false,\"sameSite\":\"Lax\"}],\"localStorage\":{}}");
     int rc = testlib_vault_plant(v, origin, "alice", state, 0);
+    /* a.test under carol: a cookie its page can read (a11y/shown.html). */
+    testlib_world_origin(&world, origin, sizeof origin, "a.test");
+    snprintf(state, sizeof state, "{\"version\":1,\"cookies\":[{\"name\":\"a11y_session\","
+             "\"value\":\"" SHOWN_SESSION "\",\"domain\":\"a.test\",\"path\":\"/\","
+             "\"httpOnly\":false,\"secure\":false,\"sameSite\":\"Lax\"}],\"localStorage\":{}}");
+    rc = rc ? rc : testlib_vault_plant(v, origin, "carol", state, 0);
     vault_close(v);
     return rc == 0;
 }
@@ -483,6 +492,51 @@ static void t_axe_timeout(void)
     free(o.err);
 }
 
+/* The partial state: a report written, some rules not evaluated (the
+ * frames fixture a11y/many.html: 71 frames, a scan takes 64; the rest
+ * "not evaluated"): the target is "partial", never "done" (before session
+ * 16 only a timeout made a target partial: this one was "done"), exit 1;
+ * its summary and report say "not evaluated", its violations are those of
+ * the frames scanned only; the index counts it partial. (A frame that
+ * never answers: test_a11y scan_frame_hung.) */
+static void t_partial(void)
+{
+    if (!ready())
+        return;
+    char a[200], targets[600], out[600], text[600], sd[400], st[32];
+    testlib_world_origin(&world, a, sizeof a, "a.test");
+    snprintf(sd, sizeof sd, "%s/partial", world.root);
+    mkdir(sd, 0700);
+    snprintf(targets, sizeof targets, "%s/targets.jsonl", sd);
+    snprintf(out, sizeof out, "%s/out", sd);
+    snprintf(text, sizeof text, "{\"id\":\"many\",\"url\":\"%s/a11y/many.html\"}\n", a);
+    if (!write_text(targets, text))
+        return;
+    run_out o = sweep_run(targets, out, 1, NULL, NULL, NULL);
+    CHECK_INT(1, o.rc);
+    CHECK_HAS(o.err, "[1/1] many: partial");
+    if (!CHECK(strcmp(state_of(out, "many", st, sizeof st), "partial") == 0))
+        test_fail_detail("state %s\nstderr:\n%s", st, o.err ? o.err : "");
+    char *s = read_text(out, "many", "status.json");
+    CHECK_HAS(s, "rules not evaluated somewhere (a frame not scanned: see notEvaluated)");
+    free(s);
+    s = read_text(out, "many", "summary.txt");
+    CHECK_HAS(s, "64 of 71 frames scanned");
+    CHECK_HAS(s, "Not evaluated (a timeout or a frame not scanned; neither passed nor "
+              "failed): [\"");
+    free(s);
+    json_doc *d = read_json(out, "many", "a11y.json");
+    const json_val *root = json_doc_root(d);
+    CHECK_INT(7, json_len(json_get(root, "notEvaluated")));
+    CHECK_INT(63, json_len(json_get(json_at(json_get(root, "violations"), 0), "nodes")));
+    json_doc_free(d);
+    d = read_json(out, NULL, "index.json");
+    CHECK_INT(1, json_get_int(json_doc_root(d), "partial", -1));
+    CHECK_INT(0, json_get_int(json_doc_root(d), "done", -1));
+    json_doc_free(d);
+    free(o.err);
+}
+
 /* Login failures, recorded: the retailer ends alice's session when it
  * sees it (the switch "expired": a redirect to its login page expiring the
  * cookie): "login diverged"; a target naming bob where the grant names
@@ -523,6 +577,145 @@ static void t_login(void)
     if (o.rc != 1)
         test_fail_detail("stderr:\n%s", o.err ? o.err : "");
     free(o.err);
+}
+
+/* cdpgate ARGS... (NULL-ended, after the binary and the host rules) with
+ * the sweep's environment; its exit status, stderr into *err (new). */
+static int cdpgate_run(const char *const *args, char **err)
+{
+    char rules[300];
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    const char *argv[24] = {testlib_cdpgate_bin(), rules, "--browser-arg=--site-per-process"};
+    size_t n = 3;
+    for (size_t i = 0; args[i] && n < 23; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    const char *env[] = {axe_env, retail_env, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY",
+                         NULL};
+    fixture_child c;
+    *err = NULL;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return -1;
+    int rc = fixture_child_wait(&c, 240000);
+    *err = fixture_child_stderr(&c);
+    testlib_child_free(&c);
+    return rc;
+}
+
+/* A report of a11y/shown.html (the page shows carol's session cookie in
+ * an image's id and attribute and in a text): its two violations kept,
+ * the value written "[session-value]" and in no file of dir. */
+static void check_shown(const char *dir, const char *stem)
+{
+    char p[800];
+    snprintf(p, sizeof p, "%s/%s.json", dir, stem);
+    char *j = test_read_file(p, NULL);
+    if (!CHECK(j != NULL)) {
+        test_fail_detail("no %s", p);
+        return;
+    }
+    CHECK_HAS(j, "\"id\":\"image-alt\"");
+    CHECK_HAS(j, "\"id\":\"color-contrast\"");
+    CHECK_HAS(j, "\"target\":[\"#s-[session-value]\"]");
+    CHECK_HAS(j, "data-session=\\\"[session-value]\\\"");
+    CHECK_HAS(j, "Signed in with session [session-value]");
+    snprintf(p, sizeof p, "%s/%s.html", dir, stem);
+    char *h = test_read_file(p, NULL);
+    CHECK_HAS(h, "[session-value]");
+    free(j);
+    free(h);
+    check_no_file_has(dir, SHOWN_SESSION);
+}
+
+/* Reports written to -o / --a11y-dir hold no session value (issue 16,
+ * point 1 of session 16: before, only the evidence copies were scrubbed):
+ * the sweep (with its evidence), `cdpgate a11y URL -o DIR` and
+ * browser_a11y_scan under `mcp --a11y-dir`, each on a page that shows the
+ * session cookie the vault restored (identity carol). */
+static void t_session_scrub(void)
+{
+    if (!ready() || !vault_setup())
+        return;
+    char a[200], sd[400], targets[600], grant[600], mgrant[600], out[600], ev[600], cli[600],
+        mdir[600], url[400], text[1200], *err = NULL;
+    testlib_world_origin(&world, a, sizeof a, "a.test");
+    snprintf(url, sizeof url, "%s/a11y/shown.html", a);
+    snprintf(sd, sizeof sd, "%s/shown", world.root);
+    mkdir(sd, 0700);
+    snprintf(targets, sizeof targets, "%s/targets.jsonl", sd);
+    snprintf(grant, sizeof grant, "%s/grant.json", sd);
+    snprintf(mgrant, sizeof mgrant, "%s/mgrant.json", sd);
+    snprintf(out, sizeof out, "%s/out", sd);
+    snprintf(ev, sizeof ev, "%s/evidence", sd);
+    snprintf(cli, sizeof cli, "%s/cli", sd);
+    snprintf(mdir, sizeof mdir, "%s/mcp", sd);
+    snprintf(text, sizeof text, "{\"id\":\"shown\",\"url\":\"%s\",\"identity\":\"carol\"}\n",
+             url);
+    if (!write_text(targets, text))
+        return;
+    snprintf(text, sizeof text, "{\"task\":\"shown\",\"origins\":[\"%s\"],\"identities\":"
+             "{\"%s\":\"carol\"}}\n", a, a);
+    if (!write_text(grant, text))
+        return;
+    snprintf(text, sizeof text, "{\"task\":\"shown\",\"tools\":[\"open\",\"snapshot\","
+             "\"screenshot\",\"a11y_scan\"],\"origins\":[\"%s\"],\"identities\":"
+             "{\"%s\":\"carol\"}}\n", a, a);
+    if (!write_text(mgrant, text))
+        return;
+    /* The sweep, with its evidence. */
+    run_out o = sweep_run(targets, out, 1, grant, ev, NULL);
+    char st[32];
+    if (!CHECK_INT(0, o.rc))
+        test_fail_detail("stderr:\n%s", o.err ? o.err : "");
+    CHECK_HAS(state_of(out, "shown", st, sizeof st), "done");
+    char tdir[700];
+    snprintf(tdir, sizeof tdir, "%s/shown", out);
+    check_shown(tdir, "a11y");
+    check_no_file_has(out, SHOWN_SESSION);
+    check_no_file_has(ev, SHOWN_SESSION);
+    free(o.err);
+    /* cdpgate a11y URL -o DIR. */
+    const char *args[] = {"--timeout", "90000", "--grant", grant, "a11y", url, "-o", cli, NULL};
+    int rc = cdpgate_run(args, &err);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("stderr:\n%s", err ? err : "");
+    free(err);
+    check_shown(cli, "a11y");
+    /* browser_a11y_scan under mcp --a11y-dir DIR. */
+    mkdir(mdir, 0700);
+    char rules[300];
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", mgrant, "--a11y-dir", mdir,
+                          "mcp", NULL};
+    const char *env[] = {axe_env, retail_env, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY",
+                         NULL};
+    fixture_child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    testlib_mcp_init(&c, "test_sweep");
+    snprintf(text, sizeof text, "{\"url\":\"%s\"}", url);
+    free(testlib_mcp_tool(&c, 2, "browser_open", text));
+    char *r = testlib_mcp_tool(&c, 3, "browser_a11y_scan", "{}");
+    CHECK_HAS(r, "image-alt [critical]");
+    CHECK_LACKS(r, SHOWN_SESSION);
+    free(r);
+    close(c.in);
+    c.in = -1;
+    fixture_child_wait(&c, 30000);
+    testlib_child_free(&c);
+    DIR *dp = opendir(mdir);
+    struct dirent *e;
+    int n = 0;
+    while (dp && (e = readdir(dp)))
+        if (strstr(e->d_name, ".json")) {
+            char stem[300];
+            snprintf(stem, sizeof stem, "%.*s", (int)(strlen(e->d_name) - 5), e->d_name);
+            check_shown(mdir, stem);
+            n++;
+        }
+    if (dp)
+        closedir(dp);
+    CHECK_INT(1, n);
 }
 
 static void t_targets_file(void)
@@ -590,6 +783,8 @@ static const test_case TESTS[] = {
     {"resume", t_resume},
     {"axe_timeout", t_axe_timeout},
     {"login", t_login},
+    {"session_scrub", t_session_scrub},
+    {"partial", t_partial},
     {0},
 };
 
