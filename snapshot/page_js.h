@@ -4,7 +4,9 @@
  *
  * Tests that include it: tests/test_gate_accept.c, to run the one
  * secret-field rule (SNAP_JS_SECRET_KIND) itself in a page and compare it
- * with the views and the C rule (secret_rule_agree).
+ * with the views and the C rule (secret_rule_agree); tests/test_takeover.c,
+ * to name a page-writing script (snap_js_focus_fn) the person's sink
+ * permits must refuse (human_tabs).
  */
 #ifndef CDPGATE_PAGE_JS_H
 #define CDPGATE_PAGE_JS_H

@@ -323,9 +323,10 @@ static int sink_check(snap_agent *a, const char *method, const char *params, boo
         if (!s)
             return refuse(e, "%s refused at the sink: the script is not one compiled "
                           "into cdpgate (permit: %s)", method, a->permit);
-        /* The scan's permit is read-only: no script that changes the page
-         * (nor the person's tab choice's). */
-        if ((flags & SNAP_JS_WRITE) && !(have & ~(unsigned)(P_A11Y | P_HUMAN_TAB)))
+        /* The scan's permit is read-only: no script that changes the page;
+         * nor the person's permits (their input and tab choice are CDP
+         * Input and Target commands, never a page script of cdpgate's). */
+        if ((flags & SNAP_JS_WRITE) && !(have & ~(unsigned)(P_A11Y | P_HUMAN | P_HUMAN_TAB)))
             return refuse(e, "%s refused at the sink: the script changes the page and "
                           "no action is permitted (permit: %s)", method, a->permit);
         if (flags & SNAP_JS_WRITE)

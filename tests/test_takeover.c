@@ -11,6 +11,7 @@
 #include "json/json.h"
 #include "snapshot/snapshot.h"
 #include "snapshot/snap_int.h"
+#include "snapshot/page_js.h"
 #include "tests/harness.h"
 #include "tests/testlib.h"
 #include "vault/vault.h"
@@ -331,9 +332,11 @@ static int follow_until(snap_agent *a, snap_cast *c, snap_human_seen *seen, int 
 }
 
 /* The person's tab list (snap_human_tabs) as "id:title:origin:*" lines
- * ('*' marks the current) into out, once it is want (titles come with the
- * browser's events: 10 s). */
-static void tabs_now(snap_agent *a, const char *want, char *out, size_t cap)
+ * ('*' marks the current) into out, once it is want (10 s), following the
+ * tabs as the host's loop does (snap_human_follow: titles come with the
+ * browser's events, and are read again once a second). */
+static void tabs_now(snap_agent *a, snap_human_seen *seen, const char *want, char *out,
+                     size_t cap)
 {
     for (int k = 0; k < 500; k++) {
         snap_human_tab t[SNAP_HUMAN_TABS_MAX];
@@ -346,6 +349,7 @@ static void tabs_now(snap_agent *a, const char *want, char *out, size_t cap)
             return;
         cdp_err e;
         cdp_pump(a->c, 20, &e);
+        snap_human_follow(a, seen);
     }
 }
 
@@ -367,13 +371,39 @@ static void sink_activate(snap_agent *a, const char *target, bool want_refused)
     }
 }
 
+/* The person's permits ('human', 'human_tab') never run a page script of
+ * cdpgate's that changes the page (before, any permit but the scan's did). */
+static void sink_write_script(snap_agent *a, const char *permit)
+{
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "functionDeclaration");
+    json_w_str(&w, snap_js_focus_fn);
+    json_w_key(&w, "objectId");
+    json_w_str(&w, "1.2.3");
+    json_w_obj_end(&w);
+    char *prm = json_w_take(&w, NULL);
+    json_w_free(&w);
+    cdp_err e = {0};
+    snap_permit_begin(a, permit);
+    int rc = snap_cdp_call(a, snap_tab_current(a)->session, "Runtime.callFunctionOn", prm, 5000,
+                           NULL, &e);
+    snap_permit_end(a);
+    free(prm);
+    CHECK(rc != 0);
+    if (!CHECK_HAS(e.msg, "refused at the sink"))
+        test_fail_detail("permit %s\n", permit);
+}
+
 /* Issue 15, point 1: the live view's tabs. The person's context only is
  * listed (the bank's restored session, in a privileged context of its own,
  * is not); a target=_blank popup the person opens is followed (the current
  * tab, the cast on it); the person switches back (Target.activateTarget
  * under the 'human_tab' permit); a tab of another context, an unknown id
  * and any other method under that permit are refused (here and at the
- * sink); a window.open popup that closes itself gives the view back to its
+ * sink), and neither of the person's permits runs a page-writing script; a
+ * window.open popup that closes itself gives the view back to its
  * opener; the agent's control ends the permit. */
 static void t_human_tabs(void)
 {
@@ -442,7 +472,7 @@ static void t_human_tabs(void)
     snap_human_seen seen = {0};
     CHECK(!snap_human_follow(x.a, &seen));
     snprintf(want, sizeof want, "t%d:Popups:%s:*\n", pop, shop);
-    tabs_now(x.a, want, list, sizeof list);
+    tabs_now(x.a, &seen, want, list, sizeof list);
     CHECK_STR(want, list);
     /* the agent holds control: no switch, no permit */
     snprintf(id, sizeof id, "t%d", pop);
@@ -457,7 +487,7 @@ static void t_human_tabs(void)
     CHECK(p1 && p1 != pop && t && t->opener == pop && t->ctx == 0);
     CHECK(cast_until(x.a, c, &f, &f.n, f.n + 1, p1));
     snprintf(want, sizeof want, "t%d:Popups:%s\nt%d:Target page:%s:*\n", pop, shop, p1, shop);
-    tabs_now(x.a, want, list, sizeof list);
+    tabs_now(x.a, &seen, want, list, sizeof list);
     CHECK_STR(want, list);
     /* the person switches back */
     CHECK_INT(0, snap_human_tab_switch(x.a, id, why, sizeof why));
@@ -478,6 +508,8 @@ static void t_human_tabs(void)
                         "{\"text\":\"q\"}", 5000, NULL, &e) != 0);
     snap_permit_end(x.a);
     CHECK_HAS(e.msg, "refused at the sink");
+    sink_write_script(x.a, "human");
+    sink_write_script(x.a, "human_tab");
     /* window.open: followed; the popup closes itself: back to its opener */
     human_click(x.a, "#winopen");
     int p2 = follow_until(x.a, c, &seen, pop);
@@ -486,7 +518,7 @@ static void t_human_tabs(void)
     CHECK_INT(pop, follow_until(x.a, c, &seen, p2));
     CHECK(cast_until(x.a, c, &f, &f.n, f.n + 1, pop));
     snprintf(want, sizeof want, "t%d:Popups:%s:*\nt%d:Target page:%s\n", pop, shop, p1, shop);
-    tabs_now(x.a, want, list, sizeof list);
+    tabs_now(x.a, &seen, want, list, sizeof list);
     CHECK_STR(want, list);
     /* control back with the agent: the permit is dead */
     gate_set_mode(x.g, GATE_MODE_AGENT, "test");
