@@ -210,6 +210,28 @@ static unsigned first_step(const replay_opts *o)
 }
 
 /* Every parameter of the active steps without a value, into w; number. */
+/* The first {{name}} of the target's page texts (name, row, section,
+ * label, placeholder: filled at replay, filled_text) that o gives no
+ * value for, into *m and *ml; false when none. */
+static bool target_var_missing(const replay_target *t, const replay_opts *o, const char **m,
+                               size_t *ml)
+{
+    const char *f[] = {t->name, t->row, t->section, t->label, t->placeholder};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        for (const char *p = f[i]; p && *p; p++) {
+            size_t nl = 0;
+            int k = replay_ph_at(p, &nl);
+            if (k == REPLAY_PH_ESC) {
+                p += 3;
+            } else if (k == REPLAY_PH_NAME && !var_get(o, p + 2, nl)) {
+                *m = p + 2;
+                *ml = nl;
+                return true;
+            }
+        }
+    return false;
+}
+
 static size_t vars_missing(const replay_trail *t, const replay_opts *o, json_w *w)
 {
     size_t n = 0;
@@ -220,6 +242,10 @@ static size_t vars_missing(const replay_trail *t, const replay_opts *o, json_w *
         if (s->n < first_step(o))
             continue;
         char *x = s->superseded ? NULL : replay_subst(s->args, o, &m, &ml);
+        if (x && s->has_target && target_var_missing(&s->target, o, &m, &ml)) {
+            free(x);
+            x = NULL;
+        }
         if (!s->superseded && !x && m) {
             char name[VAR_NAME_MAX + 1];
             snprintf(name, sizeof name, "%.*s", (int)ml, m);

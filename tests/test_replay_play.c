@@ -1006,7 +1006,8 @@ static void t_red5_row_lookalikes(void)
 
 /* Issue 14 (trailurl, point 4): a target's name and row recorded with a
  * parameter's value written {{who}} are filled in at replay: the button
- * of the person the vars name is clicked. */
+ * of the person the vars name is clicked; without that var the replay
+ * is refused up front, as for a parameter of the arguments. */
 static void t_target_params_replay(void)
 {
     testlib_rig x;
@@ -1016,6 +1017,15 @@ static void t_target_params_replay(void)
     CHECK_INT(REPLAY_RUN_DONE,
               play_row(&x, CLICK5("Open {{who}}", "{{who}} Open {{who}}"), vars, 1,
                        "clicked open bob jones"));
+    /* without the var: refused up front, the variable named (nothing
+     * opened or clicked) */
+    char *json = NULL;
+    int st = play(&x, HEAD OPEN5 CLICK5("Open {{who}}", "Bob Jones Open Bob Jones"), NULL, 0,
+                  &json);
+    CHECK_INT(REPLAY_RUN_REFUSED, st);
+    if (!CHECK_HAS(json, "{\"need\":\"variable\",\"value\":\"who\""))
+        test_fail_detail("%s\n", json ? json : "");
+    free(json);
     testlib_rig_down(&x);
 }
 
