@@ -660,6 +660,22 @@ static bool live_step(serve *S)
     return false;
 }
 
+/* A session the person signs into is saved at the hand-back under the
+ * grant's identity (snap_human_handback): the vault is opened for it. */
+static void live_vault(serve *S)
+{
+    const gate_grant *gr = gate_grant_get(S->gate);
+    if (S->v || !gr || !gr->nidentities)
+        return;
+    char err[400] = "";
+    S->v = vault_open(NULL, NULL, err, sizeof err);
+    if (S->v)
+        snap_agent_set_vault(S->agent, S->v);
+    else
+        fprintf(stderr, "cdpgate mcp: live view: the session vault cannot be opened (%s): "
+                "a sign-in during a takeover is not possible\n", err);
+}
+
 /* A takeover through the live view: control passes when the person opens
  * the link (cli/takeover.c), which is the sign that a person is at the
  * browser; until then and while they hold it, every tool is refused. */
@@ -678,18 +694,7 @@ static void live_begin(serve *S, const char *what, mcp_result *out)
         out->is_error = true;
         return;
     }
-    /* A session the person logs into is saved at the hand-back under the
-     * grant's identity (snap_human_handback): the vault is opened for it. */
-    const gate_grant *gr = gate_grant_get(S->gate);
-    if (!S->v && gr && gr->nidentities) {
-        char err[400] = "";
-        S->v = vault_open(NULL, NULL, err, sizeof err);
-        if (S->v)
-            snap_agent_set_vault(S->agent, S->v);
-        else
-            fprintf(stderr, "cdpgate mcp: live view: the session vault cannot be opened (%s): "
-                    "a login during the takeover is not saved\n", err);
-    }
+    live_vault(S);
     S->tk = cli_takeover_start(S->agent, S->gate, (int64_t)S->o->live_ttl_s * 1000, link,
                                sizeof link, why, sizeof why);
     if (!S->tk) {
@@ -710,10 +715,15 @@ static void live_begin(serve *S, const char *what, mcp_result *out)
 }
 
 /* The gate's takeover stop (a password, one-time code or CAPTCHA met by
- * the agent's action) under --live: the live view starts as for
- * browser_takeover, the link out of band; the model's result says that the
- * action was not done and that a person was asked, and what for (issue
- * 15, point 2). */
+ * the agent's action) under --live: only on an origin the task grant names
+ * an identity for (red team s15, R5-5: any other granted page could pose
+ * as a bank's sign-in), and there the person signs in in a fresh browser
+ * context of its own (snap_human_signin; R5-1: nothing of the agent's
+ * untrusted context is ever sealed), or answers in the tab when it is
+ * already authenticated; the live view starts as for browser_takeover, the
+ * link out of band; the model's result says that the action was not done
+ * and that a person was asked, and what for (issue 15, point 2), or why
+ * nobody was. */
 static void live_from_stop(serve *S, mcp_result *out)
 {
     char origin[256] = "", url[2048], what[600];
@@ -723,7 +733,22 @@ static void live_from_stop(serve *S, mcp_result *out)
              "(cdpgate never enters them: the person does)", *origin ? " at " : "", origin);
     mcp_result lr;
     memset(&lr, 0, sizeof lr);
+    snap_result sr;
+    bool fresh = false;
+    if (gate_mode(S->gate) == GATE_MODE_AGENT) {
+        live_vault(S);
+        if (snap_human_signin(S->agent, &fresh, &sr) != 0) {
+            append_text(out, sr.text ? sr.text : "no person was asked");
+            snap_result_free(&sr);
+            return;
+        }
+        snap_result_free(&sr);
+    }
     live_begin(S, what, &lr);
+    if (lr.is_error && fresh) {
+        snap_handback h;        /* the sign-in's context closed, nothing saved */
+        snap_human_handback(S->agent, false, &h);
+    }
     if (lr.is_error) {
         append_text(out, lr.text ? lr.text : "the live view did not start");
     } else {
@@ -731,6 +756,10 @@ static void live_from_stop(serve *S, mcp_result *out)
         out->text = dup_str("The action was not done: it needs a person (the gate's "
                             "human_takeover stop).");
         append_text(out, lr.text ? lr.text : "");
+        if (fresh)
+            append_text(out, "The person signs in in a new tab of a browser context of its "
+                        "own (nothing of the agent's tabs goes with it); after the hand-back "
+                        "the agent goes on in that session, at the service's root page.");
     }
     free(lr.text);
 }

@@ -8,9 +8,12 @@
  * is at the browser; until then the agent waits and the page's requests
  * are still judged under the agent's rules. The person's hand-back (the viewer's
  * button) gives control back to the agent; the agent's next result gets a
- * compact account (cli_takeover_end): the URL now, logged in or not (and
- * the session captured into the vault: snap_human_handback), the origins
- * visited, the cookie names set (never a value), a fresh observation id.
+ * compact account (cli_takeover_end): the origin of the person's last page
+ * (path and query withheld, as the sink shows what a person opens), logged
+ * in or not (and the sign-in's session sealed into the vault:
+ * snap_human_handback), the origins visited, the cookie names set (never
+ * a value), a fresh observation id. The person sees the page's whole URL in
+ * the view; the model never gets it from here.
  *
  * Tabs: the viewer gets the tab list of the context the person controls
  * (title and origin, the shown one marked) whenever it changes; a popup
@@ -162,8 +165,11 @@ static void tk_follow_url(cli_takeover *t, bool force)
     if (!force && strcmp(url, t->url) == 0)
         return;
     snprintf(t->url, sizeof t->url, "%s", url);
+    /* the origins for the model's account: as the sink shows a request the
+     * person makes (a host outside the grant cut to its last labels) */
     char origin[256];
-    if (snap_url_origin(url, origin, sizeof origin) == 0 && *origin) {
+    if (snap_url_origin(url, origin, sizeof origin) == 0 && *origin &&
+        snap_human_origin(t->a, origin, sizeof origin) == 0 && *origin) {
         bool have = false;
         for (int i = 0; i < t->norigins; i++)
             have = have || strcmp(t->origins[i], origin) == 0;
@@ -307,6 +313,11 @@ char *cli_takeover_end(cli_takeover *t, const char *how, cli_takeover_login *lg)
     if (!t)
         return NULL;
     tk_follow_url(t, false);
+    /* The person's last page by its origin only: the sink's rule for what
+     * a person opens (a reset or magic-login path, a ticket in a query:
+     * red team s15, R5-4). */
+    char page[700];
+    snap_human_page(t->a, page, sizeof page);
     char *now = snap_human_cookies(t->a);
     char cookies[1200], origins[TK_ORIGINS_MAX * 260] = "";
     tk_new_cookies(t->cookies0, now, cookies, sizeof cookies);
@@ -327,14 +338,14 @@ char *cli_takeover_end(cli_takeover *t, const char *how, cli_takeover_login *lg)
     }
     char login[1200];
     tk_logged_in(&h, login, sizeof login);
-    size_t cap = 6000 + strlen(t->url);
+    size_t cap = 6000 + strlen(page);
     char *out = malloc(cap);
     if (out)
         snprintf(out, cap, "The person %s (epoch %llu). During the takeover: the page now is "
                  "%s; %s; origins visited: %s; cookies set (names only): %s. New observation "
                  "%s: refs and observations from before the takeover are stale; take a new "
-                 "snapshot.", how, (unsigned long long)gate_epoch(t->g),
-                 *t->url ? t->url : "(no tab)", login, *origins ? origins : "(none)",
+                 "snapshot.", how, (unsigned long long)gate_epoch(t->g), page, login,
+                 *origins ? origins : "(none)",
                  *cookies ? cookies : "(none)", h.obs);
     cli_takeover_free(t);
     return out;

@@ -849,7 +849,10 @@ static int judge_request(gate *gt, const gate_net *n, char *r, size_t cap)
     bool data_out = n->has_body || n->data || (method && strcasecmp(method, "GET") != 0 &&
                                                 strcasecmp(method, "HEAD") != 0);
     char o[GATE_ORIGIN_MAX], wsurl[GATE_AUDIT_URL_MAX + 8], tm[40];
-    if (gt->mode == GATE_MODE_HUMAN) {
+    /* Only the person's own context is theirs; a page of any other (the
+     * open web's) is judged as under the agent: what the person types
+     * there never leaves for an origin the grant does not name (R5-5). */
+    if (gt->mode == GATE_MODE_HUMAN && n->human) {
         snprintf(r, cap, "control is with the human: the request is theirs");
         return GATE_ALLOW;
     }
@@ -893,11 +896,17 @@ static int judge_request(gate *gt, const gate_net *n, char *r, size_t cap)
     if (data_out && g && !(g->egress & GATE_EGRESS_FETCH))
         return req_deny(r, cap, "a request carrying data to %s needs the "
                         "approved_origin_fetch egress class%s", so, "");
-    if (!granted && n->privileged) {
+    /* While the person holds control, a page of a context that is not
+     * theirs (the open web's) may be reading what they type: nothing of it
+     * leaves for an origin outside the grant, whatever its type (the
+     * privileged context's rule; red team s15, R5-5). */
+    if (!granted && (n->privileged || gt->mode == GATE_MODE_HUMAN)) {
         if (n->subresource && asset_granted(gt, o))
             return snprintf(r, cap, "asset origin"), GATE_ALLOW;
-        return req_deny(r, cap, "from a privileged context, a request to %s: origin not in "
-                        "the grant%s", so, n->subresource && g && g->nassets
+        return req_deny(r, cap, n->privileged ? "from a privileged context, a request to %s: "
+                        "origin not in the grant%s" : "while the person has control, a "
+                        "request to %s from a page they do not control: origin not in the "
+                        "grant%s", so, n->subresource && g && g->nassets
                         ? " nor an asset origin" : "");
     }
     snprintf(r, cap, "%s", granted ? "granted origin" : "read-only subresource");
@@ -914,7 +923,8 @@ int gate_check_net(gate *gt, const gate_net *n, char *reason, size_t cap)
     }
     int dec = judge_request(gt, n, r, sizeof r);
     /* Refusals are audited, and while the human has control every request
-     * (theirs, not judged: issue 11, point 15b(a)). */
+     * (the person's own unjudged, issue 11, point 15b(a); any other judged
+     * as under the agent, R5-5). */
     if (dec != GATE_ALLOW || gt->mode == GATE_MODE_HUMAN) {
         request_line l = {n, r, dec == GATE_ALLOW ? "allow" : "deny"};
         uint64_t seq;
@@ -1003,8 +1013,12 @@ int gate_decide_auth_request(gate *gt, const gate_auth_request *q, gate_decision
                             "request is never answered under another control than the one it "
                             "was sent under)", (unsigned long long)q->epoch,
                             (unsigned long long)gt->epoch, gate_mode_name(gt->mode));
-    if (gt->mode == GATE_MODE_HUMAN)
+    if (gt->mode == GATE_MODE_HUMAN && q->human)
         return gate_verdict(d, GATE_ALLOW, "control is with the human: the request is theirs");
+    if (gt->mode == GATE_MODE_HUMAN)
+        return gate_verdict(d, GATE_DENY, "control is with the human, and the request comes "
+                            "from a tab the person does not control: refused, not asked "
+                            "(the agent's tabs act only under the agent's control)");
     if (gt->mode != GATE_MODE_AGENT)
         return gate_verdict(d, GATE_DENY, "control is paused (pause at epoch %llu)",
                             (unsigned long long)gt->epoch);

@@ -473,8 +473,9 @@ const char *gate_identity_for(const gate *gt, const char *origin);
  * (top-level and frames) must go to a granted origin; requests that carry
  * data out (a method other than GET/HEAD, or a body) need the
  * approved_origin_fetch egress class and a granted origin. Audited when
- * refused, and every one while the human has control (then allowed: the
- * human's, not judged). Returns GATE_ALLOW or GATE_DENY; reason (cap) says
+ * refused, and every one while the human has control (then judged all the
+ * same: this call knows no context, so it is never the person's own; see
+ * gate_net.human). Returns GATE_ALLOW or GATE_DENY; reason (cap) says
  * why. */
 int gate_check_request(gate *gt, const char *method, const char *url, bool document,
                        bool has_body, uint64_t epoch, char *reason, size_t cap);
@@ -502,6 +503,16 @@ typedef struct {
     bool data;
     bool subresource;
     bool privileged;
+    bool human;                     /* the person's own, while the human has control:
+                                       a request of their sign-in's context or of the
+                                       privileged context of the tab they took over
+                                       (never the agent's untrusted context's: red
+                                       team s15, R5-5). Only such a request is let
+                                       through unjudged (audited); any other is judged
+                                       then by the privileged context's rule (granted
+                                       origins only, asset origins for subresources),
+                                       what the person types never leaving for an
+                                       origin outside the grant */
     uint64_t epoch;
 } gate_net;
 int gate_check_net(gate *gt, const gate_net *n, char *reason, size_t cap);
@@ -620,6 +631,10 @@ typedef struct {
                                        (0: now); another than the current one:
                                        stale, refused (a request is never judged
                                        under another control than its own) */
+    bool human;                     /* while the human has control: sent from the
+                                       context of the tab the person took over
+                                       (theirs: allowed); any other tab's is
+                                       refused then, never asked (R5-5) */
 } gate_auth_request;
 
 /* Decide (no hook, no audit) what such a request needs, and check it:
@@ -678,9 +693,10 @@ uint64_t gate_set_mode(gate *gt, int mode, const char *who);
 void gate_observed(gate *gt);
 
 /* The agent asks to hand control to a person (browser_takeover; issue 11,
- * point 15b(a)). While the human has control the page's own requests are
- * not judged (gate_check_net allows and audits each one), so a person must
- * really be at the browser: the hook is asked "a person takes over the
+ * point 15b(a)). While the human has control the requests of the
+ * person's own context are not judged (gate_check_net allows and audits
+ * each one; the agent's untrusted context stays judged: gate_net.human),
+ * so a person must really be at the browser: the hook is asked "a person takes over the
  * browser now?" (prompt action "takeover", "text" the agent's words
  * escaped), and only its allow gives control to the human (gate_set_mode,
  * the epoch moves). Refused without asking when no_window (a browser

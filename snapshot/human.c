@@ -86,6 +86,29 @@ int snap_human_url(snap_agent *a, char *out, size_t cap)
     return r ? 0 : SNAP_ENOMEM;
 }
 
+int snap_human_origin(snap_agent *a, char *out, size_t cap)
+{
+    snap_tab *t = snap_tab_current(a);
+    out[0] = 0;
+    if (!t || !t->nframes || !t->frames[0].url)
+        return SNAP_ENOTAB;
+    char *o = snap_request_origin_shown(a, t->frames[0].url);
+    snprintf(out, cap, "%s", o ? o : "");
+    free(o);
+    return o ? 0 : SNAP_ENOMEM;
+}
+
+int snap_human_page(snap_agent *a, char *out, size_t cap)
+{
+    char o[600];
+    int rc = snap_human_origin(a, o, sizeof o);
+    if (rc)
+        snprintf(out, cap, "%s", rc == SNAP_ENOTAB ? "(no tab)" : "(withheld: out of memory)");
+    else
+        snprintf(out, cap, "%s (path and query withheld)", o);
+    return rc;
+}
+
 /* One "domain name" line per cookie of reply r (names only). */
 static char *cookie_names(const json_val *cookies)
 {

@@ -317,8 +317,8 @@ static void session_values_note(snap_agent *a, const json_val *cookies, const ch
  * snap_ctx_check). rule: created with the grant's network rule (sink.c).
  * 0 with *idx set; else a snap_fail code, with *idx set (and the context
  * STALE) when the context was created, 0 when not. */
-int snap_session_ctx_from_state(snap_agent *a, const char *origin, const json_val *root,
-                                bool rule, size_t *idx, snap_result *r)
+static int ctx_from_state(snap_agent *a, const char *origin, const json_val *root,
+                          bool rule, size_t *idx, snap_result *r)
 {
     *idx = 0;
     char id[SNAP_ID_MAX];
@@ -468,7 +468,7 @@ static int restore(snap_agent *a, const char *origin, size_t *idx, char *note, s
         return 1;
     }
     size_t ci = 0;
-    int rc = snap_session_ctx_from_state(a, origin, root, true, &ci, r);
+    int rc = ctx_from_state(a, origin, root, true, &ci, r);
     json_doc_free(d);
     if (!ci) {
         if (!from)
@@ -780,6 +780,9 @@ static int login_begin_run(snap_agent *a, const char *url, snap_result *r)
     a->login.active = true;
     a->login.ctx = ci;
     a->login.tab = t ? t->id : 0;
+    a->login.takeover = false;
+    a->login.from_tab = 0;
+    a->login.ncookies = a->login.nls = 0;
     if (t)
         snap_obs_issue(a, t, r->obs);
     snap_fail(r, SNAP_OK, "Log in to %s (only there). Login handoff: the login page of %s "
@@ -788,6 +791,11 @@ static int login_begin_run(snap_agent *a, const char *url, snap_result *r)
               "login finishes. Credentials never pass through the agent.", origin, origin,
               a->login.tab, origin);
     return 0;
+}
+
+int snap_session_login_start(snap_agent *a, const char *url, snap_result *r)
+{
+    return login_begin_run(a, url, r);
 }
 
 /* Issue 11, point 15b: a login saved under "default" (the grant names no
@@ -996,6 +1004,25 @@ static int login_ctx_close(snap_agent *a, size_t ci, char *why, size_t cap)
     return 0;
 }
 
+/* Where the agent goes on after a login or a sign-in's hand-back (new;
+ * NULL when out of memory): origin's root. Never the page the person ended
+ * on (it may be a one-time link): the rule of snap_request_shown, origin
+ * only (red team s15, R5-4). */
+static char *landing_url(const char *origin)
+{
+    size_t n = strlen(origin) + 2;
+    char *u = malloc(n);
+    if (u)
+        snprintf(u, n, "%s/", origin);
+    return u;
+}
+
+int snap_session_login_close(snap_agent *a, size_t ci, char *why, size_t cap)
+{
+    a->login.active = false;
+    return ci < a->nctxs ? login_ctx_close(a, ci, why, cap) : 0;
+}
+
 /* Red team s11, L4: "done" with the login tab on another origin than the
  * one asked (a redirect, a link, even to an origin the grant names an
  * identity for) saves nothing: the session would be of a page the human
@@ -1075,18 +1102,15 @@ static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
                        strlen(state), expiry,
                        verr, sizeof verr);
     a->login.active = false;
-    /* Where the agent goes on: the page the human ended on, when it is the
-     * service's and its URL is whole (frame URLs are kept with secrets
-     * redacted); else the service's root. */
-    t = snap_tab_by_id(a, tab_id);
-    bool on_origin = t && !t->closed && t->nframes && t->frames[0].url &&
-                     strcmp(t->frames[0].origin, origin) == 0 &&
-                     !strstr(t->frames[0].url, "[redacted]");
-    size_t ul = (on_origin ? strlen(t->frames[0].url) : strlen(origin)) + 2;
-    char *landing = malloc(ul);
-    if (landing)
-        snprintf(landing, ul, "%s%s", on_origin ? t->frames[0].url : origin,
-                 on_origin ? "" : "/");
+    a->login.ncookies = nck;
+    a->login.nls = nls;
+    /* Where the agent goes on: the service's root, never the page the
+     * human ended on. Its address may be a one-time link (a magic-login or
+     * reset path, a ticket in the query) that must not be fetched again in
+     * another context; the rule is the sink's for what a person opens
+     * (snap_request_shown: the origin, path and query withheld; red team
+     * s15, R5-4). */
+    char *landing = landing_url(origin);
     /* The login's context is the human's: it ran without the network rule
      * (the human may pass through identity providers the grant does not
      * name) and holds their cookies too. The session moves into a
@@ -1102,8 +1126,8 @@ static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
         po.max_depth = 16;
         po.flags = JSON_SECRET;
         json_doc *d = json_parse(state, strlen(state), &po, NULL);
-        mv = d ? snap_session_ctx_from_state(a, origin, json_doc_root(d),
-                                             gate_grant_get(a->gate) != NULL, &ni, r)
+        mv = d ? ctx_from_state(a, origin, json_doc_root(d), gate_grant_get(a->gate) != NULL,
+                                &ni, r)
                : snap_fail(r, SNAP_ENOMEM, "out of memory");
         json_doc_free(d);
     }
@@ -1140,11 +1164,12 @@ static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
         int orc = snap_open_in(a, landing, ni, true, &o);
         snap_tab *nt = orc == 0 || orc == SNAP_EDIALOG ? snap_tab_current(a) : NULL;
         if (nt && nt->ctx == ni)
-            snprintf(opened, sizeof opened, " The page is open again there (tab t%d).",
-                     nt->id);
+            snprintf(opened, sizeof opened, " The service's root page is open there (tab "
+                     "t%d; the page the human ended on is not opened again: its address may "
+                     "be a one-time link).", nt->id);
         else
-            snprintf(opened, sizeof opened, " Reopening the page there failed (%.300s): "
-                     "open a page of %s to go on.", snap_strerror(orc), origin);
+            snprintf(opened, sizeof opened, " Opening the service's root there failed "
+                     "(%.300s): open a page of %s to go on.", snap_strerror(orc), origin);
         snprintf(r->obs, sizeof r->obs, "%s", o.obs);
         snap_result_free(&o);
         free(landing);

@@ -54,6 +54,11 @@ static bool login_path(const char *path)
     return false;
 }
 
+bool snap_session_login_path(const char *path)
+{
+    return login_path(path);
+}
+
 /* 1 when tab's page shows a login wall, 0 when not, -1 when unknown. */
 int snap_session_login_wall(snap_agent *a, int tab_id)
 {

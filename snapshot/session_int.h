@@ -27,20 +27,27 @@ bool snap_session_cookie_for_host(const char *domain, const char *host);
  * session is persistent cookies only, else 0. */
 int snap_session_capture(snap_agent *a, const snap_ctx *c, int tab_id, char **out,
                          size_t *ncookies, size_t *nls, int64_t *expiry, cdp_err *e);
-/* A new privileged context for origin holding the session of root (rule:
- * with the grant's network rule). 0 with *idx set, else a snap_fail code
- * (*idx set, the context STALE, when it was created). */
-int snap_session_ctx_from_state(snap_agent *a, const char *origin, const json_val *root,
-                                bool rule, size_t *idx, snap_result *r);
 /* A session saved under "default" never replaces one the vault holds for
  * origin under a named identity: 0, or the refusal in r. when: "started",
  * "saved". */
 int snap_session_keeps_named(snap_agent *a, const char *origin, const char *when,
                              snap_result *r);
 
+/* The login handoff's start (snap_login_begin without the gate's question
+ * and the origin checks: the caller made them): a fresh login context for
+ * url's origin, url opened in a new tab of it (current), the blocked
+ * state. 0, or a snap_fail code. */
+int snap_session_login_start(snap_agent *a, const char *url, snap_result *r);
+/* End the login handoff and close its context ci with its tabs (its
+ * cookies go with it). 0, or -1 with why. */
+int snap_session_login_close(snap_agent *a, size_t ci, char *why, size_t cap);
+
 /* ---- session_check.c ---- */
 
 /* 1 when tab's page shows a login wall, 0 when not, -1 when unknown. */
 int snap_session_login_wall(snap_agent *a, int tab_id);
+/* Whether path looks like a login page's (a segment naming login or
+ * sign-in, or an auth/SSO/second-factor step). */
+bool snap_session_login_path(const char *path);
 
 #endif

@@ -33,7 +33,9 @@
  * leave); each paused request is classified by its type (request_kind),
  * attributed to a context (privileged or not) and judged by gate_check_net,
  * and continued or failed from inside the event listener, so nothing
- * waits on the agent. A privileged context is also created with a network
+ * waits on the agent. While the human holds control only the person's own
+ * context goes unjudged (person_request); the agent's untrusted context is
+ * judged as ever (red team s15, R5-5). A privileged context is also created with a network
  * rule (snap_sink_context_params: a proxy that cannot work, bypassed only
  * for the grant's hosts), which stops in the browser what Fetch cannot
  * pause (WebSockets, <link rel=prefetch>); its WebSockets are audited from
@@ -914,6 +916,23 @@ int snap_handover(snap_agent *a)
          ? SNAP_EBROWSER : 0;
 }
 
+/* The person's own request while the human holds control (red team s15,
+ * R5-5): one of their sign-in's context (login), or of the privileged
+ * context of the tab they took over (the current one). A page of the
+ * agent's untrusted context (the open web's) is never the person's: it is
+ * judged by the agent's rules whoever holds control, so what the person
+ * types there never leaves for an origin the grant does not name. */
+static bool person_request(snap_agent *a, const snap_tab *t, bool login)
+{
+    if (!a->gate || gate_mode(a->gate) != GATE_MODE_HUMAN)
+        return false;
+    if (login)
+        return true;
+    const snap_tab *cur = snap_tab_current(a);
+    return t && cur && t->ctx == cur->ctx && t->ctx < a->nctxs &&
+           ctx_privileged(&a->ctxs[t->ctx]);
+}
+
 /* Fetch.requestPaused on the browser session: judge and answer at once. */
 void snap_sink_paused(snap_agent *a, const json_val *p)
 {
@@ -942,6 +961,7 @@ void snap_sink_paused(snap_agent *a, const json_val *p)
     cdp_event_claim(a->c);
     bool login = t && a->login.active && t->ctx == a->login.ctx;
     bool privileged = !login && paused_privileged(a, t);
+    bool human = person_request(a, t, login);
     req_kind k = request_kind(type);
     bool document = k.document;
     bool body = json_bool(json_get(req, "hasPostData")) || json_get(req, "postDataEntries");
@@ -973,6 +993,7 @@ void snap_sink_paused(snap_agent *a, const json_val *p)
         n.data = k.data;
         n.subresource = k.subresource;
         n.privileged = privileged;
+        n.human = human;
         d = gate_check_net(a->gate, &n, reason, sizeof reason);
     }
     /* Data to an authenticated origin's session is a state change there:
@@ -991,8 +1012,7 @@ void snap_sink_paused(snap_agent *a, const json_val *p)
      * its query read as fields, whatever its words (red team s14, R4-11). */
     get = get || (document && !data_out && a->covered_tab);
     int tab = 0;
-    const char *svc = d == GATE_ALLOW && !login && (data_out || get) &&
-                      gate_mode(a->gate) != GATE_MODE_HUMAN
+    const char *svc = d == GATE_ALLOW && !login && (data_out || get) && !human
                     ? auth_origin(a, t, frame, url ? url : "", &tab) : NULL;
     /* A GET away from the service carries no session there: its cookies
      * reach the service's site and its subdomains (a Domain= cookie: red

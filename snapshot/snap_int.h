@@ -344,6 +344,10 @@ struct snap_agent {
         bool active;
         int tab;
         size_t ctx;
+        bool takeover;           /* the person's sign-in for a takeover stop
+                                    (handback.c), not a login handoff */
+        int from_tab;            /* then: the agent's tab it was started from */
+        size_t ncookies, nls;    /* what the last finished login saved */
     } login;
     /* sink.c and policy.c: the gate, the permit of the action in progress,
      * requests refused at the network level (a ring). */

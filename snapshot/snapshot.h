@@ -401,9 +401,10 @@ int snap_session_restore(snap_agent *a, const char *origin, snap_result *r);
  * localStorage, never form values — is sealed into the vault (format:
  * docs/vault.md, "Session state format v1"), the same state is set into a
  * new privileged context (with the grant's network rule, as a restored
- * session gets), the login context is closed with its tabs, and the page
- * the human ended on (the service's root when it was elsewhere) is opened
- * again in a new tab of the privileged context. While a login runs,
+ * session gets), the login context is closed with its tabs, and the
+ * service's root is opened in a new tab of the privileged context (never
+ * the page the human ended on: its address may be a one-time link, red
+ * team s15, R5-4). While a login runs,
  * snap_open refuses with SNAP_EBLOCKED; hosts refuse every other agent
  * call (the MCP server does). */
 int snap_login_begin(snap_agent *a, const char *url, snap_result *r);
@@ -508,19 +509,43 @@ typedef struct {
     int64_t titles_ms;      /* when the titles were last read */
 } snap_human_seen;
 bool snap_human_follow(snap_agent *a, snap_human_seen *seen);
+/* The current tab's origin as the sink shows a request the person makes
+ * (snap_request_shown's rule: a host outside the grant cut to its last
+ * labels, session values scrubbed), and "ORIGIN (path and query withheld)"
+ * for the page: what a result to the model says of the person's page (red
+ * team s15, R5-4: a path or query they opened may carry a one-time
+ * secret). 0, or SNAP_ENOTAB / SNAP_ENOMEM (out says so). */
+int snap_human_origin(snap_agent *a, char *out, size_t cap);
+int snap_human_page(snap_agent *a, char *out, size_t cap);
 /* The browser's cookies by name: one "domain name" line each (new), never a
  * value (the reply is read as a secret and wiped); NULL on failure. */
 char *snap_human_cookies(snap_agent *a);
+/* The person's sign-in for the gate's takeover stop (handback.c; red team
+ * s15, R5-1, R5-5), before the live view starts: on the current tab's
+ * origin, only when the task grant names an identity for it (SNAP_EDENIED
+ * otherwise, r saying why: no person is asked); a tab already
+ * authenticated there is answered in place (0, *fresh false); else a
+ * fresh, empty login context of its own is created for the origin (needs
+ * the vault: SNAP_EINVAL) and the stop page's login path (the origin's
+ * root when it is none, never its query) opened in a new tab of it, which
+ * becomes current (0, *fresh true; audited). Its requests are the
+ * person's; the agent's untrusted context and its cookies stay apart.
+ * snap_human_handback ends it. */
+int snap_human_signin(snap_agent *a, bool *fresh, snap_result *r);
 /* The hand-back (handback.c): whether the current tab is logged in, by the
  * gate's rule (auth=yes: its context is privileged for the page's origin
- * and holds a session), after a session the person logged into during the
- * takeover is saved in the vault under the identity the grant names for
- * the origin (the rules of `cdpgate login`: off the login wall, the
- * service's cookies and the origin's localStorage, never a form value;
- * audited) and moved out of the untrusted context into one of its own,
- * where the page is opened again. person: a person held control (the link
- * was opened); when false nothing is saved. Counts, names and ids only:
- * no value. */
+ * and holds a session). After a sign-in (snap_human_signin): its
+ * context's session, only there, off the login wall and on its origin, is
+ * saved in the vault under the identity the grant names for the origin
+ * (the rules of `cdpgate login`: the service's cookies and the origin's
+ * localStorage, never a form value; audited), moved into a privileged
+ * context of its own (the grant's network rule) where the service's root
+ * is opened (never the page the person ended on), and the sign-in's
+ * context closed; when nothing is saved it is closed and the agent is back
+ * on its tab. An authenticated tab's session is saved again off the login
+ * wall. A takeover in the agent's untrusted context saves nothing. person:
+ * a person held control (the link was opened); when false nothing is
+ * saved. Counts, names and ids only: no value. */
 typedef struct {
     bool logged_in;         /* the current tab is authenticated now */
     bool saved;             /* a session was saved in the vault */

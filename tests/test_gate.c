@@ -1386,14 +1386,18 @@ static void t_takeover_needs_person(void)
     CHECK_INT(2, h.calls);
     CHECK_INT(GATE_MODE_HUMAN, gate_mode(gt));
     CHECK_INT(2, gate_epoch(gt));
-    /* The human's requests are not judged, and each one is audited. */
+    /* The human's requests (their own context's) are not judged, and each
+     * one is audited; any other context's are (red team s15, R5-5). */
     gate_net n = {0};
     n.method = "POST";
     n.url = "https://evil.test/c?s=secret-1";
     n.shown = "https://evil.test/c?s=(withheld)";
     n.type = "Fetch";
     n.has_body = true;
+    n.human = true;
     CHECK_INT(GATE_ALLOW, gate_check_net(gt, &n, reason, sizeof reason));
+    n.human = false;
+    CHECK_INT(GATE_DENY, gate_check_net(gt, &n, reason, sizeof reason));
     /* Already with the human: allowed, nobody asked again. */
     CHECK_INT(0, gate_takeover(gt, &t, &d));
     CHECK_INT(GATE_ALLOW, d.decision);
@@ -1489,10 +1493,15 @@ static void t_takeover_settles_pending(void)
     CHECK_INT(GATE_STALE, d.decision);
     has(d.reason, "stale: the page sent it at control epoch");
     CHECK_INT(calls0 + 1, h.calls);
-    /* One sent under the human's control is theirs. */
+    /* One sent under the human's control from their own tab is theirs;
+     * from another tab, refused (R5-5). */
     q.epoch = gate_epoch(gt);
+    q.human = true;
     CHECK_INT(0, gate_check_auth_request(gt, &q, &d));
     CHECK_INT(GATE_ALLOW, d.decision);
+    q.human = false;
+    CHECK_INT(0, gate_check_auth_request(gt, &q, &d));
+    CHECK_INT(GATE_DENY, d.decision);
     gate_free(gt);
     char *a = test_read_file(log, NULL);
     has(a, "\"decision\":\"stale\",\"reason\":\"stale: the page sent it at control epoch");
@@ -2711,8 +2720,28 @@ static void t_check_request(void)
                                             reason, sizeof reason));
     has(reason, "needs the approved_origin_fetch egress class");
     gate_set_mode(gt, GATE_MODE_HUMAN, "alice");
-    CHECK_INT(GATE_ALLOW, gate_check_request(gt, "POST", "https://sso.evil.test/login", true,
-                                             true, 0, reason, sizeof reason));
+    /* the person's own context's request: theirs (an identity provider the
+     * grant does not name included) */
+    gate_net hn = {.method = "POST", .url = "https://sso.evil.test/login", .document = true,
+                   .has_body = true, .human = true};
+    CHECK_INT(GATE_ALLOW, gate_check_net(gt, &hn, reason, sizeof reason));
+    has(reason, "the request is theirs");
+    /* any other context's (the agent's untrusted one): judged as under the
+     * agent whoever holds control (red team s15, R5-5) */
+    hn.human = false;
+    CHECK_INT(GATE_DENY, gate_check_net(gt, &hn, reason, sizeof reason));
+    has(reason, "origin not in the grant");
+    CHECK_INT(GATE_DENY, gate_check_request(gt, "POST", "https://sso.evil.test/login", true,
+                                            true, 0, reason, sizeof reason));
+    CHECK_INT(GATE_ALLOW, gate_check_request(gt, "GET", "https://a.test/", true, false, 0,
+                                             reason, sizeof reason));
+    /* a plain GET subresource (allowed anywhere under the agent, above):
+     * to a granted origin only while the person types */
+    CHECK_INT(GATE_DENY, gate_check_request(gt, "GET", "https://cdn.evil.test/x.js", false,
+                                            false, 0, reason, sizeof reason));
+    has(reason, "from a page they do not control");
+    CHECK_INT(GATE_ALLOW, gate_check_request(gt, "GET", "https://x.b.test/x.js", false, false,
+                                             0, reason, sizeof reason));
     gate_set_mode(gt, GATE_MODE_AGENT, "alice");
     CHECK_INT(GATE_DENY, gate_check_request(gt, "GET", "https://a.test/", true, false, 2,
                                             reason, sizeof reason));
@@ -3126,8 +3155,15 @@ static void t_auth_reads_and_requests(void)
     CHECK_INT(0, gate_check_auth_request(gt, &ar, &d));
     CHECK_INT(GATE_DENY, d.decision);
     gate_set_mode(gt, GATE_MODE_HUMAN, "host");
+    ar.human = true;
     CHECK_INT(0, gate_check_auth_request(gt, &ar, &d));
     CHECK_INT(GATE_ALLOW, d.decision);
+    /* ... and only theirs: another tab's, refused, never asked (red team
+     * s15, R5-5) */
+    ar.human = false;
+    CHECK_INT(0, gate_check_auth_request(gt, &ar, &d));
+    CHECK_INT(GATE_DENY, d.decision);
+    has(d.reason, "a tab the person does not control");
     CHECK_INT(calls + 2, h.calls);
     gate_free(gt);
 }

