@@ -164,7 +164,9 @@ static const char USAGE_SWEEP[] =
 static const char USAGE_LIVE[] =
 "\nthe live view for a human takeover (issue 15; docs/takeover.md):\n"
 "  --live                mcp: a takeover (browser_takeover, or a password,\n"
-"                        one-time code or challenge the gate stops at) opens\n"
+"                        one-time code or challenge the gate stops at on an\n"
+"                        origin the grant names an identity for: the person\n"
+"                        signs in in a browser context of its own) opens\n"
 "                        the live view: cdpgate serves the tab on 127.0.0.1\n"
 "                        for a person, who hands control back from it. The\n"
 "                        link goes out of band, never to the model: a URL\n"
