@@ -507,6 +507,62 @@ static void t_scan_frame_hung(void)
     testlib_rig_down(&x);
 }
 
+/* Regions and tags (issue 16, point 1): on the frames fixture, exclude
+ * the first image and the frame (image-alt 1, no button-name); include
+ * only the faint text (color-contrast alone); tags wcag2a only (no
+ * color-contrast, a wcag2aa rule). Each as axe's context/runOnly. */
+static void t_scan_regions(void)
+{
+    testlib_rig x;
+    if (!rig(&x, NULL))
+        return;
+    size_t len;
+    char *src = axe_src(&len);
+    if (src && open_page(x.a, "a.test", "/a11y/index.html")) {
+        static const char *const EXC[] = {"#logo", "#inner"};
+        static const char *const INC[] = {"#faint"};
+        static const struct {
+            const char *const *inc, *const *exc;
+            size_t ninc, nexc;
+            const char *tags, *want;
+        } C[] = {
+            {NULL, EXC, 0, 2, NULL, "image-alt:1,label:2,color-contrast:1"},
+            {INC, NULL, 1, 0, NULL, "color-contrast:1"},
+            {NULL, NULL, 0, 0, "wcag2a", "button-name:1,image-alt:2,label:2"},
+        };
+        for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+            char dir[300];
+            snprintf(dir, sizeof dir, "%s/regions%zu", world.root, i);
+            mkdir(dir, 0700);
+            a11y_opts o = {0};
+            o.include = C[i].inc;
+            o.ninclude = C[i].ninc;
+            o.exclude = C[i].exc;
+            o.nexclude = C[i].nexc;
+            o.tags = C[i].tags;
+            o.dir = dir;
+            a11y_report rep;
+            snap_result r = {0};
+            int rc = a11y_scan(x.a, src, len, &o, &rep, &r);
+            if (!CHECK_INT(0, rc))
+                test_fail_detail("case %zu: %s", i, r.text ? r.text : "");
+            snap_result_free(&r);
+            if (rc)
+                continue;
+            char path[400], got[400];
+            snprintf(path, sizeof path, "%s/a11y.json", dir);
+            char *json = slurp(path);
+            violations_of(json, got, sizeof got);
+            if (!CHECK_STR(C[i].want, got))
+                test_fail_detail("case %zu", i);
+            free(json);
+            a11y_report_free(&rep);
+        }
+    }
+    free(src);
+    testlib_rig_down(&x);
+}
+
 /* A grant that does not name a11y_scan refuses the scan. */
 static void t_scan_grant(void)
 {
@@ -600,6 +656,7 @@ static const test_case TESTS[] = {
     {"scan_sabotage", t_scan_sabotage},
     {"scan_frames_cap", t_scan_frames_cap},
     {"scan_frame_hung", t_scan_frame_hung},
+    {"scan_regions", t_scan_regions},
     {"crop_frame", t_crop_frame},
     {"scan_grant", t_scan_grant},
     {"mcp_listed", t_mcp_listed},
