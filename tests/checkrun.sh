@@ -10,7 +10,8 @@
 #   3. a program that prints nothing
 #   4. a fuzz replay that exits non-zero after its summary
 #   5. a harness test case that makes no check ($BUILD/tests/probe_nocheck,
-#      built from tests/probe_nocheck.c with the real harness)
+#      built from tests/probe_nocheck.c with the real harness), and one
+#      whose checks pass but that prints a failure's detail
 #   6. control: a program that passes, and exits 0, must pass
 # Prints "checkrun: N passed, N failed" like the test programs.
 set -u
@@ -62,6 +63,8 @@ if [ -x "$BUILD/tests/probe_nocheck" ]; then
     mkdir -p "$tmp/b/tests" "$tmp/b/fuzz"
     cp "$BUILD/tests/probe_nocheck" "$tmp/b/tests/test_nocheck"
     expect fail "a test case that made no check"
+    mv "$tmp/b/tests/test_nocheck" "$tmp/b/tests/test_detail"
+    expect fail "a test case whose checks pass but that prints a failure's detail"
 else
     echo "checkrun: FAIL: $BUILD/tests/probe_nocheck is missing (make tests-build)"
     failed=$((failed + 1))

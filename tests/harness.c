@@ -69,9 +69,17 @@ int test_check(int ok, const char *file, int line, const char *expr)
     return ok;
 }
 
+/* A detail is a failure: after a failed check it says why; on its own
+ * (`if (bad) test_fail_detail(...)`) it fails the case too, which it
+ * did not before (test_gate_accept's screenshot comparison passed with
+ * differing PNGs). */
 void test_fail_detail(const char *fmt, ...)
 {
     va_list ap;
+    if (!cur_failures) {
+        cur_failures++;
+        fputs("  FAIL (a detail with no failed check before it)\n", stderr);
+    }
     fputs("       ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);

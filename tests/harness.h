@@ -40,6 +40,9 @@ int test_main(int argc, char **argv, const test_case *tests);
 
 /* Internal: record a check result. Return 1 when ok. */
 int test_check(int ok, const char *file, int line, const char *expr);
+/* Print why a check failed (indented, on stderr). It fails the current
+ * test case too: a detail printed with no failed check before it (an
+ * `if (bad) test_fail_detail(...)`) is a failure, never a note. */
 void test_fail_detail(const char *fmt, ...);
 int test_check_mem(const void *want, size_t wlen, const void *got, size_t glen,
                    const char *file, int line, const char *expr);
