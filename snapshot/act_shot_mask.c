@@ -522,8 +522,10 @@ static int mask_drawn(snap_agent *a, snap_shot_mask *m, snap_result *r)
         return 0;
     snap_shot_mask_off(a, m);
     return snap_act_fail(r, SNAP_EDENIED, "screenshot refused: a frame with secret fields did "
-                         "not draw the mask over them (it does not render, or is too busy), "
-                         "so the image could show their values; try again");
+                         "not draw the mask over them within 3 s (it is too busy, or does not "
+                         "render: the browser does not draw a cross-site frame far out of "
+                         "view), so the image could show their values; scroll the frame into "
+                         "view, or try again");
 }
 
 int snap_shot_mask_on(snap_agent *a, int tab_id, snap_shot_mask *m, snap_result *r)
