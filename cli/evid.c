@@ -394,8 +394,10 @@ void cli_evid_before(cli_evid *v, snap_agent *g)
         return;
     v->decision[0] = v->reason[0] = v->target[0] = '\0';
     v->seq = 0;
-    if (g)
+    if (g) {
         snap_record_facts(g, true);
+        snap_step_forget(g);  /* no facts of an earlier step stand for this one */
+    }
 }
 
 /* The tool's name when the call is an action, else NULL. */
@@ -438,12 +440,13 @@ static void rec_target(cli_evid *v, snap_agent *g, const mcp_args *a, mcp_tool t
         evidence_rec_str(v->e, "page", f->url);
     if (tool == MCP_T_OPEN)
         rec_url(v, "url", a->url);
-    if (tool == MCP_T_TYPE && a->text && f && f->has_target && !f->secret)
-        evidence_rec_str(v->e, "text", a->text);
-    else if (tool == MCP_T_TYPE)
-        evidence_rec_str(v->e, "text", "[not recorded]");
+    /* The trail's rule (snapshot.h): no text typed, no key pressed into
+     * a secret field, nor when the chokepoint read nothing (R6-4). */
+    if (tool == MCP_T_TYPE)
+        evidence_rec_str(v->e, "text", a->text && snap_step_text_kept(f) ? a->text
+                                                                          : "[not recorded]");
     if (tool == MCP_T_PRESS)
-        evidence_rec_str(v->e, "key", a->key);
+        evidence_rec_str(v->e, "key", snap_step_key_kept(f) ? a->key : "[not recorded]");
     if (tool == MCP_T_TABS)
         evidence_rec_str(v->e, "action", a->action);
     if (tool == MCP_T_EVAL)

@@ -731,12 +731,12 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
     s.op = (char *)act->op;
     /* Fail closed: a text is recorded only when the chokepoint read a
      * target that is not and never was a secret field. */
-    bool secret = !f || !f->has_target || f->secret;
+    bool secret = !snap_step_text_kept(f);
     /* Nor a key pressed while a secret field has focus (or the
      * chokepoint read nothing), nor a secret select's values (red team
-     * s14, R4-2). */
+     * s14, R4-2): the evidence's rule too (snapshot.h). */
     bool held = (act->text && secret) || (act->nvalues && secret) ||
-                (act->key && (!f || f->secret));
+                (act->key && !snap_step_key_kept(f));
     char pbuf[80];
     const char *param = act->text && !secret ? param_for(r, act, f, pbuf, sizeof pbuf) : NULL;
     char *lit = act->text && !secret && !param ? replay_lit_dup(act->text) : NULL;

@@ -102,6 +102,16 @@ const snap_step_facts *snap_step_last(const snap_agent *a)
     return a->rec && a->rec->valid ? &a->rec->f : NULL;
 }
 
+bool snap_step_text_kept(const snap_step_facts *f)
+{
+    return f && f->has_target && !f->secret;
+}
+
+bool snap_step_key_kept(const snap_step_facts *f)
+{
+    return f && !f->secret;
+}
+
 /* Keep a copy of s (NULL or "" keeps nothing) in slot i, cut at
  * RECORD_MAX bytes on a UTF-8 character boundary; returns it. */
 static const char *keep(snap_rec *rc, int i, const char *s)

@@ -444,6 +444,14 @@ typedef struct {
     const char *frame_origin;   /* its frame's origin when not the top frame */
     bool secret;                /* a secret field now or ever */
 } snap_step_facts;
+/* The one rule for what a record of a step keeps of its input, the
+ * trail's and the evidence's alike (red team s14 R4-2, s16 R6-4): a typed
+ * text or a select's values only when the chokepoint read a target that
+ * is not and never was a secret field; a pressed key only when it read
+ * the step and the focus is no secret field. f NULL: nothing was read,
+ * nothing is kept. */
+bool snap_step_text_kept(const snap_step_facts *f);
+bool snap_step_key_kept(const snap_step_facts *f);
 /* Keep the facts of each action that passes the gate (on costs one page
  * read per action on an element). Off by default. */
 void snap_record_facts(snap_agent *a, bool on);

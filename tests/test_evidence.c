@@ -908,6 +908,64 @@ static void t_cli_a11y(void)
     free(h);
 }
 
+/* Red team s16, R6-4 (regression): a key pressed into a secret field (a
+ * card number entered one browser_press at a time into an
+ * autocomplete=cc-number field, which the gate lets the agent fill) was
+ * written as the action record's "key"; trails dropped it (R4-2). Now
+ * the evidence keeps the trail's rule (snap_step_key_kept): "[not
+ * recorded]". */
+static void t_red6_evid_keys_secret(void)
+{
+    if (!testlib_need_browser() || !testlib_need_cdpgate())
+        return;
+    char evdir[500], rules[200], data[500], env_data[600];
+    snprintf(evdir, sizeof evdir, "%s/evidence-red6keys", world.root);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    snprintf(data, sizeof data, "%s/red6data", world.root);
+    mkdir(data, 0700);
+    snprintf(env_data, sizeof env_data, "XDG_DATA_HOME=%s", data);
+    const char *env[] = {env_data, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--evidence", evdir, "mcp", NULL};
+    child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    testlib_mcp_init(&c, "evidence");
+    char url[300], args[400], cc[16];
+    testlib_world_url(&world, url, sizeof url, "a.test", "/a11y/red6-keys.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    free(testlib_mcp_tool(&c, 2, "browser_open", args));
+    char *r = testlib_mcp_tool(&c, 3, "browser_snapshot", "{}");
+    testlib_mcp_ref(r, "Card number", cc, sizeof cc);
+    free(r);
+    snprintf(args, sizeof args, "{\"ref\":\"%s\"}", cc);
+    free(testlib_mcp_tool(&c, 4, "browser_click", args));
+    static const char *const KEYS[] = {"4", "9", "1", "7"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(args, sizeof args, "{\"key\":\"%s\"}", KEYS[i]);
+        r = testlib_mcp_tool(&c, 5 + i, "browser_press", args);
+        CHECK_LACKS(r, "\"isError\":true");     /* the gate lets the agent fill it */
+        free(r);
+    }
+    close(c.in);
+    c.in = -1;
+    CHECK(testlib_child_stderr_wait(&c, "final digest", 20000));
+    testlib_child_free(&c);
+    char sdir[800];
+    if (!session_dir(evdir, sdir, sizeof sdir))
+        return;
+    size_t n = 0;
+    char *recs = slurp(sdir, "records.jsonl", &n);
+    CHECK(count_records(recs, "action", "\"tool\":\"press\"") == 4);
+    /* No press into the secret field keeps its key. */
+    int keyed = count_records(recs, "action", "\"key\":\"9\"") +
+                count_records(recs, "action", "\"key\":\"7\"");
+    if (!CHECK_INT(0, keyed))
+        test_fail_detail("card digits pressed into a cc-number field are in records.jsonl");
+    CHECK(count_records(recs, "action", "\"secret_field\":true") >= 4);
+    CHECK_INT(4, count_records(recs, "action", "\"key\":\"[not recorded]\""));
+    free(recs);
+}
+
 /* browser_a11y_scan under `cdpgate mcp --evidence` (no --a11y-dir): the
  * scan is an a11y record, its reports are in the evidence folder only. */
 static void t_mcp_a11y(void)
@@ -1079,6 +1137,7 @@ static const test_case TESTS[] = {
     {"mcp_session", t_mcp_session},
     {"cli_replay", t_cli_replay},
     {"cli_a11y", t_cli_a11y},
+    {"red6_evid_keys_secret", t_red6_evid_keys_secret},
     {"mcp_a11y", t_mcp_a11y},
     {"cli_oneshot", t_cli_oneshot},
     {NULL, NULL},
