@@ -2,7 +2,7 @@
  * cdp_bench.c — transport and driver figures (printed, never asserted):
  *   - median and p90 round trip of Runtime.evaluate("1") on a page session,
  *     over the pipe and over WebSocket, beside Node's `ws` client against the
- *     same browser in the same run;
+ *     same browser in the same run, the three in interleaved rounds;
  *   - driver start to first CDP response (attach mode, so the browser's own
  *     launch is excluded): fork/exec of `cdpgate version --connect` to the
  *     moment its first reply is handled;
@@ -42,7 +42,9 @@ static long long now_ns(void)
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static int rtt(cdp_browser *b, int n, double *median, double *p90)
+/* n round trips on a fresh page of b (after 50 unmeasured), their times in
+ * microseconds into t[0..n). */
+static int rtt(cdp_browser *b, int n, double *t)
 {
     cdp_err e;
     cdp_page *p = cdp_page_open(b, 10000, &e);
@@ -51,25 +53,27 @@ static int rtt(cdp_browser *b, int n, double *median, double *p90)
         return -1;
     }
     cdp_conn *c = cdp_browser_conn(b);
-    double *t = malloc(sizeof *t * (size_t)n);
     for (int i = -50; i < n; i++) {
         long long t0 = now_ns();
         if (cdp_call(c, cdp_page_session(p), "Runtime.evaluate", "{\"expression\":\"1\"}",
                      5000, NULL, &e)) {
             fprintf(stderr, "bench: %s\n", e.msg);
-            free(t);
             cdp_page_free(p);
             return -1;
         }
         if (i >= 0)
             t[i] = (now_ns() - t0) / 1e3;
     }
+    cdp_page_free(p);
+    return 0;
+}
+
+/* The median and p90 of t[0..n) (sorted in place). */
+static void rtt_stats(double *t, int n, double *median, double *p90)
+{
     qsort(t, (size_t)n, sizeof *t, bench_cmp_double);
     *median = t[n / 2];
     *p90 = t[n * 9 / 10];
-    free(t);
-    cdp_page_free(p);
-    return 0;
 }
 
 static int save(const char *path, const json_val *v)
@@ -208,16 +212,65 @@ static long long run_timed(char *const argv[], const char *key, long long *t_for
     return s ? strtoll(s + strlen(pat), NULL, 10) : -1;
 }
 
-static int node_rtt(const char *ws, int n, double *med, double *p90)
+/* n round trips by Node's ws client on browser ws: their times into
+ * t[0..n) (node_rtt.js prints each with "raw"). */
+static int node_rtt(const char *ws, int n, double *t)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "node bench/node_rtt.js '%s' %d 2>/dev/null", ws, n);
+    snprintf(cmd, sizeof cmd, "node bench/node_rtt.js '%s' %d raw 2>/dev/null", ws, n);
     FILE *f = popen(cmd, "r");
     if (!f)
         return -1;
-    int ok = fscanf(f, "%lf %lf", med, p90) == 2;
+    int k = 0;
+    while (k < n && fscanf(f, "%lf", &t[k]) == 1)
+        k++;
     pclose(f);
-    return ok ? 0 : -1;
+    return k == n ? 0 : -1;
+}
+
+/* The three clients in RTT_ROUNDS rounds of n/RTT_ROUNDS calls each, one
+ * after another inside a round (pipe, WebSocket, Node), each on a page of
+ * its own: a drift of the machine's load or of the browsers' warm-up over
+ * the run falls on all three alike (they ran one after another before:
+ * Node last, on the most warmed-up browser); each client's figures pool
+ * its rounds. Both browsers are up for the whole run. */
+#define RTT_ROUNDS 4
+
+static void rtt_all(cdp_browser *pipe_b, cdp_browser *ws_b, int n)
+{
+    int per = n / RTT_ROUNDS > 0 ? n / RTT_ROUNDS : 1;
+    n = per * RTT_ROUNDS;
+    double *tp = malloc(sizeof *tp * (size_t)n), *tw = malloc(sizeof *tw * (size_t)n),
+           *tn = malloc(sizeof *tn * (size_t)n);
+    bool pok = tp != NULL, wok = tw != NULL, nok = tn != NULL;
+    for (int r = 0; r < RTT_ROUNDS; r++) {
+        pok = pok && rtt(pipe_b, per, tp + r * per) == 0;
+        wok = wok && rtt(ws_b, per, tw + r * per) == 0;
+        nok = nok && node_rtt(cdp_browser_ws_url(ws_b), per, tn + r * per) == 0;
+    }
+    double pm = 0, p9 = 0, wm = 0, w9 = 0, nm = 0, n9 = 0;
+    printf("CDP round trip, Runtime.evaluate(\"1\") on a page session, %d calls each in %d "
+           "interleaved rounds:\n", n, RTT_ROUNDS);
+    if (pok) {
+        rtt_stats(tp, n, &pm, &p9);
+        printf("  cdpgate pipe       median %7.1f us   p90 %7.1f us\n", pm, p9);
+    }
+    if (wok) {
+        rtt_stats(tw, n, &wm, &w9);
+        printf("  cdpgate websocket  median %7.1f us   p90 %7.1f us\n", wm, w9);
+    }
+    if (nok) {
+        rtt_stats(tn, n, &nm, &n9);
+        printf("  node ws client     median %7.1f us   p90 %7.1f us\n", nm, n9);
+        if (pok && wok)
+            printf("  ratio node/cdpgate (websocket) %.2fx, node/cdpgate (pipe) %.2fx "
+                   "(>1 means cdpgate is faster)\n", nm / wm, nm / pm);
+    } else {
+        printf("  node ws client     (not measured: node or tests/peers/node_modules missing)\n");
+    }
+    free(tp);
+    free(tw);
+    free(tn);
 }
 
 int main(int argc, char **argv)
@@ -233,7 +286,6 @@ int main(int argc, char **argv)
     int port = fixture_server_start(&srv);
     cdp_err e;
     cdp_launch_opts lo = {0};
-    double pm = 0, p9 = 0, wm = 0, w9 = 0, nm = 0, n9 = 0;
     if (n == 0) {              /* only the captures */
         cdp_browser *b = cdp_browser_launch(&lo, &e);
         if (!b) {
@@ -247,33 +299,22 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    printf("CDP round trip, Runtime.evaluate(\"1\") on a page session, %d calls:\n", n);
-    cdp_browser *b = cdp_browser_launch(&lo, &e);
-    if (!b) {
+    cdp_browser *pb = cdp_browser_launch(&lo, &e);
+    if (!pb) {
         fprintf(stderr, "bench: %s\n", e.msg);
         return 1;
     }
-    if (rtt(b, n, &pm, &p9) == 0)
-        printf("  cdpgate pipe       median %7.1f us   p90 %7.1f us\n", pm, p9);
-    cdp_browser_free(b);
-
     lo.use_port = true;
-    b = cdp_browser_launch(&lo, &e);
+    cdp_browser *b = cdp_browser_launch(&lo, &e);
     if (!b) {
         fprintf(stderr, "bench: %s\n", e.msg);
+        cdp_browser_free(pb);
         return 1;
     }
     char ws[512];
     snprintf(ws, sizeof ws, "%s", cdp_browser_ws_url(b));
-    if (rtt(b, n, &wm, &w9) == 0)
-        printf("  cdpgate websocket  median %7.1f us   p90 %7.1f us\n", wm, w9);
-    if (node_rtt(ws, n, &nm, &n9) == 0) {
-        printf("  node ws client     median %7.1f us   p90 %7.1f us\n", nm, n9);
-        printf("  ratio node/cdpgate (websocket) %.2fx, node/cdpgate (pipe) %.2fx "
-               "(>1 means cdpgate is faster)\n", nm / wm, nm / pm);
-    } else {
-        printf("  node ws client     (not measured: node or tests/peers/node_modules missing)\n");
-    }
+    rtt_all(pb, b, n);
+    cdp_browser_free(pb);
 
     /* Driver start to first CDP response, attached (no browser launch). */
     const char *quick = getenv("BENCH_QUICK");

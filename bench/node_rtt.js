@@ -1,8 +1,9 @@
 // node_rtt.js — the peer for the round-trip benchmark: Node's `ws` client
 // against the same browser, same page setup, same command.
-//   node bench/node_rtt.js WS_URL N   -> prints "median_us p90_us"
+//   node bench/node_rtt.js WS_URL N       -> prints "median_us p90_us"
+//   node bench/node_rtt.js WS_URL N raw   -> prints each call's time (us)
 const WebSocket = require(require('path').join(__dirname, '../tests/peers/node_modules/ws'));
-const [url, nStr] = process.argv.slice(2);
+const [url, nStr, mode] = process.argv.slice(2);
 const N = parseInt(nStr || '2000', 10);
 const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: 1 << 30 });
 let id = 0;
@@ -31,8 +32,13 @@ ws.on('open', async () => {
     await call('Runtime.evaluate', { expression: '1' }, sid);
     times.push(Number(process.hrtime.bigint() - t0) / 1000);
   }
-  times.sort((x, y) => x - y);
   await call('Target.closeTarget', { targetId: t.result.targetId });
+  if (mode === 'raw') {
+    process.stdout.write(times.map((x) => x.toFixed(1)).join(' ') + '\n');
+    ws.close();
+    return;
+  }
+  times.sort((x, y) => x - y);
   process.stdout.write(`${times[N >> 1].toFixed(1)} ${times[Math.floor(N * 0.9)].toFixed(1)}\n`);
   ws.close();
 });
