@@ -15,10 +15,12 @@
  * every one written all or nothing (base_file_put), so an interrupted
  * sweep leaves no torn file. DIR/index.json and DIR/index.html are made
  * again after each target. A rerun with the same DIR skips the targets
- * whose status.json says done for the same url, identity and trail, and
- * runs the others again. A target that fails (load error, login diverged,
- * replay diverged or refused, the scan failed) is recorded with its reason
- * and the sweep goes on; a timeout in the scan leaves a report whose rules
+ * whose status.json says done for the same url, identity and trail (the
+ * trail file's bytes unchanged: its SHA-256), and runs the others
+ * again. A target that names no identity runs with no vault: signed out.
+ * A target that fails (load error, login diverged, replay diverged or
+ * refused, the scan failed) is recorded with its reason and the sweep
+ * goes on; a timeout in the scan leaves a report whose rules
  * were not all evaluated: partial, run again by the next sweep.
  * Progress goes to stderr: "[i/n] ID: state".
  */
@@ -71,6 +73,7 @@ typedef struct {
     gate *g;
     snap_agent *a;
     char reason[600];
+    char trail_sum[2 * VAULT_SHA256_LEN + 1];   /* the trail file's SHA-256 ("": none) */
     char *replay;               /* the replay's result JSON (new), or NULL */
     a11y_report rep;
     bool scanned;
@@ -123,13 +126,49 @@ static json_doc *status_read(const char *out, const char *id)
     return d;
 }
 
-/* The status says done for this very target (url, identity, trail). */
-static bool status_done(const json_val *st, const a11y_target *t)
+/* The path of a target's trail: as written, or relative to base (the
+ * TARGETS file's directory). */
+static void trail_path(const char *base, const char *trail, char *out, size_t cap)
+{
+    if (trail[0] == '/')
+        snprintf(out, cap, "%s", trail);
+    else
+        snprintf(out, cap, "%s/%s", base, trail);
+}
+
+/* The SHA-256 (hex) of the trail file's bytes into out; "" and -1 when it
+ * cannot be read. A rerun compares it: a trail edited since is played
+ * again (red team s16, seen minor: only the trail's name was compared). */
+static int trail_digest(const char *base, const char *trail, char out[2 * VAULT_SHA256_LEN + 1])
+{
+    char path[2200];
+    out[0] = 0;
+    trail_path(base, trail, path, sizeof path);
+    size_t len = 0;
+    char *s = slurp(path, REPLAY_MAX_TRAIL, &len);
+    if (!s)
+        return -1;
+    uint8_t d[VAULT_SHA256_LEN];
+    vault_sha256(s, len, d);
+    free(s);
+    for (size_t i = 0; i < VAULT_SHA256_LEN; i++)
+        snprintf(out + 2 * i, 3, "%02x", d[i]);
+    return 0;
+}
+
+/* The status says done for this very target: its url, identity and trail,
+ * the trail's bytes unchanged (base: the TARGETS file's directory). */
+static bool status_done(const json_val *st, const a11y_target *t, const char *base)
 {
     const char *s = json_get_str(st, "state");
-    return s && strcmp(s, "done") == 0 && same(json_get_str(st, "url"), t->url) &&
-           same(json_get_str(st, "identity"), t->identity) &&
-           same(json_get_str(st, "trail"), t->trail);
+    if (!s || strcmp(s, "done") != 0 || !same(json_get_str(st, "url"), t->url) ||
+        !same(json_get_str(st, "identity"), t->identity) ||
+        !same(json_get_str(st, "trail"), t->trail))
+        return false;
+    if (!t->trail)
+        return true;
+    char sum[2 * VAULT_SHA256_LEN + 1];
+    return trail_digest(base, t->trail, sum) == 0 && same(json_get_str(st, "trail_sha256"), sum);
 }
 
 /* ---- the child: one target ---- */
@@ -144,6 +183,10 @@ static void status_write(job *j, const char *state)
     for (size_t i = 0; i < 6; i++) {
         json_w_key(&w, k[i]);
         json_w_str(&w, v[i]);
+    }
+    if (j->trail_sum[0]) {
+        json_w_key(&w, "trail_sha256");
+        json_w_str(&w, j->trail_sum);
     }
     json_w_key(&w, "reason");
     json_w_str(&w, j->reason[0] ? j->reason : NULL);
@@ -189,10 +232,10 @@ static int why(job *j, const char *fmt, const char *what, const snap_result *r, 
 static replay_trail *trail_load(job *j, const char *base)
 {
     char path[2200];
-    if (j->t->trail[0] == '/')
-        snprintf(path, sizeof path, "%s", j->t->trail);
-    else
-        snprintf(path, sizeof path, "%s/%s", base, j->t->trail);
+    trail_path(base, j->t->trail, path, sizeof path);
+    /* Its bytes' digest first (status.json keeps it): a trail changed
+     * while it loads is then played again by the next run, never skipped. */
+    trail_digest(base, j->t->trail, j->trail_sum);
     replay_err err = {0};
     replay_trail *tr = replay_trail_load(path, &err);
     if (!tr) {
@@ -345,7 +388,11 @@ static int scan(job *j, const char *src, size_t len)
 static int run_browser(job *j, const char *src, size_t len, const replay_trail *tr,
                        cli_evid *ev)
 {
-    vault *v = cli_vault_existing("a11y");
+    /* A target that names no identity is scanned signed out: no vault, so
+     * no session is restored for it, whatever the grant names for its
+     * origin (red team s16, R6-8: it was scanned as the grant's identity,
+     * outside the one-lease-at-a-time rule, its status saying null). */
+    vault *v = j->t->identity ? cli_vault_existing("a11y") : NULL;
     cdp_browser *b = cli_browser(j->o, "a11y");
     if (!b) {
         cli_evid_stop(ev, "a11y");
@@ -690,7 +737,7 @@ static size_t skip_done(sweep *S)
     size_t n = 0;
     for (size_t i = 0; i < S->t.n; i++) {
         json_doc *d = status_read(S->o->output, S->t.v[i].id);
-        S->done[i] = status_done(json_doc_root(d), &S->t.v[i]);
+        S->done[i] = status_done(json_doc_root(d), &S->t.v[i], S->base);
         json_doc_free(d);
         if (S->done[i]) {
             n++;
