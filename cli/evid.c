@@ -19,16 +19,21 @@
  *
  * Secrets: the agent hands over each session value it restores or
  * captures (snap_opts.secret_fn) and the writer scrubs them byte-exact
- * from every record; every URL is shown as the agent shows it
+ * from every record; every URL (a field, or a word of a text: a reason,
+ * a target, an expression, console text) is shown as the agent shows it
  * (snap_url_shown: parameters named like secrets, session values) and
- * through the recorder's bearer rule (replay_url_scrub). A typed text is
- * recorded only for a field that never was a secret one.
+ * through the recorder's bearer rule (replay_url_scrub). A typed text or a
+ * pressed key is recorded only by the trail's rule (snap_step_*_kept).
+ * The person's session (a takeover, until the agent's next call) is
+ * recorded by origin only, without console text, and the pages they
+ * opened become secrets of the session (red team s16, R6-6).
  */
 #include "cli/evid.h"
 
 #include "gate/gate.h"
 #include "json/json.h"
 #include "replay/replay.h"
+#include "url/url.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -65,6 +70,57 @@ static void rec_url(cli_evid *v, const char *key, const char *url)
     free(s);
 }
 
+/* A URL of the person's session (a takeover): its origin only, as the
+ * hand-back's account and the audit show what a person opens (a reset or
+ * magic-login link, a code in a query: R6-6); marked as theirs. */
+static void rec_url_human(cli_evid *v, const char *key, const char *url)
+{
+    char *s = url && v->agent ? snap_human_url_shown(v->agent, url) : NULL;
+    evidence_rec_str(v->e, key, s ? s : url ? "(withheld)" : NULL);
+    evidence_rec_bool(v->e, "during_takeover", true);
+    free(s);
+}
+
+/* What follows the origin in u (path, query, fragment), and its query and
+ * fragment alone, as secrets of the session. */
+static void rest_secret(cli_evid *v, const char *u)
+{
+    url_parts up;
+    if (!u || url_parse(u, &up, NULL) != 0 || !*up.host || up.rest > up.rest_end)
+        return;
+    evidence_secret_add(v->e, u + up.rest, up.rest_end - up.rest);
+    const char *q = strpbrk(u + up.rest, "?#");
+    if (q && q < u + up.rest_end)
+        evidence_secret_add(v->e, q, (size_t)(u + up.rest_end - q));
+}
+
+/* A page the person opened during a takeover: its path, query and
+ * fragment (raw, and as the agent and the audit show them) are never
+ * written in any later record either: the agent's first read of the page
+ * it was handed back audits its URL (a reset or verification link's code:
+ * R6-6). */
+static void human_page_secret(cli_evid *v, const char *url)
+{
+    if (!url)
+        return;
+    rest_secret(v, url);
+    char *s = v->agent ? snap_url_shown(v->agent, url) : NULL;
+    char *t = url_shown(v, url);
+    rest_secret(v, s);
+    rest_secret(v, t);
+    free(s);
+    free(t);
+}
+
+/* url into key by the rule of the moment: the person's or the agent's. */
+static void rec_url_now(cli_evid *v, const char *key, const char *url)
+{
+    if (v->human)
+        rec_url_human(v, key, url);
+    else
+        rec_url(v, key, url);
+}
+
 /* text with every word that holds "://" shown as a URL is (new). */
 static char *text_shown(cli_evid *v, const char *text, size_t n)
 {
@@ -94,6 +150,14 @@ static char *text_shown(cli_evid *v, const char *text, size_t n)
     return base_buf_take(&b, NULL);
 }
 
+/* A text field with every URL in it shown as a URL is. */
+static void rec_text(cli_evid *v, const char *key, const char *text)
+{
+    char *t = text ? text_shown(v, text, strlen(text)) : NULL;
+    evidence_rec_str(v->e, key, t ? t : text ? "[withheld]" : NULL);
+    free(t);
+}
+
 /* ---- the gate's audit tap ---- */
 
 static void copy_field(char *out, size_t cap, const json_val *root, const char *key)
@@ -121,6 +185,8 @@ static void on_audit(void *ud, const char *line, size_t len)
         rec_done(v);
     }
     const char *mode = json_get_str(root, "mode"), *from = json_get_str(root, "from");
+    if (event && strcmp(event, "mode") == 0 && mode && strcmp(mode, "human") == 0)
+        v->human = true;  /* until the agent's next tool call (cli_evid_before) */
     if (event && strcmp(event, "mode") == 0 && mode && from &&
         (strcmp(mode, "human") == 0 || strcmp(from, "human") == 0) &&
         evidence_rec_begin(v->e, "takeover") == 0) {
@@ -224,9 +290,11 @@ static void on_navigated(cli_evid *v, const json_val *p, bool within)
     if (!within && !main_frame_known(v, id) && strlen(id) < sizeof v->main_frame[0])
         snprintf(v->main_frame[v->nframes++ % CLI_EVID_FRAMES], sizeof v->main_frame[0], "%s",
                  id);
+    if (v->human)
+        human_page_secret(v, url);
     if (evidence_rec_begin(v->e, "navigation") != 0)
         return;
-    rec_url(v, "url", url);
+    rec_url_now(v, "url", url);
     if (within)
         evidence_rec_bool(v->e, "within_document", true);
     rec_done(v);
@@ -256,11 +324,15 @@ static void console_text(const json_val *args, base_buf *b)
 static void rec_console(cli_evid *v, const char *source, const char *level, const char *text,
                         size_t n)
 {
-    char *t = text_shown(v, text, n);
+    /* The person's session: its page text is theirs (R6-6). */
+    char *t = v->human ? NULL : text_shown(v, text, n);
     if (evidence_rec_begin(v->e, "console") == 0) {
         evidence_rec_str(v->e, "source", source);
         evidence_rec_str(v->e, "level", level);
-        evidence_rec_str(v->e, "text", t ? t : "[withheld]");
+        evidence_rec_str(v->e, "text", t ? t : v->human ? "[withheld: the person's session]"
+                                                        : "[withheld]");
+        if (v->human)
+            evidence_rec_bool(v->e, "during_takeover", true);
         rec_done(v);
     }
     free(t);
@@ -319,6 +391,10 @@ static void on_network(cli_evid *v, const char *method, const json_val *p)
     bool failed = strcmp(method, "Network.loadingFailed") == 0;
     if (!failed && strcmp(method, "Network.responseReceived") != 0)
         return;
+    const json_val *resp = json_get(p, "response");
+    const char *type = json_get_str(p, "type");
+    if (v->human && !failed && type && strcmp(type, "Document") == 0)
+        human_page_secret(v, json_get_str(resp, "url"));
     if (++v->nnet > CLI_EVID_NET_MAX) {
         if (v->nnet == CLI_EVID_NET_MAX + 1 && evidence_rec_begin(v->e, "note") == 0) {
             evidence_rec_str(v->e, "text", "network records stop here (5000 recorded)");
@@ -326,19 +402,20 @@ static void on_network(cli_evid *v, const char *method, const json_val *p)
         }
         return;
     }
-    const json_val *resp = json_get(p, "response");
     if (evidence_rec_begin(v->e, "network") != 0)
         return;
     const char *m = req_method(v, id);
     evidence_rec_str(v->e, "method", m ? m : "?");
     if (!failed) {
-        rec_url(v, "url", json_get_str(resp, "url"));
+        rec_url_now(v, "url", json_get_str(resp, "url"));
         evidence_rec_int(v->e, "status", json_get_int(resp, "status", 0));
         evidence_rec_str(v->e, "mime", json_get_str(resp, "mimeType"));
     } else {
         evidence_rec_str(v->e, "failed", json_get_str(p, "errorText"));
+        if (v->human)
+            evidence_rec_bool(v->e, "during_takeover", true);
     }
-    evidence_rec_str(v->e, "type", json_get_str(p, "type"));
+    evidence_rec_str(v->e, "type", type);
     rec_done(v);
 }
 
@@ -394,6 +471,15 @@ void cli_evid_before(cli_evid *v, snap_agent *g)
         return;
     v->decision[0] = v->reason[0] = v->target[0] = '\0';
     v->seq = 0;
+    if (v->human && gate_mode(v->gt) != GATE_MODE_HUMAN) {
+        /* What the browser sent before this call is the person's session
+         * (their last navigation may still be unread): read it as theirs,
+         * then the agent's events are recorded as the agent's again. */
+        cdp_err pe = {0};
+        if (v->conn)
+            cdp_pump(v->conn, 0, &pe);
+        v->human = false;
+    }
     if (g) {
         snap_record_facts(g, true);
         snap_step_forget(g);  /* no facts of an earlier step stand for this one */
@@ -434,10 +520,10 @@ static void rec_target(cli_evid *v, snap_agent *g, const mcp_args *a, mcp_tool t
         if (f->secret)
             evidence_rec_bool(v->e, "secret_field", true);
     } else if (v->target[0]) {
-        evidence_rec_str(v->e, "target", v->target);
+        rec_text(v, "target", v->target);
     }
     if (f && f->url)
-        evidence_rec_str(v->e, "page", f->url);
+        rec_url(v, "page", f->url);
     if (tool == MCP_T_OPEN)
         rec_url(v, "url", a->url);
     /* The trail's rule (snapshot.h): no text typed, no key pressed into
@@ -450,7 +536,7 @@ static void rec_target(cli_evid *v, snap_agent *g, const mcp_args *a, mcp_tool t
     if (tool == MCP_T_TABS)
         evidence_rec_str(v->e, "action", a->action);
     if (tool == MCP_T_EVAL)
-        evidence_rec_str(v->e, "expression", a->expression);
+        rec_text(v, "expression", a->expression);
 }
 
 /* The PNG's size from its header, into the manifest once. */
@@ -511,7 +597,7 @@ void cli_evid_after(cli_evid *v, snap_agent *g, mcp_tool tool, const mcp_args *a
     rec_target(v, g, a, tool);
     evidence_rec_str(v->e, "decision", v->decision[0] ? v->decision : "none");
     if (v->reason[0])
-        evidence_rec_str(v->e, "reason", v->reason);
+        rec_text(v, "reason", v->reason);
     if (v->seq)
         evidence_rec_int(v->e, "gate_seq", (int64_t)v->seq);
     evidence_rec_bool(v->e, "ok", rc == 0);

@@ -37,6 +37,10 @@ typedef struct {
     unsigned nreq;
     char main_frame[CLI_EVID_FRAMES][48];
     unsigned nframes;
+    /* The person's session: from a takeover's start until the agent's next
+     * tool call after control came back (what the browser sent before that
+     * call is theirs); its URLs by origin only, no console text (R6-6). */
+    bool human;
 } cli_evid;
 
 /* Open DIR/<task>-<UTC time>-<pid>/ (DIR made 0700 when missing) and
@@ -48,8 +52,10 @@ void cli_evid_opts(cli_evid *v, snap_opts *so);
 /* A browser and its agent started / about to go. */
 void cli_evid_attach(cli_evid *v, cdp_browser *b, snap_agent *g);
 void cli_evid_detach(cli_evid *v);
-/* Around a tool call: before (forget the last decision, keep the facts),
- * after (the action's record and a screenshot when it is an action). */
+/* Around a tool call: before (forget the last decision, keep the facts;
+ * after a takeover, the events the browser sent until now are recorded as
+ * the person's, then the agent's are again), after (the action's record
+ * and a screenshot when it is an action). */
 void cli_evid_before(cli_evid *v, snap_agent *g);
 void cli_evid_after(cli_evid *v, snap_agent *g, mcp_tool tool, const mcp_args *a, int rc,
                     const snap_result *r);

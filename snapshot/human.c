@@ -109,6 +109,17 @@ int snap_human_page(snap_agent *a, char *out, size_t cap)
     return rc;
 }
 
+char *snap_human_url_shown(const snap_agent *a, const char *url)
+{
+    char *o = snap_request_origin_shown(a, url);
+    size_t cap = o ? strlen(o) + 32 : 0;
+    char *s = o ? malloc(cap) : NULL;
+    if (s)
+        snprintf(s, cap, "%s (path and query withheld)", o);
+    free(o);
+    return s;
+}
+
 /* One "domain name" line per cookie of reply r (names only). */
 static char *cookie_names(const json_val *cookies)
 {

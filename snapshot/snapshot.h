@@ -525,6 +525,11 @@ bool snap_human_follow(snap_agent *a, snap_human_seen *seen);
  * secret). 0, or SNAP_ENOTAB / SNAP_ENOMEM (out says so). */
 int snap_human_origin(snap_agent *a, char *out, size_t cap);
 int snap_human_page(snap_agent *a, char *out, size_t cap);
+/* Any URL of the person's session (a navigation, a response while they
+ * hold control) in that same form, "ORIGIN (path and query withheld)"
+ * (new; NULL when out of memory): the evidence's record of a takeover
+ * (red team s16, R6-6). */
+char *snap_human_url_shown(const snap_agent *a, const char *url);
 /* The browser's cookies by name: one "domain name" line each (new), never a
  * value (the reply is read as a secret and wiped); NULL on failure. */
 char *snap_human_cookies(snap_agent *a);

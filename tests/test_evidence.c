@@ -966,6 +966,123 @@ static void t_red6_evid_keys_secret(void)
     free(recs);
 }
 
+/* The human, through a second DevTools client, opens url in the tab whose
+ * URL holds needle (a person following a link or a GET form). */
+static void human_opens(const char *endpoint, const char *needle, const char *url)
+{
+    cdp_err e = {0};
+    cdp_browser *h = cdp_browser_connect(endpoint, NULL, 10000, &e);
+    if (!CHECK(h != NULL)) {
+        test_fail_detail("second client: %s", e.msg);
+        return;
+    }
+    cdp_conn *c = cdp_browser_conn(h);
+    char target[128] = "", session[128] = "";
+    cdp_reply rep;
+    if (cdp_call(c, NULL, "Target.getTargets", NULL, 5000, &rep, &e) == 0) {
+        for (const json_val *ti = json_first(json_get(rep.result, "targetInfos")); ti;
+             ti = json_next(ti)) {
+            const char *u = json_get_str(ti, "url");
+            if (u && strstr(u, needle))
+                snprintf(target, sizeof target, "%s", json_get_str(ti, "targetId"));
+        }
+        cdp_reply_free(&rep);
+    }
+    char params[800];
+    snprintf(params, sizeof params, "{\"targetId\":\"%s\",\"flatten\":true}", target);
+    if (CHECK(*target) && cdp_call(c, NULL, "Target.attachToTarget", params, 5000, &rep, &e) == 0) {
+        snprintf(session, sizeof session, "%s", json_get_str(rep.result, "sessionId"));
+        cdp_reply_free(&rep);
+    }
+    snprintf(params, sizeof params, "{\"url\":\"%s\"}", url);
+    if (CHECK(*session) && CHECK_INT(0, cdp_call(c, session, "Page.navigate", params, 10000,
+                                                 &rep, &e)))
+        cdp_reply_free(&rep);
+    cdp_browser_free(h);
+}
+
+/* Red team s16, R6-6 (regression): while the person held control (a
+ * takeover), the evidence recorded the navigations and every response's
+ * URL with its path and query, by the agent's URL rule, where the audit
+ * log (human mode) withholds path and query ("a person opens what carries
+ * a bearer secret there": review F3). A 6-digit code in an email
+ * verification link (?code=, a weak key: a value under 8 characters is
+ * kept) reached records.jsonl. Now the person's session (until the
+ * agent's next call: their navigation's events may come after the
+ * release) is recorded by origin ("during_takeover"), and the page they
+ * opened is scrubbed from the agent's later records (the audit of its
+ * first read names that page's URL). */
+static void t_red6_evid_human_urls(void)
+{
+    if (!testlib_need_browser() || !testlib_need_cdpgate())
+        return;
+    char tmp[500], tmpenv[600], evdir[500], rules[200], data[500], env_data[600];
+    snprintf(tmp, sizeof tmp, "%s/red6tmp", world.root);
+    mkdir(tmp, 0700);
+    snprintf(tmpenv, sizeof tmpenv, "TMPDIR=%s", tmp);
+    snprintf(evdir, sizeof evdir, "%s/evidence-red6human", world.root);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    snprintf(data, sizeof data, "%s/red6hdata", world.root);
+    mkdir(data, 0700);
+    snprintf(env_data, sizeof env_data, "XDG_DATA_HOME=%s", data);
+    const char *env[] = {env_data, tmpenv, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY",
+                         NULL};
+    char grant[600], origin[128];
+    snprintf(grant, sizeof grant, "%s/grant-red6human.json", world.root);
+    testlib_world_origin(&world, origin, sizeof origin, "a.test");
+    FILE *gf = fopen(grant, "w");
+    if (!CHECK(gf != NULL))
+        return;
+    fprintf(gf, "{\"task\":\"red6-human\",\"origins\":[\"%s\"]}\n", origin);
+    fclose(gf);
+    const char *argv[] = {testlib_cdpgate_bin(), "--port", rules, "--grant", grant,
+                          "--control-fd", "3", "--evidence", evdir, "mcp", NULL};
+    child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, true)))
+        return;
+    testlib_mcp_init(&c, "evidence");
+    char url[300], args[400], verify[300];
+    testlib_world_url(&world, url, sizeof url, "a.test", "/a11y/csp.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    free(testlib_mcp_tool(&c, 2, "browser_open", args));
+    char ep[200];
+    endpoint_of(tmp, ep, sizeof ep);
+    CHECK(write(c.fd3_w, "takeover\n", 9) == 9);
+    CHECK(testlib_child_stderr_wait(&c, "control is with the human", 5000));
+    testlib_world_url(&world, verify, sizeof verify, "a.test",
+                      "/a11y/frame.html?email=alice%40example.test&code=482913");
+    if (CHECK(*ep))
+        human_opens(ep, "/a11y/csp.html", verify);
+    CHECK(write(c.fd3_w, "release\n", 8) == 8);
+    CHECK(testlib_child_stderr_wait(&c, "control is with the agent", 5000));
+    /* The agent reads the tab: every event before it was handled. */
+    char *r = testlib_mcp_tool(&c, 3, "browser_snapshot", "{}");
+    CHECK_HAS(r, "frame.html");
+    free(r);
+    close(c.in);
+    c.in = -1;
+    CHECK(testlib_child_stderr_wait(&c, "final digest", 20000));
+    testlib_child_free(&c);
+    char sdir[800];
+    if (!session_dir(evdir, sdir, sizeof sdir))
+        return;
+    size_t n = 0;
+    char *recs = slurp(sdir, "records.jsonl", &n);
+    CHECK(count_records(recs, "takeover", "\"event\":\"start\"") == 1);
+    /* The audit's own line for the person's navigation withholds the path. */
+    CHECK(count_records(recs, "gate", "path and query withheld") >= 1);
+    CHECK_INT(0, count_records(recs, "navigation", "482913"));
+    CHECK_INT(0, count_records(recs, "network", "482913"));
+    /* The person's navigation is there, by its origin; the agent's own
+     * before the takeover keeps its path. */
+    CHECK(count_records(recs, "navigation", "(path and query withheld)\",\"during_takeover\""
+                        ":true") >= 1);
+    CHECK(count_records(recs, "navigation", "/a11y/csp.html") >= 1);
+    free(recs);
+    check_dir_lacks(sdir, "482913");
+    check_dir_lacks(sdir, "frame.html?email");
+}
+
 /* browser_a11y_scan under `cdpgate mcp --evidence` (no --a11y-dir): the
  * scan is an a11y record, its reports are in the evidence folder only. */
 static void t_mcp_a11y(void)
@@ -1138,6 +1255,7 @@ static const test_case TESTS[] = {
     {"cli_replay", t_cli_replay},
     {"cli_a11y", t_cli_a11y},
     {"red6_evid_keys_secret", t_red6_evid_keys_secret},
+    {"red6_evid_human_urls", t_red6_evid_human_urls},
     {"mcp_a11y", t_mcp_a11y},
     {"cli_oneshot", t_cli_oneshot},
     {NULL, NULL},
