@@ -42,14 +42,36 @@
 #define A11Y_TAGS_DEFAULT "wcag2a,wcag2aa,wcag21aa,wcag22aa"
 #define A11Y_SELECTORS_MAX 32              /* include/exclude selectors each */
 
+/* axe-core as read (a11y_axe_load). */
+typedef struct {
+    char *src;                      /* the file's text (new; a11y_axe_free) */
+    size_t len;
+    char path[600];                 /* the file read */
+    char sha256[65];                /* its SHA-256, lower-case hex */
+    char release[16];               /* the published axe-core release it is byte
+                                       for byte ("4.14.1"); "" when none */
+    const char *from;               /* "--axe", "CDPGATE_AXE" or "found" */
+} a11y_axe;
+
 /* Find and read axe-core: path when given (only it), else $CDPGATE_AXE,
  * else the first well-known path that exists (docs/a11y.md lists them:
- * ./node_modules/axe-core/axe.min.js, then the global install paths). *src is new (free it),
- * used (cap ucap) names the file read. 0, or -1 with why: what was tried
- * and how to get axe-core (`npm install axe-core`, then --axe or
- * CDPGATE_AXE). A file over A11Y_AXE_MAX or empty is refused. */
-int a11y_axe_load(const char *path, char **src, size_t *len, char *used, size_t ucap,
-                  char *why, size_t cap);
+ * ./node_modules/axe-core/axe.min.js, then the global install paths). Red
+ * team s16, R6-7 (docs/a11y.md "Which axe-core runs"): the file must be
+ * owned by this user or root and writable by no one else (group and
+ * others); a file the search found must also be byte for byte one of the
+ * published axe-core releases a11y/axe_known.c lists (its SHA-256): a
+ * file planted in the working directory (by a model that writes files) is
+ * refused, never run. A file named by --axe or CDPGATE_AXE is the host's
+ * own choice: any content, its digest and release (or none) said in the
+ * summary and the reports. 0 with *out, or -1 with why: what was tried
+ * and what to do (`npm install axe-core`, then --axe or CDPGATE_AXE). A
+ * file over A11Y_AXE_MAX or empty is refused. */
+int a11y_axe_load(const char *path, a11y_axe *out, char *why, size_t cap);
+void a11y_axe_free(a11y_axe *ax);
+/* The published axe-core release whose axe.min.js has this SHA-256 (32
+ * bytes), or NULL. */
+const char *a11y_axe_release(const unsigned char digest[32]);
+#define A11Y_AXE_NEWEST "4.14.1"     /* the newest release a11y/axe_known.c lists */
 
 typedef struct {
     const char *tags;               /* comma-separated; NULL = A11Y_TAGS_DEFAULT */
@@ -63,6 +85,9 @@ typedef struct {
     size_t top;                     /* rules in the summary; 0 = 10 */
     size_t crops;                   /* screenshot crops in the HTML; 0 = 40 */
     bool keep;                      /* the files' contents in the report too (evidence) */
+    const a11y_axe *axe;            /* the file the source came from (its digest and
+                                       release in the summary and the files); NULL:
+                                       not said */
 } a11y_opts;
 
 typedef struct {

@@ -5,6 +5,7 @@
 #include "a11y/a11y.h"
 
 #include "base/base.h"
+#include "vault/vault.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,27 +43,29 @@ static bool expand(const char *p, char *out, size_t cap)
     return n >= 0 && (size_t)n < cap;
 }
 
-/* Read path whole: 0; -1 with why (missing: ENOENT in *err). */
-static int read_file(const char *path, char **src, size_t *len, int *err, char *why,
-                     size_t cap)
+/* Why st (an open file's) may not run as axe-core, or NULL: not a regular
+ * file, empty or too big, owned by another user (not root), writable by
+ * its group or by others (R6-7: anyone but its owner could change it). */
+static const char *file_refused(const struct stat *st)
 {
-    *err = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        *err = errno;
-        snprintf(why, cap, "%s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode) || st.st_size <= 0 || (size_t)st.st_size > A11Y_AXE_MAX) {
-        close(fd);
-        snprintf(why, cap, "%s: %s", path, !S_ISREG(st.st_mode) ? "not a regular file"
-                 : st.st_size <= 0 ? "empty" : "over 8 MiB: not axe-core");
-        return -1;
-    }
-    size_t n = (size_t)st.st_size, got = 0;
+    if (!S_ISREG(st->st_mode))
+        return "not a regular file";
+    if (st->st_size <= 0)
+        return "empty";
+    if ((size_t)st->st_size > A11Y_AXE_MAX)
+        return "over 8 MiB: not axe-core";
+    if (st->st_uid != geteuid() && st->st_uid != 0)
+        return "owned by another user (it must be yours or root's): not run";
+    if (st->st_mode & (S_IWGRP | S_IWOTH))
+        return "writable by its group or by others (chmod go-w it): not run";
+    return NULL;
+}
+
+/* Read fd (st: its stat, checked) whole into *src. */
+static int read_all(int fd, const struct stat *st, const char *path, char **src, size_t *len,
+                    char *why, size_t cap)
+{
+    size_t n = (size_t)st->st_size, got = 0;
     char *buf = malloc(n + 1);
     while (buf && got < n) {
         ssize_t k = read(fd, buf + got, n - got);
@@ -70,7 +73,6 @@ static int read_file(const char *path, char **src, size_t *len, int *err, char *
             break;
         got += (size_t)k;
     }
-    close(fd);
     if (!buf || got != n) {
         free(buf);
         snprintf(why, cap, "%s: %s", path, buf ? "short read" : "out of memory");
@@ -87,32 +89,91 @@ static int read_file(const char *path, char **src, size_t *len, int *err, char *
     return 0;
 }
 
-int a11y_axe_load(const char *path, char **src, size_t *len, char *used, size_t ucap,
-                  char *why, size_t cap)
+/* Read path whole: 0; -1 with why (missing: ENOENT in *err). */
+static int read_file(const char *path, char **src, size_t *len, int *err, char *why,
+                     size_t cap)
 {
-    *src = NULL;
-    *len = 0;
-    int err;
-    char one[600];
-    const char *env = getenv("CDPGATE_AXE");
-    const char *given = path && *path ? path : env && *env ? env : NULL;
-    if (given) {
-        if (read_file(given, src, len, &err, one, sizeof one) == 0) {
-            snprintf(used, ucap, "%s", given);
-            return 0;
-        }
-        snprintf(why, cap, "axe-core: %s (from %s). %s", one,
-                 path && *path ? "--axe" : "CDPGATE_AXE", HOW);
+    *err = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        *err = errno;
+        snprintf(why, cap, "%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return -1;
     }
+    const char *no = file_refused(&st);
+    if (no)
+        snprintf(why, cap, "%s: %s", path, no);
+    int rc = no ? -1 : read_all(fd, &st, path, src, len, why, cap);
+    close(fd);
+    return rc;
+}
+
+/* The digest and release of out's source. */
+static void identify(a11y_axe *out)
+{
+    unsigned char d[VAULT_SHA256_LEN];
+    vault_sha256(out->src, out->len, d);
+    for (size_t i = 0; i < sizeof d; i++)
+        snprintf(out->sha256 + 2 * i, 3, "%02x", d[i]);
+    const char *rel = a11y_axe_release(d);
+    snprintf(out->release, sizeof out->release, "%s", rel ? rel : "");
+}
+
+/* The file named by --axe or CDPGATE_AXE: the host's choice, any content. */
+static int load_given(const char *given, const char *from, a11y_axe *out, char *why,
+                      size_t cap)
+{
+    char one[700];
+    int err;
+    if (read_file(given, &out->src, &out->len, &err, one, sizeof one) != 0) {
+        snprintf(why, cap, "axe-core: %s (from %s). %s", one, from, HOW);
+        return -1;
+    }
+    snprintf(out->path, sizeof out->path, "%s", given);
+    out->from = from;
+    identify(out);
+    return 0;
+}
+
+/* A file the search found: a published release, or refused (fail closed:
+ * the search does not go on past it). */
+static int load_found(const char *full, a11y_axe *out, char *why, size_t cap)
+{
+    snprintf(out->path, sizeof out->path, "%s", full);
+    out->from = "found";
+    identify(out);
+    if (out->release[0])
+        return 0;
+    snprintf(why, cap, "axe-core: %s was found by the search but is not a published "
+             "axe-core release (its SHA-256 is %s, none of the releases 4.3.0 to %s cdpgate "
+             "knows): not run. A file found in the working directory or a well-known path "
+             "runs only when it is byte for byte a release. Reinstall axe-core there (`npm "
+             "install axe-core@%s`), or, if you made this file and trust it, name it "
+             "yourself: --axe %s or CDPGATE_AXE=%s", full, out->sha256, A11Y_AXE_NEWEST,
+             A11Y_AXE_NEWEST, full, full);
+    a11y_axe_free(out);
+    return -1;
+}
+
+int a11y_axe_load(const char *path, a11y_axe *out, char *why, size_t cap)
+{
+    memset(out, 0, sizeof *out);
+    int err;
+    char one[700];
+    const char *env = getenv("CDPGATE_AXE");
+    if (path && *path)
+        return load_given(path, "--axe", out, why, cap);
+    if (env && *env)
+        return load_given(env, "CDPGATE_AXE", out, why, cap);
     for (const char *const *p = PATHS; *p; p++) {
         char full[512];
         if (!expand(*p, full, sizeof full))
             continue;
-        if (read_file(full, src, len, &err, one, sizeof one) == 0) {
-            snprintf(used, ucap, "%s", full);
-            return 0;
-        }
+        if (read_file(full, &out->src, &out->len, &err, one, sizeof one) == 0)
+            return load_found(full, out, why, cap);
         if (err != ENOENT && err != ENOTDIR) {
             snprintf(why, cap, "axe-core: %s. %s", one, HOW);
             return -1;
@@ -123,6 +184,12 @@ int a11y_axe_load(const char *path, char **src, size_t *len, char *used, size_t 
              "/usr/lib/node_modules/axe-core, /usr/local/lib/node_modules/axe-core, "
              "~/.npm-global/lib/node_modules/axe-core). %s", HOW);
     return -1;
+}
+
+void a11y_axe_free(a11y_axe *ax)
+{
+    free(ax->src);
+    memset(ax, 0, sizeof *ax);
 }
 
 int a11y_tags_json(const char *tags, char **out, char *why, size_t cap)

@@ -264,6 +264,16 @@ char *a11y_html_report(const char *results, const char *skipped, a11y_crop_fn cr
     esc(&b, json_get_str(root, "timestamp"));
     base_buf_puts(&b, " with axe-core ");
     esc(&b, json_get_str(json_get(root, "testEngine"), "version"));
+    const json_val *af = json_get(root, "axeFile");
+    if (af) {
+        const char *rel = json_get_str(af, "release");
+        base_buf_puts(&b, rel && *rel ? " (the published release " : " (not a published "
+                      "release: the host's own file, named by ");
+        esc(&b, rel && *rel ? rel : json_get_str(af, "from"));
+        base_buf_puts(&b, ", SHA-256 ");
+        esc(&b, json_get_str(af, "sha256"));
+        base_buf_puts(&b, ")");
+    }
     base_buf_puts(&b, " (by cdpgate), tags: ");
     esc_json(&b, json_path(root, "toolOptions.runOnly.values"));
     base_buf_puts(&b, "</p>");

@@ -358,6 +358,57 @@ static void counts_put(const run *R, base_buf *b, json_w *w, a11y_report *out)
     json_w_obj_end(w);
 }
 
+/* Which file axe-core came from, as results (a JSON object's text: new)
+ * end with: "axeFile" {"sha256","release" ("" none),"from"} added (R6-7:
+ * the reports say what ran). results back when there is no o->axe. */
+static char *axe_file_put(const a11y_opts *o, char *results)
+{
+    size_t n = results ? strlen(results) : 0;
+    if (!o->axe || n < 2 || results[n - 1] != '}')
+        return results;
+    json_w w;
+    json_w_init(&w);
+    json_w_obj_begin(&w);
+    json_w_key(&w, "sha256");
+    json_w_str(&w, o->axe->sha256);
+    json_w_key(&w, "release");
+    json_w_str(&w, o->axe->release);
+    json_w_key(&w, "from");
+    json_w_str(&w, o->axe->from ? o->axe->from : "");
+    json_w_obj_end(&w);
+    char *f = json_w_take(&w, NULL);
+    base_buf b = {0};
+    base_buf_put(&b, results, n - 1);
+    base_buf_printf(&b, "%s\"axeFile\":%s}", n > 2 ? "," : "", f ? f : "{}");
+    free(f);
+    free(results);
+    return base_buf_take(&b, NULL);
+}
+
+/* The file axe-core came from, in the summary (no path: the model needs
+ * none). */
+static void axe_file_say(const a11y_opts *o, base_buf *b, json_w *w)
+{
+    if (!o->axe)
+        return;
+    if (o->axe->release[0])
+        base_buf_printf(b, "axe-core file: the published release %s (SHA-256 %s).\n",
+                        o->axe->release, o->axe->sha256);
+    else
+        base_buf_printf(b, "axe-core file: not a published release: the host's own file, "
+                        "named by %s (SHA-256 %s).\n", o->axe->from ? o->axe->from : "--axe",
+                        o->axe->sha256);
+    json_w_key(w, "axe_file");
+    json_w_obj_begin(w);
+    json_w_key(w, "sha256");
+    json_w_str(w, o->axe->sha256);
+    json_w_key(w, "release");
+    json_w_str(w, o->axe->release);
+    json_w_key(w, "from");
+    json_w_str(w, o->axe->from ? o->axe->from : "");
+    json_w_obj_end(w);
+}
+
 static int summarize(run *R, const char *tags, a11y_report *out)
 {
     base_buf b = {0};
@@ -370,6 +421,7 @@ static int summarize(run *R, const char *tags, a11y_report *out)
                     found == 1 ? "" : "s");
     json_w_key(&w, "axe");
     json_w_str(&w, snap_axe_version(R->scan));
+    axe_file_say(R->o, &b, &w);
     json_w_key(&w, "tags");
     json_w_str(&w, tags);
     json_w_key(&w, "frames");
@@ -432,7 +484,8 @@ static int report(run *R, const char *tags, a11y_report *out, snap_result *r)
 {
     int64_t t0 = base_now_ns();
     const char *res = snap_axe_results(R->scan), *sk = snap_axe_skipped(R->scan);
-    char *scrubbed = a11y_results_scrub_with(res, strlen(res), text_shown, R->a);
+    char *scrubbed = axe_file_put(R->o, a11y_results_scrub_with(res, strlen(res), text_shown,
+                                                                R->a));
     R->skipped = a11y_json_scrub(sk, strlen(sk), text_shown, R->a);
     json_opts po = {0};
     po.max_size = A11Y_RESULTS_MAX;

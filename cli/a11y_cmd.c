@@ -53,8 +53,8 @@ static int make_dir(const char *dir)
 /* Open url in a and scan it (with ev recording, the open is an action
  * record and the scan an a11y record); prints the summary. 0, or
  * EXIT_FAIL. */
-static int scan_one(const cli_opts *o, snap_agent *a, cli_evid *ev, const char *src,
-                    size_t len, const char *url, const char *stem)
+static int scan_one(const cli_opts *o, snap_agent *a, cli_evid *ev, const a11y_axe *ax,
+                    const char *url, const char *stem)
 {
     snap_result r;
     memset(&r, 0, sizeof r);
@@ -74,8 +74,9 @@ static int scan_one(const cli_opts *o, snap_agent *a, cli_evid *ev, const char *
     snap_result_free(&r);
     a11y_opts ao = cli_a11y_opts(o, o->output, stem);
     ao.keep = ev->e != NULL;
+    ao.axe = ax;
     a11y_report rep;
-    rc = a11y_scan(a, src, len, &ao, &rep, &r);
+    rc = a11y_scan(a, ax->src, ax->len, &ao, &rep, &r);
     if (rc < 0) {
         fprintf(stderr, "cdpgate a11y: %s: %s\n", url, r.text ? r.text : snap_strerror(rc));
         snap_result_free(&r);
@@ -94,7 +95,7 @@ static int scan_one(const cli_opts *o, snap_agent *a, cli_evid *ev, const char *
 }
 
 static int scan_all(const cli_opts *o, gate *g, vault *v, cli_evid *ev, int argc,
-                    char **argv, const char *src, size_t len)
+                    char **argv, const a11y_axe *ax)
 {
     cdp_browser *b = cli_browser(o, "a11y");
     if (!b)
@@ -119,7 +120,7 @@ static int scan_all(const cli_opts *o, gate *g, vault *v, cli_evid *ev, int argc
     for (int i = 1; i < argc; i++) {
         char stem[32];
         snprintf(stem, sizeof stem, argc > 2 ? "a11y-%d" : "a11y", i);
-        if (scan_one(o, a, ev, src, len, argv[i], stem))
+        if (scan_one(o, a, ev, ax, argv[i], stem))
             rc = EXIT_FAIL;
         if (cdp_conn_dead(cdp_browser_conn(b))) {
             fprintf(stderr, "cdpgate a11y: the browser died\n");
@@ -142,47 +143,47 @@ int cli_a11y(const cli_opts *o, int argc, char **argv)
                 "[--jobs N] [the same options]\n");
         return EXIT_USAGE;
     }
-    char *src = NULL, used[600], why[1200];
-    size_t len = 0;
-    if (a11y_axe_load(o->axe, &src, &len, used, sizeof used, why, sizeof why)) {
+    char why[1200];
+    a11y_axe ax;
+    if (a11y_axe_load(o->axe, &ax, why, sizeof why)) {
         fprintf(stderr, "cdpgate a11y: %s\n", why);
         return EXIT_FAIL;
     }
     char *tags = NULL;
     if (a11y_tags_json(o->a11y_tags, &tags, why, sizeof why)) {
         fprintf(stderr, "cdpgate a11y: --%s\n", why);
-        free(src);
+        a11y_axe_free(&ax);
         return EXIT_USAGE;
     }
     free(tags);
     if (make_dir(o->output)) {
-        free(src);
+        a11y_axe_free(&ax);
         return EXIT_FAIL;
     }
     gate *g = cli_gate_open(o, true, "a11y");
     if (!g) {
-        free(src);
+        a11y_axe_free(&ax);
         return EXIT_USAGE;
     }
     if (o->a11y_sweep) {        /* cli/sweep.c: each target opens its own */
         gate_free(g);
-        int rc = cli_a11y_sweep(o, src, len);
-        free(src);
+        int rc = cli_a11y_sweep(o, &ax);
+        a11y_axe_free(&ax);
         return rc;
     }
     cli_evid ev;
     memset(&ev, 0, sizeof ev);
     if (o->evidence && cli_evid_start(&ev, o->evidence, g, "a11y") != 0) {
         gate_free(g);
-        free(src);
+        a11y_axe_free(&ax);
         return EXIT_USAGE;
     }
     vault *v = cli_vault_existing("a11y");
-    int rc = scan_all(o, g, v, &ev, argc, argv, src, len);
+    int rc = scan_all(o, g, v, &ev, argc, argv, &ax);
     cli_evid_stop(&ev, "a11y");
     vault_close(v);
     gate_free(g);
-    free(src);
+    a11y_axe_free(&ax);
     return rc;
 }
 
@@ -194,9 +195,8 @@ void cli_a11y_tool(cli_a11y_state *st, const cli_opts *o, snap_agent *a, cli_evi
 {
     memset(r, 0, sizeof *r);
     char why[1200];
-    if (!st->src) {
-        char used[600];
-        if (a11y_axe_load(o->axe, &st->src, &st->len, used, sizeof used, why, sizeof why)) {
+    if (!st->axe.src) {
+        if (a11y_axe_load(o->axe, &st->axe, why, sizeof why)) {
             r->code = SNAP_EINVAL;
             r->text = base_strdup(why);
             return;
@@ -223,8 +223,9 @@ void cli_a11y_tool(cli_a11y_state *st, const cli_opts *o, snap_agent *a, cli_evi
         ao.nexclude = 1;
     }
     ao.keep = ev->e != NULL;
+    ao.axe = &st->axe;
     a11y_report rep;
-    int rc = a11y_scan(a, st->src, st->len, &ao, &rep, r);
+    int rc = a11y_scan(a, st->axe.src, st->axe.len, &ao, &rep, r);
     if (rc < 0)
         return;
     cli_evid_a11y(ev, &rep);
@@ -242,6 +243,6 @@ void cli_a11y_tool(cli_a11y_state *st, const cli_opts *o, snap_agent *a, cli_evi
 
 void cli_a11y_free(cli_a11y_state *st)
 {
-    free(st->src);
+    a11y_axe_free(&st->axe);
     memset(st, 0, sizeof *st);
 }

@@ -14,8 +14,7 @@
 #include "snapshot/snapshot.h"
 
 typedef struct {
-    char *src;          /* axe-core's source, read on the first scan (new) */
-    size_t len;
+    a11y_axe axe;       /* axe-core, read on the first scan (a11y_axe_load) */
     unsigned seq;       /* reports written by this server */
 } cli_a11y_state;
 
@@ -34,8 +33,8 @@ a11y_opts cli_a11y_opts(const cli_opts *o, const char *dir, const char *stem);
 
 /* `cdpgate a11y --sweep TARGETS -o DIR [--jobs N]` (cli/sweep.c; docs/a11y.md
  * "A sweep"): every target in a session of its own, at most --jobs at once,
- * axe-core's source src[0..len) given. The exit status: 0 when every target
+ * axe-core as read given. The exit status: 0 when every target
  * is done, 1 when one is partial or failed, 2 for a bad TARGETS file. */
-int cli_a11y_sweep(const cli_opts *o, const char *src, size_t len);
+int cli_a11y_sweep(const cli_opts *o, const a11y_axe *ax);
 
 #endif

@@ -56,8 +56,7 @@
 /* The sweep as a whole (the parent's). */
 typedef struct {
     const cli_opts *o;
-    const char *src;            /* axe-core's source */
-    size_t len;
+    const a11y_axe *ax;         /* axe-core as read (its source, digest, release) */
     a11y_targets t;
     char base[1024];            /* the TARGETS file's directory */
     bool *done;                 /* done[i]: nothing to do for target i */
@@ -357,12 +356,13 @@ static bool timed_out(const job *j)
     return t;
 }
 
-static int scan(job *j, const char *src, size_t len)
+static int scan(job *j, const a11y_axe *ax)
 {
     a11y_opts ao = cli_a11y_opts(j->o, j->dir, "a11y");
     ao.keep = j->o->evidence != NULL;    /* the reports into the evidence too */
+    ao.axe = ax;
     snap_result r = {0};
-    int rc = a11y_scan(j->a, src, len, &ao, &j->rep, &r);
+    int rc = a11y_scan(j->a, ax->src, ax->len, &ao, &j->rep, &r);
     if (rc) {
         bool late = r.text && (strstr(r.text, "in time") || strstr(r.text, "timed out"));
         why(j, late ? "axe timeout: %s: %s" : "scan: %s: %s", "axe-core did not finish", &r,
@@ -385,8 +385,7 @@ static int scan(job *j, const char *src, size_t len)
 }
 
 /* The browser, the agent (sessions from the vault), the evidence. */
-static int run_browser(job *j, const char *src, size_t len, const replay_trail *tr,
-                       cli_evid *ev)
+static int run_browser(job *j, const a11y_axe *ax, const replay_trail *tr, cli_evid *ev)
 {
     /* A target that names no identity is scanned signed out: no vault, so
      * no session is restored for it, whatever the grant names for its
@@ -418,7 +417,7 @@ static int run_browser(job *j, const char *src, size_t len, const replay_trail *
         rc = rc ? rc : open_target(j);
         rc = rc ? rc : tr ? play_trail(j, tr) : 0;
         rc = rc ? rc : j->t->identity ? identity_check(j) : 0;
-        rc = rc ? rc : scan(j, src, len);
+        rc = rc ? rc : scan(j, ax);
         if (j->scanned)
             cli_evid_a11y(ev, &j->rep);
     }
@@ -468,7 +467,7 @@ static int job_run(job *j, const sweep *S)
     int rc = j->t->identity ? identity_named(j) : 0;
     rc = rc ? rc : j->t->trail && !(tr = trail_load(j, S->base)) ? -1 : 0;
     rc = rc ? rc : evid_start(j, &ev);
-    rc = rc ? rc : run_browser(j, S->src, S->len, tr, &ev);
+    rc = rc ? rc : run_browser(j, S->ax, tr, &ev);
     status_write(j, rc == 0 ? "done" : rc > 0 ? "partial" : "failed");
     replay_trail_free(tr);
     gate_free(j->g);
@@ -790,13 +789,12 @@ static int lock_dir(const char *dir)
     return fd;
 }
 
-int cli_a11y_sweep(const cli_opts *o, const char *src, size_t len)
+int cli_a11y_sweep(const cli_opts *o, const a11y_axe *ax)
 {
     sweep S;
     memset(&S, 0, sizeof S);
     S.o = o;
-    S.src = src;
-    S.len = len;
+    S.ax = ax;
     if (targets_load(&S, o->a11y_sweep))
         return EXIT_USAGE;
     int jobs = o->a11y_jobs ? o->a11y_jobs : 2;
