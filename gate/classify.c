@@ -244,8 +244,11 @@ static const rule PATH[] = {
 };
 
 /* A query value that is only one of these words, under a key that names
- * what to do (action=close, op=cancel; not q=close, a search). */
-static const char *const URLV_VALUE[] = {"close", "cancel", "confirm", "approve", "execute"};
+ * what to do (action=close, op=cancel, WordPress's action=trash; not
+ * q=close, a search); or a query key that is one (?cancel=1, ?close=true:
+ * the key names the act, the value is a flag). */
+static const char *const URLV_VALUE[] = {"close", "cancel", "confirm", "approve", "execute",
+                                         "trash"};
 static const char *const URLV_KEY[] = {"action", "op", "operation", "do", "cmd", "command",
                                        "verb", "act", "task", "intent", "mode"};
 
@@ -770,7 +773,15 @@ int gate_classify_request(const char *method, const char *url, char *why, size_t
         pct_decode(path, n - 1, dec, n);
         words w;
         r = find_whole(&w, dec, true, true, CONSEQ, N(CONSEQ), true);
+        char act[96];
+        int ak = r ? 0 : gate_url_act(dec, n, act, sizeof act);
         free(dec);
+        if (ak) {
+            note(why, cap, "%s: request path \"%s\" has \"%s\" (an act named noun first or "
+                 "joined)", gate_conseq_name(ak), path, act);
+            free(path);
+            return ak;
+        }
     }
     int k = r ? r->kind : GATE_CONSEQ_NONE;
     if (r)
@@ -808,30 +819,53 @@ static const char *word_of(const char *v, size_t b, size_t l, const char *const 
     return NULL;
 }
 
-/* A query value of [p, end) that is one URLV_VALUE word under a URLV_KEY
- * key, or NULL. */
-static const char *query_verb(const char *p, const char *end)
+/* The act a query value [p, e) under a URLV_KEY key names: one URLV_VALUE
+ * word, or what the path's act rules read in it ("action=deleteuser",
+ * "do=closeaccount"); what gets how. */
+static int value_act(const char *p, const char *e, char *what, size_t cap)
+{
+    size_t n = (size_t)(e - p) + 1;
+    char *v = malloc(n);
+    if (!v) {
+        snprintf(what, cap, "%s", "(a value that could not be read: out of memory)");
+        return GATE_CONSEQ_PRODUCTION;
+    }
+    pct_decode(p, n - 1, v, n);
+    size_t b = strspn(v, " "), l = strlen(v);
+    while (l > b && v[l - 1] == ' ')
+        l--;
+    const char *w = word_of(v, b, l, URLV_VALUE, N(URLV_VALUE));
+    char act[96];
+    int k = w ? GATE_CONSEQ_DELETE : gate_url_act(v, l, act, sizeof act);
+    if (w || k)
+        snprintf(what, cap, "%s", w ? w : act);
+    free(v);
+    return k;
+}
+
+/* The act the query [p, end) names by one key or value: a key that is a
+ * URLV_VALUE word (?cancel=1), or a URLV_KEY key's value (value_act); its
+ * kind (what gets how), else GATE_CONSEQ_NONE. */
+static int query_act(const char *p, const char *end, char *what, size_t cap)
 {
     while (p < end) {
         const char *amp = memchr(p, '&', (size_t)(end - p));
         const char *e = amp ? amp : end;
         const char *eq = memchr(p, '=', (size_t)(e - p));
         char key[24];
-        if (eq)
-            pct_decode(p, (size_t)(eq - p), key, sizeof key);
-        if (eq && word_of(key, 0, strlen(key), URLV_KEY, N(URLV_KEY))) {
-            char v[40];
-            pct_decode(eq + 1, (size_t)(e - eq - 1), v, sizeof v);
-            size_t b = strspn(v, " "), l = strlen(v);
-            while (l > b && v[l - 1] == ' ')
-                l--;
-            const char *w = word_of(v, b, l, URLV_VALUE, N(URLV_VALUE));
-            if (w)
-                return w;
+        pct_decode(p, (size_t)((eq ? eq : e) - p), key, sizeof key);
+        const char *w = word_of(key, 0, strlen(key), URLV_VALUE, N(URLV_VALUE));
+        if (w) {
+            snprintf(what, cap, "%s", w);
+            return GATE_CONSEQ_DELETE;
         }
+        int k = eq && word_of(key, 0, strlen(key), URLV_KEY, N(URLV_KEY))
+                    ? value_act(eq + 1, e, what, cap) : GATE_CONSEQ_NONE;
+        if (k)
+            return k;
         p = e + 1;
     }
-    return NULL;
+    return GATE_CONSEQ_NONE;
 }
 
 /* A static file's extension (a style, a script, an image, a font, a source
@@ -909,12 +943,15 @@ int gate_classify_get(const char *url, bool statics, char *why, size_t cap)
         *seg = 0;
     /* Tabs and newlines are dropped from the whole URL by the browser
      * ("clo<TAB>se" is sent "close"). */
-    for (size_t i = 0, o = strlen(raw); qm && i < qn; i++)
+    size_t pl = strlen(raw);
+    for (size_t i = 0, o = pl; qm && i < qn; i++)
         if (qm[i] != '\t' && qm[i] != '\n' && qm[i] != '\r') {
             raw[o++] = qm[i];
             raw[o] = 0;
         }
-    pct_decode(raw, strlen(raw), dec, pn + qn + 1);
+    pct_decode(raw, pl, dec, pn + qn + 1);
+    size_t dl = strlen(dec);
+    pct_decode(raw + pl, strlen(raw + pl), dec + dl, pn + qn + 1 - dl);
     words w;
     const rule *r = find_whole(&w, dec, true, true, CONSEQ, N(CONSEQ), true);
     int k = GATE_CONSEQ_NONE;
@@ -923,11 +960,16 @@ int gate_classify_get(const char *url, bool statics, char *why, size_t cap)
              r->phrase);
         k = r->kind;
     } else {
-        const char *v = qm ? query_verb(qm + 1, end) : NULL;
-        if (v) {
-            note(why, cap, "%s: the URL \"%s\" has the query value \"%s\"", "delete", dec, v);
-            k = GATE_CONSEQ_DELETE;
-        }
+        /* The act a path names noun first or joined (urlact.c), then the
+         * one a query key or an operation key's value names. */
+        char act[128];
+        k = gate_url_act(dec, dl, act, sizeof act);
+        if (k)
+            note(why, cap, "%s: the URL \"%s\" has \"%s\" (an act named noun first or "
+                 "joined)", gate_conseq_name(k), dec, act);
+        else if (qm && (k = query_act(qm + 1, end, act, sizeof act)))
+            note(why, cap, "%s: the URL \"%s\" has the query key or value \"%s\"",
+                 gate_conseq_name(k), dec, act);
     }
     free(raw);
     free(dec);
@@ -1140,5 +1182,13 @@ int gate_classify_body_op(const char *key, const char *value, char *why, size_t 
         note(why, cap, "%s: the body's field \"%s\" names \"%s\"", "delete", ks, v);
         return GATE_CONSEQ_DELETE;
     }
-    return GATE_CONSEQ_NONE;
+    /* Noun first or joined ("ordercancel", "deleteuser"), as a GET's. */
+    char act[96];
+    int k = op ? gate_url_act(value, l, act, sizeof act) : GATE_CONSEQ_NONE;
+    if (k) {
+        /* act quotes the word that decided: the key is shown, not it. */
+        note(why, cap, "%s: the body's field \"%s\" names %s", gate_conseq_name(k), ks,
+             "an act (noun first or joined words)");
+    }
+    return k;
 }

@@ -367,7 +367,10 @@ int gate_classify(const gate_request *req, int *conseq, char *why, size_t cap);
  * "/transfer/send?to=..", "?action=delete", "?op=close"), else
  * GATE_CONSEQ_NONE; why (may be NULL) gets the words. Verbs only: the
  * nouns of a listing page (orders, messages, payments) and the pages that
- * show a form (transfer, checkout) are not consequential to open. */
+ * show a form (transfer, checkout) are not consequential to open. Verbs
+ * after their noun ("/orders/123/cancel", "/invoice/5/pay") and joined to
+ * a word ("deleteuser.php", "closeaccount") count too, and a query key
+ * that names the act ("?cancel=1"): docs/gate.md, "The words of a URL". */
 int gate_classify_url(const char *url, char *why, size_t cap);
 /* As gate_classify_url, for a GET a page sends; statics (a request that is
  * no navigation: an image, a script, a style, a fetch(), a prefetch) also

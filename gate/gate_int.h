@@ -5,7 +5,8 @@
  *
  * Files: origin.c (URLs, origins, patterns, recipients, paths), grant.c
  * (grant JSON, validation and packing into one allocation), classify.c (the
- * classifier), audit.c (the audit log), gate.c (the gate object and its
+ * classifier), urlact.c (the acts a URL's path names noun first or
+ * joined), audit.c (the audit log), gate.c (the gate object and its
  * decisions), takeover.c (the agent's request to hand over to a person).
  */
 #ifndef CDPGATE_GATE_INT_H
@@ -137,6 +138,16 @@ const char *gate_action_name(const gate_request *req);
  * DELETE method, else the kind its URL path's words name (the form-action
  * path table), else GATE_CONSEQ_NONE; why (may be NULL) gets the words. */
 int gate_classify_request(const char *method, const char *url, char *why, size_t cap);
+
+/* ---- urlact.c ---- */
+
+/* The kind of act the path (the first path_len bytes of url, percent-
+ * decoded) names in the shapes classify.c's phrases do not read (red team
+ * s16, R6-9): noun first ("/orders/123/cancel", "/invoice/5/pay", the
+ * noun looked for in all of url, path and query) or joined ("deleteuser",
+ * "closeaccount"); else GATE_CONSEQ_NONE. what (may be NULL) gets the
+ * word that decided (at most 64 bytes of it). O(strlen(url)). */
+int gate_url_act(const char *url, size_t path_len, char *what, size_t cap);
 
 /* ---- audit.c ---- */
 

@@ -3402,6 +3402,212 @@ static void t_classify_url(void)
     CHECK_INT(GATE_CONSEQ_NONE, gate_classify_url(NULL, NULL, 0));
 }
 
+/* Red team s16, R6-9: the acts a URL names noun first ("/orders/123/cancel",
+ * REST and Rails member routes) or in a joined word ("deleteuser.php",
+ * "closeaccount"), and a query key that is the act (?cancel=1). Labelled
+ * both ways from real URL shapes (GitHub, GitLab, Stripe, WordPress admin,
+ * phpBB, Django admin, Rails, banks, shops, webmail): the acts are
+ * consequential; the pages, lists, views, articles and assets around them
+ * are not. D: delete, S: send, P: purchase, X: production_change, 0: none. */
+#define UD GATE_CONSEQ_DELETE
+#define US GATE_CONSEQ_SEND
+#define UP GATE_CONSEQ_PURCHASE
+#define UX GATE_CONSEQ_PRODUCTION
+#define U0 GATE_CONSEQ_NONE
+static const struct {
+    const char *url;
+    int kind;
+} URL_ACTS[] = {
+    /* noun first: the red team's and their kin */
+    {"https://bank.test/gate/account/close?tag=r6na", UD},
+    {"https://bank.test/gate/orders/123/cancel?tag=r6nb", UD},
+    {"https://bank.test/gate/subscription/cancel", UD},
+    {"https://bank.test/gate/payment/confirm", US},
+    {"https://bank.test/gate/transfer/confirm", US},
+    {"https://bank.test/gate/order/place", UP},
+    {"https://bank.test/gate/trash/empty", UD},
+    {"https://bank.test/gate/invoice/5/pay", US},
+    {"https://bank.test/subscriptions/sub_1Hx3kL/cancel", UD},
+    {"https://bank.test/memberships/7/cancel", UD},
+    {"https://bank.test/bookings/42/cancel", UD},
+    {"https://bank.test/reservations/42/confirm", UP},
+    {"https://bank.test/orders/5/complete", UP},
+    {"https://bank.test/orders/5/refund", US},
+    {"https://bank.test/api/orders/5/actions/cancel", UD},
+    {"https://bank.test/api/v2/orders/cancel?id=5", UD},
+    {"https://bank.test/tickets/5/close", UD},
+    {"https://bank.test/admin/comments/5/approve", UD},
+    {"https://bank.test/events/5/confirm", UD},
+    {"https://bank.test/scripts/5/execute", UX},
+    {"https://bank.test/pay?invoice=5", US},
+    {"https://bank.test/folders/spam/empty", UD},
+    {"https://bank.test/bills/9/pay.php", US},
+    /* GitHub, GitLab: the merge of a pull or merge request */
+    {"https://github.com/octo/repo/pull/5/merge", UX},
+    {"https://api.github.com/repos/o/r/pulls/5/merge", UX},
+    {"https://gitlab.com/g/p/-/merge_requests/5/merge", UX},
+    {"https://gitlab.com/g/p/-/issues/5/close", UD},
+    /* Stripe's API member routes */
+    {"https://api.stripe.com/v1/payment_intents/pi_1/confirm", US},
+    {"https://api.stripe.com/v1/payment_intents/pi_1/capture", US},
+    {"https://api.stripe.com/v1/invoices/in_1/pay", US},
+    {"https://api.stripe.com/v1/invoices/in_1/void", UD},
+    {"https://api.stripe.com/v1/invoices/in_1/finalize", US},
+    {"https://api.stripe.com/v1/payouts/po_1/cancel", UD},
+    /* the segment's shapes: parameters, handler extensions, RPC dots, case */
+    {"https://bank.test/orders/5/cancel;jsessionid=abc", UD},
+    {"https://bank.test/orders/5/cancel.json", UD},
+    {"https://bank.test/api/orders.cancel", UD},
+    {"https://bank.test/ORDERS/5/CANCEL", UD},
+    {"https://bank.test/orders/5/Cancel-Now", UD},
+    {"https://bank.test/order-123-cancel", UD},
+    {"https://bank.test/ordersCancel?id=5", UD},
+    {"https://bank.test/orders/5/cancel%2Fconfirm", UD},
+    /* joined words, no hump to cut at (legacy PHP admin pages) */
+    {"https://bank.test/gate/admin/deleteuser.php?id=5&tag=r6ni", UD},
+    {"https://bank.test/gate/account/closeaccount?tag=r6nj", UD},
+    {"https://bank.test/gate/payees/removepayee?id=7&tag=r6nk", UD},
+    {"https://bank.test/account/DELETEACCOUNT", UD},
+    {"https://bank.test/admin/userdelete.php?id=5", UD},
+    {"https://bank.test/admin/removeuser.asp?uid=3", UD},
+    {"https://bank.test/cgi-bin/destroysession.cgi", UD},
+    {"https://bank.test/deletedraft?id=4", UD},
+    {"https://bank.test/revoketoken?id=4", UD},
+    {"https://bank.test/sendmoney?to=mallory", US},
+    {"https://bank.test/messagesend?to=x", US},
+    {"https://bank.test/ci/deployprod", UX},
+    {"https://bank.test/blog/publishpost?id=3", GATE_CONSEQ_PUBLISH},
+    {"https://bank.test/acct/cancelorder?id=5", UD},
+    {"https://bank.test/acct/ordercancel?id=5", UD},
+    {"https://bank.test/mail/emptytrash", UD},
+    {"https://bank.test/mail/trashempty", UD},
+    {"https://bank.test/shop/placeorder", UP},
+    /* the query: a key that is the act, an operation key's joined value */
+    {"https://bank.test/orders/5?cancel=1", UD},
+    {"https://bank.test/account?close=true", UD},
+    {"https://bank.test/orders/5?cancel", UD},
+    {"https://bank.test/x?action=deleteuser&id=5", UD},
+    {"https://bank.test/x?do=closeaccount", UD},
+    {"https://bank.test/x?op=ordercancel", UD},
+    {"https://bank.test/wp-admin/post.php?post=5&action=trash&_wpnonce=ab", UD},
+    {"https://bank.test/wp-admin/comment.php?action=approve&c=5", UD},
+    {"https://bank.test/wp-admin/plugins.php?action=deactivate&plugin=x", UD},
+    {"https://bank.test/posting.php?mode=delete&f=2&p=5", UD},
+    {"https://bank.test/admin/auth/user/5/delete/", UD},
+    /* not acts: GitHub, GitLab */
+    {"https://github.com/octo/repo/pull/5", U0},
+    {"https://github.com/octo/repo/pull/5/files", U0},
+    {"https://github.com/octo/repo/pulls?q=is%3Aclosed", U0},
+    {"https://github.com/octo/repo/issues/5", U0},
+    {"https://github.com/octo/repo/settings/branches", U0},
+    {"https://github.com/octo/repo/branches", U0},
+    {"https://github.com/login/oauth/authorize?client_id=abc", U0},
+    {"https://github.com/octo/repo/compare/main...feature", U0},
+    {"https://github.com/octo/repo/actions/runs/123", U0},
+    {"https://api.github.com/repos/o/r/pulls/5/requested_reviewers", U0},
+    {"https://api.github.com/user/subscriptions", U0},
+    {"https://gitlab.com/g/p/-/merge_requests/5", U0},
+    {"https://gitlab.com/g/p/-/merge_requests/5/diffs", U0},
+    {"https://gitlab.com/g/p/-/pipelines/7", U0},
+    /* Stripe's dashboard and API reads */
+    {"https://dashboard.stripe.com/payments/pi_123", U0},
+    {"https://dashboard.stripe.com/subscriptions/sub_1Hx", U0},
+    {"https://dashboard.stripe.com/invoices/in_1", U0},
+    {"https://api.stripe.com/v1/invoices/upcoming", U0},
+    {"https://api.stripe.com/v1/charges?limit=3", U0},
+    /* WordPress, phpBB, Django admin, Rails (Devise) */
+    {"https://bank.test/wp-admin/post.php?post=5&action=edit", U0},
+    {"https://bank.test/wp-admin/edit.php?post_status=trash", U0},
+    {"https://bank.test/wp-admin/options-general.php", U0},
+    {"https://bank.test/ucp.php?mode=login", U0},
+    {"https://bank.test/viewtopic.php?t=5", U0},
+    {"https://bank.test/memberlist.php?mode=viewprofile&u=2", U0},
+    {"https://bank.test/ucp.php?i=pm&mode=compose", U0},
+    {"https://bank.test/admin/auth/user/5/change/", U0},
+    {"https://bank.test/admin/password_change/", U0},
+    {"https://bank.test/orders/5/edit", U0},
+    {"https://bank.test/orders/new", U0},
+    {"https://bank.test/users/confirmation?confirmation_token=abc", U0},
+    {"https://bank.test/users/password/edit?reset_password_token=x", U0},
+    /* pages around the acts: confirmations shown, forms, articles, lists */
+    {"https://bank.test/orders/123/confirmation", U0},
+    {"https://bank.test/account/closed-accounts", U0},
+    {"https://bank.test/blog/how-to-cancel-a-flight", U0},
+    {"https://bank.test/help/articles/why-close-an-account-early", U0},
+    {"https://bank.test/docs/delete.html", U0},
+    {"https://bank.test/docs/cancel.html", U0},
+    {"https://bank.test/checkout/complete", U0},
+    {"https://bank.test/cart/checkout/complete", U0},
+    {"https://bank.test/cart/empty", U0},
+    {"https://bank.test/billpay", U0},
+    {"https://bank.test/bill-pay", U0},
+    {"https://bank.test/pay-bills", U0},
+    {"https://bank.test/checkout/order-pay/123/?pay_for_order=true", U0},
+    {"https://bank.test/oauth/authorize?client_id=x", U0},
+    {"https://bank.test/order/place-picker", U0},
+    {"https://bank.test/places/paris", U0},
+    {"https://bank.test/account/settings", U0},
+    {"https://bank.test/emptystate", U0},
+    {"https://bank.test/orders?status=cancelled", U0},
+    {"https://bank.test/search?q=cancel+order+status&sort=close", U0},
+    {"https://bank.test/x?cancel_url=https%3A%2F%2Fshop.test%2Fback", U0},
+    /* joined-looking words that are other words or views */
+    {"https://outlook.live.com/mail/0/deleteditems", U0},
+    {"https://bank.test/mail/publisheditems", U0},
+    {"https://bank.test/static/sendgrid/logo", U0},
+    {"https://bank.test/settings/senders", U0},
+    {"https://bank.test/buyers/123", U0},
+    {"https://bank.test/purchases", U0},
+    {"https://bank.test/posts/published", U0},
+    {"https://bank.test/publishers/9", U0},
+    {"https://bank.test/deployments", U0},
+    {"https://bank.test/products/wireless-headphones", U0},
+    {"https://bank.test/settings/autodelete", U0},
+    {"https://bank.test/items/removable", U0},
+    {"https://bank.test/terminated-contracts", U0},
+    /* an asset's file name (a cache-busting query) is a file */
+    {"https://bank.test/icons/close.svg?v=3", U0},
+    {"https://bank.test/img/cancel.png?v=2", U0},
+    {"https://bank.test/api/conversations.archive", U0},
+};
+
+static void t_classify_url_acts(void)
+{
+    size_t n = sizeof URL_ACTS / sizeof URL_ACTS[0], acts = 0;
+    for (size_t i = 0; i < n; i++) {
+        char why[300];
+        int k = gate_classify_url(URL_ACTS[i].url, why, sizeof why);
+        if (!CHECK_INT(URL_ACTS[i].kind, k))
+            test_fail_detail("%s: %s", URL_ACTS[i].url, why);
+        if (URL_ACTS[i].kind) {
+            acts++;
+            CHECK(why[0] != 0);
+        }
+    }
+    printf("  url acts: %zu labelled URLs (%zu acts, %zu not)\n", n, acts, n - acts);
+    /* An operation key's value in a body, read as a GET's. */
+    char why[300];
+    CHECK_INT(UD, gate_classify_body_op("action", "deleteuser", why, sizeof why));
+    CHECK(strstr(why, "deleteuser") == NULL);   /* the key, never the value */
+    CHECK_INT(UD, gate_classify_body_op("op", "ordercancel", why, sizeof why));
+    CHECK_INT(UD, gate_classify_body_op("action", "trash", why, sizeof why));
+    CHECK_INT(U0, gate_classify_body_op("note", "deleteuser", why, sizeof why));
+    /* A static file under an act's name is a file (its extension is no
+     * handler's), for a page's own GET and a navigation; its directory
+     * words are read. */
+    CHECK_INT(UD, gate_classify_get("https://bank.test/orders/5/cancel/x.png", true, why,
+                                    sizeof why));
+    CHECK_INT(U0, gate_classify_get("https://bank.test/orders/5/cancel.png", true, why,
+                                    sizeof why));
+    CHECK_INT(U0, gate_classify_get("https://bank.test/orders/5/cancel.png", false, why,
+                                    sizeof why));
+}
+#undef UD
+#undef US
+#undef UP
+#undef UX
+#undef U0
+
 /* Red team s14, R4-9: the operation a request's body names. An operation
  * key's value (action, op, operationName, _method), a GraphQL mutation's
  * words (camelCase split); not another key's value, nor a query. */
@@ -3756,6 +3962,7 @@ static void t_decide_service_context(void)
 static const test_case TESTS[] = {
     {"classify_url", t_classify_url},
     {"classify_body_op", t_classify_body_op},
+    {"classify_url_acts", t_classify_url_acts},
     {"classify_url_whole_regression", t_classify_url_whole_regression},
     {"classify_get_statics", t_classify_get_statics},
     {"auth_gets_and_cover_url", t_auth_gets_and_cover_url},

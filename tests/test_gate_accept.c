@@ -1383,6 +1383,51 @@ out:
     rig_down(&x);
 }
 
+/* Red team s16, R6-9 (regression): the URL words were read in one order
+ * only. A GET endpoint named noun first, as REST routes are
+ * (/account/close, /orders/123/cancel, /subscription/cancel,
+ * /payment/confirm, /transfer/confirm, /order/place, /trash/empty,
+ * /invoice/5/pay), or with its words joined (deleteuser.php, closeaccount,
+ * removepayee), has none of the table's phrases ("close account", "cancel
+ * order", ...): an open of it on the authenticated bank was a read, sent
+ * with the session, unasked. Now each is stopped before it is sent, the
+ * hook not asked (gate/urlact.c). */
+static void t_red6_open_noun_verb(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    int calls = hook_calls;
+    static const char *const P[][2] = {
+        {"/gate/account/close?tag=r6na", "r6na"},
+        {"/gate/orders/123/cancel?tag=r6nb", "r6nb"},
+        {"/gate/subscription/cancel?tag=r6nc", "r6nc"},
+        {"/gate/payment/confirm?tag=r6nd", "r6nd"},
+        {"/gate/transfer/confirm?tag=r6ne", "r6ne"},
+        {"/gate/order/place?tag=r6nf", "r6nf"},
+        {"/gate/trash/empty?tag=r6ng", "r6ng"},
+        {"/gate/invoice/5/pay?tag=r6nh", "r6nh"},
+        /* joined lower-case words: no camelCase hump to cut at */
+        {"/gate/admin/deleteuser.php?id=5&tag=r6ni", "r6ni"},
+        {"/gate/account/closeaccount?tag=r6nj", "r6nj"},
+        {"/gate/payees/removepayee?id=7&tag=r6nk", "r6nk"},
+    };
+    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++) {
+        snap_result r;
+        int rc = do_open(x.a, "bank.test", P[i][0], &r);
+        if (!CHECK_INT(SNAP_ESTOP, rc))
+            test_fail_detail("open %s was not stopped: %.200s", P[i][0], r.text ? r.text : "");
+        snap_result_free(&r);
+    }
+    CHECK_INT(calls, hook_calls);
+    barrier(x.a);
+    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++)
+        check_none(NULL, "bank.test", P[i][1]);
+out:
+    rig_down(&x);
+}
+
 /* Red team s12, G1: an open is judged by the URL the browser sends. 130
  * "/x" then 130 "/.." before "/transfer/send" (Chromium removes the dot
  * segments: the bank gets /transfer/send), 130 filler words in the query
@@ -7190,6 +7235,7 @@ static const test_case TESTS[] = {
     {"recip_submitter_read_back", t_recip_submitter_read_back},
     {"red_away", t_red_away},
     {"red_open_get", t_red_open_get},
+    {"red6_open_noun_verb", t_red6_open_noun_verb},
     {"red_open_pad_regression", t_red_open_pad_regression},
     {"clobber_send_regression", t_clobber_send_regression},
     {"red_shot_secret_regression", t_red_shot_secret_regression},

@@ -9,8 +9,10 @@
  * parts' offsets lie within the input and the port within 0..65535. The
  * session key (snap_url_origin) is the same origin for http(s); the gate
  * without a grant allows exactly the http(s) URLs it can read; an http(s)
- * URL is within its own site (url_same_site); the WebSocket client and the
- * redactor run on the same bytes (url_redact: idempotent).
+ * URL is within its own site (url_same_site); the WebSocket client, the
+ * redactor (url_redact: idempotent) and the gate's reading of a GET URL's
+ * and an operation value's words (gate_classify_get, gate_classify_body_op)
+ * run on the same bytes.
  */
 #include "gate/gate.h"
 #include "snapshot/snap_int.h"
@@ -92,6 +94,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ws_url w;
     if (ws_url_parse(s, &w, NULL, 0) == 0)
         CHECK(w.host[0] && w.port > 0 && w.port <= 65535 && w.path[0] == '/');
+
+    /* The gate's reading of a GET URL's words (gate_classify_get: phrases,
+     * acts named noun first or joined, query keys and values): a kind in
+     * range, a why exactly when it is one, never past the input. */
+    char gw[200];
+    int k = gate_classify_get(s, size & 1, gw, sizeof gw);
+    CHECK(k >= GATE_CONSEQ_NONE && k <= GATE_CONSEQ_PRODUCTION);
+    CHECK((k != GATE_CONSEQ_NONE) == (gw[0] != 0));
+    k = gate_classify_body_op((size & 2) ? "action" : "op", s, gw, sizeof gw);
+    CHECK(k >= GATE_CONSEQ_NONE && k <= GATE_CONSEQ_PRODUCTION);
 
     free(snap_url_redact(s, size & 1, NULL));
     /* The one redaction rule with every flag: nothing read past the input;
