@@ -80,6 +80,8 @@ TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT = $(BUILD)/tests/libsupport.a
 .SECONDARY: $(BUILD)/tests/harness.o $(BUILD)/tests/fixture.o $(BUILD)/tests/testlib.o
 TEST_WRAP = -Wl,--wrap=malloc -Wl,--wrap=realloc -Wl,--wrap=calloc
+# test_takeover injects a fault right after a session is saved (vault_put).
+TEST_WRAP_test_takeover = -Wl,--wrap=vault_put
 
 FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_REPLAY = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/replay_%)
@@ -113,7 +115,7 @@ $(BUILD)/tests/libsupport.a: $(BUILD)/tests/harness.o $(BUILD)/tests/fixture.o \
 
 $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(BUILD)/libcdpgate.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(TEST_WRAP) -o $@ $< \
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(TEST_WRAP) $(TEST_WRAP_$*) -o $@ $< \
 	    $(TEST_SUPPORT) $(BUILD)/libcdpgate.a $(LDLIBS)
 
 # fuzz_mcp also links the MCP protocol layer (cli/mcp.c, I/O-free).

@@ -134,6 +134,11 @@ int cli_confirm_program(const char *cmd, const char *prompt, int wait_ms, char *
  * returns true the program is killed and the answer is a deny. */
 int cli_confirm_program_tick(const char *cmd, const char *prompt, int wait_ms,
                              bool (*tick)(void *ud), void *tick_ud, char *why, size_t cap);
+/* The same, with env ("NAME=VALUE", or NULL) added to the program's
+ * environment (replacing NAME's value): the live view's --live-notify
+ * program learns the link's kind (CDPGATE_LIVE_KIND) this way. */
+int cli_program_run(const char *cmd, const char *prompt, const char *env, int wait_ms,
+                    bool (*tick)(void *ud), void *tick_ud, char *why, size_t cap);
 /* `cdpgate policy`: the grant in force, what is enforced, the exclusions. */
 int cli_policy(const cli_opts *o, int argc, char **argv);
 

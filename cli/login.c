@@ -150,7 +150,7 @@ static cli_takeover *login_live_start(const cli_opts *o, snap_agent *a, gate *g,
              "only when the page ends on %s. cdpgate notices when the login page is gone; or "
              "hand back from the view, or press Enter here, when you are done.", origin,
              (o->live_ttl_s ? o->live_ttl_s : 600) / 60, origin);
-    cli_takeover_deliver(o, "login", link, msg);
+    cli_takeover_deliver(o, "login", link, false, msg);
     memset(link, 0, sizeof link);
     return tk;
 }
@@ -222,6 +222,11 @@ int cli_login(const cli_opts *o, int argc, char **argv)
         goto done;
     if (sr == 0) {
         printf("%s\n", r.text ? r.text : "saved");
+        rc = EXIT_OK;
+    } else if (snap_login_saved(a)) {
+        /* in the vault; only moving it out of the login's context failed,
+         * which this command does not need (exit 0: saved) */
+        fprintf(stderr, "cdpgate login: %s\n", r.text ? r.text : snap_strerror(sr));
         rc = EXIT_OK;
     } else {
         fprintf(stderr, "cdpgate login: %s\n", r.text ? r.text : snap_strerror(sr));

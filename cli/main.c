@@ -174,7 +174,9 @@ static const char USAGE_LIVE[] =
 "                        --live-notify, else --confirm's program, else stderr.\n"
 "                        login, browser_login: the person logs in through\n"
 "                        the live view (the default with no display)\n"
-"  --live-notify PROG    mcp, login: run PROG (sh -c) with the link on stdin\n"
+"  --live-notify PROG    mcp, login: run PROG (sh -c) with the link on stdin,\n"
+"                        CDPGATE_LIVE_KIND=control (the person's) or watch\n"
+"                        (a read-only watch link) in its environment\n"
 "  --live-ttl SECONDS    mcp, login: the link's lifetime (default 600)\n"
 "  --control-fd N        mcp: a line \"watch\" while the live view runs issues\n"
 "                        a read-only watch link, delivered as the person's\n";

@@ -135,7 +135,8 @@ static const tool_def TOOLS[MCP_T_COUNT] = {
         {"text", P_STR, false, F(text), "prompt answer", NULL},
     }},
     [MCP_T_LOGIN] = {"browser_login",
-        "Hand a login to the human: a browser window opens on the login page and other "
+        "Hand a login to the human: they log in on the login page in a browser window, or "
+        "with no display through a live view whose link reaches them out of band; other "
         "tools wait until they have logged in. You never handle credentials.", false, {
         {"url", P_STR, true, F(url), "the login page", NULL},
     }},

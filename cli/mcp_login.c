@@ -110,16 +110,20 @@ bool cli_mcp_login_step(serve *S)
         snap_result_free(&r);
         return true;
     }
+    /* saved: in the vault, even when moving it out of the login's context
+     * failed after the save (the note says so) */
+    bool saved = rc == 0 || snap_login_saved(S->la);
     fprintf(stderr, "cdpgate mcp: the login at %s %s\n", origin,
-            rc == 0 ? "finished; its session is saved" : "ended without a session");
+            rc == 0 ? "finished; its session is saved" : saved ? "ended with its session "
+            "saved, not moved out of the login's context" : "ended without a session");
     free(S->login_note);
     S->login_note = base_strdup(r.text ? r.text : snap_strerror(rc));
     snap_result_free(&r);
     /* A login in its own browser: the main browser restores the new session
      * on its next open (an attached browser already holds it). */
-    if (rc == 0 && S->agent && S->la != S->agent)
+    if (saved && S->agent && S->la != S->agent)
         snap_session_forget(S->agent, origin);
-    if (rc == 0)    /* recorded by identity, never as keystrokes */
+    if (saved)      /* recorded by identity, never as keystrokes */
         cli_rec_login(&S->rec, origin, gate_identity_for(S->gate, origin));
     cli_mcp_login_end(S);
     return false;

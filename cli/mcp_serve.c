@@ -138,8 +138,9 @@ static void control_watch(serve *S)
         fprintf(stderr, "cdpgate mcp: control: watch: %s\n", why);
         return;
     }
-    cli_takeover_deliver(S->o, "mcp", link, "cdpgate: a read-only watch link of the live view "
-                         "(it shows the browser as the person works; it never controls it)");
+    cli_takeover_deliver(S->o, "mcp", link, true, "cdpgate: a read-only watch link of the "
+                         "live view (it shows the browser as the person works; it never "
+                         "controls it)");
     memset(link, 0, sizeof link);
 }
 
@@ -439,15 +440,6 @@ static int start_browser(serve *S, char *why, size_t cap)
     return 0;
 }
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 /* Append a line to out->text (best effort). */
 static void append_text(mcp_result *out, const char *more)
 {
@@ -499,18 +491,18 @@ static int screenshot(snap_agent *g, const mcp_args *a, snap_result *r)
             !(o.w >= 1 && o.h >= 1 && o.x >= 0 && o.y >= 0 && o.w <= 1e6 && o.h <= 1e6 &&
               o.x <= 1e7 && o.y <= 1e7)) {
             memset(r, 0, sizeof *r);
-            r->text = dup_str("region is x,y,width,height in page CSS px, e.g. 0,1200,800,600 "
-                              "(width and height at least 1)");
-            r->structured = dup_str("{\"ok\":false,\"error\":\"invalid_argument\","
-                                    "\"message\":\"region is x,y,width,height\"}");
+            r->text = base_strdup("region is x,y,width,height in page CSS px, e.g. 0,1200,800,600 "
+                                  "(width and height at least 1)");
+            r->structured = base_strdup("{\"ok\":false,\"error\":\"invalid_argument\","
+                                        "\"message\":\"region is x,y,width,height\"}");
             return SNAP_EINVAL;
         }
     }
     if (o.ref && a->region) {
         memset(r, 0, sizeof *r);
-        r->text = dup_str("give a ref or a region, not both");
-        r->structured = dup_str("{\"ok\":false,\"error\":\"invalid_argument\","
-                                "\"message\":\"give a ref or a region, not both\"}");
+        r->text = base_strdup("give a ref or a region, not both");
+        r->structured = base_strdup("{\"ok\":false,\"error\":\"invalid_argument\","
+                                    "\"message\":\"give a ref or a region, not both\"}");
         return SNAP_EINVAL;
     }
     return snap_screenshot_with(g, &o, r);
@@ -523,10 +515,10 @@ static int call_snap(serve *S, mcp_tool tool, const mcp_args *a, snap_result *r)
     case MCP_T_OPEN:
         if (javascript_url(a->url)) {
             memset(r, 0, sizeof *r);
-            r->text = dup_str("browser_open does not run JavaScript: javascript: URLs are "
-                              "refused; open an http(s) URL");
-            r->structured = dup_str("{\"ok\":false,\"error\":\"invalid_argument\","
-                                    "\"message\":\"javascript: URLs are refused\"}");
+            r->text = base_strdup("browser_open does not run JavaScript: javascript: URLs are "
+                                  "refused; open an http(s) URL");
+            r->structured = base_strdup("{\"ok\":false,\"error\":\"invalid_argument\","
+                                        "\"message\":\"javascript: URLs are refused\"}");
             return SNAP_EINVAL;
         }
         return snap_open(g, a->url, a->new_tab, r);
@@ -617,7 +609,7 @@ static void live_deliver(serve *S, const char *link, const char *what)
                 "elicitation)\n");
         return;
     }
-    cli_takeover_deliver(S->o, "mcp", link, msg);
+    cli_takeover_deliver(S->o, "mcp", link, false, msg);
 }
 
 /* Serve the live view; when it ended, give control back to the agent and
@@ -685,12 +677,12 @@ static void live_begin(serve *S, const char *what, mcp_result *out)
     if (gate_mode(S->gate) != GATE_MODE_AGENT) {
         snprintf(why, sizeof why, "takeover refused: control is not the agent's (%s)",
                  gate_mode_name(gate_mode(S->gate)));
-        out->text = dup_str(why);
+        out->text = base_strdup(why);
         out->is_error = true;
         return;
     }
     if (!S->agent && start_browser(S, why, sizeof why)) {
-        out->text = dup_str(why);
+        out->text = base_strdup(why);
         out->is_error = true;
         return;
     }
@@ -700,7 +692,7 @@ static void live_begin(serve *S, const char *what, mcp_result *out)
     if (!S->tk) {
         char m[800];
         snprintf(m, sizeof m, "takeover refused: %s. Control stays with the agent.", why);
-        out->text = dup_str(m);
+        out->text = base_strdup(m);
         out->is_error = true;
         return;
     }
@@ -711,7 +703,7 @@ static void live_begin(serve *S, const char *what, mcp_result *out)
              "cdpgate's live view (for: %s). Every tool is refused while the human is in "
              "control; once they hand back, the next result says what changed. Wait, then "
              "take a new snapshot.", what);
-    out->text = dup_str(why);
+    out->text = base_strdup(why);
 }
 
 /* The gate's takeover stop (a password, one-time code or CAPTCHA met by
@@ -753,8 +745,8 @@ static void live_from_stop(serve *S, mcp_result *out)
         append_text(out, lr.text ? lr.text : "the live view did not start");
     } else {
         free(out->text);
-        out->text = dup_str("The action was not done: it needs a person (the gate's "
-                            "human_takeover stop).");
+        out->text = base_strdup("The action was not done: it needs a person (the gate's "
+                                "human_takeover stop).");
         append_text(out, lr.text ? lr.text : "");
         if (fresh)
             append_text(out, "The person signs in in a new tab of a browser context of its "
@@ -818,7 +810,7 @@ static void take_over(serve *S, const mcp_args *a, mcp_result *out)
         snprintf(why, sizeof why, "browser_takeover refused: %s. Control stays with the agent "
                  "(epoch %llu). Tell the user what they should do in the browser instead.",
                  d.reason, (unsigned long long)e);
-    out->text = dup_str(why);
+    out->text = base_strdup(why);
     out->is_error = !ok;
 }
 
@@ -833,8 +825,8 @@ static void run_tool(void *ud, mcp_call *call, mcp_tool tool, const mcp_args *a,
     /* While the live view waits for the person or they hold control: the
      * lock (issue 15, point 4). */
     if (live_step(S)) {
-        out->text = dup_str("the human is in control (live view): every tool is refused "
-                            "until the person hands control back. Try again later.");
+        out->text = base_strdup("the human is in control (live view): every tool is refused "
+                                "until the person hands control back. Try again later.");
         out->is_error = true;
         return;
     }
@@ -843,7 +835,7 @@ static void run_tool(void *ud, mcp_call *call, mcp_tool tool, const mcp_args *a,
         snprintf(why, sizeof why, "waiting for the human to finish logging in at %s; "
                  "every tool is refused until then. Try again later.",
                  snap_login_origin(S->la));
-        out->text = dup_str(why);
+        out->text = base_strdup(why);
         out->is_error = true;
         return;
     }
@@ -902,14 +894,14 @@ static void run_snap_tool(serve *S, mcp_call *call, mcp_tool tool, const mcp_arg
         mcp_progress(call, step++, total, "starting the browser");
         if (start_browser(S, why, sizeof why)) {
             fprintf(stderr, "cdpgate mcp: %s\n", why);
-            out->text = dup_str(why);
+            out->text = base_strdup(why);
             out->is_error = true;
             return;
         }
     }
     if (*died && tool != MCP_T_OPEN && tool != MCP_T_REPLAY) {
         snprintf(why, sizeof why, "%s Open a page with browser_open.", died);
-        out->text = dup_str(why);
+        out->text = base_strdup(why);
         out->is_error = true;
         return;
     }
@@ -949,7 +941,7 @@ static void run_snap_tool(serve *S, mcp_call *call, mcp_tool tool, const mcp_arg
     snap_result_free(&r);
     out->is_error = rc < 0;
     if (rc < 0 && !out->text)
-        out->text = dup_str(snap_strerror(rc));
+        out->text = base_strdup(snap_strerror(rc));
     if (rc == SNAP_ETAKEOVER && S->o->live && !S->tk)
         live_from_stop(S, out);
     if (*died)

@@ -38,40 +38,89 @@ int cli_confirm_program(const char *cmd, const char *prompt, int wait_ms, char *
     return cli_confirm_program_tick(cmd, prompt, wait_ms, NULL, NULL, why, cap);
 }
 
+/* The environment of a program run with env ("NAME=VALUE") added: this
+ * process's, any NAME= of it dropped (new array of borrowed strings; NULL
+ * when out of memory). Built before the fork: the child only execs. */
+static char **confirm_env(const char *env)
+{
+    extern char **environ;
+    size_t n = 0, name = strcspn(env, "=") + 1;
+    while (environ && environ[n])
+        n++;
+    char **e = calloc(n + 2, sizeof *e);
+    size_t k = 0;
+    for (size_t i = 0; e && i < n; i++)
+        if (strncmp(environ[i], env, name) != 0)
+            e[k++] = environ[i];
+    if (e)
+        e[k] = (char *)env;
+    return e;
+}
+
+/* Start sh -c cmd (env added to its environment when not NULL) with pipes
+ * to its stdin (*in) and from its stdout (*out): its pid, or -1. */
+static pid_t confirm_spawn(const char *cmd, const char *env, int *in, int *out)
+{
+    int pi[2], po[2];
+    char **envp = env ? confirm_env(env) : NULL;
+    if ((env && !envp) || pipe(pi) != 0) {
+        free(envp);
+        return -1;
+    }
+    if (pipe(po) != 0) {
+        close(pi[0]);
+        close(pi[1]);
+        free(envp);
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(pi[0], 0);
+        dup2(po[1], 1);
+        close(pi[0]); close(pi[1]); close(po[0]); close(po[1]);
+        setpgid(0, 0);
+        char *const argv[] = {"sh", "-c", (char *)cmd, NULL};
+        if (envp)
+            execve("/bin/sh", argv, envp);
+        else
+            execv("/bin/sh", argv);
+        _exit(127);
+    }
+    free(envp);
+    close(pi[0]);
+    close(po[1]);
+    if (pid < 0) {
+        close(pi[1]);
+        close(po[0]);
+        return -1;
+    }
+    *in = pi[1];
+    *out = po[0];
+    return pid;
+}
+
 int cli_confirm_program_tick(const char *cmd, const char *prompt, int wait_ms,
                              bool (*tick)(void *ud), void *tick_ud, char *why, size_t cap)
 {
-    int in[2], out[2];
-    if (pipe(in) != 0)
-        return GATE_DENY;
-    if (pipe(out) != 0) {
-        close(in[0]);
-        close(in[1]);
-        return GATE_DENY;
-    }
-    pid_t pid = fork();
+    return cli_program_run(cmd, prompt, NULL, wait_ms, tick, tick_ud, why, cap);
+}
+
+int cli_program_run(const char *cmd, const char *prompt, const char *env, int wait_ms,
+                    bool (*tick)(void *ud), void *tick_ud, char *why, size_t cap)
+{
+    int in = -1, out = -1;
+    pid_t pid = confirm_spawn(cmd, env, &in, &out);
     if (pid < 0) {
-        close(in[0]); close(in[1]); close(out[0]); close(out[1]);
         snprintf(why, cap, "cannot run the confirmation program");
         return GATE_DENY;
     }
-    if (pid == 0) {
-        dup2(in[0], 0);
-        dup2(out[1], 1);
-        close(in[0]); close(in[1]); close(out[0]); close(out[1]);
-        setpgid(0, 0);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    close(in[0]);
-    close(out[1]);
     /* The prompt is small (well under a pipe buffer): write it and close. */
     signal(SIGPIPE, SIG_IGN);
-    base_write_all(in[1], prompt, strlen(prompt), BASE_NO_DEADLINE, 0, NULL);
-    if (write(in[1], "\n", 1) < 0) {
+    base_write_all(in, prompt, strlen(prompt), BASE_NO_DEADLINE, 0, NULL);
+    if (write(in, "\n", 1) < 0) {
         /* the program may not read its stdin: fine */
     }
-    close(in[1]);
+    close(in);
     char *buf = malloc(CLI_CONFIRM_MAX + 1);
     size_t got = 0;
     int64_t deadline = base_now_ms() + wait_ms;
@@ -88,7 +137,7 @@ int cli_confirm_program_tick(const char *cmd, const char *prompt, int wait_ms,
             stopped = true;
             break;
         }
-        struct pollfd p = {out[0], POLLIN, 0};
+        struct pollfd p = {out, POLLIN, 0};
         int pr = poll(&p, 1, tick && left > 100 ? 100 : (int)left);
         if (pr == 0 && tick)
             continue;
@@ -98,14 +147,14 @@ int cli_confirm_program_tick(const char *cmd, const char *prompt, int wait_ms,
             timed_out = pr == 0;
             break;
         }
-        ssize_t n = read(out[0], buf + got, CLI_CONFIRM_MAX - got);
+        ssize_t n = read(out, buf + got, CLI_CONFIRM_MAX - got);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             break;
         got += (size_t)n;
     }
-    close(out[0]);
+    close(out);
     /* The program must also exit within the wait (it may have closed its
      * stdout and gone on running). */
     int status = 0;

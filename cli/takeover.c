@@ -301,11 +301,11 @@ static void tk_logged_in(const snap_handback *h, char *out, size_t cap)
                  h->logged_in ? "; the page is open in the session's own browser context "
                  "(auth=yes)" : "");
     else
-        snprintf(out, cap, "logged in: %s%s%s%s%s", h->logged_in ? "yes" : "no",
-                 *h->origin ? " at " : "", h->origin, *h->note ? " (" : "",
-                 *h->note ? h->note : "");
-    if (!h->saved && *h->note)
-        snprintf(out + strlen(out), cap - strlen(out), ")");
+        snprintf(out, cap, "logged in: %s%s%s", h->logged_in ? "yes" : "no",
+                 *h->origin ? " at " : "", h->origin);
+    /* why nothing was saved; or, saved, what failed after the save */
+    if (*h->note)
+        snprintf(out + strlen(out), cap - strlen(out), " (%s)", h->note);
 }
 
 char *cli_takeover_end(cli_takeover *t, const char *how, cli_takeover_login *lg)
@@ -381,13 +381,16 @@ void cli_takeover_free(cli_takeover *t)
     free(t);
 }
 
-void cli_takeover_deliver(const cli_opts *o, const char *cmd, const char *link,
+void cli_takeover_deliver(const cli_opts *o, const char *cmd, const char *link, bool watch,
                           const char *msg)
 {
     char why[300];
+    const char *kind = watch ? "watch" : "control";
     if (o->live_notify) {
-        cli_confirm_program(o->live_notify, link, 10000, why, sizeof why);
-        fprintf(stderr, "cdpgate %s: live view: the link went to --live-notify\n", cmd);
+        cli_program_run(o->live_notify, link, watch ? "CDPGATE_LIVE_KIND=watch" :
+                        "CDPGATE_LIVE_KIND=control", 10000, NULL, NULL, why, sizeof why);
+        fprintf(stderr, "cdpgate %s: live view: the %slink went to --live-notify\n", cmd,
+                watch ? "watch " : "");
         return;
     }
     if (o->confirm) {
@@ -396,6 +399,8 @@ void cli_takeover_deliver(const cli_opts *o, const char *cmd, const char *link,
         json_w_obj_begin(&w);
         json_w_key(&w, "class");
         json_w_str(&w, "live");
+        json_w_key(&w, "kind");
+        json_w_str(&w, kind);
         json_w_key(&w, "message");
         json_w_str(&w, msg);
         json_w_key(&w, "link");

@@ -55,10 +55,12 @@ typedef struct {
 char *cli_takeover_end(cli_takeover *t, const char *how, cli_takeover_login *login);
 void cli_takeover_free(cli_takeover *t);
 /* The link to the person, out of band (never in a result, a log or the
- * audit): the --live-notify program (on its stdin), else the --confirm
- * program ({"class":"live","message","link"}), else stderr prefixed
- * "cdpgate CMD: ". msg: what the person is asked to do. */
-void cli_takeover_deliver(const cli_opts *o, const char *cmd, const char *link,
+ * audit): the --live-notify program (on its stdin, its kind in the
+ * environment: CDPGATE_LIVE_KIND=control, or =watch for a read-only watch
+ * link), else the --confirm program ({"class":"live","kind","message",
+ * "link"}), else stderr prefixed "cdpgate CMD: ". msg: what the person is
+ * asked to do. */
+void cli_takeover_deliver(const cli_opts *o, const char *cmd, const char *link, bool watch,
                           const char *msg);
 
 #endif

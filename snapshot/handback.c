@@ -196,16 +196,21 @@ static void hb_signin(snap_agent *a, bool person, snap_handback *h, snap_result 
     }
     snprintf(h->identity, sizeof h->identity, "%s", ident);
     /* the login handoff's own capture, seal, move and close */
-    if (snap_login_poll(a, true, r) != 0) {
+    int rc = snap_login_poll(a, true, r);
+    /* Saved is what the vault holds: a move or close that failed after the
+     * save ("is saved in the vault, but ...") still saved the session. */
+    h->saved = snap_login_saved(a);
+    if (h->saved) {
+        h->ncookies = a->login.ncookies;
+        h->nls = a->login.nls;
+        hb_audit_saved(a, h);
+    }
+    if (rc != 0) {
         snprintf(h->note, sizeof h->note, "%s", r->text ? r->text : "nothing was saved");
         hb_signin_drop(a, ci, from);
         return;
     }
-    h->saved = true;
-    h->ncookies = a->login.ncookies;
-    h->nls = a->login.nls;
     snprintf(h->obs, sizeof h->obs, "%s", r->obs);
-    hb_audit_saved(a, h);
 }
 
 /* An authenticated tab t: its session saved again, off the login wall

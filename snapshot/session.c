@@ -717,6 +717,11 @@ bool snap_login_active(const snap_agent *a)
     return a->login.active;
 }
 
+bool snap_login_saved(const snap_agent *a)
+{
+    return a->login.saved;
+}
+
 const char *snap_login_origin(const snap_agent *a)
 {
     return a->login.active && a->login.ctx < a->nctxs ? a->ctxs[a->login.ctx].origin : "";
@@ -783,6 +788,7 @@ static int login_begin_run(snap_agent *a, const char *url, snap_result *r)
     a->login.takeover = false;
     a->login.from_tab = 0;
     a->login.ncookies = a->login.nls = 0;
+    a->login.saved = false;
     if (t)
         snap_obs_issue(a, t, r->obs);
     snap_fail(r, SNAP_OK, "Log in to %s (only there). Login handoff: the login page of %s "
@@ -1102,6 +1108,7 @@ static int login_poll_run(snap_agent *a, bool human_done, snap_result *r)
                        strlen(state), expiry,
                        verr, sizeof verr);
     a->login.active = false;
+    a->login.saved = vr == 0;   /* in the vault, whatever happens next */
     a->login.ncookies = nck;
     a->login.nls = nls;
     /* Where the agent goes on: the service's root, never the page the

@@ -348,6 +348,7 @@ struct snap_agent {
                                     (handback.c), not a login handoff */
         int from_tab;            /* then: the agent's tab it was started from */
         size_t ncookies, nls;    /* what the last finished login saved */
+        bool saved;              /* it is in the vault (snap_login_saved) */
     } login;
     /* sink.c and policy.c: the gate, the permit of the action in progress,
      * requests refused at the network level (a ring). */

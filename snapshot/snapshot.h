@@ -410,6 +410,11 @@ int snap_session_restore(snap_agent *a, const char *origin, snap_result *r);
 int snap_login_begin(snap_agent *a, const char *url, snap_result *r);
 int snap_login_poll(snap_agent *a, bool human_done, snap_result *r);
 bool snap_login_active(const snap_agent *a);
+/* Whether the last login's session went into the vault: true also when
+ * snap_login_poll failed after the save (the session could not be moved
+ * out of the login's context, or that context not closed: its result says
+ * "is saved in the vault, but ..."). False from snap_login_begin on. */
+bool snap_login_saved(const snap_agent *a);
 /* The origin of the running login ("" when none); borrowed. */
 const char *snap_login_origin(const snap_agent *a);
 /* Stop a running login without saving anything. */

@@ -19,6 +19,7 @@ static long cur_checks;          /* checks made by the current test */
 static long alloc_count;
 static long alloc_fail_at = -1;
 static int alloc_sticky;
+static long alloc_fail_left;     /* test_fail_alloc_next: failures to come */
 
 void *__real_malloc(size_t n);
 void *__real_realloc(void *p, size_t n);
@@ -30,6 +31,11 @@ void *__wrap_calloc(size_t a, size_t b);
 static int should_fail(void)
 {
     long n = alloc_count++;
+    if (alloc_fail_left > 0) {
+        alloc_fail_left--;
+        errno = ENOMEM;
+        return 1;
+    }
     if (alloc_fail_at < 0)
         return 0;
     int fail = n == alloc_fail_at || (alloc_sticky && n > alloc_fail_at);
@@ -56,7 +62,12 @@ void test_fail_alloc_after(long n, int sticky)
     alloc_fail_at = n;
     alloc_sticky = sticky;
 }
-void test_fail_alloc_off(void) { alloc_fail_at = -1; }
+void test_fail_alloc_next(long count) { alloc_fail_left = count; }
+void test_fail_alloc_off(void)
+{
+    alloc_fail_at = -1;
+    alloc_fail_left = 0;
+}
 long test_alloc_count(void) { return alloc_count; }
 
 int test_check(int ok, const char *file, int line, const char *expr)

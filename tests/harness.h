@@ -68,6 +68,9 @@ int test_failures_now(void);
 
 /* Allocation failure injection (see above). */
 void test_fail_alloc_after(long n, int sticky);
+/* The next count allocations fail, then none (a fault at a chosen point:
+ * called from a --wrap'ed function, say). */
+void test_fail_alloc_next(long count);
 void test_fail_alloc_off(void);
 long test_alloc_count(void);
 

@@ -1258,7 +1258,8 @@ static int core_plants(pid_t pid, const char *what)
 /* No display: the browser runs headless and the person gets the live
  * view (issue 15; the whole login through it: test_takeover
  * cli_login_live). With no --live-notify and no --confirm the link is on
- * this terminal (stderr); the login waits for the person. */
+ * this terminal (stderr); the login waits for the person. With --confirm
+ * the link goes to its program with its kind ("control"). */
 static void t_cli_login_no_display(void)
 {
     if (!testlib_need_browser())
@@ -1276,6 +1277,30 @@ static void t_cli_login_no_display(void)
     char *err = fixture_child_stderr(&c);
     CHECK_HAS(err, "in cdpgate's live view of the login page");
     CHECK_LACKS(err, "no display");
+    free(err);
+    kill(c.pid, SIGTERM);   /* the child this test started */
+    testlib_child_free(&c);
+    /* with --confirm PROG the link goes to it, with its kind ("control": the
+     * person's, not a read-only watch link), never to the terminal */
+    char confirm[1400], askedp[400], asked[4096] = "";
+    snprintf(askedp, sizeof askedp, "%s/nodisplay-asked", world.root);
+    snprintf(confirm, sizeof confirm, "cat > %s.part && mv %s.part %s", askedp, askedp,
+             askedp);
+    const char *argv2[] = {testlib_cdpgate_bin(), rules, "--confirm", confirm, "login", url,
+                           NULL};
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv2, false)))
+        return;
+    CHECK(testlib_child_stderr_wait(&c, "the link went to the --confirm program", 30000));
+    FILE *af = fopen(askedp, "r");
+    if (CHECK(af != NULL)) {
+        size_t an = fread(asked, 1, sizeof asked - 1, af);
+        asked[an] = 0;
+        fclose(af);
+    }
+    CHECK_HAS(asked, "{\"class\":\"live\",\"kind\":\"control\",\"message\":");
+    CHECK_HAS(asked, "\"link\":\"http://127.0.0.1:");
+    err = fixture_child_stderr(&c);
+    CHECK_LACKS(err, "http://127.0.0.1:");
     free(err);
     kill(c.pid, SIGTERM);   /* the child this test started */
     testlib_child_free(&c);
