@@ -933,6 +933,20 @@ static bool person_request(snap_agent *a, const snap_tab *t, bool login)
            ctx_privileged(&a->ctxs[t->ctx]);
 }
 
+/* The opener's tab of a popup not adopted yet (snap_sync adopts it), by
+ * its target id (its main frame's id), else NULL. A popup shares its
+ * opener's browser context: a request of the sign-in's popup (an identity
+ * provider's window) is the person's from its first request, not only
+ * after the adoption (before, it was judged as the agent's and refused
+ * outside the grant). */
+static snap_tab *pending_popup_opener(snap_agent *a, const char *frame)
+{
+    for (size_t i = 0; frame && i < a->nwork; i++)
+        if (a->work[i].kind == 1 && strcmp(a->work[i].target, frame) == 0)
+            return tab_by_frame(a, a->work[i].opener);
+    return NULL;
+}
+
 /* Fetch.requestPaused on the browser session: judge and answer at once. */
 void snap_sink_paused(snap_agent *a, const json_val *p)
 {
@@ -959,9 +973,11 @@ void snap_sink_paused(snap_agent *a, const json_val *p)
     if (!ours && cdp_conn_share(a->c, 0) > 1 && !snap_listener_last(a))
         return;
     cdp_event_claim(a->c);
-    bool login = t && a->login.active && t->ctx == a->login.ctx;
+    /* whose request: a popup not adopted yet is its opener's */
+    const snap_tab *whose = t ? t : pending_popup_opener(a, frame);
+    bool login = whose && a->login.active && whose->ctx == a->login.ctx;
     bool privileged = !login && paused_privileged(a, t);
-    bool human = person_request(a, t, login);
+    bool human = person_request(a, whose, login);
     req_kind k = request_kind(type);
     bool document = k.document;
     bool body = json_bool(json_get(req, "hasPostData")) || json_get(req, "postDataEntries");

@@ -1871,6 +1871,67 @@ static void t_red5_human_egress(void)
     testlib_rig_down(&x);
 }
 
+/* Issue 15 (session 16's left-over): a popup of the person's sign-in
+ * context (an identity provider's window, here idp.test: outside the
+ * grant) is the person's from its first request. Before, until snap_sync
+ * adopted it, its requests were judged as the agent's untrusted context's
+ * and refused outside the grant. The agent does not sync here: only the
+ * connection's events are read (cdp_pump), as between two steps of the
+ * host's loop. */
+static void t_signin_popup_unadopted_regression(void)
+{
+    char vdir[300], url[300];
+    vault *v = testlib_vault_new(world.root, vdir, sizeof vdir);
+    if (!v)
+        return;
+    gate_identity ids[] = {{O_BANK, "alice"}};
+    gate_grant g;
+    memset(&g, 0, sizeof g);
+    ORIGINS[0] = O_BANK;
+    g.task = "sign-in popup test";
+    g.principal = "test";
+    g.origins = ORIGINS;
+    g.norigins = 1;
+    g.identities = ids;
+    g.nidentities = 1;
+    snap_opts o = {0};
+    o.timeout_ms = 10000;
+    o.vault = v;
+    testlib_rig x;
+    if (!testlib_rig_up(&x, &world, &g, NULL, &o) || !open_login(&x)) {
+        testlib_rig_down(&x);
+        vault_close(v);
+        return;
+    }
+    int agent_tab = snap_tab_current(x.a)->id;
+    size_t sc = signin_begin(&x, agent_tab);
+    gate_set_mode(x.g, GATE_MODE_HUMAN, "test: a person took over");
+    size_t ntabs = x.a->ntabs;
+    testlib_world_url(&world, url, sizeof url, "idp.test", "/gate/sink?tag=signin-popup");
+    /* the page opens the popup on the person's click (a user gesture) */
+    char expr[500];
+    snprintf(expr, sizeof expr, "window.open('%s'),''", url);
+    char *params = testlib_eval_params(expr, "userGesture");
+    cdp_err e = {0};
+    CHECK_INT(0, cdp_call(x.a->c, snap_tab_current(x.a)->session, "Runtime.evaluate", params,
+                          10000, NULL, &e));
+    free(params);
+    for (int k = 0; k < 200 && !log_count("idp.test", "tag=signin-popup"); k++)
+        cdp_pump(x.a->c, 50, &e);
+    if (!CHECK_INT(1, log_count("idp.test", "tag=signin-popup"))) {
+        char seen[2000] = "";
+        snap_blocked_describe(x.a, 0, 0, seen, sizeof seen);
+        test_fail_detail("refused: %s; pending work %zu\n", seen, x.a->nwork);
+    }
+    CHECK_INT((int)ntabs, (int)x.a->ntabs);      /* not adopted meanwhile */
+    snap_sync(x.a);
+    snap_tab *t = snap_tab_current(x.a);
+    CHECK(sc && t && t->ctx == sc);
+    gate_set_mode(x.g, GATE_MODE_AGENT, "test: handed back");
+    testlib_rig_down(&x);
+    vault_close(v);
+}
+
 /* A grant naming the identity "alice" for the bank, and shop.test (no
  * identity: a granted site with user content), written into dir. */
 static void write_grant_shop(const char *dir, char *out, size_t cap)
@@ -2214,6 +2275,7 @@ static const test_case TESTS[] = {
     {"cli_login_live", t_cli_login_live},
     {"handback_rules", t_handback_rules},
     {"handback_saved_move_fails_regression", t_handback_saved_move_fails_regression},
+    {"signin_popup_unadopted_regression", t_signin_popup_unadopted_regression},
     {"red5_handback_planted", t_red5_handback_planted},
     {"red5_human_egress", t_red5_human_egress},
     {"red5_summon_refused", t_red5_summon_refused},
