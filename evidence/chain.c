@@ -3,6 +3,10 @@
  * the host gave), sealing it into the chain (prev, digest) and appending
  * it to records.jsonl. The sealing and the scrubbing are pure.
  *
+ * A secret is searched raw and in each encoding a text may hold it in
+ * (percent-encoded four ways, JSON-escaped two, HTML-escaped four:
+ * evidence_secret_add), byte-exact.
+ *
  * A string field is scrubbed whole, then cut to EVIDENCE_STR_MAX bytes (so
  * a cut never leaves half a secret). The sealed line is searched once more
  * for every secret: a hit there (a secret that equals part of the record's
@@ -117,6 +121,7 @@ static int secret_push(evidence *e, const char *v, size_t n)
     c[n] = '\0';
     e->sec[e->nsec] = c;
     e->seclen[e->nsec++] = n;
+    e->first[(unsigned char)v[0]] = true;
     return 0;
 }
 
@@ -126,27 +131,107 @@ static bool unreserved(unsigned char c)
            c == '-' || c == '_' || c == '.' || c == '~';
 }
 
+/* The encodings a value is also searched in (red team s16, "seen, minor":
+ * a value in an a11y report's JSON or HTML text, a form's query). */
+enum {
+    F_URIC,         /* encodeURIComponent's: ! ' ( ) * kept */
+    F_PCT,          /* all but the unreserved, upper-case hex */
+    F_PCT_LOWER,    /* the same with lower-case hex */
+    F_FORM,         /* application/x-www-form-urlencoded: '+' for a space */
+    F_JSON,         /* a JSON string's inside (json_w, JSON.stringify) */
+    F_JSON_SLASH,   /* the same with "\/" (PHP's json_encode) */
+    F_HTML,         /* < > & " ' as &lt; &gt; &amp; &quot; &#39; */
+    F_HTML_X27,     /* the same with &#x27; (Python's html.escape) */
+    F_HTML_ATTR,    /* an attribute value as a browser serialises it: & " */
+    F_HTML_TEXT,    /* a text node as a browser serialises it: & < > */
+    F_COUNT
+};
+
+static void pct_putc(base_buf *b, int f, unsigned char c)
+{
+    bool keep = f == F_FORM   ? (unreserved(c) && c != '~') || c == '*'
+              : f == F_URIC ? unreserved(c) || (c && strchr("!'()*", c))
+                            : unreserved(c);
+    if (f == F_FORM && c == ' ')
+        base_buf_putc(b, '+');
+    else if (keep)
+        base_buf_putc(b, (char)c);
+    else
+        base_buf_printf(b, f == F_PCT_LOWER ? "%%%02x" : "%%%02X", c);
+}
+
+static void json_putc(base_buf *b, int f, unsigned char c)
+{
+    char esc = 0;
+    switch (c) {
+    case '"': esc = '"'; break;
+    case '\\': esc = '\\'; break;
+    case '\b': esc = 'b'; break;
+    case '\f': esc = 'f'; break;
+    case '\n': esc = 'n'; break;
+    case '\r': esc = 'r'; break;
+    case '\t': esc = 't'; break;
+    case '/': esc = f == F_JSON_SLASH ? '/' : 0; break;
+    default: break;
+    }
+    if (esc) {
+        base_buf_putc(b, '\\');
+        base_buf_putc(b, esc);
+    } else if (c < 0x20) {
+        base_buf_printf(b, "\\u%04x", c);
+    } else {
+        base_buf_putc(b, (char)c);
+    }
+}
+
+static void html_putc(base_buf *b, int f, unsigned char c)
+{
+    bool all = f == F_HTML || f == F_HTML_X27;
+    if (c == '&')
+        base_buf_puts(b, "&amp;");
+    else if ((c == '<' || c == '>') && (all || f == F_HTML_TEXT))
+        base_buf_puts(b, c == '<' ? "&lt;" : "&gt;");
+    else if (c == '"' && (all || f == F_HTML_ATTR))
+        base_buf_puts(b, "&quot;");
+    else if (c == '\'' && all)
+        base_buf_puts(b, f == F_HTML ? "&#39;" : "&#x27;");
+    else
+        base_buf_putc(b, (char)c);
+}
+
+/* v (n bytes) in encoding f, into b (cleared first). */
+static void form_of(base_buf *b, int f, const char *v, size_t n)
+{
+    b->len = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)v[i];
+        if (f <= F_FORM)
+            pct_putc(b, f, c);
+        else if (f <= F_JSON_SLASH)
+            json_putc(b, f, c);
+        else
+            html_putc(b, f, c);
+    }
+}
+
 int evidence_secret_add(evidence *e, const char *v, size_t n)
 {
     if (!e || !v || n < EVIDENCE_SECRET_MIN || n > EVIDENCE_STR_MAX)
         return 0;
     int rc = secret_push(e, v, n);
-    /* Its percent-encoded form (encodeURIComponent's, upper-case hex). */
+    /* Each encoding that differs from the value (secret_push drops one
+     * already known). */
     base_buf b = {0};
-    bool differs = false;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)v[i];
-        if (unreserved(c)) {
-            base_buf_putc(&b, (char)c);
-        } else {
-            base_buf_printf(&b, "%%%02X", c);
-            differs = true;
-        }
-    }
-    if (!rc && differs && !b.oom)
-        rc = secret_push(e, b.s, b.len);
-    if (b.s)
+    for (int f = 0; !rc && f < F_COUNT; f++) {
+        form_of(&b, f, v, n);
+        if (b.oom)
+            break;
+        if (b.len != n || memcmp(b.s, v, n) != 0)
+            rc = secret_push(e, b.s, b.len);
         base_memzero(b.s, b.len);
+    }
+    if (b.s)
+        base_memzero(b.s, b.cap);
     base_buf_free(&b);
     return b.oom ? EVIDENCE_ENOMEM : rc;
 }
@@ -169,7 +254,7 @@ char *evidence_scrub(const evidence *e, const char *s, size_t n, size_t *outlen)
     base_buf b = {0};
     base_buf_reserve(&b, n);
     for (size_t i = 0; i < n;) {
-        long k = e->nsec ? secret_at(e, s + i, n - i) : -1;
+        long k = e->first[(unsigned char)s[i]] ? secret_at(e, s + i, n - i) : -1;
         if (k >= 0) {
             base_buf_puts(&b, MASK);
             i += e->seclen[k];
@@ -186,7 +271,7 @@ char *evidence_scrub(const evidence *e, const char *s, size_t n, size_t *outlen)
 static bool has_secret(const evidence *e, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (secret_at(e, s + i, n - i) >= 0)
+        if (e->first[(unsigned char)s[i]] && secret_at(e, s + i, n - i) >= 0)
             return true;
     return false;
 }

@@ -82,9 +82,14 @@ typedef struct evidence evidence;
  * must be empty) and records.jsonl in it, for task (the grant's task name,
  * or NULL). NULL with err on failure. */
 evidence *evidence_open(const char *dir, const char *task, evidence_err *err);
-/* Remember a secret to scrub from every text record (copied; wiped at
- * close). Values shorter than EVIDENCE_SECRET_MIN bytes are ignored; its
- * percent-encoded form is scrubbed too. 0 or EVIDENCE_ENOMEM. */
+/* Remember a secret to scrub from every text record and every file put
+ * with scrub (copied; wiped at close). Values shorter than
+ * EVIDENCE_SECRET_MIN bytes are ignored. Each encoding it may appear in is
+ * scrubbed too, byte-exact: percent-encoded (encodeURIComponent's, every
+ * byte but the unreserved in upper- or lower-case hex, form-encoded with
+ * '+'), inside a JSON string (also with "\/"), and
+ * HTML-escaped (all of < > & " ', as &#39; or &#x27;; a browser's
+ * attribute form & "; its text form & < >). 0 or EVIDENCE_ENOMEM. */
 int evidence_secret_add(evidence *e, const char *v, size_t n);
 /* Metadata for the manifest (browser, viewport, axe, ...): key and value
  * copied, scrubbed; a key set again is replaced. */

@@ -10,7 +10,7 @@
 #include "base/base.h"
 
 #define EVIDENCE_STR_MAX 8192u    /* bytes of one string field (scrubbed, then cut) */
-#define EVIDENCE_SECRETS_MAX 4096u
+#define EVIDENCE_SECRETS_MAX 32768u  /* forms, about 10 a value */
 
 struct evidence {
     char *dir;
@@ -20,10 +20,12 @@ struct evidence {
     char prev[EVIDENCE_HEX_LEN + 1];
     uint64_t n;                     /* records written */
     uint64_t shots;
-    /* the secrets, each raw and percent-encoded (wiped at close) */
+    /* the secrets, each raw and in each encoding searched (chain.c;
+     * wiped at close); first: the bytes one starts with */
     char **sec;
     size_t *seclen;
     size_t nsec, capsec;
+    bool first[256];
     char *mkey[EVIDENCE_META_MAX], *mval[EVIDENCE_META_MAX];
     size_t nmeta;
     json_w w;                       /* the record being built */

@@ -361,6 +361,75 @@ static void t_put_files(void)
     free(line);
 }
 
+static int count_records(const char *recs, const char *kind, const char *needle);
+
+/* n bytes of needle in hay (h bytes)? */
+static bool has_bytes(const char *hay, size_t h, const char *needle, size_t n)
+{
+    for (size_t i = 0; hay && n && i + n <= h; i++)
+        if (memcmp(hay + i, needle, n) == 0)
+            return true;
+    return false;
+}
+
+/* A session value holding characters that text formats escape (a
+ * localStorage JSON blob, a cookie with '&') appears escaped in a record's
+ * text or a report (JSON text, HTML text, a URL's query): each encoding is
+ * scrubbed byte-exact, in records and in files put with scrub ("seen,
+ * minor" of the red team's s16 review; before, only the raw and one
+ * percent-encoded form were). */
+static void t_secret_escaped(void)
+{
+    static const char V[] = "Tok\"en<9>&'v/a l\\z";
+    static const char *const FORMS[] = {
+        "Tok\\\"en<9>&'v/a l\\\\z",                    /* JSON */
+        "Tok\\\"en<9>&'v\\/a l\\\\z",                 /* JSON, PHP's \/ */
+        "Tok&quot;en&lt;9&gt;&amp;&#39;v/a l\\z",           /* HTML */
+        "Tok&quot;en&lt;9&gt;&amp;&#x27;v/a l\\z",          /* HTML, Python's */
+        "Tok&quot;en<9>&amp;'v/a l\\z",                     /* an attribute's outerHTML */
+        "Tok\"en&lt;9&gt;&amp;'v/a l\\z",                   /* a text node's outerHTML */
+        "Tok%22en%3C9%3E%26'v%2Fa%20l%5Cz",                 /* encodeURIComponent */
+        "Tok%22en%3C9%3E%26%27v%2Fa%20l%5Cz",               /* percent, upper */
+        "Tok%22en%3c9%3e%26%27v%2fa%20l%5cz",               /* percent, lower */
+        "Tok%22en%3C9%3E%26%27v%2Fa+l%5Cz",                 /* a form's query */
+        NULL};
+    char dir[600], fin[EVIDENCE_HEX_LEN + 1];
+    new_dir(dir, sizeof dir, "escaped");
+    evidence_err err = {0};
+    evidence *e = evidence_open(dir, "escaped", &err);
+    if (!CHECK(e))
+        return;
+    CHECK_INT(0, evidence_secret_add(e, V, strlen(V)));
+    base_buf all = {0};
+    for (size_t i = 0; FORMS[i]; i++) {
+        char text[200];
+        snprintf(text, sizeof text, "kept words %s kept words", FORMS[i]);
+        CHECK_INT(0, evidence_rec_begin(e, "console"));
+        evidence_rec_str(e, "text", text);
+        CHECK_INT(0, evidence_rec_end(e, &err));
+        base_buf_printf(&all, "<p title=\"%s\">%s</p>\n", FORMS[i], FORMS[i]);
+    }
+    char hex[EVIDENCE_HEX_LEN + 1];
+    CHECK_INT(0, evidence_put(e, "a11y-0001.html", all.s, all.len, true, hex, &err));
+    base_buf_free(&all);
+    CHECK_INT(0, evidence_close(e, fin, &err));
+    static const char *const FILES[] = {"records.jsonl", "a11y-0001.html", "index.html", NULL};
+    for (size_t f = 0; FILES[f]; f++) {
+        size_t n = 0;
+        char *b = slurp(dir, FILES[f], &n);
+        CHECK(b != NULL);
+        CHECK(!has_bytes(b, n, V, strlen(V)));
+        for (size_t i = 0; FORMS[i]; i++)
+            if (!CHECK(!has_bytes(b, n, FORMS[i], strlen(FORMS[i]))))
+                test_fail_detail("%s holds the value's form %zu", FILES[f], i);
+        free(b);
+    }
+    size_t n = 0;
+    char *r = slurp(dir, "records.jsonl", &n);
+    CHECK_INT(10, count_records(r, "console", "\"text\":\"kept words [secret] kept words\""));
+    free(r);
+}
+
 /* A secret that equals part of a record's structure withholds the record;
  * a secret shorter than the minimum is not scrubbed. */
 static void t_secret_structure(void)
@@ -1249,6 +1318,7 @@ static const test_case TESTS[] = {
     {"tamper_files", t_tamper_files},
     {"secret_structure", t_secret_structure},
     {"put_files", t_put_files},
+    {"secret_escaped", t_secret_escaped},
     {"verify_limits", t_verify_limits},
     {"viewer_offline", t_viewer_offline},
     {"mcp_session", t_mcp_session},
