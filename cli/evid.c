@@ -625,13 +625,86 @@ void cli_evid_result(cli_evid *v, snap_agent *g, const char *kind, const char *j
     shot_after(v, g, what);
 }
 
+/* s in form f (new; NULL when out of memory): 0 as it is, 1 inside a
+ * JSON string, 2 HTML-escaped. */
+static char *url_form(const char *s, int f)
+{
+    if (f == 0)
+        return base_strdup(s);
+    base_buf b = {0};
+    if (f == 2) {
+        base_buf_put_html(&b, s);
+    } else {
+        json_w w;
+        json_w_init(&w);
+        json_w_str(&w, s);
+        size_t n = 0;
+        char *j = json_w_error(&w) ? NULL : json_w_take(&w, &n);
+        json_w_free(&w);
+        if (j && n >= 2)
+            base_buf_put(&b, j + 1, n - 2);
+        free(j);
+    }
+    if (!b.s && !b.oom)
+        base_buf_puts(&b, "");
+    return base_buf_take(&b, NULL);
+}
+
+/* data (*n bytes) with each occurrence of the page's URL as axe read it
+ * (raw, JSON-escaped, HTML-escaped) replaced with its shown form in the
+ * same encoding (new, *n its length; NULL when out of memory). A report
+ * holds the URL in its JSON "url" and in its HTML's title and Page: line
+ * (red team s16, R6-2: a token in its query or fragment). */
+static char *report_url_shown(cli_evid *v, const char *data, size_t *n, const char *url)
+{
+    char *shown = url ? url_shown(v, url) : NULL;
+    base_buf b = {0};
+    base_buf_put(&b, data, *n);
+    for (int f = 0; shown && url && *url && strcmp(shown, url) != 0 && f < 3 && !b.oom; f++) {
+        char *from = url_form(url, f), *to = url_form(shown, f);
+        size_t fl = from ? strlen(from) : 0;
+        base_buf o = {0};
+        for (size_t i = 0; from && to && fl && i < b.len;) {
+            if (i + fl <= b.len && memcmp(b.s + i, from, fl) == 0) {
+                base_buf_puts(&o, to);
+                i += fl;
+            } else {
+                base_buf_putc(&o, b.s[i++]);
+            }
+        }
+        bool ok = from && to && !o.oom;
+        free(from);
+        free(to);
+        if (ok && fl && o.s) {
+            base_buf_free(&b);
+            b = o;
+        } else {
+            base_buf_free(&o);
+            b.oom = b.oom || !ok;
+        }
+    }
+    if (!b.s && !b.oom)
+        base_buf_puts(&b, "");
+    bool ok = (shown || !url) && !b.oom;
+    free(shown);
+    char *out = ok ? base_buf_take(&b, n) : NULL;
+    base_buf_free(&b);
+    return out;
+}
+
 /* One report file into the folder (scrubbed of the secrets) and its item
  * of the record's "files"; false (said once) when it could not be. */
-static bool a11y_file(cli_evid *v, const char *name, const char *data, size_t n, json_w *w)
+static bool a11y_file(cli_evid *v, const char *name, const char *data, size_t n, json_w *w,
+                      const char *url)
 {
     char hex[EVIDENCE_HEX_LEN + 1];
     evidence_err err = {0};
-    if (evidence_put(v->e, name, data, n, true, hex, &err) != 0) {
+    char *d = report_url_shown(v, data, &n, url);
+    int rc = d ? evidence_put(v->e, name, d, n, true, hex, &err) : EVIDENCE_ENOMEM;
+    if (!d)
+        snprintf(err.msg, sizeof err.msg, "evidence: %s: out of memory", name);
+    free(d);
+    if (rc != 0) {
         if (!v->failed)
             fprintf(stderr, "cdpgate: evidence: %s\n", err.msg);
         v->failed = true;
@@ -657,8 +730,8 @@ void cli_evid_a11y(cli_evid *v, const a11y_report *rep)
     json_w w;
     json_w_init(&w);
     json_w_arr_begin(&w);
-    bool ok = rep->json && a11y_file(v, jn, rep->json, rep->json_len, &w);
-    ok = rep->html && a11y_file(v, hn, rep->html, rep->html_len, &w) && ok;
+    bool ok = rep->json && a11y_file(v, jn, rep->json, rep->json_len, &w, rep->url);
+    ok = rep->html && a11y_file(v, hn, rep->html, rep->html_len, &w, rep->url) && ok;
     json_w_arr_end(&w);
     size_t fl = 0;
     char *files = json_w_take(&w, &fl);

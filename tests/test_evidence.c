@@ -977,6 +977,46 @@ static void t_cli_a11y(void)
     free(h);
 }
 
+/* Red team s16, R6-2 (regression, the evidence's half): the evidence
+ * folder's copies of an a11y scan's reports held the page's URL as axe
+ * read it (location.href), token and fragment included, while the a11y
+ * record beside them showed it redacted. The copies now hold it as the
+ * record does (cli/evid.c report_url_shown), whatever the report at its
+ * source holds (-o's files: a11y/, test_a11y red6_a11y_url_token). */
+static void t_red6_evid_a11y_url(void)
+{
+    char axe[600];
+    if (!testlib_need_browser() || !testlib_need_cdpgate() || !axe_file(axe, sizeof axe))
+        return;
+    char evdir[600], out[600], url[300], cmd[4000];
+    snprintf(evdir, sizeof evdir, "%s/evidence-red6", world.root);
+    snprintf(out, sizeof out, "%s/red6-out", world.root);
+    testlib_world_url(&world, url, sizeof url, "a.test",
+                      "/a11y/csp.html?reset_token=TOKLEAK5x9Qm2vB7kP4w#access_token=FRAGLEAK8Jq3Zt6Yw1Rv");
+    snprintf(cmd, sizeof cmd, "env -u CDPGATE_KEY_CMD -u DISPLAY -u WAYLAND_DISPLAY "
+             "XDG_DATA_HOME='%s/a11ydata' '%s' '--browser-arg=%s' "
+             "--evidence '%s' a11y '%s' -o '%s' --axe '%s' >'%s/red6.out' 2>'%s/red6.err'",
+             world.root, testlib_cdpgate_bin(), FIXTURE_HOST_RULES, evdir, url, out, axe,
+             world.root, world.root);
+    int st = system(cmd);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    char sdir[800];
+    if (!session_dir(evdir, sdir, sizeof sdir))
+        return;
+    size_t n = 0;
+    char *recs = slurp(sdir, "records.jsonl", &n);
+    CHECK(count_records(recs, "a11y", "/a11y/csp.html") == 1);
+    CHECK_LACKS(recs, "TOKLEAK5x9Qm2vB7kP4w");     /* the record: redacted */
+    free(recs);
+    check_dir_lacks(sdir, "TOKLEAK5x9Qm2vB7kP4w");  /* the report copies: raw */
+    check_dir_lacks(sdir, "FRAGLEAK8Jq3Zt6Yw1Rv");
+    /* The copies name the page as the record does. */
+    char *h = slurp(sdir, "a11y-0001.html", &n);
+    CHECK_HAS(h, "/a11y/csp.html?reset_token=[redacted]");
+    free(h);
+}
+
+
 /* Red team s16, R6-4 (regression): a key pressed into a secret field (a
  * card number entered one browser_press at a time into an
  * autocomplete=cc-number field, which the gate lets the agent fill) was
@@ -1324,6 +1364,7 @@ static const test_case TESTS[] = {
     {"mcp_session", t_mcp_session},
     {"cli_replay", t_cli_replay},
     {"cli_a11y", t_cli_a11y},
+    {"red6_evid_a11y_url", t_red6_evid_a11y_url},
     {"red6_evid_keys_secret", t_red6_evid_keys_secret},
     {"red6_evid_human_urls", t_red6_evid_human_urls},
     {"mcp_a11y", t_mcp_a11y},
