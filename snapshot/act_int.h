@@ -191,6 +191,7 @@ void snap_act_sessions_release(snap_agent *a, session_set *ss);
  * overlay on the secret fields with a value) and how many fields it covers. */
 #define SNAP_SHOT_MASK_MAX 16
 #define SNAP_SHOT_FRAMES_MAX 64
+#define SNAP_SHOT_VIEW_MAX 32
 typedef struct {
     char s[SNAP_SHOT_MASK_MAX][SNAP_ID_MAX];    /* the sessions with a highlight */
     int64_t sw[SNAP_SHOT_MASK_MAX];             /* the world of each one's masked frame */
@@ -201,13 +202,28 @@ typedef struct {
         int64_t world;
     } w[SNAP_SHOT_FRAMES_MAX];                  /* the worlds watching their fields */
     size_t nw;
+    char f[SNAP_SHOT_MASK_MAX][SNAP_ID_MAX];    /* the masked frame of each session */
+    int nf[SNAP_SHOT_MASK_MAX];                 /* and its fields */
+    int out;                                    /* fields in frames out of view */
+    struct {
+        char session[SNAP_ID_MAX];
+        int64_t world;
+        int idx;
+        bool need;                              /* it must stay out of view */
+    } v[SNAP_SHOT_VIEW_MAX];                    /* watches of the iframes around
+                                                   masked frames out of view */
+    size_t nv;
 } snap_shot_mask;
 /* Mask, in every frame of tab tab_id, the secret fields with a value (the
  * snapshot's rules and the fields noted secret): 0 (m->fields masked,
  * perhaps 0), or SNAP_EDENIED when they cannot all be masked (nothing
- * left set). Every frame searched watches its fields from then on.
- * After the capture, snap_shot_mask_check then snap_shot_mask_off, always. */
-int snap_shot_mask_on(snap_agent *a, int tab_id, snap_shot_mask *m, snap_result *r);
+ * left set). Every frame searched watches its fields from then on. Each
+ * masked frame has drawn its mask, but (in_view: the capture lies in the
+ * viewport) one whose iframe is out of the viewport (m->out fields;
+ * act_shot_view.c). After the capture, snap_shot_mask_check then
+ * snap_shot_mask_off, always. */
+int snap_shot_mask_on(snap_agent *a, int tab_id, bool in_view, snap_shot_mask *m,
+                      snap_result *r);
 /* Whether the secret fields of every frame searched are still those the
  * search found, unchanged (nothing watched changed, the same search finds
  * the same fields): 0, or 1 (changed, or it could not be told). */
@@ -217,6 +233,20 @@ void snap_shot_mask_off(snap_agent *a, snap_shot_mask *m);
  * the rules); true when it cannot be told. */
 bool snap_shot_ref_secret(snap_agent *a, int tab_id, const char *frame_id, int backend,
                           const char *session, const char *oid);
+
+/* ---- act_shot_view.c ---- */
+
+/* Whether frame frame_id's iframe, or that of a frame around it, lies out
+ * of the top-level viewport (then nothing of it can show in a capture of
+ * the viewport); when true, the iframe is watched (m->v) until
+ * snap_shot_view_check or _off. Objects taken are noted in ss. */
+bool snap_shot_view_out(snap_agent *a, int tab_id, const char *frame_id, snap_shot_mask *m,
+                        session_set *ss);
+/* After the capture: 0 when every iframe watched stayed out of view in
+ * each frame drawn meanwhile, 1 otherwise (or when it cannot be told).
+ * Stops the watches. */
+int snap_shot_view_check(snap_agent *a, snap_shot_mask *m);
+void snap_shot_view_off(snap_agent *a, snap_shot_mask *m);
 
 /* ---- act_result.c ---- */
 

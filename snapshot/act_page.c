@@ -871,16 +871,17 @@ static int shot_fit(snap_agent *a, snap_tab *t, const snap_shot_opts *o, const s
  * viewport the overlay covers nothing out of view (and the page is laid
  * out again for the capture), so a page with a secret field with a value
  * is refused then (red team s12, W4). The fields are watched from the
- * search to after the capture: a change discards the image, taken once
- * more, then refused (W6). 0 with *im and *fields (masked), or the
- * failure. */
+ * search to after the capture, and so are the iframes of masked frames
+ * found out of view: a change discards the image, taken once more, then
+ * refused (W6). 0 with *im, fields[0] (masked) and fields[1] (of those,
+ * in frames out of view), or the failure. */
 static int shot_masked(snap_agent *a, int tab_id, const snap_shot_opts *o, const shot_rect *area,
                        bool beyond, shot_img *im, size_t *first, double *scale, int *quality,
-                       int *fields, snap_result *r)
+                       int fields[2], snap_result *r)
 {
     for (int tries = 0;; tries++) {
         snap_shot_mask m;
-        int rc = snap_shot_mask_on(a, tab_id, &m, r);
+        int rc = snap_shot_mask_on(a, tab_id, !beyond, &m, r);
         if (rc)
             return rc;
         snap_tab *t = snap_tab_by_id(a, tab_id);
@@ -901,7 +902,8 @@ static int shot_masked(snap_agent *a, int tab_id, const snap_shot_opts *o, const
         if (rc)
             return rc;
         if (!changed) {
-            *fields = m.fields;
+            fields[0] = m.fields;
+            fields[1] = m.out;
             return 0;
         }
         free(im->img);
@@ -946,11 +948,11 @@ static int screenshot_run(snap_agent *a, const snap_shot_opts *o, snap_result *r
     shot_img im;
     size_t first = 0;
     double scale = 1;
-    int quality = 0, fields = 0;
+    int quality = 0, fields[2] = {0, 0};
     /* The secret fields with a value are masked for the capture only. */
     int tab_id = t->id;
     rc = shot_masked(a, tab_id, o, &area, !shot_in_view(&area, &view), &im, &first, &scale,
-                     &quality, &fields, r);
+                     &quality, fields, r);
     if (rc)
         return rc;
     if (!(t = snap_tab_by_id(a, tab_id))) {
@@ -986,9 +988,11 @@ static int screenshot_run(snap_agent *a, const snap_shot_opts *o, snap_result *r
     else if (cut)
         base_buf_printf(&b, "; the page is larger, cut at 4096x16384 px (it is %.0f px high: "
                         "a region from y=16384 shows the rest)", page_h);
-    if (fields)
-        base_buf_printf(&b, "; %d secret field%s masked (grey: values never shown)", fields,
-                        fields == 1 ? "" : "s");
+    if (fields[0])
+        base_buf_printf(&b, "; %d secret field%s masked (grey: values never shown)", fields[0],
+                        fields[0] == 1 ? "" : "s");
+    if (fields[1])
+        base_buf_printf(&b, "; %d of them in frames out of view", fields[1]);
     base_buf_printf(&b, " [obs %s]", r->obs);
     json_w w;
     snap_result_begin(&w, 0);
@@ -1015,7 +1019,7 @@ static int screenshot_run(snap_agent *a, const snap_shot_opts *o, snap_result *r
         }
     }
     json_w_key(&w, "masked");
-    json_w_int(&w, fields);
+    json_w_int(&w, fields[0]);
     if (cut) {
         json_w_key(&w, "cut");
         json_w_bool(&w, true);
@@ -1095,7 +1099,8 @@ int snap_screenshot_refs(snap_agent *a, const char *const *refs, size_t n, size_
     int tab_id = t ? t->id : 0;
     for (int tries = 0; !rc; tries++) {
         snap_shot_mask m;
-        if ((rc = snap_shot_mask_on(a, tab_id, &m, r)))
+        /* Crops with a secret field on the page are taken in view only. */
+        if ((rc = snap_shot_mask_on(a, tab_id, true, &m, r)))
             break;
         for (size_t i = 0; i < n; i++) {
             shot_img im;

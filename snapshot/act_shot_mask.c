@@ -22,8 +22,10 @@
  * no page style (!important, inline, ::selection, -webkit-text-security)
  * reaches it, and the page's scripts can neither see nor remove it. It is
  * hidden right after the capture. Each frame process paints it in its
- * own next frame, so the capture waits until every masked frame has
- * drawn (mask_drawn).
+ * own next frame, so the capture waits until every masked frame that can
+ * show in the image has drawn (mask_drawn): for a capture in the
+ * viewport, not a frame whose iframe lies out of it (act_shot_view.c:
+ * the browser does not draw a cross-site frame far out of view).
  *
  * One highlight per session can mask one node plus the selector's matches
  * in one document or shadow root: when the fields of a session are in two
@@ -266,6 +268,8 @@ static int mask_paint(snap_agent *a, const shot_frame *f, int64_t world, const s
     if (!*anchor || m->n >= SNAP_SHOT_MASK_MAX)
         return -1;
     m->sw[m->n] = world;
+    snprintf(m->f[m->n], SNAP_ID_MAX, "%s", f->id);
+    m->nf[m->n] = 0;
     snprintf(m->s[m->n++], SNAP_ID_MAX, "%s", f->session);
     int rc = snap_act_call0(a, f->session, "DOM.enable", &pc);
     snap_act_pfree(&pc);
@@ -359,8 +363,10 @@ static int mask_frame(snap_agent *a, int tab_id, const shot_frame *f, snap_shot_
                          "another frame of the same process has some too");
     else if (cnt && mask_paint(a, f, world, &ids, m))
         rc = mask_refuse(a, m, r, f, json_get(v, "names"), "the mask could not be set");
-    else
+    else if (cnt) {
         m->fields += (int)cnt;
+        m->nf[m->n - 1] = (int)cnt;
+    }
     snap_act_pfree(&pc);
     return rc;
 }
@@ -494,24 +500,41 @@ const char snap_js_shot_drawn_expr[] =
     "requestAnimationFrame(function(){requestAnimationFrame(function(){"
     "requestAnimationFrame(function(){r(1)})})})})";
 
-/* Each masked frame drew its mask before the capture. The overlay is
- * painted by the frame's own renderer in its next frame; the capture
- * redraws the tab's top frame only and takes an out-of-process frame as
- * it last drew: a frame whose renderer was busy when the mask was set
- * was captured with its secret values painted (test_gate_accept
- * red_shot_secret_regression, a cross-site frame with long tasks). 0, or
- * the refusal (the masks off). */
-static int mask_drawn(snap_agent *a, snap_shot_mask *m, snap_result *r)
+/* Each masked frame that can show drew its mask before the capture. The
+ * overlay is painted by the frame's own renderer in its next frame; the
+ * capture redraws the tab's top frame only and takes an out-of-process
+ * frame as it last drew: a frame whose renderer was busy when the mask
+ * was set was captured with its secret values painted (test_gate_accept
+ * red_shot_secret_regression, a cross-site frame with long tasks). For a
+ * capture in the viewport (in_view), a frame whose iframe (or an outer
+ * one) lies out of the viewport need not draw: it is watched until after
+ * the capture instead (act_shot_view.c). 0, or the refusal (the masks
+ * off). */
+static int mask_drawn(snap_agent *a, int tab_id, bool in_view, snap_shot_mask *m,
+                      session_set *ss, snap_result *r)
 {
     pcall pc[SNAP_SHOT_MASK_MAX];
+    bool wait[SNAP_SHOT_MASK_MAX];
+    for (size_t i = 0; i < m->n; i++) {
+        /* Read again each round: the tab array moves during calls. */
+        snap_tab *t = snap_tab_by_id(a, tab_id);
+        snap_frame *f = t ? snap_frame_find(t, m->f[i]) : NULL;
+        wait[i] = !(in_view && f && f->parent[0] &&
+                    snap_shot_view_out(a, tab_id, m->f[i], m, ss));
+        if (!wait[i])
+            m->out += m->nf[i];
+    }
     for (size_t i = 0; i < m->n; i++)
-        snap_act_psend_p(a, m->s[i], "Runtime.evaluate",
-                         snap_act_params("sbbi", "expression", snap_js_shot_drawn_expr,
-                                         "awaitPromise", true, "returnByValue", true,
-                                         "contextId", (int)m->sw[i]),
-                         &pc[i]);
+        if (wait[i])
+            snap_act_psend_p(a, m->s[i], "Runtime.evaluate",
+                             snap_act_params("sbbi", "expression", snap_js_shot_drawn_expr,
+                                             "awaitPromise", true, "returnByValue", true,
+                                             "contextId", (int)m->sw[i]),
+                             &pc[i]);
     bool drawn = true;
     for (size_t i = 0; i < m->n; i++) {
+        if (!wait[i])
+            continue;
         const json_val *v = snap_act_pwait(a, &pc[i]) ? NULL : snap_act_fn_value(&pc[i]);
         int64_t one = 0;
         if (!v || !json_int(v, &one) || one != 1)
@@ -521,14 +544,16 @@ static int mask_drawn(snap_agent *a, snap_shot_mask *m, snap_result *r)
     if (drawn)
         return 0;
     snap_shot_mask_off(a, m);
-    return snap_act_fail(r, SNAP_EDENIED, "screenshot refused: a frame with secret fields did "
-                         "not draw the mask over them within 3 s (it is too busy, or does not "
-                         "render: the browser does not draw a cross-site frame far out of "
-                         "view), so the image could show their values; scroll the frame into "
-                         "view, or try again");
+    return snap_act_fail(r, SNAP_EDENIED, "screenshot refused: a frame with secret fields "
+                         "that can show in the image did not draw the mask over them within "
+                         "3 s (it is too busy, or does not render), so the image could show "
+                         "their values; try again, or take the viewport (or a part of it) "
+                         "with the frame wholly out of view (a full page or a capture beyond "
+                         "the viewport cannot leave it out)");
 }
 
-int snap_shot_mask_on(snap_agent *a, int tab_id, snap_shot_mask *m, snap_result *r)
+int snap_shot_mask_on(snap_agent *a, int tab_id, bool in_view, snap_shot_mask *m,
+                      snap_result *r)
 {
     memset(m, 0, sizeof *m);
     snap_tab *t = snap_tab_by_id(a, tab_id);
@@ -573,7 +598,7 @@ int snap_shot_mask_on(snap_agent *a, int tab_id, snap_shot_mask *m, snap_result 
     if (!rc)
         rc = sess_check(a, m, sd, nsd, r);
     if (!rc && m->n)
-        rc = mask_drawn(a, m, r);
+        rc = mask_drawn(a, tab_id, in_view, m, &ss, r);
     snap_act_sessions_release(a, &ss);
     for (size_t k = 0; sd && k < nsd; k++) {
         free(sd[k].ids);
@@ -609,11 +634,12 @@ int snap_shot_mask_check(snap_agent *a, snap_shot_mask *m)
         snap_act_pfree(&pc[i]);
     }
     m->nw = 0;      /* each world stopped watching */
-    return changed;
+    return snap_shot_view_check(a, m) || changed;
 }
 
 void snap_shot_mask_off(snap_agent *a, snap_shot_mask *m)
 {
+    snap_shot_view_off(a, m);
     for (size_t i = 0; i < m->nw; i++)
         snap_act_send_forget(a, m->w[i].session, "Runtime.callFunctionOn",
                              mask_mode_params(3, m->w[i].world));

@@ -337,6 +337,26 @@ const char *snap_other_ctx(const snap_agent *a, const char *target)
     return NULL;
 }
 
+/* Frames inside a frame that is gone are gone too: the browser does not
+ * always say so (a cross-site frame inside another one: its session's
+ * detach is sent on its parent's session, detached first), and a frame
+ * left listed made every later screenshot of the tab refuse (its
+ * Page.getFrameTree fails: act_shot_mask.c live_frames). */
+static void frames_drop_orphans(snap_tab *t)
+{
+    for (bool more = true; more;) {
+        more = false;
+        for (size_t k = 0; k < t->nframes; k++) {
+            snap_frame *f = &t->frames[k];
+            snap_frame *p = f->parent[0] && !f->gone ? snap_frame_find(t, f->parent) : NULL;
+            if (p && p->gone) {
+                f->gone = true;
+                more = true;
+            }
+        }
+    }
+}
+
 /* A session is gone: its tab closed (the tab's own session) or its
  * frame (an out-of-process frame's). Told twice when a page closes: first
  * Inspector.detached on the session itself, which already fails the calls
@@ -353,6 +373,7 @@ static void session_detached(snap_agent *a, const char *sid)
         for (size_t k = 0; k < t->nframes; k++)
             if (strcmp(t->frames[k].session, sid) == 0)
                 t->frames[k].gone = true;
+        frames_drop_orphans(t);
     }
 }
 
@@ -473,8 +494,10 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
         const char *why = json_get_str(p, "reason");
         snap_frame *f = id ? snap_frame_find(t, id) : NULL;
         /* "swap": the frame moves to another process; it lives on there. */
-        if (f && !(why && strcmp(why, "swap") == 0))
+        if (f && !(why && strcmp(why, "swap") == 0)) {
             f->gone = true;
+            frames_drop_orphans(t);
+        }
     } else if (strcmp(method, "Page.javascriptDialogOpening") == 0) {
         dialog_opening(a, t, p);
     } else if (strcmp(method, "Page.javascriptDialogClosed") == 0) {
