@@ -3,17 +3,21 @@
  * the user installed it, run in every frame of the current tab through the
  * sink (snapshot.h, "the accessibility scan's page side").
  *
- * Per frame, in order from the top frame down the frame tree as axe sees
- * it (axe.utils.getFrameContexts, which also gives each child frame its
- * include/exclude context):
+ * First, in every frame of the tab at once (pre_all: each step sent to
+ * all frames before any answer is waited for, so out-of-process frames
+ * load axe in parallel with the top frame):
  *   1. Page.createIsolatedWorld "cdpgate-axe" on the frame's session (a new
  *      world per scan: a run that timed out in an old one cannot block it);
  *   2. Runtime.evaluate of the axe-core source in that world (sink.c lets
- *      it out under the a11y_scan permit only, byte for byte as given);
- *   3. the probe (the version, the rules the tags select) and the frame
- *      contexts; each child frame's element is selected in the parent's
- *      world (axe.utils.shadowSelect) and DOM.describeNode gives its frame
- *      id, which names the session (the tab's or the OOPIF's) it runs in.
+ *      it out under the a11y_scan permit only, byte for byte as given),
+ *      and the probe (the version, the rules the tags select) right after.
+ * Then, from the top frame down the frame tree as axe sees it
+ * (axe.utils.getFrameContexts, which also gives each child frame its
+ * include/exclude context): each child frame's element is selected in the
+ * parent's world (axe.utils.shadowSelect) and DOM.describeNode gives its
+ * frame id, which names the session (the tab's or the OOPIF's) it runs in;
+ * a frame not set up in the first step (it came or changed since) is set
+ * up then.
  * Then every frame runs axe.runPartial twice, all frames at once per phase
  * (out-of-process frames run in parallel): every rule but the slow ones,
  * then the slow ones, each phase raced in the world against frame_ms. A
@@ -103,8 +107,23 @@ typedef struct {
     bool lost;                  /* not in finishRun's input (it or a parent failed) */
 } axe_fr;
 
+/* A frame's world with axe-core loaded in it (set up for all the tab's
+ * frames at once before axe names them: see pre_all). */
+typedef struct {
+    char id[SNAP_ID_MAX], session[SNAP_ID_MAX], loader[SNAP_ID_MAX];
+    int64_t world;
+    int64_t until;              /* its own end: frame_ms (the top frame: the scan's) */
+    bool top;
+    int rc;                     /* 0 ready, -1 failed: why */
+    char why[240];
+} axe_pre;
+
+#define AXE_PRE_MAX (2 * AXE_FRAMES_MAX)
+
 struct snap_axe_scan {
     int tab;
+    axe_pre pre[AXE_PRE_MAX];
+    size_t npre;
     axe_fr f[AXE_FRAMES_MAX];
     size_t n;
     size_t found;               /* frames axe named (reached or not) */
@@ -232,24 +251,42 @@ static void lose(snap_axe_scan *S, size_t i, const char *reason)
             lose(S, (size_t)f->kid[k], "inside a frame that was not scanned");
 }
 
-/* ---- setting up a frame: world, axe, probe, frame contexts ---- */
+/* ---- setting up the frames: world, axe, probe (all frames at once) ---- */
 
-static int fr_world(snap_agent *a, snap_axe_scan *S, axe_fr *f, char *why, size_t cap)
+/* Send method for p; its id in *id, or p failed (why). */
+static void pre_send(snap_agent *a, axe_pre *p, const char *method, char *params, uint64_t *id)
 {
-    cdp_reply rep;
-    int rc = axe_call(a, f->session, "Page.createIsolatedWorld",
-                      snap_act_params("ss", "frameId", f->id, "worldName", AXE_WORLD),
-                      remain(S, 1000), &rep, why, cap);
-    f->world = rc ? 0 : json_get_int(rep.result, "executionContextId", 0);
-    cdp_reply_free(&rep);
-    if (!rc && f->world <= 0)
-        snprintf(why, cap, "no isolated world");
-    return f->world > 0 ? 0 : -1;
+    cdp_err e = {0};
+    *id = 0;
+    int rc = params ? snap_cdp_send(a, p->session, method, params, id, &e) : CDP_ENOMEM;
+    free(params);
+    if (rc && !p->rc) {
+        p->rc = -1;
+        snprintf(p->why, sizeof p->why, "%.150s", rc == CDP_ENOMEM ? "out of memory" : e.msg);
+    }
 }
 
-/* Evaluate the axe source in f's world, then probe it (tags: JSON array). */
-static int fr_inject(snap_agent *a, snap_axe_scan *S, axe_fr *f, const snap_axe_opts *o,
-                     bool top, char *why, size_t cap)
+/* The reply to id, waited for up to p's own end; 0 or -1 (p failed: why).
+ * A reply not come in time is forgotten. */
+static int pre_wait(snap_agent *a, axe_pre *p, uint64_t id, cdp_reply *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    if (!id)
+        return -1;
+    int64_t left = p->until - base_now_ms();
+    cdp_err e = {0};
+    int rc = cdp_wait(a->c, id, left < 1 ? 1 : left > 3600000 ? 3600000 : (int)left, rep, &e);
+    if (rc == CDP_ETIMEOUT)
+        cdp_forget(a->c, id);
+    if (rc && !p->rc) {
+        p->rc = -1;
+        snprintf(p->why, sizeof p->why, "%.150s", rc == CDP_ETIMEOUT ? "timed out" : e.msg);
+    }
+    return rc ? -1 : 0;
+}
+
+/* Runtime.evaluate of the axe source in world. */
+static char *inject_params(const snap_axe_opts *o, int64_t world)
 {
     json_w w;
     json_w_init(&w);
@@ -257,39 +294,144 @@ static int fr_inject(snap_agent *a, snap_axe_scan *S, axe_fr *f, const snap_axe_
     json_w_key(&w, "expression");
     json_w_strn(&w, o->src, o->len);
     json_w_key(&w, "contextId");
-    json_w_int(&w, f->world);
+    json_w_int(&w, world);
     json_w_key(&w, "objectGroup");
     json_w_str(&w, AXE_GROUP);
     json_w_key(&w, "silent");
     json_w_bool(&w, true);
     json_w_obj_end(&w);
-    cdp_reply rep;
-    int rc = axe_call(a, f->session, "Runtime.evaluate", json_w_take(&w, NULL),
-                      remain(S, 1000), &rep, why, cap);
-    if (!rc && !fn_value(&rep, why, cap) && json_get(rep.result, "exceptionDetails"))
-        rc = -1;
-    cdp_reply_free(&rep);
-    if (rc)
-        return -1;
-    base_buf arg = {0};
-    base_buf_printf(&arg, "{\"tags\":%s}", o->tags);
-    rc = arg.oom ? -1 : axe_call(a, f->session, "Runtime.callFunctionOn",
-                                 fn_params(f->world, FN_PROBE, arg.s, true, false),
-                                 remain(S, 1000), &rep, why, cap);
-    base_buf_free(&arg);
-    const json_val *v = rc ? NULL : fn_value(&rep, why, cap);
+    return json_w_take(&w, NULL);
+}
+
+/* Read the probe's answer (the top frame's: axe's version and rules). */
+static void probe_read(snap_axe_scan *S, axe_pre *p, const cdp_reply *rep)
+{
+    char why[300] = "";
+    const json_val *v = fn_value(rep, why, sizeof why);
     const char *err = json_get_str(v, "error");
-    if (v && err)
-        snprintf(why, cap, "%.200s", err);
-    if (v && !err && top) {
+    if (v && !err && p->top) {
         snprintf(S->version, sizeof S->version, "%s", json_get_str(v, "version"));
         char *ids = json_write(json_get(v, "rules"), NULL);
+        json_doc_free(S->rules);
         S->rules = ids ? json_parse(ids, strlen(ids), NULL, NULL) : NULL;
         free(ids);
     }
-    rc = v && !err && S->rules ? 0 : -1;
-    cdp_reply_free(&rep);
-    return rc;
+    if (!v || err || (p->top && !S->rules)) {
+        p->rc = -1;
+        snprintf(p->why, sizeof p->why, "%.200s", err ? err : why[0] ? why : "no axe");
+    }
+}
+
+/* The worlds of pre[0..n): made at once, then waited for. */
+static void pre_worlds(snap_agent *a, axe_pre *pre, size_t n)
+{
+    uint64_t ids[AXE_FRAMES_MAX];
+    for (size_t i = 0; i < n; i++)
+        pre_send(a, &pre[i], "Page.createIsolatedWorld",
+                 snap_act_params("ss", "frameId", pre[i].id, "worldName", AXE_WORLD), &ids[i]);
+    for (size_t i = 0; i < n; i++) {
+        cdp_reply rep;
+        if (pre_wait(a, &pre[i], ids[i], &rep) == 0)
+            pre[i].world = json_get_int(rep.result, "executionContextId", 0);
+        cdp_reply_free(&rep);
+        if (!pre[i].rc && pre[i].world <= 0) {
+            pre[i].rc = -1;
+            snprintf(pre[i].why, sizeof pre[i].why, "no isolated world");
+        }
+    }
+}
+
+/* axe-core's file, then the probe, into every world of pre[0..n): sent
+ * together (frames in other processes load it at the same time), then
+ * waited for. */
+static void pre_inject(snap_agent *a, snap_axe_scan *S, axe_pre *pre, size_t n,
+                       const snap_axe_opts *o)
+{
+    uint64_t ev[AXE_FRAMES_MAX] = {0}, pr[AXE_FRAMES_MAX] = {0};
+    base_buf arg = {0};
+    base_buf_printf(&arg, "{\"tags\":%s}", o->tags);
+    for (size_t i = 0; i < n; i++) {
+        if (pre[i].rc)
+            continue;
+        pre_send(a, &pre[i], "Runtime.evaluate", inject_params(o, pre[i].world), &ev[i]);
+        if (!pre[i].rc)
+            pre_send(a, &pre[i], "Runtime.callFunctionOn", arg.oom ? NULL :
+                     fn_params(pre[i].world, FN_PROBE, arg.s, true, false), &pr[i]);
+    }
+    base_buf_free(&arg);
+    for (size_t i = 0; i < n; i++) {
+        cdp_reply rep;
+        char why[300] = "";
+        if (ev[i] && pre_wait(a, &pre[i], ev[i], &rep) == 0 && !fn_value(&rep, why, sizeof why) &&
+            json_get(rep.result, "exceptionDetails") && !pre[i].rc) {
+            pre[i].rc = -1;
+            snprintf(pre[i].why, sizeof pre[i].why, "%.200s", why);
+        }
+        cdp_reply_free(&rep);
+        if (!pr[i])
+            continue;
+        if (pre[i].rc) {
+            cdp_forget(a->c, pr[i]);
+            continue;
+        }
+        if (pre_wait(a, &pre[i], pr[i], &rep) == 0)
+            probe_read(S, &pre[i], &rep);
+        cdp_reply_free(&rep);
+    }
+}
+
+/* Every frame of the tab (up to AXE_FRAMES_MAX), set up at once. */
+static void pre_all(snap_agent *a, snap_axe_scan *S, const snap_axe_opts *o)
+{
+    snap_tab *t = snap_tab_by_id(a, S->tab);
+    int64_t now = base_now_ms();
+    for (size_t i = 0; t && i < t->nframes && S->npre < AXE_FRAMES_MAX; i++) {
+        const snap_frame *sf = &t->frames[i];
+        if (sf->gone)
+            continue;
+        axe_pre *p = &S->pre[S->npre++];
+        memset(p, 0, sizeof *p);
+        snap_agent_copyid(p->id, sf->id);
+        snap_agent_copyid(p->session, sf->session);
+        snap_agent_copyid(p->loader, sf->loader);
+        p->top = i == 0;
+        /* frame_ms of its own after the frames queued before it on its
+         * session (one process answers them one after another), as when
+         * the frames were set up one after another. */
+        int64_t k = 1;
+        for (size_t j = 0; j + 1 < S->npre; j++)
+            k += strcmp(S->pre[j].session, p->session) == 0;
+        int64_t end = now + k * S->frame_ms;
+        p->until = p->top || end > S->deadline ? S->deadline : end;
+    }
+    pre_worlds(a, S->pre, S->npre);
+    pre_inject(a, S, S->pre, S->npre, o);
+}
+
+/* Entry f's set-up: the one pre_all made for its document, else one made
+ * now (a frame that came or changed since); NULL past AXE_PRE_MAX. */
+static axe_pre *pre_for(snap_agent *a, snap_axe_scan *S, const axe_fr *f, bool top,
+                        const snap_axe_opts *o)
+{
+    for (size_t i = 0; i < S->npre; i++) {
+        axe_pre *p = &S->pre[i];
+        if (strcmp(p->id, f->id) == 0 && strcmp(p->session, f->session) == 0 &&
+            strcmp(p->loader, f->loader) == 0)
+            return p;
+    }
+    if (S->npre == AXE_PRE_MAX)
+        return NULL;
+    axe_pre *p = &S->pre[S->npre++];
+    memset(p, 0, sizeof *p);
+    snap_agent_copyid(p->id, f->id);
+    snap_agent_copyid(p->session, f->session);
+    snap_agent_copyid(p->loader, f->loader);
+    p->top = top;
+    int64_t now = base_now_ms();
+    p->until = top || now + S->frame_ms > S->deadline ? S->deadline : now + S->frame_ms;
+    pre_worlds(a, p, 1);
+    pre_inject(a, S, p, 1, o);
+    return p;
 }
 
 /* The frame id of the element selector sel (JSON) names in f's world, or "". */
@@ -384,10 +526,12 @@ static int fr_setup(snap_agent *a, snap_axe_scan *S, size_t i, const snap_axe_op
 {
     char why[300] = "";
     axe_fr *f = &S->f[i];
+    const axe_pre *p = pre_for(a, S, f, i == 0, o);
+    int rc = p && !p->rc ? 0 : -1;
+    if (rc)
+        snprintf(why, sizeof why, "%s", p ? p->why : "past the frames a scan sets up");
+    f->world = rc ? 0 : p->world;
     S->fr_deadline = i ? base_now_ms() + S->frame_ms : 0;
-    int rc = fr_world(a, S, f, why, sizeof why);
-    if (!rc)
-        rc = fr_inject(a, S, &S->f[i], o, i == 0, why, sizeof why);
     if (!rc)
         rc = fr_children(a, S, i, why, sizeof why);
     S->fr_deadline = 0;
@@ -641,6 +785,7 @@ static int scan_top(snap_agent *a, snap_axe_scan *S, const snap_axe_opts *o, sna
         return snap_fail(r, SNAP_ENOTAB, "a11y scan: no page is open");
     if (fr_add(a, S, t->frames[0].id, o->context) != 0)
         return snap_fail(r, SNAP_ENOMEM, "a11y scan: out of memory");
+    pre_all(a, S, o);
     if (fr_setup(a, S, 0, o) != 0)
         return snap_fail(r, SNAP_EBROWSER, "a11y scan: axe-core did not run in the page "
                          "(%s)", S->version[0] ? "its frames could not be read"
@@ -682,12 +827,12 @@ static int scan(snap_agent *a, const snap_axe_opts *o, snap_axe_scan *S, snap_re
 
 static void release_worlds(snap_agent *a, snap_axe_scan *S)
 {
-    for (size_t i = 0; i < S->n; i++) {
+    for (size_t i = 0; i < S->npre; i++) {
         bool seen = false;
         for (size_t k = 0; k < i; k++)
-            seen |= strcmp(S->f[k].session, S->f[i].session) == 0;
-        if (!seen && S->f[i].world)
-            snap_act_send_forget(a, S->f[i].session, "Runtime.releaseObjectGroup",
+            seen |= S->pre[k].world && strcmp(S->pre[k].session, S->pre[i].session) == 0;
+        if (!seen && S->pre[i].world)
+            snap_act_send_forget(a, S->pre[i].session, "Runtime.releaseObjectGroup",
                                  snap_act_params("s", "objectGroup", AXE_GROUP));
     }
 }
