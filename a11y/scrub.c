@@ -5,12 +5,18 @@
  * tests/fuzz/fuzz_a11y.c).
  *
  * What is scrubbed, in each "html" string anywhere in the results (a
- * node's snippet, its related nodes'): the value attribute of every
+ * node's snippet, its related nodes'), read as an HTML tokenizer reads it
+ * (text, start and end tags with their attributes and quotes, comments,
+ * raw-text elements: red team s16, R6-3): the value attribute of every
  * <input> but those whose value is a label (type submit, button, reset,
- * image, checkbox, radio, range, color), whatever else the element says
- * about itself (a password field typed "text", a one-time code, a card
- * number are all inputs), and the text of every <textarea>. A snippet axe
- * cut inside a value loses the rest of it. With a text function (the
+ * image, checkbox, radio, range, color), the value and the text of every
+ * secret field by the one secret-field rule (snapshot/page_js.h
+ * SNAP_JS_SECRET_KIND, on the tag's attributes: a contenteditable too),
+ * the text of every <textarea>, comment and raw-text element. An input or
+ * secret tag that is not as a serialiser writes it (axe's cut snippets
+ * write values raw) loses all its attributes. A snippet axe cut inside a
+ * value loses the rest of it. (The page side masks first: axe_run.c's
+ * AXE_JS_MASK.) With a text function (the
  * *_with and a11y_json_scrub forms), every string and key of the document
  * then goes through it too (a11y_scan's: the session values out).
  */
@@ -36,54 +42,107 @@ typedef struct {
     bool closed;                /* the quote was closed */
 } attr;
 
+/* One start tag as read: its name and attributes. */
+typedef struct {
+    const char *lt, *name_end;  /* '<' and the end of the name */
+    attr at[ATTRS_MAX];
+    size_t n;
+    const char *end;            /* after '>', or the end of the text */
+    bool odd;                   /* not as a serialiser writes it (a quote or '<' in an
+                                   attribute's name, a quote in another's value, a
+                                   quote left open, too many attributes): the
+                                   attributes may not be what they seem */
+} htag;
+
+/* The scrubber's state over a snippet (HTML tokens, as a browser reads
+ * them: text, start and end tags with their attributes, comments, raw
+ * text elements). */
+typedef struct {
+    base_buf *b;
+    const char *p;
+    char secret[24];            /* a secret element's name: its text is masked */
+    int depth;                  /* its nesting (same name) */
+} hscan;
+
 static bool is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
 }
 
-/* Parse the attributes of the tag whose name ends at p; returns where the
- * tag ends (after '>' or at the end of the text). */
-static const char *tag_attrs(const char *p, attr *at, size_t *n)
+static bool is_alpha(char c)
 {
-    *n = 0;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool name_char(char c)
+{
+    return c && !is_space(c) && c != '/' && c != '>';
+}
+
+/* A quoted or unquoted value at p (after '=' and spaces) into a; where it
+ * ends. */
+static const char *attr_value(const char *p, attr *a)
+{
+    if (*p == '"' || *p == '\'') {
+        a->quote = *p++;
+        a->val = p;
+        while (*p && *p != a->quote)
+            p++;
+        a->vlen = (size_t)(p - a->val);
+        a->closed = *p != 0;
+        return *p ? p + 1 : p;
+    }
+    a->val = p;
+    while (*p && !is_space(*p) && *p != '>')
+        p++;
+    a->vlen = (size_t)(p - a->val);
+    return p;
+}
+
+/* Whether a's name or value makes the tag odd. */
+static bool attr_odd(const attr *a)
+{
+    if (memchr(a->name, '"', a->nlen) || memchr(a->name, '\'', a->nlen) ||
+        memchr(a->name, '<', a->nlen))
+        return true;
+    bool value = a->nlen == 5 && strncasecmp(a->name, "value", 5) == 0;
+    if (!a->val || value)
+        return false;
+    return (a->quote && !a->closed) || memchr(a->val, '"', a->vlen) ||
+           memchr(a->val, '\'', a->vlen) || memchr(a->val, '<', a->vlen);
+}
+
+/* The attributes of the tag whose name ends at p, as the HTML tokenizer
+ * reads them (a name may start with '='; '/' between attributes). */
+static void tag_attrs(const char *p, htag *t)
+{
+    t->n = 0;
+    t->odd = false;
     for (;;) {
         while (is_space(*p) || *p == '/')
             p++;
-        if (!*p || *p == '>')
-            return *p ? p + 1 : p;
+        if (!*p || *p == '>') {
+            t->end = *p ? p + 1 : p;
+            return;
+        }
         attr a = {p, 0, NULL, 0, 0, true};
-        while (*p && !is_space(*p) && *p != '=' && *p != '>' && *p != '/')
+        p++;
+        while (name_char(*p) && *p != '=')
             p++;
         a.nlen = (size_t)(p - a.name);
-        if (a.nlen == 0) {
-            p++;    /* a stray character: skip it */
-            continue;
+        while (is_space(*p))
+            p++;
+        if (*p == '=') {
+            p++;
+            while (is_space(*p))
+                p++;
+            p = attr_value(p, &a);
         }
-        const char *q = p;
-        while (is_space(*q))
-            q++;
-        if (*q == '=') {
-            q++;
-            while (is_space(*q))
-                q++;
-            if (*q == '"' || *q == '\'') {
-                a.quote = *q++;
-                a.val = q;
-                while (*q && *q != a.quote)
-                    q++;
-                a.vlen = (size_t)(q - a.val);
-                a.closed = *q != 0;
-                p = *q ? q + 1 : q;
-            } else {
-                a.val = q;
-                while (*q && !is_space(*q) && *q != '>')
-                    q++;
-                a.vlen = (size_t)(q - a.val);
-                p = q;
-            }
-        }
-        if (*n < ATTRS_MAX)
-            at[(*n)++] = a;
+        t->odd |= attr_odd(&a);
+        if (t->n < ATTRS_MAX)
+            t->at[t->n++] = a;
+        else
+            t->odd = true;
     }
 }
 
@@ -92,84 +151,204 @@ static bool named(const attr *a, const char *name)
     return a->nlen == strlen(name) && strncasecmp(a->name, name, a->nlen) == 0;
 }
 
+static bool tag_is(const htag *t, const char *name)
+{
+    size_t n = (size_t)(t->name_end - t->lt - 1);
+    return n == strlen(name) && strncasecmp(t->lt + 1, name, n) == 0;
+}
+
+/* a's value holds word (any case). */
+static bool value_has(const attr *a, const char *word)
+{
+    size_t w = strlen(word);
+    for (size_t i = 0; a->val && i + w <= a->vlen; i++)
+        if (strncasecmp(a->val + i, word, w) == 0)
+            return true;
+    return false;
+}
+
 /* Whether an input of this type shows its value as a label. */
-static bool type_keeps(const attr *at, size_t n)
+static bool type_keeps(const htag *t)
 {
     static const char *const KEEP[] = {"submit", "button", "reset", "image", "checkbox",
                                        "radio", "range", "color"};
-    for (size_t i = 0; i < n; i++) {
-        if (!named(&at[i], "type") || !at[i].val)
+    for (size_t i = 0; i < t->n; i++) {
+        const attr *a = &t->at[i];
+        if (!named(a, "type") || !a->val)
             continue;
         for (size_t k = 0; k < sizeof KEEP / sizeof KEEP[0]; k++)
-            if (at[i].vlen == strlen(KEEP[k]) && strncasecmp(at[i].val, KEEP[k], at[i].vlen) == 0)
+            if (a->vlen == strlen(KEEP[k]) && strncasecmp(a->val, KEEP[k], a->vlen) == 0)
                 return true;
         return false;
     }
     return false;   /* no type: a text field */
 }
 
-/* Write the tag from its '<' (start) with its attributes, a value masked
- * when mask_value. */
-static void tag_put(base_buf *b, const char *start, const char *name_end, const attr *at,
-                    size_t n, bool mask_value, const char *end)
+/* The one secret-field rule (docs/threat-model.md; snapshot/page_js.h
+ * SNAP_JS_SECRET_KIND) on a tag's attributes: an input typed password, an
+ * element whose autocomplete names password, one-time-code or cc-. */
+static bool tag_secret(const htag *t)
 {
-    base_buf_put(b, start, (size_t)(name_end - start));
-    for (size_t i = 0; i < n; i++) {
+    bool input = tag_is(t, "input");
+    for (size_t i = 0; i < t->n; i++) {
+        const attr *a = &t->at[i];
+        if ((input && named(a, "type") && value_has(a, "password")) ||
+            (named(a, "autocomplete") && (value_has(a, "password") ||
+                                          value_has(a, "one-time-code") ||
+                                          value_has(a, "cc-"))))
+            return true;
+    }
+    return false;
+}
+
+/* Write the tag with its attributes, every value attribute masked when
+ * mask_value; an odd tag whose values matter loses them all. */
+static void tag_put(base_buf *b, const htag *t, bool mask_value)
+{
+    base_buf_put(b, t->lt, (size_t)(t->name_end - t->lt));
+    if (mask_value && t->odd) {
+        base_buf_puts(b, " " MASK ">");
+        return;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        const attr *a = &t->at[i];
         base_buf_putc(b, ' ');
-        base_buf_put(b, at[i].name, at[i].nlen);
-        if (!at[i].val)
+        base_buf_put(b, a->name, a->nlen);
+        if (!a->val)
             continue;
         base_buf_putc(b, '=');
-        char q = at[i].quote ? at[i].quote : '"';
+        char q = a->quote ? a->quote : '"';
         base_buf_putc(b, q);
-        if (mask_value && named(&at[i], "value"))
+        if (mask_value && named(a, "value"))
             base_buf_puts(b, MASK);
         else
-            base_buf_put(b, at[i].val, at[i].vlen);
-        if (at[i].closed || !at[i].quote)
+            base_buf_put(b, a->val, a->vlen);
+        if (a->closed || !a->quote)
             base_buf_putc(b, q);
     }
-    if (end > start && end[-1] == '>')
+    if (t->end > t->lt && t->end[-1] == '>')
         base_buf_putc(b, '>');
+}
+
+/* Elements whose text a serialiser writes raw (and <textarea>, whose text
+ * is its value): their text is masked, never read for tags. */
+static bool tag_raw(const htag *t)
+{
+    static const char *const RAW[] = {"textarea", "script", "style", "xmp", "iframe",
+                                      "noembed", "noframes", "noscript", "plaintext"};
+    for (size_t i = 0; i < sizeof RAW / sizeof RAW[0]; i++)
+        if (tag_is(t, RAW[i]))
+            return true;
+    return false;
+}
+
+static bool tag_void(const htag *t)
+{
+    static const char *const VOID[] = {"area", "base", "br", "col", "embed", "hr", "img",
+                                       "input", "link", "meta", "source", "track", "wbr"};
+    for (size_t i = 0; i < sizeof VOID / sizeof VOID[0]; i++)
+        if (tag_is(t, VOID[i]))
+            return true;
+    return false;
+}
+
+/* Text up to the next '<' (masked inside a secret element). */
+static void hs_text(hscan *h)
+{
+    const char *lt = strchr(h->p + 1, '<');
+    size_t n = lt ? (size_t)(lt - h->p) : strlen(h->p);
+    if (h->depth > 0)
+        base_buf_puts(h->b, MASK);
+    else
+        base_buf_put(h->b, h->p, n);
+    h->p += n;
+}
+
+/* A comment (<!-- ... -->) or a bogus one (<!...>, <?...>): its text
+ * masked. */
+static void hs_comment(hscan *h)
+{
+    bool real = strncmp(h->p, "<!--", 4) == 0;
+    const char *from = h->p + (real ? 4 : 2);
+    const char *end = real ? strstr(from, "-->") : strchr(from, '>');
+    base_buf_puts(h->b, real ? "<!--" MASK : "<!" MASK);
+    if (end)
+        base_buf_puts(h->b, real ? "-->" : ">");
+    h->p = end ? end + (real ? 3 : 1) : from + strlen(from);
+}
+
+/* The text of a raw element up to its end tag (masked), name: its name. */
+static void hs_raw(hscan *h, const char *name, size_t nl)
+{
+    const char *q = h->p;
+    while (*q && !(q[0] == '<' && q[1] == '/' && strncasecmp(q + 2, name, nl) == 0))
+        q++;
+    if (q > h->p)
+        base_buf_puts(h->b, MASK);
+    h->p = q;
+}
+
+/* An end tag: its name and '>' (attributes in it dropped). */
+static void hs_end(hscan *h)
+{
+    htag t;
+    t.lt = h->p + 1;
+    const char *q = h->p + 2;
+    while (name_char(*q))
+        q++;
+    t.name_end = q;
+    tag_attrs(q, &t);
+    size_t nl = (size_t)(q - h->p - 2);
+    if (h->depth > 0 && nl == strlen(h->secret) && strncasecmp(h->p + 2, h->secret, nl) == 0)
+        h->depth--;
+    base_buf_putc(h->b, '<');
+    base_buf_put(h->b, h->p + 1, (size_t)(q - h->p - 1));
+    if (t.end > q && t.end[-1] == '>')
+        base_buf_putc(h->b, '>');
+    h->p = t.end;
+}
+
+/* A start tag, and the raw text after it. */
+static void hs_start(hscan *h)
+{
+    htag t;
+    t.lt = h->p;
+    const char *q = h->p + 1;
+    while (name_char(*q))
+        q++;
+    t.name_end = q;
+    tag_attrs(q, &t);
+    bool secret = tag_secret(&t);
+    bool input = tag_is(&t, "input");
+    tag_put(h->b, &t, secret || h->depth > 0 || (input && !type_keeps(&t)));
+    h->p = t.end;
+    size_t nl = (size_t)(q - t.lt - 1);
+    if (h->depth > 0 && nl == strlen(h->secret) && strncasecmp(t.lt + 1, h->secret, nl) == 0)
+        h->depth++;
+    else if (secret && !tag_void(&t) && h->depth == 0 && nl < sizeof h->secret) {
+        snprintf(h->secret, sizeof h->secret, "%.*s", (int)nl, t.lt + 1);
+        h->depth = 1;
+    }
+    if (tag_raw(&t) && t.end[-1] == '>')
+        hs_raw(h, t.lt + 1, nl);
 }
 
 char *a11y_html_scrub(const char *html)
 {
     base_buf b = {0};
-    const char *p = html ? html : "";
-    while (*p) {
-        const char *lt = strchr(p, '<');
-        if (!lt) {
-            base_buf_puts(&b, p);
-            break;
-        }
-        base_buf_put(&b, p, (size_t)(lt - p));
-        const char *q = lt + 1;
-        while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9'))
-            q++;
-        size_t tl = (size_t)(q - lt - 1);
-        if (tl == 0) {
-            base_buf_putc(&b, '<');
-            p = lt + 1;
-            continue;
-        }
-        attr at[ATTRS_MAX];
-        size_t n;
-        const char *end = tag_attrs(q, at, &n);
-        bool input = tl == 5 && strncasecmp(lt + 1, "input", 5) == 0;
-        bool textarea = tl == 8 && strncasecmp(lt + 1, "textarea", 8) == 0;
-        tag_put(&b, lt, q, at, n, input && !type_keeps(at, n), end);
-        p = end;
-        if (textarea && end[-1] == '>') {
-            /* Its text up to </textarea (or the end) is its value. */
-            const char *close = p;
-            while (*close && !(close[0] == '<' && close[1] == '/' &&
-                               strncasecmp(close + 2, "textarea", 8) == 0))
-                close++;
-            if (close > p)
-                base_buf_puts(&b, MASK);
-            p = close;
-        }
+    hscan h = {&b, html ? html : "", "", 0};
+    while (*h.p) {
+        const char *p = h.p;
+        if (p[0] != '<')
+            hs_text(&h);
+        else if (p[1] == '!' || p[1] == '?')
+            hs_comment(&h);
+        else if (p[1] == '/' && is_alpha(p[2]))
+            hs_end(&h);
+        else if (is_alpha(p[1]))
+            hs_start(&h);
+        else
+            hs_text(&h);
     }
     return base_buf_take(&b, NULL);
 }

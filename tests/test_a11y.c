@@ -649,6 +649,103 @@ static void t_mcp_listed(void)
     }
 }
 
+/* ---- red team, session 16 (round 6): R6-1, R6-3 ---- */
+
+/* The text of dir/name (new), or NULL. */
+static char *slurp2(const char *dir, const char *name)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return slurp(path);
+}
+
+
+/* R6-1: a secret field by the one rule (autocomplete one-time-code,
+ * cc-number, current-password) that is a contenteditable holds its value
+ * as text; axe's html snippet of it (and of an ancestor under 300 chars)
+ * is its outerHTML, and a11y_html_scrub masks only input values and
+ * textarea text: the code, the card number and the password reach
+ * a11y.json and a11y.html. The snapshot of the same page hides them. */
+static void t_red6_a11y_ce_secret(void)
+{
+    testlib_rig x;
+    if (!rig(&x, NULL))
+        return;
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/red6ce", world.root);
+    mkdir(dir, 0700);
+    a11y_report rep;
+    if (open_page(x.a, "a.test", "/a11y/red6-secret.html")) {
+        /* The snapshot path: the secret-field rule hides the values. */
+        snap_result sr = {0};
+        snap_query q = {0};
+        CHECK_INT(0, snap_observe(x.a, &q, &sr));
+        CHECK_LACKS(sr.text, "OTPLEAK482913");
+        CHECK_LACKS(sr.text, "4111111111111111");
+        CHECK_LACKS(sr.text, "PWLEAKhunter2");
+        snap_result_free(&sr);
+        if (scan(x.a, dir, &rep) == 0) {
+            char *json = slurp2(dir, "a11y.json"), *html = slurp2(dir, "a11y.html");
+            CHECK(json != NULL && html != NULL);
+            CHECK_HAS(json, "color-contrast");
+            CHECK_LACKS(json, "OTPLEAK482913");
+            CHECK_LACKS(html, "OTPLEAK482913");
+            CHECK_LACKS(json, "4111111111111111");
+            CHECK_LACKS(html, "4111111111111111");
+            CHECK_LACKS(json, "PWLEAKhunter2");
+            CHECK_LACKS(html, "PWLEAKhunter2");
+            free(json);
+            free(html);
+            a11y_report_free(&rep);
+        }
+    }
+    testlib_rig_down(&x);
+}
+
+
+/* R6-3: a11y_html_scrub re-parses serialised HTML and loses its place:
+ * (a) a comment is serialised raw, so an odd quote in it swallows the
+ * next <input>'s value attribute into a fake tag's attribute; (b) axe's
+ * truncated snippet of an element over 300 chars (getTruncatedElementSource)
+ * writes attribute values raw, a '"' in one unescaped. Both leave the
+ * value of a password input in the report. And on a real page: the
+ * fixture's echoed password (a form that writes the password back into
+ * value="...") inside a faint <div> with such a comment. */
+static void t_red6_a11y_scrub_desync(void)
+{
+    static const char *const C[] = {
+        "<div>Sign in <!-- <b title=\" --><input type=\"password\" value=\"ECHOLEAKpw77\">"
+        "<!-- \" --></div>",
+        /* data-x is  a" z=  on the page: axe writes it raw in a cut snippet. */
+        "<input data-x=\"a\" z=\"\" type=\"password\" value=\"ECHOLEAKpw77\" ...>",
+        "<input data-x=\"a\" z=\" value=\"ECHOLEAKpw77\" type=\"password\" ...>",
+    };
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        char *s = a11y_html_scrub(C[i]);
+        if (!CHECK_LACKS(s, "ECHOLEAKpw77"))
+            test_fail_detail("case %zu: %s", i, s ? s : "(null)");
+        free(s);
+    }
+    testlib_rig x;
+    if (!rig(&x, NULL))
+        return;
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/red6desync", world.root);
+    mkdir(dir, 0700);
+    a11y_report rep;
+    if (open_page(x.a, "a.test", "/a11y/red6-secret.html") && scan(x.a, dir, &rep) == 0) {
+        char *json = slurp2(dir, "a11y.json"), *html = slurp2(dir, "a11y.html");
+        CHECK(json != NULL && html != NULL);
+        CHECK_LACKS(json, "ECHOLEAKpw77");
+        CHECK_LACKS(html, "ECHOLEAKpw77");
+        CHECK_LACKS(json, "TRUNCLEAKpw55");     /* (b): axe's cut snippet */
+        free(json);
+        free(html);
+        a11y_report_free(&rep);
+    }
+    testlib_rig_down(&x);
+}
+
 /* ---- red team, session 16 (round 6): R6-7, axe-core's file ---- */
 
 /* R6-7: `cdpgate mcp` without --axe or CDPGATE_AXE took axe-core from
@@ -852,6 +949,8 @@ static const test_case TESTS[] = {
     {"axe_pinned", t_axe_pinned},
     {"red6_axe_cwd_planted", t_red6_axe_cwd_planted},
     {"axe_cwd_release", t_axe_cwd_release},
+    {"red6_a11y_scrub_desync", t_red6_a11y_scrub_desync},
+    {"red6_a11y_ce_secret", t_red6_a11y_ce_secret},
     {0},
 };
 
