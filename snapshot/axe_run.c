@@ -31,6 +31,7 @@
 #include "snapshot/snap_int.h"
 #include "snapshot/act_int.h"
 #include "snapshot/agent_int.h"
+#include "snapshot/page_js.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,51 @@ static const char FN_FRAMES[] =
 /* The element a selector of axe's names (by reference), or null. */
 static const char FN_SELECT[] =
     "function(s){try{return axe.utils.shadowSelect(s);}catch(e){return null;}}";
+/* The page side of the secret-field rule for axe's results (red team s16,
+ * R6-1, R6-3): run in the frame's world on runPartial's result before it
+ * leaves the frame. Every element spec's "source" (axe's html snippet) is
+ * rebuilt from the element it names, in an inert copy (a document with no
+ * browsing context: nothing loads or runs): every input's value attribute
+ * (buttons and boxes aside), every textarea's text and every secret
+ * field's (SNAP_JS_SECRET_KIND: a contenteditable too) text and value
+ * "[scrubbed]", all text under a secret field "[scrubbed]"; cut as axe cuts
+ * (outerHTML up to 300 characters, else the start tag, properly quoted).
+ * An element not found again is "[scrubbed]" whole. Then the values of the
+ * frame's secret fields (4 characters or more; a password the page also
+ * shows as text) are "[secret]" in every string of the result. */
+#define AXE_JS_MASK \
+    "(function(r){var K=" SNAP_JS_SECRET_KIND ",D=document.implementation." \
+    "createHTMLDocument(''),V=[],M=new Map(),B={button:1,submit:1,reset:1,image:1," \
+    "checkbox:1,radio:1,range:1,color:1},G=Element.prototype.getAttribute;" \
+    "function note(x){if(typeof x==='string'){x=x.trim();if(x.length>=4&&V.indexOf(x)<0)" \
+    "V.push(x);}}" \
+    "(function w(n){var a=n.querySelectorAll('*');for(var i=0;i<a.length;i++){var e=a[i];" \
+    "if(K(e)){note(e.value);note(e.textContent);note(G.call(e,'value'));}" \
+    "if(e.shadowRoot)w(e.shadowRoot);}})(document);" \
+    "var X=V.sort(function(a,b){return b.length-a.length;}).map(function(v){return new " \
+    "RegExp(v.replace(/[.*+?^${}()|[\\]\\\\]/g,'\\\\$&'),'gi');});" \
+    "function hide(s){for(var i=0;i<X.length;i++)s=s.replace(X[i],'[secret]');return s;}" \
+    "function mk(c,all){var l=[c].concat(Array.prototype.slice.call(c.querySelectorAll('*')));" \
+    "l.forEach(function(y){var n=y.localName,t=String(y.getAttribute('type')||'')." \
+    "toLowerCase();if(n==='input'&&!B[t]&&y.hasAttribute('value'))y.setAttribute('value'," \
+    "'[scrubbed]');if(n==='textarea'||K(y)){if(y.hasAttribute('value'))y.setAttribute(" \
+    "'value','[scrubbed]');if(y.textContent)y.textContent='[scrubbed]';}});" \
+    "if(all&&c.textContent)c.textContent='[scrubbed]';}" \
+    "function src(e){try{if(!e||e.nodeType!==1)return '[scrubbed]';var all=false;" \
+    "for(var p=e.parentNode;p;p=p.parentNode||p.host)if(p.nodeType===1&&K(p))all=true;" \
+    "var c,h;if((e.outerHTML||'').length<=600){c=D.importNode(e,true);mk(c,all);" \
+    "h=c.outerHTML;if(h.length<=300)return h;}c=D.importNode(e,false);mk(c,all);" \
+    "h=c.outerHTML;var z='</'+c.localName+'>';if(h.slice(-z.length)===z)" \
+    "h=h.slice(0,-z.length);return h.length<=300?h:h.slice(0,295)+' ...>';}" \
+    "catch(x){return '[scrubbed]';}}" \
+    "function fix(o){if(typeof o==='string')return X.length?hide(o):o;" \
+    "if(Array.isArray(o)){for(var i=0;i<o.length;i++)o[i]=fix(o[i]);return o;}" \
+    "if(o&&typeof o==='object'){if(typeof o.source==='string'&&Array.isArray(o.selector)){" \
+    "var s=o.selector[o.selector.length-1],q=JSON.stringify(s);if(!M.has(q)){var e=null;" \
+    "try{e=axe.utils.shadowSelect(s);}catch(x){}M.set(q,src(e));}o.source=M.get(q);}" \
+    "for(var k in o)if(Object.prototype.hasOwnProperty.call(o,k))o[k]=fix(o[k]);}" \
+    "return o;}return fix(r);})"
+
 /* One phase: axe.runPartial with c.off rules disabled, or only c.only's,
  * raced against c.ms: {partial}, {timeout:true} or {error}. */
 static const char FN_PARTIAL[] =
@@ -76,7 +122,8 @@ static const char FN_PARTIAL[] =
     "if(c.only)axe.getRules().forEach(function(r){if(c.only.indexOf(r.ruleId)<0)"
     "o.rules[r.ruleId]={enabled:false};});else c.off.forEach(function(id){"
     "o.rules[id]={enabled:false};});var h,x=await Promise.race([axe.runPartial(c.context,o)"
-    ".then(function(r){return {partial:r};},function(e){return {error:String(e&&e.message"
+    ".then(function(r){return {partial:" AXE_JS_MASK "(r)};},function(e){return {error:"
+    "String(e&&e.message"
     "||e)};}),new Promise(function(res){h=setTimeout(function(){res({timeout:true});},"
     "c.ms);})]);clearTimeout(h);return x;}";
 /* axe.finishRun over every frame's partial results. */

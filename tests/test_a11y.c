@@ -703,6 +703,39 @@ static void t_red6_a11y_ce_secret(void)
 }
 
 
+/* R6-1 variant: a password field's value the page also shows as text. The
+ * snapshot masks the text (the document's remembered secret values); the
+ * report keeps it (color-contrast's node html). */
+static void t_red6_a11y_secval(void)
+{
+    testlib_rig x;
+    if (!rig(&x, NULL))
+        return;
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/red6secval", world.root);
+    mkdir(dir, 0700);
+    a11y_report rep;
+    if (open_page(x.a, "a.test", "/a11y/red6-echo.html")) {
+        snap_result sr = {0};
+        snap_query q = {0};
+        CHECK_INT(0, snap_observe(x.a, &q, &sr));
+        CHECK_LACKS(sr.text, "EchoSecret-7731");
+        snap_result_free(&sr);
+        if (scan(x.a, dir, &rep) == 0) {
+            char *json = slurp2(dir, "a11y.json"), *html = slurp2(dir, "a11y.html");
+            CHECK_HAS(json, "color-contrast");
+            CHECK_LACKS(json, "EchoSecret-7731");
+            CHECK_HAS(json, "Your password is <span id=\\\"echo\\\">[secret]</span>");
+            CHECK_LACKS(html, "EchoSecret-7731");
+            free(json);
+            free(html);
+            a11y_report_free(&rep);
+        }
+    }
+    testlib_rig_down(&x);
+}
+
+
 /* R6-3: a11y_html_scrub re-parses serialised HTML and loses its place:
  * (a) a comment is serialised raw, so an odd quote in it swallows the
  * next <input>'s value attribute into a fake tag's attribute; (b) axe's
@@ -951,6 +984,7 @@ static const test_case TESTS[] = {
     {"axe_cwd_release", t_axe_cwd_release},
     {"red6_a11y_scrub_desync", t_red6_a11y_scrub_desync},
     {"red6_a11y_ce_secret", t_red6_a11y_ce_secret},
+    {"red6_a11y_secval", t_red6_a11y_secval},
     {0},
 };
 
