@@ -474,9 +474,16 @@ static void run_free(run *R)
     snap_axe_free(R->scan);
 }
 
+/* A string of the results as it may be written: a whole http(s) URL (the
+ * page's "url", a frame's) as every output of the agent shows it
+ * (snap_url_shown: url_redact's secret-named query and fragment values
+ * "[redacted]", session values out; red team s16, R6-2), any other text
+ * with the session values out. */
 static char *text_shown(void *ud, const char *s)
 {
-    return snap_text_shown(ud, s);
+    bool url = (strncmp(s, "http://", 7) == 0 || strncmp(s, "https://", 8) == 0) &&
+               !strpbrk(s, " \t\n\r");
+    return url ? snap_url_shown(ud, s) : snap_text_shown(ud, s);
 }
 
 /* After the scan: scrub, refs, crops, files, summary. */

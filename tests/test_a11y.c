@@ -779,6 +779,37 @@ static void t_red6_a11y_scrub_desync(void)
     testlib_rig_down(&x);
 }
 
+/* R6-2: the report's page URL is axe's location.href, raw: a token in the
+ * query (?access_token=) and in the fragment (#id_token=, an OAuth
+ * implicit redirect) is written into a11y.json ("url") and a11y.html
+ * (<title>, "Page:"); the agent's own results show it redacted. */
+static void t_red6_a11y_url_token(void)
+{
+    testlib_rig x;
+    if (!rig(&x, NULL))
+        return;
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/red6url", world.root);
+    mkdir(dir, 0700);
+    a11y_report rep;
+    if (open_page(x.a, "a.test", "/a11y/csp.html?access_token=TOKLEAK5x9Qm2vB7kP4w"
+                  "#id_token=FRAGLEAK8Jq3Zt6Yw1Rv") &&
+        scan(x.a, dir, &rep) == 0) {
+        char *json = slurp2(dir, "a11y.json"), *html = slurp2(dir, "a11y.html");
+        CHECK(json != NULL && html != NULL);
+        CHECK_HAS(json, "/a11y/csp.html");
+        CHECK_LACKS(json, "TOKLEAK5x9Qm2vB7kP4w");
+        CHECK_LACKS(html, "TOKLEAK5x9Qm2vB7kP4w");
+        CHECK_LACKS(json, "FRAGLEAK8Jq3Zt6Yw1Rv");
+        CHECK_LACKS(html, "FRAGLEAK8Jq3Zt6Yw1Rv");
+        CHECK_LACKS(rep.url, "TOKLEAK5x9Qm2vB7kP4w");
+        free(json);
+        free(html);
+        a11y_report_free(&rep);
+    }
+    testlib_rig_down(&x);
+}
+
 /* ---- red team, session 16 (round 6): R6-7, axe-core's file ---- */
 
 /* R6-7: `cdpgate mcp` without --axe or CDPGATE_AXE took axe-core from
@@ -985,6 +1016,7 @@ static const test_case TESTS[] = {
     {"red6_a11y_scrub_desync", t_red6_a11y_scrub_desync},
     {"red6_a11y_ce_secret", t_red6_a11y_ce_secret},
     {"red6_a11y_secval", t_red6_a11y_secval},
+    {"red6_a11y_url_token", t_red6_a11y_url_token},
     {0},
 };
 
