@@ -85,6 +85,8 @@ typedef struct {
     size_t top;                     /* rules in the summary; 0 = 10 */
     size_t crops;                   /* screenshot crops in the HTML; 0 = 40 */
     bool keep;                      /* the files' contents in the report too (evidence) */
+    bool files_by_name;             /* the summary names the files without their
+                                       directory (the model needs no host path) */
     const a11y_axe *axe;            /* the file the source came from (its digest and
                                        release in the summary and the files); NULL:
                                        not said */

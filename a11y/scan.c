@@ -446,13 +446,21 @@ static int summarize(run *R, const char *tags, a11y_report *out)
                       "from=REF, act on them as usual):\n");
     top_put(R, &b, &w, R->o->top ? R->o->top : 10);
     if (R->o->dir) {
-        base_buf_printf(&b, "Full report: %s and %s\n", R->json_path, R->html_path);
+        /* By name only when asked (browser_a11y_scan: the model gets no
+         * host path). */
+        const char *j = R->json_path, *h = R->html_path;
+        if (R->o->files_by_name) {
+            j += strlen(R->o->dir) + 1;
+            h += strlen(R->o->dir) + 1;
+        }
+        base_buf_printf(&b, "Full report: %s and %s%s\n", j, h,
+                        R->o->files_by_name ? " (in the host's report directory)" : "");
         json_w_key(&w, "files");
         json_w_obj_begin(&w);
         json_w_key(&w, "json");
-        json_w_str(&w, R->json_path);
+        json_w_str(&w, j);
         json_w_key(&w, "html");
-        json_w_str(&w, R->html_path);
+        json_w_str(&w, h);
         json_w_obj_end(&w);
     }
     json_w_obj_end(&w);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The scan's options from the command line. */
 a11y_opts cli_a11y_opts(const cli_opts *o, const char *dir, const char *stem)
@@ -209,8 +210,11 @@ void cli_a11y_tool(cli_a11y_state *st, const cli_opts *o, snap_agent *a, cli_evi
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
-    snprintf(stem, sizeof stem, "a11y-%04d%02d%02d-%02d%02d%02d-%u", tm.tm_year + 1900,
-             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ++st->seq);
+    /* The process id too: two servers sharing one --a11y-dir never write
+     * over each other's reports within a second. */
+    snprintf(stem, sizeof stem, "a11y-%04d%02d%02d-%02d%02d%02d-%ld-%u", tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long)getpid(),
+             ++st->seq);
     a11y_opts ao = cli_a11y_opts(o, dir, stem);
     if (tags)
         ao.tags = tags;
@@ -224,6 +228,7 @@ void cli_a11y_tool(cli_a11y_state *st, const cli_opts *o, snap_agent *a, cli_evi
     }
     ao.keep = ev->e != NULL;
     ao.axe = &st->axe;
+    ao.files_by_name = true;
     a11y_report rep;
     int rc = a11y_scan(a, st->axe.src, st->axe.len, &ao, &rep, r);
     if (rc < 0)

@@ -641,6 +641,12 @@ static void t_mcp_listed(void)
             char *res = testlib_mcp_tool(&c, 4, "browser_a11y_scan", "{}");
             CHECK_HAS(res, "image-alt [critical] WCAG 1.1.1: 1 element");
             CHECK_HAS(res, "Full report: ");
+            /* By name, in a stem with the server's pid: no host path. */
+            CHECK_HAS(res, " (in the host's report directory)");
+            CHECK_LACKS(res, world.root);
+            char pid[40];
+            snprintf(pid, sizeof pid, "-%ld-1.json", (long)c.pid);
+            CHECK_HAS(res, pid);
             CHECK_HAS(res, "\"structuredContent\":{\"axe\":\"4.14.1\"");
             CHECK_HAS(res, "\"violations\":{\"rules\":1,\"elements\":1");
             free(res);
