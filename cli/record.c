@@ -183,6 +183,7 @@ void cli_rec_after(cli_rec *c, snap_agent *g, mcp_tool tool, const mcp_args *a,
     act.direction = a->direction;
     act.forward = a->forward;
     act.dbl = a->dbl;
+    act.agent = g;
     if (tool == MCP_T_DIALOG) {
         act.has_accept = true;
         act.accept = a->accept;
@@ -383,6 +384,7 @@ void cli_rec_read(cli_rec *c, snap_agent *g, const mcp_args *a, mcp_result *out)
         act.query = a->query;
         act.output = a->name;
         act.value = value;
+        act.agent = g;
         replay_err err;
         if (!both[i] || note[0] ||
             replay_rec_action(both[i], &act, a->ref ? snap_step_last(g) : &qf, NULL,

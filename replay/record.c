@@ -668,10 +668,22 @@ static bool target_scrub(const replay_rec *r, replay_target *g, const char *row,
     return true;
 }
 
+/* Page text as the trail keeps it (new; NULL when out of memory): each
+ * parameter's value written {{name}} (recorded text), then each word
+ * shaped like a secret written REPLAY_TEXT_HIDDEN (text.c: a token, a code,
+ * a secret the agent knows; red team s16, R6-5). */
+static char *text_kept(const replay_rec *r, const char *s, const snap_agent *a)
+{
+    char *p = scrub_params(r, s, false);
+    char *h = p ? replay_text_hide(p, a) : NULL;
+    free(p);
+    return h;
+}
+
 /* The effect from the action's structured result (a JSON object). Strings
  * are new and listed in owned[] (freed by the caller). */
 static void fill_effect(const replay_rec *r, replay_step *s, const json_val *res,
-                        const char *typed, const char *text, char **owned, size_t *nowned,
+                        const replay_act *act, const char *typed, char **owned, size_t *nowned,
                         char **appeared)
 {
     if (json_bool(json_get(res, "navigated")))
@@ -684,11 +696,13 @@ static void fill_effect(const replay_rec *r, replay_step *s, const json_val *res
         base_buf b = {0};
         base_buf_printf(&b, "%s: %s", json_get_str(d, "type") ? json_get_str(d, "type") : "",
                         json_get_str(d, "message") ? json_get_str(d, "message") : "");
-        owned[(*nowned)++] = s->effect.dialog = base_buf_take(&b, NULL);
+        char *raw = base_buf_take(&b, NULL);
+        owned[(*nowned)++] = s->effect.dialog = raw ? text_kept(r, raw, act->agent) : NULL;
+        free(raw);
     }
     const char *nw = json_get_str(res, "new_text");
     char *sc = nw && *nw && strlen(nw) <= REPLAY_MAX_STR && !s->secret
-                   ? scrub_params(r, nw, false) : NULL;
+                   ? text_kept(r, nw, act->agent) : NULL;
     if (sc) {
         owned[(*nowned)++] = appeared[0] = sc;
         s->effect.appeared.v = appeared;
@@ -698,10 +712,13 @@ static void fill_effect(const replay_rec *r, replay_step *s, const json_val *res
     if (s->secret || json_bool(json_get(res, "secret")) || !v)
         return;
     /* A read-back equal to a parameter's value is the parameter. */
-    if (typed && text && strcmp(v, text) == 0)
+    if (typed && act->text && strcmp(v, act->text) == 0)
         s->effect.value = (char *)typed;
-    else if (!typed && strlen(v) <= REPLAY_MAX_STR)
-        owned[(*nowned)++] = s->effect.value = replay_lit_dup(v);
+    else if (!typed && strlen(v) <= REPLAY_MAX_STR) {
+        char *lit = replay_lit_dup(v);
+        owned[(*nowned)++] = s->effect.value = lit ? replay_text_hide(lit, act->agent) : NULL;
+        free(lit);
+    }
 }
 
 unsigned replay_rec_output_step(const replay_rec *r, const char *name)
@@ -771,11 +788,11 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
         s.note = (char *)SECRET_NOTE;
     }
     json_doc *d = structured ? json_parse(structured, strlen(structured), NULL, NULL) : NULL;
-    fill_effect(r, &s, json_doc_root(d), param, act->text, owned, &nowned, appeared);
+    fill_effect(r, &s, json_doc_root(d), act, param, owned, &nowned, appeared);
     if (act->output) {
         s.output = (char *)act->output;
         char *v = act->value && strlen(act->value) <= REPLAY_MAX_STR
-                      ? scrub_params(r, act->value, false) : NULL;
+                      ? text_kept(r, act->value, act->agent) : NULL;
         if (v)
             owned[nowned++] = s.effect.value = v;
     }

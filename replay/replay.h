@@ -245,6 +245,11 @@ enum { REPLAY_FOUND = 0, REPLAY_MISSING = 1, REPLAY_AMBIGUOUS = 2 };
  * first 120 UTF-16 units); the page's row may go on. In the "{{" space,
  * which page text never reaches (recorded text writes "{{" as "{{{{"). */
 #define REPLAY_ROW_CUT_MARK "{{\xe2\x80\xa6}}"
+/* In recorded page text (effect.appeared, effect.value, effect.dialog):
+ * a word the recorder hid, shaped like a secret (a new API token, a
+ * recovery code, a reset link the page showed; red team s16, R6-5);
+ * replay reads it as any one word. In the "{{" space too. */
+#define REPLAY_TEXT_HIDDEN "{{*}}"
 /* A row as the recorder writes it into a target (new; NULL for NULL or out
  * of memory): each amount (a number after or before a currency sign or
  * code: "$20.00", "20.00 EUR") written REPLAY_ROW_NUMBER; any other number
@@ -325,6 +330,10 @@ typedef struct {
     const char *query;           /* read: a text query instead of a ref */
     const char *output;          /* read: the output's name */
     const char *value;           /* read: the text read (page text) */
+    const snap_agent *agent;     /* the agent acted through (may be NULL): the
+                                    secrets it knows (session values, secret
+                                    fields' values) are hidden in the page text
+                                    a step keeps (snap_text_secret) */
 } replay_act;
 
 /* url with the recorder's bearer rule applied: url_redact(url,
@@ -433,6 +442,21 @@ typedef struct {
                                     false: such steps refuse the run up front
                                     (need "agent_steps") */
 } replay_opts;
+
+/* Page text a trail keeps (effect.appeared, effect.value, effect.dialog;
+ * text.c; red team s16, R6-5; the recorder and replay use them). s
+ * (recorded text) with each word shaped like a secret (a bearer token, a
+ * code after a word naming a secret, a URL holding a token, a secret the
+ * agent a knows; a may be NULL) written REPLAY_TEXT_HIDDEN (new; NULL for
+ * NULL or when out of memory). */
+char *replay_text_hide(const char *s, const snap_agent *a);
+/* Does recorded text want, its parameters filled from o, appear in got
+ * (whole: equal to got), ASCII case and white space runs folded, each
+ * REPLAY_TEXT_HIDDEN matching one word of got (no white space) that
+ * replay_text_hide would hide after a word naming a secret (a the agent
+ * replaying, may be NULL)? */
+bool replay_text_match(const char *want, const char *got, const replay_opts *o, bool whole,
+                       const snap_agent *a);
 
 struct gate;
 int replay_run(snap_agent *a, struct gate *g, const replay_trail *t, const replay_opts *o,

@@ -65,6 +65,10 @@ bool replay_row_cut(const char *row, char *out, size_t cap);
  * field; NULL when it produces none (trail.c). */
 const char *replay_step_output(const replay_step *s, char *buf, size_t cap);
 
+/* The --var value of the parameter name[0..n) in o (borrowed), NULL when
+ * none (play.c). */
+const char *replay_var(const replay_opts *o, const char *name, size_t n);
+
 struct gate;
 /* The "plan" member of a dry run: each active step from o->from on with
  * the gate's decision on what the trail recorded (plan.c). */

@@ -485,3 +485,26 @@ char *snap_text_shown(const snap_agent *a, const char *s)
 {
     return snap_scrub_str(a, s ? s : "");
 }
+
+bool snap_text_secret(const snap_agent *a, const char *w, size_t n)
+{
+    if (!a || !w || !n)
+        return false;
+    if (snap_secval_known(a, w, n))
+        return true;
+    if (!a->scrub || !a->scrub->n || n > SCRUB_TEXT_MAX)
+        return false;
+    char *s = malloc(n + 1);
+    if (!s)
+        return true;        /* fail closed: hidden */
+    memcpy(s, w, n);
+    s[n] = '\0';
+    char *sc = scrub_text(a, s, 0, 0, false);
+    bool hit = !sc || strcmp(sc, s) != 0;
+    base_memzero(s, n);
+    free(s);
+    if (sc)
+        base_memzero(sc, strlen(sc));
+    free(sc);
+    return hit;
+}

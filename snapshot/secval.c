@@ -207,6 +207,25 @@ static bool seen_whole(const snap_secval *sv, const secval_ring *r, long doc, co
     return hit;
 }
 
+bool snap_secval_known(const snap_agent *a, const char *s, size_t n)
+{
+    const snap_secval *sv = a ? a->secval : NULL;
+    size_t l = s ? norm_len(s, n) : 0;
+    if (!sv || !l || l > SECVAL_LEN_MAX || !(sv->whole.lens & (1ull << (l % 64))))
+        return false;
+    char nv[SECVAL_LEN_MAX];
+    size_t k = norm(s, n, nv);
+    uint8_t mac[SECVAL_MAC];
+    bool hit = false;
+    if (k)
+        mac_of(sv, nv, k, mac);
+    for (size_t i = 0; k && !hit && i < sv->whole.n; i++)
+        hit = sv->whole.e[i].len == k && memcmp(sv->whole.e[i].mac, mac, SECVAL_MAC) == 0;
+    base_memzero(nv, sizeof nv);
+    base_memzero(mac, sizeof mac);
+    return hit;
+}
+
 static bool punct(unsigned char c)
 {
     return c && strchr(".,;:!?()[]{}\"'<>", c) != NULL;

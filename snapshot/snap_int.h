@@ -1047,6 +1047,9 @@ char *snap_url_redact_act(const snap_agent *a, const char *url);
  * space, trimmed, ASCII lower-cased), never the value. */
 void snap_secval_note(snap_agent *a, int tab, const char *frame, const char *loader,
                       const char *v, size_t n);
+/* Whether s[0..n), normalised, is the whole value of a secret field
+ * remembered for any document of a (text kept past its page: a trail). */
+bool snap_secval_known(const snap_agent *a, const char *s, size_t n);
 void snap_secval_free(snap_agent *a);
 
 /* ---- scrub.c: session values never shown ---- */

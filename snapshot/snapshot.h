@@ -368,6 +368,13 @@ char *snap_url_shown(const snap_agent *a, const char *url);
  * over 16 KiB keeps its first 16 KiB ("[N more bytes withheld]"). A plain
  * copy when the agent holds no session value. */
 char *snap_text_shown(const snap_agent *a, const char *s);
+/* Whether the word w[0..n) of page text is, or holds, a secret this agent
+ * knows: a session value it restored or captured (snap_text_shown's rule:
+ * raw or encoded, 8 bytes or more) or the value of a secret field a build
+ * of any of its documents remembered (secval.c: normalised, whole). For
+ * page text kept past the page (a trail: replay/text.c; red team s16,
+ * R6-5). a may be NULL (false). */
+bool snap_text_secret(const snap_agent *a, const char *w, size_t n);
 /* Forget the contexts of origin (after a new login saved a new session):
  * its tabs stay open, still authenticated while their context holds the
  * old session, and the next open of the origin restores the session from

@@ -1030,6 +1030,85 @@ out:
     testlib_child_free(&c);
 }
 
+
+/* Red team s16, R6-5: page text that appeared after a step, and a
+ * browser_read's text, are written into the trail as they are
+ * (effect.appeared, effect.value): a token the page shows once after
+ * "Create token" (shaped as the URL rule's bearer tokens) is in the trail
+ * file; the URL rule (url_redact) would have written it [redacted] in an
+ * address. */
+static int cli_replay(const char *grant, const char *trail, const char *extra, char *out,
+                      size_t cap);
+
+/* R6-5 (session 17): the trail of red6-token.html replays after the page
+ * shows another token and code (switch "token2": the effect's hidden word
+ * stands for the new one), and diverges when it shows none ("tokenfail":
+ * a word that is no secret does not stand for it). */
+static void red6_token_replays(const char *grant, const char *trail)
+{
+    char out[16384];
+    if (CHECK_INT(0, fixture_server_switch("token2"))) {
+        if (!CHECK_INT(0, cli_replay(grant, trail, "", out, sizeof out)))
+            test_fail_detail("%.3000s", out);
+        CHECK_HAS(out, "\"status\":\"done\"");
+        CHECK_HAS(out, "ghp_Q2w8NEWTOKEN4xLp7Rt3Zk9Vb6Mn1Cd5Fh0");   /* the output, read now */
+    }
+    if (CHECK_INT(0, fixture_server_switch("tokenfail"))) {
+        if (!CHECK_INT(4, cli_replay(grant, trail, "", out, sizeof out)))
+            test_fail_detail("%.3000s", out);
+        CHECK_HAS(out, "\"divergence\":{\"step\":2,\"op\":\"click\",\"reason\":\"effect\"");
+    }
+    fixture_server_switch("");
+}
+
+static void t_red6_rec_appeared_token(void)
+{
+    if (!ready())
+        return;
+    char trail[400], grant[400], rules[200], url[300], args[600], mk[16];
+    snprintf(trail, sizeof trail, "%s/red6token.trail", world.root);
+    snprintf(grant, sizeof grant, "%s/grant-red6.json", world.root);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    write_grant(grant, NULL);
+    const char *env[] = {"CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "--record", trail,
+                          "mcp", NULL};
+    child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    testlib_mcp_init(&c, "record");
+    testlib_world_url(&world, url, sizeof url, "shop.test", "/replay/red6-token.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    char *r = testlib_mcp_tool(&c, 2, "browser_open", args);
+    testlib_mcp_ref(r, "Create token", mk, sizeof mk);
+    free(r);
+    if (CHECK(*mk)) {
+        snprintf(args, sizeof args, "{\"ref\":\"%s\"}", mk);
+        r = testlib_mcp_tool(&c, 3, "browser_click", args);
+        CHECK_HAS(r, "TOKLEAK");      /* the model sees it: the page showed it */
+        free(r);
+        r = testlib_mcp_tool(&c, 4, "browser_read", "{\"query\":\"token\",\"name\":\"tok\"}");
+        free(r);
+        r = testlib_mcp_tool(&c, 5, "browser_read",
+                             "{\"query\":\"Backup code\",\"name\":\"codes\"}");
+        CHECK_HAS(r, "7391-8426-5510");
+        free(r);
+    }
+    char *bytes = test_read_file(trail, NULL);
+    if (CHECK(bytes)) {
+        CHECK_HAS(bytes, "\"op\":\"click\"");
+        CHECK_LACKS(bytes, "ghp_R6x4TOKLEAK9vQm2B7kP4wZt6Yw1Rv8Jq3");
+        /* (session 17) what replay needs is kept, the secret-shaped word
+         * written {{*}}; a one-time code after "code" too */
+        CHECK_HAS(bytes, "\"appeared\":[\"Your new token (shown once): {{*}}\"]");
+        CHECK_HAS(bytes, "Backup code: {{*}}");
+        CHECK_LACKS(bytes, "7391-8426-5510");
+    }
+    free(bytes);
+    testlib_child_free(&c);
+    red6_token_replays(grant, trail);
+}
+
 /* ---- red team s14 (round 4): trailplay's regression tests ---- */
 
 /* The person's unattended replay of trail (cdpgate replay, extra options
@@ -1241,6 +1320,7 @@ static const test_case TESTS[] = {
     {"rec_param_escape", t_rec_param_escape},
     {"red4_rec_press_secret", t_red4_rec_press_secret},
     {"red4_mcp_press_secret", t_red4_mcp_press_secret},
+    {"red6_rec_appeared_token", t_red6_rec_appeared_token},
     {"mcp_record", t_mcp_record},
     {"mcp_record_tool", t_mcp_record_tool},
     {"red4_mcp_trail_poison", t_red4_mcp_trail_poison},

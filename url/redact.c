@@ -500,6 +500,11 @@ static bool bearer_like(const char *s, size_t n, bool after_kw)
     return after_kw ? n >= 8 && (digit || n >= 16) : n >= 16 && alpha && digit;
 }
 
+bool url_bearer_like(const char *s, size_t n, bool after_kw)
+{
+    return s && n && bearer_like(s, n, after_kw);
+}
+
 /* What a path segment s[0..n) says of the next one: BW_NAMED, it names a
  * secret link ("reset", "invite", "login", ...: the next segment and the
  * query's values are read after a keyword); BW_SHORT, a short-link prefix

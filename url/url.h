@@ -162,5 +162,13 @@ char *url_redact(const char *url, unsigned flags, const char *const *fields);
  * not) has its value hidden by that rule (strict: URL_REDACT_STRICT's
  * names too): the same test for a URL's query and a body's fields. */
 bool url_secret_name(const char *name, size_t n, bool strict);
+/* Whether s[0..n) (one word: a path segment, a query value, a word of
+ * page text without the punctuation around it) is shaped like a bearer
+ * secret by URL_REDACT_TOKENS's rule (a JWT, 32+ hex digits, 16+ URL-safe
+ * characters mixing letters and digits that are no sequence of words);
+ * after_kw: it follows a word naming a secret, so 8+ such characters with
+ * a digit (or 16+) are one too. The recorder of a trail hides such words
+ * of page text (replay/text.c; red team s16, R6-5). */
+bool url_bearer_like(const char *s, size_t n, bool after_kw);
 
 #endif

@@ -10,7 +10,10 @@
  * revision ordering holds (superseded only when the same number follows).
  * The input as a URL through the recorder's secret rule (replay_url_scrub:
  * userinfo, path, query values, fragment): it returns a string, and a
- * second pass keeps every "[redacted]" of the first.
+ * second pass keeps every "[redacted]" of the first. The input as page
+ * text through the trail's page-text rule (replay_text_hide, R6-5): the
+ * hidden text matches the input again (replay_text_match), a second pass
+ * keeps every hidden word.
  */
 #include "json/json.h"
 #include "replay/replay.h"
@@ -40,6 +43,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(r2 >= r1);
     free(u1);
     free(u2);
+    /* The page-text rule (R6-5): the text with its secret-shaped words
+     * hidden still matches the text it came from (whole), and a second
+     * pass keeps every hidden word of the first. */
+    if (size <= 4096 && !strstr(z, "{{")) {
+        char *h1 = replay_text_hide(z, NULL);
+        char *h2 = h1 ? replay_text_hide(h1, NULL) : NULL;
+        CHECK(h1 && h2);
+        CHECK(replay_text_match(h1, z, NULL, true, NULL));
+        CHECK(replay_text_match(h1, z, NULL, false, NULL));
+        size_t m1 = 0, m2 = 0;
+        for (const char *p = h1; (p = strstr(p, REPLAY_TEXT_HIDDEN)); p++)
+            m1++;
+        for (const char *p = h2; (p = strstr(p, REPLAY_TEXT_HIDDEN)); p++)
+            m2++;
+        CHECK(m2 >= m1);
+        free(h1);
+        free(h2);
+    }
     free(z);
     replay_err err;
     replay_trail *t = replay_trail_parse((const char *)data, size, &err);
