@@ -8,7 +8,9 @@
  * origin it started from (for an open, the origin it opens), whether that
  * origin was logged in (for an open, whether the grant names an identity
  * for it: the session would be restored), its target's role, name, row,
- * label and name attribute, the text it types (parameters filled), its
+ * label and name attribute (its name and row with parameters filled; the
+ * row of a bound rule that pre-approves the step), the text it types
+ * (parameters filled), its
  * key, options and egress classes. It is a forecast: a live replay judges
  * the page as it is then, so a page that changed can still make a step
  * confirm or stop where the plan said allow (never the other way round
@@ -73,8 +75,28 @@ static void target_text(const replay_step *s, char *out, size_t cap)
              t->row ? " (row: " : "", nz(t->row), t->row ? ")" : "");
 }
 
+/* The target's name and row as the gate would read them on the page (new
+ * strings into *name, *row; NULL when not recorded): {{name}} filled from
+ * o; the row, when a bound rule of the grant pre-approves the step (its
+ * row matching as replay_bound_eq says), that rule's row: the page's row
+ * it names (the recorded one may say {{#}} or be cut). */
+static void target_filled(gate *g, const replay_step *s, const char *tool,
+                          const replay_opts *o, char **name, char **row)
+{
+    const gate_grant *gg = gate_grant_get(g);
+    *name = s->target.name ? replay_fill(s->target.name, o, false) : NULL;
+    *row = NULL;
+    for (size_t i = 0; gg && s->target.row && !*row && i < gg->nbound; i++)
+        if (gg->bound[i].row && replay_bound_eq(&gg->bound[i], s->state.origin, tool,
+                                                s->target.name, s->target.row, o))
+            *row = base_strdup(gg->bound[i].row);
+    if (s->target.row && !*row)
+        *row = replay_fill(s->target.row, o, false);
+}
+
 /* The gate's decision on step s as recorded, into d. */
-static void decide(gate *g, const replay_step *s, const json_val *args, gate_decision *d)
+static void decide(gate *g, const replay_step *s, const json_val *args, const replay_opts *o,
+                   gate_decision *d)
 {
     const char *op = nz(s->op);
     char origin[512] = "";
@@ -97,9 +119,11 @@ static void decide(gate *g, const replay_step *s, const json_val *args, gate_dec
                      is(op, "upload") || (is(op, "dialog") && json_bool(json_get(args, "accept")));
     gate_target tg;
     memset(&tg, 0, sizeof tg);
+    char *name, *row;
+    target_filled(g, s, q.tool, o, &name, &row);
     tg.role = s->target.role;
-    tg.name = s->target.name;
-    tg.row = s->target.row;
+    tg.name = name;
+    tg.row = row;
     tg.label = s->target.label;
     tg.field = s->target.name_attr ? s->target.name_attr : s->target.id;
     if (s->has_target)
@@ -116,6 +140,8 @@ static void decide(gate *g, const replay_step *s, const json_val *args, gate_dec
     q.options = q.noptions ? opts : NULL;
     q.egress = egress_bits(&s->egress);
     gate_decide(g, &q, d);
+    free(name);
+    free(row);
     /* Recorded as a credential step: the human types it, whatever the
      * recorded facts alone would say. */
     if (is(s->cls, "credential") && d->decision == GATE_ALLOW) {
@@ -167,7 +193,7 @@ static void plan_step(gate *g, const replay_step *s, bool by_agent, const replay
     char *args = replay_subst(s->args, o, &m, &ml);
     json_doc *d = args ? json_parse(args, strlen(args), NULL, NULL) : NULL;
     gate_decision dec;
-    decide(g, s, json_doc_root(d), &dec);
+    decide(g, s, json_doc_root(d), o, &dec);
     json_doc_free(d);
     if (args)
         base_memzero(args, strlen(args));   /* a --var value may be private */

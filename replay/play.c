@@ -154,21 +154,42 @@ static unsigned egress_bit(const char *name)
     return 0;
 }
 
-static bool bound_granted(const gate_grant *gg, const replay_bound *b)
+/* Does the grant's bound rule x pre-approve the trail's bound b? Origin
+ * and tool equal; the name equal once b's {{name}} are filled from o (and
+ * "{{{{" read as "{{"); a rule without a row any row; a rule with one: b's
+ * row, filled, matches it as replay matches a row (replay_row_eq: its
+ * {{#}} any one number, a row it cut by its start), so a rule that names
+ * the row as the page shows it ("Desk lamp $24.00 Buy now") pre-approves
+ * the trail's "Desk lamp ${{#}} Buy now". The rule's own row must still be
+ * the live row when the step runs (the gate's find_bound compares it with
+ * the page's): a rule more specific than the trail holds only there. */
+bool replay_bound_eq(const gate_bound *x, const char *origin, const char *tool,
+                     const char *name, const char *row, const replay_opts *o)
 {
-    for (size_t i = 0; gg && i < gg->nbound; i++) {
-        const gate_bound *x = &gg->bound[i];
-        if (strcmp(x->origin, nz(b->origin)) == 0 && strcmp(x->tool, nz(b->tool)) == 0 &&
-            strcmp(x->name, nz(b->name)) == 0 &&
-            (!x->row || (b->row && strcmp(x->row, b->row) == 0)))
-            return true;
+    if (strcmp(x->origin, nz(origin)) != 0 || strcmp(x->tool, nz(tool)) != 0)
+        return false;
+    char *n = replay_fill(nz(name), o, false);
+    bool ok = n && strcmp(x->name, n) == 0;
+    free(n);
+    if (ok && x->row) {
+        char *r = row ? replay_fill(row, o, true) : NULL;
+        ok = r && replay_row_eq(r, x->row);
+        free(r);
     }
+    return ok;
+}
+
+static bool bound_granted(const gate_grant *gg, const replay_bound *b, const replay_opts *o)
+{
+    for (size_t i = 0; gg && i < gg->nbound; i++)
+        if (replay_bound_eq(&gg->bound[i], b->origin, b->tool, b->name, b->row, o))
+            return true;
     return false;
 }
 
 /* Write the needs h lists that g's grant lacks into w (an array open);
  * their number. */
-static size_t needs_missing(const replay_header *h, gate *g, json_w *w)
+static size_t needs_missing(const replay_header *h, gate *g, const replay_opts *o, json_w *w)
 {
     size_t n = 0;
     const gate_grant *gg = gate_grant_get(g);
@@ -191,7 +212,7 @@ static size_t needs_missing(const replay_header *h, gate *g, json_w *w)
     }
     for (size_t i = 0; i < h->nconsequential; i++) {
         const replay_bound *b = &h->consequential[i];
-        if (bound_granted(gg, b))
+        if (bound_granted(gg, b, o))
             continue;
         char what[600];
         snprintf(what, sizeof what, "%s \"%.200s\" on %.200s%s%.100s%s", nz(b->tool),
@@ -211,7 +232,7 @@ static unsigned first_step(const replay_opts *o)
 
 /* Every parameter of the active steps without a value, into w; number. */
 /* The first {{name}} of the target's page texts (name, row, section,
- * label, placeholder: filled at replay, filled_text) that o gives no
+ * label, placeholder: filled at replay, replay_fill) that o gives no
  * value for, into *m and *ml; false when none. */
 static bool target_var_missing(const replay_target *t, const replay_opts *o, const char **m,
                                size_t *ml)
@@ -381,9 +402,8 @@ static int check_state(run *R, const replay_step *s, const snap_elems *E)
 }
 
 /* The target of s re-found: its ref into ref, or a divergence. */
-static char *filled_text(const char *s, const replay_opts *o, bool keep_esc);
 
-/* s's target with its page texts filled (filled_text; the strings into
+/* s's target with its page texts filled (replay_fill; the strings into
  * own[5], new); false when out of memory. */
 static bool target_filled(const replay_step *s, const replay_opts *o, replay_target *t,
                           char *own[5])
@@ -392,7 +412,7 @@ static bool target_filled(const replay_step *s, const replay_opts *o, replay_tar
     char **f[] = {&t->name, &t->row, &t->section, &t->label, &t->placeholder};
     bool ok = true;
     for (size_t i = 0; i < 5; i++) {
-        own[i] = *f[i] ? filled_text(*f[i], o, i == 1) : NULL;
+        own[i] = *f[i] ? replay_fill(*f[i], o, i == 1) : NULL;
         ok = ok && (!*f[i] || own[i]);
         *f[i] = own[i];
     }
@@ -610,7 +630,7 @@ static void url_base(const char *u, char *out, size_t cap)
  * was recorded as "Results for {{query}}", a button as "Remove {{who}}".
  * A literal "{{" ("{{{{") as "{{", or kept "{{{{" for a row (replay_row_eq
  * reads it). NULL: out of memory. */
-static char *filled_text(const char *s, const replay_opts *o, bool keep_esc)
+char *replay_fill(const char *s, const replay_opts *o, bool keep_esc)
 {
     base_buf b = {0};
     const char *p = nz(s);
@@ -631,7 +651,7 @@ static char *filled_text(const char *s, const replay_opts *o, bool keep_esc)
 
 static char *effect_text(const char *s, const replay_opts *o)
 {
-    return filled_text(s, o, false);
+    return replay_fill(s, o, false);
 }
 
 /* The recorded effect against the page after the step. 0 or a status. */
@@ -963,7 +983,7 @@ int replay_run(snap_agent *a, gate *g, const replay_trail *t, const replay_opts 
     /* 1. Up front: needs and parameters, nothing run when one lacks. */
     json_w_key(&w, "missing");
     json_w_arr_begin(&w);
-    size_t nmiss = needs_missing(&t->h, g, &w) + vars_missing(t, o, &w) +
+    size_t nmiss = needs_missing(&t->h, g, o, &w) + vars_missing(t, o, &w) +
                    agent_missing(t, o, &w) + outputs_missing(t, &w);
     json_w_arr_end(&w);
     int st = nmiss ? REPLAY_RUN_REFUSED : 0;

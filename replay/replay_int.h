@@ -8,6 +8,7 @@
 #include "replay/replay.h"
 
 #include "base/base.h"
+#include "gate/gate.h"
 
 /* Fill *err (NULL accepted) with code, line (0: not about a line) and a
  * printf-style message prefixed "trail line N: " or "trail: "; returns
@@ -69,6 +70,17 @@ const char *replay_step_output(const replay_step *s, char *buf, size_t cap);
  * none (play.c). */
 const char *replay_var(const replay_opts *o, const char *name, size_t n);
 
+/* A recorded text with each {{name}} o gives a value written as it (new;
+ * a name without one kept as written); "{{{{" as "{{", or kept when
+ * keep_esc (a row, for replay_row_eq). NULL: out of memory (play.c). */
+char *replay_fill(const char *s, const replay_opts *o, bool keep_esc);
+
+/* Does the grant's bound rule x pre-approve a consequential step of the
+ * trail (origin, tool, its target's name and row as recorded: {{name}}
+ * filled from o, the row matched as replay_row_eq matches)? A rule with a
+ * row must still hold at the live row (gate.c find_bound) (play.c). */
+bool replay_bound_eq(const gate_bound *x, const char *origin, const char *tool,
+                     const char *name, const char *row, const replay_opts *o);
 struct gate;
 /* The "plan" member of a dry run: each active step from o->from on with
  * the gate's decision on what the trail recorded (plan.c). */

@@ -114,6 +114,10 @@ static int mcp_procs(void)
     return n;
 }
 
+/* When set, replay_cli passes `--confirm confirm_cmd` (the host's hook),
+ * and replay_flag (e.g. "--dry-run"). */
+static const char *confirm_cmd, *replay_flag;
+
 /* `cdpgate --browser-arg RULES --grant GRANT replay TRAIL [--var V]...`
  * with env (NULL-terminated, may be NULL); while it runs, this world's
  * MCP servers are counted (mcp_procs, every 50 ms and once at the end). */
@@ -129,6 +133,12 @@ static replay_out replay_cli(const char *const *env, const char *grant, const ch
         argv[n++] = "--var";
         argv[n++] = vars[i];
     }
+    if (confirm_cmd) {
+        argv[n++] = "--confirm";
+        argv[n++] = confirm_cmd;
+    }
+    if (replay_flag)
+        argv[n++] = replay_flag;
     argv[n] = NULL;
     fixture_child c;
     if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
@@ -782,6 +792,103 @@ static void t_consequential_stopped(void)
     replay_out_free(&o);
 }
 
+/* ---- bound rules and recorded rows (session 17, trailfix) ---- */
+
+/* The retailer's grant with one bound rule: click "Buy now" in row (new
+ * file path into out). */
+static bool bound_grant(const char *origin, const char *row, const char *file, char *out,
+                        size_t cap)
+{
+    char g[900];
+    snprintf(out, cap, "%s/%s", world.root, file);
+    snprintf(g, sizeof g, "{\"task\":\"price-watch\",\"origins\":[\"%s\"],"
+             "\"identities\":{\"%s\":\"alice\"},\"egress\":[\"approved_origin_fetch\"],"
+             "\"bound\":[{\"origin\":\"%s\",\"tool\":\"click\",\"name\":\"Buy now\","
+             "\"row\":\"%s\"}]}\n", origin, origin, origin, row);
+    return write_text(out, g);
+}
+
+/* A trail: open the cart (the session restored), click "Buy now" (a
+ * purchase: consequential) in the recorded row. */
+static bool cart_trail(const char *origin, const char *row, const char *file, char *out,
+                       size_t cap)
+{
+    char t[2000];
+    snprintf(out, cap, "%s/%s", world.root, file);
+    snprintf(t, sizeof t, "{\"cdpgate_trail\":1,\"created\":\"2026-12-04T04:00:00Z\","
+             "\"cdpgate\":\"0.1.0\",\"needs\":{\"origins\":[\"%s\"]}}\n"
+             "{\"step\":1,\"op\":\"open\",\"args\":{\"url\":\"%s/retail/cart.html\"},"
+             "\"class\":\"read\",\"state\":{\"origin\":\"%s\",\"authenticated\":true,"
+             "\"identity\":\"alice\"}}\n"
+             "{\"step\":2,\"op\":\"click\",\"args\":{},\"class\":\"consequential\","
+             "\"target\":{\"role\":\"button\",\"name\":\"Buy now\",\"row\":\"%s\"},"
+             "\"state\":{\"origin\":\"%s\",\"authenticated\":true,\"identity\":\"alice\"}}\n",
+             origin, origin, origin, row, origin);
+    return write_text(out, t);
+}
+
+/* One replay of trail under grant (vars may be NULL): its exit status
+ * checked, the result's want checked, the orders posted meanwhile. */
+static int bound_replay(const char *grant, const char *trail, const char *const *vars, int rc,
+                        const char *want)
+{
+    const char *env[] = {retail_env, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    int posts = log_count("POST retail.test", "/retail/order");
+    replay_out o = replay_cli(env, grant, trail, vars);
+    bool ok = CHECK_INT(rc, o.rc);
+    ok = CHECK_HAS(o.out, want) && ok;
+    if (!ok)
+        test_fail_detail("%.3000s\n%.2000s", o.out ? o.out : "", o.err ? o.err : "");
+    replay_out_free(&o);
+    return log_count("POST retail.test", "/retail/order") - posts;
+}
+
+/* Status trailurl s16 "Seen, not fixed": a consequential step's bound is
+ * built from the trail's row, which says {{#}} for a price and may hold a
+ * {{name}}; it was compared byte for byte with the grant's rule, so a rule
+ * naming the row as the page shows it never pre-approved it: refused up
+ * front (exit 5). Now the trail's row matches the rule's as replay matches
+ * rows ({{name}} filled from --var): under a rule naming the desk lamp's
+ * row the step is confirmed (the hook says yes) and the order posted;
+ * under a rule naming the floor lamp's row it is refused up front. After
+ * the desk lamp's price changed (switch price2), the rule, more specific
+ * than the trail, no longer holds at the live row: the gate stops the
+ * step, nothing posted. Failed before: the first replay exit 5. */
+static void t_bound_rows(void)
+{
+    char origin[200], desk[400], floor[400], t1[400], t2[400];
+    if (!ready() || !retail_setup(origin, sizeof origin) ||
+        !bound_grant(origin, "Desk lamp $24.00 Buy now", "grant-desk.json", desk, sizeof desk) ||
+        !bound_grant(origin, "Floor lamp $89.00 Buy now", "grant-floor.json", floor,
+                     sizeof floor) ||
+        !cart_trail(origin, "Desk lamp ${{#}} Buy now", "cart-price.trail", t1, sizeof t1) ||
+        !cart_trail(origin, "{{item}} ${{#}} Buy now", "cart-item.trail", t2, sizeof t2))
+        return;
+    const char *vars[] = {"item=Desk lamp", NULL};
+    confirm_cmd = "echo '{\"decision\":\"allow\"}'";
+    CHECK_INT(1, bound_replay(desk, t1, NULL, 0, "\"status\":\"done\""));
+    CHECK_INT(1, bound_replay(desk, t2, vars, 0, "\"status\":\"done\""));
+    CHECK_INT(0, bound_replay(floor, t1, NULL, 5, "{\"need\":\"consequential\""));
+    CHECK_INT(0, bound_replay(floor, t2, vars, 5, "{\"need\":\"consequential\""));
+    /* The plan (--dry-run, no browser) forecasts the hook's question for
+     * the step the rule pre-approves (the gate judges the rule's row); it
+     * said stop before */
+    replay_flag = "--dry-run";
+    CHECK_INT(0, bound_replay(desk, t2, vars, 0, "\"step\":2,\"op\":\"click\",\"target\":"
+                              "\"button \\\"Buy now\\\" (row: {{item}} ${{#}} Buy now)\",\"origin\":"));
+    CHECK_INT(0, bound_replay(desk, t1, NULL, 0, "\"decision\":\"confirm\",\"class\":"
+                              "\"consequential\",\"reason\":\"bound rule"));
+    CHECK_INT(0, bound_replay(desk, t2, vars, 0, "\"decision\":\"confirm\",\"class\":"
+                              "\"consequential\",\"reason\":\"bound rule"));
+    replay_flag = NULL;
+    if (CHECK_INT(0, fixture_server_switch("price2"))) {
+        CHECK_INT(0, bound_replay(desk, t1, NULL, 6, "unbound_stop"));
+        CHECK_INT(0, bound_replay(desk, t2, vars, 6, "unbound_stop"));
+    }
+    fixture_server_switch("");
+    confirm_cmd = NULL;
+}
+
 /* `cdpgate replay TRAIL --update N FILE` (no browser): exit status and
  * stdout, as replay_cli gives them. */
 static replay_out update_cli(const char *trail, const char *n, const char *file)
@@ -997,6 +1104,7 @@ static const test_case TESTS[] = {
     {"update_heals", t_update_heals},
     {"login_step", t_login_step},
     {"unknown_not_retried", t_unknown_not_retried},
+    {"bound_rows", t_bound_rows},
     {0},
 };
 
