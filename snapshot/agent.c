@@ -419,6 +419,7 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
                     snap_agent_copyid(f->session, sid);
                     f->oopif = true;
                     f->gone = false;
+                    f->mute = false;    /* a new session: asked afresh */
                 }
                 queue_work(a, 2, tid, sid, "", t->id);
             } else if (t && type && sid && strcmp(type, "worker") == 0 &&
@@ -548,9 +549,13 @@ static int session_init(snap_agent *a, snap_tab *t, const char *session, bool ma
     uint64_t rid = 0;
     if (!rc && a->o.console && snap_cdp_send(a, session, "Runtime.enable", NULL, &rid, NULL) == 0)
         cdp_forget(a->c, rid);
+    /* One deadline for all (a frame whose process does not answer cost
+     * each call the whole timeout in turn: 90 s). */
+    int64_t deadline = base_now_ms() + (a->o.timeout_ms > 0 ? a->o.timeout_ms : 15000);
     for (size_t i = 0; i < sent; i++) {
         cdp_reply rep = {0};
-        int rc2 = cdp_wait(a->c, ids[i], a->o.timeout_ms, &rep, &e);
+        int64_t left = deadline - base_now_ms();
+        int rc2 = cdp_wait(a->c, ids[i], left > 1 ? (int)left : 1, &rep, &e);
         if (rc2 && !rc)
             rc = rc2;
         if (rc2 == 0 && i == N - 1) {
@@ -634,10 +639,26 @@ static void do_work(snap_agent *a, pending_work *w)
         }
     } else if (w->kind == 2) {
         snap_tab *t = snap_tab_by_id(a, w->tab);
+        /* A frame whose process did not answer its set-up in time is not
+         * read until it answers (observe_render.c probes it). */
         if (t && !t->closed)
-            session_init(a, t, w->session, false, &scratch);
+            snap_session_mute(a, w->tab, w->session,
+                              session_init(a, t, w->session, false, &scratch) != 0);
     }
     snap_result_free(&scratch);
+}
+
+void snap_session_mute(snap_agent *a, int tab_id, const char *session, bool on)
+{
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    bool was = false;
+    for (size_t k = 0; t && session && *session && k < t->nframes; k++)
+        if (strcmp(t->frames[k].session, session) == 0) {
+            was = was || t->frames[k].mute;
+            t->frames[k].mute = on;
+        }
+    if (t && was && !on && strcmp(session, t->session) != 0)
+        queue_work(a, 2, "", session, "", tab_id);
 }
 
 int snap_read_timeout(const snap_agent *a)

@@ -323,8 +323,8 @@ int64_t snap_frame_world(snap_agent *a, int tab_id, const char *frame_id_in)
     char frame_id[SNAP_ID_MAX];
     snap_agent_copyid(frame_id, frame_id_in ? frame_id_in : "");
     snap_frame *f = world_frame(a, tab_id, frame_id);
-    if (!f)
-        return 0;
+    if (!f || f->mute)
+        return 0;       /* (a frame whose process does not answer: not asked) */
     if (f->world > 0 && strcmp(f->world_loader, f->loader) == 0 &&
         strcmp(f->world_session, f->session) == 0)
         return f->world;

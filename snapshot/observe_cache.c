@@ -95,7 +95,9 @@ static bool render_cut(const struct snap_cache *C, const vnode *x, base_buf *out
         const char *o = F->origin[0] ? F->origin : "(not loaded)";
         base_buf_puts(out, " origin=");
         snap_obs_put_page(out, o, strlen(o), 120, 0);
-        if (F->ax_rc)
+        if (F->ax_rc && strncmp(F->err, "not read", 8) == 0)
+            base_buf_printf(out, " (%s)", F->err);   /* its process did not answer */
+        else if (F->ax_rc)
             base_buf_printf(out, " (unavailable: %s)", F->err);
         return false;
     }

@@ -278,16 +278,27 @@ typedef struct {
     int kind;                    /* 0 AX tree, 1 frame owner, 2 DOM snapshot */
     size_t i;                    /* frame or session index */
     uint64_t id;
+    size_t s;                    /* the session it went to (B->ss) */
 } fcall;
+
+/* Why a frame of a session that does not answer was not read. */
+static void mute_note(const snap_agent *a, frame_st *F)
+{
+    int tmo = a->o.timeout_ms > 0 ? a->o.timeout_ms : 15000;
+    F->ax_rc = CDP_ETIMEOUT;
+    snprintf(F->err, sizeof F->err, "not read: its process did not answer within %d s",
+             (tmo + 999) / 1000);
+}
 
 /* Collect one reply, digest it and free it at once: only the replies that
  * arrived together are ever held as parsed documents. */
-static int collect(build *B, const fcall *fc, int tmo)
+static int collect(build *B, const fcall *fc, int tmo, int *crc)
 {
     snap_agent *a = B->a;
     cdp_reply rep = {0};
     cdp_err e = {0};
     int rc = cdp_wait(a->c, fc->id, tmo, &rep, &e);
+    *crc = rc;
     int ret = 0;
     if (fc->kind == 0) {
         /* The reply went through ax_event as it arrived. */
@@ -331,21 +342,98 @@ static int collect(build *B, const fcall *fc, int tmo)
     return ret;
 }
 
-/* Send every command, then collect every reply as it arrives. */
-int snap_obs_fetch(build *B)
+/* The wait for call fc: a read of the main frame's session waits up to
+ * tmo (docs/snapshot.md, "Deadlines"); one of another frame process's up
+ * to the per-action timeout from t0, all its reads together (its frames
+ * are then not read, and said so), and none once that process was found
+ * not answering. */
+static int fetch_wait(const build *B, const fcall *fc, const unsigned char *mute, int64_t t0,
+                      int tmo)
 {
-    snap_agent *a = B->a;
-    snap_tab *t = B->t;
-    int tmo = snap_read_timeout(a);
+    if (fc->s == (size_t)B->fr[0].sess)
+        return tmo;
+    if (mute[fc->s])
+        return 1;
+    int per = B->a->o.timeout_ms > 0 ? B->a->o.timeout_ms : 15000;
+    int64_t left = t0 + per - base_now_ms();
+    return left > 1 ? (int)left : 1;
+}
+
+/* The sessions of the frames not answering (snap_frame.mute) into
+ * mute[], each sent a Page.getFrameTree (probe[]: answered by the end of
+ * the fetch, the frames are read again from the next snapshot). */
+static void fetch_mute(build *B, unsigned char *mute, uint64_t *probe)
+{
+    for (size_t i = 0; i < B->nfr; i++)
+        if (B->fr[i].f->mute && B->fr[i].sess != B->fr[0].sess)
+            mute[B->fr[i].sess] = 1;
+    for (size_t s = 0; s < B->nss; s++)
+        if (mute[s] && snap_cdp_send(B->a, B->ss[s].id, "Page.getFrameTree", NULL, &probe[s],
+                                     NULL))
+            probe[s] = 0;
+}
+
+/* The probes' answers: a session that answered is no longer muted. */
+static void fetch_unmute(build *B, int tab_id, const uint64_t *probe)
+{
+    for (size_t s = 0; s < B->nss; s++) {
+        if (!probe[s])
+            continue;
+        cdp_reply rep = {0};
+        if (cdp_reply_ready(B->a->c, probe[s]) && cdp_wait(B->a->c, probe[s], 1, &rep, NULL) == 0)
+            snap_session_mute(B->a, tab_id, B->ss[s].id, false);
+        else if (!cdp_reply_ready(B->a->c, probe[s]))
+            cdp_forget(B->a->c, probe[s]);
+        cdp_reply_free(&rep);
+    }
+}
+
+/* Collect calls[0..nc) as they arrive (the oldest waited for; after each
+ * reply, every other one already in). A frame process found not answering
+ * is muted (its frames' lines say so). 0 or SNAP_ENOMEM. */
+static int fetch_collect(build *B, fcall *calls, size_t nc, unsigned char *mute, int tab_id,
+                         int tmo)
+{
+    unsigned char *done = calloc(nc ? nc : 1, 1);
+    if (!done) {
+        for (size_t k = 0; k < nc; k++)
+            cdp_forget(B->a->c, calls[k].id);
+        return SNAP_ENOMEM;
+    }
+    int rc = 0;
+    int64_t t0 = base_now_ms();
+    for (size_t k = 0; k < nc; k++) {
+        for (size_t j = k; j < nc; j++) {
+            if (done[j] || (j > k && !cdp_reply_ready(B->a->c, calls[j].id)))
+                continue;
+            int crc = 0;
+            if (collect(B, &calls[j], fetch_wait(B, &calls[j], mute, t0, tmo), &crc))
+                rc = SNAP_ENOMEM;
+            done[j] = 1;
+            size_t s = calls[j].s;
+            if (crc == CDP_ETIMEOUT && s != (size_t)B->fr[0].sess) {
+                if (!mute[s])
+                    snap_session_mute(B->a, tab_id, B->ss[s].id, true);
+                mute[s] = 1;
+                if (calls[j].kind == 0)
+                    mute_note(B->a, &B->fr[calls[j].i]);
+            }
+        }
+    }
+    free(done);
+    return rc;
+}
+
+/* B's frames and sessions from t's live frames. 0, SNAP_ENOMEM or
+ * SNAP_EBROWSER (the main frame is not among them). */
+static int fetch_frames(build *B, snap_tab *t)
+{
     if (t->nframes > FRAMES_MAX)
         return SNAP_ENOMEM;
     B->fr = calloc(t->nframes ? t->nframes : 1, sizeof *B->fr);
     B->ss = calloc(t->nframes ? t->nframes : 1, sizeof *B->ss);
-    fcall *calls = calloc(t->nframes * 3 + 1, sizeof *calls);
-    if (!B->fr || !B->ss || !calls) {
-        free(calls);
+    if (!B->fr || !B->ss)
         return SNAP_ENOMEM;
-    }
     for (size_t i = 0; i < t->nframes; i++) {
         snap_frame *f = &t->frames[i];
         if (f->gone || !f->session[0])
@@ -362,16 +450,101 @@ int snap_obs_fetch(build *B)
             B->ss[B->nss++].id = F->f->session;
         F->sess = (int)s;
     }
-    if (!B->nfr || strcmp(B->fr[0].f->id, t->frames[0].id) != 0) {
-        free(calls);
+    if (!B->nfr || strcmp(B->fr[0].f->id, t->frames[0].id) != 0)
         return SNAP_EBROWSER;
-    }
     for (size_t i = 0; i < B->nfr; i++) {
         frame_st *F = &B->fr[i];
         for (size_t k = 0; k < B->nfr; k++)
             if (k != i && F->f->parent[0] && strcmp(B->fr[k].f->id, F->f->parent) == 0)
                 F->parent = (int)k;
     }
+    return 0;
+}
+
+/* Send frame i's AX tree and frame owner calls (a frame of a session not
+ * answering: none, and its line says so), adding them to calls. 0 or
+ * SNAP_ENOMEM. */
+static int fetch_send_frame(build *B, size_t i, const unsigned char *mute, fcall *calls,
+                            size_t *nc)
+{
+    snap_agent *a = B->a;
+    frame_st *F = &B->fr[i];
+    char *p = frame_params(F->f->id);
+    if (!p)
+        return SNAP_ENOMEM;
+    if (mute[F->sess]) {
+        mute_note(a, F);
+        F->ax_done = true;
+    } else {
+        cdp_err e = {0};
+        axsink *S = calloc(1, sizeof *S);
+        if (!S) {
+            free(p);
+            return SNAP_ENOMEM;
+        }
+        S->F = F;
+        F->axs = S;
+        F->ax_rc = snap_cdp_send_sink(a, F->f->session, "Accessibility.getFullAXTree", p,
+                                      snap_obs_ax_event, S, &F->ax_call, &e);
+        if (F->ax_rc)
+            snprintf(F->err, sizeof F->err, "%.150s", e.msg);
+        else
+            calls[(*nc)++] = (fcall){0, i, F->ax_call, (size_t)F->sess};
+    }
+    /* Whose document owns the frame: its parent's; for a frame whose
+     * parent is not known (an out-of-process frame announced by its
+     * target only), the main frame's, or nobody's (issue 13, 8a). */
+    int owner_fr = F->parent >= 0 ? F->parent : i > 0 ? 0 : -1;
+    if (owner_fr >= 0 && !mute[B->fr[owner_fr].sess]) {
+        F->own_rc = snap_cdp_send(a, B->fr[owner_fr].f->session, "DOM.getFrameOwner", p,
+                                  &F->own_call, NULL);
+        if (!F->own_rc)
+            calls[(*nc)++] = (fcall){1, i, F->own_call, (size_t)B->fr[owner_fr].sess};
+    }
+    free(p);
+    return 0;
+}
+
+/* Send every command of B (walked: the main frame was read by the walker),
+ * into calls (*nc of them). 0 or SNAP_ENOMEM. */
+static int fetch_send(build *B, bool walked, const unsigned char *mute, fcall *calls, size_t *nc)
+{
+    snap_agent *a = B->a;
+    /* The DOM snapshots go first: their replies are digested into small
+     * sets and freed before the AX replies (which are kept as records until
+     * the walk) stream in, so the two never sit in memory together. */
+    for (size_t s = 0; s < B->nss && walked; s++)
+        B->ss[s].done = B->ss[s].dom_ok = true;
+    for (size_t s = 0; s < B->nss && !walked; s++) {
+        if (mute[s]) {
+            B->ss[s].done = true;
+            B->ss[s].rc = CDP_ETIMEOUT;
+            continue;
+        }
+        domsink *DS = calloc(1, sizeof *DS);
+        B->ss[s].dss = DS;
+        B->ss[s].rc = DS ? snap_cdp_send_sink(a, B->ss[s].id, "DOMSnapshot.captureSnapshot",
+                                              "{\"computedStyles\":[\"position\",\"display\"]}",
+                                              snap_obs_ds_event, DS, &B->ss[s].call, NULL)
+                         : CDP_ENOMEM;
+        if (!B->ss[s].rc)
+            calls[(*nc)++] = (fcall){2, s, B->ss[s].call, s};
+    }
+    for (size_t i = walked ? B->nfr : 0; i < B->nfr; i++)
+        if (fetch_send_frame(B, i, mute, calls, nc))
+            return SNAP_ENOMEM;
+    return 0;
+}
+
+/* Send every command, then collect every reply as it arrives. */
+int snap_obs_fetch(build *B)
+{
+    snap_agent *a = B->a;
+    snap_tab *t = B->t;
+    int tab_id = t->id;
+    int rc = fetch_frames(B, t);
+    if (rc)
+        return rc;
     /* The default (issue 13, point 4): a single-frame tab read by the in-page
      * walker (observe_walk.c). Its records have no backend nodes, so there
      * is no DOM snapshot to join (the walker withheld secret values and
@@ -380,89 +553,28 @@ int snap_obs_fetch(build *B)
     bool walked = false;
     if (!a->o.ax_tree && B->nfr == 1 && !B->fr[0].f->oopif) {
         int wr = snap_obs_walk_fetch(B, &B->fr[0]);
-        if (wr == SNAP_ENOMEM) {
-            free(calls);
+        if (wr == SNAP_ENOMEM)
             return wr;
-        }
         walked = wr == 0;
         B->fr[0].ax_done = walked;
     }
-    /* The DOM snapshots go first: their replies are digested into small
-     * sets and freed before the AX replies (which are kept as records until
-     * the walk) stream in, so the two never sit in memory together. */
+    fcall *calls = calloc(B->nfr * 3 + 1, sizeof *calls);
+    unsigned char *mute = calloc(B->nss + 1, 1);
+    uint64_t *probe = calloc(B->nss + 1, sizeof *probe);
     size_t nc = 0;
-    for (size_t s = 0; s < B->nss && walked; s++)
-        B->ss[s].done = B->ss[s].dom_ok = true;
-    for (size_t s = 0; s < B->nss && !walked; s++) {
-        domsink *DS = calloc(1, sizeof *DS);
-        B->ss[s].dss = DS;
-        B->ss[s].rc = DS ? snap_cdp_send_sink(a, B->ss[s].id, "DOMSnapshot.captureSnapshot",
-                                              "{\"computedStyles\":[\"position\",\"display\"]}",
-                                              snap_obs_ds_event, DS, &B->ss[s].call, NULL)
-                         : CDP_ENOMEM;
-        if (!B->ss[s].rc)
-            calls[nc++] = (fcall){2, s, B->ss[s].call};
-    }
-    for (size_t i = walked ? B->nfr : 0; i < B->nfr; i++) {
-        frame_st *F = &B->fr[i];
-        char *p = frame_params(F->f->id);
-        if (!p) {
-            free(calls);
-            return SNAP_ENOMEM;
-        }
-        cdp_err e = {0};
-        axsink *S = calloc(1, sizeof *S);
-        if (!S) {
-            free(p);
-            free(calls);
-            return SNAP_ENOMEM;
-        }
-        S->F = F;
-        F->axs = S;
-        F->ax_rc = snap_cdp_send_sink(a, F->f->session, "Accessibility.getFullAXTree", p,
-                                 snap_obs_ax_event, S, &F->ax_call, &e);
-        if (F->ax_rc)
-            snprintf(F->err, sizeof F->err, "%.150s", e.msg);
-        else
-            calls[nc++] = (fcall){0, i, F->ax_call};
-        /* Whose document owns the frame: its parent's; for a frame whose
-         * parent is not known (an out-of-process frame announced by its
-         * target only), the main frame's, or nobody's (issue 13, 8a). */
-        int owner_fr = F->parent >= 0 ? F->parent : i > 0 ? 0 : -1;
-        if (owner_fr >= 0) {
-            F->own_rc = snap_cdp_send(a, B->fr[owner_fr].f->session, "DOM.getFrameOwner", p,
-                                 &F->own_call, NULL);
-            if (!F->own_rc)
-                calls[nc++] = (fcall){1, i, F->own_call};
-        }
-        free(p);
-    }
-    /* Wait for the oldest outstanding call; after each reply, take every
-     * other one already in, so that none waits as a parsed document. */
-    int rc = 0;
-    unsigned char *done = calloc(nc ? nc : 1, 1);
-    if (!done) {
+    rc = calls && mute && probe ? 0 : SNAP_ENOMEM;
+    if (!rc)
+        fetch_mute(B, mute, probe);
+    if (!rc && (rc = fetch_send(B, walked, mute, calls, &nc)))
         for (size_t k = 0; k < nc; k++)
             cdp_forget(a->c, calls[k].id);
-        free(calls);
-        return SNAP_ENOMEM;
-    }
-    for (size_t k = 0; k < nc; k++) {
-        if (done[k])
-            continue;
-        if (collect(B, &calls[k], tmo))
-            rc = SNAP_ENOMEM;
-        done[k] = 1;
-        for (size_t j = k + 1; j < nc; j++) {
-            if (!done[j] && cdp_reply_ready(a->c, calls[j].id)) {
-                if (collect(B, &calls[j], tmo))
-                    rc = SNAP_ENOMEM;
-                done[j] = 1;
-            }
-        }
-    }
-    free(done);
+    if (!rc)
+        rc = fetch_collect(B, calls, nc, mute, tab_id, snap_read_timeout(a));
+    if (probe)
+        fetch_unmute(B, tab_id, probe);
     free(calls);
+    free(mute);
+    free(probe);
     if (B->fr[0].ax_rc && !rc)
         rc = SNAP_EBROWSER;
     return rc;

@@ -76,6 +76,11 @@ typedef struct {
     char origin[256];            /* security origin */
     bool oopif;
     bool gone;                   /* detached */
+    bool mute;                   /* its process did not answer within the
+                                    per-action timeout (its set-up or a
+                                    snapshot's read): a snapshot does not
+                                    read it, and says so, until it answers
+                                    again (snap_session_mute) */
     /* cdpgate's isolated world in the frame's current document (the
      * execution context id, 0 when none made yet; snap_frame_world): valid
      * for the loader and session it was made for. */
@@ -864,6 +869,10 @@ int snap_sync(snap_agent *a);
  * waits for (docs/snapshot.md, "Deadlines"). */
 #define SNAP_READ_FACTOR 4
 int snap_read_timeout(const snap_agent *a);
+/* Mark (on) or clear the frames of session in tab tab_id as not answering
+ * (snap_frame.mute); cleared, the session is set up again at the next
+ * snap_sync (its set-up may have been cut short). */
+void snap_session_mute(snap_agent *a, int tab_id, const char *session, bool on);
 
 /* Wait for the consequences of an action on tab t: a navigation (to its
  * load, following script and meta redirects), the action's own network

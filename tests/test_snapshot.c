@@ -1908,6 +1908,42 @@ static void t_download_name_clean(void)
     CHECK_INT(SNAP_DL_NAME_MAX - 1, (int)strlen(out));
 }
 
+/* A frame whose process does not answer (a11y/hang-open.html: the frame
+ * from b.test blocks its process once loaded, from the start): the open
+ * and its snapshot wait for it no longer than the per-action timeout (its
+ * set-up's calls under one deadline, its reads under another, then not
+ * asked again until it answers), the page's own lines are there, and the
+ * frame's line says it was not read; so does the next snapshot, at once.
+ * Before session 17 the open waited for each of that frame's calls in
+ * turn, each up to its whole deadline (230 s with the 15 s default), and
+ * the frame line said "unavailable: ... no reply within 60000 ms". Run
+ * last: the frame's process stays blocked (the server holds its request)
+ * until the tab closes. */
+static void t_open_hung_frame_regression(void)
+{
+    if (!need_browser())
+        return;
+    snap_agent *a = agent(0);      /* the 15 s per-action timeout */
+    if (!CHECK(a != NULL))
+        return;
+    char url[256];
+    testlib_world_url(&world, url, sizeof url, "a.test", "/a11y/hang-open.html");
+    snap_result r = {0};
+    CHECK_INT(0, snap_open(a, url, false, &r));
+    CHECK_HAS(r.text, "Text of the page itself.");
+    CHECK_HAS(r.text, "button \"Go on\"");
+    if (!CHECK(r.text && strstr(r.text, "frame \"Hung frame\"") &&
+               strstr(r.text, "(not read: its process did not answer within 15 s)")))
+        test_fail_detail("open:\n%s", r.text ? r.text : "");
+    snap_result_free(&r);
+    memset(&r, 0, sizeof r);
+    char *text = observe(a, NULL, &r);
+    if (!CHECK(strstr(text, "(not read: its process did not answer within 15 s)")))
+        test_fail_detail("snapshot:\n%s", text);
+    snap_result_free(&r);
+    snap_agent_free(a);
+}
+
 static const test_case TESTS[] = {
     {"fold_matcher", t_fold_matcher},
     {"download_name_clean", t_download_name_clean},
@@ -1944,6 +1980,7 @@ static const test_case TESTS[] = {
     {"no_empty_origin_regression", t_no_empty_origin_regression},
     {"problems_reported_regression", t_problems_reported_regression},
     {"bidi_escaped_regression", t_bidi_escaped_regression},
+    {"open_hung_frame_regression", t_open_hung_frame_regression},
     {NULL, NULL},
 };
 
