@@ -753,8 +753,8 @@ static void t_red6_a11y_secval(void)
 static void t_red6_a11y_scrub_desync(void)
 {
     static const char *const C[] = {
-        "<div>Sign in <!-- <b title=\" --><input type=\"password\" value=\"ECHOLEAKpw77\">"
-        "<!-- \" --></div>",
+        ("<div>Sign in <!-- <b title=\" --><input type=\"password\" value=\"ECHOLEAKpw77\">"
+         "<!-- \" --></div>"),
         /* data-x is  a" z=  on the page: axe writes it raw in a cut snippet. */
         "<input data-x=\"a\" z=\"\" type=\"password\" value=\"ECHOLEAKpw77\" ...>",
         "<input data-x=\"a\" z=\" value=\"ECHOLEAKpw77\" type=\"password\" ...>",
