@@ -487,16 +487,27 @@ static bool after_currency(const char *row, size_t at)
            (at == 3 || !isalnum((unsigned char)row[at - 4]));
 }
 
-/* A currency sign or code starts at row + at (a space between allowed)? */
+/* Does a currency sign or code start at row + at (a space between
+ * allowed) that ends the amount before it ("20.00 USD", "9,99 € Buy")?
+ * Not one that begins the next amount: in "Invoice 1002 $120.00" the "$"
+ * is 120.00's, and 1002 no amount (red team s17, R7-5). */
 static bool before_currency(const char *row, size_t at)
 {
     if (row[at] == ' ')
         at++;
-    for (size_t i = 0; SIGNS[i]; i++)
+    size_t n = 0;
+    for (size_t i = 0; SIGNS[i] && !n; i++)
         if (strncmp(row + at, SIGNS[i], strlen(SIGNS[i])) == 0)
-            return true;
-    return strnlen(row + at, 3) == 3 && currency_code(row + at) &&
-           !isalnum((unsigned char)row[at + 3]);
+            n = strlen(SIGNS[i]);
+    if (!n && strnlen(row + at, 3) == 3 && currency_code(row + at) &&
+        !isalnum((unsigned char)row[at + 3]))
+        n = 3;
+    if (!n)
+        return false;
+    at += n;
+    if (row[at] == ' ')
+        at++;
+    return !isdigit((unsigned char)row[at]);
 }
 
 /* A row as the trail keeps it (new; NULL for NULL or out of memory): each
@@ -562,11 +573,37 @@ static int param_at(const replay_rec *r, char *const *enc, const char *s, size_t
     return best;
 }
 
+/* A word's byte (a letter or digit; any byte of a UTF-8 sequence: "é" is
+ * part of a word)? */
+static bool word_byte(char c)
+{
+    return isalnum((unsigned char)c) || (unsigned char)c >= 0x80;
+}
+
+/* Does s[pos, pos + len) stand as a whole token of s: no word byte right
+ * before or after it, and not inside a number ("1.5" in "11.50", "2" in
+ * "1,2")? A value found inside a word or a number is no parameter's:
+ * written {{name}} there, another value would make another word or
+ * number at replay ("Invoice 100{{qty}}" with qty=5 is invoice 1005: red
+ * team s17, R7-2). */
+static bool whole_token(const char *s, size_t pos, size_t len)
+{
+    const char *e = s + pos + len;
+    if (pos && (word_byte(s[pos - 1]) ||
+                (pos >= 2 && strchr(".,", s[pos - 1]) && isdigit((unsigned char)s[pos - 2]) &&
+                 isdigit((unsigned char)s[pos]))))
+        return false;
+    return !word_byte(*e) &&
+           !(strchr(".,", *e) && *e && isdigit((unsigned char)e[1]) &&
+             isdigit((unsigned char)e[-1]));
+}
+
 /* s as recorded text (literal "{{" written "{{{{") with every parameter's
- * value written {{name}} (new; NULL when out of memory): a page that
- * echoes a parameter (a search box's "Results for ...") does not put its
- * value in the trail. In a URL (url), its encoded forms too: a search
- * form's GET puts the value in the next page's URL. */
+ * value that stands as a whole token written {{name}} (new; NULL when out
+ * of memory): a page that echoes a parameter (a search box's "Results for
+ * ...") does not put its value in the trail. In a URL (url), its encoded
+ * forms too: a search form's GET puts the value in the next page's URL.
+ * A value inside a word or a number stays as it is (whole_token). */
 static char *scrub_params(const replay_rec *r, const char *s, bool url)
 {
     char *enc[2 * PARAMS_MAX] = {0};
@@ -581,7 +618,7 @@ static char *scrub_params(const replay_rec *r, const char *s, bool url)
     while (!oom && pos < n) {
         size_t len;
         int p = param_at(r, url ? enc : NULL, s + pos, &len);
-        if (p < 0) {
+        if (p < 0 || !whole_token(s, pos, len)) {
             pos++;
             continue;
         }
