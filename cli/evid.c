@@ -34,6 +34,7 @@
 #include "json/json.h"
 #include "replay/replay.h"
 #include "url/url.h"
+#include "vault/vault.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -110,6 +111,31 @@ static void human_page_secret(cli_evid *v, const char *url)
     rest_secret(v, t);
     free(s);
     free(t);
+}
+
+/* A page the person opened: its navigation is theirs even when the
+ * browser sends it after control came back (the agent's next call has
+ * begun: seen, the navigation after the 'end' record). */
+static void human_nav_note(cli_evid *v, const char *url)
+{
+    if (url)
+        vault_sha256(url, strlen(url), v->human_nav[v->nhuman_nav++ % CLI_EVID_HUMAN_NAV]);
+}
+
+/* url one of the person's pages awaiting its navigation? Consumed. */
+static bool human_nav_take(cli_evid *v, const char *url)
+{
+    unsigned n = v->nhuman_nav < CLI_EVID_HUMAN_NAV ? v->nhuman_nav : CLI_EVID_HUMAN_NAV;
+    unsigned char d[32];
+    if (!url || n == 0)
+        return false;
+    vault_sha256(url, strlen(url), d);
+    for (unsigned i = 0; i < n; i++)
+        if (memcmp(v->human_nav[i], d, sizeof d) == 0) {
+            memset(v->human_nav[i], 0, sizeof d);
+            return true;
+        }
+    return false;
 }
 
 /* url into key by the rule of the moment: the person's or the agent's. */
@@ -292,9 +318,13 @@ static void on_navigated(cli_evid *v, const json_val *p, bool within)
                  id);
     if (v->human)
         human_page_secret(v, url);
+    bool theirs = v->human || human_nav_take(v, url);
     if (evidence_rec_begin(v->e, "navigation") != 0)
         return;
-    rec_url_now(v, "url", url);
+    if (theirs)
+        rec_url_human(v, "url", url);
+    else
+        rec_url(v, "url", url);
     if (within)
         evidence_rec_bool(v->e, "within_document", true);
     rec_done(v);
@@ -381,6 +411,9 @@ static void on_network(cli_evid *v, const char *method, const json_val *p)
     const char *id = json_get_str(p, "requestId");
     if (strcmp(method, "Network.requestWillBeSent") == 0) {
         const char *m = json_get_str(json_get(p, "request"), "method");
+        const char *ty = json_get_str(p, "type");
+        if (v->human && ty && strcmp(ty, "Document") == 0)
+            human_nav_note(v, json_get_str(json_get(p, "request"), "url"));
         if (id && m && strlen(id) < sizeof v->req[0].id && strlen(m) < sizeof v->req[0].method) {
             unsigned k = v->nreq++ % CLI_EVID_REQS;
             snprintf(v->req[k].id, sizeof v->req[k].id, "%s", id);
@@ -393,8 +426,10 @@ static void on_network(cli_evid *v, const char *method, const json_val *p)
         return;
     const json_val *resp = json_get(p, "response");
     const char *type = json_get_str(p, "type");
-    if (v->human && !failed && type && strcmp(type, "Document") == 0)
+    if (v->human && !failed && type && strcmp(type, "Document") == 0) {
         human_page_secret(v, json_get_str(resp, "url"));
+        human_nav_note(v, json_get_str(resp, "url"));
+    }
     if (++v->nnet > CLI_EVID_NET_MAX) {
         if (v->nnet == CLI_EVID_NET_MAX + 1 && evidence_rec_begin(v->e, "note") == 0) {
             evidence_rec_str(v->e, "text", "network records stop here (5000 recorded)");
@@ -588,6 +623,13 @@ void cli_evid_after(cli_evid *v, snap_agent *g, mcp_tool tool, const mcp_args *a
                     const snap_result *r)
 {
     const char *name = action_name(tool);
+    if (v->e && !v->human) {
+        /* The call that followed the takeover has ended: what the person
+         * opened was read by now; an agent's later visit to the same page
+         * is the agent's. */
+        memset(v->human_nav, 0, sizeof v->human_nav);
+        v->nhuman_nav = 0;
+    }
     if (!v->e || !name)
         return;
     if (evidence_rec_begin(v->e, "action") != 0)

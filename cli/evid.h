@@ -15,6 +15,7 @@
 #define CLI_EVID_REQS 128      /* requests whose method is remembered */
 #define CLI_EVID_FRAMES 32     /* main frames known */
 #define CLI_EVID_NET_MAX 5000  /* network records, then one note */
+#define CLI_EVID_HUMAN_NAV 8   /* the person's pages awaiting their navigation */
 
 struct gate;
 
@@ -41,6 +42,11 @@ typedef struct {
      * tool call after control came back (what the browser sent before that
      * call is theirs); its URLs by origin only, no console text (R6-6). */
     bool human;
+    /* Pages the person opened whose navigation may be read after the
+     * agent's next call began (SHA-256 of the URL; consumed on a match,
+     * forgotten when that call ends). */
+    unsigned char human_nav[CLI_EVID_HUMAN_NAV][32];
+    unsigned nhuman_nav;
 } cli_evid;
 
 /* Open DIR/<task>-<UTC time>-<pid>/ (DIR made 0700 when missing) and
