@@ -49,7 +49,10 @@ static bool expand(const char *p, char *out, size_t cap)
 static const char *file_refused(const struct stat *st)
 {
     if (!S_ISREG(st->st_mode))
-        return "not a regular file";
+        return S_ISFIFO(st->st_mode) ? "not a regular file (a FIFO): not run"
+               : S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)
+                   ? "not a regular file (a device): not run"
+                   : "not a regular file: not run";
     if (st->st_size <= 0)
         return "empty";
     if ((size_t)st->st_size > A11Y_AXE_MAX)
@@ -89,18 +92,49 @@ static int read_all(int fd, const struct stat *st, const char *path, char **src,
     return 0;
 }
 
-/* Read path whole: 0; -1 with why (missing: ENOENT in *err). */
-static int read_file(const char *path, char **src, size_t *len, int *err, char *why,
-                     size_t cap)
+/* Open path for reading without waiting (red team s17, R7-11: a FIFO
+ * planted where the search looks made a blocking open() wait for a writer
+ * for ever, and the MCP server with it): O_NONBLOCK until fstat shows a
+ * regular file, O_NOFOLLOW when the search found it (a symbolic link is
+ * not followed: fail closed). The fd with *st, or -1 with errno set
+ * (ENXIO: a socket). */
+static int open_regular(const char *path, bool found, struct stat *st)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (found ? O_NOFOLLOW : 0));
+    if (fd < 0)
+        return -1;
+    int fl = fstat(fd, st) == 0 ? fcntl(fd, F_GETFL) : -1;
+    if (fl == -1 || (S_ISREG(st->st_mode) && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == -1)) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+/* Why open() failed, for the message. */
+static const char *open_why(int err, bool found)
+{
+    if (err == ELOOP && found)
+        return "a symbolic link: the search does not follow one (name the file itself with "
+               "--axe): not run";
+    if (err == ENXIO)
+        return "not a regular file (a socket or a device with no reader): not run";
+    return strerror(err);
+}
+
+/* Read path whole (found: by the search): 0; -1 with why (missing: ENOENT
+ * in *err). Anything but a regular file is refused before a byte is read. */
+static int read_file(const char *path, bool found, char **src, size_t *len, int *err,
+                     char *why, size_t cap)
 {
     *err = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
+    int fd = open_regular(path, found, &st);
+    if (fd < 0) {
         *err = errno;
-        snprintf(why, cap, "%s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+        snprintf(why, cap, "%s: %s", path, open_why(*err, found));
         return -1;
     }
     const char *no = file_refused(&st);
@@ -128,7 +162,7 @@ static int load_given(const char *given, const char *from, a11y_axe *out, char *
 {
     char one[700];
     int err;
-    if (read_file(given, &out->src, &out->len, &err, one, sizeof one) != 0) {
+    if (read_file(given, false, &out->src, &out->len, &err, one, sizeof one) != 0) {
         snprintf(why, cap, "axe-core: %s (from %s). %s", one, from, HOW);
         return -1;
     }
@@ -172,7 +206,7 @@ int a11y_axe_load(const char *path, a11y_axe *out, char *why, size_t cap)
         char full[512];
         if (!expand(*p, full, sizeof full))
             continue;
-        if (read_file(full, &out->src, &out->len, &err, one, sizeof one) == 0)
+        if (read_file(full, true, &out->src, &out->len, &err, one, sizeof one) == 0)
             return load_found(full, out, why, cap);
         if (err != ENOENT && err != ENOTDIR) {
             snprintf(why, cap, "axe-core: %s. %s", one, HOW);

@@ -1003,6 +1003,38 @@ static void t_axe_pinned(void)
     test_rm_rf(dir);
 }
 
+/* ---- red team s17 (round 7) ---- */
+
+/* R7-11: R6-7's fix reads a file the search finds with a blocking open(),
+ * and checks it is a regular file only after: a FIFO planted at
+ * ./node_modules/axe-core/axe.min.js (mkfifo: a model that can write in
+ * the server's directory, R6-7's premise) makes open() wait for a writer
+ * that never comes, and the whole MCP server (every tool, the gate's
+ * questions, the live view) stops answering at the first
+ * browser_a11y_scan. The scan must answer (refused: not a regular file).
+ * Fails on main 119242f: no answer (testlib_mcp_tool gives up). */
+static void t_red7_axe_fifo(void)
+{
+    if (!testlib_need_cdpgate() || !testlib_need_browser())
+        return;
+    char dir[300], p[600];
+    if (testlib_tempdir("a11y-fifo", dir, sizeof dir))
+        return;
+    snprintf(p, sizeof p, "%s/node_modules", dir);
+    mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/node_modules/axe-core", dir);
+    mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/node_modules/axe-core/axe.min.js", dir);
+    if (CHECK_INT(0, mkfifo(p, 0600))) {
+        char *r = mcp_scan_in(dir);
+        if (!CHECK(r && strstr(r, "\"result\"")))
+            test_fail_detail("browser_a11y_scan never answered: %.300s\n", r ? r : "(none)");
+        CHECK_HAS(r, "not a regular file (a FIFO)");
+        free(r);
+    }
+    test_rm_rf(dir);
+}
+
 static const test_case TESTS[] = {
     {"scrub", t_scrub},
     {"wcag_tags", t_wcag_tags},
@@ -1023,6 +1055,7 @@ static const test_case TESTS[] = {
     {"red6_a11y_ce_secret", t_red6_a11y_ce_secret},
     {"red6_a11y_secval", t_red6_a11y_secval},
     {"red6_a11y_url_token", t_red6_a11y_url_token},
+    {"red7_axe_fifo", t_red7_axe_fifo},
     {0},
 };
 
