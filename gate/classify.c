@@ -29,10 +29,13 @@
  * text, dialog message, row behind a generic button, submit button, form
  * action path), so a button whose text says "OK" and whose accessible name
  * says "Delete repository" is a delete: the more dangerous reading wins.
+ *
+ * The words of a URL (a GET's, a request's path, the query's act keys)
+ * are read in urlread.c with this file's phrases (gate_phrase_url,
+ * gate_phrase_path); the acts named noun first or joined in urlact.c.
  */
 #include "gate/gate_int.h"
 #include "url/url.h"
-#include "base/base.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +67,7 @@ typedef struct {
  * endpoint a GET reaches, do the thing. Not the nouns of PATH (orders,
  * messages, payments) nor page words (transfer, pay, checkout, post): they
  * name pages that show a form, which a read may open. Whole query values
- * of URLV_VALUE count too (op=close). */
+ * of urlread.c's URLV_VALUE count too (op=close). */
 static const rule CONSEQ[] = {
     {"send", GATE_CONSEQ_SEND, AT_ANY | URL},
     {"send now", GATE_CONSEQ_SEND, AT_ANY},
@@ -243,14 +246,6 @@ static const rule PATH[] = {
     {"merge", GATE_CONSEQ_PRODUCTION, AT_ANY},
 };
 
-/* A query value that is only one of these words, under a key that names
- * what to do (action=close, op=cancel, WordPress's action=trash; not
- * q=close, a search); or a query key that is one (?cancel=1, ?close=true:
- * the key names the act, the value is a flag). */
-static const char *const URLV_VALUE[] = {"close", "cancel", "confirm", "approve", "execute",
-                                         "trash"};
-static const char *const URLV_KEY[] = {"action", "op", "operation", "do", "cmd", "command",
-                                       "verb", "act", "task", "intent", "mode"};
 
 /* A button made only of these words ("OK", "Yes, I'm sure", "Continue")
  * says nothing itself: its row or dialog context is read instead. */
@@ -520,8 +515,8 @@ static bool words_generic(const words *w)
     return true;
 }
 
-static void note(char *why, size_t cap, const char *fmt, const char *a, const char *b,
-                 const char *c)
+void gate_why(char *why, size_t cap, const char *fmt, const char *a, const char *b,
+              const char *c)
 {
     if (!why || !cap)
         return;
@@ -597,7 +592,7 @@ static bool match_cred(const char *s, const char *label, bool entry, bool camel,
         r = find_whole(&w, s, camel, false, CRED_ENTRY, N(CRED_ENTRY), false);
     if (!r)
         return false;
-    note(why, cap, "credential: %s \"%s\" has \"%s\"", label, s, r->phrase);
+    gate_why(why, cap, "credential: %s \"%s\" has \"%s\"", label, s, r->phrase);
     return true;
 }
 
@@ -613,7 +608,7 @@ static bool autocomplete_cred(const char *ac, char *why, size_t cap)
         for (size_t k = 0; k < N(AUTOCOMPLETE_CRED); k++) {
             const char *c = AUTOCOMPLETE_CRED[k];
             if (strlen(c) == i - b && strncasecmp(ac + b, c, i - b) == 0) {
-                note(why, cap, "credential: %s \"%s\"%s", "autocomplete", c, "");
+                gate_why(why, cap, "credential: %s \"%s\"%s", "autocomplete", c, "");
                 return true;
             }
         }
@@ -639,7 +634,7 @@ static bool code_near(const gate_target *t, char *why, size_t cap)
         r = find_whole(&w, t->label, false, false, CODE_NEAR, N(CODE_NEAR), false);
     if (!r)
         return false;
-    note(why, cap, "credential: %s \"%s\" has \"%s\"", "code-shaped field beside", t->label,
+    gate_why(why, cap, "credential: %s \"%s\" has \"%s\"", "code-shaped field beside", t->label,
          r->phrase);
     return true;
 }
@@ -650,7 +645,7 @@ static bool credential(const gate_request *req, char *why, size_t cap)
     if (t) {
         bool entry = target_entry(req, t);
         if (t->input_type && strcasecmp(t->input_type, "password") == 0) {
-            note(why, cap, "credential: %s \"%s\"%s", "input type", "password", "");
+            gate_why(why, cap, "credential: %s \"%s\"%s", "input type", "password", "");
             return true;
         }
         if (autocomplete_cred(t->autocomplete, why, cap))
@@ -660,7 +655,7 @@ static bool credential(const gate_request *req, char *why, size_t cap)
             words_split(&w, t->frame_url, false);
             const rule *r = rules_find(&w, FRAME, N(FRAME), false);
             if (r) {
-                note(why, cap, "credential: %s \"%s\" names \"%s\"", "frame URL", t->frame_url,
+                gate_why(why, cap, "credential: %s \"%s\" names \"%s\"", "frame URL", t->frame_url,
                      r->phrase);
                 return true;
             }
@@ -690,27 +685,13 @@ static int match_conseq(const char *s, const char *label, char *why, size_t cap)
     const rule *r = find_whole(&w, s, false, true, CONSEQ, N(CONSEQ), false);
     if (!r)
         return GATE_CONSEQ_NONE;
-    note(why, cap, "%s: %s \"%s\" has \"", gate_conseq_name(r->kind), label, s);
+    gate_why(why, cap, "%s: %s \"%s\" has \"", gate_conseq_name(r->kind), label, s);
     size_t n = why ? strlen(why) : 0;
     if (why && n < cap)
         snprintf(why + n, cap - n, "%s\"", r->phrase);
     return r->kind;
 }
 
-static void pct_decode(const char *s, size_t n, char *out, size_t cap);
-
-/* The path of a form's action or a request's URL as the browser sends it
- * (url/url.h: dot segments resolved), on the heap (free it); a URL the
- * parser refuses is read whole (more words, never fewer). NULL: out of
- * memory. */
-static char *action_path(const char *url)
-{
-    size_t n = (url ? strlen(url) : 0) + 2;
-    char *out = malloc(n);
-    if (out && url_path(url, out, n))
-        snprintf(out, n, "%s", url ? url : "");
-    return out;
-}
 
 /* The PATH phrase in path, read whole (every word, in windows). */
 static const rule *path_rule(const char *path)
@@ -719,14 +700,29 @@ static const rule *path_rule(const char *path)
     return find_whole(&w, path, false, false, PATH, N(PATH), false);
 }
 
+int gate_phrase_path(const char *path, const char **phrase)
+{
+    const rule *r = path_rule(path);
+    *phrase = r ? r->phrase : NULL;
+    return r ? r->kind : GATE_CONSEQ_NONE;
+}
+
+int gate_phrase_url(const char *s, const char **phrase)
+{
+    words w;
+    const rule *r = find_whole(&w, s, true, true, CONSEQ, N(CONSEQ), true);
+    *phrase = r ? r->phrase : NULL;
+    return r ? r->kind : GATE_CONSEQ_NONE;
+}
+
 static int match_path(const gate_target *t, char *why, size_t cap)
 {
     const char *m = t->form_method;
     if (!t->form_action || (m && (strcasecmp(m, "get") == 0 || strcasecmp(m, "dialog") == 0)))
         return GATE_CONSEQ_NONE;
-    char *path = action_path(t->form_action);
+    char *path = gate_url_path_dup(t->form_action);
     if (!path) {
-        note(why, cap, "%s: the form's action %s%s", "production_change",
+        gate_why(why, cap, "%s: the form's action %s%s", "production_change",
              "could not be read", " (out of memory)");
         return GATE_CONSEQ_PRODUCTION;
     }
@@ -737,244 +733,11 @@ static int match_path(const gate_target *t, char *why, size_t cap)
     }
     char q[80];
     snprintf(q, sizeof q, "%s (%s)", r->phrase, m ? m : "method not given");
-    note(why, cap, "%s: form action path \"%s\" has %s", gate_conseq_name(r->kind), path, q);
+    gate_why(why, cap, "%s: form action path \"%s\" has %s", gate_conseq_name(r->kind), path, q);
     free(path);
     return r->kind;
 }
 
-int gate_classify_request(const char *method, const char *url, char *why, size_t cap)
-{
-    if (why && cap)
-        why[0] = 0;
-    if (method && strcasecmp(method, "DELETE") == 0) {
-        note(why, cap, "%s: the request's method is %s%s", "delete", "DELETE", "");
-        return GATE_CONSEQ_DELETE;
-    }
-    char *path = action_path(url);
-    if (!path) {
-        note(why, cap, "%s: the request's URL %s%s", "production_change",
-             "could not be read", " (out of memory)");
-        return GATE_CONSEQ_PRODUCTION;
-    }
-    const rule *r = path_rule(path);
-    if (!r) {
-        /* The words a GET URL is read with, too (percent-decoded, camelCase
-         * split): "/account/close-account/confirm" or "/newsletter/
-         * unsubscribe" is the same endpoint whichever method reaches it
-         * (red team s12, G9b). */
-        size_t n = strlen(path) + 1;
-        char *dec = malloc(n);
-        if (!dec) {
-            free(path);
-            note(why, cap, "%s: the request's URL %s%s", "production_change",
-                 "could not be read", " (out of memory)");
-            return GATE_CONSEQ_PRODUCTION;
-        }
-        pct_decode(path, n - 1, dec, n);
-        words w;
-        r = find_whole(&w, dec, true, true, CONSEQ, N(CONSEQ), true);
-        char act[96];
-        int ak = r ? 0 : gate_url_act(dec, n, act, sizeof act);
-        free(dec);
-        if (ak) {
-            note(why, cap, "%s: request path \"%s\" has \"%s\" (an act named noun first or "
-                 "joined)", gate_conseq_name(ak), path, act);
-            free(path);
-            return ak;
-        }
-    }
-    int k = r ? r->kind : GATE_CONSEQ_NONE;
-    if (r)
-        note(why, cap, "%s: request path \"%s\" has \"%s\"", gate_conseq_name(r->kind), path,
-             r->phrase);
-    free(path);
-    return k;
-}
-
-/* Percent-decode [s, s + n) into out (cap), '+' read as a space; a byte
- * that decodes to a control reads as a space. */
-static void pct_decode(const char *s, size_t n, char *out, size_t cap)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < n && o + 1 < cap; i++) {
-        int c = (unsigned char)s[i], hi, lo;
-        if (c == '%' && i + 2 < n && (hi = base_hex_value(s[i + 1])) >= 0 &&
-            (lo = base_hex_value(s[i + 2])) >= 0) {
-            c = hi * 16 + lo;
-            i += 2;
-        } else if (c == '+') {
-            c = ' ';
-        }
-        out[o++] = (char)(c < 0x20 || c == 0x7f ? ' ' : c);
-    }
-    out[o] = 0;
-}
-
-/* One word of list (n entries), whole, ASCII case folded, in [v + b, v + l). */
-static const char *word_of(const char *v, size_t b, size_t l, const char *const *list, size_t n)
-{
-    for (size_t k = 0; k < n; k++)
-        if (strlen(list[k]) == l - b && strncasecmp(v + b, list[k], l - b) == 0)
-            return list[k];
-    return NULL;
-}
-
-/* The act a query value [p, e) under a URLV_KEY key names: one URLV_VALUE
- * word, or what the path's act rules read in it ("action=deleteuser",
- * "do=closeaccount"); what gets how. */
-static int value_act(const char *p, const char *e, char *what, size_t cap)
-{
-    size_t n = (size_t)(e - p) + 1;
-    char *v = malloc(n);
-    if (!v) {
-        snprintf(what, cap, "%s", "(a value that could not be read: out of memory)");
-        return GATE_CONSEQ_PRODUCTION;
-    }
-    pct_decode(p, n - 1, v, n);
-    size_t b = strspn(v, " "), l = strlen(v);
-    while (l > b && v[l - 1] == ' ')
-        l--;
-    const char *w = word_of(v, b, l, URLV_VALUE, N(URLV_VALUE));
-    char act[96];
-    int k = w ? GATE_CONSEQ_DELETE : gate_url_act(v, l, act, sizeof act);
-    if (w || k)
-        snprintf(what, cap, "%s", w ? w : act);
-    free(v);
-    return k;
-}
-
-/* The act the query [p, end) names by one key or value: a key that is a
- * URLV_VALUE word (?cancel=1), or a URLV_KEY key's value (value_act); its
- * kind (what gets how), else GATE_CONSEQ_NONE. */
-static int query_act(const char *p, const char *end, char *what, size_t cap)
-{
-    while (p < end) {
-        const char *amp = memchr(p, '&', (size_t)(end - p));
-        const char *e = amp ? amp : end;
-        const char *eq = memchr(p, '=', (size_t)(e - p));
-        char key[24];
-        pct_decode(p, (size_t)((eq ? eq : e) - p), key, sizeof key);
-        const char *w = word_of(key, 0, strlen(key), URLV_VALUE, N(URLV_VALUE));
-        if (w) {
-            snprintf(what, cap, "%s", w);
-            return GATE_CONSEQ_DELETE;
-        }
-        int k = eq && word_of(key, 0, strlen(key), URLV_KEY, N(URLV_KEY))
-                    ? value_act(eq + 1, e, what, cap) : GATE_CONSEQ_NONE;
-        if (k)
-            return k;
-        p = e + 1;
-    }
-    return GATE_CONSEQ_NONE;
-}
-
-/* A static file's extension (a style, a script, an image, a font, a source
- * map), at the end of a last path segment of len bytes. */
-static bool static_name(const char *seg, size_t len)
-{
-    static const char *const EXT[] = {"css", "js", "mjs", "png", "jpg", "jpeg", "gif", "svg",
-                                      "webp", "ico", "woff", "woff2", "ttf", "otf", "map"};
-    const char *dot = NULL;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)seg[i];
-        /* Only a plain name: a ';' (path parameters some servers strip
-         * before routing), '%' or another byte is read as written. */
-        bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-        if (!alnum && c != '.' && c != '-' && c != '_')
-            return false;
-        if (c == '.')
-            dot = seg + i;
-    }
-    if (!dot || dot == seg)
-        return false;
-    size_t el = (size_t)(seg + len - dot - 1);
-    for (size_t k = 0; k < N(EXT); k++)
-        if (strlen(EXT[k]) == el && strncasecmp(dot + 1, EXT[k], el) == 0)
-            return true;
-    return false;
-}
-
-int gate_classify_url(const char *url, char *why, size_t cap)
-{
-    return gate_classify_get(url, false, why, cap);
-}
-
-int gate_classify_get(const char *url, bool statics, char *why, size_t cap)
-{
-    if (why && cap)
-        why[0] = 0;
-    url_parts u;
-    if (!url || url_parse(url, &u, NULL) != 0)
-        return GATE_CONSEQ_NONE;
-    /* The query, up to the fragment (the browser never sends it). */
-    const char *p = url + u.rest, *end = url + u.rest_end;
-    const char *hash = memchr(p, '#', (size_t)(end - p));
-    if (hash)
-        end = hash;
-    const char *qm = memchr(p, '?', (size_t)(end - p));
-    /* The path as the browser sends it: dot segments resolved ("/x/../send"
-     * is "/send"; red team s12, G1), every word read (no cap on words or
-     * bytes: a URL padded with filler words is read to its end). */
-    size_t pn = (size_t)(end - p) + 2, qn = qm ? (size_t)(end - qm) : 0;
-    char *raw = malloc(pn + qn + 1), *dec = malloc(pn + qn + 1);
-    if (!raw || !dec || url_path(url, raw, pn)) {
-        free(raw);
-        free(dec);
-        note(why, cap, "%s: the URL %s%s", "production_change", "could not be read", "");
-        return GATE_CONSEQ_PRODUCTION;
-    }
-    /* A static page's file name (".html", ".htm") names a document, not an
-     * endpoint: its words are not read ("pin-send.html" shows a form). Not
-     * when a query follows: frameworks route "/account/delete.html?id=7"
-     * to the delete endpoint (Rails' format suffix; red team s12, G1).
-     * With statics (a page's own request that is no navigation, red team
-     * s13, N3), a static file's name likewise: "/icons/send.svg" and
-     * "/js/delete-dialog.js" load; the directory words are still read
-     * ("/account/delete/x.png" is a delete). */
-    size_t rl = strlen(raw), sl = rl;
-    char *seg = raw + rl;
-    while (seg > raw && seg[-1] != '/')
-        seg--;
-    sl = (size_t)(raw + rl - seg);
-    bool page = !qm && ((sl > 5 && strncasecmp(raw + rl - 5, ".html", 5) == 0) ||
-                        (sl > 4 && strncasecmp(raw + rl - 4, ".htm", 4) == 0) ||
-                        (statics && static_name(seg, sl)));
-    if (page)
-        *seg = 0;
-    /* Tabs and newlines are dropped from the whole URL by the browser
-     * ("clo<TAB>se" is sent "close"). */
-    size_t pl = strlen(raw);
-    for (size_t i = 0, o = pl; qm && i < qn; i++)
-        if (qm[i] != '\t' && qm[i] != '\n' && qm[i] != '\r') {
-            raw[o++] = qm[i];
-            raw[o] = 0;
-        }
-    pct_decode(raw, pl, dec, pn + qn + 1);
-    size_t dl = strlen(dec);
-    pct_decode(raw + pl, strlen(raw + pl), dec + dl, pn + qn + 1 - dl);
-    words w;
-    const rule *r = find_whole(&w, dec, true, true, CONSEQ, N(CONSEQ), true);
-    int k = GATE_CONSEQ_NONE;
-    if (r) {
-        note(why, cap, "%s: the URL \"%s\" has \"%s\"", gate_conseq_name(r->kind), dec,
-             r->phrase);
-        k = r->kind;
-    } else {
-        /* The act a path names noun first or joined (urlact.c), then the
-         * one a query key or an operation key's value names. */
-        char act[128];
-        k = gate_url_act(dec, dl, act, sizeof act);
-        if (k)
-            note(why, cap, "%s: the URL \"%s\" has \"%s\" (an act named noun first or "
-                 "joined)", gate_conseq_name(k), dec, act);
-        else if (qm && (k = query_act(qm + 1, end, act, sizeof act)))
-            note(why, cap, "%s: the URL \"%s\" has the query key or value \"%s\"",
-                 gate_conseq_name(k), dec, act);
-    }
-    free(raw);
-    free(dec);
-    return k;
-}
 
 /* The URL a click or a GET form goes to, when the session the context
  * holds (req->service) goes with it (the service's site or a subdomain: a
@@ -1012,7 +775,7 @@ static int chosen_conseq(const gate_request *req, char *why, size_t cap)
         if (k)
             return k;
         if (!words_whole(req->chosen[i])) {
-            note(why, cap, "%s: option chosen \"%s\" is %s", "production_change",
+            gate_why(why, cap, "%s: option chosen \"%s\" is %s", "production_change",
                  req->chosen[i], "too long to be read whole");
             return GATE_CONSEQ_PRODUCTION;
         }
@@ -1085,7 +848,7 @@ int gate_classify(const gate_request *req, int *conseq, char *why, size_t cap)
         return GATE_CLASS_CONSEQUENTIAL;
     }
     if (!gate_is_state_change(req)) {
-        note(why, cap, "read: %s%s%s", req->tool, " does not change the page", "");
+        gate_why(why, cap, "read: %s%s%s", req->tool, " does not change the page", "");
         return GATE_CLASS_READ;
     }
     if (credential(req, why, cap))
@@ -1096,7 +859,7 @@ int gate_classify(const gate_request *req, int *conseq, char *why, size_t cap)
             *conseq = k;
         return GATE_CLASS_CONSEQUENTIAL;
     }
-    note(why, cap, "%s: state change on an %s origin%s",
+    gate_why(why, cap, "%s: state change on an %s origin%s",
          req->authenticated ? "auth_change" : "interact",
          req->authenticated ? "authenticated" : "unauthenticated", "");
     return req->authenticated ? GATE_CLASS_AUTH_CHANGE : GATE_CLASS_INTERACT;
@@ -1159,27 +922,26 @@ int gate_classify_body_op(const char *key, const char *value, char *why, size_t 
     if (!key || !value || !*value)
         return GATE_CONSEQ_NONE;
     size_t kl = strlen(key);
-    bool op = word_of(key, 0, kl, URLV_KEY, N(URLV_KEY)) ||
-              word_of(key, 0, kl, BODY_OP_KEY, N(BODY_OP_KEY));
+    bool op = gate_op_key(key) || gate_word_of(key, 0, kl, BODY_OP_KEY, N(BODY_OP_KEY));
     bool gql = kl == 5 && strcasecmp(key, "query") == 0 && gql_mutation(value);
     if (!op && !gql)
         return GATE_CONSEQ_NONE;
     char ks[48];
     op_key_shown(key, ks, sizeof ks);
-    words w;
-    const rule *r = find_whole(&w, value, true, true, CONSEQ, N(CONSEQ), true);
-    if (r) {
-        note(why, cap, "%s: the body's field \"%s\" names \"%s\"", gate_conseq_name(r->kind), ks,
-             r->phrase);
-        return r->kind;
+    const char *ph = NULL;
+    int pk = gate_phrase_url(value, &ph);
+    if (pk) {
+        gate_why(why, cap, "%s: the body's field \"%s\" names \"%s\"", gate_conseq_name(pk), ks,
+                 ph);
+        return pk;
     }
     /* One verb alone ("close", "cancel", "approve"), as in a GET's query. */
     size_t b = strspn(value, " \t\r\n"), l = strlen(value);
     while (l > b && strchr(" \t\r\n", value[l - 1]))
         l--;
-    const char *v = op ? word_of(value, b, l, URLV_VALUE, N(URLV_VALUE)) : NULL;
+    const char *v = op ? gate_op_value(value, b, l) : NULL;
     if (v) {
-        note(why, cap, "%s: the body's field \"%s\" names \"%s\"", "delete", ks, v);
+        gate_why(why, cap, "%s: the body's field \"%s\" names \"%s\"", "delete", ks, v);
         return GATE_CONSEQ_DELETE;
     }
     /* Noun first or joined ("ordercancel", "deleteuser"), as a GET's. */
@@ -1187,7 +949,7 @@ int gate_classify_body_op(const char *key, const char *value, char *why, size_t 
     int k = op ? gate_url_act(value, l, act, sizeof act) : GATE_CONSEQ_NONE;
     if (k) {
         /* act quotes the word that decided: the key is shown, not it. */
-        note(why, cap, "%s: the body's field \"%s\" names %s", gate_conseq_name(k), ks,
+        gate_why(why, cap, "%s: the body's field \"%s\" names %s", gate_conseq_name(k), ks,
              "an act (noun first or joined words)");
     }
     return k;

@@ -5,9 +5,11 @@
  *
  * Files: origin.c (URLs, origins, patterns, recipients, paths), grant.c
  * (grant JSON, validation and packing into one allocation), classify.c (the
- * classifier), urlact.c (the acts a URL's path names noun first or
- * joined), audit.c (the audit log), gate.c (the gate object and its
- * decisions), takeover.c (the agent's request to hand over to a person).
+ * classifier: its phrase tables, an action's target), urlread.c (the words
+ * of a GET URL and of a request's path, the query's act keys), urlact.c
+ * (the acts a URL's path names noun first or joined), audit.c (the audit
+ * log), gate.c (the gate object and its decisions), takeover.c (the
+ * agent's request to hand over to a person).
  */
 #ifndef CDPGATE_GATE_INT_H
 #define CDPGATE_GATE_INT_H
@@ -138,6 +140,36 @@ const char *gate_action_name(const gate_request *req);
  * DELETE method, else the kind its URL path's words name (the form-action
  * path table), else GATE_CONSEQ_NONE; why (may be NULL) gets the words. */
 int gate_classify_request(const char *method, const char *url, char *why, size_t cap);
+
+/* The CONSEQ phrase (its rows marked URL) the words of s name, s read as a
+ * GET URL's words are (camelCase split, the masked phrases masked, read
+ * whole): its kind, *phrase the phrase; else GATE_CONSEQ_NONE, *phrase
+ * NULL. */
+int gate_phrase_url(const char *s, const char **phrase);
+/* The same for the form-action path table (a POST form's action, a
+ * request's path). */
+int gate_phrase_path(const char *path, const char **phrase);
+/* The classifier's reason: printf-style fmt with three strings, b and c
+ * page text (quoted with gate_text_quote), cleaned (gate_text_clean). */
+void gate_why(char *why, size_t cap, const char *fmt, const char *a, const char *b,
+              const char *c);
+
+/* ---- urlread.c ---- */
+
+/* The path of a URL as the browser sends it (url/url.h: dot segments
+ * resolved), on the heap (free it); a URL the parser refuses is read
+ * whole (more words, never fewer). NULL: out of memory. */
+char *gate_url_path_dup(const char *url);
+/* The entry of list (n entries) that [v + b, v + l) is, whole, ASCII case
+ * folded; NULL when none. */
+const char *gate_word_of(const char *v, size_t b, size_t l, const char *const *list,
+                         size_t n);
+/* key is an operation key (action, op, do, cmd, ...: the keys a query's
+ * act value is read under). */
+bool gate_op_key(const char *key);
+/* [v + b, v + l) is one of the one-word act values (close, cancel,
+ * confirm, approve, execute, trash): that word, else NULL. */
+const char *gate_op_value(const char *v, size_t b, size_t l);
 
 /* ---- urlact.c ---- */
 
