@@ -403,8 +403,9 @@ static int check_state(run *R, const replay_step *s, const snap_elems *E)
 
 /* The target of s re-found: its ref into ref, or a divergence. */
 
-/* s's target with its page texts filled (replay_fill; the strings into
- * own[5], new); false when out of memory. */
+/* s's target with its page texts filled (replay_fill, "{{{{" kept: match.c
+ * reads them with their markers; the strings into own[5], new); false
+ * when out of memory. */
 static bool target_filled(const replay_step *s, const replay_opts *o, replay_target *t,
                           char *own[5])
 {
@@ -412,7 +413,7 @@ static bool target_filled(const replay_step *s, const replay_opts *o, replay_tar
     char **f[] = {&t->name, &t->row, &t->section, &t->label, &t->placeholder};
     bool ok = true;
     for (size_t i = 0; i < 5; i++) {
-        own[i] = *f[i] ? replay_fill(*f[i], o, i == 1) : NULL;
+        own[i] = *f[i] ? replay_fill(*f[i], o, true) : NULL;
         ok = ok && (!*f[i] || own[i]);
         *f[i] = own[i];
     }

@@ -665,19 +665,23 @@ static void cut_partial(const replay_rec *r, char *cut)
 
 /* A target's row as the trail keeps it (new; NULL when out of memory):
  * cut at REPLAY_ROW_CUT UTF-16 units (the only row replay matches by its
- * start: REPLAY_ROW_CUT_MARK after it), as recorded text ("{{" written
- * "{{{{", so no page spells the marker) with, when params, each
- * parameter's value written {{name}}, its amounts marked. */
-static char *row_kept(const replay_rec *r, const char *row, bool params)
+ * start: REPLAY_ROW_CUT_MARK after it; a word the cut splits dropped), as
+ * recorded text ("{{" written "{{{{", so no page spells the marker) with,
+ * when scrub, each parameter's value written {{name}} and each
+ * secret-shaped word REPLAY_TEXT_HIDDEN (text.c: red team s17, R7-6), its
+ * amounts marked. Without scrub: the row target_index counts equals by. */
+static char *row_kept(const replay_rec *r, const char *row, bool scrub, const snap_agent *a)
 {
     char cut[REPLAY_ROW_CUT_MAX];
     bool was_cut = replay_row_cut(row, cut, sizeof cut);
     if (was_cut)
         cut_partial(r, cut);
-    char *esc = params ? scrub_params(r, was_cut ? cut : row, false)
-                       : replay_lit_dup(was_cut ? cut : row);
-    char *m = esc ? replay_row_mark(esc) : NULL;
+    char *esc = scrub ? scrub_params(r, was_cut ? cut : row, false)
+                      : replay_lit_dup(was_cut ? cut : row);
+    char *hid = esc && scrub ? replay_text_hide(esc, a) : NULL;
+    char *m = scrub ? (hid ? replay_row_mark(hid) : NULL) : esc ? replay_row_mark(esc) : NULL;
     free(esc);
+    free(hid);
     if (!m || !was_cut)
         return m;
     base_buf b = {0};
@@ -690,17 +694,26 @@ static char *row_kept(const replay_rec *r, const char *row, bool params)
 /* The target's page texts with each parameter's value written {{name}}
  * (as a typed text is: a button "Remove Alice" after Alice was typed as
  * {{who}} is recorded "Remove {{who}}"; replay fills it in), a literal
- * "{{" written "{{{{": its name, row, section, label and placeholder.
- * After target_index, which counted equals with the page's own texts.
- * The new strings go into owned[]; false when out of memory. */
+ * "{{" written "{{{{", each secret-shaped word written REPLAY_TEXT_HIDDEN
+ * (an API key in its row, a "Copy ghp_..." button: red team s17, R7-6;
+ * replay matches it as such a word, match.c): its name, row, section,
+ * label and placeholder. After target_index, which counted equals with
+ * the page's own texts: two rows told apart only by their secrets are
+ * ambiguous at replay, never the recorded index's. The new strings go
+ * into owned[]; false when out of memory. */
 static bool target_scrub(const replay_rec *r, replay_target *g, const char *row,
-                         char **owned, size_t *nowned)
+                         const snap_agent *a, char **owned, size_t *nowned)
 {
     char **f[] = {&g->name, &g->section, &g->label, &g->placeholder};
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-        if (*f[i] && !(owned[(*nowned)++] = *f[i] = scrub_params(r, *f[i], false)))
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        char *p = *f[i] ? scrub_params(r, *f[i], false) : NULL;
+        if (*f[i] && !(owned[(*nowned)++] = *f[i] = p ? replay_text_hide(p, a) : NULL)) {
+            free(p);
             return false;
-    if (row && !(owned[(*nowned)++] = g->row = row_kept(r, row, true)))
+        }
+        free(p);
+    }
+    if (row && !(owned[(*nowned)++] = g->row = row_kept(r, row, true, a)))
         return false;
     return true;
 }
@@ -709,10 +722,10 @@ static bool target_scrub(const replay_rec *r, replay_target *g, const char *row,
  * parameter's value written {{name}} (recorded text), then each word
  * shaped like a secret written REPLAY_TEXT_HIDDEN (text.c: a token, a code,
  * a secret the agent knows; red team s16, R6-5). */
-static char *text_kept(const replay_rec *r, const char *s, const snap_agent *a)
+static char *text_kept(const replay_rec *r, const char *s, const snap_agent *a, bool primed)
 {
     char *p = scrub_params(r, s, false);
-    char *h = p ? replay_text_hide(p, a) : NULL;
+    char *h = p ? replay_text_hide_kw(p, a, primed) : NULL;
     free(p);
     return h;
 }
@@ -734,12 +747,12 @@ static void fill_effect(const replay_rec *r, replay_step *s, const json_val *res
         base_buf_printf(&b, "%s: %s", json_get_str(d, "type") ? json_get_str(d, "type") : "",
                         json_get_str(d, "message") ? json_get_str(d, "message") : "");
         char *raw = base_buf_take(&b, NULL);
-        owned[(*nowned)++] = s->effect.dialog = raw ? text_kept(r, raw, act->agent) : NULL;
+        owned[(*nowned)++] = s->effect.dialog = raw ? text_kept(r, raw, act->agent, false) : NULL;
         free(raw);
     }
     const char *nw = json_get_str(res, "new_text");
     char *sc = nw && *nw && strlen(nw) <= REPLAY_MAX_STR && !s->secret
-                   ? text_kept(r, nw, act->agent) : NULL;
+                   ? text_kept(r, nw, act->agent, false) : NULL;
     if (sc) {
         owned[(*nowned)++] = appeared[0] = sc;
         s->effect.appeared.v = appeared;
@@ -809,14 +822,16 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
         s.egress.v = s.egress.n ? egress : NULL;
         if (f->has_target) {
             fill_target(&s, f, frames);
-            if (f->row && !(owned[nowned++] = s.target.row = row_kept(r, f->row, false)))
+            if (f->row && !(owned[nowned++] = s.target.row = row_kept(r, f->row, false, NULL)))
                 oom = true;
             target_index(r, &s.target);
-            oom = oom || !target_scrub(r, &s.target, f->row, owned, &nowned);
+            oom = oom || !target_scrub(r, &s.target, f->row, act->agent, owned, &nowned);
         }
         s.state.origin = (char *)f->origin;
         owned[nowned++] = s.state.url = url_clean(r, f->url);
-        s.state.title = (char *)f->title;
+        /* the tab's title (a message's subject: "Your code is 482913") */
+        if (f->title && !(owned[nowned++] = s.state.title = replay_text_hide(f->title, NULL)))
+            oom = true;
         s.state.authenticated = f->authenticated;
         s.state.identity = (char *)f->identity;
     }
@@ -828,8 +843,12 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
     fill_effect(r, &s, json_doc_root(d), act, param, owned, &nowned, appeared);
     if (act->output) {
         s.output = (char *)act->output;
+        /* a read of what its query or name says is a secret ("recovery
+         * codes"): every word read after a word naming one (R7-8) */
+        bool named = replay_text_names_secret(act->query) ||
+                     replay_text_names_secret(act->output);
         char *v = act->value && strlen(act->value) <= REPLAY_MAX_STR
-                      ? text_kept(r, act->value, act->agent) : NULL;
+                      ? text_kept(r, act->value, act->agent, named) : NULL;
         if (v)
             owned[nowned++] = s.effect.value = v;
     }

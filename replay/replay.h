@@ -245,10 +245,12 @@ enum { REPLAY_FOUND = 0, REPLAY_MISSING = 1, REPLAY_AMBIGUOUS = 2 };
  * first 120 UTF-16 units); the page's row may go on. In the "{{" space,
  * which page text never reaches (recorded text writes "{{" as "{{{{"). */
 #define REPLAY_ROW_CUT_MARK "{{\xe2\x80\xa6}}"
-/* In recorded page text (effect.appeared, effect.value, effect.dialog):
- * a word the recorder hid, shaped like a secret (a new API token, a
- * recovery code, a reset link the page showed; red team s16, R6-5);
- * replay reads it as any one word. In the "{{" space too. */
+/* In recorded page text (effect.appeared, effect.value, effect.dialog, a
+ * target's name, row, section, label, placeholder, the title): a word the
+ * recorder hid, shaped like a secret (a new API token, a recovery code, a
+ * reset link the page showed; red team s16 R6-5, s17 R7-6/R7-8); replay
+ * reads it as one word (or group) the recorder would hide there, never
+ * any word. In the "{{" space too. */
 #define REPLAY_TEXT_HIDDEN "{{*}}"
 /* A row as the recorder writes it into a target (new; NULL for NULL or out
  * of memory): each amount (a number after or before a currency sign or
@@ -258,7 +260,8 @@ enum { REPLAY_FOUND = 0, REPLAY_MISSING = 1, REPLAY_AMBIGUOUS = 2 };
 char *replay_row_mark(const char *row);
 /* Does a recorded row want match the page's row got? Equal once case
  * (ASCII) and whitespace runs are folded, digits compared, any one number
- * at a REPLAY_ROW_NUMBER, a literal "{{" written "{{{{" in want. A row
+ * at a REPLAY_ROW_NUMBER, a secret-shaped word at a REPLAY_TEXT_HIDDEN,
+ * a literal "{{" written "{{{{" in want. A row
  * that ends in REPLAY_ROW_CUT_MARK matches a page row that starts with
  * what was kept and goes on; any other row must be the page's whole row
  * (red team s15, R5-3: never "starts with" for a row that was not cut)
@@ -443,18 +446,19 @@ typedef struct {
                                     (need "agent_steps") */
 } replay_opts;
 
-/* Page text a trail keeps (effect.appeared, effect.value, effect.dialog;
- * text.c; red team s16, R6-5; the recorder and replay use them). s
- * (recorded text) with each word shaped like a secret (a bearer token, a
- * code after a word naming a secret, a URL holding a token, a secret the
- * agent a knows; a may be NULL) written REPLAY_TEXT_HIDDEN (new; NULL for
- * NULL or when out of memory). */
+/* Page text a trail keeps (effect.appeared, effect.value, effect.dialog,
+ * a target's texts, the title; text.c; red team s16 R6-5, s17 R7-6/R7-8;
+ * the recorder and replay use them). s (recorded text) with each word
+ * shaped like a secret (a bearer token, a card number, a code near a word
+ * naming a secret, a URL holding a token, a secret the agent a knows; a
+ * may be NULL) written REPLAY_TEXT_HIDDEN, a group of words that is one
+ * (a card in groups) as one (new; NULL for NULL or when out of memory). */
 char *replay_text_hide(const char *s, const snap_agent *a);
 /* Does recorded text want, its parameters filled from o, appear in got
  * (whole: equal to got), ASCII case and white space runs folded, each
- * REPLAY_TEXT_HIDDEN matching one word of got (no white space) that
- * replay_text_hide would hide after a word naming a secret (a the agent
- * replaying, may be NULL)? */
+ * REPLAY_TEXT_HIDDEN matching one word of got (or a group of up to six)
+ * that replay_text_hide would hide near a word naming a secret (a the
+ * agent replaying, may be NULL)? */
 bool replay_text_match(const char *want, const char *got, const replay_opts *o, bool whole,
                        const snap_agent *a);
 

@@ -56,10 +56,23 @@ void replay_equals(const replay_target *t, const snap_elems *s, const char *ref,
 #define REPLAY_ROW_CUT 120u
 #define REPLAY_ROW_CUT_MAX (4u * REPLAY_ROW_CUT + 8u)
 /* row as the recorder cuts it (whitespace runs one space, the ends
- * trimmed, its first REPLAY_ROW_CUT UTF-16 units) into out (cap bytes,
+ * trimmed, its first REPLAY_ROW_CUT UTF-16 units, a word the cut splits
+ * dropped: no part of a secret is kept) into out (cap bytes,
  * at least REPLAY_ROW_CUT_MAX): true when row is longer than that (it
  * was cut), false (out unspecified) when not (match.c). */
 bool replay_row_cut(const char *row, char *out, size_t cap);
+
+/* The trail's rule for secret-shaped page text (text.c): s with its
+ * secret-shaped words hidden as replay_text_hide does, read from its
+ * start as after a word naming a secret when primed (a read whose query
+ * says "recovery codes"); whether a word of s names a secret ("code",
+ * "token", "PIN", ...); whether s[0..n) (one word, or a group of up to
+ * six words: a card number "4111 1111 1111 1111") is one the recorder
+ * hides after such a word, as replay matches REPLAY_TEXT_HIDDEN (the
+ * punctuation around it off; a the agent replaying, may be NULL). */
+char *replay_text_hide_kw(const char *s, const snap_agent *a, bool primed);
+bool replay_text_names_secret(const char *s);
+bool replay_text_unit_secret(const char *s, size_t n, const snap_agent *a);
 
 /* The name of the output step s produces into buf (cap bytes): a read
  * step's args.name (what replay keys the output by), else its "output"

@@ -1,30 +1,34 @@
 /*
  * text.c — page text a trail keeps (effect.appeared, effect.value,
- * effect.dialog): the words shaped like secrets hidden by the recorder,
- * and the recorded text matched against the page by replay (red team s16,
- * R6-5).
+ * effect.dialog, a target's name, row, section, label and placeholder, the
+ * state's title): the words shaped like secrets hidden by the recorder,
+ * and the recorded text matched against the page by replay (red team s16
+ * R6-5; s17 R7-6, R7-8). One rule for all of them.
  *
- * A page shows a new API token, a recovery code or a reset link once,
- * after the click that made it; the step's effect would keep it, and the
- * trail is a file kept and shared ("a trail never holds a secret"). So
- * each word of recorded page text (runs of characters other than white
- * space, a parameter {{name}} and a literal "{{{{" between words), without
- * the punctuation around it, is written REPLAY_TEXT_HIDDEN when it is:
- *  - shaped like a bearer secret (url_bearer_like: a JWT, 32+ hex digits,
- *    16+ URL-safe characters mixing letters and digits that are no
- *    sequence of words);
- *  - within two words after a word naming a secret (token, secret,
- *    password, passcode, key, code, PIN, OTP, ...): 8+ such characters
- *    with a digit, or 6+ digits (a one-time code, "7391-8426-5510");
- *  - a URL the trail's URL rule redacts (url_redact, URL_REDACT_TOKENS:
- *    a reset or magic-login link);
- *  - a secret the agent knows (snap_text_secret: a session value, a
- *    secret field's value).
- * Replay reads REPLAY_TEXT_HIDDEN as one word of the page that the
- * recorder would hide too (read as after a word naming a secret): the
- * effect is still checked (the words around it, and that a secret-shaped
- * word stands there), and a new token at the next run does not make it
- * diverge.
+ * A page shows a new API token, a sign-in code or recovery codes once,
+ * after the click that made them; a token stands in the row of its
+ * "Revoke" button; a mail's subject is "482913 is your code". The trail
+ * is a file kept and shared ("a trail never holds a secret"). So each
+ * word of recorded page text (runs of characters other than white space,
+ * a parameter {{name}} and a literal "{{{{" between words), without the
+ * punctuation around it, is written REPLAY_TEXT_HIDDEN when it is:
+ *  - shaped like a secret by url/'s word rule (url_secret_shaped, which
+ *    URLs use too): a bearer token, a payment card number (Luhn);
+ *  - near a word naming a secret (token, code, key, PIN, OTP, recovery,
+ *    verification, ...: WINDOW words before or after it in its sentence;
+ *    a word hidden there reaches WINDOW more, so a list of codes goes
+ *    whole): that rule read after a keyword (a one-time or recovery
+ *    code, a token of 8+ characters), 3+ digits right after CVV/CVC;
+ *  - a URL the trail's URL rule redacts (url_redact, URL_REDACT_TOKENS);
+ *  - a secret the agent knows (snap_text_secret).
+ * A group of up to RUN_MAX words is hidden as one when joined it is a
+ * card number, or near such a word a code or a set-up key in groups
+ * ("4111 1111 1111 1111", "7305 51", "JBSW Y3DP EHPK 3PXP").
+ * Replay reads REPLAY_TEXT_HIDDEN as one word (or such a group) of the
+ * page that the recorder would hide near a word naming a secret
+ * (replay_text_unit_secret; match.c reads a target's texts by it too):
+ * the words around it are still checked, and a new code or token at the
+ * next run does not make it diverge.
  */
 #include "replay/replay_int.h"
 
@@ -61,39 +65,32 @@ static size_t ph_len(const char *p)
     return strncmp(p, REPLAY_TEXT_HIDDEN, HIDDEN_LEN) == 0 ? HIDDEN_LEN : 0;
 }
 
-/* Does the word w[0..n) name a secret (lower-cased, punctuation off)? */
-static bool names_secret(const char *w, size_t n)
+/* Does the word w[0..n) name a secret (lower-cased, punctuation off)?
+ * KW_NAMES (token, code, PIN, recovery, verification, ...), KW_CARD (a
+ * card's security code: "CVV", "CVC": 3 digits are one), else 0. */
+enum { KW_NONE, KW_NAMES, KW_CARD };
+
+static int names_secret(const char *w, size_t n)
 {
     static const char *const PART[] = {"token", "secret", "passw", "passcode", "passphrase",
-                                       "apikey", "api_key", "api-key", "recovery", NULL};
-    static const char *const WORD[] = {"key", "keys", "code", "codes", "pin", "otp", "totp",
-                                       "2fa", "mfa", NULL};
+                                       "passkey", "apikey", "api_key", "api-key", "recovery",
+                                       "verif", "one-time", "onetime", NULL};
+    static const char *const WORD[] = {"key", "keys", "code", "codes", "pin", "pins", "otp",
+                                       "totp", "2fa", "mfa", NULL};
+    static const char *const CARD[] = {"cvv", "cvv2", "cvc", "cvc2", "csc", "cvn", NULL};
     char low[40];
-    if (!n || n >= sizeof low)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        low[i] = (char)tolower((unsigned char)w[i]);
-    low[n] = '\0';
+    if (!base_lower_copy(low, sizeof low, w, n))
+        return KW_NONE;
+    for (size_t i = 0; CARD[i]; i++)
+        if (strcmp(low, CARD[i]) == 0)
+            return KW_CARD;
     for (size_t i = 0; PART[i]; i++)
         if (strstr(low, PART[i]))
-            return true;
+            return KW_NAMES;
     for (size_t i = 0; WORD[i]; i++)
         if (strcmp(low, WORD[i]) == 0)
-            return true;
-    return false;
-}
-
-/* 6 or more digits, with '-' or '.' between groups and nothing else. */
-static bool code_digits(const char *w, size_t n)
-{
-    size_t d = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (isdigit((unsigned char)w[i]))
-            d++;
-        else if (w[i] != '-' && w[i] != '.')
-            return false;
-    }
-    return d >= 6;
+            return KW_NAMES;
+    return KW_NONE;
 }
 
 /* A URL word the trail's URL rule changes (a token in it). */
@@ -113,60 +110,243 @@ static bool url_secret(const char *w, size_t n)
     return hit;
 }
 
-static bool word_hidden(const char *w, size_t n, bool after_kw, const snap_agent *a)
+static bool all_digits(const char *w, size_t n)
 {
-    return url_bearer_like(w, n, after_kw) || (after_kw && code_digits(w, n)) ||
+    for (size_t i = 0; i < n; i++)
+        if (!isdigit((unsigned char)w[i]))
+            return false;
+    return n > 0;
+}
+
+/* One word (punctuation off): url_secret_shaped, 3+ digits right after a
+ * card's security code (card), a URL holding a token, a secret a knows. */
+static bool word_hidden(const char *w, size_t n, bool after_kw, bool card, const snap_agent *a)
+{
+    return url_secret_shaped(w, n, after_kw) || (card && n >= 3 && all_digits(w, n)) ||
            url_secret(w, n) || snap_text_secret(a, w, n);
 }
 
-/* The word at s[0..n) (no placeholder in it) written into b, hidden when
- * it is a secret; *kw counts down the words after one naming a secret. */
-static void put_word(base_buf *b, const char *s, size_t n, int *kw, const snap_agent *a)
+/* What a word can be as part of a group of words hidden as one (a card
+ * "4111 1111 1111 1111", a code "123 456", a 2FA set-up key "JBSW Y3DP
+ * EHPK 3PXP"): RUN_DIGITS (2-6 digits), RUN_KEY (4 letters and digits of
+ * one case), else 0. */
+enum { RUN_NONE, RUN_DIGITS, RUN_KEY };
+
+static int run_part(const char *w, size_t n)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi && punct(s[lo]))
-        lo++;
-    while (hi > lo && punct(s[hi - 1]))
-        hi--;
-    if (hi == lo) {
-        base_buf_put(b, s, n);
-        return;
+    if (n >= 2 && n <= 6 && all_digits(w, n))
+        return RUN_DIGITS;
+    bool lower = false, upper = false;
+    for (size_t i = 0; n == 4 && i < n; i++) {
+        unsigned char c = (unsigned char)w[i];
+        if (!isalnum(c))
+            return RUN_NONE;
+        lower = lower || islower(c);
+        upper = upper || isupper(c);
     }
-    bool hide = word_hidden(s + lo, hi - lo, *kw > 0, a);
-    *kw = names_secret(s + lo, hi - lo) ? 2 : *kw > 0 ? *kw - 1 : 0;
-    base_buf_put(b, s, lo);
-    if (hide)
-        base_buf_puts(b, REPLAY_TEXT_HIDDEN);
-    else
-        base_buf_put(b, s + lo, hi - lo);
-    base_buf_put(b, s + hi, n - hi);
+    return n == 4 && !(lower && upper) ? RUN_KEY : RUN_NONE;
+}
+
+/* The letters and digits of a group of k words of one kind, joined (j,
+ * jn bytes): a card number, or after a word naming a secret a code (4+
+ * digits) or a key (3+ groups, token-shaped with a digit)? */
+static bool run_hidden(const char *j, size_t jn, int kind, size_t k, bool after_kw)
+{
+    if (kind == RUN_DIGITS)
+        return url_secret_shaped(j, jn, after_kw);
+    bool digit = false;
+    for (size_t i = 0; i < jn; i++)
+        digit = digit || isdigit((unsigned char)j[i]);
+    return after_kw && k >= 3 && digit && url_secret_shaped(j, jn, true);
+}
+
+/* ---- the recorder: words and their context ---- */
+
+#define WINDOW 6       /* words a word naming a secret reaches, before or after it */
+#define RUN_MAX 6      /* words one hidden group may span */
+
+typedef struct {
+    size_t at, n;      /* the token in the text: a word or a placeholder */
+    size_t lo, hi;     /* a word's core: its punctuation off */
+    bool ph;           /* a placeholder ({{name}}, "{{{{", REPLAY_TEXT_HIDDEN) */
+    int kw;            /* names_secret */
+    bool stop;         /* ends a sentence ('.', '!', '?' after it) */
+    int run;           /* run_part of the core, when the word has no punctuation */
+    bool lead, trail;  /* punctuation before, after the core */
+} tword;
+
+/* The words and placeholders of s into a new array (*n of them). */
+static tword *text_words(const char *s, size_t *n)
+{
+    base_buf b = {0};
+    size_t k = 0;
+    for (size_t p = 0; s[p];) {
+        if (space(s[p])) {
+            p++;
+            continue;
+        }
+        tword w = {.at = p};
+        size_t ph = ph_len(s + p);
+        if (ph) {
+            w.ph = true;
+            w.n = ph;
+        } else {
+            while (s[p + w.n] && !space(s[p + w.n]) && !ph_len(s + p + w.n))
+                w.n++;
+            w.lo = p, w.hi = p + w.n;
+            while (w.lo < w.hi && punct(s[w.lo]))
+                w.lo++;
+            while (w.hi > w.lo && punct(s[w.hi - 1]))
+                w.hi--;
+            w.kw = names_secret(s + w.lo, w.hi - w.lo);
+            for (size_t i = w.hi; i < p + w.n; i++)
+                w.stop = w.stop || strchr(".!?", s[i]);
+            w.lead = w.lo > p;
+            w.trail = w.hi < p + w.n;
+            w.run = run_part(s + w.lo, w.hi - w.lo);
+        }
+        base_buf_put(&b, (const char *)&w, sizeof w);
+        k++;
+        p += w.n;
+    }
+    *n = k;
+    return (tword *)base_buf_take(&b, NULL);
+}
+
+/* near[i]: a word naming a secret follows word i within WINDOW words of
+ * its sentence ("482913 is your verification code"). */
+static void kw_ahead(const tword *w, size_t n, bool *near)
+{
+    int left = 0;
+    for (size_t i = n; i-- > 0;) {
+        if (w[i].stop)
+            left = 0;
+        near[i] = left > 0;
+        left = w[i].kw ? WINDOW : left > 0 ? left - 1 : 0;
+    }
+}
+
+/* The last word of a group starting at word i (kind w[i].run, no
+ * punctuation inside, RUN_MAX words at most) that run_hidden hides; i
+ * when none. */
+static size_t run_end(const char *s, const tword *w, size_t n, size_t i, bool after_kw)
+{
+    char j[RUN_MAX * 6 + 1];
+    size_t jn = 0, last = i;
+    for (size_t k = i; k < n && k < i + RUN_MAX; k++) {
+        if (w[k].ph || w[k].run != w[i].run || (k > i && w[k].lead) || (k > i && w[k - 1].trail))
+            break;
+        memcpy(j + jn, s + w[k].lo, w[k].hi - w[k].lo);
+        jn += w[k].hi - w[k].lo;
+        if (k > i && run_hidden(j, jn, w[i].run, k - i + 1, after_kw))
+            last = k;
+    }
+    return last;
+}
+
+/* Into b: the words w[i..e] as one hidden word, the punctuation around
+ * them kept. */
+static void put_hidden(base_buf *b, const char *s, const tword *w, size_t i, size_t e)
+{
+    base_buf_put(b, s + w[i].at, w[i].lo - w[i].at);
+    base_buf_puts(b, REPLAY_TEXT_HIDDEN);
+    base_buf_put(b, s + w[e].hi, w[e].at + w[e].n - w[e].hi);
+}
+
+/* s with its secret-shaped words hidden, into b (w: its n words). */
+static void hide_words(base_buf *b, const char *s, const tword *w, size_t n, const bool *near,
+                       bool primed, const snap_agent *a)
+{
+    int fwd = primed ? WINDOW : 0, card = 0;
+    size_t done = 0;   /* bytes of s written */
+    for (size_t i = 0; i < n; i++) {
+        base_buf_put(b, s + done, w[i].at - done);
+        bool after = fwd > 0 || near[i], hidden = w[i].ph && ph_len(s + w[i].at) == HIDDEN_LEN &&
+                                                  strncmp(s + w[i].at, REPLAY_TEXT_HIDDEN,
+                                                          HIDDEN_LEN) == 0;
+        size_t e = i;
+        if (!w[i].ph && w[i].hi > w[i].lo) {
+            hidden = word_hidden(s + w[i].lo, w[i].hi - w[i].lo, after, card > 0, a);
+            if (!hidden && w[i].run && (e = run_end(s, w, n, i, after)) > i)
+                hidden = true;
+        }
+        if (hidden && !w[i].ph)
+            put_hidden(b, s, w, i, e);
+        else
+            base_buf_put(b, s + w[i].at, w[i].n);
+        done = w[e].at + w[e].n;
+        fwd = w[i].kw || hidden ? WINDOW : fwd > 0 ? fwd - 1 : 0;
+        card = w[i].kw == KW_CARD ? 2 : card > 0 ? card - 1 : 0;
+        if (w[e].stop)
+            fwd = card = 0;
+        i = e;
+    }
+    base_buf_puts(b, s + done);
+}
+
+char *replay_text_hide_kw(const char *s, const snap_agent *a, bool primed)
+{
+    if (!s)
+        return NULL;
+    size_t n = 0;
+    tword *w = text_words(s, &n);
+    bool *near = calloc(n ? n : 1, sizeof *near);
+    base_buf b = {0};
+    if (w && near) {
+        kw_ahead(w, n, near);
+        hide_words(&b, s, w, n, near, primed, a);
+    } else {
+        b.oom = true;
+    }
+    free(w);
+    free(near);
+    return base_buf_take(&b, NULL);
 }
 
 char *replay_text_hide(const char *s, const snap_agent *a)
 {
-    if (!s)
-        return NULL;
-    base_buf b = {0};
-    int kw = 0;
-    const char *p = s;
-    while (*p) {
-        size_t ph = ph_len(p);
-        if (ph) {
-            base_buf_put(&b, p, ph);
-            p += ph;
-            continue;
-        }
-        if (space(*p)) {
-            base_buf_putc(&b, *p++);
-            continue;
-        }
-        size_t n = 0;
-        while (p[n] && !space(p[n]) && !ph_len(p + n))
-            n++;
-        put_word(&b, p, n, &kw, a);
-        p += n;
+    return replay_text_hide_kw(s, a, false);
+}
+
+bool replay_text_names_secret(const char *s)
+{
+    size_t n = 0;
+    tword *w = s ? text_words(s, &n) : NULL;
+    bool hit = false;
+    for (size_t i = 0; w && i < n; i++)
+        hit = hit || w[i].kw;
+    free(w);
+    return hit;
+}
+
+bool replay_text_unit_secret(const char *s, size_t n, const snap_agent *a)
+{
+    while (n && punct(*s))
+        s++, n--;
+    while (n && punct(s[n - 1]))
+        n--;
+    if (!n || space(*s) || space(s[n - 1]))
+        return false;
+    if (!memchr(s, ' ', n) && !memchr(s, '\t', n) && !memchr(s, '\n', n))
+        return word_hidden(s, n, true, true, a);
+    char j[RUN_MAX * 6 + 1];
+    size_t jn = 0, k = 0;
+    int kind = RUN_NONE;
+    for (size_t p = 0; p < n;) {
+        while (p < n && space(s[p]))
+            p++;
+        size_t e = p;
+        while (e < n && !space(s[e]))
+            e++;
+        int r = run_part(s + p, e - p);
+        if (!r || (kind && r != kind) || ++k > RUN_MAX)
+            return false;
+        kind = r;
+        memcpy(j + jn, s + p, e - p);
+        jn += e - p;
+        p = e;
     }
-    return base_buf_take(&b, NULL);
+    return k >= 2 && run_hidden(j, jn, kind, k, true);
 }
 
 /* ---- replay: a recorded text against the page's ---- */
@@ -227,31 +407,22 @@ typedef struct {
     long budget;
 } tmatch;
 
-/* h[b..e) stands where a hidden word was: without the punctuation around
- * it, a word the recorder would hide (after a word naming a secret). */
-static bool tm_hidden(const tmatch *m, size_t b, size_t e)
-{
-    while (b < e && punct(m->h[b]))
-        b++;
-    while (e > b && punct(m->h[e - 1]))
-        e--;
-    return e > b && word_hidden(m->h + b, e - b, true, m->a);
-}
-
 /* Does w[wi..] match h[hi..] (to h's end when whole), ASCII case folded?
- * A marked byte of w matches one word of h (no space) that is shaped like
- * a secret. */
+ * A marked byte of w matches one word of h, or a group of up to RUN_MAX
+ * words, that the recorder would hide (replay_text_unit_secret, read as
+ * after a word naming a secret). */
 static bool tm_at(tmatch *m, size_t hi, size_t wi, bool whole)
 {
     while (wi < m->wn) {
         if (--m->budget < 0)
             return false;
         if (m->mk[wi]) {
-            size_t e = hi;
-            while (e < m->hn && m->h[e] != ' ')
+            size_t e = hi, words = 0;
+            while (e < m->hn && (m->h[e] != ' ' || ++words < RUN_MAX))
                 e++;
-            for (size_t k = e; k > hi && m->budget > 0; k--)
-                if (tm_hidden(m, hi, k) && tm_at(m, k, wi + 1, whole))
+            for (size_t k = e; k > hi && --m->budget > 0; k--)
+                if (m->h[k - 1] != ' ' && replay_text_unit_secret(m->h + hi, k - hi, m->a) &&
+                    tm_at(m, k, wi + 1, whole))
                     return true;
             return false;
         }

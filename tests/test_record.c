@@ -698,6 +698,30 @@ static void t_rec_url_r5_rule(void)
     free(r);
 }
 
+/* Red team s17 (red7, R7-1): secrets the trail's URL rule (url_redact,
+ * URL_REDACT_TOKENS: what replay/record.c writes) still keeps: the
+ * 6-digit one-time code of an email verification or sign-in link, in its
+ * query under "code" (a weak key: a code needs 8+ characters there) or
+ * as a path segment after "verify"; a card number (16 digits, Luhn-valid) under "pan" or "number". Each secret
+ * must be absent from the trail file. Fails on main 90de5e4. */
+static void t_red7_rec_url_codes(void)
+{
+    static const char *const U[] = {
+        "http://a.test:8080/verify?email=alice%40example.test&code=482913",
+        "http://a.test:8080/login/verify/573920",
+        "http://a.test:8080/pay?pan=4111111111111111&exp=1227",
+        "http://a.test:8080/pay?number=5555555555554444",
+    };
+    static const char *const SECRETS7[] = {"482913", "573920",
+                                           "4111111111111111", "5555555555554444"};
+    char *bytes = rec_opens(U, sizeof U / sizeof U[0]);
+    for (size_t i = 0; bytes && i < sizeof SECRETS7 / sizeof SECRETS7[0]; i++)
+        if (!CHECK(!strstr(bytes, SECRETS7[i])))
+            test_fail_detail("in the trail: %s\n", U[i]);
+    CHECK(bytes != NULL);
+    free(bytes);
+}
+
 /* R5-3 at the recorder: a number is written "{{#}}" only as an amount
  * (beside a currency sign or code), never as a reference ("Invoice
  * 2023.11"); a long row is cut at 120 characters with the recorder's own
@@ -783,8 +807,10 @@ static void t_rec_target_params(void)
                          .label = "Alice Smith", .placeholder = "e.g. Alice Smith",
                          .section = "Alice Smith's files", .origin = "http://a.test:8080"};
     CHECK_INT(0, replay_rec_action(r, &act, &f, "{\"ok\":true}", &err));
+    /* 115 letters (115 digits would be a digest to the secret rule) */
     char row[200];
-    snprintf(row, sizeof row, "%0115d Alice Smith", 0);
+    memset(row, 'x', 115);
+    snprintf(row + 115, sizeof row - 115, " Alice Smith");
     f.row = row;
     CHECK_INT(0, replay_rec_action(r, &act, &f, "{\"ok\":true}", &err));
     replay_rec_close(r);
@@ -796,10 +822,180 @@ static void t_rec_target_params(void)
         CHECK_HAS(bytes, "\"label\":\"{{who}}\"");
         CHECK_HAS(bytes, "\"placeholder\":\"e.g. {{who}}\"");
         CHECK_HAS(bytes, "\"section\":\"{{who}}'s files\"");
-        CHECK_HAS(bytes, "0000 {{\xe2\x80\xa6}}\"");
+        CHECK_HAS(bytes, "xxxx {{\xe2\x80\xa6}}\"");
     }
     free(bytes);
     test_rm_rf(dir);
+}
+
+/* Red team s17 (red7, R7-6): R6-5's twin in a step's target. A token the
+ * page shows in the row of the button the agent clicks (an API keys page:
+ * "Production key sk_live_... Created ... Revoke"; a personal access token
+ * beside its "Copy" button) is written into the trail's target.row whole,
+ * and a button named after it (aria-label "Copy ghp_...") into
+ * target.name. Each token must be absent from the trail file. Fails on
+ * main 90de5e4. */
+static void t_red7_rec_row_token(void)
+{
+    char dir[256], path[300];
+    if (testlib_tempdir("rec", dir, sizeof dir) != 0)
+        return;
+    snprintf(path, sizeof path, "%s/t.trail", dir);
+    replay_err err;
+    replay_rec *r = replay_rec_open(path, "0.1.0", "t", &err);
+    if (!CHECK(r))
+        return;
+    replay_act act = {.op = "click"};
+    snap_step_facts f = {.has_target = true, .role = "button", .name = "Revoke",
+                         .row = "Production key sk_live_4eC39HqLyjWDarjtT1zdp7dc Created "
+                                "2024-01-02 Revoke",
+                         .origin = "http://a.test:8080", .url = "http://a.test:8080/keys"};
+    CHECK_INT(0, replay_rec_action(r, &act, &f, "{\"ok\":true}", &err));
+    snap_step_facts g = {.has_target = true, .role = "button",
+                         .name = "Copy ghp_R7x4TOKLEAK9vQm2B7kP4wZt6Yw1Rv8Jq3",
+                         .row = "CI token ghp_R7x4TOKLEAK9vQm2B7kP4wZt6Yw1Rv8Jq3 Copy",
+                         .origin = "http://a.test:8080", .url = "http://a.test:8080/tokens"};
+    CHECK_INT(0, replay_rec_action(r, &act, &g, "{\"ok\":true}", &err));
+    replay_rec_close(r);
+    char *bytes = test_read_file(path, NULL);
+    if (CHECK(bytes)) {
+        CHECK_LACKS(bytes, "sk_live_4eC39HqLyjWDarjtT1zdp7dc");
+        CHECK_LACKS(bytes, "ghp_R7x4TOKLEAK9vQm2B7kP4wZt6Yw1Rv8Jq3");
+    }
+    free(bytes);
+    test_rm_rf(dir);
+}
+
+/* Red team s17 (red7, R7-8): R6-5 is wider than token shapes. The page
+ * text a step records (effect.appeared after a click, a read's
+ * effect.value) keeps a one-time code the page shows ("Your sign-in code
+ * is 482913", a magic-link page's code, an SMS-fallback page) and the
+ * recovery codes a 2FA set-up page shows once; neither is token-shaped
+ * (6 digits; grouped 5+5 hex), so a fix by url_redact's bearer shapes
+ * alone keeps them. Each must be absent from the trail file. Fails on
+ * main 90de5e4. */
+static void t_red7_rec_appeared_codes(void)
+{
+    char dir[256], path[300];
+    if (testlib_tempdir("rec", dir, sizeof dir) != 0)
+        return;
+    snprintf(path, sizeof path, "%s/t.trail", dir);
+    replay_err err;
+    replay_rec *r = replay_rec_open(path, "0.1.0", "t", &err);
+    if (!CHECK(r))
+        return;
+    snap_step_facts f = {.has_target = true, .role = "button", .name = "Email me a code",
+                         .origin = "http://a.test:8080", .url = "http://a.test:8080/signin"};
+    replay_act cl = {.op = "click"};
+    CHECK_INT(0, replay_rec_action(r, &cl, &f, "{\"ok\":true,\"new_text\":\"Your sign-in code "
+                                   "is 482913\"}", &err));
+    /* the code a few words after the word that names it, as banks write it */
+    CHECK_INT(0, replay_rec_action(r, &cl, &f, "{\"ok\":true,\"new_text\":\"Your verification "
+                                   "code for Acme Bank is 730551\"}", &err));
+    snap_step_facts g = {.has_target = true, .role = "button", .name = "Set up two-factor",
+                         .origin = "http://a.test:8080", .url = "http://a.test:8080/2fa"};
+    CHECK_INT(0, replay_rec_action(r, &cl, &g, "{\"ok\":true,\"new_text\":\"Save your recovery "
+                                   "codes: 4f3a2-9c8b1 7d6e5-0a1b2 e9f8a-b7c6d\"}", &err));
+    replay_act rd = {.op = "read", .query = "recovery codes", .output = "codes",
+                     .value = "4f3a2-9c8b1 7d6e5-0a1b2 e9f8a-b7c6d"};
+    CHECK_INT(0, replay_rec_action(r, &rd, &g, "{\"ok\":true}", &err));
+    replay_rec_close(r);
+    char *bytes = test_read_file(path, NULL);
+    if (CHECK(bytes)) {
+        CHECK_HAS(bytes, "\"op\":\"read\"");
+        CHECK_LACKS(bytes, "482913");
+        CHECK_LACKS(bytes, "730551");
+        CHECK_LACKS(bytes, "4f3a2-9c8b1");
+        CHECK_LACKS(bytes, "e9f8a-b7c6d");
+    }
+    free(bytes);
+    test_rm_rf(dir);
+}
+
+/* Issue 14 point 2 (trail18): the one rule for secret-shaped text a trail
+ * keeps (url_secret_shaped, replay/text.c), on what a bank, a 2FA set-up
+ * page or a mail provider shows: the code before the word naming it, a
+ * few words after it, in groups, a list of recovery codes, a card number
+ * in groups, a CVV, a set-up key; and what it keeps (an invoice and an
+ * order number, a date, an amount, a card's last digits, a status id).
+ * Replay matches the hidden text with new secrets, not without one. */
+static void t_trail_secret_rule(void)
+{
+    static const char *const HIDE[][2] = {
+        {"482913 is your Facebook code", "482913"},
+        {"G-482913 is your Google verification code.", "482913"},
+        {"Your Acme Bank one-time passcode: 7305 51", "7305"},
+        {"Use code 123-456 to sign in", "123-456"},
+        {"Your PIN is 4821.", "4821"},
+        {"CVV 123", "123"},
+        {"Card number 4111 1111 1111 1111 exp 12/27", "4111"},
+        {"Paid with 4111-1111-1111-1111", "4111"},
+        {"Backup codes: abcd-efgh ijkl-mnop", "ijkl-mnop"},
+        {"Recovery codes\n4f3a2-9c8b1\n7d6e5-0a1b2\ne9f8a-b7c6d\n1a2b3-4c5d6\n9f8e7-6d5c4\n"
+         "0a9b8-7c6d5\nb1c2d-3e4f5\n5e4d3-2c1b0", "5e4d3-2c1b0"},
+        {"Can't scan it? Enter this key: JBSW Y3DP EHPK 3PXP", "EHPK"},
+        {"Your recovery code: ABCDE-FGHIJ-KLMNO-PQRST-UVWXY", "KLMNO"},
+        {"Subject: Your verification code is 730551 - Inbox", "730551"},
+    };
+    static const char *const KEEP[] = {
+        "Invoice 1002 $120.00 Pay", "Order 4821 shipped on 2024-01-02",
+        "Code of conduct, updated 2024-01-02", "Key features: 24.00 USD per month",
+        "Your card ending 4242 was charged", "Status 1729384756102938475",
+    };
+    for (size_t i = 0; i < sizeof HIDE / sizeof HIDE[0]; i++) {
+        char *h = replay_text_hide(HIDE[i][0], NULL);
+        if (!CHECK(h && !strstr(h, HIDE[i][1]) && strstr(h, REPLAY_TEXT_HIDDEN)))
+            test_fail_detail("kept: %s -> %s\n", HIDE[i][0], h ? h : "(null)");
+        else if (!CHECK(replay_text_match(h, HIDE[i][0], NULL, true, NULL)))
+            test_fail_detail("no match: %s\n", h);
+        free(h);
+    }
+    for (size_t i = 0; i < sizeof KEEP / sizeof KEEP[0]; i++) {
+        char *h = replay_text_hide(KEEP[i], NULL);
+        if (!CHECK(h && strcmp(h, KEEP[i]) == 0))
+            test_fail_detail("changed: %s -> %s\n", KEEP[i], h ? h : "(null)");
+        free(h);
+    }
+    /* a new code, a new card: still the same text; none: another */
+    char *h = replay_text_hide("482913 is your Facebook code", NULL);
+    CHECK(h && replay_text_match(h, "730551 is your Facebook code", NULL, true, NULL));
+    CHECK(h && !replay_text_match(h, "is your Facebook code", NULL, true, NULL));
+    CHECK(h && !replay_text_match(h, "expired is your Facebook code", NULL, true, NULL));
+    free(h);
+    h = replay_text_hide("Card 4111 1111 1111 1111 saved", NULL);
+    CHECK(h && replay_text_match(h, "Card 5555 5555 5555 4444 saved", NULL, true, NULL));
+    CHECK(h && !replay_text_match(h, "Card on file saved", NULL, true, NULL));
+    free(h);
+    /* a row: the hidden word is one secret-shaped word or group, no wildcard */
+    CHECK(replay_row_eq("Production key {{*}} Revoke",
+                        "Production key sk_live_9xQ2mW7kR4tP8vB3nL6xC1dF Revoke"));
+    CHECK(!replay_row_eq("Production key {{*}} Revoke", "Production key revoked Revoke"));
+    CHECK(!replay_row_eq("Production key {{*}} Revoke", "Production key Revoke"));
+    CHECK(!replay_row_eq("Production key {{*}} Revoke",
+                         "Test key sk_test_9xQ2mW7kR4tP8vB3nL6xC1dF Revoke"));
+    /* URLs: the same rule */
+    static const char *const URL_HIDE[][2] = {
+        {"http://a.test/confirm?c=482913", "482913"},
+        {"http://a.test/otp/482913", "482913"},
+        {"http://a.test/card/4111-1111-1111-1111/edit", "4111"},
+    };
+    for (size_t i = 0; i < sizeof URL_HIDE / sizeof URL_HIDE[0]; i++) {
+        char *u = replay_url_scrub(URL_HIDE[i][0]);
+        if (!CHECK(u && !strstr(u, URL_HIDE[i][1])))
+            test_fail_detail("kept: %s\n", u ? u : "(null)");
+        free(u);
+    }
+    static const char *const URL_KEEP[] = {
+        "http://a.test/orders/4821", "http://a.test/p/123456",
+        "http://a.test/status/1729384756102938475", "http://a.test/search?page=1234",
+        "http://a.test/pay?exp=1227&amount=4200",
+    };
+    for (size_t i = 0; i < sizeof URL_KEEP / sizeof URL_KEEP[0]; i++) {
+        char *u = replay_url_scrub(URL_KEEP[i]);
+        if (!CHECK(u && strcmp(u, URL_KEEP[i]) == 0))
+            test_fail_detail("changed: %s\n", u ? u : "(null)");
+        free(u);
+    }
 }
 
 /* R4-5 at the recorder: a typed text, a key, a query and a read that
@@ -1315,8 +1511,12 @@ static const test_case TESTS[] = {
     {"rec_url_rule", t_rec_url_rule},
     {"red5_rec_url_more", t_red5_rec_url_more},
     {"rec_url_r5_rule", t_rec_url_r5_rule},
+    {"red7_rec_url_codes", t_red7_rec_url_codes},
     {"red5_rec_rows", t_red5_rec_rows},
     {"rec_target_params", t_rec_target_params},
+    {"red7_rec_row_token", t_red7_rec_row_token},
+    {"red7_rec_appeared_codes", t_red7_rec_appeared_codes},
+    {"trail_secret_rule", t_trail_secret_rule},
     {"rec_param_escape", t_rec_param_escape},
     {"red4_rec_press_secret", t_red4_rec_press_secret},
     {"red4_mcp_press_secret", t_red4_mcp_press_secret},

@@ -1157,7 +1157,133 @@ static void t_red7_number_before_price(void)
     testlib_rig_down(&x);
 }
 
+/* ---- issue 14 point 2 (trail18): secret-shaped words in a target ---- */
+
+/* The trail text with "keys.html" opened with query q (a variant of the
+ * page), played: its status, the result in *json. */
+static int play_keys(testlib_rig *x, const char *bytes, const char *q, char **json)
+{
+    *json = NULL;
+    base_buf b = {0};
+    const char *at = strstr(bytes, "keys.html");
+    if (!CHECK(at != NULL))
+        return -1;
+    base_buf_put(&b, bytes, (size_t)(at - bytes) + 9);
+    base_buf_puts(&b, q);
+    base_buf_puts(&b, at + 9);
+    replay_err err = {0};
+    replay_trail *t = b.s ? replay_trail_parse(b.s, b.len, &err) : NULL;
+    base_buf_free(&b);
+    if (!CHECK(t != NULL)) {
+        test_fail_detail("trail: %s\n", err.msg);
+        return -1;
+    }
+    replay_opts ro = {0};
+    int st = replay_run(x->a, x->g, t, &ro, json);
+    replay_trail_free(t);
+    return st;
+}
+
+/* Record a click on the Deploy token's "Copy ghp_..." (the recording's
+ * look counting look-alikes, as cli/record.c does) into path. */
+static void rec_keys(testlib_rig *x, const char *path, const char *url)
+{
+    snap_result r = {0};
+    CHECK_INT(0, snap_open(x->a, url, false, &r));
+    snap_result_free(&r);
+    snap_elems e = {0};
+    CHECK_INT(0, snap_elements(x->a, &e, &r));
+    snap_result_free(&r);
+    const snap_elem *b = NULL;
+    for (size_t i = 0; i < e.n; i++)
+        if (e.v[i].name && strstr(e.v[i].name, "ghp_Q8w2"))
+            b = &e.v[i];
+    replay_err err = {0};
+    replay_rec *rec = CHECK(b != NULL) ? replay_rec_open(path, "0.1.0", "keys", &err) : NULL;
+    if (rec) {
+        replay_act op = {.op = "open", .url = url};
+        snap_step_facts fo = {.origin = O_A, .url = url};
+        CHECK_INT(0, replay_rec_action(rec, &op, &fo, "{\"ok\":true}", &err));
+        CHECK_INT(0, replay_rec_look(rec, x->a, b->ref));
+        replay_act cl = {.op = "click"};
+        snap_step_facts fc = {.has_target = true, .role = "button", .name = b->name,
+                              .row = b->rowtext, .origin = O_A, .url = url};
+        CHECK_INT(0, replay_rec_action(rec, &cl, &fc, "{\"ok\":true}", &err));
+        replay_rec_close(rec);
+    }
+    snap_elements_free(&e);
+}
+
+/* Issue 14 point 2 (trail18; red team s17, R7-6): a click recorded on a
+ * page of API tokens keeps the target's name and row with each token
+ * written {{*}}; the replay finds that row again after every token was
+ * rotated (?v=2: a new secret each run is the normal case), and stops
+ * where the row holds no token-shaped word (?revoked=1: a {{*}} is no
+ * wildcard). Recorded where two rows differ only by their tokens
+ * (?same=1), the second one's Copy: the recording counted no look-alike
+ * (the tokens told them apart), so the replay stops as ambiguous, never
+ * the first row's token copied (a {{*}} makes no two rows equal). */
+static void t_trail_row_secret(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    char dir[256], path[2][300], url[2][300];
+    if (testlib_tempdir("trail18", dir, sizeof dir) != 0) {
+        testlib_rig_down(&x);
+        return;
+    }
+    char *bytes[2];
+    for (int k = 0; k < 2; k++) {
+        snprintf(path[k], sizeof path[k], "%s/keys%d.trail", dir, k);
+        snprintf(url[k], sizeof url[k], "%s/trail18/keys.html%s", O_A, k ? "?same=1" : "");
+        rec_keys(&x, path[k], url[k]);
+        bytes[k] = test_read_file(path[k], NULL);
+        if (!CHECK(bytes[k] != NULL))
+            continue;
+        CHECK_LACKS(bytes[k], "ghp_");
+        CHECK_LACKS(bytes[k], "\"equals\"");
+        CHECK_HAS(bytes[k], "\"name\":\"Copy {{*}}\"");
+        if (!CHECK_HAS(bytes[k], k ? "\"row\":\"CI token {{*}} Copy\""
+                                   : "\"row\":\"Deploy token {{*}} Copy\""))
+            test_fail_detail("%s\n", bytes[k]);
+    }
+    static const struct {
+        int k;
+        const char *q;
+        int st;
+        const char *want;
+    } V[] = {
+        {0, "", REPLAY_RUN_DONE, "copied row 2"},
+        {0, "?v=2", REPLAY_RUN_DONE, "copied row 2"},
+        {0, "?revoked=1", REPLAY_RUN_DIVERGED, "\"reason\":\"missing\""},
+        {1, "", REPLAY_RUN_DIVERGED, "\"reason\":\"ambiguous\""},
+    };
+    for (size_t i = 0; i < sizeof V / sizeof V[0]; i++) {
+        if (!bytes[V[i].k])
+            continue;
+        char *json = NULL;
+        int st = play_keys(&x, bytes[V[i].k], V[i].q, &json);
+        snap_query q = {.text = true};
+        snap_result r = {0};
+        CHECK_INT(0, snap_observe(x.a, &q, &r));
+        bool ok = CHECK_INT(V[i].st, st) &&
+                  (V[i].st == REPLAY_RUN_DONE ? CHECK_HAS(r.text, V[i].want)
+                                              : CHECK_HAS(json, V[i].want) &&
+                                                    CHECK_LACKS(r.text, "copied"));
+        if (!ok)
+            test_fail_detail("variant %zu: %.1500s\n", i, json ? json : "");
+        snap_result_free(&r);
+        free(json);
+    }
+    free(bytes[0]);
+    free(bytes[1]);
+    test_rm_rf(dir);
+    testlib_rig_down(&x);
+}
+
 static const test_case TESTS[] = {
+    {"trail_row_secret", t_trail_row_secret},
     {"replay_done", t_replay_done},
     {"replay_lookalike_diverges", t_replay_lookalike_diverges},
     {"replay_label_diverges", t_replay_label_diverges},

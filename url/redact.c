@@ -500,31 +500,136 @@ static bool bearer_like(const char *s, size_t n, bool after_kw)
     return after_kw ? n >= 8 && (digit || n >= 16) : n >= 16 && alpha && digit;
 }
 
-bool url_bearer_like(const char *s, size_t n, bool after_kw)
+/* ---- the one word rule: bearer tokens, cards, codes (red team s17) ---- */
+
+/* s[0..n): a payment card number: 13-19 digits, a space or '-' between
+ * groups, the first digit 2-6 (the card networks' ranges; an id or a
+ * millisecond timestamp begins with 1), Luhn's check passing (R7-1). */
+static bool card_like(const char *s, size_t n)
 {
-    return s && n && bearer_like(s, n, after_kw);
+    if (n < 13 || !isdigit((unsigned char)s[0]) || !isdigit((unsigned char)s[n - 1]) ||
+        s[0] < '2' || s[0] > '6')
+        return false;
+    unsigned digits = 0, sum = 0;
+    for (size_t i = n; i-- > 0;) {
+        if ((s[i] == ' ' || s[i] == '-') && isdigit((unsigned char)s[i - 1]))
+            continue;
+        if (!isdigit((unsigned char)s[i]) || ++digits > 19)
+            return false;
+        unsigned d = (unsigned)(s[i] - '0');
+        if (digits % 2 == 0)
+            d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+        sum += d;
+    }
+    return digits >= 13 && sum % 10 == 0;
+}
+
+/* Groups of digits g[0..k): a date ("2024-01-02", "02.01.2024") or an
+ * amount ("24.00"), which no code is. */
+static bool date_or_amount(const size_t *g, size_t k, bool digits_only)
+{
+    if (!digits_only)
+        return false;
+    if (k == 2 && g[1] == 2)
+        return true;
+    return k == 3 && ((g[0] == 4 && g[1] == 2 && g[2] == 2) ||
+                      (g[0] == 2 && g[1] == 2 && g[2] == 4));
+}
+
+/* s[0..n): a date of digits with '-', '.' or '/' between (never a
+ * secret, whatever names it: "Code of conduct, updated 2024-01-02"). */
+static bool date_like(const char *s, size_t n)
+{
+    size_t g[3], k = 0, len = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i == n || s[i] == '-' || s[i] == '.' || s[i] == '/') {
+            if (!len || k == 3)
+                return false;
+            g[k++] = len;
+            len = 0;
+        } else if (isdigit((unsigned char)s[i])) {
+            len++;
+        } else {
+            return false;
+        }
+    }
+    return k == 3 && date_or_amount(g, k, true);
+}
+
+/* s[0..n) after a word or key naming a secret (code, PIN, verify, ...): a
+ * one-time code, a PIN or a recovery code (R7-1, R7-8). Letters and
+ * digits with '-' or '.' between groups, 4 or more of them with a digit
+ * ("482913", "G-482913", "7391-8426", "4f3a2-9c8b1"), or of letters alone
+ * two or more groups of one length (4-6) and one case ("abcd-efgh"); not
+ * a date or an amount. */
+static bool code_like(const char *s, size_t n)
+{
+    size_t g[8], k = 0, len = 0, alnum = 0, digits = 0;
+    bool lower = false, upper = false, same = true;
+    for (size_t i = 0; i <= n; i++) {
+        if (i == n || s[i] == '-' || s[i] == '.') {
+            if (!len || k == sizeof g / sizeof g[0])
+                return false;
+            same = same && (!k || g[0] == len);
+            g[k++] = len;
+            len = 0;
+            continue;
+        }
+        unsigned char c = (unsigned char)s[i];
+        if (!isalnum(c))
+            return false;
+        len++;
+        alnum++;
+        digits += isdigit(c) != 0;
+        lower = lower || islower(c);
+        upper = upper || isupper(c);
+    }
+    if (date_or_amount(g, k, digits == alnum))
+        return false;
+    if (digits)
+        return alnum >= 4;
+    return k >= 2 && same && g[0] >= 4 && g[0] <= 6 && !(lower && upper);
+}
+
+/* The one rule for a word (bearer_like, card_like, code_like). */
+static bool secret_shaped(const char *s, size_t n, bool after_kw)
+{
+    return !date_like(s, n) &&
+           (bearer_like(s, n, after_kw) || card_like(s, n) || (after_kw && code_like(s, n)));
+}
+
+bool url_secret_shaped(const char *s, size_t n, bool after_kw)
+{
+    return s && n && secret_shaped(s, n, after_kw);
 }
 
 /* What a path segment s[0..n) says of the next one: BW_NAMED, it names a
  * secret link ("reset", "invite", "login", ...: the next segment and the
- * query's values are read after a keyword); BW_SHORT, a short-link prefix
+ * query's values are read after a keyword, a one-time code among them:
+ * "/verify/573920", R7-1); BW_CODE, it is "code", "otp", "pin", ...: the
+ * next segment only, a code too ("/otp/482913"); BW_SHORT, a short-link prefix
  * (one letter, "go", "share", "link": "/r/Kx9mQ2vB7", a magic-link code
  * of 8+ characters; red team s15, R5-2), the next segment only; else 0. */
-enum { BW_NONE, BW_SHORT, BW_NAMED };
+enum { BW_NONE, BW_SHORT, BW_CODE, BW_NAMED };
 
 static int bearer_word(const char *s, size_t n)
 {
     static const char *const W[] = {"reset", "magic", "verif", "confirm", "invit", "activat",
                                     "login", "signin", "sign-in", "token", "auth", "unsubscribe",
                                     "callback", "ticket", "saml", NULL};
+    static const char *const EXACT[] = {"otp", "code", "codes", "pin", "2fa", "mfa", "passcode",
+                                        NULL};
     static const char *const SHORT[] = {"go", "ml", "link", "links", "share", "shared", "sso",
-                                        "otp", "code", "key", NULL};
+                                        "key", NULL};
     char low[40];
     if (!base_lower_copy(low, sizeof low, s, n))
         return BW_NONE;
     for (size_t i = 0; W[i]; i++)
         if (strstr(low, W[i]))
             return BW_NAMED;
+    for (size_t i = 0; EXACT[i]; i++)
+        if (strcmp(low, EXACT[i]) == 0)
+            return BW_CODE;
     if (n == 1 && isalpha((unsigned char)low[0]))
         return BW_SHORT;
     for (size_t i = 0; SHORT[i]; i++)
@@ -692,7 +797,7 @@ static void put_query_scrubbed(base_buf *b, const char *q, size_t n, bool kw, in
         int ks = eq ? key_secret(q + pos, klen) : KEY_PLAIN;
         bool secret = end > vat && (ks == KEY_STRONG ||
                                     (eq && key_personal(q + pos, klen, q + vat, end - vat)) ||
-                                    bearer_like(q + vat, end - vat, kw || ks == KEY_WEAK));
+                                    secret_shaped(q + vat, end - vat, kw || ks == KEY_WEAK));
         base_buf_put(b, q + pos, vat - pos);
         if (secret)
             base_buf_puts(b, "[redacted]");
@@ -721,7 +826,8 @@ static void put_path_scrubbed(base_buf *b, const char *u, int depth)
             continue;
         }
         size_t n = strcspn(u + pos, "/?#"), core = strcspn(u + pos, "/?#;");
-        if (bearer_like(u + pos, core, kw != BW_NONE))
+        if (bearer_like(u + pos, core, kw != BW_NONE) || card_like(u + pos, core) ||
+            ((kw == BW_NAMED || kw == BW_CODE) && code_like(u + pos, core)))
             base_buf_puts(b, "[redacted]");
         else
             base_buf_put(b, u + pos, core);
@@ -738,7 +844,7 @@ static void put_path_scrubbed(base_buf *b, const char *u, int depth)
     }
     if (!frag)
         return;
-    if (strchr(frag, '=') || bearer_like(frag + 1, strlen(frag + 1), false))
+    if (strchr(frag, '=') || secret_shaped(frag + 1, strlen(frag + 1), false))
         base_buf_puts(b, "#[redacted]");
     else
         base_buf_puts(b, frag);

@@ -151,10 +151,10 @@ const char *url_strerror(int code);
  *    submitted): also code, key, auth, mfa and the names in fields
  *    (NULL-terminated, may be NULL; "*" stands for every name);
  *  - URL_REDACT_TOKENS (the bearer rule): path segments, query values and
- *    a fragment shaped like a bearer secret (a JWT; 32+ hex digits; 16+
- *    URL-safe characters mixing letters and digits that are no sequence
- *    of words; 8+ with a digit after a reset, magic, verify, invite,
- *    login or token segment or key), and a fragment holding values. */
+ *    a fragment shaped like a secret (url_secret_shaped; after a reset,
+ *    magic, verify, invite, login, code or token segment or key, a
+ *    token of 8+ characters with a digit and a one-time code), and a
+ *    fragment holding values. */
 #define URL_REDACT_STRICT 1u
 #define URL_REDACT_TOKENS 2u
 char *url_redact(const char *url, unsigned flags, const char *const *fields);
@@ -163,12 +163,19 @@ char *url_redact(const char *url, unsigned flags, const char *const *fields);
  * names too): the same test for a URL's query and a body's fields. */
 bool url_secret_name(const char *name, size_t n, bool strict);
 /* Whether s[0..n) (one word: a path segment, a query value, a word of
- * page text without the punctuation around it) is shaped like a bearer
- * secret by URL_REDACT_TOKENS's rule (a JWT, 32+ hex digits, 16+ URL-safe
- * characters mixing letters and digits that are no sequence of words);
- * after_kw: it follows a word naming a secret, so 8+ such characters with
- * a digit (or 16+) are one too. The recorder of a trail hides such words
- * of page text (replay/text.c; red team s16, R6-5). */
-bool url_bearer_like(const char *s, size_t n, bool after_kw);
+ * page text without the punctuation around it) is shaped like a secret:
+ * the one word rule of URL_REDACT_TOKENS and of a trail's page text
+ * (replay/text.c; red team s16 R6-5, s17 R7-1/6/8):
+ *  - a bearer token: a JWT, 32+ hex digits, 16+ URL-safe characters
+ *    mixing letters and digits that are no sequence of words;
+ *  - a payment card number: 13-19 digits (a space or '-' between
+ *    groups), the first 2-6, Luhn's check passing;
+ *  - after_kw (it follows a word or key naming a secret: code, PIN,
+ *    verify, token, ...): 8+ token characters with a digit (or 16+), and
+ *    a one-time, recovery or backup code: 4+ letters and digits with a
+ *    digit, '-' or '.' between groups ("482913", "G-482913",
+ *    "4f3a2-9c8b1"), or letter groups of one length and case
+ *    ("abcd-efgh"); never a date ("2024-01-02") or an amount ("24.00"). */
+bool url_secret_shaped(const char *s, size_t n, bool after_kw);
 
 #endif

@@ -13,7 +13,8 @@
  * second pass keeps every "[redacted]" of the first. The input as page
  * text through the trail's page-text rule (replay_text_hide, R6-5): the
  * hidden text matches the input again (replay_text_match), a second pass
- * keeps every hidden word.
+ * keeps every hidden word; as a target's row (replay_row_mark, R7-6) it
+ * matches the input as replay_row_eq reads a row.
  */
 #include "json/json.h"
 #include "replay/replay.h"
@@ -58,6 +59,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (const char *p = h2; (p = strstr(p, REPLAY_TEXT_HIDDEN)); p++)
             m2++;
         CHECK(m2 >= m1);
+        /* as a target's row (R7-6): hidden, its amounts marked, it
+         * matches the row it came from */
+        char *row = replay_row_mark(h1);
+        CHECK(row && replay_row_eq(row, z));
+        free(row);
         free(h1);
         free(h2);
     }
