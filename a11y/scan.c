@@ -14,6 +14,7 @@
 
 #include "base/base.h"
 #include "json/json.h"
+#include "url/url.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -483,15 +484,22 @@ static void run_free(run *R)
 }
 
 /* A string of the results as it may be written: a whole http(s) URL (the
- * page's "url", a frame's) as every output of the agent shows it
- * (snap_url_shown: url_redact's secret-named query and fragment values
- * "[redacted]", session values out; red team s16, R6-2), any other text
- * with the session values out. */
+ * page's "url", a frame's) by the report's URL rule, the one the
+ * snippets' URL attributes get (scrub.c url_words: url_redact with the
+ * bearer rule) and then as every output of the agent shows it
+ * (snap_url_shown: secret-named query and fragment values "[redacted]",
+ * session values out; red team s16, R6-2), any other text with the
+ * session values out. */
 static char *text_shown(void *ud, const char *s)
 {
     bool url = (strncmp(s, "http://", 7) == 0 || strncmp(s, "https://", 8) == 0) &&
                !strpbrk(s, " \t\n\r");
-    return url ? snap_url_shown(ud, s) : snap_text_shown(ud, s);
+    if (!url)
+        return snap_text_shown(ud, s);
+    char *red = url_redact(s, URL_REDACT_TOKENS, NULL);
+    char *out = red ? snap_url_shown(ud, red) : NULL;
+    free(red);
+    return out;
 }
 
 /* After the scan: scrub, refs, crops, files, summary. */

@@ -24,6 +24,7 @@
 
 #include "base/base.h"
 #include "json/json.h"
+#include "url/url.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,8 +202,82 @@ static bool tag_secret(const htag *t)
     return false;
 }
 
+/* Whether a's value is a URL or a list of them (srcset), or may hold one
+ * (data-*): shown by the report's URL rule (url_words). */
+static bool attr_url(const attr *a)
+{
+    static const char *const URL[] = {"href", "src", "action", "formaction", "srcset",
+                                      "imagesrcset", "poster", "cite", "background",
+                                      "longdesc", "ping", "manifest", "codebase", "data",
+                                      "xlink:href", "itemid", "itemtype", "profile"};
+    for (size_t i = 0; i < sizeof URL / sizeof URL[0]; i++)
+        if (named(a, URL[i]))
+            return true;
+    return a->nlen > 5 && strncasecmp(a->name, "data-", 5) == 0;
+}
+
+/* s[0..n) into b with each word (a run without white space: a URL, a
+ * srcset's candidate or descriptor) by the report's URL rule: url_redact
+ * with the bearer rule (url/url.h: secret-named query and fragment values,
+ * path segments, values and fragments shaped like bearer secrets,
+ * "[redacted]"), as the recorder and the evidence show URLs. A word the
+ * rule cannot take (out of memory), or that would come back holding the
+ * quote q, is MASK. */
+static void url_words(base_buf *b, const char *s, size_t n, char q)
+{
+    for (size_t i = 0; i < n;) {
+        size_t k = i;
+        while (k < n && !is_space(s[k]))
+            k++;
+        if (k == i) {
+            base_buf_putc(b, s[i++]);
+            continue;
+        }
+        char *w = malloc(k - i + 1), *r = NULL;
+        if (w) {
+            memcpy(w, s + i, k - i);
+            w[k - i] = 0;
+            r = url_redact(w, URL_REDACT_TOKENS, NULL);
+        }
+        base_buf_puts(b, r && (!q || !strchr(r, q)) ? r : MASK);
+        free(w);
+        free(r);
+        i = k;
+    }
+}
+
+/* One attribute of a tag: its value MASK when mask_value and it is the
+ * value, by the URL rule when it names a URL or the tag is odd (its
+ * attributes may not be what they seem: every name and value by the
+ * rule, a name holding a quote or '<' MASK). */
+static void attr_put(base_buf *b, const attr *a, bool odd, bool mask_value)
+{
+    base_buf_putc(b, ' ');
+    if (!odd)
+        base_buf_put(b, a->name, a->nlen);
+    else if (memchr(a->name, '"', a->nlen) || memchr(a->name, '\'', a->nlen) ||
+             memchr(a->name, '<', a->nlen))
+        base_buf_puts(b, MASK);
+    else
+        url_words(b, a->name, a->nlen, '=');
+    if (!a->val)
+        return;
+    base_buf_putc(b, '=');
+    char q = a->quote ? a->quote : '"';
+    base_buf_putc(b, q);
+    if (mask_value && named(a, "value"))
+        base_buf_puts(b, MASK);
+    else if (odd || attr_url(a))
+        url_words(b, a->val, a->vlen, q);
+    else
+        base_buf_put(b, a->val, a->vlen);
+    if (a->closed || !a->quote)
+        base_buf_putc(b, q);
+}
+
 /* Write the tag with its attributes, every value attribute masked when
- * mask_value; an odd tag whose values matter loses them all. */
+ * mask_value; an odd tag whose values matter loses them all. URLs in
+ * attributes by the report's URL rule (attr_put). */
 static void tag_put(base_buf *b, const htag *t, bool mask_value)
 {
     base_buf_put(b, t->lt, (size_t)(t->name_end - t->lt));
@@ -210,22 +285,8 @@ static void tag_put(base_buf *b, const htag *t, bool mask_value)
         base_buf_puts(b, " " MASK ">");
         return;
     }
-    for (size_t i = 0; i < t->n; i++) {
-        const attr *a = &t->at[i];
-        base_buf_putc(b, ' ');
-        base_buf_put(b, a->name, a->nlen);
-        if (!a->val)
-            continue;
-        base_buf_putc(b, '=');
-        char q = a->quote ? a->quote : '"';
-        base_buf_putc(b, q);
-        if (mask_value && named(a, "value"))
-            base_buf_puts(b, MASK);
-        else
-            base_buf_put(b, a->val, a->vlen);
-        if (a->closed || !a->quote)
-            base_buf_putc(b, q);
-    }
+    for (size_t i = 0; i < t->n; i++)
+        attr_put(b, &t->at[i], t->odd, mask_value);
     if (t->end > t->lt && t->end[-1] == '>')
         base_buf_putc(b, '>');
 }
@@ -365,9 +426,35 @@ static void str_put(json_w *w, const char *s, a11y_text_fn fn, void *ud, bool ke
     free(t);
 }
 
-/* Copy v into w with every "html" string scrubbed, and every string and
- * key through fn. */
-static void scrub_val(json_w *w, const json_val *v, a11y_text_fn fn, void *ud)
+/* A selector of axe's "target" with the value of each attribute selector
+ * ([href$="..."]: axe names a link or an image by its href or src) by the
+ * URL rule (url_words); new, NULL when out of memory. */
+static char *sel_scrub(const char *s)
+{
+    base_buf b = {0};
+    for (const char *p = s; *p;) {
+        if ((*p != '"' && *p != '\'') || p == s || p[-1] != '=') {
+            base_buf_putc(&b, *p++);
+            continue;
+        }
+        char q = *p;
+        const char *e = p + 1;
+        while (*e && *e != q)
+            e += *e == '\\' && e[1] ? 2 : 1;
+        base_buf_putc(&b, q);
+        url_words(&b, p + 1, (size_t)(e - p - 1), q);
+        if (*e)
+            base_buf_putc(&b, q);
+        p = *e ? e + 1 : e;
+    }
+    if (!b.s && !b.oom)
+        base_buf_puts(&b, "");
+    return base_buf_take(&b, NULL);
+}
+
+/* Copy v into w with every "html" string scrubbed, every string under a
+ * "target" (sel) by sel_scrub, and every string and key through fn. */
+static void scrub_val(json_w *w, const json_val *v, a11y_text_fn fn, void *ud, bool sel)
 {
     if (json_is(v, JSON_OBJECT)) {
         json_w_obj_begin(w);
@@ -383,15 +470,19 @@ static void scrub_val(json_w *w, const json_val *v, a11y_text_fn fn, void *ud)
                 str_put(w, s ? s : MASK, fn, ud, false);
                 free(s);
             } else {
-                scrub_val(w, m, fn, ud);
+                scrub_val(w, m, fn, ud, sel || (kl == 6 && memcmp(k, "target", 6) == 0));
             }
         }
         json_w_obj_end(w);
     } else if (json_is(v, JSON_ARRAY)) {
         json_w_arr_begin(w);
         for (const json_val *m = json_first(v); m; m = json_next(m))
-            scrub_val(w, m, fn, ud);
+            scrub_val(w, m, fn, ud, sel);
         json_w_arr_end(w);
+    } else if (sel && json_is(v, JSON_STRING)) {
+        char *s = sel_scrub(json_str(v, NULL));
+        str_put(w, s ? s : MASK, fn, ud, false);
+        free(s);
     } else if (fn && json_is(v, JSON_STRING)) {
         str_put(w, json_str(v, NULL), fn, ud, false);
     } else {
@@ -412,7 +503,7 @@ static char *scrub_doc(const char *json, size_t len, bool object, a11y_text_fn f
     }
     json_w w;
     json_w_init(&w);
-    scrub_val(&w, root, fn, ud);
+    scrub_val(&w, root, fn, ud, false);
     json_doc_free(d);
     return json_w_take(&w, NULL);
 }

@@ -29,7 +29,13 @@
  *     person's own links carry bearer secrets in paths: sink.c).
  *
  * Temporary buffers that held a value or an encoding of it are wiped.
- * Residuals (docs/threat-model.md): values shorter than SCRUB_MIN, other
+ * Page text written to a file (snap_text_shown: an a11y report's strings)
+ * also loses the short values (SCRUB_SHORT_MIN to SCRUB_MIN - 1 bytes,
+ * aligned with the evidence's 4) that mix letters and digits, raw or
+ * percent-decoded, where each is a whole token (short_like, whole_token).
+ * Residuals (docs/threat-model.md): values shorter than SCRUB_MIN elsewhere
+ * (and, in reports, short ones of letters or digits alone or glued inside
+ * a longer word), other
  * encodings (hex, reversed, split, encrypted, compressed), a value the
  * page derives by computation.
  */
@@ -41,12 +47,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SCRUB_MIN 8u             /* bytes: shorter values are not remembered */
+#define SCRUB_MIN 8u             /* bytes: shorter values are not remembered but */
+#define SCRUB_SHORT_MIN 4u       /* these, as whole tokens in reports (short_like) */
 #define SCRUB_VALUE_MAX 4096u    /* a longer value: remembered by its tokens */
 #define SCRUB_ENTRIES_MAX 8192u  /* then new values are not remembered */
 #define SCRUB_TEXT_MAX 16384u    /* bytes of a text searched; the rest is withheld */
 
-enum { FORM_RAW = 1, FORM_LOWER = 2, FORM_B64 = 4 };
+enum { FORM_RAW = 1, FORM_LOWER = 2, FORM_B64 = 4, FORM_SHORT = 8 };
 
 typedef struct {
     uint32_t len;
@@ -97,7 +104,7 @@ static snap_scrub *scrub_get(snap_agent *a)
 
 static void ent_add(snap_scrub *sc, unsigned form, const uint8_t *s, size_t n)
 {
-    if (n < SCRUB_MIN || n > SCRUB_VALUE_MAX * 2)
+    if (n < (form == FORM_SHORT ? SCRUB_SHORT_MIN : SCRUB_MIN) || n > SCRUB_VALUE_MAX * 2)
         return;
     scrub_ent e = {(uint32_t)n, form, fingerprint(sc->base, s, n), {0}};
     mac_of(sc, s, n, e.mac);
@@ -173,14 +180,38 @@ static int hexval(int c)
          : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
+/* Whether a value of SCRUB_SHORT_MIN to SCRUB_MIN - 1 bytes is remembered
+ * (for snap_text_shown, as a whole token): URL-safe characters mixing
+ * letters and digits ("k7Q2x9"). One of letters alone or digits alone
+ * ("true", "dark", "1234", "2024") is a flag, a preference or a number:
+ * scrubbing it would blank every "true" and every such number of a
+ * report. */
+static bool short_like(const uint8_t *v, size_t n)
+{
+    bool letter = false, digit = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!token_char(v[i]))
+            return false;
+        letter |= (v[i] >= 'a' && v[i] <= 'z') || (v[i] >= 'A' && v[i] <= 'Z');
+        digit |= v[i] >= '0' && v[i] <= '9';
+    }
+    return letter && digit;
+}
+
 void snap_scrub_note(snap_agent *a, const char *val, size_t n)
 {
     if (val && a->o.secret_fn)
         a->o.secret_fn(a->o.secret_ud, val, n);
+    const uint8_t *v = (const uint8_t *)val;
+    if (val && n >= SCRUB_SHORT_MIN && n < SCRUB_MIN && short_like(v, n)) {
+        snap_scrub *ss = scrub_get(a);
+        if (ss)
+            ent_add(ss, FORM_SHORT, v, n);
+        return;
+    }
     snap_scrub *sc = val && n >= SCRUB_MIN ? scrub_get(a) : NULL;
     if (!sc)
         return;
-    const uint8_t *v = (const uint8_t *)val;
     note_one(sc, v, n);
     /* The tokens inside it (a JWT in a JSON value, a session id after a
      * prefix), and its percent-decoded form. */
@@ -229,6 +260,17 @@ static bool b64_char(uint8_t c)
            c == '+' || c == '/' || c == '=';
 }
 
+static bool alnum(uint8_t c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* v[i..i+L) is a whole token of v (n bytes): no letter or digit beside it. */
+static bool whole_token(const uint8_t *v, size_t n, size_t i, size_t L)
+{
+    return (i == 0 || !alnum(v[i - 1])) && (i + L >= n || !alnum(v[i + L]));
+}
+
 /* Mark in mark[] the bytes of the original text behind every occurrence
  * in view v (n bytes; byte i came from [ms[i], me[i]) of the original, or
  * from i itself when ms is NULL) of an entry of a form in forms. */
@@ -251,6 +293,8 @@ static void scan_view(const snap_scrub *sc, const uint8_t *v, size_t n, const ui
         for (size_t i = 0;; i++) {
             for (size_t j = g; j < ge; j++) {
                 if (!(sc->e[j].form & forms) || sc->e[j].fp != h)
+                    continue;
+                if (L < SCRUB_MIN && !whole_token(v, n, i, L))
                     continue;
                 uint8_t m[VAULT_SHA256_LEN];
                 mac_of(sc, v + i, L, m);
@@ -280,9 +324,10 @@ static void scan_view(const snap_scrub *sc, const uint8_t *v, size_t n, const ui
 
 /* s with every occurrence of a remembered value replaced (new string).
  * host_b..host_e: the bytes of a host (replaced with a name a host may
- * have); keep_host: those bytes are left alone (a granted host). */
+ * have); keep_host: those bytes are left alone (a granted host); shorts:
+ * the short values (FORM_SHORT) too, where a whole token. */
 static char *scrub_text(const snap_agent *a, const char *s, size_t host_b, size_t host_e,
-                        bool keep_host)
+                        bool keep_host, bool shorts)
 {
     size_t n = strlen(s);
     const snap_scrub *sc = a->scrub;
@@ -310,8 +355,9 @@ static char *scrub_text(const snap_agent *a, const char *s, size_t host_b, size_
         }
         me[dn++] = (uint32_t)(i + 1);
     }
-    scan_view(sc, u, n, NULL, NULL, FORM_RAW, mark, n);
-    scan_view(sc, dec, dn, ms, me, FORM_RAW, mark, n);
+    unsigned raw = FORM_RAW | (shorts ? FORM_SHORT : 0);
+    scan_view(sc, u, n, NULL, NULL, raw, mark, n);
+    scan_view(sc, dec, dn, ms, me, raw, mark, n);
     for (size_t i = 0; i < dn; i++)
         alt[i] = dec[i] >= 'A' && dec[i] <= 'Z' ? (uint8_t)(dec[i] - 'A' + 'a') : dec[i];
     scan_view(sc, alt, dn, ms, me, FORM_LOWER, mark, n);
@@ -375,12 +421,12 @@ char *snap_scrub_url(const snap_agent *a, const char *url)
         if (colon && up.host[0] != '[')
             he = (size_t)(colon - url);
     }
-    return scrub_text(a, url, hb, he, he > hb && host_granted(a, url));
+    return scrub_text(a, url, hb, he, he > hb && host_granted(a, url), false);
 }
 
 char *snap_scrub_str(const snap_agent *a, const char *s)
 {
-    return s ? scrub_text(a, s, 0, 0, false) : NULL;
+    return s ? scrub_text(a, s, 0, 0, false, false) : NULL;
 }
 
 /* The host as it may be shown: a granted one or an IP address whole;
@@ -481,9 +527,81 @@ char *snap_url_shown(const snap_agent *a, const char *url)
     return sc;
 }
 
+static bool markup(char c)
+{
+    return c == '<' || c == '>' || c == '"' || c == '\'' || c == '=';
+}
+
+static bool blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* Mark s[b..e) in mark[] when, trimmed of white space (and, for a word,
+ * of the punctuation around it), it is a remembered secret field's value. */
+static void secval_try(const snap_agent *a, const char *s, size_t b, size_t e, bool word,
+                       uint8_t *mark)
+{
+    while (b < e && (blank(s[b]) || (word && strchr(".,;:!?()[]{}", s[b]))))
+        b++;
+    while (e > b && (blank(s[e - 1]) || (word && strchr(".,;:!?()[]{}", s[e - 1]))))
+        e--;
+    if (e > b && snap_secval_known(a, s + b, e - b))
+        memset(mark + b, 1, e - b);
+}
+
+/* s (new; NULL when out of memory) with each run of text between markup
+ * characters (< > " ' =), and each word of one, that is the value of a
+ * secret field a build of the agent remembered (secval.c, any document:
+ * snap_secval_known) written "[secret]", as a snapshot writes it. The page
+ * side masks the fields present when axe runs (axe_run.c AXE_JS_MASK);
+ * this takes a value shown after its field left the page (session 17's
+ * left-over of R6-1). */
+static char *secval_hide(const snap_agent *a, const char *s)
+{
+    size_t n = strlen(s);
+    uint8_t *mark = calloc(n + 1, 1);
+    if (!mark)
+        return NULL;
+    for (size_t i = 0; i < n;) {
+        size_t e = i;
+        while (e < n && !markup(s[e]))
+            e++;
+        secval_try(a, s, i, e, false, mark);
+        for (size_t w = i; w < e;) {
+            size_t we = w;
+            while (we < e && !blank(s[we]))
+                we++;
+            secval_try(a, s, w, we, true, mark);
+            w = we + 1;
+        }
+        i = e + 1;
+    }
+    base_buf b = {0};
+    for (size_t i = 0; i < n;) {
+        if (!mark[i]) {
+            base_buf_putc(&b, s[i++]);
+            continue;
+        }
+        base_buf_puts(&b, "[secret]");
+        while (i < n && mark[i])
+            i++;
+    }
+    if (!b.s && !b.oom)
+        base_buf_puts(&b, "");
+    free(mark);
+    return base_buf_take(&b, NULL);
+}
+
 char *snap_text_shown(const snap_agent *a, const char *s)
 {
-    return snap_scrub_str(a, s ? s : "");
+    char *t = scrub_text(a, s ? s : "", 0, 0, false, true);
+    if (!t || !a->secval)
+        return t;
+    char *h = secval_hide(a, t);
+    base_memzero(t, strlen(t));
+    free(t);
+    return h;
 }
 
 bool snap_text_secret(const snap_agent *a, const char *w, size_t n)
@@ -499,7 +617,7 @@ bool snap_text_secret(const snap_agent *a, const char *w, size_t n)
         return true;        /* fail closed: hidden */
     memcpy(s, w, n);
     s[n] = '\0';
-    char *sc = scrub_text(a, s, 0, 0, false);
+    char *sc = scrub_text(a, s, 0, 0, false, false);
     bool hit = !sc || strcmp(sc, s) != 0;
     base_memzero(s, n);
     free(s);

@@ -364,7 +364,14 @@ char *snap_url_shown(const snap_agent *a, const char *url);
  * strings) as every output of the agent shows it (new; NULL when out of
  * memory): every session value the agent restored or captured (values of
  * at least 8 bytes and the tokens in them; raw, percent-decoded,
- * lower-cased or base64-encoded) replaced with "[session-value]". A text
+ * lower-cased or base64-encoded; and values of 4 to 7 bytes mixing
+ * letters and digits, raw or percent-decoded, where each is a whole
+ * token: no letter or digit on either side) replaced with
+ * "[session-value]". Short values of letters alone or digits alone
+ * ("true", "1234") are not: they would blank every such word. Then a run
+ * of text between markup characters, or a word of one, that is the value
+ * of a secret field a build of the agent remembered (snap_text_secret's
+ * second rule) is "[secret]", as a snapshot shows it. A text
  * over 16 KiB keeps its first 16 KiB ("[N more bytes withheld]"). A plain
  * copy when the agent holds no session value. */
 char *snap_text_shown(const snap_agent *a, const char *s);

@@ -1003,6 +1003,83 @@ static void t_axe_pinned(void)
     test_rm_rf(dir);
 }
 
+/* Issue 16 (a session 17 left-over): URLs in the snippets' attributes by
+ * the report's URL rule: a/links.html's links with no name (link-name)
+ * carry ?token=, #access_token=, /reset/<random>, its image without alt
+ * a ?token= in its src. Neither file holds a token (in a snippet, or in
+ * axe's selector a[href$="..."]); both show "[redacted]"; the violations
+ * are kept. Failed before: the tokens in a11y.json and a11y.html. */
+static void t_a11y_url_attrs(void)
+{
+    static const char *const TOK[] = {"QTOKleak4f7Q2x9Z", "FRAGleak8Jq3Zt6Y",
+                                      "RSETleak3p9QwXr7Lm2Vb8", "IMGleak5Hn2Kd8Wq"};
+    testlib_rig x;
+    if (!rig(&x, NULL))
+        return;
+    char dir[300], got[200];
+    snprintf(dir, sizeof dir, "%s/urlattrs", world.root);
+    mkdir(dir, 0700);
+    a11y_report rep;
+    if (open_page(x.a, "a.test", "/a11y/links.html") && scan(x.a, dir, &rep) == 0) {
+        char *json = slurp2(dir, "a11y.json"), *html = slurp2(dir, "a11y.html");
+        violations_of(json, got, sizeof got);
+        CHECK_STR("image-alt:1,link-name:3", got);
+        CHECK_HAS(json, "href=\\\"/reset/[redacted]\\\"");
+        CHECK_HAS(json, "href=\\\"/account?token=[redacted]\\\"");
+        CHECK_HAS(json, "a[href$=\\\"[redacted]\\\"]");     /* axe's selector */
+        CHECK_HAS(html, "[redacted]");
+        for (size_t i = 0; i < sizeof TOK / sizeof TOK[0]; i++)
+            if (!CHECK_LACKS(json, TOK[i]) || !CHECK_LACKS(html, TOK[i]))
+                test_fail_detail("%s kept", TOK[i]);
+        free(json);
+        free(html);
+        a11y_report_free(&rep);
+    }
+    testlib_rig_down(&x);
+}
+
+/* Issue 16 (a session 17 left-over of R6-1): a secret field's value shown
+ * after its field left the page. a11y/gone.html: "Continue" removes the
+ * filled password field and shows its value as faint text. A snapshot
+ * taken while the field was there remembers the value (secval.c); the
+ * snapshot after shows "[secret]"; the reports must too (the page side
+ * knew no field). Failed before: GoneSecret-4242 in a11y.json and
+ * a11y.html. */
+static void t_a11y_secval_gone(void)
+{
+    testlib_rig x;
+    if (!rig(&x, NULL))
+        return;
+    char dir[300], ref[32];
+    snprintf(dir, sizeof dir, "%s/secgone", world.root);
+    mkdir(dir, 0700);
+    a11y_report rep;
+    snap_result sr = {0};
+    snap_query q = {0};
+    if (open_page(x.a, "a.test", "/a11y/gone.html") && CHECK_INT(0, snap_observe(x.a, &q, &sr))) {
+        testlib_mcp_ref(sr.text, "Continue", ref, sizeof ref);
+        snap_result_free(&sr);
+        if (CHECK(ref[0]) && CHECK_INT(0, snap_click(x.a, ref, NULL, &sr))) {
+            snap_result_free(&sr);
+            CHECK_INT(0, snap_observe(x.a, &q, &sr));
+            CHECK_HAS(sr.text, "Your new password is [secret]");
+            CHECK_LACKS(sr.text, "GoneSecret-4242");
+        }
+        if (scan(x.a, dir, &rep) == 0) {
+            char *json = slurp2(dir, "a11y.json"), *html = slurp2(dir, "a11y.html");
+            CHECK_HAS(json, "color-contrast");
+            CHECK_HAS(json, "Your new password is [secret] (keep it safe)");
+            CHECK_LACKS(json, "GoneSecret-4242");
+            CHECK_LACKS(html, "GoneSecret-4242");
+            free(json);
+            free(html);
+            a11y_report_free(&rep);
+        }
+    }
+    snap_result_free(&sr);
+    testlib_rig_down(&x);
+}
+
 /* ---- red team s17 (round 7) ---- */
 
 /* R7-11: R6-7's fix reads a file the search finds with a blocking open(),
@@ -1056,6 +1133,8 @@ static const test_case TESTS[] = {
     {"red6_a11y_secval", t_red6_a11y_secval},
     {"red6_a11y_url_token", t_red6_a11y_url_token},
     {"red7_axe_fifo", t_red7_axe_fifo},
+    {"a11y_url_attrs", t_a11y_url_attrs},
+    {"a11y_secval_gone", t_a11y_secval_gone},
     {0},
 };
 

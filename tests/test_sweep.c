@@ -41,6 +41,8 @@
 static const char *host_args[] = {FIXTURE_HOST_RULES, "--site-per-process", NULL};
 /* The session value a11y/shown.html shows (vault identity carol on a.test). */
 #define SHOWN_SESSION "as-shown-5eed77c0"
+/* The short session value a11y/shown-short.html shows (identity dave). */
+#define SHORT_CODE "k7Q2x9"
 
 static testlib_world world;
 static char axe_env[600];
@@ -112,6 +114,17 @@ static bool vault_setup(void)
              "\"value\":\"" SHOWN_SESSION "\",\"domain\":\"a.test\",\"path\":\"/\","
              "\"httpOnly\":false,\"secure\":false,\"sameSite\":\"Lax\"}],\"localStorage\":{}}");
     rc = rc ? rc : testlib_vault_plant(v, origin, "carol", state, 0);
+    /* b.test under dave (one identity an origin): short cookies
+     * (a11y/shown-short.html). */
+    testlib_world_origin(&world, origin, sizeof origin, "b.test");
+    snprintf(state, sizeof state, "{\"version\":1,\"cookies\":[%s,%s,%s],\"localStorage\":{}}",
+             "{\"name\":\"a11y_code\",\"value\":\"" SHORT_CODE "\",\"domain\":\"b.test\","
+             "\"path\":\"/\",\"httpOnly\":false,\"secure\":false,\"sameSite\":\"Lax\"}",
+             "{\"name\":\"a11y_flag\",\"value\":\"true\",\"domain\":\"b.test\",\"path\":\"/\","
+             "\"httpOnly\":false,\"secure\":false,\"sameSite\":\"Lax\"}",
+             "{\"name\":\"a11y_num\",\"value\":\"1234\",\"domain\":\"b.test\",\"path\":\"/\","
+             "\"httpOnly\":false,\"secure\":false,\"sameSite\":\"Lax\"}");
+    rc = rc ? rc : testlib_vault_plant(v, origin, "dave", state, 0);
     vault_close(v);
     return rc == 0;
 }
@@ -721,7 +734,9 @@ static void check_shown(const char *dir, const char *stem)
     CHECK_HAS(j, "\"id\":\"image-alt\"");
     CHECK_HAS(j, "\"id\":\"color-contrast\"");
     CHECK_HAS(j, "\"target\":[\"#s-[session-value]\"]");
-    CHECK_HAS(j, "data-session=\\\"[session-value]\\\"");
+    /* A data-* attribute goes through the URL rule first (session 18):
+     * the value is bearer-shaped, so "[redacted]" before the session scrub. */
+    CHECK_HAS(j, "data-session=\\\"[redacted]\\\"");
     CHECK_HAS(j, "Signed in with session [session-value]");
     snprintf(p, sizeof p, "%s/%s.html", dir, stem);
     char *h = test_read_file(p, NULL);
@@ -822,6 +837,49 @@ static void t_session_scrub(void)
     CHECK_INT(1, n);
 }
 
+/* Session values of 4 to 7 bytes in reports (issue 16, a session 17
+ * left-over: only values of 8 bytes and more were scrubbed; the evidence
+ * takes 4). a11y/shown-short.html shows dave's three short cookies:
+ * "k7Q2x9" (letters and digits) is "[session-value]" where a whole token
+ * (an image's id "c-k7Q2x9", a text) and in no file; "true" and "1234" (a
+ * flag, a number) are kept, the page's other "1234" and the image's
+ * data-flag="true" too, never blanked. `cdpgate a11y URL -o DIR`.
+ * Failed before: k7Q2x9 in a11y.json and a11y.html. */
+static void t_session_short(void)
+{
+    if (!ready() || !vault_setup())
+        return;
+    char a[200], sd[400], grant[600], cli[600], url[400], text[600], p[700], *err = NULL;
+    testlib_world_origin(&world, a, sizeof a, "b.test");
+    snprintf(url, sizeof url, "%s/a11y/shown-short.html", a);
+    snprintf(sd, sizeof sd, "%s/short", world.root);
+    mkdir(sd, 0700);
+    snprintf(grant, sizeof grant, "%s/grant.json", sd);
+    snprintf(cli, sizeof cli, "%s/cli", sd);
+    snprintf(text, sizeof text, "{\"task\":\"short\",\"origins\":[\"%s\"],\"identities\":"
+             "{\"%s\":\"dave\"}}\n", a, a);
+    if (!write_text(grant, text))
+        return;
+    const char *args[] = {"--timeout", "90000", "--grant", grant, "a11y", url, "-o", cli, NULL};
+    int rc = cdpgate_run(args, &err);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("stderr:\n%s", err ? err : "");
+    free(err);
+    snprintf(p, sizeof p, "%s/a11y.json", cli);
+    char *j = test_read_file(p, NULL);
+    snprintf(p, sizeof p, "%s/a11y.html", cli);
+    char *h = test_read_file(p, NULL);
+    CHECK_HAS(j, "\"id\":\"image-alt\"");
+    CHECK_HAS(j, "\"id\":\"color-contrast\"");
+    CHECK_HAS(j, "\"target\":[\"#c-[session-value]\"]");
+    CHECK_HAS(j, "Code [session-value], remember me true, visits 1234, page 1234.");
+    CHECK_HAS(j, "data-flag=\\\"true\\\"");
+    CHECK_HAS(h, "Code [session-value], remember me true, visits 1234, page 1234.");
+    free(j);
+    free(h);
+    check_no_file_has(cli, SHORT_CODE);
+}
+
 static void t_targets_file(void)
 {
     static const struct {
@@ -888,6 +946,7 @@ static const test_case TESTS[] = {
     {"axe_timeout", t_axe_timeout},
     {"login", t_login},
     {"session_scrub", t_session_scrub},
+    {"session_short", t_session_short},
     {"partial", t_partial},
     {"anonymous", t_anonymous},
     {"trail_changed", t_trail_changed},
