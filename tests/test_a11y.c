@@ -239,10 +239,15 @@ static void t_scan_frames(void)
         CHECK_HAS(html, "WCAG 1.1.1");
         CHECK_HAS(html, "WCAG 4.1.2");
         CHECK_HAS(html, "Needs review");
+        CHECK_HAS(html, "How to fix: ");      /* axe's fix hint, each element */
         CHECK_HAS(html, "data:image/png;base64,");
         CHECK_LACKS(html, PLANT_PW);
         CHECK_LACKS(html, "<script");
         CHECK_HAS(rep.text, "2 of 2 frames scanned");
+        /* Counts by impact; needs review apart from the violations. */
+        CHECK_HAS(rep.text, "Violations: 4 rules, 6 elements (critical 5, serious 1, moderate 0, "
+                  "minor 0 elements).");
+        CHECK_HAS(rep.text, "Needs review (not violations; a person checks them): ");
         CHECK_HAS(rep.text, "- image-alt [critical] WCAG 1.1.1: 2 elements (e");
         CHECK_HAS(rep.text, "- button-name [critical] WCAG 4.1.2: 1 element (e");
         CHECK_LACKS(rep.text, PLANT_PW);
