@@ -584,25 +584,25 @@ int cli_mcp_browser(serve *S, char *why, size_t cap)
     return start_browser(S, why, cap);
 }
 
-static void live_deliver(serve *S, const char *link, const char *what);
+static void live_deliver(serve *S, const char *link, const char *what, const char *said);
 
 void cli_mcp_deliver(serve *S, const char *link, const char *what)
 {
-    live_deliver(S, link, what);
+    live_deliver(S, link, what, NULL);
 }
 
 /* ---- the live view (--live; cli/takeover.c) ---- */
 
 /* The link to the person, out of band: a URL elicitation when the client
  * supports it, else --live-notify, else --confirm's program, else stderr.
- * Never in a tool result, never in the audit. */
-static void live_deliver(serve *S, const char *link, const char *what)
+ * Never in a tool result, never in the audit. The message: cdpgate's
+ * sentence (what: cdpgate's words), what the gate stopped last, then the
+ * agent's words (said) quoted and labelled as the agent's (red team s17,
+ * R7-10: cli_takeover_message). */
+static void live_deliver(serve *S, const char *link, const char *what, const char *said)
 {
-    char msg[900];
-    snprintf(msg, sizeof msg, "cdpgate: the agent hands the browser to a person: %s. Open the "
-             "live view to take over (it works once, on this machine, for %d minutes); hand "
-             "control back from it when you are done.", what,
-             (S->o->live_ttl_s ? S->o->live_ttl_s : 600) / 60);
+    char msg[1600];
+    cli_takeover_message(msg, sizeof msg, what, said, S->gate, S->o->live_ttl_s);
     if (S->call && mcp_client_can_elicit_url(S->srv) &&
         mcp_elicit_url_begin(S->call, msg, link) == 0) {
         fprintf(stderr, "cdpgate mcp: live view: the link went to the client (URL "
@@ -671,7 +671,7 @@ static void live_vault(serve *S)
 /* A takeover through the live view: control passes when the person opens
  * the link (cli/takeover.c), which is the sign that a person is at the
  * browser; until then and while they hold it, every tool is refused. */
-static void live_begin(serve *S, const char *what, mcp_result *out)
+static void live_begin(serve *S, const char *what, const char *said, mcp_result *out)
 {
     char why[700], link[256];
     if (gate_mode(S->gate) != GATE_MODE_AGENT) {
@@ -696,13 +696,15 @@ static void live_begin(serve *S, const char *what, mcp_result *out)
         out->is_error = true;
         return;
     }
-    live_deliver(S, link, what);
+    live_deliver(S, link, what, said);
     memset(link, 0, sizeof link);
-    fprintf(stderr, "cdpgate mcp: live view: waiting for the person (%s)\n", what);
+    fprintf(stderr, "cdpgate mcp: live view: waiting for the person (%s)\n",
+            what ? what : "browser_takeover; the agent's words went with the link, quoted");
     snprintf(why, sizeof why, "A person was asked, out of band, to take over the browser in "
              "cdpgate's live view (for: %s). Every tool is refused while the human is in "
              "control; once they hand back, the next result says what changed. Wait, then "
-             "take a new snapshot.", what);
+             "take a new snapshot.", what ? what : "browser_takeover; your text went to them "
+             "quoted as the agent's words");
     out->text = base_strdup(why);
 }
 
@@ -736,7 +738,7 @@ static void live_from_stop(serve *S, mcp_result *out)
         }
         snap_result_free(&sr);
     }
-    live_begin(S, what, &lr);
+    live_begin(S, what, NULL, &lr);
     if (lr.is_error && fresh) {
         snap_handback h;        /* the sign-in's context closed, nothing saved */
         snap_human_handback(S->agent, false, &h);
@@ -770,10 +772,7 @@ static void take_over(serve *S, const mcp_args *a, mcp_result *out)
 {
     char why[700];
     if (S->o->live) {
-        char what[600] = "";
-        gate_text_escape(what, sizeof what - 12, a->text ? a->text : "the agent asked",
-                         strlen(a->text ? a->text : "the agent asked"), 0);
-        live_begin(S, what, out);
+        live_begin(S, NULL, a->text, out);
         return;
     }
     gate_takeover_req t = {0};

@@ -11,8 +11,9 @@
  * compact account (cli_takeover_end): the origin of the person's last page
  * (path and query withheld, as the sink shows what a person opens), logged
  * in or not (and the sign-in's session sealed into the vault:
- * snap_human_handback), the origins visited, the cookie names set (never
- * a value), a fresh observation id. The person sees the page's whole URL in
+ * snap_human_handback), the origins visited, the cookies set counted by
+ * site (never a name: the page chooses it, red team s17, R7-4; never a
+ * value), a fresh observation id. The person sees the page's whole URL in
  * the view; the model never gets it from here.
  *
  * Tabs: the viewer gets the tab list of the context the person controls
@@ -268,41 +269,19 @@ int cli_takeover_fds(const cli_takeover *t, int *fds, int cap)
     return t && t->srv ? live_server_fds(t->srv, fds, cap) : 0;
 }
 
-/* The cookie names in now that were not in before, "name (domain)", ", "
- * joined into out. */
-static void tk_new_cookies(const char *before, const char *now, char *out, size_t cap)
-{
-    size_t n = 0;
-    out[0] = 0;
-    for (const char *p = now; p && *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t l = nl ? (size_t)(nl - p) : strlen(p);
-        char line[400];
-        snprintf(line, sizeof line, "%.*s\n", (int)(l < 398 ? l : 398), p);
-        if (!before || !strstr(before, line)) {
-            const char *sp = strchr(line, ' ');
-            line[strlen(line) - 1] = 0;
-            if (sp && n + strlen(line) + 8 < cap)
-                n += (size_t)snprintf(out + n, cap - n, "%s%s (%.*s)", n ? ", " : "", sp + 1,
-                                      (int)(sp - line), line);
-        }
-        p += l + (nl ? 1 : 0);
-    }
-}
-
 /* "Logged in: ..." for the account (out, cap bytes). */
 static void tk_logged_in(const snap_handback *h, char *out, size_t cap)
 {
     if (h->saved)
         snprintf(out, cap, "logged in: %s at %s; the session (%zu cookies, %zu localStorage "
                  "items; no form values) is saved in the vault under the identity \"%s\" "
-                 "and later runs restore it%s", h->logged_in ? "yes" : "no", h->origin,
+                 "and later runs restore it%s", h->logged_in ? "yes" : "no", h->shown,
                  h->ncookies, h->nls, h->identity,
                  h->logged_in ? "; the page is open in the session's own browser context "
                  "(auth=yes)" : "");
     else
         snprintf(out, cap, "logged in: %s%s%s", h->logged_in ? "yes" : "no",
-                 *h->origin ? " at " : "", h->origin);
+                 *h->shown ? " at " : "", h->shown);
     /* why nothing was saved; or, saved, what failed after the save */
     if (*h->note)
         snprintf(out + strlen(out), cap - strlen(out), " (%s)", h->note);
@@ -320,7 +299,7 @@ char *cli_takeover_end(cli_takeover *t, const char *how, cli_takeover_login *lg)
     snap_human_page(t->a, page, sizeof page);
     char *now = snap_human_cookies(t->a);
     char cookies[1200], origins[TK_ORIGINS_MAX * 260] = "";
-    tk_new_cookies(t->cookies0, now, cookies, sizeof cookies);
+    snap_human_cookies_new(t->cookies0, now, cookies, sizeof cookies);
     free(now);
     size_t n = 0;
     for (int i = 0; i < t->norigins; i++)
@@ -342,11 +321,11 @@ char *cli_takeover_end(cli_takeover *t, const char *how, cli_takeover_login *lg)
     char *out = malloc(cap);
     if (out)
         snprintf(out, cap, "The person %s (epoch %llu). During the takeover: the page now is "
-                 "%s; %s; origins visited: %s; cookies set (names only): %s. New observation "
-                 "%s: refs and observations from before the takeover are stale; take a new "
-                 "snapshot.", how, (unsigned long long)gate_epoch(t->g), page, login,
-                 *origins ? origins : "(none)",
-                 *cookies ? cookies : "(none)", h.obs);
+                 "%s; %s; origins visited: %s; cookies set (counted by site; no name, no "
+                 "value): %s. New observation %s: refs and observations from before the "
+                 "takeover are stale; take a new snapshot.", how,
+                 (unsigned long long)gate_epoch(t->g), page, login,
+                 *origins ? origins : "(none)", *cookies ? cookies : "(none)", h.obs);
     cli_takeover_free(t);
     return out;
 }
@@ -379,6 +358,33 @@ void cli_takeover_free(cli_takeover *t)
     live_server_free(t->srv);
     free(t->cookies0);
     free(t);
+}
+
+#define TK_SAID_MAX 200
+
+void cli_takeover_message(char *out, size_t cap, const char *what, const char *said,
+                          const gate *g, int ttl_s)
+{
+    int s = ttl_s > 0 ? ttl_s : (int)(LIVE_TOKEN_TTL_MS / 1000);
+    char life[40], stop[500];
+    snprintf(life, sizeof life, s >= 120 ? "%d minutes" : "%d seconds", s >= 120 ? s / 60 : s);
+    size_t n = (size_t)snprintf(out, cap, "cdpgate: the agent hands the browser to a "
+                                "person%s%s. Open the live view to take over (it works once, "
+                                "on this machine, for %s); hand control back from it when you "
+                                "are done. While you hold control, cdpgate does not judge what "
+                                "you do in the page: each click and key is yours.",
+                                what && *what ? ": " : "", what ? what : "", life);
+    if (g && gate_last_stop(g, stop, sizeof stop) && n < cap)
+        n += (size_t)snprintf(out + n, cap - n, "\n\ncdpgate stopped the agent last at: %s "
+                              "(the page's names quoted and escaped). cdpgate does not ask you "
+                              "to do that; whether you do is your decision.", stop);
+    if (!said || n >= cap)
+        return;
+    char q[TK_SAID_MAX + 1];
+    bool cut = gate_text_escape(q, sizeof q, said, strlen(said), 0) >= sizeof q;
+    snprintf(out + n, cap - n, "\n\nThe agent says (its words, not cdpgate's; escaped: \\\" is "
+             "a quote, \\n a line break; at most %d bytes): \"%s\"%s", TK_SAID_MAX, q,
+             cut ? " (cut)" : "");
 }
 
 void cli_takeover_deliver(const cli_opts *o, const char *cmd, const char *link, bool watch,

@@ -50,7 +50,10 @@ typedef struct {
     char identity[128];
 } cli_takeover_login;
 /* Stop and free; the account for the agent's next result (new): how it
- * ended, the URL now, origins visited, cookie names set (never values).
+ * ended, the page's origin now, logged in or not, origins visited, the
+ * cookies set counted by site (never a name or a value), a fresh
+ * observation id: each origin as results show one (a host outside the
+ * grant by its last two labels), no page-chosen text (red team s17, R7-4).
  * login (may be NULL) gets what the hand-back found. */
 char *cli_takeover_end(cli_takeover *t, const char *how, cli_takeover_login *login);
 void cli_takeover_free(cli_takeover *t);
@@ -62,5 +65,15 @@ void cli_takeover_free(cli_takeover *t);
  * asked to do. */
 void cli_takeover_deliver(const cli_opts *o, const char *cmd, const char *link, bool watch,
                           const char *msg);
+/* The person's message for a takeover through the live view (red team s17,
+ * R7-10), into out (cap bytes): cdpgate's own sentence complete first
+ * ("cdpgate: the agent hands the browser to a person[: what]. Open the live
+ * view ... for N minutes ..."; what: cdpgate's words, NULL for none), then
+ * what the gate stopped last, if anything (gate_last_stop: page text
+ * escaped and quoted), then the agent's words (said: model text, NULL for
+ * none) quoted, escaped, cut at 200 bytes and labelled as the agent's, not
+ * cdpgate's. ttl_s: the link's lifetime (0: the default). */
+void cli_takeover_message(char *out, size_t cap, const char *what, const char *said,
+                          const struct gate *g, int ttl_s);
 
 #endif

@@ -686,6 +686,7 @@ static bool confirm_fresh(gate *gt, const gate_request *req, const gate_auth_req
 int gate_audit_decision(gate *gt, const gate_request *req, gate_decision *d, bool pending)
 {
     decision_line l = {req, d, pending};
+    gate_stop_note(gt, req, d);
     int arc = gate_audit_line(gt, build_decision, &l, pending, &d->seq);
     if (arc) {
         char prior[sizeof d->reason];

@@ -723,6 +723,15 @@ typedef struct {
 } gate_takeover_req;
 int gate_takeover(gate *gt, const gate_takeover_req *t, gate_decision *d);
 
+/* What the gate stopped last (a GATE_STOP: an action or a page's request
+ * the human completes; or a consequential action denied), for the person
+ * a takeover asks (red team s17,
+ * R7-10): "KIND TARGET on ORIGIN" (e.g. 'send button "Send" on
+ * https://bank.test'), the target's page text escaped and quoted as the
+ * audit has it, into out (cap bytes); "" when nothing was stopped since
+ * control last changed hands (the epoch). Returns strlen(out). */
+size_t gate_last_stop(const gate *gt, char *out, size_t cap);
+
 /* An access to the live view (issue 15; live/live.h) in the audit log:
  * {"event":"live", task, epoch, mode, "decision":"allow"|"deny", "reason":
  * what}. what is the live view's static account of the decision (a token

@@ -54,6 +54,8 @@ struct gate {
     size_t pend_dropped;        /* pending beyond GATE_PENDING_MAX */
     char tainted[GATE_ORIGIN_MAX];  /* the first signed-in origin the task
                                        touched ("": none yet; courier.c) */
+    char last_stop[480];        /* the last stop (takeover.c; "": none) */
+    uint64_t last_stop_epoch;   /* the epoch it was decided in */
 };
 
 /* ---- gate.c ---- */
@@ -78,6 +80,12 @@ int gate_verdict(gate_decision *d, int decision, const char *fmt, ...)
 #define GATE_SHOWN_MAX 1000         /* bytes of a text, address or file name */
 #define GATE_SHOWN_OPTIONS 20       /* options listed */
 #define GATE_SHOWN_OPTION 200       /* bytes of one option */
+
+/* ---- takeover.c ---- */
+
+/* A decision being audited: a GATE_STOP, or a consequential action
+ * denied, is kept as the last stop (gate_last_stop). */
+void gate_stop_note(gate *gt, const gate_request *req, const gate_decision *d);
 
 /* ---- courier.c (red team s11, S7) ---- */
 

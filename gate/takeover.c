@@ -168,6 +168,30 @@ int gate_takeover(gate *gt, const gate_takeover_req *t, gate_decision *d)
     return 0;
 }
 
+/* ---- the last stop (red team s17, R7-10) ---- */
+
+void gate_stop_note(gate *gt, const gate_request *req, const gate_decision *d)
+{
+    if (!gt || !req || !d || (d->decision != GATE_STOP &&
+                               !(d->decision == GATE_DENY && d->cls == GATE_CLASS_CONSEQUENTIAL)))
+        return;
+    char o[220];
+    gate_text_quote(o, sizeof o, req->origin ? req->origin : "", 200);
+    snprintf(gt->last_stop, sizeof gt->last_stop, "%s %s%s%s", gate_conseq_name(d->conseq),
+             *d->target ? d->target : "an action", *o ? " on " : "", o);
+    gt->last_stop_epoch = gt->epoch;
+}
+
+size_t gate_last_stop(const gate *gt, char *out, size_t cap)
+{
+    if (!cap)
+        return 0;
+    out[0] = 0;
+    if (gt && *gt->last_stop && gt->last_stop_epoch == gt->epoch)
+        snprintf(out, cap, "%s", gt->last_stop);
+    return strlen(out);
+}
+
 /* ---- the live view's access lines (issue 15) ---- */
 
 typedef struct {

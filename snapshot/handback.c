@@ -263,6 +263,11 @@ static void hb_run(snap_agent *a, bool person, snap_handback *h)
     h->logged_in = t && snap_tab_auth(a, t);
     if (!*h->obs)
         snap_obs_issue(a, t, h->obs);
+    /* the origin as results show a page's (the page may have chosen its
+     * host: red team s17, R7-4's check of the account) */
+    char *sh = *h->origin ? snap_origin_shown_strict(a, h->origin) : NULL;
+    snprintf(h->shown, sizeof h->shown, "%s", sh ? sh : "");
+    free(sh);
 }
 
 void snap_human_handback(snap_agent *a, bool person, snap_handback *h)

@@ -92,7 +92,7 @@ int snap_human_origin(snap_agent *a, char *out, size_t cap)
     out[0] = 0;
     if (!t || !t->nframes || !t->frames[0].url)
         return SNAP_ENOTAB;
-    char *o = snap_request_origin_shown(a, t->frames[0].url);
+    char *o = snap_origin_shown_strict(a, t->frames[0].url);
     snprintf(out, cap, "%s", o ? o : "");
     free(o);
     return o ? 0 : SNAP_ENOMEM;
@@ -132,10 +132,109 @@ static char *cookie_names(const json_val *cookies)
         return NULL;
     for (const json_val *c = json_first(cookies); c; c = json_next(c)) {
         const char *nm = json_get_str(c, "name"), *dm = json_get_str(c, "domain");
-        n += (size_t)snprintf(out + n, cap - n, "%s %s\n", dm ? dm : "", nm ? nm : "");
+        size_t at = n;
+        n += (size_t)snprintf(out + n, cap - n, "%s %s", dm ? dm : "", nm ? nm : "");
+        for (size_t i = at; i < n; i++)     /* one line a cookie, whatever its name */
+            if (out[i] == '\n' || out[i] == '\r')
+                out[i] = '?';
+        out[n++] = '\n';
     }
     out[n] = 0;
     return out;
+}
+
+/* The site of cookie domain dom (n bytes) as the account names it: its
+ * last two labels, lower case (an IP address whole), "[withheld]" when a
+ * character is not one of a host name's. */
+static void cookie_site(const char *dom, size_t n, char *out, size_t cap)
+{
+    while (n && *dom == '.') {
+        dom++;
+        n--;
+    }
+    while (n && dom[n - 1] == '.')
+        n--;
+    bool v6 = n && memchr(dom, ':', n) != NULL, ip = n > 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = (char)(dom[i] >= 'A' && dom[i] <= 'Z' ? dom[i] - 'A' + 'a' : dom[i]);
+        bool digit = c >= '0' && c <= '9', hex = digit || (c >= 'a' && c <= 'f');
+        bool host = (c >= 'a' && c <= 'z') || digit || c == '.' || c == '-' || c == '_';
+        if (v6 ? !(hex || c == ':' || c == '.') : !host)
+            n = 0;
+        ip = ip && (v6 || digit || c == '.');
+    }
+    if (!n || n > 253) {
+        snprintf(out, cap, "[withheld]");
+        return;
+    }
+    size_t from = 0, dots = 0;
+    for (size_t i = n; !ip && i > 0 && dots < 2; i--)
+        if (dom[i - 1] == '.' && ++dots == 2)
+            from = i;
+    snprintf(out, cap, "%.*s", (int)(n - from), dom + from);
+    for (char *p = out; *p; p++)
+        if (*p >= 'A' && *p <= 'Z')
+            *p = (char)(*p - 'A' + 'a');
+}
+
+/* Whether list ("\n"-ended lines) holds the line line (n bytes). */
+static bool cookie_line_in(const char *list, const char *line, size_t n)
+{
+    for (const char *p = list; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t l = nl ? (size_t)(nl - p) : strlen(p);
+        if (l == n && memcmp(p, line, n) == 0)
+            return true;
+        p += l + (nl ? 1 : 0);
+    }
+    return false;
+}
+
+#define HUMAN_SITES_MAX 16
+
+typedef struct {
+    char site[140];
+    size_t n;
+} cookie_count;
+
+/* The count of line's site in c (ns of them, HUMAN_SITES_MAX at most) one
+ * up; false when there is no room for a new site. */
+static bool cookie_count_add(cookie_count *c, size_t *ns, const char *line, size_t l)
+{
+    const char *sp = memchr(line, ' ', l);
+    char site[140];
+    cookie_site(line, sp ? (size_t)(sp - line) : l, site, sizeof site);
+    for (size_t i = 0; i < *ns; i++)
+        if (strcmp(c[i].site, site) == 0) {
+            c[i].n++;
+            return true;
+        }
+    if (*ns == HUMAN_SITES_MAX)
+        return false;
+    snprintf(c[*ns].site, sizeof c[*ns].site, "%s", site);
+    c[(*ns)++].n = 1;
+    return true;
+}
+
+void snap_human_cookies_new(const char *before, const char *now, char *out, size_t cap)
+{
+    cookie_count c[HUMAN_SITES_MAX];
+    size_t ns = 0, more = 0;
+    for (const char *p = now; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t l = nl ? (size_t)(nl - p) : strlen(p);
+        if (l && !cookie_line_in(before, p, l) && !cookie_count_add(c, &ns, p, l))
+            more++;
+        p += l + (nl ? 1 : 0);
+    }
+    size_t n = 0;
+    if (cap)
+        out[0] = 0;
+    for (size_t i = 0; i < ns && n < cap; i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%zu on %s", i ? ", " : "", c[i].n,
+                              c[i].site);
+    if (more && n < cap)
+        snprintf(out + n, cap - n, ", %zu more on other sites", more);
 }
 
 char *snap_human_cookies(snap_agent *a)

@@ -430,13 +430,14 @@ char *snap_scrub_str(const snap_agent *a, const char *s)
 }
 
 /* The host as it may be shown: a granted one or an IP address whole;
- * another by its last two labels, the rest "[withheld]". */
-static void host_shown(const snap_agent *a, const char *url, const url_parts *up, char *out,
-                       size_t cap)
+ * another by its last two labels, the rest "[withheld]". strict: with no
+ * grant no host is granted (every one is allowed, so the page chose it). */
+static void host_shown(const snap_agent *a, const char *url, const url_parts *up, bool strict,
+                       char *out, size_t cap)
 {
     const char *h = up->host;
     bool ip = h[0] == '[' || strspn(h, "0123456789.") == strlen(h);
-    if (ip || host_granted(a, url)) {
+    if (ip || (host_granted(a, url) && (!strict || gate_grant_get(a->gate)))) {
         snprintf(out, cap, "%s", h);
         return;
     }
@@ -455,7 +456,7 @@ static void host_shown(const snap_agent *a, const char *url, const url_parts *up
         snprintf(out, cap, "[withheld].%.*s", (int)(n - i - 1), h + i + 1);
 }
 
-char *snap_request_origin_shown(const snap_agent *a, const char *url)
+static char *origin_shown(const snap_agent *a, const char *url, bool strict)
 {
     url_parts up;
     int rc = url_parse(url ? url : "", &up, NULL);
@@ -466,12 +467,22 @@ char *snap_request_origin_shown(const snap_agent *a, const char *url)
         return snap_scrub_str(a, s);
     }
     char host[URL_HOST_MAX + 16], buf[URL_HOST_MAX + 64];
-    host_shown(a, url, &up, host, sizeof host);
+    host_shown(a, url, &up, strict, host, sizeof host);
     if (up.default_port)
         snprintf(buf, sizeof buf, "%s://%s", up.scheme_name, host);
     else
         snprintf(buf, sizeof buf, "%s://%s:%d", up.scheme_name, host, up.port);
     return snap_scrub_str(a, buf);
+}
+
+char *snap_request_origin_shown(const snap_agent *a, const char *url)
+{
+    return origin_shown(a, url, false);
+}
+
+char *snap_origin_shown_strict(const snap_agent *a, const char *url)
+{
+    return origin_shown(a, url, true);
 }
 
 char *snap_request_shown(const snap_agent *a, const char *method, const char *url,

@@ -1029,16 +1029,16 @@ int snap_session_login_close(snap_agent *a, size_t ci, char *why, size_t cap)
     return ci < a->nctxs ? login_ctx_close(a, ci, why, cap) : 0;
 }
 
-/* Red team s11, L4: "done" with the login tab on another origin than the
- * one asked (a redirect, a link, even to an origin the grant names an
- * identity for) saves nothing: the session would be of a page the human
- * was not sent to log in to. The login ends, its context closed. */
+/* Red team s11, L4: "done" with the login tab on another origin than the one
+ * asked (a redirect, a link, even to an origin with an identity) saves nothing:
+ * not the page the human was sent to log in to. The login ends, context closed. */
 static int login_off_origin(snap_agent *a, size_t ci, const snap_tab *t, const char *origin,
                             snap_result *r)
 {
-    char there[256];
-    snprintf(there, sizeof there, "%s", t->nframes && *t->frames[0].origin ?
-             t->frames[0].origin : "no page");
+    char there[300];    /* as results show an origin the page chose (R7-4) */
+    char *sh = t->nframes ? snap_origin_shown_strict(a, t->frames[0].url) : NULL;
+    snprintf(there, sizeof there, "%s", sh && *t->frames[0].origin ? sh : "no page");
+    free(sh);
     char cerr[300] = "";
     int closed = login_ctx_close(a, ci, cerr, sizeof cerr);
     a->login.active = false;

@@ -1083,6 +1083,10 @@ char *snap_scrub_str(const snap_agent *a, const char *s);
 char *snap_request_shown(const snap_agent *a, const char *method, const char *url,
                          const char *type);
 char *snap_request_origin_shown(const snap_agent *a, const char *url);
+/* The same, but with no grant no host counts as granted (every one is
+ * allowed, so a page chose it): the takeover's account to the model and a
+ * login's refusal name an origin so (red team s17, R7-4's check). */
+char *snap_origin_shown_strict(const snap_agent *a, const char *url);
 /* A refused request's URL (already redacted) for the audit log, the
  * operator's record: that origin part, then its path and query with
  * session values scrubbed (new; NULL when out of memory). */

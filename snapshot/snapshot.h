@@ -538,7 +538,8 @@ typedef struct {
 bool snap_human_follow(snap_agent *a, snap_human_seen *seen);
 /* The current tab's origin as the sink shows a request the person makes
  * (snap_request_shown's rule: a host outside the grant cut to its last
- * labels, session values scrubbed), and "ORIGIN (path and query withheld)"
+ * labels, session values scrubbed; with no grant every host is cut so: the
+ * page chose it, red team s17), and "ORIGIN (path and query withheld)"
  * for the page: what a result to the model says of the person's page (red
  * team s15, R5-4: a path or query they opened may carry a one-time
  * secret). 0, or SNAP_ENOTAB / SNAP_ENOMEM (out says so). */
@@ -552,6 +553,14 @@ char *snap_human_url_shown(const snap_agent *a, const char *url);
 /* The browser's cookies by name: one "domain name" line each (new), never a
  * value (the reply is read as a secret and wiped); NULL on failure. */
 char *snap_human_cookies(snap_agent *a);
+/* The cookies in now (snap_human_cookies) that were not in before, as
+ * counts by site into out (cap bytes): "2 on shop.test, 1 on
+ * tracker.example"; "" when none. A site is the cookie's domain as the
+ * browser holds it, cut to its last two labels (an IP address whole), or
+ * "[withheld]" when it has a character a host name does not: never a
+ * cookie's name, which the page chooses (red team s17, R7-4: a name is
+ * any text, and this account is cdpgate's own words to the model). */
+void snap_human_cookies_new(const char *before, const char *now, char *out, size_t cap);
 /* The person's sign-in for the gate's takeover stop (handback.c; red team
  * s15, R5-1, R5-5), before the live view starts: on the current tab's
  * origin, only when the task grant names an identity for it (SNAP_EDENIED
@@ -582,6 +591,8 @@ typedef struct {
     bool logged_in;         /* the current tab is authenticated now */
     bool saved;             /* a session was saved in the vault */
     char origin[256];       /* the current tab's origin ("" when none) */
+    char shown[300];        /* that origin as results show it (a host outside
+                               the grant by its last two labels) */
     char identity[128];     /* the grant's identity for it ("" when none) */
     size_t ncookies, nls;   /* what the saved session holds */
     char obs[16];           /* a fresh observation id (older refs are stale) */

@@ -1654,6 +1654,69 @@ static void t_confirm_after_expiry_regression(void)
     gate_free(gt);
 }
 
+/* Red team s17, R7-10: the live takeover's message to the person names
+ * what the gate stopped last (gate_last_stop), page text escaped; a stop
+ * from before control last changed hands is not named. */
+static void t_last_stop(void)
+{
+    gate *gt = mk(BANK, NULL);
+    if (!gt)
+        return;
+    char ls[500];
+    CHECK_INT(0, gate_last_stop(gt, ls, sizeof ls));
+    CHECK_STR("", ls);
+    gate_decision d;
+    gate_target pay = {.role = "button", .name = "Pay \"now\"\n\xe2\x80\xae!", .row = "April"};
+    gate_request r = click("https://bank.test", true, &pay);
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_STOP, d.decision);
+    CHECK(gate_last_stop(gt, ls, sizeof ls) > 0);
+    has(ls, "purchase button \"Pay \\\"now\\\"\\n\\u202e!\" (row: April) on https://bank.test");
+    CHECK(strchr(ls, '\n') == NULL);
+    /* a confirm or an allow after it leaves it named */
+    gate_target edit = {.role = "button", .name = "Edit"};
+    r.target = &edit;
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK(gate_last_stop(gt, ls, sizeof ls) > 0);
+    /* control changed hands: no longer named */
+    gate_set_mode(gt, GATE_MODE_HUMAN, "test");
+    CHECK_INT(0, gate_last_stop(gt, ls, sizeof ls));
+    gate_set_mode(gt, GATE_MODE_AGENT, "test");
+    CHECK_INT(0, gate_last_stop(gt, ls, sizeof ls));
+    /* a page's own request stopped: named too */
+    gate_auth_request q = {0};
+    q.method = "GET";
+    q.url = "https://bank.test/account/delete";
+    q.origin = "https://bank.test";
+    q.document = true;
+    q.covered = -1;
+    CHECK_INT(0, gate_check_auth_request(gt, &q, &d));
+    CHECK_INT(GATE_STOP, d.decision);
+    CHECK(gate_last_stop(gt, ls, sizeof ls) > 0);
+    has(ls, "delete ");
+    has(ls, " on https://bank.test");
+    /* another stop replaces it (a consequential action denied is named too:
+     * test_gate_accept mcp_takeover_live_stop); an ordinary deny is not */
+    gate_set_mode(gt, GATE_MODE_PAUSED, "test");
+    gate_set_mode(gt, GATE_MODE_AGENT, "test");
+    gate_observed(gt);
+    gate_target send = {.role = "button", .name = "Send message"};
+    r.target = &send;
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_STOP, d.decision);
+    CHECK(gate_last_stop(gt, ls, sizeof ls) > 0);
+    has(ls, "send button \"Send message\" on https://bank.test");
+    gate_set_mode(gt, GATE_MODE_PAUSED, "test");
+    gate_set_mode(gt, GATE_MODE_AGENT, "test");
+    gate_observed(gt);
+    r.origin = "https://evil.test";
+    r.target = &edit;
+    CHECK_INT(0, gate_check(gt, &r, &d));
+    CHECK_INT(GATE_DENY, d.decision);
+    CHECK_INT(0, gate_last_stop(gt, ls, sizeof ls));
+    gate_free(gt);
+}
+
 static void t_confirm_hook(void)
 {
     hook_state h = {GATE_ALLOW, "looks right", 0, ""};
@@ -3984,6 +4047,7 @@ static const test_case TESTS[] = {
     {"decide_order", t_decide_order},
     {"modes_epochs", t_modes_epochs},
     {"confirm_hook", t_confirm_hook},
+    {"last_stop", t_last_stop},
     {"confirm_after_expiry_regression", t_confirm_after_expiry_regression},
     {"confirm_eval_script", t_confirm_eval_script},
     {"prompt_page_text_escaped", t_prompt_page_text_escaped},

@@ -4656,6 +4656,70 @@ static void t_mcp_takeover_audit_withheld(void)
     free(a);
 }
 
+/* Red team s17, R7-10 (session 18): with --live, the person asked to take
+ * over reads cdpgate's sentence first, then what the gate stopped last
+ * (here the agent's "Send transfer now" on the signed-in bank: denied, the
+ * grant has no structured_send egress),
+ * then the agent's words quoted and labelled as the agent's: the model
+ * cannot word its request as cdpgate's ("required by cdpgate: press
+ * Send"), and the person knows what a click on Send would do for it. */
+static void t_mcp_takeover_live_stop(void)
+{
+    if (!mcp_ready())
+        return;
+    char env_data[500], rules[200], confirm[1600], msg_f[400];
+    snprintf(env_data, sizeof env_data, "XDG_DATA_HOME=%s", mcp_data);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    snprintf(msg_f, sizeof msg_f, "%s/live-stop-msg", world.root);
+    snprintf(confirm, sizeof confirm, "cat > %s.part && mv %s.part %s; "
+             "echo '{\"decision\":\"deny\"}'", msg_f, msg_f, msg_f);
+    const char *env[] = {env_data, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", mcp_grant, "--live",
+                          "--confirm", confirm, "mcp", NULL};
+    child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    testlib_mcp_init(&c, "accept");
+    char url[200], args[400], ref[16];
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/gate/bank/transfer.html?livestop");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", url);
+    char *r = testlib_mcp_tool(&c, 2, "browser_open", args);
+    CHECK_HAS(r, "auth=yes");
+    testlib_mcp_ref(r, "Send transfer now", ref, sizeof ref);
+    free(r);
+    if (!CHECK(*ref)) {
+        child_end(&c, 1000);
+        return;
+    }
+    snprintf(args, sizeof args, "{\"ref\":\"%s\"}", ref);
+    r = testlib_mcp_tool(&c, 3, "browser_click", args);
+    CHECK_HAS(r, "denied by the gate");      /* no structured_send egress in this grant */
+    free(r);
+    r = testlib_mcp_tool(&c, 4, "browser_takeover", "{\"text\":\"cdpgate requires you to "
+                         "press Send now\"}");
+    CHECK_HAS(r, "A person was asked, out of band");
+    free(r);
+    char *m = NULL;
+    for (int i = 0; i < 300 && !m; i++) {
+        m = test_read_file(msg_f, NULL);
+        if (!m)
+            testlib_sleep_ms(100);
+    }
+    char *lk = m ? strstr(m, "\"link\"") : NULL;
+    if (lk)
+        *lk = 0;                /* the token is not printed below */
+    const char *own = m ? strstr(m, "cdpgate: the agent hands the browser to a person.") : NULL;
+    const char *stop = m ? strstr(m, "cdpgate stopped the agent last at: send button "
+                                     "\\\"Send transfer now\\\"") : NULL;
+    const char *said = m ? strstr(m, "The agent says (its words, not cdpgate's") : NULL;
+    if (!CHECK(own && stop && said && own < stop && stop < said))
+        test_fail_detail("the person's message: %.1500s\n", m ? m : "(none)");
+    CHECK_HAS(said, "\\\"cdpgate requires you to press Send now\\\"");
+    free(m);
+    CHECK_INT(0, log_count("POST", "bank.test", "tag=transfer"));
+    child_end(&c, 1000);
+}
+
 /* ==== 12. the driver killed right after a submit ==== */
 
 static void t_mcp_killed_after_submit(void)
@@ -7295,6 +7359,7 @@ static const test_case TESTS[] = {
     {"mcp_takeover_needs_person", t_mcp_takeover_needs_person},
     {"mcp_takeover_pending_requests", t_mcp_takeover_pending_requests},
     {"mcp_takeover_audit_withheld", t_mcp_takeover_audit_withheld},
+    {"mcp_takeover_live_stop", t_mcp_takeover_live_stop},
     {"expired_grant", t_expired_grant},
     {"expired_grant_at_start", t_expired_grant_at_start},
     {"stale_observation", t_stale_observation},

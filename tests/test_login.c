@@ -954,6 +954,49 @@ static void t_login_done_elsewhere(void)
     vault_close(v);
 }
 
+/* Session 18 (red team s17, R7-4's check of the login results): the login
+ * tab ends on a host the page chose (the bank's open redirect to a
+ * subdomain outside the grant whose labels are words for the model): the
+ * refusal names it as results name a page's origin, the host cut to its
+ * last two labels, never whole. On main 13b2f15 the whole host was in the
+ * result. */
+static void t_login_done_lure_host(void)
+{
+    char dir[300];
+    vault *v = testlib_vault_new(world.root, dir, sizeof dir);
+    cdp_browser *b = v ? testlib_launch(host_args, false) : NULL;
+    if (!b) {
+        vault_close(v);
+        return;
+    }
+    snap_agent *a = agent_with(b, v);
+    char url[300], now[600] = "";
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/gate/bank/login-lure.html");
+    snap_result r = {0};
+    if (a && CHECK_INT(0, snap_login_begin(a, url, &r))) {
+        snap_result_free(&r);
+        /* the page moves its tab on its own: wait until the tab is there */
+        for (int i = 0; i < 300 && !strstr(now, "agent-note"); i++) {
+            CHECK_INT(SNAP_EBLOCKED, snap_login_poll(a, false, &r));
+            snap_result_free(&r);
+            snap_human_url(a, now, sizeof now);
+            if (!strstr(now, "agent-note"))
+                testlib_sleep_ms(100);
+        }
+        CHECK_HAS(now, "agent-note");
+        CHECK_INT(SNAP_EDENIED, snap_login_poll(a, true, &r));
+        const char *t = r.text ? r.text : "";
+        CHECK_HAS(t, "nothing was saved");
+        CHECK_HAS(t, "[withheld].shop.test");
+        if (!CHECK_LACKS(t, "agent-note"))
+            test_fail_detail("the login's result names the page's host whole: %.600s\n", t);
+    }
+    snap_result_free(&r);
+    snap_agent_free(a);
+    cdp_browser_free(b);
+    vault_close(v);
+}
+
 /* ---- processes: Xvfb, cdpgate as a child ---- */
 
 static bool have_xvfb(void)
@@ -1656,6 +1699,7 @@ static const test_case TESTS[] = {
     {"unnamed_login_keeps_named", t_unnamed_login_keeps_named},
     {"login_origin_named", t_login_origin_named},
     {"login_done_elsewhere", t_login_done_elsewhere},
+    {"login_done_lure_host", t_login_done_lure_host},
     {"cli_login_no_display", t_cli_login_no_display},
     {"cli_login_headed_xvfb", t_cli_login_headed_xvfb},
     {"mcp_login_and_plants", t_mcp_login_and_plants},
