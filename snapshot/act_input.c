@@ -680,6 +680,19 @@ static int recheck_focus(snap_agent *a, snap_gated *g, int tab_id, uint64_t nav0
     return 0;
 }
 
+/* Does key submit what has the focus? Any spelling and any modifiers of
+ * Enter: the browser submits a field's form on "enter", "RETURN" and
+ * Shift+Enter as on "Enter", and pages submit on Control/Meta+Enter (mail,
+ * chat, issue trackers), so each is judged as a submission (red team s18,
+ * R8-1: only the exact spellings "Enter" and "Return" were). A key that
+ * does not parse is not pressed at all. */
+static bool press_submits(const char *key)
+{
+    int mods;
+    keydef k;
+    return key && key_parse(key, &mods, &k) && strcmp(k.key, "Enter") == 0;
+}
+
 /* The gate for a key: the focused element is the target (Enter in a field
  * submits its form, Enter or Space on a button presses it), so a key can
  * never do what a click on the same control would not be allowed to. */
@@ -711,7 +724,10 @@ static int gate_press(snap_agent *a, const char *key, const char *obs, snap_gate
         const char *desc = json_get_str(res, "description");
         if (o && strlen(o) < SNAP_ID_MAX)
             snprintf(oid, SNAP_ID_MAX, "%s", o);
-        in_frame = desc && (strncmp(desc, "iframe", 6) == 0 || strncmp(desc, "frame", 5) == 0);
+        /* a document embedded by <object> or <embed> is a frame too (R8-1) */
+        in_frame = desc && (strncmp(desc, "iframe", 6) == 0 || strncmp(desc, "frame", 5) == 0 ||
+                            strncmp(desc, "object", 6) == 0 || strncmp(desc, "embed", 5) == 0 ||
+                            strncmp(desc, "fencedframe", 11) == 0);
     }
     snap_act_pfree(&pc);
     t = snap_tab_by_id(a, tab_id);
@@ -721,7 +737,7 @@ static int gate_press(snap_agent *a, const char *key, const char *obs, snap_gate
                              "content the gate cannot see on an authenticated page; click the "
                              "control itself instead", key ? key : "");
     }
-    bool submit = key && (strcmp(key, "Enter") == 0 || strcmp(key, "Return") == 0);
+    bool submit = press_submits(key);
     snap_gate_in gi = {.tool = "press", .tab = tab_id, .session = oid[0] ? session : NULL,
                        .oid = oid[0] ? oid : NULL, .state_change = true, .submit = submit,
                        .key = key, .obs = obs};
@@ -786,7 +802,7 @@ int snap_press_on(snap_agent *a, const char *ref, const char *key, const char *o
                            "then press", tg.what);
         goto done;
     }
-    bool submit = key && (strcmp(key, "Enter") == 0 || strcmp(key, "Return") == 0);
+    bool submit = press_submits(key);
     snap_gate_in gi = {.tool = "press", .tab = tg.tab, .frame = tg.frame, .session = tg.session,
                        .oid = tg.oid, .ref_n = tg.n, .state_change = true, .submit = submit,
                        .key = key, .obs = obs};

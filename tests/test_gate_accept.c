@@ -7302,6 +7302,106 @@ static void t_red4_link_swap_regression(void)
     }
 }
 
+/* ---- red team s18 (round 8) ---- */
+
+/* R8-1: press judges a key as a form submission only when the key is
+ * spelled exactly "Enter" or "Return" (snapshot/act_input.c gate_press,
+ * snap_press_on: strcmp), while the key parser reads names in any case
+ * and keeps Enter's text under Shift: "enter", "RETURN" and "Shift+Enter"
+ * in a text field make the browser submit its form (implicit submission)
+ * as "Enter" does, but the gate is told the key submits nothing, so the
+ * form's "Send transfer now" button and its action are never read: on
+ * the signed-in bank the stop of an unbound send becomes a question
+ * about "press enter" in a text field (the test's human says yes), and
+ * the transfer is posted. The same for a composer's own Control+Enter
+ * shortcut (mail, chat, issue trackers submit on it). Each press must be
+ * stopped as "Enter" is (the control, first), and no transfer posted.
+ * Failed on main 9eb564c (red team s18). */
+static void t_red8_key_submit_variants(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    static const char *const K[][2] = {
+        {"Enter", "amount"}, {"enter", "amount"}, {"RETURN", "amount"},
+        {"Shift+Enter", "amount"}, {"Control+Enter", "note"},
+    };
+    for (size_t i = 0; i < sizeof K / sizeof K[0]; i++) {
+        snap_result r;
+        if (!CHECK_INT(0, do_open(x.a, "bank.test", "/red8/keysend.html", &r)))
+            test_fail_detail("open: %.300s", r.text ? r.text : "");
+        snap_result_free(&r);
+        char js[120];
+        snprintf(js, sizeof js, "document.getElementById('%s').focus(),1", K[i][1]);
+        free(page_eval(x.a, js));
+        snap_result o;
+        CHECK_INT(0, do_observe(x.a, &o));
+        int calls = hook_calls;
+        hook_prompt[0] = 0;
+        memset(&r, 0, sizeof r);
+        int rc = snap_press(x.a, K[i][0], o.obs, &r);
+        keep(&r);
+        snap_result_free(&o);
+        if (!CHECK_INT(SNAP_ESTOP, rc))
+            test_fail_detail("press %s in %s was not stopped (rc %d, hook asked %d time(s), "
+                             "prompt: %.400s): %.300s", K[i][0], K[i][1], rc,
+                             hook_calls - calls, hook_prompt, r.text ? r.text : "");
+        snap_result_free(&r);
+        barrier(x.a);
+    }
+    check_none("POST", "bank.test", "tag=r8keysend");
+out:
+    rig_down(&x);
+}
+
+/* R8-1, the frame's half: press refuses a key whose focus is inside an
+ * iframe on an authenticated page (the gate cannot see what is focused
+ * there), telling an iframe by the focused element's description
+ * ("iframe...", "frame..."). An <object> (or <embed>) holding an HTML
+ * document is a frame too: Enter in the transfer form's Amount field
+ * inside it is judged as a key on the <object> element (no form), asked as
+ * "press a key", and the transfer is posted. Must be refused or stopped.
+ * Fails on main 9eb564c. */
+static void t_red8_key_object_frame(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    snap_result r, o;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/red8/object.html", &r));
+    snap_result_free(&r);
+    char *v = NULL;
+    for (int k = 0; k < 100; k++) {
+        free(v);
+        v = page_eval(x.a, "(()=>{const d=document.getElementById('o').contentDocument;"
+                      "const f=d&&d.getElementById('amount');if(!f)return 'no';f.focus();"
+                      "return d.activeElement===f&&document.activeElement.id==='o'?'ok':'no'})()");
+        if (strcmp(v, "ok") == 0)
+            break;
+        testlib_sleep_ms(50);
+    }
+    CHECK_STR("ok", v);
+    free(v);
+    CHECK_INT(0, do_observe(x.a, &o));
+    int calls = hook_calls;
+    hook_prompt[0] = 0;
+    memset(&r, 0, sizeof r);
+    int rc = snap_press(x.a, "Enter", o.obs, &r);
+    keep(&r);
+    snap_result_free(&o);
+    if (!CHECK(rc == SNAP_ESTOP || rc == SNAP_EDENIED))
+        test_fail_detail("Enter in the <object>'s form went ahead (rc %d, asked %d, prompt "
+                         "%.300s): %.300s", rc, hook_calls - calls, hook_prompt,
+                         r.text ? r.text : "");
+    snap_result_free(&r);
+    barrier(x.a);
+    check_none("POST", "bank.test", "tag=r8keysend");
+out:
+    rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
     {"swap_post_regression", t_swap_post_regression},
@@ -7433,6 +7533,8 @@ static const test_case TESTS[] = {
     {"red4_worker_rcpt_regression", t_red4_worker_rcpt_regression},
     {"red4_get_swap_regression", t_red4_get_swap_regression},
     {"red4_link_swap_regression", t_red4_link_swap_regression},
+    {"red8_key_submit_variants", t_red8_key_submit_variants},
+    {"red8_key_object_frame", t_red8_key_object_frame},
     {"red4_worker_values_regression", t_red4_worker_values_regression},
     {NULL, NULL},
 };
