@@ -4022,8 +4022,43 @@ static void t_decide_service_context(void)
     gate_free(gt);
 }
 
+/* ---- red team s18 (round 8) ---- */
+
+/* R8-3 (gate18's documentation rule, seen in its work in progress at
+ * 08:20): a "docs", "help", "reference", "faq", "kb", "guides" or "manual"
+ * segment, or a docs./developer./support./help. host, must not make the
+ * strong words after it unread: an app's own "docs" collection, a
+ * developer console, a support portal are signed-in services. Each URL is
+ * consequential on main 9eb564c (the guard holds there); it read 0 on
+ * gate18's tree at 08:20: see /work/coord/s18/review.md, "NOTE FOR gate18"
+ * (never skip strong words after a docs segment; no host rule). */
+static void t_red8_url_docs_words(void)
+{
+    static const char *const U[] = {
+        "http://bank.test/docs/quarterly-report/delete",
+        "http://bank.test/projects/docs/delete",
+        "http://bank.test/help/account/close",
+        "http://bank.test/reference/payee/delete",
+        "http://bank.test/faq/subscription/cancel",
+        "http://developer.bank.test/apps/weather/delete",
+        "http://developer.bank.test/keys/revoke",
+        "http://developer.bank.test/transfer/send",
+        "http://docs.bank.test/payments/pay",
+        "http://support.bank.test/tickets/close",
+        "http://help.bank.test/subscription/cancel",
+        "http://bank.test/account/subscription/confirm",
+    };
+    for (size_t i = 0; i < sizeof U / sizeof U[0]; i++) {
+        char why[400];
+        int k = gate_classify_url(U[i], why, sizeof why);
+        if (!CHECK(k != GATE_CONSEQ_NONE))
+            test_fail_detail("%s read as a read", U[i]);
+    }
+}
+
 static const test_case TESTS[] = {
     {"classify_url", t_classify_url},
+    {"red8_url_docs_words", t_red8_url_docs_words},
     {"classify_body_op", t_classify_body_op},
     {"classify_url_acts", t_classify_url_acts},
     {"classify_url_whole_regression", t_classify_url_whole_regression},
