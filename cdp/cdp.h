@@ -251,6 +251,51 @@ const char *cdp_browser_profile_dir(const cdp_browser *b); /* "" when attached *
  * "killed by signal 9") plus the tail of its stderr; else "". */
 const char *cdp_browser_death(cdp_browser *b);
 
+/* A browser reached over a descriptor another process of ours routes to
+ * (cdp_mux below): NUL-framed messages both ways on fd (a socketpair's end;
+ * taken, also on failure). Browser.getVersion is asked within timeout_ms.
+ * Freeing it only disconnects. */
+cdp_browser *cdp_browser_adopt(int fd, const cdp_opts *o, int timeout_ms, cdp_err *err);
+
+/* ---- one browser shared by several processes: the router ----
+ *
+ * cdp_mux routes one browser connection (the router's, over the pipe) to
+ * clients over socketpairs (cdp_browser_adopt at the other end), so that
+ * several processes of one sweep drive one browser with no DevTools port.
+ * Each client gets a browser session of its own (Target.attachToBrowserTarget)
+ * and owns what it creates: browser contexts, the targets in them, the
+ * sessions attached to those, their frames and downloads. Command ids are
+ * rewritten per client; events go to the owner only (by session, by the
+ * target's browserContextId, by frame id or download guid; an event of
+ * nobody's is dropped). A client's command is refused (an error reply, the
+ * browser never sees it) when it names a session, target, context or
+ * download that is not its own, or is a browser-wide command outside a short
+ * list (Browser.close, Target.setAutoAttach on the browser,
+ * Target.attachToBrowserTarget, Target.exposeDevToolsProtocol, a context
+ * not named, ...). A request paused by a client's interception (Fetch on
+ * its browser session sees every context's requests) goes to that client
+ * when the frame is its own or nobody's known, else the router continues it
+ * for that client (the owner's own interception judges it). When a client
+ * ends, its contexts are disposed (their pages close) and its session is
+ * detached. Single-threaded: the host calls cdp_mux_run in its loop. */
+typedef struct cdp_mux cdp_mux;
+#define CDP_MUX_MAX 16
+/* c: the browser's connection (borrowed; listened to until freed). */
+cdp_mux *cdp_mux_new(cdp_conn *c, cdp_err *err);
+/* A client at the far end of fd (taken, also on failure): its slot
+ * (0..CDP_MUX_MAX-1) or a negative CDP_E* code. */
+int cdp_mux_add(cdp_mux *m, int fd, cdp_err *err);
+/* The client of slot is gone (its process ended): its contexts disposed,
+ * its session detached, its descriptor closed. */
+void cdp_mux_drop(cdp_mux *m, int slot);
+/* Route for up to timeout_ms: what the browser and the clients sent. A
+ * client whose socket ended or failed is dropped. Returns 0, or the error
+ * that killed the browser's connection (every client is then dropped). */
+int cdp_mux_run(cdp_mux *m, int timeout_ms, cdp_err *err);
+/* Commands refused so far. */
+size_t cdp_mux_refused(const cdp_mux *m);
+void cdp_mux_free(cdp_mux *m);
+
 /* ---- pages ---- */
 
 typedef struct cdp_page cdp_page;

@@ -744,3 +744,28 @@ const char *cdp_browser_product(const cdp_browser *b) { return b->product; }
 const char *cdp_browser_ws_url(const cdp_browser *b) { return b->ws_url; }
 pid_t cdp_browser_pid(const cdp_browser *b) { return b->pid; }
 const char *cdp_browser_profile_dir(const cdp_browser *b) { return b->pid ? b->profile : ""; }
+
+cdp_browser *cdp_browser_adopt(int fd, const cdp_opts *o, int timeout_ms, cdp_err *err)
+{
+    cdp_browser *b = calloc(1, sizeof *b);
+    int fd2 = fd >= 0 ? dup(fd) : -1;
+    ws_transport *t = b && fd2 >= 0 ? ws_transport_pipe(fd, fd2, 0) : NULL;
+    if (!t) {
+        if (fd2 >= 0)
+            close(fd2);
+        if (fd >= 0)
+            close(fd);
+        free(b);
+        cdp_seterr(err, CDP_ENOMEM, "cannot use descriptor %d: %s", fd, strerror(errno));
+        return NULL;
+    }
+    b->lifeline = -1;
+    b->conn = cdp_conn_new(t, o);
+    if (!b->conn || browser_version(b, timeout_ms > 0 ? timeout_ms : 10000, err)) {
+        if (!b->conn)
+            cdp_seterr(err, CDP_ENOMEM, "out of memory");
+        cdp_browser_free(b);
+        return NULL;
+    }
+    return b;
+}

@@ -2,8 +2,12 @@
  * sweep.c — `cdpgate a11y --sweep TARGETS -o DIR [--jobs N]` (issue 16,
  * point 4; docs/a11y.md "A sweep"): an accessibility scan of each target
  * of a TARGETS file (a11y_targets_parse), each in a fresh session of its
- * own: a child process per target with its own browser (so its own
- * profile, contexts and identity lease), at most N at once. A target
+ * own: a child process per target, at most N at once, with browser
+ * contexts of its own on the sweep's one browser (launched here over the
+ * pipe and routed to the children by cdp_mux, cdp/mux.c: each child may
+ * touch only what it created; a browser that dies is launched again for
+ * the targets after), and its own identity lease. With --connect or
+ * --port each child starts or attaches a browser of its own. A target
  * restores its vault identity's session as every command does (the grant
  * must name that identity for its origin), may play a replay trail through
  * the gate to reach the page under test, and is scanned as `cdpgate a11y`
@@ -30,6 +34,7 @@
 
 #include "a11y/a11y.h"
 #include "base/base.h"
+#include "cdp/cdp.h"
 #include "gate/gate.h"
 #include "json/json.h"
 #include "replay/replay.h"
@@ -43,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -60,12 +66,19 @@ typedef struct {
     a11y_targets t;
     char base[1024];            /* the TARGETS file's directory */
     bool *done;                 /* done[i]: nothing to do for target i */
+    /* The shared browser (launched over the pipe): one for the sweep, a
+     * context per target (docs/a11y.md "A sweep"); NULL when each target
+     * starts its own (--connect, --port) or before the first start. */
+    cdp_browser *b;
+    cdp_mux *mux;
+    unsigned gen;               /* browsers launched: a slot names its own */
 } sweep;
 
 /* One target's run (the child's). */
 typedef struct {
     const cli_opts *o;
     const a11y_target *t;
+    int fd;                     /* the shared browser's router, or -1 */
     char dir[1200];             /* DIR/ID */
     int64_t t0;
     char started[32];
@@ -313,7 +326,10 @@ static int identity_check(job *j)
 static int open_target(job *j)
 {
     snap_result r = {0};
+    int64_t t0 = base_now_ms();
     int rc = snap_open(j->a, j->t->url, false, &r);
+    if (j->o->timing)
+        fprintf(stderr, "timing: a11y open_ms=%lld\n", (long long)(base_now_ms() - t0));
     if (rc)
         why(j, "load error: %s: %s", j->t->url, &r, rc);
     snap_result_free(&r);
@@ -372,6 +388,9 @@ static int scan(job *j, const a11y_axe *ax)
     }
     snap_result_free(&r);
     j->scanned = true;
+    if (j->o->timing)
+        fprintf(stderr, "timing: a11y axe_ms=%.1f refs_ms=%.1f crops_ms=%.1f files_ms=%.1f\n",
+                j->rep.axe_ms, j->rep.refs_ms, j->rep.crops_ms, j->rep.files_ms);
     put(j->dir, "summary.txt", j->rep.text, strlen(j->rep.text));
     if (j->rep.not_evaluated) {     /* never "done": some rules were not evaluated */
         bool late = timed_out(j);
@@ -384,6 +403,19 @@ static int scan(job *j, const a11y_axe *ax)
     return 0;
 }
 
+/* The sweep's shared browser, through the parent's router: this target's
+ * contexts are its own (the router refuses anything else). */
+static cdp_browser *adopt(job *j)
+{
+    cdp_err e = {0};
+    int fd = j->fd;
+    j->fd = -1;
+    cdp_browser *b = cdp_browser_adopt(fd, NULL, j->o->timeout_ms, &e);
+    if (!b)
+        fprintf(stderr, "cdpgate a11y: the sweep's browser: %s\n", e.msg);
+    return b;
+}
+
 /* The browser, the agent (sessions from the vault), the evidence. */
 static int run_browser(job *j, const a11y_axe *ax, const replay_trail *tr, cli_evid *ev)
 {
@@ -392,7 +424,7 @@ static int run_browser(job *j, const a11y_axe *ax, const replay_trail *tr, cli_e
      * origin (red team s16, R6-8: it was scanned as the grant's identity,
      * outside the one-lease-at-a-time rule, its status saying null). */
     vault *v = j->t->identity ? cli_vault_existing("a11y") : NULL;
-    cdp_browser *b = cli_browser(j->o, "a11y");
+    cdp_browser *b = j->fd >= 0 ? adopt(j) : cli_browser(j->o, "a11y");
     if (!b) {
         cli_evid_stop(ev, "a11y");
         vault_close(v);
@@ -404,6 +436,7 @@ static int run_browser(job *j, const a11y_axe *ax, const replay_trail *tr, cli_e
     so.allow_local = true;  /* the operator's own TARGETS file, as its command line */
     so.timeout_ms = j->o->timeout_ms;
     so.ax_tree = j->o->ax_tree;
+    so.timing = j->o->timing;   /* CDPGATE_TIMING=1: the parts' times in log.txt */
     so.vault = v;
     so.gate = j->g;
     cli_evid_opts(ev, &so);
@@ -478,25 +511,41 @@ static int job_run(job *j, const sweep *S)
 }
 
 /* In the forked child: stderr to DIR/ID/log.txt, die with the parent. */
-static _Noreturn void child(const sweep *S, size_t i, pid_t parent)
+/* Close every inherited descriptor but 0-2 and keep: the browser's pipe,
+ * the router's ends of the other targets' sockets, the watchdog's
+ * lifeline are the parent's. */
+static void close_others(int keep)
+{
+    long max = sysconf(_SC_OPEN_MAX);
+    if (max < 0 || max > 65536)
+        max = 65536;
+    for (int fd = 3; fd < (int)max; fd++)
+        if (fd != keep)
+            close(fd);
+}
+
+static _Noreturn void child(const sweep *S, size_t i, pid_t parent, int fd)
 {
 #if defined(__linux__)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    prctl(PR_SET_CHILD_SUBREAPER, 1);   /* reaps its own browser's helpers */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);   /* reaps its own browser's helpers (--port) */
 #endif
     if (getppid() != parent)
         _exit(2);
+    if (fd >= 0)
+        close_others(fd);
     job j;
     memset(&j, 0, sizeof j);
+    j.fd = fd;
     j.o = S->o;
     j.t = &S->t.v[i];
     snprintf(j.dir, sizeof j.dir, "%s/%s", S->o->output, j.t->id);
     char log[1300];
     snprintf(log, sizeof log, "%s/log.txt", j.dir);
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd >= 0) {
-        dup2(fd, 2);
-        close(fd);
+    int lfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (lfd >= 0) {
+        dup2(lfd, 2);
+        close(lfd);
     }
     int fdn = open("/dev/null", O_RDWR);
     if (fdn >= 0) {
@@ -513,6 +562,8 @@ static _Noreturn void child(const sweep *S, size_t i, pid_t parent)
 
 typedef struct {
     pid_t pid;                  /* 0: free */
+    int mc;                     /* its client slot in the router, or -1 */
+    unsigned gen;               /* of which browser (sweep.gen) */
     size_t t;
     char key[600];              /* origin NUL identity: one lease at a time */
 } slot;
@@ -643,7 +694,85 @@ static size_t next_target(const sweep *S, const bool *started, const slot *sl, i
     return S->t.n;
 }
 
-static int start(const sweep *S, slot *s, size_t i)
+/* ---- the shared browser ---- */
+
+/* One browser for the whole sweep when cdpgate launches it over the pipe;
+ * with --connect or --port each target starts or attaches its own. */
+static bool shared(const sweep *S)
+{
+    return !S->o->connect && !S->o->use_port;
+}
+
+static void shared_end(sweep *S)
+{
+    if (cdp_mux_refused(S->mux))
+        fprintf(stderr, "sweep: the browser's router refused %zu commands of the targets (not "
+                "theirs; see each log.txt)\n", cdp_mux_refused(S->mux));
+    cdp_mux_free(S->mux);
+    S->mux = NULL;
+    cdp_browser_free(S->b);
+    S->b = NULL;
+}
+
+/* The shared browser and its router, launched (again, after it died) when
+ * needed. -1: none (the target then starts its own). */
+static int shared_ready(sweep *S)
+{
+    if (S->mux && !cdp_conn_dead(cdp_browser_conn(S->b)))
+        return 0;
+    shared_end(S);
+    S->b = cli_browser(S->o, "a11y");
+    cdp_err e = {0};
+    S->mux = S->b ? cdp_mux_new(cdp_browser_conn(S->b), &e) : NULL;
+    if (!S->mux) {
+        if (S->b)
+            fprintf(stderr, "cdpgate a11y: the sweep's browser: %s\n", e.msg);
+        shared_end(S);
+        return -1;
+    }
+    S->gen++;
+    return 0;
+}
+
+/* A socket to the router for the target of slot s: the child's end, or
+ * -1 (the target then starts a browser of its own). */
+static int shared_client(sweep *S, slot *s)
+{
+    int sv[2];
+    if (!shared(S) || shared_ready(S) != 0 ||
+        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+        return -1;
+    cdp_err e = {0};
+    s->mc = cdp_mux_add(S->mux, sv[0], &e);
+    s->gen = S->gen;
+    if (s->mc < 0) {
+        fprintf(stderr, "cdpgate a11y: the sweep's browser: %s\n", e.msg);
+        close(sv[1]);
+        return -1;
+    }
+    return sv[1];
+}
+
+/* Route the shared browser's messages for a while; a browser that died
+ * fails the targets running (their sockets close) and the next target
+ * launches a new one. */
+static void shared_pump(sweep *S)
+{
+    cdp_err e = {0};
+    if (!S->mux) {
+        struct timespec ts = {0, 200000000};
+        nanosleep(&ts, NULL);
+        return;
+    }
+    if (cdp_mux_run(S->mux, 200, &e) == 0)
+        return;
+    const char *death = cdp_browser_death(S->b);
+    fprintf(stderr, "sweep: the browser ended (%s%s%s): the targets running fail, the rest "
+            "get a new browser\n", e.msg, *death ? "; " : "", death);
+    shared_end(S);
+}
+
+static int start(sweep *S, slot *s, size_t i)
 {
     char dir[1200];
     snprintf(dir, sizeof dir, "%s/%s", S->o->output, S->t.v[i].id);
@@ -658,21 +787,41 @@ static int start(const sweep *S, slot *s, size_t i)
         snprintf(p, sizeof p, "%s/%s", dir, OLD[k]);
         unlink(p);
     }
+    s->mc = -1;
+    int fd = shared_client(S, s);
     fflush(NULL);
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "cdpgate a11y: fork: %s\n", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        cdp_mux_drop(S->mux, s->mc);
         return -1;
     }
     if (pid == 0)
-        child(S, i, parent);
+        child(S, i, parent, fd);
+    if (fd >= 0)
+        close(fd);
     s->pid = pid;
     s->t = i;
     key_of(&S->t.v[i], s->key, sizeof s->key);
     fprintf(stderr, "[%zu/%zu] %s: started %s\n", i + 1, S->t.n, S->t.v[i].id,
             S->t.v[i].url);
     return 0;
+}
+
+/* A child of slot s ended: its status said, its router slot freed. */
+static int ended(sweep *S, slot *s, int status)
+{
+    s->pid = 0;
+    if (s->mc >= 0 && S->mux && s->gen == S->gen)
+        cdp_mux_drop(S->mux, s->mc);
+    s->mc = -1;
+    int bad = progress_end(S, s->t, status);
+    S->done[s->t] = true;
+    index_write(S);
+    return bad;
 }
 
 /* Wait for one child of ours to end; its slot freed. The failures. */
@@ -686,15 +835,29 @@ static int reap(sweep *S, slot *sl, int jobs)
         if (p < 0)
             return 0;
         for (int s = 0; s < jobs; s++)
-            if (sl[s].pid == p) {
-                sl[s].pid = 0;
-                int bad = progress_end(S, sl[s].t, status);
-                S->done[sl[s].t] = true;
-                index_write(S);
-                return bad;
-            }
+            if (sl[s].pid == p)
+                return ended(S, &sl[s], status);
         /* a browser helper orphaned to us (the subreaper): reaped */
     }
+}
+
+/* With the shared browser: route until some child of ours ended (only our
+ * children are waited for: the browser and its watchdog are ours too).
+ * *n gets how many ended; returns the failures. */
+static int reap_shared(sweep *S, slot *sl, int jobs, int *n)
+{
+    int bad = 0;
+    for (*n = 0; *n == 0;) {
+        shared_pump(S);
+        for (int s = 0; s < jobs; s++) {
+            int status = 0;
+            if (sl[s].pid && waitpid(sl[s].pid, &status, WNOHANG) == sl[s].pid) {
+                bad += ended(S, &sl[s], status);
+                (*n)++;
+            }
+        }
+    }
+    return bad;
 }
 
 static int schedule(sweep *S, int jobs)
@@ -723,8 +886,14 @@ static int schedule(sweep *S, int jobs)
         }
         if (running == 0)
             break;
-        failed += reap(S, sl, jobs);
-        running--;
+        if (shared(S)) {
+            int n = 0;
+            failed += reap_shared(S, sl, jobs, &n);
+            running -= n;
+        } else {
+            failed += reap(S, sl, jobs);
+            running--;
+        }
     }
     free(started);
     return failed ? EXIT_FAIL : EXIT_OK;
@@ -813,6 +982,7 @@ int cli_a11y_sweep(const cli_opts *o, const a11y_axe *ax)
     fprintf(stderr, "sweep: %zu targets, %zu done before, %zu to run, %d at a time\n",
             S.t.n, before, S.t.n - before, jobs);
     int rc = schedule(&S, jobs);
+    shared_end(&S);
     index_write(&S);
     fprintf(stderr, "sweep: index %s/index.html\n", o->output);
     close(lk);

@@ -24,6 +24,15 @@
  * - anonymous: a target naming no identity is scanned signed out though
  *   the grant names alice for its origin (red team s16, R6-8).
  * - trail_changed: a done target is run again when its trail file changed.
+ * - isolated: the targets share one browser, each in a context of its own:
+ *   the cookie and localStorage item one target leaves on a.test are seen
+ *   neither by the next one (--jobs 1) nor by the one running beside it
+ *   (--jobs 2, held together by the fixture's barrier); the planter sees
+ *   its own (the check can fail).
+ * - browser_crash: the shared browser is killed while a target loads
+ *   (/die): that target fails, a new browser is launched for the rest.
+ * - hung: a target whose page never loads does not hold up the one beside
+ *   it (done first); it fails at its own --timeout.
  */
 #include "tests/testlib.h"
 #include "a11y/a11y.h"
@@ -136,6 +145,9 @@ typedef struct {
 
 /* cdpgate a11y --sweep targets -o out --jobs jobs [--grant g] [--evidence ev];
  * kill_at: when not NULL, SIGKILL it once its stderr holds kill_at. */
+/* The next sweep's process is the one whose browser /die kills. */
+static bool die_parent_next;
+
 static run_out sweep_run_x(const char *targets, const char *out, int jobs, const char *g,
                            const char *ev, const char *kill_at, const char *opt,
                            const char *val)
@@ -166,6 +178,9 @@ static run_out sweep_run_x(const char *targets, const char *out, int jobs, const
     fixture_child c;
     if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
         return o;
+    if (die_parent_next)
+        fixture_server_die_parent(c.pid);
+    die_parent_next = false;
     if (kill_at) {
         if (CHECK(testlib_child_stderr_wait(&c, kill_at, 120000)))
             kill(c.pid, SIGKILL);
@@ -939,6 +954,108 @@ static void t_targets_file(void)
     free(se);
 }
 
+/* Where a appears in s before b (both there). */
+static bool before(const char *s, const char *a, const char *b)
+{
+    const char *x = s ? strstr(s, a) : NULL, *y = s ? strstr(s, b) : NULL;
+    return x && y && x < y;
+}
+
+static void isolated_run(const char *a, const char *sd, int jobs)
+{
+    char targets[600], out[600], text[1500], st[32];
+    snprintf(targets, sizeof targets, "%s/targets%d.jsonl", sd, jobs);
+    snprintf(out, sizeof out, "%s/out%d", sd, jobs);
+    snprintf(text, sizeof text,
+             "{\"id\":\"plant\",\"url\":\"%s/a11y/iso.html?key=iso%d&n=%d&plant=1\"}\n"
+             "{\"id\":\"check\",\"url\":\"%s/a11y/iso.html?key=iso%d&n=%d\"}\n",
+             a, jobs, jobs, a, jobs, jobs);
+    if (!write_text(targets, text))
+        return;
+    run_out o = sweep_run(targets, out, jobs, NULL, NULL, NULL);
+    CHECK_INT(0, o.rc);
+    CHECK_HAS(state_of(out, "plant", st, sizeof st), "done");
+    CHECK_HAS(state_of(out, "check", st, sizeof st), "done");
+    if (jobs == 2 && !CHECK(before(o.err, "check: started", "plant: done")))
+        test_fail_detail("the two did not run at once:\n%s", o.err ? o.err : "");
+    char *s = read_text(out, "plant", "a11y.json");
+    CHECK_HAS(s, "#own-cookie");
+    CHECK_HAS(s, "#own-storage");
+    free(s);
+    s = read_text(out, "check", "a11y.json");
+    CHECK_HAS(s, "/a11y/iso.html?");      /* key= is shown redacted (url_redact) */
+    if (!CHECK_LACKS(s, "#leak-"))
+        test_fail_detail("--jobs %d: a target saw the state another one left", jobs);
+    free(s);
+    if (o.rc != 0)
+        test_fail_detail("stderr:\n%s", o.err ? o.err : "");
+    free(o.err);
+}
+
+static void t_isolated(void)
+{
+    if (!ready())
+        return;
+    char a[200], sd[400];
+    testlib_world_origin(&world, a, sizeof a, "a.test");
+    snprintf(sd, sizeof sd, "%s/iso", world.root);
+    mkdir(sd, 0700);
+    isolated_run(a, sd, 1);
+    isolated_run(a, sd, 2);
+}
+
+static void t_browser_crash(void)
+{
+    if (!ready())
+        return;
+    char a[200], sd[400], targets[600], out[600], text[1200], st[32];
+    testlib_world_origin(&world, a, sizeof a, "a.test");
+    snprintf(sd, sizeof sd, "%s/crash", world.root);
+    mkdir(sd, 0700);
+    snprintf(targets, sizeof targets, "%s/targets.jsonl", sd);
+    snprintf(out, sizeof out, "%s/out", sd);
+    snprintf(text, sizeof text,
+             "{\"id\":\"die\",\"url\":\"%s/die\"}\n"
+             "{\"id\":\"after\",\"url\":\"%s/a11y/iso.html?key=crash&n=1&plant=1\"}\n", a, a);
+    if (!write_text(targets, text))
+        return;
+    die_parent_next = true;
+    run_out o = sweep_run(targets, out, 1, NULL, NULL, NULL);
+    CHECK_INT(1, o.rc);
+    CHECK_HAS(o.err, "sweep: the browser ended");
+    CHECK_HAS(state_of(out, "die", st, sizeof st), "failed");
+    if (!CHECK(strcmp(state_of(out, "after", st, sizeof st), "done") == 0))
+        test_fail_detail("after: %s\nstderr:\n%s", st, o.err ? o.err : "");
+    char *s = read_text(out, "after", "a11y.json");
+    CHECK_HAS(s, "#own-cookie");
+    free(s);
+    free(o.err);
+}
+
+static void t_hung(void)
+{
+    if (!ready())
+        return;
+    char a[200], sd[400], targets[600], out[600], text[1200], st[32];
+    testlib_world_origin(&world, a, sizeof a, "a.test");
+    snprintf(sd, sizeof sd, "%s/hung", world.root);
+    mkdir(sd, 0700);
+    snprintf(targets, sizeof targets, "%s/targets.jsonl", sd);
+    snprintf(out, sizeof out, "%s/out", sd);
+    snprintf(text, sizeof text,
+             "{\"id\":\"hung\",\"url\":\"%s/hold?ms=150000\"}\n"
+             "{\"id\":\"beside\",\"url\":\"%s/a11y/iso.html?key=hung&n=1\"}\n", a, a);
+    if (!write_text(targets, text))
+        return;
+    run_out o = sweep_run_x(targets, out, 2, NULL, NULL, NULL, "--timeout", "45000");
+    CHECK_INT(1, o.rc);
+    CHECK_HAS(state_of(out, "hung", st, sizeof st), "failed");
+    CHECK_HAS(state_of(out, "beside", st, sizeof st), "done");
+    if (!CHECK(before(o.err, "beside: done", "hung: failed")))
+        test_fail_detail("stderr:\n%s", o.err ? o.err : "");
+    free(o.err);
+}
+
 static const test_case TESTS[] = {
     {"targets_file", t_targets_file},
     {"sweep", t_sweep},
@@ -950,6 +1067,9 @@ static const test_case TESTS[] = {
     {"partial", t_partial},
     {"anonymous", t_anonymous},
     {"trail_changed", t_trail_changed},
+    {"isolated", t_isolated},
+    {"browser_crash", t_browser_crash},
+    {"hung", t_hung},
     {0},
 };
 
