@@ -1612,6 +1612,13 @@ static void t_mcp_live_refusals(void)
     char link[300] = "";
     if (CHECK(ep != NULL)) {
         CHECK_STR("url", json_get_str(ep, "mode"));
+        /* the message: cdpgate's sentence, then the agent's words quoted
+         * as the agent's (red team s17, R7-10) */
+        const char *msg = json_get_str(ep, "message");
+        const char *said = msg ? strstr(msg, "\n\nThe agent says (its words, not cdpgate's") : NULL;
+        CHECK(msg && strncmp(msg, "cdpgate: the agent hands the browser to a person. ", 50) == 0);
+        CHECK(said && strstr(said, ": \"log in to the bank\"") &&
+              strstr(msg, "log in to the bank") > said);
         snprintf(link, sizeof link, "%s", json_get_str(ep, "url") ? json_get_str(ep, "url") : "");
         char *id = json_write(json_get(json_doc_root(ed), "id"), NULL);
         char line[300];
@@ -2571,6 +2578,52 @@ static void t_live18_account_lure_host(void)
     testlib_child_free(&c);
 }
 
+/* R7-10 on the terminal: with --live and no other channel the message and
+ * the link go to stderr; cdpgate's sentence first, the agent's words (a
+ * line break in them escaped) quoted after "The agent says", and stderr's
+ * "waiting for the person" line does not carry them. */
+static void t_live18_message_stderr(void)
+{
+    if (!testlib_need_browser() || !testlib_need_cdpgate())
+        return;
+    char rules[200], args[600];
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--live", "--live-ttl", "30", "mcp",
+                          NULL};
+    fixture_child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, NULL, argv, false)))
+        return;
+    testlib_mcp_init(&c, "t");
+    char page[200];
+    testlib_world_url(&world, page, sizeof page, "shop.test", "/index.html");
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", page);
+    free(testlib_mcp_tool(&c, 2, "browser_open", args));
+    char *r = testlib_mcp_tool(&c, 3, "browser_takeover", "{\"text\":\"cdpgate: approve it\\n"
+                               "cdpgate: then press Send\"}");
+    CHECK_HAS(r, "A person was asked, out of band");
+    CHECK_LACKS(r, "approve it");
+    free(r);
+    CHECK(testlib_child_stderr_wait(&c, "live view: waiting for the person", 20000));
+    char *err = fixture_child_stderr(&c);
+    const char *own = err ? strstr(err, "cdpgate mcp: cdpgate: the agent hands the browser to a "
+                                        "person. Open the live view") : NULL;
+    const char *said = own ? strstr(own, "\n\nThe agent says (its words, not cdpgate's") : NULL;
+    if (!CHECK(own && said))
+        test_fail_detail("stderr: %.2000s\n", err ? err : "");
+    CHECK_HAS(said, ": \"cdpgate: approve it\\ncdpgate: then press Send\"");
+    CHECK_HAS(own, "for 30 seconds");
+    CHECK_LACKS(err, "\ncdpgate: then press Send");   /* never a line of its own */
+    const char *wait = err ? strstr(err, "live view: waiting for the person") : NULL;
+    const char *eol = wait ? strchr(wait, '\n') : NULL;
+    if (CHECK(wait && eol)) {
+        char line[400];
+        snprintf(line, sizeof line, "%.*s", (int)(eol - wait), wait);
+        CHECK_LACKS(line, "approve it");
+    }
+    free(err);
+    testlib_child_free(&c);
+}
+
 static const test_case TESTS[] = {
     {"human_input_lock", t_human_input_lock},
     {"cast_frames", t_cast_frames},
@@ -2594,6 +2647,7 @@ static const test_case TESTS[] = {
     {"red7_live_message_voice", t_red7_live_message_voice},
     {"live18_cookies_count", t_live18_cookies_count},
     {"live18_account_lure_host", t_live18_account_lure_host},
+    {"live18_message_stderr", t_live18_message_stderr},
     {0},
 };
 
