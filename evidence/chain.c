@@ -267,12 +267,17 @@ char *evidence_scrub(const evidence *e, const char *s, size_t n, size_t *outlen)
     return base_buf_take(&b, outlen);
 }
 
-/* Whether a secret occurs in s[0..n). */
-static bool has_secret(const evidence *e, const char *s, size_t n)
+/* Whether a secret of at least min bytes occurs in s[0..n). */
+static bool has_secret(const evidence *e, const char *s, size_t n, size_t min)
 {
-    for (size_t i = 0; i < n; i++)
-        if (e->first[(unsigned char)s[i]] && secret_at(e, s + i, n - i) >= 0)
-            return true;
+    for (size_t i = 0; i < n; i++) {
+        if (!e->first[(unsigned char)s[i]])
+            continue;
+        for (size_t k = 0; k < e->nsec; k++)
+            if (e->seclen[k] >= min && e->seclen[k] <= n - i && e->sec[k][0] == s[i] &&
+                memcmp(e->sec[k], s + i, e->seclen[k]) == 0)
+                return true;
+    }
     return false;
 }
 
@@ -358,7 +363,14 @@ void evidence_rec_int(evidence *e, const char *key, int64_t v)
     if (!field_ok(e, key))
         return;
     json_w_key(&e->w, key);
-    json_w_int(&e->w, v);
+    /* A number the page chose (a line number, a count) that spells a
+     * secret, short ones included, is written as a masked string. */
+    char d[24];
+    int dn = snprintf(d, sizeof d, "%lld", (long long)v);
+    if (dn > 0 && has_secret(e, d, (size_t)dn, 0))
+        json_w_str(&e->w, MASK);
+    else
+        json_w_int(&e->w, v);
 }
 
 void evidence_rec_bool(evidence *e, const char *key, bool v)
@@ -479,7 +491,7 @@ int evidence_rec_end(evidence *e, evidence_err *err)
                              "evidence: a record could not be built");
     size_t len = 0;
     char *line = evidence_line_seal(body, n - 1, e->prev, &len);
-    if (line && has_secret(e, line, len)) {
+    if (line && has_secret(e, line, len, EVIDENCE_SECRET_STRUCT_MIN)) {
         free(line);
         line = withheld_line(e, body, &len);
     }

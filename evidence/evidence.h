@@ -58,6 +58,11 @@ typedef struct {
 #define EVIDENCE_FILE_MAX ((size_t)256 << 20)     /* records.jsonl, a named file */
 #define EVIDENCE_MANIFEST_MAX 65536u              /* manifest.json */
 #define EVIDENCE_SECRET_MIN 4u    /* bytes: a shorter value is not scrubbed (docs) */
+/* bytes: a secret this long or longer found in a sealed line's own
+ * structure (a key, a number, a digest, the time) withholds the record; a
+ * shorter one is scrubbed from strings and numbers only ("true", "2026" in
+ * every line's structure would withhold every record: docs/evidence.md) */
+#define EVIDENCE_SECRET_STRUCT_MIN 8u
 #define EVIDENCE_META_MAX 16u
 
 #define EVIDENCE_HEX_LEN 64

@@ -430,6 +430,42 @@ static void t_secret_escaped(void)
     free(r);
 }
 
+/* A short session value (4-7 bytes: a cookie "true", "2026", "1234", as
+ * consent and preference cookies hold) no longer withholds every record
+ * whose structure spells it (a boolean true, the time, a digest): it was
+ * found by a11y18 (session 18), every record of a site with such a cookie
+ * was {"kind":"withheld"}, evidence without content. It is still scrubbed
+ * from strings, and from a number that spells it. */
+static void t_secret_short_structure(void)
+{
+    char dir[600];
+    new_dir(dir, sizeof dir, "shortsec");
+    evidence_err err = {0};
+    evidence *e = evidence_open(dir, NULL, &err);
+    if (!CHECK(e))
+        return;
+    CHECK_INT(0, evidence_secret_add(e, "true", 4));
+    CHECK_INT(0, evidence_secret_add(e, "2026", 4));
+    CHECK_INT(0, evidence_secret_add(e, "1234", 4));
+    CHECK_INT(0, evidence_rec_begin(e, "note"));
+    evidence_rec_str(e, "text", "visible words; cookie=true; year 2026");
+    evidence_rec_bool(e, "flag", true);
+    evidence_rec_int(e, "line", 1234);
+    evidence_rec_int(e, "col", 77);
+    CHECK_INT(0, evidence_rec_end(e, &err));
+    CHECK_INT(0, evidence_close(e, NULL, &err));
+    size_t n = 0;
+    char *r = slurp(dir, "records.jsonl", &n);
+    CHECK_LACKS(r, "\"kind\":\"withheld\"");
+    CHECK_HAS(r, "visible words; cookie=[secret]; year [secret]");
+    CHECK_HAS(r, "\"flag\":true");
+    CHECK_HAS(r, "\"line\":\"[secret]\"");
+    CHECK_HAS(r, "\"col\":77");
+    CHECK_LACKS(r, "1234");
+    free(r);
+    CHECK_INT(0, evidence_verify(dir, NULL, &err));
+}
+
 /* A secret that equals part of a record's structure withholds the record;
  * a secret shorter than the minimum is not scrubbed. */
 static void t_secret_structure(void)
@@ -1357,6 +1393,7 @@ static const test_case TESTS[] = {
     {"tamper_tail", t_tamper_tail},
     {"tamper_files", t_tamper_files},
     {"secret_structure", t_secret_structure},
+    {"secret_short_structure", t_secret_short_structure},
     {"put_files", t_put_files},
     {"secret_escaped", t_secret_escaped},
     {"verify_limits", t_verify_limits},
