@@ -128,6 +128,25 @@ static bool row_hidden(const char *x, const char *y, bool prefix, long *budget)
     return false;
 }
 
+/* At a hidden word of want written with its hash (x, past it): the word
+ * at y (a start of it: the punctuation after it is want's) whose hash is
+ * id, the rest equal (red team s18, R8-7: another IBAN, id or token in
+ * the row is another row). */
+static bool row_hidden_id(const char *x, const char *y, const char *id, bool prefix,
+                          long *budget)
+{
+    size_t e = 0;
+    while (y[e] && !is_space(y[e]))
+        e++;
+    for (size_t k = e; k > 0 && --*budget > 0; k--) {
+        char h[REPLAY_ID_HEX + 1];
+        replay_id_hash(y, k, h);
+        if (strcmp(h, id) == 0 && row_at(x, y + k, prefix, budget))
+            return true;
+    }
+    return false;
+}
+
 /* want (x) equal to got (y) once folded as fold_eq, digits compared like
  * any character (red team s14, R4-8: invoice 1001 is not invoice 7777),
  * except where want holds the marker REPLAY_ROW_NUMBER (there got has one
@@ -148,12 +167,16 @@ static bool row_cmp(const char *x, const char *y, bool prefix)
 
 static bool row_at(const char *x, const char *y, bool prefix, long *budget)
 {
-    static const char mark[] = REPLAY_ROW_NUMBER, hid[] = REPLAY_TEXT_HIDDEN;
+    static const char mark[] = REPLAY_ROW_NUMBER;
+    char id[REPLAY_ID_HEX + 1];
     for (;;) {
         if (--*budget < 0)
             return false;
-        if (strncmp(x, hid, sizeof hid - 1) == 0)
-            return row_hidden(x + sizeof hid - 1, y, prefix, budget);
+        size_t hl = replay_hidden_at(x, id);
+        if (hl && id[0])
+            return row_hidden_id(x + hl, y, id, prefix, budget);
+        if (hl)
+            return row_hidden(x + hl, y, prefix, budget);
         if (strncmp(x, mark, sizeof mark - 1) == 0) {
             size_t n = number_len(y);
             if (!n)

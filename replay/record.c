@@ -678,7 +678,7 @@ static char *row_kept(const replay_rec *r, const char *row, bool scrub, const sn
         cut_partial(r, cut);
     char *esc = scrub ? scrub_params(r, was_cut ? cut : row, false)
                       : replay_lit_dup(was_cut ? cut : row);
-    char *hid = esc && scrub ? replay_text_hide(esc, a) : NULL;
+    char *hid = esc && scrub ? replay_text_hide_ids(esc, a) : NULL;
     char *m = scrub ? (hid ? replay_row_mark(hid) : NULL) : esc ? replay_row_mark(esc) : NULL;
     free(esc);
     free(hid);
@@ -707,7 +707,7 @@ static bool target_scrub(const replay_rec *r, replay_target *g, const char *row,
     char **f[] = {&g->name, &g->section, &g->label, &g->placeholder};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         char *p = *f[i] ? scrub_params(r, *f[i], false) : NULL;
-        if (*f[i] && !(owned[(*nowned)++] = *f[i] = p ? replay_text_hide(p, a) : NULL)) {
+        if (*f[i] && !(owned[(*nowned)++] = *f[i] = p ? replay_text_hide_ids(p, a) : NULL)) {
             free(p);
             return false;
         }

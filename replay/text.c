@@ -33,6 +33,7 @@
 #include "replay/replay_int.h"
 
 #include "url/url.h"
+#include "vault/vault.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -52,17 +53,52 @@ static bool punct(char c)
     return c && strchr(".,;:!?()[]\"'<>", c) != NULL;
 }
 
+static bool lower_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+size_t replay_hidden_at(const char *p, char id[REPLAY_ID_HEX + 1])
+{
+    id[0] = '\0';
+    if (strncmp(p, REPLAY_TEXT_HIDDEN, HIDDEN_LEN) == 0)
+        return HIDDEN_LEN;
+    if (strncmp(p, "{{*:", 4) != 0)
+        return 0;
+    for (size_t i = 0; i < REPLAY_ID_HEX; i++)
+        if (!lower_hex(p[4 + i]))
+            return 0;
+    if (p[4 + REPLAY_ID_HEX] != '}' || p[5 + REPLAY_ID_HEX] != '}')
+        return 0;
+    memcpy(id, p + 4, REPLAY_ID_HEX);
+    id[REPLAY_ID_HEX] = '\0';
+    return REPLAY_ID_HEX + 6;
+}
+
+void replay_id_hash(const char *w, size_t n, char id[REPLAY_ID_HEX + 1])
+{
+    static const char HEX[] = "0123456789abcdef";
+    uint8_t d[VAULT_SHA256_LEN];
+    vault_sha256(w, n, d);
+    for (size_t i = 0; i < REPLAY_ID_HEX / 2; i++) {
+        id[2 * i] = HEX[d[i] >> 4];
+        id[2 * i + 1] = HEX[d[i] & 15];
+    }
+    id[REPLAY_ID_HEX] = '\0';
+}
+
 /* What is at p of recorded text: a placeholder or escape (its length in
  * bytes), else 0 (a character of a word or white space). */
 static size_t ph_len(const char *p)
 {
     size_t nl = 0;
+    char id[REPLAY_ID_HEX + 1];
     int k = replay_ph_at(p, &nl);
     if (k == REPLAY_PH_ESC)
         return 4;
     if (k == REPLAY_PH_NAME)
         return nl + 4;
-    return strncmp(p, REPLAY_TEXT_HIDDEN, HIDDEN_LEN) == 0 ? HIDDEN_LEN : 0;
+    return replay_hidden_at(p, id);
 }
 
 /* Does the word w[0..n) name a secret (lower-cased, punctuation off)?
@@ -124,6 +160,23 @@ static bool word_hidden(const char *w, size_t n, bool after_kw, bool card, const
 {
     return url_secret_shaped(w, n, after_kw) || (card && n >= 3 && all_digits(w, n)) ||
            url_secret(w, n) || snap_text_secret(a, w, n);
+}
+
+/* A hidden word whose short hash a target's text keeps ({{*:8 hex}}: red
+ * team s18, R8-7): an identifier shaped like a token (an IBAN, a Stripe
+ * id, a UUID, an API key) of 16+ characters with a letter, hidden by its
+ * shape alone, so 32 bits of its SHA-256 do not give it back. Never a
+ * code hidden only for the word naming it (6 digits: 10^6 values are
+ * found from 32 bits), a card number (digits: a known BIN and last 4
+ * leave 10^5), a URL, a secret the agent knows (a password): those stay
+ * {{*}}. */
+static bool word_id(const char *w, size_t n, const snap_agent *a)
+{
+    bool alpha = false;
+    for (size_t i = 0; i < n; i++)
+        alpha = alpha || isalpha((unsigned char)w[i]);
+    return n >= 16 && alpha && url_secret_shaped(w, n, false) && !memchr(w, '/', n) &&
+           !snap_text_secret(a, w, n);
 }
 
 /* What a word can be as part of a group of words hidden as one (a card
@@ -245,25 +298,39 @@ static size_t run_end(const char *s, const tword *w, size_t n, size_t i, bool af
 }
 
 /* Into b: the words w[i..e] as one hidden word, the punctuation around
- * them kept. */
-static void put_hidden(base_buf *b, const char *s, const tword *w, size_t i, size_t e)
+ * them kept; with ids, one word word_id takes written with its hash. */
+static void put_hidden(base_buf *b, const char *s, const tword *w, size_t i, size_t e,
+                       bool ids, const snap_agent *a)
 {
     base_buf_put(b, s + w[i].at, w[i].lo - w[i].at);
-    base_buf_puts(b, REPLAY_TEXT_HIDDEN);
+    if (ids && e == i && word_id(s + w[i].lo, w[i].hi - w[i].lo, a)) {
+        char id[REPLAY_ID_HEX + 1];
+        replay_id_hash(s + w[i].lo, w[i].hi - w[i].lo, id);
+        base_buf_puts(b, "{{*:");
+        base_buf_puts(b, id);
+        base_buf_puts(b, "}}");
+    } else {
+        base_buf_puts(b, REPLAY_TEXT_HIDDEN);
+    }
     base_buf_put(b, s + w[e].hi, w[e].at + w[e].n - w[e].hi);
 }
 
 /* s with its secret-shaped words hidden, into b (w: its n words). */
+typedef struct {
+    bool primed, ids;
+    const snap_agent *a;
+} hide_how;
+
 static void hide_words(base_buf *b, const char *s, const tword *w, size_t n, const bool *near,
-                       bool primed, const snap_agent *a)
+                       const hide_how *how)
 {
-    int fwd = primed ? WINDOW : 0, card = 0;
+    const snap_agent *a = how->a;
+    char id[REPLAY_ID_HEX + 1];
+    int fwd = how->primed ? WINDOW : 0, card = 0;
     size_t done = 0;   /* bytes of s written */
     for (size_t i = 0; i < n; i++) {
         base_buf_put(b, s + done, w[i].at - done);
-        bool after = fwd > 0 || near[i], hidden = w[i].ph && ph_len(s + w[i].at) == HIDDEN_LEN &&
-                                                  strncmp(s + w[i].at, REPLAY_TEXT_HIDDEN,
-                                                          HIDDEN_LEN) == 0;
+        bool after = fwd > 0 || near[i], hidden = w[i].ph && replay_hidden_at(s + w[i].at, id);
         size_t e = i;
         if (!w[i].ph && w[i].hi > w[i].lo) {
             hidden = word_hidden(s + w[i].lo, w[i].hi - w[i].lo, after, card > 0, a);
@@ -271,7 +338,7 @@ static void hide_words(base_buf *b, const char *s, const tword *w, size_t n, con
                 hidden = true;
         }
         if (hidden && !w[i].ph)
-            put_hidden(b, s, w, i, e);
+            put_hidden(b, s, w, i, e, how->ids, a);
         else
             base_buf_put(b, s + w[i].at, w[i].n);
         done = w[e].at + w[e].n;
@@ -284,7 +351,7 @@ static void hide_words(base_buf *b, const char *s, const tword *w, size_t n, con
     base_buf_puts(b, s + done);
 }
 
-char *replay_text_hide_kw(const char *s, const snap_agent *a, bool primed)
+static char *text_hide(const char *s, const hide_how *how)
 {
     if (!s)
         return NULL;
@@ -294,7 +361,7 @@ char *replay_text_hide_kw(const char *s, const snap_agent *a, bool primed)
     base_buf b = {0};
     if (w && near) {
         kw_ahead(w, n, near);
-        hide_words(&b, s, w, n, near, primed, a);
+        hide_words(&b, s, w, n, near, how);
     } else {
         b.oom = true;
     }
@@ -303,9 +370,21 @@ char *replay_text_hide_kw(const char *s, const snap_agent *a, bool primed)
     return base_buf_take(&b, NULL);
 }
 
+char *replay_text_hide_kw(const char *s, const snap_agent *a, bool primed)
+{
+    hide_how how = {.primed = primed, .a = a};
+    return text_hide(s, &how);
+}
+
 char *replay_text_hide(const char *s, const snap_agent *a)
 {
     return replay_text_hide_kw(s, a, false);
+}
+
+char *replay_text_hide_ids(const char *s, const snap_agent *a)
+{
+    hide_how how = {.ids = true, .a = a};
+    return text_hide(s, &how);
 }
 
 bool replay_text_names_secret(const char *s)
@@ -381,8 +460,9 @@ static void fold_put(folded *f, const char *s, size_t n, bool marker)
  * without a value kept as written), each hidden word one marked byte. */
 static void fold_want(folded *f, const char *want, const replay_opts *o)
 {
+    char id[REPLAY_ID_HEX + 1];
     for (const char *p = want; *p;) {
-        size_t nl = 0;
+        size_t nl = 0, hl = 0;
         int k = replay_ph_at(p, &nl);
         const char *v = k == REPLAY_PH_NAME ? replay_var(o, p + 2, nl) : NULL;
         if (k == REPLAY_PH_ESC) {
@@ -391,9 +471,9 @@ static void fold_want(folded *f, const char *want, const replay_opts *o)
         } else if (k == REPLAY_PH_NAME) {
             fold_put(f, v ? v : p, v ? strlen(v) : nl + 4, false);
             p += nl + 4;
-        } else if (strncmp(p, REPLAY_TEXT_HIDDEN, HIDDEN_LEN) == 0) {
+        } else if ((hl = replay_hidden_at(p, id)) > 0) {
             fold_put(f, "*", 1, true);
-            p += HIDDEN_LEN;
+            p += hl;
         } else {
             fold_put(f, p++, 1, false);
         }

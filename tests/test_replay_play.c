@@ -1214,15 +1214,16 @@ static void rec_keys(testlib_rig *x, const char *path, const char *url)
     snap_elements_free(&e);
 }
 
-/* Issue 14 point 2 (trail18; red team s17, R7-6): a click recorded on a
- * page of API tokens keeps the target's name and row with each token
- * written {{*}}; the replay finds that row again after every token was
- * rotated (?v=2: a new secret each run is the normal case), and stops
- * where the row holds no token-shaped word (?revoked=1: a {{*}} is no
- * wildcard). Recorded where two rows differ only by their tokens
- * (?same=1), the second one's Copy: the recording counted no look-alike
- * (the tokens told them apart), so the replay stops as ambiguous, never
- * the first row's token copied (a {{*}} makes no two rows equal). */
+/* Issue 14 point 2 (trail18; red team s17, R7-6; s18, R8-7): a click
+ * recorded on a page of API tokens keeps the target's name and row with
+ * each token written {{*:hash}} (8 hex digits of its SHA-256, never the
+ * token); the replay finds that row again as recorded, and stops where
+ * the tokens were rotated (?v=2: another token is another row, R8-7's
+ * safe side) or the row holds no token-shaped word (?revoked=1).
+ * Recorded where two rows differ only by their tokens (?same=1), the
+ * second one's Copy: the recording counted no look-alike, and the replay
+ * copies that row (its token's hash), never the first row's; with both
+ * tokens rotated it stops. */
 static void t_trail_row_secret(void)
 {
     testlib_rig x;
@@ -1243,9 +1244,11 @@ static void t_trail_row_secret(void)
             continue;
         CHECK_LACKS(bytes[k], "ghp_");
         CHECK_LACKS(bytes[k], "\"equals\"");
-        CHECK_HAS(bytes[k], "\"name\":\"Copy {{*}}\"");
-        if (!CHECK_HAS(bytes[k], k ? "\"row\":\"CI token {{*}} Copy\""
-                                   : "\"row\":\"Deploy token {{*}} Copy\""))
+        const char *nm = strstr(bytes[k], "\"name\":\"Copy {{*:");
+        char want[80];
+        snprintf(want, sizeof want, "\"row\":\"%s token {{*:%.8s}} Copy\"", k ? "CI" : "Deploy",
+                 nm ? nm + 17 : "");
+        if (!CHECK(nm != NULL) || !CHECK_HAS(bytes[k], want))
             test_fail_detail("%s\n", bytes[k]);
     }
     static const struct {
@@ -1255,9 +1258,10 @@ static void t_trail_row_secret(void)
         const char *want;
     } V[] = {
         {0, "", REPLAY_RUN_DONE, "copied row 2"},
-        {0, "?v=2", REPLAY_RUN_DONE, "copied row 2"},
+        {0, "?v=2", REPLAY_RUN_DIVERGED, "\"reason\":\"missing\""},
         {0, "?revoked=1", REPLAY_RUN_DIVERGED, "\"reason\":\"missing\""},
-        {1, "", REPLAY_RUN_DIVERGED, "\"reason\":\"ambiguous\""},
+        {1, "", REPLAY_RUN_DONE, "copied row 2"},
+        {1, "?v=2&same=1", REPLAY_RUN_DIVERGED, "\"reason\":\"missing\""},
     };
     for (size_t i = 0; i < sizeof V / sizeof V[0]; i++) {
         if (!bytes[V[i].k])
@@ -1278,6 +1282,81 @@ static void t_trail_row_secret(void)
     }
     free(bytes[0]);
     free(bytes[1]);
+    test_rm_rf(dir);
+    testlib_rig_down(&x);
+}
+
+/* R8-7 (made by 4949160, trail18's one rule): a word of a target's row
+ * shaped like a secret is written {{*}} and replay reads {{*}} as any such
+ * word; but identifiers are that shape too: an IBAN (GB82WEST1234...), a
+ * Stripe id (in_1MtHb..., sub_1Oq...), a UUID, a transaction reference.
+ * A trail that selected the payee "GB82WEST12345698765432 Alice Smith"
+ * (then an amount, then Send, in a real trail) replays "done" on the page
+ * where that payee is gone and another one of the same name with the
+ * attacker's IBAN stands (?v=2): "selected payee GB33MALL98765432101234".
+ * Before 4949160 the row kept the IBAN (digits compared: R4-8). Must
+ * diverge, nothing selected. Fails on main 4949160. */
+static void t_red8_row_id_wildcard(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    char dir[256], path[300], url[300];
+    if (testlib_tempdir("red8pay", dir, sizeof dir) != 0) {
+        testlib_rig_down(&x);
+        return;
+    }
+    snprintf(path, sizeof path, "%s/pay.trail", dir);
+    snprintf(url, sizeof url, "%s/red8/payees.html", O_A);
+    snap_result r = {0};
+    CHECK_INT(0, snap_open(x.a, url, false, &r));
+    snap_result_free(&r);
+    snap_elems e = {0};
+    CHECK_INT(0, snap_elements(x.a, &e, &r));
+    snap_result_free(&r);
+    const snap_elem *b = NULL;
+    for (size_t i = 0; i < e.n; i++)
+        if (e.v[i].name && strcmp(e.v[i].name, "Select") == 0 && e.v[i].rowtext &&
+            strstr(e.v[i].rowtext, "Alice"))
+            b = &e.v[i];
+    replay_err err = {0};
+    replay_rec *rec = CHECK(b != NULL) ? replay_rec_open(path, "0.1.0", "pay", &err) : NULL;
+    if (rec) {
+        replay_act op = {.op = "open", .url = url};
+        snap_step_facts fo = {.origin = O_A, .url = url};
+        CHECK_INT(0, replay_rec_action(rec, &op, &fo, "{\"ok\":true}", &err));
+        CHECK_INT(0, replay_rec_look(rec, x.a, b->ref));
+        replay_act cl = {.op = "click"};
+        snap_step_facts fc = {.has_target = true, .role = "button", .name = b->name,
+                              .row = b->rowtext, .origin = O_A, .url = url};
+        CHECK_INT(0, replay_rec_action(rec, &cl, &fc, "{\"ok\":true}", &err));
+        replay_rec_close(rec);
+    }
+    snap_elements_free(&e);
+    char *bytes = test_read_file(path, NULL);
+    const char *at = bytes ? strstr(bytes, "payees.html") : NULL;
+    if (CHECK(at != NULL)) {
+        base_buf bb = {0};
+        base_buf_put(&bb, bytes, (size_t)(at - bytes) + 11);
+        base_buf_puts(&bb, "?v=2");
+        base_buf_puts(&bb, at + 11);
+        replay_trail *t = bb.s ? replay_trail_parse(bb.s, bb.len, &err) : NULL;
+        base_buf_free(&bb);
+        char *json = NULL;
+        replay_opts ro = {0};
+        int st = t ? replay_run(x.a, x.g, t, &ro, &json) : -1;
+        replay_trail_free(t);
+        snap_query q = {.text = true};
+        memset(&r, 0, sizeof r);
+        CHECK_INT(0, snap_observe(x.a, &q, &r));
+        if (!CHECK(st == REPLAY_RUN_DIVERGED && r.text && !strstr(r.text, "selected payee")))
+            test_fail_detail("the replay chose another payee (status %d): %.300s\ntrail: "
+                             "%.600s\npage: %.300s", st, json ? json : "", bytes,
+                             r.text ? r.text : "");
+        snap_result_free(&r);
+        free(json);
+    }
+    free(bytes);
     test_rm_rf(dir);
     testlib_rig_down(&x);
 }
@@ -1306,6 +1385,7 @@ static const test_case TESTS[] = {
     {"red7_param_digit_row", t_red7_param_digit_row},
     {"red7_number_before_price", t_red7_number_before_price},
     {"target_params_replay", t_target_params_replay},
+    {"red8_row_id_wildcard", t_red8_row_id_wildcard},
     {0},
 };
 
