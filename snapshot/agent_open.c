@@ -351,7 +351,9 @@ int snap_open(snap_agent *a, const char *url, bool new_tab, snap_result *r)
     if (snap_sync(a))
         return snap_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
     snap_gated gg;
-    snap_gate_in gi = {.tool = "open", .open_url = url};
+    /* It lands in the untrusted context unless a service's own: a sign-in a
+     * person made there may be live (R8-6). */
+    snap_gate_in gi = {.tool = "open", .open_url = url, .authenticated = snap_open_person(a)};
     if ((rc = snap_gate_ask(a, &gi, &gg, r)))
         return rc;
     rc = open_run(a, url, new_tab, r);

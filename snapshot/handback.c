@@ -116,7 +116,7 @@ static int hs_run(snap_agent *a, bool *fresh, snap_result *r)
                          "granted origin can pose as another site's sign-in). A sign-in is "
                          "only for an origin the grant names an identity for (\"identities\").",
                          origin);
-    if (snap_tab_auth(a, t))
+    if (t->ctx != 0 && snap_tab_auth(a, t))
         return 0;       /* answered in the authenticated tab itself */
     if (!a->o.vault)
         return snap_fail(r, SNAP_EINVAL, "No person was asked: no session vault is open, so "
@@ -233,12 +233,25 @@ static void hb_authenticated(snap_agent *a, snap_tab *t, snap_handback *h, snap_
         hb_audit_saved(a, h);
 }
 
+/* A person held control in the agent's untrusted context (no sign-in
+ * context of its own): a sign-in there stays live in it, so from now on its
+ * tabs count as holding a session (snap_tab_auth, the sink's
+ * holds_session): state changes confirmed, consequential acts stopped
+ * unless bound, the courier rule (red team s18, R8-6; fail closed). */
+static void hb_mark(snap_agent *a, bool person, const snap_tab *t)
+{
+    if (person && !(a->login.active && a->login.takeover) && (!t || t->ctx == 0) &&
+        a->nctxs)
+        a->ctxs[0].person = true;
+}
+
 static void hb_run(snap_agent *a, bool person, snap_handback *h)
 {
     snap_result r;
     memset(&r, 0, sizeof r);
     snap_sync(a);
     snap_tab *t = snap_tab_current(a);
+    hb_mark(a, person, t);
     if (a->login.active && a->login.takeover) {
         hb_signin(a, person, h, &r);
     } else if (!t || t->closed || !t->nframes || !*t->frames[0].origin) {
@@ -247,20 +260,25 @@ static void hb_run(snap_agent *a, bool person, snap_handback *h)
         /* nobody held control: nothing of theirs to save */
         snprintf(h->origin, sizeof h->origin, "%s", t->frames[0].origin);
         snprintf(h->note, sizeof h->note, "nobody took control, so nothing was saved");
-    } else if (snap_tab_auth(a, t)) {
+    } else if (t->ctx != 0 && snap_tab_auth(a, t)) {
         snprintf(h->origin, sizeof h->origin, "%s", t->frames[0].origin);
         hb_authenticated(a, t, h, &r);
     } else {
         /* The open web's context: any page can set the service's cookies
-         * there (R5-1), so nothing of it is ever sealed. */
+         * there (R5-1), so nothing of it is ever sealed. A sign-in the
+         * person made there is live all the same: from now on each page of
+         * that context counts as signed in (red team s18, R8-6: hb_mark). */
         snprintf(h->origin, sizeof h->origin, "%s", t->frames[0].origin);
         snprintf(h->note, sizeof h->note, "the takeover ran in the agent's own browser "
                  "context, where any page can set a site's cookies, so nothing was saved (a "
-                 "session is saved only from a sign-in in a context of its own)");
+                 "session is saved only from a sign-in in a context of its own). A sign-in "
+                 "in the agent's context is not kept, and its pages are now treated as "
+                 "signed in (state changes confirmed, consequential acts stopped); use "
+                 "browser_login to keep one");
     }
     snap_result_free(&r);
     t = snap_tab_current(a);
-    h->logged_in = t && snap_tab_auth(a, t);
+    h->logged_in = t && t->ctx != 0 && snap_tab_auth(a, t);
     if (!*h->obs)
         snap_obs_issue(a, t, h->obs);
     /* the origin as results show a page's (the page may have chosen its

@@ -238,10 +238,20 @@ void snap_ctx_check(snap_agent *a, int tab_id, const char *url, char *note, size
 
 bool snap_tab_auth(const snap_agent *a, const snap_tab *t)
 {
+    /* A person held control in the untrusted context (a takeover): a
+     * sign-in there is live in it though never kept, so each of its pages
+     * counts as signed in (red team s18, R8-6; fail closed). */
+    if (t && t->ctx == 0 && a->nctxs && a->ctxs[0].person && t->nframes)
+        return true;
     if (!t || t->ctx == 0 || t->ctx >= a->nctxs || !t->nframes)
         return false;
     const snap_ctx *c = &a->ctxs[t->ctx];
     return c->creds && strcmp(t->frames[0].origin, c->origin) == 0;
+}
+
+bool snap_open_person(const snap_agent *a)
+{
+    return a->nctxs && a->ctxs[0].person;
 }
 
 const char *snap_tab_service(const snap_agent *a, const snap_tab *t)

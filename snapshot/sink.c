@@ -676,11 +676,27 @@ static void body_fields(const json_val *req, char *out, size_t cap)
 
 /* A privileged context that holds a service's session: restored or
  * captured (auth), forgotten for a newer one (stale), or one the site
- * turned away (rejected: its cookies are still there). Fail closed. */
+ * turned away (rejected: its cookies are still there). Fail closed. The
+ * untrusted context once a person held control in it (a sign-in there is
+ * live: red team s18, R8-6). */
 static bool holds_session(const snap_ctx *c)
 {
-    return c->origin[0] && (c->state == SNAP_CTX_AUTH || c->state == SNAP_CTX_STALE ||
-                            c->state == SNAP_CTX_REJECTED);
+    return c->person || (c->origin[0] && (c->state == SNAP_CTX_AUTH ||
+                                          c->state == SNAP_CTX_STALE ||
+                                          c->state == SNAP_CTX_REJECTED));
+}
+
+/* The service a request of context c (tab t, or NULL) is judged for: the
+ * context's origin; for the untrusted context a person held control in,
+ * the tab's page origin, else a name of that context (no URL: a path or
+ * query may carry a secret). */
+static const char *session_origin(const snap_ctx *c, const snap_tab *t)
+{
+    if (c->origin[0])
+        return c->origin;
+    if (t && t->nframes && t->frames[0].origin[0])
+        return t->frames[0].origin;
+    return "(the agent's context, where a person held control)";
 }
 
 /* The authenticated service origin a paused request of frame (tab t, or a
@@ -705,21 +721,22 @@ static const char *auth_origin(snap_agent *a, snap_tab *t, const char *frame, co
             *tab = t ? t->id : 0;
         }
     if (t)
-        return t->ctx < a->nctxs && holds_session(&a->ctxs[t->ctx]) ? a->ctxs[t->ctx].origin
-                                                                     : NULL;
+        return t->ctx < a->nctxs && holds_session(&a->ctxs[t->ctx])
+             ? session_origin(&a->ctxs[t->ctx], t) : NULL;
     for (size_t i = 0; i < a->nctxs; i++)
-        if (holds_session(&a->ctxs[i]) && url_same_site(a->ctxs[i].origin, url))
-            return a->ctxs[i].origin;
+        if (holds_session(&a->ctxs[i]) &&
+            url_same_site(session_origin(&a->ctxs[i], NULL), url))
+            return session_origin(&a->ctxs[i], NULL);
     const char *bctx = frame ? snap_other_ctx(a, frame) : NULL;
     for (size_t i = 0; i < a->nctxs; i++) {
         const snap_ctx *c = &a->ctxs[i];
         if (bctx && *bctx && strcmp(c->id, bctx) == 0)
-            return holds_session(c) ? c->origin : NULL;
+            return holds_session(c) ? session_origin(c, NULL) : NULL;
     }
     /* Unknown: any context holding a session may have sent it. */
     for (size_t i = 0; i < a->nctxs; i++)
         if (holds_session(&a->ctxs[i]))
-            return a->ctxs[i].origin;
+            return session_origin(&a->ctxs[i], NULL);
     return NULL;
 }
 

@@ -197,6 +197,9 @@ typedef struct {
     char *pending_ls;            /* localStorage to set before the first
                                     navigation: JSON [[k,v],...] (new; wiped) */
     int lease;                   /* vault identity lease fd + 1; 0 = none */
+    bool person;                 /* ctxs[0] only: a person held control in it (a
+                                    takeover; red team s18, R8-6): its tabs count as
+                                    holding a session from then on (fail closed) */
 } snap_ctx;
 
 /* A document refs were issued in: (tab, frame, loader). Interned: every ref
@@ -1116,6 +1119,10 @@ void snap_ctx_check(snap_agent *a, int tab_id, const char *url, char *note, size
 /* Header's auth=: the tab's context holds a session restored from the vault
  * or captured by a login, and the tab's page is on that session's origin. */
 bool snap_tab_auth(const snap_agent *a, const snap_tab *t);
+/* Whether a person held control in the untrusted context (a takeover: a
+ * sign-in may be live in it; red team s18, R8-6): an open, which lands
+ * there unless a service's own, is judged as on a signed-in page. */
+bool snap_open_person(const snap_agent *a);
 /* The service origin whose session the tab's context holds (borrowed), or
  * NULL: every action of that tab, whatever origin its page is on, is
  * judged as on the service (its requests there carry the session). */

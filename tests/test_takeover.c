@@ -2624,6 +2624,84 @@ static void t_live18_message_stderr(void)
     testlib_child_free(&c);
 }
 
+/* R8-6: the person signs in during a takeover in the agent's own
+ * (untrusted) context, as browser_takeover asks ("please sign in to your
+ * bank so I can get the statement"; a check on the bank's login page). The
+ * hand-back saves nothing there, by design (R5-1: any page can set a
+ * site's cookies in that context), and the agent goes on in that tab:
+ * signed in as the person, with the person's live session in its context.
+ * The gate still reads the context as unauthenticated ("auth=yes only for
+ * a context restored from the vault or captured by a login, never for
+ * mere cookies"), so a consequential click on the bank is "interaction
+ * with a public page": allowed, never asked, and the sink does not judge
+ * the untrusted context's POST. The transfer must not go unasked (stopped,
+ * or asked: this rig has no hook, so a question is a refusal), nothing
+ * posted with the session. Fails on main 9eb564c. */
+static char *red8_ref_of(const char *text, const char *needle, char *ref, size_t cap)
+{
+    const char *p = text ? strstr(text, needle) : NULL;
+    const char *e = p ? strstr(p, "[e") : NULL;
+    const char *nl = p ? strchr(p, '\n') : NULL;
+    ref[0] = 0;
+    if (e && (!nl || e < nl))
+        snprintf(ref, cap, "%.*s", (int)strcspn(e + 1, "]"), e + 1);
+    return ref;
+}
+
+static void t_red8_untrusted_signin_unguarded(void)
+{
+    gate_grant g;
+    memset(&g, 0, sizeof g);
+    ORIGINS[0] = O_BANK;
+    g.task = "red8: a statement from the bank";
+    g.principal = "test";
+    g.origins = ORIGINS;
+    g.norigins = 1;
+    g.egress = GATE_EGRESS_FETCH | GATE_EGRESS_SEND;
+    snap_opts o = {0};
+    o.timeout_ms = 10000;
+    testlib_rig x;
+    if (!testlib_rig_up(&x, &world, &g, NULL, &o) || !open_login(&x)) {
+        testlib_rig_down(&x);
+        return;
+    }
+    CHECK_INT(0, (int)snap_tab_current(x.a)->ctx);     /* the untrusted context */
+    /* the person holds control and signs in on the bank's login page */
+    gate_set_mode(x.g, GATE_MODE_HUMAN, "test: browser_takeover");
+    person_form_sign_in(x.a);
+    snap_handback h;
+    snap_human_handback(x.a, true, &h);
+    gate_set_mode(x.g, GATE_MODE_AGENT, "test: handed back");
+    CHECK(!h.saved);
+    /* the agent goes on: the bank's transfer page, its Send button */
+    char url[200], ref[16];
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/gate/bank/transfer.html");
+    snap_result r = {0};
+    CHECK_INT(0, snap_open(x.a, url, false, &r));
+    snap_result_free(&r);
+    memset(&r, 0, sizeof r);
+    CHECK_INT(0, snap_observe(x.a, NULL, &r));
+    red8_ref_of(r.text, "Send transfer now", ref, sizeof ref);
+    char obs[16];
+    snprintf(obs, sizeof obs, "%s", r.obs);
+    if (!CHECK(ref[0]))
+        test_fail_detail("no ref for Send transfer now in %.1500s", r.text ? r.text : "");
+    bool auth = r.text && strstr(r.text, "auth=yes");
+    snap_result_free(&r);
+    int before = log_count("bank_session", "tag=transfer");
+    memset(&r, 0, sizeof r);
+    int rc = ref[0] ? snap_click(x.a, ref, obs, &r) : -1;
+    if (!CHECK(rc != 0))
+        test_fail_detail("the transfer went unasked (auth=%s in the snapshot): %.400s",
+                         auth ? "yes" : "no", r.text ? r.text : "");
+    snap_result_free(&r);
+    for (int k = 0; k < 20 && rc == 0; k++)
+        testlib_sleep_ms(50);   /* the post's chance to show in the log (not an assertion) */
+    if (!CHECK_INT(before, log_count("bank_session", "tag=transfer")))
+        test_fail_detail("the transfer reached the bank with the person's session");
+    testlib_rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"human_input_lock", t_human_input_lock},
     {"cast_frames", t_cast_frames},
@@ -2648,6 +2726,7 @@ static const test_case TESTS[] = {
     {"live18_cookies_count", t_live18_cookies_count},
     {"live18_account_lure_host", t_live18_account_lure_host},
     {"live18_message_stderr", t_live18_message_stderr},
+    {"red8_untrusted_signin_unguarded", t_red8_untrusted_signin_unguarded},
     {0},
 };
 
