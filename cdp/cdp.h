@@ -274,8 +274,11 @@ cdp_browser *cdp_browser_adopt(int fd, const cdp_opts *o, int timeout_ms, cdp_er
  * Target.attachToBrowserTarget, Target.exposeDevToolsProtocol, a context
  * not named, ...). A request paused by a client's interception (Fetch on
  * its browser session sees every context's requests) goes to that client
- * when the frame is its own or nobody's known, else the router continues it
- * for that client (the owner's own interception judges it). When a client
+ * when the frame is its own (frames and every target of its contexts, from
+ * the router's own target discovery: a worker's requests name its target);
+ * another's is continued for that client (the owner's own interception
+ * judges it); one of unknown owner is held until the owner is known, and
+ * failed when it is not within 10 s (never given to a non-owner). When a client
  * ends, its contexts are disposed (their pages close) and its session is
  * detached. Single-threaded: the host calls cdp_mux_run in its loop. */
 typedef struct cdp_mux cdp_mux;

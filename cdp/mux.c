@@ -11,8 +11,16 @@
  * next event). What a client owns is learnt from what passes: the contexts
  * its Target.createBrowserContext made, targets created in them (discovery
  * events name the context), sessions attached to those, their frames
- * (Page.frameAttached/frameNavigated, OOPIF targets), downloads begun in
- * its frames.
+ * (Page.frameAttached/frameNavigated, Page.getFrameTree's replies, OOPIF
+ * targets), the targets of its contexts (the router discovers every
+ * target on its own session: a worker's, a shared or service worker's
+ * requests name that target as their frame), downloads begun in its
+ * frames. A request paused by a client's interception (Fetch on its
+ * browser session sees every context's requests) goes to the client only
+ * when the frame is its own; another client's is continued for it; one
+ * whose owner is not known yet is held (never delivered) until the owner
+ * is learnt, and failed when it is not within MUX_HOLD_MS (fail closed,
+ * shared with no one).
  */
 #include "cdp/cdp_int.h"
 
@@ -29,6 +37,9 @@
 #define MUX_QUEUE_MAX ((size_t)64 << 20)    /* queued for a client that does not read */
 #define MUX_MSG_MAX ((size_t)256 << 20)
 #define MUX_BURST 64                /* a client's messages handled per round */
+#define MUX_HOLD_MAX 256            /* paused requests of unknown owner held per client */
+#define MUX_HOLD_MS 10000           /* held that long at most, then failed */
+#define MUX_TREE_DEPTH 64           /* Page.getFrameTree levels read */
 
 typedef struct {
     char (*v)[MUX_ID];
@@ -48,7 +59,7 @@ typedef struct {
     bool held;                      /* dropped while the host still names the slot */
 } mux_client;
 
-enum { K_PLAIN, K_CTX_NEW, K_CTX_GONE, K_TARGET_NEW, K_SESSION_NEW, K_TARGETS };
+enum { K_PLAIN, K_CTX_NEW, K_CTX_GONE, K_TARGET_NEW, K_SESSION_NEW, K_TARGETS, K_FRAMES };
 
 typedef struct {
     uint64_t gid;                   /* the id on the browser's connection */
@@ -59,11 +70,25 @@ typedef struct {
     char arg[MUX_ID];
 } mux_fwd;
 
+/* A paused request whose frame no client is known to own yet: the event
+ * as it would go to client cl (text, zeroed when freed). */
+typedef struct {
+    int cl;
+    bool auth;                      /* Fetch.authRequired */
+    int64_t until;                  /* failed at this time (base_now_ms) */
+    char rid[MUX_ID];
+    char frame[MUX_ID];
+    char *text;
+    size_t n;
+} mux_held;
+
 struct cdp_mux {
     cdp_conn *c;
     mux_client cl[CDP_MUX_MAX];
     mux_fwd *fwd;
     size_t nfwd, capfwd;
+    mux_held *held;
+    size_t nheld, capheld;
     size_t refused;
 };
 
@@ -232,10 +257,23 @@ static void write_targets(json_w *w, const mux_client *cl, const json_val *res)
     json_w_obj_end(w);
 }
 
+/* Every frame of a Page.getFrameTree reply's tree (a frame attached
+ * before the client's Page.enable sent no event). */
+static void learn_tree(mux_client *cl, const json_val *tree, int depth)
+{
+    if (!tree || depth > MUX_TREE_DEPTH)
+        return;
+    ids_add(&cl->own[MS_FRM], json_get_str(json_get(tree, "frame"), "id"));
+    for (const json_val *x = json_first(json_get(tree, "childFrames")); x; x = json_next(x))
+        learn_tree(cl, x, depth + 1);
+}
+
 /* What a reply tells of ownership, before it goes out. */
 static void learn_reply(mux_client *cl, const mux_fwd *f, const json_val *res)
 {
-    if (f->kind == K_CTX_NEW)
+    if (f->kind == K_FRAMES)
+        learn_tree(cl, json_get(res, "frameTree"), 0);
+    else if (f->kind == K_CTX_NEW)
         ids_add(&cl->own[MS_CTX], json_get_str(res, "browserContextId"));
     else if (f->kind == K_CTX_GONE)
         ids_del(&cl->own[MS_CTX], f->arg);
@@ -316,8 +354,9 @@ static void replies(cdp_mux *m)
 
 /* ---- events ---- */
 
-static void send_event(cdp_mux *m, int k, const char *session, const char *method,
-                       const json_val *p)
+/* An event as it goes to a client (new, NUL-terminated); NULL. */
+static char *event_text(const char *session, const char *method, const json_val *p,
+                        size_t *n)
 {
     json_w w;
     json_w_init_secret(&w);
@@ -333,9 +372,16 @@ static void send_event(cdp_mux *m, int k, const char *session, const char *metho
         json_w_str(&w, session);
     }
     json_w_obj_end(&w);
-    size_t n = 0;
-    char *s = json_w_take(&w, &n);
+    char *s = json_w_take(&w, n);
     json_w_free(&w);
+    return s;
+}
+
+static void send_event(cdp_mux *m, int k, const char *session, const char *method,
+                       const json_val *p)
+{
+    size_t n = 0;
+    char *s = event_text(session, method, p, &n);
     send_text(m, k, s, n);
 }
 
@@ -350,28 +396,126 @@ static void send_own(cdp_mux *m, const char *session, const char *method, const 
         cdp_forget(m->c, id);
 }
 
-/* A paused request: to the client when the frame is its own or nobody's
- * known; another client's: continued here for this client (the owner's
- * own interception judges it). */
+/* Answer a request client k's interception paused, for it: let it go on
+ * (another client's: the owner's own interception judges it) or fail it
+ * (an owner never known). rid is checked by the caller (< MUX_ID). */
+static void answer_paused(cdp_mux *m, int k, bool auth, const char *rid, bool pass)
+{
+    char params[300];
+    if (auth)
+        snprintf(params, sizeof params, "{\"requestId\":\"%s\",\"authChallengeResponse\":"
+                 "{\"response\":\"%s\"}}", rid, pass ? "Default" : "CancelAuth");
+    else if (pass)
+        snprintf(params, sizeof params, "{\"requestId\":\"%s\"}", rid);
+    else
+        snprintf(params, sizeof params, "{\"requestId\":\"%s\",\"errorReason\":"
+                 "\"BlockedByClient\"}", rid);
+    const char *method = auth ? "Fetch.continueWithAuth"
+                       : pass ? "Fetch.continueRequest" : "Fetch.failRequest";
+    uint64_t id = 0;
+    if (cdp_send(m->c, m->cl[k].bs, method, params, &id, NULL) == 0)
+        cdp_forget(m->c, id);
+}
+
+static void held_free(mux_held *h)
+{
+    if (h->text)
+        base_memzero(h->text, h->n);
+    free(h->text);
+    h->text = NULL;
+}
+
+/* Hold a paused request of unknown owner for client k; failed at once
+ * when it cannot be held. */
+static void hold(cdp_mux *m, int k, bool auth, const char *rid, const char *frame,
+                 const char *method, const json_val *p)
+{
+    size_t mine = 0;
+    for (size_t i = 0; i < m->nheld; i++)
+        mine += m->held[i].cl == k;
+    void *v = mine < MUX_HOLD_MAX ? base_grow(m->held, m->nheld + 1, &m->capheld,
+                                              sizeof *m->held, 16) : NULL;
+    size_t n = 0;
+    char *text = v ? event_text(NULL, method, p, &n) : NULL;
+    if (v)
+        m->held = v;
+    if (!text) {
+        answer_paused(m, k, auth, rid, false);
+        return;
+    }
+    mux_held *h = &m->held[m->nheld++];
+    memset(h, 0, sizeof *h);
+    h->cl = k;
+    h->auth = auth;
+    h->until = base_now_ms() + MUX_HOLD_MS;
+    snprintf(h->rid, sizeof h->rid, "%s", rid);
+    snprintf(h->frame, sizeof h->frame, "%s", frame ? frame : "");
+    h->text = text;
+    h->n = n;
+}
+
+/* Held requests whose owner is now known go to it, or are continued for
+ * their client; those held past their time, or of a client gone, are
+ * failed (all: at the router's end). */
+static void held_settle(cdp_mux *m, bool all)
+{
+    int64_t now = base_now_ms();
+    size_t keep = 0;
+    for (size_t i = 0; i < m->nheld; i++) {
+        mux_held h = m->held[i];
+        int o = owner(m, MS_FRM, h.frame);
+        bool gone = !m->cl[h.cl].t || m->cl[h.cl].dead;
+        if (gone || all || (o < 0 && now >= h.until)) {
+            if (!gone)
+                answer_paused(m, h.cl, h.auth, h.rid, false);
+        } else if (o == h.cl) {
+            send_text(m, h.cl, h.text, h.n);
+            h.text = NULL;
+        } else if (o >= 0) {
+            answer_paused(m, h.cl, h.auth, h.rid, true);
+        } else {
+            m->held[keep++] = h;
+            continue;
+        }
+        held_free(&h);
+    }
+    m->nheld = keep;
+}
+
+/* A paused request: to the client when the frame is its own; another
+ * client's: continued here for this client (the owner's own interception
+ * judges it); nobody's known yet: held (held_settle). */
 static bool paused(cdp_mux *m, int k, const char *method, const json_val *p)
 {
-    int o = owner(m, MS_FRM, json_get_str(p, "frameId"));
-    if (o < 0 || o == k)
+    const char *frame = json_get_str(p, "frameId");
+    int o = owner(m, MS_FRM, frame);
+    if (o == k)
         return true;
     const char *rid = json_get_str(p, "requestId");
     if (!rid || strlen(rid) >= MUX_ID)
         return false;
-    if (strcmp(method, "Fetch.requestPaused") == 0) {
-        send_own(m, m->cl[k].bs, "Fetch.continueRequest", "requestId", rid);
-        return false;
-    }
-    char params[300];
-    snprintf(params, sizeof params, "{\"requestId\":\"%s\",\"authChallengeResponse\":"
-             "{\"response\":\"Default\"}}", rid);
-    uint64_t id = 0;
-    if (cdp_send(m->c, m->cl[k].bs, "Fetch.continueWithAuth", params, &id, NULL) == 0)
-        cdp_forget(m->c, id);
+    bool auth = strcmp(method, "Fetch.authRequired") == 0;
+    if (o >= 0)
+        answer_paused(m, k, auth, rid, true);
+    else if (!frame || strlen(frame) >= MUX_ID)
+        answer_paused(m, k, auth, rid, false);
+    else
+        hold(m, k, auth, rid, frame, method, p);
     return false;
+}
+
+/* A target event on the router's own session (it discovers every target):
+ * a target of a client's context is a frame of the client's (a worker's
+ * requests name its target as their frame). */
+static void root_event(cdp_mux *m, const char *method, const json_val *p)
+{
+    if (strcmp(method, "Target.targetCreated") != 0 &&
+        strcmp(method, "Target.targetInfoChanged") != 0)
+        return;
+    const json_val *info = json_get(p, "targetInfo");
+    int o = owner(m, MS_CTX, json_get_str(info, "browserContextId"));
+    if (o >= 0)
+        ids_add(&m->cl[o].own[MS_FRM], json_get_str(info, "targetId"));
 }
 
 /* A target event on the client's browser session: its own only. */
@@ -450,6 +594,8 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
     cdp_mux *m = ud;
     cdp_event_consume(c);       /* no late waiters here: nothing kept */
     replies(m);                 /* what came before this event goes first */
+    if (!session || !*session)
+        root_event(m, method, p);
     for (int k = 0; session && *session && k < CDP_MUX_MAX; k++) {
         mux_client *cl = &m->cl[k];
         if (!cl->t || cl->dead)
@@ -457,15 +603,17 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
         if (strcmp(cl->bs, session) == 0) {
             if (browser_event(m, k, method, p))
                 send_event(m, k, NULL, method, p);
-            return;
+            break;
         }
         if (ids_has(&cl->own[MS_SES], session)) {
             learn_event(cl, method, p);
             send_event(m, k, session, method, p);
-            return;
+            break;
         }
     }
     /* the router's own session, or nobody's: dropped */
+    if (m->nheld)
+        held_settle(m, false);     /* after the event that told the owner */
 }
 
 /* ---- a client's command ---- */
@@ -618,6 +766,8 @@ static void command(cdp_mux *m, int k, const char *msg, size_t len)
     if (!no)
         no = sess && *sess ? check_session(&m->cl[k], sess, method)
                            : check_browser(&m->cl[k], method, p, &kind, arg);
+    if (!no && sess && *sess && strcmp(method, "Page.getFrameTree") == 0)
+        kind = K_FRAMES;
     if (no) {
         char why[400];
         snprintf(why, sizeof why, "cdpgate: %.100s refused on the shared browser: %s", method,
@@ -663,6 +813,14 @@ cdp_mux *cdp_mux_new(cdp_conn *c, cdp_err *err)
     if (cdp_listen(c, on_event, m)) {
         free(m);
         cdp_seterr(err, CDP_ELIMIT, "too many listeners on the connection");
+        return NULL;
+    }
+    /* Every target's creation, with its context, on the router's session
+     * (root_event): the owner of a worker's requests. */
+    if (cdp_call(c, NULL, "Target.setDiscoverTargets", "{\"discover\":true}", 20000, NULL,
+                 err)) {
+        cdp_unlisten(c, on_event, m);
+        free(m);
         return NULL;
     }
     return m;
@@ -744,6 +902,8 @@ static void client_end(cdp_mux *m, int k)
             m->fwd[keep++] = m->fwd[i];
     }
     m->nfwd = keep;
+    cl->dead = true;
+    held_settle(m, false);      /* its held requests: dropped (its session goes) */
     ws_transport_free(cl->t);
     for (int s = 0; s < MS_N; s++)
         ids_free(&cl->own[s]);
@@ -791,6 +951,8 @@ int cdp_mux_run(cdp_mux *m, int timeout_ms, cdp_err *err)
         return rc;
     }
     replies(m);
+    if (m->nheld)
+        held_settle(m, false);  /* learnt from a reply; or held too long */
     for (nfds_t i = 1; i < n; i++) {
         mux_client *cl = &m->cl[slot[i]];
         if (cl->t && (pf[i].revents & POLLOUT))
@@ -814,6 +976,8 @@ void cdp_mux_free(cdp_mux *m)
         return;
     for (int k = 0; k < CDP_MUX_MAX; k++)
         cdp_mux_drop(m, k);
+    held_settle(m, true);
+    free(m->held);
     cdp_unlisten(m->c, on_event, m);
     free(m->fwd);
     free(m);

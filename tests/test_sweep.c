@@ -33,6 +33,8 @@
  *   (/die): that target fails, a new browser is launched for the rest.
  * - hung: a target whose page never loads does not hold up the one beside
  *   it (done first); it fails at its own --timeout.
+ * - worker_request: a shared worker's request goes to its own target's
+ *   child only, never judged (or seen) by the target beside it.
  */
 #include "tests/testlib.h"
 #include "a11y/a11y.h"
@@ -1056,6 +1058,52 @@ static void t_hung(void)
     free(o.err);
 }
 
+/* The router gives a paused request to its owner only (red team s18, the
+ * sweep router's note): a shared worker's request names the worker's
+ * target as its frame, which no page event announces. "worker"'s shared
+ * worker GETs b.test (outside the grant) while "signed" (alice's restored
+ * session: a privileged context) is loading; sent to "signed"'s child too,
+ * its gate refused it as a request of a frame it does not know from a
+ * privileged context (#leak-refused in "worker"'s report, and "worker"'s
+ * barrier image waited 20 s alone). The b.test request reaching the server
+ * shows the path was taken. */
+static void t_worker_request(void)
+{
+    if (!ready() || !vault_setup())
+        return;
+    char r[200], a[200], targets[600], out[600], grant[600], text[1200], g[1000], sd[400];
+    char st[32];
+    testlib_world_origin(&world, r, sizeof r, "retail.test");
+    testlib_world_origin(&world, a, sizeof a, "a.test");
+    snprintf(sd, sizeof sd, "%s/worker", world.root);
+    mkdir(sd, 0700);
+    snprintf(targets, sizeof targets, "%s/targets.jsonl", sd);
+    snprintf(grant, sizeof grant, "%s/grant.json", sd);
+    snprintf(out, sizeof out, "%s/out", sd);
+    snprintf(text, sizeof text,
+             "{\"id\":\"signed\",\"url\":\"%s/retail/wait.html?key=wkr1&n=2\","
+             "\"identity\":\"alice\"}\n"
+             "{\"id\":\"worker\",\"url\":\"%s/a11y/shared-worker.html?key=wkr1&n=2&to=wkr2\"}\n",
+             r, a);
+    snprintf(g, sizeof g, "{\"task\":\"sweep\",\"origins\":[\"%s\",\"%s\"],\"identities\":"
+             "{\"%s\":\"alice\"}}\n", r, a, r);
+    if (!write_text(targets, text) || !write_text(grant, g))
+        return;
+    run_out o = sweep_run(targets, out, 2, grant, NULL, NULL);
+    CHECK_INT(0, o.rc);
+    CHECK_HAS(state_of(out, "signed", st, sizeof st), "done");
+    CHECK_HAS(state_of(out, "worker", st, sizeof st), "done");
+    CHECK(log_count("b.test", "/barrier?key=wkr2") == 1);
+    char *s = read_text(out, "worker", "a11y.json");
+    CHECK_HAS(s, "/a11y/shared-worker.html?");
+    if (!CHECK_LACKS(s, "#leak-"))
+        test_fail_detail("the worker's request was judged by the other target's child");
+    free(s);
+    if (o.rc != 0)
+        test_fail_detail("stderr:\n%s", o.err ? o.err : "");
+    free(o.err);
+}
+
 static const test_case TESTS[] = {
     {"targets_file", t_targets_file},
     {"sweep", t_sweep},
@@ -1070,6 +1118,7 @@ static const test_case TESTS[] = {
     {"isolated", t_isolated},
     {"browser_crash", t_browser_crash},
     {"hung", t_hung},
+    {"worker_request", t_worker_request},
     {0},
 };
 
