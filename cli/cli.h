@@ -66,6 +66,9 @@ typedef struct {
     bool live;              /* --live (mcp): a takeover opens the live view (issue 15) */
     const char *live_notify;/* --live-notify PROG: gets the live view's link on stdin */
     int live_ttl_s;         /* --live-ttl SECONDS: the link's lifetime; 0 = 600 */
+    const char *live_bind;  /* --live-bind ADDR: an IP literal; NULL = 127.0.0.1 */
+    const char *live_host;  /* --live-host NAME: the host the link names */
+    bool live_insecure;     /* --live-insecure: ADDR beyond loopback, clear text */
 } cli_opts;
 
 /* Launch or attach according to opts; prints the error and returns NULL. */

@@ -139,17 +139,17 @@ static cli_takeover *login_live_start(const cli_opts *o, snap_agent *a, gate *g,
                                       const char *origin)
 {
     char link[256], why[400], msg[1000];
-    cli_takeover *tk = cli_takeover_start(a, g, (int64_t)o->live_ttl_s * 1000, link,
+    cli_takeover *tk = cli_takeover_start(a, g, o, link,
                                           sizeof link, why, sizeof why);
     if (!tk) {
-        fprintf(stderr, "cdpgate login: the live view cannot start: %s\n", why);
+        fprintf(stderr, "cdpgate login: %s\n", why);
         return NULL;
     }
     snprintf(msg, sizeof msg, "log in to %s (only there) in cdpgate's live view of the login "
-             "page (the link works once, on this machine, for %d minutes); a session is saved "
+             "page (the link works once, %s, for %d minutes); a session is saved "
              "only when the page ends on %s. cdpgate notices when the login page is gone; or "
              "hand back from the view, or press Enter here, when you are done.", origin,
-             (o->live_ttl_s ? o->live_ttl_s : 600) / 60, origin);
+             cli_takeover_where(o), (o->live_ttl_s ? o->live_ttl_s : 600) / 60, origin);
     cli_takeover_deliver(o, "login", link, false, msg);
     memset(link, 0, sizeof link);
     return tk;

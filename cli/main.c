@@ -179,6 +179,13 @@ static const char USAGE_LIVE[] =
 "                        CDPGATE_LIVE_KIND=control (the person's) or watch\n"
 "                        (a read-only watch link) in its environment\n"
 "  --live-ttl SECONDS    mcp, login: the link's lifetime (default 600)\n"
+"  --live-bind ADDR      mcp, login: serve the view on ADDR (an IP address;\n"
+"                        default 127.0.0.1). Beyond loopback only with\n"
+"  --live-insecure       which says you accept clear text (no TLS: the link\n"
+"                        and the screen can be read on the network); cdpgate\n"
+"                        prints a warning. Use an SSH tunnel where you can\n"
+"  --live-host NAME      the host name the link names and the view accepts\n"
+"                        (needed with 0.0.0.0 or ::)\n"
 "  --control-fd N        mcp: a line \"watch\" while the live view runs issues\n"
 "                        a read-only watch link, delivered as the person's\n";
 
@@ -237,17 +244,23 @@ static int parse_int(const char *s, int *out)
     return 0;
 }
 
-/* --live, --live-notify PROG, --live-ttl SECONDS (the live view, issue
- * 15): 1 when a was one of them (its value taken from val or argv[++*i]),
- * 0 when not, -1 after printing a usage error. */
+/* --live, --live-notify PROG, --live-ttl SECONDS, --live-bind ADDR,
+ * --live-host NAME, --live-insecure (the live view, issue 15): 1 when a
+ * was one of them (its value taken from val or argv[++*i]), 0 when not, -1
+ * after printing a usage error. */
 static int live_opt(cli_opts *o, const char *a, const char *val, int argc, char **argv, int *i)
 {
     if (strcmp(a, "--live") == 0) {
         o->live = true;
         return 1;
     }
+    if (strcmp(a, "--live-insecure") == 0) {
+        o->live_insecure = true;
+        return 1;
+    }
     bool notify = strcmp(a, "--live-notify") == 0, ttl = strcmp(a, "--live-ttl") == 0;
-    if (!notify && !ttl)
+    bool bind = strcmp(a, "--live-bind") == 0, host = strcmp(a, "--live-host") == 0;
+    if (!notify && !ttl && !bind && !host)
         return 0;
     if (!val && *i + 1 >= argc) {
         fprintf(stderr, "cdpgate: %s needs a value\n", a);
@@ -255,8 +268,8 @@ static int live_opt(cli_opts *o, const char *a, const char *val, int argc, char 
     }
     if (!val)
         val = argv[++*i];
-    if (notify) {
-        o->live_notify = val;
+    if (notify || bind || host) {
+        *(notify ? &o->live_notify : bind ? &o->live_bind : &o->live_host) = val;
         return 1;
     }
     if (parse_int(val, &o->live_ttl_s) || o->live_ttl_s < 10 || o->live_ttl_s > 86400) {
@@ -264,6 +277,21 @@ static int live_opt(cli_opts *o, const char *a, const char *val, int argc, char 
         return -1;
     }
     return 1;
+}
+
+/* --live-bind beyond loopback without --live-insecure is refused at start
+ * (not at the first takeover, where the agent would be told): the view
+ * has no TLS. 0, or -1 after printing why. */
+static int live_bind_check(const cli_opts *o)
+{
+    if (!o->live_bind || o->live_insecure || strcmp(o->live_bind, "127.0.0.1") == 0 ||
+        strcmp(o->live_bind, "::1") == 0)
+        return 0;
+    fprintf(stderr, "cdpgate: --live-bind %s is beyond loopback: the live view has no TLS, so "
+            "the link, the session and what the person types would cross the network in clear "
+            "text. Add --live-insecure to accept that (or reach 127.0.0.1 through an SSH "
+            "tunnel)\n", o->live_bind);
+    return -1;
 }
 
 /* --control-fd, --login-done-fd: a descriptor number >= 3. */
@@ -518,5 +546,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
+    if (live_bind_check(&o) != 0)
+        return EXIT_USAGE;
     return main_command(&o, npos, pos);
 }

@@ -136,7 +136,7 @@ static void login_live_begin(serve *S, mcp_result *out)
 {
     char link[256], why[400], what[800];
     const char *origin = snap_login_origin(S->la);
-    S->ltk = cli_takeover_start(S->la, S->gate, (int64_t)S->o->live_ttl_s * 1000, link,
+    S->ltk = cli_takeover_start(S->la, S->gate, S->o, link,
                                 sizeof link, why, sizeof why);
     if (!S->ltk) {
         snprintf(what, sizeof what, "browser_login: the live view cannot start (%s), and no "

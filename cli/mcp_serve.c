@@ -602,7 +602,7 @@ void cli_mcp_deliver(serve *S, const char *link, const char *what)
 static void live_deliver(serve *S, const char *link, const char *what, const char *said)
 {
     char msg[1600];
-    cli_takeover_message(msg, sizeof msg, what, said, S->gate, S->o->live_ttl_s);
+    cli_takeover_message(msg, sizeof msg, what, said, S->gate, S->o);
     if (S->call && mcp_client_can_elicit_url(S->srv) &&
         mcp_elicit_url_begin(S->call, msg, link) == 0) {
         fprintf(stderr, "cdpgate mcp: live view: the link went to the client (URL "
@@ -687,7 +687,7 @@ static void live_begin(serve *S, const char *what, const char *said, mcp_result 
         return;
     }
     live_vault(S);
-    S->tk = cli_takeover_start(S->agent, S->gate, (int64_t)S->o->live_ttl_s * 1000, link,
+    S->tk = cli_takeover_start(S->agent, S->gate, S->o, link,
                                sizeof link, why, sizeof why);
     if (!S->tk) {
         char m[800];

@@ -201,9 +201,10 @@ static void tk_send_tabs(cli_takeover *t)
     live_server_send_tabs(t->srv, lt, n);
 }
 
-cli_takeover *cli_takeover_start(snap_agent *a, gate *g, int64_t ttl_ms, char *link,
+cli_takeover *cli_takeover_start(snap_agent *a, gate *g, const cli_opts *opts, char *link,
                                  size_t linkcap, char *why, size_t cap)
 {
+    int64_t ttl_ms = (int64_t)opts->live_ttl_s * 1000;
     cli_takeover *t = calloc(1, sizeof *t);
     if (!t) {
         snprintf(why, cap, "out of memory");
@@ -214,13 +215,21 @@ cli_takeover *cli_takeover_start(snap_agent *a, gate *g, int64_t ttl_ms, char *l
     t->ttl_ms = ttl_ms > 0 ? ttl_ms : LIVE_TOKEN_TTL_MS;
     t->start_ms = base_now_ms();
     live_server_opts o = {.token_ttl_ms = t->ttl_ms, .audit = tk_audit,
-                          .message = tk_message, .ud = t};
+                          .message = tk_message, .ud = t, .bind = opts->live_bind,
+                          .public_host = opts->live_host,
+                          .insecure_bind = opts->live_insecure};
     live_err err = {0};
     t->srv = live_server_new(&o, &err);
+    /* beyond loopback in clear text: said where the person and the
+     * operator see it, before the link is sent anywhere */
+    if (t->srv && live_server_warning(t->srv))
+        fprintf(stderr, "cdpgate: warning: %s\n", live_server_warning(t->srv));
     snap_cast_opts co = {.frame = tk_frame, .ud = t};
     t->cast = t->srv ? snap_cast_start(a, &co, why, cap) : NULL;
     if (!t->srv)
-        snprintf(why, cap, "the live view cannot start: %s", err.msg);
+        snprintf(why, cap, "the live view cannot start: %s%s", err.msg,
+                 err.code == LIVE_EDENIED && !opts->live_insecure ?
+                 " (--live-insecure allows it, in clear text)" : "");
     if (!t->cast || live_server_link(t->srv, link, linkcap) < 0) {
         cli_takeover_free(t);
         return NULL;
@@ -362,18 +371,28 @@ void cli_takeover_free(cli_takeover *t)
 
 #define TK_SAID_MAX 200
 
-void cli_takeover_message(char *out, size_t cap, const char *what, const char *said,
-                          const gate *g, int ttl_s)
+const char *cli_takeover_where(const cli_opts *o)
 {
-    int s = ttl_s > 0 ? ttl_s : (int)(LIVE_TOKEN_TTL_MS / 1000);
+    /* the server refuses an address beyond loopback without the flag */
+    bool loop = !o->live_bind || !o->live_insecure || strcmp(o->live_bind, "127.0.0.1") == 0 ||
+                strcmp(o->live_bind, "::1") == 0;
+    return loop ? "on this machine" : "over the network, in clear text: anyone who sees the "
+                  "traffic can watch or take over";
+}
+
+void cli_takeover_message(char *out, size_t cap, const char *what, const char *said,
+                          const gate *g, const cli_opts *o)
+{
+    int s = o->live_ttl_s > 0 ? o->live_ttl_s : (int)(LIVE_TOKEN_TTL_MS / 1000);
     char life[40], stop[500];
     snprintf(life, sizeof life, s >= 120 ? "%d minutes" : "%d seconds", s >= 120 ? s / 60 : s);
     size_t n = (size_t)snprintf(out, cap, "cdpgate: the agent hands the browser to a "
                                 "person%s%s. Open the live view to take over (it works once, "
-                                "on this machine, for %s); hand control back from it when you "
+                                "%s, for %s); hand control back from it when you "
                                 "are done. While you hold control, cdpgate does not judge what "
                                 "you do in the page: each click and key is yours.",
-                                what && *what ? ": " : "", what ? what : "", life);
+                                what && *what ? ": " : "", what ? what : "",
+                                cli_takeover_where(o), life);
     if (g && gate_last_stop(g, stop, sizeof stop) && n < cap)
         n += (size_t)snprintf(out + n, cap - n, "\n\ncdpgate stopped the agent last at: %s "
                               "(the page's names quoted and escaped). cdpgate does not ask you "

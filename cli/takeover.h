@@ -17,12 +17,14 @@ struct snap_agent;
 struct gate;
 typedef struct cli_takeover cli_takeover;
 
-/* Start the live view on loopback for the agent a under gate g (control
- * passes to the human when the person opens it: cli_takeover_step): the
- * link (the one-time token: for the
- * out-of-band channel only) into link. ttl_ms: the link's lifetime (0: the
- * default); unopened that long, control goes back. NULL with why filled. */
-cli_takeover *cli_takeover_start(struct snap_agent *a, struct gate *g, int64_t ttl_ms,
+/* Start the live view for the agent a under gate g (control passes to the
+ * human when the person opens it: cli_takeover_step): the link (the
+ * one-time token: for the out-of-band channel only) into link. From o:
+ * --live-ttl (the link's lifetime; unopened that long, control goes back),
+ * --live-bind/--live-host/--live-insecure (loopback unless the flag allows
+ * more; then live_server_warning is printed on stderr before the link goes
+ * out, and audited). NULL with why filled. */
+cli_takeover *cli_takeover_start(struct snap_agent *a, struct gate *g, const cli_opts *o,
                                  char *link, size_t linkcap, char *why, size_t cap);
 /* Serve without waiting: requests, the person's input, frames; when the
  * person first opens the view, control passes to the human (gate mode
@@ -72,8 +74,10 @@ void cli_takeover_deliver(const cli_opts *o, const char *cmd, const char *link, 
  * what the gate stopped last, if anything (gate_last_stop: page text
  * escaped and quoted), then the agent's words (said: model text, NULL for
  * none) quoted, escaped, cut at 200 bytes and labelled as the agent's, not
- * cdpgate's. ttl_s: the link's lifetime (0: the default). */
+ * cdpgate's. From o: the link's lifetime (--live-ttl) and where it works
+ * (this machine, or the network in clear text: cli_takeover_where). */
+const char *cli_takeover_where(const cli_opts *o);
 void cli_takeover_message(char *out, size_t cap, const char *what, const char *said,
-                          const struct gate *g, int ttl_s);
+                          const struct gate *g, const cli_opts *o);
 
 #endif

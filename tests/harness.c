@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static int cur_failures;
@@ -209,6 +210,14 @@ long test_unhex(const char *hex, uint8_t *out, size_t cap)
     return (long)n;
 }
 
+/* Monotonic seconds, for the slow-case list. */
+static double test_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 int test_main(int argc, char **argv, const test_case *tests)
 {
     const char *prog = strrchr(argv[0], '/');
@@ -225,7 +234,11 @@ int test_main(int argc, char **argv, const test_case *tests)
         cur_skipped = 0;
         cur_checks = 0;
         fprintf(stderr, "%s: %s\n", prog, t->name);
+        double t0 = test_now_s();
         t->fn();
+        double took = test_now_s() - t0;
+        if (took >= 10.0) /* tests/run.sh lists these (CI's time budget) */
+            fprintf(stderr, "  slow case: %s %.1f s\n", t->name, took);
         test_fail_alloc_off();
         /* A test that checked nothing proved nothing: it fails, unless it
          * said why it could not run (a skip). */

@@ -43,6 +43,7 @@ for t in "$BUILD"/tests/test_*; do
     if [ -n "${TESTS:-}" ]; then
         case " $TESTS " in *" $(basename "$t") "*) ;; *) continue;; esac
     fi
+    t0=$(date +%s)
     ${VALGRIND:-} "$t" >"$out" 2>"$out.err"
     rc=$?
     cat "$out"
@@ -50,6 +51,10 @@ for t in "$BUILD"/tests/test_*; do
         grep -v '^test_[a-z_]*: ' "$out.err" | tail -n 80
     fi
     tally "$out" "$(basename "$t")" $rc
+    # Where the suite's time goes (CI has a budget): the program's wall
+    # time, and its cases that took 10 s or more (tests/harness.c).
+    echo "  time: $(basename "$t") $(($(date +%s) - t0)) s"
+    grep '^  slow case: ' "$out.err" | head -n 20
 done
 # The checks of the tree and of this runner; not when tests/checkrun.sh
 # runs this script on its planted faults.

@@ -30,6 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #if defined(__linux__)
@@ -1349,6 +1352,63 @@ static void t_cli_login_no_display(void)
     testlib_child_free(&c);
 }
 
+/* The live view beyond loopback (issue 15, point 3) from the command line:
+ * --live-bind to an address other than 127.0.0.1/::1 is refused at start
+ * without --live-insecure (no TLS); with it, cdpgate warns on stderr before
+ * the link goes out, the link names --live-host, the person's message says
+ * the link crosses the network in clear text, and the view listens on that
+ * address only (127.0.0.2 here: beyond the loopback literal, on this
+ * machine). */
+static void t_cli_login_live_bind(void)
+{
+    if (!testlib_need_browser())
+        return;
+    char data[400], url[200], rules[200];
+    snprintf(data, sizeof data, "XDG_DATA_HOME=%s/livebind", world.root);
+    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/bank/login.html");
+    const char *env[] = {data, "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), rules, "--live-bind", "127.0.0.2", "login",
+                          url, NULL};
+    child c;
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv, false)))
+        return;
+    CHECK_INT(2, fixture_child_wait(&c, 30000));
+    char *err = fixture_child_stderr(&c);
+    CHECK_HAS(err, "--live-bind 127.0.0.2 is beyond loopback");
+    CHECK_HAS(err, "Add --live-insecure");
+    CHECK_LACKS(err, "http://");
+    free(err);
+    testlib_child_free(&c);
+    const char *argv2[] = {testlib_cdpgate_bin(), rules, "--live-bind", "127.0.0.2",
+                           "--live-insecure", "--live-host", "viewer.lan.test", "login", url,
+                           NULL};
+    if (!CHECK_INT(0, testlib_child_spawn(&c, world.root, env, argv2, false)))
+        return;
+    CHECK(testlib_child_stderr_wait(&c, "http://viewer.lan.test:", 30000));
+    err = fixture_child_stderr(&c);
+    const char *w = strstr(err, "cdpgate: warning: live view: listening beyond loopback "
+                           "without TLS");
+    const char *l = strstr(err, "http://viewer.lan.test:");
+    CHECK(w && l && w < l);     /* warned before the link went out */
+    CHECK_HAS(err, "over the network, in clear text");
+    int port = l ? atoi(l + strlen("http://viewer.lan.test:")) : 0;
+    CHECK(port > 0);
+    const char *addrs[] = {"127.0.0.2", "127.0.0.1"};
+    for (int k = 0; k < 2 && port > 0; k++) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+        inet_pton(AF_INET, addrs[k], &a.sin_addr);
+        int rc = fd >= 0 ? connect(fd, (struct sockaddr *)&a, sizeof a) : -1;
+        CHECK_INT(k == 0 ? 0 : -1, rc);  /* bound to 127.0.0.2 only */
+        if (fd >= 0)
+            close(fd);
+    }
+    free(err);
+    kill(c.pid, SIGTERM);   /* the child this test started */
+    testlib_child_free(&c);
+}
+
 /* `cdpgate login` headed under Xvfb: a real window; a second client plays
  * the human; the session lands in the vault; a fresh `cdpgate snapshot`
  * (headless, no display) restores it unattended. Then Enter in the
@@ -1700,6 +1760,7 @@ static const test_case TESTS[] = {
     {"login_origin_named", t_login_origin_named},
     {"login_done_elsewhere", t_login_done_elsewhere},
     {"login_done_lure_host", t_login_done_lure_host},
+    {"cli_login_live_bind", t_cli_login_live_bind},
     {"cli_login_no_display", t_cli_login_no_display},
     {"cli_login_headed_xvfb", t_cli_login_headed_xvfb},
     {"mcp_login_and_plants", t_mcp_login_and_plants},
