@@ -373,8 +373,10 @@ static int open_run(snap_agent *a, const char *url, bool new_tab, snap_result *r
     if (a->ctx_shared && !a->ctx_shared_told) {
         a->ctx_shared_told = true;
         snprintf(note + used, sizeof note - used, "%sNote: this browser refused a separate "
-                 "browser context, so pages share its default context (and its cookies); "
-                 "stored sessions are not restored here.\n", used ? "\n" : "");
+                 "browser context, so pages share its default context (and its cookies, "
+                 "the user's own sign-ins among them); stored sessions are not restored "
+                 "here, and every page counts as signed in: state changes are confirmed "
+                 "and consequential acts stopped unless the grant binds them.\n", used ? "\n" : "");
         used = strlen(note);
     } else if (used) {
         snprintf(note + used, sizeof note - used, "\n");

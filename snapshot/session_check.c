@@ -240,8 +240,10 @@ bool snap_tab_auth(const snap_agent *a, const snap_tab *t)
 {
     /* A person held control in the untrusted context (a takeover): a
      * sign-in there is live in it though never kept, so each of its pages
-     * counts as signed in (red team s18, R8-6; fail closed). */
-    if (t && t->ctx == 0 && a->nctxs && a->ctxs[0].person && t->nframes)
+     * counts as signed in (red team s18, R8-6; fail closed). So does the
+     * default context of a browser that refused one of our own (Electron
+     * over --connect): it holds the user's own sign-ins (R8-6 c). */
+    if (t && t->ctx == 0 && snap_open_person(a) && t->nframes)
         return true;
     if (!t || t->ctx == 0 || t->ctx >= a->nctxs || !t->nframes)
         return false;
@@ -251,7 +253,7 @@ bool snap_tab_auth(const snap_agent *a, const snap_tab *t)
 
 bool snap_open_person(const snap_agent *a)
 {
-    return a->nctxs && a->ctxs[0].person;
+    return a->ctx_shared || (a->nctxs && a->ctxs[0].person);
 }
 
 const char *snap_tab_service(const snap_agent *a, const snap_tab *t)

@@ -679,8 +679,10 @@ static void body_fields(const json_val *req, char *out, size_t cap)
  * turned away (rejected: its cookies are still there). Fail closed. The
  * untrusted context once a person held control in it (a sign-in there is
  * live: red team s18, R8-6). */
-static bool holds_session(const snap_ctx *c)
+static bool holds_session(const snap_agent *a, const snap_ctx *c)
 {
+    if (c == &a->ctxs[0] && a->ctx_shared)
+        return true;    /* the browser's own default context (R8-6 c) */
     return c->person || (c->origin[0] && (c->state == SNAP_CTX_AUTH ||
                                           c->state == SNAP_CTX_STALE ||
                                           c->state == SNAP_CTX_REJECTED));
@@ -696,7 +698,7 @@ static const char *session_origin(const snap_ctx *c, const snap_tab *t)
         return c->origin;
     if (t && t->nframes && t->frames[0].origin[0])
         return t->frames[0].origin;
-    return "(the agent's context, where a person held control)";
+    return "(the agent's context: a person held control there, or it is the browser's own)";
 }
 
 /* The authenticated service origin a paused request of frame (tab t, or a
@@ -721,21 +723,21 @@ static const char *auth_origin(snap_agent *a, snap_tab *t, const char *frame, co
             *tab = t ? t->id : 0;
         }
     if (t)
-        return t->ctx < a->nctxs && holds_session(&a->ctxs[t->ctx])
+        return t->ctx < a->nctxs && holds_session(a, &a->ctxs[t->ctx])
              ? session_origin(&a->ctxs[t->ctx], t) : NULL;
     for (size_t i = 0; i < a->nctxs; i++)
-        if (holds_session(&a->ctxs[i]) &&
+        if (holds_session(a, &a->ctxs[i]) &&
             url_same_site(session_origin(&a->ctxs[i], NULL), url))
             return session_origin(&a->ctxs[i], NULL);
     const char *bctx = frame ? snap_other_ctx(a, frame) : NULL;
     for (size_t i = 0; i < a->nctxs; i++) {
         const snap_ctx *c = &a->ctxs[i];
         if (bctx && *bctx && strcmp(c->id, bctx) == 0)
-            return holds_session(c) ? session_origin(c, NULL) : NULL;
+            return holds_session(a, c) ? session_origin(c, NULL) : NULL;
     }
     /* Unknown: any context holding a session may have sent it. */
     for (size_t i = 0; i < a->nctxs; i++)
-        if (holds_session(&a->ctxs[i]))
+        if (holds_session(a, &a->ctxs[i]))
             return session_origin(&a->ctxs[i], NULL);
     return NULL;
 }

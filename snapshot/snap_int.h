@@ -1119,9 +1119,11 @@ void snap_ctx_check(snap_agent *a, int tab_id, const char *url, char *note, size
 /* Header's auth=: the tab's context holds a session restored from the vault
  * or captured by a login, and the tab's page is on that session's origin. */
 bool snap_tab_auth(const snap_agent *a, const snap_tab *t);
-/* Whether a person held control in the untrusted context (a takeover: a
- * sign-in may be live in it; red team s18, R8-6): an open, which lands
- * there unless a service's own, is judged as on a signed-in page. */
+/* Whether the untrusted context may hold a live sign-in: a person held
+ * control in it (a takeover; red team s18, R8-6), or it is the browser's
+ * own default context (a browser that refused a context of ours, Electron
+ * over --connect: the user's sign-ins; R8-6 c). An open, which lands there
+ * unless a service's own, is judged as on a signed-in page. */
 bool snap_open_person(const snap_agent *a);
 /* The service origin whose session the tab's context holds (borrowed), or
  * NULL: every action of that tab, whatever origin its page is on, is

@@ -2648,7 +2648,10 @@ static char *red8_ref_of(const char *text, const char *needle, char *ref, size_t
     return ref;
 }
 
-static void t_red8_untrusted_signin_unguarded(void)
+/* shared: the browser refused a context of ours (Electron over --connect:
+ * a->ctx_shared), so the untrusted context is its default one, holding the
+ * user's own sign-in: no takeover, no hand-back (R8-6 c). */
+static void untrusted_signin_case(bool shared)
 {
     gate_grant g;
     memset(&g, 0, sizeof g);
@@ -2666,13 +2669,24 @@ static void t_red8_untrusted_signin_unguarded(void)
         return;
     }
     CHECK_INT(0, (int)snap_tab_current(x.a)->ctx);     /* the untrusted context */
-    /* the person holds control and signs in on the bank's login page */
-    gate_set_mode(x.g, GATE_MODE_HUMAN, "test: browser_takeover");
-    person_form_sign_in(x.a);
-    snap_handback h;
-    snap_human_handback(x.a, true, &h);
-    gate_set_mode(x.g, GATE_MODE_AGENT, "test: handed back");
-    CHECK(!h.saved);
+    if (shared) {
+        /* the user signed in to the bank in the app before cdpgate came
+         * (here as the person would, with no hand-back: nothing marks the
+         * context but its being the browser's own) */
+        gate_set_mode(x.g, GATE_MODE_HUMAN, "test: the user, before the agent");
+        person_form_sign_in(x.a);
+        gate_set_mode(x.g, GATE_MODE_AGENT, "test: the agent starts");
+        x.a->ctx_shared = true;
+        CHECK(!x.a->ctxs[0].person);
+    } else {
+        /* the person holds control and signs in on the bank's login page */
+        gate_set_mode(x.g, GATE_MODE_HUMAN, "test: browser_takeover");
+        person_form_sign_in(x.a);
+        snap_handback h;
+        snap_human_handback(x.a, true, &h);
+        gate_set_mode(x.g, GATE_MODE_AGENT, "test: handed back");
+        CHECK(!h.saved);
+    }
     /* the agent goes on: the bank's transfer page, its Send button */
     char url[200], ref[16];
     testlib_world_url(&world, url, sizeof url, "bank.test", "/gate/bank/transfer.html");
@@ -2702,6 +2716,9 @@ static void t_red8_untrusted_signin_unguarded(void)
     testlib_rig_down(&x);
 }
 
+static void t_red8_untrusted_signin_unguarded(void) { untrusted_signin_case(false); }
+static void t_red8_shared_default_context(void) { untrusted_signin_case(true); }
+
 static const test_case TESTS[] = {
     {"human_input_lock", t_human_input_lock},
     {"cast_frames", t_cast_frames},
@@ -2727,6 +2744,7 @@ static const test_case TESTS[] = {
     {"live18_account_lure_host", t_live18_account_lure_host},
     {"live18_message_stderr", t_live18_message_stderr},
     {"red8_untrusted_signin_unguarded", t_red8_untrusted_signin_unguarded},
+    {"red8_shared_default_context", t_red8_shared_default_context},
     {0},
 };
 
