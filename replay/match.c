@@ -128,6 +128,16 @@ static bool row_hidden(const char *x, const char *y, bool prefix, long *budget)
     return false;
 }
 
+/* At REPLAY_TEXT_REST of want (x, past it): one or more words of y, any,
+ * the rest equal (red team s18, R8-4). */
+static bool row_rest(const char *x, const char *y, bool prefix, long *budget)
+{
+    for (size_t k = strlen(y); k > 0 && --*budget > 0; k--)
+        if (!is_space(y[k - 1]) && (!y[k] || is_space(y[k])) && row_at(x, y + k, prefix, budget))
+            return true;
+    return false;
+}
+
 /* At a hidden word of want written with its hash (x, past it): the word
  * at y (a start of it: the punctuation after it is want's) whose hash is
  * id, the rest equal (red team s18, R8-7: another IBAN, id or token in
@@ -151,7 +161,8 @@ static bool row_hidden_id(const char *x, const char *y, const char *id, bool pre
  * any character (red team s14, R4-8: invoice 1001 is not invoice 7777),
  * except where want holds the marker REPLAY_ROW_NUMBER (there got has one
  * number, any) or REPLAY_TEXT_HIDDEN (there got has a word the recorder
- * hides as a secret: red team s17, R7-6); a literal "{{" of recorded text
+ * hides as a secret: red team s17, R7-6) or REPLAY_TEXT_REST (words,
+ * any: R8-4); a literal "{{" of recorded text
  * is written "{{{{" in want. Both end together; or, with prefix, got goes
  * on after want. */
 static bool row_cmp(const char *x, const char *y, bool prefix)
@@ -177,6 +188,8 @@ static bool row_at(const char *x, const char *y, bool prefix, long *budget)
             return row_hidden_id(x + hl, y, id, prefix, budget);
         if (hl)
             return row_hidden(x + hl, y, prefix, budget);
+        if (strncmp(x, REPLAY_TEXT_REST, sizeof REPLAY_TEXT_REST - 1) == 0)
+            return row_rest(x + sizeof REPLAY_TEXT_REST - 1, y, prefix, budget);
         if (strncmp(x, mark, sizeof mark - 1) == 0) {
             size_t n = number_len(y);
             if (!n)

@@ -252,6 +252,12 @@ enum { REPLAY_FOUND = 0, REPLAY_MISSING = 1, REPLAY_AMBIGUOUS = 2 };
  * reads it as one word (or group) the recorder would hide there, never
  * any word. In the "{{" space too. */
 #define REPLAY_TEXT_HIDDEN "{{*}}"
+/* In recorded page text: the rest of a sentence the recorder hid, after a
+ * word naming a secret that gives it ("Temporary password: ...", "Your
+ * recovery phrase: ...", "The door code is ...": red team s18, R8-4): a
+ * secret of any shape (symbols, plain words). Replay reads it as one or
+ * more words, any. */
+#define REPLAY_TEXT_REST "{{**}}"
 /* A row as the recorder writes it into a target (new; NULL for NULL or out
  * of memory): each amount (a number after or before a currency sign or
  * code: "$20.00", "20.00 EUR") written REPLAY_ROW_NUMBER; any other number

@@ -38,8 +38,10 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define HIDDEN_LEN (sizeof REPLAY_TEXT_HIDDEN - 1)
+#define REST_LEN (sizeof REPLAY_TEXT_REST - 1)
 #define MATCH_BUDGET 2000000L    /* steps of one match; past it: no match */
 
 static bool space(char c)
@@ -98,6 +100,8 @@ static size_t ph_len(const char *p)
         return 4;
     if (k == REPLAY_PH_NAME)
         return nl + 4;
+    if (strncmp(p, REPLAY_TEXT_REST, REST_LEN) == 0)
+        return REST_LEN;
     return replay_hidden_at(p, id);
 }
 
@@ -110,9 +114,11 @@ static int names_secret(const char *w, size_t n)
 {
     static const char *const PART[] = {"token", "secret", "passw", "passcode", "passphrase",
                                        "passkey", "apikey", "api_key", "api-key", "recovery",
-                                       "verif", "one-time", "onetime", NULL};
+                                       "verif", "one-time", "onetime", "phrase", "mnemonic",
+                                       NULL};
     static const char *const WORD[] = {"key", "keys", "code", "codes", "pin", "pins", "otp",
-                                       "totp", "2fa", "mfa", NULL};
+                                       "totp", "2fa", "mfa", "seed", "login", "log-in",
+                                       "signin", "sign-in", "logon", NULL};
     static const char *const CARD[] = {"cvv", "cvv2", "cvc", "cvc2", "csc", "cvn", NULL};
     char low[40];
     if (!base_lower_copy(low, sizeof low, w, n))
@@ -127,6 +133,36 @@ static int names_secret(const char *w, size_t n)
         if (strcmp(low, WORD[i]) == 0)
             return KW_NAMES;
     return KW_NONE;
+}
+
+/* Does the word w[0..n) (punctuation off) name a secret that may have
+ * any shape, so that what it gives is hidden whole (a password of symbols
+ * or of letters, a phrase of plain words, a door code "4821#", a security
+ * answer; red team s18, R8-4)? */
+static bool names_whole(const char *w, size_t n)
+{
+    static const char *const PART[] = {"passw", "passphrase", "passcode", "phrase", "mnemonic",
+                                       "secret", "token", NULL};
+    static const char *const WORD[] = {"seed", "pin", "code", "codes", NULL};
+    char low[40];
+    if (!base_lower_copy(low, sizeof low, w, n))
+        return false;
+    for (size_t i = 0; PART[i]; i++)
+        if (strstr(low, PART[i]))
+            return true;
+    for (size_t i = 0; WORD[i]; i++)
+        if (strcmp(low, WORD[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Is w[0..n) one of the words in list (ASCII case folded)? */
+static bool word_is(const char *w, size_t n, const char *const *list)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strlen(list[i]) == n && strncasecmp(w, list[i], n) == 0)
+            return true;
+    return false;
 }
 
 /* A URL word the trail's URL rule changes (a token in it). */
@@ -226,7 +262,31 @@ typedef struct {
     bool stop;         /* ends a sentence ('.', '!', '?' after it) */
     int run;           /* run_part of the core, when the word has no punctuation */
     bool lead, trail;  /* punctuation before, after the core */
+    bool gives;        /* ':' or '=' after the core ("password:") */
+    bool whole;        /* names a secret of any shape (names_whole) */
 } tword;
+
+/* What a word's neighbour says of it: "in" after "log"/"sign" names a
+ * sign-in ("Use 482913 to log in"), "answer" after "security"/"secret" a
+ * secret of any shape. */
+static void word_context(const char *s, tword *w, const tword *prev)
+{
+    static const char *const LOG[] = {"log", "sign", NULL};
+    static const char *const SEC[] = {"security", "secret", NULL};
+    static const char *const IN[] = {"in", "on", NULL};
+    static const char *const ANS[] = {"answer", "answers", NULL};
+    const char *c = s + w->lo;
+    size_t n = w->hi - w->lo;
+    w->whole = names_whole(c, n);
+    if (!prev || prev->ph || prev->trail)
+        return;
+    const char *pc = s + prev->lo;
+    size_t pn = prev->hi - prev->lo;
+    if (word_is(c, n, IN) && word_is(pc, pn, LOG))
+        w->kw = w->kw ? w->kw : KW_NAMES;
+    if (word_is(c, n, ANS) && word_is(pc, pn, SEC))
+        w->kw = w->kw ? w->kw : KW_NAMES, w->whole = true;
+}
 
 /* The words and placeholders of s into a new array (*n of them). */
 static tword *text_words(const char *s, size_t *n)
@@ -256,6 +316,8 @@ static tword *text_words(const char *s, size_t *n)
                 w.stop = w.stop || strchr(".!?", s[i]);
             w.lead = w.lo > p;
             w.trail = w.hi < p + w.n;
+            w.gives = w.trail && strchr(":=", s[w.hi]);
+            word_context(s, &w, k && b.s ? (const tword *)b.s + (k - 1) : NULL);
             w.run = run_part(s + w.lo, w.hi - w.lo);
         }
         base_buf_put(&b, (const char *)&w, sizeof w);
@@ -315,6 +377,45 @@ static void put_hidden(base_buf *b, const char *s, const tword *w, size_t i, siz
     base_buf_put(b, s + w[e].hi, w[e].at + w[e].n - w[e].hi);
 }
 
+/* After word i naming a secret of any shape that gives it ("password:",
+ * "code is"): the first word of what it gives, the rest of its sentence
+ * (red team s18, R8-4); 0 when none. */
+static size_t rest_from(const char *s, const tword *w, size_t n, size_t i)
+{
+    static const char *const IS[] = {"is", "are", NULL};
+    if (w[i].ph || !w[i].whole || w[i].stop)
+        return 0;
+    size_t r = i + 1;
+    if (!w[i].gives) {
+        if (r >= n || w[r].ph || w[r].stop || w[r].lead || w[r].trail ||
+            !word_is(s + w[r].lo, w[r].hi - w[r].lo, IS))
+            return 0;
+        r++;
+    }
+    return r < n ? r : 0;
+}
+
+/* Does the word rule (a word or group after a word naming a secret)
+ * hide word r? Then what a naming word gives is hidden by it, word by
+ * word, and the rest of the sentence kept. */
+static bool shape_hides(const char *s, const tword *w, size_t n, size_t r, const snap_agent *a)
+{
+    return w[r].hi > w[r].lo && (word_hidden(s + w[r].lo, w[r].hi - w[r].lo, true, false, a) ||
+                                 (w[r].run && run_end(s, w, n, r, true) > r));
+}
+
+/* Into b: the text from word i to before word r kept, then words r to
+ * the end of their sentence as REPLAY_TEXT_REST; the last word hidden. */
+static size_t put_rest(base_buf *b, const char *s, const tword *w, size_t n, size_t i, size_t r)
+{
+    size_t e = r;
+    while (e + 1 < n && !w[e].stop)
+        e++;
+    base_buf_put(b, s + w[i].at, w[r].at - w[i].at);
+    base_buf_puts(b, REPLAY_TEXT_REST);
+    return e;
+}
+
 /* s with its secret-shaped words hidden, into b (w: its n words). */
 typedef struct {
     bool primed, ids;
@@ -330,6 +431,15 @@ static void hide_words(base_buf *b, const char *s, const tword *w, size_t n, con
     size_t done = 0;   /* bytes of s written */
     for (size_t i = 0; i < n; i++) {
         base_buf_put(b, s + done, w[i].at - done);
+        size_t r = rest_from(s, w, n, i);
+        if (r && !w[r].ph && shape_hides(s, w, n, r, how->a))
+            r = 0;
+        if (r) {
+            i = put_rest(b, s, w, n, i, r);
+            done = w[i].at + w[i].n;
+            fwd = card = 0;
+            continue;
+        }
         bool after = fwd > 0 || near[i], hidden = w[i].ph && replay_hidden_at(s + w[i].at, id);
         size_t e = i;
         if (!w[i].ph && w[i].hi > w[i].lo) {
@@ -432,14 +542,15 @@ bool replay_text_unit_secret(const char *s, size_t n, const snap_agent *a)
 
 /* Folded text: white space runs one space, the ends trimmed (case kept:
  * compared folded, and a hidden word's shape needs it); mk (want only)
- * marks the bytes that stand for a hidden word. */
+ * marks the bytes that stand for a hidden word (1) or a hidden rest of
+ * a sentence, REPLAY_TEXT_REST (2). */
 typedef struct {
     base_buf s;
     base_buf mk;
     bool sp;
 } folded;
 
-static void fold_put(folded *f, const char *s, size_t n, bool marker)
+static void fold_put(folded *f, const char *s, size_t n, char marker)
 {
     for (size_t i = 0; i < n; i++) {
         if (space(s[i])) {
@@ -471,6 +582,9 @@ static void fold_want(folded *f, const char *want, const replay_opts *o)
         } else if (k == REPLAY_PH_NAME) {
             fold_put(f, v ? v : p, v ? strlen(v) : nl + 4, false);
             p += nl + 4;
+        } else if (strncmp(p, REPLAY_TEXT_REST, REST_LEN) == 0) {
+            fold_put(f, "*", 1, 2);
+            p += REST_LEN;
         } else if ((hl = replay_hidden_at(p, id)) > 0) {
             fold_put(f, "*", 1, true);
             p += hl;
@@ -487,6 +601,18 @@ typedef struct {
     long budget;
 } tmatch;
 
+static bool tm_at(tmatch *m, size_t hi, size_t wi, bool whole);
+
+/* At REPLAY_TEXT_REST (w[wi]): one or more words of h from hi, any, and
+ * the rest of w after them. */
+static bool tm_rest(tmatch *m, size_t hi, size_t wi, bool whole)
+{
+    for (size_t k = m->hn; k > hi && --m->budget > 0; k--)
+        if (m->h[k - 1] != ' ' && (k == m->hn || m->h[k] == ' ') && tm_at(m, k, wi + 1, whole))
+            return true;
+    return false;
+}
+
 /* Does w[wi..] match h[hi..] (to h's end when whole), ASCII case folded?
  * A marked byte of w matches one word of h, or a group of up to RUN_MAX
  * words, that the recorder would hide (replay_text_unit_secret, read as
@@ -496,6 +622,8 @@ static bool tm_at(tmatch *m, size_t hi, size_t wi, bool whole)
     while (wi < m->wn) {
         if (--m->budget < 0)
             return false;
+        if (m->mk[wi] == 2)
+            return tm_rest(m, hi, wi, whole);
         if (m->mk[wi]) {
             size_t e = hi, words = 0;
             while (e < m->hn && (m->h[e] != ' ' || ++words < RUN_MAX))

@@ -1502,8 +1502,83 @@ static void t_mcp_host_record_kept(void)
     replay_trail_free(t);
 }
 
+/* ---- red team s18 (round 8) ---- */
+
+/* R8-4 (after trail18's one rule, its work in progress at 08:25, and on
+ * main): page text a trail keeps must not hold these secrets, which the
+ * secret-shaped rule does not see: a wallet's recovery phrase (twelve
+ * plain words after "recovery phrase" / "seed": the wallet itself), a
+ * temporary password with symbols or of letters only right after
+ * "password", and a sign-in code with no keyword ("Use 482913 to log in",
+ * "482913 is your Acme sign-in number"). Each secret word must be gone
+ * from replay_text_hide's output. Fails on main 9eb564c and on trail18's
+ * tree at 08:25. */
+static void t_red8_text_secret_shapes(void)
+{
+    static const char *const T[][2] = {
+        {"Your recovery phrase: witch collapse practice feed shame open despair creek road "
+         "again ice least", "despair creek"},
+        {"seed: legal winner thank year wave sausage worth useful legal winner thank yellow",
+         "sausage worth"},
+        {"User created. Temporary password: Xk9#mP2!qL", "Xk9#mP2!qL"},
+        {"Your temporary password is Tr0ub4dor&3", "Tr0ub4dor&3"},
+        {"Your temporary password is correcthorsebatterystaple", "correcthorsebatterystaple"},
+        {"Use 482913 to log in to Acme.", "482913"},
+        {"482913 is your Acme sign-in number", "482913"},
+    };
+    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++) {
+        char *h = replay_text_hide(T[i][0], NULL);
+        if (!CHECK(h && !strstr(h, T[i][1])))
+            test_fail_detail("kept in the trail: %s", h ? h : "(null)");
+        /* trail19b: replay still matches the page's text it came from */
+        if (!CHECK(h && replay_text_match(h, T[i][0], NULL, true, NULL)))
+            test_fail_detail("no longer matches its page: %s", h ? h : "(null)");
+        free(h);
+    }
+}
+
+/* trail19b (R8-4): what a word naming a secret gives, of any shape, is
+ * hidden to its sentence's end as REPLAY_TEXT_REST; replay reads it as
+ * any words (a new temporary password next run), the rest still checked. */
+static void t_rec_rest_hidden(void)
+{
+    char *h = replay_text_hide("Temporary password: Xk9#mP2!qL. Sign in now", NULL);
+    CHECK(h && strcmp(h, "Temporary password: " REPLAY_TEXT_REST " Sign in now") == 0);
+    CHECK(h && replay_text_match(h, "Temporary password: Q!w e2. Sign in now", NULL, true, NULL));
+    CHECK(h && !replay_text_match(h, "Temporary password: Q!w. Call us", NULL, true, NULL));
+    CHECK(h && !replay_text_match(h, "Temporary password: Sign in now", NULL, true, NULL));
+    CHECK(replay_row_eq("Door code is " REPLAY_TEXT_REST " Edit", "Door code is 77#1 Edit"));
+    CHECK(!replay_row_eq("Door code is " REPLAY_TEXT_REST " Edit", "Door code is 77#1 Delete"));
+    free(h);
+}
+
+/* R8-4, the URL half (url_redact, the rule trails, evidence and results
+ * share; as of 4949160): capability links kept whole: a share link
+ * ("/share/AbCdEfGh": anyone holding it reads the document), a workspace
+ * join link of words ("/join/BRIGHT-OTTER-HAPPY-42"), a wallet's phrase in
+ * a query ("?phrase=witch+collapse+..."). Each secret part must be gone.
+ * Fails on main 2ea0670. */
+static void t_red8_url_capability(void)
+{
+    static const char *const U[][2] = {
+        {"https://app.test/share/AbCdEfGh", "AbCdEfGh"},
+        {"https://app.test/join/BRIGHT-OTTER-HAPPY-42", "OTTER"},
+        {"https://wallet.test/backup?phrase=witch+collapse+practice+feed+shame+open+despair+creek",
+         "despair"},
+    };
+    for (size_t i = 0; i < sizeof U / sizeof U[0]; i++) {
+        char *r = url_redact(U[i][0], URL_REDACT_TOKENS, NULL);
+        if (!CHECK(r && !strstr(r, U[i][1])))
+            test_fail_detail("kept: %s", r ? r : "(null)");
+        free(r);
+    }
+}
+
 static const test_case TESTS[] = {
     {"cli_record", t_cli_record},
+    {"red8_text_secret_shapes", t_red8_text_secret_shapes},
+    {"red8_url_capability", t_red8_url_capability},
+    {"rec_rest_hidden", t_rec_rest_hidden},
     {"rec_secret_rules", t_rec_secret_rules},
     {"rec_bearer_urls", t_rec_bearer_urls},
     {"rec_bearer_shape", t_rec_bearer_shape},

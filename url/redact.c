@@ -609,7 +609,9 @@ bool url_secret_shaped(const char *s, size_t n, bool after_kw)
  * "/verify/573920", R7-1); BW_CODE, it is "code", "otp", "pin", ...: the
  * next segment only, a code too ("/otp/482913"); BW_SHORT, a short-link prefix
  * (one letter, "go", "share", "link": "/r/Kx9mQ2vB7", a magic-link code
- * of 8+ characters; red team s15, R5-2), the next segment only; else 0. */
+ * of 8+ characters; red team s15, R5-2; "join", "invite": a capability
+ * link, red team s18, R8-4), the next segment only, redacted unless it
+ * is a plain name (cap_plain); else 0. */
 enum { BW_NONE, BW_SHORT, BW_CODE, BW_NAMED };
 
 static int bearer_word(const char *s, size_t n)
@@ -620,7 +622,8 @@ static int bearer_word(const char *s, size_t n)
     static const char *const EXACT[] = {"otp", "code", "codes", "pin", "2fa", "mfa", "passcode",
                                         NULL};
     static const char *const SHORT[] = {"go", "ml", "link", "links", "share", "shared", "sso",
-                                        "key", NULL};
+                                        "key", "join", "invite", "invites", "invitation", "s",
+                                        NULL};
     char low[40];
     if (!base_lower_copy(low, sizeof low, s, n))
         return BW_NONE;
@@ -673,10 +676,10 @@ static int key_secret(const char *k, size_t n)
 {
     static const char *const SUB[] = {"token", "secret", "passw", "apikey", "signature",
                                       "credential", "ticket", "magic", "bearer", "jwt", "saml",
-                                      NULL};
+                                      "phrase", "mnemonic", NULL};
     static const char *const STRONG[] = {"sig", "pwd", "pw", "pword", "pass", "passcode", "otp",
                                          "auth", "authorization", "assertion", "hmac", "pin",
-                                         "mfa", "sid", NULL};
+                                         "mfa", "sid", "seed", NULL};
     static const char *const WEAK[] = {"code", "state", "key", "hash", "reset", "verify",
                                        "verification", "confirm", "confirmation", "invite",
                                        "invitation", "activation", "activate", "access",
@@ -809,6 +812,22 @@ static void put_query_scrubbed(base_buf *b, const char *q, size_t n, bool kw, in
     }
 }
 
+/* A segment after a short-link or capability prefix that is a plain name
+ * or number, kept ("/share/settings", "/p/123456"): lower-case letters
+ * with '-', '_', '.', or digits alone. Anything else there ("/share/
+ * AbCdEfGh", "/join/BRIGHT-OTTER-HAPPY-42", "/s/Xk9pQ2") is the link's
+ * key (red team s18, R8-4). */
+static bool cap_plain(const char *s, size_t n)
+{
+    bool digits = n > 0, lower = n > 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        digits = digits && isdigit(c);
+        lower = lower && (islower(c) || c == '-' || c == '_' || c == '.');
+    }
+    return digits || lower;
+}
+
 /* u (the path and what follows it, after the authority) with bearer-like
  * path segments (a segment's part before its parameters; the parameters'
  * values hidden), secret query values and a fragment holding values or a
@@ -827,7 +846,8 @@ static void put_path_scrubbed(base_buf *b, const char *u, int depth)
         }
         size_t n = strcspn(u + pos, "/?#"), core = strcspn(u + pos, "/?#;");
         if (bearer_like(u + pos, core, kw != BW_NONE) || card_like(u + pos, core) ||
-            ((kw == BW_NAMED || kw == BW_CODE) && code_like(u + pos, core)))
+            ((kw == BW_NAMED || kw == BW_CODE) && code_like(u + pos, core)) ||
+            (kw == BW_SHORT && !cap_plain(u + pos, core)))
             base_buf_puts(b, "[redacted]");
         else
             base_buf_put(b, u + pos, core);
