@@ -2719,6 +2719,88 @@ static void untrusted_signin_case(bool shared)
 static void t_red8_untrusted_signin_unguarded(void) { untrusted_signin_case(false); }
 static void t_red8_shared_default_context(void) { untrusted_signin_case(true); }
 
+/* R8-6 c end to end (red8_shared_default_context sets ctx_shared by hand):
+ * attached to a browser that refuses a browser
+ * context of cdpgate's own (Electron; a browser attached with --connect),
+ * the agent's untrusted context IS the browser's default context, with its
+ * user's own sign-ins. Its pages count as signed in (the first open says
+ * so plainly), so the bank's "Send transfer now" is stopped unless bound,
+ * and nothing is posted. Before 48ce799: "a public page", clicked unasked. */
+static snap_agent *r86c_attach(cdp_browser *host, cdp_browser **att, gate **gt, pid_t *np)
+{
+    char why[256], url[128];
+    int port = fixture_node_start("cdp_proxy.js", cdp_browser_ws_url(host), "noctx", np, why,
+                                  sizeof why);
+    if (port < 0) {
+        test_skip(why);
+        return NULL;
+    }
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+    cdp_err e = {0};
+    *att = cdp_browser_connect(url, NULL, 10000, &e);
+    if (!CHECK(*att != NULL)) {
+        test_fail_detail("attach through the proxy: %s", e.msg);
+        return NULL;
+    }
+    gate_grant g;
+    memset(&g, 0, sizeof g);
+    ORIGINS[0] = O_BANK;
+    g.task = "r8-6c: a statement from the bank";
+    g.principal = "test";
+    g.origins = ORIGINS;
+    g.norigins = 1;
+    g.egress = GATE_EGRESS_FETCH | GATE_EGRESS_SEND;
+    *gt = testlib_gate(&g, NULL);
+    snap_opts o = {0};
+    o.timeout_ms = 10000;
+    o.gate = *gt;
+    return *gt ? testlib_agent(*att, &o) : NULL;
+}
+
+static void t_r86c_default_context_signed(void)
+{
+    cdp_browser *host = testlib_launch(host_args, true);   /* a port for the proxy */
+    if (!host)
+        return;
+    cdp_browser *att = NULL;
+    gate *gt = NULL;
+    pid_t np = 0;
+    snap_agent *a = r86c_attach(host, &att, &gt, &np);
+    char url[200], ref[16] = "", obs[16] = "";
+    snap_result r = {0};
+    testlib_world_url(&world, url, sizeof url, "bank.test", "/gate/bank/transfer.html?r86c");
+    if (!a || !CHECK_INT(0, snap_open(a, url, false, &r)))
+        goto out;
+    if (!CHECK(a->ctx_shared && r.text && strstr(r.text, "the user's own sign-ins") &&
+               strstr(r.text, "every page counts as signed in") && strstr(r.text, "auth=yes")))
+        test_fail_detail("first open: %.1500s", r.text ? r.text : "");
+    snap_result_free(&r);
+    memset(&r, 0, sizeof r);
+    CHECK_INT(0, snap_observe(a, NULL, &r));
+    red8_ref_of(r.text, "Send transfer now", ref, sizeof ref);
+    snprintf(obs, sizeof obs, "%s", r.obs);
+    snap_result_free(&r);
+    if (!CHECK(ref[0]))
+        goto out;
+    int before = log_count("bank.test", "tag=transfer");
+    memset(&r, 0, sizeof r);
+    int rc = snap_click(a, ref, obs, &r);
+    if (!CHECK(rc != 0 && r.text && strstr(r.text, "stop")))
+        test_fail_detail("the transfer went unasked in the default context: %.600s",
+                         r.text ? r.text : "");
+    snap_result_free(&r);
+    for (int k = 0; k < 20 && rc == 0; k++)
+        testlib_sleep_ms(50);   /* the post's chance to show in the log (not an assertion) */
+    CHECK_INT(before, log_count("bank.test", "tag=transfer"));
+out:
+    snap_agent_free(a);
+    gate_free(gt);
+    cdp_browser_free(att);
+    if (np > 0)
+        fixture_node_stop(np);
+    cdp_browser_free(host);
+}
+
 static const test_case TESTS[] = {
     {"human_input_lock", t_human_input_lock},
     {"cast_frames", t_cast_frames},
@@ -2745,6 +2827,7 @@ static const test_case TESTS[] = {
     {"live18_message_stderr", t_live18_message_stderr},
     {"red8_untrusted_signin_unguarded", t_red8_untrusted_signin_unguarded},
     {"red8_shared_default_context", t_red8_shared_default_context},
+    {"r86c_default_context_signed", t_r86c_default_context_signed},
     {0},
 };
 

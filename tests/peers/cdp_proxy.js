@@ -6,6 +6,8 @@
 // /devtools/browser/proxy that relays to UPSTREAM_WS_URL. Prints its port on
 // stdout. MODE changes what it does:
 //   electron  refuse Target.createTarget like an Electron app does
+//   noctx     refuse Target.createBrowserContext (an Electron app, a browser
+//             that keeps its pages in its default context)
 //   garbage   answer Browser.getVersion normally, then send non-JSON text
 //   die       drop the connection (no close frame) on the first Runtime.evaluate
 //   relay     relay everything unchanged
@@ -58,6 +60,11 @@ wss.on('connection', (client) => {
     if (mode === 'electron' && msg.method === 'Target.createTarget') {
       client.send(JSON.stringify({ id: msg.id, error: { code: -32000,
         message: 'Not allowed' } }));
+      return;
+    }
+    if (mode === 'noctx' && msg.method === 'Target.createBrowserContext') {
+      client.send(JSON.stringify({ id: msg.id, error: { code: -32000,
+        message: 'Not supported' } }));
       return;
     }
     if (mode === 'garbage' && msg.method !== 'Browser.getVersion') {
