@@ -1,6 +1,7 @@
 // sweep_bench.mjs — issue 16, point 4: `cdpgate a11y --sweep` over the same
 // targets with --jobs 2 and one after another (--jobs 1), wall time of the
-// whole command each (a browser per target, its start included). Target:
+// whole command each (one browser shared by the sweep, a browser context per
+// target, since 8706de2; the browser's start included). Target:
 // jobs 2 at most 0.6x the time of one after another. Nothing is asserted
 // (figures are printed, the JSON is written); exit 1 only when a sweep did
 // not finish every target.
@@ -64,7 +65,7 @@ const serial = sweep(1);
 const par = sweep(2);
 const ratio = par.ms / serial.ms;
 const ok = serial.done === N && par.done === N;
-console.log(`  sweep of ${N} targets (a browser each): one after another ${serial.ms.toFixed(0)} ms,` +
+console.log(`  sweep of ${N} targets (one shared browser, a context each): one after another ${serial.ms.toFixed(0)} ms,` +
     ` --jobs 2 ${par.ms.toFixed(0)} ms: ${ratio.toFixed(2)}x (target: at most 0.6x)` +
     `${ok ? '' : `; NOT ALL DONE: ${serial.done}/${N} and ${par.done}/${N}`}`);
 if (serial.elements !== par.elements)

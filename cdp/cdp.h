@@ -226,6 +226,8 @@ typedef struct {
     const char *user_data_dir;  /* NULL = a fresh temporary profile */
     const char *const *args;    /* extra browser arguments, NULL-terminated */
     int timeout_ms;             /* launch deadline; 0 = 20000 */
+    bool many_contexts;         /* a new browser context per task (a sweep's
+                                   shared browser): no spare renderer */
     cdp_opts conn;
 } cdp_launch_opts;
 

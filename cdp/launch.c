@@ -328,7 +328,10 @@ static void browser_kill(cdp_browser *b)
     for (int i = 0; i < 100 && browser_alive(b); i++)
         sleep_ms(10);
     kill(-b->pid, SIGKILL);
-    if (!b->reaped && waitpid(b->pid, &b->status, 0) == b->pid)
+    pid_t r = -1;
+    while (!b->reaped && (r = waitpid(b->pid, &b->status, 0)) < 0 && errno == EINTR)
+        ;       /* a host's signal (the sweep's SIGCHLD wake-up) */
+    if (r == b->pid)
         b->reaped = true;
     /* Helpers of the group (renderers, zygotes) may linger for a moment.
      * When the host made this process a subreaper (the cdpgate program
@@ -381,6 +384,9 @@ static int launch_dirs(cdp_browser *b, const cdp_launch_opts *o, cdp_err *err)
     return 0;
 }
 
+#define FEATURES_OFF "--disable-features=Translate,MediaRouter,OptimizationHints," \
+                     "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup"
+
 /* The browser's command line into argv (room for 96 entries, ended by
  * NULL); a_udd (1200 bytes) and a_port hold the arguments built here. */
 static void launch_argv(const cdp_browser *b, const cdp_launch_opts *o, const char **argv,
@@ -400,7 +406,12 @@ static void launch_argv(const cdp_browser *b, const cdp_launch_opts *o, const ch
     argv[n++] = "--disable-sync";
     argv[n++] = "--disable-crash-reporter";
     argv[n++] = "--disable-breakpad";
-    argv[n++] = "--disable-features=Translate,MediaRouter,OptimizationHints";
+    /* The omnibox's WebUI popups: headless Chromium preloads them (two
+     * renderer processes, chrome:// pages) in every browser context, for a
+     * popup nobody ever shows. The spare renderer (kept warm for the next
+     * navigation of the last context used) is wasted when each task has a
+     * new context (o->many_contexts: the sweep's shared browser). */
+    argv[n++] = o->many_contexts ? FEATURES_OFF ",SpareRendererForSitePerProcess" : FEATURES_OFF;
     argv[n++] = "--disable-default-apps";
     argv[n++] = "--password-store=basic";
     argv[n++] = "--use-mock-keychain";
@@ -734,8 +745,8 @@ void cdp_browser_free(cdp_browser *b)
         rm_tree(b->tmpdir);
     if (b->lifeline >= 0)
         close(b->lifeline);
-    if (b->watchdog > 0)
-        waitpid(b->watchdog, NULL, 0);
+    while (b->watchdog > 0 && waitpid(b->watchdog, NULL, 0) < 0 && errno == EINTR)
+        ;
     free(b);
 }
 

@@ -63,6 +63,8 @@ typedef struct {
     const char *a11y_dir;   /* --a11y-dir DIR (mcp): browser_a11y_scan's reports */
     const char *a11y_sweep; /* --sweep TARGETS (a11y): the sweep's targets file */
     int a11y_jobs;          /* --jobs N (a11y --sweep): targets at once; 0 = 2 */
+    bool many_contexts;     /* the browser gets a context per task (the sweep's
+                               shared browser: cdp_launch_opts.many_contexts) */
     bool live;              /* --live (mcp): a takeover opens the live view (issue 15) */
     const char *live_notify;/* --live-notify PROG: gets the live view's link on stdin */
     int live_ttl_s;         /* --live-ttl SECONDS: the link's lifetime; 0 = 600 */

@@ -25,6 +25,7 @@ cdp_browser *cli_browser_open(const cli_opts *o, cdp_err *err)
     lo.use_port = o->use_port;
     lo.headed = o->headed;
     lo.args = o->args;
+    lo.many_contexts = o->many_contexts;
     lo.timeout_ms = o->timeout_ms < 20000 ? 20000 : o->timeout_ms;
     return cdp_browser_launch(&lo, err);
 }
@@ -397,6 +398,7 @@ int cli_doctor(const cli_opts *o, int argc, char **argv)
     lo.browser = path;
     lo.headed = o->headed;
     lo.args = o->args;
+    lo.many_contexts = o->many_contexts;
     lo.timeout_ms = o->timeout_ms < 20000 ? 20000 : o->timeout_ms;
 
     /* 1. pipe */

@@ -526,6 +526,7 @@ static void close_others(int keep)
 
 static _Noreturn void child(const sweep *S, size_t i, pid_t parent, int fd)
 {
+    signal(SIGCHLD, SIG_DFL);           /* the parent's wake-up (schedule) */
 #if defined(__linux__)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     prctl(PR_SET_CHILD_SUBREAPER, 1);   /* reaps its own browser's helpers (--port) */
@@ -721,7 +722,9 @@ static int shared_ready(sweep *S)
     if (S->mux && !cdp_conn_dead(cdp_browser_conn(S->b)))
         return 0;
     shared_end(S);
-    S->b = cli_browser(S->o, "a11y");
+    cli_opts so = *S->o;
+    so.many_contexts = true;    /* a context per target: no spare renderer */
+    S->b = cli_browser(&so, "a11y");
     cdp_err e = {0};
     S->mux = S->b ? cdp_mux_new(cdp_browser_conn(S->b), &e) : NULL;
     if (!S->mux) {
@@ -841,6 +844,10 @@ static int reap(sweep *S, slot *sl, int jobs)
     }
 }
 
+/* SIGCHLD interrupts the router's poll (no SA_RESTART): a child that
+ * ended is reaped at once, not at the poll's 200 ms. */
+static void on_child(int sig) { (void)sig; }
+
 /* With the shared browser: route until some child of ours ended (only our
  * children are waited for: the browser and its watchdog are ours too).
  * *n gets how many ended; returns the failures. */
@@ -867,6 +874,11 @@ static int schedule(sweep *S, int jobs)
     bool *started = calloc(S->t.n, sizeof *started);
     if (!started)
         return EXIT_FAIL;
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_child;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGCHLD, &sa, &old);
     int failed = 0, running = 0;
     for (;;) {
         while (running < jobs) {
@@ -895,6 +907,7 @@ static int schedule(sweep *S, int jobs)
             running--;
         }
     }
+    sigaction(SIGCHLD, &old, NULL);
     free(started);
     return failed ? EXIT_FAIL : EXIT_OK;
 }
