@@ -840,12 +840,17 @@ int gate_classify(const gate_request *req, int *conseq, char *why, size_t cap)
     if (!req || !req->tool)
         return GATE_EINVAL;
     /* An open of the service whose session the context holds: the words
-     * of the URL, as a link's name (a GET endpoint may do the thing). */
-    int k = tool_is(req, "open") ? url_on_service(req, req->url, why, cap) : 0;
-    if (k) {
+     * of the URL, as a link's name (a GET endpoint may do the thing); an
+     * account-security act there is confirmed, as a button doing it is
+     * (red team s17, R7-7). */
+    int k = 0;
+    if (tool_is(req, "open") && req->service && *req->service && req->url && *req->url &&
+        url_same_site(req->service, req->url)) {
+        int cls = gate_classify_get_class(req->url, false, &k, why, cap);
         if (conseq)
             *conseq = k;
-        return GATE_CLASS_CONSEQUENTIAL;
+        if (cls != GATE_CLASS_READ)
+            return cls;
     }
     if (!gate_is_state_change(req)) {
         gate_why(why, cap, "read: %s%s%s", req->tool, " does not change the page", "");

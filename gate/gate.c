@@ -390,6 +390,14 @@ static bool http_url(const char *u)
     return u && (strncasecmp(u, "http://", 7) == 0 || strncasecmp(u, "https://", 8) == 0);
 }
 
+/* url, on the service whose session the context holds, names an
+ * account-security act (gate_classify_get_class). */
+static bool account_act(const gate_request *req, const char *url)
+{
+    return req->service && *req->service && url && *url && url_same_site(req->service, url) &&
+           gate_classify_get_class(url, false, NULL, NULL, 0) == GATE_CLASS_AUTH_CHANGE;
+}
+
 /* On an authenticated origin, a navigation that only reads is not a state
  * change to confirm: a click on a plain link (no download) to a granted
  * http(s) origin, or a click on a GET form's submit button and typing into
@@ -405,6 +413,10 @@ static bool nav_read(const gate *gt, const gate_request *req, gate_decision *d)
         return false;
     bool click = strcmp(req->tool, "click") == 0, type = strcmp(req->tool, "type") == 0;
     char q[72];
+    /* Not when the address changes the account's security (red team s17,
+     * R7-7: "/settings/disable-2fa"): confirmed, as an open of it is. */
+    if (click && t->href && account_act(req, t->href))
+        return false;
     if (click && t->href && *t->href && !t->download && http_url(t->href) &&
         gate_url_allowed(gt, t->href)) {
         url_for_reason(q, sizeof q, t->href, false);
@@ -415,7 +427,7 @@ static bool nav_read(const gate *gt, const gate_request *req, gate_decision *d)
     }
     bool get_form = t->form_action && http_url(t->form_action) && t->form_method &&
                     strcmp(t->form_method, "get") == 0 && gate_url_allowed(gt, t->form_action);
-    if (get_form && ((click && t->submits) || type)) {
+    if (get_form && ((click && t->submits) || type) && !account_act(req, t->form_action)) {
         url_for_reason(q, sizeof q, t->form_action, false);
         gate_verdict(d, GATE_ALLOW, "read: a GET form to %s on an authenticated origin only "
                      "navigates (what the page sends is confirmed when it leaves)", q);

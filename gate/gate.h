@@ -379,6 +379,14 @@ int gate_classify_url(const char *url, char *why, size_t cap);
  * follows, as of a ".html" page's; the directory words are read
  * ("/account/delete/x.png" is a delete). */
 int gate_classify_get(const char *url, bool statics, char *why, size_t cap);
+/* As gate_classify_get, with the class: GATE_CLASS_CONSEQUENTIAL (*conseq
+ * the kind), GATE_CLASS_AUTH_CHANGE when the URL changes the account's
+ * security without a consequential word (red team s17, R7-7: "/settings/
+ * disable-2fa", "/change-email?email=..", "/add-payee?iban=..",
+ * "/mail/forward-all", "/transfer-ownership", "/oauth/authorize?..&
+ * allow=1": confirmed on the service, as a button doing it is), else
+ * GATE_CLASS_READ. conseq and why may be NULL. */
+int gate_classify_get_class(const char *url, bool statics, int *conseq, char *why, size_t cap);
 
 /* The kind of consequential operation a field of a request's body names
  * (red team s14, R4-9): the value of an operation key (action, op, cmd,

@@ -188,6 +188,19 @@ const char *gate_op_value(const char *v, size_t b, size_t l);
  * "closeaccount"); else GATE_CONSEQ_NONE. what (may be NULL) gets the
  * word that decided (at most 64 bytes of it). O(strlen(url)). */
 int gate_url_act(const char *url, size_t path_len, char *what, size_t cap);
+/* url (path and query, percent-decoded) names an act noun (order, account,
+ * subscription, payment, ...: what a query key's act acts on). */
+bool gate_url_noun(const char *url);
+/* url names a thing an account-security act acts on (2fa, email, payee,
+ * key, owner, oauth, client, role, ...; red team s17, R7-7). */
+bool gate_url_sec_noun(const char *url);
+/* The path (the first path_len bytes of url, percent-decoded) names an
+ * account-security act (red team s17, R7-7): a segment of a verb that
+ * changes who signs in, who gets the mail or money, who owns or
+ * administers ("disable-2fa", "forward-all", "transfer-ownership", or
+ * with data, the query carrying a value: "change-email", "add-payee",
+ * "add-ssh-key"), the URL naming what it acts on. what gets the verb. */
+bool gate_url_account(const char *url, size_t path_len, bool data, char *what, size_t cap);
 
 /* ---- audit.c ---- */
 

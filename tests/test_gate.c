@@ -3597,7 +3597,6 @@ static const struct {
     {"https://bank.test/account/closed-accounts", U0},
     {"https://bank.test/blog/how-to-cancel-a-flight", U0},
     {"https://bank.test/help/articles/why-close-an-account-early", U0},
-    {"https://bank.test/docs/delete.html", U0},
     {"https://bank.test/docs/cancel.html", U0},
     {"https://bank.test/checkout/complete", U0},
     {"https://bank.test/cart/checkout/complete", U0},
@@ -3632,6 +3631,196 @@ static const struct {
     {"https://bank.test/icons/close.svg?v=3", U0},
     {"https://bank.test/img/cancel.png?v=2", U0},
     {"https://bank.test/api/conversations.archive", U0},
+    /* red team s17, R7-3: path parameters, "%3B", a trailing dot, a dot
+     * file before the name: routed as the act, never a static page */
+    {"https://bank.test/gate/r7sa/delete-account;.html", UD},
+    {"https://bank.test/gate/r7sb/account/delete;x.html", UD},
+    {"https://bank.test/gate/r7sc/transfer/send;.htm", US},
+    {"https://bank.test/account/delete;jsessionid=1.html", UD},
+    {"https://bank.test/account/delete%3B.html", UD},
+    {"https://bank.test/account/delete.html.", UD},
+    {"https://bank.test/account/delete/.html", UD},
+    {"https://bank.test/orders/5/cancel;.HTML", UD},
+    {"https://bank.test/account/delete.html", UD},
+    {"https://bank.test/orders/5/cancel.html", UD},
+    {"https://bank.test/account/close-account.htm", UD},
+    /* R7-9: a format suffix routers take, a route in a query value */
+    {"https://bank.test/gate/r7ra/orders/123/cancel.pdf", UD},
+    {"https://bank.test/gate/r7rb/account/close.csv", UD},
+    {"https://bank.test/gate/r7rc/subscription/cancel.xhtml", UD},
+    {"https://bank.test/orders/5/cancel.txt", UD},
+    {"https://bank.test/invoices/5/pay.json", US},
+    {"https://bank.test/gate/index.php?r=order/cancel&id=5&tag=r7rd", UD},
+    {"https://bank.test/gate/index.php?route=account/close&tag=r7re", UD},
+    {"https://bank.test/index.php?option=com_x&task=article.delete&id=5", UD},
+    {"https://bank.test/x?_method=DELETE", UD},
+    {"https://bank.test/x?action=delete&id=5", UD},
+    {"https://bank.test/docs/..;/account/delete", UD},
+    {"https://bank.test/docs/123/delete", UD},
+    {"https://bank.test/help/orders/5/cancel", UD},
+    /* R7-12's acts that stay acts: a confirmation of a thing paid, bought
+     * or merged; a key act with a flag on a URL naming its thing */
+    {"https://bank.test/account/transfer/confirm?token=abc", US},
+    {"https://bank.test/checkout/order/confirm?token=EC-1", UP},
+    {"https://bank.test/orders/5?cancel=yes", UD},
+    {"https://bank.test/inbox?delete_dialog=now", UD},
+    /* not acts: R7-12's confirmation links (sign-up, email change, sign-in,
+     * password reset, newsletter opt-in) */
+    {"https://bank.test/gate/email/confirm?token=k3j9x2m7&tag=r7fa", U0},
+    {"https://bank.test/gate/account/confirm?token=k3j9x2m7&tag=r7fb", U0},
+    {"https://bank.test/gate/signup/confirm?tag=r7fc", U0},
+    {"https://bank.test/email/confirm/abc123", U0},
+    {"https://bank.test/login/confirm", U0},
+    {"https://bank.test/password/reset/confirm?token=abc", U0},
+    {"https://bank.test/newsletter/confirm?token=abc", U0},
+    {"https://github.com/users/confirm_email?token=abc", U0},
+    {"https://accounts.google.com/signin/v2/challenge/confirm", U0},
+    /* the strong words after a docs segment, any host's words, a help
+     * centre's weak verbs: read (red team s18, R8-3; the guard is
+     * red8_url_docs_words) */
+    {"https://bank.test/docs/delete.html", UD},
+    {"https://docs.stripe.com/api/customers/delete", UD},
+    {"https://docs.gitlab.com/ee/api/merge_requests/merge", UX},
+    {"https://learn.microsoft.com/en-us/graph/api/user-delete?view=graph-rest-1.0", UD},
+    {"https://bank.test/help/articles/cancel", UD},
+    {"https://bank.test/help/v2/close-account", UD},
+    {"https://bank.test/docs/api/accounts/delete", UD},
+    {"https://bank.test/docs/api/transfers/send", US},
+    {"https://bank.test/docs/api/invoices/5/pay", US},
+    {"https://bank.test/faq/subscription/cancel", UD},
+    {"https://support.bank.test/tickets/close", UD},
+    /* red team s18's note, held shapes of R7-3 and R7-9 */
+    {"https://bank.test/account/DELETE.HTML", UD},
+    {"https://bank.test/account/del%65te.html", UD},
+    {"https://bank.test/orders/5/cancel.docx", UD},
+    {"https://bank.test/orders/5/cancel.xlsx", UD},
+    {"https://bank.test/index.php?r=order%2Fcancel", UD},
+    {"http://developer.bank.test/keys/revoke", UD},
+    {"http://docs.bank.test/payments/pay", US},
+    {"http://help.bank.test/subscription/cancel", UD},
+    /* red team s18 (the note's point 3): "confirm" of a thing held other
+     * than the account is a delete, in an account's flow too */
+    {"https://bank.test/account/subscription/confirm", UD},
+    {"https://bank.test/account/membership/confirm", UD},
+    {"https://bank.test/account/subscriptions/5/confirm?token=x", UD},
+    /* the service's API reference (after a docs, documentation, reference,
+     * apidocs segment; no id after it): its weak verbs are pages' names */
+    {"https://bank.test/gate/docs/api/orders/cancel?tag=r7fd", U0},
+    {"https://bank.test/docs/cancel", U0},
+    {"https://bank.test/api/docs/subscriptions/cancel", U0},
+    {"https://stripe.com/docs/api/subscriptions/cancel", U0},
+    {"https://stripe.com/docs/api/payment_intents/confirm", U0},
+    {"https://stripe.com/docs/api/payment_intents/capture", U0},
+    {"https://docs.github.com/en/rest/repos/repos", U0},
+    {"https://support.google.com/accounts/answer/32046", U0},
+    /* a UI flag, a return address, a key that names no thing */
+    {"https://bank.test/gate/inbox?close=1&tag=r7fe", U0},
+    {"https://bank.test/settings?confirm=1", U0},
+    {"https://bank.test/inbox?delete_dialog=open", U0},
+    {"https://bank.test/account?showDeleteModal=true", U0},
+    {"https://outlook.office.com/mail/inbox?deleteDialog=1", U0},
+    {"https://bank.test/pay?return=https%3A%2F%2Fshop.test%2Fok&cancel=https%3A%2F%2Fshop.test"
+     "%2Fcart", U0},
+    {"https://bank.test/orders/5?cancel=https%3A%2F%2Fshop.test%2Fback", U0},
+    {"https://bank.test/login?next=/orders/5/cancel", U0},
+    {"https://bank.test/x?r=site/index", U0},
+    /* a static file's extension is a file's, still */
+    {"https://bank.test/orders/5/cancel.png", U0},
+    {"https://bank.test/orders/5/receipt.pdf", U0},
+    {"https://bank.test/orders/5/order-confirmation.pdf", U0},
+};
+
+/* Red team s17, R7-7: the GETs that change an account's security (who
+ * signs in, who gets its mail or money, who owns or administers it) are
+ * auth_change (a confirmation), not reads; the pages around them (the
+ * settings, the forms before the act, the consent screen) are reads.
+ * Labelled from real shapes (GitHub, GitLab, Google, Microsoft 365,
+ * banks, webmail, admin panels). */
+static const struct {
+    const char *url;
+    int cls;
+} URL_ACCOUNT[] = {
+    {"https://bank.test/gate/settings/disable-2fa?tag=r7ta", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/gate/change-email?email=mallory%40evil.test&tag=r7tb",
+     GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/gate/add-payee?name=Mallory&iban=GB00MALL0RY&tag=r7tc",
+     GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/gate/mail/forward-all?to=mallory%40evil.test&tag=r7td",
+     GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/gate/transfer-ownership?to=mallory&tag=r7te", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/gate/add-ssh-key?key=ssh-ed25519+AAAAC3Nz&tag=r7tf",
+     GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/gate/oauth/authorize?client_id=evil&allow=1&tag=r7tg",
+     GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/settings/2fa/disable", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/settings/disableTwoFactor", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/account/changeemail?new=m%40evil.test", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/users/5/ban", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/admin/users/5/block", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/admin/members/5/make-admin?role=owner", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/settings/apps/5/unlink", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/payees/add?iban=GB00X&name=M", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/api/webhooks/create?url=https%3A%2F%2Fevil.test", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/password/reset?email=m%40evil.test", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/settings/recovery/phone/update?phone=5550100", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/oauth2/auth?client_id=evil&consent=yes", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/apps/authorize?app=evil&approved=true", GATE_CLASS_AUTH_CHANGE},
+    /* red team s18 (the note's point 2): REST shapes, an account's data in
+     * the query (an email address, an account number, a key, a URL, a
+     * phone number, a role), a sign-in factor turned off */
+    {"https://bank.test/payees/new?iban=GB00MALL", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/payees?iban=GB29NWBK60161331926819&name=Mallory", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/settings/email?new=mallory%40evil.test", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/settings?email=mallory%40evil.test", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/mail/settings/forwarding?address=mallory%40evil.test", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/mail/autoforward?to=mallory%40evil.test", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/settings/keys/new?key=ssh-ed25519+AAAAC3Nz", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/settings/2fa?enabled=0", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/settings/two-factor/off", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/settings/security?mfa=off", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/oauth/authorize?client_id=evil&decision=allow", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/oauth/authorize?client_id=evil&authorize=Allow", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/admin/users/5?role=admin", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/webhooks/new?url=http%3A%2F%2Fevil.test", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/settings/recovery?phone=%2B15550001", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/settings/password?new=hunter2", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/repo/settings/owner?new=mallory", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/transfers/new?beneficiary=Mallory", GATE_CLASS_AUTH_CHANGE},
+    {"https://bank.test/team/invite?who=m%40evil.test", GATE_CLASS_AUTH_CHANGE},
+    /* and their pages: a search, a view, a form with no value */
+    {"https://bank.test/search?q=alice%40example.com", GATE_CLASS_READ},
+    {"https://bank.test/mail/search?query=m%40evil.test", GATE_CLASS_READ},
+    {"https://bank.test/statements?account=5", GATE_CLASS_READ},
+    {"https://bank.test/orders/5?cancel_url=https%3A%2F%2Fshop.test%2Fback", GATE_CLASS_READ},
+    {"https://bank.test/settings/2fa", GATE_CLASS_READ},
+    {"https://bank.test/settings/security?tab=mfa", GATE_CLASS_READ},
+    {"https://bank.test/settings/password", GATE_CLASS_READ},
+    {"https://bank.test/help/owner-faq?page=2", GATE_CLASS_READ},
+    {"https://bank.test/settings/2fa?enabled=1", GATE_CLASS_READ},
+    /* consequential words win: a stop */
+    {"https://bank.test/settings/keys/5/delete", GATE_CLASS_CONSEQUENTIAL},
+    {"https://bank.test/payees/remove?id=7", GATE_CLASS_CONSEQUENTIAL},
+    {"https://bank.test/oauth/approve?client_id=evil", GATE_CLASS_CONSEQUENTIAL},
+    /* reads: settings, forms before the act, consent screens, sign-in flows */
+    {"https://github.com/settings/keys/new", GATE_CLASS_READ},
+    {"https://github.com/settings/ssh/new", GATE_CLASS_READ},
+    {"https://github.com/settings/security", GATE_CLASS_READ},
+    {"https://github.com/login/oauth/authorize?client_id=abc&scope=repo", GATE_CLASS_READ},
+    {"https://accounts.google.com/o/oauth2/v2/auth?client_id=x&redirect_uri=y",
+     GATE_CLASS_READ},
+    {"https://myaccount.google.com/signinoptions/two-step-verification", GATE_CLASS_READ},
+    {"https://gitlab.com/-/profile/two_factor_auth", GATE_CLASS_READ},
+    {"https://bank.test/settings/2fa/enable", GATE_CLASS_READ},
+    {"https://bank.test/password/reset?token=abc", GATE_CLASS_READ},
+    {"https://bank.test/users/password/edit?reset_password_token=x", GATE_CLASS_READ},
+    {"https://bank.test/settings/blocked-users", GATE_CLASS_READ},
+    {"https://bank.test/mail/settings/forwarding", GATE_CLASS_READ},
+    {"https://bank.test/messages/5/forward", GATE_CLASS_READ},
+    {"https://bank.test/accounts/5/transfer", GATE_CLASS_READ},
+    {"https://bank.test/payees/add", GATE_CLASS_READ},
+    {"https://bank.test/help/how-to-disable-2fa", GATE_CLASS_READ},
+    {"https://bank.test/settings?confirm=1", GATE_CLASS_READ},
+    {"https://outlook.office.com/mail/options/mail/forwarding", GATE_CLASS_READ},
 };
 
 static void t_classify_url_acts(void)
@@ -3648,6 +3837,17 @@ static void t_classify_url_acts(void)
         }
     }
     printf("  url acts: %zu labelled URLs (%zu acts, %zu not)\n", n, acts, n - acts);
+    /* Account-security GETs (R7-7): the class, and the kind a read has. */
+    size_t na = sizeof URL_ACCOUNT / sizeof URL_ACCOUNT[0];
+    for (size_t i = 0; i < na; i++) {
+        char w[300];
+        int k = -1, c = gate_classify_get_class(URL_ACCOUNT[i].url, false, &k, w, sizeof w);
+        if (!CHECK_INT(URL_ACCOUNT[i].cls, c))
+            test_fail_detail("%s: %s", URL_ACCOUNT[i].url, w);
+        if (c == GATE_CLASS_AUTH_CHANGE)
+            CHECK(k == GATE_CONSEQ_NONE && strstr(w, "auth_change") == w);
+    }
+    printf("  account acts: %zu labelled URLs\n", na);
     /* An operation key's value in a body, read as a GET's. */
     char why[300];
     CHECK_INT(UD, gate_classify_body_op("action", "deleteuser", why, sizeof why));
@@ -4056,6 +4256,42 @@ static void t_red8_url_docs_words(void)
     }
 }
 
+/* Red team s17, R7-7: an account-security address on the service is
+ * confirmed (auth_change), whether opened or reached by a link or a GET
+ * form (no read by navigation then); elsewhere, a read. */
+static void t_decide_account_get(void)
+{
+    gate *gt = mk(BANK, NULL);
+    if (!gt)
+        return;
+    gate_decision d;
+    gate_request r = readreq("open", "https://bank.test");
+    r.url = "https://bank.test/settings/disable-2fa";
+    r.service = "https://bank.test";
+    r.authenticated = true;
+    CHECK_INT(GATE_CONFIRM, decide(gt, &r, &d));
+    CHECK_INT(GATE_CLASS_AUTH_CHANGE, d.cls);
+    has(d.reason, "auth_change");
+    r.url = "https://bank.test/settings/security";
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    CHECK_INT(GATE_CLASS_READ, d.cls);
+    gate_target lk = {.role = "link", .name = "Security",
+                      .href = "https://bank.test/change-email?email=m%40evil.test"};
+    r = click("https://bank.test", true, &lk);
+    r.service = "https://bank.test";
+    CHECK_INT(GATE_CONFIRM, decide(gt, &r, &d));
+    CHECK_INT(GATE_CLASS_AUTH_CHANGE, d.cls);
+    lk.href = "https://bank.test/settings/email";
+    CHECK_INT(GATE_ALLOW, decide(gt, &r, &d));
+    CHECK_INT(GATE_CLASS_READ, d.cls);
+    gate_target go = {.role = "button", .name = "Go", .submits = true, .form_method = "get",
+                      .form_action = "https://bank.test/mail/forward-all?to=m%40evil.test"};
+    r = click("https://bank.test", true, &go);
+    r.service = "https://bank.test";
+    CHECK_INT(GATE_CONFIRM, decide(gt, &r, &d));
+    gate_free(gt);
+}
+
 static const test_case TESTS[] = {
     {"classify_url", t_classify_url},
     {"red8_url_docs_words", t_red8_url_docs_words},
@@ -4065,6 +4301,7 @@ static const test_case TESTS[] = {
     {"classify_get_statics", t_classify_get_statics},
     {"auth_gets_and_cover_url", t_auth_gets_and_cover_url},
     {"decide_service_context", t_decide_service_context},
+    {"decide_account_get", t_decide_account_get},
     {"courier_taint", t_courier_taint},
     {"classify_secret_mask", t_classify_secret_mask},
     {"grant_full", t_grant_full},

@@ -102,6 +102,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int k = gate_classify_get(s, size & 1, gw, sizeof gw);
     CHECK(k >= GATE_CONSEQ_NONE && k <= GATE_CONSEQ_PRODUCTION);
     CHECK((k != GATE_CONSEQ_NONE) == (gw[0] != 0));
+    /* With the class (red team s17, R7-7): consequential exactly with a
+     * kind, auth_change and read with none. */
+    int kk = -1, c = gate_classify_get_class(s, size & 1, &kk, gw, sizeof gw);
+    CHECK(c == GATE_CLASS_READ || c == GATE_CLASS_AUTH_CHANGE || c == GATE_CLASS_CONSEQUENTIAL);
+    CHECK((c == GATE_CLASS_CONSEQUENTIAL) == (kk != GATE_CONSEQ_NONE));
+    CHECK(c != GATE_CLASS_CONSEQUENTIAL || kk == k);
+    CHECK((c != GATE_CLASS_READ) == (gw[0] != 0));
     k = gate_classify_body_op((size & 2) ? "action" : "op", s, gw, sizeof gw);
     CHECK(k >= GATE_CONSEQ_NONE && k <= GATE_CONSEQ_PRODUCTION);
 
