@@ -155,6 +155,9 @@ void snap_act_sb_page(base_buf *b, const char *s, size_t max, unsigned mode);
 void snap_act_sb_quoted(base_buf *b, const char *s, size_t max);
 const char *snap_act_pg(char *buf, size_t cap, const char *s);
 void snap_act_sb_url(base_buf *b, const char *url, size_t max);
+/* A navigation's URL: its origin, then its path and query inside a's
+ * page-content markers (red team s18, R8-2). */
+void snap_act_sb_nav_url(const snap_agent *a, base_buf *b, const char *url, size_t max);
 void snap_act_redact_tab_urls(snap_agent *a, int tab_id, bool strict, const char *const *fields);
 int snap_act_fail(snap_result *r, int code, const char *fmt, ...)
 #if defined(__GNUC__)

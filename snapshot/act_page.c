@@ -186,7 +186,7 @@ static int history_run(snap_agent *a, int delta, snap_result *r)
     if (w.same_doc) {
         base_buf ub = {0};
         char *sc = snap_scrub_url(a, url);
-        snap_act_sb_url(&ub, sc ? sc : "", 300);
+        snap_act_sb_nav_url(a, &ub, sc ? sc : "", 300);
         free(sc);
         snprintf(did, sizeof did, "went %s to %s (same document)",
                  delta < 0 ? "back" : "forward", ub.s && !ub.oom ? ub.s : "");

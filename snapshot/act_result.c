@@ -279,17 +279,17 @@ void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *st, b
         base_buf_printf(b, "the tab closed");
     if (st->navigated && t && !t->closed && t->nframes) {
         base_buf_printf(b, "%snavigated to ", b->len > start ? "; " : "");
-        snap_act_sb_url(b, t->frames[0].url, 300);
+        snap_act_sb_nav_url(a, b, t->frames[0].url, 300);
     } else if (st->in_page && t && !t->closed && t->nframes) {
         base_buf_printf(b, "%smoved within the page to ", b->len > start ? "; " : "");
-        snap_act_sb_url(b, t->frames[0].url, 300);
+        snap_act_sb_nav_url(a, b, t->frames[0].url, 300);
     }
     for (int i = 0; i < st->nnew; i++) {
         snap_tab *nt = snap_tab_by_id(a, st->new_tabs[i]);
         base_buf_printf(b, "%sopened tab t%d", b->len > start ? "; " : "", st->new_tabs[i]);
         if (nt && nt->nframes && nt->frames[0].url) {
             base_buf_printf(b, " at ");
-            snap_act_sb_url(b, nt->frames[0].url, 300);
+            snap_act_sb_nav_url(a, b, nt->frames[0].url, 300);
         }
     }
     if (st->dialog && t) {
@@ -309,7 +309,8 @@ void snap_settled_describe(snap_agent *a, snap_tab *t, const snap_settled *st, b
 
 /* A pending request's URL as shown (st->pending[i].url: no query or
  * fragment was kept): the path alone on the page's own origin; session
- * values scrubbed, redacted, one token (snap_act_sb_url). */
+ * values scrubbed, redacted, one token, the page's path inside the
+ * page-content markers (snap_act_sb_nav_url). */
 static void sb_pending_url(snap_agent *a, snap_tab *t, const char *url, base_buf *b)
 {
     const char *o = t && t->nframes ? t->frames[0].origin : "";
@@ -317,7 +318,7 @@ static void sb_pending_url(snap_agent *a, snap_tab *t, const char *url, base_buf
     if (ol && strncmp(url, o, ol) == 0 && url[ol] == '/')
         url += ol;
     char *sc = snap_scrub_url(a, url);
-    snap_act_sb_url(b, sc ? sc : "", 120);
+    snap_act_sb_nav_url(a, b, sc ? sc : "", 120);
     free(sc);
 }
 

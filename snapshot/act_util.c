@@ -126,11 +126,9 @@ char *snap_url_redact_act(const snap_agent *a, const char *url)
     return snap_url_redact(url, true, names);
 }
 
-/* Append a URL from the page, redacted and as one token, at most max bytes. */
-void snap_act_sb_url(base_buf *b, const char *url, size_t max)
+/* Append u as one token, at most max bytes (sb_url's encoding). */
+static void sb_token(base_buf *b, const char *u, size_t max)
 {
-    char *red = snap_url_redact(url ? url : "", false, NULL);
-    const char *u = red ? red : "";
     size_t len = strlen(u), used = 0;
     for (size_t i = 0; i < len;) {
         unsigned char c = (unsigned char)u[i];
@@ -154,6 +152,42 @@ void snap_act_sb_url(base_buf *b, const char *url, size_t max)
         base_buf_put(b, u + i, n);
         used += n;
         i += n;
+    }
+}
+
+/* Append a URL from the page, redacted and as one token, at most max bytes. */
+void snap_act_sb_url(base_buf *b, const char *url, size_t max)
+{
+    char *red = snap_url_redact(url ? url : "", false, NULL);
+    sb_token(b, red ? red : "", max);
+    free(red);
+}
+
+/* Append the URL a page navigated to (red team s18, R8-2): the page chose
+ * its path and query, so only the origin (cdpgate's serialisation of the
+ * parsed URL) is cdpgate's text; the rest (path, query, fragment, at most
+ * max bytes), or a whole URL that is no http(s) one, goes inside a's
+ * page-content markers, on one line, encoded as snap_act_sb_url encodes. A
+ * bare "/" is written plain. */
+void snap_act_sb_nav_url(const snap_agent *a, base_buf *b, const char *url, size_t max)
+{
+    char *red = snap_url_redact(url ? url : "", false, NULL);
+    const char *u = red ? red : "";
+    url_parts p;
+    char origin[URL_ORIGIN_MAX];
+    const char *rest = u;
+    if (url_parse(u, &p, NULL) == 0 && !p.stripped && p.rest <= strlen(u) &&
+        (p.scheme == URL_SCHEME_HTTP || p.scheme == URL_SCHEME_HTTPS) &&
+        url_parts_origin(&p, origin, sizeof origin) == 0) {
+        sb_token(b, origin, URL_ORIGIN_MAX);
+        rest = u + p.rest;
+    }
+    if (strcmp(rest, "/") == 0 || (*rest == 0 && rest != u)) {
+        base_buf_puts(b, "/");
+    } else {
+        base_buf_printf(b, "%s<<<page-content nonce=%s>>>", rest == u ? "" : " ", a->nonce);
+        sb_token(b, rest, max);
+        base_buf_printf(b, "<<<end page-content nonce=%s>>>", a->nonce);
     }
     free(red);
 }

@@ -620,7 +620,9 @@ static void t_never_quiet_regression(void)
         test_fail_detail("the open took %.0f ms", ms);
     has(r.text, "Never quiet");
     has(r.text, "still pending");
-    has(r.text, "GET /hold");
+    /* The page chose the path: inside the page-content markers (R8-2). */
+    has(r.text, "GET <<<page-content nonce=");
+    has(r.text, ">>>/hold<<<end page-content nonce=");
     has(r.structured, "\"pending\":[");
     CHECK(r.text && !strstr(r.text, "secret-cursor"));
     CHECK(r.structured && !strstr(r.structured, "secret-cursor"));
