@@ -2648,10 +2648,7 @@ static char *red8_ref_of(const char *text, const char *needle, char *ref, size_t
     return ref;
 }
 
-/* shared: the browser refused a context of ours (Electron over --connect:
- * a->ctx_shared), so the untrusted context is its default one, holding the
- * user's own sign-in: no takeover, no hand-back (R8-6 c). */
-static void untrusted_signin_case(bool shared)
+static void t_red8_untrusted_signin_unguarded(void)
 {
     gate_grant g;
     memset(&g, 0, sizeof g);
@@ -2669,24 +2666,13 @@ static void untrusted_signin_case(bool shared)
         return;
     }
     CHECK_INT(0, (int)snap_tab_current(x.a)->ctx);     /* the untrusted context */
-    if (shared) {
-        /* the user signed in to the bank in the app before cdpgate came
-         * (here as the person would, with no hand-back: nothing marks the
-         * context but its being the browser's own) */
-        gate_set_mode(x.g, GATE_MODE_HUMAN, "test: the user, before the agent");
-        person_form_sign_in(x.a);
-        gate_set_mode(x.g, GATE_MODE_AGENT, "test: the agent starts");
-        x.a->ctx_shared = true;
-        CHECK(!x.a->ctxs[0].person);
-    } else {
-        /* the person holds control and signs in on the bank's login page */
-        gate_set_mode(x.g, GATE_MODE_HUMAN, "test: browser_takeover");
-        person_form_sign_in(x.a);
-        snap_handback h;
-        snap_human_handback(x.a, true, &h);
-        gate_set_mode(x.g, GATE_MODE_AGENT, "test: handed back");
-        CHECK(!h.saved);
-    }
+    /* the person holds control and signs in on the bank's login page */
+    gate_set_mode(x.g, GATE_MODE_HUMAN, "test: browser_takeover");
+    person_form_sign_in(x.a);
+    snap_handback h;
+    snap_human_handback(x.a, true, &h);
+    gate_set_mode(x.g, GATE_MODE_AGENT, "test: handed back");
+    CHECK(!h.saved);
     /* the agent goes on: the bank's transfer page, its Send button */
     char url[200], ref[16];
     testlib_world_url(&world, url, sizeof url, "bank.test", "/gate/bank/transfer.html");
@@ -2716,10 +2702,8 @@ static void untrusted_signin_case(bool shared)
     testlib_rig_down(&x);
 }
 
-static void t_red8_untrusted_signin_unguarded(void) { untrusted_signin_case(false); }
-static void t_red8_shared_default_context(void) { untrusted_signin_case(true); }
 
-/* R8-6 c end to end (red8_shared_default_context sets ctx_shared by hand):
+/* R8-6 c end to end:
  * attached to a browser that refuses a browser
  * context of cdpgate's own (Electron; a browser attached with --connect),
  * the agent's untrusted context IS the browser's default context, with its
@@ -2826,7 +2810,6 @@ static const test_case TESTS[] = {
     {"live18_account_lure_host", t_live18_account_lure_host},
     {"live18_message_stderr", t_live18_message_stderr},
     {"red8_untrusted_signin_unguarded", t_red8_untrusted_signin_unguarded},
-    {"red8_shared_default_context", t_red8_shared_default_context},
     {"r86c_default_context_signed", t_r86c_default_context_signed},
     {0},
 };
