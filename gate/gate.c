@@ -1053,7 +1053,7 @@ int gate_decide_auth_request(gate *gt, const gate_auth_request *q, gate_decision
     if (kind) {
         d->cls = GATE_CLASS_CONSEQUENTIAL;
         d->conseq = kind;
-        if (q->covered == GATE_CLASS_CONSEQUENTIAL && (!nav || q->shown_url))
+        if (q->covered == GATE_CLASS_CONSEQUENTIAL && (nav ? q->shown_url : !q->shown_other))
             return gate_verdict(d, GATE_ALLOW, "covered: the consequential action the human "
                                 "confirmed (a bound rule) is in progress on its tab (%s)", why);
         /* Under the cover, a GET to another address than the one the human
@@ -1070,6 +1070,15 @@ int gate_decide_auth_request(gate *gt, const gate_auth_request *q, gate_decision
     if (nav)
         return gate_verdict(d, GATE_ALLOW, "a %s whose URL words are not consequential: a "
                             "read", q->document ? "navigation" : "GET");
+    /* Under the cover, data sent to another address than the one the
+     * human was shown (a key's keydown moved the focus into another form;
+     * a handler posted elsewhere) is not what they said yes to (red team
+     * s19, R9-1): asked on its own. */
+    if (q->covered >= 0 && q->shown_other)
+        return gate_verdict(d, GATE_CONFIRM, "auth_change: the page sends %s to authenticated "
+                            "origin %s while the action the human confirmed runs, but to "
+                            "another address than the one they were shown: asked on its own",
+                            d->target, o);
     if (q->covered >= 0)
         return gate_verdict(d, GATE_ALLOW, "covered: the human confirmed the %s action in "
                             "progress on its tab", gate_class_name(q->covered));

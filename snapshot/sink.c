@@ -812,6 +812,12 @@ static int auth_request(snap_agent *a, const json_val *p, const char *svc, int t
      * cover let through: only these GETs pass it (red team s12, G9b). */
     q.shown_url = cover_on && snap_cover_shown_url(a, raw_url,
                                                     json_get_str(p, "redirectedRequestId"));
+    /* Data sent elsewhere than the address the human was shown (a link's
+     * href, the form's action): not what they said yes to (red team s19,
+     * R9-1). An action that showed no address (a plain button) still
+     * covers the tab's requests (a SPA's "Save"; residual: R9-1's cases
+     * 6 and 7). */
+    q.shown_other = cover_on && !q.shown_url && a->cover_url;
     /* Under a cover: what the browser really sends is what the human
      * allowed (sink_body.c; red team s13 P1-P3), before the cover lets it
      * through. Outside one: a recipient in it is granted, or it is refused
@@ -846,6 +852,7 @@ static int auth_request(snap_agent *a, const json_val *p, const char *svc, int t
             k->document = document;
             k->get = q.get;
             k->covered = q.covered;
+            k->shown_other = q.shown_other;
             k->tab = tab;
             k->epoch = gate_epoch(a->gate);
             if (k->method && k->url && k->fields && k->values) {
@@ -893,6 +900,7 @@ void snap_sink_asks(snap_agent *a)
         q.document = k.document;
         q.get = k.get;
         q.covered = k.covered;  /* a GET under a cover to another address */
+        q.shown_other = k.shown_other;  /* data sent elsewhere (R9-1) */
         q.epoch = k.epoch;      /* control changed since it was sent: refused */
         gate_decision d;
         gate_check_auth_request(a->gate, &q, &d);

@@ -250,6 +250,7 @@ typedef struct {
     bool document;
     bool get;                    /* a GET or HEAD carrying no data */
     int covered;                 /* the cover it was sent under (-1: none) */
+    bool shown_other;            /* ... to another address than shown (R9-1) */
     int tab;                     /* 0: not one of the agent's tabs */
     uint64_t epoch;              /* the control epoch it was sent under */
 } snap_ask;

@@ -2981,6 +2981,26 @@ static void t_auth_gets_and_cover_url(void)
     gate_decide_auth_request(gt, &g, &d);
     CHECK_INT(GATE_ALLOW, d.decision);
     CHECK_INT(GATE_CLASS_AUTH_CHANGE, d.cls);
+    /* R9-1: data sent under a cover to another address than the one the
+     * human was shown (a key moved into another form) is asked on its own;
+     * to the shown address, or when the action showed none, it passes */
+    g = (gate_auth_request){.method = "POST", .url = "https://bank.test/gate/sink?tag=pay",
+                            .origin = "https://bank.test", .resource = "Document",
+                            .document = true, .covered = GATE_CLASS_AUTH_CHANGE,
+                            .shown_other = true};
+    gate_decide_auth_request(gt, &g, &d);
+    CHECK_INT(GATE_CONFIRM, d.decision);
+    CHECK_HAS(d.reason, "another address than the one they were shown");
+    g.shown_other = false;
+    gate_decide_auth_request(gt, &g, &d);
+    CHECK_INT(GATE_ALLOW, d.decision);
+    g.url = "https://bank.test/transfer/send";  /* consequential by its words */
+    g.covered = GATE_CLASS_CONSEQUENTIAL;
+    gate_decide_auth_request(gt, &g, &d);
+    CHECK_INT(GATE_ALLOW, d.decision);
+    g.shown_other = true;
+    gate_decide_auth_request(gt, &g, &d);
+    CHECK_INT(GATE_CONFIRM, d.decision);
     gate_free(gt);
 }
 

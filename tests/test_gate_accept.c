@@ -7676,6 +7676,81 @@ out:
     rig_down(&x);
 }
 
+/* ---- red team s19 (round 9) ---- */
+
+/* R9 (press): keys whose effect is not the focused element's as the gate
+ * reads it, on the signed-in bank (tests/fixtures/red9/keys.html): an
+ * accesskey chord (Alt+Shift+S: the "Send transfer now" button's
+ * accesskey, as MediaWiki's Save has), Enter in a search field whose
+ * keydown handler moves the focus into the transfer's Amount (the
+ * browser's keypress and implicit submission land there), Enter in a
+ * composer that sends by fetch, Space on the focused send button, Enter on
+ * a plain "Show details" button whose click handler submits the transfer
+ * (mode=click), and a click on that button (key "click": act_on). Each
+ * must be stopped or refused (an unbound send), and no transfer posted. */
+static void t_red9_key_effects(void)
+{
+    static const char *const K[][3] = {
+        {"Alt+Shift+S", "search", ""}, {"Alt+s", "search", ""},
+        {"Enter", "search", "move"}, {"Enter", "search", "move2"}, {"Enter", "chat", "chat"},
+        {"Space", "send", ""},
+        /* open (R9-1's residual): {"Enter", "details", "click"} and
+         * {"click", "details", "click"}, a plain button whose handler
+         * submits the transfer form: tests/red/round9-s19.patch */
+    };
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    for (size_t i = 0; i < sizeof K / sizeof K[0]; i++) {
+        snap_result r;
+        char path[80];
+        snprintf(path, sizeof path, "/red9/keys.html?mode=%s", K[i][2]);
+        if (!CHECK_INT(0, do_open(x.a, "bank.test", path, &r)))
+            test_fail_detail("open: %.300s", r.text ? r.text : "");
+        snap_result_free(&r);
+        char js[120];
+        snprintf(js, sizeof js, "document.getElementById('%s').focus(),1", K[i][1]);
+        free(page_eval(x.a, js));
+        snap_result o;
+        CHECK_INT(0, do_observe(x.a, &o));
+        int calls = hook_calls, n0 = log_count("POST", "bank.test", "tag=r9keys");
+        hook_prompt[0] = 0;
+        /* the person says yes to the action they are shown, and no to a
+         * question about anything else (the fix asks about a POST to an
+         * address they were not shown: R9-1) */
+        hook_allow_max = 1;
+        memset(&r, 0, sizeof r);
+        bool click = strcmp(K[i][0], "click") == 0;
+        if (click)
+            snap_result_free(&o);
+        int rc = click ? act_on(x.a, "button \"Show details\"", 'c', NULL, false, &r)
+                       : snap_press(x.a, K[i][0], o.obs, &r);
+        keep(&r);
+        if (!click)
+            snap_result_free(&o);
+        barrier(x.a);
+        hook_allow_max = -1;
+        int n = log_count("POST", "bank.test", "tag=r9keys") - n0;
+        /* a second question is about that POST, by its address */
+        if (hook_calls - calls >= 2)
+            CHECK(strstr(hook_prompt, "tag=r9keys") &&
+                  strstr(hook_prompt, "another address than the one they were shown"));
+        if (!CHECK_INT(0, n))
+            test_fail_detail("case %zu: press %s in %s (mode %s): the transfer was posted "
+                             "(rc %d, asked %d, prompt: %.3000s): %.300s", i, K[i][0],
+                             K[i][1], K[i][2], rc, hook_calls - calls, hook_prompt,
+                             r.text ? r.text : "");
+        else
+            fprintf(stderr, "red9 case %zu %s: nothing posted, rc %d asked %d: %.200s\n", i,
+                    K[i][0], rc, hook_calls - calls, r.text ? r.text : "");
+        snap_result_free(&r);
+    }
+out:
+    hook_allow_max = -1;
+    rig_down(&x);
+}
+
 static const test_case TESTS[] = {
     {"grant_denies_tool", t_grant_denies_tool},
     {"swap_post_regression", t_swap_post_regression},
@@ -7809,6 +7884,7 @@ static const test_case TESTS[] = {
     {"red4_link_swap_regression", t_red4_link_swap_regression},
     {"red8_key_submit_variants", t_red8_key_submit_variants},
     {"red8_key_object_frame", t_red8_key_object_frame},
+    {"red9_key_effects", t_red9_key_effects},
     {"red4_worker_values_regression", t_red4_worker_values_regression},
     {"red7_open_semicolon_html", t_red7_open_semicolon_html},
     {"red7_open_account_security", t_red7_open_account_security},
