@@ -812,11 +812,8 @@ static int auth_request(snap_agent *a, const json_val *p, const char *svc, int t
      * cover let through: only these GETs pass it (red team s12, G9b). */
     q.shown_url = cover_on && snap_cover_shown_url(a, raw_url,
                                                     json_get_str(p, "redirectedRequestId"));
-    /* Data sent elsewhere than the address the human was shown (a link's
-     * href, the form's action): not what they said yes to (red team s19,
-     * R9-1). An action that showed no address (a plain button) still
-     * covers the tab's requests (a SPA's "Save"; residual: R9-1's cases
-     * 6 and 7). */
+    /* Data sent elsewhere than the address the human was shown: not what
+     * they said yes to (red team s19, R9-1; no address shown: covered). */
     q.shown_other = cover_on && !q.shown_url && a->cover_url;
     /* Under a cover: what the browser really sends is what the human
      * allowed (sink_body.c; red team s13 P1-P3), before the cover lets it
