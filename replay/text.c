@@ -432,7 +432,9 @@ static void hide_words(base_buf *b, const char *s, const tword *w, size_t n, con
     for (size_t i = 0; i < n; i++) {
         base_buf_put(b, s + done, w[i].at - done);
         size_t r = rest_from(s, w, n, i);
-        if (r && !w[r].ph && shape_hides(s, w, n, r, how->a))
+        /* already hidden (a marker: a second pass keeps what the first
+         * hid), or hidden word by word by the shape rule */
+        if (r && (w[r].ph || shape_hides(s, w, n, r, how->a)))
             r = 0;
         if (r) {
             i = put_rest(b, s, w, n, i, r);
