@@ -404,6 +404,18 @@ static bool shape_hides(const char *s, const tword *w, size_t n, size_t r, const
                                  (w[r].run && run_end(s, w, n, r, true) > r));
 }
 
+/* Do words r to the end of their sentence hold a marker ("{{")? */
+static bool rest_marked(const char *s, const tword *w, size_t n, size_t r)
+{
+    size_t e = r;
+    while (e + 1 < n && !w[e].stop)
+        e++;
+    for (const char *p = s + w[r].at; p + 1 < s + w[e].at + w[e].n; p++)
+        if (p[0] == '{' && p[1] == '{')
+            return true;
+    return false;
+}
+
 /* Into b: the text from word i to before word r kept, then words r to
  * the end of their sentence as REPLAY_TEXT_REST; the last word hidden. */
 static size_t put_rest(base_buf *b, const char *s, const tword *w, size_t n, size_t i, size_t r)
@@ -432,9 +444,9 @@ static void hide_words(base_buf *b, const char *s, const tword *w, size_t n, con
     for (size_t i = 0; i < n; i++) {
         base_buf_put(b, s + done, w[i].at - done);
         size_t r = rest_from(s, w, n, i);
-        /* already hidden (a marker: a second pass keeps what the first
-         * hid), or hidden word by word by the shape rule */
-        if (r && (w[r].ph || shape_hides(s, w, n, r, how->a)))
+        /* already hidden (a marker in what it gives: a second pass keeps
+         * what the first hid), or hidden word by word by the shape rule */
+        if (r && (rest_marked(s, w, n, r) || shape_hides(s, w, n, r, how->a)))
             r = 0;
         if (r) {
             i = put_rest(b, s, w, n, i, r);
