@@ -147,6 +147,7 @@ typedef struct {
     const unsigned char *png;       /* PNG or JPEG bytes; NULL: none */
     size_t len;
     const char *note;               /* why there is none ("a secret field") */
+    bool cut;                       /* larger than the window: its top left part */
 } a11y_crop;
 /* crop(ud, rule_index, node_index): the crop of violation rule i's node k,
  * or NULL. */

@@ -82,6 +82,9 @@ static void node_put(base_buf *b, const json_val *node, const a11y_crop *c)
                             jpeg ? "jpeg" : "png");
             base_buf_puts(b, b64);
             base_buf_puts(b, "\">");
+            if (c->cut)
+                base_buf_puts(b, "<p class=\"note\">The element is larger than the window: "
+                              "its top left part.</p>");
             free(b64);
         }
     } else if (c && c->note) {

@@ -148,6 +148,7 @@ static void take_crops(run *R)
             R->imgs[at[k]] = got[k].img;
             c->png = got[k].img;
             c->len = got[k].len;
+            c->cut = got[k].cut;
         } else {
             c->note = code == SNAP_EDENIED ? "refused by the gate or the secret-field rules"
                                            : snap_strerror(code ? code : SNAP_EBROWSER);

@@ -377,6 +377,15 @@ const char snap_js_raf2_expr[] =
     "new Promise(function(r){var f=function(){r(1);};setTimeout(f,100);"
     "requestAnimationFrame(function(){requestAnimationFrame(f);});})";
 
+/* Scroll the page back to where it was (after the crops of a scan,
+ * act_page.c): p is [left, top] in CSS px.
+ * Runs: as snap_js_scroll_back_expr + "[x,y])" in cdpgate's isolated world
+ * of the main frame (the browser's own scrollTo); the registered template
+ * SCROLL_BACK_SRC data ")"; changes the page (its scroll only). Returns: 1. */
+#define SCROLL_BACK_SRC \
+    "(function(p){scrollTo({left:+p[0]||0,top:+p[1]||0,behavior:'instant'});return 1;})("
+const char snap_js_scroll_back_expr[] = SCROLL_BACK_SRC;
+
 /* Resolves once the page has run its next frame's animation callbacks and
  * a task after them (what a click set going by then has started), or after
  * 100 ms (a page that does not draw).
@@ -1067,6 +1076,7 @@ const snap_js snap_page_scripts[] = {
     {snap_js_shot_drawn_expr, NULL, SNAP_JS_READ},     /* act_shot_mask.c */
     {snap_js_shot_view_fn, NULL, SNAP_JS_READ},        /* act_shot_view.c, isolated world only */
     {SCROLL_SRC "(", ")", SNAP_JS_WRITE | SNAP_JS_SCROLL},
+    {SCROLL_BACK_SRC, ")", SNAP_JS_WRITE | SNAP_JS_SCROLL},
     /* the agent (agent*.c) */
     {snap_js_connected_fn, NULL, SNAP_JS_READ},
     {snap_js_redirect_expr, NULL, SNAP_JS_READ},

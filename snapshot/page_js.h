@@ -71,6 +71,7 @@ extern const char snap_js_focus_deep_expr[];
 extern const char snap_js_focus_same_fn[];
 extern const char snap_js_scroll_expr[];
 extern const char snap_js_scroll_frame_expr[];
+extern const char snap_js_scroll_back_expr[];
 extern const char snap_js_in_view_expr[];
 
 /* the agent (agent*.c) */

@@ -40,7 +40,8 @@
  *               act_locate.c   locating and actionability
  *               act_pointer.c  click, scroll
  *               act_form.c     type, select, upload
- *               act_page.c     eval, history, tabs, dialogs, screenshot
+ *               act_page.c     eval, history, tabs, dialogs
+ *               act_shot.c     screenshot, a scan's crops
  *   trust       sink.c         the one path to the browser
  *               policy.c       asking the gate
  *               session.c      browser contexts, session restore, login

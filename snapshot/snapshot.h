@@ -306,6 +306,10 @@ int snap_screenshot_with(snap_agent *a, const snap_shot_opts *o, snap_result *r)
  * unchanged, the mask off (a change discards every crop; taken once more,
  * then refused). A search of the page (a DOM snapshot of every frame) for
  * each crop made 40 crops of a large page take minutes (session 16).
+ * An element out of view is scrolled into view for its crop (a capture
+ * beyond the viewport lays the whole page out again: seconds each on a
+ * long page), the page's scroll put back after; one larger than the
+ * viewport is cut to its top left part, the viewport's size (cut).
  * out[i]: the image (new; free it) or NULL with code, the SNAP_E* why
  * (SNAP_EDENIED: a secret field, or beyond the viewport while the page has
  * a secret field with a value). 0, or the failure of the whole (the gate,
@@ -314,6 +318,7 @@ typedef struct {
     uint8_t *img;
     size_t len;
     int code;
+    bool cut;       /* the element is larger than the viewport: its top left part */
 } snap_shot_crop;
 int snap_screenshot_refs(snap_agent *a, const char *const *refs, size_t n, size_t max_bytes,
                          snap_shot_crop *out, snap_result *r);

@@ -355,6 +355,57 @@ static void t_crop_frame(void)
     testlib_rig_down(&x);
 }
 
+/* Crops of elements out of view, on a long page with no secret field: the
+ * far button's is taken in view (scrolled to it: a capture beyond the
+ * viewport lays out the whole page again), 60x30 magenta; the image taller
+ * than the window is cut to its top left part, said so; the page's scroll
+ * is put back (the viewport shows the green top again). */
+static void t_crop_far(void)
+{
+    testlib_rig x;
+    if (!rig(&x, NULL))
+        return;
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/cropfar", world.root);
+    mkdir(dir, 0700);
+    a11y_report rep;
+    if (open_page(x.a, "a.test", "/a11y/long.html") && scan(x.a, dir, &rep) == 0) {
+        CHECK_INT(2, rep.elements);
+        char path[400], *c[3] = {0};
+        snprintf(path, sizeof path, "%s/a11y.html", dir);
+        char *html = slurp(path), *p = html;
+        size_t n = 0;
+        for (; p && (p = strstr(p, "data:image/png;base64,")) && n < 3; n++) {
+            p += 22;
+            size_t len = strcspn(p, "\""), got;
+            unsigned char *img = malloc(len);
+            got = img ? base_b64_decode(p, len, img, len) : 0;
+            c[n] = img ? image_centre(img, got) : NULL;
+            free(img);
+        }
+        CHECK_INT(2, n);
+        const char *far = "\"60x30 255,0,255\"";
+        if (!CHECK(c[0] && c[1] && (strcmp(c[0], far) == 0) != (strcmp(c[1], far) == 0)))
+            test_fail_detail("crops: %s %s", c[0] ? c[0] : "-", c[1] ? c[1] : "-");
+        for (size_t k = 0; k < 2; k++)   /* the tall one: 100 wide, as high as the window */
+            if (c[k] && strncmp(c[k], "\"100x", 5) == 0 && !CHECK(atoi(c[k] + 5) < 1000))
+                test_fail_detail("the tall image's crop: %s", c[k]);
+        CHECK_HAS(html, "The element is larger than the window: its top left part.");
+        CHECK_LACKS(html, "No screenshot");
+        free(html);
+        snap_result r = {0};
+        CHECK_INT(0, snap_screenshot(x.a, false, &r));
+        char *v = r.image ? image_centre(r.image, r.image_len) : NULL;
+        if (!CHECK(v && strstr(v, " 0,255,0")))
+            test_fail_detail("viewport after the scan: %s", v ? v : "-");
+        free(v);
+        snap_result_free(&r);
+        free(c[0]), free(c[1]), free(c[2]);
+        a11y_report_free(&rep);
+    }
+    testlib_rig_down(&x);
+}
+
 /* One page, one known violation: csp.html (script-src 'none') and
  * sabotage.html (its world's builtins and window.axe replaced). */
 static void one_violation(const char *path)
@@ -1128,6 +1179,7 @@ static const test_case TESTS[] = {
     {"scan_frame_hung", t_scan_frame_hung},
     {"scan_regions", t_scan_regions},
     {"crop_frame", t_crop_frame},
+    {"crop_far", t_crop_far},
     {"scan_grant", t_scan_grant},
     {"mcp_listed", t_mcp_listed},
     {"axe_pinned", t_axe_pinned},
