@@ -445,6 +445,38 @@ static int locate_up_frames(snap_agent *a, int tab_id, const char *frame_id, con
     return 0;
 }
 
+/* An element in an out-of-process frame: the browser routes input by what
+ * the frames last drew (viz's hit-test data), not by the DOM. A frame that
+ * has not drawn yet (it just loaded), or a page that has not drawn since
+ * the scroll that moved the iframe, sends a click to the iframe element,
+ * where it is lost (seen under load: test_actions click_in_oopif). Waits
+ * for the next frame of both, in cdpgate's worlds (the page's own
+ * requestAnimationFrame may be replaced), 1 s at most each. */
+static void locate_drawn(snap_agent *a, int tab_id, const char *frame_id, const char *s)
+{
+    snap_tab *t = snap_tab_by_id(a, tab_id);
+    if (!t || t->closed || t->dialog_open || !t->nframes || strcmp(t->session, s) == 0)
+        return;
+    char top[SNAP_ID_MAX], topf[SNAP_ID_MAX];
+    snprintf(top, sizeof top, "%s", t->session);
+    snprintf(topf, sizeof topf, "%s", t->frames[0].id);
+    int64_t w[2] = {snap_frame_world(a, tab_id, topf), snap_frame_world(a, tab_id, frame_id)};
+    const char *ses[2] = {top, s};
+    pcall pc[2];
+    for (int i = 0; i < 2; i++)
+        if (w[i])
+            snap_act_psend(a, ses[i], "Runtime.evaluate",
+                           snap_act_params("sibb", "expression", snap_js_scroll_frame_expr,
+                                           "contextId", (int)w[i], "awaitPromise", true,
+                                           "returnByValue", true),
+                           &pc[i]);
+    for (int i = 0; i < 2; i++)
+        if (w[i]) {
+            snap_act_pwait(a, &pc[i]);
+            snap_act_pfree(&pc[i]);
+        }
+}
+
 /* Scroll the element into view and check that it can take input: attached
  * (resolve did that), visible, enabled, not covered. Fills *loc with the
  * click point in the tab's top-level coordinates. The element is oid (its
@@ -472,6 +504,7 @@ int snap_act_locate(snap_agent *a, int tab_id, const char *frame_id, const char 
     snap_act_psend(a, s, "Page.getLayoutMetrics", NULL, &lm);
     int rsc = snap_act_pwait(a, &sc), rst = snap_act_pwait(a, &st), rqu = snap_act_pwait(a, &qu),
         rlm = snap_act_pwait(a, &lm);
+    locate_drawn(a, tab_id, frame_id, s);
     int rc = 0;
     const json_val *v = snap_act_fn_value(&st);
     if (rst && rst != CDP_EPROTOCOL) {
