@@ -15,8 +15,12 @@
  * the text of every <textarea>, comment and raw-text element. An input or
  * secret tag that is not as a serialiser writes it (axe's cut snippets
  * write values raw) loses all its attributes. A snippet axe cut inside a
- * value loses the rest of it. (The page side masks first: axe_run.c's
- * AXE_JS_MASK.) With a text function (the
+ * value loses the rest of it. The value and content of an element whose
+ * name says a secret (<meta name="csrf-token">, <button name="otp">).
+ * Every other attribute value, and each word of a text that may hold a
+ * URL, by the value rule below (red team s18, R8-5: URLs and tokens in
+ * any attribute, a style's url(), a meta refresh, a title). (The page
+ * side masks first: axe_run.c's AXE_JS_MASK.) With a text function (the
  * *_with and a11y_json_scrub forms), every string and key of the document
  * then goes through it too (a11y_scan's: the session values out).
  */
@@ -185,6 +189,23 @@ static bool type_keeps(const htag *t)
     return false;   /* no type: a text field */
 }
 
+/* Whether an attribute naming the element (name, id, itemprop, property,
+ * http-equiv) says its value or content is a secret: a name url/'s rule
+ * hides the value of (url_secret_name, strict: "csrf-token", "api_key",
+ * "otp", "auth"), or a cookie (<meta http-equiv="Set-Cookie">). */
+static bool tag_named_secret(const htag *t)
+{
+    static const char *const NAMING[] = {"name", "id", "itemprop", "property", "http-equiv"};
+    for (size_t i = 0; i < t->n; i++) {
+        const attr *a = &t->at[i];
+        for (size_t k = 0; a->val && k < sizeof NAMING / sizeof NAMING[0]; k++)
+            if (named(a, NAMING[k]) &&
+                (url_secret_name(a->val, a->vlen, true) || value_has(a, "cookie")))
+                return true;
+    }
+    return false;
+}
+
 /* The one secret-field rule (docs/threat-model.md; snapshot/page_js.h
  * SNAP_JS_SECRET_KIND) on a tag's attributes: an input typed password, an
  * element whose autocomplete names password, one-time-code or cc-. */
@@ -202,28 +223,296 @@ static bool tag_secret(const htag *t)
     return false;
 }
 
-/* Whether a's value is a URL or a list of them (srcset), or may hold one
- * (data-*): shown by the report's URL rule (url_words). */
-static bool attr_url(const attr *a)
+/* ---- the value rule: URLs and tokens in attribute values and text ----
+ *
+ * Red team s18, R8-5: a token sits in more places than a URL attribute: a
+ * style's url(...) (several, quoted or not, the quotes written &quot;), a
+ * meta refresh's content ("0;url=/reset?token=..."), a title or an
+ * aria-label that shows the link, a value, a data-* attribute, a URL
+ * written with character references (&#58; &#x2F;). So every attribute
+ * value (and every word of an element's text that holds a URL) goes
+ * through one rule, word by word (runs without white space), each word
+ * read with its character references decoded:
+ *  1. the word by the report's URL rule (url_redact with the bearer rule:
+ *     secret-named query and fragment values, path segments, values and
+ *     fragments shaped like bearer secrets, "[redacted]"), as the recorder
+ *     and the evidence show URLs;
+ *  2. each piece of it between quotes, parentheses, angle brackets,
+ *     commas, semicolons and the like (a CSS url(...) among declarations,
+ *     a refresh's "url=...") by the same rule, and inside a piece, what
+ *     follows a scheme that is no web one ("background-image:", "mailto:",
+ *     "key:") and each URL that starts inside it ("next=https://...");
+ *  3. every run of token characters (letters, digits, "-_.~+%") that
+ *     url/'s word rule calls a secret (url_secret_shaped: a bearer token, a
+ *     JWT, 32+ hex digits, a card number) wherever it stands, but a web
+ *     URL's host.
+ * A word the rule leaves as it was is kept byte for byte; a changed one is
+ * written back with < > & " ' as character references; one the rule
+ * cannot take (out of memory, too many URLs in one piece) is MASK. */
+
+#define PIECE_URLS 8    /* URLs starting inside one piece; more: MASK */
+
+/* Where a piece of a word ends (its delimiters: not in a URL, or between
+ * a CSS declaration's parts). */
+#define PIECE_DELIMS "\"'()<>`{}|\\^,;"
+
+static bool run_char(char c)
 {
-    static const char *const URL[] = {"href", "src", "action", "formaction", "srcset",
-                                      "imagesrcset", "poster", "cite", "background",
-                                      "longdesc", "ping", "manifest", "codebase", "data",
-                                      "xlink:href", "itemid", "itemtype", "profile"};
-    for (size_t i = 0; i < sizeof URL / sizeof URL[0]; i++)
-        if (named(a, URL[i]))
-            return true;
-    return a->nlen > 5 && strncasecmp(a->name, "data-", 5) == 0;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c && strchr("-_.~+%", c));
 }
 
-/* s[0..n) into b with each word (a run without white space: a URL, a
- * srcset's candidate or descriptor) by the report's URL rule: url_redact
- * with the bearer rule (url/url.h: secret-named query and fragment values,
- * path segments, values and fragments shaped like bearer secrets,
- * "[redacted]"), as the recorder and the evidence show URLs. A word the
- * rule cannot take (out of memory), or that would come back holding the
- * quote q, is MASK. */
-static void url_words(base_buf *b, const char *s, size_t n, char q)
+static bool scheme_char(char c)
+{
+    return is_alpha(c) || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
+}
+
+/* Whether s[0..n) names a web scheme (its host is no secret). */
+static bool web_scheme(const char *s, size_t n)
+{
+    static const char *const WEB[] = {"http", "https", "ws", "wss", "ftp"};
+    for (size_t i = 0; i < sizeof WEB / sizeof WEB[0]; i++)
+        if (n == strlen(WEB[i]) && strncasecmp(s, WEB[i], n) == 0)
+            return true;
+    return false;
+}
+
+/* The character reference at s (after '&', up to end): its character
+ * into *c and its length (without the '&'), or 0 when there is none the
+ * rule reads (a numeric one above 127 is kept as written). */
+static size_t ent_at(const char *s, const char *end, char *c)
+{
+    static const struct {
+        const char *name;
+        char c;
+    } N[] = {{"amp", '&'},   {"AMP", '&'},   {"quot", '"'},    {"QUOT", '"'},   {"apos", '\''},
+             {"lt", '<'},    {"LT", '<'},    {"gt", '>'},      {"GT", '>'},     {"nbsp", ' '},
+             {"colon", ':'}, {"sol", '/'},   {"bsol", '\\'},   {"quest", '?'},  {"equals", '='},
+             {"num", '#'},   {"period", '.'}, {"lpar", '('},   {"rpar", ')'},   {"comma", ','},
+             {"semi", ';'},  {"excl", '!'},  {"percnt", '%'},  {"plus", '+'},   {"lowbar", '_'},
+             {"commat", '@'}, {"dollar", '$'}, {"ast", '*'},   {"Tab", '\t'},   {"NewLine", '\n'},
+             {"lsqb", '['},  {"rsqb", ']'},  {"grave", '`'},   {"Hat", '^'},    {"verbar", '|'}};
+    if (s < end && *s == '#') {
+        bool hex = s + 1 < end && (s[1] == 'x' || s[1] == 'X');
+        const char *p = s + 1 + hex;
+        unsigned long v = 0;
+        size_t digits = 0;
+        for (; p < end; p++, digits++) {
+            int d = *p >= '0' && *p <= '9' ? *p - '0'
+                    : hex && (*p | 0x20) >= 'a' && (*p | 0x20) <= 'f' ? (*p | 0x20) - 'a' + 10
+                    : -1;
+            if (d < 0)
+                break;
+            v = v > 0x10FFFF ? v : v * (hex ? 16 : 10) + (unsigned long)d;
+        }
+        if (!digits || v == 0 || v > 127)
+            return 0;
+        *c = (char)v;
+        return (size_t)(p - s) + (p < end && *p == ';');
+    }
+    for (size_t i = 0; i < sizeof N / sizeof N[0]; i++) {
+        size_t k = strlen(N[i].name);
+        if ((size_t)(end - s) > k && strncmp(s, N[i].name, k) == 0 && s[k] == ';') {
+            *c = N[i].c;
+            return k + 1;
+        }
+    }
+    return 0;
+}
+
+/* w[0..n) with its character references read (new; NULL: out of memory). */
+static char *ent_decode(const char *w, size_t n)
+{
+    base_buf b = {0};
+    base_buf_reserve(&b, n);
+    for (size_t i = 0; i < n;) {
+        char c;
+        size_t k = w[i] == '&' ? ent_at(w + i + 1, w + n, &c) : 0;
+        if (k) {
+            base_buf_putc(&b, c);
+            i += k + 1;
+        } else {
+            base_buf_putc(&b, w[i++]);
+        }
+    }
+    return base_buf_take(&b, NULL);
+}
+
+/* Where the next URL inside the piece r starts, at from or after (0:
+ * none): after the ':' of a scheme at its start that is no web one (from
+ * 0 only: "background-image:url", "mailto:", "key:"), or at the scheme of
+ * a "://" met inside it. */
+static size_t url_start(const char *r, size_t from)
+{
+    if (from == 0) {
+        size_t n = 0;
+        while (scheme_char(r[n]))
+            n++;
+        if (n && is_alpha(r[0]) && r[n] == ':' && !web_scheme(r, n))
+            return n + 1;
+    }
+    if (from > strlen(r))
+        return 0;
+    for (const char *k = strstr(r + from, "://"); k; k = strstr(k + 1, "://")) {
+        size_t j = (size_t)(k - r);
+        while (j > 0 && scheme_char(r[j - 1]))
+            j--;
+        while (j < (size_t)(k - r) && !is_alpha(r[j]))
+            j++;
+        if (j > 0 && j >= from && j < (size_t)(k - r))
+            return j;
+    }
+    return 0;
+}
+
+/* One piece p[0..n) by the URL rule, then each URL inside it (url_start)
+ * from its start on, into b. */
+static void piece_put(base_buf *b, const char *p, size_t n)
+{
+    char *s = malloc(n + 1);
+    if (!s) {
+        b->oom = true;
+        return;
+    }
+    memcpy(s, p, n);
+    s[n] = 0;
+    char *r = url_redact(s, URL_REDACT_TOKENS, NULL);
+    free(s);
+    size_t from = 0;
+    for (int k = 0; r; k++) {
+        size_t i = url_start(r, from);
+        if (!i)
+            break;
+        if (k == PIECE_URLS) {
+            free(r);
+            r = base_strdup(MASK);
+            break;
+        }
+        char *t = url_redact(r + i, URL_REDACT_TOKENS, NULL);
+        base_buf j = {0};
+        base_buf_put(&j, r, i);
+        base_buf_puts(&j, t ? t : "");
+        free(t);
+        free(r);
+        r = t ? base_buf_take(&j, NULL) : NULL;
+        if (!t)
+            base_buf_free(&j);
+        from = i + 1;
+    }
+    if (!r)
+        b->oom = true;
+    base_buf_puts(b, r ? r : "");
+    free(r);
+}
+
+/* Whether the run at s[i] is a web URL's host (after "http://", or after
+ * "//" at a piece's start: a protocol-relative URL). */
+static bool run_host(const char *s, size_t i)
+{
+    if (i < 2 || s[i - 1] != '/' || s[i - 2] != '/')
+        return false;
+    if (i == 2 || strchr(PIECE_DELIMS "=", s[i - 3]))
+        return true;
+    if (s[i - 3] != ':')
+        return false;
+    size_t j = i - 3;
+    while (j > 0 && scheme_char(s[j - 1]))
+        j--;
+    return web_scheme(s + j, i - 3 - j);
+}
+
+/* s with every run of token characters that is shaped like a secret
+ * (url_secret_shaped), a web URL's host aside, "[redacted]" (new). */
+static char *runs_scrub(const char *s)
+{
+    base_buf b = {0};
+    for (size_t i = 0; s[i];) {
+        if (!run_char(s[i])) {
+            base_buf_putc(&b, s[i++]);
+            continue;
+        }
+        size_t e = i;
+        while (run_char(s[e]))
+            e++;
+        if (!run_host(s, i) && url_secret_shaped(s + i, e - i, false))
+            base_buf_puts(&b, "[redacted]");
+        else
+            base_buf_put(&b, s + i, e - i);
+        i = e;
+    }
+    return base_buf_take(&b, NULL);
+}
+
+/* One word d (no white space) by the value rule (new; NULL: out of
+ * memory). */
+static char *word_rule(const char *d)
+{
+    char *t = url_redact(d, URL_REDACT_TOKENS, NULL);
+    if (!t)
+        return NULL;
+    base_buf b = {0};
+    for (const char *p = t;;) {
+        size_t n = strcspn(p, PIECE_DELIMS);
+        piece_put(&b, p, n);
+        if (!p[n])
+            break;
+        base_buf_putc(&b, p[n]);
+        p += n + 1;
+    }
+    free(t);
+    char *u = base_buf_take(&b, NULL);
+    char *v = u ? runs_scrub(u) : NULL;
+    free(u);
+    return v;
+}
+
+/* Whether the word d may hold a URL (an element's text: a word without
+ * one is the page's prose, kept for the session rule). */
+static bool url_ish(const char *d)
+{
+    return strstr(d, "://") || strpbrk(d, "/?=");
+}
+
+/* d (a decoded word: white space in it from a character reference) by
+ * the value rule, each run without white space (new; NULL: out of
+ * memory); text: only runs that may hold a URL (url_ish). */
+static char *decoded_rule(const char *d, bool text)
+{
+    base_buf b = {0};
+    for (size_t i = 0; d[i];) {
+        size_t k = i;
+        while (d[k] && !is_space(d[k]))
+            k++;
+        if (k == i) {
+            base_buf_putc(&b, d[i++]);
+            continue;
+        }
+        char *w = malloc(k - i + 1), *r = NULL;
+        if (w) {
+            memcpy(w, d + i, k - i);
+            w[k - i] = 0;
+            r = text && !url_ish(w) ? base_strdup(w) : word_rule(w);
+        }
+        if (!r)
+            b.oom = true;
+        base_buf_puts(&b, r ? r : "");
+        free(w);
+        free(r);
+        i = k;
+    }
+    return base_buf_take(&b, NULL);
+}
+
+/* How value_words writes. */
+enum { VW_ATTR, VW_TEXT, VW_SEL };
+
+/* s[0..n) into b, word by word (runs without white space) by the value
+ * rule. VW_ATTR: an attribute value within the quote q (character
+ * references read; a kept word holding q has it as a reference); VW_TEXT:
+ * an element's text (its words that may hold a URL only); VW_SEL: a
+ * selector's attribute value (no references; a word that would hold q is
+ * MASK). */
+static void value_words(base_buf *b, const char *s, size_t n, char q, int how)
 {
     for (size_t i = 0; i < n;) {
         size_t k = i;
@@ -233,23 +522,35 @@ static void url_words(base_buf *b, const char *s, size_t n, char q)
             base_buf_putc(b, s[i++]);
             continue;
         }
-        char *w = malloc(k - i + 1), *r = NULL;
-        if (w) {
-            memcpy(w, s + i, k - i);
-            w[k - i] = 0;
-            r = url_redact(w, URL_REDACT_TOKENS, NULL);
+        char *d = how == VW_SEL ? malloc(k - i + 1) : ent_decode(s + i, k - i);
+        if (d && how == VW_SEL) {
+            memcpy(d, s + i, k - i);
+            d[k - i] = 0;
         }
-        base_buf_puts(b, r && (!q || !strchr(r, q)) ? r : MASK);
-        free(w);
+        char *r = d ? decoded_rule(d, how == VW_TEXT) : NULL;
+        if (!r || (how == VW_SEL && q && strchr(r, q))) {
+            base_buf_puts(b, MASK);
+        } else if (strcmp(r, d) == 0) {
+            for (size_t j = i; j < k; j++)
+                if (q && s[j] == q && how == VW_ATTR)
+                    base_buf_puts(b, q == '"' ? "&quot;" : "&#39;");
+                else
+                    base_buf_putc(b, s[j]);
+        } else if (how == VW_SEL) {
+            base_buf_puts(b, r);
+        } else {
+            base_buf_put_html(b, r);
+        }
+        free(d);
         free(r);
         i = k;
     }
 }
 
 /* One attribute of a tag: its value MASK when mask_value and it is the
- * value, by the URL rule when it names a URL or the tag is odd (its
- * attributes may not be what they seem: every name and value by the
- * rule, a name holding a quote or '<' MASK). */
+ * value (or a meta's content), else by the value rule (value_words). In
+ * an odd tag (its attributes may not be what they seem) every name goes
+ * through the rule too, a name holding a quote or '<' MASK. */
 static void attr_put(base_buf *b, const attr *a, bool odd, bool mask_value)
 {
     base_buf_putc(b, ' ');
@@ -259,25 +560,23 @@ static void attr_put(base_buf *b, const attr *a, bool odd, bool mask_value)
              memchr(a->name, '<', a->nlen))
         base_buf_puts(b, MASK);
     else
-        url_words(b, a->name, a->nlen, '=');
+        value_words(b, a->name, a->nlen, '=', VW_SEL);
     if (!a->val)
         return;
     base_buf_putc(b, '=');
     char q = a->quote ? a->quote : '"';
     base_buf_putc(b, q);
-    if (mask_value && named(a, "value"))
+    if (mask_value && (named(a, "value") || named(a, "content")))
         base_buf_puts(b, MASK);
-    else if (odd || attr_url(a))
-        url_words(b, a->val, a->vlen, q);
     else
-        base_buf_put(b, a->val, a->vlen);
+        value_words(b, a->val, a->vlen, q, VW_ATTR);
     if (a->closed || !a->quote)
         base_buf_putc(b, q);
 }
 
 /* Write the tag with its attributes, every value attribute masked when
- * mask_value; an odd tag whose values matter loses them all. URLs in
- * attributes by the report's URL rule (attr_put). */
+ * mask_value; an odd tag whose values matter loses them all. Every other
+ * value by the value rule (attr_put). */
 static void tag_put(base_buf *b, const htag *t, bool mask_value)
 {
     base_buf_put(b, t->lt, (size_t)(t->name_end - t->lt));
@@ -313,7 +612,8 @@ static bool tag_void(const htag *t)
     return false;
 }
 
-/* Text up to the next '<' (masked inside a secret element). */
+/* Text up to the next '<' (masked inside a secret element; its words
+ * that may hold a URL by the value rule). */
 static void hs_text(hscan *h)
 {
     const char *lt = strchr(h->p + 1, '<');
@@ -321,7 +621,7 @@ static void hs_text(hscan *h)
     if (h->depth > 0)
         base_buf_puts(h->b, MASK);
     else
-        base_buf_put(h->b, h->p, n);
+        value_words(h->b, h->p, n, 0, VW_TEXT);
     h->p += n;
 }
 
@@ -381,7 +681,8 @@ static void hs_start(hscan *h)
     tag_attrs(q, &t);
     bool secret = tag_secret(&t);
     bool input = tag_is(&t, "input");
-    tag_put(h->b, &t, secret || h->depth > 0 || (input && !type_keeps(&t)));
+    tag_put(h->b, &t, secret || h->depth > 0 || (input && !type_keeps(&t)) ||
+                          tag_named_secret(&t));
     h->p = t.end;
     size_t nl = (size_t)(q - t.lt - 1);
     if (h->depth > 0 && nl == strlen(h->secret) && strncasecmp(t.lt + 1, h->secret, nl) == 0)
@@ -428,7 +729,7 @@ static void str_put(json_w *w, const char *s, a11y_text_fn fn, void *ud, bool ke
 
 /* A selector of axe's "target" with the value of each attribute selector
  * ([href$="..."]: axe names a link or an image by its href or src) by the
- * URL rule (url_words); new, NULL when out of memory. */
+ * value rule (value_words); new, NULL when out of memory. */
 static char *sel_scrub(const char *s)
 {
     base_buf b = {0};
@@ -442,7 +743,7 @@ static char *sel_scrub(const char *s)
         while (*e && *e != q)
             e += *e == '\\' && e[1] ? 2 : 1;
         base_buf_putc(&b, q);
-        url_words(&b, p + 1, (size_t)(e - p - 1), q);
+        value_words(&b, p + 1, (size_t)(e - p - 1), q, VW_SEL);
         if (*e)
             base_buf_putc(&b, q);
         p = *e ? e + 1 : e;

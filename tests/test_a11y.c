@@ -1094,6 +1094,41 @@ static void t_a11y_url_attrs(void)
     testlib_rig_down(&x);
 }
 
+/* Red team s18, R8-5, on a page: a11y/red8-attrs.html has tokens in a meta
+ * refresh's content (meta-refresh), a style's url() and a data-* holding
+ * JSON of a link with no name (link-name), the title and aria-label of a
+ * faint text and in that text (color-contrast). Neither file holds a
+ * token; the violations are kept. Failed before: the refresh's, the
+ * style's, the title's, the aria-label's and the text's tokens in
+ * a11y.json and a11y.html. */
+static void t_red8_a11y_attr_tokens(void)
+{
+    static const char *const TOK[] = {"MREFleak7Kq2Vx9P", "STYLleak4f7Q2x9Z", "DATAleak8Jq3Zt6Y",
+                                      "TITLleak3p9QwXr7", "ARIAleak5Hn2Kd8W", "TEXTleak6Mv1Rb4N"};
+    testlib_rig x;
+    if (!rig(&x, NULL))
+        return;
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/red8attrs", world.root);
+    mkdir(dir, 0700);
+    a11y_report rep;
+    if (open_page(x.a, "a.test", "/a11y/red8-attrs.html") && scan(x.a, dir, &rep) == 0) {
+        char *json = slurp2(dir, "a11y.json"), *html = slurp2(dir, "a11y.html");
+        CHECK(json != NULL && html != NULL);
+        CHECK_HAS(json, "\"id\":\"meta-refresh\"");
+        CHECK_HAS(json, "\"id\":\"link-name\"");
+        CHECK_HAS(json, "\"id\":\"color-contrast\"");
+        CHECK_HAS(json, "[redacted]");
+        for (size_t i = 0; i < sizeof TOK / sizeof TOK[0]; i++)
+            if (!CHECK_LACKS(json, TOK[i]) || !CHECK_LACKS(html, TOK[i]))
+                test_fail_detail("%s kept", TOK[i]);
+        free(json);
+        free(html);
+        a11y_report_free(&rep);
+    }
+    testlib_rig_down(&x);
+}
+
 /* Issue 16 (a session 17 left-over of R6-1): a secret field's value shown
  * after its field left the page. a11y/gone.html: "Continue" removes the
  * filled password field and shows its value as faint text. A snapshot
@@ -1192,6 +1227,7 @@ static const test_case TESTS[] = {
     {"red7_axe_fifo", t_red7_axe_fifo},
     {"a11y_url_attrs", t_a11y_url_attrs},
     {"a11y_secval_gone", t_a11y_secval_gone},
+    {"red8_a11y_attr_tokens", t_red8_a11y_attr_tokens},
     {0},
 };
 

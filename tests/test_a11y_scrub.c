@@ -179,9 +179,116 @@ static void t_scrub_urls(void)
     free(s);
 }
 
+/* ---- red team s18 (round 8) ---- */
+
+/* R8-5 (a11y18's point 3, its work in progress at 08:30): URLs with a
+ * bearer secret sit in more attributes than href/src/action/srcset/data-*:
+ * a style's url() (a signed image URL: X-Amz-Signature), a meta refresh's
+ * content ("0;url=/reset?token=..."), a title or aria-label that shows
+ * the link. Each token must be gone from the scrubbed snippet. Fails on
+ * main 9eb564c and on a11y18's tree at 08:30. */
+static void t_red8_snippet_url_attrs(void)
+{
+    static const char *const H[] = {
+        "<div style=\"background-image:url(&quot;/img?X-Amz-Signature="
+        "8f2a9c1e4b7d4e0f9a1b2c3d4e5f6071&quot;)\">x</div>",
+        "<meta http-equiv=\"refresh\" content=\"0;url=/reset?token="
+        "8f2a9c1e4b7d4e0f9a1b2c3d4e5f6071\">",
+        "<a title=\"https://acme.test/reset?token=8f2a9c1e4b7d4e0f9a1b2c3d4e5f6071\">Reset</a>",
+        "<a aria-label=\"open https://acme.test/reset?token=8f2a9c1e4b7d4e0f9a1b2c3d4e5f6071\">"
+        "Reset</a>",
+    };
+    for (size_t i = 0; i < sizeof H / sizeof H[0]; i++) {
+        char *s = a11y_html_scrub(H[i]);
+        if (!CHECK(s && !strstr(s, "8f2a9c1e4b7d4e0f9a1b")))
+            test_fail_detail("the token is kept: %s", s ? s : "(null)");
+        free(s);
+    }
+}
+
+/* R8-5's neighbours (session 20): one value rule for every attribute
+ * value and the URL words of an element's text, read with their character
+ * references (a11y/scrub.c "the value rule"): several url()s in a style,
+ * a refresh's quoted URL=, a title and an aria-label (a &nbsp; between
+ * words), srcset without a space after the comma, poster, ping (a list),
+ * background, xlink:href, a data-* holding JSON, a URL written with
+ * references, a URL inside a mailto:, a key after "key:", a card number,
+ * a meta or a button whose name says a secret, a URL in the text. Kept:
+ * a web URL's host, class names, colours, the page's prose (a word that
+ * is no URL: the session rule's), an encoded return address. Failed on
+ * main a89e8cd: the tokens of the style, the refresh, the title and
+ * aria-label, the references, the mailto:, the key, the card, the named
+ * secrets and the text kept (srcset, poster, ping, background,
+ * xlink:href and data-* were URL attributes already). */
+static void t_value_rule(void)
+{
+    static const struct {
+        const char *in, *out;
+    } C[] = {
+        {"<div style=\"background:url(/x.png),url(&#39;/reset/" RESET_TOK "&#39;)\">",
+         "<div style=\"background:url(/x.png),url(&#39;/reset/[redacted]&#39;)\">"},
+        {"<meta http-equiv=\"refresh\" content=\"0; URL='https://a.test/reset/k3p9Qw2x'\">",
+         "<meta http-equiv=\"refresh\" content=\"0; URL=&#39;https://a.test/reset/[redacted]&#39;\">"},
+        {"<a title=\"Reset: https://a.test/reset?token=SECRETt1\" aria-label=\"open&nbsp;"
+         "https://a.test/r?access_token=SECRETt2\">",
+         "<a title=\"Reset: https://a.test/reset?token=[redacted]\" aria-label=\"open "
+         "https://a.test/r?access_token=[redacted]\">"},
+        {"<img srcset=\"/a.png?token=SECRETt3 1x,/b.png?sig=SECRETt4 2x\" poster=\"/v.mp4?"
+         "token=SECRETt5\">",
+         "<img srcset=\"/a.png?token=[redacted] 1x,/b.png?sig=[redacted] 2x\" poster=\"/v.mp4?"
+         "token=[redacted]\">"},
+        {"<a ping=\"/p?token=SECRETt6 /q?api_key=SECRETt7\"><td background=\"/bg.png?token="
+         "SECRETt8\"><image xlink:href=\"/i?token=SECRETt9\">",
+         "<a ping=\"/p?token=[redacted] /q?api_key=[redacted]\"><td background=\"/bg.png?token="
+         "[redacted]\"><image xlink:href=\"/i?token=[redacted]\">"},
+        /* The rest of a value after a hidden one may go with it. */
+        {"<div data-cfg=\"{&quot;next&quot;:&quot;/cb?token=SECRETt10&quot;}\">",
+         "<div data-cfg=\"{&quot;next&quot;:&quot;/cb?token=[redacted]\">"},
+        {"<a href=\"&#x2F;reset&#x3F;token&#x3D;SECRETt11\" title=\"https&#58;//a.test/r?"
+         "token&equals;SECRETt12\">",
+         "<a href=\"/reset?token=[redacted]\" title=\"https://a.test/r?token=[redacted]\">"},
+        {"<a href=\"mailto:a@b.test?body=https://a.test/reset/" RESET_TOK "\">",
+         "<a href=\"mailto:a@b.test?body=[redacted]\">"},
+        {"<span aria-label=\"API key:sk_live_4eC39HqLyjWDarjtT1zdp7dc\" title=\"4111-1111-1111-"
+         "1111\">",
+         "<span aria-label=\"API key:[redacted]\" title=\"[redacted]\">"},
+        {"<meta name=\"csrf-token\" content=\"SECRETt13\"><button name=\"otp\" value=\"482913\">",
+         "<meta name=\"csrf-token\" content=\"[scrubbed]\"><button name=\"otp\" "
+         "value=\"[scrubbed]\">"},
+        {"<p>Your link: https://a.test/reset?token=SECRETt14.</p>",
+         "<p>Your link: https://a.test/reset?token=[redacted]</p>"},
+        /* Kept byte for byte. */
+        {"<img src=\"https://x9k2m4p7q1r5s8t3.cloudfront.net/logo.png\" alt=\"Logo\" "
+         "class=\"css-1n7v3ny btn\">",
+         "<img src=\"https://x9k2m4p7q1r5s8t3.cloudfront.net/logo.png\" alt=\"Logo\" "
+         "class=\"css-1n7v3ny btn\">"},
+        {"<p style=\"color: rgb(187, 187, 187);\">Signed in with session as-shown-5eed77c0, "
+         "docs &amp; more &lt;3</p>",
+         "<p style=\"color: rgb(187, 187, 187);\">Signed in with session as-shown-5eed77c0, "
+         "docs &amp; more &lt;3</p>"},
+        {"<a href=\"/login?next=%2Faccount%2Fsettings%3Ftab%3Dprofile\">Sign in</a>",
+         "<a href=\"/login?next=%2Faccount%2Fsettings%3Ftab%3Dprofile\">Sign in</a>"},
+    };
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        char *s = a11y_html_scrub(C[i].in);
+        if (!CHECK_STR(C[i].out, s))
+            test_fail_detail("case %zu", i);
+        free(s);
+    }
+    /* In axe's selector: a value by the same rule. */
+    const char *res = "{\"violations\":[{\"nodes\":[{\"html\":\"<p>x</p>\",\"target\":"
+                      "[\"meta[content=\\\"0;url=/reset?token=SECRETt15\\\"]\"]}]}]}";
+    char *s = a11y_results_scrub(res, strlen(res));
+    CHECK_HAS(s, "meta[content=\\\"0;url=/reset?token=[redacted]\\\"]");
+    CHECK_LACKS(s, "SECRETt15");
+    free(s);
+}
+
 static const test_case TESTS[] = {
     {"axe_not_regular", t_axe_not_regular},
     {"scrub_urls", t_scrub_urls},
+    {"red8_snippet_url_attrs", t_red8_snippet_url_attrs},
+    {"value_rule", t_value_rule},
     {0},
 };
 

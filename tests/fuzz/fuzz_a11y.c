@@ -13,8 +13,9 @@
  * appears); with a text function that takes out a marker (a session
  * value), no string or key of the scrubbed JSON holds it: the output
  * never holds the marker, however the input escaped it; a marker planted
- * as a link's ?token= value never reaches the scrubbed snippet (the URL
- * rule on attributes).
+ * as a ?token= value (a link's, a style's url(), a meta refresh's, a
+ * title's, in an element's text, written with character references)
+ * never reaches the scrubbed snippet (the value rule).
  */
 #include "a11y/a11y.h"
 
@@ -94,14 +95,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         h = a11y_html_scrub(in);
         CHECK(!h || !has_ci(h, mark));
         free(h);
-        /* A link's token (session 18: URLs in attributes by the URL rule). */
-        static const char A[] = "<a href=\"/r?token=";
-        memcpy(in, A, sizeof A - 1);
-        memcpy(in + sizeof A - 1, mark, m);
-        memcpy(in + sizeof A - 1 + m, s, n + 1);
-        h = a11y_html_scrub(in);
-        CHECK(!h || !has_ci(h, mark));
-        free(h);
+        /* A token in a URL (session 18: URLs in attributes by the URL
+         * rule; session 20, R8-5: in every attribute, a style's url(), a
+         * meta refresh, a title, an element's text, written with
+         * character references). */
+        static const char *const A[] = {
+            "<a href=\"/r?token=",
+            "<a style=\"background:url(&quot;/img?X-Amz-Signature=",
+            "<meta http-equiv=refresh content=\"0;url=/reset?token=",
+            "<a title='open https://a.test/r?token=",
+            "<p>see https://a.test/r?token=",
+            "<a aria-label=\"https&#58;&#x2F;&#x2f;a.test/r&quest;token&equals;",
+        };
+        for (size_t i = 0; i < sizeof A / sizeof *A; i++) {
+            size_t a = strlen(A[i]);
+            char *in2 = malloc(a + m + n + 1);
+            if (!in2)
+                break;
+            memcpy(in2, A[i], a);
+            memcpy(in2 + a, mark, m);
+            memcpy(in2 + a + m, s, n + 1);
+            h = a11y_html_scrub(in2);
+            CHECK(!h || !has_ci(h, mark));
+            free(h);
+            free(in2);
+        }
     }
     free(in);
     /* Results. */
