@@ -141,7 +141,9 @@ static bool row_rest(const char *x, const char *y, bool prefix, long *budget)
 /* At a hidden word of want written with its hash (x, past it): the word
  * at y (a start of it: the punctuation after it is want's) whose hash is
  * id, the rest equal (red team s18, R8-7: another IBAN, id or token in
- * the row is another row). */
+ * the row is another row). id is REPLAY_ID_HEX digits, or the 8 of a
+ * trail written before session 20 (compared on those: such a trail
+ * keeps its 32 bits until it is recorded again). */
 static bool row_hidden_id(const char *x, const char *y, const char *id, bool prefix,
                           long *budget)
 {
@@ -151,7 +153,7 @@ static bool row_hidden_id(const char *x, const char *y, const char *id, bool pre
     for (size_t k = e; k > 0 && --*budget > 0; k--) {
         char h[REPLAY_ID_HEX + 1];
         replay_id_hash(y, k, h);
-        if (strcmp(h, id) == 0 && row_at(x, y + k, prefix, budget))
+        if (strncmp(h, id, strlen(id)) == 0 && row_at(x, y + k, prefix, budget))
             return true;
     }
     return false;

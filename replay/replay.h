@@ -462,11 +462,12 @@ typedef struct {
 char *replay_text_hide(const char *s, const snap_agent *a);
 /* A target's texts (record.c): as replay_text_hide, one hidden word shaped
  * like a token identifier (16+ characters with a letter, by its shape
- * alone: an IBAN, a Stripe id, a UUID, an API key) written "{{*:" and 8
- * hex digits of its SHA-256 "}}", which replay compares: the same
- * identifier matches, another does not (red team s18, R8-7). A code
- * hidden for the word naming it, a card number, a URL, a secret a knows
- * stay REPLAY_TEXT_HIDDEN (32 bits would give a short one back). */
+ * alone: an IBAN, a Stripe id, a UUID, an API key) written "{{*:" and 16
+ * hex digits of its SHA-256 "}}" (8 in a trail written before session
+ * 20: compared on those), which replay compares: the same identifier
+ * matches, another does not (red team s18, R8-7). A code hidden for the
+ * word naming it, a card number, a URL, a secret a knows stay
+ * REPLAY_TEXT_HIDDEN (a hash would give a short one back). */
 char *replay_text_hide_ids(const char *s, const snap_agent *a);
 /* Does recorded text want, its parameters filled from o, appear in got
  * (whole: equal to got), ASCII case and white space runs folded, each

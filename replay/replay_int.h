@@ -73,11 +73,14 @@ bool replay_row_cut(const char *row, char *out, size_t cap);
 char *replay_text_hide_kw(const char *s, const snap_agent *a, bool primed);
 bool replay_text_names_secret(const char *s);
 bool replay_text_unit_secret(const char *s, size_t n, const snap_agent *a);
-/* The hash replay_text_hide_ids writes: REPLAY_ID_HEX hex digits, the
- * start of a word's SHA-256 (replay_id_hash). Whether p starts a hidden
- * word (its length; REPLAY_TEXT_HIDDEN: id "", "{{*:hex}}": id its hex),
- * else 0. */
-#define REPLAY_ID_HEX 8
+/* The hash replay_text_hide_ids writes: REPLAY_ID_HEX hex digits (64
+ * bits: session 20; 32 before, forgeable: a page could make an id of its
+ * choice whose 32 bits are a known payee's), the start of a word's
+ * SHA-256 (replay_id_hash). Whether p starts a hidden word (its length;
+ * REPLAY_TEXT_HIDDEN: id "", "{{*:hex}}": id its hex, REPLAY_ID_HEX
+ * digits, or REPLAY_ID_OLD_HEX in a trail written before), else 0. */
+#define REPLAY_ID_HEX 16
+#define REPLAY_ID_OLD_HEX 8
 size_t replay_hidden_at(const char *p, char id[REPLAY_ID_HEX + 1]);
 void replay_id_hash(const char *w, size_t n, char id[REPLAY_ID_HEX + 1]);
 

@@ -67,14 +67,14 @@ size_t replay_hidden_at(const char *p, char id[REPLAY_ID_HEX + 1])
         return HIDDEN_LEN;
     if (strncmp(p, "{{*:", 4) != 0)
         return 0;
-    for (size_t i = 0; i < REPLAY_ID_HEX; i++)
-        if (!lower_hex(p[4 + i]))
-            return 0;
-    if (p[4 + REPLAY_ID_HEX] != '}' || p[5 + REPLAY_ID_HEX] != '}')
+    size_t n = 0;
+    while (n <= REPLAY_ID_HEX && lower_hex(p[4 + n]))
+        n++;
+    if ((n != REPLAY_ID_HEX && n != REPLAY_ID_OLD_HEX) || p[4 + n] != '}' || p[5 + n] != '}')
         return 0;
-    memcpy(id, p + 4, REPLAY_ID_HEX);
-    id[REPLAY_ID_HEX] = '\0';
-    return REPLAY_ID_HEX + 6;
+    memcpy(id, p + 4, n);
+    id[n] = '\0';
+    return n + 6;
 }
 
 void replay_id_hash(const char *w, size_t n, char id[REPLAY_ID_HEX + 1])
@@ -198,12 +198,16 @@ static bool word_hidden(const char *w, size_t n, bool after_kw, bool card, const
            url_secret(w, n) || snap_text_secret(a, w, n);
 }
 
-/* A hidden word whose short hash a target's text keeps ({{*:8 hex}}: red
+/* A hidden word whose short hash a target's text keeps ({{*:16 hex}}: red
  * team s18, R8-7): an identifier shaped like a token (an IBAN, a Stripe
  * id, a UUID, an API key) of 16+ characters with a letter, hidden by its
- * shape alone, so 32 bits of its SHA-256 do not give it back. Never a
+ * shape alone. 64 bits of its SHA-256 (session 20; 32 before: a page
+ * could make an id of its choice with a known payee's 32 bits in about
+ * 2^32 hashes): a random word is not given back, but an identifier of
+ * little entropy can be found by trying each (an IBAN at a known bank:
+ * about 10^14 candidates), the residual docs/replay.md names. Never a
  * code hidden only for the word naming it (6 digits: 10^6 values are
- * found from 32 bits), a card number (digits: a known BIN and last 4
+ * found from any hash), a card number (digits: a known BIN and last 4
  * leave 10^5), a URL, a secret the agent knows (a password): those stay
  * {{*}}. */
 static bool word_id(const char *w, size_t n, const snap_agent *a)

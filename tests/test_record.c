@@ -16,6 +16,7 @@
 
 #include "replay/replay.h"
 #include "url/url.h"
+#include "vault/vault.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -1574,12 +1575,55 @@ static void t_red8_url_capability(void)
     }
 }
 
+/* Session 20: a target's hidden identifier is written {{*:16 hex}}, 64
+ * bits of its SHA-256 (8 hex before: a page could make an id of its own
+ * choice holding a known payee's 32 bits in about 2^32 hashes, and be
+ * taken for that payee at replay). replay_row_eq compares all 64 bits: a
+ * marker whose first 32 bits are the word's but not the rest is another
+ * word; a trail written before (8 hex) is read as before; a marker of
+ * another length is no marker (text, compared as written). Failed before:
+ * 8 hex digits written. */
+static void t_trail_id_64(void)
+{
+    static const char IBAN[] = "GB82WEST12345698765432";
+    static const char ROW[] = "Payee GB82WEST12345698765432 Alice Smith Select";
+    static const char OTHER[] = "Payee GB33MALL98765432101234 Alice Smith Select";
+    uint8_t d[VAULT_SHA256_LEN];
+    vault_sha256(IBAN, strlen(IBAN), d);
+    char hex[17], want[200];
+    for (int i = 0; i < 8; i++)
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    snprintf(want, sizeof want, "Payee {{*:%s}} Alice Smith Select", hex);
+    char *h = replay_text_hide_ids(ROW, NULL);
+    if (!CHECK_STR(want, h))
+        test_fail_detail("the identifier's hash is not 16 hex digits");
+    CHECK(h && replay_row_eq(h, ROW));
+    CHECK(h && !replay_row_eq(h, OTHER));
+    free(h);
+    /* The last 32 bits count. */
+    char forged[200];
+    snprintf(forged, sizeof forged, "Payee {{*:%.15s%c}} Alice Smith Select", hex,
+             hex[15] == '0' ? '1' : '0');
+    CHECK(!replay_row_eq(forged, ROW));
+    /* A trail written before: its 8 hex digits, matched on them. */
+    char old[200];
+    snprintf(old, sizeof old, "Payee {{*:%.8s}} Alice Smith Select", hex);
+    CHECK(replay_row_eq(old, ROW));
+    CHECK(!replay_row_eq(old, OTHER));
+    /* 12 or 17 digits: no marker. */
+    snprintf(old, sizeof old, "Payee {{*:%.12s}} Alice Smith Select", hex);
+    CHECK(!replay_row_eq(old, ROW));
+    snprintf(old, sizeof old, "Payee {{*:%s0}} Alice Smith Select", hex);
+    CHECK(!replay_row_eq(old, ROW));
+}
+
 static const test_case TESTS[] = {
     {"cli_record", t_cli_record},
     {"red8_text_secret_shapes", t_red8_text_secret_shapes},
     {"red8_url_capability", t_red8_url_capability},
     {"rec_rest_hidden", t_rec_rest_hidden},
     {"rec_secret_rules", t_rec_secret_rules},
+    {"trail_id_64", t_trail_id_64},
     {"rec_bearer_urls", t_rec_bearer_urls},
     {"rec_bearer_shape", t_rec_bearer_shape},
     {"red4_rec_url_secrets", t_red4_rec_url_secrets},

@@ -1216,7 +1216,7 @@ static void rec_keys(testlib_rig *x, const char *path, const char *url)
 
 /* Issue 14 point 2 (trail18; red team s17, R7-6; s18, R8-7): a click
  * recorded on a page of API tokens keeps the target's name and row with
- * each token written {{*:hash}} (8 hex digits of its SHA-256, never the
+ * each token written {{*:hash}} (16 hex digits of its SHA-256, never the
  * token); the replay finds that row again as recorded, and stops where
  * the tokens were rotated (?v=2: another token is another row, R8-7's
  * safe side) or the row holds no token-shaped word (?revoked=1).
@@ -1246,7 +1246,7 @@ static void t_trail_row_secret(void)
         CHECK_LACKS(bytes[k], "\"equals\"");
         const char *nm = strstr(bytes[k], "\"name\":\"Copy {{*:");
         char want[80];
-        snprintf(want, sizeof want, "\"row\":\"%s token {{*:%.8s}} Copy\"", k ? "CI" : "Deploy",
+        snprintf(want, sizeof want, "\"row\":\"%s token {{*:%.16s}} Copy\"", k ? "CI" : "Deploy",
                  nm ? nm + 17 : "");
         if (!CHECK(nm != NULL) || !CHECK_HAS(bytes[k], want))
             test_fail_detail("%s\n", bytes[k]);
