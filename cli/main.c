@@ -3,6 +3,7 @@
  * Diagnostics go to stderr; results to stdout.
  */
 #include "cli/cli.h"
+#include "live/live.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -284,8 +285,7 @@ static int live_opt(cli_opts *o, const char *a, const char *val, int argc, char 
  * has no TLS. 0, or -1 after printing why. */
 static int live_bind_check(const cli_opts *o)
 {
-    if (!o->live_bind || o->live_insecure || strcmp(o->live_bind, "127.0.0.1") == 0 ||
-        strcmp(o->live_bind, "::1") == 0)
+    if (!o->live_bind || o->live_insecure || live_addr_loopback(o->live_bind))
         return 0;
     fprintf(stderr, "cdpgate: --live-bind %s is beyond loopback: the live view has no TLS, so "
             "the link, the session and what the person types would cross the network in clear "

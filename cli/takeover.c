@@ -374,8 +374,7 @@ void cli_takeover_free(cli_takeover *t)
 const char *cli_takeover_where(const cli_opts *o)
 {
     /* the server refuses an address beyond loopback without the flag */
-    bool loop = !o->live_bind || !o->live_insecure || strcmp(o->live_bind, "127.0.0.1") == 0 ||
-                strcmp(o->live_bind, "::1") == 0;
+    bool loop = !o->live_bind || !o->live_insecure || live_addr_loopback(o->live_bind);
     return loop ? "on this machine" : "over the network, in clear text: anyone who sees the "
                   "traffic can watch or take over";
 }

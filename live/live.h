@@ -328,6 +328,10 @@ typedef struct {
     void *ud;
 } live_server_opts;
 
+/* Whether addr is an address literal the server counts as loopback
+ * (127.0.0.1 or ::1, however written): where it binds without
+ * insecure_bind. */
+bool live_addr_loopback(const char *addr);
 /* Bind and listen. NULL with err filled. */
 live_server *live_server_new(const live_server_opts *o, live_err *err);
 /* Close every connection, end the access (the link and the cookie stop

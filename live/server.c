@@ -411,6 +411,14 @@ static int parse_addr(const char *addr, int port, struct sockaddr_storage *ss, s
     return -1;
 }
 
+bool live_addr_loopback(const char *addr)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    bool loop = false;
+    return addr && parse_addr(addr, 0, &ss, &sl, &loop) == 0 && loop;
+}
+
 /* Listen on addr:port: loopback, or beyond it with insecure_bind. */
 static int listen_on(live_server *s, const char *addr, int port, live_err *err)
 {

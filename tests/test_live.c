@@ -1825,6 +1825,23 @@ static void t_server_window(void)
  * host, only that Host is let in, and the warning is there for the host
  * to print and in the audit; every address needs a public host; a
  * loopback server has no warning. */
+/* What the server counts as loopback (live_addr_loopback, which the
+ * command line's --live-bind check and the person's message use too):
+ * 127.0.0.1 and ::1 however written, nothing else. */
+static void t_addr_loopback(void)
+{
+    static const char *const YES[] = {"127.0.0.1", "::1", "0:0:0:0:0:0:0:1", "::0001"};
+    static const char *const NO[] = {"127.0.0.2", "0.0.0.0", "::", "localhost", "",
+                                     "10.0.0.1", "::ffff:10.0.0.1", "127.0.0.1 "};
+    for (size_t i = 0; i < sizeof YES / sizeof YES[0]; i++)
+        if (!CHECK(live_addr_loopback(YES[i])))
+            test_fail_detail("%s", YES[i]);
+    for (size_t i = 0; i < sizeof NO / sizeof NO[0]; i++)
+        if (!CHECK(!live_addr_loopback(NO[i])))
+            test_fail_detail("%s", NO[i]);
+    CHECK(!live_addr_loopback(NULL));
+}
+
 static void t_server_insecure_bind(void)
 {
     srv_log log = {0};
@@ -2345,6 +2362,7 @@ static const test_case TESTS[] = {
     {"server_window", t_server_window},
     {"server_state", t_server_state},
     {"server_insecure_bind", t_server_insecure_bind},
+    {"addr_loopback", t_addr_loopback},
     {"viewer_browser", t_viewer_browser},
     {0},
 };
