@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,8 @@ int test_main(int argc, char **argv, const test_case *tests)
     prog = prog ? prog + 1 : argv[0];
     int passed = 0, failed = 0, skipped = 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
+    const char *times_env = getenv("CDPGATE_CASE_TIMES");
+    bool times = times_env && *times_env == '1';
     for (const test_case *t = tests; t->name; t++) {
         int run = argc < 2;
         for (int i = 1; i < argc && !run; i++)
@@ -239,6 +242,8 @@ int test_main(int argc, char **argv, const test_case *tests)
         double took = test_now_s() - t0;
         if (took >= 10.0) /* tests/run.sh lists these (CI's time budget) */
             fprintf(stderr, "  slow case: %s %.1f s\n", t->name, took);
+        else if (times)   /* CDPGATE_CASE_TIMES=1: every case's (where time goes) */
+            fprintf(stderr, "  case time: %s %.1f s\n", t->name, took);
         test_fail_alloc_off();
         /* A test that checked nothing proved nothing: it fails, unless it
          * said why it could not run (a skip). */

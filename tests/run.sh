@@ -36,26 +36,88 @@ tally() {
     fi
 }
 out=$(mktemp)
-# TESTS="test_json test_ws ...": only these programs (make valgrind in CI).
-for t in "$BUILD"/tests/test_*; do
+# The programs run JOBS at a time (TEST_JOBS, default 2: most of a
+# Chromium program's wall time is spent waiting on the browser, and the
+# suite took ~25 minutes one at a time on a 2-core machine), the slowest
+# first (SLOW, the session-19 figures, longest first) so that the last to
+# start are the short ones; each program's output is printed whole when
+# it ends, in the order they end. TEST_JOBS=1 is the one-at-a-time run.
+JOBS=${TEST_JOBS:-2}
+case "$JOBS" in ''|*[!0-9]*|0) JOBS=1;; esac
+SLOW="test_gate_accept test_replay_change test_snapshot test_mcp test_login test_sweep
+test_takeover test_actions test_live test_replay_play test_record test_a11y test_evidence
+test_walker test_cdp test_vault test_a11y_scrub test_replay test_replay_match test_ws"
+jobs_dir=$(mktemp -d)
+all0=$(date +%s)
+# The programs to run, slowest first. TESTS="test_json test_ws ...": only
+# these programs (make valgrind in CI).
+progs=
+for t in $(for s in $SLOW; do echo "$BUILD/tests/$s"; done) "$BUILD"/tests/test_*; do
     [ -x "$t" ] || continue
     case "$t" in *.d|*.o) continue;; esac
+    n=$(basename "$t")
+    case " $progs " in *" $n "*) continue;; esac
     if [ -n "${TESTS:-}" ]; then
-        case " $TESTS " in *" $(basename "$t") "*) ;; *) continue;; esac
+        case " $TESTS " in *" $n "*) ;; *) continue;; esac
     fi
-    t0=$(date +%s)
-    ${VALGRIND:-} "$t" >"$out" 2>"$out.err"
-    rc=$?
-    cat "$out"
-    if [ $rc -ne 0 ]; then
-        grep -v '^test_[a-z_]*: ' "$out.err" | tail -n 80
+    progs="$progs $n"
+done
+# start NAME: runs the program in the background; NAME.rc appears (whole,
+# by a rename) when it ended, with its exit status, next to its output,
+# its stderr and its wall time.
+start() {
+    (
+        t0=$(date +%s)
+        ${VALGRIND:-} "$BUILD/tests/$1" >"$jobs_dir/$1.out" 2>"$jobs_dir/$1.err"
+        rc=$?
+        echo $(($(date +%s) - t0)) >"$jobs_dir/$1.time"
+        echo $rc >"$jobs_dir/$1.rc.part"
+        mv "$jobs_dir/$1.rc.part" "$jobs_dir/$1.rc"
+    ) &
+}
+# finish NAME: prints the output of the program that ended and counts it.
+finish() {
+    rc=$(cat "$jobs_dir/$1.rc")
+    cat "$jobs_dir/$1.out"
+    if [ "$rc" -ne 0 ]; then
+        grep -v '^test_[a-z_]*: ' "$jobs_dir/$1.err" | tail -n 80
     fi
-    tally "$out" "$(basename "$t")" $rc
+    tally "$jobs_dir/$1.out" "$1" "$rc"
     # Where the suite's time goes (CI has a budget): the program's wall
     # time, and its cases that took 10 s or more (tests/harness.c).
-    echo "  time: $(basename "$t") $(($(date +%s) - t0)) s"
-    grep '^  slow case: ' "$out.err" | head -n 20
+    echo "  time: $1 $(cat "$jobs_dir/$1.time") s"
+    grep '^  slow case: ' "$jobs_dir/$1.err" | head -n 20
+}
+# reap: finishes every running program that ended; nrunning is what is left.
+running= nrunning=0
+reap() {
+    left= nrunning=0
+    for r_n in $running; do
+        if [ -f "$jobs_dir/$r_n.rc" ]; then
+            finish "$r_n"
+        else
+            left="$left $r_n" nrunning=$((nrunning + 1))
+        fi
+    done
+    running=$left
+}
+nap() { sleep 0.2 2>/dev/null || sleep 1; }
+for prog in $progs; do
+    reap
+    while [ "$nrunning" -ge "$JOBS" ]; do
+        nap
+        reap
+    done
+    start "$prog"
+    running="$running $prog" nrunning=$((nrunning + 1))
 done
+while [ "$nrunning" -gt 0 ]; do
+    nap
+    reap
+done
+wait
+rm -rf "$jobs_dir"
+echo "  time: all test programs $(($(date +%s) - all0)) s, $JOBS at a time"
 # The checks of the tree and of this runner; not when tests/checkrun.sh
 # runs this script on its planted faults.
 if [ -z "${CDPGATE_RUN_INNER:-}" ]; then
