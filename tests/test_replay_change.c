@@ -37,9 +37,36 @@ static testlib_world world;
 static char shop_trail[400], shop_grant[400];
 static char retail_trail[400], retail_grant[400], retail_data[400], retail_env[450];
 
+/* The world's browser is launched once, on a port (its host rules, the
+ * fixture server's names), and a cdpgate child attaches to it
+ * (--connect): its agent works in browser contexts of its own, disposed
+ * when it detaches, so a case sees no other case's cookies or tabs, and
+ * no child waits for a browser of its own to start (~20 s a case, most of
+ * test_replay_change's time, when each launched its own). */
 static bool ready(void)
 {
-    return testlib_need_browser() && testlib_need_cdpgate() && testlib_world_browser(&world);
+    if (!testlib_need_browser() || !testlib_need_cdpgate())
+        return false;
+    if (!world.browser)
+        world.browser = testlib_launch(host_args, true);
+    return world.browser != NULL;
+}
+
+/* When set, the next cdpgate child launches its own browser (--browser-arg
+ * RULES) instead of attaching: for a case about the whole command as a
+ * host runs it (the exit criterion), or whose browser the fixture server
+ * kills by its parent's pid. */
+static bool own_browser;
+
+/* The option that gives a cdpgate child its browser (see ready). */
+static const char *browser_opt(void)
+{
+    static char opt[600];
+    if (own_browser || !world.browser)
+        snprintf(opt, sizeof opt, "--browser-arg=%s", FIXTURE_HOST_RULES);
+    else
+        snprintf(opt, sizeof opt, "--connect=%s", cdp_browser_ws_url(world.browser));
+    return opt;
 }
 
 static bool write_text(const char *path, const char *text)
@@ -125,9 +152,8 @@ static replay_out replay_cli(const char *const *env, const char *grant, const ch
                              const char *const *vars)
 {
     replay_out o = {.rc = -1};
-    char rules[300];
-    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
-    const char *argv[32] = {testlib_cdpgate_bin(), rules, "--grant", grant, "replay", trail};
+    const char *argv[32] = {testlib_cdpgate_bin(), browser_opt(), "--grant", grant, "replay",
+                            trail};
     size_t n = 6;
     for (size_t i = 0; vars && vars[i] && n + 3 < 32; i++) {
         argv[n++] = "--var";
@@ -171,10 +197,8 @@ static void check_one_line(const replay_out *o)
 static bool mcp_start(fixture_child *c, const char *const *env, const char *grant,
                       const char *trail)
 {
-    static char rules[300];
-    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
-    const char *argv[] = {testlib_cdpgate_bin(), rules, "--grant", grant, "--record", trail,
-                          "mcp", NULL};
+    const char *argv[] = {testlib_cdpgate_bin(), browser_opt(), "--grant", grant, "--record",
+                          trail, "mcp", NULL};
     if (!CHECK_INT(0, testlib_child_spawn(c, world.root, env, argv, false)))
         return false;
     testlib_mcp_init(c, "replaytest");
@@ -312,9 +336,8 @@ static replay_out replay_cli_in(const char *grant, const char *trail,
                                 const char *const *extra, const char *input)
 {
     replay_out o = {.rc = -1};
-    char rules[300];
-    snprintf(rules, sizeof rules, "--browser-arg=%s", FIXTURE_HOST_RULES);
-    const char *argv[32] = {testlib_cdpgate_bin(), rules, "--grant", grant, "replay", trail};
+    const char *argv[32] = {testlib_cdpgate_bin(), browser_opt(), "--grant", grant, "replay",
+                            trail};
     size_t n = 6;
     for (size_t i = 0; extra && extra[i] && n + 2 < 32; i++)
         argv[n++] = extra[i];
@@ -704,7 +727,9 @@ static void t_price_watch_zero_calls(void)
     int before = log_count("GET retail.test", "/retail/lamp.html");
     CHECK_INT(0, fixture_server_switch("price2"));
     const char *env[] = {retail_env, "CDPGATE_KEY_CMD", "DISPLAY", "WAYLAND_DISPLAY", NULL};
+    own_browser = true;         /* the whole command, as the host runs it */
     replay_out o = replay_cli(env, retail_grant, retail_trail, NULL);
+    own_browser = false;
     CHECK_INT(0, fixture_server_switch(""));
     check_one_line(&o);
     if (!CHECK_INT(0, o.rc))
