@@ -46,7 +46,11 @@
 /* A second service's cookies (shop.test). */
 #define SHOP_SECRET "shop-planted-99ab"
 
-static testlib_world world;          /* fixture server and scratch directory (world.root) */
+/* The fixture server, the scratch directory (world.root) and the browser
+ * the in-process cases share (each agent works in browser contexts of its
+ * own, disposed when it is freed); a case about a fresh browser or one on
+ * a port launches its own. */
+static testlib_world world;
 static const char *host_args[] = {FIXTURE_HOST_RULES, NULL};
 
 static const char *const PLANTS[] = {PLANT_PASSWORD, FIXTURE_BANK_OTP, FIXTURE_BANK_SESSION,
@@ -189,7 +193,7 @@ static void tab_context(snap_agent *a, int tab, char *out, size_t cap)
  * browser's default one; two agents get two contexts. */
 static void t_untrusted_context(void)
 {
-    cdp_browser *b = testlib_launch(host_args, false);
+    cdp_browser *b = testlib_world_browser(&world);
     if (!b)
         return;
     snap_agent *a = agent_with(b, NULL), *a2 = agent_with(b, NULL);
@@ -208,7 +212,6 @@ static void t_untrusted_context(void)
     CHECK(*ctx2 && strcmp(ctx, ctx2) != 0);
     snap_agent_free(a2);
     snap_agent_free(a);
-    cdp_browser_free(b);
 }
 
 /* A stored session opens in its own context with its cookies (HttpOnly,
@@ -219,7 +222,7 @@ static void t_restore_isolated(void)
 {
     char dir[300];
     vault *v = testlib_vault_new(world.root, dir, sizeof dir);
-    cdp_browser *b = v ? testlib_launch(host_args, false) : NULL;
+    cdp_browser *b = v ? testlib_world_browser(&world) : NULL;
     if (!b) {
         vault_close(v);
         return;
@@ -334,7 +337,6 @@ static void t_restore_isolated(void)
     check_no_plants("observe after link", t);
     snap_result_free(&r);
     snap_agent_free(a);
-    cdp_browser_free(b);
     vault_close(v);
 }
 
@@ -348,7 +350,7 @@ static void t_expired_and_rejected(void)
 {
     char dir[300];
     vault *v = testlib_vault_new(world.root, dir, sizeof dir);
-    cdp_browser *b = v ? testlib_launch(host_args, false) : NULL;
+    cdp_browser *b = v ? testlib_world_browser(&world) : NULL;
     if (!b) {
         vault_close(v);
         return;
@@ -392,7 +394,6 @@ static void t_expired_and_rejected(void)
     bt = snap_tab_current(a);
     CHECK(bt && bt->ctx == ctx);       /* the same context: the session was kept */
     snap_agent_free(a);
-    cdp_browser_free(b);
     vault_close(v);
 }
 
@@ -404,7 +405,7 @@ static void t_forget_keeps_auth(void)
 {
     char dir[300];
     vault *v = testlib_vault_new(world.root, dir, sizeof dir);
-    cdp_browser *b = v ? testlib_launch(host_args, false) : NULL;
+    cdp_browser *b = v ? testlib_world_browser(&world) : NULL;
     if (!b) {
         vault_close(v);
         return;
@@ -441,7 +442,6 @@ static void t_forget_keeps_auth(void)
     bt = snap_tab_current(a);
     CHECK(bt && bt->ctx > 0 && bt->ctx != old_ctx);
     snap_agent_free(a);
-    cdp_browser_free(b);
     vault_close(v);
 }
 
@@ -455,7 +455,7 @@ static void t_signed_out_then_new_login(void)
 {
     char dir[300];
     vault *v = testlib_vault_new(world.root, dir, sizeof dir);
-    cdp_browser *b = v ? testlib_launch(host_args, false) : NULL;
+    cdp_browser *b = v ? testlib_world_browser(&world) : NULL;
     if (!b) {
         vault_close(v);
         return;
@@ -497,7 +497,6 @@ static void t_signed_out_then_new_login(void)
     check_no_plants("new login", t);
     snap_result_free(&r);
     snap_agent_free(a);
-    cdp_browser_free(b);
     vault_close(v);
 }
 
@@ -510,7 +509,7 @@ static void t_unnamed_login_keeps_named(void)
 {
     char dir[300];
     vault *v = testlib_vault_new(world.root, dir, sizeof dir);
-    cdp_browser *b = v ? testlib_launch(host_args, false) : NULL;
+    cdp_browser *b = v ? testlib_world_browser(&world) : NULL;
     if (!b) {
         vault_close(v);
         return;
@@ -603,7 +602,6 @@ static void t_unnamed_login_keeps_named(void)
         snap_result_free(&r);
     }
     snap_agent_free(a);
-    cdp_browser_free(b);
     vault_close(v);
 }
 
@@ -835,7 +833,7 @@ static void t_login_human_done(void)
 {
     char dir[300];
     vault *v = testlib_vault_new(world.root, dir, sizeof dir);
-    cdp_browser *b = v ? testlib_launch(host_args, false) : NULL;
+    cdp_browser *b = v ? testlib_world_browser(&world) : NULL;
     if (!b) {
         vault_close(v);
         return;
@@ -854,7 +852,6 @@ static void t_login_human_done(void)
     CHECK_INT(SNAP_EINVAL, snap_login_poll(a, false, &r));
     snap_result_free(&r);
     snap_agent_free(a);
-    cdp_browser_free(b);
     vault_close(v);
 }
 
@@ -868,7 +865,7 @@ static void t_login_origin_named(void)
 {
     char dir[300];
     vault *v = testlib_vault_new(world.root, dir, sizeof dir);
-    cdp_browser *b = v ? testlib_launch(host_args, false) : NULL;
+    cdp_browser *b = v ? testlib_world_browser(&world) : NULL;
     if (!b) {
         vault_close(v);
         return;
@@ -907,7 +904,6 @@ static void t_login_origin_named(void)
         snap_result_free(&r);
     }
     snap_agent_free(a);
-    cdp_browser_free(b);
     vault_close(v);
 }
 
@@ -920,7 +916,7 @@ static void t_login_done_elsewhere(void)
 {
     char dir[300];
     vault *v = testlib_vault_new(world.root, dir, sizeof dir);
-    cdp_browser *b = v ? testlib_launch(host_args, false) : NULL;
+    cdp_browser *b = v ? testlib_world_browser(&world) : NULL;
     if (!b) {
         vault_close(v);
         return;
@@ -953,7 +949,6 @@ static void t_login_done_elsewhere(void)
     }
     snap_result_free(&r);
     snap_agent_free(a);
-    cdp_browser_free(b);
     vault_close(v);
 }
 
@@ -967,7 +962,7 @@ static void t_login_done_lure_host(void)
 {
     char dir[300];
     vault *v = testlib_vault_new(world.root, dir, sizeof dir);
-    cdp_browser *b = v ? testlib_launch(host_args, false) : NULL;
+    cdp_browser *b = v ? testlib_world_browser(&world) : NULL;
     if (!b) {
         vault_close(v);
         return;
@@ -996,7 +991,6 @@ static void t_login_done_lure_host(void)
     }
     snap_result_free(&r);
     snap_agent_free(a);
-    cdp_browser_free(b);
     vault_close(v);
 }
 
