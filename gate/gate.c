@@ -1005,6 +1005,9 @@ static void auth_request_summary(const gate_auth_request *q, char *out, size_t c
     gate_text_copy(out, cap, buf, 240);
 }
 
+/* What a covered request that carries data is compared with (R9-1). */
+#define DATA_SHOWN " (data: only to a POST form shown)"
+
 int gate_decide_auth_request(gate *gt, const gate_auth_request *q, gate_decision *d)
 {
     memset(d, 0, sizeof *d);
@@ -1061,8 +1064,9 @@ int gate_decide_auth_request(gate *gt, const gate_auth_request *q, gate_decision
         if (q->covered == GATE_CLASS_CONSEQUENTIAL)
             return gate_verdict(d, GATE_CONFIRM, "%s: the page sends %s to authenticated "
                                 "origin %s while the action the human confirmed runs, but to "
-                                "another address than the one they were shown: asked on its "
-                                "own (%s)", gate_conseq_name(kind), d->target, o, why);
+                                "another address than the one they were shown%s: asked on its "
+                                "own (%s)", gate_conseq_name(kind), d->target, o,
+                                nav ? "" : DATA_SHOWN, why);
         return gate_verdict(d, GATE_STOP, "unbound_stop: the page sends a %s request %s to "
                             "authenticated origin %s; the human completes it (%s)",
                             gate_conseq_name(kind), d->target, o, why);
@@ -1072,13 +1076,14 @@ int gate_decide_auth_request(gate *gt, const gate_auth_request *q, gate_decision
                             "read", q->document ? "navigation" : "GET");
     /* Under the cover, data sent to another address than the one the
      * human was shown (a key's keydown moved the focus into another form;
-     * a handler posted elsewhere) is not what they said yes to (red team
-     * s19, R9-1): asked on its own. */
+     * a handler posted elsewhere; a 307 sent it on; a link's, a plain
+     * button's: a form the page submits) is not what they said yes to (red
+     * team s19, s20: R9-1): asked on its own. */
     if (q->covered >= 0 && q->shown_other)
         return gate_verdict(d, GATE_CONFIRM, "auth_change: the page sends %s to authenticated "
                             "origin %s while the action the human confirmed runs, but to "
-                            "another address than the one they were shown: asked on its own",
-                            d->target, o);
+                            "another address than the one they were shown%s: asked on its own",
+                            d->target, o, DATA_SHOWN);
     if (q->covered >= 0)
         return gate_verdict(d, GATE_ALLOW, "covered: the human confirmed the %s action in "
                             "progress on its tab", gate_class_name(q->covered));

@@ -638,13 +638,16 @@ typedef struct {
                                        action), or it is a redirect hop of a
                                        request the cover let through: only then
                                        does a consequential GET pass the cover */
-    bool shown_other;               /* the action showed the human an address
-                                       (a link's href, the form's action) and
-                                       this request goes to another; or it
-                                       showed none and this is a form the page
-                                       submits: a request that carries data
-                                       there is not covered (red team s19,
-                                       R9-1) */
+    bool shown_other;               /* a request that carries data, and not a
+                                       POST to the POST form the action showed
+                                       the human (it submits it or is in it):
+                                       to another address, a redirect hop (a
+                                       307 sends the body on), after a link or
+                                       a GET form (they send none); or the
+                                       action showed no address (a plain
+                                       button) and this is a form the page
+                                       submits: not covered (red team s19,
+                                       s20: R9-1) */
     uint64_t epoch;                 /* the control epoch the page sent it under
                                        (0: now); another than the current one:
                                        stale, refused (a request is never judged

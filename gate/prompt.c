@@ -606,6 +606,8 @@ static void page_part(base_buf *b, const gate_request *req, const gate_decision 
         page_line(b, "a link to", t->href, 400);
         if (t->submits)
             page_line(b, "submits a form to", t->form_action, 300);
+        else if (!t->href || !*t->href)     /* its own form's submission is covered */
+            page_line(b, "in a form that submits to", t->form_action, 300);
         recipients_line(b, req, d);
         amounts_line(b, req, d);
         chosen_line(b, req);

@@ -910,15 +910,7 @@ static void cover_begin(snap_agent *a, const snap_gated *g, const snap_tab *t,
         a->cover_oom = a->cover_oom || oom;
         free(lp);
     }
-    /* Where the human was shown it goes: a link's href, else the form it
-     * submits (a GET form's query is its fields). Only that address passes
-     * a consequential GET under the cover (red team s12, G9b). */
-    const gate_target *tg = q->target;
-    if (tg && tg->href && *tg->href)
-        snap_cover_url(a, tg->href, false);
-    else if (tg && tg->submits && tg->form_action && *tg->form_action)
-        snap_cover_url(a, tg->form_action, !tg->form_method ||
-                       strcasecmp(tg->form_method, "post") != 0);
+    snap_cover_target(a, q->target);    /* where the human was shown it goes */
 }
 
 int snap_gate_ask(snap_agent *a, const snap_gate_in *in, snap_gated *g, snap_result *r)

@@ -812,9 +812,10 @@ static int auth_request(snap_agent *a, const json_val *p, const char *svc, int t
      * cover let through: only these GETs pass it (red team s12, G9b). */
     q.shown_url = cover_on && snap_cover_shown_url(a, raw_url,
                                                     json_get_str(p, "redirectedRequestId"));
-    /* Data sent elsewhere than the address the human was shown: not what
-     * they said yes to (red team s19, R9-1; no address shown: covered). */
-    q.shown_other = cover_on && !q.shown_url && a->cover_url;
+    /* Data sent elsewhere than the address the human was shown, or a form
+     * the page submits after an action that showed none: not what they
+     * said yes to (red team s19, s20: R9-1; snap_cover_data_other). */
+    q.shown_other = cover_on && !q.get && snap_cover_data_other(a, q.method, raw_url, document);
     /* Under a cover: what the browser really sends is what the human
      * allowed (sink_body.c; red team s13 P1-P3), before the cover lets it
      * through. Outside one: a recipient in it is granted, or it is refused

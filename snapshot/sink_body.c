@@ -30,6 +30,8 @@
 #define COVER_VALUE_MAX 4096u   /* bytes of one value checked (longer: cut, refused
                                    by the gate as too long for an address) */
 
+enum { COVER_LINK, COVER_GET_FORM, COVER_POST_FORM };  /* the address shown (cover_url) */
+
 void snap_cover_drop(snap_agent *a)
 {
     free(a->cover_shown);
@@ -39,24 +41,46 @@ void snap_cover_drop(snap_agent *a)
     free(a->cover_url);
     a->cover_url = NULL;
     a->cover_url_path = false;
+    a->cover_addr = false;
+    a->cover_nav = false;
+    a->cover_post = false;
     a->ncover_rid = 0;
 }
 
-void snap_cover_url(snap_agent *a, const char *url, bool path_only)
+/* Keep url (its fragment left out; NULL: none) as the address shown: how,
+ * a link's, a GET form's (compared up to its query: the query is the
+ * fields') or a POST form's; nav: the action goes there itself. */
+static void cover_url(snap_agent *a, const char *url, int how, bool nav)
 {
     free(a->cover_url);
     a->cover_url = NULL;
+    a->cover_addr = url && *url;        /* out of memory below: none passes */
+    a->cover_nav = nav;
+    a->cover_url_path = how == COVER_GET_FORM;
+    a->cover_post = how == COVER_POST_FORM;
     if (!url || !*url)
         return;
-    size_t n = strcspn(url, "#");
-    if (path_only)
-        n = strcspn(url, "?#");
-    a->cover_url = malloc(n + 1);       /* out of memory: no address passes */
+    size_t n = strcspn(url, a->cover_url_path ? "?#" : "#");
+    a->cover_url = malloc(n + 1);
     if (a->cover_url) {
         memcpy(a->cover_url, url, n);
         a->cover_url[n] = 0;
     }
-    a->cover_url_path = path_only;
+}
+
+/* Where the human was shown the action goes: a link's href, else the form
+ * it submits, else the form it is in (a select that submits its own form:
+ * its own, R9-1), else nowhere (a plain button, a composer). A
+ * consequential GET passes the cover to the href or a form it submits
+ * (red team s12, G9b), data to a POST form's action (snap_cover_data_other). */
+void snap_cover_target(snap_agent *a, const gate_target *tg)
+{
+    const char *m = tg ? tg->form_method : NULL;
+    if (tg && tg->href && *tg->href)
+        cover_url(a, tg->href, COVER_LINK, true);
+    else
+        cover_url(a, tg ? tg->form_action : NULL, m && strcasecmp(m, "post") == 0
+                  ? COVER_POST_FORM : COVER_GET_FORM, tg && tg->submits);
 }
 
 bool snap_cover_shown_url(const snap_agent *a, const char *url, const char *redirected_from)
@@ -64,10 +88,30 @@ bool snap_cover_shown_url(const snap_agent *a, const char *url, const char *redi
     for (unsigned i = 0; redirected_from && i < a->ncover_rid && i < 4; i++)
         if (strcmp(a->cover_rid[i], redirected_from) == 0)
             return true;
-    if (!a->cover_url || !url)
+    if (!a->cover_url || !url || !a->cover_nav)
         return false;
     size_t n = strcspn(url, a->cover_url_path ? "?#" : "#");
     return n == strlen(a->cover_url) && strncmp(url, a->cover_url, n) == 0;
+}
+
+/* Data is what a POST form sends; a link, a GET form, a dialog form send
+ * none. So under the cover a request that carries data is the one the
+ * human was shown only when the action showed a POST form and it is a
+ * POST to that form's address itself: not a redirect hop (a 307 or 308
+ * sends the body on to an address the server chose), not another method.
+ * An action that showed no address (a plain button, a composer) covers
+ * its page's script (a SPA's Save: the action as named), not a form the
+ * page submits (a navigation that carries data: the form's, asked with
+ * its address and fields). */
+bool snap_cover_data_other(const snap_agent *a, const char *method, const char *url,
+                           bool document)
+{
+    if (!a->cover_addr)
+        return document;
+    if (!a->cover_post || !a->cover_url || !url || !method || strcasecmp(method, "POST") != 0)
+        return true;
+    size_t n = strcspn(url, "#");
+    return n != strlen(a->cover_url) || strncmp(url, a->cover_url, n) != 0;
 }
 
 void snap_cover_passed(snap_agent *a, const char *rid)

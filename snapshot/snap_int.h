@@ -415,6 +415,12 @@ struct snap_agent {
      * GET under the cover (red team s12, G9b's second half). */
     char *cover_url;
     bool cover_url_path;         /* a GET form's: the query is the fields' */
+    bool cover_addr;             /* the action showed an address (cover_url: NULL
+                                    when it could not be kept: none passes) */
+    bool cover_post;             /* ... a POST form's: the one that takes data */
+    bool cover_nav;              /* ... where it goes itself (a link, a form it
+                                    submits), not a form it is in: a GET there
+                                    passes (snap_cover_shown_url) */
     char cover_rid[4][SNAP_ID_MAX];
     unsigned ncover_rid;
     /* sink.c and agent_wait.c: a request that starts before own_until
@@ -554,13 +560,19 @@ const char *snap_request_header(const json_val *req, const char *name);
  * -1 with why (cap), never a value but a refused address. */
 void snap_cover_keep(snap_agent *a, const gate_present *p, size_t n);
 void snap_cover_drop(snap_agent *a);
-/* Keep the address the human was shown for the confirmed action (url, its
- * fragment left out; path_only: compared up to its query, a GET form's).
- * snap_cover_shown_url: whether a request (its URL, and the Fetch id of the
- * request whose redirect it follows, NULL: none) is that one, or a
- * redirect hop of one the cover let through (snap_cover_passed). */
-void snap_cover_url(snap_agent *a, const char *url, bool path_only);
+/* snap_cover_target: keep the address the human was shown for the
+ * confirmed action tg (a link's href, the form it submits or is in; none)
+ * while the cover lasts. snap_cover_shown_url: whether a request (its URL,
+ * and the Fetch id of the request whose redirect it follows, NULL: none)
+ * is the href or a form the action submits, or a redirect hop of one the
+ * cover let through (snap_cover_passed). snap_cover_data_other: whether a
+ * request that carries data (method, url; document: a navigation, a form
+ * the page submits) goes elsewhere than the action showed (red team s19,
+ * s20: R9-1): not covered. */
+void snap_cover_target(snap_agent *a, const gate_target *tg);
 bool snap_cover_shown_url(const snap_agent *a, const char *url, const char *redirected_from);
+bool snap_cover_data_other(const snap_agent *a, const char *method, const char *url,
+                           bool document);
 void snap_cover_passed(snap_agent *a, const char *rid);
 int snap_cover_check(snap_agent *a, const json_val *req, const char *url, char *why, size_t cap);
 /* Outside a cover, a data-carrying request of a session-holding context to

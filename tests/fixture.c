@@ -354,6 +354,18 @@ static void serve(int fd)
         redirect(fd, q + 3, NULL);
         return;
     }
+    if (strcmp(path, "/gate/r307") == 0) {
+        /* A page whose form posts to its own address; the POST is sent on
+         * with its body by a 307 (red team s20, tests/fixtures/red10). */
+        static const char R[] = "HTTP/1.1 307 Temporary Redirect\r\nLocation: "
+                                "/gate/sink?tag=r10-307\r\nContent-Length: 0\r\n"
+                                "Cache-Control: no-store\r\nConnection: close\r\n\r\n";
+        if (strcmp(method, "GET") == 0)
+            serve_file(fd, "/red10/r307.html");
+        else
+            (void)!write(fd, R, sizeof R - 1);
+        return;
+    }
     if (strcmp(path, "/die") == 0) {
         /* The request is in (logged above); the browser that sent it dies
          * before any answer: an action's outcome the driver cannot know. */

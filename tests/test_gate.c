@@ -2991,6 +2991,7 @@ static void t_auth_gets_and_cover_url(void)
     gate_decide_auth_request(gt, &g, &d);
     CHECK_INT(GATE_CONFIRM, d.decision);
     CHECK_HAS(d.reason, "another address than the one they were shown");
+    CHECK_HAS(d.reason, "(data: only to a POST form shown)");   /* s20: a link's, a 307's */
     g.shown_other = false;
     gate_decide_auth_request(gt, &g, &d);
     CHECK_INT(GATE_ALLOW, d.decision);

@@ -7693,10 +7693,8 @@ static void t_red9_key_effects(void)
     static const char *const K[][3] = {
         {"Alt+Shift+S", "search", ""}, {"Alt+s", "search", ""},
         {"Enter", "search", "move"}, {"Enter", "search", "move2"}, {"Enter", "chat", "chat"},
-        {"Space", "send", ""},
-        /* open (R9-1's residual): {"Enter", "details", "click"} and
-         * {"click", "details", "click"}, a plain button whose handler
-         * submits the transfer form: tests/red/round9-s19.patch */
+        {"Space", "send", ""}, {"Enter", "details", "click"},
+        {"click", "details", "click"},
     };
     rig x;
     if (!rig_up(&x, NULL))
@@ -7744,6 +7742,167 @@ static void t_red9_key_effects(void)
         else
             fprintf(stderr, "red9 case %zu %s: nothing posted, rc %d asked %d: %.200s\n", i,
                     K[i][0], rc, hook_calls - calls, r.text ? r.text : "");
+        snap_result_free(&r);
+    }
+out:
+    hook_allow_max = -1;
+    rig_down(&x);
+}
+
+/* ---- red team s20 (round 10): R9-1's rule attacked ---- */
+
+/* Pump the agent (it asks what the page sent meanwhile) for ms, then the
+ * requests matching reached the server how many times. */
+static int log_settled(snap_agent *a, const char *method, const char *part, int ms)
+{
+    barrier(a);
+    return log_wait(method, "bank.test", part, 1 << 20, ms);
+}
+
+/* R9-1's open cases, and what the red team would try next: the person says
+ * yes to an action that shows no address (a plain "Show details" button, a
+ * select in no form) or only the form it is in (the settings form's Theme
+ * select), and the page submits the transfer form (tag=r10-send) under that
+ * yes: by submit() (no submit event), a click on its button, into a frame,
+ * or a form it builds (tests/fixtures/red10/cover.html). Each is asked on
+ * its own, naming the POST, and the person's no keeps it from the bank.
+ * Before: posted under the first yes. Controls: the settings form's "Save
+ * draft" (a formaction) posts where it showed under one yes; its listener
+ * pointing the formaction elsewhere is asked (held since s19). */
+static void t_red10_cover_nothing_shown(void)
+{
+    static const struct {
+        const char *mode, *act, *what;   /* act: "click" (button) or a select's name */
+    } C[] = {
+        {"submit", "click", "button \"Show details\""},
+        {"button", "click", "button \"Show details\""},
+        {"frame", "click", "button \"Show details\""},
+        {"built", "click", "button \"Show details\""},
+        {"submit", "select", "combobox \"Theme\""},
+        {"button", "select", "combobox \"Sort by\""},
+        {"faswap", "click", "button \"Save draft\""},
+    };
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        snap_result r;
+        char path[80];
+        snprintf(path, sizeof path, "/red10/cover.html?mode=%s", C[i].mode);
+        if (!CHECK_INT(0, do_open(x.a, "bank.test", path, &r)))
+            test_fail_detail("open: %.300s", r.text ? r.text : "");
+        char ref[16] = "";
+        bool sel = strcmp(C[i].act, "select") == 0;
+        if (sel && !CHECK(ref_in(r.text, C[i].what, ref)))
+            test_fail_detail("no %s in %.2000s", C[i].what, r.text ? r.text : "");
+        snap_result_free(&r);
+        int calls = hook_calls, n0 = log_count("POST", "bank.test", "tag=r10-");
+        hook_prompt[0] = 0;
+        hook_allow_max = 1;     /* yes to the action, no to anything else */
+        memset(&r, 0, sizeof r);
+        const char *dark[] = {"dark"}, *amount[] = {"amount"};
+        int rc = !sel ? act_on(x.a, C[i].what, 'c', NULL, false, &r)
+                      : snap_select(x.a, ref, strstr(C[i].what, "Theme") ? dark : amount, 1,
+                                    NULL, &r);
+        keep(&r);
+        int n = log_settled(x.a, "POST", "tag=r10-", 1500) - n0;
+        hook_allow_max = -1;
+        const char *tag = strcmp(C[i].mode, "faswap") == 0 ? "tag=r10-faswap" : "tag=r10-send";
+        if (!CHECK_INT(0, n) ||
+            !CHECK(hook_calls - calls >= 2 && strstr(hook_prompt, tag) &&
+                   strstr(hook_prompt, "another address than the one they were shown")))
+            test_fail_detail("case %zu (%s, %s): posted %d, rc %d, asked %d, prompt: %.2500s; "
+                             "result: %.300s", i, C[i].mode, C[i].what, n, rc,
+                             hook_calls - calls, hook_prompt, r.text ? r.text : "");
+        snap_result_free(&r);
+    }
+    /* Where the action showed it goes, one yes: "Save draft" (its
+     * formaction) posts there. */
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/red10/cover.html", &r));
+    snap_result_free(&r);
+    int calls = hook_calls;
+    CHECK_INT(0, act_on(x.a, "button \"Save draft\"", 'c', NULL, false, &r));
+    snap_result_free(&r);
+    CHECK_INT(1, log_wait("POST", "bank.test", "tag=r10-draft", 1, 5000));
+    CHECK_INT(calls + 1, hook_calls);
+    check_none("POST", "bank.test", "tag=r10-send");
+out:
+    hook_allow_max = -1;
+    rig_down(&x);
+}
+
+/* A form whose action is the page's own address (the question shows it):
+ * the server answers its POST with a 307 to another address, and the
+ * browser sends the body on there (/gate/r307, red10/r307.html). The hop
+ * is asked on its own; the person's no keeps it from the bank. Before: a
+ * redirect hop of a request the cover let through passed, body and all. */
+static void t_red10_cover_redirect_307(void)
+{
+    rig x;
+    if (!rig_up(&x, NULL))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    snap_result r;
+    CHECK_INT(0, do_open(x.a, "bank.test", "/gate/r307", &r));
+    snap_result_free(&r);
+    int calls = hook_calls;
+    hook_prompt[0] = 0;
+    hook_allow_max = 1;
+    int rc = act_on(x.a, "button \"Save settings\"", 'c', NULL, false, &r);
+    keep(&r);
+    int n = log_settled(x.a, "POST", "tag=r10-307", 1500);
+    hook_allow_max = -1;
+    CHECK_INT(1, log_count("POST", "bank.test", "/gate/r307"));
+    if (!CHECK_INT(0, n) ||
+        !CHECK(hook_calls - calls >= 2 && strstr(hook_prompt, "tag=r10-307") &&
+               strstr(hook_prompt, "another address than the one they were shown")))
+        test_fail_detail("posted %d, rc %d, asked %d, prompt: %.2500s; result: %.300s", n, rc,
+                         hook_calls - calls, hook_prompt, r.text ? r.text : "");
+    snap_result_free(&r);
+out:
+    hook_allow_max = -1;
+    rig_down(&x);
+}
+
+/* After a yes to a link ("Close account", a bound rule; it shows a GET),
+ * the page sends data under it: a beacon or a keepalive fetch to the
+ * link's own address, a beacon elsewhere, and as the page goes (pagehide)
+ * a beacon to the link's address and a keepalive fetch elsewhere
+ * (red10/link.html; the bodies form-encoded, the addresses elsewhere with
+ * another query key than the link's: a text body or the link's tag with
+ * another value is refused by the body rules, not what this tests). Each
+ * is asked on its own; the person's no keeps it from the bank; the link
+ * itself goes. Before: a POST to the link's own address passed under its
+ * yes (beacon, keep, hide; beacon-other: asked since session 19). */
+static void t_red10_link_data(void)
+{
+    static const char *const M[] = {"beacon", "keep", "beacon-other", "hide"};
+    rig x;
+    if (!rig_up(&x, with_close_bound))
+        goto out;
+    hook_answer = GATE_ALLOW;
+    for (size_t i = 0; i < sizeof M / sizeof M[0]; i++) {
+        snap_result r;
+        char path[80];
+        snprintf(path, sizeof path, "/red10/link.html?mode=%s", M[i]);
+        CHECK_INT(0, do_open(x.a, "bank.test", path, &r));
+        snap_result_free(&r);
+        int calls = hook_calls, g0 = log_count("GET", "bank.test", "tag=r10-shown");
+        int n0 = log_count("POST", "bank.test", "r10-");
+        hook_prompt[0] = 0;
+        hook_allow_max = 1;
+        int rc = act_on(x.a, "link \"Close account\"", 'c', NULL, false, &r);
+        keep(&r);
+        int n = log_settled(x.a, "POST", "r10-", 1500) - n0;
+        hook_allow_max = -1;
+        CHECK(log_count("GET", "bank.test", "tag=r10-shown") > g0);
+        if (!CHECK_INT(0, n) ||
+            !CHECK(hook_calls - calls >= 2 && strstr(hook_prompt, "\"method\":\"POST\"")))
+            test_fail_detail("mode %s: posted %d, rc %d, asked %d, prompt: %.2500s; result: "
+                             "%.300s", M[i], n, rc, hook_calls - calls, hook_prompt,
+                             r.text ? r.text : "");
         snap_result_free(&r);
     }
 out:
@@ -7885,6 +8044,9 @@ static const test_case TESTS[] = {
     {"red8_key_submit_variants", t_red8_key_submit_variants},
     {"red8_key_object_frame", t_red8_key_object_frame},
     {"red9_key_effects", t_red9_key_effects},
+    {"red10_cover_nothing_shown", t_red10_cover_nothing_shown},
+    {"red10_cover_redirect_307", t_red10_cover_redirect_307},
+    {"red10_link_data", t_red10_link_data},
     {"red4_worker_values_regression", t_red4_worker_values_regression},
     {"red7_open_semicolon_html", t_red7_open_semicolon_html},
     {"red7_open_account_security", t_red7_open_account_security},
