@@ -60,6 +60,19 @@ static bool shot_dims(const uint8_t *p, size_t n, bool *jpeg, uint32_t *w, uint3
     return false;
 }
 
+/* rc's members x, y, width, height into the object w is writing. */
+static void shot_rect_put(json_w *w, const shot_rect *rc)
+{
+    json_w_key(w, "x");
+    json_w_num(w, rc->x);
+    json_w_key(w, "y");
+    json_w_num(w, rc->y);
+    json_w_key(w, "width");
+    json_w_num(w, rc->w);
+    json_w_key(w, "height");
+    json_w_num(w, rc->h);
+}
+
 static int shot_take(snap_agent *a, const char *session, const shot_rect *clip, double scale,
                      bool beyond, int quality, shot_img *out, snap_result *r)
 {
@@ -69,14 +82,7 @@ static int shot_take(snap_agent *a, const char *session, const shot_rect *clip, 
         json_w w;
         json_w_init(&w);
         json_w_obj_begin(&w);
-        json_w_key(&w, "x");
-        json_w_num(&w, clip->x);
-        json_w_key(&w, "y");
-        json_w_num(&w, clip->y);
-        json_w_key(&w, "width");
-        json_w_num(&w, clip->w);
-        json_w_key(&w, "height");
-        json_w_num(&w, clip->h);
+        shot_rect_put(&w, clip);
         json_w_key(&w, "scale");
         json_w_num(&w, scale);
         json_w_obj_end(&w);
@@ -515,14 +521,7 @@ static bool crop_reveal(snap_agent *a, const char *ref, const shot_rect *part)
         json_w_str(&w, tg.oid);
         json_w_key(&w, "rect");
         json_w_obj_begin(&w);
-        json_w_key(&w, "x");
-        json_w_num(&w, part->x);
-        json_w_key(&w, "y");
-        json_w_num(&w, part->y);
-        json_w_key(&w, "width");
-        json_w_num(&w, part->w);
-        json_w_key(&w, "height");
-        json_w_num(&w, part->h);
+        shot_rect_put(&w, part);
         json_w_obj_end(&w);
         json_w_obj_end(&w);
         pcall sc;
