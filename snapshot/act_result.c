@@ -526,6 +526,10 @@ int snap_act_finish(snap_agent *a, int tab_id, const char *did, const snap_settl
     if (a->nav_note[0])          /* the page moved on by itself before this action */
         base_buf_printf(&text, "%s\n", a->nav_note);
     a->nav_note[0] = 0;
+    char signin[1500] = "";      /* a sign-in made in the untrusted context (R8-6 b) */
+    snap_signin_sync(a);
+    snap_signin_note(a, signin, sizeof signin);
+    base_buf_puts(&text, signin);
     base_buf_printf(&text, "%s: ", did);
     /* The recorder watched the page and saw nothing: say so, rather than
      * only what did not happen (which read as "nothing happened" also when

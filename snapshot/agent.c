@@ -515,8 +515,10 @@ static void on_event(void *ud, cdp_conn *c, const char *session, const char *met
             snap_agent_copyid(t->doc_loader, loader);
         }
     }
-    if (strncmp(method, "Network.", 8) == 0)
+    if (strncmp(method, "Network.", 8) == 0) {
         snap_net_event(a, t, method, p);
+        snap_signin_net(a, method, p);
+    }
     else if (strncmp(method, "Log.", 4) == 0)
         snap_problem_event(a, t, method, p);
 }
@@ -682,6 +684,7 @@ int snap_sync(snap_agent *a)
     }
     snap_dl_sync(a);                 /* downloads: cancel the page's, decide the agent's */
     snap_sink_asks(a);
+    snap_signin_sync(a);             /* a sign-in in the untrusted context (R8-6 b) */
     return rc ? SNAP_EBROWSER : 0;
 }
 
@@ -864,6 +867,7 @@ void snap_agent_free(snap_agent *a)
     cdp_unlisten(a->c, on_event, a);
     cdp_conn_share(a->c, -1);
     snap_sink_free(a);
+    snap_signin_free(a);
     snap_cover_drop(a);
     snap_permit_begin(a, "teardown");
     for (size_t i = 0; i < a->ntabs; i++) {

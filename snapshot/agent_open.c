@@ -269,6 +269,8 @@ static int open_nav_in(snap_agent *a, const char *url, size_t ctx, bool new_tab,
     }
     size_t used = strlen(note);
     snap_ctx_check(a, tab_id, url, note + used, note_cap - used);
+    snap_signin_sync(a);        /* a sign-in the open made (R8-6 b) is told here */
+    snap_signin_note(a, note, note_cap);
     t = snap_tab_by_id(a, tab_id);
     if (!t || t->closed)
         return snap_fail(r, SNAP_ENOTAB, "the tab closed while loading %s", url);
@@ -352,8 +354,10 @@ int snap_open(snap_agent *a, const char *url, bool new_tab, snap_result *r)
         return snap_fail(r, SNAP_EBROWSER, "the browser is gone: %s", cdp_conn_error(a->c));
     snap_gated gg;
     /* It lands in the untrusted context unless a service's own: a sign-in a
-     * person made there may be live (R8-6). */
-    snap_gate_in gi = {.tool = "open", .open_url = url, .authenticated = snap_open_person(a)};
+     * person made there may be live (R8-6), or one made for url's site
+     * there (R8-6 b). */
+    snap_gate_in gi = {.tool = "open", .open_url = url,
+                       .authenticated = snap_open_person(a) || snap_signin_site(a, url)};
     if ((rc = snap_gate_ask(a, &gi, &gg, r)))
         return rc;
     rc = open_run(a, url, new_tab, r);

@@ -245,6 +245,10 @@ bool snap_tab_auth(const snap_agent *a, const snap_tab *t)
      * over --connect): it holds the user's own sign-ins (R8-6 c). */
     if (t && t->ctx == 0 && snap_open_person(a) && t->nframes)
         return true;
+    /* A sign-in made there for the page's site (a magic link, a sign-in
+     * form; R8-6 b, signin.c). */
+    if (t && t->ctx == 0 && t->nframes && snap_signin_site(a, t->frames[0].origin))
+        return true;
     if (!t || t->ctx == 0 || t->ctx >= a->nctxs || !t->nframes)
         return false;
     const snap_ctx *c = &a->ctxs[t->ctx];

@@ -784,3 +784,116 @@ char *snap_sent_values(snap_agent *a, const json_val *req, const char *url)
     char *s = base_buf_take(&b, NULL);
     return s ? s : base_strdup("");
 }
+
+/* ---- the names of a body's fields (sink.c, signin.c) ---- */
+
+#define FIELDS_MAX 16           /* field names shown */
+#define FIELD_NAME_MAX 40       /* bytes of one name shown */
+#define BODY_SCAN_MAX 65536u    /* bytes of a body read for its names */
+
+/* Append one field name (cleaned to [A-Za-z0-9_.[]-], cut) to out. */
+static void field_add(char *out, size_t cap, int *n, const char *s, size_t len)
+{
+    if (*n > FIELDS_MAX)
+        return;
+    size_t used = strlen(out);
+    if (*n == FIELDS_MAX) {
+        snprintf(out + used, cap - used, "%s...", used ? ", " : "");
+        (*n)++;
+        return;
+    }
+    char nm[FIELD_NAME_MAX + 1];
+    size_t k = 0;
+    for (size_t i = 0; i < len && k < FIELD_NAME_MAX; i++) {
+        char c = s[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '-' || c == '.' || c == '[' || c == ']';
+        nm[k++] = ok ? c : '?';
+    }
+    nm[k] = 0;
+    if (!k)
+        return;
+    snprintf(out + used, cap - used, "%s%s", used ? ", " : "", nm);
+    (*n)++;
+}
+
+/* The names of a request body's fields (never values) into out: form
+ * encoded (name=value&...), multipart (name="..."), a JSON object's keys;
+ * another body: "" (the human sees the method and URL). */
+void snap_body_fields(const json_val *req, char *out, size_t cap)
+{
+    out[0] = 0;
+    const char *ct = snap_request_header(req, "Content-Type");
+    const char *pd = json_get_str(req, "postData");
+    char *buf = NULL;
+    size_t len = 0;
+    if (pd) {
+        len = strlen(pd);
+    } else {
+        /* postDataEntries: base64 pieces. */
+        buf = malloc(BODY_SCAN_MAX + 1);
+        for (const json_val *e = json_first(json_get(req, "postDataEntries")); buf && e;
+             e = json_next(e)) {
+            const char *b = json_get_str(e, "bytes");
+            size_t bl = b ? strlen(b) : 0;
+            if (!bl || BASE_B64_ENCLEN(BODY_SCAN_MAX - len) < bl)
+                break;
+            ssize_t got = base_b64_decode(b, bl, (uint8_t *)buf + len, BODY_SCAN_MAX - len);
+            if (got < 0)
+                break;
+            len += (size_t)got;
+        }
+        if (buf)
+            buf[len] = 0;
+        pd = buf;
+    }
+    if (!pd || !len) {
+        free(buf);
+        return;
+    }
+    if (len > BODY_SCAN_MAX)
+        len = BODY_SCAN_MAX;
+    int n = 0;
+    size_t i = 0;
+    while (i < len && (pd[i] == ' ' || pd[i] == '\t' || pd[i] == '\r' || pd[i] == '\n'))
+        i++;
+    if (ct && strncasecmp(ct, "multipart/form-data", 19) == 0) {
+        for (const char *p = pd; p && (size_t)(p - pd) < len;) {
+            const char *q = strstr(p, "name=\"");
+            if (!q || (size_t)(q - pd) >= len)
+                break;
+            /* Content-Disposition's name, not filename="..." */
+            bool file = q - 4 >= pd && strncmp(q - 4, "file", 4) == 0;
+            q += 6;
+            size_t l = strcspn(q, "\"\r\n");
+            if (!file)
+                field_add(out, cap, &n, q, l);
+            p = q + l;
+        }
+    } else if (i < len && pd[i] == '{') {
+        json_opts po = {0};
+        po.flags = JSON_SECRET;
+        json_doc *d = json_parse(pd, len, &po, NULL);
+        for (const json_val *v = d ? json_first(json_doc_root(d)) : NULL; v; v = json_next(v)) {
+            const char *k = json_key(v, NULL);
+            if (k)
+                field_add(out, cap, &n, k, strlen(k));
+        }
+        json_doc_free(d);
+    } else if (!ct || strncasecmp(ct, "application/x-www-form-urlencoded", 33) == 0) {
+        for (size_t b = 0; b < len;) {
+            size_t e = b;
+            while (e < len && pd[e] != '&' && pd[e] != '=')
+                e++;
+            if (e > b)
+                field_add(out, cap, &n, pd + b, e - b);
+            while (e < len && pd[e] != '&')
+                e++;
+            b = e + 1;
+        }
+    }
+    if (buf) {
+        base_memzero(buf, len);
+        free(buf);
+    }
+}

@@ -264,6 +264,7 @@ typedef struct {
 
 typedef struct snap_scrub snap_scrub;   /* scrub.c */
 typedef struct snap_secval snap_secval; /* secval.c */
+typedef struct snap_signin snap_signin; /* signin.c */
 
 /* download.c: one download the browser reported (issue 13, points 6d and
  * round 2: R1 R4 R6 R8). */
@@ -393,6 +394,9 @@ struct snap_agent {
     snap_scrub *scrub;
     /* secval.c: keyed hashes of the values of secret fields, per document. */
     snap_secval *secval;
+    /* signin.c: sites signed in in the untrusted context (R8-6 b; NULL
+     * until a request there looked like a sign-in). */
+    snap_signin *signin;
     /* sink.c: requests of authenticated contexts waiting for the human;
      * the action in progress the human confirmed (its requests are covered
      * by that confirmation while it runs). */
@@ -589,6 +593,9 @@ int snap_sent_recipients(snap_agent *a, const json_val *req, const char *url, ch
  * gate_auth_request.values' form (name 0x1F value 0x1E ...; a control in
  * either a space). New (free()); "" when none; NULL when out of memory. */
 char *snap_sent_values(snap_agent *a, const json_val *req, const char *url);
+/* The names of a request body's fields (never values) into out, "a, b,
+ * ...": form encoded, multipart, a JSON object's keys; another body: "". */
+void snap_body_fields(const json_val *req, char *out, size_t cap);
 /* Append "blocked before it left: URL (reason)" for the requests refused
  * since the count since (a->nblocked before the action) on tab tab_id. */
 void snap_blocked_describe(snap_agent *a, uint64_t since, int tab_id, char *buf, size_t cap);
@@ -1139,6 +1146,27 @@ bool snap_tab_auth(const snap_agent *a, const snap_tab *t);
  * over --connect: the user's sign-ins; R8-6 c). An open, which lands there
  * unless a service's own, is judged as on a signed-in page. */
 bool snap_open_person(const snap_agent *a);
+
+/* ---- signin.c: a sign-in in the untrusted context (R8-6 b) ---- */
+
+/* The sink's listener, for a request of tab t (or of its popup) the gate
+ * let through (p: Fetch.requestPaused; its kind: sink.c request_kind):
+ * a sign-in link marks its site at once; another sign-in shape waits
+ * for the browser's answer and a new or changed cookie of the site. */
+void snap_signin_seen(snap_agent *a, const snap_tab *t, const json_val *p, bool document,
+                      bool subresource, bool data);
+/* A Network event of a tab's session (the listener's): a request answered. */
+void snap_signin_net(snap_agent *a, const char *method, const json_val *p);
+/* Settle the waiting sign-ins (snap_sync; reads the context's cookies). */
+void snap_signin_sync(snap_agent *a);
+/* The signed-in site's origin (borrowed) whose site url (a URL or an
+ * origin) is in, or NULL; snap_signin_any: the first one, or NULL. */
+const char *snap_signin_site(const snap_agent *a, const char *url);
+const char *snap_signin_any(const snap_agent *a);
+/* Append the sites marked and not told yet (a line each) to out (a C
+ * string of cap bytes); kept for the next result when it does not fit. */
+void snap_signin_note(snap_agent *a, char *out, size_t cap);
+void snap_signin_free(snap_agent *a);
 /* The service origin whose session the tab's context holds (borrowed), or
  * NULL: every action of that tab, whatever origin its page is on, is
  * judged as on the service (its requests there carry the session). */

@@ -23,8 +23,10 @@
  * with that cookie, else redirects to /bank/login.html; /bank/signout
  * expires bank_session and bank_pref (Max-Age=0) and its page clears
  * localStorage (?only=pref: expires bank_pref only and keeps localStorage;
- * ?only=cookies: expires both cookies, keeps localStorage). Returns the
- * port or -1. */
+ * ?only=cookies: expires both cookies, keeps localStorage); the sign-in
+ * links /bank/magic?t=FIXTURE_BANK_MAGIC and /bank/login/link?n=
+ * FIXTURE_BANK_LINK set bank_session too and redirect to /bank/account
+ * (R8-6 b). Returns the port or -1. */
 int fixture_server_start(pid_t *pid);
 
 /* Planted secrets of the bank fixture: the one-time code the server wants,
@@ -38,6 +40,8 @@ int fixture_server_start(pid_t *pid);
 #define FIXTURE_BANK_SESSION  "hs-planted-c0ffee42"
 #define FIXTURE_BANK_PREF     "js-planted-5e5e91"
 #define FIXTURE_BANK_TOKEN    "ls-planted-7a7a33"
+#define FIXTURE_BANK_MAGIC    "mq7Zr2LpT9vXw4KaYb8NcDe3FgHj6Ls"   /* a magic link's token */
+#define FIXTURE_BANK_LINK     "42"       /* a sign-in link's number, not secret-shaped */
 
 void fixture_server_stop(pid_t pid);
 

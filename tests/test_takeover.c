@@ -2703,6 +2703,139 @@ static void t_red8_untrusted_signin_unguarded(void)
 }
 
 
+/* R8-6 b: a sign-in the model makes in its own untrusted context (ctx
+ * 0), no person involved: a magic link, a sign-in link with no token
+ * shape, or the bank's password form posted by the page. The site now
+ * holds a live session there, so its pages count as signed in (auth=yes)
+ * and "Send transfer now" is stopped: nothing reaches the bank with the
+ * session. Before: auth=no, "interaction with a public page", clicked
+ * unasked and posted with bank_session. */
+static bool r86b_rig(testlib_rig *x, const char *task)
+{
+    gate_grant g;
+    memset(&g, 0, sizeof g);
+    ORIGINS[0] = O_BANK;
+    g.task = task;
+    g.principal = "test";
+    g.origins = ORIGINS;
+    g.norigins = 1;
+    g.egress = GATE_EGRESS_FETCH | GATE_EGRESS_SEND;
+    snap_opts o = {0};
+    o.timeout_ms = 10000;
+    return testlib_rig_up(x, &world, &g, NULL, &o);
+}
+
+/* Open path on the bank in the current tab; the result's text (new). */
+static char *r86b_open(testlib_rig *x, const char *path)
+{
+    char url[300];
+    testlib_world_url(&world, url, sizeof url, "bank.test", path);
+    snap_result r = {0};
+    int rc = snap_open(x->a, url, false, &r);
+    if (!CHECK_INT(0, rc))
+        test_fail_detail("open %s: %.800s", path, r.text ? r.text : "");
+    char *text = r.text ? strdup(r.text) : calloc(1, 1);
+    snap_result_free(&r);
+    return text;
+}
+
+/* The bank's transfer page in ctx 0: auth= as want_auth says; its Send
+ * button stopped (want_auth) and nothing posted with the session. */
+static void r86b_transfer(testlib_rig *x, bool want_auth)
+{
+    free(r86b_open(x, "/gate/bank/transfer.html"));
+    CHECK_INT(0, (int)snap_tab_current(x->a)->ctx);     /* the untrusted context */
+    snap_result r = {0};
+    char ref[16], obs[16];
+    CHECK_INT(0, snap_observe(x->a, NULL, &r));
+    red8_ref_of(r.text, "Send transfer now", ref, sizeof ref);
+    snprintf(obs, sizeof obs, "%s", r.obs);
+    bool auth = r.text && strstr(r.text, "auth=yes");
+    if (!CHECK(auth == want_auth))
+        test_fail_detail("auth=%s, want %s: %.600s", auth ? "yes" : "no",
+                         want_auth ? "yes" : "no", r.text ? r.text : "");
+    snap_result_free(&r);
+    if (!want_auth || !CHECK(ref[0]))
+        return;
+    int before = log_count("bank_session", "tag=transfer");
+    memset(&r, 0, sizeof r);
+    int rc = snap_click(x->a, ref, obs, &r);
+    if (!CHECK(rc != 0))
+        test_fail_detail("the transfer went unasked: %.400s", r.text ? r.text : "");
+    snap_result_free(&r);
+    for (int k = 0; k < 20 && rc == 0; k++)
+        testlib_sleep_ms(50);   /* the post's chance to show in the log (not an assertion) */
+    if (!CHECK_INT(before, log_count("bank_session", "tag=transfer")))
+        test_fail_detail("the transfer reached the bank with the session");
+}
+
+/* The open of a sign-in link says the site now counts as signed in; it
+ * names neither the cookie nor the link's token. */
+static void r86b_link(const char *path)
+{
+    testlib_rig x;
+    if (!r86b_rig(&x, "r86b: a statement from the bank")) {
+        testlib_rig_down(&x);
+        return;
+    }
+    char *t = r86b_open(&x, path);
+    if (!CHECK(strstr(t, "now counts as signed in")))
+        test_fail_detail("the link's open: %.1500s", t);
+    CHECK_LACKS(t, FIXTURE_BANK_MAGIC);
+    CHECK_LACKS(t, FIXTURE_BANK_SESSION);
+    CHECK_LACKS(t, "bank_session");
+    free(t);
+    r86b_transfer(&x, true);
+    testlib_rig_down(&x);
+}
+
+static void t_r86b_magic_link(void)
+{
+    r86b_link("/bank/magic?t=" FIXTURE_BANK_MAGIC);
+}
+
+/* No token shape: a sign-in path, and the site set a cookie on it. */
+static void t_r86b_signin_link_plain(void)
+{
+    r86b_link("/bank/login/link?n=" FIXTURE_BANK_LINK);
+}
+
+/* The bank's own sign-in form (user, password, code) posted in ctx 0 by
+ * the page, no person holding control: the next action's result says so. */
+static void t_r86b_form_signin(void)
+{
+    testlib_rig x;
+    if (!r86b_rig(&x, "r86b: a statement from the bank") || !open_login(&x)) {
+        testlib_rig_down(&x);
+        return;
+    }
+    person_form_sign_in(x.a);
+    char *t = r86b_open(&x, "/bank/account");
+    if (!CHECK(strstr(t, "now counts as signed in")))
+        test_fail_detail("the next open: %.1500s", t);
+    CHECK_LACKS(t, PW);
+    CHECK_LACKS(t, FIXTURE_BANK_SESSION);
+    free(t);
+    r86b_transfer(&x, true);
+    testlib_rig_down(&x);
+}
+
+/* Not a sign-in: a page that sets a visitor (consent, analytics) cookie,
+ * and a sign-in page opened but not used, leave the bank signed out. */
+static void t_r86b_cookie_not_signin(void)
+{
+    testlib_rig x;
+    if (!r86b_rig(&x, "r86b: the bank's news") || !open_login(&x)) {
+        testlib_rig_down(&x);
+        return;
+    }
+    char *t = r86b_open(&x, "/gate/news");
+    CHECK_LACKS(t, "counts as signed in");
+    free(t);
+    r86b_transfer(&x, false);
+    testlib_rig_down(&x);
+}
+
 /* R8-6 c end to end:
  * attached to a browser that refuses a browser
  * context of cdpgate's own (Electron; a browser attached with --connect),
@@ -2811,6 +2944,10 @@ static const test_case TESTS[] = {
     {"live18_message_stderr", t_live18_message_stderr},
     {"red8_untrusted_signin_unguarded", t_red8_untrusted_signin_unguarded},
     {"r86c_default_context_signed", t_r86c_default_context_signed},
+    {"r86b_magic_link", t_r86b_magic_link},
+    {"r86b_signin_link_plain", t_r86b_signin_link_plain},
+    {"r86b_form_signin", t_r86b_form_signin},
+    {"r86b_cookie_not_signin", t_r86b_cookie_not_signin},
     {0},
 };
 
