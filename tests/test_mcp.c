@@ -602,6 +602,26 @@ static void t_lazy_browser(void)
 
 static const char *const BROWSER_ARGS[] = {"--browser-arg", FIXTURE_HOST_RULES, NULL};
 
+/* The arguments of a server for a regression case about what a tool says
+ * or does, not about the browser's start: it attaches (--connect) to one
+ * browser launched for the program on a port with the fixture's host
+ * rules, its agent in browser contexts of its own (disposed when it
+ * detaches), and waits for no browser of its own to start.
+ * tools_end_to_end, lazy_browser, browser_dies and the CLI launch theirs.
+ * NULL (a failed check or a skip) when that browser does not start. */
+static const char *const *attach_args(void)
+{
+    static const char *const RULES[] = {FIXTURE_HOST_RULES, NULL};
+    static char url[300];
+    static const char *args[] = {"--connect", url, NULL};
+    if (!world.browser)
+        world.browser = testlib_launch(RULES, true);
+    if (!world.browser)
+        return NULL;
+    snprintf(url, sizeof url, "%s", cdp_browser_ws_url(world.browser));
+    return args;
+}
+
 /* Call a tool; returns the response document (result checked present). */
 static json_doc *call_tool(child *c, int id, const char *name, const char *args_json)
 {
@@ -793,7 +813,8 @@ static void t_open_javascript_url_refused_regression(void)
     if (!testlib_need_browser())
         return;
     child c;
-    if (!CHECK(start(&c, BROWSER_ARGS)) || !handshake(&c))
+    const char *const *srv = attach_args();
+    if (!srv || !CHECK(start(&c, srv)) || !handshake(&c))
         return;
     char url[256], args[512];
     testlib_world_url(&world, url, sizeof url, "a.test", "/mcp.html");
@@ -832,7 +853,8 @@ static void t_open_local_url_says_how_regression(void)
     if (!testlib_need_browser())
         return;
     child c;
-    if (!CHECK(start(&c, BROWSER_ARGS)) || !handshake(&c))
+    const char *const *srv = attach_args();
+    if (!srv || !CHECK(start(&c, srv)) || !handshake(&c))
         return;
     static const struct { const char *args, *want[2]; } U[] = {
         {"{\"url\":\"file:///etc/hostname\"}",
@@ -873,7 +895,8 @@ static void t_screenshot_cap_mcp_regression(void)
     if (!testlib_need_browser())
         return;
     child c;
-    if (!CHECK(start(&c, BROWSER_ARGS)) || !handshake(&c))
+    const char *const *srv = attach_args();
+    if (!srv || !CHECK(start(&c, srv)) || !handshake(&c))
         return;
     char url[256], args[512];
     testlib_world_url(&world, url, sizeof url, "a.test", "/shapes/tall.html");
@@ -980,7 +1003,8 @@ static void t_bidi_structured_regression(void)
     if (!testlib_need_browser())
         return;
     child c;
-    if (!CHECK(start(&c, BROWSER_ARGS)) || !handshake(&c))
+    const char *const *srv = attach_args();
+    if (!srv || !CHECK(start(&c, srv)) || !handshake(&c))
         return;
     static const char WANT[] = "A\\u202eB\\u2066C\\u200bD\\u2028E\\u{e0041}F\\u009bG";
     char url[256], args[512], want[256], ref[32] = "";
@@ -1053,7 +1077,8 @@ static void t_cancel_and_ping(void)
     if (!testlib_need_browser())
         return;
     child c;
-    if (!CHECK(start(&c, BROWSER_ARGS)) || !handshake(&c))
+    const char *const *srv = attach_args();
+    if (!srv || !CHECK(start(&c, srv)) || !handshake(&c))
         return;
     char url[256], line[1024];
     testlib_world_url(&world, url, sizeof url, "a.test", "/slow?ms=1500");
