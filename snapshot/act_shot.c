@@ -578,7 +578,8 @@ static int crop_one(snap_agent *a, int tab_id, const char *ref, size_t max_bytes
     int rc = shot_ref_box(a, ref, &tid, &area, &view, &r);
     bool beyond = false;
     if (!rc) {
-        *cut = crop_fit_view(&area, &view) | shot_cap(&area);
+        bool fit = crop_fit_view(&area, &view), capped = shot_cap(&area);
+        *cut = fit || capped;
         beyond = !shot_in_view(&area, &view);
     }
     if (beyond && !m->fields && view.w >= 1 && view.h >= 1) {
@@ -590,7 +591,8 @@ static int crop_one(snap_agent *a, int tab_id, const char *ref, size_t max_bytes
             memset(&r, 0, sizeof r);
             tid = tab_id;
             if (!(rc = shot_ref_box(a, ref, &tid, &area, &view, &r))) {
-                *cut = crop_fit_view(&area, &view) | shot_cap(&area);
+                bool fit = crop_fit_view(&area, &view), capped = shot_cap(&area);
+                *cut = fit || capped;
                 beyond = !shot_in_view(&area, &view);
             }
         }
