@@ -289,6 +289,11 @@ static int setup(bench *B, int port)
         return -1;
     snprintf(B->data, sizeof B->data, "%s/data", B->root);
     snprintf(B->env, sizeof B->env, "XDG_DATA_HOME=%s", B->data);
+    /* the trail key of the recording (the cdpgate children) and of the
+     * replays played here: one, in the scratch directory */
+    char key[200];
+    snprintf(key, sizeof key, "%s/trail-key", B->root);
+    setenv("CDPGATE_TRAIL_KEY", key, 1);
     snprintf(B->grant, sizeof B->grant, "%s/grant.json", B->root);
     snprintf(B->trail, sizeof B->trail, "%s/price-watch.trail", B->root);
     snprintf(B->rules, sizeof B->rules, "--browser-arg=%s", FIXTURE_HOST_RULES);

@@ -107,6 +107,10 @@ static const char USAGE_OPTIONS[] =
 "                        an existing trail is continued; docs/replay.md)\n"
 "  --record-dir DIR      mcp: browser_record may record trails DIR/NAME.trail\n"
 "  --param-typed         recording: typed texts become parameters {{name}}\n"
+"  --trail-key FILE      recording, replay: the trail key a target's hidden\n"
+"                        identifiers are hashed under (never in a trail; by\n"
+"                        default $CDPGATE_TRAIL_KEY, else trail-key in the\n"
+"                        vault's directory, made 0600 at the first recording)\n"
 "  --evidence DIR        mcp replay a11y snapshot screenshot, eval --grant\n"
 "                        (before the command): the session as evidence in\n"
 "                        DIR/TASK-TIME-PID: navigations, actions, gate\n"
@@ -130,7 +134,10 @@ static const char USAGE_OPTIONS[] =
 "                        a person (the host shows the page another way); a\n"
 "                        takeover is always confirmed by the person first\n"
 "  -h, --help            this text\n"
-"  --version             print cdpgate's version\n"
+"  --version             print cdpgate's version\n";
+
+/* Exit codes and the environment, apart: one string has a size limit. */
+static const char USAGE_ENV[] =
 "\n"
 "exit codes: 0 ok, 1 the task failed (script threw, navigation failed),\n"
 "2 bad command line (or a bad grant, or an audit log that cannot be opened),\n"
@@ -138,9 +145,10 @@ static const char USAGE_OPTIONS[] =
 "\n"
 "environment: CDPGATE_BROWSER (browser path), TMPDIR (temporary profiles),\n"
 "XDG_DATA_HOME (the vault is $XDG_DATA_HOME/cdpgate), CDPGATE_KEY_CMD (a\n"
-"command printing the vault key), CDPGATE_TIMING=1 (timestamps on stderr,\n"
-"for benchmarks), CDPGATE_WALKER=0 (snapshots from the accessibility tree\n"
-"only; by default a single-frame page is read by cdpgate's in-page walker).\n"
+"command printing the vault key), CDPGATE_TRAIL_KEY (--trail-key),\n"
+"CDPGATE_TIMING=1 (timestamps on stderr, for benchmarks), CDPGATE_WALKER=0\n"
+"(snapshots from the accessibility tree only; by default a single-frame page\n"
+"is read by cdpgate's in-page walker).\n"
 "\n"
 "A launched browser gets a fresh temporary profile that is removed on exit,\n"
 "and never outlives cdpgate, even when cdpgate is killed.\n";
@@ -194,6 +202,7 @@ static void usage(FILE *f)
 {
     fputs(USAGE, f);
     fputs(USAGE_OPTIONS, f);
+    fputs(USAGE_ENV, f);
     fputs(USAGE_SWEEP, f);
     fputs(USAGE_LIVE, f);
 }
@@ -503,6 +512,14 @@ int main(int argc, char **argv)
             o.evidence = val;
         } else if (strcmp(a, "--param-typed") == 0) {
             o.param_typed = true;
+        } else if (strcmp(a, "--trail-key") == 0) {
+            /* every recorder and replay of this process (and of the
+             * processes it starts) reads it: replay_key_load */
+            NEEDVAL();
+            if (!*val || setenv("CDPGATE_TRAIL_KEY", val, 1) != 0) {
+                fprintf(stderr, "cdpgate: --trail-key needs a file\n");
+                return EXIT_USAGE;
+            }
         } else if (strcmp(a, "--grant") == 0) {
             NEEDVAL();
             o.grant = val;

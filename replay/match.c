@@ -111,29 +111,37 @@ static size_t number_len(const char *p)
 #define ROW_BUDGET 100000L       /* steps of one comparison; past it: unequal */
 #define HIDDEN_WORDS 6           /* words of got one hidden word may stand for */
 
-static bool row_at(const char *x, const char *y, bool prefix, long *budget);
+/* One comparison of a recorded row with a page's: got may go on after
+ * want (prefix), the steps left, the trail key hidden identifiers are
+ * compared under (NULL: none matches). */
+typedef struct {
+    bool prefix;
+    long budget;
+    const replay_key *key;
+} rowc;
+
+static bool row_at(const char *x, const char *y, rowc *c);
 
 /* At a hidden word of want (x, past it): the word or group of words at y
  * that the recorder would hide (replay_text_unit_secret), the rest equal. */
-static bool row_hidden(const char *x, const char *y, bool prefix, long *budget)
+static bool row_hidden(const char *x, const char *y, rowc *c)
 {
     size_t e = 0, words = 1;
     for (; y[e]; e++)
         if (is_space(y[e]) && e && !is_space(y[e - 1]) && ++words > HIDDEN_WORDS)
             break;
-    for (size_t k = e; k > 0 && --*budget > 0; k--)
-        if (!is_space(y[k - 1]) && replay_text_unit_secret(y, k, NULL) &&
-            row_at(x, y + k, prefix, budget))
+    for (size_t k = e; k > 0 && --c->budget > 0; k--)
+        if (!is_space(y[k - 1]) && replay_text_unit_secret(y, k, NULL) && row_at(x, y + k, c))
             return true;
     return false;
 }
 
 /* At REPLAY_TEXT_REST of want (x, past it): one or more words of y, any,
  * the rest equal (red team s18, R8-4). */
-static bool row_rest(const char *x, const char *y, bool prefix, long *budget)
+static bool row_rest(const char *x, const char *y, rowc *c)
 {
-    for (size_t k = strlen(y); k > 0 && --*budget > 0; k--)
-        if (!is_space(y[k - 1]) && (!y[k] || is_space(y[k])) && row_at(x, y + k, prefix, budget))
+    for (size_t k = strlen(y); k > 0 && --c->budget > 0; k--)
+        if (!is_space(y[k - 1]) && (!y[k] || is_space(y[k])) && row_at(x, y + k, c))
             return true;
     return false;
 }
@@ -141,19 +149,26 @@ static bool row_rest(const char *x, const char *y, bool prefix, long *budget)
 /* At a hidden word of want written with its hash (x, past it): the word
  * at y (a start of it: the punctuation after it is want's) whose hash is
  * id, the rest equal (red team s18, R8-7: another IBAN, id or token in
- * the row is another row). id is REPLAY_ID_HEX digits, or the 8 of a
- * trail written before session 20 (compared on those: such a trail
- * keeps its 32 bits until it is recorded again). */
-static bool row_hidden_id(const char *x, const char *y, const char *id, bool prefix,
-                          long *budget)
+ * the row is another row). keyed: id is the start of its HMAC under the
+ * trail key (session 21), and with no key (c->key NULL: none on this
+ * machine, or another than the trail's) no word matches it: fail closed,
+ * never any word. Else the start of its SHA-256 in a trail written before
+ * (REPLAY_ID_HEX digits, or the 8 of one written before session 20:
+ * compared on those until it is recorded again). */
+static bool row_hidden_id(const char *x, const char *y, const char *id, bool keyed, rowc *c)
 {
+    if (keyed && (!c->key || !c->key->id[0]))
+        return false;
     size_t e = 0;
     while (y[e] && !is_space(y[e]))
         e++;
-    for (size_t k = e; k > 0 && --*budget > 0; k--) {
+    for (size_t k = e; k > 0 && --c->budget > 0; k--) {
         char h[REPLAY_ID_HEX + 1];
-        replay_id_hash(y, k, h);
-        if (strncmp(h, id, strlen(id)) == 0 && row_at(x, y + k, prefix, budget))
+        if (keyed)
+            replay_id_hmac(c->key, y, k, h);
+        else
+            replay_id_hash(y, k, h);
+        if (strncmp(h, id, strlen(id)) == 0 && row_at(x, y + k, c))
             return true;
     }
     return false;
@@ -167,31 +182,32 @@ static bool row_hidden_id(const char *x, const char *y, const char *id, bool pre
  * any: R8-4); a literal "{{" of recorded text
  * is written "{{{{" in want. Both end together; or, with prefix, got goes
  * on after want. */
-static bool row_cmp(const char *x, const char *y, bool prefix)
+static bool row_cmp(const char *x, const char *y, bool prefix, const replay_key *key)
 {
     x = nz(x), y = nz(y);
     while (is_space(*x))
         x++;
     while (is_space(*y))
         y++;
-    long budget = ROW_BUDGET;
-    return row_at(x, y, prefix, &budget);
+    rowc c = {prefix, ROW_BUDGET, key};
+    return row_at(x, y, &c);
 }
 
-static bool row_at(const char *x, const char *y, bool prefix, long *budget)
+static bool row_at(const char *x, const char *y, rowc *c)
 {
     static const char mark[] = REPLAY_ROW_NUMBER;
     char id[REPLAY_ID_HEX + 1];
+    bool keyed = false;
     for (;;) {
-        if (--*budget < 0)
+        if (--c->budget < 0)
             return false;
-        size_t hl = replay_hidden_at(x, id);
+        size_t hl = replay_hidden_at(x, id, &keyed);
         if (hl && id[0])
-            return row_hidden_id(x + hl, y, id, prefix, budget);
+            return row_hidden_id(x + hl, y, id, keyed, c);
         if (hl)
-            return row_hidden(x + hl, y, prefix, budget);
+            return row_hidden(x + hl, y, c);
         if (strncmp(x, REPLAY_TEXT_REST, sizeof REPLAY_TEXT_REST - 1) == 0)
-            return row_rest(x + sizeof REPLAY_TEXT_REST - 1, y, prefix, budget);
+            return row_rest(x + sizeof REPLAY_TEXT_REST - 1, y, c);
         if (strncmp(x, mark, sizeof mark - 1) == 0) {
             size_t n = number_len(y);
             if (!n)
@@ -209,7 +225,7 @@ static bool row_at(const char *x, const char *y, bool prefix, long *budget)
         }
         char a = fold_next(&x), b = fold_next(&y);
         if (!a)
-            return prefix ? b != 0 : !b;
+            return c->prefix ? b != 0 : !b;
         if (a != b)
             return false;
     }
@@ -250,7 +266,7 @@ bool replay_row_cut(const char *got, char *out, size_t cap)
     return false;
 }
 
-bool replay_row_eq(const char *want, const char *got)
+bool replay_row_eq(const char *want, const char *got, const replay_key *key)
 {
     const char *w = nz(want);
     size_t wl = strlen(w), ml = sizeof REPLAY_ROW_CUT_MARK - 1;
@@ -260,13 +276,13 @@ bool replay_row_eq(const char *want, const char *got)
      * s15, R5-3: a recorded row that was not cut never matches a longer
      * one) */
     if (wl < ml || memcmp(w + wl - ml, REPLAY_ROW_CUT_MARK, ml) != 0)
-        return row_cmp(w, got, false);
+        return row_cmp(w, got, false, key);
     char *kept = malloc(wl - ml + 1);
     if (!kept)
         return false;
     memcpy(kept, w, wl - ml);
     kept[wl - ml] = 0;
-    bool eq = row_cmp(kept, got, true);
+    bool eq = row_cmp(kept, got, true, key);
     free(kept);
     return eq;
 }
@@ -276,10 +292,10 @@ bool replay_row_eq(const char *want, const char *got)
  * literal "{{", as row_cmp reads it (a hidden word matches a word the
  * recorder would hide: red team s17, R7-6). exact: case and white space
  * compared too when it holds none (an attribute). */
-static bool text_eq(const char *want, const char *got, bool exact)
+static bool text_eq(const char *want, const char *got, bool exact, const replay_key *key)
 {
     if (strstr(nz(want), "{{"))
-        return row_cmp(want, got, false);
+        return row_cmp(want, got, false, key);
     return exact ? strcmp(nz(want), nz(got)) == 0 : fold_eq(want, got);
 }
 
@@ -289,10 +305,10 @@ static bool text_eq(const char *want, const char *got, bool exact)
  * at a "{{#}}" marker. A list item holding nothing but the element (a
  * link in an <li>) has no line of its own in a snapshot, so no row text:
  * its text is the element's name. */
-static bool row_ok(const char *want, const snap_elem *e)
+static bool row_ok(const char *want, const snap_elem *e, const replay_key *key)
 {
     const char *text = *nz(e->rowtext) ? e->rowtext : e->name;
-    return replay_row_eq(want, e->row) || (*nz(text) && replay_row_eq(want, text));
+    return replay_row_eq(want, e->row, key) || (*nz(text) && replay_row_eq(want, text, key));
 }
 
 /* Does one of x, y (folded by case) contain the other's first word? A
@@ -327,7 +343,8 @@ static void why_put(char *why, size_t cap, const char *what, const char *got, co
 
 /* The first check e fails against t, written into why; true when it
  * passes them all. */
-static bool check(const replay_target *t, const snap_elem *e, char *why, size_t cap)
+static bool check(const replay_target *t, const replay_key *key, const snap_elem *e, char *why,
+                  size_t cap)
 {
     why[0] = 0;
     const char *fr = target_frame(t);
@@ -342,11 +359,11 @@ static bool check(const replay_target *t, const snap_elem *e, char *why, size_t 
         why_put(why, cap, "role", e->role, t->role);
         return false;
     }
-    if (t->name && !text_eq(t->name, e->name, false)) {
+    if (t->name && !text_eq(t->name, e->name, false, key)) {
         why_put(why, cap, "name", e->name, t->name);
         return false;
     }
-    if (t->row && *t->row && !row_ok(t->row, e)) {
+    if (t->row && *t->row && !row_ok(t->row, e, key)) {
         why_put(why, cap, "row", *e->row ? e->row : *e->rowtext ? e->rowtext : "(none)", t->row);
         return false;
     }
@@ -360,15 +377,15 @@ static bool check(const replay_target *t, const snap_elem *e, char *why, size_t 
      * for is a difference (B-1: a target of attributes alone). */
     for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
         if (!at[i].want || !*at[i].want ||
-            (e->attrs && (i == 2 ? text_eq(at[i].want, at[i].got, true)
+            (e->attrs && (i == 2 ? text_eq(at[i].want, at[i].got, true, key)
                                  : strcmp(at[i].want, nz(at[i].got)) == 0)))
             continue;
         why_put(why, cap, at[i].what, !e->attrs ? "(not read)" : *nz(at[i].got) ? at[i].got
                                                                    : "(none)", at[i].want);
         return false;
     }
-    if (t->label && *t->label && !text_eq(t->label, e->name, false) &&
-        (!e->attrs || !text_eq(t->label, e->label, false))) {
+    if (t->label && *t->label && !text_eq(t->label, e->name, false, key) &&
+        (!e->attrs || !text_eq(t->label, e->label, false, key))) {
         why_put(why, cap, "label", *nz(e->label) ? e->label : e->name, t->label);
         return false;
     }
@@ -376,18 +393,18 @@ static bool check(const replay_target *t, const snap_elem *e, char *why, size_t 
 }
 
 /* How much e shares with t, to rank the closest candidates. */
-static int likeness(const replay_target *t, const snap_elem *e)
+static int likeness(const replay_target *t, const replay_key *key, const snap_elem *e)
 {
     int s = 0;
     if (t->role && fold_eq(t->role, e->role))
         s += 3;
-    if (t->name && text_eq(t->name, e->name, false))
+    if (t->name && text_eq(t->name, e->name, false, key))
         s += 4;
     else if (t->name && (looks_like(e->name, t->name) || looks_like(t->name, e->name)))
         s += 2;
-    if (t->row && *t->row && row_ok(t->row, e))
+    if (t->row && *t->row && row_ok(t->row, e, key))
         s += 2;
-    if (t->section && *t->section && text_eq(t->section, e->section, false))
+    if (t->section && *t->section && text_eq(t->section, e->section, false, key))
         s += 1;
     const char *want[] = {t->id, t->name_attr, t->placeholder, t->testid};
     const char *got[] = {e->id, e->aname, e->placeholder, e->testid};
@@ -421,16 +438,16 @@ static void cand_add(replay_match *m, int *score, size_t i, int sc, const char *
  * above breaking a tie (when several pass, those under the recorded
  * heading are kept if any are); the others become m's closest candidates
  * (m NULL: none kept, score unused). The number that pass. */
-static size_t passing(const replay_target *t, const snap_elems *s, bool *pass, replay_match *m,
-                      int *score)
+static size_t passing(const replay_target *t, const replay_key *key, const snap_elems *s,
+                      bool *pass, replay_match *m, int *score)
 {
     char why[sizeof m->cand[0].why];
     size_t np = 0;
     for (size_t i = 0; i < s->n; i++) {
-        if ((pass[i] = check(t, &s->v[i], why, sizeof why))) {
+        if ((pass[i] = check(t, key, &s->v[i], why, sizeof why))) {
             np++;
         } else if (m) {
-            int sc = likeness(t, &s->v[i]);
+            int sc = likeness(t, key, &s->v[i]);
             if (sc >= 3)
                 cand_add(m, score, i, sc, why);
         }
@@ -439,9 +456,9 @@ static size_t passing(const replay_target *t, const snap_elems *s, bool *pass, r
         return np;
     size_t ns = 0;
     for (size_t i = 0; i < s->n; i++)
-        ns += pass[i] && text_eq(t->section, s->v[i].section, false);
+        ns += pass[i] && text_eq(t->section, s->v[i].section, false, key);
     for (size_t i = 0; ns && i < s->n; i++) {
-        if (pass[i] && !text_eq(t->section, s->v[i].section, false)) {
+        if (pass[i] && !text_eq(t->section, s->v[i].section, false, key)) {
             pass[i] = false;
             np--;
             why_put(why, sizeof why, "under heading", s->v[i].section, t->section);
@@ -493,14 +510,15 @@ static void several(const replay_target *t, const snap_elems *s, const bool *pas
 }
 
 /* Match t among s (no I/O). 0, or REPLAY_ENOMEM. */
-static int match_elems(const replay_target *t, const snap_elems *s, replay_match *m)
+static int match_elems(const replay_target *t, const replay_key *key, const snap_elems *s,
+                       replay_match *m)
 {
     memset(m, 0, sizeof *m);
     bool *pass = calloc(s->n ? s->n : 1, sizeof *pass);
     if (!pass)
         return REPLAY_ENOMEM;
     int score[REPLAY_CANDS_MAX];
-    size_t np = passing(t, s, pass, m, score);
+    size_t np = passing(t, key, s, pass, m, score);
     if (np == 1) {
         m->verdict = REPLAY_FOUND;
         m->elem = nth_pass(s, pass, 1);
@@ -514,14 +532,14 @@ static int match_elems(const replay_target *t, const snap_elems *s, replay_match
     return 0;
 }
 
-void replay_equals(const replay_target *t, const snap_elems *s, const char *ref,
-                   unsigned *index, unsigned *count)
+void replay_equals(const replay_target *t, const replay_key *key, const snap_elems *s,
+                   const char *ref, unsigned *index, unsigned *count)
 {
     *index = *count = 0;
     bool *pass = ref ? calloc(s->n ? s->n : 1, sizeof *pass) : NULL;
     if (!pass)
         return;
-    size_t np = passing(t, s, pass, NULL, NULL);
+    size_t np = passing(t, key, s, pass, NULL, NULL);
     unsigned k = 0;
     for (size_t i = 0; i < s->n; i++)
         if (pass[i] && ++k && strcmp(s->v[i].ref, ref) == 0)
@@ -549,8 +567,8 @@ int replay_look(snap_agent *a, const char *ref, snap_elems *s)
     return rc;
 }
 
-int replay_find(snap_agent *a, const replay_target *t, snap_elems *s, replay_match *m,
-                snap_result *r)
+int replay_find(snap_agent *a, const replay_target *t, const replay_key *key, snap_elems *s,
+                replay_match *m, snap_result *r)
 {
     memset(m, 0, sizeof *m);
     int rc = snap_elements(a, s, r);
@@ -570,12 +588,12 @@ int replay_find(snap_agent *a, const replay_target *t, snap_elems *s, replay_mat
     size_t nw = 0;
     for (size_t i = 0; want && i < s->n; i++)
         nw += want[i] = all || fold_eq(t->role, s->v[i].role) ||
-                        text_eq(t->name, s->v[i].name, false);
+                        text_eq(t->name, s->v[i].name, false, key);
     rc = nw ? snap_elements_attrs(a, s, want, r) : 0;
     free(want);
     if (rc)
         return rc;
-    return match_elems(t, s, m) ? SNAP_ENOMEM : 0;
+    return match_elems(t, key, s, m) ? SNAP_ENOMEM : 0;
 }
 
 /* A member holding page text (a target's or an element's strings, the

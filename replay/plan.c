@@ -81,14 +81,14 @@ static void target_text(const replay_step *s, char *out, size_t cap)
  * row matching as replay_bound_eq says), that rule's row: the page's row
  * it names (the recorded one may say {{#}} or be cut). */
 static void target_filled(gate *g, const replay_step *s, const char *tool,
-                          const replay_opts *o, char **name, char **row)
+                          const replay_opts *o, const replay_key *key, char **name, char **row)
 {
     const gate_grant *gg = gate_grant_get(g);
     *name = s->target.name ? replay_fill(s->target.name, o, false) : NULL;
     *row = NULL;
     for (size_t i = 0; gg && s->target.row && !*row && i < gg->nbound; i++)
         if (gg->bound[i].row && replay_bound_eq(&gg->bound[i], s->state.origin, tool,
-                                                s->target.name, s->target.row, o))
+                                                s->target.name, s->target.row, o, key))
             *row = base_strdup(gg->bound[i].row);
     if (s->target.row && !*row)
         *row = replay_fill(s->target.row, o, false);
@@ -96,7 +96,7 @@ static void target_filled(gate *g, const replay_step *s, const char *tool,
 
 /* The gate's decision on step s as recorded, into d. */
 static void decide(gate *g, const replay_step *s, const json_val *args, const replay_opts *o,
-                   gate_decision *d)
+                   const replay_key *key, gate_decision *d)
 {
     const char *op = nz(s->op);
     char origin[512] = "";
@@ -120,7 +120,7 @@ static void decide(gate *g, const replay_step *s, const json_val *args, const re
     gate_target tg;
     memset(&tg, 0, sizeof tg);
     char *name, *row;
-    target_filled(g, s, q.tool, o, &name, &row);
+    target_filled(g, s, q.tool, o, key, &name, &row);
     tg.role = s->target.role;
     tg.name = name;
     tg.row = row;
@@ -154,7 +154,7 @@ static void decide(gate *g, const replay_step *s, const json_val *args, const re
 /* One step of the plan, as an object; by_agent: the model wrote it (its
  * provenance shown: red team s14, R4-4). */
 static void plan_step(gate *g, const replay_step *s, bool by_agent, const replay_opts *o,
-                      json_w *w)
+                      const replay_key *key, json_w *w)
 {
     json_w_obj_begin(w);
     json_w_key(w, "step");
@@ -193,7 +193,7 @@ static void plan_step(gate *g, const replay_step *s, bool by_agent, const replay
     char *args = replay_subst(s->args, o, &m, &ml);
     json_doc *d = args ? json_parse(args, strlen(args), NULL, NULL) : NULL;
     gate_decision dec;
-    decide(g, s, json_doc_root(d), o, &dec);
+    decide(g, s, json_doc_root(d), o, key, &dec);
     json_doc_free(d);
     if (args)
         base_memzero(args, strlen(args));   /* a --var value may be private */
@@ -209,14 +209,15 @@ static void plan_step(gate *g, const replay_step *s, bool by_agent, const replay
     json_w_obj_end(w);
 }
 
-void replay_plan(gate *g, const replay_trail *t, const replay_opts *o, json_w *w)
+void replay_plan(gate *g, const replay_trail *t, const replay_opts *o, const replay_key *key,
+                 json_w *w)
 {
     json_w_key(w, "plan");
     json_w_arr_begin(w);
     for (size_t i = 0; i < t->nsteps; i++) {
         const replay_step *s = &t->steps[i];
         if (!s->superseded && s->n >= (o && o->from ? o->from : 1))
-            plan_step(g, s, s->by_agent || t->h.by_agent, o, w);
+            plan_step(g, s, s->by_agent || t->h.by_agent, o, key, w);
     }
     json_w_arr_end(w);
 }

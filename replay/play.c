@@ -55,6 +55,9 @@ typedef struct {
     json_w norm;                 /* values matched once normalised: [...] */
     size_t nnorm;
     unsigned done;
+    replay_key key;              /* the trail key (loaded when the trail names one) */
+    const replay_key *kp;        /* &key when it is the trail's, else NULL */
+    char key_why[600];           /* why not, for a step that needs it */
 } run;
 
 static const char *nz(const char *s)
@@ -164,7 +167,8 @@ static unsigned egress_bit(const char *name)
  * the live row when the step runs (the gate's find_bound compares it with
  * the page's): a rule more specific than the trail holds only there. */
 bool replay_bound_eq(const gate_bound *x, const char *origin, const char *tool,
-                     const char *name, const char *row, const replay_opts *o)
+                     const char *name, const char *row, const replay_opts *o,
+                     const replay_key *key)
 {
     if (strcmp(x->origin, nz(origin)) != 0 || strcmp(x->tool, nz(tool)) != 0)
         return false;
@@ -173,23 +177,25 @@ bool replay_bound_eq(const gate_bound *x, const char *origin, const char *tool,
     free(n);
     if (ok && x->row) {
         char *r = row ? replay_fill(row, o, true) : NULL;
-        ok = r && replay_row_eq(r, x->row);
+        ok = r && replay_row_eq(r, x->row, key);
         free(r);
     }
     return ok;
 }
 
-static bool bound_granted(const gate_grant *gg, const replay_bound *b, const replay_opts *o)
+static bool bound_granted(const gate_grant *gg, const replay_bound *b, const replay_opts *o,
+                          const replay_key *key)
 {
     for (size_t i = 0; gg && i < gg->nbound; i++)
-        if (replay_bound_eq(&gg->bound[i], b->origin, b->tool, b->name, b->row, o))
+        if (replay_bound_eq(&gg->bound[i], b->origin, b->tool, b->name, b->row, o, key))
             return true;
     return false;
 }
 
 /* Write the needs h lists that g's grant lacks into w (an array open);
  * their number. */
-static size_t needs_missing(const replay_header *h, gate *g, const replay_opts *o, json_w *w)
+static size_t needs_missing(const replay_header *h, gate *g, const replay_opts *o,
+                            const replay_key *key, json_w *w)
 {
     size_t n = 0;
     const gate_grant *gg = gate_grant_get(g);
@@ -212,7 +218,7 @@ static size_t needs_missing(const replay_header *h, gate *g, const replay_opts *
     }
     for (size_t i = 0; i < h->nconsequential; i++) {
         const replay_bound *b = &h->consequential[i];
-        if (bound_granted(gg, b, o))
+        if (bound_granted(gg, b, o, key))
             continue;
         char what[600];
         snprintf(what, sizeof what, "%s \"%.200s\" on %.200s%s%.100s%s", nz(b->tool),
@@ -403,6 +409,43 @@ static int check_state(run *R, const replay_step *s, const snap_elems *E)
 
 /* The target of s re-found: its ref into ref, or a divergence. */
 
+/* Does t hold a hidden identifier hashed under a trail key? */
+static bool target_keyed(const replay_target *t)
+{
+    const char *f[] = {t->name, t->row, t->section, t->label, t->placeholder};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (f[i] && strstr(f[i], REPLAY_ID_KEYED))
+            return true;
+    return false;
+}
+
+/* The trail key t's hidden identifiers were hashed under, into R (never
+ * made here: another key could match none of them): R->kp set when this
+ * machine's key is the one the header names, else R->key_why says why
+ * not (its id and the trail's: never the key). */
+static void key_for(run *R, const replay_trail *t)
+{
+    bool keyed = t->h.trail_key != NULL;
+    for (size_t i = 0; !keyed && i < t->nsteps; i++)
+        keyed = !t->steps[i].superseded && target_keyed(&t->steps[i].target);
+    if (!keyed)
+        return;
+    replay_err err = {0};
+    const char *tid = t->h.trail_key;
+    if (replay_key_load(R->o ? R->o->trail_key : NULL, false, &R->key, &err) != 0)
+        snprintf(R->key_why, sizeof R->key_why, "%s; the trail's identifiers were hashed "
+                 "under trail key %s, which cannot match here: replay where that key is "
+                 "(--trail-key FILE) or record the trail again", err.msg,
+                 tid ? tid : "(none named)");
+    else if (!tid || strcmp(tid, R->key.id) != 0)
+        snprintf(R->key_why, sizeof R->key_why, "the trail's identifiers were hashed under "
+                 "trail key %s, this machine's trail key is %s: none of them can match here; "
+                 "replay where that key is (--trail-key FILE) or record the trail again",
+                 tid ? tid : "(none named)", R->key.id);
+    else
+        R->kp = &R->key;
+}
+
 /* s's target with its page texts filled (replay_fill, "{{{{" kept: match.c
  * reads them with their markers; the strings into own[5], new); false
  * when out of memory. */
@@ -422,13 +465,19 @@ static bool target_filled(const replay_step *s, const replay_opts *o, replay_tar
 
 static int refind(run *R, const replay_step *s, snap_elems *E, char ref[16])
 {
+    /* A hidden identifier hashed under a trail key this machine does not
+     * have (session 21): said plainly, nothing matched (never any word) */
+    if (!R->kp && target_keyed(&s->target))
+        return diverge(R, s, "trail_key", false, "the target's hidden identifiers "
+                       "({{*k:...}}) compared under the trail key they were hashed with",
+                       R->key_why);
     replay_match m;
     snap_result r = {0};
     snap_elements_free(E);
     replay_target t;
     char *own[5];
     bool ok = target_filled(s, R->o, &t, own);
-    int rc = ok ? replay_find(R->a, &t, E, &m, &r) : SNAP_ENOMEM;
+    int rc = ok ? replay_find(R->a, &t, R->kp, E, &m, &r) : SNAP_ENOMEM;
     for (size_t i = 0; i < 5; i++)
         free(own[i]);
     if (rc) {
@@ -977,6 +1026,11 @@ int replay_run(snap_agent *a, gate *g, const replay_trail *t, const replay_opts 
     json_w_init(&R.norm);
     json_w_arr_begin(&R.norm);
     json_w_obj_begin(&w);
+    key_for(&R, t);
+    if (R.key_why[0]) {
+        json_w_key(&w, "trail_key");
+        json_w_str(&w, R.key_why);
+    }
     size_t total = 0;
     for (size_t i = 0; i < t->nsteps; i++)
         total += !t->steps[i].superseded;
@@ -985,7 +1039,7 @@ int replay_run(snap_agent *a, gate *g, const replay_trail *t, const replay_opts 
     /* 1. Up front: needs and parameters, nothing run when one lacks. */
     json_w_key(&w, "missing");
     json_w_arr_begin(&w);
-    size_t nmiss = needs_missing(&t->h, g, o, &w) + vars_missing(t, o, &w) +
+    size_t nmiss = needs_missing(&t->h, g, o, R.kp, &w) + vars_missing(t, o, &w) +
                    agent_missing(t, o, &w) + outputs_missing(t, &w);
     json_w_arr_end(&w);
     int st = nmiss ? REPLAY_RUN_REFUSED : 0;
@@ -996,7 +1050,7 @@ int replay_run(snap_agent *a, gate *g, const replay_trail *t, const replay_opts 
         json_w_uint(&w, first_step(o));
     }
     if (dry)
-        replay_plan(g, t, o, &w);
+        replay_plan(g, t, o, R.kp, &w);
     snap_elems E = {0};
     for (size_t i = 0; !st && !ready && i < t->nsteps; i++) {
         if (t->steps[i].superseded || t->steps[i].n < first_step(o))
@@ -1025,6 +1079,7 @@ int replay_run(snap_agent *a, gate *g, const replay_trail *t, const replay_opts 
     json_w_str(&w, ready ? (dry ? "planned" : "ready") : status_name(st));
     json_w_obj_end(&w);
     json_w_free(&R.outs);
+    replay_key_wipe(&R.key);
     *out = json_w_take(&w, NULL);
     json_w_free(&w);
     return *out ? st : REPLAY_RUN_FAILED;

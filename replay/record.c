@@ -41,6 +41,7 @@ struct replay_rec {
     unsigned heal;               /* the next step heals step `heal` (0: none) */
     bool mark_agent;             /* each step written "by":"agent" (the model's, in a
                                     trail it did not make: replay_rec_open_as) */
+    replay_key key;              /* loaded at the first step with a target */
     snap_elems look;             /* the tab's elements before the action on */
     char look_ref[16];           /* this ref (replay_rec_look; "": none) */
 };
@@ -143,7 +144,7 @@ static void target_index(replay_rec *r, replay_target *g)
 {
     unsigned index = 0, count = 0;
     if (r->look_ref[0])
-        replay_equals(g, &r->look, r->look_ref, &index, &count);
+        replay_equals(g, &r->key, &r->look, r->look_ref, &index, &count);
     if (count >= 2) {
         g->index = index;
         g->equals = count;
@@ -157,6 +158,7 @@ void replay_rec_close(replay_rec *r)
     look_clear(r);
     replay_trail_free(r->t);
     free(r->path);
+    replay_key_wipe(&r->key);
     for (size_t i = 0; i < r->nparams; i++) {
         base_memzero(r->pval[i], strlen(r->pval[i]));
         free(r->pname[i]);
@@ -204,6 +206,35 @@ static int commit(replay_rec *r, replay_step *s, replay_err *err)
 void replay_rec_param_typed(replay_rec *r, bool on)
 {
     r->param_typed = on;
+}
+
+/* The trail key, at the first step with a target (made when missing:
+ * the first need); a trail whose identifiers were hashed under another
+ * is not continued (they could not be compared with the new ones). 0 or
+ * REPLAY_E* (the step is not recorded: never an identifier unkeyed). */
+static int key_ready(replay_rec *r, replay_err *err)
+{
+    int rc = r->key.id[0] ? 0 : replay_key_load(NULL, true, &r->key, err);
+    const char *tid = r->t->h.trail_key;
+    if (rc || !tid || strcmp(tid, r->key.id) == 0)
+        return rc;
+    return replay_fail(err, REPLAY_EARG, 0, "the trail's identifiers were hashed under trail "
+                       "key %s, this machine's trail key is %s: record where that key is "
+                       "(--trail-key FILE) or into a new trail", tid, r->key.id);
+}
+
+/* With the first identifier a step hides under the key, the trail's
+ * header names the key (its id: the key itself never goes in). */
+static bool key_named(replay_rec *r, const replay_step *s)
+{
+    const replay_target *t = &s->target;
+    const char *f[] = {t->name, t->row, t->section, t->label, t->placeholder};
+    bool keyed = false;
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        keyed = keyed || (f[i] && strstr(f[i], REPLAY_ID_KEYED));
+    if (!keyed || r->t->h.trail_key)
+        return true;
+    return (r->t->h.trail_key = base_strdup(r->key.id)) != NULL;
 }
 
 static bool param_name_ok(const char *s)
@@ -678,7 +709,7 @@ static char *row_kept(const replay_rec *r, const char *row, bool scrub, const sn
         cut_partial(r, cut);
     char *esc = scrub ? scrub_params(r, was_cut ? cut : row, false)
                       : replay_lit_dup(was_cut ? cut : row);
-    char *hid = esc && scrub ? replay_text_hide_ids(esc, a) : NULL;
+    char *hid = esc && scrub ? replay_text_hide_ids(esc, a, &r->key) : NULL;
     char *m = scrub ? (hid ? replay_row_mark(hid) : NULL) : esc ? replay_row_mark(esc) : NULL;
     free(esc);
     free(hid);
@@ -707,7 +738,8 @@ static bool target_scrub(const replay_rec *r, replay_target *g, const char *row,
     char **f[] = {&g->name, &g->section, &g->label, &g->placeholder};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         char *p = *f[i] ? scrub_params(r, *f[i], false) : NULL;
-        if (*f[i] && !(owned[(*nowned)++] = *f[i] = p ? replay_text_hide_ids(p, a) : NULL)) {
+        if (*f[i] &&
+            !(owned[(*nowned)++] = *f[i] = p ? replay_text_hide_ids(p, a, &r->key) : NULL)) {
             free(p);
             return false;
         }
@@ -788,6 +820,9 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
 {
     if (!r || !act || !act->op)
         return replay_fail(err, REPLAY_EARG, 0, "no action to record");
+    int krc = f && f->has_target ? key_ready(r, err) : 0;
+    if (krc)
+        return krc;
     unsigned taken = replay_rec_output_step(r, act->output);
     if (taken)
         return replay_fail(err, REPLAY_EARG, 0, "the output name \"%.64s\" is step %u's "
@@ -853,6 +888,7 @@ int replay_rec_action(replay_rec *r, const replay_act *act, const snap_step_fact
             owned[nowned++] = s.effect.value = v;
     }
     look_clear(r);
+    oom = oom || !key_named(r, &s);
     int rc = oom ? replay_fail(err, REPLAY_ENOMEM, 0, "out of memory") : commit(r, &s, err);
     json_doc_free(d);
     free(s.args);

@@ -72,6 +72,32 @@ const char *replay_strerror(int code);
 #define REPLAY_MAX_LIST   256u               /* entries of one list */
 #define REPLAY_MAX_DEPTH  16u                /* JSON nesting of a line */
 
+/* ---- the trail key (replay/key.c; session 21) ----
+ *
+ * A target's hidden identifier (an IBAN, a Stripe id, a UUID, an API key:
+ * replay_text_hide_ids) is written "{{*k:" and 16 hex digits of its
+ * HMAC-SHA-256 under the user's trail key "}}", so one who holds a trail
+ * but not the key cannot find an identifier of little entropy (an IBAN at
+ * a known bank) by hashing candidates. The key never goes into a trail:
+ * the header keeps its id (HMAC-SHA-256 of a label no word can spell,
+ * its first 8 bytes in hex), so a replay under another key says so and
+ * matches none of those identifiers (docs/replay.md "hidden word"). */
+#define REPLAY_KEY_LEN 32
+#define REPLAY_KEY_ID_HEX 16
+typedef struct {
+    unsigned char k[REPLAY_KEY_LEN];
+    char id[REPLAY_KEY_ID_HEX + 1];    /* "" until loaded */
+} replay_key;
+/* The trail key into *k from file; NULL: $CDPGATE_TRAIL_KEY when set,
+ * else "trail-key" in the vault's directory (vault_key_file). A file of
+ * this user, mode 0600, 32 bytes; made when missing and create (O_EXCL,
+ * 0600, random; the recorder's first need), else REPLAY_EIO ("no trail
+ * key"). 0 or REPLAY_E* with err (never the key). */
+int replay_key_load(const char *file, bool create, replay_key *k, replay_err *err);
+/* k from 32 bytes of key (tests, fuzz targets). */
+void replay_key_set(replay_key *k, const unsigned char raw[REPLAY_KEY_LEN]);
+void replay_key_wipe(replay_key *k);
+
 /* ---- the trail ---- */
 
 /* A list of strings (owned by the trail). */
@@ -103,6 +129,9 @@ typedef struct {
     bool by_agent;               /* "by":"agent": the model made it (browser_record
                                     in an MCP session); absent: the host or a person */
     bool agent_editable;         /* a person lets the model extend and heal it */
+    char *trail_key;             /* the id of the trail key its hidden identifiers
+                                    ({{*k:hex}}) were hashed under (REPLAY_KEY_ID_HEX
+                                    hex digits; replay_key), never the key; NULL: none */
     replay_list origins;         /* exact origins the steps act on */
     replay_identity *identities; /* vault identities the steps use */
     size_t nidentities;
@@ -267,12 +296,14 @@ char *replay_row_mark(const char *row);
 /* Does a recorded row want match the page's row got? Equal once case
  * (ASCII) and whitespace runs are folded, digits compared, any one number
  * at a REPLAY_ROW_NUMBER, a secret-shaped word at a REPLAY_TEXT_HIDDEN,
- * a literal "{{" written "{{{{" in want. A row
+ * a literal "{{" written "{{{{" in want, a word whose hash is a hidden
+ * identifier's (its HMAC under key at a "{{*k:hex}}": key NULL matches
+ * none; its SHA-256 at an older "{{*:hex}}"). A row
  * that ends in REPLAY_ROW_CUT_MARK matches a page row that starts with
  * what was kept and goes on; any other row must be the page's whole row
  * (red team s15, R5-3: never "starts with" for a row that was not cut)
  * (match.c). */
-bool replay_row_eq(const char *want, const char *got);
+bool replay_row_eq(const char *want, const char *got, const replay_key *key);
 #define REPLAY_CANDS_MAX 5
 
 typedef struct {
@@ -295,10 +326,12 @@ typedef struct {
 
 /* Read the current tab's elements into *s (the caller frees it with
  * snap_elements_free, also on failure), the stable attributes of those
- * sharing the target's role or name when it recorded any, and match. 0
+ * sharing the target's role or name when it recorded any, and match
+ * (key: the trail key its hidden identifiers are compared under, or
+ * NULL: none matches, replay_row_eq). 0
  * (m says what was found), or the snapshot's SNAP_E* code with r filled. */
-int replay_find(struct snap_agent *a, const replay_target *t, snap_elems *s, replay_match *m,
-                snap_result *r);
+int replay_find(struct snap_agent *a, const replay_target *t, const replay_key *key,
+                snap_elems *s, replay_match *m, snap_result *r);
 /* The match as a JSON object: verdict ("found", "missing", "ambiguous"),
  * expected (the target: role, name, row, section, index, frames, id,
  * name_attr, label, placeholder, testid; those it has), ref when found,
@@ -384,6 +417,13 @@ int replay_rec_param(replay_rec *r, const char *name, const char *value, replay_
 /* On: every typed text becomes a parameter, named after the field's name
  * attribute or id (else text1, text2, ...). */
 void replay_rec_param_typed(replay_rec *r, bool on);
+/* The trail key: the recorder loads it (replay_key_load(NULL, true):
+ * $CDPGATE_TRAIL_KEY, which --trail-key sets, else the default; made when
+ * missing) at its first step with a target, and writes its id into the
+ * header with the first identifier it hides. A trail whose header names
+ * another key is not continued (replay_rec_action: REPLAY_EARG, its
+ * identifiers could not be compared); a key that cannot be loaded fails
+ * the step (REPLAY_EIO: nothing is written, never an unkeyed hash). */
 /* Before an action on ref (an element of the current tab): look at the
  * tab's elements as replay will (replay_find), so the step the next
  * replay_rec_action appends records its target's index among equals and
@@ -450,6 +490,9 @@ typedef struct {
                                     (browser_replay) or --accept-agent-steps;
                                     false: such steps refuse the run up front
                                     (need "agent_steps") */
+    const char *trail_key;       /* the trail key's file (--trail-key), NULL: the
+                                    default (replay_key_load); read, never made,
+                                    when the trail's header names a key */
 } replay_opts;
 
 /* Page text a trail keeps (effect.appeared, effect.value, effect.dialog,
@@ -462,13 +505,15 @@ typedef struct {
 char *replay_text_hide(const char *s, const snap_agent *a);
 /* A target's texts (record.c): as replay_text_hide, one hidden word shaped
  * like a token identifier (16+ characters with a letter, by its shape
- * alone: an IBAN, a Stripe id, a UUID, an API key) written "{{*:" and 16
- * hex digits of its SHA-256 "}}" (8 in a trail written before session
- * 20: compared on those), which replay compares: the same identifier
+ * alone: an IBAN, a Stripe id, a UUID, an API key) written "{{*k:" and 16
+ * hex digits of its HMAC-SHA-256 under key "}}" (session 21; trails
+ * written before keep "{{*:" and 16 or 8 hex digits of its plain
+ * SHA-256, compared on those), which replay compares: the same identifier
  * matches, another does not (red team s18, R8-7). A code hidden for the
  * word naming it, a card number, a URL, a secret a knows stay
- * REPLAY_TEXT_HIDDEN (a hash would give a short one back). */
-char *replay_text_hide_ids(const char *s, const snap_agent *a);
+ * REPLAY_TEXT_HIDDEN (a hash would give a short one back). NULL for NULL,
+ * out of memory, or no key (key NULL or not loaded: never unkeyed). */
+char *replay_text_hide_ids(const char *s, const snap_agent *a, const replay_key *key);
 /* Does recorded text want, its parameters filled from o, appear in got
  * (whole: equal to got), ASCII case and white space runs folded, each
  * REPLAY_TEXT_HIDDEN matching one word of got (or a group of up to six)

@@ -47,8 +47,8 @@ int replay_look(snap_agent *a, const char *ref, snap_elems *s);
  * elements of s that pass every check of t (match_elems's, the heading's
  * tie-break included) into *index, and their count into *count; both 0
  * when ref's element is not one of them. */
-void replay_equals(const replay_target *t, const snap_elems *s, const char *ref,
-                   unsigned *index, unsigned *count);
+void replay_equals(const replay_target *t, const replay_key *key, const snap_elems *s,
+                   const char *ref, unsigned *index, unsigned *count);
 
 /* A target's row is cut at REPLAY_ROW_CUT UTF-16 units, REPLAY_ROW_CUT_MARK
  * written after it; what is kept is at most REPLAY_ROW_CUT_MAX bytes with
@@ -76,13 +76,19 @@ bool replay_text_unit_secret(const char *s, size_t n, const snap_agent *a);
 /* The hash replay_text_hide_ids writes: REPLAY_ID_HEX hex digits (64
  * bits: session 20; 32 before, forgeable: a page could make an id of its
  * choice whose 32 bits are a known payee's), the start of a word's
- * SHA-256 (replay_id_hash). Whether p starts a hidden word (its length;
- * REPLAY_TEXT_HIDDEN: id "", "{{*:hex}}": id its hex, REPLAY_ID_HEX
- * digits, or REPLAY_ID_OLD_HEX in a trail written before), else 0. */
+ * HMAC-SHA-256 under the trail key (replay_id_hmac, key.c: session 21;
+ * a plain SHA-256 before, replay_id_hash: an identifier of little
+ * entropy was found from it by hashing candidates). Whether p starts a
+ * hidden word (its length; REPLAY_TEXT_HIDDEN: id "", "{{*k:hex}}": id
+ * its REPLAY_ID_HEX digits and *keyed true, "{{*:hex}}" of a trail
+ * written before: id its REPLAY_ID_HEX or REPLAY_ID_OLD_HEX digits, *keyed
+ * false), else 0. keyed may be NULL. */
 #define REPLAY_ID_HEX 16
 #define REPLAY_ID_OLD_HEX 8
-size_t replay_hidden_at(const char *p, char id[REPLAY_ID_HEX + 1]);
+#define REPLAY_ID_KEYED "{{*k:"
+size_t replay_hidden_at(const char *p, char id[REPLAY_ID_HEX + 1], bool *keyed);
 void replay_id_hash(const char *w, size_t n, char id[REPLAY_ID_HEX + 1]);
+void replay_id_hmac(const replay_key *key, const char *w, size_t n, char id[REPLAY_ID_HEX + 1]);
 
 /* The name of the output step s produces into buf (cap bytes): a read
  * step's args.name (what replay keys the output by), else its "output"
@@ -103,10 +109,12 @@ char *replay_fill(const char *s, const replay_opts *o, bool keep_esc);
  * filled from o, the row matched as replay_row_eq matches)? A rule with a
  * row must still hold at the live row (gate.c find_bound) (play.c). */
 bool replay_bound_eq(const gate_bound *x, const char *origin, const char *tool,
-                     const char *name, const char *row, const replay_opts *o);
+                     const char *name, const char *row, const replay_opts *o,
+                     const replay_key *key);
 struct gate;
 /* The "plan" member of a dry run: each active step from o->from on with
  * the gate's decision on what the trail recorded (plan.c). */
-void replay_plan(struct gate *g, const replay_trail *t, const replay_opts *o, json_w *w);
+void replay_plan(struct gate *g, const replay_trail *t, const replay_opts *o,
+                 const replay_key *key, json_w *w);
 
 #endif

@@ -60,21 +60,28 @@ static bool lower_hex(char c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
 
-size_t replay_hidden_at(const char *p, char id[REPLAY_ID_HEX + 1])
+size_t replay_hidden_at(const char *p, char id[REPLAY_ID_HEX + 1], bool *keyed)
 {
     id[0] = '\0';
+    if (keyed)
+        *keyed = false;
     if (strncmp(p, REPLAY_TEXT_HIDDEN, HIDDEN_LEN) == 0)
         return HIDDEN_LEN;
-    if (strncmp(p, "{{*:", 4) != 0)
+    /* "{{*k:" 16 hex "}}" (keyed: session 21), "{{*:" 16 or 8 hex "}}" */
+    bool k = strncmp(p, REPLAY_ID_KEYED, sizeof REPLAY_ID_KEYED - 1) == 0;
+    size_t at = k ? sizeof REPLAY_ID_KEYED - 1 : 4, n = 0;
+    if (!k && strncmp(p, "{{*:", 4) != 0)
         return 0;
-    size_t n = 0;
-    while (n <= REPLAY_ID_HEX && lower_hex(p[4 + n]))
+    while (n <= REPLAY_ID_HEX && lower_hex(p[at + n]))
         n++;
-    if ((n != REPLAY_ID_HEX && n != REPLAY_ID_OLD_HEX) || p[4 + n] != '}' || p[5 + n] != '}')
+    if ((n != REPLAY_ID_HEX && (k || n != REPLAY_ID_OLD_HEX)) || p[at + n] != '}' ||
+        p[at + n + 1] != '}')
         return 0;
-    memcpy(id, p + 4, n);
+    memcpy(id, p + at, n);
     id[n] = '\0';
-    return n + 6;
+    if (keyed)
+        *keyed = k;
+    return at + n + 2;
 }
 
 void replay_id_hash(const char *w, size_t n, char id[REPLAY_ID_HEX + 1])
@@ -102,7 +109,7 @@ static size_t ph_len(const char *p)
         return nl + 4;
     if (strncmp(p, REPLAY_TEXT_REST, REST_LEN) == 0)
         return REST_LEN;
-    return replay_hidden_at(p, id);
+    return replay_hidden_at(p, id, NULL);
 }
 
 /* Does the word w[0..n) name a secret (lower-cased, punctuation off)?
@@ -198,17 +205,17 @@ static bool word_hidden(const char *w, size_t n, bool after_kw, bool card, const
            url_secret(w, n) || snap_text_secret(a, w, n);
 }
 
-/* A hidden word whose short hash a target's text keeps ({{*:16 hex}}: red
- * team s18, R8-7): an identifier shaped like a token (an IBAN, a Stripe
- * id, a UUID, an API key) of 16+ characters with a letter, hidden by its
- * shape alone. 64 bits of its SHA-256 (session 20; 32 before: a page
- * could make an id of its choice with a known payee's 32 bits in about
- * 2^32 hashes): a random word is not given back, but an identifier of
- * little entropy can be found by trying each (an IBAN at a known bank:
- * about 10^14 candidates), the residual docs/replay.md names. Never a
- * code hidden only for the word naming it (6 digits: 10^6 values are
- * found from any hash), a card number (digits: a known BIN and last 4
- * leave 10^5), a URL, a secret the agent knows (a password): those stay
+/* A hidden word whose short hash a target's text keeps ({{*k:16 hex}}:
+ * red team s18, R8-7): an identifier shaped like a token (an IBAN, a
+ * Stripe id, a UUID, an API key) of 16+ characters with a letter, hidden
+ * by its shape alone. 64 bits (session 20; 32 before: a page could make an
+ * id of its choice with a known payee's 32 bits in about 2^32 hashes) of
+ * its HMAC-SHA-256 under the user's trail key (session 21; a plain
+ * SHA-256 before: an identifier of little entropy, an IBAN at a known
+ * bank, was found from it by hashing each candidate). Never a code hidden
+ * only for the word naming it (6 digits: 10^6 values: whoever holds the
+ * key could try them all), a card number (a known BIN and last 4 leave
+ * 10^5), a URL, a secret the agent knows (a password): those stay
  * {{*}}. */
 static bool word_id(const char *w, size_t n, const snap_agent *a)
 {
@@ -366,13 +373,13 @@ static size_t run_end(const char *s, const tword *w, size_t n, size_t i, bool af
 /* Into b: the words w[i..e] as one hidden word, the punctuation around
  * them kept; with ids, one word word_id takes written with its hash. */
 static void put_hidden(base_buf *b, const char *s, const tword *w, size_t i, size_t e,
-                       bool ids, const snap_agent *a)
+                       const replay_key *ids, const snap_agent *a)
 {
     base_buf_put(b, s + w[i].at, w[i].lo - w[i].at);
     if (ids && e == i && word_id(s + w[i].lo, w[i].hi - w[i].lo, a)) {
         char id[REPLAY_ID_HEX + 1];
-        replay_id_hash(s + w[i].lo, w[i].hi - w[i].lo, id);
-        base_buf_puts(b, "{{*:");
+        replay_id_hmac(ids, s + w[i].lo, w[i].hi - w[i].lo, id);
+        base_buf_puts(b, REPLAY_ID_KEYED);
         base_buf_puts(b, id);
         base_buf_puts(b, "}}");
     } else {
@@ -434,7 +441,8 @@ static size_t put_rest(base_buf *b, const char *s, const tword *w, size_t n, siz
 
 /* s with its secret-shaped words hidden, into b (w: its n words). */
 typedef struct {
-    bool primed, ids;
+    bool primed;
+    const replay_key *ids;       /* a target's identifiers hashed under it */
     const snap_agent *a;
 } hide_how;
 
@@ -458,7 +466,8 @@ static void hide_words(base_buf *b, const char *s, const tword *w, size_t n, con
             fwd = card = 0;
             continue;
         }
-        bool after = fwd > 0 || near[i], hidden = w[i].ph && replay_hidden_at(s + w[i].at, id);
+        bool after = fwd > 0 || near[i];
+        bool hidden = w[i].ph && replay_hidden_at(s + w[i].at, id, NULL);
         size_t e = i;
         if (!w[i].ph && w[i].hi > w[i].lo) {
             hidden = word_hidden(s + w[i].lo, w[i].hi - w[i].lo, after, card > 0, a);
@@ -509,9 +518,11 @@ char *replay_text_hide(const char *s, const snap_agent *a)
     return replay_text_hide_kw(s, a, false);
 }
 
-char *replay_text_hide_ids(const char *s, const snap_agent *a)
+char *replay_text_hide_ids(const char *s, const snap_agent *a, const replay_key *key)
 {
-    hide_how how = {.ids = true, .a = a};
+    if (!key || !key->id[0])
+        return NULL;
+    hide_how how = {.ids = key, .a = a};
     return text_hide(s, &how);
 }
 
@@ -603,7 +614,7 @@ static void fold_want(folded *f, const char *want, const replay_opts *o)
         } else if (strncmp(p, REPLAY_TEXT_REST, REST_LEN) == 0) {
             fold_put(f, "*", 1, 2);
             p += REST_LEN;
-        } else if ((hl = replay_hidden_at(p, id)) > 0) {
+        } else if ((hl = replay_hidden_at(p, id, NULL)) > 0) {
             fold_put(f, "*", 1, true);
             p += hl;
         } else {

@@ -138,7 +138,7 @@ void replay_step_clear(replay_step *s)
 
 static void header_clear(replay_header *h)
 {
-    free(h->created); free(h->cdpgate); free(h->task);
+    free(h->created); free(h->cdpgate); free(h->task); free(h->trail_key);
     list_clear(&h->origins);
     for (size_t i = 0; i < h->nidentities; i++) {
         free(h->identities[i].origin);

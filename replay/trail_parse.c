@@ -252,7 +252,7 @@ static bool parse_bounds(pctx *c, const json_val *v, replay_header *h)
 static bool parse_header(pctx *c, const json_val *root, replay_header *h)
 {
     static const char *const keys[] = {"cdpgate_trail", "created", "cdpgate", "task",
-                                       "by", "agent_editable", "needs", NULL};
+                                       "by", "agent_editable", "trail_key", "needs", NULL};
     static const char *const nkeys[] = {"origins", "identities", "tools", "egress",
                                         "consequential", NULL};
     const json_val *ver = json_get(root, "cdpgate_trail");
@@ -271,8 +271,12 @@ static bool parse_header(pctx *c, const json_val *root, replay_header *h)
         !get_str(c, root, "cdpgate", "header", true, &h->cdpgate) ||
         !get_str(c, root, "task", "header", false, &h->task) ||
         !get_by(c, root, "header", &h->by_agent) ||
-        !get_bool(c, root, "agent_editable", "header", &h->agent_editable))
+        !get_bool(c, root, "agent_editable", "header", &h->agent_editable) ||
+        !get_str_max(c, root, "trail_key", "header", false, REPLAY_KEY_ID_HEX, &h->trail_key))
         return false;
+    if (h->trail_key && (strlen(h->trail_key) != REPLAY_KEY_ID_HEX ||
+                         strspn(h->trail_key, "0123456789abcdef") != REPLAY_KEY_ID_HEX))
+        return bad(c, REPLAY_EPARSE, "%s.%s: not 16 hex digits", "header", "trail_key");
     needs = get_obj(c, root, "needs", "header", &ok);
     if (!ok)
         return false;

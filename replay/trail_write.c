@@ -53,6 +53,7 @@ static void w_header(json_w *w, const replay_header *h)
         json_w_key(w, "agent_editable");
         json_w_bool(w, true);
     }
+    w_opt(w, "trail_key", h->trail_key);
     json_w_key(w, "needs");
     json_w_obj_begin(w);
     json_w_key(w, "origins");

@@ -180,12 +180,14 @@ static int open_path(snap_agent *a, const char *path)
     return rc;
 }
 
-/* Replay's find for t; the match's JSON into *json (new) when asked. */
-static int find(snap_agent *a, const replay_target *t, replay_match *m, char **json)
+/* Replay's find for t under the trail key key (NULL: none); the match's
+ * JSON into *json (new) when asked. */
+static int find_key(snap_agent *a, const replay_target *t, const replay_key *key,
+                    replay_match *m, char **json)
 {
     snap_elems s;
     snap_result r = {0};
-    int rc = replay_find(a, t, &s, m, &r);
+    int rc = replay_find(a, t, key, &s, m, &r);
     if (!CHECK_INT(0, rc))
         test_fail_detail("replay_find: %s", r.text ? r.text : "");
     if (json) {
@@ -198,6 +200,11 @@ static int find(snap_agent *a, const replay_target *t, replay_match *m, char **j
     snap_result_free(&r);
     snap_elements_free(&s);
     return rc;
+}
+
+static int find(snap_agent *a, const replay_target *t, replay_match *m, char **json)
+{
+    return find_key(a, t, NULL, m, json);
 }
 
 /* The page's status line: what was clicked, "none" when nothing was. */
@@ -273,6 +280,59 @@ static void t_lookalike_ambiguous(void)
 out:
     for (int i = 0; i < T_N; i++)
         target_free(&t[i]);
+    snap_agent_free(a);
+}
+
+/* Session 21: a target whose row keeps an IBAN as {{*k:hex}} (its HMAC
+ * under the trail key) is found under that key, the row with that IBAN
+ * only; under another key, or with none, it is missing (fail closed:
+ * never any word, nor the look-alike row of another IBAN), and nothing
+ * is clicked. */
+static void t_row_id_keyed(void)
+{
+    snap_agent *a = agent_at("/red8/payees.html");
+    if (!a)
+        return;
+    unsigned char raw[REPLAY_KEY_LEN], raw2[REPLAY_KEY_LEN];
+    for (size_t i = 0; i < REPLAY_KEY_LEN; i++) {
+        raw[i] = (unsigned char)(3 * i + 1);
+        raw2[i] = (unsigned char)(5 * i + 2);
+    }
+    replay_key key, other;
+    replay_key_set(&key, raw);
+    replay_key_set(&other, raw2);
+    char *row = replay_text_hide_ids("Payee GB82WEST12345698765432 Alice Smith Select", NULL,
+                                     &key);
+    replay_target t = {.role = "button", .name = "Select", .row = row};
+    if (!CHECK(row && strstr(row, "{{*k:")))
+        goto out;
+    const replay_key *K[] = {&key, &other, NULL};
+    for (int i = 0; i < 3; i++) {
+        replay_match m;
+        char *json = NULL;
+        if (!find_key(a, &t, K[i], &m, &json)) {
+            bool ok = i ? CHECK_INT(REPLAY_MISSING, m.verdict)
+                        : CHECK_INT(REPLAY_FOUND, m.verdict) && CHECK_INT(0, m.by_index);
+            if (!ok)
+                test_fail_detail("key %d: %s", i, json ? json : "");
+        }
+        free(json);
+    }
+    snap_query q = {.text = true};
+    snap_result r = {0};
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    CHECK_LACKS(r.text, "selected payee");
+    snap_result_free(&r);
+    /* the payee with another IBAN (?v=2): missing under the key too */
+    if (!open_path(a, "/red8/payees.html?v=2")) {
+        replay_match m;
+        if (!find_key(a, &t, &key, &m, NULL))
+            CHECK_INT(REPLAY_MISSING, m.verdict);
+    }
+out:
+    free(row);
+    replay_key_wipe(&key);
+    replay_key_wipe(&other);
     snap_agent_free(a);
 }
 
@@ -372,6 +432,7 @@ static const test_case TESTS[] = {
     {"elements_list", t_elements_list},
     {"layout_changed_found", t_layout_changed_found},
     {"lookalike_ambiguous", t_lookalike_ambiguous},
+    {"row_id_keyed", t_row_id_keyed},
     {"label_changed_diverges", t_label_changed_diverges},
     {"attribute_differs", t_attribute_differs},
     {"row_text", t_row_text},

@@ -1161,7 +1161,17 @@ static void t_red7_number_before_price(void)
 
 /* The trail text with "keys.html" opened with query q (a variant of the
  * page), played: its status, the result in *json. */
+static int play_keys_key(testlib_rig *x, const char *bytes, const char *q, const char *key,
+                        char **json);
+
 static int play_keys(testlib_rig *x, const char *bytes, const char *q, char **json)
+{
+    return play_keys_key(x, bytes, q, NULL, json);
+}
+
+/* play_keys with the trail key of the file key (NULL: the default). */
+static int play_keys_key(testlib_rig *x, const char *bytes, const char *q, const char *key,
+                        char **json)
 {
     *json = NULL;
     base_buf b = {0};
@@ -1178,7 +1188,7 @@ static int play_keys(testlib_rig *x, const char *bytes, const char *q, char **js
         test_fail_detail("trail: %s\n", err.msg);
         return -1;
     }
-    replay_opts ro = {0};
+    replay_opts ro = {.trail_key = key};
     int st = replay_run(x->a, x->g, t, &ro, json);
     replay_trail_free(t);
     return st;
@@ -1216,8 +1226,8 @@ static void rec_keys(testlib_rig *x, const char *path, const char *url)
 
 /* Issue 14 point 2 (trail18; red team s17, R7-6; s18, R8-7): a click
  * recorded on a page of API tokens keeps the target's name and row with
- * each token written {{*:hash}} (16 hex digits of its SHA-256, never the
- * token); the replay finds that row again as recorded, and stops where
+ * each token written {{*k:hash}} (16 hex digits of its HMAC under the
+ * trail key: session 21; never the token); the replay finds that row again as recorded, and stops where
  * the tokens were rotated (?v=2: another token is another row, R8-7's
  * safe side) or the row holds no token-shaped word (?revoked=1).
  * Recorded where two rows differ only by their tokens (?same=1), the
@@ -1244,10 +1254,10 @@ static void t_trail_row_secret(void)
             continue;
         CHECK_LACKS(bytes[k], "ghp_");
         CHECK_LACKS(bytes[k], "\"equals\"");
-        const char *nm = strstr(bytes[k], "\"name\":\"Copy {{*:");
+        const char *nm = strstr(bytes[k], "\"name\":\"Copy {{*k:");
         char want[80];
-        snprintf(want, sizeof want, "\"row\":\"%s token {{*:%.16s}} Copy\"", k ? "CI" : "Deploy",
-                 nm ? nm + 17 : "");
+        snprintf(want, sizeof want, "\"row\":\"%s token {{*k:%.16s}} Copy\"",
+                 k ? "CI" : "Deploy", nm ? nm + 18 : "");
         if (!CHECK(nm != NULL) || !CHECK_HAS(bytes[k], want))
             test_fail_detail("%s\n", bytes[k]);
     }
@@ -1282,6 +1292,77 @@ static void t_trail_row_secret(void)
     }
     free(bytes[0]);
     free(bytes[1]);
+    test_rm_rf(dir);
+    testlib_rig_down(&x);
+}
+
+/* Session 21: the trail's hidden identifiers are hashed under the trail
+ * key of the machine that recorded it; its header names the key's id
+ * (never the key). Replayed under that key: done. Under another key (a
+ * trail shared with someone else) or none: it diverges at that step with
+ * reason "trail_key" and a message naming both ids, the row is not
+ * clicked (fail closed: never any word), and the result says why up
+ * front too; no output holds either key. */
+static void t_trail_key_other(void)
+{
+    testlib_rig x;
+    if (!rig(&x))
+        return;
+    char dir[256], path[300], url[300], other[300], none[300];
+    if (testlib_tempdir("trailkey", dir, sizeof dir) != 0) {
+        testlib_rig_down(&x);
+        return;
+    }
+    snprintf(path, sizeof path, "%s/keys.trail", dir);
+    snprintf(url, sizeof url, "%s/trail18/keys.html", O_A);
+    snprintf(other, sizeof other, "%s/other-key", dir);
+    snprintf(none, sizeof none, "%s/no-such-key", dir);
+    replay_key mine, theirs;
+    replay_err err = {0};
+    CHECK_INT(0, replay_key_load(NULL, true, &mine, &err));
+    CHECK_INT(0, replay_key_load(other, true, &theirs, &err));
+    char hex[2][2 * REPLAY_KEY_LEN + 1];
+    for (size_t i = 0; i < REPLAY_KEY_LEN; i++) {
+        snprintf(hex[0] + 2 * i, 3, "%02x", mine.k[i]);
+        snprintf(hex[1] + 2 * i, 3, "%02x", theirs.k[i]);
+    }
+    rec_keys(&x, path, url);
+    char *bytes = test_read_file(path, NULL);
+    char want[80];
+    snprintf(want, sizeof want, "\"trail_key\":\"%s\"", mine.id);
+    if (!CHECK(bytes != NULL) || !CHECK_HAS(bytes, want) || !CHECK_HAS(bytes, "{{*k:") ||
+        !CHECK_LACKS(bytes, "{{*:") || !CHECK_LACKS(bytes, hex[0])) {
+        test_fail_detail("%s\n", bytes ? bytes : "");
+        goto out;
+    }
+    static const struct {
+        int which;               /* 0: the recorder's key, 1: another, 2: none */
+        int st;
+    } V[] = {{0, REPLAY_RUN_DONE}, {1, REPLAY_RUN_DIVERGED}, {2, REPLAY_RUN_DIVERGED}};
+    for (size_t i = 0; i < sizeof V / sizeof V[0]; i++) {
+        char *json = NULL;
+        const char *kf = V[i].which == 1 ? other : V[i].which == 2 ? none : NULL;
+        int st = play_keys_key(&x, bytes, "", kf, &json);
+        snap_query q = {.text = true};
+        snap_result r = {0};
+        CHECK_INT(0, snap_observe(x.a, &q, &r));
+        bool ok = CHECK_INT(V[i].st, st) && CHECK_LACKS(json, hex[0]) &&
+                  CHECK_LACKS(json, hex[1]);
+        if (V[i].st == REPLAY_RUN_DONE)
+            ok = ok && CHECK_HAS(r.text, "copied row 2");
+        else
+            ok = ok && CHECK_HAS(json, "\"reason\":\"trail_key\"") &&
+                 CHECK_HAS(json, mine.id) && CHECK_LACKS(r.text, "copied") &&
+                 (V[i].which == 1 ? CHECK_HAS(json, theirs.id) : CHECK_HAS(json, "no trail key"));
+        if (!ok)
+            test_fail_detail("variant %zu: %.1500s\n", i, json ? json : "");
+        snap_result_free(&r);
+        free(json);
+    }
+out:
+    replay_key_wipe(&mine);
+    replay_key_wipe(&theirs);
+    free(bytes);
     test_rm_rf(dir);
     testlib_rig_down(&x);
 }
@@ -1363,6 +1444,7 @@ static void t_red8_row_id_wildcard(void)
 
 static const test_case TESTS[] = {
     {"trail_row_secret", t_trail_row_secret},
+    {"trail_key_other", t_trail_key_other},
     {"replay_done", t_replay_done},
     {"replay_lookalike_diverges", t_replay_lookalike_diverges},
     {"replay_label_diverges", t_replay_label_diverges},

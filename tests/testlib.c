@@ -120,6 +120,12 @@ int testlib_world_up(testlib_world *w, const char *name, const char *const *brow
     w->args = browser_args;
     if (testlib_tempdir(name, w->root, sizeof w->root) != 0)
         return -1;
+    /* The trail key of what this run records and replays (and of the
+     * cdpgate processes it starts): the scratch directory's, never the
+     * user's own (replay_key_load) */
+    char key[400];
+    snprintf(key, sizeof key, "%s/trail-key", w->root);
+    setenv("CDPGATE_TRAIL_KEY", key, 1);
     if (log_requests) {
         snprintf(w->log, sizeof w->log, "%s/requests.log", w->root);
         fixture_server_log(w->log);

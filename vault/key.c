@@ -235,8 +235,7 @@ static int create_key_file(const char *path, char *err, size_t errlen)
                         step == BASE_PUT_EWRITE ? "write" : "create", strerror(e));
 }
 
-/* The key file at path, created on first use. */
-static int key_from_file(const char *path, uint8_t key[32], char *err, size_t errlen)
+int vault_key_file_at(const char *path, bool create, uint8_t key[32], char *err, size_t errlen)
 {
     for (int attempt = 0; attempt < 2; attempt++) {
         int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -245,6 +244,8 @@ static int key_from_file(const char *path, uint8_t key[32], char *err, size_t er
             close(fd);
             return rc;
         }
+        if (errno == ENOENT && !create)
+            return vault_seterr(err, errlen, VAULT_ENOENT, "%s: no such file", path);
         if (errno != ENOENT || attempt)
             return vault_seterr(err, errlen, errno == ELOOP ? VAULT_EPERM : VAULT_EKEY,
                                 "%s: cannot open: %s", path, strerror(errno));
@@ -264,5 +265,5 @@ int vault_key_default(void *arg, const char *dir, uint8_t key[32], char *err, si
     char path[4096];
     if ((size_t)snprintf(path, sizeof path, "%s/key", dir) >= sizeof path)
         return vault_seterr(err, errlen, VAULT_EINVAL, "vault directory path too long");
-    return key_from_file(path, key, err, errlen);
+    return vault_key_file_at(path, true, key, err, errlen);
 }

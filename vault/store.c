@@ -134,25 +134,63 @@ static char *path_join(const char *a, const char *b)
     return p;
 }
 
+/* The vault's directory (new; NULL with err filled): dir, else
+ * $XDG_DATA_HOME/cdpgate, else ~/.local/share/cdpgate. */
+static char *root_of(const char *dir, char *err, size_t errlen)
+{
+    if (dir)
+        return strdup(dir);
+    const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    char *root = NULL;
+    if (x && *x == '/') {
+        root = path_join(x, "cdpgate");
+    } else if (home && *home) {
+        char *share = path_join(home, ".local/share");
+        root = share ? path_join(share, "cdpgate") : NULL;
+        free(share);
+    } else {
+        vault_seterr(err, errlen, VAULT_EINVAL,
+                     "no vault directory: neither XDG_DATA_HOME nor HOME is set");
+        return NULL;
+    }
+    if (!root)
+        vault_seterr(err, errlen, VAULT_ENOMEM, "out of memory");
+    return root;
+}
+
+int vault_key_file(const char *path, const char *name, bool create, uint8_t key[32], char *err,
+                   size_t errlen)
+{
+    if (path)
+        return vault_key_file_at(path, create, key, err, errlen);
+    if (!name || !*name || strchr(name, '/'))
+        return vault_seterr(err, errlen, VAULT_EINVAL, "no key file name");
+    char *root = root_of(NULL, err, errlen);
+    if (!root)
+        return VAULT_EINVAL;
+    int fd = -1, rc = create ? mkdir_p(root, err, errlen)
+                      : access(root, F_OK) != 0
+                          ? vault_seterr(err, errlen, VAULT_ENOENT, "%s: no such directory", root)
+                          : VAULT_OK;
+    if (!rc)
+        rc = open_dir(-1, root, root, 0, &fd, err, errlen);
+    if (fd >= 0)
+        close(fd);
+    char *full = rc ? NULL : path_join(root, name);
+    if (!rc && !full)
+        rc = vault_seterr(err, errlen, VAULT_ENOMEM, "out of memory");
+    if (!rc)
+        rc = vault_key_file_at(full, create, key, err, errlen);
+    free(full);
+    free(root);
+    return rc;
+}
+
 vault *vault_open(const char *dir, const vault_keyprov *kp, char *err, size_t errlen)
 {
-    char *root = NULL;
-    if (dir) {
-        root = strdup(dir);
-    } else {
-        const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-        if (x && *x == '/') {
-            root = path_join(x, "cdpgate");
-        } else if (home && *home) {
-            char *share = path_join(home, ".local/share");
-            root = share ? path_join(share, "cdpgate") : NULL;
-            free(share);
-        } else {
-            vault_seterr(err, errlen, VAULT_EINVAL,
-                         "no vault directory: neither XDG_DATA_HOME nor HOME is set");
-            return NULL;
-        }
-    }
+    char *root = root_of(dir, err, errlen);
+    if (!root && !dir)
+        return NULL;
     vault *v = calloc(1, sizeof *v);
     if (!root || !v) {
         free(root);

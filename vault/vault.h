@@ -253,6 +253,18 @@ int vault_key_from_cmd(const char *cmd, uint8_t key[32], char *err, size_t errle
 int vault_key_from_cmd_timeout(const char *cmd, int timeout_ms, uint8_t key[32], char *err,
                                size_t errlen);
 
+/* A key of 32 random bytes in a file of its own (the trail key:
+ * docs/replay.md), read with the vault key file's checks (a regular file
+ * of this user, no symlink, mode 0600, 32 bytes) and, when missing and
+ * create, made as it is (O_CREAT|O_EXCL 0600 from getrandom, linked into
+ * place: never replaced). path: that file; NULL: the file name in the
+ * vault's directory (vault_open's: $XDG_DATA_HOME/cdpgate, else
+ * ~/.local/share/cdpgate; made 0700 when create). VAULT_OK, VAULT_ENOENT
+ * (missing, not create), VAULT_EPERM, VAULT_EKEY, ...; the key never
+ * reaches err. */
+int vault_key_file(const char *path, const char *name, bool create, uint8_t key[32], char *err,
+                   size_t errlen);
+
 /* Limits on what the store writes and reads. */
 #define VAULT_ORIGIN_MAX   2048u          /* bytes of an origin */
 #define VAULT_IDENTITY_MAX 1024u          /* bytes of an identity label */

@@ -91,6 +91,9 @@ void vault_hex(const uint8_t *in, size_t n, char *out);   /* out: 2n+1 */
 struct stat;
 int vault_check_mode(const struct stat *st, const char *path, int dir, char *err,
                      size_t errlen);
+/* key.c: the 32-byte key file at path (vault_key_file: its checks), made
+ * when missing and create; VAULT_ENOENT when missing and not. */
+int vault_key_file_at(const char *path, bool create, uint8_t key[32], char *err, size_t errlen);
 uint64_t vault_be64(const uint8_t *p);
 uint32_t vault_be32(const uint8_t *p);
 void vault_put_be64(uint8_t *p, uint64_t v);

@@ -14,7 +14,9 @@
  * text through the trail's page-text rule (replay_text_hide, R6-5): the
  * hidden text matches the input again (replay_text_match), a second pass
  * keeps every hidden word; as a target's row (replay_row_mark, R7-6) it
- * matches the input as replay_row_eq reads a row.
+ * matches the input as replay_row_eq reads a row; with its identifiers
+ * hashed under a trail key (replay_text_hide_ids) it matches under that
+ * key and, when one was hashed, not without it.
  */
 #include "json/json.h"
 #include "replay/replay.h"
@@ -62,13 +64,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* as a target's row (R7-6): hidden, its amounts marked, it
          * matches the row it came from */
         char *row = replay_row_mark(h1);
-        CHECK(row && replay_row_eq(row, z));
+        CHECK(row && replay_row_eq(row, z, NULL));
         free(row);
-        /* as a target's text with its identifiers' hashes (R8-7): it
-         * still matches the text it came from */
-        char *h3 = replay_text_hide_ids(z, NULL);
+        /* as a target's text with its identifiers' hashes (R8-7), keyed
+         * (session 21): it still matches the text it came from under the
+         * key, and with no key it matches only when no identifier was
+         * hashed (fail closed: never any word) */
+        static const unsigned char RAW[REPLAY_KEY_LEN] = {1, 2, 3, 4, 5, 6, 7, 8};
+        replay_key key;
+        replay_key_set(&key, RAW);
+        char *h3 = replay_text_hide_ids(z, NULL, &key);
         char *row3 = h3 ? replay_row_mark(h3) : NULL;
-        CHECK(row3 && replay_row_eq(row3, z));
+        CHECK(row3 && replay_row_eq(row3, z, &key));
+        CHECK(!strstr(h3, "{{*k:") || !replay_row_eq(row3, z, NULL));
+        CHECK(!strstr(h3, "{{*:"));
         free(row3);
         free(h3);
         free(h1);
