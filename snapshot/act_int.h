@@ -216,6 +216,9 @@ typedef struct {
     } v[SNAP_SHOT_VIEW_MAX];                    /* watches of the iframes around
                                                    masked frames out of view */
     size_t nv;
+    int tab_id;
+    char fid[SNAP_SHOT_FRAMES_MAX][SNAP_ID_MAX];    /* the frames searched */
+    size_t nfid;
 } snap_shot_mask;
 /* Mask, in every frame of tab tab_id, the secret fields with a value (the
  * snapshot's rules and the fields noted secret): 0 (m->fields masked,
@@ -229,9 +232,19 @@ int snap_shot_mask_on(snap_agent *a, int tab_id, bool in_view, snap_shot_mask *m
                       snap_result *r);
 /* Whether the secret fields of every frame searched are still those the
  * search found, unchanged (nothing watched changed, the same search finds
- * the same fields): 0, or 1 (changed, or it could not be told). */
+ * the same fields), and the tab has no frame that was not searched (a
+ * loading=lazy iframe a crop's scroll loaded): 0, or 1 (changed, or it
+ * could not be told). */
 int snap_shot_mask_check(snap_agent *a, snap_shot_mask *m);
 void snap_shot_mask_off(snap_agent *a, snap_shot_mask *m);
+/* Whether a masked secret field's box meets the rectangle x, y, w, h (the
+ * tab's top-level viewport px, the visual viewport's top left at 0, 0):
+ * true when one does or it cannot be told. The browser paints the mask in
+ * the viewport's own place: a capture clipped elsewhere (a region, an
+ * element, a crop not at the viewport's top left) shows such a field
+ * where the mask is not, and must not be taken (gate21). */
+bool snap_shot_mask_meets(snap_agent *a, const snap_shot_mask *m, double x, double y, double w,
+                          double h);
 /* Whether the element of a screenshot's ref is a secret field (noted, or by
  * the rules); true when it cannot be told. */
 bool snap_shot_ref_secret(snap_agent *a, int tab_id, const char *frame_id, int backend,

@@ -139,6 +139,23 @@ static bool shot_in_view(const shot_rect *area, const shot_rect *view)
            area->x + area->w <= view->x + view->w + 1 && area->y + area->h <= view->y + view->h + 1;
 }
 
+/* Whether a masked secret field would show in a capture of area (page px)
+ * in view: the browser paints the mask where the field is in the
+ * viewport, so only a capture of the viewport itself (at its top left)
+ * has it in place; elsewhere a field the capture meets shows (gate21). */
+static bool shot_mask_misses(snap_agent *a, const snap_shot_mask *m, const shot_rect *area,
+                             const shot_rect *view)
+{
+    if (!m->fields)
+        return false;
+    bool whole = area->x > view->x - 0.5 && area->x < view->x + 0.5 &&
+                 area->y > view->y - 0.5 && area->y < view->y + 0.5 &&
+                 area->w > view->w - 0.5 && area->w < view->w + 0.5 &&
+                 area->h > view->h - 0.5 && area->h < view->h + 0.5;
+    return !whole &&
+           snap_shot_mask_meets(a, m, area->x - view->x, area->y - view->y, area->w, area->h);
+}
+
 /* The page box of the element behind ref, in page CSS px (its border box
  * plus the scroll offset; inside out-of-process frames, plus their
  * iframes' offsets and cut to what they show): 0, or the failure. */
@@ -315,8 +332,8 @@ static int shot_fit(snap_agent *a, snap_tab *t, const snap_shot_opts *o, const s
  * refused (W6). 0 with *im, fields[0] (masked) and fields[1] (of those,
  * in frames out of view), or the failure. */
 static int shot_masked(snap_agent *a, int tab_id, const snap_shot_opts *o, const shot_rect *area,
-                       bool beyond, shot_img *im, size_t *first, double *scale, int *quality,
-                       int fields[2], snap_result *r)
+                       const shot_rect *view, bool beyond, shot_img *im, size_t *first,
+                       double *scale, int *quality, int fields[2], snap_result *r)
 {
     for (int tries = 0;; tries++) {
         snap_shot_mask m;
@@ -334,6 +351,12 @@ static int shot_masked(snap_agent *a, int tab_id, const snap_shot_opts *o, const
                                "(scrolled to the part you need) or a region inside it; the "
                                "snapshot shows the page without their values", m.fields,
                                m.fields == 1 ? "" : "s");
+        else if (!beyond && shot_mask_misses(a, &m, area, view))
+            rc = snap_act_fail(r, SNAP_EDENIED, "screenshot refused: a secret field with a "
+                               "value lies in the region or element asked for, and the browser "
+                               "paints the mask only in a capture of the whole viewport: take "
+                               "the viewport (scrolled to the part you need); the snapshot "
+                               "shows the page without their values");
         else
             rc = shot_fit(a, t, o, area, beyond, im, first, scale, quality, r);
         int changed = rc ? 0 : snap_shot_mask_check(a, &m);
@@ -390,8 +413,8 @@ static int screenshot_run(snap_agent *a, const snap_shot_opts *o, snap_result *r
     int quality = 0, fields[2] = {0, 0};
     /* The secret fields with a value are masked for the capture only. */
     int tab_id = t->id;
-    rc = shot_masked(a, tab_id, o, &area, !shot_in_view(&area, &view), &im, &first, &scale,
-                     &quality, fields, r);
+    rc = shot_masked(a, tab_id, o, &area, &view, !shot_in_view(&area, &view), &im, &first,
+                     &scale, &quality, fields, r);
     if (rc)
         return rc;
     if (!(t = snap_tab_by_id(a, tab_id))) {
@@ -607,8 +630,9 @@ static int crop_one(snap_agent *a, int tab_id, const char *ref, size_t max_bytes
         double scale = 1;
         int quality = 0;
         rc = beyond && m->fields ? SNAP_EDENIED
-                                 : shot_fit(a, t, &o, &area, beyond, im, &first, &scale,
-                                            &quality, &r);
+             : !beyond && shot_mask_misses(a, m, &area, &view)
+                 ? SNAP_EDENIED
+                 : shot_fit(a, t, &o, &area, beyond, im, &first, &scale, &quality, &r);
     }
     snap_result_free(&r);
     return rc;

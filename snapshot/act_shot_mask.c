@@ -586,6 +586,9 @@ int snap_shot_mask_on(snap_agent *a, int tab_id, bool in_view, snap_shot_mask *m
         rc = snap_act_fail(r, SNAP_EDENIED, "screenshot refused: the frames of the page could "
                            "not all be read (one is new or its process does not answer), so "
                            "secret fields in them could not be masked; try again");
+    m->tab_id = tab_id;
+    for (size_t i = 0; !rc && i < nf; i++)
+        snprintf(m->fid[m->nfid++], SNAP_ID_MAX, "%s", fr[i].id);
     shot_sess *sd = calloc(SHOT_FRAMES_MAX, sizeof *sd);
     size_t nsd = 0;
     if (!rc && !sd)
@@ -620,6 +623,43 @@ static char *mask_mode_params(int md, int64_t world)
                            "returnByValue", true, "objectGroup", ACT_GROUP);
 }
 
+/* Whether the tab's frames now are all ones the search looked in: a frame
+ * that first loaded after it (a loading=lazy iframe loads when a crop
+ * scrolls it into view; a frame the page's scroll handler adds) holds
+ * fields nobody searched, a prefilled password field of its own page
+ * (gate21). 0, or 1 (a new frame, or it could not be told). */
+static int frames_new(snap_agent *a, const snap_shot_mask *m)
+{
+    snap_tab *t = snap_tab_by_id(a, m->tab_id);
+    shot_frame *fr = t ? calloc(SHOT_FRAMES_MAX, sizeof *fr) : NULL;
+    if (!fr)
+        return 1;
+    size_t nf = 0;
+    int rc = 0;
+    for (size_t i = 0; i < t->nframes && !rc; i++) {
+        if (t->frames[i].gone)
+            continue;
+        if (nf == SHOT_FRAMES_MAX)
+            rc = 1;
+        else {
+            snprintf(fr[nf].id, sizeof fr[nf].id, "%s", t->frames[i].id);
+            snprintf(fr[nf].session, sizeof fr[nf].session, "%s", t->frames[i].session);
+            nf++;
+        }
+    }
+    if (!rc && live_frames(a, fr, &nf))
+        rc = 1;     /* a frame the table does not list yet, or a tree not read */
+    for (size_t i = 0; i < nf && !rc; i++) {
+        bool searched = false;
+        for (size_t j = 0; j < m->nfid && !searched; j++)
+            searched = strcmp(m->fid[j], fr[i].id) == 0;
+        if (!searched)
+            rc = 1;
+    }
+    free(fr);
+    return rc;
+}
+
 int snap_shot_mask_check(snap_agent *a, snap_shot_mask *m)
 {
     pcall pc[SNAP_SHOT_FRAMES_MAX];
@@ -634,6 +674,8 @@ int snap_shot_mask_check(snap_agent *a, snap_shot_mask *m)
         snap_act_pfree(&pc[i]);
     }
     m->nw = 0;      /* each world stopped watching */
+    if (frames_new(a, m))
+        changed = 1;
     return snap_shot_view_check(a, m) || changed;
 }
 
@@ -650,6 +692,97 @@ void snap_shot_mask_off(snap_agent *a, snap_shot_mask *m)
         snap_act_send_forget(a, m->s[i], "DOM.disable", snap_act_params(""));
     }
     m->n = 0;
+}
+
+/* The i-th secret field a frame's search keeps (its world's
+ * __cdpgateShot), null past the last or when the search is gone.
+ * Runs: in cdpgate's isolated world of a masked frame; argument i. */
+const char snap_js_shot_field_fn[] =
+    "function(i){var s=globalThis.__cdpgateShot;return s&&s.d===document&&s.L[i]||null}";
+
+/* Whether the border box of field i of masked frame k (in the tab's
+ * top-level viewport px, its frames' offsets added) meets the rectangle
+ * x0, y0, x1, y1 there. 1 meets, 0 does not, 2 no such field, -1 cannot
+ * be told. */
+static int field_meets(snap_agent *a, const snap_shot_mask *m, size_t k, int i, double ox,
+                       double oy, const double q[4])
+{
+    char args[64];
+    snprintf(args, sizeof args, "[{\"value\":%d}]", i);
+    pcall pc, bm;
+    if (snap_act_call(a, m->s[k], "Runtime.callFunctionOn",
+                      snap_act_params("sirbs", "functionDeclaration", snap_js_shot_field_fn,
+                                      "executionContextId", (int)m->sw[k], "arguments", args,
+                                      "returnByValue", false, "objectGroup", ACT_GROUP),
+                      &pc)) {
+        snap_act_pfree(&pc);
+        return -1;
+    }
+    const json_val *res = json_get(pc.rep.result, "result");
+    if (json_get(pc.rep.result, "exceptionDetails")) {
+        snap_act_pfree(&pc);
+        return -1;
+    }
+    const char *o = json_get_str(res, "objectId");
+    char oid[SNAP_ID_MAX];
+    snprintf(oid, sizeof oid, "%s", o && strlen(o) < SNAP_ID_MAX ? o : "");
+    bool none = !o && json_is(json_get(res, "value"), JSON_NULL);
+    snap_act_pfree(&pc);
+    if (!*oid)
+        return none ? 2 : -1;
+    int rc = snap_act_call(a, m->s[k], "DOM.getBoxModel", snap_act_params("s", "objectId", oid),
+                           &bm);
+    const json_val *b = rc ? NULL : json_get(json_get(bm.rep.result, "model"), "border");
+    double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
+    size_t n = 0;
+    for (const json_val *v = json_first(b); v; v = json_next(v), n++) {
+        double d = json_num(v) + (n % 2 ? oy : ox);
+        if (n % 2 == 0)
+            x0 = snap_act_dmin(x0, d), x1 = snap_act_dmax(x1, d);
+        else
+            y0 = snap_act_dmin(y0, d), y1 = snap_act_dmax(y1, d);
+    }
+    snap_act_pfree(&bm);
+    snap_act_release_object(a, m->s[k], oid);
+    if (rc)     /* no box: not rendered (display:none since), cannot show */
+        return 0;
+    if (n < 8)
+        return -1;
+    return x0 < q[2] && x1 > q[0] && y0 < q[3] && y1 > q[1];
+}
+
+bool snap_shot_mask_meets(snap_agent *a, const snap_shot_mask *m, double x, double y, double w,
+                          double h)
+{
+    snap_tab *t = snap_tab_by_id(a, m->tab_id);
+    if (!t)
+        return true;
+    char top[SNAP_ID_MAX];
+    snprintf(top, sizeof top, "%s", t->session);
+    /* A margin: the capture's pixels round outwards. */
+    const double q[4] = {x - 2, y - 2, x + w + 2, y + h + 2};
+    for (size_t k = 0; k < m->n; k++) {
+        double ox = 0, oy = 0, clip[4];
+        if (strcmp(m->s[k], top) != 0) {
+            snap_result r;
+            memset(&r, 0, sizeof r);
+            int rc = snap_act_frame_origin(a, m->tab_id, m->f[k], "a secret field", &ox, &oy,
+                                           clip, &r);
+            snap_result_free(&r);
+            if (rc)
+                return true;
+        }
+        for (int i = 0;; i++) {
+            if (i == 64)
+                return true;
+            int got = field_meets(a, m, k, i, ox, oy, q);
+            if (got == 2)
+                break;
+            if (got)
+                return true;
+        }
+    }
+    return false;
 }
 
 /* Whether the element behind a screenshot's ref is a secret field: noted

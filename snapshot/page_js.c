@@ -1073,6 +1073,7 @@ const snap_js snap_page_scripts[] = {
     {snap_js_focus_same_fn, NULL, SNAP_JS_READ},
     {snap_js_shot_secrets_fn, NULL, SNAP_JS_READ},     /* act_shot_mask.c */
     {snap_js_shot_is_secret_fn, NULL, SNAP_JS_READ},   /* act_shot_mask.c */
+    {snap_js_shot_field_fn, NULL, SNAP_JS_READ},       /* act_shot_mask.c, isolated world only */
     {snap_js_shot_drawn_expr, NULL, SNAP_JS_READ},     /* act_shot_mask.c */
     {snap_js_shot_view_fn, NULL, SNAP_JS_READ},        /* act_shot_view.c, isolated world only */
     {SCROLL_SRC "(", ")", SNAP_JS_WRITE | SNAP_JS_SCROLL},

@@ -42,6 +42,7 @@ extern const char snap_js_sf_known_fn[];
 /* screenshots (act_shot_mask.c, where they are defined) */
 extern const char snap_js_shot_secrets_fn[];
 extern const char snap_js_shot_is_secret_fn[];
+extern const char snap_js_shot_field_fn[];
 extern const char snap_js_shot_drawn_expr[];
 extern const char snap_js_shot_view_fn[];    /* act_shot_view.c */
 extern const char snap_js_state_fn[];

@@ -406,6 +406,90 @@ static void t_crop_far(void)
     testlib_rig_down(&x);
 }
 
+/* A crop that scrolls loads a lazy frame (gate21, task 1): on a long page
+ * the frame far below the fold (loading=lazy, not loaded when the secret
+ * fields were searched) holds the page's own prefilled password field,
+ * red; the crops scroll to it (its frame-title violation, the nameless
+ * button below it). No crop may show the field unmasked: the frame set
+ * changed during the crops, so they are taken again with it searched, and
+ * the frame's crop meets the field (red11_region_mask): refused. Failed on
+ * main 7616387: the frame's crop was the red field. */
+static void t_crop_lazy_frame(void)
+{
+    testlib_rig x;
+    if (!rig(&x, NULL))
+        return;
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/croplazy", world.root);
+    mkdir(dir, 0700);
+    a11y_report rep;
+    if (open_page(x.a, "a.test", "/a11y/lazy.html") && scan(x.a, dir, &rep) == 0) {
+        CHECK_HAS(rep.text, "frame-title");
+        char path[400];
+        snprintf(path, sizeof path, "%s/a11y.html", dir);
+        char *html = slurp(path), *p = html;
+        size_t n = 0, red = 0;
+        for (; p && (p = strstr(p, "data:image/png;base64,")) && n < 8; n++) {
+            p += 22;
+            size_t len = strcspn(p, "\""), got;
+            unsigned char *img = malloc(len);
+            got = img ? base_b64_decode(p, len, img, len) : 0;
+            char *c = img ? image_centre(img, got) : NULL;
+            if (c && strstr(c, " 255,0,0\""))
+                red++, test_fail_detail("a crop shows the lazy frame's password field: %s", c);
+            free(c);
+            free(img);
+        }
+        CHECK_INT(0, red);
+        CHECK_LACKS(html, PLANT_PW);
+        free(html);
+        a11y_report_free(&rep);
+    }
+    testlib_rig_down(&x);
+}
+
+/* Red team s21 (gate21): the browser paints the secret-field mask where
+ * the field is in the viewport, so a capture clipped elsewhere than the
+ * viewport's top left (a region, an element, a crop) showed the field
+ * unmasked, the mask painted beside it, while the result said "1 secret
+ * field masked (grey: values never shown)". A region over the page's
+ * prefilled password field (red, at 300,200) is refused now; a region
+ * that does not meet it is taken (blue). Failed on main 7616387: the
+ * region came back with the field red at its centre. */
+static void t_red11_region_mask(void)
+{
+    testlib_rig x;
+    if (!rig(&x, NULL))
+        return;
+    if (open_page(x.a, "a.test", "/a11y/red11-region.html")) {
+        static const struct {
+            double x, y, w, h;
+            bool taken;
+            const char *centre;
+        } C[] = {{100, 100, 600, 300, false, NULL}, {300, 200, 200, 100, false, NULL},
+                 {0, 340, 200, 80, true, " 0,0,255\""}};
+        for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+            snap_shot_opts so = {0};
+            so.x = C[i].x, so.y = C[i].y, so.w = C[i].w, so.h = C[i].h;
+            snap_result r = {0};
+            int rc = snap_screenshot_with(x.a, &so, &r);
+            char *c = r.image ? image_centre(r.image, r.image_len) : NULL;
+            if (!CHECK(!c || !strstr(c, " 255,0,0\"")))
+                test_fail_detail("region %zu shows the password field: %s (%s)", i, c,
+                                 r.text ? r.text : "");
+            if (C[i].taken) {
+                if (!CHECK_INT(0, rc) || !CHECK(c && strstr(c, C[i].centre)))
+                    test_fail_detail("region %zu: %s %s", i, c ? c : "-", r.text ? r.text : "");
+            } else if (CHECK_INT(SNAP_EDENIED, rc)) {
+                CHECK_HAS(r.text, "paints the mask only in a capture of the whole viewport");
+            }
+            free(c);
+            snap_result_free(&r);
+        }
+    }
+    testlib_rig_down(&x);
+}
+
 /* One page, one known violation: csp.html (script-src 'none') and
  * sabotage.html (its world's builtins and window.axe replaced). */
 static void one_violation(const char *path)
@@ -1215,6 +1299,8 @@ static const test_case TESTS[] = {
     {"scan_regions", t_scan_regions},
     {"crop_frame", t_crop_frame},
     {"crop_far", t_crop_far},
+    {"gate21_crop_lazy_frame", t_crop_lazy_frame},
+    {"red11_region_mask", t_red11_region_mask},
     {"scan_grant", t_scan_grant},
     {"mcp_listed", t_mcp_listed},
     {"axe_pinned", t_axe_pinned},
