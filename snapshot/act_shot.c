@@ -296,8 +296,8 @@ static double shot_sqrt(double v)
  * while the scale stays >= 0.5), then JPEG at quality 80, then 60 with
  * smaller scales. *first_len is the size of the first capture. */
 static int shot_fit(snap_agent *a, snap_tab *t, const snap_shot_opts *o, const shot_rect *area,
-                    bool beyond, shot_img *im, size_t *first_len, double *scale, int *quality,
-                    snap_result *r)
+                    const shot_rect *view, const snap_shot_mask *m, bool beyond, shot_img *im,
+                    size_t *first_len, double *scale, int *quality, snap_result *r)
 {
     *scale = 1;
     *quality = 0;
@@ -305,9 +305,26 @@ static int shot_fit(snap_agent *a, snap_tab *t, const snap_shot_opts *o, const s
     if (rc)
         return rc;
     *first_len = im->len;
+    /* Downscaled, the browser paints the mask at the field's unscaled place
+     * (gate21): with a masked field in the area, only JPEG steps. */
+    int noscale = -1;
     for (int step = 0; o->max_bytes && im->len > o->max_bytes && step < 6; step++) {
         double s = *scale * shot_sqrt((double)o->max_bytes / (double)im->len) * 0.92;
-        if (step == 0 && s >= 0.5) {
+        if (noscale < 0)
+            noscale = m && m->fields &&
+                      snap_shot_mask_meets(a, m, area->x - view->x, area->y - view->y, area->w,
+                                           area->h);
+        if (noscale && *quality == 60) {
+            free(im->img);
+            im->img = NULL;
+            return snap_act_fail(r, SNAP_EDENIED, "screenshot refused: over the size cap even "
+                                 "as JPEG, and with a secret field masked in it the capture "
+                                 "cannot be downscaled (the browser paints the mask at the "
+                                 "field's unscaled place); take a smaller region");
+        }
+        if (noscale)
+            *quality = *quality ? 60 : 80;
+        else if (step == 0 && s >= 0.5) {
             *scale = s;
         } else if (*quality == 0) {
             *quality = 80;
@@ -358,7 +375,7 @@ static int shot_masked(snap_agent *a, int tab_id, const snap_shot_opts *o, const
                                "the viewport (scrolled to the part you need); the snapshot "
                                "shows the page without their values");
         else
-            rc = shot_fit(a, t, o, area, beyond, im, first, scale, quality, r);
+            rc = shot_fit(a, t, o, area, view, &m, beyond, im, first, scale, quality, r);
         int changed = rc ? 0 : snap_shot_mask_check(a, &m);
         snap_shot_mask_off(a, &m);
         if (rc)
@@ -632,7 +649,8 @@ static int crop_one(snap_agent *a, int tab_id, const char *ref, size_t max_bytes
         rc = beyond && m->fields ? SNAP_EDENIED
              : !beyond && shot_mask_misses(a, m, &area, &view)
                  ? SNAP_EDENIED
-                 : shot_fit(a, t, &o, &area, beyond, im, &first, &scale, &quality, &r);
+                 : shot_fit(a, t, &o, &area, &view, m, beyond, im, &first, &scale, &quality,
+                            &r);
     }
     snap_result_free(&r);
     return rc;

@@ -486,6 +486,23 @@ static void t_red11_region_mask(void)
             free(c);
             snap_result_free(&r);
         }
+        /* The viewport (its centre on the field) over a cap: not downscaled
+         * (the mask stays at the unscaled place: the field showed red in
+         * the 0.24x JPEG before), JPEG only, or refused. */
+        snap_shot_opts so = {0};
+        so.max_bytes = 1200;
+        snap_result r = {0};
+        int rc = snap_screenshot_with(x.a, &so, &r);
+        char *c = r.image ? image_centre(r.image, r.image_len) : NULL;
+        const char *px = c ? strchr(c, ' ') : NULL;
+        int rgb[3] = {0, 0, 0};
+        if (px)
+            sscanf(px, " %d,%d,%d", &rgb[0], &rgb[1], &rgb[2]);
+        if (!CHECK(rc != 0 || (px && !(rgb[0] > 200 && rgb[1] < 60 && rgb[2] < 60))))
+            test_fail_detail("the capped viewport shows the password field: %s (%s)", c,
+                             r.text ? r.text : "");
+        free(c);
+        snap_result_free(&r);
     }
     testlib_rig_down(&x);
 }
