@@ -605,8 +605,12 @@ static bool log_wait(const char *needle)
 
 static void t_scan_frame_hung(void)
 {
+    /* A 10 s per-action timeout (rig's is 20 s): each call to the hung
+     * frame's session waits that long before the frame is given up. */
     testlib_rig x;
-    if (!rig(&x, NULL))
+    snap_opts so = {0};
+    so.timeout_ms = 10000;
+    if (!testlib_rig_up(&x, &world, NULL, NULL, &so))
         return;
     char dir[300];
     snprintf(dir, sizeof dir, "%s/hung", world.root);
@@ -620,7 +624,7 @@ static void t_scan_frame_hung(void)
     if (up) {
         a11y_opts o = {0};
         o.dir = dir;
-        o.frame_ms = 8000;
+        o.frame_ms = 4000;
         o.cap_ms = 60000;
         a11y_report rep;
         snap_result r = {0};

@@ -1049,7 +1049,7 @@ static void t_hung(void)
              "{\"id\":\"beside\",\"url\":\"%s/a11y/iso.html?key=hung&n=1\"}\n", a, a);
     if (!write_text(targets, text))
         return;
-    run_out o = sweep_run_x(targets, out, 2, NULL, NULL, NULL, "--timeout", "45000");
+    run_out o = sweep_run_x(targets, out, 2, NULL, NULL, NULL, "--timeout", "20000");
     CHECK_INT(1, o.rc);
     CHECK_HAS(state_of(out, "hung", st, sizeof st), "failed");
     CHECK_HAS(state_of(out, "beside", st, sizeof st), "done");
