@@ -1402,6 +1402,24 @@ out:
     rig_down(&x);
 }
 
+/* Opens on the bank of each path P[i][0] that must not be read: each
+ * stopped (want SNAP_ESTOP) or refused in any way (want 0); after a
+ * barrier, no request tagged P[i][1] reached the bank. */
+static void opens_refused(snap_agent *a, const char *const P[][2], size_t n, int want)
+{
+    for (size_t i = 0; i < n; i++) {
+        snap_result r;
+        int rc = do_open(a, "bank.test", P[i][0], &r);
+        if (want ? !CHECK_INT(want, rc) : !CHECK(rc != 0))
+            test_fail_detail("open %s was not stopped (rc %d): %.200s", P[i][0], rc,
+                             r.text ? r.text : "");
+        snap_result_free(&r);
+    }
+    barrier(a);
+    for (size_t i = 0; i < n; i++)
+        check_none(NULL, "bank.test", P[i][1]);
+}
+
 /* Red team s16, R6-9 (regression): the URL words were read in one order
  * only. A GET endpoint named noun first, as REST routes are
  * (/account/close, /orders/123/cancel, /subscription/cancel,
@@ -1432,17 +1450,8 @@ static void t_red6_open_noun_verb(void)
         {"/gate/account/closeaccount?tag=r6nj", "r6nj"},
         {"/gate/payees/removepayee?id=7&tag=r6nk", "r6nk"},
     };
-    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++) {
-        snap_result r;
-        int rc = do_open(x.a, "bank.test", P[i][0], &r);
-        if (!CHECK_INT(SNAP_ESTOP, rc))
-            test_fail_detail("open %s was not stopped: %.200s", P[i][0], r.text ? r.text : "");
-        snap_result_free(&r);
-    }
+    opens_refused(x.a, P, sizeof P / sizeof P[0], SNAP_ESTOP);
     CHECK_INT(calls, hook_calls);
-    barrier(x.a);
-    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++)
-        check_none(NULL, "bank.test", P[i][1]);
 out:
     rig_down(&x);
 }
@@ -7455,17 +7464,8 @@ static void t_red7_open_semicolon_html(void)
         {"/gate/r7sb/account/delete;x.html", "r7sb"},
         {"/gate/r7sc/transfer/send;.htm", "r7sc"},
     };
-    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++) {
-        snap_result r;
-        int rc = do_open(x.a, "bank.test", P[i][0], &r);
-        if (!CHECK_INT(SNAP_ESTOP, rc))
-            test_fail_detail("open %s was not stopped: %.200s", P[i][0], r.text ? r.text : "");
-        snap_result_free(&r);
-    }
+    opens_refused(x.a, P, sizeof P / sizeof P[0], SNAP_ESTOP);
     CHECK_INT(calls, hook_calls);
-    barrier(x.a);
-    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++)
-        check_none(NULL, "bank.test", P[i][1]);
 out:
     rig_down(&x);
 }
@@ -7494,16 +7494,7 @@ static void t_red7_open_account_security(void)
         {"/gate/add-ssh-key?key=ssh-ed25519+AAAAC3Nz&tag=r7tf", "r7tf"},
         {"/gate/oauth/authorize?client_id=evil&allow=1&tag=r7tg", "r7tg"},
     };
-    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++) {
-        snap_result r;
-        int rc = do_open(x.a, "bank.test", P[i][0], &r);
-        if (!CHECK(rc != 0))
-            test_fail_detail("open %s was a read: %.160s", P[i][0], r.text ? r.text : "");
-        snap_result_free(&r);
-    }
-    barrier(x.a);
-    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++)
-        check_none(NULL, "bank.test", P[i][1]);
+    opens_refused(x.a, P, sizeof P / sizeof P[0], 0);
 out:
     rig_down(&x);
 }
@@ -7530,17 +7521,8 @@ static void t_red7_open_route_shapes(void)
         {"/gate/index.php?r=order/cancel&id=5&tag=r7rd", "r7rd"},
         {"/gate/index.php?route=account/close&tag=r7re", "r7re"},
     };
-    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++) {
-        snap_result r;
-        int rc = do_open(x.a, "bank.test", P[i][0], &r);
-        if (!CHECK_INT(SNAP_ESTOP, rc))
-            test_fail_detail("open %s was not stopped: %.200s", P[i][0], r.text ? r.text : "");
-        snap_result_free(&r);
-    }
+    opens_refused(x.a, P, sizeof P / sizeof P[0], SNAP_ESTOP);
     CHECK_INT(calls, hook_calls);
-    barrier(x.a);
-    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++)
-        check_none(NULL, "bank.test", P[i][1]);
 out:
     rig_down(&x);
 }
