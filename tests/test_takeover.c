@@ -2648,20 +2648,13 @@ static char *red8_ref_of(const char *text, const char *needle, char *ref, size_t
     return ref;
 }
 
+static bool r86b_rig(testlib_rig *x, const char *task);
+static void r86b_transfer(testlib_rig *x, int want_auth);
+
 static void t_red8_untrusted_signin_unguarded(void)
 {
-    gate_grant g;
-    memset(&g, 0, sizeof g);
-    ORIGINS[0] = O_BANK;
-    g.task = "red8: a statement from the bank";
-    g.principal = "test";
-    g.origins = ORIGINS;
-    g.norigins = 1;
-    g.egress = GATE_EGRESS_FETCH | GATE_EGRESS_SEND;
-    snap_opts o = {0};
-    o.timeout_ms = 10000;
     testlib_rig x;
-    if (!testlib_rig_up(&x, &world, &g, NULL, &o) || !open_login(&x)) {
+    if (!r86b_rig(&x, "red8: a statement from the bank") || !open_login(&x)) {
         testlib_rig_down(&x);
         return;
     }
@@ -2674,31 +2667,7 @@ static void t_red8_untrusted_signin_unguarded(void)
     gate_set_mode(x.g, GATE_MODE_AGENT, "test: handed back");
     CHECK(!h.saved);
     /* the agent goes on: the bank's transfer page, its Send button */
-    char url[200], ref[16];
-    testlib_world_url(&world, url, sizeof url, "bank.test", "/gate/bank/transfer.html");
-    snap_result r = {0};
-    CHECK_INT(0, snap_open(x.a, url, false, &r));
-    snap_result_free(&r);
-    memset(&r, 0, sizeof r);
-    CHECK_INT(0, snap_observe(x.a, NULL, &r));
-    red8_ref_of(r.text, "Send transfer now", ref, sizeof ref);
-    char obs[16];
-    snprintf(obs, sizeof obs, "%s", r.obs);
-    if (!CHECK(ref[0]))
-        test_fail_detail("no ref for Send transfer now in %.1500s", r.text ? r.text : "");
-    bool auth = r.text && strstr(r.text, "auth=yes");
-    snap_result_free(&r);
-    int before = log_count("bank_session", "tag=transfer");
-    memset(&r, 0, sizeof r);
-    int rc = ref[0] ? snap_click(x.a, ref, obs, &r) : -1;
-    if (!CHECK(rc != 0))
-        test_fail_detail("the transfer went unasked (auth=%s in the snapshot): %.400s",
-                         auth ? "yes" : "no", r.text ? r.text : "");
-    snap_result_free(&r);
-    for (int k = 0; k < 20 && rc == 0; k++)
-        testlib_sleep_ms(50);   /* the post's chance to show in the log (not an assertion) */
-    if (!CHECK_INT(before, log_count("bank_session", "tag=transfer")))
-        test_fail_detail("the transfer reached the bank with the person's session");
+    r86b_transfer(&x, -1);
     testlib_rig_down(&x);
 }
 
@@ -2710,16 +2679,22 @@ static void t_red8_untrusted_signin_unguarded(void)
  * and "Send transfer now" is stopped: nothing reaches the bank with the
  * session. Before: auth=no, "interaction with a public page", clicked
  * unasked and posted with bank_session. */
+/* The grant of the red8/r86 cases: the bank only, no identity. */
+static void bank_only_grant(gate_grant *g, const char *task)
+{
+    memset(g, 0, sizeof *g);
+    ORIGINS[0] = O_BANK;
+    g->task = task;
+    g->principal = "test";
+    g->origins = ORIGINS;
+    g->norigins = 1;
+    g->egress = GATE_EGRESS_FETCH | GATE_EGRESS_SEND;
+}
+
 static bool r86b_rig(testlib_rig *x, const char *task)
 {
     gate_grant g;
-    memset(&g, 0, sizeof g);
-    ORIGINS[0] = O_BANK;
-    g.task = task;
-    g.principal = "test";
-    g.origins = ORIGINS;
-    g.norigins = 1;
-    g.egress = GATE_EGRESS_FETCH | GATE_EGRESS_SEND;
+    bank_only_grant(&g, task);
     snap_opts o = {0};
     o.timeout_ms = 10000;
     return testlib_rig_up(x, &world, &g, NULL, &o);
@@ -2739,9 +2714,11 @@ static char *r86b_open(testlib_rig *x, const char *path)
     return text;
 }
 
-/* The bank's transfer page in ctx 0: auth= as want_auth says; its Send
- * button stopped (want_auth) and nothing posted with the session. */
-static void r86b_transfer(testlib_rig *x, bool want_auth)
+/* The bank's transfer page in ctx 0: auth= as want_auth says (1 yes, 0
+ * no, -1 either); its Send button (want_auth != 0) stopped or asked (these
+ * rigs have no hook: a question is a refusal), nothing posted with the
+ * session. */
+static void r86b_transfer(testlib_rig *x, int want_auth)
 {
     free(r86b_open(x, "/gate/bank/transfer.html"));
     CHECK_INT(0, (int)snap_tab_current(x->a)->ctx);     /* the untrusted context */
@@ -2751,17 +2728,20 @@ static void r86b_transfer(testlib_rig *x, bool want_auth)
     red8_ref_of(r.text, "Send transfer now", ref, sizeof ref);
     snprintf(obs, sizeof obs, "%s", r.obs);
     bool auth = r.text && strstr(r.text, "auth=yes");
-    if (!CHECK(auth == want_auth))
+    if (want_auth >= 0 && !CHECK(auth == (want_auth == 1)))
         test_fail_detail("auth=%s, want %s: %.600s", auth ? "yes" : "no",
                          want_auth ? "yes" : "no", r.text ? r.text : "");
+    if (want_auth && !CHECK(ref[0]))
+        test_fail_detail("no ref for Send transfer now in %.1500s", r.text ? r.text : "");
     snap_result_free(&r);
-    if (!want_auth || !CHECK(ref[0]))
+    if (!want_auth || !ref[0])
         return;
     int before = log_count("bank_session", "tag=transfer");
     memset(&r, 0, sizeof r);
     int rc = snap_click(x->a, ref, obs, &r);
     if (!CHECK(rc != 0))
-        test_fail_detail("the transfer went unasked: %.400s", r.text ? r.text : "");
+        test_fail_detail("the transfer went unasked (auth=%s in the snapshot): %.400s",
+                         auth ? "yes" : "no", r.text ? r.text : "");
     snap_result_free(&r);
     for (int k = 0; k < 20 && rc == 0; k++)
         testlib_sleep_ms(50);   /* the post's chance to show in the log (not an assertion) */
@@ -2785,7 +2765,7 @@ static void r86b_link(const char *path)
     CHECK_LACKS(t, FIXTURE_BANK_SESSION);
     CHECK_LACKS(t, "bank_session");
     free(t);
-    r86b_transfer(&x, true);
+    r86b_transfer(&x, 1);
     testlib_rig_down(&x);
 }
 
@@ -2816,7 +2796,7 @@ static void t_r86b_form_signin(void)
     CHECK_LACKS(t, PW);
     CHECK_LACKS(t, FIXTURE_BANK_SESSION);
     free(t);
-    r86b_transfer(&x, true);
+    r86b_transfer(&x, 1);
     testlib_rig_down(&x);
 }
 
@@ -2832,7 +2812,7 @@ static void t_r86b_cookie_not_signin(void)
     char *t = r86b_open(&x, "/gate/news");
     CHECK_LACKS(t, "counts as signed in");
     free(t);
-    r86b_transfer(&x, false);
+    r86b_transfer(&x, 0);
     testlib_rig_down(&x);
 }
 
@@ -2860,13 +2840,7 @@ static snap_agent *r86c_attach(cdp_browser *host, cdp_browser **att, gate **gt, 
         return NULL;
     }
     gate_grant g;
-    memset(&g, 0, sizeof g);
-    ORIGINS[0] = O_BANK;
-    g.task = "r8-6c: a statement from the bank";
-    g.principal = "test";
-    g.origins = ORIGINS;
-    g.norigins = 1;
-    g.egress = GATE_EGRESS_FETCH | GATE_EGRESS_SEND;
+    bank_only_grant(&g, "r8-6c: a statement from the bank");
     *gt = testlib_gate(&g, NULL);
     snap_opts o = {0};
     o.timeout_ms = 10000;
