@@ -642,6 +642,121 @@ static void person_type(person *p, const char *s)
     }
 }
 
+/* The person's own browser: one for the program (launched at the first
+ * use, closed by main), a browser context of its own per case (ptab), as
+ * a person's browser with nothing of the last case's view in it. Before,
+ * each case launched one. */
+static cdp_browser *person_b;
+
+static cdp_browser *person_browser(void)
+{
+    if (!person_b)
+        person_b = testlib_launch(NULL, false);
+    return person_b;
+}
+
+/* A tab of the person's in a new browser context of b. */
+typedef struct {
+    cdp_conn *c;
+    char ctx[64], session[64];
+} ptab;
+
+/* A string field of a reply to a browser-level call on c ("" on error). */
+static void ptab_call(cdp_conn *c, const char *method, const char *params, const char *field,
+                      char *out, size_t cap)
+{
+    cdp_reply rep;
+    cdp_err e = {0};
+    out[0] = 0;
+    if (!CHECK_INT(0, cdp_call(c, NULL, method, params, 10000, &rep, &e))) {
+        test_fail_detail("%s: %s", method, e.msg);
+        return;
+    }
+    const char *v = field ? json_get_str(rep.result, field) : NULL;
+    snprintf(out, cap, "%s", v ? v : "");
+    cdp_reply_free(&rep);
+}
+
+/* Another page in t's context (sharing its cookies): its session. */
+static bool ptab_page(ptab *t, char *session, size_t cap)
+{
+    char params[300], target[64];
+    snprintf(params, sizeof params, "{\"url\":\"about:blank\",\"browserContextId\":\"%s\"}",
+             t->ctx);
+    ptab_call(t->c, "Target.createTarget", params, "targetId", target, sizeof target);
+    if (!target[0])
+        return false;
+    snprintf(params, sizeof params, "{\"targetId\":\"%s\",\"flatten\":true}", target);
+    ptab_call(t->c, "Target.attachToTarget", params, "sessionId", session, cap);
+    return session[0] != 0;
+}
+
+static bool ptab_open(cdp_browser *b, ptab *t)
+{
+    memset(t, 0, sizeof *t);
+    if (!CHECK(b != NULL))
+        return false;
+    t->c = cdp_browser_conn(b);
+    ptab_call(t->c, "Target.createBrowserContext", "{}", "browserContextId", t->ctx,
+              sizeof t->ctx);
+    return t->ctx[0] && ptab_page(t, t->session, sizeof t->session);
+}
+
+/* Closes the tab's context (and its pages). */
+static void ptab_close(ptab *t)
+{
+    if (!t->ctx[0] || !t->c || cdp_conn_dead(t->c))
+        return;
+    char params[128];
+    snprintf(params, sizeof params, "{\"browserContextId\":\"%s\"}", t->ctx);
+    cdp_reply rep;
+    if (cdp_call(t->c, NULL, "Target.disposeBrowserContext", params, 10000, &rep, NULL) == 0)
+        cdp_reply_free(&rep);
+    t->ctx[0] = 0;
+}
+
+/* The person's page p opens link and waits (20 s) for the view to say
+ * they have control. */
+static bool person_view(person *p, const char *link)
+{
+    char args[400], v[256] = "";
+    snprintf(args, sizeof args, "{\"url\":\"%s\"}", link);
+    person_call(p, "Page.navigate", args, NULL);
+    for (int k = 0; k < 400; k++) {
+        /* quiet: the view may still be loading (the check below says it) */
+        person_eval_q(p, "document.getElementById('v')&&document.getElementById('v')"
+                      ".naturalWidth>0&&document.getElementById('who').textContent", v,
+                      sizeof v, true);
+        if (strcmp(v, "the person has control") == 0)
+            break;
+        testlib_sleep_ms(50);
+    }
+    return CHECK_STR("the person has control", v);
+}
+
+/* The person opens link in b's default context (a new page into *pg). */
+static bool person_open(cdp_browser *b, cdp_page **pg, person *p, const char *link)
+{
+    cdp_err e = {0};
+    *pg = b ? cdp_page_open(b, 10000, &e) : NULL;
+    if (!CHECK(*pg != NULL))
+        return false;
+    p->c = cdp_browser_conn(b);
+    p->session = cdp_page_session(*pg);
+    return person_view(p, link);
+}
+
+/* The person opens link in a tab of their own browser (a context of its
+ * own, into *t). */
+static bool person_open_tab(ptab *t, person *p, const char *link)
+{
+    if (!ptab_open(person_browser(), t))
+        return false;
+    p->c = t->c;
+    p->session = t->session;
+    return person_view(p, link);
+}
+
 static char *read_text_file(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -721,16 +836,14 @@ static void t_mcp_live_login(void)
     CHECK_HAS(r, "the human is in control");
     CHECK_HAS(r, "\"isError\":true");
     free(r);
-    cdp_browser *b = testlib_launch(NULL, false);
-    cdp_err e = {0};
-    cdp_page *pg = b ? cdp_page_open(b, 10000, &e) : NULL;
-    if (!CHECK(pg != NULL)) {
-        cdp_browser_free(b);
+    ptab pg;
+    if (!ptab_open(person_browser(), &pg)) {
+        ptab_close(&pg);
         free(results);
         testlib_child_free(&c);
         return;
     }
-    person p = {cdp_browser_conn(b), cdp_page_session(pg)};
+    person p = {pg.c, pg.session};
     char v[4096];
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", link);
     person_call(&p, "Page.navigate", args, NULL);
@@ -837,8 +950,7 @@ static void t_mcp_live_login(void)
     free(err);
     free(aud);
     free(results);
-    cdp_page_free(pg);
-    cdp_browser_free(b);
+    ptab_close(&pg);
     testlib_child_free(&c);
 }
 
@@ -1230,31 +1342,6 @@ static void write_grant(const char *dir, char *out, size_t cap)
     fclose(f);
 }
 
-/* The person opens link in their own browser (b, a new page into *pg) and
- * waits (20 s) for the view to say they have control. */
-static bool person_open(cdp_browser *b, cdp_page **pg, person *p, const char *link)
-{
-    cdp_err e = {0};
-    *pg = b ? cdp_page_open(b, 10000, &e) : NULL;
-    if (!CHECK(*pg != NULL))
-        return false;
-    p->c = cdp_browser_conn(b);
-    p->session = cdp_page_session(*pg);
-    char args[400], v[256] = "";
-    snprintf(args, sizeof args, "{\"url\":\"%s\"}", link);
-    person_call(p, "Page.navigate", args, NULL);
-    for (int k = 0; k < 400; k++) {
-        /* quiet: the view may still be loading (the check below says it) */
-        person_eval_q(p, "document.getElementById('v')&&document.getElementById('v')"
-                      ".naturalWidth>0&&document.getElementById('who').textContent", v,
-                      sizeof v, true);
-        if (strcmp(v, "the person has control") == 0)
-            break;
-        testlib_sleep_ms(50);
-    }
-    return CHECK_STR("the person has control", v);
-}
-
 /* The person signs in to the bank through the view: a click on the frame,
  * Tab, the user name, Tab, the password (shifted characters, punctuation),
  * Tab, the one-time code pasted, Enter. */
@@ -1393,10 +1480,9 @@ static void t_mcp_gate_stop_handback(void)
     r = testlib_mcp_tool(&c, 4, "browser_snapshot", "{}");
     CHECK_HAS(r, "the human is in control");
     results = gather(results, r);
-    cdp_browser *b = testlib_launch(NULL, false);
-    cdp_page *pg = NULL;
+    ptab pg;
     person p = {0};
-    if (person_open(b, &pg, &p, link)) {
+    if (person_open_tab(&pg, &p, link)) {
         person_sign_in(&p);
         char v[2048] = "";
         for (int k = 0; k < 400 && !strstr(v, "/bank/account"); k++) {
@@ -1443,9 +1529,7 @@ static void t_mcp_gate_stop_handback(void)
     r = testlib_mcp_tool(&c, id++, "browser_type", args);
     CHECK_HAS(r, "\"isError\":true");
     results = gather(results, r);
-    if (pg)
-        cdp_page_free(pg);
-    cdp_browser_free(b);
+    ptab_close(&pg);
     char *err = fixture_child_stderr(&c), *aud = read_text_file(audit);
     const char *plants[] = {PW, FIXTURE_BANK_OTP, FIXTURE_BANK_SESSION, FIXTURE_BANK_TOKEN,
                             FIXTURE_BANK_PREF, NULL};
@@ -1491,10 +1575,9 @@ static void t_cli_login_live(void)
         return;
     CHECK(wait_line(linkfile, link, sizeof link));
     CHECK(strncmp(link, "http://127.0.0.1:", 17) == 0);
-    cdp_browser *b = testlib_launch(NULL, false);
-    cdp_page *pg = NULL;
+    ptab pg;
     person p = {0};
-    if (person_open(b, &pg, &p, link))
+    if (person_open_tab(&pg, &p, link))
         person_sign_in(&p);
     CHECK_INT(0, fixture_child_wait(&c, 60000));
     const char *out = c.got ? c.got : "";
@@ -1508,9 +1591,7 @@ static void t_cli_login_live(void)
     testlib_check_no_plants(plants, "login stderr", err);
     CHECK_LACKS(err, link + 17);
     free(err);
-    if (pg)
-        cdp_page_free(pg);
-    cdp_browser_free(b);
+    ptab_close(&pg);
     testlib_child_free(&c);
     check_restored(env, grant, rules);
 }
@@ -1776,11 +1857,9 @@ static void t_mcp_live_expired(void)
     }
     CHECK(back);
     /* the expired link: no view */
-    cdp_browser *b = testlib_launch(NULL, false);
-    cdp_err e = {0};
-    cdp_page *pg = b ? cdp_page_open(b, 10000, &e) : NULL;
-    if (CHECK(pg != NULL)) {
-        person p = {cdp_browser_conn(b), cdp_page_session(pg)};
+    ptab pg;
+    if (ptab_open(person_browser(), &pg)) {
+        person p = {pg.c, pg.session};
         snprintf(args, sizeof args, "{\"url\":\"%s\"}", link);
         person_call(&p, "Page.navigate", args, NULL);
         testlib_sleep_ms(500);
@@ -1788,9 +1867,8 @@ static void t_mcp_live_expired(void)
         CHECK(strcmp(v, "cdpgate live view") != 0);
         person_eval(&p, "String(!!document.getElementById('back'))", v, sizeof v);
         CHECK_STR("false", v);
-        cdp_page_free(pg);
     }
-    cdp_browser_free(b);
+    ptab_close(&pg);
     testlib_child_free(&c);
 }
 
@@ -2057,7 +2135,7 @@ static void check_kind(const char *linkfile, const char *want)
  * of band (the notify program rewrites linkfile); a watcher's page in
  * the person's browser shows the tabs, its buttons disabled; a tab choice
  * sent on its socket anyway is refused and audited, never done. */
-static void watcher_tab_refused(fixture_child *c, cdp_browser *b, const char *linkfile,
+static void watcher_tab_refused(fixture_child *c, ptab *t, const char *linkfile,
                                 const char *link, const char *audit)
 {
     char wlink[300] = "", v[1024] = "", args[400];
@@ -2069,11 +2147,10 @@ static void watcher_tab_refused(fixture_child *c, cdp_browser *b, const char *li
     if (!CHECK(wlink[0] && strcmp(wlink, link) != 0 && strstr(wlink, "/live/")))
         return;
     check_kind(linkfile, "watch");
-    cdp_err e = {0};
-    cdp_page *wp = cdp_page_open(b, 10000, &e);
-    if (!CHECK(wp != NULL))
+    char ws[64] = "";
+    if (!CHECK(ptab_page(t, ws, sizeof ws)))
         return;
-    person w = {cdp_browser_conn(b), cdp_page_session(wp)};
+    person w = {t->c, ws};
     snprintf(args, sizeof args, "{\"url\":\"%s\"}", wlink);
     person_call(&w, "Page.navigate", args, NULL);
     CHECK(person_until(&w, "document.getElementById('me').textContent",
@@ -2097,7 +2174,6 @@ static void watcher_tab_refused(fixture_child *c, cdp_browser *b, const char *li
     CHECK_LACKS(aud, "switched the view");
     CHECK_LACKS(aud, strstr(wlink, "/live/") + 6);
     free(aud);
-    cdp_page_free(wp);
 }
 
 /* Issue 15, point 1, end to end: cdpgate mcp --live; the person, in the
@@ -2141,12 +2217,10 @@ static void t_mcp_live_tabs(void)
     char link[300] = "";
     CHECK(wait_line(linkfile, link, sizeof link));
     check_kind(linkfile, "control");
-    cdp_browser *b = testlib_launch(NULL, false);
-    cdp_page *pg = NULL;
+    ptab pg;
     person p;
-    if (!person_open(b, &pg, &p, link)) {
-        cdp_page_free(pg);
-        cdp_browser_free(b);
+    if (!person_open_tab(&pg, &p, link)) {
+        ptab_close(&pg);
         testlib_child_free(&c);
         return;
     }
@@ -2170,7 +2244,7 @@ static void t_mcp_live_tabs(void)
                        "'/act/target.html'))", "true", v, sizeof v));
     person_eval(&p, "document.querySelectorAll('#tabs button')[1].textContent", v, sizeof v);
     CHECK_HAS(v, "Target page \u00b7 http://shop.test:");
-    watcher_tab_refused(&c, b, linkfile, link, audit);
+    watcher_tab_refused(&c, &pg, linkfile, link, audit);
     person_eval(&p, TABS_SHOWN, v, sizeof v);
     CHECK_STR("Popups|*Target page", v);
     /* the person chooses the first tab: the view goes back to it */
@@ -2195,8 +2269,7 @@ static void t_mcp_live_tabs(void)
     char *aud = read_text_file(audit);
     CHECK_HAS(aud, "the person switched the view to tab t");
     free(aud);
-    cdp_page_free(pg);
-    cdp_browser_free(b);
+    ptab_close(&pg);
     testlib_child_free(&c);
 }
 
@@ -2246,10 +2319,9 @@ static void t_mcp_browser_login_live(void)
     r = testlib_mcp_tool(&c, 3, "browser_snapshot", "{}");
     CHECK_HAS(r, "waiting for the human to finish logging in");
     results = gather(results, r);
-    cdp_browser *b = testlib_launch(NULL, false);
-    cdp_page *pg = NULL;
+    ptab pg;
     person p = {0};
-    if (person_open(b, &pg, &p, link)) {
+    if (person_open_tab(&pg, &p, link)) {
         char v[2048] = "";
         person_eval(&p, "document.getElementById('url').textContent", v, sizeof v);
         CHECK_HAS(v, "/bank/login.html");
@@ -2273,9 +2345,7 @@ static void t_mcp_browser_login_live(void)
     CHECK_HAS(r, "Account overview");
     CHECK_HAS(r, "auth=yes");
     results = gather(results, r);
-    if (pg)
-        cdp_page_free(pg);
-    cdp_browser_free(b);
+    ptab_close(&pg);
     char *err = fixture_child_stderr(&c), *aud = read_text_file(audit);
     const char *plants[] = {PW, FIXTURE_BANK_OTP, FIXTURE_BANK_SESSION, FIXTURE_BANK_TOKEN,
                             NULL};
@@ -2348,12 +2418,10 @@ static void t_red7_handback_cookie_names(void)
     free(r);
     char link[300] = "";
     CHECK(wait_line(linkfile, link, sizeof link));
-    cdp_browser *b = testlib_launch(NULL, false);
-    cdp_page *pg = NULL;
+    ptab pg;
     person p;
-    if (!person_open(b, &pg, &p, link)) {
-        cdp_page_free(pg);
-        cdp_browser_free(b);
+    if (!person_open_tab(&pg, &p, link)) {
+        ptab_close(&pg);
         testlib_child_free(&c);
         return;
     }
@@ -2389,8 +2457,7 @@ static void t_red7_handback_cookie_names(void)
         CHECK_LACKS(acc, "evil.test");
     }
     free(acc);
-    cdp_page_free(pg);
-    cdp_browser_free(b);
+    ptab_close(&pg);
     testlib_child_free(&c);
 }
 
@@ -2520,12 +2587,10 @@ static void t_live18_account_lure_host(void)
     free(r);
     char link[300] = "";
     CHECK(wait_line(linkfile, link, sizeof link));
-    cdp_browser *b = testlib_launch(NULL, false);
-    cdp_page *pg = NULL;
+    ptab pg;
     person p;
-    if (!person_open(b, &pg, &p, link)) {
-        cdp_page_free(pg);
-        cdp_browser_free(b);
+    if (!person_open_tab(&pg, &p, link)) {
+        ptab_close(&pg);
         testlib_child_free(&c);
         return;
     }
@@ -2573,8 +2638,7 @@ static void t_live18_account_lure_host(void)
             test_fail_detail("the account names the page's host whole: %.1500s\n", hb);
     }
     free(acc);
-    cdp_page_free(pg);
-    cdp_browser_free(b);
+    ptab_close(&pg);
     testlib_child_free(&c);
 }
 
@@ -2932,6 +2996,7 @@ int main(int argc, char **argv)
         return 1;
     testlib_world_origin(&world, O_BANK, sizeof O_BANK, "bank.test");
     int rc = test_main(argc, argv, TESTS);
+    cdp_browser_free(person_b);
     testlib_world_down(&world);
     return rc;
 }
