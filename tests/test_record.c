@@ -1760,8 +1760,9 @@ static void t_trail_id_keyed(void)
 /* The trail key's file (replay_key_load): made at the first need (create)
  * 0600 with 32 random bytes, read again the same (same id); not made
  * without create (a replay: "no trail key"); refused when group or world
- * may read it, when it is a symlink, or of another size; no message
- * holds the key (its bytes in hex). */
+ * may read it or when it is a symlink; no message holds the key (its
+ * bytes in hex); with no file named, $CDPGATE_TRAIL_KEY, else trail-key
+ * in the vault's directory ($XDG_DATA_HOME/cdpgate, made 0700). */
 static void t_trail_key_file(void)
 {
     char dir[256], path[300], link[300];
@@ -1802,6 +1803,31 @@ static void t_trail_key_file(void)
     CHECK(symlink(path, link) == 0);
     CHECK(replay_key_load(link, false, &k2, &err) != 0);
     CHECK_LACKS(err.msg, khex);
+    /* no file named: trail-key in the vault's directory, made 0700 / 0600
+     * when asked, not before */
+    char data[300], def[400], *xdg = getenv("XDG_DATA_HOME") ? strdup(getenv("XDG_DATA_HOME"))
+                                                              : NULL;
+    was = getenv("CDPGATE_TRAIL_KEY") ? strdup(getenv("CDPGATE_TRAIL_KEY")) : NULL;
+    snprintf(data, sizeof data, "%s/data", dir);
+    snprintf(def, sizeof def, "%s/cdpgate/trail-key", data);
+    setenv("XDG_DATA_HOME", data, 1);
+    unsetenv("CDPGATE_TRAIL_KEY");
+    CHECK_INT(REPLAY_EIO, replay_key_load(NULL, false, &k2, &err));
+    CHECK_HAS(err.msg, "no trail key");
+    CHECK(access(def, F_OK) != 0);
+    CHECK_INT(0, replay_key_load(NULL, true, &k2, &err));
+    CHECK(stat(def, &st) == 0 && (st.st_mode & 0777) == 0600);
+    snprintf(def, sizeof def, "%s/cdpgate", data);
+    CHECK(stat(def, &st) == 0 && (st.st_mode & 0777) == 0700);
+    CHECK(strcmp(k1.id, k2.id) != 0);
+    if (xdg)
+        setenv("XDG_DATA_HOME", xdg, 1);
+    else
+        unsetenv("XDG_DATA_HOME");
+    if (was)
+        setenv("CDPGATE_TRAIL_KEY", was, 1);
+    free(xdg);
+    free(was);
     replay_key_wipe(&k1);
     replay_key_wipe(&k2);
     test_rm_rf(dir);
