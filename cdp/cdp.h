@@ -69,6 +69,9 @@ enum {
     CDP_EINVAL = -11,       /* bad argument */
     CDP_EEVAL = -12,        /* the evaluated script threw */
     CDP_ENAVIGATE = -13,    /* navigation failed (net error, aborted) */
+    CDP_EHELD = -14,        /* a hold (cdp_hold_add) ended the wait: the target
+                               will not answer it for now (its late reply is
+                               dropped) */
 };
 const char *cdp_strerror(int code);
 
@@ -170,6 +173,19 @@ bool cdp_listener_last(const cdp_conn *c, cdp_event_fn fn, void *ud);
  * hold a secret (headers, cookies, post data). */
 int cdp_listen(cdp_conn *c, cdp_event_fn fn, void *ud);
 void cdp_unlisten(cdp_conn *c, cdp_event_fn fn, void *ud);
+/* Holds: a host that knows a target cannot answer for now says so. A
+ * renderer that shows a JavaScript dialog (alert, confirm, prompt,
+ * beforeunload) answers nothing that needs its main thread until the
+ * dialog is answered: a snapshot waiting for Runtime.evaluate would wait
+ * its whole timeout, call after call. cdp_wait asks each hold before every
+ * wait for a reply to a call on a session: a hold that returns a reason
+ * (static text, or text that lives as long as the call's wait) ends the
+ * wait at once with CDP_EHELD, "Method: reason"; the call's late reply is
+ * dropped (zeroed for a secret call). A hold runs inside cdp_wait: it must
+ * not use the connection. At most 16. */
+typedef const char *(*cdp_hold_fn)(void *ud, const char *session, const char *method);
+int cdp_hold_add(cdp_conn *c, cdp_hold_fn fn, void *ud);
+void cdp_hold_remove(cdp_conn *c, cdp_hold_fn fn, void *ud);
 /* Sequence number of the last event received. */
 uint64_t cdp_event_seq(const cdp_conn *c);
 /* Predicate for cdp_wait_event; NULL matches any params. */

@@ -85,6 +85,7 @@ const char *cdp_strerror(int code)
     case CDP_EINVAL: return "invalid argument";
     case CDP_EEVAL: return "script threw";
     case CDP_ENAVIGATE: return "navigation failed";
+    case CDP_EHELD: return "held: the target will not answer for now";
     }
     return "unknown error";
 }
@@ -320,6 +321,38 @@ static int send_call(cdp_conn *c, const char *session, const char *method,
     return 0;
 }
 
+/* The reason a hold gives for the call p, or NULL: wait for its reply. */
+static const char *call_held(cdp_conn *c, const pending *p)
+{
+    for (size_t i = 0; p->session && i < c->nhold; i++) {
+        const char *why = c->hold[i].fn(c->hold[i].ud, p->session, p->method);
+        if (why)
+            return why;
+    }
+    return NULL;
+}
+
+int cdp_hold_add(cdp_conn *c, cdp_hold_fn fn, void *ud)
+{
+    if (c->nhold == sizeof c->hold / sizeof c->hold[0])
+        return CDP_ELIMIT;
+    c->hold[c->nhold].fn = fn;
+    c->hold[c->nhold].ud = ud;
+    c->nhold++;
+    return 0;
+}
+
+void cdp_hold_remove(cdp_conn *c, cdp_hold_fn fn, void *ud)
+{
+    for (size_t i = 0; i < c->nhold; i++) {
+        if (c->hold[i].fn == fn && c->hold[i].ud == ud) {
+            memmove(&c->hold[i], &c->hold[i + 1], (c->nhold - i - 1) * sizeof c->hold[0]);
+            c->nhold--;
+            return;
+        }
+    }
+}
+
 int cdp_wait(cdp_conn *c, uint64_t id, int timeout_ms, cdp_reply *out, cdp_err *err)
 {
     if (out) {
@@ -348,6 +381,15 @@ int cdp_wait(cdp_conn *c, uint64_t id, int timeout_ms, cdp_reply *out, cdp_err *
                 err->protocol_code = p->protocol_code;
             cdp_pending_remove(c, p);
             return code;
+        }
+        const char *held = call_held(c, p);
+        if (held) {
+            cdp_seterr(err, CDP_EHELD, "%s: %s", p->method, held);
+            if (p->secret)
+                p->discard = true;      /* its late reply is still zeroed */
+            else
+                cdp_pending_remove(c, p);
+            return CDP_EHELD;
         }
         int rem = cdp_remaining(dl);
         int r = rem == 0 ? CDP_ETIMEOUT : cdp_conn_recv(c, rem);

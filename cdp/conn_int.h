@@ -70,6 +70,8 @@ struct cdp_conn {
     uint64_t seq;
     struct { cdp_event_fn fn; void *ud; } lis[MAX_LISTENERS];
     size_t nlis;
+    struct { cdp_hold_fn fn; void *ud; } hold[MAX_LISTENERS];   /* cdp_hold_add */
+    size_t nhold;
     int users;              /* cdp_conn_share: agents sharing this connection */
     bool claimed;           /* cdp_event_claim: a listener took the event */
     bool consumed;          /* cdp_event_consume: not kept in the ring */

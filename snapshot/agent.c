@@ -773,6 +773,51 @@ bool snap_listener_last(const snap_agent *a)
 }
 
 
+/* What a page's session answers while a JavaScript dialog of the tab is
+ * open: the browser's own methods. Measured on Chromium 156 (session 21):
+ * every other method tried waited until the dialog was answered, among
+ * them Runtime.*, DOM.*, DOMSnapshot.*, Accessibility.*, CSS.*,
+ * Emulation.*, Overlay.*, Log.enable, Page.createIsolatedWorld,
+ * getFrameTree, getLayoutMetrics, captureScreenshot, setBypassCSP,
+ * addScriptToEvaluateOnNewDocument, Network.enable, getResponseBody,
+ * setExtraHTTPHeaders, setCacheDisabled, Target.setAutoAttach and
+ * Input.insertText. The input events are the browser's (act_input.c waits
+ * for them and a dialog itself). */
+static bool dialog_free(const char *method)
+{
+    static const char *const FREE[] = {
+        "Page.handleJavaScriptDialog", "Page.navigate", "Page.reload", "Page.close",
+        "Page.stopLoading", "Page.getNavigationHistory", "Page.navigateToHistoryEntry",
+        "Page.resetNavigationHistory", "Page.bringToFront", "Page.setDownloadBehavior",
+        "Network.getCookies", "Network.clearBrowserCookies", "Target.getTargetInfo",
+        "Target.closeTarget", "Target.activateTarget", "Target.detachFromTarget",
+        "Input.dispatchMouseEvent", "Input.dispatchKeyEvent", "Browser.getVersion",
+    };
+    static const char *const DOMAINS[] = {"Fetch.", "Storage.", "Security."};
+    for (size_t i = 0; i < sizeof FREE / sizeof FREE[0]; i++)
+        if (strcmp(method, FREE[i]) == 0)
+            return true;
+    for (size_t i = 0; i < sizeof DOMAINS / sizeof DOMAINS[0]; i++)
+        if (strncmp(method, DOMAINS[i], strlen(DOMAINS[i])) == 0)
+            return true;
+    return false;
+}
+
+/* The connection's hold (cdp_hold_add): a call to a session of a tab whose
+ * page shows a dialog is not waited for. Without it a dialog that opens
+ * while the agent reads the page (an alert a timer raises just after the
+ * load) made every following call wait its whole timeout: browser_open
+ * did not answer for minutes (session 21). */
+static const char *dialog_hold(void *ud, const char *session, const char *method)
+{
+    snap_agent *a = ud;
+    snap_tab *t = snap_tab_by_session(a, session);
+    if (!t || !t->dialog_open || dialog_free(method))
+        return NULL;
+    return "a JavaScript dialog is open on the page: the page answers nothing more until the "
+           "dialog is answered";
+}
+
 snap_agent *snap_agent_new(cdp_browser *b, const snap_opts *o, cdp_err *err)
 {
     snap_agent *a = calloc(1, sizeof *a);
@@ -818,14 +863,15 @@ snap_agent *snap_agent_new(cdp_browser *b, const snap_opts *o, cdp_err *err)
     for (int i = 0; i < 8; i++)
         snprintf(a->nonce + 2 * i, 3, "%02x", rnd[i]);
     cdp_conn_share(a->c, +1);
-    if (cdp_listen(a->c, on_event, a)) {
+    if (cdp_listen(a->c, on_event, a) || cdp_hold_add(a->c, dialog_hold, a)) {
+        cdp_unlisten(a->c, on_event, a);
         cdp_conn_share(a->c, -1);
         if (a->gate_owned)
             gate_free(a->gate);
         free(a);
         if (err) {
             err->code = CDP_ELIMIT;
-            snprintf(err->msg, sizeof err->msg, "too many listeners on the connection");
+            snprintf(err->msg, sizeof err->msg, "too many listeners or holds on the connection");
         }
         return NULL;
     }
@@ -835,6 +881,7 @@ snap_agent *snap_agent_new(cdp_browser *b, const snap_opts *o, cdp_err *err)
                       a->o.timeout_ms, NULL, err) ||
         snap_sink_intercept(a, err)) {
         cdp_unlisten(a->c, on_event, a);
+        cdp_hold_remove(a->c, dialog_hold, a);
         cdp_conn_share(a->c, -1);
         if (a->gate_owned)
             gate_free(a->gate);
@@ -865,6 +912,7 @@ void snap_agent_free(snap_agent *a)
     if (!a)
         return;
     cdp_unlisten(a->c, on_event, a);
+    cdp_hold_remove(a->c, dialog_hold, a);
     cdp_conn_share(a->c, -1);
     snap_sink_free(a);
     snap_signin_free(a);

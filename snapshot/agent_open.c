@@ -153,6 +153,24 @@ static int open_pending_json(snap_agent *a, snap_tab *t, const snap_settled *st,
     return 0;
 }
 
+/* The result of an open that left a dialog open on tab t: what is open
+ * and what it says (st->dialog set), as SNAP_EDIALOG. */
+static int open_dialog(snap_agent *a, snap_tab *t, snap_settled *st, const char *url,
+                       snap_result *r)
+{
+    base_buf msg = {0};
+    /* It may have opened after the settle ended (while a redirect was
+     * looked for, or while the page was read): the text says what is open
+     * and what it says. */
+    st->dialog = true;
+    snap_settled_describe(a, t, st, &msg);
+    snap_obs_issue(a, t, r->obs);
+    int rc = msg.oom ? snap_fail(r, SNAP_ENOMEM, "out of memory")
+                     : snap_fail(r, SNAP_EDIALOG, "opened %s: %s", url, msg.s ? msg.s : "");
+    base_buf_free(&msg);
+    return rc;
+}
+
 /* Navigate in the current tab when it is in context ctx (and !new_tab),
  * else in a new tab there; restore pending localStorage first; after the
  * load, the login-wall check of a restored session. note (may be "") is
@@ -255,18 +273,8 @@ static int open_nav_in(snap_agent *a, const char *url, size_t ctx, bool new_tab,
     if (primed)     /* the blank page that carried localStorage leaves no history */
         snap_cdp_call(a, t->session, "Page.resetNavigationHistory", NULL, a->o.timeout_ms,
                  NULL, NULL);
-    if (t->dialog_open) {
-        base_buf msg = {0};
-        /* It may have opened after the settle ended (while a redirect was
-         * looked for): the text says what is open and what it says. */
-        st.dialog = true;
-        snap_settled_describe(a, t, &st, &msg);
-        snap_obs_issue(a, t, r->obs);
-        rc = msg.oom ? snap_fail(r, SNAP_ENOMEM, "out of memory")
-                     : snap_fail(r, SNAP_EDIALOG, "opened %s: %s", url, msg.s ? msg.s : "");
-        base_buf_free(&msg);
-        return rc;
-    }
+    if (t->dialog_open)
+        return open_dialog(a, t, &st, url, r);
     size_t used = strlen(note);
     snap_ctx_check(a, tab_id, url, note + used, note_cap - used);
     snap_signin_sync(a);        /* a sign-in the open made (R8-6 b) is told here */
@@ -278,6 +286,12 @@ static int open_nav_in(snap_agent *a, const char *url, size_t ctx, bool new_tab,
         return rc;
     snap_query q = {0};
     rc = snap_build(a, t, &q, r);
+    /* A dialog that opened while the page was read (a timer's alert just
+     * after the load): the reads it stopped failed at once (the agent's
+     * hold): the result is the dialog, as above. */
+    t = snap_tab_by_id(a, tab_id);
+    if (rc && t && !t->closed && t->dialog_open)
+        return open_dialog(a, t, &st, url, r);
     if (rc == 0)
         rc = open_pending_json(a, t, &st, r);
     if (rc || !note_code)

@@ -870,7 +870,14 @@ int snap_observe(snap_agent *a, const snap_query *q, snap_result *r)
         free(r->text);
         r->text = strdup(note);
     }
+    int tab = t ? t->id : 0;
     rc = t ? snap_build(a, t, q, r) : snap_fail(r, SNAP_ENOTAB, "the tab closed");
+    /* A dialog that opened while the page was read: the reads it stopped
+     * failed at once (the agent's hold), and the result says what to do. */
+    t = rc ? snap_tab_by_id(a, tab) : NULL;
+    if (t && !t->closed && t->dialog_open)
+        rc = snap_fail(r, SNAP_EDIALOG, "tab t%d has a %s dialog open (it opened while the page "
+                       "was read); answer it first", t->id, t->dialog_type);
     snap_gate_done(a, &gg, rc, r);
     return rc;
 }

@@ -1044,6 +1044,89 @@ static void t_dialogs_surface_and_answer(void)
     snap_agent_free(a);
 }
 
+/* Never the browser's silence: a result that says a read timed out. */
+static void no_timeout(int rc, const snap_result *r, const char *what, int ms)
+{
+    const char *t = r->text ? r->text : "";
+    if (!CHECK(rc == 0 || rc == SNAP_EDIALOG) || !CHECK(!strstr(t, "no reply within")) ||
+        !CHECK(!strstr(t, "timed out")))
+        test_fail_detail("%s (alert %d ms later): rc %d: %s", what, ms, rc, t);
+}
+
+/* Snapshots until the late alert is open (SNAP_EDIALOG; it opens while
+ * one of them reads the page, or between them); none may time out. Then
+ * it is answered, and the page reads again. */
+static void late_alert_answer(snap_agent *a, const char *why, int ms)
+{
+    snap_result r = {0};
+    int rc = 0;
+    for (int i = 0; i < 100 && rc != SNAP_EDIALOG; i++) {
+        snap_result_free(&r);
+        snap_query q = {0};
+        rc = snap_observe(a, &q, &r);
+        no_timeout(rc, &r, "snapshot", ms);
+    }
+    if (!CHECK_INT(SNAP_EDIALOG, rc))
+        test_fail_detail("the %s alert (%d ms) never opened: %s", why, ms, r.text ? r.text : "");
+    else
+        has(r.text, "alert dialog open");
+    snap_result_free(&r);
+    CHECK_INT(0, snap_dialog(a, true, NULL, &r));
+    snap_result_free(&r);
+    snap_query q = {0};
+    CHECK_INT(0, snap_observe(a, &q, &r));
+    char want[64];
+    snprintf(want, sizeof want, "answered %s", why);
+    has(r.text, want);
+    snap_result_free(&r);
+}
+
+/* A dialog that opens while cdpgate reads the page (an alert a timer
+ * raises just after the load, or just after a click) stops the page's
+ * renderer: the reads it stopped are not waited for (the agent's hold on
+ * the connection). The open, the click and the snapshot give the page or
+ * say the dialog is open, never a timeout, and the dialog is answered as
+ * any other. Session 21: browser_open of such a page did not answer for
+ * minutes (each read waited its whole timeout, one after another). */
+static void t_dialog_while_reading_regression(void)
+{
+    if (!need_browser())
+        return;
+    snap_opts so = {0};
+    so.timeout_ms = 10000;
+    snap_agent *a = testlib_agent(world.browser, &so);
+    if (!a)
+        return;
+    static const int MS[] = {0, 15, 40, 80, 150, 300};
+    for (size_t i = 0; i < sizeof MS / sizeof MS[0]; i++) {
+        char url[256], path[64];
+        snprintf(path, sizeof path, "/act/late-alert.html?ms=%d", MS[i]);
+        testlib_world_url(&world, url, sizeof url, "a.test", path);
+        snap_result r = {0};
+        int rc = snap_open(a, url, i == 0, &r);
+        no_timeout(rc, &r, "open", MS[i]);
+        if (rc == SNAP_EDIALOG) {
+            has(r.text, "alert dialog is open");
+            has(r.text, "Late load");
+        }
+        snap_result_free(&r);
+        late_alert_answer(a, "load", MS[i]);
+    }
+    for (size_t i = 0; i < sizeof MS / sizeof MS[0]; i++) {
+        char path[64], ref[16];
+        snprintf(path, sizeof path, "/act/late-alert.html?load=0&ms=%d", MS[i]);
+        if (open_in(a, path))
+            break;
+        ref_css(a, "#later", ref);
+        snap_result r = {0};
+        int rc = click(a, ref, &r, NULL);
+        no_timeout(rc, &r, "click", MS[i]);
+        snap_result_free(&r);
+        late_alert_answer(a, "clicked", MS[i]);
+    }
+    snap_agent_free(a);
+}
+
 /* ---- frames ---- */
 
 static void t_click_in_oopif(void)
@@ -3422,6 +3505,7 @@ static const test_case TESTS[] = {
     {"script_and_meta_redirects", t_script_and_meta_redirects},
     {"delayed_redirect_followed_regression", t_delayed_redirect_followed_regression},
     {"dialogs_surface_and_answer", t_dialogs_surface_and_answer},
+    {"dialog_while_reading_regression", t_dialog_while_reading_regression},
     {"click_in_oopif", t_click_in_oopif},
     {"click_nested_frames", t_click_nested_frames},
     {"select_native", t_select_native},
