@@ -1060,7 +1060,14 @@ static void late_alert_answer(snap_agent *a, const char *why, int ms)
 {
     snap_result r = {0};
     int rc = 0;
-    for (int i = 0; i < 100 && rc != SNAP_EDIALOG; i++) {
+    /* A warm snapshot takes milliseconds: the loop is timed (10 s), with
+     * a pause between snapshots. */
+    int64_t end = base_now_ms() + 10000;
+    for (int i = 0; rc != SNAP_EDIALOG && base_now_ms() < end; i++) {
+        if (i) {
+            struct timespec ts = {0, 20 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
         snap_result_free(&r);
         snap_query q = {0};
         rc = snap_observe(a, &q, &r);
