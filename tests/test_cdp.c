@@ -5,6 +5,7 @@
  */
 #include "tests/testlib.h"
 #include "tests/json_canon.h"
+#include "base/base.h"
 #include "cdp/cdp.h"
 
 #include <errno.h>
@@ -999,6 +1000,124 @@ static void t_secret_events_and_calls(void)
     close(peer);
 }
 
+/* A fake dialog hold: while *open, every call to session "S1" but
+ * Page.handleJavaScriptDialog is held. */
+typedef struct {
+    bool open;
+    int asked;
+} hold_state;
+
+static const char *hold_s1(void *ud, const char *session, const char *method)
+{
+    hold_state *h = ud;
+    h->asked++;
+    if (!h->open || strcmp(session, "S1") != 0 || strcmp(method, "Page.handleJavaScriptDialog") == 0)
+        return NULL;
+    return "a dialog is open";
+}
+
+static void on_dialog_event(void *ud, cdp_conn *c, const char *session, const char *method,
+                            const json_val *p)
+{
+    (void)c, (void)session, (void)p;
+    if (strcmp(method, "Page.javascriptDialogOpening") == 0)
+        ((hold_state *)ud)->open = true;
+}
+
+/* Sends method on session and injects its reply first when reply_first. */
+static int held_call(cdp_conn *c, const char *session, const char *method, bool secret,
+                     bool reply_first, int ms, uint64_t *id, cdp_err *e)
+{
+    cdp_reply rep = {0};
+    int rc = secret ? cdp_send_secret(c, session, method, NULL, id, e)
+                    : cdp_send(c, session, method, NULL, id, e);
+    if (rc)
+        return rc;
+    if (reply_first) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "{\"id\":%llu,\"sessionId\":\"%s\",\"result\":{\"v\":1}}",
+                 (unsigned long long)*id, session ? session : "");
+        if (session == NULL)
+            snprintf(msg, sizeof msg, "{\"id\":%llu,\"result\":{\"v\":1}}",
+                     (unsigned long long)*id);
+        CHECK_INT(0, cdp_conn_inject(c, msg, strlen(msg), e));
+    }
+    rc = cdp_wait(c, *id, ms, &rep, e);
+    if (rc == 0)
+        CHECK_INT(1, (int)json_get_int(rep.result, "v", 0));
+    cdp_reply_free(&rep);
+    return rc;
+}
+
+/* Holds (cdp_hold_add; the agent's dialog hold, session 21): a call whose
+ * session a hold names ends at once with CDP_EHELD and the hold's reason,
+ * also when the event that makes the hold arrives while it waits; a reply
+ * already in is still handed over; other sessions, the browser's own
+ * session and the methods the hold lets through are waited for; a held
+ * secret call keeps its slot until its late reply (zeroed, dropped); a
+ * removed hold holds nothing; at most 16. */
+static void t_hold_regression(void)
+{
+    int peer = -1;
+    cdp_conn *c = quiet_conn(&peer);
+    if (!CHECK(c != NULL))
+        return;
+    hold_state h = {0};
+    cdp_err e = {0};
+    uint64_t id = 0;
+    for (int i = 1; i <= 2; i++) {
+        char at[300];
+        snprintf(at, sizeof at, "{\"method\":\"Target.attachedToTarget\",\"params\":{\"sessionId\":"
+                 "\"S%d\",\"targetInfo\":{\"targetId\":\"T%d\",\"type\":\"page\",\"url\":"
+                 "\"about:blank\",\"browserContextId\":\"C\"},\"waitingForDebugger\":false}}", i, i);
+        CHECK_INT(0, cdp_conn_inject(c, at, strlen(at), &e));
+    }
+    CHECK_INT(0, cdp_listen(c, on_dialog_event, &h));
+    CHECK_INT(0, cdp_hold_add(c, hold_s1, &h));
+    CHECK_INT(0, held_call(c, "S1", "Runtime.evaluate", false, true, 1000, &id, &e));
+    /* The dialog opens (an event) before the wait: held at once. */
+    static const char EV[] = "{\"method\":\"Page.javascriptDialogOpening\",\"sessionId\":\"S1\","
+                             "\"params\":{\"type\":\"alert\",\"message\":\"x\"}}";
+    CHECK_INT(0, cdp_send(c, "S1", "DOM.getDocument", NULL, &id, &e));
+    CHECK_INT(0, cdp_conn_inject(c, EV, strlen(EV), &e));
+    int64_t t0 = base_now_ms();
+    CHECK_INT(CDP_EHELD, cdp_wait(c, id, 20000, NULL, &e));
+    CHECK(base_now_ms() - t0 < 10000);      /* not the 20 s timeout */
+    CHECK_INT(CDP_EHELD, e.code);
+    CHECK_STR("DOM.getDocument: a dialog is open", e.msg);
+    CHECK(cdp_reply_ready(c, id));          /* forgotten: its late reply is dropped */
+    char late[120];
+    snprintf(late, sizeof late, "{\"id\":%llu,\"sessionId\":\"S1\",\"result\":{}}",
+             (unsigned long long)id);
+    CHECK_INT(0, cdp_conn_inject(c, late, strlen(late), &e));
+    /* A reply already in is handed over; the hold's exception, another
+     * session and the browser's session are waited for. */
+    CHECK_INT(0, held_call(c, "S1", "Runtime.evaluate", false, true, 1000, &id, &e));
+    CHECK_INT(0, held_call(c, "S1", "Page.handleJavaScriptDialog", false, true, 1000, &id, &e));
+    CHECK_INT(0, held_call(c, "S2", "Runtime.evaluate", false, true, 1000, &id, &e));
+    CHECK_INT(0, held_call(c, NULL, "Target.getTargets", false, true, 1000, &id, &e));
+    CHECK_INT(CDP_ETIMEOUT, held_call(c, "S2", "Runtime.evaluate", false, false, 20, &id, &e));
+    /* A held secret call keeps its slot until its reply. */
+    CHECK_INT(CDP_EHELD, held_call(c, "S1", "Storage.getCookies", true, false, 1000, &id, &e));
+    CHECK(!cdp_reply_ready(c, id));
+    snprintf(late, sizeof late, "{\"id\":%llu,\"sessionId\":\"S1\",\"result\":{\"c\":\"s\"}}",
+             (unsigned long long)id);
+    CHECK_INT(0, cdp_conn_inject(c, late, strlen(late), &e));
+    CHECK(cdp_reply_ready(c, id));
+    /* Removed: nothing is held. */
+    cdp_hold_remove(c, hold_s1, &h);
+    int asked = h.asked;
+    CHECK_INT(CDP_ETIMEOUT, held_call(c, "S1", "Runtime.evaluate", false, false, 20, &id, &e));
+    CHECK_INT(asked, h.asked);
+    hold_state many[17];
+    memset(many, 0, sizeof many);
+    for (int i = 0; i < 16; i++)
+        CHECK_INT(0, cdp_hold_add(c, hold_s1, &many[i]));
+    CHECK_INT(CDP_ELIMIT, cdp_hold_add(c, hold_s1, &many[16]));
+    cdp_conn_free(c);
+    close(peer);
+}
+
 /* A page session's paused requests (Fetch.requestPaused: the Cookie
  * headers of a restored session) are kept for late waiters; once the
  * interception is over cdp_events_discard drops them (zeroed) at once
@@ -1046,6 +1165,7 @@ static void t_discard_fetch_events_regression(void)
 static const test_case TESTS[] = {
     {"secret_events_and_calls", t_secret_events_and_calls},
     {"discard_fetch_events_regression", t_discard_fetch_events_regression},
+    {"hold_regression", t_hold_regression},
     {"find_explicit_missing", t_find_explicit_missing},
     {"find_env_and_path", t_find_env_and_path},
     {"pipe_launch_eval", t_pipe_launch_eval},
