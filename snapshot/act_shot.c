@@ -143,17 +143,37 @@ static bool shot_in_view(const shot_rect *area, const shot_rect *view)
  * in view: the browser paints the mask where the field is in the
  * viewport, so only a capture of the viewport itself (at its top left)
  * has it in place; elsewhere a field the capture meets shows (gate21). */
+static bool shot_whole(const shot_rect *area, const shot_rect *view)
+{
+    return area->x > view->x - 0.5 && area->x < view->x + 0.5 && area->y > view->y - 0.5 &&
+           area->y < view->y + 0.5 && area->w > view->w - 0.5 && area->w < view->w + 0.5 &&
+           area->h > view->h - 0.5 && area->h < view->h + 0.5;
+}
+
 static bool shot_mask_misses(snap_agent *a, const snap_shot_mask *m, const shot_rect *area,
                              const shot_rect *view)
 {
     if (!m->fields)
         return false;
-    bool whole = area->x > view->x - 0.5 && area->x < view->x + 0.5 &&
-                 area->y > view->y - 0.5 && area->y < view->y + 0.5 &&
-                 area->w > view->w - 0.5 && area->w < view->w + 0.5 &&
-                 area->h > view->h - 0.5 && area->h < view->h + 0.5;
-    return !whole &&
+    return !shot_whole(area, view) &&
            snap_shot_mask_meets(a, m, area->x - view->x, area->y - view->y, area->w, area->h);
+}
+
+/* Whether the page's view is no longer view (it scrolled or was resized
+ * since view was read), or cannot be told: a clipped capture was then
+ * taken where the page no longer is, and the mask, painted where the
+ * field is now, may have missed it (review s21, S1). */
+static bool shot_view_moved(snap_agent *a, const char *session, const shot_rect *view)
+{
+    pcall lm;
+    if (snap_act_call0(a, session, "Page.getLayoutMetrics", &lm)) {
+        snap_act_pfree(&lm);
+        return true;
+    }
+    shot_rect now;
+    shot_view(json_get(lm.rep.result, "cssVisualViewport"), &now);
+    snap_act_pfree(&lm);
+    return !shot_whole(&now, view);
 }
 
 /* The page box of the element behind ref, in page CSS px (its border box
@@ -301,13 +321,21 @@ static int shot_fit(snap_agent *a, snap_tab *t, const snap_shot_opts *o, const s
 {
     *scale = 1;
     *quality = 0;
-    int rc = shot_take(a, t->session, area, 1, beyond, 0, im, r);
+    /* The viewport with a masked field: taken as the browser shows it now,
+     * with no clip. A clip is a place in the page: had the page scrolled
+     * since its view was read (a smooth scroll still running, a page that
+     * scrolls itself), the capture would show the field where the clip
+     * says while the mask is painted where the field is now (review s21,
+     * S1). Not downscaled either (below). */
+    bool noclip = m && m->fields && !beyond && shot_whole(area, view);
+    const shot_rect *clip = noclip ? NULL : area;
+    int rc = shot_take(a, t->session, clip, 1, beyond, 0, im, r);
     if (rc)
         return rc;
     *first_len = im->len;
     /* Downscaled, the browser paints the mask at the field's unscaled place
      * (gate21): with a masked field in the area, only JPEG steps. */
-    int noscale = -1;
+    int noscale = noclip ? 1 : -1;
     for (int step = 0; o->max_bytes && im->len > o->max_bytes && step < 6; step++) {
         double s = *scale * shot_sqrt((double)o->max_bytes / (double)im->len) * 0.92;
         if (noscale < 0)
@@ -334,8 +362,18 @@ static int shot_fit(snap_agent *a, snap_tab *t, const snap_shot_opts *o, const s
             *scale = snap_act_dmax(s, 0.02);
         }
         free(im->img);
-        if ((rc = shot_take(a, t->session, area, *scale, beyond, *quality, im, r)))
+        if ((rc = shot_take(a, t->session, clip, *scale, beyond, *quality, im, r)))
             return rc;
+    }
+    /* A clipped capture with a masked field on the page: the view must
+     * still be the one the clip and the field boxes were measured in. */
+    if (clip && m && m->fields && shot_view_moved(a, t->session, view)) {
+        free(im->img);
+        im->img = NULL;
+        return snap_act_fail(r, SNAP_EDENIED, "screenshot refused: the page scrolled while the "
+                             "screenshot was taken, and it has a secret field masked: take it "
+                             "again once the page is still; the snapshot shows the page "
+                             "without their values");
     }
     return 0;
 }

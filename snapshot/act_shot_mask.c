@@ -744,8 +744,11 @@ static int field_meets(snap_agent *a, const snap_shot_mask *m, size_t k, int i, 
     }
     snap_act_pfree(&bm);
     snap_act_release_object(a, m->s[k], oid);
-    if (rc)     /* no box: not rendered (display:none since), cannot show */
-        return 0;
+    /* The browser's "no box": not rendered (display:none since), cannot
+     * show. Any other failure (no answer in time, a dialog holds the page,
+     * the frame went): it cannot be told: it meets (review s21, S4). */
+    if (rc)
+        return rc == CDP_EPROTOCOL ? 0 : -1;
     if (n < 8)
         return -1;
     return x0 < q[2] && x1 > q[0] && y0 < q[3] && y1 > q[1];
