@@ -289,29 +289,38 @@ static bool top_ref(const char *structured, const char *rule, char out[16])
     return out[0] != 0;
 }
 
-/* An image's size and its centre pixel, read by the browser (a canvas in
- * a page of its own): "WxH R,G,B" (new), or NULL. */
-static char *image_centre(const unsigned char *img, size_t n)
+/* What the browser reads of a PNG image (a canvas in a page of its own):
+ * the value of js, a function body given the image's pixels d (RGBA), w
+ * and h, as JSON (new), or NULL. */
+static char *image_read(const unsigned char *img, size_t n, const char *js)
 {
     cdp_browser *b = testlib_world_browser(&world);
-    char *b64 = malloc(n * 4 / 3 + 8), *expr = malloc(n * 4 / 3 + 800), *out = NULL;
+    char *b64 = malloc(n * 4 / 3 + 8), *expr = malloc(n * 4 / 3 + strlen(js) + 800);
+    char *out = NULL;
     cdp_err e = {0};
     cdp_page *p = b && b64 && expr ? cdp_page_open(b, 10000, &e) : NULL;
     if (p) {
         b64[base_b64_encode(img, n, b64)] = 0;
         sprintf(expr, "new Promise(ok => { const i = new Image(); i.onload = () => { "
-                "const c = document.createElement('canvas'); c.width = i.width; "
-                "c.height = i.height; const x = c.getContext('2d'); x.drawImage(i, 0, 0); "
-                "const d = x.getImageData(i.width >> 1, i.height >> 1, 1, 1).data; "
-                "ok(i.width + 'x' + i.height + ' ' + d[0] + ',' + d[1] + ',' + d[2]); }; "
-                "i.onerror = () => ok('error'); i.src = 'data:image/png;base64,%s'; })", b64);
+                "const c = document.createElement('canvas'); const w = c.width = i.width; "
+                "const h = c.height = i.height; const x = c.getContext('2d'); "
+                "x.drawImage(i, 0, 0); const d = x.getImageData(0, 0, w, h).data; "
+                "ok((() => { %s })()); }; i.onerror = () => ok('error'); "
+                "i.src = 'data:image/png;base64,%s'; })", js, b64);
         if (cdp_page_eval(p, expr, 10000, &out, &e))
-            test_fail_detail("image_centre: %s", e.msg);
+            test_fail_detail("image_read: %s", e.msg);
         cdp_page_free(p);
     }
     free(b64);
     free(expr);
     return out;
+}
+
+/* An image's size and its centre pixel: "WxH R,G,B" (new), or NULL. */
+static char *image_centre(const unsigned char *img, size_t n)
+{
+    return image_read(img, n, "const k = ((h >> 1) * w + (w >> 1)) * 4; "
+                              "return w + 'x' + h + ' ' + d[k] + ',' + d[k + 1] + ',' + d[k + 2];");
 }
 
 /* Crops of violations inside a cross-origin frame (an out-of-process
@@ -448,32 +457,15 @@ static void t_crop_lazy_frame(void)
     testlib_rig_down(&x);
 }
 
-/* How many pixels of a PNG or JPEG are red (the planted field's colour,
- * JPEG's error allowed for), or -1. */
-static int image_red(const unsigned char *img, size_t n, bool jpeg)
+/* How many pixels of a PNG image are red (the planted field's colour), or
+ * -1. */
+static int image_red(const unsigned char *img, size_t n)
 {
-    cdp_browser *b = testlib_world_browser(&world);
-    char *b64 = malloc(n * 4 / 3 + 8), *expr = malloc(n * 4 / 3 + 900), *out = NULL;
-    cdp_err e = {0};
-    cdp_page *p = b && b64 && expr ? cdp_page_open(b, 10000, &e) : NULL;
-    if (p) {
-        b64[base_b64_encode(img, n, b64)] = 0;
-        sprintf(expr, "new Promise(ok => { const i = new Image(); i.onload = () => { "
-                "const c = document.createElement('canvas'); c.width = i.width; "
-                "c.height = i.height; const x = c.getContext('2d'); x.drawImage(i, 0, 0); "
-                "const d = x.getImageData(0, 0, i.width, i.height).data; let k = 0; "
-                "for (let j = 0; j < d.length; j += 4) "
-                "if (d[j] > 200 && d[j + 1] < 60 && d[j + 2] < 60) k++; ok(k); }; "
-                "i.onerror = () => ok(-1); i.src = 'data:image/%s;base64,%s'; })",
-                jpeg ? "jpeg" : "png", b64);
-        if (cdp_page_eval(p, expr, 10000, &out, &e))
-            test_fail_detail("image_red: %s", e.msg);
-        cdp_page_free(p);
-    }
-    int k = out ? atoi(out) : -1;
+    char *out = image_read(img, n, "let k = 0; for (let j = 0; j < d.length; j += 4) "
+                                   "if (d[j] > 200 && d[j + 1] < 60 && d[j + 2] < 60) k++; "
+                                   "return k;");
+    int k = out && strcmp(out, "\"error\"") != 0 ? atoi(out) : -1;
     free(out);
-    free(b64);
-    free(expr);
     return k;
 }
 
@@ -499,7 +491,7 @@ static void t_red11_scroll_mask(void)
                 so.x = 100, so.y = 100, so.w = 300, so.h = 200;
             snap_result r = {0};
             int rc = snap_screenshot_with(x.a, &so, &r);
-            int k = r.image ? image_red(r.image, r.image_len, false) : 0;
+            int k = r.image ? image_red(r.image, r.image_len) : 0;
             if (!CHECK(rc == 0 || rc == SNAP_EDENIED))
                 test_fail_detail("capture %d: rc %d: %s", i, rc, r.text ? r.text : "");
             if (!CHECK(k >= 0))
