@@ -312,6 +312,14 @@ static double shot_sqrt(double v)
     return x;
 }
 
+/* The capture im is dropped and the screenshot refused: why. */
+static int shot_refuse(shot_img *im, snap_result *r, const char *why)
+{
+    free(im->img);
+    im->img = NULL;
+    return snap_act_fail(r, SNAP_EDENIED, "screenshot refused: %s", why);
+}
+
 /* Take area at scale 1 as PNG; while over o->max_bytes, downscale (PNG
  * while the scale stays >= 0.5), then JPEG at quality 80, then 60 with
  * smaller scales. *first_len is the size of the first capture. */
@@ -342,14 +350,11 @@ static int shot_fit(snap_agent *a, snap_tab *t, const snap_shot_opts *o, const s
             noscale = m && m->fields &&
                       snap_shot_mask_meets(a, m, area->x - view->x, area->y - view->y, area->w,
                                            area->h);
-        if (noscale && *quality == 60) {
-            free(im->img);
-            im->img = NULL;
-            return snap_act_fail(r, SNAP_EDENIED, "screenshot refused: over the size cap even "
-                                 "as JPEG, and with a secret field masked in it the capture "
-                                 "cannot be downscaled (the browser paints the mask at the "
-                                 "field's unscaled place); take a smaller region");
-        }
+        if (noscale && *quality == 60)
+            return shot_refuse(im, r, "over the size cap even as JPEG, and with a secret field "
+                               "masked in it the capture cannot be downscaled (the browser "
+                               "paints the mask at the field's unscaled place); take a smaller "
+                               "region");
         if (noscale)
             *quality = *quality ? 60 : 80;
         else if (step == 0 && s >= 0.5) {
@@ -367,14 +372,10 @@ static int shot_fit(snap_agent *a, snap_tab *t, const snap_shot_opts *o, const s
     }
     /* A clipped capture with a masked field on the page: the view must
      * still be the one the clip and the field boxes were measured in. */
-    if (clip && m && m->fields && shot_view_moved(a, t->session, view)) {
-        free(im->img);
-        im->img = NULL;
-        return snap_act_fail(r, SNAP_EDENIED, "screenshot refused: the page scrolled while the "
-                             "screenshot was taken, and it has a secret field masked: take it "
-                             "again once the page is still; the snapshot shows the page "
-                             "without their values");
-    }
+    if (clip && m && m->fields && shot_view_moved(a, t->session, view))
+        return shot_refuse(im, r, "the page scrolled while the screenshot was taken, and it has "
+                           "a secret field masked: take it again once the page is still; the "
+                           "snapshot shows the page without their values");
     return 0;
 }
 
